@@ -1,0 +1,231 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// KeyError is a configuration problem tied to one key and, when the value
+// came from a file, the line it is on.
+type KeyError struct {
+	File string
+	Line int
+	Key  string // dotted path, e.g. providers.azure.endpoint
+	Msg  string
+}
+
+func (e *KeyError) Error() string {
+	loc := e.File
+	if e.Line > 0 {
+		if loc != "" {
+			loc += ":"
+		}
+		loc += fmt.Sprintf("line %d", e.Line)
+	}
+	if loc != "" {
+		return fmt.Sprintf("%s: %s: %s", loc, e.Key, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", e.Key, e.Msg)
+}
+
+// decoder walks a YAML node tree into a struct, refusing unknown keys and
+// remembering the line of every key so that later validation can point at it.
+type decoder struct {
+	file  string
+	lines map[string]int
+	errs  []error
+}
+
+var durationType = reflect.TypeFor[time.Duration]()
+
+func (d *decoder) fail(n *yaml.Node, path, format string, args ...any) {
+	line := 0
+	if n != nil {
+		line = n.Line
+	}
+	d.errs = append(d.errs, &KeyError{File: d.file, Line: line, Key: path, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
+	if n.Kind == yaml.DocumentNode {
+		if len(n.Content) == 0 {
+			return
+		}
+		n = n.Content[0]
+	}
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	if path != "" {
+		d.lines[path] = n.Line
+	}
+	// An explicit null leaves the default in place.
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return
+	}
+	if u, ok := v.Addr().Interface().(yaml.Unmarshaler); ok {
+		if err := u.UnmarshalYAML(n); err != nil {
+			d.fail(n, path, "%v", cleanYAMLError(err))
+		}
+		return
+	}
+	switch v.Kind() {
+	case reflect.Struct:
+		if n.Kind != yaml.MappingNode {
+			d.fail(n, path, "want a mapping of keys, got %s", describe(n))
+			return
+		}
+		fields := structFields(v.Type())
+		seen := map[string]bool{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, val := n.Content[i], n.Content[i+1]
+			kp := join(path, k.Value)
+			if seen[k.Value] {
+				d.fail(k, kp, "key given twice")
+				continue
+			}
+			seen[k.Value] = true
+			idx, ok := fields[k.Value]
+			if !ok {
+				d.fail(k, kp, "unknown key (known keys here: %s)", strings.Join(sortedKeys(fields), ", "))
+				continue
+			}
+			d.lines[kp] = k.Line
+			d.decode(val, v.FieldByIndex(idx), kp)
+			d.lines[kp] = k.Line
+		}
+	case reflect.Map:
+		if n.Kind != yaml.MappingNode {
+			d.fail(n, path, "want a mapping, got %s", describe(n))
+			return
+		}
+		if v.IsNil() {
+			v.Set(reflect.MakeMap(v.Type()))
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, val := n.Content[i], n.Content[i+1]
+			kp := join(path, k.Value)
+			d.lines[kp] = k.Line
+			elem := reflect.New(v.Type().Elem()).Elem()
+			d.decode(val, elem, kp)
+			v.SetMapIndex(reflect.ValueOf(k.Value).Convert(v.Type().Key()), elem)
+		}
+	case reflect.Slice:
+		if n.Kind != yaml.SequenceNode {
+			d.fail(n, path, "want a list, got %s", describe(n))
+			return
+		}
+		s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
+		for i, item := range n.Content {
+			d.decode(item, s.Index(i), fmt.Sprintf("%s[%d]", path, i))
+		}
+		v.Set(s)
+	case reflect.Pointer:
+		if v.IsNil() {
+			v.Set(reflect.New(v.Type().Elem()))
+		}
+		d.decode(n, v.Elem(), path)
+	default:
+		if n.Kind != yaml.ScalarNode {
+			d.fail(n, path, "want a single value, got %s", describe(n))
+			return
+		}
+		if v.Type() == durationType {
+			dur, err := time.ParseDuration(n.Value)
+			if err != nil {
+				d.fail(n, path, "%q is not a duration (examples: 90s, 10m, 1h30m)", n.Value)
+				return
+			}
+			v.SetInt(int64(dur))
+			return
+		}
+		if err := n.Decode(v.Addr().Interface()); err != nil {
+			d.fail(n, path, "%q is not a valid %s", n.Value, kindName(v.Kind()))
+		}
+	}
+}
+
+// structFields maps YAML key names to field index paths, flattening
+// `yaml:",inline"` embedded structs.
+func structFields(t reflect.Type) map[string][]int {
+	out := map[string][]int{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if name == "-" {
+			continue
+		}
+		if opts == "inline" && f.Type.Kind() == reflect.Struct {
+			for k, idx := range structFields(f.Type) {
+				out[k] = append([]int{i}, idx...)
+			}
+			continue
+		}
+		if name == "" {
+			name = strings.ToLower(f.Name)
+		}
+		out[name] = []int{i}
+	}
+	return out
+}
+
+// sortedKeys lists keys in declaration order, which reads better than
+// alphabetical order in an error message.
+func sortedKeys(m map[string][]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(a, b int) bool { return slices.Compare(m[keys[a]], m[keys[b]]) < 0 })
+	return keys
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	default:
+		return fmt.Sprintf("%q", n.Value)
+	}
+}
+
+func kindName(k reflect.Kind) string {
+	switch k {
+	case reflect.Bool:
+		return "boolean (true or false)"
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return "whole number"
+	case reflect.Float64, reflect.Float32:
+		return "number"
+	case reflect.String:
+		return "string"
+	}
+	return k.String()
+}
+
+func cleanYAMLError(err error) string {
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		return te.Errors[0]
+	}
+	return err.Error()
+}

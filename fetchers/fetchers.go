@@ -1,0 +1,45 @@
+// Package fetchers defines the seam between pricewatch and the clouds: one
+// Fetcher per cloud, each in its own subpackage, returning normalised offers.
+//
+// Adding a cloud means adding a folder here with a Config, a New and a type
+// that implements Fetcher, plus one line of wiring in cmd/pricewatch.
+package fetchers
+
+import (
+	"context"
+	"errors"
+
+	"github.com/pricewatch/pricewatch"
+)
+
+// Fetcher pulls one cloud's GPU prices and availability.
+//
+// Fetch returns the complete set of offers for the configured scope, or an
+// error. A throttled, truncated or malformed response is an error, never an
+// empty or partial snapshot passed off as complete. Fetch must return
+// promptly once ctx is done.
+type Fetcher interface {
+	Provider() string
+	Fetch(ctx context.Context, prev Previous) (*pricewatch.Snapshot, error)
+}
+
+// Previous is what storage remembers of the provider's last successful run.
+type Previous struct {
+	// Versions are the tokens the fetcher returned in Snapshot.Versions last
+	// time (per-region price-file versions, ETags).
+	Versions map[string]string
+}
+
+// Errors a fetcher wraps so that callers can classify a failure without
+// reading its text.
+var (
+	// ErrIncomplete: a response was cut off or malformed.
+	ErrIncomplete = errors.New("incomplete or malformed response")
+	// ErrThrottled: the cloud kept refusing with a rate limit after retries.
+	ErrThrottled = errors.New("throttled by the cloud")
+	// ErrAuth: the cloud refused the credentials; retrying cannot help.
+	ErrAuth = errors.New("authentication failed")
+	// ErrNoCredentials: the provider needs credentials and none are set;
+	// the run is skipped rather than failed.
+	ErrNoCredentials = errors.New("no credentials configured")
+)

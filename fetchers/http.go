@@ -1,0 +1,211 @@
+package fetchers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+)
+
+// RetryPolicy says how a Client retries. The zero value is not useful; use
+// DefaultRetryPolicy and change what you need.
+type RetryPolicy struct {
+	MaxAttempts    int           // total tries per request, including the first
+	BaseDelay      time.Duration // first back-off; doubles per attempt
+	MaxDelay       time.Duration // cap on one back-off and on an honoured Retry-After
+	RequestTimeout time.Duration // per attempt, headers only (bodies may stream longer)
+}
+
+// DefaultRetryPolicy is what the fetchers use unless a test needs speed.
+func DefaultRetryPolicy() RetryPolicy {
+	return RetryPolicy{MaxAttempts: 5, BaseDelay: 500 * time.Millisecond, MaxDelay: 60 * time.Second, RequestTimeout: 60 * time.Second}
+}
+
+// Client is an HTTP client that retries 429 and 5xx responses and network
+// errors with exponential back-off, honouring Retry-After, and stops as soon
+// as the context is done.
+type Client struct {
+	HTTP   *http.Client
+	Policy RetryPolicy
+	// UserAgent is sent with every request.
+	UserAgent string
+	// sleep is replaceable so tests do not wait for real back-offs.
+	sleep func(ctx context.Context, d time.Duration) error
+}
+
+// NewClient returns a Client with the given policy.
+func NewClient(policy RetryPolicy) *Client {
+	return &Client{HTTP: &http.Client{}, Policy: policy, UserAgent: "pricewatch (+https://github.com/pricewatch/pricewatch)"}
+}
+
+// StatusError is a non-success HTTP status that retries did not cure.
+type StatusError struct {
+	URL    string // redacted: no query string
+	Status int
+	Body   string // first bytes, for the message
+}
+
+func (e *StatusError) Error() string {
+	msg := fmt.Sprintf("GET %s: HTTP %d", e.URL, e.Status)
+	if e.Body != "" {
+		msg += ": " + e.Body
+	}
+	return msg
+}
+
+// Do sends the request built by newReq, retrying as the policy says. newReq
+// is called once per attempt because a request body cannot be replayed.
+// The caller owns the returned body. A 304 Not Modified is returned as a
+// response, not an error.
+func (c *Client) Do(ctx context.Context, newReq func(ctx context.Context) (*http.Request, error)) (*http.Response, error) {
+	attempts := max(c.Policy.MaxAttempts, 1)
+	var lastErr error
+	for attempt := 1; ; attempt++ {
+		req, err := newReq(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("building request: %w", err)
+		}
+		if c.UserAgent != "" && req.Header.Get("User-Agent") == "" {
+			req.Header.Set("User-Agent", c.UserAgent)
+		}
+		resp, wait, err := c.once(req)
+		if err == nil {
+			return resp, nil
+		}
+		lastErr = err
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%w (after %d attempts)", ctx.Err(), attempt)
+		}
+		if wait < 0 || attempt >= attempts {
+			return nil, lastErr
+		}
+		if wait == 0 {
+			wait = c.backoff(attempt)
+		}
+		if err := c.doSleep(ctx, wait); err != nil {
+			return nil, fmt.Errorf("%w (while waiting to retry: %v)", err, lastErr)
+		}
+	}
+}
+
+// once sends one attempt. wait < 0 means do not retry; wait > 0 is a delay
+// the server asked for.
+func (c *Client) once(req *http.Request) (*http.Response, time.Duration, error) {
+	ctx := req.Context()
+	var cancel context.CancelFunc = func() {}
+	if c.Policy.RequestTimeout > 0 {
+		// The timeout covers connecting and the response headers; the body
+		// is the caller's to read, so the timer stops once headers arrive.
+		var tctx context.Context
+		tctx, cancel = context.WithCancel(ctx)
+		timer := time.AfterFunc(c.Policy.RequestTimeout, cancel)
+		defer timer.Stop()
+		req = req.WithContext(tctx)
+	}
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		cancel()
+		return nil, 0, fmt.Errorf("%s %s: %w", req.Method, RedactURL(req.URL), unwrapURLError(err))
+	}
+	if resp.StatusCode < 300 || resp.StatusCode == http.StatusNotModified {
+		resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
+		return resp, 0, nil
+	}
+	defer cancel()
+	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	resp.Body.Close()
+	serr := &StatusError{URL: RedactURL(req.URL), Status: resp.StatusCode, Body: string(snippet)}
+	switch {
+	case resp.StatusCode == http.StatusTooManyRequests:
+		return nil, c.retryAfter(resp), fmt.Errorf("%w: %w", ErrThrottled, serr)
+	case resp.StatusCode >= 500:
+		return nil, c.retryAfter(resp), serr
+	default:
+		return nil, -1, serr
+	}
+}
+
+func (c *Client) retryAfter(resp *http.Response) time.Duration {
+	v := resp.Header.Get("Retry-After")
+	if v == "" {
+		return 0
+	}
+	var d time.Duration
+	if secs, err := strconv.Atoi(v); err == nil {
+		d = time.Duration(secs) * time.Second
+	} else if t, err := http.ParseTime(v); err == nil {
+		d = time.Until(t)
+	}
+	if d <= 0 {
+		return 0
+	}
+	if c.Policy.MaxDelay > 0 && d > c.Policy.MaxDelay {
+		d = c.Policy.MaxDelay
+	}
+	return d
+}
+
+func (c *Client) backoff(attempt int) time.Duration {
+	d := c.Policy.BaseDelay << (attempt - 1)
+	if c.Policy.MaxDelay > 0 && (d > c.Policy.MaxDelay || d <= 0) {
+		d = c.Policy.MaxDelay
+	}
+	// Jitter keeps several pricewatch instances from retrying in lockstep.
+	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+}
+
+func (c *Client) doSleep(ctx context.Context, d time.Duration) error {
+	if c.sleep != nil {
+		return c.sleep(ctx, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// SetSleep replaces the back-off sleep (tests record delays instead of waiting).
+func (c *Client) SetSleep(f func(ctx context.Context, d time.Duration) error) { c.sleep = f }
+
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (c *cancelOnClose) Close() error {
+	err := c.ReadCloser.Close()
+	c.cancel()
+	return err
+}
+
+// RedactURL prints a URL without its query string and user info, which may
+// carry signatures or tokens.
+func RedactURL(u *url.URL) string {
+	if u == nil {
+		return ""
+	}
+	r := *u
+	r.User = nil
+	r.RawQuery = ""
+	r.Fragment = ""
+	return r.String()
+}
+
+// unwrapURLError drops *url.Error's own copy of the full URL (with query)
+// so that only the redacted one is printed.
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}

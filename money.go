@@ -1,0 +1,101 @@
+package pricewatch
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/shopspring/decimal"
+)
+
+// Hours in commitment terms, as clouds bill them: a year is 8,760 hours
+// (365 days; leap days are not billed differently) and a month 730.
+const (
+	HoursPerYear  = 8760
+	HoursPerMonth = 730
+)
+
+// RateDecimals is the precision of derived hourly rates (effective hourly,
+// per-GPU-hour). Ten places is what AWS itself publishes, so a derived rate
+// is never less precise than a quoted one.
+const RateDecimals = 10
+
+// TermHours returns the number of billed hours in a term such as "1m",
+// "6m", "1y" or "3y".
+func TermHours(term string) (int64, error) {
+	if len(term) < 2 {
+		return 0, fmt.Errorf("term %q: want a number followed by m or y (e.g. 1y, 3y, 1m)", term)
+	}
+	n, err := strconv.ParseInt(term[:len(term)-1], 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("term %q: want a positive number followed by m or y", term)
+	}
+	switch term[len(term)-1] {
+	case 'y':
+		return n * HoursPerYear, nil
+	case 'm':
+		return n * HoursPerMonth, nil
+	}
+	return 0, fmt.Errorf("term %q: unit must be m (months) or y (years)", term)
+}
+
+// EffectiveHourly spreads upfront over the term's hours and adds the hourly
+// price. With no term (on-demand, spot) it is the hourly price itself.
+func EffectiveHourly(hourly, upfront decimal.Decimal, term string) (decimal.Decimal, error) {
+	if term == "" {
+		if !upfront.IsZero() {
+			return decimal.Decimal{}, fmt.Errorf("upfront payment %s without a term", upfront)
+		}
+		return hourly, nil
+	}
+	hours, err := TermHours(term)
+	if err != nil {
+		return decimal.Decimal{}, err
+	}
+	if upfront.IsZero() {
+		return hourly, nil
+	}
+	spread := upfront.DivRound(decimal.NewFromInt(hours), RateDecimals+4)
+	return hourly.Add(spread).Round(RateDecimals), nil
+}
+
+// ParsePrice reads a price as the clouds publish it: a decimal string,
+// possibly in scientific notation ("9.0E-4"), with surrounding spaces.
+// Placeholders such as "N/A*" or "" are an error, never zero.
+func ParsePrice(s string) (decimal.Decimal, error) {
+	t := strings.TrimSpace(s)
+	if t == "" {
+		return decimal.Decimal{}, fmt.Errorf("empty price")
+	}
+	d, err := decimal.NewFromString(t)
+	if err != nil {
+		return decimal.Decimal{}, fmt.Errorf("price %q is not a number", s)
+	}
+	if d.IsNegative() {
+		return decimal.Decimal{}, fmt.Errorf("price %q is negative", s)
+	}
+	return d, nil
+}
+
+// FormatPrice prints a price without float rounding and without trailing
+// zeros beyond two decimals, so 98.32 prints "98.32" and 0.397031963 prints
+// in full.
+func FormatPrice(d decimal.Decimal) string {
+	s := d.String()
+	if !strings.Contains(s, ".") {
+		return s + ".00"
+	}
+	if i := strings.IndexByte(s, '.'); len(s)-i-1 < 2 {
+		return s + strings.Repeat("0", 2-(len(s)-i-1))
+	}
+	return s
+}
+
+// PerGPUHour divides an instance price by its GPU count. Fractional counts
+// (vGPU slices) scale the price up to a whole GPU.
+func PerGPUHour(hourly decimal.Decimal, gpuCount float64) (decimal.Decimal, bool) {
+	if gpuCount <= 0 {
+		return decimal.Decimal{}, false
+	}
+	return hourly.DivRound(decimal.NewFromFloat(gpuCount), RateDecimals), true
+}

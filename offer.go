@@ -1,0 +1,169 @@
+// Package pricewatch holds the domain types every other package speaks:
+// the normalised GPU offer, availability records, the snapshot a fetcher
+// returns, and the money arithmetic that must never round silently.
+//
+// It imports nothing but the standard library and the decimal type, so
+// fetchers, storage, analysis and alerting can all depend on it without
+// depending on each other.
+package pricewatch
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/shopspring/decimal"
+)
+
+// Provider names as they appear in config keys, storage and output.
+const (
+	AWS     = "aws"
+	Azure   = "azure"
+	Alibaba = "alibaba"
+	Tencent = "tencent"
+)
+
+// PriceType says how capacity is bought.
+type PriceType string
+
+const (
+	OnDemand    PriceType = "on_demand"
+	Spot        PriceType = "spot"
+	Reserved    PriceType = "reserved"
+	SavingsPlan PriceType = "savings_plan"
+)
+
+// PriceTypes lists every price type in display order.
+var PriceTypes = []PriceType{OnDemand, Spot, Reserved, SavingsPlan}
+
+// Valid reports whether p is one of the known price types.
+func (p PriceType) Valid() bool {
+	for _, k := range PriceTypes {
+		if p == k {
+			return true
+		}
+	}
+	return false
+}
+
+// IsCommitment reports whether the price needs a term commitment.
+func (p PriceType) IsCommitment() bool { return p == Reserved || p == SavingsPlan }
+
+// Payment options for commitments.
+const (
+	NoUpfront      = "no_upfront"
+	PartialUpfront = "partial_upfront"
+	AllUpfront     = "all_upfront"
+)
+
+// Offering classes (AWS reserved instances; savings-plan kinds).
+const (
+	Standard    = "standard"
+	Convertible = "convertible"
+	// ComputeSavingsPlan and EC2InstanceSavingsPlan tell AWS's two savings
+	// plan kinds apart; both apply to the same instance type and term, so
+	// without them two different prices would share one key.
+	ComputeSavingsPlan     = "compute"
+	EC2InstanceSavingsPlan = "ec2_instance"
+)
+
+// Operating systems kept apart: Linux is what users compare.
+const (
+	Linux   = "linux"
+	Windows = "windows"
+)
+
+// Hardware is what a GPU buyer compares between instance types.
+type Hardware struct {
+	// GPUModel is one normalised name per model ("H100", "A100-80GB",
+	// "MI300X"); see the catalogue in analysis for the names in use.
+	GPUModel string
+	// GPUCount may be fractional: a vGPU slice (Tencent GN7 vGPU, Azure
+	// NVadsA10 v5) is sold as a share of one card.
+	GPUCount float64
+	// GPUMemoryGB is per GPU (or per slice for fractional GPUs).
+	GPUMemoryGB float64
+	VCPUs       int
+	MemoryGB    float64
+}
+
+// Offer is one purchasable price point, normalised across clouds.
+//
+// Hourly and Upfront are exact decimals in the cloud's own currency.
+// EffectiveHourly is derived (see EffectiveHourly) and stored alongside
+// so that readers never recompute it differently.
+type Offer struct {
+	Provider      string
+	Region        string // the cloud's own region code
+	Zone          string // empty when the price is regional
+	InstanceType  string // the cloud's own name
+	PriceType     PriceType
+	Term          string // "1m", "1y", "3y"; empty for on-demand and spot
+	Payment       string // no_upfront, partial_upfront, all_upfront; empty where none
+	OfferingClass string // standard/convertible, compute/ec2_instance; empty where none
+	OS            string // linux or windows
+	Currency      string // ISO 4217, as the cloud gave it
+	Hourly        decimal.Decimal
+	Upfront       decimal.Decimal
+	Hardware
+}
+
+// Key identifies the price point across fetches: two offers with the same
+// key are the same thing for sale, possibly at a different price.
+func (o Offer) Key() OfferKey {
+	return OfferKey{
+		Provider: o.Provider, Region: o.Region, Zone: o.Zone,
+		InstanceType: o.InstanceType, PriceType: o.PriceType, Term: o.Term,
+		Payment: o.Payment, OfferingClass: o.OfferingClass, OS: o.OS,
+	}
+}
+
+// OfferKey is the identity part of an Offer.
+type OfferKey struct {
+	Provider, Region, Zone, InstanceType string
+	PriceType                            PriceType
+	Term, Payment, OfferingClass, OS     string
+}
+
+func (k OfferKey) String() string {
+	parts := []string{k.Provider, k.Region, k.Zone, k.InstanceType, string(k.PriceType), k.Term, k.Payment, k.OfferingClass, k.OS}
+	return strings.Join(parts, "/")
+}
+
+// EffectiveHourly is the hourly price plus the upfront payment spread over
+// every hour of the term.
+func (o Offer) EffectiveHourly() (decimal.Decimal, error) {
+	return EffectiveHourly(o.Hourly, o.Upfront, o.Term)
+}
+
+// Validate rejects offers that would poison the history: an unknown price
+// type, a missing currency, a negative price, or a commitment without a term.
+// A zero price is allowed only where an upfront fee carries the cost (AWS All
+// Upfront reservations bill 0.00 per hour).
+func (o Offer) Validate() error {
+	if o.Provider == "" || o.Region == "" || o.InstanceType == "" {
+		return fmt.Errorf("offer %s: provider, region and instance type are required", o.Key())
+	}
+	if !o.PriceType.Valid() {
+		return fmt.Errorf("offer %s: unknown price type %q", o.Key(), o.PriceType)
+	}
+	if o.Currency == "" {
+		return fmt.Errorf("offer %s: currency is required", o.Key())
+	}
+	if o.OS != Linux && o.OS != Windows {
+		return fmt.Errorf("offer %s: operating system must be %q or %q, not %q", o.Key(), Linux, Windows, o.OS)
+	}
+	if o.Hourly.IsNegative() || o.Upfront.IsNegative() {
+		return fmt.Errorf("offer %s: negative price", o.Key())
+	}
+	if o.PriceType.IsCommitment() {
+		if _, err := TermHours(o.Term); err != nil {
+			return fmt.Errorf("offer %s: %w", o.Key(), err)
+		}
+	} else if o.Term != "" || !o.Upfront.IsZero() {
+		return fmt.Errorf("offer %s: %s prices have no term or upfront payment", o.Key(), o.PriceType)
+	}
+	if o.Hourly.IsZero() && o.Upfront.IsZero() {
+		return fmt.Errorf("offer %s: zero price (a missing price must be left out, never stored as 0)", o.Key())
+	}
+	return nil
+}

@@ -1,0 +1,170 @@
+package pricewatch
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+// AvailabilityState is what a cloud says about a type in a region or zone.
+type AvailabilityState string
+
+const (
+	// Offered: the type is listed for sale; the cloud says nothing of stock.
+	Offered AvailabilityState = "offered"
+	// InStock and SoldOut come from clouds that report stock per zone.
+	InStock AvailabilityState = "in_stock"
+	SoldOut AvailabilityState = "sold_out"
+)
+
+// Availability is one observation of a type's sale state in a region or zone.
+type Availability struct {
+	Provider     string
+	Region       string
+	Zone         string // empty when the cloud only says "offered in the region"
+	InstanceType string
+	State        AvailabilityState
+	// StockDetail keeps the cloud's own finer category ("WithStock",
+	// "ClosedWithoutStock", "EnoughStock", …) for display; State is what
+	// history and alerts compare.
+	StockDetail string
+	Hardware
+}
+
+// AvailabilityKey identifies one (type, place) pair across fetches.
+type AvailabilityKey struct {
+	Provider, Region, Zone, InstanceType string
+}
+
+// Key returns the identity of the observation.
+func (a Availability) Key() AvailabilityKey {
+	return AvailabilityKey{a.Provider, a.Region, a.Zone, a.InstanceType}
+}
+
+// AllRegions in a Scope means the snapshot covers every region the provider has.
+const AllRegions = "*"
+
+// Scope is a part of a provider's catalogue that a snapshot describes
+// completely. Storage closes what is stored inside a scope but missing from
+// the snapshot, and never touches what lies outside every scope. That is how
+// a fetch that skipped an unchanged AWS region, or fetched only the spot feed,
+// avoids reading as "everything else vanished".
+type Scope struct {
+	Region string // a region code, or AllRegions
+	// PriceTypes the scope covers; empty means all of them.
+	PriceTypes []PriceType
+	// Availability is true when the snapshot lists every type offered in
+	// the region (and so absence means withdrawn).
+	Availability bool
+}
+
+// CoversOffer reports whether an offer in region with price type pt falls
+// inside the scope.
+func (s Scope) CoversOffer(region string, pt PriceType) bool {
+	if s.Region != AllRegions && s.Region != region {
+		return false
+	}
+	if len(s.PriceTypes) == 0 {
+		return true
+	}
+	for _, p := range s.PriceTypes {
+		if p == pt {
+			return true
+		}
+	}
+	return false
+}
+
+// CoversAvailability reports whether availability in region is fully described.
+func (s Scope) CoversAvailability(region string) bool {
+	return s.Availability && (s.Region == AllRegions || s.Region == region)
+}
+
+// Snapshot is the complete result of one provider fetch. A fetcher returns
+// a Snapshot only when every page and file it needed was read in full;
+// anything less is an error.
+type Snapshot struct {
+	Provider     string
+	Offers       []Offer
+	Availability []Availability
+	// Coverage lists what this snapshot describes completely.
+	Coverage []Scope
+	// Unchanged lists scopes whose source was not downloaded because it has
+	// not changed since the last stored run; their current prices stay
+	// current and their last-seen time moves to this run.
+	Unchanged []Scope
+	// Versions are source version tokens (an AWS price-file version per
+	// region, an ETag) to remember for the next run, keyed by the fetcher's
+	// own names. Storage saves them with the run and hands them back.
+	Versions map[string]string
+	// SourceVersion summarises the versions for the fetch-run record.
+	SourceVersion string
+	// Skipped counts regions (or files) skipped as unchanged, for the summary.
+	Skipped int
+}
+
+// Validate checks every offer and availability record and that the
+// snapshot says what it covers.
+func (s *Snapshot) Validate() error {
+	if s.Provider == "" {
+		return fmt.Errorf("snapshot has no provider")
+	}
+	if len(s.Coverage) == 0 && len(s.Unchanged) == 0 {
+		return fmt.Errorf("%s snapshot covers nothing", s.Provider)
+	}
+	for _, o := range s.Offers {
+		if o.Provider != s.Provider {
+			return fmt.Errorf("%s snapshot holds an offer of %s", s.Provider, o.Provider)
+		}
+		if err := o.Validate(); err != nil {
+			return err
+		}
+	}
+	for _, a := range s.Availability {
+		if a.Provider != s.Provider {
+			return fmt.Errorf("%s snapshot holds availability of %s", s.Provider, a.Provider)
+		}
+		switch a.State {
+		case Offered, InStock, SoldOut:
+		default:
+			return fmt.Errorf("availability %v: unknown state %q", a.Key(), a.State)
+		}
+	}
+	return nil
+}
+
+// ChangeKind names a fact found by comparing a run with stored history.
+type ChangeKind string
+
+const (
+	// PriceNew: a price point seen for the first time.
+	PriceNew ChangeKind = "price_new"
+	// PriceChanged: a known price point now costs something else.
+	PriceChanged ChangeKind = "price_changed"
+	// PriceGone: a price point no longer listed by a complete run.
+	PriceGone ChangeKind = "price_gone"
+	// AvailabilityNew: a type is offered in a region or zone where it was
+	// not before (or comes back after being withdrawn).
+	AvailabilityNew ChangeKind = "availability_new"
+	// AvailabilityGone: a type is no longer listed in a region or zone.
+	AvailabilityGone ChangeKind = "availability_gone"
+	// BackInStock and SoldOutNow: stock transitions in a zone.
+	BackInStock ChangeKind = "back_in_stock"
+	SoldOutNow  ChangeKind = "sold_out"
+)
+
+// Change is one fact detected while storing a run. Prices are effective
+// hourly rates in Currency; Old is zero-valued for new offers and New for
+// gone ones.
+type Change struct {
+	Kind     ChangeKind
+	At       time.Time
+	Offer    OfferKey // for price changes
+	Place    AvailabilityKey
+	Currency string
+	Old, New decimal.NullDecimal
+	OldState AvailabilityState
+	NewState AvailabilityState
+	Hardware
+}
