@@ -1,0 +1,128 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// Run statuses.
+const (
+	RunRunning   = "running"
+	RunOK        = "ok"
+	RunFailed    = "failed"
+	RunSkipped   = "skipped"
+	RunAbandoned = "abandoned"
+)
+
+// Run is one provider fetch as recorded.
+type Run struct {
+	ID             int64
+	Provider       string
+	StartedAt      time.Time
+	FinishedAt     *time.Time
+	Status         string
+	Seen           int
+	New            int
+	Changed        int
+	Unchanged      int
+	Closed         int
+	RegionsSkipped int
+	Changes        int
+	SourceVersion  string
+	Error          string
+}
+
+// StartRun records the start of a provider run and returns its id.
+func (db *DB) StartRun(ctx context.Context, provider string) (int64, error) {
+	res, err := db.write.ExecContext(ctx, `INSERT INTO fetch_runs (provider, started_at, status) VALUES (?, ?, 'running')`,
+		provider, formatTime(db.Now()))
+	if err != nil {
+		return 0, fmt.Errorf("recording start of %s run: %w", provider, err)
+	}
+	return res.LastInsertId()
+}
+
+// FinishRun records a run that stored nothing: failed or skipped. A
+// successful run is finished by SaveSnapshot, in its own transaction.
+// errText must already be free of secrets.
+func (db *DB) FinishRun(ctx context.Context, runID int64, status, errText string) error {
+	if status != RunFailed && status != RunSkipped {
+		return fmt.Errorf("finishing run %d: status %q is set by SaveSnapshot", runID, status)
+	}
+	// The caller's context may be the cancelled one that ended the run; the
+	// record of the failure must still be written.
+	ctx = context.WithoutCancel(ctx)
+	_, err := db.write.ExecContext(ctx, `UPDATE fetch_runs SET status = ?, finished_at = ?, error = ? WHERE id = ?`,
+		status, formatTime(db.Now()), errText, runID)
+	if err != nil {
+		return fmt.Errorf("recording end of run %d: %w", runID, err)
+	}
+	return nil
+}
+
+// LastRuns returns the latest run of each provider, successful or not.
+func (db *DB) LastRuns(ctx context.Context) ([]Run, error) {
+	return db.queryRuns(ctx, `SELECT `+runColumns+` FROM fetch_runs WHERE id IN (SELECT MAX(id) FROM fetch_runs GROUP BY provider) ORDER BY provider`)
+}
+
+// LastSuccess returns the latest successful run of provider, or nil.
+func (db *DB) LastSuccess(ctx context.Context, provider string) (*Run, error) {
+	runs, err := db.queryRuns(ctx, `SELECT `+runColumns+` FROM fetch_runs WHERE provider = ? AND status = 'ok' ORDER BY id DESC LIMIT 1`, provider)
+	if err != nil || len(runs) == 0 {
+		return nil, err
+	}
+	return &runs[0], nil
+}
+
+// Runs returns the most recent runs, newest first.
+func (db *DB) Runs(ctx context.Context, limit int) ([]Run, error) {
+	return db.queryRuns(ctx, `SELECT `+runColumns+` FROM fetch_runs ORDER BY id DESC LIMIT ?`, limit)
+}
+
+const runColumns = `id, provider, started_at, finished_at, status, offers_seen, offers_new, offers_changed, offers_unchanged, offers_closed, regions_skipped, changes, source_version, error`
+
+func (db *DB) queryRuns(ctx context.Context, q string, args ...any) ([]Run, error) {
+	rows, err := db.read.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("reading fetch runs: %w", err)
+	}
+	defer rows.Close()
+	var out []Run
+	for rows.Next() {
+		var r Run
+		var started string
+		var finished sql.NullString
+		if err := rows.Scan(&r.ID, &r.Provider, &started, &finished, &r.Status, &r.Seen, &r.New, &r.Changed, &r.Unchanged, &r.Closed, &r.RegionsSkipped, &r.Changes, &r.SourceVersion, &r.Error); err != nil {
+			return nil, fmt.Errorf("reading fetch runs: %w", err)
+		}
+		var err error
+		if r.StartedAt, err = parseTime(started); err != nil {
+			return nil, fmt.Errorf("reading fetch run %d: %w", r.ID, err)
+		}
+		if r.FinishedAt, err = parseNullTime(finished); err != nil {
+			return nil, fmt.Errorf("reading fetch run %d: %w", r.ID, err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// Versions returns the source versions remembered for provider.
+func (db *DB) Versions(ctx context.Context, provider string) (map[string]string, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT key, version FROM source_versions WHERE provider = ?`, provider)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s source versions: %w", provider, err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, fmt.Errorf("reading %s source versions: %w", provider, err)
+		}
+		out[k] = v
+	}
+	return out, rows.Err()
+}

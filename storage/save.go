@@ -1,0 +1,478 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/pricewatch/pricewatch"
+)
+
+// ErrSuspiciousDrop is returned when a run finds far fewer offers than the
+// last complete run did in the same scope. An API that answers with an
+// empty (but well-formed) list must never read as "every offer vanished".
+var ErrSuspiciousDrop = errors.New("run found far fewer offers than the last complete run")
+
+// SaveOptions tune SaveSnapshot.
+type SaveOptions struct {
+	// MinOfferRatio: if the run's offers inside its coverage fall below this
+	// share of what is currently stored there, the run fails. Zero disables
+	// the ratio check, but a run that finds nothing where offers are stored
+	// always fails.
+	MinOfferRatio float64
+	// WithdrawAfterRuns: availability is closed once a pair has been missing
+	// from this many consecutive complete runs (default 1).
+	WithdrawAfterRuns int
+	// Outbox, if set, turns the run's changes into messages to deliver; they
+	// are written in the same transaction as the prices and changes, so a
+	// stored change is never without its alert and vice versa. It must not
+	// do I/O.
+	Outbox func(res *Result) ([]OutboxMessage, error)
+}
+
+// Result summarises a stored run.
+type Result struct {
+	RunID     int64
+	Provider  string
+	At        time.Time
+	FirstRun  bool // no earlier successful run of this provider: a baseline
+	Seen      int
+	New       int
+	Changed   int
+	Unchanged int
+	Closed    int
+	Skipped   int // regions skipped as unchanged
+	Changes   []pricewatch.Change
+}
+
+// OutboxMessage is a rendered message to deliver.
+type OutboxMessage struct {
+	DeliveryKey string // unique; a retry after a restart reuses it
+	Channel     string
+	Kind        string
+	Payload     []byte
+}
+
+type currentPrice struct {
+	priceID   int64
+	offerID   int64
+	currency  string
+	hourly    decimal.Decimal
+	upfront   decimal.Decimal
+	effective decimal.Decimal
+	key       pricewatch.OfferKey
+	hw        pricewatch.Hardware
+}
+
+type currentAvail struct {
+	id          int64
+	state       pricewatch.AvailabilityState
+	since       time.Time
+	missingRuns int
+	gpuModel    string
+	gpuCount    float64
+}
+
+// SaveSnapshot stores a complete provider snapshot as run runID, in one
+// transaction: prices and availability intervals, source versions, the
+// detected changes, the outbox messages and the run record. Any error
+// rolls everything back, so a failed or cancelled run stores no prices.
+func (db *DB) SaveSnapshot(ctx context.Context, runID int64, snap *pricewatch.Snapshot, opts SaveOptions) (*Result, error) {
+	if err := snap.Validate(); err != nil {
+		return nil, fmt.Errorf("refusing snapshot: %w", err)
+	}
+	if opts.WithdrawAfterRuns < 1 {
+		opts.WithdrawAfterRuns = 1
+	}
+	now := db.Now().UTC()
+	res := &Result{RunID: runID, Provider: snap.Provider, At: now, Seen: len(snap.Offers), Skipped: snap.Skipped}
+
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("storing %s run: %w", snap.Provider, err)
+	}
+	defer tx.Rollback()
+	s := &saver{ctx: ctx, tx: tx, now: now, ts: formatTime(now), runID: runID, res: res}
+
+	var prevOK int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM fetch_runs WHERE provider = ? AND status = 'ok'`, snap.Provider).Scan(&prevOK); err != nil {
+		return nil, s.wrap(err)
+	}
+	res.FirstRun = prevOK == 0
+
+	current, err := s.loadCurrentPrices(snap.Provider)
+	if err != nil {
+		return nil, s.wrap(err)
+	}
+	if err := checkDrop(snap, current, opts.MinOfferRatio); err != nil {
+		return nil, err
+	}
+	if err := s.storeOffers(snap, current); err != nil {
+		return nil, s.wrap(err)
+	}
+	if err := s.storeAvailability(snap, opts.WithdrawAfterRuns); err != nil {
+		return nil, s.wrap(err)
+	}
+	for k, v := range snap.Versions {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO source_versions (provider, key, version, updated_at) VALUES (?, ?, ?, ?)
+			ON CONFLICT (provider, key) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at`, snap.Provider, k, v, s.ts); err != nil {
+			return nil, s.wrap(err)
+		}
+	}
+	if err := s.insertChanges(); err != nil {
+		return nil, s.wrap(err)
+	}
+	if opts.Outbox != nil {
+		msgs, err := opts.Outbox(res)
+		if err != nil {
+			return nil, fmt.Errorf("preparing alerts for %s run: %w", snap.Provider, err)
+		}
+		if err := insertOutbox(ctx, tx, now, msgs); err != nil {
+			return nil, s.wrap(err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE fetch_runs SET status = 'ok', finished_at = ?, offers_seen = ?, offers_new = ?, offers_changed = ?,
+		offers_unchanged = ?, offers_closed = ?, regions_skipped = ?, changes = ?, source_version = ?, error = '' WHERE id = ?`,
+		s.ts, res.Seen, res.New, res.Changed, res.Unchanged, res.Closed, res.Skipped, len(res.Changes), snap.SourceVersion, runID); err != nil {
+		return nil, s.wrap(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, s.wrap(err)
+	}
+	return res, nil
+}
+
+type saver struct {
+	ctx   context.Context
+	tx    *sql.Tx
+	now   time.Time
+	ts    string
+	runID int64
+	res   *Result
+}
+
+func (s *saver) wrap(err error) error {
+	return fmt.Errorf("storing %s run %d: %w", s.res.Provider, s.runID, err)
+}
+
+func (s *saver) loadCurrentPrices(provider string) (map[pricewatch.OfferKey]*currentPrice, error) {
+	rows, err := s.tx.QueryContext(s.ctx, `SELECT p.id, o.id, p.currency, p.hourly, p.upfront, p.effective_hourly,
+		o.region, o.zone, o.instance_type, o.price_type, o.term, o.payment, o.offering_class, o.os,
+		o.gpu_model, o.gpu_count, o.gpu_memory_gb, o.vcpus, o.memory_gb
+		FROM prices p JOIN offers o ON o.id = p.offer_id WHERE o.provider = ? AND p.valid_to IS NULL`, provider)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[pricewatch.OfferKey]*currentPrice{}
+	for rows.Next() {
+		c := &currentPrice{key: pricewatch.OfferKey{Provider: provider}}
+		var hourly, upfront, eff string
+		if err := rows.Scan(&c.priceID, &c.offerID, &c.currency, &hourly, &upfront, &eff,
+			&c.key.Region, &c.key.Zone, &c.key.InstanceType, &c.key.PriceType, &c.key.Term, &c.key.Payment, &c.key.OfferingClass, &c.key.OS,
+			&c.hw.GPUModel, &c.hw.GPUCount, &c.hw.GPUMemoryGB, &c.hw.VCPUs, &c.hw.MemoryGB); err != nil {
+			return nil, err
+		}
+		if c.hourly, err = decimal.NewFromString(hourly); err != nil {
+			return nil, fmt.Errorf("price %d: %w", c.priceID, err)
+		}
+		if c.upfront, err = decimal.NewFromString(upfront); err != nil {
+			return nil, fmt.Errorf("price %d: %w", c.priceID, err)
+		}
+		if c.effective, err = decimal.NewFromString(eff); err != nil {
+			return nil, fmt.Errorf("price %d: %w", c.priceID, err)
+		}
+		out[c.key] = c
+	}
+	return out, rows.Err()
+}
+
+func coveredOffer(scopes []pricewatch.Scope, region string, pt pricewatch.PriceType) bool {
+	for _, sc := range scopes {
+		if sc.CoversOffer(region, pt) {
+			return true
+		}
+	}
+	return false
+}
+
+func coveredAvailability(scopes []pricewatch.Scope, region string) bool {
+	for _, sc := range scopes {
+		if sc.CoversAvailability(region) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkDrop fails a run that finds far fewer offers than are stored as
+// current inside its coverage.
+func checkDrop(snap *pricewatch.Snapshot, current map[pricewatch.OfferKey]*currentPrice, minRatio float64) error {
+	stored := 0
+	for k := range current {
+		if coveredOffer(snap.Coverage, k.Region, k.PriceType) {
+			stored++
+		}
+	}
+	found := 0
+	for _, o := range snap.Offers {
+		if coveredOffer(snap.Coverage, o.Region, o.PriceType) {
+			found++
+		}
+	}
+	if stored == 0 {
+		return nil
+	}
+	if found == 0 || float64(found) < minRatio*float64(stored) {
+		return fmt.Errorf("%s: %w: %d offers now, %d stored as current in the same scope (below fetch.min_offer_ratio %.2f); nothing was stored",
+			snap.Provider, ErrSuspiciousDrop, found, stored, minRatio)
+	}
+	return nil
+}
+
+func (s *saver) storeOffers(snap *pricewatch.Snapshot, current map[pricewatch.OfferKey]*currentPrice) error {
+	seen := make(map[pricewatch.OfferKey]bool, len(snap.Offers))
+	for _, o := range snap.Offers {
+		key := o.Key()
+		if seen[key] {
+			return fmt.Errorf("offer %s listed twice in one snapshot", key)
+		}
+		seen[key] = true
+		eff, err := o.EffectiveHourly()
+		if err != nil {
+			return fmt.Errorf("offer %s: %w", key, err)
+		}
+		cur := current[key]
+		offerID, err := s.upsertOffer(o, cur)
+		if err != nil {
+			return err
+		}
+		switch {
+		case cur != nil && cur.currency == o.Currency && cur.hourly.Equal(o.Hourly) && cur.upfront.Equal(o.Upfront):
+			s.res.Unchanged++
+			if _, err := s.tx.ExecContext(s.ctx, `UPDATE prices SET last_seen = ?, last_run_id = ? WHERE id = ?`, s.ts, s.runID, cur.priceID); err != nil {
+				return err
+			}
+			continue
+		case cur != nil:
+			s.res.Changed++
+			if _, err := s.tx.ExecContext(s.ctx, `UPDATE prices SET valid_to = ? WHERE id = ?`, s.ts, cur.priceID); err != nil {
+				return err
+			}
+			ch := s.priceChange(pricewatch.PriceChanged, key, o.Currency, o.Hardware)
+			if cur.currency == o.Currency {
+				ch.Old = decimal.NewNullDecimal(cur.effective)
+			}
+			ch.New = decimal.NewNullDecimal(eff)
+			s.res.Changes = append(s.res.Changes, ch)
+		default:
+			s.res.New++
+			ch := s.priceChange(pricewatch.PriceNew, key, o.Currency, o.Hardware)
+			ch.New = decimal.NewNullDecimal(eff)
+			s.res.Changes = append(s.res.Changes, ch)
+		}
+		if _, err := s.tx.ExecContext(s.ctx, `INSERT INTO prices (offer_id, currency, hourly, upfront, effective_hourly, valid_from, last_seen, first_run_id, last_run_id)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, offerID, o.Currency, o.Hourly.String(), o.Upfront.String(), eff.String(), s.ts, s.ts, s.runID, s.runID); err != nil {
+			return err
+		}
+	}
+	// Close what the run's coverage says is gone; keep what lies in an
+	// unchanged scope current.
+	keys := make([]pricewatch.OfferKey, 0, len(current))
+	for k := range current {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+	for _, k := range keys {
+		if seen[k] {
+			continue
+		}
+		cur := current[k]
+		switch {
+		case coveredOffer(snap.Coverage, k.Region, k.PriceType):
+			s.res.Closed++
+			if _, err := s.tx.ExecContext(s.ctx, `UPDATE prices SET valid_to = ? WHERE id = ?`, s.ts, cur.priceID); err != nil {
+				return err
+			}
+			ch := s.priceChange(pricewatch.PriceGone, k, cur.currency, cur.hw)
+			ch.Old = decimal.NewNullDecimal(cur.effective)
+			s.res.Changes = append(s.res.Changes, ch)
+		case coveredOffer(snap.Unchanged, k.Region, k.PriceType):
+			s.res.Unchanged++
+			if _, err := s.tx.ExecContext(s.ctx, `UPDATE prices SET last_seen = ?, last_run_id = ? WHERE id = ?`, s.ts, s.runID, cur.priceID); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (s *saver) priceChange(kind pricewatch.ChangeKind, key pricewatch.OfferKey, currency string, hw pricewatch.Hardware) pricewatch.Change {
+	return pricewatch.Change{
+		Kind: kind, At: s.now, Offer: key, Currency: currency, Hardware: hw,
+		Place: pricewatch.AvailabilityKey{Provider: key.Provider, Region: key.Region, Zone: key.Zone, InstanceType: key.InstanceType},
+	}
+}
+
+// upsertOffer returns the offer's id, creating the row or refreshing its
+// hardware (a fixed misreport in a later file should win).
+func (s *saver) upsertOffer(o pricewatch.Offer, cur *currentPrice) (int64, error) {
+	if cur != nil && cur.hw == o.Hardware {
+		return cur.offerID, nil
+	}
+	var id int64
+	err := s.tx.QueryRowContext(s.ctx, `INSERT INTO offers (provider, region, zone, instance_type, price_type, term, payment, offering_class, os,
+		gpu_model, gpu_count, gpu_memory_gb, vcpus, memory_gb) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (provider, region, zone, instance_type, price_type, term, payment, offering_class, os) DO UPDATE SET
+		gpu_model = excluded.gpu_model, gpu_count = excluded.gpu_count, gpu_memory_gb = excluded.gpu_memory_gb,
+		vcpus = excluded.vcpus, memory_gb = excluded.memory_gb RETURNING id`,
+		o.Provider, o.Region, o.Zone, o.InstanceType, string(o.PriceType), o.Term, o.Payment, o.OfferingClass, o.OS,
+		o.GPUModel, o.GPUCount, o.GPUMemoryGB, o.VCPUs, o.MemoryGB).Scan(&id)
+	return id, err
+}
+
+func (s *saver) storeAvailability(snap *pricewatch.Snapshot, withdrawAfter int) error {
+	rows, err := s.tx.QueryContext(s.ctx, `SELECT id, region, zone, instance_type, state, since, missing_runs, gpu_model, gpu_count
+		FROM availability WHERE provider = ? AND until IS NULL`, snap.Provider)
+	if err != nil {
+		return err
+	}
+	current := map[pricewatch.AvailabilityKey]*currentAvail{}
+	for rows.Next() {
+		c := &currentAvail{}
+		k := pricewatch.AvailabilityKey{Provider: snap.Provider}
+		var since string
+		if err := rows.Scan(&c.id, &k.Region, &k.Zone, &k.InstanceType, &c.state, &since, &c.missingRuns, &c.gpuModel, &c.gpuCount); err != nil {
+			rows.Close()
+			return err
+		}
+		if c.since, err = parseTime(since); err != nil {
+			rows.Close()
+			return err
+		}
+		current[k] = c
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+
+	seen := map[pricewatch.AvailabilityKey]bool{}
+	for _, a := range snap.Availability {
+		k := a.Key()
+		if seen[k] {
+			return fmt.Errorf("availability %v listed twice in one snapshot", k)
+		}
+		seen[k] = true
+		cur := current[k]
+		if cur != nil && cur.state == a.State {
+			if _, err := s.tx.ExecContext(s.ctx, `UPDATE availability SET last_seen = ?, stock_detail = ?, missing_runs = 0, missing_since = NULL,
+				gpu_model = ?, gpu_count = ? WHERE id = ?`, s.ts, a.StockDetail, a.GPUModel, a.GPUCount, cur.id); err != nil {
+				return err
+			}
+			continue
+		}
+		ch := pricewatch.Change{At: s.now, Place: k, NewState: a.State, Hardware: a.Hardware}
+		if cur != nil {
+			if _, err := s.tx.ExecContext(s.ctx, `UPDATE availability SET until = ? WHERE id = ?`, s.ts, cur.id); err != nil {
+				return err
+			}
+			ch.OldState = cur.state
+			ch.Kind = stockChangeKind(cur.state, a.State)
+		} else {
+			ch.Kind = pricewatch.AvailabilityNew
+		}
+		if ch.Kind != "" {
+			s.res.Changes = append(s.res.Changes, ch)
+		}
+		if _, err := s.tx.ExecContext(s.ctx, `INSERT INTO availability (provider, region, zone, instance_type, gpu_model, gpu_count, state, stock_detail, since, last_seen)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, k.Provider, k.Region, k.Zone, k.InstanceType, a.GPUModel, a.GPUCount, string(a.State), a.StockDetail, s.ts, s.ts); err != nil {
+			return err
+		}
+	}
+	keys := make([]pricewatch.AvailabilityKey, 0, len(current))
+	for k := range current {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return fmt.Sprint(keys[i]) < fmt.Sprint(keys[j]) })
+	for _, k := range keys {
+		cur := current[k]
+		switch {
+		case seen[k]:
+		case coveredAvailability(snap.Coverage, k.Region):
+			missing := cur.missingRuns + 1
+			if missing >= withdrawAfter {
+				// The interval ends when the pair was first missed, not when
+				// we became sure of it.
+				if _, err := s.tx.ExecContext(s.ctx, `UPDATE availability SET until = COALESCE(missing_since, ?), missing_runs = ? WHERE id = ?`, s.ts, missing, cur.id); err != nil {
+					return err
+				}
+				s.res.Changes = append(s.res.Changes, pricewatch.Change{
+					Kind: pricewatch.AvailabilityGone, At: s.now, Place: k, OldState: cur.state,
+					Hardware: pricewatch.Hardware{GPUModel: cur.gpuModel, GPUCount: cur.gpuCount},
+				})
+			} else if _, err := s.tx.ExecContext(s.ctx, `UPDATE availability SET missing_runs = ?, missing_since = COALESCE(missing_since, ?) WHERE id = ?`, missing, s.ts, cur.id); err != nil {
+				return err
+			}
+		case coveredAvailability(snap.Unchanged, k.Region):
+			if _, err := s.tx.ExecContext(s.ctx, `UPDATE availability SET last_seen = ? WHERE id = ?`, s.ts, cur.id); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func stockChangeKind(from, to pricewatch.AvailabilityState) pricewatch.ChangeKind {
+	switch {
+	case to == pricewatch.InStock && from == pricewatch.SoldOut:
+		return pricewatch.BackInStock
+	case to == pricewatch.SoldOut && from == pricewatch.InStock:
+		return pricewatch.SoldOutNow
+	case to == pricewatch.SoldOut:
+		return pricewatch.SoldOutNow
+	case to == pricewatch.InStock:
+		return pricewatch.BackInStock
+	}
+	// offered ↔ stock states: a cloud started or stopped reporting stock;
+	// nothing a user would want alerted.
+	return ""
+}
+
+func (s *saver) insertChanges() error {
+	for _, c := range s.res.Changes {
+		var old, new any
+		if c.Old.Valid {
+			old = c.Old.Decimal.String()
+		}
+		if c.New.Valid {
+			new = c.New.Decimal.String()
+		}
+		if _, err := s.tx.ExecContext(s.ctx, `INSERT INTO changes (run_id, kind, at, provider, region, zone, instance_type, price_type, term, payment,
+			offering_class, os, currency, old_price, new_price, old_state, new_state, gpu_model, gpu_count)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			s.runID, string(c.Kind), s.ts, c.Place.Provider, c.Place.Region, c.Place.Zone, c.Place.InstanceType,
+			string(c.Offer.PriceType), c.Offer.Term, c.Offer.Payment, c.Offer.OfferingClass, c.Offer.OS, c.Currency,
+			old, new, string(c.OldState), string(c.NewState), c.GPUModel, c.GPUCount); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func insertOutbox(ctx context.Context, tx *sql.Tx, now time.Time, msgs []OutboxMessage) error {
+	ts := formatTime(now)
+	for _, m := range msgs {
+		// A message whose key is already stored was enqueued before (a
+		// replayed run); inserting it again would deliver it twice.
+		if _, err := tx.ExecContext(ctx, `INSERT INTO outbox (delivery_key, channel, kind, payload, created_at, next_attempt_at)
+			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (delivery_key) DO NOTHING`, m.DeliveryKey, m.Channel, m.Kind, string(m.Payload), ts, ts); err != nil {
+			return fmt.Errorf("queueing message %s: %w", m.DeliveryKey, err)
+		}
+	}
+	return nil
+}
