@@ -1,0 +1,121 @@
+package tencent
+
+// Request and response bodies of the CVM 2017-03-12 actions pricewatch
+// calls, with only the fields it reads. Field names are CVM's own; every
+// numeric field is a number so that strings and nulls decode too.
+
+type filter struct {
+	Name   string
+	Values []string
+}
+
+// Charge types as CVM spells them.
+const (
+	postpaidByHour = "POSTPAID_BY_HOUR"
+	spotPaid       = "SPOTPAID"
+	prepaid        = "PREPAID"
+)
+
+// chargeTypes are fetched in this order; it is also the order of preference
+// for the stock detail shown when a type's charge types disagree.
+var chargeTypes = []string{postpaidByHour, prepaid, spotPaid}
+
+type zoneConfigsRequest struct {
+	Filters []filter
+}
+
+type zoneConfigsResponse struct {
+	// A pointer tells a missing list (malformed) from an empty one.
+	InstanceTypeQuotaSet *[]quotaItem
+	RequestId            string
+}
+
+// quotaItem is CVM's InstanceTypeQuotaItem.
+type quotaItem struct {
+	Zone               string
+	InstanceType       string
+	InstanceChargeType string
+	InstanceFamily     string
+	TypeName           string
+	Status             string // SELL or SOLD_OUT
+	StatusCategory     string // EnoughStock, NormalStock, UnderStock, WithoutStock
+	SoldOutReason      string
+	Cpu                number
+	Memory             number // GB
+	Gpu                number
+	GpuCount           number // physical GPUs; below 1 for a vGPU slice
+	Price              itemPrice
+}
+
+// itemPrice is CVM's ItemPrice. Amounts are in the account's currency
+// (元 on the China site).
+type itemPrice struct {
+	// Hourly (POSTPAID_BY_HOUR, SPOTPAID) rows. Where step prices are
+	// returned, UnitPriceDiscount is the first 96 hours' price.
+	UnitPrice         number
+	UnitPriceDiscount number
+	ChargeUnit        string
+	// Prepaid rows: DiscountPrice is the price of one month; the one- and
+	// three-year totals are filled for some types and 0 or null for others.
+	OriginalPrice          number
+	DiscountPrice          number
+	Discount               number
+	OriginalPriceOneYear   number
+	DiscountPriceOneYear   number
+	OriginalPriceThreeYear number
+	DiscountPriceThreeYear number
+}
+
+type instanceChargePrepaid struct {
+	Period    int // months
+	RenewFlag string
+}
+
+type placement struct {
+	Zone string
+}
+
+type inquiryRequest struct {
+	Placement             placement
+	ImageId               string
+	InstanceChargeType    string
+	InstanceChargePrepaid *instanceChargePrepaid `json:",omitempty"`
+	InstanceType          string
+	InstanceCount         int
+}
+
+type inquiryResponse struct {
+	Price *struct {
+		InstancePrice  *itemPrice
+		BandwidthPrice *itemPrice
+	}
+	RequestId string
+}
+
+type describeImagesRequest struct {
+	Filters []filter
+	Limit   int
+}
+
+type describeImagesResponse struct {
+	TotalCount number
+	ImageSet   *[]struct {
+		ImageId      string
+		OsName       string
+		ImageType    string
+		ImageState   string
+		Platform     string
+		Architecture string
+	}
+	RequestId string
+}
+
+type describeRegionsResponse struct {
+	TotalCount number
+	RegionSet  *[]struct {
+		Region      string
+		RegionName  string
+		RegionState string
+	}
+	RequestId string
+}
