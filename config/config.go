@@ -279,10 +279,9 @@ func Parse(r io.Reader, name string) (*Config, error) {
 	}
 	d := &decoder{file: name, lines: cfg.lines}
 	d.decode(&root, reflectValue(cfg), "")
-	if len(d.errs) > 0 {
-		return nil, errors.Join(d.errs...)
-	}
-	if err := cfg.Validate(); err != nil {
+	// Report every problem at once: decoding problems, then values that
+	// decoded but make no sense.
+	if err := errors.Join(append(d.errs, cfg.Validate())...); err != nil {
 		return nil, err
 	}
 	return cfg, nil

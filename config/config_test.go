@@ -1,0 +1,130 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestExampleConfigLoads(t *testing.T) {
+	cfg, err := Load("../config.example.yaml")
+	if err != nil {
+		t.Fatalf("config.example.yaml: %v", err)
+	}
+	// The example documents the defaults: loading it must give the same
+	// values as no file at all, except where the example says otherwise.
+	def := Default()
+	if cfg.Providers.Azure.Endpoint != def.Providers.Azure.Endpoint || cfg.Database.Path != def.Database.Path {
+		t.Errorf("example and defaults disagree: %+v vs %+v", cfg.Providers.Azure, def.Providers.Azure)
+	}
+	if len(cfg.Alerts.Rules) == 0 {
+		t.Error("example has no alert rules")
+	}
+}
+
+func TestExampleDocumentsEveryKey(t *testing.T) {
+	cfg, err := Load("../config.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var missing []string
+	for _, key := range allKeys(reflectValue(Default()).Type(), "") {
+		if cfg.Line(key) == 0 {
+			missing = append(missing, key)
+		}
+	}
+	if len(missing) > 0 {
+		t.Errorf("config.example.yaml does not document: %s", strings.Join(missing, ", "))
+	}
+}
+
+func TestBadConfigsNameKeyAndLine(t *testing.T) {
+	tests := []struct {
+		file string
+		want []string
+	}{
+		{"testdata/bad-unknown-key.yaml", []string{
+			"testdata/bad-unknown-key.yaml:line 6: providers.azure.endpont: unknown key",
+		}},
+		{"testdata/bad-values.yaml", []string{
+			"line 2: log.level: \"loud\": want debug, info, warn or error",
+			"line 5: providers.aws.timeout: \"forever\" is not a duration",
+			"line 10: providers.tencent.enabled: \"maybe\" is not a valid boolean",
+			"line 7: providers.azure.endpoint: \"prices.azure.com\" is not an http(s) URL",
+			"line 8: providers.azure.schedule: \"every hour\" is not a cron spec",
+			"line 14: alerts.rules[0].events[0]: \"price_plunge\": want one of",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			_, err := Load(tt.file)
+			if err == nil {
+				t.Fatal("loaded without error")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error does not contain %q:\n%v", w, err)
+				}
+			}
+		})
+	}
+}
+
+func TestSecretsNeverPrinted(t *testing.T) {
+	cfg, err := Parse(strings.NewReader("slack:\n  token: xoxb-123-secret\n  webhook_url: https://hooks.slack.com/services/T0/B0/sekrit\n"), "inline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"%v", "%+v", "%#v", "%s"} {
+		out := fmt.Sprintf(format, cfg.Slack)
+		if strings.Contains(out, "xoxb-123-secret") || strings.Contains(out, "sekrit") {
+			t.Errorf("%s prints a secret: %s", format, out)
+		}
+	}
+	if cfg.Slack.Token.Value() != "xoxb-123-secret" {
+		t.Errorf("token not kept: %q", cfg.Slack.Token.Value())
+	}
+	_, err = Parse(strings.NewReader("slack:\n  webhook_url: not a url sekrit\n"), "inline")
+	if err == nil || strings.Contains(err.Error(), "sekrit") {
+		t.Errorf("bad webhook error must not echo the value: %v", err)
+	}
+}
+
+func TestReadSecretOrder(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(dir+"/slack-token", []byte("from-file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CREDENTIALS_DIRECTORY", dir)
+	t.Setenv("PW_TEST_TOKEN", "")
+	got, err := ReadSecret("PW_TEST_TOKEN", Secret{}, "slack-token")
+	if err != nil || got.Value() != "from-file" {
+		t.Fatalf("file under $CREDENTIALS_DIRECTORY: got %q, %v", got.Value(), err)
+	}
+	t.Setenv("PW_TEST_TOKEN", "from-env")
+	if got, _ := ReadSecret("PW_TEST_TOKEN", NewSecret("inline"), "slack-token"); got.Value() != "from-env" {
+		t.Errorf("env must win, got %q", got.Value())
+	}
+	_, err = ReadSecret("", Secret{}, "/nonexistent/secret")
+	var pe *os.PathError
+	if !errors.As(err, &pe) {
+		t.Errorf("missing file: got %v", err)
+	}
+}
+
+func TestNoFileGivesDefaults(t *testing.T) {
+	t.Chdir(t.TempDir())
+	t.Setenv(EnvConfig, "")
+	if got := Locate(""); got != "" {
+		t.Fatalf("Locate with nothing present = %q", got)
+	}
+	cfg, err := Load("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Database.Path != "pricewatch.db" || !cfg.Providers.Azure.Enabled {
+		t.Errorf("defaults: %+v", cfg.Database)
+	}
+}
