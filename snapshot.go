@@ -166,5 +166,8 @@ type Change struct {
 	Old, New decimal.NullDecimal
 	OldState AvailabilityState
 	NewState AvailabilityState
+	// OldSince is when the replaced availability state began, so that a
+	// state which lasted only minutes (a flap) can be told apart.
+	OldSince time.Time
 	Hardware
 }

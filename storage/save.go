@@ -381,7 +381,7 @@ func (s *saver) storeAvailability(snap *pricewatch.Snapshot, withdrawAfter int) 
 			if _, err := s.tx.ExecContext(s.ctx, `UPDATE availability SET until = ? WHERE id = ?`, s.ts, cur.id); err != nil {
 				return err
 			}
-			ch.OldState = cur.state
+			ch.OldState, ch.OldSince = cur.state, cur.since
 			ch.Kind = stockChangeKind(cur.state, a.State)
 		} else {
 			ch.Kind = pricewatch.AvailabilityNew
@@ -412,7 +412,7 @@ func (s *saver) storeAvailability(snap *pricewatch.Snapshot, withdrawAfter int) 
 					return err
 				}
 				s.res.Changes = append(s.res.Changes, pricewatch.Change{
-					Kind: pricewatch.AvailabilityGone, At: s.now, Place: k, OldState: cur.state,
+					Kind: pricewatch.AvailabilityGone, At: s.now, Place: k, OldState: cur.state, OldSince: cur.since,
 					Hardware: pricewatch.Hardware{GPUModel: cur.gpuModel, GPUCount: cur.gpuCount},
 				})
 			} else if _, err := s.tx.ExecContext(s.ctx, `UPDATE availability SET missing_runs = ?, missing_since = COALESCE(missing_since, ?) WHERE id = ?`, missing, s.ts, cur.id); err != nil {
