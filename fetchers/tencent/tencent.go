@@ -564,27 +564,34 @@ func (f *Fetcher) offers(o *observed) []pricewatch.Offer {
 }
 
 // availability merges the charge types' sale status: the type can be bought
-// in the zone if any charge type sells it. The detail comes from the
-// preferred charge type among those that decided the state.
+// in the zone if any charge type sells it. The detail is the first stock
+// category given, in charge-type preference order, among the rows that
+// decided the state (older responses have no StatusCategory).
 func availability(o *observed) pricewatch.Availability {
 	a := pricewatch.Availability{
 		Provider: pricewatch.Tencent, Region: o.key.Region, Zone: o.key.Zone, InstanceType: o.key.Type,
 		State: pricewatch.SoldOut, Hardware: o.hw,
 	}
-	for _, ct := range chargeTypes {
-		if it, ok := o.status[ct]; ok && it.Status == "SELL" {
+	for _, it := range o.status {
+		if it.Status == "SELL" {
 			a.State = pricewatch.InStock
-			a.StockDetail = it.StatusCategory
-			return a
 		}
 	}
 	for _, ct := range chargeTypes {
-		if it, ok := o.status[ct]; ok {
-			a.StockDetail = it.StatusCategory
-			if a.StockDetail == "" {
-				a.StockDetail = it.SoldOutReason
-			}
+		it, ok := o.status[ct]
+		if !ok || (it.Status == "SELL") != (a.State == pricewatch.InStock) {
+			continue
+		}
+		if a.StockDetail = it.StatusCategory; a.StockDetail != "" {
 			break
+		}
+	}
+	if a.StockDetail == "" && a.State == pricewatch.SoldOut {
+		for _, ct := range chargeTypes {
+			if it, ok := o.status[ct]; ok && it.SoldOutReason != "" {
+				a.StockDetail = it.SoldOutReason
+				break
+			}
 		}
 	}
 	return a
