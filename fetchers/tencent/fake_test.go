@@ -147,7 +147,11 @@ func (f *fakeCVM) verify(r *http.Request, body []byte) (code, msg string) {
 		return "AuthFailure.SignatureFailure", "unsupported SignedHeaders"
 	}
 	if service != cvmService || date != in.date() || in.signature(key) != sig {
-		var e struct{ Response struct{ Error struct{ Code, Message string } } }
+		var e struct {
+			Response struct {
+				Error struct{ Code, Message string }
+			}
+		}
 		f.decodeFile("testdata/samples/error.response.json", &e)
 		return e.Response.Error.Code, e.Response.Error.Message
 	}

@@ -1,0 +1,159 @@
+package tencent
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/pricewatch/pricewatch/config"
+	"github.com/pricewatch/pricewatch/fetchers"
+)
+
+func TestCredentialsFrom(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, v string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(v+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("tc-id", "AKIDfromfile")
+	write("tc-key", "keyfromfile")
+	tests := []struct {
+		name            string
+		envID, envKey   string
+		idFile, keyFile string
+		wantID, wantKey string
+		wantErr         error
+		wantText        string
+	}{
+		{name: "environment", envID: "AKIDfromenv", envKey: "keyfromenv", idFile: "tc-id", keyFile: "tc-key", wantID: "AKIDfromenv", wantKey: "keyfromenv"},
+		{name: "systemd credentials directory", idFile: "tc-id", keyFile: "tc-key", wantID: "AKIDfromfile", wantKey: "keyfromfile"},
+		{name: "absolute paths", idFile: filepath.Join(dir, "tc-id"), keyFile: filepath.Join(dir, "tc-key"), wantID: "AKIDfromfile", wantKey: "keyfromfile"},
+		{name: "nothing set", wantErr: fetchers.ErrNoCredentials, wantText: "TENCENTCLOUD_SECRET_ID"},
+		{name: "key missing", envID: "AKIDfromenv", wantErr: fetchers.ErrNoCredentials, wantText: "secret key is missing"},
+		{name: "file missing", idFile: "nope", keyFile: "tc-key", wantText: "nope"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(EnvSecretID, tc.envID)
+			t.Setenv(EnvSecretKey, tc.envKey)
+			t.Setenv("CREDENTIALS_DIRECTORY", dir)
+			id, key, err := CredentialsFrom(tc.idFile, tc.keyFile)
+			if tc.wantText != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantText) {
+					t.Fatalf("err = %v, want one mentioning %q", err, tc.wantText)
+				}
+				if tc.wantErr != nil && !errors.Is(err, tc.wantErr) {
+					t.Errorf("err = %v, want %v", err, tc.wantErr)
+				}
+				for _, s := range []string{"AKIDfromenv", "keyfromfile", "keyfromenv"} {
+					if strings.Contains(err.Error(), s) {
+						t.Errorf("error shows a secret: %v", err)
+					}
+				}
+				return
+			}
+			if err != nil || id.Value() != tc.wantID || key.Value() != tc.wantKey {
+				t.Errorf("got %q %q %v, want %q %q", id.Value(), key.Value(), err, tc.wantID, tc.wantKey)
+			}
+		})
+	}
+}
+
+func TestNewChecksConfig(t *testing.T) {
+	ok := Config{SecretID: config.NewSecret("id"), SecretKey: config.NewSecret("key"), Concurrency: 1}
+	tests := []struct {
+		name    string
+		mutate  func(*Config)
+		wantErr error
+		text    string
+	}{
+		{"no credentials", func(c *Config) { c.SecretID, c.SecretKey = config.Secret{}, config.Secret{} }, fetchers.ErrNoCredentials, "TENCENTCLOUD_SECRET_KEY"},
+		{"endpoint without scheme", func(c *Config) { c.Endpoint = "127.0.0.1:8081" }, nil, "endpoint"},
+		{"endpoint with a path", func(c *Config) { c.Endpoint = "http://127.0.0.1:8081/cvm" }, nil, "served at /"},
+		{"currency not a code", func(c *Config) { c.Currency = "yuan" }, nil, "ISO 4217"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := ok
+			tc.mutate(&cfg)
+			_, err := New(cfg, zap.NewNop())
+			if err == nil || !strings.Contains(err.Error(), tc.text) || (tc.wantErr != nil && !errors.Is(err, tc.wantErr)) {
+				t.Errorf("err = %v, want one with %q", err, tc.text)
+			}
+		})
+	}
+	f, err := New(ok, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.cfg.Currency != "CNY" || f.api.endpoint.String() != DefaultEndpoint+"/" || f.Provider() != "tencent" {
+		t.Errorf("defaults: currency %s endpoint %s", f.cfg.Currency, f.api.endpoint)
+	}
+}
+
+func TestGPUTable(t *testing.T) {
+	for fam, g := range gpuFamilies {
+		if g.Model == "" || g.MemoryGB <= 0 || g.Source == "" {
+			t.Errorf("%s: incomplete row %+v", fam, g)
+		}
+		for typ, n := range g.Counts {
+			if familyOf("", typ) != fam || n <= 0 {
+				t.Errorf("%s: count row %s = %v", fam, typ, n)
+			}
+		}
+	}
+}
+
+func TestHardware(t *testing.T) {
+	num := func(v string) number {
+		var n number
+		if err := n.UnmarshalJSON([]byte(v)); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	tests := []struct {
+		name      string
+		item      quotaItem
+		wantOK    bool
+		model     string
+		count     float64
+		memGB     float64
+		warnCount int
+	}{
+		{"GpuCount preferred over Gpu", quotaItem{InstanceFamily: "GN7", InstanceType: "GN7.2XLARGE40", Gpu: num("1"), GpuCount: num("0.5")}, true, "T4", 0.5, 8, 0},
+		{"string-typed GpuCount", quotaItem{InstanceType: "GT4.8XLARGE192", Gpu: num("2"), GpuCount: num(`"2"`)}, true, "A100-40GB", 2, 40, 0},
+		{"no count fields: the table", quotaItem{InstanceFamily: "GN10X", InstanceType: "GN10X.9XLARGE160"}, true, "V100-32GB", 4, 32, 0},
+		{"case of the family name", quotaItem{InstanceFamily: "GN10XP", InstanceType: "GN10XP.2XLARGE40", Gpu: num("1")}, true, "V100-32GB", 1, 32, 0},
+		{"zero GPUs", quotaItem{InstanceFamily: "S5", InstanceType: "S5.LARGE8", Gpu: num("0"), GpuCount: num("0")}, false, "", 0, 0, 0},
+		{"unknown family with GPUs", quotaItem{InstanceFamily: "PNV9", InstanceType: "PNV9.4XLARGE64", Gpu: num("1"), GpuCount: num("1")}, true, "", 1, 0, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			core, logs := observer.New(zapcore.WarnLevel)
+			f := &Fetcher{log: zap.New(core)}
+			hw, ok := f.hardware(tc.item)
+			if ok != tc.wantOK || hw.GPUModel != tc.model || hw.GPUCount != tc.count || hw.GPUMemoryGB != tc.memGB {
+				t.Errorf("got %+v %v", hw, ok)
+			}
+			f.hardware(tc.item) // a second sighting does not warn again
+			if logs.Len() != tc.warnCount {
+				t.Errorf("%d warnings, want %d", logs.Len(), tc.warnCount)
+			}
+		})
+	}
+}
+
+func TestServerMessageRedacted(t *testing.T) {
+	a := &api{secretID: config.NewSecret("AKIDabc"), secretKey: config.NewSecret("sekrit")}
+	if got := a.redact("bad key sekrit for AKIDabc"); strings.Contains(got, "sekrit") || strings.Contains(got, "AKIDabc") {
+		t.Errorf("redact left a secret: %s", got)
+	}
+}
