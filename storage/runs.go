@@ -126,3 +126,22 @@ func (db *DB) Versions(ctx context.Context, provider string) (map[string]string,
 	}
 	return out, rows.Err()
 }
+
+// CurrentOfferCounts returns, per provider, how many offers have a current price.
+func (db *DB) CurrentOfferCounts(ctx context.Context) (map[string]int, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT o.provider, COUNT(*) FROM prices p JOIN offers o ON o.id = p.offer_id WHERE p.valid_to IS NULL GROUP BY o.provider`)
+	if err != nil {
+		return nil, fmt.Errorf("counting current offers: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var p string
+		var n int
+		if err := rows.Scan(&p, &n); err != nil {
+			return nil, fmt.Errorf("counting current offers: %w", err)
+		}
+		out[p] = n
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/storage"
+)
+
+// providerJob is one configured cloud ready to fetch.
+type providerJob struct {
+	name     string
+	fetcher  fetchers.Fetcher
+	timeout  time.Duration
+	schedule string
+}
+
+// runStatus values in a summary.
+const (
+	statusOK      = "ok"
+	statusFailed  = "failed"
+	statusSkipped = "skipped"
+)
+
+// runSummary is what one provider run did, for the CLI line and metrics.
+type runSummary struct {
+	Provider string
+	Status   string
+	Result   *storage.Result
+	Err      error
+	Duration time.Duration
+}
+
+// runProvider performs one provider run: fetch, then store in one
+// transaction (which also records changes and queues alerts). A failed or
+// cancelled run records its failure and stores no prices.
+func runProvider(ctx context.Context, db *storage.DB, job providerJob, opts storage.SaveOptions, log *zap.Logger) runSummary {
+	start := time.Now()
+	sum := runSummary{Provider: job.name}
+	finish := func(status string, err error) runSummary {
+		sum.Status, sum.Err, sum.Duration = status, err, time.Since(start)
+		return sum
+	}
+	runID, err := db.StartRun(ctx, job.name)
+	if err != nil {
+		return finish(statusFailed, err)
+	}
+	prev, err := db.Versions(ctx, job.name)
+	if err != nil {
+		db.FinishRun(ctx, runID, storage.RunFailed, err.Error())
+		return finish(statusFailed, err)
+	}
+	runCtx := ctx
+	if job.timeout > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeout(ctx, job.timeout)
+		defer cancel()
+	}
+	log.Info("fetch started", zap.String("provider", job.name), zap.Int64("run", runID))
+	snap, err := job.fetcher.Fetch(runCtx, fetchers.Previous{Versions: prev})
+	if err == nil {
+		sum.Result, err = db.SaveSnapshot(runCtx, runID, snap, opts)
+	}
+	if err != nil {
+		status, runStatus := statusFailed, storage.RunFailed
+		if errors.Is(err, fetchers.ErrNoCredentials) {
+			status, runStatus = statusSkipped, storage.RunSkipped
+		}
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			err = fmt.Errorf("%w (providers.%s.timeout is %s)", err, job.name, job.timeout)
+		}
+		if ferr := db.FinishRun(ctx, runID, runStatus, err.Error()); ferr != nil {
+			log.Error("recording failed run", zap.String("provider", job.name), zap.Error(ferr))
+		}
+		if status == statusSkipped {
+			log.Warn("provider skipped", zap.String("provider", job.name), zap.Error(err))
+		} else {
+			log.Error("fetch failed", zap.String("provider", job.name), zap.Int64("run", runID), zap.Error(err))
+		}
+		return finish(status, err)
+	}
+	r := sum.Result
+	log.Info("fetch stored", zap.String("provider", job.name), zap.Int64("run", runID),
+		zap.Int("seen", r.Seen), zap.Int("new", r.New), zap.Int("changed", r.Changed), zap.Int("unchanged", r.Unchanged),
+		zap.Int("closed", r.Closed), zap.Int("skipped_regions", r.Skipped), zap.Int("changes", len(r.Changes)),
+		zap.Duration("took", time.Since(start)))
+	return finish(statusOK, nil)
+}
+
+// summaryLine is the one line `pricewatch fetch` prints per provider.
+func summaryLine(s runSummary) string {
+	took := s.Duration.Round(100 * time.Millisecond)
+	switch s.Status {
+	case statusOK:
+		r := s.Result
+		line := fmt.Sprintf("%-8s ok       %d offers: %d new, %d changed, %d unchanged, %d closed", s.Provider, r.Seen, r.New, r.Changed, r.Unchanged, r.Closed)
+		if r.Skipped > 0 {
+			line += fmt.Sprintf("; %d regions skipped as unchanged", r.Skipped)
+		}
+		if r.FirstRun {
+			line += " (first run: baseline)"
+		}
+		return line + fmt.Sprintf(" in %s", took)
+	case statusSkipped:
+		return fmt.Sprintf("%-8s skipped  %v", s.Provider, s.Err)
+	default:
+		return fmt.Sprintf("%-8s FAILED   %v (after %s; nothing stored)", s.Provider, s.Err, took)
+	}
+}

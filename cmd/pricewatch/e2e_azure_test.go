@@ -1,0 +1,234 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// fakeAzure replays the pages in testdata/azure, rewriting NextPageLink to
+// itself, and lets a test change a price or cut a page short.
+type fakeAzure struct {
+	*httptest.Server
+	mu       sync.Mutex
+	pages    map[string][]byte // page number → body
+	truncate string            // page to cut in half
+	requests []string
+}
+
+func newFakeAzure(t *testing.T) *fakeAzure {
+	t.Helper()
+	f := &fakeAzure{pages: map[string][]byte{}}
+	for _, n := range []string{"1", "2"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "azure", "westus2-"+n+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.pages[n] = b
+	}
+	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(f.Close)
+	return f
+}
+
+func (f *fakeAzure) serve(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.requests = append(f.requests, r.URL.RawQuery)
+	page := "1"
+	if r.URL.Query().Get("$skip") == "1000" {
+		page = "2"
+	}
+	body := bytes.ReplaceAll(f.pages[page], []byte("https://prices.azure.com:443/api/retail/prices"), []byte(f.URL+"/api/retail/prices"))
+	if f.truncate == page {
+		body = body[:len(body)/2]
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(body)
+}
+
+func (f *fakeAzure) setPrice(t *testing.T, page, from, to string) {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !bytes.Contains(f.pages[page], []byte(from)) {
+		t.Fatalf("page %s has no %s", page, from)
+	}
+	f.pages[page] = bytes.ReplaceAll(f.pages[page], []byte(from), []byte(to))
+}
+
+func writeConfig(t *testing.T, dir, azureURL string) string {
+	t.Helper()
+	cfg := fmt.Sprintf(`database:
+  path: %s
+log:
+  level: error
+providers:
+  aws: {enabled: false}
+  alibaba: {enabled: false}
+  tencent: {enabled: false}
+  azure:
+    endpoint: %s/api/retail/prices
+    regions: [westus2]
+fx:
+  enabled: false
+digest:
+  enabled: false
+`, filepath.Join(dir, "pw.db"), azureURL)
+	path := filepath.Join(dir, "pricewatch.yaml")
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func runCLI(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), args, &out, &errOut)
+	return out.String(), errOut.String(), code
+}
+
+type historyJSON struct {
+	Provider        string          `json:"provider"`
+	Region          string          `json:"region"`
+	Zone            string          `json:"zone"`
+	InstanceType    string          `json:"instance_type"`
+	PriceType       string          `json:"price_type"`
+	Term            string          `json:"term"`
+	Payment         string          `json:"payment"`
+	OfferingClass   string          `json:"offering_class"`
+	OS              string          `json:"os"`
+	Currency        string          `json:"currency"`
+	HourlyPrice     json.Number     `json:"hourly_price"`
+	Upfront         json.Number     `json:"upfront"`
+	EffectiveHourly json.Number     `json:"effective_hourly"`
+	GPUModel        string          `json:"gpu_model"`
+	GPUCount        float64         `json:"gpu_count"`
+	GPUMemoryGB     float64         `json:"gpu_memory_gb"`
+	ValidFrom       string          `json:"valid_from"`
+	ValidTo         *string         `json:"valid_to"`
+	LastSeen        string          `json:"last_seen"`
+	Extra           json.RawMessage `json:"-"`
+}
+
+func history(t *testing.T, cfg, instanceType string) []historyJSON {
+	t.Helper()
+	out, errOut, code := runCLI(t, "--config", cfg, "history", instanceType, "--format", "json")
+	if code != 0 {
+		t.Fatalf("history exited %d: %s", code, errOut)
+	}
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.UseNumber()
+	var rows []historyJSON
+	if err := dec.Decode(&rows); err != nil {
+		t.Fatalf("history JSON: %v\n%s", err, out)
+	}
+	return rows
+}
+
+func TestFetchAndHistoryAgainstFakeAzure(t *testing.T) {
+	az := newFakeAzure(t)
+	cfg := writeConfig(t, t.TempDir(), az.URL)
+
+	out, errOut, code := runCLI(t, "--config", cfg, "fetch")
+	if code != 0 {
+		t.Fatalf("fetch exited %d: %s%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "azure    ok") || !strings.Contains(out, "first run") {
+		t.Errorf("fetch summary: %q", out)
+	}
+	if len(az.requests) != 2 || !strings.Contains(az.requests[0], "api-version=2023-01-01-preview") || !strings.Contains(az.requests[0], "armRegionName") {
+		t.Errorf("requests: %v", az.requests)
+	}
+
+	rows := history(t, cfg, "Standard_ND96amsr_A100_v4")
+	got := map[string]string{}
+	for _, r := range rows {
+		if r.ValidTo != nil || r.Currency != "USD" || r.GPUModel != "A100-80GB" || r.GPUCount != 8 {
+			t.Errorf("row %+v", r)
+		}
+		got[strings.Join([]string{r.PriceType, r.Term, r.Payment, r.OS}, "/")] = r.EffectiveHourly.String()
+	}
+	want := map[string]string{
+		"on_demand///linux":                "32.77",
+		"spot///linux":                     "6.554",
+		"reserved/1y/all_upfront/linux":    "20.1180365297", // 176234 / 8760
+		"reserved/3y/all_upfront/linux":    "12.9435312024", // 340156 / 26280
+		"savings_plan/1y/no_upfront/linux": "27.5268",
+		"savings_plan/3y/no_upfront/linux": "22.939",
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: effective hourly %q, want %s", k, got[k], v)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("got offers %v, want exactly %v (Low Priority and DevTest left out)", got, want)
+	}
+
+	// Second run, one price changed: exactly one new interval.
+	az.setPrice(t, "2", `"retailPrice": 6.98,`, `"retailPrice": 6.5,`)
+	az.setPrice(t, "2", `"unitPrice": 6.98,`, `"unitPrice": 6.5,`)
+	if out, errOut, code := runCLI(t, "--config", cfg, "fetch"); code != 0 || !strings.Contains(out, "1 changed") {
+		t.Fatalf("second fetch exited %d: %s%s", code, out, errOut)
+	}
+	before := len(rows) + len(history(t, cfg, "Standard_NC40ads_H100_v5"))
+	h100 := history(t, cfg, "Standard_NC40ads_H100_v5")
+	closed := 0
+	for _, r := range h100 {
+		if r.ValidTo != nil {
+			closed++
+			if r.PriceType != "on_demand" || r.OS != "linux" || r.EffectiveHourly.String() != "6.98" {
+				t.Errorf("closed interval %+v, want the old on-demand price", r)
+			}
+		}
+	}
+	if closed != 1 {
+		t.Errorf("closed intervals: %d, want 1", closed)
+	}
+
+	// A truncated page fails the run and changes nothing.
+	az.mu.Lock()
+	az.truncate = "2"
+	az.mu.Unlock()
+	out, _, code = runCLI(t, "--config", cfg, "fetch")
+	if code == 0 || !strings.Contains(out, "FAILED") {
+		t.Fatalf("truncated page: exit %d, %q", code, out)
+	}
+	after := len(history(t, cfg, "Standard_ND96amsr_A100_v4")) + len(history(t, cfg, "Standard_NC40ads_H100_v5"))
+	if after != before {
+		t.Errorf("intervals after failed run: %d, want %d", after, before)
+	}
+	for _, r := range history(t, cfg, "Standard_ND96amsr_A100_v4") {
+		if r.ValidTo != nil {
+			t.Errorf("failed run closed %+v", r)
+		}
+	}
+}
+
+func TestHistoryUnknownTypeIsEmptyArray(t *testing.T) {
+	cfg := writeConfig(t, t.TempDir(), "http://127.0.0.1:1")
+	out, errOut, code := runCLI(t, "--config", cfg, "history", "nope.large", "--format", "json")
+	if code != 0 || strings.TrimSpace(out) != "[]" {
+		t.Fatalf("got %d %q %q, want []", code, out, errOut)
+	}
+}
+
+func TestBadConfigExitsWithKeyAndLine(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(path, []byte("database:\n  path: x.db\n  bogus: 1\n"), 0o600)
+	_, errOut, code := runCLI(t, "--config", path, "history", "x")
+	if code == 0 || !strings.Contains(errOut, "line 3: database.bogus: unknown key") {
+		t.Fatalf("got %d %q", code, errOut)
+	}
+}

@@ -1,0 +1,38 @@
+// Command pricewatch tracks GPU cloud prices and availability: a daemon
+// (`pricewatch run`) and the CLI people type (`pricewatch history p5.48xlarge`).
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes one command line and returns the process exit code. It is
+// main without the process: tests call it directly.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	a := newApp(stdout, stderr)
+	defer a.close()
+	root := a.rootCommand()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	if err := root.ExecuteContext(ctx); err != nil {
+		var ec exitCode
+		if asExitCode(err, &ec) {
+			return int(ec)
+		}
+		a.printError(err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.uber.org/zap"
+)
+
+// metrics are the daemon's Prometheus series. Labels stay low-cardinality:
+// provider and result only; prices are never exported as series.
+type metrics struct {
+	reg            *prometheus.Registry
+	fetchDuration  *prometheus.HistogramVec
+	fetchRuns      *prometheus.CounterVec
+	lastSuccess    *prometheus.GaugeVec
+	offersTracked  *prometheus.GaugeVec
+	changes        *prometheus.CounterVec
+	outboxPending  prometheus.Gauge
+	outboxFailed   prometheus.Gauge
+	fxAge          prometheus.Gauge
+	digestLastSent prometheus.Gauge
+}
+
+func newMetrics() *metrics {
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		fetchDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "pricewatch_fetch_duration_seconds", Help: "Duration of provider fetch runs, download and store included.",
+			Buckets: []float64{1, 5, 15, 30, 60, 120, 300, 600, 1200, 3600},
+		}, []string{"provider"}),
+		fetchRuns: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pricewatch_fetch_runs_total", Help: "Provider fetch runs by result (success, error, skipped: no credentials, overlap: previous run still going).",
+		}, []string{"provider", "result"}),
+		lastSuccess: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "pricewatch_fetch_last_success_timestamp_seconds", Help: "Unix time of the last successful run per provider.",
+		}, []string{"provider"}),
+		offersTracked: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "pricewatch_offers_tracked", Help: "Offers with a current price per provider (a drop to zero means a parser broke).",
+		}, []string{"provider"}),
+		changes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pricewatch_changes_detected_total", Help: "Changes detected while storing runs, by kind.",
+		}, []string{"provider", "kind"}),
+		outboxPending: prometheus.NewGauge(prometheus.GaugeOpts{Name: "pricewatch_outbox_pending", Help: "Messages waiting for delivery."}),
+		outboxFailed:  prometheus.NewGauge(prometheus.GaugeOpts{Name: "pricewatch_outbox_failed", Help: "Messages that failed permanently."}),
+		fxAge: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "pricewatch_fx_rate_age_seconds", Help: "Age of the newest stored exchange rate (by its publication date).",
+		}),
+		digestLastSent: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "pricewatch_digest_last_success_timestamp_seconds", Help: "Unix time the last weekly digest was queued.",
+		}),
+	}
+	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "pricewatch_build_info", Help: "Build information; always 1.",
+	}, []string{"version", "goversion"})
+	build.WithLabelValues(buildVersion(), runtime.Version()).Set(1)
+	m.reg.MustRegister(m.fetchDuration, m.fetchRuns, m.lastSuccess, m.offersTracked, m.changes,
+		m.outboxPending, m.outboxFailed, m.fxAge, m.digestLastSent, build,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// observe records one provider run.
+func (m *metrics) observe(s runSummary) {
+	result := map[string]string{statusOK: "success", statusFailed: "error", statusSkipped: "skipped"}[s.Status]
+	m.fetchRuns.WithLabelValues(s.Provider, result).Inc()
+	m.fetchDuration.WithLabelValues(s.Provider).Observe(s.Duration.Seconds())
+	if s.Status == statusOK && s.Result != nil {
+		m.lastSuccess.WithLabelValues(s.Provider).Set(float64(s.Result.At.Unix()))
+		for _, c := range s.Result.Changes {
+			m.changes.WithLabelValues(s.Provider, string(c.Kind)).Inc()
+		}
+	}
+}
+
+// health is what /readyz, the systemd watchdog and people see.
+type health struct {
+	ready     atomic.Bool
+	heartbeat atomic.Int64 // unix nanos of the scheduler's last tick
+}
+
+func (h *health) beat() { h.heartbeat.Store(time.Now().UnixNano()) }
+
+// schedulerAlive reports whether the scheduler loop ticked recently.
+func (h *health) schedulerAlive(maxQuiet time.Duration) error {
+	last := time.Unix(0, h.heartbeat.Load())
+	if quiet := time.Since(last); quiet > maxQuiet {
+		return errors.New("scheduler has not ticked for " + quiet.Round(time.Second).String())
+	}
+	return nil
+}
+
+// serveHTTP runs /metrics, /healthz and /readyz until ctx is done.
+func serveHTTP(ctx context.Context, listen string, m *metrics, ready func(context.Context) (map[string]any, error), log *zap.Logger) error {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg}))
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		w.Write([]byte("ok\n"))
+	})
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+		defer cancel()
+		body, err := ready(ctx)
+		w.Header().Set("Content-Type", "application/json")
+		if err != nil {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			if body == nil {
+				body = map[string]any{}
+			}
+			body["error"] = err.Error()
+		}
+		json.NewEncoder(w).Encode(body)
+	})
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
+	}()
+	log.Info("http listening", zap.String("addr", ln.Addr().String()))
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
