@@ -114,6 +114,12 @@ type Tencent struct {
 	Common        `yaml:",inline"`
 	SecretIDFile  string `yaml:"secret_id_file"`
 	SecretKeyFile string `yaml:"secret_key_file"`
+	// Currency of the account's prices: CNY on the China site, USD on the
+	// international one (the API does not say).
+	Currency string `yaml:"currency"`
+	// ImageID is the image quoted when asking prepaid prices; empty picks a
+	// public Linux image per region.
+	ImageID       string `yaml:"image_id"`
 	MaxPriceCalls int    `yaml:"max_price_calls"`
 	Concurrency   int    `yaml:"concurrency"`
 }
@@ -208,8 +214,8 @@ func Default() *Config {
 				MaxPriceCalls: 2000, Concurrency: 4,
 			},
 			Tencent: Tencent{
-				Common:        Common{Enabled: true, Regions: []string{"ap-guangzhou", "ap-shanghai", "ap-beijing", "ap-singapore"}, Schedule: "45 * * * *", Timeout: 30 * time.Minute},
-				MaxPriceCalls: 500, Concurrency: 4,
+				Common:   Common{Enabled: true, Regions: []string{"ap-guangzhou", "ap-shanghai", "ap-beijing", "ap-singapore"}, Schedule: "45 * * * *", Timeout: 30 * time.Minute},
+				Currency: "CNY", MaxPriceCalls: 500, Concurrency: 4,
 			},
 		},
 		FX: FX{
@@ -343,6 +349,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Providers.Alibaba.Concurrency < 1 {
 		add(c.keyErr("providers.alibaba.concurrency", "must be at least 1"))
+	}
+	if !isCurrency(c.Providers.Tencent.Currency) {
+		add(c.keyErr("providers.tencent.currency", "%q is not a three-letter currency code (CNY on the China site, USD on the international one)", c.Providers.Tencent.Currency))
 	}
 	if c.Providers.Tencent.Concurrency < 1 {
 		add(c.keyErr("providers.tencent.concurrency", "must be at least 1"))

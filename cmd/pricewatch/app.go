@@ -28,7 +28,8 @@ type app struct {
 	db             *storage.DB
 	level          zap.AtomicLevel
 	// redactor masks configured secrets in every log line.
-	redactor *logging.Redactor
+	redactor     *logging.Redactor
+	secretValues []string
 }
 
 func newApp(stdout, stderr io.Writer) *app {

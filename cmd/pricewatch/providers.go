@@ -2,10 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"slices"
 
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/fetchers/alibaba"
 	"github.com/pricewatch/pricewatch/fetchers/azure"
+	"github.com/pricewatch/pricewatch/fetchers/tencent"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -31,7 +36,65 @@ func (a *app) buildJobs(only []string) ([]providerJob, error) {
 		}
 		jobs = append(jobs, providerJob{name: "azure", fetcher: f, timeout: cfg.Azure.Timeout, schedule: cfg.Azure.Schedule})
 	}
+	if want("alibaba", cfg.Alibaba.Enabled) {
+		c := cfg.Alibaba
+		var f fetchers.Fetcher
+		id, secret, err := alibaba.CredentialsFrom(c.AccessKeyIDFile, c.AccessKeySecretFile)
+		if err == nil {
+			a.redactor.SetSecrets(a.secrets(id, secret)...)
+			f, err = alibaba.New(alibaba.Config{Endpoint: c.Endpoint, Regions: c.Regions, AccessKeyID: id, AccessKeySecret: secret,
+				MaxPriceCalls: c.MaxPriceCalls, Concurrency: c.Concurrency}, a.log.Named("alibaba"))
+		}
+		if f, err = skipWithoutCredentials(pricewatch.Alibaba, f, err); err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, providerJob{name: "alibaba", fetcher: f, timeout: c.Timeout, schedule: c.Schedule})
+	}
+	if want("tencent", cfg.Tencent.Enabled) {
+		c := cfg.Tencent
+		var f fetchers.Fetcher
+		id, key, err := tencent.CredentialsFrom(c.SecretIDFile, c.SecretKeyFile)
+		if err == nil {
+			a.redactor.SetSecrets(a.secrets(id, key)...)
+			f, err = tencent.New(tencent.Config{Endpoint: c.Endpoint, Regions: c.Regions, SecretID: id, SecretKey: key, Currency: c.Currency,
+				ImageID: c.ImageID, MaxPriceCalls: c.MaxPriceCalls, Concurrency: c.Concurrency}, a.log.Named("tencent"))
+		}
+		if f, err = skipWithoutCredentials(pricewatch.Tencent, f, err); err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, providerJob{name: "tencent", fetcher: f, timeout: c.Timeout, schedule: c.Schedule})
+	}
 	return jobs, nil
+}
+
+// skipWithoutCredentials turns "no credentials" into a fetcher that reports
+// it on every run, so the provider is skipped with one clear line instead
+// of failing (or failing to start the daemon).
+func skipWithoutCredentials(name string, f fetchers.Fetcher, err error) (fetchers.Fetcher, error) {
+	if errors.Is(err, fetchers.ErrNoCredentials) {
+		return unconfigured{name: name, err: err}, nil
+	}
+	return f, err
+}
+
+type unconfigured struct {
+	name string
+	err  error
+}
+
+func (u unconfigured) Provider() string { return u.name }
+func (u unconfigured) Fetch(context.Context, fetchers.Previous) (*pricewatch.Snapshot, error) {
+	return nil, u.err
+}
+
+// secrets lists the values the log redactor must mask.
+func (a *app) secrets(s ...config.Secret) []string {
+	for _, v := range s {
+		if !v.Empty() {
+			a.secretValues = append(a.secretValues, v.Value())
+		}
+	}
+	return a.secretValues
 }
 
 // saveOptions are the storage settings every run uses.
