@@ -50,7 +50,8 @@ type Config struct {
 	// Currency of the account's prices (ISO 4217): CNY on the China site,
 	// USD on the international one. Default CNY.
 	Currency string
-	// MaxPriceCalls caps InquiryPriceRunInstances calls per run (0: none).
+	// MaxPriceCalls caps InquiryPriceRunInstances calls per run (0: none),
+	// spent on regions in the order they are configured.
 	MaxPriceCalls int
 	// Concurrency bounds the API calls in flight.
 	Concurrency int
@@ -188,7 +189,15 @@ var termMonths = map[string]int{"1y": 12, "3y": 36}
 // Fetch returns every GPU type's prices and stock in the configured regions.
 func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.Snapshot, error) {
 	started := time.Now()
-	regions := f.cfg.Regions
+	// Each region is listed once per run, however often it is configured;
+	// the configured order is kept because the price-call budget is spent
+	// in that order.
+	var regions []string
+	for _, r := range f.cfg.Regions {
+		if !slices.Contains(regions, r) {
+			regions = append(regions, r)
+		}
+	}
 	if len(regions) == 0 {
 		var err error
 		if regions, err = f.describeRegions(ctx); err != nil {

@@ -611,3 +611,12 @@ func TestRealSamples(t *testing.T) {
 		t.Errorf("2021 price decoded as %+v", p)
 	}
 }
+
+func TestRegionAskedOnce(t *testing.T) {
+	fake, srv := newFakeCVM(t, "testdata/run1")
+	r := newRig(t, srv.URL, func(c *Config) { c.Regions = []string{"ap-shanghai", "ap-shanghai"} })
+	snap := fetch(t, r)
+	if n := fake.count("DescribeZoneInstanceConfigInfos"); n != 3 || len(snap.Coverage) != 1 {
+		t.Errorf("%d listing calls and %d scopes for one region configured twice, want 3 and 1", n, len(snap.Coverage))
+	}
+}
