@@ -164,6 +164,14 @@ func (q Quote) String() string {
 	return s + ")"
 }
 
+// Identity is the quote for a figure already in the wanted currency: rate
+// 1, Source SourceIdentity. It is the only way a rate of 1 arises.
+func Identity(currency string) Quote {
+	c := strings.ToUpper(strings.TrimSpace(currency))
+	return Quote{From: c, To: c, Rate: decimal.NewFromInt(1), Source: SourceIdentity,
+		num: decimal.NewFromInt(1), den: decimal.NewFromInt(1)}
+}
+
 // leg is one currency's rate against the euro.
 type leg struct {
 	perEUR decimal.Decimal
@@ -182,8 +190,7 @@ func (b *Book) Quote(from, to string, on time.Time) (Quote, error) {
 		return Quote{}, fmt.Errorf("converting %q to %q: not currency codes", from, to)
 	}
 	if from == to {
-		return Quote{From: from, To: to, Rate: decimal.NewFromInt(1), Source: SourceIdentity,
-			num: decimal.NewFromInt(1), den: decimal.NewFromInt(1)}, nil
+		return Identity(from), nil
 	}
 	lf, err := b.leg(from, on)
 	if err != nil {

@@ -1,0 +1,379 @@
+package analysis
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/pricewatch/pricewatch"
+)
+
+// Interval is one stored price of one offer, valid from From until To (To
+// zero while the price is current). storage.PriceInterval carries the same
+// facts; the caller copies them over.
+type Interval struct {
+	pricewatch.Offer
+	// Effective is the effective hourly price (hourly plus upfront spread
+	// over the term), as stored beside the raw prices.
+	Effective decimal.Decimal
+	From      time.Time
+	To        time.Time
+}
+
+// Current reports whether the interval has no end.
+func (iv Interval) Current() bool { return iv.To.IsZero() }
+
+// contains reports whether the price was in force at t.
+func (iv Interval) contains(t time.Time) bool {
+	return !t.Before(iv.From) && (iv.To.IsZero() || t.Before(iv.To))
+}
+
+// Series is the price history of one offer, oldest first.
+type Series struct {
+	Key       pricewatch.OfferKey
+	Intervals []Interval
+}
+
+// Latest is the newest interval (current or not).
+func (s Series) Latest() Interval { return s.Intervals[len(s.Intervals)-1] }
+
+// At returns the interval in force at t.
+func (s Series) At(t time.Time) (Interval, bool) {
+	// Intervals do not overlap; the last one starting at or before t is the
+	// only candidate.
+	i := sort.Search(len(s.Intervals), func(i int) bool { return s.Intervals[i].From.After(t) })
+	if i == 0 {
+		return Interval{}, false
+	}
+	iv := s.Intervals[i-1]
+	return iv, iv.contains(t)
+}
+
+// LastChange is when the price last moved: the start of the newest
+// interval whose price or currency differs from the one before it. Zero
+// when the offer has only ever had one price.
+func (s Series) LastChange() time.Time {
+	for i := len(s.Intervals) - 1; i > 0; i-- {
+		a, b := s.Intervals[i-1], s.Intervals[i]
+		if !a.Effective.Equal(b.Effective) || a.Currency != b.Currency {
+			return b.From
+		}
+	}
+	return time.Time{}
+}
+
+// GroupSeries sorts intervals into one series per offer key, each oldest
+// first, the series in key order. Overlapping intervals of one key (which
+// storage never writes) are an error rather than a silently wrong answer.
+func GroupSeries(intervals []Interval) ([]Series, error) {
+	byKey := map[pricewatch.OfferKey][]Interval{}
+	for _, iv := range intervals {
+		if !iv.To.IsZero() && !iv.To.After(iv.From) {
+			return nil, fmt.Errorf("price interval of %s ends (%s) before it starts (%s)", iv.Key(), iv.To, iv.From)
+		}
+		byKey[iv.Key()] = append(byKey[iv.Key()], iv)
+	}
+	out := make([]Series, 0, len(byKey))
+	for k, ivs := range byKey {
+		sort.Slice(ivs, func(i, j int) bool { return ivs[i].From.Before(ivs[j].From) })
+		for i := 1; i < len(ivs); i++ {
+			if ivs[i-1].To.IsZero() || ivs[i-1].To.After(ivs[i].From) {
+				return nil, fmt.Errorf("price intervals of %s overlap at %s", k, ivs[i].From)
+			}
+		}
+		out = append(out, Series{Key: k, Intervals: ivs})
+	}
+	sort.Slice(out, func(i, j int) bool { return keyLess(out[i].Key, out[j].Key) })
+	return out, nil
+}
+
+// Delta is how a price moved over a window ending now.
+type Delta struct {
+	Label  string          `json:"window"` // "7d", "30d", …
+	Window time.Duration   `json:"-"`
+	From   decimal.Decimal `json:"from"` // price in force at now − window
+	To     decimal.Decimal `json:"to"`   // price now
+	Change decimal.Decimal `json:"change"`
+	// Pct is Change ÷ From × 100, rounded to PercentDecimals.
+	Pct decimal.Decimal `json:"pct"`
+}
+
+// OfferTrend summarises one offer's recent history. Prices are effective
+// hourly rates in the offer's own currency.
+type OfferTrend struct {
+	Key      pricewatch.OfferKey `json:"-"`
+	Currency string              `json:"currency"`
+	pricewatch.Hardware
+	// Current is the price now; invalid when the offer is no longer listed.
+	Current decimal.NullDecimal `json:"current"`
+	// PerGPUHour is Current per GPU; invalid without a current price or GPUs.
+	PerGPUHour decimal.NullDecimal `json:"per_gpu_hour"`
+	// Changes holds one Delta per requested window in which the offer was
+	// listed both at the start and now.
+	Changes []Delta `json:"changes"`
+	// Min and Max are the lowest and highest prices in force during the
+	// trend window, with the first moment each was in force there.
+	Min   decimal.Decimal `json:"min"`
+	MinAt time.Time       `json:"min_at"`
+	Max   decimal.Decimal `json:"max"`
+	MaxAt time.Time       `json:"max_at"`
+	// LastChange is when the price last moved (zero: never).
+	LastChange time.Time `json:"last_change"`
+	// SpotDiscountPct is, for spot offers, how far below the matching
+	// on-demand price the spot price is now (0–100).
+	SpotDiscountPct decimal.NullDecimal `json:"spot_discount_pct"`
+}
+
+// Change returns the delta of the window with the given label.
+func (t OfferTrend) Change(label string) (Delta, bool) {
+	for _, d := range t.Changes {
+		if d.Label == label {
+			return d, true
+		}
+	}
+	return Delta{}, false
+}
+
+// TrendOptions say which windows to look at.
+type TrendOptions struct {
+	// Now is the end of every window.
+	Now time.Time
+	// Window bounds the min/max search; zero means 30 days.
+	Window time.Duration
+	// Changes are the windows to report moves over; nil means 7, 30 and 90 days.
+	Changes []time.Duration
+}
+
+// DefaultChangeWindows are the windows reported unless others are asked for.
+var DefaultChangeWindows = []time.Duration{7 * 24 * time.Hour, 30 * 24 * time.Hour, 90 * 24 * time.Hour}
+
+// WindowLabel prints a window the way users type it: "7d", "36h".
+func WindowLabel(d time.Duration) string {
+	if d%(24*time.Hour) == 0 {
+		return fmt.Sprintf("%dd", d/(24*time.Hour))
+	}
+	return fmt.Sprintf("%dh", d/time.Hour)
+}
+
+// OfferTrends computes the trend of every series.
+func OfferTrends(series []Series, opts TrendOptions) []OfferTrend {
+	window := opts.Window
+	if window <= 0 {
+		window = 30 * 24 * time.Hour
+	}
+	changes := opts.Changes
+	if changes == nil {
+		changes = DefaultChangeWindows
+	}
+	now := opts.Now
+	// On-demand prices now, for spot discounts.
+	type place struct{ provider, region, zone, instanceType, os string }
+	onDemand := map[place]Interval{}
+	for _, s := range series {
+		if s.Key.PriceType != pricewatch.OnDemand {
+			continue
+		}
+		if iv, ok := s.At(now); ok {
+			onDemand[place{s.Key.Provider, s.Key.Region, s.Key.Zone, s.Key.InstanceType, s.Key.OS}] = iv
+		}
+	}
+	out := make([]OfferTrend, 0, len(series))
+	for _, s := range series {
+		if len(s.Intervals) == 0 {
+			continue
+		}
+		latest := s.Latest()
+		tr := OfferTrend{Key: s.Key, Currency: latest.Currency, Hardware: latest.Hardware, LastChange: s.LastChange()}
+		cur, listed := s.At(now)
+		if listed {
+			tr.Current = decimal.NewNullDecimal(cur.Effective)
+			if p, ok := perGPU(cur.Effective, cur.GPUCount); ok {
+				tr.PerGPUHour = decimal.NewNullDecimal(p)
+			}
+			for _, w := range changes {
+				then, ok := s.At(now.Add(-w))
+				if !ok || then.Currency != cur.Currency || !then.Effective.IsPositive() {
+					continue
+				}
+				ch := cur.Effective.Sub(then.Effective)
+				tr.Changes = append(tr.Changes, Delta{
+					Label: WindowLabel(w), Window: w, From: then.Effective, To: cur.Effective, Change: ch,
+					Pct: ch.DivRound(then.Effective, divDecimals).Mul(hundred).Round(PercentDecimals),
+				})
+			}
+		}
+		tr.Min, tr.MinAt, tr.Max, tr.MaxAt = minMax(s, now.Add(-window), now)
+		if listed && s.Key.PriceType == pricewatch.Spot {
+			k := s.Key
+			od, ok := onDemand[place{k.Provider, k.Region, k.Zone, k.InstanceType, k.OS}]
+			if !ok {
+				od, ok = onDemand[place{k.Provider, k.Region, "", k.InstanceType, k.OS}]
+			}
+			if ok && od.Currency == cur.Currency && od.Effective.IsPositive() {
+				tr.SpotDiscountPct = decimal.NewNullDecimal(savingsPct(cur.Effective, od.Effective))
+			}
+		}
+		out = append(out, tr)
+	}
+	return out
+}
+
+// minMax finds the lowest and highest price in force during [from, to] and
+// the first moment each was in force there (clipped to from).
+func minMax(s Series, from, to time.Time) (lo decimal.Decimal, loAt time.Time, hi decimal.Decimal, hiAt time.Time) {
+	first := true
+	for _, iv := range s.Intervals {
+		if iv.From.After(to) || (!iv.To.IsZero() && !iv.To.After(from)) {
+			continue
+		}
+		at := iv.From
+		if at.Before(from) {
+			at = from
+		}
+		if first || iv.Effective.LessThan(lo) {
+			lo, loAt = iv.Effective, at
+		}
+		if first || iv.Effective.GreaterThan(hi) {
+			hi, hiAt = iv.Effective, at
+		}
+		first = false
+	}
+	return lo, loAt, hi, hiAt
+}
+
+// Movers returns the n trends that moved most (by absolute percentage) over
+// the window with the given label, biggest first; n <= 0 returns all.
+func Movers(trends []OfferTrend, label string, n int) []OfferTrend {
+	type mover struct {
+		t   OfferTrend
+		pct decimal.Decimal
+	}
+	var ms []mover
+	for _, t := range trends {
+		if d, ok := t.Change(label); ok && !d.Change.IsZero() {
+			ms = append(ms, mover{t, d.Pct.Abs()})
+		}
+	}
+	sort.SliceStable(ms, func(i, j int) bool {
+		if c := ms[i].pct.Cmp(ms[j].pct); c != 0 {
+			return c > 0
+		}
+		return keyLess(ms[i].t.Key, ms[j].t.Key)
+	})
+	if n > 0 && len(ms) > n {
+		ms = ms[:n]
+	}
+	out := make([]OfferTrend, len(ms))
+	for i, m := range ms {
+		out[i] = m.t
+	}
+	return out
+}
+
+// CheapestOptions select the offers and the grid of the cheapest series.
+type CheapestOptions struct {
+	// GPU is a model or family (see MatchGPU).
+	GPU string
+	// PriceTypes to consider; empty means all.
+	PriceTypes []pricewatch.PriceType
+	// OS: "" means Linux, "any" every OS.
+	OS string
+	// From and To bound the series; Step is the sampling interval (zero
+	// means a day). The series is sampled at From, From+Step, … ≤ To.
+	From, To time.Time
+	Step     time.Duration
+	// Currency all prices are converted to, with the rate of each sample's
+	// date from FX.
+	Currency string
+	FX       Converter
+}
+
+// CheapestPoint is the cheapest price per GPU-hour at one moment, and
+// where it was.
+type CheapestPoint struct {
+	At               time.Time           `json:"at"`
+	Key              pricewatch.OfferKey `json:"-"`
+	GPUModel         string              `json:"gpu_model"`
+	GPUCount         float64             `json:"gpu_count"`
+	Currency         string              `json:"currency"`
+	PerGPUHour       decimal.Decimal     `json:"price_per_gpu_hour"`
+	NativeCurrency   string              `json:"native_currency"`
+	NativePerGPUHour decimal.Decimal     `json:"native_price_per_gpu_hour"`
+	FXUsed
+}
+
+// CheapestResult is the cheapest-per-GPU-hour series and what could not be
+// taken into account.
+type CheapestResult struct {
+	Points []CheapestPoint
+	// Unconverted lists offers skipped at some sample because no exchange
+	// rate was available, with the reason (deduplicated).
+	Unconverted []string
+}
+
+// CheapestPerGPUHour samples, across every matching series (all clouds and
+// regions), the cheapest effective price per GPU-hour over time. Moments
+// without any matching price in force are left out.
+func CheapestPerGPUHour(series []Series, opts CheapestOptions) (CheapestResult, error) {
+	step := opts.Step
+	if step <= 0 {
+		step = 24 * time.Hour
+	}
+	if opts.To.Before(opts.From) {
+		return CheapestResult{}, fmt.Errorf("cheapest series: window ends (%s) before it starts (%s)", opts.To, opts.From)
+	}
+	if opts.Currency == "" {
+		return CheapestResult{}, fmt.Errorf("cheapest series: a currency is needed to compare clouds")
+	}
+	if n := opts.To.Sub(opts.From) / step; n > 100_000 {
+		return CheapestResult{}, fmt.Errorf("cheapest series: %d samples is too many; use a longer step", n)
+	}
+	var cand []Series
+	for _, s := range series {
+		if len(s.Intervals) == 0 || !priceTypeIn(opts.PriceTypes, s.Key.PriceType) || !osMatches(opts.OS, s.Key.OS) {
+			continue
+		}
+		if MatchGPU(opts.GPU, s.Latest().GPUModel) {
+			cand = append(cand, s)
+		}
+	}
+	var res CheapestResult
+	// One reason per offer: the same missing rate recurs at every sample.
+	skipped := map[pricewatch.OfferKey]string{}
+	for t := opts.From; !t.After(opts.To); t = t.Add(step) {
+		var best *CheapestPoint
+		for _, s := range cand {
+			iv, ok := s.At(t)
+			if !ok {
+				continue
+			}
+			native, ok := perGPU(iv.Effective, iv.GPUCount)
+			if !ok {
+				continue
+			}
+			q, err := quote(opts.FX, iv.Currency, opts.Currency, t)
+			if err != nil {
+				if _, seen := skipped[s.Key]; !seen {
+					skipped[s.Key] = fmt.Sprintf("%s: %v", s.Key, err)
+				}
+				continue
+			}
+			p := CheapestPoint{At: t, Key: s.Key, GPUModel: iv.GPUModel, GPUCount: iv.GPUCount, Currency: q.To,
+				PerGPUHour: q.Convert(native), NativeCurrency: iv.Currency, NativePerGPUHour: native, FXUsed: fxUsed(q)}
+			if best == nil || p.PerGPUHour.LessThan(best.PerGPUHour) ||
+				(p.PerGPUHour.Equal(best.PerGPUHour) && keyLess(p.Key, best.Key)) {
+				best = &p
+			}
+		}
+		if best != nil {
+			res.Points = append(res.Points, *best)
+		}
+	}
+	for _, why := range skipped {
+		res.Unconverted = append(res.Unconverted, why)
+	}
+	sort.Strings(res.Unconverted)
+	return res, nil
+}
