@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/pricewatch/pricewatch/config"
@@ -100,8 +99,6 @@ type api struct {
 	// minInterval spaces calls of one action; CVM's per-action limits are
 	// 10 to 40 requests a second.
 	minInterval map[string]time.Duration
-
-	calls sync.Map // action → *atomic.Int64, for the run summary and tests
 }
 
 func parseEndpoint(s string) (*url.URL, error) {
@@ -119,14 +116,6 @@ func parseEndpoint(s string) (*url.URL, error) {
 	u.Path = "/"
 	return u, nil
 }
-
-func (a *api) count(action string) *atomic.Int64 {
-	v, _ := a.calls.LoadOrStore(action, new(atomic.Int64))
-	return v.(*atomic.Int64)
-}
-
-// callCount is how many requests (attempts included) went out for action.
-func (a *api) callCount(action string) int64 { return a.count(action).Load() }
 
 // call sends action to region with the JSON body in and decodes
 // Response into out.
@@ -183,7 +172,6 @@ func (a *api) call(ctx context.Context, region, action string, in, out any) erro
 // and returns the content of the Response envelope.
 func (a *api) send(ctx context.Context, region, action string, payload []byte) (json.RawMessage, error) {
 	resp, err := a.http.Do(ctx, func(ctx context.Context) (*http.Request, error) {
-		a.count(action).Add(1)
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.endpoint.String(), bytes.NewReader(payload))
 		if err != nil {
 			return nil, err

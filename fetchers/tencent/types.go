@@ -1,7 +1,8 @@
 package tencent
 
 // Request and response bodies of the CVM 2017-03-12 actions pricewatch
-// calls, with only the fields it reads. Field names are CVM's own; every
+// calls, with only the fields it reads (and Discount, which older responses
+// send as a string and which must not break decoding). Field names are CVM's own; every
 // numeric field is a number so that strings and nulls decode too.
 
 type filter struct {
@@ -27,7 +28,6 @@ type zoneConfigsRequest struct {
 type zoneConfigsResponse struct {
 	// A pointer tells a missing list (malformed) from an empty one.
 	InstanceTypeQuotaSet *[]quotaItem
-	RequestId            string
 }
 
 // quotaItem is CVM's InstanceTypeQuotaItem.
@@ -36,7 +36,6 @@ type quotaItem struct {
 	InstanceType       string
 	InstanceChargeType string
 	InstanceFamily     string
-	TypeName           string
 	Status             string // SELL or SOLD_OUT
 	StatusCategory     string // EnoughStock, NormalStock, UnderStock, WithoutStock
 	SoldOutReason      string
@@ -52,17 +51,13 @@ type quotaItem struct {
 type itemPrice struct {
 	// Hourly (POSTPAID_BY_HOUR, SPOTPAID) rows. Where step prices are
 	// returned, UnitPriceDiscount is the first 96 hours' price.
-	UnitPrice         number
 	UnitPriceDiscount number
 	ChargeUnit        string
 	// Prepaid rows: DiscountPrice is the price of one month; the one- and
 	// three-year totals are filled for some types and 0 or null for others.
-	OriginalPrice          number
 	DiscountPrice          number
-	Discount               number
-	OriginalPriceOneYear   number
+	Discount               number // 20.0 = 20% of list price
 	DiscountPriceOneYear   number
-	OriginalPriceThreeYear number
 	DiscountPriceThreeYear number
 }
 
@@ -86,10 +81,8 @@ type inquiryRequest struct {
 
 type inquiryResponse struct {
 	Price *struct {
-		InstancePrice  *itemPrice
-		BandwidthPrice *itemPrice
+		InstancePrice *itemPrice
 	}
-	RequestId string
 }
 
 type describeImagesRequest struct {
@@ -98,24 +91,18 @@ type describeImagesRequest struct {
 }
 
 type describeImagesResponse struct {
-	TotalCount number
-	ImageSet   *[]struct {
+	ImageSet *[]struct {
 		ImageId      string
 		OsName       string
-		ImageType    string
 		ImageState   string
 		Platform     string
 		Architecture string
 	}
-	RequestId string
 }
 
 type describeRegionsResponse struct {
-	TotalCount number
-	RegionSet  *[]struct {
+	RegionSet *[]struct {
 		Region      string
-		RegionName  string
 		RegionState string
 	}
-	RequestId string
 }
