@@ -1,0 +1,559 @@
+// Package aws fetches AWS EC2 GPU prices and availability from public,
+// unauthenticated sources: the Price List Bulk API (on-demand and reserved
+// prices per region, savings-plan rates) and the spot price feed behind the
+// AWS spot pricing page.
+//
+// A region's price file is hundreds of megabytes; it is streamed through a
+// hand-written JSON scanner that keeps only GPU and accelerator types, and
+// it is not downloaded at all while its version is the one stored last run.
+package aws
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/fetchers"
+)
+
+// Default endpoints.
+const (
+	DefaultEndpoint     = "https://pricing.us-east-1.amazonaws.com"
+	DefaultSpotEndpoint = "https://website.spot.ec2.aws.a2z.com/spot.json"
+)
+
+// Paths under Endpoint. The EC2 index names each region's current,
+// version-pinned price file; the savings-plan index (the EC2 offer's
+// currentSavingsPlanIndexUrl) names each region's rate file.
+const (
+	ec2RegionIndexPath = "/offers/v1.0/aws/AmazonEC2/current/region_index.json"
+	spRegionIndexPath  = "/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/current/region_index.json"
+)
+
+// Keys of Snapshot.Versions.
+const (
+	versionEC2         = "ec2/"         // + region: price-file version
+	versionSavingsPlan = "savingsplan/" // + region: rate-file version
+	versionSpotETag    = "spot/etag"
+	versionSpotLastMod = "spot/last-modified"
+	// versionGPUTypes remembers the hardware of every GPU type seen, so that
+	// spot and savings-plan prices in regions whose price file was skipped
+	// still carry hardware.
+	versionGPUTypes = "gpu-types"
+)
+
+// Config says where to read and what. Zero values take the defaults.
+type Config struct {
+	Endpoint     string   // Price List Bulk API base URL
+	SpotEndpoint string   // spot.json URL
+	Regions      []string // empty means every region the index lists
+	Spot         bool
+	SavingsPlans bool
+	// Progress receives a status line during long downloads (bytes, rate);
+	// nil shows none.
+	Progress io.Writer
+}
+
+// Fetcher implements fetchers.Fetcher for AWS.
+type Fetcher struct {
+	cfg    Config
+	client *fetchers.Client
+	log    *zap.Logger
+}
+
+var _ fetchers.Fetcher = (*Fetcher)(nil)
+
+// New checks the configuration. A nil client gets the default retry
+// policy; a nil logger logs nothing.
+func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error) {
+	if cfg.Endpoint == "" {
+		cfg.Endpoint = DefaultEndpoint
+	}
+	if cfg.SpotEndpoint == "" {
+		cfg.SpotEndpoint = DefaultSpotEndpoint
+	}
+	cfg.Endpoint = strings.TrimRight(cfg.Endpoint, "/")
+	for name, v := range map[string]string{"endpoint": cfg.Endpoint, "spot endpoint": cfg.SpotEndpoint} {
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("aws %s %q: want an http(s) URL", name, v)
+		}
+	}
+	cfg.Regions = slices.Clone(cfg.Regions)
+	for _, r := range cfg.Regions {
+		if r == "" || strings.ContainsAny(r, "/ ") {
+			return nil, fmt.Errorf("aws region %q: want a region code such as us-east-1", r)
+		}
+	}
+	if client == nil {
+		client = fetchers.NewClient(fetchers.DefaultRetryPolicy())
+	}
+	if log == nil {
+		log = zap.NewNop()
+	}
+	return &Fetcher{cfg: cfg, client: client, log: log.With(zap.String("provider", pricewatch.AWS))}, nil
+}
+
+// Provider implements fetchers.Fetcher.
+func (f *Fetcher) Provider() string { return pricewatch.AWS }
+
+// run is the state of one Fetch.
+type run struct {
+	snap    *pricewatch.Snapshot
+	prev    map[string]string
+	types   map[string]typeFacts // hardware catalogue: remembered + this run
+	known   map[string]bool      // types in the remembered catalogue
+	haveCat bool                 // the remembered catalogue was readable
+	bytes   int64
+	read    int
+}
+
+// Fetch implements fetchers.Fetcher.
+func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatch.Snapshot, error) {
+	started := time.Now()
+	r := &run{
+		snap:  &pricewatch.Snapshot{Provider: pricewatch.AWS, Versions: map[string]string{}},
+		prev:  prev.Versions,
+		types: map[string]typeFacts{},
+		known: map[string]bool{},
+	}
+	if raw, ok := prev.Versions[versionGPUTypes]; ok {
+		if err := json.Unmarshal([]byte(raw), &r.types); err != nil {
+			f.log.Warn("remembered GPU types unreadable; reading every region again", zap.Error(err))
+			r.types = map[string]typeFacts{}
+		} else {
+			r.haveCat = true
+			for t := range r.types {
+				r.known[t] = true
+			}
+		}
+	}
+
+	regions, err := f.ec2Regions(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	var spFiles map[string]string
+	if f.cfg.SavingsPlans {
+		if spFiles, err = f.savingsPlanRegions(ctx, r); err != nil {
+			return nil, err
+		}
+	}
+	names := make([]string, 0, len(regions))
+	for name := range regions {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, region := range names {
+		if err := f.region(ctx, r, region, regions[region], spFiles); err != nil {
+			return nil, fmt.Errorf("aws region %s: %w", region, err)
+		}
+	}
+	if f.cfg.Spot {
+		if err := f.spot(ctx, r); err != nil {
+			return nil, fmt.Errorf("aws spot feed: %w", err)
+		}
+	}
+
+	if fams := unknownFamilies(r.types); len(fams) > 0 {
+		f.log.Warn("GPU families missing from the GPU table; their GPU model is left empty", zap.Strings("families", fams))
+	}
+	cat, err := json.Marshal(r.types)
+	if err != nil {
+		return nil, fmt.Errorf("aws: saving GPU types: %w", err)
+	}
+	r.snap.Versions[versionGPUTypes] = string(cat)
+	r.snap.SourceVersion = sourceVersion(r.snap.Versions)
+	if err := r.snap.Validate(); err != nil {
+		return nil, fmt.Errorf("aws: %w: %w", fetchers.ErrIncomplete, err)
+	}
+	f.log.Info("fetched",
+		zap.Int("regions_read", r.read), zap.Int("regions_unchanged", r.snap.Skipped),
+		zap.Int("offers", len(r.snap.Offers)), zap.Int("gpu_types_listed", len(r.snap.Availability)),
+		zap.Int64("bytes", r.bytes), zap.Duration("took", time.Since(started)))
+	return r.snap, nil
+}
+
+// incomplete wraps an error so that callers see fetchers.ErrIncomplete.
+func incomplete(err error) error {
+	if errors.Is(err, fetchers.ErrIncomplete) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", fetchers.ErrIncomplete, err)
+}
+
+// region reads (or skips) one region's price file and savings-plan file.
+func (f *Fetcher) region(ctx context.Context, r *run, region, fileURL string, spFiles map[string]string) error {
+	version := versionFromURL(fileURL)
+	r.snap.Versions[versionEC2+region] = version
+	ec2Changed := !r.haveCat || r.prev[versionEC2+region] != version
+	newTypes := false
+	commitments := []pricewatch.PriceType{pricewatch.OnDemand, pricewatch.Reserved}
+	if ec2Changed {
+		rp, err := f.readPriceFile(ctx, r, region, fileURL)
+		if err != nil {
+			return err
+		}
+		if rp.Version != "" && rp.Version != version {
+			f.log.Warn("price file version differs from its index entry",
+				zap.String("region", region), zap.String("index", version), zap.String("file", rp.Version))
+		}
+		for t, facts := range rp.Types {
+			if !r.known[t] {
+				newTypes = true
+			}
+			r.types[t] = facts
+		}
+		for _, o := range rp.Offers {
+			o.Hardware = f.hardware(o.InstanceType, rp.Types[o.InstanceType])
+			r.snap.Offers = append(r.snap.Offers, o)
+		}
+		listed := make([]string, 0, len(rp.Types))
+		for t := range rp.Types {
+			listed = append(listed, t)
+		}
+		sort.Strings(listed)
+		for _, t := range listed {
+			r.snap.Availability = append(r.snap.Availability, pricewatch.Availability{
+				Provider: pricewatch.AWS, Region: region, InstanceType: t,
+				State: pricewatch.Offered, Hardware: f.hardware(t, rp.Types[t]),
+			})
+		}
+		addScope(&r.snap.Coverage, region, true, commitments...)
+		r.read++
+	} else {
+		addScope(&r.snap.Unchanged, region, true, commitments...)
+		r.snap.Skipped++
+		f.log.Debug("price file unchanged", zap.String("region", region), zap.String("version", version))
+	}
+
+	if spFiles == nil {
+		return nil // savings plans off, or the index listed none
+	}
+	spURL, ok := spFiles[region]
+	if !ok {
+		// The index lists no savings plans here: none are sold.
+		addScope(&r.snap.Coverage, region, false, pricewatch.SavingsPlan)
+		return nil
+	}
+	spVersion := versionFromURL(spURL)
+	r.snap.Versions[versionSavingsPlan+region] = spVersion
+	// A type new to the catalogue had its rates filtered out last time,
+	// so the file is read again even if its version did not move.
+	if r.haveCat && !newTypes && r.prev[versionSavingsPlan+region] == spVersion {
+		addScope(&r.snap.Unchanged, region, false, pricewatch.SavingsPlan)
+		return nil
+	}
+	if err := f.readSavingsPlans(ctx, r, region, spURL); err != nil {
+		return err
+	}
+	addScope(&r.snap.Coverage, region, false, pricewatch.SavingsPlan)
+	return nil
+}
+
+func (f *Fetcher) readPriceFile(ctx context.Context, r *run, region, fileURL string) (*regionPrices, error) {
+	d, err := f.open(ctx, f.resolve(fileURL), "aws "+region)
+	if err != nil {
+		return nil, incomplete(err)
+	}
+	defer d.Close()
+	rp, err := parseOfferFile(d, region)
+	r.bytes += d.n
+	if err != nil {
+		return nil, incomplete(fmt.Errorf("price file %s: %w", fileURL, err))
+	}
+	return rp, nil
+}
+
+func (f *Fetcher) readSavingsPlans(ctx context.Context, r *run, region, spURL string) error {
+	d, err := f.open(ctx, f.resolve(spURL), "aws "+region+" savings plans")
+	if err != nil {
+		return incomplete(err)
+	}
+	defer d.Close()
+	_, offers, err := parseSavingsPlanFile(d, region, func(t string) bool { _, ok := r.types[t]; return ok })
+	r.bytes += d.n
+	if err != nil {
+		return incomplete(fmt.Errorf("savings plan file %s: %w", spURL, err))
+	}
+	for _, o := range offers {
+		o.Hardware = f.hardware(o.InstanceType, r.types[o.InstanceType])
+		r.snap.Offers = append(r.snap.Offers, o)
+	}
+	return nil
+}
+
+// spot reads the spot feed, conditionally when it gave validators before.
+func (f *Fetcher) spot(ctx context.Context, r *run) error {
+	hdr := http.Header{}
+	if v := r.prev[versionSpotETag]; v != "" {
+		hdr.Set("If-None-Match", v)
+	}
+	if v := r.prev[versionSpotLastMod]; v != "" {
+		hdr.Set("If-Modified-Since", v)
+	}
+	resp, err := f.get(ctx, f.cfg.SpotEndpoint, hdr)
+	if err != nil {
+		return incomplete(err)
+	}
+	defer resp.Body.Close()
+	keep := func(etag, lastMod string) {
+		if etag != "" {
+			r.snap.Versions[versionSpotETag] = etag
+		}
+		if lastMod != "" {
+			r.snap.Versions[versionSpotLastMod] = lastMod
+		}
+	}
+	if resp.StatusCode == http.StatusNotModified {
+		keep(r.prev[versionSpotETag], r.prev[versionSpotLastMod])
+		if len(f.cfg.Regions) == 0 {
+			addScope(&r.snap.Unchanged, pricewatch.AllRegions, false, pricewatch.Spot)
+		}
+		for _, region := range f.cfg.Regions {
+			addScope(&r.snap.Unchanged, region, false, pricewatch.Spot)
+		}
+		return nil
+	}
+	if resp.StatusCode != http.StatusOK {
+		return incomplete(fmt.Errorf("GET %s: unexpected HTTP %d", f.cfg.SpotEndpoint, resp.StatusCode))
+	}
+	// The feed is a few megabytes; the limit only stops a runaway body.
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
+	r.bytes += int64(len(body))
+	if err != nil {
+		return incomplete(fmt.Errorf("GET %s: %w", f.cfg.SpotEndpoint, err))
+	}
+	byRegion, err := parseSpotFeed(body)
+	if err != nil {
+		return incomplete(err)
+	}
+	keep(resp.Header.Get("ETag"), resp.Header.Get("Last-Modified"))
+	regions := make([]string, 0, len(byRegion))
+	for region := range byRegion {
+		if len(f.cfg.Regions) == 0 || slices.Contains(f.cfg.Regions, region) {
+			regions = append(regions, region)
+		}
+	}
+	sort.Strings(regions)
+	for _, region := range regions {
+		seen := map[string]spotPrice{}
+		for _, p := range byRegion[region] {
+			facts, gpu := r.types[p.InstanceType]
+			if !gpu {
+				continue
+			}
+			if prev, dup := seen[p.InstanceType]; dup {
+				if !prev.Price.Equal(p.Price) || prev.Currency != p.Currency {
+					return incomplete(fmt.Errorf("%w: %s %s listed twice with different prices", errLayout, region, p.InstanceType))
+				}
+				continue
+			}
+			seen[p.InstanceType] = p
+			r.snap.Offers = append(r.snap.Offers, pricewatch.Offer{
+				Provider: pricewatch.AWS, Region: region, InstanceType: p.InstanceType,
+				PriceType: pricewatch.Spot, OS: pricewatch.Linux, Currency: p.Currency,
+				Hourly: p.Price, Hardware: f.hardware(p.InstanceType, facts),
+			})
+		}
+		addScope(&r.snap.Coverage, region, false, pricewatch.Spot)
+	}
+	return nil
+}
+
+// hardware combines the file's facts with the family table. Types without
+// a table row keep an empty model (see unknownFamilies).
+func (f *Fetcher) hardware(itype string, facts typeFacts) pricewatch.Hardware {
+	hw, _ := hardware(itype, facts)
+	return hw
+}
+
+// unknownFamilies lists GPU families the price list has and the table
+// lacks, so that the log says which row to add.
+func unknownFamilies(types map[string]typeFacts) []string {
+	var out []string
+	for t := range types {
+		fam, _, _ := strings.Cut(t, ".")
+		if _, ok := gpuFamilies[fam]; !ok && !slices.Contains(out, fam) {
+			out = append(out, fam)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ec2Regions reads the EC2 region index and picks the configured regions.
+func (f *Fetcher) ec2Regions(ctx context.Context, r *run) (map[string]string, error) {
+	var idx struct {
+		Regions map[string]struct {
+			RegionCode        string `json:"regionCode"`
+			CurrentVersionURL string `json:"currentVersionUrl"`
+		} `json:"regions"`
+	}
+	if err := f.getJSON(ctx, r, f.cfg.Endpoint+ec2RegionIndexPath, &idx); err != nil {
+		return nil, fmt.Errorf("aws EC2 region index: %w", incomplete(err))
+	}
+	all := map[string]string{}
+	for code, e := range idx.Regions {
+		if e.CurrentVersionURL == "" {
+			return nil, fmt.Errorf("aws EC2 region index: %w: region %s has no currentVersionUrl", fetchers.ErrIncomplete, code)
+		}
+		all[code] = e.CurrentVersionURL
+	}
+	if len(all) == 0 {
+		return nil, fmt.Errorf("aws EC2 region index: %w: it lists no regions", fetchers.ErrIncomplete)
+	}
+	if len(f.cfg.Regions) == 0 {
+		return all, nil
+	}
+	picked := map[string]string{}
+	for _, region := range f.cfg.Regions {
+		u, ok := all[region]
+		if !ok {
+			return nil, fmt.Errorf("aws region %q is not in the price list's region index (check providers.aws.regions)", region)
+		}
+		picked[region] = u
+	}
+	return picked, nil
+}
+
+// savingsPlanRegions reads the savings-plan region index (an array, unlike
+// the EC2 one). An empty index is no error, but then no region's savings
+// plans count as covered: an index that suddenly lists nothing must not
+// read as "every savings plan withdrawn".
+func (f *Fetcher) savingsPlanRegions(ctx context.Context, r *run) (map[string]string, error) {
+	var idx struct {
+		Regions []struct {
+			RegionCode string `json:"regionCode"`
+			VersionURL string `json:"versionUrl"`
+		} `json:"regions"`
+	}
+	if err := f.getJSON(ctx, r, f.cfg.Endpoint+spRegionIndexPath, &idx); err != nil {
+		return nil, fmt.Errorf("aws savings plan region index: %w", incomplete(err))
+	}
+	if len(idx.Regions) == 0 {
+		f.log.Warn("the savings plan index lists no regions; savings plan prices are left as they were")
+		return nil, nil
+	}
+	out := map[string]string{}
+	for _, e := range idx.Regions {
+		if e.RegionCode == "" || e.VersionURL == "" {
+			return nil, fmt.Errorf("aws savings plan region index: %w: an entry lacks regionCode or versionUrl", fetchers.ErrIncomplete)
+		}
+		out[e.RegionCode] = e.VersionURL
+	}
+	return out, nil
+}
+
+// getJSON reads a small JSON document (an index) whole.
+func (f *Fetcher) getJSON(ctx context.Context, r *run, u string, v any) error {
+	resp, err := f.get(ctx, u, nil)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: unexpected HTTP %d", u, resp.StatusCode)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	r.bytes += int64(len(body))
+	if err != nil {
+		return fmt.Errorf("GET %s: %w", u, err)
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return fmt.Errorf("GET %s: %w", u, err)
+	}
+	return nil
+}
+
+func (f *Fetcher) get(ctx context.Context, u string, hdr http.Header) (*http.Response, error) {
+	return f.client.Do(ctx, func(ctx context.Context) (*http.Request, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+		if err != nil {
+			return nil, err
+		}
+		for k, vs := range hdr {
+			req.Header[k] = vs
+		}
+		return req, nil
+	})
+}
+
+// resolve turns an index's path ("/offers/v1.0/aws/…") into a URL under
+// the configured endpoint.
+func (f *Fetcher) resolve(p string) string {
+	if strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://") {
+		return p
+	}
+	return f.cfg.Endpoint + "/" + strings.TrimLeft(p, "/")
+}
+
+// versionFromURL takes the version out of a pinned file URL
+// (/offers/v1.0/aws/AmazonEC2/20250912225308/us-east-1/index.json). A URL
+// of another shape is its own version token: it changes when the file does.
+func versionFromURL(u string) string {
+	parts := strings.Split(strings.Trim(u, "/"), "/")
+	if len(parts) >= 3 {
+		v := parts[len(parts)-3]
+		if v != "" && strings.Trim(v, "0123456789") == "" {
+			return v
+		}
+	}
+	return u
+}
+
+// addScope adds price types to the region's scope in list, creating it.
+func addScope(list *[]pricewatch.Scope, region string, availability bool, pts ...pricewatch.PriceType) {
+	for i := range *list {
+		s := &(*list)[i]
+		if s.Region == region {
+			s.PriceTypes = append(s.PriceTypes, pts...)
+			s.Availability = s.Availability || availability
+			return
+		}
+	}
+	*list = append(*list, pricewatch.Scope{Region: region, PriceTypes: slices.Clone(pts), Availability: availability})
+}
+
+// sourceVersion summarises the versions for the fetch-run record:
+// "ec2 20250912225308 (106 regions); savingsplan 20250911184447; spot <etag>".
+func sourceVersion(v map[string]string) string {
+	count := func(prefix string) map[string]int {
+		m := map[string]int{}
+		for k, ver := range v {
+			if strings.HasPrefix(k, prefix) {
+				m[ver]++
+			}
+		}
+		return m
+	}
+	var parts []string
+	for _, kind := range []struct{ prefix, name string }{{versionEC2, "ec2"}, {versionSavingsPlan, "savingsplan"}} {
+		m := count(kind.prefix)
+		vers := make([]string, 0, len(m))
+		for ver, n := range m {
+			vers = append(vers, fmt.Sprintf("%s (%d regions)", ver, n))
+		}
+		sort.Strings(vers)
+		if len(vers) > 0 {
+			parts = append(parts, kind.name+" "+strings.Join(vers, ", "))
+		}
+	}
+	if e := v[versionSpotETag]; e != "" {
+		parts = append(parts, "spot "+e)
+	} else if lm := v[versionSpotLastMod]; lm != "" {
+		parts = append(parts, "spot "+lm)
+	}
+	return strings.Join(parts, "; ")
+}

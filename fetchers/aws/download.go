@@ -1,0 +1,161 @@
+package aws
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// maxResumes bounds how often one download picks up after a dropped
+// connection before the run gives up.
+const maxResumes = 3
+
+// download is a response body that counts bytes, shows progress and, when
+// the connection drops mid-way, asks for the rest with a Range request
+// pinned to the same object (If-Range on its ETag) instead of starting a
+// several-hundred-megabyte file again. A body that ends short of its
+// Content-Length is an error, never a quiet end of file.
+type download struct {
+	ctx     context.Context
+	f       *Fetcher
+	url     string
+	body    io.ReadCloser
+	n       int64 // bytes delivered to the reader
+	size    int64 // Content-Length of the whole object, -1 if unknown
+	etag    string
+	ranges  bool
+	resumes int
+	prog    *progress
+}
+
+func (f *Fetcher) open(ctx context.Context, url, label string) (*download, error) {
+	resp, err := f.get(ctx, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return nil, fmt.Errorf("GET %s: unexpected HTTP %d", url, resp.StatusCode)
+	}
+	d := &download{
+		ctx: ctx, f: f, url: url, body: resp.Body, size: resp.ContentLength,
+		etag:   resp.Header.Get("ETag"),
+		// A body the transport decompressed cannot be resumed by range:
+		// ranges count compressed bytes.
+		ranges: strings.EqualFold(resp.Header.Get("Accept-Ranges"), "bytes") && !resp.Uncompressed,
+	}
+	if f.cfg.Progress != nil {
+		d.prog = &progress{w: f.cfg.Progress, label: label, size: d.size, start: time.Now()}
+	}
+	return d, nil
+}
+
+func (d *download) Read(p []byte) (int, error) {
+	for {
+		n, err := d.body.Read(p)
+		d.n += int64(n)
+		d.prog.update(d.n)
+		switch {
+		case err == nil:
+			return n, nil
+		case errors.Is(err, io.EOF) && (d.size < 0 || d.n == d.size):
+			d.prog.done(d.n)
+			return n, io.EOF
+		case errors.Is(err, io.EOF):
+			err = io.ErrUnexpectedEOF
+		}
+		if d.ctx.Err() != nil || !d.ranges || d.etag == "" || d.resumes >= maxResumes {
+			return n, fmt.Errorf("GET %s: body cut off after %d of %s bytes: %w", d.url, d.n, sizeText(d.size), err)
+		}
+		if rerr := d.resume(); rerr != nil {
+			return n, fmt.Errorf("GET %s: body cut off after %d bytes (%v); resuming failed: %w", d.url, d.n, err, rerr)
+		}
+		if n > 0 {
+			return n, nil
+		}
+	}
+}
+
+func (d *download) resume() error {
+	d.resumes++
+	d.body.Close()
+	d.body = io.NopCloser(strings.NewReader(""))
+	hdr := http.Header{}
+	hdr.Set("Range", "bytes="+strconv.FormatInt(d.n, 10)+"-")
+	hdr.Set("If-Range", d.etag)
+	resp, err := d.f.get(d.ctx, d.url, hdr)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode != http.StatusPartialContent {
+		resp.Body.Close()
+		return fmt.Errorf("server answered HTTP %d to a range request (the object changed or ranges are not served)", resp.StatusCode)
+	}
+	var start int64 = -1
+	if cr := resp.Header.Get("Content-Range"); strings.HasPrefix(cr, "bytes ") {
+		from, _, _ := strings.Cut(strings.TrimPrefix(cr, "bytes "), "-")
+		start, _ = strconv.ParseInt(from, 10, 64)
+	}
+	if start != d.n {
+		resp.Body.Close()
+		return fmt.Errorf("range answer starts at byte %d, want %d", start, d.n)
+	}
+	d.body = resp.Body
+	d.f.log.Info("resumed download", zap.String("url", d.url), zap.Int64("offset", d.n), zap.Int("attempt", d.resumes))
+	return nil
+}
+
+func (d *download) Close() error { return d.body.Close() }
+
+// progress writes a one-line status for long downloads to a terminal.
+type progress struct {
+	w     io.Writer
+	label string
+	size  int64
+	start time.Time
+	last  time.Time
+}
+
+func (p *progress) update(n int64) {
+	if p == nil {
+		return
+	}
+	now := time.Now()
+	if now.Sub(p.last) < time.Second {
+		return
+	}
+	p.last = now
+	p.print(n, now, "")
+}
+
+func (p *progress) done(n int64) {
+	if p == nil {
+		return
+	}
+	p.print(n, time.Now(), "\n")
+}
+
+func (p *progress) print(n int64, now time.Time, end string) {
+	rate := float64(n) / max(now.Sub(p.start).Seconds(), 1e-3)
+	total := ""
+	if p.size > 0 {
+		total = fmt.Sprintf(" of %s (%d%%)", mb(p.size), n*100/p.size)
+	}
+	fmt.Fprintf(p.w, "\r%s: %s%s, %s/s   %s", p.label, mb(n), total, mb(int64(rate)), end)
+}
+
+func mb(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
+
+func sizeText(n int64) string {
+	if n < 0 {
+		return "unknown"
+	}
+	return strconv.FormatInt(n, 10)
+}

@@ -1,0 +1,297 @@
+package aws
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/pricewatch/pricewatch"
+)
+
+// Savings-plan rate files (JSON form), as documented in "Reading the
+// service price list file for a Savings Plan" (AWS Billing guide):
+//
+//	{"version", "publicationDate", "regionCode",
+//	 "products": [{"sku", "productFamily", "serviceCode", "usageType", "operation",
+//	               "attributes": {"purchaseOption", "purchaseTerm", ...}}],
+//	 "terms": {"savingsPlan": [{"sku", "description", "effectiveDate",
+//	     "leaseContractLength": {"duration": 1, "unit": "year"},
+//	     "rates": [{"discountedSku", "discountedUsageType", "discountedOperation",
+//	                "discountedServiceCode", "rateCode", "unit",
+//	                "discountedRate": {"price", "currency"},
+//	                "discountedRegionCode", "discountedInstanceType"}]}]}}
+//
+// One file (AWSComputeSavingsPlan) holds both kinds: productFamily
+// "ComputeSavingsPlans" and "EC2InstanceSavingsPlans". Every plan lists a
+// rate for every EC2 usage it discounts (each type × operating system ×
+// tenancy), plus Fargate and Lambda for Compute plans.
+
+var planClasses = map[string]string{
+	"ComputeSavingsPlans":     pricewatch.ComputeSavingsPlan,
+	"EC2InstanceSavingsPlans": pricewatch.EC2InstanceSavingsPlan,
+}
+
+type savingsPlan struct {
+	class, payment, term string
+}
+
+type planRate struct {
+	itype, price, currency string
+}
+
+// parseSavingsPlanFile streams a savings-plan rate file and returns the
+// Linux, shared-tenancy rates of the instance types want accepts, as
+// savings_plan offers without hardware. Rates are kept only for those
+// types, so memory does not grow with the file.
+func parseSavingsPlanFile(r io.Reader, region string, want func(itype string) bool) (version string, offers []pricewatch.Offer, err error) {
+	s := newScanner(r)
+	plans := map[string]savingsPlan{}
+	kept := map[string][]planRate{} // plan SKU → rates
+	lengths := map[string]string{}   // plan SKU → term from leaseContractLength
+	var products, terms int
+
+	product := func() error {
+		products++
+		var sku, family, purchase, purchaseTerm string
+		err := s.object("savings plan product", func(k []byte) error {
+			var dst *string
+			switch string(k) {
+			case "sku":
+				dst = &sku
+			case "productFamily":
+				dst = &family
+			case "attributes":
+				return s.object("savings plan attributes", func(k []byte) error {
+					switch string(k) {
+					case "purchaseOption":
+						dst = &purchase
+					case "purchaseTerm":
+						dst = &purchaseTerm
+					default:
+						return s.skipValue("savings plan attributes")
+					}
+					v, err := s.readString("savings plan attribute")
+					*dst = string(v)
+					return err
+				})
+			default:
+				return s.skipValue("savings plan product")
+			}
+			v, err := s.readString("savings plan product")
+			*dst = string(v)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		class, ok := planClasses[family]
+		if !ok {
+			return nil
+		}
+		pay, ok := payments[purchase]
+		if !ok {
+			return nil
+		}
+		plans[sku] = savingsPlan{class: class, payment: pay, term: leaseTerms[purchaseTerm]}
+		return nil
+	}
+
+	rate := func(rates *[]planRate) error {
+		var usage, op, svc, unit, price, ccy, rregion, itype string
+		err := s.object("rate", func(k []byte) error {
+			var dst *string
+			switch string(k) {
+			case "discountedUsageType":
+				dst = &usage
+			case "discountedOperation":
+				dst = &op
+			case "discountedServiceCode":
+				dst = &svc
+			case "unit":
+				dst = &unit
+			case "discountedRegionCode":
+				dst = &rregion
+			case "discountedInstanceType":
+				dst = &itype
+			case "discountedRate":
+				return s.object("discountedRate", func(k []byte) error {
+					switch string(k) {
+					case "price":
+						dst = &price
+					case "currency":
+						dst = &ccy
+					default:
+						return s.skipValue("discountedRate")
+					}
+					v, err := s.readString("discountedRate")
+					*dst = string(v)
+					return err
+				})
+			default:
+				return s.skipValue("rate")
+			}
+			v, err := s.readString("rate")
+			*dst = string(v)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if svc != "AmazonEC2" || unit != "Hrs" || op != "RunInstances" {
+			return nil // other services, operating systems, units
+		}
+		boxType, ok := boxUsageType(usage)
+		if !ok {
+			return nil // dedicated, host, capacity reservations
+		}
+		if itype == "" {
+			itype = boxType
+		}
+		if itype != boxType || (rregion != "" && rregion != region) || !want(itype) {
+			return nil
+		}
+		*rates = append(*rates, planRate{itype: itype, price: price, currency: ccy})
+		return nil
+	}
+
+	planTerm := func() error {
+		terms++
+		var sku, duration, unit string
+		var rates []planRate
+		err := s.object("savings plan term", func(k []byte) error {
+			switch string(k) {
+			case "sku":
+				v, err := s.readString("sku")
+				sku = string(v)
+				return err
+			case "leaseContractLength":
+				return s.object("leaseContractLength", func(k []byte) error {
+					switch string(k) {
+					case "duration":
+						v, err := s.readScalar("duration")
+						duration = string(v)
+						return err
+					case "unit":
+						v, err := s.readString("unit")
+						unit = string(v)
+						return err
+					}
+					return s.skipValue("leaseContractLength")
+				})
+			case "rates":
+				return s.array("rates", func() error { return rate(&rates) })
+			}
+			return s.skipValue("savings plan term")
+		})
+		if err != nil || len(rates) == 0 {
+			return err
+		}
+		if t := leaseTerm(duration, unit); t != "" {
+			lengths[sku] = t
+		}
+		kept[sku] = append(kept[sku], rates...)
+		return nil
+	}
+
+	err = s.object("savings plan file", func(k []byte) error {
+		switch string(k) {
+		case "version":
+			v, err := s.readString("version")
+			version = string(v)
+			return err
+		case "products":
+			return s.array("products", product)
+		case "terms":
+			return s.object("terms", func(k []byte) error {
+				if string(k) != "savingsPlan" {
+					return s.skipValue("terms")
+				}
+				return s.array("savingsPlan terms", planTerm)
+			})
+		}
+		return s.skipValue("savings plan file")
+	})
+	if err == nil {
+		err = s.finish("savings plan file")
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	if products > 0 && terms == 0 {
+		return "", nil, fmt.Errorf("%w: %d savings plans but no terms", errLayout, products)
+	}
+
+	seen := map[pricewatch.OfferKey]pricewatch.Offer{}
+	skus := make([]string, 0, len(kept))
+	for sku := range kept {
+		skus = append(skus, sku)
+	}
+	sort.Strings(skus)
+	for _, sku := range skus {
+		p, ok := plans[sku]
+		if !ok || p.class == "" {
+			// Rates of a plan the products section does not describe (or
+			// describes as another kind, e.g. a SageMaker plan) cannot be
+			// labelled.
+			if !ok {
+				return "", nil, fmt.Errorf("%w: rates for savings plan %s, which is not among the products", errLayout, sku)
+			}
+			continue
+		}
+		if t, ok := lengths[sku]; ok {
+			p.term = t // the term's own length wins over purchaseTerm
+		}
+		if _, err := pricewatch.TermHours(p.term); err != nil {
+			return "", nil, fmt.Errorf("%w: savings plan %s has no usable term length: %v", errLayout, sku, err)
+		}
+		for _, r := range kept[sku] {
+			price, err := pricewatch.ParsePrice(r.price)
+			if err != nil {
+				return "", nil, fmt.Errorf("savings plan %s, %s: %w", sku, r.itype, err)
+			}
+			if price.IsZero() {
+				continue
+			}
+			o := pricewatch.Offer{
+				Provider: pricewatch.AWS, Region: region, InstanceType: r.itype,
+				PriceType: pricewatch.SavingsPlan, Term: p.term, Payment: p.payment,
+				OfferingClass: p.class, OS: pricewatch.Linux, Currency: r.currency, Hourly: price,
+			}
+			if prev, dup := seen[o.Key()]; dup {
+				if !prev.Hourly.Equal(o.Hourly) {
+					return "", nil, fmt.Errorf("%w: two rates for %s (%s and %s)", errLayout, o.Key(), prev.Hourly, o.Hourly)
+				}
+				continue
+			}
+			seen[o.Key()] = o
+			offers = append(offers, o)
+		}
+	}
+	sort.Slice(offers, func(i, j int) bool { return offers[i].Key().String() < offers[j].Key().String() })
+	return version, offers, nil
+}
+
+// boxUsageType extracts the instance type from a shared-tenancy usage type
+// ("BoxUsage:p5.48xlarge" in us-east-1, "APE2-BoxUsage:r7g.2xlarge"
+// elsewhere). Dedicated ("DedicatedUsage:"), host and capacity-reservation
+// ("UnusedBox:") usage types do not match.
+func boxUsageType(usage string) (string, bool) {
+	i := strings.Index(usage, "BoxUsage:")
+	if i < 0 || (i > 0 && usage[i-1] != '-') {
+		return "", false
+	}
+	t := usage[i+len("BoxUsage:"):]
+	return t, t != ""
+}
+
+// leaseTerm turns {"duration": 1, "unit": "year"} into "1y".
+func leaseTerm(duration, unit string) string {
+	switch unit {
+	case "year", "years", "yr":
+		return duration + "y"
+	case "month", "months":
+		return duration + "m"
+	}
+	return ""
+}
