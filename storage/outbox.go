@@ -1,0 +1,286 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Outbox message statuses.
+const (
+	OutboxPending = "pending"
+	OutboxSent    = "sent"
+	OutboxFailed  = "failed"
+)
+
+// ErrOutboxNotFound is returned when a message id is not in the outbox.
+var ErrOutboxNotFound = errors.New("no such outbox message")
+
+// OutboxEntry is one stored message with its delivery state.
+type OutboxEntry struct {
+	ID            int64
+	DeliveryKey   string
+	Channel       string
+	Kind          string
+	Payload       []byte
+	CreatedAt     time.Time
+	NextAttemptAt time.Time
+	Attempts      int
+	Status        string
+	LastError     string
+	SentAt        *time.Time
+	LeaseUntil    *time.Time
+}
+
+const outboxColumns = `id, delivery_key, channel, kind, payload, created_at, next_attempt_at, attempts, status, last_error, sent_at, lease_until`
+
+func scanOutbox(rows *sql.Rows) ([]OutboxEntry, error) {
+	defer rows.Close()
+	var out []OutboxEntry
+	for rows.Next() {
+		var e OutboxEntry
+		var payload, created, next string
+		var sent, lease sql.NullString
+		if err := rows.Scan(&e.ID, &e.DeliveryKey, &e.Channel, &e.Kind, &payload, &created, &next, &e.Attempts, &e.Status, &e.LastError, &sent, &lease); err != nil {
+			return nil, err
+		}
+		e.Payload = []byte(payload)
+		var err error
+		if e.CreatedAt, err = parseTime(created); err != nil {
+			return nil, fmt.Errorf("outbox message %d: %w", e.ID, err)
+		}
+		if e.NextAttemptAt, err = parseTime(next); err != nil {
+			return nil, fmt.Errorf("outbox message %d: %w", e.ID, err)
+		}
+		if e.SentAt, err = parseNullTime(sent); err != nil {
+			return nil, fmt.Errorf("outbox message %d: %w", e.ID, err)
+		}
+		if e.LeaseUntil, err = parseNullTime(lease); err != nil {
+			return nil, fmt.Errorf("outbox message %d: %w", e.ID, err)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// headsQuery selects, per channel, the oldest pending message: the only one
+// that may be sent next if messages are to arrive in order.
+const headsQuery = `SELECT ` + outboxColumns + ` FROM outbox WHERE id IN (
+	SELECT MIN(id) FROM outbox WHERE status = 'pending' GROUP BY channel)`
+
+// DueMessages returns, for each channel, its oldest pending message when
+// that message may be sent at now: its back-off has passed (or force is
+// set) and no sender holds a lease on it. Later messages of a channel are
+// never returned while an earlier one is pending, which keeps each channel
+// in order. The result is ordered by id and holds at most limit entries.
+func (db *DB) DueMessages(ctx context.Context, now time.Time, force bool, limit int) ([]OutboxEntry, error) {
+	ts := formatTime(now)
+	rows, err := db.read.QueryContext(ctx, headsQuery+`
+		AND (? OR next_attempt_at <= ?) AND (lease_until IS NULL OR lease_until <= ?) ORDER BY id LIMIT ?`, force, ts, ts, limit)
+	if err != nil {
+		return nil, fmt.Errorf("reading due outbox messages: %w", err)
+	}
+	out, err := scanOutbox(rows)
+	if err != nil {
+		return nil, fmt.Errorf("reading due outbox messages: %w", err)
+	}
+	return out, nil
+}
+
+// NextDueAt returns when the next pending message may be tried (the
+// earliest back-off or lease end among the channels' oldest messages), and
+// false when nothing is pending.
+func (db *DB) NextDueAt(ctx context.Context) (time.Time, bool, error) {
+	rows, err := db.read.QueryContext(ctx, headsQuery)
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("reading pending outbox messages: %w", err)
+	}
+	heads, err := scanOutbox(rows)
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("reading pending outbox messages: %w", err)
+	}
+	var next time.Time
+	for i, h := range heads {
+		t := h.NextAttemptAt
+		if h.LeaseUntil != nil && h.LeaseUntil.After(t) {
+			t = *h.LeaseUntil
+		}
+		if i == 0 || t.Before(next) {
+			next = t
+		}
+	}
+	return next, len(heads) > 0, nil
+}
+
+// ClaimMessage leases message id to the caller until leaseUntil and counts
+// an attempt. It succeeds only while the message is pending, due at now (or
+// force), not leased by another sender and the oldest pending message of
+// its channel; the check and the claim are one statement on the single
+// writer, so two processes can never both claim a message. It reports
+// whether the claim succeeded.
+func (db *DB) ClaimMessage(ctx context.Context, id int64, now, leaseUntil time.Time, force bool) (bool, error) {
+	ts := formatTime(now)
+	res, err := db.write.ExecContext(ctx, `UPDATE outbox SET lease_until = ?, attempts = attempts + 1
+		WHERE id = ? AND status = 'pending'
+		AND (? OR next_attempt_at <= ?)
+		AND (lease_until IS NULL OR lease_until <= ?)
+		AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.channel = outbox.channel AND o.status = 'pending' AND o.id < outbox.id)`,
+		formatTime(leaseUntil), id, force, ts, ts)
+	if err != nil {
+		return false, fmt.Errorf("claiming outbox message %d: %w", id, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("claiming outbox message %d: %w", id, err)
+	}
+	return n == 1, nil
+}
+
+// MarkSent records that message id was delivered.
+func (db *DB) MarkSent(ctx context.Context, id int64) error {
+	return db.updateOutbox(ctx, id, `UPDATE outbox SET status = 'sent', sent_at = ?, last_error = '', lease_until = NULL
+		WHERE id = ? AND status = 'pending'`, formatTime(db.Now()), id)
+}
+
+// MarkRetry leaves message id pending, to be tried again at next. errText
+// must already be free of secrets.
+func (db *DB) MarkRetry(ctx context.Context, id int64, next time.Time, errText string) error {
+	return db.updateOutbox(ctx, id, `UPDATE outbox SET next_attempt_at = ?, last_error = ?, lease_until = NULL
+		WHERE id = ? AND status = 'pending'`, formatTime(next), errText, id)
+}
+
+// MarkFailed gives up on message id. errText must already be free of
+// secrets. RetryFailed puts it back in the queue.
+func (db *DB) MarkFailed(ctx context.Context, id int64, errText string) error {
+	return db.updateOutbox(ctx, id, `UPDATE outbox SET status = 'failed', last_error = ?, lease_until = NULL
+		WHERE id = ? AND status = 'pending'`, errText, id)
+}
+
+func (db *DB) updateOutbox(ctx context.Context, id int64, q string, args ...any) error {
+	// The outcome of a post must be recorded even when the caller is being
+	// cancelled: losing it would resend a delivered message.
+	ctx = context.WithoutCancel(ctx)
+	res, err := db.write.ExecContext(ctx, q, args...)
+	if err != nil {
+		return fmt.Errorf("updating outbox message %d: %w", id, err)
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("updating outbox message %d: %w", id, err)
+	} else if n != 1 {
+		return fmt.Errorf("updating outbox message %d: it is no longer pending", id)
+	}
+	return nil
+}
+
+// OutboxFilter selects messages for ListOutbox.
+type OutboxFilter struct {
+	Status  string // "" for every status
+	Channel string // "" for every channel
+	Limit   int    // the most recent Limit messages; 0 for all
+}
+
+// ListOutbox returns messages in delivery (id) order.
+func (db *DB) ListOutbox(ctx context.Context, f OutboxFilter) ([]OutboxEntry, error) {
+	var where []string
+	var args []any
+	if f.Status != "" {
+		where = append(where, "status = ?")
+		args = append(args, f.Status)
+	}
+	if f.Channel != "" {
+		where = append(where, "channel = ?")
+		args = append(args, f.Channel)
+	}
+	q := `SELECT ` + outboxColumns + ` FROM outbox`
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	q += " ORDER BY id DESC"
+	if f.Limit > 0 {
+		q += " LIMIT ?"
+		args = append(args, f.Limit)
+	}
+	rows, err := db.read.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("reading outbox: %w", err)
+	}
+	out, err := scanOutbox(rows)
+	if err != nil {
+		return nil, fmt.Errorf("reading outbox: %w", err)
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out, nil
+}
+
+// RetryFailed makes messages due now: every failed message when ids is
+// empty, else the named ones, which must be failed or pending (a pending
+// message loses its back-off). A sent message is refused: posting it again
+// would duplicate it. It returns how many messages were requeued.
+func (db *DB) RetryFailed(ctx context.Context, ids []int64) (int, error) {
+	ts := formatTime(db.Now())
+	tx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("requeueing outbox messages: %w", err)
+	}
+	defer tx.Rollback()
+	if len(ids) == 0 {
+		res, err := tx.ExecContext(ctx, `UPDATE outbox SET status = 'pending', next_attempt_at = ?, attempts = 0, lease_until = NULL
+			WHERE status = 'failed'`, ts)
+		if err != nil {
+			return 0, fmt.Errorf("requeueing failed outbox messages: %w", err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return 0, fmt.Errorf("requeueing failed outbox messages: %w", err)
+		}
+		return int(n), tx.Commit()
+	}
+	for _, id := range ids {
+		var status string
+		if err := tx.QueryRowContext(ctx, `SELECT status FROM outbox WHERE id = ?`, id).Scan(&status); errors.Is(err, sql.ErrNoRows) {
+			return 0, fmt.Errorf("outbox message %d: %w", id, ErrOutboxNotFound)
+		} else if err != nil {
+			return 0, fmt.Errorf("requeueing outbox message %d: %w", id, err)
+		}
+		if status == OutboxSent {
+			return 0, fmt.Errorf("outbox message %d was already delivered; sending it again would post it twice", id)
+		}
+		// A pending message keeps its lease: a sender may be posting it now.
+		if _, err := tx.ExecContext(ctx, `UPDATE outbox SET status = 'pending', next_attempt_at = ?,
+			attempts = CASE WHEN status = 'failed' THEN 0 ELSE attempts END WHERE id = ?`, ts, id); err != nil {
+			return 0, fmt.Errorf("requeueing outbox message %d: %w", id, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("requeueing outbox messages: %w", err)
+	}
+	return len(ids), nil
+}
+
+// OutboxStats counts messages by status, for metrics and `alerts list`.
+type OutboxStats struct {
+	Pending, Sent, Failed int
+	// OldestPending is when the oldest pending message was queued.
+	OldestPending *time.Time
+}
+
+// OutboxCounts returns the outbox's message counts.
+func (db *DB) OutboxCounts(ctx context.Context) (OutboxStats, error) {
+	var s OutboxStats
+	var oldest sql.NullString
+	err := db.read.QueryRowContext(ctx, `SELECT
+		COALESCE(SUM(status = 'pending'), 0), COALESCE(SUM(status = 'sent'), 0), COALESCE(SUM(status = 'failed'), 0),
+		MIN(CASE WHEN status = 'pending' THEN created_at END) FROM outbox`).Scan(&s.Pending, &s.Sent, &s.Failed, &oldest)
+	if err != nil {
+		return s, fmt.Errorf("counting outbox messages: %w", err)
+	}
+	if s.OldestPending, err = parseNullTime(oldest); err != nil {
+		return s, fmt.Errorf("counting outbox messages: %w", err)
+	}
+	return s, nil
+}
