@@ -1,0 +1,451 @@
+// Package azure fetches GPU virtual machine prices from the public Azure
+// Retail Prices API (https://prices.azure.com/api/retail/prices): on-demand,
+// spot, one- and three-year reservations and savings plans, Linux and
+// (optionally) Windows, for the NC, ND and NV families.
+//
+// The API needs no credentials. It says nothing about hardware, so GPU
+// model, count and memory come from the table in gpus.go, and it says
+// nothing about stock, so availability is "offered" wherever a size has a
+// price.
+package azure
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/fetchers"
+)
+
+// DefaultEndpoint is the public Retail Prices API.
+const DefaultEndpoint = "https://prices.azure.com/api/retail/prices"
+
+// APIVersion is sent with every request: savings-plan prices come back only
+// with it. It also makes filter values case-sensitive.
+const APIVersion = "2023-01-01-preview"
+
+const (
+	// maxPages bounds one request chain. A region holds a few hundred GPU
+	// rows and every region together a few tens of thousands, at 1,000 per
+	// page; a chain far longer than that is a paging bug, not data.
+	maxPages = 500
+	// maxPageBytes bounds one page (a 1,000-row page is about 1 MB).
+	maxPageBytes = 64 << 20
+	// defaultPageTimeout bounds reading one page's body. The client's own
+	// timeout covers only connecting and the response headers.
+	defaultPageTimeout = 2 * time.Minute
+	// vanishThreshold: a scope whose last complete run had at least this
+	// many offers and that now has none fails the run (see checkVanished).
+	// One GPU size in one region carries up to eight offers (on-demand and
+	// spot for two systems, two reservations, two savings plans), so this
+	// is "at least most of one size", not a stray row.
+	vanishThreshold = 5
+	// versionPrefix names the per-scope offer counts kept in
+	// Snapshot.Versions for the next run's vanish check.
+	versionPrefix = "offers/"
+)
+
+// Config is the fetcher's part of the pricewatch configuration
+// (providers.azure.*).
+type Config struct {
+	// Endpoint is the full API URL; empty means DefaultEndpoint. Tests and
+	// local mirrors point it elsewhere.
+	Endpoint string
+	// Regions are armRegionName codes ("eastus"); empty means all regions.
+	Regions []string
+	// Windows also keeps Windows prices (stored apart from Linux ones).
+	Windows bool
+}
+
+// Fetcher reads the Retail Prices API. It implements fetchers.Fetcher.
+type Fetcher struct {
+	cfg      Config
+	endpoint *url.URL
+	client   *fetchers.Client
+	log      *zap.Logger
+	// pageTimeout bounds reading one page's body; tests shorten it.
+	pageTimeout time.Duration
+}
+
+var _ fetchers.Fetcher = (*Fetcher)(nil)
+
+// regionCode is what an armRegionName looks like; anything else would be
+// pasted into an OData string literal.
+var regionCode = regexp.MustCompile(`^[a-z0-9]+$`)
+
+// New checks cfg and returns a Fetcher that sends its requests through
+// client (which does the retrying). A nil log discards logging.
+func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error) {
+	if client == nil {
+		return nil, errors.New("azure: an HTTP client is required")
+	}
+	if log == nil {
+		log = zap.NewNop()
+	}
+	if cfg.Endpoint == "" {
+		cfg.Endpoint = DefaultEndpoint
+	}
+	u, err := url.Parse(cfg.Endpoint)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("azure: providers.azure.endpoint %q: want an http(s) URL such as %s", cfg.Endpoint, DefaultEndpoint)
+	}
+	seen := map[string]bool{}
+	regions := make([]string, 0, len(cfg.Regions))
+	for _, r := range cfg.Regions {
+		r = strings.TrimSpace(r)
+		if !regionCode.MatchString(r) {
+			return nil, fmt.Errorf("azure: providers.azure.regions: %q is not an Azure region code such as eastus", r)
+		}
+		if !seen[r] {
+			seen[r] = true
+			regions = append(regions, r)
+		}
+	}
+	cfg.Regions = regions
+	return &Fetcher{cfg: cfg, endpoint: u, client: client, log: log.With(zap.String("provider", pricewatch.Azure)), pageTimeout: defaultPageTimeout}, nil
+}
+
+// Provider returns pricewatch.Azure.
+func (f *Fetcher) Provider() string { return pricewatch.Azure }
+
+// Fetch reads every page for the configured regions (one request chain per
+// region, or one chain for all regions) and returns the complete snapshot,
+// or an error if any page could not be read in full.
+func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatch.Snapshot, error) {
+	acc := &accumulator{f: f, best: map[pricewatch.OfferKey]candidate{}, untracked: map[string]bool{}}
+	chains := f.cfg.Regions
+	if len(chains) == 0 {
+		chains = []string{""}
+	}
+	for _, region := range chains {
+		if err := f.fetchChain(ctx, region, acc); err != nil {
+			return nil, err
+		}
+	}
+
+	snap := &pricewatch.Snapshot{
+		Provider:      pricewatch.Azure,
+		Offers:        acc.offers(),
+		Versions:      map[string]string{},
+		SourceVersion: "api-version=" + APIVersion,
+	}
+	snap.Availability = availability(snap.Offers)
+	if len(f.cfg.Regions) == 0 {
+		snap.Coverage = []pricewatch.Scope{{Region: pricewatch.AllRegions, Availability: true}}
+	} else {
+		for _, r := range f.cfg.Regions {
+			snap.Coverage = append(snap.Coverage, pricewatch.Scope{Region: r, Availability: true})
+		}
+	}
+	counts := scopeCounts(snap)
+	if err := checkVanished(counts, prev); err != nil {
+		return nil, err
+	}
+	for scope, n := range counts {
+		snap.Versions[versionPrefix+scope] = strconv.Itoa(n)
+	}
+	if err := snap.Validate(); err != nil {
+		return nil, fmt.Errorf("azure: built an invalid snapshot: %w", err)
+	}
+	f.log.Info("azure prices fetched", zap.Int("offers", len(snap.Offers)), zap.Int("availability", len(snap.Availability)))
+	return snap, nil
+}
+
+// fetchChain follows one request chain from its first page to the page
+// whose NextPageLink is null.
+func (f *Fetcher) fetchChain(ctx context.Context, region string, acc *accumulator) error {
+	where := "region " + region
+	if region == "" {
+		where = "all regions"
+	}
+	next := f.firstURL(region)
+	seen := map[string]bool{}
+	stats := map[string]int{}
+	rows, pageNo := 0, 0
+	for next != nil {
+		pageNo++
+		if pageNo > maxPages {
+			return fmt.Errorf("%w: azure %s: more than %d pages; refusing to follow NextPageLink further", fetchers.ErrIncomplete, where, maxPages)
+		}
+		link := next.String()
+		if seen[link] {
+			return fmt.Errorf("%w: azure %s page %d: NextPageLink repeats an earlier page", fetchers.ErrIncomplete, where, pageNo)
+		}
+		seen[link] = true
+
+		p, err := f.getPage(ctx, next, where, pageNo)
+		if err != nil {
+			return err
+		}
+		for i, it := range *p.Items {
+			if err := acc.add(it, region, stats); err != nil {
+				return malformed(where, pageNo, i, it, err)
+			}
+		}
+		rows += len(*p.Items)
+		next, err = f.nextURL(next, p.NextPageLink)
+		if err != nil {
+			return fmt.Errorf("%w: azure %s page %d: %v", fetchers.ErrIncomplete, where, pageNo, err)
+		}
+	}
+	f.log.Info("azure request chain complete", zap.String("scope", where), zap.Int("pages", pageNo), zap.Int("rows", rows), zap.Any("skipped", stats))
+	return nil
+}
+
+// filter is the OData $filter for one chain. The API is not trusted to
+// apply it: every row is checked again in accumulator.add.
+func filter(region string) string {
+	parts := make([]string, len(gpuFamilyPrefixes))
+	for i, p := range gpuFamilyPrefixes {
+		parts[i] = "startswith(armSkuName,'" + p + "')"
+	}
+	f := "serviceName eq 'Virtual Machines' and (" + strings.Join(parts, " or ") + ")"
+	if region != "" {
+		f += " and armRegionName eq '" + strings.ReplaceAll(region, "'", "''") + "'"
+	}
+	return f
+}
+
+func (f *Fetcher) firstURL(region string) *url.URL {
+	u := *f.endpoint
+	q := u.RawQuery
+	if q != "" {
+		q += "&"
+	}
+	// The API documents the literal "$filter" name and %20 for spaces; the
+	// default Go encoding (%24filter, '+') works too, but the documented form
+	// is what every captured request used.
+	q += "api-version=" + APIVersion + "&$filter=" + strings.ReplaceAll(url.QueryEscape(filter(region)), "+", "%20")
+	u.RawQuery = q
+	return &u
+}
+
+// nextURL resolves a NextPageLink against the page it came from. A missing
+// or null link ends the chain. The link is followed as given (a mirror
+// rewrites it to itself), but the api-version is kept on it: without it
+// later pages would silently lose their savings-plan prices.
+func (f *Fetcher) nextURL(cur *url.URL, link *string) (*url.URL, error) {
+	if link == nil || strings.TrimSpace(*link) == "" {
+		return nil, nil
+	}
+	ref, err := url.Parse(strings.TrimSpace(*link))
+	if err != nil {
+		return nil, fmt.Errorf("NextPageLink is not a URL: %v", err)
+	}
+	u := cur.ResolveReference(ref)
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("NextPageLink has scheme %q", u.Scheme)
+	}
+	if u.Query().Get("api-version") == "" {
+		if u.RawQuery != "" {
+			u.RawQuery += "&"
+		}
+		u.RawQuery += "api-version=" + APIVersion
+	}
+	return u, nil
+}
+
+// getPage downloads and decodes one page. Retries (429, 5xx, network) are
+// the client's; a body that stops, is cut off or is not a price page is an
+// error wrapping fetchers.ErrIncomplete.
+func (f *Fetcher) getPage(ctx context.Context, u *url.URL, where string, pageNo int) (*page, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("azure %s page %d: %w", where, pageNo, err)
+	}
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	resp, err := f.client.Do(pctx, func(ctx context.Context) (*http.Request, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Accept", "application/json")
+		return req, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("azure %s page %d: %w", where, pageNo, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%w: azure %s page %d: HTTP %d instead of a price page", fetchers.ErrIncomplete, where, pageNo, resp.StatusCode)
+	}
+
+	// The timer starts only now, so back-off waits inside Do do not count
+	// against reading the body.
+	var timedOut atomic.Bool
+	timer := time.AfterFunc(f.pageTimeout, func() { timedOut.Store(true); cancel() })
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxPageBytes+1))
+	timer.Stop()
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return nil, fmt.Errorf("azure %s page %d: %w", where, pageNo, ctx.Err())
+	case err != nil && timedOut.Load():
+		return nil, fmt.Errorf("%w: azure %s page %d: body not complete after %s", fetchers.ErrIncomplete, where, pageNo, f.pageTimeout)
+	case err != nil:
+		return nil, fmt.Errorf("%w: azure %s page %d: reading body: %v", fetchers.ErrIncomplete, where, pageNo, err)
+	case len(body) > maxPageBytes:
+		return nil, fmt.Errorf("%w: azure %s page %d: larger than %d bytes", fetchers.ErrIncomplete, where, pageNo, maxPageBytes)
+	}
+	p, err := decodePage(body)
+	if err != nil {
+		return nil, fmt.Errorf("azure %s page %d: %w", where, pageNo, err)
+	}
+	return p, nil
+}
+
+// accumulator collects the offers of every chain, one per offer key.
+type accumulator struct {
+	f         *Fetcher
+	best      map[pricewatch.OfferKey]candidate
+	untracked map[string]bool
+}
+
+// add keeps what a row sells if it is a price our users can buy, for a
+// tracked size, in a configured region. The server filter is not trusted:
+// every condition is checked here again.
+func (a *accumulator) add(it item, chainRegion string, stats map[string]int) error {
+	pt, os, skip := classify(it)
+	if skip != "" {
+		stats[skip]++
+		return nil
+	}
+	s, ok := lookupSKU(it.ArmSkuName)
+	if !ok {
+		name := strings.TrimSpace(it.ArmSkuName)
+		if !isGPUFamily(name) {
+			stats[skipNotGPU]++
+			return nil
+		}
+		stats[skipUntracked]++
+		if !a.untracked[strings.ToLower(name)] {
+			a.untracked[strings.ToLower(name)] = true
+			a.f.log.Debug("azure GPU size not in the hardware table; skipped", zap.String("armSkuName", name))
+		}
+		return nil
+	}
+	if region := strings.TrimSpace(it.ArmRegionName); region == "" || (chainRegion != "" && region != chainRegion) {
+		stats[skipRegion]++
+		return nil
+	}
+	if os == pricewatch.Windows && !a.f.cfg.Windows {
+		stats[skipWindows]++
+		return nil
+	}
+	cands, skip, err := offersFor(it, pt, os, s)
+	if err != nil {
+		return err
+	}
+	if skip != "" {
+		stats[skip]++
+		a.f.log.Debug("azure row without a price; skipped", zap.String("armSkuName", s.name),
+			zap.String("region", it.ArmRegionName), zap.String("type", it.Type), zap.String("skuId", it.SkuID))
+		return nil
+	}
+	for _, c := range cands {
+		k := c.offer.Key()
+		old, dup := a.best[k]
+		if !dup || better(c, old) {
+			a.best[k] = c
+		}
+		if dup {
+			a.f.log.Debug("azure offer listed twice; keeping one", zap.Stringer("offer", k),
+				zap.String("skuId", c.id), zap.String("otherSkuId", old.id))
+		}
+	}
+	return nil
+}
+
+// offers returns the kept offers in key order, so that output and goldens
+// do not depend on page order.
+func (a *accumulator) offers() []pricewatch.Offer {
+	out := make([]pricewatch.Offer, 0, len(a.best))
+	for _, c := range a.best {
+		out = append(out, c.offer)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key().String() < out[j].Key().String() })
+	return out
+}
+
+// availability lists each (region, size) that has at least one price as
+// offered. The API knows nothing of stock or zones.
+func availability(offers []pricewatch.Offer) []pricewatch.Availability {
+	seen := map[pricewatch.AvailabilityKey]bool{}
+	var out []pricewatch.Availability
+	for _, o := range offers {
+		a := pricewatch.Availability{Provider: o.Provider, Region: o.Region, InstanceType: o.InstanceType, State: pricewatch.Offered, Hardware: o.Hardware}
+		if !seen[a.Key()] {
+			seen[a.Key()] = true
+			out = append(out, a)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Region != out[j].Region {
+			return out[i].Region < out[j].Region
+		}
+		return out[i].InstanceType < out[j].InstanceType
+	})
+	return out
+}
+
+// scopeCounts counts offers per coverage scope ("*" for all regions).
+func scopeCounts(snap *pricewatch.Snapshot) map[string]int {
+	counts := map[string]int{}
+	for _, sc := range snap.Coverage {
+		counts[sc.Region] = 0
+	}
+	for _, o := range snap.Offers {
+		for _, sc := range snap.Coverage {
+			if sc.CoversOffer(o.Region, o.PriceType) {
+				counts[sc.Region]++
+			}
+		}
+	}
+	return counts
+}
+
+// checkVanished fails a run in which a scope that had many offers in the
+// last complete run has none: a well-formed but empty answer is far more
+// likely an API fault than every GPU size leaving a region at once, and
+// storing it would close every price there. Storage has its own drop check
+// over the whole run; this one also catches one region of several going
+// empty. If a region really has lost every GPU size, remove it from
+// providers.azure.regions.
+func checkVanished(counts map[string]int, prev fetchers.Previous) error {
+	for _, scope := range sortedKeys(counts) {
+		if counts[scope] > 0 {
+			continue
+		}
+		p, err := strconv.Atoi(prev.Versions[versionPrefix+scope])
+		if err != nil || p < vanishThreshold {
+			continue
+		}
+		name := "region " + scope
+		if scope == pricewatch.AllRegions {
+			name = "all regions"
+		}
+		return fmt.Errorf("%w: azure %s: no GPU offers found, the last complete run found %d; refusing to report them all gone",
+			fetchers.ErrIncomplete, name, p)
+	}
+	return nil
+}
+
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,206 @@
+package azure
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/fetchers"
+)
+
+// Reasons a row is left out, counted per region for the run summary.
+const (
+	skipNotVM        = "not a virtual machine meter"
+	skipDevTest      = "DevTestConsumption (dev/test subscriptions only)"
+	skipLowPriority  = "Low Priority (Batch/scale-set only)"
+	skipCloudService = "legacy Cloud Services product"
+	skipUnit         = "unit is not 1 Hour"
+	skipTiered       = "tiered price"
+	skipType         = "unknown price type"
+	skipNotGPU       = "not a GPU family size"
+	skipUntracked    = "GPU size missing from the hardware table"
+	skipRegion       = "outside the configured regions"
+	skipWindows      = "Windows (providers.azure.windows is off)"
+	skipNoPrice      = "price is zero"
+)
+
+// classify says what a row sells, or why it is not a VM price our users
+// can buy. It looks only at the row's labels, not at its price.
+func classify(it item) (pt pricewatch.PriceType, os, skip string) {
+	meter, skuName, product := strings.TrimSpace(it.MeterName), strings.TrimSpace(it.SkuName), strings.TrimSpace(it.ProductName)
+	switch {
+	case strings.TrimSpace(it.ServiceName) != "Virtual Machines":
+		return "", "", skipNotVM
+	case strings.TrimSpace(it.Type) == "DevTestConsumption":
+		return "", "", skipDevTest
+	case strings.HasSuffix(meter, " Low Priority") || strings.HasSuffix(skuName, " Low Priority"):
+		return "", "", skipLowPriority
+	case strings.Contains(product, "Cloud Services"):
+		return "", "", skipCloudService
+	case strings.TrimSpace(it.UnitOfMeasure) != "1 Hour":
+		return "", "", skipUnit
+	}
+	if t := strings.TrimSpace(string(it.TierMinimumUnits)); t != "" {
+		if d, err := decimal.NewFromString(t); err == nil && d.IsPositive() {
+			return "", "", skipTiered
+		}
+	}
+	os = pricewatch.Linux
+	// Windows rows share meter and SKU names with Linux ones; only the
+	// product name tells the licensed price apart.
+	if strings.HasSuffix(product, " Windows") {
+		os = pricewatch.Windows
+	}
+	switch strings.TrimSpace(it.Type) {
+	case "Consumption":
+		if strings.HasSuffix(meter, " Spot") || strings.HasSuffix(skuName, " Spot") {
+			return pricewatch.Spot, os, ""
+		}
+		return pricewatch.OnDemand, os, ""
+	case "Reservation":
+		return pricewatch.Reserved, os, ""
+	}
+	return "", "", skipType
+}
+
+// candidate is an offer with what is needed to choose between two rows
+// that describe the same offer.
+type candidate struct {
+	offer   pricewatch.Offer
+	primary bool   // isPrimaryMeterRegion
+	start   string // effectiveStartDate, ISO 8601 (sorts as text)
+	id      string // skuId, the row's own identity
+}
+
+// offersFor maps a classified row of a tracked size to offers: one for the
+// row itself and, for on-demand rows, one per savings-plan term. An error
+// means the row is malformed (no currency, a price that is not a number,
+// an unreadable term); skip means a price of zero, left out rather than
+// stored as free.
+func offersFor(it item, pt pricewatch.PriceType, os string, s sku) ([]candidate, string, error) {
+	price, err := parseAmount(it.RetailPrice)
+	if err != nil {
+		return nil, "", fmt.Errorf("retailPrice: %w", err)
+	}
+	currency := strings.TrimSpace(it.CurrencyCode)
+	if currency == "" {
+		return nil, "", fmt.Errorf("no currencyCode")
+	}
+	if !price.IsPositive() {
+		return nil, skipNoPrice, nil
+	}
+	base := pricewatch.Offer{
+		Provider:     pricewatch.Azure,
+		Region:       strings.TrimSpace(it.ArmRegionName),
+		InstanceType: s.name,
+		PriceType:    pt,
+		OS:           os,
+		Currency:     currency,
+		Hardware:     s.hw,
+	}
+	c := candidate{primary: it.IsPrimaryMeterRegion == nil || *it.IsPrimaryMeterRegion, start: strings.TrimSpace(it.EffectiveStartDate), id: strings.TrimSpace(it.SkuID)}
+
+	var out []candidate
+	switch pt {
+	case pricewatch.Reserved:
+		term, err := parseTerm(it.ReservationTerm)
+		if err != nil {
+			return nil, "", fmt.Errorf("reservationTerm: %w", err)
+		}
+		// A reservation row's retailPrice is the price of the whole term,
+		// although its unit says "1 Hour": it is the upfront payment, and
+		// the root package spreads it over the term's hours.
+		o := base
+		o.Term, o.Payment, o.Upfront = term, pricewatch.AllUpfront, price
+		c.offer = o
+		out = append(out, c)
+	case pricewatch.OnDemand:
+		c.offer = base
+		c.offer.Hourly = price
+		out = append(out, c)
+		for _, sp := range it.SavingsPlan {
+			hourly, err := parseAmount(sp.RetailPrice)
+			if err != nil {
+				return nil, "", fmt.Errorf("savingsPlan retailPrice: %w", err)
+			}
+			if !hourly.IsPositive() {
+				continue
+			}
+			term, err := parseTerm(sp.Term)
+			if err != nil {
+				return nil, "", fmt.Errorf("savingsPlan term: %w", err)
+			}
+			// Savings-plan prices are genuinely hourly and billed as used.
+			o := base
+			o.PriceType, o.Term, o.Payment, o.Hourly = pricewatch.SavingsPlan, term, pricewatch.NoUpfront, hourly
+			spc := c
+			spc.offer = o
+			out = append(out, spc)
+		}
+	default: // spot
+		c.offer = base
+		c.offer.Hourly = price
+		out = append(out, c)
+	}
+	return out, "", nil
+}
+
+// parseAmount reads a JSON number exactly.
+func parseAmount(n interface{ String() string }) (decimal.Decimal, error) {
+	s := strings.TrimSpace(n.String())
+	if s == "" {
+		return decimal.Decimal{}, fmt.Errorf("missing")
+	}
+	d, err := decimal.NewFromString(s)
+	if err != nil {
+		return decimal.Decimal{}, fmt.Errorf("%q is not a number", s)
+	}
+	if d.IsNegative() {
+		return decimal.Decimal{}, fmt.Errorf("%q is negative", s)
+	}
+	return d, nil
+}
+
+// parseTerm turns Azure's "1 Year" / "3 Years" into pricewatch's "1y" / "3y".
+func parseTerm(t string) (string, error) {
+	f := strings.Fields(t)
+	if len(f) == 2 {
+		n, err := strconv.Atoi(f[0])
+		if err == nil && n > 0 {
+			switch strings.ToLower(f[1]) {
+			case "year", "years":
+				return strconv.Itoa(n) + "y", nil
+			case "month", "months":
+				return strconv.Itoa(n) + "m", nil
+			}
+		}
+	}
+	return "", fmt.Errorf("%q is not a term like \"1 Year\"", t)
+}
+
+// better reports whether a should be kept over b when both describe the
+// same offer. The choice must not depend on page order: primary meter
+// region first, then the newer price, then the lower one, then the row id.
+func better(a, b candidate) bool {
+	if a.primary != b.primary {
+		return a.primary
+	}
+	if a.start != b.start {
+		return a.start > b.start
+	}
+	ae, _ := a.offer.EffectiveHourly()
+	be, _ := b.offer.EffectiveHourly()
+	if c := ae.Cmp(be); c != 0 {
+		return c < 0
+	}
+	return a.id < b.id
+}
+
+// malformed wraps a row error as an incomplete page.
+func malformed(where string, pageNo, index int, it item, err error) error {
+	return fmt.Errorf("%w: azure %s page %d item %d (%s %s %s): %v", fetchers.ErrIncomplete, where, pageNo, index,
+		strings.TrimSpace(it.ArmSkuName), strings.TrimSpace(it.ArmRegionName), strings.TrimSpace(it.Type), err)
+}

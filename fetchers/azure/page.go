@@ -1,0 +1,83 @@
+package azure
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/pricewatch/pricewatch/fetchers"
+)
+
+// page is one response of the Retail Prices API. Items and Count are
+// pointers so that a missing field can be told from an empty one.
+type page struct {
+	BillingCurrency string  `json:"BillingCurrency"`
+	Items           *[]item `json:"Items"`
+	NextPageLink    *string `json:"NextPageLink"`
+	Count           *int    `json:"Count"`
+}
+
+// item is one price row. Prices stay json.Number so that 18.169536 is read
+// as the decimal it is, never through a float.
+type item struct {
+	CurrencyCode         string        `json:"currencyCode"`
+	TierMinimumUnits     json.Number   `json:"tierMinimumUnits"`
+	ReservationTerm      string        `json:"reservationTerm"`
+	RetailPrice          json.Number   `json:"retailPrice"`
+	UnitPrice            json.Number   `json:"unitPrice"`
+	ArmRegionName        string        `json:"armRegionName"`
+	Location             string        `json:"location"`
+	EffectiveStartDate   string        `json:"effectiveStartDate"`
+	MeterID              string        `json:"meterId"`
+	MeterName            string        `json:"meterName"`
+	ProductID            string        `json:"productId"`
+	SkuID                string        `json:"skuId"`
+	ProductName          string        `json:"productName"`
+	SkuName              string        `json:"skuName"`
+	ServiceName          string        `json:"serviceName"`
+	ServiceID            string        `json:"serviceId"`
+	ServiceFamily        string        `json:"serviceFamily"`
+	UnitOfMeasure        string        `json:"unitOfMeasure"`
+	Type                 string        `json:"type"`
+	IsPrimaryMeterRegion *bool         `json:"isPrimaryMeterRegion"`
+	ArmSkuName           string        `json:"armSkuName"`
+	SavingsPlan          []savingsPlan `json:"savingsPlan"`
+}
+
+// savingsPlan is one entry of an item's savingsPlan array (returned only
+// with api-version 2023-01-01-preview). Its price is per hour.
+type savingsPlan struct {
+	UnitPrice   json.Number `json:"unitPrice"`
+	RetailPrice json.Number `json:"retailPrice"`
+	Term        string      `json:"term"`
+}
+
+// decodePage reads a whole page and refuses anything that is not one
+// complete JSON object with an Items array: a page cut off in transit or
+// replaced by an error document must fail the run, never read as "no
+// prices".
+func decodePage(body []byte) (*page, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var p page
+	if err := dec.Decode(&p); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, fmt.Errorf("%w: body ends before the JSON does (%d bytes)", fetchers.ErrIncomplete, len(body))
+		}
+		return nil, fmt.Errorf("%w: not a price page: %v", fetchers.ErrIncomplete, err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%w: data after the JSON object", fetchers.ErrIncomplete)
+	}
+	if p.Items == nil {
+		return nil, fmt.Errorf("%w: no Items array", fetchers.ErrIncomplete)
+	}
+	// Count is the number of items in this page (not a total); a mismatch
+	// means the server sent part of what it meant to.
+	if p.Count != nil && *p.Count != len(*p.Items) {
+		return nil, fmt.Errorf("%w: Count says %d items, page holds %d", fetchers.ErrIncomplete, *p.Count, len(*p.Items))
+	}
+	return &p, nil
+}
