@@ -1,0 +1,442 @@
+package aws
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/fetchers"
+)
+
+const (
+	v1 = "20261101000000"
+	v2 = "20261115000000"
+)
+
+// tree is a price list layout: GPU types per region, at a version.
+type tree map[string]struct {
+	version string
+	types   []gpuType
+}
+
+func (tr tree) publish(t *testing.T, b *bucket) map[string][]builtProduct {
+	t.Helper()
+	s := loadSamples(t)
+	files := map[string]versioned{}
+	built := map[string][]builtProduct{}
+	for region, spec := range tr {
+		ps := s.buildRegion(t, region, spec.types)
+		if region == "af-south-1" {
+			// The real capacity-reservation product, verbatim.
+			ps = append(ps, builtProduct{sku: "2257YY4K7BWZ4F46", product: s.c5ad, onDemand: s.onDemand(t, "2257YY4K7BWZ4F46", "0.4680000000")})
+		}
+		built[region] = ps
+		files[region] = versioned{spec.version, s.regionFile(spec.version, ps)}
+	}
+	b.publish(files)
+	return built
+}
+
+var (
+	p4d = gpuType{itype: "p4d.24xlarge", onDemand: "32.7726000000", reserved: sixByClass(32.7726), decoys: allDecoys}
+	p5  = gpuType{itype: "p5.48xlarge", onDemand: "98.3200000000", reserved: sixByClass(98.32), decoys: allDecoys}
+	p3  = gpuType{itype: "p3.8xlarge", onDemand: "12.2400000000", reserved: sixByClass(12.24), decoys: []string{"windows-byol", "rhel"}}
+)
+
+func g4dnTypes() []gpuType {
+	var out []gpuType
+	for i, size := range []string{"xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "metal"} {
+		out = append(out, gpuType{itype: "g4dn." + size, onDemand: fmt.Sprintf("%.10f", 0.526*float64(i+1)), decoys: []string{"windows", "unused-reservation"}})
+	}
+	return out
+}
+
+func standardTree() tree {
+	return tree{
+		"us-east-1":  {v1, []gpuType{p4d, p5}},
+		"us-east-2":  {v1, []gpuType{p3}},
+		"af-south-1": {v1, g4dnTypes()},
+	}
+}
+
+// offerIndex finds offers by a short key: region/type/price_type/term/payment/class.
+func offerIndex(offers []pricewatch.Offer) map[string]pricewatch.Offer {
+	m := map[string]pricewatch.Offer{}
+	for _, o := range offers {
+		m[strings.Join([]string{o.Region, o.InstanceType, string(o.PriceType), o.Term, o.Payment, o.OfferingClass}, "/")] = o
+	}
+	return m
+}
+
+var (
+	termNames    = map[string]string{"1yr": "1y", "3yr": "3y"}
+	paymentNames = map[string]string{"No Upfront": pricewatch.NoUpfront, "Partial Upfront": pricewatch.PartialUpfront, "All Upfront": pricewatch.AllUpfront}
+)
+
+func mustDec(t *testing.T, s string) decimal.Decimal {
+	t.Helper()
+	if s == "" {
+		return decimal.Zero
+	}
+	return decimal.RequireFromString(s)
+}
+
+// TestFetchKeepsOnlyPlainLinuxGPUPrices serves a region with p4d and p5
+// products under every variant AWS lists (Windows, BYOL, RHEL, SUSE, SQL,
+// dedicated, host, both capacity-reservation kinds) plus m5.large and
+// storage, and checks that exactly the Linux on-demand and reserved prices
+// of the GPU types come back, each exact.
+func TestFetchKeepsOnlyPlainLinuxGPUPrices(t *testing.T) {
+	b := newBucket(t)
+	tr := tree{"us-east-1": {v1, []gpuType{p4d, p5}}}
+	built := tr.publish(t, b)
+	snap, err := b.fetcher(t, Config{}).Fetch(context.Background(), fetchers.Previous{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(built["us-east-1"]) != 2*(1+len(allDecoys))+2 {
+		t.Fatalf("fixture has %d products", len(built["us-east-1"]))
+	}
+	got := offerIndex(snap.Offers)
+	want := 0
+	for _, g := range []gpuType{p4d, p5} {
+		od, ok := got["us-east-1/"+g.itype+"/on_demand///"]
+		if !ok {
+			t.Fatalf("no on-demand price for %s", g.itype)
+		}
+		if !od.Hourly.Equal(mustDec(t, g.onDemand)) || od.Currency != "USD" || od.OS != pricewatch.Linux {
+			t.Errorf("%s on-demand = %s %s %s, want %s USD linux", g.itype, od.Hourly, od.Currency, od.OS, g.onDemand)
+		}
+		want++
+		for _, r := range g.reserved {
+			key := fmt.Sprintf("us-east-1/%s/reserved/%s/%s/%s", g.itype, termNames[r.lease], paymentNames[r.purchase], r.class)
+			o, ok := got[key]
+			if !ok {
+				t.Errorf("missing %s", key)
+				continue
+			}
+			want++
+			if !o.Hourly.Equal(mustDec(t, r.hourly)) || !o.Upfront.Equal(mustDec(t, r.upfront)) {
+				t.Errorf("%s = %s hourly + %s upfront, want %s + %s", key, o.Hourly, o.Upfront, r.hourly, r.upfront)
+			}
+		}
+	}
+	if len(snap.Offers) != want {
+		for _, o := range snap.Offers {
+			t.Logf("offer %s = %s", o.Key(), o.Hourly)
+		}
+		t.Fatalf("%d offers, want %d (decoys or non-GPU types leaked)", len(snap.Offers), want)
+	}
+	for _, o := range snap.Offers {
+		if o.Provider != pricewatch.AWS || o.Zone != "" || o.GPUModel == "" || o.VCPUs == 0 || o.MemoryGB == 0 {
+			t.Errorf("offer %s lacks provider or hardware: %+v", o.Key(), o.Hardware)
+		}
+	}
+	p5od := got["us-east-1/p5.48xlarge/on_demand///"].Hardware
+	if p5od != (pricewatch.Hardware{GPUModel: "H100", GPUCount: 8, GPUMemoryGB: 80, VCPUs: 192, MemoryGB: 2048}) {
+		t.Errorf("p5.48xlarge hardware = %+v", p5od)
+	}
+	if d := got["us-east-1/p4d.24xlarge/on_demand///"].Hardware; d.GPUModel != "A100-40GB" || d.GPUCount != 8 || d.VCPUs != 96 || d.MemoryGB != 1152 {
+		t.Errorf("p4d.24xlarge hardware = %+v", d)
+	}
+
+	var listed []string
+	for _, a := range snap.Availability {
+		listed = append(listed, a.Region+"/"+a.InstanceType+"/"+string(a.State))
+		if a.GPUModel == "" || a.Zone != "" {
+			t.Errorf("availability %v: %+v", a.Key(), a)
+		}
+	}
+	if want := []string{"us-east-1/p4d.24xlarge/offered", "us-east-1/p5.48xlarge/offered"}; !slices.Equal(listed, want) {
+		t.Errorf("availability = %v, want %v", listed, want)
+	}
+	if len(snap.Coverage) != 1 || snap.Coverage[0].Region != "us-east-1" || !snap.Coverage[0].Availability ||
+		!slices.Equal(snap.Coverage[0].PriceTypes, []pricewatch.PriceType{pricewatch.OnDemand, pricewatch.Reserved}) {
+		t.Errorf("coverage = %+v", snap.Coverage)
+	}
+	if snap.Versions["ec2/us-east-1"] != v1 || snap.Skipped != 0 || len(snap.Unchanged) != 0 {
+		t.Errorf("versions %v, skipped %d, unchanged %v", snap.Versions, snap.Skipped, snap.Unchanged)
+	}
+}
+
+// TestReservedConversion checks term, payment and class labelling and the
+// effective hourly rate (upfront spread over the term's hours) exactly.
+func TestReservedConversion(t *testing.T) {
+	b := newBucket(t)
+	g := gpuType{itype: "p5.48xlarge", onDemand: "98.3200000000", reserved: []ri{
+		{"1yr", "standard", "Partial Upfront", "30.3510000000", "265874"},
+		{"3yr", "convertible", "All Upfront", "0.0000000000", "1004452"},
+		{"1yr", "standard", "No Upfront", "63.4800000000", ""},
+	}}
+	tree{"us-east-1": {v1, []gpuType{g}}}.publish(t, b)
+	snap, err := b.fetcher(t, Config{}).Fetch(context.Background(), fetchers.Previous{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := offerIndex(snap.Offers)
+	for _, c := range []struct {
+		key, hourly, upfront, effective string
+	}{
+		{"us-east-1/p5.48xlarge/reserved/1y/partial_upfront/standard", "30.351", "265874", "60.701913242"},
+		{"us-east-1/p5.48xlarge/reserved/3y/all_upfront/convertible", "0", "1004452", "38.2211567732"},
+		{"us-east-1/p5.48xlarge/reserved/1y/no_upfront/standard", "63.48", "0", "63.48"},
+	} {
+		o, ok := got[c.key]
+		if !ok {
+			t.Errorf("missing %s", c.key)
+			continue
+		}
+		eff, err := o.EffectiveHourly()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !o.Hourly.Equal(mustDec(t, c.hourly)) || !o.Upfront.Equal(mustDec(t, c.upfront)) || !eff.Equal(mustDec(t, c.effective)) {
+			t.Errorf("%s: hourly %s upfront %s effective %s, want %s %s %s", c.key, o.Hourly, o.Upfront, eff, c.hourly, c.upfront, c.effective)
+		}
+		if err := o.Validate(); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestVersionSkip runs two cycles: the second, with no version changed,
+// downloads only the index files, reports every region unchanged, and
+// carries the versions forward. Then one region's version moves and only
+// that region's file is read.
+func TestVersionSkip(t *testing.T) {
+	b := newBucket(t)
+	tr := standardTree()
+	tr.publish(t, b)
+	b.put(spotPath, loadSamples(t).spotFeed)
+	f := b.fetcher(t, Config{Spot: true})
+
+	first, err := f.Fetch(context.Background(), fetchers.Previous{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := b.bytesSent()
+	for region, spec := range tr {
+		if sent[ec2Path(spec.version, region)] == 0 {
+			t.Errorf("first run did not read %s", region)
+		}
+	}
+
+	second, err := f.Fetch(context.Background(), fetchers.Previous{Versions: first.Versions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent = b.bytesSent()
+	var paths []string
+	for p, n := range sent {
+		if n > 0 {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	if !slices.Equal(paths, []string{ec2RegionIndexPath}) {
+		t.Errorf("second run downloaded %v (%v), want only the region index", paths, sent)
+	}
+	if second.Skipped != 3 || len(second.Offers) != 0 || len(second.Availability) != 0 || len(second.Coverage) != 0 {
+		t.Errorf("second run: skipped %d, %d offers, %d availability, coverage %v", second.Skipped, len(second.Offers), len(second.Availability), second.Coverage)
+	}
+	var unchanged []string
+	for _, s := range second.Unchanged {
+		unchanged = append(unchanged, fmt.Sprintf("%s%v%v", s.Region, s.PriceTypes, s.Availability))
+	}
+	sort.Strings(unchanged)
+	want := []string{"*[spot]false", "af-south-1[on_demand reserved]true", "us-east-1[on_demand reserved]true", "us-east-2[on_demand reserved]true"}
+	if !slices.Equal(unchanged, want) {
+		t.Errorf("unchanged = %v, want %v", unchanged, want)
+	}
+	for k, v := range first.Versions {
+		if second.Versions[k] != v {
+			t.Errorf("version %s: %q then %q", k, v, second.Versions[k])
+		}
+	}
+	if !strings.Contains(second.SourceVersion, v1+" (3 regions)") {
+		t.Errorf("source version %q", second.SourceVersion)
+	}
+
+	// us-east-2 publishes a new version; the others stay.
+	tr["us-east-2"] = struct {
+		version string
+		types   []gpuType
+	}{v2, []gpuType{p3}}
+	tr.publish(t, b)
+	b.bytesSent()
+	third, err := f.Fetch(context.Background(), fetchers.Previous{Versions: second.Versions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent = b.bytesSent()
+	if sent[ec2Path(v2, "us-east-2")] == 0 || sent[ec2Path(v1, "us-east-1")] != 0 || sent[ec2Path(v1, "af-south-1")] != 0 {
+		t.Errorf("third run read %v", sent)
+	}
+	if third.Skipped != 2 || third.Versions["ec2/us-east-2"] != v2 || len(third.Coverage) != 1 || third.Coverage[0].Region != "us-east-2" {
+		t.Errorf("third run: skipped %d, versions %v, coverage %v", third.Skipped, third.Versions, third.Coverage)
+	}
+}
+
+// TestNewRegionAndNewType: a region appearing in the index is read in
+// full; a GPU type listed for the first time in a region comes back as
+// offered (storage opens its availability interval).
+func TestNewRegionAndNewType(t *testing.T) {
+	b := newBucket(t)
+	tr := tree{"us-east-1": {v1, []gpuType{p4d}}}
+	tr.publish(t, b)
+	f := b.fetcher(t, Config{})
+	first, err := f.Fetch(context.Background(), fetchers.Previous{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	tr["us-east-1"] = struct {
+		version string
+		types   []gpuType
+	}{v2, []gpuType{p4d, p5}}
+	tr["us-west-2"] = struct {
+		version string
+		types   []gpuType
+	}{v1, []gpuType{p5}}
+	tr.publish(t, b)
+	second, err := f.Fetch(context.Background(), fetchers.Previous{Versions: first.Versions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed []string
+	for _, a := range second.Availability {
+		listed = append(listed, a.Region+"/"+a.InstanceType)
+	}
+	if want := []string{"us-east-1/p4d.24xlarge", "us-east-1/p5.48xlarge", "us-west-2/p5.48xlarge"}; !slices.Equal(listed, want) {
+		t.Errorf("listed %v, want %v", listed, want)
+	}
+	got := offerIndex(second.Offers)
+	for _, k := range []string{"us-east-1/p5.48xlarge/on_demand///", "us-west-2/p5.48xlarge/on_demand///", "us-west-2/p5.48xlarge/reserved/3y/all_upfront/convertible"} {
+		if _, ok := got[k]; !ok {
+			t.Errorf("missing %s", k)
+		}
+	}
+	if second.Skipped != 0 || len(second.Coverage) != 2 {
+		t.Errorf("skipped %d, coverage %v", second.Skipped, second.Coverage)
+	}
+}
+
+// TestCutOffFileFailsTheRun: a price file that ends mid-way (the object
+// itself short, so every byte served is "complete" to HTTP) fails the
+// whole fetch with ErrIncomplete naming the region, and returns no
+// snapshot.
+func TestCutOffFileFailsTheRun(t *testing.T) {
+	b := newBucket(t)
+	tr := standardTree()
+	built := tr.publish(t, b)
+	full := loadSamples(t).regionFile(v1, built["us-east-2"])
+	for _, cut := range []int{len(full) / 3, len(full) / 2, len(full) - 3} {
+		b.put(ec2Path(v1, "us-east-2"), full[:cut])
+		snap, err := b.fetcher(t, Config{}).Fetch(context.Background(), fetchers.Previous{})
+		if err == nil || snap != nil {
+			t.Fatalf("cut at %d of %d: err %v, snapshot %v", cut, len(full), err, snap != nil)
+		}
+		if !errors.Is(err, fetchers.ErrIncomplete) || !strings.Contains(err.Error(), "us-east-2") {
+			t.Errorf("cut at %d: %v", cut, err)
+		}
+	}
+}
+
+// TestDroppedConnection: a connection dropped mid-body is resumed with a
+// range request pinned to the object's ETag; one that keeps dropping fails
+// the run.
+func TestDroppedConnection(t *testing.T) {
+	b := newBucket(t)
+	tr := tree{"us-east-1": {v1, []gpuType{p4d, p5}}}
+	tr.publish(t, b)
+	want, err := b.fetcher(t, Config{}).Fetch(context.Background(), fetchers.Previous{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	path := ec2Path(v1, "us-east-1")
+	size := len(b.files[path])
+	b.cutAt[path] = size/4 + 1 // every request stops after a quarter: 4 requests in all
+	got, err := b.fetcher(t, Config{}).Fetch(context.Background(), fetchers.Previous{})
+	if err != nil {
+		t.Fatalf("resumable drop: %v", err)
+	}
+	if len(got.Offers) != len(want.Offers) || b.gets[path] != 1+4 {
+		t.Errorf("after resuming: %d offers (want %d), %d GETs", len(got.Offers), len(want.Offers), b.gets[path])
+	}
+
+	b.cutAt[path] = size / 10 // needs more resumes than allowed
+	snap, err := b.fetcher(t, Config{}).Fetch(context.Background(), fetchers.Previous{})
+	if err == nil || snap != nil || !errors.Is(err, fetchers.ErrIncomplete) || !strings.Contains(err.Error(), "us-east-1") {
+		t.Errorf("persistent drop: snapshot %v, err %v", snap != nil, err)
+	}
+}
+
+// TestServerErrorsNeverRecover: a region file answering 503 on every retry
+// fails the fetch, naming the region.
+func TestServerErrorsNeverRecover(t *testing.T) {
+	b := newBucket(t)
+	standardTree().publish(t, b)
+	b.status[ec2Path(v1, "us-east-2")] = http.StatusServiceUnavailable
+	snap, err := b.fetcher(t, Config{}).Fetch(context.Background(), fetchers.Previous{})
+	if err == nil || snap != nil {
+		t.Fatalf("snapshot %v, err %v", snap != nil, err)
+	}
+	if !errors.Is(err, fetchers.ErrIncomplete) || !strings.Contains(err.Error(), "us-east-2") || !strings.Contains(err.Error(), "503") {
+		t.Errorf("err = %v", err)
+	}
+	if n := b.gets[ec2Path(v1, "us-east-2")]; n != 3 {
+		t.Errorf("%d attempts, want 3 (the retry policy's)", n)
+	}
+
+	b.status[ec2RegionIndexPath] = http.StatusInternalServerError
+	if _, err := b.fetcher(t, Config{}).Fetch(context.Background(), fetchers.Previous{}); !errors.Is(err, fetchers.ErrIncomplete) || !strings.Contains(err.Error(), "region index") {
+		t.Errorf("index failure: %v", err)
+	}
+}
+
+// TestConfiguredRegions: only configured regions are read; one missing
+// from the index is a configuration error.
+func TestConfiguredRegions(t *testing.T) {
+	b := newBucket(t)
+	standardTree().publish(t, b)
+	snap, err := b.fetcher(t, Config{Regions: []string{"us-east-2"}}).Fetch(context.Background(), fetchers.Previous{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range snap.Offers {
+		if o.Region != "us-east-2" {
+			t.Errorf("offer outside the configured region: %s", o.Key())
+		}
+	}
+	if len(snap.Coverage) != 1 || b.sent[ec2Path(v1, "us-east-1")] != 0 {
+		t.Errorf("coverage %v, sent %v", snap.Coverage, b.sent)
+	}
+	if _, err := b.fetcher(t, Config{Regions: []string{"us-east-7"}}).Fetch(context.Background(), fetchers.Previous{}); err == nil || !strings.Contains(err.Error(), "us-east-7") {
+		t.Errorf("unknown region: %v", err)
+	}
+}
+
+func TestNewRejectsBadConfig(t *testing.T) {
+	for _, cfg := range []Config{
+		{Endpoint: "ftp://example.com"},
+		{SpotEndpoint: "not a url"},
+		{Regions: []string{"us east 1"}},
+	} {
+		if _, err := New(cfg, nil, nil); err == nil {
+			t.Errorf("New(%+v) accepted", cfg)
+		}
+	}
+	f, err := New(Config{}, nil, nil)
+	if err != nil || f.cfg.Endpoint != DefaultEndpoint || f.cfg.SpotEndpoint != DefaultSpotEndpoint || f.Provider() != pricewatch.AWS {
+		t.Errorf("defaults: %+v, %v", f, err)
+	}
+}
