@@ -46,7 +46,7 @@ func (f *Fetcher) open(ctx context.Context, url, label string) (*download, error
 	}
 	d := &download{
 		ctx: ctx, f: f, url: url, body: resp.Body, size: resp.ContentLength,
-		etag:   resp.Header.Get("ETag"),
+		etag: resp.Header.Get("ETag"),
 		// A body the transport decompressed cannot be resumed by range:
 		// ranges count compressed bytes.
 		ranges: strings.EqualFold(resp.Header.Get("Accept-Ranges"), "bytes") && !resp.Uncompressed,

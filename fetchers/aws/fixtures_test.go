@@ -183,7 +183,7 @@ var regionInfos = map[string]regionInfo{
 // Only "linux" is the plain Linux on-demand product; the others are decoys
 // whose prices must never be taken for it.
 type variant struct {
-	name                                                  string
+	name                                                 string
 	os, license, tenancy, sw, capacity, operation, usage string
 }
 
@@ -572,7 +572,7 @@ func gpuSavingsPlanRows(header []string, region string, linuxSKU map[string]stri
 	ri := regionInfos[region]
 	plans := []struct {
 		sku, family, usage, purchase, length, desc string
-		factor                                    float64
+		factor                                     float64
 	}{
 		// Real Compute Savings Plan SKUs and usage types (a public client quotes them).
 		{"BB7BKBSC6NZW7P5B", "ComputeSavingsPlans", "ComputeSP:1yrNoUpfront", "No Upfront", "1", "1 year No Upfront Compute Savings Plan", 1},
@@ -587,7 +587,7 @@ func gpuSavingsPlanRows(header []string, region string, linuxSKU map[string]stri
 		fam, _, _ := strings.Cut(t, ".")
 		plans = append(plans, struct {
 			sku, family, usage, purchase, length, desc string
-			factor                                    float64
+			factor                                     float64
 		}{skuFor("ec2sp" + fam), "EC2InstanceSavingsPlans", ri.usagePrefix + "EC2SP:" + fam + ".1yrPartialUpfront", "Partial Upfront", "1",
 			"1 year Partial Upfront " + fam + " EC2 Instance Savings Plan in " + region, 0.83})
 	}
@@ -607,7 +607,7 @@ func gpuSavingsPlanRows(header []string, region string, linuxSKU map[string]stri
 					"PurchaseOption": p.purchase, "LeaseContractLength": p.length, "LeaseContractLengthUnit": "year",
 					"ServiceCode": "ComputeSavingsPlans", "UsageType": p.usage, "Description": p.desc,
 					"Instance Family": map[bool]string{true: fam}[p.family == "EC2InstanceSavingsPlans"],
-					"Location": ri.location, "Location Type": "AWS Region", "Granularity": "hourly",
+					"Location":        ri.location, "Location Type": "AWS Region", "Granularity": "hourly",
 					"Product Family": p.family, "DiscountedRegionCode": regionCode, "DiscountedInstanceType": itype,
 				}))
 			}

@@ -48,7 +48,7 @@ func parseSavingsPlanFile(r io.Reader, region string, want func(itype string) bo
 	s := newScanner(r)
 	plans := map[string]savingsPlan{}
 	kept := map[string][]planRate{} // plan SKU → rates
-	lengths := map[string]string{}   // plan SKU → term from leaseContractLength
+	lengths := map[string]string{}  // plan SKU → term from leaseContractLength
 	var products, terms int
 
 	product := func() error {
