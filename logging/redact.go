@@ -110,14 +110,15 @@ func jsonEscaped(s string) string {
 //     the escaped quote;
 //   - Slack tokens (xoxb-, xoxp-, xoxe.xoxp-, xapp-), Tencent SecretIds
 //     (AKID…) and Alibaba AccessKey IDs (LTAI…);
-//   - the credential after "Bearer" or "Basic".
+//   - the credential after "Bearer", or after "Authorization: Basic" (a
+//     bare "basic" is too common a word).
 var patterns = regexp.MustCompile(
 	`(?i:https?)://[^\s"'<>\\` + "`" + `]+` +
 		`|\bxox[a-z](?:\.xox[a-z])?-[0-9A-Za-z-]{6,}` +
 		`|\bxapp-[0-9A-Za-z-]{6,}` +
 		`|\bAKID[0-9A-Za-z]{10,}` +
 		`|\bLTAI[0-9A-Za-z]{10,}` +
-		`|\b(?i:bearer|basic)\s+[0-9A-Za-z._~+/=-]{6,}`)
+		`|\b(?i:bearer|authorization:\s*basic)\s+[0-9A-Za-z._~+/=-]{6,}`)
 
 func redact(s string, secrets []string) string {
 	for _, secret := range secrets {
@@ -128,9 +129,9 @@ func redact(s string, secrets []string) string {
 		switch {
 		case strings.HasPrefix(lower, "http"):
 			return redactURL(m)
-		case strings.HasPrefix(lower, "bearer"), strings.HasPrefix(lower, "basic"):
-			scheme, _, _ := strings.Cut(m, " ")
-			return scheme + " " + Mask
+		case strings.HasPrefix(lower, "bearer"), strings.HasPrefix(lower, "authorization"):
+			// Keep the scheme, mask the credential after the last space.
+			return strings.TrimRight(m[:strings.LastIndexAny(m, " \t")+1], " \t") + " " + Mask
 		default:
 			return Mask
 		}

@@ -46,9 +46,19 @@ func TestRedactString(t *testing.T) {
 			want: "token [REDACTED], rotated [REDACTED], app [REDACTED], ids [REDACTED] [REDACTED]",
 		},
 		{
-			name: "authorization header",
-			in:   "sent Authorization: Bearer abc.def-ghi_jkl and Basic dXNlcjpwYXNz",
-			want: "sent Authorization: Bearer [REDACTED] and Basic [REDACTED]",
+			name: "bearer token",
+			in:   "sent Authorization: Bearer abc.def-ghi_jkl to the API",
+			want: "sent Authorization: Bearer [REDACTED] to the API",
+		},
+		{
+			name: "basic credentials",
+			in:   "header authorization:  Basic dXNlcjpwYXNz rejected",
+			want: "header authorization:  Basic [REDACTED] rejected",
+		},
+		{
+			name: "the word basic",
+			in:   "Azure basic tier prices skipped",
+			want: "Azure basic tier prices skipped",
 		},
 		{
 			name:    "configured secrets, longest first",

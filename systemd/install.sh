@@ -35,8 +35,9 @@ SERVICE_USER=pricewatch
 die() { echo "install.sh: $*" >&2; exit 1; }
 say() { echo "install.sh: $*"; }
 
-[ -f "$BINARY" ] && [ -x "$BINARY" ] ||
+if [ ! -f "$BINARY" ] || [ ! -x "$BINARY" ]; then
 	die "$BINARY is missing or not executable: run 'make build' first (as yourself, where Go is installed), then 'sudo make install'"
+fi
 [ -f "$CONFIG_EXAMPLE" ] ||
 	die "$CONFIG_EXAMPLE is missing: it becomes $CONFDIR/pricewatch.yaml on the first install"
 if [ -z "$DESTDIR" ] && [ "$(id -u)" -ne 0 ]; then

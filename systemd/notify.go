@@ -165,8 +165,11 @@ func (n *Notifier) WatchdogInterval() (time.Duration, error) {
 // gets at most half the interval; one that takes longer counts as unhealthy.
 //
 // It returns at once when the watchdog is not enabled, so it can always be
-// started in its own goroutine.
+// started in its own goroutine. A nil healthy counts as always healthy.
 func (n *Notifier) RunWatchdog(ctx context.Context, healthy func(context.Context) error, log *zap.Logger) {
+	if healthy == nil {
+		healthy = func(context.Context) error { return nil }
+	}
 	interval, err := n.WatchdogInterval()
 	if err != nil {
 		log.Error("systemd watchdog disabled: cannot read its settings", zap.Error(err))

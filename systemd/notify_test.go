@@ -401,3 +401,16 @@ func TestRunWatchdogReturnsWhenDisabled(t *testing.T) {
 		})
 	}
 }
+
+func TestRunWatchdogNilHealthCheckPings(t *testing.T) {
+	sd := listen(t, false)
+	t.Setenv("WATCHDOG_USEC", "40000")
+	n := newNotifier(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); n.RunWatchdog(ctx, nil, zap.NewNop()) }()
+	defer func() { cancel(); <-done }()
+	if got := sd.next(2 * time.Second); got != "WATCHDOG=1" {
+		t.Fatalf("got %q, want WATCHDOG=1", got)
+	}
+}
