@@ -426,14 +426,17 @@ func (r *run) availability(ctx context.Context, region string) ([]pricewatch.Ava
 				if err != nil {
 					return nil, nil, fmt.Errorf("alibaba: DescribeAvailableResource in %s, zone %s, %s: %w: %v", region, z.ZoneID, s.Value, fetchers.ErrIncomplete, err)
 				}
-				// A zone that is sold out as a whole has nothing to sell,
-				// whatever a type's own line says.
-				if zoneState == pricewatch.SoldOut {
-					state = pricewatch.SoldOut
-				}
 				detail := s.StatusCategory
 				if detail == "" {
 					detail = z.StatusCategory
+				}
+				// A zone that is sold out as a whole has nothing to sell,
+				// whatever a type's own line says; its category says why.
+				if zoneState == pricewatch.SoldOut {
+					state = pricewatch.SoldOut
+					if z.StatusCategory != "" {
+						detail = z.StatusCategory
+					}
 				}
 				a := pricewatch.Availability{
 					Provider: pricewatch.Alibaba, Region: region, Zone: z.ZoneID, InstanceType: s.Value,

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -42,14 +42,28 @@ type rpcClient struct {
 	policy   fetchers.RetryPolicy
 	sleep    func(ctx context.Context, d time.Duration) error
 
-	mu      sync.Mutex
-	clients map[string]*ecs.Client // per region
+	http sdkHTTP
 
 	calls atomic.Int64 // every HTTP attempt, for the run summary
 }
 
 func newRPCClient(id, secret config.Secret, endpoint *url.URL, policy fetchers.RetryPolicy) *rpcClient {
-	return &rpcClient{id: id, secret: secret, endpoint: endpoint, policy: policy, sleep: sleepCtx, clients: map[string]*ecs.Client{}}
+	c := &rpcClient{id: id, secret: secret, endpoint: endpoint, policy: policy, sleep: sleepCtx}
+	c.http = sdkHTTP{&http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone(), Timeout: c.readTimeout()}}
+	return c
+}
+
+// sdkHTTP is the HTTP client the SDK sends through. Without one, the SDK
+// uses a client shared per host and rewrites its Timeout on every request
+// while other goroutines are sending with it: a data race as soon as calls
+// run concurrently. This one is set up once and only read.
+type sdkHTTP struct{ c *http.Client }
+
+// Call implements dara.HttpClient. The per-request transport the SDK builds
+// from its runtime options is not used: ours honours the proxy environment
+// variables, which is all pricewatch configures.
+func (h sdkHTTP) Call(req *http.Request, _ *http.Transport) (*http.Response, error) {
+	return h.c.Do(req)
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
@@ -63,13 +77,10 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// client returns the SDK client for a region, built once per fetcher.
+// client builds the SDK client for a region. The SDK's client is not safe
+// for concurrent use (every call swaps its one-shot debug headers), so each
+// call gets its own; building one is cheap (no I/O).
 func (c *rpcClient) client(region string) (*ecs.Client, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if cl, ok := c.clients[region]; ok {
-		return cl, nil
-	}
 	cfg := &openapi.Config{
 		AccessKeyId:     tea.String(c.id.Value()),
 		AccessKeySecret: tea.String(c.secret.Value()),
@@ -79,6 +90,7 @@ func (c *rpcClient) client(region string) (*ecs.Client, error) {
 		// only keep one stuck connection from eating all of it.
 		ConnectTimeout: tea.Int(10_000),
 		ReadTimeout:    tea.Int(int(c.readTimeout() / time.Millisecond)),
+		HttpClient:     c.http,
 	}
 	if c.endpoint != nil {
 		// The SDK takes a bare host[:port] plus a protocol, not a URL.
@@ -87,14 +99,12 @@ func (c *rpcClient) client(region string) (*ecs.Client, error) {
 	}
 	cl, err := ecs.NewClient(cfg)
 	if err != nil {
-		// The SDK's config errors carry no credentials, but say which
-		// region failed rather than echo its text blindly.
 		return nil, fmt.Errorf("setting up the ECS client for %s: %s", region, sdkErrorText(err))
 	}
 	// Errors then come back as the SDK's typed ClientError/ThrottlingError/
-	// ServerError, which keep the status code and decoded body.
-	cl.DisableSDKError = tea.Bool(true)
-	c.clients[region] = cl
+	// ServerError, which keep the status code and decoded body. (ecs.Client
+	// has a field of the same name that the calls do not read.)
+	cl.Client.DisableSDKError = tea.Bool(true)
 	return cl, nil
 }
 

@@ -1,0 +1,149 @@
+package alibaba
+
+// The fake clouds the tests fetch from. Every response is built from a real
+// sample in testdata/samples (see fake_test.go); the values below fill those
+// formats. Hardware figures follow Alibaba's GPU family documentation as
+// summarised in shared/research/cloud-apis.md; prices are made up, in the
+// magnitudes the China and international sites charge, and chosen to catch
+// float rounding (98765.43 is not a float32) and mix-ups between the price
+// fields. testdata/README.md says the same.
+
+const (
+	gn7i = "ecs.gn7i-c8g1.2xlarge"
+	gn6v = "ecs.gn6v-c8g1.2xlarge"
+	gn7  = "ecs.gn7-c12g1.3xlarge"
+	gn8v = "ecs.gn8v.4xlarge"
+	gn6i = "ecs.gn6i-c4g1.xlarge"
+)
+
+// sampleNextToken is the NextToken of the published DescribeInstanceTypes
+// example.
+const sampleNextToken = "e71d8a535bd9cc11"
+
+func gpuTypePages() ([][]fakeType, []string) {
+	return [][]fakeType{
+			{
+				{ID: "ecs.g6.large"}, // the published example row: GPUAmount 0
+				{ID: gn7i, Family: "ecs.gn7i", Spec: "NVIDIA A10", GPUs: "1", GPUMem: "24", CPU: "8", Mem: "30"},
+				{ID: gn6v, Family: "ecs.gn6v", Spec: "NVIDIA V100", GPUs: "1", GPUMem: "16", CPU: "8", Mem: "32"},
+			},
+			{
+				// Numbers as strings, as some ECS answers have them.
+				{ID: gn7, Family: "ecs.gn7", Spec: "NVIDIA A100", GPUs: "1", GPUMem: "40", CPU: "12", Mem: "94", AsStrings: true},
+				// GPUSpec empty: the model comes from the family table.
+				{ID: gn8v, Family: "ecs.gn8v", Spec: "", GPUs: "1", GPUMem: "96", CPU: "16", Mem: "96"},
+				{ID: gn6i, Family: "ecs.gn6i", Spec: "NVIDIA T4", GPUs: "1", GPUMem: "16", CPU: "4", Mem: "15"},
+			},
+		},
+		[]string{sampleNextToken, ""}
+}
+
+// hangzhouZones is cn-hangzhou's stock in the first run. gn7i is sold out in
+// zone j; hangzhouZonesRestocked has it back.
+func hangzhouZones(gn7iInJ string) []fakeZone {
+	jCategory := "ClosedWithoutStock"
+	if gn7iInJ == "Available" {
+		jCategory = "WithStock"
+	}
+	return []fakeZone{
+		{ID: "cn-hangzhou-i", Status: "Available", Category: "WithStock", Stock: []fakeStock{
+			{gn7i, "Available", "WithStock"},
+			{gn6v, "SoldOut", "WithoutStock"},
+			{gn7, "Available", "ClosedWithStock"},
+		}},
+		{ID: "cn-hangzhou-j", Status: "Available", Category: "WithStock", Stock: []fakeStock{
+			{gn7i, gn7iInJ, jCategory},
+			{gn8v, "Available", "WithStock"},
+		}},
+	}
+}
+
+func hangzhouPrices() map[string]fakePrice {
+	cny := func(orig, disc, trade string) fakePrice {
+		return fakePrice{Currency: "CNY", Original: orig, Discount: disc, Trade: trade}
+	}
+	str := func(p fakePrice) fakePrice { p.AsStrings = true; return p }
+	const r = "cn-hangzhou"
+	return map[string]fakePrice{
+		priceKeyString(r, gn7i, "Hour", "1"):  cny("12.58", "0", "12.58"),
+		priceKeyString(r, gn7i, "Month", "1"): cny("6320", "0", "6320"),
+		priceKeyString(r, gn7i, "Year", "1"):  cny("75840", "11376", "64464"),
+		priceKeyString(r, gn7i, "Year", "3"):  cny("227520", "113760", "113760"),
+
+		priceKeyString(r, gn6v, "Hour", "1"):  cny("26.46", "0", "26.46"),
+		priceKeyString(r, gn6v, "Month", "1"): cny("8611.2", "0", "8611.2"),
+		// The published example verbatim: DiscountPrice 655.2 is the
+		// discount, TradePrice 3712.8 the price.
+		priceKeyString(r, gn6v, "Year", "1"): cny("4368", "655.2", "3712.8"),
+		// Not sold on a 3-year subscription.
+		priceKeyString(r, gn6v, "Year", "3"): {Status: 400, Code: "PriceNotFound", Message: "The price of your queried resource is not available now, please try other resources."},
+
+		priceKeyString(r, gn7, "Hour", "1"):  str(cny("34.7400", "0", "34.7400")),
+		priceKeyString(r, gn7, "Month", "1"): str(cny("26760.00", "0", "26760.00")),
+		// The total includes the default system disk; the instanceType
+		// line is the instance's own price.
+		priceKeyString(r, gn7, "Year", "1"): str(fakePrice{Currency: "CNY", Original: "321269.07", Discount: "48168.00", Trade: "273101.07", Detail: []string{"321120.00", "48168.00", "272952.00"}}),
+		// A line without its own TradePrice: original − discount.
+		priceKeyString(r, gn7, "Year", "3"): str(fakePrice{Currency: "CNY", Original: "963807.21", Discount: "481680.00", Trade: "482127.21", Detail: []string{"963360.00", "481680.00", ""}}),
+
+		priceKeyString(r, gn8v, "Hour", "1"):  cny("57.32", "0", "57.32"),
+		priceKeyString(r, gn8v, "Month", "1"): cny("24000", "0", "24000"),
+		priceKeyString(r, gn8v, "Year", "1"):  cny("240000", "9600", "230400"),
+		// 98765.43 as float32 is 98765.4296875.
+		priceKeyString(r, gn8v, "Year", "3"): cny("548736", "449970.57", "98765.43"),
+	}
+}
+
+func hangzhouSpots() map[string][]fakeSpotRow {
+	return map[string][]fakeSpotRow{
+		"cn-hangzhou|cn-hangzhou-i|" + gn7i: {
+			{Zone: "cn-hangzhou-i", Type: gn7i, Timestamp: "2026-11-30T08:00:00Z", Spot: "2.516", Origin: "12.58"},
+			{Zone: "cn-hangzhou-i", Type: gn7i, Timestamp: "2026-11-30T10:00:00Z", Spot: "2.641", Origin: "12.58"},
+			{Zone: "cn-hangzhou-i", Type: gn7i, Timestamp: "2026-11-30T09:00:00Z", Spot: "2.583", Origin: "12.58"},
+		},
+		"cn-hangzhou|cn-hangzhou-i|" + gn6v: {
+			{Zone: "cn-hangzhou-i", Type: gn6v, Timestamp: "2026-11-30T10:00:00Z", Spot: "5.292", Origin: "26.46"},
+		},
+		"cn-hangzhou|cn-hangzhou-j|" + gn8v: {
+			{Zone: "cn-hangzhou-j", Type: gn8v, Timestamp: "2026-11-30T10:00:00Z", Spot: "11.464", Origin: "57.32", AsStrings: true},
+		},
+	}
+}
+
+// hangzhouWorld is a China-site account (CNY) fetching cn-hangzhou.
+func hangzhouWorld() *world {
+	pages, tokens := gpuTypePages()
+	return &world{
+		typePages: pages, tokens: tokens,
+		zones:  map[string][]fakeZone{"cn-hangzhou": hangzhouZones("SoldOut")},
+		prices: hangzhouPrices(),
+		spots:  hangzhouSpots(),
+	}
+}
+
+// singaporeWorld is an international-site account (USD) fetching
+// ap-southeast-1; its spot answers name their currency.
+func singaporeWorld() *world {
+	pages, tokens := gpuTypePages()
+	usd := func(orig, disc, trade string) fakePrice {
+		return fakePrice{Currency: "USD", Original: orig, Discount: disc, Trade: trade}
+	}
+	const r = "ap-southeast-1"
+	return &world{
+		typePages: pages, tokens: tokens,
+		zones: map[string][]fakeZone{r: {
+			{ID: "ap-southeast-1a", Status: "Available", Category: "WithStock", Stock: []fakeStock{{gn6i, "Available", "WithStock"}}},
+			{ID: "ap-southeast-1b", Status: "SoldOut", Category: "WithoutStock", Stock: []fakeStock{{gn6i, "Available", "WithStock"}}},
+		}},
+		prices: map[string]fakePrice{
+			priceKeyString(r, gn6i, "Hour", "1"):  usd("1.143", "0", "1.143"),
+			priceKeyString(r, gn6i, "Month", "1"): usd("519.6", "0", "519.6"),
+			priceKeyString(r, gn6i, "Year", "1"):  usd("6235.2", "935.28", "5299.92"),
+			priceKeyString(r, gn6i, "Year", "3"):  usd("18705.6", "9352.8", "9352.8"),
+		},
+		spots: map[string][]fakeSpotRow{
+			r + "|ap-southeast-1a|" + gn6i: {{Zone: "ap-southeast-1a", Type: gn6i, Timestamp: "2026-11-30T10:00:00Z", Spot: "0.2286", Origin: "1.143"}},
+		},
+		spotCurrency: "USD",
+	}
+}
