@@ -56,6 +56,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.availabilityCommand(),
 		a.versionCommand(),
 		a.runCommand(),
+		a.fxCommand(),
 	)
 	for _, extra := range extraCommands {
 		root.AddCommand(extra(a))

@@ -47,7 +47,9 @@ A provider without credentials is skipped, not failed.`,
 					break
 				}
 			}
-			a.afterCycle(ctx, db)
+			for _, line := range a.afterCycle(ctx, db) {
+				fmt.Fprintln(a.stdout, line)
+			}
 			if failed > 0 || ctx.Err() != nil {
 				return exitCode(1)
 			}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -64,6 +65,27 @@ type daemon struct {
 
 	// nudge wakes the alert dispatcher after a run queued messages.
 	nudge chan struct{}
+	// fxUpdated is when exchange rates were last fetched (unix nanos); the
+	// ECB publishes once a day, so one fetch an hour is plenty.
+	fxUpdated atomic.Int64
+}
+
+// maybeUpdateFX refreshes exchange rates after a run, at most hourly.
+func (d *daemon) maybeUpdateFX() {
+	last := time.Unix(0, d.fxUpdated.Load())
+	if time.Since(last) < time.Hour || !d.fxUpdated.CompareAndSwap(last.UnixNano(), time.Now().UnixNano()) {
+		return
+	}
+	d.a.afterCycle(d.ctx, d.db)
+	d.refreshFXAge(d.ctx)
+}
+
+func (d *daemon) refreshFXAge(ctx context.Context) {
+	days, err := d.db.FXDays(ctx)
+	if err != nil || len(days) == 0 {
+		return
+	}
+	d.metrics.fxAge.Set(time.Since(days[len(days)-1].Date).Seconds())
 }
 
 func (a *app) runDaemon(ctx context.Context) error {
@@ -91,6 +113,7 @@ func (a *app) runDaemon(ctx context.Context) error {
 		return err
 	}
 	d.refreshGauges(ctx)
+	d.refreshFXAge(ctx)
 
 	var bg sync.WaitGroup
 	defer bg.Wait()
@@ -192,7 +215,7 @@ func (d *daemon) runJob(job providerJob) {
 	defer d.runs.Done()
 	sum := runProvider(d.ctx, d.db, job, d.a.saveOptions(), d.log)
 	d.metrics.observe(sum)
-	d.a.afterCycle(d.ctx, d.db)
+	d.maybeUpdateFX()
 	d.refreshGauges(d.ctx)
 	select {
 	case d.nudge <- struct{}{}:

@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+
+	"go.uber.org/zap"
 	"slices"
 
 	"github.com/pricewatch/pricewatch"
@@ -105,5 +108,18 @@ func (a *app) saveOptions() storage.SaveOptions {
 	}
 }
 
-// afterCycle runs once after every provider of a cycle has been fetched.
-func (a *app) afterCycle(ctx context.Context, db *storage.DB) {}
+// afterCycle runs once after the providers of a cycle have been fetched:
+// it refreshes exchange rates (a failure there is reported, never fatal:
+// stored rates and the fixed fallback still apply, flagged when stale).
+func (a *app) afterCycle(ctx context.Context, db *storage.DB) []string {
+	var lines []string
+	if a.cfg.FX.Enabled && ctx.Err() == nil {
+		line, err := a.updateFX(ctx, db)
+		if err != nil {
+			a.log.Warn("exchange rates not updated", zap.Error(err))
+			line = fmt.Sprintf("%-8s failed   %v (stored rates still apply)", "fx", err)
+		}
+		lines = append(lines, line)
+	}
+	return lines
+}
