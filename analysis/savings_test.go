@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"encoding/json"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -354,5 +355,89 @@ func TestSavingsFallAsUtilizationFalls(t *testing.T) {
 				t.Fatalf("savings at break-even %s = %s%%, want ≈ 0", be, atBE.SavingsPct)
 			}
 		}
+	}
+}
+
+// An Alibaba subscription priced in CNY set beside an Azure reservation
+// priced in USD, both reported in USD at the ECB rate of 2022-07-08.
+//
+// Alibaba: 1-year subscription 42,048 CNY against 8.40 CNY/h on demand.
+// At 70 %: on-demand for the hours used = 8.40 × 8,760 × 0.7 = 51,508.8 CNY;
+// savings = 1 − 42,048 / 51,508.8 = 18.3673 %; break-even = 42,048 / 73,584
+// = 0.571429. In USD (× 1.0163 / 6.8095): term cost 6,275.5536236141,
+// on-demand 7,687.5531889272, effective 0.7163874, on-demand hourly 1.2536779499.
+//
+// Azure: 16,819.20 USD against 3.20 USD/h: on-demand for the hours used =
+// 19,622.40; savings = 1 − 16,819.20 / 19,622.40 = 14.2857 %; break-even 0.6.
+func TestSavingsAcrossCurrencies(t *testing.T) {
+	rep, err := ComputeSavings(a10Offers(), SavingsOptions{Utilization: dec("0.7"), Currency: "USD", FX: ecbBook(t), At: fixtureAt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := rep.Rows()
+	if len(rows) != 2 {
+		t.Fatalf("rows = %+v, unmatched %+v", rows, rep.Unmatched)
+	}
+	ali, az := rows[0], rows[1]
+	if ali.Provider != pricewatch.Alibaba || az.Provider != pricewatch.Azure {
+		t.Fatalf("order: %s, %s", ali.Provider, az.Provider)
+	}
+	for _, c := range []struct {
+		name      string
+		got, want decimal.Decimal
+	}{
+		{"alibaba term cost", ali.TermCost, dec("6275.5536236141")},
+		{"alibaba on-demand term cost", ali.OnDemandTermCost, dec("7687.5531889272")},
+		{"alibaba effective", ali.EffectiveHourly, dec("0.7163874")},
+		{"alibaba on-demand hourly", ali.OnDemandHourly, dec("1.2536779499")},
+		{"alibaba savings", ali.SavingsPct, dec("18.3673")},
+		{"alibaba break-even", ali.BreakEvenUtilization, dec("0.571429")},
+		{"alibaba rate", ali.FXRate, dec("0.149247375")},
+		{"azure term cost", az.TermCost, dec("16819.2")},
+		{"azure on-demand term cost", az.OnDemandTermCost, dec("19622.4")},
+		{"azure savings", az.SavingsPct, dec("14.2857")},
+		{"azure break-even", az.BreakEvenUtilization, dec("0.6")},
+	} {
+		if !c.got.Equal(c.want) {
+			t.Errorf("%s = %s, want %s", c.name, c.got, c.want)
+		}
+	}
+	if ali.Currency != "USD" || ali.NativeCurrency != "CNY" || ali.FXDate != "2022-07-08" || az.FXSource != "identity" {
+		t.Errorf("currencies: %s/%s %s, %s", ali.Currency, ali.NativeCurrency, ali.FXDate, az.FXSource)
+	}
+	if !ali.Best || !az.Best {
+		t.Error("each machine's only option beats its on-demand at 70% and is its best")
+	}
+	// Without a rate the CNY commitment is reported as unmatched, not as USD.
+	rep, err = ComputeSavings(a10Offers(), SavingsOptions{Utilization: dec("0.7"), Currency: "USD", At: fixtureAt})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Rows()) != 1 || len(rep.Unmatched) != 1 || !strings.Contains(rep.Unmatched[0].Reason, "CNY") {
+		t.Errorf("rows %d, unmatched %+v", len(rep.Rows()), rep.Unmatched)
+	}
+}
+
+func TestSavingsJSONNames(t *testing.T) {
+	s, err := CompareCommitment(aws3yAUStd, awsOnDemand, dec("0.7"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"provider", "region", "instance_type", "price_type", "term", "payment", "offering_class", "currency",
+		"on_demand_hourly", "effective_hourly", "savings_pct", "break_even_utilization", "term_cost", "on_demand_term_cost"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("savings JSON lacks %q: %s", k, b)
+		}
+	}
+	if m["savings_pct"] != "-6.2689" || m["term_cost"] != "5421" || m["payback_hours"] != "19549.22" {
+		t.Errorf("JSON values: %s", b)
 	}
 }

@@ -1,0 +1,202 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/pricewatch/pricewatch"
+)
+
+// CompareOptions select and convert the offers to rank.
+type CompareOptions struct {
+	// GPU is a model or family ("H100", "A100-80GB"); see MatchGPU.
+	GPU string
+	// Count keeps instance types with exactly this many GPUs; 0 keeps all.
+	Count float64
+	// PriceTypes to keep; empty keeps all.
+	PriceTypes []pricewatch.PriceType
+	// Providers and Regions to keep; empty keeps all.
+	Providers, Regions []string
+	// OS: "" means Linux, "any" every OS.
+	OS string
+	// AvailableOnly keeps offers whose type is known to be offered or in
+	// stock where it is priced (unknown availability is left out too).
+	AvailableOnly bool
+	// Currency every price is converted to; required.
+	Currency string
+	// FX supplies exchange rates; At is the date whose rates apply (now,
+	// for current prices).
+	FX Converter
+	At time.Time
+}
+
+// CompareRow is one ranked offer. The JSON names are the ones scripts rely on.
+type CompareRow struct {
+	Rank          int                  `json:"rank"`
+	Provider      string               `json:"provider"`
+	Region        string               `json:"region"`
+	Zone          string               `json:"zone"`
+	InstanceType  string               `json:"instance_type"`
+	PriceType     pricewatch.PriceType `json:"price_type"`
+	Term          string               `json:"term"`
+	Payment       string               `json:"payment"`
+	OfferingClass string               `json:"offering_class"`
+	OS            string               `json:"os"`
+	GPUModel      string               `json:"gpu_model"`
+	GPUCount      float64              `json:"gpu_count"`
+	Currency      string               `json:"currency"`
+	// EffectiveHourly is the whole instance's effective hourly price in Currency.
+	EffectiveHourly decimal.Decimal `json:"effective_hourly"`
+	PricePerGPUHour decimal.Decimal `json:"price_per_gpu_hour"`
+	// PricePerTFLOPS is per GPU-hour per dense BF16 (else FP16) TFLOPS;
+	// PricePerGB per GPU-hour per GB of GPU memory. Null when the catalogue
+	// has no such figure for the model.
+	PricePerTFLOPS        decimal.NullDecimal `json:"price_per_gpu_hour_per_tflops"`
+	PricePerGB            decimal.NullDecimal `json:"price_per_gpu_hour_per_gb"`
+	NativeCurrency        string              `json:"native_currency"`
+	NativeEffectiveHourly decimal.Decimal     `json:"native_effective_hourly"`
+	FXUsed
+	// Available: true offered or in stock, false sold out, null unknown.
+	Available *bool `json:"available"`
+	// Availability is the state behind Available ("in_stock", "offered",
+	// "sold_out", or "" when unknown).
+	Availability string `json:"availability"`
+	// FXError says why a row could not be converted (only in Unconverted).
+	FXError string `json:"fx_error,omitempty"`
+
+	Offer pricewatch.Offer `json:"-"`
+	// Spec is the catalogue entry used, when the model is known.
+	Spec *GPUSpec `json:"-"`
+}
+
+// CompareResult is the ranking and what could not be ranked.
+type CompareResult struct {
+	Currency string
+	// Rows are ranked by price per GPU-hour in Currency, cheapest first.
+	Rows []CompareRow
+	// Unconverted are matching offers without an exchange rate into
+	// Currency. They are shown, never ranked: treating their price as
+	// already in Currency would put them anywhere in the list.
+	Unconverted []CompareRow
+	// Skipped are matching offers that cannot be priced per GPU-hour.
+	Skipped []Skipped
+	// UnknownModels are GPU models missing from the catalogue (no
+	// per-TFLOPS or per-GB figure).
+	UnknownModels []string
+	// StaleRates is set when any row used a stale rate.
+	StaleRates bool
+}
+
+// Compare ranks offers of one GPU model or family by price per GPU-hour in
+// one currency. avail are the current availability records (used for the
+// available column and AvailableOnly).
+func Compare(offers []pricewatch.Offer, avail []pricewatch.Availability, opts CompareOptions) (CompareResult, error) {
+	if strings.TrimSpace(opts.GPU) == "" {
+		return CompareResult{}, errors.New("compare: a GPU model is needed (e.g. H100, A100-80GB)")
+	}
+	if opts.Currency == "" {
+		return CompareResult{}, errors.New("compare: a currency is needed to rank offers from different clouds")
+	}
+	res := CompareResult{Currency: strings.ToUpper(opts.Currency)}
+	unknown := map[string]bool{}
+	for _, o := range offers {
+		if !MatchGPU(opts.GPU, o.GPUModel) || !priceTypeIn(opts.PriceTypes, o.PriceType) ||
+			!inSet(opts.Providers, o.Provider) || !inSet(opts.Regions, o.Region) || !osMatches(opts.OS, o.OS) {
+			continue
+		}
+		if opts.Count > 0 && o.GPUCount != opts.Count {
+			continue
+		}
+		row, err := compareRow(o, avail, opts)
+		if row.Spec == nil {
+			unknown[o.GPUModel] = true
+		}
+		if opts.AvailableOnly && (row.Available == nil || !*row.Available) {
+			continue
+		}
+		if err != nil {
+			var fxErr *fxError
+			if !errors.As(err, &fxErr) {
+				res.Skipped = append(res.Skipped, Skipped{o, err.Error()})
+				continue
+			}
+			row.FXError = err.Error()
+			res.Unconverted = append(res.Unconverted, row)
+			continue
+		}
+		res.StaleRates = res.StaleRates || row.FXStale
+		res.Rows = append(res.Rows, row)
+	}
+	sort.SliceStable(res.Rows, func(i, j int) bool {
+		a, b := res.Rows[i], res.Rows[j]
+		if c := a.PricePerGPUHour.Cmp(b.PricePerGPUHour); c != 0 {
+			return c < 0
+		}
+		return keyLess(a.Offer.Key(), b.Offer.Key())
+	})
+	for i := range res.Rows {
+		res.Rows[i].Rank = i + 1
+	}
+	sort.SliceStable(res.Unconverted, func(i, j int) bool { return keyLess(res.Unconverted[i].Offer.Key(), res.Unconverted[j].Offer.Key()) })
+	res.UnknownModels = sortStrings(unknown)
+	return res, nil
+}
+
+// fxError marks a conversion failure, which leaves a row unranked rather
+// than failing the whole comparison.
+type fxError struct{ err error }
+
+func (e *fxError) Error() string { return e.err.Error() }
+func (e *fxError) Unwrap() error { return e.err }
+
+func compareRow(o pricewatch.Offer, avail []pricewatch.Availability, opts CompareOptions) (CompareRow, error) {
+	row := CompareRow{
+		Provider: o.Provider, Region: o.Region, Zone: o.Zone, InstanceType: o.InstanceType, PriceType: o.PriceType,
+		Term: o.Term, Payment: o.Payment, OfferingClass: o.OfferingClass, OS: o.OS,
+		GPUModel: o.GPUModel, GPUCount: o.GPUCount, NativeCurrency: o.Currency, Offer: o,
+	}
+	if spec, ok := LookupGPU(o.GPUModel); ok {
+		row.Spec = &spec
+	}
+	row.Available, row.Availability = availabilityOf(o, avail)
+	eff, err := o.EffectiveHourly()
+	if err != nil {
+		return row, fmt.Errorf("offer %s: %w", o.Key(), err)
+	}
+	row.NativeEffectiveHourly = eff
+	q, err := quote(opts.FX, o.Currency, opts.Currency, opts.At)
+	if err != nil {
+		return row, &fxError{err}
+	}
+	row.Currency = q.To
+	row.FXUsed = fxUsed(q)
+	row.EffectiveHourly = q.Convert(eff)
+	perGPUHour, ok := perGPU(row.EffectiveHourly, o.GPUCount)
+	if !ok {
+		return row, fmt.Errorf("offer %s: GPU count %v, cannot price a GPU-hour", o.Key(), o.GPUCount)
+	}
+	row.PricePerGPUHour = perGPUHour
+	if row.Spec != nil {
+		if tf := row.Spec.DenseTFLOPS(); tf > 0 {
+			row.PricePerTFLOPS = decimal.NewNullDecimal(perGPUHour.DivRound(decimal.NewFromFloat(tf), RateDecimals))
+		}
+	}
+	// Per GB: the catalogue's marketed size of a whole GPU, since the price
+	// is per whole GPU-hour (a vGPU slice's memory would overstate it).
+	mem := 0.0
+	switch {
+	case row.Spec != nil:
+		mem = row.Spec.MemoryGB
+	case o.GPUCount >= 1:
+		mem = o.GPUMemoryGB
+	}
+	if mem > 0 {
+		row.PricePerGB = decimal.NewNullDecimal(perGPUHour.DivRound(decimal.NewFromFloat(mem), RateDecimals))
+	}
+	return row, nil
+}
