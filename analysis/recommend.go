@@ -134,6 +134,8 @@ type Recommendation struct {
 	// listed, never ranked.
 	Unconverted []Option
 	Skipped     []Skipped
+	// StaleRates is set when any ranked option was converted with a stale rate.
+	StaleRates bool
 	// Lower and Upper are the nearest utilisations, below and above the
 	// one asked, at which another option becomes cheapest (nil: none in (0, 1]).
 	Lower, Upper *Crossover
@@ -194,6 +196,7 @@ func Recommend(offers []pricewatch.Offer, avail []pricewatch.Availability, opts 
 	rec.Options, rec.Unconverted, rec.Skipped = buildOptions(cands, offers, avail, opts, horizon)
 	for _, o := range rec.Options {
 		models[o.GPUModel] = true
+		rec.StaleRates = rec.StaleRates || o.FXStale
 	}
 	rec.Models = sortStrings(models)
 	for i, o := range rec.Options {

@@ -249,7 +249,7 @@ func TestRecommendWithoutRatesNeverTreatsCNYAsUSD(t *testing.T) {
 	q = seedQuestion(t)
 	q.At = ts("2022-08-01")
 	rec, _ = Recommend(a100Offers(), availabilityFixture(), q)
-	if b, _ := rec.BestOption(); !b.FXStale || !strings.Contains(strings.Join(rec.Reasons, "\n"), "STALE") {
+	if b, _ := rec.BestOption(); !b.FXStale || !rec.StaleRates || !strings.Contains(strings.Join(rec.Reasons, "\n"), "STALE") {
 		t.Errorf("stale rate not shown: %+v / %v", b.FXUsed, rec.Reasons)
 	}
 }

@@ -233,6 +233,8 @@ type SavingsReport struct {
 	// Unmatched are commitments without an on-demand price to compare
 	// with, or whose figures could not be computed or converted.
 	Unmatched []Skipped
+	// StaleRates is set when any row was converted with a stale rate.
+	StaleRates bool
 }
 
 // Rows flattens the groups in display order.
@@ -274,6 +276,7 @@ func ComputeSavings(offers []pricewatch.Offer, opts SavingsOptions) (SavingsRepo
 				continue
 			}
 		}
+		rep.StaleRates = rep.StaleRates || s.FXStale
 		k := groupKey{c.Provider, c.Region, c.Zone, c.InstanceType, c.OS}
 		g := groups[k]
 		if g == nil {

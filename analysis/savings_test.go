@@ -405,8 +405,16 @@ func TestSavingsAcrossCurrencies(t *testing.T) {
 	if ali.Currency != "USD" || ali.NativeCurrency != "CNY" || ali.FXDate != "2022-07-08" || az.FXSource != "identity" {
 		t.Errorf("currencies: %s/%s %s, %s", ali.Currency, ali.NativeCurrency, ali.FXDate, az.FXSource)
 	}
+	if rep.StaleRates {
+		t.Error("a two-day-old rate is not stale")
+	}
 	if !ali.Best || !az.Best {
 		t.Error("each machine's only option beats its on-demand at 70% and is its best")
+	}
+	// Three weeks later the same rate is used and flagged.
+	rep, _ = ComputeSavings(a10Offers(), SavingsOptions{Utilization: dec("0.7"), Currency: "USD", FX: ecbBook(t), At: ts("2022-07-29")})
+	if !rep.StaleRates || !rep.Rows()[0].FXStale {
+		t.Error("stale rate not flagged in the savings report")
 	}
 	// Without a rate the CNY commitment is reported as unmatched, not as USD.
 	rep, err = ComputeSavings(a10Offers(), SavingsOptions{Utilization: dec("0.7"), Currency: "USD", At: fixtureAt})

@@ -311,6 +311,8 @@ type CheapestResult struct {
 	// Unconverted lists offers skipped at some sample because no exchange
 	// rate was available, with the reason (deduplicated).
 	Unconverted []string
+	// StaleRates is set when any point was converted with a stale rate.
+	StaleRates bool
 }
 
 // CheapestPerGPUHour samples, across every matching series (all clouds and
@@ -369,6 +371,7 @@ func CheapestPerGPUHour(series []Series, opts CheapestOptions) (CheapestResult, 
 		}
 		if best != nil {
 			res.Points = append(res.Points, *best)
+			res.StaleRates = res.StaleRates || best.FXStale
 		}
 	}
 	for _, why := range skipped {

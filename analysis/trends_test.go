@@ -240,6 +240,9 @@ func TestCheapestPerGPUHourAcrossCurrencies(t *testing.T) {
 				p.PerGPUHour, p.NativePerGPUHour, p.NativeCurrency, p.FXDate, w)
 		}
 	}
+	if res.StaleRates {
+		t.Error("no sample is more than a week past its rate")
+	}
 	if len(res.Unconverted) != 1 || !strings.Contains(res.Unconverted[0], "HKD") {
 		t.Errorf("unconverted = %v, want the HKD offer named once", res.Unconverted)
 	}
