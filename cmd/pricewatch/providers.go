@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+
+	"golang.org/x/term"
 
 	"go.uber.org/zap"
 	"slices"
@@ -12,6 +16,7 @@ import (
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/alibaba"
+	"github.com/pricewatch/pricewatch/fetchers/aws"
 	"github.com/pricewatch/pricewatch/fetchers/azure"
 	"github.com/pricewatch/pricewatch/fetchers/tencent"
 	"github.com/pricewatch/pricewatch/storage"
@@ -32,6 +37,15 @@ func (a *app) buildJobs(only []string) ([]providerJob, error) {
 		return enabled
 	}
 	client := fetchers.NewClient(fetchers.DefaultRetryPolicy())
+	if want("aws", cfg.AWS.Enabled) {
+		c := cfg.AWS
+		f, err := aws.New(aws.Config{Endpoint: c.Endpoint, SpotEndpoint: c.SpotEndpoint, Regions: c.Regions,
+			Spot: c.SpotEnabled, SavingsPlans: c.SavingsPlans, Progress: a.progress()}, client, a.log.Named("aws"))
+		if err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, providerJob{name: "aws", fetcher: f, timeout: c.Timeout, schedule: c.Schedule})
+	}
 	if want("azure", cfg.Azure.Enabled) {
 		f, err := azure.New(azure.Config{Endpoint: cfg.Azure.Endpoint, Regions: cfg.Azure.Regions, Windows: cfg.Azure.Windows}, client, a.log.Named("azure"))
 		if err != nil {
@@ -122,4 +136,13 @@ func (a *app) afterCycle(ctx context.Context, db *storage.DB) []string {
 		lines = append(lines, line)
 	}
 	return lines
+}
+
+// progress is where long downloads report bytes and rate: the terminal
+// when stderr is one (a person is waiting), else nowhere (logs say enough).
+func (a *app) progress() io.Writer {
+	if f, ok := a.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		return f
+	}
+	return nil
 }
