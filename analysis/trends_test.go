@@ -250,3 +250,21 @@ func TestCheapestPerGPUHourAcrossCurrencies(t *testing.T) {
 		t.Error("no currency accepted")
 	}
 }
+
+func TestParseWindow(t *testing.T) {
+	day := 24 * time.Hour
+	for in, want := range map[string]time.Duration{"7d": 7 * day, "30d": 30 * day, "12w": 84 * day, "48h": 48 * time.Hour, "3m": 90 * day} {
+		got, err := ParseWindow(in)
+		if err != nil || got != want {
+			t.Errorf("ParseWindow(%q) = %s, %v; want %s", in, got, err, want)
+		}
+		if in != "12w" && in != "3m" && WindowLabel(got) != in {
+			t.Errorf("WindowLabel(%s) = %s, want %s", got, WindowLabel(got), in)
+		}
+	}
+	for _, in := range []string{"", "d", "0d", "-3d", "3", "3y", "1.5d", "+3d"} {
+		if _, err := ParseWindow(in); err == nil {
+			t.Errorf("ParseWindow(%q) accepted", in)
+		}
+	}
+}
