@@ -258,7 +258,7 @@ func TestParseWindow(t *testing.T) {
 		if err != nil || got != want {
 			t.Errorf("ParseWindow(%q) = %s, %v; want %s", in, got, err, want)
 		}
-		if in != "12w" && in != "3m" && WindowLabel(got) != in {
+		if strings.HasSuffix(in, "d") && WindowLabel(got) != in {
 			t.Errorf("WindowLabel(%s) = %s, want %s", got, WindowLabel(got), in)
 		}
 	}
