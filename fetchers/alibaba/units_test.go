@@ -1,0 +1,322 @@
+package alibaba
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/url"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	openapi "github.com/alibabacloud-go/darabonba-openapi/v2/client"
+	openapiutil "github.com/alibabacloud-go/darabonba-openapi/v2/utils"
+	ecs "github.com/alibabacloud-go/ecs-20140526/v7/client"
+	"github.com/alibabacloud-go/tea/dara"
+	"github.com/alibabacloud-go/tea/tea"
+	"github.com/shopspring/decimal"
+
+	"github.com/pricewatch/pricewatch"
+)
+
+// Why prices are not read through the SDK's typed models: they are
+// float32, and a term total loses its cents.
+func TestFloat32LosesTermTotals(t *testing.T) {
+	total := "98765.43"
+	var typed struct{ TradePrice float32 }
+	if err := json.Unmarshal([]byte(`{"TradePrice":`+total+`}`), &typed); err != nil {
+		t.Fatal(err)
+	}
+	// Any arithmetic or storage widens it to float64, and the cents go.
+	if got := decimal.NewFromFloat(float64(typed.TradePrice)).String(); got != "98765.4296875" {
+		t.Fatalf("float32 → float64 gave %s; the test no longer shows the problem", got)
+	}
+	var exact struct{ TradePrice num }
+	if err := json.Unmarshal([]byte(`{"TradePrice":`+total+`}`), &exact); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := exact.TradePrice.price("TradePrice"); err != nil || p.String() != total {
+		t.Errorf("exact read gave %s, %v", p, err)
+	}
+}
+
+func TestNum(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    string
+		wantErr bool // from price()
+		badJSON bool
+	}{
+		{`3712.8`, "3712.8", false, false},
+		{`"3712.80"`, "3712.8", false, false},
+		{`" 0.4200 "`, "0.42", false, false},
+		{`1.5E3`, "1500", false, false},
+		{`0`, "0", false, false},
+		{`null`, "", true, false},
+		{`""`, "", true, false},
+		{`"N/A"`, "", true, false},
+		{`-1`, "", true, false},
+		{`true`, "", false, true},
+		{`{"a":1}`, "", false, true},
+	}
+	for _, tt := range tests {
+		var v struct{ P num }
+		err := json.Unmarshal([]byte(`{"P":`+tt.in+`}`), &v)
+		if tt.badJSON {
+			if err == nil {
+				t.Errorf("%s: accepted", tt.in)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tt.in, err)
+			continue
+		}
+		p, err := v.P.price("P")
+		if tt.wantErr != (err != nil) {
+			t.Errorf("%s: price error %v", tt.in, err)
+			continue
+		}
+		if err == nil && !p.Equal(decimal.RequireFromString(tt.want)) {
+			t.Errorf("%s: %s, want %s", tt.in, p, tt.want)
+		}
+	}
+	var n struct{ N num }
+	_ = json.Unmarshal([]byte(`{"N":"8"}`), &n)
+	if i, err := n.N.int(); err != nil || i != 8 {
+		t.Errorf("int from string: %d %v", i, err)
+	}
+	_ = json.Unmarshal([]byte(`{"N":2.5}`), &n)
+	if _, err := n.N.int(); err == nil {
+		t.Error("2.5 read as a whole number")
+	}
+}
+
+func TestTradePrice(t *testing.T) {
+	tests := []struct {
+		name, body, want, cur, err string
+	}{
+		{"published example", string(mustRead(t, "testdata/samples/DescribePrice.response.json")), "3712.8", "CNY", ""},
+		{"instanceType line wins", `{"PriceInfo":{"Price":{"Currency":"USD","TradePrice":10.5,"DetailInfos":{"DetailInfo":[{"Resource":"systemDisk","TradePrice":0.5},{"Resource":"instanceType","TradePrice":10}]}}}}`, "10", "USD", ""},
+		{"line without TradePrice", `{"PriceInfo":{"Price":{"Currency":"USD","TradePrice":10.5,"DetailInfos":{"DetailInfo":[{"Resource":"instanceType","OriginalPrice":"12","DiscountPrice":"2"}]}}}}`, "10", "USD", ""},
+		{"line discount above price", `{"PriceInfo":{"Price":{"Currency":"USD","TradePrice":10.5,"DetailInfos":{"DetailInfo":[{"Resource":"instanceType","OriginalPrice":2,"DiscountPrice":3}]}}}}`, "", "", "exceeds"},
+		{"no line for the instance", `{"PriceInfo":{"Price":{"Currency":"USD","TradePrice":10.5,"DetailInfos":{"DetailInfo":[{"Resource":"bandwidth","TradePrice":0}]}}}}`, "10.5", "USD", ""},
+		{"no Price", `{"PriceInfo":{}}`, "", "", "no PriceInfo.Price"},
+		{"only DiscountPrice", `{"PriceInfo":{"Price":{"Currency":"CNY","DiscountPrice":655.2}}}`, "", "", "TradePrice is missing"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var r priceResponse
+			if err := decodeJSON([]byte(tt.body), &r); err != nil {
+				t.Fatal(err)
+			}
+			p, cur, err := r.tradePrice()
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Errorf("error %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil || p.String() != tt.want || cur != tt.cur {
+				t.Errorf("%s %s %v, want %s %s", p, cur, err, tt.want, tt.cur)
+			}
+		})
+	}
+	if err := decodeJSON([]byte(`{"RequestId":"a"}{"RequestId":"b"}`), &priceResponse{}); err == nil {
+		t.Error("two JSON values accepted as one response")
+	}
+}
+
+func TestModelFromSpec(t *testing.T) {
+	tests := []struct {
+		spec string
+		mem  float64
+		want string
+		ok   bool
+	}{
+		{"NVIDIA A10", 24, "A10", true},
+		{"NVIDIA A100", 80, "A100-80GB", true},
+		{"NVIDIA A100", 40, "A100-40GB", true},
+		{"NVIDIA A100", 0, "", false},
+		{"NVIDIA V100", 32, "V100-32GB", true},
+		{"NVIDIA V100", 16, "V100", true},
+		{"NVIDIA Tesla T4", 16, "T4", true},
+		{"nvidia l20", 48, "L20", true},
+		{"NVIDIA A30", 24, "A30", true},
+		{"NVIDIA H20", 96, "H20", true},
+		{"NVIDIA GU8TF", 96, "", false}, // a code name: the family decides
+		{"", 0, "", false},
+	}
+	for _, tt := range tests {
+		got, ok := modelFromSpec(tt.spec, tt.mem)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("modelFromSpec(%q, %v) = %q, %v; want %q, %v", tt.spec, tt.mem, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestHardware(t *testing.T) {
+	n := func(s string) num { return num{text: s, set: s != ""} }
+	tests := []struct {
+		name string
+		it   instanceTypeJSON
+		want pricewatch.Hardware
+	}{
+		{"API fields", instanceTypeJSON{InstanceTypeID: "ecs.gn7i-c32g1.8xlarge", InstanceTypeFamily: "ecs.gn7i", GPUSpec: "NVIDIA A10", GPUAmount: n("1"), GPUMemorySize: n("24"), CPUCoreCount: n("32"), MemorySize: n("188")},
+			pricewatch.Hardware{GPUModel: "A10", GPUCount: 1, GPUMemoryGB: 24, VCPUs: 32, MemoryGB: 188}},
+		{"API wins over the table", instanceTypeJSON{InstanceTypeID: "ecs.gn7-c13g1.13xlarge", InstanceTypeFamily: "ecs.gn7", GPUSpec: "NVIDIA A100", GPUAmount: n("4"), GPUMemorySize: n("80"), CPUCoreCount: n("52"), MemorySize: n("378")},
+			pricewatch.Hardware{GPUModel: "A100-80GB", GPUCount: 4, GPUMemoryGB: 80, VCPUs: 52, MemoryGB: 378}},
+		{"table fills a silent API", instanceTypeJSON{InstanceTypeID: "ecs.ebmgn8v.48xlarge", GPUAmount: n("8"), CPUCoreCount: n("192"), MemorySize: n("1024")},
+			pricewatch.Hardware{GPUModel: "H20", GPUCount: 8, GPUMemoryGB: 96, VCPUs: 192, MemoryGB: 1024}},
+		{"code name resolved by family", instanceTypeJSON{InstanceTypeID: "ecs.gn8is-2x.8xlarge", InstanceTypeFamily: "ecs.gn8is", GPUSpec: "NVIDIA GX20", GPUAmount: n("2"), GPUMemorySize: n("48"), CPUCoreCount: n("32"), MemorySize: n("256")},
+			pricewatch.Hardware{GPUModel: "L20", GPUCount: 2, GPUMemoryGB: 48, VCPUs: 32, MemoryGB: 256}},
+		{"unknown everywhere keeps the cloud's words", instanceTypeJSON{InstanceTypeID: "ecs.gx9-new.4xlarge", GPUSpec: "NVIDIA Z9", GPUAmount: n("1"), CPUCoreCount: n("16"), MemorySize: n("64")},
+			pricewatch.Hardware{GPUModel: "Z9", GPUCount: 1, VCPUs: 16, MemoryGB: 64}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := hardware(tt.it)
+			if err != nil || got != tt.want {
+				t.Errorf("got %+v, %v; want %+v", got, err, tt.want)
+			}
+		})
+	}
+	if _, err := hardware(instanceTypeJSON{InstanceTypeID: "x", CPUCoreCount: n("2.5")}); err == nil {
+		t.Error("fractional vCPU count accepted")
+	}
+}
+
+// Every family the issue names has a table row with a source.
+func TestGPUFamilyTable(t *testing.T) {
+	want := map[string]string{
+		"gn6v": "V100", "gn6e": "V100-32GB", "gn6i": "T4", "gn7i": "A10", "gn7": "A100-40GB",
+		"gn7e": "A100-80GB", "gn7s": "A30", "gn8is": "L20", "gn8v": "H20", "ebmgn8v": "H20",
+	}
+	for fam, model := range want {
+		row, ok := gpuFamilies[fam]
+		if !ok || row.Model != model || row.MemoryGB <= 0 || row.Source == "" {
+			t.Errorf("%s: %+v, want %s with memory and source", fam, row, model)
+		}
+	}
+	if gpuFamilies["gn8v"].MemoryGB != 96 {
+		t.Error("gn8v must carry 96 GB per GPU")
+	}
+}
+
+func TestClassify(t *testing.T) {
+	mk := func(status int, code string) error {
+		return &openapi.ClientError{StatusCode: tea.Int(status), Code: tea.String(code), Data: map[string]interface{}{
+			"Code": code, "Message": "msg  with\nspaces server string to sign is:GET&%2F&AccessKeyId%3Dx", "RequestId": "R-1"}}
+	}
+	tests := []struct {
+		err  error
+		want errKind
+	}{
+		{mk(403, "Throttling.User"), errThrottled},
+		{mk(400, "Throttling"), errThrottled},
+		{&openapi.ThrottlingError{StatusCode: tea.Int(400), Code: tea.String("Throttling.Api")}, errThrottled},
+		{mk(400, "SignatureDoesNotMatch"), errAuth},
+		{mk(404, "InvalidAccessKeyId.NotFound"), errAuth},
+		{mk(403, "Forbidden.RAM"), errAuth},
+		{&openapi.ServerError{StatusCode: tea.Int(500), Code: tea.String("InternalError")}, errRetry},
+		{&openapi.ServerError{StatusCode: tea.Int(503), Code: tea.String("ServiceUnavailable")}, errThrottled},
+		{mk(400, "PriceNotFound"), errFinal},
+		{errors.New("dial tcp: connection refused"), errRetry},
+	}
+	for _, tt := range tests {
+		kind, apiErr := classify(tt.err, "DescribePrice", "cn-hangzhou")
+		if kind != tt.want {
+			t.Errorf("%v: kind %d, want %d", tt.err, kind, tt.want)
+		}
+		if apiErr != nil && strings.Contains(apiErr.Error(), "AccessKeyId%3D") {
+			t.Errorf("the echoed string to sign survived: %s", apiErr)
+		}
+	}
+	_, apiErr := classify(mk(403, "Throttling.User"), "DescribePrice", "cn-hangzhou")
+	if apiErr.Message != "msg with spaces" || apiErr.RequestID != "R-1" {
+		t.Errorf("details %+v", apiErr)
+	}
+	for code, fix := range authCodes {
+		if fix == "" || strings.Contains(fix, "%") {
+			t.Errorf("%s: fix %q", code, fix)
+		}
+	}
+}
+
+func TestSDKErrorTextDropsQuery(t *testing.T) {
+	err := &url.Error{Op: "Post", URL: "http://127.0.0.1:1/?InstanceType=ecs.gn7i&RegionId=cn-hangzhou", Err: errors.New("connection refused")}
+	got := sdkErrorText(err)
+	if strings.Contains(got, "InstanceType") || !strings.Contains(got, "connection refused") {
+		t.Errorf("%q", got)
+	}
+}
+
+// The fake checks RPC (HMAC-SHA1) signatures too: the SDK's V2 mode is
+// accepted with the right secret and gets SignatureDoesNotMatch with a
+// wrong one.
+func TestFakeVerifiesRPCSignature(t *testing.T) {
+	fake := newFakeECS(t, hangzhouWorld())
+	u, _ := url.Parse(fake.URL())
+	call := func(secret string) error {
+		cl, err := ecs.NewClient(&openapi.Config{
+			AccessKeyId: tea.String(testKeyID), AccessKeySecret: tea.String(secret),
+			RegionId: tea.String("cn-hangzhou"), Endpoint: tea.String(u.Host), Protocol: tea.String("HTTP"),
+			SignatureAlgorithm: tea.String("v2"),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cl.Client.DisableSDKError = tea.Bool(true)
+		params := &openapiutil.Params{
+			Action: tea.String("DescribeAvailableResource"), Version: tea.String(apiVersion), Protocol: tea.String("HTTP"),
+			Pathname: tea.String("/"), Method: tea.String("POST"), AuthType: tea.String("AK"), Style: tea.String("RPC"),
+			ReqBodyType: tea.String("formData"), BodyType: tea.String("string"),
+		}
+		req := &openapiutil.OpenApiRequest{Query: map[string]*string{"RegionId": tea.String("cn-hangzhou"), "DestinationResource": tea.String("InstanceType")}}
+		_, err = cl.CallApiWithCtx(context.Background(), params, req, &dara.RuntimeOptions{})
+		return err
+	}
+	if err := call(testSecret); err != nil {
+		t.Fatalf("right secret: %v", err)
+	}
+	calls := fake.calls("DescribeAvailableResource")
+	if len(calls) != 1 || calls[0].Style != "RPC" {
+		t.Fatalf("calls %+v", calls)
+	}
+	err := call("wrong")
+	kind, apiErr := classify(err, "DescribeAvailableResource", "cn-hangzhou")
+	if kind != errAuth || apiErr.Code != "SignatureDoesNotMatch" || apiErr.Status != 400 {
+		t.Errorf("wrong secret: %v", err)
+	}
+}
+
+// The fake's answers keep the samples' field sets: rows are copies of the
+// published rows with values replaced, never new shapes.
+func TestFakeKeepsSampleShape(t *testing.T) {
+	w := hangzhouWorld()
+	_, body := w.instanceTypes(t, url.Values{})
+	rows := path(body, "InstanceTypes")["InstanceType"].([]any)
+	wantKeys := keysOf(first(sample(t, "DescribeInstanceTypes.response.json"), "InstanceTypes", "InstanceType"))
+	for _, r := range rows {
+		if got := keysOf(r.(map[string]any)); !reflect.DeepEqual(got, wantKeys) {
+			t.Errorf("instance type row fields %v, want %v", got, wantKeys)
+		}
+	}
+	_, spot := w.spotHistory(t, url.Values{"RegionId": {"cn-hangzhou"}, "ZoneId": {"cn-hangzhou-i"}, "InstanceType": {gn7i}, "NetworkType": {"vpc"}})
+	wantSpot := keysOf(first(sample(t, "DescribeSpotPriceHistory.response.json"), "SpotPrices", "SpotPriceType"))
+	for _, r := range path(spot, "SpotPrices")["SpotPriceType"].([]any) {
+		if got := keysOf(r.(map[string]any)); !reflect.DeepEqual(got, wantSpot) {
+			t.Errorf("spot row fields %v, want %v", got, wantSpot)
+		}
+	}
+}
+
+func mustRead(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
