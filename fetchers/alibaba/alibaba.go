@@ -384,6 +384,7 @@ func (f *Fetcher) describeGPUTypes(ctx context.Context, region string) (map[stri
 // returns the records and the GPU types sold in at least one zone.
 func (r *run) availability(ctx context.Context, region string) ([]pricewatch.Availability, []string, error) {
 	body, err := r.f.rpc.call(ctx, region, "DescribeAvailableResource", map[string]string{
+		"RegionId":            region,
 		"DestinationResource": "InstanceType",
 		"InstanceChargeType":  "PostPaid",
 	})
@@ -590,6 +591,7 @@ func (r *run) price(ctx context.Context, region, instanceType string, opt priceO
 		return res, nil
 	}
 	body, err := r.f.rpc.call(ctx, region, "DescribePrice", map[string]string{
+		"RegionId":            region,
 		"ResourceType":        "instance",
 		"InstanceType":        instanceType,
 		"InstanceNetworkType": "vpc",
@@ -636,6 +638,7 @@ func (r *run) spot(ctx context.Context, region, zone, instanceType string) (spot
 			return spotQuote{}, false, fmt.Errorf("alibaba: DescribeSpotPriceHistory %s in %s: %w: still paging after %d pages", instanceType, zone, fetchers.ErrIncomplete, maxSpotPages)
 		}
 		params := map[string]string{
+			"RegionId":     region,
 			"InstanceType": instanceType,
 			"ZoneId":       zone,
 			"NetworkType":  "vpc",

@@ -269,6 +269,34 @@ func TestThrottlingThenSuccess(t *testing.T) {
 	}
 }
 
+// Server errors (5xx) are retried like throttling.
+func TestServerErrorThenSuccess(t *testing.T) {
+	w := hangzhouWorld()
+	w.serverErrors = map[string]int{"DescribeInstanceTypes": 1, "DescribeSpotPriceHistory": 2}
+	fake := newFakeECS(t, w)
+	f, s := newTestFetcher(t, testConfig(fake.URL(), "cn-hangzhou"))
+	snap := fetch(t, f, fetchers.Previous{})
+	if s.count() != 3 || len(snap.Offers) != 18 {
+		t.Errorf("%d back-offs, %d offers; want 3 and 18", s.count(), len(snap.Offers))
+	}
+}
+
+// Spot answers without Currency (as in the 2019 sample) take the account's
+// currency from DescribePrice; with no quote to take it from, the run fails
+// rather than guess.
+func TestSpotCurrencyNeedsAQuote(t *testing.T) {
+	w := hangzhouWorld()
+	for k := range w.prices {
+		w.prices[k] = fakePrice{Status: 400, Code: "PriceNotFound", Message: "The price of your queried resource is not available now, please try other resources."}
+	}
+	fake := newFakeECS(t, w)
+	f, _ := newTestFetcher(t, testConfig(fake.URL(), "cn-hangzhou"))
+	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
+	if snap != nil || !errors.Is(err, fetchers.ErrIncomplete) || !strings.Contains(err.Error(), "Currency") {
+		t.Fatalf("got %v, %v", snap, err)
+	}
+}
+
 // A quota that never recovers fails the run with ErrThrottled, and no
 // snapshot.
 func TestThrottledGivesUp(t *testing.T) {

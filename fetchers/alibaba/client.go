@@ -49,6 +49,8 @@ type rpcClient struct {
 
 func newRPCClient(id, secret config.Secret, endpoint *url.URL, policy fetchers.RetryPolicy) *rpcClient {
 	c := &rpcClient{id: id, secret: secret, endpoint: endpoint, policy: policy, sleep: sleepCtx}
+	// The timeout covers one attempt, body included (ECS answers are
+	// small); the run's context bounds the whole fetch.
 	c.http = sdkHTTP{&http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone(), Timeout: c.readTimeout()}}
 	return c
 }
@@ -86,11 +88,9 @@ func (c *rpcClient) client(region string) (*ecs.Client, error) {
 		AccessKeySecret: tea.String(c.secret.Value()),
 		RegionId:        tea.String(region),
 		UserAgent:       tea.String("pricewatch"),
-		// Milliseconds. The run's context bounds the whole fetch; these
-		// only keep one stuck connection from eating all of it.
-		ConnectTimeout: tea.Int(10_000),
-		ReadTimeout:    tea.Int(int(c.readTimeout() / time.Millisecond)),
-		HttpClient:     c.http,
+		// Timeouts live in this client (see sdkHTTP); the SDK's own
+		// ReadTimeout/ConnectTimeout apply only to its shared clients.
+		HttpClient: c.http,
 	}
 	if c.endpoint != nil {
 		// The SDK takes a bare host[:port] plus a protocol, not a URL.
@@ -145,7 +145,8 @@ func (e *APIError) Error() string {
 	return msg
 }
 
-// call sends one ECS action and returns the response body. Throttling,
+// call sends one ECS action to the region's endpoint and returns the
+// response body. Throttling,
 // server errors and network errors are retried with back-off; credential
 // errors fail at once with fetchers.ErrAuth; other error responses come
 // back as *APIError.
@@ -154,7 +155,10 @@ func (c *rpcClient) call(ctx context.Context, region, action string, params map[
 	if err != nil {
 		return nil, err
 	}
-	query := map[string]*string{"RegionId": tea.String(region)}
+	// RegionId is not added here: it is a parameter of most actions but
+	// not of DescribeInstanceTypes or DescribeRegions, and the region only
+	// picks the endpoint.
+	query := map[string]*string{}
 	for k, v := range params {
 		query[k] = tea.String(v)
 	}

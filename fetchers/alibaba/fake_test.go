@@ -319,6 +319,8 @@ type world struct {
 
 	// throttle[action] answers that many calls with Throttling.User first.
 	throttle map[string]int
+	// serverErrors[action] answers that many calls with InternalError 500 first.
+	serverErrors map[string]int
 	// failAlways[action] answers every call with this error.
 	failAlways map[string]fakeError
 	// raw[action] replaces the body of every successful answer.
@@ -369,8 +371,19 @@ func (w *world) answer(t *testing.T, action string, q url.Values) (int, any) {
 		w.throttle[action]--
 		return 403, fakeError{"Throttling.User", "Request was denied due to user flow control."}
 	}
+	if w.serverErrors[action] > 0 {
+		w.serverErrors[action]--
+		return 500, fakeError{"InternalError", "The request processing has failed due to some unknown error, exception or failure."}
+	}
 	if b, ok := w.raw[action]; ok {
 		return 200, b
+	}
+	switch action {
+	case "DescribeInstanceTypes", "DescribeRegions":
+		// Neither action has a RegionId parameter (SDK v7.7.0 models).
+		if q.Has("RegionId") {
+			t.Errorf("%s sent RegionId", action)
+		}
 	}
 	switch action {
 	case "DescribeInstanceTypes":
