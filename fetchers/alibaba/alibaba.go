@@ -244,6 +244,7 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 	snap := &pricewatch.Snapshot{Provider: pricewatch.Alibaba, Versions: map[string]string{}, SourceVersion: "ecs-api " + apiVersion}
 	budget := f.cfg.MaxPriceCalls
 	var deferred []string
+	firstNeed := 0
 	for _, region := range rotate(regions, prev.Versions[cursorKey]) {
 		avail, inRegion, err := r.availability(ctx, region)
 		if err != nil {
@@ -251,6 +252,9 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 		}
 		need := len(inRegion) * len(priceOptions)
 		if need > budget {
+			if len(deferred) == 0 {
+				firstNeed = need
+			}
 			deferred = append(deferred, region)
 			f.log.Warn("region left for the next run: max_price_calls reached",
 				zap.String("region", region), zap.Int("needs", need), zap.Int("left", budget), zap.Int("max_price_calls", f.cfg.MaxPriceCalls))
@@ -266,7 +270,7 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 		snap.Coverage = append(snap.Coverage, pricewatch.Scope{Region: region, Availability: true})
 	}
 	if len(snap.Coverage) == 0 {
-		return nil, fmt.Errorf("alibaba: providers.alibaba.max_price_calls (%d) is too small for any configured region (region %s alone needs more); raise it", f.cfg.MaxPriceCalls, deferred[0])
+		return nil, fmt.Errorf("alibaba: providers.alibaba.max_price_calls is %d, but region %s alone needs %d DescribePrice calls; raise it", f.cfg.MaxPriceCalls, deferred[0], firstNeed)
 	}
 	if len(deferred) > 0 {
 		snap.Versions[cursorKey] = deferred[0]

@@ -146,10 +146,9 @@ func (e *APIError) Error() string {
 }
 
 // call sends one ECS action to the region's endpoint and returns the
-// response body. Throttling,
-// server errors and network errors are retried with back-off; credential
-// errors fail at once with fetchers.ErrAuth; other error responses come
-// back as *APIError.
+// response body. Throttling, server errors and network errors are retried
+// with back-off; credential errors fail at once with fetchers.ErrAuth;
+// other error responses come back as *APIError.
 func (c *rpcClient) call(ctx context.Context, region, action string, params map[string]string) ([]byte, error) {
 	cl, err := c.client(region)
 	if err != nil {
@@ -253,7 +252,6 @@ var authCodes = map[string]string{
 	"SignatureDoesNotMatch":                      "the AccessKey secret does not match the AccessKey ID: check ALIBABA_CLOUD_ACCESS_KEY_SECRET or providers.alibaba.access_key_secret_file",
 	"IncompleteSignature":                        "the request signature was rejected: check ALIBABA_CLOUD_ACCESS_KEY_SECRET or providers.alibaba.access_key_secret_file",
 	"InvalidTimeStamp.Expired":                   "the request timestamp was rejected: check this machine's clock (it must be within 15 minutes of UTC)",
-	"SignatureNonceUsed":                         "the request nonce was rejected as reused: check this machine's clock",
 	"Forbidden.RAM":                              "the RAM user lacks permission: grant ecs:DescribeInstanceTypes, ecs:DescribeAvailableResource, ecs:DescribePrice and ecs:DescribeSpotPriceHistory (e.g. the AliyunECSReadOnlyAccess policy)",
 	"Forbidden.AccessKeyDisabled":                "the AccessKey is disabled: enable it in the RAM console or configure another one",
 	"InvalidSecurityToken.Expired":               "the security token has expired: configure a long-lived AccessKey",
@@ -285,6 +283,9 @@ func classify(err error, action, region string) (errKind, *APIError) {
 	switch {
 	case strings.HasPrefix(code, "Throttling"), code == "ServiceUnavailable":
 		return errThrottled, apiErr
+	case code == "SignatureNonceUsed":
+		// Every attempt is signed with a fresh nonce, so a retry cures it.
+		return errRetry, apiErr
 	case authCodes[code] != "":
 		return errAuth, apiErr
 	case apiErr.Status == 429:
