@@ -1,0 +1,112 @@
+// Package alerting decides which of a run's changes people are told about,
+// and delivers the messages.
+//
+// Two halves, joined by the outbox table:
+//
+//   - Rules (pure, no I/O) runs inside the transaction that stores a
+//     provider run: it maps the run's changes to events (price drop, back in
+//     stock, …), applies each configured rule's filters and thresholds,
+//     groups what matched into one message per rule, event and channel, and
+//     renders it through a Renderer (Block Kit, in alerting/slack). The
+//     messages are written to the outbox in the same transaction as the
+//     changes, so a stored change is never without its alert.
+//   - Dispatcher drains the outbox through a Notifier: in order per
+//     channel, at least once, honouring rate limits and backing off on
+//     transient errors, giving up only on errors that resending cannot fix.
+package alerting
+
+import (
+	"context"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/pricewatch/pricewatch"
+)
+
+// Event is what a rule can ask to be told about.
+type Event string
+
+// Events, as named in alerts.rules[].events.
+const (
+	// AvailabilityNew: a type is newly offered in a region or zone (or again,
+	// after being withdrawn).
+	AvailabilityNew Event = "availability_new"
+	// AvailabilityGone: a type was withdrawn from a region or zone; storage
+	// reports it only after alerts.withdraw_after_runs complete runs
+	// without it.
+	AvailabilityGone Event = "availability_gone"
+	// BackInStock and SoldOut: stock transitions in a zone, minus flaps.
+	BackInStock Event = "back_in_stock"
+	SoldOut     Event = "sold_out"
+	// PriceDrop and PriceRise: a known price point moved by at least the
+	// rule's thresholds.
+	PriceDrop Event = "price_drop"
+	PriceRise Event = "price_rise"
+	// SpotBelow: a spot price per GPU-hour went below the rule's threshold
+	// (new spot offers included).
+	SpotBelow Event = "spot_below"
+	// PriceNew: a price point seen for the first time.
+	PriceNew Event = "price_new"
+)
+
+// Events lists every event in the order messages of one rule are queued.
+var Events = []Event{AvailabilityNew, BackInStock, PriceDrop, SpotBelow, PriceNew, PriceRise, SoldOut, AvailabilityGone}
+
+func (e Event) valid() bool {
+	for _, k := range Events {
+		if e == k {
+			return true
+		}
+	}
+	return false
+}
+
+// IsPrice reports whether the event is about a price rather than where a
+// type is offered.
+func (e Event) IsPrice() bool {
+	return e == PriceDrop || e == PriceRise || e == SpotBelow || e == PriceNew
+}
+
+// Item is one change as a rule reports it, with the figures a message shows.
+type Item struct {
+	Event  Event
+	Change pricewatch.Change
+	// OldPerGPU and NewPerGPU are the effective hourly prices divided by
+	// the GPU count; unset when the count is unknown or the price absent.
+	OldPerGPU, NewPerGPU decimal.NullDecimal
+	// Delta is New − Old per instance-hour, DeltaPerGPU the same per
+	// GPU-hour, DeltaPct the move in percent of Old (two decimals); set for
+	// price moves only.
+	Delta, DeltaPerGPU, DeltaPct decimal.NullDecimal
+}
+
+// Group is one message: what one rule selected from one run for one event
+// and channel, most important first.
+type Group struct {
+	// Key is the outbox delivery key: run, channel, rule and event, so that
+	// storing the same result twice cannot queue the message twice.
+	Key      string
+	Channel  string
+	Rule     string
+	Event    Event
+	Criteria string // the rule's filters and thresholds, for the footer
+	RunID    int64
+	Provider string
+	At       time.Time
+	Items    []Item
+}
+
+// Renderer turns a group into a message payload (Slack's chat.postMessage
+// JSON for alerting/slack). It must not do I/O. By convention the payload
+// is a JSON object whose "text" field is a plain summary, which LogNotifier
+// prints.
+type Renderer interface {
+	Render(g Group) ([]byte, error)
+}
+
+// Notifier posts one rendered message to a channel. Errors are retryable
+// unless wrapped with Permanent; RetryAfter sets when to try again.
+type Notifier interface {
+	Post(ctx context.Context, channel string, payload []byte) error
+}

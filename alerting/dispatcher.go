@@ -1,0 +1,347 @@
+package alerting
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/pricewatch/pricewatch/storage"
+)
+
+// DispatcherOptions tune delivery. Zero values take the defaults.
+type DispatcherOptions struct {
+	// InitialBackoff is the wait after the first transient failure of a
+	// message (default 5s); it doubles with each attempt up to MaxBackoff
+	// (default 5m), so after a long outage alerts flow again within
+	// MaxBackoff of Slack's recovery.
+	InitialBackoff, MaxBackoff time.Duration
+	// Lease is how long a sender holds a message while posting it (default
+	// 2m, well over the HTTP timeout). A message whose sender died is tried
+	// again after it.
+	Lease time.Duration
+	// ChannelInterval spaces posts to one channel (default 1s: Slack allows
+	// about one message per second per channel). Negative disables it.
+	ChannelInterval time.Duration
+	// Idle is how often Run looks at the outbox when nothing nudges it
+	// (default 1m).
+	Idle time.Duration
+	// Sleep waits for d or until ctx ends; tests replace it together with
+	// the database clock.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+func (o *DispatcherOptions) defaults() {
+	if o.InitialBackoff <= 0 {
+		o.InitialBackoff = 5 * time.Second
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = 5 * time.Minute
+	}
+	if o.Lease <= 0 {
+		o.Lease = 2 * time.Minute
+	}
+	if o.ChannelInterval == 0 {
+		o.ChannelInterval = time.Second
+	}
+	if o.Idle <= 0 {
+		o.Idle = time.Minute
+	}
+	if o.Sleep == nil {
+		o.Sleep = sleep
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// Dispatcher delivers outbox messages through a Notifier: oldest first in
+// each channel, a channel stopping at its first failure so that nothing
+// overtakes a message that is waiting to be retried. Delivery is at least
+// once: a message is marked sent only after the Notifier returned, so a
+// crash between the two resends it; nothing else can duplicate it, because
+// each message is claimed in the database before it is posted.
+type Dispatcher struct {
+	db       *storage.DB
+	notifier Notifier
+	log      *zap.Logger
+	opts     DispatcherOptions
+	nudge    chan struct{}
+	lastPost map[string]time.Time
+	// A channel (or everything) that failed permanently is left alone for
+	// MaxBackoff: its next messages would fail the same way, and should
+	// wait, pending, for the operator's fix rather than fail one by one.
+	pausedUntil map[string]time.Time
+	allPaused   time.Time
+}
+
+// NewDispatcher returns a dispatcher draining db's outbox through n.
+func NewDispatcher(db *storage.DB, n Notifier, log *zap.Logger, opts DispatcherOptions) *Dispatcher {
+	opts.defaults()
+	if log == nil {
+		log = zap.NewNop()
+	}
+	return &Dispatcher{db: db, notifier: n, log: log, opts: opts, nudge: make(chan struct{}, 1),
+		lastPost: map[string]time.Time{}, pausedUntil: map[string]time.Time{}}
+}
+
+// Report counts what a delivery did.
+type Report struct {
+	Sent     int // delivered
+	Failed   int // given up on (permanent errors)
+	Retrying int // attempts that failed and will be retried
+	// Pending is what is still queued when Deliver returned.
+	Pending int
+}
+
+func (r *Report) add(o Report) {
+	r.Sent += o.Sent
+	r.Failed += o.Failed
+	r.Retrying += o.Retrying
+}
+
+// Deliver sends what is due now and keeps going until the outbox is empty
+// or the next retry lies beyond maxWait; what is left stays pending for the
+// daemon or a later `pricewatch alerts deliver`. force tries every pending
+// message once at the start, regardless of its back-off.
+func (d *Dispatcher) Deliver(ctx context.Context, maxWait time.Duration, force bool) (Report, error) {
+	var rep Report
+	deadline := d.db.Now().Add(maxWait)
+	for first := true; ; first = false {
+		r, err := d.pass(ctx, force && first)
+		rep.add(r)
+		if err != nil {
+			return rep, err
+		}
+		next, ok, err := d.nextWake(ctx)
+		if err != nil {
+			return rep, err
+		}
+		if !ok || next.After(deadline) {
+			break
+		}
+		if err := d.opts.Sleep(ctx, next.Sub(d.db.Now())); err != nil {
+			return rep, err
+		}
+	}
+	st, err := d.db.OutboxCounts(ctx)
+	if err != nil {
+		return rep, err
+	}
+	rep.Pending = st.Pending
+	return rep, nil
+}
+
+// Nudge wakes Run early, e.g. after a run queued messages. It never blocks.
+func (d *Dispatcher) Nudge() {
+	select {
+	case d.nudge <- struct{}{}:
+	default:
+	}
+}
+
+// Run delivers continuously until ctx ends: whenever a message is due, when
+// nudged, and at least every Idle. It returns nil on cancellation; a
+// message being posted at that moment stays pending.
+func (d *Dispatcher) Run(ctx context.Context) error {
+	for {
+		if _, err := d.pass(ctx, false); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			// A database error: say so and try again later rather than
+			// ending the daemon's delivery for good.
+			d.log.Error("delivering alerts", zap.Error(err))
+		}
+		wait := d.opts.Idle
+		if next, ok, err := d.nextWake(ctx); err == nil && ok {
+			if w := next.Sub(d.db.Now()); w < wait {
+				wait = max(w, 0)
+			}
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		if wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return nil
+			case <-d.nudge:
+				t.Stop()
+			case <-t.C:
+			}
+		}
+	}
+}
+
+// nextWake is when the next pending message may be tried, taking back-off,
+// leases and pauses into account; false when nothing is pending.
+func (d *Dispatcher) nextWake(ctx context.Context) (time.Time, bool, error) {
+	heads, err := d.db.PendingHeads(ctx)
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	var next time.Time
+	for i, h := range heads {
+		t := h.NextAttemptAt
+		for _, u := range []time.Time{d.pausedUntil[h.Channel], d.allPaused} {
+			if u.After(t) {
+				t = u
+			}
+		}
+		if h.LeaseUntil != nil && h.LeaseUntil.After(t) {
+			t = *h.LeaseUntil
+		}
+		if i == 0 || t.Before(next) {
+			next = t
+		}
+	}
+	return next, len(heads) > 0, nil
+}
+
+// pass sends, channel by channel, every message that is due until no
+// channel can make progress.
+func (d *Dispatcher) pass(ctx context.Context, force bool) (Report, error) {
+	var rep Report
+	blocked := map[string]bool{}
+	for {
+		now := d.db.Now()
+		if !force && d.allPaused.After(now) {
+			return rep, nil
+		}
+		due, err := d.db.DueMessages(ctx, now, force, 100)
+		if err != nil {
+			return rep, err
+		}
+		progressed := false
+		for _, m := range due {
+			if blocked[m.Channel] || (!force && d.pausedUntil[m.Channel].After(now)) {
+				continue
+			}
+			outcome, err := d.deliver(ctx, m, force)
+			if err != nil {
+				return rep, err
+			}
+			switch outcome {
+			case sent:
+				rep.Sent++
+				progressed = true
+			case failedMessage:
+				rep.Failed++
+				progressed = true
+			case failedChannel:
+				rep.Failed++
+				blocked[m.Channel] = true
+				d.pausedUntil[m.Channel] = d.db.Now().Add(d.opts.MaxBackoff)
+			case failedAll:
+				rep.Failed++
+				d.allPaused = d.db.Now().Add(d.opts.MaxBackoff)
+				return rep, nil
+			case retrying:
+				rep.Retrying++
+				blocked[m.Channel] = true
+			case taken:
+				blocked[m.Channel] = true
+			}
+		}
+		if !progressed {
+			return rep, nil
+		}
+	}
+}
+
+type outcome int
+
+const (
+	sent outcome = iota
+	retrying
+	failedMessage
+	failedChannel
+	failedAll
+	taken // another sender holds the message
+)
+
+func (d *Dispatcher) deliver(ctx context.Context, m storage.OutboxEntry, force bool) (outcome, error) {
+	if d.opts.ChannelInterval > 0 {
+		if last, ok := d.lastPost[m.Channel]; ok {
+			if err := d.opts.Sleep(ctx, last.Add(d.opts.ChannelInterval).Sub(d.db.Now())); err != nil {
+				return 0, err
+			}
+		}
+	}
+	now := d.db.Now()
+	ok, err := d.db.ClaimMessage(ctx, m.ID, now, now.Add(d.opts.Lease), force)
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		return taken, nil
+	}
+	attempt := m.Attempts + 1
+	log := d.log.With(zap.Int64("message", m.ID), zap.String("channel", m.Channel), zap.String("kind", m.Kind), zap.Int("attempt", attempt))
+	postErr := d.notifier.Post(ctx, m.Channel, m.Payload)
+	d.lastPost[m.Channel] = d.db.Now()
+	if postErr == nil {
+		if err := d.db.MarkSent(ctx, m.ID); err != nil {
+			return 0, err
+		}
+		log.Debug("alert delivered")
+		return sent, nil
+	}
+	if ctx.Err() != nil {
+		// Shutting down mid-post: Slack may or may not have the message.
+		// Release it now rather than after the lease; at least once.
+		if err := d.db.MarkRetry(ctx, m.ID, d.db.Now(), "interrupted: "+postErr.Error()); err != nil {
+			return 0, err
+		}
+		return 0, ctx.Err()
+	}
+	if p, ok := IsPermanent(postErr); ok {
+		if err := d.db.MarkFailed(ctx, m.ID, fmt.Sprintf("%v (fix: %s)", postErr, p.Fix)); err != nil {
+			return 0, err
+		}
+		log.Error("alert not delivered and will not be retried: "+p.Fix,
+			zap.Error(postErr), zap.String("fix", p.Fix), zap.String("then", "pricewatch alerts retry --failed"))
+		switch p.Scope {
+		case ScopeChannel:
+			return failedChannel, nil
+		case ScopeAll:
+			return failedAll, nil
+		}
+		return failedMessage, nil
+	}
+	wait := d.backoff(attempt)
+	var ra *RetryAfterError
+	if errors.As(postErr, &ra) {
+		wait = max(ra.After, time.Second)
+	}
+	next := d.db.Now().Add(wait)
+	if err := d.db.MarkRetry(ctx, m.ID, next, postErr.Error()); err != nil {
+		return 0, err
+	}
+	log.Warn("alert delivery failed; will retry", zap.Error(postErr), zap.Time("next_attempt", next))
+	return retrying, nil
+}
+
+func (d *Dispatcher) backoff(attempt int) time.Duration {
+	wait := d.opts.InitialBackoff
+	for i := 1; i < attempt && wait < d.opts.MaxBackoff; i++ {
+		wait *= 2
+	}
+	return min(wait, d.opts.MaxBackoff)
+}

@@ -1,0 +1,304 @@
+package alerting
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/storage"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// queue stores a run that enqueues one message per key, "channel:name".
+func queue(t *testing.T, db *storage.DB, keys ...string) {
+	t.Helper()
+	var msgs []storage.OutboxMessage
+	for _, k := range keys {
+		ch, name, _ := strings.Cut(k, ":")
+		msgs = append(msgs, storage.OutboxMessage{DeliveryKey: k, Channel: ch, Kind: "price_drop", Payload: []byte(`{"text":"` + name + `"}`)})
+	}
+	snap := &pricewatch.Snapshot{Provider: pricewatch.Azure, Offers: []pricewatch.Offer{h100(pricewatch.OnDemand, "98.32")},
+		Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}}}
+	if _, err := store(t, db, snap, storage.SaveOptions{Outbox: func(*storage.Result) ([]storage.OutboxMessage, error) { return msgs, nil }}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fakeNotifier answers each post with the next scripted error of its
+// channel (nil once the script runs out) and records what it accepted.
+type fakeNotifier struct {
+	mu     sync.Mutex
+	clk    *clock
+	script map[string][]error
+	posts  []string // "channel:text@offset" of every attempt
+	got    []string // "channel:text" of every accepted message
+	start  time.Time
+	block  bool // wait for the context to end, then fail
+}
+
+func (f *fakeNotifier) Post(ctx context.Context, channel string, payload []byte) error {
+	if f.block {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	text := strings.TrimSuffix(strings.TrimPrefix(string(payload), `{"text":"`), `"}`)
+	if f.clk != nil {
+		f.posts = append(f.posts, fmt.Sprintf("%s:%s@%s", channel, text, f.clk.now().Sub(f.start)))
+	}
+	if s := f.script[channel]; len(s) > 0 {
+		f.script[channel] = s[1:]
+		if s[0] != nil {
+			return s[0]
+		}
+	}
+	f.got = append(f.got, channel+":"+text)
+	return nil
+}
+
+func (f *fakeNotifier) accepted() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.got...)
+}
+
+var errServer = errors.New("slack server error: 500 Internal Server Error")
+
+func TestDispatcherOrderAndBackoff(t *testing.T) {
+	clk := newClock()
+	db := openDB(t, "", clk)
+	queue(t, db, "#a:a1", "#b:b1", "#a:a2", "#b:b2", "#a:a3")
+	n := &fakeNotifier{clk: clk, start: clk.now(), script: map[string][]error{
+		"#a": {errServer, errServer, RetryAfter(errors.New("rate limited"), 3*time.Second), nil, errServer},
+	}}
+	d := NewDispatcher(db, n, zap.NewNop(), DispatcherOptions{Sleep: clk.sleep, InitialBackoff: 5 * time.Second, MaxBackoff: time.Minute})
+	rep, err := d.Deliver(t.Context(), 10*time.Minute, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(n.accepted()); got != "[#b:b1 #b:b2 #a:a1 #a:a2 #a:a3]" {
+		t.Errorf("delivered %s", got)
+	}
+	// #a: first try, 5s back-off, 10s back-off, Retry-After 3s, then a1 goes
+	// and a2 one second later (the per-channel pace); a2's 500 backs off 5s.
+	want := "[#a:a1@0s #b:b1@0s #a:a1@5s #a:a1@15s #b:b2@1s #a:a1@18s #a:a2@19s #a:a2@24s #a:a3@25s]"
+	if got := fmt.Sprint(sortedByTime(n.posts)); got != sortedWant(want) {
+		t.Errorf("attempts\n got %s\nwant %s", got, sortedWant(want))
+	}
+	if rep.Sent != 5 || rep.Retrying != 4 || rep.Failed != 0 || rep.Pending != 0 {
+		t.Errorf("report = %+v", rep)
+	}
+	sent, _ := db.ListOutbox(t.Context(), storage.OutboxFilter{Status: storage.OutboxSent})
+	if len(sent) != 5 || sent[0].Attempts != 4 {
+		t.Errorf("sent = %d, first took %d attempts", len(sent), sent[0].Attempts)
+	}
+}
+
+// sortedByTime orders attempts by their offset, then as made.
+func sortedByTime(posts []string) []string {
+	out := append([]string(nil), posts...)
+	offset := func(s string) time.Duration {
+		d, _ := time.ParseDuration(s[strings.LastIndexByte(s, '@')+1:])
+		return d
+	}
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && offset(out[j]) < offset(out[j-1]); j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+func sortedWant(s string) string {
+	return fmt.Sprint(sortedByTime(strings.Fields(strings.Trim(s, "[]"))))
+}
+
+func TestDeliverWaitsOnlyMaxWait(t *testing.T) {
+	clk := newClock()
+	db := openDB(t, "", clk)
+	queue(t, db, "#a:a1", "#a:a2")
+	always := make([]error, 100)
+	for i := range always {
+		always[i] = errServer
+	}
+	n := &fakeNotifier{clk: clk, start: clk.now(), script: map[string][]error{"#a": always}}
+	d := NewDispatcher(db, n, zap.NewNop(), DispatcherOptions{Sleep: clk.sleep})
+	start := clk.now()
+	rep, err := d.Deliver(t.Context(), 30*time.Second, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := clk.now().Sub(start); took > 30*time.Second {
+		t.Errorf("Deliver waited %s, more than its 30s bound", took)
+	}
+	// 0s, 5s, 15s: the next try (35s) lies beyond the bound.
+	if rep.Sent != 0 || rep.Retrying != 3 || rep.Pending != 2 {
+		t.Errorf("report = %+v", rep)
+	}
+	heads, _ := db.PendingHeads(t.Context())
+	if len(heads) != 1 || heads[0].LastError != errServer.Error() || !heads[0].NextAttemptAt.Equal(start.Add(35*time.Second)) {
+		t.Errorf("left pending: %+v", heads)
+	}
+	// `alerts deliver` tries now, whatever the back-off says.
+	n.script["#a"] = nil
+	rep, err = d.Deliver(t.Context(), 0, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Sent != 2 || rep.Pending != 0 || clk.now().Sub(start) > 31*time.Second {
+		t.Errorf("forced delivery: %+v after %s", rep, clk.now().Sub(start))
+	}
+}
+
+func TestPermanentErrors(t *testing.T) {
+	tests := []struct {
+		name      string
+		err       error
+		delivered string
+		failed    string
+		pending   int
+	}{
+		{"bad message: the channel goes on", Permanent(errors.New("invalid_blocks"), ScopeMessage, "report the bug"),
+			"[#b:b1 #a:a2]", "[1]", 0},
+		{"bad channel: the channel pauses, others go on", Permanent(errors.New("not_in_channel"), ScopeChannel, "invite the bot to #a"),
+			"[#b:b1]", "[1]", 1},
+		{"bad token: everything pauses", Permanent(errors.New("invalid_auth"), ScopeAll, "check the token"),
+			"[]", "[1]", 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clk := newClock()
+			db := openDB(t, "", clk)
+			queue(t, db, "#a:a1", "#b:b1", "#a:a2")
+			n := &fakeNotifier{script: map[string][]error{"#a": {tt.err}}}
+			core, logs := observer.New(zapcore.InfoLevel)
+			d := NewDispatcher(db, n, zap.New(core), DispatcherOptions{Sleep: clk.sleep})
+			rep, err := d.Deliver(t.Context(), time.Minute, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := fmt.Sprint(n.accepted()); got != tt.delivered {
+				t.Errorf("delivered %s, want %s", got, tt.delivered)
+			}
+			failed, _ := db.ListOutbox(t.Context(), storage.OutboxFilter{Status: storage.OutboxFailed})
+			if got := fmt.Sprint(ids(failed)); got != tt.failed {
+				t.Errorf("failed %s, want %s", got, tt.failed)
+			}
+			if rep.Failed != 1 || rep.Pending != tt.pending {
+				t.Errorf("report = %+v, want 1 failed, %d pending", rep, tt.pending)
+			}
+			fix := tt.err.(*PermanentError).Fix
+			if !strings.Contains(failed[0].LastError, fix) {
+				t.Errorf("stored error %q lacks the fix %q", failed[0].LastError, fix)
+			}
+			errs := logs.FilterLevelExact(zapcore.ErrorLevel).All()
+			if len(errs) != 1 || !strings.Contains(errs[0].Message, fix) {
+				t.Errorf("want one Error log naming the fix, got %v", errs)
+			}
+			// After the pause (and the operator's fix) the rest goes out.
+			clk.advance(10 * time.Minute)
+			if _, err := d.Deliver(t.Context(), 0, false); err != nil {
+				t.Fatal(err)
+			}
+			if st, _ := db.OutboxCounts(t.Context()); st.Pending != 0 {
+				t.Errorf("still pending after the pause: %+v", st)
+			}
+		})
+	}
+}
+
+func ids(es []storage.OutboxEntry) []int64 {
+	var out []int64
+	for _, e := range es {
+		out = append(out, e.ID)
+	}
+	return out
+}
+
+func TestCancelMidPostLeavesMessagePending(t *testing.T) {
+	clk := newClock()
+	db := openDB(t, "", clk)
+	queue(t, db, "#a:a1")
+	d := NewDispatcher(db, &fakeNotifier{block: true}, zap.NewNop(), DispatcherOptions{Sleep: clk.sleep})
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := d.Deliver(ctx, time.Minute, false); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want the context's", err)
+	}
+	heads, _ := db.PendingHeads(t.Context())
+	if len(heads) != 1 || heads[0].LeaseUntil != nil || heads[0].Attempts != 1 || !heads[0].NextAttemptAt.Equal(clk.now()) {
+		t.Fatalf("after cancellation: %+v; want pending, unleased, due now", heads)
+	}
+}
+
+func TestRunDeliversContinuously(t *testing.T) {
+	db := openDB(t, "", &clock{t: time.Now().UTC()})
+	db.Now = func() time.Time { return time.Now().UTC() }
+	n := &fakeNotifier{script: map[string][]error{"#a": {errServer}}}
+	d := NewDispatcher(db, n, zap.NewNop(), DispatcherOptions{Idle: time.Hour, InitialBackoff: 20 * time.Millisecond, ChannelInterval: -1})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- d.Run(ctx) }()
+
+	queue(t, db, "#a:a1", "#b:b1")
+	d.Nudge() // without it Run would sleep its idle hour
+	waitFor(t, func() bool { return len(n.accepted()) == 2 })
+	queue(t, db, "#a:a2")
+	d.Nudge()
+	waitFor(t, func() bool { return len(n.accepted()) == 3 })
+	if got := fmt.Sprint(n.accepted()); got != "[#b:b1 #a:a1 #a:a2]" {
+		t.Errorf("delivered %s", got)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Run returned %v on cancellation", err)
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestLogNotifierWithoutSlack(t *testing.T) {
+	clk := newClock()
+	db := openDB(t, "", clk)
+	var msgs []storage.OutboxMessage
+	msgs = append(msgs, storage.OutboxMessage{DeliveryKey: "k", Channel: "", Kind: "price_drop",
+		Payload: []byte(`{"text":"pricewatch: 🔻 Price drop: p5.48xlarge &amp; friends &lt;us-east-1&gt;","blocks":[]}`)})
+	snap := &pricewatch.Snapshot{Provider: pricewatch.Azure, Offers: []pricewatch.Offer{h100(pricewatch.OnDemand, "98.32")},
+		Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}}}
+	if _, err := store(t, db, snap, storage.SaveOptions{Outbox: func(*storage.Result) ([]storage.OutboxMessage, error) { return msgs, nil }}); err != nil {
+		t.Fatal(err)
+	}
+	core, logs := observer.New(zapcore.InfoLevel)
+	rep, err := NewDispatcher(db, LogNotifier{Log: zap.New(core)}, zap.NewNop(), DispatcherOptions{Sleep: clk.sleep}).Deliver(t.Context(), 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Sent != 1 {
+		t.Fatalf("report = %+v", rep)
+	}
+	entries := logs.All()
+	if len(entries) != 1 || entries[0].ContextMap()["text"] != "pricewatch: 🔻 Price drop: p5.48xlarge & friends <us-east-1>" {
+		t.Fatalf("logged %+v", entries)
+	}
+}

@@ -1,0 +1,58 @@
+package alerting
+
+import (
+	"errors"
+	"time"
+)
+
+// Scope says how much a permanent error stops.
+type Scope int
+
+const (
+	// ScopeMessage: only this message is bad (too long, invalid blocks).
+	ScopeMessage Scope = iota
+	// ScopeChannel: nothing can be posted to this channel (not found, bot
+	// not invited, archived).
+	ScopeChannel
+	// ScopeAll: nothing can be posted anywhere (bad or revoked token,
+	// missing scope, dead webhook).
+	ScopeAll
+)
+
+// PermanentError is a failure that resending cannot fix. Fix tells the
+// operator what to change.
+type PermanentError struct {
+	Err   error
+	Scope Scope
+	Fix   string
+}
+
+func (e *PermanentError) Error() string { return e.Err.Error() }
+func (e *PermanentError) Unwrap() error { return e.Err }
+
+// Permanent marks err as not worth retrying.
+func Permanent(err error, scope Scope, fix string) error {
+	return &PermanentError{Err: err, Scope: scope, Fix: fix}
+}
+
+// RetryAfterError asks for the next attempt no sooner than After (Slack's
+// Retry-After on a 429).
+type RetryAfterError struct {
+	Err   error
+	After time.Duration
+}
+
+func (e *RetryAfterError) Error() string { return e.Err.Error() }
+func (e *RetryAfterError) Unwrap() error { return e.Err }
+
+// RetryAfter wraps err with the wait the service asked for.
+func RetryAfter(err error, after time.Duration) error {
+	return &RetryAfterError{Err: err, After: after}
+}
+
+// IsPermanent returns the permanent error in err's chain, if any.
+func IsPermanent(err error) (*PermanentError, bool) {
+	var p *PermanentError
+	ok := errors.As(err, &p)
+	return p, ok
+}

@@ -1,0 +1,466 @@
+package alerting
+
+import (
+	"fmt"
+	"net/url"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/config"
+	"github.com/pricewatch/pricewatch/storage"
+)
+
+// Rules holds the configured alert rules, ready to judge a stored run.
+//
+// Semantics worth knowing (also in config.example.yaml):
+//   - The first successful run of a provider is a baseline: it alerts
+//     nothing unless alerts.alert_on_first_run is set.
+//   - Flaps: a back_in_stock or sold_out transition is not alerted when the
+//     state it ends lasted less than alerts.flap_window (Change.At −
+//     Change.OldSince < window), i.e. when it undoes a flip made within the
+//     window. The first flip after a stable period always alerts at once;
+//     while a zone keeps flipping nothing more is said until a state has
+//     held for the window and then changes. A window of 0 alerts every flip.
+//   - Thresholds are inclusive ("at least 5%" alerts at exactly 5%) and,
+//     when both are set, both must hold. Percentages are of the old price;
+//     absolute moves and spot thresholds are per GPU-hour in the price's own
+//     currency, computed in decimal. A rule with a per-GPU-hour threshold
+//     ignores offers whose GPU count is unknown.
+//   - spot_below fires when a spot price crosses below the threshold (a new
+//     spot offer below it, or a move from at or above it to below), not on
+//     every move that stays below.
+//   - Price events cover Linux prices only: Windows prices of the same type
+//     move with them and would repeat every alert.
+//   - Filters: gpu_models match case-insensitively, by model or family
+//     ("A100" matches A100-40GB and A100-80GB; "A10" does not match A100);
+//     regions are path.Match globs tried on the region and on the zone;
+//     price_types apply to price events only.
+//   - A change reported by one rule is not repeated by a later rule in the
+//     same channel for the same event.
+type Rules struct {
+	rules           []rule
+	alertOnFirstRun bool
+	flapWindow      time.Duration
+	render          Renderer
+}
+
+type rule struct {
+	name       string
+	channel    string
+	events     []Event
+	gpuModels  []string
+	providers  []string
+	regions    []string
+	priceTypes []pricewatch.PriceType
+	minPct     decimal.Decimal
+	minPerGPU  decimal.Decimal
+	spotBelow  decimal.Decimal
+}
+
+// NewRules builds the rules of cfg. A rule without a channel goes to
+// defaultChannel (slack.channel). render turns each message into its
+// payload.
+func NewRules(cfg config.Alerts, defaultChannel string, render Renderer) (*Rules, error) {
+	if render == nil {
+		return nil, fmt.Errorf("alert rules need a renderer")
+	}
+	if cfg.FlapWindow < 0 {
+		return nil, fmt.Errorf("alerts.flap_window must not be negative")
+	}
+	rs := &Rules{alertOnFirstRun: cfg.AlertOnFirstRun, flapWindow: cfg.FlapWindow, render: render}
+	names := map[string]int{}
+	for i, c := range cfg.Rules {
+		key := fmt.Sprintf("alerts.rules[%d]", i)
+		r := rule{name: strings.TrimSpace(c.Name), channel: strings.TrimSpace(c.Channel)}
+		if r.name == "" {
+			r.name = fmt.Sprintf("rule-%d", i+1)
+		}
+		if j, dup := names[r.name]; dup {
+			return nil, fmt.Errorf("%s.name %q is also the name of alerts.rules[%d]: rule names must be unique", key, r.name, j)
+		}
+		names[r.name] = i
+		if r.channel == "" {
+			r.channel = defaultChannel
+		}
+		if len(c.Events) == 0 {
+			return nil, fmt.Errorf("%s.events: a rule needs at least one event", key)
+		}
+		for _, e := range c.Events {
+			ev := Event(e)
+			if !ev.valid() {
+				return nil, fmt.Errorf("%s.events: unknown event %q", key, e)
+			}
+			if !containsEvent(r.events, ev) {
+				r.events = append(r.events, ev)
+			}
+		}
+		sort.SliceStable(r.events, func(a, b int) bool { return eventRank(r.events[a]) < eventRank(r.events[b]) })
+		for _, g := range c.GPUModels {
+			if g = normaliseGPU(g); g != "" {
+				r.gpuModels = append(r.gpuModels, g)
+			}
+		}
+		r.providers = c.Providers
+		for _, g := range c.Regions {
+			if _, err := path.Match(g, ""); err != nil {
+				return nil, fmt.Errorf("%s.regions: %q is not a valid glob", key, g)
+			}
+			r.regions = append(r.regions, g)
+		}
+		for _, p := range c.PriceTypes {
+			pt := pricewatch.PriceType(p)
+			if !pt.Valid() {
+				return nil, fmt.Errorf("%s.price_types: unknown price type %q", key, p)
+			}
+			r.priceTypes = append(r.priceTypes, pt)
+		}
+		if c.MinChangePct < 0 || c.MinChangePerGPUHour < 0 || c.SpotBelowPerGPUHour < 0 {
+			return nil, fmt.Errorf("%s: thresholds must not be negative", key)
+		}
+		// Thresholds are written as YAML floats; NewFromFloat takes the
+		// shortest decimal that reads back as the same float, so 0.1 is
+		// exactly 0.1 from here on.
+		r.minPct = decimal.NewFromFloat(c.MinChangePct)
+		r.minPerGPU = decimal.NewFromFloat(c.MinChangePerGPUHour)
+		r.spotBelow = decimal.NewFromFloat(c.SpotBelowPerGPUHour)
+		if containsEvent(r.events, SpotBelow) && !r.spotBelow.IsPositive() {
+			return nil, fmt.Errorf("%s: event spot_below needs spot_below_per_gpu_hour", key)
+		}
+		rs.rules = append(rs.rules, r)
+	}
+	return rs, nil
+}
+
+// Empty reports whether no rule is configured.
+func (rs *Rules) Empty() bool { return len(rs.rules) == 0 }
+
+// Channels lists the channels rules route to ("" stands for a rule with no
+// channel while slack.channel is empty too).
+func (rs *Rules) Channels() map[string][]string {
+	out := map[string][]string{}
+	for _, r := range rs.rules {
+		out[r.channel] = append(out[r.channel], r.name)
+	}
+	return out
+}
+
+// Messages renders the alerts of a stored run as outbox messages. It is
+// storage.SaveOptions.Outbox: pure, called inside the run's transaction.
+func (rs *Rules) Messages(res *storage.Result) ([]storage.OutboxMessage, error) {
+	var out []storage.OutboxMessage
+	for _, g := range rs.Groups(res) {
+		payload, err := rs.render.Render(g)
+		if err != nil {
+			return nil, fmt.Errorf("rendering %s alert of rule %s: %w", g.Event, g.Rule, err)
+		}
+		out = append(out, storage.OutboxMessage{DeliveryKey: g.Key, Channel: g.Channel, Kind: string(g.Event), Payload: payload})
+	}
+	return out, nil
+}
+
+// Groups applies the rules to a stored run: one group per rule, event and
+// channel with at least one item, in rule order.
+func (rs *Rules) Groups(res *storage.Result) []Group {
+	if res == nil || len(res.Changes) == 0 || (res.FirstRun && !rs.alertOnFirstRun) {
+		return nil
+	}
+	var groups []Group
+	reported := map[string]bool{} // channel, event and change already in a message
+	for _, r := range rs.rules {
+		for _, ev := range r.events {
+			g := Group{
+				Key:     deliveryKey(res.RunID, r.channel, r.name, ev),
+				Channel: r.channel, Rule: r.name, Event: ev, Criteria: r.criteria(ev),
+				RunID: res.RunID, Provider: res.Provider, At: res.At,
+			}
+			for _, c := range res.Changes {
+				item, ok := r.match(ev, c, rs.flapWindow)
+				if !ok {
+					continue
+				}
+				id := r.channel + "\x00" + string(ev) + "\x00" + changeID(c)
+				if reported[id] {
+					continue
+				}
+				reported[id] = true
+				g.Items = append(g.Items, item)
+			}
+			if len(g.Items) > 0 {
+				sortItems(ev, g.Items)
+				groups = append(groups, g)
+			}
+		}
+	}
+	return groups
+}
+
+func deliveryKey(runID int64, channel, rule string, ev Event) string {
+	return fmt.Sprintf("run/%d/%s/%s/%s", runID, url.PathEscape(channel), url.PathEscape(rule), ev)
+}
+
+func changeID(c pricewatch.Change) string {
+	return fmt.Sprintf("%s|%s|%s/%s/%s/%s", c.Kind, c.Offer, c.Place.Provider, c.Place.Region, c.Place.Zone, c.Place.InstanceType)
+}
+
+// match reports whether change c is event ev for this rule, with the
+// figures the message shows.
+func (r *rule) match(ev Event, c pricewatch.Change, flapWindow time.Duration) (Item, bool) {
+	item := Item{Event: ev, Change: c}
+	if !r.filters(ev, c) {
+		return item, false
+	}
+	switch ev {
+	case AvailabilityNew:
+		return item, c.Kind == pricewatch.AvailabilityNew
+	case AvailabilityGone:
+		return item, c.Kind == pricewatch.AvailabilityGone
+	case BackInStock, SoldOut:
+		want := pricewatch.BackInStock
+		if ev == SoldOut {
+			want = pricewatch.SoldOutNow
+		}
+		if c.Kind != want {
+			return item, false
+		}
+		flap := flapWindow > 0 && !c.OldSince.IsZero() && c.At.Sub(c.OldSince) < flapWindow
+		return item, !flap
+	}
+
+	// Price events.
+	if c.Offer.OS == pricewatch.Windows {
+		return item, false
+	}
+	item.OldPerGPU = perGPU(c.Old, c.GPUCount)
+	item.NewPerGPU = perGPU(c.New, c.GPUCount)
+	count, countKnown := gpuCount(c.GPUCount)
+	switch ev {
+	case PriceNew:
+		return item, c.Kind == pricewatch.PriceNew && c.New.Valid
+	case SpotBelow:
+		if c.Offer.PriceType != pricewatch.Spot || !countKnown || !c.New.Valid {
+			return item, false
+		}
+		if c.Kind != pricewatch.PriceNew && c.Kind != pricewatch.PriceChanged {
+			return item, false
+		}
+		limit := r.spotBelow.Mul(count)
+		if !c.New.Decimal.LessThan(limit) {
+			return item, false
+		}
+		if c.Old.Valid {
+			// Only the crossing alerts; moves that stay below do not.
+			if c.Old.Decimal.LessThan(limit) {
+				return item, false
+			}
+			item.setDelta(c, count)
+		}
+		return item, true
+	case PriceDrop, PriceRise:
+		if c.Kind != pricewatch.PriceChanged || !c.Old.Valid || !c.New.Valid {
+			return item, false
+		}
+		delta := c.New.Decimal.Sub(c.Old.Decimal)
+		if (ev == PriceDrop && !delta.IsNegative()) || (ev == PriceRise && !delta.IsPositive()) {
+			return item, false
+		}
+		abs := delta.Abs()
+		// Compare by multiplying, not dividing, so an edge such as exactly
+		// 5% is decided exactly.
+		if abs.Mul(decimal.NewFromInt(100)).LessThan(r.minPct.Mul(c.Old.Decimal)) {
+			return item, false
+		}
+		if r.minPerGPU.IsPositive() && (!countKnown || abs.LessThan(r.minPerGPU.Mul(count))) {
+			return item, false
+		}
+		item.setDelta(c, count)
+		return item, true
+	}
+	return item, false
+}
+
+func (it *Item) setDelta(c pricewatch.Change, count decimal.Decimal) {
+	delta := c.New.Decimal.Sub(c.Old.Decimal)
+	it.Delta = decimal.NewNullDecimal(delta)
+	if c.Old.Decimal.IsPositive() {
+		it.DeltaPct = decimal.NewNullDecimal(delta.Mul(decimal.NewFromInt(100)).DivRound(c.Old.Decimal, 2))
+	}
+	if count.IsPositive() {
+		it.DeltaPerGPU = decimal.NewNullDecimal(delta.DivRound(count, pricewatch.RateDecimals))
+	}
+}
+
+// filters applies the rule's provider, GPU, region and price type filters.
+func (r *rule) filters(ev Event, c pricewatch.Change) bool {
+	if len(r.providers) > 0 && !containsString(r.providers, c.Place.Provider) {
+		return false
+	}
+	if len(r.gpuModels) > 0 {
+		m := normaliseGPU(c.GPUModel)
+		ok := false
+		for _, q := range r.gpuModels {
+			if m == q || strings.HasPrefix(m, q+"-") {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	if len(r.regions) > 0 {
+		ok := false
+		for _, g := range r.regions {
+			if m, _ := path.Match(g, c.Place.Region); m {
+				ok = true
+			} else if c.Place.Zone != "" {
+				if m, _ := path.Match(g, c.Place.Zone); m {
+					ok = true
+				}
+			}
+			if ok {
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	if ev.IsPrice() && len(r.priceTypes) > 0 {
+		ok := false
+		for _, pt := range r.priceTypes {
+			if pt == c.Offer.PriceType {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// criteria describes the rule for the message footer.
+func (r *rule) criteria(ev Event) string {
+	var parts []string
+	switch ev {
+	case PriceDrop, PriceRise:
+		word := "drop"
+		if ev == PriceRise {
+			word = "rise"
+		}
+		t := fmt.Sprintf("%s ≥ %s%%", word, r.minPct)
+		if r.minPerGPU.IsPositive() {
+			t += fmt.Sprintf(" and ≥ %s per GPU-hour", r.minPerGPU)
+		}
+		parts = append(parts, t)
+	case SpotBelow:
+		parts = append(parts, fmt.Sprintf("spot < %s per GPU-hour", r.spotBelow))
+	}
+	if len(r.gpuModels) > 0 {
+		parts = append(parts, "GPU "+strings.Join(r.gpuModels, "/"))
+	}
+	if len(r.providers) > 0 {
+		parts = append(parts, "providers "+strings.Join(r.providers, "/"))
+	}
+	if len(r.regions) > 0 {
+		parts = append(parts, "regions "+strings.Join(r.regions, " "))
+	}
+	if ev.IsPrice() && len(r.priceTypes) > 0 {
+		var pts []string
+		for _, p := range r.priceTypes {
+			pts = append(pts, string(p))
+		}
+		parts = append(parts, strings.Join(pts, "/"))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// sortItems puts the most important items first: the biggest moves, the
+// cheapest spot prices, availability by GPU model and place.
+func sortItems(ev Event, items []Item) {
+	less := func(a, b Item) bool {
+		switch ev {
+		case PriceDrop, PriceRise:
+			if c := a.DeltaPct.Decimal.Abs().Cmp(b.DeltaPct.Decimal.Abs()); c != 0 {
+				return c > 0
+			}
+			if c := a.DeltaPerGPU.Decimal.Abs().Cmp(b.DeltaPerGPU.Decimal.Abs()); c != 0 {
+				return c > 0
+			}
+		case SpotBelow, PriceNew:
+			if a.NewPerGPU.Valid != b.NewPerGPU.Valid {
+				return a.NewPerGPU.Valid
+			}
+			if c := a.NewPerGPU.Decimal.Cmp(b.NewPerGPU.Decimal); c != 0 {
+				return c < 0
+			}
+		default:
+			if a.Change.GPUModel != b.Change.GPUModel {
+				return a.Change.GPUModel < b.Change.GPUModel
+			}
+		}
+		return changeID(a.Change) < changeID(b.Change)
+	}
+	sort.SliceStable(items, func(i, j int) bool { return less(items[i], items[j]) })
+}
+
+func perGPU(d decimal.NullDecimal, count float64) decimal.NullDecimal {
+	if !d.Valid {
+		return decimal.NullDecimal{}
+	}
+	v, ok := pricewatch.PerGPUHour(d.Decimal, count)
+	if !ok {
+		return decimal.NullDecimal{}
+	}
+	return decimal.NewNullDecimal(v)
+}
+
+func gpuCount(f float64) (decimal.Decimal, bool) {
+	if f <= 0 {
+		return decimal.Zero, false
+	}
+	return decimal.NewFromFloat(f), true
+}
+
+// normaliseGPU makes model names comparable: upper case, spaces and
+// underscores as hyphens, vendor prefix dropped.
+func normaliseGPU(s string) string {
+	s = strings.ToUpper(strings.TrimSpace(s))
+	for _, p := range []string{"NVIDIA ", "NVIDIA-", "AMD "} {
+		s = strings.TrimPrefix(s, p)
+	}
+	return strings.Trim(strings.NewReplacer(" ", "-", "_", "-").Replace(s), "-")
+}
+
+func eventRank(e Event) int {
+	for i, k := range Events {
+		if k == e {
+			return i
+		}
+	}
+	return len(Events)
+}
+
+func containsEvent(list []Event, e Event) bool {
+	for _, v := range list {
+		if v == e {
+			return true
+		}
+	}
+	return false
+}
+
+func containsString(list []string, s string) bool {
+	for _, v := range list {
+		if strings.EqualFold(v, s) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,310 @@
+package slack
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	slackapi "github.com/slack-go/slack"
+
+	"github.com/pricewatch/pricewatch/alerting"
+	"github.com/pricewatch/pricewatch/config"
+)
+
+// DefaultAPIURL is Slack's Web API base.
+const DefaultAPIURL = "https://slack.com/api/"
+
+// Config says how to reach Slack. With a Token messages go through
+// chat.postMessage to any channel the bot is in; without one, through the
+// WebhookURL to the webhook's fixed channel.
+type Config struct {
+	Token      config.Secret
+	WebhookURL config.Secret
+	// APIURL overrides Slack's Web API base (tests, proxies).
+	APIURL string
+	// HTTPClient defaults to one with a 30 s timeout.
+	HTTPClient *http.Client
+}
+
+// Notifier posts messages to Slack. It implements alerting.Notifier.
+// Neither the token nor the webhook URL ever appears in its errors.
+type Notifier struct {
+	api     *slackapi.Client
+	webhook string
+	hc      *http.Client
+	secrets []string
+}
+
+// New returns a notifier for cfg; it needs a token or a webhook URL.
+func New(cfg Config) (*Notifier, error) {
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = &http.Client{Timeout: 30 * time.Second}
+	}
+	n := &Notifier{hc: hc}
+	switch {
+	case !cfg.Token.Empty():
+		base := cfg.APIURL
+		if base == "" {
+			base = DefaultAPIURL
+		}
+		if u, err := url.Parse(base); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return nil, fmt.Errorf("slack.api_url %q is not an http(s) URL", base)
+		}
+		if !strings.HasSuffix(base, "/") {
+			base += "/"
+		}
+		n.api = slackapi.New(cfg.Token.Value(), slackapi.OptionAPIURL(base), slackapi.OptionHTTPClient(hc))
+		n.secrets = append(n.secrets, cfg.Token.Value())
+	case !cfg.WebhookURL.Empty():
+		u, err := url.Parse(cfg.WebhookURL.Value())
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return nil, fmt.Errorf("slack.webhook_url is not an http(s) URL")
+		}
+		n.webhook = cfg.WebhookURL.Value()
+		n.secrets = append(n.secrets, n.webhook)
+		if len(u.Path) > 1 {
+			n.secrets = append(n.secrets, u.Path, url.PathEscape(u.Path))
+		}
+	default:
+		return nil, fmt.Errorf("slack: no bot token and no webhook URL configured")
+	}
+	return n, nil
+}
+
+// Mode says which path the notifier uses, for logs and `alerts test`.
+func (n *Notifier) Mode() string {
+	if n.api != nil {
+		return "bot token (chat.postMessage)"
+	}
+	return "incoming webhook"
+}
+
+// Receipt is Slack's answer to an accepted message. A webhook returns
+// neither channel nor timestamp.
+type Receipt struct {
+	Channel   string
+	Timestamp string
+}
+
+// Post implements alerting.Notifier.
+func (n *Notifier) Post(ctx context.Context, channel string, payload []byte) error {
+	_, err := n.Send(ctx, channel, payload)
+	return err
+}
+
+// Send posts a payload rendered by this package and returns Slack's receipt.
+// Errors are classified for the dispatcher: rate limits carry Retry-After,
+// auth, channel and payload errors are permanent, everything else (5xx,
+// network) is worth retrying.
+func (n *Notifier) Send(ctx context.Context, channel string, payload []byte) (Receipt, error) {
+	var p Payload
+	if err := json.Unmarshal(payload, &p); err != nil {
+		return Receipt{}, alerting.Permanent(fmt.Errorf("stored message is not a Slack payload: %v", err), alerting.ScopeMessage,
+			"this is a pricewatch bug: report it with the output of `pricewatch alerts list --failed --format json`")
+	}
+	if n.api != nil {
+		return n.postAPI(ctx, channel, p)
+	}
+	return Receipt{}, n.postWebhook(ctx, p)
+}
+
+func (n *Notifier) postAPI(ctx context.Context, channel string, p Payload) (Receipt, error) {
+	if channel == "" {
+		return Receipt{}, alerting.Permanent(errors.New("chat.postMessage: no channel"), alerting.ScopeChannel,
+			"set slack.channel, or a channel on the alert rule")
+	}
+	opts := []slackapi.MsgOption{slackapi.MsgOptionText(p.Text, false), slackapi.MsgOptionBlocks(p.Blocks.BlockSet...)}
+	if p.Meta != nil {
+		opts = append(opts, slackapi.MsgOptionMetadata(*p.Meta))
+	}
+	ch, ts, err := n.api.PostMessageContext(ctx, channel, opts...)
+	if err != nil {
+		return Receipt{}, n.classifyAPI(ctx, channel, err)
+	}
+	return Receipt{Channel: ch, Timestamp: ts}, nil
+}
+
+// fixes for Slack's error codes that resending cannot cure (the codes are
+// chat.postMessage's, docs.slack.dev/reference/methods/chat.postMessage).
+var (
+	authFix     = "check the bot token (PRICEWATCH_SLACK_TOKEN, slack.token or slack.token_file): it must be the Bot User OAuth Token (xoxb-…) of an app installed in the workspace"
+	revokedFix  = "the token was revoked or the app uninstalled: reinstall the Slack app and update the token"
+	scopeFix    = "give the Slack app the chat:write scope (OAuth & Permissions), reinstall it and update the token"
+	payloadFix  = "Slack rejected this message's content; this is a pricewatch bug: report it with the output of `pricewatch alerts list --failed --format json`"
+	permanentOf = map[string]struct {
+		scope alerting.Scope
+		fix   string // %s is the channel
+	}{
+		"invalid_auth":                             {alerting.ScopeAll, authFix},
+		"not_authed":                               {alerting.ScopeAll, authFix},
+		"not_allowed_token_type":                   {alerting.ScopeAll, authFix},
+		"token_revoked":                            {alerting.ScopeAll, revokedFix},
+		"token_expired":                            {alerting.ScopeAll, revokedFix},
+		"account_inactive":                         {alerting.ScopeAll, revokedFix},
+		"team_access_not_granted":                  {alerting.ScopeAll, "the token's app has no access to this workspace: install the app there"},
+		"no_permission":                            {alerting.ScopeAll, scopeFix},
+		"missing_scope":                            {alerting.ScopeAll, scopeFix},
+		"ekm_access_denied":                        {alerting.ScopeAll, "the workspace's Enterprise Key Management blocks the app: ask a Slack admin"},
+		"access_denied":                            {alerting.ScopeAll, "Slack denied the app access: ask a Slack admin"},
+		"channel_not_found":                        {alerting.ScopeChannel, "channel %s was not found: use the channel ID (C0123…, from the channel's details) or an exact public channel name; for a private channel invite the bot first"},
+		"not_in_channel":                           {alerting.ScopeChannel, "invite the bot to %s (type /invite @your-bot in the channel), or give the app the chat:write.public scope"},
+		"is_archived":                              {alerting.ScopeChannel, "channel %s is archived: unarchive it or route the rule to another channel"},
+		"restricted_action":                        {alerting.ScopeChannel, "the workspace does not let the bot post in %s: ask a Slack admin or pick another channel"},
+		"restricted_action_read_only_channel":      {alerting.ScopeChannel, "channel %s is read-only: pick another channel"},
+		"restricted_action_thread_only_channel":    {alerting.ScopeChannel, "channel %s only takes thread replies: pick another channel"},
+		"restricted_action_non_threadable_channel": {alerting.ScopeChannel, "the workspace does not let the bot post in %s: pick another channel"},
+		"invalid_blocks":                           {alerting.ScopeMessage, payloadFix},
+		"invalid_blocks_format":                    {alerting.ScopeMessage, payloadFix},
+		"msg_too_long":                             {alerting.ScopeMessage, payloadFix},
+		"msg_blocks_too_long":                      {alerting.ScopeMessage, payloadFix},
+		"no_text":                                  {alerting.ScopeMessage, payloadFix},
+		"too_many_attachments":                     {alerting.ScopeMessage, payloadFix},
+		"invalid_metadata_format":                  {alerting.ScopeMessage, payloadFix},
+		"invalid_metadata_schema":                  {alerting.ScopeMessage, payloadFix},
+		"metadata_too_large":                       {alerting.ScopeMessage, payloadFix},
+		"invalid_arguments":                        {alerting.ScopeMessage, payloadFix},
+	}
+)
+
+func (n *Notifier) classifyAPI(ctx context.Context, channel string, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("chat.postMessage to %s: %w", channel, ctx.Err())
+	}
+	var rl *slackapi.RateLimitedError
+	if errors.As(err, &rl) {
+		return alerting.RetryAfter(fmt.Errorf("chat.postMessage to %s: Slack rate limit (HTTP 429), retry after %s", channel, rl.RetryAfter), rl.RetryAfter)
+	}
+	var sc slackapi.StatusCodeError
+	if errors.As(err, &sc) {
+		e := fmt.Errorf("chat.postMessage to %s: Slack answered HTTP %d", channel, sc.Code)
+		if sc.Code >= 500 || sc.Code == http.StatusTooManyRequests || sc.Code == http.StatusRequestTimeout {
+			return e
+		}
+		return alerting.Permanent(e, alerting.ScopeAll, "check slack.api_url (and any proxy): it must be Slack's Web API base, https://slack.com/api/")
+	}
+	var se slackapi.SlackErrorResponse
+	if errors.As(err, &se) {
+		code := se.Err
+		msg := fmt.Sprintf("chat.postMessage to %s: Slack said %s", channel, code)
+		if len(se.ResponseMetadata.Messages) > 0 {
+			msg += " (" + strings.Join(se.ResponseMetadata.Messages, "; ") + ")"
+		}
+		if se.Needed != "" {
+			msg += fmt.Sprintf(" (needed scope %s)", se.Needed)
+		}
+		e := errors.New(n.scrub(msg))
+		if code == "ratelimited" {
+			return alerting.RetryAfter(e, 30*time.Second)
+		}
+		if p, ok := permanentOf[code]; ok {
+			fix := p.fix
+			if strings.Contains(fix, "%s") {
+				fix = fmt.Sprintf(fix, channel)
+			}
+			return alerting.Permanent(e, p.scope, fix)
+		}
+		// internal_error, fatal_error, service_unavailable and codes this
+		// version does not know: retry with back-off, never drop.
+		return e
+	}
+	return fmt.Errorf("chat.postMessage to %s: %s", channel, n.describe(err))
+}
+
+// webhookBody is what an incoming webhook accepts.
+type webhookBody struct {
+	Text   string          `json:"text"`
+	Blocks slackapi.Blocks `json:"blocks"`
+}
+
+func (n *Notifier) postWebhook(ctx context.Context, p Payload) error {
+	body, err := json.Marshal(webhookBody{Text: p.Text, Blocks: p.Blocks})
+	if err != nil {
+		return alerting.Permanent(fmt.Errorf("encoding webhook message: %v", err), alerting.ScopeMessage, payloadFix)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, n.webhook, bytes.NewReader(body))
+	if err != nil {
+		return alerting.Permanent(errors.New("building webhook request: "+n.describe(err)), alerting.ScopeAll, "check slack.webhook_url")
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := n.hc.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("posting to the Slack webhook: %w", ctx.Err())
+		}
+		return errors.New("posting to the Slack webhook: " + n.describe(err))
+	}
+	defer resp.Body.Close()
+	// Slack answers a webhook in plain text: "ok", or an error code such as
+	// invalid_blocks or no_service.
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	code := errorCode(string(raw))
+	switch {
+	case resp.StatusCode == http.StatusOK:
+		return nil
+	case resp.StatusCode == http.StatusTooManyRequests:
+		wait := 30 * time.Second
+		if s, err := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After"))); err == nil && s >= 0 {
+			wait = time.Duration(s) * time.Second
+		}
+		return alerting.RetryAfter(fmt.Errorf("Slack webhook: rate limit (HTTP 429), retry after %s", wait), wait)
+	case resp.StatusCode >= 500 || resp.StatusCode == http.StatusRequestTimeout:
+		return fmt.Errorf("Slack webhook answered HTTP %d %s", resp.StatusCode, code)
+	}
+	e := fmt.Errorf("Slack webhook answered HTTP %d %s", resp.StatusCode, code)
+	switch {
+	case resp.StatusCode == http.StatusBadRequest:
+		return alerting.Permanent(e, alerting.ScopeMessage, payloadFix)
+	case code == "channel_is_archived":
+		return alerting.Permanent(e, alerting.ScopeAll, "the webhook's channel is archived: unarchive it, or create a webhook for another channel and update slack.webhook_url")
+	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusGone:
+		return alerting.Permanent(e, alerting.ScopeAll, "the incoming webhook was revoked or its app removed: create a new webhook and update slack.webhook_url")
+	}
+	return alerting.Permanent(e, alerting.ScopeAll, "check slack.webhook_url")
+}
+
+// errorCode keeps a webhook's plain-text answer only when it looks like a
+// Slack error code, so nothing unexpected (an HTML page) lands in the log.
+func errorCode(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" || len(s) > 64 {
+		return ""
+	}
+	for _, r := range s {
+		if (r < 'a' || r > 'z') && r != '_' {
+			return ""
+		}
+	}
+	return "(" + s + ")"
+}
+
+// describe turns a transport error into text without the URL: Go's
+// *url.Error embeds it, and a webhook URL is a secret.
+func (n *Notifier) describe(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+		if ue.Timeout() {
+			return n.scrub("timed out: " + err.Error())
+		}
+	}
+	return n.scrub(err.Error())
+}
+
+// scrub removes every configured secret from s.
+func (n *Notifier) scrub(s string) string {
+	for _, sec := range n.secrets {
+		if sec != "" {
+			s = strings.ReplaceAll(s, sec, "<secret>")
+		}
+	}
+	return s
+}
