@@ -213,8 +213,10 @@ func (d *daemon) runJob(job providerJob) {
 	}
 	d.runs.Add(1)
 	defer d.runs.Done()
+	d.notify.Status(fmt.Sprintf("fetching %s", job.name))
 	sum := runProvider(d.ctx, d.db, job, d.a.saveOptions(), d.log)
 	d.metrics.observe(sum)
+	d.notify.Status(fmt.Sprintf("last run: %s %s at %s", job.name, sum.Status, time.Now().UTC().Format("15:04Z")))
 	d.maybeUpdateFX()
 	d.refreshGauges(d.ctx)
 	select {
