@@ -278,7 +278,9 @@ func TestWithdrawalAfterCompleteRuns(t *testing.T) {
 		}
 		var got []string
 		for _, m := range outbox(t, db)[before:] {
-			var p struct{ Items []struct{ Event, Place string } }
+			var p struct {
+				Items []struct{ Event, Place string }
+			}
 			if err := json.Unmarshal(m.Payload, &p); err != nil {
 				t.Fatal(err)
 			}
@@ -389,9 +391,9 @@ func TestGroupingSortingAndDedup(t *testing.T) {
 	}
 	cfg := config.Alerts{Rules: []config.Rule{
 		{Name: "drops", Events: []string{"price_drop"}, MinChangePct: 5},
-		{Name: "h100-drops", Events: []string{"price_drop"}, GPUModels: []string{"H100"}},                             // same channel: no repeats
-		{Name: "finops", Events: []string{"price_drop"}, MinChangePct: 30, Channel: "C0FINOPS"},                       // another channel
-		{Name: "rises", Events: []string{"price_rise"}},                                                               // nothing rose
+		{Name: "h100-drops", Events: []string{"price_drop"}, GPUModels: []string{"H100"}},                              // same channel: no repeats
+		{Name: "finops", Events: []string{"price_drop"}, MinChangePct: 30, Channel: "C0FINOPS"},                        // another channel
+		{Name: "rises", Events: []string{"price_rise"}},                                                                // nothing rose
 		{Name: "both", Events: []string{"price_drop", "availability_new"}, GPUModels: []string{"B200"}, Channel: "C0"}, // no B200
 	}}
 	gs := mustRules(t, cfg).Groups(result(changes...))

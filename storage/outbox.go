@@ -90,29 +90,19 @@ func (db *DB) DueMessages(ctx context.Context, now time.Time, force bool, limit 
 	return out, nil
 }
 
-// NextDueAt returns when the next pending message may be tried (the
-// earliest back-off or lease end among the channels' oldest messages), and
-// false when nothing is pending.
-func (db *DB) NextDueAt(ctx context.Context) (time.Time, bool, error) {
-	rows, err := db.read.QueryContext(ctx, headsQuery)
+// PendingHeads returns the oldest pending message of each channel, in id
+// order: what a sender must deliver next, with when each may be tried
+// (NextAttemptAt, and LeaseUntil while another sender holds it).
+func (db *DB) PendingHeads(ctx context.Context) ([]OutboxEntry, error) {
+	rows, err := db.read.QueryContext(ctx, headsQuery+` ORDER BY id`)
 	if err != nil {
-		return time.Time{}, false, fmt.Errorf("reading pending outbox messages: %w", err)
+		return nil, fmt.Errorf("reading pending outbox messages: %w", err)
 	}
 	heads, err := scanOutbox(rows)
 	if err != nil {
-		return time.Time{}, false, fmt.Errorf("reading pending outbox messages: %w", err)
+		return nil, fmt.Errorf("reading pending outbox messages: %w", err)
 	}
-	var next time.Time
-	for i, h := range heads {
-		t := h.NextAttemptAt
-		if h.LeaseUntil != nil && h.LeaseUntil.After(t) {
-			t = *h.LeaseUntil
-		}
-		if i == 0 || t.Before(next) {
-			next = t
-		}
-	}
-	return next, len(heads) > 0, nil
+	return heads, nil
 }
 
 // ClaimMessage leases message id to the caller until leaseUntil and counts

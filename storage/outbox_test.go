@@ -111,8 +111,8 @@ func TestOutboxDueKeepsChannelOrder(t *testing.T) {
 	if got := ids(due); fmt.Sprint(got) != "[2]" {
 		t.Fatalf("due while #a backs off = %v, want [2]", got)
 	}
-	if next, ok, err := db.NextDueAt(ctx); err != nil || !ok || !next.Equal(now) {
-		t.Fatalf("NextDueAt = %v %v %v, want now (#b is due)", next, ok, err)
+	if heads, err := db.PendingHeads(ctx); err != nil || fmt.Sprint(ids(heads)) != "[1 2]" || !heads[0].NextAttemptAt.Equal(now.Add(10*time.Second)) {
+		t.Fatalf("PendingHeads = %+v, %v; want 1 (backing off) and 2", heads, err)
 	}
 	// force ignores the back-off but not the order.
 	due, _ = db.DueMessages(ctx, now, true, 10)
@@ -159,8 +159,8 @@ func TestOutboxLease(t *testing.T) {
 	if due, _ := db.DueMessages(ctx, now.Add(time.Minute), true, 10); len(due) != 0 {
 		t.Fatalf("leased message listed as due: %v", ids(due))
 	}
-	if next, ok, _ := db.NextDueAt(ctx); !ok || !next.Equal(now.Add(2*time.Minute)) {
-		t.Fatalf("NextDueAt = %v, %v; want the lease's end", next, ok)
+	if heads, _ := db.PendingHeads(ctx); len(heads) != 1 || heads[0].LeaseUntil == nil || !heads[0].LeaseUntil.Equal(now.Add(2*time.Minute)) {
+		t.Fatalf("PendingHeads = %+v; want the message with its lease", heads)
 	}
 	// The holder died: after the lease the message is tried again.
 	if ok, _ := db.ClaimMessage(ctx, 1, now.Add(2*time.Minute), now.Add(4*time.Minute), false); !ok {

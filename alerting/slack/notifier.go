@@ -247,6 +247,10 @@ func (n *Notifier) postWebhook(ctx context.Context, p Payload) error {
 	// invalid_blocks or no_service.
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 	code := errorCode(string(raw))
+	said := ""
+	if code != "" {
+		said = " (" + code + ")"
+	}
 	switch {
 	case resp.StatusCode == http.StatusOK:
 		return nil
@@ -257,9 +261,9 @@ func (n *Notifier) postWebhook(ctx context.Context, p Payload) error {
 		}
 		return alerting.RetryAfter(fmt.Errorf("Slack webhook: rate limit (HTTP 429), retry after %s", wait), wait)
 	case resp.StatusCode >= 500 || resp.StatusCode == http.StatusRequestTimeout:
-		return fmt.Errorf("Slack webhook answered HTTP %d %s", resp.StatusCode, code)
+		return fmt.Errorf("Slack webhook answered HTTP %d%s", resp.StatusCode, said)
 	}
-	e := fmt.Errorf("Slack webhook answered HTTP %d %s", resp.StatusCode, code)
+	e := fmt.Errorf("Slack webhook answered HTTP %d%s", resp.StatusCode, said)
 	switch {
 	case resp.StatusCode == http.StatusBadRequest:
 		return alerting.Permanent(e, alerting.ScopeMessage, payloadFix)
@@ -283,7 +287,7 @@ func errorCode(s string) string {
 			return ""
 		}
 	}
-	return "(" + s + ")"
+	return s
 }
 
 // describe turns a transport error into text without the URL: Go's
@@ -308,3 +312,9 @@ func (n *Notifier) scrub(s string) string {
 	}
 	return s
 }
+
+// String keeps the token and webhook URL out of any %v of a Notifier.
+func (n *Notifier) String() string { return "slack.Notifier(" + n.Mode() + ")" }
+
+// GoString does the same for %#v.
+func (n *Notifier) GoString() string { return n.String() }

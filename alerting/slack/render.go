@@ -10,6 +10,7 @@
 package slack
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -112,7 +113,19 @@ func (r Renderer) Render(g alerting.Group) ([]byte, error) {
 			"delivery_key": g.Key, "event": string(g.Event), "provider": g.Provider, "rule": g.Rule, "run_id": g.RunID, "items": n,
 		}},
 	}
-	return json.Marshal(p)
+	return marshal(p)
+}
+
+// marshal encodes a payload without Go's HTML escaping, so the stored
+// payload reads as Slack receives it (&lt; stays &lt;, not \u0026lt;).
+func marshal(p Payload) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(p); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
 // TestMessage is what `pricewatch alerts test` posts.
@@ -124,7 +137,7 @@ func TestMessage(at time.Time, version string) ([]byte, error) {
 			"Price and availability alerts routed to this channel will look like this, with Block Kit sections per change.",
 			escapeField(version), dateToken(at))),
 	}
-	return json.Marshal(Payload{Text: text, Blocks: slackapi.Blocks{BlockSet: blocks},
+	return marshal(Payload{Text: text, Blocks: slackapi.Blocks{BlockSet: blocks},
 		Meta: &slackapi.SlackMetadata{EventType: "pricewatch_test", EventPayload: map[string]any{"sent_at": at.UTC().Format(time.RFC3339)}}})
 }
 
