@@ -19,9 +19,16 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/fetchers/alibaba/alibabatest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
+
+// The AccessKey pair the fake ECS knows.
+const (
+	testKeyID  = "LTAI5tTestKeyIdExample"
+	testSecret = "TestSecretValue0123456789abcdef"
+)
 
 // sleeps records back-off delays instead of waiting.
 type sleeps struct {
@@ -110,7 +117,7 @@ func dec(s string) decimal.Decimal { return decimal.RequireFromString(s) }
 // the field that holds what is paid, subscriptions as upfront totals,
 // latest spot per zone, stock per zone.
 func TestFetchChinaSite(t *testing.T) {
-	fake := newFakeECS(t, hangzhouWorld())
+	fake := alibabatest.NewServer(t, testKeyID, testSecret, hangzhouWorld())
 	f, _ := newTestFetcher(t, testConfig(fake.URL(), "cn-hangzhou"))
 	snap := fetch(t, f, fetchers.Previous{})
 
@@ -197,10 +204,10 @@ func TestFetchChinaSite(t *testing.T) {
 
 	// Each DescribePrice question was asked once: four per type sold in
 	// the region, none with a zone.
-	if n := len(fake.calls("DescribePrice")); n != 16 {
+	if n := len(fake.Calls("DescribePrice")); n != 16 {
 		t.Errorf("%d DescribePrice calls, want 16", n)
 	}
-	for _, c := range fake.calls("") {
+	for _, c := range fake.Calls("") {
 		if c.Style != "ACS3" {
 			t.Errorf("%s signed with %s, want ACS3-HMAC-SHA256", c.Action, c.Style)
 		}
@@ -211,18 +218,18 @@ func TestFetchChinaSite(t *testing.T) {
 // however many regions there are.
 func TestInstanceTypePaging(t *testing.T) {
 	w := hangzhouWorld()
-	w.zones["cn-beijing"] = w.zones["cn-hangzhou"]
+	w.Zones["cn-beijing"] = w.Zones["cn-hangzhou"]
 	for k, v := range hangzhouPrices() {
-		w.prices[strings.Replace(k, "cn-hangzhou", "cn-beijing", 1)] = v
+		w.Prices[strings.Replace(k, "cn-hangzhou", "cn-beijing", 1)] = v
 	}
 	for k, v := range hangzhouSpots() {
-		w.spots[strings.Replace(k, "cn-hangzhou|", "cn-beijing|", 1)] = v
+		w.Spots[strings.Replace(k, "cn-hangzhou|", "cn-beijing|", 1)] = v
 	}
-	fake := newFakeECS(t, w)
+	fake := alibabatest.NewServer(t, testKeyID, testSecret, w)
 	f, _ := newTestFetcher(t, testConfig(fake.URL(), "cn-hangzhou", "cn-beijing"))
 	snap := fetch(t, f, fetchers.Previous{})
 
-	calls := fake.calls("DescribeInstanceTypes")
+	calls := fake.Calls("DescribeInstanceTypes")
 	if len(calls) != 2 {
 		t.Fatalf("%d DescribeInstanceTypes calls, want 2 (two pages, once per run)", len(calls))
 	}
@@ -253,14 +260,14 @@ func TestInstanceTypePaging(t *testing.T) {
 // fake refuses a reused nonce), and the run then succeeds.
 func TestThrottlingThenSuccess(t *testing.T) {
 	w := hangzhouWorld()
-	w.throttle = map[string]int{"DescribePrice": 3, "DescribeAvailableResource": 1}
-	fake := newFakeECS(t, w)
+	w.Throttle = map[string]int{"DescribePrice": 3, "DescribeAvailableResource": 1}
+	fake := alibabatest.NewServer(t, testKeyID, testSecret, w)
 	f, s := newTestFetcher(t, testConfig(fake.URL(), "cn-hangzhou"))
 	snap := fetch(t, f, fetchers.Previous{})
 	if s.count() != 4 {
 		t.Errorf("%d back-offs, want 4", s.count())
 	}
-	if n := len(fake.calls("DescribePrice")); n != 16+3 {
+	if n := len(fake.Calls("DescribePrice")); n != 16+3 {
 		t.Errorf("%d DescribePrice calls, want 19 (16 + 3 throttled)", n)
 	}
 	o := findOffer(t, snap, gn8v, pricewatch.Reserved, "3y", "")
@@ -272,8 +279,8 @@ func TestThrottlingThenSuccess(t *testing.T) {
 // Server errors (5xx) are retried like throttling.
 func TestServerErrorThenSuccess(t *testing.T) {
 	w := hangzhouWorld()
-	w.serverErrors = map[string]int{"DescribeInstanceTypes": 1, "DescribeSpotPriceHistory": 2}
-	fake := newFakeECS(t, w)
+	w.ServerErrors = map[string]int{"DescribeInstanceTypes": 1, "DescribeSpotPriceHistory": 2}
+	fake := alibabatest.NewServer(t, testKeyID, testSecret, w)
 	f, s := newTestFetcher(t, testConfig(fake.URL(), "cn-hangzhou"))
 	snap := fetch(t, f, fetchers.Previous{})
 	if s.count() != 3 || len(snap.Offers) != 18 {
@@ -286,10 +293,10 @@ func TestServerErrorThenSuccess(t *testing.T) {
 // rather than guess.
 func TestSpotCurrencyNeedsAQuote(t *testing.T) {
 	w := hangzhouWorld()
-	for k := range w.prices {
-		w.prices[k] = fakePrice{Status: 400, Code: "PriceNotFound", Message: "The price of your queried resource is not available now, please try other resources."}
+	for k := range w.Prices {
+		w.Prices[k] = alibabatest.Price{Status: 400, Code: "PriceNotFound", Message: "The price of your queried resource is not available now, please try other resources."}
 	}
-	fake := newFakeECS(t, w)
+	fake := alibabatest.NewServer(t, testKeyID, testSecret, w)
 	f, _ := newTestFetcher(t, testConfig(fake.URL(), "cn-hangzhou"))
 	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
 	if snap != nil || !errors.Is(err, fetchers.ErrIncomplete) || !strings.Contains(err.Error(), "Currency") {
@@ -301,8 +308,8 @@ func TestSpotCurrencyNeedsAQuote(t *testing.T) {
 // snapshot.
 func TestThrottledGivesUp(t *testing.T) {
 	w := hangzhouWorld()
-	w.throttle = map[string]int{"DescribePrice": 1000}
-	fake := newFakeECS(t, w)
+	w.Throttle = map[string]int{"DescribePrice": 1000}
+	fake := alibabatest.NewServer(t, testKeyID, testSecret, w)
 	f, s := newTestFetcher(t, testConfig(fake.URL(), "cn-hangzhou"))
 	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
 	if !errors.Is(err, fetchers.ErrThrottled) || snap != nil {
@@ -327,7 +334,7 @@ func TestAuthFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fake := newFakeECS(t, hangzhouWorld())
+			fake := alibabatest.NewServer(t, testKeyID, testSecret, hangzhouWorld())
 			cfg := testConfig(fake.URL(), "cn-hangzhou")
 			cfg.AccessKeyID, cfg.AccessKeySecret = config.NewSecret(tt.id), config.NewSecret(tt.secret)
 			f, s := newTestFetcher(t, cfg)
@@ -342,8 +349,8 @@ func TestAuthFailures(t *testing.T) {
 			if strings.Contains(msg, tt.secret) || strings.Contains(msg, tt.id) {
 				t.Errorf("message shows a credential: %q", msg)
 			}
-			if s.count() != 0 || len(fake.calls("")) != 0 {
-				t.Errorf("auth failure retried (%d back-offs) or reached an action (%d)", s.count(), len(fake.calls("")))
+			if s.count() != 0 || len(fake.Calls("")) != 0 {
+				t.Errorf("auth failure retried (%d back-offs) or reached an action (%d)", s.count(), len(fake.Calls("")))
 			}
 		})
 	}
@@ -353,7 +360,7 @@ func TestAuthFailures(t *testing.T) {
 // stored in the currency the response names. A zone sold out as a whole is
 // sold out for every type, whatever the type's own line says.
 func TestFetchInternationalSite(t *testing.T) {
-	fake := newFakeECS(t, singaporeWorld())
+	fake := alibabatest.NewServer(t, testKeyID, testSecret, singaporeWorld())
 	f, _ := newTestFetcher(t, testConfig(fake.URL(), "ap-southeast-1"))
 	snap := fetch(t, f, fetchers.Previous{})
 	checkGolden(t, "ap-southeast-1.json", snap)
@@ -377,7 +384,7 @@ func TestFetchInternationalSite(t *testing.T) {
 // Malformed, truncated or empty answers fail the run; they never read as
 // "nothing for sale".
 func TestBadResponses(t *testing.T) {
-	noGPU := sample(t, "DescribeInstanceTypes.response.json") // only the GPUAmount-0 row, no NextToken
+	noGPU := alibabatest.Sample(t, "DescribeInstanceTypes.response.json") // only the GPUAmount-0 row, no NextToken
 	delete(noGPU, "NextToken")
 	noGPUBody, _ := json.Marshal(noGPU)
 	tests := []struct {
@@ -399,8 +406,8 @@ func TestBadResponses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := hangzhouWorld()
-			w.raw = map[string][]byte{tt.action: []byte(tt.body)}
-			fake := newFakeECS(t, w)
+			w.Raw = map[string][]byte{tt.action: []byte(tt.body)}
+			fake := alibabatest.NewServer(t, testKeyID, testSecret, w)
 			f, _ := newTestFetcher(t, testConfig(fake.URL(), "cn-hangzhou"))
 			snap, err := f.Fetch(context.Background(), fetchers.Previous{})
 			if err == nil || snap != nil {
@@ -417,8 +424,8 @@ func TestBadResponses(t *testing.T) {
 // for an action) fails the run: no partial snapshot.
 func TestFailedCallFailsRun(t *testing.T) {
 	w := hangzhouWorld()
-	w.failAlways = map[string]fakeError{"DescribeSpotPriceHistory": {"InvalidParameter", "The specified parameter is not valid."}}
-	fake := newFakeECS(t, w)
+	w.FailAlways = map[string]alibabatest.APIError{"DescribeSpotPriceHistory": {Code: "InvalidParameter", Message: "The specified parameter is not valid."}}
+	fake := alibabatest.NewServer(t, testKeyID, testSecret, w)
 	f, _ := newTestFetcher(t, testConfig(fake.URL(), "cn-hangzhou"))
 	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
 	if err == nil || snap != nil || !strings.Contains(err.Error(), "InvalidParameter") {
@@ -430,12 +437,12 @@ func TestFailedCallFailsRun(t *testing.T) {
 // pages wins.
 func TestSpotPaging(t *testing.T) {
 	w := hangzhouWorld()
-	w.spotPage = 2
-	fake := newFakeECS(t, w)
+	w.SpotPage = 2
+	fake := alibabatest.NewServer(t, testKeyID, testSecret, w)
 	f, _ := newTestFetcher(t, testConfig(fake.URL(), "cn-hangzhou"))
 	snap := fetch(t, f, fetchers.Previous{})
 	var offsets []string
-	for _, c := range fake.calls("DescribeSpotPriceHistory") {
+	for _, c := range fake.Calls("DescribeSpotPriceHistory") {
 		if c.Params.Get("InstanceType") == gn7i && c.Params.Get("ZoneId") == "cn-hangzhou-i" {
 			offsets = append(offsets, c.Params.Get("Offset"))
 		}
@@ -452,14 +459,14 @@ func TestSpotPaging(t *testing.T) {
 // is left out of the coverage and goes first next run.
 func TestPriceCallBudget(t *testing.T) {
 	w := hangzhouWorld()
-	w.zones["ap-southeast-1"] = singaporeWorld().zones["ap-southeast-1"]
-	for k, v := range singaporeWorld().prices {
-		w.prices[k] = v
+	w.Zones["ap-southeast-1"] = singaporeWorld().Zones["ap-southeast-1"]
+	for k, v := range singaporeWorld().Prices {
+		w.Prices[k] = v
 	}
-	for k, v := range singaporeWorld().spots {
-		w.spots[k] = v
+	for k, v := range singaporeWorld().Spots {
+		w.Spots[k] = v
 	}
-	fake := newFakeECS(t, w)
+	fake := alibabatest.NewServer(t, testKeyID, testSecret, w)
 	cfg := testConfig(fake.URL(), "cn-hangzhou", "ap-southeast-1")
 	cfg.MaxPriceCalls = 16 // cn-hangzhou needs 16, ap-southeast-1 needs 4
 	f, _ := newTestFetcher(t, cfg)
@@ -476,7 +483,7 @@ func TestPriceCallBudget(t *testing.T) {
 			t.Errorf("offer outside the coverage: %s", o.Key())
 		}
 	}
-	if n := len(fake.calls("DescribePrice")); n != 16 {
+	if n := len(fake.Calls("DescribePrice")); n != 16 {
 		t.Errorf("%d DescribePrice calls, want at most 16", n)
 	}
 
@@ -497,10 +504,10 @@ func TestPriceCallBudget(t *testing.T) {
 
 // With no regions configured, every region DescribeRegions lists is fetched.
 func TestAllRegions(t *testing.T) {
-	fake := newFakeECS(t, hangzhouWorld())
+	fake := alibabatest.NewServer(t, testKeyID, testSecret, hangzhouWorld())
 	f, _ := newTestFetcher(t, testConfig(fake.URL()))
 	snap := fetch(t, f, fetchers.Previous{})
-	if len(fake.calls("DescribeRegions")) != 1 || len(snap.Coverage) != 1 || snap.Coverage[0].Region != "cn-hangzhou" {
+	if len(fake.Calls("DescribeRegions")) != 1 || len(snap.Coverage) != 1 || snap.Coverage[0].Region != "cn-hangzhou" {
 		t.Errorf("coverage %+v", snap.Coverage)
 	}
 }
@@ -508,8 +515,8 @@ func TestAllRegions(t *testing.T) {
 // A cancelled run stops and returns the context's error.
 func TestFetchCancelled(t *testing.T) {
 	w := hangzhouWorld()
-	w.throttle = map[string]int{"DescribePrice": 1000}
-	fake := newFakeECS(t, w)
+	w.Throttle = map[string]int{"DescribePrice": 1000}
+	fake := alibabatest.NewServer(t, testKeyID, testSecret, w)
 	cfg := testConfig(fake.URL(), "cn-hangzhou")
 	cfg.Retry.MaxAttempts = 1000
 	f, err := New(cfg, zap.NewNop())

@@ -8,6 +8,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/fetchers/alibaba/alibabatest"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -39,7 +40,7 @@ func TestStoredHistory(t *testing.T) {
 
 	// Run 1: gn7i sold out in cn-hangzhou-j.
 	w := hangzhouWorld()
-	fake := newFakeECS(t, w)
+	fake := alibabatest.NewServer(t, testKeyID, testSecret, w)
 	f, _ := newTestFetcher(t, testConfig(fake.URL(), "cn-hangzhou"))
 	save(fetch(t, f, fetchers.Previous{}))
 
@@ -47,8 +48,8 @@ func TestStoredHistory(t *testing.T) {
 	// gn7i back in stock.
 	clock = clock.Add(20 * time.Minute)
 	restocked := hangzhouWorld()
-	restocked.zones["cn-hangzhou"] = hangzhouZones("Available")
-	fake2 := newFakeECS(t, restocked)
+	restocked.Zones["cn-hangzhou"] = hangzhouZones("Available")
+	fake2 := alibabatest.NewServer(t, testKeyID, testSecret, restocked)
 	f2, _ := newTestFetcher(t, testConfig(fake2.URL(), "cn-hangzhou"))
 	res := save(fetch(t, f2, fetchers.Previous{}))
 

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/url"
-	"os"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -18,6 +16,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/fetchers/alibaba/alibabatest"
 )
 
 // Why prices are not read through the SDK's typed models: they are
@@ -97,7 +96,7 @@ func TestTradePrice(t *testing.T) {
 	tests := []struct {
 		name, body, want, cur, err string
 	}{
-		{"published example", string(mustRead(t, "testdata/samples/DescribePrice.response.json")), "3712.8", "CNY", ""},
+		{"published example", string(alibabatest.SampleBytes(t, "DescribePrice.response.json")), "3712.8", "CNY", ""},
 		{"instanceType line wins", `{"PriceInfo":{"Price":{"Currency":"USD","TradePrice":10.5,"DetailInfos":{"DetailInfo":[{"Resource":"systemDisk","TradePrice":0.5},{"Resource":"instanceType","TradePrice":10}]}}}}`, "10", "USD", ""},
 		{"line without TradePrice", `{"PriceInfo":{"Price":{"Currency":"USD","TradePrice":10.5,"DetailInfos":{"DetailInfo":[{"Resource":"instanceType","OriginalPrice":"12","DiscountPrice":"2"}]}}}}`, "10", "USD", ""},
 		{"line discount above price", `{"PriceInfo":{"Price":{"Currency":"USD","TradePrice":10.5,"DetailInfos":{"DetailInfo":[{"Resource":"instanceType","OriginalPrice":2,"DiscountPrice":3}]}}}}`, "", "", "exceeds"},
@@ -256,7 +255,7 @@ func TestSDKErrorTextDropsQuery(t *testing.T) {
 // accepted with the right secret and gets SignatureDoesNotMatch with a
 // wrong one.
 func TestFakeVerifiesRPCSignature(t *testing.T) {
-	fake := newFakeECS(t, hangzhouWorld())
+	fake := alibabatest.NewServer(t, testKeyID, testSecret, hangzhouWorld())
 	u, _ := url.Parse(fake.URL())
 	call := func(secret string) error {
 		cl, err := ecs.NewClient(&openapi.Config{
@@ -280,7 +279,7 @@ func TestFakeVerifiesRPCSignature(t *testing.T) {
 	if err := call(testSecret); err != nil {
 		t.Fatalf("right secret: %v", err)
 	}
-	calls := fake.calls("DescribeAvailableResource")
+	calls := fake.Calls("DescribeAvailableResource")
 	if len(calls) != 1 || calls[0].Style != "RPC" {
 		t.Fatalf("calls %+v", calls)
 	}
@@ -289,34 +288,4 @@ func TestFakeVerifiesRPCSignature(t *testing.T) {
 	if kind != errAuth || apiErr.Code != "SignatureDoesNotMatch" || apiErr.Status != 400 {
 		t.Errorf("wrong secret: %v", err)
 	}
-}
-
-// The fake's answers keep the samples' field sets: rows are copies of the
-// published rows with values replaced, never new shapes.
-func TestFakeKeepsSampleShape(t *testing.T) {
-	w := hangzhouWorld()
-	_, body := w.instanceTypes(t, url.Values{})
-	rows := path(body, "InstanceTypes")["InstanceType"].([]any)
-	wantKeys := keysOf(first(sample(t, "DescribeInstanceTypes.response.json"), "InstanceTypes", "InstanceType"))
-	for _, r := range rows {
-		if got := keysOf(r.(map[string]any)); !reflect.DeepEqual(got, wantKeys) {
-			t.Errorf("instance type row fields %v, want %v", got, wantKeys)
-		}
-	}
-	_, spot := w.spotHistory(t, url.Values{"RegionId": {"cn-hangzhou"}, "ZoneId": {"cn-hangzhou-i"}, "InstanceType": {gn7i}, "NetworkType": {"vpc"}})
-	wantSpot := keysOf(first(sample(t, "DescribeSpotPriceHistory.response.json"), "SpotPrices", "SpotPriceType"))
-	for _, r := range path(spot, "SpotPrices")["SpotPriceType"].([]any) {
-		if got := keysOf(r.(map[string]any)); !reflect.DeepEqual(got, wantSpot) {
-			t.Errorf("spot row fields %v, want %v", got, wantSpot)
-		}
-	}
-}
-
-func mustRead(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }

@@ -1,11 +1,13 @@
 package alibaba
 
+import "github.com/pricewatch/pricewatch/fetchers/alibaba/alibabatest"
+
 // The fake clouds the tests fetch from. Every response is built from a real
-// sample in testdata/samples (see fake_test.go); the values below fill those
-// formats. Hardware figures follow Alibaba's GPU family documentation as
-// summarised in shared/research/cloud-apis.md; prices are made up, in the
-// magnitudes the China and international sites charge, and chosen to catch
-// float rounding (98765.43 is not a float32) and mix-ups between the price
+// sample in alibabatest/samples; the values below fill those formats.
+// Hardware figures follow Alibaba's GPU family documentation as summarised
+// in shared/research/cloud-apis.md; prices are made up, in the magnitudes
+// the China and international sites charge, and chosen to catch float
+// rounding (98765.43 is not a float32) and mix-ups between the price
 // fields. testdata/README.md says the same.
 
 const (
@@ -20,8 +22,8 @@ const (
 // example.
 const sampleNextToken = "e71d8a535bd9cc11"
 
-func gpuTypePages() ([][]fakeType, []string) {
-	return [][]fakeType{
+func gpuTypePages() ([][]alibabatest.InstanceType, []string) {
+	return [][]alibabatest.InstanceType{
 			{
 				{ID: "ecs.g6.large"}, // the published example row: GPUAmount 0
 				{ID: gn7i, Family: "ecs.gn7i", Spec: "NVIDIA A10", GPUs: "1", GPUMem: "24", CPU: "8", Mem: "30"},
@@ -40,110 +42,110 @@ func gpuTypePages() ([][]fakeType, []string) {
 
 // hangzhouZones is cn-hangzhou's stock in the first run. gn7i is sold out in
 // zone j; hangzhouZonesRestocked has it back.
-func hangzhouZones(gn7iInJ string) []fakeZone {
+func hangzhouZones(gn7iInJ string) []alibabatest.Zone {
 	jCategory := "ClosedWithoutStock"
 	if gn7iInJ == "Available" {
 		jCategory = "WithStock"
 	}
-	return []fakeZone{
-		{ID: "cn-hangzhou-i", Status: "Available", Category: "WithStock", Stock: []fakeStock{
-			{gn7i, "Available", "WithStock"},
-			{gn6v, "SoldOut", "WithoutStock"},
-			{gn7, "Available", "ClosedWithStock"},
+	return []alibabatest.Zone{
+		{ID: "cn-hangzhou-i", Status: "Available", Category: "WithStock", Stock: []alibabatest.Stock{
+			{Type: gn7i, Status: "Available", Category: "WithStock"},
+			{Type: gn6v, Status: "SoldOut", Category: "WithoutStock"},
+			{Type: gn7, Status: "Available", Category: "ClosedWithStock"},
 		}},
-		{ID: "cn-hangzhou-j", Status: "Available", Category: "WithStock", Stock: []fakeStock{
-			{gn7i, gn7iInJ, jCategory},
-			{gn8v, "Available", "WithStock"},
+		{ID: "cn-hangzhou-j", Status: "Available", Category: "WithStock", Stock: []alibabatest.Stock{
+			{Type: gn7i, Status: gn7iInJ, Category: jCategory},
+			{Type: gn8v, Status: "Available", Category: "WithStock"},
 		}},
 	}
 }
 
-func hangzhouPrices() map[string]fakePrice {
-	cny := func(orig, disc, trade string) fakePrice {
-		return fakePrice{Currency: "CNY", Original: orig, Discount: disc, Trade: trade}
+func hangzhouPrices() map[string]alibabatest.Price {
+	cny := func(orig, disc, trade string) alibabatest.Price {
+		return alibabatest.Price{Currency: "CNY", Original: orig, Discount: disc, Trade: trade}
 	}
-	str := func(p fakePrice) fakePrice { p.AsStrings = true; return p }
+	str := func(p alibabatest.Price) alibabatest.Price { p.AsStrings = true; return p }
 	const r = "cn-hangzhou"
-	return map[string]fakePrice{
-		priceKeyString(r, gn7i, "Hour", "1"):  cny("12.58", "0", "12.58"),
-		priceKeyString(r, gn7i, "Month", "1"): cny("6320", "0", "6320"),
-		priceKeyString(r, gn7i, "Year", "1"):  cny("75840", "11376", "64464"),
-		priceKeyString(r, gn7i, "Year", "3"):  cny("227520", "113760", "113760"),
+	return map[string]alibabatest.Price{
+		alibabatest.PriceKey(r, gn7i, "Hour", "1"):  cny("12.58", "0", "12.58"),
+		alibabatest.PriceKey(r, gn7i, "Month", "1"): cny("6320", "0", "6320"),
+		alibabatest.PriceKey(r, gn7i, "Year", "1"):  cny("75840", "11376", "64464"),
+		alibabatest.PriceKey(r, gn7i, "Year", "3"):  cny("227520", "113760", "113760"),
 
-		priceKeyString(r, gn6v, "Hour", "1"):  cny("26.46", "0", "26.46"),
-		priceKeyString(r, gn6v, "Month", "1"): cny("8611.2", "0", "8611.2"),
+		alibabatest.PriceKey(r, gn6v, "Hour", "1"):  cny("26.46", "0", "26.46"),
+		alibabatest.PriceKey(r, gn6v, "Month", "1"): cny("8611.2", "0", "8611.2"),
 		// The published example verbatim: DiscountPrice 655.2 is the
 		// discount, TradePrice 3712.8 the price.
-		priceKeyString(r, gn6v, "Year", "1"): cny("4368", "655.2", "3712.8"),
+		alibabatest.PriceKey(r, gn6v, "Year", "1"): cny("4368", "655.2", "3712.8"),
 		// Not sold on a 3-year subscription.
-		priceKeyString(r, gn6v, "Year", "3"): {Status: 400, Code: "PriceNotFound", Message: "The price of your queried resource is not available now, please try other resources."},
+		alibabatest.PriceKey(r, gn6v, "Year", "3"): {Status: 400, Code: "PriceNotFound", Message: "The price of your queried resource is not available now, please try other resources."},
 
-		priceKeyString(r, gn7, "Hour", "1"):  str(cny("34.7400", "0", "34.7400")),
-		priceKeyString(r, gn7, "Month", "1"): str(cny("26760.00", "0", "26760.00")),
+		alibabatest.PriceKey(r, gn7, "Hour", "1"):  str(cny("34.7400", "0", "34.7400")),
+		alibabatest.PriceKey(r, gn7, "Month", "1"): str(cny("26760.00", "0", "26760.00")),
 		// The total includes the default system disk; the instanceType
 		// line is the instance's own price.
-		priceKeyString(r, gn7, "Year", "1"): str(fakePrice{Currency: "CNY", Original: "321269.07", Discount: "48168.00", Trade: "273101.07", Detail: []string{"321120.00", "48168.00", "272952.00"}}),
+		alibabatest.PriceKey(r, gn7, "Year", "1"): str(alibabatest.Price{Currency: "CNY", Original: "321269.07", Discount: "48168.00", Trade: "273101.07", Detail: []string{"321120.00", "48168.00", "272952.00"}}),
 		// A line without its own TradePrice: original − discount.
-		priceKeyString(r, gn7, "Year", "3"): str(fakePrice{Currency: "CNY", Original: "963807.21", Discount: "481680.00", Trade: "482127.21", Detail: []string{"963360.00", "481680.00", ""}}),
+		alibabatest.PriceKey(r, gn7, "Year", "3"): str(alibabatest.Price{Currency: "CNY", Original: "963807.21", Discount: "481680.00", Trade: "482127.21", Detail: []string{"963360.00", "481680.00", ""}}),
 
-		priceKeyString(r, gn8v, "Hour", "1"):  cny("57.32", "0", "57.32"),
-		priceKeyString(r, gn8v, "Month", "1"): cny("24000", "0", "24000"),
-		priceKeyString(r, gn8v, "Year", "1"):  cny("240000", "9600", "230400"),
+		alibabatest.PriceKey(r, gn8v, "Hour", "1"):  cny("57.32", "0", "57.32"),
+		alibabatest.PriceKey(r, gn8v, "Month", "1"): cny("24000", "0", "24000"),
+		alibabatest.PriceKey(r, gn8v, "Year", "1"):  cny("240000", "9600", "230400"),
 		// 98765.43 as float32 is 98765.4296875.
-		priceKeyString(r, gn8v, "Year", "3"): cny("548736", "449970.57", "98765.43"),
+		alibabatest.PriceKey(r, gn8v, "Year", "3"): cny("548736", "449970.57", "98765.43"),
 	}
 }
 
-func hangzhouSpots() map[string][]fakeSpotRow {
-	return map[string][]fakeSpotRow{
-		"cn-hangzhou|cn-hangzhou-i|" + gn7i: {
+func hangzhouSpots() map[string][]alibabatest.SpotRow {
+	return map[string][]alibabatest.SpotRow{
+		alibabatest.SpotKey("cn-hangzhou", "cn-hangzhou-i", gn7i): {
 			{Zone: "cn-hangzhou-i", Type: gn7i, Timestamp: "2026-11-30T08:00:00Z", Spot: "2.516", Origin: "12.58"},
 			{Zone: "cn-hangzhou-i", Type: gn7i, Timestamp: "2026-11-30T10:00:00Z", Spot: "2.641", Origin: "12.58"},
 			{Zone: "cn-hangzhou-i", Type: gn7i, Timestamp: "2026-11-30T09:00:00Z", Spot: "2.583", Origin: "12.58"},
 		},
-		"cn-hangzhou|cn-hangzhou-i|" + gn6v: {
+		alibabatest.SpotKey("cn-hangzhou", "cn-hangzhou-i", gn6v): {
 			{Zone: "cn-hangzhou-i", Type: gn6v, Timestamp: "2026-11-30T10:00:00Z", Spot: "5.292", Origin: "26.46"},
 		},
-		"cn-hangzhou|cn-hangzhou-j|" + gn8v: {
+		alibabatest.SpotKey("cn-hangzhou", "cn-hangzhou-j", gn8v): {
 			{Zone: "cn-hangzhou-j", Type: gn8v, Timestamp: "2026-11-30T10:00:00Z", Spot: "11.464", Origin: "57.32", AsStrings: true},
 		},
 	}
 }
 
 // hangzhouWorld is a China-site account (CNY) fetching cn-hangzhou.
-func hangzhouWorld() *world {
+func hangzhouWorld() *alibabatest.World {
 	pages, tokens := gpuTypePages()
-	return &world{
-		typePages: pages, tokens: tokens,
-		zones:  map[string][]fakeZone{"cn-hangzhou": hangzhouZones("SoldOut")},
-		prices: hangzhouPrices(),
-		spots:  hangzhouSpots(),
+	return &alibabatest.World{
+		TypePages: pages, Tokens: tokens,
+		Zones:  map[string][]alibabatest.Zone{"cn-hangzhou": hangzhouZones("SoldOut")},
+		Prices: hangzhouPrices(),
+		Spots:  hangzhouSpots(),
 	}
 }
 
 // singaporeWorld is an international-site account (USD) fetching
 // ap-southeast-1; its spot answers name their currency.
-func singaporeWorld() *world {
+func singaporeWorld() *alibabatest.World {
 	pages, tokens := gpuTypePages()
-	usd := func(orig, disc, trade string) fakePrice {
-		return fakePrice{Currency: "USD", Original: orig, Discount: disc, Trade: trade}
+	usd := func(orig, disc, trade string) alibabatest.Price {
+		return alibabatest.Price{Currency: "USD", Original: orig, Discount: disc, Trade: trade}
 	}
 	const r = "ap-southeast-1"
-	return &world{
-		typePages: pages, tokens: tokens,
-		zones: map[string][]fakeZone{r: {
-			{ID: "ap-southeast-1a", Status: "Available", Category: "WithStock", Stock: []fakeStock{{gn6i, "Available", "WithStock"}}},
-			{ID: "ap-southeast-1b", Status: "SoldOut", Category: "WithoutStock", Stock: []fakeStock{{gn6i, "Available", "WithStock"}}},
+	return &alibabatest.World{
+		TypePages: pages, Tokens: tokens,
+		Zones: map[string][]alibabatest.Zone{r: {
+			{ID: "ap-southeast-1a", Status: "Available", Category: "WithStock", Stock: []alibabatest.Stock{{Type: gn6i, Status: "Available", Category: "WithStock"}}},
+			{ID: "ap-southeast-1b", Status: "SoldOut", Category: "WithoutStock", Stock: []alibabatest.Stock{{Type: gn6i, Status: "Available", Category: "WithStock"}}},
 		}},
-		prices: map[string]fakePrice{
-			priceKeyString(r, gn6i, "Hour", "1"):  usd("1.143", "0", "1.143"),
-			priceKeyString(r, gn6i, "Month", "1"): usd("519.6", "0", "519.6"),
-			priceKeyString(r, gn6i, "Year", "1"):  usd("6235.2", "935.28", "5299.92"),
-			priceKeyString(r, gn6i, "Year", "3"):  usd("18705.6", "9352.8", "9352.8"),
+		Prices: map[string]alibabatest.Price{
+			alibabatest.PriceKey(r, gn6i, "Hour", "1"):  usd("1.143", "0", "1.143"),
+			alibabatest.PriceKey(r, gn6i, "Month", "1"): usd("519.6", "0", "519.6"),
+			alibabatest.PriceKey(r, gn6i, "Year", "1"):  usd("6235.2", "935.28", "5299.92"),
+			alibabatest.PriceKey(r, gn6i, "Year", "3"):  usd("18705.6", "9352.8", "9352.8"),
 		},
-		spots: map[string][]fakeSpotRow{
-			r + "|ap-southeast-1a|" + gn6i: {{Zone: "ap-southeast-1a", Type: gn6i, Timestamp: "2026-11-30T10:00:00Z", Spot: "0.2286", Origin: "1.143"}},
+		Spots: map[string][]alibabatest.SpotRow{
+			alibabatest.SpotKey(r, "ap-southeast-1a", gn6i): {{Zone: "ap-southeast-1a", Type: gn6i, Timestamp: "2026-11-30T10:00:00Z", Spot: "0.2286", Origin: "1.143"}},
 		},
-		spotCurrency: "USD",
+		SpotCurrency: "USD",
 	}
 }
