@@ -1,36 +1,15 @@
 package tencent
 
 import (
-	"encoding/json"
-	"os"
 	"testing"
+
+	"github.com/pricewatch/pricewatch/fetchers/tencent/tencenttest"
 )
 
 // Tencent's published worked example, all three revisions of the page.
 func TestTC3Vectors(t *testing.T) {
-	b, err := os.ReadFile("testdata/samples/tc3-test-vectors.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		Common struct {
-			Service, Host, Action, ContentType, Payload, HashedPayload, CredentialScope, Date string
-			Timestamp                                                                         int64
-		}
-		Vectors []struct {
-			Revision, SecretID, SecretKey, SignedHeaders           string
-			CanonicalRequest, HashedCanonicalRequest, StringToSign string
-			Signature, Authorization                               string
-			AlsoWithPartlyMaskedKey                                *struct{ SecretKey, Signature string }
-		}
-	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatal(err)
-	}
+	doc := tencenttest.SignatureVectors(t)
 	c := doc.Common
-	if len(doc.Vectors) != 3 {
-		t.Fatalf("%d vectors, want the 3 published revisions", len(doc.Vectors))
-	}
 	for _, v := range doc.Vectors {
 		t.Run(v.Revision, func(t *testing.T) {
 			in := tc3Input{Service: c.Service, Host: c.Host, Action: c.Action, ContentType: c.ContentType,

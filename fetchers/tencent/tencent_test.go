@@ -22,9 +22,21 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/fetchers/tencent/tencenttest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
+
+// The credentials the fake CVM knows.
+const (
+	testSecretID  = "AKIDpricewatchTESTsecretID0000000000"
+	testSecretKey = "pricewatchTESTsecretKEY000000000"
+)
+
+// newFake starts a fake CVM replaying the scenario in dir.
+func newFake(t *testing.T, dir string) *tencenttest.Server {
+	return tencenttest.NewServer(t, testSecretID, testSecretKey, dir)
+}
 
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
@@ -167,16 +179,16 @@ func availByKey(s *pricewatch.Snapshot) map[pricewatch.AvailabilityKey]pricewatc
 func TestFetchGolden(t *testing.T) {
 	for _, run := range []string{"run1", "run2"} {
 		t.Run(run, func(t *testing.T) {
-			fake, srv := newFakeCVM(t, filepath.Join("testdata", run))
-			r := newRig(t, srv.URL, nil)
+			fake := newFake(t, filepath.Join("testdata", run))
+			r := newRig(t, fake.URL(), nil)
 			snap := fetch(t, r)
 			checkGolden(t, run+".json", normalise(t, snap))
 			// Three listings per region, one image look-up per region that
 			// needed an inquiry.
-			if n := fake.count("DescribeZoneInstanceConfigInfos"); n != 6 {
+			if n := fake.Count("DescribeZoneInstanceConfigInfos"); n != 6 {
 				t.Errorf("DescribeZoneInstanceConfigInfos calls = %d, want 6", n)
 			}
-			if n := fake.count("DescribeImages"); n != 2 {
+			if n := fake.Count("DescribeImages"); n != 2 {
 				t.Errorf("DescribeImages calls = %d, want 2", n)
 			}
 			r.checkLogs(t)
@@ -185,8 +197,8 @@ func TestFetchGolden(t *testing.T) {
 }
 
 func TestFetchPrices(t *testing.T) {
-	fake, srv := newFakeCVM(t, "testdata/run1")
-	r := newRig(t, srv.URL, nil)
+	fake := newFake(t, "testdata/run1")
+	r := newRig(t, fake.URL(), nil)
 	snap := fetch(t, r)
 	offers := offerByKey(snap)
 	d := decimal.RequireFromString
@@ -244,7 +256,7 @@ func TestFetchPrices(t *testing.T) {
 	}
 	// Exactly two inquiries in ap-shanghai (GT4 1y/3y) and one in
 	// ap-guangzhou (GN10Xp 3y), each with the term in months.
-	inq := fake.requestsFor("InquiryPriceRunInstances")
+	inq := fake.Requests("InquiryPriceRunInstances")
 	periods := map[string]float64{}
 	for _, q := range inq {
 		typ := q.Body["InstanceType"].(string)
@@ -261,8 +273,8 @@ func TestFetchPrices(t *testing.T) {
 }
 
 func TestFetchHardwareAndStock(t *testing.T) {
-	_, srv := newFakeCVM(t, "testdata/run1")
-	r := newRig(t, srv.URL, nil)
+	srv := newFake(t, "testdata/run1")
+	r := newRig(t, srv.URL(), nil)
 	snap := fetch(t, r)
 	av := availByKey(snap)
 	ak := func(region, zone, typ string) pricewatch.AvailabilityKey {
@@ -317,8 +329,8 @@ func TestFetchHardwareAndStock(t *testing.T) {
 func TestSoldOutToInStock(t *testing.T) {
 	var snaps []*pricewatch.Snapshot
 	for _, run := range []string{"run1", "run2"} {
-		_, srv := newFakeCVM(t, filepath.Join("testdata", run))
-		snaps = append(snaps, fetch(t, newRig(t, srv.URL, nil)))
+		srv := newFake(t, filepath.Join("testdata", run))
+		snaps = append(snaps, fetch(t, newRig(t, srv.URL(), nil)))
 	}
 	k := pricewatch.AvailabilityKey{Provider: "tencent", Region: "ap-shanghai", Zone: "ap-shanghai-5", InstanceType: "HCCPNV5.24XLARGE384"}
 	before, after := availByKey(snaps[0])[k], availByKey(snaps[1])[k]
@@ -344,10 +356,10 @@ func TestSoldOutToInStock(t *testing.T) {
 }
 
 func TestThrottlingThenSuccess(t *testing.T) {
-	fake, srv := newFakeCVM(t, "testdata/run1")
-	fake.throttle["DescribeZoneInstanceConfigInfos"] = 2
-	fake.throttle["InquiryPriceRunInstances"] = 1
-	r := newRig(t, srv.URL, func(c *Config) { c.Concurrency = 1 })
+	fake := newFake(t, "testdata/run1")
+	fake.Throttle("DescribeZoneInstanceConfigInfos", 2)
+	fake.Throttle("InquiryPriceRunInstances", 1)
+	r := newRig(t, fake.URL(), func(c *Config) { c.Concurrency = 1 })
 	snap := fetch(t, r)
 	if len(snap.Offers) == 0 {
 		t.Fatal("no offers after throttling cleared")
@@ -360,20 +372,20 @@ func TestThrottlingThenSuccess(t *testing.T) {
 			t.Errorf("back-off %v, want a positive delay", d)
 		}
 	}
-	if n := fake.count("DescribeZoneInstanceConfigInfos"); n != 8 {
+	if n := fake.Count("DescribeZoneInstanceConfigInfos"); n != 8 {
 		t.Errorf("%d listing calls, want 6 + 2 retried", n)
 	}
 }
 
 func TestThrottledUntilGivingUp(t *testing.T) {
-	fake, srv := newFakeCVM(t, "testdata/run1")
-	fake.throttle["DescribeZoneInstanceConfigInfos"] = 1000
-	r := newRig(t, srv.URL, func(c *Config) { c.Concurrency = 1 })
+	fake := newFake(t, "testdata/run1")
+	fake.Throttle("DescribeZoneInstanceConfigInfos", 1000)
+	r := newRig(t, fake.URL(), func(c *Config) { c.Concurrency = 1 })
 	_, err := r.f.Fetch(t.Context(), fetchers.Previous{})
 	if !errors.Is(err, fetchers.ErrThrottled) || !strings.Contains(err.Error(), "RequestLimitExceeded") {
 		t.Fatalf("err = %v, want ErrThrottled naming RequestLimitExceeded", err)
 	}
-	if n := fake.count("DescribeZoneInstanceConfigInfos"); n != r.f.api.attempts {
+	if n := fake.Count("DescribeZoneInstanceConfigInfos"); n != r.f.api.attempts {
 		t.Errorf("%d attempts, want %d then stop", n, r.f.api.attempts)
 	}
 }
@@ -395,8 +407,8 @@ func TestAuthFailures(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			fake, srv := newFakeCVM(t, "testdata/run1")
-			rig := newRig(t, srv.URL, func(c *Config) {
+			fake := newFake(t, "testdata/run1")
+			rig := newRig(t, fake.URL(), func(c *Config) {
 				c.Concurrency = 1
 				if tc.cfg != nil {
 					tc.cfg(c)
@@ -418,8 +430,8 @@ func TestAuthFailures(t *testing.T) {
 				t.Errorf("error shows the configured key: %s", msg)
 			}
 			// Refused credentials are not retried.
-			if len(rig.sleeps) != 0 || len(fake.requests) != 0 {
-				t.Errorf("retried an auth failure: %d sleeps, %d accepted requests", len(rig.sleeps), len(fake.requests))
+			if len(rig.sleeps) != 0 || len(fake.Requests("")) != 0 {
+				t.Errorf("retried an auth failure: %d sleeps, %d accepted requests", len(rig.sleeps), len(fake.Requests("")))
 			}
 			rig.checkLogs(t)
 		})
@@ -427,12 +439,12 @@ func TestAuthFailures(t *testing.T) {
 }
 
 func TestPriceCallBudget(t *testing.T) {
-	fake, srv := newFakeCVM(t, "testdata/run1")
-	r := newRig(t, srv.URL, func(c *Config) { c.MaxPriceCalls = 2 })
+	fake := newFake(t, "testdata/run1")
+	r := newRig(t, fake.URL(), func(c *Config) { c.MaxPriceCalls = 2 })
 	snap := fetch(t, r)
 	// Three inquiries are needed (ap-shanghai GT4 1y+3y, ap-guangzhou GN10Xp
 	// 3y); in region order, ap-shanghai's two fit and ap-guangzhou's does not.
-	if n := fake.count("InquiryPriceRunInstances"); n != 2 {
+	if n := fake.Count("InquiryPriceRunInstances"); n != 2 {
 		t.Errorf("%d inquiries, want 2 (the budget)", n)
 	}
 	for _, s := range snap.Coverage {
@@ -453,23 +465,23 @@ func TestPriceCallBudget(t *testing.T) {
 }
 
 func TestConcurrencyIsBounded(t *testing.T) {
-	fake, srv := newFakeCVM(t, "testdata/run1")
-	fake.delay = 20 * time.Millisecond
-	r := newRig(t, srv.URL, func(c *Config) { c.Concurrency = 2 })
+	fake := newFake(t, "testdata/run1")
+	fake.SetDelay(20 * time.Millisecond)
+	r := newRig(t, fake.URL(), func(c *Config) { c.Concurrency = 2 })
 	fetch(t, r)
-	if m := fake.maxInFl.Load(); m > 2 || m < 1 {
+	if m := fake.MaxInFlight(); m > 2 || m < 1 {
 		t.Errorf("%d requests in flight at once, want at most 2", m)
 	}
 }
 
 func TestAllRegions(t *testing.T) {
-	fake, srv := newFakeCVM(t, "testdata/run1")
-	r := newRig(t, srv.URL, func(c *Config) { c.Regions = nil })
+	fake := newFake(t, "testdata/run1")
+	r := newRig(t, fake.URL(), func(c *Config) { c.Regions = nil })
 	snap := fetch(t, r)
 	if len(snap.Coverage) != 10 {
 		t.Errorf("%d regions covered, want the 10 DescribeRegions lists", len(snap.Coverage))
 	}
-	if n := fake.count("DescribeZoneInstanceConfigInfos"); n != 30 {
+	if n := fake.Count("DescribeZoneInstanceConfigInfos"); n != 30 {
 		t.Errorf("%d listing calls, want 3 per region", n)
 	}
 	if len(snap.Offers) != 18 {
@@ -478,13 +490,13 @@ func TestAllRegions(t *testing.T) {
 }
 
 func TestConfiguredImage(t *testing.T) {
-	fake, srv := newFakeCVM(t, "testdata/run1")
-	r := newRig(t, srv.URL, func(c *Config) { c.ImageID = "img-configured" })
+	fake := newFake(t, "testdata/run1")
+	r := newRig(t, fake.URL(), func(c *Config) { c.ImageID = "img-configured" })
 	fetch(t, r)
-	if n := fake.count("DescribeImages"); n != 0 {
+	if n := fake.Count("DescribeImages"); n != 0 {
 		t.Errorf("%d DescribeImages calls with image_id set", n)
 	}
-	for _, q := range fake.requestsFor("InquiryPriceRunInstances") {
+	for _, q := range fake.Requests("InquiryPriceRunInstances") {
 		if q.Body["ImageId"] != "img-configured" {
 			t.Errorf("inquiry used image %v", q.Body["ImageId"])
 		}
@@ -492,8 +504,8 @@ func TestConfiguredImage(t *testing.T) {
 }
 
 func TestUSDAccount(t *testing.T) {
-	_, srv := newFakeCVM(t, "testdata/run1")
-	r := newRig(t, srv.URL, func(c *Config) { c.Currency = "USD" })
+	srv := newFake(t, "testdata/run1")
+	r := newRig(t, srv.URL(), func(c *Config) { c.Currency = "USD" })
 	for _, o := range fetch(t, r).Offers {
 		if o.Currency != "USD" {
 			t.Fatalf("%s in %s, want USD", o.Key(), o.Currency)
@@ -524,9 +536,9 @@ func TestMalformedResponses(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			fake, srv := newFakeCVM(t, "testdata/run1")
-			fake.override[tc.action] = tc.body
-			r := newRig(t, srv.URL, nil)
+			fake := newFake(t, "testdata/run1")
+			fake.Override(tc.action, tc.body)
+			r := newRig(t, fake.URL(), nil)
 			snap, err := r.f.Fetch(t.Context(), fetchers.Previous{})
 			if !errors.Is(err, fetchers.ErrIncomplete) || snap != nil {
 				t.Fatalf("got snapshot %v, err %v; want no snapshot and ErrIncomplete", snap != nil, err)
@@ -536,9 +548,9 @@ func TestMalformedResponses(t *testing.T) {
 }
 
 func TestOtherAPIErrorFailsTheRun(t *testing.T) {
-	fake, srv := newFakeCVM(t, "testdata/run1")
-	fake.override["DescribeZoneInstanceConfigInfos"] = `{"Response":{"Error":{"Code":"InvalidRegion","Message":"region not supported"},"RequestId":"x"}}`
-	r := newRig(t, srv.URL, nil)
+	fake := newFake(t, "testdata/run1")
+	fake.Override("DescribeZoneInstanceConfigInfos", `{"Response":{"Error":{"Code":"InvalidRegion","Message":"region not supported"},"RequestId":"x"}}`)
+	r := newRig(t, fake.URL(), nil)
 	_, err := r.f.Fetch(t.Context(), fetchers.Previous{})
 	var ae *APIError
 	if !errors.As(err, &ae) || ae.Code != "InvalidRegion" || errors.Is(err, fetchers.ErrAuth) {
@@ -550,9 +562,9 @@ func TestOtherAPIErrorFailsTheRun(t *testing.T) {
 }
 
 func TestCancelledContext(t *testing.T) {
-	fake, srv := newFakeCVM(t, "testdata/run1")
-	fake.delay = 50 * time.Millisecond
-	r := newRig(t, srv.URL, nil)
+	fake := newFake(t, "testdata/run1")
+	fake.SetDelay(50 * time.Millisecond)
+	r := newRig(t, fake.URL(), nil)
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Millisecond)
 	defer cancel()
 	start := time.Now()
@@ -583,8 +595,8 @@ func TestRealSamples(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(dir, "ap-guangzhou", "POSTPAID_BY_HOUR.json"), b, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, srv := newFakeCVM(t, dir)
-			r := newRig(t, srv.URL, func(c *Config) { c.Regions = []string{"ap-guangzhou"} })
+			srv := newFake(t, dir)
+			r := newRig(t, srv.URL(), func(c *Config) { c.Regions = []string{"ap-guangzhou"} })
 			snap := fetch(t, r)
 			if len(snap.Offers) != 0 || len(snap.Availability) != 0 || len(snap.Coverage) != 1 {
 				t.Errorf("got %d offers, %d availability, %d scopes; want the S2 row dropped and the region covered",
@@ -613,10 +625,10 @@ func TestRealSamples(t *testing.T) {
 }
 
 func TestRegionAskedOnce(t *testing.T) {
-	fake, srv := newFakeCVM(t, "testdata/run1")
-	r := newRig(t, srv.URL, func(c *Config) { c.Regions = []string{"ap-shanghai", "ap-shanghai"} })
+	fake := newFake(t, "testdata/run1")
+	r := newRig(t, fake.URL(), func(c *Config) { c.Regions = []string{"ap-shanghai", "ap-shanghai"} })
 	snap := fetch(t, r)
-	if n := fake.count("DescribeZoneInstanceConfigInfos"); n != 3 || len(snap.Coverage) != 1 {
+	if n := fake.Count("DescribeZoneInstanceConfigInfos"); n != 3 || len(snap.Coverage) != 1 {
 		t.Errorf("%d listing calls and %d scopes for one region configured twice, want 3 and 1", n, len(snap.Coverage))
 	}
 }
