@@ -1,0 +1,403 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pricewatch/pricewatch/storage"
+)
+
+const alertsToken = "xoxb-9999-8888-TopSecretBotToken"
+
+// slackAPI is a fake Slack Web API (chat.postMessage) whose answers a test
+// scripts: "" is ok, "500" an HTTP 500, "429" a rate limit with
+// Retry-After: 1, anything else an ok:false error.
+type slackAPI struct {
+	*httptest.Server
+	mu     sync.Mutex
+	script []string
+	posts  []slackPost
+}
+
+type slackPost struct{ channel, text, key string }
+
+func newSlackAPI(t *testing.T) *slackAPI {
+	t.Helper()
+	s := &slackAPI{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/api/chat.postMessage" || r.ParseForm() != nil {
+			http.NotFound(w, r)
+			return
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		answer := ""
+		if len(s.script) > 0 {
+			answer, s.script = s.script[0], s.script[1:]
+		}
+		if r.PostFormValue("token") != alertsToken {
+			answer = "invalid_auth"
+		}
+		switch answer {
+		case "":
+			var meta struct {
+				EventPayload struct {
+					DeliveryKey string `json:"delivery_key"`
+				} `json:"event_payload"`
+			}
+			_ = json.Unmarshal([]byte(r.PostFormValue("metadata")), &meta)
+			s.posts = append(s.posts, slackPost{r.PostFormValue("channel"), r.PostFormValue("text"), meta.EventPayload.DeliveryKey})
+			fmt.Fprintf(w, `{"ok":true,"channel":%q,"ts":"1796030220.%06d"}`, r.PostFormValue("channel"), len(s.posts))
+		case "500":
+			w.WriteHeader(http.StatusInternalServerError)
+		case "429":
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+		default:
+			fmt.Fprintf(w, `{"ok":false,"error":%q}`, answer)
+		}
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *slackAPI) received() []slackPost {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]slackPost(nil), s.posts...)
+}
+
+// alertsConfig writes a config for the fake Azure and the fake Slack with
+// the example's price-drop rule.
+func alertsConfig(t *testing.T, azureURL, slackURL, extra string) string {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := fmt.Sprintf(`database:
+  path: %s
+log:
+  level: error
+providers:
+  aws: {enabled: false}
+  alibaba: {enabled: false}
+  tencent: {enabled: false}
+  azure:
+    endpoint: %s/api/retail/prices
+    regions: [westus2]
+fx:
+  enabled: false
+digest:
+  enabled: false
+slack:
+  channel: C0GPUALERTS
+  api_url: %s/api/
+alerts:
+  fetch_delivery_wait: 2s
+  rules:
+    - name: price-drops
+      events: [price_drop]
+      gpu_models: [H100, H200, B200, A100]
+      price_types: [on_demand, reserved, savings_plan]
+      min_change_pct: 5
+%s`, filepath.Join(dir, "pw.db"), azureURL, slackURL, extra)
+	path := filepath.Join(dir, "pricewatch.yaml")
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// loadApp sets up an app on the config as a command would.
+func loadApp(t *testing.T, cfgPath string) (*app, *storage.DB) {
+	t.Helper()
+	var out, errOut strings.Builder
+	a := newApp(&out, &errOut)
+	a.configFlag = cfgPath
+	if err := a.loadConfig(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := a.openDB(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.close)
+	return a, db
+}
+
+// fetchOnce is one provider run with the alert outbox wired in, as
+// `pricewatch fetch` does, followed by delivery.
+func fetchOnce(t *testing.T, a *app, db *storage.DB) string {
+	t.Helper()
+	jobs, err := a.buildJobs(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := a.saveOptions()
+	if opts.Outbox, err = a.outboxFunc(); err != nil {
+		t.Fatal(err)
+	}
+	for _, job := range jobs {
+		if sum := runProvider(context.Background(), db, job, opts, a.log); sum.Err != nil {
+			t.Fatalf("%s: %v", job.name, sum.Err)
+		}
+	}
+	return a.deliverAfterFetch(context.Background(), db)
+}
+
+// TestPriceDropReachesSlack: the fake Azure's H100 price falls 6.98 → 6.5
+// (−6.88%); the run queues one message and the fetch delivers it, after
+// Slack first answers 429 with Retry-After.
+func TestPriceDropReachesSlack(t *testing.T) {
+	t.Setenv(envSlackToken, alertsToken)
+	az := newFakeAzure(t)
+	slack := newSlackAPI(t)
+	a, db := loadApp(t, alertsConfig(t, az.URL, slack.URL, ""))
+
+	if line := fetchOnce(t, a, db); line != "" {
+		t.Errorf("baseline run: %q, want nothing to deliver", line)
+	}
+	az.setPrice(t, "2", `"retailPrice": 6.98,`, `"retailPrice": 6.5,`)
+	az.setPrice(t, "2", `"unitPrice": 6.98,`, `"unitPrice": 6.5,`)
+	slack.mu.Lock()
+	slack.script = []string{"429"}
+	slack.mu.Unlock()
+	line := fetchOnce(t, a, db)
+	if line != "alerts   1 sent" {
+		t.Errorf("summary line %q", line)
+	}
+	got := slack.received()
+	if len(got) != 1 || got[0].channel != "C0GPUALERTS" || !strings.Contains(got[0].text, "Standard_NC40ads_H100_v5 westus2 on-demand 6.98 → 6.50 USD/h (−6.88%)") {
+		t.Fatalf("Slack received %+v", got)
+	}
+	if !strings.HasPrefix(got[0].key, "run/2/C0GPUALERTS/price-drops/price_drop") {
+		t.Errorf("delivery key %q", got[0].key)
+	}
+
+	// `alerts list` shows it sent.
+	out, errOut, code := runCLI(t, "--config", a.configFlag, "alerts", "list", "--format", "json")
+	if code != 0 {
+		t.Fatalf("alerts list: %d %s", code, errOut)
+	}
+	var rows []alertRow
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0].Status != "sent" || rows[0].Attempts != 2 || !strings.HasPrefix(rows[0].Summary, "🔻 Price drop: 1 price on Azure") {
+		t.Errorf("alerts list: %+v", rows)
+	}
+}
+
+func TestAlertsListRetryDeliver(t *testing.T) {
+	t.Setenv(envSlackToken, alertsToken)
+	az := newFakeAzure(t)
+	slack := newSlackAPI(t)
+	cfg := alertsConfig(t, az.URL, slack.URL, "")
+	a, db := loadApp(t, cfg)
+	fetchOnce(t, a, db)
+	az.setPrice(t, "2", `"retailPrice": 6.98,`, `"retailPrice": 6.5,`)
+	az.setPrice(t, "2", `"unitPrice": 6.98,`, `"unitPrice": 6.5,`)
+	slack.mu.Lock()
+	slack.script = []string{"not_in_channel"}
+	slack.mu.Unlock()
+	if line := fetchOnce(t, a, db); !strings.Contains(line, "1 failed") {
+		t.Errorf("fetch line %q", line)
+	}
+
+	out, _, code := runCLI(t, "--config", cfg, "alerts", "list", "--failed")
+	if code != 0 || !strings.Contains(out, "failed") || !strings.Contains(out, "invite the bot to C0GPUALERTS") {
+		t.Errorf("alerts list --failed (%d):\n%s", code, out)
+	}
+	out, _, _ = runCLI(t, "--config", cfg, "alerts", "list", "--pending", "--format", "csv")
+	if strings.Count(out, "\n") != 1 {
+		t.Errorf("no pending alerts expected:\n%s", out)
+	}
+	if _, errOut, code := runCLI(t, "--config", cfg, "alerts", "retry"); code == 0 || !strings.Contains(errOut, "--failed") {
+		t.Errorf("retry without IDs: %d %s", code, errOut)
+	}
+	if out, errOut, code := runCLI(t, "--config", cfg, "alerts", "retry", "--failed"); code != 0 || !strings.Contains(out, "requeued 1 alerts") {
+		t.Fatalf("retry --failed: %d %s %s", code, out, errOut)
+	}
+	// The bot was invited: deliver sends it.
+	out, errOut, code := runCLI(t, "--config", cfg, "alerts", "deliver")
+	if code != 0 || strings.TrimSpace(out) != "alerts: 1 sent" {
+		t.Fatalf("deliver: %d %q %s", code, out, errOut)
+	}
+	if len(slack.received()) != 1 {
+		t.Errorf("Slack received %d", len(slack.received()))
+	}
+	if _, errOut, code := runCLI(t, "--config", cfg, "alerts", "retry", "1"); code == 0 || !strings.Contains(errOut, "already delivered") {
+		t.Errorf("retrying a delivered alert: %d %s", code, errOut)
+	}
+	// Nothing left: deliver succeeds with nothing to do.
+	if out, _, code := runCLI(t, "--config", cfg, "alerts", "deliver"); code != 0 || strings.TrimSpace(out) != "alerts: 0 sent" {
+		t.Errorf("empty deliver: %d %q", code, out)
+	}
+}
+
+func TestAlertsDeliverLeavesPendingWhenSlackIsDown(t *testing.T) {
+	t.Setenv(envSlackToken, alertsToken)
+	az := newFakeAzure(t)
+	slack := newSlackAPI(t)
+	cfg := alertsConfig(t, az.URL, slack.URL, "")
+	a, db := loadApp(t, cfg)
+	fetchOnce(t, a, db)
+	az.setPrice(t, "2", `"retailPrice": 6.98,`, `"retailPrice": 6.5,`)
+	az.setPrice(t, "2", `"unitPrice": 6.98,`, `"unitPrice": 6.5,`)
+	slack.mu.Lock()
+	slack.script = []string{"500", "500", "500", "500", "500", "500"}
+	slack.mu.Unlock()
+	start := time.Now()
+	line := fetchOnce(t, a, db)
+	if !strings.Contains(line, "0 sent, 1 pending") {
+		t.Errorf("fetch line %q", line)
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("fetch waited %s for Slack; alerts.fetch_delivery_wait is 2s", took)
+	}
+	out, _, code := runCLI(t, "--config", cfg, "alerts", "deliver", "--wait", "0s")
+	if code != 1 || !strings.Contains(out, "1 pending") {
+		t.Errorf("deliver while Slack is down: %d %q", code, out)
+	}
+	slack.mu.Lock()
+	slack.script = nil
+	slack.mu.Unlock()
+	// deliver ignores the back-off the failures left.
+	if out, _, code := runCLI(t, "--config", cfg, "alerts", "deliver", "--wait", "0s"); code != 0 || !strings.Contains(out, "1 sent") {
+		t.Errorf("deliver after recovery: %d %q", code, out)
+	}
+}
+
+func TestAlertsTest(t *testing.T) {
+	slack := newSlackAPI(t)
+	cfg := alertsConfig(t, "http://127.0.0.1:1", slack.URL, "")
+
+	t.Setenv(envSlackToken, alertsToken)
+	out, errOut, code := runCLI(t, "--config", cfg, "alerts", "test")
+	if code != 0 || !strings.Contains(out, "Slack accepted the test message via bot token (chat.postMessage): channel C0GPUALERTS, ts 1796030220.000001") {
+		t.Fatalf("alerts test: %d %q %q", code, out, errOut)
+	}
+	slack.mu.Lock()
+	slack.script = []string{"channel_not_found"}
+	slack.mu.Unlock()
+	out, errOut, code = runCLI(t, "--config", cfg, "alerts", "test", "--channel", "#nope")
+	if code != 1 || !strings.Contains(errOut, "Slack said channel_not_found") || !strings.Contains(errOut, "fix: channel #nope was not found") {
+		t.Errorf("refused test: %d %q %q", code, out, errOut)
+	}
+	for _, s := range []string{out, errOut} {
+		if strings.Contains(s, alertsToken) {
+			t.Errorf("token printed: %s", s)
+		}
+	}
+	// A wrong token: Slack says invalid_auth; the token is not printed.
+	t.Setenv(envSlackToken, "xoxb-wrong-but-still-secret")
+	out, errOut, code = runCLI(t, "--config", cfg, "alerts", "test")
+	if code != 1 || !strings.Contains(errOut, "invalid_auth") || strings.Contains(out+errOut, "still-secret") {
+		t.Errorf("bad token: %d %q %q", code, out, errOut)
+	}
+
+	// Without Slack: a clear message, not a post.
+	t.Setenv(envSlackToken, "")
+	_, errOut, code = runCLI(t, "--config", cfg, "alerts", "test")
+	if code != 1 || !strings.Contains(errOut, "Slack is not configured") {
+		t.Errorf("no Slack: %d %q", code, errOut)
+	}
+}
+
+func TestAlertsTestWebhookAndTokenFile(t *testing.T) {
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/revoked") {
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, "no_service")
+			return
+		}
+		fmt.Fprint(w, "ok")
+	}))
+	defer hook.Close()
+	t.Setenv(envSlackToken, "")
+	cfg := alertsConfig(t, "http://127.0.0.1:1", "http://127.0.0.1:1", "")
+	withHook := func(path string) string {
+		b, _ := os.ReadFile(cfg)
+		s := strings.Replace(string(b), "slack:\n", "slack:\n  webhook_url: "+hook.URL+"/services/T0/B0/"+path+"\n", 1)
+		p := filepath.Join(t.TempDir(), "hook.yaml")
+		os.WriteFile(p, []byte(s), 0o600)
+		return p
+	}
+	out, errOut, code := runCLI(t, "--config", withHook("HookSecret"), "alerts", "test")
+	if code != 0 || !strings.Contains(out, "via incoming webhook") {
+		t.Errorf("webhook test: %d %q %q", code, out, errOut)
+	}
+	out, errOut, code = runCLI(t, "--config", withHook("HookSecret/revoked"), "alerts", "test")
+	if code != 1 || !strings.Contains(errOut, "no_service") || !strings.Contains(errOut, "create a new webhook") || strings.Contains(out+errOut, "HookSecret") {
+		t.Errorf("revoked webhook: %d %q %q", code, out, errOut)
+	}
+
+	// token_file, as systemd's LoadCredential= provides it.
+	slack := newSlackAPI(t)
+	credDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(credDir, "slack-token"), []byte(alertsToken+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CREDENTIALS_DIRECTORY", credDir)
+	b, _ := os.ReadFile(alertsConfig(t, "http://127.0.0.1:1", slack.URL, ""))
+	s := strings.Replace(string(b), "slack:\n", "slack:\n  token_file: slack-token\n", 1)
+	p := filepath.Join(t.TempDir(), "file.yaml")
+	os.WriteFile(p, []byte(s), 0o600)
+	if out, errOut, code := runCLI(t, "--config", p, "alerts", "test"); code != 0 || !strings.Contains(out, "accepted") {
+		t.Errorf("token_file: %d %q %q", code, out, errOut)
+	}
+}
+
+func TestOutboxFuncNeedsAChannelWithAToken(t *testing.T) {
+	t.Setenv(envSlackToken, alertsToken)
+	cfg := alertsConfig(t, "http://127.0.0.1:1", "http://127.0.0.1:1", "")
+	b, _ := os.ReadFile(cfg)
+	os.WriteFile(cfg, []byte(strings.Replace(string(b), "  channel: C0GPUALERTS\n", "", 1)), 0o600)
+	a, _ := loadApp(t, cfg)
+	if _, err := a.outboxFunc(); err == nil || !strings.Contains(err.Error(), "price-drops have no channel") {
+		t.Errorf("err = %v", err)
+	}
+	// Without Slack the alerts go to the log: no channel needed.
+	t.Setenv(envSlackToken, "")
+	if fn, err := a.outboxFunc(); err != nil || fn == nil {
+		t.Errorf("without Slack: %v", err)
+	}
+}
+
+func TestRunDispatcherDeliversUntilCancelled(t *testing.T) {
+	t.Setenv(envSlackToken, alertsToken)
+	az := newFakeAzure(t)
+	slack := newSlackAPI(t)
+	a, db := loadApp(t, alertsConfig(t, az.URL, slack.URL, ""))
+	jobs, _ := a.buildJobs(nil)
+	opts := a.saveOptions()
+	opts.Outbox, _ = a.outboxFunc()
+	runProvider(context.Background(), db, jobs[0], opts, a.log)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	nudge := make(chan struct{}, 1)
+	done := make(chan error, 1)
+	go func() { done <- a.runDispatcher(ctx, db, nudge) }()
+	az.setPrice(t, "2", `"retailPrice": 6.98,`, `"retailPrice": 6.5,`)
+	az.setPrice(t, "2", `"unitPrice": 6.98,`, `"unitPrice": 6.5,`)
+	runProvider(context.Background(), db, jobs[0], opts, a.log)
+	nudge <- struct{}{}
+	deadline := time.Now().Add(5 * time.Second)
+	for len(slack.received()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if len(slack.received()) != 1 {
+		t.Fatalf("daemon delivered %d alerts, want 1", len(slack.received()))
+	}
+}

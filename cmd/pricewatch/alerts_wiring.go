@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/pricewatch/pricewatch/alerting"
+	"github.com/pricewatch/pricewatch/alerting/slack"
+	"github.com/pricewatch/pricewatch/config"
+	"github.com/pricewatch/pricewatch/storage"
+)
+
+// envSlackToken names the environment variable holding the bot token; it
+// wins over slack.token and slack.token_file.
+const envSlackToken = "PRICEWATCH_SLACK_TOKEN"
+
+// slackToken resolves the bot token (never logged, never in errors).
+func (a *app) slackToken() (config.Secret, error) {
+	return config.ReadSecret(envSlackToken, a.cfg.Slack.Token, a.cfg.Slack.TokenFile)
+}
+
+// outboxFunc returns the function storage calls inside each run's
+// transaction to turn the run's changes into Slack messages
+// (storage.SaveOptions.Outbox), or nil when no alert rule is configured.
+func (a *app) outboxFunc() (func(*storage.Result) ([]storage.OutboxMessage, error), error) {
+	rules, err := alerting.NewRules(a.cfg.Alerts, a.cfg.Slack.Channel, slack.Renderer{})
+	if err != nil {
+		return nil, err
+	}
+	if rules.Empty() {
+		return nil, nil
+	}
+	// chat.postMessage needs a channel. (An unreadable token file is
+	// reported when delivering; it must not stop prices being stored.)
+	if token, err := a.slackToken(); err == nil && !token.Empty() {
+		if names := rules.Channels()[""]; len(names) > 0 {
+			return nil, fmt.Errorf("alert rules %s have no channel and slack.channel is empty: set slack.channel (a channel ID such as C0123ABCD) or the rules' channel",
+				strings.Join(names, ", "))
+		}
+	}
+	return rules.Messages, nil
+}
+
+// newNotifier builds the Slack notifier from the config: the bot token
+// ($PRICEWATCH_SLACK_TOKEN, slack.token or slack.token_file) when set, else
+// slack.webhook_url; without either, alerts go to the log.
+func (a *app) newNotifier() (alerting.Notifier, error) {
+	token, err := a.slackToken()
+	if err != nil {
+		return nil, err
+	}
+	if token.Empty() && a.cfg.Slack.WebhookURL.Empty() {
+		return alerting.LogNotifier{Log: a.log.Named("alerts")}, nil
+	}
+	n, err := slack.New(slack.Config{Token: token, WebhookURL: a.cfg.Slack.WebhookURL, APIURL: a.cfg.Slack.APIURL})
+	if err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// newDispatcher returns a dispatcher draining db's outbox to Slack (or the
+// log).
+func (a *app) newDispatcher(db *storage.DB) (*alerting.Dispatcher, error) {
+	n, err := a.newNotifier()
+	if err != nil {
+		return nil, fmt.Errorf("setting up alert delivery: %w", err)
+	}
+	return alerting.NewDispatcher(db, n, a.log.Named("alerts"), alerting.DispatcherOptions{}), nil
+}
+
+// deliverPending sends the queued alerts, waiting at most maxWait for
+// Slack to recover from transient errors and leaving the rest pending for
+// the daemon or `pricewatch alerts deliver`. force ignores back-off.
+// Slack being down is not an error here (it is logged); a database or
+// configuration problem is.
+func (a *app) deliverPending(ctx context.Context, db *storage.DB, maxWait time.Duration, force bool) error {
+	_, err := a.deliver(ctx, db, maxWait, force)
+	return err
+}
+
+func (a *app) deliver(ctx context.Context, db *storage.DB, maxWait time.Duration, force bool) (alerting.Report, error) {
+	d, err := a.newDispatcher(db)
+	if err != nil {
+		return alerting.Report{}, err
+	}
+	rep, err := d.Deliver(ctx, maxWait, force)
+	if err != nil {
+		return rep, fmt.Errorf("delivering alerts: %w", err)
+	}
+	if rep.Sent+rep.Failed+rep.Retrying > 0 {
+		a.log.Info("alerts delivered", zap.Int("sent", rep.Sent), zap.Int("failed", rep.Failed), zap.Int("pending", rep.Pending))
+	}
+	if rep.Pending > 0 {
+		a.log.Warn("alerts left pending: the daemon or `pricewatch alerts deliver` sends them later", zap.Int("pending", rep.Pending))
+	}
+	return rep, nil
+}
+
+// deliverAfterFetch delivers what a `pricewatch fetch` queued, waiting at
+// most alerts.fetch_delivery_wait, and returns the summary line the fetch
+// prints ("" when there was nothing to send).
+func (a *app) deliverAfterFetch(ctx context.Context, db *storage.DB) string {
+	if ctx.Err() != nil {
+		return ""
+	}
+	rep, err := a.deliver(ctx, db, a.cfg.Alerts.FetchDeliveryWait, false)
+	if err != nil {
+		a.log.Error("alerts not delivered", zap.Error(err))
+		return fmt.Sprintf("%-8s failed   %v (alerts stay queued)", "alerts", err)
+	}
+	if rep.Sent+rep.Failed+rep.Pending == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%-8s %s", "alerts", reportLine(rep))
+}
+
+func reportLine(rep alerting.Report) string {
+	s := fmt.Sprintf("%d sent", rep.Sent)
+	if rep.Failed > 0 {
+		s += fmt.Sprintf(", %d failed (see `pricewatch alerts list --failed`)", rep.Failed)
+	}
+	if rep.Pending > 0 {
+		s += fmt.Sprintf(", %d pending (Slack did not take them in time; they are retried)", rep.Pending)
+	}
+	return s
+}
+
+// runDispatcher delivers alerts continuously until ctx ends, for the
+// daemon; each value on nudge (sent after a run queued messages) wakes it.
+func (a *app) runDispatcher(ctx context.Context, db *storage.DB, nudge <-chan struct{}) error {
+	d, err := a.newDispatcher(db)
+	if err != nil {
+		return err
+	}
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-nudge:
+				d.Nudge()
+			}
+		}
+	}()
+	return d.Run(ctx)
+}

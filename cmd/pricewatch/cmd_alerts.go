@@ -1,0 +1,279 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pricewatch/pricewatch/alerting"
+	"github.com/pricewatch/pricewatch/alerting/slack"
+	"github.com/pricewatch/pricewatch/storage"
+)
+
+func init() { extraCommands = append(extraCommands, (*app).alertsCommand) }
+
+func (a *app) alertsCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "alerts",
+		Short: "Deliver, test, list and retry Slack alerts",
+		Long: `Alerts are queued in the database (the outbox) in the same transaction that
+stores a run, then posted to Slack in order per channel. A Slack outage only
+delays them. These commands look into and act on that queue.`,
+	}
+	cmd.AddCommand(a.alertsDeliverCommand(), a.alertsTestCommand(), a.alertsListCommand(), a.alertsRetryCommand())
+	return cmd
+}
+
+func (a *app) alertsDeliverCommand() *cobra.Command {
+	var wait time.Duration
+	cmd := &cobra.Command{
+		Use:   "deliver",
+		Short: "Try every pending alert now, regardless of back-off",
+		Long: `Deliver posts every pending alert now, ignoring the back-off of earlier
+failures, then keeps retrying transient failures for up to --wait. It exits
+non-zero when anything is left pending or failed.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.Flags().Changed("wait") {
+				wait = a.cfg.Alerts.FetchDeliveryWait
+			}
+			db, err := a.openDB(cmd.Context())
+			if err != nil {
+				return err
+			}
+			rep, err := a.deliver(cmd.Context(), db, wait, true)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(a.stdout, "alerts: "+reportLine(rep))
+			if rep.Failed > 0 || rep.Pending > 0 {
+				return exitCode(1)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().DurationVar(&wait, "wait", 0, "how long to keep retrying transient failures (default alerts.fetch_delivery_wait)")
+	return cmd
+}
+
+func (a *app) alertsTestCommand() *cobra.Command {
+	var channel string
+	cmd := &cobra.Command{
+		Use:   "test",
+		Short: "Post a test message to Slack and report what Slack said",
+		Long: `Test posts a test message directly (not through the queue) to --channel, or
+to slack.channel, and prints Slack's answer. It exits non-zero, with the fix,
+when Slack refuses it.`,
+		Example: `  PRICEWATCH_SLACK_TOKEN=xoxb-… pricewatch alerts test --channel C0123ABCD`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			n, err := a.newNotifier()
+			if err != nil {
+				return err
+			}
+			sn, ok := n.(*slack.Notifier)
+			if !ok {
+				return fmt.Errorf("Slack is not configured: set %s (or slack.token_file) and slack.channel, or slack.webhook_url", envSlackToken)
+			}
+			if channel == "" {
+				channel = a.cfg.Slack.Channel
+			}
+			if channel == "" && sn.Mode() != "incoming webhook" {
+				return fmt.Errorf("no channel: pass --channel or set slack.channel")
+			}
+			payload, err := slack.TestMessage(time.Now().UTC(), buildVersion())
+			if err != nil {
+				return err
+			}
+			rcpt, err := sn.Send(cmd.Context(), channel, payload)
+			if err != nil {
+				fmt.Fprintf(a.stderr, "Slack refused the test message (%s): %v\n", sn.Mode(), err)
+				if p, ok := alerting.IsPermanent(err); ok {
+					fmt.Fprintf(a.stderr, "fix: %s\n", p.Fix)
+				} else {
+					fmt.Fprintln(a.stderr, "this looks temporary: try again, alerts queued meanwhile are retried")
+				}
+				return exitCode(1)
+			}
+			switch {
+			case rcpt.Timestamp != "":
+				fmt.Fprintf(a.stdout, "Slack accepted the test message via %s: channel %s, ts %s\n", sn.Mode(), rcpt.Channel, rcpt.Timestamp)
+			default:
+				fmt.Fprintf(a.stdout, "Slack accepted the test message via %s\n", sn.Mode())
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&channel, "channel", "", "channel ID or name (default slack.channel)")
+	return cmd
+}
+
+type alertsListFlags struct {
+	pending, failed bool
+	channel         string
+	limit           int
+	format          string
+}
+
+func (a *app) alertsListCommand() *cobra.Command {
+	var f alertsListFlags
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List queued, sent and failed alerts",
+		Example: `  pricewatch alerts list --pending
+  pricewatch alerts list --failed --format json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(f.format); err != nil {
+				return err
+			}
+			if f.pending && f.failed {
+				return fmt.Errorf("--pending and --failed exclude each other")
+			}
+			filter := storage.OutboxFilter{Channel: f.channel, Limit: f.limit}
+			switch {
+			case f.pending:
+				filter.Status = storage.OutboxPending
+			case f.failed:
+				filter.Status = storage.OutboxFailed
+			}
+			db, err := a.openDB(cmd.Context())
+			if err != nil {
+				return err
+			}
+			entries, err := db.ListOutbox(cmd.Context(), filter)
+			if err != nil {
+				return err
+			}
+			return writeAlerts(a.stdout, f.format, entries)
+		},
+	}
+	cmd.Flags().BoolVar(&f.pending, "pending", false, "only alerts waiting to be delivered")
+	cmd.Flags().BoolVar(&f.failed, "failed", false, "only alerts given up on (retry them with `pricewatch alerts retry --failed`)")
+	cmd.Flags().StringVar(&f.channel, "channel", "", "only this channel")
+	cmd.Flags().IntVar(&f.limit, "limit", 50, "the most recent N alerts (0 for all)")
+	cmd.Flags().StringVar(&f.format, "format", formatTable, "output format: table, json or csv")
+	return cmd
+}
+
+// alertRow is the JSON shape scripts rely on; keep the names.
+type alertRow struct {
+	ID            int64  `json:"id"`
+	DeliveryKey   string `json:"delivery_key"`
+	Channel       string `json:"channel"`
+	Kind          string `json:"kind"`
+	Status        string `json:"status"`
+	Attempts      int    `json:"attempts"`
+	CreatedAt     any    `json:"created_at"`
+	NextAttemptAt any    `json:"next_attempt_at"`
+	SentAt        any    `json:"sent_at"`
+	LastError     string `json:"last_error"`
+	Summary       string `json:"summary"`
+}
+
+var unescapeMrkdwn = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&")
+
+// summary is the alert's plain one-line text.
+func summary(payload []byte) string {
+	var p struct {
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(payload, &p) != nil {
+		return ""
+	}
+	return unescapeMrkdwn.Replace(strings.TrimPrefix(p.Text, "pricewatch: "))
+}
+
+func writeAlerts(w io.Writer, format string, entries []storage.OutboxEntry) error {
+	rows := make([]alertRow, 0, len(entries))
+	for _, e := range entries {
+		r := alertRow{ID: e.ID, DeliveryKey: e.DeliveryKey, Channel: e.Channel, Kind: e.Kind, Status: e.Status, Attempts: e.Attempts,
+			CreatedAt: jsonTime(&e.CreatedAt), SentAt: jsonTime(e.SentAt), LastError: e.LastError, Summary: summary(e.Payload)}
+		if e.Status == storage.OutboxPending {
+			r.NextAttemptAt = jsonTime(&e.NextAttemptAt)
+		}
+		rows = append(rows, r)
+	}
+	switch format {
+	case formatJSON:
+		return writeJSON(w, rows)
+	case formatCSV:
+		var out [][]string
+		for _, r := range rows {
+			out = append(out, []string{strconv.FormatInt(r.ID, 10), r.DeliveryKey, r.Channel, r.Kind, r.Status, strconv.Itoa(r.Attempts),
+				str(r.CreatedAt), str(r.NextAttemptAt), str(r.SentAt), r.LastError, r.Summary})
+		}
+		return writeCSV(w, []string{"id", "delivery_key", "channel", "kind", "status", "attempts", "created_at", "next_attempt_at", "sent_at", "last_error", "summary"}, out)
+	}
+	t := newTable(">ID", "STATUS", "CHANNEL", "EVENT", "QUEUED", ">TRIES", "NEXT TRY / SENT", "SUMMARY / ERROR")
+	for _, r := range rows {
+		when := str(r.NextAttemptAt)
+		if r.SentAt != nil {
+			when = str(r.SentAt)
+		}
+		detail := r.Summary
+		if r.LastError != "" && r.Status != storage.OutboxSent {
+			detail = r.LastError
+		}
+		t.add(strconv.FormatInt(r.ID, 10), r.Status, dash(r.Channel), r.Kind, str(r.CreatedAt), strconv.Itoa(r.Attempts), dash(when), clip(detail, 100))
+	}
+	return t.write(w)
+}
+
+func str(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return ""
+}
+
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+func (a *app) alertsRetryCommand() *cobra.Command {
+	var failed bool
+	cmd := &cobra.Command{
+		Use:   "retry ID... | --failed",
+		Short: "Queue failed alerts again (after fixing what made Slack refuse them)",
+		Long: `Retry puts the named alerts, or with --failed every failed one, back in the
+queue, due now; a pending alert loses its back-off. The daemon sends them
+on its own; ` + "`pricewatch alerts deliver`" + ` sends them at once. An alert already
+delivered is refused: sending it again would post it twice.`,
+		Example: `  pricewatch alerts retry --failed
+  pricewatch alerts retry 17 18`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if failed == (len(args) > 0) {
+				return fmt.Errorf("name alert IDs or pass --failed (not both)")
+			}
+			var ids []int64
+			for _, s := range args {
+				id, err := strconv.ParseInt(s, 10, 64)
+				if err != nil || id <= 0 {
+					return fmt.Errorf("%q is not an alert ID (see `pricewatch alerts list`)", s)
+				}
+				ids = append(ids, id)
+			}
+			db, err := a.openDB(cmd.Context())
+			if err != nil {
+				return err
+			}
+			n, err := db.RetryFailed(cmd.Context(), ids)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "requeued %d alerts; the daemon sends them, or run `pricewatch alerts deliver` now\n", n)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&failed, "failed", false, "requeue every failed alert")
+	return cmd
+}
