@@ -469,3 +469,34 @@ func TestNewRulesErrors(t *testing.T) {
 		t.Errorf("Channels() = %s", got)
 	}
 }
+
+// TestExampleConfigRules: the shipped example's rules build, and its
+// defaults alert what the README promises: new H100/H200/B200 capacity,
+// on-demand drops of 5% or more, cheap H100 spot.
+func TestExampleConfigRules(t *testing.T) {
+	cfg, err := config.Load("../config.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, err := NewRules(cfg.Alerts, "C0GPUALERTS", groupRenderer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	newH200 := pricewatch.Change{Kind: pricewatch.AvailabilityNew, At: at, NewState: pricewatch.Offered,
+		Place:    pricewatch.AvailabilityKey{Provider: pricewatch.AWS, Region: "us-east-2", InstanceType: "p5en.48xlarge"},
+		Hardware: pricewatch.Hardware{GPUModel: "H200", GPUCount: 8}}
+	a100 := h100(pricewatch.OnDemand, "32.77")
+	a100.InstanceType, a100.GPUModel = "Standard_ND96amsr_A100_v4", "A100-80GB"
+	changes := []pricewatch.Change{
+		newH200,
+		priceChange(pricewatch.PriceChanged, a100, "32.77", "31.1315"),                          // −5%: alert
+		priceChange(pricewatch.PriceChanged, h100(pricewatch.OnDemand, "98.32"), "98.32", "95"), // −3.4%: no
+		priceChange(pricewatch.PriceChanged, h100(pricewatch.Spot, "25"), "25", "18.169536"),    // spot crosses 2.5/GPU-h
+		priceChange(pricewatch.PriceChanged, h100(pricewatch.Spot, "25"), "25", "18.169536"),    // (same change twice: reported once)
+	}
+	got := fmt.Sprint(events(rules.Groups(result(changes...))))
+	want := "[new-frontier-capacity:availability_new p5en.48xlarge price-drops:price_drop Standard_ND96amsr_A100_v4 -5% cheap-spot-h100:spot_below Standard_ND96isr_H100_v5 -27.32%]"
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
