@@ -269,6 +269,7 @@ func (f *Fetcher) readPriceFile(ctx context.Context, r *run, region, fileURL str
 	}
 	defer d.Close()
 	rp, err := parseOfferFile(d, region)
+	d.Close()
 	r.bytes += d.n
 	if err != nil {
 		return nil, incomplete(fmt.Errorf("price file %s: %w", fileURL, err))
@@ -283,6 +284,7 @@ func (f *Fetcher) readSavingsPlans(ctx context.Context, r *run, region, spURL st
 	}
 	defer d.Close()
 	_, offers, err := parseSavingsPlanFile(d, region, func(t string) bool { _, ok := r.types[t]; return ok })
+	d.Close()
 	r.bytes += d.n
 	if err != nil {
 		return incomplete(fmt.Errorf("savings plan file %s: %w", spURL, err))

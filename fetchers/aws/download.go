@@ -22,42 +22,128 @@ const maxResumes = 3
 // pinned to the same object (If-Range on its ETag) instead of starting a
 // several-hundred-megabyte file again. A body that ends short of its
 // Content-Length is an error, never a quiet end of file.
+//
+// The body is read ahead by a goroutine into a few fixed chunks, so that
+// network reads (and their system calls) overlap with parsing on another
+// core; memory stays at readAheadChunks × readAheadSize.
 type download struct {
 	ctx     context.Context
+	cancel  context.CancelFunc
 	f       *Fetcher
 	url     string
 	body    io.ReadCloser
-	n       int64 // bytes delivered to the reader
+	n       int64 // bytes received; read it after Close
 	size    int64 // Content-Length of the whole object, -1 if unknown
 	etag    string
 	ranges  bool
 	resumes int
 	prog    *progress
+
+	full, free chan []byte
+	stopped    chan struct{}
+	err        error  // why the goroutine stopped; read after full is closed
+	cur, last  []byte // the chunk being consumed
+	closed     bool
 }
 
+const (
+	readAheadChunks = 4
+	readAheadSize   = 256 << 10
+)
+
 func (f *Fetcher) open(ctx context.Context, url, label string) (*download, error) {
+	ctx, cancel := context.WithCancel(ctx)
 	resp, err := f.get(ctx, url, nil)
 	if err != nil {
+		cancel()
 		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
 		resp.Body.Close()
+		cancel()
 		return nil, fmt.Errorf("GET %s: unexpected HTTP %d", url, resp.StatusCode)
 	}
 	d := &download{
-		ctx: ctx, f: f, url: url, body: resp.Body, size: resp.ContentLength,
+		ctx: ctx, cancel: cancel, f: f, url: url, body: resp.Body, size: resp.ContentLength,
 		etag: resp.Header.Get("ETag"),
 		// A body the transport decompressed cannot be resumed by range:
 		// ranges count compressed bytes.
-		ranges: strings.EqualFold(resp.Header.Get("Accept-Ranges"), "bytes") && !resp.Uncompressed,
+		ranges:  strings.EqualFold(resp.Header.Get("Accept-Ranges"), "bytes") && !resp.Uncompressed,
+		full:    make(chan []byte, readAheadChunks),
+		free:    make(chan []byte, readAheadChunks),
+		stopped: make(chan struct{}),
 	}
 	if f.cfg.Progress != nil {
 		d.prog = &progress{w: f.cfg.Progress, label: label, size: d.size, start: time.Now()}
 	}
+	for range readAheadChunks {
+		d.free <- make([]byte, readAheadSize)
+	}
+	go d.pump()
 	return d, nil
 }
 
+// pump fills free chunks from the body until it ends or fails. There are
+// as many chunks as places in full, so sending never blocks.
+func (d *download) pump() {
+	defer close(d.stopped)
+	defer close(d.full)
+	for {
+		var b []byte
+		select {
+		case b = <-d.free:
+		case <-d.ctx.Done():
+			d.err = d.ctx.Err()
+			return
+		}
+		n := 0
+		var err error
+		for n < len(b) && err == nil {
+			var k int
+			k, err = d.readBody(b[n:])
+			n += k
+		}
+		if n > 0 {
+			d.full <- b[:n]
+		}
+		if err != nil {
+			d.err = err
+			return
+		}
+	}
+}
+
+// Read hands out the chunks the goroutine filled.
 func (d *download) Read(p []byte) (int, error) {
+	for len(d.cur) == 0 {
+		if d.last != nil {
+			d.free <- d.last[:cap(d.last)]
+			d.last = nil
+		}
+		b, ok := <-d.full
+		if !ok {
+			return 0, d.err
+		}
+		d.cur, d.last = b, b
+	}
+	n := copy(p, d.cur)
+	d.cur = d.cur[n:]
+	return n, nil
+}
+
+// Close stops the goroutine and releases the connection; n is final after.
+func (d *download) Close() error {
+	if d.closed {
+		return nil
+	}
+	d.closed = true
+	d.cancel()
+	<-d.stopped
+	return d.body.Close()
+}
+
+// readBody reads the response body, resuming after a dropped connection.
+func (d *download) readBody(p []byte) (int, error) {
 	for {
 		n, err := d.body.Read(p)
 		d.n += int64(n)
@@ -111,8 +197,6 @@ func (d *download) resume() error {
 	d.f.log.Info("resumed download", zap.String("url", d.url), zap.Int64("offset", d.n), zap.Int("attempt", d.resumes))
 	return nil
 }
-
-func (d *download) Close() error { return d.body.Close() }
 
 // progress writes a one-line status for long downloads to a terminal.
 type progress struct {

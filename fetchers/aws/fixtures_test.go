@@ -630,3 +630,5 @@ func gpuSavingsPlanRows(header []string, region string, linuxSKU map[string]stri
 	}
 	return rows
 }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -1,6 +1,7 @@
 package aws
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -130,6 +131,12 @@ func (p *productAttrs) plainLinux() bool {
 		(!p.set[aOperation] || p.is(aOperation, "RunInstances"))
 }
 
+var (
+	// Searched with a rare first byte, so that the search jumps.
+	gpuKey      = []byte(`gpu"`)
+	mlASICBytes = []byte("Learning ASIC")
+)
+
 // termKind is the section of `terms` being read.
 type termKind int
 
@@ -145,6 +152,7 @@ const (
 // every other SKU's terms are skipped unparsed.
 func parseOfferFile(r io.Reader, region string) (*regionPrices, error) {
 	s := newScanner(r)
+	var sub scanner // reads one captured product
 	out := &regionPrices{Types: map[string]typeFacts{}, LinuxSKU: map[string]string{}}
 	priced := map[string]string{} // Linux SKU → instance type
 	var (
@@ -158,29 +166,46 @@ func parseOfferFile(r io.Reader, region string) (*regionPrices, error) {
 
 	product := func(key []byte) error {
 		sku = append(sku[:0], key...)
+		products++
+		if c, err := s.next("product"); err != nil {
+			return err
+		} else if c != '{' {
+			return s.fail("product %s is not an object", sku)
+		}
+		raw, err := s.captureComposite("product")
+		if err != nil {
+			return err
+		}
+		// Most products are not GPU types; they are passed over on sight
+		// of their bytes (no "gpu" attribute, not an ML ASIC family)
+		// without parsing their forty attributes. A product written with
+		// escapes is parsed in full, so the test cannot be fooled.
+		if !bytes.Contains(raw, gpuKey) && !bytes.Contains(raw, mlASICBytes) && bytes.IndexByte(raw, '\\') < 0 {
+			return nil
+		}
 		family = family[:0]
 		attrs.reset()
-		products++
-		err := s.object("product", func(k []byte) error {
+		sub.reset(raw)
+		err = sub.object("product", func(k []byte) error {
 			switch string(k) {
 			case "productFamily":
-				v, err := s.readString("productFamily")
+				v, err := sub.readString("productFamily")
 				family = append(family, v...)
 				return err
 			case "attributes":
-				return s.object("attributes", func(k []byte) error {
+				return sub.object("attributes", func(k []byte) error {
 					i := attrIndex(k)
 					if i < 0 {
-						return s.skipValue("attributes")
+						return sub.skipValue("attributes")
 					}
-					v, err := s.readString("attribute " + string(k))
+					v, err := sub.readString("attributes")
 					if err == nil {
 						attrs.put(i, v)
 					}
 					return err
 				})
 			}
-			return s.skipValue("product")
+			return sub.skipValue("product")
 		})
 		if err != nil {
 			return err

@@ -2,10 +2,12 @@ package aws
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 )
 
 // scanner reads a JSON document from a stream without building it in
@@ -25,6 +27,22 @@ type scanner struct {
 	off int64 // stream offset of buf[0], for error messages
 	err error // sticky read error; io.EOF once the stream is done
 	key []byte
+	// slash is the index of the first backslash at or after some point
+	// already passed, len(buf) if there is none, or -1 after a refill.
+	slash int
+}
+
+// nextSlash returns the index of the first backslash at or after i, or
+// the end of the data. The buffer is searched once per refill, not once
+// per call: AWS files have no escapes.
+func (s *scanner) nextSlash(i int) int {
+	if s.slash < i {
+		s.slash = s.end
+		if j := bytes.IndexByte(s.buf[i:s.end], '\\'); j >= 0 {
+			s.slash = i + j
+		}
+	}
+	return s.slash
 }
 
 // scanBufSize bounds the longest string the scanner can return and is the
@@ -32,7 +50,12 @@ type scanner struct {
 const scanBufSize = 512 << 10
 
 func newScanner(r io.Reader) *scanner {
-	return &scanner{r: r, buf: make([]byte, scanBufSize)}
+	return &scanner{r: r, buf: make([]byte, scanBufSize), slash: -1}
+}
+
+// reset points the scanner at a complete document held in b (not copied).
+func (s *scanner) reset(b []byte) {
+	*s = scanner{buf: b, end: len(b), err: io.EOF, key: s.key[:0], slash: -1}
 }
 
 // syntaxError is a malformed or cut-off document.
@@ -64,6 +87,7 @@ func (s *scanner) refill() (shift int, ok bool) {
 		return 0, false
 	}
 	shift = s.pos
+	s.slash = -1
 	if shift > 0 {
 		s.end = copy(s.buf, s.buf[s.pos:s.end])
 		s.off += int64(shift)
@@ -86,17 +110,70 @@ func (s *scanner) refill() (shift int, ok bool) {
 	}
 }
 
+// SWAR (SIMD within a register) helpers: eight bytes are tested at once.
+const (
+	lo8     = 0x0101010101010101
+	hi8     = 0x8080808080808080
+	spaces8 = 0x2020202020202020
+	quotes8 = 0x2222222222222222
+	slash8  = 0x5c5c5c5c5c5c5c5c
+)
+
+// zeroBytes flags (with 0x80) the zero bytes of v; the lowest flag is
+// exact, higher ones may be false, so only the lowest is ever used.
+func zeroBytes(v uint64) uint64 { return (v - lo8) &^ v & hi8 }
+
+func load8(b []byte, i int) uint64 { return binary.LittleEndian.Uint64(b[i:]) }
+
+// stringEnd finds the closing quote of a string whose contents start at
+// buf[i]. It returns -1 if buf ends first, and whether the string holds
+// escapes.
+func stringEnd(buf []byte, i int) (end int, escaped bool) {
+	for {
+		for i+8 <= len(buf) {
+			x := load8(buf, i)
+			if m := zeroBytes(x^quotes8) | zeroBytes(x^slash8); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				goto special
+			}
+			i += 8
+		}
+		for i < len(buf) && buf[i] != '"' && buf[i] != '\\' {
+			i++
+		}
+		if i >= len(buf) {
+			return -1, escaped
+		}
+	special:
+		if buf[i] == '"' {
+			return i, escaped
+		}
+		escaped = true
+		i += 2
+		if i > len(buf) {
+			return -1, escaped
+		}
+	}
+}
+
 // next skips whitespace and returns the next byte without consuming it.
 func (s *scanner) next(what string) (byte, error) {
 	for {
-		for s.pos < s.end {
-			switch c := s.buf[s.pos]; c {
-			case ' ', '\n', '\r', '\t':
-				s.pos++
-			default:
+		buf := s.buf[:s.end]
+		i := s.pos
+		for i < len(buf) {
+			c := buf[i]
+			if c != ' ' && c != '\n' && c != '\r' && c != '\t' {
+				s.pos = i
 				return c, nil
 			}
+			i++
+			// Indentation comes in runs of spaces.
+			for i+8 <= len(buf) && load8(buf, i) == spaces8 {
+				i += 8
+			}
 		}
+		s.pos = i
 		if _, ok := s.refill(); !ok {
 			return 0, s.eofError(what)
 		}
@@ -125,33 +202,24 @@ func (s *scanner) readString(what string) ([]byte, error) {
 		return nil, s.fail("want a string for %s, found %q", what, c)
 	}
 	start := s.pos // the opening quote stays in the buffer until we return
-	from := start + 1
 	for {
-		if i := bytes.IndexByte(s.buf[from:s.end], '"'); i >= 0 {
-			q := from + i
-			if escapedQuote(s.buf, start+1, q) {
-				from = q + 1
-				continue
-			}
-			s.pos = q + 1
-			raw := s.buf[start+1 : q]
-			if bytes.IndexByte(raw, '\\') < 0 {
-				return raw, nil
+		if end, escaped := stringEnd(s.buf[:s.end], start+1); end >= 0 {
+			s.pos = end + 1
+			if !escaped {
+				return s.buf[start+1 : end], nil
 			}
 			var v string
-			if err := json.Unmarshal(s.buf[start:q+1], &v); err != nil {
+			if err := json.Unmarshal(s.buf[start:end+1], &v); err != nil {
 				return nil, s.fail("bad string escape in %s", what)
 			}
 			return []byte(v), nil
 		}
-		from = s.end
 		s.pos = start
 		shift, ok := s.refill()
 		if !ok {
-			return nil, s.eofError("a string in " + what)
+			return nil, s.eofError(what)
 		}
 		start -= shift
-		from -= shift
 	}
 }
 
@@ -175,39 +243,22 @@ func (s *scanner) readScalar(what string) ([]byte, error) {
 	return s.buf[start:s.pos], nil
 }
 
-// skipString skips a string value without unescaping it.
+// skipString skips a string value without unescaping it; buf[pos] is its
+// opening quote.
 func (s *scanner) skipString(what string) error {
 	start := s.pos
-	from := start + 1
 	for {
-		if i := bytes.IndexByte(s.buf[from:s.end], '"'); i >= 0 {
-			q := from + i
-			if escapedQuote(s.buf, start+1, q) {
-				from = q + 1
-				continue
-			}
-			s.pos = q + 1
+		if end, _ := stringEnd(s.buf[:s.end], start+1); end >= 0 {
+			s.pos = end + 1
 			return nil
 		}
-		from = s.end
 		s.pos = start
 		shift, ok := s.refill()
 		if !ok {
-			return s.eofError("a string in " + what)
+			return s.eofError(what)
 		}
 		start -= shift
-		from -= shift
 	}
-}
-
-// escapedQuote reports whether the quote at q is preceded by an odd number
-// of backslashes (and so belongs to the string).
-func escapedQuote(b []byte, lo, q int) bool {
-	n := 0
-	for i := q - 1; i >= lo && b[i] == '\\'; i-- {
-		n++
-	}
-	return n%2 == 1
 }
 
 // object reads the members of an object. For each key it calls member,
@@ -226,16 +277,20 @@ func (s *scanner) object(what string, member func(key []byte) error) error {
 		return nil
 	}
 	for {
-		raw, err := s.readString(what + " key")
+		key, err := s.readString(what)
 		if err != nil {
 			return err
 		}
-		// Copy the key: reaching the ':' may refill the buffer under it.
-		s.key = append(s.key[:0], raw...)
-		if err := s.expect(':', what); err != nil {
-			return err
+		if j := s.pos; j < s.end && s.buf[j] == ':' {
+			s.pos++ // the usual case: the key slice stays valid
+		} else {
+			// Reaching the ':' may refill the buffer under the key.
+			s.key = append(s.key[:0], key...)
+			if err := s.expect(':', what); err != nil {
+				return err
+			}
+			key = s.key
 		}
-		key := s.key
 		if err := member(key); err != nil {
 			return err
 		}
@@ -289,14 +344,6 @@ func (s *scanner) array(what string, elem func() error) error {
 	}
 }
 
-// byteClass marks the bytes skipComposite stops at.
-var byteClass = func() (t [256]uint8) {
-	t['"'] = 1
-	t['{'], t['['] = 2, 2
-	t['}'], t[']'] = 3, 3
-	return t
-}()
-
 // skipValue skips one value of any kind.
 func (s *scanner) skipValue(what string) error {
 	c, err := s.next(what)
@@ -343,87 +390,123 @@ func (s *scanner) skipScalar(what string) (start int, err error) {
 	}
 }
 
-// skipComposite skips an object or array, matching brackets and stepping
-// over strings. It does not check what lies between (commas, colons): a
-// skipped part only has to be well-bracketed, which is what a cut-off or
-// spliced download breaks.
+// skipComposite skips an object or array. It does not check what lies
+// inside (commas, colons, nested brackets of the other kind): a skipped
+// part only has to be well-bracketed, which is what a cut-off download
+// breaks.
 func (s *scanner) skipComposite(what string) error {
-	// Open brackets as a bit stack: 1 for '{', 0 for '['.
-	var stack [4]uint64
-	depth := 0
+	_, err := s.skipCompositeFrom(false, what)
+	return err
+}
+
+// captureComposite skips an object or array and returns its bytes, valid
+// until the next read.
+func (s *scanner) captureComposite(what string) ([]byte, error) {
+	start, err := s.skipCompositeFrom(true, what)
+	if err != nil {
+		return nil, err
+	}
+	return s.buf[start:s.pos], nil
+}
+
+// skipCompositeFrom skips the object (or array) at buf[pos] by counting
+// its kind of bracket outside strings until they balance. With keep, its
+// bytes stay in the buffer across refills and the index of its start is
+// returned.
+//
+// Go has no vector instructions outside assembly, but bytes.IndexByte and
+// bytes.Count are written in it, so the work is phrased in their terms:
+// jump to the next bracket, and decide whether it lies inside a string by
+// the parity of the quotes counted since the last one. A stretch holding a
+// backslash (an escape, which AWS files do not use) goes through a
+// byte-at-a-time state machine instead, so escaped quotes are handled
+// exactly.
+func (s *scanner) skipCompositeFrom(keep bool, what string) (start int, err error) {
+	start = s.pos
+	st := skipState{open: s.buf[s.pos], close: '}'}
+	if st.open == '[' {
+		st.close = ']'
+	}
 	i := s.pos
 	for {
 		buf := s.buf[:s.end]
 		for i < len(buf) {
-			c := buf[i]
-			switch byteClass[c] {
-			case 0:
+			rest := buf[i:]
+			if st.escape {
+				// The byte after a backslash is taken literally.
+				st.escape = false
 				i++
 				continue
-			case 1: // string: jump to its closing quote
-				j := i + 1
-				for {
-					k := bytes.IndexByte(buf[j:], '"')
-					if k < 0 {
-						j = -1
-						break
-					}
-					j += k
-					if !escapedQuote(buf, i+1, j) {
-						break
-					}
-					j++
-				}
-				if j < 0 {
-					// The string continues past the buffer; keep it
-					// from its opening quote so escapes stay checkable.
-					s.pos = i
-					shift, ok := s.refill()
-					if !ok {
-						return s.eofError(what)
-					}
-					i -= shift
-					buf = s.buf[:s.end]
-					continue
-				}
-				i = j + 1
-			case 2:
-				if depth == len(stack)*64 {
-					s.pos = i
-					return s.fail("nesting deeper than %d in %s", depth, what)
-				}
-				w, b := depth/64, uint(depth%64)
-				if c == '{' {
-					stack[w] |= 1 << b
-				} else {
-					stack[w] &^= 1 << b
-				}
-				depth++
-				i++
-			case 3:
-				if depth == 0 {
-					s.pos = i
-					return s.fail("unbalanced %q in %s", c, what)
-				}
-				depth--
-				isObj := stack[depth/64]&(1<<uint(depth%64)) != 0
-				if isObj != (c == '}') {
-					s.pos = i
-					return s.fail("mismatched %q in %s", c, what)
-				}
-				i++
-				if depth == 0 {
-					s.pos = i
-					return nil
-				}
+			}
+			p := bytes.IndexByte(rest, st.close)
+			if p < 0 {
+				p = len(rest)
+			}
+			if o := bytes.IndexByte(rest[:p], st.open); o >= 0 {
+				p = o
+			}
+			// rest[:p] has no bracket of ours; rest[p], if any, is one.
+			seg := rest[:p]
+			if i+p > s.nextSlash(i) {
+				st.slow(seg)
+			} else if bytes.Count(seg, quote)%2 == 1 {
+				st.inString = !st.inString
+			}
+			i += p
+			if p == len(rest) {
+				break
+			}
+			i++
+			if st.inString {
+				continue
+			}
+			if rest[p] == st.open {
+				st.depth++
+				continue
+			}
+			st.depth--
+			if st.depth == 0 {
+				s.pos = i
+				return start, nil
 			}
 		}
 		s.pos = i
+		if keep {
+			s.pos = start
+		}
 		shift, ok := s.refill()
 		if !ok {
-			return s.eofError(what)
+			return start, s.eofError(what)
 		}
 		i -= shift
+		start -= shift
+	}
+}
+
+var quote = []byte{'"'}
+
+// skipState carries bracket depth and string state across stretches.
+type skipState struct {
+	open, close byte
+	depth       int
+	inString    bool
+	escape      bool // the last byte seen was a backslash inside a string
+}
+
+// slow follows strings and escapes byte by byte through a stretch that
+// holds no bracket of ours.
+func (st *skipState) slow(b []byte) {
+	for _, c := range b {
+		switch {
+		case st.escape:
+			st.escape = false
+		case !st.inString:
+			st.inString = c == '"'
+		case c == '\\':
+			st.escape = true
+		case c == '"':
+			st.inString = false
+		}
 	}
 }
 

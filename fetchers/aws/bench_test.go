@@ -1,0 +1,362 @@
+package aws
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/pricewatch/pricewatch/fetchers"
+)
+
+// genFile is a real-layout EC2 price file of any size, produced as it is
+// read (nothing is held or written but a few hundred kilobytes of
+// templates). It is made of the same real objects as the test fixtures:
+//
+//   - once: the envelope and a Linux product per GPU type, each with its
+//     OnDemand term and twelve Reserved terms (the prices to find);
+//   - repeated until the size is reached: a block of decoys of every GPU
+//     type (nine variants each), non-GPU instance types in ten variants,
+//     and storage products, with their OnDemand terms and, for the Linux
+//     and Windows variants, twelve Reserved terms. SKUs carry the
+//     repetition number, so every SKU in the file is distinct.
+//
+// That mix (products ~45% of the bytes, terms ~55%, about 3 kB per
+// product) matches a real region file: ap-east-2 was 43 MB with 17,365
+// products.
+type genFile struct {
+	segs []genSeg
+	size int64
+	want int // offers the fetcher must find
+}
+
+type genSeg struct {
+	data    []byte
+	repeat  int   // 0: static, once
+	patches []int // offsets of the 8-digit repetition counter in data
+}
+
+// blockSKU leaves 8 digits for the repetition counter.
+func blockSKU(i int) string { return fmt.Sprintf("BK%06d%08d", i, 0) }
+
+var benchGPUTypes = []string{
+	"p3.8xlarge", "p4d.24xlarge", "p4de.24xlarge", "p5.48xlarge", "p5en.48xlarge", "p6-b200.48xlarge",
+	"g4dn.xlarge", "g4dn.2xlarge", "g4dn.4xlarge", "g4dn.8xlarge", "g4dn.12xlarge", "g4dn.16xlarge", "g4dn.metal",
+	"g5.48xlarge", "g6.xlarge",
+}
+
+var benchPlainTypes = []string{
+	"m5.large", "m5.xlarge", "m5.2xlarge", "m5.4xlarge", "m5.8xlarge", "m5.12xlarge", "m5.16xlarge", "m5.24xlarge",
+	"c5.large", "c5.xlarge", "c5.2xlarge", "c5.4xlarge", "c5.9xlarge", "c5.12xlarge", "c5.18xlarge", "c5.24xlarge",
+	"r5.large", "r5.xlarge", "r5.2xlarge", "r5.4xlarge", "r5.8xlarge", "r5.12xlarge", "r5.16xlarge", "r5.24xlarge",
+	"t3.nano", "t3.micro", "t3.small", "t3.medium", "t3.large", "t3.xlarge",
+}
+
+func newGenFile(tb testing.TB, target int64) *genFile {
+	tb.Helper()
+	s := loadSamples(tb)
+	const region = "us-east-1"
+	entry := func(sku string, obj []byte) []byte { return []byte(fmt.Sprintf(",\n    %q: %s", sku, obj)) }
+
+	// Once: the GPU types' Linux products.
+	var head, od1, ri1 bytes.Buffer
+	fmt.Fprintf(&head, "{\n  \"formatVersion\": \"v1.0\",\n  \"disclaimer\": %s,\n  \"offerCode\": \"AmazonEC2\",\n  \"version\": %q,\n  \"publicationDate\": \"2026-11-01T00:00:00Z\",\n  \"products\": {",
+		strconv.Quote(s.disclaimer), v1)
+	want := 0
+	for i, t := range benchGPUTypes {
+		sku := skuFor("bench" + t)
+		sep := ","
+		if i == 0 {
+			sep = ""
+		}
+		fmt.Fprintf(&head, "%s\n    %q: %s", sep, sku, s.gpuProduct(tb, sku, region, t, variantNamed("linux")))
+		fmt.Fprintf(&od1, "%s\n      %q: %s", sep, sku, s.onDemand(tb, sku, fmt.Sprintf("%.10f", 1+float64(i))))
+		fmt.Fprintf(&ri1, "%s\n      %q: %s", sep, sku, s.reserved(tb, sku, t, sixByClass(1+float64(i))))
+		want += 1 + 12
+	}
+
+	// Repeated: decoys and other types.
+	var bp, bod, bri bytes.Buffer
+	n := 0
+	add := func(product []byte, sku string, reserved bool, itype string) {
+		bp.Write(entry(sku, product))
+		bod.Write(entry(sku, s.onDemand(tb, sku, "1.2345000000")))
+		if reserved {
+			bri.Write(entry(sku, s.reserved(tb, sku, itype, sixByClass(1.2345))))
+		}
+		n++
+	}
+	for _, t := range benchGPUTypes {
+		for _, name := range allDecoys {
+			sku := blockSKU(n)
+			add(s.gpuProduct(tb, sku, region, t, variantNamed(name)), sku, name == "windows", t)
+		}
+	}
+	for _, t := range benchPlainTypes {
+		for _, v := range variants {
+			sku := blockSKU(n)
+			p := replace(s.m5Product(tb, sku, region), "m5.large", t)
+			for _, kv := range [][2]string{{"operatingSystem", v.os}, {"licenseModel", v.license}, {"tenancy", v.tenancy},
+				{"preInstalledSw", v.sw}, {"capacitystatus", v.capacity}, {"operation", v.operation}, {"usagetype", v.usage + ":" + t}} {
+				p = setStr(tb, p, kv[0], kv[1])
+			}
+			add(p, sku, v.name == "linux" || v.name == "windows", t)
+		}
+	}
+	for i := 0; i < 20; i++ {
+		sku := blockSKU(n)
+		add(setStr(tb, replace(s.gp3, "M6UGCCQ3CDJQAA37", sku), "regionCode", region), sku, false, "")
+	}
+
+	patches := func(b []byte) []int {
+		var out []int
+		for i := 0; i < n; i++ {
+			sku := []byte(blockSKU(i))
+			for off := 0; ; {
+				j := bytes.Index(b[off:], sku)
+				if j < 0 {
+					break
+				}
+				out = append(out, off+j+8)
+				off += j + len(sku)
+			}
+		}
+		return out
+	}
+	mid1 := append([]byte("\n  },\n  \"terms\": {\n    \"OnDemand\": {"), od1.Bytes()...)
+	mid2 := append([]byte("\n    },\n    \"Reserved\": {"), ri1.Bytes()...)
+	tail := []byte("\n    }\n  },\n  \"attributesList\": {}\n}\n")
+	static := int64(head.Len() + len(mid1) + len(mid2) + len(tail))
+	perRep := int64(bp.Len() + bod.Len() + bri.Len())
+	reps := int((target - static + perRep - 1) / perRep)
+	g := &genFile{want: want, segs: []genSeg{
+		{data: head.Bytes()},
+		{data: bp.Bytes(), repeat: reps, patches: patches(bp.Bytes())},
+		{data: mid1},
+		{data: bod.Bytes(), repeat: reps, patches: patches(bod.Bytes())},
+		{data: mid2},
+		{data: bri.Bytes(), repeat: reps, patches: patches(bri.Bytes())},
+		{data: tail},
+	}}
+	g.size = static + int64(reps)*perRep
+	return g
+}
+
+// reader returns a fresh stream of the file. Each reader patches its own
+// copy of the blocks, so concurrent readers do not interfere.
+func (g *genFile) reader() *genReader {
+	r := &genReader{g: g}
+	r.segs = make([]genSeg, len(g.segs))
+	for i, s := range g.segs {
+		r.segs[i] = s
+		if s.repeat > 0 {
+			r.segs[i].data = bytes.Clone(s.data)
+		}
+	}
+	return r
+}
+
+type genReader struct {
+	g    *genFile
+	segs []genSeg
+	seg  int // current segment
+	rep  int // repetitions of it done
+	cur  []byte
+}
+
+// advance makes cur the next chunk of the file; false at the end.
+func (r *genReader) advance() bool {
+	for r.seg < len(r.segs) {
+		s := &r.segs[r.seg]
+		if s.repeat == 0 && r.rep == 0 {
+			r.rep = 1
+			r.cur = s.data
+			return true
+		}
+		if r.rep < s.repeat {
+			var digits [8]byte
+			copy(digits[:], fmt.Sprintf("%08d", r.rep))
+			for _, off := range s.patches {
+				copy(s.data[off:off+8], digits[:])
+			}
+			r.rep++
+			r.cur = s.data
+			return true
+		}
+		r.seg++
+		r.rep = 0
+	}
+	return false
+}
+
+func (r *genReader) Read(p []byte) (int, error) {
+	for len(r.cur) == 0 {
+		if !r.advance() {
+			return 0, io.EOF
+		}
+	}
+	n := copy(p, r.cur)
+	r.cur = r.cur[n:]
+	return n, nil
+}
+
+// WriteTo hands whole blocks to the writer (the HTTP server), sparing a copy.
+func (r *genReader) WriteTo(w io.Writer) (int64, error) {
+	var total int64
+	for {
+		if len(r.cur) == 0 && !r.advance() {
+			return total, nil
+		}
+		n, err := w.Write(r.cur)
+		total += int64(n)
+		r.cur = r.cur[n:]
+		if err != nil {
+			return total, err
+		}
+	}
+}
+
+// heapPeak samples the heap in use until stopped and returns its maximum.
+func heapPeak() (stop func() uint64) {
+	runtime.GC()
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(5 * time.Millisecond)
+		defer t.Stop()
+		var ms runtime.MemStats
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse > peak.Load() {
+				peak.Store(ms.HeapInuse)
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() uint64 { close(done); wg.Wait(); return peak.Load() }
+}
+
+var benchSizes = []struct {
+	name string
+	size int64
+}{{"100MB", 100 << 20}, {"1GB", 1 << 30}}
+
+// BenchmarkIngest measures a fetch end to end: an httptest server streams a
+// generated region file, and the fetcher downloads, parses and turns it
+// into offers. MB/s is over the file's bytes; peak-heap-MB is the largest
+// heap in use during the runs (server and client share the process).
+func BenchmarkIngest(b *testing.B) {
+	for _, sz := range benchSizes {
+		b.Run(sz.name, func(b *testing.B) {
+			gen := newGenFile(b, sz.size)
+			s := loadSamples(b)
+			index := []byte(fmt.Sprintf(`{"formatVersion":"v1.0","disclaimer":%q,"publicationDate":"2026-11-01T00:00:00Z","regions":{"us-east-1":{"regionCode":"us-east-1","currentVersionUrl":%q}}}`,
+				s.disclaimer, ec2Path(v1, "us-east-1")))
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				switch r.URL.Path {
+				case ec2RegionIndexPath:
+					w.Write(index)
+				case ec2Path(v1, "us-east-1"):
+					w.Header().Set("Content-Length", strconv.FormatInt(gen.size, 10))
+					io.Copy(w, gen.reader())
+				default:
+					http.NotFound(w, r)
+				}
+			}))
+			defer srv.Close()
+			f, err := New(Config{Endpoint: srv.URL}, fetchers.NewClient(fetchers.DefaultRetryPolicy()), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(gen.size)
+			b.ReportAllocs()
+			stop := heapPeak()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				snap, err := f.Fetch(context.Background(), fetchers.Previous{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(snap.Offers) != gen.want {
+					b.Fatalf("%d offers, want %d", len(snap.Offers), gen.want)
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(stop())/(1<<20), "peak-heap-MB")
+		})
+	}
+}
+
+// BenchmarkParse measures the parser alone over the generated stream.
+func BenchmarkParse(b *testing.B) {
+	for _, sz := range benchSizes {
+		b.Run(sz.name, func(b *testing.B) {
+			gen := newGenFile(b, sz.size)
+			b.SetBytes(gen.size)
+			b.ReportAllocs()
+			stop := heapPeak()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				rp, err := parseOfferFile(gen.reader(), "us-east-1")
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(rp.Offers) != gen.want {
+					b.Fatalf("%d offers, want %d", len(rp.Offers), gen.want)
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(stop())/(1<<20), "peak-heap-MB")
+		})
+	}
+}
+
+// TestGeneratedFileIsRealLayout checks the benchmark's generator against
+// the parser and encoding/json on a small size, so that the benchmark
+// measures a valid file.
+func TestGeneratedFileIsRealLayout(t *testing.T) {
+	gen := newGenFile(t, 8<<20)
+	raw, err := io.ReadAll(gen.reader())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(len(raw)) != gen.size {
+		t.Fatalf("generated %d bytes, promised %d", len(raw), gen.size)
+	}
+	var doc struct {
+		Products map[string]struct {
+			Attributes map[string]string `json:"attributes"`
+		} `json:"products"`
+		Terms map[string]map[string]map[string]any `json:"terms"`
+	}
+	if err := jsonUnmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d bytes, %d products (%.0f bytes each), products section %.0f%%", len(raw), len(doc.Products),
+		float64(len(raw))/float64(len(doc.Products)), 100*float64(bytes.Index(raw, []byte(`"terms"`)))/float64(len(raw)))
+	if len(doc.Products) < 1500 || len(doc.Terms["OnDemand"]) != len(doc.Products) {
+		t.Errorf("%d products, %d with on-demand terms", len(doc.Products), len(doc.Terms["OnDemand"]))
+	}
+	rp, err := parseOfferFile(bytes.NewReader(raw), "us-east-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rp.Offers) != gen.want || len(rp.Types) != len(benchGPUTypes) {
+		t.Errorf("%d offers (want %d), %d types", len(rp.Offers), gen.want, len(rp.Types))
+	}
+}
