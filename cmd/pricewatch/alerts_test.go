@@ -364,6 +364,11 @@ func TestOutboxFuncNeedsAChannelWithAToken(t *testing.T) {
 	if _, err := a.outboxFunc(); err == nil || !strings.Contains(err.Error(), "price-drops have no channel") {
 		t.Errorf("err = %v", err)
 	}
+	// Through SaveOptions.Outbox the error fails the run: nothing stored
+	// without its alert.
+	if _, err := a.alertOutbox()(&storage.Result{}); err == nil || !strings.Contains(err.Error(), "no channel") {
+		t.Errorf("alertOutbox: err = %v", err)
+	}
 	// Without Slack the alerts go to the log: no channel needed.
 	t.Setenv(envSlackToken, "")
 	if fn, err := a.outboxFunc(); err != nil || fn == nil {

@@ -45,6 +45,19 @@ func (a *app) outboxFunc() (func(*storage.Result) ([]storage.OutboxMessage, erro
 	return rules.Messages, nil
 }
 
+// alertOutbox is outboxFunc for storage.SaveOptions.Outbox, which cannot
+// return an error: a rule set that does not build makes every run fail with
+// that error rather than store changes without their alerts (the next run
+// after the fix finds the same changes and alerts them). Check outboxFunc
+// at start-up so this stays theoretical.
+func (a *app) alertOutbox() func(*storage.Result) ([]storage.OutboxMessage, error) {
+	fn, err := a.outboxFunc()
+	if err != nil {
+		return func(*storage.Result) ([]storage.OutboxMessage, error) { return nil, err }
+	}
+	return fn
+}
+
 // newNotifier builds the Slack notifier from the config: the bot token
 // ($PRICEWATCH_SLACK_TOKEN, slack.token or slack.token_file) when set, else
 // slack.webhook_url; without either, alerts go to the log.
