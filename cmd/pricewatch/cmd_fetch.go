@@ -25,6 +25,10 @@ A provider without credentials is skipped, not failed.`,
 					return fmt.Errorf("--provider %q: want one of %v", p, providerNames)
 				}
 			}
+			// A broken alert rule is reported before anything is fetched.
+			if _, err := a.outboxFunc(); err != nil {
+				return err
+			}
 			jobs, err := a.buildJobs(only)
 			if err != nil {
 				return err
@@ -48,6 +52,9 @@ A provider without credentials is skipped, not failed.`,
 				}
 			}
 			for _, line := range a.afterCycle(ctx, db) {
+				fmt.Fprintln(a.stdout, line)
+			}
+			if line := a.deliverAfterFetch(ctx, db); line != "" {
 				fmt.Fprintln(a.stdout, line)
 			}
 			if failed > 0 || ctx.Err() != nil {

@@ -65,6 +65,8 @@ type daemon struct {
 
 	// nudge wakes the alert dispatcher after a run queued messages.
 	nudge chan struct{}
+	// reloaded tells the dispatcher to pick up a reloaded config.
+	reloaded chan struct{}
 	// fxUpdated is when exchange rates were last fetched (unix nanos); the
 	// ECB publishes once a day, so one fetch an hour is plenty.
 	fxUpdated atomic.Int64
@@ -76,7 +78,10 @@ func (d *daemon) maybeUpdateFX() {
 	if time.Since(last) < time.Hour || !d.fxUpdated.CompareAndSwap(last.UnixNano(), time.Now().UnixNano()) {
 		return
 	}
-	d.a.afterCycle(d.ctx, d.db)
+	d.mu.Lock()
+	candidate := *d.a
+	d.mu.Unlock()
+	candidate.afterCycle(d.ctx, d.db)
 	d.refreshFXAge(d.ctx)
 }
 
@@ -106,7 +111,10 @@ func (a *app) runDaemon(ctx context.Context) error {
 	}
 	d := &daemon{
 		a: a, ctx: ctx, db: db, metrics: newMetrics(), health: &health{}, notify: notify, log: a.log,
-		locks: map[string]*sync.Mutex{}, nudge: make(chan struct{}, 1),
+		locks: map[string]*sync.Mutex{}, nudge: make(chan struct{}, 1), reloaded: make(chan struct{}, 1),
+	}
+	if _, err := a.outboxFunc(); err != nil {
+		return err
 	}
 	d.health.beat()
 	if err := d.schedule(); err != nil {
@@ -214,7 +222,12 @@ func (d *daemon) runJob(job providerJob) {
 	d.runs.Add(1)
 	defer d.runs.Done()
 	d.notify.Status(fmt.Sprintf("fetching %s", job.name))
-	sum := runProvider(d.ctx, d.db, job, d.a.saveOptions(), d.log)
+	// The config may be swapped by a reload while the run goes on; take
+	// what the run needs now.
+	d.mu.Lock()
+	opts := d.a.saveOptions()
+	d.mu.Unlock()
+	sum := runProvider(d.ctx, d.db, job, opts, d.log)
 	d.metrics.observe(sum)
 	d.notify.Status(fmt.Sprintf("last run: %s %s at %s", job.name, sum.Status, time.Now().UTC().Format("15:04Z")))
 	d.maybeUpdateFX()
@@ -269,6 +282,13 @@ func (d *daemon) reload() {
 		}
 	}()
 	cfg, err := config.Load(config.Locate(d.a.configFlag))
+	if err == nil {
+		// Alert rules are checked against the new config before it
+		// replaces the running one.
+		candidate := *d.a
+		candidate.cfg = cfg
+		_, err = candidate.outboxFunc()
+	}
 	if err != nil {
 		d.log.Error("config reload failed; keeping the running config", zap.Error(err))
 		return
@@ -289,6 +309,10 @@ func (d *daemon) reload() {
 			d.log.Error("restoring the previous schedule failed", zap.Error(err))
 		}
 		return
+	}
+	select {
+	case d.reloaded <- struct{}{}:
+	default:
 	}
 	d.log.Info("config reloaded", zap.String("file", cfg.Source))
 }

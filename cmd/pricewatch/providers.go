@@ -106,12 +106,16 @@ func (u unconfigured) Fetch(context.Context, fetchers.Previous) (*pricewatch.Sna
 
 // secrets lists the values the log redactor must mask.
 func (a *app) secrets(s ...config.Secret) []string {
+	// Clip so that appending never writes into an array a copy of the app
+	// (the daemon snapshots it across reloads) still reads.
+	out := slices.Clip(a.secretValues)
 	for _, v := range s {
-		if !v.Empty() {
-			a.secretValues = append(a.secretValues, v.Value())
+		if !v.Empty() && !slices.Contains(out, v.Value()) {
+			out = append(out, v.Value())
 		}
 	}
-	return a.secretValues
+	a.secretValues = out
+	return out
 }
 
 // saveOptions are the storage settings every run uses.
@@ -119,6 +123,7 @@ func (a *app) saveOptions() storage.SaveOptions {
 	return storage.SaveOptions{
 		MinOfferRatio:     a.cfg.Fetch.MinOfferRatio,
 		WithdrawAfterRuns: a.cfg.Alerts.WithdrawAfterRuns,
+		Outbox:            a.alertOutbox(),
 	}
 }
 
