@@ -180,7 +180,8 @@ func parseOfferFile(r io.Reader, region string) (*regionPrices, error) {
 		// of their bytes (no "gpu" attribute, not an ML ASIC family)
 		// without parsing their forty attributes. A product written with
 		// escapes is parsed in full, so the test cannot be fooled.
-		if !bytes.Contains(raw, gpuKey) && !bytes.Contains(raw, mlASICBytes) && bytes.IndexByte(raw, '\\') < 0 {
+		escaped := s.nextSlash(s.pos-len(raw)) < s.pos
+		if !escaped && !bytes.Contains(raw, gpuKey) && !bytes.Contains(raw, mlASICBytes) {
 			return nil
 		}
 		family = family[:0]

@@ -430,6 +430,9 @@ func (s *scanner) skipCompositeFrom(keep bool, what string) (start int, err erro
 	i := s.pos
 	for {
 		buf := s.buf[:s.end]
+		// The next closing bracket, remembered: several opening ones may
+		// come before it, and it is not searched for again each time.
+		closeAt := -1
 		for i < len(buf) {
 			rest := buf[i:]
 			if st.escape {
@@ -438,10 +441,13 @@ func (s *scanner) skipCompositeFrom(keep bool, what string) (start int, err erro
 				i++
 				continue
 			}
-			p := bytes.IndexByte(rest, st.close)
-			if p < 0 {
-				p = len(rest)
+			if closeAt < i {
+				closeAt = len(buf)
+				if c := bytes.IndexByte(rest, st.close); c >= 0 {
+					closeAt = i + c
+				}
 			}
+			p := closeAt - i
 			if o := bytes.IndexByte(rest[:p], st.open); o >= 0 {
 				p = o
 			}
