@@ -18,6 +18,7 @@ type historyFlags struct {
 	regions   []string
 	since     string
 	format    string
+	plot      bool
 }
 
 func (a *app) historyCommand() *cobra.Command {
@@ -26,11 +27,15 @@ func (a *app) historyCommand() *cobra.Command {
 		Use:   "history INSTANCE_TYPE",
 		Short: "Show the price history of an instance type as validity intervals",
 		Example: `  pricewatch history p5.48xlarge --region us-east-1
-  pricewatch history Standard_ND96isr_H100_v5 --since 30d --format json`,
+  pricewatch history Standard_ND96isr_H100_v5 --since 30d --format json
+  pricewatch history ecs.gn7-c13g1.26xlarge --since 90d --plot`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(f.format); err != nil {
 				return err
+			}
+			if f.plot && f.format != formatTable {
+				return fmt.Errorf("--plot draws a chart in the terminal; leave out --format %s", f.format)
 			}
 			since, err := parseSince(f.since, time.Now().UTC())
 			if err != nil {
@@ -46,6 +51,9 @@ func (a *app) historyCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if f.plot {
+				return writeHistoryPlot(a.stdout, args[0], rows)
+			}
 			return writeHistory(a.stdout, f.format, rows)
 		},
 	}
@@ -53,6 +61,7 @@ func (a *app) historyCommand() *cobra.Command {
 	cmd.Flags().StringSliceVar(&f.regions, "region", nil, "only this region code; repeatable")
 	cmd.Flags().StringVar(&f.since, "since", "", "only intervals valid since a duration ago (30d, 12h) or a date (2026-01-01)")
 	cmd.Flags().StringVar(&f.format, "format", formatTable, "output format: table, json or csv")
+	cmd.Flags().BoolVar(&f.plot, "plot", false, "draw the effective hourly prices as a chart instead of tables")
 	return cmd
 }
 

@@ -1,0 +1,487 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/storage"
+)
+
+// updateAnalysisGolden rewrites the golden outputs under testdata/analysis
+// (go test ./cmd/pricewatch -run 'Compare|Savings|Trends|Recommend|Plot' -update).
+// It shares the -update flag with any other test file of the package that
+// defined it first.
+var updateAnalysisGolden = func() func() bool {
+	if f := flag.Lookup("update"); f != nil {
+		return func() bool { return f.Value.String() == "true" }
+	}
+	b := flag.Bool("update", false, "rewrite golden files")
+	return func() bool { return *b }
+}()
+
+// analysisNow is the moment the golden commands evaluate at: a Friday a
+// week after the newest stored ECB rates (fx.max_age is 10 days in the
+// fixture config, so they are not stale yet).
+const analysisNow = "2022-07-15T09:00:00Z"
+
+// staleNow is late enough for those rates to be stale (17 days old).
+const staleNow = "2022-07-25T09:00:00Z"
+
+// analysisFixture is testdata/analysis/fixture.json: the snapshots three
+// fetch runs of Azure (USD), Alibaba Cloud and Tencent Cloud (CNY) stored,
+// in the normalised form the fetchers return. See testdata/analysis/README.md.
+type analysisFixture struct {
+	Runs     []time.Time         `json:"runs"`
+	Coverage map[string][]string `json:"coverage"`
+	FXDays   []struct {
+		Date   string            `json:"date"`
+		Source string            `json:"source"`
+		PerEUR map[string]string `json:"per_eur"`
+	} `json:"fx_days"`
+	Hardware map[string]struct {
+		GPUModel    string  `json:"gpu_model"`
+		GPUCount    float64 `json:"gpu_count"`
+		GPUMemoryGB float64 `json:"gpu_memory_gb"`
+		VCPUs       int     `json:"vcpus"`
+		MemoryGB    float64 `json:"memory_gb"`
+	} `json:"hardware"`
+	// Offers give a price per run: element i is the price stored by run i,
+	// a shorter list keeps its last price.
+	Offers []struct {
+		Key      string   `json:"key"`
+		Currency string   `json:"currency"`
+		Hourly   []string `json:"hourly"`
+		Upfront  []string `json:"upfront"`
+	} `json:"offers"`
+	Availability []struct {
+		Place        string `json:"place"` // provider/region/zone
+		InstanceType string `json:"instance_type"`
+		State        string `json:"state"`
+		StockDetail  string `json:"stock_detail"`
+	} `json:"availability"`
+}
+
+func atRun(vals []string, run int) string {
+	switch {
+	case len(vals) == 0:
+		return "0"
+	case run < len(vals):
+		return vals[run]
+	}
+	return vals[len(vals)-1]
+}
+
+// snapshots returns the provider snapshots of run i.
+func (f *analysisFixture) snapshots(t *testing.T, run int) []*pricewatch.Snapshot {
+	t.Helper()
+	byProvider := map[string]*pricewatch.Snapshot{}
+	snap := func(provider string) *pricewatch.Snapshot {
+		s := byProvider[provider]
+		if s == nil {
+			s = &pricewatch.Snapshot{Provider: provider, SourceVersion: "fixture"}
+			for _, r := range f.Coverage[provider] {
+				s.Coverage = append(s.Coverage, pricewatch.Scope{Region: r, Availability: true})
+			}
+			byProvider[provider] = s
+		}
+		return s
+	}
+	for _, fo := range f.Offers {
+		p := strings.Split(fo.Key, "/")
+		if len(p) != 9 {
+			t.Fatalf("fixture key %q: want 9 parts", fo.Key)
+		}
+		hw, ok := f.Hardware[p[3]]
+		if !ok {
+			t.Fatalf("fixture: no hardware for %s", p[3])
+		}
+		o := pricewatch.Offer{Provider: p[0], Region: p[1], Zone: p[2], InstanceType: p[3], PriceType: pricewatch.PriceType(p[4]),
+			Term: p[5], Payment: p[6], OfferingClass: p[7], OS: p[8], Currency: fo.Currency,
+			Hourly: decimal.RequireFromString(atRun(fo.Hourly, run)), Upfront: decimal.RequireFromString(atRun(fo.Upfront, run)),
+			Hardware: pricewatch.Hardware{GPUModel: hw.GPUModel, GPUCount: hw.GPUCount, GPUMemoryGB: hw.GPUMemoryGB, VCPUs: hw.VCPUs, MemoryGB: hw.MemoryGB}}
+		s := snap(o.Provider)
+		s.Offers = append(s.Offers, o)
+	}
+	for _, fa := range f.Availability {
+		p := strings.Split(fa.Place, "/")
+		hw := f.Hardware[fa.InstanceType]
+		s := snap(p[0])
+		s.Availability = append(s.Availability, pricewatch.Availability{Provider: p[0], Region: p[1], Zone: p[2],
+			InstanceType: fa.InstanceType, State: pricewatch.AvailabilityState(fa.State), StockDetail: fa.StockDetail,
+			Hardware: pricewatch.Hardware{GPUModel: hw.GPUModel, GPUCount: hw.GPUCount, GPUMemoryGB: hw.GPUMemoryGB}})
+	}
+	out := make([]*pricewatch.Snapshot, 0, len(byProvider))
+	for _, p := range sortedKeysOf(byProvider) {
+		out = append(out, byProvider[p])
+	}
+	return out
+}
+
+func sortedKeysOf[V any](m map[string]V) []string {
+	set := map[string]bool{}
+	for k := range m {
+		set[k] = true
+	}
+	return sortedSet(set)
+}
+
+// analysisConfig stores the fixture in a new database through
+// storage.SaveSnapshot, one run at a time with the clock at the run's time,
+// and returns a config file pointing at it. Without rates, no ECB day is
+// stored (as before the first `pricewatch fx update`).
+func analysisConfig(t *testing.T, withRates bool) string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("testdata", "analysis", "fixture.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fix analysisFixture
+	if err := json.Unmarshal(raw, &fix); err != nil {
+		t.Fatalf("fixture.json: %v", err)
+	}
+	dir := t.TempDir()
+	dbPath := filepath.Join(dir, "pw.db")
+	ctx := context.Background()
+	db, err := storage.Open(ctx, dbPath, storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for i, at := range fix.Runs {
+		db.Now = func() time.Time { return at }
+		for _, snap := range fix.snapshots(t, i) {
+			runID, err := db.StartRun(ctx, snap.Provider)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.SaveSnapshot(ctx, runID, snap, storage.SaveOptions{}); err != nil {
+				t.Fatalf("run %d, %s: %v", i, snap.Provider, err)
+			}
+		}
+	}
+	if withRates {
+		for _, d := range fix.FXDays {
+			day := storage.FXDay{Source: d.Source, PerEUR: map[string]decimal.Decimal{}}
+			if day.Date, err = time.Parse(time.DateOnly, d.Date); err != nil {
+				t.Fatal(err)
+			}
+			for c, r := range d.PerEUR {
+				day.PerEUR[c] = decimal.RequireFromString(r)
+			}
+			if err := db.SaveFXDay(ctx, day); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	cfg := fmt.Sprintf(`database:
+  path: %s
+log:
+  level: error
+providers:
+  aws: {enabled: false}
+  azure: {enabled: false}
+  alibaba: {enabled: false}
+  tencent: {enabled: false}
+fx:
+  enabled: false
+  currency: USD
+  max_age: 240h
+digest:
+  enabled: false
+`, dbPath)
+	path := filepath.Join(dir, "pricewatch.yaml")
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+type goldenCase struct {
+	name string // file under testdata/analysis
+	args []string
+	// noRates runs against a database without stored exchange rates.
+	noRates bool
+}
+
+// runGoldens runs each command line against the fixture database and
+// compares its output with the golden file. Table outputs must fit 100
+// columns.
+func runGoldens(t *testing.T, cases []goldenCase) {
+	t.Helper()
+	cfgs := map[bool]string{}
+	for _, c := range cases {
+		if _, ok := cfgs[c.noRates]; !ok {
+			cfgs[c.noRates] = analysisConfig(t, !c.noRates)
+		}
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := cfgs[c.noRates]
+			out, errOut, code := runCLI(t, append([]string{"--config", cfg}, c.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			checkGolden(t, c.name, out)
+			// --wide is the one way to ask for more than 100 columns.
+			if strings.HasSuffix(c.name, ".txt") && !strings.Contains(c.name, "_wide") {
+				checkWidth(t, out)
+			}
+			if strings.HasSuffix(c.name, ".json") && !json.Valid([]byte(out)) {
+				t.Errorf("not JSON:\n%s", out)
+			}
+		})
+	}
+}
+
+func checkGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "analysis", name)
+	if updateAnalysisGolden() {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (run with -update and review the diff):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+func checkWidth(t *testing.T, out string) {
+	t.Helper()
+	for i, line := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(line); n > tableWidth {
+			t.Errorf("line %d is %d columns wide (max %d): %q", i+1, n, tableWidth, line)
+		}
+	}
+}
+
+func TestCompareGolden(t *testing.T) {
+	now := "--now=" + analysisNow
+	runGoldens(t, []goldenCase{
+		{name: "compare_a100_x8.txt", args: []string{"compare", "--gpu", "A100", "--count", "8", now}},
+		{name: "compare_a100_x8.json", args: []string{"compare", "--gpu", "A100", "--count", "8", "--format", "json", now}},
+		{name: "compare_a100_x8.csv", args: []string{"compare", "--gpu", "A100", "--count", "8", "--format", "csv", now}},
+		{name: "compare_a100_any_cny.txt", args: []string{"compare", "--gpu", "a100", "--price-type", "any", "--currency", "CNY", now}},
+		{name: "compare_a100_any_wide.txt", args: []string{"compare", "--gpu", "A100", "--price-type", "reserved,savings_plan", "--wide", now}},
+		{name: "compare_a100_available.txt", args: []string{"compare", "--gpu", "A100", "--available-only", now}},
+		{name: "compare_stale_rate.txt", args: []string{"compare", "--gpu", "A100", "--count", "8", "--now=" + staleNow}},
+		{name: "compare_missing_rate.txt", args: []string{"compare", "--gpu", "A100", "--count", "8", now}, noRates: true},
+		{name: "compare_missing_rate.json", args: []string{"compare", "--gpu", "A100", "--count", "8", "--format", "json", now}, noRates: true},
+		{name: "compare_none.json", args: []string{"compare", "--gpu", "B200", "--format", "json", now}},
+	})
+}
+
+// compareJSONRow reads the keys scripts rely on, numbers kept exact.
+type compareJSONRow struct {
+	Rank                  *int         `json:"rank"`
+	Provider              string       `json:"provider"`
+	Region                string       `json:"region"`
+	Zone                  string       `json:"zone"`
+	InstanceType          string       `json:"instance_type"`
+	PriceType             string       `json:"price_type"`
+	Term                  string       `json:"term"`
+	GPUModel              string       `json:"gpu_model"`
+	GPUCount              float64      `json:"gpu_count"`
+	Currency              string       `json:"currency"`
+	PricePerGPUHour       *json.Number `json:"price_per_gpu_hour"`
+	NativeCurrency        string       `json:"native_currency"`
+	NativeEffectiveHourly json.Number  `json:"native_effective_hourly"`
+	FXRate                *json.Number `json:"fx_rate"`
+	FXDate                *string      `json:"fx_date"`
+	Available             *bool        `json:"available"`
+}
+
+func decodeJSON(t *testing.T, out string, v any) {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		t.Fatalf("JSON: %v\n%s", err, out)
+	}
+}
+
+func TestCompareRanksCNYOfferFirstAfterConversion(t *testing.T) {
+	cfg := analysisConfig(t, true)
+	out, errOut, code := runCLI(t, "--config", cfg, "compare", "--gpu", "A100", "--count", "8", "--format", "json", "--now="+analysisNow)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rows []compareJSONRow
+	decodeJSON(t, out, &rows)
+	// 1 CNY = 1.0163 / 6.8095 USD (ECB, 2022-07-08). Alibaba's 171.20 CNY for
+	// 8 GPUs is 21.40 CNY per GPU-hour; Tencent's 199 CNY is 24.875; Azure's
+	// 32.77 USD is 4.09625. By the raw numbers Azure would come first.
+	usdPerCNY := decimal.RequireFromString("1.0163").Div(decimal.RequireFromString("6.8095"))
+	perGPU := func(native string) decimal.Decimal {
+		return decimal.RequireFromString(native).Div(decimal.NewFromInt(8)).Mul(usdPerCNY).Round(10)
+	}
+	want := []struct {
+		provider, native, nativeCur string
+		perGPU                      decimal.Decimal
+		available                   bool
+	}{
+		{"alibaba", "171.2", "CNY", perGPU("171.2"), true},
+		{"tencent", "199", "CNY", perGPU("199"), false},
+		{"azure", "32.77", "USD", decimal.RequireFromString("4.09625"), true},
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows, want %d:\n%s", len(rows), len(want), out)
+	}
+	for i, w := range want {
+		r := rows[i]
+		if r.Rank == nil || *r.Rank != i+1 || r.Provider != w.provider || r.NativeCurrency != w.nativeCur || r.Currency != "USD" {
+			t.Errorf("row %d: %+v, want %s ranked %d", i, r, w.provider, i+1)
+			continue
+		}
+		got, err := decimal.NewFromString(r.PricePerGPUHour.String())
+		if err != nil || !got.Sub(w.perGPU).Abs().LessThan(decimal.New(1, -9)) {
+			t.Errorf("%s: price_per_gpu_hour %s, want %s", w.provider, r.PricePerGPUHour, w.perGPU)
+		}
+		if r.NativeEffectiveHourly.String() != w.native {
+			t.Errorf("%s: native_effective_hourly %s, want %s", w.provider, r.NativeEffectiveHourly, w.native)
+		}
+		if r.Available == nil || *r.Available != w.available {
+			t.Errorf("%s: available %v, want %v", w.provider, r.Available, w.available)
+		}
+		if w.nativeCur == "CNY" && (r.FXRate == nil || r.FXRate.String() != "0.149247375" || r.FXDate == nil || *r.FXDate != "2022-07-08") {
+			t.Errorf("%s: fx_rate %v fx_date %v, want 0.149247375 of 2022-07-08", w.provider, r.FXRate, r.FXDate)
+		}
+		if w.nativeCur == "USD" && (r.FXRate == nil || r.FXRate.String() != "1" || r.FXDate != nil) {
+			t.Errorf("%s: fx_rate %v fx_date %v, want 1 and null", w.provider, r.FXRate, r.FXDate)
+		}
+	}
+	if !strings.Contains(out, `"fx_rate": 0.149247375,`) {
+		t.Errorf("fx_rate is not a bare JSON number:\n%s", out)
+	}
+}
+
+func TestCompareWithoutRateNeverTreatsCNYAsUSD(t *testing.T) {
+	cfg := analysisConfig(t, false)
+	out, errOut, code := runCLI(t, "--config", cfg, "compare", "--gpu", "A100", "--count", "8", "--format", "json", "--now="+analysisNow)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rows []compareJSONRow
+	decodeJSON(t, out, &rows)
+	ranked := 0
+	for _, r := range rows {
+		if r.NativeCurrency == "USD" {
+			ranked++
+			if r.Rank == nil || r.PricePerGPUHour == nil {
+				t.Errorf("USD row not ranked: %+v", r)
+			}
+			continue
+		}
+		if r.Rank != nil || r.PricePerGPUHour != nil || r.FXRate != nil || r.FXDate != nil {
+			t.Errorf("CNY row without a rate was ranked or priced: %+v", r)
+		}
+	}
+	if ranked != 1 || len(rows) != 3 {
+		t.Errorf("rows %+v: want Azure ranked and two CNY rows unranked", rows)
+	}
+	if !strings.Contains(errOut, "No rate for CNY→USD: set fx.fixed_rates or run `pricewatch fx update`") {
+		t.Errorf("stderr does not warn about the missing rate: %q", errOut)
+	}
+
+	// A configured fixed rate is used, and named as such.
+	fixed := strings.Replace(readFile(t, cfg), "  max_age: 240h\n", "  max_age: 240h\n  fixed_rates: {USD: \"1.0163\", CNY: \"6.8095\"}\n", 1)
+	if err := os.WriteFile(cfg, []byte(fixed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code = runCLI(t, "--config", cfg, "compare", "--gpu", "A100", "--count", "8", "--now="+analysisNow)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "Rates: 1 CNY = 0.149247375 USD (fixed, from fx.fixed_rates)") || strings.Contains(out, "No rate") {
+		t.Errorf("fixed rate not used or not shown:\n%s", out)
+	}
+}
+
+func TestCompareStaleRateIsFlagged(t *testing.T) {
+	cfg := analysisConfig(t, true)
+	for _, format := range []string{"table", "json"} {
+		out, errOut, code := runCLI(t, "--config", cfg, "compare", "--gpu", "A100", "--count", "8", "--format", format, "--now="+staleNow)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		switch format {
+		case "table":
+			if !strings.Contains(out, "STALE: the CNY rate of 2022-07-08 is 17 days old (fx.max_age 10d): run `pricewatch fx update`.") {
+				t.Errorf("table does not flag the stale rate:\n%s", out)
+			}
+		case "json":
+			if strings.Count(out, `"fx_stale": true`) != 2 || !strings.Contains(errOut, "STALE") {
+				t.Errorf("JSON does not flag both CNY rows, or no warning on stderr (%q):\n%s", errOut, out)
+			}
+		}
+	}
+}
+
+func TestCompareRejectsBadFlags(t *testing.T) {
+	cfg := analysisConfig(t, true)
+	for _, args := range [][]string{
+		{"compare"},
+		{"compare", "--gpu", "A100", "--price-type", "hourly"},
+		{"compare", "--gpu", "A100", "--currency", "dollars"},
+		{"compare", "--gpu", "A100", "--format", "xml"},
+		{"compare", "--gpu", "A100", "--now", "yesterday"},
+	} {
+		if _, errOut, code := runCLI(t, append([]string{"--config", cfg}, args...)...); code == 0 || errOut == "" {
+			t.Errorf("%v: exit %d, stderr %q; want an error", args, code, errOut)
+		}
+	}
+}
+
+func TestFitTableDropsFiguresLastAndSaysSo(t *testing.T) {
+	long := strings.Repeat("x", 80)
+	cols := []fitColumn{{head: ">#", drop: 1}, {head: "NAME"}, {head: ">/GB", drop: 2}, {head: ">/TFLOPS", drop: 3}, {head: "PRICE"}}
+	addRow(cols, "1", long, "0.0500", "0.01000", "4.10")
+	var b strings.Builder
+	dropped, err := fitTable(&b, cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkWidth(t, b.String())
+	if strings.Join(dropped, ",") != "/GB" || strings.Contains(b.String(), "0.0500") || !strings.Contains(b.String(), "0.01000") {
+		t.Errorf("dropped %v:\n%s", dropped, b.String())
+	}
+}
+
+func TestWrapTextKeepsWidth(t *testing.T) {
+	text := strings.Repeat("word ", 60)
+	out := wrapText(text, 30, "  ")
+	checkWidth(t, out)
+	for i, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if utf8.RuneCountInString(l) > 30 || (i > 0 && !strings.HasPrefix(l, "  ")) {
+			t.Errorf("line %d %q", i, l)
+		}
+	}
+	if strings.Join(strings.Fields(out), " ") != strings.TrimSpace(text) {
+		t.Error("wrapping lost words")
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -1,0 +1,342 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"github.com/spf13/cobra"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/analysis"
+)
+
+type recommendFlags struct {
+	gpu         string
+	count       int
+	utilization string
+	horizon     string
+	currency    string
+	providers   []string
+	regions     []string
+	os          string
+	includeSpot bool
+	top         int
+	format      string
+	now         string
+}
+
+func (a *app) recommendCommand() *cobra.Command {
+	var f recommendFlags
+	cmd := &cobra.Command{
+		Use:   "recommend --gpu MODEL --count N",
+		Short: "Answer which cloud and which commitment for N GPUs at a utilisation over a horizon",
+		Long: `Price every way to get N GPUs of a model for the horizon from the stored current
+prices of every cloud: on demand for the hours used, or commitments renewed at
+today's price until the horizon is covered. Shows the options compared, the
+cheapest one, where it breaks even and what would change the answer. Spot is
+left out unless --include-spot: it can be taken back at any time.`,
+		Example: `  pricewatch recommend --gpu A100 --count 8 --utilization 0.6 --horizon 3y
+  pricewatch recommend --gpu A100 --count 8 --utilization 0.6 --horizon 3y --currency CNY
+  pricewatch recommend --gpu H100 --count 16 --utilization 90% --horizon 1y --format json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(f.format); err != nil {
+				return err
+			}
+			if strings.TrimSpace(f.gpu) == "" {
+				return fmt.Errorf("--gpu is required (e.g. --gpu A100)")
+			}
+			u, err := analysis.ParseUtilization(f.utilization)
+			if err != nil {
+				return fmt.Errorf("--utilization: %w", err)
+			}
+			if f.top < 0 {
+				return fmt.Errorf("--top %d: want 0 (all) or more", f.top)
+			}
+			now, err := evalTime(f.now)
+			if err != nil {
+				return err
+			}
+			currency, err := a.targetCurrency(f.currency)
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			db, err := a.openDB(ctx)
+			if err != nil {
+				return err
+			}
+			offers, err := currentOffers(ctx, db, f.providers, f.regions, f.os)
+			if err != nil {
+				return err
+			}
+			avail, err := currentAvailability(ctx, db, f.providers, f.regions)
+			if err != nil {
+				return err
+			}
+			book, err := a.fxBook(ctx, db)
+			if err != nil {
+				return err
+			}
+			rec, err := analysis.Recommend(offers, avail, analysis.RecommendOptions{
+				GPU: f.gpu, Count: f.count, Utilization: u, Horizon: f.horizon, Currency: currency, FX: book, At: now,
+				Providers: f.providers, Regions: f.regions, OS: f.os, IncludeSpot: f.includeSpot,
+			})
+			if err != nil {
+				return err
+			}
+			notes := newRateNotes(currency, now, book.MaxAge())
+			for _, o := range rec.Options {
+				notes.used(o.NativeCurrency, o.FXUsed)
+			}
+			for _, o := range rec.Unconverted {
+				notes.missing(o.NativeCurrency)
+			}
+			switch f.format {
+			case formatJSON:
+				notes.warn(a.stderr)
+				return writeJSON(a.stdout, recommendJSONOf(rec))
+			case formatCSV:
+				notes.warn(a.stderr)
+				return writeRecommendCSV(a.stdout, rec)
+			}
+			return writeRecommendTable(a.stdout, rec, f, now, notes)
+		},
+	}
+	cmd.Flags().StringVar(&f.gpu, "gpu", "", "GPU model or family: A100 (any A100), H100, A100-80GB, …")
+	cmd.Flags().IntVar(&f.count, "count", 1, "GPUs needed at once")
+	cmd.Flags().StringVar(&f.utilization, "utilization", "1", "share of the horizon's hours the GPUs are busy: 0.6 or 60%")
+	cmd.Flags().StringVar(&f.horizon, "horizon", "1y", "how long the GPUs are needed: 1y, 3y, 18m")
+	cmd.Flags().StringVar(&f.currency, "currency", "", "currency of the answer (default fx.currency from the config)")
+	cmd.Flags().StringSliceVar(&f.providers, "provider", nil, "only this provider; repeatable")
+	cmd.Flags().StringSliceVar(&f.regions, "region", nil, "only this region code; repeatable")
+	cmd.Flags().StringVar(&f.os, "os", "", "operating system: linux (default), windows or any")
+	cmd.Flags().BoolVar(&f.includeSpot, "include-spot", false, "consider spot prices too (interruptible capacity)")
+	cmd.Flags().IntVar(&f.top, "top", 10, "how many options to list in the table (0: all)")
+	cmd.Flags().StringVar(&f.format, "format", formatTable, "output format: table, json or csv")
+	addNowFlag(cmd, &f.now)
+	return cmd
+}
+
+// optionRow is the JSON shape of one option; keep the names. Unconverted
+// options have a null rank and null costs.
+type optionRow struct {
+	Rank                 *int            `json:"rank"`
+	Label                string          `json:"label"`
+	Provider             string          `json:"provider"`
+	Region               string          `json:"region"`
+	Zone                 string          `json:"zone"`
+	InstanceType         string          `json:"instance_type"`
+	OS                   string          `json:"os"`
+	PriceType            string          `json:"price_type"`
+	Term                 string          `json:"term"`
+	Payment              string          `json:"payment"`
+	OfferingClass        string          `json:"offering_class"`
+	GPUModel             string          `json:"gpu_model"`
+	GPUsPerInstance      float64         `json:"gpus_per_instance"`
+	Instances            int             `json:"instances"`
+	Currency             string          `json:"currency"`
+	Terms                int             `json:"terms"`
+	CommittedHours       int64           `json:"committed_hours"`
+	FixedCost            jsonNullDecimal `json:"fixed_cost"`
+	VariableCost         jsonNullDecimal `json:"variable_cost_at_full_use"`
+	TotalCost            jsonNullDecimal `json:"total_cost"`
+	CostPerGPUHour       jsonNullDecimal `json:"cost_per_gpu_hour_used"`
+	EffectiveHourly      jsonNullDecimal `json:"effective_hourly"`
+	BreakEvenUtilization jsonNullDecimal `json:"break_even_utilization"`
+	Interruptible        bool            `json:"interruptible"`
+	Available            bool            `json:"available"`
+	Availability         string          `json:"availability"`
+	NativeCurrency       string          `json:"native_currency"`
+	FXRate               jsonNullDecimal `json:"fx_rate"`
+	FXDate               *string         `json:"fx_date"`
+	FXSource             string          `json:"fx_source"`
+	FXStale              bool            `json:"fx_stale"`
+	FXError              string          `json:"fx_error,omitempty"`
+}
+
+type crossoverJSON struct {
+	Utilization jsonDecimal `json:"utilization"`
+	Label       string      `json:"option"`
+	// Below is true when the option wins below the utilisation.
+	Below bool `json:"below"`
+}
+
+type recommendJSON struct {
+	GPU            string         `json:"gpu"`
+	Models         []string       `json:"models"`
+	Count          int            `json:"count"`
+	Utilization    jsonDecimal    `json:"utilization"`
+	Horizon        string         `json:"horizon"`
+	HorizonHours   int64          `json:"horizon_hours"`
+	Currency       string         `json:"currency"`
+	Recommendation *optionRow     `json:"recommendation"`
+	Options        []optionRow    `json:"options"`
+	Unconverted    []optionRow    `json:"unconverted"`
+	Reasons        []string       `json:"reasons"`
+	Changes        []string       `json:"changes"`
+	Lower          *crossoverJSON `json:"lower_crossover"`
+	Upper          *crossoverJSON `json:"upper_crossover"`
+	StaleRates     bool           `json:"stale_rates"`
+}
+
+func optionJSON(o analysis.Option, ranked bool) optionRow {
+	r := optionRow{Label: o.Label(), Provider: o.Provider, Region: o.Region, Zone: o.Zone, InstanceType: o.InstanceType, OS: o.OS,
+		PriceType: string(o.PriceType), Term: o.Term, Payment: o.Payment, OfferingClass: o.OfferingClass, GPUModel: o.GPUModel,
+		GPUsPerInstance: o.GPUsPerInstance, Instances: o.Instances, Currency: o.Currency, Terms: o.Terms, CommittedHours: o.CommittedHours,
+		BreakEvenUtilization: nullDecimal(o.BreakEvenUtilization.Decimal, o.BreakEvenUtilization.Valid), Interruptible: o.Interruptible,
+		Available: o.Available != nil && *o.Available, Availability: availabilityName(o.Availability), NativeCurrency: o.NativeCurrency,
+		FXError: o.FXError}
+	if ranked {
+		rank := o.Rank
+		r.Rank = &rank
+		r.FixedCost = nullDecimal(o.FixedCost, true)
+		r.VariableCost = nullDecimal(o.VariableCost, true)
+		r.TotalCost = nullDecimal(o.TotalCost, true)
+		r.CostPerGPUHour = nullDecimal(o.CostPerGPUHour, true)
+		r.EffectiveHourly = nullDecimal(o.EffectiveHourly, true)
+		r.FXRate = nullDecimal(o.FXRate, true)
+		r.FXDate = optString(o.FXDate)
+		r.FXSource, r.FXStale = o.FXSource, o.FXStale
+	}
+	return r
+}
+
+func recommendJSONOf(rec analysis.Recommendation) recommendJSON {
+	out := recommendJSON{GPU: rec.GPU, Models: rec.Models, Count: rec.Count, Utilization: jsonDecimal(rec.Utilization),
+		Horizon: rec.Horizon, HorizonHours: rec.HorizonHours, Currency: rec.Currency, Options: []optionRow{},
+		Unconverted: []optionRow{}, Reasons: rec.Reasons, Changes: rec.Changes, StaleRates: rec.StaleRates}
+	if out.Models == nil {
+		out.Models = []string{}
+	}
+	if out.Changes == nil {
+		out.Changes = []string{}
+	}
+	for _, o := range rec.Options {
+		out.Options = append(out.Options, optionJSON(o, true))
+	}
+	for _, o := range rec.Unconverted {
+		out.Unconverted = append(out.Unconverted, optionJSON(o, false))
+	}
+	if best, ok := rec.BestOption(); ok {
+		r := optionJSON(best, true)
+		out.Recommendation = &r
+	}
+	for _, c := range []struct {
+		x   *analysis.Crossover
+		dst **crossoverJSON
+	}{{rec.Lower, &out.Lower}, {rec.Upper, &out.Upper}} {
+		if c.x != nil {
+			*c.dst = &crossoverJSON{Utilization: jsonDecimal(c.x.Utilization), Label: c.x.Option.Label(), Below: c.x.Below}
+		}
+	}
+	return out
+}
+
+func writeRecommendCSV(w io.Writer, rec analysis.Recommendation) error {
+	header := []string{"rank", "recommended", "provider", "region", "zone", "instance_type", "os", "price_type", "term", "payment",
+		"offering_class", "gpu_model", "gpus_per_instance", "instances", "currency", "terms", "committed_hours", "fixed_cost",
+		"variable_cost_at_full_use", "total_cost", "cost_per_gpu_hour_used", "effective_hourly", "break_even_utilization",
+		"interruptible", "available", "availability", "native_currency", "fx_rate", "fx_date", "fx_source", "fx_stale", "fx_error"}
+	js := recommendJSONOf(rec)
+	var rows [][]string
+	for i, r := range append(js.Options, js.Unconverted...) {
+		rank, date := "", ""
+		if r.Rank != nil {
+			rank = fmt.Sprint(*r.Rank)
+		}
+		if r.FXDate != nil {
+			date = *r.FXDate
+		}
+		rows = append(rows, []string{rank, fmt.Sprint(i == rec.Best && r.Rank != nil), r.Provider, r.Region, r.Zone, r.InstanceType, r.OS,
+			r.PriceType, r.Term, r.Payment, r.OfferingClass, r.GPUModel, formatFloat(r.GPUsPerInstance), fmt.Sprint(r.Instances),
+			r.Currency, fmt.Sprint(r.Terms), fmt.Sprint(r.CommittedHours), r.FixedCost.csv(), r.VariableCost.csv(), r.TotalCost.csv(),
+			r.CostPerGPUHour.csv(), r.EffectiveHourly.csv(), r.BreakEvenUtilization.csv(), fmt.Sprint(r.Interruptible),
+			fmt.Sprint(r.Available), r.Availability, r.NativeCurrency, r.FXRate.csv(), date, r.FXSource, fmt.Sprint(r.FXStale), r.FXError})
+	}
+	return writeCSV(w, header, rows)
+}
+
+func writeRecommendTable(w io.Writer, rec analysis.Recommendation, f recommendFlags, now time.Time, notes *rateNotes) error {
+	var b strings.Builder
+	models := ""
+	if len(rec.Models) > 0 {
+		models = " (" + strings.Join(rec.Models, ", ") + ")"
+	}
+	b.WriteString(wrapText(fmt.Sprintf("Question: %d × %s GPUs%s at %s utilisation over %s, costs in %s, from the prices current on %s.",
+		rec.Count, rec.GPU, models, shareText(rec.Utilization), rec.Horizon, rec.Currency, now.UTC().Format(time.DateOnly)), tableWidth, "  "))
+	if len(rec.Options) > 0 {
+		shown := rec.Options
+		if f.top > 0 && len(shown) > f.top {
+			shown = shown[:f.top]
+		}
+		b.WriteString("\n")
+		title := fmt.Sprintf("Options compared, cheapest first (%s", plural(len(rec.Options), "option"))
+		if len(shown) < len(rec.Options) {
+			title += fmt.Sprintf(", top %d shown", len(shown))
+		}
+		b.WriteString(title + "):\n")
+		cols := []fitColumn{{head: ">#", drop: 1}, {head: "PROVIDER"}, {head: "REGION"}, {head: "INSTANCE TYPE"}, {head: ">N"},
+			{head: "BUY"}, {head: ">TOTAL " + rec.Currency}, {head: ">PER GPU-H", drop: 2}, {head: ">BREAK-EVEN"}, {head: "AVAIL", drop: 3}}
+		var offers []pricewatch.Offer
+		for i, o := range shown {
+			rank := fmt.Sprint(o.Rank)
+			if i == rec.Best {
+				rank = "*" + rank
+			}
+			be := "-"
+			if o.BreakEvenUtilization.Valid {
+				be = shareText(o.BreakEvenUtilization.Decimal)
+				if o.BreakEvenUtilization.Decimal.GreaterThan(decimal.NewFromInt(1)) {
+					be = "never"
+				}
+			}
+			addRow(cols, rank, o.Provider, placeOf(o.Region, o.Zone), o.InstanceType, fmt.Sprint(o.Instances), buyLabel(o.Offer),
+				moneyText(o.TotalCost), displayRate(o.CostPerGPUHour), be, availShort(o.Available))
+			offers = append(offers, o.Offer)
+		}
+		dropped, err := fitTable(&b, cols)
+		if err != nil {
+			return err
+		}
+		if len(dropped) > 0 {
+			fmt.Fprintf(&b, "Left out to fit %d columns: %s (see --format json).\n", tableWidth, strings.Join(dropped, ", "))
+		}
+		writeBuyLegend(&b, offers)
+		b.WriteString(wrapText("N = instances needed; TOTAL = cost over the horizon at the utilisation asked; PER GPU-H = that cost per GPU-hour used; "+
+			"BREAK-EVEN = utilisation above which the commitment beats on-demand for the same machine.", tableWidth, "  "))
+	}
+	if len(rec.Unconverted) > 0 {
+		b.WriteString("\n")
+		fmt.Fprintf(&b, "Not compared (%s without a rate into %s):\n", plural(len(rec.Unconverted), "option"), rec.Currency)
+		for _, o := range rec.Unconverted {
+			b.WriteString(wrapText(fmt.Sprintf("- %s (%s)", o.Label(), o.NativeCurrency), tableWidth, "  "))
+		}
+	}
+	b.WriteString("\n")
+	if best, ok := rec.BestOption(); ok {
+		b.WriteString(wrapText(fmt.Sprintf("Recommendation: %s, %s %s over %s.", best.Label(), moneyText(best.TotalCost), rec.Currency, rec.Horizon), tableWidth, "  "))
+	} else {
+		b.WriteString("Recommendation: none (see below).\n")
+	}
+	b.WriteString("\nWhy:\n")
+	for _, r := range rec.Reasons {
+		b.WriteString(wrapText("- "+r, tableWidth, "  "))
+	}
+	if len(rec.Changes) > 0 {
+		b.WriteString("\nWhat would change the answer:\n")
+		for _, c := range rec.Changes {
+			b.WriteString(wrapText("- "+c, tableWidth, "  "))
+		}
+	}
+	var lines strings.Builder
+	notes.write(&lines)
+	if lines.Len() > 0 {
+		b.WriteString("\n" + lines.String())
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
