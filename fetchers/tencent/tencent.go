@@ -123,14 +123,15 @@ func New(cfg Config, log *zap.Logger) (*Fetcher, error) {
 }
 
 func noCredentials(idMissing, keyMissing bool) error {
-	what := "no credentials"
+	// With neither set, the sentinel's own words say it all.
+	what := ""
 	switch {
 	case idMissing && !keyMissing:
-		what = "the secret ID is missing"
+		what = " (the secret ID is missing)"
 	case keyMissing && !idMissing:
-		what = "the secret key is missing"
+		what = " (the secret key is missing)"
 	}
-	return fmt.Errorf("tencent: %w (%s): set %s and %s, or providers.tencent.secret_id_file and secret_key_file",
+	return fmt.Errorf("tencent: %w%s: set %s and %s, or providers.tencent.secret_id_file and secret_key_file",
 		fetchers.ErrNoCredentials, what, EnvSecretID, EnvSecretKey)
 }
 
