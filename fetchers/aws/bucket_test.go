@@ -32,6 +32,7 @@ type bucket struct {
 	gets   map[string]int
 	status map[string]int // path → HTTP status to answer with, always
 	cutAt  map[string]int // path → drop the connection after this many body bytes
+	stall  map[string]int // path → stop sending after this many bytes until the client gives up
 	srv    *httptest.Server
 }
 
@@ -39,7 +40,7 @@ const spotPath = "/spot.json"
 
 func newBucket(t testing.TB) *bucket {
 	b := &bucket{t: t, files: map[string][]byte{}, sent: map[string]int64{}, gets: map[string]int{},
-		status: map[string]int{}, cutAt: map[string]int{}}
+		status: map[string]int{}, cutAt: map[string]int{}, stall: map[string]int{}}
 	b.srv = httptest.NewServer(b)
 	t.Cleanup(b.srv.Close)
 	return b
@@ -115,9 +116,12 @@ type versioned struct {
 func (b *bucket) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	b.mu.Lock()
 	body, ok := b.files[r.URL.Path]
-	status, cut := b.status[r.URL.Path], -1
+	status, cut, stall := b.status[r.URL.Path], -1, -1
 	if n, ok := b.cutAt[r.URL.Path]; ok {
 		cut = n
+	}
+	if n, ok := b.stall[r.URL.Path]; ok {
+		stall = n
 	}
 	b.gets[r.URL.Path]++
 	b.mu.Unlock()
@@ -132,6 +136,13 @@ func (b *bucket) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sum := sha256.Sum256(body)
 	w.Header().Set("ETag", fmt.Sprintf(`"%x"`, sum[:8]))
 	cw := &countingWriter{ResponseWriter: w}
+	if stall >= 0 {
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		cw.Write(body[:stall])
+		http.NewResponseController(w).Flush()
+		<-r.Context().Done()
+		return
+	}
 	if cut >= 0 {
 		b.serveCut(cw, r, body, cut)
 	} else {

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -438,5 +439,24 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	f, err := New(Config{}, nil, nil)
 	if err != nil || f.cfg.Endpoint != DefaultEndpoint || f.cfg.SpotEndpoint != DefaultSpotEndpoint || f.Provider() != pricewatch.AWS {
 		t.Errorf("defaults: %+v, %v", f, err)
+	}
+}
+
+// TestCancelStopsPromptly: a fetch stuck on a stalled download returns
+// soon after its context is cancelled, with the context's error (not
+// ErrIncomplete: nothing is wrong with the data).
+func TestCancelStopsPromptly(t *testing.T) {
+	b := newBucket(t)
+	tree{"us-east-1": {v1, []gpuType{p4d}}}.publish(t, b)
+	b.stall[ec2Path(v1, "us-east-1")] = 1000
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	start := time.Now()
+	snap, err := b.fetcher(t, Config{}).Fetch(ctx, fetchers.Previous{})
+	if snap != nil || !errors.Is(err, context.Canceled) || errors.Is(err, fetchers.ErrIncomplete) {
+		t.Errorf("snapshot %v, err %v", snap != nil, err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %s to stop", d)
 	}
 }

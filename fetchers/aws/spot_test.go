@@ -1,0 +1,147 @@
+package aws
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/fetchers"
+)
+
+func TestParseSpotFeed(t *testing.T) {
+	feed := loadSamples(t).spotFeed
+	plain, err := parseSpotFeed(feed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrapped, err := parseSpotFeed([]byte("callback(" + string(feed) + ");\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(plain) != fmt.Sprint(wrapped) {
+		t.Errorf("the callback(...) wrapper changed the result")
+	}
+	prices := map[string]string{}
+	for _, p := range plain["af-south-1"] {
+		prices[p.InstanceType] = p.Price.String() + " " + p.Currency
+	}
+	// The excerpt lists 18 sizes, every one with a Linux price.
+	for it, want := range map[string]string{
+		"t3.nano":       "0.0009 USD", // "9.0E-4" in the feed
+		"g4dn.xlarge":   "0.2452 USD",
+		"g4dn.12xlarge": "0.9625 USD",
+		"inf1.24xlarge": "0.6249 USD",
+		"m6g.large":     "0.0134 USD", // its Windows column is "N/A*"
+	} {
+		if prices[it] != want {
+			t.Errorf("%s = %q, want %q", it, prices[it], want)
+		}
+	}
+	if len(plain) != 1 || len(prices) != 18 {
+		t.Errorf("%d regions, %d prices", len(plain), len(prices))
+	}
+
+	// "N/A*" in the Linux column means no price, never zero.
+	na := bytes.Replace(feed, []byte(`"size":"g4dn.xlarge","valueColumns":[{"name":"linux","prices":{"USD":"0.2452"}}`),
+		[]byte(`"size":"g4dn.xlarge","valueColumns":[{"name":"linux","prices":{"USD":"N/A*"}}`), 1)
+	if bytes.Equal(na, feed) {
+		t.Fatal("fixture edit did not apply")
+	}
+	got, err := parseSpotFeed(na)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range got["af-south-1"] {
+		if p.InstanceType == "g4dn.xlarge" {
+			t.Errorf("N/A* read as price %s", p.Price)
+		}
+	}
+
+	for _, bad := range []string{"", "{", `{"config":{"regions":[]}}`, "callback(", `{"config":{"regions":[{"region":"x","instanceTypes":[{"sizes":[{"size":"g4dn.xlarge","valueColumns":[{"name":"linux","prices":{"USD":"cheap"}}]}]}]}]}}`} {
+		if _, err := parseSpotFeed([]byte(bad)); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// TestSpotOffers: the fetcher turns the feed's Linux prices of GPU types
+// (known from the price files) into spot offers with hardware; non-GPU
+// types are left out; a second run gets 304 and marks spot unchanged.
+func TestSpotOffers(t *testing.T) {
+	b := newBucket(t)
+	tree{"af-south-1": {v1, g4dnTypes()}}.publish(t, b)
+	b.put(spotPath, loadSamples(t).spotFeed)
+	f := b.fetcher(t, Config{Spot: true})
+	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, o := range snap.Offers {
+		if o.PriceType != pricewatch.Spot {
+			continue
+		}
+		got = append(got, o.InstanceType+" "+o.Hourly.String())
+		if o.GPUModel != "T4" || o.VCPUs == 0 || o.Region != "af-south-1" || o.Term != "" {
+			t.Errorf("%s: %+v", o.Key(), o)
+		}
+	}
+	sort.Strings(got)
+	want := []string{"g4dn.12xlarge 0.9625", "g4dn.16xlarge 1.5179", "g4dn.2xlarge 0.2708", "g4dn.4xlarge 0.4347",
+		"g4dn.8xlarge 0.38", "g4dn.metal 10.381", "g4dn.xlarge 0.2452"}
+	if !slices.Equal(got, want) {
+		t.Errorf("spot offers %v, want %v", got, want)
+	}
+	if snap.Versions[versionSpotETag] == "" {
+		t.Errorf("no ETag remembered: %v", snap.Versions)
+	}
+	spotScope := false
+	for _, sc := range snap.Coverage {
+		if sc.Region == "af-south-1" && slices.Contains(sc.PriceTypes, pricewatch.Spot) {
+			spotScope = true
+		}
+	}
+	if !spotScope {
+		t.Errorf("coverage %+v", snap.Coverage)
+	}
+
+	b.bytesSent()
+	second, err := f.Fetch(context.Background(), fetchers.Previous{Versions: snap.Versions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := b.bytesSent()[spotPath]; n != 0 {
+		t.Errorf("spot feed downloaded again (%d bytes) though unchanged", n)
+	}
+	if second.Versions[versionSpotETag] != snap.Versions[versionSpotETag] {
+		t.Errorf("ETag not carried: %v", second.Versions)
+	}
+}
+
+// TestSpotFeedWrappedAndBroken: the legacy JSONP form is read; a cut-off
+// feed fails the fetch.
+func TestSpotFeedWrappedAndBroken(t *testing.T) {
+	b := newBucket(t)
+	tree{"af-south-1": {v1, g4dnTypes()[:1]}}.publish(t, b)
+	feed := loadSamples(t).spotFeed
+	b.put(spotPath, []byte("callback("+string(feed)+");"))
+	snap, err := b.fetcher(t, Config{Spot: true, Regions: []string{"af-south-1"}}).Fetch(context.Background(), fetchers.Previous{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if idx := offerIndex(snap.Offers); !idx["af-south-1/g4dn.xlarge/spot///"].Hourly.Equal(mustDec(t, "0.2452")) {
+		t.Errorf("offers %v", snap.Offers)
+	}
+
+	b.put(spotPath, feed[:len(feed)/2])
+	_, err = b.fetcher(t, Config{Spot: true}).Fetch(context.Background(), fetchers.Previous{})
+	if !errors.Is(err, fetchers.ErrIncomplete) || !strings.Contains(err.Error(), "spot") {
+		t.Errorf("cut-off feed: %v", err)
+	}
+}
