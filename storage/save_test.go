@@ -317,3 +317,23 @@ func TestReadWhileWriting(t *testing.T) {
 	}
 	t.Fatalf("opening a second handle while writing: %v", err)
 }
+
+func TestConcurrentOpenMigratesOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pw.db")
+	ctx := context.Background()
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			db, err := Open(ctx, path, Options{})
+			if err == nil {
+				err = db.Close()
+			}
+			errs <- err
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Errorf("concurrent open: %v", err)
+		}
+	}
+}

@@ -142,6 +142,17 @@ func (db *DB) migrate(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("applying migration %s: %w", name, err)
 		}
+		// Another process (the daemon and a CLI started together) may have
+		// applied it while we waited for the write lock.
+		var now int
+		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&now); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("reading schema version: %w", err)
+		}
+		if now >= version {
+			tx.Rollback()
+			continue
+		}
 		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
 			tx.Rollback()
 			return fmt.Errorf("applying migration %s: %w", name, err)
