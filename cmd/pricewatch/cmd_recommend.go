@@ -279,14 +279,23 @@ func writeRecommendTable(w io.Writer, rec analysis.Recommendation, f recommendFl
 			title += fmt.Sprintf(", top %d shown", len(shown))
 		}
 		b.WriteString(title + "):\n")
-		cols := []fitColumn{{head: ">#", drop: 1}, {head: "PROVIDER"}, {head: "REGION"}, {head: "INSTANCE TYPE"}, {head: ">N"},
-			{head: "BUY"}, {head: ">TOTAL " + rec.Currency}, {head: ">PER GPU-H", drop: 2}, {head: ">BREAK-EVEN"}, {head: "AVAIL", drop: 3}}
+		// Cost per GPU-hour used is TOTAL over the same number of GPU-hours
+		// for every option, so the table leaves it to JSON and the reasons.
+		cols := []fitColumn{{head: " "}, {head: "PROVIDER"}, {head: "REGION"}, {head: "INSTANCE TYPE"}, {head: ">N"},
+			{head: "BUY"}, {head: ">TOTAL " + rec.Currency}, {head: ">BREAK-EVEN"}}
 		var offers []pricewatch.Offer
+		marks := map[string]bool{}
 		for i, o := range shown {
-			rank := fmt.Sprint(o.Rank)
-			if i == rec.Best {
-				rank = "*" + rank
+			mark := ""
+			switch {
+			case i == rec.Best:
+				mark = "*"
+			case o.Available != nil && !*o.Available:
+				mark = "x"
+			case o.Available == nil:
+				mark = "?"
 			}
+			marks[mark] = true
 			be := "-"
 			if o.BreakEvenUtilization.Valid {
 				be = shareText(o.BreakEvenUtilization.Decimal)
@@ -294,19 +303,23 @@ func writeRecommendTable(w io.Writer, rec analysis.Recommendation, f recommendFl
 					be = "never"
 				}
 			}
-			addRow(cols, rank, o.Provider, placeOf(o.Region, o.Zone), o.InstanceType, fmt.Sprint(o.Instances), buyLabel(o.Offer),
-				moneyText(o.TotalCost), displayRate(o.CostPerGPUHour), be, availShort(o.Available))
+			addRow(cols, mark, o.Provider, placeOf(o.Region, o.Zone), o.InstanceType, fmt.Sprint(o.Instances), buyLabel(o.Offer),
+				moneyText(o.TotalCost), be)
 			offers = append(offers, o.Offer)
 		}
-		dropped, err := fitTable(&b, cols)
-		if err != nil {
+		if _, err := fitTable(&b, cols); err != nil {
 			return err
 		}
-		if len(dropped) > 0 {
-			fmt.Fprintf(&b, "Left out to fit %d columns: %s (see --format json).\n", tableWidth, strings.Join(dropped, ", "))
+		legend := []string{"* = recommended"}
+		if marks["x"] {
+			legend = append(legend, "x = sold out where priced")
 		}
+		if marks["?"] {
+			legend = append(legend, "? = availability not known")
+		}
+		b.WriteString(strings.Join(legend, "; ") + ".\n")
 		writeBuyLegend(&b, offers)
-		b.WriteString(wrapText("N = instances needed; TOTAL = cost over the horizon at the utilisation asked; PER GPU-H = that cost per GPU-hour used; "+
+		b.WriteString(wrapText("N = instances needed; TOTAL = cost over the horizon at the utilisation asked; "+
 			"BREAK-EVEN = utilisation above which the commitment beats on-demand for the same machine.", tableWidth, "  "))
 	}
 	if len(rec.Unconverted) > 0 {

@@ -74,14 +74,14 @@ func writePlot(w io.Writer, title string, series []plotSeries, from, to time.Tim
 		return err
 	}
 	// Y labels: the exact top and bottom, and evenly spaced values between
-	// them rounded for display.
+	// them rounded to cents (they mark a row, not a price).
 	labels := make([]string, plotHeight)
 	span := hi.Sub(lo)
-	for r := 0; r < plotHeight; r += 3 {
+	for r := 3; r < plotHeight-2; r += 3 {
 		v := hi.Sub(span.Mul(decimal.NewFromInt(int64(r))).DivRound(decimal.NewFromInt(plotHeight-1), 10))
-		labels[r] = displayRate(v)
+		labels[r] = v.StringFixed(2)
 	}
-	labels[plotHeight-1] = displayRate(lo)
+	labels[0], labels[plotHeight-1] = displayRate(hi), displayRate(lo)
 	if span.IsZero() {
 		labels = make([]string, plotHeight)
 		labels[plotHeight/2] = displayRate(lo)
@@ -145,7 +145,8 @@ func writePlot(w io.Writer, title string, series []plotSeries, from, to time.Tim
 	fmt.Fprintf(&b, "%s └%s\n", strings.Repeat(" ", labelW), strings.Repeat("─", cols))
 	b.WriteString(xLabels(from, to, labelW+2, cols) + "\n")
 	for i, s := range series {
-		fmt.Fprintf(&b, "  %c  %s\n", glyphs[i], s.Label)
+		last := s.Steps[len(s.Steps)-1]
+		fmt.Fprintf(&b, "  %c  %s, last %s\n", glyphs[i], s.Label, displayRate(last.Value))
 	}
 	if strings.ContainsRune(gridString(grid), '*') {
 		b.WriteString("  *  more than one series\n")
@@ -198,7 +199,8 @@ func xLabels(from, to time.Time, indent, cols int) string {
 // current price extends to the end of the axis.
 func writeHistoryPlot(w io.Writer, instanceType string, rows []storage.PriceInterval) error {
 	if len(rows) == 0 {
-		_, err := fmt.Fprintln(w, "No price history for that instance type (has `pricewatch fetch` run, and is the name spelled as the cloud spells it?).")
+		_, err := io.WriteString(w, wrapText("No price history for that instance type (has `pricewatch fetch` run, "+
+			"and is the name spelled as the cloud spells it?).", tableWidth, "  "))
 		return err
 	}
 	from, to := rows[0].ValidFrom, rows[0].LastSeen
