@@ -1,0 +1,133 @@
+package pricewatch
+
+import (
+	"testing"
+
+	"github.com/shopspring/decimal"
+)
+
+func TestTermHours(t *testing.T) {
+	tests := []struct {
+		term    string
+		want    int64
+		wantErr bool
+	}{
+		{"1y", 8760, false},
+		{"3y", 26280, false},
+		{"1m", 730, false},
+		{"6m", 4380, false},
+		{"", 0, true},
+		{"y", 0, true},
+		{"0y", 0, true},
+		{"1w", 0, true},
+		{"-1y", 0, true},
+	}
+	for _, tt := range tests {
+		got, err := TermHours(tt.term)
+		if (err != nil) != tt.wantErr || got != tt.want {
+			t.Errorf("TermHours(%q) = %d, %v; want %d, error %v", tt.term, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+func TestEffectiveHourly(t *testing.T) {
+	d := decimal.RequireFromString
+	tests := []struct {
+		name            string
+		hourly, upfront string
+		term            string
+		want            string
+	}{
+		{"on-demand is its hourly", "98.32", "0", "", "98.32"},
+		{"azure 1y reservation total", "0", "3478.0", "1y", "0.3970319635"},
+		{"aws 3y partial upfront", "1.5", "13140", "3y", "2"},
+		{"monthly subscription", "0", "7300", "1m", "10"},
+		{"all upfront with no hourly", "0.0000000000", "1161", "1y", "0.1325342466"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := EffectiveHourly(d(tt.hourly), d(tt.upfront), tt.term)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !got.Equal(d(tt.want)) {
+				t.Errorf("got %s, want %s", got, tt.want)
+			}
+		})
+	}
+	if _, err := EffectiveHourly(d("1"), d("5"), ""); err == nil {
+		t.Error("an upfront payment without a term must be an error")
+	}
+}
+
+func TestParsePrice(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    string
+		wantErr bool
+	}{
+		{"12.2400000000", "12.24", false},
+		{"9.0E-4", "0.0009", false},
+		{" 0.2452 ", "0.2452", false},
+		{"N/A*", "", true},
+		{"", "", true},
+		{"-1", "", true},
+	}
+	for _, tt := range tests {
+		got, err := ParsePrice(tt.in)
+		if (err != nil) != tt.wantErr || (!tt.wantErr && !got.Equal(decimal.RequireFromString(tt.want))) {
+			t.Errorf("ParsePrice(%q) = %s, %v; want %s, error %v", tt.in, got, err, tt.want, tt.wantErr)
+		}
+	}
+}
+
+func TestFormatPrice(t *testing.T) {
+	for in, want := range map[string]string{"98.32": "98.32", "29": "29.00", "6.5": "6.50", "0.3970319635": "0.3970319635"} {
+		if got := FormatPrice(decimal.RequireFromString(in)); got != want {
+			t.Errorf("FormatPrice(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestPerGPUHour(t *testing.T) {
+	got, ok := PerGPUHour(decimal.RequireFromString("98.32"), 8)
+	if !ok || got.String() != "12.29" {
+		t.Errorf("8 GPUs: %s %v", got, ok)
+	}
+	// A quarter of a T4 at 0.5/h is 2/h per whole GPU.
+	got, ok = PerGPUHour(decimal.RequireFromString("0.5"), 0.25)
+	if !ok || got.String() != "2" {
+		t.Errorf("vGPU slice: %s %v", got, ok)
+	}
+	if _, ok := PerGPUHour(decimal.RequireFromString("1"), 0); ok {
+		t.Error("zero GPUs has no per-GPU price")
+	}
+}
+
+func TestOfferValidate(t *testing.T) {
+	base := Offer{Provider: AWS, Region: "us-east-1", InstanceType: "p5.48xlarge", PriceType: OnDemand, OS: Linux,
+		Currency: "USD", Hourly: decimal.RequireFromString("55.04")}
+	tests := []struct {
+		name   string
+		change func(*Offer)
+		ok     bool
+	}{
+		{"valid on-demand", func(*Offer) {}, true},
+		{"zero price", func(o *Offer) { o.Hourly = decimal.Zero }, false},
+		{"no currency", func(o *Offer) { o.Currency = "" }, false},
+		{"unknown price type", func(o *Offer) { o.PriceType = "bid" }, false},
+		{"reserved without term", func(o *Offer) { o.PriceType = Reserved }, false},
+		{"all upfront reserved", func(o *Offer) {
+			o.PriceType, o.Term, o.Payment, o.Hourly, o.Upfront = Reserved, "1y", AllUpfront, decimal.Zero, decimal.RequireFromString("260000")
+		}, true},
+		{"spot with upfront", func(o *Offer) { o.PriceType, o.Upfront = Spot, decimal.NewFromInt(1) }, false},
+		{"bad os", func(o *Offer) { o.OS = "rhel" }, false},
+	}
+	for _, tt := range tests {
+		o := base
+		tt.change(&o)
+		if err := o.Validate(); (err == nil) != tt.ok {
+			t.Errorf("%s: Validate() = %v, want ok=%v", tt.name, err, tt.ok)
+		}
+	}
+}
