@@ -33,9 +33,12 @@ type OutboxEntry struct {
 	LastError     string
 	SentAt        *time.Time
 	LeaseUntil    *time.Time
+	// Attachment is a file to send with the message (the digest's chart);
+	// nil for none.
+	Attachment []byte
 }
 
-const outboxColumns = `id, delivery_key, channel, kind, payload, created_at, next_attempt_at, attempts, status, last_error, sent_at, lease_until`
+const outboxColumns = `id, delivery_key, channel, kind, payload, created_at, next_attempt_at, attempts, status, last_error, sent_at, lease_until, attachment`
 
 func scanOutbox(rows *sql.Rows) ([]OutboxEntry, error) {
 	defer rows.Close()
@@ -44,7 +47,7 @@ func scanOutbox(rows *sql.Rows) ([]OutboxEntry, error) {
 		var e OutboxEntry
 		var payload, created, next string
 		var sent, lease sql.NullString
-		if err := rows.Scan(&e.ID, &e.DeliveryKey, &e.Channel, &e.Kind, &payload, &created, &next, &e.Attempts, &e.Status, &e.LastError, &sent, &lease); err != nil {
+		if err := rows.Scan(&e.ID, &e.DeliveryKey, &e.Channel, &e.Kind, &payload, &created, &next, &e.Attempts, &e.Status, &e.LastError, &sent, &lease, &e.Attachment); err != nil {
 			return nil, err
 		}
 		e.Payload = []byte(payload)
@@ -64,6 +67,45 @@ func scanOutbox(rows *sql.Rows) ([]OutboxEntry, error) {
 		out = append(out, e)
 	}
 	return out, rows.Err()
+}
+
+// Enqueue queues one message that no fetch run produced (the weekly
+// digest), with an optional attachment. A message whose delivery key is
+// already stored, whatever its status, is left as it is: Enqueue reports
+// whether this call queued anything, so a second trigger in the same week
+// cannot post the digest twice.
+func (db *DB) Enqueue(ctx context.Context, m OutboxMessage, attachment []byte) (bool, error) {
+	if m.DeliveryKey == "" {
+		return false, fmt.Errorf("queueing a %s message: no delivery key", m.Kind)
+	}
+	ts := formatTime(db.Now())
+	res, err := db.write.ExecContext(ctx, `INSERT INTO outbox (delivery_key, channel, kind, payload, created_at, next_attempt_at, attachment)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (delivery_key) DO NOTHING`, m.DeliveryKey, m.Channel, m.Kind, string(m.Payload), ts, ts, attachment)
+	if err != nil {
+		return false, fmt.Errorf("queueing message %s: %w", m.DeliveryKey, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("queueing message %s: %w", m.DeliveryKey, err)
+	}
+	return n == 1, nil
+}
+
+// OutboxByKey returns the message stored under a delivery key, or an error
+// wrapping ErrOutboxNotFound.
+func (db *DB) OutboxByKey(ctx context.Context, key string) (OutboxEntry, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT `+outboxColumns+` FROM outbox WHERE delivery_key = ?`, key)
+	if err != nil {
+		return OutboxEntry{}, fmt.Errorf("reading outbox message %s: %w", key, err)
+	}
+	out, err := scanOutbox(rows)
+	if err != nil {
+		return OutboxEntry{}, fmt.Errorf("reading outbox message %s: %w", key, err)
+	}
+	if len(out) == 0 {
+		return OutboxEntry{}, fmt.Errorf("outbox message %s: %w", key, ErrOutboxNotFound)
+	}
+	return out[0], nil
 }
 
 // headsQuery selects, per channel, the oldest pending message: the only one
