@@ -63,6 +63,9 @@ apart, never ranked.`,
 			if f.count < 0 {
 				return fmt.Errorf("--count %v: want a positive number of GPUs per instance", f.count)
 			}
+			if err := checkOS(f.os); err != nil {
+				return err
+			}
 			now, err := evalTime(f.now)
 			if err != nil {
 				return err
@@ -381,6 +384,14 @@ func sqlOS(os string) string {
 	return strings.ToLower(os)
 }
 
+func checkOS(os string) error {
+	switch strings.ToLower(os) {
+	case "", pricewatch.Linux, pricewatch.Windows, "any", "all":
+		return nil
+	}
+	return fmt.Errorf("--os %q: want linux, windows or any", os)
+}
+
 func osText(os string) string {
 	switch s := sqlOS(os); s {
 	case "":
@@ -440,7 +451,7 @@ type rateNotes struct {
 	target string
 	now    time.Time
 	maxAge time.Duration
-	quotes map[string]rateUse // by "CNY 0.149… 2022-07-08 ECB"
+	quotes map[string]rateUse // by "CNY 2022-07-08 ECB 0.149…": from, date, source, rate
 	absent map[string]bool    // native currencies without a rate
 }
 
@@ -479,11 +490,25 @@ func (n *rateNotes) lines() []string {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	// A series converts each day at that day's rate: show the first and last
-	// of a long run rather than every day.
-	if len(keys) > 4 {
-		keys = []string{keys[0], keys[len(keys)-1]}
-		out = append(out, "Rates: each price converted at the rate of its own day; first and last used:")
+	// A series converts each day at that day's rate: of a long run of one
+	// currency's rates, show the first and the last.
+	byFrom := map[string][]string{}
+	var froms []string
+	for _, k := range keys {
+		from := n.quotes[k].from
+		if _, ok := byFrom[from]; !ok {
+			froms = append(froms, from)
+		}
+		byFrom[from] = append(byFrom[from], k)
+	}
+	keys = keys[:0]
+	for _, from := range froms {
+		ks := byFrom[from]
+		if len(ks) > 2 {
+			out = append(out, fmt.Sprintf("Rates: %d %s rates used, each price at the rate of its own day; the first and the last:", len(ks), from))
+			ks = []string{ks[0], ks[len(ks)-1]}
+		}
+		keys = append(keys, ks...)
 	}
 	for _, k := range keys {
 		q := n.quotes[k]

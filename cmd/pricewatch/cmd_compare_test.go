@@ -485,3 +485,27 @@ func readFile(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+func TestAnalysisCommandsRejectUnknownOS(t *testing.T) {
+	cfg := analysisConfig(t, true)
+	for _, args := range [][]string{
+		{"compare", "--gpu", "A100", "--os", "macos"},
+		{"savings", "Standard_ND96amsr_A100_v4", "--os", "macos"},
+		{"trends", "--os", "macos"},
+		{"recommend", "--gpu", "A100", "--os", "macos"},
+	} {
+		if _, errOut, code := runCLI(t, append([]string{"--config", cfg}, args...)...); code == 0 || !strings.Contains(errOut, "--os") {
+			t.Errorf("%v: exit %d, %q", args, code, errOut)
+		}
+	}
+	// Windows prices are kept apart: only the H100 NVL machine has one.
+	out, errOut, code := runCLI(t, "--config", cfg, "compare", "--gpu", "H100", "--os", "windows", "--format", "json", "--now="+analysisNow)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rows []compareJSONRow
+	decodeJSON(t, out, &rows)
+	if len(rows) != 1 || rows[0].InstanceType != "Standard_NC40ads_H100_v5" || rows[0].NativeEffectiveHourly.String() != "8.82" {
+		t.Errorf("windows rows: %+v", rows)
+	}
+}

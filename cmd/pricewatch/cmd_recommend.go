@@ -56,6 +56,9 @@ left out unless --include-spot: it can be taken back at any time.`,
 			if f.top < 0 {
 				return fmt.Errorf("--top %d: want 0 (all) or more", f.top)
 			}
+			if err := checkOS(f.os); err != nil {
+				return err
+			}
 			now, err := evalTime(f.now)
 			if err != nil {
 				return err

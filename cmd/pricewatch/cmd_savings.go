@@ -42,6 +42,9 @@ every hour of its term; on-demand only for the hours used.`,
 			if err != nil {
 				return fmt.Errorf("--utilization: %w", err)
 			}
+			if err := checkOS(f.os); err != nil {
+				return err
+			}
 			now, err := evalTime(f.now)
 			if err != nil {
 				return err

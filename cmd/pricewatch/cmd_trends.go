@@ -52,6 +52,9 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 			if err != nil {
 				return fmt.Errorf("--window: %w", err)
 			}
+			if err := checkOS(f.os); err != nil {
+				return err
+			}
 			now, err := evalTime(f.now)
 			if err != nil {
 				return err
