@@ -98,11 +98,29 @@ func NewDispatcher(db *storage.DB, n Notifier, log *zap.Logger, opts DispatcherO
 		lastPost: map[string]time.Time{}, pausedUntil: map[string]time.Time{}}
 }
 
+// AttachmentNotifier is a Notifier that can send the file stored with a
+// message (the digest's chart) along with it. The dispatcher uses it for
+// messages that have an attachment; other notifiers get the message alone.
+type AttachmentNotifier interface {
+	PostWithAttachment(ctx context.Context, channel string, payload, attachment []byte) error
+}
+
+// IncompleteError says the message itself was delivered but something sent
+// with it (its attachment) was not. The dispatcher marks the message sent,
+// since posting it again would duplicate it, and logs the error.
+type IncompleteError struct{ Err error }
+
+func (e *IncompleteError) Error() string { return e.Err.Error() }
+func (e *IncompleteError) Unwrap() error { return e.Err }
+
 // Report counts what a delivery did.
 type Report struct {
 	Sent     int // delivered
 	Failed   int // given up on (permanent errors)
 	Retrying int // attempts that failed and will be retried
+	// Incomplete counts delivered messages (included in Sent) whose
+	// attachment did not reach Slack; the log says why.
+	Incomplete int
 	// Pending is what is still queued when Deliver returned.
 	Pending int
 }
@@ -111,6 +129,7 @@ func (r *Report) add(o Report) {
 	r.Sent += o.Sent
 	r.Failed += o.Failed
 	r.Retrying += o.Retrying
+	r.Incomplete += o.Incomplete
 }
 
 // Deliver sends what is due now and keeps going until the outbox is empty
@@ -241,6 +260,10 @@ func (d *Dispatcher) pass(ctx context.Context, force bool) (Report, error) {
 			case sent:
 				rep.Sent++
 				progressed = true
+			case sentIncomplete:
+				rep.Sent++
+				rep.Incomplete++
+				progressed = true
 			case failedMessage:
 				rep.Failed++
 				progressed = true
@@ -274,6 +297,7 @@ const (
 	failedChannel
 	failedAll
 	taken // another sender holds the message
+	sentIncomplete
 )
 
 func (d *Dispatcher) deliver(ctx context.Context, m storage.OutboxEntry, force bool) (outcome, error) {
@@ -294,11 +318,16 @@ func (d *Dispatcher) deliver(ctx context.Context, m storage.OutboxEntry, force b
 	}
 	attempt := m.Attempts + 1
 	log := d.log.With(zap.Int64("message", m.ID), zap.String("channel", m.Channel), zap.String("kind", m.Kind), zap.Int("attempt", attempt))
-	postErr := d.notifier.Post(ctx, m.Channel, m.Payload)
+	postErr := d.post(ctx, m, log)
 	d.lastPost[m.Channel] = d.db.Now()
-	if postErr == nil {
+	var incomplete *IncompleteError
+	if postErr == nil || errors.As(postErr, &incomplete) {
 		if err := d.db.MarkSent(ctx, m.ID); err != nil {
 			return 0, err
+		}
+		if incomplete != nil {
+			log.Warn("message delivered without its attachment", zap.Error(postErr))
+			return sentIncomplete, nil
 		}
 		log.Debug("alert delivered")
 		return sent, nil
@@ -336,6 +365,18 @@ func (d *Dispatcher) deliver(ctx context.Context, m storage.OutboxEntry, force b
 	}
 	log.Warn("alert delivery failed; will retry", zap.Error(postErr), zap.Time("next_attempt", next))
 	return retrying, nil
+}
+
+// post sends m, with its attachment when it has one and the notifier can
+// send files.
+func (d *Dispatcher) post(ctx context.Context, m storage.OutboxEntry, log *zap.Logger) error {
+	if len(m.Attachment) > 0 {
+		if an, ok := d.notifier.(AttachmentNotifier); ok {
+			return an.PostWithAttachment(ctx, m.Channel, m.Payload, m.Attachment)
+		}
+		log.Info("this notifier cannot send files: the message goes without its attachment")
+	}
+	return d.notifier.Post(ctx, m.Channel, m.Payload)
 }
 
 func (d *Dispatcher) backoff(attempt int) time.Duration {

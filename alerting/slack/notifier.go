@@ -136,11 +136,13 @@ func (n *Notifier) postAPI(ctx context.Context, channel string, p Payload) (Rece
 // fixes for Slack's error codes that resending cannot cure (the codes are
 // chat.postMessage's, docs.slack.dev/reference/methods/chat.postMessage).
 var (
-	authFix     = "check the bot token (PRICEWATCH_SLACK_TOKEN, slack.token or slack.token_file): it must be the Bot User OAuth Token (xoxb-…) of an app installed in the workspace"
-	revokedFix  = "the token was revoked or the app uninstalled: reinstall the Slack app and update the token"
-	scopeFix    = "give the Slack app the chat:write scope (OAuth & Permissions), reinstall it and update the token"
-	payloadFix  = "Slack rejected this message's content; this is a pricewatch bug: report it with the output of `pricewatch alerts list --failed --format json`"
-	permanentOf = map[string]struct {
+	authFix    = "check the bot token (PRICEWATCH_SLACK_TOKEN, slack.token or slack.token_file): it must be the Bot User OAuth Token (xoxb-…) of an app installed in the workspace"
+	revokedFix = "the token was revoked or the app uninstalled: reinstall the Slack app and update the token"
+	scopeFix   = "give the Slack app the chat:write scope (OAuth & Permissions), reinstall it and update the token"
+	// filesScopeFix replaces scopeFix for the file upload methods.
+	filesScopeFix = "give the Slack app the files:write scope (OAuth & Permissions), reinstall it and update the token"
+	payloadFix    = "Slack rejected this message's content; this is a pricewatch bug: report it with the output of `pricewatch alerts list --failed --format json`"
+	permanentOf   = map[string]struct {
 		scope alerting.Scope
 		fix   string // %s is the channel
 	}{
@@ -176,16 +178,21 @@ var (
 )
 
 func (n *Notifier) classifyAPI(ctx context.Context, channel string, err error) error {
+	return n.classifyCall(ctx, "chat.postMessage", channel, err)
+}
+
+// classifyCall classifies the error of one Web API method call.
+func (n *Notifier) classifyCall(ctx context.Context, method, channel string, err error) error {
 	if ctx.Err() != nil {
-		return fmt.Errorf("chat.postMessage to %s: %w", channel, ctx.Err())
+		return fmt.Errorf("%s to %s: %w", method, channel, ctx.Err())
 	}
 	var rl *slackapi.RateLimitedError
 	if errors.As(err, &rl) {
-		return alerting.RetryAfter(fmt.Errorf("chat.postMessage to %s: Slack rate limit (HTTP 429), retry after %s", channel, rl.RetryAfter), rl.RetryAfter)
+		return alerting.RetryAfter(fmt.Errorf("%s to %s: Slack rate limit (HTTP 429), retry after %s", method, channel, rl.RetryAfter), rl.RetryAfter)
 	}
 	var sc slackapi.StatusCodeError
 	if errors.As(err, &sc) {
-		e := fmt.Errorf("chat.postMessage to %s: Slack answered HTTP %d", channel, sc.Code)
+		e := fmt.Errorf("%s to %s: Slack answered HTTP %d", method, channel, sc.Code)
 		if sc.Code >= 500 || sc.Code == http.StatusTooManyRequests || sc.Code == http.StatusRequestTimeout {
 			return e
 		}
@@ -194,7 +201,7 @@ func (n *Notifier) classifyAPI(ctx context.Context, channel string, err error) e
 	var se slackapi.SlackErrorResponse
 	if errors.As(err, &se) {
 		code := se.Err
-		msg := fmt.Sprintf("chat.postMessage to %s: Slack said %s", channel, code)
+		msg := fmt.Sprintf("%s to %s: Slack said %s", method, channel, code)
 		if len(se.ResponseMetadata.Messages) > 0 {
 			msg += " (" + strings.Join(se.ResponseMetadata.Messages, "; ") + ")"
 		}
@@ -207,6 +214,9 @@ func (n *Notifier) classifyAPI(ctx context.Context, channel string, err error) e
 		}
 		if p, ok := permanentOf[code]; ok {
 			fix := p.fix
+			if strings.HasPrefix(method, "files.") && fix == scopeFix {
+				fix = filesScopeFix
+			}
 			if strings.Contains(fix, "%s") {
 				fix = fmt.Sprintf(fix, channel)
 			}
@@ -216,7 +226,7 @@ func (n *Notifier) classifyAPI(ctx context.Context, channel string, err error) e
 		// version does not know: retry with back-off, never drop.
 		return e
 	}
-	return fmt.Errorf("chat.postMessage to %s: %s", channel, n.describe(err))
+	return fmt.Errorf("%s to %s: %s", method, channel, n.describe(err))
 }
 
 // webhookBody is what an incoming webhook accepts.

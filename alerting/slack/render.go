@@ -57,6 +57,16 @@ type Payload struct {
 	Text   string                  `json:"text"`
 	Blocks slackapi.Blocks         `json:"blocks"`
 	Meta   *slackapi.SlackMetadata `json:"metadata,omitempty"`
+	// File names the file stored beside the message in the outbox (the
+	// digest's chart); the bytes are not in the payload.
+	File *FileInfo `json:"file,omitempty"`
+}
+
+// FileInfo is how a file sent with a message appears in Slack.
+type FileInfo struct {
+	Name    string `json:"name"`     // file name, e.g. pricewatch-digest-2026-W11.png
+	Title   string `json:"title"`    // shown above the image
+	AltText string `json:"alt_text"` // read out by screen readers
 }
 
 // Renderer renders alert groups as Block Kit messages.
