@@ -131,11 +131,25 @@ func (p *productAttrs) plainLinux() bool {
 		(!p.set[aOperation] || p.is(aOperation, "RunInstances"))
 }
 
-var (
-	// Searched with a rare first byte, so that the search jumps.
-	gpuKey      = []byte(`gpu"`)
-	mlASICBytes = []byte("Learning ASIC")
-)
+// mayBeAccelerated reports whether a product's text holds a "gpu" key or
+// the ML ASIC instance family. Both contain a 'g' (gpu", Learnin|g ASIC),
+// a letter that occurs a few times per product, so one IndexByte hop from
+// 'g' to 'g' finds either.
+func mayBeAccelerated(raw []byte) bool {
+	const asic = "Learning ASIC"
+	const at = len("Learnin") // where the 'g' of asic sits
+	for i := 0; ; i++ {
+		j := bytes.IndexByte(raw[i:], 'g')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if bytes.HasPrefix(raw[i:], []byte(`gpu"`)) ||
+			i >= at && bytes.HasPrefix(raw[i-at:], []byte(asic)) {
+			return true
+		}
+	}
+}
 
 // termKind is the section of `terms` being read.
 type termKind int
@@ -181,7 +195,7 @@ func parseOfferFile(r io.Reader, region string) (*regionPrices, error) {
 		// without parsing their forty attributes. A product written with
 		// escapes is parsed in full, so the test cannot be fooled.
 		escaped := s.nextSlash(s.pos-len(raw)) < s.pos
-		if !escaped && !bytes.Contains(raw, gpuKey) && !bytes.Contains(raw, mlASICBytes) {
+		if !escaped && !mayBeAccelerated(raw) {
 			return nil
 		}
 		family = family[:0]
