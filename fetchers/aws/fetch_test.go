@@ -460,3 +460,19 @@ func TestCancelStopsPromptly(t *testing.T) {
 		t.Errorf("took %s to stop", d)
 	}
 }
+
+// TestProgress: with a Progress writer, a download ends with a status line
+// naming the region, the bytes and the rate.
+func TestProgress(t *testing.T) {
+	b := newBucket(t)
+	tree{"us-east-1": {v1, []gpuType{p5}}}.publish(t, b)
+	var out strings.Builder
+	if _, err := b.fetcher(t, Config{Progress: &out}).Fetch(context.Background(), fetchers.Previous{}); err != nil {
+		t.Fatal(err)
+	}
+	size := len(b.files[ec2Path(v1, "us-east-1")])
+	want := fmt.Sprintf("aws us-east-1: %.1f MB of %.1f MB (100%%)", float64(size)/1e6, float64(size)/1e6)
+	if s := out.String(); !strings.Contains(s, want) || !strings.HasSuffix(s, "\n") || !strings.Contains(s, "MB/s") {
+		t.Errorf("progress output %q, want a line with %q", s, want)
+	}
+}
