@@ -26,7 +26,7 @@ type scanner struct {
 	end int   // end of valid data in buf
 	off int64 // stream offset of buf[0], for error messages
 	err error // sticky read error; io.EOF once the stream is done
-	key []byte
+	key []byte // a copy of the current key, when reaching its ':' refilled
 	// slash is the index of the first backslash at or after some point
 	// already passed, len(buf) if there is none, or -1 after a refill.
 	slash int
@@ -463,6 +463,12 @@ func (s *scanner) skipCompositeFrom(keep bool, what string) (start int, err erro
 				break
 			}
 			i++
+			if st.escape {
+				// A bracket after a backslash: not valid JSON, but the
+				// bracket is the escaped byte either way.
+				st.escape = false
+				continue
+			}
 			if st.inString {
 				continue
 			}
