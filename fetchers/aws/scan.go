@@ -22,10 +22,10 @@ import (
 type scanner struct {
 	r   io.Reader
 	buf []byte
-	pos int   // next unread byte
-	end int   // end of valid data in buf
-	off int64 // stream offset of buf[0], for error messages
-	err error // sticky read error; io.EOF once the stream is done
+	pos int    // next unread byte
+	end int    // end of valid data in buf
+	off int64  // stream offset of buf[0], for error messages
+	err error  // sticky read error; io.EOF once the stream is done
 	key []byte // a copy of the current key, when reaching its ':' refilled
 	// slash is the index of the first backslash at or after some point
 	// already passed, len(buf) if there is none, or -1 after a refill.
