@@ -199,7 +199,7 @@ func (f *Fetcher) region(ctx context.Context, r *run, region, fileURL string, sp
 	r.snap.Versions[versionEC2+region] = version
 	ec2Changed := !r.haveCat || r.prev[versionEC2+region] != version
 	newTypes := false
-	commitments := []pricewatch.PriceType{pricewatch.OnDemand, pricewatch.Reserved}
+	fileTypes := []pricewatch.PriceType{pricewatch.OnDemand, pricewatch.Reserved}
 	if ec2Changed {
 		rp, err := f.readPriceFile(ctx, r, region, fileURL)
 		if err != nil {
@@ -216,7 +216,7 @@ func (f *Fetcher) region(ctx context.Context, r *run, region, fileURL string, sp
 			r.types[t] = facts
 		}
 		for _, o := range rp.Offers {
-			o.Hardware = f.hardware(o.InstanceType, rp.Types[o.InstanceType])
+			o.Hardware = hardware(o.InstanceType, rp.Types[o.InstanceType])
 			r.snap.Offers = append(r.snap.Offers, o)
 		}
 		listed := make([]string, 0, len(rp.Types))
@@ -227,13 +227,13 @@ func (f *Fetcher) region(ctx context.Context, r *run, region, fileURL string, sp
 		for _, t := range listed {
 			r.snap.Availability = append(r.snap.Availability, pricewatch.Availability{
 				Provider: pricewatch.AWS, Region: region, InstanceType: t,
-				State: pricewatch.Offered, Hardware: f.hardware(t, rp.Types[t]),
+				State: pricewatch.Offered, Hardware: hardware(t, rp.Types[t]),
 			})
 		}
-		addScope(&r.snap.Coverage, region, true, commitments...)
+		addScope(&r.snap.Coverage, region, true, fileTypes...)
 		r.read++
 	} else {
-		addScope(&r.snap.Unchanged, region, true, commitments...)
+		addScope(&r.snap.Unchanged, region, true, fileTypes...)
 		r.snap.Skipped++
 		f.log.Debug("price file unchanged", zap.String("region", region), zap.String("version", version))
 	}
@@ -290,7 +290,7 @@ func (f *Fetcher) readSavingsPlans(ctx context.Context, r *run, region, spURL st
 		return incomplete(fmt.Errorf("savings plan file %s: %w", spURL, err))
 	}
 	for _, o := range offers {
-		o.Hardware = f.hardware(o.InstanceType, r.types[o.InstanceType])
+		o.Hardware = hardware(o.InstanceType, r.types[o.InstanceType])
 		r.snap.Offers = append(r.snap.Offers, o)
 	}
 	return nil
@@ -366,19 +366,12 @@ func (f *Fetcher) spot(ctx context.Context, r *run) error {
 			r.snap.Offers = append(r.snap.Offers, pricewatch.Offer{
 				Provider: pricewatch.AWS, Region: region, InstanceType: p.InstanceType,
 				PriceType: pricewatch.Spot, OS: pricewatch.Linux, Currency: p.Currency,
-				Hourly: p.Price, Hardware: f.hardware(p.InstanceType, facts),
+				Hourly: p.Price, Hardware: hardware(p.InstanceType, facts),
 			})
 		}
 		addScope(&r.snap.Coverage, region, false, pricewatch.Spot)
 	}
 	return nil
-}
-
-// hardware combines the file's facts with the family table. Types without
-// a table row keep an empty model (see unknownFamilies).
-func (f *Fetcher) hardware(itype string, facts typeFacts) pricewatch.Hardware {
-	hw, _ := hardware(itype, facts)
-	return hw
 }
 
 // unknownFamilies lists GPU families the price list has and the table

@@ -125,16 +125,18 @@ func acceleratedFacts(instanceType, instanceFamily, gpu, gpuMemory, vcpu, memory
 	return f, true
 }
 
-// hardware combines the file's facts with the family table.
-func hardware(instanceType string, f typeFacts) (hw pricewatch.Hardware, known bool) {
-	hw = pricewatch.Hardware{VCPUs: f.VCPUs, MemoryGB: f.MemoryGB, GPUCount: f.GPUs}
+// hardware combines the file's facts with the family table. A family the
+// table lacks keeps the file's count and memory and an empty model (the
+// fetch logs such families).
+func hardware(instanceType string, f typeFacts) pricewatch.Hardware {
+	hw := pricewatch.Hardware{VCPUs: f.VCPUs, MemoryGB: f.MemoryGB, GPUCount: f.GPUs}
 	if f.GPUs > 0 && f.GPUMemoryGB > 0 {
 		hw.GPUMemoryGB = f.GPUMemoryGB / f.GPUs
 	}
 	fam, size, _ := strings.Cut(instanceType, ".")
 	row, ok := gpuFamilies[fam]
 	if !ok {
-		return hw, false
+		return hw
 	}
 	hw.GPUModel = row.Model
 	if row.MemoryGB > 0 {
@@ -146,7 +148,7 @@ func hardware(instanceType string, f typeFacts) (hw pricewatch.Hardware, known b
 			hw.GPUMemoryGB = o.MemoryGB
 		}
 	}
-	return hw, true
+	return hw
 }
 
 // leadingNumber reads the number at the start of an attribute such as

@@ -121,7 +121,7 @@ func TestParseRealExcerpts(t *testing.T) {
 	if len(rp.Offers) != 0 || len(rp.LinuxSKU) != 0 || rp.Version != "20230322145651" {
 		t.Errorf("offers %v, linux SKUs %v, version %q", rp.Offers, rp.LinuxSKU, rp.Version)
 	}
-	if hw, _ := hardware("p3.8xlarge", rp.Types["p3.8xlarge"]); hw != (pricewatch.Hardware{GPUModel: "V100", GPUCount: 4, GPUMemoryGB: 16, VCPUs: 32, MemoryGB: 244}) {
+	if hw := hardware("p3.8xlarge", rp.Types["p3.8xlarge"]); hw != (pricewatch.Hardware{GPUModel: "V100", GPUCount: 4, GPUMemoryGB: 16, VCPUs: 32, MemoryGB: 244}) {
 		t.Errorf("hardware %+v", hw)
 	}
 
@@ -221,7 +221,7 @@ func TestGPUTable(t *testing.T) {
 		if !ok {
 			continue
 		}
-		if hw, _ := hardware(c.itype, f); hw != c.want {
+		if hw := hardware(c.itype, f); hw != c.want {
 			t.Errorf("%s: %+v, want %+v", c.itype, hw, c.want)
 		}
 	}
