@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -60,25 +62,25 @@ func spPath(version, region string) string {
 	return fmt.Sprintf("/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/%s/%s/index.json", version, region)
 }
 
-// publish writes region files and the EC2 region index listing them, in
-// the shape of the real region_index.json.
+// publish writes region files and the EC2 region index listing them: the
+// real 2019 region_index.json with its one region replaced by these.
 func (b *bucket) publish(files map[string]versioned) {
-	type entry struct {
-		RegionCode        string `json:"regionCode"`
-		CurrentVersionURL string `json:"currentVersionUrl"`
+	raw, err := os.ReadFile(filepath.Join("testdata", "ec2-region_index-excerpt-2019.json"))
+	if err != nil {
+		b.t.Fatal(err)
 	}
-	idx := struct {
-		FormatVersion   string           `json:"formatVersion"`
-		Disclaimer      string           `json:"disclaimer"`
-		PublicationDate string           `json:"publicationDate"`
-		Regions         map[string]entry `json:"regions"`
-	}{"v1.0", loadSamples(b.t).disclaimer, "2026-11-30T00:00:00Z", map[string]entry{}}
+	var idx map[string]any
+	if err := json.Unmarshal(raw, &idx); err != nil {
+		b.t.Fatal(err)
+	}
+	regions := map[string]any{}
 	for region, f := range files {
 		p := ec2Path(f.version, region)
 		b.put(p, f.body)
-		idx.Regions[region] = entry{region, p}
+		regions[region] = map[string]string{"regionCode": region, "currentVersionUrl": p}
 	}
-	raw, _ := json.MarshalIndent(idx, "", "  ")
+	idx["regions"] = regions
+	raw, _ = json.MarshalIndent(idx, "", "  ")
 	b.put(ec2RegionIndexPath, raw)
 }
 
