@@ -94,13 +94,13 @@ func runProvider(ctx context.Context, db *storage.DB, job providerJob, opts stor
 
 // summaryLine is the one line `pricewatch fetch` prints per provider.
 func summaryLine(s runSummary) string {
-	took := s.Duration.Round(100 * time.Millisecond)
+	took := s.Duration.Round(time.Millisecond)
 	switch s.Status {
 	case statusOK:
 		r := s.Result
 		line := fmt.Sprintf("%-8s ok       %d offers: %d new, %d changed, %d unchanged, %d closed", s.Provider, r.Seen, r.New, r.Changed, r.Unchanged, r.Closed)
 		if r.Skipped > 0 {
-			line += fmt.Sprintf("; %d regions skipped as unchanged", r.Skipped)
+			line += fmt.Sprintf("; %d region(s) skipped as unchanged", r.Skipped)
 		}
 		if r.FirstRun {
 			line += " (first run: baseline)"
