@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"time"
 
 	"go.uber.org/zap"
 )
@@ -33,5 +34,35 @@ func (d *daemon) deliverLoop(ctx context.Context) {
 	}
 }
 
-// runDigest queues the weekly FinOps digest.
-func (d *daemon) runDigest() {}
+// runDigest queues the weekly FinOps digest and wakes the dispatcher. The
+// week's delivery key makes a second trigger in the same week (a restart,
+// a reload, a manual `digest --send`) queue nothing.
+func (d *daemon) runDigest() {
+	if d.ctx.Err() != nil {
+		return
+	}
+	d.mu.Lock()
+	a := *d.a
+	d.mu.Unlock()
+	now := time.Now().UTC()
+	dg, err := a.buildDigest(d.ctx, d.db, now)
+	if err != nil {
+		d.log.Error("weekly digest not built", zap.Error(err))
+		return
+	}
+	key, queued, err := a.enqueueDigest(d.ctx, d.db, dg, "")
+	if err != nil {
+		d.log.Error("weekly digest not queued", zap.Error(err))
+		return
+	}
+	if queued {
+		d.log.Info("weekly digest queued", zap.String("week", dg.Week), zap.String("delivery_key", key))
+	} else {
+		d.log.Info("weekly digest already queued this week", zap.String("week", dg.Week), zap.String("delivery_key", key))
+	}
+	d.metrics.digestLastSent.Set(float64(now.Unix()))
+	select {
+	case d.nudge <- struct{}{}:
+	default:
+	}
+}

@@ -1,0 +1,724 @@
+// Package digest builds the weekly FinOps digest: for each watched GPU
+// model, the cheapest on-demand, spot and commitment price per GPU-hour
+// across clouds in one currency and how it moved over the week; the offers
+// that moved most; new availability and sell-outs of the week; the best
+// commitment against on-demand with its break-even utilisation; providers
+// whose data is stale; the exchange rates used (stale or missing ones
+// flagged); and a chart of the cheapest H100 and A100 per GPU-hour over the
+// last twelve weeks.
+//
+// Data flows one way: storage rows → analysis → Digest → renderers (text,
+// Markdown, JSON, Slack Block Kit, PNG chart). Build is pure computation
+// over values: the caller loads the rows and passes them in with the
+// clock, so a digest can be rebuilt for any moment from a fixture.
+//
+// Prices are pricewatch's: the digest states opportunity (list and
+// commitment rates), not anyone's bill.
+package digest
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/fx"
+	"github.com/pricewatch/pricewatch/storage"
+)
+
+// Kind is the outbox kind of a digest message.
+const Kind = "digest"
+
+// Windows of the digest.
+const (
+	// Week is the period week-over-week moves and events cover.
+	Week = 7 * 24 * time.Hour
+	// ChartWeeks is how far back the chart goes, in weekly points.
+	ChartWeeks = 12
+	// StaleFactor: a provider whose last successful run is older than this
+	// many expected intervals is stale.
+	StaleFactor = 2
+	// MaxMoves is how many single-offer moves the digest lists.
+	MaxMoves = 8
+)
+
+// ChartModels are the GPU families the chart draws (MatchGPU family
+// queries: every H100 and every A100 variant).
+var ChartModels = []string{"H100", "A100"}
+
+// chartPriceTypes are drawn per family. Commitments are left out: their
+// effective rate assumes every hour of the term is used.
+var chartPriceTypes = []pricewatch.PriceType{pricewatch.OnDemand, pricewatch.Spot}
+
+// Input is everything Build needs. Nothing in it is read from a clock, a
+// file or the network.
+type Input struct {
+	// Now is the moment the digest describes.
+	Now time.Time
+	// Location is where dates are shown and the ISO week is counted
+	// (digest.timezone); nil means UTC.
+	Location *time.Location
+	// Currency every price is converted to (digest.currency).
+	Currency string
+	// Models are the watched GPU models or families (digest.gpu_models).
+	Models []string
+	// Prices are the stored price intervals in force at some time since
+	// Now − ChartWeeks weeks (storage.Prices with Since), of any OS; only
+	// Linux prices are compared.
+	Prices []analysis.Interval
+	// Availability are the availability intervals open at some time since
+	// Now − Week (storage.Availability with All and Since).
+	Availability []storage.AvailabilityInterval
+	// Runs are each provider's latest run and its latest successful run
+	// (storage.LastRuns plus storage.LastSuccess), in any order.
+	Runs []storage.Run
+	// Expected maps each enabled provider to how often it is meant to run;
+	// a provider missing here is not checked for staleness.
+	Expected map[string]time.Duration
+	// FX converts prices into Currency; a missing rate leaves the price
+	// out and says so, never treats it as already in Currency.
+	FX analysis.Converter
+}
+
+// Digest is one week's digest, ready for the renderers.
+type Digest struct {
+	// Week is the ISO week of Now in Location, e.g. "2026-W11"; the
+	// delivery key uses it so that one week posts one digest.
+	Week     string
+	Now      time.Time
+	From     time.Time // Now − Week
+	Location *time.Location
+	Currency string
+
+	// Offers counts the current Linux offers of watched models; Changed how
+	// many of them changed price during the week.
+	Offers, Changed int
+	Models          []ModelRow
+	Moves           []Move
+	NewAvailability []AvailabilityEvent
+	SoldOut         []AvailabilityEvent
+	// Baseline lists providers whose first availability data arrived this
+	// week: their places are not reported as new.
+	Baseline  []string
+	Savings   []SavingsRow
+	Freshness []ProviderStatus
+	Rates     []Rate
+	Chart     Chart
+}
+
+// Choice is one priced option: what it costs per GPU-hour in the digest's
+// currency, in the cloud's own currency, and where it is sold.
+type Choice struct {
+	PerGPUHour       decimal.Decimal
+	NativeCurrency   string
+	NativePerGPUHour decimal.Decimal
+	FXStale          bool
+	Offer            pricewatch.Offer
+	// Available: true offered or in stock, false sold out, nil unknown.
+	Available *bool
+}
+
+// ModelRow is the cheapest of each way to buy one watched model.
+type ModelRow struct {
+	Model string
+	// OnDemand, Spot and Commitment are nil when no offer of that kind
+	// could be priced. Commitment is the lowest effective rate of any
+	// reserved instance, savings plan or prepaid subscription.
+	OnDemand, Spot, Commitment *Choice
+	// OnDemandWoW and SpotWoW are how the cheapest price per GPU-hour moved
+	// since Now − Week, in percent (each end converted at its own date's
+	// rate); invalid when either end had no price.
+	OnDemandWoW, SpotWoW decimal.NullDecimal
+	// Offers counts the current offers of the model; Unconverted lists, per
+	// currency without a rate, how many of them were left out.
+	Offers      int
+	Unconverted map[string]int
+}
+
+// Move is one offer whose price changed over the week, in its own currency.
+type Move struct {
+	Key      pricewatch.OfferKey
+	Currency string
+	pricewatch.Hardware
+	From, To decimal.Decimal // effective hourly, whole instance
+	// FromPerGPU and ToPerGPU are per GPU-hour (invalid without a GPU count).
+	FromPerGPU, ToPerGPU decimal.NullDecimal
+	Pct                  decimal.Decimal
+}
+
+// AvailabilityEvent is a type that became available (or sold out, or was
+// withdrawn) in some places of a region during the week.
+type AvailabilityEvent struct {
+	Provider, Region, InstanceType string
+	GPUModel                       string
+	GPUCount                       float64
+	// Zones are the places affected ("" for the whole region).
+	Zones []string
+	// State is the new state: offered or in_stock for new availability,
+	// sold_out, or "withdrawn".
+	State string
+	// Back is set for availability that returned after a sell-out.
+	Back bool
+	// At is the first transition of the week among Zones.
+	At time.Time
+	// Still reports whether every zone is still in State now.
+	Still bool
+}
+
+// Withdrawn is the State of a type no longer listed where it was.
+const Withdrawn = "withdrawn"
+
+// SavingsRow is the best commitment for one watched model: the largest
+// saving against on-demand for the same machine at full use.
+type SavingsRow struct {
+	Model string
+	analysis.Savings
+	// EffectivePerGPU and OnDemandPerGPU are per GPU-hour in the digest's
+	// currency.
+	EffectivePerGPU, OnDemandPerGPU decimal.Decimal
+}
+
+// ProviderStatus is how fresh one provider's data is.
+type ProviderStatus struct {
+	Provider    string
+	Expected    time.Duration
+	LastSuccess *time.Time
+	LastRun     *time.Time
+	LastStatus  string
+	LastError   string
+	Stale       bool
+	// Reason says why a provider is stale.
+	Reason string
+}
+
+// Rate is the exchange rate used for one currency, or why there is none.
+type Rate struct {
+	From, To string
+	Quote    fx.Quote
+	// Missing is set when no rate exists; Error says why.
+	Missing bool
+	Error   string
+	// Offers counts the current offers of watched models priced in From.
+	Offers int
+}
+
+// Chart is the cheapest-per-GPU-hour series drawn by RenderChart.
+type Chart struct {
+	Title    string
+	Currency string
+	From, To time.Time
+	Series   []ChartSeries
+}
+
+// ChartSeries is one line: a GPU family bought one way, a point a week.
+type ChartSeries struct {
+	Label     string
+	GPU       string
+	PriceType pricewatch.PriceType
+	Points    []analysis.CheapestPoint
+	// Unconverted says which offers were skipped for lack of a rate.
+	Unconverted []string
+}
+
+// Empty reports whether the chart has nothing to draw.
+func (c Chart) Empty() bool {
+	for _, s := range c.Series {
+		if len(s.Points) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Stale lists the providers whose data is stale.
+func (d Digest) Stale() []ProviderStatus {
+	var out []ProviderStatus
+	for _, p := range d.Freshness {
+		if p.Stale {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// StaleRates reports whether any rate used was stale.
+func (d Digest) StaleRates() bool {
+	for _, r := range d.Rates {
+		if !r.Missing && r.Quote.Stale {
+			return true
+		}
+	}
+	return false
+}
+
+// MissingRates lists the currencies without a rate.
+func (d Digest) MissingRates() []string {
+	var out []string
+	for _, r := range d.Rates {
+		if r.Missing {
+			out = append(out, r.From)
+		}
+	}
+	return out
+}
+
+// ISOWeek is the ISO 8601 week of t in loc, e.g. "2026-W11".
+func ISOWeek(t time.Time, loc *time.Location) string {
+	if loc == nil {
+		loc = time.UTC
+	}
+	y, w := t.In(loc).ISOWeek()
+	return fmt.Sprintf("%04d-W%02d", y, w)
+}
+
+// Build computes the digest.
+func Build(in Input) (Digest, error) {
+	if in.Now.IsZero() {
+		return Digest{}, errors.New("building the digest: no time given")
+	}
+	cur := strings.ToUpper(strings.TrimSpace(in.Currency))
+	if !fx.IsCurrency(cur) {
+		return Digest{}, fmt.Errorf("building the digest: currency %q is not a three-letter code", in.Currency)
+	}
+	loc := in.Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	now := in.Now
+	d := Digest{Week: ISOWeek(now, loc), Now: now, From: now.Add(-Week), Location: loc, Currency: cur}
+
+	series, err := linuxSeries(in.Prices, now)
+	if err != nil {
+		return Digest{}, fmt.Errorf("building the digest: %w", err)
+	}
+	watched := func(model string) bool {
+		for _, m := range in.Models {
+			if analysis.MatchGPU(m, model) {
+				return true
+			}
+		}
+		return false
+	}
+	var offers []pricewatch.Offer
+	var watchedSeries []analysis.Series
+	for _, s := range series {
+		iv, ok := s.At(now)
+		if watched(s.Latest().GPUModel) {
+			watchedSeries = append(watchedSeries, s)
+			if ok {
+				offers = append(offers, iv.Offer)
+			}
+		}
+	}
+	d.Offers = len(offers)
+	avail := currentAvailability(in.Availability, now)
+
+	for _, m := range in.Models {
+		row, err := modelRow(m, offers, avail, series, in, cur)
+		if err != nil {
+			return Digest{}, fmt.Errorf("building the digest for %s: %w", m, err)
+		}
+		d.Models = append(d.Models, row)
+	}
+
+	trends := analysis.OfferTrends(watchedSeries, analysis.TrendOptions{Now: now, Window: Week, Changes: []time.Duration{Week}})
+	label := analysis.WindowLabel(Week)
+	movers := analysis.Movers(trends, label, 0)
+	d.Changed = len(movers)
+	for i, t := range movers {
+		if i == MaxMoves {
+			break
+		}
+		ch, _ := t.Change(label)
+		mv := Move{Key: t.Key, Currency: t.Currency, Hardware: t.Hardware, From: ch.From, To: ch.To, Pct: ch.Pct}
+		if p, ok := pricewatch.PerGPUHour(ch.From, t.GPUCount); ok {
+			mv.FromPerGPU = decimal.NewNullDecimal(p)
+		}
+		if p, ok := pricewatch.PerGPUHour(ch.To, t.GPUCount); ok {
+			mv.ToPerGPU = decimal.NewNullDecimal(p)
+		}
+		d.Moves = append(d.Moves, mv)
+	}
+
+	d.NewAvailability, d.SoldOut, d.Baseline = availabilityEvents(in.Availability, now, watched)
+
+	if d.Savings, err = bestSavings(in.Models, offers, in.FX, cur, now); err != nil {
+		return Digest{}, fmt.Errorf("building the digest: %w", err)
+	}
+	d.Freshness = freshness(in.Runs, in.Expected, now)
+	d.Rates = rates(offers, series, in.FX, cur, now)
+	if d.Chart, err = chart(series, in.FX, cur, now); err != nil {
+		return Digest{}, fmt.Errorf("building the digest chart: %w", err)
+	}
+	return d, nil
+}
+
+// linuxSeries groups the Linux intervals into series as of now: an
+// interval starting after now is ignored and one ending after now is
+// current.
+func linuxSeries(prices []analysis.Interval, now time.Time) ([]analysis.Series, error) {
+	var ivs []analysis.Interval
+	for _, iv := range prices {
+		if iv.OS != pricewatch.Linux || iv.GPUModel == "" || iv.From.After(now) {
+			continue
+		}
+		if iv.To.After(now) {
+			iv.To = time.Time{}
+		}
+		ivs = append(ivs, iv)
+	}
+	return analysis.GroupSeries(ivs)
+}
+
+// currentAvailability is the state of each place at now.
+func currentAvailability(ivs []storage.AvailabilityInterval, now time.Time) []pricewatch.Availability {
+	var out []pricewatch.Availability
+	for _, a := range ivs {
+		if a.Since.After(now) || (a.Until != nil && !a.Until.After(now)) {
+			continue
+		}
+		out = append(out, pricewatch.Availability{Provider: a.Provider, Region: a.Region, Zone: a.Zone, InstanceType: a.InstanceType,
+			State: a.State, StockDetail: a.StockDetail, Hardware: pricewatch.Hardware{GPUModel: a.GPUModel, GPUCount: a.GPUCount}})
+	}
+	return out
+}
+
+func modelRow(model string, offers []pricewatch.Offer, avail []pricewatch.Availability, series []analysis.Series, in Input, cur string) (ModelRow, error) {
+	row := ModelRow{Model: model}
+	res, err := analysis.Compare(offers, avail, analysis.CompareOptions{GPU: model, Currency: cur, FX: in.FX, At: in.Now})
+	if err != nil {
+		return row, err
+	}
+	row.Offers = len(res.Rows) + len(res.Unconverted) + len(res.Skipped)
+	for _, u := range res.Unconverted {
+		if row.Unconverted == nil {
+			row.Unconverted = map[string]int{}
+		}
+		row.Unconverted[u.NativeCurrency]++
+	}
+	// Rows are ranked cheapest first: the first of each kind is the answer.
+	for i := range res.Rows {
+		r := res.Rows[i]
+		c := &Choice{PerGPUHour: r.PricePerGPUHour, NativeCurrency: r.NativeCurrency, FXStale: r.FXStale, Offer: r.Offer, Available: r.Available}
+		c.NativePerGPUHour, _ = pricewatch.PerGPUHour(r.NativeEffectiveHourly, r.GPUCount)
+		switch {
+		case r.PriceType == pricewatch.OnDemand && row.OnDemand == nil:
+			row.OnDemand = c
+		case r.PriceType == pricewatch.Spot && row.Spot == nil:
+			row.Spot = c
+		case r.PriceType.IsCommitment() && row.Commitment == nil:
+			row.Commitment = c
+		}
+	}
+	for _, pt := range []pricewatch.PriceType{pricewatch.OnDemand, pricewatch.Spot} {
+		wow, err := weekOverWeek(series, model, pt, in.FX, cur, in.Now)
+		if err != nil {
+			return row, err
+		}
+		if pt == pricewatch.OnDemand {
+			row.OnDemandWoW = wow
+		} else {
+			row.SpotWoW = wow
+		}
+	}
+	return row, nil
+}
+
+// weekOverWeek is the move of the cheapest price per GPU-hour of a model
+// and price type between now − Week and now, in percent.
+func weekOverWeek(series []analysis.Series, model string, pt pricewatch.PriceType, conv analysis.Converter, cur string, now time.Time) (decimal.NullDecimal, error) {
+	res, err := analysis.CheapestPerGPUHour(series, analysis.CheapestOptions{GPU: model, PriceTypes: []pricewatch.PriceType{pt},
+		From: now.Add(-Week), To: now, Step: Week, Currency: cur, FX: conv})
+	if err != nil {
+		return decimal.NullDecimal{}, err
+	}
+	if len(res.Points) != 2 || !res.Points[0].PerGPUHour.IsPositive() {
+		return decimal.NullDecimal{}, nil
+	}
+	then, nowP := res.Points[0].PerGPUHour, res.Points[1].PerGPUHour
+	return decimal.NewNullDecimal(nowP.Sub(then).DivRound(then, 20).Mul(decimal.NewFromInt(100)).Round(analysis.PercentDecimals)), nil
+}
+
+// bestSavings picks, per watched model, the commitment that saves most
+// against on-demand at full use.
+func bestSavings(models []string, offers []pricewatch.Offer, conv analysis.Converter, cur string, now time.Time) ([]SavingsRow, error) {
+	rep, err := analysis.ComputeSavings(offers, analysis.SavingsOptions{Utilization: decimal.NewFromInt(1), Currency: cur, FX: conv, At: now})
+	if err != nil {
+		return nil, err
+	}
+	var out []SavingsRow
+	for _, m := range models {
+		var best *analysis.Savings
+		for _, s := range rep.Rows() {
+			if !analysis.MatchGPU(m, s.GPUModel) || !s.BreaksEven || !s.FullUseSavingsPct.IsPositive() || s.GPUCount <= 0 {
+				continue
+			}
+			if best == nil || s.FullUseSavingsPct.GreaterThan(best.FullUseSavingsPct) {
+				s := s
+				best = &s
+			}
+		}
+		if best == nil {
+			continue
+		}
+		eff, _ := pricewatch.PerGPUHour(best.EffectiveHourly, best.GPUCount)
+		od, _ := pricewatch.PerGPUHour(best.OnDemandHourly, best.GPUCount)
+		out = append(out, SavingsRow{Model: m, Savings: *best, EffectivePerGPU: eff, OnDemandPerGPU: od})
+	}
+	return out, nil
+}
+
+// availabilityEvents finds, among watched models, the places that became
+// available, sold out or were withdrawn between now − Week and now.
+func availabilityEvents(ivs []storage.AvailabilityInterval, now time.Time, watched func(string) bool) (news, gone []AvailabilityEvent, baseline []string) {
+	from := now.Add(-Week)
+	byKey := map[pricewatch.AvailabilityKey][]storage.AvailabilityInterval{}
+	before := map[string]bool{} // providers with data from before the week
+	for _, a := range ivs {
+		if a.Since.After(now) {
+			continue
+		}
+		if !a.Since.After(from) {
+			before[a.Provider] = true
+		}
+		if watched(a.GPUModel) {
+			byKey[a.AvailabilityKey] = append(byKey[a.AvailabilityKey], a)
+		}
+	}
+	isAvail := func(s pricewatch.AvailabilityState) bool { return s == pricewatch.Offered || s == pricewatch.InStock }
+	type group struct {
+		provider, region, instanceType, state string
+		back                                  bool
+	}
+	events := map[group]*AvailabilityEvent{}
+	base := map[string]bool{}
+	add := func(g group, a storage.AvailabilityInterval, at time.Time, still bool) {
+		e := events[g]
+		if e == nil {
+			e = &AvailabilityEvent{Provider: a.Provider, Region: a.Region, InstanceType: a.InstanceType, GPUModel: a.GPUModel,
+				GPUCount: a.GPUCount, State: g.state, Back: g.back, At: at, Still: true}
+			events[g] = e
+		}
+		e.Zones = append(e.Zones, a.Zone)
+		if at.Before(e.At) {
+			e.At = at
+		}
+		e.Still = e.Still && still
+	}
+	for key, list := range byKey {
+		sort.Slice(list, func(i, j int) bool { return list[i].Since.Before(list[j].Since) })
+		last := list[len(list)-1]
+		current := last.Until == nil || last.Until.After(now)
+		// One event per kind and place: the latest transition of the week.
+		seen := map[group]bool{}
+		for i := len(list) - 1; i >= 0; i-- {
+			a := list[i]
+			var prev *storage.AvailabilityInterval
+			if i > 0 && list[i-1].Until != nil && list[i-1].Until.Equal(a.Since) {
+				prev = &list[i-1]
+			}
+			if a.Since.After(from) {
+				switch {
+				case isAvail(a.State) && (prev == nil || !isAvail(prev.State)):
+					if prev == nil && !before[key.Provider] {
+						base[key.Provider] = true
+						break
+					}
+					g := group{a.Provider, a.Region, a.InstanceType, string(pricewatch.InStock), prev != nil}
+					if a.State == pricewatch.Offered {
+						g.state = string(pricewatch.Offered)
+					}
+					if !seen[g] {
+						seen[g] = true
+						add(g, a, a.Since, current && isAvail(last.State))
+					}
+				case a.State == pricewatch.SoldOut && prev != nil && isAvail(prev.State):
+					g := group{a.Provider, a.Region, a.InstanceType, string(pricewatch.SoldOut), false}
+					if !seen[g] {
+						seen[g] = true
+						add(g, a, a.Since, current && last.State == pricewatch.SoldOut)
+					}
+				}
+			}
+			// Withdrawn: the interval ended in the week and nothing followed.
+			if a.Until != nil && a.Until.After(from) && !a.Until.After(now) && i == len(list)-1 {
+				g := group{a.Provider, a.Region, a.InstanceType, Withdrawn, false}
+				if !seen[g] {
+					seen[g] = true
+					add(g, a, *a.Until, true)
+				}
+			}
+		}
+	}
+	for _, e := range events {
+		sort.Strings(e.Zones)
+		if e.State == string(pricewatch.SoldOut) || e.State == Withdrawn {
+			gone = append(gone, *e)
+		} else {
+			news = append(news, *e)
+		}
+	}
+	order := func(es []AvailabilityEvent) {
+		sort.Slice(es, func(i, j int) bool {
+			a, b := es[i], es[j]
+			for _, p := range [][2]string{{a.Provider, b.Provider}, {a.Region, b.Region}, {a.InstanceType, b.InstanceType}, {a.State, b.State}} {
+				if p[0] != p[1] {
+					return p[0] < p[1]
+				}
+			}
+			return !a.Back && b.Back
+		})
+	}
+	order(news)
+	order(gone)
+	for p := range base {
+		baseline = append(baseline, p)
+	}
+	sort.Strings(baseline)
+	return news, gone, baseline
+}
+
+// freshness judges each expected provider by its runs.
+func freshness(runs []storage.Run, expected map[string]time.Duration, now time.Time) []ProviderStatus {
+	type pair struct{ last, ok *storage.Run }
+	by := map[string]*pair{}
+	for i := range runs {
+		r := &runs[i]
+		p := by[r.Provider]
+		if p == nil {
+			p = &pair{}
+			by[r.Provider] = p
+		}
+		if p.last == nil || r.ID > p.last.ID {
+			p.last = r
+		}
+		if r.Status == storage.RunOK && (p.ok == nil || r.ID > p.ok.ID) {
+			p.ok = r
+		}
+	}
+	var out []ProviderStatus
+	for provider, every := range expected {
+		st := ProviderStatus{Provider: provider, Expected: every}
+		p := by[provider]
+		if p == nil {
+			st.Stale, st.Reason = true, "never fetched"
+			out = append(out, st)
+			continue
+		}
+		if p.last != nil {
+			t := p.last.StartedAt
+			st.LastRun, st.LastStatus, st.LastError = &t, p.last.Status, p.last.Error
+		}
+		if p.ok != nil {
+			t := p.ok.StartedAt
+			if p.ok.FinishedAt != nil {
+				t = *p.ok.FinishedAt
+			}
+			st.LastSuccess = &t
+		}
+		var why []string
+		switch st.LastStatus {
+		case storage.RunFailed, storage.RunAbandoned, storage.RunSkipped:
+			w := "last run " + st.LastStatus
+			if st.LastStatus == storage.RunSkipped {
+				w = "last run skipped"
+			}
+			if st.LastError != "" {
+				w += ": " + st.LastError
+			}
+			why = append(why, w)
+		}
+		switch {
+		case st.LastSuccess == nil:
+			why = append(why, "no successful run yet")
+		case every > 0 && now.Sub(*st.LastSuccess) > StaleFactor*every:
+			why = append(why, fmt.Sprintf("last successful run %s ago, runs expected every %s", Age(now.Sub(*st.LastSuccess)), Age(every)))
+		}
+		if len(why) > 0 {
+			st.Stale, st.Reason = true, strings.Join(why, "; ")
+		}
+		out = append(out, st)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Provider < out[j].Provider })
+	return out
+}
+
+// Age prints a duration the way the digest shows it: "45m", "36h", "7d".
+func Age(d time.Duration) string {
+	switch {
+	case d >= 48*time.Hour:
+		return fmt.Sprintf("%dd", int(d/(24*time.Hour)))
+	case d >= time.Hour:
+		return fmt.Sprintf("%dh", int(d/time.Hour))
+	}
+	return fmt.Sprintf("%dm", int(d/time.Minute))
+}
+
+// rates quotes every currency the digest's figures come in.
+func rates(offers []pricewatch.Offer, series []analysis.Series, conv analysis.Converter, cur string, now time.Time) []Rate {
+	counts := map[string]int{}
+	for _, o := range offers {
+		counts[strings.ToUpper(o.Currency)]++
+	}
+	for _, s := range series {
+		if c := strings.ToUpper(s.Latest().Currency); counts[c] == 0 {
+			counts[c] = 0
+		}
+	}
+	var out []Rate
+	for c, n := range counts {
+		if c == cur {
+			continue
+		}
+		r := Rate{From: c, To: cur, Offers: n}
+		var err error
+		if conv == nil {
+			err = analysis.ErrNoConverter
+		} else {
+			r.Quote, err = conv.Quote(c, cur, now)
+		}
+		if err != nil {
+			r.Missing, r.Error = true, err.Error()
+		}
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].From < out[j].From })
+	return out
+}
+
+// chart samples the cheapest H100 and A100 per GPU-hour once a week.
+func chart(series []analysis.Series, conv analysis.Converter, cur string, now time.Time) (Chart, error) {
+	c := Chart{Currency: cur, From: now.Add(-ChartWeeks * Week), To: now,
+		Title: fmt.Sprintf("Cheapest %s per GPU-hour, last %d weeks (%s)", strings.Join(ChartModels, " and "), ChartWeeks, cur)}
+	for _, m := range ChartModels {
+		for _, pt := range chartPriceTypes {
+			res, err := analysis.CheapestPerGPUHour(series, analysis.CheapestOptions{GPU: m, PriceTypes: []pricewatch.PriceType{pt},
+				From: c.From, To: c.To, Step: Week, Currency: cur, FX: conv})
+			if err != nil {
+				return c, err
+			}
+			c.Series = append(c.Series, ChartSeries{Label: m + " " + PriceTypeLabel(pt), GPU: m, PriceType: pt, Points: res.Points, Unconverted: res.Unconverted})
+		}
+	}
+	return c, nil
+}
+
+// PriceTypeLabel is a price type as people write it.
+func PriceTypeLabel(pt pricewatch.PriceType) string {
+	switch pt {
+	case pricewatch.OnDemand:
+		return "on-demand"
+	case pricewatch.Spot:
+		return "spot"
+	case pricewatch.Reserved:
+		return "reserved"
+	case pricewatch.SavingsPlan:
+		return "savings plan"
+	}
+	return string(pt)
+}

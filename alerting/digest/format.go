@@ -1,0 +1,267 @@
+package digest
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/pricewatch/pricewatch"
+)
+
+// Shared wording and number formats of the text, Markdown and Slack
+// renderers. Cloud text goes through each renderer's own escaping; these
+// helpers only assemble.
+
+// rateDigits is how many decimals a per-GPU-hour figure shows: derived
+// rates carry ten, which nobody reads in a digest.
+const rateDigits = 4
+
+func perGPU(d decimal.Decimal) string { return d.StringFixed(rateDigits) }
+
+// pct prints a move with its sign and one decimal, ASCII minus ("-5.0%").
+func pct(d decimal.Decimal) string {
+	s := d.StringFixed(1)
+	if d.Round(1).IsPositive() {
+		s = "+" + s
+	}
+	return s + "%"
+}
+
+func pctNull(d decimal.NullDecimal) string {
+	if !d.Valid {
+		return ""
+	}
+	return pct(d.Decimal)
+}
+
+// saving prints a saving in percent with one decimal, unsigned.
+func saving(d decimal.Decimal) string { return d.StringFixed(1) + "%" }
+
+// share prints a 0–1 share as a percentage with one decimal.
+func share(d decimal.Decimal) string { return d.Mul(decimal.NewFromInt(100)).StringFixed(1) + "%" }
+
+func when(t time.Time, loc *time.Location) string { return t.In(loc).Format("2006-01-02 15:04 MST") }
+
+func day(t time.Time, loc *time.Location) string { return t.In(loc).Format("2006-01-02") }
+
+// buyLabel is how an offer is bought: "on-demand", "reserved 1y all upfront".
+func buyLabel(o pricewatch.Offer) string {
+	parts := []string{PriceTypeLabel(o.PriceType)}
+	for _, p := range []string{o.Term, strings.ReplaceAll(o.Payment, "_", " ")} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	if o.PriceType == pricewatch.SavingsPlan && o.OfferingClass != "" {
+		parts = append(parts, strings.ReplaceAll(o.OfferingClass, "_", " "))
+	}
+	return strings.Join(parts, " ")
+}
+
+func keyBuyLabel(k pricewatch.OfferKey) string {
+	return buyLabel(pricewatch.Offer{PriceType: k.PriceType, Term: k.Term, Payment: k.Payment, OfferingClass: k.OfferingClass})
+}
+
+// place is the zone when the price is zonal, else the region.
+func place(region, zone string) string {
+	if zone != "" {
+		return zone
+	}
+	return region
+}
+
+// hardwareLabel is "8× H100".
+func hardwareLabel(model string, count float64) string {
+	if model == "" {
+		return ""
+	}
+	if count <= 0 {
+		return model
+	}
+	return strconv.FormatFloat(count, 'f', -1, 64) + "× " + model
+}
+
+// zonesLabel names the places of an availability event.
+func zonesLabel(zones []string) string {
+	var named []string
+	for _, z := range zones {
+		if z != "" {
+			named = append(named, z)
+		}
+	}
+	if len(named) == 0 {
+		return "the region"
+	}
+	return strings.Join(named, ", ")
+}
+
+// eventText describes an availability event after its "type (hardware)"
+// prefix. esc escapes cloud text for the renderer.
+func eventText(e AvailabilityEvent, loc *time.Location, esc func(string) string) string {
+	zones := esc(zonesLabel(e.Zones))
+	at := when(e.At, loc)
+	switch {
+	case e.State == Withdrawn:
+		return fmt.Sprintf("withdrawn from %s on %s", zones, at)
+	case e.State == string(pricewatch.SoldOut):
+		s := fmt.Sprintf("sold out in %s since %s", zones, at)
+		if !e.Still {
+			s += ", available again now"
+		}
+		return s
+	}
+	verb := "newly in stock"
+	switch {
+	case e.Back:
+		verb = "back in stock"
+	case e.State == string(pricewatch.Offered):
+		verb = "newly offered"
+	}
+	s := fmt.Sprintf("%s in %s since %s", verb, zones, at)
+	if !e.Still {
+		s += ", gone again now"
+	}
+	return s
+}
+
+// unconvertedText says which offers a row had to leave out.
+func unconvertedText(m map[string]int) string {
+	curs := make([]string, 0, len(m))
+	for c := range m {
+		curs = append(curs, c)
+	}
+	sort.Strings(curs)
+	var parts []string
+	for _, c := range curs {
+		n := m[c]
+		noun := "offers"
+		if n == 1 {
+			noun = "offer"
+		}
+		parts = append(parts, fmt.Sprintf("%d %s in %s", n, noun, c))
+	}
+	return strings.Join(parts, ", ") + " left out: no exchange rate"
+}
+
+// rateText is one exchange rate line (without the currency column).
+func rateText(r Rate, cur string) string {
+	if r.Missing {
+		s := "MISSING: " + r.Error
+		if r.Offers > 0 {
+			noun := "offers"
+			if r.Offers == 1 {
+				noun = "offer"
+			}
+			s += fmt.Sprintf("; %d %s left out", r.Offers, noun)
+		}
+		return s
+	}
+	return r.Quote.String()
+}
+
+// statusText is one provider's freshness line (without the name column).
+func statusText(p ProviderStatus, loc *time.Location) string {
+	if p.Stale {
+		return p.Reason
+	}
+	if p.LastSuccess != nil {
+		return "last successful run " + when(*p.LastSuccess, loc)
+	}
+	return ""
+}
+
+// textTable lays out columns padded to the widest cell; a column whose
+// header starts with ">" is right-aligned.
+type textTable struct {
+	header []string
+	right  []bool
+	rows   [][]string
+}
+
+func newTextTable(cols ...string) *textTable {
+	t := &textTable{}
+	for _, c := range cols {
+		t.right = append(t.right, strings.HasPrefix(c, ">"))
+		t.header = append(t.header, strings.TrimPrefix(c, ">"))
+	}
+	return t
+}
+
+func (t *textTable) add(cells ...string) { t.rows = append(t.rows, cells) }
+
+// textWidth is the widest line the text digest prints; the last column of
+// a table wraps to stay within it.
+const textWidth = 100
+
+func (t *textTable) write(w io.Writer, indent string) error {
+	last := len(t.header) - 1
+	widths := make([]int, len(t.header))
+	for _, r := range append([][]string{t.header}, t.rows...) {
+		for i, c := range r {
+			if n := utf8.RuneCountInString(c); (i < last || t.right[i]) && n > widths[i] {
+				widths[i] = n
+			}
+		}
+	}
+	for _, r := range append([][]string{t.header}, t.rows...) {
+		var b strings.Builder
+		b.WriteString(indent)
+		for i, c := range r[:len(r)-1] {
+			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			if t.right[i] {
+				b.WriteString(pad + c)
+			} else {
+				b.WriteString(c + pad)
+			}
+		}
+		b.WriteString("  ")
+		if t.right[last] {
+			// A right-aligned last column is a number: never wrapped.
+			c := r[last]
+			b.WriteString(strings.Repeat(" ", widths[last]-utf8.RuneCountInString(c)) + c)
+			if _, err := fmt.Fprintln(w, b.String()); err != nil {
+				return err
+			}
+			continue
+		}
+		lead := utf8.RuneCountInString(b.String())
+		for i, part := range wrap(r[len(r)-1], max(textWidth-lead, 20)) {
+			if i > 0 {
+				b.WriteString("\n" + strings.Repeat(" ", lead))
+			}
+			b.WriteString(part)
+		}
+		if _, err := fmt.Fprintln(w, strings.TrimRight(b.String(), " ")); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// wrap breaks s into lines of at most width runes at spaces (a longer
+// word stays whole).
+func wrap(s string, width int) []string {
+	var out []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = word
+		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= width:
+			line += " " + word
+		default:
+			out = append(out, line)
+			line = word
+		}
+	}
+	return append(out, line)
+}

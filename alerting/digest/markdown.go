@@ -1,0 +1,176 @@
+package digest
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// mdEscape makes cloud text literal in GitHub-flavoured Markdown, table
+// cells included.
+var mdEscape = strings.NewReplacer(`\`, `\\`, "*", `\*`, "_", `\_`, "`", "\\`", "[", `\[`, "]", `\]`,
+	"<", "&lt;", ">", "&gt;", "|", `\|`, "#", `\#`, "\n", " ", "\r", " ")
+
+func md(s string) string { return mdEscape.Replace(s) }
+
+// WriteMarkdown renders the digest as GitHub-flavoured Markdown (for a
+// wiki page, an issue or an e-mail).
+func WriteMarkdown(w io.Writer, d Digest) error {
+	b := bufio.NewWriter(w)
+	p := func(format string, args ...any) { fmt.Fprintf(b, format+"\n", args...) }
+	loc := d.Location
+
+	p("# Weekly GPU price digest · %s", d.Week)
+	p("")
+	p("Week to %s · prices per GPU-hour in %s, Linux · %d offers of watched GPUs, %d changed price this week.",
+		when(d.Now, loc), d.Currency, d.Offers, d.Changed)
+
+	p("")
+	p("## Cheapest per GPU-hour")
+	p("")
+	p("| GPU | Buy | %s/GPU-h | w/w | Where |", d.Currency)
+	p("|---|---|--:|--:|---|")
+	var notes []string
+	for _, m := range d.Models {
+		if m.OnDemand == nil && m.Spot == nil && m.Commitment == nil {
+			p("| %s | – | | | no offers |", md(m.Model))
+		}
+		for _, c := range []struct {
+			label  string
+			choice *Choice
+			wow    string
+		}{{"on-demand", m.OnDemand, pctNull(m.OnDemandWoW)}, {"spot", m.Spot, pctNull(m.SpotWoW)}, {"commitment", m.Commitment, ""}} {
+			if c.choice == nil {
+				continue
+			}
+			p("| %s | %s | %s | %s | %s |", md(m.Model), c.label, perGPU(c.choice.PerGPUHour), c.wow,
+				choiceWhere(c.choice, d.Currency, c.label == "commitment", md))
+		}
+		if len(m.Unconverted) > 0 {
+			notes = append(notes, md(m.Model)+": "+unconvertedText(m.Unconverted))
+		}
+	}
+	p("")
+	p("*w/w*: move of the cheapest price since %s.", when(d.From, loc))
+	for _, n := range notes {
+		p("")
+		p("> ⚠️ %s", n)
+	}
+
+	p("")
+	p("## Best commitment vs on-demand")
+	p("")
+	if len(d.Savings) == 0 {
+		p("No commitment of a watched GPU beats on-demand.")
+	} else {
+		p("At full use; *break-even* is the share of the term's hours above which the commitment is cheaper than on-demand.")
+		p("")
+		p("| GPU | Saving | Break-even | %s/GPU-h | On-demand | Commitment |", d.Currency)
+		p("|---|--:|--:|--:|--:|---|")
+		for _, s := range d.Savings {
+			p("| %s | %s | %s | %s | %s | %s %s %s %s |", md(s.Model), saving(s.FullUseSavingsPct), share(s.BreakEvenUtilization),
+				perGPU(s.EffectivePerGPU), perGPU(s.OnDemandPerGPU), md(s.Provider), md(place(s.Region, s.Zone)), md(s.InstanceType), md(buyLabel(s.Offer)))
+		}
+	}
+
+	p("")
+	p("## Biggest moves this week")
+	p("")
+	if len(d.Moves) == 0 {
+		p("No watched price changed this week.")
+	} else {
+		p("Per GPU-hour, in the cloud's own currency.")
+		p("")
+		p("| Change | 7 days ago | Now | Currency | Where |")
+		p("|--:|--:|--:|---|---|")
+		for _, mv := range d.Moves {
+			from, to := mv.From, mv.To
+			if mv.FromPerGPU.Valid && mv.ToPerGPU.Valid {
+				from, to = mv.FromPerGPU.Decimal, mv.ToPerGPU.Decimal
+			}
+			p("| %s | %s | %s | %s | %s |", pct(mv.Pct), perGPU(from), perGPU(to), md(mv.Currency), md(moveWhere(mv)))
+		}
+		if d.Changed > len(d.Moves) {
+			p("")
+			p("…and %d more.", d.Changed-len(d.Moves))
+		}
+	}
+
+	p("")
+	p("## Availability")
+	p("")
+	p("**New:**")
+	p("")
+	mdEvents(b, d.NewAvailability, d, "nothing newly available this week.")
+	for _, prov := range d.Baseline {
+		p("- (%s: first week of data; its places are not listed as new)", md(prov))
+	}
+	p("")
+	p("**Sold out or withdrawn:**")
+	p("")
+	mdEvents(b, d.SoldOut, d, "nothing sold out or withdrawn this week.")
+
+	p("")
+	p("## Data quality")
+	p("")
+	if len(d.Freshness) == 0 {
+		p("No provider is enabled.")
+	}
+	for _, s := range d.Freshness {
+		if s.Stale {
+			p("- ⚠️ **%s is stale**: %s", md(s.Provider), md(s.Reason))
+		} else {
+			p("- ✅ %s: %s", md(s.Provider), md(statusText(s, loc)))
+		}
+	}
+	p("")
+	p("Exchange rates into %s for prices of %s:", d.Currency, day(d.Now, loc))
+	p("")
+	if len(d.Rates) == 0 {
+		p("- none needed: every price is in %s.", d.Currency)
+	}
+	for _, r := range d.Rates {
+		mark := ""
+		if r.Missing || r.Quote.Stale {
+			mark = "⚠️ "
+		}
+		p("- %s%s: %s", mark, md(r.From), md(rateText(r, d.Currency)))
+	}
+
+	p("")
+	p("## Chart data")
+	p("")
+	p("%s.", md(d.Chart.Title))
+	p("")
+	if d.Chart.Empty() {
+		p("No H100 or A100 price in the last %d weeks.", ChartWeeks)
+	} else {
+		head, sep := "| Week of |", "|---|"
+		for _, s := range d.Chart.Series {
+			head += " " + md(s.Label) + " |"
+			sep += "--:|"
+		}
+		p("%s", head)
+		p("%s", sep)
+		for _, row := range chartRows(d.Chart) {
+			p("| %s | %s |", day(row.at, loc), strings.Join(row.values, " | "))
+		}
+	}
+	if n := chartLeftOut(d.Chart); n > 0 {
+		p("")
+		p("> ⚠️ %d offers left out of some weeks: no exchange rate for their date.", n)
+	}
+	return b.Flush()
+}
+
+func mdEvents(w io.Writer, es []AvailabilityEvent, d Digest, none string) {
+	if len(es) == 0 {
+		fmt.Fprintln(w, "- "+none)
+		return
+	}
+	for _, e := range es {
+		fmt.Fprintf(w, "- %s %s `%s` (%s): %s\n", md(e.Provider), md(e.Region), strings.ReplaceAll(e.InstanceType, "`", "'"),
+			md(hardwareLabel(e.GPUModel, e.GPUCount)), eventText(e, d.Location, md))
+	}
+}

@@ -1,0 +1,212 @@
+package digest
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteText renders the digest as plain text for a terminal.
+func WriteText(w io.Writer, d Digest) error {
+	b := bufio.NewWriter(w)
+	p := func(format string, args ...any) { fmt.Fprintf(b, format+"\n", args...) }
+	loc := d.Location
+	id := func(s string) string { return s }
+
+	p("Weekly GPU price digest · %s", d.Week)
+	p("Week to %s · prices per GPU-hour in %s, Linux", when(d.Now, loc), d.Currency)
+	p("%d offers of watched GPUs, %d changed price this week.", d.Offers, d.Changed)
+
+	p("")
+	p("CHEAPEST PER GPU-HOUR (w/w: move of the cheapest since %s)", when(d.From, loc))
+	t := newTextTable("GPU", "BUY", ">"+d.Currency+"/GPU-H", ">W/W", "WHERE")
+	var notes []string
+	for _, m := range d.Models {
+		first := true
+		name := func() string {
+			if first {
+				first = false
+				return m.Model
+			}
+			return ""
+		}
+		if m.OnDemand == nil && m.Spot == nil && m.Commitment == nil {
+			t.add(name(), "-", "", "", "no offers")
+		}
+		for _, c := range []struct {
+			label  string
+			choice *Choice
+			wow    string
+		}{{"on-demand", m.OnDemand, pctNull(m.OnDemandWoW)}, {"spot", m.Spot, pctNull(m.SpotWoW)}, {"commitment", m.Commitment, ""}} {
+			if c.choice == nil {
+				continue
+			}
+			t.add(name(), c.label, perGPU(c.choice.PerGPUHour), c.wow, choiceWhere(c.choice, d.Currency, c.label == "commitment", id))
+		}
+		if len(m.Unconverted) > 0 {
+			notes = append(notes, m.Model+": "+unconvertedText(m.Unconverted))
+		}
+	}
+	if err := flushTable(b, t); err != nil {
+		return err
+	}
+	for _, n := range notes {
+		para(b, "  ! ", n)
+	}
+
+	p("")
+	p("BEST COMMITMENT VS ON-DEMAND (at full use; break-even: share of hours above which it is cheaper)")
+	if len(d.Savings) == 0 {
+		p("  No commitment of a watched GPU beats on-demand.")
+	} else {
+		t := newTextTable("GPU", ">SAVING", ">BREAK-EVEN", ">"+d.Currency+"/GPU-H", ">ON-DEMAND", "COMMITMENT")
+		for _, s := range d.Savings {
+			t.add(s.Model, saving(s.FullUseSavingsPct), share(s.BreakEvenUtilization), perGPU(s.EffectivePerGPU), perGPU(s.OnDemandPerGPU),
+				fmt.Sprintf("%s %s %s %s", s.Provider, place(s.Region, s.Zone), s.InstanceType, buyLabel(s.Offer)))
+		}
+		if err := flushTable(b, t); err != nil {
+			return err
+		}
+	}
+
+	p("")
+	p("BIGGEST MOVES THIS WEEK (per GPU-hour, in the cloud's own currency)")
+	if len(d.Moves) == 0 {
+		p("  No watched price changed this week.")
+	} else {
+		t := newTextTable(">CHANGE", ">7D AGO", ">NOW", "CUR", "WHERE")
+		for _, mv := range d.Moves {
+			from, to := mv.From, mv.To
+			if mv.FromPerGPU.Valid && mv.ToPerGPU.Valid {
+				from, to = mv.FromPerGPU.Decimal, mv.ToPerGPU.Decimal
+			}
+			t.add(pct(mv.Pct), perGPU(from), perGPU(to), mv.Currency, moveWhere(mv))
+		}
+		if err := flushTable(b, t); err != nil {
+			return err
+		}
+		if d.Changed > len(d.Moves) {
+			p("  …and %d more.", d.Changed-len(d.Moves))
+		}
+	}
+
+	p("")
+	p("NEW AVAILABILITY")
+	writeEvents(b, d.NewAvailability, d, "  Nothing newly available this week.")
+	for _, prov := range d.Baseline {
+		para(b, "  ", fmt.Sprintf("(%s: first week of data; its places are not listed as new)", prov))
+	}
+	p("")
+	p("SOLD OUT OR WITHDRAWN")
+	writeEvents(b, d.SoldOut, d, "  Nothing sold out or withdrawn this week.")
+
+	p("")
+	p("DATA FRESHNESS")
+	if len(d.Freshness) == 0 {
+		p("  No provider is enabled.")
+	} else {
+		t := newTextTable("PROVIDER", "STATE", "DETAIL")
+		for _, s := range d.Freshness {
+			state := "ok"
+			if s.Stale {
+				state = "STALE"
+			}
+			t.add(s.Provider, state, statusText(s, loc))
+		}
+		if err := flushTable(b, t); err != nil {
+			return err
+		}
+	}
+
+	p("")
+	p("EXCHANGE RATES (into %s for prices of %s)", d.Currency, day(d.Now, loc))
+	if len(d.Rates) == 0 {
+		p("  None needed: every price is in %s.", d.Currency)
+	} else {
+		t := newTextTable("FROM", "RATE")
+		for _, r := range d.Rates {
+			t.add(r.From, rateText(r, d.Currency))
+		}
+		if err := flushTable(b, t); err != nil {
+			return err
+		}
+	}
+
+	p("")
+	p("CHART DATA: %s", d.Chart.Title)
+	if d.Chart.Empty() {
+		p("  No H100 or A100 price in the last %d weeks.", ChartWeeks)
+	} else {
+		cols := []string{"WEEK OF"}
+		for _, s := range d.Chart.Series {
+			cols = append(cols, ">"+strings.ToUpper(s.Label))
+		}
+		t := newTextTable(cols...)
+		for _, row := range chartRows(d.Chart) {
+			cells := []string{day(row.at, loc)}
+			for _, v := range row.values {
+				cells = append(cells, v)
+			}
+			t.add(cells...)
+		}
+		if err := flushTable(b, t); err != nil {
+			return err
+		}
+	}
+	if n := chartLeftOut(d.Chart); n > 0 {
+		para(b, "  ! ", fmt.Sprintf("%d offers left out of some weeks: no exchange rate for their date (see EXCHANGE RATES).", n))
+	}
+	return b.Flush()
+}
+
+func flushTable(w io.Writer, t *textTable) error { return t.write(w, "  ") }
+
+// choiceWhere is where a choice is sold, with its native price when it was
+// converted and any flag the reader must see.
+func choiceWhere(c *Choice, cur string, commitment bool, esc func(string) string) string {
+	o := c.Offer
+	s := fmt.Sprintf("%s %s %s (%s)", esc(o.Provider), esc(place(o.Region, o.Zone)), esc(o.InstanceType), esc(hardwareLabel(o.GPUModel, o.GPUCount)))
+	if commitment {
+		s += " " + esc(buyLabel(o))
+	}
+	if c.NativeCurrency != cur {
+		s += fmt.Sprintf(" = %s %s", perGPU(c.NativePerGPUHour), esc(c.NativeCurrency))
+	}
+	if c.FXStale {
+		s += " [stale rate]"
+	}
+	if c.Available != nil && !*c.Available {
+		s += " [sold out]"
+	}
+	return s
+}
+
+func moveWhere(mv Move) string {
+	k := mv.Key
+	return fmt.Sprintf("%s %s %s %s (%s)", k.Provider, place(k.Region, k.Zone), k.InstanceType, keyBuyLabel(k), hardwareLabel(mv.GPUModel, mv.GPUCount))
+}
+
+func writeEvents(w io.Writer, es []AvailabilityEvent, d Digest, none string) {
+	if len(es) == 0 {
+		fmt.Fprintln(w, none)
+		return
+	}
+	id := func(s string) string { return s }
+	for _, e := range es {
+		para(w, "  ", fmt.Sprintf("%s %s %s (%s): %s", e.Provider, e.Region, e.InstanceType, hardwareLabel(e.GPUModel, e.GPUCount), eventText(e, d.Location, id)))
+	}
+}
+
+// para prints text after prefix, wrapped to textWidth with a hanging
+// indent of two more spaces.
+func para(w io.Writer, prefix, text string) {
+	lead := strings.Repeat(" ", len(prefix)+2)
+	for i, line := range wrap(text, textWidth-len(prefix)-2) {
+		if i == 0 {
+			fmt.Fprintln(w, prefix+line)
+		} else {
+			fmt.Fprintln(w, lead+line)
+		}
+	}
+}
