@@ -48,10 +48,7 @@ func RenderChart(d Digest, w io.Writer) error {
 	if c.Empty() {
 		return ErrEmptyChart
 	}
-	loc := d.Location
-	if loc == nil {
-		loc = time.UTC
-	}
+	loc := d.location()
 	p := plot.New()
 	p.Title.Text = c.Title
 	p.Title.TextStyle.Font.Size = vg.Points(17)

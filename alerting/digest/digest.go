@@ -235,6 +235,14 @@ func (c Chart) Empty() bool {
 	return true
 }
 
+// location is where dates are shown: UTC unless the digest says otherwise.
+func (d Digest) location() *time.Location {
+	if d.Location == nil {
+		return time.UTC
+	}
+	return d.Location
+}
+
 // Stale lists the providers whose data is stale.
 func (d Digest) Stale() []ProviderStatus {
 	var out []ProviderStatus

@@ -375,12 +375,13 @@ func TestFreshness(t *testing.T) {
 	}
 }
 
-// TestSlackLimitsByConstruction: however much a week holds, and whatever
+// TestHostileCloudTextWithinLimits: however much a week holds, and whatever
 // the clouds call things, the message stays within Slack's limits and
 // cloud text cannot ping or link.
-func TestSlackLimitsByConstruction(t *testing.T) {
+func TestHostileCloudTextWithinLimits(t *testing.T) {
 	evil := "<!channel> & <https://evil.example|click> " + strings.Repeat("x", 300)
-	d := Digest{Week: "2022-W29", Now: now, From: now.Add(-Week), Location: time.UTC, Currency: "USD", Offers: 9999, Changed: 500}
+	// No Location: renderers fall back to UTC.
+	d := Digest{Week: "2022-W29", Now: now, From: now.Add(-Week), Currency: "USD", Offers: 9999, Changed: 500}
 	o := azH100OD.offer("98.32", "0")
 	o.InstanceType, o.Region = evil, evil
 	yes := false
@@ -454,6 +455,34 @@ func TestSlackLimitsByConstruction(t *testing.T) {
 	}
 	if !strings.Contains(text, "&lt;!channel&gt; &amp;") {
 		t.Error("escaped cloud text missing")
+	}
+
+	// The other renderers take the same digest; a "|" from a cloud must
+	// not add a Markdown table column.
+	var md, txt, js bytes.Buffer
+	for _, err := range []error{WriteMarkdown(&md, d), WriteText(&txt, d), WriteJSON(&js, d)} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !json.Valid(js.Bytes()) {
+		t.Error("JSON output is not JSON")
+	}
+	cols := 0
+	for _, line := range strings.Split(md.String(), "\n") {
+		if !strings.HasPrefix(line, "|") {
+			cols = 0
+			continue
+		}
+		n := strings.Count(line, "|") - strings.Count(line, `\|`)
+		if cols == 0 {
+			cols = n
+		} else if n != cols {
+			t.Fatalf("Markdown row has %d column bars, its table %d: %s", n, cols, line)
+		}
+	}
+	if strings.Contains(md.String(), "<!channel>") {
+		t.Error("raw cloud markup in Markdown")
 	}
 }
 

@@ -118,7 +118,7 @@ type jsonSavings struct {
 
 type jsonProvider struct {
 	Provider      string  `json:"provider"`
-	ExpectedEvery string  `json:"expected_every"`
+	ExpectedEvery int64   `json:"expected_every_seconds"`
 	LastSuccess   *string `json:"last_success"`
 	LastRun       *string `json:"last_run"`
 	LastStatus    string  `json:"last_status"`
@@ -205,10 +205,7 @@ func choiceJSON(c *Choice) *jsonChoice {
 
 // WriteJSON renders the digest as indented JSON.
 func WriteJSON(w io.Writer, d Digest) error {
-	loc := d.Location
-	if loc == nil {
-		loc = time.UTC
-	}
+	loc := d.location()
 	out := jsonDigest{Week: d.Week, GeneratedAt: ts(d.Now), From: ts(d.From), Timezone: loc.String(), Currency: d.Currency,
 		Offers: d.Offers, Changed: d.Changed, Baseline: orEmpty(d.Baseline), StaleRates: d.StaleRates(), MissingRates: orEmpty(d.MissingRates()),
 		Models: []jsonModel{}, Moves: []jsonMove{}, NewAvailability: []jsonEvent{}, SoldOut: []jsonEvent{}, Savings: []jsonSavings{},
@@ -241,7 +238,7 @@ func WriteJSON(w io.Writer, d Digest) error {
 		out.Savings = append(out.Savings, js)
 	}
 	for _, p := range d.Freshness {
-		out.Providers = append(out.Providers, jsonProvider{Provider: p.Provider, ExpectedEvery: p.Expected.String(), LastSuccess: tsPtr(p.LastSuccess),
+		out.Providers = append(out.Providers, jsonProvider{Provider: p.Provider, ExpectedEvery: int64(p.Expected / time.Second), LastSuccess: tsPtr(p.LastSuccess),
 			LastRun: tsPtr(p.LastRun), LastStatus: p.LastStatus, LastError: p.LastError, Stale: p.Stale, Reason: p.Reason})
 		if p.Stale {
 			out.StaleProviders = append(out.StaleProviders, p.Provider)
