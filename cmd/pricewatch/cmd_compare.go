@@ -26,17 +26,12 @@ func init() {
 const tableWidth = 100
 
 type compareFlags struct {
+	scopeFlags
 	gpu           string
 	count         float64
 	priceTypes    []string
-	currency      string
 	availableOnly bool
-	providers     []string
-	regions       []string
-	os            string
-	format        string
 	wide          bool
-	now           string
 }
 
 func (a *app) compareCommand() *cobra.Command {
@@ -54,47 +49,30 @@ apart, never ranked.`,
   pricewatch compare --gpu L40S --provider azure --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(f.format); err != nil {
-				return err
-			}
 			if strings.TrimSpace(f.gpu) == "" {
 				return fmt.Errorf("--gpu is required (e.g. --gpu H100, --gpu A100-80GB)")
 			}
 			if f.count < 0 {
 				return fmt.Errorf("--count %v: want a positive number of GPUs per instance", f.count)
 			}
-			if err := checkOS(f.os); err != nil {
-				return err
-			}
-			now, err := evalTime(f.now)
-			if err != nil {
-				return err
-			}
-			currency, err := a.targetCurrency(f.currency)
-			if err != nil {
-				return err
-			}
 			pts, err := parsePriceTypes(f.priceTypes)
 			if err != nil {
 				return err
 			}
 			ctx := cmd.Context()
-			db, err := a.openDB(ctx)
+			m, err := a.openMarket(ctx, f.scopeFlags)
 			if err != nil {
 				return err
 			}
-			offers, err := currentOffers(ctx, db, f.providers, f.regions, f.os)
+			offers, err := m.offers(ctx)
 			if err != nil {
 				return err
 			}
-			avail, err := currentAvailability(ctx, db, f.providers, f.regions)
+			avail, err := m.availability(ctx)
 			if err != nil {
 				return err
 			}
-			book, err := a.fxBook(ctx, db)
-			if err != nil {
-				return err
-			}
+			now, currency, book := m.now, m.currency, m.fx
 			res, err := analysis.Compare(offers, avail, analysis.CompareOptions{
 				GPU: f.gpu, Count: f.count, PriceTypes: pts, Providers: f.providers, Regions: f.regions,
 				OS: f.os, AvailableOnly: f.availableOnly, Currency: currency, FX: book, At: now,
@@ -123,14 +101,9 @@ apart, never ranked.`,
 	cmd.Flags().StringVar(&f.gpu, "gpu", "", "GPU model or family: H100, A100 (any A100), A100-80GB, L40S, …")
 	cmd.Flags().Float64Var(&f.count, "count", 0, "only instance types with this many GPUs (0: any)")
 	cmd.Flags().StringSliceVar(&f.priceTypes, "price-type", []string{string(pricewatch.OnDemand)}, "on_demand, spot, reserved, savings_plan or any; repeatable")
-	cmd.Flags().StringVar(&f.currency, "currency", "", "currency to compare in (default fx.currency from the config)")
 	cmd.Flags().BoolVar(&f.availableOnly, "available-only", false, "only offers known to be offered or in stock where priced")
-	cmd.Flags().StringSliceVar(&f.providers, "provider", nil, "only this provider (aws, azure, alibaba, tencent); repeatable")
-	cmd.Flags().StringSliceVar(&f.regions, "region", nil, "only this region code; repeatable")
-	cmd.Flags().StringVar(&f.os, "os", "", "operating system: linux (default), windows or any")
-	cmd.Flags().StringVar(&f.format, "format", formatTable, "output format: table, json or csv")
 	cmd.Flags().BoolVar(&f.wide, "wide", false, "keep every column even past 100 columns")
-	addNowFlag(cmd, &f.now)
+	addScopeFlags(cmd, &f.scopeFlags, "currency to compare in")
 	return cmd
 }
 

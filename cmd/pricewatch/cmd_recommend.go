@@ -14,18 +14,13 @@ import (
 )
 
 type recommendFlags struct {
+	scopeFlags
 	gpu         string
 	count       int
 	utilization string
 	horizon     string
-	currency    string
-	providers   []string
-	regions     []string
-	os          string
 	includeSpot bool
 	top         int
-	format      string
-	now         string
 }
 
 func (a *app) recommendCommand() *cobra.Command {
@@ -43,9 +38,6 @@ left out unless --include-spot: it can be taken back at any time.`,
   pricewatch recommend --gpu H100 --count 16 --utilization 90% --horizon 1y --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(f.format); err != nil {
-				return err
-			}
 			if strings.TrimSpace(f.gpu) == "" {
 				return fmt.Errorf("--gpu is required (e.g. --gpu A100)")
 			}
@@ -56,34 +48,20 @@ left out unless --include-spot: it can be taken back at any time.`,
 			if f.top < 0 {
 				return fmt.Errorf("--top %d: want 0 (all) or more", f.top)
 			}
-			if err := checkOS(f.os); err != nil {
-				return err
-			}
-			now, err := evalTime(f.now)
-			if err != nil {
-				return err
-			}
-			currency, err := a.targetCurrency(f.currency)
-			if err != nil {
-				return err
-			}
 			ctx := cmd.Context()
-			db, err := a.openDB(ctx)
+			m, err := a.openMarket(ctx, f.scopeFlags)
 			if err != nil {
 				return err
 			}
-			offers, err := currentOffers(ctx, db, f.providers, f.regions, f.os)
+			offers, err := m.offers(ctx)
 			if err != nil {
 				return err
 			}
-			avail, err := currentAvailability(ctx, db, f.providers, f.regions)
+			avail, err := m.availability(ctx)
 			if err != nil {
 				return err
 			}
-			book, err := a.fxBook(ctx, db)
-			if err != nil {
-				return err
-			}
+			now, currency, book := m.now, m.currency, m.fx
 			rec, err := analysis.Recommend(offers, avail, analysis.RecommendOptions{
 				GPU: f.gpu, Count: f.count, Utilization: u, Horizon: f.horizon, Currency: currency, FX: book, At: now,
 				Providers: f.providers, Regions: f.regions, OS: f.os, IncludeSpot: f.includeSpot,
@@ -113,14 +91,9 @@ left out unless --include-spot: it can be taken back at any time.`,
 	cmd.Flags().IntVar(&f.count, "count", 1, "GPUs needed at once")
 	cmd.Flags().StringVar(&f.utilization, "utilization", "1", "share of the horizon's hours the GPUs are busy: 0.6 or 60%")
 	cmd.Flags().StringVar(&f.horizon, "horizon", "1y", "how long the GPUs are needed: 1y, 3y, 18m")
-	cmd.Flags().StringVar(&f.currency, "currency", "", "currency of the answer (default fx.currency from the config)")
-	cmd.Flags().StringSliceVar(&f.providers, "provider", nil, "only this provider; repeatable")
-	cmd.Flags().StringSliceVar(&f.regions, "region", nil, "only this region code; repeatable")
-	cmd.Flags().StringVar(&f.os, "os", "", "operating system: linux (default), windows or any")
 	cmd.Flags().BoolVar(&f.includeSpot, "include-spot", false, "consider spot prices too (interruptible capacity)")
 	cmd.Flags().IntVar(&f.top, "top", 10, "how many options to list in the table (0: all)")
-	cmd.Flags().StringVar(&f.format, "format", formatTable, "output format: table, json or csv")
-	addNowFlag(cmd, &f.now)
+	addScopeFlags(cmd, &f.scopeFlags, "currency of the answer")
 	return cmd
 }
 

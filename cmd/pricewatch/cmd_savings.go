@@ -12,13 +12,8 @@ import (
 )
 
 type savingsFlags struct {
-	regions     []string
-	providers   []string
+	scopeFlags
 	utilization string
-	currency    string
-	os          string
-	format      string
-	now         string
 }
 
 func (a *app) savingsCommand() *cobra.Command {
@@ -35,31 +30,18 @@ every hour of its term; on-demand only for the hours used.`,
   pricewatch savings ecs.gn7-c13g1.26xlarge --currency CNY --format json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(f.format); err != nil {
-				return err
-			}
 			u, err := analysis.ParseUtilization(f.utilization)
 			if err != nil {
 				return fmt.Errorf("--utilization: %w", err)
 			}
-			if err := checkOS(f.os); err != nil {
-				return err
-			}
-			now, err := evalTime(f.now)
-			if err != nil {
-				return err
-			}
-			currency, err := a.targetCurrency(f.currency)
-			if err != nil {
-				return err
-			}
 			ctx := cmd.Context()
-			db, err := a.openDB(ctx)
+			m, err := a.openMarket(ctx, f.scopeFlags)
 			if err != nil {
 				return err
 			}
+			now, currency, book := m.now, m.currency, m.fx
 			var offers []pricewatch.Offer
-			all, err := currentOffers(ctx, db, f.providers, f.regions, f.os)
+			all, err := m.offers(ctx)
 			if err != nil {
 				return err
 			}
@@ -67,10 +49,6 @@ every hour of its term; on-demand only for the hours used.`,
 				if o.InstanceType == args[0] {
 					offers = append(offers, o)
 				}
-			}
-			book, err := a.fxBook(ctx, db)
-			if err != nil {
-				return err
 			}
 			rep, err := analysis.ComputeSavings(offers, analysis.SavingsOptions{Utilization: u, Currency: currency, FX: book, At: now})
 			if err != nil {
@@ -98,13 +76,8 @@ every hour of its term; on-demand only for the hours used.`,
 			return writeSavingsTable(a.stdout, args[0], offers, rep, currency, notes)
 		},
 	}
-	cmd.Flags().StringSliceVar(&f.regions, "region", nil, "only this region code; repeatable")
-	cmd.Flags().StringSliceVar(&f.providers, "provider", nil, "only this provider; repeatable")
 	cmd.Flags().StringVar(&f.utilization, "utilization", "1", "share of the term's hours the machine runs: 0.7 or 70%")
-	cmd.Flags().StringVar(&f.currency, "currency", "", "currency of every figure (default fx.currency from the config)")
-	cmd.Flags().StringVar(&f.os, "os", "", "operating system: linux (default), windows or any")
-	cmd.Flags().StringVar(&f.format, "format", formatTable, "output format: table, json or csv")
-	addNowFlag(cmd, &f.now)
+	addScopeFlags(cmd, &f.scopeFlags, "currency of every figure")
 	return cmd
 }
 

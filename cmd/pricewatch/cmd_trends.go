@@ -14,16 +14,11 @@ import (
 )
 
 type trendsFlags struct {
+	scopeFlags
 	gpu        string
 	window     string
-	currency   string
 	priceTypes []string
-	providers  []string
-	regions    []string
-	os         string
 	top        int
-	format     string
-	now        string
 }
 
 // defaultTrendPriceTypes are the pay-as-you-go prices: a commitment's
@@ -45,23 +40,9 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
   pricewatch trends --gpu A100 --currency CNY --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(f.format); err != nil {
-				return err
-			}
 			window, err := analysis.ParseWindow(f.window)
 			if err != nil {
 				return fmt.Errorf("--window: %w", err)
-			}
-			if err := checkOS(f.os); err != nil {
-				return err
-			}
-			now, err := evalTime(f.now)
-			if err != nil {
-				return err
-			}
-			currency, err := a.targetCurrency(f.currency)
-			if err != nil {
-				return err
 			}
 			pts, err := parsePriceTypes(f.priceTypes)
 			if err != nil {
@@ -71,10 +52,11 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 				return fmt.Errorf("--top %d: want 0 (all) or more", f.top)
 			}
 			ctx := cmd.Context()
-			db, err := a.openDB(ctx)
+			m, err := a.openMarket(ctx, f.scopeFlags)
 			if err != nil {
 				return err
 			}
+			db, now, currency, book := m.db, m.now, m.currency, m.fx
 			from := now.Add(-window)
 			rows, err := db.Prices(ctx, storage.PriceFilter{Providers: f.providers, Regions: f.regions, PriceTypes: pts, OS: sqlOS(f.os), Since: from})
 			if err != nil {
@@ -94,10 +76,6 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 			series, err := analysis.GroupSeries(ivs)
 			if err != nil {
 				return fmt.Errorf("reading price history: %w", err)
-			}
-			book, err := a.fxBook(ctx, db)
-			if err != nil {
-				return err
 			}
 			label := analysis.WindowLabel(window)
 			trends := analysis.OfferTrends(series, analysis.TrendOptions{Now: now, Window: window, Changes: []time.Duration{window}})
@@ -148,14 +126,9 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 	}
 	cmd.Flags().StringVar(&f.gpu, "gpu", "", "GPU model or family (default: every model, one cheapest series each)")
 	cmd.Flags().StringVar(&f.window, "window", "30d", "how far back to look: 7d, 30d, 90d, 12w, 48h")
-	cmd.Flags().StringVar(&f.currency, "currency", "", "currency of the cheapest series (default fx.currency from the config)")
 	cmd.Flags().StringSliceVar(&f.priceTypes, "price-type", defaultTrendPriceTypes, "on_demand, spot, reserved, savings_plan or any; repeatable")
-	cmd.Flags().StringSliceVar(&f.providers, "provider", nil, "only this provider; repeatable")
-	cmd.Flags().StringSliceVar(&f.regions, "region", nil, "only this region code; repeatable")
-	cmd.Flags().StringVar(&f.os, "os", "", "operating system: linux (default), windows or any")
 	cmd.Flags().IntVar(&f.top, "top", 10, "how many movers to list (0: all)")
-	cmd.Flags().StringVar(&f.format, "format", formatTable, "output format: table, json or csv")
-	addNowFlag(cmd, &f.now)
+	addScopeFlags(cmd, &f.scopeFlags, "currency of the cheapest series")
 	return cmd
 }
 

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/fx"
+	"github.com/pricewatch/pricewatch/storage"
+)
+
+// scopeFlags are the flags every analysis command shares: which offers, in
+// which currency, printed how, as of when.
+type scopeFlags struct {
+	providers []string
+	regions   []string
+	os        string
+	currency  string
+	format    string
+	now       string
+}
+
+func addScopeFlags(cmd *cobra.Command, f *scopeFlags, currencyHelp string) {
+	cmd.Flags().StringVar(&f.currency, "currency", "", currencyHelp+" (default fx.currency from the config)")
+	cmd.Flags().StringSliceVar(&f.providers, "provider", nil, "only this provider (aws, azure, alibaba, tencent); repeatable")
+	cmd.Flags().StringSliceVar(&f.regions, "region", nil, "only this region code; repeatable")
+	cmd.Flags().StringVar(&f.os, "os", "", "operating system: linux (default), windows or any")
+	cmd.Flags().StringVar(&f.format, "format", formatTable, "output format: table, json or csv")
+	addNowFlag(cmd, &f.now)
+}
+
+// market is what an analysis command computes over: the database, the
+// exchange rates, the target currency and the time of the question.
+type market struct {
+	db       *storage.DB
+	now      time.Time
+	currency string
+	fx       *fx.Book
+	scope    scopeFlags
+}
+
+// openMarket checks the shared flags and opens the database and the rates.
+func (a *app) openMarket(ctx context.Context, f scopeFlags) (*market, error) {
+	if err := checkFormat(f.format); err != nil {
+		return nil, err
+	}
+	if err := checkOS(f.os); err != nil {
+		return nil, err
+	}
+	now, err := evalTime(f.now)
+	if err != nil {
+		return nil, err
+	}
+	currency, err := a.targetCurrency(f.currency)
+	if err != nil {
+		return nil, err
+	}
+	db, err := a.openDB(ctx)
+	if err != nil {
+		return nil, err
+	}
+	book, err := a.fxBook(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	return &market{db: db, now: now, currency: currency, fx: book, scope: f}, nil
+}
+
+// offers are the current prices in scope.
+func (m *market) offers(ctx context.Context) ([]pricewatch.Offer, error) {
+	return currentOffers(ctx, m.db, m.scope.providers, m.scope.regions, m.scope.os)
+}
+
+// availability is the current availability in scope.
+func (m *market) availability(ctx context.Context) ([]pricewatch.Availability, error) {
+	return currentAvailability(ctx, m.db, m.scope.providers, m.scope.regions)
+}
