@@ -99,3 +99,22 @@ func PerGPUHour(hourly decimal.Decimal, gpuCount float64) (decimal.Decimal, bool
 	}
 	return hourly.DivRound(decimal.NewFromFloat(gpuCount), RateDecimals), true
 }
+
+// FormatAmount prints an amount for people: two decimals and thousands
+// separators (1,446,955.00). Stored and JSON values never go through it.
+func FormatAmount(d decimal.Decimal) string {
+	s := d.StringFixed(2)
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
+	intPart, frac, _ := strings.Cut(s, ".")
+	var b strings.Builder
+	for i, c := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return sign + b.String() + "." + frac
+}

@@ -131,3 +131,11 @@ func TestOfferValidate(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatAmount(t *testing.T) {
+	for in, want := range map[string]string{"1446955": "1,446,955.00", "-1234.5": "-1,234.50", "999.999": "1,000.00", "0": "0.00", "100": "100.00"} {
+		if got := FormatAmount(decimal.RequireFromString(in)); got != want {
+			t.Errorf("FormatAmount(%s) = %s, want %s", in, got, want)
+		}
+	}
+}

@@ -445,22 +445,7 @@ func percent(share decimal.Decimal) string {
 
 // money prints an amount with two decimals and thousands separators.
 func money(d decimal.Decimal, currency string) string {
-	s := d.StringFixed(2)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	intPart, frac, _ := strings.Cut(s, ".")
-	var b strings.Builder
-	for i, c := range intPart {
-		if i > 0 && (len(intPart)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	out := b.String() + "." + frac
-	if neg {
-		out = "-" + out
-	}
-	return out + " " + currency
+	return pricewatch.FormatAmount(d) + " " + currency
 }
 
 // hoursText prints billed hours as years or months where they divide evenly.

@@ -760,24 +760,7 @@ func plural(n int, noun string) string {
 }
 
 // moneyText prints an amount with two decimals and thousands separators.
-func moneyText(d decimal.Decimal) string {
-	s := d.StringFixed(2)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	intPart, frac, _ := strings.Cut(s, ".")
-	var b strings.Builder
-	for i, c := range intPart {
-		if i > 0 && (len(intPart)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	out := b.String() + "." + frac
-	if neg {
-		out = "-" + out
-	}
-	return out
-}
+func moneyText(d decimal.Decimal) string { return pricewatch.FormatAmount(d) }
 
 // percentText prints a 0–100 percentage with one decimal: "39.5%".
 func percentText(pct decimal.Decimal) string { return pct.StringFixed(1) + "%" }
