@@ -197,6 +197,9 @@ func hardwareLabel(h pricewatch.Hardware) string {
 	if h.GPUModel == "" {
 		return ""
 	}
+	if h.GPUCount == 0 {
+		return h.GPUModel + " (GPU count unknown)"
+	}
 	mem := ""
 	if h.GPUMemoryGB > 0 {
 		mem = " " + formatFloat(h.GPUMemoryGB) + "GB"

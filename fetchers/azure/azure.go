@@ -328,12 +328,15 @@ func (a *accumulator) add(it item, chainRegion string, stats map[string]int) err
 			stats[skipNotGPU]++
 			return nil
 		}
-		stats[skipUntracked]++
+		// A GPU size the table does not know yet (a new series) is still a
+		// price users can buy: keep it, with the GPU model its name gives
+		// and the count and memory unknown (0), and say once what to add.
+		s = sku{name: name, hw: pricewatch.Hardware{GPUModel: modelFromName(name)}}
 		if !a.untracked[strings.ToLower(name)] {
 			a.untracked[strings.ToLower(name)] = true
-			a.f.log.Debug("azure GPU size not in the hardware table; skipped", zap.String("armSkuName", name))
+			a.f.log.Info("azure GPU size not in the hardware table; stored without GPU count and memory (add it to fetchers/azure/gpus.go)",
+				zap.String("armSkuName", name), zap.String("gpu_model", s.hw.GPUModel))
 		}
-		return nil
 	}
 	if region := strings.TrimSpace(it.ArmRegionName); region == "" || (chainRegion != "" && region != chainRegion) {
 		stats[skipRegion]++

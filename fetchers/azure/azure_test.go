@@ -307,8 +307,8 @@ func TestFetchMapping(t *testing.T) {
 	}
 
 	// What must never appear: Low Priority (41.094, 19.664), DevTest, Cloud
-	// Services (4.04), the non-primary duplicate (3.9), the untracked size,
-	// the zero price and the non-GPU / other-region rows.
+	// Services (4.04), the non-primary duplicate (3.9), the zero price and
+	// the non-GPU / other-region rows.
 	for _, o := range snap.Offers {
 		for _, bad := range []string{"41.094", "19.664", "4.04", "3.9"} {
 			if o.Hourly.String() == bad {
@@ -316,7 +316,7 @@ func TestFetchMapping(t *testing.T) {
 			}
 		}
 		switch o.InstanceType {
-		case "Standard_NC8ads_A10_v4", "Standard_B16als_v2", "Standard_NC40ads_H100_v5":
+		case "Standard_B16als_v2", "Standard_NC40ads_H100_v5":
 			t.Errorf("offer %s should have been left out", o.Key())
 		}
 		if o.Region == "australiacentral" {
@@ -326,8 +326,10 @@ func TestFetchMapping(t *testing.T) {
 	if _, ok := idx["azure/westeurope//Standard_ND96isr_H100_v5/on_demand////linux"]; ok {
 		t.Error("a westeurope offer was made from an eastus row")
 	}
-	if n := len(snap.Offers); n != 24 {
-		t.Errorf("%d offers, want 24", n)
+	// 24 from tracked sizes, 2 from the untracked NC8ads A10 v4 (kept
+	// without GPU count).
+	if n := len(snap.Offers); n != 26 {
+		t.Errorf("%d offers, want 26", n)
 	}
 	// Availability: one per region × size with a price, offered, no zone.
 	var avail []string
@@ -337,7 +339,7 @@ func TestFetchMapping(t *testing.T) {
 		}
 		avail = append(avail, a.Region+"/"+a.InstanceType)
 	}
-	want := "eastus/Standard_NC24ads_A100_v4 eastus/Standard_ND96isr_H100_v5 eastus/Standard_NV6ads_A10_v5 westeurope/Standard_ND96asr_v4"
+	want := "eastus/Standard_NC24ads_A100_v4 eastus/Standard_NC8ads_A10_v4 eastus/Standard_ND96isr_H100_v5 eastus/Standard_NV6ads_A10_v5 westeurope/Standard_ND96asr_v4"
 	if got := strings.Join(avail, " "); got != want {
 		t.Errorf("availability %s\nwant %s", got, want)
 	}
@@ -597,16 +599,40 @@ func TestFetchVanishedOffers(t *testing.T) {
 	}
 }
 
-func TestFetchUntrackedSizeLoggedOnce(t *testing.T) {
+func TestFetchUntrackedSizeKeptAndLoggedOnce(t *testing.T) {
 	core, logs := observer.New(zapcore.DebugLevel)
 	fake := newFake(t)
 	f, _ := newTestFetcher(t, Config{Endpoint: fake.srv.URL, Regions: []string{"eastus"}}, zap.New(core))
-	if _, err := f.Fetch(context.Background(), fetchers.Previous{}); err != nil {
+	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
+	if err != nil {
 		t.Fatal(err)
 	}
-	got := logs.FilterMessage("azure GPU size not in the hardware table; skipped").All()
-	if len(got) != 1 || got[0].ContextMap()["armSkuName"] != "Standard_NC8ads_A10_v4" || got[0].Level != zapcore.DebugLevel {
-		t.Errorf("untracked-size logs %+v: want one debug line for Standard_NC8ads_A10_v4", got)
+	got := logs.FilterMessageSnippet("azure GPU size not in the hardware table").All()
+	if len(got) != 1 || got[0].ContextMap()["armSkuName"] != "Standard_NC8ads_A10_v4" || got[0].Level != zapcore.InfoLevel {
+		t.Errorf("untracked-size logs %+v: want one info line for Standard_NC8ads_A10_v4", got)
+	}
+	kept := 0
+	for _, o := range snap.Offers {
+		if o.InstanceType == "Standard_NC8ads_A10_v4" {
+			kept++
+			if o.GPUModel != "A10" || o.GPUCount != 0 || o.GPUMemoryGB != 0 {
+				t.Errorf("untracked size hardware %+v: want the model from its name, count and memory unknown", o.Hardware)
+			}
+		}
+	}
+	if kept == 0 {
+		t.Error("the untracked GPU size's prices were dropped; want them kept")
+	}
+}
+
+func TestModelFromName(t *testing.T) {
+	for name, want := range map[string]string{
+		"Standard_NC8ads_A10_v4": "A10", "Standard_NC24ads_A100_v4": "A100", "Standard_ND96isr_H200_v5": "H200",
+		"Standard_NV36ads_A10_v5": "A10", "Standard_ND96isr_MI300X_v5": "MI300X", "Standard_NC6": "",
+	} {
+		if got := modelFromName(name); got != want {
+			t.Errorf("modelFromName(%s) = %q, want %q", name, got, want)
+		}
 	}
 }
 

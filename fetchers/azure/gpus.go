@@ -27,7 +27,8 @@ func gpu(model string, count, memGB float64, vcpus int, ramGB float64) pricewatc
 //
 // Sizes that are priced under NC/ND/NV but missing here (NCads_A10_v4, whose
 // GPU partitioning no Microsoft page documents; retired NC/NCv2/ND/NV/NVv3/
-// NVv4 sizes; new series) are skipped and logged once per run at debug level.
+// NVv4 sizes; new series) are kept with the GPU model their name gives and
+// the count and memory unknown, and logged once per run.
 var gpuSKUs = []sku{
 	// ND H100 v5: 8 × H100 SXM 80 GB (the Learn spec table says "PCIe", but
 	// the series is the NVLink/SXM HGX board; the model name is what matters).
@@ -104,4 +105,24 @@ func isGPUFamily(armSkuName string) bool {
 		}
 	}
 	return false
+}
+
+// nameModels maps a GPU named inside an ARM size name to the normalised
+// model, most specific first (A100 before A10).
+var nameModels = []struct{ token, model string }{
+	{"GB200", "GB200"}, {"H200", "H200"}, {"H100", "H100"}, {"MI300X", "MI300X"}, {"MI200", "MI250X"},
+	{"A100", "A100"}, {"A10", "A10"}, {"L40S", "L40S"}, {"L4", "L4"}, {"T4", "T4"}, {"V100", "V100"}, {"V710", "V710"},
+}
+
+// modelFromName guesses the GPU of a size missing from the table from its
+// name ("Standard_NC8ads_A10_v4" → A10); "" when the name does not say.
+func modelFromName(armSkuName string) string {
+	for _, part := range strings.Split(strings.ToUpper(armSkuName), "_") {
+		for _, nm := range nameModels {
+			if part == nm.token {
+				return nm.model
+			}
+		}
+	}
+	return ""
 }

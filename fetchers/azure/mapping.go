@@ -21,7 +21,6 @@ const (
 	skipTiered       = "tiered price"
 	skipType         = "unknown price type"
 	skipNotGPU       = "not a GPU family size"
-	skipUntracked    = "GPU size missing from the hardware table"
 	skipRegion       = "outside the configured regions"
 	skipWindows      = "Windows (providers.azure.windows is off)"
 	skipNoPrice      = "price is zero"
