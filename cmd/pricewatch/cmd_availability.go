@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -32,7 +33,9 @@ func (a *app) availabilityCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			f := storage.AvailabilityFilter{GPUModel: gpu, All: all, Providers: providers, Regions: regions}
+			// --gpu is matched as compare does (A100 covers A100-40GB and
+			// A100-80GB), not by exact name in SQL.
+			f := storage.AvailabilityFilter{All: all, Providers: providers, Regions: regions}
 			if len(args) == 1 {
 				f.InstanceType = args[0]
 			}
@@ -40,10 +43,19 @@ func (a *app) availabilityCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if gpu != "" {
+				kept := rows[:0]
+				for _, r := range rows {
+					if analysis.MatchGPU(gpu, r.GPUModel) {
+						kept = append(kept, r)
+					}
+				}
+				rows = kept
+			}
 			return writeAvailability(a.stdout, format, rows)
 		},
 	}
-	cmd.Flags().StringVar(&gpu, "gpu", "", "only this GPU model (H100, A100-80GB, …)")
+	cmd.Flags().StringVar(&gpu, "gpu", "", "only this GPU model or family (H100, A100 for any A100, A100-80GB, …)")
 	cmd.Flags().BoolVar(&all, "all", false, "include closed intervals (withdrawn, or a stock state that ended)")
 	cmd.Flags().StringSliceVar(&providers, "provider", nil, "only this provider; repeatable")
 	cmd.Flags().StringSliceVar(&regions, "region", nil, "only this region; repeatable")

@@ -232,3 +232,34 @@ func TestBadConfigExitsWithKeyAndLine(t *testing.T) {
 		t.Fatalf("got %d %q", code, errOut)
 	}
 }
+
+func TestAvailabilityGPUFamily(t *testing.T) {
+	az := newFakeAzure(t)
+	cfg := writeConfig(t, t.TempDir(), az.URL)
+	if _, errOut, code := runCLI(t, "--config", cfg, "fetch"); code != 0 {
+		t.Fatalf("fetch: %s", errOut)
+	}
+	for gpu, want := range map[string]int{"A100": 1, "a100-80gb": 1, "H100": 1, "H100-NVL": 1, "A10": 0, "T4": 0} {
+		out, errOut, code := runCLI(t, "--config", cfg, "availability", "--gpu", gpu, "--format", "json")
+		if code != 0 {
+			t.Fatalf("availability --gpu %s: %s", gpu, errOut)
+		}
+		var rows []map[string]any
+		if err := json.Unmarshal([]byte(out), &rows); err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != want {
+			t.Errorf("--gpu %s: %d rows, want %d: %v", gpu, len(rows), want, rows)
+		}
+		for _, r := range rows {
+			for _, k := range []string{"provider", "region", "zone", "instance_type", "gpu_model", "gpu_count", "state", "since", "until"} {
+				if _, ok := r[k]; !ok {
+					t.Errorf("row lacks %q: %v", k, r)
+				}
+			}
+			if r["state"] != "offered" || r["until"] != nil {
+				t.Errorf("row %v: want offered and until null", r)
+			}
+		}
+	}
+}
