@@ -626,7 +626,7 @@ func TestDigestSendOncePerWeek(t *testing.T) {
 	}
 	// The daemon's trigger later that week builds the same key.
 	a, db := loadApp(t, cfg)
-	d := &daemon{a: a, ctx: context.Background(), db: db, metrics: newMetrics(), log: zap.NewNop(), nudge: make(chan struct{}, 1)}
+	d := &daemon{a: a, ctx: context.Background(), db: db, metrics: newMetrics(db), log: zap.NewNop(), nudge: make(chan struct{}, 1)}
 	d.runDigest()
 	if posts, _, _ := fake.state(); len(posts) != 1 {
 		t.Errorf("after the daemon's trigger Slack holds %d digests", len(posts))
@@ -663,7 +663,7 @@ func TestDaemonDigestQueuesOnceAndNudges(t *testing.T) {
 	t.Setenv(envSlackToken, alertsToken)
 	cfg := digestConfig(t, digestSetup{rates: true, chart: true})
 	a, db := loadApp(t, cfg)
-	d := &daemon{a: a, ctx: context.Background(), db: db, metrics: newMetrics(), log: zap.NewNop(), nudge: make(chan struct{}, 1)}
+	d := &daemon{a: a, ctx: context.Background(), db: db, metrics: newMetrics(db), log: zap.NewNop(), nudge: make(chan struct{}, 1)}
 	before := time.Now().Unix()
 	for i := 0; i < 2; i++ {
 		d.runDigest()

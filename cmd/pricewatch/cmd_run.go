@@ -82,15 +82,6 @@ func (d *daemon) maybeUpdateFX() {
 	candidate := *d.a
 	d.mu.Unlock()
 	candidate.afterCycle(d.ctx, d.db)
-	d.refreshFXAge(d.ctx)
-}
-
-func (d *daemon) refreshFXAge(ctx context.Context) {
-	days, err := d.db.FXDays(ctx)
-	if err != nil || len(days) == 0 {
-		return
-	}
-	d.metrics.fxAge.Set(time.Since(days[len(days)-1].Date).Seconds())
 }
 
 func (a *app) runDaemon(ctx context.Context) error {
@@ -110,7 +101,7 @@ func (a *app) runDaemon(ctx context.Context) error {
 		return err
 	}
 	d := &daemon{
-		a: a, ctx: ctx, db: db, metrics: newMetrics(), health: &health{}, notify: notify, log: a.log,
+		a: a, ctx: ctx, db: db, metrics: newMetrics(db), health: &health{}, notify: notify, log: a.log,
 		locks: map[string]*sync.Mutex{}, nudge: make(chan struct{}, 1), reloaded: make(chan struct{}, 1),
 	}
 	if _, err := a.outboxFunc(); err != nil {
@@ -121,7 +112,6 @@ func (a *app) runDaemon(ctx context.Context) error {
 		return err
 	}
 	d.refreshGauges(ctx)
-	d.refreshFXAge(ctx)
 
 	var bg sync.WaitGroup
 	defer bg.Wait()

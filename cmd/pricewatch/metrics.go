@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"net"
 	"net/http"
 	"runtime"
@@ -14,6 +15,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
+
+	"github.com/pricewatch/pricewatch/storage"
 )
 
 // metrics are the daemon's Prometheus series. Labels stay low-cardinality:
@@ -25,13 +28,17 @@ type metrics struct {
 	lastSuccess    *prometheus.GaugeVec
 	offersTracked  *prometheus.GaugeVec
 	changes        *prometheus.CounterVec
-	outboxPending  prometheus.Gauge
-	outboxFailed   prometheus.Gauge
-	fxAge          prometheus.Gauge
 	digestLastSent prometheus.Gauge
 }
 
-func newMetrics() *metrics {
+// dbGauges are read from the database when Prometheus scrapes, so they are
+// never stale.
+type dbGauges interface {
+	OutboxCounts(ctx context.Context) (storage.OutboxStats, error)
+	FXDays(ctx context.Context) ([]storage.FXDay, error)
+}
+
+func newMetrics(db dbGauges) *metrics {
 	m := &metrics{
 		reg: prometheus.NewRegistry(),
 		fetchDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
@@ -50,11 +57,6 @@ func newMetrics() *metrics {
 		changes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pricewatch_changes_detected_total", Help: "Changes detected while storing runs, by kind.",
 		}, []string{"provider", "kind"}),
-		outboxPending: prometheus.NewGauge(prometheus.GaugeOpts{Name: "pricewatch_outbox_pending", Help: "Messages waiting for delivery."}),
-		outboxFailed:  prometheus.NewGauge(prometheus.GaugeOpts{Name: "pricewatch_outbox_failed", Help: "Messages that failed permanently."}),
-		fxAge: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "pricewatch_fx_rate_age_seconds", Help: "Age of the newest stored exchange rate (by its publication date).",
-		}),
 		digestLastSent: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "pricewatch_digest_last_success_timestamp_seconds", Help: "Unix time the last weekly digest was queued.",
 		}),
@@ -63,8 +65,34 @@ func newMetrics() *metrics {
 		Name: "pricewatch_build_info", Help: "Build information; always 1.",
 	}, []string{"version", "goversion"})
 	build.WithLabelValues(buildVersion(), runtime.Version()).Set(1)
+	outbox := func(pick func(storage.OutboxStats) float64) func() float64 {
+		return func() float64 {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			s, err := db.OutboxCounts(ctx)
+			if err != nil {
+				return math.NaN()
+			}
+			return pick(s)
+		}
+	}
+	pending := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "pricewatch_outbox_pending", Help: "Messages waiting for delivery."},
+		outbox(func(s storage.OutboxStats) float64 { return float64(s.Pending) }))
+	failed := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "pricewatch_outbox_failed", Help: "Messages that failed permanently."},
+		outbox(func(s storage.OutboxStats) float64 { return float64(s.Failed) }))
+	fxAge := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "pricewatch_fx_rate_age_seconds", Help: "Age of the newest stored exchange rate, by its reference date (NaN: none stored).",
+	}, func() float64 {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		days, err := db.FXDays(ctx)
+		if err != nil || len(days) == 0 {
+			return math.NaN()
+		}
+		return time.Since(days[len(days)-1].Date).Seconds()
+	})
 	m.reg.MustRegister(m.fetchDuration, m.fetchRuns, m.lastSuccess, m.offersTracked, m.changes,
-		m.outboxPending, m.outboxFailed, m.fxAge, m.digestLastSent, build,
+		pending, failed, fxAge, m.digestLastSent, build,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -101,6 +129,25 @@ func (h *health) schedulerAlive(maxQuiet time.Duration) error {
 
 // serveHTTP runs /metrics, /healthz and /readyz until ctx is done.
 func serveHTTP(ctx context.Context, listen string, m *metrics, ready func(context.Context) (map[string]any, error), log *zap.Logger) error {
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: httpHandler(m, ready), ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
+	}()
+	log.Info("http listening", zap.String("addr", ln.Addr().String()))
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func httpHandler(m *metrics, ready func(context.Context) (map[string]any, error)) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg}))
 	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -121,20 +168,5 @@ func serveHTTP(ctx context.Context, listen string, m *metrics, ready func(contex
 		}
 		json.NewEncoder(w).Encode(body)
 	})
-	ln, err := net.Listen("tcp", listen)
-	if err != nil {
-		return err
-	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(sctx)
-	}()
-	log.Info("http listening", zap.String("addr", ln.Addr().String()))
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return mux
 }

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/storage"
+)
+
+func TestHTTPEndpoints(t *testing.T) {
+	ctx := context.Background()
+	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "pw.db"), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.SaveFXDay(ctx, storage.FXDay{Date: time.Now().UTC().Add(-48 * time.Hour), Source: "ECB",
+		PerEUR: map[string]decimal.Decimal{"USD": decimal.RequireFromString("1.04")}}); err != nil {
+		t.Fatal(err)
+	}
+	m := newMetrics(db)
+	m.observe(runSummary{Provider: "azure", Status: statusOK, Duration: 3 * time.Second,
+		Result: &storage.Result{At: time.Unix(1796030220, 0), Changes: []pricewatch.Change{{Kind: pricewatch.PriceChanged}}}})
+	m.observe(runSummary{Provider: "aws", Status: statusFailed, Duration: time.Second})
+	ready := false
+	srv := httptest.NewServer(httpHandler(m, func(context.Context) (map[string]any, error) {
+		if !ready {
+			return map[string]any{"ready": false}, errors.New("not ready")
+		}
+		return map[string]any{"ready": true}, nil
+	}))
+	defer srv.Close()
+	get := func(path string) (int, string) {
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	code, body := get("/metrics")
+	if code != 200 {
+		t.Fatalf("/metrics: %d", code)
+	}
+	for _, want := range []string{
+		`pricewatch_fetch_runs_total{provider="azure",result="success"} 1`,
+		`pricewatch_fetch_runs_total{provider="aws",result="error"} 1`,
+		`pricewatch_fetch_last_success_timestamp_seconds{provider="azure"} 1.79603022e+09`,
+		`pricewatch_changes_detected_total{kind="price_changed",provider="azure"} 1`,
+		`pricewatch_fetch_duration_seconds_count{provider="azure"} 1`,
+		"pricewatch_outbox_pending 0",
+		"pricewatch_outbox_failed 0",
+		`pricewatch_build_info{goversion="go`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+	// The rate dated two days ago (midnight) is between one and three days old.
+	var age float64
+	for _, line := range strings.Split(body, "\n") {
+		if v, ok := strings.CutPrefix(line, "pricewatch_fx_rate_age_seconds "); ok {
+			age, _ = strconv.ParseFloat(v, 64)
+		}
+	}
+	if age < 86400 || age > 3*86400 {
+		t.Errorf("fx rate age %v s, want one to three days", age)
+	}
+	if code, body := get("/healthz"); code != 200 || body != "ok\n" {
+		t.Errorf("/healthz: %d %q", code, body)
+	}
+	if code, body := get("/readyz"); code != 503 || !strings.Contains(body, "not ready") {
+		t.Errorf("/readyz before ready: %d %q", code, body)
+	}
+	ready = true
+	if code, _ := get("/readyz"); code != 200 {
+		t.Errorf("/readyz when ready: %d", code)
+	}
+}
