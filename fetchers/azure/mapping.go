@@ -30,8 +30,12 @@ const (
 // can buy. It looks only at the row's labels, not at its price.
 func classify(it item) (pt pricewatch.PriceType, os, skip string) {
 	meter, skuName, product := strings.TrimSpace(it.MeterName), strings.TrimSpace(it.SkuName), strings.TrimSpace(it.ProductName)
+	// A field a row leaves out (trimmed mirrors, as in the published H100
+	// rows) is not a reason to drop it: the request asked for VM rows, and
+	// only a field that says otherwise rules a row out.
+	service, unit := strings.TrimSpace(it.ServiceName), strings.TrimSpace(it.UnitOfMeasure)
 	switch {
-	case strings.TrimSpace(it.ServiceName) != "Virtual Machines":
+	case service != "" && service != "Virtual Machines":
 		return "", "", skipNotVM
 	case strings.TrimSpace(it.Type) == "DevTestConsumption":
 		return "", "", skipDevTest
@@ -39,7 +43,7 @@ func classify(it item) (pt pricewatch.PriceType, os, skip string) {
 		return "", "", skipLowPriority
 	case strings.Contains(product, "Cloud Services"):
 		return "", "", skipCloudService
-	case strings.TrimSpace(it.UnitOfMeasure) != "1 Hour":
+	case unit != "" && unit != "1 Hour":
 		return "", "", skipUnit
 	}
 	if t := strings.TrimSpace(string(it.TierMinimumUnits)); t != "" {
