@@ -23,7 +23,7 @@ import (
 	"strings"
 	"time"
 
-	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" driver
+	"github.com/mattn/go-sqlite3" // also registers the "sqlite3" driver
 )
 
 //go:embed migrations/*.sql
@@ -75,7 +75,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	w.SetMaxOpenConns(1)
 	// The writer must open first: only a read-write connection can switch
 	// the file to WAL.
-	if err := w.PingContext(ctx); err != nil {
+	if err := pingWhileBusy(ctx, w, opts.BusyTimeout); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("opening database %s: %w", path, err)
 	}
@@ -91,6 +91,26 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// pingWhileBusy opens the first connection, retrying while another process
+// holds the file: switching a new file to WAL answers "database is locked"
+// at once rather than waiting on the busy timeout, which is what two
+// processes starting together (the daemon and a CLI) would otherwise see.
+func pingWhileBusy(ctx context.Context, db *sql.DB, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for wait := 5 * time.Millisecond; ; wait = min(wait*2, 200*time.Millisecond) {
+		err := db.PingContext(ctx)
+		var se sqlite3.Error
+		if err == nil || !errors.As(err, &se) || (se.Code != sqlite3.ErrBusy && se.Code != sqlite3.ErrLocked) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
 }
 
 // Close closes both connection pools.
