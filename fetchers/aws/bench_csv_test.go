@@ -5,9 +5,9 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
 )
 
 // The price list also comes as CSV (index.csv): one row per price
@@ -26,10 +26,7 @@ type csvFile struct {
 }
 
 func newCSVFile(tb testing.TB, target int64) *csvFile {
-	raw, err := os.ReadFile(filepath.Join("testdata", "ec2-offer-index-excerpt-20250912.csv"))
-	if err != nil {
-		tb.Fatal(err)
-	}
+	raw := awstest.SampleFile(tb, "ec2-offer-index-excerpt-20250912.csv")
 	lines := bytes.SplitAfter(raw, []byte("\n"))
 	head := bytes.Join(lines[:6], nil)
 	rows := bytes.Join(lines[6:], nil)

@@ -3,6 +3,7 @@ package aws
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
 )
 
 // genFile is a real-layout EC2 price file of any size, produced as it is
@@ -71,24 +73,24 @@ var benchPlainTypes = func() []string {
 
 func newGenFile(tb testing.TB, target int64) *genFile {
 	tb.Helper()
-	s := loadSamples(tb)
+	s := awstest.LoadSamples(tb)
 	const region = "us-east-1"
 	entry := func(sku string, obj []byte) []byte { return []byte(fmt.Sprintf(",\n    %q: %s", sku, obj)) }
 
 	// Once: the GPU types' Linux products.
 	var head, od1, ri1 bytes.Buffer
 	fmt.Fprintf(&head, "{\n  \"formatVersion\": \"v1.0\",\n  \"disclaimer\": %s,\n  \"offerCode\": \"AmazonEC2\",\n  \"version\": %q,\n  \"publicationDate\": \"2026-11-01T00:00:00Z\",\n  \"products\": {",
-		strconv.Quote(s.disclaimer), v1)
+		strconv.Quote(s.Disclaimer), v1)
 	want := 0
 	for i, t := range benchGPUTypes {
-		sku := skuFor("bench" + t)
+		sku := awstest.SKU("bench" + t)
 		sep := ","
 		if i == 0 {
 			sep = ""
 		}
-		fmt.Fprintf(&head, "%s\n    %q: %s", sep, sku, s.gpuProduct(tb, sku, region, t, variantNamed("linux")))
-		fmt.Fprintf(&od1, "%s\n      %q: %s", sep, sku, s.onDemand(tb, sku, fmt.Sprintf("%.10f", 1+float64(i))))
-		fmt.Fprintf(&ri1, "%s\n      %q: %s", sep, sku, s.reserved(tb, sku, t, sixByClass(1+float64(i))))
+		fmt.Fprintf(&head, "%s\n    %q: %s", sep, sku, s.GPUProduct(tb, sku, region, t, awstest.VariantNamed("linux")))
+		fmt.Fprintf(&od1, "%s\n      %q: %s", sep, sku, s.OnDemand(tb, sku, fmt.Sprintf("%.10f", 1+float64(i))))
+		fmt.Fprintf(&ri1, "%s\n      %q: %s", sep, sku, s.ReservedTerms(tb, sku, t, awstest.SixByClass(1+float64(i))))
 		want += 1 + 12
 	}
 
@@ -97,35 +99,35 @@ func newGenFile(tb testing.TB, target int64) *genFile {
 	n := 0
 	add := func(product []byte, sku string, reserved bool, itype string) {
 		bp.Write(entry(sku, product))
-		bod.Write(entry(sku, s.onDemand(tb, sku, "1.2345000000")))
+		bod.Write(entry(sku, s.OnDemand(tb, sku, "1.2345000000")))
 		if reserved {
-			bri.Write(entry(sku, s.reserved(tb, sku, itype, sixByClass(1.2345))))
+			bri.Write(entry(sku, s.ReservedTerms(tb, sku, itype, awstest.SixByClass(1.2345))))
 		}
 		n++
 	}
 	for i, t := range benchGPUTypes {
 		for k := 0; k < 3; k++ { // three decoys each; all nine kinds appear
-			name := allDecoys[(3*i+k)%len(allDecoys)]
+			name := awstest.AllDecoys[(3*i+k)%len(awstest.AllDecoys)]
 			sku := blockSKU(n)
-			add(s.gpuProduct(tb, sku, region, t, variantNamed(name)), sku, name == "windows", t)
+			add(s.GPUProduct(tb, sku, region, t, awstest.VariantNamed(name)), sku, name == "windows", t)
 		}
 	}
 	for ti, t := range benchPlainTypes {
-		for _, v := range variants {
+		for _, v := range awstest.Variants {
 			sku := blockSKU(n)
-			p := replace(s.m5Product(tb, sku, region), "m5.large", t)
-			for _, kv := range [][2]string{{"operatingSystem", v.os}, {"licenseModel", v.license}, {"tenancy", v.tenancy},
-				{"preInstalledSw", v.sw}, {"capacitystatus", v.capacity}, {"operation", v.operation}, {"usagetype", v.usage + ":" + t}} {
-				p = setStr(tb, p, kv[0], kv[1])
+			p := awstest.Replace(s.M5Product(tb, sku, region), "m5.large", t)
+			for _, kv := range [][2]string{{"operatingSystem", v.OS}, {"licenseModel", v.License}, {"tenancy", v.Tenancy},
+				{"preInstalledSw", v.Software}, {"capacitystatus", v.Capacity}, {"operation", v.Operation}, {"usagetype", v.Usage + ":" + t}} {
+				p = awstest.SetStr(tb, p, kv[0], kv[1])
 			}
 			// Reserved terms for every other type's Linux variant keep
 			// products near the real 2.5 kB each (see genFile).
-			add(p, sku, v.name == "linux" && ti%2 == 0, t)
+			add(p, sku, v.Name == "linux" && ti%2 == 0, t)
 		}
 	}
 	for i := 0; i < 20; i++ {
 		sku := blockSKU(n)
-		add(setStr(tb, replace(s.gp3, "M6UGCCQ3CDJQAA37", sku), "regionCode", region), sku, false, "")
+		add(s.GP3Product(tb, sku, region), sku, false, "")
 	}
 
 	patches := func(b []byte) []int {
@@ -310,14 +312,14 @@ func BenchmarkIngest(b *testing.B) {
 	for _, sz := range benchSizes {
 		b.Run(sz.name, func(b *testing.B) {
 			gen := newGenFile(b, sz.size)
-			s := loadSamples(b)
+			s := awstest.LoadSamples(b)
 			index := []byte(fmt.Sprintf(`{"formatVersion":"v1.0","disclaimer":%q,"publicationDate":"2026-11-01T00:00:00Z","regions":{"us-east-1":{"regionCode":"us-east-1","currentVersionUrl":%q}}}`,
-				s.disclaimer, ec2Path(v1, "us-east-1")))
+				s.Disclaimer, awstest.EC2Path(v1, "us-east-1")))
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				switch r.URL.Path {
 				case ec2RegionIndexPath:
 					w.Write(index)
-				case ec2Path(v1, "us-east-1"):
+				case awstest.EC2Path(v1, "us-east-1"):
 					w.Header().Set("Content-Length", strconv.FormatInt(gen.size, 10))
 					io.Copy(w, gen.reader())
 				default:
@@ -390,7 +392,7 @@ func TestGeneratedFileIsRealLayout(t *testing.T) {
 		} `json:"products"`
 		Terms map[string]map[string]map[string]any `json:"terms"`
 	}
-	if err := jsonUnmarshal(raw, &doc); err != nil {
+	if err := json.Unmarshal(raw, &doc); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("%d bytes, %d products (%.0f bytes each), products section %.0f%%", len(raw), len(doc.Products),

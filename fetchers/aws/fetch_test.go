@@ -1,6 +1,7 @@
 package aws
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
 )
 
 const (
@@ -22,49 +24,25 @@ const (
 	v2 = "20261115000000"
 )
 
-// tree is a price list layout: GPU types per region, at a version.
-type tree map[string]struct {
-	version string
-	types   []gpuType
-}
-
-func (tr tree) publish(t *testing.T, b *bucket) map[string][]builtProduct {
-	t.Helper()
-	s := loadSamples(t)
-	files := map[string]versioned{}
-	built := map[string][]builtProduct{}
-	for region, spec := range tr {
-		ps := s.buildRegion(t, region, spec.types)
-		if region == "af-south-1" {
-			// The real capacity-reservation product, verbatim.
-			ps = append(ps, builtProduct{sku: "2257YY4K7BWZ4F46", product: s.c5ad, onDemand: s.onDemand(t, "2257YY4K7BWZ4F46", "0.4680000000")})
-		}
-		built[region] = ps
-		files[region] = versioned{spec.version, s.regionFile(spec.version, ps)}
-	}
-	b.publish(files)
-	return built
-}
-
 var (
-	p4d = gpuType{itype: "p4d.24xlarge", onDemand: "32.7726000000", reserved: sixByClass(32.7726), decoys: allDecoys}
-	p5  = gpuType{itype: "p5.48xlarge", onDemand: "98.3200000000", reserved: sixByClass(98.32), decoys: allDecoys}
-	p3  = gpuType{itype: "p3.8xlarge", onDemand: "12.2400000000", reserved: sixByClass(12.24), decoys: []string{"windows-byol", "rhel"}}
+	p4d = awstest.GPUType{Type: "p4d.24xlarge", OnDemand: "32.7726000000", Reserved: awstest.SixByClass(32.7726), Decoys: awstest.AllDecoys}
+	p5  = awstest.GPUType{Type: "p5.48xlarge", OnDemand: "98.3200000000", Reserved: awstest.SixByClass(98.32), Decoys: awstest.AllDecoys}
+	p3  = awstest.GPUType{Type: "p3.8xlarge", OnDemand: "12.2400000000", Reserved: awstest.SixByClass(12.24), Decoys: []string{"windows-byol", "rhel"}}
 )
 
-func g4dnTypes() []gpuType {
-	var out []gpuType
+func g4dnTypes() []awstest.GPUType {
+	var out []awstest.GPUType
 	for i, size := range []string{"xlarge", "2xlarge", "4xlarge", "8xlarge", "12xlarge", "16xlarge", "metal"} {
-		out = append(out, gpuType{itype: "g4dn." + size, onDemand: fmt.Sprintf("%.10f", 0.526*float64(i+1)), decoys: []string{"windows", "unused-reservation"}})
+		out = append(out, awstest.GPUType{Type: "g4dn." + size, OnDemand: fmt.Sprintf("%.10f", 0.526*float64(i+1)), Decoys: []string{"windows", "unused-reservation"}})
 	}
 	return out
 }
 
 func standardTree() tree {
 	return tree{
-		"us-east-1":  {v1, []gpuType{p4d, p5}},
-		"us-east-2":  {v1, []gpuType{p3}},
-		"af-south-1": {v1, g4dnTypes()},
+		"us-east-1":  {Version: v1, Types: []awstest.GPUType{p4d, p5}},
+		"us-east-2":  {Version: v1, Types: []awstest.GPUType{p3}},
+		"af-south-1": {Version: v1, Types: g4dnTypes()},
 	}
 }
 
@@ -96,37 +74,37 @@ func mustDec(t *testing.T, s string) decimal.Decimal {
 // storage, and checks that exactly the Linux on-demand and reserved prices
 // of the GPU types come back, each exact.
 func TestFetchKeepsOnlyPlainLinuxGPUPrices(t *testing.T) {
-	b := newBucket(t)
-	tr := tree{"us-east-1": {v1, []gpuType{p4d, p5}}}
+	b := awstest.NewBucket(t)
+	tr := tree{"us-east-1": {Version: v1, Types: []awstest.GPUType{p4d, p5}}}
 	built := tr.publish(t, b)
-	snap, err := b.fetcher(t, Config{}).Fetch(context.Background(), fetchers.Previous{})
+	snap, err := newFetcher(t, b, Config{}).Fetch(context.Background(), fetchers.Previous{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(built["us-east-1"]) != 2*(1+len(allDecoys))+2 {
+	if len(built["us-east-1"]) != 2*(1+len(awstest.AllDecoys))+2 {
 		t.Fatalf("fixture has %d products", len(built["us-east-1"]))
 	}
 	got := offerIndex(snap.Offers)
 	want := 0
-	for _, g := range []gpuType{p4d, p5} {
-		od, ok := got["us-east-1/"+g.itype+"/on_demand///"]
+	for _, g := range []awstest.GPUType{p4d, p5} {
+		od, ok := got["us-east-1/"+g.Type+"/on_demand///"]
 		if !ok {
-			t.Fatalf("no on-demand price for %s", g.itype)
+			t.Fatalf("no on-demand price for %s", g.Type)
 		}
-		if !od.Hourly.Equal(mustDec(t, g.onDemand)) || od.Currency != "USD" || od.OS != pricewatch.Linux {
-			t.Errorf("%s on-demand = %s %s %s, want %s USD linux", g.itype, od.Hourly, od.Currency, od.OS, g.onDemand)
+		if !od.Hourly.Equal(mustDec(t, g.OnDemand)) || od.Currency != "USD" || od.OS != pricewatch.Linux {
+			t.Errorf("%s on-demand = %s %s %s, want %s USD linux", g.Type, od.Hourly, od.Currency, od.OS, g.OnDemand)
 		}
 		want++
-		for _, r := range g.reserved {
-			key := fmt.Sprintf("us-east-1/%s/reserved/%s/%s/%s", g.itype, termNames[r.lease], paymentNames[r.purchase], r.class)
+		for _, r := range g.Reserved {
+			key := fmt.Sprintf("us-east-1/%s/reserved/%s/%s/%s", g.Type, termNames[r.Lease], paymentNames[r.Purchase], r.Class)
 			o, ok := got[key]
 			if !ok {
 				t.Errorf("missing %s", key)
 				continue
 			}
 			want++
-			if !o.Hourly.Equal(mustDec(t, r.hourly)) || !o.Upfront.Equal(mustDec(t, r.upfront)) {
-				t.Errorf("%s = %s hourly + %s upfront, want %s + %s", key, o.Hourly, o.Upfront, r.hourly, r.upfront)
+			if !o.Hourly.Equal(mustDec(t, r.Hourly)) || !o.Upfront.Equal(mustDec(t, r.Upfront)) {
+				t.Errorf("%s = %s hourly + %s upfront, want %s + %s", key, o.Hourly, o.Upfront, r.Hourly, r.Upfront)
 			}
 		}
 	}
@@ -171,14 +149,14 @@ func TestFetchKeepsOnlyPlainLinuxGPUPrices(t *testing.T) {
 // TestReservedConversion checks term, payment and class labelling and the
 // effective hourly rate (upfront spread over the term's hours) exactly.
 func TestReservedConversion(t *testing.T) {
-	b := newBucket(t)
-	g := gpuType{itype: "p5.48xlarge", onDemand: "98.3200000000", reserved: []ri{
-		{"1yr", "standard", "Partial Upfront", "30.3510000000", "265874"},
-		{"3yr", "convertible", "All Upfront", "0.0000000000", "1004452"},
-		{"1yr", "standard", "No Upfront", "63.4800000000", ""},
+	b := awstest.NewBucket(t)
+	g := awstest.GPUType{Type: "p5.48xlarge", OnDemand: "98.3200000000", Reserved: []awstest.Reserved{
+		{Lease: "1yr", Class: "standard", Purchase: "Partial Upfront", Hourly: "30.3510000000", Upfront: "265874"},
+		{Lease: "3yr", Class: "convertible", Purchase: "All Upfront", Hourly: "0.0000000000", Upfront: "1004452"},
+		{Lease: "1yr", Class: "standard", Purchase: "No Upfront", Hourly: "63.4800000000", Upfront: ""},
 	}}
-	tree{"us-east-1": {v1, []gpuType{g}}}.publish(t, b)
-	snap, err := b.fetcher(t, Config{}).Fetch(context.Background(), fetchers.Previous{})
+	tree{"us-east-1": {Version: v1, Types: []awstest.GPUType{g}}}.publish(t, b)
+	snap, err := newFetcher(t, b, Config{}).Fetch(context.Background(), fetchers.Previous{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,19 +191,19 @@ func TestReservedConversion(t *testing.T) {
 // carries the versions forward. Then one region's version moves and only
 // that region's file is read.
 func TestVersionSkip(t *testing.T) {
-	b := newBucket(t)
+	b := awstest.NewBucket(t)
 	tr := standardTree()
 	tr.publish(t, b)
-	b.put(spotPath, loadSamples(t).spotFeed)
-	f := b.fetcher(t, Config{Spot: true})
+	b.Put(awstest.SpotPath, awstest.LoadSamples(t).SpotFeed)
+	f := newFetcher(t, b, Config{Spot: true})
 
 	first, err := f.Fetch(context.Background(), fetchers.Previous{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sent := b.bytesSent()
+	sent := b.BytesSent()
 	for region, spec := range tr {
-		if sent[ec2Path(spec.version, region)] == 0 {
+		if sent[awstest.EC2Path(spec.Version, region)] == 0 {
 			t.Errorf("first run did not read %s", region)
 		}
 	}
@@ -234,7 +212,7 @@ func TestVersionSkip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sent = b.bytesSent()
+	sent = b.BytesSent()
 	var paths []string
 	for p, n := range sent {
 		if n > 0 {
@@ -267,18 +245,15 @@ func TestVersionSkip(t *testing.T) {
 	}
 
 	// us-east-2 publishes a new version; the others stay.
-	tr["us-east-2"] = struct {
-		version string
-		types   []gpuType
-	}{v2, []gpuType{p3}}
+	tr["us-east-2"] = awstest.Region{Version: v2, Types: []awstest.GPUType{p3}}
 	tr.publish(t, b)
-	b.bytesSent()
+	b.BytesSent()
 	third, err := f.Fetch(context.Background(), fetchers.Previous{Versions: second.Versions})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sent = b.bytesSent()
-	if sent[ec2Path(v2, "us-east-2")] == 0 || sent[ec2Path(v1, "us-east-1")] != 0 || sent[ec2Path(v1, "af-south-1")] != 0 {
+	sent = b.BytesSent()
+	if sent[awstest.EC2Path(v2, "us-east-2")] == 0 || sent[awstest.EC2Path(v1, "us-east-1")] != 0 || sent[awstest.EC2Path(v1, "af-south-1")] != 0 {
 		t.Errorf("third run read %v", sent)
 	}
 	if third.Skipped != 2 || third.Versions["ec2/us-east-2"] != v2 || len(third.Coverage) != 1 || third.Coverage[0].Region != "us-east-2" {
@@ -290,23 +265,17 @@ func TestVersionSkip(t *testing.T) {
 // full; a GPU type listed for the first time in a region comes back as
 // offered (storage opens its availability interval).
 func TestNewRegionAndNewType(t *testing.T) {
-	b := newBucket(t)
-	tr := tree{"us-east-1": {v1, []gpuType{p4d}}}
+	b := awstest.NewBucket(t)
+	tr := tree{"us-east-1": {Version: v1, Types: []awstest.GPUType{p4d}}}
 	tr.publish(t, b)
-	f := b.fetcher(t, Config{})
+	f := newFetcher(t, b, Config{})
 	first, err := f.Fetch(context.Background(), fetchers.Previous{})
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	tr["us-east-1"] = struct {
-		version string
-		types   []gpuType
-	}{v2, []gpuType{p4d, p5}}
-	tr["us-west-2"] = struct {
-		version string
-		types   []gpuType
-	}{v1, []gpuType{p5}}
+	tr["us-east-1"] = awstest.Region{Version: v2, Types: []awstest.GPUType{p4d, p5}}
+	tr["us-west-2"] = awstest.Region{Version: v1, Types: []awstest.GPUType{p5}}
 	tr.publish(t, b)
 	second, err := f.Fetch(context.Background(), fetchers.Previous{Versions: first.Versions})
 	if err != nil {
@@ -335,13 +304,18 @@ func TestNewRegionAndNewType(t *testing.T) {
 // whole fetch with ErrIncomplete naming the region, and returns no
 // snapshot.
 func TestCutOffFileFailsTheRun(t *testing.T) {
-	b := newBucket(t)
+	b := awstest.NewBucket(t)
 	tr := standardTree()
 	built := tr.publish(t, b)
-	full := loadSamples(t).regionFile(v1, built["us-east-2"])
+	path := awstest.EC2Path(v1, "us-east-2")
+	full := b.Object(path)
+	if !bytes.Equal(full, awstest.LoadSamples(t).RegionFile(v1, built["us-east-2"])) {
+		t.Fatal("the bucket serves another file than the one built")
+	}
 	for _, cut := range []int{len(full) / 3, len(full) / 2, len(full) - 3} {
-		b.put(ec2Path(v1, "us-east-2"), full[:cut])
-		snap, err := b.fetcher(t, Config{}).Fetch(context.Background(), fetchers.Previous{})
+		b.Put(path, full)
+		b.Truncate(path, cut)
+		snap, err := newFetcher(t, b, Config{}).Fetch(context.Background(), fetchers.Previous{})
 		if err == nil || snap != nil {
 			t.Fatalf("cut at %d of %d: err %v, snapshot %v", cut, len(full), err, snap != nil)
 		}
@@ -355,27 +329,27 @@ func TestCutOffFileFailsTheRun(t *testing.T) {
 // range request pinned to the object's ETag; one that keeps dropping fails
 // the run.
 func TestDroppedConnection(t *testing.T) {
-	b := newBucket(t)
-	tr := tree{"us-east-1": {v1, []gpuType{p4d, p5}}}
+	b := awstest.NewBucket(t)
+	tr := tree{"us-east-1": {Version: v1, Types: []awstest.GPUType{p4d, p5}}}
 	tr.publish(t, b)
-	want, err := b.fetcher(t, Config{}).Fetch(context.Background(), fetchers.Previous{})
+	want, err := newFetcher(t, b, Config{}).Fetch(context.Background(), fetchers.Previous{})
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	path := ec2Path(v1, "us-east-1")
-	size := len(b.files[path])
-	b.cutAt[path] = size/4 + 1 // every request stops after a quarter: 4 requests in all
-	got, err := b.fetcher(t, Config{}).Fetch(context.Background(), fetchers.Previous{})
+	path := awstest.EC2Path(v1, "us-east-1")
+	size := len(b.Object(path))
+	b.DropAfter(path, size/4+1) // every request stops after a quarter: 4 requests in all
+	got, err := newFetcher(t, b, Config{}).Fetch(context.Background(), fetchers.Previous{})
 	if err != nil {
 		t.Fatalf("resumable drop: %v", err)
 	}
-	if len(got.Offers) != len(want.Offers) || b.gets[path] != 1+4 {
-		t.Errorf("after resuming: %d offers (want %d), %d GETs", len(got.Offers), len(want.Offers), b.gets[path])
+	if len(got.Offers) != len(want.Offers) || b.Gets(path) != 1+4 {
+		t.Errorf("after resuming: %d offers (want %d), %d GETs", len(got.Offers), len(want.Offers), b.Gets(path))
 	}
 
-	b.cutAt[path] = size / 10 // needs more resumes than allowed
-	snap, err := b.fetcher(t, Config{}).Fetch(context.Background(), fetchers.Previous{})
+	b.DropAfter(path, size/10) // needs more resumes than allowed
+	snap, err := newFetcher(t, b, Config{}).Fetch(context.Background(), fetchers.Previous{})
 	if err == nil || snap != nil || !errors.Is(err, fetchers.ErrIncomplete) || !strings.Contains(err.Error(), "us-east-1") {
 		t.Errorf("persistent drop: snapshot %v, err %v", snap != nil, err)
 	}
@@ -384,22 +358,22 @@ func TestDroppedConnection(t *testing.T) {
 // TestServerErrorsNeverRecover: a region file answering 503 on every retry
 // fails the fetch, naming the region.
 func TestServerErrorsNeverRecover(t *testing.T) {
-	b := newBucket(t)
+	b := awstest.NewBucket(t)
 	standardTree().publish(t, b)
-	b.status[ec2Path(v1, "us-east-2")] = http.StatusServiceUnavailable
-	snap, err := b.fetcher(t, Config{}).Fetch(context.Background(), fetchers.Previous{})
+	b.FailWith(awstest.EC2Path(v1, "us-east-2"), http.StatusServiceUnavailable)
+	snap, err := newFetcher(t, b, Config{}).Fetch(context.Background(), fetchers.Previous{})
 	if err == nil || snap != nil {
 		t.Fatalf("snapshot %v, err %v", snap != nil, err)
 	}
 	if !errors.Is(err, fetchers.ErrIncomplete) || !strings.Contains(err.Error(), "us-east-2") || !strings.Contains(err.Error(), "503") {
 		t.Errorf("err = %v", err)
 	}
-	if n := b.gets[ec2Path(v1, "us-east-2")]; n != 3 {
+	if n := b.Gets(awstest.EC2Path(v1, "us-east-2")); n != 3 {
 		t.Errorf("%d attempts, want 3 (the retry policy's)", n)
 	}
 
-	b.status[ec2RegionIndexPath] = http.StatusInternalServerError
-	if _, err := b.fetcher(t, Config{}).Fetch(context.Background(), fetchers.Previous{}); !errors.Is(err, fetchers.ErrIncomplete) || !strings.Contains(err.Error(), "region index") {
+	b.FailWith(ec2RegionIndexPath, http.StatusInternalServerError)
+	if _, err := newFetcher(t, b, Config{}).Fetch(context.Background(), fetchers.Previous{}); !errors.Is(err, fetchers.ErrIncomplete) || !strings.Contains(err.Error(), "region index") {
 		t.Errorf("index failure: %v", err)
 	}
 }
@@ -407,9 +381,9 @@ func TestServerErrorsNeverRecover(t *testing.T) {
 // TestConfiguredRegions: only configured regions are read; one missing
 // from the index is a configuration error.
 func TestConfiguredRegions(t *testing.T) {
-	b := newBucket(t)
+	b := awstest.NewBucket(t)
 	standardTree().publish(t, b)
-	snap, err := b.fetcher(t, Config{Regions: []string{"us-east-2"}}).Fetch(context.Background(), fetchers.Previous{})
+	snap, err := newFetcher(t, b, Config{Regions: []string{"us-east-2"}}).Fetch(context.Background(), fetchers.Previous{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -418,10 +392,10 @@ func TestConfiguredRegions(t *testing.T) {
 			t.Errorf("offer outside the configured region: %s", o.Key())
 		}
 	}
-	if len(snap.Coverage) != 1 || b.sent[ec2Path(v1, "us-east-1")] != 0 {
-		t.Errorf("coverage %v, sent %v", snap.Coverage, b.sent)
+	if sent := b.BytesSent(); len(snap.Coverage) != 1 || sent[awstest.EC2Path(v1, "us-east-1")] != 0 {
+		t.Errorf("coverage %v, sent %v", snap.Coverage, sent)
 	}
-	if _, err := b.fetcher(t, Config{Regions: []string{"us-east-7"}}).Fetch(context.Background(), fetchers.Previous{}); err == nil || !strings.Contains(err.Error(), "us-east-7") {
+	if _, err := newFetcher(t, b, Config{Regions: []string{"us-east-7"}}).Fetch(context.Background(), fetchers.Previous{}); err == nil || !strings.Contains(err.Error(), "us-east-7") {
 		t.Errorf("unknown region: %v", err)
 	}
 }
@@ -446,13 +420,13 @@ func TestNewRejectsBadConfig(t *testing.T) {
 // soon after its context is cancelled, with the context's error (not
 // ErrIncomplete: nothing is wrong with the data).
 func TestCancelStopsPromptly(t *testing.T) {
-	b := newBucket(t)
-	tree{"us-east-1": {v1, []gpuType{p4d}}}.publish(t, b)
-	b.stall[ec2Path(v1, "us-east-1")] = 1000
+	b := awstest.NewBucket(t)
+	tree{"us-east-1": {Version: v1, Types: []awstest.GPUType{p4d}}}.publish(t, b)
+	b.Stall(awstest.EC2Path(v1, "us-east-1"), 1000)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
 	start := time.Now()
-	snap, err := b.fetcher(t, Config{}).Fetch(ctx, fetchers.Previous{})
+	snap, err := newFetcher(t, b, Config{}).Fetch(ctx, fetchers.Previous{})
 	if snap != nil || !errors.Is(err, context.Canceled) || errors.Is(err, fetchers.ErrIncomplete) {
 		t.Errorf("snapshot %v, err %v", snap != nil, err)
 	}
@@ -464,13 +438,13 @@ func TestCancelStopsPromptly(t *testing.T) {
 // TestProgress: with a Progress writer, a download ends with a status line
 // naming the region, the bytes and the rate.
 func TestProgress(t *testing.T) {
-	b := newBucket(t)
-	tree{"us-east-1": {v1, []gpuType{p5}}}.publish(t, b)
+	b := awstest.NewBucket(t)
+	tree{"us-east-1": {Version: v1, Types: []awstest.GPUType{p5}}}.publish(t, b)
 	var out strings.Builder
-	if _, err := b.fetcher(t, Config{Progress: &out}).Fetch(context.Background(), fetchers.Previous{}); err != nil {
+	if _, err := newFetcher(t, b, Config{Progress: &out}).Fetch(context.Background(), fetchers.Previous{}); err != nil {
 		t.Fatal(err)
 	}
-	size := len(b.files[ec2Path(v1, "us-east-1")])
+	size := len(b.Object(awstest.EC2Path(v1, "us-east-1")))
 	want := fmt.Sprintf("aws us-east-1: %.1f MB of %.1f MB (100%%)", float64(size)/1e6, float64(size)/1e6)
 	if s := out.String(); !strings.Contains(s, want) || !strings.HasSuffix(s, "\n") || !strings.Contains(s, "MB/s") {
 		t.Errorf("progress output %q, want a line with %q", s, want)

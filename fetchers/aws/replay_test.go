@@ -2,131 +2,63 @@ package aws
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
 )
 
 var replayDir = flag.String("replay-dir", "", "also write the replay tree's two stages (stage1/, stage2/) under this directory, to serve to pricewatch with any static file server")
 
-// replayTree is a bucket laid out as files, in two stages:
+// writeReplayTree lays a bucket out as files, in two stages:
 //
 //   - stage 1: us-east-1 with p4d.24xlarge and p5.48xlarge, us-west-2 with
 //     p5.48xlarge, savings plans for us-east-1, a spot feed for both;
 //   - stage 2: us-west-2 publishes a new version that also lists
 //     p5en.48xlarge; us-east-1, the savings plans and the spot feed are
-//     unchanged.
+//     unchanged (same files, same modification times).
 //
 // It differs from the other tests' trees (regions, types, versions, a spot
 // feed served without ETag, only Last-Modified) and is served by
 // http.FileServer, as a plain static mirror of the bucket would be.
-func writeReplayTree(t *testing.T, dir string, stage int) {
+func writeReplayTree(t *testing.T, stage1, stage2 string) {
 	t.Helper()
-	s := loadSamples(t)
-	west := []gpuType{{itype: "p5.48xlarge", onDemand: "98.3200000000", reserved: sixByClass(98.32), decoys: []string{"windows", "dedicated", "unused-reservation"}}}
-	westVersion := "20261201000000"
-	if stage == 2 {
-		west = append(west, gpuType{itype: "p5en.48xlarge", onDemand: "84.8000000000", reserved: sixByClass(84.8), decoys: []string{"windows"}})
-		westVersion = "20261208000000"
-	}
-	tr := map[string]struct {
-		version string
-		types   []gpuType
-	}{
-		"us-east-1": {"20261201000000", []gpuType{p4d, p5}},
-		"us-west-2": {westVersion, west},
-	}
-	write := func(path string, body []byte) {
-		full := filepath.Join(dir, filepath.FromSlash(path))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, body, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	index := map[string]map[string]string{}
-	for region, spec := range tr {
-		p := ec2Path(spec.version, region)
-		write(p, s.regionFile(spec.version, s.buildRegion(t, region, spec.types)))
-		index[region] = map[string]string{"regionCode": region, "currentVersionUrl": p}
-	}
-	raw, _ := json.MarshalIndent(map[string]any{"formatVersion": "v1.0", "disclaimer": s.disclaimer,
-		"publicationDate": "2026-12-01T00:00:00Z", "regions": index}, "", "  ")
-	write(ec2RegionIndexPath, raw)
-
-	spVersion := "20261130000000"
-	linux := map[string]string{}
-	prices := map[string]float64{"p4d.24xlarge": 21.3, "p5.48xlarge": 63.9}
-	for it := range prices {
-		linux[it] = skuFor("us-east-1" + it + "linux")
-	}
-	write(spPath(spVersion, "us-east-1"), savingsPlanFile(t, spVersion, "us-east-1", s.spCSV[0], gpuSavingsPlanRows(s.spCSV[0], "us-east-1", linux, prices)))
-	raw, _ = json.MarshalIndent(map[string]any{"formatVersion": "v1.0", "disclaimer": s.disclaimer, "publicationDate": "2026-11-30T00:00:00Z",
-		"regions": []map[string]string{{"regionCode": "us-east-1", "versionUrl": spPath(spVersion, "us-east-1")}}}, "", "  ")
-	write(spRegionIndexPath, raw)
-
-	// The spot feed: the real af-south-1 entry's shape, for both regions.
-	var feed map[string]any
-	if err := json.Unmarshal(s.spotFeed, &feed); err != nil {
+	b := awstest.NewBucket(t)
+	b.PublishEC2(map[string]awstest.Region{
+		"us-east-1": {Version: "20261201000000", Types: []awstest.GPUType{p4d, p5}},
+		"us-west-2": {Version: "20261201000000", Types: []awstest.GPUType{replayWestP5}},
+	})
+	b.SetSavingsPlans("us-east-1", "20261130000000", map[string]float64{"p4d.24xlarge": 21.3, "p5.48xlarge": 63.9})
+	b.SetSpot(map[string]map[string]string{
+		"us-east-1": {"p4d.24xlarge": "9.8318", "p5.48xlarge": "31.464", "m5.large": "0.0388"},
+		"us-west-2": {"p5.48xlarge": "29.0044", "p4d.24xlarge": "N/A*"},
+	})
+	if err := b.WriteDir(stage1); err != nil {
 		t.Fatal(err)
 	}
-	cfg := feed["config"].(map[string]any)
-	tmpl := cfg["regions"].([]any)[0].(map[string]any)
-	region := func(code string, linux map[string]string) map[string]any {
-		r := map[string]any{}
-		for k, v := range tmpl {
-			r[k] = v
-		}
-		r["region"] = code
-		var sizes []any
-		names := make([]string, 0, len(linux))
-		for n := range linux {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			sizes = append(sizes, map[string]any{"size": n, "valueColumns": []any{
-				map[string]any{"name": "linux", "prices": map[string]string{"USD": linux[n]}},
-				map[string]any{"name": "mswin", "prices": map[string]string{"USD": "N/A*"}},
-			}})
-		}
-		r["instanceTypes"] = []any{map[string]any{"type": "gpuCurrentGen", "sizes": sizes}}
-		return r
-	}
-	cfg["regions"] = []any{
-		region("us-east-1", map[string]string{"p4d.24xlarge": "9.8318", "p5.48xlarge": "31.464", "m5.large": "0.0388"}),
-		region("us-west-2", map[string]string{"p5.48xlarge": "29.0044", "p4d.24xlarge": "N/A*"}),
-	}
-	raw, _ = json.Marshal(feed)
-	write("spot.json", raw)
-	// Both stages serve the same feed with the same Last-Modified, so the
-	// second run's If-Modified-Since gets 304.
-	mod := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	if err := os.Chtimes(filepath.Join(dir, "spot.json"), mod, mod); err != nil {
+	b.AddType("us-west-2", "20261208000000", awstest.GPUType{Type: "p5en.48xlarge", OnDemand: "84.8000000000", Reserved: awstest.SixByClass(84.8), Decoys: []string{"windows"}})
+	if err := b.WriteDir(stage2); err != nil {
 		t.Fatal(err)
 	}
 }
+
+var replayWestP5 = awstest.GPUType{Type: "p5.48xlarge", OnDemand: "98.3200000000", Reserved: awstest.SixByClass(98.32), Decoys: []string{"windows", "dedicated", "unused-reservation"}}
 
 func TestReplayTree(t *testing.T) {
 	dirs := [3]string{"", t.TempDir(), t.TempDir()}
 	if *replayDir != "" {
 		dirs[1], dirs[2] = filepath.Join(*replayDir, "stage1"), filepath.Join(*replayDir, "stage2")
 	}
-	writeReplayTree(t, dirs[1], 1)
-	writeReplayTree(t, dirs[2], 2)
+	writeReplayTree(t, dirs[1], dirs[2])
 
 	var root http.Handler
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { root.ServeHTTP(w, r) }))
@@ -145,15 +77,15 @@ func TestReplayTree(t *testing.T) {
 	got := offerIndex(first.Offers)
 	for _, g := range []struct {
 		region string
-		gpuType
-	}{{"us-east-1", p4d}, {"us-east-1", p5}, {"us-west-2", gpuType{itype: "p5.48xlarge", onDemand: "98.3200000000", reserved: sixByClass(98.32)}}} {
-		if o := got[g.region+"/"+g.itype+"/on_demand///"]; !o.Hourly.Equal(mustDec(t, g.onDemand)) {
-			t.Errorf("%s %s on-demand %s, want %s", g.region, g.itype, o.Hourly, g.onDemand)
+		awstest.GPUType
+	}{{"us-east-1", p4d}, {"us-east-1", p5}, {"us-west-2", replayWestP5}} {
+		if o := got[g.region+"/"+g.Type+"/on_demand///"]; !o.Hourly.Equal(mustDec(t, g.OnDemand)) {
+			t.Errorf("%s %s on-demand %s, want %s", g.region, g.Type, o.Hourly, g.OnDemand)
 		}
-		for _, r := range g.reserved {
-			key := fmt.Sprintf("%s/%s/reserved/%s/%s/%s", g.region, g.itype, termNames[r.lease], paymentNames[r.purchase], r.class)
-			if o, ok := got[key]; !ok || !o.Hourly.Equal(mustDec(t, r.hourly)) || !o.Upfront.Equal(mustDec(t, r.upfront)) {
-				t.Errorf("%s = %+v, want %s + %s", key, o, r.hourly, r.upfront)
+		for _, r := range g.Reserved {
+			key := fmt.Sprintf("%s/%s/reserved/%s/%s/%s", g.region, g.Type, termNames[r.Lease], paymentNames[r.Purchase], r.Class)
+			if o, ok := got[key]; !ok || !o.Hourly.Equal(mustDec(t, r.Hourly)) || !o.Upfront.Equal(mustDec(t, r.Upfront)) {
+				t.Errorf("%s = %+v, want %s + %s", key, o, r.Hourly, r.Upfront)
 			}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
 )
 
 // TestSavingsPlanRealRows feeds the real ap-east-2 rate rows (converted to
@@ -17,8 +18,8 @@ import (
 // shared-tenancy Linux rate (r7g.2xlarge, BoxUsage, RunInstances); the
 // dedicated, unused-reservation and other-OS ones are not.
 func TestSavingsPlanRealRows(t *testing.T) {
-	s := loadSamples(t)
-	file := savingsPlanFile(t, "20250911184447", "ap-east-2", s.spCSV[0], s.spCSV[1:])
+	s := awstest.LoadSamples(t)
+	file := awstest.SavingsPlanFile(t, "20250911184447", "ap-east-2", s.SPHeader, s.SPRows)
 	version, offers, err := parseSavingsPlanFile(bytes.NewReader(file), "ap-east-2", func(string) bool { return true })
 	if err != nil {
 		t.Fatal(err)
@@ -47,24 +48,20 @@ func TestSavingsPlanRealRows(t *testing.T) {
 // spTree publishes an EC2 tree with p4d and p5 in us-east-1 and g4dn in
 // af-south-1, and a savings-plan file for us-east-1 only (with the real
 // ap-east-2 rows mixed in as another region's rates).
-func spTree(t *testing.T, b *bucket, spVersion string) map[string]float64 {
-	s := loadSamples(t)
-	tree{"us-east-1": {v1, []gpuType{p4d, p5}}, "af-south-1": {v1, g4dnTypes()[:2]}}.publish(t, b)
+func spTree(t *testing.T, b *awstest.Bucket, spVersion string) map[string]float64 {
+	s := awstest.LoadSamples(t)
+	tree{"us-east-1": {Version: v1, Types: []awstest.GPUType{p4d, p5}}, "af-south-1": {Version: v1, Types: g4dnTypes()[:2]}}.publish(t, b)
 	prices := map[string]float64{"p4d.24xlarge": 20, "p5.48xlarge": 60}
-	linux := map[string]string{}
-	for it := range prices {
-		linux[it] = skuFor("us-east-1" + it + "linux")
-	}
-	header := s.spCSV[0]
-	rows := append(slices.Clone(s.spCSV[1:]), gpuSavingsPlanRows(header, "us-east-1", linux, prices)...)
-	b.publishSavingsPlans(map[string]versioned{"us-east-1": {spVersion, savingsPlanFile(t, spVersion, "us-east-1", header, rows)}})
+	header := s.SPHeader
+	rows := append(slices.Clone(s.SPRows), awstest.GPUSavingsPlanRows(t, header, "us-east-1", prices)...)
+	b.PublishSavingsPlans(map[string]awstest.Versioned{"us-east-1": {Version: spVersion, Body: awstest.SavingsPlanFile(t, spVersion, "us-east-1", header, rows)}})
 	return prices
 }
 
 func TestSavingsPlans(t *testing.T) {
-	b := newBucket(t)
+	b := awstest.NewBucket(t)
 	spTree(t, b, "20250911184447")
-	f := b.fetcher(t, Config{SavingsPlans: true})
+	f := newFetcher(t, b, Config{SavingsPlans: true})
 	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
 	if err != nil {
 		t.Fatal(err)
@@ -104,26 +101,26 @@ func TestSavingsPlans(t *testing.T) {
 	}
 
 	// Nothing changed: no file is read again.
-	b.bytesSent()
+	b.BytesSent()
 	second, err := f.Fetch(context.Background(), fetchers.Previous{Versions: snap.Versions})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sent := b.bytesSent()
-	if sent[spPath("20250911184447", "us-east-1")] != 0 || sent[ec2Path(v1, "us-east-1")] != 0 || len(second.Offers) != 0 {
+	sent := b.BytesSent()
+	if sent[awstest.SPPath("20250911184447", "us-east-1")] != 0 || sent[awstest.EC2Path(v1, "us-east-1")] != 0 || len(second.Offers) != 0 {
 		t.Errorf("second run read %v, %d offers", sent, len(second.Offers))
 	}
 
 	// Only the savings-plan file changes: it alone is read, and its
 	// offers carry hardware remembered from the first run.
 	spTree(t, b, "20251001000000")
-	b.bytesSent()
+	b.BytesSent()
 	third, err := f.Fetch(context.Background(), fetchers.Previous{Versions: second.Versions})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sent = b.bytesSent()
-	if sent[spPath("20251001000000", "us-east-1")] == 0 || sent[ec2Path(v1, "us-east-1")] != 0 {
+	sent = b.BytesSent()
+	if sent[awstest.SPPath("20251001000000", "us-east-1")] == 0 || sent[awstest.EC2Path(v1, "us-east-1")] != 0 {
 		t.Errorf("third run read %v", sent)
 	}
 	n := 0
@@ -154,10 +151,10 @@ func TestSavingsPlans(t *testing.T) {
 // TestEmptySavingsPlanIndex: an index listing no regions is not an error,
 // and claims nothing about savings plans (so none are closed).
 func TestEmptySavingsPlanIndex(t *testing.T) {
-	b := newBucket(t)
-	tree{"us-east-1": {v1, []gpuType{p5}}}.publish(t, b)
-	b.publishSavingsPlans(map[string]versioned{})
-	snap, err := b.fetcher(t, Config{SavingsPlans: true}).Fetch(context.Background(), fetchers.Previous{})
+	b := awstest.NewBucket(t)
+	tree{"us-east-1": {Version: v1, Types: []awstest.GPUType{p5}}}.publish(t, b)
+	b.PublishSavingsPlans(map[string]awstest.Versioned{})
+	snap, err := newFetcher(t, b, Config{SavingsPlans: true}).Fetch(context.Background(), fetchers.Previous{})
 	if err != nil {
 		t.Fatal(err)
 	}

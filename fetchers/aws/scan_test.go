@@ -5,13 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"testing/iotest"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
 )
 
 // readers feeds a document whole, one byte at a time (every token then
@@ -105,10 +104,7 @@ func TestScannerRejectsBrokenDocuments(t *testing.T) {
 
 // TestParseRealExcerpts parses the real price-file excerpts as they are.
 func TestParseRealExcerpts(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("testdata", "ec2-offer-excerpt-us-east-2-p3-8xlarge.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := awstest.SampleFile(t, "ec2-offer-excerpt-us-east-2-p3-8xlarge.json")
 	rp, err := parseOfferFile(bytes.NewReader(raw), "us-east-2")
 	if err != nil {
 		t.Fatal(err)
@@ -125,10 +121,7 @@ func TestParseRealExcerpts(t *testing.T) {
 		t.Errorf("hardware %+v", hw)
 	}
 
-	raw, err = os.ReadFile(filepath.Join("testdata", "ec2-offer-excerpt-c4large-reserved-terms.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw = awstest.SampleFile(t, "ec2-offer-excerpt-c4large-reserved-terms.json")
 	rp, err = parseOfferFile(bytes.NewReader(raw), "us-east-1")
 	if err != nil || len(rp.Types) != 0 || len(rp.Offers) != 0 {
 		t.Errorf("c4.large excerpt: %+v, %v", rp, err)
@@ -162,8 +155,8 @@ func TestParseRealExcerpts(t *testing.T) {
 // TestParseRejectsBadLayouts: terms before products cannot be streamed;
 // products without terms, or no products at all, are not a price file.
 func TestParseRejectsBadLayouts(t *testing.T) {
-	s := loadSamples(t)
-	good := s.regionFile(v1, s.buildRegion(t, "us-east-1", []gpuType{p5}))
+	s := awstest.LoadSamples(t)
+	good := s.RegionFile(v1, s.BuildRegion(t, "us-east-1", []awstest.GPUType{p5}))
 	if _, err := parseOfferFile(bytes.NewReader(good), "us-east-1"); err != nil {
 		t.Fatal(err)
 	}

@@ -12,10 +12,11 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
 )
 
 func TestParseSpotFeed(t *testing.T) {
-	feed := loadSamples(t).spotFeed
+	feed := awstest.LoadSamples(t).SpotFeed
 	plain, err := parseSpotFeed(feed)
 	if err != nil {
 		t.Fatal(err)
@@ -74,10 +75,10 @@ func TestParseSpotFeed(t *testing.T) {
 // (known from the price files) into spot offers with hardware; non-GPU
 // types are left out; a second run gets 304 and marks spot unchanged.
 func TestSpotOffers(t *testing.T) {
-	b := newBucket(t)
-	tree{"af-south-1": {v1, g4dnTypes()}}.publish(t, b)
-	b.put(spotPath, loadSamples(t).spotFeed)
-	f := b.fetcher(t, Config{Spot: true})
+	b := awstest.NewBucket(t)
+	tree{"af-south-1": {Version: v1, Types: g4dnTypes()}}.publish(t, b)
+	b.Put(awstest.SpotPath, awstest.LoadSamples(t).SpotFeed)
+	f := newFetcher(t, b, Config{Spot: true})
 	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
 	if err != nil {
 		t.Fatal(err)
@@ -111,12 +112,12 @@ func TestSpotOffers(t *testing.T) {
 		t.Errorf("coverage %+v", snap.Coverage)
 	}
 
-	b.bytesSent()
+	b.BytesSent()
 	second, err := f.Fetch(context.Background(), fetchers.Previous{Versions: snap.Versions})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := b.bytesSent()[spotPath]; n != 0 {
+	if n := b.BytesSent()[awstest.SpotPath]; n != 0 {
 		t.Errorf("spot feed downloaded again (%d bytes) though unchanged", n)
 	}
 	if second.Versions[versionSpotETag] != snap.Versions[versionSpotETag] {
@@ -127,11 +128,11 @@ func TestSpotOffers(t *testing.T) {
 // TestSpotFeedWrappedAndBroken: the legacy JSONP form is read; a cut-off
 // feed fails the fetch.
 func TestSpotFeedWrappedAndBroken(t *testing.T) {
-	b := newBucket(t)
-	tree{"af-south-1": {v1, g4dnTypes()[:1]}}.publish(t, b)
-	feed := loadSamples(t).spotFeed
-	b.put(spotPath, []byte("callback("+string(feed)+");"))
-	snap, err := b.fetcher(t, Config{Spot: true, Regions: []string{"af-south-1"}}).Fetch(context.Background(), fetchers.Previous{})
+	b := awstest.NewBucket(t)
+	tree{"af-south-1": {Version: v1, Types: g4dnTypes()[:1]}}.publish(t, b)
+	feed := awstest.LoadSamples(t).SpotFeed
+	b.Put(awstest.SpotPath, []byte("callback("+string(feed)+");"))
+	snap, err := newFetcher(t, b, Config{Spot: true, Regions: []string{"af-south-1"}}).Fetch(context.Background(), fetchers.Previous{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,8 +140,8 @@ func TestSpotFeedWrappedAndBroken(t *testing.T) {
 		t.Errorf("offers %v", snap.Offers)
 	}
 
-	b.put(spotPath, feed[:len(feed)/2])
-	_, err = b.fetcher(t, Config{Spot: true}).Fetch(context.Background(), fetchers.Previous{})
+	b.Put(awstest.SpotPath, feed[:len(feed)/2])
+	_, err = newFetcher(t, b, Config{Spot: true}).Fetch(context.Background(), fetchers.Previous{})
 	if !errors.Is(err, fetchers.ErrIncomplete) || !strings.Contains(err.Error(), "spot") {
 		t.Errorf("cut-off feed: %v", err)
 	}
