@@ -115,6 +115,7 @@ type run struct {
 	types   map[string]typeFacts // hardware catalogue: remembered + this run
 	known   map[string]bool      // types in the remembered catalogue
 	haveCat bool                 // the remembered catalogue was readable
+	newType bool                 // a price file read this run lists a type the catalogue lacked
 	bytes   int64
 	read    int
 }
@@ -211,7 +212,7 @@ func (f *Fetcher) region(ctx context.Context, r *run, region, fileURL string, sp
 		}
 		for t, facts := range rp.Types {
 			if !r.known[t] {
-				newTypes = true
+				newTypes, r.newType = true, true
 			}
 			r.types[t] = facts
 		}
@@ -299,10 +300,13 @@ func (f *Fetcher) readSavingsPlans(ctx context.Context, r *run, region, spURL st
 // spot reads the spot feed, conditionally when it gave validators before.
 func (f *Fetcher) spot(ctx context.Context, r *run) error {
 	hdr := http.Header{}
-	if v := r.prev[versionSpotETag]; v != "" {
+	// A type new to the catalogue had its spot prices left out last time
+	// (they were not known to be GPU prices), so the feed is read whole
+	// even if it did not change.
+	if v := r.prev[versionSpotETag]; v != "" && !r.newType {
 		hdr.Set("If-None-Match", v)
 	}
-	if v := r.prev[versionSpotLastMod]; v != "" {
+	if v := r.prev[versionSpotLastMod]; v != "" && !r.newType {
 		hdr.Set("If-Modified-Since", v)
 	}
 	resp, err := f.get(ctx, f.cfg.SpotEndpoint, hdr)

@@ -146,3 +146,45 @@ func TestSpotFeedWrappedAndBroken(t *testing.T) {
 		t.Errorf("cut-off feed: %v", err)
 	}
 }
+
+// TestSpotReadAgainForNewType: the feed priced g4dn.2xlarge all along, but
+// it was left out while no price file listed the type. When a region's new
+// version lists it, the unchanged feed is read whole again (not answered
+// 304) and its spot price comes back; once the type is known, the
+// conditional request resumes.
+func TestSpotReadAgainForNewType(t *testing.T) {
+	b := awstest.NewBucket(t)
+	tr := tree{"af-south-1": {Version: v1, Types: g4dnTypes()[:1]}}
+	tr.publish(t, b)
+	b.Put(awstest.SpotPath, awstest.LoadSamples(t).SpotFeed)
+	f := newFetcher(t, b, Config{Spot: true})
+	first, err := f.Fetch(context.Background(), fetchers.Previous{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := offerIndex(first.Offers)["af-south-1/g4dn.2xlarge/spot///"]; ok {
+		t.Fatal("spot price of a type no price file lists")
+	}
+
+	tr["af-south-1"] = awstest.Region{Version: v2, Types: g4dnTypes()[:2]}
+	tr.publish(t, b)
+	b.BytesSent()
+	second, err := f.Fetch(context.Background(), fetchers.Previous{Versions: first.Versions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := b.BytesSent()[awstest.SpotPath]; n != int64(len(awstest.LoadSamples(t).SpotFeed)) {
+		t.Errorf("spot feed sent %d bytes, want it whole", n)
+	}
+	if o := offerIndex(second.Offers)["af-south-1/g4dn.2xlarge/spot///"]; !o.Hourly.Equal(mustDec(t, "0.2708")) {
+		t.Errorf("new type's spot price %s, want 0.2708", o.Hourly)
+	}
+
+	third, err := f.Fetch(context.Background(), fetchers.Previous{Versions: second.Versions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := b.BytesSent()[awstest.SpotPath]; n != 0 || len(third.Offers) != 0 {
+		t.Errorf("nothing new: spot feed sent %d bytes, %d offers", n, len(third.Offers))
+	}
+}
