@@ -61,7 +61,7 @@ type daemon struct {
 	cron  *cron.Cron
 	jobs  []providerJob
 	locks map[string]*sync.Mutex // per provider; shared by cron and start-up runs
-	runs  sync.WaitGroup         // start-up and cron runs in flight
+	runs  sync.WaitGroup         // start-up runs in flight (cron.Stop awaits cron's)
 
 	// nudge wakes the alert dispatcher after a run queued messages.
 	nudge chan struct{}
@@ -209,8 +209,6 @@ func (d *daemon) runJob(job providerJob) {
 	if d.ctx.Err() != nil {
 		return
 	}
-	d.runs.Add(1)
-	defer d.runs.Done()
 	d.notify.Status(fmt.Sprintf("fetching %s", job.name))
 	// The config may be swapped by a reload while the run goes on; take
 	// what the run needs now.
@@ -244,7 +242,13 @@ func (d *daemon) catchUp() {
 		if last != nil && !isStale(job.schedule, last.StartedAt, now) {
 			continue
 		}
-		go d.runJob(job)
+		// Counted before the goroutine starts, so that shutdown's Wait
+		// cannot miss it; cron's own runs are awaited through cron.Stop.
+		d.runs.Add(1)
+		go func() {
+			defer d.runs.Done()
+			d.runJob(job)
+		}()
 	}
 }
 
