@@ -225,15 +225,41 @@ func checkDrop(snap *pricewatch.Snapshot, current map[pricewatch.OfferKey]*curre
 			found++
 		}
 	}
-	if stored == 0 {
-		return nil
-	}
-	if found == 0 || float64(found) < minRatio*float64(stored) {
+	if stored > 0 && (found == 0 || float64(found) < minRatio*float64(stored)) {
 		return fmt.Errorf("%s: %w: %d offers now, %d stored as current in the same scope (below fetch.min_offer_ratio %.2f); nothing was stored",
 			snap.Provider, ErrSuspiciousDrop, found, stored, minRatio)
 	}
+	// One region of several going empty hides inside the whole run's
+	// count. A region's full catalogue (a scope holding on-demand prices)
+	// that had many offers and now has none is far more likely an API fault
+	// than every GPU size leaving at once. Scopes of one volatile price type
+	// (a spot feed) are left to the whole-run check.
+	for _, sc := range snap.Coverage {
+		if !sc.CoversOffer(sc.Region, pricewatch.OnDemand) {
+			continue
+		}
+		stored, found := 0, 0
+		for k := range current {
+			if sc.CoversOffer(k.Region, k.PriceType) {
+				stored++
+			}
+		}
+		for _, o := range snap.Offers {
+			if sc.CoversOffer(o.Region, o.PriceType) {
+				found++
+			}
+		}
+		if found == 0 && stored >= minScopeOffers {
+			return fmt.Errorf("%s region %s: %w: no offers now, %d stored as current; nothing was stored (if the region really lost every GPU type, remove it from providers.%s.regions)",
+				snap.Provider, sc.Region, ErrSuspiciousDrop, stored, snap.Provider)
+		}
+	}
 	return nil
 }
+
+// minScopeOffers is how many current offers a region must hold before
+// finding none there fails a run.
+const minScopeOffers = 5
 
 func (s *saver) storeOffers(snap *pricewatch.Snapshot, current map[pricewatch.OfferKey]*currentPrice) error {
 	seen := make(map[pricewatch.OfferKey]bool, len(snap.Offers))

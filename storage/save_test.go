@@ -3,7 +3,9 @@ package storage
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -335,5 +337,43 @@ func TestConcurrentOpenMigratesOnce(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Errorf("concurrent open: %v", err)
 		}
+	}
+}
+
+func TestRegionGoingEmptyFailsTheRun(t *testing.T) {
+	tests := []struct {
+		name    string
+		stored  int // offers in westeurope before
+		wantErr bool
+	}{
+		{"region had many offers", 6, true},
+		{"region had a few offers", 3, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db, clk := openTest(t)
+			var offers []pricewatch.Offer
+			for i := range 20 {
+				offers = append(offers, offer(fmt.Sprintf("Standard_NC%d", i), "eastus", pricewatch.OnDemand, "1.5"))
+			}
+			for i := range tt.stored {
+				offers = append(offers, offer(fmt.Sprintf("Standard_ND%d", i), "westeurope", pricewatch.OnDemand, "2.5"))
+			}
+			scopes := []pricewatch.Scope{{Region: "eastus", Availability: true}, {Region: "westeurope", Availability: true}}
+			if _, err := save(t, db, &pricewatch.Snapshot{Provider: "azure", Offers: offers, Coverage: scopes}, SaveOptions{MinOfferRatio: 0.5}); err != nil {
+				t.Fatal(err)
+			}
+			clk.tick()
+			// westeurope answers empty; eastus is whole, so the run as a
+			// whole keeps 20 of 26 offers, above the ratio.
+			_, err := save(t, db, &pricewatch.Snapshot{Provider: "azure", Offers: offers[:20], Coverage: scopes}, SaveOptions{MinOfferRatio: 0.5})
+			if tt.wantErr != (err != nil) || (err != nil && (!errors.Is(err, ErrSuspiciousDrop) || !strings.Contains(err.Error(), "westeurope"))) {
+				t.Fatalf("got %v, want error naming westeurope: %v", err, tt.wantErr)
+			}
+			cur, _ := db.Prices(context.Background(), PriceFilter{CurrentOnly: true, Regions: []string{"westeurope"}})
+			if tt.wantErr && len(cur) != tt.stored {
+				t.Errorf("%d westeurope prices current after the refused run, want %d", len(cur), tt.stored)
+			}
+		})
 	}
 }

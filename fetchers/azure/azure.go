@@ -18,7 +18,6 @@ import (
 	"net/url"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -149,13 +148,9 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 			snap.Coverage = append(snap.Coverage, pricewatch.Scope{Region: r, Availability: true})
 		}
 	}
-	counts := scopeCounts(snap)
-	if err := checkVanished(counts, prev); err != nil {
-		return nil, err
-	}
-	for scope, n := range counts {
-		snap.Versions[versionPrefix+scope] = strconv.Itoa(n)
-	}
+	// A region that answers with no offers where many are stored is
+	// refused by storage (storage.ErrSuspiciousDrop), which every cloud
+	// shares.
 	if err := snap.Validate(); err != nil {
 		return nil, fmt.Errorf("azure: built an invalid snapshot: %w", err)
 	}
@@ -400,55 +395,4 @@ func availability(offers []pricewatch.Offer) []pricewatch.Availability {
 		return out[i].InstanceType < out[j].InstanceType
 	})
 	return out
-}
-
-// scopeCounts counts offers per coverage scope ("*" for all regions).
-func scopeCounts(snap *pricewatch.Snapshot) map[string]int {
-	counts := map[string]int{}
-	for _, sc := range snap.Coverage {
-		counts[sc.Region] = 0
-	}
-	for _, o := range snap.Offers {
-		for _, sc := range snap.Coverage {
-			if sc.CoversOffer(o.Region, o.PriceType) {
-				counts[sc.Region]++
-			}
-		}
-	}
-	return counts
-}
-
-// checkVanished fails a run in which a scope that had many offers in the
-// last complete run has none: a well-formed but empty answer is far more
-// likely an API fault than every GPU size leaving a region at once, and
-// storing it would close every price there. Storage has its own drop check
-// over the whole run; this one also catches one region of several going
-// empty. If a region really has lost every GPU size, remove it from
-// providers.azure.regions.
-func checkVanished(counts map[string]int, prev fetchers.Previous) error {
-	for _, scope := range sortedKeys(counts) {
-		if counts[scope] > 0 {
-			continue
-		}
-		p, err := strconv.Atoi(prev.Versions[versionPrefix+scope])
-		if err != nil || p < vanishThreshold {
-			continue
-		}
-		name := "region " + scope
-		if scope == pricewatch.AllRegions {
-			name = "all regions"
-		}
-		return fmt.Errorf("%w: azure %s: no GPU offers found, the last complete run found %d; refusing to report them all gone",
-			fetchers.ErrIncomplete, name, p)
-	}
-	return nil
-}
-
-func sortedKeys(m map[string]int) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -42,7 +42,7 @@ func TestStoredExactly(t *testing.T) {
 			t.Fatal(err)
 		}
 		if _, err := db.SaveSnapshot(ctx, id, snap, storage.SaveOptions{MinOfferRatio: 0.5}); err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		return snap, nil
 	}
@@ -86,8 +86,8 @@ func TestStoredExactly(t *testing.T) {
 		}
 		return false
 	}
-	if _, err := run(); !errors.Is(err, fetchers.ErrIncomplete) {
-		t.Fatalf("second run: %v, want ErrIncomplete", err)
+	if _, err := run(); !errors.Is(err, storage.ErrSuspiciousDrop) || !strings.Contains(err.Error(), "westeurope") {
+		t.Fatalf("second run: %v, want storage.ErrSuspiciousDrop naming westeurope", err)
 	}
 	after, err := db.Prices(ctx, storage.PriceFilter{Providers: []string{pricewatch.Azure}, Regions: []string{"westeurope"}, CurrentOnly: true})
 	if err != nil {
