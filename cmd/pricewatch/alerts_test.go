@@ -80,23 +80,7 @@ func (s *slackAPI) received() []slackPost {
 // the example's price-drop rule.
 func alertsConfig(t *testing.T, azureURL, slackURL, extra string) string {
 	t.Helper()
-	dir := t.TempDir()
-	cfg := fmt.Sprintf(`database:
-  path: %s
-log:
-  level: error
-providers:
-  aws: {enabled: false}
-  alibaba: {enabled: false}
-  tencent: {enabled: false}
-  azure:
-    endpoint: %s/api/retail/prices
-    regions: [westus2]
-fx:
-  enabled: false
-digest:
-  enabled: false
-slack:
+	return writeConfig(t, t.TempDir(), azureURL, fmt.Sprintf(`slack:
   channel: C0GPUALERTS
   api_url: %s/api/
 alerts:
@@ -107,12 +91,7 @@ alerts:
       gpu_models: [H100, H200, B200, A100]
       price_types: [on_demand, reserved, savings_plan]
       min_change_pct: 5
-%s`, filepath.Join(dir, "pw.db"), azureURL, slackURL, extra)
-	path := filepath.Join(dir, "pricewatch.yaml")
-	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
+%s`, slackURL, extra))
 }
 
 // loadApp sets up an app on the config as a command would.

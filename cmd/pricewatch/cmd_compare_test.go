@@ -232,7 +232,7 @@ func runGoldens(t *testing.T, cases []goldenCase) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
-			checkGolden(t, c.name, out)
+			checkGolden(t, filepath.Join("analysis", c.name), out)
 			// --wide is the one way to ask for more than 100 columns.
 			if strings.HasSuffix(c.name, ".txt") && !strings.Contains(c.name, "_wide") {
 				checkWidth(t, out)
@@ -244,9 +244,10 @@ func runGoldens(t *testing.T, cases []goldenCase) {
 	}
 }
 
+// checkGolden compares got with testdata/<name>, or rewrites it with -update.
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "analysis", name)
+	path := filepath.Join("testdata", name)
 	if updateAnalysisGolden() {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)

@@ -236,24 +236,6 @@ digest:
 	return path
 }
 
-func checkDigestGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", "digest", name)
-	if updateAnalysisGolden() {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s (run with -update and review the diff):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
-
 // TestDigestGolden: the digest's text, Markdown, JSON and Block Kit
 // payload from the two-currency fixture, plus the stale-rate and
 // missing-rate variants.
@@ -299,7 +281,7 @@ func TestDigestGolden(t *testing.T) {
 				checkBlockKitLimits(t, []byte(out))
 				out = b.String()
 			}
-			checkDigestGolden(t, c.name, out)
+			checkGolden(t, filepath.Join("digest", c.name), out)
 			if strings.HasSuffix(c.name, ".txt") {
 				checkWidth(t, out)
 			}

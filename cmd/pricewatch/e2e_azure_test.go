@@ -65,7 +65,9 @@ func (f *fakeAzure) setPrice(t *testing.T, page, from, to string) {
 	f.pages[page] = bytes.ReplaceAll(f.pages[page], []byte(from), []byte(to))
 }
 
-func writeConfig(t *testing.T, dir, azureURL string) string {
+// writeConfig writes a config with only Azure enabled, pointed at a fake;
+// extra YAML (top-level sections) is appended.
+func writeConfig(t *testing.T, dir, azureURL string, extra ...string) string {
 	t.Helper()
 	cfg := fmt.Sprintf(`database:
   path: %s
@@ -82,7 +84,7 @@ fx:
   enabled: false
 digest:
   enabled: false
-`, filepath.Join(dir, "pw.db"), azureURL)
+%s`, filepath.Join(dir, "pw.db"), azureURL, strings.Join(extra, ""))
 	path := filepath.Join(dir, "pricewatch.yaml")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
