@@ -3,9 +3,7 @@ package slack
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,10 +15,9 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting"
 	"github.com/pricewatch/pricewatch/config"
+	"github.com/pricewatch/pricewatch/internal/golden"
 	"github.com/pricewatch/pricewatch/storage"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 var runAt = time.Date(2026, 11, 30, 9, 17, 0, 0, time.UTC)
 
@@ -92,22 +89,9 @@ func canonical(t *testing.T, payload []byte) []byte {
 	return b.Bytes()
 }
 
-func golden(t *testing.T, name string, payload []byte) {
+func checkPayload(t *testing.T, name string, payload []byte) {
 	t.Helper()
-	pretty := bytes.NewBuffer(canonical(t, payload))
-	path := filepath.Join("testdata", name+".golden.json")
-	if *update {
-		if err := os.WriteFile(path, pretty.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(pretty.Bytes(), want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n%s", path, pretty.String())
-	}
+	golden.Check(t, filepath.Join("testdata", name+".golden.json"), canonical(t, payload))
 }
 
 func TestGoldenPayloads(t *testing.T) {
@@ -151,7 +135,7 @@ func TestGoldenPayloads(t *testing.T) {
 				t.Errorf("message kind %s channel %s", msgs[0].Kind, msgs[0].Channel)
 			}
 			checkLimits(t, msgs[0].Payload)
-			golden(t, tt.name, msgs[0].Payload)
+			checkPayload(t, tt.name, msgs[0].Payload)
 		})
 	}
 }
@@ -182,7 +166,7 @@ func TestGoldenGrouped(t *testing.T) {
 	if !strings.Contains(string(canonical(t, msgs[0].Payload)), "…and *25 more*") {
 		t.Error("no \"and 25 more\" line")
 	}
-	golden(t, "grouped_price_drop", msgs[0].Payload)
+	checkPayload(t, "grouped_price_drop", msgs[0].Payload)
 }
 
 // checkLimits asserts Slack's limits and returns the decoded payload.

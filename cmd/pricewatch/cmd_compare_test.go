@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,20 +14,9 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/internal/golden"
 	"github.com/pricewatch/pricewatch/storage"
 )
-
-// updateAnalysisGolden rewrites the golden outputs under testdata/analysis
-// (go test ./cmd/pricewatch -run 'Compare|Savings|Trends|Recommend|Plot' -update).
-// It shares the -update flag with any other test file of the package that
-// defined it first.
-var updateAnalysisGolden = func() func() bool {
-	if f := flag.Lookup("update"); f != nil {
-		return func() bool { return f.Value.String() == "true" }
-	}
-	b := flag.Bool("update", false, "rewrite golden files")
-	return func() bool { return *b }
-}()
 
 // analysisNow is the moment the golden commands evaluate at: a Friday a
 // week after the newest stored ECB rates (fx.max_age is 10 days in the
@@ -247,20 +235,7 @@ func runGoldens(t *testing.T, cases []goldenCase) {
 // checkGolden compares got with testdata/<name>, or rewrites it with -update.
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if updateAnalysisGolden() {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("output differs from %s (run with -update and review the diff):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	golden.Check(t, filepath.Join("testdata", name), []byte(got))
 }
 
 func checkWidth(t *testing.T, out string) {

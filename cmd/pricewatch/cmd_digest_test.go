@@ -23,6 +23,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/internal/golden"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -461,7 +462,7 @@ func TestDigestChartPNG(t *testing.T) {
 		t.Fatalf("not a PNG: %v", err)
 	}
 	checkNotBlank(t, img)
-	if updateAnalysisGolden() {
+	if golden.Update() {
 		if err := os.WriteFile(filepath.Join("testdata", "digest", "chart.png"), raw, 0o644); err != nil {
 			t.Fatal(err)
 		}

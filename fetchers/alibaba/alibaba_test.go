@@ -1,11 +1,9 @@
 package alibaba
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,9 +18,8 @@ import (
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/alibaba/alibabatest"
+	"github.com/pricewatch/pricewatch/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // The AccessKey pair the fake ECS knows.
 const (
@@ -688,20 +685,5 @@ func checkGolden(t *testing.T, name string, s *pricewatch.Snapshot) {
 		t.Fatal(err)
 	}
 	got = append(got, '\n')
-	file := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(file, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("snapshot differs from %s (run with -update if the change is intended):\n%s", file, got)
-	}
+	golden.Check(t, filepath.Join("testdata", "golden", name), got)
 }

@@ -3,7 +3,6 @@ package azure
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -23,9 +22,8 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // fakeAzure replays the pages in testdata/pages the way the API serves
 // them: the region comes from $filter, the page from $skip, and the real
@@ -138,22 +136,7 @@ func TestFetchGolden(t *testing.T) {
 		t.Errorf("made %d requests, want 4 (3 eastus pages + 1 westeurope)", got)
 	}
 	got := render(t, snap)
-	golden := filepath.Join("testdata", "golden", "snapshot.golden")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("snapshot differs from %s (run with -update and review the diff):\n%s", golden, got)
-	}
+	golden.Check(t, filepath.Join("testdata", "golden", "snapshot.golden"), []byte(got))
 }
 
 // render prints a snapshot in a stable, reviewable form.

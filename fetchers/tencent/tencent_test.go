@@ -1,11 +1,9 @@
 package tencent
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,9 +21,8 @@ import (
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/tencent/tencenttest"
+	"github.com/pricewatch/pricewatch/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // The credentials the fake CVM knows.
 const (
@@ -133,22 +130,7 @@ func normalise(t *testing.T, s *pricewatch.Snapshot) []byte {
 
 func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("snapshot differs from %s (run with -update and review the diff):\n%s", path, got)
-	}
+	golden.Check(t, filepath.Join("testdata", "golden", name), got)
 }
 
 func fetch(t *testing.T, r *testRig) *pricewatch.Snapshot {
