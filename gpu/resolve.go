@@ -148,7 +148,16 @@ func Resolve(name string, hint Hint) Identity {
 	if form == "" {
 		form = strings.ToUpper(hint.FormFactor)
 	}
-	model := pick(core, mem, form)
+	pickMem := mem
+	if hint.Sliced && mem == hint.MemoryGB {
+		// A slice's memory says nothing about which card it is cut from
+		// (a 2 GB share of an RTX 5880 Ada): pick by name first.
+		pickMem = 0
+	}
+	model := pick(core, pickMem, form)
+	if model == "" && pickMem != mem {
+		model = pick(core, mem, form)
+	}
 	spec, ok := byName[model]
 	if !ok {
 		// Unknown: keep what the cloud said; a guessed model would be
