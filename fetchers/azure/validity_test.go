@@ -76,14 +76,14 @@ func TestRowInEffectFromRealSeries(t *testing.T) {
 			// 0.01 beside 106.0: same meter, same start, end before start.
 			date: "2025-05-01", at: "2025-05-01T01:46:23Z",
 			want: map[string]string{
-				"usgovvirginia Standard_ND96isr_H200_v5 on_demand  linux":   "106",
-				"usgovvirginia Standard_ND96isr_H200_v5 reserved 1y linux":  "495201",
-				"usgovvirginia Standard_ND96isr_H200_v5 reserved 3y linux":  "1225699",
-				"switzerlandwest Standard_ND96ams_A100_v4 spot  linux":      "15.10182", // 13.731143 ended 2025-04-30
-				"eastus2 Standard_NC48ads_A100_v4 on_demand  linux":         "7.346",
-				"usgovarizona Standard_NV4as_v4 spot  linux":                "0.04074",
-				"eastus2 Standard_NC48ads_A100_v4 reserved 3y linux":        "71642",
-				"eastus2 Standard_NC48ads_A100_v4 reserved 1y linux":        "42066",
+				"usgovvirginia Standard_ND96isr_H200_v5 on_demand  linux":  "106",
+				"usgovvirginia Standard_ND96isr_H200_v5 reserved 1y linux": "495201",
+				"usgovvirginia Standard_ND96isr_H200_v5 reserved 3y linux": "1225699",
+				"switzerlandwest Standard_ND96ams_A100_v4 spot  linux":     "15.10182", // 13.731143 ended 2025-04-30
+				"eastus2 Standard_NC48ads_A100_v4 on_demand  linux":        "7.346",
+				"usgovarizona Standard_NV4as_v4 spot  linux":               "0.04074",
+				"eastus2 Standard_NC48ads_A100_v4 reserved 3y linux":       "71642",
+				"eastus2 Standard_NC48ads_A100_v4 reserved 1y linux":       "42066",
 			},
 		},
 		{
