@@ -41,7 +41,7 @@ func (a *app) buildJobs(only []string) ([]providerJob, error) {
 	if want("aws", cfg.AWS.Enabled) {
 		c := cfg.AWS
 		f, err := aws.New(aws.Config{Endpoint: c.Endpoint, SpotEndpoint: c.SpotEndpoint, Regions: c.Regions,
-			Spot: c.SpotEnabled, SavingsPlans: c.SavingsPlans, Progress: a.progress()}, client, a.log.Named("aws"))
+			Spot: c.SpotEnabled, SavingsPlans: c.SavingsPlans, Progress: a.progress(), Now: clock}, client, a.log.Named("aws"))
 		if err != nil {
 			return nil, err
 		}
