@@ -22,6 +22,8 @@ type regionPrices struct {
 	Offers []pricewatch.Offer
 	// LinuxSKU maps each GPU type to its plain Linux on-demand product.
 	LinuxSKU map[string]string
+	// RegionName is the region's display name (the products' `location`).
+	RegionName string
 }
 
 // errLayout marks a document that parses but does not have the shape of
@@ -45,6 +47,7 @@ const (
 	aMarketOption
 	aOperation
 	aRegionCode
+	aLocation
 	nAttrs
 )
 
@@ -112,6 +115,8 @@ func attrIndex(key []byte) int {
 		return aOperation
 	case "regionCode":
 		return aRegionCode
+	case "location":
+		return aLocation
 	}
 	return -1
 }
@@ -246,6 +251,9 @@ func parseOfferFile(r io.Reader, region string) (*regionPrices, error) {
 			}
 			out.LinuxSKU[itype] = string(sku)
 			priced[string(sku)] = itype
+			if out.RegionName == "" {
+				out.RegionName = attrs.get(aLocation)
+			}
 		}
 		return nil
 	}
@@ -274,6 +282,7 @@ func parseOfferFile(r io.Reader, region string) (*regionPrices, error) {
 					return fmt.Errorf("%w: %s and %s both price %s", errLayout, prev, t.code, o.Key())
 				}
 				seen[o.Key()] = t.code
+				o.SkuID, o.RegionName = skuName, out.RegionName
 				out.Offers = append(out.Offers, o)
 				return nil
 			})
@@ -335,6 +344,7 @@ type term struct {
 }
 
 type priceDimension struct {
+	rateCode          string // the dimension's key: SKU.OfferTermCode.RateCode
 	unit, description string
 	currency, price   string
 }
@@ -365,8 +375,8 @@ func parseTerm(s *scanner) (term, error) {
 				return err
 			})
 		case "priceDimensions":
-			return s.object("priceDimensions", func([]byte) error {
-				var d priceDimension
+			return s.object("priceDimensions", func(key []byte) error {
+				d := priceDimension{rateCode: string(key)}
 				err := s.object("price dimension", func(k []byte) error {
 					switch string(k) {
 					case "unit":
@@ -434,6 +444,9 @@ func (t term) offer(kind termKind, region, itype string) (o pricewatch.Offer, ke
 		return o, false, err
 	}
 	o.Currency = hourly.currency
+	// The hourly dimension's rate code names the price ListUnitPrice
+	// exports; a reservation's upfront fee has a rate code of its own.
+	o.SkuPriceID = hourly.rateCode
 	switch kind {
 	case onDemandTerms:
 		o.PriceType = pricewatch.OnDemand
