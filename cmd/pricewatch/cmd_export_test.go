@@ -20,6 +20,14 @@ import (
 // spot), both enabled in one config.
 func exportConfig(t *testing.T) string {
 	t.Helper()
+	cfg, _ := fixtureConfig(t, "")
+	return cfg
+}
+
+// fixtureConfig is exportConfig with the fake Azure returned and extra
+// YAML appended to the config.
+func fixtureConfig(t *testing.T, extra string) (string, *fakeAzure) {
+	t.Helper()
 	az := newFakeAzure(t)
 	b := awstest.NewBucket(t)
 	b.PublishEC2(map[string]awstest.Region{"ap-northeast-1": {Version: awsV1, Types: []awstest.GPUType{awsAPNp5.gpuType()}}})
@@ -44,7 +52,7 @@ fx:
   enabled: false
 digest:
   enabled: false
-`, filepath.Join(dir, "pw.db"), az.URL, b.URL(), b.SpotURL())
+%s`, filepath.Join(dir, "pw.db"), az.URL, b.URL(), b.SpotURL(), extra)
 	path := filepath.Join(dir, "pricewatch.yaml")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
@@ -54,7 +62,7 @@ digest:
 			t.Fatalf("fetch %s exited %d:\n%s%s", p, code, out, errOut)
 		}
 	}
-	return path
+	return path, az
 }
 
 // TestExportFocusCSVGolden: the FOCUS-aligned sheet of every current price
