@@ -13,9 +13,9 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting/digest"
 	"github.com/pricewatch/pricewatch/analysis"
-	"github.com/pricewatch/pricewatch/gpu"
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fx"
+	"github.com/pricewatch/pricewatch/gpu"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
