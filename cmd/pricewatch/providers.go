@@ -18,12 +18,13 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/alibaba"
 	"github.com/pricewatch/pricewatch/fetchers/aws"
 	"github.com/pricewatch/pricewatch/fetchers/azure"
+	"github.com/pricewatch/pricewatch/fetchers/lambda"
 	"github.com/pricewatch/pricewatch/fetchers/tencent"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
 // providerNames in the order a cycle runs them.
-var providerNames = []string{"aws", "azure", "alibaba", "tencent"}
+var providerNames = []string{"aws", "azure", "alibaba", "tencent", "lambda"}
 
 // buildJobs builds the enabled providers' fetchers (only those named, when
 // only is not empty). Adding a cloud means adding its case here.
@@ -80,6 +81,19 @@ func (a *app) buildJobs(only []string) ([]providerJob, error) {
 			return nil, err
 		}
 		jobs = append(jobs, providerJob{name: "tencent", fetcher: f, timeout: c.Timeout, schedule: c.Schedule})
+	}
+	if want(pricewatch.Lambda, cfg.Lambda.Enabled) {
+		c := cfg.Lambda
+		var f fetchers.Fetcher
+		key, err := lambda.APIKeyFrom(c.APIKeyFile)
+		if err == nil {
+			a.redactor.SetSecrets(a.secrets(key)...)
+			f, err = lambda.New(lambda.Config{Endpoint: c.Endpoint, APIKey: key}, client, a.log.Named("lambda"))
+		}
+		if f, err = skipWithoutCredentials(pricewatch.Lambda, f, err); err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, providerJob{name: pricewatch.Lambda, fetcher: f, timeout: c.Timeout, schedule: c.Schedule})
 	}
 	return jobs, nil
 }
