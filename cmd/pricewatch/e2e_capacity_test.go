@@ -227,6 +227,25 @@ func TestRunPodCapacityEndToEnd(t *testing.T) {
 		t.Errorf("prices %v, want %v", prices, want)
 	}
 
+	// compare ranks RunPod per GPU-hour as RunPod quotes it, with the
+	// "global" stock as its availability.
+	out, errOut, code := runCLI(t, "--config", cfg, "compare", "--gpu", "H100", "--price-type", "on_demand", "--format", "json")
+	if code != 0 {
+		t.Fatalf("compare exited %d: %s", code, errOut)
+	}
+	var rows []struct {
+		Provider        string      `json:"provider"`
+		PricePerGPUHour json.Number `json:"price_per_gpu_hour"`
+		Available       *bool       `json:"available"`
+	}
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0].PricePerGPUHour.String() != "2.69" || rows[1].PricePerGPUHour.String() != "3.29" ||
+		rows[0].Available == nil || !*rows[0].Available || rows[0].Provider != "runpod" {
+		t.Errorf("compare: %s", out)
+	}
+
 	// A GraphQL error answer fails the run and changes nothing.
 	srv.FailNext(runpodtest.GraphQLError)
 	if stdout, _, code := runCLI(t, "--config", cfg, "fetch"); code == 0 || !strings.Contains(stdout, "runpod   FAILED") {
