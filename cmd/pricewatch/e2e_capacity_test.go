@@ -248,10 +248,22 @@ func TestRunPodCapacityEndToEnd(t *testing.T) {
 
 	// A GraphQL error answer fails the run and changes nothing.
 	srv.FailNext(runpodtest.GraphQLError)
-	if stdout, _, code := runCLI(t, "--config", cfg, "fetch"); code == 0 || !strings.Contains(stdout, "runpod   FAILED") {
+	if stdout, _, code := runCLI(t, "--config", cfg, "fetch"); code == 0 || !strings.Contains(stdout, "runpod   FAILED") || !strings.Contains(stdout, "GraphQL errors") {
 		t.Errorf("GraphQL error: exit %d: %s", code, stdout)
 	}
 	if g := strings.Join(intervals(t, cfg, h100)["EU-NL-1"], ","); g != "sold_out,in_stock*" {
 		t.Errorf("after a failed run: %s", g)
+	}
+
+	// A well-formed answer with one GPU type where nine were stored is
+	// refused by storage (fetch.min_offer_ratio), not read as eight
+	// withdrawals.
+	srv.SetBody(t, []byte(`{"data":{"gpuTypes":[{"id":"NVIDIA L40S","displayName":"L40S","memoryInGb":48,"securePrice":0.99,"secureCloud":true,"lowestPrice":{"stockStatus":"Low"}}],"dataCenters":[{"id":"EU-NL-1","name":"EU-NL-1","listed":true,"gpuAvailability":[]}]}}`))
+	stdout, _, code := runCLI(t, "--config", cfg, "fetch")
+	if code == 0 || !strings.Contains(stdout, "runpod   FAILED") || !strings.Contains(stdout, "far fewer offers") {
+		t.Errorf("suspicious drop: exit %d: %s", code, stdout)
+	}
+	if rows := history(t, cfg, h100); len(rows) != 4 || rows[0].ValidTo != nil {
+		t.Errorf("after a refused run: %+v", rows)
 	}
 }

@@ -147,6 +147,9 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 	if len(skipped) > 0 {
 		f.log.Info("lambda instance types without GPUs or price left out", zap.Strings("types", skipped))
 	}
+	if len(snap.Offers) == 0 {
+		return nil, fmt.Errorf("%w: lambda %s: %d instance types but not one GPU type with a price: not believed", fetchers.ErrIncomplete, Path, len(types))
+	}
 	if err := snap.Validate(); err != nil {
 		return nil, fmt.Errorf("lambda: built an invalid snapshot: %w", err)
 	}

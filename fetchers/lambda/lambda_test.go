@@ -195,6 +195,7 @@ func TestBadResponsesFail(t *testing.T) {
 		{"name mismatch", nil, `{"data": {"gpu_1x_a10": {"instance_type": {"name": "gpu_1x_a100", "price_cents_per_hour": 75, "specs": {"gpus": 1}}, "regions_with_capacity_available": []}}}`, fetchers.ErrIncomplete, 1},
 		{"price not a number", nil, `{"data": {"gpu_1x_a10": {"instance_type": {"name": "gpu_1x_a10", "price_cents_per_hour": "cheap", "specs": {"gpus": 1}}, "regions_with_capacity_available": []}}}`, fetchers.ErrIncomplete, 1},
 		{"trailing data", nil, `{"data": {}} {}`, fetchers.ErrIncomplete, 1},
+		{"no priced GPU type", nil, `{"data": {"gpu_1x_a10": {"instance_type": {"name": "gpu_1x_a10", "description": "1x A10 (24 GB PCIe)", "price_cents_per_hour": 0, "specs": {"gpus": 1}}, "regions_with_capacity_available": []}}}`, fetchers.ErrIncomplete, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := lambdatest.New(t, testKey)
