@@ -12,11 +12,13 @@ import (
 func gpuModel(desc string) string {
 	m := gpuDesc.FindStringSubmatch(strings.TrimSpace(desc))
 	if m == nil {
-		return strings.ToUpper(strings.Join(strings.Fields(desc), "-"))
+		return strings.Join(strings.Fields(desc), "-")
 	}
-	chip, mem, form := strings.ToUpper(m[1]), m[2], strings.ToUpper(m[3])
-	chip = strings.TrimPrefix(strings.TrimPrefix(chip, "NVIDIA "), "TESLA ")
-	switch chip {
+	chip, mem, form := strings.TrimSpace(m[1]), m[2], strings.ToUpper(m[3])
+	for _, p := range []string{"NVIDIA ", "Tesla "} {
+		chip = strings.TrimPrefix(chip, p)
+	}
+	switch strings.ToUpper(chip) {
 	case "H100":
 		switch {
 		case strings.HasPrefix(form, "PCIE"):

@@ -60,7 +60,7 @@ const (
 // Query asks for every GPU type's prices and stock (1 GPU any cloud,
 // 8 GPUs, 1 GPU Secure Cloud) and every data centre's stock per GPU type.
 // It is the query getcomputable/gpu-index sends (the capture in
-// runpodtest/samples was answered to exactly this string).
+// runpodtest/testdata was answered to exactly this string).
 const Query = "{gpuTypes{id displayName memoryInGb securePrice communityPrice secureSpotPrice communitySpotPrice secureCloud communityCloud maxGpuCount lowestPrice(input:{gpuCount:1}){stockStatus minimumBidPrice uninterruptablePrice} lp8: lowestPrice(input:{gpuCount:8}){stockStatus} lp1s: lowestPrice(input:{gpuCount:1,secureCloud:true}){stockStatus}} dataCenters{id name listed gpuAvailability{gpuTypeId available stockStatus}}}"
 
 // Config is the fetcher's part of the configuration (providers.runpod.*).

@@ -1,5 +1,5 @@
 // Package lambdatest is a fake of Lambda Cloud's instance-types API for
-// tests: it serves the body built from real captures (samples/, see its
+// tests: it serves the body built from real captures (testdata/, see its
 // README), checks the API key the way Lambda does, and lets a test move
 // capacity between regions or make the next responses fail.
 package lambdatest
@@ -19,10 +19,10 @@ import (
 const Path = "/api/v1/instance-types"
 
 // sample is the full response body constructed from the real entry and the
-// real price-book projection (samples/README.md says which values are
+// real price-book projection (testdata/README.md says which values are
 // constructed).
 //
-//go:embed samples/instance-types-20260411-constructed.json
+//go:embed testdata/instance-types-20260411-constructed.json
 var sample []byte
 
 // Sample returns a copy of the constructed full response body.

@@ -1,5 +1,5 @@
 // Package runpodtest is a fake of RunPod's GraphQL API for tests. It
-// answers the exact query of the real capture (samples/) with the real
+// answers the exact query of the real capture (testdata/) with the real
 // response, checks the optional API key, and lets a test change a price or
 // a data centre's stock, or make the next responses fail.
 package runpodtest
@@ -18,10 +18,10 @@ import (
 // Path is the GraphQL endpoint's path.
 const Path = "/graphql"
 
-//go:embed samples/graphql-gpuTypes-dataCenters-stock-20260825.json
+//go:embed testdata/graphql-gpuTypes-dataCenters-stock-20260825.json
 var sample []byte
 
-//go:embed samples/graphql-gpuTypes-dataCenters-stock.request.json
+//go:embed testdata/graphql-gpuTypes-dataCenters-stock.request.json
 var request []byte
 
 // Sample returns a copy of the real response body (2026-08-25).
