@@ -80,7 +80,7 @@ func intervals(t *testing.T, cfg, instanceType string) map[string][]string {
 	return got
 }
 
-func fetchCLI(t *testing.T, cfg, wantLine string) string {
+func fetchExpect(t *testing.T, cfg, wantLine string) string {
 	t.Helper()
 	out, errOut, code := runCLI(t, "--config", cfg, "fetch")
 	if code != 0 || !strings.Contains(out, wantLine) {
@@ -103,19 +103,19 @@ func TestLambdaCapacityEndToEnd(t *testing.T) {
 	cfg := capacityConfig(t, "lambda", srv.URL, slack.URL)
 
 	srv.SetCapacity(t, h100, "us-east-1")
-	out := fetchCLI(t, cfg, "lambda   ok       8 offers: 8 new")
+	out := fetchExpect(t, cfg, "lambda   ok       8 offers: 8 new")
 	if !strings.Contains(out, "first run") {
 		t.Errorf("first run not a baseline: %s", out)
 	}
 
 	srv.SetCapacity(t, h100)
-	fetchCLI(t, cfg, "lambda   ok       8 offers: 0 new, 0 changed, 8 unchanged, 0 closed")
+	fetchExpect(t, cfg, "lambda   ok       8 offers: 0 new, 0 changed, 8 unchanged, 0 closed")
 	if got := slack.received(); len(got) != 0 {
 		t.Fatalf("selling out alerted through a back-in-stock rule: %+v", got)
 	}
 
 	srv.SetCapacity(t, h100, "us-east-1")
-	out = fetchCLI(t, cfg, "lambda   ok")
+	out = fetchExpect(t, cfg, "lambda   ok")
 	if !strings.Contains(out, "alerts   1 sent") {
 		t.Errorf("fetch did not deliver one alert: %s", out)
 	}
@@ -186,13 +186,13 @@ func TestRunPodCapacityEndToEnd(t *testing.T) {
 	slack := newSlackAPI(t)
 	cfg := capacityConfig(t, "runpod", srv.URL, slack.URL)
 
-	out := fetchCLI(t, cfg, "runpod   ok       30 offers: 30 new")
+	out := fetchExpect(t, cfg, "runpod   ok       30 offers: 30 new")
 	if !strings.Contains(out, "first run") {
 		t.Errorf("first run not a baseline: %s", out)
 	}
 	srv.SetStock(t, "EU-NL-1", h100, true, "Low")
 	srv.SetStock(t, "AP-IN-1", h100, false, "")
-	out = fetchCLI(t, cfg, "runpod   ok       30 offers: 0 new, 0 changed, 30 unchanged")
+	out = fetchExpect(t, cfg, "runpod   ok       30 offers: 0 new, 0 changed, 30 unchanged")
 	if !strings.Contains(out, "alerts   1 sent") {
 		t.Errorf("fetch did not deliver one alert: %s", out)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/lambda"
 	"github.com/pricewatch/pricewatch/fetchers/runpod"
 	"github.com/pricewatch/pricewatch/fetchers/tencent"
+	"github.com/pricewatch/pricewatch/guard"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -42,14 +43,14 @@ func (a *app) buildJobs(only []string) ([]providerJob, error) {
 	if want("aws", cfg.AWS.Enabled) {
 		c := cfg.AWS
 		f, err := aws.New(aws.Config{Endpoint: c.Endpoint, SpotEndpoint: c.SpotEndpoint, Regions: c.Regions,
-			Spot: c.SpotEnabled, SavingsPlans: c.SavingsPlans, Progress: a.progress()}, client, a.log.Named("aws"))
+			Spot: c.SpotEnabled, SavingsPlans: c.SavingsPlans, Progress: a.progress(), Now: clock}, client, a.log.Named("aws"))
 		if err != nil {
 			return nil, err
 		}
 		jobs = append(jobs, providerJob{name: "aws", fetcher: f, timeout: c.Timeout, schedule: c.Schedule})
 	}
 	if want("azure", cfg.Azure.Enabled) {
-		f, err := azure.New(azure.Config{Endpoint: cfg.Azure.Endpoint, Regions: cfg.Azure.Regions, Windows: cfg.Azure.Windows}, client, a.log.Named("azure"))
+		f, err := azure.New(azure.Config{Endpoint: cfg.Azure.Endpoint, Regions: cfg.Azure.Regions, Windows: cfg.Azure.Windows, Now: clock}, client, a.log.Named("azure"))
 		if err != nil {
 			return nil, err
 		}
@@ -110,6 +111,13 @@ func (a *app) buildJobs(only []string) ([]providerJob, error) {
 		}
 		jobs = append(jobs, providerJob{name: pricewatch.RunPod, fetcher: f, timeout: c.Timeout, schedule: c.Schedule})
 	}
+	g, err := guard.New(a.cfg.Guard, a.log.Named("guard"))
+	if err != nil {
+		return nil, err
+	}
+	for i := range jobs {
+		jobs[i].guard = g
+	}
 	return jobs, nil
 }
 
@@ -153,6 +161,7 @@ func (a *app) saveOptions() storage.SaveOptions {
 		MinOfferRatio:     a.cfg.Fetch.MinOfferRatio,
 		WithdrawAfterRuns: a.cfg.Alerts.WithdrawAfterRuns,
 		Outbox:            a.alertOutbox(),
+		ConfirmChangePct:  a.cfg.Alerts.ConfirmChangePct,
 	}
 }
 
