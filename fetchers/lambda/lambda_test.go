@@ -315,7 +315,7 @@ func TestGPUModels(t *testing.T) {
 	for desc, want := range map[string]string{
 		"H100 (80 GB SXM5)": "H100", "H100 (80 GB PCIe)": "H100-PCIe", "A100 (40 GB SXM4)": "A100-40GB",
 		"A100 (80 GB SXM4)": "A100-80GB", "A100 (80 GB PCIe)": "A100-80GB-PCIe", "B200 (180 GB SXM6)": "B200",
-		"GH200 (96 GB)": "GH200", "A10 (24 GB PCIe)": "A10", "V100 (16 GB)": "V100", "Quadro RTX 6000 (24 GB)": "Quadro-RTX-6000",
+		"GH200 (96 GB)": "GH200", "A10 (24 GB PCIe)": "A10", "V100 (16 GB)": "V100", "Quadro RTX 6000 (24 GB)": "Quadro RTX 6000",
 	} {
 		if got := gpuModel(desc); got != want {
 			t.Errorf("%q → %q, want %q", desc, got, want)

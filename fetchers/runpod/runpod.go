@@ -325,7 +325,7 @@ func build(d *data) (*pricewatch.Snapshot, []string, error) {
 			return nil, nil, fmt.Errorf("%w: GPU type %q listed twice", fetchers.ErrIncomplete, id)
 		}
 		seen[id] = true
-		h := pricewatch.Hardware{GPUModel: gpuModel(id, g.DisplayName), GPUCount: 1, GPUMemoryGB: g.MemoryInGB}
+		h := pricewatch.Hardware{GPUModel: gpuModel(id, g.DisplayName, g.MemoryInGB), GPUCount: 1, GPUMemoryGB: g.MemoryInGB}
 		offers := 0
 		for _, p := range []struct {
 			offered bool
