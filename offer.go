@@ -20,6 +20,8 @@ const (
 	Azure   = "azure"
 	Alibaba = "alibaba"
 	Tencent = "tencent"
+	Lambda  = "lambda"
+	RunPod  = "runpod"
 )
 
 // PriceType says how capacity is bought.

@@ -77,6 +77,8 @@ type Providers struct {
 	Azure   Azure   `yaml:"azure"`
 	Alibaba Alibaba `yaml:"alibaba"`
 	Tencent Tencent `yaml:"tencent"`
+	Lambda  Keyed   `yaml:"lambda"`
+	RunPod  Keyed   `yaml:"runpod"`
 }
 
 // Common are the keys every provider has.
@@ -124,6 +126,26 @@ type Tencent struct {
 	ImageID       string `yaml:"image_id"`
 	MaxPriceCalls int    `yaml:"max_price_calls"`
 	Concurrency   int    `yaml:"concurrency"`
+}
+
+// Keyed is a provider with one global API (no regions to choose: the
+// answer covers every region) read with an API key: Lambda, RunPod.
+type Keyed struct {
+	Enabled bool `yaml:"enabled"`
+	// Endpoint is the base URL (scheme and host); the fetcher appends the
+	// API's path.
+	Endpoint string        `yaml:"endpoint"`
+	Schedule string        `yaml:"schedule"`
+	Timeout  time.Duration `yaml:"timeout"`
+	// APIKeyFile names a file holding the key, used when the provider's
+	// environment variable is not set (a relative name is looked up in
+	// $CREDENTIALS_DIRECTORY).
+	APIKeyFile string `yaml:"api_key_file"`
+}
+
+// common is the part of Keyed every provider shares, for validation.
+func (k Keyed) common() Common {
+	return Common{Enabled: k.Enabled, Endpoint: k.Endpoint, Schedule: k.Schedule, Timeout: k.Timeout}
 }
 
 // FX is the exchange-rate source.
@@ -269,6 +291,10 @@ func Default() *Config {
 				Common:   Common{Enabled: true, Regions: []string{"ap-guangzhou", "ap-shanghai", "ap-beijing", "ap-singapore"}, Schedule: "45 * * * *", Timeout: 30 * time.Minute},
 				Currency: "CNY", MaxPriceCalls: 500, Concurrency: 4,
 			},
+			// Capacity comes and goes within minutes on both, so they are
+			// polled often; each run is one small request.
+			Lambda: Keyed{Enabled: true, Endpoint: "https://cloud.lambda.ai", Schedule: "*/5 * * * *", Timeout: 2 * time.Minute},
+			RunPod: Keyed{Enabled: true, Endpoint: "https://api.runpod.io", Schedule: "*/5 * * * *", Timeout: 2 * time.Minute},
 		},
 		FX: FX{
 			Enabled:  true,
@@ -387,7 +413,7 @@ func (c *Config) Validate() error {
 	}
 	for name, p := range c.providerCommons() {
 		prefix := "providers." + name
-		if p.Endpoint != "" || name == "azure" || name == "aws" {
+		if p.Endpoint != "" || name == "azure" || name == "aws" || name == "lambda" || name == "runpod" {
 			add(c.checkURL(prefix+".endpoint", p.Endpoint))
 		}
 		if p.Schedule != "" {
@@ -508,6 +534,9 @@ func (c *Config) validateMetrics() error {
 // Events a rule may select.
 var ruleEvents = []string{"availability_new", "availability_gone", "back_in_stock", "sold_out", "price_drop", "price_rise", "spot_below", "price_new"}
 
+// Providers a rule may name.
+var ruleProviders = []string{"aws", "azure", "alibaba", "tencent", "lambda", "runpod"}
+
 func (c *Config) validateRule(i int, r Rule) error {
 	var errs []error
 	prefix := fmt.Sprintf("alerts.rules[%d]", i)
@@ -520,8 +549,8 @@ func (c *Config) validateRule(i int, r Rule) error {
 		}
 	}
 	for j, p := range r.Providers {
-		if !contains([]string{"aws", "azure", "alibaba", "tencent"}, p) {
-			errs = append(errs, c.keyErr(fmt.Sprintf("%s.providers[%d]", prefix, j), "%q: want aws, azure, alibaba or tencent", p))
+		if !contains(ruleProviders, p) {
+			errs = append(errs, c.keyErr(fmt.Sprintf("%s.providers[%d]", prefix, j), "%q: want one of %s", p, strings.Join(ruleProviders, ", ")))
 		}
 	}
 	for j, g := range r.Regions {
@@ -552,6 +581,8 @@ func (c *Config) providerCommons() map[string]Common {
 		"azure":   c.Providers.Azure.Common,
 		"alibaba": c.Providers.Alibaba.Common,
 		"tencent": c.Providers.Tencent.Common,
+		"lambda":  c.Providers.Lambda.common(),
+		"runpod":  c.Providers.RunPod.common(),
 	}
 }
 

@@ -378,6 +378,10 @@ func ProviderName(p string) string {
 		return "Alibaba Cloud"
 	case pricewatch.Tencent:
 		return "Tencent Cloud"
+	case pricewatch.Lambda:
+		return "Lambda"
+	case pricewatch.RunPod:
+		return "RunPod"
 	}
 	return p
 }
@@ -402,6 +406,10 @@ func PricingURL(provider string, pt pricewatch.PriceType) string {
 		return "https://www.alibabacloud.com/product/ecs#pricing"
 	case pricewatch.Tencent:
 		return "https://www.tencentcloud.com/pricing/cvm/overview"
+	case pricewatch.Lambda:
+		return "https://lambda.ai/pricing"
+	case pricewatch.RunPod:
+		return "https://www.runpod.io/pricing"
 	}
 	return "https://github.com/pricewatch/pricewatch"
 }

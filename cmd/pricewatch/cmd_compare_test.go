@@ -181,6 +181,8 @@ providers:
   azure: {enabled: false}
   alibaba: {enabled: false}
   tencent: {enabled: false}
+  lambda: {enabled: false}
+  runpod: {enabled: false}
 fx:
   enabled: false
   currency: USD

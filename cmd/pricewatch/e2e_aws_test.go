@@ -186,6 +186,8 @@ providers:
   azure: {enabled: false}
   alibaba: {enabled: false}
   tencent: {enabled: false}
+  lambda: {enabled: false}
+  runpod: {enabled: false}
   aws:
     enabled: true
     endpoint: %s

@@ -45,6 +45,8 @@ log:
 providers:
   aws: {enabled: false}
   azure: {enabled: false}
+  lambda: {enabled: false}
+  runpod: {enabled: false}
   alibaba:
     enabled: %t
     endpoint: %s
