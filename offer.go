@@ -20,6 +20,10 @@ const (
 	Azure   = "azure"
 	Alibaba = "alibaba"
 	Tencent = "tencent"
+	// VastAI is a marketplace of hosts' machines (see IsMarketplace).
+	VastAI = "vastai"
+	// OCI is Oracle Cloud Infrastructure's public list price.
+	OCI = "oci"
 )
 
 // PriceType says how capacity is bought.
