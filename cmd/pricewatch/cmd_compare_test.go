@@ -181,6 +181,8 @@ providers:
   azure: {enabled: false}
   alibaba: {enabled: false}
   tencent: {enabled: false}
+  vastai: {enabled: false}
+  oci: {enabled: false}
 fx:
   enabled: false
   currency: USD

@@ -186,6 +186,8 @@ providers:
   azure: {enabled: false}
   alibaba: {enabled: false}
   tencent: {enabled: false}
+  vastai: {enabled: false}
+  oci: {enabled: false}
   aws:
     enabled: true
     endpoint: %s

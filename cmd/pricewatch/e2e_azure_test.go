@@ -77,6 +77,8 @@ providers:
   aws: {enabled: false}
   alibaba: {enabled: false}
   tencent: {enabled: false}
+  vastai: {enabled: false}
+  oci: {enabled: false}
   azure:
     endpoint: %s/api/retail/prices
     regions: [westus2]

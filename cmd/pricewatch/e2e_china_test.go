@@ -45,6 +45,8 @@ log:
 providers:
   aws: {enabled: false}
   azure: {enabled: false}
+  vastai: {enabled: false}
+  oci: {enabled: false}
   alibaba:
     enabled: %t
     endpoint: %s
