@@ -277,3 +277,59 @@ func TestOCIEndToEnd(t *testing.T) {
 		t.Error("an empty list closed the H100 price")
 	}
 }
+
+// One database holding a cloud (Azure), a marketplace (Vast.ai) and a list
+// price (OCI), each fetched from its fake: `compare --gpu H100 --price-type
+// on_demand` ranks them together and marks the marketplace rows, in the
+// table (MARKET column and its legend) and in JSON.
+func TestCompareMarksMarketplaceGolden(t *testing.T) {
+	az := newFakeAzure(t)
+	vast := vastaitest.NewServer(t, vastaitest.LoadOffers(t, "testdata/vastai/bundles-H100_SXM-asc-limit8-20260822.json"))
+	oci := ocitest.NewServer(t, ocitest.Load(t, "testdata/oci/cetools-products-currencyCode-USD-GPU-rows-20260822.json"))
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "pricewatch.yaml")
+	body := fmt.Sprintf(`database:
+  path: %s
+log:
+  level: error
+providers:
+  aws: {enabled: false}
+  alibaba: {enabled: false}
+  tencent: {enabled: false}
+  azure:
+    endpoint: %s/api/retail/prices
+    regions: [westus2]
+  vastai:
+    endpoint: %s
+    gpu_models: ["H100 SXM"]
+    request_interval: 0s
+  oci:
+    endpoint: %s
+fx:
+  enabled: false
+digest:
+  enabled: false
+`, filepath.Join(dir, "pw.db"), az.URL, vast.URL, oci.URL)
+	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"azure", "vastai", "oci"} {
+		fetchOK(t, cfg, p)
+	}
+	// Prices stay current, so any later moment shows them; a fixed one
+	// keeps the header's date still.
+	now := "--now=2030-01-01T00:00:00Z"
+	for _, g := range []struct{ name, format string }{
+		{"compare_h100_marketplace.txt", "table"},
+		{"compare_h100_marketplace.json", "json"},
+	} {
+		out, errOut, code := runCLI(t, "--config", cfg, "compare", "--gpu", "H100", "--price-type", "on_demand", "--format", g.format, now)
+		if code != 0 {
+			t.Fatalf("compare exited %d: %s", code, errOut)
+		}
+		if g.format == "table" {
+			checkWidth(t, out)
+		}
+		checkGolden(t, filepath.Join("analysis", g.name), out)
+	}
+}
