@@ -378,6 +378,10 @@ func ProviderName(p string) string {
 		return "Alibaba Cloud"
 	case pricewatch.Tencent:
 		return "Tencent Cloud"
+	case pricewatch.VastAI:
+		return "Vast.ai"
+	case pricewatch.OCI:
+		return "Oracle Cloud"
 	}
 	return p
 }
@@ -402,6 +406,10 @@ func PricingURL(provider string, pt pricewatch.PriceType) string {
 		return "https://www.alibabacloud.com/product/ecs#pricing"
 	case pricewatch.Tencent:
 		return "https://www.tencentcloud.com/pricing/cvm/overview"
+	case pricewatch.VastAI:
+		return "https://cloud.vast.ai/create/"
+	case pricewatch.OCI:
+		return "https://www.oracle.com/cloud/compute/pricing/"
 	}
 	return "https://github.com/pricewatch/pricewatch"
 }

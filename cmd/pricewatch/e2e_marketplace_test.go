@@ -176,6 +176,7 @@ func TestVastAIEndToEnd(t *testing.T) {
 	if len(posts) != 1 {
 		t.Fatalf("%d Slack messages, want 1 (the H100 back in stock in JP): %+v", len(posts), posts)
 	}
+	t.Logf("Slack message: %s", posts[0].text)
 	if p := posts[0]; p.channel != "C0GPUALERTS" || !strings.Contains(p.text, "H100") || !strings.Contains(p.text, "JP") {
 		t.Errorf("Slack message %+v", p)
 	}
