@@ -35,6 +35,7 @@ type Config struct {
 	Providers Providers `yaml:"providers"`
 	FX        FX        `yaml:"fx"`
 	Slack     Slack     `yaml:"slack"`
+	Guard     Guard     `yaml:"guard"`
 	Alerts    Alerts    `yaml:"alerts"`
 	Digest    Digest    `yaml:"digest"`
 
@@ -164,6 +165,22 @@ type Slack struct {
 	APIURL     string `yaml:"api_url"`
 }
 
+// Guard holds back implausible prices between fetch and store.
+type Guard struct {
+	// Enabled turns the guard on (default true).
+	Enabled bool `yaml:"enabled"`
+	// ImplausibleRatio: a price per GPU-hour at or below 1/ratio of the
+	// offer's own stored price and of every other current offer of the
+	// same GPU model and price type (same currency) is held.
+	ImplausibleRatio float64 `yaml:"implausible_ratio"`
+	// FloorPerGPUHour: per currency, a price per GPU-hour below this is
+	// held. A currency without a floor has none.
+	FloorPerGPUHour map[string]float64 `yaml:"floor_per_gpu_hour"`
+	// AcceptAfterRuns: a held price that comes back unchanged in this many
+	// consecutive complete runs is accepted in the last of them.
+	AcceptAfterRuns int `yaml:"accept_after_runs"`
+}
+
 // Alerts configures change detection and routing.
 type Alerts struct {
 	// AlertOnFirstRun: the first run of a provider normally only sets the
@@ -177,7 +194,25 @@ type Alerts struct {
 	FlapWindow time.Duration `yaml:"flap_window"`
 	// FetchDeliveryWait bounds how long `pricewatch fetch` waits for Slack.
 	FetchDeliveryWait time.Duration `yaml:"fetch_delivery_wait"`
-	Rules             []Rule        `yaml:"rules"`
+	// ConfirmChangePct: a price move of at least this many percent is
+	// alerted only when the next complete run shows the same price; a move
+	// that reverts is never alerted. 0 alerts every move at once.
+	ConfirmChangePct float64 `yaml:"confirm_change_pct"`
+	// Rules default to DefaultRules; an explicit empty list turns alerts
+	// off.
+	Rules []Rule `yaml:"rules"`
+}
+
+// DefaultRules are the alert rules in effect when the config has no
+// alerts.rules: new frontier capacity, price drops of at least 5% on
+// frontier GPUs, cheap H100 spot. config.example.yaml shows them.
+func DefaultRules() []Rule {
+	return []Rule{
+		{Name: "new-frontier-capacity", Events: []string{"availability_new", "back_in_stock"}, GPUModels: []string{"H100", "H200", "B200"}},
+		{Name: "price-drops", Events: []string{"price_drop"}, GPUModels: []string{"H100", "H200", "B200", "A100-80GB", "A100-40GB"},
+			PriceTypes: []string{"on_demand", "reserved", "savings_plan"}, MinChangePct: 5},
+		{Name: "cheap-spot-h100", Events: []string{"spot_below"}, GPUModels: []string{"H100"}, SpotBelowPerGPUHour: 2.5},
+	}
 }
 
 // Rule selects events and routes them to a channel.
@@ -252,10 +287,18 @@ func Default() *Config {
 			MaxAge:   7 * 24 * time.Hour,
 			Currency: "USD",
 		},
+		Guard: Guard{
+			Enabled:          true,
+			ImplausibleRatio: 1000,
+			FloorPerGPUHour:  map[string]float64{"USD": 0.05, "EUR": 0.05, "CNY": 0.35},
+			AcceptAfterRuns:  3,
+		},
 		Alerts: Alerts{
 			WithdrawAfterRuns: 2,
 			FlapWindow:        6 * time.Hour,
 			FetchDeliveryWait: 30 * time.Second,
+			ConfirmChangePct:  50,
+			Rules:             DefaultRules(),
 		},
 		Digest: Digest{
 			Enabled:   true,
@@ -431,6 +474,23 @@ func (c *Config) Validate() error {
 	}
 	if c.Alerts.WithdrawAfterRuns < 1 {
 		add(c.keyErr("alerts.withdraw_after_runs", "must be at least 1"))
+	}
+	if c.Alerts.ConfirmChangePct < 0 {
+		add(c.keyErr("alerts.confirm_change_pct", "must not be negative (0 alerts every move at once)"))
+	}
+	if c.Guard.ImplausibleRatio != 0 && c.Guard.ImplausibleRatio <= 1 {
+		add(c.keyErr("guard.implausible_ratio", "must be greater than 1 (1000: a thousandth of the price), or 0 to turn the ratio test off"))
+	}
+	if c.Guard.AcceptAfterRuns < 1 {
+		add(c.keyErr("guard.accept_after_runs", "must be at least 1"))
+	}
+	for cur, v := range c.Guard.FloorPerGPUHour {
+		if !isCurrency(cur) {
+			add(c.keyErr("guard.floor_per_gpu_hour."+cur, "%q is not a three-letter currency code", cur))
+		}
+		if v < 0 {
+			add(c.keyErr("guard.floor_per_gpu_hour."+cur, "must not be negative"))
+		}
 	}
 	for i, r := range c.Alerts.Rules {
 		add(c.validateRule(i, r))

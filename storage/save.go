@@ -33,6 +33,12 @@ type SaveOptions struct {
 	// stored change is never without its alert and vice versa. It must not
 	// do I/O.
 	Outbox func(res *Result) ([]OutboxMessage, error)
+	// Held are the prices of the snapshot the guard held (see held.go).
+	Held []HeldPrice
+	// ConfirmChangePct: moves of at least this percentage alert only once
+	// the next complete run confirms them (see confirm.go); 0 alerts every
+	// move at once.
+	ConfirmChangePct float64
 }
 
 // Result summarises a stored run.
@@ -48,6 +54,19 @@ type Result struct {
 	Closed    int
 	Skipped   int // regions skipped as unchanged
 	Changes   []pricewatch.Change
+	// Held counts the prices the guard held, by reason in HeldReasons;
+	// Accepted the held prices accepted this run (held.go).
+	Held        int
+	HeldReasons map[string]int
+	Accepted    int
+	// Awaiting are this run's large moves whose alert waits for the next
+	// run, Confirmed the earlier moves this run confirmed, Reverted the
+	// moves back that undid a waiting one (confirm.go).
+	Awaiting  []pricewatch.Change
+	Confirmed []pricewatch.Change
+	Reverted  []pricewatch.Change
+	alerts    []pricewatch.Change
+	alertsSet bool
 }
 
 // OutboxMessage is a rendered message to deliver.
@@ -97,7 +116,7 @@ func (db *DB) SaveSnapshot(ctx context.Context, runID int64, snap *pricewatch.Sn
 		return nil, fmt.Errorf("storing %s run: %w", snap.Provider, err)
 	}
 	defer tx.Rollback()
-	s := &saver{ctx: ctx, tx: tx, now: now, ts: formatTime(now), runID: runID, res: res}
+	s := &saver{ctx: ctx, tx: tx, now: now, ts: formatTime(now), runID: runID, res: res, held: heldKeys(opts.Held)}
 
 	var prevOK int
 	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM fetch_runs WHERE provider = ? AND status = 'ok'`, snap.Provider).Scan(&prevOK); err != nil {
@@ -127,6 +146,12 @@ func (db *DB) SaveSnapshot(ctx context.Context, runID int64, snap *pricewatch.Sn
 	if err := s.insertChanges(); err != nil {
 		return nil, s.wrap(err)
 	}
+	if err := s.recordHeld(opts.Held); err != nil {
+		return nil, s.wrap(err)
+	}
+	if err := s.confirmMoves(snap, opts.ConfirmChangePct, s.held); err != nil {
+		return nil, err
+	}
 	if opts.Outbox != nil {
 		msgs, err := opts.Outbox(res)
 		if err != nil {
@@ -154,6 +179,7 @@ type saver struct {
 	ts    string
 	runID int64
 	res   *Result
+	held  map[pricewatch.OfferKey]bool // prices the guard held: not stored, not closed
 }
 
 func (s *saver) wrap(err error) error {
@@ -269,6 +295,9 @@ func (s *saver) storeOffers(snap *pricewatch.Snapshot, current map[pricewatch.Of
 			return fmt.Errorf("offer %s listed twice in one snapshot", key)
 		}
 		seen[key] = true
+		if s.held[key] {
+			continue
+		}
 		eff, err := o.EffectiveHourly()
 		if err != nil {
 			return fmt.Errorf("offer %s: %w", key, err)

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/guard"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -18,6 +19,8 @@ type providerJob struct {
 	fetcher  fetchers.Fetcher
 	timeout  time.Duration
 	schedule string
+	// guard holds implausible prices back before they are stored.
+	guard *guard.Guard
 }
 
 // runStatus values in a summary.
@@ -64,6 +67,9 @@ func runProvider(ctx context.Context, db *storage.DB, job providerJob, opts stor
 	log.Info("fetch started", zap.String("provider", job.name), zap.Int64("run", runID))
 	snap, err := job.fetcher.Fetch(runCtx, fetchers.Previous{Versions: prev})
 	if err == nil {
+		opts.Held, err = job.guard.Check(runCtx, db, snap)
+	}
+	if err == nil {
 		sum.Result, err = db.SaveSnapshot(runCtx, runID, snap, opts)
 	}
 	if err != nil {
@@ -88,6 +94,7 @@ func runProvider(ctx context.Context, db *storage.DB, job providerJob, opts stor
 	log.Info("fetch stored", zap.String("provider", job.name), zap.Int64("run", runID),
 		zap.Int("seen", r.Seen), zap.Int("new", r.New), zap.Int("changed", r.Changed), zap.Int("unchanged", r.Unchanged),
 		zap.Int("closed", r.Closed), zap.Int("skipped_regions", r.Skipped), zap.Int("changes", len(r.Changes)),
+		zap.Int("held", r.Held), zap.Int("accepted", r.Accepted), zap.Int("moves_awaiting_confirmation", len(r.Awaiting)),
 		zap.Duration("took", time.Since(start)))
 	return finish(statusOK, nil)
 }
@@ -101,6 +108,15 @@ func summaryLine(s runSummary) string {
 		line := fmt.Sprintf("%-8s ok       %d offers: %d new, %d changed, %d unchanged, %d closed", s.Provider, r.Seen, r.New, r.Changed, r.Unchanged, r.Closed)
 		if r.Skipped > 0 {
 			line += fmt.Sprintf("; %d region(s) skipped as unchanged", r.Skipped)
+		}
+		if r.Held > 0 {
+			line += fmt.Sprintf("; %d held as implausible (%s; see `pricewatch held`)", r.Held, storage.HeldReasonsText(r.HeldReasons))
+		}
+		if r.Accepted > 0 {
+			line += fmt.Sprintf("; %d held price(s) accepted after coming back", r.Accepted)
+		}
+		if n := len(r.Awaiting); n > 0 {
+			line += fmt.Sprintf("; %d large move(s) await confirmation by the next run", n)
 		}
 		if r.FirstRun {
 			line += " (first run: baseline)"

@@ -22,6 +22,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/oci"
 	"github.com/pricewatch/pricewatch/fetchers/tencent"
 	"github.com/pricewatch/pricewatch/fetchers/vastai"
+	"github.com/pricewatch/pricewatch/guard"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -43,14 +44,14 @@ func (a *app) buildJobs(only []string) ([]providerJob, error) {
 	if want("aws", cfg.AWS.Enabled) {
 		c := cfg.AWS
 		f, err := aws.New(aws.Config{Endpoint: c.Endpoint, SpotEndpoint: c.SpotEndpoint, Regions: c.Regions,
-			Spot: c.SpotEnabled, SavingsPlans: c.SavingsPlans, Progress: a.progress()}, client, a.log.Named("aws"))
+			Spot: c.SpotEnabled, SavingsPlans: c.SavingsPlans, Progress: a.progress(), Now: clock}, client, a.log.Named("aws"))
 		if err != nil {
 			return nil, err
 		}
 		jobs = append(jobs, providerJob{name: "aws", fetcher: f, timeout: c.Timeout, schedule: c.Schedule})
 	}
 	if want("azure", cfg.Azure.Enabled) {
-		f, err := azure.New(azure.Config{Endpoint: cfg.Azure.Endpoint, Regions: cfg.Azure.Regions, Windows: cfg.Azure.Windows}, client, a.log.Named("azure"))
+		f, err := azure.New(azure.Config{Endpoint: cfg.Azure.Endpoint, Regions: cfg.Azure.Regions, Windows: cfg.Azure.Windows, Now: clock}, client, a.log.Named("azure"))
 		if err != nil {
 			return nil, err
 		}
@@ -99,6 +100,13 @@ func (a *app) buildJobs(only []string) ([]providerJob, error) {
 			return nil, err
 		}
 		jobs = append(jobs, providerJob{name: pricewatch.OCI, fetcher: f, timeout: cfg.OCI.Timeout, schedule: cfg.OCI.Schedule})
+	}
+	g, err := guard.New(a.cfg.Guard, a.log.Named("guard"))
+	if err != nil {
+		return nil, err
+	}
+	for i := range jobs {
+		jobs[i].guard = g
 	}
 	return jobs, nil
 }
@@ -152,6 +160,7 @@ func (a *app) saveOptions() storage.SaveOptions {
 		MinOfferRatio:     a.cfg.Fetch.MinOfferRatio,
 		WithdrawAfterRuns: a.cfg.Alerts.WithdrawAfterRuns,
 		Outbox:            a.alertOutbox(),
+		ConfirmChangePct:  a.cfg.Alerts.ConfirmChangePct,
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/shopspring/decimal"
@@ -22,6 +23,9 @@ type regionPrices struct {
 	Offers []pricewatch.Offer
 	// LinuxSKU maps each GPU type to its plain Linux on-demand product.
 	LinuxSKU map[string]string
+	// NotYetInEffect counts terms left out because their effectiveDate
+	// lies after the fetch.
+	NotYetInEffect int
 }
 
 // errLayout marks a document that parses but does not have the shape of
@@ -165,6 +169,23 @@ const (
 // into memory), so GPU SKUs are known by the time their terms pass by and
 // every other SKU's terms are skipped unparsed.
 func parseOfferFile(r io.Reader, region string) (*regionPrices, error) {
+	return parseOfferFileAt(r, region, time.Now())
+}
+
+// termSeen is the term kept so far for an offer.
+type termSeen struct {
+	code      string
+	effective time.Time // zero when the term has no effectiveDate
+	index     int       // in regionPrices.Offers
+}
+
+// parseOfferFileAt is parseOfferFile judging terms' effectiveDate at now:
+// a term that takes effect later is not the price now, and where two terms
+// price one offer the one that took effect later replaced the other. Two
+// terms in effect since the same moment (or without dates) that price one
+// offer are a broken file: the run fails rather than guess, never keeping
+// "the lower".
+func parseOfferFileAt(r io.Reader, region string, now time.Time) (*regionPrices, error) {
 	s := newScanner(r)
 	var sub scanner // reads one captured product
 	out := &regionPrices{Types: map[string]typeFacts{}, LinuxSKU: map[string]string{}}
@@ -175,7 +196,7 @@ func parseOfferFile(r io.Reader, region string) (*regionPrices, error) {
 		attrs                 productAttrs
 		sku                   []byte
 		family                []byte
-		seen                  = map[pricewatch.OfferKey]string{}
+		seen                  = map[pricewatch.OfferKey]termSeen{}
 	)
 
 	product := func(key []byte) error {
@@ -270,11 +291,26 @@ func parseOfferFile(r io.Reader, region string) (*regionPrices, error) {
 				if !keep {
 					return nil
 				}
-				if prev, dup := seen[o.Key()]; dup {
-					return fmt.Errorf("%w: %s and %s both price %s", errLayout, prev, t.code, o.Key())
+				eff, err := t.effectiveAt()
+				if err != nil {
+					return fmt.Errorf("%s term %s: %w", skuName, t.code, err)
 				}
-				seen[o.Key()] = t.code
-				out.Offers = append(out.Offers, o)
+				if eff.After(now) {
+					out.NotYetInEffect++
+					return nil
+				}
+				prev, dup := seen[o.Key()]
+				switch {
+				case !dup:
+					seen[o.Key()] = termSeen{code: t.code, effective: eff, index: len(out.Offers)}
+					out.Offers = append(out.Offers, o)
+				case eff.After(prev.effective):
+					seen[o.Key()] = termSeen{code: t.code, effective: eff, index: prev.index}
+					out.Offers[prev.index] = o
+				case prev.effective.After(eff):
+				default:
+					return fmt.Errorf("%w: %s and %s both price %s, in effect since the same date", errLayout, prev.code, t.code, o.Key())
+				}
 				return nil
 			})
 		}
@@ -327,16 +363,29 @@ func parseOfferFile(r io.Reader, region string) (*regionPrices, error) {
 
 // term is one offer term of a GPU SKU, parsed in full (these are few).
 type term struct {
-	code  string // offerTermCode
-	lease string // termAttributes.LeaseContractLength
-	class string // termAttributes.OfferingClass
-	purch string // termAttributes.PurchaseOption
-	dims  []priceDimension
+	effective string // effectiveDate
+	code      string // offerTermCode
+	lease     string // termAttributes.LeaseContractLength
+	class     string // termAttributes.OfferingClass
+	purch     string // termAttributes.PurchaseOption
+	dims      []priceDimension
 }
 
 type priceDimension struct {
 	unit, description string
 	currency, price   string
+}
+
+// effectiveAt reads the term's effectiveDate; none is the zero time.
+func (t term) effectiveAt() (time.Time, error) {
+	if t.effective == "" {
+		return time.Time{}, nil
+	}
+	e, err := time.Parse(time.RFC3339, t.effective)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%w: effectiveDate %q", errLayout, t.effective)
+	}
+	return e, nil
 }
 
 func parseTerm(s *scanner) (term, error) {
@@ -346,6 +395,10 @@ func parseTerm(s *scanner) (term, error) {
 		case "offerTermCode":
 			v, err := s.readString("offerTermCode")
 			t.code = string(v)
+			return err
+		case "effectiveDate":
+			v, err := s.readString("effectiveDate")
+			t.effective = string(v)
 			return err
 		case "termAttributes":
 			return s.object("termAttributes", func(k []byte) error {
