@@ -198,7 +198,7 @@ func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.S
 			continue
 		}
 		p := parts[strings.TrimSpace(it.PartNumber)]
-		model, mem := resolveGPU(p.gpu)
+		model, mem := resolveGPU(p.gpu, p.memGB)
 		for _, s := range p.shapes {
 			o := pricewatch.Offer{Provider: pricewatch.OCI, Region: Region, InstanceType: s.name, PriceType: pricewatch.OnDemand,
 				OS: pricewatch.Linux, Currency: currency, Hourly: value.Mul(decimal.NewFromInt(int64(s.gpus))),

@@ -265,7 +265,7 @@ func TestShapeTable(t *testing.T) {
 		if len(p.shapes) == 0 || p.source == "" {
 			t.Errorf("part %s: no shapes or no source", pn)
 		}
-		if m, mem := resolveGPU(p.gpu); m == "" || mem == 0 {
+		if m, mem := resolveGPU(p.gpu, p.memGB); m == "" || mem == 0 {
 			t.Errorf("part %s: GPU %q resolves to %q, %v GB", pn, p.gpu, m, mem)
 		}
 		for _, s := range p.shapes {

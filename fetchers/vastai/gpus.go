@@ -2,7 +2,8 @@ package vastai
 
 import (
 	"math"
-	"strings"
+
+	"github.com/pricewatch/pricewatch/gpu"
 )
 
 // DefaultGPUModels are the Vast.ai gpu_name values queried when
@@ -18,53 +19,17 @@ var DefaultGPUModels = []string{
 }
 
 // resolveGPU maps a Vast.ai gpu_name (and the offer's per-GPU memory in MiB)
-// to pricewatch's GPU model and nominal memory per GPU in GB. It is the one
-// place the fetcher names GPUs, so that it can hand over to the shared GPU
-// resolver in one line.
-//
-// Vast.ai sells A100s of both memory sizes under one name, so the reported
-// memory tells them apart (40 GB cards report ~40,960 MiB, 80 GB cards
-// ~81,920). A name not in the table keeps Vast.ai's spelling with hyphens
-// and the memory the offer reports.
+// to pricewatch's GPU model and memory per GPU in GB, through the shared
+// resolver. Vast.ai sells A100s of both sizes under one name, so the
+// reported memory tells them apart (81,559 MiB is an 80 GB card). A known
+// model gets the catalogue's nominal memory (what buyers compare; hosts
+// report a little less), an unknown one keeps Vast.ai's name and the
+// memory the offer reports.
 func resolveGPU(name string, ramMiB float64) (model string, memoryGB float64) {
-	big := ramMiB > 60*1024
-	switch strings.ToUpper(strings.TrimSpace(name)) {
-	case "H100 SXM":
-		return "H100", 80
-	case "H100 PCIE":
-		return "H100-PCIe", 80
-	case "H100 NVL":
-		return "H100-NVL", 94
-	case "H200":
-		return "H200", 141
-	case "H200 NVL":
-		return "H200-NVL", 141
-	case "B200":
-		return "B200", 180
-	case "B300":
-		return "B300", 288
-	case "A100 SXM4":
-		if big {
-			return "A100-80GB", 80
-		}
-		return "A100-40GB", 40
-	case "A100 PCIE":
-		if big {
-			return "A100-80GB-PCIe", 80
-		}
-		return "A100-40GB-PCIe", 40
-	case "L40S":
-		return "L40S", 48
-	case "L40":
-		return "L40", 48
-	case "A10":
-		return "A10", 24
-	case "L4":
-		return "L4", 24
+	reported := math.Round(ramMiB / 1024)
+	id := gpu.Resolve(name, gpu.Hint{MemoryGB: reported})
+	if spec, ok := gpu.Lookup(id.Name()); ok && spec.MemoryGB > 0 {
+		return id.Name(), spec.MemoryGB
 	}
-	model = strings.Join(strings.Fields(name), "-")
-	if ramMiB > 0 {
-		memoryGB = math.Round(ramMiB / 1024)
-	}
-	return model, memoryGB
+	return id.Name(), id.MemoryGB
 }
