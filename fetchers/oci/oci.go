@@ -202,7 +202,9 @@ func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.S
 		for _, s := range p.shapes {
 			o := pricewatch.Offer{Provider: pricewatch.OCI, Region: Region, InstanceType: s.name, PriceType: pricewatch.OnDemand,
 				OS: pricewatch.Linux, Currency: currency, Hourly: value.Mul(decimal.NewFromInt(int64(s.gpus))),
-				Hardware: pricewatch.Hardware{GPUModel: model, GPUCount: float64(s.gpus), GPUMemoryGB: mem}}
+				Hardware: pricewatch.Hardware{GPUModel: model, GPUCount: float64(s.gpus), GPUMemoryGB: mem},
+				// OCI bills by part number: it is what an invoice line names.
+				CloudIDs: pricewatch.CloudIDs{SkuID: strings.TrimSpace(it.PartNumber)}}
 			if old, dup := best[o.Key()]; dup && !old.Hourly.Equal(o.Hourly) {
 				return nil, fmt.Errorf("%w: oci shape %s priced twice (%s and %s)", fetchers.ErrIncomplete, s.name, old.Hourly, o.Hourly)
 			}

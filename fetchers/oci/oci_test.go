@@ -102,6 +102,11 @@ func TestFetchRealCapture(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkShapes(t, snap)
+	for _, o := range snap.Offers {
+		if o.InstanceType == "BM.GPU.H100.8" && o.SkuID != "B98415" {
+			t.Errorf("H100 shape's part number %q, want B98415", o.SkuID)
+		}
+	}
 	if snap.SourceVersion != "lastUpdated 2026-08-14T09:09:55.872Z" {
 		t.Errorf("source version %q", snap.SourceVersion)
 	}
