@@ -297,6 +297,8 @@ providers:
   aws: {enabled: false}
   alibaba: {enabled: false}
   tencent: {enabled: false}
+  lambda: {enabled: false}
+  runpod: {enabled: false}
   azure:
     endpoint: %s/api/retail/prices
     regions: [westus2]
