@@ -244,7 +244,9 @@ func TestLastSuccessSurvivesRestart(t *testing.T) {
 
 	// The restarted daemon: a fresh registry, and Azure's first run after
 	// the restart fails (a page cut in half).
+	az.mu.Lock()
 	az.truncate = "1"
+	az.mu.Unlock()
 	restarted := newMetrics(db)
 	jobs, err := a.buildJobs([]string{"azure"})
 	if err != nil {
