@@ -12,6 +12,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fx"
+	"github.com/pricewatch/pricewatch/gpu"
 )
 
 // RecommendOptions state the question: how many GPUs of which model, at
@@ -179,7 +180,7 @@ func Recommend(offers []pricewatch.Offer, avail []pricewatch.Availability, opts 
 	models := map[string]bool{}
 	spotLeftOut, fractional := 0, 0
 	for _, o := range offers {
-		if !MatchGPU(opts.GPU, o.GPUModel) || !inSet(opts.Providers, o.Provider) || !inSet(opts.Regions, o.Region) || !osMatches(opts.OS, o.OS) {
+		if !gpu.Matches(opts.GPU, o.GPUModel) || !inSet(opts.Providers, o.Provider) || !inSet(opts.Regions, o.Region) || !osMatches(opts.OS, o.OS) {
 			continue
 		}
 		if o.PriceType == pricewatch.Spot && !opts.IncludeSpot {

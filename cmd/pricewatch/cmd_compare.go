@@ -390,7 +390,7 @@ func priceTypesText(pts []pricewatch.PriceType) string {
 }
 
 // currentOffers loads the current prices. The GPU is matched in Go with
-// analysis.MatchGPU (a family name matches several stored models), so SQL
+// gpu.Matches (a family name matches several stored models), so SQL
 // filters only by place and OS.
 func currentOffers(ctx context.Context, db *storage.DB, providers, regions []string, os string) ([]pricewatch.Offer, error) {
 	rows, err := db.Prices(ctx, storage.PriceFilter{Providers: providers, Regions: regions, OS: sqlOS(os), CurrentOnly: true})

@@ -17,6 +17,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers/alibaba/alibabatest"
+	"github.com/pricewatch/pricewatch/gpu"
 )
 
 // Why prices are not read through the SDK's typed models: they are
@@ -127,34 +128,6 @@ func TestTradePrice(t *testing.T) {
 	}
 }
 
-func TestModelFromSpec(t *testing.T) {
-	tests := []struct {
-		spec string
-		mem  float64
-		want string
-		ok   bool
-	}{
-		{"NVIDIA A10", 24, "A10", true},
-		{"NVIDIA A100", 80, "A100-80GB", true},
-		{"NVIDIA A100", 40, "A100-40GB", true},
-		{"NVIDIA A100", 0, "", false},
-		{"NVIDIA V100", 32, "V100-32GB", true},
-		{"NVIDIA V100", 16, "V100", true},
-		{"NVIDIA Tesla T4", 16, "T4", true},
-		{"nvidia l20", 48, "L20", true},
-		{"NVIDIA A30", 24, "A30", true},
-		{"NVIDIA H20", 96, "H20", true},
-		{"NVIDIA GU8TF", 96, "", false}, // a code name: the family decides
-		{"", 0, "", false},
-	}
-	for _, tt := range tests {
-		got, ok := modelFromSpec(tt.spec, tt.mem)
-		if got != tt.want || ok != tt.ok {
-			t.Errorf("modelFromSpec(%q, %v) = %q, %v; want %q, %v", tt.spec, tt.mem, got, ok, tt.want, tt.ok)
-		}
-	}
-}
-
 func TestHardware(t *testing.T) {
 	n := func(s string) num { return num{text: s, set: s != ""} }
 	tests := []struct {
@@ -175,13 +148,13 @@ func TestHardware(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := hardware(tt.it)
-			if err != nil || got != tt.want {
-				t.Errorf("got %+v, %v; want %+v", got, err, tt.want)
+			got, kind, err := hardware(tt.it)
+			if err != nil || got != tt.want || kind != gpu.KindGPU {
+				t.Errorf("got %+v, %s, %v; want %+v", got, kind, err, tt.want)
 			}
 		})
 	}
-	if _, err := hardware(instanceTypeJSON{InstanceTypeID: "x", CPUCoreCount: n("2.5")}); err == nil {
+	if _, _, err := hardware(instanceTypeJSON{InstanceTypeID: "x", CPUCoreCount: n("2.5")}); err == nil {
 		t.Error("fractional vCPU count accepted")
 	}
 }

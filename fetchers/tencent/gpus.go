@@ -49,7 +49,7 @@ var gpuFamilies = map[string]gpuFamily{
 	// H800 and A800 are the export variants of H100 and A100 80GB: the same
 	// memory, a slower interconnect, so they keep their own names.
 	"HCCPNV5":  {Model: "H800", MemoryGB: 80, Source: srcObserved},
-	"HCCPNV4h": {Model: "A800", MemoryGB: 80, Source: srcUnverified},
+	"HCCPNV4h": {Model: "A800-80GB", MemoryGB: 80, Source: srcUnverified},
 }
 
 // familyOf returns the family of an instance type: CVM's own InstanceFamily
