@@ -47,6 +47,10 @@ func TestCheck(t *testing.T) {
 	}{
 		{name: "placeholder below the USD floor", cfg: defaults,
 			offer: offer("azure", "Standard_ND96isr_H200_v5", "H200", 8, "USD", "0.01"), reason: storage.HeldBelowFloor, contain: "0.00125 USD per GPU-hour"},
+		{name: "the real RTX PRO 6000 spot placeholder", cfg: defaults,
+			offer: offer("azure", "Standard_NC320lds_xl_RTXPRO6000BSE_v6", "RTX-PRO-6000", 2, "USD", "0.0052"), reason: storage.HeldBelowFloor},
+		{name: "the real RTX PRO 6000 spot price", cfg: defaults,
+			offer: offer("azure", "Standard_NC320lds_xl_RTXPRO6000BSE_v6", "RTX-PRO-6000", 2, "USD", "3.5204")},
 		{name: "CNY has its own floor", cfg: defaults,
 			offer: offer("tencent", "GN7.2XLARGE32", "T4", 1, "CNY", "0.10"), reason: storage.HeldBelowFloor},
 		{name: "a cheap real USD GPU-hour is above the floor", cfg: defaults,
