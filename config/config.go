@@ -38,6 +38,7 @@ type Config struct {
 	Guard     Guard     `yaml:"guard"`
 	Alerts    Alerts    `yaml:"alerts"`
 	Digest    Digest    `yaml:"digest"`
+	Metrics   Metrics   `yaml:"metrics"`
 
 	// Source is the file the config came from ("" for built-in defaults).
 	Source string `yaml:"-"`
@@ -223,6 +224,22 @@ type Digest struct {
 	Currency  string   `yaml:"currency"`
 	GPUModels []string `yaml:"gpu_models"`
 	Chart     bool     `yaml:"chart"`
+}
+
+// Metrics tunes the Prometheus series on /metrics.
+type Metrics struct {
+	Offers MetricsOffers `yaml:"offers"`
+}
+
+// MetricsOffers selects offers exported one series each
+// (pricewatch_offer_price_per_gpu_hour). Off while GPUModels is empty: a
+// series per offer of every cloud would be tens of thousands.
+type MetricsOffers struct {
+	// GPUModels are models or families (A100 covers A100-40GB, A100-80GB).
+	GPUModels []string `yaml:"gpu_models"`
+	// PriceTypes and Providers narrow the selection; empty keeps all.
+	PriceTypes []string `yaml:"price_types"`
+	Providers  []string `yaml:"providers"`
 }
 
 // Default returns the built-in configuration: every provider enabled
@@ -458,6 +475,32 @@ func (c *Config) Validate() error {
 	}
 	if !isCurrency(c.Digest.Currency) {
 		add(c.keyErr("digest.currency", "%q is not a three-letter currency code", c.Digest.Currency))
+	}
+	add(c.validateMetrics())
+	return errors.Join(errs...)
+}
+
+func (c *Config) validateMetrics() error {
+	var errs []error
+	o := c.Metrics.Offers
+	for i, g := range o.GPUModels {
+		if strings.TrimSpace(g) == "" {
+			errs = append(errs, c.keyErr(fmt.Sprintf("metrics.offers.gpu_models[%d]", i), "must not be empty"))
+		}
+	}
+	for i, p := range o.PriceTypes {
+		if !contains([]string{"on_demand", "spot", "reserved", "savings_plan"}, p) {
+			errs = append(errs, c.keyErr(fmt.Sprintf("metrics.offers.price_types[%d]", i), "%q: want on_demand, spot, reserved or savings_plan", p))
+		}
+	}
+	known := c.providerCommons()
+	for i, p := range o.Providers {
+		if _, ok := known[p]; !ok {
+			errs = append(errs, c.keyErr(fmt.Sprintf("metrics.offers.providers[%d]", i), "%q is not a provider", p))
+		}
+	}
+	if len(o.GPUModels) == 0 && (len(o.PriceTypes) > 0 || len(o.Providers) > 0) {
+		errs = append(errs, c.keyErr("metrics.offers.gpu_models", "per-offer series need at least one GPU model (price_types and providers only narrow them)"))
 	}
 	return errors.Join(errs...)
 }

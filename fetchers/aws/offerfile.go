@@ -26,6 +26,8 @@ type regionPrices struct {
 	// NotYetInEffect counts terms left out because their effectiveDate
 	// lies after the fetch.
 	NotYetInEffect int
+	// RegionName is the region's display name (the products' `location`).
+	RegionName string
 }
 
 // errLayout marks a document that parses but does not have the shape of
@@ -49,6 +51,7 @@ const (
 	aMarketOption
 	aOperation
 	aRegionCode
+	aLocation
 	nAttrs
 )
 
@@ -116,6 +119,8 @@ func attrIndex(key []byte) int {
 		return aOperation
 	case "regionCode":
 		return aRegionCode
+	case "location":
+		return aLocation
 	}
 	return -1
 }
@@ -267,6 +272,9 @@ func parseOfferFileAt(r io.Reader, region string, now time.Time) (*regionPrices,
 			}
 			out.LinuxSKU[itype] = string(sku)
 			priced[string(sku)] = itype
+			if out.RegionName == "" {
+				out.RegionName = attrs.get(aLocation)
+			}
 		}
 		return nil
 	}
@@ -299,6 +307,7 @@ func parseOfferFileAt(r io.Reader, region string, now time.Time) (*regionPrices,
 					out.NotYetInEffect++
 					return nil
 				}
+				o.SkuID, o.RegionName = skuName, out.RegionName
 				prev, dup := seen[o.Key()]
 				switch {
 				case !dup:
@@ -372,6 +381,7 @@ type term struct {
 }
 
 type priceDimension struct {
+	rateCode          string // the dimension's key: SKU.OfferTermCode.RateCode
 	unit, description string
 	currency, price   string
 }
@@ -418,8 +428,8 @@ func parseTerm(s *scanner) (term, error) {
 				return err
 			})
 		case "priceDimensions":
-			return s.object("priceDimensions", func([]byte) error {
-				var d priceDimension
+			return s.object("priceDimensions", func(key []byte) error {
+				d := priceDimension{rateCode: string(key)}
 				err := s.object("price dimension", func(k []byte) error {
 					switch string(k) {
 					case "unit":
@@ -487,6 +497,9 @@ func (t term) offer(kind termKind, region, itype string) (o pricewatch.Offer, ke
 		return o, false, err
 	}
 	o.Currency = hourly.currency
+	// The hourly dimension's rate code names the price ListUnitPrice
+	// exports; a reservation's upfront fee has a rate code of its own.
+	o.SkuPriceID = hourly.rateCode
 	switch kind {
 	case onDemandTerms:
 		o.PriceType = pricewatch.OnDemand

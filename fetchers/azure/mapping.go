@@ -151,6 +151,12 @@ func offersFor(it item, pt pricewatch.PriceType, os string, s sku) ([]candidate,
 		OS:           os,
 		Currency:     currency,
 		Hardware:     s.hw,
+		// Savings-plan prices come inside the consumption row and are
+		// billed on its meter, so they carry its identifiers.
+		CloudIDs: pricewatch.CloudIDs{
+			SkuID: strings.TrimSpace(it.SkuID), SkuPriceID: strings.TrimSpace(it.MeterID),
+			ProductID: strings.TrimSpace(it.ProductID), RegionName: strings.TrimSpace(it.Location),
+		},
 	}
 	c := candidate{primary: it.IsPrimaryMeterRegion == nil || *it.IsPrimaryMeterRegion, start: strings.TrimSpace(it.EffectiveStartDate), id: strings.TrimSpace(it.SkuID)}
 
