@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -39,8 +40,15 @@ func TestSameOfferTwiceFailsTheRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fake := newFake(t, "testdata/run1")
-	fake.Override("DescribeZoneInstanceConfigInfos", string(body))
+	// The real-format scenario with that one listing changed.
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("testdata/run1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ap-shanghai", "POSTPAID_BY_HOUR.json"), body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fake := newFake(t, dir)
 	r := newRig(t, fake.URL(), nil)
 	snap, err := r.f.Fetch(t.Context(), fetchers.Previous{})
 	if !errors.Is(err, fetchers.ErrIncomplete) || snap != nil || !strings.Contains(err.Error(), "listed twice") {
