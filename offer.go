@@ -22,6 +22,10 @@ const (
 	Tencent = "tencent"
 	Lambda  = "lambda"
 	RunPod  = "runpod"
+	// VastAI is a marketplace of hosts' machines (see IsMarketplace).
+	VastAI = "vastai"
+	// OCI is Oracle Cloud Infrastructure's public list price.
+	OCI = "oci"
 )
 
 // PriceType says how capacity is bought.

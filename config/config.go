@@ -79,6 +79,8 @@ type Providers struct {
 	Tencent Tencent `yaml:"tencent"`
 	Lambda  Keyed   `yaml:"lambda"`
 	RunPod  Keyed   `yaml:"runpod"`
+	VastAI  VastAI  `yaml:"vastai"`
+	OCI     OCI     `yaml:"oci"`
 }
 
 // Common are the keys every provider has.
@@ -146,6 +148,22 @@ type Keyed struct {
 // common is the part of Keyed every provider shares, for validation.
 func (k Keyed) common() Common {
 	return Common{Enabled: k.Enabled, Endpoint: k.Endpoint, Schedule: k.Schedule, Timeout: k.Timeout}
+}
+
+// VastAI searches the Vast.ai marketplace (no key).
+type VastAI struct {
+	Common `yaml:",inline"`
+	// GPUModels are Vast.ai gpu_name values, one search each ("H100 SXM").
+	GPUModels []string `yaml:"gpu_models"`
+	// MaxPages bounds the 64-offer pages read per GPU model.
+	MaxPages int `yaml:"max_pages"`
+	// RequestInterval spaces requests (unauthenticated bursts get 429).
+	RequestInterval time.Duration `yaml:"request_interval"`
+}
+
+// OCI reads Oracle's public price list (no key).
+type OCI struct {
+	Common `yaml:",inline"`
 }
 
 // FX is the exchange-rate source.
@@ -295,6 +313,16 @@ func Default() *Config {
 			// polled often; each run is one small request.
 			Lambda: Keyed{Enabled: true, Endpoint: "https://cloud.lambda.ai", Schedule: "*/5 * * * *", Timeout: 2 * time.Minute},
 			RunPod: Keyed{Enabled: true, Endpoint: "https://api.runpod.io", Schedule: "*/5 * * * *", Timeout: 2 * time.Minute},
+			VastAI: VastAI{
+				// Marketplace offers change by the minute: every 15 minutes
+				// catches capacity as it appears.
+				Common:    Common{Enabled: true, Endpoint: "https://console.vast.ai", Schedule: "*/15 * * * *", Timeout: 10 * time.Minute},
+				GPUModels: []string{"H100 SXM", "H100 PCIE", "H100 NVL", "H200", "H200 NVL", "B200", "B300", "A100 SXM4", "A100 PCIE", "L40S"},
+				MaxPages:  25, RequestInterval: 750 * time.Millisecond,
+			},
+			OCI: OCI{
+				Common: Common{Enabled: true, Endpoint: "https://apexapps.oracle.com", Schedule: "35 */6 * * *", Timeout: 10 * time.Minute},
+			},
 		},
 		FX: FX{
 			Enabled:  true,
@@ -413,7 +441,7 @@ func (c *Config) Validate() error {
 	}
 	for name, p := range c.providerCommons() {
 		prefix := "providers." + name
-		if p.Endpoint != "" || name == "azure" || name == "aws" || name == "lambda" || name == "runpod" {
+		if p.Endpoint != "" || name == "azure" || name == "aws" || name == "lambda" || name == "runpod" || name == "vastai" || name == "oci" {
 			add(c.checkURL(prefix+".endpoint", p.Endpoint))
 		}
 		if p.Schedule != "" {
@@ -429,6 +457,25 @@ func (c *Config) Validate() error {
 				add(c.keyErr(fmt.Sprintf("%s.regions[%d]", prefix, i), "%q is not a region code", r))
 			}
 		}
+	}
+	for _, name := range []string{"vastai", "oci"} {
+		if len(c.providerCommons()[name].Regions) > 0 {
+			add(c.keyErr("providers."+name+".regions", "is not used: %s", map[string]string{
+				"vastai": "offers are stored per country, every country the marketplace lists",
+				"oci":    "OCI's list price is the same in every region and is stored once, under region global",
+			}[name]))
+		}
+	}
+	for i, m := range c.Providers.VastAI.GPUModels {
+		if strings.TrimSpace(m) == "" {
+			add(c.keyErr(fmt.Sprintf("providers.vastai.gpu_models[%d]", i), "must not be empty"))
+		}
+	}
+	if c.Providers.VastAI.MaxPages < 1 {
+		add(c.keyErr("providers.vastai.max_pages", "must be at least 1"))
+	}
+	if c.Providers.VastAI.RequestInterval < 0 {
+		add(c.keyErr("providers.vastai.request_interval", "must not be negative"))
 	}
 	if c.Providers.AWS.SpotEnabled {
 		add(c.checkURL("providers.aws.spot_endpoint", c.Providers.AWS.SpotEndpoint))
@@ -534,8 +581,8 @@ func (c *Config) validateMetrics() error {
 // Events a rule may select.
 var ruleEvents = []string{"availability_new", "availability_gone", "back_in_stock", "sold_out", "price_drop", "price_rise", "spot_below", "price_new"}
 
-// Providers a rule may name.
-var ruleProviders = []string{"aws", "azure", "alibaba", "tencent", "lambda", "runpod"}
+// ruleProviders are the provider names a rule may select.
+var ruleProviders = []string{"aws", "azure", "alibaba", "tencent", "lambda", "runpod", "vastai", "oci"}
 
 func (c *Config) validateRule(i int, r Rule) error {
 	var errs []error
@@ -583,6 +630,8 @@ func (c *Config) providerCommons() map[string]Common {
 		"tencent": c.Providers.Tencent.Common,
 		"lambda":  c.Providers.Lambda.common(),
 		"runpod":  c.Providers.RunPod.common(),
+		"vastai":  c.Providers.VastAI.Common,
+		"oci":     c.Providers.OCI.Common,
 	}
 }
 

@@ -382,6 +382,10 @@ func ProviderName(p string) string {
 		return "Lambda"
 	case pricewatch.RunPod:
 		return "RunPod"
+	case pricewatch.VastAI:
+		return "Vast.ai"
+	case pricewatch.OCI:
+		return "Oracle Cloud"
 	}
 	return p
 }
@@ -410,6 +414,10 @@ func PricingURL(provider string, pt pricewatch.PriceType) string {
 		return "https://lambda.ai/pricing"
 	case pricewatch.RunPod:
 		return "https://www.runpod.io/pricing"
+	case pricewatch.VastAI:
+		return "https://cloud.vast.ai/create/"
+	case pricewatch.OCI:
+		return "https://www.oracle.com/cloud/compute/pricing/"
 	}
 	return "https://github.com/pricewatch/pricewatch"
 }

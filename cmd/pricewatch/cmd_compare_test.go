@@ -183,6 +183,8 @@ providers:
   tencent: {enabled: false}
   lambda: {enabled: false}
   runpod: {enabled: false}
+  vastai: {enabled: false}
+  oci: {enabled: false}
 fx:
   enabled: false
   currency: USD

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"golang.org/x/term"
 
@@ -19,14 +20,16 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/aws"
 	"github.com/pricewatch/pricewatch/fetchers/azure"
 	"github.com/pricewatch/pricewatch/fetchers/lambda"
+	"github.com/pricewatch/pricewatch/fetchers/oci"
 	"github.com/pricewatch/pricewatch/fetchers/runpod"
 	"github.com/pricewatch/pricewatch/fetchers/tencent"
+	"github.com/pricewatch/pricewatch/fetchers/vastai"
 	"github.com/pricewatch/pricewatch/guard"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
 // providerNames in the order a cycle runs them.
-var providerNames = []string{"aws", "azure", "alibaba", "tencent", "lambda", "runpod"}
+var providerNames = []string{"aws", "azure", "alibaba", "tencent", "lambda", "runpod", "vastai", "oci"}
 
 // buildJobs builds the enabled providers' fetchers (only those named, when
 // only is not empty). Adding a cloud means adding its case here.
@@ -111,6 +114,22 @@ func (a *app) buildJobs(only []string) ([]providerJob, error) {
 		}
 		jobs = append(jobs, providerJob{name: pricewatch.RunPod, fetcher: f, timeout: c.Timeout, schedule: c.Schedule})
 	}
+	if want(pricewatch.VastAI, cfg.VastAI.Enabled) {
+		c := cfg.VastAI
+		f, err := vastai.New(vastai.Config{Endpoint: c.Endpoint, GPUModels: c.GPUModels, MaxPages: c.MaxPages,
+			RequestInterval: requestInterval(c.RequestInterval)}, client, a.log.Named("vastai"))
+		if err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, providerJob{name: pricewatch.VastAI, fetcher: f, timeout: c.Timeout, schedule: c.Schedule})
+	}
+	if want(pricewatch.OCI, cfg.OCI.Enabled) {
+		f, err := oci.New(oci.Config{Endpoint: cfg.OCI.Endpoint}, client, a.log.Named("oci"))
+		if err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, providerJob{name: pricewatch.OCI, fetcher: f, timeout: cfg.OCI.Timeout, schedule: cfg.OCI.Schedule})
+	}
 	g, err := guard.New(a.cfg.Guard, a.log.Named("guard"))
 	if err != nil {
 		return nil, err
@@ -119,6 +138,15 @@ func (a *app) buildJobs(only []string) ([]providerJob, error) {
 		jobs[i].guard = g
 	}
 	return jobs, nil
+}
+
+// requestInterval maps the config's 0 ("no spacing") to the fetcher's
+// "none", whose own 0 means its default.
+func requestInterval(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
 
 // skipWithoutCredentials turns "no credentials" into a fetcher that reports
