@@ -20,6 +20,8 @@ const (
 	Azure   = "azure"
 	Alibaba = "alibaba"
 	Tencent = "tencent"
+	Lambda  = "lambda"
+	RunPod  = "runpod"
 	// VastAI is a marketplace of hosts' machines (see IsMarketplace).
 	VastAI = "vastai"
 	// OCI is Oracle Cloud Infrastructure's public list price.

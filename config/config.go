@@ -79,6 +79,8 @@ type Providers struct {
 	Tencent Tencent `yaml:"tencent"`
 	VastAI  VastAI  `yaml:"vastai"`
 	OCI     OCI     `yaml:"oci"`
+	Lambda  Keyed   `yaml:"lambda"`
+	RunPod  Keyed   `yaml:"runpod"`
 }
 
 // Common are the keys every provider has.
@@ -142,6 +144,26 @@ type VastAI struct {
 // OCI reads Oracle's public price list (no key).
 type OCI struct {
 	Common `yaml:",inline"`
+}
+
+// Keyed is a provider with one global API (no regions to choose: the
+// answer covers every region) read with an API key: Lambda, RunPod.
+type Keyed struct {
+	Enabled bool `yaml:"enabled"`
+	// Endpoint is the base URL (scheme and host); the fetcher appends the
+	// API's path.
+	Endpoint string        `yaml:"endpoint"`
+	Schedule string        `yaml:"schedule"`
+	Timeout  time.Duration `yaml:"timeout"`
+	// APIKeyFile names a file holding the key, used when the provider's
+	// environment variable is not set (a relative name is looked up in
+	// $CREDENTIALS_DIRECTORY).
+	APIKeyFile string `yaml:"api_key_file"`
+}
+
+// common is the part of Keyed every provider shares, for validation.
+func (k Keyed) common() Common {
+	return Common{Enabled: k.Enabled, Endpoint: k.Endpoint, Schedule: k.Schedule, Timeout: k.Timeout}
 }
 
 // FX is the exchange-rate source.
@@ -297,6 +319,10 @@ func Default() *Config {
 			OCI: OCI{
 				Common: Common{Enabled: true, Endpoint: "https://apexapps.oracle.com", Schedule: "35 */6 * * *", Timeout: 10 * time.Minute},
 			},
+			// Capacity comes and goes within minutes on both, so they are
+			// polled often; each run is one small request.
+			Lambda: Keyed{Enabled: true, Endpoint: "https://cloud.lambda.ai", Schedule: "*/5 * * * *", Timeout: 2 * time.Minute},
+			RunPod: Keyed{Enabled: true, Endpoint: "https://api.runpod.io", Schedule: "*/5 * * * *", Timeout: 2 * time.Minute},
 		},
 		FX: FX{
 			Enabled:  true,
@@ -415,7 +441,7 @@ func (c *Config) Validate() error {
 	}
 	for name, p := range c.providerCommons() {
 		prefix := "providers." + name
-		if p.Endpoint != "" || name == "azure" || name == "aws" || name == "vastai" || name == "oci" {
+		if p.Endpoint != "" || name == "azure" || name == "aws" || name == "lambda" || name == "runpod" || name == "vastai" || name == "oci" {
 			add(c.checkURL(prefix+".endpoint", p.Endpoint))
 		}
 		if p.Schedule != "" {
@@ -555,8 +581,8 @@ func (c *Config) validateMetrics() error {
 // Events a rule may select.
 var ruleEvents = []string{"availability_new", "availability_gone", "back_in_stock", "sold_out", "price_drop", "price_rise", "spot_below", "price_new"}
 
-// ruleProviders are the provider names a rule may select.
-var ruleProviders = []string{"aws", "azure", "alibaba", "tencent", "vastai", "oci"}
+// Providers a rule may name.
+var ruleProviders = []string{"aws", "azure", "alibaba", "tencent", "lambda", "runpod", "vastai", "oci"}
 
 func (c *Config) validateRule(i int, r Rule) error {
 	var errs []error
@@ -604,6 +630,8 @@ func (c *Config) providerCommons() map[string]Common {
 		"tencent": c.Providers.Tencent.Common,
 		"vastai":  c.Providers.VastAI.Common,
 		"oci":     c.Providers.OCI.Common,
+		"lambda":  c.Providers.Lambda.common(),
+		"runpod":  c.Providers.RunPod.common(),
 	}
 }
 

@@ -382,6 +382,10 @@ func ProviderName(p string) string {
 		return "Vast.ai"
 	case pricewatch.OCI:
 		return "Oracle Cloud"
+	case pricewatch.Lambda:
+		return "Lambda"
+	case pricewatch.RunPod:
+		return "RunPod"
 	}
 	return p
 }
@@ -410,6 +414,10 @@ func PricingURL(provider string, pt pricewatch.PriceType) string {
 		return "https://cloud.vast.ai/create/"
 	case pricewatch.OCI:
 		return "https://www.oracle.com/cloud/compute/pricing/"
+	case pricewatch.Lambda:
+		return "https://lambda.ai/pricing"
+	case pricewatch.RunPod:
+		return "https://www.runpod.io/pricing"
 	}
 	return "https://github.com/pricewatch/pricewatch"
 }

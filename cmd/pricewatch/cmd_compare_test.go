@@ -183,6 +183,8 @@ providers:
   tencent: {enabled: false}
   vastai: {enabled: false}
   oci: {enabled: false}
+  lambda: {enabled: false}
+  runpod: {enabled: false}
 fx:
   enabled: false
   currency: USD

@@ -214,6 +214,8 @@ providers:
   tencent: {enabled: true, schedule: "0 6 * * 1,4", regions: [ap-guangzhou]}
   vastai: {enabled: false}
   oci: {enabled: false}
+  lambda: {enabled: false}
+  runpod: {enabled: false}
 fx:
   enabled: false
   currency: USD

@@ -60,6 +60,8 @@ providers:
   tencent: {enabled: false}
   vastai: {enabled: false}
   oci: {enabled: false}
+  lambda: {enabled: false}
+  runpod: {enabled: false}
   azure:
     endpoint: %s/api/retail/prices
     schedule: "@every 1s"

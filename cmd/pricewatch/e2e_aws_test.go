@@ -188,6 +188,8 @@ providers:
   tencent: {enabled: false}
   vastai: {enabled: false}
   oci: {enabled: false}
+  lambda: {enabled: false}
+  runpod: {enabled: false}
   aws:
     enabled: true
     endpoint: %s

@@ -47,6 +47,8 @@ providers:
   azure: {enabled: false}
   vastai: {enabled: false}
   oci: {enabled: false}
+  lambda: {enabled: false}
+  runpod: {enabled: false}
   alibaba:
     enabled: %t
     endpoint: %s

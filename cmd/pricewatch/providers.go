@@ -19,7 +19,9 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/alibaba"
 	"github.com/pricewatch/pricewatch/fetchers/aws"
 	"github.com/pricewatch/pricewatch/fetchers/azure"
+	"github.com/pricewatch/pricewatch/fetchers/lambda"
 	"github.com/pricewatch/pricewatch/fetchers/oci"
+	"github.com/pricewatch/pricewatch/fetchers/runpod"
 	"github.com/pricewatch/pricewatch/fetchers/tencent"
 	"github.com/pricewatch/pricewatch/fetchers/vastai"
 	"github.com/pricewatch/pricewatch/guard"
@@ -27,7 +29,7 @@ import (
 )
 
 // providerNames in the order a cycle runs them.
-var providerNames = []string{"aws", "azure", "alibaba", "tencent", "vastai", "oci"}
+var providerNames = []string{"aws", "azure", "alibaba", "tencent", "lambda", "runpod", "vastai", "oci"}
 
 // buildJobs builds the enabled providers' fetchers (only those named, when
 // only is not empty). Adding a cloud means adding its case here.
@@ -100,6 +102,33 @@ func (a *app) buildJobs(only []string) ([]providerJob, error) {
 			return nil, err
 		}
 		jobs = append(jobs, providerJob{name: pricewatch.OCI, fetcher: f, timeout: cfg.OCI.Timeout, schedule: cfg.OCI.Schedule})
+	}
+	if want(pricewatch.Lambda, cfg.Lambda.Enabled) {
+		c := cfg.Lambda
+		var f fetchers.Fetcher
+		key, err := lambda.APIKeyFrom(c.APIKeyFile)
+		if err == nil {
+			a.redactor.SetSecrets(a.secrets(key)...)
+			f, err = lambda.New(lambda.Config{Endpoint: c.Endpoint, APIKey: key}, client, a.log.Named("lambda"))
+		}
+		if f, err = skipWithoutCredentials(pricewatch.Lambda, f, err); err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, providerJob{name: pricewatch.Lambda, fetcher: f, timeout: c.Timeout, schedule: c.Schedule})
+	}
+	if want(pricewatch.RunPod, cfg.RunPod.Enabled) {
+		c := cfg.RunPod
+		// The key is optional: RunPod answers the price query without one.
+		key, err := runpod.APIKeyFrom(c.APIKeyFile)
+		if err != nil {
+			return nil, err
+		}
+		a.redactor.SetSecrets(a.secrets(key)...)
+		f, err := runpod.New(runpod.Config{Endpoint: c.Endpoint, APIKey: key}, client, a.log.Named("runpod"))
+		if err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, providerJob{name: pricewatch.RunPod, fetcher: f, timeout: c.Timeout, schedule: c.Schedule})
 	}
 	g, err := guard.New(a.cfg.Guard, a.log.Named("guard"))
 	if err != nil {
