@@ -34,6 +34,8 @@ providers:
   tencent: {enabled: false}
   lambda: {enabled: %t, endpoint: %q}
   runpod: {enabled: %t, endpoint: %q}
+  vastai: {enabled: false}
+  oci: {enabled: false}
 fx:
   enabled: false
 digest:
