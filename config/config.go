@@ -37,6 +37,7 @@ type Config struct {
 	Slack     Slack     `yaml:"slack"`
 	Alerts    Alerts    `yaml:"alerts"`
 	Digest    Digest    `yaml:"digest"`
+	Hardware  Hardware  `yaml:"hardware"`
 
 	// Source is the file the config came from ("" for built-in defaults).
 	Source string `yaml:"-"`
@@ -399,6 +400,7 @@ func (c *Config) Validate() error {
 	if !isCurrency(c.Digest.Currency) {
 		add(c.keyErr("digest.currency", "%q is not a three-letter currency code", c.Digest.Currency))
 	}
+	errs = append(errs, c.validateHardware()...)
 	return errors.Join(errs...)
 }
 

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/hardware"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -18,6 +19,9 @@ type providerJob struct {
 	fetcher  fetchers.Fetcher
 	timeout  time.Duration
 	schedule string
+	// hardware holds the config's hardware.overrides, applied to every
+	// fetched offer and availability record before they are stored.
+	hardware hardware.Overrides
 }
 
 // runStatus values in a summary.
@@ -34,6 +38,9 @@ type runSummary struct {
 	Result   *storage.Result
 	Err      error
 	Duration time.Duration
+	// UnknownHardware counts the instance types the run stored whose GPU
+	// is unknown or not in the catalogue (after hardware.overrides).
+	UnknownHardware int
 }
 
 // runProvider performs one provider run: fetch, then store in one
@@ -64,6 +71,12 @@ func runProvider(ctx context.Context, db *storage.DB, job providerJob, opts stor
 	log.Info("fetch started", zap.String("provider", job.name), zap.Int64("run", runID))
 	snap, err := job.fetcher.Fetch(runCtx, fetchers.Previous{Versions: prev})
 	if err == nil {
+		// Between fetch and store: the user's corrections first, then
+		// count what is still unknown (stored all the same).
+		if n := job.hardware.Apply(snap); n > 0 {
+			log.Info("hardware overrides applied", zap.String("provider", job.name), zap.Int("types", n))
+		}
+		sum.UnknownHardware = hardware.UnknownTypes(snap)
 		sum.Result, err = db.SaveSnapshot(runCtx, runID, snap, opts)
 	}
 	if err != nil {
@@ -88,6 +101,7 @@ func runProvider(ctx context.Context, db *storage.DB, job providerJob, opts stor
 	log.Info("fetch stored", zap.String("provider", job.name), zap.Int64("run", runID),
 		zap.Int("seen", r.Seen), zap.Int("new", r.New), zap.Int("changed", r.Changed), zap.Int("unchanged", r.Unchanged),
 		zap.Int("closed", r.Closed), zap.Int("skipped_regions", r.Skipped), zap.Int("changes", len(r.Changes)),
+		zap.Int("unknown_hardware_types", sum.UnknownHardware),
 		zap.Duration("took", time.Since(start)))
 	return finish(statusOK, nil)
 }
@@ -101,6 +115,9 @@ func summaryLine(s runSummary) string {
 		line := fmt.Sprintf("%-8s ok       %d offers: %d new, %d changed, %d unchanged, %d closed", s.Provider, r.Seen, r.New, r.Changed, r.Unchanged, r.Closed)
 		if r.Skipped > 0 {
 			line += fmt.Sprintf("; %d region(s) skipped as unchanged", r.Skipped)
+		}
+		if s.UnknownHardware > 0 {
+			line += fmt.Sprintf("; %d type(s) with unknown GPU hardware (pricewatch hardware unknown)", s.UnknownHardware)
 		}
 		if r.FirstRun {
 			line += " (first run: baseline)"

@@ -19,6 +19,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/aws"
 	"github.com/pricewatch/pricewatch/fetchers/azure"
 	"github.com/pricewatch/pricewatch/fetchers/tencent"
+	"github.com/pricewatch/pricewatch/hardware"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -80,6 +81,12 @@ func (a *app) buildJobs(only []string) ([]providerJob, error) {
 			return nil, err
 		}
 		jobs = append(jobs, providerJob{name: "tencent", fetcher: f, timeout: c.Timeout, schedule: c.Schedule})
+	}
+	// Every job applies the same hardware.overrides; jobs are rebuilt on
+	// a reload, so a changed override takes effect from the next run.
+	overrides := hardware.NewOverrides(a.cfg.Hardware)
+	for i := range jobs {
+		jobs[i].hardware = overrides
 	}
 	return jobs, nil
 }
