@@ -34,8 +34,8 @@ func TestUnknownTypesAndOverrides(t *testing.T) {
 	}
 	o := NewOverrides(config.Hardware{Overrides: []config.HardwareOverride{
 		{InstanceType: "ecs.gn8t-*", GPUModel: "NVIDIA L20 48GB", GPUMemoryGB: 48}, // a glob; model in a vendor spelling
-		{InstanceType: "ecs.gn8t-8x.32xlarge", GPUModel: "H100"},                  // never reached: the first match wins
-		{InstanceType: "Standard_NC8ads_A10_v4", GPUCount: 1},                     // fills only the count
+		{InstanceType: "ecs.gn8t-8x.32xlarge", GPUModel: "H100"},                   // never reached: the first match wins
+		{InstanceType: "Standard_NC8ads_A10_v4", GPUCount: 1},                      // fills only the count
 	}})
 	if n := o.Apply(snap); n != 2 {
 		t.Errorf("overrides matched %d types, want 2", n)
