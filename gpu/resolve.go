@@ -341,7 +341,7 @@ func pick(core []string, mem float64, form string) string {
 		case near(32) && form != "PCIE":
 			return "V100-32GB"
 		case near(32):
-			return "" // no 32 GB PCIe row
+			return "V100-32GB-PCIE"
 		case form == "PCIE":
 			return "V100-PCIE"
 		}
