@@ -57,6 +57,7 @@ func TestResolve(t *testing.T) {
 		{"NVIDIA G49", Hint{MemoryGB: 24}, "", 1, 24, KindGPU, "G49"},
 		{"NVIDIA L20N 48G", Hint{MemoryGB: 48}, "", 1, 48, KindGPU, "L20N 48G"},
 		{"NVIDIA vGPU8-16G", Hint{MemoryGB: 16}, "", 1, 16, KindGPU, "vGPU8-16G"},
+		{"NVIDIA L20N 48G", Hint{}, "", 1, 48, KindGPU, "L20N 48G"},
 		{"NVIDIA H20-virt1", Hint{}, "", 1, 0, KindGPU, "H20-virt1"},
 		// Not GPUs.
 		{"INTEL ARRIA 10 GX 1150", Hint{MemoryGB: 16}, "", 1, 0, KindFPGA, "INTEL ARRIA 10 GX 1150"},
