@@ -20,6 +20,12 @@ const (
 	Azure   = "azure"
 	Alibaba = "alibaba"
 	Tencent = "tencent"
+	Lambda  = "lambda"
+	RunPod  = "runpod"
+	// VastAI is a marketplace of hosts' machines (see IsMarketplace).
+	VastAI = "vastai"
+	// OCI is Oracle Cloud Infrastructure's public list price.
+	OCI = "oci"
 )
 
 // PriceType says how capacity is bought.
@@ -106,6 +112,31 @@ type Offer struct {
 	Hourly        decimal.Decimal
 	Upfront       decimal.Decimal
 	Hardware
+	// CloudIDs are the cloud's own names for what is priced; they are not
+	// part of the key (a cloud may renumber a SKU without it becoming
+	// another thing for sale).
+	CloudIDs
+}
+
+// CloudIDs are the cloud's own identifiers of an offer, so that a price
+// can be joined with the cloud's bills and price sheets. Each is empty
+// where the cloud's API has no such field (Alibaba's and Tencent's price
+// APIs carry none, nor does AWS's spot feed); none is ever made up.
+type CloudIDs struct {
+	// SkuID is the product the price belongs to: AWS's product `sku`
+	// (for a savings-plan rate, the `discountedSku` it applies to), Azure's
+	// `skuId`.
+	SkuID string
+	// SkuPriceID is the price itself: AWS's `rateCode` (SKU.OfferTermCode.
+	// RateCode; the hourly dimension of a reservation; a savings plan's
+	// rate code), Azure's `meterId` (the meter bills carry; reservations
+	// and savings plans are priced on the VM's meter).
+	SkuPriceID string
+	// ProductID is Azure's `productId`.
+	ProductID string
+	// RegionName is the cloud's display name of the region (Azure's
+	// `location`, AWS's `location` attribute).
+	RegionName string
 }
 
 // Key identifies the price point across fetches: two offers with the same

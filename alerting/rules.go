@@ -167,7 +167,7 @@ func (rs *Rules) Messages(res *storage.Result) ([]storage.OutboxMessage, error) 
 // Groups applies the rules to a stored run: one group per rule, event and
 // channel with at least one item, in rule order.
 func (rs *Rules) Groups(res *storage.Result) []Group {
-	if res == nil || len(res.Changes) == 0 || (res.FirstRun && !rs.alertOnFirstRun) {
+	if res == nil || len(res.AlertChanges()) == 0 || (res.FirstRun && !rs.alertOnFirstRun) {
 		return nil
 	}
 	var groups []Group
@@ -179,7 +179,7 @@ func (rs *Rules) Groups(res *storage.Result) []Group {
 				Channel: r.channel, Rule: r.name, Event: ev, Criteria: r.criteria(ev),
 				RunID: res.RunID, Provider: res.Provider, At: res.At,
 			}
-			for _, c := range res.Changes {
+			for _, c := range res.AlertChanges() {
 				item, ok := r.match(ev, c, rs.flapWindow)
 				if !ok {
 					continue

@@ -67,6 +67,9 @@ type CompareRow struct {
 	// Availability is the state behind Available ("in_stock", "offered",
 	// "sold_out", or "" when unknown).
 	Availability string `json:"availability"`
+	// Marketplace: sold by third-party hosts through a marketplace (see
+	// pricewatch.IsMarketplace), not by the cloud itself.
+	Marketplace bool `json:"marketplace"`
 	// FXError says why a row could not be converted (only in Unconverted).
 	FXError string `json:"fx_error,omitempty"`
 
@@ -160,6 +163,7 @@ func compareRow(o pricewatch.Offer, avail []pricewatch.Availability, opts Compar
 		Provider: o.Provider, Region: o.Region, Zone: o.Zone, InstanceType: o.InstanceType, PriceType: o.PriceType,
 		Term: o.Term, Payment: o.Payment, OfferingClass: o.OfferingClass, OS: o.OS,
 		GPUModel: o.GPUModel, GPUCount: o.GPUCount, NativeCurrency: o.Currency, Offer: o,
+		Marketplace: pricewatch.IsMarketplace(o.Provider, o.OfferingClass),
 	}
 	if spec, ok := gpu.Lookup(o.GPUModel); ok {
 		row.Spec = &spec

@@ -128,3 +128,40 @@ func TestNoFileGivesDefaults(t *testing.T) {
 		t.Errorf("defaults: %+v", cfg.Database)
 	}
 }
+
+// TestKeyedProviders: Lambda and RunPod take the common keys and an
+// api_key_file, are checked like the others, and rules may name them.
+func TestKeyedProviders(t *testing.T) {
+	cfg, err := Parse(strings.NewReader(`providers:
+  lambda:
+    enabled: true
+    endpoint: http://127.0.0.1:8080
+    schedule: "*/10 * * * *"
+    timeout: 90s
+    api_key_file: lambda-api-key
+  runpod:
+    enabled: false
+alerts:
+  rules:
+    - name: capacity
+      events: [back_in_stock]
+      providers: [lambda, runpod]
+`), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := cfg.Providers.Lambda
+	if !l.Enabled || l.Endpoint != "http://127.0.0.1:8080" || l.Schedule != "*/10 * * * *" || l.Timeout.Seconds() != 90 || l.APIKeyFile != "lambda-api-key" {
+		t.Errorf("lambda %+v", l)
+	}
+	if cfg.Providers.RunPod.Enabled || cfg.Providers.RunPod.Endpoint != "https://api.runpod.io" {
+		t.Errorf("runpod %+v", cfg.Providers.RunPod)
+	}
+
+	_, err = Parse(strings.NewReader("providers:\n  runpod:\n    endpoint: api.runpod.io\n    schedule: often\n  lambda:\n    regions: [us-east-1]\n"), "t.yaml")
+	for _, want := range []string{"line 3: providers.runpod.endpoint", "line 4: providers.runpod.schedule", "line 6: providers.lambda.regions: unknown key"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v, want %q", err, want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"time"
 
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
@@ -14,6 +15,10 @@ import (
 	"github.com/pricewatch/pricewatch/logging"
 	"github.com/pricewatch/pricewatch/storage"
 )
+
+// clock is the time the CLI stores runs at and fetchers judge validity
+// fields by. Tests replaying dated captures set it; nothing else does.
+var clock = time.Now
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = ""
@@ -85,6 +90,7 @@ func (a *app) openDB(ctx context.Context) (*storage.DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	db.Now = func() time.Time { return clock().UTC() }
 	a.db = db
 	return db, nil
 }

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/guard"
 	"github.com/pricewatch/pricewatch/hardware"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -22,6 +23,8 @@ type providerJob struct {
 	// hardware holds the config's hardware.overrides, applied to every
 	// fetched offer and availability record before they are stored.
 	hardware hardware.Overrides
+	// guard holds implausible prices back before they are stored.
+	guard *guard.Guard
 }
 
 // runStatus values in a summary.
@@ -71,12 +74,16 @@ func runProvider(ctx context.Context, db *storage.DB, job providerJob, opts stor
 	log.Info("fetch started", zap.String("provider", job.name), zap.Int64("run", runID))
 	snap, err := job.fetcher.Fetch(runCtx, fetchers.Previous{Versions: prev})
 	if err == nil {
-		// Between fetch and store: the user's corrections first, then
-		// count what is still unknown (stored all the same).
+		// Between fetch and store: the user's hardware corrections first
+		// (the guard judges prices per GPU-hour), then count what is
+		// still unknown (stored all the same).
 		if n := job.hardware.Apply(snap); n > 0 {
 			log.Info("hardware overrides applied", zap.String("provider", job.name), zap.Int("types", n))
 		}
 		sum.UnknownHardware = hardware.UnknownTypes(snap)
+		opts.Held, err = job.guard.Check(runCtx, db, snap)
+	}
+	if err == nil {
 		sum.Result, err = db.SaveSnapshot(runCtx, runID, snap, opts)
 	}
 	if err != nil {
@@ -101,6 +108,7 @@ func runProvider(ctx context.Context, db *storage.DB, job providerJob, opts stor
 	log.Info("fetch stored", zap.String("provider", job.name), zap.Int64("run", runID),
 		zap.Int("seen", r.Seen), zap.Int("new", r.New), zap.Int("changed", r.Changed), zap.Int("unchanged", r.Unchanged),
 		zap.Int("closed", r.Closed), zap.Int("skipped_regions", r.Skipped), zap.Int("changes", len(r.Changes)),
+		zap.Int("held", r.Held), zap.Int("accepted", r.Accepted), zap.Int("moves_awaiting_confirmation", len(r.Awaiting)),
 		zap.Int("unknown_hardware_types", sum.UnknownHardware),
 		zap.Duration("took", time.Since(start)))
 	return finish(statusOK, nil)
@@ -118,6 +126,15 @@ func summaryLine(s runSummary) string {
 		}
 		if s.UnknownHardware > 0 {
 			line += fmt.Sprintf("; %d type(s) with unknown GPU hardware (pricewatch hardware unknown)", s.UnknownHardware)
+		}
+		if r.Held > 0 {
+			line += fmt.Sprintf("; %d held as implausible (%s; see `pricewatch held`)", r.Held, storage.HeldReasonsText(r.HeldReasons))
+		}
+		if r.Accepted > 0 {
+			line += fmt.Sprintf("; %d held price(s) accepted after coming back", r.Accepted)
+		}
+		if n := len(r.Awaiting); n > 0 {
+			line += fmt.Sprintf("; %d large move(s) await confirmation by the next run", n)
 		}
 		if r.FirstRun {
 			line += " (first run: baseline)"
