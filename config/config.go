@@ -39,6 +39,7 @@ type Config struct {
 	Alerts    Alerts    `yaml:"alerts"`
 	Digest    Digest    `yaml:"digest"`
 	Metrics   Metrics   `yaml:"metrics"`
+	Hardware  Hardware  `yaml:"hardware"`
 
 	// Source is the file the config came from ("" for built-in defaults).
 	Source string `yaml:"-"`
@@ -549,6 +550,7 @@ func (c *Config) Validate() error {
 	if !isCurrency(c.Digest.Currency) {
 		add(c.keyErr("digest.currency", "%q is not a three-letter currency code", c.Digest.Currency))
 	}
+	errs = append(errs, c.validateHardware()...)
 	add(c.validateMetrics())
 	return errors.Join(errs...)
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/tencent"
 	"github.com/pricewatch/pricewatch/fetchers/vastai"
 	"github.com/pricewatch/pricewatch/guard"
+	"github.com/pricewatch/pricewatch/hardware"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -134,8 +135,12 @@ func (a *app) buildJobs(only []string) ([]providerJob, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Every job applies the same hardware.overrides; jobs are rebuilt on
+	// a reload, so a changed override takes effect from the next run.
+	overrides := hardware.NewOverrides(a.cfg.Hardware)
 	for i := range jobs {
 		jobs[i].guard = g
+		jobs[i].hardware = overrides
 	}
 	return jobs, nil
 }
