@@ -1,17 +1,16 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pricewatch/pricewatch/alerting"
 	"github.com/pricewatch/pricewatch/alerting/slack"
+	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -161,44 +160,8 @@ func (a *app) alertsListCommand() *cobra.Command {
 	return cmd
 }
 
-// alertRow is the JSON shape scripts rely on; keep the names.
-type alertRow struct {
-	ID            int64  `json:"id"`
-	DeliveryKey   string `json:"delivery_key"`
-	Channel       string `json:"channel"`
-	Kind          string `json:"kind"`
-	Status        string `json:"status"`
-	Attempts      int    `json:"attempts"`
-	CreatedAt     any    `json:"created_at"`
-	NextAttemptAt any    `json:"next_attempt_at"`
-	SentAt        any    `json:"sent_at"`
-	LastError     string `json:"last_error"`
-	Summary       string `json:"summary"`
-}
-
-var unescapeMrkdwn = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&")
-
-// summary is the alert's plain one-line text.
-func summary(payload []byte) string {
-	var p struct {
-		Text string `json:"text"`
-	}
-	if json.Unmarshal(payload, &p) != nil {
-		return ""
-	}
-	return unescapeMrkdwn.Replace(strings.TrimPrefix(p.Text, "pricewatch: "))
-}
-
 func writeAlerts(w io.Writer, format string, entries []storage.OutboxEntry) error {
-	rows := make([]alertRow, 0, len(entries))
-	for _, e := range entries {
-		r := alertRow{ID: e.ID, DeliveryKey: e.DeliveryKey, Channel: e.Channel, Kind: e.Kind, Status: e.Status, Attempts: e.Attempts,
-			CreatedAt: jsonTime(&e.CreatedAt), SentAt: jsonTime(e.SentAt), LastError: e.LastError, Summary: summary(e.Payload)}
-		if e.Status == storage.OutboxPending {
-			r.NextAttemptAt = jsonTime(&e.NextAttemptAt)
-		}
-		rows = append(rows, r)
-	}
+	rows := report.AlertRows(entries)
 	switch format {
 	case formatJSON:
 		return writeJSON(w, rows)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -33,24 +33,13 @@ func (a *app) availabilityCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			// --gpu is matched as compare does (A100 covers A100-40GB and
-			// A100-80GB), not by exact name in SQL.
-			f := storage.AvailabilityFilter{All: all, Providers: providers, Regions: regions}
+			q := report.AvailabilityQuery{GPU: gpu, All: all, Providers: providers, Regions: regions}
 			if len(args) == 1 {
-				f.InstanceType = args[0]
+				q.InstanceType = args[0]
 			}
-			rows, err := db.Availability(cmd.Context(), f)
+			rows, err := report.Availability(cmd.Context(), db, q)
 			if err != nil {
 				return err
-			}
-			if gpu != "" {
-				kept := rows[:0]
-				for _, r := range rows {
-					if analysis.MatchGPU(gpu, r.GPUModel) {
-						kept = append(kept, r)
-					}
-				}
-				rows = kept
 			}
 			return writeAvailability(a.stdout, format, rows)
 		},
@@ -63,29 +52,10 @@ func (a *app) availabilityCommand() *cobra.Command {
 	return cmd
 }
 
-// availabilityRow is the JSON shape scripts rely on; keep the names.
-type availabilityRow struct {
-	Provider     string  `json:"provider"`
-	Region       string  `json:"region"`
-	Zone         string  `json:"zone"`
-	InstanceType string  `json:"instance_type"`
-	GPUModel     string  `json:"gpu_model"`
-	GPUCount     float64 `json:"gpu_count"`
-	State        string  `json:"state"`
-	Since        any     `json:"since"`
-	Until        any     `json:"until"`
-}
-
 func writeAvailability(w io.Writer, format string, rows []storage.AvailabilityInterval) error {
 	switch format {
 	case formatJSON:
-		out := make([]availabilityRow, 0, len(rows))
-		for _, r := range rows {
-			since := r.Since
-			out = append(out, availabilityRow{Provider: r.Provider, Region: r.Region, Zone: r.Zone, InstanceType: r.InstanceType,
-				GPUModel: r.GPUModel, GPUCount: r.GPUCount, State: string(r.State),
-				Since: jsonTime(&since), Until: jsonTime(r.Until)})
-		}
+		out := report.AvailabilityRows(rows)
 		return writeJSON(w, out)
 	case formatCSV:
 		var out [][]string

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -45,7 +46,7 @@ func (a *app) historyCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			rows, err := db.Prices(cmd.Context(), storage.PriceFilter{
+			rows, err := report.History(cmd.Context(), db, report.HistoryQuery{
 				InstanceType: args[0], Providers: f.providers, Regions: f.regions, Since: since,
 			})
 			if err != nil {
@@ -65,44 +66,10 @@ func (a *app) historyCommand() *cobra.Command {
 	return cmd
 }
 
-// historyRow is the JSON shape scripts rely on; keep the names.
-type historyRow struct {
-	Provider        string      `json:"provider"`
-	Region          string      `json:"region"`
-	Zone            string      `json:"zone"`
-	InstanceType    string      `json:"instance_type"`
-	PriceType       string      `json:"price_type"`
-	Term            string      `json:"term"`
-	Payment         string      `json:"payment"`
-	OfferingClass   string      `json:"offering_class"`
-	OS              string      `json:"os"`
-	Currency        string      `json:"currency"`
-	HourlyPrice     jsonDecimal `json:"hourly_price"`
-	Upfront         jsonDecimal `json:"upfront"`
-	EffectiveHourly jsonDecimal `json:"effective_hourly"`
-	GPUModel        string      `json:"gpu_model"`
-	GPUCount        float64     `json:"gpu_count"`
-	GPUMemoryGB     float64     `json:"gpu_memory_gb"`
-	ValidFrom       any         `json:"valid_from"`
-	ValidTo         any         `json:"valid_to"`
-	LastSeen        any         `json:"last_seen"`
-}
-
 func writeHistory(w io.Writer, format string, rows []storage.PriceInterval) error {
 	switch format {
 	case formatJSON:
-		out := make([]historyRow, 0, len(rows))
-		for _, r := range rows {
-			from, seen := r.ValidFrom, r.LastSeen
-			out = append(out, historyRow{
-				Provider: r.Provider, Region: r.Region, Zone: r.Zone, InstanceType: r.InstanceType,
-				PriceType: string(r.PriceType), Term: r.Term, Payment: r.Payment, OfferingClass: r.OfferingClass,
-				OS: r.OS, Currency: r.Currency, HourlyPrice: jsonDecimal(r.Hourly), Upfront: jsonDecimal(r.Upfront),
-				EffectiveHourly: jsonDecimal(r.EffectiveHourly),
-				GPUModel:        r.GPUModel, GPUCount: r.GPUCount, GPUMemoryGB: r.GPUMemoryGB,
-				ValidFrom: jsonTime(&from), ValidTo: jsonTime(r.ValidTo), LastSeen: jsonTime(&seen),
-			})
-		}
+		out := report.HistoryRows(rows)
 		return writeJSON(w, out)
 	case formatCSV:
 		header := []string{"provider", "region", "zone", "instance_type", "price_type", "term", "payment", "offering_class", "os", "currency",
