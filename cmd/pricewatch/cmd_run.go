@@ -107,6 +107,10 @@ func (a *app) runDaemon(ctx context.Context) error {
 	if _, err := a.outboxFunc(); err != nil {
 		return err
 	}
+	webWrap, err := d.webHandler()
+	if err != nil {
+		return err
+	}
 	d.health.beat()
 	if err := d.schedule(); err != nil {
 		return err
@@ -119,7 +123,7 @@ func (a *app) runDaemon(ctx context.Context) error {
 	defer stopBG()
 	if listen := a.cfg.HTTP.Listen; listen != "" {
 		bg.Go(func() {
-			if err := serveHTTP(bgCtx, listen, d.metrics, d.readiness, d.log); err != nil {
+			if err := serveHTTP(bgCtx, listen, d.metrics, d.readiness, d.log, webWrap); err != nil {
 				d.log.Error("http listener failed; metrics and health endpoints are unavailable", zap.String("listen", listen), zap.Error(err))
 			}
 		})
