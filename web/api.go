@@ -39,6 +39,11 @@ func (s *Server) mountAPI(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/v1/runs", s.apiRuns)
 	mux.HandleFunc("GET /api/v1/alerts", s.apiAlerts)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			writeError(w, http.StatusMethodNotAllowed, "the API is read-only: GET only")
+			return
+		}
 		writeError(w, http.StatusNotFound, fmt.Sprintf("no such endpoint %s %s (see %s: offers, history/{instance_type}, availability, savings/{instance_type}, trends, runs, alerts)",
 			r.Method, r.URL.Path, APIPrefix))
 	})

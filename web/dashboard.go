@@ -53,7 +53,7 @@ var pageFuncs = template.FuncMap{
 		return region
 	},
 	"avail":   availText,
-	"color":   Color,
+	"ci":      func(i int) int { return i % len(palette) },
 	"pathEsc": url.PathEscape,
 	"dur":     durText,
 	"list":    func(v ...string) []string { return v },

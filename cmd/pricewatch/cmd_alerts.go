@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -117,6 +118,7 @@ type alertsListFlags struct {
 	channel         string
 	limit           int
 	format          string
+	server          serverFlag
 }
 
 func (a *app) alertsListCommand() *cobra.Command {
@@ -134,22 +136,40 @@ func (a *app) alertsListCommand() *cobra.Command {
 			if f.pending && f.failed {
 				return fmt.Errorf("--pending and --failed exclude each other")
 			}
-			filter := storage.OutboxFilter{Channel: f.channel, Limit: f.limit}
+			q := report.AlertsQuery{Channel: f.channel, Limit: f.limit}
 			switch {
 			case f.pending:
-				filter.Status = storage.OutboxPending
+				q.Status = storage.OutboxPending
 			case f.failed:
-				filter.Status = storage.OutboxFailed
+				q.Status = storage.OutboxFailed
 			}
-			db, err := a.openDB(cmd.Context())
-			if err != nil {
-				return err
+			var rows []report.AlertRow
+			if f.server.url != "" {
+				v := query{}
+				v.set("status", q.Status)
+				v.set("channel", q.Channel)
+				v.set("limit", strconv.Itoa(q.Limit))
+				body, err := a.remoteGet(cmd.Context(), f.server.url, "alerts", url.Values(v))
+				if err != nil {
+					return err
+				}
+				if f.format == formatJSON {
+					_, err := a.stdout.Write(body)
+					return err
+				}
+				if err := decodeRemote(body, &rows); err != nil {
+					return err
+				}
+			} else {
+				db, err := a.openDB(cmd.Context())
+				if err != nil {
+					return err
+				}
+				if rows, err = report.Alerts(cmd.Context(), db, q); err != nil {
+					return err
+				}
 			}
-			entries, err := db.ListOutbox(cmd.Context(), filter)
-			if err != nil {
-				return err
-			}
-			return writeAlerts(a.stdout, f.format, entries)
+			return writeAlerts(a.stdout, f.format, rows)
 		},
 	}
 	cmd.Flags().BoolVar(&f.pending, "pending", false, "only alerts waiting to be delivered")
@@ -157,11 +177,11 @@ func (a *app) alertsListCommand() *cobra.Command {
 	cmd.Flags().StringVar(&f.channel, "channel", "", "only this channel")
 	cmd.Flags().IntVar(&f.limit, "limit", 50, "the most recent N alerts (0 for all)")
 	cmd.Flags().StringVar(&f.format, "format", formatTable, "output format: table, json or csv")
+	f.server.add(cmd)
 	return cmd
 }
 
-func writeAlerts(w io.Writer, format string, entries []storage.OutboxEntry) error {
-	rows := report.AlertRows(entries)
+func writeAlerts(w io.Writer, format string, rows []report.AlertRow) error {
 	switch format {
 	case formatJSON:
 		return writeJSON(w, rows)

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -59,6 +60,30 @@ apart, never ranked.`,
 				return err
 			}
 			ctx := cmd.Context()
+			if f.server != "" {
+				if err := remoteFormat(f.server, f.format, formatJSON, formatCSV); err != nil {
+					return err
+				}
+				q := f.query()
+				q.set("gpu", f.gpu)
+				if f.count > 0 {
+					q.set("count", formatFloat(f.count))
+				}
+				q.list("price_type", f.priceTypes)
+				if f.availableOnly {
+					q.set("available_only", "true")
+				}
+				body, err := a.remoteGet(ctx, f.server, "offers", url.Values(q))
+				if err != nil || f.format == formatJSON {
+					a.stdout.Write(body)
+					return err
+				}
+				var rows []report.CompareRow
+				if err := decodeRemote(body, &rows); err != nil {
+					return err
+				}
+				return writeCompareRowsCSV(a.stdout, rows)
+			}
 			m, err := a.openMarket(ctx, f.scopeFlags)
 			if err != nil {
 				return err
@@ -93,18 +118,23 @@ apart, never ranked.`,
 	cmd.Flags().BoolVar(&f.availableOnly, "available-only", false, "only offers known to be offered or in stock where priced")
 	cmd.Flags().BoolVar(&f.wide, "wide", false, "keep every column even past 100 columns")
 	addScopeFlags(cmd, &f.scopeFlags, "currency to compare in")
+	addServerFlag(cmd, &f.scopeFlags)
 	return cmd
 }
 
 func compareJSON(res analysis.CompareResult) []report.CompareRow { return report.CompareRows(res) }
 
 func writeCompareCSV(w io.Writer, res analysis.CompareResult) error {
+	return writeCompareRowsCSV(w, compareJSON(res))
+}
+
+func writeCompareRowsCSV(w io.Writer, compareRows []report.CompareRow) error {
 	header := []string{"rank", "provider", "region", "zone", "instance_type", "price_type", "term", "payment", "offering_class", "os",
 		"gpu_model", "gpu_count", "currency", "price_per_gpu_hour", "price_per_gpu_hour_per_tflops", "price_per_gpu_hour_per_gb",
 		"effective_hourly", "native_currency", "native_effective_hourly", "fx_rate", "fx_date", "fx_source", "fx_stale", "fx_error",
 		"available", "availability"}
 	var rows [][]string
-	for _, r := range compareJSON(res) {
+	for _, r := range compareRows {
 		rank := ""
 		if r.Rank != nil {
 			rank = fmt.Sprint(*r.Rank)

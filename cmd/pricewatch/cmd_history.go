@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 	"time"
 
@@ -20,6 +21,7 @@ type historyFlags struct {
 	since     string
 	format    string
 	plot      bool
+	server    serverFlag
 }
 
 func (a *app) historyCommand() *cobra.Command {
@@ -42,6 +44,32 @@ func (a *app) historyCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if f.server.url != "" {
+				q := query{}
+				q.list("provider", f.providers)
+				q.list("region", f.regions)
+				q.set("since", f.since)
+				body, err := a.remoteGet(cmd.Context(), f.server.url, "history/"+url.PathEscape(args[0]), url.Values(q))
+				if err != nil {
+					return err
+				}
+				if f.format == formatJSON {
+					_, err := a.stdout.Write(body)
+					return err
+				}
+				var hr []report.HistoryRow
+				if err := decodeRemote(body, &hr); err != nil {
+					return err
+				}
+				rows, err := historyFromRows(hr)
+				if err != nil {
+					return err
+				}
+				if f.plot {
+					return writeHistoryPlot(a.stdout, args[0], rows)
+				}
+				return writeHistory(a.stdout, f.format, rows)
+			}
 			db, err := a.openDB(cmd.Context())
 			if err != nil {
 				return err
@@ -63,6 +91,7 @@ func (a *app) historyCommand() *cobra.Command {
 	cmd.Flags().StringVar(&f.since, "since", "", "only intervals valid since a duration ago (30d, 12h) or a date (2026-01-01)")
 	cmd.Flags().StringVar(&f.format, "format", formatTable, "output format: table, json or csv")
 	cmd.Flags().BoolVar(&f.plot, "plot", false, "draw the effective hourly prices as a chart instead of tables")
+	f.server.add(cmd)
 	return cmd
 }
 
@@ -196,4 +225,43 @@ func changeLabel(prev *decimal.Decimal, cur decimal.Decimal) string {
 		sign = "+"
 	}
 	return sign + pct.StringFixed(1) + "%"
+}
+
+// historyFromRows reads back the API's history rows (for --server) into the
+// intervals the table and the plot are drawn from.
+func historyFromRows(rows []report.HistoryRow) ([]storage.PriceInterval, error) {
+	out := make([]storage.PriceInterval, 0, len(rows))
+	for _, r := range rows {
+		iv := storage.PriceInterval{Offer: pricewatch.Offer{Provider: r.Provider, Region: r.Region, Zone: r.Zone, InstanceType: r.InstanceType,
+			PriceType: pricewatch.PriceType(r.PriceType), Term: r.Term, Payment: r.Payment, OfferingClass: r.OfferingClass, OS: r.OS,
+			Currency: r.Currency, Hourly: decimal.Decimal(r.HourlyPrice), Upfront: decimal.Decimal(r.Upfront),
+			Hardware: pricewatch.Hardware{GPUModel: r.GPUModel, GPUCount: r.GPUCount, GPUMemoryGB: r.GPUMemoryGB}},
+			EffectiveHourly: decimal.Decimal(r.EffectiveHourly)}
+		var err error
+		if iv.ValidFrom, err = remoteTime(r.ValidFrom); err != nil {
+			return nil, err
+		}
+		if iv.LastSeen, err = remoteTime(r.LastSeen); err != nil {
+			return nil, err
+		}
+		if r.ValidTo != nil {
+			to, err := remoteTime(r.ValidTo)
+			if err != nil {
+				return nil, err
+			}
+			iv.ValidTo = &to
+		}
+		out = append(out, iv)
+	}
+	return out, nil
+}
+
+// remoteTime reads an RFC 3339 time the API sent as a JSON string.
+func remoteTime(v any) (time.Time, error) {
+	s, _ := v.(string)
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("reading the daemon's answer: time %v: %w", v, err)
+	}
+	return t, nil
 }

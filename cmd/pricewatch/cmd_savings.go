@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -36,6 +37,18 @@ every hour of its term; on-demand only for the hours used.`,
 				return fmt.Errorf("--utilization: %w", err)
 			}
 			ctx := cmd.Context()
+			if f.server != "" {
+				if err := remoteFormat(f.server, f.format, formatJSON); err != nil {
+					return err
+				}
+				q := f.query()
+				q.set("utilization", f.utilization)
+				body, err := a.remoteGet(ctx, f.server, "savings/"+url.PathEscape(args[0]), url.Values(q))
+				if err == nil {
+					_, err = a.stdout.Write(body)
+				}
+				return err
+			}
 			m, err := a.openMarket(ctx, f.scopeFlags)
 			if err != nil {
 				return err
@@ -70,6 +83,7 @@ every hour of its term; on-demand only for the hours used.`,
 	}
 	cmd.Flags().StringVar(&f.utilization, "utilization", "1", "share of the term's hours the machine runs: 0.7 or 70%")
 	addScopeFlags(cmd, &f.scopeFlags, "currency of every figure")
+	addServerFlag(cmd, &f.scopeFlags)
 	return cmd
 }
 

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -56,6 +58,21 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 				return fmt.Errorf("--top %d: want 0 (all) or more", f.top)
 			}
 			ctx := cmd.Context()
+			if f.server != "" {
+				if err := remoteFormat(f.server, f.format, formatJSON); err != nil {
+					return err
+				}
+				q := f.query()
+				q.set("gpu", f.gpu)
+				q.set("window", f.window)
+				q.list("price_type", f.priceTypes)
+				q.set("top", strconv.Itoa(f.top))
+				body, err := a.remoteGet(ctx, f.server, "trends", url.Values(q))
+				if err == nil {
+					_, err = a.stdout.Write(body)
+				}
+				return err
+			}
 			m, err := a.openMarket(ctx, f.scopeFlags)
 			if err != nil {
 				return err
@@ -94,6 +111,7 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 	cmd.Flags().StringSliceVar(&f.priceTypes, "price-type", defaultTrendPriceTypes, "on_demand, spot, reserved, savings_plan or any; repeatable")
 	cmd.Flags().IntVar(&f.top, "top", 10, "how many movers to list (0: all)")
 	addScopeFlags(cmd, &f.scopeFlags, "currency of the cheapest series")
+	addServerFlag(cmd, &f.scopeFlags)
 	return cmd
 }
 

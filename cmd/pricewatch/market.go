@@ -21,6 +21,23 @@ type scopeFlags struct {
 	currency  string
 	format    string
 	now       string
+	server    string // --server, on the commands the API answers
+}
+
+// scopeQuery is the scope as API parameters, for --server.
+func (f scopeFlags) query() query {
+	q := query{}
+	q.list("provider", f.providers)
+	q.list("region", f.regions)
+	q.set("os", f.os)
+	q.set("currency", f.currency)
+	q.set("now", f.now)
+	return q
+}
+
+// addServerFlag adds --server to an analysis command the API answers.
+func addServerFlag(cmd *cobra.Command, f *scopeFlags) {
+	cmd.Flags().StringVar(&f.server, "server", "", serverHelp)
 }
 
 func addScopeFlags(cmd *cobra.Command, f *scopeFlags, currencyHelp string) {
