@@ -561,10 +561,13 @@ func whenText(t time.Time) string {
 }
 
 func durText(d time.Duration) string {
-	if d >= 24*time.Hour && d%(24*time.Hour) == 0 {
+	switch {
+	case d >= 24*time.Hour && d%(24*time.Hour) == 0:
 		return fmt.Sprintf("%dd", d/(24*time.Hour))
+	case d >= time.Hour && d%time.Hour == 0:
+		return fmt.Sprintf("%dh", d/time.Hour)
 	}
-	return d.String()
+	return d.Round(time.Minute).String()
 }
 
 func buyText(o pricewatch.Offer) string {
