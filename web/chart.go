@@ -253,11 +253,11 @@ func (t Timeline) SVG() template.HTML {
 		return template.HTML(b.String())
 	}
 	x := func(tm time.Time) float64 {
-		if tm.Before(t.From) {
-			tm = t.From
-		}
-		if tm.IsZero() || tm.After(t.To) {
+		switch {
+		case tm.IsZero() || tm.After(t.To): // still open
 			tm = t.To
+		case tm.Before(t.From):
+			tm = t.From
 		}
 		return left + float64(tm.Sub(t.From))/float64(t.To.Sub(t.From))*float64(availW-left-padR)
 	}

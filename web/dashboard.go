@@ -332,14 +332,17 @@ func (s *Server) pageInstance(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
-	from := q.Since
-	if from.IsZero() {
-		from = now
-		for _, r := range rows {
-			if r.ValidFrom.Before(from) {
-				from = r.ValidFrom
-			}
+	// The charts start at the first stored price when that is later than
+	// the period asked: a type first seen last week draws no empty months.
+	first := now
+	for _, r := range rows {
+		if r.ValidFrom.Before(first) {
+			first = r.ValidFrom
 		}
+	}
+	from := maxTime(q.Since, first)
+	if !from.Before(now) {
+		from = now.Add(-24 * time.Hour)
 	}
 	d := instanceData{InstanceType: it, Since: p.str("since"), HasHistory: len(rows) > 0}
 	for _, r := range rows {
