@@ -45,14 +45,13 @@ type Trends struct {
 	Cheapest []CheapestSeries
 }
 
-// ComputeTrends reads the window's prices and finds movers and the
-// cheapest price per GPU-hour through it.
-func ComputeTrends(ctx context.Context, st Store, book *fx.Book, q TrendsQuery) (Trends, error) {
+// windowSeries reads the window's prices in scope as one series per offer.
+func windowSeries(ctx context.Context, st Store, q TrendsQuery) ([]analysis.Series, error) {
 	now := q.At
 	from := now.Add(-q.Window)
 	rows, err := st.Prices(ctx, storage.PriceFilter{Providers: q.Providers, Regions: q.Regions, PriceTypes: q.PriceTypes, OS: StorageOS(q.OS), Since: from})
 	if err != nil {
-		return Trends{}, err
+		return nil, err
 	}
 	var ivs []analysis.Interval
 	for _, r := range rows {
@@ -67,15 +66,53 @@ func ComputeTrends(ctx context.Context, st Store, book *fx.Book, q TrendsQuery) 
 	}
 	series, err := analysis.GroupSeries(ivs)
 	if err != nil {
-		return Trends{}, fmt.Errorf("reading price history: %w", err)
+		return nil, fmt.Errorf("reading price history: %w", err)
+	}
+	return series, nil
+}
+
+// trendStep samples a window daily, or hourly when it is under two days.
+func trendStep(window time.Duration) time.Duration {
+	if window < 48*time.Hour {
+		return time.Hour
+	}
+	return 24 * time.Hour
+}
+
+// CheapestByPriceType is, for one GPU (q.GPU, a model or family), the
+// cheapest price per GPU-hour through the window for each price type of
+// q.PriceTypes apart: one read of the window for every series (the
+// dashboard draws on-demand and spot as two lines).
+func CheapestByPriceType(ctx context.Context, st Store, book *fx.Book, q TrendsQuery) ([]CheapestSeries, error) {
+	series, err := windowSeries(ctx, st, q)
+	if err != nil {
+		return nil, err
+	}
+	var out []CheapestSeries
+	for _, pt := range q.PriceTypes {
+		res, err := analysis.CheapestPerGPUHour(series, analysis.CheapestOptions{GPU: q.GPU, PriceTypes: []pricewatch.PriceType{pt}, OS: q.OS,
+			From: q.At.Add(-q.Window), To: q.At, Step: trendStep(q.Window), Currency: q.Currency, FX: book})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, CheapestSeries{GPU: q.GPU, CheapestResult: res})
+	}
+	return out, nil
+}
+
+// ComputeTrends reads the window's prices and finds movers and the
+// cheapest price per GPU-hour through it.
+func ComputeTrends(ctx context.Context, st Store, book *fx.Book, q TrendsQuery) (Trends, error) {
+	now := q.At
+	from := now.Add(-q.Window)
+	series, err := windowSeries(ctx, st, q)
+	if err != nil {
+		return Trends{}, err
 	}
 	label := analysis.WindowLabel(q.Window)
 	trends := analysis.OfferTrends(series, analysis.TrendOptions{Now: now, Window: q.Window, Changes: []time.Duration{q.Window}})
 	rep := Trends{Window: label, From: from, To: now, Currency: q.Currency, Movers: analysis.Movers(trends, label, q.Top)}
-	step := 24 * time.Hour
-	if q.Window < 2*step {
-		step = time.Hour
-	}
+	step := trendStep(q.Window)
 	for _, model := range seriesModels(q.GPU, series) {
 		cands := series
 		if q.GPU == "" {

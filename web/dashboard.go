@@ -264,33 +264,32 @@ func (s *Server) pageGPU(w http.ResponseWriter, r *http.Request) {
 	}
 	chart := LineChart{ID: "chart-cheapest", Title: fmt.Sprintf("Cheapest %s per GPU-hour, last %d days", model, days),
 		Unit: q.Currency + " per GPU-hour", From: q.At.Add(-time.Duration(days) * 24 * time.Hour), To: q.At}
-	for _, pt := range []pricewatch.PriceType{pricewatch.OnDemand, pricewatch.Spot} {
-		tr, err := report.ComputeTrends(ctx, s.Store, book, report.TrendsQuery{Scope: q.Scope, GPU: model,
-			Window: time.Duration(days) * 24 * time.Hour, PriceTypes: []pricewatch.PriceType{pt}, Top: 1})
-		if err != nil {
-			s.pageError(w, r, err)
-			return
+	pts := []pricewatch.PriceType{pricewatch.OnDemand, pricewatch.Spot}
+	cheapest, err := report.CheapestByPriceType(ctx, s.Store, book, report.TrendsQuery{Scope: q.Scope, GPU: model,
+		Window: time.Duration(days) * 24 * time.Hour, PriceTypes: pts})
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	for i, cs := range cheapest {
+		line := Line{Name: strings.ReplaceAll(string(pts[i]), "_", "-"), Dashed: pts[i] == pricewatch.Spot}
+		for _, pnt := range cs.Points {
+			line.Steps = append(line.Steps, Step{At: pnt.At, Value: pnt.PerGPUHour.InexactFloat64(),
+				Label: fmt.Sprintf("%s %s/GPU-h at %s %s %s", rateText(pnt.PerGPUHour), q.Currency, pnt.Key.Provider, pnt.Key.Region, pnt.Key.InstanceType)})
 		}
-		for _, cs := range tr.Cheapest {
-			line := Line{Name: strings.ReplaceAll(string(pt), "_", "-"), Dashed: pt == pricewatch.Spot}
-			for _, pnt := range cs.Points {
-				line.Steps = append(line.Steps, Step{At: pnt.At, Value: pnt.PerGPUHour.InexactFloat64(),
-					Label: fmt.Sprintf("%s %s/GPU-h at %s %s %s", rateText(pnt.PerGPUHour), q.Currency, pnt.Key.Provider, pnt.Key.Region, pnt.Key.InstanceType)})
-			}
-			if len(line.Steps) > 0 {
-				chart.Lines = append(chart.Lines, line)
-			}
+		if len(line.Steps) > 0 {
+			chart.Lines = append(chart.Lines, line)
 		}
 	}
-	pts := p.str("price_type")
+	pt := p.str("price_type")
 	query := url.Values{}
 	for _, k := range []string{"count", "price_type", "available_only", "currency", "provider", "region", "now"} {
-		if p.has(k) && !(k == "price_type" && pts == "any" && !r.URL.Query().Has("price_type")) {
+		if p.has(k) && !(k == "price_type" && pt == "any" && !r.URL.Query().Has("price_type")) {
 			query[k] = p.v[k]
 		}
 	}
 	s.render(w, r, "gpu", page{Title: model + " prices", Nav: "gpu", Now: q.At, Currency: q.Currency, Data: gpuData{
-		Model: model, Count: p.str("count"), PriceType: pts, AvailableOnly: q.AvailableOnly, Days: days, DaysChoices: chartDays,
+		Model: model, Count: p.str("count"), PriceType: pt, AvailableOnly: q.AvailableOnly, Days: days, DaysChoices: chartDays,
 		PriceTypes: []string{"any", "on_demand", "spot", "reserved", "savings_plan"}, Compare: res, Chart: chart, Query: query,
 	}})
 }
