@@ -11,13 +11,14 @@ import (
 )
 
 // DigestInput loads from the store what digest.Build needs as of now: the
-// Linux prices of the last digest.ChartWeeks weeks, the availability of
-// the last week, and each provider's latest run and latest successful run.
-// The weekly digest and the dashboard's overview both start from it; the
-// caller adds the currency, the models, the expected intervals and the
-// exchange rates.
-func DigestInput(ctx context.Context, st Store, now time.Time) (digest.Input, error) {
-	rows, err := st.Prices(ctx, storage.PriceFilter{OS: pricewatch.Linux, Since: now.Add(-digest.ChartWeeks * digest.Week)})
+// Linux prices of the last `history` (digest.ChartWeeks weeks for the
+// digest's chart; a week and a day is enough for the week's moves), the
+// availability of the last week, and each provider's latest run and latest
+// successful run. The weekly digest and the dashboard's overview both start
+// from it; the caller adds the currency, the models, the expected intervals
+// and the exchange rates.
+func DigestInput(ctx context.Context, st Store, now time.Time, history time.Duration) (digest.Input, error) {
+	rows, err := st.Prices(ctx, storage.PriceFilter{OS: pricewatch.Linux, Since: now.Add(-history)})
 	if err != nil {
 		return digest.Input{}, err
 	}

@@ -162,7 +162,9 @@ func (s *Server) pageOverview(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
-	in, err := report.DigestInput(ctx, s.Store, sc.At)
+	// The overview shows the week's moves, not the digest's 12-week chart:
+	// a week and a day of history is all it reads.
+	in, err := report.DigestInput(ctx, s.Store, sc.At, digest.Week+24*time.Hour)
 	if err != nil {
 		s.pageError(w, r, err)
 		return

@@ -135,7 +135,7 @@ func (a *app) buildDigest(ctx context.Context, db *storage.DB, now time.Time) (d
 	if err != nil {
 		return digest.Digest{}, fmt.Errorf("digest.timezone %q: %w", cfg.Timezone, err)
 	}
-	in, err := report.DigestInput(ctx, db, now)
+	in, err := report.DigestInput(ctx, db, now, digest.ChartWeeks*digest.Week)
 	if err != nil {
 		return digest.Digest{}, err
 	}
