@@ -102,13 +102,16 @@ func BenchmarkPages(b *testing.B) {
 			// The machine is shared: CPU time per page says more than the
 			// wall clock when other work runs.
 			before := cpuTime()
+			size := 0
 			for b.Loop() {
 				rec := httptest.NewRecorder()
 				mux.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
 				if rec.Code != http.StatusOK {
 					b.Fatalf("%s: %d %s", path, rec.Code, rec.Body.String())
 				}
+				size = rec.Body.Len()
 			}
+			b.ReportMetric(float64(size), "body-bytes")
 			b.ReportMetric(float64((cpuTime()-before).Milliseconds())/float64(b.N), "cpu-ms/op")
 		})
 	}
