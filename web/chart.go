@@ -166,13 +166,12 @@ func niceTicks(lo, hi float64, n int) []float64 {
 			break
 		}
 	}
-	start := math.Floor(lo/step) * step
+	// Whole multiples of the step, so that no float drift drops the top
+	// tick: the axis always spans the data.
+	first, last := math.Floor(lo/step+1e-9), math.Ceil(hi/step-1e-9)
 	var out []float64
-	for v := start; v <= hi+step*0.5; v += step {
-		out = append(out, v)
-		if len(out) > 12 {
-			break
-		}
+	for i := first; i <= last && len(out) < 13; i++ {
+		out = append(out, i*step)
 	}
 	return out
 }
