@@ -416,7 +416,10 @@ func parseParams(v url.Values, allowed []string) (*params, error) {
 	return &params{v: v}, nil
 }
 
-func (p *params) has(name string) bool { _, ok := p.v[name]; return ok }
+// has reports whether the parameter was given a value: "count=" is the
+// same as leaving count out (forms and scripts send empty fields), so an
+// empty value always means the default.
+func (p *params) has(name string) bool { return p.str(name) != "" || len(p.list(name)) > 0 }
 
 func (p *params) str(name string) string { return strings.TrimSpace(p.v.Get(name)) }
 
@@ -436,11 +439,8 @@ func (p *params) list(name string) []string {
 
 func (p *params) boolean(name string) (bool, error) {
 	v := p.str(name)
-	if !p.has(name) {
-		return false, nil
-	}
 	if v == "" {
-		return true, nil // "?available_only" alone reads as true
+		return false, nil
 	}
 	b, err := strconv.ParseBool(v)
 	if err != nil {

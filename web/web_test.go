@@ -48,8 +48,8 @@ func TestRequireToken(t *testing.T) {
 }
 
 func TestParseParams(t *testing.T) {
-	v, _ := url.ParseQuery("provider=aws,azure&provider=alibaba&available_only&count=8")
-	p, err := parseParams(v, []string{"provider", "available_only", "count"})
+	v, _ := url.ParseQuery("provider=aws,azure&provider=alibaba&available_only=true&count=8&region=")
+	p, err := parseParams(v, []string{"provider", "available_only", "count", "region"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,12 +57,16 @@ func TestParseParams(t *testing.T) {
 		t.Errorf("list: %v", got)
 	}
 	if b, err := p.boolean("available_only"); err != nil || !b {
-		t.Errorf("bare flag: %v %v", b, err)
+		t.Errorf("boolean: %v %v", b, err)
+	}
+	// An empty value is the default, as a form's empty field sends it.
+	if p.has("region") || p.has("missing") {
+		t.Error("empty or missing parameter reads as given")
 	}
 	if n, err := p.number("count"); err != nil || n != 8 {
 		t.Errorf("number: %v %v", n, err)
 	}
-	if _, err := parseParams(v, []string{"provider"}); err == nil || !strings.Contains(err.Error(), `unknown parameter "available_only"`) {
+	if _, err := parseParams(v, []string{"provider", "count", "region"}); err == nil || !strings.Contains(err.Error(), `unknown parameter "available_only"`) {
 		t.Errorf("unknown: %v", err)
 	}
 	if _, err := parseParams(url.Values{"x": {"1"}}, nil); err == nil || !strings.Contains(err.Error(), "takes: none") {
