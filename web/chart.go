@@ -90,6 +90,9 @@ func (c LineChart) SVG() template.HTML {
 		fmt.Fprintf(&b, `<text class="axis" x="%d" y="%.1f" text-anchor="end" dominant-baseline="middle">%s</text>`, padL-6, y(t), tickLabel(t, ticks))
 	}
 	for _, t := range timeTicks(c.From, c.To) {
+		if x(t) < padL+30 || x(t) > chartW-padR-20 {
+			continue // would run into the y labels or off the edge
+		}
 		fmt.Fprintf(&b, `<text class="axis" x="%.1f" y="%d" text-anchor="middle">%s</text>`, x(t), chartH-8, t.Format(timeTickFormat(c.To.Sub(c.From))))
 	}
 	fmt.Fprintf(&b, `<text class="axis unit" x="%d" y="%d">%s</text>`, padL+4, padT+12, template.HTMLEscapeString(c.Unit))

@@ -225,7 +225,7 @@ func TestDashboardInBrowser(t *testing.T) {
 				{"#alerts", contains("price_drop", "Price drop")},
 			}},
 		{name: "gpu-H100", path: "/gpu/H100?price_type=any&days=7", charts: []string{"chart-cheapest"},
-			checks:    []check{{"#offers", contains("Standard_NC40ads_H100_v5", "p5.48xlarge", "offered", "6.50", "1.396")}},
+			checks:    []check{{"#offers", contains("Standard_NC40ads_H100_v5azure westus2", "p5.48xlargeaws eu-west-1", "offered", "6.50", "1.396")}},
 			rankedSel: "#offers tbody tr", ranked: rowKeys(h100)},
 		{name: "gpu-H100-ondemand-30d", path: "/gpu/H100?days=30", charts: []string{"chart-cheapest"},
 			checks: []check{{"#offers", contains("Standard_NC40ads_H100_v5", "p5.48xlarge")}}},
