@@ -314,6 +314,10 @@ log:
   azure: {enabled: false}
   alibaba: {enabled: false}
   tencent: {enabled: false}
+  lambda: {enabled: false}
+  runpod: {enabled: false}
+  vastai: {enabled: false}
+  oci: {enabled: false}
 fx:
   enabled: false
 digest:
