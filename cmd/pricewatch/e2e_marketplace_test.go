@@ -401,4 +401,16 @@ digest:
 			}
 		}
 	}
+	// recommend keeps the difference visible: the cheapest H100 is a Vast.ai
+	// host's, and the answer says so and names the cheapest cloud beside it.
+	out, errOut, code = runCLI(t, "--config", cfg, "recommend", "--gpu", "H100", "--count", "1", "--utilization", "0.5", "--horizon", "1y", now)
+	if code != 0 {
+		t.Fatalf("recommend exited %d: %s", code, errOut)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	t.Logf("recommend:\n%s", out)
+	if !strings.Contains(flat, "on Vast.ai at 1.39 USD per GPU-hour, if interruptions and the marketplace terms are acceptable") ||
+		!strings.Contains(flat, "The cheapest cloud option is") {
+		t.Errorf("recommend does not note the marketplace:\n%s", out)
+	}
 }
