@@ -81,7 +81,8 @@ const (
 // Hardware is what a GPU buyer compares between instance types.
 type Hardware struct {
 	// GPUModel is one normalised name per model ("H100", "A100-80GB",
-	// "MI300X"); see the catalogue in analysis for the names in use.
+	// "MI300X"); see package gpu: the catalogue names, or the cloud's own
+	// name for a GPU the resolver could not identify (gpu.Resolve).
 	GPUModel string
 	// GPUCount may be fractional: a vGPU slice (Tencent GN7 vGPU, Azure
 	// NVadsA10 v5) is sold as a share of one card.

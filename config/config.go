@@ -39,6 +39,7 @@ type Config struct {
 	Alerts    Alerts    `yaml:"alerts"`
 	Digest    Digest    `yaml:"digest"`
 	Metrics   Metrics   `yaml:"metrics"`
+	Hardware  Hardware  `yaml:"hardware"`
 
 	// Source is the file the config came from ("" for built-in defaults).
 	Source string `yaml:"-"`
@@ -77,10 +78,10 @@ type Providers struct {
 	Azure   Azure   `yaml:"azure"`
 	Alibaba Alibaba `yaml:"alibaba"`
 	Tencent Tencent `yaml:"tencent"`
-	VastAI  VastAI  `yaml:"vastai"`
-	OCI     OCI     `yaml:"oci"`
 	Lambda  Keyed   `yaml:"lambda"`
 	RunPod  Keyed   `yaml:"runpod"`
+	VastAI  VastAI  `yaml:"vastai"`
+	OCI     OCI     `yaml:"oci"`
 }
 
 // Common are the keys every provider has.
@@ -130,22 +131,6 @@ type Tencent struct {
 	Concurrency   int    `yaml:"concurrency"`
 }
 
-// VastAI searches the Vast.ai marketplace (no key).
-type VastAI struct {
-	Common `yaml:",inline"`
-	// GPUModels are Vast.ai gpu_name values, one search each ("H100 SXM").
-	GPUModels []string `yaml:"gpu_models"`
-	// MaxPages bounds the 64-offer pages read per GPU model.
-	MaxPages int `yaml:"max_pages"`
-	// RequestInterval spaces requests (unauthenticated bursts get 429).
-	RequestInterval time.Duration `yaml:"request_interval"`
-}
-
-// OCI reads Oracle's public price list (no key).
-type OCI struct {
-	Common `yaml:",inline"`
-}
-
 // Keyed is a provider with one global API (no regions to choose: the
 // answer covers every region) read with an API key: Lambda, RunPod.
 type Keyed struct {
@@ -164,6 +149,22 @@ type Keyed struct {
 // common is the part of Keyed every provider shares, for validation.
 func (k Keyed) common() Common {
 	return Common{Enabled: k.Enabled, Endpoint: k.Endpoint, Schedule: k.Schedule, Timeout: k.Timeout}
+}
+
+// VastAI searches the Vast.ai marketplace (no key).
+type VastAI struct {
+	Common `yaml:",inline"`
+	// GPUModels are Vast.ai gpu_name values, one search each ("H100 SXM").
+	GPUModels []string `yaml:"gpu_models"`
+	// MaxPages bounds the 64-offer pages read per GPU model.
+	MaxPages int `yaml:"max_pages"`
+	// RequestInterval spaces requests (unauthenticated bursts get 429).
+	RequestInterval time.Duration `yaml:"request_interval"`
+}
+
+// OCI reads Oracle's public price list (no key).
+type OCI struct {
+	Common `yaml:",inline"`
 }
 
 // FX is the exchange-rate source.
@@ -309,6 +310,10 @@ func Default() *Config {
 				Common:   Common{Enabled: true, Regions: []string{"ap-guangzhou", "ap-shanghai", "ap-beijing", "ap-singapore"}, Schedule: "45 * * * *", Timeout: 30 * time.Minute},
 				Currency: "CNY", MaxPriceCalls: 500, Concurrency: 4,
 			},
+			// Capacity comes and goes within minutes on both, so they are
+			// polled often; each run is one small request.
+			Lambda: Keyed{Enabled: true, Endpoint: "https://cloud.lambda.ai", Schedule: "*/5 * * * *", Timeout: 2 * time.Minute},
+			RunPod: Keyed{Enabled: true, Endpoint: "https://api.runpod.io", Schedule: "*/5 * * * *", Timeout: 2 * time.Minute},
 			VastAI: VastAI{
 				// Marketplace offers change by the minute: every 15 minutes
 				// catches capacity as it appears.
@@ -319,10 +324,6 @@ func Default() *Config {
 			OCI: OCI{
 				Common: Common{Enabled: true, Endpoint: "https://apexapps.oracle.com", Schedule: "35 */6 * * *", Timeout: 10 * time.Minute},
 			},
-			// Capacity comes and goes within minutes on both, so they are
-			// polled often; each run is one small request.
-			Lambda: Keyed{Enabled: true, Endpoint: "https://cloud.lambda.ai", Schedule: "*/5 * * * *", Timeout: 2 * time.Minute},
-			RunPod: Keyed{Enabled: true, Endpoint: "https://api.runpod.io", Schedule: "*/5 * * * *", Timeout: 2 * time.Minute},
 		},
 		FX: FX{
 			Enabled:  true,
@@ -333,7 +334,7 @@ func Default() *Config {
 		Guard: Guard{
 			Enabled:          true,
 			ImplausibleRatio: 1000,
-			FloorPerGPUHour:  map[string]float64{"USD": 0.05, "EUR": 0.05, "CNY": 0.35},
+			FloorPerGPUHour:  map[string]float64{"USD": 0.02, "EUR": 0.02, "CNY": 0.15},
 			AcceptAfterRuns:  3,
 		},
 		Alerts: Alerts{
@@ -549,6 +550,7 @@ func (c *Config) Validate() error {
 	if !isCurrency(c.Digest.Currency) {
 		add(c.keyErr("digest.currency", "%q is not a three-letter currency code", c.Digest.Currency))
 	}
+	errs = append(errs, c.validateHardware()...)
 	add(c.validateMetrics())
 	return errors.Join(errs...)
 }
@@ -581,7 +583,7 @@ func (c *Config) validateMetrics() error {
 // Events a rule may select.
 var ruleEvents = []string{"availability_new", "availability_gone", "back_in_stock", "sold_out", "price_drop", "price_rise", "spot_below", "price_new"}
 
-// Providers a rule may name.
+// ruleProviders are the provider names a rule may select.
 var ruleProviders = []string{"aws", "azure", "alibaba", "tencent", "lambda", "runpod", "vastai", "oci"}
 
 func (c *Config) validateRule(i int, r Rule) error {
@@ -628,10 +630,10 @@ func (c *Config) providerCommons() map[string]Common {
 		"azure":   c.Providers.Azure.Common,
 		"alibaba": c.Providers.Alibaba.Common,
 		"tencent": c.Providers.Tencent.Common,
-		"vastai":  c.Providers.VastAI.Common,
-		"oci":     c.Providers.OCI.Common,
 		"lambda":  c.Providers.Lambda.common(),
 		"runpod":  c.Providers.RunPod.common(),
+		"vastai":  c.Providers.VastAI.Common,
+		"oci":     c.Providers.OCI.Common,
 	}
 }
 

@@ -163,6 +163,9 @@ func Resolve(name string, hint Hint) Identity {
 		// Unknown: keep what the cloud said; a guessed model would be
 		// compared, alerted and charted as if it were that GPU.
 		id.MemoryGB = hint.MemoryGB
+		if id.MemoryGB == 0 && mem > 0 && id.Fraction == 1 {
+			id.MemoryGB = mem // written in the name: "L20N 48G"
+		}
 		return id
 	}
 	id.Model, id.Known = spec.Model, true
@@ -341,7 +344,7 @@ func pick(core []string, mem float64, form string) string {
 		case near(32) && form != "PCIE":
 			return "V100-32GB"
 		case near(32):
-			return "" // no 32 GB PCIe row
+			return "V100-32GB-PCIE"
 		case form == "PCIE":
 			return "V100-PCIE"
 		}

@@ -34,6 +34,10 @@ func TestResolve(t *testing.T) {
 		{"A100", Hint{}, "", 1, 0, KindGPU, "A100"},
 		{"NVIDIA V100", Hint{MemoryGB: 16}, "V100", 1, 16, KindGPU, "V100"},
 		{"V100", Hint{MemoryGB: 16, FormFactor: "PCIe"}, "V100-PCIe", 1, 16, KindGPU, "V100-PCIe"},
+		{"Tesla V100-PCIE-32GB", Hint{}, "V100-32GB-PCIe", 1, 32, KindGPU, "V100-32GB-PCIe"},
+		{"H100 80GB PCIe", Hint{}, "H100-PCIe", 1, 80, KindGPU, "H100-PCIe"},
+		{"A100-PCIE-40GB", Hint{}, "A100-40GB-PCIe", 1, 40, KindGPU, "A100-40GB-PCIe"},
+		{"NVIDIA A100-SXM4-80GB", Hint{}, "A100-80GB", 1, 80, KindGPU, "A100-80GB"},
 		{"NVIDIA A800", Hint{MemoryGB: 40}, "A800-40GB", 1, 40, KindGPU, "A800-40GB"},
 		{"NVIDIA A800", Hint{MemoryGB: 80}, "A800-80GB", 1, 80, KindGPU, "A800-80GB"},
 		{"NVIDIA A800", Hint{}, "", 1, 0, KindGPU, "A800"},
@@ -53,6 +57,7 @@ func TestResolve(t *testing.T) {
 		{"NVIDIA G49", Hint{MemoryGB: 24}, "", 1, 24, KindGPU, "G49"},
 		{"NVIDIA L20N 48G", Hint{MemoryGB: 48}, "", 1, 48, KindGPU, "L20N 48G"},
 		{"NVIDIA vGPU8-16G", Hint{MemoryGB: 16}, "", 1, 16, KindGPU, "vGPU8-16G"},
+		{"NVIDIA L20N 48G", Hint{}, "", 1, 48, KindGPU, "L20N 48G"},
 		{"NVIDIA H20-virt1", Hint{}, "", 1, 0, KindGPU, "H20-virt1"},
 		// Not GPUs.
 		{"INTEL ARRIA 10 GX 1150", Hint{MemoryGB: 16}, "", 1, 0, KindFPGA, "INTEL ARRIA 10 GX 1150"},

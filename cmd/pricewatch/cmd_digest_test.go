@@ -212,10 +212,10 @@ providers:
   azure: {enabled: true, schedule: "0 6 * * 1,4", regions: [eastus]}
   alibaba: {enabled: true, schedule: "0 6 * * 1,4", regions: [cn-hangzhou]}
   tencent: {enabled: true, schedule: "0 6 * * 1,4", regions: [ap-guangzhou]}
-  vastai: {enabled: false}
-  oci: {enabled: false}
   lambda: {enabled: false}
   runpod: {enabled: false}
+  vastai: {enabled: false}
+  oci: {enabled: false}
 fx:
   enabled: false
   currency: USD

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/guard"
+	"github.com/pricewatch/pricewatch/hardware"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -19,6 +20,9 @@ type providerJob struct {
 	fetcher  fetchers.Fetcher
 	timeout  time.Duration
 	schedule string
+	// hardware holds the config's hardware.overrides, applied to every
+	// fetched offer and availability record before they are stored.
+	hardware hardware.Overrides
 	// guard holds implausible prices back before they are stored.
 	guard *guard.Guard
 }
@@ -37,6 +41,9 @@ type runSummary struct {
 	Result   *storage.Result
 	Err      error
 	Duration time.Duration
+	// UnknownHardware counts the instance types the run stored whose GPU
+	// is unknown or not in the catalogue (after hardware.overrides).
+	UnknownHardware int
 }
 
 // runProvider performs one provider run: fetch, then store in one
@@ -67,6 +74,13 @@ func runProvider(ctx context.Context, db *storage.DB, job providerJob, opts stor
 	log.Info("fetch started", zap.String("provider", job.name), zap.Int64("run", runID))
 	snap, err := job.fetcher.Fetch(runCtx, fetchers.Previous{Versions: prev})
 	if err == nil {
+		// Between fetch and store: the user's hardware corrections first
+		// (the guard judges prices per GPU-hour), then count what is
+		// still unknown (stored all the same).
+		if n := job.hardware.Apply(snap); n > 0 {
+			log.Info("hardware overrides applied", zap.String("provider", job.name), zap.Int("types", n))
+		}
+		sum.UnknownHardware = hardware.UnknownTypes(snap)
 		opts.Held, err = job.guard.Check(runCtx, db, snap)
 	}
 	if err == nil {
@@ -95,6 +109,7 @@ func runProvider(ctx context.Context, db *storage.DB, job providerJob, opts stor
 		zap.Int("seen", r.Seen), zap.Int("new", r.New), zap.Int("changed", r.Changed), zap.Int("unchanged", r.Unchanged),
 		zap.Int("closed", r.Closed), zap.Int("skipped_regions", r.Skipped), zap.Int("changes", len(r.Changes)),
 		zap.Int("held", r.Held), zap.Int("accepted", r.Accepted), zap.Int("moves_awaiting_confirmation", len(r.Awaiting)),
+		zap.Int("unknown_hardware_types", sum.UnknownHardware),
 		zap.Duration("took", time.Since(start)))
 	return finish(statusOK, nil)
 }
@@ -108,6 +123,9 @@ func summaryLine(s runSummary) string {
 		line := fmt.Sprintf("%-8s ok       %d offers: %d new, %d changed, %d unchanged, %d closed", s.Provider, r.Seen, r.New, r.Changed, r.Unchanged, r.Closed)
 		if r.Skipped > 0 {
 			line += fmt.Sprintf("; %d region(s) skipped as unchanged", r.Skipped)
+		}
+		if s.UnknownHardware > 0 {
+			line += fmt.Sprintf("; %d type(s) with unknown GPU hardware (pricewatch hardware unknown)", s.UnknownHardware)
 		}
 		if r.Held > 0 {
 			line += fmt.Sprintf("; %d held as implausible (%s; see `pricewatch held`)", r.Held, storage.HeldReasonsText(r.HeldReasons))

@@ -25,6 +25,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/tencent"
 	"github.com/pricewatch/pricewatch/fetchers/vastai"
 	"github.com/pricewatch/pricewatch/guard"
+	"github.com/pricewatch/pricewatch/hardware"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -87,22 +88,6 @@ func (a *app) buildJobs(only []string) ([]providerJob, error) {
 		}
 		jobs = append(jobs, providerJob{name: "tencent", fetcher: f, timeout: c.Timeout, schedule: c.Schedule})
 	}
-	if want(pricewatch.VastAI, cfg.VastAI.Enabled) {
-		c := cfg.VastAI
-		f, err := vastai.New(vastai.Config{Endpoint: c.Endpoint, GPUModels: c.GPUModels, MaxPages: c.MaxPages,
-			RequestInterval: requestInterval(c.RequestInterval)}, client, a.log.Named("vastai"))
-		if err != nil {
-			return nil, err
-		}
-		jobs = append(jobs, providerJob{name: pricewatch.VastAI, fetcher: f, timeout: c.Timeout, schedule: c.Schedule})
-	}
-	if want(pricewatch.OCI, cfg.OCI.Enabled) {
-		f, err := oci.New(oci.Config{Endpoint: cfg.OCI.Endpoint}, client, a.log.Named("oci"))
-		if err != nil {
-			return nil, err
-		}
-		jobs = append(jobs, providerJob{name: pricewatch.OCI, fetcher: f, timeout: cfg.OCI.Timeout, schedule: cfg.OCI.Schedule})
-	}
 	if want(pricewatch.Lambda, cfg.Lambda.Enabled) {
 		c := cfg.Lambda
 		var f fetchers.Fetcher
@@ -130,12 +115,32 @@ func (a *app) buildJobs(only []string) ([]providerJob, error) {
 		}
 		jobs = append(jobs, providerJob{name: pricewatch.RunPod, fetcher: f, timeout: c.Timeout, schedule: c.Schedule})
 	}
+	if want(pricewatch.VastAI, cfg.VastAI.Enabled) {
+		c := cfg.VastAI
+		f, err := vastai.New(vastai.Config{Endpoint: c.Endpoint, GPUModels: c.GPUModels, MaxPages: c.MaxPages,
+			RequestInterval: requestInterval(c.RequestInterval)}, client, a.log.Named("vastai"))
+		if err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, providerJob{name: pricewatch.VastAI, fetcher: f, timeout: c.Timeout, schedule: c.Schedule})
+	}
+	if want(pricewatch.OCI, cfg.OCI.Enabled) {
+		f, err := oci.New(oci.Config{Endpoint: cfg.OCI.Endpoint}, client, a.log.Named("oci"))
+		if err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, providerJob{name: pricewatch.OCI, fetcher: f, timeout: cfg.OCI.Timeout, schedule: cfg.OCI.Schedule})
+	}
 	g, err := guard.New(a.cfg.Guard, a.log.Named("guard"))
 	if err != nil {
 		return nil, err
 	}
+	// Every job applies the same hardware.overrides; jobs are rebuilt on
+	// a reload, so a changed override takes effect from the next run.
+	overrides := hardware.NewOverrides(a.cfg.Hardware)
 	for i := range jobs {
 		jobs[i].guard = g
+		jobs[i].hardware = overrides
 	}
 	return jobs, nil
 }
