@@ -7,10 +7,6 @@ const (
 	Community = "community"
 )
 
-// RunPod is the provider name RunPod's fetcher uses; it is declared here so
-// that IsMarketplace can name it whichever branch adds the fetcher.
-const runPod = "runpod"
-
 // IsMarketplace reports whether offers of this provider and offering class
 // are sold by third-party hosts through a marketplace rather than by the
 // cloud itself. A marketplace machine may be interrupted or withdrawn by its
@@ -24,7 +20,7 @@ func IsMarketplace(provider, offeringClass string) bool {
 	switch provider {
 	case VastAI:
 		return true
-	case runPod:
+	case RunPod:
 		return offeringClass == Community
 	}
 	return false

@@ -487,7 +487,7 @@ func MarketplaceName(provider, offeringClass string) string {
 	switch provider {
 	case pricewatch.VastAI:
 		return "Vast.ai"
-	case "runpod":
+	case pricewatch.RunPod:
 		if offeringClass == pricewatch.Community {
 			return "RunPod Community"
 		}

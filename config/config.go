@@ -334,7 +334,7 @@ func Default() *Config {
 		Guard: Guard{
 			Enabled:          true,
 			ImplausibleRatio: 1000,
-			FloorPerGPUHour:  map[string]float64{"USD": 0.05, "EUR": 0.05, "CNY": 0.35},
+			FloorPerGPUHour:  map[string]float64{"USD": 0.02, "EUR": 0.02, "CNY": 0.15},
 			AcceptAfterRuns:  3,
 		},
 		Alerts: Alerts{

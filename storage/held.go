@@ -98,14 +98,17 @@ func heldKeys(held []HeldPrice) map[pricewatch.OfferKey]bool {
 
 // recordHeld writes the run's holds (a hold that continues a streak
 // extends its row) and counts them in the result and the run record.
-func (s *saver) recordHeld(held []HeldPrice) error {
-	if len(held) == 0 {
-		return nil
-	}
+func (s *saver) recordHeld(snap *pricewatch.Snapshot, held []HeldPrice) error {
 	var prevOK sql.NullInt64
 	if err := s.tx.QueryRowContext(s.ctx, `SELECT MAX(id) FROM fetch_runs WHERE provider = ? AND status = 'ok' AND id < ?`,
 		s.res.Provider, s.runID).Scan(&prevOK); err != nil {
 		return err
+	}
+	if err := s.extendUnchangedHolds(snap, prevOK); err != nil {
+		return err
+	}
+	if len(held) == 0 {
+		return nil
 	}
 	for _, h := range held {
 		o, k := h.Offer, h.Offer.Key()
@@ -152,6 +155,42 @@ func (s *saver) recordHeld(held []HeldPrice) error {
 	}
 	_, err := s.tx.ExecContext(s.ctx, `UPDATE fetch_runs SET offers_held = ? WHERE id = ?`, s.res.Held, s.runID)
 	return err
+}
+
+// extendUnchangedHolds carries the streak of a hold whose scope this run
+// left unchanged (an AWS price file whose version did not move): the cloud
+// still lists the same price there, so it counts as coming back.
+func (s *saver) extendUnchangedHolds(snap *pricewatch.Snapshot, prevOK sql.NullInt64) error {
+	if len(snap.Unchanged) == 0 || !prevOK.Valid {
+		return nil
+	}
+	rows, err := s.tx.QueryContext(s.ctx, `SELECT id, region, price_type FROM held_prices
+		WHERE provider = ? AND accepted_at IS NULL AND last_run_id = ?`, s.res.Provider, prevOK.Int64)
+	if err != nil {
+		return err
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		var region string
+		var pt pricewatch.PriceType
+		if err := rows.Scan(&id, &region, &pt); err != nil {
+			rows.Close()
+			return err
+		}
+		if coveredOffer(snap.Unchanged, region, pt) && !coveredOffer(snap.Coverage, region, pt) {
+			ids = append(ids, id)
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if _, err := s.tx.ExecContext(s.ctx, `UPDATE held_prices SET last_seen = ?, last_run_id = ?, runs = runs + 1 WHERE id = ?`, s.ts, s.runID, id); err != nil {
+			return fmt.Errorf("extending held price %d: %w", id, err)
+		}
+	}
+	return nil
 }
 
 // HeldRecord is one row of held_prices, for `pricewatch held`.

@@ -110,3 +110,38 @@ func TestHeldReasonsText(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// TestHeldStreakCarriesThroughUnchangedScope: a run that leaves the held
+// price's region unchanged (its file was not downloaded again) still lists
+// that price, so the streak goes on; a run covering the region without it
+// ends the streak.
+func TestHeldStreakCarriesThroughUnchangedScope(t *testing.T) {
+	db, clk := openTest(t)
+	ctx := context.Background()
+	low := offer("p5.48xlarge", "us-east-1", pricewatch.OnDemand, "0.05504")
+	low.Provider = "aws"
+	real := low
+	real.Hourly = decimal.RequireFromString("55.04")
+	scope := []pricewatch.Scope{{Region: "us-east-1"}}
+	run := func(snap *pricewatch.Snapshot, held []HeldPrice) {
+		t.Helper()
+		clk.tick()
+		if _, err := save(t, db, snap, SaveOptions{Held: held}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(&pricewatch.Snapshot{Provider: "aws", Offers: []pricewatch.Offer{real}, Coverage: scope}, nil)
+	run(&pricewatch.Snapshot{Provider: "aws", Offers: []pricewatch.Offer{low}, Coverage: scope}, []HeldPrice{{Offer: low, Reason: HeldFractionOfPrice}})
+	run(&pricewatch.Snapshot{Provider: "aws", Unchanged: scope, Skipped: 1}, nil)
+	streaks, err := db.HeldStreaks(ctx, "aws")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := streaks[low.Key()].Runs; got != 2 {
+		t.Errorf("streak after an unchanged run: %d, want 2", got)
+	}
+	run(&pricewatch.Snapshot{Provider: "aws", Offers: []pricewatch.Offer{real}, Coverage: scope}, nil)
+	if streaks, _ = db.HeldStreaks(ctx, "aws"); streaks[low.Key()].Runs != 0 {
+		t.Errorf("streak after a run without the price: %d, want 0", streaks[low.Key()].Runs)
+	}
+}

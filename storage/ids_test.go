@@ -2,6 +2,8 @@ package storage
 
 import (
 	"context"
+	"io/fs"
+	"maps"
 	"testing"
 	"time"
 
@@ -73,5 +75,54 @@ func TestPricesAt(t *testing.T) {
 		case c.want != "" && (len(got) != 1 || got[0].Hourly.String() != c.want):
 			t.Errorf("at +%vh: %v, want one price %s", c.hours, got, c.want)
 		}
+	}
+}
+
+// TestOfferIDsMigration applies the migration's own SQL to a database laid
+// out as before it (the id columns dropped): the columns come back empty,
+// and AWS's remembered price-file versions are forgotten so that the next
+// run reads every file once and stores the ids, while the remembered GPU
+// types, the spot validators and other providers' versions stay.
+func TestOfferIDsMigration(t *testing.T) {
+	db, _ := openTest(t)
+	ctx := context.Background()
+	if _, err := save(t, db, snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, "98.32")), SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, col := range []string{"sku_id", "sku_price_id", "product_id", "region_name"} {
+		if _, err := db.write.ExecContext(ctx, "ALTER TABLE offers DROP COLUMN "+col); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, kv := range [][3]string{{"aws", "ec2/us-east-1", "20261201"}, {"aws", "savingsplan/us-east-1", "20261130"}, {"aws", "gpu-types", "{}"},
+		{"aws", "spot/etag", `"abc"`}, {"azure", "ec2/x", "1"}} {
+		if _, err := db.write.ExecContext(ctx, `INSERT INTO source_versions (provider, key, version, updated_at) VALUES (?, ?, ?, '')`, kv[0], kv[1], kv[2]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names, err := fs.Glob(migrations, "migrations/*_offer_ids.sql")
+	if err != nil || len(names) != 1 {
+		t.Fatalf("migration file: %v %v", names, err)
+	}
+	body, err := migrations.ReadFile(names[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.write.ExecContext(ctx, string(body)); err != nil {
+		t.Fatalf("applying %s: %v", names[0], err)
+	}
+	got, err := db.Prices(ctx, PriceFilter{})
+	if err != nil || len(got) != 1 || got[0].CloudIDs != (pricewatch.CloudIDs{}) {
+		t.Fatalf("prices after the migration: %+v, %v", got, err)
+	}
+	aws, err := db.Versions(ctx, "aws")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]string{"gpu-types": "{}", "spot/etag": `"abc"`}; !maps.Equal(aws, want) {
+		t.Errorf("aws versions %v, want %v", aws, want)
+	}
+	if az, _ := db.Versions(ctx, "azure"); len(az) != 1 {
+		t.Errorf("azure versions %v", az)
 	}
 }

@@ -147,7 +147,7 @@ func (db *DB) SaveSnapshot(ctx context.Context, runID int64, snap *pricewatch.Sn
 	if err := s.insertChanges(); err != nil {
 		return nil, s.wrap(err)
 	}
-	if err := s.recordHeld(opts.Held); err != nil {
+	if err := s.recordHeld(snap, opts.Held); err != nil {
 		return nil, s.wrap(err)
 	}
 	if err := s.confirmMoves(snap, opts.ConfirmChangePct, s.held); err != nil {

@@ -41,6 +41,10 @@ log:
 providers:
   alibaba: {enabled: false}
   tencent: {enabled: false}
+  lambda: {enabled: false}
+  runpod: {enabled: false}
+  vastai: {enabled: false}
+  oci: {enabled: false}
   azure:
     endpoint: %s/api/retail/prices
     regions: [westus2]

@@ -210,6 +210,11 @@ func TestRealAzureSeriesEndToEnd(t *testing.T) {
 			}
 			fmt.Fprintf(&report, "   %-18s %-38s %-9s %-3s %-7s %s %-16s gpu %s × %s\n", p.Region, p.InstanceType, p.PriceType, p.Term, p.OS, p.Currency, amount,
 				dash(p.GPUModel), strconv.FormatFloat(p.GPUCount, 'f', -1, 64))
+			// Both RTX PRO 6000 Blackwell Server Edition sizes carry two
+			// GPUs (fetchers/azure/gpus.go gives the source).
+			if strings.Contains(p.InstanceType, "RTXPRO6000BSE") && (p.GPUModel != "RTX-PRO-6000" || p.GPUCount != 2) {
+				t.Errorf("%s: %s %s stored with GPU %q × %v, want RTX-PRO-6000 × 2", snap.date, p.InstanceType, p.Region, p.GPUModel, p.GPUCount)
+			}
 			if p.InstanceType == "Standard_ND96isr_H200_v5" {
 				switch {
 				case p.Region == "usgovvirginia" && p.PriceType == "on_demand":

@@ -15,11 +15,22 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/runpod/runpodtest"
 )
 
+// capacityRules are the two ways the capacity alert is configured: the
+// rule stated in the config, and the built-in default rules (no rules key).
+var capacityRules = []struct{ name, yaml string }{
+	{"explicit rule", `  rules:
+    - name: new-h100-capacity
+      events: [back_in_stock, availability_new]
+      gpu_models: [H100, H200, B200]
+`},
+	{"default rules", ""},
+}
+
 // capacityConfig writes a config with only provider enabled, pointed at a
-// fake, a fake Slack, and the capacity rule stated explicitly (so the test
-// does not depend on default rules). Flap suppression is off: the runs
-// are seconds apart, and the flap window has its own tests.
-func capacityConfig(t *testing.T, provider, endpoint, slackURL string) string {
+// fake, a fake Slack, and the given alerts.rules YAML ("" for the
+// defaults). Flap suppression is off: the runs are seconds apart, and the
+// flap window has its own tests.
+func capacityConfig(t *testing.T, provider, endpoint, slackURL, rules string) string {
 	t.Helper()
 	dir := t.TempDir()
 	enabled := func(p string) bool { return p == provider }
@@ -46,11 +57,7 @@ slack:
 alerts:
   fetch_delivery_wait: 5s
   flap_window: 0s
-  rules:
-    - name: new-h100-capacity
-      events: [back_in_stock, availability_new]
-      gpu_models: [H100, H200, B200]
-`, filepath.Join(dir, "pw.db"), enabled("lambda"), endpoint, enabled("runpod"), endpoint, slackURL)
+%s`, filepath.Join(dir, "pw.db"), enabled("lambda"), endpoint, enabled("runpod"), endpoint, slackURL, rules)
 	path := filepath.Join(dir, "pricewatch.yaml")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
@@ -96,13 +103,19 @@ func fetchExpect(t *testing.T, cfg, wantLine string) string {
 // region), and comes back: one Slack message, the intervals in_stock →
 // sold_out → in_stock, the price untouched throughout.
 func TestLambdaCapacityEndToEnd(t *testing.T) {
+	for _, rules := range capacityRules {
+		t.Run(rules.name, func(t *testing.T) { lambdaCapacity(t, rules.yaml) })
+	}
+}
+
+func lambdaCapacity(t *testing.T, rules string) {
 	const key = "secret_e2e_lambda.ThisKeyMustNeverBePrinted"
 	const h100 = "gpu_8x_h100_sxm5"
 	t.Setenv(lambda.EnvAPIKey, key)
 	t.Setenv(envSlackToken, alertsToken)
 	srv := lambdatest.New(t, key)
 	slack := newSlackAPI(t)
-	cfg := capacityConfig(t, "lambda", srv.URL, slack.URL)
+	cfg := capacityConfig(t, "lambda", srv.URL, slack.URL, rules)
 
 	srv.SetCapacity(t, h100, "us-east-1")
 	out := fetchExpect(t, cfg, "lambda   ok       8 offers: 8 new")
@@ -170,7 +183,7 @@ func TestLambdaCapacityEndToEnd(t *testing.T) {
 func TestLambdaWithoutKeyIsSkipped(t *testing.T) {
 	t.Setenv(lambda.EnvAPIKey, "")
 	srv := lambdatest.New(t, "k")
-	cfg := capacityConfig(t, "lambda", srv.URL, "http://127.0.0.1:1")
+	cfg := capacityConfig(t, "lambda", srv.URL, "http://127.0.0.1:1", "")
 	out, errOut, code := runCLI(t, "--config", cfg, "fetch")
 	if code != 0 || !strings.Contains(out, "lambda   skipped") || srv.Requests() != 0 {
 		t.Errorf("exit %d, %d requests: %s%s", code, srv.Requests(), out, errOut)
@@ -181,12 +194,18 @@ func TestLambdaWithoutKeyIsSkipped(t *testing.T) {
 // capture; it comes back there on the second run: one Slack message and
 // the intervals sold_out → in_stock; prices per GPU-hour as RunPod quotes.
 func TestRunPodCapacityEndToEnd(t *testing.T) {
+	for _, rules := range capacityRules {
+		t.Run(rules.name, func(t *testing.T) { runpodCapacity(t, rules.yaml) })
+	}
+}
+
+func runpodCapacity(t *testing.T, rules string) {
 	const h100 = "NVIDIA H100 80GB HBM3"
 	t.Setenv(runpod.EnvAPIKey, "")
 	t.Setenv(envSlackToken, alertsToken)
 	srv := runpodtest.New(t, "")
 	slack := newSlackAPI(t)
-	cfg := capacityConfig(t, "runpod", srv.URL, slack.URL)
+	cfg := capacityConfig(t, "runpod", srv.URL, slack.URL, rules)
 
 	out := fetchExpect(t, cfg, "runpod   ok       30 offers: 30 new")
 	if !strings.Contains(out, "first run") {

@@ -129,6 +129,11 @@ func TestThousandthOfThePriceIsHeld(t *testing.T) {
 				h["runs"] != float64(2) || h["accepted_at"] != nil || fmt.Sprint(h["hourly_price"]) != "0.00698" || fmt.Sprint(h["stored_effective_hourly"]) != "6.98" {
 				t.Errorf("held row %v", h)
 			}
+			csvOut, _, _ := runCLI(t, "--config", cfg, "held", "--format", "csv")
+			if lines := strings.Split(strings.TrimSpace(csvOut), "\n"); len(lines) != 2 || !strings.HasPrefix(lines[0], "provider,region,zone,instance_type,") ||
+				!strings.Contains(lines[1], "Standard_NC40ads_H100_v5") || !strings.Contains(lines[1], ","+tt.reason+",") {
+				t.Errorf("held csv:\n%s", csvOut)
+			}
 			table, _, _ := runCLI(t, "--config", cfg, "held")
 			if !strings.Contains(table, "Standard_NC40ads_H100_v5") || !strings.Contains(table, "held") {
 				t.Errorf("held table:\n%s", table)

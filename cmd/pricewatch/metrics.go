@@ -28,6 +28,7 @@ type metrics struct {
 	fetchRuns     *prometheus.CounterVec
 	offersTracked *prometheus.GaugeVec
 	changes       *prometheus.CounterVec
+	readErrors    *prometheus.CounterVec // scrape-time database reads that failed
 }
 
 // dbGauges are read from the database when Prometheus scrapes, so they are
@@ -54,6 +55,9 @@ func newMetrics(db dbGauges) *metrics {
 		changes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pricewatch_changes_detected_total", Help: "Changes detected while storing runs, by kind.",
 		}, []string{"provider", "kind"}),
+		readErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pricewatch_metrics_read_errors_total", Help: "Database reads for series computed at scrape time that failed, by series group (those series are left out, or served from the last good read).",
+		}, []string{"series"}),
 	}
 	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "pricewatch_build_info", Help: "Build information; always 1.",
@@ -85,8 +89,8 @@ func newMetrics(db dbGauges) *metrics {
 		}
 		return time.Since(days[len(days)-1].Date).Seconds()
 	})
-	m.reg.MustRegister(m.fetchDuration, m.fetchRuns, m.offersTracked, m.changes,
-		pending, failed, fxAge, newFreshnessCollector(db), build,
+	m.reg.MustRegister(m.fetchDuration, m.fetchRuns, m.offersTracked, m.changes, m.readErrors,
+		pending, failed, fxAge, newFreshnessCollector(db, m.readErrors), build,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -35,13 +35,14 @@ type freshnessStore interface {
 // then never fire.
 type freshnessCollector struct {
 	db          freshnessStore
+	readErrors  *prometheus.CounterVec
 	lastSuccess *prometheus.Desc
 	digest      *prometheus.Desc
 }
 
-func newFreshnessCollector(db freshnessStore) *freshnessCollector {
+func newFreshnessCollector(db freshnessStore, readErrors *prometheus.CounterVec) *freshnessCollector {
 	return &freshnessCollector{
-		db: db,
+		db: db, readErrors: readErrors,
 		lastSuccess: prometheus.NewDesc("pricewatch_fetch_last_success_timestamp_seconds",
 			"Unix time the last successful run of each provider finished (from the database; absent until one succeeded).", []string{"provider"}, nil),
 		digest: prometheus.NewDesc("pricewatch_digest_last_success_timestamp_seconds",
@@ -57,15 +58,17 @@ func (c *freshnessCollector) Describe(ch chan<- *prometheus.Desc) {
 func (c *freshnessCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
 	defer cancel()
+	// A failed read leaves the series out (and counts it) rather than
+	// failing the whole scrape, which would hide every other series too.
 	if last, err := c.db.LastSuccessTimes(ctx); err != nil {
-		ch <- prometheus.NewInvalidMetric(c.lastSuccess, err)
+		c.readErrors.WithLabelValues("last_success").Inc()
 	} else {
 		for p, t := range last {
 			ch <- prometheus.MustNewConstMetric(c.lastSuccess, prometheus.GaugeValue, unixSeconds(t), p)
 		}
 	}
 	if at, ok, err := c.db.LastQueued(ctx, digest.Kind); err != nil {
-		ch <- prometheus.NewInvalidMetric(c.digest, err)
+		c.readErrors.WithLabelValues("digest").Inc()
 	} else if ok {
 		ch <- prometheus.MustNewConstMetric(c.digest, prometheus.GaugeValue, unixSeconds(at))
 	}
@@ -100,9 +103,10 @@ func priceSettingsOf(cfg *config.Config) priceSettings {
 // series per offer. The rows are computed once per committed run (or
 // stored exchange rate, or config): a scrape between runs reuses them.
 type priceCollector struct {
-	db       priceStore
-	settings func() priceSettings
-	now      func() time.Time
+	db         priceStore
+	settings   func() priceSettings
+	now        func() time.Time
+	readErrors *prometheus.CounterVec
 
 	cheapest, info, offer *prometheus.Desc
 
@@ -111,9 +115,9 @@ type priceCollector struct {
 	metrics []prometheus.Metric
 }
 
-func newPriceCollector(db priceStore, settings func() priceSettings) *priceCollector {
+func newPriceCollector(db priceStore, settings func() priceSettings, readErrors *prometheus.CounterVec) *priceCollector {
 	return &priceCollector{
-		db: db, settings: settings, now: time.Now,
+		db: db, settings: settings, now: time.Now, readErrors: readErrors,
 		cheapest: prometheus.NewDesc("pricewatch_cheapest_price_per_gpu_hour",
 			"Cheapest current Linux price per GPU-hour of a GPU model and price type across clouds, converted into fx.currency as compare does (commitments: effective hourly, upfront spread over the term).",
 			[]string{"gpu_model", "price_type", "currency"}, nil),
@@ -137,8 +141,12 @@ func (c *priceCollector) Collect(ch chan<- prometheus.Metric) {
 	defer cancel()
 	ms, err := c.current(ctx)
 	if err != nil {
-		ch <- prometheus.NewInvalidMetric(c.cheapest, err)
-		return
+		// The prices did not change because they could not be read: the
+		// last good series stand, and the failure is counted.
+		c.readErrors.WithLabelValues("prices").Inc()
+		c.mu.Lock()
+		ms = c.metrics
+		c.mu.Unlock()
 	}
 	for _, m := range ms {
 		ch <- m
@@ -260,5 +268,5 @@ func selected(f config.MetricsOffers, r analysis.CompareRow) bool {
 // addPriceSeries registers the price series, computed from db with the
 // settings the function returns at scrape time.
 func (m *metrics) addPriceSeries(db priceStore, settings func() priceSettings) {
-	m.reg.MustRegister(newPriceCollector(db, settings))
+	m.reg.MustRegister(newPriceCollector(db, settings, m.readErrors))
 }

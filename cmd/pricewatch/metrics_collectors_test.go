@@ -208,7 +208,8 @@ func TestPriceSeriesCachedPerRun(t *testing.T) {
 	a, db := loadApp(t, cfg)
 	store := &countingStore{priceStore: db}
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(newPriceCollector(store, func() priceSettings { return priceSettingsOf(a.cfg) }))
+	errs := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "errors_total", Help: "read errors"}, []string{"series"})
+	reg.MustRegister(newPriceCollector(store, func() priceSettings { return priceSettingsOf(a.cfg) }, errs))
 	a100 := map[string]string{"gpu_model": "A100-80GB", "price_type": "on_demand", "currency": "USD"}
 	for i := 0; i < 3; i++ {
 		if v, ok := gaugeValue(t, reg, "pricewatch_cheapest_price_per_gpu_hour", a100); !ok || v != 4.09625 {
@@ -243,7 +244,9 @@ func TestLastSuccessSurvivesRestart(t *testing.T) {
 
 	// The restarted daemon: a fresh registry, and Azure's first run after
 	// the restart fails (a page cut in half).
+	az.mu.Lock()
 	az.truncate = "1"
+	az.mu.Unlock()
 	restarted := newMetrics(db)
 	jobs, err := a.buildJobs([]string{"azure"})
 	if err != nil {
@@ -304,4 +307,65 @@ func lookPromtool(t *testing.T) string {
 		t.Skip("promtool not installed (Debian: apt-get install prometheus); CI runs this")
 	}
 	return p
+}
+
+// failingStore fails every read once fail is set.
+type failingStore struct {
+	priceStore
+	fail atomic.Bool
+}
+
+var errDBGone = errors.New("database is locked")
+
+func (f *failingStore) DataVersion(ctx context.Context) (string, error) {
+	if f.fail.Load() {
+		return "", errDBGone
+	}
+	return f.priceStore.DataVersion(ctx)
+}
+
+func (f *failingStore) LastSuccessTimes(context.Context) (map[string]time.Time, error) {
+	return nil, errDBGone
+}
+
+func (f *failingStore) LastQueued(context.Context, string) (time.Time, bool, error) {
+	return time.Time{}, false, errDBGone
+}
+
+// TestScrapeSurvivesReadErrors: a database read that fails at scrape time
+// does not fail the scrape: the price series stay at their last good
+// values, the freshness series are left out, and each failure is counted.
+func TestScrapeSurvivesReadErrors(t *testing.T) {
+	cfg, _ := fixtureConfig(t, "")
+	a, db := loadApp(t, cfg)
+	store := &failingStore{priceStore: db}
+	errs := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pricewatch_metrics_read_errors_total", Help: "read errors"}, []string{"series"})
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(errs, newPriceCollector(store, func() priceSettings { return priceSettingsOf(a.cfg) }, errs), newFreshnessCollector(store, errs))
+	h100 := map[string]string{"gpu_model": "H100", "price_type": "on_demand", "currency": "USD"}
+	if v, ok := gaugeValue(t, reg, "pricewatch_cheapest_price_per_gpu_hour", h100); !ok || v != 8.553125 {
+		t.Fatalf("before the failure: %v %v", v, ok)
+	}
+	store.fail.Store(true)
+	if v, ok := gaugeValue(t, reg, "pricewatch_cheapest_price_per_gpu_hour", h100); !ok || v != 8.553125 {
+		t.Errorf("while reads fail: %v (present %v), want the last good 8.553125", v, ok)
+	}
+	if s := series(t, reg, "pricewatch_fetch_last_success_timestamp_seconds"); len(s) != 0 {
+		t.Errorf("last-success series from a failed read: %v", s)
+	}
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatalf("scrape failed: %v", err)
+	}
+	counted := map[string]float64{}
+	for _, mf := range mfs {
+		if mf.GetName() == "pricewatch_metrics_read_errors_total" {
+			for _, m := range mf.GetMetric() {
+				counted[m.GetLabel()[0].GetValue()] = m.GetCounter().GetValue()
+			}
+		}
+	}
+	if counted["prices"] < 1 || counted["last_success"] < 1 || counted["digest"] < 1 {
+		t.Errorf("read errors counted %v, want prices, last_success and digest", counted)
+	}
 }

@@ -718,6 +718,25 @@ func (r *run) spot(ctx context.Context, region, zone, instanceType string) (spot
 	if err != nil {
 		return spotQuote{}, false, fmt.Errorf("alibaba: DescribeSpotPriceHistory %s in %s: %w: %v", instanceType, zone, fetchers.ErrIncomplete, err)
 	}
+	// The newest Timestamp is the price in effect. Two rows at that same
+	// moment with different prices leave nothing to choose by (taking the
+	// lower would be a guess): neither is kept this run.
+	for i := range rows {
+		at, _ := time.Parse(time.RFC3339, rows[i].Timestamp)
+		if !at.Equal(latestAt) || &rows[i] == latest {
+			continue
+		}
+		other, err := rows[i].SpotPrice.price("SpotPrice")
+		if err != nil {
+			return spotQuote{}, false, fmt.Errorf("alibaba: DescribeSpotPriceHistory %s in %s: %w: %v", instanceType, zone, fetchers.ErrIncomplete, err)
+		}
+		if !other.Equal(p) {
+			r.f.log.Warn("two spot prices at the same latest Timestamp, nothing to choose between them; keeping neither this run",
+				zap.String("instance_type", instanceType), zap.String("zone", zone), zap.String("timestamp", latest.Timestamp),
+				zap.String("price", p.String()), zap.String("other_price", other.String()))
+			return spotQuote{}, false, nil
+		}
+	}
 	return spotQuote{instanceType: instanceType, zone: zone, price: p, currency: currency}, true, nil
 }
 

@@ -323,7 +323,7 @@ func check(key string, e entry) (lambdaType, error) {
 	seen := map[string]bool{}
 	for _, r := range *e.RegionsWithCapacity {
 		name := strings.TrimSpace(r.Name)
-		if name == "" || strings.ContainsAny(name, " /,") {
+		if name == "" || name == Region || strings.ContainsAny(name, " /,") {
 			return lambdaType{}, fmt.Errorf("region name %q", r.Name)
 		}
 		if !seen[name] {

@@ -49,7 +49,7 @@ const (
 	// Offering classes: which RunPod cloud sells the GPU. "community" is a
 	// marketplace (hosts' machines, RunPod's terms); analysis marks it so.
 	Secure    = "secure"
-	Community = "community"
+	Community = pricewatch.Community
 
 	maxBodyBytes       = 8 << 20
 	defaultBodyTimeout = time.Minute
