@@ -65,9 +65,14 @@ func (a *app) availabilityCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := checkGPUModel(cmd.Context(), db, gpuFilter); err != nil {
+				return err
+			}
 			q := report.AvailabilityQuery{GPU: gpuFilter, All: all, Providers: providers, Regions: regions}
 			if len(args) == 1 {
-				q.InstanceType = args[0]
+				if q.InstanceType, err = resolveInstanceType(cmd.Context(), db, args[0]); err != nil {
+					return err
+				}
 			}
 			rows, err := report.Availability(cmd.Context(), db, q)
 			if err != nil {

@@ -53,7 +53,7 @@ apart, never ranked.`,
 				return fmt.Errorf("--gpu is required (e.g. --gpu H100, --gpu A100-80GB)")
 			}
 			if f.count < 0 {
-				return fmt.Errorf("--count %v: want a positive number of GPUs per instance", f.count)
+				return usagef("--count %v: want a positive number of GPUs per instance", f.count)
 			}
 			pts, err := parsePriceTypes(f.priceTypes)
 			if err != nil {
@@ -86,6 +86,9 @@ apart, never ranked.`,
 			}
 			m, err := a.openMarket(ctx, f.scopeFlags)
 			if err != nil {
+				return err
+			}
+			if err := checkGPUModel(ctx, m.db, f.gpu); err != nil {
 				return err
 			}
 			now, currency, book := m.now, m.currency, m.fx

@@ -204,6 +204,9 @@ type goldenCase struct {
 	args []string
 	// noRates runs against a database without stored exchange rates.
 	noRates bool
+	// code is the exit status expected; for a non-zero one the golden file
+	// holds what the command wrote to stderr.
+	code int
 }
 
 // runGoldens runs each command line against the fixture database and
@@ -221,8 +224,15 @@ func runGoldens(t *testing.T, cases []goldenCase) {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := cfgs[c.noRates]
 			out, errOut, code := runCLI(t, append([]string{"--config", cfg}, c.args...)...)
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, errOut)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d: %s", code, c.code, errOut)
+			}
+			if c.code != 0 {
+				if out != "" {
+					t.Errorf("exit %d printed to stdout: %q", code, out)
+				}
+				checkGolden(t, filepath.Join("analysis", c.name), errOut)
+				return
 			}
 			checkGolden(t, filepath.Join("analysis", c.name), out)
 			// --wide is the one way to ask for more than 100 columns.
@@ -263,7 +273,8 @@ func TestCompareGolden(t *testing.T) {
 		{name: "compare_stale_rate.txt", args: []string{"compare", "--gpu", "A100", "--count", "8", "--now=" + staleNow}},
 		{name: "compare_missing_rate.txt", args: []string{"compare", "--gpu", "A100", "--count", "8", now}, noRates: true},
 		{name: "compare_missing_rate.json", args: []string{"compare", "--gpu", "A100", "--count", "8", "--format", "json", now}, noRates: true},
-		{name: "compare_none.json", args: []string{"compare", "--gpu", "B200", "--format", "json", now}},
+		{name: "compare_none.json", args: []string{"compare", "--gpu", "B200", "--format", "json", now}, code: exitNotFound},
+		{name: "compare_empty.json", args: []string{"compare", "--gpu", "A100", "--region", "nowhere-1", "--format", "json", now}},
 	})
 }
 

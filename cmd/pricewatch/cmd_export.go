@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"time"
 
@@ -66,7 +65,7 @@ no charge, no billing period, no cost.`,
 			if f.at != "" {
 				at, err := time.Parse(time.RFC3339, f.at)
 				if err != nil {
-					return fmt.Errorf("--at %q: want an RFC 3339 time such as 2026-11-01T00:00:00Z", f.at)
+					return usagef("--at %q: want an RFC 3339 time such as 2026-11-01T00:00:00Z", f.at)
 				}
 				filter.CurrentOnly, filter.At = false, at.UTC()
 			}

@@ -13,7 +13,9 @@ func (a *app) fetchCommand() *cobra.Command {
 		Use:   "fetch",
 		Short: "Run one fetch cycle now: fetch every enabled provider, store, report",
 		Long: `Fetch runs one cycle now. It prints a line per provider (offers seen, new,
-changed, unchanged, duration) and exits non-zero if any provider failed.
+changed, unchanged, duration). Exit status: 0 when every provider stored (or
+was skipped), 1 when every provider failed, 3 when some failed and others
+stored.
 A provider without credentials is skipped, not failed.`,
 		Example: `  pricewatch fetch
   pricewatch fetch --provider azure --provider aws`,
@@ -22,7 +24,7 @@ A provider without credentials is skipped, not failed.`,
 			ctx := cmd.Context()
 			for _, p := range only {
 				if !slices.Contains(providerNames, p) {
-					return fmt.Errorf("--provider %q: want one of %v", p, providerNames)
+					return usagef("--provider %q: want one of %v", p, providerNames)
 				}
 			}
 			// A broken alert rule is reported before anything is fetched.
@@ -57,8 +59,12 @@ A provider without credentials is skipped, not failed.`,
 			if line := a.deliverAfterFetch(ctx, db); line != "" {
 				fmt.Fprintln(a.stdout, line)
 			}
-			if failed > 0 || ctx.Err() != nil {
-				return exitCode(1)
+			switch {
+			case ctx.Err() != nil || (failed > 0 && failed == len(jobs)):
+				return exitCode(exitFailed)
+			case failed > 0:
+				// Some providers stored, some failed: partly failed.
+				return exitCode(exitPartial)
 			}
 			return nil
 		},

@@ -38,7 +38,7 @@ func (a *app) historyCommand() *cobra.Command {
 				return err
 			}
 			if f.plot && f.format != formatTable {
-				return fmt.Errorf("--plot draws a chart in the terminal; leave out --format %s", f.format)
+				return usagef("--plot draws a chart in the terminal; leave out --format %s", f.format)
 			}
 			since, err := parseSince(f.since, time.Now().UTC())
 			if err != nil {
@@ -74,14 +74,18 @@ func (a *app) historyCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			instanceType, err := resolveInstanceType(cmd.Context(), db, args[0])
+			if err != nil {
+				return err
+			}
 			rows, err := report.History(cmd.Context(), db, report.HistoryQuery{
-				InstanceType: args[0], Providers: f.providers, Regions: f.regions, Since: since,
+				InstanceType: instanceType, Providers: f.providers, Regions: f.regions, Since: since,
 			})
 			if err != nil {
 				return err
 			}
 			if f.plot {
-				return writeHistoryPlot(a.stdout, args[0], rows)
+				return writeHistoryPlot(a.stdout, instanceType, rows)
 			}
 			return writeHistory(a.stdout, f.format, rows)
 		},

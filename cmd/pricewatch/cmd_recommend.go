@@ -47,11 +47,14 @@ left out unless --include-spot: it can be taken back at any time.`,
 				return fmt.Errorf("--utilization: %w", err)
 			}
 			if f.top < 0 {
-				return fmt.Errorf("--top %d: want 0 (all) or more", f.top)
+				return usagef("--top %d: want 0 (all) or more", f.top)
 			}
 			ctx := cmd.Context()
 			m, err := a.openMarket(ctx, f.scopeFlags)
 			if err != nil {
+				return err
+			}
+			if err := checkGPUModel(ctx, m.db, f.gpu); err != nil {
 				return err
 			}
 			offers, err := m.offers(ctx)

@@ -25,7 +25,7 @@ func TestRecommendGolden(t *testing.T) {
 		{name: "recommend_low_use_1y.txt", args: []string{"recommend", "--gpu", "A100", "--count", "8", "--utilization", "20%", "--horizon", "1y", "--top", "5", now}},
 		{name: "recommend_stale_rate.txt", args: append(append([]string{}, seedQuestion...), "--top", "3", "--now="+staleNow)},
 		{name: "recommend_missing_rate.txt", args: q(), noRates: true},
-		{name: "recommend_none.txt", args: []string{"recommend", "--gpu", "B200", "--count", "8", now}},
+		{name: "recommend_none.txt", args: []string{"recommend", "--gpu", "B200", "--count", "8", now}, code: exitNotFound},
 	})
 }
 

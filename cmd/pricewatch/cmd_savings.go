@@ -53,8 +53,12 @@ every hour of its term; on-demand only for the hours used.`,
 			if err != nil {
 				return err
 			}
+			instanceType, err := resolveInstanceType(ctx, m.db, args[0])
+			if err != nil {
+				return err
+			}
 			now, currency, book := m.now, m.currency, m.fx
-			sav, err := report.ComputeSavings(ctx, m.db, book, report.SavingsQuery{Scope: m.reportScope(), InstanceType: args[0], Utilization: u})
+			sav, err := report.ComputeSavings(ctx, m.db, book, report.SavingsQuery{Scope: m.reportScope(), InstanceType: instanceType, Utilization: u})
 			if err != nil {
 				return err
 			}
@@ -78,7 +82,7 @@ every hour of its term; on-demand only for the hours used.`,
 				warnSkipped(a.stderr, rep.Unmatched)
 				return writeSavingsCSV(a.stdout, rep)
 			}
-			return writeSavingsTable(a.stdout, args[0], offers, rep, currency, notes)
+			return writeSavingsTable(a.stdout, instanceType, offers, rep, currency, notes)
 		},
 	}
 	cmd.Flags().StringVar(&f.utilization, "utilization", "1", "share of the term's hours the machine runs: 0.7 or 70%")

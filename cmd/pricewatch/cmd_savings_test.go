@@ -18,7 +18,7 @@ func TestSavingsGolden(t *testing.T) {
 		{name: "savings_alibaba_cny.txt", args: []string{"savings", "ecs.gn7-c13g1.26xlarge", "--currency", "CNY", "--utilization", "0.25", now}},
 		{name: "savings_missing_rate.txt", args: []string{"savings", "ecs.gn7-c13g1.26xlarge", "--utilization", "0.6", now}, noRates: true},
 		{name: "savings_no_commitments.txt", args: []string{"savings", "Standard_NC96ads_A100_v4", now}},
-		{name: "savings_unknown.json", args: []string{"savings", "nope.large", "--format", "json", now}},
+		{name: "savings_unknown.json", args: []string{"savings", "nope.large", "--format", "json", now}, code: exitNotFound},
 	})
 }
 

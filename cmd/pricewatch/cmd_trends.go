@@ -55,7 +55,7 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 				return err
 			}
 			if f.top < 0 {
-				return fmt.Errorf("--top %d: want 0 (all) or more", f.top)
+				return usagef("--top %d: want 0 (all) or more", f.top)
 			}
 			ctx := cmd.Context()
 			if f.server != "" {
@@ -75,6 +75,9 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 			}
 			m, err := a.openMarket(ctx, f.scopeFlags)
 			if err != nil {
+				return err
+			}
+			if err := checkGPUModel(ctx, m.db, f.gpu); err != nil {
 				return err
 			}
 			now, currency, book := m.now, m.currency, m.fx

@@ -129,6 +129,9 @@ type historyJSON struct {
 func history(t *testing.T, cfg, instanceType string) []historyJSON {
 	t.Helper()
 	out, errOut, code := runCLI(t, "--config", cfg, "history", instanceType, "--format", "json")
+	if code == exitNotFound {
+		return nil // nothing of that type is stored
+	}
 	if code != 0 {
 		t.Fatalf("history exited %d: %s", code, errOut)
 	}
@@ -221,11 +224,33 @@ func TestFetchAndHistoryAgainstFakeAzure(t *testing.T) {
 	}
 }
 
-func TestHistoryUnknownTypeIsEmptyArray(t *testing.T) {
-	cfg := writeConfig(t, t.TempDir(), "http://127.0.0.1:1")
-	out, errOut, code := runCLI(t, "--config", cfg, "history", "nope.large", "--format", "json")
+// An unknown type is "not found" (exit 4) with suggestions from what is
+// stored; a case difference finds the stored type; a known type with
+// nothing in the filter is an empty list, exit 0.
+func TestHistoryUnknownType(t *testing.T) {
+	az := newFakeAzure(t)
+	cfg := writeConfig(t, t.TempDir(), az.URL)
+	if _, errOut, code := runCLI(t, "--config", cfg, "fetch"); code != 0 {
+		t.Fatalf("fetch: %s", errOut)
+	}
+	out, errOut, code := runCLI(t, "--config", cfg, "history", "Standard_ND96amsr_A100_v", "--format", "json")
+	if code != exitNotFound || out != "" || !strings.Contains(errOut, "did you mean Standard_ND96amsr_A100_v4") {
+		t.Errorf("misspelt type: got %d %q %q", code, out, errOut)
+	}
+	if n := strings.Count(errOut, "pricewatch:"); n != 1 {
+		t.Errorf("error reported %d times: %q", n, errOut)
+	}
+	out, errOut, code = runCLI(t, "--config", cfg, "history", "STANDARD_ND96AMSR_A100_V4", "--format", "json")
+	if code != 0 || !strings.Contains(out, `"instance_type": "Standard_ND96amsr_A100_v4"`) {
+		t.Errorf("upper-case type: got %d %q %q", code, out, errOut)
+	}
+	out, errOut, code = runCLI(t, "--config", cfg, "history", "Standard_ND96amsr_A100_v4", "--region", "nowhere-1", "--format", "json")
 	if code != 0 || strings.TrimSpace(out) != "[]" {
-		t.Fatalf("got %d %q %q, want []", code, out, errOut)
+		t.Errorf("known type, nothing in the filter: got %d %q %q, want []", code, out, errOut)
+	}
+	_, errOut, code = runCLI(t, "--config", cfg, "compare", "--gpu", "H10", "--format", "json")
+	if code != exitNotFound || !strings.Contains(errOut, "did you mean H100") {
+		t.Errorf("misspelt GPU: got %d %q", code, errOut)
 	}
 }
 
@@ -247,6 +272,9 @@ func TestAvailabilityGPUFamily(t *testing.T) {
 	}
 	for gpu, want := range map[string]int{"A100": 1, "a100-80gb": 1, "H100": 1, "H100-NVL": 1, "A10": 0, "T4": 0} {
 		out, errOut, code := runCLI(t, "--config", cfg, "availability", "--gpu", gpu, "--format", "json")
+		if want == 0 && code == exitNotFound {
+			continue // no stored model matches: not found, not an A100
+		}
 		if code != 0 {
 			t.Fatalf("availability --gpu %s: %s", gpu, errOut)
 		}

@@ -23,16 +23,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	a := newApp(stdout, stderr)
 	defer a.close()
 	root := a.rootCommand()
+	markUsageErrors(root)
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	if err := root.ExecuteContext(ctx); err != nil {
 		var ec exitCode
-		if asExitCode(err, &ec) {
-			return int(ec)
+		if !asExitCode(err, &ec) {
+			a.printError(err)
 		}
-		a.printError(err)
-		return 1
+		return exitCodeFor(err)
 	}
-	return 0
+	return exitOK
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/csv"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -30,7 +29,7 @@ func checkFormat(f string, allowed ...string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("--format %q: want %s", f, strings.Join(allowed, ", "))
+	return usagef("--format %q: want %s", f, strings.Join(allowed, ", "))
 }
 
 // The JSON value types are the report package's, so that the CLI and the

@@ -12,7 +12,8 @@ func TestHistoryPlotGolden(t *testing.T) {
 	runGoldens(t, []goldenCase{
 		{name: "history_plot_azure.txt", args: []string{"history", "Standard_ND96amsr_A100_v4", "--plot"}},
 		{name: "history_plot_alibaba.txt", args: []string{"history", "ecs.gn7-c13g1.26xlarge", "--plot"}},
-		{name: "history_plot_none.txt", args: []string{"history", "nope.large", "--plot"}},
+		{name: "history_plot_none.txt", args: []string{"history", "nope.large", "--plot"}, code: exitNotFound},
+		{name: "history_plot_case.txt", args: []string{"history", "STANDARD_ND96AMSR_A100_V4", "--plot"}},
 	})
 }
 

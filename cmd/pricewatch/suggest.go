@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/pricewatch/pricewatch/gpu"
+	"github.com/pricewatch/pricewatch/storage"
+)
+
+// nameStore is what the name checks read: every name the database holds.
+type nameStore interface {
+	StoredNames(ctx context.Context) (storage.Names, error)
+}
+
+// resolveInstanceType returns the stored spelling of an instance type asked
+// for on the command line. Clouds spell types in one case only, so a case
+// difference (P5.48XLARGE) is not a different type. A name nothing stored
+// carries is a not-found error suggesting the nearest stored names.
+func resolveInstanceType(ctx context.Context, st nameStore, asked string) (string, error) {
+	names, err := st.StoredNames(ctx)
+	if err != nil {
+		return "", err
+	}
+	for _, n := range names.InstanceTypes {
+		if n == asked {
+			return n, nil
+		}
+	}
+	for _, n := range names.InstanceTypes {
+		if strings.EqualFold(n, asked) {
+			return n, nil
+		}
+	}
+	return "", notFoundError{fmt.Errorf("no instance type %q is stored%s", asked, suggestion(asked, names.InstanceTypes))}
+}
+
+// checkGPUModel fails with a suggestion when a --gpu filter matches no GPU
+// model stored in the database (gpu.Matches decides, as the reports do).
+func checkGPUModel(ctx context.Context, st nameStore, asked string) error {
+	if strings.TrimSpace(asked) == "" {
+		return nil
+	}
+	names, err := st.StoredNames(ctx)
+	if err != nil {
+		return err
+	}
+	for _, m := range names.GPUModels {
+		if gpu.Matches(asked, m) {
+			return nil
+		}
+	}
+	return notFoundError{fmt.Errorf("no GPU model matching %q is stored%s", asked, suggestion(asked, names.GPUModels))}
+}
+
+// suggestion is the "; did you mean …" tail of a not-found message: up to
+// three stored names nearest to the asked one, or a hint to fetch when the
+// database holds none.
+func suggestion(asked string, stored []string) string {
+	if len(stored) == 0 {
+		return " (the database holds none yet: run `pricewatch fetch`)"
+	}
+	type cand struct {
+		name string
+		dist int
+	}
+	a := strings.ToLower(asked)
+	var cands []cand
+	for _, s := range stored {
+		l := strings.ToLower(s)
+		d := editDistance(a, l)
+		// A stored name that contains the asked one (or the reverse) is a
+		// likely meaning even when far in edits: "h100" → "H100-NVL".
+		if strings.Contains(l, a) || strings.Contains(a, l) {
+			d = min(d, 1+abs(len(l)-len(a))/4)
+		}
+		if d <= max(2, len(a)/3) {
+			cands = append(cands, cand{s, d})
+		}
+	}
+	if len(cands) == 0 {
+		return " (none is close; `pricewatch hardware unknown` and `pricewatch availability` list what is stored)"
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		if cands[i].dist != cands[j].dist {
+			return cands[i].dist < cands[j].dist
+		}
+		return cands[i].name < cands[j].name
+	})
+	var out []string
+	for i, c := range cands {
+		if i == 3 {
+			break
+		}
+		out = append(out, c.name)
+	}
+	return "; did you mean " + strings.Join(out, ", ") + "?"
+}
+
+// editDistance is the Levenshtein distance between a and b in bytes
+// (instance types and model names are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
