@@ -394,21 +394,9 @@ func Default() *Config {
 	}
 }
 
-// Locate returns the config file to use: the flag value, else
-// $PRICEWATCH_CONFIG, else ./pricewatch.yaml when it exists, else "" for the
-// built-in defaults.
-func Locate(flagValue string) string {
-	if flagValue != "" {
-		return flagValue
-	}
-	if v := os.Getenv(EnvConfig); v != "" {
-		return v
-	}
-	if _, err := os.Stat(DefaultFile); err == nil {
-		return DefaultFile
-	}
-	return ""
-}
+// Locate returns the config file to use ("" for the built-in defaults), by
+// the search order of Find.
+func Locate(flagValue string) string { return Find(flagValue).Path }
 
 // Load reads and validates the file at path; "" yields the defaults.
 func Load(path string) (*Config, error) {

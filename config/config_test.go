@@ -117,6 +117,10 @@ func TestReadSecretOrder(t *testing.T) {
 func TestNoFileGivesDefaults(t *testing.T) {
 	t.Chdir(t.TempDir())
 	t.Setenv(EnvConfig, "")
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	old := systemDir
+	systemDir = t.TempDir()
+	t.Cleanup(func() { systemDir = old })
 	if got := Locate(""); got != "" {
 		t.Fatalf("Locate with nothing present = %q", got)
 	}
