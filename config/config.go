@@ -67,6 +67,9 @@ type Fetch struct {
 	// well-formed answer): below this share of the previous count the run
 	// fails instead of closing every missing price.
 	MinOfferRatio float64 `yaml:"min_offer_ratio"`
+	// LeaseWait bounds how long a run waits for another run of the same
+	// provider (another process) to finish before it is skipped.
+	LeaseWait time.Duration `yaml:"lease_wait"`
 }
 
 // Providers has one section per cloud.
@@ -197,7 +200,7 @@ func Default() *Config {
 		Database: Database{Path: "pricewatch.db", BusyTimeout: 5 * time.Second},
 		Log:      Log{Level: "info", Format: "auto"},
 		HTTP:     HTTP{Listen: "127.0.0.1:9108"},
-		Fetch:    Fetch{MinOfferRatio: 0.5},
+		Fetch:    Fetch{MinOfferRatio: 0.5, LeaseWait: time.Minute},
 		Providers: Providers{
 			AWS: AWS{
 				Common:       Common{Enabled: true, Endpoint: "https://pricing.us-east-1.amazonaws.com", Schedule: "17 */6 * * *", Timeout: 2 * time.Hour},
@@ -324,6 +327,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Fetch.MinOfferRatio < 0 || c.Fetch.MinOfferRatio > 1 {
 		add(c.keyErr("fetch.min_offer_ratio", "%v: want a share between 0 and 1", c.Fetch.MinOfferRatio))
+	}
+	if c.Fetch.LeaseWait < 0 {
+		add(c.keyErr("fetch.lease_wait", "must not be negative"))
 	}
 	for name, p := range c.providerCommons() {
 		prefix := "providers." + name

@@ -188,17 +188,6 @@ func (db *DB) migrate(ctx context.Context) error {
 	return nil
 }
 
-// CloseAbandonedRuns marks runs left "running" by a process that died
-// mid-run. Only the daemon calls it at start-up: a CLI fetch running beside
-// a live daemon must not close the daemon's run.
-func (db *DB) CloseAbandonedRuns(ctx context.Context) error {
-	if _, err := db.write.ExecContext(ctx, `UPDATE fetch_runs SET status = 'abandoned', finished_at = started_at,
-		error = 'process stopped before the run finished' WHERE status = 'running'`); err != nil {
-		return fmt.Errorf("closing abandoned runs: %w", err)
-	}
-	return nil
-}
-
 func migrationNumber(name string) (int, error) {
 	base := filepath.Base(name)
 	num, _, ok := strings.Cut(base, "_")

@@ -46,7 +46,7 @@ func newMetrics(db dbGauges) *metrics {
 			Buckets: []float64{1, 5, 15, 30, 60, 120, 300, 600, 1200, 3600},
 		}, []string{"provider"}),
 		fetchRuns: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "pricewatch_fetch_runs_total", Help: "Provider fetch runs by result (success, error, skipped: no credentials, overlap: previous run still going).",
+			Name: "pricewatch_fetch_runs_total", Help: "Provider fetch runs by result (success, error, skipped: no credentials, overlap: another run of the provider still going, not_started: the run could not be recorded).",
 		}, []string{"provider", "result"}),
 		lastSuccess: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "pricewatch_fetch_last_success_timestamp_seconds", Help: "Unix time of the last successful run per provider.",
@@ -99,7 +99,8 @@ func newMetrics(db dbGauges) *metrics {
 
 // observe records one provider run.
 func (m *metrics) observe(s runSummary) {
-	result := map[string]string{statusOK: "success", statusFailed: "error", statusSkipped: "skipped"}[s.Status]
+	result := map[string]string{statusOK: "success", statusFailed: "error", statusSkipped: "skipped",
+		statusOverlap: "overlap", statusNotStarted: "not_started"}[s.Status]
 	m.fetchRuns.WithLabelValues(s.Provider, result).Inc()
 	m.fetchDuration.WithLabelValues(s.Provider).Observe(s.Duration.Seconds())
 	if s.Status == statusOK && s.Result != nil {

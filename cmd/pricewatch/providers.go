@@ -81,6 +81,9 @@ func (a *app) buildJobs(only []string) ([]providerJob, error) {
 		}
 		jobs = append(jobs, providerJob{name: "tencent", fetcher: f, timeout: c.Timeout, schedule: c.Schedule})
 	}
+	for i := range jobs {
+		jobs[i].leaseWait = a.cfg.Fetch.LeaseWait
+	}
 	return jobs, nil
 }
 
