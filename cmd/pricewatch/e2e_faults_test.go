@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/pricewatch/pricewatch/storage"
+)
+
+// lockDatabase takes the write lock of the SQLite file at path from a
+// connection of its own, as another process storing a large run would, and
+// returns the func that lets go.
+func lockDatabase(t *testing.T, path string) func() {
+	t.Helper()
+	raw, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=10000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := raw.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	release := func() {
+		once.Do(func() {
+			conn.ExecContext(context.Background(), "ROLLBACK")
+			conn.Close()
+			raw.Close()
+		})
+	}
+	t.Cleanup(release)
+	return release
+}
+
+// TestE2EConcurrentFetchesUnderLockContention is the issue's reproduction
+// through the binary: three `pricewatch fetch` processes started 0.3 s
+// apart while another process holds the write lock, against an Azure whose
+// price moves with every listing, over several rounds. Runs of the provider
+// never interleave (each either stores or is skipped naming the holder),
+// and the stored history keeps its interval invariants.
+func TestE2EConcurrentFetchesUnderLockContention(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the binary")
+	}
+	bin := buildBinary(t)
+	az := newFakeAzure(t)
+	var listings atomic.Int64
+	prices := []string{`"retailPrice": 32.77,`, `"retailPrice": 30.11,`, `"retailPrice": 34.02,`}
+	// Each listing of page 1 moves the on-demand A100 price, slowly enough
+	// that the fetches overlap.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("$skip") == "" {
+			n := listings.Add(1)
+			cur := prices[(n-1)%3]
+			az.setPrice(t, "1", cur, prices[n%3])
+			time.Sleep(300 * time.Millisecond)
+		}
+		az.serve(w, r)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, srv.URL)
+	replaceInFile(t, cfg, "database:\n", "database:\n  busy_timeout: 20s\n")
+	replaceInFile(t, cfg, "fx:\n", "fetch:\n  lease_wait: 30s\nfx:\n")
+	dbPath := filepath.Join(dir, "pw.db")
+	if out, err := exec.Command(bin, "fetch", "--config", cfg).CombinedOutput(); err != nil {
+		t.Fatalf("baseline fetch: %v\n%s", err, out)
+	}
+
+	for round := range 3 {
+		release := lockDatabase(t, dbPath)
+		var wg sync.WaitGroup
+		outs := make([]bytes.Buffer, 3)
+		errs := make([]error, 3)
+		for i := range 3 {
+			wg.Go(func() {
+				cmd := exec.Command(bin, "fetch", "--config", cfg)
+				cmd.Stdout, cmd.Stderr = &outs[i], &outs[i]
+				errs[i] = cmd.Run()
+			})
+			time.Sleep(300 * time.Millisecond)
+		}
+		time.Sleep(500 * time.Millisecond)
+		release()
+		wg.Wait()
+		for i := range 3 {
+			out := outs[i].String()
+			if errs[i] != nil {
+				t.Errorf("round %d fetch %d: %v\n%s", round, i, errs[i], out)
+			}
+			if !strings.Contains(out, "azure    ok") && !strings.Contains(out, "azure    skipped  another azure run") {
+				t.Errorf("round %d fetch %d: neither stored nor skipped for the lease:\n%s", round, i, out)
+			}
+		}
+	}
+
+	db, err := storage.Open(context.Background(), dbPath, storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	bad, err := db.IntervalViolations(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range bad {
+		t.Error(b)
+	}
+	runs, err := db.Runs(context.Background(), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last time.Time
+	for i := len(runs) - 1; i >= 0; i-- {
+		r := runs[i]
+		switch r.Status {
+		case storage.RunOK:
+			if !r.FinishedAt.After(last) {
+				t.Errorf("run %d stored at %s, not after the run before it (%s)", r.ID, r.FinishedAt, last)
+			}
+			last = *r.FinishedAt
+		case storage.RunSkipped:
+			if !strings.Contains(r.Error, "is still going") {
+				t.Errorf("run %d skipped without saying why: %q", r.ID, r.Error)
+			}
+		default:
+			t.Errorf("run %d: %s %s", r.ID, r.Status, r.Error)
+		}
+	}
+}
+
+func replaceInFile(t *testing.T, path, old, new string) {
+	t.Helper()
+	b := readFile(t, path)
+	if !strings.Contains(b, old) {
+		t.Fatalf("%s has no %q", path, old)
+	}
+	writeFile(t, path, strings.Replace(b, old, new, 1))
+}
+
+func writeFile(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
