@@ -70,6 +70,8 @@ type Fetch struct {
 	// LeaseWait bounds how long a run waits for another run of the same
 	// provider (another process) to finish before it is skipped.
 	LeaseWait time.Duration `yaml:"lease_wait"`
+	// MaxRetryAfter caps the wait a cloud's Retry-After asks for.
+	MaxRetryAfter time.Duration `yaml:"max_retry_after"`
 }
 
 // Providers has one section per cloud.
@@ -147,6 +149,8 @@ type Slack struct {
 	TokenFile  string `yaml:"token_file"`
 	WebhookURL Secret `yaml:"webhook_url"`
 	APIURL     string `yaml:"api_url"`
+	// MaxRetryAfter caps the wait Slack's Retry-After asks for.
+	MaxRetryAfter time.Duration `yaml:"max_retry_after"`
 }
 
 // Alerts configures change detection and routing.
@@ -200,7 +204,8 @@ func Default() *Config {
 		Database: Database{Path: "pricewatch.db", BusyTimeout: 5 * time.Second},
 		Log:      Log{Level: "info", Format: "auto"},
 		HTTP:     HTTP{Listen: "127.0.0.1:9108"},
-		Fetch:    Fetch{MinOfferRatio: 0.5, LeaseWait: time.Minute},
+		Fetch:    Fetch{MinOfferRatio: 0.5, LeaseWait: time.Minute, MaxRetryAfter: time.Hour},
+		Slack:    Slack{MaxRetryAfter: time.Hour},
 		Providers: Providers{
 			AWS: AWS{
 				Common:       Common{Enabled: true, Endpoint: "https://pricing.us-east-1.amazonaws.com", Schedule: "17 */6 * * *", Timeout: 2 * time.Hour},
@@ -330,6 +335,12 @@ func (c *Config) Validate() error {
 	}
 	if c.Fetch.LeaseWait < 0 {
 		add(c.keyErr("fetch.lease_wait", "must not be negative"))
+	}
+	if c.Fetch.MaxRetryAfter <= 0 {
+		add(c.keyErr("fetch.max_retry_after", "must be positive"))
+	}
+	if c.Slack.MaxRetryAfter <= 0 {
+		add(c.keyErr("slack.max_retry_after", "must be positive"))
 	}
 	for name, p := range c.providerCommons() {
 		prefix := "providers." + name

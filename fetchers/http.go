@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"go.uber.org/zap"
 )
 
 // RetryPolicy says how a Client retries. The zero value is not useful; use
@@ -17,13 +19,16 @@ import (
 type RetryPolicy struct {
 	MaxAttempts    int           // total tries per request, including the first
 	BaseDelay      time.Duration // first back-off; doubles per attempt
-	MaxDelay       time.Duration // cap on one back-off and on an honoured Retry-After
+	MaxDelay       time.Duration // cap on one back-off
 	RequestTimeout time.Duration // per attempt, headers only (bodies may stream longer)
+	// MaxRetryAfter caps an honoured Retry-After (fetch.max_retry_after);
+	// a longer one is cut to it and logged. Zero: one hour.
+	MaxRetryAfter time.Duration
 }
 
 // DefaultRetryPolicy is what the fetchers use unless a test needs speed.
 func DefaultRetryPolicy() RetryPolicy {
-	return RetryPolicy{MaxAttempts: 5, BaseDelay: 500 * time.Millisecond, MaxDelay: 60 * time.Second, RequestTimeout: 60 * time.Second}
+	return RetryPolicy{MaxAttempts: 5, BaseDelay: 500 * time.Millisecond, MaxDelay: 60 * time.Second, RequestTimeout: 60 * time.Second, MaxRetryAfter: time.Hour}
 }
 
 // Client is an HTTP client that retries 429 and 5xx responses and network
@@ -34,6 +39,8 @@ type Client struct {
 	Policy RetryPolicy
 	// UserAgent is sent with every request.
 	UserAgent string
+	// Log receives capped waits; nil logs nothing.
+	Log *zap.Logger
 	// sleep is replaceable so tests do not wait for real back-offs.
 	sleep func(ctx context.Context, d time.Duration) error
 }
@@ -86,6 +93,11 @@ func (c *Client) Do(ctx context.Context, newReq func(ctx context.Context) (*http
 		}
 		if wait == 0 {
 			wait = c.backoff(attempt)
+		}
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+			// Waiting would only end in the run's timeout: fail now,
+			// saying what the cloud asked.
+			return nil, fmt.Errorf("%w (the next try would be in %s, after the run's timeout: %w)", lastErr, wait.Round(time.Second), context.DeadlineExceeded)
 		}
 		if err := c.doSleep(ctx, wait); err != nil {
 			return nil, fmt.Errorf("%w (while waiting to retry: %v)", err, lastErr)
@@ -144,8 +156,16 @@ func (c *Client) retryAfter(resp *http.Response) time.Duration {
 	if d <= 0 {
 		return 0
 	}
-	if c.Policy.MaxDelay > 0 && d > c.Policy.MaxDelay {
-		d = c.Policy.MaxDelay
+	limit := c.Policy.MaxRetryAfter
+	if limit <= 0 {
+		limit = time.Hour
+	}
+	if d > limit {
+		if c.Log != nil {
+			c.Log.Warn("the cloud asked to wait longer than fetch.max_retry_after; waiting that instead",
+				zap.String("url", RedactURL(resp.Request.URL)), zap.String("retry_after", v), zap.Duration("max_retry_after", limit))
+		}
+		d = limit
 	}
 	return d
 }

@@ -36,6 +36,8 @@ type DB struct {
 	path  string
 	// Now is the clock; tests replace it.
 	Now func() time.Time
+	// marks are outbox outcomes not written yet (see outbox.go).
+	marks outboxMarks
 }
 
 // Options tune Open.
@@ -113,8 +115,10 @@ func pingWhileBusy(ctx context.Context, db *sql.DB, timeout time.Duration) error
 	}
 }
 
-// Close closes both connection pools.
+// Close closes both connection pools, after one last try at writing the
+// outcomes of posted messages that could not be recorded yet.
 func (db *DB) Close() error {
+	db.flushMarks(context.Background())
 	return errors.Join(db.write.Close(), db.read.Close())
 }
 

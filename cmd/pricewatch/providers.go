@@ -36,7 +36,10 @@ func (a *app) buildJobs(only []string) ([]providerJob, error) {
 		}
 		return enabled
 	}
-	client := fetchers.NewClient(fetchers.DefaultRetryPolicy())
+	policy := fetchers.DefaultRetryPolicy()
+	policy.MaxRetryAfter = a.cfg.Fetch.MaxRetryAfter
+	client := fetchers.NewClient(policy)
+	client.Log = a.log.Named("http")
 	if want("aws", cfg.AWS.Enabled) {
 		c := cfg.AWS
 		f, err := aws.New(aws.Config{Endpoint: c.Endpoint, SpotEndpoint: c.SpotEndpoint, Regions: c.Regions,
