@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -156,5 +158,106 @@ func writeFile(t *testing.T, path, body string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestE2EDaemonDeliversOnceUnderLockContention is the issue's duplicate-
+// alert reproduction through the binary: the daemon delivers a backlog to
+// a Slack that is slow to answer while another process holds the write
+// lock for many busy timeouts. Every message arrives exactly once, and
+// none is left pending or leased.
+func TestE2EDaemonDeliversOnceUnderLockContention(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a real daemon")
+	}
+	bin := buildBinary(t)
+	az := newFakeAzure(t)
+	slackAPI := newSlackAPI(t)
+	var posts atomic.Int64
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		posts.Add(1)
+		time.Sleep(200 * time.Millisecond)
+		slackAPI.Config.Handler.ServeHTTP(w, r)
+	}))
+	defer slow.Close()
+	dir := t.TempDir()
+	dbPath := filepath.Join(dir, "pw.db")
+	cfgPath := filepath.Join(dir, "pricewatch.yaml")
+	writeFile(t, cfgPath, daemonConfig(dir, az.URL, slow.URL, "C0ALERTS", ""))
+	replaceInFile(t, cfgPath, "database:\n", "database:\n  busy_timeout: 100ms\n")
+	replaceInFile(t, cfgPath, `schedule: "@every 1s"`, `schedule: "@every 1h"`)
+
+	// The backlog: messages queued by runs the daemon did not see.
+	ctx := context.Background()
+	db, err := storage.Open(ctx, dbPath, storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const backlog = 8
+	for i := range backlog {
+		key := fmt.Sprintf("backlog/%d", i)
+		payload := fmt.Sprintf(`{"text":"backlog %d","blocks":[],"metadata":{"event_type":"pricewatch_alert","event_payload":{"delivery_key":%q}}}`, i, key)
+		if _, err := db.Enqueue(ctx, storage.OutboxMessage{DeliveryKey: key, Channel: "C0ALERTS", Kind: "price_drop", Payload: []byte(payload)}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	var stderr syncBuffer
+	cmd := exec.Command(bin, "run", "--config", cfgPath)
+	cmd.Env = append(os.Environ(), "PRICEWATCH_SLACK_TOKEN="+alertsToken)
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+		if t.Failed() {
+			t.Logf("daemon stderr:\n%s", stderr.String())
+		}
+	})
+
+	// Once Slack is answering the first post, another process holds the
+	// write lock for 30 busy timeouts.
+	waitFor(t, "the first post", 30*time.Second, func() bool { return posts.Load() >= 1 })
+	release := lockDatabase(t, dbPath)
+	time.Sleep(3 * time.Second)
+	release()
+
+	waitFor(t, "the whole backlog", 60*time.Second, func() bool {
+		sent, err := db.ListOutbox(ctx, storage.OutboxFilter{Status: storage.OutboxSent})
+		return err == nil && len(sent) == backlog
+	})
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-exited:
+		exited <- err
+		if err != nil {
+			t.Fatalf("daemon exited with %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("daemon did not stop")
+	}
+
+	keys := map[string]int{}
+	for _, p := range slackAPI.received() {
+		keys[p.key]++
+	}
+	for i := range backlog {
+		if k := fmt.Sprintf("backlog/%d", i); keys[k] != 1 {
+			t.Errorf("%s delivered %d times, want once", k, keys[k])
+		}
+	}
+	msgs, err := db.ListOutbox(ctx, storage.OutboxFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range msgs {
+		if m.Status != storage.OutboxSent || m.LeaseUntil != nil {
+			t.Errorf("%s: %s, lease %v; want sent, not leased", m.DeliveryKey, m.Status, m.LeaseUntil)
+		}
 	}
 }
