@@ -9,9 +9,12 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/pricewatch/pricewatch/secret"
 )
 
 // RetryPolicy says how a Client retries. The zero value is not useful; use
@@ -131,7 +134,7 @@ func (c *Client) once(req *http.Request) (*http.Response, time.Duration, error) 
 	defer cancel()
 	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 	resp.Body.Close()
-	serr := &StatusError{URL: RedactURL(req.URL), Status: resp.StatusCode, Body: string(snippet)}
+	serr := &StatusError{URL: RedactURL(req.URL), Status: resp.StatusCode, Body: secret.String(strings.Join(strings.Fields(string(snippet)), " "))}
 	switch {
 	case resp.StatusCode == http.StatusTooManyRequests:
 		return nil, c.retryAfter(resp), fmt.Errorf("%w: %w", ErrThrottled, serr)

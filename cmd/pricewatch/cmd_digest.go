@@ -155,7 +155,10 @@ func (a *app) buildDigest(ctx context.Context, db *storage.DB, now time.Time) (d
 	if err != nil {
 		return digest.Digest{}, err
 	}
-	for _, r := range runs {
+	for i, r := range runs {
+		// Run errors were scrubbed when recorded; a digest goes to Slack,
+		// so scrub them again with today's secrets.
+		runs[i].Error = a.redactor.String(r.Error)
 		if r.Status == storage.RunOK {
 			continue
 		}

@@ -362,7 +362,7 @@ func (d *daemon) readiness(ctx context.Context) (map[string]any, error) {
 	for _, r := range runs {
 		p := map[string]any{"status": r.Status, "started_at": r.StartedAt.Format(time.RFC3339)}
 		if r.Error != "" {
-			p["error"] = r.Error
+			p["error"] = d.a.redactor.String(r.Error)
 		}
 		providers[r.Provider] = p
 	}

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/secret"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -23,6 +24,10 @@ type providerJob struct {
 	leaseWait time.Duration
 	// owner names the process in the run lease ("pricewatch fetch").
 	owner string
+	// scrub masks the configured secrets in the run's error before it is
+	// logged, recorded or printed (the fetchers scrub where they build
+	// errors; this is the second line).
+	scrub *secret.Scrubber
 }
 
 // runStatus values in a summary.
@@ -70,6 +75,7 @@ func runProvider(ctx context.Context, db *storage.DB, job providerJob, opts stor
 		return finish(statusOverlap, err)
 	}
 	if err != nil {
+		err = job.scrub.Error(err)
 		log.Error("fetch run could not start", zap.String("provider", job.name), zap.Error(err))
 		rctx, cancel := context.WithTimeout(ctx, recordWithin)
 		defer cancel()
@@ -82,6 +88,7 @@ func runProvider(ctx context.Context, db *storage.DB, job providerJob, opts stor
 	runID := lease.RunID
 	prev, err := db.Versions(ctx, job.name)
 	if err != nil {
+		err = job.scrub.Error(err)
 		db.FinishRun(ctx, runID, storage.RunFailed, err.Error())
 		return finish(statusFailed, err)
 	}
@@ -111,6 +118,7 @@ func runProvider(ctx context.Context, db *storage.DB, job providerJob, opts stor
 		if cause := context.Cause(runCtx); errors.Is(cause, storage.ErrLeaseLost) && !errors.Is(err, storage.ErrLeaseLost) {
 			err = fmt.Errorf("%w (%w)", err, cause)
 		}
+		err = job.scrub.Error(err)
 		if ferr := db.FinishRun(ctx, runID, runStatus, err.Error()); ferr != nil {
 			log.Error("recording failed run", zap.String("provider", job.name), zap.Error(ferr))
 		}

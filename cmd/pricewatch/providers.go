@@ -86,6 +86,7 @@ func (a *app) buildJobs(only []string) ([]providerJob, error) {
 	}
 	for i := range jobs {
 		jobs[i].leaseWait = a.cfg.Fetch.LeaseWait
+		jobs[i].scrub = a.redactor
 	}
 	return jobs, nil
 }
