@@ -16,8 +16,8 @@ import (
 	slackapi "github.com/slack-go/slack"
 
 	"github.com/pricewatch/pricewatch/alerting"
-	"github.com/pricewatch/pricewatch/secret"
 	"github.com/pricewatch/pricewatch/config"
+	"github.com/pricewatch/pricewatch/secret"
 )
 
 // DefaultAPIURL is Slack's Web API base.
