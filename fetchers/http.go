@@ -50,8 +50,16 @@ type Client struct {
 
 // NewClient returns a Client with the given policy.
 func NewClient(policy RetryPolicy) *Client {
-	return &Client{HTTP: &http.Client{}, Policy: policy, UserAgent: "pricewatch (+https://github.com/pricewatch/pricewatch)"}
+	return &Client{HTTP: &http.Client{CheckRedirect: SameOriginRedirects}, Policy: policy, UserAgent: "pricewatch (+https://github.com/pricewatch/pricewatch)"}
 }
+
+// ErrTimeout: a request got no response headers within the policy's
+// RequestTimeout.
+var ErrTimeout = errors.New("request timed out")
+
+// errHeaderTimeout is the cause a request's context is cancelled with when
+// its header timeout fires.
+var errHeaderTimeout = errors.New("response header timeout")
 
 // StatusError is a non-success HTTP status that retries did not cure.
 type StatusError struct {
@@ -113,19 +121,32 @@ func (c *Client) Do(ctx context.Context, newReq func(ctx context.Context) (*http
 func (c *Client) once(req *http.Request) (*http.Response, time.Duration, error) {
 	ctx := req.Context()
 	var cancel context.CancelFunc = func() {}
+	tctx := ctx
 	if c.Policy.RequestTimeout > 0 {
 		// The timeout covers connecting and the response headers; the body
 		// is the caller's to read, so the timer stops once headers arrive.
-		var tctx context.Context
-		tctx, cancel = context.WithCancel(ctx)
-		timer := time.AfterFunc(c.Policy.RequestTimeout, cancel)
+		// It cancels with a cause, so that the error says "timeout" and
+		// not "context canceled".
+		var cancelCause context.CancelCauseFunc
+		tctx, cancelCause = context.WithCancelCause(ctx)
+		cancel = func() { cancelCause(nil) }
+		timer := time.AfterFunc(c.Policy.RequestTimeout, func() { cancelCause(errHeaderTimeout) })
 		defer timer.Stop()
 		req = req.WithContext(tctx)
 	}
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
+		timedOut := errors.Is(context.Cause(tctx), errHeaderTimeout)
 		cancel()
-		return nil, 0, fmt.Errorf("%s %s: %w", req.Method, RedactURL(req.URL), unwrapURLError(err))
+		wait := time.Duration(0)
+		if errors.Is(err, ErrForeignOrigin) {
+			wait = -1 // the same redirect would come back
+		}
+		err = unwrapURLError(err)
+		if timedOut && ctx.Err() == nil {
+			err = fmt.Errorf("%w: no response headers within %s", ErrTimeout, c.Policy.RequestTimeout)
+		}
+		return nil, wait, fmt.Errorf("%s %s: %w", req.Method, RedactURL(req.URL), err)
 	}
 	if resp.StatusCode < 300 || resp.StatusCode == http.StatusNotModified {
 		resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}

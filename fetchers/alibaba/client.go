@@ -52,7 +52,9 @@ func newRPCClient(id, secret config.Secret, endpoint *url.URL, policy fetchers.R
 	c := &rpcClient{id: id, secret: secret, endpoint: endpoint, policy: policy, sleep: sleepCtx}
 	// The timeout covers one attempt, body included (ECS answers are
 	// small); the run's context bounds the whole fetch.
-	c.http = sdkHTTP{&http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone(), Timeout: c.readTimeout()}}
+	// Redirects stay on the endpoint's origin, as for every fetcher.
+	c.http = sdkHTTP{&http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone(), Timeout: c.readTimeout(),
+		CheckRedirect: fetchers.SameOriginRedirects}}
 	return c
 }
 
