@@ -64,14 +64,20 @@ func TestE2EConcurrentFetchesUnderLockContention(t *testing.T) {
 	prices := []string{`"retailPrice": 32.77,`, `"retailPrice": 30.11,`, `"retailPrice": 34.02,`}
 	// Each listing of page 1 moves the on-demand A100 price, slowly enough
 	// that the fetches overlap.
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Query().Get("$skip") == "" {
 			n := listings.Add(1)
 			cur := prices[(n-1)%3]
 			az.setPrice(t, "1", cur, prices[n%3])
 			time.Sleep(300 * time.Millisecond)
 		}
-		az.serve(w, r)
+		// The next page is ours too (pricewatch follows links only to the
+		// configured origin).
+		rec := httptest.NewRecorder()
+		az.serve(rec, r)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(bytes.ReplaceAll(rec.Body.Bytes(), []byte(az.URL), []byte(srv.URL)))
 	}))
 	defer srv.Close()
 	dir := t.TempDir()
