@@ -56,6 +56,9 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 			return nil, fmt.Errorf("creating database directory %s: %w", dir, err)
 		}
 	}
+	if err := probeExisting(ctx, path); err != nil {
+		return nil, err
+	}
 	// Per-connection settings live in the DSN so every pooled connection
 	// gets them, not just the one that happened to run a PRAGMA.
 	params := url.Values{}
@@ -143,6 +146,16 @@ func (db *DB) migrate(ctx context.Context) error {
 		return fmt.Errorf("listing migrations: %w", err)
 	}
 	sort.Strings(names)
+	// A file of another program is refused before anything is written.
+	stamp, err := identify(ctx, db.write, db.path)
+	if err != nil {
+		return err
+	}
+	if stamp {
+		if _, err := db.write.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", applicationID)); err != nil {
+			return fmt.Errorf("marking database %s as pricewatch's: %w", db.path, err)
+		}
+	}
 	var current int
 	if err := db.write.QueryRowContext(ctx, "PRAGMA user_version").Scan(&current); err != nil {
 		return fmt.Errorf("reading schema version: %w", err)

@@ -142,7 +142,7 @@ func (a *app) alertsListCommand() *cobra.Command {
 			case f.failed:
 				filter.Status = storage.OutboxFailed
 			}
-			db, err := a.openDB(cmd.Context())
+			db, err := a.openReader(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -29,7 +29,7 @@ func (a *app) availabilityCommand() *cobra.Command {
 			if err := checkFormat(format); err != nil {
 				return err
 			}
-			db, err := a.openDB(cmd.Context())
+			db, err := a.openReader(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -72,7 +72,11 @@ with an incoming webhook the digest goes without it and says so.`,
 				return err
 			}
 			ctx := cmd.Context()
-			db, err := a.openDB(ctx)
+			open := a.openReader // a preview only reads
+			if f.send {
+				open = a.openDB
+			}
+			db, err := open(ctx)
 			if err != nil {
 				return err
 			}

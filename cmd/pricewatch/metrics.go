@@ -134,7 +134,7 @@ func serveHTTP(ctx context.Context, listen string, m *metrics, ready func(contex
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: httpHandler(m, ready), ReadHeaderTimeout: 10 * time.Second}
+	srv := newHTTPServer(httpHandler(m, ready))
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -146,6 +146,19 @@ func serveHTTP(ctx context.Context, listen string, m *metrics, ready func(contex
 		return err
 	}
 	return nil
+}
+
+// newHTTPServer bounds every phase of a connection: a client that sends
+// slowly, reads slowly or idles holds no goroutine and socket for long.
+// /readyz answers within its own 5 s; a scrape of /metrics is small.
+func newHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       15 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
 }
 
 func httpHandler(m *metrics, ready func(context.Context) (map[string]any, error)) http.Handler {
