@@ -267,3 +267,71 @@ func TestE2EDaemonDeliversOnceUnderLockContention(t *testing.T) {
 		}
 	}
 }
+
+// TestE2EKilledFetchIsClosedByTheNextOne: a `pricewatch fetch` killed
+// (SIGKILL) in the middle of its run leaves a 'running' record and its
+// lease; the next `pricewatch fetch` takes the lease over at once (the
+// process is gone), closes the dead run as abandoned and stores its own.
+func TestE2EKilledFetchIsClosedByTheNextOne(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the binary")
+	}
+	bin := buildBinary(t)
+	az := newFakeAzure(t)
+	var hang atomic.Bool
+	hang.Store(true)
+	requested := make(chan struct{}, 10)
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if hang.Load() {
+			requested <- struct{}{}
+			<-r.Context().Done()
+			return
+		}
+		rec := httptest.NewRecorder()
+		az.serve(rec, r)
+		w.Write(bytes.ReplaceAll(rec.Body.Bytes(), []byte(az.URL), []byte(srv.URL)))
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, srv.URL)
+
+	first := exec.Command(bin, "fetch", "--config", cfg)
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-requested: // the run is recorded and fetching
+	case <-time.After(30 * time.Second):
+		first.Process.Kill()
+		t.Fatal("the first fetch never asked Azure")
+	}
+	first.Process.Kill()
+	first.Wait()
+
+	hang.Store(false)
+	start := time.Now()
+	out, err := exec.Command(bin, "fetch", "--config", cfg).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "azure    ok") {
+		t.Fatalf("fetch after the kill: %v\n%s", err, out)
+	}
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("the second fetch took %s: it waited for the dead run's lease", took)
+	}
+	db, err := storage.Open(context.Background(), filepath.Join(dir, "pw.db"), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	runs, err := db.Runs(context.Background(), 10)
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("runs %+v, %v", runs, err)
+	}
+	if runs[1].Status != storage.RunAbandoned || runs[0].Status != storage.RunOK {
+		t.Errorf("runs: killed %s %q, next %s; want abandoned, ok", runs[1].Status, runs[1].Error, runs[0].Status)
+	}
+	bad, err := db.IntervalViolations(context.Background())
+	if err != nil || len(bad) > 0 {
+		t.Errorf("%v %v", bad, err)
+	}
+}
