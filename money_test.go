@@ -175,7 +175,7 @@ func TestOfferValidateChecksCodes(t *testing.T) {
 		"lower-case currency": func(o *Offer) { o.Currency = "usd" },
 		"long currency":       func(o *Offer) { o.Currency = "USDT" },
 		"region with space":   func(o *Offer) { o.Region = "east us" },
-		"region upper case":   func(o *Offer) { o.Region = "EastUS" },
+		"region with a quote": func(o *Offer) { o.Region = "east'us" },
 		"zone with slash":     func(o *Offer) { o.Zone = "eastus/1" },
 		"huge price":          func(o *Offer) { o.Hourly = decimal.New(1, 9999) },
 	} {

@@ -21,6 +21,12 @@ const (
 	Azure   = "azure"
 	Alibaba = "alibaba"
 	Tencent = "tencent"
+	Lambda  = "lambda"
+	RunPod  = "runpod"
+	// VastAI is a marketplace of hosts' machines (see IsMarketplace).
+	VastAI = "vastai"
+	// OCI is Oracle Cloud Infrastructure's public list price.
+	OCI = "oci"
 )
 
 // PriceType says how capacity is bought.
@@ -76,7 +82,8 @@ const (
 // Hardware is what a GPU buyer compares between instance types.
 type Hardware struct {
 	// GPUModel is one normalised name per model ("H100", "A100-80GB",
-	// "MI300X"); see the catalogue in analysis for the names in use.
+	// "MI300X"); see package gpu: the catalogue names, or the cloud's own
+	// name for a GPU the resolver could not identify (gpu.Resolve).
 	GPUModel string
 	// GPUCount may be fractional: a vGPU slice (Tencent GN7 vGPU, Azure
 	// NVadsA10 v5) is sold as a share of one card.
@@ -106,6 +113,31 @@ type Offer struct {
 	Hourly        decimal.Decimal
 	Upfront       decimal.Decimal
 	Hardware
+	// CloudIDs are the cloud's own names for what is priced; they are not
+	// part of the key (a cloud may renumber a SKU without it becoming
+	// another thing for sale).
+	CloudIDs
+}
+
+// CloudIDs are the cloud's own identifiers of an offer, so that a price
+// can be joined with the cloud's bills and price sheets. Each is empty
+// where the cloud's API has no such field (Alibaba's and Tencent's price
+// APIs carry none, nor does AWS's spot feed); none is ever made up.
+type CloudIDs struct {
+	// SkuID is the product the price belongs to: AWS's product `sku`
+	// (for a savings-plan rate, the `discountedSku` it applies to), Azure's
+	// `skuId`.
+	SkuID string
+	// SkuPriceID is the price itself: AWS's `rateCode` (SKU.OfferTermCode.
+	// RateCode; the hourly dimension of a reservation; a savings plan's
+	// rate code), Azure's `meterId` (the meter bills carry; reservations
+	// and savings plans are priced on the VM's meter).
+	SkuPriceID string
+	// ProductID is Azure's `productId`.
+	ProductID string
+	// RegionName is the cloud's display name of the region (Azure's
+	// `location`, AWS's `location` attribute).
+	RegionName string
 }
 
 // Key identifies the price point across fetches: two offers with the same
@@ -154,9 +186,11 @@ func IsCurrencyCode(s string) bool {
 }
 
 // regionCode is the shape every cloud's region and zone codes share:
-// lower-case letters and digits in hyphen-joined words (eastus, us-east-1,
-// cn-hangzhou-h, ap-guangzhou-3), at most 64 characters.
-var regionCode = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+// letters and digits in words joined by hyphens, underscores or dots
+// (eastus, us-east-1, cn-hangzhou-h, EU-RO-1, a Vast.ai country JP), at
+// most 64 characters. Spaces, slashes, quotes and control characters are
+// never part of one.
+var regionCode = regexp.MustCompile(`^[A-Za-z0-9]+([-_.][A-Za-z0-9]+)*$`)
 
 // IsRegionCode reports whether s has the shape of a region or zone code.
 func IsRegionCode(s string) bool { return len(s) <= 64 && regionCode.MatchString(s) }
@@ -172,7 +206,7 @@ func (o Offer) Validate() error {
 		return fmt.Errorf("offer %s: currency %q is not an ISO 4217 code (three capital letters)", o.Key(), o.Currency)
 	}
 	if !IsRegionCode(o.Region) || (o.Zone != "" && !IsRegionCode(o.Zone)) {
-		return fmt.Errorf("offer %s: region %q / zone %q is not a region code (lower-case words joined by hyphens)", o.Key(), o.Region, o.Zone)
+		return fmt.Errorf("offer %s: region %q / zone %q is not a region code (letters and digits joined by hyphens)", o.Key(), o.Region, o.Zone)
 	}
 	if o.OS != Linux && o.OS != Windows {
 		return fmt.Errorf("offer %s: operating system must be %q or %q, not %q", o.Key(), Linux, Windows, o.OS)

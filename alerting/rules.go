@@ -12,6 +12,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/config"
+	"github.com/pricewatch/pricewatch/gpu"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -101,7 +102,7 @@ func NewRules(cfg config.Alerts, defaultChannel string, render Renderer) (*Rules
 		}
 		sort.SliceStable(r.events, func(a, b int) bool { return eventRank(r.events[a]) < eventRank(r.events[b]) })
 		for _, g := range c.GPUModels {
-			if g = normaliseGPU(g); g != "" {
+			if g = strings.TrimSpace(g); g != "" {
 				r.gpuModels = append(r.gpuModels, g)
 			}
 		}
@@ -166,7 +167,7 @@ func (rs *Rules) Messages(res *storage.Result) ([]storage.OutboxMessage, error) 
 // Groups applies the rules to a stored run: one group per rule, event and
 // channel with at least one item, in rule order.
 func (rs *Rules) Groups(res *storage.Result) []Group {
-	if res == nil || len(res.Changes) == 0 || (res.FirstRun && !rs.alertOnFirstRun) {
+	if res == nil || len(res.AlertChanges()) == 0 || (res.FirstRun && !rs.alertOnFirstRun) {
 		return nil
 	}
 	var groups []Group
@@ -178,7 +179,7 @@ func (rs *Rules) Groups(res *storage.Result) []Group {
 				Channel: r.channel, Rule: r.name, Event: ev, Criteria: r.criteria(ev),
 				RunID: res.RunID, Provider: res.Provider, At: res.At,
 			}
-			for _, c := range res.Changes {
+			for _, c := range res.AlertChanges() {
 				item, ok := r.match(ev, c, rs.flapWindow)
 				if !ok {
 					continue
@@ -300,10 +301,12 @@ func (r *rule) filters(ev Event, c pricewatch.Change) bool {
 		return false
 	}
 	if len(r.gpuModels) > 0 {
-		m := normaliseGPU(c.GPUModel)
+		// The one matcher compare and availability use: a vendor
+		// spelling (A100-SXM4-80GB) means its catalogue model, a family
+		// (A100) its variants.
 		ok := false
 		for _, q := range r.gpuModels {
-			if m == q || strings.HasPrefix(m, q+"-") {
+			if gpu.Matches(q, c.GPUModel) {
 				ok = true
 				break
 			}
@@ -426,16 +429,6 @@ func gpuCount(f float64) (decimal.Decimal, bool) {
 		return decimal.Zero, false
 	}
 	return decimal.NewFromFloat(f), true
-}
-
-// normaliseGPU makes model names comparable: upper case, spaces and
-// underscores as hyphens, vendor prefix dropped.
-func normaliseGPU(s string) string {
-	s = strings.ToUpper(strings.TrimSpace(s))
-	for _, p := range []string{"NVIDIA ", "NVIDIA-", "AMD "} {
-		s = strings.TrimPrefix(s, p)
-	}
-	return strings.Trim(strings.NewReplacer(" ", "-", "_", "-").Replace(s), "-")
 }
 
 func eventRank(e Event) int {

@@ -356,6 +356,12 @@ func TestFiltersAndRouting(t *testing.T) {
 	}{
 		{"family A100 matches A100-80GB, not A10", config.Rule{Events: []string{"price_drop"}, GPUModels: []string{"a100"}},
 			"[r:price_drop Standard_ND96amsr_A100_v4 -20%]"},
+		// The same matcher as compare: a vendor spelling names the
+		// catalogue model, so this rule alerts (it never did before).
+		{"vendor spelling A100-SXM4-80GB matches stored A100-80GB", config.Rule{Events: []string{"price_drop"}, GPUModels: []string{"A100-SXM4-80GB"}},
+			"[r:price_drop Standard_ND96amsr_A100_v4 -20%]"},
+		{"NVIDIA H100 80GB HBM3 matches H100", config.Rule{Events: []string{"price_drop"}, GPUModels: []string{"NVIDIA H100 80GB HBM3"}},
+			"[r:price_drop Standard_ND96isr_H100_v5 -10%]"},
 		{"A10 matches A10 only", config.Rule{Events: []string{"price_drop"}, GPUModels: []string{"A10"}},
 			"[r:price_drop Standard_NV36ads_A10_v5 -20%]"},
 		{"provider filter", config.Rule{Events: []string{"price_drop", "availability_new"}, Providers: []string{"tencent"}},

@@ -10,11 +10,12 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/gpu"
 )
 
 // CompareOptions select and convert the offers to rank.
 type CompareOptions struct {
-	// GPU is a model or family ("H100", "A100-80GB"); see MatchGPU.
+	// GPU is a model or family ("H100", "A100-80GB"); see gpu.Matches.
 	GPU string
 	// Count keeps instance types with exactly this many GPUs; 0 keeps all.
 	Count float64
@@ -66,12 +67,15 @@ type CompareRow struct {
 	// Availability is the state behind Available ("in_stock", "offered",
 	// "sold_out", or "" when unknown).
 	Availability string `json:"availability"`
+	// Marketplace: sold by third-party hosts through a marketplace (see
+	// pricewatch.IsMarketplace), not by the cloud itself.
+	Marketplace bool `json:"marketplace"`
 	// FXError says why a row could not be converted (only in Unconverted).
 	FXError string `json:"fx_error,omitempty"`
 
 	Offer pricewatch.Offer `json:"-"`
 	// Spec is the catalogue entry used, when the model is known.
-	Spec *GPUSpec `json:"-"`
+	Spec *gpu.Spec `json:"-"`
 }
 
 // CompareResult is the ranking and what could not be ranked.
@@ -105,7 +109,7 @@ func Compare(offers []pricewatch.Offer, avail []pricewatch.Availability, opts Co
 	res := CompareResult{Currency: strings.ToUpper(opts.Currency)}
 	unknown := map[string]bool{}
 	for _, o := range offers {
-		if !MatchGPU(opts.GPU, o.GPUModel) || !priceTypeIn(opts.PriceTypes, o.PriceType) ||
+		if !gpu.Matches(opts.GPU, o.GPUModel) || !priceTypeIn(opts.PriceTypes, o.PriceType) ||
 			!inSet(opts.Providers, o.Provider) || !inSet(opts.Regions, o.Region) || !osMatches(opts.OS, o.OS) {
 			continue
 		}
@@ -159,8 +163,9 @@ func compareRow(o pricewatch.Offer, avail []pricewatch.Availability, opts Compar
 		Provider: o.Provider, Region: o.Region, Zone: o.Zone, InstanceType: o.InstanceType, PriceType: o.PriceType,
 		Term: o.Term, Payment: o.Payment, OfferingClass: o.OfferingClass, OS: o.OS,
 		GPUModel: o.GPUModel, GPUCount: o.GPUCount, NativeCurrency: o.Currency, Offer: o,
+		Marketplace: pricewatch.IsMarketplace(o.Provider, o.OfferingClass),
 	}
-	if spec, ok := LookupGPU(o.GPUModel); ok {
+	if spec, ok := gpu.Lookup(o.GPUModel); ok {
 		row.Spec = &spec
 	}
 	row.Available, row.Availability = availabilityOf(o, avail)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fx"
+	"github.com/pricewatch/pricewatch/gpu"
 )
 
 // RecommendOptions state the question: how many GPUs of which model, at
@@ -77,9 +78,11 @@ type Option struct {
 	// pay-as-you-go options or when no on-demand price is stored.
 	BreakEvenUtilization decimal.NullDecimal `json:"break_even_utilization"`
 	Interruptible        bool                `json:"interruptible"`
-	Available            *bool               `json:"available"`
-	Availability         string              `json:"availability"`
-	NativeCurrency       string              `json:"native_currency"`
+	// Marketplace: third-party hosts sell it (pricewatch.IsMarketplace).
+	Marketplace    bool   `json:"marketplace"`
+	Available      *bool  `json:"available"`
+	Availability   string `json:"availability"`
+	NativeCurrency string `json:"native_currency"`
 	FXUsed
 	FXError string `json:"fx_error,omitempty"`
 
@@ -179,7 +182,7 @@ func Recommend(offers []pricewatch.Offer, avail []pricewatch.Availability, opts 
 	models := map[string]bool{}
 	spotLeftOut, fractional := 0, 0
 	for _, o := range offers {
-		if !MatchGPU(opts.GPU, o.GPUModel) || !inSet(opts.Providers, o.Provider) || !inSet(opts.Regions, o.Region) || !osMatches(opts.OS, o.OS) {
+		if !gpu.Matches(opts.GPU, o.GPUModel) || !inSet(opts.Providers, o.Provider) || !inSet(opts.Regions, o.Region) || !osMatches(opts.OS, o.OS) {
 			continue
 		}
 		if o.PriceType == pricewatch.Spot && !opts.IncludeSpot {
@@ -221,6 +224,7 @@ func buildOptions(cands, all []pricewatch.Offer, avail []pricewatch.Availability
 			PriceType: o.PriceType, Term: o.Term, Payment: o.Payment, OfferingClass: o.OfferingClass,
 			GPUModel: o.GPUModel, GPUsPerInstance: o.GPUCount, NativeCurrency: o.Currency,
 			Interruptible: o.PriceType == pricewatch.Spot, Offer: o,
+			Marketplace: pricewatch.IsMarketplace(o.Provider, o.OfferingClass),
 		}
 		op.Instances = int(math.Ceil(float64(opts.Count)/o.GPUCount - 1e-9))
 		n := decimal.NewFromInt(int64(op.Instances))
@@ -365,6 +369,9 @@ func (r *Recommendation) explain(opts RecommendOptions, spotLeftOut, fractional 
 	} else if best.Interruptible {
 		r.Reasons = append(r.Reasons, "It is spot capacity: it can be interrupted and its price moves.")
 	}
+	if best.Marketplace {
+		r.Reasons = append(r.Reasons, r.marketplaceNote(best))
+	}
 	var runner *Option
 	for i := range r.Options {
 		if i != r.Best && (r.Options[i].Available == nil || *r.Options[i].Available) {
@@ -457,4 +464,34 @@ func hoursText(h int64) string {
 		return fmt.Sprintf("%dm", h/pricewatch.HoursPerMonth)
 	}
 	return fmt.Sprintf("%dh", h)
+}
+
+// marketplaceNote keeps the difference between a marketplace and a cloud
+// visible: the cheapest option is a third-party host's machine, worth taking
+// only on the marketplace's terms; the cheapest cloud option is named too.
+func (r *Recommendation) marketplaceNote(best Option) string {
+	note := fmt.Sprintf("It is a marketplace offer from a third-party host: on %s at %s per GPU-hour, if interruptions and the marketplace terms are acceptable.",
+		MarketplaceName(best.Provider, best.OfferingClass), money(best.CostPerGPUHour, r.Currency))
+	for _, o := range r.Options {
+		if !o.Marketplace && (o.Available == nil || *o.Available) {
+			note += fmt.Sprintf(" The cheapest cloud option is %s at %s per GPU-hour.", o.Label(), money(o.CostPerGPUHour, r.Currency))
+			break
+		}
+	}
+	return note
+}
+
+// MarketplaceName names a marketplace for people: "Vast.ai", "RunPod
+// Community".
+func MarketplaceName(provider, offeringClass string) string {
+	switch provider {
+	case pricewatch.VastAI:
+		return "Vast.ai"
+	case pricewatch.RunPod:
+		if offeringClass == pricewatch.Community {
+			return "RunPod Community"
+		}
+		return "RunPod"
+	}
+	return provider
 }

@@ -314,3 +314,36 @@ func TestRecommendJSON(t *testing.T) {
 		}
 	}
 }
+
+// When a marketplace offer is cheapest, the recommendation says so, names
+// the marketplace and the terms that come with it, and names the cheapest
+// cloud option beside it.
+func TestRecommendNotesMarketplace(t *testing.T) {
+	offers := []pricewatch.Offer{
+		offer("vastai", "US", "", "8x H100 SXM", pricewatch.OnDemand, "", "", "USD", "0", "14.4", "H100", 8),
+		offer("aws", "us-east-1", "", "p5.48xlarge", pricewatch.OnDemand, "", "", "USD", "0", "55.04", "H100", 8),
+	}
+	q := RecommendOptions{GPU: "H100", Count: 8, Utilization: dec("0.5"), Horizon: "1y", Currency: "USD", FX: ecbBook(t), At: fixtureAt}
+	rec, err := Recommend(offers, nil, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	best, ok := rec.BestOption()
+	if !ok || best.Provider != "vastai" || !best.Marketplace {
+		t.Fatalf("best %+v", best)
+	}
+	if rec.Options[1].Marketplace {
+		t.Errorf("the AWS option is marked marketplace")
+	}
+	want := "It is a marketplace offer from a third-party host: on Vast.ai at 1.80 USD per GPU-hour, if interruptions and the marketplace terms are acceptable." +
+		" The cheapest cloud option is 1 × aws us-east-1 p5.48xlarge on_demand at 6.88 USD per GPU-hour."
+	found := false
+	for _, r := range rec.Reasons {
+		if r == want {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("reasons lack the marketplace note:\n%s", strings.Join(rec.Reasons, "\n"))
+	}
+}

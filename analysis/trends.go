@@ -8,6 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/gpu"
 )
 
 // Interval is one stored price of one offer, valid from From until To (To
@@ -274,7 +275,7 @@ func Movers(trends []OfferTrend, label string, n int) []OfferTrend {
 
 // CheapestOptions select the offers and the grid of the cheapest series.
 type CheapestOptions struct {
-	// GPU is a model or family (see MatchGPU).
+	// GPU is a model or family (see gpu.Matches).
 	GPU string
 	// PriceTypes to consider; empty means all.
 	PriceTypes []pricewatch.PriceType
@@ -337,7 +338,7 @@ func CheapestPerGPUHour(series []Series, opts CheapestOptions) (CheapestResult, 
 		if len(s.Intervals) == 0 || !priceTypeIn(opts.PriceTypes, s.Key.PriceType) || !osMatches(opts.OS, s.Key.OS) {
 			continue
 		}
-		if MatchGPU(opts.GPU, s.Latest().GPUModel) {
+		if gpu.Matches(opts.GPU, s.Latest().GPUModel) {
 			cand = append(cand, s)
 		}
 	}

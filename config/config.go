@@ -38,8 +38,11 @@ type Config struct {
 	Providers Providers `yaml:"providers"`
 	FX        FX        `yaml:"fx"`
 	Slack     Slack     `yaml:"slack"`
+	Guard     Guard     `yaml:"guard"`
 	Alerts    Alerts    `yaml:"alerts"`
 	Digest    Digest    `yaml:"digest"`
+	Metrics   Metrics   `yaml:"metrics"`
+	Hardware  Hardware  `yaml:"hardware"`
 
 	// Source is the file the config came from ("" for built-in defaults).
 	Source string `yaml:"-"`
@@ -83,6 +86,10 @@ type Providers struct {
 	Azure   Azure   `yaml:"azure"`
 	Alibaba Alibaba `yaml:"alibaba"`
 	Tencent Tencent `yaml:"tencent"`
+	Lambda  Keyed   `yaml:"lambda"`
+	RunPod  Keyed   `yaml:"runpod"`
+	VastAI  VastAI  `yaml:"vastai"`
+	OCI     OCI     `yaml:"oci"`
 }
 
 // Common are the keys every provider has.
@@ -132,6 +139,42 @@ type Tencent struct {
 	Concurrency   int    `yaml:"concurrency"`
 }
 
+// Keyed is a provider with one global API (no regions to choose: the
+// answer covers every region) read with an API key: Lambda, RunPod.
+type Keyed struct {
+	Enabled bool `yaml:"enabled"`
+	// Endpoint is the base URL (scheme and host); the fetcher appends the
+	// API's path.
+	Endpoint string        `yaml:"endpoint"`
+	Schedule string        `yaml:"schedule"`
+	Timeout  time.Duration `yaml:"timeout"`
+	// APIKeyFile names a file holding the key, used when the provider's
+	// environment variable is not set (a relative name is looked up in
+	// $CREDENTIALS_DIRECTORY).
+	APIKeyFile string `yaml:"api_key_file"`
+}
+
+// common is the part of Keyed every provider shares, for validation.
+func (k Keyed) common() Common {
+	return Common{Enabled: k.Enabled, Endpoint: k.Endpoint, Schedule: k.Schedule, Timeout: k.Timeout}
+}
+
+// VastAI searches the Vast.ai marketplace (no key).
+type VastAI struct {
+	Common `yaml:",inline"`
+	// GPUModels are Vast.ai gpu_name values, one search each ("H100 SXM").
+	GPUModels []string `yaml:"gpu_models"`
+	// MaxPages bounds the 64-offer pages read per GPU model.
+	MaxPages int `yaml:"max_pages"`
+	// RequestInterval spaces requests (unauthenticated bursts get 429).
+	RequestInterval time.Duration `yaml:"request_interval"`
+}
+
+// OCI reads Oracle's public price list (no key).
+type OCI struct {
+	Common `yaml:",inline"`
+}
+
 // FX is the exchange-rate source.
 type FX struct {
 	Enabled  bool   `yaml:"enabled"`
@@ -156,6 +199,22 @@ type Slack struct {
 	MaxRetryAfter time.Duration `yaml:"max_retry_after"`
 }
 
+// Guard holds back implausible prices between fetch and store.
+type Guard struct {
+	// Enabled turns the guard on (default true).
+	Enabled bool `yaml:"enabled"`
+	// ImplausibleRatio: a price per GPU-hour at or below 1/ratio of the
+	// offer's own stored price and of every other current offer of the
+	// same GPU model and price type (same currency) is held.
+	ImplausibleRatio float64 `yaml:"implausible_ratio"`
+	// FloorPerGPUHour: per currency, a price per GPU-hour below this is
+	// held. A currency without a floor has none.
+	FloorPerGPUHour map[string]float64 `yaml:"floor_per_gpu_hour"`
+	// AcceptAfterRuns: a held price that comes back unchanged in this many
+	// consecutive complete runs is accepted in the last of them.
+	AcceptAfterRuns int `yaml:"accept_after_runs"`
+}
+
 // Alerts configures change detection and routing.
 type Alerts struct {
 	// AlertOnFirstRun: the first run of a provider normally only sets the
@@ -169,7 +228,25 @@ type Alerts struct {
 	FlapWindow time.Duration `yaml:"flap_window"`
 	// FetchDeliveryWait bounds how long `pricewatch fetch` waits for Slack.
 	FetchDeliveryWait time.Duration `yaml:"fetch_delivery_wait"`
-	Rules             []Rule        `yaml:"rules"`
+	// ConfirmChangePct: a price move of at least this many percent is
+	// alerted only when the next complete run shows the same price; a move
+	// that reverts is never alerted. 0 alerts every move at once.
+	ConfirmChangePct float64 `yaml:"confirm_change_pct"`
+	// Rules default to DefaultRules; an explicit empty list turns alerts
+	// off.
+	Rules []Rule `yaml:"rules"`
+}
+
+// DefaultRules are the alert rules in effect when the config has no
+// alerts.rules: new frontier capacity, price drops of at least 5% on
+// frontier GPUs, cheap H100 spot. config.example.yaml shows them.
+func DefaultRules() []Rule {
+	return []Rule{
+		{Name: "new-frontier-capacity", Events: []string{"availability_new", "back_in_stock"}, GPUModels: []string{"H100", "H200", "B200"}},
+		{Name: "price-drops", Events: []string{"price_drop"}, GPUModels: []string{"H100", "H200", "B200", "A100-80GB", "A100-40GB"},
+			PriceTypes: []string{"on_demand", "reserved", "savings_plan"}, MinChangePct: 5},
+		{Name: "cheap-spot-h100", Events: []string{"spot_below"}, GPUModels: []string{"H100"}, SpotBelowPerGPUHour: 2.5},
+	}
 }
 
 // Rule selects events and routes them to a channel.
@@ -200,6 +277,22 @@ type Digest struct {
 	Chart     bool     `yaml:"chart"`
 }
 
+// Metrics tunes the Prometheus series on /metrics.
+type Metrics struct {
+	Offers MetricsOffers `yaml:"offers"`
+}
+
+// MetricsOffers selects offers exported one series each
+// (pricewatch_offer_price_per_gpu_hour). Off while GPUModels is empty: a
+// series per offer of every cloud would be tens of thousands.
+type MetricsOffers struct {
+	// GPUModels are models or families (A100 covers A100-40GB, A100-80GB).
+	GPUModels []string `yaml:"gpu_models"`
+	// PriceTypes and Providers narrow the selection; empty keeps all.
+	PriceTypes []string `yaml:"price_types"`
+	Providers  []string `yaml:"providers"`
+}
+
 // Default returns the built-in configuration: every provider enabled
 // against its public API, the database in ./pricewatch.db.
 func Default() *Config {
@@ -228,6 +321,20 @@ func Default() *Config {
 				Common:   Common{Enabled: true, Regions: []string{"ap-guangzhou", "ap-shanghai", "ap-beijing", "ap-singapore"}, Schedule: "45 * * * *", Timeout: 30 * time.Minute},
 				Currency: "CNY", MaxPriceCalls: 500, Concurrency: 4,
 			},
+			// Capacity comes and goes within minutes on both, so they are
+			// polled often; each run is one small request.
+			Lambda: Keyed{Enabled: true, Endpoint: "https://cloud.lambda.ai", Schedule: "*/5 * * * *", Timeout: 2 * time.Minute},
+			RunPod: Keyed{Enabled: true, Endpoint: "https://api.runpod.io", Schedule: "*/5 * * * *", Timeout: 2 * time.Minute},
+			VastAI: VastAI{
+				// Marketplace offers change by the minute: every 15 minutes
+				// catches capacity as it appears.
+				Common:    Common{Enabled: true, Endpoint: "https://console.vast.ai", Schedule: "*/15 * * * *", Timeout: 10 * time.Minute},
+				GPUModels: []string{"H100 SXM", "H100 PCIE", "H100 NVL", "H200", "H200 NVL", "B200", "B300", "A100 SXM4", "A100 PCIE", "L40S"},
+				MaxPages:  25, RequestInterval: 750 * time.Millisecond,
+			},
+			OCI: OCI{
+				Common: Common{Enabled: true, Endpoint: "https://apexapps.oracle.com", Schedule: "35 */6 * * *", Timeout: 10 * time.Minute},
+			},
 		},
 		FX: FX{
 			Enabled:  true,
@@ -235,10 +342,18 @@ func Default() *Config {
 			MaxAge:   7 * 24 * time.Hour,
 			Currency: "USD",
 		},
+		Guard: Guard{
+			Enabled:          true,
+			ImplausibleRatio: 1000,
+			FloorPerGPUHour:  map[string]float64{"USD": 0.02, "EUR": 0.02, "CNY": 0.15},
+			AcceptAfterRuns:  3,
+		},
 		Alerts: Alerts{
 			WithdrawAfterRuns: 2,
 			FlapWindow:        6 * time.Hour,
 			FetchDeliveryWait: 30 * time.Second,
+			ConfirmChangePct:  50,
+			Rules:             DefaultRules(),
 		},
 		Digest: Digest{
 			Enabled:   true,
@@ -369,7 +484,7 @@ func (c *Config) Validate() error {
 	}
 	for name, p := range c.providerCommons() {
 		prefix := "providers." + name
-		if p.Endpoint != "" || name == "azure" || name == "aws" {
+		if p.Endpoint != "" || name == "azure" || name == "aws" || name == "lambda" || name == "runpod" || name == "vastai" || name == "oci" {
 			add(c.checkURL(prefix+".endpoint", p.Endpoint))
 		}
 		if p.Schedule != "" {
@@ -383,6 +498,25 @@ func (c *Config) Validate() error {
 				add(c.keyErr(fmt.Sprintf("%s.regions[%d]", prefix, i), "%q is not a region code", r))
 			}
 		}
+	}
+	for _, name := range []string{"vastai", "oci"} {
+		if len(c.providerCommons()[name].Regions) > 0 {
+			add(c.keyErr("providers."+name+".regions", "is not used: %s", map[string]string{
+				"vastai": "offers are stored per country, every country the marketplace lists",
+				"oci":    "OCI's list price is the same in every region and is stored once, under region global",
+			}[name]))
+		}
+	}
+	for i, m := range c.Providers.VastAI.GPUModels {
+		if strings.TrimSpace(m) == "" {
+			add(c.keyErr(fmt.Sprintf("providers.vastai.gpu_models[%d]", i), "must not be empty"))
+		}
+	}
+	if c.Providers.VastAI.MaxPages < 1 {
+		add(c.keyErr("providers.vastai.max_pages", "must be at least 1"))
+	}
+	if c.Providers.VastAI.RequestInterval < 0 {
+		add(c.keyErr("providers.vastai.request_interval", "must not be negative"))
 	}
 	if c.Providers.AWS.SpotEnabled {
 		add(c.checkURL("providers.aws.spot_endpoint", c.Providers.AWS.SpotEndpoint))
@@ -425,6 +559,23 @@ func (c *Config) Validate() error {
 	if c.Alerts.WithdrawAfterRuns < 1 {
 		add(c.keyErr("alerts.withdraw_after_runs", "must be at least 1"))
 	}
+	if c.Alerts.ConfirmChangePct < 0 {
+		add(c.keyErr("alerts.confirm_change_pct", "must not be negative (0 alerts every move at once)"))
+	}
+	if c.Guard.ImplausibleRatio != 0 && c.Guard.ImplausibleRatio <= 1 {
+		add(c.keyErr("guard.implausible_ratio", "must be greater than 1 (1000: a thousandth of the price), or 0 to turn the ratio test off"))
+	}
+	if c.Guard.AcceptAfterRuns < 1 {
+		add(c.keyErr("guard.accept_after_runs", "must be at least 1"))
+	}
+	for cur, v := range c.Guard.FloorPerGPUHour {
+		if !isCurrency(cur) {
+			add(c.keyErr("guard.floor_per_gpu_hour."+cur, "%q is not a three-letter currency code", cur))
+		}
+		if v < 0 {
+			add(c.keyErr("guard.floor_per_gpu_hour."+cur, "must not be negative"))
+		}
+	}
 	for i, r := range c.Alerts.Rules {
 		add(c.validateRule(i, r))
 	}
@@ -437,11 +588,41 @@ func (c *Config) Validate() error {
 	if !isCurrency(c.Digest.Currency) {
 		add(c.keyErr("digest.currency", "%q is not a three-letter currency code", c.Digest.Currency))
 	}
+	errs = append(errs, c.validateHardware()...)
+	add(c.validateMetrics())
+	return errors.Join(errs...)
+}
+
+func (c *Config) validateMetrics() error {
+	var errs []error
+	o := c.Metrics.Offers
+	for i, g := range o.GPUModels {
+		if strings.TrimSpace(g) == "" {
+			errs = append(errs, c.keyErr(fmt.Sprintf("metrics.offers.gpu_models[%d]", i), "must not be empty"))
+		}
+	}
+	for i, p := range o.PriceTypes {
+		if !contains([]string{"on_demand", "spot", "reserved", "savings_plan"}, p) {
+			errs = append(errs, c.keyErr(fmt.Sprintf("metrics.offers.price_types[%d]", i), "%q: want on_demand, spot, reserved or savings_plan", p))
+		}
+	}
+	known := c.providerCommons()
+	for i, p := range o.Providers {
+		if _, ok := known[p]; !ok {
+			errs = append(errs, c.keyErr(fmt.Sprintf("metrics.offers.providers[%d]", i), "%q is not a provider", p))
+		}
+	}
+	if len(o.GPUModels) == 0 && (len(o.PriceTypes) > 0 || len(o.Providers) > 0) {
+		errs = append(errs, c.keyErr("metrics.offers.gpu_models", "per-offer series need at least one GPU model (price_types and providers only narrow them)"))
+	}
 	return errors.Join(errs...)
 }
 
 // Events a rule may select.
 var ruleEvents = []string{"availability_new", "availability_gone", "back_in_stock", "sold_out", "price_drop", "price_rise", "spot_below", "price_new"}
+
+// ruleProviders are the provider names a rule may select.
+var ruleProviders = []string{"aws", "azure", "alibaba", "tencent", "lambda", "runpod", "vastai", "oci"}
 
 func (c *Config) validateRule(i int, r Rule) error {
 	var errs []error
@@ -455,8 +636,8 @@ func (c *Config) validateRule(i int, r Rule) error {
 		}
 	}
 	for j, p := range r.Providers {
-		if !contains([]string{"aws", "azure", "alibaba", "tencent"}, p) {
-			errs = append(errs, c.keyErr(fmt.Sprintf("%s.providers[%d]", prefix, j), "%q: want aws, azure, alibaba or tencent", p))
+		if !contains(ruleProviders, p) {
+			errs = append(errs, c.keyErr(fmt.Sprintf("%s.providers[%d]", prefix, j), "%q: want one of %s", p, strings.Join(ruleProviders, ", ")))
 		}
 	}
 	for j, g := range r.Regions {
@@ -487,6 +668,10 @@ func (c *Config) providerCommons() map[string]Common {
 		"azure":   c.Providers.Azure.Common,
 		"alibaba": c.Providers.Alibaba.Common,
 		"tencent": c.Providers.Tencent.Common,
+		"lambda":  c.Providers.Lambda.common(),
+		"runpod":  c.Providers.RunPod.common(),
+		"vastai":  c.Providers.VastAI.Common,
+		"oci":     c.Providers.OCI.Common,
 	}
 }
 
@@ -529,10 +714,10 @@ func (c *Config) checkURL(key, v string) error {
 	return nil
 }
 
-// regionCode is the shape every cloud's region codes share: lower-case
-// letters and digits in hyphen-joined words (eastus, us-east-1,
-// cn-hangzhou, ap-guangzhou).
-var regionCode = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+// regionCode is the shape every cloud's region codes share: letters and
+// digits in words joined by hyphens, underscores or dots (eastus,
+// us-east-1, cn-hangzhou, EU-RO-1).
+var regionCode = regexp.MustCompile(`^[A-Za-z0-9]+([-_.][A-Za-z0-9]+)*$`)
 
 func isCurrency(s string) bool {
 	if len(s) != 3 {

@@ -148,7 +148,7 @@ func TestFaultyValuesRefusedWithLine(t *testing.T) {
 		{"listen with a bad port", "http:\n  listen: 127.0.0.1:99999\n", "cfg.yaml:line 2: http.listen: \"127.0.0.1:99999\": port \"99999\" is not a number from 0 to 65535"},
 		{"duplicate map key", "fx:\n  fixed_rates:\n    USD: \"1.08\"\n    USD: \"9.99\"\n", "cfg.yaml:line 4: fx.fixed_rates.USD: key given twice"},
 		{"second document", "log:\n  level: info\n---\nlog:\n  level: debug\n", "cfg.yaml:line 3: a second YAML document"},
-		{"region code with upper case", "providers:\n  aws:\n    regions: [US-EAST-1]\n", "cfg.yaml:line 3: providers.aws.regions[0]: \"US-EAST-1\" is not a region code"},
+		{"region code with a space", "providers:\n  aws:\n    regions: [\"us east 1\"]\n", "cfg.yaml:line 3: providers.aws.regions[0]: \"us east 1\" is not a region code"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -157,5 +157,42 @@ func TestFaultyValuesRefusedWithLine(t *testing.T) {
 				t.Errorf("error %v, want %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestKeyedProviders: Lambda and RunPod take the common keys and an
+// api_key_file, are checked like the others, and rules may name them.
+func TestKeyedProviders(t *testing.T) {
+	cfg, err := Parse(strings.NewReader(`providers:
+  lambda:
+    enabled: true
+    endpoint: http://127.0.0.1:8080
+    schedule: "*/10 * * * *"
+    timeout: 90s
+    api_key_file: lambda-api-key
+  runpod:
+    enabled: false
+alerts:
+  rules:
+    - name: capacity
+      events: [back_in_stock]
+      providers: [lambda, runpod]
+`), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := cfg.Providers.Lambda
+	if !l.Enabled || l.Endpoint != "http://127.0.0.1:8080" || l.Schedule != "*/10 * * * *" || l.Timeout.Seconds() != 90 || l.APIKeyFile != "lambda-api-key" {
+		t.Errorf("lambda %+v", l)
+	}
+	if cfg.Providers.RunPod.Enabled || cfg.Providers.RunPod.Endpoint != "https://api.runpod.io" {
+		t.Errorf("runpod %+v", cfg.Providers.RunPod)
+	}
+
+	_, err = Parse(strings.NewReader("providers:\n  runpod:\n    endpoint: api.runpod.io\n    schedule: often\n  lambda:\n    regions: [us-east-1]\n"), "t.yaml")
+	for _, want := range []string{"line 3: providers.runpod.endpoint", "line 4: providers.runpod.schedule", "line 6: providers.lambda.regions: unknown key"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v, want %q", err, want)
+		}
 	}
 }

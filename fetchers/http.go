@@ -63,13 +63,18 @@ var errHeaderTimeout = errors.New("response header timeout")
 
 // StatusError is a non-success HTTP status that retries did not cure.
 type StatusError struct {
+	Method string // GET when empty
 	URL    string // redacted: no query string
 	Status int
 	Body   string // first bytes, for the message
 }
 
 func (e *StatusError) Error() string {
-	msg := fmt.Sprintf("GET %s: HTTP %d", e.URL, e.Status)
+	method := e.Method
+	if method == "" {
+		method = http.MethodGet
+	}
+	msg := fmt.Sprintf("%s %s: HTTP %d", method, e.URL, e.Status)
 	if e.Body != "" {
 		msg += ": " + e.Body
 	}
@@ -155,7 +160,7 @@ func (c *Client) once(req *http.Request) (*http.Response, time.Duration, error) 
 	defer cancel()
 	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 	resp.Body.Close()
-	serr := &StatusError{URL: RedactURL(req.URL), Status: resp.StatusCode, Body: secret.String(strings.Join(strings.Fields(string(snippet)), " "))}
+	serr := &StatusError{Method: req.Method, URL: RedactURL(req.URL), Status: resp.StatusCode, Body: secret.String(strings.Join(strings.Fields(string(snippet)), " "))}
 	switch {
 	case resp.StatusCode == http.StatusTooManyRequests:
 		return nil, c.retryAfter(resp), fmt.Errorf("%w: %w", ErrThrottled, serr)

@@ -35,6 +35,9 @@ type PriceFilter struct {
 	Since time.Time
 	// CurrentOnly keeps only intervals without an end.
 	CurrentOnly bool
+	// At, when set, keeps the intervals valid at that time: begun at or
+	// before it and not ended by then.
+	At time.Time
 }
 
 // Prices returns the intervals matching f, ordered by offer and time.
@@ -67,9 +70,14 @@ func (db *DB) Prices(ctx context.Context, f PriceFilter) ([]PriceInterval, error
 	if f.CurrentOnly {
 		where = append(where, "p.valid_to IS NULL")
 	}
+	if !f.At.IsZero() {
+		at := formatTime(f.At)
+		where = append(where, "p.valid_from <= ? AND (p.valid_to IS NULL OR p.valid_to > ?)")
+		args = append(args, at, at)
+	}
 	q := `SELECT p.id, o.provider, o.region, o.zone, o.instance_type, o.price_type, o.term, o.payment, o.offering_class, o.os,
 		p.currency, p.hourly, p.upfront, p.effective_hourly, o.gpu_model, o.gpu_count, o.gpu_memory_gb, o.vcpus, o.memory_gb,
-		p.valid_from, p.valid_to, p.last_seen
+		o.sku_id, o.sku_price_id, o.product_id, o.region_name, p.valid_from, p.valid_to, p.last_seen
 		FROM prices p JOIN offers o ON o.id = p.offer_id`
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
@@ -87,7 +95,7 @@ func (db *DB) Prices(ctx context.Context, f PriceFilter) ([]PriceInterval, error
 		var to sql.NullString
 		if err := rows.Scan(&p.ID, &p.Provider, &p.Region, &p.Zone, &p.InstanceType, &p.PriceType, &p.Term, &p.Payment, &p.OfferingClass, &p.OS,
 			&p.Currency, &hourly, &upfront, &eff, &p.GPUModel, &p.GPUCount, &p.GPUMemoryGB, &p.VCPUs, &p.MemoryGB,
-			&from, &to, &seen); err != nil {
+			&p.SkuID, &p.SkuPriceID, &p.ProductID, &p.RegionName, &from, &to, &seen); err != nil {
 			return nil, fmt.Errorf("reading price history: %w", err)
 		}
 		var err error

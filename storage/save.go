@@ -33,6 +33,12 @@ type SaveOptions struct {
 	// stored change is never without its alert and vice versa. It must not
 	// do I/O.
 	Outbox func(res *Result) ([]OutboxMessage, error)
+	// Held are the prices of the snapshot the guard held (see held.go).
+	Held []HeldPrice
+	// ConfirmChangePct: moves of at least this percentage alert only once
+	// the next complete run confirms them (see confirm.go); 0 alerts every
+	// move at once.
+	ConfirmChangePct float64
 }
 
 // Result summarises a stored run.
@@ -48,6 +54,19 @@ type Result struct {
 	Closed    int
 	Skipped   int // regions skipped as unchanged
 	Changes   []pricewatch.Change
+	// Held counts the prices the guard held, by reason in HeldReasons;
+	// Accepted the held prices accepted this run (held.go).
+	Held        int
+	HeldReasons map[string]int
+	Accepted    int
+	// Awaiting are this run's large moves whose alert waits for the next
+	// run, Confirmed the earlier moves this run confirmed, Reverted the
+	// moves back that undid a waiting one (confirm.go).
+	Awaiting  []pricewatch.Change
+	Confirmed []pricewatch.Change
+	Reverted  []pricewatch.Change
+	alerts    []pricewatch.Change
+	alertsSet bool
 }
 
 // OutboxMessage is a rendered message to deliver.
@@ -67,6 +86,7 @@ type currentPrice struct {
 	effective decimal.Decimal
 	key       pricewatch.OfferKey
 	hw        pricewatch.Hardware
+	ids       pricewatch.CloudIDs
 }
 
 type currentAvail struct {
@@ -101,7 +121,7 @@ func (db *DB) SaveSnapshot(ctx context.Context, runID int64, snap *pricewatch.Sn
 		return nil, fmt.Errorf("storing %s run %d: %w", snap.Provider, runID, err)
 	}
 	res := &Result{RunID: runID, Provider: snap.Provider, At: now, Seen: len(snap.Offers), Skipped: snap.Skipped}
-	s := &saver{ctx: ctx, tx: tx, now: now, ts: formatTime(now), runID: runID, res: res}
+	s := &saver{ctx: ctx, tx: tx, now: now, ts: formatTime(now), runID: runID, res: res, held: heldKeys(opts.Held)}
 
 	var prevOK int
 	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM fetch_runs WHERE provider = ? AND status = 'ok'`, snap.Provider).Scan(&prevOK); err != nil {
@@ -131,6 +151,12 @@ func (db *DB) SaveSnapshot(ctx context.Context, runID int64, snap *pricewatch.Sn
 	if err := s.insertChanges(); err != nil {
 		return nil, s.wrap(err)
 	}
+	if err := s.recordHeld(snap, opts.Held); err != nil {
+		return nil, s.wrap(err)
+	}
+	if err := s.confirmMoves(snap, opts.ConfirmChangePct, s.held); err != nil {
+		return nil, err
+	}
 	if opts.Outbox != nil {
 		msgs, err := opts.Outbox(res)
 		if err != nil {
@@ -158,6 +184,7 @@ type saver struct {
 	ts    string
 	runID int64
 	res   *Result
+	held  map[pricewatch.OfferKey]bool // prices the guard held: not stored, not closed
 }
 
 func (s *saver) wrap(err error) error {
@@ -167,7 +194,7 @@ func (s *saver) wrap(err error) error {
 func (s *saver) loadCurrentPrices(provider string) (map[pricewatch.OfferKey]*currentPrice, error) {
 	rows, err := s.tx.QueryContext(s.ctx, `SELECT p.id, o.id, p.currency, p.hourly, p.upfront, p.effective_hourly,
 		o.region, o.zone, o.instance_type, o.price_type, o.term, o.payment, o.offering_class, o.os,
-		o.gpu_model, o.gpu_count, o.gpu_memory_gb, o.vcpus, o.memory_gb
+		o.gpu_model, o.gpu_count, o.gpu_memory_gb, o.vcpus, o.memory_gb, o.sku_id, o.sku_price_id, o.product_id, o.region_name
 		FROM prices p JOIN offers o ON o.id = p.offer_id WHERE o.provider = ? AND p.valid_to IS NULL`, provider)
 	if err != nil {
 		return nil, err
@@ -179,7 +206,8 @@ func (s *saver) loadCurrentPrices(provider string) (map[pricewatch.OfferKey]*cur
 		var hourly, upfront, eff string
 		if err := rows.Scan(&c.priceID, &c.offerID, &c.currency, &hourly, &upfront, &eff,
 			&c.key.Region, &c.key.Zone, &c.key.InstanceType, &c.key.PriceType, &c.key.Term, &c.key.Payment, &c.key.OfferingClass, &c.key.OS,
-			&c.hw.GPUModel, &c.hw.GPUCount, &c.hw.GPUMemoryGB, &c.hw.VCPUs, &c.hw.MemoryGB); err != nil {
+			&c.hw.GPUModel, &c.hw.GPUCount, &c.hw.GPUMemoryGB, &c.hw.VCPUs, &c.hw.MemoryGB,
+			&c.ids.SkuID, &c.ids.SkuPriceID, &c.ids.ProductID, &c.ids.RegionName); err != nil {
 			return nil, err
 		}
 		if c.hourly, err = decimal.NewFromString(hourly); err != nil {
@@ -273,6 +301,9 @@ func (s *saver) storeOffers(snap *pricewatch.Snapshot, current map[pricewatch.Of
 			return fmt.Errorf("offer %s listed twice in one snapshot", key)
 		}
 		seen[key] = true
+		if s.held[key] {
+			continue
+		}
 		eff, err := o.EffectiveHourly()
 		if err != nil {
 			return fmt.Errorf("offer %s: %w", key, err)
@@ -350,19 +381,23 @@ func (s *saver) priceChange(kind pricewatch.ChangeKind, key pricewatch.OfferKey,
 }
 
 // upsertOffer returns the offer's id, creating the row or refreshing its
-// hardware (a fixed misreport in a later file should win).
+// hardware (a fixed misreport in a later file should win) and the cloud's
+// identifiers (a cloud may renumber a SKU or meter; the newest is the one
+// its bills carry).
 func (s *saver) upsertOffer(o pricewatch.Offer, cur *currentPrice) (int64, error) {
-	if cur != nil && cur.hw == o.Hardware {
+	if cur != nil && cur.hw == o.Hardware && cur.ids == o.CloudIDs {
 		return cur.offerID, nil
 	}
 	var id int64
 	err := s.tx.QueryRowContext(s.ctx, `INSERT INTO offers (provider, region, zone, instance_type, price_type, term, payment, offering_class, os,
-		gpu_model, gpu_count, gpu_memory_gb, vcpus, memory_gb) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		gpu_model, gpu_count, gpu_memory_gb, vcpus, memory_gb, sku_id, sku_price_id, product_id, region_name)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (provider, region, zone, instance_type, price_type, term, payment, offering_class, os) DO UPDATE SET
 		gpu_model = excluded.gpu_model, gpu_count = excluded.gpu_count, gpu_memory_gb = excluded.gpu_memory_gb,
-		vcpus = excluded.vcpus, memory_gb = excluded.memory_gb RETURNING id`,
+		vcpus = excluded.vcpus, memory_gb = excluded.memory_gb, sku_id = excluded.sku_id, sku_price_id = excluded.sku_price_id,
+		product_id = excluded.product_id, region_name = excluded.region_name RETURNING id`,
 		o.Provider, o.Region, o.Zone, o.InstanceType, string(o.PriceType), o.Term, o.Payment, o.OfferingClass, o.OS,
-		o.GPUModel, o.GPUCount, o.GPUMemoryGB, o.VCPUs, o.MemoryGB).Scan(&id)
+		o.GPUModel, o.GPUCount, o.GPUMemoryGB, o.VCPUs, o.MemoryGB, o.SkuID, o.SkuPriceID, o.ProductID, o.RegionName).Scan(&id)
 	return id, err
 }
 

@@ -28,6 +28,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/fx"
+	"github.com/pricewatch/pricewatch/gpu"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -47,7 +48,7 @@ const (
 	MaxMoves = 8
 )
 
-// ChartModels are the GPU families the chart draws (MatchGPU family
+// ChartModels are the GPU families the chart draws (gpu.Matches family
 // queries: every H100 and every A100 variant).
 var ChartModels = []string{"H100", "A100"}
 
@@ -306,7 +307,7 @@ func Build(in Input) (Digest, error) {
 	}
 	watched := func(model string) bool {
 		for _, m := range in.Models {
-			if analysis.MatchGPU(m, model) {
+			if gpu.Matches(m, model) {
 				return true
 			}
 		}
@@ -463,7 +464,7 @@ func bestSavings(models []string, offers []pricewatch.Offer, conv analysis.Conve
 	for _, m := range models {
 		var best *analysis.Savings
 		for _, s := range rep.Rows() {
-			if !analysis.MatchGPU(m, s.GPUModel) || !s.BreaksEven || !s.FullUseSavingsPct.IsPositive() || s.GPUCount <= 0 {
+			if !gpu.Matches(m, s.GPUModel) || !s.BreaksEven || !s.FullUseSavingsPct.IsPositive() || s.GPUCount <= 0 {
 				continue
 			}
 			if best == nil || s.FullUseSavingsPct.GreaterThan(best.FullUseSavingsPct) {

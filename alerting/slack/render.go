@@ -378,6 +378,14 @@ func ProviderName(p string) string {
 		return "Alibaba Cloud"
 	case pricewatch.Tencent:
 		return "Tencent Cloud"
+	case pricewatch.Lambda:
+		return "Lambda"
+	case pricewatch.RunPod:
+		return "RunPod"
+	case pricewatch.VastAI:
+		return "Vast.ai"
+	case pricewatch.OCI:
+		return "Oracle Cloud"
 	}
 	return p
 }
@@ -402,6 +410,14 @@ func PricingURL(provider string, pt pricewatch.PriceType) string {
 		return "https://www.alibabacloud.com/product/ecs#pricing"
 	case pricewatch.Tencent:
 		return "https://www.tencentcloud.com/pricing/cvm/overview"
+	case pricewatch.Lambda:
+		return "https://lambda.ai/pricing"
+	case pricewatch.RunPod:
+		return "https://www.runpod.io/pricing"
+	case pricewatch.VastAI:
+		return "https://cloud.vast.ai/create/"
+	case pricewatch.OCI:
+		return "https://www.oracle.com/cloud/compute/pricing/"
 	}
 	return "https://github.com/pricewatch/pricewatch"
 }

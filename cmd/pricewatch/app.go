@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"runtime/debug"
+	"time"
 
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
@@ -15,6 +16,10 @@ import (
 	"github.com/pricewatch/pricewatch/logging"
 	"github.com/pricewatch/pricewatch/storage"
 )
+
+// clock is the time the CLI stores runs at and fetchers judge validity
+// fields by. Tests replaying dated captures set it; nothing else does.
+var clock = time.Now
 
 // version is set at build time with -ldflags "-X main.version=…".
 var version = ""
@@ -86,6 +91,7 @@ func (a *app) openDB(ctx context.Context) (*storage.DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	db.Now = func() time.Time { return clock().UTC() }
 	a.db = db
 	return db, nil
 }

@@ -25,7 +25,7 @@ func (a *app) alertsCommand() *cobra.Command {
 stores a run, then posted to Slack in order per channel. A Slack outage only
 delays them. These commands look into and act on that queue.`,
 	}
-	cmd.AddCommand(a.alertsDeliverCommand(), a.alertsTestCommand(), a.alertsListCommand(), a.alertsRetryCommand())
+	cmd.AddCommand(a.alertsDeliverCommand(), a.alertsTestCommand(), a.alertsListCommand(), a.alertsRetryCommand(), a.alertsRulesCommand())
 	return cmd
 }
 

@@ -7,13 +7,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/gpu"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
 func (a *app) availabilityCommand() *cobra.Command {
 	var (
-		gpu       string
+		gpuFilter string
 		all       bool
 		format    string
 		providers []string
@@ -43,10 +43,10 @@ func (a *app) availabilityCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if gpu != "" {
+			if gpuFilter != "" {
 				kept := rows[:0]
 				for _, r := range rows {
-					if analysis.MatchGPU(gpu, r.GPUModel) {
+					if gpu.Matches(gpuFilter, r.GPUModel) {
 						kept = append(kept, r)
 					}
 				}
@@ -55,7 +55,7 @@ func (a *app) availabilityCommand() *cobra.Command {
 			return writeAvailability(a.stdout, format, rows)
 		},
 	}
-	cmd.Flags().StringVar(&gpu, "gpu", "", "only this GPU model or family (H100, A100 for any A100, A100-80GB, …)")
+	cmd.Flags().StringVar(&gpuFilter, "gpu", "", "only this GPU model or family (H100, A100 for any A100, A100-80GB, …)")
 	cmd.Flags().BoolVar(&all, "all", false, "include closed intervals (withdrawn, or a stock state that ended)")
 	cmd.Flags().StringSliceVar(&providers, "provider", nil, "only this provider; repeatable")
 	cmd.Flags().StringSliceVar(&regions, "region", nil, "only this region; repeatable")

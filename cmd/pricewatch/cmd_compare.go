@@ -136,6 +136,7 @@ type compareRow struct {
 	FXError               string          `json:"fx_error,omitempty"`
 	Available             bool            `json:"available"`
 	Availability          string          `json:"availability"`
+	Marketplace           bool            `json:"marketplace"`
 }
 
 func compareJSON(res analysis.CompareResult) []compareRow {
@@ -146,6 +147,7 @@ func compareJSON(res analysis.CompareResult) []compareRow {
 			Term: r.Term, Payment: r.Payment, OfferingClass: r.OfferingClass, OS: r.OS, GPUModel: r.GPUModel, GPUCount: r.GPUCount,
 			Currency: res.Currency, NativeCurrency: r.NativeCurrency, NativeEffectiveHourly: jsonDecimal(r.NativeEffectiveHourly),
 			FXError: r.FXError, Available: r.Available != nil && *r.Available, Availability: availabilityName(r.Availability),
+			Marketplace: r.Marketplace,
 		}
 		if ranked {
 			rank := r.Rank
@@ -173,7 +175,7 @@ func writeCompareCSV(w io.Writer, res analysis.CompareResult) error {
 	header := []string{"rank", "provider", "region", "zone", "instance_type", "price_type", "term", "payment", "offering_class", "os",
 		"gpu_model", "gpu_count", "currency", "price_per_gpu_hour", "price_per_gpu_hour_per_tflops", "price_per_gpu_hour_per_gb",
 		"effective_hourly", "native_currency", "native_effective_hourly", "fx_rate", "fx_date", "fx_source", "fx_stale", "fx_error",
-		"available", "availability"}
+		"available", "availability", "marketplace"}
 	var rows [][]string
 	for _, r := range compareJSON(res) {
 		rank := ""
@@ -187,7 +189,7 @@ func writeCompareCSV(w io.Writer, res analysis.CompareResult) error {
 		rows = append(rows, []string{rank, r.Provider, r.Region, r.Zone, r.InstanceType, r.PriceType, r.Term, r.Payment, r.OfferingClass, r.OS,
 			r.GPUModel, formatFloat(r.GPUCount), r.Currency, r.PricePerGPUHour.csv(), r.PricePerTFLOPS.csv(), r.PricePerGB.csv(),
 			r.EffectiveHourly.csv(), r.NativeCurrency, decimal.Decimal(r.NativeEffectiveHourly).String(), r.FXRate.csv(), date, r.FXSource,
-			fmt.Sprint(r.FXStale), r.FXError, fmt.Sprint(r.Available), r.Availability})
+			fmt.Sprint(r.FXStale), r.FXError, fmt.Sprint(r.Available), r.Availability, fmt.Sprint(r.Marketplace)})
 	}
 	return writeCSV(w, header, rows)
 }
@@ -210,6 +212,7 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 	}
 	b.WriteString("\n")
 	mixed := mixedPriceTypes(res.Rows, res.Unconverted)
+	market := anyMarketplace(res.Rows, res.Unconverted)
 	if len(res.Rows) > 0 {
 		width := tableWidth
 		if f.wide {
@@ -219,6 +222,7 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 			{head: "PROVIDER"}, {head: "REGION"}, {head: "INSTANCE TYPE"}, {head: "GPUS"},
 			{head: "BUY", hidden: !mixed},
 			{head: ">" + res.Currency + "/GPU-H"}, {head: ">/TFLOPS", drop: 3}, {head: ">/GB", drop: 2}, {head: "AVAIL"},
+			{head: "MARKET", hidden: !market},
 		}
 		for _, r := range res.Rows {
 			tflops, gb := "-", "-"
@@ -229,7 +233,7 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 				gb = r.PricePerGB.Decimal.StringFixed(4)
 			}
 			addRow(cols, r.Provider, placeOf(r.Region, r.Zone), r.InstanceType, gpusLabel(r.GPUCount, r.GPUModel),
-				buyLabel(r.Offer), displayRate(r.PricePerGPUHour), tflops, gb, availShort(r.Available))
+				buyLabel(r.Offer), displayRate(r.PricePerGPUHour), tflops, gb, availShort(r.Available), marketShort(r.Marketplace))
 		}
 		dropped, err := fitTableTo(&b, cols, width)
 		if err != nil {
@@ -245,14 +249,14 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 		}
 		fmt.Fprintf(&b, "Not ranked (%s without a rate into %s), in their own currency:\n", plural(len(res.Unconverted), "offer"), res.Currency)
 		cols := []fitColumn{{head: "PROVIDER"}, {head: "REGION"}, {head: "INSTANCE TYPE"}, {head: "GPUS"}, {head: "BUY", hidden: !mixed},
-			{head: ">PER GPU-H"}, {head: "CUR"}, {head: "AVAIL"}}
+			{head: ">PER GPU-H"}, {head: "CUR"}, {head: "AVAIL"}, {head: "MARKET", hidden: !market}}
 		for _, r := range res.Unconverted {
 			pg := "-"
 			if v, ok := pricewatch.PerGPUHour(r.NativeEffectiveHourly, r.GPUCount); ok {
 				pg = displayRate(v)
 			}
 			addRow(cols, r.Provider, placeOf(r.Region, r.Zone), r.InstanceType, gpusLabel(r.GPUCount, r.GPUModel), buyLabel(r.Offer),
-				pg, r.NativeCurrency, availShort(r.Available))
+				pg, r.NativeCurrency, availShort(r.Available), marketShort(r.Marketplace))
 		}
 		if _, err := fitTable(&b, cols); err != nil {
 			return err
@@ -264,6 +268,10 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 	}
 	b.WriteString(wrapText("AVAIL: yes = offered or in stock, no = sold out, ? = not known. "+
 		"/TFLOPS is per dense BF16 (else FP16) TFLOPS, /GB per GB of GPU memory.", tableWidth, "  "))
+	if market {
+		b.WriteString(wrapText("MARKET: yes = a marketplace offer (third-party hosts' machines: reliability varies by host, "+
+			"the host may withdraw it, and the marketplace's terms apply), not the cloud's own capacity.", tableWidth, "  "))
+	}
 	if len(res.UnknownModels) > 0 {
 		fmt.Fprintf(&b, "Not in the GPU catalogue (no /TFLOPS or /GB figure): %s.\n", strings.Join(res.UnknownModels, ", "))
 	}
@@ -281,6 +289,24 @@ func offersOfRows(rows []analysis.CompareRow) []pricewatch.Offer {
 		out[i] = r.Offer
 	}
 	return out
+}
+
+func anyMarketplace(sets ...[]analysis.CompareRow) bool {
+	for _, rows := range sets {
+		for _, r := range rows {
+			if r.Marketplace {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func marketShort(m bool) string {
+	if m {
+		return "yes"
+	}
+	return "-"
 }
 
 func mixedPriceTypes(sets ...[]analysis.CompareRow) bool {
@@ -390,7 +416,7 @@ func priceTypesText(pts []pricewatch.PriceType) string {
 }
 
 // currentOffers loads the current prices. The GPU is matched in Go with
-// analysis.MatchGPU (a family name matches several stored models), so SQL
+// gpu.Matches (a family name matches several stored models), so SQL
 // filters only by place and OS.
 func currentOffers(ctx context.Context, db *storage.DB, providers, regions []string, os string) ([]pricewatch.Offer, error) {
 	rows, err := db.Prices(ctx, storage.PriceFilter{Providers: providers, Regions: regions, OS: sqlOS(os), CurrentOnly: true})

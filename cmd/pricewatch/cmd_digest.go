@@ -195,6 +195,8 @@ func (a *app) expectedIntervals(now time.Time) map[string]time.Duration {
 	}{
 		{pricewatch.AWS, p.AWS.Enabled, p.AWS.Schedule}, {pricewatch.Azure, p.Azure.Enabled, p.Azure.Schedule},
 		{pricewatch.Alibaba, p.Alibaba.Enabled, p.Alibaba.Schedule}, {pricewatch.Tencent, p.Tencent.Enabled, p.Tencent.Schedule},
+		{pricewatch.Lambda, p.Lambda.Enabled, p.Lambda.Schedule}, {pricewatch.RunPod, p.RunPod.Enabled, p.RunPod.Schedule},
+		{pricewatch.VastAI, p.VastAI.Enabled, p.VastAI.Schedule}, {pricewatch.OCI, p.OCI.Enabled, p.OCI.Schedule},
 	} {
 		if c.enabled {
 			out[c.name] = scheduleInterval(c.schedule, now)

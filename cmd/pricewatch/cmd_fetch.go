@@ -71,6 +71,6 @@ A provider without credentials is skipped, not failed.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringSliceVar(&only, "provider", nil, "fetch only this provider (aws, azure, alibaba, tencent); repeatable")
+	cmd.Flags().StringSliceVar(&only, "provider", nil, "fetch only this provider (aws, azure, alibaba, tencent, vastai, oci); repeatable")
 	return cmd
 }

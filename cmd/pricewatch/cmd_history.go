@@ -57,7 +57,7 @@ func (a *app) historyCommand() *cobra.Command {
 			return writeHistory(a.stdout, f.format, rows)
 		},
 	}
-	cmd.Flags().StringSliceVar(&f.providers, "provider", nil, "only this provider (aws, azure, alibaba, tencent); repeatable")
+	cmd.Flags().StringSliceVar(&f.providers, "provider", nil, "only this provider (aws, azure, alibaba, tencent, vastai, oci); repeatable")
 	cmd.Flags().StringSliceVar(&f.regions, "region", nil, "only this region code; repeatable")
 	cmd.Flags().StringVar(&f.since, "since", "", "only intervals valid since a duration ago (30d, 12h) or a date (2026-01-01)")
 	cmd.Flags().StringVar(&f.format, "format", formatTable, "output format: table, json or csv")

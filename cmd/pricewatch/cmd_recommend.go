@@ -124,6 +124,7 @@ type optionRow struct {
 	EffectiveHourly      jsonNullDecimal `json:"effective_hourly"`
 	BreakEvenUtilization jsonNullDecimal `json:"break_even_utilization"`
 	Interruptible        bool            `json:"interruptible"`
+	Marketplace          bool            `json:"marketplace"`
 	Available            bool            `json:"available"`
 	Availability         string          `json:"availability"`
 	NativeCurrency       string          `json:"native_currency"`
@@ -163,7 +164,7 @@ func optionJSON(o analysis.Option, ranked bool) optionRow {
 	r := optionRow{Label: o.Label(), Provider: o.Provider, Region: o.Region, Zone: o.Zone, InstanceType: o.InstanceType, OS: o.OS,
 		PriceType: string(o.PriceType), Term: o.Term, Payment: o.Payment, OfferingClass: o.OfferingClass, GPUModel: o.GPUModel,
 		GPUsPerInstance: o.GPUsPerInstance, Instances: o.Instances, Currency: o.Currency, Terms: o.Terms, CommittedHours: o.CommittedHours,
-		BreakEvenUtilization: nullDecimal(o.BreakEvenUtilization.Decimal, o.BreakEvenUtilization.Valid), Interruptible: o.Interruptible,
+		BreakEvenUtilization: nullDecimal(o.BreakEvenUtilization.Decimal, o.BreakEvenUtilization.Valid), Interruptible: o.Interruptible, Marketplace: o.Marketplace,
 		Available: o.Available != nil && *o.Available, Availability: availabilityName(o.Availability), NativeCurrency: o.NativeCurrency,
 		FXError: o.FXError}
 	if ranked {
@@ -216,7 +217,7 @@ func writeRecommendCSV(w io.Writer, rec analysis.Recommendation) error {
 	header := []string{"rank", "recommended", "provider", "region", "zone", "instance_type", "os", "price_type", "term", "payment",
 		"offering_class", "gpu_model", "gpus_per_instance", "instances", "currency", "terms", "committed_hours", "fixed_cost",
 		"variable_cost_at_full_use", "total_cost", "cost_per_gpu_hour_used", "effective_hourly", "break_even_utilization",
-		"interruptible", "available", "availability", "native_currency", "fx_rate", "fx_date", "fx_source", "fx_stale", "fx_error"}
+		"interruptible", "marketplace", "available", "availability", "native_currency", "fx_rate", "fx_date", "fx_source", "fx_stale", "fx_error"}
 	js := recommendJSONOf(rec)
 	var rows [][]string
 	for i, r := range append(js.Options, js.Unconverted...) {
@@ -231,7 +232,7 @@ func writeRecommendCSV(w io.Writer, rec analysis.Recommendation) error {
 			r.PriceType, r.Term, r.Payment, r.OfferingClass, r.GPUModel, formatFloat(r.GPUsPerInstance), fmt.Sprint(r.Instances),
 			r.Currency, fmt.Sprint(r.Terms), fmt.Sprint(r.CommittedHours), r.FixedCost.csv(), r.VariableCost.csv(), r.TotalCost.csv(),
 			r.CostPerGPUHour.csv(), r.EffectiveHourly.csv(), r.BreakEvenUtilization.csv(), fmt.Sprint(r.Interruptible),
-			fmt.Sprint(r.Available), r.Availability, r.NativeCurrency, r.FXRate.csv(), date, r.FXSource, fmt.Sprint(r.FXStale), r.FXError})
+			fmt.Sprint(r.Marketplace), fmt.Sprint(r.Available), r.Availability, r.NativeCurrency, r.FXRate.csv(), date, r.FXSource, fmt.Sprint(r.FXStale), r.FXError})
 	}
 	return writeCSV(w, header, rows)
 }

@@ -104,6 +104,11 @@ func (a *app) runDaemon(ctx context.Context) error {
 		a: a, ctx: ctx, db: db, metrics: newMetrics(db), health: &health{}, notify: notify, log: a.log,
 		locks: map[string]*sync.Mutex{}, nudge: make(chan struct{}, 1), reloaded: make(chan struct{}, 1),
 	}
+	d.metrics.addPriceSeries(db, func() priceSettings {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		return priceSettingsOf(d.a.cfg)
+	})
 	if _, err := a.outboxFunc(); err != nil {
 		return err
 	}

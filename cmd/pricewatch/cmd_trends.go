@@ -10,6 +10,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/gpu"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -64,7 +65,7 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 			}
 			var ivs []analysis.Interval
 			for _, r := range rows {
-				if r.GPUModel == "" || (f.gpu != "" && !analysis.MatchGPU(f.gpu, r.GPUModel)) || r.ValidFrom.After(now) {
+				if r.GPUModel == "" || (f.gpu != "" && !gpu.Matches(f.gpu, r.GPUModel)) || r.ValidFrom.After(now) {
 					continue
 				}
 				iv := analysis.Interval{Offer: r.Offer, Effective: r.EffectiveHourly, From: r.ValidFrom}
@@ -134,9 +135,9 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 
 // seriesModels are the GPU models to draw a cheapest series for: the one
 // asked, else every model with a price in the window.
-func seriesModels(gpu string, series []analysis.Series) []string {
-	if gpu != "" {
-		return []string{gpu}
+func seriesModels(gpuFilter string, series []analysis.Series) []string {
+	if gpuFilter != "" {
+		return []string{gpuFilter}
 	}
 	seen := map[string]bool{}
 	for _, s := range series {

@@ -9,6 +9,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/guard"
+	"github.com/pricewatch/pricewatch/hardware"
 	"github.com/pricewatch/pricewatch/secret"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -28,6 +30,11 @@ type providerJob struct {
 	// logged, recorded or printed (the fetchers scrub where they build
 	// errors; this is the second line).
 	scrub *secret.Scrubber
+	// hardware holds the config's hardware.overrides, applied to every
+	// fetched offer and availability record before they are stored.
+	hardware hardware.Overrides
+	// guard holds implausible prices back before they are stored.
+	guard *guard.Guard
 }
 
 // runStatus values in a summary.
@@ -49,6 +56,9 @@ type runSummary struct {
 	Result   *storage.Result
 	Err      error
 	Duration time.Duration
+	// UnknownHardware counts the instance types the run stored whose GPU
+	// is unknown or not in the catalogue (after hardware.overrides).
+	UnknownHardware int
 }
 
 // recordWithin bounds how long a run that could not start keeps trying to
@@ -105,6 +115,16 @@ func runProvider(ctx context.Context, db *storage.DB, job providerJob, opts stor
 	log.Info("fetch started", zap.String("provider", job.name), zap.Int64("run", runID))
 	snap, err := job.fetcher.Fetch(runCtx, fetchers.Previous{Versions: prev})
 	if err == nil {
+		// Between fetch and store: the user's hardware corrections first
+		// (the guard judges prices per GPU-hour), then count what is
+		// still unknown (stored all the same).
+		if n := job.hardware.Apply(snap); n > 0 {
+			log.Info("hardware overrides applied", zap.String("provider", job.name), zap.Int("types", n))
+		}
+		sum.UnknownHardware = hardware.UnknownTypes(snap)
+		opts.Held, err = job.guard.Check(runCtx, db, snap)
+	}
+	if err == nil {
 		sum.Result, err = db.SaveSnapshot(runCtx, runID, snap, opts)
 	}
 	if err != nil {
@@ -133,6 +153,8 @@ func runProvider(ctx context.Context, db *storage.DB, job providerJob, opts stor
 	log.Info("fetch stored", zap.String("provider", job.name), zap.Int64("run", runID),
 		zap.Int("seen", r.Seen), zap.Int("new", r.New), zap.Int("changed", r.Changed), zap.Int("unchanged", r.Unchanged),
 		zap.Int("closed", r.Closed), zap.Int("skipped_regions", r.Skipped), zap.Int("changes", len(r.Changes)),
+		zap.Int("held", r.Held), zap.Int("accepted", r.Accepted), zap.Int("moves_awaiting_confirmation", len(r.Awaiting)),
+		zap.Int("unknown_hardware_types", sum.UnknownHardware),
 		zap.Duration("took", time.Since(start)))
 	return finish(statusOK, nil)
 }
@@ -146,6 +168,18 @@ func summaryLine(s runSummary) string {
 		line := fmt.Sprintf("%-8s ok       %d offers: %d new, %d changed, %d unchanged, %d closed", s.Provider, r.Seen, r.New, r.Changed, r.Unchanged, r.Closed)
 		if r.Skipped > 0 {
 			line += fmt.Sprintf("; %d region(s) skipped as unchanged", r.Skipped)
+		}
+		if s.UnknownHardware > 0 {
+			line += fmt.Sprintf("; %d type(s) with unknown GPU hardware (pricewatch hardware unknown)", s.UnknownHardware)
+		}
+		if r.Held > 0 {
+			line += fmt.Sprintf("; %d held as implausible (%s; see `pricewatch held`)", r.Held, storage.HeldReasonsText(r.HeldReasons))
+		}
+		if r.Accepted > 0 {
+			line += fmt.Sprintf("; %d held price(s) accepted after coming back", r.Accepted)
+		}
+		if n := len(r.Awaiting); n > 0 {
+			line += fmt.Sprintf("; %d large move(s) await confirmation by the next run", n)
 		}
 		if r.FirstRun {
 			line += " (first run: baseline)"

@@ -60,7 +60,6 @@ func (d *daemon) runDigest() {
 	} else {
 		d.log.Info("weekly digest already queued this week", zap.String("week", dg.Week), zap.String("delivery_key", key))
 	}
-	d.metrics.digestLastSent.Set(float64(now.Unix()))
 	select {
 	case d.nudge <- struct{}{}:
 	default:

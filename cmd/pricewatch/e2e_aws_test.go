@@ -186,6 +186,10 @@ providers:
   azure: {enabled: false}
   alibaba: {enabled: false}
   tencent: {enabled: false}
+  lambda: {enabled: false}
+  runpod: {enabled: false}
+  vastai: {enabled: false}
+  oci: {enabled: false}
   aws:
     enabled: true
     endpoint: %s

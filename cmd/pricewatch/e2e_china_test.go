@@ -45,6 +45,10 @@ log:
 providers:
   aws: {enabled: false}
   azure: {enabled: false}
+  lambda: {enabled: false}
+  runpod: {enabled: false}
+  vastai: {enabled: false}
+  oci: {enabled: false}
   alibaba:
     enabled: %t
     endpoint: %s

@@ -24,7 +24,7 @@ type scopeFlags struct {
 
 func addScopeFlags(cmd *cobra.Command, f *scopeFlags, currencyHelp string) {
 	cmd.Flags().StringVar(&f.currency, "currency", "", currencyHelp+" (default fx.currency from the config)")
-	cmd.Flags().StringSliceVar(&f.providers, "provider", nil, "only this provider (aws, azure, alibaba, tencent); repeatable")
+	cmd.Flags().StringSliceVar(&f.providers, "provider", nil, "only this provider (aws, azure, alibaba, tencent, vastai, oci); repeatable")
 	cmd.Flags().StringSliceVar(&f.regions, "region", nil, "only this region code; repeatable")
 	cmd.Flags().StringVar(&f.os, "os", "", "operating system: linux (default), windows or any")
 	cmd.Flags().StringVar(&f.format, "format", formatTable, "output format: table, json or csv")

@@ -19,23 +19,24 @@ import (
 	"github.com/pricewatch/pricewatch/storage"
 )
 
-// metrics are the daemon's Prometheus series. Labels stay low-cardinality:
-// provider and result only; prices are never exported as series.
+// metrics are the daemon's Prometheus series. Labels stay low-cardinality;
+// the price series (metrics_collectors.go) are one per GPU model and price
+// type unless metrics.offers asks for more.
 type metrics struct {
-	reg            *prometheus.Registry
-	fetchDuration  *prometheus.HistogramVec
-	fetchRuns      *prometheus.CounterVec
-	lastSuccess    *prometheus.GaugeVec
-	offersTracked  *prometheus.GaugeVec
-	changes        *prometheus.CounterVec
-	digestLastSent prometheus.Gauge
+	reg           *prometheus.Registry
+	fetchDuration *prometheus.HistogramVec
+	fetchRuns     *prometheus.CounterVec
+	offersTracked *prometheus.GaugeVec
+	changes       *prometheus.CounterVec
+	readErrors    *prometheus.CounterVec // scrape-time database reads that failed
 }
 
 // dbGauges are read from the database when Prometheus scrapes, so they are
-// never stale.
+// never stale and survive restarts.
 type dbGauges interface {
 	OutboxCounts(ctx context.Context) (storage.OutboxStats, error)
 	FXDays(ctx context.Context) ([]storage.FXDay, error)
+	freshnessStore
 }
 
 func newMetrics(db dbGauges) *metrics {
@@ -48,18 +49,15 @@ func newMetrics(db dbGauges) *metrics {
 		fetchRuns: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pricewatch_fetch_runs_total", Help: "Provider fetch runs by result (success, error, skipped: no credentials, overlap: another run of the provider still going, not_started: the run could not be recorded).",
 		}, []string{"provider", "result"}),
-		lastSuccess: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: "pricewatch_fetch_last_success_timestamp_seconds", Help: "Unix time of the last successful run per provider.",
-		}, []string{"provider"}),
 		offersTracked: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "pricewatch_offers_tracked", Help: "Offers with a current price per provider (a drop to zero means a parser broke).",
 		}, []string{"provider"}),
 		changes: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "pricewatch_changes_detected_total", Help: "Changes detected while storing runs, by kind.",
 		}, []string{"provider", "kind"}),
-		digestLastSent: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "pricewatch_digest_last_success_timestamp_seconds", Help: "Unix time the last weekly digest was queued.",
-		}),
+		readErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "pricewatch_metrics_read_errors_total", Help: "Database reads for series computed at scrape time that failed, by series group (those series are left out, or served from the last good read).",
+		}, []string{"series"}),
 	}
 	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "pricewatch_build_info", Help: "Build information; always 1.",
@@ -91,8 +89,8 @@ func newMetrics(db dbGauges) *metrics {
 		}
 		return time.Since(days[len(days)-1].Date).Seconds()
 	})
-	m.reg.MustRegister(m.fetchDuration, m.fetchRuns, m.lastSuccess, m.offersTracked, m.changes,
-		pending, failed, fxAge, m.digestLastSent, build,
+	m.reg.MustRegister(m.fetchDuration, m.fetchRuns, m.offersTracked, m.changes, m.readErrors,
+		pending, failed, fxAge, newFreshnessCollector(db, m.readErrors), build,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -104,7 +102,6 @@ func (m *metrics) observe(s runSummary) {
 	m.fetchRuns.WithLabelValues(s.Provider, result).Inc()
 	m.fetchDuration.WithLabelValues(s.Provider).Observe(s.Duration.Seconds())
 	if s.Status == statusOK && s.Result != nil {
-		m.lastSuccess.WithLabelValues(s.Provider).Set(float64(s.Result.At.Unix()))
 		for _, c := range s.Result.Changes {
 			m.changes.WithLabelValues(s.Provider, string(c.Kind)).Inc()
 		}

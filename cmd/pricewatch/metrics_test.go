@@ -57,7 +57,6 @@ func TestHTTPEndpoints(t *testing.T) {
 	for _, want := range []string{
 		`pricewatch_fetch_runs_total{provider="azure",result="success"} 1`,
 		`pricewatch_fetch_runs_total{provider="aws",result="error"} 1`,
-		`pricewatch_fetch_last_success_timestamp_seconds{provider="azure"} 1.79603022e+09`,
 		`pricewatch_changes_detected_total{kind="price_changed",provider="azure"} 1`,
 		`pricewatch_fetch_duration_seconds_count{provider="azure"} 1`,
 		"pricewatch_outbox_pending 0",

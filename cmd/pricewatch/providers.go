@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"golang.org/x/term"
 
@@ -18,12 +19,18 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/alibaba"
 	"github.com/pricewatch/pricewatch/fetchers/aws"
 	"github.com/pricewatch/pricewatch/fetchers/azure"
+	"github.com/pricewatch/pricewatch/fetchers/lambda"
+	"github.com/pricewatch/pricewatch/fetchers/oci"
+	"github.com/pricewatch/pricewatch/fetchers/runpod"
 	"github.com/pricewatch/pricewatch/fetchers/tencent"
+	"github.com/pricewatch/pricewatch/fetchers/vastai"
+	"github.com/pricewatch/pricewatch/guard"
+	"github.com/pricewatch/pricewatch/hardware"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
 // providerNames in the order a cycle runs them.
-var providerNames = []string{"aws", "azure", "alibaba", "tencent"}
+var providerNames = []string{"aws", "azure", "alibaba", "tencent", "lambda", "runpod", "vastai", "oci"}
 
 // buildJobs builds the enabled providers' fetchers (only those named, when
 // only is not empty). Adding a cloud means adding its case here.
@@ -43,14 +50,14 @@ func (a *app) buildJobs(only []string) ([]providerJob, error) {
 	if want("aws", cfg.AWS.Enabled) {
 		c := cfg.AWS
 		f, err := aws.New(aws.Config{Endpoint: c.Endpoint, SpotEndpoint: c.SpotEndpoint, Regions: c.Regions,
-			Spot: c.SpotEnabled, SavingsPlans: c.SavingsPlans, Progress: a.progress()}, client, a.log.Named("aws"))
+			Spot: c.SpotEnabled, SavingsPlans: c.SavingsPlans, Progress: a.progress(), Now: clock}, client, a.log.Named("aws"))
 		if err != nil {
 			return nil, err
 		}
 		jobs = append(jobs, providerJob{name: "aws", fetcher: f, timeout: c.Timeout, schedule: c.Schedule})
 	}
 	if want("azure", cfg.Azure.Enabled) {
-		f, err := azure.New(azure.Config{Endpoint: cfg.Azure.Endpoint, Regions: cfg.Azure.Regions, Windows: cfg.Azure.Windows}, client, a.log.Named("azure"))
+		f, err := azure.New(azure.Config{Endpoint: cfg.Azure.Endpoint, Regions: cfg.Azure.Regions, Windows: cfg.Azure.Windows, Now: clock}, client, a.log.Named("azure"))
 		if err != nil {
 			return nil, err
 		}
@@ -84,11 +91,72 @@ func (a *app) buildJobs(only []string) ([]providerJob, error) {
 		}
 		jobs = append(jobs, providerJob{name: "tencent", fetcher: f, timeout: c.Timeout, schedule: c.Schedule})
 	}
+	if want(pricewatch.Lambda, cfg.Lambda.Enabled) {
+		c := cfg.Lambda
+		var f fetchers.Fetcher
+		key, err := lambda.APIKeyFrom(c.APIKeyFile)
+		if err == nil {
+			a.redactor.SetSecrets(a.secrets(key)...)
+			f, err = lambda.New(lambda.Config{Endpoint: c.Endpoint, APIKey: key}, client, a.log.Named("lambda"))
+		}
+		if f, err = skipWithoutCredentials(pricewatch.Lambda, f, err); err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, providerJob{name: pricewatch.Lambda, fetcher: f, timeout: c.Timeout, schedule: c.Schedule})
+	}
+	if want(pricewatch.RunPod, cfg.RunPod.Enabled) {
+		c := cfg.RunPod
+		// The key is optional: RunPod answers the price query without one.
+		key, err := runpod.APIKeyFrom(c.APIKeyFile)
+		if err != nil {
+			return nil, err
+		}
+		a.redactor.SetSecrets(a.secrets(key)...)
+		f, err := runpod.New(runpod.Config{Endpoint: c.Endpoint, APIKey: key}, client, a.log.Named("runpod"))
+		if err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, providerJob{name: pricewatch.RunPod, fetcher: f, timeout: c.Timeout, schedule: c.Schedule})
+	}
+	if want(pricewatch.VastAI, cfg.VastAI.Enabled) {
+		c := cfg.VastAI
+		f, err := vastai.New(vastai.Config{Endpoint: c.Endpoint, GPUModels: c.GPUModels, MaxPages: c.MaxPages,
+			RequestInterval: requestInterval(c.RequestInterval)}, client, a.log.Named("vastai"))
+		if err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, providerJob{name: pricewatch.VastAI, fetcher: f, timeout: c.Timeout, schedule: c.Schedule})
+	}
+	if want(pricewatch.OCI, cfg.OCI.Enabled) {
+		f, err := oci.New(oci.Config{Endpoint: cfg.OCI.Endpoint}, client, a.log.Named("oci"))
+		if err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, providerJob{name: pricewatch.OCI, fetcher: f, timeout: cfg.OCI.Timeout, schedule: cfg.OCI.Schedule})
+	}
+	g, err := guard.New(a.cfg.Guard, a.log.Named("guard"))
+	if err != nil {
+		return nil, err
+	}
+	// Every job applies the same hardware.overrides; jobs are rebuilt on
+	// a reload, so a changed override takes effect from the next run.
+	overrides := hardware.NewOverrides(a.cfg.Hardware)
 	for i := range jobs {
+		jobs[i].guard = g
+		jobs[i].hardware = overrides
 		jobs[i].leaseWait = a.cfg.Fetch.LeaseWait
 		jobs[i].scrub = a.redactor
 	}
 	return jobs, nil
+}
+
+// requestInterval maps the config's 0 ("no spacing") to the fetcher's
+// "none", whose own 0 means its default.
+func requestInterval(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
 
 // skipWithoutCredentials turns "no credentials" into a fetcher that reports
@@ -131,6 +199,7 @@ func (a *app) saveOptions() storage.SaveOptions {
 		MinOfferRatio:     a.cfg.Fetch.MinOfferRatio,
 		WithdrawAfterRuns: a.cfg.Alerts.WithdrawAfterRuns,
 		Outbox:            a.alertOutbox(),
+		ConfirmChangePct:  a.cfg.Alerts.ConfirmChangePct,
 	}
 }
 

@@ -41,6 +41,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/gpu"
 )
 
 // Environment variables the Alibaba Cloud CLI and SDKs read.
@@ -331,6 +332,7 @@ const maxTypePages = 100
 // least one GPU. The list is global, so it is asked once per run.
 func (f *Fetcher) describeGPUTypes(ctx context.Context, region string) (map[string]gpuType, error) {
 	out := map[string]gpuType{}
+	nonGPU := map[string]int{}
 	token := ""
 	seenTokens := map[string]bool{}
 	for page := 1; ; page++ {
@@ -356,9 +358,16 @@ func (f *Fetcher) describeGPUTypes(ctx context.Context, region string) (map[stri
 			if it.InstanceTypeID == "" {
 				return nil, fmt.Errorf("alibaba: DescribeInstanceTypes page %d: %w: a type without InstanceTypeId", page, fetchers.ErrIncomplete)
 			}
-			hw, err := hardware(it)
+			hw, kind, err := hardware(it)
 			if err != nil {
 				return nil, fmt.Errorf("alibaba: DescribeInstanceTypes: %w: %v", fetchers.ErrIncomplete, err)
+			}
+			// FPGAs (f1/f3/f5), NPUs (ebman1, gp7, ebmgp7) and transcoders
+			// (video-trans) come back with GPUAmount > 0 too; they are no
+			// GPU offers.
+			if kind != gpu.KindGPU {
+				nonGPU[string(kind)]++
+				continue
 			}
 			// MinimumGPUAmount filters on the server, but a type the
 			// server lists without a GPU is no GPU offer.
@@ -380,6 +389,9 @@ func (f *Fetcher) describeGPUTypes(ctx context.Context, region string) (map[stri
 		// ECS always has GPU types; none means a broken answer, not a
 		// cloud that stopped selling GPUs.
 		return nil, fmt.Errorf("alibaba: DescribeInstanceTypes: %w: no type with GPUAmount > 0", fetchers.ErrIncomplete)
+	}
+	if len(nonGPU) > 0 {
+		f.log.Debug("alibaba: accelerators that are not GPUs left out", zap.Any("types_by_kind", nonGPU))
 	}
 	return out, nil
 }
@@ -705,6 +717,25 @@ func (r *run) spot(ctx context.Context, region, zone, instanceType string) (spot
 	p, err := latest.SpotPrice.price("SpotPrice")
 	if err != nil {
 		return spotQuote{}, false, fmt.Errorf("alibaba: DescribeSpotPriceHistory %s in %s: %w: %v", instanceType, zone, fetchers.ErrIncomplete, err)
+	}
+	// The newest Timestamp is the price in effect. Two rows at that same
+	// moment with different prices leave nothing to choose by (taking the
+	// lower would be a guess): neither is kept this run.
+	for i := range rows {
+		at, _ := time.Parse(time.RFC3339, rows[i].Timestamp)
+		if !at.Equal(latestAt) || &rows[i] == latest {
+			continue
+		}
+		other, err := rows[i].SpotPrice.price("SpotPrice")
+		if err != nil {
+			return spotQuote{}, false, fmt.Errorf("alibaba: DescribeSpotPriceHistory %s in %s: %w: %v", instanceType, zone, fetchers.ErrIncomplete, err)
+		}
+		if !other.Equal(p) {
+			r.f.log.Warn("two spot prices at the same latest Timestamp, nothing to choose between them; keeping neither this run",
+				zap.String("instance_type", instanceType), zap.String("zone", zone), zap.String("timestamp", latest.Timestamp),
+				zap.String("price", p.String()), zap.String("other_price", other.String()))
+			return spotQuote{}, false, nil
+		}
 	}
 	return spotQuote{instanceType: instanceType, zone: zone, price: p, currency: currency}, true, nil
 }

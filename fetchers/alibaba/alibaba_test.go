@@ -687,3 +687,23 @@ func checkGolden(t *testing.T, name string, s *pricewatch.Snapshot) {
 	got = append(got, '\n')
 	golden.Check(t, filepath.Join("testdata", "golden", name), got)
 }
+
+// Two spot rows at the same latest Timestamp with different prices give
+// nothing to choose by: neither is kept (never the lower one), and the
+// other zones' spot prices are unaffected.
+func TestSpotTieAtLatestKeepsNeither(t *testing.T) {
+	w := hangzhouWorld()
+	k := alibabatest.SpotKey("cn-hangzhou", "cn-hangzhou-i", gn7i)
+	w.Spots[k] = append(w.Spots[k], alibabatest.SpotRow{Zone: "cn-hangzhou-i", Type: gn7i, Timestamp: "2026-11-30T10:00:00Z", Spot: "0.012", Origin: "12.58"})
+	fake := alibabatest.NewServer(t, testKeyID, testSecret, w)
+	f, _ := newTestFetcher(t, testConfig(fake.URL(), "cn-hangzhou"))
+	snap := fetch(t, f, fetchers.Previous{})
+	for _, o := range snap.Offers {
+		if o.InstanceType == gn7i && o.PriceType == pricewatch.Spot && o.Zone == "cn-hangzhou-i" {
+			t.Errorf("kept spot %s for a tie at the latest timestamp, want neither", o.Hourly)
+		}
+	}
+	if o := findOffer(t, snap, gn6v, pricewatch.Spot, "", "cn-hangzhou-i"); !o.Hourly.Equal(dec("5.292")) {
+		t.Errorf("gn6v spot %s, want 5.292", o.Hourly)
+	}
+}

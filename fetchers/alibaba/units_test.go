@@ -17,6 +17,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers/alibaba/alibabatest"
+	"github.com/pricewatch/pricewatch/gpu"
 )
 
 // Why prices are not read through the SDK's typed models: they are
@@ -127,34 +128,6 @@ func TestTradePrice(t *testing.T) {
 	}
 }
 
-func TestModelFromSpec(t *testing.T) {
-	tests := []struct {
-		spec string
-		mem  float64
-		want string
-		ok   bool
-	}{
-		{"NVIDIA A10", 24, "A10", true},
-		{"NVIDIA A100", 80, "A100-80GB", true},
-		{"NVIDIA A100", 40, "A100-40GB", true},
-		{"NVIDIA A100", 0, "", false},
-		{"NVIDIA V100", 32, "V100-32GB", true},
-		{"NVIDIA V100", 16, "V100", true},
-		{"NVIDIA Tesla T4", 16, "T4", true},
-		{"nvidia l20", 48, "L20", true},
-		{"NVIDIA A30", 24, "A30", true},
-		{"NVIDIA H20", 96, "H20", true},
-		{"NVIDIA GU8TF", 96, "", false}, // a code name: the family decides
-		{"", 0, "", false},
-	}
-	for _, tt := range tests {
-		got, ok := modelFromSpec(tt.spec, tt.mem)
-		if got != tt.want || ok != tt.ok {
-			t.Errorf("modelFromSpec(%q, %v) = %q, %v; want %q, %v", tt.spec, tt.mem, got, ok, tt.want, tt.ok)
-		}
-	}
-}
-
 func TestHardware(t *testing.T) {
 	n := func(s string) num { return num{text: s, set: s != ""} }
 	tests := []struct {
@@ -166,6 +139,19 @@ func TestHardware(t *testing.T) {
 			pricewatch.Hardware{GPUModel: "A10", GPUCount: 1, GPUMemoryGB: 24, VCPUs: 32, MemoryGB: 188}},
 		{"API wins over the table", instanceTypeJSON{InstanceTypeID: "ecs.gn7-c13g1.13xlarge", InstanceTypeFamily: "ecs.gn7", GPUSpec: "NVIDIA A100", GPUAmount: n("4"), GPUMemorySize: n("80"), CPUCoreCount: n("52"), MemorySize: n("378")},
 			pricewatch.Hardware{GPUModel: "A100-80GB", GPUCount: 4, GPUMemoryGB: 80, VCPUs: 52, MemoryGB: 378}},
+		// GPUMemorySize comes as 40.0 for some types and 24 for others.
+		{"memory as a float", instanceTypeJSON{InstanceTypeID: "ecs.gn7-c12g1.3xlarge", InstanceTypeFamily: "ecs.gn7", GPUSpec: "NVIDIA A100", GPUAmount: n("1"), GPUMemorySize: n("40.0"), CPUCoreCount: n("12"), MemorySize: n("94")},
+			pricewatch.Hardware{GPUModel: "A100-40GB", GPUCount: 1, GPUMemoryGB: 40, VCPUs: 12, MemoryGB: 94}},
+		// The fraction is written only in GPUSpec; GPUAmount stays 1 and
+		// GPUMemorySize is the slice's.
+		{"vGPU share in GPUSpec", instanceTypeJSON{InstanceTypeID: "ecs.vgn6i-m4.xlarge", InstanceTypeFamily: "ecs.vgn6i", GPUSpec: "NVIDIA T4/4", GPUAmount: n("1"), GPUMemorySize: n("4"), CPUCoreCount: n("4"), MemorySize: n("23")},
+			pricewatch.Hardware{GPUModel: "T4", GPUCount: 0.25, GPUMemoryGB: 4, VCPUs: 4, MemoryGB: 23}},
+		{"P4 eighth", instanceTypeJSON{InstanceTypeID: "ecs.vgn5i-m1.large", InstanceTypeFamily: "ecs.vgn5i", GPUSpec: "NVIDIA P4*1/8", GPUAmount: n("1"), GPUMemorySize: n("1"), CPUCoreCount: n("2"), MemorySize: n("6")},
+			pricewatch.Hardware{GPUModel: "P4", GPUCount: 0.125, GPUMemoryGB: 1, VCPUs: 2, MemoryGB: 6}},
+		{"AMD share without memory", instanceTypeJSON{InstanceTypeID: "ecs.ga1.xlarge", InstanceTypeFamily: "ecs.ga1", GPUSpec: "AMD S7150/4", GPUAmount: n("1"), CPUCoreCount: n("4"), MemorySize: n("10")},
+			pricewatch.Hardware{GPUModel: "S7150", GPUCount: 0.25, GPUMemoryGB: 2, VCPUs: 4, MemoryGB: 10}},
+		{"masked gn8v-tdx", instanceTypeJSON{InstanceTypeID: "ecs.gn8v-tdx.4xlarge", InstanceTypeFamily: "ecs.gn8v-tdx", GPUSpec: "NVIDIA GPU H", GPUAmount: n("1"), GPUMemorySize: n("96"), CPUCoreCount: n("16"), MemorySize: n("96")},
+			pricewatch.Hardware{GPUModel: "H20", GPUCount: 1, GPUMemoryGB: 96, VCPUs: 16, MemoryGB: 96}},
 		{"table fills a silent API", instanceTypeJSON{InstanceTypeID: "ecs.ebmgn8v.48xlarge", GPUAmount: n("8"), CPUCoreCount: n("192"), MemorySize: n("1024")},
 			pricewatch.Hardware{GPUModel: "H20", GPUCount: 8, GPUMemoryGB: 96, VCPUs: 192, MemoryGB: 1024}},
 		{"code name resolved by family", instanceTypeJSON{InstanceTypeID: "ecs.gn8is-2x.8xlarge", InstanceTypeFamily: "ecs.gn8is", GPUSpec: "NVIDIA GX20", GPUAmount: n("2"), GPUMemorySize: n("48"), CPUCoreCount: n("32"), MemorySize: n("256")},
@@ -175,13 +161,13 @@ func TestHardware(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := hardware(tt.it)
-			if err != nil || got != tt.want {
-				t.Errorf("got %+v, %v; want %+v", got, err, tt.want)
+			got, kind, err := hardware(tt.it)
+			if err != nil || got != tt.want || kind != gpu.KindGPU {
+				t.Errorf("got %+v, %s, %v; want %+v", got, kind, err, tt.want)
 			}
 		})
 	}
-	if _, err := hardware(instanceTypeJSON{InstanceTypeID: "x", CPUCoreCount: n("2.5")}); err == nil {
+	if _, _, err := hardware(instanceTypeJSON{InstanceTypeID: "x", CPUCoreCount: n("2.5")}); err == nil {
 		t.Error("fractional vCPU count accepted")
 	}
 }

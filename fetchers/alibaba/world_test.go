@@ -35,6 +35,11 @@ func gpuTypePages() ([][]alibabatest.InstanceType, []string) {
 				// GPUSpec empty: the model comes from the family table.
 				{ID: gn8v, Family: "ecs.gn8v", Spec: "", GPUs: "1", GPUMem: "96", CPU: "16", Mem: "96"},
 				{ID: gn6i, Family: "ecs.gn6i", Spec: "NVIDIA T4", GPUs: "1", GPUMem: "16", CPU: "4", Mem: "15"},
+				// An FPGA and an NPU type: GPUAmount > 0 as for GPUs (the
+				// real f3 and gp7 rows), but no GPU offers. The fake has no
+				// price for them, so asking one would fail the run.
+				{ID: "ecs.f3-c4f1.xlarge", Family: "ecs.f3", Spec: "Xilinx VU9p", GPUs: "1", GPUMem: "64", CPU: "4", Mem: "16"},
+				{ID: "ecs.gp7-1x.4xlarge", Family: "ecs.gp7", Spec: "PPU 810", GPUs: "1", GPUMem: "96", CPU: "16", Mem: "128"},
 			},
 		},
 		[]string{sampleNextToken, ""}
@@ -52,6 +57,8 @@ func hangzhouZones(gn7iInJ string) []alibabatest.Zone {
 			{Type: gn7i, Status: "Available", Category: "WithStock"},
 			{Type: gn6v, Status: "SoldOut", Category: "WithoutStock"},
 			{Type: gn7, Status: "Available", Category: "ClosedWithStock"},
+			// In stock, but an FPGA: neither priced nor stored.
+			{Type: "ecs.f3-c4f1.xlarge", Status: "Available", Category: "WithStock"},
 		}},
 		{ID: "cn-hangzhou-j", Status: "Available", Category: "WithStock", Stock: []alibabatest.Stock{
 			{Type: gn7i, Status: gn7iInJ, Category: jCategory},

@@ -63,6 +63,9 @@ type Config struct {
 	// Progress receives a status line during long downloads (bytes, rate);
 	// nil shows none.
 	Progress io.Writer
+	// Now is the clock that decides which terms are in effect (their
+	// effectiveDate); nil means time.Now.
+	Now func() time.Time
 }
 
 // Fetcher implements fetchers.Fetcher for AWS.
@@ -273,7 +276,11 @@ func (f *Fetcher) readPriceFile(ctx context.Context, r *run, region, fileURL str
 		return nil, incomplete(err)
 	}
 	defer d.Close()
-	rp, err := parseOfferFile(d, region)
+	now := time.Now
+	if f.cfg.Now != nil {
+		now = f.cfg.Now
+	}
+	rp, err := parseOfferFileAt(d, region, now())
 	d.Close()
 	r.bytes += d.n
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/gpu"
 )
 
 // gpuFamily is what the price list does not say about a GPU family: the
@@ -41,15 +42,18 @@ const docAC = "https://docs.aws.amazon.com/ec2/latest/instancetypes/ac.html"
 // p5en/p5e its own APIs name the GPU only "NVIDIA" (SkyPilot patches it to
 // H200); here the model always comes from this table.
 var gpuFamilies = map[string]gpuFamily{
-	"p2":        {Model: "K80", MemoryGB: 12, Source: docAC},
-	"p3":        {Model: "V100", MemoryGB: 16, Source: docAC + " (p3.8xlarge gpu=4 in the us-east-2 price file)"},
-	"p3dn":      {Model: "V100-32GB", MemoryGB: 32, Source: docAC},
-	"p4d":       {Model: "A100-40GB", MemoryGB: 40, Source: docAC + "; NVIDIA A100 datasheet (SXM4 40GB)"},
-	"p4de":      {Model: "A100-80GB", MemoryGB: 80, Source: docAC + "; NVIDIA A100 datasheet (SXM4 80GB)"},
-	"p5":        {Model: "H100", MemoryGB: 80, Source: docAC + "; p5.4xlarge holds 1 GPU, p5.48xlarge 8"},
-	"p5e":       {Model: "H200", MemoryGB: 141, Source: docAC + "; NVIDIA H200 (141 GB HBM3e)"},
-	"p5en":      {Model: "H200", MemoryGB: 141, Source: docAC + "; AWS names this GPU only \"NVIDIA\" (SkyPilot fetch_aws.py patch)"},
-	"p6-b200":   {Model: "B200", MemoryGB: 180, Source: docAC + " (1,440 GB HBM3e for 8 GPUs)"},
+	"p2":      {Model: "K80", MemoryGB: 12, Source: docAC},
+	"p3":      {Model: "V100", MemoryGB: 16, Source: docAC + " (p3.8xlarge gpu=4 in the us-east-2 price file)"},
+	"p3dn":    {Model: "V100-32GB", MemoryGB: 32, Source: docAC},
+	"p4d":     {Model: "A100-40GB", MemoryGB: 40, Source: docAC + "; NVIDIA A100 datasheet (SXM4 40GB)"},
+	"p4de":    {Model: "A100-80GB", MemoryGB: 80, Source: docAC + "; NVIDIA A100 datasheet (SXM4 80GB)"},
+	"p5":      {Model: "H100", MemoryGB: 80, Source: docAC + "; p5.4xlarge holds 1 GPU, p5.48xlarge 8"},
+	"p5e":     {Model: "H200", MemoryGB: 141, Source: docAC + "; NVIDIA H200 (141 GB HBM3e)"},
+	"p5en":    {Model: "H200", MemoryGB: 141, Source: docAC + "; AWS names this GPU only \"NVIDIA\" (SkyPilot fetch_aws.py patch)"},
+	"p6-b200": {Model: "B200", MemoryGB: 180, Source: docAC + " (1,440 GB HBM3e for 8 GPUs)"},
+	// Blackwell Ultra: the usable memory per GPU AWS lists differs from
+	// NVIDIA's marketed 288 GB, so it is taken from the price file.
+	"p6-b300":   {Model: "B300", Source: docAC + " (8 × NVIDIA B300; memory taken from the price file)"},
 	"p6e-gb200": {Model: "GB200", Source: docAC + " (memory taken from the price file)"},
 	"g3":        {Model: "M60", MemoryGB: 8, Source: docAC},
 	"g3s":       {Model: "M60", MemoryGB: 8, Source: docAC},
@@ -60,6 +64,7 @@ var gpuFamilies = map[string]gpuFamily{
 	"g6":        {Model: "L4", MemoryGB: 24, Source: docAC + "; AWS reports 22,888 MiB, NVIDIA markets 24 GB"},
 	"gr6":       {Model: "L4", MemoryGB: 24, Source: docAC},
 	"g6e":       {Model: "L40S", MemoryGB: 48, Source: docAC + "; NVIDIA L40S datasheet"},
+	"g7e":       {Model: "RTX-PRO-6000", MemoryGB: 96, Source: docAC + " (NVIDIA RTX PRO 6000 Blackwell Server Edition, 96 GB GDDR7 per GPU)"},
 	// g6f and gr6f sell a share of one L4: the file counts it as a whole GPU
 	// (this broke gpuhunt, dstackai/gpuhunt#164).
 	"g6f": {Model: "L4", MemoryGB: 24, Source: docAC + "; Karpenter docs: g6f.xlarge ~3 GB, 2xlarge ~6 GB, 4xlarge ~12 GB of GPU memory",
@@ -138,10 +143,13 @@ func hardware(instanceType string, f typeFacts) pricewatch.Hardware {
 	if !ok {
 		return hw
 	}
-	hw.GPUModel = row.Model
 	if row.MemoryGB > 0 {
 		hw.GPUMemoryGB = row.MemoryGB
 	}
+	// The table's names go through the one resolver, so a row can never
+	// drift from the catalogue's spelling; a name outside the catalogue
+	// (K80, Inferentia) stays as written and shows as unknown hardware.
+	hw.GPUModel = gpu.Resolve(row.Model, gpu.Hint{MemoryGB: hw.GPUMemoryGB}).Name()
 	if o, ok := row.Sizes[size]; ok {
 		hw.GPUCount = o.Count
 		if o.MemoryGB > 0 {

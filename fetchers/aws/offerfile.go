@@ -7,6 +7,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/shopspring/decimal"
@@ -22,6 +23,11 @@ type regionPrices struct {
 	Offers []pricewatch.Offer
 	// LinuxSKU maps each GPU type to its plain Linux on-demand product.
 	LinuxSKU map[string]string
+	// NotYetInEffect counts terms left out because their effectiveDate
+	// lies after the fetch.
+	NotYetInEffect int
+	// RegionName is the region's display name (the products' `location`).
+	RegionName string
 }
 
 // errLayout marks a document that parses but does not have the shape of
@@ -45,6 +51,7 @@ const (
 	aMarketOption
 	aOperation
 	aRegionCode
+	aLocation
 	nAttrs
 )
 
@@ -112,6 +119,8 @@ func attrIndex(key []byte) int {
 		return aOperation
 	case "regionCode":
 		return aRegionCode
+	case "location":
+		return aLocation
 	}
 	return -1
 }
@@ -165,6 +174,23 @@ const (
 // into memory), so GPU SKUs are known by the time their terms pass by and
 // every other SKU's terms are skipped unparsed.
 func parseOfferFile(r io.Reader, region string) (*regionPrices, error) {
+	return parseOfferFileAt(r, region, time.Now())
+}
+
+// termSeen is the term kept so far for an offer.
+type termSeen struct {
+	code      string
+	effective time.Time // zero when the term has no effectiveDate
+	index     int       // in regionPrices.Offers
+}
+
+// parseOfferFileAt is parseOfferFile judging terms' effectiveDate at now:
+// a term that takes effect later is not the price now, and where two terms
+// price one offer the one that took effect later replaced the other. Two
+// terms in effect since the same moment (or without dates) that price one
+// offer are a broken file: the run fails rather than guess, never keeping
+// "the lower".
+func parseOfferFileAt(r io.Reader, region string, now time.Time) (*regionPrices, error) {
 	s := newScanner(r)
 	var sub scanner // reads one captured product
 	out := &regionPrices{Types: map[string]typeFacts{}, LinuxSKU: map[string]string{}}
@@ -175,7 +201,7 @@ func parseOfferFile(r io.Reader, region string) (*regionPrices, error) {
 		attrs                 productAttrs
 		sku                   []byte
 		family                []byte
-		seen                  = map[pricewatch.OfferKey]string{}
+		seen                  = map[pricewatch.OfferKey]termSeen{}
 	)
 
 	product := func(key []byte) error {
@@ -246,6 +272,9 @@ func parseOfferFile(r io.Reader, region string) (*regionPrices, error) {
 			}
 			out.LinuxSKU[itype] = string(sku)
 			priced[string(sku)] = itype
+			if out.RegionName == "" {
+				out.RegionName = attrs.get(aLocation)
+			}
 		}
 		return nil
 	}
@@ -270,11 +299,27 @@ func parseOfferFile(r io.Reader, region string) (*regionPrices, error) {
 				if !keep {
 					return nil
 				}
-				if prev, dup := seen[o.Key()]; dup {
-					return fmt.Errorf("%w: %s and %s both price %s", errLayout, prev, t.code, o.Key())
+				eff, err := t.effectiveAt()
+				if err != nil {
+					return fmt.Errorf("%s term %s: %w", skuName, t.code, err)
 				}
-				seen[o.Key()] = t.code
-				out.Offers = append(out.Offers, o)
+				if eff.After(now) {
+					out.NotYetInEffect++
+					return nil
+				}
+				o.SkuID, o.RegionName = skuName, out.RegionName
+				prev, dup := seen[o.Key()]
+				switch {
+				case !dup:
+					seen[o.Key()] = termSeen{code: t.code, effective: eff, index: len(out.Offers)}
+					out.Offers = append(out.Offers, o)
+				case eff.After(prev.effective):
+					seen[o.Key()] = termSeen{code: t.code, effective: eff, index: prev.index}
+					out.Offers[prev.index] = o
+				case prev.effective.After(eff):
+				default:
+					return fmt.Errorf("%w: %s and %s both price %s, in effect since the same date", errLayout, prev.code, t.code, o.Key())
+				}
 				return nil
 			})
 		}
@@ -327,16 +372,30 @@ func parseOfferFile(r io.Reader, region string) (*regionPrices, error) {
 
 // term is one offer term of a GPU SKU, parsed in full (these are few).
 type term struct {
-	code  string // offerTermCode
-	lease string // termAttributes.LeaseContractLength
-	class string // termAttributes.OfferingClass
-	purch string // termAttributes.PurchaseOption
-	dims  []priceDimension
+	effective string // effectiveDate
+	code      string // offerTermCode
+	lease     string // termAttributes.LeaseContractLength
+	class     string // termAttributes.OfferingClass
+	purch     string // termAttributes.PurchaseOption
+	dims      []priceDimension
 }
 
 type priceDimension struct {
+	rateCode          string // the dimension's key: SKU.OfferTermCode.RateCode
 	unit, description string
 	currency, price   string
+}
+
+// effectiveAt reads the term's effectiveDate; none is the zero time.
+func (t term) effectiveAt() (time.Time, error) {
+	if t.effective == "" {
+		return time.Time{}, nil
+	}
+	e, err := time.Parse(time.RFC3339, t.effective)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%w: effectiveDate %q", errLayout, t.effective)
+	}
+	return e, nil
 }
 
 func parseTerm(s *scanner) (term, error) {
@@ -346,6 +405,10 @@ func parseTerm(s *scanner) (term, error) {
 		case "offerTermCode":
 			v, err := s.readString("offerTermCode")
 			t.code = string(v)
+			return err
+		case "effectiveDate":
+			v, err := s.readString("effectiveDate")
+			t.effective = string(v)
 			return err
 		case "termAttributes":
 			return s.object("termAttributes", func(k []byte) error {
@@ -365,8 +428,8 @@ func parseTerm(s *scanner) (term, error) {
 				return err
 			})
 		case "priceDimensions":
-			return s.object("priceDimensions", func([]byte) error {
-				var d priceDimension
+			return s.object("priceDimensions", func(key []byte) error {
+				d := priceDimension{rateCode: string(key)}
 				err := s.object("price dimension", func(k []byte) error {
 					switch string(k) {
 					case "unit":
@@ -434,6 +497,9 @@ func (t term) offer(kind termKind, region, itype string) (o pricewatch.Offer, ke
 		return o, false, err
 	}
 	o.Currency = hourly.currency
+	// The hourly dimension's rate code names the price ListUnitPrice
+	// exports; a reservation's upfront fee has a rate code of its own.
+	o.SkuPriceID = hourly.rateCode
 	switch kind {
 	case onDemandTerms:
 		o.PriceType = pricewatch.OnDemand

@@ -38,6 +38,7 @@ type savingsPlan struct {
 
 type planRate struct {
 	itype, price, currency string
+	sku, rateCode          string // discountedSku and rateCode
 }
 
 // parseSavingsPlanFile streams a savings-plan rate file and returns the
@@ -98,10 +99,14 @@ func parseSavingsPlanFile(r io.Reader, region string, want func(itype string) bo
 	}
 
 	rate := func(rates *[]planRate) error {
-		var usage, op, svc, unit, price, ccy, rregion, itype string
+		var usage, op, svc, unit, price, ccy, rregion, itype, discountedSKU, rateCode string
 		err := s.object("rate", func(k []byte) error {
 			var dst *string
 			switch string(k) {
+			case "discountedSku":
+				dst = &discountedSKU
+			case "rateCode":
+				dst = &rateCode
 			case "discountedUsageType":
 				dst = &usage
 			case "discountedOperation":
@@ -151,7 +156,7 @@ func parseSavingsPlanFile(r io.Reader, region string, want func(itype string) bo
 		if itype != boxType || (rregion != "" && rregion != region) || !want(itype) {
 			return nil
 		}
-		*rates = append(*rates, planRate{itype: itype, price: price, currency: ccy})
+		*rates = append(*rates, planRate{itype: itype, price: price, currency: ccy, sku: discountedSKU, rateCode: rateCode})
 		return nil
 	}
 
@@ -257,6 +262,9 @@ func parseSavingsPlanFile(r io.Reader, region string, want func(itype string) bo
 				Provider: pricewatch.AWS, Region: region, InstanceType: r.itype,
 				PriceType: pricewatch.SavingsPlan, Term: p.term, Payment: p.payment,
 				OfferingClass: p.class, OS: pricewatch.Linux, Currency: r.currency, Hourly: price,
+				// The rate applies to the EC2 product its discountedSku
+				// names; its rate code is the plan's own.
+				CloudIDs: pricewatch.CloudIDs{SkuID: r.sku, SkuPriceID: r.rateCode},
 			}
 			if prev, dup := seen[o.Key()]; dup {
 				if !prev.Hourly.Equal(o.Hourly) {

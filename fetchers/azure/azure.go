@@ -66,6 +66,10 @@ type Config struct {
 	Regions []string
 	// Windows also keeps Windows prices (stored apart from Linux ones).
 	Windows bool
+	// Now is the clock that decides which rows are in effect
+	// (effectiveStartDate/effectiveEndDate); nil means time.Now. Tests
+	// replaying a dated capture set it to the capture's time.
+	Now func() time.Time
 }
 
 // Fetcher reads the Retail Prices API. It implements fetchers.Fetcher.
@@ -113,6 +117,9 @@ func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error)
 		}
 	}
 	cfg.Regions = regions
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
 	return &Fetcher{cfg: cfg, endpoint: u, client: client, log: log.With(zap.String("provider", pricewatch.Azure)), pageTimeout: defaultPageTimeout}, nil
 }
 
@@ -123,7 +130,7 @@ func (f *Fetcher) Provider() string { return pricewatch.Azure }
 // region, or one chain for all regions) and returns the complete snapshot,
 // or an error if any page could not be read in full.
 func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatch.Snapshot, error) {
-	acc := &accumulator{f: f, best: map[pricewatch.OfferKey]candidate{}, untracked: map[string]bool{}}
+	acc := &accumulator{f: f, now: f.cfg.Now().UTC(), best: map[pricewatch.OfferKey]candidate{}, untracked: map[string]bool{}}
 	chains := f.cfg.Regions
 	if len(chains) == 0 {
 		chains = []string{""}
@@ -308,6 +315,7 @@ func (f *Fetcher) getPage(ctx context.Context, u *url.URL, where string, pageNo 
 // accumulator collects the offers of every chain, one per offer key.
 type accumulator struct {
 	f         *Fetcher
+	now       time.Time // fetch time: which rows are in effect
 	best      map[pricewatch.OfferKey]candidate
 	untracked map[string]bool
 }
@@ -346,6 +354,15 @@ func (a *accumulator) add(it item, chainRegion string, stats map[string]int) err
 		stats[skipWindows]++
 		return nil
 	}
+	if skip, err := inEffect(it, a.now); err != nil {
+		return err
+	} else if skip != "" {
+		stats[skip]++
+		a.f.log.Debug("azure row not in effect; skipped", zap.String("reason", skip), zap.String("armSkuName", s.name),
+			zap.String("region", it.ArmRegionName), zap.String("type", it.Type), zap.String("retailPrice", it.RetailPrice.String()),
+			zap.String("effectiveStartDate", it.EffectiveStartDate), zap.String("effectiveEndDate", it.EffectiveEndDate))
+		return nil
+	}
 	cands, skip, err := offersFor(it, pt, os, s)
 	if err != nil {
 		return err
@@ -359,11 +376,29 @@ func (a *accumulator) add(it item, chainRegion string, stats map[string]int) err
 	for _, c := range cands {
 		k := c.offer.Key()
 		old, dup := a.best[k]
-		if !dup || better(c, old) {
+		switch {
+		case !dup || outranks(c, old):
 			a.best[k] = c
+		case outranks(old, c):
+		case samePrice(c, old):
+			// The same price listed twice: keep one, by row id so that page
+			// order does not matter.
+			if c.id < old.id {
+				c.rival = old.rival
+				a.best[k] = c
+			}
+		default:
+			// Two rows in effect, of equal rank, with different prices: the
+			// API gives nothing to choose by, and taking the lower (or the
+			// higher) would be a guess stored as fact.
+			if old.rival == nil || c.id < old.rival.id {
+				rival := c
+				old.rival = &rival
+			}
+			a.best[k] = old
 		}
 		if dup {
-			a.f.log.Debug("azure offer listed twice; keeping one", zap.Stringer("offer", k),
+			a.f.log.Debug("azure offer listed twice", zap.Stringer("offer", k),
 				zap.String("skuId", c.id), zap.String("otherSkuId", old.id))
 		}
 	}
@@ -374,11 +409,24 @@ func (a *accumulator) add(it item, chainRegion string, stats map[string]int) err
 // do not depend on page order.
 func (a *accumulator) offers() []pricewatch.Offer {
 	out := make([]pricewatch.Offer, 0, len(a.best))
-	for _, c := range a.best {
+	for k, c := range a.best {
+		if c.rival != nil {
+			a.f.log.Warn("azure lists two prices in effect for one offer, with nothing in the rows to choose between them; keeping neither this run",
+				zap.Stringer("offer", k), zap.String("skuId", c.id), zap.String("price", priceText(c.offer)),
+				zap.String("otherSkuId", c.rival.id), zap.String("otherPrice", priceText(c.rival.offer)), zap.String("effectiveStartDate", c.start))
+			continue
+		}
 		out = append(out, c.offer)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key().String() < out[j].Key().String() })
 	return out
+}
+
+func priceText(o pricewatch.Offer) string {
+	if o.PriceType == pricewatch.Reserved {
+		return o.Upfront.String() + " " + o.Currency + " upfront"
+	}
+	return o.Hourly.String() + " " + o.Currency + "/h"
 }
 
 // availability lists each (region, size) that has at least one price as

@@ -178,7 +178,7 @@ func TestFetchSendsAPIVersionAndFilter(t *testing.T) {
 	if _, err := f.Fetch(context.Background(), fetchers.Previous{}); err != nil {
 		t.Fatal(err)
 	}
-	gpuClause := "(startswith(armSkuName,'Standard_NC') or startswith(armSkuName,'Standard_ND') or startswith(armSkuName,'Standard_NV'))"
+	gpuClause := "(startswith(armSkuName,'Standard_NC') or startswith(armSkuName,'Standard_ND') or startswith(armSkuName,'Standard_NG') or startswith(armSkuName,'Standard_NV'))"
 	wantRegion := []string{"eastus", "eastus", "eastus", "westeurope"}
 	for i := 0; i < fake.count(); i++ {
 		r := fake.request(i)
@@ -187,6 +187,11 @@ func TestFetchSendsAPIVersionAndFilter(t *testing.T) {
 			t.Errorf("request %d: api-version %q, want %q", i+1, got, APIVersion)
 		}
 		want := "serviceName eq 'Virtual Machines' and " + gpuClause + " and armRegionName eq '" + wantRegion[i] + "'"
+		if i == 1 || i == 2 {
+			// Requests 2 and 3 follow the NextPageLink of the replayed
+			// pages, which carry the filter the capture was made with.
+			want = "serviceName eq 'Virtual Machines' and (startswith(armSkuName,'Standard_NC') or startswith(armSkuName,'Standard_ND') or startswith(armSkuName,'Standard_NV')) and armRegionName eq '" + wantRegion[i] + "'"
+		}
 		if got := q.Get("$filter"); got != want {
 			t.Errorf("request %d: $filter\n got %q\nwant %q", i+1, got, want)
 		}
@@ -263,8 +268,8 @@ func TestFetchMapping(t *testing.T) {
 		{h + "savings_plan/1y/no_upfront//linux", "69.3156", "0", "69.3156", "H100", 8, 80, "USD"},
 		{h + "savings_plan/3y/no_upfront//linux", "44.244", "0", "44.244", "H100", 8, 80, "USD"},
 		// The primary meter row wins over a dearer non-primary one listed first.
-		{"azure/eastus//Standard_NC24ads_A100_v4/on_demand////linux", "3.673", "0", "3.673", "A100-80GB", 1, 80, "USD"},
-		{"azure/eastus//Standard_NC24ads_A100_v4/reserved/1y/all_upfront//linux", "0", "20276", "2.3146118721", "A100-80GB", 1, 80, "USD"},
+		{"azure/eastus//Standard_NC24ads_A100_v4/on_demand////linux", "3.673", "0", "3.673", "A100-80GB-PCIe", 1, 80, "USD"},
+		{"azure/eastus//Standard_NC24ads_A100_v4/reserved/1y/all_upfront//linux", "0", "20276", "2.3146118721", "A100-80GB-PCIe", 1, 80, "USD"},
 		{"azure/eastus//Standard_NV6ads_A10_v5/on_demand////linux", "0.454", "0", "0.454", "A10", 1.0 / 6, 4, "USD"},
 		{"azure/westeurope//Standard_ND96asr_v4/reserved/3y/all_upfront//linux", "0", "275540", "10.4847792998", "A100-40GB", 8, 40, "USD"},
 	}

@@ -45,11 +45,12 @@ var gpuSKUs = []sku{
 	{"Standard_ND96asr_A100_v4", gpu("A100-40GB", 8, 40, 96, 900), "ndasra100v4-series (the page's spelling of the same size)"},
 	// NDm A100 v4: 8 × A100 SXM 80 GB.
 	{"Standard_ND96amsr_A100_v4", gpu("A100-80GB", 8, 80, 96, 1900), "ndma100v4-series (8 GPUs, 80 GB each)"},
-	// NC A100 v4: A100 80 GB PCIe. The form factor is not part of the model
-	// name: users compare "A100 80GB" across clouds.
-	{"Standard_NC24ads_A100_v4", gpu("A100-80GB", 1, 80, 24, 220), "nca100v4-series (1 GPU, 80 GB)"},
-	{"Standard_NC48ads_A100_v4", gpu("A100-80GB", 2, 80, 48, 440), "nca100v4-series (2 GPUs, 160 GB)"},
-	{"Standard_NC96ads_A100_v4", gpu("A100-80GB", 4, 80, 96, 880), "nca100v4-series (4 GPUs, 320 GB)"},
+	// NC A100 v4: the PCIe A100 80 GB (the Learn page: "NVIDIA A100 PCIe
+	// GPUs"), whose bandwidth differs from the SXM part; gpu.Matches still
+	// answers "A100-80GB" with it.
+	{"Standard_NC24ads_A100_v4", gpu("A100-80GB-PCIe", 1, 80, 24, 220), "nca100v4-series (1 GPU, 80 GB)"},
+	{"Standard_NC48ads_A100_v4", gpu("A100-80GB-PCIe", 2, 80, 48, 440), "nca100v4-series (2 GPUs, 160 GB)"},
+	{"Standard_NC96ads_A100_v4", gpu("A100-80GB-PCIe", 4, 80, 96, 880), "nca100v4-series (4 GPUs, 320 GB)"},
 	// NCads H100 v5: H100 NVL 94 GB (PCIe).
 	{"Standard_NC40ads_H100_v5", gpu("H100-NVL", 1, 94, 40, 320), "ncadsh100v5-series (1 GPU, 94 GB)"},
 	{"Standard_NC80adis_H100_v5", gpu("H100-NVL", 2, 94, 80, 640), "ncadsh100v5-series (2 GPUs, 188 GB)"},
@@ -60,11 +61,11 @@ var gpuSKUs = []sku{
 	{"Standard_NC8as_T4_v3", gpu("T4", 1, 16, 8, 56), "ncast4v3-series (1 GPU, 16 GB)"},
 	{"Standard_NC16as_T4_v3", gpu("T4", 1, 16, 16, 110), "ncast4v3-series (1 GPU, 16 GB)"},
 	{"Standard_NC64as_T4_v3", gpu("T4", 4, 16, 64, 440), "ncast4v3-series (4 GPUs, 64 GB)"},
-	// NCv3: V100 16 GB.
-	{"Standard_NC6s_v3", gpu("V100", 1, 16, 6, 112), "ncv3-series (1 GPU, 16 GB)"},
-	{"Standard_NC12s_v3", gpu("V100", 2, 16, 12, 224), "ncv3-series (2 GPUs, 32 GB)"},
-	{"Standard_NC24s_v3", gpu("V100", 4, 16, 24, 448), "ncv3-series (4 GPUs, 64 GB)"},
-	{"Standard_NC24rs_v3", gpu("V100", 4, 16, 24, 448), "ncv3-series (4 GPUs, 64 GB)"},
+	// NCv3: V100 16 GB, the PCIe card ("NVIDIA Tesla V100 PCIe").
+	{"Standard_NC6s_v3", gpu("V100-PCIe", 1, 16, 6, 112), "ncv3-series (1 GPU, 16 GB)"},
+	{"Standard_NC12s_v3", gpu("V100-PCIe", 2, 16, 12, 224), "ncv3-series (2 GPUs, 32 GB)"},
+	{"Standard_NC24s_v3", gpu("V100-PCIe", 4, 16, 24, 448), "ncv3-series (4 GPUs, 64 GB)"},
+	{"Standard_NC24rs_v3", gpu("V100-PCIe", 4, 16, 24, 448), "ncv3-series (4 GPUs, 64 GB)"},
 	// NDv2: 8 × V100 32 GB.
 	{"Standard_ND40rs_v2", gpu("V100-32GB", 8, 32, 40, 672), "ndv2-series (8 GPUs, 256 GB)"},
 	// NVadsA10 v5: partitions of one A10 24 GB; the page gives the share
@@ -75,6 +76,41 @@ var gpuSKUs = []sku{
 	{"Standard_NV36ads_A10_v5", gpu("A10", 1, 24, 36, 440), "nvadsa10v5-series (1 GPU, 24 GB)"},
 	{"Standard_NV36adms_A10_v5", gpu("A10", 1, 24, 36, 880), "nvadsa10v5-series (1 GPU, 24 GB)"},
 	{"Standard_NV72ads_A10_v5", gpu("A10", 2, 24, 72, 880), "nvadsa10v5-series (2 GPUs, 48 GB)"},
+	// Sizes without the "r" (no InfiniBand) of the ND A100/H100/MI300X
+	// boards, seen in real price rows (ND96ams_A100_v4, 2025–26) and named
+	// in Microsoft's AKS fabric-manager size list beside their "r"
+	// siblings; same GPUs, RAM not documented (0).
+	{"Standard_ND96ams_A100_v4", gpu("A100-80GB", 8, 80, 96, 0), "ndma100v4-series (the size without InfiniBand; 8 × A100 80 GB as ND96amsr_A100_v4)"},
+	{"Standard_ND96is_H100_v5", gpu("H100", 8, 80, 96, 0), "ndh100v5-series (the size without InfiniBand; 8 × H100 80 GB as ND96isr_H100_v5)"},
+	{"Standard_ND96is_MI300X_v5", gpu("MI300X", 8, 192, 96, 0), "ndmi300xv5-series (the size without InfiniBand; 8 × MI300X 192 GB as ND96isr_MI300X_v5)"},
+	// NVv4: shares of one AMD Radeon Instinct MI25 (16 GB).
+	{"Standard_NV4as_v4", gpu("MI25", 1.0/8, 2, 4, 14), "nvv4-series (1/8 GPU, 2 GiB)"},
+	{"Standard_NV8as_v4", gpu("MI25", 1.0/4, 4, 8, 28), "nvv4-series (1/4 GPU, 4 GiB)"},
+	{"Standard_NV16as_v4", gpu("MI25", 1.0/2, 8, 16, 56), "nvv4-series (1/2 GPU, 8 GiB)"},
+	{"Standard_NV32as_v4", gpu("MI25", 1, 16, 32, 112), "nvv4-series (1 GPU, 16 GiB)"},
+	// NGads V620: shares of one AMD Radeon PRO V620 (32 GB). The series is
+	// NG, outside the NC/ND/NV prefixes the fetcher used to ask for.
+	{"Standard_NG8ads_V620_v1", gpu("V620", 1.0/4, 8, 8, 16), "ngadsv620-series (1/4 GPU, 8 GiB)"},
+	{"Standard_NG16ads_V620_v1", gpu("V620", 1.0/2, 16, 16, 32), "ngadsv620-series (1/2 GPU, 16 GiB)"},
+	{"Standard_NG32ads_V620_v1", gpu("V620", 1, 32, 32, 64), "ngadsv620-series (1 GPU, 32 GiB)"},
+	{"Standard_NG32adms_V620_v1", gpu("V620", 1, 32, 32, 176), "ngadsv620-series (1 GPU, 32 GiB)"},
+	// NC RTX PRO 6000 BSE v6 (preview sizes, 2025-12): the Learn page's
+	// accelerator tab gives 1 GPU / 96 GB for the 128-vCPU sizes and 2 /
+	// 192 GB for the 256- and 320-vCPU ones (ds: general purpose, lds:
+	// compute optimised).
+	{"Standard_NC128ds_xl_RTXPRO6000BSE_v6", gpu("RTX-PRO-6000", 1, 96, 128, 512), "nc-rtxpro6000-bse-v6-series (1 GPU, 96 GB)"},
+	{"Standard_NC256ds_xl_RTXPRO6000BSE_v6", gpu("RTX-PRO-6000", 2, 96, 256, 1024), "nc-rtxpro6000-bse-v6-series (2 GPUs, 192 GB)"},
+	{"Standard_NC320ds_xl_RTXPRO6000BSE_v6", gpu("RTX-PRO-6000", 2, 96, 320, 1280), "nc-rtxpro6000-bse-v6-series (2 GPUs, 192 GB)"},
+	{"Standard_NC128lds_xl_RTXPRO6000BSE_v6", gpu("RTX-PRO-6000", 1, 96, 128, 256), "nc-rtxpro6000-bse-v6-series (1 GPU, 96 GB)"},
+	{"Standard_NC256lds_xl_RTXPRO6000BSE_v6", gpu("RTX-PRO-6000", 2, 96, 256, 512), "nc-rtxpro6000-bse-v6-series (2 GPUs, 192 GB)"},
+	{"Standard_NC320lds_xl_RTXPRO6000BSE_v6", gpu("RTX-PRO-6000", 2, 96, 320, 640), "nc-rtxpro6000-bse-v6-series (2 GPUs, 192 GB)"},
+	// The GA sizes that replaced them, per Microsoft's AKS node size list
+	// (Aspire AksNodeVmSizes: vCPUs, RAM, GPUs); 96 GB per GPU as above.
+	{"Standard_NC24lds_xl_RTXPRO6000BSE_v6", gpu("RTX-PRO-6000", 1, 96, 24, 72), "nc-rtxpro6000-bse-v6-series GA (1 GPU)"},
+	{"Standard_NC144ds_xl_RTXPRO6000BSE_v6", gpu("RTX-PRO-6000", 1, 96, 144, 516), "nc-rtxpro6000-bse-v6-series GA (1 GPU)"},
+	{"Standard_NC144lds_xl_RTXPRO6000BSE_v6", gpu("RTX-PRO-6000", 1, 96, 144, 264), "nc-rtxpro6000-bse-v6-series GA (1 GPU)"},
+	{"Standard_NC288ds_xl_RTXPRO6000BSE_v6", gpu("RTX-PRO-6000", 2, 96, 288, 1032), "nc-rtxpro6000-bse-v6-series GA (2 GPUs)"},
+	{"Standard_NC288lds_xl_RTXPRO6000BSE_v6", gpu("RTX-PRO-6000", 2, 96, 288, 516), "nc-rtxpro6000-bse-v6-series GA (2 GPUs)"},
 }
 
 // skuIndex finds a size case-insensitively: the API has been seen to vary
@@ -94,9 +130,10 @@ func lookupSKU(armSkuName string) (sku, bool) {
 }
 
 // gpuFamilyPrefixes are the ARM name prefixes of the NVIDIA/AMD GPU
-// families, used for the server-side filter and to tell an untracked GPU
-// size (worth a debug line) from any other row.
-var gpuFamilyPrefixes = []string{"Standard_NC", "Standard_ND", "Standard_NV"}
+// families, used for the server-side filter (azure.go builds it from this
+// list) and to tell an untracked GPU size (worth a debug line) from any
+// other row. NG (NGads V620) is a GPU family outside NC/ND/NV.
+var gpuFamilyPrefixes = []string{"Standard_NC", "Standard_ND", "Standard_NG", "Standard_NV"}
 
 func isGPUFamily(armSkuName string) bool {
 	for _, p := range gpuFamilyPrefixes {
@@ -110,8 +147,9 @@ func isGPUFamily(armSkuName string) bool {
 // nameModels maps a GPU named inside an ARM size name to the normalised
 // model, most specific first (A100 before A10).
 var nameModels = []struct{ token, model string }{
-	{"GB200", "GB200"}, {"H200", "H200"}, {"H100", "H100"}, {"MI300X", "MI300X"}, {"MI200", "MI250X"},
+	{"GB300", "GB300"}, {"GB200", "GB200"}, {"H200", "H200"}, {"H100", "H100"}, {"MI300X", "MI300X"}, {"MI200", "MI250X"},
 	{"A100", "A100"}, {"A10", "A10"}, {"L40S", "L40S"}, {"L4", "L4"}, {"T4", "T4"}, {"V100", "V100"}, {"V710", "V710"},
+	{"V620", "V620"}, {"RTXPRO6000BSE", "RTX-PRO-6000"},
 }
 
 // modelFromName guesses the GPU of a size missing from the table from its

@@ -1,15 +1,16 @@
 package azure
 
 import (
+	"math"
 	"strings"
 	"testing"
+
+	catalogue "github.com/pricewatch/pricewatch/gpu"
 )
 
 // TestGPUTable guards the hand-kept hardware table against typos: a wrong
 // count or memory silently corrupts every per-GPU price.
 func TestGPUTable(t *testing.T) {
-	models := map[string]bool{"H100": true, "H100-NVL": true, "H200": true, "GB200": true, "MI300X": true,
-		"A100-40GB": true, "A100-80GB": true, "T4": true, "V100": true, "V100-32GB": true, "A10": true}
 	seen := map[string]bool{}
 	for _, s := range gpuSKUs {
 		t.Run(s.name, func(t *testing.T) {
@@ -18,12 +19,17 @@ func TestGPUTable(t *testing.T) {
 			}
 			seen[strings.ToLower(s.name)] = true
 			if !isGPUFamily(s.name) {
-				t.Error("not an NC/ND/NV name: the server filter would never return it")
+				t.Error("not an NC/ND/NG/NV name: the server filter would never return it")
 			}
-			if !models[s.hw.GPUModel] {
-				t.Errorf("GPU model %q is not one of the normalised names", s.hw.GPUModel)
+			if spec, ok := catalogue.Lookup(s.hw.GPUModel); !ok || spec.Model != s.hw.GPUModel {
+				t.Errorf("GPU model %q is not a catalogue model", s.hw.GPUModel)
+			} else if s.hw.GPUCount >= 1 && math.Abs(s.hw.GPUMemoryGB-spec.MemoryGB) > 0.05*spec.MemoryGB {
+				t.Errorf("%v GB per GPU, the catalogue's %s has %v", s.hw.GPUMemoryGB, spec.Model, spec.MemoryGB)
+			} else if s.hw.GPUCount < 1 && math.Abs(s.hw.GPUMemoryGB-spec.MemoryGB*s.hw.GPUCount) > 1e-9 {
+				t.Errorf("a %v share with %v GB: the catalogue's %s has %v", s.hw.GPUCount, s.hw.GPUMemoryGB, spec.Model, spec.MemoryGB)
 			}
-			if s.hw.GPUCount <= 0 || s.hw.GPUMemoryGB <= 0 || s.hw.VCPUs <= 0 || s.hw.MemoryGB <= 0 {
+			// RAM is 0 only where Microsoft does not document it.
+			if s.hw.GPUCount <= 0 || s.hw.GPUMemoryGB <= 0 || s.hw.VCPUs <= 0 || (s.hw.MemoryGB <= 0 && !strings.Contains(s.source, "without InfiniBand")) {
 				t.Errorf("hardware %+v has a zero field", s.hw)
 			}
 			if s.hw.GPUCount > 8 || s.hw.GPUMemoryGB > 192 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -24,7 +25,51 @@ const (
 	skipRegion       = "outside the configured regions"
 	skipWindows      = "Windows (providers.azure.windows is off)"
 	skipNoPrice      = "price is zero"
+	skipPlaceholder  = "effectiveEndDate before effectiveStartDate (placeholder row)"
+	skipEnded        = "effectiveEndDate already past (superseded price)"
+	skipNotYet       = "effectiveStartDate in the future (not in effect yet)"
 )
+
+// inEffect says why a row is not the price in effect at now, or "" when
+// it is. Azure lists a price that has been replaced beside its successor
+// (the old row gets an effectiveEndDate, the new one a later
+// effectiveStartDate), publishes some rows before they start, and carries
+// placeholder rows (0.01 for a 106.0 H200) whose end lies before their
+// start: none of them is what a user pays now. A row without dates is in
+// effect; a date that does not parse is a malformed row.
+func inEffect(it item, now time.Time) (string, error) {
+	start, err := parseDate(it.EffectiveStartDate)
+	if err != nil {
+		return "", fmt.Errorf("effectiveStartDate: %w", err)
+	}
+	end, err := parseDate(it.EffectiveEndDate)
+	if err != nil {
+		return "", fmt.Errorf("effectiveEndDate: %w", err)
+	}
+	switch {
+	case !start.IsZero() && !end.IsZero() && end.Before(start):
+		return skipPlaceholder, nil
+	case !end.IsZero() && now.After(end):
+		return skipEnded, nil
+	case !start.IsZero() && start.After(now):
+		return skipNotYet, nil
+	}
+	return "", nil
+}
+
+// parseDate reads an ISO 8601 date-time as the API writes it
+// ("2025-05-01T00:00:00Z"); empty is the zero time.
+func parseDate(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is not an ISO 8601 date-time", s)
+	}
+	return t, nil
+}
 
 // classify says what a row sells, or why it is not a VM price our users
 // can buy. It looks only at the row's labels, not at its price.
@@ -76,6 +121,9 @@ type candidate struct {
 	primary bool   // isPrimaryMeterRegion
 	start   string // effectiveStartDate, ISO 8601 (sorts as text)
 	id      string // skuId, the row's own identity
+	// rival is set when another row of the same rank lists a different
+	// price for the offer: then neither is kept.
+	rival *candidate
 }
 
 // offersFor maps a classified row of a tracked size to offers: one for the
@@ -103,6 +151,12 @@ func offersFor(it item, pt pricewatch.PriceType, os string, s sku) ([]candidate,
 		OS:           os,
 		Currency:     currency,
 		Hardware:     s.hw,
+		// Savings-plan prices come inside the consumption row and are
+		// billed on its meter, so they carry its identifiers.
+		CloudIDs: pricewatch.CloudIDs{
+			SkuID: strings.TrimSpace(it.SkuID), SkuPriceID: strings.TrimSpace(it.MeterID),
+			ProductID: strings.TrimSpace(it.ProductID), RegionName: strings.TrimSpace(it.Location),
+		},
 	}
 	c := candidate{primary: it.IsPrimaryMeterRegion == nil || *it.IsPrimaryMeterRegion, start: strings.TrimSpace(it.EffectiveStartDate), id: strings.TrimSpace(it.SkuID)}
 
@@ -184,22 +238,21 @@ func parseTerm(t string) (string, error) {
 	return "", fmt.Errorf("%q is not a term like \"1 Year\"", t)
 }
 
-// better reports whether a should be kept over b when both describe the
-// same offer. The choice must not depend on page order: primary meter
-// region first, then the newer price, then the lower one, then the row id.
-func better(a, b candidate) bool {
+// outranks reports whether a supersedes b when both describe the same
+// offer and both are in effect: the primary meter region's row first, then
+// the row that took effect later (it replaced the other). Rows of equal
+// rank that disagree on the price are a conflict the API gives no field to
+// settle (see accumulator.add); the price itself never decides.
+func outranks(a, b candidate) bool {
 	if a.primary != b.primary {
 		return a.primary
 	}
-	if a.start != b.start {
-		return a.start > b.start
-	}
-	ae, _ := a.offer.EffectiveHourly()
-	be, _ := b.offer.EffectiveHourly()
-	if c := ae.Cmp(be); c != 0 {
-		return c < 0
-	}
-	return a.id < b.id
+	return a.start > b.start
+}
+
+// samePrice reports whether two candidates sell at the same price.
+func samePrice(a, b candidate) bool {
+	return a.offer.Currency == b.offer.Currency && a.offer.Hourly.Equal(b.offer.Hourly) && a.offer.Upfront.Equal(b.offer.Upfront)
 }
 
 // malformed wraps a row error as an incomplete page.

@@ -254,52 +254,6 @@ func TestParseTerm(t *testing.T) {
 	}
 }
 
-// TestDuplicateChoiceIgnoresOrder: whichever order two rows for one offer
-// arrive in, the same one is kept.
-func TestDuplicateChoiceIgnoresOrder(t *testing.T) {
-	rows := readItems(t, "retail-prices-meterId-or-E16v3-E32v3-eastus.response.json")
-	mk := func(it item, price string) candidate {
-		it.RetailPrice = json.Number(price)
-		it.ArmSkuName = "Standard_E16_v3" // make the rows collide on one key
-		pt, osName, _ := classify(it)
-		c, _, err := offersFor(it, pt, osName, b16als)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c[0]
-	}
-	primary := mk(rows[0], "1.008")   // isPrimaryMeterRegion true
-	nonPrimary := mk(rows[1], "0.5")  // false, cheaper: still loses
-	nonPrimary2 := mk(rows[2], "0.5") // false, same price: decided by skuId
-	newer := primary
-	newer.start = "2030-01-01T00:00:00Z"
-	tests := []struct {
-		name string
-		a, b candidate
-		want candidate
-	}{
-		{"primary beats cheaper non-primary", primary, nonPrimary, primary},
-		{"newer price beats older", newer, primary, newer},
-		{"tie broken by skuId", nonPrimary, nonPrimary2, nonPrimary2},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			for _, order := range [][2]candidate{{tt.a, tt.b}, {tt.b, tt.a}} {
-				keep := order[0]
-				if better(order[1], keep) {
-					keep = order[1]
-				}
-				if keep.id != tt.want.id || keep.start != tt.want.start {
-					t.Errorf("kept %s (%s), want %s (%s)", keep.id, keep.start, tt.want.id, tt.want.start)
-				}
-			}
-		})
-	}
-	if nonPrimary2.id > nonPrimary.id {
-		t.Fatalf("test data: expected %s < %s", nonPrimary2.id, nonPrimary.id)
-	}
-}
-
 func TestDecodeRealResponses(t *testing.T) {
 	for name, n := range map[string]int{
 		"retail-prices-meterId-D8v4-westeurope.response.json":       3,

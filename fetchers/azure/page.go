@@ -30,6 +30,7 @@ type item struct {
 	ArmRegionName        string        `json:"armRegionName"`
 	Location             string        `json:"location"`
 	EffectiveStartDate   string        `json:"effectiveStartDate"`
+	EffectiveEndDate     string        `json:"effectiveEndDate"`
 	MeterID              string        `json:"meterId"`
 	MeterName            string        `json:"meterName"`
 	ProductID            string        `json:"productId"`

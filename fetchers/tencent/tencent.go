@@ -25,6 +25,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/gpu"
 )
 
 // Environment variables the Tencent Cloud CLI and SDKs read.
@@ -359,7 +360,9 @@ func (f *Fetcher) hardware(it quotaItem) (pricewatch.Hardware, bool) {
 		f.warnUnknownFamily(family, it.InstanceType)
 		return hw, true
 	}
-	hw.GPUModel = g.Model
+	// Through the one resolver, so the table cannot drift from the
+	// catalogue's names; M40/S7150 stay as written (not catalogued).
+	hw.GPUModel = gpu.Resolve(g.Model, gpu.Hint{MemoryGB: g.MemoryGB}).Name()
 	hw.GPUMemoryGB = g.MemoryGB
 	if count < 1 {
 		// A vGPU slice gets the same share of the card's memory.

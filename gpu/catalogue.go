@@ -1,17 +1,12 @@
-package analysis
+package gpu
 
-import (
-	"sort"
-	"strings"
-)
-
-// GPUSpec is what a buyer compares between GPU models. Throughput figures
+// Spec is what a buyer compares between GPU models. Throughput figures
 // are vendor peak numbers for dense matrices: NVIDIA and AMD headline the
 // 2:4 structured-sparsity figure, which is twice the dense one and is never
 // what a dense training or inference job gets, so every sparse figure in a
 // source was halved here and is named as such in Source.
-type GPUSpec struct {
-	// Model is the normalised name fetchers put in Hardware.GPUModel.
+type Spec struct {
+	// Model is the normalised name stored in Hardware.GPUModel.
 	Model        string
 	Vendor       string
 	Architecture string
@@ -45,7 +40,7 @@ type GPUSpec struct {
 // DenseTFLOPS is the figure per-TFLOPS prices divide by: dense BF16, or
 // dense FP16 where the GPU has no BF16. Zero when the GPU has no tensor
 // cores, in which case a per-TFLOPS price is not shown.
-func (g GPUSpec) DenseTFLOPS() float64 {
+func (g Spec) DenseTFLOPS() float64 {
 	if g.BF16TFLOPS > 0 {
 		return g.BF16TFLOPS
 	}
@@ -68,12 +63,18 @@ const (
 	srcMI300X     = "https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html (AMD lists dense and sparse separately)"
 	srcPascal     = "NVIDIA Tesla P4/P40 datasheets, https://images.nvidia.com/content/pdf/tesla/184457-Tesla-P4-Datasheet-NV-Final-Letter-Web.pdf, https://images.nvidia.com/content/pdf/tesla/184427-Tesla-P40-Datasheet-NV-Final-Letter-Web.pdf"
 	srcP100       = "NVIDIA Tesla P100 PCIe datasheet, https://images.nvidia.com/content/tesla/pdf/nvidia-tesla-p100-PCIe-datasheet.pdf"
+	srcB300       = "NVIDIA HGX B300 spec table, https://www.nvidia.com/en-us/data-center/hgx/ (8-GPU board: 288 GB HBM3e per GPU, 2.3 TB total, FP16/BF16 36 PF and FP8 72 PF sparse; ÷ 8, sparse halved), as reproduced by acecloud.ai/blog/nvidia-hgx-b300 and fibermall.com"
+	srcRTXPro6000 = "NVIDIA RTX PRO 6000 Blackwell Server Edition, https://www.nvidia.com/en-us/data-center/rtx-pro-6000-blackwell-server-edition/ (96 GB GDDR7, 1,597 GB/s, FP32 ~120 TFLOPS)"
+	srcRTX5880    = "NVIDIA RTX 5880 Ada Generation datasheet, https://www.nvidia.com/en-us/design-visualization/rtx-5880/ (48 GB GDDR6, 960 GB/s, FP32 69.3 TFLOPS)"
+	srcMI325X     = "https://www.amd.com/en/products/accelerators/instinct/mi300/mi325x.html (256 GB HBM3E, 6 TB/s; dense FP16 1,307.4, FP8 2,614.9)"
+	srcMI355X     = "https://www.amd.com/en/products/accelerators/instinct/mi350/mi355x.html (288 GB HBM3E, 8 TB/s)"
 	noteUnchecked = "not re-verified against a primary page"
+	noteNoTensor  = "tensor figures not sourced: no per-TFLOPS figure"
 )
 
 // catalogue is keyed by the normalised names the fetchers emit. The
 // starting table and the traps it avoids are in shared/research/anchors.md §4.
-var catalogue = []GPUSpec{
+var catalogue = []Spec{
 	{Model: "H100", Vendor: "NVIDIA", Architecture: "Hopper", FormFactor: "SXM5",
 		MemoryGB: 80, MemoryType: "HBM3", BandwidthGBs: 3350, BF16TFLOPS: 989, FP16TFLOPS: 989, FP8TFLOPS: 1979, FP32TFLOPS: 67,
 		Interconnect: "NVLink 4 via NVSwitch", InterconnectGBs: 900, Source: srcH100},
@@ -112,10 +113,20 @@ var catalogue = []GPUSpec{
 		MemoryGB: 80, MemoryType: "HBM2e", BandwidthGBs: 1935, BF16TFLOPS: 312, FP16TFLOPS: 312, FP32TFLOPS: 19.5,
 		Interconnect: "PCIe Gen4 (NVLink bridge 600 GB/s between pairs)", InterconnectGBs: 64, Source: srcA100,
 		Note: "Azure NC A100 v4"},
-	{Model: "A800", Vendor: "NVIDIA", Architecture: "Ampere", FormFactor: "SXM4",
+	{Model: "A100-40GB-PCIe", Vendor: "NVIDIA", Architecture: "Ampere", FormFactor: "PCIe",
+		MemoryGB: 40, MemoryType: "HBM2", BandwidthGBs: 1555, BF16TFLOPS: 312, FP16TFLOPS: 312, FP32TFLOPS: 19.5,
+		Interconnect: "PCIe Gen4 (NVLink bridge 600 GB/s between pairs)", InterconnectGBs: 64, Source: srcA100},
+	{Model: "A800-80GB", Vendor: "NVIDIA", Architecture: "Ampere", FormFactor: "SXM4",
 		MemoryGB: 80, MemoryType: "HBM2e", BandwidthGBs: 2039, BF16TFLOPS: 312, FP16TFLOPS: 312, FP32TFLOPS: 19.5,
 		Interconnect: "NVLink 3 via NVSwitch (reduced)", InterconnectGBs: 400, Source: "NVIDIA A800 80GB (China export variant of A100 80GB SXM): A100 compute, NVLink cut to 400 GB/s",
 		Note: noteUnchecked},
+	// The 40 GB A800 is the one Alibaba's ebmgn7v carries (8 × 40 GB in
+	// DescribeInstanceTypes); ebmgn7vx carries the 80 GB part.
+	{Model: "A800-40GB", Vendor: "NVIDIA", Architecture: "Ampere", FormFactor: "PCIe",
+		MemoryGB: 40, MemoryType: "HBM2", BandwidthGBs: 1555, BF16TFLOPS: 312, FP16TFLOPS: 312, FP32TFLOPS: 19.5,
+		Interconnect: "PCIe Gen4 (NVLink bridge 400 GB/s between pairs)", InterconnectGBs: 64,
+		Source: "NVIDIA A800 40GB PCIe (China export variant of A100 40GB PCIe): A100 40GB compute and memory, NVLink cut to 400 GB/s",
+		Note:   "NVIDIA sold the 40 GB A800 as a PCIe card; " + noteUnchecked},
 	{Model: "A30", Vendor: "NVIDIA", Architecture: "Ampere", FormFactor: "PCIe",
 		MemoryGB: 24, MemoryType: "HBM2", BandwidthGBs: 933, BF16TFLOPS: 165, FP16TFLOPS: 165, FP32TFLOPS: 10.3,
 		Interconnect: "PCIe Gen4 (NVLink bridge 200 GB/s between pairs)", InterconnectGBs: 64, Source: srcA30, Note: noteUnchecked},
@@ -146,6 +157,13 @@ var catalogue = []GPUSpec{
 	{Model: "V100-32GB", Vendor: "NVIDIA", Architecture: "Volta", FormFactor: "SXM2",
 		MemoryGB: 32, MemoryType: "HBM2", BandwidthGBs: 900, FP16TFLOPS: 125, FP32TFLOPS: 15.7,
 		Interconnect: "NVLink 2", InterconnectGBs: 300, Source: srcV100, Note: "no BF16"},
+	// Azure NCv3 is the PCIe V100 (the Learn page: "NVIDIA Tesla V100 PCIe").
+	{Model: "V100-PCIe", Vendor: "NVIDIA", Architecture: "Volta", FormFactor: "PCIe",
+		MemoryGB: 16, MemoryType: "HBM2", BandwidthGBs: 900, FP16TFLOPS: 112, FP32TFLOPS: 14,
+		Interconnect: "PCIe Gen3", InterconnectGBs: 32, Source: srcV100, Note: "no BF16"},
+	{Model: "V100-32GB-PCIe", Vendor: "NVIDIA", Architecture: "Volta", FormFactor: "PCIe",
+		MemoryGB: 32, MemoryType: "HBM2", BandwidthGBs: 900, FP16TFLOPS: 112, FP32TFLOPS: 14,
+		Interconnect: "PCIe Gen3", InterconnectGBs: 32, Source: srcV100, Note: "no BF16"},
 	{Model: "P100", Vendor: "NVIDIA", Architecture: "Pascal", FormFactor: "PCIe",
 		MemoryGB: 16, MemoryType: "HBM2", BandwidthGBs: 732, FP32TFLOPS: 9.3,
 		Interconnect: "PCIe Gen3", InterconnectGBs: 32, Source: srcP100, Note: "no tensor cores: no per-TFLOPS figure"},
@@ -159,75 +177,38 @@ var catalogue = []GPUSpec{
 		MemoryGB: 192, MemoryType: "HBM3", BandwidthGBs: 5300, BF16TFLOPS: 1307.4, FP16TFLOPS: 1307.4, FP8TFLOPS: 2614.9, FP32TFLOPS: 163.4,
 		Interconnect: "Infinity Fabric (7 × 128 GB/s)", InterconnectGBs: 896, Source: srcMI300X,
 		Note: "some aggregators list the sparse 2,615 as dense FP16"},
-}
-
-// aliases map other spellings seen in cloud APIs and user input to the
-// catalogue's names. Names are compared after normalise.
-var aliases = map[string]string{
-	"H100-SXM": "H100", "H100-SXM5": "H100", "H100-80GB": "H100", "H100-SXM5-80GB": "H100",
-	"H100-PCIE-80GB": "H100-PCIe",
-	"H200-SXM":       "H200", "H200-141GB": "H200",
-	"A100-SXM4-40GB": "A100-40GB", "A100-40GB-SXM": "A100-40GB", "A100-SXM-40GB": "A100-40GB",
-	"A100-SXM4-80GB": "A100-80GB", "A100-80GB-SXM": "A100-80GB", "A100-SXM-80GB": "A100-80GB",
-	"A100-PCIE-80GB": "A100-80GB-PCIe",
-	"V100-16GB":      "V100", "V100-SXM2-16GB": "V100", "V100-SXM2-32GB": "V100-32GB",
-	"MI300": "MI300X",
-}
-
-var byName = func() map[string]GPUSpec {
-	m := make(map[string]GPUSpec, len(catalogue))
-	for _, g := range catalogue {
-		m[normalise(g.Model)] = g
-	}
-	return m
-}()
-
-// normalise makes names comparable: upper case, spaces and underscores as
-// hyphens, vendor prefixes dropped ("NVIDIA H100 SXM" → "H100-SXM").
-func normalise(s string) string {
-	s = strings.ToUpper(strings.TrimSpace(s))
-	for _, p := range []string{"NVIDIA ", "NVIDIA-", "AMD INSTINCT ", "AMD ", "TESLA "} {
-		s = strings.TrimPrefix(s, p)
-	}
-	s = strings.NewReplacer(" ", "-", "_", "-").Replace(s)
-	for strings.Contains(s, "--") {
-		s = strings.ReplaceAll(s, "--", "-")
-	}
-	return strings.Trim(s, "-")
-}
-
-// canonical returns the catalogue name for s, or s normalised when unknown.
-func canonical(s string) string {
-	n := normalise(s)
-	if a, ok := aliases[n]; ok {
-		return normalise(a)
-	}
-	return n
-}
-
-// LookupGPU returns the catalogue entry for a model name, forgiving about
-// case, spacing, vendor prefixes and common alternative spellings.
-func LookupGPU(model string) (GPUSpec, bool) {
-	g, ok := byName[canonical(model)]
-	return g, ok
-}
-
-// GPUs returns the whole catalogue, sorted by model name.
-func GPUs() []GPUSpec {
-	out := append([]GPUSpec(nil), catalogue...)
-	sort.Slice(out, func(i, j int) bool { return out[i].Model < out[j].Model })
-	return out
-}
-
-// MatchGPU reports whether an offer's GPU model answers a user's --gpu
-// query. A query names a model ("H100-NVL", "a100-80gb") or a family: "A100"
-// matches A100-40GB, A100-80GB and A100-80GB-PCIe, and "H100" matches H100,
-// H100-PCIe and H100-NVL (the variant is shown beside every result because
-// its TFLOPS differ). "A10" does not match "A100" or "A10G".
-func MatchGPU(query, model string) bool {
-	q, m := canonical(query), canonical(model)
-	if q == "" || m == "" {
-		return false
-	}
-	return m == q || strings.HasPrefix(m, q+"-")
+	// Newer families. Figures a vendor page did not give are left at zero
+	// and the Note says so (noteNoTensor): a made-up TFLOPS figure would
+	// rank offers wrongly, a missing one only hides a per-TFLOPS column.
+	{Model: "B300", Vendor: "NVIDIA", Architecture: "Blackwell Ultra", FormFactor: "SXM (HGX)",
+		MemoryGB: 288, MemoryType: "HBM3e", BandwidthGBs: 8000, BF16TFLOPS: 2250, FP16TFLOPS: 2250, FP8TFLOPS: 4500, FP32TFLOPS: 75,
+		Interconnect: "NVLink 5 via NVSwitch", InterconnectGBs: 1800, Source: srcB300,
+		Note: "dense FP16/FP8 as for B200 (the HGX table gives the same 8-GPU totals); clouds show ~268-270 GB usable; " + noteUnchecked},
+	{Model: "RTX-PRO-6000", Vendor: "NVIDIA", Architecture: "Blackwell", FormFactor: "PCIe (Server Edition)",
+		MemoryGB: 96, MemoryType: "GDDR7", BandwidthGBs: 1597, FP32TFLOPS: 120,
+		Interconnect: "PCIe Gen5, no NVLink", InterconnectGBs: 128, Source: srcRTXPro6000,
+		Note: "RTX PRO 6000 Blackwell Server Edition (Azure NC RTXPRO6000BSE v6, AWS g7e); " + noteNoTensor + "; " + noteUnchecked},
+	{Model: "RTX-5880-Ada", Vendor: "NVIDIA", Architecture: "Ada Lovelace", FormFactor: "PCIe",
+		MemoryGB: 48, MemoryType: "GDDR6", BandwidthGBs: 960, FP32TFLOPS: 69.3,
+		Interconnect: "PCIe Gen4, no NVLink", InterconnectGBs: 64, Source: srcRTX5880,
+		Note: "Alibaba gn8ga/ebmgn8ga; " + noteNoTensor + "; " + noteUnchecked},
+	{Model: "MI308X", Vendor: "AMD", Architecture: "CDNA 3", FormFactor: "OAM",
+		MemoryGB: 192, MemoryType: "HBM3", BandwidthGBs: 5300,
+		Interconnect: "Infinity Fabric", InterconnectGBs: 896, Source: "China-market variant of the MI300X (memory as MI300X, " + srcMI300X + "); Alibaba ebmga8 reports 8 × 192 GB",
+		Note: "AMD publishes no MI308X spec page; its compute is cut from the MI300X's: " + noteNoTensor + " and no FP32 figure"},
+	{Model: "MI325X", Vendor: "AMD", Architecture: "CDNA 3", FormFactor: "OAM",
+		MemoryGB: 256, MemoryType: "HBM3e", BandwidthGBs: 6000, BF16TFLOPS: 1307.4, FP16TFLOPS: 1307.4, FP8TFLOPS: 2614.9, FP32TFLOPS: 163.4,
+		Interconnect: "Infinity Fabric (7 × 128 GB/s)", InterconnectGBs: 896, Source: srcMI325X,
+		Note: "MI300X compute with more memory; " + noteUnchecked},
+	{Model: "MI355X", Vendor: "AMD", Architecture: "CDNA 4", FormFactor: "OAM",
+		MemoryGB: 288, MemoryType: "HBM3e", BandwidthGBs: 8000, BF16TFLOPS: 2516.6, FP16TFLOPS: 2516.6, FP8TFLOPS: 5033.2, FP32TFLOPS: 157.3,
+		Interconnect: "Infinity Fabric", InterconnectGBs: 1075, Source: srcMI355X, Note: noteUnchecked},
+	{Model: "V620", Vendor: "AMD", Architecture: "RDNA 2", FormFactor: "PCIe",
+		MemoryGB: 32, MemoryType: "GDDR6", BandwidthGBs: 512, FP32TFLOPS: 40.55,
+		Interconnect: "PCIe Gen4", InterconnectGBs: 64, Source: "https://www.amd.com/en/products/accelerators/radeon-pro/amd-radeon-pro-v620.html",
+		Note: "Azure NGads V620; no matrix cores: no per-TFLOPS figure; " + noteUnchecked},
+	{Model: "MI25", Vendor: "AMD", Architecture: "Vega (GCN 5)", FormFactor: "PCIe",
+		MemoryGB: 16, MemoryType: "HBM2", BandwidthGBs: 484, FP32TFLOPS: 12.3,
+		Interconnect: "PCIe Gen3", InterconnectGBs: 32, Source: "https://www.amd.com/en/products/professional-graphics/instinct-mi25",
+		Note: "Azure NVv4 sells 1/8 to 1 of it; no matrix cores: no per-TFLOPS figure; " + noteUnchecked},
 }

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pricewatch/pricewatch/hardware"
+)
+
+func init() { extraCommands = append(extraCommands, (*app).hardwareCommand) }
+
+func (a *app) hardwareCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "hardware",
+		Short: "Inspect the GPU hardware pricewatch stored for each instance type",
+	}
+	cmd.AddCommand(a.hardwareUnknownCommand())
+	return cmd
+}
+
+func (a *app) hardwareUnknownCommand() *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "unknown",
+		Short: "List stored types whose GPU is unknown or not in the catalogue, with the hardware.overrides entry that would fix each",
+		Example: `  pricewatch hardware unknown
+  pricewatch hardware unknown --format json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format); err != nil {
+				return err
+			}
+			db, err := a.openDB(cmd.Context())
+			if err != nil {
+				return err
+			}
+			stored, err := db.CurrentHardware(cmd.Context())
+			if err != nil {
+				return err
+			}
+			types := make([]hardware.Stored, len(stored))
+			for i, s := range stored {
+				types[i] = hardware.Stored{Provider: s.Provider, InstanceType: s.InstanceType, Hardware: s.Hardware, Regions: s.Regions}
+			}
+			return writeUnknownHardware(a.stdout, format, hardware.Unknown(types))
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", formatTable, "output format: table, json or csv")
+	return cmd
+}
+
+// writeUnknownHardware prints the report. JSON keys: provider,
+// instance_type, gpu_model, gpu_count, gpu_memory_gb, regions, problem,
+// override.
+func writeUnknownHardware(w io.Writer, format string, rows []hardware.Entry) error {
+	switch format {
+	case formatJSON:
+		return writeJSON(w, rows)
+	case formatCSV:
+		var out [][]string
+		for _, r := range rows {
+			out = append(out, []string{r.Provider, r.InstanceType, r.GPUModel, formatFloat(r.GPUCount), formatFloat(r.GPUMemoryGB),
+				fmt.Sprint(r.Regions), r.Problem, r.Override})
+		}
+		return writeCSV(w, []string{"provider", "instance_type", "gpu_model", "gpu_count", "gpu_memory_gb", "regions", "problem", "override"}, out)
+	}
+	if len(rows) == 0 {
+		_, err := fmt.Fprintln(w, "Every stored instance type has a GPU from the catalogue.")
+		return err
+	}
+	t := newTable("PROVIDER", "INSTANCE TYPE", "GPU", "COUNT", "GB/GPU", "REGIONS", "PROBLEM")
+	for _, r := range rows {
+		t.add(r.Provider, r.InstanceType, dash(r.GPUModel), formatFloat(r.GPUCount), formatFloat(r.GPUMemoryGB), fmt.Sprint(r.Regions), r.Problem)
+	}
+	if err := t.write(w); err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("\nTo fix them, add to the config (and check each value):\n\nhardware:\n  overrides:\n")
+	for _, r := range rows {
+		for _, line := range strings.Split(strings.TrimRight(r.Override, "\n"), "\n") {
+			b.WriteString("    " + line + "\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

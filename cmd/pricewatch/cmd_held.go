@@ -1,0 +1,145 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pricewatch/pricewatch/storage"
+)
+
+func init() { extraCommands = append(extraCommands, (*app).heldCommand) }
+
+func (a *app) heldCommand() *cobra.Command {
+	var format, since string
+	var providers []string
+	cmd := &cobra.Command{
+		Use:   "held",
+		Short: "List prices the guard held back as implausible: where, when and why",
+		Long: `Held lists the prices the guard (guard.* in the config) did not store because
+they lie far outside what the same GPU costs: below guard.floor_per_gpu_hour,
+or at most 1/guard.implausible_ratio of the offer's stored price and of every
+comparable offer. The stored price stayed current meanwhile. A price held in
+guard.accept_after_runs consecutive complete runs is accepted and shows its
+acceptance time. Newest first.`,
+		Example: `  pricewatch held
+  pricewatch held --provider azure --since 7d --format json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format); err != nil {
+				return err
+			}
+			f := storage.HeldFilter{Providers: providers}
+			if since != "" {
+				t, err := parseSince(since, clock())
+				if err != nil {
+					return err
+				}
+				f.Since = t
+			}
+			db, err := a.openDB(cmd.Context())
+			if err != nil {
+				return err
+			}
+			recs, err := db.HeldPrices(cmd.Context(), f)
+			if err != nil {
+				return err
+			}
+			return writeHeld(a.stdout, format, recs)
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", formatTable, "output format: table, json or csv")
+	cmd.Flags().StringSliceVar(&providers, "provider", nil, "only this provider; repeatable")
+	cmd.Flags().StringVar(&since, "since", "", "only holds seen since (30d, 2026-01-01)")
+	return cmd
+}
+
+// heldRow is the JSON shape of `pricewatch held`; keep the names.
+type heldRow struct {
+	Provider        string          `json:"provider"`
+	Region          string          `json:"region"`
+	Zone            string          `json:"zone"`
+	InstanceType    string          `json:"instance_type"`
+	PriceType       string          `json:"price_type"`
+	Term            string          `json:"term"`
+	Payment         string          `json:"payment"`
+	OfferingClass   string          `json:"offering_class"`
+	OS              string          `json:"os"`
+	GPUModel        string          `json:"gpu_model"`
+	GPUCount        float64         `json:"gpu_count"`
+	Currency        string          `json:"currency"`
+	HourlyPrice     jsonDecimal     `json:"hourly_price"`
+	Upfront         jsonDecimal     `json:"upfront"`
+	EffectiveHourly jsonDecimal     `json:"effective_hourly"`
+	StoredEffective jsonNullDecimal `json:"stored_effective_hourly"`
+	Reason          string          `json:"reason"`
+	Detail          string          `json:"detail"`
+	FirstSeen       any             `json:"first_seen"`
+	LastSeen        any             `json:"last_seen"`
+	Runs            int             `json:"runs"`
+	FirstRunID      int64           `json:"first_run_id"`
+	LastRunID       int64           `json:"last_run_id"`
+	AcceptedAt      any             `json:"accepted_at"`
+}
+
+func writeHeld(w io.Writer, format string, recs []storage.HeldRecord) error {
+	rows := make([]heldRow, 0, len(recs))
+	for _, r := range recs {
+		rows = append(rows, heldRow{
+			Provider: r.Provider, Region: r.Region, Zone: r.Zone, InstanceType: r.InstanceType, PriceType: string(r.PriceType),
+			Term: r.Term, Payment: r.Payment, OfferingClass: r.OfferingClass, OS: r.OS, GPUModel: r.GPUModel, GPUCount: r.GPUCount,
+			Currency: r.Currency, HourlyPrice: jsonDecimal(r.Hourly), Upfront: jsonDecimal(r.Upfront), EffectiveHourly: jsonDecimal(r.EffectiveHourly),
+			StoredEffective: nullDecimal(r.Stored.Decimal, r.Stored.Valid), Reason: r.Reason, Detail: r.Detail,
+			FirstSeen: jsonTime(&r.FirstSeen), LastSeen: jsonTime(&r.LastSeen), Runs: r.Runs, FirstRunID: r.FirstRunID, LastRunID: r.LastRunID,
+			AcceptedAt: jsonTime(r.AcceptedAt),
+		})
+	}
+	stored := func(r storage.HeldRecord) string {
+		if !r.Stored.Valid {
+			return ""
+		}
+		return r.Stored.Decimal.String()
+	}
+	switch format {
+	case formatJSON:
+		return writeJSON(w, rows)
+	case formatCSV:
+		var out [][]string
+		for i, r := range rows {
+			out = append(out, []string{r.Provider, r.Region, r.Zone, r.InstanceType, r.PriceType, r.Term, r.Payment, r.OfferingClass, r.OS,
+				r.GPUModel, strconv.FormatFloat(r.GPUCount, 'f', -1, 64), r.Currency, recs[i].Hourly.String(), recs[i].Upfront.String(),
+				recs[i].EffectiveHourly.String(), stored(recs[i]), r.Reason, r.Detail, str(r.FirstSeen), str(r.LastSeen), strconv.Itoa(r.Runs),
+				strconv.FormatInt(r.FirstRunID, 10), strconv.FormatInt(r.LastRunID, 10), str(r.AcceptedAt)})
+		}
+		return writeCSV(w, []string{"provider", "region", "zone", "instance_type", "price_type", "term", "payment", "offering_class", "os",
+			"gpu_model", "gpu_count", "currency", "hourly_price", "upfront", "effective_hourly", "stored_effective_hourly", "reason", "detail",
+			"first_seen", "last_seen", "runs", "first_run_id", "last_run_id", "accepted_at"}, out)
+	}
+	if len(rows) == 0 {
+		_, err := fmt.Fprintln(w, "No price has been held.")
+		return err
+	}
+	t := newTable("PROVIDER", "REGION", "INSTANCE TYPE", "PRICE", ">HELD", ">STORED", "FIRST SEEN", "LAST SEEN", ">RUNS", "STATE", "WHY")
+	for i, r := range rows {
+		where := r.Region
+		if r.Zone != "" {
+			where = r.Zone
+		}
+		price := r.PriceType
+		if r.Term != "" {
+			price += " " + r.Term
+		}
+		if r.OS != "" && r.OS != "linux" {
+			price += " " + r.OS
+		}
+		state := "held"
+		if r.AcceptedAt != nil {
+			state = "accepted " + str(r.AcceptedAt)
+		}
+		t.add(r.Provider, where, r.InstanceType, price, recs[i].EffectiveHourly.String()+" "+r.Currency, dash(stored(recs[i])),
+			str(r.FirstSeen), str(r.LastSeen), strconv.Itoa(r.Runs), state, r.Detail)
+	}
+	return t.write(w)
+}

@@ -1,0 +1,272 @@
+package main
+
+import (
+	"context"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/alerting/digest"
+	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/config"
+	"github.com/pricewatch/pricewatch/fx"
+	"github.com/pricewatch/pricewatch/gpu"
+	"github.com/pricewatch/pricewatch/storage"
+)
+
+// scrapeTimeout bounds the database reads of one scrape.
+const scrapeTimeout = 5 * time.Second
+
+// freshnessStore is what the freshness collector reads at scrape time.
+type freshnessStore interface {
+	LastSuccessTimes(ctx context.Context) (map[string]time.Time, error)
+	LastQueued(ctx context.Context, kind string) (time.Time, bool, error)
+}
+
+// freshnessCollector exports when each provider last succeeded and when the
+// digest was last queued, read from the database at every scrape: a gauge
+// set in memory would vanish with a restart in which the provider fails,
+// and `time() - pricewatch_fetch_last_success_timestamp_seconds > …` could
+// then never fire.
+type freshnessCollector struct {
+	db          freshnessStore
+	readErrors  *prometheus.CounterVec
+	lastSuccess *prometheus.Desc
+	digest      *prometheus.Desc
+}
+
+func newFreshnessCollector(db freshnessStore, readErrors *prometheus.CounterVec) *freshnessCollector {
+	return &freshnessCollector{
+		db: db, readErrors: readErrors,
+		lastSuccess: prometheus.NewDesc("pricewatch_fetch_last_success_timestamp_seconds",
+			"Unix time the last successful run of each provider finished (from the database; absent until one succeeded).", []string{"provider"}, nil),
+		digest: prometheus.NewDesc("pricewatch_digest_last_success_timestamp_seconds",
+			"Unix time the last weekly digest was queued (from the database; absent until one was).", nil, nil),
+	}
+}
+
+func (c *freshnessCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.lastSuccess
+	ch <- c.digest
+}
+
+func (c *freshnessCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
+	defer cancel()
+	// A failed read leaves the series out (and counts it) rather than
+	// failing the whole scrape, which would hide every other series too.
+	if last, err := c.db.LastSuccessTimes(ctx); err != nil {
+		c.readErrors.WithLabelValues("last_success").Inc()
+	} else {
+		for p, t := range last {
+			ch <- prometheus.MustNewConstMetric(c.lastSuccess, prometheus.GaugeValue, unixSeconds(t), p)
+		}
+	}
+	if at, ok, err := c.db.LastQueued(ctx, digest.Kind); err != nil {
+		c.readErrors.WithLabelValues("digest").Inc()
+	} else if ok {
+		ch <- prometheus.MustNewConstMetric(c.digest, prometheus.GaugeValue, unixSeconds(at))
+	}
+}
+
+func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
+
+// priceStore is what the price collector reads.
+type priceStore interface {
+	DataVersion(ctx context.Context) (string, error)
+	Prices(ctx context.Context, f storage.PriceFilter) ([]storage.PriceInterval, error)
+	FXDays(ctx context.Context) ([]storage.FXDay, error)
+}
+
+// priceSettings are the parts of the config the price series depend on;
+// the daemon passes a function so that a reload takes effect.
+type priceSettings struct {
+	currency string
+	fixed    map[string]string
+	maxAge   time.Duration
+	offers   config.MetricsOffers
+}
+
+func priceSettingsOf(cfg *config.Config) priceSettings {
+	return priceSettings{currency: strings.ToUpper(cfg.FX.Currency), fixed: cfg.FX.FixedRates, maxAge: cfg.FX.MaxAge, offers: cfg.Metrics.Offers}
+}
+
+// priceCollector exports the cheapest current price per GPU-hour of each
+// GPU model and price type, converted into fx.currency exactly as
+// `compare` converts (the same analysis.Compare), the offer it comes from
+// as an info series, and, for the offers metrics.offers selects, one
+// series per offer. The rows are computed once per committed run (or
+// stored exchange rate, or config): a scrape between runs reuses them.
+type priceCollector struct {
+	db         priceStore
+	settings   func() priceSettings
+	now        func() time.Time
+	readErrors *prometheus.CounterVec
+
+	cheapest, info, offer *prometheus.Desc
+
+	mu      sync.Mutex
+	key     string
+	metrics []prometheus.Metric
+}
+
+func newPriceCollector(db priceStore, settings func() priceSettings, readErrors *prometheus.CounterVec) *priceCollector {
+	return &priceCollector{
+		db: db, settings: settings, now: time.Now, readErrors: readErrors,
+		cheapest: prometheus.NewDesc("pricewatch_cheapest_price_per_gpu_hour",
+			"Cheapest current Linux price per GPU-hour of a GPU model and price type across clouds, converted into fx.currency as compare does (commitments: effective hourly, upfront spread over the term).",
+			[]string{"gpu_model", "price_type", "currency"}, nil),
+		info: prometheus.NewDesc("pricewatch_cheapest_offer_info",
+			"The offer behind pricewatch_cheapest_price_per_gpu_hour; always 1.",
+			[]string{"gpu_model", "price_type", "currency", "provider", "region", "zone", "instance_type", "term", "payment", "offering_class", "gpu_count"}, nil),
+		offer: prometheus.NewDesc("pricewatch_offer_price_per_gpu_hour",
+			"Current Linux price per GPU-hour of each offer metrics.offers selects, in fx.currency.",
+			[]string{"provider", "region", "zone", "instance_type", "price_type", "term", "payment", "offering_class", "gpu_model", "gpu_count", "currency"}, nil),
+	}
+}
+
+func (c *priceCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.cheapest
+	ch <- c.info
+	ch <- c.offer
+}
+
+func (c *priceCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), scrapeTimeout)
+	defer cancel()
+	ms, err := c.current(ctx)
+	if err != nil {
+		// The prices did not change because they could not be read: the
+		// last good series stand, and the failure is counted.
+		c.readErrors.WithLabelValues("prices").Inc()
+		c.mu.Lock()
+		ms = c.metrics
+		c.mu.Unlock()
+	}
+	for _, m := range ms {
+		ch <- m
+	}
+}
+
+// current returns the cached series, recomputing them when a run has
+// committed, rates were stored or the settings changed since.
+func (c *priceCollector) current(ctx context.Context) ([]prometheus.Metric, error) {
+	version, err := c.db.DataVersion(ctx)
+	if err != nil {
+		return nil, err
+	}
+	set := c.settings()
+	key := version + "|" + settingsKey(set)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if key == c.key {
+		return c.metrics, nil
+	}
+	ms, err := c.compute(ctx, set)
+	if err != nil {
+		return nil, err
+	}
+	c.key, c.metrics = key, ms
+	return ms, nil
+}
+
+func settingsKey(s priceSettings) string {
+	var b strings.Builder
+	b.WriteString(s.currency + " " + s.maxAge.String())
+	keys := make([]string, 0, len(s.fixed))
+	for k := range s.fixed {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		b.WriteString(" " + k + "=" + s.fixed[k])
+	}
+	for _, l := range [][]string{s.offers.GPUModels, s.offers.PriceTypes, s.offers.Providers} {
+		b.WriteString(" [" + strings.Join(l, ",") + "]")
+	}
+	return b.String()
+}
+
+func (c *priceCollector) compute(ctx context.Context, set priceSettings) ([]prometheus.Metric, error) {
+	prices, err := c.db.Prices(ctx, storage.PriceFilter{OS: pricewatch.Linux, CurrentOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	days, err := c.db.FXDays(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rates := make([]fx.Rates, len(days))
+	for i, d := range days {
+		rates[i] = fx.Rates{Date: d.Date, Source: d.Source, PerEUR: d.PerEUR}
+	}
+	fixed, err := fx.ParseFixed(set.fixed)
+	if err != nil {
+		return nil, err
+	}
+	book, err := fx.NewBook(rates, fixed, set.maxAge)
+	if err != nil {
+		return nil, err
+	}
+	byModel := map[string][]pricewatch.Offer{}
+	for _, p := range prices {
+		if p.GPUModel != "" {
+			byModel[p.GPUModel] = append(byModel[p.GPUModel], p.Offer)
+		}
+	}
+	models := make([]string, 0, len(byModel))
+	for m := range byModel {
+		models = append(models, m)
+	}
+	sort.Strings(models)
+	now := c.now().UTC()
+	var out []prometheus.Metric
+	for _, model := range models {
+		// Only this model's offers: Compare matches a family, and
+		// "A100-80GB" must not take in A100-80GB-PCIe.
+		res, err := analysis.Compare(byModel[model], nil, analysis.CompareOptions{GPU: model, Currency: set.currency, FX: book, At: now})
+		if err != nil {
+			return nil, err
+		}
+		seen := map[pricewatch.PriceType]bool{}
+		for _, r := range res.Rows { // cheapest first
+			if !seen[r.PriceType] {
+				seen[r.PriceType] = true
+				out = append(out,
+					prometheus.MustNewConstMetric(c.cheapest, prometheus.GaugeValue, r.PricePerGPUHour.InexactFloat64(), model, string(r.PriceType), res.Currency),
+					prometheus.MustNewConstMetric(c.info, prometheus.GaugeValue, 1, model, string(r.PriceType), res.Currency,
+						r.Provider, r.Region, r.Zone, r.InstanceType, r.Term, r.Payment, r.OfferingClass, formatFloat(r.GPUCount)))
+			}
+			if selected(set.offers, r) {
+				out = append(out, prometheus.MustNewConstMetric(c.offer, prometheus.GaugeValue, r.PricePerGPUHour.InexactFloat64(),
+					r.Provider, r.Region, r.Zone, r.InstanceType, string(r.PriceType), r.Term, r.Payment, r.OfferingClass,
+					model, formatFloat(r.GPUCount), res.Currency))
+			}
+		}
+	}
+	return out, nil
+}
+
+// selected reports whether metrics.offers asks for a series of the row.
+func selected(f config.MetricsOffers, r analysis.CompareRow) bool {
+	if len(f.GPUModels) == 0 {
+		return false
+	}
+	model := false
+	for _, g := range f.GPUModels {
+		model = model || gpu.Matches(g, r.GPUModel)
+	}
+	return model && (len(f.PriceTypes) == 0 || slices.Contains(f.PriceTypes, string(r.PriceType))) &&
+		(len(f.Providers) == 0 || slices.Contains(f.Providers, r.Provider))
+}
+
+// addPriceSeries registers the price series, computed from db with the
+// settings the function returns at scrape time.
+func (m *metrics) addPriceSeries(db priceStore, settings func() priceSettings) {
+	m.reg.MustRegister(newPriceCollector(db, settings, m.readErrors))
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestDaemonRestartKeepsLastSuccess restarts for real: Azure succeeds once
+// (`pricewatch fetch`), then `pricewatch run` starts as a new process while
+// every Azure response is cut short. Its /metrics must still carry Azure's
+// last-success time, equal to the stored run's, once a run after the
+// restart has failed; the scrape passes `promtool check metrics`.
+func TestDaemonRestartKeepsLastSuccess(t *testing.T) {
+	bin := buildBinary(t)
+	az := newFakeAzure(t)
+	dir := t.TempDir()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cfgPath := filepath.Join(dir, "pricewatch.yaml")
+	cfg := fmt.Sprintf(`database:
+  path: %s
+log:
+  level: error
+http:
+  listen: %s
+providers:
+  aws: {enabled: false}
+  alibaba: {enabled: false}
+  tencent: {enabled: false}
+  azure:
+    endpoint: %s/api/retail/prices
+    regions: [westus2]
+    schedule: "@every 1s"
+fx:
+  enabled: false
+digest:
+  enabled: false
+`, filepath.Join(dir, "pw.db"), addr, az.URL)
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rawCLI(t, "--config", cfgPath, "fetch", "--provider", "azure")
+	_, db := loadApp(t, cfgPath)
+	last, err := db.LastSuccess(context.Background(), "azure")
+	if err != nil || last == nil || last.FinishedAt == nil {
+		t.Fatalf("stored success: %+v, %v", last, err)
+	}
+	want := unixSeconds(*last.FinishedAt)
+
+	az.mu.Lock()
+	az.truncate = "1"
+	az.mu.Unlock()
+	cmd := exec.Command(bin, "run", "--config", cfgPath)
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	}()
+	var body []byte
+	waitFor(t, "a failed Azure run after the restart on /metrics", 60*time.Second, func() bool {
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		body, _ = io.ReadAll(resp.Body)
+		return bytes.Contains(body, []byte(`pricewatch_fetch_runs_total{provider="azure",result="error"}`))
+	})
+	var got float64
+	found := false
+	for _, line := range strings.Split(string(body), "\n") {
+		if v, ok := strings.CutPrefix(line, `pricewatch_fetch_last_success_timestamp_seconds{provider="azure"} `); ok {
+			got, err = strconv.ParseFloat(v, 64)
+			found = err == nil
+		}
+	}
+	if !found || got != want {
+		t.Errorf("after the restart: last success %v (present %v), want %v\n%s", got, found, want, stderr.String())
+	}
+	if promtool, err := exec.LookPath("promtool"); err == nil {
+		check := exec.Command(promtool, "check", "metrics")
+		check.Stdin = bytes.NewReader(body)
+		if out, err := check.CombinedOutput(); err != nil || len(bytes.TrimSpace(out)) != 0 {
+			t.Errorf("promtool check metrics on the daemon's /metrics: %v\n%s", err, out)
+		}
+	}
+}

@@ -1,0 +1,81 @@
+package config
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// normalRules makes empty and missing lists compare equal.
+func normalRules(rs []Rule) []Rule {
+	out := make([]Rule, len(rs))
+	for i, r := range rs {
+		for _, l := range []*[]string{&r.Events, &r.GPUModels, &r.Providers, &r.Regions, &r.PriceTypes} {
+			if len(*l) == 0 {
+				*l = nil
+			}
+		}
+		out[i] = r
+	}
+	return out
+}
+
+// TestExampleShowsTheDefaults: config.example.yaml says every key shows its
+// default, so loading it gives the built-in alert rules, guard and
+// confirmation threshold exactly.
+func TestExampleShowsTheDefaults(t *testing.T) {
+	cfg, err := Load("../config.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := Default()
+	if got, want := normalRules(cfg.Alerts.Rules), normalRules(def.Alerts.Rules); !reflect.DeepEqual(got, want) {
+		t.Errorf("example rules %+v\nbuilt-in rules %+v", got, want)
+	}
+	if !reflect.DeepEqual(cfg.Guard, def.Guard) {
+		t.Errorf("example guard %+v, built-in %+v", cfg.Guard, def.Guard)
+	}
+	if cfg.Alerts.ConfirmChangePct != def.Alerts.ConfirmChangePct || def.Alerts.ConfirmChangePct != 50 {
+		t.Errorf("confirm_change_pct: example %v, built-in %v, want 50", cfg.Alerts.ConfirmChangePct, def.Alerts.ConfirmChangePct)
+	}
+}
+
+func TestAlertRulesDefaultAndOff(t *testing.T) {
+	tests := []struct {
+		name, yaml string
+		rules      int
+	}{
+		{"no alerts section", "slack:\n  channel: C1\n", len(DefaultRules())},
+		{"alerts section without rules", "alerts:\n  flap_window: 1h\n", len(DefaultRules())},
+		{"rules: []", "alerts:\n  rules: []\n", 0},
+		{"own rule", "alerts:\n  rules:\n    - events: [price_new]\n", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := Parse(strings.NewReader(tt.yaml), "t.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(cfg.Alerts.Rules) != tt.rules {
+				t.Errorf("%d rules, want %d", len(cfg.Alerts.Rules), tt.rules)
+			}
+		})
+	}
+	if len(DefaultRules()) != 3 {
+		t.Errorf("built-in rules: %d, want 3", len(DefaultRules()))
+	}
+}
+
+func TestGuardValidation(t *testing.T) {
+	for _, bad := range []string{
+		"guard:\n  accept_after_runs: 0\n",
+		"guard:\n  implausible_ratio: 0.5\n",
+		"guard:\n  floor_per_gpu_hour:\n    usd: 0.05\n",
+		"guard:\n  floor_per_gpu_hour:\n    USD: -1\n",
+		"alerts:\n  confirm_change_pct: -5\n",
+	} {
+		if _, err := Parse(strings.NewReader(bad), "t.yaml"); err == nil {
+			t.Errorf("accepted %q", bad)
+		}
+	}
+}

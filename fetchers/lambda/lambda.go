@@ -1,0 +1,435 @@
+// Package lambda fetches Lambda Cloud's on-demand GPU instance prices and
+// live capacity from its public API (GET /api/v1/instance-types).
+//
+// One call answers everything: every instance type with its price per
+// instance-hour (the same in every region) and the regions that have
+// capacity for it right now. A type's price is stored once, in the
+// pseudo-region "global"; its capacity is stored per region: in_stock where
+// Lambda lists capacity, sold_out where the type had capacity before and is
+// no longer listed, and a "global" record (in stock anywhere or not) beside
+// the price so that compare's available column answers for it.
+package lambda
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"go.uber.org/zap"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/config"
+	"github.com/pricewatch/pricewatch/fetchers"
+)
+
+const (
+	// DefaultEndpoint is the API's current host (cloud.lambdalabs.com is
+	// the older name for it).
+	DefaultEndpoint = "https://cloud.lambda.ai"
+	// Path lists the instance types.
+	Path = "/api/v1/instance-types"
+	// EnvAPIKey names the environment variable holding the API key.
+	EnvAPIKey = "LAMBDA_API_KEY"
+	// Region is where a type's region-uniform price is stored, and where
+	// its "in stock anywhere" availability record lives beside it.
+	Region = "global"
+	// stateKey is the Snapshot.Versions key under which the regions each
+	// type has had capacity in are remembered (see capacityState).
+	stateKey = "capacity_regions"
+
+	// maxBodyBytes bounds the response: sixteen types take about 10 KB.
+	maxBodyBytes = 8 << 20
+	// defaultBodyTimeout bounds reading the body once headers arrived.
+	defaultBodyTimeout = time.Minute
+)
+
+// Config is the fetcher's part of the configuration (providers.lambda.*).
+type Config struct {
+	// Endpoint is the base URL (scheme and host); empty means
+	// DefaultEndpoint. Path is appended.
+	Endpoint string
+	// APIKey is sent as a bearer token (see APIKeyFrom).
+	APIKey config.Secret
+}
+
+// Fetcher reads the instance-types API. It implements fetchers.Fetcher.
+type Fetcher struct {
+	url         string
+	key         config.Secret
+	client      *fetchers.Client
+	log         *zap.Logger
+	bodyTimeout time.Duration
+}
+
+var _ fetchers.Fetcher = (*Fetcher)(nil)
+
+// APIKeyFrom resolves the key: LAMBDA_API_KEY first, then the file named
+// by providers.lambda.api_key_file (a relative name is looked up in
+// $CREDENTIALS_DIRECTORY). With neither the error wraps
+// fetchers.ErrNoCredentials, so the provider is skipped, not failed.
+func APIKeyFrom(file string) (config.Secret, error) {
+	key, err := config.ReadSecret(EnvAPIKey, config.Secret{}, file)
+	if err != nil {
+		return config.Secret{}, fmt.Errorf("lambda API key: %w", err)
+	}
+	if key.Empty() {
+		return key, fmt.Errorf("%w: set %s or providers.lambda.api_key_file", fetchers.ErrNoCredentials, EnvAPIKey)
+	}
+	return key, nil
+}
+
+// New checks cfg and returns a Fetcher sending its request through client.
+// A missing key gives an error wrapping fetchers.ErrNoCredentials.
+func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error) {
+	if client == nil {
+		return nil, errors.New("lambda: an HTTP client is required")
+	}
+	if cfg.APIKey.Empty() {
+		return nil, fmt.Errorf("%w: set %s or providers.lambda.api_key_file", fetchers.ErrNoCredentials, EnvAPIKey)
+	}
+	if log == nil {
+		log = zap.NewNop()
+	}
+	base, err := baseURL(cfg.Endpoint, DefaultEndpoint)
+	if err != nil {
+		return nil, fmt.Errorf("lambda: providers.lambda.endpoint: %w", err)
+	}
+	return &Fetcher{url: base + Path, key: cfg.APIKey, client: client, log: log.With(zap.String("provider", pricewatch.Lambda)), bodyTimeout: defaultBodyTimeout}, nil
+}
+
+// baseURL accepts a scheme and host with no path, query or user info.
+func baseURL(v, def string) (string, error) {
+	if v == "" {
+		v = def
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
+		return "", fmt.Errorf("%q: want a base URL such as %s (scheme and host only; the API path is appended)", v, def)
+	}
+	return u.Scheme + "://" + u.Host, nil
+}
+
+// Provider returns pricewatch.Lambda.
+func (f *Fetcher) Provider() string { return pricewatch.Lambda }
+
+// Fetch makes the one request and returns the complete snapshot, or an
+// error if the response was not a complete instance-type list.
+func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatch.Snapshot, error) {
+	body, err := f.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	types, err := decode(body)
+	if err != nil {
+		return nil, fmt.Errorf("lambda %s: %w", Path, err)
+	}
+	state, err := loadState(prev.Versions[stateKey])
+	if err != nil {
+		// A state that cannot be read only costs the sold-out records of
+		// regions seen before (storage then withdraws them after
+		// alerts.withdraw_after_runs runs); failing every run would be worse.
+		f.log.Warn("lambda capacity state unreadable; starting afresh", zap.Error(err))
+		state = capacityState{}
+	}
+	snap, skipped := build(types, state)
+	if len(skipped) > 0 {
+		f.log.Info("lambda instance types without GPUs or price left out", zap.Strings("types", skipped))
+	}
+	if len(snap.Offers) == 0 {
+		return nil, fmt.Errorf("%w: lambda %s: %d instance types but not one GPU type with a price: not believed", fetchers.ErrIncomplete, Path, len(types))
+	}
+	if err := snap.Validate(); err != nil {
+		return nil, fmt.Errorf("lambda: built an invalid snapshot: %w", err)
+	}
+	f.log.Info("lambda instance types fetched", zap.Int("types", len(types)), zap.Int("offers", len(snap.Offers)), zap.Int("availability", len(snap.Availability)))
+	return snap, nil
+}
+
+// get sends the request and reads the whole body. The client retries 429
+// and 5xx with back-off; what is left is an error.
+func (f *Fetcher) get(ctx context.Context) ([]byte, error) {
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	resp, err := f.client.Do(rctx, func(ctx context.Context) (*http.Request, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, f.url, nil)
+		if err != nil {
+			return nil, err
+		}
+		// bearerAuth, one of the two schemes the API's OpenAPI spec lists.
+		req.Header.Set("Authorization", "Bearer "+f.key.Value())
+		req.Header.Set("Accept", "application/json")
+		return req, nil
+	})
+	if err != nil {
+		var se *fetchers.StatusError
+		if errors.As(err, &se) && (se.Status == http.StatusUnauthorized || se.Status == http.StatusForbidden) {
+			return nil, fmt.Errorf("lambda %s: %w: the API key was refused (check %s or providers.lambda.api_key_file): %w", Path, fetchers.ErrAuth, EnvAPIKey, err)
+		}
+		return nil, fmt.Errorf("lambda %s: %w", Path, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%w: lambda %s: HTTP %d instead of the instance-type list", fetchers.ErrIncomplete, Path, resp.StatusCode)
+	}
+	var timedOut atomic.Bool
+	timer := time.AfterFunc(f.bodyTimeout, func() { timedOut.Store(true); cancel() })
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes+1))
+	timer.Stop()
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return nil, fmt.Errorf("lambda %s: %w", Path, ctx.Err())
+	case err != nil && timedOut.Load():
+		return nil, fmt.Errorf("%w: lambda %s: body not complete after %s", fetchers.ErrIncomplete, Path, f.bodyTimeout)
+	case err != nil:
+		return nil, fmt.Errorf("%w: lambda %s: reading body: %v", fetchers.ErrIncomplete, Path, err)
+	case len(body) > maxBodyBytes:
+		return nil, fmt.Errorf("%w: lambda %s: larger than %d bytes", fetchers.ErrIncomplete, Path, maxBodyBytes)
+	}
+	return body, nil
+}
+
+// response is the API's envelope. Pointers tell a missing field from an
+// empty one: a body without them is not the list.
+type response struct {
+	Data  *map[string]entry `json:"data"`
+	Error *apiError         `json:"error"`
+}
+
+type apiError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+type entry struct {
+	InstanceType *instanceType `json:"instance_type"`
+	// RegionsWithCapacity is required by the API: empty means "sold out
+	// everywhere right now", missing means the entry is not the API's.
+	RegionsWithCapacity *[]region `json:"regions_with_capacity_available"`
+}
+
+type instanceType struct {
+	Name           string      `json:"name"`
+	Description    string      `json:"description"`
+	GPUDescription string      `json:"gpu_description"`
+	PriceCents     json.Number `json:"price_cents_per_hour"`
+	Specs          *specs      `json:"specs"`
+}
+
+type specs struct {
+	VCPUs      int     `json:"vcpus"`
+	MemoryGiB  float64 `json:"memory_gib"`
+	StorageGiB float64 `json:"storage_gib"`
+	GPUs       int     `json:"gpus"`
+}
+
+type region struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+// lambdaType is one decoded, checked instance type.
+type lambdaType struct {
+	name    string
+	cents   decimal.Decimal
+	hw      pricewatch.Hardware
+	regions []string // with capacity now, sorted
+}
+
+// decode reads the whole body and refuses anything that is not one
+// complete, well-formed instance-type list.
+func decode(body []byte) ([]lambdaType, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var r response
+	if err := dec.Decode(&r); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, fmt.Errorf("%w: body ends before the JSON does (%d bytes)", fetchers.ErrIncomplete, len(body))
+		}
+		return nil, fmt.Errorf("%w: not an instance-type list: %v", fetchers.ErrIncomplete, err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%w: data after the JSON object", fetchers.ErrIncomplete)
+	}
+	if r.Error != nil {
+		return nil, fmt.Errorf("%w: the API answered with error %s: %s", fetchers.ErrIncomplete, r.Error.Code, r.Error.Message)
+	}
+	if r.Data == nil {
+		return nil, fmt.Errorf("%w: no data object", fetchers.ErrIncomplete)
+	}
+	// Lambda always lists its instance types, sold out or not; an empty
+	// list is a fault upstream, never "every type withdrawn".
+	if len(*r.Data) == 0 {
+		return nil, fmt.Errorf("%w: the instance-type list is empty", fetchers.ErrIncomplete)
+	}
+	out := make([]lambdaType, 0, len(*r.Data))
+	for key, e := range *r.Data {
+		t, err := check(key, e)
+		if err != nil {
+			return nil, fmt.Errorf("%w: instance type %q: %v", fetchers.ErrIncomplete, key, err)
+		}
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out, nil
+}
+
+func check(key string, e entry) (lambdaType, error) {
+	it := e.InstanceType
+	switch {
+	case it == nil:
+		return lambdaType{}, errors.New("no instance_type")
+	case it.Name != key:
+		return lambdaType{}, fmt.Errorf("listed under a different name %q", it.Name)
+	case it.Specs == nil:
+		return lambdaType{}, errors.New("no specs")
+	case e.RegionsWithCapacity == nil:
+		return lambdaType{}, errors.New("no regions_with_capacity_available")
+	case it.PriceCents == "":
+		return lambdaType{}, errors.New("no price_cents_per_hour")
+	}
+	cents, err := decimal.NewFromString(it.PriceCents.String())
+	if err != nil {
+		return lambdaType{}, fmt.Errorf("price_cents_per_hour %q: %v", it.PriceCents, err)
+	}
+	if cents.IsNegative() || it.Specs.GPUs < 0 {
+		return lambdaType{}, errors.New("negative price or GPU count")
+	}
+	t := lambdaType{name: key, cents: cents}
+	desc := it.GPUDescription
+	if desc == "" {
+		// Entries without gpu_description (the published gh200 one) still
+		// carry "1x GH200 (96 GB)".
+		desc = countPrefix.ReplaceAllString(it.Description, "")
+	}
+	t.hw = pricewatch.Hardware{
+		GPUModel:    gpuModel(desc),
+		GPUCount:    float64(it.Specs.GPUs),
+		GPUMemoryGB: gpuMemory(desc),
+		VCPUs:       it.Specs.VCPUs,
+		MemoryGB:    it.Specs.MemoryGiB,
+	}
+	seen := map[string]bool{}
+	for _, r := range *e.RegionsWithCapacity {
+		name := strings.TrimSpace(r.Name)
+		if name == "" || name == Region || strings.ContainsAny(name, " /,") {
+			return lambdaType{}, fmt.Errorf("region name %q", r.Name)
+		}
+		if !seen[name] {
+			seen[name] = true
+			t.regions = append(t.regions, name)
+		}
+	}
+	sort.Strings(t.regions)
+	return t, nil
+}
+
+// countPrefix is the "8x " before a description's GPU.
+var countPrefix = regexp.MustCompile(`^\s*\d+x\s+`)
+
+// memoryGB finds "80 GB" in "H100 (80 GB SXM5)".
+var memoryGB = regexp.MustCompile(`\((\d+(?:\.\d+)?)\s*GB`)
+
+func gpuMemory(desc string) float64 {
+	m := memoryGB.FindStringSubmatch(desc)
+	if m == nil {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(m[1], 64)
+	return v
+}
+
+// capacityState remembers, per instance type, every region Lambda has
+// listed capacity in. Lambda lists only the regions with capacity now, so
+// without it a region that sells out would simply vanish from the answer
+// and read as "withdrawn" instead of "sold out". It travels in
+// Snapshot.Versions (saved with the run in the same transaction, handed
+// back as fetchers.Previous), so it advances only with runs that were
+// stored.
+type capacityState map[string][]string
+
+func loadState(v string) (capacityState, error) {
+	if v == "" {
+		return capacityState{}, nil
+	}
+	var s capacityState
+	if err := json.Unmarshal([]byte(v), &s); err != nil {
+		return nil, err
+	}
+	if s == nil {
+		s = capacityState{}
+	}
+	return s, nil
+}
+
+func (s capacityState) encode() string {
+	b, _ := json.Marshal(s) // map of string slices: cannot fail; keys sorted
+	return string(b)
+}
+
+// build turns the checked types into the snapshot. Types without GPUs or
+// without a price are left out (and named).
+func build(types []lambdaType, state capacityState) (*pricewatch.Snapshot, []string) {
+	snap := &pricewatch.Snapshot{
+		Provider: pricewatch.Lambda,
+		// One answer describes every type in every region.
+		Coverage:      []pricewatch.Scope{{Region: pricewatch.AllRegions, Availability: true}},
+		SourceVersion: "api/v1/instance-types",
+	}
+	next := capacityState{}
+	// Types not listed this run keep their remembered regions: if one
+	// comes back, the regions it had are sold out until Lambda lists them.
+	for name, regions := range state {
+		next[name] = regions
+	}
+	var skipped []string
+	hundred := decimal.NewFromInt(100)
+	for _, t := range types {
+		if t.hw.GPUCount <= 0 || !t.cents.IsPositive() {
+			skipped = append(skipped, t.name)
+			continue
+		}
+		snap.Offers = append(snap.Offers, pricewatch.Offer{
+			Provider: pricewatch.Lambda, Region: Region, InstanceType: t.name, PriceType: pricewatch.OnDemand,
+			OS: pricewatch.Linux, Currency: "USD", Hourly: t.cents.Div(hundred), Hardware: t.hw,
+		})
+		now := map[string]bool{}
+		for _, r := range t.regions {
+			now[r] = true
+		}
+		known := append([]string(nil), t.regions...)
+		for _, r := range state[t.name] {
+			if !now[r] {
+				known = append(known, r)
+			}
+		}
+		sort.Strings(known)
+		next[t.name] = known
+		for _, r := range known {
+			a := pricewatch.Availability{Provider: pricewatch.Lambda, Region: r, InstanceType: t.name, State: pricewatch.SoldOut, Hardware: t.hw}
+			if now[r] {
+				a.State, a.StockDetail = pricewatch.InStock, "capacity available"
+			}
+			snap.Availability = append(snap.Availability, a)
+		}
+		global := pricewatch.Availability{Provider: pricewatch.Lambda, Region: Region, InstanceType: t.name, State: pricewatch.SoldOut, Hardware: t.hw,
+			StockDetail: "no region with capacity"}
+		if len(t.regions) > 0 {
+			global.State, global.StockDetail = pricewatch.InStock, fmt.Sprintf("capacity in %d region(s)", len(t.regions))
+		}
+		snap.Availability = append(snap.Availability, global)
+	}
+	snap.Versions = map[string]string{stateKey: next.encode()}
+	return snap, skipped
+}

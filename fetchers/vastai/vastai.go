@@ -1,0 +1,512 @@
+// Package vastai reads the Vast.ai marketplace through its public offer
+// search (GET /api/v0/bundles/?q=<JSON>, no key needed) and normalises it
+// to what a buyer compares.
+//
+// Vast.ai is a marketplace: each offer is one host's machine (or part of
+// one), and offers come and go by the minute, so a history per offer id
+// would mean nothing. pricewatch keeps one price point per GPU model, GPU
+// count and country instead:
+//
+//   - region is the ISO country code at the end of the offer's
+//     geolocation ("Utah, US" and ", US" → "US"; "unknown" when it has none);
+//   - instance type is "<N>x <gpu_name>" ("8x H100 SXM"), GPU count N;
+//   - on_demand is the cheapest rentable offer's dph_total, spot the
+//     cheapest min_bid (the interruptible floor), both per instance (all N
+//     GPUs and the offer's storage), so a GPU-hour is the price ÷ N;
+//   - availability is in_stock with the number of rentable offers as the
+//     stock detail; a (country, type) seen in stock within the last
+//     SoldOutMemory that has no rentable offer now is sold_out.
+//
+// An offer with rentable false (or already rented) never counts.
+package vastai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"go.uber.org/zap"
+	"golang.org/x/time/rate"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/fetchers"
+)
+
+// DefaultEndpoint is Vast.ai's console API host; SearchPath is appended.
+const DefaultEndpoint = "https://console.vast.ai"
+
+// SearchPath is the offer search ("bundles") endpoint.
+const SearchPath = "/api/v0/bundles/"
+
+const (
+	// PageSize is what the server returns at most per request: it clamps
+	// larger limits to 64 (a limit of 400 came back with 64 offers).
+	PageSize = 64
+	// DefaultMaxPages bounds the pages read per GPU model (1,600 offers);
+	// more than that fails the run rather than storing a partial book.
+	DefaultMaxPages = 25
+	// DefaultRequestInterval spaces requests: unauthenticated bursts were
+	// answered with HTTP 429.
+	DefaultRequestInterval = 750 * time.Millisecond
+	// SoldOutMemory is how long a (country, type) that had rentable offers
+	// is reported sold_out once it has none. After that it is no longer
+	// listed and storage withdraws it (availability_gone): a configuration
+	// nobody has offered in a week is not "sold out" but not sold there.
+	SoldOutMemory = 7 * 24 * time.Hour
+	// vanishThreshold: a GPU model that had at least this many rentable
+	// offers in the last run and has none now fails the run. Empty books
+	// are normal for rare GPUs, not for a popular one overnight.
+	vanishThreshold = 5
+	// maxPageBytes bounds one page (64 offers are about 190 kB).
+	maxPageBytes = 16 << 20
+	pageTimeout  = 2 * time.Minute
+
+	versionSeen       = "stock_seen"
+	versionRentableOf = "rentable/"
+	unknownCountry    = "unknown"
+)
+
+// Config is the fetcher's part of the configuration (providers.vastai.*).
+type Config struct {
+	// Endpoint is the base URL (scheme and host); empty means DefaultEndpoint.
+	Endpoint string
+	// GPUModels are Vast.ai gpu_name values to query; empty means
+	// DefaultGPUModels.
+	GPUModels []string
+	// MaxPages per GPU model; 0 means DefaultMaxPages.
+	MaxPages int
+	// RequestInterval is the least time between two requests; negative
+	// means none (tests), 0 means DefaultRequestInterval.
+	RequestInterval time.Duration
+}
+
+// Fetcher implements fetchers.Fetcher for Vast.ai.
+type Fetcher struct {
+	cfg     Config
+	base    *url.URL
+	client  *fetchers.Client
+	limiter *rate.Limiter
+	log     *zap.Logger
+	now     func() time.Time
+}
+
+var _ fetchers.Fetcher = (*Fetcher)(nil)
+
+// New checks cfg and returns a Fetcher sending through client.
+func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error) {
+	if client == nil {
+		return nil, errors.New("vastai: an HTTP client is required")
+	}
+	if log == nil {
+		log = zap.NewNop()
+	}
+	if cfg.Endpoint == "" {
+		cfg.Endpoint = DefaultEndpoint
+	}
+	u, err := url.Parse(cfg.Endpoint)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("vastai: providers.vastai.endpoint %q: want a base URL such as %s", cfg.Endpoint, DefaultEndpoint)
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/") + SearchPath
+	if len(cfg.GPUModels) == 0 {
+		cfg.GPUModels = DefaultGPUModels
+	}
+	seen := map[string]bool{}
+	var models []string
+	for i, m := range cfg.GPUModels {
+		m = strings.Join(strings.Fields(m), " ")
+		if m == "" {
+			return nil, fmt.Errorf("vastai: providers.vastai.gpu_models[%d] is empty", i)
+		}
+		if !seen[m] {
+			seen[m] = true
+			models = append(models, m)
+		}
+	}
+	cfg.GPUModels = models
+	if cfg.MaxPages <= 0 {
+		cfg.MaxPages = DefaultMaxPages
+	}
+	if cfg.RequestInterval == 0 {
+		cfg.RequestInterval = DefaultRequestInterval
+	}
+	lim := rate.NewLimiter(rate.Inf, 1)
+	if cfg.RequestInterval > 0 {
+		lim = rate.NewLimiter(rate.Every(cfg.RequestInterval), 1)
+	}
+	return &Fetcher{cfg: cfg, base: u, client: client, limiter: lim, log: log.With(zap.String("provider", pricewatch.VastAI)), now: time.Now}, nil
+}
+
+// Provider returns pricewatch.VastAI.
+func (f *Fetcher) Provider() string { return pricewatch.VastAI }
+
+// offer is one search result, with only the fields pricewatch reads. The
+// prices decode from the JSON text, never through a float.
+type offer struct {
+	ID          *int64           `json:"id"`
+	GPUName     *string          `json:"gpu_name"`
+	NumGPUs     *int             `json:"num_gpus"`
+	GPURAM      float64          `json:"gpu_ram"` // MiB per GPU
+	DPHTotal    *decimal.Decimal `json:"dph_total"`
+	MinBid      *decimal.Decimal `json:"min_bid"`
+	Geolocation *string          `json:"geolocation"`
+	Rentable    *bool            `json:"rentable"`
+	Rented      *bool            `json:"rented"`
+}
+
+type page struct {
+	Offers *[]json.RawMessage `json:"offers"`
+}
+
+// seenPair is what the fetcher remembers of a (country, type) it saw in
+// stock, to report it sold_out while it is missing.
+type seenPair struct {
+	LastInStock time.Time `json:"last_in_stock"`
+	GPUName     string    `json:"gpu_name"`
+	GPUModel    string    `json:"gpu_model"`
+	GPUCount    int       `json:"gpu_count"`
+	GPUMemoryGB float64   `json:"gpu_memory_gb"`
+}
+
+// group collects the rentable offers of one (country, type).
+type group struct {
+	country, gpuName string
+	count            int
+	hw               pricewatch.Hardware
+	onDemand, spot   decimal.NullDecimal
+	rentable         int
+}
+
+// Fetch queries every configured GPU model, page by page, and returns the
+// per-(country, type) snapshot, or an error if any page was not read in full.
+func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatch.Snapshot, error) {
+	now := f.now().UTC()
+	seen := map[string]seenPair{}
+	if v := prev.Versions[versionSeen]; v != "" {
+		if err := json.Unmarshal([]byte(v), &seen); err != nil {
+			// Only the sold_out memory is lost; the run itself is sound.
+			f.log.Warn("vastai: remembered stock unreadable; starting afresh", zap.Error(err))
+			seen = map[string]seenPair{}
+		}
+	}
+
+	groups := map[string]*group{}
+	versions := map[string]string{}
+	total, requests := 0, 0
+	for _, name := range f.cfg.GPUModels {
+		offers, n, err := f.search(ctx, name)
+		requests += n
+		if err != nil {
+			return nil, err
+		}
+		rentable := 0
+		for _, o := range offers {
+			if !countable(o) {
+				continue
+			}
+			rentable++
+			add(groups, o)
+		}
+		if before, _ := strconv.Atoi(prev.Versions[versionRentableOf+name]); rentable == 0 && before >= vanishThreshold {
+			return nil, fmt.Errorf("%w: vastai %q: no rentable offers now, %d in the last run; refusing an empty book (nothing was stored)", fetchers.ErrIncomplete, name, before)
+		}
+		versions[versionRentableOf+name] = strconv.Itoa(rentable)
+		total += rentable
+	}
+
+	snap := &pricewatch.Snapshot{
+		Provider: pricewatch.VastAI,
+		Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions, Availability: true}},
+		Versions: versions,
+	}
+	queried := map[string]bool{}
+	for _, m := range f.cfg.GPUModels {
+		queried[m] = true
+	}
+	keys := make([]string, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		g := groups[k]
+		typ := instanceType(g.count, g.gpuName)
+		base := pricewatch.Offer{Provider: pricewatch.VastAI, Region: g.country, InstanceType: typ, OS: pricewatch.Linux, Currency: "USD", Hardware: g.hw}
+		if g.onDemand.Valid {
+			o := base
+			o.PriceType, o.Hourly = pricewatch.OnDemand, g.onDemand.Decimal
+			snap.Offers = append(snap.Offers, o)
+		}
+		if g.spot.Valid {
+			o := base
+			o.PriceType, o.Hourly = pricewatch.Spot, g.spot.Decimal
+			snap.Offers = append(snap.Offers, o)
+		}
+		snap.Availability = append(snap.Availability, pricewatch.Availability{Provider: pricewatch.VastAI, Region: g.country, InstanceType: typ,
+			State: pricewatch.InStock, StockDetail: stockDetail(g.rentable), Hardware: g.hw})
+		seen[k] = seenPair{LastInStock: now, GPUName: g.gpuName, GPUModel: g.hw.GPUModel, GPUCount: g.count, GPUMemoryGB: g.hw.GPUMemoryGB}
+	}
+	// Pairs seen in stock recently but without a rentable offer now are
+	// sold out; older ones, and GPUs no longer queried, are forgotten.
+	seenKeys := make([]string, 0, len(seen))
+	for k := range seen {
+		seenKeys = append(seenKeys, k)
+	}
+	sort.Strings(seenKeys)
+	for _, k := range seenKeys {
+		p := seen[k]
+		if _, inStock := groups[k]; inStock {
+			continue
+		}
+		if !queried[p.GPUName] || now.Sub(p.LastInStock) > SoldOutMemory {
+			delete(seen, k)
+			continue
+		}
+		country, _, _ := strings.Cut(k, "|")
+		snap.Availability = append(snap.Availability, pricewatch.Availability{Provider: pricewatch.VastAI, Region: country,
+			InstanceType: instanceType(p.GPUCount, p.GPUName), State: pricewatch.SoldOut, StockDetail: "no rentable offer",
+			Hardware: pricewatch.Hardware{GPUModel: p.GPUModel, GPUCount: float64(p.GPUCount), GPUMemoryGB: p.GPUMemoryGB}})
+	}
+	mem, err := json.Marshal(seen)
+	if err != nil {
+		return nil, fmt.Errorf("vastai: remembering stock: %w", err)
+	}
+	snap.Versions[versionSeen] = string(mem)
+	snap.SourceVersion = fmt.Sprintf("bundles: %d GPU models, %d rentable offers, %d requests", len(f.cfg.GPUModels), total, requests)
+	if err := snap.Validate(); err != nil {
+		return nil, fmt.Errorf("vastai: built an invalid snapshot: %w", err)
+	}
+	f.log.Info("vastai offers fetched", zap.Int("rentable_offers", total), zap.Int("price_points", len(snap.Offers)), zap.Int("requests", requests))
+	return snap, nil
+}
+
+// countable: only an offer a buyer can rent now says anything about price
+// or stock. The query asks for rentable, unrented offers; the answer is
+// checked again here.
+func countable(o offer) bool {
+	return *o.Rentable && (o.Rented == nil || !*o.Rented)
+}
+
+func add(groups map[string]*group, o offer) {
+	country := countryOf(o.Geolocation)
+	name := strings.Join(strings.Fields(*o.GPUName), " ")
+	k := country + "|" + instanceType(*o.NumGPUs, name)
+	g := groups[k]
+	if g == nil {
+		model, mem := resolveGPU(name, o.GPURAM)
+		g = &group{country: country, gpuName: name, count: *o.NumGPUs,
+			hw: pricewatch.Hardware{GPUModel: model, GPUCount: float64(*o.NumGPUs), GPUMemoryGB: mem}}
+		groups[k] = g
+	}
+	g.rentable++
+	if p := price(o.DPHTotal); p.Valid && (!g.onDemand.Valid || p.Decimal.LessThan(g.onDemand.Decimal)) {
+		g.onDemand = p
+	}
+	if p := price(o.MinBid); p.Valid && (!g.spot.Valid || p.Decimal.LessThan(g.spot.Decimal)) {
+		g.spot = p
+	}
+}
+
+// price rounds to a millionth of a dollar: Vast.ai computes its prices in
+// doubles (a 0.40 bid arrives as 0.39999999999999997), and the digits past
+// the sixth are float artefacts, not the host's price. Zero or missing is
+// no price.
+func price(d *decimal.Decimal) decimal.NullDecimal {
+	if d == nil {
+		return decimal.NullDecimal{}
+	}
+	r := d.Round(6)
+	if !r.IsPositive() {
+		return decimal.NullDecimal{}
+	}
+	return decimal.NewNullDecimal(r)
+}
+
+func instanceType(n int, gpuName string) string { return fmt.Sprintf("%dx %s", n, gpuName) }
+
+func stockDetail(n int) string {
+	if n == 1 {
+		return "1 rentable offer"
+	}
+	return fmt.Sprintf("%d rentable offers", n)
+}
+
+var countryCode = regexp.MustCompile(`^[A-Z]{2}$`)
+
+// countryOf takes the ISO code after the last comma of a geolocation
+// ("Japan, JP", ", US", "US").
+func countryOf(geo *string) string {
+	if geo == nil {
+		return unknownCountry
+	}
+	s := strings.TrimSpace(*geo)
+	if i := strings.LastIndex(s, ","); i >= 0 {
+		s = strings.TrimSpace(s[i+1:])
+	}
+	if !countryCode.MatchString(s) {
+		return unknownCountry
+	}
+	return s
+}
+
+// search reads every page of rentable offers of one GPU model, cheapest
+// first, and returns them deduplicated by id. The API has no page token:
+// each next page asks for offers at or above the last price seen (so ties
+// at the boundary are not skipped) and the overlap is dropped by id.
+func (f *Fetcher) search(ctx context.Context, gpuName string) ([]offer, int, error) {
+	byID := map[int64]int{}
+	var out []offer
+	var floor string
+	floorOp := "gte"
+	for pageNo := 1; ; pageNo++ {
+		if pageNo > f.cfg.MaxPages {
+			return nil, pageNo - 1, fmt.Errorf("%w: vastai %q: more than %d pages of offers; raise providers.vastai.max_pages (nothing was stored)", fetchers.ErrIncomplete, gpuName, f.cfg.MaxPages)
+		}
+		offers, raw, err := f.getPage(ctx, gpuName, floorOp, floor, pageNo)
+		if err != nil {
+			return nil, pageNo, err
+		}
+		fresh := 0
+		for _, o := range offers {
+			if i, dup := byID[*o.ID]; dup {
+				out[i] = o // the newer copy wins
+				continue
+			}
+			byID[*o.ID] = len(out)
+			out = append(out, o)
+			fresh++
+		}
+		if len(offers) < PageSize {
+			return out, pageNo, nil
+		}
+		last := raw[len(raw)-1]
+		switch {
+		case fresh == 0 && floorOp == "gte":
+			// A whole page at one price: step past it. The cheapest price
+			// is known; only the count of offers at it may be short.
+			f.log.Warn("vastai: more than a page of offers at one price; counting past them", zap.String("gpu_name", gpuName), zap.String("dph_total", last))
+			floorOp = "gt"
+		case fresh == 0:
+			return nil, pageNo, fmt.Errorf("%w: vastai %q page %d: paging made no progress", fetchers.ErrIncomplete, gpuName, pageNo)
+		default:
+			floorOp = "gte"
+		}
+		floor = last
+	}
+}
+
+// query is the search's JSON: rentable, unrented on-demand offers of one
+// GPU model, cheapest first.
+func query(gpuName, floorOp, floor string) (string, error) {
+	q := map[string]any{
+		"gpu_name": map[string]any{"eq": gpuName},
+		"rentable": map[string]any{"eq": true},
+		"rented":   map[string]any{"eq": false},
+		"type":     "on-demand",
+		"order":    [][]string{{"dph_total", "asc"}},
+		"limit":    PageSize,
+	}
+	if floor != "" {
+		q["dph_total"] = map[string]any{floorOp: json.Number(floor)}
+	}
+	b, err := json.Marshal(q)
+	return string(b), err
+}
+
+// getPage fetches and checks one page. It returns the offers and each
+// one's dph_total as sent (for the next page's floor).
+func (f *Fetcher) getPage(ctx context.Context, gpuName, floorOp, floor string, pageNo int) ([]offer, []string, error) {
+	where := fmt.Sprintf("vastai %q page %d", gpuName, pageNo)
+	q, err := query(gpuName, floorOp, floor)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: building query: %w", where, err)
+	}
+	u := *f.base
+	u.RawQuery = url.Values{"q": {q}}.Encode()
+	if err := f.limiter.Wait(ctx); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", where, err)
+	}
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	resp, err := f.client.Do(pctx, func(ctx context.Context) (*http.Request, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Accept", "application/json")
+		return req, nil
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", where, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, nil, fmt.Errorf("%w: %s: HTTP %d instead of offers", fetchers.ErrIncomplete, where, resp.StatusCode)
+	}
+	var timedOut atomic.Bool
+	timer := time.AfterFunc(pageTimeout, func() { timedOut.Store(true); cancel() })
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxPageBytes+1))
+	timer.Stop()
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return nil, nil, fmt.Errorf("%s: %w", where, ctx.Err())
+	case err != nil && timedOut.Load():
+		return nil, nil, fmt.Errorf("%w: %s: body not complete after %s", fetchers.ErrIncomplete, where, pageTimeout)
+	case err != nil:
+		return nil, nil, fmt.Errorf("%w: %s: reading body: %v", fetchers.ErrIncomplete, where, err)
+	case len(body) > maxPageBytes:
+		return nil, nil, fmt.Errorf("%w: %s: larger than %d bytes", fetchers.ErrIncomplete, where, maxPageBytes)
+	}
+	return decodePage(body, gpuName, where)
+}
+
+// decodePage checks the envelope and every offer. A body cut off, an
+// offer without the fields pricewatch relies on, one of another GPU, or a
+// page out of price order fails the run: paging by price is only safe on
+// an ordered answer.
+func decodePage(body []byte, gpuName, where string) ([]offer, []string, error) {
+	var p page
+	if err := json.Unmarshal(body, &p); err != nil {
+		return nil, nil, fmt.Errorf("%w: %s: %v", fetchers.ErrIncomplete, where, err)
+	}
+	if p.Offers == nil {
+		return nil, nil, fmt.Errorf("%w: %s: no \"offers\" list in the answer", fetchers.ErrIncomplete, where)
+	}
+	offers := make([]offer, 0, len(*p.Offers))
+	raw := make([]string, 0, len(*p.Offers))
+	var prevPrice *decimal.Decimal
+	for i, r := range *p.Offers {
+		var o offer
+		if err := json.Unmarshal(r, &o); err != nil {
+			return nil, nil, fmt.Errorf("%w: %s offer %d: %v", fetchers.ErrIncomplete, where, i, err)
+		}
+		switch {
+		case o.ID == nil || o.GPUName == nil || o.NumGPUs == nil || o.DPHTotal == nil || o.Rentable == nil:
+			return nil, nil, fmt.Errorf("%w: %s offer %d: id, gpu_name, num_gpus, dph_total and rentable are required", fetchers.ErrIncomplete, where, i)
+		case *o.NumGPUs < 1:
+			return nil, nil, fmt.Errorf("%w: %s offer %d (id %d): num_gpus %d", fetchers.ErrIncomplete, where, i, *o.ID, *o.NumGPUs)
+		case !strings.EqualFold(strings.Join(strings.Fields(*o.GPUName), " "), gpuName):
+			return nil, nil, fmt.Errorf("%w: %s offer %d (id %d): gpu_name %q in an answer for %q", fetchers.ErrIncomplete, where, i, *o.ID, *o.GPUName, gpuName)
+		case o.DPHTotal.IsNegative() || (o.MinBid != nil && o.MinBid.IsNegative()):
+			return nil, nil, fmt.Errorf("%w: %s offer %d (id %d): negative price", fetchers.ErrIncomplete, where, i, *o.ID)
+		case prevPrice != nil && o.DPHTotal.LessThan(*prevPrice):
+			return nil, nil, fmt.Errorf("%w: %s offer %d (id %d): not in dph_total order, cannot page safely", fetchers.ErrIncomplete, where, i, *o.ID)
+		}
+		prevPrice = o.DPHTotal
+		*o.GPUName = gpuName
+		offers = append(offers, o)
+		raw = append(raw, o.DPHTotal.String())
+	}
+	return offers, raw, nil
+}
