@@ -23,6 +23,8 @@ const (
 	leakWebhook   = "LeakedWebhookPathSecret0123"
 	leakSlackTok  = "xoxb-4242-4242-LeakedBotTokenValue"
 	leakRunPodKey = "rpa_LeakedRunPodKey0123456789AB"
+	// A configured key of no known shape: only its value can catch it.
+	leakLambdaKey = "plain-lambda-key-9f8e7d6c5b4a"
 )
 
 // providerConfig writes a config with only provider enabled, its endpoint
@@ -30,13 +32,14 @@ const (
 func providerConfig(t *testing.T, provider, endpoint, extra string) string {
 	t.Helper()
 	dir := t.TempDir()
-	sections := map[string]string{
-		"aws":     "  aws: {enabled: false}\n",
-		"azure":   "  azure: {enabled: false}\n",
-		"alibaba": "  alibaba: {enabled: false}\n",
-		"tencent": "  tencent: {enabled: false}\n",
+	names := []string{"aws", "azure", "alibaba", "tencent", "lambda", "runpod", "vastai", "oci"}
+	sections := map[string]string{}
+	for _, n := range names {
+		sections[n] = "  " + n + ": {enabled: false}\n"
 	}
 	switch provider {
+	case "lambda", "runpod":
+		sections[provider] = fmt.Sprintf("  %s: {enabled: true, endpoint: %s}\n", provider, endpoint)
 	case "aws":
 		sections["aws"] = fmt.Sprintf("  aws: {enabled: true, endpoint: %s, regions: [us-east-1], spot: false, savings_plans: false}\n", endpoint)
 	case "azure":
@@ -46,8 +49,12 @@ func providerConfig(t *testing.T, provider, endpoint, extra string) string {
 	case "tencent":
 		sections["tencent"] = fmt.Sprintf("  tencent: {enabled: true, endpoint: %s, regions: [ap-beijing], currency: CNY}\n", endpoint)
 	}
-	cfg := fmt.Sprintf("database:\n  path: %s\nlog:\n  level: debug\n  format: json\nproviders:\n%s%s%s%sfx:\n  enabled: false\n%s",
-		filepath.Join(dir, "pw.db"), sections["aws"], sections["azure"], sections["alibaba"], sections["tencent"], extra)
+	var all strings.Builder
+	for _, n := range names {
+		all.WriteString(sections[n])
+	}
+	cfg := fmt.Sprintf("database:\n  path: %s\nlog:\n  level: debug\n  format: json\nproviders:\n%sfx:\n  enabled: false\n%s",
+		filepath.Join(dir, "pw.db"), all.String(), extra)
 	path := filepath.Join(dir, "pricewatch.yaml")
 	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
@@ -108,6 +115,27 @@ func TestSecretsStayInOnEveryErrorPath(t *testing.T) {
 			tencentCredentials(t, e2eTencentID, e2eTencentKey)
 			return providerConfig(t, "tencent", srv.URL, ""), [][]string{{"fetch"}}
 		}},
+		{"lambda", []string{leakLambdaKey}, func(t *testing.T) (string, [][]string) {
+			// A refused key, echoed back in the error body.
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusUnauthorized)
+				fmt.Fprintf(w, `{"error":{"code":"global/invalid-api-key","message":"API key %s was invalid, expired, or deleted."}}`, leakLambdaKey)
+			}))
+			t.Cleanup(srv.Close)
+			t.Setenv("LAMBDA_API_KEY", leakLambdaKey)
+			return providerConfig(t, "lambda", srv.URL, ""), [][]string{{"fetch"}}
+		}},
+		{"runpod", []string{leakRunPodKey}, func(t *testing.T) (string, [][]string) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusForbidden)
+				fmt.Fprintf(w, `{"errors":[{"message":"Authorization: Bearer %s is not allowed"}]}`, leakRunPodKey)
+			}))
+			t.Cleanup(srv.Close)
+			t.Setenv("RUNPOD_API_KEY", leakRunPodKey)
+			return providerConfig(t, "runpod", srv.URL, ""), [][]string{{"fetch"}}
+		}},
 		{"slack webhook", []string{leakWebhook}, func(t *testing.T) (string, [][]string) {
 			// A webhook that cannot be reached: Go's error quotes the URL,
 			// whose path is the credential.
@@ -156,7 +184,7 @@ func TestSecretsStayInOnEveryErrorPath(t *testing.T) {
 			}
 			js, _ := json.Marshal(body)
 			seen = append(seen, "/readyz: "+string(js))
-			if tt.name != "slack webhook" && tt.name != "slack token" && !strings.Contains(string(js), `"error"`) {
+			if !strings.HasPrefix(tt.name, "slack") && !strings.Contains(string(js), `"error"`) {
 				t.Errorf("/readyz does not show the failed run: %s", js)
 			}
 			dbPath := filepath.Join(filepath.Dir(cfg), "pw.db")
