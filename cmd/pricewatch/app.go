@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"runtime/debug"
 	"time"
 
@@ -29,6 +30,13 @@ var version = ""
 type app struct {
 	stdout, stderr io.Writer
 	configFlag     string
+	configFound    config.Found
+	// verbose, quiet and logLevel are the logging flags; daemon is set for
+	// `pricewatch run`, which keeps the structured log of log.*.
+	verbose  int
+	quiet    bool
+	logLevel string
+	daemon   bool
 	cfg            *config.Config
 	log            *zap.Logger
 	db             *storage.DB
@@ -52,9 +60,13 @@ func (a *app) rootCommand() *cobra.Command {
 			if cmd.Name() == "version" || cmd.Name() == "help" {
 				return nil
 			}
+			a.daemon = cmd.Name() == "run"
 			return a.loadConfig()
 		},
 	}
+	root.PersistentFlags().CountVarP(&a.verbose, "verbose", "v", "log more: -v adds info lines, -vv debug lines (commands log only warnings and errors by default)")
+	root.PersistentFlags().BoolVarP(&a.quiet, "quiet", "q", false, "log errors only")
+	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "", "log level: debug, info, warn or error (overrides -v and -q; for `run` it overrides log.level)")
 	root.PersistentFlags().StringVar(&a.configFlag, "config", "", "config file (default $"+config.EnvConfig+", else ./"+config.DefaultFile+" when present, else built-in defaults)")
 	root.AddCommand(
 		a.fetchCommand(),
@@ -74,7 +86,8 @@ func (a *app) rootCommand() *cobra.Command {
 var extraCommands []func(*app) *cobra.Command
 
 func (a *app) loadConfig() error {
-	cfg, err := config.Load(config.Locate(a.configFlag))
+	a.configFound = config.Find(a.configFlag)
+	cfg, err := config.Load(a.configFound.Path)
 	if err != nil {
 		return err
 	}
@@ -98,14 +111,22 @@ func (a *app) openDB(ctx context.Context) (*storage.DB, error) {
 
 // openReader opens the database for a command that only reads: read-only,
 // so that it works on read-only media, never takes the write lock and
-// never migrates. A missing file or one with an older schema is opened for
-// writing instead (created or upgraded), as before.
+// never migrates. A missing file is an error naming the path (nothing is
+// created); one with an older schema is opened for writing and upgraded.
 func (a *app) openReader(ctx context.Context) (*storage.DB, error) {
 	if a.db != nil {
 		return a.db, nil
 	}
-	db, err := storage.OpenReadOnly(ctx, a.cfg.Database.Path, storage.Options{BusyTimeout: a.cfg.Database.BusyTimeout})
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, storage.ErrSchemaBehind) {
+	path := a.cfg.Database.Path
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		// A read never creates a database: an empty new file in the
+		// current directory would read as "no prices" while the real
+		// history sits where the daemon's config points.
+		return nil, fmt.Errorf("no database at %s (config: %s): run `pricewatch fetch` to create it, or pass --config with the config that names the database", absPath(path), describeConfig(a.configFound))
+	}
+	db, err := storage.OpenReadOnly(ctx, path, storage.Options{BusyTimeout: a.cfg.Database.BusyTimeout})
+	if errors.Is(err, storage.ErrSchemaBehind) {
+		// An older schema is upgraded once, as before.
 		return a.openDB(ctx)
 	}
 	if err != nil {
@@ -157,11 +178,35 @@ func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) 
 func asExitCode(err error, target *exitCode) bool { return errors.As(err, target) }
 
 func (a *app) setupLogger(cfg config.Log) error {
-	log, level, err := logging.New(cfg.Level, cfg.Format, a.stderr, logging.WithRedactor(a.redactor))
-	if err != nil {
-		return fmt.Errorf("log: %w", err)
+	if a.daemon {
+		if a.logLevel != "" {
+			cfg.Level = a.logLevel
+		}
+		log, level, err := logging.New(cfg.Level, cfg.Format, a.stderr, logging.WithRedactor(a.redactor))
+		if err != nil {
+			return fmt.Errorf("log: %w", err)
+		}
+		a.log, a.level = log, level
+		return nil
 	}
-	a.log, a.level = log, level
+	// A command someone typed: its output is the answer, and its log only
+	// what needs attention, as plain lines on stderr.
+	level := "warn"
+	switch {
+	case a.logLevel != "":
+		level = a.logLevel
+	case a.verbose >= 2:
+		level = "debug"
+	case a.verbose == 1:
+		level = "info"
+	case a.quiet:
+		level = "error"
+	}
+	log, lvl, err := logging.NewPlain(level, a.stderr, logging.WithRedactor(a.redactor))
+	if err != nil {
+		return usageError{fmt.Errorf("--log-level: %w", err)}
+	}
+	a.log, a.level = log, lvl
 	return nil
 }
 

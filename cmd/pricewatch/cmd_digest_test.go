@@ -472,9 +472,16 @@ func TestDigestChartPNG(t *testing.T) {
 	}
 	// Without any price there is nothing to draw, and the command says so.
 	empty := filepath.Join(t.TempDir(), "pricewatch.yaml")
-	if err := os.WriteFile(empty, []byte("database:\n  path: "+filepath.Join(t.TempDir(), "e.db")+"\nlog:\n  level: error\n"), 0o600); err != nil {
+	emptyDB := filepath.Join(t.TempDir(), "e.db")
+	if err := os.WriteFile(empty, []byte("database:\n  path: "+emptyDB+"\nlog:\n  level: error\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// A read command never creates the database; make an empty one.
+	edb, err := storage.Open(context.Background(), emptyDB, storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edb.Close()
 	_, errOut, code := runCLI(t, "--config", empty, "digest", "--out", filepath.Join(t.TempDir(), "x.png"))
 	if code == 0 || !strings.Contains(errOut, "no H100 or A100 price") {
 		t.Errorf("empty database: exit %d, %q", code, errOut)

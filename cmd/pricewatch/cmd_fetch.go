@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
@@ -10,6 +11,7 @@ import (
 
 func (a *app) fetchCommand() *cobra.Command {
 	var only []string
+	var format string
 	cmd := &cobra.Command{
 		Use:   "fetch",
 		Short: "Run one fetch cycle now: fetch every enabled provider, store, report",
@@ -23,6 +25,9 @@ A provider without credentials is skipped, not failed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
+			if err := checkFormat(format); err != nil {
+				return err
+			}
 			for _, p := range only {
 				if !slices.Contains(providerNames, p) {
 					return usagef("--provider %q: want one of %v", p, providerNames)
@@ -50,10 +55,15 @@ A provider without credentials is skipped, not failed.`,
 				a.log.Warn("closing abandoned runs", zap.Error(err))
 			}
 			failed := 0
+			var sums []runSummary
 			for _, job := range jobs {
 				job.owner = "pricewatch fetch"
+				job.summaryReports = true
 				sum := runProvider(ctx, db, job, a.saveOptions(), a.log)
-				fmt.Fprintln(a.stdout, summaryLine(sum))
+				sums = append(sums, sum)
+				if format == formatTable {
+					fmt.Fprintln(a.stdout, summaryLine(sum))
+				}
 				if sum.Status == statusFailed {
 					failed++
 				}
@@ -61,11 +71,27 @@ A provider without credentials is skipped, not failed.`,
 					break
 				}
 			}
+			// The lines after the cycle (rates, deliveries) are notes beside
+			// the JSON or CSV summary, which stays machine-readable.
+			notes := a.stdout
+			if format != formatTable {
+				notes = a.stderr
+			}
 			for _, line := range a.afterCycle(ctx, db) {
-				fmt.Fprintln(a.stdout, line)
+				fmt.Fprintln(notes, line)
 			}
 			if line := a.deliverAfterFetch(ctx, db); line != "" {
-				fmt.Fprintln(a.stdout, line)
+				fmt.Fprintln(notes, line)
+			}
+			switch format {
+			case formatJSON:
+				if err := writeJSON(a.stdout, fetchRows(sums)); err != nil {
+					return err
+				}
+			case formatCSV:
+				if err := writeRowsCSV(a.stdout, fetchRows(sums)); err != nil {
+					return err
+				}
 			}
 			switch {
 			case ctx.Err() != nil || (failed > 0 && failed == len(jobs)):
@@ -77,6 +103,49 @@ A provider without credentials is skipped, not failed.`,
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&format, "format", formatTable, "run summary format: table (a line per provider), json or csv")
 	cmd.Flags().StringSliceVar(&only, "provider", nil, "fetch only this provider (aws, azure, alibaba, tencent, vastai, oci); repeatable")
 	return cmd
+}
+
+// fetchRow is one provider's run in `fetch --format json|csv`.
+type fetchRow struct {
+	Provider        string  `json:"provider"`
+	Status          string  `json:"status"`
+	OffersSeen      int     `json:"offers_seen"`
+	OffersNew       int     `json:"offers_new"`
+	OffersChanged   int     `json:"offers_changed"`
+	OffersUnchanged int     `json:"offers_unchanged"`
+	OffersClosed    int     `json:"offers_closed"`
+	RegionsSkipped  int     `json:"regions_skipped"`
+	OffersHeld      int     `json:"offers_held"`
+	UnknownHardware int     `json:"unknown_hardware"`
+	FirstRun        bool    `json:"first_run"`
+	DurationSeconds float64 `json:"duration_seconds"`
+	Error           *string `json:"error"`
+}
+
+func fetchRows(sums []runSummary) []fetchRow {
+	out := make([]fetchRow, 0, len(sums))
+	for _, s := range sums {
+		status := s.Status
+		if status == statusNotStarted {
+			status = statusFailed
+		}
+		if status == statusOverlap {
+			status = statusSkipped
+		}
+		r := fetchRow{Provider: s.Provider, Status: status, UnknownHardware: s.UnknownHardware,
+			DurationSeconds: s.Duration.Round(time.Millisecond).Seconds()}
+		if res := s.Result; res != nil {
+			r.OffersSeen, r.OffersNew, r.OffersChanged, r.OffersUnchanged, r.OffersClosed = res.Seen, res.New, res.Changed, res.Unchanged, res.Closed
+			r.RegionsSkipped, r.OffersHeld, r.FirstRun = res.Skipped, res.Held, res.FirstRun
+		}
+		if s.Err != nil {
+			msg := s.Err.Error()
+			r.Error = &msg
+		}
+		out = append(out, r)
+	}
+	return out
 }

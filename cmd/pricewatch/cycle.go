@@ -26,6 +26,10 @@ type providerJob struct {
 	leaseWait time.Duration
 	// owner names the process in the run lease ("pricewatch fetch").
 	owner string
+	// summaryReports is set when the caller prints the run's summary line
+	// (`pricewatch fetch`): the failure is reported there, once, and not
+	// logged as well.
+	summaryReports bool
 	// scrub masks the configured secrets in the run's error before it is
 	// logged, recorded or printed (the fetchers scrub where they build
 	// errors; this is the second line).
@@ -142,9 +146,11 @@ func runProvider(ctx context.Context, db *storage.DB, job providerJob, opts stor
 		if ferr := db.FinishRun(ctx, runID, runStatus, err.Error()); ferr != nil {
 			log.Error("recording failed run", zap.String("provider", job.name), zap.Error(ferr))
 		}
-		if status == statusSkipped {
+		switch {
+		case job.summaryReports:
+		case status == statusSkipped:
 			log.Warn("provider skipped", zap.String("provider", job.name), zap.Error(err))
-		} else {
+		default:
 			log.Error("fetch failed", zap.String("provider", job.name), zap.Int64("run", runID), zap.Error(err))
 		}
 		return finish(status, err)

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pricewatch/pricewatch/config"
+)
+
+func init() { extraCommands = append(extraCommands, (*app).configCommand) }
+
+func (a *app) configCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "config",
+		Short: "Show which config file and database the commands use",
+	}
+	var format string
+	path := &cobra.Command{
+		Use:   "path",
+		Short: "Print the config file in use (and how it was found) and the database it names",
+		Long: `Print the config file every command would use and the database it names.
+The config is the first of: --config, $PRICEWATCH_CONFIG, ./pricewatch.yaml,
+$XDG_CONFIG_HOME/pricewatch/pricewatch.yaml (default ~/.config), and
+/etc/pricewatch/pricewatch.yaml; without any, the built-in defaults.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format); err != nil {
+				return err
+			}
+			db := absPath(a.cfg.Database.Path)
+			_, statErr := os.Stat(db)
+			exists := statErr == nil
+			row := configPathRow{Config: nullString(a.configFound.Path != "", absPath(a.configFound.Path)), ConfigSource: a.configFound.Via,
+				Database: db, DatabaseExists: exists}
+			switch format {
+			case formatJSON:
+				return writeJSON(a.stdout, row)
+			case formatCSV:
+				return writeRowsCSV(a.stdout, []configPathRow{row})
+			}
+			state := "exists"
+			if !exists {
+				state = "not created yet: `pricewatch fetch` creates it"
+				if statErr != nil && !errors.Is(statErr, fs.ErrNotExist) {
+					state = statErr.Error()
+				}
+			}
+			_, err := fmt.Fprintf(a.stdout, "config:   %s\ndatabase: %s (%s)\n", describeConfig(a.configFound), db, state)
+			return err
+		},
+	}
+	path.Flags().StringVar(&format, "format", formatTable, "output format: table, json or csv")
+	cmd.AddCommand(path)
+	return cmd
+}
+
+// configPathRow is `config path --format json`.
+type configPathRow struct {
+	Config         *string `json:"config"`
+	ConfigSource   string  `json:"config_source"`
+	Database       string  `json:"database"`
+	DatabaseExists bool    `json:"database_exists"`
+}
+
+func nullString(ok bool, s string) *string {
+	if !ok {
+		return nil
+	}
+	return &s
+}
+
+// describeConfig names the config file and the rule that chose it.
+func describeConfig(f config.Found) string {
+	if f.Path == "" {
+		return "none found, built-in defaults (searched ./pricewatch.yaml, the user config directory, /etc/pricewatch)"
+	}
+	return absPath(f.Path) + " (from " + f.Via + ")"
+}
+
+// absPath makes a relative path absolute for messages, so that the user
+// sees where a file is, whatever the current directory.
+func absPath(p string) string {
+	if p == "" {
+		return p
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
+}
