@@ -37,10 +37,10 @@ type app struct {
 	quiet    bool
 	logLevel string
 	daemon   bool
-	cfg            *config.Config
-	log            *zap.Logger
-	db             *storage.DB
-	level          zap.AtomicLevel
+	cfg      *config.Config
+	log      *zap.Logger
+	db       *storage.DB
+	level    zap.AtomicLevel
 	// redactor masks configured secrets in every log line.
 	redactor     *logging.Redactor
 	secretValues []string
