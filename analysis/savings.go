@@ -62,6 +62,10 @@ type Savings struct {
 	SavingsPct decimal.Decimal `json:"savings_pct"`
 	// FullUseSavingsPct is the saving when the machine runs every hour.
 	FullUseSavingsPct decimal.Decimal `json:"full_use_savings_pct"`
+	// DiscountPct is the discount the commitment's rate gives against
+	// on-demand, (1 − effective_hourly / on_demand_hourly) × 100: the
+	// figure AWS and Azure quote as the saving of a reservation.
+	DiscountPct decimal.Decimal `json:"discount_pct"`
 	// BreakEvenUtilization is the share of the term's hours above which the
 	// commitment costs less than on-demand for the hours used. Above 1 it
 	// never does (BreaksEven is false).
@@ -123,12 +127,14 @@ func CompareCommitment(commit, onDemand pricewatch.Offer, u decimal.Decimal) (Sa
 	termCost := commit.Upfront.Add(commit.Hourly.Mul(h))
 	odFull := od.Mul(h)
 	odAtU := odFull.Mul(u)
+	eff := termCost.DivRound(h, RateDecimals)
 	s := Savings{
 		Provider: commit.Provider, Region: commit.Region, Zone: commit.Zone, InstanceType: commit.InstanceType, OS: commit.OS,
 		PriceType: commit.PriceType, Term: commit.Term, Payment: commit.Payment, OfferingClass: commit.OfferingClass,
 		GPUModel: commit.GPUModel, GPUCount: commit.GPUCount, Currency: commit.Currency, TermHours: hours,
 		Upfront: commit.Upfront, Hourly: commit.Hourly, OnDemandHourly: od,
-		EffectiveHourly:      termCost.DivRound(h, RateDecimals),
+		EffectiveHourly:      eff,
+		DiscountPct:          savingsPct(eff, od),
 		Utilization:          u,
 		SavingsPct:           savingsPct(termCost, odAtU),
 		FullUseSavingsPct:    savingsPct(termCost, odFull),

@@ -45,8 +45,11 @@ func TestCompareCommitmentHandComputed(t *testing.T) {
 		u      string
 		// Hand-computed (3 years = 26,280 h, 1 year = 8,760 h; on-demand 0.2773):
 		termCost, eff, be, fullPct, pct, odTermCost string
-		payback                                     string // "" for none
-		breaksEven                                  bool
+		// discount = (1 − effective / on-demand hourly) × 100, from the
+		// effective rate as printed (ten decimals).
+		discount   string
+		payback    string // "" for none
+		breaksEven bool
 	}{
 		{
 			// The worked AWS 3-year All Upfront case.
@@ -57,14 +60,18 @@ func TestCompareCommitmentHandComputed(t *testing.T) {
 			// payback = 5421 / (0.2773 − 0) = 19549.22 h of full use (814.55 days)
 			name: "3y all upfront standard at 80%", commit: aws3yAUStd, u: "0.8",
 			termCost: "5421", eff: "0.2062785388", be: "0.743882", fullPct: "25.6118", pct: "7.0147", odTermCost: "5829.9552",
-			payback: "19549.22", breaksEven: true,
+			// 1 − 0.2062785388 / 0.2773 = 1 − 0.74388221... = 25.6118 %
+			discount: "25.6118",
+			payback:  "19549.22", breaksEven: true,
 		},
 		{
 			// Same offer at 70%: 7287.444 × 0.7 = 5101.2108 < 5421, so the
 			// reservation costs 6.2689 % more than on-demand for the hours used.
 			name: "3y all upfront standard at 70%", commit: aws3yAUStd, u: "0.7",
 			termCost: "5421", eff: "0.2062785388", be: "0.743882", fullPct: "25.6118", pct: "-6.2689", odTermCost: "5101.2108",
-			payback: "19549.22", breaksEven: true,
+			// the discount does not depend on the utilisation asked
+			discount: "25.6118",
+			payback:  "19549.22", breaksEven: true,
 		},
 		{
 			// term cost = 2750 + 0.10463 × 26280 = 2750 + 2749.6764 = 5499.6764
@@ -72,13 +79,17 @@ func TestCompareCommitmentHandComputed(t *testing.T) {
 			// payback = 2750 / (0.2773 − 0.10463) = 15926.33 h
 			name: "3y partial upfront standard at 100%", commit: aws3yPUStd, u: "1",
 			termCost: "5499.6764", eff: "0.2092723135", be: "0.754678", fullPct: "24.5322", pct: "24.5322", odTermCost: "7287.444",
-			payback: "15926.33", breaksEven: true,
+			// 1 − 0.2092723135 / 0.2773 = 1 − 0.75467837... = 24.5322 %
+			discount: "24.5322",
+			payback:  "15926.33", breaksEven: true,
 		},
 		{
 			// term cost = 0.21324 × 26280 = 5603.9472; effective = 0.21324;
 			// break-even = 0.21324 / 0.2773 = 0.768987; no upfront, no payback.
 			name: "3y no upfront standard at 100%", commit: aws3yNUStd, u: "1",
 			termCost: "5603.9472", eff: "0.21324", be: "0.768987", fullPct: "23.1013", pct: "23.1013", odTermCost: "7287.444",
+			// 1 − 0.21324 / 0.2773 = 1 − 0.76898665... = 23.1013 %
+			discount:   "23.1013",
 			breaksEven: true,
 		},
 		{
@@ -86,7 +97,9 @@ func TestCompareCommitmentHandComputed(t *testing.T) {
 			// at 80% on-demand is 1943.3184, below 2033: −4.6149 %.
 			name: "1y all upfront standard at 80%", commit: aws1yAUStd, u: "0.8",
 			termCost: "2033", eff: "0.2320776256", be: "0.836919", fullPct: "16.3081", pct: "-4.6149", odTermCost: "1943.3184",
-			payback: "7331.41", breaksEven: true,
+			// 1 − 0.2320776256 / 0.2773 = 1 − 0.83691895... = 16.3081 %
+			discount: "16.3081",
+			payback:  "7331.41", breaksEven: true,
 		},
 	}
 	for _, tc := range cases {
@@ -105,6 +118,7 @@ func TestCompareCommitmentHandComputed(t *testing.T) {
 			check("effective hourly", s.EffectiveHourly, tc.eff)
 			check("break-even", s.BreakEvenUtilization, tc.be)
 			check("full-use savings %", s.FullUseSavingsPct, tc.fullPct)
+			check("discount %", s.DiscountPct, tc.discount)
 			check("savings % at u", s.SavingsPct, tc.pct)
 			check("on-demand term cost", s.OnDemandTermCost, tc.odTermCost)
 			check("on-demand hourly", s.OnDemandHourly, "0.2773")
@@ -397,6 +411,11 @@ func TestSavingsAcrossCurrencies(t *testing.T) {
 		{"azure on-demand term cost", az.OnDemandTermCost, dec("19622.4")},
 		{"azure savings", az.SavingsPct, dec("14.2857")},
 		{"azure break-even", az.BreakEvenUtilization, dec("0.6")},
+		// effective 16,819.20 / 8,760 = 1.92 USD/h; 1 − 1.92 / 3.20 = 40 %
+		{"azure discount", az.DiscountPct, dec("40")},
+		// 42,048 / 8,760 = 4.8 CNY/h against 8.40: 1 − 4.8 / 8.4 = 42.8571 %,
+		// the same in USD (a rate scales both)
+		{"alibaba discount", ali.DiscountPct, dec("42.8571")},
 	} {
 		if !c.got.Equal(c.want) {
 			t.Errorf("%s = %s, want %s", c.name, c.got, c.want)

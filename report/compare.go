@@ -100,7 +100,7 @@ type CompareRow struct {
 	FXDate                *string     `json:"fx_date"`
 	FXSource              string      `json:"fx_source"`
 	FXStale               bool        `json:"fx_stale"`
-	FXError               string      `json:"fx_error,omitempty"`
+	FXError               *string     `json:"fx_error"`
 	Available             bool        `json:"available"`
 	Availability          string      `json:"availability"`
 	// Marketplace marks third-party hosts' machines (Vast.ai, RunPod
@@ -116,7 +116,7 @@ func CompareRows(res analysis.CompareResult) []CompareRow {
 			Provider: r.Provider, Region: r.Region, Zone: r.Zone, InstanceType: r.InstanceType, PriceType: string(r.PriceType),
 			Term: r.Term, Payment: r.Payment, OfferingClass: r.OfferingClass, OS: r.OS, GPUModel: r.GPUModel, GPUCount: r.GPUCount,
 			Currency: res.Currency, NativeCurrency: r.NativeCurrency, NativeEffectiveHourly: Decimal(r.NativeEffectiveHourly),
-			FXError: r.FXError, Available: r.Available != nil && *r.Available, Availability: AvailabilityName(r.Availability),
+			FXError: optString(r.FXError), Available: r.Available != nil && *r.Available, Availability: AvailabilityName(r.Availability),
 			Marketplace: r.Marketplace,
 		}
 		if ranked {

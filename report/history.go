@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/gpu"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -14,11 +15,15 @@ type HistoryQuery struct {
 	Providers    []string
 	Regions      []string
 	Since        time.Time // zero: all of it
+	// PriceTypes and OS narrow it (nil, "": every one), e.g. to thin a plot.
+	PriceTypes []pricewatch.PriceType
+	OS         string
 }
 
 // History is every price interval of an instance type, by offer and time.
 func History(ctx context.Context, st Store, q HistoryQuery) ([]storage.PriceInterval, error) {
-	return st.Prices(ctx, storage.PriceFilter{InstanceType: q.InstanceType, Providers: q.Providers, Regions: q.Regions, Since: q.Since})
+	return st.Prices(ctx, storage.PriceFilter{InstanceType: q.InstanceType, Providers: q.Providers, Regions: q.Regions, Since: q.Since,
+		PriceTypes: q.PriceTypes, OS: q.OS})
 }
 
 // HistoryRow is the JSON shape scripts rely on; keep the names.
@@ -36,12 +41,14 @@ type HistoryRow struct {
 	HourlyPrice     Decimal `json:"hourly_price"`
 	Upfront         Decimal `json:"upfront"`
 	EffectiveHourly Decimal `json:"effective_hourly"`
-	GPUModel        string  `json:"gpu_model"`
-	GPUCount        float64 `json:"gpu_count"`
-	GPUMemoryGB     float64 `json:"gpu_memory_gb"`
-	ValidFrom       any     `json:"valid_from"`
-	ValidTo         any     `json:"valid_to"`
-	LastSeen        any     `json:"last_seen"`
+	// PricePerGPUHour is null where the GPU count is unknown.
+	PricePerGPUHour NullDecimal `json:"price_per_gpu_hour"`
+	GPUModel        string      `json:"gpu_model"`
+	GPUCount        float64     `json:"gpu_count"`
+	GPUMemoryGB     float64     `json:"gpu_memory_gb"`
+	ValidFrom       any         `json:"valid_from"`
+	ValidTo         any         `json:"valid_to"`
+	LastSeen        any         `json:"last_seen"`
 }
 
 // HistoryRows turns intervals into rows; none is an empty list.
@@ -53,8 +60,8 @@ func HistoryRows(rows []storage.PriceInterval) []HistoryRow {
 			Provider: r.Provider, Region: r.Region, Zone: r.Zone, InstanceType: r.InstanceType,
 			PriceType: string(r.PriceType), Term: r.Term, Payment: r.Payment, OfferingClass: r.OfferingClass,
 			OS: r.OS, Currency: r.Currency, HourlyPrice: Decimal(r.Hourly), Upfront: Decimal(r.Upfront),
-			EffectiveHourly: Decimal(r.EffectiveHourly),
-			GPUModel:        r.GPUModel, GPUCount: r.GPUCount, GPUMemoryGB: r.GPUMemoryGB,
+			EffectiveHourly: Decimal(r.EffectiveHourly), PricePerGPUHour: NewNullDecimal(pricewatch.PerGPUHour(r.EffectiveHourly, r.GPUCount)),
+			GPUModel: r.GPUModel, GPUCount: r.GPUCount, GPUMemoryGB: r.GPUMemoryGB,
 			ValidFrom: Time(&from), ValidTo: Time(r.ValidTo), LastSeen: Time(&seen),
 		})
 	}
@@ -99,6 +106,7 @@ type AvailabilityRow struct {
 	GPUModel     string  `json:"gpu_model"`
 	GPUCount     float64 `json:"gpu_count"`
 	State        string  `json:"state"`
+	StockDetail  *string `json:"stock_detail"`
 	Since        any     `json:"since"`
 	Until        any     `json:"until"`
 }
@@ -109,7 +117,7 @@ func AvailabilityRows(rows []storage.AvailabilityInterval) []AvailabilityRow {
 	for _, r := range rows {
 		since := r.Since
 		out = append(out, AvailabilityRow{Provider: r.Provider, Region: r.Region, Zone: r.Zone, InstanceType: r.InstanceType,
-			GPUModel: r.GPUModel, GPUCount: r.GPUCount, State: string(r.State),
+			GPUModel: r.GPUModel, GPUCount: r.GPUCount, State: string(r.State), StockDetail: optString(r.StockDetail),
 			Since: Time(&since), Until: Time(r.Until)})
 	}
 	return out

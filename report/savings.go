@@ -60,12 +60,13 @@ type SavingsRow struct {
 	Currency             string      `json:"currency"`
 	TermHours            int64       `json:"term_hours"`
 	Upfront              Decimal     `json:"upfront"`
-	Hourly               Decimal     `json:"hourly"`
+	Hourly               Decimal     `json:"hourly_price"`
 	OnDemandHourly       Decimal     `json:"on_demand_hourly"`
 	EffectiveHourly      Decimal     `json:"effective_hourly"`
 	Utilization          Decimal     `json:"utilization"`
 	SavingsPct           Decimal     `json:"savings_pct"`
 	FullUseSavingsPct    Decimal     `json:"full_use_savings_pct"`
+	DiscountPct          Decimal     `json:"discount_pct"`
 	BreakEvenUtilization Decimal     `json:"break_even_utilization"`
 	BreaksEven           bool        `json:"breaks_even"`
 	TermCost             Decimal     `json:"term_cost"`
@@ -90,7 +91,7 @@ func SavingsRows(rep analysis.SavingsReport) []SavingsRow {
 			GPUModel: s.GPUModel, GPUCount: s.GPUCount, Currency: s.Currency, TermHours: s.TermHours,
 			Upfront: Decimal(s.Upfront), Hourly: Decimal(s.Hourly), OnDemandHourly: Decimal(s.OnDemandHourly),
 			EffectiveHourly: Decimal(s.EffectiveHourly), Utilization: Decimal(s.Utilization),
-			SavingsPct: Decimal(s.SavingsPct), FullUseSavingsPct: Decimal(s.FullUseSavingsPct),
+			SavingsPct: Decimal(s.SavingsPct), FullUseSavingsPct: Decimal(s.FullUseSavingsPct), DiscountPct: Decimal(s.DiscountPct),
 			BreakEvenUtilization: Decimal(s.BreakEvenUtilization), BreaksEven: s.BreaksEven,
 			TermCost: Decimal(s.TermCost), OnDemandTermCost: Decimal(s.OnDemandTermCost),
 			PaybackHours: NewNullDecimal(s.PaybackHours.Decimal, s.PaybackHours.Valid), Best: s.Best,

@@ -105,7 +105,7 @@ type jsonSavings struct {
 	Model string `json:"gpu_model"`
 	jsonOffer
 	Currency             string       `json:"currency"`
-	EffectivePerGPU      json.Number  `json:"effective_per_gpu_hour"`
+	EffectivePerGPU      json.Number  `json:"price_per_gpu_hour"`
 	OnDemandPerGPU       json.Number  `json:"on_demand_per_gpu_hour"`
 	SavingsPct           json.Number  `json:"full_use_savings_pct"`
 	BreakEvenUtilization json.Number  `json:"break_even_utilization"`

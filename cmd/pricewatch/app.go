@@ -37,6 +37,7 @@ type app struct {
 	quiet    bool
 	logLevel string
 	daemon   bool
+	wide     bool
 	cfg      *config.Config
 	log      *zap.Logger
 	db       *storage.DB
@@ -61,10 +62,14 @@ func (a *app) rootCommand() *cobra.Command {
 				return nil
 			}
 			a.daemon = cmd.Name() == "run"
+			if a.wide {
+				width.Store(0) // every column, whatever the terminal
+			}
 			return a.loadConfig()
 		},
 	}
 	root.PersistentFlags().CountVarP(&a.verbose, "verbose", "v", "log more: -v adds info lines, -vv debug lines (commands log only warnings and errors by default)")
+	root.PersistentFlags().BoolVar(&a.wide, "wide", false, "tables keep every column, whatever the terminal's width ($COLUMNS, else the terminal's, at least 60)")
 	root.PersistentFlags().BoolVarP(&a.quiet, "quiet", "q", false, "log errors only")
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "", "log level: debug, info, warn or error (overrides -v and -q; for `run` it overrides log.level)")
 	root.PersistentFlags().StringVar(&a.configFlag, "config", "", "config file (default $"+config.EnvConfig+", else ./"+config.DefaultFile+" when present, else built-in defaults)")

@@ -186,12 +186,7 @@ func writeAlerts(w io.Writer, format string, rows []report.AlertRow) error {
 	case formatJSON:
 		return writeJSON(w, rows)
 	case formatCSV:
-		var out [][]string
-		for _, r := range rows {
-			out = append(out, []string{strconv.FormatInt(r.ID, 10), r.DeliveryKey, r.Channel, r.Kind, r.Status, strconv.Itoa(r.Attempts),
-				str(r.CreatedAt), str(r.NextAttemptAt), str(r.SentAt), r.LastError, r.Summary})
-		}
-		return writeCSV(w, []string{"id", "delivery_key", "channel", "kind", "status", "attempts", "created_at", "next_attempt_at", "sent_at", "last_error", "summary"}, out)
+		return writeRowsCSV(w, rows)
 	}
 	t := newTable(">ID", "STATUS", "CHANNEL", "EVENT", "QUEUED", ">TRIES", "NEXT TRY / SENT", "SUMMARY / ERROR")
 	for _, r := range rows {

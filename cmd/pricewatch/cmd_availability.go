@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -96,16 +95,7 @@ func writeAvailability(w io.Writer, format string, rows []storage.AvailabilityIn
 		out := report.AvailabilityRows(rows)
 		return writeJSON(w, out)
 	case formatCSV:
-		var out [][]string
-		for _, r := range rows {
-			until := ""
-			if r.Until != nil {
-				until = r.Until.UTC().Format(time.RFC3339)
-			}
-			out = append(out, []string{r.Provider, r.Region, r.Zone, r.InstanceType, r.GPUModel, formatFloat(r.GPUCount), string(r.State), r.StockDetail,
-				r.Since.UTC().Format(time.RFC3339), until})
-		}
-		return writeCSV(w, []string{"provider", "region", "zone", "instance_type", "gpu_model", "gpu_count", "state", "stock_detail", "since", "until"}, out)
+		return writeRowsCSV(w, report.AvailabilityRows(rows))
 	}
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, "Nothing offered matches (has `pricewatch fetch` run?).")

@@ -22,8 +22,6 @@ func init() {
 	extraCommands = append(extraCommands, (*app).compareCommand, (*app).savingsCommand, (*app).trendsCommand, (*app).recommendCommand)
 }
 
-// tableWidth is the terminal width every table of the analysis commands fits.
-const tableWidth = 100
 
 type compareFlags struct {
 	scopeFlags
@@ -119,7 +117,7 @@ apart, never ranked.`,
 	cmd.Flags().Float64Var(&f.count, "count", 0, "only instance types with this many GPUs (0: any)")
 	cmd.Flags().StringSliceVar(&f.priceTypes, "price-type", []string{string(pricewatch.OnDemand)}, "on_demand, spot, reserved, savings_plan or any; repeatable")
 	cmd.Flags().BoolVar(&f.availableOnly, "available-only", false, "only offers known to be offered or in stock where priced")
-	cmd.Flags().BoolVar(&f.wide, "wide", false, "keep every column even past 100 columns")
+	cmd.Flags().BoolVar(&f.wide, "wide", false, "keep every column, whatever the terminal's width")
 	addScopeFlags(cmd, &f.scopeFlags, "currency to compare in")
 	addServerFlag(cmd, &f.scopeFlags)
 	return cmd
@@ -132,26 +130,7 @@ func writeCompareCSV(w io.Writer, res analysis.CompareResult) error {
 }
 
 func writeCompareRowsCSV(w io.Writer, compareRows []report.CompareRow) error {
-	header := []string{"rank", "provider", "region", "zone", "instance_type", "price_type", "term", "payment", "offering_class", "os",
-		"gpu_model", "gpu_count", "currency", "price_per_gpu_hour", "price_per_gpu_hour_per_tflops", "price_per_gpu_hour_per_gb",
-		"effective_hourly", "native_currency", "native_effective_hourly", "fx_rate", "fx_date", "fx_source", "fx_stale", "fx_error",
-		"available", "availability", "marketplace"}
-	var rows [][]string
-	for _, r := range compareRows {
-		rank := ""
-		if r.Rank != nil {
-			rank = fmt.Sprint(*r.Rank)
-		}
-		date := ""
-		if r.FXDate != nil {
-			date = *r.FXDate
-		}
-		rows = append(rows, []string{rank, r.Provider, r.Region, r.Zone, r.InstanceType, r.PriceType, r.Term, r.Payment, r.OfferingClass, r.OS,
-			r.GPUModel, formatFloat(r.GPUCount), r.Currency, r.PricePerGPUHour.Text(), r.PricePerTFLOPS.Text(), r.PricePerGB.Text(),
-			r.EffectiveHourly.Text(), r.NativeCurrency, r.NativeEffectiveHourly.String(), r.FXRate.Text(), date, r.FXSource,
-			fmt.Sprint(r.FXStale), r.FXError, fmt.Sprint(r.Available), r.Availability, fmt.Sprint(r.Marketplace)})
-	}
-	return writeCSV(w, header, rows)
+	return writeRowsCSV(w, compareRows)
 }
 
 func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, pts []pricewatch.PriceType, now time.Time, notes *rateNotes) error {
@@ -161,7 +140,7 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 		what += fmt.Sprintf(" × %s per instance", formatFloat(f.count))
 	}
 	b.WriteString(wrapText(fmt.Sprintf("%s, %s, %s: prices of %s in %s per GPU-hour, cheapest first.",
-		what, priceTypesText(pts), osText(f.os), now.UTC().Format(time.DateOnly), res.Currency), tableWidth, "  "))
+		what, priceTypesText(pts), osText(f.os), now.UTC().Format(time.DateOnly), res.Currency), tableWidth(), "  "))
 	if f.availableOnly {
 		b.WriteString("Only offers known to be offered or in stock where priced.\n")
 	}
@@ -174,14 +153,16 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 	mixed := mixedPriceTypes(res.Rows, res.Unconverted)
 	market := anyMarketplace(res.Rows, res.Unconverted)
 	if len(res.Rows) > 0 {
-		width := tableWidth
+		width := tableWidth()
 		if f.wide {
 			width = 0
 		}
 		cols := []fitColumn{
-			{head: "PROVIDER"}, {head: "REGION"}, {head: "INSTANCE TYPE"}, {head: "GPUS"},
+			// Left out, in this order, until the table fits: /GB, /TFLOPS,
+			// AVAIL, GPUS, REGION (README "Terminal width").
+			{head: "PROVIDER"}, {head: "REGION", drop: 6}, {head: "INSTANCE TYPE"}, {head: "GPUS", drop: 5},
 			{head: "BUY", hidden: !mixed},
-			{head: ">" + res.Currency + "/GPU-H"}, {head: ">/TFLOPS", drop: 3}, {head: ">/GB", drop: 2}, {head: "AVAIL"},
+			{head: ">" + res.Currency + "/GPU-H"}, {head: ">/TFLOPS", drop: 3}, {head: ">/GB", drop: 2}, {head: "AVAIL", drop: 4},
 			{head: "MARKET", hidden: !market},
 		}
 		for _, r := range res.Rows {
@@ -200,7 +181,7 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 			return err
 		}
 		if len(dropped) > 0 {
-			fmt.Fprintf(&b, "Left out to fit %d columns: %s (use --wide, or --format json or csv).\n", tableWidth, strings.Join(dropped, ", "))
+			b.WriteString(wrapText(fmt.Sprintf("Left out to fit %d columns: %s (use --wide, or --format json or csv).", tableWidth(), strings.Join(dropped, ", ")), tableWidth(), "  "))
 		}
 	}
 	if len(res.Unconverted) > 0 {
@@ -227,10 +208,10 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 		writeBuyLegend(&b, append(offersOfRows(res.Rows), offersOfRows(res.Unconverted)...))
 	}
 	b.WriteString(wrapText("AVAIL: yes = offered or in stock, no = sold out, ? = not known. "+
-		"/TFLOPS is per dense BF16 (else FP16) TFLOPS, /GB per GB of GPU memory.", tableWidth, "  "))
+		"/TFLOPS is per dense BF16 (else FP16) TFLOPS, /GB per GB of GPU memory.", tableWidth(), "  "))
 	if market {
 		b.WriteString(wrapText("MARKET: yes = a marketplace offer (third-party hosts' machines: reliability varies by host, "+
-			"the host may withdraw it, and the marketplace's terms apply), not the cloud's own capacity.", tableWidth, "  "))
+			"the host may withdraw it, and the marketplace's terms apply), not the cloud's own capacity.", tableWidth(), "  "))
 	}
 	if len(res.UnknownModels) > 0 {
 		fmt.Fprintf(&b, "Not in the GPU catalogue (no /TFLOPS or /GB figure): %s.\n", strings.Join(res.UnknownModels, ", "))
@@ -423,7 +404,7 @@ func (n *rateNotes) lines() []string {
 
 func (n *rateNotes) write(b *strings.Builder) {
 	for _, l := range n.lines() {
-		b.WriteString(wrapText(l, tableWidth, "  "))
+		b.WriteString(wrapText(l, tableWidth(), "  "))
 	}
 }
 
@@ -452,7 +433,7 @@ func durationText(d time.Duration) string {
 	return d.String()
 }
 
-// fitColumn is one column of a table that must fit tableWidth: columns with a
+// fitColumn is one column of a table that must fit tableWidth(): columns with a
 // drop rank are left out, lowest rank first, until it does.
 type fitColumn struct {
 	head   string // a leading ">" right-aligns, as in newTable
@@ -468,10 +449,10 @@ func addRow(cols []fitColumn, cells ...string) {
 }
 
 // fitTable writes the table, leaving out droppable columns until every line
-// fits tableWidth, and returns the names of the columns that carry figures
+// fits tableWidth(), and returns the names of the columns that carry figures
 // and were left out.
 func fitTable(b *strings.Builder, cols []fitColumn) ([]string, error) {
-	return fitTableTo(b, cols, tableWidth)
+	return fitTableTo(b, cols, tableWidth())
 }
 
 // fitTableTo is fitTable for another width; 0 keeps every column.
@@ -538,7 +519,7 @@ func wrapText(text string, width int, indent string) string {
 		switch {
 		case line == "":
 			line = word
-		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) > width:
+		case width > 0 && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) > width:
 			b.WriteString(line + "\n")
 			line = indent + word
 		default:
@@ -629,7 +610,7 @@ func writeBuyLegend(b *strings.Builder, offers []pricewatch.Offer) {
 		parts = append(parts, "ec2 = EC2 instance savings plan")
 	}
 	if len(parts) > 0 {
-		b.WriteString(wrapText("BUY: "+strings.Join(parts, "; ")+".", tableWidth, "  "))
+		b.WriteString(wrapText("BUY: "+strings.Join(parts, "; ")+".", tableWidth(), "  "))
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -207,6 +208,9 @@ type goldenCase struct {
 	// code is the exit status expected; for a non-zero one the golden file
 	// holds what the command wrote to stderr.
 	code int
+	// columns is $COLUMNS for the run (default 100); the table output must
+	// fit it unless the case is a _wide one.
+	columns int
 }
 
 // runGoldens runs each command line against the fixture database and
@@ -222,6 +226,11 @@ func runGoldens(t *testing.T, cases []goldenCase) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			columns := c.columns
+			if columns == 0 {
+				columns = 100
+			}
+			t.Setenv("COLUMNS", strconv.Itoa(columns))
 			cfg := cfgs[c.noRates]
 			out, errOut, code := runCLI(t, append([]string{"--config", cfg}, c.args...)...)
 			if code != c.code {
@@ -237,7 +246,7 @@ func runGoldens(t *testing.T, cases []goldenCase) {
 			checkGolden(t, filepath.Join("analysis", c.name), out)
 			// --wide is the one way to ask for more than 100 columns.
 			if strings.HasSuffix(c.name, ".txt") && !strings.Contains(c.name, "_wide") {
-				checkWidth(t, out)
+				checkWidthAt(t, out, columns)
 			}
 			if strings.HasSuffix(c.name, ".json") && !json.Valid([]byte(out)) {
 				t.Errorf("not JSON:\n%s", out)
@@ -252,11 +261,13 @@ func checkGolden(t *testing.T, name, got string) {
 	golden.Check(t, filepath.Join("testdata", name), []byte(got))
 }
 
-func checkWidth(t *testing.T, out string) {
+func checkWidth(t *testing.T, out string) { checkWidthAt(t, out, 100) }
+
+func checkWidthAt(t *testing.T, out string, max int) {
 	t.Helper()
 	for i, line := range strings.Split(out, "\n") {
-		if n := utf8.RuneCountInString(line); n > tableWidth {
-			t.Errorf("line %d is %d columns wide (max %d): %q", i+1, n, tableWidth, line)
+		if n := utf8.RuneCountInString(line); n > max {
+			t.Errorf("line %d is %d columns wide (max %d): %q", i+1, n, max, line)
 		}
 	}
 }

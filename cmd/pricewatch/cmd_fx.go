@@ -32,11 +32,15 @@ func (a *app) fxCommand() *cobra.Command {
 			return nil
 		},
 	})
-	cmd.AddCommand(&cobra.Command{
+	var format string
+	show := &cobra.Command{
 		Use:   "show",
 		Short: "Show the newest stored rates",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format); err != nil {
+				return err
+			}
 			db, err := a.openReader(cmd.Context())
 			if err != nil {
 				return err
@@ -45,12 +49,26 @@ func (a *app) fxCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if len(days) == 0 {
+			if len(days) == 0 && format == formatTable {
 				fmt.Fprintln(a.stdout, "No exchange rates stored yet: run `pricewatch fx update`.")
 				return nil
 			}
-			last := days[len(days)-1]
+			rows := []fxRow{}
+			var last storage.FXDay
+			if len(days) > 0 {
+				last = days[len(days)-1]
+			}
 			age := time.Since(last.Date)
+			for _, cur := range (fx.Rates{PerEUR: last.PerEUR}).Currencies() {
+				rows = append(rows, fxRow{Currency: cur, PerEUR: jsonDecimal(last.PerEUR[cur]), Date: last.Date.Format(time.DateOnly),
+					Source: last.Source, Stale: age > a.cfg.FX.MaxAge})
+			}
+			switch format {
+			case formatJSON:
+				return writeJSON(a.stdout, rows)
+			case formatCSV:
+				return writeRowsCSV(a.stdout, rows)
+			}
 			t := newTable("CURRENCY", ">PER 1 EUR", "DATE", "SOURCE")
 			for _, cur := range (fx.Rates{PerEUR: last.PerEUR}).Currencies() {
 				t.add(cur, last.PerEUR[cur].String(), last.Date.Format(time.DateOnly), last.Source)
@@ -63,8 +81,19 @@ func (a *app) fxCommand() *cobra.Command {
 			}
 			return nil
 		},
-	})
+	}
+	show.Flags().StringVar(&format, "format", formatTable, "output format: table, json or csv")
+	cmd.AddCommand(show)
 	return cmd
+}
+
+// fxRow is one currency of `fx show --format json|csv`.
+type fxRow struct {
+	Currency string      `json:"currency"`
+	PerEUR   jsonDecimal `json:"per_eur"`
+	Date     string      `json:"fx_date"`
+	Source   string      `json:"fx_source"`
+	Stale    bool        `json:"fx_stale"`
 }
 
 // updateFX fetches the ECB feed and stores it, returning a summary line.

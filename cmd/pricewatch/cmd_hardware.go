@@ -60,12 +60,7 @@ func writeUnknownHardware(w io.Writer, format string, rows []hardware.Entry) err
 	case formatJSON:
 		return writeJSON(w, rows)
 	case formatCSV:
-		var out [][]string
-		for _, r := range rows {
-			out = append(out, []string{r.Provider, r.InstanceType, r.GPUModel, formatFloat(r.GPUCount), formatFloat(r.GPUMemoryGB),
-				fmt.Sprint(r.Regions), r.Problem, r.Override})
-		}
-		return writeCSV(w, []string{"provider", "instance_type", "gpu_model", "gpu_count", "gpu_memory_gb", "regions", "problem", "override"}, out)
+		return writeRowsCSV(w, rows)
 	}
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, "Every stored instance type has a GPU from the catalogue.")

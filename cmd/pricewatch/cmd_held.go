@@ -106,16 +106,7 @@ func writeHeld(w io.Writer, format string, recs []storage.HeldRecord) error {
 	case formatJSON:
 		return writeJSON(w, rows)
 	case formatCSV:
-		var out [][]string
-		for i, r := range rows {
-			out = append(out, []string{r.Provider, r.Region, r.Zone, r.InstanceType, r.PriceType, r.Term, r.Payment, r.OfferingClass, r.OS,
-				r.GPUModel, strconv.FormatFloat(r.GPUCount, 'f', -1, 64), r.Currency, recs[i].Hourly.String(), recs[i].Upfront.String(),
-				recs[i].EffectiveHourly.String(), stored(recs[i]), r.Reason, r.Detail, str(r.FirstSeen), str(r.LastSeen), strconv.Itoa(r.Runs),
-				strconv.FormatInt(r.FirstRunID, 10), strconv.FormatInt(r.LastRunID, 10), str(r.AcceptedAt)})
-		}
-		return writeCSV(w, []string{"provider", "region", "zone", "instance_type", "price_type", "term", "payment", "offering_class", "os",
-			"gpu_model", "gpu_count", "currency", "hourly_price", "upfront", "effective_hourly", "stored_effective_hourly", "reason", "detail",
-			"first_seen", "last_seen", "runs", "first_run_id", "last_run_id", "accepted_at"}, out)
+		return writeRowsCSV(w, rows)
 	}
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, "No price has been held.")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,12 +17,14 @@ import (
 )
 
 type historyFlags struct {
-	providers []string
-	regions   []string
-	since     string
-	format    string
-	plot      bool
-	server    serverFlag
+	providers  []string
+	regions    []string
+	since      string
+	priceTypes []string
+	os         string
+	format     string
+	plot       bool
+	server     serverFlag
 }
 
 func (a *app) historyCommand() *cobra.Command {
@@ -44,6 +47,17 @@ func (a *app) historyCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			pts, err := parsePriceTypes(f.priceTypes)
+			if err != nil {
+				return err
+			}
+			if err := checkOS(f.os); err != nil {
+				return err
+			}
+			osFilter := strings.ToLower(f.os)
+			if osFilter == "any" || osFilter == "all" {
+				osFilter = ""
+			}
 			if f.server.url != "" {
 				q := query{}
 				q.list("provider", f.providers)
@@ -65,6 +79,10 @@ func (a *app) historyCommand() *cobra.Command {
 				if err != nil {
 					return err
 				}
+				// The API has no such filters; they apply to its answer.
+				rows = slices.DeleteFunc(rows, func(r storage.PriceInterval) bool {
+					return (len(pts) > 0 && !slices.Contains(pts, r.PriceType)) || (osFilter != "" && r.OS != osFilter)
+				})
 				if f.plot {
 					return writeHistoryPlot(a.stdout, args[0], rows)
 				}
@@ -79,7 +97,7 @@ func (a *app) historyCommand() *cobra.Command {
 				return err
 			}
 			rows, err := report.History(cmd.Context(), db, report.HistoryQuery{
-				InstanceType: instanceType, Providers: f.providers, Regions: f.regions, Since: since,
+				InstanceType: instanceType, Providers: f.providers, Regions: f.regions, Since: since, PriceTypes: pts, OS: osFilter,
 			})
 			if err != nil {
 				return err
@@ -93,6 +111,8 @@ func (a *app) historyCommand() *cobra.Command {
 	cmd.Flags().StringSliceVar(&f.providers, "provider", nil, "only this provider (aws, azure, alibaba, tencent, vastai, oci); repeatable")
 	cmd.Flags().StringSliceVar(&f.regions, "region", nil, "only this region code; repeatable")
 	cmd.Flags().StringVar(&f.since, "since", "", "only intervals valid since a duration ago (30d, 12h) or a date (2026-01-01)")
+	cmd.Flags().StringSliceVar(&f.priceTypes, "price-type", nil, "only these price types: on_demand, spot, reserved, savings_plan (comma-separated or repeated; default all)")
+	cmd.Flags().StringVar(&f.os, "os", "", "only this operating system: linux or windows (default both)")
 	cmd.Flags().StringVar(&f.format, "format", formatTable, "output format: table, json or csv")
 	cmd.Flags().BoolVar(&f.plot, "plot", false, "draw the effective hourly prices as a chart instead of tables")
 	f.server.add(cmd)
@@ -105,20 +125,7 @@ func writeHistory(w io.Writer, format string, rows []storage.PriceInterval) erro
 		out := report.HistoryRows(rows)
 		return writeJSON(w, out)
 	case formatCSV:
-		header := []string{"provider", "region", "zone", "instance_type", "price_type", "term", "payment", "offering_class", "os", "currency",
-			"hourly_price", "upfront", "effective_hourly", "per_gpu_hour", "gpu_model", "gpu_count", "gpu_memory_gb", "valid_from", "valid_to", "last_seen"}
-		var out [][]string
-		for _, r := range rows {
-			pg, _ := pricewatch.PerGPUHour(r.EffectiveHourly, r.GPUCount)
-			to := ""
-			if r.ValidTo != nil {
-				to = r.ValidTo.UTC().Format(time.RFC3339)
-			}
-			out = append(out, []string{r.Provider, r.Region, r.Zone, r.InstanceType, string(r.PriceType), r.Term, r.Payment, r.OfferingClass, r.OS, r.Currency,
-				r.Hourly.String(), r.Upfront.String(), r.EffectiveHourly.String(), pg.String(), r.GPUModel, formatFloat(r.GPUCount), formatFloat(r.GPUMemoryGB),
-				r.ValidFrom.UTC().Format(time.RFC3339), to, r.LastSeen.UTC().Format(time.RFC3339)})
-		}
-		return writeCSV(w, header, out)
+		return writeRowsCSV(w, report.HistoryRows(rows))
 	}
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, "No price history for that instance type (has `pricewatch fetch` run, and is the name spelled as the cloud spells it?).")

@@ -116,7 +116,7 @@ type optionRow struct {
 	Payment              string          `json:"payment"`
 	OfferingClass        string          `json:"offering_class"`
 	GPUModel             string          `json:"gpu_model"`
-	GPUsPerInstance      float64         `json:"gpus_per_instance"`
+	GPUsPerInstance      float64         `json:"gpu_count"`
 	Instances            int             `json:"instances"`
 	Currency             string          `json:"currency"`
 	Terms                int             `json:"terms"`
@@ -136,7 +136,8 @@ type optionRow struct {
 	FXDate               *string         `json:"fx_date"`
 	FXSource             string          `json:"fx_source"`
 	FXStale              bool            `json:"fx_stale"`
-	FXError              string          `json:"fx_error,omitempty"`
+	FXError              *string         `json:"fx_error"`
+	Recommended          bool            `json:"recommended"`
 }
 
 type crossoverJSON struct {
@@ -170,7 +171,7 @@ func optionJSON(o analysis.Option, ranked bool) optionRow {
 		GPUsPerInstance: o.GPUsPerInstance, Instances: o.Instances, Currency: o.Currency, Terms: o.Terms, CommittedHours: o.CommittedHours,
 		BreakEvenUtilization: nullDecimal(o.BreakEvenUtilization.Decimal, o.BreakEvenUtilization.Valid), Interruptible: o.Interruptible, Marketplace: o.Marketplace,
 		Available: o.Available != nil && *o.Available, Availability: report.AvailabilityName(o.Availability), NativeCurrency: o.NativeCurrency,
-		FXError: o.FXError}
+		FXError: nullString(o.FXError != "", o.FXError)}
 	if ranked {
 		rank := o.Rank
 		r.Rank = &rank
@@ -196,14 +197,17 @@ func recommendJSONOf(rec analysis.Recommendation) recommendJSON {
 	if out.Changes == nil {
 		out.Changes = []string{}
 	}
-	for _, o := range rec.Options {
-		out.Options = append(out.Options, optionJSON(o, true))
+	for i, o := range rec.Options {
+		row := optionJSON(o, true)
+		row.Recommended = i == rec.Best
+		out.Options = append(out.Options, row)
 	}
 	for _, o := range rec.Unconverted {
 		out.Unconverted = append(out.Unconverted, optionJSON(o, false))
 	}
 	if best, ok := rec.BestOption(); ok {
 		r := optionJSON(best, true)
+		r.Recommended = true
 		out.Recommendation = &r
 	}
 	for _, c := range []struct {
@@ -218,27 +222,8 @@ func recommendJSONOf(rec analysis.Recommendation) recommendJSON {
 }
 
 func writeRecommendCSV(w io.Writer, rec analysis.Recommendation) error {
-	header := []string{"rank", "recommended", "provider", "region", "zone", "instance_type", "os", "price_type", "term", "payment",
-		"offering_class", "gpu_model", "gpus_per_instance", "instances", "currency", "terms", "committed_hours", "fixed_cost",
-		"variable_cost_at_full_use", "total_cost", "cost_per_gpu_hour_used", "effective_hourly", "break_even_utilization",
-		"interruptible", "marketplace", "available", "availability", "native_currency", "fx_rate", "fx_date", "fx_source", "fx_stale", "fx_error"}
 	js := recommendJSONOf(rec)
-	var rows [][]string
-	for i, r := range append(js.Options, js.Unconverted...) {
-		rank, date := "", ""
-		if r.Rank != nil {
-			rank = fmt.Sprint(*r.Rank)
-		}
-		if r.FXDate != nil {
-			date = *r.FXDate
-		}
-		rows = append(rows, []string{rank, fmt.Sprint(i == rec.Best && r.Rank != nil), r.Provider, r.Region, r.Zone, r.InstanceType, r.OS,
-			r.PriceType, r.Term, r.Payment, r.OfferingClass, r.GPUModel, formatFloat(r.GPUsPerInstance), fmt.Sprint(r.Instances),
-			r.Currency, fmt.Sprint(r.Terms), fmt.Sprint(r.CommittedHours), r.FixedCost.Text(), r.VariableCost.Text(), r.TotalCost.Text(),
-			r.CostPerGPUHour.Text(), r.EffectiveHourly.Text(), r.BreakEvenUtilization.Text(), fmt.Sprint(r.Interruptible),
-			fmt.Sprint(r.Marketplace), fmt.Sprint(r.Available), r.Availability, r.NativeCurrency, r.FXRate.Text(), date, r.FXSource, fmt.Sprint(r.FXStale), r.FXError})
-	}
-	return writeCSV(w, header, rows)
+	return writeRowsCSV(w, append(js.Options, js.Unconverted...))
 }
 
 func writeRecommendTable(w io.Writer, rec analysis.Recommendation, f recommendFlags, now time.Time, notes *rateNotes) error {
@@ -248,7 +233,7 @@ func writeRecommendTable(w io.Writer, rec analysis.Recommendation, f recommendFl
 		models = " (" + strings.Join(rec.Models, ", ") + ")"
 	}
 	b.WriteString(wrapText(fmt.Sprintf("Question: %d × %s GPUs%s at %s utilisation over %s, costs in %s, from the prices current on %s.",
-		rec.Count, rec.GPU, models, shareText(rec.Utilization), rec.Horizon, rec.Currency, now.UTC().Format(time.DateOnly)), tableWidth, "  "))
+		rec.Count, rec.GPU, models, shareText(rec.Utilization), rec.Horizon, rec.Currency, now.UTC().Format(time.DateOnly)), tableWidth(), "  "))
 	if len(rec.Options) > 0 {
 		shown := rec.Options
 		if f.top > 0 && len(shown) > f.top {
@@ -262,8 +247,10 @@ func writeRecommendTable(w io.Writer, rec analysis.Recommendation, f recommendFl
 		b.WriteString(title + "):\n")
 		// Cost per GPU-hour used is TOTAL over the same number of GPU-hours
 		// for every option, so the table leaves it to JSON and the reasons.
-		cols := []fitColumn{{head: " "}, {head: "PROVIDER"}, {head: "REGION"}, {head: "INSTANCE TYPE"}, {head: ">N"},
-			{head: "BUY"}, {head: ">TOTAL " + rec.Currency}, {head: ">BREAK-EVEN"}}
+		// Left out, in this order, until the table fits: BREAK-EVEN,
+		// REGION, N, PROVIDER (the instance type names its cloud).
+		cols := []fitColumn{{head: " "}, {head: "PROVIDER", drop: 4}, {head: "REGION", drop: 2}, {head: "INSTANCE TYPE"}, {head: ">N", drop: 3},
+			{head: "BUY"}, {head: ">TOTAL " + rec.Currency}, {head: ">BREAK-EVEN", drop: 1}}
 		var offers []pricewatch.Offer
 		marks := map[string]bool{}
 		for i, o := range shown {
@@ -288,8 +275,12 @@ func writeRecommendTable(w io.Writer, rec analysis.Recommendation, f recommendFl
 				moneyText(o.TotalCost), be)
 			offers = append(offers, o.Offer)
 		}
-		if _, err := fitTable(&b, cols); err != nil {
+		dropped, err := fitTable(&b, cols)
+		if err != nil {
 			return err
+		}
+		if len(dropped) > 0 {
+			b.WriteString(wrapText(fmt.Sprintf("Left out to fit %d columns: %s (see --wide or --format json).", tableWidth(), strings.Join(dropped, ", ")), tableWidth(), "  "))
 		}
 		legend := []string{"* = recommended"}
 		if marks["x"] {
@@ -301,29 +292,29 @@ func writeRecommendTable(w io.Writer, rec analysis.Recommendation, f recommendFl
 		b.WriteString(strings.Join(legend, "; ") + ".\n")
 		writeBuyLegend(&b, offers)
 		b.WriteString(wrapText("N = instances needed; TOTAL = cost over the horizon at the utilisation asked; "+
-			"BREAK-EVEN = utilisation above which the commitment beats on-demand for the same machine.", tableWidth, "  "))
+			"BREAK-EVEN = utilisation above which the commitment beats on-demand for the same machine.", tableWidth(), "  "))
 	}
 	if len(rec.Unconverted) > 0 {
 		b.WriteString("\n")
 		fmt.Fprintf(&b, "Not compared (%s without a rate into %s):\n", plural(len(rec.Unconverted), "option"), rec.Currency)
 		for _, o := range rec.Unconverted {
-			b.WriteString(wrapText(fmt.Sprintf("- %s (%s)", o.Label(), o.NativeCurrency), tableWidth, "  "))
+			b.WriteString(wrapText(fmt.Sprintf("- %s (%s)", o.Label(), o.NativeCurrency), tableWidth(), "  "))
 		}
 	}
 	b.WriteString("\n")
 	if best, ok := rec.BestOption(); ok {
-		b.WriteString(wrapText(fmt.Sprintf("Recommendation: %s, %s %s over %s.", best.Label(), moneyText(best.TotalCost), rec.Currency, rec.Horizon), tableWidth, "  "))
+		b.WriteString(wrapText(fmt.Sprintf("Recommendation: %s, %s %s over %s.", best.Label(), moneyText(best.TotalCost), rec.Currency, rec.Horizon), tableWidth(), "  "))
 	} else {
 		b.WriteString("Recommendation: none (see below).\n")
 	}
 	b.WriteString("\nWhy:\n")
 	for _, r := range rec.Reasons {
-		b.WriteString(wrapText("- "+r, tableWidth, "  "))
+		b.WriteString(wrapText("- "+r, tableWidth(), "  "))
 	}
 	if len(rec.Changes) > 0 {
 		b.WriteString("\nWhat would change the answer:\n")
 		for _, c := range rec.Changes {
-			b.WriteString(wrapText("- "+c, tableWidth, "  "))
+			b.WriteString(wrapText("- "+c, tableWidth(), "  "))
 		}
 	}
 	var lines strings.Builder

@@ -94,24 +94,7 @@ every hour of its term; on-demand only for the hours used.`,
 func savingsJSON(rep analysis.SavingsReport) []report.SavingsRow { return report.SavingsRows(rep) }
 
 func writeSavingsCSV(w io.Writer, rep analysis.SavingsReport) error {
-	header := []string{"provider", "region", "zone", "instance_type", "os", "price_type", "term", "payment", "offering_class",
-		"gpu_model", "gpu_count", "currency", "term_hours", "upfront", "hourly", "on_demand_hourly", "effective_hourly", "utilization",
-		"savings_pct", "full_use_savings_pct", "break_even_utilization", "breaks_even", "term_cost", "on_demand_term_cost",
-		"payback_hours", "best", "native_currency", "fx_rate", "fx_date", "fx_source", "fx_stale"}
-	var rows [][]string
-	for _, s := range rep.Rows() {
-		payback := ""
-		if s.PaybackHours.Valid {
-			payback = s.PaybackHours.Decimal.String()
-		}
-		rows = append(rows, []string{s.Provider, s.Region, s.Zone, s.InstanceType, s.OS, string(s.PriceType), s.Term, s.Payment, s.OfferingClass,
-			s.GPUModel, formatFloat(s.GPUCount), s.Currency, fmt.Sprint(s.TermHours), s.Upfront.String(), s.Hourly.String(),
-			s.OnDemandHourly.String(), s.EffectiveHourly.String(), s.Utilization.String(), s.SavingsPct.String(),
-			s.FullUseSavingsPct.String(), s.BreakEvenUtilization.String(), fmt.Sprint(s.BreaksEven), s.TermCost.String(),
-			s.OnDemandTermCost.String(), payback, fmt.Sprint(s.Best), s.NativeCurrency, s.FXRate.String(), s.FXDate, s.FXSource,
-			fmt.Sprint(s.FXStale)})
-	}
-	return writeCSV(w, header, rows)
+	return writeRowsCSV(w, savingsJSON(rep))
 }
 
 func writeSavingsTable(w io.Writer, instanceType string, offers []pricewatch.Offer, rep analysis.SavingsReport, currency string, notes *rateNotes) error {
@@ -123,17 +106,18 @@ func writeSavingsTable(w io.Writer, instanceType string, offers []pricewatch.Off
 	case len(rep.Groups) == 0 && len(rep.Unmatched) == 0:
 		fmt.Fprintf(&b, "No commitment prices stored for %s: only pay-as-you-go prices are known.\n", instanceType)
 	default:
-		fmt.Fprintf(&b, "Commitments for %s against on-demand, at %s utilisation, in %s.\n", instanceType, u, currency)
+		b.WriteString(wrapText(fmt.Sprintf("Commitments for %s against on-demand, at %s utilisation, in %s.", instanceType, u, currency), tableWidth(), "  "))
 		b.WriteString(wrapText("A commitment costs its term cost whatever the use; ON-DEMAND is paying on demand for the hours used over the same term. "+
-			"BREAK-EVEN is the utilisation above which the commitment is cheaper.", tableWidth, ""))
+			"SAVINGS is the saving at that utilisation; DISCOUNT is the commitment's rate against on-demand at full use, as the clouds quote it. "+
+			"BREAK-EVEN is the utilisation above which the commitment is cheaper.", tableWidth(), ""))
 	}
 	var shown []pricewatch.Offer
 	for _, g := range rep.Groups {
 		b.WriteString("\n")
-		fmt.Fprintf(&b, "%s %s %s (%s, %s): on-demand %s %s/h\n", g.Provider, placeOf(g.Region, g.Zone), g.InstanceType,
-			gpusLabel(g.OnDemand.GPUCount, g.OnDemand.GPUModel), g.OS, displayRate(g.OnDemandHourly), g.Currency)
-		cols := []fitColumn{{head: " "}, {head: "BUY"}, {head: ">EFFECTIVE/H"}, {head: ">SAVINGS"}, {head: ">BREAK-EVEN"},
-			{head: ">UPFRONT", drop: 1}, {head: ">TERM COST"}, {head: ">ON-DEMAND"}}
+		b.WriteString(wrapText(fmt.Sprintf("%s %s %s (%s, %s): on-demand %s %s/h", g.Provider, placeOf(g.Region, g.Zone), g.InstanceType,
+			gpusLabel(g.OnDemand.GPUCount, g.OnDemand.GPUModel), g.OS, displayRate(g.OnDemandHourly), g.Currency), tableWidth(), "  "))
+		cols := []fitColumn{{head: " "}, {head: "BUY"}, {head: ">EFFECTIVE/H"}, {head: ">SAVINGS"}, {head: ">DISCOUNT", drop: 2}, {head: ">BREAK-EVEN"},
+			{head: ">UPFRONT", drop: 1}, {head: ">TERM COST", drop: 4}, {head: ">ON-DEMAND", drop: 3}}
 		for _, s := range g.Options {
 			mark := ""
 			if s.Best {
@@ -143,7 +127,7 @@ func writeSavingsTable(w io.Writer, instanceType string, offers []pricewatch.Off
 			if !s.BreaksEven {
 				be = "never"
 			}
-			addRow(cols, mark, buyLabel(s.Offer), displayRate(s.EffectiveHourly), percentText(s.SavingsPct), be,
+			addRow(cols, mark, buyLabel(s.Offer), displayRate(s.EffectiveHourly), percentText(s.SavingsPct), percentText(s.DiscountPct), be,
 				moneyText(s.Upfront), moneyText(s.TermCost), moneyText(s.OnDemandTermCost))
 			shown = append(shown, s.Offer)
 		}
@@ -152,7 +136,7 @@ func writeSavingsTable(w io.Writer, instanceType string, offers []pricewatch.Off
 			return err
 		}
 		if len(dropped) > 0 {
-			fmt.Fprintf(&b, "Left out to fit %d columns: %s (see --format json).\n", tableWidth, strings.Join(dropped, ", "))
+			b.WriteString(wrapText(fmt.Sprintf("Left out to fit %d columns: %s (see --wide or --format json).", tableWidth(), strings.Join(dropped, ", ")), tableWidth(), "  "))
 		}
 		if g.OnDemandBest {
 			fmt.Fprintf(&b, "On-demand is cheapest at %s: no commitment here pays off at that use.\n", u)
@@ -160,7 +144,7 @@ func writeSavingsTable(w io.Writer, instanceType string, offers []pricewatch.Off
 			best := g.Options[0]
 			saved := best.OnDemandTermCost.Sub(best.TermCost)
 			b.WriteString(wrapText(fmt.Sprintf("* Best at %s: %s, %s %s less than on-demand over %s (%s); it breaks even at %s.",
-				u, buyLabel(best.Offer), moneyText(saved), g.Currency, best.Term, percentText(best.SavingsPct), shareText(best.BreakEvenUtilization)), tableWidth, "  "))
+				u, buyLabel(best.Offer), moneyText(saved), g.Currency, best.Term, percentText(best.SavingsPct), shareText(best.BreakEvenUtilization)), tableWidth(), "  "))
 		}
 	}
 	// One paragraph per reason: a missing rate leaves out every option of
@@ -176,7 +160,7 @@ func writeSavingsTable(w io.Writer, instanceType string, offers []pricewatch.Off
 	}
 	for _, r := range reasons {
 		b.WriteString("\n")
-		b.WriteString(wrapText(fmt.Sprintf("Not compared (%s):", r), tableWidth, "  "))
+		b.WriteString(wrapText(fmt.Sprintf("Not compared (%s):", r), tableWidth(), "  "))
 		for _, o := range byReason[r] {
 			b.WriteString("- " + o + "\n")
 		}
@@ -187,7 +171,7 @@ func writeSavingsTable(w io.Writer, instanceType string, offers []pricewatch.Off
 	}
 	notes.write(&b)
 	if len(notes.absent) > 0 {
-		b.WriteString(wrapText("Or ask in the prices' own currency: --currency "+strings.Join(sortedSet(notes.absent), " or --currency ")+".", tableWidth, "  "))
+		b.WriteString(wrapText("Or ask in the prices' own currency: --currency "+strings.Join(sortedSet(notes.absent), " or --currency ")+".", tableWidth(), "  "))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -126,14 +126,16 @@ func (r trendsReport) json() report.TrendsJSON { return r.JSON() }
 // writeCSV writes movers and cheapest points as one table told apart by
 // the kind column, so that one file holds the whole report.
 func (r trendsReport) writeCSV(w io.Writer) error {
-	header := []string{"kind", "gpu", "at", "provider", "region", "zone", "instance_type", "price_type", "term", "payment",
+	// The columns are the movers' JSON keys, then the cheapest points' keys
+	// the movers lack, after the kind column.
+	header := []string{"kind", "provider", "region", "zone", "instance_type", "price_type", "term", "payment",
 		"offering_class", "os", "gpu_model", "gpu_count", "currency", "then_effective_hourly", "effective_hourly", "change",
-		"change_pct", "price_per_gpu_hour", "native_currency", "native_price_per_gpu_hour", "fx_rate", "fx_date", "fx_source", "fx_stale"}
+		"change_pct", "last_change", "gpu", "at", "price_per_gpu_hour", "native_currency", "native_price_per_gpu_hour", "fx_rate", "fx_date", "fx_source", "fx_stale"}
 	var rows [][]string
 	for _, m := range r.MoverRows() {
-		rows = append(rows, []string{"mover", "", "", m.Provider, m.Region, m.Zone, m.InstanceType, m.PriceType, m.Term, m.Payment,
+		rows = append(rows, []string{"mover", m.Provider, m.Region, m.Zone, m.InstanceType, m.PriceType, m.Term, m.Payment,
 			m.OfferingClass, m.OS, m.GPUModel, formatFloat(m.GPUCount), m.Currency, decText(m.ThenEffectiveHourly), decText(m.EffectiveHourly),
-			decText(m.Change), decText(m.ChangePct), "", "", "", "", "", "", ""})
+			decText(m.Change), decText(m.ChangePct), timeText(m.LastChange), "", "", "", "", "", "", "", "", ""})
 	}
 	cheapest, _ := r.CheapestRows()
 	for _, c := range cheapest {
@@ -141,11 +143,19 @@ func (r trendsReport) writeCSV(w io.Writer) error {
 		if c.FXDate != nil {
 			date = *c.FXDate
 		}
-		rows = append(rows, []string{"cheapest", c.GPU, c.At, c.Provider, c.Region, c.Zone, c.InstanceType, c.PriceType, c.Term, c.Payment,
-			c.OfferingClass, c.OS, c.GPUModel, formatFloat(c.GPUCount), c.Currency, "", "", "", "", decText(c.PricePerGPUHour),
+		rows = append(rows, []string{"cheapest", c.Provider, c.Region, c.Zone, c.InstanceType, c.PriceType, c.Term, c.Payment,
+			c.OfferingClass, c.OS, c.GPUModel, formatFloat(c.GPUCount), c.Currency, "", "", "", "", "", c.GPU, c.At, decText(c.PricePerGPUHour),
 			c.NativeCurrency, decText(c.NativePricePerGPUHour), decText(c.FXRate), date, c.FXSource, fmt.Sprint(c.FXStale)})
 	}
 	return writeCSV(w, header, rows)
+}
+
+// timeText is a JSON time value (an RFC 3339 string or null) as a CSV cell.
+func timeText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return ""
 }
 
 // decText prints an exact decimal for CSV.
@@ -199,7 +209,7 @@ func (r trendsReport) writeTable(w io.Writer, pts []pricewatch.PriceType, os str
 				left = append(left, offerKeyLabel(u))
 			}
 			b.WriteString(wrapText(fmt.Sprintf("Left out of the series where no rate into %s applied: %s.", r.Currency,
-				strings.Join(left, "; ")), tableWidth, "  "))
+				strings.Join(left, "; ")), tableWidth(), "  "))
 		}
 	}
 	var lines strings.Builder

@@ -295,6 +295,7 @@ func TestOCIEndToEnd(t *testing.T) {
 // column and its legend) and in JSON.
 func TestCompareEightProvidersMarksMarketplaceGolden(t *testing.T) {
 	const lambdaKey = "secret_golden_lambda.NeverPrinted"
+	t.Setenv("COLUMNS", "100")
 	t.Setenv(lambda.EnvAPIKey, lambdaKey)
 	t.Setenv(runpod.EnvAPIKey, "")
 	alibabaCredentials(t, e2eAlibabaKeyID, e2eAlibabaSecret)

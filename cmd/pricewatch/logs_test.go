@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/pricewatch/pricewatch/report"
 )
 
 // The CLI's stderr carries warnings and errors only, as plain text; a
@@ -59,5 +61,14 @@ func TestFetchLogsAndSummaryFormats(t *testing.T) {
 	if len(rows) != 2 || rows[0]["provider"] != "azure" || rows[0]["status"] != "ok" || rows[0]["error"] != nil ||
 		rows[1]["provider"] != "oci" || rows[1]["status"] != "failed" || rows[1]["error"] == nil {
 		t.Errorf("fetch JSON: %v", rows)
+	}
+	known := map[string]bool{}
+	for _, f := range report.Vocabulary {
+		known[f.Name] = true
+	}
+	for k := range rows[0] {
+		if !known[k] {
+			t.Errorf("fetch JSON key %q is not in report.Vocabulary", k)
+		}
 	}
 }

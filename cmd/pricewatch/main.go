@@ -24,6 +24,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	defer a.close()
 	root := a.rootCommand()
 	markUsageErrors(root)
+	setWidth(stdout)
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)

@@ -51,7 +51,7 @@ func (s plotSeries) at(t time.Time) (decimal.Decimal, bool) {
 // writePlot draws series between from and to in at most width columns.
 func writePlot(w io.Writer, title string, series []plotSeries, from, to time.Time, width int) error {
 	var b strings.Builder
-	b.WriteString(title + "\n")
+	b.WriteString(wrapText(title, width, "  "))
 	if len(series) > len(glyphs) {
 		fmt.Fprintf(&b, "(%d series not drawn: only %d letters; narrow with --region or --provider)\n", len(series)-len(glyphs), len(glyphs))
 		series = series[:len(glyphs)]
@@ -200,7 +200,7 @@ func xLabels(from, to time.Time, indent, cols int) string {
 func writeHistoryPlot(w io.Writer, instanceType string, rows []storage.PriceInterval) error {
 	if len(rows) == 0 {
 		_, err := io.WriteString(w, wrapText("No price history for that instance type (has `pricewatch fetch` run, "+
-			"and is the name spelled as the cloud spells it?).", tableWidth, "  "))
+			"and is the name spelled as the cloud spells it?).", tableWidth(), "  "))
 		return err
 	}
 	from, to := rows[0].ValidFrom, rows[0].LastSeen
@@ -242,7 +242,7 @@ func writeHistoryPlot(w io.Writer, instanceType string, rows []storage.PriceInte
 		}
 		title := fmt.Sprintf("%s: effective hourly price in %s, %s to %s", instanceType, c,
 			from.UTC().Format("2006-01-02 15:04"), to.UTC().Format("2006-01-02 15:04 UTC"))
-		if err := writePlot(w, title, byCurrency[c], from, to, tableWidth); err != nil {
+		if err := writePlot(w, title, byCurrency[c], from, to, chartWidth()); err != nil {
 			return err
 		}
 	}

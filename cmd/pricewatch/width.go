@@ -1,0 +1,58 @@
+package main
+
+import (
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"golang.org/x/term"
+)
+
+// Widths the tables and charts fit. On a terminal (or with $COLUMNS set)
+// they fit its width, but never narrower than minWidth; off a terminal
+// with no $COLUMNS, tables keep every column (0: no limit) and charts are
+// drawn defaultChartWidth wide.
+const (
+	minWidth          = 60
+	defaultChartWidth = 100
+)
+
+// width is the current command's width, set once per command line by run
+// (atomic: the daemon and a CLI command may run in one test process).
+var width atomic.Int64
+
+// tableWidth is the width tables and wrapped text fit; 0 means no limit.
+func tableWidth() int { return int(width.Load()) }
+
+// chartWidth is the width of a terminal chart.
+func chartWidth() int {
+	if w := tableWidth(); w > 0 {
+		return w
+	}
+	return defaultChartWidth
+}
+
+// setWidth works out the width for output written to stdout: $COLUMNS
+// when set to a number, else the terminal's width, else no limit.
+func setWidth(stdout io.Writer) {
+	width.Store(int64(outputWidth(stdout)))
+}
+
+func outputWidth(stdout io.Writer) int {
+	if v := strings.TrimSpace(os.Getenv("COLUMNS")); v != "" {
+		if n, err := strconv.Atoi(v); err == nil && n > 0 {
+			return max(n, minWidth)
+		}
+	}
+	if f, ok := stdout.(fder); ok && term.IsTerminal(int(f.Fd())) {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return max(w, minWidth)
+		}
+	}
+	return 0
+}
+
+// fder is what *os.File offers and a bytes.Buffer does not.
+type fder interface{ Fd() uintptr }
