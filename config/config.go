@@ -61,9 +61,46 @@ type Log struct {
 	Format string `yaml:"format"` // auto, json, console
 }
 
-// HTTP is the daemon's metrics and health listener.
+// HTTP is the daemon's listener: metrics, health, the JSON API and the
+// dashboard.
 type HTTP struct {
 	Listen string `yaml:"listen"` // host:port; empty disables
+	// TokenFile holds the bearer token every request but /healthz must
+	// carry (relative names are looked up in $CREDENTIALS_DIRECTORY).
+	TokenFile string `yaml:"token_file"`
+	// AllowUnauthenticated lets a non-loopback listen go without a token.
+	AllowUnauthenticated bool `yaml:"allow_unauthenticated"`
+}
+
+// ListenIsLoopback reports whether addr (host:port) binds only loopback
+// interfaces; an empty host binds every interface.
+func ListenIsLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// HTTPToken reads http.token_file. A token file that is set but missing or
+// empty is an error naming the key and its line: the daemon must not come
+// up open when it was meant to be closed. The error never holds the token.
+func (c *Config) HTTPToken() (Secret, error) {
+	if c.HTTP.TokenFile == "" {
+		return Secret{}, nil
+	}
+	tok, err := ReadSecret("", Secret{}, c.HTTP.TokenFile)
+	if err != nil {
+		return Secret{}, c.keyErr("http.token_file", "%v", err)
+	}
+	if tok.Empty() {
+		return Secret{}, c.keyErr("http.token_file", "%s is empty: put the bearer token in it", c.HTTP.TokenFile)
+	}
+	return tok, nil
 }
 
 // Fetch holds settings shared by every provider run.
@@ -469,6 +506,14 @@ func (c *Config) Validate() error {
 	case "auto", "json", "console":
 	default:
 		add(c.keyErr("log.format", "%q: want auto, json or console", c.Log.Format))
+	}
+	if l := c.HTTP.Listen; l != "" {
+		if _, _, err := net.SplitHostPort(l); err != nil {
+			add(c.keyErr("http.listen", "%q is not host:port: %v", l, err))
+		} else if !ListenIsLoopback(l) && c.HTTP.TokenFile == "" && !c.HTTP.AllowUnauthenticated {
+			add(c.keyErr("http.listen", "%q is not a loopback address: anyone who can reach it could read it; set http.token_file "+
+				"(a bearer token every request must carry) or, behind your own access control, http.allow_unauthenticated: true", l))
+		}
 	}
 	if c.Fetch.MinOfferRatio < 0 || c.Fetch.MinOfferRatio > 1 {
 		add(c.keyErr("fetch.min_offer_ratio", "%v: want a share between 0 and 1", c.Fetch.MinOfferRatio))

@@ -177,6 +177,24 @@ var catalogue = []Spec{
 		MemoryGB: 192, MemoryType: "HBM3", BandwidthGBs: 5300, BF16TFLOPS: 1307.4, FP16TFLOPS: 1307.4, FP8TFLOPS: 2614.9, FP32TFLOPS: 163.4,
 		Interconnect: "Infinity Fabric (7 × 128 GB/s)", InterconnectGBs: 896, Source: srcMI300X,
 		Note: "some aggregators list the sparse 2,615 as dense FP16"},
+	// Older parts still sold on AWS (p2, g3, g4ad, g5g). Per GPU: the K80
+	// and M60 boards carry two GPUs, and AWS counts GPUs.
+	{Model: "T4G", Vendor: "NVIDIA", Architecture: "Turing", FormFactor: "PCIe",
+		MemoryGB: 16, MemoryType: "GDDR6", BandwidthGBs: 320, FP16TFLOPS: 65, FP32TFLOPS: 8.1,
+		Interconnect: "PCIe Gen3", InterconnectGBs: 32, Source: "https://aws.amazon.com/ec2/instance-types/g5g/ (NVIDIA T4G: the T4 for Arm hosts); figures as " + srcT4,
+		Note: "no BF16; FP16 is mixed precision; " + noteUnchecked},
+	{Model: "V520", Vendor: "AMD", Architecture: "RDNA (Navi 12)", FormFactor: "PCIe",
+		MemoryGB: 8, MemoryType: "HBM2", BandwidthGBs: 512, FP32TFLOPS: 7.4,
+		Interconnect: "PCIe Gen4", InterconnectGBs: 64, Source: "https://aws.amazon.com/ec2/instance-types/g4/ (AMD Radeon Pro V520, 8 GB)",
+		Note: "no matrix cores: no per-TFLOPS figure; " + noteUnchecked},
+	{Model: "M60", Vendor: "NVIDIA", Architecture: "Maxwell", FormFactor: "PCIe (2 GPUs per board)",
+		MemoryGB: 8, MemoryType: "GDDR5", BandwidthGBs: 160, FP32TFLOPS: 4.8,
+		Interconnect: "PCIe Gen3", InterconnectGBs: 32, Source: "NVIDIA Tesla M60 datasheet (board: 2 GPUs, 16 GB, 320 GB/s, 9.6 TFLOPS FP32; halved per GPU)",
+		Note: "no tensor cores: no per-TFLOPS figure; " + noteUnchecked},
+	{Model: "K80", Vendor: "NVIDIA", Architecture: "Kepler", FormFactor: "PCIe (2 GPUs per board)",
+		MemoryGB: 12, MemoryType: "GDDR5", BandwidthGBs: 240, FP32TFLOPS: 4.4,
+		Interconnect: "PCIe Gen3", InterconnectGBs: 32, Source: "NVIDIA Tesla K80 datasheet (board: 2 GPUs, 24 GB, 480 GB/s, 8.7 TFLOPS FP32 boost; halved per GPU)",
+		Note: "no tensor cores: no per-TFLOPS figure; " + noteUnchecked},
 	// Newer families. Figures a vendor page did not give are left at zero
 	// and the Note says so (noteNoTensor): a made-up TFLOPS figure would
 	// rank offers wrongly, a missing one only hides a per-TFLOPS column.

@@ -3,11 +3,12 @@
 // a GPU into a catalogue model (or an explicit "unknown"), and the family
 // matcher that compare, availability and alert rules all use.
 //
-// The API is three calls:
+// The API is three calls, plus a helper for family names:
 //
 //	id := gpu.Resolve("NVIDIA T4/4", gpu.Hint{MemoryGB: 4}) // T4, a quarter of one card, 4 GB
 //	spec, ok := gpu.Lookup("H100")                         // catalogue row
 //	gpu.Matches("A100", "A100-80GB-PCIe")                  // true: a family covers its variants
+//	gpu.BaseFamily("gn8v-tee")                             // "gn8v": a variant has its base's GPU
 //
 // Fetchers call Resolve with the cloud's own words and whatever evidence
 // they have (memory per GPU, form factor), store Identity.Name() in

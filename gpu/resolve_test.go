@@ -102,3 +102,14 @@ func TestCatalogueNamesResolveToThemselves(t *testing.T) {
 		}
 	}
 }
+
+func TestBaseFamily(t *testing.T) {
+	for in, want := range map[string]string{
+		"gn8v-tee": "gn8v", "gn8v-tdx": "gn8v", "ecs.gn8v-tdx": "gn8v", "gn8v": "gn8v", "vgn6i-vws": "vgn6i",
+		"ebmgn9ge-1.5t": "ebmgn9ge", "sgn8ga-wy": "sgn8ga", "ebmgn7ix-ant": "ebmgn7ix", "": "",
+	} {
+		if got := BaseFamily(in); got != want {
+			t.Errorf("BaseFamily(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -48,17 +48,3 @@ func (db *DB) LastQueued(ctx context.Context, kind string) (at time.Time, ok boo
 	return t, true, nil
 }
 
-// DataVersion changes whenever a run commits or exchange rates are stored:
-// what is derived from current prices and rates can be cached until it
-// moves.
-func (db *DB) DataVersion(ctx context.Context) (string, error) {
-	var run int64
-	var fxRows int64
-	var fxLast sql.NullString
-	err := db.read.QueryRowContext(ctx, `SELECT (SELECT COALESCE(MAX(id), 0) FROM fetch_runs WHERE status = 'ok'),
-		(SELECT COUNT(*) FROM fx_rates), (SELECT MAX(fetched_at) FROM fx_rates)`).Scan(&run, &fxRows, &fxLast)
-	if err != nil {
-		return "", fmt.Errorf("reading data version: %w", err)
-	}
-	return fmt.Sprintf("run %d fx %d %s", run, fxRows, fxLast.String), nil
-}

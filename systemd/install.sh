@@ -112,7 +112,8 @@ Next steps:
   1. Edit $CONFDIR/pricewatch.yaml (database.path: $STATEDIR/pricewatch.db).
   2. Put each secret you use in its own file under $CONFDIR/credentials/
      (slack-token, alibaba-access-key-id, alibaba-access-key-secret,
-     tencent-secret-id, tencent-secret-key), e.g.
+     tencent-secret-id, tencent-secret-key, lambda-api-key, runpod-api-key,
+     http-token), e.g.
        sudo install -m 0600 /dev/stdin $CONFDIR/credentials/slack-token
      then type the token and press Ctrl-D. Missing files are fine: that
      provider or Slack is simply not configured.

@@ -82,7 +82,8 @@ func TestUnitCredentialsOptional(t *testing.T) {
 			fallback[id] = rest
 		}
 	}
-	want := []string{"slack-token", "alibaba-access-key-id", "alibaba-access-key-secret", "tencent-secret-id", "tencent-secret-key"}
+	want := []string{"slack-token", "alibaba-access-key-id", "alibaba-access-key-secret", "tencent-secret-id", "tencent-secret-key",
+		"lambda-api-key", "runpod-api-key", "http-token"}
 	for _, id := range want {
 		path, ok := loaded[id]
 		if !ok {

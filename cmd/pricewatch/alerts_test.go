@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -165,7 +166,7 @@ func TestPriceDropReachesSlack(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("alerts list: %d %s", code, errOut)
 	}
-	var rows []alertRow
+	var rows []report.AlertRow
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
 		t.Fatal(err)
 	}

@@ -1,17 +1,17 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pricewatch/pricewatch/alerting"
 	"github.com/pricewatch/pricewatch/alerting/slack"
+	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -118,6 +118,7 @@ type alertsListFlags struct {
 	channel         string
 	limit           int
 	format          string
+	server          serverFlag
 }
 
 func (a *app) alertsListCommand() *cobra.Command {
@@ -135,22 +136,40 @@ func (a *app) alertsListCommand() *cobra.Command {
 			if f.pending && f.failed {
 				return fmt.Errorf("--pending and --failed exclude each other")
 			}
-			filter := storage.OutboxFilter{Channel: f.channel, Limit: f.limit}
+			q := report.AlertsQuery{Channel: f.channel, Limit: f.limit}
 			switch {
 			case f.pending:
-				filter.Status = storage.OutboxPending
+				q.Status = storage.OutboxPending
 			case f.failed:
-				filter.Status = storage.OutboxFailed
+				q.Status = storage.OutboxFailed
 			}
-			db, err := a.openReader(cmd.Context())
-			if err != nil {
-				return err
+			var rows []report.AlertRow
+			if f.server.url != "" {
+				v := query{}
+				v.set("status", q.Status)
+				v.set("channel", q.Channel)
+				v.set("limit", strconv.Itoa(q.Limit))
+				body, err := a.remoteGet(cmd.Context(), f.server.url, "alerts", url.Values(v))
+				if err != nil {
+					return err
+				}
+				if f.format == formatJSON {
+					_, err := a.stdout.Write(body)
+					return err
+				}
+				if err := decodeRemote(body, &rows); err != nil {
+					return err
+				}
+			} else {
+				db, err := a.openReader(cmd.Context())
+				if err != nil {
+					return err
+				}
+				if rows, err = report.Alerts(cmd.Context(), db, q); err != nil {
+					return err
+				}
 			}
-			entries, err := db.ListOutbox(cmd.Context(), filter)
-			if err != nil {
-				return err
-			}
-			return writeAlerts(a.stdout, f.format, entries)
+			return writeAlerts(a.stdout, f.format, rows)
 		},
 	}
 	cmd.Flags().BoolVar(&f.pending, "pending", false, "only alerts waiting to be delivered")
@@ -158,47 +177,11 @@ func (a *app) alertsListCommand() *cobra.Command {
 	cmd.Flags().StringVar(&f.channel, "channel", "", "only this channel")
 	cmd.Flags().IntVar(&f.limit, "limit", 50, "the most recent N alerts (0 for all)")
 	cmd.Flags().StringVar(&f.format, "format", formatTable, "output format: table, json or csv")
+	f.server.add(cmd)
 	return cmd
 }
 
-// alertRow is the JSON shape scripts rely on; keep the names.
-type alertRow struct {
-	ID            int64  `json:"id"`
-	DeliveryKey   string `json:"delivery_key"`
-	Channel       string `json:"channel"`
-	Kind          string `json:"kind"`
-	Status        string `json:"status"`
-	Attempts      int    `json:"attempts"`
-	CreatedAt     any    `json:"created_at"`
-	NextAttemptAt any    `json:"next_attempt_at"`
-	SentAt        any    `json:"sent_at"`
-	LastError     string `json:"last_error"`
-	Summary       string `json:"summary"`
-}
-
-var unescapeMrkdwn = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&")
-
-// summary is the alert's plain one-line text.
-func summary(payload []byte) string {
-	var p struct {
-		Text string `json:"text"`
-	}
-	if json.Unmarshal(payload, &p) != nil {
-		return ""
-	}
-	return unescapeMrkdwn.Replace(strings.TrimPrefix(p.Text, "pricewatch: "))
-}
-
-func writeAlerts(w io.Writer, format string, entries []storage.OutboxEntry) error {
-	rows := make([]alertRow, 0, len(entries))
-	for _, e := range entries {
-		r := alertRow{ID: e.ID, DeliveryKey: e.DeliveryKey, Channel: e.Channel, Kind: e.Kind, Status: e.Status, Attempts: e.Attempts,
-			CreatedAt: jsonTime(&e.CreatedAt), SentAt: jsonTime(e.SentAt), LastError: e.LastError, Summary: summary(e.Payload)}
-		if e.Status == storage.OutboxPending {
-			r.NextAttemptAt = jsonTime(&e.NextAttemptAt)
-		}
-		rows = append(rows, r)
-	}
+func writeAlerts(w io.Writer, format string, rows []report.AlertRow) error {
 	switch format {
 	case formatJSON:
 		return writeJSON(w, rows)

@@ -3,11 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
+	"net/url"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/pricewatch/pricewatch/gpu"
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -18,6 +20,7 @@ func (a *app) availabilityCommand() *cobra.Command {
 		format    string
 		providers []string
 		regions   []string
+		server    serverFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "availability [INSTANCE_TYPE]",
@@ -29,28 +32,46 @@ func (a *app) availabilityCommand() *cobra.Command {
 			if err := checkFormat(format); err != nil {
 				return err
 			}
+			if server.url != "" {
+				q := query{}
+				if len(args) == 1 {
+					q.set("instance_type", args[0])
+				}
+				q.set("gpu", gpuFilter)
+				if all {
+					q.set("all", "true")
+				}
+				q.list("provider", providers)
+				q.list("region", regions)
+				body, err := a.remoteGet(cmd.Context(), server.url, "availability", url.Values(q))
+				if err != nil {
+					return err
+				}
+				if format == formatJSON {
+					_, err := a.stdout.Write(body)
+					return err
+				}
+				var ar []report.AvailabilityRow
+				if err := decodeRemote(body, &ar); err != nil {
+					return err
+				}
+				rows, err := availabilityFromRows(ar)
+				if err != nil {
+					return err
+				}
+				return writeAvailability(a.stdout, format, rows)
+			}
 			db, err := a.openReader(cmd.Context())
 			if err != nil {
 				return err
 			}
-			// --gpu is matched as compare does (A100 covers A100-40GB and
-			// A100-80GB), not by exact name in SQL.
-			f := storage.AvailabilityFilter{All: all, Providers: providers, Regions: regions}
+			q := report.AvailabilityQuery{GPU: gpuFilter, All: all, Providers: providers, Regions: regions}
 			if len(args) == 1 {
-				f.InstanceType = args[0]
+				q.InstanceType = args[0]
 			}
-			rows, err := db.Availability(cmd.Context(), f)
+			rows, err := report.Availability(cmd.Context(), db, q)
 			if err != nil {
 				return err
-			}
-			if gpuFilter != "" {
-				kept := rows[:0]
-				for _, r := range rows {
-					if gpu.Matches(gpuFilter, r.GPUModel) {
-						kept = append(kept, r)
-					}
-				}
-				rows = kept
 			}
 			return writeAvailability(a.stdout, format, rows)
 		},
@@ -60,32 +81,14 @@ func (a *app) availabilityCommand() *cobra.Command {
 	cmd.Flags().StringSliceVar(&providers, "provider", nil, "only this provider; repeatable")
 	cmd.Flags().StringSliceVar(&regions, "region", nil, "only this region; repeatable")
 	cmd.Flags().StringVar(&format, "format", formatTable, "output format: table, json or csv")
+	server.add(cmd)
 	return cmd
-}
-
-// availabilityRow is the JSON shape scripts rely on; keep the names.
-type availabilityRow struct {
-	Provider     string  `json:"provider"`
-	Region       string  `json:"region"`
-	Zone         string  `json:"zone"`
-	InstanceType string  `json:"instance_type"`
-	GPUModel     string  `json:"gpu_model"`
-	GPUCount     float64 `json:"gpu_count"`
-	State        string  `json:"state"`
-	Since        any     `json:"since"`
-	Until        any     `json:"until"`
 }
 
 func writeAvailability(w io.Writer, format string, rows []storage.AvailabilityInterval) error {
 	switch format {
 	case formatJSON:
-		out := make([]availabilityRow, 0, len(rows))
-		for _, r := range rows {
-			since := r.Since
-			out = append(out, availabilityRow{Provider: r.Provider, Region: r.Region, Zone: r.Zone, InstanceType: r.InstanceType,
-				GPUModel: r.GPUModel, GPUCount: r.GPUCount, State: string(r.State),
-				Since: jsonTime(&since), Until: jsonTime(r.Until)})
-		}
+		out := report.AvailabilityRows(rows)
 		return writeJSON(w, out)
 	case formatCSV:
 		var out [][]string
@@ -113,4 +116,27 @@ func writeAvailability(w io.Writer, format string, rows []storage.AvailabilityIn
 			string(r.State), r.Since.UTC().Format("2006-01-02 15:04"), until)
 	}
 	return t.write(w)
+}
+
+// availabilityFromRows reads back the API's rows (for --server); the JSON
+// carries no stock detail, so that CSV column stays empty.
+func availabilityFromRows(rows []report.AvailabilityRow) ([]storage.AvailabilityInterval, error) {
+	out := make([]storage.AvailabilityInterval, 0, len(rows))
+	for _, r := range rows {
+		iv := storage.AvailabilityInterval{AvailabilityKey: pricewatch.AvailabilityKey{Provider: r.Provider, Region: r.Region, Zone: r.Zone,
+			InstanceType: r.InstanceType}, GPUModel: r.GPUModel, GPUCount: r.GPUCount, State: pricewatch.AvailabilityState(r.State)}
+		var err error
+		if iv.Since, err = remoteTime(r.Since); err != nil {
+			return nil, err
+		}
+		if r.Until != nil {
+			u, err := remoteTime(r.Until)
+			if err != nil {
+				return nil, err
+			}
+			iv.Until = &u
+		}
+		out = append(out, iv)
+	}
+	return out, nil
 }

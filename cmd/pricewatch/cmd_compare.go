@@ -1,9 +1,9 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
+	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -15,7 +15,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/fx"
-	"github.com/pricewatch/pricewatch/storage"
+	"github.com/pricewatch/pricewatch/report"
 )
 
 func init() {
@@ -60,23 +60,37 @@ apart, never ranked.`,
 				return err
 			}
 			ctx := cmd.Context()
+			if f.server != "" {
+				if err := remoteFormat(f.server, f.format, formatJSON, formatCSV); err != nil {
+					return err
+				}
+				q := f.query()
+				q.set("gpu", f.gpu)
+				if f.count > 0 {
+					q.set("count", formatFloat(f.count))
+				}
+				q.list("price_type", f.priceTypes)
+				if f.availableOnly {
+					q.set("available_only", "true")
+				}
+				body, err := a.remoteGet(ctx, f.server, "offers", url.Values(q))
+				if err != nil || f.format == formatJSON {
+					a.stdout.Write(body)
+					return err
+				}
+				var rows []report.CompareRow
+				if err := decodeRemote(body, &rows); err != nil {
+					return err
+				}
+				return writeCompareRowsCSV(a.stdout, rows)
+			}
 			m, err := a.openMarket(ctx, f.scopeFlags)
 			if err != nil {
 				return err
 			}
-			offers, err := m.offers(ctx)
-			if err != nil {
-				return err
-			}
-			avail, err := m.availability(ctx)
-			if err != nil {
-				return err
-			}
 			now, currency, book := m.now, m.currency, m.fx
-			res, err := analysis.Compare(offers, avail, analysis.CompareOptions{
-				GPU: f.gpu, Count: f.count, PriceTypes: pts, Providers: f.providers, Regions: f.regions,
-				OS: f.os, AvailableOnly: f.availableOnly, Currency: currency, FX: book, At: now,
-			})
+			res, err := report.Compare(ctx, m.db, book, report.CompareQuery{Scope: m.reportScope(), GPU: f.gpu, Count: f.count,
+				PriceTypes: pts, AvailableOnly: f.availableOnly})
 			if err != nil {
 				return err
 			}
@@ -104,80 +118,23 @@ apart, never ranked.`,
 	cmd.Flags().BoolVar(&f.availableOnly, "available-only", false, "only offers known to be offered or in stock where priced")
 	cmd.Flags().BoolVar(&f.wide, "wide", false, "keep every column even past 100 columns")
 	addScopeFlags(cmd, &f.scopeFlags, "currency to compare in")
+	addServerFlag(cmd, &f.scopeFlags)
 	return cmd
 }
 
-// compareRow is the JSON shape scripts rely on; keep the names. Unranked
-// rows (no exchange rate) have a null rank, price and fx_rate.
-type compareRow struct {
-	Rank                  *int            `json:"rank"`
-	Provider              string          `json:"provider"`
-	Region                string          `json:"region"`
-	Zone                  string          `json:"zone"`
-	InstanceType          string          `json:"instance_type"`
-	PriceType             string          `json:"price_type"`
-	Term                  string          `json:"term"`
-	Payment               string          `json:"payment"`
-	OfferingClass         string          `json:"offering_class"`
-	OS                    string          `json:"os"`
-	GPUModel              string          `json:"gpu_model"`
-	GPUCount              float64         `json:"gpu_count"`
-	Currency              string          `json:"currency"`
-	PricePerGPUHour       jsonNullDecimal `json:"price_per_gpu_hour"`
-	PricePerTFLOPS        jsonNullDecimal `json:"price_per_gpu_hour_per_tflops"`
-	PricePerGB            jsonNullDecimal `json:"price_per_gpu_hour_per_gb"`
-	EffectiveHourly       jsonNullDecimal `json:"effective_hourly"`
-	NativeCurrency        string          `json:"native_currency"`
-	NativeEffectiveHourly jsonDecimal     `json:"native_effective_hourly"`
-	FXRate                jsonNullDecimal `json:"fx_rate"`
-	FXDate                *string         `json:"fx_date"`
-	FXSource              string          `json:"fx_source"`
-	FXStale               bool            `json:"fx_stale"`
-	FXError               string          `json:"fx_error,omitempty"`
-	Available             bool            `json:"available"`
-	Availability          string          `json:"availability"`
-	Marketplace           bool            `json:"marketplace"`
-}
-
-func compareJSON(res analysis.CompareResult) []compareRow {
-	out := make([]compareRow, 0, len(res.Rows)+len(res.Unconverted))
-	conv := func(r analysis.CompareRow, ranked bool) compareRow {
-		row := compareRow{
-			Provider: r.Provider, Region: r.Region, Zone: r.Zone, InstanceType: r.InstanceType, PriceType: string(r.PriceType),
-			Term: r.Term, Payment: r.Payment, OfferingClass: r.OfferingClass, OS: r.OS, GPUModel: r.GPUModel, GPUCount: r.GPUCount,
-			Currency: res.Currency, NativeCurrency: r.NativeCurrency, NativeEffectiveHourly: jsonDecimal(r.NativeEffectiveHourly),
-			FXError: r.FXError, Available: r.Available != nil && *r.Available, Availability: availabilityName(r.Availability),
-			Marketplace: r.Marketplace,
-		}
-		if ranked {
-			rank := r.Rank
-			row.Rank = &rank
-			row.PricePerGPUHour = nullDecimal(r.PricePerGPUHour, true)
-			row.PricePerTFLOPS = nullDecimal(r.PricePerTFLOPS.Decimal, r.PricePerTFLOPS.Valid)
-			row.PricePerGB = nullDecimal(r.PricePerGB.Decimal, r.PricePerGB.Valid)
-			row.EffectiveHourly = nullDecimal(r.EffectiveHourly, true)
-			row.FXRate = nullDecimal(r.FXRate, true)
-			row.FXDate = optString(r.FXDate)
-			row.FXSource, row.FXStale = r.FXSource, r.FXStale
-		}
-		return row
-	}
-	for _, r := range res.Rows {
-		out = append(out, conv(r, true))
-	}
-	for _, r := range res.Unconverted {
-		out = append(out, conv(r, false))
-	}
-	return out
-}
+func compareJSON(res analysis.CompareResult) []report.CompareRow { return report.CompareRows(res) }
 
 func writeCompareCSV(w io.Writer, res analysis.CompareResult) error {
+	return writeCompareRowsCSV(w, compareJSON(res))
+}
+
+func writeCompareRowsCSV(w io.Writer, compareRows []report.CompareRow) error {
 	header := []string{"rank", "provider", "region", "zone", "instance_type", "price_type", "term", "payment", "offering_class", "os",
 		"gpu_model", "gpu_count", "currency", "price_per_gpu_hour", "price_per_gpu_hour_per_tflops", "price_per_gpu_hour_per_gb",
 		"effective_hourly", "native_currency", "native_effective_hourly", "fx_rate", "fx_date", "fx_source", "fx_stale", "fx_error",
 		"available", "availability", "marketplace"}
 	var rows [][]string
-	for _, r := range compareJSON(res) {
+	for _, r := range compareRows {
 		rank := ""
 		if r.Rank != nil {
 			rank = fmt.Sprint(*r.Rank)
@@ -187,8 +144,8 @@ func writeCompareCSV(w io.Writer, res analysis.CompareResult) error {
 			date = *r.FXDate
 		}
 		rows = append(rows, []string{rank, r.Provider, r.Region, r.Zone, r.InstanceType, r.PriceType, r.Term, r.Payment, r.OfferingClass, r.OS,
-			r.GPUModel, formatFloat(r.GPUCount), r.Currency, r.PricePerGPUHour.csv(), r.PricePerTFLOPS.csv(), r.PricePerGB.csv(),
-			r.EffectiveHourly.csv(), r.NativeCurrency, decimal.Decimal(r.NativeEffectiveHourly).String(), r.FXRate.csv(), date, r.FXSource,
+			r.GPUModel, formatFloat(r.GPUCount), r.Currency, r.PricePerGPUHour.Text(), r.PricePerTFLOPS.Text(), r.PricePerGB.Text(),
+			r.EffectiveHourly.Text(), r.NativeCurrency, r.NativeEffectiveHourly.String(), r.FXRate.Text(), date, r.FXSource,
 			fmt.Sprint(r.FXStale), r.FXError, fmt.Sprint(r.Available), r.Availability, fmt.Sprint(r.Marketplace)})
 	}
 	return writeCSV(w, header, rows)
@@ -329,67 +286,22 @@ func addNowFlag(cmd *cobra.Command, dst *string) {
 	_ = cmd.Flags().MarkHidden("now")
 }
 
-func evalTime(s string) (time.Time, error) {
-	if s == "" {
-		return time.Now().UTC(), nil
-	}
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("--now %q: want an RFC 3339 time such as 2026-01-02T15:04:05Z", s)
-	}
-	return t.UTC(), nil
-}
+func evalTime(s string) (time.Time, error) { return report.ParseNow("--now", s) }
 
 // targetCurrency is --currency, else fx.currency from the config.
 func (a *app) targetCurrency(flag string) (string, error) {
-	c := strings.ToUpper(strings.TrimSpace(flag))
-	if c == "" {
-		c = strings.ToUpper(a.cfg.FX.Currency)
-	}
-	if !fx.IsCurrency(c) {
-		return "", fmt.Errorf("--currency %q: want a three-letter ISO 4217 code such as USD or CNY", flag)
-	}
-	return c, nil
+	return report.Currency("--currency", flag, a.cfg.FX.Currency)
 }
 
 // parsePriceTypes reads --price-type values; "any" (or nothing) means all.
 func parsePriceTypes(vals []string) ([]pricewatch.PriceType, error) {
-	var out []pricewatch.PriceType
-	for _, v := range vals {
-		for _, p := range strings.Split(v, ",") {
-			p = strings.ToLower(strings.TrimSpace(strings.ReplaceAll(p, "-", "_")))
-			switch {
-			case p == "":
-			case p == "any" || p == "all":
-				return nil, nil
-			case pricewatch.PriceType(p).Valid():
-				out = append(out, pricewatch.PriceType(p))
-			default:
-				return nil, fmt.Errorf("--price-type %q: want on_demand, spot, reserved, savings_plan or any", p)
-			}
-		}
-	}
-	return out, nil
+	return report.ParsePriceTypes("--price-type", vals)
 }
 
 // sqlOS turns --os into the storage filter: "" is Linux, "any" is every OS.
-func sqlOS(os string) string {
-	switch strings.ToLower(os) {
-	case "":
-		return pricewatch.Linux
-	case "any", "all":
-		return ""
-	}
-	return strings.ToLower(os)
-}
+func sqlOS(os string) string { return report.StorageOS(os) }
 
-func checkOS(os string) error {
-	switch strings.ToLower(os) {
-	case "", pricewatch.Linux, pricewatch.Windows, "any", "all":
-		return nil
-	}
-	return fmt.Errorf("--os %q: want linux, windows or any", os)
-}
+func checkOS(os string) error { return report.CheckOS("--os", os) }
 
 func osText(os string) string {
 	switch s := sqlOS(os); s {
@@ -413,34 +325,6 @@ func priceTypesText(pts []pricewatch.PriceType) string {
 		s[i] = string(p)
 	}
 	return strings.Join(s, ", ")
-}
-
-// currentOffers loads the current prices. The GPU is matched in Go with
-// gpu.Matches (a family name matches several stored models), so SQL
-// filters only by place and OS.
-func currentOffers(ctx context.Context, db *storage.DB, providers, regions []string, os string) ([]pricewatch.Offer, error) {
-	rows, err := db.Prices(ctx, storage.PriceFilter{Providers: providers, Regions: regions, OS: sqlOS(os), CurrentOnly: true})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]pricewatch.Offer, len(rows))
-	for i, r := range rows {
-		out[i] = r.Offer
-	}
-	return out, nil
-}
-
-func currentAvailability(ctx context.Context, db *storage.DB, providers, regions []string) ([]pricewatch.Availability, error) {
-	rows, err := db.Availability(ctx, storage.AvailabilityFilter{Providers: providers, Regions: regions})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]pricewatch.Availability, len(rows))
-	for i, r := range rows {
-		out[i] = pricewatch.Availability{Provider: r.Provider, Region: r.Region, Zone: r.Zone, InstanceType: r.InstanceType,
-			State: r.State, StockDetail: r.StockDetail, Hardware: pricewatch.Hardware{GPUModel: r.GPUModel, GPUCount: r.GPUCount}}
-	}
-	return out, nil
 }
 
 // rateNotes collects the exchange rates a report used and the currencies it
@@ -756,25 +640,11 @@ func availShort(a *bool) string {
 	return "no"
 }
 
-func availabilityName(s string) string {
-	if s == "" {
-		return "unknown"
-	}
-	return s
-}
-
 func optString(s string) *string {
 	if s == "" {
 		return nil
 	}
 	return &s
-}
-
-func (d jsonNullDecimal) csv() string {
-	if !d.valid {
-		return ""
-	}
-	return d.d.String()
 }
 
 // count prints "1 offer", "3 offers".

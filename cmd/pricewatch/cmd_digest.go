@@ -14,7 +14,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting/digest"
-	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -139,47 +139,21 @@ func (a *app) buildDigest(ctx context.Context, db *storage.DB, now time.Time) (d
 	if err != nil {
 		return digest.Digest{}, fmt.Errorf("digest.timezone %q: %w", cfg.Timezone, err)
 	}
-	rows, err := db.Prices(ctx, storage.PriceFilter{OS: pricewatch.Linux, Since: now.Add(-digest.ChartWeeks * digest.Week)})
+	in, err := report.DigestInput(ctx, db, now, digest.ChartWeeks*digest.Week)
 	if err != nil {
 		return digest.Digest{}, err
-	}
-	ivs := make([]analysis.Interval, 0, len(rows))
-	for _, r := range rows {
-		iv := analysis.Interval{Offer: r.Offer, Effective: r.EffectiveHourly, From: r.ValidFrom}
-		if r.ValidTo != nil {
-			iv.To = *r.ValidTo
-		}
-		ivs = append(ivs, iv)
-	}
-	avail, err := db.Availability(ctx, storage.AvailabilityFilter{All: true, Since: now.Add(-digest.Week)})
-	if err != nil {
-		return digest.Digest{}, err
-	}
-	runs, err := db.LastRuns(ctx)
-	if err != nil {
-		return digest.Digest{}, err
-	}
-	for i, r := range runs {
-		// Run errors were scrubbed when recorded; a digest goes to Slack,
-		// so scrub them again with today's secrets.
-		runs[i].Error = a.redactor.String(r.Error)
-		if r.Status == storage.RunOK {
-			continue
-		}
-		ok, err := db.LastSuccess(ctx, r.Provider)
-		if err != nil {
-			return digest.Digest{}, err
-		}
-		if ok != nil {
-			runs = append(runs, *ok)
-		}
 	}
 	book, err := a.fxBook(ctx, db)
 	if err != nil {
 		return digest.Digest{}, err
 	}
-	return digest.Build(digest.Input{Now: now, Location: loc, Currency: cfg.Currency, Models: cfg.GPUModels,
-		Prices: ivs, Availability: avail, Runs: runs, Expected: a.expectedIntervals(now), FX: book})
+	for i, r := range in.Runs {
+		// Run errors were scrubbed when recorded; a digest goes to Slack,
+		// so scrub them again with today's secrets.
+		in.Runs[i].Error = a.redactor.String(r.Error)
+	}
+	in.Location, in.Currency, in.Models, in.Expected, in.FX = loc, cfg.Currency, cfg.GPUModels, a.expectedIntervals(now), book
+	return digest.Build(in)
 }
 
 // expectedIntervals maps each enabled provider to the longest gap between

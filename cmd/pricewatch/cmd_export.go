@@ -164,7 +164,7 @@ func writeExportCSV(w io.Writer, rows []exportRow) error {
 	for i, r := range rows {
 		out[i] = []string{r.Provider, r.Region, r.RegionName, r.Zone, r.InstanceType, r.PriceType, r.Term, r.Payment,
 			r.OfferingClass, r.OS, r.Currency, decimal.Decimal(r.HourlyPrice).String(), decimal.Decimal(r.Upfront).String(),
-			decimal.Decimal(r.EffectiveHourly).String(), r.PricePerGPUHour.csv(), r.GPUModel, formatFloat(r.GPUCount),
+			decimal.Decimal(r.EffectiveHourly).String(), r.PricePerGPUHour.Text(), r.GPUModel, formatFloat(r.GPUCount),
 			r.SkuID, r.SkuPriceID, r.ProductID, r.ValidFrom}
 	}
 	return writeCSV(w, exportHeader, out)
@@ -239,7 +239,7 @@ func writeFocusCSV(w io.Writer, rows []exportRow) error {
 			name, "Compute", r.Region, r.RegionName, r.Zone, r.SkuID, r.SkuPriceID,
 			focusPricingCategory(r.PriceType), "Hours", decimal.Decimal(r.HourlyPrice).String(), r.Currency, focusCommitmentType(r.PriceType),
 			r.InstanceType, r.OS, r.GPUModel, formatFloat(r.GPUCount), r.PriceType, r.Term, r.Payment,
-			r.OfferingClass, decimal.Decimal(r.Upfront).String(), decimal.Decimal(r.EffectiveHourly).String(), r.PricePerGPUHour.csv(), r.ProductID,
+			r.OfferingClass, decimal.Decimal(r.Upfront).String(), decimal.Decimal(r.EffectiveHourly).String(), r.PricePerGPUHour.Text(), r.ProductID,
 		}
 	}
 	return writeCSV(w, focusHeader, out)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fx"
+	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -84,17 +85,5 @@ func (a *app) updateFX(ctx context.Context, db *storage.DB) (string, error) {
 
 // fxBook loads every stored reference day plus the configured fixed rates.
 func (a *app) fxBook(ctx context.Context, db *storage.DB) (*fx.Book, error) {
-	days, err := db.FXDays(ctx)
-	if err != nil {
-		return nil, err
-	}
-	rates := make([]fx.Rates, len(days))
-	for i, d := range days {
-		rates[i] = fx.Rates{Date: d.Date, Source: d.Source, PerEUR: d.PerEUR}
-	}
-	fixed, err := fx.ParseFixed(a.cfg.FX.FixedRates)
-	if err != nil {
-		return nil, fmt.Errorf("fx.fixed_rates: %w", err)
-	}
-	return fx.NewBook(rates, fixed, a.cfg.FX.MaxAge)
+	return report.FXBook(ctx, db, a.cfg.FX)
 }

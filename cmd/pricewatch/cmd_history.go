@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -19,6 +21,7 @@ type historyFlags struct {
 	since     string
 	format    string
 	plot      bool
+	server    serverFlag
 }
 
 func (a *app) historyCommand() *cobra.Command {
@@ -41,11 +44,37 @@ func (a *app) historyCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if f.server.url != "" {
+				q := query{}
+				q.list("provider", f.providers)
+				q.list("region", f.regions)
+				q.set("since", f.since)
+				body, err := a.remoteGet(cmd.Context(), f.server.url, "history/"+url.PathEscape(args[0]), url.Values(q))
+				if err != nil {
+					return err
+				}
+				if f.format == formatJSON {
+					_, err := a.stdout.Write(body)
+					return err
+				}
+				var hr []report.HistoryRow
+				if err := decodeRemote(body, &hr); err != nil {
+					return err
+				}
+				rows, err := historyFromRows(hr)
+				if err != nil {
+					return err
+				}
+				if f.plot {
+					return writeHistoryPlot(a.stdout, args[0], rows)
+				}
+				return writeHistory(a.stdout, f.format, rows)
+			}
 			db, err := a.openReader(cmd.Context())
 			if err != nil {
 				return err
 			}
-			rows, err := db.Prices(cmd.Context(), storage.PriceFilter{
+			rows, err := report.History(cmd.Context(), db, report.HistoryQuery{
 				InstanceType: args[0], Providers: f.providers, Regions: f.regions, Since: since,
 			})
 			if err != nil {
@@ -62,47 +91,14 @@ func (a *app) historyCommand() *cobra.Command {
 	cmd.Flags().StringVar(&f.since, "since", "", "only intervals valid since a duration ago (30d, 12h) or a date (2026-01-01)")
 	cmd.Flags().StringVar(&f.format, "format", formatTable, "output format: table, json or csv")
 	cmd.Flags().BoolVar(&f.plot, "plot", false, "draw the effective hourly prices as a chart instead of tables")
+	f.server.add(cmd)
 	return cmd
-}
-
-// historyRow is the JSON shape scripts rely on; keep the names.
-type historyRow struct {
-	Provider        string      `json:"provider"`
-	Region          string      `json:"region"`
-	Zone            string      `json:"zone"`
-	InstanceType    string      `json:"instance_type"`
-	PriceType       string      `json:"price_type"`
-	Term            string      `json:"term"`
-	Payment         string      `json:"payment"`
-	OfferingClass   string      `json:"offering_class"`
-	OS              string      `json:"os"`
-	Currency        string      `json:"currency"`
-	HourlyPrice     jsonDecimal `json:"hourly_price"`
-	Upfront         jsonDecimal `json:"upfront"`
-	EffectiveHourly jsonDecimal `json:"effective_hourly"`
-	GPUModel        string      `json:"gpu_model"`
-	GPUCount        float64     `json:"gpu_count"`
-	GPUMemoryGB     float64     `json:"gpu_memory_gb"`
-	ValidFrom       any         `json:"valid_from"`
-	ValidTo         any         `json:"valid_to"`
-	LastSeen        any         `json:"last_seen"`
 }
 
 func writeHistory(w io.Writer, format string, rows []storage.PriceInterval) error {
 	switch format {
 	case formatJSON:
-		out := make([]historyRow, 0, len(rows))
-		for _, r := range rows {
-			from, seen := r.ValidFrom, r.LastSeen
-			out = append(out, historyRow{
-				Provider: r.Provider, Region: r.Region, Zone: r.Zone, InstanceType: r.InstanceType,
-				PriceType: string(r.PriceType), Term: r.Term, Payment: r.Payment, OfferingClass: r.OfferingClass,
-				OS: r.OS, Currency: r.Currency, HourlyPrice: jsonDecimal(r.Hourly), Upfront: jsonDecimal(r.Upfront),
-				EffectiveHourly: jsonDecimal(r.EffectiveHourly),
-				GPUModel:        r.GPUModel, GPUCount: r.GPUCount, GPUMemoryGB: r.GPUMemoryGB,
-				ValidFrom: jsonTime(&from), ValidTo: jsonTime(r.ValidTo), LastSeen: jsonTime(&seen),
-			})
-		}
+		out := report.HistoryRows(rows)
 		return writeJSON(w, out)
 	case formatCSV:
 		header := []string{"provider", "region", "zone", "instance_type", "price_type", "term", "payment", "offering_class", "os", "currency",
@@ -229,4 +225,43 @@ func changeLabel(prev *decimal.Decimal, cur decimal.Decimal) string {
 		sign = "+"
 	}
 	return sign + pct.StringFixed(1) + "%"
+}
+
+// historyFromRows reads back the API's history rows (for --server) into the
+// intervals the table and the plot are drawn from.
+func historyFromRows(rows []report.HistoryRow) ([]storage.PriceInterval, error) {
+	out := make([]storage.PriceInterval, 0, len(rows))
+	for _, r := range rows {
+		iv := storage.PriceInterval{Offer: pricewatch.Offer{Provider: r.Provider, Region: r.Region, Zone: r.Zone, InstanceType: r.InstanceType,
+			PriceType: pricewatch.PriceType(r.PriceType), Term: r.Term, Payment: r.Payment, OfferingClass: r.OfferingClass, OS: r.OS,
+			Currency: r.Currency, Hourly: decimal.Decimal(r.HourlyPrice), Upfront: decimal.Decimal(r.Upfront),
+			Hardware: pricewatch.Hardware{GPUModel: r.GPUModel, GPUCount: r.GPUCount, GPUMemoryGB: r.GPUMemoryGB}},
+			EffectiveHourly: decimal.Decimal(r.EffectiveHourly)}
+		var err error
+		if iv.ValidFrom, err = remoteTime(r.ValidFrom); err != nil {
+			return nil, err
+		}
+		if iv.LastSeen, err = remoteTime(r.LastSeen); err != nil {
+			return nil, err
+		}
+		if r.ValidTo != nil {
+			to, err := remoteTime(r.ValidTo)
+			if err != nil {
+				return nil, err
+			}
+			iv.ValidTo = &to
+		}
+		out = append(out, iv)
+	}
+	return out, nil
+}
+
+// remoteTime reads an RFC 3339 time the API sent as a JSON string.
+func remoteTime(v any) (time.Time, error) {
+	s, _ := v.(string)
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("reading the daemon's answer: time %v: %w", v, err)
+	}
+	return t, nil
 }

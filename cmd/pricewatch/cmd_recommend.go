@@ -11,6 +11,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/report"
 )
 
 type recommendFlags struct {
@@ -165,7 +166,7 @@ func optionJSON(o analysis.Option, ranked bool) optionRow {
 		PriceType: string(o.PriceType), Term: o.Term, Payment: o.Payment, OfferingClass: o.OfferingClass, GPUModel: o.GPUModel,
 		GPUsPerInstance: o.GPUsPerInstance, Instances: o.Instances, Currency: o.Currency, Terms: o.Terms, CommittedHours: o.CommittedHours,
 		BreakEvenUtilization: nullDecimal(o.BreakEvenUtilization.Decimal, o.BreakEvenUtilization.Valid), Interruptible: o.Interruptible, Marketplace: o.Marketplace,
-		Available: o.Available != nil && *o.Available, Availability: availabilityName(o.Availability), NativeCurrency: o.NativeCurrency,
+		Available: o.Available != nil && *o.Available, Availability: report.AvailabilityName(o.Availability), NativeCurrency: o.NativeCurrency,
 		FXError: o.FXError}
 	if ranked {
 		rank := o.Rank
@@ -230,9 +231,9 @@ func writeRecommendCSV(w io.Writer, rec analysis.Recommendation) error {
 		}
 		rows = append(rows, []string{rank, fmt.Sprint(i == rec.Best && r.Rank != nil), r.Provider, r.Region, r.Zone, r.InstanceType, r.OS,
 			r.PriceType, r.Term, r.Payment, r.OfferingClass, r.GPUModel, formatFloat(r.GPUsPerInstance), fmt.Sprint(r.Instances),
-			r.Currency, fmt.Sprint(r.Terms), fmt.Sprint(r.CommittedHours), r.FixedCost.csv(), r.VariableCost.csv(), r.TotalCost.csv(),
-			r.CostPerGPUHour.csv(), r.EffectiveHourly.csv(), r.BreakEvenUtilization.csv(), fmt.Sprint(r.Interruptible),
-			fmt.Sprint(r.Marketplace), fmt.Sprint(r.Available), r.Availability, r.NativeCurrency, r.FXRate.csv(), date, r.FXSource, fmt.Sprint(r.FXStale), r.FXError})
+			r.Currency, fmt.Sprint(r.Terms), fmt.Sprint(r.CommittedHours), r.FixedCost.Text(), r.VariableCost.Text(), r.TotalCost.Text(),
+			r.CostPerGPUHour.Text(), r.EffectiveHourly.Text(), r.BreakEvenUtilization.Text(), fmt.Sprint(r.Interruptible),
+			fmt.Sprint(r.Marketplace), fmt.Sprint(r.Available), r.Availability, r.NativeCurrency, r.FXRate.Text(), date, r.FXSource, fmt.Sprint(r.FXStale), r.FXError})
 	}
 	return writeCSV(w, header, rows)
 }

@@ -35,7 +35,9 @@ func (a *app) runCommand() *cobra.Command {
 		Long: `Run fetches each enabled provider on its schedule (providers.<name>.schedule,
 UTC), stores and diffs every run, delivers alerts continuously and posts the
 weekly digest (digest.schedule in digest.timezone). It serves /metrics,
-/healthz and /readyz on http.listen and speaks sd_notify under systemd.
+/healthz, /readyz, the read-only JSON API under /api/v1/ and the dashboard
+at / on http.listen (beyond loopback only with http.token_file or
+http.allow_unauthenticated) and speaks sd_notify under systemd.
 
 SIGHUP reloads the config (an invalid config keeps the running one);
 SIGTERM stops scheduling, cancels runs in flight (they store nothing) and
@@ -112,6 +114,10 @@ func (a *app) runDaemon(ctx context.Context) error {
 	if _, err := a.outboxFunc(); err != nil {
 		return err
 	}
+	webWrap, err := d.webHandler()
+	if err != nil {
+		return err
+	}
 	d.health.beat()
 	if err := d.schedule(); err != nil {
 		return err
@@ -124,7 +130,7 @@ func (a *app) runDaemon(ctx context.Context) error {
 	defer stopBG()
 	if listen := a.cfg.HTTP.Listen; listen != "" {
 		bg.Go(func() {
-			if err := serveHTTP(bgCtx, listen, d.metrics, d.readiness, d.log); err != nil {
+			if err := serveHTTP(bgCtx, listen, d.metrics, d.readiness, d.log, webWrap); err != nil {
 				d.log.Error("http listener failed; metrics and health endpoints are unavailable", zap.String("listen", listen), zap.Error(err))
 			}
 		})

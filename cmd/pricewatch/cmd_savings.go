@@ -3,12 +3,14 @@ package main
 import (
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/report"
 )
 
 type savingsFlags struct {
@@ -35,25 +37,28 @@ every hour of its term; on-demand only for the hours used.`,
 				return fmt.Errorf("--utilization: %w", err)
 			}
 			ctx := cmd.Context()
+			if f.server != "" {
+				if err := remoteFormat(f.server, f.format, formatJSON); err != nil {
+					return err
+				}
+				q := f.query()
+				q.set("utilization", f.utilization)
+				body, err := a.remoteGet(ctx, f.server, "savings/"+url.PathEscape(args[0]), url.Values(q))
+				if err == nil {
+					_, err = a.stdout.Write(body)
+				}
+				return err
+			}
 			m, err := a.openMarket(ctx, f.scopeFlags)
 			if err != nil {
 				return err
 			}
 			now, currency, book := m.now, m.currency, m.fx
-			var offers []pricewatch.Offer
-			all, err := m.offers(ctx)
+			sav, err := report.ComputeSavings(ctx, m.db, book, report.SavingsQuery{Scope: m.reportScope(), InstanceType: args[0], Utilization: u})
 			if err != nil {
 				return err
 			}
-			for _, o := range all {
-				if o.InstanceType == args[0] {
-					offers = append(offers, o)
-				}
-			}
-			rep, err := analysis.ComputeSavings(offers, analysis.SavingsOptions{Utilization: u, Currency: currency, FX: book, At: now})
-			if err != nil {
-				return err
-			}
+			offers, rep := sav.Offers, sav.SavingsReport
 			notes := newRateNotes(currency, now, book.MaxAge())
 			for _, s := range rep.Rows() {
 				notes.used(s.NativeCurrency, s.FXUsed)
@@ -78,65 +83,11 @@ every hour of its term; on-demand only for the hours used.`,
 	}
 	cmd.Flags().StringVar(&f.utilization, "utilization", "1", "share of the term's hours the machine runs: 0.7 or 70%")
 	addScopeFlags(cmd, &f.scopeFlags, "currency of every figure")
+	addServerFlag(cmd, &f.scopeFlags)
 	return cmd
 }
 
-// savingsRow is the JSON shape scripts rely on; keep the names. Costs are at
-// the given utilisation, percentages 0–100, utilisations 0–1.
-type savingsRow struct {
-	Provider             string          `json:"provider"`
-	Region               string          `json:"region"`
-	Zone                 string          `json:"zone"`
-	InstanceType         string          `json:"instance_type"`
-	OS                   string          `json:"os"`
-	PriceType            string          `json:"price_type"`
-	Term                 string          `json:"term"`
-	Payment              string          `json:"payment"`
-	OfferingClass        string          `json:"offering_class"`
-	GPUModel             string          `json:"gpu_model"`
-	GPUCount             float64         `json:"gpu_count"`
-	Currency             string          `json:"currency"`
-	TermHours            int64           `json:"term_hours"`
-	Upfront              jsonDecimal     `json:"upfront"`
-	Hourly               jsonDecimal     `json:"hourly"`
-	OnDemandHourly       jsonDecimal     `json:"on_demand_hourly"`
-	EffectiveHourly      jsonDecimal     `json:"effective_hourly"`
-	Utilization          jsonDecimal     `json:"utilization"`
-	SavingsPct           jsonDecimal     `json:"savings_pct"`
-	FullUseSavingsPct    jsonDecimal     `json:"full_use_savings_pct"`
-	BreakEvenUtilization jsonDecimal     `json:"break_even_utilization"`
-	BreaksEven           bool            `json:"breaks_even"`
-	TermCost             jsonDecimal     `json:"term_cost"`
-	OnDemandTermCost     jsonDecimal     `json:"on_demand_term_cost"`
-	PaybackHours         jsonNullDecimal `json:"payback_hours"`
-	Best                 bool            `json:"best"`
-	NativeCurrency       string          `json:"native_currency"`
-	FXRate               jsonDecimal     `json:"fx_rate"`
-	FXDate               *string         `json:"fx_date"`
-	FXSource             string          `json:"fx_source"`
-	FXStale              bool            `json:"fx_stale"`
-}
-
-func savingsJSON(rep analysis.SavingsReport) []savingsRow {
-	rows := rep.Rows()
-	out := make([]savingsRow, 0, len(rows))
-	for _, s := range rows {
-		out = append(out, savingsRow{
-			Provider: s.Provider, Region: s.Region, Zone: s.Zone, InstanceType: s.InstanceType, OS: s.OS,
-			PriceType: string(s.PriceType), Term: s.Term, Payment: s.Payment, OfferingClass: s.OfferingClass,
-			GPUModel: s.GPUModel, GPUCount: s.GPUCount, Currency: s.Currency, TermHours: s.TermHours,
-			Upfront: jsonDecimal(s.Upfront), Hourly: jsonDecimal(s.Hourly), OnDemandHourly: jsonDecimal(s.OnDemandHourly),
-			EffectiveHourly: jsonDecimal(s.EffectiveHourly), Utilization: jsonDecimal(s.Utilization),
-			SavingsPct: jsonDecimal(s.SavingsPct), FullUseSavingsPct: jsonDecimal(s.FullUseSavingsPct),
-			BreakEvenUtilization: jsonDecimal(s.BreakEvenUtilization), BreaksEven: s.BreaksEven,
-			TermCost: jsonDecimal(s.TermCost), OnDemandTermCost: jsonDecimal(s.OnDemandTermCost),
-			PaybackHours: nullDecimal(s.PaybackHours.Decimal, s.PaybackHours.Valid), Best: s.Best,
-			NativeCurrency: s.NativeCurrency, FXRate: jsonDecimal(s.FXRate), FXDate: optString(s.FXDate),
-			FXSource: s.FXSource, FXStale: s.FXStale,
-		})
-	}
-	return out
-}
+func savingsJSON(rep analysis.SavingsReport) []report.SavingsRow { return report.SavingsRows(rep) }
 
 func writeSavingsCSV(w io.Writer, rep analysis.SavingsReport) error {
 	header := []string{"provider", "region", "zone", "instance_type", "os", "price_type", "term", "payment", "offering_class",

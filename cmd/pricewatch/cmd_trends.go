@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -10,8 +12,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
-	"github.com/pricewatch/pricewatch/gpu"
-	"github.com/pricewatch/pricewatch/storage"
+	"github.com/pricewatch/pricewatch/report"
 )
 
 type trendsFlags struct {
@@ -22,10 +23,14 @@ type trendsFlags struct {
 	top        int
 }
 
-// defaultTrendPriceTypes are the pay-as-you-go prices: a commitment's
-// effective hourly assumes every hour is used, so it is not a price per
-// GPU-hour anyone can buy by the hour.
-var defaultTrendPriceTypes = []string{string(pricewatch.OnDemand), string(pricewatch.Spot)}
+// defaultTrendPriceTypes are report.DefaultTrendPriceTypes as flag values.
+var defaultTrendPriceTypes = func() []string {
+	var out []string
+	for _, p := range report.DefaultTrendPriceTypes {
+		out = append(out, string(p))
+	}
+	return out
+}()
 
 func (a *app) trendsCommand() *cobra.Command {
 	var f trendsFlags
@@ -53,64 +58,40 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 				return fmt.Errorf("--top %d: want 0 (all) or more", f.top)
 			}
 			ctx := cmd.Context()
+			if f.server != "" {
+				if err := remoteFormat(f.server, f.format, formatJSON); err != nil {
+					return err
+				}
+				q := f.query()
+				q.set("gpu", f.gpu)
+				q.set("window", f.window)
+				q.list("price_type", f.priceTypes)
+				q.set("top", strconv.Itoa(f.top))
+				body, err := a.remoteGet(ctx, f.server, "trends", url.Values(q))
+				if err == nil {
+					_, err = a.stdout.Write(body)
+				}
+				return err
+			}
 			m, err := a.openMarket(ctx, f.scopeFlags)
 			if err != nil {
 				return err
 			}
-			db, now, currency, book := m.db, m.now, m.currency, m.fx
-			from := now.Add(-window)
-			rows, err := db.Prices(ctx, storage.PriceFilter{Providers: f.providers, Regions: f.regions, PriceTypes: pts, OS: sqlOS(f.os), Since: from})
+			now, currency, book := m.now, m.currency, m.fx
+			tr, err := report.ComputeTrends(ctx, m.db, book, report.TrendsQuery{Scope: m.reportScope(), GPU: f.gpu, Window: window,
+				PriceTypes: pts, Top: f.top})
 			if err != nil {
 				return err
 			}
-			var ivs []analysis.Interval
-			for _, r := range rows {
-				if r.GPUModel == "" || (f.gpu != "" && !gpu.Matches(f.gpu, r.GPUModel)) || r.ValidFrom.After(now) {
-					continue
-				}
-				iv := analysis.Interval{Offer: r.Offer, Effective: r.EffectiveHourly, From: r.ValidFrom}
-				if r.ValidTo != nil && !r.ValidTo.After(now) {
-					iv.To = *r.ValidTo
-				}
-				ivs = append(ivs, iv)
-			}
-			series, err := analysis.GroupSeries(ivs)
-			if err != nil {
-				return fmt.Errorf("reading price history: %w", err)
-			}
-			label := analysis.WindowLabel(window)
-			trends := analysis.OfferTrends(series, analysis.TrendOptions{Now: now, Window: window, Changes: []time.Duration{window}})
-			rep := trendsReport{window: label, from: from, to: now, currency: currency,
-				movers: analysis.Movers(trends, label, f.top)}
-			step := 24 * time.Hour
-			if window < 2*step {
-				step = time.Hour
-			}
+			rep := trendsReport{tr}
 			notes := newRateNotes(currency, now, book.MaxAge())
-			for _, model := range seriesModels(f.gpu, series) {
-				cands := series
-				if f.gpu == "" {
-					// One series per stored model: "A100-80GB" as a query would
-					// also take in A100-80GB-PCIe.
-					cands = nil
-					for _, s := range series {
-						if s.Latest().GPUModel == model {
-							cands = append(cands, s)
-						}
-					}
-				}
-				res, err := analysis.CheapestPerGPUHour(cands, analysis.CheapestOptions{GPU: model, PriceTypes: pts, OS: f.os,
-					From: from, To: now, Step: step, Currency: currency, FX: book})
-				if err != nil {
-					return err
-				}
-				rep.cheapest = append(rep.cheapest, cheapestSeries{gpu: model, res: res})
-				for _, p := range res.Points {
+			for _, s := range tr.Cheapest {
+				for _, p := range s.Points {
 					notes.used(p.NativeCurrency, p.FXUsed)
 				}
-				for _, s := range cands {
-					if _, err := book.Quote(s.Latest().Currency, currency, now); err != nil {
-						notes.missing(s.Latest().Currency)
+				for _, c := range s.Currencies {
+					if _, err := book.Quote(c, currency, now); err != nil {
+						notes.missing(c)
 					}
 				}
 			}
@@ -130,130 +111,14 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 	cmd.Flags().StringSliceVar(&f.priceTypes, "price-type", defaultTrendPriceTypes, "on_demand, spot, reserved, savings_plan or any; repeatable")
 	cmd.Flags().IntVar(&f.top, "top", 10, "how many movers to list (0: all)")
 	addScopeFlags(cmd, &f.scopeFlags, "currency of the cheapest series")
+	addServerFlag(cmd, &f.scopeFlags)
 	return cmd
 }
 
-// seriesModels are the GPU models to draw a cheapest series for: the one
-// asked, else every model with a price in the window.
-func seriesModels(gpuFilter string, series []analysis.Series) []string {
-	if gpuFilter != "" {
-		return []string{gpuFilter}
-	}
-	seen := map[string]bool{}
-	for _, s := range series {
-		seen[s.Latest().GPUModel] = true
-	}
-	return sortedSet(seen)
-}
+// trendsReport is the report with the CLI's table and CSV layouts.
+type trendsReport struct{ report.Trends }
 
-type cheapestSeries struct {
-	gpu string
-	res analysis.CheapestResult
-}
-
-type trendsReport struct {
-	window   string
-	from, to time.Time
-	currency string
-	movers   []analysis.OfferTrend
-	cheapest []cheapestSeries
-}
-
-// moverRow and cheapestRow are the JSON shapes scripts rely on; keep the names.
-type moverRow struct {
-	Provider            string      `json:"provider"`
-	Region              string      `json:"region"`
-	Zone                string      `json:"zone"`
-	InstanceType        string      `json:"instance_type"`
-	PriceType           string      `json:"price_type"`
-	Term                string      `json:"term"`
-	Payment             string      `json:"payment"`
-	OfferingClass       string      `json:"offering_class"`
-	OS                  string      `json:"os"`
-	GPUModel            string      `json:"gpu_model"`
-	GPUCount            float64     `json:"gpu_count"`
-	Currency            string      `json:"currency"`
-	ThenEffectiveHourly jsonDecimal `json:"then_effective_hourly"`
-	EffectiveHourly     jsonDecimal `json:"effective_hourly"`
-	Change              jsonDecimal `json:"change"`
-	ChangePct           jsonDecimal `json:"change_pct"`
-	LastChange          any         `json:"last_change"`
-}
-
-type cheapestRow struct {
-	GPU                   string      `json:"gpu"`
-	At                    string      `json:"at"`
-	Provider              string      `json:"provider"`
-	Region                string      `json:"region"`
-	Zone                  string      `json:"zone"`
-	InstanceType          string      `json:"instance_type"`
-	PriceType             string      `json:"price_type"`
-	Term                  string      `json:"term"`
-	Payment               string      `json:"payment"`
-	OfferingClass         string      `json:"offering_class"`
-	OS                    string      `json:"os"`
-	GPUModel              string      `json:"gpu_model"`
-	GPUCount              float64     `json:"gpu_count"`
-	Currency              string      `json:"currency"`
-	PricePerGPUHour       jsonDecimal `json:"price_per_gpu_hour"`
-	NativeCurrency        string      `json:"native_currency"`
-	NativePricePerGPUHour jsonDecimal `json:"native_price_per_gpu_hour"`
-	FXRate                jsonDecimal `json:"fx_rate"`
-	FXDate                *string     `json:"fx_date"`
-	FXSource              string      `json:"fx_source"`
-	FXStale               bool        `json:"fx_stale"`
-}
-
-type trendsJSON struct {
-	Window      string        `json:"window"`
-	From        string        `json:"from"`
-	To          string        `json:"to"`
-	Currency    string        `json:"currency"`
-	Movers      []moverRow    `json:"movers"`
-	Cheapest    []cheapestRow `json:"cheapest"`
-	Unconverted []string      `json:"unconverted"`
-}
-
-func (r trendsReport) moverRows() []moverRow {
-	out := make([]moverRow, 0, len(r.movers))
-	for _, t := range r.movers {
-		d, _ := t.Change(r.window)
-		k := t.Key
-		var last any
-		if !t.LastChange.IsZero() {
-			last = t.LastChange.UTC().Format(time.RFC3339)
-		}
-		out = append(out, moverRow{Provider: k.Provider, Region: k.Region, Zone: k.Zone, InstanceType: k.InstanceType,
-			PriceType: string(k.PriceType), Term: k.Term, Payment: k.Payment, OfferingClass: k.OfferingClass, OS: k.OS,
-			GPUModel: t.GPUModel, GPUCount: t.GPUCount, Currency: t.Currency, ThenEffectiveHourly: jsonDecimal(d.From),
-			EffectiveHourly: jsonDecimal(d.To), Change: jsonDecimal(d.Change), ChangePct: jsonDecimal(d.Pct), LastChange: last})
-	}
-	return out
-}
-
-func (r trendsReport) cheapestRows() ([]cheapestRow, []string) {
-	out := []cheapestRow{}
-	unconverted := []string{}
-	for _, s := range r.cheapest {
-		for _, p := range s.res.Points {
-			k := p.Key
-			out = append(out, cheapestRow{GPU: s.gpu, At: p.At.UTC().Format(time.RFC3339), Provider: k.Provider, Region: k.Region,
-				Zone: k.Zone, InstanceType: k.InstanceType, PriceType: string(k.PriceType), Term: k.Term, Payment: k.Payment,
-				OfferingClass: k.OfferingClass, OS: k.OS, GPUModel: p.GPUModel, GPUCount: p.GPUCount, Currency: p.Currency,
-				PricePerGPUHour: jsonDecimal(p.PerGPUHour), NativeCurrency: p.NativeCurrency,
-				NativePricePerGPUHour: jsonDecimal(p.NativePerGPUHour), FXRate: jsonDecimal(p.FXRate), FXDate: optString(p.FXDate),
-				FXSource: p.FXSource, FXStale: p.FXStale})
-		}
-		unconverted = append(unconverted, s.res.Unconverted...)
-	}
-	return out, unconverted
-}
-
-func (r trendsReport) json() trendsJSON {
-	cheapest, unconverted := r.cheapestRows()
-	return trendsJSON{Window: r.window, From: r.from.UTC().Format(time.RFC3339), To: r.to.UTC().Format(time.RFC3339),
-		Currency: r.currency, Movers: r.moverRows(), Cheapest: cheapest, Unconverted: unconverted}
-}
+func (r trendsReport) json() report.TrendsJSON { return r.JSON() }
 
 // writeCSV writes movers and cheapest points as one table told apart by
 // the kind column, so that one file holds the whole report.
@@ -262,12 +127,12 @@ func (r trendsReport) writeCSV(w io.Writer) error {
 		"offering_class", "os", "gpu_model", "gpu_count", "currency", "then_effective_hourly", "effective_hourly", "change",
 		"change_pct", "price_per_gpu_hour", "native_currency", "native_price_per_gpu_hour", "fx_rate", "fx_date", "fx_source", "fx_stale"}
 	var rows [][]string
-	for _, m := range r.moverRows() {
+	for _, m := range r.MoverRows() {
 		rows = append(rows, []string{"mover", "", "", m.Provider, m.Region, m.Zone, m.InstanceType, m.PriceType, m.Term, m.Payment,
 			m.OfferingClass, m.OS, m.GPUModel, formatFloat(m.GPUCount), m.Currency, decText(m.ThenEffectiveHourly), decText(m.EffectiveHourly),
 			decText(m.Change), decText(m.ChangePct), "", "", "", "", "", "", ""})
 	}
-	cheapest, _ := r.cheapestRows()
+	cheapest, _ := r.CheapestRows()
 	for _, c := range cheapest {
 		date := ""
 		if c.FXDate != nil {
@@ -281,21 +146,21 @@ func (r trendsReport) writeCSV(w io.Writer) error {
 }
 
 // decText prints an exact decimal for CSV.
-func decText(d jsonDecimal) string { b, _ := d.MarshalJSON(); return string(b) }
+func decText(d jsonDecimal) string { return d.String() }
 
 func (r trendsReport) writeTable(w io.Writer, pts []pricewatch.PriceType, os string, notes *rateNotes) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Prices over the %s from %s to %s (%s; %s).\n", r.window, r.from.UTC().Format("2006-01-02 15:04"),
-		r.to.UTC().Format("2006-01-02 15:04 UTC"), priceTypesText(pts), osText(os))
+	fmt.Fprintf(&b, "Prices over the %s from %s to %s (%s; %s).\n", r.Window, r.From.UTC().Format("2006-01-02 15:04"),
+		r.To.UTC().Format("2006-01-02 15:04 UTC"), priceTypesText(pts), osText(os))
 	b.WriteString("\n")
-	if len(r.movers) == 0 {
-		fmt.Fprintf(&b, "No price moved over the %s.\n", r.window)
+	if len(r.Movers) == 0 {
+		fmt.Fprintf(&b, "No price moved over the %s.\n", r.Window)
 	} else {
-		fmt.Fprintf(&b, "Biggest movers over the %s (effective hourly, in the cloud's own currency):\n", r.window)
+		fmt.Fprintf(&b, "Biggest movers over the %s (effective hourly, in the cloud's own currency):\n", r.Window)
 		cols := []fitColumn{{head: "PROVIDER"}, {head: "REGION"}, {head: "INSTANCE TYPE"}, {head: "BUY"},
-			{head: ">" + strings.ToUpper(r.window) + " AGO", drop: 1}, {head: ">NOW"}, {head: ">CHANGE"}}
-		for _, t := range r.movers {
-			d, _ := t.Change(r.window)
+			{head: ">" + strings.ToUpper(r.Window) + " AGO", drop: 1}, {head: ">NOW"}, {head: ">CHANGE"}}
+		for _, t := range r.Movers {
+			d, _ := t.Change(r.Window)
 			sign := ""
 			if d.Pct.IsPositive() {
 				sign = "+"
@@ -308,29 +173,29 @@ func (r trendsReport) writeTable(w io.Writer, pts []pricewatch.PriceType, os str
 			return err
 		}
 	}
-	for _, s := range r.cheapest {
+	for _, s := range r.Cheapest {
 		b.WriteString("\n")
-		if len(s.res.Points) == 0 {
-			fmt.Fprintf(&b, "Cheapest %s per GPU-hour: no price in %s in the window.\n", s.gpu, r.currency)
+		if len(s.Points) == 0 {
+			fmt.Fprintf(&b, "Cheapest %s per GPU-hour: no price in %s in the window.\n", s.GPU, r.Currency)
 		} else {
-			fmt.Fprintf(&b, "Cheapest %s per GPU-hour in %s (sampled %s; a row each time it changes):\n", s.gpu, r.currency, sampleText(s.res.Points))
-			cols := []fitColumn{{head: "SINCE"}, {head: ">" + r.currency + "/GPU-H"}, {head: "PROVIDER"}, {head: "REGION"},
+			fmt.Fprintf(&b, "Cheapest %s per GPU-hour in %s (sampled %s; a row each time it changes):\n", s.GPU, r.Currency, sampleText(s.Points))
+			cols := []fitColumn{{head: "SINCE"}, {head: ">" + r.Currency + "/GPU-H"}, {head: "PROVIDER"}, {head: "REGION"},
 				{head: "INSTANCE TYPE"}, {head: "BUY"}, {head: ">NATIVE/GPU-H", drop: 1}}
-			for _, p := range changesOnly(s.res.Points) {
+			for _, p := range changesOnly(s.Points) {
 				o := pricewatch.Offer{PriceType: p.Key.PriceType, Term: p.Key.Term, Payment: p.Key.Payment, OfferingClass: p.Key.OfferingClass}
-				addRow(cols, sinceText(p.At, s.res.Points), displayRate(p.PerGPUHour), p.Key.Provider, placeOf(p.Key.Region, p.Key.Zone),
+				addRow(cols, sinceText(p.At, s.Points), displayRate(p.PerGPUHour), p.Key.Provider, placeOf(p.Key.Region, p.Key.Zone),
 					p.Key.InstanceType, buyLabel(o), displayRate(p.NativePerGPUHour)+" "+p.NativeCurrency)
 			}
 			if _, err := fitTable(&b, cols); err != nil {
 				return err
 			}
 		}
-		if len(s.res.Unconverted) > 0 {
+		if len(s.Unconverted) > 0 {
 			var left []string
-			for _, u := range s.res.Unconverted {
+			for _, u := range s.Unconverted {
 				left = append(left, offerKeyLabel(u))
 			}
-			b.WriteString(wrapText(fmt.Sprintf("Left out of the series where no rate into %s applied: %s.", r.currency,
+			b.WriteString(wrapText(fmt.Sprintf("Left out of the series where no rate into %s applied: %s.", r.Currency,
 				strings.Join(left, "; ")), tableWidth, "  "))
 		}
 	}

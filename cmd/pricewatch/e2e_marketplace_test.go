@@ -1,13 +1,21 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/pricewatch/pricewatch/fetchers/alibaba/alibabatest"
+	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
+	"github.com/pricewatch/pricewatch/fetchers/lambda"
+	"github.com/pricewatch/pricewatch/fetchers/lambda/lambdatest"
 	"github.com/pricewatch/pricewatch/fetchers/oci/ocitest"
+	"github.com/pricewatch/pricewatch/fetchers/runpod"
+	"github.com/pricewatch/pricewatch/fetchers/runpod/runpodtest"
+	"github.com/pricewatch/pricewatch/fetchers/tencent/tencenttest"
 	"github.com/pricewatch/pricewatch/fetchers/vastai/vastaitest"
 )
 
@@ -279,14 +287,30 @@ func TestOCIEndToEnd(t *testing.T) {
 	}
 }
 
-// One database holding a cloud (Azure), a marketplace (Vast.ai) and a list
-// price (OCI), each fetched from its fake: `compare --gpu H100 --price-type
-// on_demand` ranks them together and marks the marketplace rows, in the
-// table (MARKET column and its legend) and in JSON.
-func TestCompareMarksMarketplaceGolden(t *testing.T) {
+// One database holding all eight providers, each fetched from its fake:
+// `compare --gpu H100 --price-type on_demand` ranks every H100 together
+// (Alibaba's and Tencent's scenarios hold no H100, so they are stored but
+// not in the ranking) and marks the marketplace rows — every Vast.ai row and
+// RunPod's Community Cloud, not its Secure Cloud — in the table (MARKET
+// column and its legend) and in JSON.
+func TestCompareEightProvidersMarksMarketplaceGolden(t *testing.T) {
+	const lambdaKey = "secret_golden_lambda.NeverPrinted"
+	t.Setenv(lambda.EnvAPIKey, lambdaKey)
+	t.Setenv(runpod.EnvAPIKey, "")
+	alibabaCredentials(t, e2eAlibabaKeyID, e2eAlibabaSecret)
+	tencentCredentials(t, e2eTencentID, e2eTencentKey)
+
+	bucket := awstest.NewBucket(t)
+	bucket.PublishEC2(map[string]awstest.Region{"ap-northeast-1": {Version: awsV1, Types: []awstest.GPUType{awsAPNp5.gpuType()}}})
 	az := newFakeAzure(t)
+	ali := alibabatest.NewServer(t, e2eAlibabaKeyID, e2eAlibabaSecret, alibabatest.LoadScenario(t, "testdata/alibaba/china"))
+	tc := tencenttest.NewServer(t, e2eTencentID, e2eTencentKey, "testdata/tencent/beijing")
+	lam := lambdatest.New(t, lambdaKey)
+	lam.SetCapacity(t, "gpu_8x_h100_sxm5", "us-east-1")
+	rp := runpodtest.New(t, "")
 	vast := vastaitest.NewServer(t, vastaitest.LoadOffers(t, "testdata/vastai/bundles-H100_SXM-asc-limit8-20260822.json"))
 	oci := ocitest.NewServer(t, ocitest.Load(t, "testdata/oci/cetools-products-currencyCode-USD-GPU-rows-20260822.json"))
+
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "pricewatch.yaml")
 	body := fmt.Sprintf(`database:
@@ -294,14 +318,25 @@ func TestCompareMarksMarketplaceGolden(t *testing.T) {
 log:
   level: error
 providers:
-  aws: {enabled: false}
-  alibaba: {enabled: false}
-  tencent: {enabled: false}
-  lambda: {enabled: false}
-  runpod: {enabled: false}
+  aws:
+    endpoint: %s
+    regions: [ap-northeast-1]
+    spot: false
+    savings_plans: false
   azure:
     endpoint: %s/api/retail/prices
     regions: [westus2]
+  alibaba:
+    endpoint: %s
+    regions: [cn-shanghai]
+  tencent:
+    endpoint: %s
+    regions: [ap-beijing]
+    currency: CNY
+  lambda:
+    endpoint: %s
+  runpod:
+    endpoint: %s
   vastai:
     endpoint: %s
     gpu_models: ["H100 SXM"]
@@ -312,19 +347,26 @@ fx:
   enabled: false
 digest:
   enabled: false
-`, filepath.Join(dir, "pw.db"), az.URL, vast.URL, oci.URL)
+`, filepath.Join(dir, "pw.db"), bucket.URL(), az.URL, ali.URL(), tc.URL(), lam.URL, rp.URL, vast.URL, oci.URL)
 	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{"azure", "vastai", "oci"} {
-		fetchOK(t, cfg, p)
+	out, errOut, code := runCLI(t, "--config", cfg, "fetch")
+	if code != 0 {
+		t.Fatalf("fetch of all eight exited %d:\n%s%s", code, out, errOut)
+	}
+	for _, p := range providerNames {
+		if !strings.Contains(out, p+" ") || strings.Contains(out, "FAILED") || strings.Contains(out, "skipped") {
+			t.Fatalf("fetch summary should have %s ok:\n%s", p, out)
+		}
 	}
 	// Prices stay current, so any later moment shows them; a fixed one
-	// keeps the header's date still.
+	// keeps the header's date still. CNY prices would need a rate, and no
+	// CNY offer is an H100, so none is needed.
 	now := "--now=2030-01-01T00:00:00Z"
 	for _, g := range []struct{ name, format string }{
-		{"compare_h100_marketplace.txt", "table"},
-		{"compare_h100_marketplace.json", "json"},
+		{"compare_h100_eight_providers.txt", "table"},
+		{"compare_h100_eight_providers.json", "json"},
 	} {
 		out, errOut, code := runCLI(t, "--config", cfg, "compare", "--gpu", "H100", "--price-type", "on_demand", "--format", g.format, now)
 		if code != 0 {
@@ -334,5 +376,41 @@ digest:
 			checkWidth(t, out)
 		}
 		checkGolden(t, filepath.Join("analysis", g.name), out)
+		if g.format != "json" {
+			continue
+		}
+		var rows []struct {
+			Provider      string `json:"provider"`
+			OfferingClass string `json:"offering_class"`
+			Marketplace   bool   `json:"marketplace"`
+		}
+		if err := json.Unmarshal([]byte(out), &rows); err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for _, r := range rows {
+			seen[r.Provider] = true
+			want := r.Provider == "vastai" || (r.Provider == "runpod" && r.OfferingClass == "community")
+			if r.Marketplace != want {
+				t.Errorf("%s %s: marketplace %v, want %v", r.Provider, r.OfferingClass, r.Marketplace, want)
+			}
+		}
+		for _, p := range []string{"aws", "azure", "lambda", "runpod", "vastai", "oci"} {
+			if !seen[p] {
+				t.Errorf("no H100 row of %s", p)
+			}
+		}
+	}
+	// recommend keeps the difference visible: the cheapest H100 is a Vast.ai
+	// host's, and the answer says so and names the cheapest cloud beside it.
+	out, errOut, code = runCLI(t, "--config", cfg, "recommend", "--gpu", "H100", "--count", "1", "--utilization", "0.5", "--horizon", "1y", now)
+	if code != 0 {
+		t.Fatalf("recommend exited %d: %s", code, errOut)
+	}
+	flat := strings.Join(strings.Fields(out), " ")
+	t.Logf("recommend:\n%s", out)
+	if !strings.Contains(flat, "on Vast.ai at 1.39 USD per GPU-hour, if interruptions and the marketplace terms are acceptable") ||
+		!strings.Contains(flat, "The cheapest cloud option is") {
+		t.Errorf("recommend does not note the marketplace:\n%s", out)
 	}
 }

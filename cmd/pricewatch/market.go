@@ -8,6 +8,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fx"
+	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -20,6 +21,23 @@ type scopeFlags struct {
 	currency  string
 	format    string
 	now       string
+	server    string // --server, on the commands the API answers
+}
+
+// scopeQuery is the scope as API parameters, for --server.
+func (f scopeFlags) query() query {
+	q := query{}
+	q.list("provider", f.providers)
+	q.list("region", f.regions)
+	q.set("os", f.os)
+	q.set("currency", f.currency)
+	q.set("now", f.now)
+	return q
+}
+
+// addServerFlag adds --server to an analysis command the API answers.
+func addServerFlag(cmd *cobra.Command, f *scopeFlags) {
+	cmd.Flags().StringVar(&f.server, "server", "", serverHelp)
 }
 
 func addScopeFlags(cmd *cobra.Command, f *scopeFlags, currencyHelp string) {
@@ -61,19 +79,24 @@ func (a *app) openMarket(ctx context.Context, f scopeFlags) (*market, error) {
 	if err != nil {
 		return nil, err
 	}
-	book, err := a.fxBook(ctx, db)
+	book, err := report.FXBook(ctx, db, a.cfg.FX)
 	if err != nil {
 		return nil, err
 	}
 	return &market{db: db, now: now, currency: currency, fx: book, scope: f}, nil
 }
 
+// reportScope is the scope as the report package takes it.
+func (m *market) reportScope() report.Scope {
+	return report.Scope{Providers: m.scope.providers, Regions: m.scope.regions, OS: m.scope.os, Currency: m.currency, At: m.now}
+}
+
 // offers are the current prices in scope.
 func (m *market) offers(ctx context.Context) ([]pricewatch.Offer, error) {
-	return currentOffers(ctx, m.db, m.scope.providers, m.scope.regions, m.scope.os)
+	return report.CurrentOffers(ctx, m.db, m.reportScope())
 }
 
 // availability is the current availability in scope.
 func (m *market) availability(ctx context.Context) ([]pricewatch.Availability, error) {
-	return currentAvailability(ctx, m.db, m.scope.providers, m.scope.regions)
+	return report.CurrentAvailability(ctx, m.db, m.reportScope())
 }

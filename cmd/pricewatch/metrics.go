@@ -125,13 +125,19 @@ func (h *health) schedulerAlive(maxQuiet time.Duration) error {
 	return nil
 }
 
-// serveHTTP runs /metrics, /healthz and /readyz until ctx is done.
-func serveHTTP(ctx context.Context, listen string, m *metrics, ready func(context.Context) (map[string]any, error), log *zap.Logger) error {
+// serveHTTP runs /metrics, /healthz and /readyz, and what wrap adds around
+// them (the API, the dashboard and the token check: see web.go), until ctx
+// is done.
+func serveHTTP(ctx context.Context, listen string, m *metrics, ready func(context.Context) (map[string]any, error), log *zap.Logger, wrap ...func(http.Handler) http.Handler) error {
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return err
 	}
-	srv := newHTTPServer(httpHandler(m, ready))
+	handler := httpHandler(m, ready)
+	for _, w := range wrap {
+		handler = w(handler)
+	}
+	srv := newHTTPServer(handler)
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -43,6 +43,10 @@ providers:
   aws: {enabled: false}
   alibaba: {enabled: false}
   tencent: {enabled: false}
+  lambda: {enabled: false}
+  runpod: {enabled: false}
+  vastai: {enabled: false}
+  oci: {enabled: false}
   azure:
     endpoint: %s/api/retail/prices
     regions: [westus2]

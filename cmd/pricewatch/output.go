@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -11,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/pricewatch/pricewatch/report"
 )
 
 // Output formats every listing command accepts.
@@ -32,40 +33,19 @@ func checkFormat(f string, allowed ...string) error {
 	return fmt.Errorf("--format %q: want %s", f, strings.Join(allowed, ", "))
 }
 
-// jsonDecimal marshals an exact decimal as a JSON number, never through
-// float64.
-type jsonDecimal decimal.Decimal
+// The JSON value types are the report package's, so that the CLI and the
+// API print the same bytes.
+type (
+	jsonDecimal     = report.Decimal
+	jsonNullDecimal = report.NullDecimal
+)
 
-func (d jsonDecimal) MarshalJSON() ([]byte, error) { return []byte(decimal.Decimal(d).String()), nil }
-
-// jsonNullDecimal is a JSON number or null.
-type jsonNullDecimal struct {
-	d     decimal.Decimal
-	valid bool
-}
-
-func (d jsonNullDecimal) MarshalJSON() ([]byte, error) {
-	if !d.valid {
-		return []byte("null"), nil
-	}
-	return []byte(d.d.String()), nil
-}
-
-func nullDecimal(d decimal.Decimal, ok bool) jsonNullDecimal { return jsonNullDecimal{d: d, valid: ok} }
+func nullDecimal(d decimal.Decimal, ok bool) jsonNullDecimal { return report.NewNullDecimal(d, ok) }
 
 // jsonTime prints RFC 3339 in UTC; a nil time is null.
-func jsonTime(t *time.Time) any {
-	if t == nil {
-		return nil
-	}
-	return t.UTC().Format(time.RFC3339)
-}
+func jsonTime(t *time.Time) any { return report.Time(t) }
 
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
+func writeJSON(w io.Writer, v any) error { return report.WriteJSON(w, v) }
 
 func writeCSV(w io.Writer, header []string, rows [][]string) error {
 	cw := csv.NewWriter(w)
@@ -155,38 +135,5 @@ func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) 
 // parseSince accepts a duration back from now ("30d", "12h", "2w") or a
 // date ("2026-01-01") or an RFC 3339 time.
 func parseSince(s string, now time.Time) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	if t, err := time.Parse("2006-01-02", s); err == nil {
-		return t, nil
-	}
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	d, err := parseWindow(s)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("--since %q: want a duration like 30d, 12h, 2w or a date like 2026-01-01", s)
-	}
-	return now.Add(-d), nil
-}
-
-// parseWindow reads durations with day and week units as well as Go's own.
-func parseWindow(s string) (time.Duration, error) {
-	if n := len(s); n > 1 && (s[n-1] == 'd' || s[n-1] == 'w') {
-		v, err := strconv.Atoi(s[:n-1])
-		if err != nil || v < 0 {
-			return 0, fmt.Errorf("bad duration %q", s)
-		}
-		day := 24 * time.Hour
-		if s[n-1] == 'w' {
-			day *= 7
-		}
-		return time.Duration(v) * day, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("bad duration %q", s)
-	}
-	return d, nil
+	return report.ParseSince("--since", s, now)
 }

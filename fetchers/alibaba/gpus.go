@@ -82,17 +82,6 @@ func familyOf(it instanceTypeJSON) string {
 	return name
 }
 
-// baseFamily strips a variant suffix: confidential-computing (gn8v-tdx,
-// gn8v-tee), workstation (vgn6i-vws), regional or customer variants
-// (gn7i-xr, ebmgn7ix-ant, sgn8ga-wy, ebmgn9ge-1.5t) carry the GPU of the
-// family before the dash.
-func baseFamily(fam string) string {
-	if i := strings.Index(fam, "-"); i > 0 {
-		return fam[:i]
-	}
-	return fam
-}
-
 // sliced reports whether a family sells shares of a card: vgn (GRID vGPU,
 // dedicated) and sgn (GRID vGPU, shared) per the EGS naming page. In them a
 // GPUMemorySize below the card's is the share (vgn6i-m4: "T4 × 1/4, 16 GB ×
@@ -123,7 +112,7 @@ func hardware(it instanceTypeJSON) (pricewatch.Hardware, gpu.Kind, error) {
 	if hw.MemoryGB, err = it.MemorySize.float(); err != nil {
 		return hw, "", fmt.Errorf("%s: MemorySize: %w", it.InstanceTypeID, err)
 	}
-	fam := baseFamily(familyOf(it))
+	fam := gpu.BaseFamily(familyOf(it))
 	row, known := gpuFamilies[fam]
 	hint := gpu.Hint{MemoryGB: mem, Sliced: sliced(fam)}
 	if hint.MemoryGB <= 0 && known {

@@ -1,0 +1,444 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pricewatch/pricewatch/config"
+	"github.com/pricewatch/pricewatch/storage"
+	"github.com/pricewatch/pricewatch/web"
+)
+
+// apiServer serves the API and the dashboard over the database of cfgPath,
+// as the daemon mounts them (without a token).
+func apiServer(t *testing.T, cfgPath string) (*httptest.Server, *app, *storage.DB) {
+	t.Helper()
+	a, db := loadApp(t, cfgPath)
+	srv := &web.Server{Store: db, Config: func() *config.Config { return a.cfg }, Expected: a.expectedIntervals}
+	mux := http.NewServeMux()
+	srv.Mount(mux)
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
+	return ts, a, db
+}
+
+func apiGet(t *testing.T, rawURL string, header ...string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, rawURL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, string(b)
+}
+
+// queueAlerts puts three messages in the outbox: one sent, one failed,
+// one pending.
+func queueAlerts(t *testing.T, db *storage.DB) {
+	t.Helper()
+	ctx := context.Background()
+	for i, status := range []string{"sent", "failed", "pending"} {
+		payload := fmt.Sprintf(`{"text":"pricewatch: 🔻 Price drop %d &lt;test&gt;"}`, i)
+		if _, err := db.Enqueue(ctx, storage.OutboxMessage{DeliveryKey: fmt.Sprintf("test/%d", i), Channel: "C0GPU", Kind: "price_drop", Payload: []byte(payload)}, nil); err != nil {
+			t.Fatal(err)
+		}
+		e, err := db.OutboxByKey(ctx, fmt.Sprintf("test/%d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch status {
+		case "sent":
+			err = db.MarkSent(ctx, e.ID)
+		case "failed":
+			err = db.MarkFailed(ctx, e.ID, "channel_not_found")
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestAPIRowsEqualCLIJSON: for the same query on the same database every
+// endpoint answers with exactly the bytes the CLI prints with --format json,
+// and the CLI with --server prints them too.
+func TestAPIRowsEqualCLIJSON(t *testing.T) {
+	cfg := analysisConfig(t, true)
+	ts, _, db := apiServer(t, cfg)
+	queueAlerts(t, db)
+	now := analysisNow
+	cases := []struct {
+		name string
+		cli  []string
+		api  string
+	}{
+		{"offers", []string{"compare", "--gpu", "A100", "--count", "8", "--now=" + now}, "offers?gpu=A100&count=8&now=" + now},
+		{"offers any CNY available", []string{"compare", "--gpu", "A100", "--price-type", "any", "--currency", "CNY", "--available-only", "--now=" + now},
+			"offers?gpu=A100&price_type=any&currency=CNY&available_only=true&now=" + now},
+		{"offers spot+reserved azure", []string{"compare", "--gpu", "H100", "--price-type", "spot,reserved", "--provider", "azure", "--now=" + now},
+			"offers?gpu=H100&price_type=spot&price_type=reserved&provider=azure&now=" + now},
+		{"offers none", []string{"compare", "--gpu", "MI300X", "--now=" + now}, "offers?gpu=MI300X&now=" + now},
+		{"offers empty params are defaults", []string{"compare", "--gpu", "H100", "--now=" + now},
+			"offers?gpu=H100&count=&price_type=&provider=&region=&currency=&available_only=&now=" + now},
+		{"history", []string{"history", "Standard_ND96amsr_A100_v4"}, "history/Standard_ND96amsr_A100_v4"},
+		{"history since region", []string{"history", "ecs.gn7-c13g1.26xlarge", "--region", "cn-hangzhou", "--since", "2022-07-08"},
+			"history/ecs.gn7-c13g1.26xlarge?region=cn-hangzhou&since=2022-07-08"},
+		{"history unknown", []string{"history", "nope.large"}, "history/nope.large"},
+		{"history empty params", []string{"history", "Standard_ND96amsr_A100_v4"}, "history/Standard_ND96amsr_A100_v4?provider=&region=&since="},
+		{"availability", []string{"availability"}, "availability"},
+		{"availability gpu all", []string{"availability", "--gpu", "A100", "--all"}, "availability?gpu=A100&all=true"},
+		{"availability type", []string{"availability", "Standard_ND96amsr_A100_v4", "--provider", "azure"}, "availability?instance_type=Standard_ND96amsr_A100_v4&provider=azure"},
+		{"savings", []string{"savings", "Standard_ND96amsr_A100_v4", "--utilization", "0.7", "--now=" + now}, "savings/Standard_ND96amsr_A100_v4?utilization=0.7&now=" + now},
+		{"savings CNY", []string{"savings", "ecs.gn7-c13g1.26xlarge", "--currency", "CNY", "--utilization", "25%", "--now=" + now},
+			"savings/ecs.gn7-c13g1.26xlarge?currency=CNY&utilization=25%25&now=" + now},
+		{"trends", []string{"trends", "--gpu", "A100", "--window", "7d", "--now=" + now}, "trends?gpu=A100&window=7d&now=" + now},
+		{"trends all", []string{"trends", "--window", "30d", "--price-type", "any", "--top", "3", "--currency", "CNY", "--now=" + now},
+			"trends?window=30d&price_type=any&top=3&currency=CNY&now=" + now},
+		{"runs", []string{"runs"}, "runs"},
+		{"alerts", []string{"alerts", "list"}, "alerts"},
+		{"alerts failed", []string{"alerts", "list", "--failed"}, "alerts?status=failed"},
+		{"alerts pending limit", []string{"alerts", "list", "--pending", "--limit", "1"}, "alerts?status=pending&limit=1"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			want, errOut, code := runCLI(t, append([]string{"--config", cfg}, append(c.cli, "--format", "json")...)...)
+			if code != 0 {
+				t.Fatalf("CLI exit %d: %s", code, errOut)
+			}
+			if !json.Valid([]byte(want)) || want == "" {
+				t.Fatalf("CLI printed no JSON: %q", want)
+			}
+			resp, got := apiGet(t, ts.URL+"/api/v1/"+c.api)
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("GET %s: %d %s", c.api, resp.StatusCode, got)
+			}
+			if got != want {
+				t.Errorf("GET %s differs from the CLI's JSON\nAPI:\n%s\nCLI:\n%s", c.api, clipText(got), clipText(want))
+			}
+			if ct := resp.Header.Get("Content-Type"); ct != "application/json; charset=utf-8" {
+				t.Errorf("Content-Type %q", ct)
+			}
+			if resp.Header.Get("ETag") == "" || resp.Header.Get("Cache-Control") == "" {
+				t.Errorf("no ETag or Cache-Control: %v", resp.Header)
+			}
+			// The CLI reading from the daemon prints the same bytes.
+			remote, errOut, code := runCLI(t, append([]string{"--config", cfg}, append(c.cli, "--format", "json", "--server", ts.URL)...)...)
+			if code != 0 {
+				t.Fatalf("CLI --server exit %d: %s", code, errOut)
+			}
+			if remote != want {
+				t.Errorf("--server output differs\nremote:\n%s\nlocal:\n%s", clipText(remote), clipText(want))
+			}
+		})
+	}
+}
+
+// TestServerTablesMatchLocal: the read commands whose tables are drawn from
+// the rows alone print the same table and CSV from --server as locally.
+func TestServerTablesMatchLocal(t *testing.T) {
+	cfg := analysisConfig(t, true)
+	ts, _, db := apiServer(t, cfg)
+	queueAlerts(t, db)
+	for _, args := range [][]string{
+		{"history", "Standard_ND96amsr_A100_v4"},
+		{"history", "Standard_ND96amsr_A100_v4", "--format", "csv"},
+		{"history", "ecs.gn7-c13g1.26xlarge", "--plot"},
+		{"availability", "--all"},
+		{"runs"},
+		{"runs", "--format", "csv"},
+		{"alerts", "list"},
+		{"alerts", "list", "--format", "csv"},
+		{"compare", "--gpu", "A100", "--price-type", "any", "--format", "csv", "--now=" + analysisNow},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			want, errOut, code := runCLI(t, append([]string{"--config", cfg}, args...)...)
+			if code != 0 {
+				t.Fatalf("local exit %d: %s", code, errOut)
+			}
+			got, errOut, code := runCLI(t, append(append([]string{"--config", cfg}, args...), "--server", ts.URL)...)
+			if code != 0 {
+				t.Fatalf("--server exit %d: %s", code, errOut)
+			}
+			if got != want {
+				t.Errorf("--server differs\nremote:\n%s\nlocal:\n%s", clipText(got), clipText(want))
+			}
+		})
+	}
+	// A layout that needs the analysis says so instead of guessing.
+	_, errOut, code := runCLI(t, "--config", cfg, "savings", "Standard_ND96amsr_A100_v4", "--server", ts.URL)
+	if code == 0 || !strings.Contains(errOut, "with --server this command prints --format json") {
+		t.Errorf("savings table with --server: exit %d, %q", code, errOut)
+	}
+}
+
+func clipText(s string) string {
+	if len(s) > 3000 {
+		return s[:3000] + "…"
+	}
+	return s
+}
+
+// TestAPIBadRequests: unknown parameters and bad values are 400 with a JSON
+// body naming the parameter; an unknown endpoint is a JSON 404.
+func TestAPIBadRequests(t *testing.T) {
+	cfg := analysisConfig(t, true)
+	ts, _, _ := apiServer(t, cfg)
+	cases := []struct {
+		path   string
+		status int
+		want   string
+	}{
+		{"offers?gpu=H100&provder=aws", 400, `unknown parameter "provder"`},
+		{"offers", 400, "gpu is required"},
+		{"offers?gpu=H100&price_type=cheap", 400, `price_type "cheap"`},
+		{"offers?gpu=H100&count=-1", 400, `count "-1"`},
+		{"offers?gpu=H100&count=NaN", 400, `count "NaN"`},
+		{"offers?gpu=H100&currency=dollars", 400, `currency "dollars"`},
+		{"offers?gpu=H100&available_only=perhaps", 400, `available_only "perhaps"`},
+		{"offers?gpu=H100&os=beos", 400, `os "beos"`},
+		{"offers?gpu=H100&now=yesterday", 400, `now "yesterday"`},
+		{"history/p5.48xlarge?since=lately", 400, `since "lately"`},
+		{"history/p5.48xlarge?gpu=H100", 400, `unknown parameter "gpu"`},
+		{"availability?all=maybe", 400, `all "maybe"`},
+		{"savings/p5.48xlarge?utilization=2", 400, "utilization"},
+		{"trends?window=forever", 400, "window"},
+		{"trends?window=900d", 400, "at most 366d"},
+		{"trends?top=-2", 400, `top "-2"`},
+		{"runs?verbose=1", 400, `unknown parameter "verbose"`},
+		{"alerts?status=lost", 400, `status "lost"`},
+		{"alerts?limit=all", 400, `limit "all"`},
+		{"prices", 404, "no such endpoint"},
+	}
+	for _, c := range cases {
+		resp, body := apiGet(t, ts.URL+"/api/v1/"+c.path)
+		var e struct {
+			Status int    `json:"status"`
+			Error  string `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(body), &e); err != nil {
+			t.Errorf("%s: body is not JSON: %q", c.path, body)
+			continue
+		}
+		if resp.StatusCode != c.status || e.Status != c.status || !strings.Contains(e.Error, c.want) {
+			t.Errorf("%s: %d %+v, want %d with %q", c.path, resp.StatusCode, e, c.status, c.want)
+		}
+	}
+	// Read-only: nothing but GET (and HEAD).
+	resp, err := http.Post(ts.URL+"/api/v1/runs", "application/json", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("POST /api/v1/runs: %d, want 405", resp.StatusCode)
+	}
+}
+
+// TestAPIETag: the same data gives the same ETag and a 304 on
+// If-None-Match; a run that commits changes it.
+func TestAPIETag(t *testing.T) {
+	cfg := analysisConfig(t, true)
+	ts, _, db := apiServer(t, cfg)
+	paths := []string{"runs", "offers?gpu=A100&now=" + analysisNow, "history/Standard_ND96amsr_A100_v4"}
+	tags := map[string]string{}
+	for _, p := range paths {
+		resp, _ := apiGet(t, ts.URL+"/api/v1/"+p)
+		tag := resp.Header.Get("ETag")
+		if !strings.HasPrefix(tag, `"`) || resp.Header.Get("Cache-Control") != web.CacheControl {
+			t.Fatalf("%s: ETag %q Cache-Control %q", p, tag, resp.Header.Get("Cache-Control"))
+		}
+		again, body := apiGet(t, ts.URL+"/api/v1/"+p, "If-None-Match", tag)
+		if again.StatusCode != http.StatusNotModified || body != "" || again.Header.Get("ETag") != tag {
+			t.Errorf("%s with If-None-Match: %d %q", p, again.StatusCode, body)
+		}
+		tags[p] = tag
+	}
+	// A run commits (a failed one: no price moves, yet the data changed).
+	ctx := context.Background()
+	id, err := db.StartRun(ctx, "azure")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.FinishRun(ctx, id, storage.RunFailed, "test: throttled"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range paths {
+		resp, _ := apiGet(t, ts.URL+"/api/v1/"+p, "If-None-Match", tags[p])
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("ETag") == tags[p] {
+			t.Errorf("%s after a run: %d, ETag %q (was %q)", p, resp.StatusCode, resp.Header.Get("ETag"), tags[p])
+		}
+	}
+}
+
+// freePort finds a port to listen on.
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	return port
+}
+
+func daemonOnlyConfig(t *testing.T, dir, httpSection string) string {
+	t.Helper()
+	cfg := fmt.Sprintf(`database:
+  path: %s
+log:
+  level: debug
+  format: json
+%sproviders:
+  aws: {enabled: false}
+  azure: {enabled: false}
+  alibaba: {enabled: false}
+  tencent: {enabled: false}
+  lambda: {enabled: false}
+  runpod: {enabled: false}
+  vastai: {enabled: false}
+  oci: {enabled: false}
+fx:
+  enabled: false
+digest:
+  enabled: false
+`, filepath.Join(dir, "pw.db"), httpSection)
+	path := filepath.Join(dir, "pricewatch.yaml")
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestNonLoopbackListenNeedsToken: binding beyond loopback without a token
+// (or an explicit opt-out) is refused with the key and its line; a token
+// file that is missing or empty is refused too.
+func TestNonLoopbackListenNeedsToken(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty-token")
+	if err := os.WriteFile(empty, []byte("\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, http, want string
+	}{
+		{"all interfaces", "http:\n  listen: 0.0.0.0:9108\n", "pricewatch.yaml:line 7: http.listen: \"0.0.0.0:9108\" is not a loopback address"},
+		{"empty host", "http:\n  listen: \":9108\"\n", "line 7: http.listen: \":9108\" is not a loopback address"},
+		{"missing token file", "http:\n  listen: 0.0.0.0:9108\n  token_file: " + filepath.Join(dir, "nope") + "\n", "line 8: http.token_file: reading secret file"},
+		{"empty token file", "http:\n  listen: 0.0.0.0:9108\n  token_file: " + empty + "\n", "line 8: http.token_file: " + empty + " is empty"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := daemonOnlyConfig(t, t.TempDir(), c.http)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			var out, errOut syncBuffer
+			code := run(ctx, []string{"--config", cfg, "run"}, &out, &errOut)
+			if code == 0 || !strings.Contains(errOut.String(), c.want) {
+				t.Errorf("exit %d, stderr %q, want it to say %q", code, errOut.String(), c.want)
+			}
+		})
+	}
+	// Loopback needs nothing; allow_unauthenticated is the explicit way out.
+	for _, http := range []string{"http:\n  listen: 127.0.0.1:9108\n", "http:\n  listen: \"[::1]:9108\"\n",
+		"http:\n  listen: 0.0.0.0:9108\n  allow_unauthenticated: true\n"} {
+		if _, err := config.Load(daemonOnlyConfig(t, t.TempDir(), http)); err != nil {
+			t.Errorf("%q: %v", http, err)
+		}
+	}
+}
+
+// TestTokenRequired runs the daemon on all interfaces with a token: a
+// request without it (or with a wrong one) gets 401, with it 200, /healthz
+// stays open, and the token appears in no log line.
+func TestTokenRequired(t *testing.T) {
+	dir := t.TempDir()
+	const token = "pw-test-token-3f9c0d8e1b7a4c2e"
+	tokenFile := filepath.Join(dir, "http-token")
+	if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	port := freePort(t)
+	cfg := daemonOnlyConfig(t, dir, fmt.Sprintf("http:\n  listen: 0.0.0.0:%s\n  token_file: %s\n", port, tokenFile))
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errOut syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, []string{"--config", cfg, "run"}, &out, &errOut) }()
+	base := "http://127.0.0.1:" + port
+	waitFor(t, "the listener", 20*time.Second, func() bool {
+		resp, err := http.Get(base + "/healthz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	for _, path := range []string{"/api/v1/runs", "/metrics", "/readyz", "/", "/gpu/H100", "/api/v1/offers?gpu=H100"} {
+		for _, auth := range []string{"", "Bearer wrong-" + token, "Bearer " + token[:len(token)-1], "Basic " + token} {
+			resp, body := apiGet(t, base+path, "Authorization", auth)
+			if resp.StatusCode != http.StatusUnauthorized || strings.Contains(body, token) {
+				t.Errorf("%s with %q: %d %q, want 401", path, auth, resp.StatusCode, body)
+			}
+			if !strings.Contains(strings.Join(resp.Header.Values("WWW-Authenticate"), ","), "Bearer") {
+				t.Errorf("%s: no WWW-Authenticate", path)
+			}
+		}
+		resp, body := apiGet(t, base+path, "Authorization", "Bearer "+token)
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("%s with the token: %d %s", path, resp.StatusCode, body)
+		}
+	}
+	// A browser sends the token as a Basic password.
+	req, _ := http.NewRequest(http.MethodGet, base+"/", nil)
+	req.SetBasicAuth("me", token)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("Basic with the token: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	// The CLI takes the token from $PRICEWATCH_TOKEN for --server.
+	t.Setenv(envServerToken, token)
+	if o, e, code := runCLI(t, "--config", cfg, "runs", "--format", "json", "--server", base); code != 0 || o != "[]\n" {
+		t.Errorf("runs --server with the token: %d %q %q", code, o, e)
+	}
+	t.Setenv(envServerToken, "wrong")
+	if _, e, code := runCLI(t, "--config", cfg, "runs", "--server", base); code == 0 || !strings.Contains(e, "answered 401") || strings.Contains(e, token) {
+		t.Errorf("runs --server with a wrong token: %d %q", code, e)
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("daemon exit %d: %s", code, errOut.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("daemon did not stop")
+	}
+	logs := out.String() + errOut.String()
+	if !strings.Contains(logs, "bearer token") || !strings.Contains(logs, "http listening") {
+		t.Errorf("log does not say the listener needs a token:\n%s", logs)
+	}
+	if strings.Contains(logs, token) || strings.Contains(logs, token[:12]) {
+		t.Errorf("the token is in the log:\n%s", logs)
+	}
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pricewatch/pricewatch/report"
+)
+
+func init() { extraCommands = append(extraCommands, (*app).runsCommand) }
+
+func (a *app) runsCommand() *cobra.Command {
+	var (
+		format string
+		server serverFlag
+	)
+	cmd := &cobra.Command{
+		Use:   "runs",
+		Short: "Show each provider's latest fetch run: status, counts, error, last success",
+		Example: `  pricewatch runs
+  pricewatch runs --format json --server http://pricewatch.internal:9108`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format); err != nil {
+				return err
+			}
+			var rows []report.RunRow
+			if server.url != "" {
+				body, err := a.remoteGet(cmd.Context(), server.url, "runs", nil)
+				if err != nil {
+					return err
+				}
+				if format == formatJSON {
+					_, err := a.stdout.Write(body)
+					return err
+				}
+				if err := decodeRemote(body, &rows); err != nil {
+					return err
+				}
+			} else {
+				db, err := a.openReader(cmd.Context())
+				if err != nil {
+					return err
+				}
+				if rows, err = report.Runs(cmd.Context(), db); err != nil {
+					return err
+				}
+			}
+			return writeRuns(a.stdout, format, rows)
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", formatTable, "output format: table, json or csv")
+	server.add(cmd)
+	return cmd
+}
+
+func writeRuns(w io.Writer, format string, rows []report.RunRow) error {
+	switch format {
+	case formatJSON:
+		return writeJSON(w, rows)
+	case formatCSV:
+		var out [][]string
+		for _, r := range rows {
+			out = append(out, []string{r.Provider, strconv.FormatInt(r.ID, 10), r.Status, str(r.StartedAt), str(r.FinishedAt), numText(r.DurationSecs),
+				strconv.Itoa(r.OffersSeen), strconv.Itoa(r.OffersNew), strconv.Itoa(r.OffersChanged), strconv.Itoa(r.OffersSame),
+				strconv.Itoa(r.OffersClosed), strconv.Itoa(r.RegionsSkipped), strconv.Itoa(r.Changes), r.SourceVersion, r.Error, str(r.LastSuccessAt)})
+		}
+		return writeCSV(w, []string{"provider", "id", "status", "started_at", "finished_at", "duration_seconds", "offers_seen", "offers_new",
+			"offers_changed", "offers_unchanged", "offers_closed", "regions_skipped", "changes", "source_version", "error", "last_success_at"}, out)
+	}
+	if len(rows) == 0 {
+		_, err := fmt.Fprintln(w, "No run recorded yet (run `pricewatch fetch` or start `pricewatch run`).")
+		return err
+	}
+	t := newTable("PROVIDER", "STATUS", "STARTED", ">SECONDS", ">SEEN", ">NEW", ">CHANGED", ">CLOSED", "LAST SUCCESS", "ERROR")
+	for _, r := range rows {
+		t.add(r.Provider, r.Status, str(r.StartedAt), dash(numText(r.DurationSecs)), strconv.Itoa(r.OffersSeen), strconv.Itoa(r.OffersNew),
+			strconv.Itoa(r.OffersChanged), strconv.Itoa(r.OffersClosed), dash(str(r.LastSuccessAt)), clip(r.Error, 60))
+	}
+	return t.write(w)
+}
+
+// numText prints a JSON number held in an any (a float64, or null).
+func numText(v any) string {
+	if f, ok := v.(float64); ok {
+		return formatFloat(f)
+	}
+	return ""
+}

@@ -1,0 +1,329 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
+	"github.com/pricewatch/pricewatch/report"
+)
+
+// The dashboard is tested in a real browser: headless Chromium loads every
+// page from a database filled by fetching the fake Azure (real captures)
+// and the fake AWS bucket (real layouts) twice, with a price drop between
+// the runs that queues an alert. Each page must load without a console
+// error, show its chart and its ranked table with the offers the API
+// ranks, and fit a phone's width; screenshots go to $PRICEWATCH_ARTIFACTS
+// (CI keeps them), else testdata/out (ignored by git).
+
+// chromiumPath finds the browser; without one the test skips locally and
+// fails in CI, where .ci/run installs it.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("chromium is not installed; .ci/run installs it (apt-get install chromium)")
+	}
+	t.Skip("chromium is not installed (apt-get install chromium): the dashboard's browser test is skipped")
+	return ""
+}
+
+func artifactsDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("PRICEWATCH_ARTIFACTS")
+	if dir == "" {
+		dir = filepath.Join("testdata", "out")
+	}
+	dir = filepath.Join(dir, "dashboard")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// dashboardConfig writes a config with Azure and AWS pointed at the fakes
+// and Slack at a fake, with the example's price-drop rule.
+func dashboardConfig(t *testing.T, azureURL string, b *awstest.Bucket, slackURL string) string {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := fmt.Sprintf(`database:
+  path: %s
+log:
+  level: error
+providers:
+  alibaba: {enabled: false}
+  tencent: {enabled: false}
+  lambda: {enabled: false}
+  runpod: {enabled: false}
+  vastai: {enabled: false}
+  oci: {enabled: false}
+  azure:
+    endpoint: %s/api/retail/prices
+    regions: [westus2]
+  aws:
+    endpoint: %s
+    spot_endpoint: %s
+fx:
+  enabled: false
+digest:
+  enabled: false
+slack:
+  channel: C0GPUALERTS
+  api_url: %s/api/
+alerts:
+  fetch_delivery_wait: 2s
+  rules:
+    - name: price-drops
+      events: [price_drop]
+      gpu_models: [H100, A100]
+      min_change_pct: 5
+`, filepath.Join(dir, "pw.db"), azureURL, b.URL(), b.SpotURL(), slackURL)
+	path := filepath.Join(dir, "pricewatch.yaml")
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func fillDashboardDB(t *testing.T) string {
+	t.Helper()
+	t.Setenv(envSlackToken, alertsToken)
+	az := newFakeAzure(t)
+	slack := newSlackAPI(t)
+	b := awstest.NewBucket(t)
+	b.PublishEC2(map[string]awstest.Region{
+		"eu-west-1":      {Version: awsV1, Types: []awstest.GPUType{awsEUp4d.gpuType(), awsEUp5.gpuType()}},
+		"ap-northeast-1": {Version: awsV1, Types: []awstest.GPUType{awsAPNp5.gpuType()}},
+	})
+	b.SetSavingsPlans("eu-west-1", awsSP, awsSavingsPlanPrices(awsEUp4d, awsEUp5))
+	b.SetSavingsPlans("ap-northeast-1", awsSP, awsSavingsPlanPrices(awsAPNp5, awsAPNp6))
+	b.SetSpot(awsSpotFeed(awsEUp4d, awsEUp5, awsAPNp5, awsAPNp6))
+	cfg := dashboardConfig(t, az.URL, b, slack.URL)
+	// The runs are stored as of 20 and 3 days ago, so that the charts have
+	// a history to draw and the overview a week-old price to compare with.
+	a, db := loadApp(t, cfg)
+	now := time.Now().UTC()
+	db.Now = func() time.Time { return now.Add(-20 * 24 * time.Hour) }
+	fetchOnce(t, a, db)
+	// Azure's H100 falls 6.98 → 6.5 per hour: a price drop alert.
+	az.setPrice(t, "2", `"retailPrice": 6.98,`, `"retailPrice": 6.5,`)
+	az.setPrice(t, "2", `"unitPrice": 6.98,`, `"unitPrice": 6.5,`)
+	db.Now = func() time.Time { return now.Add(-3 * 24 * time.Hour) }
+	if line := fetchOnce(t, a, db); line != "alerts   1 sent" {
+		t.Fatalf("second run delivered %q, want one price-drop alert", line)
+	}
+	return cfg
+}
+
+// consoleLog collects what the page writes to the console.
+type consoleLog struct {
+	mu   sync.Mutex
+	msgs []chromedp.ConsoleMessage
+}
+
+func (c *consoleLog) take() []chromedp.ConsoleMessage {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.msgs
+	c.msgs = nil
+	return out
+}
+
+func TestDashboardInBrowser(t *testing.T) {
+	chromium := chromiumPath(t)
+	cfg := fillDashboardDB(t)
+	ts, _, _ := apiServer(t, cfg)
+	shots := artifactsDir(t)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium),
+		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 900),
+	)...)
+	defer cancelAlloc()
+	tab, cancelTab := chromedp.NewContext(allocCtx)
+	defer cancelTab()
+	// Start the browser before subscribing to its console.
+	if err := chromedp.Do(tab, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("starting chromium: %v", err)
+	}
+	var console consoleLog
+	msgs := chromedp.Console(tab)
+	go func() {
+		for m, err := range msgs {
+			if err != nil {
+				return
+			}
+			console.mu.Lock()
+			console.msgs = append(console.msgs, m)
+			console.mu.Unlock()
+		}
+	}()
+
+	// The offers the API ranks are the ones each page must show, in order.
+	apiRows := func(path string, v any) {
+		t.Helper()
+		resp, body := apiGet(t, ts.URL+path)
+		if resp.StatusCode != 200 {
+			t.Fatalf("GET %s: %d %s", path, resp.StatusCode, body)
+		}
+		if err := json.Unmarshal([]byte(body), v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var h100 []report.CompareRow
+	apiRows("/api/v1/offers?gpu=H100&price_type=any", &h100)
+	if len(h100) < 10 {
+		t.Fatalf("fixture: only %d H100 offers", len(h100))
+	}
+	var p5Savings []report.SavingsRow
+	apiRows("/api/v1/savings/p5.48xlarge?utilization=0.7", &p5Savings)
+
+	type check struct {
+		sel  string
+		want func(t *testing.T, text string)
+	}
+	contains := func(subs ...string) func(*testing.T, string) {
+		return func(t *testing.T, text string) {
+			t.Helper()
+			for _, s := range subs {
+				if !strings.Contains(text, s) {
+					t.Errorf("missing %q in:\n%s", s, clipText(text))
+				}
+			}
+		}
+	}
+	pages := []struct {
+		name, path string
+		checks     []check
+		// rankedSel lists rows whose data attributes must follow want.
+		rankedSel string
+		ranked    []string
+		charts    []string // svg ids with at least one drawn series
+	}{
+		{name: "overview", path: "/",
+			checks: []check{
+				{"#cheapest", contains("H100", "A100-80GB", "A100-40GB", "6.50", "Standard_NC40ads_H100_v5azure westus2", "-6.9%")},
+				{"#freshness", contains("aws", "azure", "ok")},
+				{"#alerts", contains("price_drop", "Price drop")},
+			}},
+		{name: "gpu-H100", path: "/gpu/H100?price_type=any&days=7", charts: []string{"chart-cheapest"},
+			checks:    []check{{"#offers", contains("Standard_NC40ads_H100_v5azure westus2", "p5.48xlargeaws eu-west-1", "offered", "6.50", "1.396")}},
+			rankedSel: "#offers tbody tr", ranked: rowKeys(h100)},
+		{name: "gpu-H100-ondemand-30d", path: "/gpu/H100?days=30", charts: []string{"chart-cheapest"},
+			checks: []check{{"#offers", contains("Standard_NC40ads_H100_v5", "p5.48xlarge")}}},
+		{name: "instance-NC40ads_H100", path: "/instance/Standard_NC40ads_H100_v5", charts: []string{"chart-history"},
+			checks: []check{{"#current", contains("westus2", "on-demand", "6.50")}, {"#timeline-availability", contains("azure westus2")}}},
+		{name: "instance-p5", path: "/instance/p5.48xlarge", charts: []string{"chart-history"},
+			checks: []check{{"#current", contains("eu-west-1", "ap-northeast-1", "reserved 3y all upfront", "spot")}}},
+		{name: "commitments-p5", path: "/commitments?instance_type=p5.48xlarge&utilization=0.7",
+			checks:    []check{{"main", contains("eu-west-1", "ap-northeast-1", "break-even", "★")}},
+			rankedSel: "table.savings tbody tr", ranked: savingsKeys(p5Savings)},
+		{name: "commitments", path: "/commitments", checks: []check{{"main", contains("p5.48xlarge", "p4d.24xlarge")}}},
+	}
+	for _, p := range pages {
+		for _, device := range []struct {
+			name string
+			w, h int64
+		}{{"laptop", 1280, 800}, {"phone", 390, 844}} {
+			t.Run(p.name+"/"+device.name, func(t *testing.T) {
+				console.take()
+				start := time.Now()
+				err := chromedp.Do(tab, chromedp.EmulateViewport(device.w, device.h), chromedp.Navigate(ts.URL+p.path), chromedp.WaitVisible("main"))
+				if err != nil {
+					t.Fatalf("loading %s: %v", p.path, err)
+				}
+				t.Logf("%s loaded in %v", p.path, time.Since(start).Round(time.Millisecond))
+				for _, c := range p.checks {
+					text, err := chromedp.Run(tab, chromedp.TextContent(c.sel))
+					if err != nil {
+						t.Fatalf("%s: %v", c.sel, err)
+					}
+					c.want(t, text)
+				}
+				for _, id := range p.charts {
+					n, err := chromedp.Run(tab, chromedp.Evaluate[int](fmt.Sprintf(`document.querySelectorAll("svg#%s path.line").length`, id)))
+					if err != nil || n == 0 {
+						t.Errorf("chart #%s: %d series drawn (%v)", id, n, err)
+					}
+					w, err := chromedp.Run(tab, chromedp.Evaluate[float64](fmt.Sprintf(`document.getElementById(%q).getBoundingClientRect().width`, id)))
+					if err != nil || w < 200 {
+						t.Errorf("chart #%s is %v px wide (%v)", id, w, err)
+					}
+				}
+				if p.rankedSel != "" {
+					got, err := chromedp.Run(tab, chromedp.Evaluate[[]string](fmt.Sprintf(
+						`Array.from(document.querySelectorAll(%q)).map(r => r.dataset.key || Array.from(r.cells).map(c => c.textContent.trim()).join("|"))`, p.rankedSel)))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if strings.Join(got, "\n") != strings.Join(p.ranked, "\n") {
+						t.Errorf("ranked rows:\n%s\nwant (as the API ranks them):\n%s", strings.Join(got, "\n"), strings.Join(p.ranked, "\n"))
+					}
+				}
+				// Nothing wider than the screen but the scrolling tables.
+				overflow, err := chromedp.Run(tab, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth + 1`))
+				if err != nil || overflow {
+					t.Errorf("the page is wider than a %d px screen (%v)", device.w, err)
+				}
+				png, err := chromedp.Run(tab, chromedp.FullScreenshot(100))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(shots, p.name+"-"+device.name+".png"), png, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				// Let late console messages arrive before reading them.
+				if _, err := chromedp.Run(tab, chromedp.Evaluate[bool](`new Promise(r => setTimeout(() => r(true), 100))`, chromedp.EvalAwaitPromise)); err != nil {
+					t.Fatal(err)
+				}
+				for _, m := range console.take() {
+					if m.Type == chromedp.ConsoleError || m.IsException() {
+						t.Errorf("console: %s (%s:%d)", m, m.URL, m.Line+1)
+					}
+				}
+			})
+		}
+	}
+	t.Logf("screenshots in %s", shots)
+}
+
+// rowKeys are the ranked rows as the GPU page marks them.
+func rowKeys(rows []report.CompareRow) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = offerKeyAttr(r.Provider, r.Region, r.Zone, r.InstanceType, r.PriceType, r.Term, r.Payment, r.OfferingClass, r.OS)
+	}
+	return out
+}
+
+func savingsKeys(rows []report.SavingsRow) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = offerKeyAttr(r.Provider, r.Region, r.Zone, r.InstanceType, r.PriceType, r.Term, r.Payment, r.OfferingClass, r.OS)
+	}
+	return out
+}
+
+func offerKeyAttr(parts ...string) string { return strings.Join(parts, "/") }

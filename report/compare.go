@@ -1,0 +1,151 @@
+package report
+
+import (
+	"context"
+	"time"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/fx"
+	"github.com/pricewatch/pricewatch/storage"
+)
+
+// Scope is what every analysis report shares: which offers, in which
+// currency, as of when.
+type Scope struct {
+	Providers []string
+	Regions   []string
+	OS        string // "" (Linux), windows or any
+	Currency  string // resolved: see Currency
+	At        time.Time
+}
+
+// CurrentOffers are the current prices in scope. The GPU is matched in Go
+// with gpu.Matches (a family name matches several stored models), so
+// SQL filters only by place and OS.
+func CurrentOffers(ctx context.Context, st Store, s Scope) ([]pricewatch.Offer, error) {
+	rows, err := st.Prices(ctx, storage.PriceFilter{Providers: s.Providers, Regions: s.Regions, OS: StorageOS(s.OS), CurrentOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]pricewatch.Offer, len(rows))
+	for i, r := range rows {
+		out[i] = r.Offer
+	}
+	return out, nil
+}
+
+// CurrentAvailability is the current availability in scope.
+func CurrentAvailability(ctx context.Context, st Store, s Scope) ([]pricewatch.Availability, error) {
+	rows, err := st.Availability(ctx, storage.AvailabilityFilter{Providers: s.Providers, Regions: s.Regions})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]pricewatch.Availability, len(rows))
+	for i, r := range rows {
+		out[i] = pricewatch.Availability{Provider: r.Provider, Region: r.Region, Zone: r.Zone, InstanceType: r.InstanceType,
+			State: r.State, StockDetail: r.StockDetail, Hardware: pricewatch.Hardware{GPUModel: r.GPUModel, GPUCount: r.GPUCount}}
+	}
+	return out, nil
+}
+
+// CompareQuery is `compare` and GET /api/v1/offers.
+type CompareQuery struct {
+	Scope
+	GPU           string
+	Count         float64 // GPUs per instance; 0 any
+	PriceTypes    []pricewatch.PriceType
+	AvailableOnly bool
+}
+
+// Compare ranks the current offers of a GPU by price per GPU-hour.
+func Compare(ctx context.Context, st Store, book *fx.Book, q CompareQuery) (analysis.CompareResult, error) {
+	offers, err := CurrentOffers(ctx, st, q.Scope)
+	if err != nil {
+		return analysis.CompareResult{}, err
+	}
+	avail, err := CurrentAvailability(ctx, st, q.Scope)
+	if err != nil {
+		return analysis.CompareResult{}, err
+	}
+	return analysis.Compare(offers, avail, analysis.CompareOptions{
+		GPU: q.GPU, Count: q.Count, PriceTypes: q.PriceTypes, Providers: q.Providers, Regions: q.Regions,
+		OS: q.OS, AvailableOnly: q.AvailableOnly, Currency: q.Currency, FX: book, At: q.At,
+	})
+}
+
+// CompareRow is the JSON shape scripts rely on; keep the names. Unranked
+// rows (no exchange rate) have a null rank, price and fx_rate.
+type CompareRow struct {
+	Rank                  *int        `json:"rank"`
+	Provider              string      `json:"provider"`
+	Region                string      `json:"region"`
+	Zone                  string      `json:"zone"`
+	InstanceType          string      `json:"instance_type"`
+	PriceType             string      `json:"price_type"`
+	Term                  string      `json:"term"`
+	Payment               string      `json:"payment"`
+	OfferingClass         string      `json:"offering_class"`
+	OS                    string      `json:"os"`
+	GPUModel              string      `json:"gpu_model"`
+	GPUCount              float64     `json:"gpu_count"`
+	Currency              string      `json:"currency"`
+	PricePerGPUHour       NullDecimal `json:"price_per_gpu_hour"`
+	PricePerTFLOPS        NullDecimal `json:"price_per_gpu_hour_per_tflops"`
+	PricePerGB            NullDecimal `json:"price_per_gpu_hour_per_gb"`
+	EffectiveHourly       NullDecimal `json:"effective_hourly"`
+	NativeCurrency        string      `json:"native_currency"`
+	NativeEffectiveHourly Decimal     `json:"native_effective_hourly"`
+	FXRate                NullDecimal `json:"fx_rate"`
+	FXDate                *string     `json:"fx_date"`
+	FXSource              string      `json:"fx_source"`
+	FXStale               bool        `json:"fx_stale"`
+	FXError               string      `json:"fx_error,omitempty"`
+	Available             bool        `json:"available"`
+	Availability          string      `json:"availability"`
+	// Marketplace marks third-party hosts' machines (Vast.ai, RunPod
+	// Community Cloud), not the cloud's own capacity.
+	Marketplace bool `json:"marketplace"`
+}
+
+// CompareRows are the ranked rows, then the unconverted ones.
+func CompareRows(res analysis.CompareResult) []CompareRow {
+	out := make([]CompareRow, 0, len(res.Rows)+len(res.Unconverted))
+	conv := func(r analysis.CompareRow, ranked bool) CompareRow {
+		row := CompareRow{
+			Provider: r.Provider, Region: r.Region, Zone: r.Zone, InstanceType: r.InstanceType, PriceType: string(r.PriceType),
+			Term: r.Term, Payment: r.Payment, OfferingClass: r.OfferingClass, OS: r.OS, GPUModel: r.GPUModel, GPUCount: r.GPUCount,
+			Currency: res.Currency, NativeCurrency: r.NativeCurrency, NativeEffectiveHourly: Decimal(r.NativeEffectiveHourly),
+			FXError: r.FXError, Available: r.Available != nil && *r.Available, Availability: AvailabilityName(r.Availability),
+			Marketplace: r.Marketplace,
+		}
+		if ranked {
+			rank := r.Rank
+			row.Rank = &rank
+			row.PricePerGPUHour = NewNullDecimal(r.PricePerGPUHour, true)
+			row.PricePerTFLOPS = NewNullDecimal(r.PricePerTFLOPS.Decimal, r.PricePerTFLOPS.Valid)
+			row.PricePerGB = NewNullDecimal(r.PricePerGB.Decimal, r.PricePerGB.Valid)
+			row.EffectiveHourly = NewNullDecimal(r.EffectiveHourly, true)
+			row.FXRate = NewNullDecimal(r.FXRate, true)
+			row.FXDate = optString(r.FXDate)
+			row.FXSource, row.FXStale = r.FXSource, r.FXStale
+		}
+		return row
+	}
+	for _, r := range res.Rows {
+		out = append(out, conv(r, true))
+	}
+	for _, r := range res.Unconverted {
+		out = append(out, conv(r, false))
+	}
+	return out
+}
+
+// AvailabilityName is a compare row's availability state, "unknown" when
+// nothing is known.
+func AvailabilityName(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}

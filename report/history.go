@@ -1,0 +1,116 @@
+package report
+
+import (
+	"context"
+	"time"
+
+	"github.com/pricewatch/pricewatch/gpu"
+	"github.com/pricewatch/pricewatch/storage"
+)
+
+// HistoryQuery is `history` and GET /api/v1/history/{instance_type}.
+type HistoryQuery struct {
+	InstanceType string
+	Providers    []string
+	Regions      []string
+	Since        time.Time // zero: all of it
+}
+
+// History is every price interval of an instance type, by offer and time.
+func History(ctx context.Context, st Store, q HistoryQuery) ([]storage.PriceInterval, error) {
+	return st.Prices(ctx, storage.PriceFilter{InstanceType: q.InstanceType, Providers: q.Providers, Regions: q.Regions, Since: q.Since})
+}
+
+// HistoryRow is the JSON shape scripts rely on; keep the names.
+type HistoryRow struct {
+	Provider        string  `json:"provider"`
+	Region          string  `json:"region"`
+	Zone            string  `json:"zone"`
+	InstanceType    string  `json:"instance_type"`
+	PriceType       string  `json:"price_type"`
+	Term            string  `json:"term"`
+	Payment         string  `json:"payment"`
+	OfferingClass   string  `json:"offering_class"`
+	OS              string  `json:"os"`
+	Currency        string  `json:"currency"`
+	HourlyPrice     Decimal `json:"hourly_price"`
+	Upfront         Decimal `json:"upfront"`
+	EffectiveHourly Decimal `json:"effective_hourly"`
+	GPUModel        string  `json:"gpu_model"`
+	GPUCount        float64 `json:"gpu_count"`
+	GPUMemoryGB     float64 `json:"gpu_memory_gb"`
+	ValidFrom       any     `json:"valid_from"`
+	ValidTo         any     `json:"valid_to"`
+	LastSeen        any     `json:"last_seen"`
+}
+
+// HistoryRows turns intervals into rows; none is an empty list.
+func HistoryRows(rows []storage.PriceInterval) []HistoryRow {
+	out := make([]HistoryRow, 0, len(rows))
+	for _, r := range rows {
+		from, seen := r.ValidFrom, r.LastSeen
+		out = append(out, HistoryRow{
+			Provider: r.Provider, Region: r.Region, Zone: r.Zone, InstanceType: r.InstanceType,
+			PriceType: string(r.PriceType), Term: r.Term, Payment: r.Payment, OfferingClass: r.OfferingClass,
+			OS: r.OS, Currency: r.Currency, HourlyPrice: Decimal(r.Hourly), Upfront: Decimal(r.Upfront),
+			EffectiveHourly: Decimal(r.EffectiveHourly),
+			GPUModel:        r.GPUModel, GPUCount: r.GPUCount, GPUMemoryGB: r.GPUMemoryGB,
+			ValidFrom: Time(&from), ValidTo: Time(r.ValidTo), LastSeen: Time(&seen),
+		})
+	}
+	return out
+}
+
+// AvailabilityQuery is `availability` and GET /api/v1/availability.
+type AvailabilityQuery struct {
+	InstanceType string
+	GPU          string // a model or family, matched as compare does
+	All          bool   // closed intervals too
+	Providers    []string
+	Regions      []string
+}
+
+// Availability lists where each GPU type is offered or in stock.
+func Availability(ctx context.Context, st Store, q AvailabilityQuery) ([]storage.AvailabilityInterval, error) {
+	// The GPU is matched as compare does (A100 covers A100-40GB and
+	// A100-80GB), not by exact name in SQL.
+	rows, err := st.Availability(ctx, storage.AvailabilityFilter{InstanceType: q.InstanceType, All: q.All, Providers: q.Providers, Regions: q.Regions})
+	if err != nil {
+		return nil, err
+	}
+	if q.GPU != "" {
+		kept := rows[:0]
+		for _, r := range rows {
+			if gpu.Matches(q.GPU, r.GPUModel) {
+				kept = append(kept, r)
+			}
+		}
+		rows = kept
+	}
+	return rows, nil
+}
+
+// AvailabilityRow is the JSON shape scripts rely on; keep the names.
+type AvailabilityRow struct {
+	Provider     string  `json:"provider"`
+	Region       string  `json:"region"`
+	Zone         string  `json:"zone"`
+	InstanceType string  `json:"instance_type"`
+	GPUModel     string  `json:"gpu_model"`
+	GPUCount     float64 `json:"gpu_count"`
+	State        string  `json:"state"`
+	Since        any     `json:"since"`
+	Until        any     `json:"until"`
+}
+
+// AvailabilityRows turns intervals into rows; none is an empty list.
+func AvailabilityRows(rows []storage.AvailabilityInterval) []AvailabilityRow {
+	out := make([]AvailabilityRow, 0, len(rows))
+	for _, r := range rows {
+		since := r.Since
+		out = append(out, AvailabilityRow{Provider: r.Provider, Region: r.Region, Zone: r.Zone, InstanceType: r.InstanceType,
+			GPUModel: r.GPUModel, GPUCount: r.GPUCount, State: string(r.State),
+			Since: Time(&since), Until: Time(r.Until)})
+	}
+	return out
+}

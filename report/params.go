@@ -1,0 +1,120 @@
+package report
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/fx"
+)
+
+// The parsers below read the values the CLI takes as flags and the API as
+// query parameters, so both accept and refuse the same things. name is how
+// the value was given ("--price-type" on the command line, "price_type" in a
+// URL) and starts every error message.
+
+// ParsePriceTypes reads price types; "any" (or nothing) means all.
+func ParsePriceTypes(name string, vals []string) ([]pricewatch.PriceType, error) {
+	var out []pricewatch.PriceType
+	for _, v := range vals {
+		for _, p := range strings.Split(v, ",") {
+			p = strings.ToLower(strings.TrimSpace(strings.ReplaceAll(p, "-", "_")))
+			switch {
+			case p == "":
+			case p == "any" || p == "all":
+				return nil, nil
+			case pricewatch.PriceType(p).Valid():
+				out = append(out, pricewatch.PriceType(p))
+			default:
+				return nil, paramErr("%s %q: want on_demand, spot, reserved, savings_plan or any", name, p)
+			}
+		}
+	}
+	return out, nil
+}
+
+// CheckOS accepts linux (also ""), windows or any.
+func CheckOS(name, os string) error {
+	switch strings.ToLower(os) {
+	case "", pricewatch.Linux, pricewatch.Windows, "any", "all":
+		return nil
+	}
+	return paramErr("%s %q: want linux, windows or any", name, os)
+}
+
+// StorageOS turns an OS choice into the storage filter: "" is Linux, "any"
+// is every OS.
+func StorageOS(os string) string {
+	switch strings.ToLower(os) {
+	case "":
+		return pricewatch.Linux
+	case "any", "all":
+		return ""
+	}
+	return strings.ToLower(os)
+}
+
+// Currency is the asked currency, else def (fx.currency), upper-cased and
+// checked.
+func Currency(name, asked, def string) (string, error) {
+	c := strings.ToUpper(strings.TrimSpace(asked))
+	if c == "" {
+		c = strings.ToUpper(def)
+	}
+	if !fx.IsCurrency(c) {
+		return "", paramErr("%s %q: want a three-letter ISO 4217 code such as USD or CNY", name, asked)
+	}
+	return c, nil
+}
+
+// ParseSince accepts a duration back from now ("30d", "12h", "2w") or a
+// date ("2026-01-01") or an RFC 3339 time; "" is the zero time (no limit).
+func ParseSince(name, s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	d, err := ParseDuration(s)
+	if err != nil {
+		return time.Time{}, paramErr("%s %q: want a duration like 30d, 12h, 2w or a date like 2026-01-01", name, s)
+	}
+	return now.Add(-d), nil
+}
+
+// ParseDuration reads durations with day and week units as well as Go's own.
+func ParseDuration(s string) (time.Duration, error) {
+	if n := len(s); n > 1 && (s[n-1] == 'd' || s[n-1] == 'w') {
+		v, err := strconv.Atoi(s[:n-1])
+		if err != nil || v < 0 {
+			return 0, paramErr("bad duration %q", s)
+		}
+		day := 24 * time.Hour
+		if s[n-1] == 'w' {
+			day *= 7
+		}
+		return time.Duration(v) * day, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, paramErr("bad duration %q", s)
+	}
+	return d, nil
+}
+
+// ParseNow reads the moment a report is evaluated at; "" is the clock.
+func ParseNow(name, s string) (time.Time, error) {
+	if s == "" {
+		return time.Now().UTC(), nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, paramErr("%s %q: want an RFC 3339 time such as 2026-01-02T15:04:05Z", name, s)
+	}
+	return t.UTC(), nil
+}

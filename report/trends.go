@@ -1,0 +1,259 @@
+package report
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/fx"
+	"github.com/pricewatch/pricewatch/gpu"
+	"github.com/pricewatch/pricewatch/storage"
+)
+
+// DefaultTrendPriceTypes are the pay-as-you-go prices: a commitment's
+// effective hourly assumes every hour is used, so it is not a price per
+// GPU-hour anyone can buy by the hour.
+var DefaultTrendPriceTypes = []pricewatch.PriceType{pricewatch.OnDemand, pricewatch.Spot}
+
+// TrendsQuery is `trends` and GET /api/v1/trends.
+type TrendsQuery struct {
+	Scope
+	GPU        string // "" every model, one cheapest series each
+	Window     time.Duration
+	PriceTypes []pricewatch.PriceType // nil: every type
+	Top        int                    // movers to list; 0 all
+}
+
+// CheapestSeries is the cheapest price per GPU-hour of one GPU through the
+// window.
+type CheapestSeries struct {
+	GPU string
+	analysis.CheapestResult
+	// Currencies are the native currencies of the series it was picked
+	// from, one per series (to tell which had no rate).
+	Currencies []string
+}
+
+// Trends is the biggest movers over a window and the cheapest series.
+type Trends struct {
+	Window   string
+	From, To time.Time
+	Currency string
+	Movers   []analysis.OfferTrend
+	Cheapest []CheapestSeries
+}
+
+// windowSeries reads the window's prices in scope as one series per offer.
+func windowSeries(ctx context.Context, st Store, q TrendsQuery) ([]analysis.Series, error) {
+	now := q.At
+	from := now.Add(-q.Window)
+	rows, err := st.Prices(ctx, storage.PriceFilter{Providers: q.Providers, Regions: q.Regions, PriceTypes: q.PriceTypes, OS: StorageOS(q.OS), Since: from})
+	if err != nil {
+		return nil, err
+	}
+	var ivs []analysis.Interval
+	for _, r := range rows {
+		if r.GPUModel == "" || (q.GPU != "" && !gpu.Matches(q.GPU, r.GPUModel)) || r.ValidFrom.After(now) {
+			continue
+		}
+		iv := analysis.Interval{Offer: r.Offer, Effective: r.EffectiveHourly, From: r.ValidFrom}
+		if r.ValidTo != nil && !r.ValidTo.After(now) {
+			iv.To = *r.ValidTo
+		}
+		ivs = append(ivs, iv)
+	}
+	series, err := analysis.GroupSeries(ivs)
+	if err != nil {
+		return nil, fmt.Errorf("reading price history: %w", err)
+	}
+	return series, nil
+}
+
+// trendStep samples a window daily, or hourly when it is under two days.
+func trendStep(window time.Duration) time.Duration {
+	if window < 48*time.Hour {
+		return time.Hour
+	}
+	return 24 * time.Hour
+}
+
+// CheapestByPriceType is, for one GPU (q.GPU, a model or family), the
+// cheapest price per GPU-hour through the window for each price type of
+// q.PriceTypes apart: one read of the window for every series (the
+// dashboard draws on-demand and spot as two lines).
+func CheapestByPriceType(ctx context.Context, st Store, book *fx.Book, q TrendsQuery) ([]CheapestSeries, error) {
+	series, err := windowSeries(ctx, st, q)
+	if err != nil {
+		return nil, err
+	}
+	var out []CheapestSeries
+	for _, pt := range q.PriceTypes {
+		res, err := analysis.CheapestPerGPUHour(series, analysis.CheapestOptions{GPU: q.GPU, PriceTypes: []pricewatch.PriceType{pt}, OS: q.OS,
+			From: q.At.Add(-q.Window), To: q.At, Step: trendStep(q.Window), Currency: q.Currency, FX: book})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, CheapestSeries{GPU: q.GPU, CheapestResult: res})
+	}
+	return out, nil
+}
+
+// ComputeTrends reads the window's prices and finds movers and the
+// cheapest price per GPU-hour through it.
+func ComputeTrends(ctx context.Context, st Store, book *fx.Book, q TrendsQuery) (Trends, error) {
+	now := q.At
+	from := now.Add(-q.Window)
+	series, err := windowSeries(ctx, st, q)
+	if err != nil {
+		return Trends{}, err
+	}
+	label := analysis.WindowLabel(q.Window)
+	trends := analysis.OfferTrends(series, analysis.TrendOptions{Now: now, Window: q.Window, Changes: []time.Duration{q.Window}})
+	rep := Trends{Window: label, From: from, To: now, Currency: q.Currency, Movers: analysis.Movers(trends, label, q.Top)}
+	step := trendStep(q.Window)
+	for _, model := range seriesModels(q.GPU, series) {
+		cands := series
+		if q.GPU == "" {
+			// One series per stored model: "A100-80GB" as a query would
+			// also take in A100-80GB-PCIe.
+			cands = nil
+			for _, s := range series {
+				if s.Latest().GPUModel == model {
+					cands = append(cands, s)
+				}
+			}
+		}
+		res, err := analysis.CheapestPerGPUHour(cands, analysis.CheapestOptions{GPU: model, PriceTypes: q.PriceTypes, OS: q.OS,
+			From: from, To: now, Step: step, Currency: q.Currency, FX: book})
+		if err != nil {
+			return Trends{}, err
+		}
+		cs := CheapestSeries{GPU: model, CheapestResult: res}
+		for _, s := range cands {
+			cs.Currencies = append(cs.Currencies, s.Latest().Currency)
+		}
+		rep.Cheapest = append(rep.Cheapest, cs)
+	}
+	return rep, nil
+}
+
+// seriesModels are the GPU models to draw a cheapest series for: the one
+// asked, else every model with a price in the window.
+func seriesModels(gpu string, series []analysis.Series) []string {
+	if gpu != "" {
+		return []string{gpu}
+	}
+	seen := map[string]bool{}
+	for _, s := range series {
+		seen[s.Latest().GPUModel] = true
+	}
+	out := make([]string, 0, len(seen))
+	for m := range seen {
+		out = append(out, m)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// MoverRow and CheapestRow are the JSON shapes scripts rely on; keep the names.
+type MoverRow struct {
+	Provider            string  `json:"provider"`
+	Region              string  `json:"region"`
+	Zone                string  `json:"zone"`
+	InstanceType        string  `json:"instance_type"`
+	PriceType           string  `json:"price_type"`
+	Term                string  `json:"term"`
+	Payment             string  `json:"payment"`
+	OfferingClass       string  `json:"offering_class"`
+	OS                  string  `json:"os"`
+	GPUModel            string  `json:"gpu_model"`
+	GPUCount            float64 `json:"gpu_count"`
+	Currency            string  `json:"currency"`
+	ThenEffectiveHourly Decimal `json:"then_effective_hourly"`
+	EffectiveHourly     Decimal `json:"effective_hourly"`
+	Change              Decimal `json:"change"`
+	ChangePct           Decimal `json:"change_pct"`
+	LastChange          any     `json:"last_change"`
+}
+
+type CheapestRow struct {
+	GPU                   string  `json:"gpu"`
+	At                    string  `json:"at"`
+	Provider              string  `json:"provider"`
+	Region                string  `json:"region"`
+	Zone                  string  `json:"zone"`
+	InstanceType          string  `json:"instance_type"`
+	PriceType             string  `json:"price_type"`
+	Term                  string  `json:"term"`
+	Payment               string  `json:"payment"`
+	OfferingClass         string  `json:"offering_class"`
+	OS                    string  `json:"os"`
+	GPUModel              string  `json:"gpu_model"`
+	GPUCount              float64 `json:"gpu_count"`
+	Currency              string  `json:"currency"`
+	PricePerGPUHour       Decimal `json:"price_per_gpu_hour"`
+	NativeCurrency        string  `json:"native_currency"`
+	NativePricePerGPUHour Decimal `json:"native_price_per_gpu_hour"`
+	FXRate                Decimal `json:"fx_rate"`
+	FXDate                *string `json:"fx_date"`
+	FXSource              string  `json:"fx_source"`
+	FXStale               bool    `json:"fx_stale"`
+}
+
+// TrendsJSON is what `trends --format json` prints.
+type TrendsJSON struct {
+	Window      string        `json:"window"`
+	From        string        `json:"from"`
+	To          string        `json:"to"`
+	Currency    string        `json:"currency"`
+	Movers      []MoverRow    `json:"movers"`
+	Cheapest    []CheapestRow `json:"cheapest"`
+	Unconverted []string      `json:"unconverted"`
+}
+
+// MoverRows are the movers, biggest first.
+func (r Trends) MoverRows() []MoverRow {
+	out := make([]MoverRow, 0, len(r.Movers))
+	for _, t := range r.Movers {
+		d, _ := t.Change(r.Window)
+		k := t.Key
+		var last any
+		if !t.LastChange.IsZero() {
+			last = t.LastChange.UTC().Format(time.RFC3339)
+		}
+		out = append(out, MoverRow{Provider: k.Provider, Region: k.Region, Zone: k.Zone, InstanceType: k.InstanceType,
+			PriceType: string(k.PriceType), Term: k.Term, Payment: k.Payment, OfferingClass: k.OfferingClass, OS: k.OS,
+			GPUModel: t.GPUModel, GPUCount: t.GPUCount, Currency: t.Currency, ThenEffectiveHourly: Decimal(d.From),
+			EffectiveHourly: Decimal(d.To), Change: Decimal(d.Change), ChangePct: Decimal(d.Pct), LastChange: last})
+	}
+	return out
+}
+
+// CheapestRows are every series' points, and the offers left out of them.
+func (r Trends) CheapestRows() ([]CheapestRow, []string) {
+	out := []CheapestRow{}
+	unconverted := []string{}
+	for _, s := range r.Cheapest {
+		for _, p := range s.Points {
+			k := p.Key
+			out = append(out, CheapestRow{GPU: s.GPU, At: p.At.UTC().Format(time.RFC3339), Provider: k.Provider, Region: k.Region,
+				Zone: k.Zone, InstanceType: k.InstanceType, PriceType: string(k.PriceType), Term: k.Term, Payment: k.Payment,
+				OfferingClass: k.OfferingClass, OS: k.OS, GPUModel: p.GPUModel, GPUCount: p.GPUCount, Currency: p.Currency,
+				PricePerGPUHour: Decimal(p.PerGPUHour), NativeCurrency: p.NativeCurrency,
+				NativePricePerGPUHour: Decimal(p.NativePerGPUHour), FXRate: Decimal(p.FXRate), FXDate: optString(p.FXDate),
+				FXSource: p.FXSource, FXStale: p.FXStale})
+		}
+		unconverted = append(unconverted, s.Unconverted...)
+	}
+	return out, unconverted
+}
+
+// JSON is the whole report as `trends --format json` prints it.
+func (r Trends) JSON() TrendsJSON {
+	cheapest, unconverted := r.CheapestRows()
+	return TrendsJSON{Window: r.Window, From: r.From.UTC().Format(time.RFC3339), To: r.To.UTC().Format(time.RFC3339),
+		Currency: r.Currency, Movers: r.MoverRows(), Cheapest: cheapest, Unconverted: unconverted}
+}

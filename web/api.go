@@ -1,0 +1,462 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/report"
+)
+
+// APIPrefix is where the API lives; a breaking change gets /api/v2/.
+const APIPrefix = "/api/v1/"
+
+// CacheControl is sent with every API answer: a client may keep it but must
+// ask again (with If-None-Match, answered 304 while nothing changed) before
+// using it, so a run that just committed is seen at once.
+const CacheControl = "private, no-cache"
+
+func (s *Server) mountAPI(mux *http.ServeMux) {
+	mux.HandleFunc("GET /api/v1/offers", s.apiOffers)
+	mux.HandleFunc("GET /api/v1/history/{instance_type}", s.apiHistory)
+	mux.HandleFunc("GET /api/v1/availability", s.apiAvailability)
+	mux.HandleFunc("GET /api/v1/savings/{instance_type}", s.apiSavings)
+	mux.HandleFunc("GET /api/v1/trends", s.apiTrends)
+	mux.HandleFunc("GET /api/v1/runs", s.apiRuns)
+	mux.HandleFunc("GET /api/v1/alerts", s.apiAlerts)
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			writeError(w, http.StatusMethodNotAllowed, "the API is read-only: GET only")
+			return
+		}
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no such endpoint %s %s (see %s: offers, history/{instance_type}, availability, savings/{instance_type}, trends, runs, alerts)",
+			r.Method, r.URL.Path, APIPrefix))
+	})
+}
+
+// Parameters each endpoint takes; anything else is a 400, so that a typo
+// ("provder=aws") never silently widens a query.
+var (
+	scopeParams        = []string{"provider", "region", "os", "currency", "now"}
+	offersParams       = append([]string{"gpu", "count", "price_type", "available_only"}, scopeParams...)
+	historyParams      = []string{"provider", "region", "since"}
+	availabilityParams = []string{"instance_type", "gpu", "all", "provider", "region"}
+	savingsParams      = append([]string{"utilization"}, scopeParams...)
+	trendsParams       = append([]string{"gpu", "window", "price_type", "top"}, scopeParams...)
+	alertsParams       = []string{"status", "channel", "limit"}
+)
+
+func (s *Server) apiOffers(w http.ResponseWriter, r *http.Request) {
+	s.serveAPI(w, r, offersParams, func(ctx context.Context, p *params) (any, error) {
+		q, err := s.compareQuery(p)
+		if err != nil {
+			return nil, err
+		}
+		res, err := s.compare(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		return report.CompareRows(res), nil
+	})
+}
+
+func (s *Server) apiHistory(w http.ResponseWriter, r *http.Request) {
+	s.serveAPI(w, r, historyParams, func(ctx context.Context, p *params) (any, error) {
+		q, err := s.historyQuery(r.PathValue("instance_type"), p)
+		if err != nil {
+			return nil, err
+		}
+		rows, err := report.History(ctx, s.Store, q)
+		if err != nil {
+			return nil, err
+		}
+		return report.HistoryRows(rows), nil
+	})
+}
+
+func (s *Server) apiAvailability(w http.ResponseWriter, r *http.Request) {
+	s.serveAPI(w, r, availabilityParams, func(ctx context.Context, p *params) (any, error) {
+		all, err := p.boolean("all")
+		if err != nil {
+			return nil, err
+		}
+		rows, err := report.Availability(ctx, s.Store, report.AvailabilityQuery{InstanceType: p.str("instance_type"), GPU: p.str("gpu"),
+			All: all, Providers: p.list("provider"), Regions: p.list("region")})
+		if err != nil {
+			return nil, err
+		}
+		return report.AvailabilityRows(rows), nil
+	})
+}
+
+func (s *Server) apiSavings(w http.ResponseWriter, r *http.Request) {
+	s.serveAPI(w, r, savingsParams, func(ctx context.Context, p *params) (any, error) {
+		q, err := s.savingsQuery(r.PathValue("instance_type"), p)
+		if err != nil {
+			return nil, err
+		}
+		sav, err := s.savings(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		return report.SavingsRows(sav.SavingsReport), nil
+	})
+}
+
+func (s *Server) apiTrends(w http.ResponseWriter, r *http.Request) {
+	s.serveAPI(w, r, trendsParams, func(ctx context.Context, p *params) (any, error) {
+		q, err := s.trendsQuery(p)
+		if err != nil {
+			return nil, err
+		}
+		tr, err := s.trends(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		return tr.JSON(), nil
+	})
+}
+
+func (s *Server) apiRuns(w http.ResponseWriter, r *http.Request) {
+	s.serveAPI(w, r, nil, func(ctx context.Context, p *params) (any, error) {
+		return report.Runs(ctx, s.Store)
+	})
+}
+
+func (s *Server) apiAlerts(w http.ResponseWriter, r *http.Request) {
+	s.serveAPI(w, r, alertsParams, func(ctx context.Context, p *params) (any, error) {
+		q, err := alertsQuery(p)
+		if err != nil {
+			return nil, err
+		}
+		return report.Alerts(ctx, s.Store, q)
+	})
+}
+
+// ---- Queries: the same parsers the CLI's flags go through ----
+
+func (s *Server) scope(p *params) (report.Scope, error) {
+	if err := report.CheckOS("os", p.str("os")); err != nil {
+		return report.Scope{}, err
+	}
+	cur, err := report.Currency("currency", p.str("currency"), s.Config().FX.Currency)
+	if err != nil {
+		return report.Scope{}, err
+	}
+	at := s.now()
+	if v := p.str("now"); v != "" {
+		if at, err = report.ParseNow("now", v); err != nil {
+			return report.Scope{}, err
+		}
+	}
+	return report.Scope{Providers: p.list("provider"), Regions: p.list("region"), OS: p.str("os"), Currency: cur, At: at}, nil
+}
+
+func (s *Server) compareQuery(p *params) (report.CompareQuery, error) {
+	sc, err := s.scope(p)
+	if err != nil {
+		return report.CompareQuery{}, err
+	}
+	gpu := strings.TrimSpace(p.str("gpu"))
+	if gpu == "" {
+		return report.CompareQuery{}, &report.ParamError{Msg: "gpu is required (e.g. gpu=H100, gpu=A100-80GB)"}
+	}
+	count, err := p.number("count")
+	if err != nil {
+		return report.CompareQuery{}, err
+	}
+	pts := []string{"on_demand"} // as compare's --price-type default
+	if p.has("price_type") {
+		pts = p.list("price_type")
+	}
+	types, err := report.ParsePriceTypes("price_type", pts)
+	if err != nil {
+		return report.CompareQuery{}, err
+	}
+	avail, err := p.boolean("available_only")
+	if err != nil {
+		return report.CompareQuery{}, err
+	}
+	return report.CompareQuery{Scope: sc, GPU: gpu, Count: count, PriceTypes: types, AvailableOnly: avail}, nil
+}
+
+func (s *Server) historyQuery(instanceType string, p *params) (report.HistoryQuery, error) {
+	since, err := report.ParseSince("since", p.str("since"), s.now())
+	if err != nil {
+		return report.HistoryQuery{}, err
+	}
+	return report.HistoryQuery{InstanceType: instanceType, Providers: p.list("provider"), Regions: p.list("region"), Since: since}, nil
+}
+
+func (s *Server) savingsQuery(instanceType string, p *params) (report.SavingsQuery, error) {
+	sc, err := s.scope(p)
+	if err != nil {
+		return report.SavingsQuery{}, err
+	}
+	us := "1"
+	if p.has("utilization") {
+		us = p.str("utilization")
+	}
+	u, err := analysis.ParseUtilization(us)
+	if err != nil {
+		return report.SavingsQuery{}, &report.ParamError{Msg: "utilization: " + err.Error()}
+	}
+	return report.SavingsQuery{Scope: sc, InstanceType: instanceType, Utilization: u}, nil
+}
+
+// maxTrendWindow bounds the window of a trends query: past it the cheapest
+// series would be sampled too often for a page to stay fast.
+const maxTrendWindow = 366 * 24 * time.Hour
+
+func (s *Server) trendsQuery(p *params) (report.TrendsQuery, error) {
+	sc, err := s.scope(p)
+	if err != nil {
+		return report.TrendsQuery{}, err
+	}
+	ws := "30d"
+	if p.has("window") {
+		ws = p.str("window")
+	}
+	window, err := analysis.ParseWindow(ws)
+	if err != nil {
+		return report.TrendsQuery{}, &report.ParamError{Msg: "window: " + err.Error()}
+	}
+	if window > maxTrendWindow {
+		return report.TrendsQuery{}, &report.ParamError{Msg: fmt.Sprintf("window %q: at most 366d", ws)}
+	}
+	var pts []string
+	for _, t := range report.DefaultTrendPriceTypes {
+		pts = append(pts, string(t))
+	}
+	if p.has("price_type") {
+		pts = p.list("price_type")
+	}
+	types, err := report.ParsePriceTypes("price_type", pts)
+	if err != nil {
+		return report.TrendsQuery{}, err
+	}
+	top := 10
+	if p.has("top") {
+		if top, err = strconv.Atoi(p.str("top")); err != nil || top < 0 {
+			return report.TrendsQuery{}, &report.ParamError{Msg: fmt.Sprintf("top %q: want 0 (all) or more", p.str("top"))}
+		}
+	}
+	return report.TrendsQuery{Scope: sc, GPU: strings.TrimSpace(p.str("gpu")), Window: window, PriceTypes: types, Top: top}, nil
+}
+
+func alertsQuery(p *params) (report.AlertsQuery, error) {
+	q := report.AlertsQuery{Status: p.str("status"), Channel: p.str("channel"), Limit: 50}
+	if err := report.CheckAlertStatus("status", q.Status); err != nil {
+		return q, err
+	}
+	if p.has("limit") {
+		n, err := strconv.Atoi(p.str("limit"))
+		if err != nil || n < 0 {
+			return q, &report.ParamError{Msg: fmt.Sprintf("limit %q: want 0 (all) or more", p.str("limit"))}
+		}
+		q.Limit = n
+	}
+	return q, nil
+}
+
+// ---- Computations that need the exchange rates ----
+
+func (s *Server) compare(ctx context.Context, q report.CompareQuery) (analysis.CompareResult, error) {
+	book, err := report.FXBook(ctx, s.Store, s.Config().FX)
+	if err != nil {
+		return analysis.CompareResult{}, err
+	}
+	return report.Compare(ctx, s.Store, book, q)
+}
+
+func (s *Server) savings(ctx context.Context, q report.SavingsQuery) (report.Savings, error) {
+	book, err := report.FXBook(ctx, s.Store, s.Config().FX)
+	if err != nil {
+		return report.Savings{}, err
+	}
+	return report.ComputeSavings(ctx, s.Store, book, q)
+}
+
+func (s *Server) trends(ctx context.Context, q report.TrendsQuery) (report.Trends, error) {
+	book, err := report.FXBook(ctx, s.Store, s.Config().FX)
+	if err != nil {
+		return report.Trends{}, err
+	}
+	return report.ComputeTrends(ctx, s.Store, book, q)
+}
+
+// ---- Plumbing ----
+
+// serveAPI checks the parameters, builds the rows and answers them as the
+// CLI prints them, with an ETag over the data version and the body.
+func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, allowed []string, build func(context.Context, *params) (any, error)) {
+	p, err := parseParams(r.URL.Query(), allowed)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
+	defer cancel()
+	v, err := build(ctx, p)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	var body bytes.Buffer
+	if err := report.WriteJSON(&body, v); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	etag, err := s.etag(ctx, body.Bytes())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Cache-Control", CacheControl)
+	h.Set("ETag", etag)
+	if etagMatches(r.Header.Get("If-None-Match"), etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	w.Write(body.Bytes())
+}
+
+// etag is a strong validator over the data version (which moves when a
+// run commits) and the body (which also moves with the clock, e.g. since=30d).
+func (s *Server) etag(ctx context.Context, body []byte) (string, error) {
+	ver, err := s.Store.DataVersion(ctx)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	h.Write([]byte(ver))
+	h.Write([]byte{0})
+	h.Write(body)
+	return `"` + hex.EncodeToString(h.Sum(nil)[:16]) + `"`, nil
+}
+
+func etagMatches(header, etag string) bool {
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimSpace(t)
+		if t == "*" || strings.TrimPrefix(t, "W/") == etag {
+			return true
+		}
+	}
+	return false
+}
+
+// fail answers a bad query with 400 and anything else with 500; the detail
+// of a 500 goes to the log, not to the client.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	var pe *report.ParamError
+	if errors.As(err, &pe) {
+		writeError(w, http.StatusBadRequest, pe.Msg)
+		return
+	}
+	if errors.Is(err, context.Canceled) {
+		return
+	}
+	s.log().Error("http: answering "+r.URL.Path, zap.Error(err))
+	writeError(w, http.StatusInternalServerError, "internal error reading the database (the daemon's log says more)")
+}
+
+// apiError is every error's body: {"status": 400, "error": "…"}.
+type apiError struct {
+	Status int    `json:"status"`
+	Error  string `json:"error"`
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(apiError{Status: status, Error: msg})
+}
+
+// params are a request's query parameters, checked against the names an
+// endpoint takes.
+type params struct{ v url.Values }
+
+func parseParams(v url.Values, allowed []string) (*params, error) {
+	known := map[string]bool{}
+	for _, a := range allowed {
+		known[a] = true
+	}
+	var unknown []string
+	for k := range v {
+		if !known[k] {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		want := "none"
+		if len(allowed) > 0 {
+			want = strings.Join(allowed, ", ")
+		}
+		return nil, fmt.Errorf("unknown parameter %q (this endpoint takes: %s)", unknown[0], want)
+	}
+	return &params{v: v}, nil
+}
+
+// has reports whether the parameter was given a value: "count=" is the
+// same as leaving count out (forms and scripts send empty fields), so an
+// empty value always means the default.
+func (p *params) has(name string) bool { return p.str(name) != "" || len(p.list(name)) > 0 }
+
+func (p *params) str(name string) string { return strings.TrimSpace(p.v.Get(name)) }
+
+// list takes repeated parameters and comma-separated values alike, as the
+// CLI's repeatable flags do.
+func (p *params) list(name string) []string {
+	var out []string
+	for _, v := range p.v[name] {
+		for _, s := range strings.Split(v, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+func (p *params) boolean(name string) (bool, error) {
+	v := p.str(name)
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, &report.ParamError{Msg: fmt.Sprintf("%s %q: want true or false", name, v)}
+	}
+	return b, nil
+}
+
+func (p *params) number(name string) (float64, error) {
+	v := p.str(name)
+	if v == "" {
+		return 0, nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f < 0 || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, &report.ParamError{Msg: fmt.Sprintf("%s %q: want a positive number of GPUs per instance", name, v)}
+	}
+	return f, nil
+}

@@ -1,0 +1,600 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"go.uber.org/zap"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/alerting/digest"
+	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/report"
+	"github.com/pricewatch/pricewatch/storage"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+var pageFuncs = template.FuncMap{
+	"rate":      rateText,
+	"money":     pricewatch.FormatAmount,
+	"pct":       func(d decimal.Decimal) string { return d.StringFixed(1) + "%" },
+	"share":     func(d decimal.Decimal) string { return d.Mul(decimal.NewFromInt(100)).StringFixed(1) + "%" },
+	"move":      moveText,
+	"moveClass": moveClass,
+	"when":      whenText,
+	"whenp": func(t *time.Time) string {
+		if t == nil {
+			return "never"
+		}
+		return whenText(*t)
+	},
+	"buy":  buyText,
+	"gpus": func(n float64, m string) string { return fmt.Sprintf("%s×%s", trimFloat(n), m) },
+	"place": func(region, zone string) string {
+		if zone != "" {
+			return zone
+		}
+		return region
+	},
+	"avail":   availText,
+	"ci":      func(i int) int { return i % len(palette) },
+	"pathEsc": url.PathEscape,
+	"dur":     durText,
+	"list":    func(v ...string) []string { return v },
+}
+
+// pages are parsed once: each page with the shared layout.
+var pages = func() map[string]*template.Template {
+	out := map[string]*template.Template{}
+	for _, name := range []string{"overview", "gpu", "instance", "commitments", "error"} {
+		t := template.Must(template.New("layout.html").Funcs(pageFuncs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html"))
+		out[name] = t
+	}
+	return out
+}()
+
+func (s *Server) mountDashboard(mux *http.ServeMux) {
+	static, _ := fs.Sub(staticFS, "static")
+	files := http.FileServerFS(static)
+	mux.Handle("GET /static/", http.StripPrefix("/static/", cacheStatic(files)))
+	mux.HandleFunc("GET /{$}", s.pageOverview)
+	mux.HandleFunc("GET /gpu/{model}", s.pageGPU)
+	mux.HandleFunc("GET /instance/{instance_type}", s.pageInstance)
+	mux.HandleFunc("GET /commitments", s.pageCommitments)
+	mux.HandleFunc("GET /gpu/{$}", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/", http.StatusFound) })
+}
+
+// cacheStatic lets browsers keep the stylesheet a day; it changes only
+// with the binary.
+func cacheStatic(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age=86400")
+		h.ServeHTTP(w, r)
+	})
+}
+
+// page is what the layout needs besides the page's own data.
+type page struct {
+	Title    string
+	Nav      string
+	Now      time.Time
+	Currency string
+	Data     any
+}
+
+func (s *Server) render(w http.ResponseWriter, r *http.Request, name string, p page) {
+	var buf bytes.Buffer
+	if err := pages[name].Execute(&buf, p); err != nil {
+		s.log().Error("http: rendering "+name, zap.Error(err))
+		http.Error(w, "internal error rendering the page", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", CacheControl)
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	w.Write(buf.Bytes())
+}
+
+// pageError shows a bad query as a page with a 400, anything else as 500.
+func (s *Server) pageError(w http.ResponseWriter, r *http.Request, err error) {
+	status, msg := http.StatusInternalServerError, "internal error reading the database (the daemon's log says more)"
+	var pe *report.ParamError
+	if errors.As(err, &pe) {
+		status, msg = http.StatusBadRequest, pe.Msg
+	} else {
+		s.log().Error("http: page "+r.URL.Path, zap.Error(err))
+	}
+	var buf bytes.Buffer
+	if e := pages["error"].Execute(&buf, page{Title: http.StatusText(status), Now: s.now(), Data: msg}); e != nil {
+		http.Error(w, msg, status)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+func (s *Server) pageParams(w http.ResponseWriter, r *http.Request, allowed ...string) (*params, bool) {
+	p, err := parseParams(r.URL.Query(), allowed)
+	if err != nil {
+		s.pageError(w, r, &report.ParamError{Msg: err.Error()})
+		return nil, false
+	}
+	return p, true
+}
+
+// ---- Overview ----
+
+type overviewData struct {
+	Models    []digest.ModelRow
+	Freshness []digest.ProviderStatus
+	Alerts    []report.AlertRow
+	Rates     []digest.Rate
+}
+
+func (s *Server) pageOverview(w http.ResponseWriter, r *http.Request) {
+	p, ok := s.pageParams(w, r, "currency", "now")
+	if !ok {
+		return
+	}
+	ctx := r.Context()
+	sc, err := s.scope(p)
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	// The overview shows the week's moves, not the digest's 12-week chart:
+	// a week and a day of history is all it reads.
+	in, err := report.DigestInput(ctx, s.Store, sc.At, digest.Week+24*time.Hour)
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	book, err := report.FXBook(ctx, s.Store, s.Config().FX)
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	in.Currency, in.FX = sc.Currency, book
+	in.Models = currentModels(in.Prices, sc.At)
+	if s.Expected != nil {
+		in.Expected = s.Expected(sc.At)
+	}
+	d, err := digest.Build(in)
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	alerts, err := report.Alerts(ctx, s.Store, report.AlertsQuery{Limit: 10})
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	// Newest first on a page.
+	for i, j := 0, len(alerts)-1; i < j; i, j = i+1, j-1 {
+		alerts[i], alerts[j] = alerts[j], alerts[i]
+	}
+	s.render(w, r, "overview", page{Title: "GPU prices", Nav: "overview", Now: sc.At, Currency: sc.Currency,
+		Data: overviewData{Models: d.Models, Freshness: d.Freshness, Alerts: alerts, Rates: d.Rates}})
+}
+
+// currentModels are the GPU models with a current price, each exactly as
+// stored (a family name would fold A100-40GB and A100-80GB into one row).
+func currentModels(prices []analysis.Interval, now time.Time) []string {
+	seen := map[string]bool{}
+	for _, iv := range prices {
+		if iv.GPUModel != "" && (iv.To.IsZero() || iv.To.After(now)) {
+			seen[iv.GPUModel] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for m := range seen {
+		out = append(out, m)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ---- GPU ----
+
+type gpuData struct {
+	Model         string
+	Count         string
+	PriceType     string
+	AvailableOnly bool
+	Days          int
+	DaysChoices   []int
+	PriceTypes    []string
+	Compare       analysis.CompareResult
+	Chart         LineChart
+	Query         url.Values // the page's own parameters, for links
+}
+
+var chartDays = []int{7, 30, 90}
+
+func (s *Server) pageGPU(w http.ResponseWriter, r *http.Request) {
+	p, ok := s.pageParams(w, r, "count", "price_type", "available_only", "days", "currency", "provider", "region", "now")
+	if !ok {
+		return
+	}
+	ctx := r.Context()
+	model := r.PathValue("model")
+	p.v.Set("gpu", model)
+	if !p.has("price_type") {
+		p.v.Set("price_type", "any")
+	}
+	q, err := s.compareQuery(p)
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	days := 30
+	if v := p.str("days"); v != "" {
+		if _, err := fmt.Sscanf(v, "%d", &days); err != nil || days < 1 || days > 366 {
+			s.pageError(w, r, &report.ParamError{Msg: fmt.Sprintf("days %q: want a number of days from 1 to 366 (7, 30, 90)", v)})
+			return
+		}
+	}
+	book, err := report.FXBook(ctx, s.Store, s.Config().FX)
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	res, err := report.Compare(ctx, s.Store, book, q)
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	chart := LineChart{ID: "chart-cheapest", Title: fmt.Sprintf("Cheapest %s per GPU-hour, last %d days", model, days),
+		Unit: q.Currency + " per GPU-hour", From: q.At.Add(-time.Duration(days) * 24 * time.Hour), To: q.At}
+	pts := []pricewatch.PriceType{pricewatch.OnDemand, pricewatch.Spot}
+	cheapest, err := report.CheapestByPriceType(ctx, s.Store, book, report.TrendsQuery{Scope: q.Scope, GPU: model,
+		Window: time.Duration(days) * 24 * time.Hour, PriceTypes: pts})
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	for i, cs := range cheapest {
+		line := Line{Name: strings.ReplaceAll(string(pts[i]), "_", "-"), Dashed: pts[i] == pricewatch.Spot}
+		for _, pnt := range cs.Points {
+			line.Steps = append(line.Steps, Step{At: pnt.At, Value: pnt.PerGPUHour.InexactFloat64(),
+				Label: fmt.Sprintf("%s %s/GPU-h at %s %s %s", rateText(pnt.PerGPUHour), q.Currency, pnt.Key.Provider, pnt.Key.Region, pnt.Key.InstanceType)})
+		}
+		if len(line.Steps) > 0 {
+			chart.Lines = append(chart.Lines, line)
+		}
+	}
+	pt := p.str("price_type")
+	query := url.Values{}
+	for _, k := range []string{"count", "price_type", "available_only", "currency", "provider", "region", "now"} {
+		if p.has(k) && !(k == "price_type" && pt == "any" && !r.URL.Query().Has("price_type")) {
+			query[k] = p.v[k]
+		}
+	}
+	s.render(w, r, "gpu", page{Title: model + " prices", Nav: "gpu", Now: q.At, Currency: q.Currency, Data: gpuData{
+		Model: model, Count: p.str("count"), PriceType: pt, AvailableOnly: q.AvailableOnly, Days: days, DaysChoices: chartDays,
+		PriceTypes: []string{"any", "on_demand", "spot", "reserved", "savings_plan"}, Compare: res, Chart: chart, Query: query,
+	}})
+}
+
+// ---- Instance type ----
+
+type instanceData struct {
+	InstanceType string
+	Since        string
+	Current      []storage.PriceInterval
+	Chart        LineChart
+	Timeline     Timeline
+	HasHistory   bool
+}
+
+func (s *Server) pageInstance(w http.ResponseWriter, r *http.Request) {
+	p, ok := s.pageParams(w, r, "provider", "region", "since")
+	if !ok {
+		return
+	}
+	ctx := r.Context()
+	it := r.PathValue("instance_type")
+	if !p.has("since") {
+		p.v.Set("since", "90d")
+	}
+	q, err := s.historyQuery(it, p)
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	now := s.now()
+	rows, err := report.History(ctx, s.Store, q)
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	avail, err := report.Availability(ctx, s.Store, report.AvailabilityQuery{InstanceType: it, All: true, Providers: q.Providers, Regions: q.Regions})
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	// The charts start at the first stored price when that is later than
+	// the period asked: a type first seen last week draws no empty months.
+	first := now
+	for _, r := range rows {
+		if r.ValidFrom.Before(first) {
+			first = r.ValidFrom
+		}
+	}
+	from := maxTime(q.Since, first)
+	if !from.Before(now) {
+		from = now.Add(-24 * time.Hour)
+	}
+	d := instanceData{InstanceType: it, Since: p.str("since"), HasHistory: len(rows) > 0}
+	for _, r := range rows {
+		if r.ValidTo == nil {
+			d.Current = append(d.Current, r)
+		}
+	}
+	sort.SliceStable(d.Current, func(i, j int) bool { return d.Current[i].EffectiveHourly.LessThan(d.Current[j].EffectiveHourly) })
+	currency := ""
+	if len(rows) > 0 {
+		currency = rows[0].Currency
+	}
+	d.Chart = LineChart{ID: "chart-history", Title: it + ": lowest effective hourly price per place and price type", Unit: currency + " per hour",
+		From: from, To: now, Lines: historyLines(rows, from, now)}
+	d.Timeline = Timeline{ID: "timeline-availability", From: from, To: now, Rows: map[string][]Bar{}}
+	for _, a := range avail {
+		if a.Until != nil && a.Until.Before(from) {
+			continue
+		}
+		place := a.Provider + " " + a.Region
+		if a.Zone != "" {
+			place = a.Provider + " " + a.Zone
+		}
+		b := Bar{From: a.Since, State: string(a.State)}
+		if a.Until != nil {
+			b.Until = *a.Until
+		}
+		d.Timeline.Rows[place] = append(d.Timeline.Rows[place], b)
+	}
+	s.render(w, r, "instance", page{Title: it, Nav: "instance", Now: now, Currency: currency, Data: d})
+}
+
+// historyLines draws one line per place and price type: at every moment
+// the lowest effective hourly price among its offers (terms, payments,
+// classes), in the cloud's own currency. Windows prices are left out: they
+// would sit above Linux ones on every line.
+func historyLines(rows []storage.PriceInterval, from, to time.Time) []Line {
+	type group struct {
+		name string
+		ivs  []storage.PriceInterval
+	}
+	byName := map[string]*group{}
+	var names []string
+	for _, r := range rows {
+		if r.OS != "" && r.OS != pricewatch.Linux {
+			continue
+		}
+		name := fmt.Sprintf("%s %s", placeName(r.Region, r.Zone), strings.ReplaceAll(string(r.PriceType), "_", "-"))
+		g := byName[name]
+		if g == nil {
+			g = &group{name: name}
+			byName[name] = g
+			names = append(names, name)
+		}
+		g.ivs = append(g.ivs, r)
+	}
+	sort.Strings(names)
+	var out []Line
+	for _, name := range names {
+		g := byName[name]
+		// Every start and end is a moment the minimum may change.
+		var times []time.Time
+		for _, iv := range g.ivs {
+			times = append(times, maxTime(iv.ValidFrom, from))
+			if iv.ValidTo != nil && iv.ValidTo.Before(to) {
+				times = append(times, *iv.ValidTo)
+			}
+		}
+		sort.Slice(times, func(i, j int) bool { return times[i].Before(times[j]) })
+		line := Line{Name: name, Dashed: strings.HasSuffix(name, "spot")}
+		var last *decimal.Decimal
+		for i, t := range times {
+			if i > 0 && t.Equal(times[i-1]) {
+				continue
+			}
+			var low *decimal.Decimal
+			for _, iv := range g.ivs {
+				if !iv.ValidFrom.After(t) && (iv.ValidTo == nil || iv.ValidTo.After(t)) {
+					e := iv.EffectiveHourly
+					if low == nil || e.LessThan(*low) {
+						low = &e
+					}
+				}
+			}
+			if low == nil {
+				// A gap: the line ends here and picks up at the next price.
+				if last != nil {
+					line.End = t
+				}
+				continue
+			}
+			if last == nil || !low.Equal(*last) {
+				line.Steps = append(line.Steps, Step{At: t, Value: low.InexactFloat64(), Label: rateText(*low)})
+				line.End = time.Time{}
+			}
+			last = low
+		}
+		if len(line.Steps) > 0 {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+func placeName(region, zone string) string {
+	if zone != "" {
+		return zone
+	}
+	return region
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// ---- Commitments ----
+
+type commitmentsData struct {
+	InstanceType string
+	Utilization  string
+	Savings      report.Savings
+	Choices      []string // instance types with a commitment price
+}
+
+func (s *Server) pageCommitments(w http.ResponseWriter, r *http.Request) {
+	p, ok := s.pageParams(w, r, "instance_type", "utilization", "currency", "provider", "region", "os", "now")
+	if !ok {
+		return
+	}
+	ctx := r.Context()
+	it := p.str("instance_type")
+	if !p.has("utilization") || p.str("utilization") == "" {
+		p.v.Set("utilization", "1")
+	}
+	q, err := s.savingsQuery(it, p)
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	d := commitmentsData{InstanceType: it, Utilization: p.str("utilization")}
+	if d.Choices, err = commitmentTypes(ctx, s.Store, q.Scope); err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	if it != "" {
+		if d.Savings, err = s.savings(ctx, q); err != nil {
+			s.pageError(w, r, err)
+			return
+		}
+	}
+	s.render(w, r, "commitments", page{Title: "Commitments " + it, Nav: "commitments", Now: q.At, Currency: q.Currency, Data: d})
+}
+
+// commitmentTypes are the instance types with both a commitment and an
+// on-demand price now, for the page's picker.
+func commitmentTypes(ctx context.Context, st report.Store, sc report.Scope) ([]string, error) {
+	offers, err := report.CurrentOffers(ctx, st, sc)
+	if err != nil {
+		return nil, err
+	}
+	commit, od := map[string]bool{}, map[string]bool{}
+	for _, o := range offers {
+		if o.PriceType.IsCommitment() {
+			commit[o.InstanceType] = true
+		}
+		if o.PriceType == pricewatch.OnDemand {
+			od[o.InstanceType] = true
+		}
+	}
+	var out []string
+	for t := range commit {
+		if od[t] {
+			out = append(out, t)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// ---- Formatting ----
+
+// rateText shows a derived rate to four decimals, as the CLI's tables do.
+func rateText(d decimal.Decimal) string {
+	if d.Equal(d.Round(4)) {
+		return pricewatch.FormatPrice(d)
+	}
+	return d.StringFixed(4)
+}
+
+func moveText(d decimal.NullDecimal) string {
+	if !d.Valid {
+		return "–"
+	}
+	sign := ""
+	if d.Decimal.IsPositive() {
+		sign = "+"
+	}
+	return sign + d.Decimal.StringFixed(1) + "%"
+}
+
+func moveClass(d decimal.NullDecimal) string {
+	switch {
+	case !d.Valid || d.Decimal.IsZero():
+		return "flat"
+	case d.Decimal.IsPositive():
+		return "up"
+	}
+	return "down"
+}
+
+func whenText(t time.Time) string {
+	if t.IsZero() {
+		return "–"
+	}
+	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+func durText(d time.Duration) string {
+	switch {
+	case d >= 24*time.Hour && d%(24*time.Hour) == 0:
+		return fmt.Sprintf("%dd", d/(24*time.Hour))
+	case d >= time.Hour && d%time.Hour == 0:
+		return fmt.Sprintf("%dh", d/time.Hour)
+	}
+	return d.Round(time.Minute).String()
+}
+
+func buyText(o pricewatch.Offer) string {
+	parts := []string{strings.ReplaceAll(string(o.PriceType), "_", "-")}
+	for _, p := range []string{o.Term, strings.ReplaceAll(o.Payment, "_", " "), strings.ReplaceAll(o.OfferingClass, "_", " ")} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func availText(a *bool, state string) string {
+	switch {
+	case a == nil:
+		return "unknown"
+	case *a:
+		return strings.ReplaceAll(report.AvailabilityName(state), "_", " ")
+	}
+	return "sold out"
+}
+
+func trimFloat(f float64) string {
+	s := fmt.Sprintf("%g", f)
+	return s
+}

@@ -1,0 +1,59 @@
+// Package web serves pricewatch over HTTP: the read-only JSON API under
+// /api/v1/ (the same rows the CLI prints with --format json, built by the
+// report package) and the dashboard at / (server-rendered HTML with SVG
+// charts drawn in Go; every asset is embedded, nothing is fetched from
+// elsewhere). Nothing here writes.
+package web
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/pricewatch/pricewatch/config"
+	"github.com/pricewatch/pricewatch/report"
+)
+
+// Store is what the API and the dashboard read.
+type Store interface {
+	report.Store
+	// DataVersion changes whenever a run commits or an alert moves; ETags
+	// are derived from it.
+	DataVersion(ctx context.Context) (string, error)
+}
+
+// Server answers the API and the dashboard from one database.
+type Server struct {
+	Store Store
+	// Config is the running configuration (it may change on reload).
+	Config func() *config.Config
+	// Expected maps each enabled provider to how often it is meant to run,
+	// for the dashboard's freshness column.
+	Expected func(now time.Time) map[string]time.Duration
+	// Now is the clock; nil is time.Now.
+	Now func() time.Time
+	Log *zap.Logger
+}
+
+func (s *Server) now() time.Time {
+	if s.Now != nil {
+		return s.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+func (s *Server) log() *zap.Logger {
+	if s.Log == nil {
+		return zap.NewNop()
+	}
+	return s.Log
+}
+
+// Mount registers the API and the dashboard on mux. Every route is GET (and
+// so HEAD) only: nothing here changes anything.
+func (s *Server) Mount(mux *http.ServeMux) {
+	s.mountAPI(mux)
+	s.mountDashboard(mux)
+}
