@@ -22,7 +22,6 @@ func init() {
 	extraCommands = append(extraCommands, (*app).compareCommand, (*app).savingsCommand, (*app).trendsCommand, (*app).recommendCommand)
 }
 
-
 type compareFlags struct {
 	scopeFlags
 	gpu           string
