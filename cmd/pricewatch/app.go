@@ -71,8 +71,8 @@ func (a *app) rootCommand() *cobra.Command {
 	root.PersistentFlags().CountVarP(&a.verbose, "verbose", "v", "log more: -v adds info lines, -vv debug lines (commands log only warnings and errors by default)")
 	root.PersistentFlags().BoolVar(&a.wide, "wide", false, "tables keep every column, whatever the terminal's width ($COLUMNS, else the terminal's, at least 60)")
 	root.PersistentFlags().BoolVarP(&a.quiet, "quiet", "q", false, "log errors only")
-	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "", "log level: debug, info, warn or error (overrides -v and -q; for `run` it overrides log.level)")
-	root.PersistentFlags().StringVar(&a.configFlag, "config", "", "config file (default $"+config.EnvConfig+", else ./"+config.DefaultFile+" when present, else built-in defaults)")
+	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "", "log level: debug, info, warn or error (overrides -v and -q; for the daemon it overrides log.level)")
+	root.PersistentFlags().StringVar(&a.configFlag, "config", "", "config file (default $"+config.EnvConfig+", else ./"+config.DefaultFile+", else $XDG_CONFIG_HOME/pricewatch/, else /etc/pricewatch/; see: pricewatch config path)")
 	root.AddCommand(
 		a.fetchCommand(),
 		a.historyCommand(),
@@ -84,6 +84,10 @@ func (a *app) rootCommand() *cobra.Command {
 	for _, extra := range extraCommands {
 		root.AddCommand(extra(a))
 	}
+	// `pricewatch --version` as well as `pricewatch version`.
+	root.Version = buildVersion()
+	root.SetVersionTemplate("pricewatch {{.Version}}\n")
+	a.addCompletions(root)
 	return root
 }
 

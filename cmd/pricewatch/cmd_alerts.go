@@ -173,7 +173,7 @@ func (a *app) alertsListCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&f.pending, "pending", false, "only alerts waiting to be delivered")
-	cmd.Flags().BoolVar(&f.failed, "failed", false, "only alerts given up on (retry them with `pricewatch alerts retry --failed`)")
+	cmd.Flags().BoolVar(&f.failed, "failed", false, "only alerts given up on (retry them with: pricewatch alerts retry --failed)")
 	cmd.Flags().StringVar(&f.channel, "channel", "", "only this channel")
 	cmd.Flags().IntVar(&f.limit, "limit", 50, "the most recent N alerts (0 for all)")
 	cmd.Flags().StringVar(&f.format, "format", formatTable, "output format: table, json or csv")
