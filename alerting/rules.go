@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -193,6 +194,9 @@ func (rs *Rules) Groups(res *storage.Result) []Group {
 			}
 			if len(g.Items) > 0 {
 				sortItems(ev, g.Items)
+				// A per-GPU-hour threshold is in each price's own currency:
+				// the footer says which.
+				g.Criteria = r.criteriaIn(ev, itemCurrencies(g.Items))
 				groups = append(groups, g)
 			}
 		}
@@ -349,7 +353,27 @@ func (r *rule) filters(ev Event, c pricewatch.Change) bool {
 }
 
 // criteria describes the rule for the message footer.
-func (r *rule) criteria(ev Event) string {
+func (r *rule) criteria(ev Event) string { return r.criteriaIn(ev, "") }
+
+// itemCurrencies names the currencies of a group's prices ("USD",
+// "CNY/USD"); "" for availability events.
+func itemCurrencies(items []Item) string {
+	var curs []string
+	for _, it := range items {
+		if c := it.Change.Currency; c != "" && !slices.Contains(curs, c) {
+			curs = append(curs, c)
+		}
+	}
+	slices.Sort(curs)
+	return strings.Join(curs, "/")
+}
+
+// criteriaIn is criteria with the thresholds' currency.
+func (r *rule) criteriaIn(ev Event, currency string) string {
+	perGPU := "per GPU-hour"
+	if currency != "" {
+		perGPU = currency + " per GPU-hour"
+	}
 	var parts []string
 	switch ev {
 	case PriceDrop, PriceRise:
@@ -359,11 +383,11 @@ func (r *rule) criteria(ev Event) string {
 		}
 		t := fmt.Sprintf("%s ≥ %s%%", word, r.minPct)
 		if r.minPerGPU.IsPositive() {
-			t += fmt.Sprintf(" and ≥ %s per GPU-hour", r.minPerGPU)
+			t += fmt.Sprintf(" and ≥ %s %s", r.minPerGPU, perGPU)
 		}
 		parts = append(parts, t)
 	case SpotBelow:
-		parts = append(parts, fmt.Sprintf("spot < %s per GPU-hour", r.spotBelow))
+		parts = append(parts, fmt.Sprintf("spot < %s %s", r.spotBelow, perGPU))
 	}
 	if len(r.gpuModels) > 0 {
 		parts = append(parts, "GPU "+strings.Join(r.gpuModels, "/"))

@@ -110,7 +110,9 @@ func (r Renderer) Render(g alerting.Group) ([]byte, error) {
 	if more := n - shown; more > 0 {
 		blocks = append(blocks, contextBlock(fmt.Sprintf("…and *%d more* not shown here: `pricewatch history TYPE` or `pricewatch availability` lists them all.", more)))
 	}
-	blocks = append(blocks, contextBlock(fmt.Sprintf("pricewatch · %s · delivery %s", escape(provider), escapeField(g.Key))))
+	// The delivery key stays in the message metadata for tracing; people
+	// read the provider and the run, not an idempotency key.
+	blocks = append(blocks, contextBlock(fmt.Sprintf("pricewatch · %s · run %d", escape(provider), g.RunID)))
 
 	text := fmt.Sprintf("pricewatch: %s: %d %s on %s — %s", title, n, noun(g.Event, n), escape(provider), oneLine(g.Items[0]))
 	if n > 1 {
@@ -427,11 +429,35 @@ func dateToken(t time.Time) string {
 	return fmt.Sprintf("<!date^%d^{date_short_pretty} {time}|%s>", t.Unix(), t.UTC().Format("2006-01-02 15:04 UTC"))
 }
 
-func money(d decimal.Decimal) string { return pricewatch.FormatPrice(d) }
+// money prints a price for reading: at most four decimals (an effective
+// rate carries ten, which nobody reads in a chat message), at least two,
+// and thousands separators (636,439.00). The outbox and JSON keep every
+// digit.
+func money(d decimal.Decimal) string { return Readable(d) }
 
-// rate prints a per-GPU-hour figure to four places: derived rates carry
-// ten, which nobody reads in a chat message.
-func rate(d decimal.Decimal) string { return pricewatch.FormatPrice(d.Round(4)) }
+// rate prints a per-GPU-hour figure the same way.
+func rate(d decimal.Decimal) string { return Readable(d) }
+
+// Readable is a money figure for people: rounded to four decimals, trailing
+// zeros beyond two dropped, the integer part grouped by thousands.
+func Readable(d decimal.Decimal) string {
+	s := pricewatch.FormatPrice(d.Round(4))
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	whole, frac, _ := strings.Cut(s, ".")
+	var b strings.Builder
+	for i, r := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	out := b.String() + "." + frac
+	if neg {
+		out = "-" + out
+	}
+	return out
+}
 
 func signed(d decimal.Decimal) string {
 	if d.IsPositive() {

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -308,3 +310,44 @@ func TestTestMessage(t *testing.T) {
 }
 
 func mustDecimal(s string) decimal.Decimal { return decimal.RequireFromString(s) }
+
+// Rates read rounded (four decimals at most, thousands grouped) while the
+// stored figures keep every digit; the texts never show a delivery key.
+func TestReadableRatesAndNoDeliveryKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"21.6299543379": "21.63",
+		"14.4920045662": "14.492",
+		"636439":        "636,439.00",
+		"1234567.891":   "1,234,567.891",
+		"0.00125":       "0.0013",
+		"-5421.5":       "-5,421.50",
+	} {
+		if got := Readable(decimal.RequireFromString(in)); got != want {
+			t.Errorf("Readable(%s) = %q, want %q", in, got, want)
+		}
+	}
+	files, err := filepath.Glob(filepath.Join("testdata", "*.golden.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("goldens: %v %v", files, err)
+	}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p struct {
+			Text   string          `json:"text"`
+			Blocks json.RawMessage `json:"blocks"`
+		}
+		if err := json.Unmarshal(raw, &p); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		shown := p.Text + string(p.Blocks)
+		if strings.Contains(shown, "run/4711/") || strings.Contains(shown, "delivery") {
+			t.Errorf("%s: a delivery key in the text people read", f)
+		}
+		if regexp.MustCompile(`\d\.\d{5,}`).MatchString(shown) {
+			t.Errorf("%s: a rate with more than four decimals: %s", f, regexp.MustCompile(`\d+\.\d{5,}`).FindString(shown))
+		}
+	}
+}
