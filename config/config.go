@@ -312,6 +312,11 @@ type Digest struct {
 	Currency  string   `yaml:"currency"`
 	GPUModels []string `yaml:"gpu_models"`
 	Chart     bool     `yaml:"chart"`
+	// FleetGPUs is the reference fleet whose monthly run-rate (GPUs × 730
+	// h at the commitment's rate) the digest shows; 0 leaves it out.
+	FleetGPUs int `yaml:"fleet_gpus"`
+	// Regions scopes the digest to these region codes; empty means all.
+	Regions []string `yaml:"regions"`
 }
 
 // Metrics tunes the Prometheus series on /metrics.
@@ -398,6 +403,7 @@ func Default() *Config {
 			Timezone:  "UTC",
 			Currency:  "USD",
 			GPUModels: []string{"H100", "H200", "B200", "A100-80GB", "A100-40GB", "L40S"},
+			FleetGPUs: 8,
 			Chart:     true,
 		},
 		lines: map[string]int{},
@@ -617,6 +623,9 @@ func (c *Config) Validate() error {
 	}
 	if _, err := time.LoadLocation(c.Digest.Timezone); err != nil {
 		add(c.keyErr("digest.timezone", "%q is not a time zone (e.g. UTC, Europe/Berlin)", c.Digest.Timezone))
+	}
+	if c.Digest.FleetGPUs < 0 {
+		add(c.keyErr("digest.fleet_gpus", "%d: want 0 (no run-rate) or a number of GPUs", c.Digest.FleetGPUs))
 	}
 	if !isCurrency(c.Digest.Currency) {
 		add(c.keyErr("digest.currency", "%q is not a three-letter currency code", c.Digest.Currency))

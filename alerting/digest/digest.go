@@ -19,6 +19,7 @@ package digest
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -84,6 +85,12 @@ type Input struct {
 	// FX converts prices into Currency; a missing rate leaves the price
 	// out and says so, never treats it as already in Currency.
 	FX analysis.Converter
+	// Regions scopes the digest to these region codes (digest.regions,
+	// matched ignoring case); empty means every region.
+	Regions []string
+	// FleetGPUs is the reference fleet the monthly run-rate is for
+	// (digest.fleet_gpus); 0 leaves the run-rate out.
+	FleetGPUs int
 }
 
 // Digest is one week's digest, ready for the renderers.
@@ -97,8 +104,14 @@ type Digest struct {
 	Currency string
 
 	// Offers counts the current Linux offers of watched models; Changed how
-	// many of them changed price during the week.
+	// many price changes of them were observed during the week (stored
+	// intervals that began in the week and replaced an earlier price, so
+	// a first week with alerts does not read "0 changed").
 	Offers, Changed int
+	// FleetGPUs is the reference fleet of the monthly run-rates (0: none);
+	// Regions the scope (empty: every region).
+	FleetGPUs       int
+	Regions         []string
 	Models          []ModelRow
 	Moves           []Move
 	NewAvailability []AvailabilityEvent
@@ -299,7 +312,12 @@ func Build(in Input) (Digest, error) {
 		loc = time.UTC
 	}
 	now := in.Now
-	d := Digest{Week: ISOWeek(now, loc), Now: now, From: now.Add(-Week), Location: loc, Currency: cur}
+	d := Digest{Week: ISOWeek(now, loc), Now: now, From: now.Add(-Week), Location: loc, Currency: cur,
+		FleetGPUs: in.FleetGPUs, Regions: in.Regions}
+	if len(in.Regions) > 0 {
+		in.Prices = slices.DeleteFunc(slices.Clone(in.Prices), func(iv analysis.Interval) bool { return !inRegions(in.Regions, iv.Region) })
+		in.Availability = slices.DeleteFunc(slices.Clone(in.Availability), func(a storage.AvailabilityInterval) bool { return !inRegions(in.Regions, a.Region) })
+	}
 
 	series, err := linuxSeries(in.Prices, now)
 	if err != nil {
@@ -338,7 +356,7 @@ func Build(in Input) (Digest, error) {
 	trends := analysis.OfferTrends(watchedSeries, analysis.TrendOptions{Now: now, Window: Week, Changes: []time.Duration{Week}})
 	label := analysis.WindowLabel(Week)
 	movers := analysis.Movers(trends, label, 0)
-	d.Changed = len(movers)
+	d.Changed = observedChanges(watchedSeries, d.From, now)
 	for i, t := range movers {
 		if i == MaxMoves {
 			break
@@ -730,4 +748,40 @@ func PriceTypeLabel(pt pricewatch.PriceType) string {
 		return "savings plan"
 	}
 	return string(pt)
+}
+
+// inRegions reports whether region is one of regions, ignoring case.
+func inRegions(regions []string, region string) bool {
+	for _, r := range regions {
+		if strings.EqualFold(strings.TrimSpace(r), region) {
+			return true
+		}
+	}
+	return false
+}
+
+// observedChanges counts the price changes stored during (from, to]: an
+// interval that began then and follows an earlier one of the same offer.
+func observedChanges(series []analysis.Series, from, to time.Time) int {
+	n := 0
+	for _, s := range series {
+		for i, iv := range s.Intervals {
+			if i > 0 && iv.From.After(from) && !iv.From.After(to) && !iv.Effective.Equal(s.Intervals[i-1].Effective) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// FleetHours is the hours of a month the reference fleet's run-rate is for.
+const FleetHours = 730
+
+// MonthlyRunRate is what FleetGPUs GPUs cost for a month of FleetHours at
+// perGPUHour; false without a fleet.
+func (d Digest) MonthlyRunRate(perGPUHour decimal.Decimal) (decimal.Decimal, bool) {
+	if d.FleetGPUs <= 0 {
+		return decimal.Decimal{}, false
+	}
+	return perGPUHour.Mul(decimal.NewFromInt(int64(d.FleetGPUs) * FleetHours)), true
 }

@@ -2,6 +2,7 @@ package digest
 
 import (
 	"fmt"
+	"github.com/pricewatch/pricewatch/alerting/slack"
 	"io"
 	"sort"
 	"strconv"
@@ -264,4 +265,29 @@ func wrap(s string, width int) []string {
 		}
 	}
 	return append(out, line)
+}
+
+// money is an amount for reading: two decimals, thousands grouped.
+func money(d decimal.Decimal) string { return slack.Readable(d.Round(2)) }
+
+// commitmentCash says what a commitment needs in cash: its upfront and,
+// for the reference fleet, the monthly run-rate ("upfront 636,439.00 USD;
+// 8 GPUs × 730 h: 37,230.00 USD a month").
+func commitmentCash(d Digest, s SavingsRow) string {
+	out := "no upfront"
+	if s.Upfront.IsPositive() {
+		out = "upfront " + money(s.Upfront) + " " + s.Currency + " per instance"
+	}
+	if rr, ok := d.MonthlyRunRate(s.EffectivePerGPU); ok {
+		out += fmt.Sprintf("; %d GPUs × %d h: %s %s a month", d.FleetGPUs, FleetHours, money(rr), d.Currency)
+	}
+	return out
+}
+
+// scopeText names the regions a digest is scoped to ("" for all).
+func scopeText(d Digest) string {
+	if len(d.Regions) == 0 {
+		return ""
+	}
+	return " · regions " + strings.Join(d.Regions, ", ")
 }

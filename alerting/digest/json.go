@@ -22,6 +22,10 @@ type jsonDigest struct {
 	Currency        string         `json:"currency"`
 	Offers          int            `json:"offers"`
 	Changed         int            `json:"offers_changed"`
+	FleetGPUs       int            `json:"fleet_gpus"`
+	FleetHours      int            `json:"fleet_hours"`
+	Utilization     json.Number    `json:"utilization"`
+	Regions         []string       `json:"regions"`
 	Models          []jsonModel    `json:"models"`
 	Moves           []jsonMove     `json:"moves"`
 	NewAvailability []jsonEvent    `json:"new_availability"`
@@ -110,6 +114,8 @@ type jsonSavings struct {
 	SavingsPct           json.Number  `json:"full_use_savings_pct"`
 	BreakEvenUtilization json.Number  `json:"break_even_utilization"`
 	PaybackDays          *json.Number `json:"payback_days"`
+	Upfront              json.Number  `json:"upfront"`
+	MonthlyRunRate       *json.Number `json:"monthly_run_rate"`
 	NativeCurrency       string       `json:"native_currency"`
 	FXRate               json.Number  `json:"fx_rate"`
 	FXDate               string       `json:"fx_date"`
@@ -207,7 +213,7 @@ func choiceJSON(c *Choice) *jsonChoice {
 func WriteJSON(w io.Writer, d Digest) error {
 	loc := d.location()
 	out := jsonDigest{Week: d.Week, GeneratedAt: ts(d.Now), From: ts(d.From), Timezone: loc.String(), Currency: d.Currency,
-		Offers: d.Offers, Changed: d.Changed, Baseline: orEmpty(d.Baseline), StaleRates: d.StaleRates(), MissingRates: orEmpty(d.MissingRates()),
+		Offers: d.Offers, Changed: d.Changed, FleetGPUs: d.FleetGPUs, FleetHours: FleetHours, Utilization: "1", Regions: orEmpty(d.Regions), Baseline: orEmpty(d.Baseline), StaleRates: d.StaleRates(), MissingRates: orEmpty(d.MissingRates()),
 		Models: []jsonModel{}, Moves: []jsonMove{}, NewAvailability: []jsonEvent{}, SoldOut: []jsonEvent{}, Savings: []jsonSavings{},
 		Providers: []jsonProvider{}, StaleProviders: []string{}, Rates: []jsonRate{}}
 	for _, m := range d.Models {
@@ -234,7 +240,7 @@ func WriteJSON(w io.Writer, d Digest) error {
 	for _, s := range d.Savings {
 		js := jsonSavings{Model: s.Model, jsonOffer: offerJSON(s.Offer), Currency: s.Currency, EffectivePerGPU: num(s.EffectivePerGPU),
 			OnDemandPerGPU: num(s.OnDemandPerGPU), SavingsPct: num(s.FullUseSavingsPct), BreakEvenUtilization: num(s.BreakEvenUtilization),
-			PaybackDays: numNull(s.PaybackDays()), NativeCurrency: s.NativeCurrency, FXRate: num(s.FXRate), FXDate: s.FXDate, FXStale: s.FXStale}
+			PaybackDays: numNull(s.PaybackDays()), Upfront: num(s.Upfront), MonthlyRunRate: runRateJSON(d, s), NativeCurrency: s.NativeCurrency, FXRate: num(s.FXRate), FXDate: s.FXDate, FXStale: s.FXStale}
 		out.Savings = append(out.Savings, js)
 	}
 	for _, p := range d.Freshness {
@@ -269,4 +275,9 @@ func WriteJSON(w io.Writer, d Digest) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
+}
+
+func runRateJSON(d Digest, s SavingsRow) *json.Number {
+	rr, ok := d.MonthlyRunRate(s.EffectivePerGPU)
+	return numNull(decimal.NullDecimal{Decimal: rr, Valid: ok})
 }

@@ -64,13 +64,14 @@ func WriteMarkdown(w io.Writer, d Digest) error {
 	if len(d.Savings) == 0 {
 		p("No commitment of a watched GPU beats on-demand.")
 	} else {
-		p("At full use; *break-even* is the share of the term's hours above which the commitment is cheaper than on-demand.")
+		p("Assumes 100%% utilisation (full use); *break-even* is the share of the term's hours above which the commitment is cheaper than on-demand.")
 		p("")
-		p("| GPU | Saving | Break-even | %s/GPU-h | On-demand | Commitment |", d.Currency)
-		p("|---|--:|--:|--:|--:|---|")
+		p("| GPU | Saving | Break-even | %s/GPU-h | On-demand | Commitment | Cash |", d.Currency)
+		p("|---|--:|--:|--:|--:|---|---|")
 		for _, s := range d.Savings {
-			p("| %s | %s | %s | %s | %s | %s %s %s %s |", md(s.Model), saving(s.FullUseSavingsPct), share(s.BreakEvenUtilization),
-				perGPU(s.EffectivePerGPU), perGPU(s.OnDemandPerGPU), md(s.Provider), md(place(s.Region, s.Zone)), md(s.InstanceType), md(buyLabel(s.Offer)))
+			p("| %s | %s | %s | %s | %s | %s %s %s %s | %s |", md(s.Model), saving(s.FullUseSavingsPct), share(s.BreakEvenUtilization),
+				perGPU(s.EffectivePerGPU), perGPU(s.OnDemandPerGPU), md(s.Provider), md(place(s.Region, s.Zone)), md(s.InstanceType), md(buyLabel(s.Offer)),
+				md(commitmentCash(d, s)))
 		}
 	}
 

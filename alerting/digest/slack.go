@@ -117,14 +117,15 @@ func SlackPayload(d Digest, opts SlackOptions) ([]byte, error) {
 
 	var sav []string
 	for _, s := range d.Savings {
-		sav = append(sav, fmt.Sprintf("• *%s*: save *%s* with %s %s %s %s: %s vs %s %s per GPU-hour on demand; breaks even at *%s* of hours",
+		sav = append(sav, fmt.Sprintf("• *%s*: save *%s* with %s %s %s %s: %s vs %s %s per GPU-hour on demand; breaks even at *%s* of hours; %s",
 			esc(s.Model), saving(s.FullUseSavingsPct), esc(slack.ProviderName(s.Provider)), esc(place(s.Region, s.Zone)), code(s.InstanceType),
-			esc(buyLabel(s.Offer)), perGPU(s.EffectivePerGPU), perGPU(s.OnDemandPerGPU), esc(d.Currency), share(s.BreakEvenUtilization)))
+			esc(buyLabel(s.Offer)), perGPU(s.EffectivePerGPU), perGPU(s.OnDemandPerGPU), esc(d.Currency), share(s.BreakEvenUtilization),
+			esc(commitmentCash(d, s))))
 	}
 	if len(sav) == 0 {
 		sav = []string{"No commitment of a watched GPU beats on-demand."}
 	}
-	blocks = append(blocks, slack.Section(lines("*Best commitment vs on-demand* (at full use)", sav, maxListChars, "")))
+	blocks = append(blocks, slack.Section(lines("*Best commitment vs on-demand* (assumes 100% utilisation, full use)", sav, maxListChars, "")))
 
 	var mv []string
 	for _, m := range d.Moves {

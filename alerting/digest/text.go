@@ -15,7 +15,7 @@ func WriteText(w io.Writer, d Digest) error {
 	id := func(s string) string { return s }
 
 	p("Weekly GPU price digest · %s", d.Week)
-	p("Week to %s · prices per GPU-hour in %s, Linux", when(d.Now, loc), d.Currency)
+	p("Week to %s · prices per GPU-hour in %s, Linux%s", when(d.Now, loc), d.Currency, scopeText(d))
 	p("%d offers of watched GPUs, %d changed price this week.", d.Offers, d.Changed)
 
 	p("")
@@ -56,7 +56,8 @@ func WriteText(w io.Writer, d Digest) error {
 	}
 
 	p("")
-	p("BEST COMMITMENT VS ON-DEMAND (at full use; break-even: share of hours above which it is cheaper)")
+	p("BEST COMMITMENT VS ON-DEMAND (assumes 100%% utilisation, every hour of the term used)")
+	p("  Break-even: the share of hours above which the commitment is cheaper than on-demand.")
 	if len(d.Savings) == 0 {
 		p("  No commitment of a watched GPU beats on-demand.")
 	} else {
@@ -67,6 +68,9 @@ func WriteText(w io.Writer, d Digest) error {
 		}
 		if err := flushTable(b, t); err != nil {
 			return err
+		}
+		for _, s := range d.Savings {
+			para(b, "  ", s.Model+": "+commitmentCash(d, s)+".")
 		}
 	}
 

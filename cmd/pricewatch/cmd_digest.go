@@ -153,6 +153,7 @@ func (a *app) buildDigest(ctx context.Context, db *storage.DB, now time.Time) (d
 		in.Runs[i].Error = a.redactor.String(r.Error)
 	}
 	in.Location, in.Currency, in.Models, in.Expected, in.FX = loc, cfg.Currency, cfg.GPUModels, a.expectedIntervals(now), book
+	in.Regions, in.FleetGPUs = cfg.Regions, cfg.FleetGPUs
 	return digest.Build(in)
 }
 
