@@ -594,3 +594,46 @@ func TestBuildRejectsBadInput(t *testing.T) {
 		t.Errorf("overlapping history: %v", err)
 	}
 }
+
+// The week's count is of changes observed: a price that first appeared
+// five days ago and moved twice since counts two, though no price existed a
+// week ago to compare with (the first week after a fetch, with alerts).
+// digest.regions scopes every section; the run-rate is fleet × 730 h.
+func TestObservedChangesRegionsAndRunRate(t *testing.T) {
+	in := baseInput(t)
+	fresh := offerSpec{pricewatch.Azure, "westus2", "", "Standard_ND96isr_H100_v5", pricewatch.OnDemand, "", "", "USD", "H100", 8}
+	in.Prices = append(in.Prices, history(fresh, "0", now.Add(-5*24*time.Hour), "100", now.Add(-3*24*time.Hour), "90", now.Add(-24*time.Hour), "80")...)
+	in.FleetGPUs = 8
+	d, err := Build(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The spot move of baseInput, and the two moves of the new offer.
+	if d.Changed != 3 {
+		t.Errorf("changed %d, want 3", d.Changed)
+	}
+	// 7.50 USD per GPU-hour × 8 GPUs × 730 h = 43,800 a month.
+	if rr, ok := d.MonthlyRunRate(dec("7.5")); !ok || !rr.Equal(dec("43800")) {
+		t.Errorf("run-rate %s %v, want 43800", rr, ok)
+	}
+	var text strings.Builder
+	if err := WriteText(&text, d); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "8 GPUs × 730 h: 43,800.00 USD a month") || !strings.Contains(text.String(), "upfront 525,600.00 USD per instance") ||
+		!strings.Contains(text.String(), "assumes 100% utilisation") {
+		t.Errorf("text lacks the commitment's cash or the utilisation:\n%s", text.String())
+	}
+
+	in.Regions = []string{"WestUS2"}
+	d, err = Build(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Offers != 1 || d.Changed != 2 || len(d.Savings) != 0 {
+		t.Errorf("scoped to westus2: offers %d changed %d savings %d, want 1, 2, 0", d.Offers, d.Changed, len(d.Savings))
+	}
+	if _, ok := (Digest{}).MonthlyRunRate(dec("1")); ok {
+		t.Error("no fleet, yet a run-rate")
+	}
+}
