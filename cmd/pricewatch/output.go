@@ -93,6 +93,26 @@ func (t *table) write(w io.Writer) error {
 			}
 		}
 	}
+	// A table wider than the terminal cuts its last column (free text:
+	// a summary, an error, a place) to what is left, ending it in "…";
+	// the JSON and CSV keep it whole.
+	if limit := tableWidth(); limit > 0 && len(widths) > 1 && !t.right[len(widths)-1] {
+		used := 0
+		for _, w := range widths[:len(widths)-1] {
+			used += w + 2
+		}
+		if room := max(limit-used, 12); widths[len(widths)-1] > room {
+			widths[len(widths)-1] = room
+			cut := func(rows [][]string) {
+				for _, r := range rows {
+					if last := len(widths) - 1; last < len(r) && utf8.RuneCountInString(r[last]) > room {
+						r[last] = string([]rune(r[last])[:room-1]) + "…"
+					}
+				}
+			}
+			cut(t.rows)
+		}
+	}
 	line := func(cells []string) string {
 		var b strings.Builder
 		for i, c := range cells {

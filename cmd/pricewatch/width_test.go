@@ -35,3 +35,30 @@ func TestWidthOffTerminal(t *testing.T) {
 		t.Errorf("off a terminal every column stays:\n%s", out)
 	}
 }
+
+// A plain table (alerts list, runs, held, history) wider than the terminal
+// cuts its last, free-text column to fit; off a terminal it stays whole.
+func TestTableCutsLastColumn(t *testing.T) {
+	long := strings.TrimSpace(strings.Repeat("a long summary of forty price drops ", 5))
+	render := func() string {
+		tb := newTable(">ID", "STATUS", "SUMMARY")
+		tb.add("1", "pending", long)
+		var b strings.Builder
+		if err := tb.write(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	for _, cols := range []int{60, 80} {
+		width.Store(int64(cols))
+		out := render()
+		checkWidthAt(t, out, cols)
+		if !strings.Contains(out, "…") {
+			t.Errorf("%d columns: not cut:\n%s", cols, out)
+		}
+	}
+	width.Store(0)
+	if out := render(); !strings.Contains(out, long) {
+		t.Errorf("no limit: cut:\n%s", out)
+	}
+}
