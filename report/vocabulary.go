@@ -198,8 +198,6 @@ var Vocabulary = []Field{
 	{"fleet_gpus", "GPUs in the digest's reference fleet"},
 	{"fleet_hours", "hours per month of the reference fleet (730)"},
 	{"monthly_run_rate", "the reference fleet's cost per month"},
-	{"alerts_fired", "price alerts queued in the week"},
-	{"changed_prices", "price changes stored in the week"},
 	// config path.
 	{"config", "the config file in use; null for the built-in defaults"},
 	{"config_source", "how it was found: --config, $PRICEWATCH_CONFIG, current directory, user config directory, system config directory, built-in defaults"},

@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -224,4 +226,17 @@ func flatten(v any) []any {
 		return a
 	}
 	return []any{v}
+}
+
+// README "Field names" lists every name of the vocabulary.
+func TestVocabularyDocumented(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range report.Vocabulary {
+		if !strings.Contains(string(raw), "| `"+f.Name+"` | ") {
+			t.Errorf("README's field table lacks %q", f.Name)
+		}
+	}
 }
