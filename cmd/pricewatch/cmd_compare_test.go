@@ -451,6 +451,8 @@ func TestCompareRejectsBadFlags(t *testing.T) {
 }
 
 func TestFitTableDropsFiguresLastAndSaysSo(t *testing.T) {
+	width.Store(100) // as on a 100-column terminal
+	t.Cleanup(func() { width.Store(0) })
 	long := strings.Repeat("x", 80)
 	cols := []fitColumn{{head: ">#", drop: 1}, {head: "NAME"}, {head: ">/GB", drop: 2}, {head: ">/TFLOPS", drop: 3}, {head: "PRICE"}}
 	addRow(cols, "1", long, "0.0500", "0.01000", "4.10")
