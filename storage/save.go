@@ -1,11 +1,12 @@
 package storage
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -60,6 +61,7 @@ type OutboxMessage struct {
 
 type currentPrice struct {
 	priceID   int64
+	lastSeen  time.Time
 	offerID   int64
 	currency  string
 	hourly    decimal.Decimal
@@ -71,6 +73,8 @@ type currentPrice struct {
 
 type currentAvail struct {
 	id          int64
+	lastSeen    time.Time
+	stockDetail string
 	state       pricewatch.AvailabilityState
 	since       time.Time
 	missingRuns int
@@ -98,6 +102,7 @@ func (db *DB) SaveSnapshot(ctx context.Context, runID int64, snap *pricewatch.Sn
 	}
 	defer tx.Rollback()
 	s := &saver{ctx: ctx, tx: tx, now: now, ts: formatTime(now), runID: runID, res: res}
+	defer s.closeStmts()
 
 	var prevOK int
 	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM fetch_runs WHERE provider = ? AND status = 'ok'`, snap.Provider).Scan(&prevOK); err != nil {
@@ -105,6 +110,9 @@ func (db *DB) SaveSnapshot(ctx context.Context, runID int64, snap *pricewatch.Sn
 	}
 	res.FirstRun = prevOK == 0
 
+	if s.seen, err = loadSeen(ctx, tx, snap.Provider); err != nil {
+		return nil, s.wrap(err)
+	}
 	current, err := s.loadCurrentPrices(snap.Provider)
 	if err != nil {
 		return nil, s.wrap(err)
@@ -116,6 +124,9 @@ func (db *DB) SaveSnapshot(ctx context.Context, runID int64, snap *pricewatch.Sn
 		return nil, s.wrap(err)
 	}
 	if err := s.storeAvailability(snap, opts.WithdrawAfterRuns); err != nil {
+		return nil, s.wrap(err)
+	}
+	if err := s.recordSeen(snap); err != nil {
 		return nil, s.wrap(err)
 	}
 	for k, v := range snap.Versions {
@@ -154,6 +165,48 @@ type saver struct {
 	ts    string
 	runID int64
 	res   *Result
+	// seen is scope_seen as it stood before this run.
+	seen  seenIndex
+	stmts map[string]*sql.Stmt
+}
+
+// exec runs a statement prepared once per run: a run that changes many
+// rows runs the same few statements thousands of times.
+func (s *saver) exec(query string, args ...any) (sql.Result, error) {
+	st, ok := s.stmts[query]
+	if !ok {
+		var err error
+		if st, err = s.tx.PrepareContext(s.ctx, query); err != nil {
+			return nil, err
+		}
+		if s.stmts == nil {
+			s.stmts = map[string]*sql.Stmt{}
+		}
+		s.stmts[query] = st
+	}
+	return st.ExecContext(s.ctx, args...)
+}
+
+func (s *saver) queryRow(query string, args ...any) *sql.Row {
+	st, ok := s.stmts[query]
+	if !ok {
+		var err error
+		if st, err = s.tx.PrepareContext(s.ctx, query); err != nil {
+			// The error surfaces from Scan through an unprepared query.
+			return s.tx.QueryRowContext(s.ctx, query, args...)
+		}
+		if s.stmts == nil {
+			s.stmts = map[string]*sql.Stmt{}
+		}
+		s.stmts[query] = st
+	}
+	return st.QueryRowContext(s.ctx, args...)
+}
+
+func (s *saver) closeStmts() {
+	for _, st := range s.stmts {
+		st.Close()
+	}
 }
 
 func (s *saver) wrap(err error) error {
@@ -161,7 +214,7 @@ func (s *saver) wrap(err error) error {
 }
 
 func (s *saver) loadCurrentPrices(provider string) (map[pricewatch.OfferKey]*currentPrice, error) {
-	rows, err := s.tx.QueryContext(s.ctx, `SELECT p.id, o.id, p.currency, p.hourly, p.upfront, p.effective_hourly,
+	rows, err := s.tx.QueryContext(s.ctx, `SELECT p.id, o.id, p.last_seen, p.currency, p.hourly, p.upfront, p.effective_hourly,
 		o.region, o.zone, o.instance_type, o.price_type, o.term, o.payment, o.offering_class, o.os,
 		o.gpu_model, o.gpu_count, o.gpu_memory_gb, o.vcpus, o.memory_gb
 		FROM prices p JOIN offers o ON o.id = p.offer_id WHERE o.provider = ? AND p.valid_to IS NULL`, provider)
@@ -172,11 +225,14 @@ func (s *saver) loadCurrentPrices(provider string) (map[pricewatch.OfferKey]*cur
 	out := map[pricewatch.OfferKey]*currentPrice{}
 	for rows.Next() {
 		c := &currentPrice{key: pricewatch.OfferKey{Provider: provider}}
-		var hourly, upfront, eff string
-		if err := rows.Scan(&c.priceID, &c.offerID, &c.currency, &hourly, &upfront, &eff,
+		var hourly, upfront, eff, seen string
+		if err := rows.Scan(&c.priceID, &c.offerID, &seen, &c.currency, &hourly, &upfront, &eff,
 			&c.key.Region, &c.key.Zone, &c.key.InstanceType, &c.key.PriceType, &c.key.Term, &c.key.Payment, &c.key.OfferingClass, &c.key.OS,
 			&c.hw.GPUModel, &c.hw.GPUCount, &c.hw.GPUMemoryGB, &c.hw.VCPUs, &c.hw.MemoryGB); err != nil {
 			return nil, err
+		}
+		if c.lastSeen, err = parseTime(seen); err != nil {
+			return nil, fmt.Errorf("price %d: %w", c.priceID, err)
 		}
 		if c.hourly, err = decimal.NewFromString(hourly); err != nil {
 			return nil, fmt.Errorf("price %d: %w", c.priceID, err)
@@ -281,13 +337,18 @@ func (s *saver) storeOffers(snap *pricewatch.Snapshot, current map[pricewatch.Of
 		switch {
 		case cur != nil && cur.currency == o.Currency && cur.hourly.Equal(o.Hourly) && cur.upfront.Equal(o.Upfront):
 			s.res.Unchanged++
-			if _, err := s.tx.ExecContext(s.ctx, `UPDATE prices SET last_seen = ?, last_run_id = ? WHERE id = ?`, s.ts, s.runID, cur.priceID); err != nil {
-				return err
+			// Unchanged is free: scope_seen says this run saw it. Only an
+			// offer outside every scope the run states needs its own row
+			// moved.
+			if !coveredOffer(snap.Coverage, key.Region, key.PriceType) && !coveredOffer(snap.Unchanged, key.Region, key.PriceType) {
+				if _, err := s.exec(`UPDATE prices SET last_seen = ?, last_run_id = ? WHERE id = ?`, s.ts, s.runID, cur.priceID); err != nil {
+					return err
+				}
 			}
 			continue
 		case cur != nil:
 			s.res.Changed++
-			if _, err := s.tx.ExecContext(s.ctx, `UPDATE prices SET valid_to = ? WHERE id = ?`, s.ts, cur.priceID); err != nil {
+			if err := s.closePrice(cur); err != nil {
 				return err
 			}
 			ch := s.priceChange(pricewatch.PriceChanged, key, o.Currency, o.Hardware)
@@ -302,40 +363,56 @@ func (s *saver) storeOffers(snap *pricewatch.Snapshot, current map[pricewatch.Of
 			ch.New = decimal.NewNullDecimal(eff)
 			s.res.Changes = append(s.res.Changes, ch)
 		}
-		if _, err := s.tx.ExecContext(s.ctx, `INSERT INTO prices (offer_id, currency, hourly, upfront, effective_hourly, valid_from, last_seen, first_run_id, last_run_id)
+		if _, err := s.exec(`INSERT INTO prices (offer_id, currency, hourly, upfront, effective_hourly, valid_from, last_seen, first_run_id, last_run_id)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, offerID, o.Currency, o.Hourly.String(), o.Upfront.String(), eff.String(), s.ts, s.ts, s.runID, s.runID); err != nil {
 			return err
 		}
 	}
-	// Close what the run's coverage says is gone; keep what lies in an
-	// unchanged scope current.
-	keys := make([]pricewatch.OfferKey, 0, len(current))
+	// Close what the run's coverage says is gone; what lies in an unchanged
+	// scope stays current (scope_seen moves its last_seen). Only the keys
+	// closed are sorted, for a stable order of changes.
+	var gone []pricewatch.OfferKey
 	for k := range current {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
-	for _, k := range keys {
-		if seen[k] {
-			continue
+		if !seen[k] && coveredOffer(snap.Coverage, k.Region, k.PriceType) {
+			gone = append(gone, k)
 		}
+	}
+	slices.SortFunc(gone, compareOfferKeys)
+	for _, k := range gone {
 		cur := current[k]
-		switch {
-		case coveredOffer(snap.Coverage, k.Region, k.PriceType):
-			s.res.Closed++
-			if _, err := s.tx.ExecContext(s.ctx, `UPDATE prices SET valid_to = ? WHERE id = ?`, s.ts, cur.priceID); err != nil {
-				return err
-			}
-			ch := s.priceChange(pricewatch.PriceGone, k, cur.currency, cur.hw)
-			ch.Old = decimal.NewNullDecimal(cur.effective)
-			s.res.Changes = append(s.res.Changes, ch)
-		case coveredOffer(snap.Unchanged, k.Region, k.PriceType):
+		s.res.Closed++
+		if err := s.closePrice(cur); err != nil {
+			return err
+		}
+		ch := s.priceChange(pricewatch.PriceGone, k, cur.currency, cur.hw)
+		ch.Old = decimal.NewNullDecimal(cur.effective)
+		s.res.Changes = append(s.res.Changes, ch)
+	}
+	for k := range current {
+		if !seen[k] && !coveredOffer(snap.Coverage, k.Region, k.PriceType) && coveredOffer(snap.Unchanged, k.Region, k.PriceType) {
 			s.res.Unchanged++
-			if _, err := s.tx.ExecContext(s.ctx, `UPDATE prices SET last_seen = ?, last_run_id = ? WHERE id = ?`, s.ts, s.runID, cur.priceID); err != nil {
-				return err
-			}
 		}
 	}
 	return nil
+}
+
+// closePrice ends a current price at this run. Its last_seen becomes
+// exact: the newest earlier run that saw it.
+func (s *saver) closePrice(cur *currentPrice) error {
+	last := later(cur.lastSeen, s.seen.price(s.res.Provider, cur.key.Region, cur.key.PriceType))
+	_, err := s.exec(`UPDATE prices SET valid_to = ?, last_seen = ? WHERE id = ?`, s.ts, formatTime(last), cur.priceID)
+	return err
+}
+
+func compareOfferKeys(a, b pricewatch.OfferKey) int {
+	return cmp.Or(cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Region, b.Region), cmp.Compare(a.Zone, b.Zone),
+		cmp.Compare(a.InstanceType, b.InstanceType), cmp.Compare(a.PriceType, b.PriceType), cmp.Compare(a.Term, b.Term),
+		cmp.Compare(a.Payment, b.Payment), cmp.Compare(a.OfferingClass, b.OfferingClass), cmp.Compare(a.OS, b.OS))
+}
+
+func compareAvailabilityKeys(a, b pricewatch.AvailabilityKey) int {
+	return cmp.Or(cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Region, b.Region), cmp.Compare(a.Zone, b.Zone),
+		cmp.Compare(a.InstanceType, b.InstanceType))
 }
 
 func (s *saver) priceChange(kind pricewatch.ChangeKind, key pricewatch.OfferKey, currency string, hw pricewatch.Hardware) pricewatch.Change {
@@ -352,7 +429,7 @@ func (s *saver) upsertOffer(o pricewatch.Offer, cur *currentPrice) (int64, error
 		return cur.offerID, nil
 	}
 	var id int64
-	err := s.tx.QueryRowContext(s.ctx, `INSERT INTO offers (provider, region, zone, instance_type, price_type, term, payment, offering_class, os,
+	err := s.queryRow(`INSERT INTO offers (provider, region, zone, instance_type, price_type, term, payment, offering_class, os,
 		gpu_model, gpu_count, gpu_memory_gb, vcpus, memory_gb) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (provider, region, zone, instance_type, price_type, term, payment, offering_class, os) DO UPDATE SET
 		gpu_model = excluded.gpu_model, gpu_count = excluded.gpu_count, gpu_memory_gb = excluded.gpu_memory_gb,
@@ -363,7 +440,7 @@ func (s *saver) upsertOffer(o pricewatch.Offer, cur *currentPrice) (int64, error
 }
 
 func (s *saver) storeAvailability(snap *pricewatch.Snapshot, withdrawAfter int) error {
-	rows, err := s.tx.QueryContext(s.ctx, `SELECT id, region, zone, instance_type, state, since, missing_runs, gpu_model, gpu_count
+	rows, err := s.tx.QueryContext(s.ctx, `SELECT id, region, zone, instance_type, state, stock_detail, since, last_seen, missing_runs, gpu_model, gpu_count
 		FROM availability WHERE provider = ? AND until IS NULL`, snap.Provider)
 	if err != nil {
 		return err
@@ -372,12 +449,15 @@ func (s *saver) storeAvailability(snap *pricewatch.Snapshot, withdrawAfter int) 
 	for rows.Next() {
 		c := &currentAvail{}
 		k := pricewatch.AvailabilityKey{Provider: snap.Provider}
-		var since string
-		if err := rows.Scan(&c.id, &k.Region, &k.Zone, &k.InstanceType, &c.state, &since, &c.missingRuns, &c.gpuModel, &c.gpuCount); err != nil {
+		var since, lastSeen string
+		if err := rows.Scan(&c.id, &k.Region, &k.Zone, &k.InstanceType, &c.state, &c.stockDetail, &since, &lastSeen, &c.missingRuns, &c.gpuModel, &c.gpuCount); err != nil {
 			rows.Close()
 			return err
 		}
-		if c.since, err = parseTime(since); err != nil {
+		if c.since, err = parseTime(since); err == nil {
+			c.lastSeen, err = parseTime(lastSeen)
+		}
+		if err != nil {
 			rows.Close()
 			return err
 		}
@@ -385,6 +465,15 @@ func (s *saver) storeAvailability(snap *pricewatch.Snapshot, withdrawAfter int) 
 	}
 	if err := rows.Close(); err != nil {
 		return err
+	}
+	// lastSeen is when a current pair was last seen before this run:
+	// stored while it is missing, else the newest run that described its
+	// region.
+	lastSeen := func(k pricewatch.AvailabilityKey, c *currentAvail) string {
+		if c.missingRuns > 0 {
+			return formatTime(c.lastSeen)
+		}
+		return formatTime(later(c.lastSeen, s.seen.availability(k.Provider, k.Region)))
 	}
 
 	seen := map[pricewatch.AvailabilityKey]bool{}
@@ -396,7 +485,13 @@ func (s *saver) storeAvailability(snap *pricewatch.Snapshot, withdrawAfter int) 
 		seen[k] = true
 		cur := current[k]
 		if cur != nil && cur.state == a.State {
-			if _, err := s.tx.ExecContext(s.ctx, `UPDATE availability SET last_seen = ?, stock_detail = ?, missing_runs = 0, missing_since = NULL,
+			// Unchanged is free unless the row itself must change, or no
+			// scope of the run speaks for its region.
+			if cur.missingRuns == 0 && cur.stockDetail == a.StockDetail && cur.gpuModel == a.GPUModel && cur.gpuCount == a.GPUCount &&
+				(coveredAvailability(snap.Coverage, k.Region) || coveredAvailability(snap.Unchanged, k.Region)) {
+				continue
+			}
+			if _, err := s.exec(`UPDATE availability SET last_seen = ?, stock_detail = ?, missing_runs = 0, missing_since = NULL,
 				gpu_model = ?, gpu_count = ? WHERE id = ?`, s.ts, a.StockDetail, a.GPUModel, a.GPUCount, cur.id); err != nil {
 				return err
 			}
@@ -404,7 +499,7 @@ func (s *saver) storeAvailability(snap *pricewatch.Snapshot, withdrawAfter int) 
 		}
 		ch := pricewatch.Change{At: s.now, Place: k, NewState: a.State, Hardware: a.Hardware}
 		if cur != nil {
-			if _, err := s.tx.ExecContext(s.ctx, `UPDATE availability SET until = ? WHERE id = ?`, s.ts, cur.id); err != nil {
+			if _, err := s.exec(`UPDATE availability SET until = ?, last_seen = ? WHERE id = ?`, s.ts, lastSeen(k, cur), cur.id); err != nil {
 				return err
 			}
 			ch.OldState, ch.OldSince = cur.state, cur.since
@@ -415,39 +510,33 @@ func (s *saver) storeAvailability(snap *pricewatch.Snapshot, withdrawAfter int) 
 		if ch.Kind != "" {
 			s.res.Changes = append(s.res.Changes, ch)
 		}
-		if _, err := s.tx.ExecContext(s.ctx, `INSERT INTO availability (provider, region, zone, instance_type, gpu_model, gpu_count, state, stock_detail, since, last_seen)
+		if _, err := s.exec(`INSERT INTO availability (provider, region, zone, instance_type, gpu_model, gpu_count, state, stock_detail, since, last_seen)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, k.Provider, k.Region, k.Zone, k.InstanceType, a.GPUModel, a.GPUCount, string(a.State), a.StockDetail, s.ts, s.ts); err != nil {
 			return err
 		}
 	}
-	keys := make([]pricewatch.AvailabilityKey, 0, len(current))
+	var missing []pricewatch.AvailabilityKey
 	for k := range current {
-		keys = append(keys, k)
+		if !seen[k] && coveredAvailability(snap.Coverage, k.Region) {
+			missing = append(missing, k)
+		}
 	}
-	sort.Slice(keys, func(i, j int) bool { return fmt.Sprint(keys[i]) < fmt.Sprint(keys[j]) })
-	for _, k := range keys {
+	slices.SortFunc(missing, compareAvailabilityKeys)
+	for _, k := range missing {
 		cur := current[k]
-		switch {
-		case seen[k]:
-		case coveredAvailability(snap.Coverage, k.Region):
-			missing := cur.missingRuns + 1
-			if missing >= withdrawAfter {
-				// The interval ends when the pair was first missed, not when
-				// we became sure of it.
-				if _, err := s.tx.ExecContext(s.ctx, `UPDATE availability SET until = COALESCE(missing_since, ?), missing_runs = ? WHERE id = ?`, s.ts, missing, cur.id); err != nil {
-					return err
-				}
-				s.res.Changes = append(s.res.Changes, pricewatch.Change{
-					Kind: pricewatch.AvailabilityGone, At: s.now, Place: k, OldState: cur.state, OldSince: cur.since,
-					Hardware: pricewatch.Hardware{GPUModel: cur.gpuModel, GPUCount: cur.gpuCount},
-				})
-			} else if _, err := s.tx.ExecContext(s.ctx, `UPDATE availability SET missing_runs = ?, missing_since = COALESCE(missing_since, ?) WHERE id = ?`, missing, s.ts, cur.id); err != nil {
+		n := cur.missingRuns + 1
+		if n >= withdrawAfter {
+			// The interval ends when the pair was first missed, not when
+			// we became sure of it.
+			if _, err := s.exec(`UPDATE availability SET until = COALESCE(missing_since, ?), missing_runs = ?, last_seen = ? WHERE id = ?`, s.ts, n, lastSeen(k, cur), cur.id); err != nil {
 				return err
 			}
-		case coveredAvailability(snap.Unchanged, k.Region):
-			if _, err := s.tx.ExecContext(s.ctx, `UPDATE availability SET last_seen = ? WHERE id = ?`, s.ts, cur.id); err != nil {
-				return err
-			}
+			s.res.Changes = append(s.res.Changes, pricewatch.Change{
+				Kind: pricewatch.AvailabilityGone, At: s.now, Place: k, OldState: cur.state, OldSince: cur.since,
+				Hardware: pricewatch.Hardware{GPUModel: cur.gpuModel, GPUCount: cur.gpuCount},
+			})
+		} else if _, err := s.exec(`UPDATE availability SET missing_runs = ?, missing_since = COALESCE(missing_since, ?), last_seen = ? WHERE id = ?`, n, s.ts, lastSeen(k, cur), cur.id); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -478,7 +567,7 @@ func (s *saver) insertChanges() error {
 		if c.New.Valid {
 			new = c.New.Decimal.String()
 		}
-		if _, err := s.tx.ExecContext(s.ctx, `INSERT INTO changes (run_id, kind, at, provider, region, zone, instance_type, price_type, term, payment,
+		if _, err := s.exec(`INSERT INTO changes (run_id, kind, at, provider, region, zone, instance_type, price_type, term, payment,
 			offering_class, os, currency, old_price, new_price, old_state, new_state, gpu_model, gpu_count)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			s.runID, string(c.Kind), s.ts, c.Place.Provider, c.Place.Region, c.Place.Zone, c.Place.InstanceType,
