@@ -215,6 +215,7 @@ func Recommend(offers []pricewatch.Offer, avail []pricewatch.Availability, opts 
 // buildOptions prices every candidate for the horizon, cheapest first.
 func buildOptions(cands, all []pricewatch.Offer, avail []pricewatch.Availability, opts RecommendOptions, horizon int64) (ranked, unconverted []Option, skipped []Skipped) {
 	h := decimal.NewFromInt(horizon)
+	onDemand := NewOnDemandIndex(all)
 	for _, o := range cands {
 		op := Option{
 			Provider: o.Provider, Region: o.Region, Zone: o.Zone, InstanceType: o.InstanceType, OS: o.OS,
@@ -243,7 +244,7 @@ func buildOptions(cands, all []pricewatch.Offer, avail []pricewatch.Availability
 			termCost := o.Upfront.Add(o.Hourly.Mul(decimal.NewFromInt(termHours)))
 			fixed = termCost.Mul(decimal.NewFromInt(int64(op.Terms))).Mul(n)
 			variable = decimal.Zero
-			if od, ok := MatchOnDemand(o, all); ok {
+			if od, ok := onDemand.Match(o); ok {
 				if s, err := CompareCommitment(o, od, one); err == nil {
 					op.BreakEvenUtilization = decimal.NewNullDecimal(s.BreakEvenUtilization)
 				}

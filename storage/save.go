@@ -60,15 +60,50 @@ type OutboxMessage struct {
 }
 
 type currentPrice struct {
-	priceID   int64
-	lastSeen  time.Time
-	offerID   int64
-	currency  string
-	hourly    decimal.Decimal
-	upfront   decimal.Decimal
-	effective decimal.Decimal
-	key       pricewatch.OfferKey
-	hw        pricewatch.Hardware
+	priceID  int64
+	lastSeen time.Time
+	offerID  int64
+	currency string
+	// The stored texts: decimals are parsed only when a price differs or
+	// closes, not for each of the thousands of unchanged ones.
+	hourly, upfront, effective string
+	key                        pricewatch.OfferKey
+	hw                         pricewatch.Hardware
+	// listed: this run's snapshot lists the offer.
+	listed bool
+}
+
+// samePrice reports whether o's price is the stored one. Stored prices are
+// written as Decimal.String, so equal texts are equal prices; other texts
+// are compared as decimals.
+func (c *currentPrice) samePrice(o pricewatch.Offer) (bool, error) {
+	if c.currency != o.Currency {
+		return false, nil
+	}
+	for _, v := range [2]struct {
+		stored string
+		now    decimal.Decimal
+	}{{c.hourly, o.Hourly}, {c.upfront, o.Upfront}} {
+		if v.stored == v.now.String() {
+			continue
+		}
+		d, err := decimal.NewFromString(v.stored)
+		if err != nil {
+			return false, fmt.Errorf("price %d: %w", c.priceID, err)
+		}
+		if !d.Equal(v.now) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func (c *currentPrice) effectiveHourly() (decimal.Decimal, error) {
+	d, err := decimal.NewFromString(c.effective)
+	if err != nil {
+		return d, fmt.Errorf("price %d: %w", c.priceID, err)
+	}
+	return d, nil
 }
 
 type currentAvail struct {
@@ -225,22 +260,13 @@ func (s *saver) loadCurrentPrices(provider string) (map[pricewatch.OfferKey]*cur
 	out := map[pricewatch.OfferKey]*currentPrice{}
 	for rows.Next() {
 		c := &currentPrice{key: pricewatch.OfferKey{Provider: provider}}
-		var hourly, upfront, eff, seen string
-		if err := rows.Scan(&c.priceID, &c.offerID, &seen, &c.currency, &hourly, &upfront, &eff,
+		var seen string
+		if err := rows.Scan(&c.priceID, &c.offerID, &seen, &c.currency, &c.hourly, &c.upfront, &c.effective,
 			&c.key.Region, &c.key.Zone, &c.key.InstanceType, &c.key.PriceType, &c.key.Term, &c.key.Payment, &c.key.OfferingClass, &c.key.OS,
 			&c.hw.GPUModel, &c.hw.GPUCount, &c.hw.GPUMemoryGB, &c.hw.VCPUs, &c.hw.MemoryGB); err != nil {
 			return nil, err
 		}
 		if c.lastSeen, err = parseTime(seen); err != nil {
-			return nil, fmt.Errorf("price %d: %w", c.priceID, err)
-		}
-		if c.hourly, err = decimal.NewFromString(hourly); err != nil {
-			return nil, fmt.Errorf("price %d: %w", c.priceID, err)
-		}
-		if c.upfront, err = decimal.NewFromString(upfront); err != nil {
-			return nil, fmt.Errorf("price %d: %w", c.priceID, err)
-		}
-		if c.effective, err = decimal.NewFromString(eff); err != nil {
 			return nil, fmt.Errorf("price %d: %w", c.priceID, err)
 		}
 		out[c.key] = c
@@ -318,24 +344,46 @@ func checkDrop(snap *pricewatch.Snapshot, current map[pricewatch.OfferKey]*curre
 const minScopeOffers = 5
 
 func (s *saver) storeOffers(snap *pricewatch.Snapshot, current map[pricewatch.OfferKey]*currentPrice) error {
-	seen := make(map[pricewatch.OfferKey]bool, len(snap.Offers))
+	// Offers new to the store, to catch one listed twice; a stored offer
+	// is marked listed instead.
+	fresh := map[pricewatch.OfferKey]bool{}
 	for _, o := range snap.Offers {
 		key := o.Key()
-		if seen[key] {
+		cur := current[key]
+		if cur != nil && cur.listed || cur == nil && fresh[key] {
 			return fmt.Errorf("offer %s listed twice in one snapshot", key)
 		}
-		seen[key] = true
+		if cur != nil {
+			cur.listed = true
+		} else {
+			fresh[key] = true
+		}
+		same := false
+		if cur != nil {
+			var err error
+			if same, err = cur.samePrice(o); err != nil {
+				return err
+			}
+		}
+		if same && cur.hw == o.Hardware {
+			s.res.Unchanged++
+			if !coveredOffer(snap.Coverage, key.Region, key.PriceType) && !coveredOffer(snap.Unchanged, key.Region, key.PriceType) {
+				if _, err := s.exec(`UPDATE prices SET last_seen = ?, last_run_id = ? WHERE id = ?`, s.ts, s.runID, cur.priceID); err != nil {
+					return err
+				}
+			}
+			continue
+		}
 		eff, err := o.EffectiveHourly()
 		if err != nil {
 			return fmt.Errorf("offer %s: %w", key, err)
 		}
-		cur := current[key]
 		offerID, err := s.upsertOffer(o, cur)
 		if err != nil {
 			return err
 		}
 		switch {
-		case cur != nil && cur.currency == o.Currency && cur.hourly.Equal(o.Hourly) && cur.upfront.Equal(o.Upfront):
+		case same:
 			s.res.Unchanged++
 			// Unchanged is free: scope_seen says this run saw it. Only an
 			// offer outside every scope the run states needs its own row
@@ -353,7 +401,11 @@ func (s *saver) storeOffers(snap *pricewatch.Snapshot, current map[pricewatch.Of
 			}
 			ch := s.priceChange(pricewatch.PriceChanged, key, o.Currency, o.Hardware)
 			if cur.currency == o.Currency {
-				ch.Old = decimal.NewNullDecimal(cur.effective)
+				old, err := cur.effectiveHourly()
+				if err != nil {
+					return err
+				}
+				ch.Old = decimal.NewNullDecimal(old)
 			}
 			ch.New = decimal.NewNullDecimal(eff)
 			s.res.Changes = append(s.res.Changes, ch)
@@ -372,9 +424,13 @@ func (s *saver) storeOffers(snap *pricewatch.Snapshot, current map[pricewatch.Of
 	// scope stays current (scope_seen moves its last_seen). Only the keys
 	// closed are sorted, for a stable order of changes.
 	var gone []pricewatch.OfferKey
-	for k := range current {
-		if !seen[k] && coveredOffer(snap.Coverage, k.Region, k.PriceType) {
+	for k, cur := range current {
+		switch {
+		case cur.listed:
+		case coveredOffer(snap.Coverage, k.Region, k.PriceType):
 			gone = append(gone, k)
+		case coveredOffer(snap.Unchanged, k.Region, k.PriceType):
+			s.res.Unchanged++
 		}
 	}
 	slices.SortFunc(gone, compareOfferKeys)
@@ -385,13 +441,12 @@ func (s *saver) storeOffers(snap *pricewatch.Snapshot, current map[pricewatch.Of
 			return err
 		}
 		ch := s.priceChange(pricewatch.PriceGone, k, cur.currency, cur.hw)
-		ch.Old = decimal.NewNullDecimal(cur.effective)
-		s.res.Changes = append(s.res.Changes, ch)
-	}
-	for k := range current {
-		if !seen[k] && !coveredOffer(snap.Coverage, k.Region, k.PriceType) && coveredOffer(snap.Unchanged, k.Region, k.PriceType) {
-			s.res.Unchanged++
+		old, err := cur.effectiveHourly()
+		if err != nil {
+			return err
 		}
+		ch.Old = decimal.NewNullDecimal(old)
+		s.res.Changes = append(s.res.Changes, ch)
 	}
 	return nil
 }

@@ -64,7 +64,7 @@ apart, never ranked.`,
 			if err != nil {
 				return err
 			}
-			offers, err := m.offers(ctx)
+			offers, err := m.offersOfGPU(ctx, f.gpu)
 			if err != nil {
 				return err
 			}

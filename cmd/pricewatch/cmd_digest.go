@@ -135,17 +135,27 @@ func (a *app) buildDigest(ctx context.Context, db *storage.DB, now time.Time) (d
 	if err != nil {
 		return digest.Digest{}, fmt.Errorf("digest.timezone %q: %w", cfg.Timezone, err)
 	}
-	rows, err := db.Prices(ctx, storage.PriceFilter{OS: pricewatch.Linux, Since: now.Add(-digest.ChartWeeks * digest.Week)})
-	if err != nil {
-		return digest.Digest{}, err
+	// The digest looks at prices at a handful of moments (the chart's
+	// weekly points, the week-over-week ends) and at the moves of the last
+	// week; it reads those, not every interval of twelve weeks.
+	var at []time.Time
+	for w := 0; w <= digest.ChartWeeks; w++ {
+		at = append(at, now.Add(-time.Duration(w)*digest.Week))
 	}
-	ivs := make([]analysis.Interval, 0, len(rows))
-	for _, r := range rows {
+	var ivs []analysis.Interval
+	err = db.EachPrice(ctx, storage.PriceFilter{OS: pricewatch.Linux, At: at, Since: now.Add(-digest.Week)}, func(r *storage.PriceInterval) error {
+		if r.GPUModel == "" {
+			return nil
+		}
 		iv := analysis.Interval{Offer: r.Offer, Effective: r.EffectiveHourly, From: r.ValidFrom}
 		if r.ValidTo != nil {
 			iv.To = *r.ValidTo
 		}
 		ivs = append(ivs, iv)
+		return nil
+	})
+	if err != nil {
+		return digest.Digest{}, err
 	}
 	avail, err := db.Availability(ctx, storage.AvailabilityFilter{All: true, Since: now.Add(-digest.Week)})
 	if err != nil {

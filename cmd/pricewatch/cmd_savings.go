@@ -40,15 +40,9 @@ every hour of its term; on-demand only for the hours used.`,
 				return err
 			}
 			now, currency, book := m.now, m.currency, m.fx
-			var offers []pricewatch.Offer
-			all, err := m.offers(ctx)
+			offers, err := m.offersOfType(ctx, args[0])
 			if err != nil {
 				return err
-			}
-			for _, o := range all {
-				if o.InstanceType == args[0] {
-					offers = append(offers, o)
-				}
 			}
 			rep, err := analysis.ComputeSavings(offers, analysis.SavingsOptions{Utilization: u, Currency: currency, FX: book, At: now})
 			if err != nil {

@@ -58,20 +58,25 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 			}
 			db, now, currency, book := m.db, m.now, m.currency, m.fx
 			from := now.Add(-window)
-			rows, err := db.Prices(ctx, storage.PriceFilter{Providers: f.providers, Regions: f.regions, PriceTypes: pts, OS: sqlOS(f.os), Since: from})
+			models, err := storedGPUModels(ctx, db, f.gpu)
 			if err != nil {
 				return err
 			}
 			var ivs []analysis.Interval
-			for _, r := range rows {
+			err = db.EachPrice(ctx, storage.PriceFilter{Providers: f.providers, Regions: f.regions, PriceTypes: pts, OS: sqlOS(f.os),
+				GPUModels: models, Since: from}, func(r *storage.PriceInterval) error {
 				if r.GPUModel == "" || (f.gpu != "" && !analysis.MatchGPU(f.gpu, r.GPUModel)) || r.ValidFrom.After(now) {
-					continue
+					return nil
 				}
 				iv := analysis.Interval{Offer: r.Offer, Effective: r.EffectiveHourly, From: r.ValidFrom}
 				if r.ValidTo != nil && !r.ValidTo.After(now) {
 					iv.To = *r.ValidTo
 				}
 				ivs = append(ivs, iv)
+				return nil
+			})
+			if err != nil {
+				return err
 			}
 			series, err := analysis.GroupSeries(ivs)
 			if err != nil {

@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/fx"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -71,6 +73,53 @@ func (a *app) openMarket(ctx context.Context, f scopeFlags) (*market, error) {
 // offers are the current prices in scope.
 func (m *market) offers(ctx context.Context) ([]pricewatch.Offer, error) {
 	return currentOffers(ctx, m.db, m.scope.providers, m.scope.regions, m.scope.os)
+}
+
+// offersOfGPU are the current prices in scope of one GPU model or family
+// (every GPU when gpu is empty), filtered in SQL.
+func (m *market) offersOfGPU(ctx context.Context, gpu string) ([]pricewatch.Offer, error) {
+	models, err := storedGPUModels(ctx, m.db, gpu)
+	if err != nil {
+		return nil, err
+	}
+	return loadCurrentOffers(ctx, m.db, storage.PriceFilter{Providers: m.scope.providers, Regions: m.scope.regions,
+		OS: sqlOS(m.scope.os), GPUModels: models, CurrentOnly: true})
+}
+
+// offersOfType are the current prices in scope of one instance type.
+func (m *market) offersOfType(ctx context.Context, instanceType string) ([]pricewatch.Offer, error) {
+	return loadCurrentOffers(ctx, m.db, storage.PriceFilter{Providers: m.scope.providers, Regions: m.scope.regions,
+		OS: sqlOS(m.scope.os), InstanceType: instanceType, CurrentOnly: true})
+}
+
+// storedGPUModels resolves a GPU model or family ("A100" covers A100-40GB
+// and A100-80GB, with analysis.MatchGPU's spellings) to the models stored
+// on offers, so that SQL can filter by them; nil when gpu is empty (every
+// model), empty when nothing matches.
+func storedGPUModels(ctx context.Context, db *storage.DB, gpu string) ([]string, error) {
+	if strings.TrimSpace(gpu) == "" {
+		return nil, nil
+	}
+	all, err := db.GPUModels(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := []string{}
+	for _, m := range all {
+		if analysis.MatchGPU(gpu, m) {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+func loadCurrentOffers(ctx context.Context, db *storage.DB, f storage.PriceFilter) ([]pricewatch.Offer, error) {
+	var out []pricewatch.Offer
+	err := db.EachPrice(ctx, f, func(p *storage.PriceInterval) error {
+		out = append(out, p.Offer)
+		return nil
+	})
+	return out, err
 }
 
 // availability is the current availability in scope.
