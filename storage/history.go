@@ -116,6 +116,15 @@ func (db *DB) EachPrice(ctx context.Context, f PriceFilter, fn func(p *PriceInte
 	cols := `SELECT p.id, p.offer_id, p.currency, p.hourly, p.upfront, p.effective_hourly, p.valid_from, p.valid_to, p.last_seen`
 	ids := strings.Join(sets, " UNION ")
 	q := cols + ` FROM prices p JOIN offers o ON o.id = p.offer_id WHERE p.id IN (` + ids + `)`
+	if f.CurrentOnly && f.Limit <= 0 {
+		// Straight from prices_current_cover: current prices sit in a few
+		// contiguous index pages, not among a year of closed rows.
+		q = cols + ` FROM offers o JOIN prices p ON p.offer_id = o.id AND p.valid_to IS NULL`
+		if len(where) > 0 {
+			q += " WHERE " + strings.Join(where, " AND ")
+		}
+		setArgs = args
+	}
 	if f.Limit > 0 {
 		q = cols + ` FROM (SELECT * FROM prices p WHERE p.id IN (` + ids + `) ORDER BY p.valid_from DESC, p.id DESC LIMIT ?) p
 			JOIN offers o ON o.id = p.offer_id`

@@ -26,7 +26,7 @@ import (
 
 // Version changes whenever the simulation changes, so that a cached
 // database of an older simulation is never mistaken for a new one.
-const Version = 2
+const Version = 3
 
 // Start is the simulated deployment's first run.
 var Start = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -460,3 +460,10 @@ func Shares() []float64 {
 	}
 	return out
 }
+
+// BusiestType is the simulated instance type with the most intervals
+// (AWS spot in every zone of every region), for history benchmarks.
+const BusiestType = "p4.H100x8"
+
+// BusiestRegion is one region of BusiestType.
+const BusiestRegion = "awsregion-00"

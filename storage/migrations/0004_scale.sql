@@ -19,9 +19,13 @@ CREATE TABLE scope_seen (
 ) WITHOUT ROWID;
 
 -- Window reads ("in force at some time since T") take the current rows
--- through prices_current and the closed ones through this range, per offer,
--- instead of every interval ever stored.
-CREATE INDEX prices_offer_to ON prices (offer_id, valid_to);
+-- through prices_current_cover and the closed ones through this range, per
+-- offer, instead of every interval ever stored.
+CREATE INDEX prices_offer_to ON prices (offer_id, valid_to) WHERE valid_to IS NOT NULL;
+-- Every current price in a few contiguous pages: a run compares its
+-- snapshot with these, and compare/savings/recommend read them, without
+-- visiting rows spread over a year of history.
+CREATE INDEX prices_current_cover ON prices (offer_id, currency, hourly, upfront, effective_hourly, valid_from, last_seen) WHERE valid_to IS NULL;
 CREATE INDEX availability_until ON availability (until) WHERE until IS NOT NULL;
 -- Retention prunes changes by age and by run.
 CREATE INDEX changes_run ON changes (run_id);
