@@ -101,6 +101,11 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
+	// A checkpoint leaves the WAL at most this big (the writer's setting).
+	if _, err := w.ExecContext(ctx, fmt.Sprintf("PRAGMA journal_size_limit = %d", JournalSizeLimit)); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("opening database %s: %w", path, err)
+	}
 	return db, nil
 }
 
@@ -184,12 +189,11 @@ func (db *DB) migrate(ctx context.Context, progress func(string)) error {
 			tx.Rollback()
 			continue
 		}
-		report := progress
-		if report != nil && now > 0 {
+		var report func(string)
+		if progress != nil && now > 0 {
 			var n int64
-			if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM prices`).Scan(&n); err != nil || n < largeMigration {
-				report = nil
-			} else {
+			if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM prices`).Scan(&n); err == nil && n >= largeMigration {
+				report = progress
 				report(fmt.Sprintf("migrating %s (%d price intervals) to schema %d with %s", db.path, n, version, filepath.Base(name)))
 			}
 		}
