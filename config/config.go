@@ -218,9 +218,9 @@ func Default() *Config {
 		Database: Database{Path: "pricewatch.db", BusyTimeout: 5 * time.Second},
 		Storage: Storage{MaintenanceSchedule: "@hourly",
 			Retention: Retention{ChangesMaxAge: 90 * 24 * time.Hour, SpotThinStep: 24 * time.Hour}},
-		Log:      Log{Level: "info", Format: "auto"},
-		HTTP:     HTTP{Listen: "127.0.0.1:9108"},
-		Fetch:    Fetch{MinOfferRatio: 0.5},
+		Log:   Log{Level: "info", Format: "auto"},
+		HTTP:  HTTP{Listen: "127.0.0.1:9108"},
+		Fetch: Fetch{MinOfferRatio: 0.5},
 		Providers: Providers{
 			AWS: AWS{
 				Common:       Common{Enabled: true, Endpoint: "https://pricing.us-east-1.amazonaws.com", Schedule: "17 */6 * * *", Timeout: 2 * time.Hour},
