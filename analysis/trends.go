@@ -380,3 +380,63 @@ func CheapestPerGPUHour(series []Series, opts CheapestOptions) (CheapestResult, 
 	sort.Strings(res.Unconverted)
 	return res, nil
 }
+
+// CheapestAccumulator builds the result of CheapestPerGPUHour one series
+// at a time, so that a caller streaming stored history offer by offer
+// never holds every series: adding each series of a set and taking Result
+// gives what CheapestPerGPUHour gives for the whole set.
+type CheapestAccumulator struct {
+	opts    CheapestOptions
+	best    map[int64]CheapestPoint // by sample time (UnixNano)
+	skipped map[string]bool
+	err     error
+}
+
+// NewCheapestAccumulator starts an empty accumulation with opts.
+func NewCheapestAccumulator(opts CheapestOptions) *CheapestAccumulator {
+	return &CheapestAccumulator{opts: opts, best: map[int64]CheapestPoint{}, skipped: map[string]bool{}}
+}
+
+// Add takes one series into account.
+func (a *CheapestAccumulator) Add(s Series) error {
+	if a.err != nil {
+		return a.err
+	}
+	res, err := CheapestPerGPUHour([]Series{s}, a.opts)
+	if err != nil {
+		a.err = err
+		return err
+	}
+	for _, p := range res.Points {
+		k := p.At.UnixNano()
+		b, ok := a.best[k]
+		if !ok || p.PerGPUHour.LessThan(b.PerGPUHour) || (p.PerGPUHour.Equal(b.PerGPUHour) && keyLess(p.Key, b.Key)) {
+			a.best[k] = p
+		}
+	}
+	for _, why := range res.Unconverted {
+		a.skipped[why] = true
+	}
+	return nil
+}
+
+// Result is the cheapest series over every series added.
+func (a *CheapestAccumulator) Result() (CheapestResult, error) {
+	if a.err != nil {
+		return CheapestResult{}, a.err
+	}
+	if _, err := CheapestPerGPUHour(nil, a.opts); err != nil {
+		return CheapestResult{}, err
+	}
+	var res CheapestResult
+	for _, p := range a.best {
+		res.Points = append(res.Points, p)
+		res.StaleRates = res.StaleRates || p.FXStale
+	}
+	sort.Slice(res.Points, func(i, j int) bool { return res.Points[i].At.Before(res.Points[j].At) })
+	for why := range a.skipped {
+		res.Unconverted = append(res.Unconverted, why)
+	}
+	sort.Strings(res.Unconverted)
+	return res, nil
+}

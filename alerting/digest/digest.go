@@ -67,9 +67,10 @@ type Input struct {
 	Currency string
 	// Models are the watched GPU models or families (digest.gpu_models).
 	Models []string
-	// Prices are the stored price intervals in force at some time since
-	// Now − ChartWeeks weeks (storage.Prices with Since), of any OS; only
-	// Linux prices are compared.
+	// Prices are the stored price intervals in force at the weekly sample
+	// points Now, Now − Week, … Now − ChartWeeks weeks (storage.Prices with
+	// At; every interval since Now − ChartWeeks weeks gives the same
+	// digest), of any OS; only Linux prices are compared.
 	Prices []analysis.Interval
 	// Availability are the availability intervals open at some time since
 	// Now − Week (storage.Availability with All and Since).

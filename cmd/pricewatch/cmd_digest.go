@@ -135,15 +135,16 @@ func (a *app) buildDigest(ctx context.Context, db *storage.DB, now time.Time) (d
 	if err != nil {
 		return digest.Digest{}, fmt.Errorf("digest.timezone %q: %w", cfg.Timezone, err)
 	}
-	// The digest looks at prices at a handful of moments (the chart's
-	// weekly points, the week-over-week ends) and at the moves of the last
-	// week; it reads those, not every interval of twelve weeks.
+	// The digest looks at prices at a handful of moments: the chart's
+	// weekly points, which include both ends of the week-over-week moves
+	// and of the offers' moves of the week. It reads the intervals in force
+	// then, not every interval of twelve weeks.
 	var at []time.Time
 	for w := 0; w <= digest.ChartWeeks; w++ {
 		at = append(at, now.Add(-time.Duration(w)*digest.Week))
 	}
 	var ivs []analysis.Interval
-	err = db.EachPrice(ctx, storage.PriceFilter{OS: pricewatch.Linux, At: at, Since: now.Add(-digest.Week)}, func(r *storage.PriceInterval) error {
+	err = db.EachPrice(ctx, storage.PriceFilter{OS: pricewatch.Linux, At: at}, func(r *storage.PriceInterval) error {
 		if r.GPUModel == "" {
 			return nil
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"time"
 
@@ -62,11 +63,70 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 			if err != nil {
 				return err
 			}
+			label := analysis.WindowLabel(window)
+			step := 24 * time.Hour
+			if window < 2*step {
+				step = time.Hour
+			}
+			notes := newRateNotes(currency, now, book.MaxAge())
+			trendOpts := analysis.TrendOptions{Now: now, Window: window, Changes: []time.Duration{window}}
+			// Offer by offer as the rows come: one offer's history is held
+			// at a time, its move kept if it moved, its prices folded into
+			// the cheapest series of its model.
+			cheapest := map[string]*analysis.CheapestAccumulator{}
+			accumulator := func(model string) *analysis.CheapestAccumulator {
+				if cheapest[model] == nil {
+					cheapest[model] = analysis.NewCheapestAccumulator(analysis.CheapestOptions{GPU: model, PriceTypes: pts, OS: f.os,
+						From: from, To: now, Step: step, Currency: currency, FX: book})
+				}
+				return cheapest[model]
+			}
+			if f.gpu != "" {
+				accumulator(f.gpu)
+			}
+			var moved []analysis.OfferTrend
 			var ivs []analysis.Interval
+			flush := func() error {
+				if len(ivs) == 0 {
+					return nil
+				}
+				series, err := analysis.GroupSeries(ivs)
+				ivs = ivs[:0]
+				if err != nil {
+					return fmt.Errorf("reading price history: %w", err)
+				}
+				for _, t := range analysis.OfferTrends(series, trendOpts) {
+					if d, ok := t.Change(label); ok && !d.Change.IsZero() {
+						moved = append(moved, t)
+					}
+				}
+				for _, sr := range series {
+					model := f.gpu
+					if model == "" {
+						// One series per stored model: "A100-80GB" as a query
+						// would also take in A100-80GB-PCIe.
+						model = sr.Latest().GPUModel
+					}
+					if err := accumulator(model).Add(sr); err != nil {
+						return err
+					}
+					if _, err := book.Quote(sr.Latest().Currency, currency, now); err != nil {
+						notes.missing(sr.Latest().Currency)
+					}
+				}
+				return nil
+			}
+			var prev pricewatch.OfferKey
 			err = db.EachPrice(ctx, storage.PriceFilter{Providers: f.providers, Regions: f.regions, PriceTypes: pts, OS: sqlOS(f.os),
 				GPUModels: models, Since: from}, func(r *storage.PriceInterval) error {
 				if r.GPUModel == "" || (f.gpu != "" && !analysis.MatchGPU(f.gpu, r.GPUModel)) || r.ValidFrom.After(now) {
 					return nil
+				}
+				if k := r.Key(); k != prev {
+					if err := flush(); err != nil {
+						return err
+					}
+					prev = k
 				}
 				iv := analysis.Interval{Offer: r.Offer, Effective: r.EffectiveHourly, From: r.ValidFrom}
 				if r.ValidTo != nil && !r.ValidTo.After(now) {
@@ -75,47 +135,22 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 				ivs = append(ivs, iv)
 				return nil
 			})
+			if err == nil {
+				err = flush()
+			}
 			if err != nil {
 				return err
 			}
-			series, err := analysis.GroupSeries(ivs)
-			if err != nil {
-				return fmt.Errorf("reading price history: %w", err)
-			}
-			label := analysis.WindowLabel(window)
-			trends := analysis.OfferTrends(series, analysis.TrendOptions{Now: now, Window: window, Changes: []time.Duration{window}})
 			rep := trendsReport{window: label, from: from, to: now, currency: currency,
-				movers: analysis.Movers(trends, label, f.top)}
-			step := 24 * time.Hour
-			if window < 2*step {
-				step = time.Hour
-			}
-			notes := newRateNotes(currency, now, book.MaxAge())
-			for _, model := range seriesModels(f.gpu, series) {
-				cands := series
-				if f.gpu == "" {
-					// One series per stored model: "A100-80GB" as a query would
-					// also take in A100-80GB-PCIe.
-					cands = nil
-					for _, s := range series {
-						if s.Latest().GPUModel == model {
-							cands = append(cands, s)
-						}
-					}
-				}
-				res, err := analysis.CheapestPerGPUHour(cands, analysis.CheapestOptions{GPU: model, PriceTypes: pts, OS: f.os,
-					From: from, To: now, Step: step, Currency: currency, FX: book})
+				movers: analysis.Movers(moved, label, f.top)}
+			for _, model := range sortedKeys(cheapest) {
+				res, err := cheapest[model].Result()
 				if err != nil {
 					return err
 				}
 				rep.cheapest = append(rep.cheapest, cheapestSeries{gpu: model, res: res})
 				for _, p := range res.Points {
 					notes.used(p.NativeCurrency, p.FXUsed)
-				}
-				for _, s := range cands {
-					if _, err := book.Quote(s.Latest().Currency, currency, now); err != nil {
-						notes.missing(s.Latest().Currency)
-					}
 				}
 			}
 			switch f.format {
@@ -137,17 +172,13 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 	return cmd
 }
 
-// seriesModels are the GPU models to draw a cheapest series for: the one
-// asked, else every model with a price in the window.
-func seriesModels(gpu string, series []analysis.Series) []string {
-	if gpu != "" {
-		return []string{gpu}
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
 	}
-	seen := map[string]bool{}
-	for _, s := range series {
-		seen[s.Latest().GPUModel] = true
-	}
-	return sortedSet(seen)
+	sort.Strings(out)
+	return out
 }
 
 type cheapestSeries struct {
