@@ -3,6 +3,7 @@ package analysis
 import (
 	"sort"
 	"strings"
+	"sync"
 )
 
 // GPUSpec is what a buyer compares between GPU models. Throughput figures
@@ -182,6 +183,13 @@ var byName = func() map[string]GPUSpec {
 	return m
 }()
 
+var hyphens = strings.NewReplacer(" ", "-", "_", "-")
+
+// canonicalNames memoises canonical: a comparison or a digest matches tens
+// of thousands of offers against a handful of queries, and the stored
+// model names are few.
+var canonicalNames sync.Map // string → string
+
 // normalise makes names comparable: upper case, spaces and underscores as
 // hyphens, vendor prefixes dropped ("NVIDIA H100 SXM" → "H100-SXM").
 func normalise(s string) string {
@@ -189,7 +197,7 @@ func normalise(s string) string {
 	for _, p := range []string{"NVIDIA ", "NVIDIA-", "AMD INSTINCT ", "AMD ", "TESLA "} {
 		s = strings.TrimPrefix(s, p)
 	}
-	s = strings.NewReplacer(" ", "-", "_", "-").Replace(s)
+	s = hyphens.Replace(s)
 	for strings.Contains(s, "--") {
 		s = strings.ReplaceAll(s, "--", "-")
 	}
@@ -198,10 +206,14 @@ func normalise(s string) string {
 
 // canonical returns the catalogue name for s, or s normalised when unknown.
 func canonical(s string) string {
+	if c, ok := canonicalNames.Load(s); ok {
+		return c.(string)
+	}
 	n := normalise(s)
 	if a, ok := aliases[n]; ok {
-		return normalise(a)
+		n = normalise(a)
 	}
+	canonicalNames.Store(s, n)
 	return n
 }
 

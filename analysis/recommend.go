@@ -216,6 +216,7 @@ func Recommend(offers []pricewatch.Offer, avail []pricewatch.Availability, opts 
 func buildOptions(cands, all []pricewatch.Offer, avail []pricewatch.Availability, opts RecommendOptions, horizon int64) (ranked, unconverted []Option, skipped []Skipped) {
 	h := decimal.NewFromInt(horizon)
 	onDemand := NewOnDemandIndex(all)
+	places := indexAvailability(avail)
 	for _, o := range cands {
 		op := Option{
 			Provider: o.Provider, Region: o.Region, Zone: o.Zone, InstanceType: o.InstanceType, OS: o.OS,
@@ -225,7 +226,7 @@ func buildOptions(cands, all []pricewatch.Offer, avail []pricewatch.Availability
 		}
 		op.Instances = int(math.Ceil(float64(opts.Count)/o.GPUCount - 1e-9))
 		n := decimal.NewFromInt(int64(op.Instances))
-		op.Available, op.Availability = availabilityOf(o, avail)
+		op.Available, op.Availability = places.of(o)
 		eff, err := o.EffectiveHourly()
 		if err != nil {
 			skipped = append(skipped, Skipped{o, err.Error()})

@@ -461,9 +461,10 @@ func bestSavings(models []string, offers []pricewatch.Offer, conv analysis.Conve
 		return nil, err
 	}
 	var out []SavingsRow
+	rows := rep.Rows()
 	for _, m := range models {
 		var best *analysis.Savings
-		for _, s := range rep.Rows() {
+		for _, s := range rows {
 			if !analysis.MatchGPU(m, s.GPUModel) || !s.BreaksEven || !s.FullUseSavingsPct.IsPositive() || s.GPUCount <= 0 {
 				continue
 			}
