@@ -70,8 +70,7 @@ type Input struct {
 	// Prices are the stored price intervals in force at the weekly sample
 	// points Now, Now − Week, … Now − ChartWeeks weeks (storage.Prices with
 	// At; every interval since Now − ChartWeeks weeks gives the same
-	// digest), of any OS; only Linux prices are compared. Build reuses the
-	// slice's storage: do not use it afterwards.
+	// digest), of any OS; only Linux prices are compared.
 	Prices []analysis.Interval
 	// Availability are the availability intervals open at some time since
 	// Now − Week (storage.Availability with All and Since).
@@ -372,9 +371,7 @@ func Build(in Input) (Digest, error) {
 // interval starting after now is ignored and one ending after now is
 // current.
 func linuxSeries(prices []analysis.Interval, now time.Time) ([]analysis.Series, error) {
-	// Filtered in place: the input can be weeks of prices, and Build's
-	// caller hands it over (Input.Prices is not used after Build).
-	ivs := prices[:0]
+	ivs := make([]analysis.Interval, 0, len(prices))
 	for _, iv := range prices {
 		if iv.OS != pricewatch.Linux || iv.GPUModel == "" || iv.From.After(now) {
 			continue
