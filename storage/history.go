@@ -42,6 +42,11 @@ type PriceFilter struct {
 	At []time.Time
 	// CurrentOnly keeps only intervals without an end.
 	CurrentOnly bool
+	// ByOffer (with Since, or no time filter) returns each offer's
+	// intervals together and in time order, but offers in no particular
+	// order: a window of a year's history then needs no sort. Ignored with
+	// At, CurrentOnly or Limit.
+	ByOffer bool
 	// Limit, when positive, keeps the newest Limit intervals (by start);
 	// they are still returned in the usual order.
 	Limit int
@@ -131,6 +136,30 @@ func (db *DB) EachPrice(ctx context.Context, f PriceFilter, fn func(p *PriceInte
 		setArgs = append(setArgs, f.Limit)
 	}
 	q += ` ORDER BY o.provider, o.region, o.zone, o.instance_type, o.os, o.price_type, o.term, o.payment, o.offering_class, p.valid_from, p.id`
+	byOffer := f.ByOffer && !f.CurrentOnly && len(f.At) == 0 && f.Limit <= 0
+	if byOffer {
+		// No sort of the whole window: offers in storage order, and per
+		// offer the closed intervals ending since Since (by end, which for
+		// intervals that never overlap is by start) then the current one,
+		// two index ranges merged as they come.
+		cond := ""
+		if len(where) > 0 {
+			cond = " AND " + strings.Join(where, " AND ")
+		}
+		closed := cols + `, 0 AS current_last FROM offers o JOIN prices p ON p.offer_id = o.id WHERE p.valid_to >= ?` + cond
+		current := cols + `, 1 FROM offers o JOIN prices p ON p.offer_id = o.id WHERE p.valid_to IS NULL` + cond
+		setArgs = append([]any{formatTime(f.Since)}, args...)
+		setArgs = append(setArgs, args...)
+		q = closed + ` UNION ALL ` + current + ` ORDER BY offer_id, current_last, valid_to`
+		if f.Since.IsZero() {
+			q = cols + `, 0 FROM offers o JOIN prices p ON p.offer_id = o.id`
+			if len(where) > 0 {
+				q += " WHERE " + strings.Join(where, " AND ")
+			}
+			q += ` ORDER BY o.id, p.valid_from, p.id`
+			setArgs = args
+		}
+	}
 	rows, err := db.read.QueryContext(ctx, q, setArgs...)
 	if err != nil {
 		return fmt.Errorf("reading price history: %w", err)
@@ -142,7 +171,12 @@ func (db *DB) EachPrice(ctx context.Context, f PriceFilter, fn func(p *PriceInte
 	var to sql.NullString
 	for rows.Next() {
 		var offerID int64
-		if err := rows.Scan(&p.ID, &offerID, &currency, &hourly, &upfront, &eff, &from, &to, &lastSeen); err != nil {
+		dest := []any{&p.ID, &offerID, &currency, &hourly, &upfront, &eff, &from, &to, &lastSeen}
+		if byOffer {
+			var currentLast int
+			dest = append(dest, &currentLast)
+		}
+		if err := rows.Scan(dest...); err != nil {
 			return fmt.Errorf("reading price history: %w", err)
 		}
 		o, ok := offers[offerID]

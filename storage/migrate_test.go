@@ -225,3 +225,48 @@ func TestLastSeenFromScopes(t *testing.T) {
 		}
 	}
 }
+
+// ByOffer returns the same intervals as the key order, grouped per offer
+// and in time order within each.
+func TestByOfferSameIntervals(t *testing.T) {
+	db, clk := openTest(t)
+	ctx := context.Background()
+	start := clk.t
+	for i := 0; i < 6; i++ {
+		a := offer("Standard_NC24ads_A100_v4", "eastus", pricewatch.Spot, fmt.Sprintf("1.%d", i))
+		b := offer("Standard_ND96isr_H100_v5", "westus", pricewatch.OnDemand, fmt.Sprintf("9%d", i%2))
+		if _, err := save(t, db, snapshot(a, b), SaveOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		clk.tick()
+	}
+	for _, since := range []time.Time{{}, start.Add(150 * time.Minute)} {
+		want, err := db.Prices(ctx, PriceFilter{Since: since})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []PriceInterval
+		err = db.EachPrice(ctx, PriceFilter{Since: since, ByOffer: true}, func(p *PriceInterval) error {
+			if n := len(got); n > 0 && got[n-1].Key() == p.Key() && !got[n-1].ValidFrom.Before(p.ValidFrom) {
+				t.Errorf("intervals of %s out of order", p.Key())
+			}
+			got = append(got, *p)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := map[int64]bool{}
+		for _, p := range want {
+			ids[p.ID] = true
+		}
+		if len(got) != len(want) {
+			t.Fatalf("since %s: %d intervals by offer, %d in key order", since, len(got), len(want))
+		}
+		for _, p := range got {
+			if !ids[p.ID] {
+				t.Errorf("since %s: interval %d by offer only", since, p.ID)
+			}
+		}
+	}
+}
