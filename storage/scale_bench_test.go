@@ -50,6 +50,7 @@ func BenchmarkScale(b *testing.B) {
 			b.Run(fmt.Sprintf("year=%g/%s", share, tc.name), func(b *testing.B) {
 				sim := open(b)
 				var written int64
+				cpu := scalegen.CPUTime()
 				for b.Loop() {
 					sim.Now = sim.Now.Add(time.Hour)
 					before := scalegen.WrittenBytes()
@@ -59,11 +60,14 @@ func BenchmarkScale(b *testing.B) {
 					written += scalegen.WrittenBytes() - before
 				}
 				b.ReportMetric(float64(written)/float64(b.N), "written-B/run")
+				// CPU time beside wall time: the machine may be shared.
+				b.ReportMetric(float64(scalegen.CPUTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
 			})
 		}
 		b.Run(fmt.Sprintf("year=%g/history-type", share), func(b *testing.B) {
 			sim := open(b)
 			var n int
+			cpu := scalegen.CPUTime()
 			peak := scalegen.PeakHeap(func() {
 				for b.Loop() {
 					n = 0
@@ -76,6 +80,7 @@ func BenchmarkScale(b *testing.B) {
 					}
 				}
 			})
+			b.ReportMetric(float64(scalegen.CPUTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
 			b.ReportMetric(float64(n), "intervals")
 			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
 		})

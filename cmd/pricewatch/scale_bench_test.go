@@ -57,6 +57,7 @@ func BenchmarkScaleCommands(b *testing.B) {
 		} {
 			b.Run(fmt.Sprintf("year=%g/%s", share, c.name), func(b *testing.B) {
 				args := append([]string{"--config", cfg}, c.args...)
+				cpu := scalegen.CPUTime()
 				peak := scalegen.PeakHeap(func() {
 					for b.Loop() {
 						if code := run(context.Background(), args, io.Discard, io.Discard); code != 0 {
@@ -65,6 +66,8 @@ func BenchmarkScaleCommands(b *testing.B) {
 					}
 				})
 				b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+				// CPU time beside wall time: the machine may be shared.
+				b.ReportMetric(float64(scalegen.CPUTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
 			})
 		}
 	}
