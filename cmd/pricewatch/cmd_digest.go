@@ -143,8 +143,14 @@ func (a *app) buildDigest(ctx context.Context, db *storage.DB, now time.Time) (d
 	for w := 0; w <= digest.ChartWeeks; w++ {
 		at = append(at, now.Add(-time.Duration(w)*digest.Week))
 	}
+	// Only the models the digest is about (digest.gpu_models and the
+	// chart's), matched in SQL.
+	models, err := digestModels(ctx, db, append(append([]string(nil), cfg.GPUModels...), digest.ChartModels...))
+	if err != nil {
+		return digest.Digest{}, err
+	}
 	var ivs []analysis.Interval
-	err = db.EachPrice(ctx, storage.PriceFilter{OS: pricewatch.Linux, At: at}, func(r *storage.PriceInterval) error {
+	err = db.EachPrice(ctx, storage.PriceFilter{OS: pricewatch.Linux, At: at, GPUModels: models}, func(r *storage.PriceInterval) error {
 		if r.GPUModel == "" {
 			return nil
 		}
@@ -184,6 +190,24 @@ func (a *app) buildDigest(ctx context.Context, db *storage.DB, now time.Time) (d
 	}
 	return digest.Build(digest.Input{Now: now, Location: loc, Currency: cfg.Currency, Models: cfg.GPUModels,
 		Prices: ivs, Availability: avail, Runs: runs, Expected: a.expectedIntervals(now), FX: book})
+}
+
+// digestModels are the stored GPU models matching any of the queries.
+func digestModels(ctx context.Context, db *storage.DB, queries []string) ([]string, error) {
+	all, err := db.GPUModels(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := []string{}
+	for _, m := range all {
+		for _, q := range queries {
+			if analysis.MatchGPU(q, m) {
+				out = append(out, m)
+				break
+			}
+		}
+	}
+	return out, nil
 }
 
 // expectedIntervals maps each enabled provider to the longest gap between
