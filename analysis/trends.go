@@ -344,17 +344,34 @@ func CheapestPerGPUHour(series []Series, opts CheapestOptions) (CheapestResult, 
 	var res CheapestResult
 	// One reason per offer: the same missing rate recurs at every sample.
 	skipped := map[pricewatch.OfferKey]string{}
+	// A price stays in force over many samples: its per-GPU figure is
+	// worked out once per interval.
+	type memo struct {
+		iv     int
+		native decimal.Decimal
+		ok     bool
+	}
+	memos := make([]memo, len(cand))
+	for i := range memos {
+		memos[i].iv = -1
+	}
 	for t := opts.From; !t.After(opts.To); t = t.Add(step) {
 		var best *CheapestPoint
-		for _, s := range cand {
-			iv, ok := s.At(t)
-			if !ok {
+		for ci, s := range cand {
+			idx := sort.Search(len(s.Intervals), func(i int) bool { return s.Intervals[i].From.After(t) }) - 1
+			if idx < 0 || !s.Intervals[idx].contains(t) {
 				continue
 			}
-			native, ok := perGPU(iv.Effective, iv.GPUCount)
-			if !ok {
+			iv := s.Intervals[idx]
+			m := &memos[ci]
+			if m.iv != idx {
+				m.iv = idx
+				m.native, m.ok = perGPU(iv.Effective, iv.GPUCount)
+			}
+			if !m.ok {
 				continue
 			}
+			native := m.native
 			q, err := quote(opts.FX, iv.Currency, opts.Currency, t)
 			if err != nil {
 				if _, seen := skipped[s.Key]; !seen {
