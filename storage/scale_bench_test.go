@@ -64,6 +64,32 @@ func BenchmarkScale(b *testing.B) {
 				b.ReportMetric(float64(scalegen.CPUTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
 			})
 		}
+		// The file as the daemon keeps it: the default retention (changes
+		// older than 90 days pruned) applied, then vacuumed.
+		b.Run(fmt.Sprintf("year=%g/size-after-retention", share), func(b *testing.B) {
+			sim := open(b)
+			before, err := sim.DB.Stats(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var res storage.MaintainResult
+			for b.Loop() {
+				if res, err = sim.DB.Maintain(ctx, storage.Retention{ChangesMaxAge: 90 * 24 * time.Hour}); err != nil {
+					b.Fatal(err)
+				}
+				if err := sim.DB.Vacuum(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+			after, err := sim.DB.Stats(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(before.FileBytes)/1e6, "MB-before")
+			b.ReportMetric(float64(after.FileBytes)/1e6, "MB-after")
+			b.ReportMetric(float64(after.PriceIntervals), "intervals")
+			b.ReportMetric(float64(res.ChangesPruned), "changes-pruned")
+		})
 		b.Run(fmt.Sprintf("year=%g/history-type", share), func(b *testing.B) {
 			sim := open(b)
 			var n int

@@ -19,6 +19,7 @@ package digest
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"sort"
 	"strings"
 	"time"
@@ -305,6 +306,8 @@ func Build(in Input) (Digest, error) {
 	if err != nil {
 		return Digest{}, fmt.Errorf("building the digest: %w", err)
 	}
+	// The series hold what is needed; let the raw intervals go.
+	in.Prices = nil
 	watched := func(model string) bool {
 		for _, m := range in.Models {
 			if analysis.MatchGPU(m, model) {
@@ -461,10 +464,9 @@ func bestSavings(models []string, offers []pricewatch.Offer, conv analysis.Conve
 		return nil, err
 	}
 	var out []SavingsRow
-	rows := rep.Rows()
 	for _, m := range models {
 		var best *analysis.Savings
-		for _, s := range rows {
+		for _, s := range allOptions(rep) {
 			if !analysis.MatchGPU(m, s.GPUModel) || !s.BreaksEven || !s.FullUseSavingsPct.IsPositive() || s.GPUCount <= 0 {
 				continue
 			}
@@ -481,6 +483,22 @@ func bestSavings(models []string, offers []pricewatch.Offer, conv analysis.Conve
 		out = append(out, SavingsRow{Model: m, Savings: *best, EffectivePerGPU: eff, OnDemandPerGPU: od})
 	}
 	return out, nil
+}
+
+// allOptions iterates every commitment of a report without copying them
+// into one slice (a digest's report holds thousands).
+func allOptions(rep analysis.SavingsReport) iter.Seq2[int, analysis.Savings] {
+	return func(yield func(int, analysis.Savings) bool) {
+		i := 0
+		for _, g := range rep.Groups {
+			for _, s := range g.Options {
+				if !yield(i, s) {
+					return
+				}
+				i++
+			}
+		}
+	}
 }
 
 // availabilityEvents finds, among watched models, the places that became
