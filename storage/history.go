@@ -47,6 +47,10 @@ type PriceFilter struct {
 	// order: a window of a year's history then needs no sort. Ignored with
 	// At, CurrentOnly or Limit.
 	ByOffer bool
+	// Unordered (with At and no Since) returns each matching interval once,
+	// in no particular order: one query per moment, no union or sort of
+	// them all. For callers that group intervals themselves (the digest).
+	Unordered bool
 	// Limit, when positive, keeps the newest Limit intervals (by start);
 	// they are still returned in the usual order.
 	Limit int
@@ -136,6 +140,9 @@ func (db *DB) EachPrice(ctx context.Context, f PriceFilter, fn func(p *PriceInte
 		setArgs = append(setArgs, f.Limit)
 	}
 	q += ` ORDER BY o.provider, o.region, o.zone, o.instance_type, o.os, o.price_type, o.term, o.payment, o.offering_class, p.valid_from, p.id`
+	if f.Unordered && len(f.At) > 0 && f.Since.IsZero() && !f.CurrentOnly && f.Limit <= 0 {
+		return db.eachAt(ctx, f, where, args, offers, seen, fn)
+	}
 	byOffer := f.ByOffer && !f.CurrentOnly && len(f.At) == 0 && f.Limit <= 0
 	if byOffer {
 		// No sort of the whole window: offers in storage order, and per
@@ -193,6 +200,86 @@ func (db *DB) EachPrice(ctx context.Context, f PriceFilter, fn func(p *PriceInte
 		}
 		p.Currency = c
 		var err error
+		if p.Hourly, err = decimal.NewFromString(string(hourly)); err == nil {
+			if p.Upfront, err = decimal.NewFromString(string(upfront)); err == nil {
+				p.EffectiveHourly, err = decimal.NewFromString(string(eff))
+			}
+		}
+		if err == nil {
+			if p.ValidFrom, err = parseTime(string(from)); err == nil {
+				if p.ValidTo, err = parseNullTime(to); err == nil {
+					p.LastSeen, err = parseTime(string(lastSeen))
+				}
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("reading price %d: %w", p.ID, err)
+		}
+		if p.ValidTo == nil {
+			p.LastSeen = later(p.LastSeen, seen.price(p.Provider, p.Region, p.PriceType))
+		}
+		if err := fn(&p); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("reading price history: %w", err)
+	}
+	return nil
+}
+
+// eachAt runs one query per moment of f.At, each reading per offer the
+// interval in force then, and hands each interval to fn once.
+func (db *DB) eachAt(ctx context.Context, f PriceFilter, where []string, args []any, offers map[int64]pricewatch.Offer, seen seenIndex, fn func(*PriceInterval) error) error {
+	cond := ""
+	if len(where) > 0 {
+		cond = " WHERE " + strings.Join(where, " AND ")
+	}
+	q := `SELECT p.id, p.offer_id, p.currency, p.hourly, p.upfront, p.effective_hourly, p.valid_from, p.valid_to, p.last_seen
+		FROM (SELECT o.id FROM offers o` + cond + `) oo JOIN prices p ON p.id = (SELECT p2.id FROM prices p2
+		WHERE p2.offer_id = oo.id AND p2.valid_from <= ? ORDER BY p2.valid_from DESC LIMIT 1)
+		WHERE p.valid_to IS NULL OR p.valid_to > ?`
+	done := map[int64]bool{}
+	for _, at := range f.At {
+		ts := formatTime(at)
+		skip := func(id int64) bool {
+			if done[id] {
+				return true
+			}
+			done[id] = true
+			return false
+		}
+		err := db.scanPrices(ctx, q, append(append([]any(nil), args...), ts, ts), offers, seen, skip, fn)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scanPrices runs a query selecting the nine price columns of EachPrice
+// and hands each row to fn.
+// skip, checked before a row is decoded, leaves rows out.
+func (db *DB) scanPrices(ctx context.Context, q string, args []any, offers map[int64]pricewatch.Offer, seen seenIndex, skip func(id int64) bool, fn func(*PriceInterval) error) error {
+	rows, err := db.read.QueryContext(ctx, q, args...)
+	if err != nil {
+		return fmt.Errorf("reading price history: %w", err)
+	}
+	defer rows.Close()
+	var p PriceInterval
+	var hourly, upfront, eff, from, lastSeen, currency sql.RawBytes
+	var to sql.NullString
+	for rows.Next() {
+		var offerID int64
+		if err := rows.Scan(&p.ID, &offerID, &currency, &hourly, &upfront, &eff, &from, &to, &lastSeen); err != nil {
+			return fmt.Errorf("reading price history: %w", err)
+		}
+		o, ok := offers[offerID]
+		if !ok || skip(p.ID) {
+			continue
+		}
+		p.Offer = o
+		p.Currency = string(currency)
 		if p.Hourly, err = decimal.NewFromString(string(hourly)); err == nil {
 			if p.Upfront, err = decimal.NewFromString(string(upfront)); err == nil {
 				p.EffectiveHourly, err = decimal.NewFromString(string(eff))

@@ -150,7 +150,7 @@ func (a *app) buildDigest(ctx context.Context, db *storage.DB, now time.Time) (d
 		return digest.Digest{}, err
 	}
 	var ivs []analysis.Interval
-	err = db.EachPrice(ctx, storage.PriceFilter{OS: pricewatch.Linux, At: at, GPUModels: models}, func(r *storage.PriceInterval) error {
+	err = db.EachPrice(ctx, storage.PriceFilter{OS: pricewatch.Linux, At: at, GPUModels: models, Unordered: true}, func(r *storage.PriceInterval) error {
 		if r.GPUModel == "" {
 			return nil
 		}
