@@ -51,6 +51,9 @@ type PriceFilter struct {
 	// in no particular order: one query per moment, no union or sort of
 	// them all. For callers that group intervals themselves (the digest).
 	Unordered bool
+	// EffectiveOnly leaves Hourly and Upfront zero, for callers that use
+	// only the effective rate (trends): two fewer decimals per interval.
+	EffectiveOnly bool
 	// Limit, when positive, keeps the newest Limit intervals (by start);
 	// they are still returned in the usual order.
 	Limit int
@@ -200,7 +203,10 @@ func (db *DB) EachPrice(ctx context.Context, f PriceFilter, fn func(p *PriceInte
 		}
 		p.Currency = c
 		var err error
-		if p.Hourly, err = decimal.NewFromString(string(hourly)); err == nil {
+		if f.EffectiveOnly {
+			p.Hourly, p.Upfront = decimal.Decimal{}, decimal.Decimal{}
+			p.EffectiveHourly, err = decimal.NewFromString(string(eff))
+		} else if p.Hourly, err = decimal.NewFromString(string(hourly)); err == nil {
 			if p.Upfront, err = decimal.NewFromString(string(upfront)); err == nil {
 				p.EffectiveHourly, err = decimal.NewFromString(string(eff))
 			}
@@ -249,7 +255,7 @@ func (db *DB) eachAt(ctx context.Context, f PriceFilter, where []string, args []
 			done[id] = true
 			return false
 		}
-		err := db.scanPrices(ctx, q, append(append([]any(nil), args...), ts, ts), offers, seen, skip, fn)
+		err := db.scanPrices(ctx, q, append(append([]any(nil), args...), ts, ts), offers, seen, skip, f.EffectiveOnly, fn)
 		if err != nil {
 			return err
 		}
@@ -260,7 +266,7 @@ func (db *DB) eachAt(ctx context.Context, f PriceFilter, where []string, args []
 // scanPrices runs a query selecting the nine price columns of EachPrice
 // and hands each row to fn.
 // skip, checked before a row is decoded, leaves rows out.
-func (db *DB) scanPrices(ctx context.Context, q string, args []any, offers map[int64]pricewatch.Offer, seen seenIndex, skip func(id int64) bool, fn func(*PriceInterval) error) error {
+func (db *DB) scanPrices(ctx context.Context, q string, args []any, offers map[int64]pricewatch.Offer, seen seenIndex, skip func(id int64) bool, effectiveOnly bool, fn func(*PriceInterval) error) error {
 	rows, err := db.read.QueryContext(ctx, q, args...)
 	if err != nil {
 		return fmt.Errorf("reading price history: %w", err)
@@ -280,7 +286,10 @@ func (db *DB) scanPrices(ctx context.Context, q string, args []any, offers map[i
 		}
 		p.Offer = o
 		p.Currency = string(currency)
-		if p.Hourly, err = decimal.NewFromString(string(hourly)); err == nil {
+		if effectiveOnly {
+			p.Hourly, p.Upfront = decimal.Decimal{}, decimal.Decimal{}
+			p.EffectiveHourly, err = decimal.NewFromString(string(eff))
+		} else if p.Hourly, err = decimal.NewFromString(string(hourly)); err == nil {
 			if p.Upfront, err = decimal.NewFromString(string(upfront)); err == nil {
 				p.EffectiveHourly, err = decimal.NewFromString(string(eff))
 			}

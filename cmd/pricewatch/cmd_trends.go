@@ -118,7 +118,7 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 			}
 			var prev pricewatch.OfferKey
 			err = db.EachPrice(ctx, storage.PriceFilter{Providers: f.providers, Regions: f.regions, PriceTypes: pts, OS: sqlOS(f.os),
-				GPUModels: models, Since: from, ByOffer: true}, func(r *storage.PriceInterval) error {
+				GPUModels: models, Since: from, ByOffer: true, EffectiveOnly: true}, func(r *storage.PriceInterval) error {
 				if r.GPUModel == "" || (f.gpu != "" && !analysis.MatchGPU(f.gpu, r.GPUModel)) || r.ValidFrom.After(now) {
 					return nil
 				}
