@@ -131,7 +131,7 @@ func (db *DB) EachPrice(ctx context.Context, f PriceFilter, fn func(p *PriceInte
 	if f.CurrentOnly && f.Limit <= 0 {
 		// Straight from prices_current_cover: current prices sit in a few
 		// contiguous index pages, not among a year of closed rows.
-		q = cols + ` FROM offers o JOIN prices p ON p.offer_id = o.id AND p.valid_to IS NULL`
+		q = cols + ` FROM offers o JOIN prices p INDEXED BY prices_current_cover ON p.offer_id = o.id AND p.valid_to IS NULL`
 		if len(where) > 0 {
 			q += " WHERE " + strings.Join(where, " AND ")
 		}
