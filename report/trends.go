@@ -135,7 +135,9 @@ func ComputeTrends(ctx context.Context, st Store, book *fx.Book, q TrendsQuery) 
 	if err != nil {
 		return Trends{}, err
 	}
-	f.ByOffer = true
+	// Offers in storage order, each one's intervals together; only the
+	// effective rate is decoded (trends use nothing else).
+	f.ByOffer, f.EffectiveOnly = true, true
 	label := analysis.WindowLabel(q.Window)
 	step := trendStep(q.Window)
 	trendOpts := analysis.TrendOptions{Now: now, Window: q.Window, Changes: []time.Duration{q.Window}}

@@ -52,6 +52,9 @@ type PriceFilter struct {
 	// in no particular order: one query per moment, no union or sort of
 	// them all. For callers that group intervals themselves (the digest).
 	Unordered bool
+	// EffectiveOnly leaves Hourly and Upfront zero, for callers that use
+	// only the effective rate (trends): two fewer decimals per interval.
+	EffectiveOnly bool
 	// Limit, when positive, keeps the newest Limit intervals (by start);
 	// they are still returned in the usual order.
 	Limit int
@@ -129,7 +132,7 @@ func (db *DB) EachPrice(ctx context.Context, f PriceFilter, fn func(p *PriceInte
 	if f.CurrentOnly && f.Limit <= 0 {
 		// Straight from prices_current_cover: current prices sit in a few
 		// contiguous index pages, not among a year of closed rows.
-		q = cols + ` FROM offers o JOIN prices p ON p.offer_id = o.id AND p.valid_to IS NULL`
+		q = cols + ` FROM offers o JOIN prices p INDEXED BY prices_current_cover ON p.offer_id = o.id AND p.valid_to IS NULL`
 		if len(where) > 0 {
 			q += " WHERE " + strings.Join(where, " AND ")
 		}
@@ -201,7 +204,10 @@ func (db *DB) EachPrice(ctx context.Context, f PriceFilter, fn func(p *PriceInte
 		}
 		p.Currency = c
 		var err error
-		if p.Hourly, err = decimal.NewFromString(string(hourly)); err == nil {
+		if f.EffectiveOnly {
+			p.Hourly, p.Upfront = decimal.Decimal{}, decimal.Decimal{}
+			p.EffectiveHourly, err = decimal.NewFromString(string(eff))
+		} else if p.Hourly, err = decimal.NewFromString(string(hourly)); err == nil {
 			if p.Upfront, err = decimal.NewFromString(string(upfront)); err == nil {
 				p.EffectiveHourly, err = decimal.NewFromString(string(eff))
 			}
@@ -250,7 +256,7 @@ func (db *DB) eachAt(ctx context.Context, f PriceFilter, where []string, args []
 			done[id] = true
 			return false
 		}
-		err := db.scanPrices(ctx, q, append(append([]any(nil), args...), ts, ts), offers, seen, skip, fn)
+		err := db.scanPrices(ctx, q, append(append([]any(nil), args...), ts, ts), offers, seen, skip, f.EffectiveOnly, fn)
 		if err != nil {
 			return err
 		}
@@ -261,7 +267,7 @@ func (db *DB) eachAt(ctx context.Context, f PriceFilter, where []string, args []
 // scanPrices runs a query selecting the nine price columns of EachPrice
 // and hands each row to fn.
 // skip, checked before a row is decoded, leaves rows out.
-func (db *DB) scanPrices(ctx context.Context, q string, args []any, offers map[int64]pricewatch.Offer, seen seenIndex, skip func(id int64) bool, fn func(*PriceInterval) error) error {
+func (db *DB) scanPrices(ctx context.Context, q string, args []any, offers map[int64]pricewatch.Offer, seen seenIndex, skip func(id int64) bool, effectiveOnly bool, fn func(*PriceInterval) error) error {
 	rows, err := db.read.QueryContext(ctx, q, args...)
 	if err != nil {
 		return fmt.Errorf("reading price history: %w", err)
@@ -281,7 +287,10 @@ func (db *DB) scanPrices(ctx context.Context, q string, args []any, offers map[i
 		}
 		p.Offer = o
 		p.Currency = string(currency)
-		if p.Hourly, err = decimal.NewFromString(string(hourly)); err == nil {
+		if effectiveOnly {
+			p.Hourly, p.Upfront = decimal.Decimal{}, decimal.Decimal{}
+			p.EffectiveHourly, err = decimal.NewFromString(string(eff))
+		} else if p.Hourly, err = decimal.NewFromString(string(hourly)); err == nil {
 			if p.Upfront, err = decimal.NewFromString(string(upfront)); err == nil {
 				p.EffectiveHourly, err = decimal.NewFromString(string(eff))
 			}

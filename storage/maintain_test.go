@@ -132,3 +132,21 @@ func TestStats(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestParseFixedTimeMatchesTimeParse(t *testing.T) {
+	for _, s := range []string{"2026-11-02T10:00:00.000000Z", "2024-02-29T23:59:59.999999Z", "2026-01-01T00:00:00.000001Z"} {
+		want, err := time.Parse(timeFormat, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := parseFixedTime(s)
+		if !ok || !got.Equal(want) || got.Location() != time.UTC {
+			t.Errorf("%s: %v %v, want %v", s, got, ok, want)
+		}
+	}
+	for _, s := range []string{"2026-02-31T10:00:00.000000Z", "2026-13-01T10:00:00.000000Z", "2026-11-02T10:00:00Z", "2026-11-02 10:00:00.000000Z", "2026-11-0aT10:00:00.000000Z"} {
+		if _, ok := parseFixedTime(s); ok {
+			t.Errorf("%s parsed", s)
+		}
+	}
+}

@@ -283,7 +283,7 @@ func (s *saver) loadCurrentPrices(provider string) (map[pricewatch.OfferKey]*cur
 	rows, err := s.tx.QueryContext(s.ctx, `SELECT p.id, o.id, p.last_seen, p.currency, p.hourly, p.upfront, p.effective_hourly,
 		o.region, o.zone, o.instance_type, o.price_type, o.term, o.payment, o.offering_class, o.os,
 		o.gpu_model, o.gpu_count, o.gpu_memory_gb, o.vcpus, o.memory_gb, o.sku_id, o.sku_price_id, o.product_id, o.region_name
-		FROM prices p JOIN offers o ON o.id = p.offer_id WHERE o.provider = ? AND p.valid_to IS NULL`, provider)
+		FROM prices p INDEXED BY prices_current_cover JOIN offers o ON o.id = p.offer_id WHERE o.provider = ? AND p.valid_to IS NULL`, provider)
 	if err != nil {
 		return nil, err
 	}

@@ -24,9 +24,8 @@ CREATE TABLE scope_seen (
 CREATE INDEX prices_offer_to ON prices (offer_id, valid_to) WHERE valid_to IS NOT NULL;
 -- Every current price in a few contiguous pages: a run compares its
 -- snapshot with these, and compare/savings/recommend read them, without
--- visiting rows spread over a year of history.
-CREATE INDEX prices_current_cover ON prices (offer_id, currency, hourly, upfront, effective_hourly, valid_from, last_seen) WHERE valid_to IS NULL;
+-- visiting rows spread over a year of history. valid_to (always NULL here)
+-- is in it so that SQLite needs no table row at all; queries name it with
+-- INDEXED BY, since the planner otherwise prefers the unique prices_current.
+CREATE INDEX prices_current_cover ON prices (offer_id, currency, hourly, upfront, effective_hourly, valid_from, last_seen, valid_to) WHERE valid_to IS NULL;
 CREATE INDEX availability_until ON availability (until) WHERE until IS NOT NULL;
--- Retention prunes changes by age and by run.
-CREATE INDEX changes_run ON changes (run_id);
-CREATE INDEX offers_provider_type ON offers (provider, instance_type);
