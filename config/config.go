@@ -32,6 +32,7 @@ const DefaultFile = "pricewatch.yaml"
 // Config is the whole file.
 type Config struct {
 	Database  Database  `yaml:"database"`
+	Storage   Storage   `yaml:"storage"`
 	Log       Log       `yaml:"log"`
 	HTTP      HTTP      `yaml:"http"`
 	Fetch     Fetch     `yaml:"fetch"`
@@ -53,6 +54,26 @@ type Config struct {
 type Database struct {
 	Path        string        `yaml:"path"`
 	BusyTimeout time.Duration `yaml:"busy_timeout"`
+}
+
+// Storage is how history is kept as it grows.
+type Storage struct {
+	Retention Retention `yaml:"retention"`
+	// MaintenanceSchedule is when the daemon applies the retention policy
+	// and truncates the WAL (cron, UTC).
+	MaintenanceSchedule string `yaml:"maintenance_schedule"`
+}
+
+// Retention says what old history is pruned or thinned. Price intervals
+// are kept forever unless spot thinning is on.
+type Retention struct {
+	// ChangesMaxAge: detected changes older than this are deleted once
+	// their alerts are delivered; 0 keeps them forever.
+	ChangesMaxAge time.Duration `yaml:"changes_max_age"`
+	// SpotThinAfter: spot intervals that ended longer ago are thinned to
+	// one per offer per SpotThinStep; 0 (default) keeps every one.
+	SpotThinAfter time.Duration `yaml:"spot_thin_after"`
+	SpotThinStep  time.Duration `yaml:"spot_thin_step"`
 }
 
 // Log controls zap.
@@ -335,10 +356,12 @@ type MetricsOffers struct {
 func Default() *Config {
 	return &Config{
 		Database: Database{Path: "pricewatch.db", BusyTimeout: 5 * time.Second},
-		Log:      Log{Level: "info", Format: "auto"},
-		HTTP:     HTTP{Listen: "127.0.0.1:9108"},
-		Fetch:    Fetch{MinOfferRatio: 0.5, LeaseWait: time.Minute, MaxRetryAfter: time.Hour},
-		Slack:    Slack{MaxRetryAfter: time.Hour},
+		Storage: Storage{MaintenanceSchedule: "@hourly",
+			Retention: Retention{ChangesMaxAge: 90 * 24 * time.Hour, SpotThinStep: 24 * time.Hour}},
+		Log:   Log{Level: "info", Format: "auto"},
+		HTTP:  HTTP{Listen: "127.0.0.1:9108"},
+		Fetch: Fetch{MinOfferRatio: 0.5, LeaseWait: time.Minute, MaxRetryAfter: time.Hour},
+		Slack: Slack{MaxRetryAfter: time.Hour},
 		Providers: Providers{
 			AWS: AWS{
 				Common:       Common{Enabled: true, Endpoint: "https://pricing.us-east-1.amazonaws.com", Schedule: "17 */6 * * *", Timeout: 2 * time.Hour},
@@ -497,6 +520,13 @@ func (c *Config) Validate() error {
 	if c.HTTP.Listen != "" {
 		add(c.checkListen("http.listen", c.HTTP.Listen))
 	}
+	if r := c.Storage.Retention; r.ChangesMaxAge < 0 || r.SpotThinAfter < 0 || r.SpotThinStep < 0 {
+		add(c.keyErr("storage.retention", "ages must not be negative"))
+	}
+	if r := c.Storage.Retention; r.SpotThinAfter > 0 && r.SpotThinStep < time.Hour {
+		add(c.keyErr("storage.retention.spot_thin_step", "%s: want at least 1h when spot_thin_after is set", r.SpotThinStep))
+	}
+	add(c.checkSchedule("storage.maintenance_schedule", c.Storage.MaintenanceSchedule))
 	switch c.Log.Level {
 	case "debug", "info", "warn", "error":
 	default:

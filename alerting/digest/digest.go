@@ -19,6 +19,7 @@ package digest
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"sort"
 	"strings"
 	"time"
@@ -68,9 +69,10 @@ type Input struct {
 	Currency string
 	// Models are the watched GPU models or families (digest.gpu_models).
 	Models []string
-	// Prices are the stored price intervals in force at some time since
-	// Now − ChartWeeks weeks (storage.Prices with Since), of any OS; only
-	// Linux prices are compared.
+	// Prices are the stored price intervals in force at the weekly sample
+	// points Now, Now − Week, … Now − ChartWeeks weeks (storage.Prices with
+	// At; every interval since Now − ChartWeeks weeks gives the same
+	// digest), of any OS; only Linux prices are compared.
 	Prices []analysis.Interval
 	// Availability are the availability intervals open at some time since
 	// Now − Week (storage.Availability with All and Since).
@@ -305,6 +307,8 @@ func Build(in Input) (Digest, error) {
 	if err != nil {
 		return Digest{}, fmt.Errorf("building the digest: %w", err)
 	}
+	// The series hold what is needed; let the raw intervals go.
+	in.Prices = nil
 	watched := func(model string) bool {
 		for _, m := range in.Models {
 			if gpu.Matches(m, model) {
@@ -371,7 +375,7 @@ func Build(in Input) (Digest, error) {
 // interval starting after now is ignored and one ending after now is
 // current.
 func linuxSeries(prices []analysis.Interval, now time.Time) ([]analysis.Series, error) {
-	var ivs []analysis.Interval
+	ivs := make([]analysis.Interval, 0, len(prices))
 	for _, iv := range prices {
 		if iv.OS != pricewatch.Linux || iv.GPUModel == "" || iv.From.After(now) {
 			continue
@@ -463,7 +467,7 @@ func bestSavings(models []string, offers []pricewatch.Offer, conv analysis.Conve
 	var out []SavingsRow
 	for _, m := range models {
 		var best *analysis.Savings
-		for _, s := range rep.Rows() {
+		for _, s := range allOptions(rep) {
 			if !gpu.Matches(m, s.GPUModel) || !s.BreaksEven || !s.FullUseSavingsPct.IsPositive() || s.GPUCount <= 0 {
 				continue
 			}
@@ -480,6 +484,22 @@ func bestSavings(models []string, offers []pricewatch.Offer, conv analysis.Conve
 		out = append(out, SavingsRow{Model: m, Savings: *best, EffectivePerGPU: eff, OnDemandPerGPU: od})
 	}
 	return out, nil
+}
+
+// allOptions iterates every commitment of a report without copying them
+// into one slice (a digest's report holds thousands).
+func allOptions(rep analysis.SavingsReport) iter.Seq2[int, analysis.Savings] {
+	return func(yield func(int, analysis.Savings) bool) {
+		i := 0
+		for _, g := range rep.Groups {
+			for _, s := range g.Options {
+				if !yield(i, s) {
+					return
+				}
+				i++
+			}
+		}
+	}
 }
 
 // availabilityEvents finds, among watched models, the places that became

@@ -139,7 +139,9 @@ func (a *app) buildDigest(ctx context.Context, db *storage.DB, now time.Time) (d
 	if err != nil {
 		return digest.Digest{}, fmt.Errorf("digest.timezone %q: %w", cfg.Timezone, err)
 	}
-	in, err := report.DigestInput(ctx, db, now, digest.ChartWeeks*digest.Week)
+	// The digest looks at prices at a handful of moments, only for the
+	// models it is about (digest.gpu_models and the chart's).
+	in, err := report.WeeklyDigestInput(ctx, db, now, append(append([]string(nil), cfg.GPUModels...), digest.ChartModels...))
 	if err != nil {
 		return digest.Digest{}, err
 	}
