@@ -21,7 +21,7 @@ func TestDocumentRoundTrip(t *testing.T) {
 		item Item
 	}{
 		{"price drop with every figure", Item{Event: PriceDrop,
-			Change: priceChangeAt(pricewatch.PriceChanged, spot, "25", "18.169536", at),
+			Change:    priceChangeAt(pricewatch.PriceChanged, spot, "25", "18.169536", at),
 			OldPerGPU: nd("3.125"), NewPerGPU: nd("2.271192"), Delta: nd("-6.830464"), DeltaPerGPU: nd("-0.853808"), DeltaPct: nd("-27.32")}},
 		{"new price: no old price", Item{Event: PriceNew, Change: priceChangeAt(pricewatch.PriceNew, spot, "", "18.169536", at), NewPerGPU: nd("2.271192")}},
 		{"back in stock, with the flap clock", Item{Event: BackInStock, Change: pricewatch.Change{Kind: pricewatch.BackInStock, At: at,
