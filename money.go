@@ -63,18 +63,70 @@ func EffectiveHourly(hourly, upfront decimal.Decimal, term string) (decimal.Deci
 // possibly in scientific notation ("9.0E-4"), with surrounding spaces.
 // Placeholders such as "N/A*" or "" are an error, never zero.
 func ParsePrice(s string) (decimal.Decimal, error) {
-	t := strings.TrimSpace(s)
-	if t == "" {
-		return decimal.Decimal{}, fmt.Errorf("empty price")
-	}
-	d, err := decimal.NewFromString(t)
+	d, err := ParseAmount(s)
 	if err != nil {
-		return decimal.Decimal{}, fmt.Errorf("price %q is not a number", s)
+		return decimal.Decimal{}, err
 	}
 	if d.IsNegative() {
 		return decimal.Decimal{}, fmt.Errorf("price %q is negative", s)
 	}
 	return d, nil
+}
+
+// Bounds of a plausible amount. A 3-year all-upfront reservation of the
+// largest GPU machine is a few million, in any currency pricewatch meets
+// (CNY, JPY and IDR included) well under 10^12; a price below 10^-12 per
+// hour is no price. The text bound keeps a hostile 10,001-digit number
+// from being parsed at all.
+const (
+	MaxAmountText      = 64
+	maxAmountOrder     = 12  // |amount| < 10^12
+	minAmountOrder     = -12 // a non-zero |amount| ≥ 10^-12 (roughly)
+	maxAmountSignifDig = 34
+)
+
+// ParseAmount reads an exact decimal as the clouds publish amounts (plain
+// or scientific notation, surrounding spaces), refusing text that is not a
+// number or whose magnitude no price can have (1e9999, a 10,001-digit
+// number): such a value fails the run at parse time instead of reaching
+// storage and every analysis.
+func ParseAmount(s string) (decimal.Decimal, error) {
+	t := strings.TrimSpace(s)
+	if t == "" {
+		return decimal.Decimal{}, fmt.Errorf("empty price")
+	}
+	if len(t) > MaxAmountText {
+		return decimal.Decimal{}, fmt.Errorf("number %.20q… is %d characters long: no price is", t, len(t))
+	}
+	d, err := decimal.NewFromString(t)
+	if err != nil {
+		return decimal.Decimal{}, fmt.Errorf("price %q is not a number", s)
+	}
+	if err := CheckMagnitude(d); err != nil {
+		return decimal.Decimal{}, fmt.Errorf("price %q: %w", t, err)
+	}
+	return d, nil
+}
+
+// CheckMagnitude refuses an amount outside the plausible range (see
+// ParseAmount). It never rescales the value, so a huge exponent costs
+// nothing to refuse.
+func CheckMagnitude(d decimal.Decimal) error {
+	if d.IsZero() {
+		return nil
+	}
+	coef := d.Coefficient()
+	digits := len(coef.Abs(coef).String())
+	order := int64(digits) + int64(d.Exponent()) // |d| < 10^order
+	switch {
+	case digits > maxAmountSignifDig:
+		return fmt.Errorf("%d significant digits: more than any price has", digits)
+	case order > maxAmountOrder:
+		return fmt.Errorf("magnitude 10^%d: no price is that large", order)
+	case order < minAmountOrder:
+		return fmt.Errorf("magnitude 10^%d: no price is that small", order)
+	}
+	return nil
 }
 
 // FormatPrice prints a price without float rounding and without trailing

@@ -1,6 +1,7 @@
 package pricewatch
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -136,6 +137,52 @@ func TestFormatAmount(t *testing.T) {
 	for in, want := range map[string]string{"1446955": "1,446,955.00", "-1234.5": "-1,234.50", "999.999": "1,000.00", "0": "0.00", "100": "100.00"} {
 		if got := FormatAmount(decimal.RequireFromString(in)); got != want {
 			t.Errorf("FormatAmount(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestParsePriceRefusesImplausibleMagnitudes(t *testing.T) {
+	for _, tt := range []struct {
+		in string
+		ok bool
+	}{
+		{"98.32", true},
+		{"9.0E-4", true},
+		{"1446955.00", true},
+		{"0", true},
+		{"999999999999", true},
+		{"1e9999", false},
+		{"1E+12", false},
+		{"1e-9999", false},
+		{"1e2147483647", false},
+		{strings.Repeat("9", 10001), false},
+		{"0." + strings.Repeat("0", 20) + "1", false},
+	} {
+		_, err := ParsePrice(tt.in)
+		if (err == nil) != tt.ok {
+			t.Errorf("ParsePrice(%.30q) error %v, want ok %v", tt.in, err, tt.ok)
+		}
+	}
+}
+
+func TestOfferValidateChecksCodes(t *testing.T) {
+	base := Offer{Provider: "azure", Region: "eastus", InstanceType: "Standard_ND96isr_H100_v5", PriceType: OnDemand, OS: Linux,
+		Currency: "USD", Hourly: decimal.RequireFromString("98.32")}
+	if err := base.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for name, mutate := range map[string]func(*Offer){
+		"lower-case currency": func(o *Offer) { o.Currency = "usd" },
+		"long currency":       func(o *Offer) { o.Currency = "USDT" },
+		"region with space":   func(o *Offer) { o.Region = "east us" },
+		"region with a quote": func(o *Offer) { o.Region = "east'us" },
+		"zone with slash":     func(o *Offer) { o.Zone = "eastus/1" },
+		"huge price":          func(o *Offer) { o.Hourly = decimal.New(1, 9999) },
+	} {
+		o := base
+		mutate(&o)
+		if err := o.Validate(); err == nil {
+			t.Errorf("%s: accepted", name)
 		}
 	}
 }

@@ -9,6 +9,7 @@ package pricewatch
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/shopspring/decimal"
@@ -171,6 +172,29 @@ func (o Offer) EffectiveHourly() (decimal.Decimal, error) {
 // type, a missing currency, a negative price, or a commitment without a term.
 // A zero price is allowed only where an upfront fee carries the cost (AWS All
 // Upfront reservations bill 0.00 per hour).
+// IsCurrencyCode reports whether s has the shape of an ISO 4217 code.
+func IsCurrencyCode(s string) bool {
+	if len(s) != 3 {
+		return false
+	}
+	for _, r := range s {
+		if r < 'A' || r > 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+// regionCode is the shape every cloud's region and zone codes share:
+// letters and digits in words joined by hyphens, underscores or dots
+// (eastus, us-east-1, cn-hangzhou-h, EU-RO-1, a Vast.ai country JP), at
+// most 64 characters. Spaces, slashes, quotes and control characters are
+// never part of one.
+var regionCode = regexp.MustCompile(`^[A-Za-z0-9]+([-_.][A-Za-z0-9]+)*$`)
+
+// IsRegionCode reports whether s has the shape of a region or zone code.
+func IsRegionCode(s string) bool { return len(s) <= 64 && regionCode.MatchString(s) }
+
 func (o Offer) Validate() error {
 	if o.Provider == "" || o.Region == "" || o.InstanceType == "" {
 		return fmt.Errorf("offer %s: provider, region and instance type are required", o.Key())
@@ -178,14 +202,22 @@ func (o Offer) Validate() error {
 	if !o.PriceType.Valid() {
 		return fmt.Errorf("offer %s: unknown price type %q", o.Key(), o.PriceType)
 	}
-	if o.Currency == "" {
-		return fmt.Errorf("offer %s: currency is required", o.Key())
+	if !IsCurrencyCode(o.Currency) {
+		return fmt.Errorf("offer %s: currency %q is not an ISO 4217 code (three capital letters)", o.Key(), o.Currency)
+	}
+	if !IsRegionCode(o.Region) || (o.Zone != "" && !IsRegionCode(o.Zone)) {
+		return fmt.Errorf("offer %s: region %q / zone %q is not a region code (letters and digits joined by hyphens)", o.Key(), o.Region, o.Zone)
 	}
 	if o.OS != Linux && o.OS != Windows {
 		return fmt.Errorf("offer %s: operating system must be %q or %q, not %q", o.Key(), Linux, Windows, o.OS)
 	}
 	if o.Hourly.IsNegative() || o.Upfront.IsNegative() {
 		return fmt.Errorf("offer %s: negative price", o.Key())
+	}
+	for _, a := range []decimal.Decimal{o.Hourly, o.Upfront} {
+		if err := CheckMagnitude(a); err != nil {
+			return fmt.Errorf("offer %s: %w", o.Key(), err)
+		}
 	}
 	if o.PriceType.IsCommitment() {
 		if _, err := TermHours(o.Term); err != nil {

@@ -65,6 +65,10 @@ type DispatcherOptions struct {
 	// Idle is how often Run looks at the outbox when nothing nudges it
 	// (default 1m).
 	Idle time.Duration
+	// MaxRetryAfter caps the wait a Retry-After asks for (default 1h,
+	// slack.max_retry_after): a hostile or broken value must not park a
+	// channel, and everything queued behind its head, for years.
+	MaxRetryAfter time.Duration
 	// Sleep waits for d or until ctx ends; tests replace it together with
 	// the database clock.
 	Sleep func(ctx context.Context, d time.Duration) error
@@ -85,6 +89,9 @@ func (o *DispatcherOptions) defaults() {
 	}
 	if o.Idle <= 0 {
 		o.Idle = time.Minute
+	}
+	if o.MaxRetryAfter <= 0 {
+		o.MaxRetryAfter = time.Hour
 	}
 	if o.Sleep == nil {
 		o.Sleep = sleep
@@ -162,6 +169,9 @@ type Report struct {
 	Incomplete int
 	// Pending is what is still queued when Deliver returned.
 	Pending int
+	// taken counts heads another sender held (or whose outcome this
+	// process has yet to record): no progress, not a failure.
+	taken int
 }
 
 func (r *Report) add(o Report) {
@@ -169,6 +179,7 @@ func (r *Report) add(o Report) {
 	r.Failed += o.Failed
 	r.Retrying += o.Retrying
 	r.Incomplete += o.Incomplete
+	r.taken += o.taken
 }
 
 // Deliver sends what is due now and keeps going until the outbox is empty
@@ -216,7 +227,8 @@ func (d *Dispatcher) Nudge() {
 // message being posted at that moment stays pending.
 func (d *Dispatcher) Run(ctx context.Context) error {
 	for {
-		if _, err := d.pass(ctx, false); err != nil {
+		rep, err := d.pass(ctx, false)
+		if err != nil {
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -229,6 +241,11 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 			if w := next.Sub(d.clock.Now()); w < wait {
 				wait = max(w, 0)
 			}
+		}
+		if wait == 0 && rep.taken > 0 && rep.Sent+rep.Failed == 0 {
+			// A head is due but held (its outcome not yet written, the
+			// database busy): look again shortly, not in a hot loop.
+			wait = takenPause
 		}
 		if ctx.Err() != nil {
 			return nil
@@ -318,6 +335,7 @@ func (d *Dispatcher) pass(ctx context.Context, force bool) (Report, error) {
 				rep.Retrying++
 				blocked[m.Channel] = true
 			case taken:
+				rep.taken++
 				blocked[m.Channel] = true
 			}
 		}
@@ -326,6 +344,10 @@ func (d *Dispatcher) pass(ctx context.Context, force bool) (Report, error) {
 		}
 	}
 }
+
+// takenPause is how long Run waits before looking again at a due head it
+// could not claim.
+const takenPause = time.Second
 
 type outcome int
 
@@ -397,6 +419,11 @@ func (d *Dispatcher) deliver(ctx context.Context, m OutboxEntry, force bool) (ou
 	var ra *RetryAfterError
 	if errors.As(postErr, &ra) {
 		wait = max(ra.After, time.Second)
+		if wait > d.opts.MaxRetryAfter {
+			log.Warn("Slack asked to wait longer than slack.max_retry_after; waiting that instead",
+				zap.Duration("retry_after", ra.After), zap.Duration("max_retry_after", d.opts.MaxRetryAfter))
+			wait = d.opts.MaxRetryAfter
+		}
 	}
 	next := d.clock.Now().Add(wait)
 	if err := d.db.MarkRetry(ctx, m.ID, next, postErr.Error()); err != nil {

@@ -14,6 +14,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -109,6 +111,11 @@ type Fetch struct {
 	// well-formed answer): below this share of the previous count the run
 	// fails instead of closing every missing price.
 	MinOfferRatio float64 `yaml:"min_offer_ratio"`
+	// LeaseWait bounds how long a run waits for another run of the same
+	// provider (another process) to finish before it is skipped.
+	LeaseWait time.Duration `yaml:"lease_wait"`
+	// MaxRetryAfter caps the wait a cloud's Retry-After asks for.
+	MaxRetryAfter time.Duration `yaml:"max_retry_after"`
 }
 
 // Providers has one section per cloud.
@@ -226,6 +233,8 @@ type Slack struct {
 	TokenFile  string `yaml:"token_file"`
 	WebhookURL Secret `yaml:"webhook_url"`
 	APIURL     string `yaml:"api_url"`
+	// MaxRetryAfter caps the wait Slack's Retry-After asks for.
+	MaxRetryAfter time.Duration `yaml:"max_retry_after"`
 }
 
 // Webhook is the generic webhook notifier: alerts as JSON, optionally
@@ -343,7 +352,8 @@ func Default() *Config {
 		Database: Database{Path: "pricewatch.db", BusyTimeout: 5 * time.Second},
 		Log:      Log{Level: "info", Format: "auto"},
 		HTTP:     HTTP{Listen: "127.0.0.1:9108"},
-		Fetch:    Fetch{MinOfferRatio: 0.5},
+		Fetch:    Fetch{MinOfferRatio: 0.5, LeaseWait: time.Minute, MaxRetryAfter: time.Hour},
+		Slack:    Slack{MaxRetryAfter: time.Hour},
 		Providers: Providers{
 			AWS: AWS{
 				Common:       Common{Enabled: true, Endpoint: "https://pricing.us-east-1.amazonaws.com", Schedule: "17 */6 * * *", Timeout: 2 * time.Hour},
@@ -445,11 +455,20 @@ func Parse(r io.Reader, name string) (*Config, error) {
 	cfg := Default()
 	cfg.Source = name
 	var root yaml.Node
-	if err := yaml.NewDecoder(r).Decode(&root); err != nil {
+	dec := yaml.NewDecoder(r)
+	if err := dec.Decode(&root); err != nil {
 		if errors.Is(err, io.EOF) {
 			return cfg, cfg.Validate()
 		}
 		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	// A second document ("---" and more keys) would be ignored: refuse it.
+	var extra yaml.Node
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		if err != nil {
+			return nil, fmt.Errorf("%s: after the first document: %v", name, err)
+		}
+		return nil, fmt.Errorf("%s:line %d: a second YAML document; pricewatch reads one (remove the \"---\" and merge the keys)", name, extra.Line)
 	}
 	d := &decoder{file: name, lines: cfg.lines}
 	d.decode(&root, reflectValue(cfg), "")
@@ -480,6 +499,19 @@ func (c *Config) Validate() error {
 	if c.Database.Path == "" {
 		add(c.keyErr("database.path", "must not be empty"))
 	}
+	for key, d := range map[string]time.Duration{
+		"database.busy_timeout":      c.Database.BusyTimeout,
+		"alerts.fetch_delivery_wait": c.Alerts.FetchDeliveryWait,
+		"alerts.flap_window":         c.Alerts.FlapWindow,
+		"fx.max_age":                 c.FX.MaxAge,
+	} {
+		if d < 0 {
+			add(c.keyErr(key, "%s: must not be negative", d))
+		}
+	}
+	if c.HTTP.Listen != "" {
+		add(c.checkListen("http.listen", c.HTTP.Listen))
+	}
 	switch c.Log.Level {
 	case "debug", "info", "warn", "error":
 	default:
@@ -501,21 +533,28 @@ func (c *Config) Validate() error {
 	if c.Fetch.MinOfferRatio < 0 || c.Fetch.MinOfferRatio > 1 {
 		add(c.keyErr("fetch.min_offer_ratio", "%v: want a share between 0 and 1", c.Fetch.MinOfferRatio))
 	}
+	if c.Fetch.LeaseWait < 0 {
+		add(c.keyErr("fetch.lease_wait", "must not be negative"))
+	}
+	if c.Fetch.MaxRetryAfter <= 0 {
+		add(c.keyErr("fetch.max_retry_after", "must be positive"))
+	}
+	if c.Slack.MaxRetryAfter <= 0 {
+		add(c.keyErr("slack.max_retry_after", "must be positive"))
+	}
 	for name, p := range c.providerCommons() {
 		prefix := "providers." + name
 		if p.Endpoint != "" || name == "azure" || name == "aws" || name == "lambda" || name == "runpod" || name == "vastai" || name == "oci" {
 			add(c.checkURL(prefix+".endpoint", p.Endpoint))
 		}
 		if p.Schedule != "" {
-			if _, err := cron.ParseStandard(p.Schedule); err != nil {
-				add(c.keyErr(prefix+".schedule", "%q is not a cron spec: %v", p.Schedule, err))
-			}
+			add(c.checkSchedule(prefix+".schedule", p.Schedule))
 		}
 		if p.Timeout < 0 {
 			add(c.keyErr(prefix+".timeout", "must not be negative"))
 		}
 		for i, r := range p.Regions {
-			if strings.TrimSpace(r) == "" || strings.ContainsAny(r, " /?&") {
+			if !regionCode.MatchString(r) {
 				add(c.keyErr(fmt.Sprintf("%s.regions[%d]", prefix, i), "%q is not a region code", r))
 			}
 		}
@@ -601,9 +640,7 @@ func (c *Config) Validate() error {
 		add(c.validateRule(i, r))
 	}
 	if c.Digest.Schedule != "" {
-		if _, err := cron.ParseStandard(c.Digest.Schedule); err != nil {
-			add(c.keyErr("digest.schedule", "%q is not a cron spec: %v", c.Digest.Schedule, err))
-		}
+		add(c.checkSchedule("digest.schedule", c.Digest.Schedule))
 	}
 	if _, err := time.LoadLocation(c.Digest.Timezone); err != nil {
 		add(c.keyErr("digest.timezone", "%q is not a time zone (e.g. UTC, Europe/Berlin)", c.Digest.Timezone))
@@ -723,6 +760,37 @@ func (c *Config) providerCommons() map[string]Common {
 	}
 }
 
+// checkSchedule parses a cron spec. robfig/cron takes "@every -3s" (and
+// any interval under a second) and quietly runs every second: refused.
+func (c *Config) checkSchedule(key, spec string) error {
+	if _, err := cron.ParseStandard(spec); err != nil {
+		return c.keyErr(key, "%q is not a cron spec: %v", spec, err)
+	}
+	if rest, ok := strings.CutPrefix(strings.TrimSpace(spec), "@every "); ok {
+		d, err := time.ParseDuration(strings.TrimSpace(rest))
+		if err != nil || d < time.Second {
+			return c.keyErr(key, "%q: @every needs an interval of at least 1s", spec)
+		}
+	}
+	return nil
+}
+
+// checkListen wants host:port with a port number (the host may be empty
+// for every interface).
+func (c *Config) checkListen(key, v string) error {
+	host, port, err := net.SplitHostPort(v)
+	if err != nil {
+		return c.keyErr(key, "%q: want host:port, e.g. 127.0.0.1:9108 (empty disables the listener)", v)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return c.keyErr(key, "%q: port %q is not a number from 0 to 65535", v, port)
+	}
+	if strings.ContainsAny(host, " /?#") {
+		return c.keyErr(key, "%q: %q is not a host name or address", v, host)
+	}
+	return nil
+}
+
 func (c *Config) checkURL(key, v string) error {
 	u, err := url.Parse(v)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -730,6 +798,11 @@ func (c *Config) checkURL(key, v string) error {
 	}
 	return nil
 }
+
+// regionCode is the shape every cloud's region codes share: letters and
+// digits in words joined by hyphens, underscores or dots (eastus,
+// us-east-1, cn-hangzhou, EU-RO-1).
+var regionCode = regexp.MustCompile(`^[A-Za-z0-9]+([-_.][A-Za-z0-9]+)*$`)
 
 func isCurrency(s string) bool {
 	if len(s) != 3 {

@@ -129,6 +129,37 @@ func TestNoFileGivesDefaults(t *testing.T) {
 	}
 }
 
+// Values that decode but are faults: each refused at load with its file and
+// line, never accepted to fail later (or run every second).
+func TestFaultyValuesRefusedWithLine(t *testing.T) {
+	tests := []struct {
+		name, yaml string
+		want       string
+	}{
+		{"negative busy timeout", "database:\n  busy_timeout: -5s\n", "cfg.yaml:line 2: database.busy_timeout: -5s: must not be negative"},
+		{"negative delivery wait", "alerts:\n  fetch_delivery_wait: -1s\n", "cfg.yaml:line 2: alerts.fetch_delivery_wait: -1s: must not be negative"},
+		{"negative fx max age", "fx:\n  max_age: -24h\n", "cfg.yaml:line 2: fx.max_age: -24h0m0s: must not be negative"},
+		{"negative flap window", "alerts:\n  flap_window: -1h\n", "cfg.yaml:line 2: alerts.flap_window: -1h0m0s: must not be negative"},
+		{"negative lease wait", "fetch:\n  lease_wait: -1m\n", "cfg.yaml:line 2: fetch.lease_wait: must not be negative"},
+		{"zero retry-after cap", "slack:\n  max_retry_after: 0s\n", "cfg.yaml:line 2: slack.max_retry_after: must be positive"},
+		{"negative every", "providers:\n  azure:\n    schedule: \"@every -3s\"\n", "cfg.yaml:line 3: providers.azure.schedule: \"@every -3s\": @every needs an interval of at least 1s"},
+		{"sub-second every", "digest:\n  schedule: \"@every 10ms\"\n", "cfg.yaml:line 2: digest.schedule: \"@every 10ms\": @every needs an interval of at least 1s"},
+		{"listen without port", "http:\n  listen: localhost\n", "cfg.yaml:line 2: http.listen: \"localhost\": want host:port"},
+		{"listen with a bad port", "http:\n  listen: 127.0.0.1:99999\n", "cfg.yaml:line 2: http.listen: \"127.0.0.1:99999\": port \"99999\" is not a number from 0 to 65535"},
+		{"duplicate map key", "fx:\n  fixed_rates:\n    USD: \"1.08\"\n    USD: \"9.99\"\n", "cfg.yaml:line 4: fx.fixed_rates.USD: key given twice"},
+		{"second document", "log:\n  level: info\n---\nlog:\n  level: debug\n", "cfg.yaml:line 3: a second YAML document"},
+		{"region code with a space", "providers:\n  aws:\n    regions: [\"us east 1\"]\n", "cfg.yaml:line 3: providers.aws.regions[0]: \"us east 1\" is not a region code"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse(strings.NewReader(tt.yaml), "cfg.yaml")
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
 // TestKeyedProviders: Lambda and RunPod take the common keys and an
 // api_key_file, are checked like the others, and rules may name them.
 func TestKeyedProviders(t *testing.T) {

@@ -109,9 +109,16 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 		if v.IsNil() {
 			v.Set(reflect.MakeMap(v.Type()))
 		}
+		seen := map[string]bool{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, val := n.Content[i], n.Content[i+1]
 			kp := join(path, k.Value)
+			// The later value would silently win: refuse, as for struct keys.
+			if seen[k.Value] {
+				d.fail(k, kp, "key given twice")
+				continue
+			}
+			seen[k.Value] = true
 			d.lines[kp] = k.Line
 			elem := reflect.New(v.Type().Elem()).Elem()
 			d.decode(val, elem, kp)

@@ -9,7 +9,12 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/pricewatch/pricewatch/secret"
 )
 
 // RetryPolicy says how a Client retries. The zero value is not useful; use
@@ -17,13 +22,16 @@ import (
 type RetryPolicy struct {
 	MaxAttempts    int           // total tries per request, including the first
 	BaseDelay      time.Duration // first back-off; doubles per attempt
-	MaxDelay       time.Duration // cap on one back-off and on an honoured Retry-After
+	MaxDelay       time.Duration // cap on one back-off
 	RequestTimeout time.Duration // per attempt, headers only (bodies may stream longer)
+	// MaxRetryAfter caps an honoured Retry-After (fetch.max_retry_after);
+	// a longer one is cut to it and logged. Zero: one hour.
+	MaxRetryAfter time.Duration
 }
 
 // DefaultRetryPolicy is what the fetchers use unless a test needs speed.
 func DefaultRetryPolicy() RetryPolicy {
-	return RetryPolicy{MaxAttempts: 5, BaseDelay: 500 * time.Millisecond, MaxDelay: 60 * time.Second, RequestTimeout: 60 * time.Second}
+	return RetryPolicy{MaxAttempts: 5, BaseDelay: 500 * time.Millisecond, MaxDelay: 60 * time.Second, RequestTimeout: 60 * time.Second, MaxRetryAfter: time.Hour}
 }
 
 // Client is an HTTP client that retries 429 and 5xx responses and network
@@ -34,14 +42,24 @@ type Client struct {
 	Policy RetryPolicy
 	// UserAgent is sent with every request.
 	UserAgent string
+	// Log receives capped waits; nil logs nothing.
+	Log *zap.Logger
 	// sleep is replaceable so tests do not wait for real back-offs.
 	sleep func(ctx context.Context, d time.Duration) error
 }
 
 // NewClient returns a Client with the given policy.
 func NewClient(policy RetryPolicy) *Client {
-	return &Client{HTTP: &http.Client{}, Policy: policy, UserAgent: "pricewatch (+https://github.com/pricewatch/pricewatch)"}
+	return &Client{HTTP: &http.Client{CheckRedirect: SameOriginRedirects}, Policy: policy, UserAgent: "pricewatch (+https://github.com/pricewatch/pricewatch)"}
 }
+
+// ErrTimeout: a request got no response headers within the policy's
+// RequestTimeout.
+var ErrTimeout = errors.New("request timed out")
+
+// errHeaderTimeout is the cause a request's context is cancelled with when
+// its header timeout fires.
+var errHeaderTimeout = errors.New("response header timeout")
 
 // StatusError is a non-success HTTP status that retries did not cure.
 type StatusError struct {
@@ -92,6 +110,11 @@ func (c *Client) Do(ctx context.Context, newReq func(ctx context.Context) (*http
 		if wait == 0 {
 			wait = c.backoff(attempt)
 		}
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+			// Waiting would only end in the run's timeout: fail now,
+			// saying what the cloud asked.
+			return nil, fmt.Errorf("%w (the next try would be in %s, after the run's timeout: %w)", lastErr, wait.Round(time.Second), context.DeadlineExceeded)
+		}
 		if err := c.doSleep(ctx, wait); err != nil {
 			return nil, fmt.Errorf("%w (while waiting to retry: %v)", err, lastErr)
 		}
@@ -103,19 +126,32 @@ func (c *Client) Do(ctx context.Context, newReq func(ctx context.Context) (*http
 func (c *Client) once(req *http.Request) (*http.Response, time.Duration, error) {
 	ctx := req.Context()
 	var cancel context.CancelFunc = func() {}
+	tctx := ctx
 	if c.Policy.RequestTimeout > 0 {
 		// The timeout covers connecting and the response headers; the body
 		// is the caller's to read, so the timer stops once headers arrive.
-		var tctx context.Context
-		tctx, cancel = context.WithCancel(ctx)
-		timer := time.AfterFunc(c.Policy.RequestTimeout, cancel)
+		// It cancels with a cause, so that the error says "timeout" and
+		// not "context canceled".
+		var cancelCause context.CancelCauseFunc
+		tctx, cancelCause = context.WithCancelCause(ctx)
+		cancel = func() { cancelCause(nil) }
+		timer := time.AfterFunc(c.Policy.RequestTimeout, func() { cancelCause(errHeaderTimeout) })
 		defer timer.Stop()
 		req = req.WithContext(tctx)
 	}
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
+		timedOut := errors.Is(context.Cause(tctx), errHeaderTimeout)
 		cancel()
-		return nil, 0, fmt.Errorf("%s %s: %w", req.Method, RedactURL(req.URL), unwrapURLError(err))
+		wait := time.Duration(0)
+		if errors.Is(err, ErrForeignOrigin) {
+			wait = -1 // the same redirect would come back
+		}
+		err = unwrapURLError(err)
+		if timedOut && ctx.Err() == nil {
+			err = fmt.Errorf("%w: no response headers within %s", ErrTimeout, c.Policy.RequestTimeout)
+		}
+		return nil, wait, fmt.Errorf("%s %s: %w", req.Method, RedactURL(req.URL), err)
 	}
 	if resp.StatusCode < 300 || resp.StatusCode == http.StatusNotModified {
 		resp.Body = &cancelOnClose{ReadCloser: resp.Body, cancel: cancel}
@@ -124,7 +160,7 @@ func (c *Client) once(req *http.Request) (*http.Response, time.Duration, error) 
 	defer cancel()
 	snippet, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 	resp.Body.Close()
-	serr := &StatusError{Method: req.Method, URL: RedactURL(req.URL), Status: resp.StatusCode, Body: string(snippet)}
+	serr := &StatusError{Method: req.Method, URL: RedactURL(req.URL), Status: resp.StatusCode, Body: secret.String(strings.Join(strings.Fields(string(snippet)), " "))}
 	switch {
 	case resp.StatusCode == http.StatusTooManyRequests:
 		return nil, c.retryAfter(resp), fmt.Errorf("%w: %w", ErrThrottled, serr)
@@ -149,8 +185,16 @@ func (c *Client) retryAfter(resp *http.Response) time.Duration {
 	if d <= 0 {
 		return 0
 	}
-	if c.Policy.MaxDelay > 0 && d > c.Policy.MaxDelay {
-		d = c.Policy.MaxDelay
+	limit := c.Policy.MaxRetryAfter
+	if limit <= 0 {
+		limit = time.Hour
+	}
+	if d > limit {
+		if c.Log != nil {
+			c.Log.Warn("the cloud asked to wait longer than fetch.max_retry_after; waiting that instead",
+				zap.String("url", RedactURL(resp.Request.URL)), zap.String("retry_after", v), zap.Duration("max_retry_after", limit))
+		}
+		d = limit
 	}
 	return d
 }

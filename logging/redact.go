@@ -1,184 +1,19 @@
 package logging
 
-import (
-	"bytes"
-	"encoding/json"
-	"net/url"
-	"regexp"
-	"slices"
-	"strings"
-	"sync/atomic"
-)
+import "github.com/pricewatch/pricewatch/secret"
 
 // Mask replaces whatever was redacted.
-const Mask = "[REDACTED]"
+const Mask = secret.Mask
 
-// Redactor masks secrets in text. It always masks URL query strings and
-// user info, Slack webhook paths and the shapes of Slack tokens and of
-// Alibaba and Tencent access key IDs; the configured secret values
-// themselves are added with SetSecrets, which a config reload may call
-// again. It is safe for concurrent use.
-type Redactor struct {
-	secrets atomic.Pointer[[]string]
-}
+// Redactor masks secrets in log lines: the one scrubber of package secret.
+type Redactor = secret.Scrubber
 
 // NewRedactor returns a Redactor for the given secret values.
-func NewRedactor(secrets ...string) *Redactor {
-	r := &Redactor{}
-	r.SetSecrets(secrets...)
-	return r
-}
+func NewRedactor(secrets ...string) *Redactor { return secret.New(secrets...) }
 
-// SetSecrets replaces the set of values to mask. Empty values are ignored.
-func (r *Redactor) SetSecrets(secrets ...string) {
-	var forms []string
-	for _, s := range secrets {
-		if s == "" {
-			continue
-		}
-		// A secret can reach a log line as written, escaped inside a JSON
-		// string (the JSON encoder and console fields) or percent-encoded
-		// inside a URL.
-		forms = append(forms, s, jsonEscaped(s), url.QueryEscape(s), url.PathEscape(s))
-	}
-	// Longest first, so that a secret containing another is masked whole.
-	slices.SortFunc(forms, func(a, b string) int { return len(b) - len(a) })
-	forms = slices.Compact(forms)
-	r.secrets.Store(&forms)
-}
+// RedactString masks the given secrets, and every credential shape, in s.
+func RedactString(s string, secrets ...string) string { return secret.String(s, secrets...) }
 
-// String returns s with every secret masked.
-func (r *Redactor) String(s string) string {
-	var secrets []string
-	if r != nil {
-		if p := r.secrets.Load(); p != nil {
-			secrets = *p
-		}
-	}
-	return redact(s, secrets)
-}
-
-// Error returns err with its message masked. The result still unwraps to
-// err, so errors.Is and errors.As keep classifying it; do not log what
-// errors.As digs out of it (a *url.Error holds the full URL).
-func (r *Redactor) Error(err error) error {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	clean := r.String(msg)
-	if clean == msg {
-		return err
-	}
-	return &redactedError{msg: clean, err: err}
-}
-
-// RedactString masks the given secrets, and everything a Redactor always
-// masks, in s. Use it for text bound for Slack or a terminal.
-func RedactString(s string, secrets ...string) string {
-	return NewRedactor(secrets...).String(s)
-}
-
-// Redact returns err with the given secrets, and everything a Redactor
-// always masks, removed from its message; see Redactor.Error.
-func Redact(err error, secrets ...string) error {
-	return NewRedactor(secrets...).Error(err)
-}
-
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.err }
-
-func jsonEscaped(s string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // zap does not escape <, > and & either
-	if err := enc.Encode(s); err != nil {
-		return s
-	}
-	return strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(b.String(), `"`), "\n"), `"`)
-}
-
-// patterns finds what is masked even when nobody said it was secret:
-//   - URLs (Go's HTTP errors quote the whole request URL, and a Slack
-//     webhook URL or a signed Alibaba request carries its secret in it);
-//     a backslash or quote ends one, so a URL inside a JSON string stops at
-//     the escaped quote;
-//   - Slack tokens (xoxb-, xoxp-, xoxe.xoxp-, xapp-), Tencent SecretIds
-//     (AKID…) and Alibaba AccessKey IDs (LTAI…);
-//   - the credential after "Bearer", or after "Authorization: Basic" (a
-//     bare "basic" is too common a word).
-var patterns = regexp.MustCompile(
-	`(?i:https?)://[^\s"'<>\\` + "`" + `]+` +
-		`|\bxox[a-z](?:\.xox[a-z])?-[0-9A-Za-z-]{6,}` +
-		`|\bxapp-[0-9A-Za-z-]{6,}` +
-		`|\bAKID[0-9A-Za-z]{10,}` +
-		`|\bLTAI[0-9A-Za-z]{10,}` +
-		`|\b(?i:bearer|authorization:\s*basic)\s+[0-9A-Za-z._~+/=-]{6,}`)
-
-func redact(s string, secrets []string) string {
-	for _, secret := range secrets {
-		s = strings.ReplaceAll(s, secret, Mask)
-	}
-	return patterns.ReplaceAllStringFunc(s, func(m string) string {
-		lower := strings.ToLower(m)
-		switch {
-		case strings.HasPrefix(lower, "http"):
-			return redactURL(m)
-		case strings.HasPrefix(lower, "bearer"), strings.HasPrefix(lower, "authorization"):
-			// Keep the scheme, mask the credential after the last space.
-			return strings.TrimRight(m[:strings.LastIndexAny(m, " \t")+1], " \t") + " " + Mask
-		default:
-			return Mask
-		}
-	})
-}
-
-// slackHookHosts serve incoming webhooks and workflow triggers, whose path
-// is the credential.
-var slackHookHosts = []string{"hooks.slack.com", "hooks.slack-gov.com"}
-
-// redactURL keeps what helps debugging (scheme, host, path) and masks what
-// authenticates: user info, the query string, the fragment, and the path of
-// a Slack webhook.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		// Unparseable: keep only what precedes anything that might be a
-		// credential.
-		if i := strings.IndexAny(raw, "?#@"); i >= 0 {
-			return raw[:i] + Mask
-		}
-		return raw
-	}
-	var b strings.Builder
-	b.WriteString(u.Scheme)
-	b.WriteString("://")
-	if u.User != nil {
-		b.WriteString(Mask)
-		b.WriteByte('@')
-	}
-	b.WriteString(u.Host)
-	path := u.EscapedPath()
-	if slices.Contains(slackHookHosts, strings.ToLower(u.Hostname())) {
-		// Keep "/services" (or "/workflows", "/triggers") so the line still
-		// says what kind of hook failed.
-		if first, _, ok := strings.Cut(strings.TrimPrefix(path, "/"), "/"); ok {
-			path = "/" + first + "/" + Mask
-		} else if path != "" && path != "/" {
-			path = "/" + Mask
-		}
-	}
-	b.WriteString(path)
-	if u.RawQuery != "" || u.ForceQuery {
-		b.WriteString("?" + Mask)
-	}
-	if u.Fragment != "" {
-		b.WriteString("#" + Mask)
-	}
-	return b.String()
-}
+// Redact returns err with the given secrets, and every credential shape,
+// removed from its message.
+func Redact(err error, secrets ...string) error { return secret.Error(err, secrets...) }

@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -153,7 +155,14 @@ func (db *DB) PendingHeads(ctx context.Context) ([]OutboxEntry, error) {
 // its channel; the check and the claim are one statement on the single
 // writer, so two processes can never both claim a message. It reports
 // whether the claim succeeded.
+//
+// A message whose outcome this DB holds but has not written yet (see
+// MarkSent) is never claimed again: it was posted already.
 func (db *DB) ClaimMessage(ctx context.Context, id int64, now, leaseUntil time.Time, force bool) (bool, error) {
+	db.flushMarks(ctx)
+	if db.marks.has(id) {
+		return false, nil
+	}
 	ts := formatTime(now)
 	res, err := db.write.ExecContext(ctx, `UPDATE outbox SET lease_until = ?, attempts = attempts + 1
 		WHERE id = ? AND status = 'pending'
@@ -172,40 +181,146 @@ func (db *DB) ClaimMessage(ctx context.Context, id int64, now, leaseUntil time.T
 }
 
 // MarkSent records that message id was delivered.
+//
+// Marking is a local write after a remote side effect, so MarkSent,
+// MarkRetry and MarkFailed retry until the write succeeds or ctx is done;
+// a database locked by another process delays the record, it does not lose
+// it. Until it is written the outcome is remembered by this DB: the message
+// cannot be claimed again through it (so this process never posts it
+// twice), and every later claim and Close try the write again. The lease
+// is the last resort, for a process that stopped before writing.
 func (db *DB) MarkSent(ctx context.Context, id int64) error {
-	return db.updateOutbox(ctx, id, `UPDATE outbox SET status = 'sent', sent_at = ?, last_error = '', lease_until = NULL
+	return db.recordOutcome(ctx, id, `UPDATE outbox SET status = 'sent', sent_at = ?, last_error = '', lease_until = NULL
 		WHERE id = ? AND status = 'pending'`, formatTime(db.Now()), id)
 }
 
 // MarkRetry leaves message id pending, to be tried again at next. errText
 // must already be free of secrets.
 func (db *DB) MarkRetry(ctx context.Context, id int64, next time.Time, errText string) error {
-	return db.updateOutbox(ctx, id, `UPDATE outbox SET next_attempt_at = ?, last_error = ?, lease_until = NULL
+	return db.recordOutcome(ctx, id, `UPDATE outbox SET next_attempt_at = ?, last_error = ?, lease_until = NULL
 		WHERE id = ? AND status = 'pending'`, formatTime(next), errText, id)
 }
 
 // MarkFailed gives up on message id. errText must already be free of
 // secrets. RetryFailed puts it back in the queue.
 func (db *DB) MarkFailed(ctx context.Context, id int64, errText string) error {
-	return db.updateOutbox(ctx, id, `UPDATE outbox SET status = 'failed', last_error = ?, lease_until = NULL
+	return db.recordOutcome(ctx, id, `UPDATE outbox SET status = 'failed', last_error = ?, lease_until = NULL
 		WHERE id = ? AND status = 'pending'`, errText, id)
 }
 
-func (db *DB) updateOutbox(ctx context.Context, id int64, q string, args ...any) error {
-	// The outcome of a post must be recorded even when the caller is being
-	// cancelled: losing it would resend a delivered message.
-	ctx = context.WithoutCancel(ctx)
-	res, err := db.write.ExecContext(ctx, q, args...)
+// errNotPending: the message was not pending any more when its outcome
+// was written (another sender or an operator changed it); retrying the
+// write cannot help.
+var errNotPending = errors.New("it is no longer pending")
+
+// outboxMarks holds outcomes whose write has not succeeded yet, by message.
+type outboxMarks struct {
+	mu      sync.Mutex
+	pending map[int64]outboxMark
+	// writing serialises outcome writes, so that the caller retrying a
+	// mark and a claim flushing it never both write it.
+	writing sync.Mutex
+}
+
+type outboxMark struct {
+	query string
+	args  []any
+}
+
+func (m *outboxMarks) put(id int64, mark outboxMark) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.pending == nil {
+		m.pending = map[int64]outboxMark{}
+	}
+	m.pending[id] = mark
+}
+
+func (m *outboxMarks) done(id int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.pending, id)
+}
+
+func (m *outboxMarks) has(id int64) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, ok := m.pending[id]
+	return ok
+}
+
+func (m *outboxMarks) all() map[int64]outboxMark {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return maps.Clone(m.pending)
+}
+
+// markRetryWait bounds the pause between attempts to write an outcome.
+const markRetryWait = 2 * time.Second
+
+func (db *DB) recordOutcome(ctx context.Context, id int64, q string, args ...any) error {
+	db.marks.put(id, outboxMark{query: q, args: args})
+	wait := 20 * time.Millisecond
+	for {
+		db.marks.writing.Lock()
+		if !db.marks.has(id) {
+			// A claim's flush wrote it meanwhile.
+			db.marks.writing.Unlock()
+			return nil
+		}
+		err := db.writeOutcome(id, q, args...)
+		if err == nil || errors.Is(err, errNotPending) {
+			db.marks.done(id)
+		}
+		db.marks.writing.Unlock()
+		if err == nil || errors.Is(err, errNotPending) {
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("%w (the outcome is kept and written once the database allows)", err)
+		case <-t.C:
+		}
+		wait = min(wait*2, markRetryWait)
+	}
+}
+
+// writeOutcome makes one attempt. It ignores cancellation: the outcome of
+// a post must be recorded even while the caller is being stopped.
+func (db *DB) writeOutcome(id int64, q string, args ...any) error {
+	res, err := db.write.ExecContext(context.Background(), q, args...)
 	if err != nil {
 		return fmt.Errorf("updating outbox message %d: %w", id, err)
 	}
 	if n, err := res.RowsAffected(); err != nil {
 		return fmt.Errorf("updating outbox message %d: %w", id, err)
 	} else if n != 1 {
-		return fmt.Errorf("updating outbox message %d: it is no longer pending", id)
+		return fmt.Errorf("updating outbox message %d: %w", id, errNotPending)
 	}
 	return nil
 }
+
+// flushMarks tries once to write every outcome still held.
+func (db *DB) flushMarks(ctx context.Context) {
+	for id, m := range db.marks.all() {
+		if ctx.Err() != nil {
+			return
+		}
+		db.marks.writing.Lock()
+		if db.marks.has(id) {
+			if err := db.writeOutcome(id, m.query, m.args...); err == nil || errors.Is(err, errNotPending) {
+				db.marks.done(id)
+			}
+		}
+		db.marks.writing.Unlock()
+	}
+}
+
+// UnrecordedOutcomes is how many posted messages' outcomes this DB still
+// holds, not yet written.
+func (db *DB) UnrecordedOutcomes() int { return len(db.marks.all()) }
 
 // OutboxFilter selects messages for ListOutbox.
 type OutboxFilter struct {

@@ -32,9 +32,25 @@ type Run struct {
 	Changes        int
 	SourceVersion  string
 	Error          string
+	// Deadline is when a running run must have finished by its timeout;
+	// nil when it has none.
+	Deadline *time.Time
 }
 
-// StartRun records the start of a provider run and returns its id.
+// overdue turns a run still 'running' past its deadline into a failed one,
+// as the digest and /readyz must show it: its process died without a trace
+// (a killed CLI fetch) and no later run has closed it yet.
+func (r *Run) overdue(now time.Time) {
+	if r.Status != RunRunning || r.Deadline == nil || now.Before(*r.Deadline) {
+		return
+	}
+	r.Status = RunFailed
+	r.Error = fmt.Sprintf("still marked running %s after its timeout (started %s); its process probably stopped",
+		now.Sub(*r.Deadline).Round(time.Second), r.StartedAt.Format(time.RFC3339))
+}
+
+// StartRun records the start of a provider run and returns its id. It
+// takes no lease: pricewatch's own runs use BeginRun.
 func (db *DB) StartRun(ctx context.Context, provider string) (int64, error) {
 	res, err := db.write.ExecContext(ctx, `INSERT INTO fetch_runs (provider, started_at, status) VALUES (?, ?, 'running')`,
 		provider, formatTime(db.Now()))
@@ -81,7 +97,7 @@ func (db *DB) Runs(ctx context.Context, limit int) ([]Run, error) {
 	return db.queryRuns(ctx, `SELECT `+runColumns+` FROM fetch_runs ORDER BY id DESC LIMIT ?`, limit)
 }
 
-const runColumns = `id, provider, started_at, finished_at, status, offers_seen, offers_new, offers_changed, offers_unchanged, offers_closed, regions_skipped, changes, source_version, error`
+const runColumns = `id, provider, started_at, finished_at, status, offers_seen, offers_new, offers_changed, offers_unchanged, offers_closed, regions_skipped, changes, source_version, error, deadline_at`
 
 func (db *DB) queryRuns(ctx context.Context, q string, args ...any) ([]Run, error) {
 	rows, err := db.read.QueryContext(ctx, q, args...)
@@ -93,8 +109,8 @@ func (db *DB) queryRuns(ctx context.Context, q string, args ...any) ([]Run, erro
 	for rows.Next() {
 		var r Run
 		var started string
-		var finished sql.NullString
-		if err := rows.Scan(&r.ID, &r.Provider, &started, &finished, &r.Status, &r.Seen, &r.New, &r.Changed, &r.Unchanged, &r.Closed, &r.RegionsSkipped, &r.Changes, &r.SourceVersion, &r.Error); err != nil {
+		var finished, deadline sql.NullString
+		if err := rows.Scan(&r.ID, &r.Provider, &started, &finished, &r.Status, &r.Seen, &r.New, &r.Changed, &r.Unchanged, &r.Closed, &r.RegionsSkipped, &r.Changes, &r.SourceVersion, &r.Error, &deadline); err != nil {
 			return nil, fmt.Errorf("reading fetch runs: %w", err)
 		}
 		var err error
@@ -104,6 +120,10 @@ func (db *DB) queryRuns(ctx context.Context, q string, args ...any) ([]Run, erro
 		if r.FinishedAt, err = parseNullTime(finished); err != nil {
 			return nil, fmt.Errorf("reading fetch run %d: %w", r.ID, err)
 		}
+		if r.Deadline, err = parseNullTime(deadline); err != nil {
+			return nil, fmt.Errorf("reading fetch run %d: %w", r.ID, err)
+		}
+		r.overdue(db.Now().UTC())
 		out = append(out, r)
 	}
 	return out, rows.Err()

@@ -109,14 +109,18 @@ func (db *DB) SaveSnapshot(ctx context.Context, runID int64, snap *pricewatch.Sn
 	if opts.WithdrawAfterRuns < 1 {
 		opts.WithdrawAfterRuns = 1
 	}
-	now := db.Now().UTC()
-	res := &Result{RunID: runID, Provider: snap.Provider, At: now, Seen: len(snap.Offers), Skipped: snap.Skipped}
-
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("storing %s run: %w", snap.Provider, err)
 	}
 	defer tx.Rollback()
+	// The run's time is read now that the write lock is held, and never
+	// precedes the newest stored time (see runTime in lease.go).
+	now, err := runTime(ctx, tx, db.Now().UTC(), snap.Provider, runID)
+	if err != nil {
+		return nil, fmt.Errorf("storing %s run %d: %w", snap.Provider, runID, err)
+	}
+	res := &Result{RunID: runID, Provider: snap.Provider, At: now, Seen: len(snap.Offers), Skipped: snap.Skipped}
 	s := &saver{ctx: ctx, tx: tx, now: now, ts: formatTime(now), runID: runID, res: res, held: heldKeys(opts.Held)}
 
 	var prevOK int

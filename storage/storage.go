@@ -36,6 +36,8 @@ type DB struct {
 	path  string
 	// Now is the clock; tests replace it.
 	Now func() time.Time
+	// marks are outbox outcomes not written yet (see outbox.go).
+	marks outboxMarks
 }
 
 // Options tune Open.
@@ -53,6 +55,9 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		if err := os.MkdirAll(dir, 0o750); err != nil {
 			return nil, fmt.Errorf("creating database directory %s: %w", dir, err)
 		}
+	}
+	if err := probeExisting(ctx, path); err != nil {
+		return nil, err
 	}
 	// Per-connection settings live in the DSN so every pooled connection
 	// gets them, not just the one that happened to run a PRAGMA.
@@ -113,8 +118,10 @@ func pingWhileBusy(ctx context.Context, db *sql.DB, timeout time.Duration) error
 	}
 }
 
-// Close closes both connection pools.
+// Close closes both connection pools, after one last try at writing the
+// outcomes of posted messages that could not be recorded yet.
 func (db *DB) Close() error {
+	db.flushMarks(context.Background())
 	return errors.Join(db.write.Close(), db.read.Close())
 }
 
@@ -139,6 +146,16 @@ func (db *DB) migrate(ctx context.Context) error {
 		return fmt.Errorf("listing migrations: %w", err)
 	}
 	sort.Strings(names)
+	// A file of another program is refused before anything is written.
+	stamp, err := identify(ctx, db.write, db.path)
+	if err != nil {
+		return err
+	}
+	if stamp {
+		if _, err := db.write.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", applicationID)); err != nil {
+			return fmt.Errorf("marking database %s as pricewatch's: %w", db.path, err)
+		}
+	}
 	var current int
 	if err := db.write.QueryRowContext(ctx, "PRAGMA user_version").Scan(&current); err != nil {
 		return fmt.Errorf("reading schema version: %w", err)
@@ -184,17 +201,6 @@ func (db *DB) migrate(ctx context.Context) error {
 		if err := tx.Commit(); err != nil {
 			return fmt.Errorf("committing migration %s: %w", name, err)
 		}
-	}
-	return nil
-}
-
-// CloseAbandonedRuns marks runs left "running" by a process that died
-// mid-run. Only the daemon calls it at start-up: a CLI fetch running beside
-// a live daemon must not close the daemon's run.
-func (db *DB) CloseAbandonedRuns(ctx context.Context) error {
-	if _, err := db.write.ExecContext(ctx, `UPDATE fetch_runs SET status = 'abandoned', finished_at = started_at,
-		error = 'process stopped before the run finished' WHERE status = 'running'`); err != nil {
-		return fmt.Errorf("closing abandoned runs: %w", err)
 	}
 	return nil
 }

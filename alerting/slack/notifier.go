@@ -16,6 +16,7 @@ import (
 	slackapi "github.com/slack-go/slack"
 
 	"github.com/pricewatch/pricewatch/alerting"
+	"github.com/pricewatch/pricewatch/secret"
 )
 
 // DefaultAPIURL is Slack's Web API base.
@@ -163,9 +164,10 @@ func (n *Notifier) Send(ctx context.Context, channel string, payload []byte) (Re
 
 func (n *Notifier) send(ctx context.Context, channel string, p Payload) (Receipt, error) {
 	if n.api != nil {
-		return n.postAPI(ctx, channel, p)
+		r, err := n.postAPI(ctx, channel, p)
+		return r, secret.Error(err, n.secrets...)
 	}
-	return Receipt{}, n.postWebhook(ctx, p)
+	return Receipt{}, secret.Error(n.postWebhook(ctx, p), n.secrets...)
 }
 
 func (n *Notifier) postAPI(ctx context.Context, channel string, p Payload) (Receipt, error) {
@@ -364,14 +366,10 @@ func (n *Notifier) describe(err error) string {
 	return n.scrub(err.Error())
 }
 
-// scrub removes every configured secret from s.
+// scrub removes every configured secret, and every credential shape, from
+// s: the one scrubber of package secret.
 func (n *Notifier) scrub(s string) string {
-	for _, sec := range n.secrets {
-		if sec != "" {
-			s = strings.ReplaceAll(s, sec, "<secret>")
-		}
-	}
-	return s
+	return secret.String(s, n.secrets...)
 }
 
 // String keeps the token and webhook URL out of any %v of a Notifier.

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/pricewatch/pricewatch/alerting"
+	"github.com/pricewatch/pricewatch/secret"
 )
 
 // Headers the notifier sets.
@@ -58,7 +59,7 @@ type Config struct {
 // Notifier posts outbox documents to the webhook.
 type Notifier struct {
 	url    string
-	secret []byte
+	key    []byte
 	hc     *http.Client
 	now    func() time.Time
 	// redact are the forms of the URL that must not leak into an error.
@@ -71,7 +72,7 @@ func New(cfg Config) (*Notifier, error) {
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return nil, errors.New("webhook.url is not an http(s) URL")
 	}
-	n := &Notifier{url: cfg.URL, secret: cfg.Secret, hc: cfg.HTTPClient, now: cfg.Now, redact: []string{cfg.URL}}
+	n := &Notifier{url: cfg.URL, key: cfg.Secret, hc: cfg.HTTPClient, now: cfg.Now, redact: []string{cfg.URL, string(cfg.Secret)}}
 	if len(u.Path) > 1 {
 		n.redact = append(n.redact, u.Path)
 	}
@@ -167,10 +168,10 @@ func (n *Notifier) Post(ctx context.Context, channel string, payload []byte) err
 	if doc, err := alerting.DecodeDocument(payload); err == nil && doc.Alert != nil {
 		req.Header.Set(DeliveryHeader, doc.Alert.Key)
 	}
-	if len(n.secret) > 0 {
+	if len(n.key) > 0 {
 		ts := strconv.FormatInt(n.now().Unix(), 10)
 		req.Header.Set(TimestampHeader, ts)
-		req.Header.Set(SignatureHeader, Sign(n.secret, ts, b))
+		req.Header.Set(SignatureHeader, Sign(n.key, ts, b))
 	}
 	resp, err := n.hc.Do(req)
 	if err != nil {
@@ -215,14 +216,7 @@ func (n *Notifier) describe(err error) string {
 	return n.scrub(err.Error())
 }
 
-func (n *Notifier) scrub(s string) string {
-	for _, r := range n.redact {
-		if r != "" {
-			s = strings.ReplaceAll(s, r, "[REDACTED]")
-		}
-	}
-	return s
-}
+func (n *Notifier) scrub(s string) string { return secret.String(s, n.redact...) }
 
 // String keeps the URL out of any %v of a Notifier.
 func (n *Notifier) String() string { return "webhook.Notifier" }

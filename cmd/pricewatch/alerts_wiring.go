@@ -138,7 +138,7 @@ func (a *app) newDispatcher(db *storage.DB) (*alerting.Dispatcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("setting up alert delivery: %w", err)
 	}
-	return outboxstore.NewDispatcher(db, n, a.log.Named("alerts"), alerting.DispatcherOptions{}), nil
+	return outboxstore.NewDispatcher(db, n, a.log.Named("alerts"), alerting.DispatcherOptions{MaxRetryAfter: a.cfg.Slack.MaxRetryAfter}), nil
 }
 
 // deliverPending sends the queued alerts, waiting at most maxWait for

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"runtime/debug"
 	"time"
 
@@ -91,6 +92,25 @@ func (a *app) openDB(ctx context.Context) (*storage.DB, error) {
 		return nil, err
 	}
 	db.Now = func() time.Time { return clock().UTC() }
+	a.db = db
+	return db, nil
+}
+
+// openReader opens the database for a command that only reads: read-only,
+// so that it works on read-only media, never takes the write lock and
+// never migrates. A missing file or one with an older schema is opened for
+// writing instead (created or upgraded), as before.
+func (a *app) openReader(ctx context.Context) (*storage.DB, error) {
+	if a.db != nil {
+		return a.db, nil
+	}
+	db, err := storage.OpenReadOnly(ctx, a.cfg.Database.Path, storage.Options{BusyTimeout: a.cfg.Database.BusyTimeout})
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, storage.ErrSchemaBehind) {
+		return a.openDB(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
 	a.db = db
 	return db, nil
 }

@@ -161,7 +161,7 @@ func (a *app) alertsListCommand() *cobra.Command {
 					return err
 				}
 			} else {
-				db, err := a.openDB(cmd.Context())
+				db, err := a.openReader(cmd.Context())
 				if err != nil {
 					return err
 				}

@@ -61,7 +61,7 @@ func (a *app) availabilityCommand() *cobra.Command {
 				}
 				return writeAvailability(a.stdout, format, rows)
 			}
-			db, err := a.openDB(cmd.Context())
+			db, err := a.openReader(cmd.Context())
 			if err != nil {
 				return err
 			}

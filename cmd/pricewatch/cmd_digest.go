@@ -72,7 +72,11 @@ with an incoming webhook the digest goes without it and says so.`,
 				return err
 			}
 			ctx := cmd.Context()
-			db, err := a.openDB(ctx)
+			open := a.openReader // a preview only reads
+			if f.send {
+				open = a.openDB
+			}
+			db, err := open(ctx)
 			if err != nil {
 				return err
 			}
@@ -142,6 +146,11 @@ func (a *app) buildDigest(ctx context.Context, db *storage.DB, now time.Time) (d
 	book, err := a.fxBook(ctx, db)
 	if err != nil {
 		return digest.Digest{}, err
+	}
+	for i, r := range in.Runs {
+		// Run errors were scrubbed when recorded; a digest goes to Slack,
+		// so scrub them again with today's secrets.
+		in.Runs[i].Error = a.redactor.String(r.Error)
 	}
 	in.Location, in.Currency, in.Models, in.Expected, in.FX = loc, cfg.Currency, cfg.GPUModels, a.expectedIntervals(now), book
 	return digest.Build(in)

@@ -71,7 +71,7 @@ no charge, no billing period, no cost.`,
 				filter.CurrentOnly, filter.At = false, at.UTC()
 			}
 			ctx := cmd.Context()
-			db, err := a.openDB(ctx)
+			db, err := a.openReader(ctx)
 			if err != nil {
 				return err
 			}

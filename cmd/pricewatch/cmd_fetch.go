@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/spf13/cobra"
+	"go.uber.org/zap"
 )
 
 func (a *app) fetchCommand() *cobra.Command {
@@ -40,8 +41,15 @@ A provider without credentials is skipped, not failed.`,
 			if err != nil {
 				return err
 			}
+			// Runs a killed `pricewatch fetch` left 'running' are closed now,
+			// as the daemon does at start; a live process's run holds its
+			// lease and is left alone.
+			if err := db.CloseAbandonedRuns(ctx); err != nil {
+				a.log.Warn("closing abandoned runs", zap.Error(err))
+			}
 			failed := 0
 			for _, job := range jobs {
+				job.owner = "pricewatch fetch"
 				sum := runProvider(ctx, db, job, a.saveOptions(), a.log)
 				fmt.Fprintln(a.stdout, summaryLine(sum))
 				if sum.Status == statusFailed {

@@ -37,7 +37,7 @@ func (a *app) fxCommand() *cobra.Command {
 		Short: "Show the newest stored rates",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			db, err := a.openDB(cmd.Context())
+			db, err := a.openReader(cmd.Context())
 			if err != nil {
 				return err
 			}

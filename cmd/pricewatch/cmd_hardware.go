@@ -33,7 +33,7 @@ func (a *app) hardwareUnknownCommand() *cobra.Command {
 			if err := checkFormat(format); err != nil {
 				return err
 			}
-			db, err := a.openDB(cmd.Context())
+			db, err := a.openReader(cmd.Context())
 			if err != nil {
 				return err
 			}

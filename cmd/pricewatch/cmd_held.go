@@ -39,7 +39,7 @@ acceptance time. Newest first.`,
 				}
 				f.Since = t
 			}
-			db, err := a.openDB(cmd.Context())
+			db, err := a.openReader(cmd.Context())
 			if err != nil {
 				return err
 			}

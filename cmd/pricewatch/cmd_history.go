@@ -70,7 +70,7 @@ func (a *app) historyCommand() *cobra.Command {
 				}
 				return writeHistory(a.stdout, f.format, rows)
 			}
-			db, err := a.openDB(cmd.Context())
+			db, err := a.openReader(cmd.Context())
 			if err != nil {
 				return err
 			}

@@ -164,13 +164,13 @@ func (d *daemon) schedule() error {
 		return err
 	}
 	clog := cronLogger{d.log.Named("cron")}
-	// Recover must be the innermost wrapper: with robfig/cron v3.0.1,
-	// Recover outside SkipIfStillRunning leaves the skip token taken after
-	// a panic and every later run is skipped forever.
-	c := cron.New(cron.WithLocation(time.UTC), cron.WithLogger(clog),
-		cron.WithChain(cron.SkipIfStillRunning(clog), cron.Recover(clog)))
+	// No cron.SkipIfStillRunning: it logs a skipped tick at debug and
+	// counts nothing. runJob skips an overlapping tick itself, logged and
+	// counted (pricewatch_fetch_runs_total{result="overlap"}).
+	c := cron.New(cron.WithLocation(time.UTC), cron.WithLogger(clog), cron.WithChain(cron.Recover(clog)))
 	for _, job := range jobs {
 		job := job
+		job.owner = "pricewatch run"
 		spec := job.schedule
 		if spec == "" {
 			spec = "@hourly"
@@ -213,7 +213,7 @@ func (d *daemon) runJob(job providerJob) {
 	d.mu.Unlock()
 	if !lock.TryLock() {
 		d.metrics.fetchRuns.WithLabelValues(job.name, "overlap").Inc()
-		d.log.Warn("previous run still going; this one is skipped", zap.String("provider", job.name))
+		d.log.Info("tick skipped: the previous run of this provider is still going", zap.String("provider", job.name))
 		return
 	}
 	defer lock.Unlock()
@@ -373,7 +373,7 @@ func (d *daemon) readiness(ctx context.Context) (map[string]any, error) {
 	for _, r := range runs {
 		p := map[string]any{"status": r.Status, "started_at": r.StartedAt.Format(time.RFC3339)}
 		if r.Error != "" {
-			p["error"] = r.Error
+			p["error"] = d.a.redactor.String(r.Error)
 		}
 		providers[r.Provider] = p
 	}

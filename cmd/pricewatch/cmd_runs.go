@@ -41,7 +41,7 @@ func (a *app) runsCommand() *cobra.Command {
 					return err
 				}
 			} else {
-				db, err := a.openDB(cmd.Context())
+				db, err := a.openReader(cmd.Context())
 				if err != nil {
 					return err
 				}

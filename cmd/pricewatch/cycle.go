@@ -11,6 +11,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/guard"
 	"github.com/pricewatch/pricewatch/hardware"
+	"github.com/pricewatch/pricewatch/secret"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -20,6 +21,15 @@ type providerJob struct {
 	fetcher  fetchers.Fetcher
 	timeout  time.Duration
 	schedule string
+	// leaseWait bounds the wait for another run of the provider (another
+	// process) to finish (fetch.lease_wait).
+	leaseWait time.Duration
+	// owner names the process in the run lease ("pricewatch fetch").
+	owner string
+	// scrub masks the configured secrets in the run's error before it is
+	// logged, recorded or printed (the fetchers scrub where they build
+	// errors; this is the second line).
+	scrub *secret.Scrubber
 	// hardware holds the config's hardware.overrides, applied to every
 	// fetched offer and availability record before they are stored.
 	hardware hardware.Overrides
@@ -32,6 +42,11 @@ const (
 	statusOK      = "ok"
 	statusFailed  = "failed"
 	statusSkipped = "skipped"
+	// statusOverlap: another run of the provider held its lease.
+	statusOverlap = "overlap"
+	// statusNotStarted: the run could not even be recorded (database
+	// locked or failing).
+	statusNotStarted = "not_started"
 )
 
 // runSummary is what one provider run did, for the CLI line and metrics.
@@ -46,9 +61,15 @@ type runSummary struct {
 	UnknownHardware int
 }
 
-// runProvider performs one provider run: fetch, then store in one
-// transaction (which also records changes and queues alerts). A failed or
-// cancelled run records its failure and stores no prices.
+// recordWithin bounds how long a run that could not start keeps trying to
+// leave its record, so that a CLI on a dead database still exits.
+const recordWithin = time.Minute
+
+// runProvider performs one provider run: take the provider's lease, fetch,
+// then store in one transaction (which also records changes and queues
+// alerts). A failed or cancelled run records its failure and stores no
+// prices; a run that cannot start is logged, and recorded once the
+// database allows.
 func runProvider(ctx context.Context, db *storage.DB, job providerJob, opts storage.SaveOptions, log *zap.Logger) runSummary {
 	start := time.Now()
 	sum := runSummary{Provider: job.name}
@@ -56,19 +77,39 @@ func runProvider(ctx context.Context, db *storage.DB, job providerJob, opts stor
 		sum.Status, sum.Err, sum.Duration = status, err, time.Since(start)
 		return sum
 	}
-	runID, err := db.StartRun(ctx, job.name)
-	if err != nil {
-		return finish(statusFailed, err)
+	lease, err := db.BeginRun(ctx, job.name, storage.LeaseOptions{Wait: job.leaseWait, Timeout: job.timeout, Owner: job.owner})
+	var busy *storage.RunInProgressError
+	if errors.As(err, &busy) {
+		log.Warn("another run of this provider is going; this one is skipped", zap.String("provider", job.name),
+			zap.Int64("run", busy.SkippedRun), zap.Int64("holder_run", busy.HolderRun), zap.String("holder", busy.Holder))
+		return finish(statusOverlap, err)
 	}
+	if err != nil {
+		err = job.scrub.Error(err)
+		log.Error("fetch run could not start", zap.String("provider", job.name), zap.Error(err))
+		rctx, cancel := context.WithTimeout(ctx, recordWithin)
+		defer cancel()
+		if rerr := db.RecordUnstartedRun(rctx, job.name, start.UTC(), err.Error()); rerr != nil {
+			log.Error("run that could not start is not recorded", zap.String("provider", job.name), zap.Error(rerr))
+		}
+		return finish(statusNotStarted, fmt.Errorf("run could not start: %w", err))
+	}
+	defer lease.Release()
+	runID := lease.RunID
 	prev, err := db.Versions(ctx, job.name)
 	if err != nil {
+		err = job.scrub.Error(err)
 		db.FinishRun(ctx, runID, storage.RunFailed, err.Error())
 		return finish(statusFailed, err)
 	}
-	runCtx := ctx
+	// The run stops when its lease is lost as when it times out.
+	runCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	stopOnLoss := context.AfterFunc(lease.Context(), func() { stop(context.Cause(lease.Context())) })
+	defer stopOnLoss()
 	if job.timeout > 0 {
 		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeout(ctx, job.timeout)
+		runCtx, cancel = context.WithTimeout(runCtx, job.timeout)
 		defer cancel()
 	}
 	log.Info("fetch started", zap.String("provider", job.name), zap.Int64("run", runID))
@@ -94,6 +135,10 @@ func runProvider(ctx context.Context, db *storage.DB, job providerJob, opts stor
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			err = fmt.Errorf("%w (providers.%s.timeout is %s)", err, job.name, job.timeout)
 		}
+		if cause := context.Cause(runCtx); errors.Is(cause, storage.ErrLeaseLost) && !errors.Is(err, storage.ErrLeaseLost) {
+			err = fmt.Errorf("%w (%w)", err, cause)
+		}
+		err = job.scrub.Error(err)
 		if ferr := db.FinishRun(ctx, runID, runStatus, err.Error()); ferr != nil {
 			log.Error("recording failed run", zap.String("provider", job.name), zap.Error(ferr))
 		}
@@ -140,8 +185,10 @@ func summaryLine(s runSummary) string {
 			line += " (first run: baseline)"
 		}
 		return line + fmt.Sprintf(" in %s", took)
-	case statusSkipped:
+	case statusSkipped, statusOverlap:
 		return fmt.Sprintf("%-8s skipped  %v", s.Provider, s.Err)
+	case statusNotStarted:
+		return fmt.Sprintf("%-8s FAILED   %v (nothing fetched or stored)", s.Provider, s.Err)
 	default:
 		return fmt.Sprintf("%-8s FAILED   %v (after %s; nothing stored)", s.Provider, s.Err, took)
 	}

@@ -75,7 +75,7 @@ func (a *app) openMarket(ctx context.Context, f scopeFlags) (*market, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := a.openDB(ctx)
+	db, err := a.openReader(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -47,7 +47,7 @@ func newMetrics(db dbGauges) *metrics {
 			Buckets: []float64{1, 5, 15, 30, 60, 120, 300, 600, 1200, 3600},
 		}, []string{"provider"}),
 		fetchRuns: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "pricewatch_fetch_runs_total", Help: "Provider fetch runs by result (success, error, skipped: no credentials, overlap: previous run still going).",
+			Name: "pricewatch_fetch_runs_total", Help: "Provider fetch runs by result (success, error, skipped: no credentials, overlap: another run of the provider still going, not_started: the run could not be recorded).",
 		}, []string{"provider", "result"}),
 		offersTracked: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "pricewatch_offers_tracked", Help: "Offers with a current price per provider (a drop to zero means a parser broke).",
@@ -97,7 +97,8 @@ func newMetrics(db dbGauges) *metrics {
 
 // observe records one provider run.
 func (m *metrics) observe(s runSummary) {
-	result := map[string]string{statusOK: "success", statusFailed: "error", statusSkipped: "skipped"}[s.Status]
+	result := map[string]string{statusOK: "success", statusFailed: "error", statusSkipped: "skipped",
+		statusOverlap: "overlap", statusNotStarted: "not_started"}[s.Status]
 	m.fetchRuns.WithLabelValues(s.Provider, result).Inc()
 	m.fetchDuration.WithLabelValues(s.Provider).Observe(s.Duration.Seconds())
 	if s.Status == statusOK && s.Result != nil {
@@ -136,7 +137,7 @@ func serveHTTP(ctx context.Context, listen string, m *metrics, ready func(contex
 	for _, w := range wrap {
 		handler = w(handler)
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	srv := newHTTPServer(handler)
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -148,6 +149,19 @@ func serveHTTP(ctx context.Context, listen string, m *metrics, ready func(contex
 		return err
 	}
 	return nil
+}
+
+// newHTTPServer bounds every phase of a connection: a client that sends
+// slowly, reads slowly or idles holds no goroutine and socket for long.
+// /readyz answers within its own 5 s; a scrape of /metrics is small.
+func newHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       15 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
 }
 
 func httpHandler(m *metrics, ready func(context.Context) (map[string]any, error)) http.Handler {

@@ -43,7 +43,10 @@ func (a *app) buildJobs(only []string) ([]providerJob, error) {
 		}
 		return enabled
 	}
-	client := fetchers.NewClient(fetchers.DefaultRetryPolicy())
+	policy := fetchers.DefaultRetryPolicy()
+	policy.MaxRetryAfter = a.cfg.Fetch.MaxRetryAfter
+	client := fetchers.NewClient(policy)
+	client.Log = a.log.Named("http")
 	if want("aws", cfg.AWS.Enabled) {
 		c := cfg.AWS
 		f, err := aws.New(aws.Config{Endpoint: c.Endpoint, SpotEndpoint: c.SpotEndpoint, Regions: c.Regions,
@@ -141,6 +144,8 @@ func (a *app) buildJobs(only []string) ([]providerJob, error) {
 	for i := range jobs {
 		jobs[i].guard = g
 		jobs[i].hardware = overrides
+		jobs[i].leaseWait = a.cfg.Fetch.LeaseWait
+		jobs[i].scrub = a.redactor
 	}
 	return jobs, nil
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/secret"
 )
 
 // apiVersion is the ECS API version every action here belongs to.
@@ -51,7 +52,9 @@ func newRPCClient(id, secret config.Secret, endpoint *url.URL, policy fetchers.R
 	c := &rpcClient{id: id, secret: secret, endpoint: endpoint, policy: policy, sleep: sleepCtx}
 	// The timeout covers one attempt, body included (ECS answers are
 	// small); the run's context bounds the whole fetch.
-	c.http = sdkHTTP{&http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone(), Timeout: c.readTimeout()}}
+	// Redirects stay on the endpoint's origin, as for every fetcher.
+	c.http = sdkHTTP{&http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone(), Timeout: c.readTimeout(),
+		CheckRedirect: fetchers.SameOriginRedirects}}
 	return c
 }
 
@@ -99,7 +102,7 @@ func (c *rpcClient) client(region string) (*ecs.Client, error) {
 	}
 	cl, err := ecs.NewClient(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("setting up the ECS client for %s: %s", region, sdkErrorText(err))
+		return nil, fmt.Errorf("setting up the ECS client for %s: %s", region, c.scrub(sdkErrorText(err)))
 	}
 	// Errors then come back as the SDK's typed ClientError/ThrottlingError/
 	// ServerError, which keep the status code and decoded body. (ecs.Client
@@ -194,6 +197,12 @@ func (c *rpcClient) call(ctx context.Context, region, action string, params map[
 			return nil, fmt.Errorf("%s in %s: %w", action, region, ctx.Err())
 		}
 		kind, apiErr := classify(err, action, region)
+		if apiErr != nil {
+			// Alibaba echoes request parameters, the AccessKey ID among
+			// them, in messages such as InvalidParameter and
+			// Forbidden.NotAuthorized: scrub them where the error is made.
+			apiErr.Message = c.scrub(apiErr.Message)
+		}
 		switch kind {
 		case errAuth:
 			return nil, authError(apiErr, c.host(region))
@@ -201,12 +210,12 @@ func (c *rpcClient) call(ctx context.Context, region, action string, params map[
 			if apiErr != nil {
 				return nil, apiErr
 			}
-			return nil, fmt.Errorf("%s in %s: %s", action, region, sdkErrorText(err))
+			return nil, fmt.Errorf("%s in %s: %s", action, region, c.scrub(sdkErrorText(err)))
 		}
 		if apiErr != nil {
 			lastErr = apiErr
 		} else {
-			lastErr = fmt.Errorf("%s in %s: %s", action, region, sdkErrorText(err))
+			lastErr = fmt.Errorf("%s in %s: %s", action, region, c.scrub(sdkErrorText(err)))
 		}
 		if attempt >= attempts {
 			if kind == errThrottled {
@@ -218,6 +227,12 @@ func (c *rpcClient) call(ctx context.Context, region, action string, params map[
 			return nil, fmt.Errorf("%s in %s: %w (while waiting to retry: %v)", action, region, err, lastErr)
 		}
 	}
+}
+
+// scrub masks the configured credentials, and every cloud key shape, in
+// text from Alibaba or the SDK.
+func (c *rpcClient) scrub(s string) string {
+	return secret.String(s, c.id.Value(), c.secret.Value())
 }
 
 func (c *rpcClient) backoff(attempt int) time.Duration {

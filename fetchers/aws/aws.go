@@ -267,7 +267,11 @@ func (f *Fetcher) region(ctx context.Context, r *run, region, fileURL string, sp
 }
 
 func (f *Fetcher) readPriceFile(ctx context.Context, r *run, region, fileURL string) (*regionPrices, error) {
-	d, err := f.open(ctx, f.resolve(fileURL), "aws "+region)
+	u, err := f.resolve(fileURL)
+	if err != nil {
+		return nil, fmt.Errorf("aws %s: %w", region, err)
+	}
+	d, err := f.open(ctx, u, "aws "+region)
 	if err != nil {
 		return nil, incomplete(err)
 	}
@@ -286,7 +290,11 @@ func (f *Fetcher) readPriceFile(ctx context.Context, r *run, region, fileURL str
 }
 
 func (f *Fetcher) readSavingsPlans(ctx context.Context, r *run, region, spURL string) error {
-	d, err := f.open(ctx, f.resolve(spURL), "aws "+region+" savings plans")
+	u, err := f.resolve(spURL)
+	if err != nil {
+		return fmt.Errorf("aws %s savings plans: %w", region, err)
+	}
+	d, err := f.open(ctx, u, "aws "+region+" savings plans")
 	if err != nil {
 		return incomplete(err)
 	}
@@ -497,12 +505,25 @@ func (f *Fetcher) get(ctx context.Context, u string, hdr http.Header) (*http.Res
 }
 
 // resolve turns an index's path ("/offers/v1.0/aws/…") into a URL under
-// the configured endpoint.
-func (f *Fetcher) resolve(p string) string {
-	if strings.HasPrefix(p, "http://") || strings.HasPrefix(p, "https://") {
-		return p
+// the configured endpoint. An absolute URL (currentVersionUrl, versionUrl)
+// is used only when it has the endpoint's origin: a price file from
+// another host, or over http when the endpoint is https, is refused.
+func (f *Fetcher) resolve(p string) (string, error) {
+	if !strings.HasPrefix(p, "http://") && !strings.HasPrefix(p, "https://") {
+		return f.cfg.Endpoint + "/" + strings.TrimLeft(p, "/"), nil
 	}
-	return f.cfg.Endpoint + "/" + strings.TrimLeft(p, "/")
+	base, err := url.Parse(f.cfg.Endpoint)
+	if err != nil {
+		return "", fmt.Errorf("aws endpoint: %w", err)
+	}
+	u, err := url.Parse(p)
+	if err != nil {
+		return "", fmt.Errorf("%w: price file URL is not a URL: %v", fetchers.ErrIncomplete, err)
+	}
+	if err := fetchers.CheckOrigin(base, u, "price file URL"); err != nil {
+		return "", err
+	}
+	return p, nil
 }
 
 // versionFromURL takes the version out of a pinned file URL

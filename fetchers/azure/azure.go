@@ -199,7 +199,7 @@ func (f *Fetcher) fetchChain(ctx context.Context, region string, acc *accumulato
 		rows += len(*p.Items)
 		next, err = f.nextURL(next, p.NextPageLink)
 		if err != nil {
-			return fmt.Errorf("%w: azure %s page %d: %v", fetchers.ErrIncomplete, where, pageNo, err)
+			return fmt.Errorf("%w: azure %s page %d: %w", fetchers.ErrIncomplete, where, pageNo, err)
 		}
 	}
 	f.log.Info("azure request chain complete", zap.String("scope", where), zap.Int("pages", pageNo), zap.Int("rows", rows), zap.Any("skipped", stats))
@@ -249,6 +249,11 @@ func (f *Fetcher) nextURL(cur *url.URL, link *string) (*url.URL, error) {
 	u := cur.ResolveReference(ref)
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return nil, fmt.Errorf("NextPageLink has scheme %q", u.Scheme)
+	}
+	// Pages come from the configured endpoint only: a NextPageLink to
+	// another host (or from https down to http) is not followed.
+	if err := fetchers.CheckOrigin(f.endpoint, u, "NextPageLink"); err != nil {
+		return nil, err
 	}
 	if u.Query().Get("api-version") == "" {
 		if u.RawQuery != "" {

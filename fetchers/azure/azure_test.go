@@ -383,6 +383,12 @@ func TestFetchIncompletePages(t *testing.T) {
 		{"price not a number", func(w http.ResponseWriter) {
 			w.Write([]byte(strings.Replace(string(good), `"retailPrice": 3.673`, `"retailPrice": "N/A"`, 1)))
 		}},
+		{"price 1e9999", func(w http.ResponseWriter) {
+			w.Write([]byte(strings.Replace(string(good), `"retailPrice": 3.673`, `"retailPrice": 1e9999`, 1)))
+		}},
+		{"price of 10,001 digits", func(w http.ResponseWriter) {
+			w.Write([]byte(strings.Replace(string(good), `"retailPrice": 3.673`, `"retailPrice": `+strings.Repeat("9", 10001), 1)))
+		}},
 		{"price missing on a tracked size", func(w http.ResponseWriter) {
 			w.Write([]byte(strings.Replace(string(good), `"retailPrice": 3.673,`, ``, 1)))
 		}},

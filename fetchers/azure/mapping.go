@@ -211,9 +211,9 @@ func parseAmount(n interface{ String() string }) (decimal.Decimal, error) {
 	if s == "" {
 		return decimal.Decimal{}, fmt.Errorf("missing")
 	}
-	d, err := decimal.NewFromString(s)
+	d, err := pricewatch.ParseAmount(s)
 	if err != nil {
-		return decimal.Decimal{}, fmt.Errorf("%q is not a number", s)
+		return decimal.Decimal{}, err
 	}
 	if d.IsNegative() {
 		return decimal.Decimal{}, fmt.Errorf("%q is negative", s)

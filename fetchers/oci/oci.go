@@ -174,7 +174,7 @@ func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.S
 		}
 		items = append(items, *p.Items...)
 		if next, err = nextPage(next, p); err != nil {
-			return nil, fmt.Errorf("%w: oci page %d: %v", fetchers.ErrIncomplete, pageNo, err)
+			return nil, fmt.Errorf("%w: oci page %d: %w", fetchers.ErrIncomplete, pageNo, err)
 		}
 	}
 
@@ -282,6 +282,11 @@ func nextPage(cur *url.URL, p *listPage) (*url.URL, error) {
 	u := cur.ResolveReference(ref)
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return nil, fmt.Errorf("next link has scheme %q", u.Scheme)
+	}
+	// Pages come from the configured origin only (the first page is the
+	// endpoint, each next one is checked against the one before).
+	if err := fetchers.CheckOrigin(cur, u, "next link"); err != nil {
+		return nil, err
 	}
 	if u.Query().Get("currencyCode") == "" {
 		q := u.Query()

@@ -17,6 +17,7 @@ import (
 
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/secret"
 )
 
 const (
@@ -211,13 +212,10 @@ func (a *api) send(ctx context.Context, region, action string, payload []byte) (
 }
 
 // redact keeps the credentials out of a server message repeated in an error.
+// redact masks the configured credentials, and every cloud key shape, in
+// text from Tencent.
 func (a *api) redact(s string) string {
-	for _, v := range []string{a.secretKey.Value(), a.secretID.Value()} {
-		if v != "" {
-			s = strings.ReplaceAll(s, v, "<secret>")
-		}
-	}
-	return s
+	return secret.String(s, a.secretKey.Value(), a.secretID.Value())
 }
 
 func (a *api) backoff(attempt int) time.Duration {

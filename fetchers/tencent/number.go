@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/pricewatch/pricewatch"
 )
 
 // number is a numeric field decoded without ever passing through float64.
@@ -37,9 +39,9 @@ func (n *number) UnmarshalJSON(b []byte) error {
 			return nil
 		}
 	}
-	d, err := decimal.NewFromString(s)
+	d, err := pricewatch.ParseAmount(s)
 	if err != nil {
-		return fmt.Errorf("%q is not a number", s)
+		return err
 	}
 	*n = number{Dec: d, Set: true}
 	return nil

@@ -377,12 +377,11 @@ func (b *Bucket) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body := obj.body
 	sum := sha256.Sum256(body)
 	w.Header().Set("ETag", fmt.Sprintf(`"%x"`, sum[:8]))
-	cw := &countingWriter{ResponseWriter: w}
-	defer func() {
+	cw := &countingWriter{ResponseWriter: w, count: func(n int64) {
 		b.mu.Lock()
-		b.sent[r.URL.Path] += cw.n
+		b.sent[r.URL.Path] += n
 		b.mu.Unlock()
-	}()
+	}}
 	switch {
 	case stall >= 0:
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
@@ -422,13 +421,22 @@ func serveDropped(w *countingWriter, r *http.Request, body []byte, cut int) {
 	}
 }
 
+// countingWriter counts body bytes as the handler writes them. The count
+// is taken before the bytes are handed on, never after: a client reads
+// the last byte, returns and a test reads the count, while the handler
+// goroutine may not have run again yet. (Counting once the handler
+// returned did exactly that: under load the bytes of one fetch showed up
+// in the next fetch's count.)
 type countingWriter struct {
 	http.ResponseWriter
-	n int64
+	count func(n int64)
 }
 
 func (c *countingWriter) Write(p []byte) (int, error) {
+	c.count(int64(len(p)))
 	n, err := c.ResponseWriter.Write(p)
-	c.n += int64(n)
+	if n < len(p) {
+		c.count(int64(n - len(p))) // not sent after all
+	}
 	return n, err
 }

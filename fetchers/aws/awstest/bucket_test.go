@@ -1,6 +1,7 @@
 package awstest
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -97,6 +98,23 @@ func TestBucketServesLikeS3(t *testing.T) {
 	for _, p := range []string{EC2RegionIndexPath, path, EC2Path("20261208000000", "eu-west-1"), SpotPath} {
 		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(p))); err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// The byte count of a download is complete as soon as the client has read
+// the body: a test may read it right after a Fetch returns. (It used to be
+// added when the handler returned, which under load came after the next
+// fetch had begun: the TestSavingsPlans flake.)
+func TestBytesSentIsCompleteWhenTheClientHasTheBody(t *testing.T) {
+	b := NewBucket(t)
+	body := bytes.Repeat([]byte("0123456789abcdef"), 4096)
+	b.Put("/big.json", body)
+	for i := range 200 {
+		b.BytesSent()
+		_, got := get(t, b.URL()+"/big.json", nil)
+		if n := b.BytesSent()["/big.json"]; n != int64(len(got)) || len(got) != len(body) {
+			t.Fatalf("round %d: %d bytes counted, %d read, want %d", i, n, len(got), len(body))
 		}
 	}
 }

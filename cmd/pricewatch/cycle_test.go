@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/pricewatch/pricewatch/storage"
+)
+
+// A run that cannot start (another process holds the write lock past the
+// busy timeout) is logged at error, reported as not started (the metric's
+// result) and recorded once the database allows.
+func TestRunThatCannotStartLeavesATrace(t *testing.T) {
+	az := newFakeAzure(t)
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, az.URL)
+	replaceInFile(t, cfg, "database:\n", "database:\n  busy_timeout: 50ms\n")
+	a, db := loadApp(t, cfg)
+	jobs, err := a.buildJobs(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	core, logs := observer.New(zapcore.ErrorLevel)
+	release := lockDatabase(t, filepath.Join(dir, "pw.db"))
+	go func() {
+		// The lock outlasts many busy timeouts, then goes.
+		time.Sleep(500 * time.Millisecond)
+		release()
+	}()
+	sum := runProvider(context.Background(), db, jobs[0], a.saveOptions(), zap.New(core))
+	if sum.Status != statusNotStarted || !strings.Contains(summaryLine(sum), "could not start") {
+		t.Fatalf("summary %q (%s), want not started", summaryLine(sum), sum.Status)
+	}
+	if logs.FilterMessage("fetch run could not start").Len() != 1 {
+		t.Errorf("not logged at error: %v", logs.All())
+	}
+	m := newMetrics(db)
+	m.observe(sum)
+	if got := counterValue(t, m, "pricewatch_fetch_runs_total", "not_started"); got != 1 {
+		t.Errorf("pricewatch_fetch_runs_total{result=not_started} = %v, want 1", got)
+	}
+	runs, err := db.LastRuns(context.Background())
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("%+v, %v", runs, err)
+	}
+	if r := runs[0]; r.Status != storage.RunFailed || !strings.Contains(r.Error, "run could not start") {
+		t.Errorf("run record %s %q, want failed: run could not start", r.Status, r.Error)
+	}
+}
+
+func counterValue(t *testing.T, m *metrics, name, result string) float64 {
+	t.Helper()
+	families, err := m.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, s := range f.GetMetric() {
+			for _, l := range s.GetLabel() {
+				if l.GetName() == "result" && l.GetValue() == result {
+					return s.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return 0
+}
+
+func TestMetricsListenerHasEveryTimeout(t *testing.T) {
+	srv := newHTTPServer(http.NotFoundHandler())
+	if srv.ReadHeaderTimeout <= 0 || srv.ReadTimeout <= 0 || srv.WriteTimeout <= 0 || srv.IdleTimeout <= 0 {
+		t.Errorf("timeouts read-header %s, read %s, write %s, idle %s: want all set", srv.ReadHeaderTimeout, srv.ReadTimeout, srv.WriteTimeout, srv.IdleTimeout)
+	}
+}

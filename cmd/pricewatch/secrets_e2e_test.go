@@ -1,0 +1,206 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pricewatch/pricewatch/fetchers/alibaba/alibabatest"
+)
+
+// Secrets a hostile or careless error answer echoes back. Each case below
+// makes one cloud (or Slack) answer with one of them in its error text.
+const (
+	leakAWSKey    = "AKIAIOSFODNN7EXAMPLE"
+	leakBearer    = "eyJhbGciOiJIUzI1NiJ9LeakedBearerCredential"
+	leakSTS       = "STS.NUgYrLnoC37mZZCNnAbez2cHT"
+	leakWebhook   = "LeakedWebhookPathSecret0123"
+	leakSlackTok  = "xoxb-4242-4242-LeakedBotTokenValue"
+	leakRunPodKey = "rpa_LeakedRunPodKey0123456789AB"
+	// A configured key of no known shape: only its value can catch it.
+	leakLambdaKey = "plain-lambda-key-9f8e7d6c5b4a"
+)
+
+// providerConfig writes a config with only provider enabled, its endpoint
+// set; extra is appended.
+func providerConfig(t *testing.T, provider, endpoint, extra string) string {
+	t.Helper()
+	dir := t.TempDir()
+	names := []string{"aws", "azure", "alibaba", "tencent", "lambda", "runpod", "vastai", "oci"}
+	sections := map[string]string{}
+	for _, n := range names {
+		sections[n] = "  " + n + ": {enabled: false}\n"
+	}
+	switch provider {
+	case "lambda", "runpod":
+		sections[provider] = fmt.Sprintf("  %s: {enabled: true, endpoint: %s}\n", provider, endpoint)
+	case "aws":
+		sections["aws"] = fmt.Sprintf("  aws: {enabled: true, endpoint: %s, regions: [us-east-1], spot: false, savings_plans: false}\n", endpoint)
+	case "azure":
+		sections["azure"] = fmt.Sprintf("  azure: {enabled: true, endpoint: %s/api/retail/prices, regions: [westus2]}\n", endpoint)
+	case "alibaba":
+		sections["alibaba"] = fmt.Sprintf("  alibaba: {enabled: true, endpoint: %s, regions: [cn-shanghai]}\n", endpoint)
+	case "tencent":
+		sections["tencent"] = fmt.Sprintf("  tencent: {enabled: true, endpoint: %s, regions: [ap-beijing], currency: CNY}\n", endpoint)
+	}
+	var all strings.Builder
+	for _, n := range names {
+		all.WriteString(sections[n])
+	}
+	cfg := fmt.Sprintf("database:\n  path: %s\nlog:\n  level: debug\n  format: json\nproviders:\n%sfx:\n  enabled: false\n%s",
+		filepath.Join(dir, "pw.db"), all.String(), extra)
+	path := filepath.Join(dir, "pricewatch.yaml")
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestSecretsStayInOnEveryErrorPath: for each cloud and for Slack, an
+// error answer carrying a secret (a configured credential, or a key of a
+// known shape) fails the run or the post. The secret must appear nowhere
+// it could travel: stdout, stderr and the log, the database file (runs,
+// outbox), /readyz, and every digest format (which goes to Slack).
+func TestSecretsStayInOnEveryErrorPath(t *testing.T) {
+	tests := []struct {
+		name    string
+		secrets []string
+		// setup starts the fakes and returns the config and the commands
+		// that meet the error.
+		setup func(t *testing.T) (cfg string, cmds [][]string)
+	}{
+		{"azure", []string{leakAWSKey, leakBearer}, func(t *testing.T) (string, [][]string) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(http.StatusForbidden)
+				fmt.Fprintf(w, `{"error":{"code":"Forbidden","message":"proxy refused key %s (Authorization: Bearer %s)"}}`, leakAWSKey, leakBearer)
+			}))
+			t.Cleanup(srv.Close)
+			return providerConfig(t, "azure", srv.URL, ""), [][]string{{"fetch"}}
+		}},
+		{"aws", []string{leakAWSKey, leakRunPodKey}, func(t *testing.T) (string, [][]string) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/xml")
+				w.WriteHeader(http.StatusForbidden)
+				fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Request signed with %s denied; api_key=%s</Message></Error>`, leakAWSKey, leakRunPodKey)
+			}))
+			t.Cleanup(srv.Close)
+			return providerConfig(t, "aws", srv.URL, ""), [][]string{{"fetch"}}
+		}},
+		{"alibaba", []string{e2eAlibabaKeyID, e2eAlibabaSecret, leakSTS}, func(t *testing.T) (string, [][]string) {
+			world := alibabatest.LoadScenario(t, "testdata/alibaba/china")
+			// Alibaba's InvalidParameter / Forbidden.NotAuthorized messages
+			// name the AccessKey ID the request was signed with.
+			world.FailAlways = map[string]alibabatest.APIError{"DescribeInstanceTypes": {
+				Code:    "Forbidden.NotAuthorized",
+				Message: fmt.Sprintf("User not authorized to operate on the specified resource. AccessKeyId: %s, SecurityToken: %s, secret %s", e2eAlibabaKeyID, leakSTS, e2eAlibabaSecret),
+			}}
+			fake := alibabatest.NewServer(t, e2eAlibabaKeyID, e2eAlibabaSecret, world)
+			alibabaCredentials(t, e2eAlibabaKeyID, e2eAlibabaSecret)
+			return providerConfig(t, "alibaba", fake.URL(), ""), [][]string{{"fetch"}}
+		}},
+		{"tencent", []string{e2eTencentID, e2eTencentKey}, func(t *testing.T) (string, [][]string) {
+			// The error shape of CVM, its message naming the SecretId and
+			// (carelessly) the key.
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprintf(w, `{"Response":{"Error":{"Code":"InvalidParameter","Message":"request of SecretId %s signed with %s is invalid"},"RequestId":"9a7f1d2c-0000-4000-8000-000000000001"}}`, e2eTencentID, e2eTencentKey)
+			}))
+			t.Cleanup(srv.Close)
+			tencentCredentials(t, e2eTencentID, e2eTencentKey)
+			return providerConfig(t, "tencent", srv.URL, ""), [][]string{{"fetch"}}
+		}},
+		{"lambda", []string{leakLambdaKey}, func(t *testing.T) (string, [][]string) {
+			// A refused key, echoed back in the error body.
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusUnauthorized)
+				fmt.Fprintf(w, `{"error":{"code":"global/invalid-api-key","message":"API key %s was invalid, expired, or deleted."}}`, leakLambdaKey)
+			}))
+			t.Cleanup(srv.Close)
+			t.Setenv("LAMBDA_API_KEY", leakLambdaKey)
+			return providerConfig(t, "lambda", srv.URL, ""), [][]string{{"fetch"}}
+		}},
+		{"runpod", []string{leakRunPodKey}, func(t *testing.T) (string, [][]string) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusForbidden)
+				fmt.Fprintf(w, `{"errors":[{"message":"Authorization: Bearer %s is not allowed"}]}`, leakRunPodKey)
+			}))
+			t.Cleanup(srv.Close)
+			t.Setenv("RUNPOD_API_KEY", leakRunPodKey)
+			return providerConfig(t, "runpod", srv.URL, ""), [][]string{{"fetch"}}
+		}},
+		{"slack webhook", []string{leakWebhook}, func(t *testing.T) (string, [][]string) {
+			// A webhook that cannot be reached: Go's error quotes the URL,
+			// whose path is the credential.
+			extra := fmt.Sprintf("slack:\n  webhook_url: http://127.0.0.1:1/services/T0000/B0000/%s\n", leakWebhook)
+			return providerConfig(t, "none", "", extra), [][]string{{"alerts", "test"}}
+		}},
+		{"slack token", []string{leakSlackTok}, func(t *testing.T) (string, [][]string) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(http.StatusBadGateway)
+				fmt.Fprintf(w, "upstream refused token %s", leakSlackTok)
+			}))
+			t.Cleanup(srv.Close)
+			t.Setenv("PRICEWATCH_SLACK_TOKEN", leakSlackTok)
+			extra := fmt.Sprintf("slack:\n  channel: C0ALERTS\n  api_url: %s/api/\n", srv.URL)
+			return providerConfig(t, "none", "", extra), [][]string{{"alerts", "test"}}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("CREDENTIALS_DIRECTORY", "")
+			cfg, cmds := tt.setup(t)
+			var seen []string // every text that left the process
+			failed := false
+			for _, c := range cmds {
+				out, errOut, code := runCLI(t, append([]string{"--config", cfg}, c...)...)
+				failed = failed || code != 0
+				seen = append(seen, "stdout of "+strings.Join(c, " ")+": "+out, "stderr and log of "+strings.Join(c, " ")+": "+errOut)
+			}
+			if !failed {
+				t.Fatalf("the error path was not taken: %q", seen)
+			}
+			for _, format := range []string{"text", "markdown", "json", "slack"} {
+				out, errOut, _ := runCLI(t, "--config", cfg, "digest", "--format", format)
+				seen = append(seen, "digest "+format+": "+out+errOut)
+			}
+			out, errOut, _ := runCLI(t, "--config", cfg, "alerts", "list", "--format", "json")
+			seen = append(seen, "alerts list: "+out+errOut)
+
+			a, db := loadApp(t, cfg)
+			d := &daemon{a: a, db: db, health: &health{}}
+			d.health.ready.Store(true)
+			d.health.beat()
+			body, err := d.readiness(context.Background())
+			if err != nil {
+				t.Fatalf("readiness: %v", err)
+			}
+			js, _ := json.Marshal(body)
+			seen = append(seen, "/readyz: "+string(js))
+			if !strings.HasPrefix(tt.name, "slack") && !strings.Contains(string(js), `"error"`) {
+				t.Errorf("/readyz does not show the failed run: %s", js)
+			}
+			dbPath := filepath.Join(filepath.Dir(cfg), "pw.db")
+			for _, f := range []string{dbPath, dbPath + "-wal"} {
+				if b, err := os.ReadFile(f); err == nil {
+					seen = append(seen, "database file "+filepath.Base(f)+": "+string(b))
+				}
+			}
+			for _, s := range tt.secrets {
+				for _, text := range seen {
+					if strings.Contains(text, s) {
+						where, _, _ := strings.Cut(text, ":")
+						t.Errorf("secret %q leaks into %s", s, where)
+					}
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,207 @@
+// Package secret is pricewatch's one scrubber for text that may carry a
+// credential: cloud error messages, HTTP bodies, URLs, log lines. Every
+// fetcher applies it where it builds an error, and the CLI, the logger, run
+// records, /readyz, the digest and Slack messages apply it again on the way
+// out, so a secret never leaves the process whichever path its text takes.
+//
+// It masks the configured secret values (in every encoding a line may carry
+// them) and, whoever configured them, the shapes of cloud credentials:
+// Alibaba AccessKey IDs (LTAI…) and STS tokens (STS.…), Tencent SecretIds
+// (AKID…), AWS access key IDs (AKIA…, ASIA…), Slack tokens, Lambda Cloud
+// API keys (secret_…), RunPod API keys (rpa_…), bearer and basic
+// credentials, URL query strings and user info, and Slack webhook paths.
+// A fetcher for a new cloud adds its key shape to the patterns here.
+package secret
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"sync/atomic"
+)
+
+// Mask replaces whatever was redacted.
+const Mask = "[REDACTED]"
+
+// Scrubber masks secrets in text: the configured values, added with
+// SetSecrets (which a config reload may call again), and everything the
+// package comment lists. It is safe for concurrent use.
+type Scrubber struct {
+	secrets atomic.Pointer[[]string]
+}
+
+// New returns a Scrubber for the given secret values.
+func New(secrets ...string) *Scrubber {
+	r := &Scrubber{}
+	r.SetSecrets(secrets...)
+	return r
+}
+
+// SetSecrets replaces the set of values to mask. Empty values are ignored.
+func (r *Scrubber) SetSecrets(secrets ...string) {
+	var forms []string
+	for _, s := range secrets {
+		if s == "" {
+			continue
+		}
+		// A secret can reach a log line as written, escaped inside a JSON
+		// string (the JSON encoder and console fields) or percent-encoded
+		// inside a URL.
+		forms = append(forms, s, jsonEscaped(s), url.QueryEscape(s), url.PathEscape(s))
+	}
+	// Longest first, so that a secret containing another is masked whole.
+	slices.SortFunc(forms, func(a, b string) int { return len(b) - len(a) })
+	forms = slices.Compact(forms)
+	r.secrets.Store(&forms)
+}
+
+// String returns s with every secret masked.
+func (r *Scrubber) String(s string) string {
+	var secrets []string
+	if r != nil {
+		if p := r.secrets.Load(); p != nil {
+			secrets = *p
+		}
+	}
+	return redact(s, secrets)
+}
+
+// Error returns err with its message masked. The result still unwraps to
+// err, so errors.Is and errors.As keep classifying it; do not log what
+// errors.As digs out of it (a *url.Error holds the full URL).
+func (r *Scrubber) Error(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	clean := r.String(msg)
+	if clean == msg {
+		return err
+	}
+	return &redactedError{msg: clean, err: err}
+}
+
+// String masks the given secrets, and every credential shape, in s.
+func String(s string, secrets ...string) string {
+	return New(secrets...).String(s)
+}
+
+// Error returns err with the given secrets, and every credential shape,
+// removed from its message; see Scrubber.Error.
+func Error(err error, secrets ...string) error {
+	return New(secrets...).Error(err)
+}
+
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+func jsonEscaped(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // zap does not escape <, > and & either
+	if err := enc.Encode(s); err != nil {
+		return s
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(b.String(), `"`), "\n"), `"`)
+}
+
+// patterns finds what is masked even when nobody said it was secret:
+//   - URLs (Go's HTTP errors quote the whole request URL, and a Slack
+//     webhook URL or a signed Alibaba request carries its secret in it);
+//     a backslash or quote ends one, so a URL inside a JSON string stops at
+//     the escaped quote;
+//   - Slack tokens (xoxb-, xoxp-, xoxe.xoxp-, xapp-);
+//   - Tencent SecretIds (AKID…), Alibaba AccessKey IDs (LTAI…) and STS
+//     security tokens (STS.…), AWS access key IDs (AKIA… long-term, ASIA…
+//     temporary: 20 upper-case characters);
+//   - Lambda Cloud API keys (secret_<name>_<32 hex>) and RunPod API keys
+//     (rpa_…);
+//   - the credential after "Bearer", or after "Authorization: Basic" (a
+//     bare "basic" is too common a word), and after api_key= / apikey=
+//     outside a URL.
+var patterns = regexp.MustCompile(
+	`(?i:https?)://[^\s"'<>\\` + "`" + `]+` +
+		`|\bxox[a-z](?:\.xox[a-z])?-[0-9A-Za-z-]{6,}` +
+		`|\bxapp-[0-9A-Za-z-]{6,}` +
+		`|\bAKID[0-9A-Za-z]{10,}` +
+		`|\bLTAI[0-9A-Za-z]{10,}` +
+		`|\bSTS\.[0-9A-Za-z._=+/-]{16,}` +
+		`|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b` +
+		`|\bsecret_[0-9A-Za-z_-]*[0-9a-fA-F]{32}\b` +
+		`|\brpa_[0-9A-Za-z]{16,}` +
+		`|\b(?i:bearer|authorization:\s*basic)\s+[0-9A-Za-z._~+/=-]{6,}` +
+		`|\b(?i:api_?key)\s*[=:]\s*["']?[0-9A-Za-z._~+/-]{8,}`)
+
+func redact(s string, secrets []string) string {
+	for _, v := range secrets {
+		s = strings.ReplaceAll(s, v, Mask)
+	}
+	return patterns.ReplaceAllStringFunc(s, func(m string) string {
+		lower := strings.ToLower(m)
+		switch {
+		case strings.HasPrefix(lower, "http"):
+			return redactURL(m)
+		case strings.HasPrefix(lower, "bearer"), strings.HasPrefix(lower, "authorization"):
+			// Keep the scheme, mask the credential after the last space.
+			return strings.TrimRight(m[:strings.LastIndexAny(m, " \t")+1], " \t") + " " + Mask
+		case strings.HasPrefix(lower, "api"):
+			// Keep the key's name.
+			return m[:strings.IndexAny(m, "=:")+1] + Mask
+		default:
+			return Mask
+		}
+	})
+}
+
+// slackHookHosts serve incoming webhooks and workflow triggers, whose path
+// is the credential.
+var slackHookHosts = []string{"hooks.slack.com", "hooks.slack-gov.com"}
+
+// redactURL keeps what helps debugging (scheme, host, path) and masks what
+// authenticates: user info, the query string, the fragment, and the path of
+// a Slack webhook.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		// Unparseable: keep only what precedes anything that might be a
+		// credential.
+		if i := strings.IndexAny(raw, "?#@"); i >= 0 {
+			return raw[:i] + Mask
+		}
+		return raw
+	}
+	var b strings.Builder
+	b.WriteString(u.Scheme)
+	b.WriteString("://")
+	if u.User != nil {
+		b.WriteString(Mask)
+		b.WriteByte('@')
+	}
+	b.WriteString(u.Host)
+	path := u.EscapedPath()
+	if slices.Contains(slackHookHosts, strings.ToLower(u.Hostname())) {
+		// Keep "/services" (or "/workflows", "/triggers") so the line still
+		// says what kind of hook failed.
+		if first, _, ok := strings.Cut(strings.TrimPrefix(path, "/"), "/"); ok {
+			path = "/" + first + "/" + Mask
+		} else if path != "" && path != "/" {
+			path = "/" + Mask
+		}
+	}
+	b.WriteString(path)
+	if u.RawQuery != "" || u.ForceQuery {
+		b.WriteString("?" + Mask)
+	}
+	if u.Fragment != "" {
+		b.WriteString("#" + Mask)
+	}
+	return b.String()
+}

@@ -1,0 +1,66 @@
+package secret
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestScrubberMasksCloudKeyShapes(t *testing.T) {
+	tests := []struct {
+		name, text, secret string
+	}{
+		{"alibaba access key id", "Forbidden.NotAuthorized: the AccessKeyId LTAI5tQ9xExampleKeyId7 is not authorized", "LTAI5tQ9xExampleKeyId7"},
+		{"alibaba sts token", "InvalidSecurityToken.Expired: STS.NUgYrLnoC37mZZCNnAbez2cHT is expired", "STS.NUgYrLnoC37mZZCNnAbez2cHT"},
+		{"tencent secret id", "AuthFailure.SecretIdNotFound: AKIDz8krbsJ5yKBZQpn74WFkmLPx3EXAMPLE not found", "AKIDz8krbsJ5yKBZQpn74WFkmLPx3EXAMPLE"},
+		{"aws access key id", "proxy said: bad key AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE"},
+		{"aws temporary key id", "key ASIAY34FZKBOKMUTVV7A expired", "ASIAY34FZKBOKMUTVV7A"},
+		{"lambda api key", "401 for secret_pricewatch_1f2e3d4c5b6a79880f1e2d3c4b5a6978", "secret_pricewatch_1f2e3d4c5b6a79880f1e2d3c4b5a6978"},
+		{"runpod api key", "invalid key rpa_AB12CD34EF56GH78IJ90KL12MN34", "rpa_AB12CD34EF56GH78IJ90KL12MN34"},
+		{"bearer header echoed", `{"error":"Authorization: Bearer sk-live-0123456789abcdef rejected"}`, "sk-live-0123456789abcdef"},
+		{"api_key parameter outside a URL", `request api_key=9f8e7d6c5b4a3210 refused`, "9f8e7d6c5b4a3210"},
+		{"query string", "GET https://api.runpod.io/graphql?api_key=XYZ123SECRET: 401", "XYZ123SECRET"},
+		{"slack bot token", "invalid_auth for xoxb-1234-5678-abcdefABCDEF", "xoxb-1234-5678-abcdefABCDEF"},
+		{"slack webhook path", "Post https://hooks.slack.com/services/T000/B000/XXXXSECRET: EOF", "XXXXSECRET"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := String(tt.text)
+			if strings.Contains(got, tt.secret) {
+				t.Errorf("%q still holds %q", got, tt.secret)
+			}
+			if !strings.Contains(got, Mask) {
+				t.Errorf("%q: nothing masked", got)
+			}
+		})
+	}
+}
+
+// Words that merely look like keys stay: the scrubber must not eat the
+// advice an error gives (config key names, codes).
+func TestScrubberKeepsOrdinaryText(t *testing.T) {
+	for _, s := range []string{
+		"check providers.tencent.secret_key_file and secret_id_file",
+		"InvalidAccessKeyId.NotFound: the AccessKey ID is not known",
+		"STS.Expired",
+		"AKIA is the prefix of an AWS key",
+	} {
+		if got := String(s); got != s {
+			t.Errorf("%q became %q", s, got)
+		}
+	}
+}
+
+func TestScrubberMasksConfiguredValuesAndKeepsErrorChain(t *testing.T) {
+	base := errors.New("sentinel")
+	err := Error(errors.Join(base, errors.New("signed with hunter2-the-secret")), "hunter2-the-secret")
+	if strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("configured secret kept: %v", err)
+	}
+	if !errors.Is(err, base) {
+		t.Error("scrubbed error no longer unwraps to its cause")
+	}
+	if Error(nil) != nil {
+		t.Error("Error(nil) is not nil")
+	}
+}
