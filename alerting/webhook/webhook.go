@@ -58,10 +58,10 @@ type Config struct {
 
 // Notifier posts outbox documents to the webhook.
 type Notifier struct {
-	url    string
-	key    []byte
-	hc     *http.Client
-	now    func() time.Time
+	url string
+	key []byte
+	hc  *http.Client
+	now func() time.Time
 	// redact are the forms of the URL that must not leak into an error.
 	redact []string
 }
