@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pricewatch/pricewatch/alerting"
+	"github.com/pricewatch/pricewatch/alerting/digest"
 	"github.com/pricewatch/pricewatch/alerting/slack"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -73,6 +74,9 @@ var unescapeMrkdwn = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&")
 // pricewatch already holds the line.
 func AlertSummary(payload []byte) string {
 	if doc, err := alerting.DecodeDocument(payload); err == nil {
+		if doc.Type == alerting.TypeDigest {
+			return unescapeMrkdwn.Replace(strings.TrimPrefix(digest.Summary(doc.Digest), "pricewatch: "))
+		}
 		if doc.Alert == nil {
 			return ""
 		}

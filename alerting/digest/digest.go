@@ -93,7 +93,7 @@ type Digest struct {
 	Week     string
 	Now      time.Time
 	From     time.Time // Now − Week
-	Location *time.Location
+	Location *time.Location `json:"-"` // queued by name (document.go)
 	Currency string
 
 	// Offers counts the current Linux offers of watched models; Changed how

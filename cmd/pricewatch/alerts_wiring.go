@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch/alerting"
+	"github.com/pricewatch/pricewatch/alerting/digest"
 	"github.com/pricewatch/pricewatch/alerting/outboxstore"
 	"github.com/pricewatch/pricewatch/alerting/slack"
 	"github.com/pricewatch/pricewatch/alerting/webhook"
@@ -84,7 +85,7 @@ func (a *app) newNotifier() (alerting.Notifier, error) {
 	if token.Empty() && a.cfg.Slack.WebhookURL.Empty() {
 		return alerting.LogNotifier{Log: a.log.Named("alerts")}, nil
 	}
-	n, err := slack.New(slack.Config{Token: token.Value(), WebhookURL: a.cfg.Slack.WebhookURL.Value(), APIURL: a.cfg.Slack.APIURL})
+	n, err := slack.New(slack.Config{Token: token.Value(), WebhookURL: a.cfg.Slack.WebhookURL.Value(), APIURL: a.cfg.Slack.APIURL, Digest: digest.RenderSlack})
 	if err != nil {
 		return nil, err
 	}
