@@ -92,7 +92,7 @@ type Digest struct {
 	// delivery key uses it so that one week posts one digest.
 	Week     string
 	Now      time.Time
-	From     time.Time // Now − Week
+	From     time.Time      // Now − Week
 	Location *time.Location `json:"-"` // queued by name (document.go)
 	Currency string
 
