@@ -27,6 +27,8 @@ func TestDependencyRules(t *testing.T) {
 		{"alerting", []string{"storage", "config"}, "the dispatcher declares its Outbox and Clock, the rules take RulesConfig; alerting/outboxstore and cmd join them"},
 		{"alerting/slack", []string{"storage", "config"}, "a notifier renders the outbox document it is given; secrets arrive as strings"},
 		{"alerting/webhook", []string{"storage", "config"}, "a notifier renders the outbox document it is given"},
+		{"alerting/digest", []string{"storage", "config"}, "the digest's renderers read analysis/digest's data"},
+		{"analysis/digest", []string{"storage", "config", "alerting"}, "the digest's computation declares the rows it reads; report converts storage's"},
 		{"fx", []string{"fetchers"}, "fx declares the Doer it uses"},
 	}
 	for _, r := range rules {

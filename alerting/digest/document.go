@@ -37,7 +37,7 @@ func Document(d Digest, key string, chart bool) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	q := queued{DeliveryKey: key, Chart: chart, Location: d.location().String(), Digest: d}
+	q := queued{DeliveryKey: key, Chart: chart, Location: d.Loc().String(), Digest: d}
 	for _, r := range d.Savings {
 		q.SavingsOffers = append(q.SavingsOffers, savingsInputs{r.Offer, r.OnDemand})
 	}
