@@ -39,6 +39,7 @@ type Config struct {
 	Providers Providers `yaml:"providers"`
 	FX        FX        `yaml:"fx"`
 	Slack     Slack     `yaml:"slack"`
+	Webhook   Webhook   `yaml:"webhook"`
 	Guard     Guard     `yaml:"guard"`
 	Alerts    Alerts    `yaml:"alerts"`
 	Digest    Digest    `yaml:"digest"`
@@ -257,6 +258,17 @@ type Slack struct {
 	MaxRetryAfter time.Duration `yaml:"max_retry_after"`
 }
 
+// Webhook is the generic webhook notifier: alerts as JSON, optionally
+// signed, to any HTTP endpoint (rules route to it with webhook: true).
+type Webhook struct {
+	// URL is a secret (it often carries a token); URLFile reads it from a
+	// file instead.
+	URL     Secret `yaml:"url"`
+	URLFile string `yaml:"url_file"`
+	// SecretFile holds the HMAC-SHA256 key; without it bodies are unsigned.
+	SecretFile string `yaml:"secret_file"`
+}
+
 // Guard holds back implausible prices between fetch and store.
 type Guard struct {
 	// Enabled turns the guard on (default true).
@@ -322,6 +334,9 @@ type Rule struct {
 	// SpotBelowPerGPUHour alerts when a spot price per GPU-hour falls below it.
 	SpotBelowPerGPUHour float64 `yaml:"spot_below_per_gpu_hour"`
 	Channel             string  `yaml:"channel"`
+	// Webhook also sends the rule's messages to the generic webhook
+	// (webhook.url), beside its Slack channel.
+	Webhook bool `yaml:"webhook"`
 }
 
 // Digest is the weekly FinOps summary.
@@ -665,6 +680,7 @@ func (c *Config) Validate() error {
 	}
 	errs = append(errs, c.validateHardware()...)
 	add(c.validateMetrics())
+	add(c.validateWebhook())
 	return errors.Join(errs...)
 }
 
@@ -734,7 +750,31 @@ func (c *Config) validateRule(i int, r Rule) error {
 	if r.SpotBelowPerGPUHour < 0 {
 		errs = append(errs, c.keyErr(prefix+".spot_below_per_gpu_hour", "must not be negative"))
 	}
+	if r.Webhook && c.Webhook.URL.Empty() && c.Webhook.URLFile == "" {
+		errs = append(errs, c.keyErr(prefix+".webhook", "the rule sends to the webhook, but webhook.url and webhook.url_file are empty"))
+	}
+	if r.Channel == "webhook" {
+		errs = append(errs, c.keyErr(prefix+".channel", `"webhook" is the webhook's outbox channel, not a Slack channel: set webhook: true instead`))
+	}
 	return errors.Join(errs...)
+}
+
+// validateWebhook checks the webhook's keys; the URL itself is checked when
+// it is read (it may come from a file).
+func (c *Config) validateWebhook() error {
+	w := c.Webhook
+	if !w.URL.Empty() && w.URLFile != "" {
+		return c.keyErr("webhook.url_file", "set webhook.url or webhook.url_file, not both")
+	}
+	if !w.URL.Empty() {
+		if u, err := url.Parse(w.URL.Value()); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return c.keyErr("webhook.url", "is not an http(s) URL")
+		}
+	}
+	if w.SecretFile != "" && w.URL.Empty() && w.URLFile == "" {
+		return c.keyErr("webhook.secret_file", "is set but webhook.url and webhook.url_file are empty")
+	}
+	return nil
 }
 
 func (c *Config) providerCommons() map[string]Common {

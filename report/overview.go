@@ -98,5 +98,13 @@ func digestRest(ctx context.Context, st Store, now time.Time, ivs []analysis.Int
 			runs = append(runs, *ok)
 		}
 	}
-	return digest.Input{Now: now, Prices: ivs, Availability: avail, Runs: runs}, nil
+	in := digest.Input{Now: now, Prices: ivs}
+	// The digest declares the fields it reads; storage's rows convert.
+	for _, a := range avail {
+		in.Availability = append(in.Availability, digest.AvailabilityInterval(a))
+	}
+	for _, r := range runs {
+		in.Runs = append(in.Runs, digest.Run(r))
+	}
+	return in, nil
 }
