@@ -1,10 +1,15 @@
 package main
 
 import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/url"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -20,12 +25,22 @@ type historyFlags struct {
 	providers  []string
 	regions    []string
 	since      string
+	limit      int
 	priceTypes []string
 	os         string
 	format     string
 	plot       bool
 	server     serverFlag
 }
+
+// The table is for reading: without --since it shows the last
+// defaultTableSince; it and the chart show at most defaultTableLimit
+// intervals. JSON and CSV are for scripts and carry all of it unless told
+// otherwise.
+const (
+	defaultTableSince = "90d"
+	defaultTableLimit = 2000
+)
 
 func (a *app) historyCommand() *cobra.Command {
 	var f historyFlags
@@ -43,9 +58,8 @@ func (a *app) historyCommand() *cobra.Command {
 			if f.plot && f.format != formatTable {
 				return usagef("--plot draws a chart in the terminal; leave out --format %s", f.format)
 			}
-			since, err := parseSince(f.since, time.Now().UTC())
-			if err != nil {
-				return err
+			if f.limit < 0 {
+				return usagef("--limit %d: want 0 (no limit) or more", f.limit)
 			}
 			pts, err := parsePriceTypes(f.priceTypes)
 			if err != nil {
@@ -58,16 +72,44 @@ func (a *app) historyCommand() *cobra.Command {
 			if osFilter == "any" || osFilter == "all" {
 				osFilter = ""
 			}
+			// The API has no price-type or OS filter; they apply to its
+			// answer.
+			keepFiltered := func(rows []storage.PriceInterval) []storage.PriceInterval {
+				return slices.DeleteFunc(rows, func(r storage.PriceInterval) bool {
+					return (len(pts) > 0 && !slices.Contains(pts, r.PriceType)) || (osFilter != "" && r.OS != osFilter)
+				})
+			}
+			reading := f.format == formatTable
+			sinceText, limit := f.since, f.limit
+			if reading && !f.plot && !cmd.Flags().Changed("since") {
+				sinceText = defaultTableSince
+			}
+			if reading && !cmd.Flags().Changed("limit") {
+				limit = defaultTableLimit
+			}
+			var since time.Time
+			if sinceText != "all" {
+				var err error
+				if since, err = parseSince(sinceText, time.Now().UTC()); err != nil {
+					return err
+				}
+			}
+			instanceType := args[0]
+			var rows []storage.PriceInterval
 			if f.server.url != "" {
 				q := query{}
 				q.list("provider", f.providers)
 				q.list("region", f.regions)
-				q.set("since", f.since)
+				if sinceText != "all" {
+					// The table's default window holds for a server's
+					// history too ("all" is the API's empty since).
+					q.set("since", sinceText)
+				}
 				body, err := a.remoteGet(cmd.Context(), f.server.url, "history/"+url.PathEscape(args[0]), url.Values(q))
 				if err != nil {
 					return err
 				}
-				if f.format == formatJSON {
+				if f.format == formatJSON && limit <= 0 && len(pts) == 0 && osFilter == "" {
 					_, err := a.stdout.Write(body)
 					return err
 				}
@@ -75,42 +117,71 @@ func (a *app) historyCommand() *cobra.Command {
 				if err := decodeRemote(body, &hr); err != nil {
 					return err
 				}
-				rows, err := historyFromRows(hr)
+				if rows, err = historyFromRows(hr); err != nil {
+					return err
+				}
+				rows = keepFiltered(rows)
+				if f.format != formatTable {
+					if limit > 0 {
+						rows = keepNewest(rows, limit)
+					}
+					return writeHistory(a.stdout, f.format, rows)
+				}
+				if limit > 0 {
+					// The API has no limit: keep the newest here, one more
+					// than shown as a local read does.
+					rows = keepNewest(rows, limit+1)
+				}
+			} else {
+				db, err := a.openReader(cmd.Context())
 				if err != nil {
 					return err
 				}
-				// The API has no such filters; they apply to its answer.
-				rows = slices.DeleteFunc(rows, func(r storage.PriceInterval) bool {
-					return (len(pts) > 0 && !slices.Contains(pts, r.PriceType)) || (osFilter != "" && r.OS != osFilter)
-				})
-				if f.plot {
-					return writeHistoryPlot(a.stdout, args[0], rows)
+				if instanceType, err = resolveInstanceType(cmd.Context(), db, args[0]); err != nil {
+					return err
 				}
-				return writeHistory(a.stdout, f.format, rows)
+				q := report.HistoryQuery{InstanceType: instanceType, Providers: f.providers, Regions: f.regions, Since: since,
+					PriceTypes: pts, OS: osFilter}
+				if f.format != formatTable {
+					// Streamed: a type with tens of thousands of intervals is
+					// never held whole.
+					q.Limit = limit
+					return streamHistory(cmd.Context(), a.stdout, db, f.format, q)
+				}
+				if limit > 0 {
+					// One more than shown says whether older ones were left out.
+					q.Limit = limit + 1
+				}
+				if rows, err = report.History(cmd.Context(), db, q); err != nil {
+					return err
+				}
 			}
-			db, err := a.openReader(cmd.Context())
-			if err != nil {
-				return err
-			}
-			instanceType, err := resolveInstanceType(cmd.Context(), db, args[0])
-			if err != nil {
-				return err
-			}
-			rows, err := report.History(cmd.Context(), db, report.HistoryQuery{
-				InstanceType: instanceType, Providers: f.providers, Regions: f.regions, Since: since, PriceTypes: pts, OS: osFilter,
-			})
-			if err != nil {
-				return err
+
+			cut := limit > 0 && len(rows) > limit
+			if cut {
+				rows = dropOldest(rows)
 			}
 			if f.plot {
-				return writeHistoryPlot(a.stdout, instanceType, rows)
+				err = writeHistoryPlot(a.stdout, instanceType, rows)
+			} else {
+				err = writeHistory(a.stdout, f.format, rows)
 			}
-			return writeHistory(a.stdout, f.format, rows)
+			if err != nil {
+				return err
+			}
+			switch {
+			case cut:
+				fmt.Fprintf(a.stderr, "Showing the newest %d intervals%s; --limit 0 shows all of them, --since narrows the time.\n", limit, sinceNote(f.since, sinceText))
+			case len(rows) == 0 && !f.plot && !cmd.Flags().Changed("since"):
+				fmt.Fprintf(a.stderr, "Nothing valid in the last %s; --since all shows older history.\n", defaultTableSince)
+			}
+			return nil
 		},
 	}
 	cmd.Flags().StringSliceVar(&f.providers, "provider", nil, "only this provider (aws, azure, alibaba, tencent, vastai, oci); repeatable")
 	cmd.Flags().StringSliceVar(&f.regions, "region", nil, "only this region code; repeatable")
-	cmd.Flags().StringVar(&f.since, "since", "", "only intervals valid since a duration ago (30d, 12h) or a date (2026-01-01)")
+	cmd.Flags().StringVar(&f.since, "since", "", "only intervals valid since a duration ago (30d, 12h), a date (2026-01-01) or all (default: 90d for the table, all for --plot, json and csv)")
+	cmd.Flags().IntVar(&f.limit, "limit", 0, fmt.Sprintf("at most this many intervals, the newest (0: no limit; default %d for the table and --plot)", defaultTableLimit))
 	cmd.Flags().StringSliceVar(&f.priceTypes, "price-type", nil, "only these price types: on_demand, spot, reserved, savings_plan (comma-separated or repeated; default all)")
 	cmd.Flags().StringVar(&f.os, "os", "", "only this operating system: linux or windows (default both)")
 	cmd.Flags().StringVar(&f.format, "format", formatTable, "output format: table, json or csv")
@@ -119,13 +190,110 @@ func (a *app) historyCommand() *cobra.Command {
 	return cmd
 }
 
+func sinceNote(flag, used string) string {
+	if flag == "" {
+		return " of the last " + used
+	}
+	return ""
+}
+
+// dropOldest removes the interval that starts first (the one beyond the
+// limit), keeping the rest in order.
+func dropOldest(rows []storage.PriceInterval) []storage.PriceInterval {
+	oldest := 0
+	for i, r := range rows {
+		o := rows[oldest]
+		if r.ValidFrom.Before(o.ValidFrom) || r.ValidFrom.Equal(o.ValidFrom) && r.ID < o.ID {
+			oldest = i
+		}
+	}
+	return append(rows[:oldest:oldest], rows[oldest+1:]...)
+}
+
+// keepNewest keeps the n intervals that start last, in their order.
+func keepNewest(rows []storage.PriceInterval, n int) []storage.PriceInterval {
+	if len(rows) <= n {
+		return rows
+	}
+	idx := make([]int, len(rows))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool {
+		ra, rb := rows[idx[a]], rows[idx[b]]
+		if !ra.ValidFrom.Equal(rb.ValidFrom) {
+			return ra.ValidFrom.After(rb.ValidFrom)
+		}
+		return ra.ID > rb.ID
+	})
+	keep := make([]bool, len(rows))
+	for _, i := range idx[:n] {
+		keep[i] = true
+	}
+	out := make([]storage.PriceInterval, 0, n)
+	for i, r := range rows {
+		if keep[i] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// streamHistory writes JSON or CSV row by row as the database returns them.
+func streamHistory(ctx context.Context, w io.Writer, db report.Store, format string, q report.HistoryQuery) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	n := 0
+	var cw *csv.Writer
+	if format == formatCSV {
+		cw = csv.NewWriter(bw)
+		if err := cw.Write(historyCSVHeader); err != nil {
+			return err
+		}
+	}
+	err := report.EachHistory(ctx, db, q, func(r *storage.PriceInterval) error {
+		if cw != nil {
+			return cw.Write(historyCSVRow(r))
+		}
+		b, err := json.MarshalIndent(report.NewHistoryRow(r), "  ", "  ")
+		if err != nil {
+			return err
+		}
+		sep := ",\n  "
+		if n == 0 {
+			sep = "[\n  "
+		}
+		n++
+		bw.WriteString(sep)
+		_, err = bw.Write(b)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if cw != nil {
+		cw.Flush()
+		if err := cw.Error(); err != nil {
+			return err
+		}
+	} else if n == 0 {
+		bw.WriteString("[]\n")
+	} else {
+		bw.WriteString("\n]\n")
+	}
+	return bw.Flush()
+}
+
 func writeHistory(w io.Writer, format string, rows []storage.PriceInterval) error {
 	switch format {
 	case formatJSON:
 		out := report.HistoryRows(rows)
 		return writeJSON(w, out)
 	case formatCSV:
-		return writeRowsCSV(w, report.HistoryRows(rows))
+		out := make([][]string, 0, len(rows))
+		for i := range rows {
+			out = append(out, historyCSVRow(&rows[i]))
+		}
+		return writeCSV(w, historyCSVHeader, out)
 	}
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, "No price history for that instance type (has `pricewatch fetch` run, and is the name spelled as the cloud spells it?).")
@@ -168,6 +336,25 @@ func writeHistory(w io.Writer, format string, rows []storage.PriceInterval) erro
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// historyCSVHeader is report.HistoryRow's JSON keys, in order; the
+// vocabulary test holds them equal.
+var historyCSVHeader = []string{"provider", "region", "zone", "instance_type", "price_type", "term", "payment", "offering_class", "os", "currency",
+	"hourly_price", "upfront", "effective_hourly", "price_per_gpu_hour", "gpu_model", "gpu_count", "gpu_memory_gb", "valid_from", "valid_to", "last_seen"}
+
+func historyCSVRow(r *storage.PriceInterval) []string {
+	pgText := "" // unknown GPU count: empty, as null in JSON
+	if pg, ok := pricewatch.PerGPUHour(r.EffectiveHourly, r.GPUCount); ok {
+		pgText = pg.String()
+	}
+	to := ""
+	if r.ValidTo != nil {
+		to = r.ValidTo.UTC().Format(time.RFC3339)
+	}
+	return []string{r.Provider, r.Region, r.Zone, r.InstanceType, string(r.PriceType), r.Term, r.Payment, r.OfferingClass, r.OS, r.Currency,
+		r.Hourly.String(), r.Upfront.String(), r.EffectiveHourly.String(), pgText, r.GPUModel, formatFloat(r.GPUCount), formatFloat(r.GPUMemoryGB),
+		r.ValidFrom.UTC().Format(time.RFC3339), to, r.LastSeen.UTC().Format(time.RFC3339)}
 }
 
 func groupByOffer(rows []storage.PriceInterval) [][]storage.PriceInterval {

@@ -57,7 +57,7 @@ left out unless --include-spot: it can be taken back at any time.`,
 			if err := checkGPUModel(ctx, m.db, f.gpu); err != nil {
 				return err
 			}
-			offers, err := m.offers(ctx)
+			offers, err := m.offersOfGPU(ctx, f.gpu)
 			if err != nil {
 				return err
 			}

@@ -182,6 +182,11 @@ func (d *daemon) schedule() error {
 	if _, err := c.AddFunc(fmt.Sprintf("@every %s", heartbeatEvery), d.health.beat); err != nil {
 		return err
 	}
+	if spec := cfg.Storage.MaintenanceSchedule; spec != "" {
+		if _, err := c.AddFunc(spec, d.runMaintenance); err != nil {
+			return fmt.Errorf("storage.maintenance_schedule %q: %w", spec, err)
+		}
+	}
 	if cfg.Digest.Enabled {
 		spec := fmt.Sprintf("CRON_TZ=%s %s", cfg.Digest.Timezone, cfg.Digest.Schedule)
 		if _, err := c.AddFunc(spec, d.runDigest); err != nil {

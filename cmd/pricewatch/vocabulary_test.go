@@ -49,6 +49,7 @@ func TestVocabulary(t *testing.T) {
 		{name: "hardware unknown", args: []string{"hardware", "unknown"}},
 		{name: "fx show", args: []string{"fx", "show"}},
 		{name: "config path", args: []string{"config", "path"}},
+		{name: "db stats", args: []string{"db", "stats"}, noCSV: true},
 		{name: "digest", cfg: digestCfg, args: []string{"digest", "--now=" + digestNow}, noCSV: true},
 	}
 	unknown := map[string][]string{}
