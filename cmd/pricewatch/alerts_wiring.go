@@ -66,7 +66,7 @@ func (a *app) newNotifier() (alerting.Notifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.redactor.SetSecrets(a.secrets(token, a.cfg.Slack.WebhookURL)...)
+	a.addSecrets(token, a.cfg.Slack.WebhookURL)
 	if token.Empty() && a.cfg.Slack.WebhookURL.Empty() {
 		return alerting.LogNotifier{Log: a.log.Named("alerts")}, nil
 	}
