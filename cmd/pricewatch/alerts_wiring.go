@@ -87,16 +87,6 @@ func (a *app) newDispatcher(db *storage.DB) (*alerting.Dispatcher, error) {
 	return alerting.NewDispatcher(db, n, a.log.Named("alerts"), alerting.DispatcherOptions{MaxRetryAfter: a.cfg.Slack.MaxRetryAfter}), nil
 }
 
-// deliverPending sends the queued alerts, waiting at most maxWait for
-// Slack to recover from transient errors and leaving the rest pending for
-// the daemon or `pricewatch alerts deliver`. force ignores back-off.
-// Slack being down is not an error here (it is logged); a database or
-// configuration problem is.
-func (a *app) deliverPending(ctx context.Context, db *storage.DB, maxWait time.Duration, force bool) error {
-	_, err := a.deliver(ctx, db, maxWait, force)
-	return err
-}
-
 func (a *app) deliver(ctx context.Context, db *storage.DB, maxWait time.Duration, force bool) (alerting.Report, error) {
 	d, err := a.newDispatcher(db)
 	if err != nil {

@@ -301,7 +301,7 @@ func (a *app) sendDigest(ctx context.Context, db *storage.DB, d digest.Digest, s
 		}
 		return nil
 	case storage.OutboxFailed:
-		return fmt.Errorf("Slack refused the digest of %s: %s", d.Week, e.LastError)
+		return fmt.Errorf("slack refused the digest of %s: %s", d.Week, e.LastError)
 	}
 	why := e.LastError
 	if why == "" {

@@ -700,7 +700,7 @@ func TestDigestSendRefused(t *testing.T) {
 	if code == 0 {
 		t.Fatalf("exit 0: %s", out)
 	}
-	if !strings.Contains(errOut, "Slack refused the digest of 2022-W40") || !strings.Contains(errOut, "channel_not_found") ||
+	if !strings.Contains(errOut, "slack refused the digest of 2022-W40") || !strings.Contains(errOut, "channel_not_found") ||
 		!strings.Contains(errOut, "channel C0FINOPS was not found") {
 		t.Errorf("stderr %q", errOut)
 	}

@@ -45,15 +45,6 @@ const (
 	// defaultPageTimeout bounds reading one page's body. The client's own
 	// timeout covers only connecting and the response headers.
 	defaultPageTimeout = 2 * time.Minute
-	// vanishThreshold: a scope whose last complete run had at least this
-	// many offers and that now has none fails the run (see checkVanished).
-	// One GPU size in one region carries up to eight offers (on-demand and
-	// spot for two systems, two reservations, two savings plans), so this
-	// is "at least most of one size", not a stray row.
-	vanishThreshold = 5
-	// versionPrefix names the per-scope offer counts kept in
-	// Snapshot.Versions for the next run's vanish check.
-	versionPrefix = "offers/"
 )
 
 // Config is the fetcher's part of the pricewatch configuration
