@@ -47,4 +47,3 @@ func (db *DB) LastQueued(ctx context.Context, kind string) (at time.Time, ok boo
 	}
 	return t, true, nil
 }
-
