@@ -26,11 +26,12 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/vastai"
 	"github.com/pricewatch/pricewatch/guard"
 	"github.com/pricewatch/pricewatch/hardware"
+	"github.com/pricewatch/pricewatch/providers"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
-// providerNames in the order a cycle runs them.
-var providerNames = []string{"aws", "azure", "alibaba", "tencent", "lambda", "runpod", "vastai", "oci"}
+// providerNames in the order a cycle runs them (the registry's).
+var providerNames = providers.Names()
 
 // buildJobs builds the enabled providers' fetchers (only those named, when
 // only is not empty). Adding a cloud means adding its case here.
