@@ -120,11 +120,20 @@ func TestDeliveryUnderLockContention(t *testing.T) {
 // A hostile Retry-After (100,000,000 s) is cut to MaxRetryAfter and logged;
 // the channel is tried again within the cap.
 func TestRetryAfterIsCapped(t *testing.T) {
+	for name, after := range map[string]time.Duration{
+		"100,000,000 s":         100000000 * time.Second,
+		"overflowed (negative)": -5 * time.Second,
+	} {
+		t.Run(name, func(t *testing.T) { testRetryAfterCap(t, after) })
+	}
+}
+
+func testRetryAfterCap(t *testing.T, after time.Duration) {
 	clk := newClock()
 	db := openDB(t, "", clk)
 	queue(t, db, "#a:one")
 	n := &fakeNotifier{clk: clk, start: clk.now(), script: map[string][]error{
-		"#a": {RetryAfter(errors.New("Slack rate limit (HTTP 429)"), 100000000*time.Second)},
+		"#a": {RetryAfter(errors.New("Slack rate limit (HTTP 429)"), after)},
 	}}
 	core, logs := observer.New(zapcore.WarnLevel)
 	d := NewDispatcher(db, n, zap.New(core), DispatcherOptions{Sleep: clk.sleep, MaxRetryAfter: 10 * time.Minute})

@@ -380,7 +380,9 @@ func (d *Dispatcher) deliver(ctx context.Context, m storage.OutboxEntry, force b
 	var ra *RetryAfterError
 	if errors.As(postErr, &ra) {
 		wait = max(ra.After, time.Second)
-		if wait > d.opts.MaxRetryAfter {
+		// A negative wait is a value that overflowed on the way in
+		// (seconds × 10⁹): as hostile as a huge one.
+		if wait > d.opts.MaxRetryAfter || ra.After < 0 {
 			log.Warn("Slack asked to wait longer than slack.max_retry_after; waiting that instead",
 				zap.Duration("retry_after", ra.After), zap.Duration("max_retry_after", d.opts.MaxRetryAfter))
 			wait = d.opts.MaxRetryAfter
