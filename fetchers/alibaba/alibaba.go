@@ -544,7 +544,7 @@ func (r *run) regionOffers(ctx context.Context, region string, types []string, a
 			return nil
 		})
 	}
-	if err := parallel(ctx, r.f.cfg.Concurrency, jobs); err != nil {
+	if err := fetchers.Bounded(ctx, r.f.cfg.Concurrency, jobs); err != nil {
 		return nil, err
 	}
 
@@ -753,40 +753,6 @@ func (r *run) spot(ctx context.Context, region, zone, instanceType string) (spot
 		}
 	}
 	return spotQuote{instanceType: instanceType, zone: zone, price: p, currency: currency}, true, nil
-}
-
-// parallel runs jobs with at most n at a time. The first error cancels the
-// rest and is returned; an error that is only the cancellation it caused
-// never hides it.
-func parallel(ctx context.Context, n int, jobs []func(context.Context) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	sem := make(chan struct{}, max(n, 1))
-	var wg sync.WaitGroup
-	var once sync.Once
-	var first error
-	for _, job := range jobs {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			if err := job(ctx); err != nil {
-				once.Do(func() { first = err; cancel() })
-			}
-		}()
-	}
-	wg.Wait()
-	if first != nil {
-		return first
-	}
-	return ctx.Err()
 }
 
 func sortedKeys(m map[string]bool) []string {
