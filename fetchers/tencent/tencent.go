@@ -626,4 +626,3 @@ func sortedObserved(rd *regionData) []*observed {
 	})
 	return out
 }
-
