@@ -718,16 +718,4 @@ func chart(series []analysis.Series, conv analysis.Converter, cur string, now ti
 }
 
 // PriceTypeLabel is a price type as people write it.
-func PriceTypeLabel(pt pricewatch.PriceType) string {
-	switch pt {
-	case pricewatch.OnDemand:
-		return "on-demand"
-	case pricewatch.Spot:
-		return "spot"
-	case pricewatch.Reserved:
-		return "reserved"
-	case pricewatch.SavingsPlan:
-		return "savings plan"
-	}
-	return string(pt)
-}
+func PriceTypeLabel(pt pricewatch.PriceType) string { return pt.Label() }

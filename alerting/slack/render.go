@@ -331,27 +331,8 @@ func stateLabel(s pricewatch.AvailabilityState) string {
 	return escapeField(string(s))
 }
 
-func priceTypeLabel(k pricewatch.OfferKey) string {
-	var parts []string
-	switch k.PriceType {
-	case pricewatch.OnDemand:
-		parts = append(parts, "on-demand")
-	case pricewatch.Spot:
-		parts = append(parts, "spot")
-	case pricewatch.Reserved:
-		parts = append(parts, "reserved")
-	case pricewatch.SavingsPlan:
-		parts = append(parts, "savings plan")
-	default:
-		parts = append(parts, escapeField(string(k.PriceType)))
-	}
-	for _, p := range []string{k.Term, strings.ReplaceAll(k.Payment, "_", " "), strings.ReplaceAll(k.OfferingClass, "_", " ")} {
-		if p != "" {
-			parts = append(parts, escapeField(p))
-		}
-	}
-	return strings.Join(parts, " ")
-}
+// priceTypeLabel is how the offer is bought (pricewatch.HowBought), escaped.
+func priceTypeLabel(k pricewatch.OfferKey) string { return escapeField(k.HowBought()) }
 
 // priceTypeOf returns the group's price type when all items share one, for
 // the pricing page link.
