@@ -35,4 +35,6 @@ func HowBought(pt PriceType, term, payment, offeringClass string) string {
 }
 
 // HowBought is the offer key's HowBought label.
-func (k OfferKey) HowBought() string { return HowBought(k.PriceType, k.Term, k.Payment, k.OfferingClass) }
+func (k OfferKey) HowBought() string {
+	return HowBought(k.PriceType, k.Term, k.Payment, k.OfferingClass)
+}
