@@ -112,7 +112,7 @@ func New(cfg Config, log *zap.Logger) (*Fetcher, error) {
 		baseDelay: time.Second,
 		maxDelay:  policy.MaxDelay,
 		now:       time.Now,
-		sleep:     sleepCtx,
+		sleep:     fetchers.Sleep,
 		minInterval: map[string]time.Duration{
 			// Documented limits: 10/s for InquiryPriceRunInstances,
 			// 20/s for the Describe actions; stay under them.
