@@ -18,7 +18,7 @@ func TestBackoffDoublesCapsAndJitters(t *testing.T) {
 		{time.Second, time.Minute, 10, time.Minute},
 		{time.Second, time.Minute, 80, time.Minute}, // the shift overflows
 		{time.Second, 0, 4, 8 * time.Second},
-		{0, time.Minute, 1, 0},
+		{0, time.Minute, 1, time.Minute}, // as the clients always did: no base waits the cap
 	}
 	for _, tt := range tests {
 		for range 50 {
