@@ -13,13 +13,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"regexp"
 	"sort"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -280,21 +278,9 @@ func (f *Fetcher) getPage(ctx context.Context, u *url.URL, where string, pageNo 
 		return nil, fmt.Errorf("%w: azure %s page %d: HTTP %d instead of a price page", fetchers.ErrIncomplete, where, pageNo, resp.StatusCode)
 	}
 
-	// The timer starts only now, so back-off waits inside Do do not count
-	// against reading the body.
-	var timedOut atomic.Bool
-	timer := time.AfterFunc(f.pageTimeout, func() { timedOut.Store(true); cancel() })
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxPageBytes+1))
-	timer.Stop()
-	switch {
-	case err != nil && ctx.Err() != nil:
-		return nil, fmt.Errorf("azure %s page %d: %w", where, pageNo, ctx.Err())
-	case err != nil && timedOut.Load():
-		return nil, fmt.Errorf("%w: azure %s page %d: body not complete after %s", fetchers.ErrIncomplete, where, pageNo, f.pageTimeout)
-	case err != nil:
-		return nil, fmt.Errorf("%w: azure %s page %d: reading body: %v", fetchers.ErrIncomplete, where, pageNo, err)
-	case len(body) > maxPageBytes:
-		return nil, fmt.Errorf("%w: azure %s page %d: larger than %d bytes", fetchers.ErrIncomplete, where, pageNo, maxPageBytes)
+	body, err := fetchers.ReadBody(ctx, cancel, resp.Body, maxPageBytes, f.pageTimeout, fmt.Sprintf("azure %s page %d", where, pageNo))
+	if err != nil {
+		return nil, err
 	}
 	p, err := decodePage(body)
 	if err != nil {

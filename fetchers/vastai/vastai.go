@@ -25,13 +25,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"regexp"
 	"sort"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -464,19 +462,9 @@ func (f *Fetcher) getPage(ctx context.Context, gpuName, floorOp, floor string, p
 	if resp.StatusCode != http.StatusOK {
 		return nil, nil, fmt.Errorf("%w: %s: HTTP %d instead of offers", fetchers.ErrIncomplete, where, resp.StatusCode)
 	}
-	var timedOut atomic.Bool
-	timer := time.AfterFunc(pageTimeout, func() { timedOut.Store(true); cancel() })
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxPageBytes+1))
-	timer.Stop()
-	switch {
-	case err != nil && ctx.Err() != nil:
-		return nil, nil, fmt.Errorf("%s: %w", where, ctx.Err())
-	case err != nil && timedOut.Load():
-		return nil, nil, fmt.Errorf("%w: %s: body not complete after %s", fetchers.ErrIncomplete, where, pageTimeout)
-	case err != nil:
-		return nil, nil, fmt.Errorf("%w: %s: reading body: %v", fetchers.ErrIncomplete, where, err)
-	case len(body) > maxPageBytes:
-		return nil, nil, fmt.Errorf("%w: %s: larger than %d bytes", fetchers.ErrIncomplete, where, maxPageBytes)
+	body, err := fetchers.ReadBody(ctx, cancel, resp.Body, maxPageBytes, pageTimeout, where)
+	if err != nil {
+		return nil, nil, err
 	}
 	return decodePage(body, gpuName, where)
 }
