@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -34,41 +33,6 @@ func TestDaemonStopAfterReloadDuringRun(t *testing.T) {
 		}
 	}
 	write("C0ALERTS")
-	start := func() (*exec.Cmd, *syncBuffer, chan error) {
-		var stderr syncBuffer
-		cmd := exec.Command(bin, "run", "--config", cfgPath)
-		cmd.Env = append(os.Environ(), "PRICEWATCH_SLACK_TOKEN="+alertsToken)
-		cmd.Stderr = &stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		t.Cleanup(func() {
-			cmd.Process.Kill()
-			<-exited
-			if t.Failed() {
-				t.Logf("daemon stderr:\n%s", stderr.String())
-			}
-		})
-		return cmd, &stderr, exited
-	}
-	stop := func(cmd *exec.Cmd, exited chan error) time.Duration {
-		t.Helper()
-		began := time.Now()
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case err := <-exited:
-			exited <- err // for the cleanup
-			if err != nil {
-				t.Fatalf("daemon exited with %v", err)
-			}
-		case <-time.After(stopGrace + 10*time.Second):
-			t.Fatalf("daemon did not stop within %s of SIGTERM", stopGrace+10*time.Second)
-		}
-		return time.Since(began)
-	}
-
 	ctx := context.Background()
 	db, err := storage.Open(ctx, filepath.Join(dir, "pw.db"), storage.Options{})
 	if err != nil {
@@ -92,7 +56,7 @@ func TestDaemonStopAfterReloadDuringRun(t *testing.T) {
 		return n
 	}
 
-	cmd, stderr, exited := start()
+	daemon := startDaemon(t, bin, cfgPath, "PRICEWATCH_SLACK_TOKEN="+alertsToken)
 	waitFor(t, "the baseline run", 30*time.Second, func() bool { return okRuns() >= 2 })
 
 	// Slack goes down; a price drops, and its alert is queued and refused.
@@ -132,14 +96,14 @@ func TestDaemonStopAfterReloadDuringRun(t *testing.T) {
 
 	// SIGHUP under the run: a new snapshot (alerts to another channel).
 	write("C0NEWCHAN")
-	cmd.Process.Signal(syscall.SIGHUP)
-	waitFor(t, "the reload", 10*time.Second, func() bool { return strings.Contains(stderr.String(), "config reloaded") })
+	daemon.cmd.Process.Signal(syscall.SIGHUP)
+	waitFor(t, "the reload", 10*time.Second, func() bool { return strings.Contains(daemon.stderr.String(), "config reloaded") })
 
 	// Slack recovers just as the daemon is told to stop.
 	slack.mu.Lock()
 	slack.script = nil
 	slack.mu.Unlock()
-	if took := stop(cmd, exited); took > stopGrace {
+	if took := daemon.stop(t, stopGrace+10*time.Second); took > stopGrace {
 		t.Errorf("stopping took %s, more than the stop timeout %s", took, stopGrace)
 	}
 
@@ -169,7 +133,7 @@ func TestDaemonStopAfterReloadDuringRun(t *testing.T) {
 		t.Errorf("%d messages still pending after the daemon stopped", len(pending))
 	}
 	// The stop order as the log tells it.
-	log := stderr.String()
+	log := daemon.stderr.String()
 	for _, pair := range [][2]string{
 		{`"stopping"`, `"fetch failed"`},
 		{`"fetch failed"`, `"alerts delivered"`},
@@ -185,9 +149,9 @@ func TestDaemonStopAfterReloadDuringRun(t *testing.T) {
 	az.mu.Lock()
 	az.stall = false
 	az.mu.Unlock()
-	cmd, _, exited = start()
+	again := startDaemon(t, bin, cfgPath, "PRICEWATCH_SLACK_TOKEN="+alertsToken)
 	waitFor(t, "a run after the restart", 30*time.Second, func() bool { return okRuns() >= 4 })
-	stop(cmd, exited)
+	again.stop(t, stopGrace+10*time.Second)
 	for _, r := range runs() {
 		if r.Status == storage.RunAbandoned {
 			t.Errorf("run %d of %s was found abandoned at the next start: %s", r.ID, r.Provider, r.Error)
