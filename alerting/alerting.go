@@ -5,14 +5,21 @@
 //
 //   - Rules (pure, no I/O) runs inside the transaction that stores a
 //     provider run: it maps the run's changes to events (price drop, back in
-//     stock, …), applies each configured rule's filters and thresholds,
-//     groups what matched into one message per rule, event and channel, and
-//     renders it through a Renderer (Block Kit, in alerting/slack). The
-//     messages are written to the outbox in the same transaction as the
-//     changes, so a stored change is never without its alert.
+//     stock, …), applies each configured rule's filters and thresholds, and
+//     groups what matched into one message per rule, event and channel. A
+//     message is a versioned Document holding the group's data, written to
+//     the outbox in the same transaction as the changes, so a stored change
+//     is never without its alert.
 //   - Dispatcher drains the outbox through a Notifier: in order per
 //     channel, at least once, honouring rate limits and backing off on
 //     transient errors, giving up only on errors that resending cannot fix.
+//     The notifier renders the document when it sends (Block Kit in
+//     alerting/slack, a JSON body in alerting/webhook), so a template fix
+//     reaches messages that were queued before it.
+//
+// The package knows neither the database nor the configuration file: the
+// dispatcher declares the outbox methods it uses (Outbox), the rules take
+// their own RulesConfig, and cmd/pricewatch joins them.
 package alerting
 
 import (
@@ -97,16 +104,17 @@ type Group struct {
 	Items    []Item
 }
 
-// Renderer turns a group into a message payload (Slack's chat.postMessage
-// JSON for alerting/slack). It must not do I/O. By convention the payload
-// is a JSON object whose "text" field is a plain summary, which LogNotifier
-// prints.
+// Renderer turns a group into what one notifier sends (Slack's
+// chat.postMessage JSON for alerting/slack). Notifiers call it at send
+// time; it must not do I/O.
 type Renderer interface {
 	Render(g Group) ([]byte, error)
 }
 
-// Notifier posts one rendered message to a channel. Errors are retryable
-// unless wrapped with Permanent; RetryAfter sets when to try again.
+// Notifier posts one stored message to a channel: payload is what the
+// outbox holds, a Document (DecodeDocument) or, for messages queued by an
+// older pricewatch, the bytes it rendered then. Errors are retryable unless
+// wrapped with Permanent; RetryAfter sets when to try again.
 type Notifier interface {
 	Post(ctx context.Context, channel string, payload []byte) error
 }

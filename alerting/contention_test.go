@@ -55,8 +55,8 @@ func TestDeliveryUnderLockContention(t *testing.T) {
 
 	slack := &slowSlack{posting: make(chan struct{}), answer: make(chan struct{})}
 	opts := DispatcherOptions{Lease: 100 * time.Millisecond, ChannelInterval: -1}
-	first := NewDispatcher(db, slack, zap.NewNop(), opts)
-	second := NewDispatcher(db, slack, zap.NewNop(), opts)
+	first := newDispatcher(db, slack, zap.NewNop(), opts)
+	second := newDispatcher(db, slack, zap.NewNop(), opts)
 
 	var wg sync.WaitGroup
 	var firstErr error
@@ -136,7 +136,7 @@ func testRetryAfterCap(t *testing.T, after time.Duration) {
 		"#a": {RetryAfter(errors.New("Slack rate limit (HTTP 429)"), after)},
 	}}
 	core, logs := observer.New(zapcore.WarnLevel)
-	d := NewDispatcher(db, n, zap.New(core), DispatcherOptions{Sleep: clk.sleep, MaxRetryAfter: 10 * time.Minute})
+	d := newDispatcher(db, n, zap.New(core), DispatcherOptions{Sleep: clk.sleep, MaxRetryAfter: 10 * time.Minute})
 	if _, err := d.Deliver(t.Context(), 0, false); err != nil {
 		t.Fatal(err)
 	}

@@ -7,9 +7,46 @@ import (
 	"time"
 
 	"go.uber.org/zap"
-
-	"github.com/pricewatch/pricewatch/storage"
 )
+
+// OutboxEntry is one queued message as the dispatcher needs it.
+type OutboxEntry struct {
+	ID       int64
+	Channel  string
+	Kind     string
+	Payload  []byte
+	Attempts int
+	// NextAttemptAt is when the message may be tried; LeaseUntil, while set,
+	// when another sender's claim on it runs out.
+	NextAttemptAt time.Time
+	LeaseUntil    *time.Time
+	// Attachment is a file to send with the message (the digest's chart).
+	Attachment []byte
+}
+
+// Outbox is what the dispatcher needs of the queue (storage's SQLite
+// outbox, through alerting/outboxstore). Every method must be safe for
+// concurrent use by several processes: a claim succeeds for one sender only.
+type Outbox interface {
+	// DueMessages returns each channel's oldest pending message when it may
+	// be sent at now (force: regardless of back-off), oldest first.
+	DueMessages(ctx context.Context, now time.Time, force bool, limit int) ([]OutboxEntry, error)
+	// PendingHeads returns each channel's oldest pending message.
+	PendingHeads(ctx context.Context) ([]OutboxEntry, error)
+	// Pending counts pending messages.
+	Pending(ctx context.Context) (int, error)
+	// ClaimMessage leases a due message to this sender and counts an attempt.
+	ClaimMessage(ctx context.Context, id int64, now, leaseUntil time.Time, force bool) (bool, error)
+	MarkSent(ctx context.Context, id int64) error
+	MarkRetry(ctx context.Context, id int64, next time.Time, errText string) error
+	MarkFailed(ctx context.Context, id int64, errText string) error
+}
+
+// Clock is the time the outbox is judged by (the database's clock, which
+// tests move).
+type Clock interface {
+	Now() time.Time
+}
 
 // DispatcherOptions tune delivery. Zero values take the defaults.
 type DispatcherOptions struct {
@@ -82,7 +119,8 @@ func sleep(ctx context.Context, d time.Duration) error {
 // crash between the two resends it; nothing else can duplicate it, because
 // each message is claimed in the database before it is posted.
 type Dispatcher struct {
-	db       *storage.DB
+	db       Outbox
+	clock    Clock
 	notifier Notifier
 	log      *zap.Logger
 	opts     DispatcherOptions
@@ -95,13 +133,14 @@ type Dispatcher struct {
 	allPaused   time.Time
 }
 
-// NewDispatcher returns a dispatcher draining db's outbox through n.
-func NewDispatcher(db *storage.DB, n Notifier, log *zap.Logger, opts DispatcherOptions) *Dispatcher {
+// NewDispatcher returns a dispatcher draining outbox through n, on clock's
+// time.
+func NewDispatcher(outbox Outbox, clock Clock, n Notifier, log *zap.Logger, opts DispatcherOptions) *Dispatcher {
 	opts.defaults()
 	if log == nil {
 		log = zap.NewNop()
 	}
-	return &Dispatcher{db: db, notifier: n, log: log, opts: opts, nudge: make(chan struct{}, 1),
+	return &Dispatcher{db: outbox, clock: clock, notifier: n, log: log, opts: opts, nudge: make(chan struct{}, 1),
 		lastPost: map[string]time.Time{}, pausedUntil: map[string]time.Time{}}
 }
 
@@ -149,7 +188,7 @@ func (r *Report) add(o Report) {
 // message once at the start, regardless of its back-off.
 func (d *Dispatcher) Deliver(ctx context.Context, maxWait time.Duration, force bool) (Report, error) {
 	var rep Report
-	deadline := d.db.Now().Add(maxWait)
+	deadline := d.clock.Now().Add(maxWait)
 	for first := true; ; first = false {
 		r, err := d.pass(ctx, force && first)
 		rep.add(r)
@@ -163,15 +202,15 @@ func (d *Dispatcher) Deliver(ctx context.Context, maxWait time.Duration, force b
 		if !ok || next.After(deadline) {
 			break
 		}
-		if err := d.opts.Sleep(ctx, next.Sub(d.db.Now())); err != nil {
+		if err := d.opts.Sleep(ctx, next.Sub(d.clock.Now())); err != nil {
 			return rep, err
 		}
 	}
-	st, err := d.db.OutboxCounts(ctx)
+	pending, err := d.db.Pending(ctx)
 	if err != nil {
 		return rep, err
 	}
-	rep.Pending = st.Pending
+	rep.Pending = pending
 	return rep, nil
 }
 
@@ -199,7 +238,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		}
 		wait := d.opts.Idle
 		if next, ok, err := d.nextWake(ctx); err == nil && ok {
-			if w := next.Sub(d.db.Now()); w < wait {
+			if w := next.Sub(d.clock.Now()); w < wait {
 				wait = max(w, 0)
 			}
 		}
@@ -256,7 +295,7 @@ func (d *Dispatcher) pass(ctx context.Context, force bool) (Report, error) {
 	var rep Report
 	blocked := map[string]bool{}
 	for {
-		now := d.db.Now()
+		now := d.clock.Now()
 		if !force && d.allPaused.After(now) {
 			return rep, nil
 		}
@@ -287,10 +326,10 @@ func (d *Dispatcher) pass(ctx context.Context, force bool) (Report, error) {
 			case failedChannel:
 				rep.Failed++
 				blocked[m.Channel] = true
-				d.pausedUntil[m.Channel] = d.db.Now().Add(d.opts.MaxBackoff)
+				d.pausedUntil[m.Channel] = d.clock.Now().Add(d.opts.MaxBackoff)
 			case failedAll:
 				rep.Failed++
-				d.allPaused = d.db.Now().Add(d.opts.MaxBackoff)
+				d.allPaused = d.clock.Now().Add(d.opts.MaxBackoff)
 				return rep, nil
 			case retrying:
 				rep.Retrying++
@@ -322,15 +361,15 @@ const (
 	sentIncomplete
 )
 
-func (d *Dispatcher) deliver(ctx context.Context, m storage.OutboxEntry, force bool) (outcome, error) {
+func (d *Dispatcher) deliver(ctx context.Context, m OutboxEntry, force bool) (outcome, error) {
 	if d.opts.ChannelInterval > 0 {
 		if last, ok := d.lastPost[m.Channel]; ok {
-			if err := d.opts.Sleep(ctx, last.Add(d.opts.ChannelInterval).Sub(d.db.Now())); err != nil {
+			if err := d.opts.Sleep(ctx, last.Add(d.opts.ChannelInterval).Sub(d.clock.Now())); err != nil {
 				return 0, err
 			}
 		}
 	}
-	now := d.db.Now()
+	now := d.clock.Now()
 	ok, err := d.db.ClaimMessage(ctx, m.ID, now, now.Add(d.opts.Lease), force)
 	if err != nil {
 		return 0, err
@@ -341,7 +380,7 @@ func (d *Dispatcher) deliver(ctx context.Context, m storage.OutboxEntry, force b
 	attempt := m.Attempts + 1
 	log := d.log.With(zap.Int64("message", m.ID), zap.String("channel", m.Channel), zap.String("kind", m.Kind), zap.Int("attempt", attempt))
 	postErr := d.post(ctx, m, log)
-	d.lastPost[m.Channel] = d.db.Now()
+	d.lastPost[m.Channel] = d.clock.Now()
 	var incomplete *IncompleteError
 	if postErr == nil || errors.As(postErr, &incomplete) {
 		if err := d.db.MarkSent(ctx, m.ID); err != nil {
@@ -357,7 +396,7 @@ func (d *Dispatcher) deliver(ctx context.Context, m storage.OutboxEntry, force b
 	if ctx.Err() != nil {
 		// Shutting down mid-post: Slack may or may not have the message.
 		// Release it now rather than after the lease; at least once.
-		if err := d.db.MarkRetry(ctx, m.ID, d.db.Now(), "interrupted: "+postErr.Error()); err != nil {
+		if err := d.db.MarkRetry(ctx, m.ID, d.clock.Now(), "interrupted: "+postErr.Error()); err != nil {
 			return 0, err
 		}
 		return 0, ctx.Err()
@@ -388,7 +427,7 @@ func (d *Dispatcher) deliver(ctx context.Context, m storage.OutboxEntry, force b
 			wait = d.opts.MaxRetryAfter
 		}
 	}
-	next := d.db.Now().Add(wait)
+	next := d.clock.Now().Add(wait)
 	if err := d.db.MarkRetry(ctx, m.ID, next, postErr.Error()); err != nil {
 		return 0, err
 	}
@@ -398,7 +437,7 @@ func (d *Dispatcher) deliver(ctx context.Context, m storage.OutboxEntry, force b
 
 // post sends m, with its attachment when it has one and the notifier can
 // send files.
-func (d *Dispatcher) post(ctx context.Context, m storage.OutboxEntry, log *zap.Logger) error {
+func (d *Dispatcher) post(ctx context.Context, m OutboxEntry, log *zap.Logger) error {
 	if len(m.Attachment) > 0 {
 		if an, ok := d.notifier.(AttachmentNotifier); ok {
 			return an.PostWithAttachment(ctx, m.Channel, m.Payload, m.Attachment)

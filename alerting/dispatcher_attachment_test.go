@@ -65,7 +65,7 @@ func TestDispatcherSendsAttachmentAfterRetry(t *testing.T) {
 	enqueueDigest(t, db, "digest/2026-W49/C0DIGEST", png)
 	queue(t, db, "C0ALERTS:plain-alert")
 	n := &fileNotifier{script: []error{errServer}}
-	d := NewDispatcher(db, n, nil, DispatcherOptions{Sleep: clk.sleep, ChannelInterval: -1})
+	d := newDispatcher(db, n, nil, DispatcherOptions{Sleep: clk.sleep, ChannelInterval: -1})
 	rep, err := d.Deliver(context.Background(), 0, false)
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +88,7 @@ func TestDispatcherIncompleteIsSentNotRetried(t *testing.T) {
 	db := openDB(t, "", clk)
 	enqueueDigest(t, db, "digest/2026-W49/C0DIGEST", []byte("png"))
 	n := &fileNotifier{script: []error{&IncompleteError{Err: errors.New("chart not shared: not_in_channel")}}}
-	d := NewDispatcher(db, n, nil, DispatcherOptions{Sleep: clk.sleep, ChannelInterval: -1})
+	d := newDispatcher(db, n, nil, DispatcherOptions{Sleep: clk.sleep, ChannelInterval: -1})
 	rep, err := d.Deliver(context.Background(), 0, true)
 	if err != nil {
 		t.Fatal(err)
@@ -117,7 +117,7 @@ func TestDispatcherWithoutFileSupportPostsTheMessage(t *testing.T) {
 	db := openDB(t, "", clk)
 	enqueueDigest(t, db, "digest/2026-W49/C0DIGEST", []byte("png"))
 	n := &fakeNotifier{}
-	d := NewDispatcher(db, n, nil, DispatcherOptions{Sleep: clk.sleep, ChannelInterval: -1})
+	d := newDispatcher(db, n, nil, DispatcherOptions{Sleep: clk.sleep, ChannelInterval: -1})
 	rep, err := d.Deliver(context.Background(), 0, false)
 	if err != nil {
 		t.Fatal(err)

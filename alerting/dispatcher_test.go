@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/shopspring/decimal"
 	"go.uber.org/goleak"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -83,7 +84,7 @@ func TestDispatcherOrderAndBackoff(t *testing.T) {
 	n := &fakeNotifier{clk: clk, start: clk.now(), script: map[string][]error{
 		"#a": {errServer, errServer, RetryAfter(errors.New("rate limited"), 3*time.Second), nil, errServer},
 	}}
-	d := NewDispatcher(db, n, zap.NewNop(), DispatcherOptions{Sleep: clk.sleep, InitialBackoff: 5 * time.Second, MaxBackoff: time.Minute})
+	d := newDispatcher(db, n, zap.NewNop(), DispatcherOptions{Sleep: clk.sleep, InitialBackoff: 5 * time.Second, MaxBackoff: time.Minute})
 	rep, err := d.Deliver(t.Context(), 10*time.Minute, false)
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +135,7 @@ func TestDeliverWaitsOnlyMaxWait(t *testing.T) {
 		always[i] = errServer
 	}
 	n := &fakeNotifier{clk: clk, start: clk.now(), script: map[string][]error{"#a": always}}
-	d := NewDispatcher(db, n, zap.NewNop(), DispatcherOptions{Sleep: clk.sleep})
+	d := newDispatcher(db, n, zap.NewNop(), DispatcherOptions{Sleep: clk.sleep})
 	start := clk.now()
 	rep, err := d.Deliver(t.Context(), 30*time.Second, false)
 	if err != nil {
@@ -184,7 +185,7 @@ func TestPermanentErrors(t *testing.T) {
 			queue(t, db, "#a:a1", "#b:b1", "#a:a2")
 			n := &fakeNotifier{script: map[string][]error{"#a": {tt.err}}}
 			core, logs := observer.New(zapcore.InfoLevel)
-			d := NewDispatcher(db, n, zap.New(core), DispatcherOptions{Sleep: clk.sleep})
+			d := newDispatcher(db, n, zap.New(core), DispatcherOptions{Sleep: clk.sleep})
 			rep, err := d.Deliver(t.Context(), time.Minute, false)
 			if err != nil {
 				t.Fatal(err)
@@ -231,7 +232,7 @@ func TestCancelMidPostLeavesMessagePending(t *testing.T) {
 	clk := newClock()
 	db := openDB(t, "", clk)
 	queue(t, db, "#a:a1")
-	d := NewDispatcher(db, &fakeNotifier{block: true}, zap.NewNop(), DispatcherOptions{Sleep: clk.sleep})
+	d := newDispatcher(db, &fakeNotifier{block: true}, zap.NewNop(), DispatcherOptions{Sleep: clk.sleep})
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
 	if _, err := d.Deliver(ctx, time.Minute, false); !errors.Is(err, context.DeadlineExceeded) {
@@ -247,7 +248,7 @@ func TestRunDeliversContinuously(t *testing.T) {
 	db := openDB(t, "", &clock{t: time.Now().UTC()})
 	db.Now = func() time.Time { return time.Now().UTC() }
 	n := &fakeNotifier{script: map[string][]error{"#a": {errServer}}}
-	d := NewDispatcher(db, n, zap.NewNop(), DispatcherOptions{Idle: time.Hour, InitialBackoff: 20 * time.Millisecond, ChannelInterval: -1})
+	d := newDispatcher(db, n, zap.NewNop(), DispatcherOptions{Idle: time.Hour, InitialBackoff: 20 * time.Millisecond, ChannelInterval: -1})
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- d.Run(ctx) }()
@@ -281,24 +282,46 @@ func waitFor(t *testing.T, cond func() bool) {
 func TestLogNotifierWithoutSlack(t *testing.T) {
 	clk := newClock()
 	db := openDB(t, "", clk)
-	var msgs []storage.OutboxMessage
-	msgs = append(msgs, storage.OutboxMessage{DeliveryKey: "k", Channel: "", Kind: "price_drop",
-		Payload: []byte(`{"text":"pricewatch: 🔻 Price drop: p5.48xlarge &amp; friends &lt;us-east-1&gt;","blocks":[]}`)})
+	drop := pricewatch.Change{Kind: pricewatch.PriceChanged, At: clk.now(), Currency: "USD",
+		Offer:    pricewatch.OfferKey{Provider: pricewatch.AWS, Region: "us-east-1", InstanceType: "p5.48xlarge <&>", PriceType: pricewatch.OnDemand, OS: pricewatch.Linux},
+		Place:    pricewatch.AvailabilityKey{Provider: pricewatch.AWS, Region: "us-east-1", InstanceType: "p5.48xlarge <&>"},
+		Old:      decimal.NewNullDecimal(decimal.RequireFromString("98.32")),
+		New:      decimal.NewNullDecimal(decimal.RequireFromString("90")),
+		Hardware: pricewatch.Hardware{GPUModel: "H100", GPUCount: 8}}
+	doc, err := AlertDocument(Group{Key: "k", Rule: "drops", Event: PriceDrop, RunID: 3, Provider: pricewatch.AWS, At: clk.now(),
+		Items: []Item{{Event: PriceDrop, Change: drop, DeltaPct: decimal.NewNullDecimal(decimal.RequireFromString("-8.46"))}}}).MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	legacy := `{"text":"pricewatch: 🔻 Price drop: p5.48xlarge &amp; friends","blocks":[]}`
+	msgs := []storage.OutboxMessage{
+		{DeliveryKey: "k", Channel: "", Kind: "price_drop", Payload: doc},
+		// Queued by a pricewatch older than the outbox document.
+		{DeliveryKey: "old", Channel: "", Kind: "price_drop", Payload: []byte(legacy)},
+	}
 	snap := &pricewatch.Snapshot{Provider: pricewatch.Azure, Offers: []pricewatch.Offer{h100(pricewatch.OnDemand, "98.32")},
 		Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}}}
 	if _, err := store(t, db, snap, storage.SaveOptions{Outbox: func(*storage.Result) ([]storage.OutboxMessage, error) { return msgs, nil }}); err != nil {
 		t.Fatal(err)
 	}
 	core, logs := observer.New(zapcore.InfoLevel)
-	rep, err := NewDispatcher(db, LogNotifier{Log: zap.New(core)}, zap.NewNop(), DispatcherOptions{Sleep: clk.sleep}).Deliver(t.Context(), 0, false)
+	rep, err := newDispatcher(db, LogNotifier{Log: zap.New(core)}, zap.NewNop(), DispatcherOptions{Sleep: clk.sleep, ChannelInterval: -1}).Deliver(t.Context(), 0, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Sent != 1 {
+	if rep.Sent != 2 {
 		t.Fatalf("report = %+v", rep)
 	}
 	entries := logs.All()
-	if len(entries) != 1 || entries[0].ContextMap()["text"] != "pricewatch: 🔻 Price drop: p5.48xlarge & friends <us-east-1>" {
+	if len(entries) != 2 {
 		t.Fatalf("logged %+v", entries)
+	}
+	// The log gets the document's plain summary, never markup.
+	if got, want := entries[0].ContextMap()["text"], "pricewatch: price_drop: 1 on aws (rule drops) — p5.48xlarge <&> us-east-1 on_demand 98.32 → 90 USD/h (-8.46%)"; got != want {
+		t.Errorf("logged text %q, want %q", got, want)
+	}
+	// An old message is logged as it was stored, not parsed as Slack's.
+	if got := fmt.Sprint(entries[1].ContextMap()["payload"]); got != legacy {
+		t.Errorf("logged legacy payload %q", got)
 	}
 }

@@ -2,33 +2,63 @@ package alerting
 
 import (
 	"context"
-	"encoding/json"
-	"strings"
+	"errors"
 
 	"go.uber.org/zap"
 )
 
-var unescape = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&")
-
 // LogNotifier is the Notifier used when Slack is not configured: each alert
-// becomes one Info line in the log (the payload's "text" summary) and
-// counts as delivered.
+// becomes one Info line in the log (the document's plain summary) and
+// counts as delivered. It reads the outbox document, never a rendering.
 type LogNotifier struct {
 	Log *zap.Logger
 }
 
 // Post logs the message.
 func (n LogNotifier) Post(_ context.Context, channel string, payload []byte) error {
-	var p struct {
-		Text string `json:"text"`
-	}
 	fields := []zap.Field{zap.String("channel", channel)}
-	if err := json.Unmarshal(payload, &p); err == nil && p.Text != "" {
-		// The summary is escaped for Slack's mrkdwn; a log wants it plain.
-		fields = append(fields, zap.String("text", unescape.Replace(p.Text)))
-	} else {
+	doc, err := DecodeDocument(payload)
+	switch {
+	case err == nil && doc.Alert != nil:
+		fields = append(fields, zap.String("text", Summary(*doc.Alert)))
+	case err == nil:
+		fields = append(fields, zap.String("type", doc.Type))
+	case errors.Is(err, ErrNotDocument):
+		// Bytes an older pricewatch rendered for Slack: logged as stored.
 		fields = append(fields, zap.ByteString("payload", payload))
+	default:
+		return Permanent(err, ScopeMessage, "this message cannot be read by this pricewatch: see `pricewatch alerts list --failed --format json`")
 	}
 	n.Log.Info("alert (Slack is not configured: set slack.channel and a bot token, or slack.webhook_url)", fields...)
 	return nil
+}
+
+// Router sends each message through the notifier of its channel (the
+// webhook's channel to the webhook notifier), everything else through
+// Default.
+type Router struct {
+	Default  Notifier
+	Channels map[string]Notifier
+}
+
+func (r Router) pick(channel string) Notifier {
+	if n, ok := r.Channels[channel]; ok && n != nil {
+		return n
+	}
+	return r.Default
+}
+
+// Post implements Notifier.
+func (r Router) Post(ctx context.Context, channel string, payload []byte) error {
+	return r.pick(channel).Post(ctx, channel, payload)
+}
+
+// PostWithAttachment implements AttachmentNotifier for the channels whose
+// notifier can send files; the others get the message alone.
+func (r Router) PostWithAttachment(ctx context.Context, channel string, payload, attachment []byte) error {
+	n := r.pick(channel)
+	if an, ok := n.(AttachmentNotifier); ok {
+		return an.PostWithAttachment(ctx, channel, payload, attachment)
+	}
+	return n.Post(ctx, channel, payload)
 }

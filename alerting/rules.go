@@ -11,10 +11,62 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/gpu"
-	"github.com/pricewatch/pricewatch/storage"
 )
+
+// WebhookChannel is the outbox channel of messages for the generic webhook
+// (a rule with Webhook set). Slack channels are IDs (C0123…) or names, so
+// the word cannot collide with one in practice; cmd routes it to the
+// webhook notifier.
+const WebhookChannel = "webhook"
+
+// RulesConfig is what the rules need from the configuration
+// (alerts.* and slack.channel); cmd converts the YAML into it, so the rules
+// do not depend on how the configuration is written down.
+type RulesConfig struct {
+	AlertOnFirstRun bool
+	FlapWindow      time.Duration
+	// DefaultChannel is where a rule without a channel posts (slack.channel).
+	DefaultChannel string
+	Rules          []RuleSpec
+}
+
+// RuleSpec is one alert rule as configured (alerts.rules[]).
+type RuleSpec struct {
+	Name                string
+	Events              []string
+	GPUModels           []string
+	Providers           []string
+	Regions             []string // globs
+	PriceTypes          []string
+	MinChangePct        float64
+	MinChangePerGPUHour float64
+	SpotBelowPerGPUHour float64
+	// Channel is the Slack channel (default DefaultChannel).
+	Channel string
+	// Webhook also sends the rule's messages to the generic webhook.
+	Webhook bool
+}
+
+// Run is a stored provider run as the rules judge it.
+type Run struct {
+	ID       int64
+	Provider string
+	At       time.Time
+	// FirstRun: no earlier successful run of the provider (a baseline).
+	FirstRun bool
+	// Changes are the run's changes that may alert (storage holds back
+	// large moves until they are confirmed).
+	Changes []pricewatch.Change
+}
+
+// Message is a message to queue in the outbox: a Document, encoded.
+type Message struct {
+	DeliveryKey string // unique; storing the same run twice queues nothing new
+	Channel     string
+	Kind        string
+	Payload     []byte
+}
 
 // Rules holds the configured alert rules, ready to judge a stored run.
 //
@@ -47,12 +99,12 @@ type Rules struct {
 	rules           []rule
 	alertOnFirstRun bool
 	flapWindow      time.Duration
-	render          Renderer
 }
 
 type rule struct {
 	name       string
 	channel    string
+	webhook    bool
 	events     []Event
 	gpuModels  []string
 	providers  []string
@@ -64,20 +116,17 @@ type rule struct {
 }
 
 // NewRules builds the rules of cfg. A rule without a channel goes to
-// defaultChannel (slack.channel). render turns each message into its
-// payload.
-func NewRules(cfg config.Alerts, defaultChannel string, render Renderer) (*Rules, error) {
-	if render == nil {
-		return nil, fmt.Errorf("alert rules need a renderer")
-	}
+// cfg.DefaultChannel (slack.channel).
+func NewRules(cfg RulesConfig) (*Rules, error) {
 	if cfg.FlapWindow < 0 {
 		return nil, fmt.Errorf("alerts.flap_window must not be negative")
 	}
-	rs := &Rules{alertOnFirstRun: cfg.AlertOnFirstRun, flapWindow: cfg.FlapWindow, render: render}
+	defaultChannel := cfg.DefaultChannel
+	rs := &Rules{alertOnFirstRun: cfg.AlertOnFirstRun, flapWindow: cfg.FlapWindow}
 	names := map[string]int{}
 	for i, c := range cfg.Rules {
 		key := fmt.Sprintf("alerts.rules[%d]", i)
-		r := rule{name: strings.TrimSpace(c.Name), channel: strings.TrimSpace(c.Channel)}
+		r := rule{name: strings.TrimSpace(c.Name), channel: strings.TrimSpace(c.Channel), webhook: c.Webhook}
 		if r.name == "" {
 			r.name = fmt.Sprintf("rule-%d", i+1)
 		}
@@ -87,6 +136,9 @@ func NewRules(cfg config.Alerts, defaultChannel string, render Renderer) (*Rules
 		names[r.name] = i
 		if r.channel == "" {
 			r.channel = defaultChannel
+		}
+		if r.channel == WebhookChannel {
+			return nil, fmt.Errorf("%s.channel %q is the webhook's outbox channel: set webhook: true to send the rule to the webhook", key, r.channel)
 		}
 		if len(c.Events) == 0 {
 			return nil, fmt.Errorf("%s.events: a rule needs at least one event", key)
@@ -141,59 +193,75 @@ func NewRules(cfg config.Alerts, defaultChannel string, render Renderer) (*Rules
 func (rs *Rules) Empty() bool { return len(rs.rules) == 0 }
 
 // Channels lists the channels rules route to ("" stands for a rule with no
-// channel while slack.channel is empty too).
+// channel while slack.channel is empty too; WebhookChannel for rules sent
+// to the webhook).
 func (rs *Rules) Channels() map[string][]string {
 	out := map[string][]string{}
 	for _, r := range rs.rules {
-		out[r.channel] = append(out[r.channel], r.name)
+		for _, ch := range r.routes() {
+			out[ch] = append(out[ch], r.name)
+		}
 	}
 	return out
 }
 
-// Messages renders the alerts of a stored run as outbox messages. It is
-// storage.SaveOptions.Outbox: pure, called inside the run's transaction.
-func (rs *Rules) Messages(res *storage.Result) ([]storage.OutboxMessage, error) {
-	var out []storage.OutboxMessage
-	for _, g := range rs.Groups(res) {
-		payload, err := rs.render.Render(g)
+// Messages turns the alerts of a stored run into outbox messages, each an
+// outbox Document holding the group's data (rendered by the notifier when
+// it is sent, not here). It is called inside the run's transaction
+// (storage.SaveOptions.Outbox), so it does no I/O.
+func (rs *Rules) Messages(run Run) ([]Message, error) {
+	var out []Message
+	for _, g := range rs.Groups(run) {
+		payload, err := AlertDocument(g).MarshalJSON()
 		if err != nil {
-			return nil, fmt.Errorf("rendering %s alert of rule %s: %w", g.Event, g.Rule, err)
+			return nil, fmt.Errorf("encoding %s alert of rule %s: %w", g.Event, g.Rule, err)
 		}
-		out = append(out, storage.OutboxMessage{DeliveryKey: g.Key, Channel: g.Channel, Kind: string(g.Event), Payload: payload})
+		out = append(out, Message{DeliveryKey: g.Key, Channel: g.Channel, Kind: string(g.Event), Payload: payload})
 	}
 	return out, nil
 }
 
+// routes are the outbox channels a rule's messages go to: its Slack
+// channel, and the webhook's when it asks for it.
+func (r *rule) routes() []string {
+	if r.webhook {
+		return []string{r.channel, WebhookChannel}
+	}
+	return []string{r.channel}
+}
+
 // Groups applies the rules to a stored run: one group per rule, event and
 // channel with at least one item, in rule order.
-func (rs *Rules) Groups(res *storage.Result) []Group {
-	if res == nil || len(res.AlertChanges()) == 0 || (res.FirstRun && !rs.alertOnFirstRun) {
+func (rs *Rules) Groups(run Run) []Group {
+	if len(run.Changes) == 0 || (run.FirstRun && !rs.alertOnFirstRun) {
 		return nil
 	}
 	var groups []Group
 	reported := map[string]bool{} // channel, event and change already in a message
 	for _, r := range rs.rules {
 		for _, ev := range r.events {
-			g := Group{
-				Key:     deliveryKey(res.RunID, r.channel, r.name, ev),
-				Channel: r.channel, Rule: r.name, Event: ev, Criteria: r.criteria(ev),
-				RunID: res.RunID, Provider: res.Provider, At: res.At,
-			}
-			for _, c := range res.AlertChanges() {
-				item, ok := r.match(ev, c, rs.flapWindow)
-				if !ok {
-					continue
+			for _, channel := range r.routes() {
+				g := Group{
+					Key:     deliveryKey(run.ID, channel, r.name, ev),
+					Channel: channel, Rule: r.name, Event: ev, Criteria: r.criteria(ev),
+					RunID: run.ID, Provider: run.Provider, At: run.At,
 				}
-				id := r.channel + "\x00" + string(ev) + "\x00" + changeID(c)
-				if reported[id] {
-					continue
+				for _, c := range run.Changes {
+					item, ok := r.match(ev, c, rs.flapWindow)
+					if !ok {
+						continue
+					}
+					id := channel + "\x00" + string(ev) + "\x00" + changeID(c)
+					if reported[id] {
+						continue
+					}
+					reported[id] = true
+					g.Items = append(g.Items, item)
 				}
-				reported[id] = true
-				g.Items = append(g.Items, item)
-			}
-			if len(g.Items) > 0 {
-				sortItems(ev, g.Items)
-				groups = append(groups, g)
+				if len(g.Items) > 0 {
+					sortItems(ev, g.Items)
+					groups = append(groups, g)
+				}
 			}
 		}
 	}

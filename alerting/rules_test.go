@@ -1,7 +1,6 @@
 package alerting
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -31,8 +30,8 @@ func priceChange(kind pricewatch.ChangeKind, o pricewatch.Offer, old, new string
 	return c
 }
 
-func result(changes ...pricewatch.Change) *storage.Result {
-	return &storage.Result{RunID: 7, Provider: changes[0].Place.Provider, At: at, Changes: changes}
+func result(changes ...pricewatch.Change) Run {
+	return Run{ID: 7, Provider: changes[0].Place.Provider, At: at, Changes: changes}
 }
 
 // events lists the (event, place, pct) triples of every group, in order.
@@ -217,7 +216,7 @@ func TestFlappingZoneThroughStorage(t *testing.T) {
 	clk := newClock()
 	db := openDB(t, "", clk)
 	rules := mustRules(t, config.Alerts{FlapWindow: 6 * time.Hour, Rules: []config.Rule{{Name: "stock", Events: []string{"back_in_stock", "sold_out"}}}})
-	opts := storage.SaveOptions{Outbox: rules.Messages, WithdrawAfterRuns: 2}
+	opts := storage.SaveOptions{Outbox: saveFunc(rules), WithdrawAfterRuns: 2}
 	steps := []struct {
 		after time.Duration
 		state pricewatch.AvailabilityState
@@ -260,7 +259,7 @@ func TestWithdrawalAfterCompleteRuns(t *testing.T) {
 	clk := newClock()
 	db := openDB(t, "", clk)
 	rules := mustRules(t, config.Alerts{Rules: []config.Rule{{Name: "capacity", Events: []string{"availability_new", "availability_gone"}}}})
-	opts := storage.SaveOptions{Outbox: rules.Messages, WithdrawAfterRuns: 2}
+	opts := storage.SaveOptions{Outbox: saveFunc(rules), WithdrawAfterRuns: 2}
 	both := []pricewatch.Availability{
 		tencentStock("ap-guangzhou-3", "GN10Xp.20XLARGE320", pricewatch.InStock),
 		tencentStock("ap-guangzhou-4", "GN10Xp.20XLARGE320", pricewatch.InStock),
@@ -278,15 +277,7 @@ func TestWithdrawalAfterCompleteRuns(t *testing.T) {
 		}
 		var got []string
 		for _, m := range outbox(t, db)[before:] {
-			var p struct {
-				Items []struct{ Event, Place string }
-			}
-			if err := json.Unmarshal(m.Payload, &p); err != nil {
-				t.Fatal(err)
-			}
-			for _, it := range p.Items {
-				got = append(got, it.Event+" "+it.Place)
-			}
+			got = append(got, placesOf(t, m.Payload)...)
 		}
 		if strings.Join(got, ",") != want {
 			t.Errorf("%s: alerts %v, want %q", step, got, want)
@@ -313,7 +304,7 @@ func TestFailedRunQueuesNothing(t *testing.T) {
 	clk := newClock()
 	db := openDB(t, "", clk)
 	rules := mustRules(t, config.Alerts{Rules: []config.Rule{{Name: "all", Events: []string{"price_drop", "price_new", "availability_gone"}}}})
-	opts := storage.SaveOptions{Outbox: rules.Messages, WithdrawAfterRuns: 2, MinOfferRatio: 0.5}
+	opts := storage.SaveOptions{Outbox: saveFunc(rules), WithdrawAfterRuns: 2, MinOfferRatio: 0.5}
 	cover := []pricewatch.Scope{{Region: pricewatch.AllRegions}}
 	if _, err := store(t, db, &pricewatch.Snapshot{Provider: pricewatch.Azure, Offers: []pricewatch.Offer{h100(pricewatch.OnDemand, "98.32"), h100(pricewatch.Spot, "18.169536")}, Coverage: cover}, opts); err != nil {
 		t.Fatal(err)
@@ -458,16 +449,13 @@ func TestNewRulesErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := NewRules(tt.cfg, "", groupRenderer{})
+			_, err := NewRules(rulesConfig(tt.cfg, ""))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want it to mention %q", err, tt.want)
 			}
 		})
 	}
-	if _, err := NewRules(config.Alerts{}, "", nil); err == nil {
-		t.Error("NewRules without a renderer must fail")
-	}
-	r, err := NewRules(config.Alerts{Rules: []config.Rule{{Events: []string{"price_new"}}, {Events: []string{"price_new"}, Channel: "C1"}}}, "#def", groupRenderer{})
+	r, err := NewRules(rulesConfig(config.Alerts{Rules: []config.Rule{{Events: []string{"price_new"}}, {Events: []string{"price_new"}, Channel: "C1"}}}, "#def"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -484,7 +472,7 @@ func TestExampleConfigRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rules, err := NewRules(cfg.Alerts, "C0GPUALERTS", groupRenderer{})
+	rules, err := NewRules(rulesConfig(cfg.Alerts, "C0GPUALERTS"))
 	if err != nil {
 		t.Fatal(err)
 	}

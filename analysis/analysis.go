@@ -188,6 +188,26 @@ func osMatches(filter, os string) bool {
 	return strings.EqualFold(filter, os)
 }
 
+// availabilityIndex groups availability records by provider, region and
+// instance type, the places availabilityOf looks at, so that rating many
+// offers reads each offer's few records, not all of them.
+type availabilityIndex map[availabilityPlace][]pricewatch.Availability
+
+type availabilityPlace struct{ provider, region, instanceType string }
+
+func indexAvailability(avail []pricewatch.Availability) availabilityIndex {
+	idx := availabilityIndex{}
+	for _, a := range avail {
+		k := availabilityPlace{a.Provider, a.Region, a.InstanceType}
+		idx[k] = append(idx[k], a)
+	}
+	return idx
+}
+
+func (idx availabilityIndex) of(o pricewatch.Offer) (*bool, string) {
+	return availabilityOf(o, idx[availabilityPlace{o.Provider, o.Region, o.InstanceType}])
+}
+
 // availabilityOf says whether an offer's type can be bought where the offer
 // is priced: true if any matching record is offered or in stock, false if
 // every matching record is sold out, nil when nothing is known. A zonal

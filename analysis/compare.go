@@ -108,6 +108,7 @@ func Compare(offers []pricewatch.Offer, avail []pricewatch.Availability, opts Co
 	}
 	res := CompareResult{Currency: strings.ToUpper(opts.Currency)}
 	unknown := map[string]bool{}
+	places := indexAvailability(avail)
 	for _, o := range offers {
 		if !gpu.Matches(opts.GPU, o.GPUModel) || !priceTypeIn(opts.PriceTypes, o.PriceType) ||
 			!inSet(opts.Providers, o.Provider) || !inSet(opts.Regions, o.Region) || !osMatches(opts.OS, o.OS) {
@@ -116,7 +117,7 @@ func Compare(offers []pricewatch.Offer, avail []pricewatch.Availability, opts Co
 		if opts.Count > 0 && o.GPUCount != opts.Count {
 			continue
 		}
-		row, err := compareRow(o, avail, opts)
+		row, err := compareRow(o, places, opts)
 		if row.Spec == nil {
 			unknown[o.GPUModel] = true
 		}
@@ -158,7 +159,7 @@ type fxError struct{ err error }
 func (e *fxError) Error() string { return e.err.Error() }
 func (e *fxError) Unwrap() error { return e.err }
 
-func compareRow(o pricewatch.Offer, avail []pricewatch.Availability, opts CompareOptions) (CompareRow, error) {
+func compareRow(o pricewatch.Offer, places availabilityIndex, opts CompareOptions) (CompareRow, error) {
 	row := CompareRow{
 		Provider: o.Provider, Region: o.Region, Zone: o.Zone, InstanceType: o.InstanceType, PriceType: o.PriceType,
 		Term: o.Term, Payment: o.Payment, OfferingClass: o.OfferingClass, OS: o.OS,
@@ -168,7 +169,7 @@ func compareRow(o pricewatch.Offer, avail []pricewatch.Availability, opts Compar
 	if spec, ok := gpu.Lookup(o.GPUModel); ok {
 		row.Spec = &spec
 	}
-	row.Available, row.Availability = availabilityOf(o, avail)
+	row.Available, row.Availability = places.of(o)
 	eff, err := o.EffectiveHourly()
 	if err != nil {
 		return row, fmt.Errorf("offer %s: %w", o.Key(), err)

@@ -218,6 +218,8 @@ func Recommend(offers []pricewatch.Offer, avail []pricewatch.Availability, opts 
 // buildOptions prices every candidate for the horizon, cheapest first.
 func buildOptions(cands, all []pricewatch.Offer, avail []pricewatch.Availability, opts RecommendOptions, horizon int64) (ranked, unconverted []Option, skipped []Skipped) {
 	h := decimal.NewFromInt(horizon)
+	onDemand := NewOnDemandIndex(all)
+	places := indexAvailability(avail)
 	for _, o := range cands {
 		op := Option{
 			Provider: o.Provider, Region: o.Region, Zone: o.Zone, InstanceType: o.InstanceType, OS: o.OS,
@@ -228,7 +230,7 @@ func buildOptions(cands, all []pricewatch.Offer, avail []pricewatch.Availability
 		}
 		op.Instances = int(math.Ceil(float64(opts.Count)/o.GPUCount - 1e-9))
 		n := decimal.NewFromInt(int64(op.Instances))
-		op.Available, op.Availability = availabilityOf(o, avail)
+		op.Available, op.Availability = places.of(o)
 		eff, err := o.EffectiveHourly()
 		if err != nil {
 			skipped = append(skipped, Skipped{o, err.Error()})
@@ -247,7 +249,7 @@ func buildOptions(cands, all []pricewatch.Offer, avail []pricewatch.Availability
 			termCost := o.Upfront.Add(o.Hourly.Mul(decimal.NewFromInt(termHours)))
 			fixed = termCost.Mul(decimal.NewFromInt(int64(op.Terms))).Mul(n)
 			variable = decimal.Zero
-			if od, ok := MatchOnDemand(o, all); ok {
+			if od, ok := onDemand.Match(o); ok {
 				if s, err := CompareCommitment(o, od, one); err == nil {
 					op.BreakEvenUtilization = decimal.NewNullDecimal(s.BreakEvenUtilization)
 				}

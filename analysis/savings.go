@@ -172,25 +172,46 @@ func (s Savings) convert(conv Converter, currency string, at time.Time) (Savings
 // MatchOnDemand finds the on-demand offer a commitment is compared with:
 // same provider, region, instance type and OS; the same zone when the
 // commitment is zonal and such an offer exists, else the regional one.
+// For many commitments, build an OnDemandIndex once instead.
 func MatchOnDemand(commit pricewatch.Offer, offers []pricewatch.Offer) (pricewatch.Offer, bool) {
-	var regional *pricewatch.Offer
-	for i := range offers {
-		o := &offers[i]
-		if o.PriceType != pricewatch.OnDemand || o.Provider != commit.Provider || o.Region != commit.Region ||
-			o.InstanceType != commit.InstanceType || o.OS != commit.OS {
+	return NewOnDemandIndex(offers).Match(commit)
+}
+
+// OnDemandIndex finds on-demand offers by key, so that matching every
+// commitment costs a lookup each rather than a scan of every offer.
+type OnDemandIndex struct {
+	byPlace map[onDemandKey]pricewatch.Offer
+}
+
+type onDemandKey struct{ provider, region, zone, instanceType, os string }
+
+// NewOnDemandIndex indexes the on-demand offers among offers. Where two
+// share a key, the first wins, as a scan would have found it.
+func NewOnDemandIndex(offers []pricewatch.Offer) *OnDemandIndex {
+	idx := &OnDemandIndex{byPlace: map[onDemandKey]pricewatch.Offer{}}
+	for _, o := range offers {
+		if o.PriceType != pricewatch.OnDemand {
 			continue
 		}
-		if commit.Zone != "" && o.Zone == commit.Zone {
-			return *o, true
-		}
-		if o.Zone == "" && regional == nil {
-			regional = o
+		k := onDemandKey{o.Provider, o.Region, o.Zone, o.InstanceType, o.OS}
+		if _, dup := idx.byPlace[k]; !dup {
+			idx.byPlace[k] = o
 		}
 	}
-	if regional != nil {
-		return *regional, true
+	return idx
+}
+
+// Match is MatchOnDemand over the indexed offers.
+func (idx *OnDemandIndex) Match(commit pricewatch.Offer) (pricewatch.Offer, bool) {
+	k := onDemandKey{commit.Provider, commit.Region, commit.Zone, commit.InstanceType, commit.OS}
+	if commit.Zone != "" {
+		if o, ok := idx.byPlace[k]; ok {
+			return o, true
+		}
 	}
-	return pricewatch.Offer{}, false
+	k.zone = ""
+	o, ok := idx.byPlace[k]
+	return o, ok
 }
 
 // SavingsOptions say at what utilisation and in which currency to compare.
@@ -256,11 +277,12 @@ func ComputeSavings(offers []pricewatch.Offer, opts SavingsOptions) (SavingsRepo
 	rep := SavingsReport{Utilization: opts.Utilization}
 	type groupKey struct{ provider, region, zone, instanceType, os string }
 	groups := map[groupKey]*SavingsGroup{}
+	onDemand := NewOnDemandIndex(offers)
 	for _, c := range offers {
 		if !c.PriceType.IsCommitment() {
 			continue
 		}
-		od, ok := MatchOnDemand(c, offers)
+		od, ok := onDemand.Match(c)
 		if !ok {
 			rep.Unmatched = append(rep.Unmatched, Skipped{c, "no on-demand price for the same type, region and OS"})
 			continue

@@ -345,17 +345,34 @@ func CheapestPerGPUHour(series []Series, opts CheapestOptions) (CheapestResult, 
 	var res CheapestResult
 	// One reason per offer: the same missing rate recurs at every sample.
 	skipped := map[pricewatch.OfferKey]string{}
+	// A price stays in force over many samples: its per-GPU figure is
+	// worked out once per interval.
+	type memo struct {
+		iv     int
+		native decimal.Decimal
+		ok     bool
+	}
+	memos := make([]memo, len(cand))
+	for i := range memos {
+		memos[i].iv = -1
+	}
 	for t := opts.From; !t.After(opts.To); t = t.Add(step) {
 		var best *CheapestPoint
-		for _, s := range cand {
-			iv, ok := s.At(t)
-			if !ok {
+		for ci, s := range cand {
+			idx := sort.Search(len(s.Intervals), func(i int) bool { return s.Intervals[i].From.After(t) }) - 1
+			if idx < 0 || !s.Intervals[idx].contains(t) {
 				continue
 			}
-			native, ok := perGPU(iv.Effective, iv.GPUCount)
-			if !ok {
+			iv := s.Intervals[idx]
+			m := &memos[ci]
+			if m.iv != idx {
+				m.iv = idx
+				m.native, m.ok = perGPU(iv.Effective, iv.GPUCount)
+			}
+			if !m.ok {
 				continue
 			}
+			native := m.native
 			q, err := quote(opts.FX, iv.Currency, opts.Currency, t)
 			if err != nil {
 				if _, seen := skipped[s.Key]; !seen {
@@ -376,6 +393,66 @@ func CheapestPerGPUHour(series []Series, opts CheapestOptions) (CheapestResult, 
 		}
 	}
 	for _, why := range skipped {
+		res.Unconverted = append(res.Unconverted, why)
+	}
+	sort.Strings(res.Unconverted)
+	return res, nil
+}
+
+// CheapestAccumulator builds the result of CheapestPerGPUHour one series
+// at a time, so that a caller streaming stored history offer by offer
+// never holds every series: adding each series of a set and taking Result
+// gives what CheapestPerGPUHour gives for the whole set.
+type CheapestAccumulator struct {
+	opts    CheapestOptions
+	best    map[int64]CheapestPoint // by sample time (UnixNano)
+	skipped map[string]bool
+	err     error
+}
+
+// NewCheapestAccumulator starts an empty accumulation with opts.
+func NewCheapestAccumulator(opts CheapestOptions) *CheapestAccumulator {
+	return &CheapestAccumulator{opts: opts, best: map[int64]CheapestPoint{}, skipped: map[string]bool{}}
+}
+
+// Add takes one series into account.
+func (a *CheapestAccumulator) Add(s Series) error {
+	if a.err != nil {
+		return a.err
+	}
+	res, err := CheapestPerGPUHour([]Series{s}, a.opts)
+	if err != nil {
+		a.err = err
+		return err
+	}
+	for _, p := range res.Points {
+		k := p.At.UnixNano()
+		b, ok := a.best[k]
+		if !ok || p.PerGPUHour.LessThan(b.PerGPUHour) || (p.PerGPUHour.Equal(b.PerGPUHour) && keyLess(p.Key, b.Key)) {
+			a.best[k] = p
+		}
+	}
+	for _, why := range res.Unconverted {
+		a.skipped[why] = true
+	}
+	return nil
+}
+
+// Result is the cheapest series over every series added.
+func (a *CheapestAccumulator) Result() (CheapestResult, error) {
+	if a.err != nil {
+		return CheapestResult{}, a.err
+	}
+	if _, err := CheapestPerGPUHour(nil, a.opts); err != nil {
+		return CheapestResult{}, err
+	}
+	var res CheapestResult
+	for _, p := range a.best {
+		res.Points = append(res.Points, p)
+		res.StaleRates = res.StaleRates || p.FXStale
+	}
+	sort.Slice(res.Points, func(i, j int) bool { return res.Points[i].At.Before(res.Points[j].At) })
+	for why := range a.skipped {
 		res.Unconverted = append(res.Unconverted, why)
 	}
 	sort.Strings(res.Unconverted)

@@ -268,3 +268,49 @@ func TestParseWindow(t *testing.T) {
 		}
 	}
 }
+
+// Series added one at a time give what the whole set gives at once.
+func TestCheapestAccumulatorMatchesWholeSet(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	d := decimal.RequireFromString
+	mk := func(region, price string, from, to int) Interval {
+		iv := Interval{Offer: pricewatch.Offer{Provider: "azure", Region: region, InstanceType: "ND96", PriceType: pricewatch.OnDemand, OS: pricewatch.Linux,
+			Currency: "USD", Hardware: pricewatch.Hardware{GPUModel: "H100", GPUCount: 8}}, Effective: d(price), From: t0.Add(time.Duration(from) * 24 * time.Hour)}
+		if to >= 0 {
+			iv.To = t0.Add(time.Duration(to) * 24 * time.Hour)
+		}
+		return iv
+	}
+	series, err := GroupSeries([]Interval{
+		mk("eastus", "80", 0, 3), mk("eastus", "72", 3, -1),
+		mk("westus", "76", 1, 5), mk("westus", "72", 5, -1), // ties with eastus from day 5
+		mk("northeurope", "90", 0, -1),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := CheapestOptions{GPU: "H100", From: t0, To: t0.Add(8 * 24 * time.Hour), Step: 24 * time.Hour, Currency: "USD"}
+	want, err := CheapestPerGPUHour(series, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc := NewCheapestAccumulator(opts)
+	for i := len(series) - 1; i >= 0; i-- {
+		if err := acc.Add(series[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := acc.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Points) != len(want.Points) || len(want.Points) != 9 {
+		t.Fatalf("points: %d, want %d (9)", len(got.Points), len(want.Points))
+	}
+	for i := range want.Points {
+		g, w := got.Points[i], want.Points[i]
+		if !g.At.Equal(w.At) || g.Key != w.Key || !g.PerGPUHour.Equal(w.PerGPUHour) {
+			t.Errorf("point %d: %s %s %s, want %s %s %s", i, g.At, g.Key, g.PerGPUHour, w.At, w.Key, w.PerGPUHour)
+		}
+	}
+}

@@ -35,12 +35,14 @@ const DefaultFile = "pricewatch.yaml"
 // Config is the whole file.
 type Config struct {
 	Database  Database  `yaml:"database"`
+	Storage   Storage   `yaml:"storage"`
 	Log       Log       `yaml:"log"`
 	HTTP      HTTP      `yaml:"http"`
 	Fetch     Fetch     `yaml:"fetch"`
 	Providers Providers `yaml:"providers"`
 	FX        FX        `yaml:"fx"`
 	Slack     Slack     `yaml:"slack"`
+	Webhook   Webhook   `yaml:"webhook"`
 	Guard     Guard     `yaml:"guard"`
 	Alerts    Alerts    `yaml:"alerts"`
 	Digest    Digest    `yaml:"digest"`
@@ -56,6 +58,26 @@ type Config struct {
 type Database struct {
 	Path        string        `yaml:"path"`
 	BusyTimeout time.Duration `yaml:"busy_timeout"`
+}
+
+// Storage is how history is kept as it grows.
+type Storage struct {
+	Retention Retention `yaml:"retention"`
+	// MaintenanceSchedule is when the daemon applies the retention policy
+	// and truncates the WAL (cron, UTC).
+	MaintenanceSchedule string `yaml:"maintenance_schedule"`
+}
+
+// Retention says what old history is pruned or thinned. Price intervals
+// are kept forever unless spot thinning is on.
+type Retention struct {
+	// ChangesMaxAge: detected changes older than this are deleted once
+	// their alerts are delivered; 0 keeps them forever.
+	ChangesMaxAge time.Duration `yaml:"changes_max_age"`
+	// SpotThinAfter: spot intervals that ended longer ago are thinned to
+	// one per offer per SpotThinStep; 0 (default) keeps every one.
+	SpotThinAfter time.Duration `yaml:"spot_thin_after"`
+	SpotThinStep  time.Duration `yaml:"spot_thin_step"`
 }
 
 // Log controls zap.
@@ -239,6 +261,17 @@ type Slack struct {
 	MaxRetryAfter time.Duration `yaml:"max_retry_after"`
 }
 
+// Webhook is the generic webhook notifier: alerts as JSON, optionally
+// signed, to any HTTP endpoint (rules route to it with webhook: true).
+type Webhook struct {
+	// URL is a secret (it often carries a token); URLFile reads it from a
+	// file instead.
+	URL     Secret `yaml:"url"`
+	URLFile string `yaml:"url_file"`
+	// SecretFile holds the HMAC-SHA256 key; without it bodies are unsigned.
+	SecretFile string `yaml:"secret_file"`
+}
+
 // Guard holds back implausible prices between fetch and store.
 type Guard struct {
 	// Enabled turns the guard on (default true).
@@ -304,6 +337,9 @@ type Rule struct {
 	// SpotBelowPerGPUHour alerts when a spot price per GPU-hour falls below it.
 	SpotBelowPerGPUHour float64 `yaml:"spot_below_per_gpu_hour"`
 	Channel             string  `yaml:"channel"`
+	// Webhook also sends the rule's messages to the generic webhook
+	// (webhook.url), beside its Slack channel.
+	Webhook bool `yaml:"webhook"`
 }
 
 // Digest is the weekly FinOps summary.
@@ -338,10 +374,12 @@ type MetricsOffers struct {
 func Default() *Config {
 	return &Config{
 		Database: Database{Path: "pricewatch.db", BusyTimeout: 5 * time.Second},
-		Log:      Log{Level: "info", Format: "auto"},
-		HTTP:     HTTP{Listen: "127.0.0.1:9108"},
-		Fetch:    Fetch{MinOfferRatio: 0.5, LeaseWait: time.Minute, MaxRetryAfter: time.Hour},
-		Slack:    Slack{MaxRetryAfter: time.Hour},
+		Storage: Storage{MaintenanceSchedule: "@hourly",
+			Retention: Retention{ChangesMaxAge: 90 * 24 * time.Hour, SpotThinStep: 24 * time.Hour}},
+		Log:   Log{Level: "info", Format: "auto"},
+		HTTP:  HTTP{Listen: "127.0.0.1:9108"},
+		Fetch: Fetch{MinOfferRatio: 0.5, LeaseWait: time.Minute, MaxRetryAfter: time.Hour},
+		Slack: Slack{MaxRetryAfter: time.Hour},
 		Providers: Providers{
 			AWS: AWS{
 				Common:       Common{Enabled: true, Endpoint: "https://pricing.us-east-1.amazonaws.com", Schedule: "17 */6 * * *", Timeout: 2 * time.Hour},
@@ -500,6 +538,13 @@ func (c *Config) Validate() error {
 	if c.HTTP.Listen != "" {
 		add(c.checkListen("http.listen", c.HTTP.Listen))
 	}
+	if r := c.Storage.Retention; r.ChangesMaxAge < 0 || r.SpotThinAfter < 0 || r.SpotThinStep < 0 {
+		add(c.keyErr("storage.retention", "ages must not be negative"))
+	}
+	if r := c.Storage.Retention; r.SpotThinAfter > 0 && r.SpotThinStep < time.Hour {
+		add(c.keyErr("storage.retention.spot_thin_step", "%s: want at least 1h when spot_thin_after is set", r.SpotThinStep))
+	}
+	add(c.checkSchedule("storage.maintenance_schedule", c.Storage.MaintenanceSchedule))
 	switch c.Log.Level {
 	case "debug", "info", "warn", "error":
 	default:
@@ -635,6 +680,7 @@ func (c *Config) Validate() error {
 	}
 	errs = append(errs, c.validateHardware()...)
 	add(c.validateMetrics())
+	add(c.validateWebhook())
 	return errors.Join(errs...)
 }
 
@@ -701,7 +747,31 @@ func (c *Config) validateRule(i int, r Rule) error {
 	if r.SpotBelowPerGPUHour < 0 {
 		errs = append(errs, c.keyErr(prefix+".spot_below_per_gpu_hour", "must not be negative"))
 	}
+	if r.Webhook && c.Webhook.URL.Empty() && c.Webhook.URLFile == "" {
+		errs = append(errs, c.keyErr(prefix+".webhook", "the rule sends to the webhook, but webhook.url and webhook.url_file are empty"))
+	}
+	if r.Channel == "webhook" {
+		errs = append(errs, c.keyErr(prefix+".channel", `"webhook" is the webhook's outbox channel, not a Slack channel: set webhook: true instead`))
+	}
 	return errors.Join(errs...)
+}
+
+// validateWebhook checks the webhook's keys; the URL itself is checked when
+// it is read (it may come from a file).
+func (c *Config) validateWebhook() error {
+	w := c.Webhook
+	if !w.URL.Empty() && w.URLFile != "" {
+		return c.keyErr("webhook.url_file", "set webhook.url or webhook.url_file, not both")
+	}
+	if !w.URL.Empty() {
+		if u, err := url.Parse(w.URL.Value()); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return c.keyErr("webhook.url", "is not an http(s) URL")
+		}
+	}
+	if w.SecretFile != "" && w.URL.Empty() && w.URLFile == "" {
+		return c.keyErr("webhook.secret_file", "is set but webhook.url and webhook.url_file are empty")
+	}
+	return nil
 }
 
 // Commons returns the keys every provider has, per provider name: what

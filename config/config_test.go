@@ -56,6 +56,14 @@ func TestBadConfigsNameKeyAndLine(t *testing.T) {
 			"line 8: providers.azure.schedule: \"every hour\" is not a cron spec",
 			"line 14: alerts.rules[0].events[0]: \"price_plunge\": want one of",
 		}},
+		{"testdata/bad-webhook.yaml", []string{
+			"line 3: webhook.url_file: set webhook.url or webhook.url_file, not both",
+			"line 8: alerts.rules[0].channel: \"webhook\" is the webhook's outbox channel",
+		}},
+		{"testdata/bad-webhook-rule.yaml", []string{
+			"line 7: alerts.rules[0].webhook: the rule sends to the webhook, but webhook.url and webhook.url_file are empty",
+			"line 2: webhook.secret_file: is set but webhook.url and webhook.url_file are empty",
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -145,9 +146,9 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 			return
 		}
 		if v.Type() == durationType {
-			dur, err := time.ParseDuration(n.Value)
+			dur, err := parseDuration(n.Value)
 			if err != nil {
-				d.fail(n, path, "%q is not a duration (examples: 90s, 10m, 1h30m)", n.Value)
+				d.fail(n, path, "%q is not a duration (examples: 90s, 10m, 1h30m, 90d)", n.Value)
 				return
 			}
 			v.SetInt(int64(dur))
@@ -235,4 +236,17 @@ func cleanYAMLError(err error) string {
 		return te.Errors[0]
 	}
 	return err.Error()
+}
+
+// parseDuration is time.ParseDuration that also takes whole days ("90d"),
+// which is how retention ages are written.
+func parseDuration(s string) (time.Duration, error) {
+	if days, ok := strings.CutSuffix(strings.TrimSpace(s), "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("bad day count %q", s)
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	return time.ParseDuration(s)
 }

@@ -21,8 +21,6 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
-
-	"github.com/pricewatch/pricewatch/fetchers"
 )
 
 // Base is the currency every ECB rate is quoted against.
@@ -92,57 +90,68 @@ func Parse(r io.Reader) (Rates, error) {
 // ParseAll reads an ECB reference-rate document and returns every day in
 // it, oldest first. A document that is truncated, is not the ECB envelope,
 // holds no day, or holds a day without rates is an error wrapping
-// fetchers.ErrIncomplete: an empty answer must never look like "no rates".
+// ErrIncomplete: an empty answer must never look like "no rates".
 func ParseAll(r io.Reader) ([]Rates, error) {
 	var env envelope
 	dec := xml.NewDecoder(r)
 	if err := dec.Decode(&env); err != nil {
-		return nil, fmt.Errorf("%w: reading ECB rates document: %v", fetchers.ErrIncomplete, err)
+		return nil, fmt.Errorf("%w: reading ECB rates document: %v", ErrIncomplete, err)
 	}
 	if len(env.Outer) != 1 {
-		return nil, fmt.Errorf("%w: ECB rates document has %d outer Cube elements, want 1", fetchers.ErrIncomplete, len(env.Outer))
+		return nil, fmt.Errorf("%w: ECB rates document has %d outer Cube elements, want 1", ErrIncomplete, len(env.Outer))
 	}
 	seen := map[time.Time]bool{}
 	var days []Rates
 	for _, d := range env.Outer[0].Days {
 		date, err := time.Parse(time.DateOnly, strings.TrimSpace(d.Time))
 		if err != nil {
-			return nil, fmt.Errorf("%w: ECB rates document: day %q is not a YYYY-MM-DD date", fetchers.ErrIncomplete, d.Time)
+			return nil, fmt.Errorf("%w: ECB rates document: day %q is not a YYYY-MM-DD date", ErrIncomplete, d.Time)
 		}
 		if seen[date] {
-			return nil, fmt.Errorf("%w: ECB rates document lists %s twice", fetchers.ErrIncomplete, d.Time)
+			return nil, fmt.Errorf("%w: ECB rates document lists %s twice", ErrIncomplete, d.Time)
 		}
 		seen[date] = true
 		if len(d.Rates) == 0 {
-			return nil, fmt.Errorf("%w: ECB rates document: day %s has no rates", fetchers.ErrIncomplete, d.Time)
+			return nil, fmt.Errorf("%w: ECB rates document: day %s has no rates", ErrIncomplete, d.Time)
 		}
 		day := Rates{Date: date, Source: SourceECB, PerEUR: make(map[string]decimal.Decimal, len(d.Rates))}
 		for _, x := range d.Rates {
 			cur := strings.TrimSpace(x.Currency)
 			if !IsCurrency(cur) || cur == Base {
-				return nil, fmt.Errorf("%w: ECB rates document: day %s: %q is not a currency code", fetchers.ErrIncomplete, d.Time, x.Currency)
+				return nil, fmt.Errorf("%w: ECB rates document: day %s: %q is not a currency code", ErrIncomplete, d.Time, x.Currency)
 			}
 			if _, dup := day.PerEUR[cur]; dup {
-				return nil, fmt.Errorf("%w: ECB rates document: day %s lists %s twice", fetchers.ErrIncomplete, d.Time, cur)
+				return nil, fmt.Errorf("%w: ECB rates document: day %s lists %s twice", ErrIncomplete, d.Time, cur)
 			}
 			rate, err := decimal.NewFromString(strings.TrimSpace(x.Rate))
 			if err != nil || !rate.IsPositive() {
-				return nil, fmt.Errorf("%w: ECB rates document: day %s: %s rate %q is not a positive number", fetchers.ErrIncomplete, d.Time, cur, x.Rate)
+				return nil, fmt.Errorf("%w: ECB rates document: day %s: %s rate %q is not a positive number", ErrIncomplete, d.Time, cur, x.Rate)
 			}
 			day.PerEUR[cur] = rate
 		}
 		days = append(days, day)
 	}
 	if len(days) == 0 {
-		return nil, fmt.Errorf("%w: ECB rates document holds no reference day", fetchers.ErrIncomplete)
+		return nil, fmt.Errorf("%w: ECB rates document holds no reference day", ErrIncomplete)
 	}
 	sort.Slice(days, func(i, j int) bool { return days[i].Date.Before(days[j].Date) })
 	return days, nil
 }
 
+// ErrIncomplete: the rates document was cut off or malformed. An empty or
+// broken answer is an error, never "no rates".
+var ErrIncomplete = errors.New("incomplete or malformed response")
+
+// Doer sends a request, retrying as its policy says (fetchers.Client):
+// newReq builds a fresh request for each attempt. fx declares the one
+// method it uses rather than depending on the fetchers package.
+type Doer interface {
+	Do(ctx context.Context, newReq func(ctx context.Context) (*http.Request, error)) (*http.Response, error)
+}
+
 // Fetch downloads the reference rates at endpoint (the daily feed unless
 // configured otherwise) and returns the newest day.
-func Fetch(ctx context.Context, client *fetchers.Client, endpoint string) (Rates, error) {
+func Fetch(ctx context.Context, client Doer, endpoint string) (Rates, error) {
 	if client == nil {
 		return Rates{}, errors.New("fetching ECB rates: no HTTP client")
 	}
@@ -166,10 +175,10 @@ func Fetch(ctx context.Context, client *fetchers.Client, endpoint string) (Rates
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	if err != nil {
-		return Rates{}, fmt.Errorf("%w: fetching ECB rates: reading body: %v", fetchers.ErrIncomplete, err)
+		return Rates{}, fmt.Errorf("%w: fetching ECB rates: reading body: %v", ErrIncomplete, err)
 	}
 	if len(body) > maxBody {
-		return Rates{}, fmt.Errorf("%w: fetching ECB rates: response larger than %d bytes", fetchers.ErrIncomplete, maxBody)
+		return Rates{}, fmt.Errorf("%w: fetching ECB rates: response larger than %d bytes", ErrIncomplete, maxBody)
 	}
 	rates, err := Parse(bytes.NewReader(body))
 	if err != nil {

@@ -114,8 +114,8 @@ func TestParseRejectsMalformed(t *testing.T) {
 			if err == nil {
 				t.Fatalf("accepted: %+v", r)
 			}
-			if !errors.Is(err, fetchers.ErrIncomplete) {
-				t.Errorf("error %v does not wrap fetchers.ErrIncomplete", err)
+			if !errors.Is(err, ErrIncomplete) {
+				t.Errorf("error %v does not wrap ErrIncomplete", err)
 			}
 		})
 	}
@@ -171,8 +171,8 @@ func TestFetchFailures(t *testing.T) {
 		sentinel error
 	}{
 		{"not found", func(w http.ResponseWriter, r *http.Request) { http.NotFound(w, r) }, nil},
-		{"truncated body", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(real[:300])) }, fetchers.ErrIncomplete},
-		{"empty body", func(w http.ResponseWriter, r *http.Request) {}, fetchers.ErrIncomplete},
+		{"truncated body", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(real[:300])) }, ErrIncomplete},
+		{"empty body", func(w http.ResponseWriter, r *http.Request) {}, ErrIncomplete},
 		{"throttled", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTooManyRequests) }, fetchers.ErrThrottled},
 	}
 	for _, tc := range cases {

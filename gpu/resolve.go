@@ -24,6 +24,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Kind says what sort of accelerator a name denotes. Only KindGPU belongs
@@ -219,13 +220,40 @@ func Matches(filter, model string) bool {
 }
 
 // canonical is the catalogue key of a name that resolves to a catalogue
-// model, else the name's normalised key.
+// model, else the name's normalised key. Results are memoised: a comparison
+// or a digest matches tens of thousands of offers against a handful of
+// filters, the stored model names are few, and resolving one runs regular
+// expressions and allocates its tokens every time.
 func canonical(s string) string {
-	if spec, ok := Lookup(s); ok {
-		return key(spec.Model)
+	canonicalNames.RLock()
+	c, ok := canonicalNames.m[s]
+	canonicalNames.RUnlock()
+	if ok {
+		return c
 	}
-	return key(cleanName(s))
+	if spec, ok := Lookup(s); ok {
+		c = key(spec.Model)
+	} else {
+		c = key(cleanName(s))
+	}
+	canonicalNames.Lock()
+	// Filters come from users too (the HTTP API's ?gpu=): past the cap a
+	// name is resolved every time rather than growing the map without end.
+	if len(canonicalNames.m) < maxCanonicalNames {
+		canonicalNames.m[s] = c
+	}
+	canonicalNames.Unlock()
+	return c
 }
+
+// maxCanonicalNames bounds the memo: far more than the GPU names of every
+// cloud and the filters of a deployment together.
+const maxCanonicalNames = 4096
+
+var canonicalNames = struct {
+	sync.RWMutex
+	m map[string]string
+}{m: make(map[string]string)}
 
 // key makes names comparable: upper case, words joined by hyphens.
 func key(s string) string {

@@ -113,3 +113,13 @@ func TestBaseFamily(t *testing.T) {
 		}
 	}
 }
+
+// Compare and the digest match tens of thousands of offers against a few
+// filters: a match of names seen before must not resolve them again.
+func BenchmarkMatches(b *testing.B) {
+	models := []string{"H100", "A100-80GB", "A100-80GB-PCIe", "L40S", "T4", "MI300X"}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		Matches("A100", models[i%len(models)])
+	}
+}

@@ -2,11 +2,13 @@ package report
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/fx"
+	"github.com/pricewatch/pricewatch/gpu"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -58,9 +60,48 @@ type CompareQuery struct {
 	AvailableOnly bool
 }
 
-// Compare ranks the current offers of a GPU by price per GPU-hour.
+// StoredGPUModels resolves a GPU model or family ("A100" covers A100-40GB
+// and A100-80GB, with gpu.Matches's spellings) to the models stored on
+// offers, so that SQL can filter by them: nil when model is empty (every
+// model), empty when nothing matches.
+func StoredGPUModels(ctx context.Context, st Store, model string) ([]string, error) {
+	if strings.TrimSpace(model) == "" {
+		return nil, nil
+	}
+	all, err := st.GPUModels(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := []string{}
+	for _, m := range all {
+		if gpu.Matches(model, m) {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// currentOffers are the current prices matching f, streamed from the
+// store (offers only, not whole intervals, are kept).
+func currentOffers(ctx context.Context, st Store, f storage.PriceFilter) ([]pricewatch.Offer, error) {
+	f.CurrentOnly = true
+	var out []pricewatch.Offer
+	err := st.EachPrice(ctx, f, func(p *storage.PriceInterval) error {
+		out = append(out, p.Offer)
+		return nil
+	})
+	return out, err
+}
+
+// Compare ranks the current offers of a GPU by price per GPU-hour. Only
+// the offers of the GPU's stored models are read (filtered in SQL);
+// analysis.Compare still matches them, so the result is the same.
 func Compare(ctx context.Context, st Store, book *fx.Book, q CompareQuery) (analysis.CompareResult, error) {
-	offers, err := CurrentOffers(ctx, st, q.Scope)
+	models, err := StoredGPUModels(ctx, st, q.GPU)
+	if err != nil {
+		return analysis.CompareResult{}, err
+	}
+	offers, err := currentOffers(ctx, st, storage.PriceFilter{Providers: q.Providers, Regions: q.Regions, OS: StorageOS(q.OS), GPUModels: models})
 	if err != nil {
 		return analysis.CompareResult{}, err
 	}

@@ -14,11 +14,25 @@ type HistoryQuery struct {
 	Providers    []string
 	Regions      []string
 	Since        time.Time // zero: all of it
+	// Limit, when positive, keeps the newest Limit intervals (by start),
+	// still returned by offer and time.
+	Limit int
+}
+
+func (q HistoryQuery) filter() storage.PriceFilter {
+	return storage.PriceFilter{InstanceType: q.InstanceType, Providers: q.Providers, Regions: q.Regions, Since: q.Since, Limit: q.Limit}
 }
 
 // History is every price interval of an instance type, by offer and time.
 func History(ctx context.Context, st Store, q HistoryQuery) ([]storage.PriceInterval, error) {
-	return st.Prices(ctx, storage.PriceFilter{InstanceType: q.InstanceType, Providers: q.Providers, Regions: q.Regions, Since: q.Since})
+	return st.Prices(ctx, q.filter())
+}
+
+// EachHistory hands History's intervals to fn one at a time, in the same
+// order, without holding them all (a busy type has tens of thousands). fn
+// must not keep r.
+func EachHistory(ctx context.Context, st Store, q HistoryQuery, fn func(r *storage.PriceInterval) error) error {
+	return st.EachPrice(ctx, q.filter(), fn)
 }
 
 // HistoryRow is the JSON shape scripts rely on; keep the names.
@@ -47,18 +61,24 @@ type HistoryRow struct {
 // HistoryRows turns intervals into rows; none is an empty list.
 func HistoryRows(rows []storage.PriceInterval) []HistoryRow {
 	out := make([]HistoryRow, 0, len(rows))
-	for _, r := range rows {
-		from, seen := r.ValidFrom, r.LastSeen
-		out = append(out, HistoryRow{
-			Provider: r.Provider, Region: r.Region, Zone: r.Zone, InstanceType: r.InstanceType,
-			PriceType: string(r.PriceType), Term: r.Term, Payment: r.Payment, OfferingClass: r.OfferingClass,
-			OS: r.OS, Currency: r.Currency, HourlyPrice: Decimal(r.Hourly), Upfront: Decimal(r.Upfront),
-			EffectiveHourly: Decimal(r.EffectiveHourly),
-			GPUModel:        r.GPUModel, GPUCount: r.GPUCount, GPUMemoryGB: r.GPUMemoryGB,
-			ValidFrom: Time(&from), ValidTo: Time(r.ValidTo), LastSeen: Time(&seen),
-		})
+	for i := range rows {
+		out = append(out, NewHistoryRow(&rows[i]))
 	}
 	return out
+}
+
+// NewHistoryRow is one interval's row (what HistoryRows makes of each, for
+// callers that stream them).
+func NewHistoryRow(r *storage.PriceInterval) HistoryRow {
+	from, seen := r.ValidFrom, r.LastSeen
+	return HistoryRow{
+		Provider: r.Provider, Region: r.Region, Zone: r.Zone, InstanceType: r.InstanceType,
+		PriceType: string(r.PriceType), Term: r.Term, Payment: r.Payment, OfferingClass: r.OfferingClass,
+		OS: r.OS, Currency: r.Currency, HourlyPrice: Decimal(r.Hourly), Upfront: Decimal(r.Upfront),
+		EffectiveHourly: Decimal(r.EffectiveHourly),
+		GPUModel:        r.GPUModel, GPUCount: r.GPUCount, GPUMemoryGB: r.GPUMemoryGB,
+		ValidFrom: Time(&from), ValidTo: Time(r.ValidTo), LastSeen: Time(&seen),
+	}
 }
 
 // AvailabilityQuery is `availability` and GET /api/v1/availability.

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pricewatch/pricewatch/alerting"
+	"github.com/pricewatch/pricewatch/alerting/digest"
+	"github.com/pricewatch/pricewatch/alerting/slack"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -65,8 +68,24 @@ func AlertRows(entries []storage.OutboxEntry) []AlertRow {
 
 var unescapeMrkdwn = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&")
 
-// AlertSummary is an alert's plain one-line text.
+// AlertSummary is an alert's plain one-line text: the notification line
+// Slack shows for it. An outbox document is rendered for that now, as the
+// Slack notifier renders it when it sends; a payload queued by an older
+// pricewatch already holds the line.
 func AlertSummary(payload []byte) string {
+	if doc, err := alerting.DecodeDocument(payload); err == nil {
+		if doc.Type == alerting.TypeDigest {
+			return unescapeMrkdwn.Replace(strings.TrimPrefix(digest.Summary(doc.Digest), "pricewatch: "))
+		}
+		if doc.Alert == nil {
+			return ""
+		}
+		rendered, err := slack.Renderer{}.Render(*doc.Alert)
+		if err != nil {
+			return ""
+		}
+		payload = rendered
+	}
 	var p struct {
 		Text string `json:"text"`
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting/digest"
 	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/gpu"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -18,18 +19,65 @@ import (
 // from it; the caller adds the currency, the models, the expected intervals
 // and the exchange rates.
 func DigestInput(ctx context.Context, st Store, now time.Time, history time.Duration) (digest.Input, error) {
-	rows, err := st.Prices(ctx, storage.PriceFilter{OS: pricewatch.Linux, Since: now.Add(-history)})
+	var ivs []analysis.Interval
+	err := st.EachPrice(ctx, storage.PriceFilter{OS: pricewatch.Linux, Since: now.Add(-history)}, func(r *storage.PriceInterval) error {
+		ivs = append(ivs, digestInterval(r))
+		return nil
+	})
 	if err != nil {
 		return digest.Input{}, err
 	}
-	ivs := make([]analysis.Interval, 0, len(rows))
-	for _, r := range rows {
-		iv := analysis.Interval{Offer: r.Offer, Effective: r.EffectiveHourly, From: r.ValidFrom}
-		if r.ValidTo != nil {
-			iv.To = *r.ValidTo
-		}
-		ivs = append(ivs, iv)
+	return digestRest(ctx, st, now, ivs)
+}
+
+// WeeklyDigestInput is DigestInput for the weekly digest over a long
+// history, reading only what the digest looks at: the Linux prices of the
+// GPU models matching queries (digest.gpu_models and the chart's models,
+// resolved to stored models and filtered in SQL) in force at the chart's
+// weekly points, which include both ends of the week-over-week moves and
+// of the offers' moves of the week. Not every interval of twelve weeks.
+func WeeklyDigestInput(ctx context.Context, st Store, now time.Time, queries []string) (digest.Input, error) {
+	var at []time.Time
+	for w := 0; w <= digest.ChartWeeks; w++ {
+		at = append(at, now.Add(-time.Duration(w)*digest.Week))
 	}
+	all, err := st.GPUModels(ctx)
+	if err != nil {
+		return digest.Input{}, err
+	}
+	models := []string{}
+	for _, m := range all {
+		for _, q := range queries {
+			if gpu.Matches(q, m) {
+				models = append(models, m)
+				break
+			}
+		}
+	}
+	var ivs []analysis.Interval
+	err = st.EachPrice(ctx, storage.PriceFilter{OS: pricewatch.Linux, At: at, GPUModels: models, Unordered: true}, func(r *storage.PriceInterval) error {
+		if r.GPUModel != "" {
+			ivs = append(ivs, digestInterval(r))
+		}
+		return nil
+	})
+	if err != nil {
+		return digest.Input{}, err
+	}
+	return digestRest(ctx, st, now, ivs)
+}
+
+func digestInterval(r *storage.PriceInterval) analysis.Interval {
+	iv := analysis.Interval{Offer: r.Offer, Effective: r.EffectiveHourly, From: r.ValidFrom}
+	if r.ValidTo != nil {
+		iv.To = *r.ValidTo
+	}
+	return iv
+}
+
+// digestRest completes a digest's input from ivs: the availability of the
+// last week and each provider's latest run and latest successful run.
+func digestRest(ctx context.Context, st Store, now time.Time, ivs []analysis.Interval) (digest.Input, error) {
 	avail, err := st.Availability(ctx, storage.AvailabilityFilter{All: true, Since: now.Add(-digest.Week)})
 	if err != nil {
 		return digest.Input{}, err
@@ -50,5 +98,13 @@ func DigestInput(ctx context.Context, st Store, now time.Time, history time.Dura
 			runs = append(runs, *ok)
 		}
 	}
-	return digest.Input{Now: now, Prices: ivs, Availability: avail, Runs: runs}, nil
+	in := digest.Input{Now: now, Prices: ivs}
+	// The digest declares the fields it reads; storage's rows convert.
+	for _, a := range avail {
+		in.Availability = append(in.Availability, digest.AvailabilityInterval(a))
+	}
+	for _, r := range runs {
+		in.Runs = append(in.Runs, digest.Run(r))
+	}
+	return in, nil
 }

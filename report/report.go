@@ -21,6 +21,10 @@ import (
 // Store is what the reports read.
 type Store interface {
 	Prices(ctx context.Context, f storage.PriceFilter) ([]storage.PriceInterval, error)
+	// EachPrice streams what Prices returns (fn must not keep p).
+	EachPrice(ctx context.Context, f storage.PriceFilter, fn func(p *storage.PriceInterval) error) error
+	// GPUModels are the GPU models stored on offers, for filters in SQL.
+	GPUModels(ctx context.Context) ([]string, error)
 	Availability(ctx context.Context, f storage.AvailabilityFilter) ([]storage.AvailabilityInterval, error)
 	LastRuns(ctx context.Context) ([]storage.Run, error)
 	LastSuccess(ctx context.Context, provider string) (*storage.Run, error)

@@ -8,6 +8,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/fx"
+	"github.com/pricewatch/pricewatch/storage"
 )
 
 // SavingsQuery is `savings` and GET /api/v1/savings/{instance_type}.
@@ -26,15 +27,12 @@ type Savings struct {
 
 // ComputeSavings compares each commitment of the type with on-demand.
 func ComputeSavings(ctx context.Context, st Store, book *fx.Book, q SavingsQuery) (Savings, error) {
-	all, err := CurrentOffers(ctx, st, q.Scope)
+	// Only the type's offers are read (filtered in SQL), not every current
+	// price in scope.
+	offers, err := currentOffers(ctx, st, storage.PriceFilter{Providers: q.Providers, Regions: q.Regions, OS: StorageOS(q.OS),
+		InstanceType: q.InstanceType})
 	if err != nil {
 		return Savings{}, err
-	}
-	var offers []pricewatch.Offer
-	for _, o := range all {
-		if o.InstanceType == q.InstanceType {
-			offers = append(offers, o)
-		}
 	}
 	rep, err := analysis.ComputeSavings(offers, analysis.SavingsOptions{Utilization: q.Utilization, Currency: q.Currency, FX: book, At: q.At})
 	if err != nil {

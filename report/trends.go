@@ -46,24 +46,46 @@ type Trends struct {
 	Cheapest []CheapestSeries
 }
 
+// windowFilter is the window's prices in scope, the GPU matched in SQL
+// (resolved to the stored models it covers).
+func windowFilter(ctx context.Context, st Store, q TrendsQuery) (storage.PriceFilter, error) {
+	models, err := StoredGPUModels(ctx, st, q.GPU)
+	if err != nil {
+		return storage.PriceFilter{}, err
+	}
+	return storage.PriceFilter{Providers: q.Providers, Regions: q.Regions, PriceTypes: q.PriceTypes, OS: StorageOS(q.OS),
+		GPUModels: models, Since: q.At.Add(-q.Window)}, nil
+}
+
+// windowInterval is r as an interval of the window ending at q.At; false
+// for rows the trends leave out (no GPU, not the GPU asked, begun later).
+func windowInterval(r *storage.PriceInterval, q TrendsQuery) (analysis.Interval, bool) {
+	now := q.At
+	if r.GPUModel == "" || (q.GPU != "" && !gpu.Matches(q.GPU, r.GPUModel)) || r.ValidFrom.After(now) {
+		return analysis.Interval{}, false
+	}
+	iv := analysis.Interval{Offer: r.Offer, Effective: r.EffectiveHourly, From: r.ValidFrom}
+	if r.ValidTo != nil && !r.ValidTo.After(now) {
+		iv.To = *r.ValidTo
+	}
+	return iv, true
+}
+
 // windowSeries reads the window's prices in scope as one series per offer.
 func windowSeries(ctx context.Context, st Store, q TrendsQuery) ([]analysis.Series, error) {
-	now := q.At
-	from := now.Add(-q.Window)
-	rows, err := st.Prices(ctx, storage.PriceFilter{Providers: q.Providers, Regions: q.Regions, PriceTypes: q.PriceTypes, OS: StorageOS(q.OS), Since: from})
+	f, err := windowFilter(ctx, st, q)
 	if err != nil {
 		return nil, err
 	}
 	var ivs []analysis.Interval
-	for _, r := range rows {
-		if r.GPUModel == "" || (q.GPU != "" && !gpu.Matches(q.GPU, r.GPUModel)) || r.ValidFrom.After(now) {
-			continue
+	err = st.EachPrice(ctx, f, func(r *storage.PriceInterval) error {
+		if iv, ok := windowInterval(r, q); ok {
+			ivs = append(ivs, iv)
 		}
-		iv := analysis.Interval{Offer: r.Offer, Effective: r.EffectiveHourly, From: r.ValidFrom}
-		if r.ValidTo != nil && !r.ValidTo.After(now) {
-			iv.To = *r.ValidTo
-		}
-		ivs = append(ivs, iv)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	series, err := analysis.GroupSeries(ivs)
 	if err != nil {
@@ -102,60 +124,100 @@ func CheapestByPriceType(ctx context.Context, st Store, book *fx.Book, q TrendsQ
 }
 
 // ComputeTrends reads the window's prices and finds movers and the
-// cheapest price per GPU-hour through it.
+// cheapest price per GPU-hour through it. It streams offer by offer as the
+// rows come: one offer's history is held at a time, its move kept if it
+// moved, its prices folded into the cheapest series of its model, so
+// memory is bounded by one offer's history whatever the window holds.
 func ComputeTrends(ctx context.Context, st Store, book *fx.Book, q TrendsQuery) (Trends, error) {
 	now := q.At
 	from := now.Add(-q.Window)
-	series, err := windowSeries(ctx, st, q)
+	f, err := windowFilter(ctx, st, q)
 	if err != nil {
 		return Trends{}, err
 	}
+	// Offers in storage order, each one's intervals together; only the
+	// effective rate is decoded (trends use nothing else).
+	f.ByOffer, f.EffectiveOnly = true, true
 	label := analysis.WindowLabel(q.Window)
-	trends := analysis.OfferTrends(series, analysis.TrendOptions{Now: now, Window: q.Window, Changes: []time.Duration{q.Window}})
-	rep := Trends{Window: label, From: from, To: now, Currency: q.Currency, Movers: analysis.Movers(trends, label, q.Top)}
 	step := trendStep(q.Window)
-	for _, model := range seriesModels(q.GPU, series) {
-		cands := series
-		if q.GPU == "" {
-			// One series per stored model: "A100-80GB" as a query would
-			// also take in A100-80GB-PCIe.
-			cands = nil
-			for _, s := range series {
-				if s.Latest().GPUModel == model {
-					cands = append(cands, s)
-				}
+	trendOpts := analysis.TrendOptions{Now: now, Window: q.Window, Changes: []time.Duration{q.Window}}
+	cheapest := map[string]*analysis.CheapestAccumulator{}
+	currencies := map[string][]string{}
+	accumulator := func(model string) *analysis.CheapestAccumulator {
+		if cheapest[model] == nil {
+			cheapest[model] = analysis.NewCheapestAccumulator(analysis.CheapestOptions{GPU: model, PriceTypes: q.PriceTypes, OS: q.OS,
+				From: from, To: now, Step: step, Currency: q.Currency, FX: book})
+		}
+		return cheapest[model]
+	}
+	if q.GPU != "" {
+		accumulator(q.GPU)
+	}
+	var moved []analysis.OfferTrend
+	var ivs []analysis.Interval
+	flush := func() error {
+		if len(ivs) == 0 {
+			return nil
+		}
+		series, err := analysis.GroupSeries(ivs)
+		ivs = ivs[:0]
+		if err != nil {
+			return fmt.Errorf("reading price history: %w", err)
+		}
+		for _, t := range analysis.OfferTrends(series, trendOpts) {
+			if d, ok := t.Change(label); ok && !d.Change.IsZero() {
+				moved = append(moved, t)
 			}
 		}
-		res, err := analysis.CheapestPerGPUHour(cands, analysis.CheapestOptions{GPU: model, PriceTypes: q.PriceTypes, OS: q.OS,
-			From: from, To: now, Step: step, Currency: q.Currency, FX: book})
+		for _, sr := range series {
+			model := q.GPU
+			if model == "" {
+				// One series per stored model: "A100-80GB" as a query
+				// would also take in A100-80GB-PCIe.
+				model = sr.Latest().GPUModel
+			}
+			if err := accumulator(model).Add(sr); err != nil {
+				return err
+			}
+			currencies[model] = append(currencies[model], sr.Latest().Currency)
+		}
+		return nil
+	}
+	var prev pricewatch.OfferKey
+	err = st.EachPrice(ctx, f, func(r *storage.PriceInterval) error {
+		iv, ok := windowInterval(r, q)
+		if !ok {
+			return nil
+		}
+		if k := r.Key(); k != prev {
+			if err := flush(); err != nil {
+				return err
+			}
+			prev = k
+		}
+		ivs = append(ivs, iv)
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	if err != nil {
+		return Trends{}, err
+	}
+	rep := Trends{Window: label, From: from, To: now, Currency: q.Currency, Movers: analysis.Movers(moved, label, q.Top)}
+	models := make([]string, 0, len(cheapest))
+	for m := range cheapest {
+		models = append(models, m)
+	}
+	sort.Strings(models)
+	for _, model := range models {
+		res, err := cheapest[model].Result()
 		if err != nil {
 			return Trends{}, err
 		}
-		cs := CheapestSeries{GPU: model, CheapestResult: res}
-		for _, s := range cands {
-			cs.Currencies = append(cs.Currencies, s.Latest().Currency)
-		}
-		rep.Cheapest = append(rep.Cheapest, cs)
+		rep.Cheapest = append(rep.Cheapest, CheapestSeries{GPU: model, CheapestResult: res, Currencies: currencies[model]})
 	}
 	return rep, nil
-}
-
-// seriesModels are the GPU models to draw a cheapest series for: the one
-// asked, else every model with a price in the window.
-func seriesModels(gpu string, series []analysis.Series) []string {
-	if gpu != "" {
-		return []string{gpu}
-	}
-	seen := map[string]bool{}
-	for _, s := range series {
-		seen[s.Latest().GPUModel] = true
-	}
-	out := make([]string, 0, len(seen))
-	for m := range seen {
-		out = append(out, m)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // MoverRow and CheapestRow are the JSON shapes scripts rely on; keep the names.

@@ -27,21 +27,299 @@ type PriceInterval struct {
 type PriceFilter struct {
 	InstanceType string
 	GPUModel     string
-	Providers    []string
-	Regions      []string
-	PriceTypes   []pricewatch.PriceType
-	OS           string
+	// GPUModels, when not nil, keeps only offers whose stored GPU model is
+	// one of these (exactly); an empty, non-nil list matches nothing. Callers
+	// resolve a family ("A100") to stored models with GPUModels.
+	GPUModels  []string
+	Providers  []string
+	Regions    []string
+	PriceTypes []pricewatch.PriceType
+	OS         string
 	// Since keeps intervals still valid at or after this time.
 	Since time.Time
+	// At keeps the intervals in force at any of these times (begun at or
+	// before it and not ended by then). With Since as well, an interval is
+	// kept when either holds.
+	At []time.Time
 	// CurrentOnly keeps only intervals without an end.
 	CurrentOnly bool
-	// At, when set, keeps the intervals valid at that time: begun at or
-	// before it and not ended by then.
-	At time.Time
+	// ByOffer (with Since, or no time filter) returns each offer's
+	// intervals together and in time order, but offers in no particular
+	// order: a window of a year's history then needs no sort. Ignored with
+	// At, CurrentOnly or Limit.
+	ByOffer bool
+	// Unordered (with At and no Since) returns each matching interval once,
+	// in no particular order: one query per moment, no union or sort of
+	// them all. For callers that group intervals themselves (the digest).
+	Unordered bool
+	// EffectiveOnly leaves Hourly and Upfront zero, for callers that use
+	// only the effective rate (trends): two fewer decimals per interval.
+	EffectiveOnly bool
+	// Limit, when positive, keeps the newest Limit intervals (by start);
+	// they are still returned in the usual order.
+	Limit int
 }
 
 // Prices returns the intervals matching f, ordered by offer and time.
 func (db *DB) Prices(ctx context.Context, f PriceFilter) ([]PriceInterval, error) {
+	var out []PriceInterval
+	err := db.EachPrice(ctx, f, func(p *PriceInterval) error {
+		out = append(out, *p)
+		return nil
+	})
+	return out, err
+}
+
+// EachPrice calls fn for each interval matching f, in the order Prices
+// returns them, without holding them all: the digest and trends read
+// hundreds of thousands. fn must not keep p (it is reused); an error from
+// fn stops the scan and is returned.
+func (db *DB) EachPrice(ctx context.Context, f PriceFilter, fn func(p *PriceInterval) error) error {
+	where, args := offerConditions(f)
+	if f.GPUModels != nil && len(f.GPUModels) == 0 {
+		return nil
+	}
+	seen, err := loadSeen(ctx, db.read, "")
+	if err != nil {
+		return err
+	}
+	offers, err := db.matchingOffers(ctx, where, args)
+	if err != nil {
+		return err
+	}
+	if len(offers) == 0 {
+		return nil
+	}
+	// Which intervals: stated as sets of price ids each narrowed by an
+	// index (the current ones through prices_current, closed ones per
+	// offer through (offer_id, valid_to), points in time per offer through
+	// (offer_id, valid_from)), never "every interval ever stored, filtered".
+	var sets []string
+	var setArgs []any
+	offerIn := "SELECT o.id FROM offers o"
+	if len(where) > 0 {
+		offerIn += " WHERE " + strings.Join(where, " AND ")
+	}
+	switch {
+	case f.CurrentOnly:
+		sets = append(sets, `SELECT p.id FROM prices p WHERE p.valid_to IS NULL AND p.offer_id IN (`+offerIn+`)`)
+		setArgs = append(setArgs, args...)
+	case f.Since.IsZero() && len(f.At) == 0:
+		sets = append(sets, `SELECT p.id FROM prices p WHERE p.offer_id IN (`+offerIn+`)`)
+		setArgs = append(setArgs, args...)
+	default:
+		if !f.Since.IsZero() {
+			sets = append(sets, `SELECT p.id FROM prices p WHERE p.valid_to IS NULL AND p.offer_id IN (`+offerIn+`)`,
+				`SELECT p.id FROM prices p WHERE p.valid_to >= ? AND p.offer_id IN (`+offerIn+`)`)
+			setArgs = append(setArgs, args...)
+			setArgs = append(setArgs, formatTime(f.Since))
+			setArgs = append(setArgs, args...)
+		}
+		for _, at := range f.At {
+			// The interval in force at a moment is the offer's last one
+			// starting at or before it, if it had not ended by then.
+			ts := formatTime(at)
+			sets = append(sets, `SELECT p.id FROM (`+offerIn+`) oo JOIN prices p ON p.id = (SELECT p2.id FROM prices p2
+				WHERE p2.offer_id = oo.id AND p2.valid_from <= ? ORDER BY p2.valid_from DESC LIMIT 1)
+				WHERE p.valid_to IS NULL OR p.valid_to > ?`)
+			setArgs = append(setArgs, args...)
+			setArgs = append(setArgs, ts, ts)
+		}
+	}
+	cols := `SELECT p.id, p.offer_id, p.currency, p.hourly, p.upfront, p.effective_hourly, p.valid_from, p.valid_to, p.last_seen`
+	ids := strings.Join(sets, " UNION ")
+	q := cols + ` FROM prices p JOIN offers o ON o.id = p.offer_id WHERE p.id IN (` + ids + `)`
+	if f.CurrentOnly && f.Limit <= 0 {
+		// Straight from prices_current_cover: current prices sit in a few
+		// contiguous index pages, not among a year of closed rows.
+		q = cols + ` FROM offers o JOIN prices p INDEXED BY prices_current_cover ON p.offer_id = o.id AND p.valid_to IS NULL`
+		if len(where) > 0 {
+			q += " WHERE " + strings.Join(where, " AND ")
+		}
+		setArgs = args
+	}
+	if f.Limit > 0 {
+		q = cols + ` FROM (SELECT * FROM prices p WHERE p.id IN (` + ids + `) ORDER BY p.valid_from DESC, p.id DESC LIMIT ?) p
+			JOIN offers o ON o.id = p.offer_id`
+		setArgs = append(setArgs, f.Limit)
+	}
+	q += ` ORDER BY o.provider, o.region, o.zone, o.instance_type, o.os, o.price_type, o.term, o.payment, o.offering_class, p.valid_from, p.id`
+	if f.Unordered && len(f.At) > 0 && f.Since.IsZero() && !f.CurrentOnly && f.Limit <= 0 {
+		return db.eachAt(ctx, f, where, args, offers, seen, fn)
+	}
+	byOffer := f.ByOffer && !f.CurrentOnly && len(f.At) == 0 && f.Limit <= 0
+	if byOffer {
+		// No sort of the whole window: offers in storage order, and per
+		// offer the closed intervals ending since Since (by end, which for
+		// intervals that never overlap is by start) then the current one,
+		// two index ranges merged as they come.
+		cond := ""
+		if len(where) > 0 {
+			cond = " AND " + strings.Join(where, " AND ")
+		}
+		closed := cols + `, 0 AS current_last FROM offers o JOIN prices p ON p.offer_id = o.id WHERE p.valid_to >= ?` + cond
+		current := cols + `, 1 FROM offers o JOIN prices p ON p.offer_id = o.id WHERE p.valid_to IS NULL` + cond
+		setArgs = append([]any{formatTime(f.Since)}, args...)
+		setArgs = append(setArgs, args...)
+		q = closed + ` UNION ALL ` + current + ` ORDER BY offer_id, current_last, valid_to`
+		if f.Since.IsZero() {
+			q = cols + `, 0 FROM offers o JOIN prices p ON p.offer_id = o.id`
+			if len(where) > 0 {
+				q += " WHERE " + strings.Join(where, " AND ")
+			}
+			q += ` ORDER BY o.id, p.valid_from, p.id`
+			setArgs = args
+		}
+	}
+	rows, err := db.read.QueryContext(ctx, q, setArgs...)
+	if err != nil {
+		return fmt.Errorf("reading price history: %w", err)
+	}
+	defer rows.Close()
+	var p PriceInterval
+	currencies := map[string]string{}
+	var hourly, upfront, eff, from, lastSeen, currency sql.RawBytes
+	var to sql.NullString
+	for rows.Next() {
+		var offerID int64
+		dest := []any{&p.ID, &offerID, &currency, &hourly, &upfront, &eff, &from, &to, &lastSeen}
+		if byOffer {
+			var currentLast int
+			dest = append(dest, &currentLast)
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return fmt.Errorf("reading price history: %w", err)
+		}
+		o, ok := offers[offerID]
+		if !ok {
+			// An offer stored after the offers were read.
+			continue
+		}
+		p.Offer = o
+		// A few currencies recur in every row: keep one copy of each.
+		c, ok := currencies[string(currency)]
+		if !ok {
+			c = string(currency)
+			currencies[c] = c
+		}
+		p.Currency = c
+		var err error
+		if f.EffectiveOnly {
+			p.Hourly, p.Upfront = decimal.Decimal{}, decimal.Decimal{}
+			p.EffectiveHourly, err = decimal.NewFromString(string(eff))
+		} else if p.Hourly, err = decimal.NewFromString(string(hourly)); err == nil {
+			if p.Upfront, err = decimal.NewFromString(string(upfront)); err == nil {
+				p.EffectiveHourly, err = decimal.NewFromString(string(eff))
+			}
+		}
+		if err == nil {
+			if p.ValidFrom, err = parseTime(string(from)); err == nil {
+				if p.ValidTo, err = parseNullTime(to); err == nil {
+					p.LastSeen, err = parseTime(string(lastSeen))
+				}
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("reading price %d: %w", p.ID, err)
+		}
+		if p.ValidTo == nil {
+			p.LastSeen = later(p.LastSeen, seen.price(p.Provider, p.Region, p.PriceType))
+		}
+		if err := fn(&p); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("reading price history: %w", err)
+	}
+	return nil
+}
+
+// eachAt runs one query per moment of f.At, each reading per offer the
+// interval in force then, and hands each interval to fn once.
+func (db *DB) eachAt(ctx context.Context, f PriceFilter, where []string, args []any, offers map[int64]pricewatch.Offer, seen seenIndex, fn func(*PriceInterval) error) error {
+	cond := ""
+	if len(where) > 0 {
+		cond = " WHERE " + strings.Join(where, " AND ")
+	}
+	q := `SELECT p.id, p.offer_id, p.currency, p.hourly, p.upfront, p.effective_hourly, p.valid_from, p.valid_to, p.last_seen
+		FROM (SELECT o.id FROM offers o` + cond + `) oo JOIN prices p ON p.id = (SELECT p2.id FROM prices p2
+		WHERE p2.offer_id = oo.id AND p2.valid_from <= ? ORDER BY p2.valid_from DESC LIMIT 1)
+		WHERE p.valid_to IS NULL OR p.valid_to > ?`
+	done := map[int64]bool{}
+	for _, at := range f.At {
+		ts := formatTime(at)
+		skip := func(id int64) bool {
+			if done[id] {
+				return true
+			}
+			done[id] = true
+			return false
+		}
+		err := db.scanPrices(ctx, q, append(append([]any(nil), args...), ts, ts), offers, seen, skip, f.EffectiveOnly, fn)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// scanPrices runs a query selecting the nine price columns of EachPrice
+// and hands each row to fn.
+// skip, checked before a row is decoded, leaves rows out.
+func (db *DB) scanPrices(ctx context.Context, q string, args []any, offers map[int64]pricewatch.Offer, seen seenIndex, skip func(id int64) bool, effectiveOnly bool, fn func(*PriceInterval) error) error {
+	rows, err := db.read.QueryContext(ctx, q, args...)
+	if err != nil {
+		return fmt.Errorf("reading price history: %w", err)
+	}
+	defer rows.Close()
+	var p PriceInterval
+	var hourly, upfront, eff, from, lastSeen, currency sql.RawBytes
+	var to sql.NullString
+	for rows.Next() {
+		var offerID int64
+		if err := rows.Scan(&p.ID, &offerID, &currency, &hourly, &upfront, &eff, &from, &to, &lastSeen); err != nil {
+			return fmt.Errorf("reading price history: %w", err)
+		}
+		o, ok := offers[offerID]
+		if !ok || skip(p.ID) {
+			continue
+		}
+		p.Offer = o
+		p.Currency = string(currency)
+		if effectiveOnly {
+			p.Hourly, p.Upfront = decimal.Decimal{}, decimal.Decimal{}
+			p.EffectiveHourly, err = decimal.NewFromString(string(eff))
+		} else if p.Hourly, err = decimal.NewFromString(string(hourly)); err == nil {
+			if p.Upfront, err = decimal.NewFromString(string(upfront)); err == nil {
+				p.EffectiveHourly, err = decimal.NewFromString(string(eff))
+			}
+		}
+		if err == nil {
+			if p.ValidFrom, err = parseTime(string(from)); err == nil {
+				if p.ValidTo, err = parseNullTime(to); err == nil {
+					p.LastSeen, err = parseTime(string(lastSeen))
+				}
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("reading price %d: %w", p.ID, err)
+		}
+		if p.ValidTo == nil {
+			p.LastSeen = later(p.LastSeen, seen.price(p.Provider, p.Region, p.PriceType))
+		}
+		if err := fn(&p); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("reading price history: %w", err)
+	}
+	return nil
+}
+
+// offerConditions are f's conditions on the offer (alias o).
+func offerConditions(f PriceFilter) ([]string, []any) {
 	var where []string
 	var args []any
 	if f.InstanceType != "" {
@@ -52,6 +330,7 @@ func (db *DB) Prices(ctx context.Context, f PriceFilter) ([]PriceInterval, error
 		where = append(where, "o.gpu_model = ? COLLATE NOCASE")
 		args = append(args, f.GPUModel)
 	}
+	where, args = inList(where, args, "o.gpu_model", f.GPUModels)
 	where, args = inList(where, args, "o.provider", f.Providers)
 	where, args = inList(where, args, "o.region", f.Regions)
 	pts := make([]string, len(f.PriceTypes))
@@ -63,58 +342,51 @@ func (db *DB) Prices(ctx context.Context, f PriceFilter) ([]PriceInterval, error
 		where = append(where, "o.os = ?")
 		args = append(args, f.OS)
 	}
-	if !f.Since.IsZero() {
-		where = append(where, "(p.valid_to IS NULL OR p.valid_to >= ?)")
-		args = append(args, formatTime(f.Since))
-	}
-	if f.CurrentOnly {
-		where = append(where, "p.valid_to IS NULL")
-	}
-	if !f.At.IsZero() {
-		at := formatTime(f.At)
-		where = append(where, "p.valid_from <= ? AND (p.valid_to IS NULL OR p.valid_to > ?)")
-		args = append(args, at, at)
-	}
-	q := `SELECT p.id, o.provider, o.region, o.zone, o.instance_type, o.price_type, o.term, o.payment, o.offering_class, o.os,
-		p.currency, p.hourly, p.upfront, p.effective_hourly, o.gpu_model, o.gpu_count, o.gpu_memory_gb, o.vcpus, o.memory_gb,
-		o.sku_id, o.sku_price_id, o.product_id, o.region_name, p.valid_from, p.valid_to, p.last_seen
-		FROM prices p JOIN offers o ON o.id = p.offer_id`
+	return where, args
+}
+
+// matchingOffers decodes each matching offer's identity and hardware once;
+// its intervals share them.
+func (db *DB) matchingOffers(ctx context.Context, where []string, args []any) (map[int64]pricewatch.Offer, error) {
+	q := `SELECT o.id, o.provider, o.region, o.zone, o.instance_type, o.price_type, o.term, o.payment, o.offering_class, o.os,
+		o.gpu_model, o.gpu_count, o.gpu_memory_gb, o.vcpus, o.memory_gb, o.sku_id, o.sku_price_id, o.product_id, o.region_name FROM offers o`
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
-	q += ` ORDER BY o.provider, o.region, o.zone, o.instance_type, o.os, o.price_type, o.term, o.payment, o.offering_class, p.valid_from, p.id`
 	rows, err := db.read.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("reading price history: %w", err)
+		return nil, fmt.Errorf("reading offers: %w", err)
 	}
 	defer rows.Close()
-	var out []PriceInterval
+	out := map[int64]pricewatch.Offer{}
 	for rows.Next() {
-		var p PriceInterval
-		var hourly, upfront, eff, from, seen string
-		var to sql.NullString
-		if err := rows.Scan(&p.ID, &p.Provider, &p.Region, &p.Zone, &p.InstanceType, &p.PriceType, &p.Term, &p.Payment, &p.OfferingClass, &p.OS,
-			&p.Currency, &hourly, &upfront, &eff, &p.GPUModel, &p.GPUCount, &p.GPUMemoryGB, &p.VCPUs, &p.MemoryGB,
-			&p.SkuID, &p.SkuPriceID, &p.ProductID, &p.RegionName, &from, &to, &seen); err != nil {
-			return nil, fmt.Errorf("reading price history: %w", err)
+		var id int64
+		var o pricewatch.Offer
+		if err := rows.Scan(&id, &o.Provider, &o.Region, &o.Zone, &o.InstanceType, &o.PriceType, &o.Term, &o.Payment, &o.OfferingClass, &o.OS,
+			&o.GPUModel, &o.GPUCount, &o.GPUMemoryGB, &o.VCPUs, &o.MemoryGB,
+			&o.SkuID, &o.SkuPriceID, &o.ProductID, &o.RegionName); err != nil {
+			return nil, fmt.Errorf("reading offers: %w", err)
 		}
-		var err error
-		if p.Hourly, err = decimal.NewFromString(hourly); err == nil {
-			if p.Upfront, err = decimal.NewFromString(upfront); err == nil {
-				p.EffectiveHourly, err = decimal.NewFromString(eff)
-			}
+		out[id] = o
+	}
+	return out, rows.Err()
+}
+
+// GPUModels returns every GPU model stored on an offer, so that a caller
+// can resolve a family name to stored models and filter in SQL.
+func (db *DB) GPUModels(ctx context.Context) ([]string, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT DISTINCT gpu_model FROM offers ORDER BY gpu_model`)
+	if err != nil {
+		return nil, fmt.Errorf("reading GPU models: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var m string
+		if err := rows.Scan(&m); err != nil {
+			return nil, fmt.Errorf("reading GPU models: %w", err)
 		}
-		if err == nil {
-			if p.ValidFrom, err = parseTime(from); err == nil {
-				if p.ValidTo, err = parseNullTime(to); err == nil {
-					p.LastSeen, err = parseTime(seen)
-				}
-			}
-		}
-		if err != nil {
-			return nil, fmt.Errorf("reading price %d: %w", p.ID, err)
-		}
-		out = append(out, p)
+		out = append(out, m)
 	}
 	return out, rows.Err()
 }
@@ -166,7 +438,11 @@ func (db *DB) Availability(ctx context.Context, f AvailabilityFilter) ([]Availab
 		where = append(where, "(until IS NULL OR until >= ?)")
 		args = append(args, formatTime(f.Since))
 	}
-	q := `SELECT id, provider, region, zone, instance_type, gpu_model, gpu_count, state, stock_detail, since, until, last_seen FROM availability`
+	seen, err := loadSeen(ctx, db.read, "")
+	if err != nil {
+		return nil, err
+	}
+	q := `SELECT id, provider, region, zone, instance_type, gpu_model, gpu_count, state, stock_detail, since, until, last_seen, missing_runs FROM availability`
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
@@ -179,19 +455,23 @@ func (db *DB) Availability(ctx context.Context, f AvailabilityFilter) ([]Availab
 	var out []AvailabilityInterval
 	for rows.Next() {
 		var a AvailabilityInterval
-		var since, seen string
+		var since, lastSeen string
 		var until sql.NullString
-		if err := rows.Scan(&a.ID, &a.Provider, &a.Region, &a.Zone, &a.InstanceType, &a.GPUModel, &a.GPUCount, &a.State, &a.StockDetail, &since, &until, &seen); err != nil {
+		var missing int
+		if err := rows.Scan(&a.ID, &a.Provider, &a.Region, &a.Zone, &a.InstanceType, &a.GPUModel, &a.GPUCount, &a.State, &a.StockDetail, &since, &until, &lastSeen, &missing); err != nil {
 			return nil, fmt.Errorf("reading availability: %w", err)
 		}
 		var err error
 		if a.Since, err = parseTime(since); err == nil {
 			if a.Until, err = parseNullTime(until); err == nil {
-				a.LastSeen, err = parseTime(seen)
+				a.LastSeen, err = parseTime(lastSeen)
 			}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("reading availability %d: %w", a.ID, err)
+		}
+		if a.Until == nil && missing == 0 {
+			a.LastSeen = later(a.LastSeen, seen.availability(a.Provider, a.Region))
 		}
 		out = append(out, a)
 	}

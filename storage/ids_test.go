@@ -65,7 +65,7 @@ func TestPricesAt(t *testing.T) {
 		hours float64
 		want  string // "" none
 	}{{-1, ""}, {0, "98.32"}, {0.5, "98.32"}, {1, "90"}, {5, "90"}} {
-		got, err := db.Prices(ctx, PriceFilter{At: start.Add(time.Duration(c.hours * float64(time.Hour)))})
+		got, err := db.Prices(ctx, PriceFilter{At: []time.Time{start.Add(time.Duration(c.hours * float64(time.Hour)))}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,11 +1,12 @@
 package storage
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -78,19 +79,57 @@ type OutboxMessage struct {
 }
 
 type currentPrice struct {
-	priceID   int64
-	offerID   int64
-	currency  string
-	hourly    decimal.Decimal
-	upfront   decimal.Decimal
-	effective decimal.Decimal
-	key       pricewatch.OfferKey
-	hw        pricewatch.Hardware
-	ids       pricewatch.CloudIDs
+	priceID  int64
+	lastSeen time.Time
+	offerID  int64
+	currency string
+	// The stored texts: decimals are parsed only when a price differs or
+	// closes, not for each of the thousands of unchanged ones.
+	hourly, upfront, effective string
+	key                        pricewatch.OfferKey
+	hw                         pricewatch.Hardware
+	ids                        pricewatch.CloudIDs
+	// listed: this run's snapshot lists the offer.
+	listed bool
+}
+
+// samePrice reports whether o's price is the stored one. Stored prices are
+// written as Decimal.String, so equal texts are equal prices; other texts
+// are compared as decimals.
+func (c *currentPrice) samePrice(o pricewatch.Offer) (bool, error) {
+	if c.currency != o.Currency {
+		return false, nil
+	}
+	for _, v := range [2]struct {
+		stored string
+		now    decimal.Decimal
+	}{{c.hourly, o.Hourly}, {c.upfront, o.Upfront}} {
+		if v.stored == v.now.String() {
+			continue
+		}
+		d, err := decimal.NewFromString(v.stored)
+		if err != nil {
+			return false, fmt.Errorf("price %d: %w", c.priceID, err)
+		}
+		if !d.Equal(v.now) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+func (c *currentPrice) effectiveHourly() (decimal.Decimal, error) {
+	d, err := decimal.NewFromString(c.effective)
+	if err != nil {
+		return d, fmt.Errorf("price %d: %w", c.priceID, err)
+	}
+	return d, nil
 }
 
 type currentAvail struct {
 	id          int64
+	lastSeen    time.Time
+	stockDetail string
 	state       pricewatch.AvailabilityState
 	since       time.Time
 	missingRuns int
@@ -122,6 +161,7 @@ func (db *DB) SaveSnapshot(ctx context.Context, runID int64, snap *pricewatch.Sn
 	}
 	res := &Result{RunID: runID, Provider: snap.Provider, At: now, Seen: len(snap.Offers), Skipped: snap.Skipped}
 	s := &saver{ctx: ctx, tx: tx, now: now, ts: formatTime(now), runID: runID, res: res, held: heldKeys(opts.Held)}
+	defer s.closeStmts()
 
 	var prevOK int
 	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM fetch_runs WHERE provider = ? AND status = 'ok'`, snap.Provider).Scan(&prevOK); err != nil {
@@ -129,6 +169,9 @@ func (db *DB) SaveSnapshot(ctx context.Context, runID int64, snap *pricewatch.Sn
 	}
 	res.FirstRun = prevOK == 0
 
+	if s.seen, err = loadSeen(ctx, tx, snap.Provider); err != nil {
+		return nil, s.wrap(err)
+	}
 	current, err := s.loadCurrentPrices(snap.Provider)
 	if err != nil {
 		return nil, s.wrap(err)
@@ -140,6 +183,9 @@ func (db *DB) SaveSnapshot(ctx context.Context, runID int64, snap *pricewatch.Sn
 		return nil, s.wrap(err)
 	}
 	if err := s.storeAvailability(snap, opts.WithdrawAfterRuns); err != nil {
+		return nil, s.wrap(err)
+	}
+	if err := s.recordSeen(snap); err != nil {
 		return nil, s.wrap(err)
 	}
 	for k, v := range snap.Versions {
@@ -191,6 +237,48 @@ type saver struct {
 	runID int64
 	res   *Result
 	held  map[pricewatch.OfferKey]bool // prices the guard held: not stored, not closed
+	// seen is scope_seen as it stood before this run.
+	seen  seenIndex
+	stmts map[string]*sql.Stmt
+}
+
+// exec runs a statement prepared once per run: a run that changes many
+// rows runs the same few statements thousands of times.
+func (s *saver) exec(query string, args ...any) (sql.Result, error) {
+	st, ok := s.stmts[query]
+	if !ok {
+		var err error
+		if st, err = s.tx.PrepareContext(s.ctx, query); err != nil {
+			return nil, err
+		}
+		if s.stmts == nil {
+			s.stmts = map[string]*sql.Stmt{}
+		}
+		s.stmts[query] = st
+	}
+	return st.ExecContext(s.ctx, args...)
+}
+
+func (s *saver) queryRow(query string, args ...any) *sql.Row {
+	st, ok := s.stmts[query]
+	if !ok {
+		var err error
+		if st, err = s.tx.PrepareContext(s.ctx, query); err != nil {
+			// The error surfaces from Scan through an unprepared query.
+			return s.tx.QueryRowContext(s.ctx, query, args...)
+		}
+		if s.stmts == nil {
+			s.stmts = map[string]*sql.Stmt{}
+		}
+		s.stmts[query] = st
+	}
+	return st.QueryRowContext(s.ctx, args...)
+}
+
+func (s *saver) closeStmts() {
+	for _, st := range s.stmts {
+		st.Close()
+	}
 }
 
 func (s *saver) wrap(err error) error {
@@ -198,10 +286,10 @@ func (s *saver) wrap(err error) error {
 }
 
 func (s *saver) loadCurrentPrices(provider string) (map[pricewatch.OfferKey]*currentPrice, error) {
-	rows, err := s.tx.QueryContext(s.ctx, `SELECT p.id, o.id, p.currency, p.hourly, p.upfront, p.effective_hourly,
+	rows, err := s.tx.QueryContext(s.ctx, `SELECT p.id, o.id, p.last_seen, p.currency, p.hourly, p.upfront, p.effective_hourly,
 		o.region, o.zone, o.instance_type, o.price_type, o.term, o.payment, o.offering_class, o.os,
 		o.gpu_model, o.gpu_count, o.gpu_memory_gb, o.vcpus, o.memory_gb, o.sku_id, o.sku_price_id, o.product_id, o.region_name
-		FROM prices p JOIN offers o ON o.id = p.offer_id WHERE o.provider = ? AND p.valid_to IS NULL`, provider)
+		FROM prices p INDEXED BY prices_current_cover JOIN offers o ON o.id = p.offer_id WHERE o.provider = ? AND p.valid_to IS NULL`, provider)
 	if err != nil {
 		return nil, err
 	}
@@ -209,20 +297,14 @@ func (s *saver) loadCurrentPrices(provider string) (map[pricewatch.OfferKey]*cur
 	out := map[pricewatch.OfferKey]*currentPrice{}
 	for rows.Next() {
 		c := &currentPrice{key: pricewatch.OfferKey{Provider: provider}}
-		var hourly, upfront, eff string
-		if err := rows.Scan(&c.priceID, &c.offerID, &c.currency, &hourly, &upfront, &eff,
+		var seen string
+		if err := rows.Scan(&c.priceID, &c.offerID, &seen, &c.currency, &c.hourly, &c.upfront, &c.effective,
 			&c.key.Region, &c.key.Zone, &c.key.InstanceType, &c.key.PriceType, &c.key.Term, &c.key.Payment, &c.key.OfferingClass, &c.key.OS,
 			&c.hw.GPUModel, &c.hw.GPUCount, &c.hw.GPUMemoryGB, &c.hw.VCPUs, &c.hw.MemoryGB,
 			&c.ids.SkuID, &c.ids.SkuPriceID, &c.ids.ProductID, &c.ids.RegionName); err != nil {
 			return nil, err
 		}
-		if c.hourly, err = decimal.NewFromString(hourly); err != nil {
-			return nil, fmt.Errorf("price %d: %w", c.priceID, err)
-		}
-		if c.upfront, err = decimal.NewFromString(upfront); err != nil {
-			return nil, fmt.Errorf("price %d: %w", c.priceID, err)
-		}
-		if c.effective, err = decimal.NewFromString(eff); err != nil {
+		if c.lastSeen, err = parseTime(seen); err != nil {
 			return nil, fmt.Errorf("price %d: %w", c.priceID, err)
 		}
 		out[c.key] = c
@@ -300,40 +382,72 @@ func checkDrop(snap *pricewatch.Snapshot, current map[pricewatch.OfferKey]*curre
 const minScopeOffers = 5
 
 func (s *saver) storeOffers(snap *pricewatch.Snapshot, current map[pricewatch.OfferKey]*currentPrice) error {
-	seen := make(map[pricewatch.OfferKey]bool, len(snap.Offers))
+	// Offers new to the store, to catch one listed twice; a stored offer
+	// is marked listed instead.
+	fresh := map[pricewatch.OfferKey]bool{}
 	for _, o := range snap.Offers {
 		key := o.Key()
-		if seen[key] {
+		cur := current[key]
+		if cur != nil && cur.listed || cur == nil && fresh[key] {
 			return fmt.Errorf("offer %s listed twice in one snapshot", key)
 		}
-		seen[key] = true
+		if cur != nil {
+			cur.listed = true
+		} else {
+			fresh[key] = true
+		}
 		if s.held[key] {
+			// Held by the guard: the stored price stays current, untouched.
+			continue
+		}
+		same := false
+		if cur != nil {
+			var err error
+			if same, err = cur.samePrice(o); err != nil {
+				return err
+			}
+		}
+		if same && cur.hw == o.Hardware && cur.ids == o.CloudIDs {
+			s.res.Unchanged++
+			if !coveredOffer(snap.Coverage, key.Region, key.PriceType) && !coveredOffer(snap.Unchanged, key.Region, key.PriceType) {
+				if _, err := s.exec(`UPDATE prices SET last_seen = ?, last_run_id = ? WHERE id = ?`, s.ts, s.runID, cur.priceID); err != nil {
+					return err
+				}
+			}
 			continue
 		}
 		eff, err := o.EffectiveHourly()
 		if err != nil {
 			return fmt.Errorf("offer %s: %w", key, err)
 		}
-		cur := current[key]
 		offerID, err := s.upsertOffer(o, cur)
 		if err != nil {
 			return err
 		}
 		switch {
-		case cur != nil && cur.currency == o.Currency && cur.hourly.Equal(o.Hourly) && cur.upfront.Equal(o.Upfront):
+		case same:
 			s.res.Unchanged++
-			if _, err := s.tx.ExecContext(s.ctx, `UPDATE prices SET last_seen = ?, last_run_id = ? WHERE id = ?`, s.ts, s.runID, cur.priceID); err != nil {
-				return err
+			// Unchanged is free: scope_seen says this run saw it. Only an
+			// offer outside every scope the run states needs its own row
+			// moved.
+			if !coveredOffer(snap.Coverage, key.Region, key.PriceType) && !coveredOffer(snap.Unchanged, key.Region, key.PriceType) {
+				if _, err := s.exec(`UPDATE prices SET last_seen = ?, last_run_id = ? WHERE id = ?`, s.ts, s.runID, cur.priceID); err != nil {
+					return err
+				}
 			}
 			continue
 		case cur != nil:
 			s.res.Changed++
-			if _, err := s.tx.ExecContext(s.ctx, `UPDATE prices SET valid_to = ? WHERE id = ?`, s.ts, cur.priceID); err != nil {
+			if err := s.closePrice(cur); err != nil {
 				return err
 			}
 			ch := s.priceChange(pricewatch.PriceChanged, key, o.Currency, o.Hardware)
 			if cur.currency == o.Currency {
-				ch.Old = decimal.NewNullDecimal(cur.effective)
+				old, err := cur.effectiveHourly()
+				if err != nil {
+					return err
+				}
+				ch.Old = decimal.NewNullDecimal(old)
 			}
 			ch.New = decimal.NewNullDecimal(eff)
 			s.res.Changes = append(s.res.Changes, ch)
@@ -343,40 +457,59 @@ func (s *saver) storeOffers(snap *pricewatch.Snapshot, current map[pricewatch.Of
 			ch.New = decimal.NewNullDecimal(eff)
 			s.res.Changes = append(s.res.Changes, ch)
 		}
-		if _, err := s.tx.ExecContext(s.ctx, `INSERT INTO prices (offer_id, currency, hourly, upfront, effective_hourly, valid_from, last_seen, first_run_id, last_run_id)
+		if _, err := s.exec(`INSERT INTO prices (offer_id, currency, hourly, upfront, effective_hourly, valid_from, last_seen, first_run_id, last_run_id)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, offerID, o.Currency, o.Hourly.String(), o.Upfront.String(), eff.String(), s.ts, s.ts, s.runID, s.runID); err != nil {
 			return err
 		}
 	}
-	// Close what the run's coverage says is gone; keep what lies in an
-	// unchanged scope current.
-	keys := make([]pricewatch.OfferKey, 0, len(current))
-	for k := range current {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
-	for _, k := range keys {
-		if seen[k] {
-			continue
-		}
-		cur := current[k]
+	// Close what the run's coverage says is gone; what lies in an unchanged
+	// scope stays current (scope_seen moves its last_seen). Only the keys
+	// closed are sorted, for a stable order of changes.
+	var gone []pricewatch.OfferKey
+	for k, cur := range current {
 		switch {
+		case cur.listed:
 		case coveredOffer(snap.Coverage, k.Region, k.PriceType):
-			s.res.Closed++
-			if _, err := s.tx.ExecContext(s.ctx, `UPDATE prices SET valid_to = ? WHERE id = ?`, s.ts, cur.priceID); err != nil {
-				return err
-			}
-			ch := s.priceChange(pricewatch.PriceGone, k, cur.currency, cur.hw)
-			ch.Old = decimal.NewNullDecimal(cur.effective)
-			s.res.Changes = append(s.res.Changes, ch)
+			gone = append(gone, k)
 		case coveredOffer(snap.Unchanged, k.Region, k.PriceType):
 			s.res.Unchanged++
-			if _, err := s.tx.ExecContext(s.ctx, `UPDATE prices SET last_seen = ?, last_run_id = ? WHERE id = ?`, s.ts, s.runID, cur.priceID); err != nil {
-				return err
-			}
 		}
 	}
+	slices.SortFunc(gone, compareOfferKeys)
+	for _, k := range gone {
+		cur := current[k]
+		s.res.Closed++
+		if err := s.closePrice(cur); err != nil {
+			return err
+		}
+		ch := s.priceChange(pricewatch.PriceGone, k, cur.currency, cur.hw)
+		old, err := cur.effectiveHourly()
+		if err != nil {
+			return err
+		}
+		ch.Old = decimal.NewNullDecimal(old)
+		s.res.Changes = append(s.res.Changes, ch)
+	}
 	return nil
+}
+
+// closePrice ends a current price at this run. Its last_seen becomes
+// exact: the newest earlier run that saw it.
+func (s *saver) closePrice(cur *currentPrice) error {
+	last := later(cur.lastSeen, s.seen.price(s.res.Provider, cur.key.Region, cur.key.PriceType))
+	_, err := s.exec(`UPDATE prices SET valid_to = ?, last_seen = ? WHERE id = ?`, s.ts, formatTime(last), cur.priceID)
+	return err
+}
+
+func compareOfferKeys(a, b pricewatch.OfferKey) int {
+	return cmp.Or(cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Region, b.Region), cmp.Compare(a.Zone, b.Zone),
+		cmp.Compare(a.InstanceType, b.InstanceType), cmp.Compare(a.PriceType, b.PriceType), cmp.Compare(a.Term, b.Term),
+		cmp.Compare(a.Payment, b.Payment), cmp.Compare(a.OfferingClass, b.OfferingClass), cmp.Compare(a.OS, b.OS))
+}
+
+func compareAvailabilityKeys(a, b pricewatch.AvailabilityKey) int {
+	return cmp.Or(cmp.Compare(a.Provider, b.Provider), cmp.Compare(a.Region, b.Region), cmp.Compare(a.Zone, b.Zone),
+		cmp.Compare(a.InstanceType, b.InstanceType))
 }
 
 func (s *saver) priceChange(kind pricewatch.ChangeKind, key pricewatch.OfferKey, currency string, hw pricewatch.Hardware) pricewatch.Change {
@@ -395,7 +528,7 @@ func (s *saver) upsertOffer(o pricewatch.Offer, cur *currentPrice) (int64, error
 		return cur.offerID, nil
 	}
 	var id int64
-	err := s.tx.QueryRowContext(s.ctx, `INSERT INTO offers (provider, region, zone, instance_type, price_type, term, payment, offering_class, os,
+	err := s.queryRow(`INSERT INTO offers (provider, region, zone, instance_type, price_type, term, payment, offering_class, os,
 		gpu_model, gpu_count, gpu_memory_gb, vcpus, memory_gb, sku_id, sku_price_id, product_id, region_name)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (provider, region, zone, instance_type, price_type, term, payment, offering_class, os) DO UPDATE SET
@@ -408,7 +541,7 @@ func (s *saver) upsertOffer(o pricewatch.Offer, cur *currentPrice) (int64, error
 }
 
 func (s *saver) storeAvailability(snap *pricewatch.Snapshot, withdrawAfter int) error {
-	rows, err := s.tx.QueryContext(s.ctx, `SELECT id, region, zone, instance_type, state, since, missing_runs, gpu_model, gpu_count
+	rows, err := s.tx.QueryContext(s.ctx, `SELECT id, region, zone, instance_type, state, stock_detail, since, last_seen, missing_runs, gpu_model, gpu_count
 		FROM availability WHERE provider = ? AND until IS NULL`, snap.Provider)
 	if err != nil {
 		return err
@@ -417,12 +550,15 @@ func (s *saver) storeAvailability(snap *pricewatch.Snapshot, withdrawAfter int) 
 	for rows.Next() {
 		c := &currentAvail{}
 		k := pricewatch.AvailabilityKey{Provider: snap.Provider}
-		var since string
-		if err := rows.Scan(&c.id, &k.Region, &k.Zone, &k.InstanceType, &c.state, &since, &c.missingRuns, &c.gpuModel, &c.gpuCount); err != nil {
+		var since, lastSeen string
+		if err := rows.Scan(&c.id, &k.Region, &k.Zone, &k.InstanceType, &c.state, &c.stockDetail, &since, &lastSeen, &c.missingRuns, &c.gpuModel, &c.gpuCount); err != nil {
 			rows.Close()
 			return err
 		}
-		if c.since, err = parseTime(since); err != nil {
+		if c.since, err = parseTime(since); err == nil {
+			c.lastSeen, err = parseTime(lastSeen)
+		}
+		if err != nil {
 			rows.Close()
 			return err
 		}
@@ -430,6 +566,15 @@ func (s *saver) storeAvailability(snap *pricewatch.Snapshot, withdrawAfter int) 
 	}
 	if err := rows.Close(); err != nil {
 		return err
+	}
+	// lastSeen is when a current pair was last seen before this run:
+	// stored while it is missing, else the newest run that described its
+	// region.
+	lastSeen := func(k pricewatch.AvailabilityKey, c *currentAvail) string {
+		if c.missingRuns > 0 {
+			return formatTime(c.lastSeen)
+		}
+		return formatTime(later(c.lastSeen, s.seen.availability(k.Provider, k.Region)))
 	}
 
 	seen := map[pricewatch.AvailabilityKey]bool{}
@@ -441,7 +586,13 @@ func (s *saver) storeAvailability(snap *pricewatch.Snapshot, withdrawAfter int) 
 		seen[k] = true
 		cur := current[k]
 		if cur != nil && cur.state == a.State {
-			if _, err := s.tx.ExecContext(s.ctx, `UPDATE availability SET last_seen = ?, stock_detail = ?, missing_runs = 0, missing_since = NULL,
+			// Unchanged is free unless the row itself must change, or no
+			// scope of the run speaks for its region.
+			if cur.missingRuns == 0 && cur.stockDetail == a.StockDetail && cur.gpuModel == a.GPUModel && cur.gpuCount == a.GPUCount &&
+				(coveredAvailability(snap.Coverage, k.Region) || coveredAvailability(snap.Unchanged, k.Region)) {
+				continue
+			}
+			if _, err := s.exec(`UPDATE availability SET last_seen = ?, stock_detail = ?, missing_runs = 0, missing_since = NULL,
 				gpu_model = ?, gpu_count = ? WHERE id = ?`, s.ts, a.StockDetail, a.GPUModel, a.GPUCount, cur.id); err != nil {
 				return err
 			}
@@ -449,7 +600,7 @@ func (s *saver) storeAvailability(snap *pricewatch.Snapshot, withdrawAfter int) 
 		}
 		ch := pricewatch.Change{At: s.now, Place: k, NewState: a.State, Hardware: a.Hardware}
 		if cur != nil {
-			if _, err := s.tx.ExecContext(s.ctx, `UPDATE availability SET until = ? WHERE id = ?`, s.ts, cur.id); err != nil {
+			if _, err := s.exec(`UPDATE availability SET until = ?, last_seen = ? WHERE id = ?`, s.ts, lastSeen(k, cur), cur.id); err != nil {
 				return err
 			}
 			ch.OldState, ch.OldSince = cur.state, cur.since
@@ -460,39 +611,33 @@ func (s *saver) storeAvailability(snap *pricewatch.Snapshot, withdrawAfter int) 
 		if ch.Kind != "" {
 			s.res.Changes = append(s.res.Changes, ch)
 		}
-		if _, err := s.tx.ExecContext(s.ctx, `INSERT INTO availability (provider, region, zone, instance_type, gpu_model, gpu_count, state, stock_detail, since, last_seen)
+		if _, err := s.exec(`INSERT INTO availability (provider, region, zone, instance_type, gpu_model, gpu_count, state, stock_detail, since, last_seen)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, k.Provider, k.Region, k.Zone, k.InstanceType, a.GPUModel, a.GPUCount, string(a.State), a.StockDetail, s.ts, s.ts); err != nil {
 			return err
 		}
 	}
-	keys := make([]pricewatch.AvailabilityKey, 0, len(current))
+	var missing []pricewatch.AvailabilityKey
 	for k := range current {
-		keys = append(keys, k)
+		if !seen[k] && coveredAvailability(snap.Coverage, k.Region) {
+			missing = append(missing, k)
+		}
 	}
-	sort.Slice(keys, func(i, j int) bool { return fmt.Sprint(keys[i]) < fmt.Sprint(keys[j]) })
-	for _, k := range keys {
+	slices.SortFunc(missing, compareAvailabilityKeys)
+	for _, k := range missing {
 		cur := current[k]
-		switch {
-		case seen[k]:
-		case coveredAvailability(snap.Coverage, k.Region):
-			missing := cur.missingRuns + 1
-			if missing >= withdrawAfter {
-				// The interval ends when the pair was first missed, not when
-				// we became sure of it.
-				if _, err := s.tx.ExecContext(s.ctx, `UPDATE availability SET until = COALESCE(missing_since, ?), missing_runs = ? WHERE id = ?`, s.ts, missing, cur.id); err != nil {
-					return err
-				}
-				s.res.Changes = append(s.res.Changes, pricewatch.Change{
-					Kind: pricewatch.AvailabilityGone, At: s.now, Place: k, OldState: cur.state, OldSince: cur.since,
-					Hardware: pricewatch.Hardware{GPUModel: cur.gpuModel, GPUCount: cur.gpuCount},
-				})
-			} else if _, err := s.tx.ExecContext(s.ctx, `UPDATE availability SET missing_runs = ?, missing_since = COALESCE(missing_since, ?) WHERE id = ?`, missing, s.ts, cur.id); err != nil {
+		n := cur.missingRuns + 1
+		if n >= withdrawAfter {
+			// The interval ends when the pair was first missed, not when
+			// we became sure of it.
+			if _, err := s.exec(`UPDATE availability SET until = COALESCE(missing_since, ?), missing_runs = ?, last_seen = ? WHERE id = ?`, s.ts, n, lastSeen(k, cur), cur.id); err != nil {
 				return err
 			}
-		case coveredAvailability(snap.Unchanged, k.Region):
-			if _, err := s.tx.ExecContext(s.ctx, `UPDATE availability SET last_seen = ? WHERE id = ?`, s.ts, cur.id); err != nil {
-				return err
-			}
+			s.res.Changes = append(s.res.Changes, pricewatch.Change{
+				Kind: pricewatch.AvailabilityGone, At: s.now, Place: k, OldState: cur.state, OldSince: cur.since,
+				Hardware: pricewatch.Hardware{GPUModel: cur.gpuModel, GPUCount: cur.gpuCount},
+			})
+		} else if _, err := s.exec(`UPDATE availability SET missing_runs = ?, missing_since = COALESCE(missing_since, ?), last_seen = ? WHERE id = ?`, n, s.ts, lastSeen(k, cur), cur.id); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -523,7 +668,7 @@ func (s *saver) insertChanges() error {
 		if c.New.Valid {
 			new = c.New.Decimal.String()
 		}
-		if _, err := s.tx.ExecContext(s.ctx, `INSERT INTO changes (run_id, kind, at, provider, region, zone, instance_type, price_type, term, payment,
+		if _, err := s.exec(`INSERT INTO changes (run_id, kind, at, provider, region, zone, instance_type, price_type, term, payment,
 			offering_class, os, currency, old_price, new_price, old_state, new_state, gpu_model, gpu_count)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			s.runID, string(c.Kind), s.ts, c.Place.Provider, c.Place.Region, c.Place.Zone, c.Place.InstanceType,

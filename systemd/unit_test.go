@@ -83,7 +83,7 @@ func TestUnitCredentialsOptional(t *testing.T) {
 		}
 	}
 	want := []string{"slack-token", "alibaba-access-key-id", "alibaba-access-key-secret", "tencent-secret-id", "tencent-secret-key",
-		"lambda-api-key", "runpod-api-key", "http-token"}
+		"lambda-api-key", "runpod-api-key", "http-token", "webhook-url", "webhook-secret"}
 	for _, id := range want {
 		path, ok := loaded[id]
 		if !ok {

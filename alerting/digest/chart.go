@@ -48,7 +48,7 @@ func RenderChart(d Digest, w io.Writer) error {
 	if c.Empty() {
 		return ErrEmptyChart
 	}
-	loc := d.location()
+	loc := d.Loc()
 	p := plot.New()
 	p.Title.Text = c.Title
 	p.Title.TextStyle.Font.Size = vg.Points(17)

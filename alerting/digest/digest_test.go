@@ -98,11 +98,11 @@ func baseInput(t *testing.T) Input {
 	win := azH100OD.offer("1.00", "0")
 	win.OS = pricewatch.Windows
 	prices = append(prices, analysis.Interval{Offer: win, Effective: dec("1.00"), From: weeksAgo(14)})
-	ok := func(id int64, provider string, at time.Time) storage.Run {
-		return storage.Run{ID: id, Provider: provider, StartedAt: at, FinishedAt: &at, Status: storage.RunOK}
+	ok := func(id int64, provider string, at time.Time) Run {
+		return Run{ID: id, Provider: provider, StartedAt: at, FinishedAt: &at, Status: storage.RunOK}
 	}
 	return Input{Now: now, Currency: "USD", Models: []string{"H100", "A100-80GB", "B200"}, Prices: prices, FX: ecb(t),
-		Runs:     []storage.Run{ok(10, "azure", now.Add(-3*time.Hour)), ok(11, "alibaba", now.Add(-3*time.Hour))},
+		Runs:     []Run{ok(10, "azure", now.Add(-3*time.Hour)), ok(11, "alibaba", now.Add(-3*time.Hour))},
 		Expected: map[string]time.Duration{"azure": time.Hour * 24, "alibaba": time.Hour * 24}}
 }
 
@@ -261,8 +261,8 @@ func TestStaleRateIsFlagged(t *testing.T) {
 	}
 }
 
-func avail(provider, zone, typ, model string, state pricewatch.AvailabilityState, since time.Time, until *time.Time) storage.AvailabilityInterval {
-	return storage.AvailabilityInterval{AvailabilityKey: pricewatch.AvailabilityKey{Provider: provider, Region: "r1", Zone: zone, InstanceType: typ},
+func avail(provider, zone, typ, model string, state pricewatch.AvailabilityState, since time.Time, until *time.Time) AvailabilityInterval {
+	return AvailabilityInterval{AvailabilityKey: pricewatch.AvailabilityKey{Provider: provider, Region: "r1", Zone: zone, InstanceType: typ},
 		GPUModel: model, GPUCount: 8, State: state, Since: since, Until: until}
 }
 
@@ -272,7 +272,7 @@ func TestAvailabilityEvents(t *testing.T) {
 	const day = 24 * time.Hour
 	old := now.Add(-30 * day)
 	in := baseInput(t)
-	in.Availability = []storage.AvailabilityInterval{
+	in.Availability = []AvailabilityInterval{
 		// Zone a: in stock, sold out 3 days ago, still sold out.
 		avail("alibaba", "a", "gpu8", "A100-80GB", pricewatch.InStock, old, at(3*day)),
 		avail("alibaba", "a", "gpu8", "A100-80GB", pricewatch.SoldOut, now.Add(-3*day), nil),
@@ -329,8 +329,8 @@ func TestAvailabilityEvents(t *testing.T) {
 
 func TestFreshness(t *testing.T) {
 	ts := func(d time.Duration) time.Time { return now.Add(-d) }
-	run := func(id int64, provider, status string, started time.Time, errText string) storage.Run {
-		r := storage.Run{ID: id, Provider: provider, StartedAt: started, Status: status, Error: errText}
+	run := func(id int64, provider, status string, started time.Time, errText string) Run {
+		r := Run{ID: id, Provider: provider, StartedAt: started, Status: status, Error: errText}
 		if status != storage.RunRunning {
 			f := started.Add(time.Minute)
 			r.FinishedAt = &f
@@ -338,7 +338,7 @@ func TestFreshness(t *testing.T) {
 		return r
 	}
 	in := baseInput(t)
-	in.Runs = []storage.Run{
+	in.Runs = []Run{
 		run(1, "aws", storage.RunOK, ts(7*24*time.Hour), ""),
 		run(2, "azure", storage.RunOK, ts(2*time.Hour), ""),
 		run(3, "azure", storage.RunRunning, ts(10*time.Minute), ""),

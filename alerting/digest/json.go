@@ -205,7 +205,7 @@ func choiceJSON(c *Choice) *jsonChoice {
 
 // WriteJSON renders the digest as indented JSON.
 func WriteJSON(w io.Writer, d Digest) error {
-	loc := d.location()
+	loc := d.Loc()
 	out := jsonDigest{Week: d.Week, GeneratedAt: ts(d.Now), From: ts(d.From), Timezone: loc.String(), Currency: d.Currency,
 		Offers: d.Offers, Changed: d.Changed, Baseline: orEmpty(d.Baseline), StaleRates: d.StaleRates(), MissingRates: orEmpty(d.MissingRates()),
 		Models: []jsonModel{}, Moves: []jsonMove{}, NewAvailability: []jsonEvent{}, SoldOut: []jsonEvent{}, Savings: []jsonSavings{},

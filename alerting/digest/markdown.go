@@ -19,7 +19,7 @@ func md(s string) string { return mdEscape.Replace(s) }
 func WriteMarkdown(w io.Writer, d Digest) error {
 	b := bufio.NewWriter(w)
 	p := func(format string, args ...any) { fmt.Fprintf(b, format+"\n", args...) }
-	loc := d.location()
+	loc := d.Loc()
 
 	p("# Weekly GPU price digest · %s", d.Week)
 	p("")
@@ -171,6 +171,6 @@ func mdEvents(w io.Writer, es []AvailabilityEvent, d Digest, none string) {
 	}
 	for _, e := range es {
 		fmt.Fprintf(w, "- %s %s %s (%s): %s\n", md(e.Provider), md(e.Region), md(e.InstanceType),
-			md(hardwareLabel(e.GPUModel, e.GPUCount)), eventText(e, d.location(), md))
+			md(hardwareLabel(e.GPUModel, e.GPUCount)), eventText(e, d.Loc(), md))
 	}
 }

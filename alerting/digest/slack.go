@@ -81,7 +81,7 @@ func lines(title string, ls []string, budget int, more string) string {
 // (chat.postMessage text, blocks and metadata, plus the chart's file name
 // when the chart is attached).
 func SlackPayload(d Digest, opts SlackOptions) ([]byte, error) {
-	loc := d.location()
+	loc := d.Loc()
 	var blocks []slackapi.Block
 	blocks = append(blocks, slack.Header("📊 Weekly GPU price digest · "+d.Week))
 
@@ -251,7 +251,7 @@ func modelSection(m ModelRow, cur string) string {
 
 func eventLine(e AvailabilityEvent, d Digest) string {
 	return fmt.Sprintf("%s %s %s (%s): %s", esc(slack.ProviderName(e.Provider)), esc(e.Region), code(e.InstanceType),
-		esc(hardwareLabel(e.GPUModel, e.GPUCount)), eventText(e, d.location(), esc))
+		esc(hardwareLabel(e.GPUModel, e.GPUCount)), eventText(e, d.Loc(), esc))
 }
 
 // fallback is the notification line: the cheapest on-demand of each model.
@@ -283,7 +283,7 @@ func altText(d Digest) string {
 		}
 		first, last := sr.Points[0], sr.Points[len(sr.Points)-1]
 		s += fmt.Sprintf(" %s: %s %s per GPU-hour on %s, %s now.", sr.Label, perGPU(first.PerGPUHour), first.Currency,
-			day(first.At, d.location()), perGPU(last.PerGPUHour))
+			day(first.At, d.Loc()), perGPU(last.PerGPUHour))
 	}
 	return slack.Truncate(s, maxAltText)
 }

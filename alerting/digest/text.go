@@ -11,7 +11,7 @@ import (
 func WriteText(w io.Writer, d Digest) error {
 	b := bufio.NewWriter(w)
 	p := func(format string, args ...any) { fmt.Fprintf(b, format+"\n", args...) }
-	loc := d.location()
+	loc := d.Loc()
 	id := func(s string) string { return s }
 
 	p("Weekly GPU price digest · %s", d.Week)
@@ -191,7 +191,7 @@ func writeEvents(w io.Writer, es []AvailabilityEvent, d Digest, none string) {
 	}
 	id := func(s string) string { return s }
 	for _, e := range es {
-		para(w, "  ", fmt.Sprintf("%s %s %s (%s): %s", e.Provider, e.Region, e.InstanceType, hardwareLabel(e.GPUModel, e.GPUCount), eventText(e, d.location(), id)))
+		para(w, "  ", fmt.Sprintf("%s %s %s (%s): %s", e.Provider, e.Region, e.InstanceType, hardwareLabel(e.GPUModel, e.GPUCount), eventText(e, d.Loc(), id)))
 	}
 }
 

@@ -3,7 +3,6 @@ package slack
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -31,13 +30,13 @@ func (n *Notifier) PostWithAttachment(ctx context.Context, channel string, paylo
 }
 
 func (n *Notifier) postWithAttachment(ctx context.Context, channel string, payload, attachment []byte) error {
-	var p Payload
-	if err := json.Unmarshal(payload, &p); err != nil {
-		return alerting.Permanent(fmt.Errorf("stored message is not a Slack payload: %v", err), alerting.ScopeMessage,
-			"this is a pricewatch bug: report it with the output of `pricewatch alerts list --failed --format json`")
+	p, err := n.payload(payload, len(attachment) > 0)
+	if err != nil {
+		return err
 	}
 	if len(attachment) == 0 || p.File == nil {
-		return n.Post(ctx, channel, payload)
+		_, err := n.send(ctx, channel, p)
+		return err
 	}
 	if n.api == nil {
 		if err := n.postWebhook(ctx, p); err != nil {

@@ -17,7 +17,7 @@ import (
 	slackapi "github.com/slack-go/slack"
 
 	"github.com/pricewatch/pricewatch/alerting"
-	"github.com/pricewatch/pricewatch/config"
+	"github.com/pricewatch/pricewatch/alerting/outboxstore"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -162,7 +162,7 @@ func digestPayload(t *testing.T) []byte {
 
 func tokenNotifier(t *testing.T, f *fileSlack) *Notifier {
 	t.Helper()
-	n, err := New(Config{Token: config.NewSecret(testToken), APIURL: f.apiURL()})
+	n, err := New(Config{Token: testToken, APIURL: f.apiURL()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +258,7 @@ func TestDispatcherRetriesUploadWithoutDuplicates(t *testing.T) {
 	if ok, err := db.Enqueue(t.Context(), outboxDigest(t), chartBytes); err != nil || !ok {
 		t.Fatalf("Enqueue = %v, %v", ok, err)
 	}
-	d := alerting.NewDispatcher(db, n, nil, alerting.DispatcherOptions{Sleep: clk.sleep, ChannelInterval: -1})
+	d := outboxstore.NewDispatcher(db, n, nil, alerting.DispatcherOptions{Sleep: clk.sleep, ChannelInterval: -1})
 	rep, err := d.Deliver(t.Context(), 0, false)
 	if err != nil || rep.Retrying != 1 || rep.Sent != 0 {
 		t.Fatalf("first delivery: %+v, %v", rep, err)
@@ -283,7 +283,7 @@ func TestPostWithAttachmentWebhook(t *testing.T) {
 		_, _ = w.Write([]byte("ok"))
 	}))
 	t.Cleanup(srv.Close)
-	n, err := New(Config{WebhookURL: config.NewSecret(srv.URL + "/services/T0/B0/secretpath")})
+	n, err := New(Config{WebhookURL: srv.URL + "/services/T0/B0/secretpath"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,6 @@ import (
 	slackapi "github.com/slack-go/slack"
 
 	"github.com/pricewatch/pricewatch/alerting"
-	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/secret"
 )
 
@@ -27,21 +26,32 @@ const DefaultAPIURL = "https://slack.com/api/"
 // chat.postMessage to any channel the bot is in; without one, through the
 // WebhookURL to the webhook's fixed channel.
 type Config struct {
-	Token      config.Secret
-	WebhookURL config.Secret
+	// Token and WebhookURL are secrets: they never appear in errors.
+	Token      string
+	WebhookURL string
 	// APIURL overrides Slack's Web API base (tests, proxies).
 	APIURL string
 	// HTTPClient defaults to one with a 30 s timeout.
 	HTTPClient *http.Client
+	// Renderer renders alert documents when they are sent (default
+	// Renderer{}).
+	Renderer alerting.Renderer
+	// Digest renders a digest document's data as Block Kit when it is sent;
+	// webhook says the message goes through an incoming webhook (which
+	// cannot upload the chart) and chart whether the chart is stored with
+	// it. Without it a queued digest document fails as unreadable.
+	Digest func(data []byte, webhook, chart bool) ([]byte, error)
 }
 
 // Notifier posts messages to Slack. It implements alerting.Notifier.
 // Neither the token nor the webhook URL ever appears in its errors.
 type Notifier struct {
-	api     *slackapi.Client
-	webhook string
-	hc      *http.Client
-	secrets []string
+	api      *slackapi.Client
+	webhook  string
+	hc       *http.Client
+	secrets  []string
+	renderer alerting.Renderer
+	digest   func(data []byte, webhook, chart bool) ([]byte, error)
 }
 
 // New returns a notifier for cfg; it needs a token or a webhook URL.
@@ -50,9 +60,12 @@ func New(cfg Config) (*Notifier, error) {
 	if hc == nil {
 		hc = &http.Client{Timeout: 30 * time.Second}
 	}
-	n := &Notifier{hc: hc}
+	n := &Notifier{hc: hc, renderer: cfg.Renderer, digest: cfg.Digest}
+	if n.renderer == nil {
+		n.renderer = Renderer{}
+	}
 	switch {
-	case !cfg.Token.Empty():
+	case cfg.Token != "":
 		base := cfg.APIURL
 		if base == "" {
 			base = DefaultAPIURL
@@ -63,14 +76,14 @@ func New(cfg Config) (*Notifier, error) {
 		if !strings.HasSuffix(base, "/") {
 			base += "/"
 		}
-		n.api = slackapi.New(cfg.Token.Value(), slackapi.OptionAPIURL(base), slackapi.OptionHTTPClient(hc))
-		n.secrets = append(n.secrets, cfg.Token.Value())
-	case !cfg.WebhookURL.Empty():
-		u, err := url.Parse(cfg.WebhookURL.Value())
+		n.api = slackapi.New(cfg.Token, slackapi.OptionAPIURL(base), slackapi.OptionHTTPClient(hc))
+		n.secrets = append(n.secrets, cfg.Token)
+	case cfg.WebhookURL != "":
+		u, err := url.Parse(cfg.WebhookURL)
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 			return nil, fmt.Errorf("slack.webhook_url is not an http(s) URL")
 		}
-		n.webhook = cfg.WebhookURL.Value()
+		n.webhook = cfg.WebhookURL
 		n.secrets = append(n.secrets, n.webhook)
 		if len(u.Path) > 1 {
 			n.secrets = append(n.secrets, u.Path, url.PathEscape(u.Path))
@@ -102,16 +115,54 @@ func (n *Notifier) Post(ctx context.Context, channel string, payload []byte) err
 	return err
 }
 
-// Send posts a payload rendered by this package and returns Slack's receipt.
-// Errors are classified for the dispatcher: rate limits carry Retry-After,
-// auth, channel and payload errors are permanent, everything else (5xx,
-// network) is worth retrying.
-func (n *Notifier) Send(ctx context.Context, channel string, payload []byte) (Receipt, error) {
-	var p Payload
-	if err := json.Unmarshal(payload, &p); err != nil {
-		return Receipt{}, alerting.Permanent(fmt.Errorf("stored message is not a Slack payload: %v", err), alerting.ScopeMessage,
-			"this is a pricewatch bug: report it with the output of `pricewatch alerts list --failed --format json`")
+// bugFix is the fix for a stored message this build cannot read.
+const bugFix = "this is a pricewatch bug: report it with the output of `pricewatch alerts list --failed --format json`"
+
+// payload turns a stored message into what Slack is sent. An outbox
+// document is rendered now, with this build's templates, so a message
+// queued before a template fix goes out fixed; bytes queued by a pricewatch
+// older than the document (already Block Kit) are sent as they are.
+// attachment says whether a file is stored with the message.
+func (n *Notifier) payload(stored []byte, attachment bool) (Payload, error) {
+	raw := stored
+	doc, err := alerting.DecodeDocument(stored)
+	switch {
+	case errors.Is(err, alerting.ErrNotDocument):
+		// Legacy: rendered when it was queued.
+	case err != nil:
+		return Payload{}, alerting.Permanent(err, alerting.ScopeMessage, bugFix)
+	case doc.Alert != nil:
+		if raw, err = n.renderer.Render(*doc.Alert); err != nil {
+			return Payload{}, alerting.Permanent(fmt.Errorf("rendering the %s alert of rule %s: %v", doc.Alert.Event, doc.Alert.Rule, err), alerting.ScopeMessage, bugFix)
+		}
+	case doc.Type == alerting.TypeDigest && n.digest != nil:
+		if raw, err = n.digest(doc.Digest, n.api == nil, attachment); err != nil {
+			return Payload{}, alerting.Permanent(fmt.Errorf("rendering the digest: %v", err), alerting.ScopeMessage, bugFix)
+		}
+	default:
+		return Payload{}, alerting.Permanent(fmt.Errorf("a %s document: this notifier has no renderer for it", doc.Type), alerting.ScopeMessage, bugFix)
 	}
+	var p Payload
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return Payload{}, alerting.Permanent(fmt.Errorf("stored message is not a Slack payload: %v", err), alerting.ScopeMessage, bugFix)
+	}
+	return p, nil
+}
+
+// Send posts a stored message (an outbox document, rendered now, or a
+// payload an older build rendered) and returns Slack's receipt. Errors are
+// classified for the dispatcher: rate limits carry Retry-After, auth,
+// channel and payload errors are permanent, everything else (5xx, network)
+// is worth retrying.
+func (n *Notifier) Send(ctx context.Context, channel string, payload []byte) (Receipt, error) {
+	p, err := n.payload(payload, false)
+	if err != nil {
+		return Receipt{}, err
+	}
+	return n.send(ctx, channel, p)
+}
+
+func (n *Notifier) send(ctx context.Context, channel string, p Payload) (Receipt, error) {
 	if n.api != nil {
 		r, err := n.postAPI(ctx, channel, p)
 		return r, secret.Error(err, n.secrets...)
@@ -326,3 +377,11 @@ func (n *Notifier) String() string { return "slack.Notifier(" + n.Mode() + ")" }
 
 // GoString does the same for %#v.
 func (n *Notifier) GoString() string { return n.String() }
+
+// String keeps the token and webhook URL out of any %v of a Config.
+func (c Config) String() string {
+	return fmt.Sprintf("slack.Config{token set: %t, webhook set: %t, api_url: %q}", c.Token != "", c.WebhookURL != "", c.APIURL)
+}
+
+// GoString does the same for %#v.
+func (c Config) GoString() string { return c.String() }

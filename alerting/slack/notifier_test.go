@@ -19,7 +19,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting"
-	"github.com/pricewatch/pricewatch/config"
+	"github.com/pricewatch/pricewatch/alerting/outboxstore"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -27,14 +27,14 @@ const testToken = "xoxb-1111-2222-SeCrEtToKeN"
 
 func priceDropPayload(t *testing.T) []byte {
 	t.Helper()
-	msgs := render(t, config.Rule{Name: "price-drops", Events: []string{"price_drop"}, MinChangePct: 5}, pricewatch.Azure,
+	msgs := render(t, alerting.RuleSpec{Name: "price-drops", Events: []string{"price_drop"}, MinChangePct: 5}, pricewatch.Azure,
 		priceChange(pricewatch.PriceChanged, azureH100(pricewatch.OnDemand), "98.32", "88.488"))
 	return msgs[0].Payload
 }
 
 func TestSendThroughChatPostMessage(t *testing.T) {
 	fake := newFakeSlack(t, testToken)
-	n, err := New(Config{Token: config.NewSecret(testToken), APIURL: fake.apiURL()})
+	n, err := New(Config{Token: testToken, APIURL: fake.apiURL()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestChatPostMessageErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			fake := newFakeSlack(t, testToken)
 			fake.then(tt.reply)
-			n, err := New(Config{Token: config.NewSecret(testToken), APIURL: fake.apiURL()})
+			n, err := New(Config{Token: testToken, APIURL: fake.apiURL()})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -142,17 +142,17 @@ func TestChatPostMessageErrors(t *testing.T) {
 	}
 	t.Run("wrong token", func(t *testing.T) {
 		fake := newFakeSlack(t, testToken)
-		n, _ := New(Config{Token: config.NewSecret("xoxb-wrong"), APIURL: fake.apiURL()})
+		n, _ := New(Config{Token: "xoxb-wrong", APIURL: fake.apiURL()})
 		check(t, n.Post(t.Context(), "C0GPUALERTS", priceDropPayload(t)), expect{permanent: true, scope: alerting.ScopeAll, fix: "PRICEWATCH_SLACK_TOKEN"})
 	})
 	t.Run("no channel", func(t *testing.T) {
 		fake := newFakeSlack(t, testToken)
-		n, _ := New(Config{Token: config.NewSecret(testToken), APIURL: fake.apiURL()})
+		n, _ := New(Config{Token: testToken, APIURL: fake.apiURL()})
 		check(t, n.Post(t.Context(), "", priceDropPayload(t)), expect{permanent: true, scope: alerting.ScopeChannel, fix: "slack.channel"})
 	})
 	t.Run("Slack unreachable", func(t *testing.T) {
 		fake := newFakeSlack(t, testToken)
-		n, _ := New(Config{Token: config.NewSecret(testToken), APIURL: fake.apiURL()})
+		n, _ := New(Config{Token: testToken, APIURL: fake.apiURL()})
 		fake.srv.Close()
 		err := n.Post(t.Context(), "C0GPUALERTS", priceDropPayload(t))
 		check(t, err, expect{})
@@ -185,7 +185,7 @@ const webhookPath = "/services/T00000000/B00000000/XXXXwebhookSECRETXXXX"
 func TestWebhook(t *testing.T) {
 	var got []string
 	srv := fakeWebhook(t, 200, "ok", &got)
-	n, err := New(Config{WebhookURL: config.NewSecret(srv.URL + webhookPath)})
+	n, err := New(Config{WebhookURL: srv.URL + webhookPath})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +218,7 @@ func TestWebhook(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(fmt.Sprint(tt.status, tt.body), func(t *testing.T) {
 			srv := fakeWebhook(t, tt.status, tt.body, nil)
-			n, _ := New(Config{WebhookURL: config.NewSecret(srv.URL + webhookPath)})
+			n, _ := New(Config{WebhookURL: srv.URL + webhookPath})
 			err := n.Post(t.Context(), "", priceDropPayload(t))
 			check(t, err, tt.want)
 			if strings.Contains(err.Error(), "SECRET") || strings.Contains(err.Error(), "<html>") {
@@ -251,12 +251,12 @@ func TestSecretNeverPrinted(t *testing.T) {
 		name string
 		cfg  Config
 	}{
-		{"token, Slack refuses", Config{Token: config.NewSecret(testToken), APIURL: fake.apiURL()}},
-		{"token, Slack down", Config{Token: config.NewSecret(testToken), APIURL: closedURL + "/api/"}},
-		{"webhook refused", Config{WebhookURL: config.NewSecret(webhook.URL + webhookPath)}},
-		{"webhook down", Config{WebhookURL: config.NewSecret(closedURL + webhookPath)}},
-		{"webhook times out", Config{WebhookURL: config.NewSecret(slow.URL + webhookPath), HTTPClient: &http.Client{Timeout: 50 * time.Millisecond}}},
-		{"webhook with the secret in the query", Config{WebhookURL: config.NewSecret(closedURL + "/hook?token=XXXXwebhookSECRETXXXX")}},
+		{"token, Slack refuses", Config{Token: testToken, APIURL: fake.apiURL()}},
+		{"token, Slack down", Config{Token: testToken, APIURL: closedURL + "/api/"}},
+		{"webhook refused", Config{WebhookURL: webhook.URL + webhookPath}},
+		{"webhook down", Config{WebhookURL: closedURL + webhookPath}},
+		{"webhook times out", Config{WebhookURL: slow.URL + webhookPath, HTTPClient: &http.Client{Timeout: 50 * time.Millisecond}}},
+		{"webhook with the secret in the query", Config{WebhookURL: closedURL + "/hook?token=XXXXwebhookSECRETXXXX"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -279,7 +279,7 @@ func TestSecretNeverPrinted(t *testing.T) {
 				t.Fatal(err)
 			}
 			core, logs := observer.New(zapcore.DebugLevel)
-			d := alerting.NewDispatcher(db, n, zap.New(core), alerting.DispatcherOptions{Sleep: func(ctx context.Context, _ time.Duration) error { return ctx.Err() }})
+			d := outboxstore.NewDispatcher(db, n, zap.New(core), alerting.DispatcherOptions{Sleep: func(ctx context.Context, _ time.Duration) error { return ctx.Err() }})
 			if _, err := d.Deliver(t.Context(), 0, false); err != nil {
 				t.Fatal(err)
 			}
@@ -317,10 +317,10 @@ func TestNewNeedsACredential(t *testing.T) {
 	if _, err := New(Config{}); err == nil {
 		t.Error("New without token or webhook must fail")
 	}
-	if _, err := New(Config{Token: config.NewSecret(testToken), APIURL: "ftp://x"}); err == nil {
+	if _, err := New(Config{Token: testToken, APIURL: "ftp://x"}); err == nil {
 		t.Error("a non-http api_url must be refused")
 	}
-	_, err := New(Config{WebhookURL: config.NewSecret("not a url " + webhookPath)})
+	_, err := New(Config{WebhookURL: "not a url " + webhookPath})
 	if err == nil || strings.Contains(err.Error(), "SECRET") {
 		t.Errorf("bad webhook URL: err = %v (must fail without echoing it)", err)
 	}

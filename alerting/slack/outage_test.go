@@ -15,7 +15,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting"
-	"github.com/pricewatch/pricewatch/config"
+	"github.com/pricewatch/pricewatch/alerting/outboxstore"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -56,19 +56,19 @@ func start(t *testing.T, path string, clk *testClock, fake *fakeSlack) *process 
 		t.Fatal(err)
 	}
 	db.Now = clk.now
-	n, err := New(Config{Token: config.NewSecret(testToken), APIURL: fake.apiURL()})
+	n, err := New(Config{Token: testToken, APIURL: fake.apiURL()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rules, err := alerting.NewRules(config.Alerts{FlapWindow: 6 * time.Hour, WithdrawAfterRuns: 2, Rules: []config.Rule{
+	rules, err := alerting.NewRules(alerting.RulesConfig{FlapWindow: 6 * time.Hour, DefaultChannel: "C0DEFAULT", Rules: []alerting.RuleSpec{
 		{Name: "capacity", Events: []string{"availability_new", "back_in_stock"}, Channel: "C0CAPACITY"},
 		{Name: "price-drops", Events: []string{"price_drop"}, MinChangePct: 5, Channel: "C0PRICES"},
-	}}, "C0DEFAULT", Renderer{})
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &process{db: db, opts: storage.SaveOptions{Outbox: rules.Messages, WithdrawAfterRuns: 2},
-		d: alerting.NewDispatcher(db, n, zap.NewNop(), alerting.DispatcherOptions{Sleep: clk.sleep})}
+	return &process{db: db, opts: storage.SaveOptions{Outbox: outboxstore.SaveFunc(rules), WithdrawAfterRuns: 2},
+		d: outboxstore.NewDispatcher(db, n, zap.NewNop(), alerting.DispatcherOptions{Sleep: clk.sleep})}
 }
 
 // run stores one provider run, which queues its alerts.
@@ -256,8 +256,8 @@ func TestTwoSendersNeverDuplicate(t *testing.T) {
 				return
 			}
 			defer db.Close()
-			n, _ := New(Config{Token: config.NewSecret(testToken), APIURL: fake.apiURL()})
-			d := alerting.NewDispatcher(db, n, zap.NewNop(), alerting.DispatcherOptions{ChannelInterval: -1})
+			n, _ := New(Config{Token: testToken, APIURL: fake.apiURL()})
+			d := outboxstore.NewDispatcher(db, n, zap.NewNop(), alerting.DispatcherOptions{ChannelInterval: -1})
 			if _, err := d.Deliver(context.Background(), 10*time.Second, true); err != nil {
 				t.Error(err)
 			}

@@ -14,9 +14,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting"
-	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/internal/golden"
-	"github.com/pricewatch/pricewatch/storage"
 )
 
 var runAt = time.Date(2026, 11, 30, 9, 17, 0, 0, time.UTC)
@@ -55,16 +53,20 @@ func stockChange(kind pricewatch.ChangeKind, a pricewatch.Availability, from, to
 }
 
 // render runs changes through the rules and this package's renderer, as
-// storage does inside a run's transaction.
-func render(t *testing.T, rule config.Rule, provider string, changes ...pricewatch.Change) []storage.OutboxMessage {
+// the notifier does when it sends what a run queued.
+func render(t *testing.T, rule alerting.RuleSpec, provider string, changes ...pricewatch.Change) []alerting.Message {
 	t.Helper()
-	rules, err := alerting.NewRules(config.Alerts{FlapWindow: 6 * time.Hour, Rules: []config.Rule{rule}}, "C0GPUALERTS", Renderer{})
+	rules, err := alerting.NewRules(alerting.RulesConfig{FlapWindow: 6 * time.Hour, DefaultChannel: "C0GPUALERTS", Rules: []alerting.RuleSpec{rule}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	msgs, err := rules.Messages(&storage.Result{RunID: 4711, Provider: provider, At: runAt, Changes: changes})
-	if err != nil {
-		t.Fatal(err)
+	var msgs []alerting.Message
+	for _, g := range rules.Groups(alerting.Run{ID: 4711, Provider: provider, At: runAt, Changes: changes}) {
+		payload, err := Renderer{}.Render(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs = append(msgs, alerting.Message{DeliveryKey: g.Key, Channel: g.Channel, Kind: string(g.Event), Payload: payload})
 	}
 	return msgs
 }
@@ -111,17 +113,17 @@ func TestGoldenPayloads(t *testing.T) {
 		event    string
 		provider string
 		change   pricewatch.Change
-		rule     config.Rule
+		rule     alerting.RuleSpec
 	}{
-		{"availability_new", "availability_new", pricewatch.AWS, newAvail, config.Rule{GPUModels: []string{"H100", "H200", "B200"}}},
-		{"availability_gone", "availability_gone", pricewatch.Azure, gone, config.Rule{}},
-		{"back_in_stock", "back_in_stock", pricewatch.Tencent, stockChange(pricewatch.BackInStock, gn, pricewatch.SoldOut, pricewatch.InStock, 72*time.Hour), config.Rule{}},
-		{"sold_out", "sold_out", pricewatch.Tencent, stockChange(pricewatch.SoldOutNow, gn, pricewatch.InStock, pricewatch.SoldOut, 9*time.Hour), config.Rule{}},
-		{"price_drop", "price_drop", pricewatch.Azure, priceChange(pricewatch.PriceChanged, azureH100(pricewatch.OnDemand), "98.32", "88.488"), config.Rule{MinChangePct: 5}},
-		{"price_rise", "price_rise", pricewatch.Azure, priceChange(pricewatch.PriceChanged, spot, "18.169536", "19.5"), config.Rule{MinChangePct: 5}},
-		{"spot_below", "spot_below", pricewatch.Azure, priceChange(pricewatch.PriceNew, spot, "", "18.169536"), config.Rule{SpotBelowPerGPUHour: 2.5, GPUModels: []string{"H100"}}},
-		{"price_new", "price_new", pricewatch.Alibaba, priceChange(pricewatch.PriceNew, alibaba, "", "11.58"), config.Rule{}},
-		{"price_new_aws", "price_new", pricewatch.AWS, priceChange(pricewatch.PriceNew, p5, "", "55.04"), config.Rule{}},
+		{"availability_new", "availability_new", pricewatch.AWS, newAvail, alerting.RuleSpec{GPUModels: []string{"H100", "H200", "B200"}}},
+		{"availability_gone", "availability_gone", pricewatch.Azure, gone, alerting.RuleSpec{}},
+		{"back_in_stock", "back_in_stock", pricewatch.Tencent, stockChange(pricewatch.BackInStock, gn, pricewatch.SoldOut, pricewatch.InStock, 72*time.Hour), alerting.RuleSpec{}},
+		{"sold_out", "sold_out", pricewatch.Tencent, stockChange(pricewatch.SoldOutNow, gn, pricewatch.InStock, pricewatch.SoldOut, 9*time.Hour), alerting.RuleSpec{}},
+		{"price_drop", "price_drop", pricewatch.Azure, priceChange(pricewatch.PriceChanged, azureH100(pricewatch.OnDemand), "98.32", "88.488"), alerting.RuleSpec{MinChangePct: 5}},
+		{"price_rise", "price_rise", pricewatch.Azure, priceChange(pricewatch.PriceChanged, spot, "18.169536", "19.5"), alerting.RuleSpec{MinChangePct: 5}},
+		{"spot_below", "spot_below", pricewatch.Azure, priceChange(pricewatch.PriceNew, spot, "", "18.169536"), alerting.RuleSpec{SpotBelowPerGPUHour: 2.5, GPUModels: []string{"H100"}}},
+		{"price_new", "price_new", pricewatch.Alibaba, priceChange(pricewatch.PriceNew, alibaba, "", "11.58"), alerting.RuleSpec{}},
+		{"price_new_aws", "price_new", pricewatch.AWS, priceChange(pricewatch.PriceNew, p5, "", "55.04"), alerting.RuleSpec{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -154,7 +156,7 @@ func TestGoldenGrouped(t *testing.T) {
 		newPrice := decimal.RequireFromString("98.32").Mul(decimal.NewFromInt(100).Sub(pct)).Div(decimal.NewFromInt(100))
 		changes = append(changes, priceChange(pricewatch.PriceChanged, o, "98.32", newPrice.String()))
 	}
-	msgs := render(t, config.Rule{Name: "price-drops", Events: []string{"price_drop"}, GPUModels: []string{"H100", "H200", "B200"},
+	msgs := render(t, alerting.RuleSpec{Name: "price-drops", Events: []string{"price_drop"}, GPUModels: []string{"H100", "H200", "B200"},
 		PriceTypes: []string{"on_demand", "reserved", "savings_plan"}, MinChangePct: 5}, pricewatch.AWS, changes...)
 	if len(msgs) != 1 {
 		t.Fatalf("got %d messages, want one grouped message", len(msgs))
@@ -234,7 +236,7 @@ func TestEscapingAndLimitsWithHostileCloudText(t *testing.T) {
 		}
 		changes = append(changes, stockChange(pricewatch.BackInStock, a, pricewatch.SoldOut, pricewatch.InStock, 72*time.Hour))
 	}
-	msgs := render(t, config.Rule{Name: "a <rule> & co", Events: []string{"back_in_stock"}}, pricewatch.Tencent, changes...)
+	msgs := render(t, alerting.RuleSpec{Name: "a <rule> & co", Events: []string{"back_in_stock"}}, pricewatch.Tencent, changes...)
 	if len(msgs) != 1 {
 		t.Fatalf("got %d messages, want 1", len(msgs))
 	}

@@ -9,10 +9,25 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch/alerting"
+	"github.com/pricewatch/pricewatch/alerting/digest"
+	"github.com/pricewatch/pricewatch/alerting/outboxstore"
 	"github.com/pricewatch/pricewatch/alerting/slack"
+	"github.com/pricewatch/pricewatch/alerting/webhook"
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/storage"
 )
+
+// rulesConfig converts the YAML's alerts section into the rules' own
+// configuration.
+func rulesConfig(cfg *config.Config) alerting.RulesConfig {
+	rc := alerting.RulesConfig{AlertOnFirstRun: cfg.Alerts.AlertOnFirstRun, FlapWindow: cfg.Alerts.FlapWindow, DefaultChannel: cfg.Slack.Channel}
+	for _, r := range cfg.Alerts.Rules {
+		rc.Rules = append(rc.Rules, alerting.RuleSpec{Name: r.Name, Events: r.Events, GPUModels: r.GPUModels, Providers: r.Providers,
+			Regions: r.Regions, PriceTypes: r.PriceTypes, MinChangePct: r.MinChangePct, MinChangePerGPUHour: r.MinChangePerGPUHour,
+			SpotBelowPerGPUHour: r.SpotBelowPerGPUHour, Channel: r.Channel, Webhook: r.Webhook})
+	}
+	return rc
+}
 
 // envSlackToken names the environment variable holding the bot token; it
 // wins over slack.token and slack.token_file.
@@ -24,10 +39,10 @@ func (a *app) slackToken() (config.Secret, error) {
 }
 
 // outboxFunc returns the function storage calls inside each run's
-// transaction to turn the run's changes into Slack messages
+// transaction to turn the run's changes into outbox documents
 // (storage.SaveOptions.Outbox), or nil when no alert rule is configured.
 func (a *app) outboxFunc() (func(*storage.Result) ([]storage.OutboxMessage, error), error) {
-	rules, err := alerting.NewRules(a.cfg.Alerts, a.cfg.Slack.Channel, slack.Renderer{})
+	rules, err := alerting.NewRules(rulesConfig(a.cfg))
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +57,7 @@ func (a *app) outboxFunc() (func(*storage.Result) ([]storage.OutboxMessage, erro
 				strings.Join(names, ", "))
 		}
 	}
-	return rules.Messages, nil
+	return outboxstore.SaveFunc(rules), nil
 }
 
 // alertOutbox is outboxFunc for storage.SaveOptions.Outbox, which cannot
@@ -70,21 +85,61 @@ func (a *app) newNotifier() (alerting.Notifier, error) {
 	if token.Empty() && a.cfg.Slack.WebhookURL.Empty() {
 		return alerting.LogNotifier{Log: a.log.Named("alerts")}, nil
 	}
-	n, err := slack.New(slack.Config{Token: token, WebhookURL: a.cfg.Slack.WebhookURL, APIURL: a.cfg.Slack.APIURL})
+	n, err := slack.New(slack.Config{Token: token.Value(), WebhookURL: a.cfg.Slack.WebhookURL.Value(), APIURL: a.cfg.Slack.APIURL, Digest: digest.RenderSlack})
 	if err != nil {
 		return nil, err
 	}
 	return n, nil
 }
 
-// newDispatcher returns a dispatcher draining db's outbox to Slack (or the
-// log).
-func (a *app) newDispatcher(db *storage.DB) (*alerting.Dispatcher, error) {
+// newWebhook builds the generic webhook notifier from webhook.url (or
+// url_file) and webhook.secret_file; nil when no URL is configured.
+func (a *app) newWebhook() (alerting.Notifier, error) {
+	w := a.cfg.Webhook
+	u, err := config.ReadSecret("", w.URL, w.URLFile)
+	if err != nil {
+		return nil, fmt.Errorf("webhook.url_file: %w", err)
+	}
+	if u.Empty() {
+		return nil, nil
+	}
+	key, err := config.ReadSecret("", config.Secret{}, w.SecretFile)
+	if err != nil {
+		return nil, fmt.Errorf("webhook.secret_file: %w", err)
+	}
+	if w.SecretFile != "" && key.Empty() {
+		return nil, fmt.Errorf("webhook.secret_file %s is empty: write the signing key into it, or remove the key to send unsigned", w.SecretFile)
+	}
+	a.addSecrets(u, key)
+	return webhook.New(webhook.Config{URL: u.Value(), Secret: []byte(key.Value())})
+}
+
+// newRouter is the dispatcher's notifier: the webhook's outbox channel to
+// the webhook (or the log when none is configured), every other channel to
+// Slack (or the log).
+func (a *app) newRouter() (alerting.Notifier, error) {
 	n, err := a.newNotifier()
+	if err != nil {
+		return nil, err
+	}
+	wh, err := a.newWebhook()
+	if err != nil {
+		return nil, err
+	}
+	if wh == nil {
+		wh = alerting.LogNotifier{Log: a.log.Named("alerts")}
+	}
+	return alerting.Router{Default: n, Channels: map[string]alerting.Notifier{alerting.WebhookChannel: wh}}, nil
+}
+
+// newDispatcher returns a dispatcher draining db's outbox to Slack and the
+// webhook (or the log).
+func (a *app) newDispatcher(db *storage.DB) (*alerting.Dispatcher, error) {
+	n, err := a.newRouter()
 	if err != nil {
 		return nil, fmt.Errorf("setting up alert delivery: %w", err)
 	}
-	return alerting.NewDispatcher(db, n, a.log.Named("alerts"), alerting.DispatcherOptions{MaxRetryAfter: a.cfg.Slack.MaxRetryAfter}), nil
+	return outboxstore.NewDispatcher(db, n, a.log.Named("alerts"), alerting.DispatcherOptions{MaxRetryAfter: a.cfg.Slack.MaxRetryAfter}), nil
 }
 
 func (a *app) deliver(ctx context.Context, db *storage.DB, maxWait time.Duration, force bool) (alerting.Report, error) {

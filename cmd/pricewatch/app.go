@@ -87,7 +87,8 @@ func (a *app) openDB(ctx context.Context) (*storage.DB, error) {
 	if a.db != nil {
 		return a.db, nil
 	}
-	db, err := storage.Open(ctx, a.cfg.Database.Path, storage.Options{BusyTimeout: a.cfg.Database.BusyTimeout})
+	db, err := storage.Open(ctx, a.cfg.Database.Path, storage.Options{BusyTimeout: a.cfg.Database.BusyTimeout,
+		Progress: func(msg string) { fmt.Fprintln(a.stderr, msg) }})
 	if err != nil {
 		return nil, err
 	}

@@ -47,6 +47,7 @@ type ruleRow struct {
 	MinChangePerGPUHour float64  `json:"min_change_per_gpu_hour"`
 	SpotBelowPerGPUHour float64  `json:"spot_below_per_gpu_hour"`
 	Channel             string   `json:"channel"`
+	Webhook             bool     `json:"webhook"`
 	BuiltIn             bool     `json:"built_in"`
 }
 
@@ -71,7 +72,7 @@ func writeRules(w io.Writer, format string, cfg *config.Config) error {
 		}
 		rows = append(rows, ruleRow{Name: name, Events: list(r.Events), GPUModels: list(r.GPUModels), Providers: list(r.Providers),
 			Regions: list(r.Regions), PriceTypes: list(r.PriceTypes), MinChangePct: r.MinChangePct, MinChangePerGPUHour: r.MinChangePerGPUHour,
-			SpotBelowPerGPUHour: r.SpotBelowPerGPUHour, Channel: ch, BuiltIn: builtIn})
+			SpotBelowPerGPUHour: r.SpotBelowPerGPUHour, Channel: ch, Webhook: r.Webhook, BuiltIn: builtIn})
 	}
 	if format == formatJSON {
 		return writeJSON(w, rows)
@@ -109,6 +110,9 @@ func writeRules(w io.Writer, format string, cfg *config.Config) error {
 		ch := r.Channel
 		if ch == "" {
 			ch = "(none: set slack.channel)"
+		}
+		if r.Webhook {
+			ch += " + webhook"
 		}
 		t.add(r.Name, strings.Join(r.Events, ","), gpus, dash(strings.Join(filters, "; ")), dash(strings.Join(thresholds, " and ")), ch)
 	}

@@ -101,11 +101,11 @@ with an incoming webhook the digest goes without it and says so.`,
 			case formatMarkdown:
 				return digest.WriteMarkdown(a.stdout, d)
 			case formatSlack:
-				msg, _, err := a.digestMessage(d, "")
+				_, _, preview, err := a.digestMessage(d, "")
 				if err != nil {
 					return err
 				}
-				_, err = a.stdout.Write(append(msg.Payload, '\n'))
+				_, err = a.stdout.Write(append(preview, '\n'))
 				return err
 			}
 			return digest.WriteText(a.stdout, d)
@@ -138,7 +138,9 @@ func (a *app) buildDigest(ctx context.Context, db *storage.DB, now time.Time) (d
 	if err != nil {
 		return digest.Digest{}, fmt.Errorf("digest.timezone %q: %w", cfg.Timezone, err)
 	}
-	in, err := report.DigestInput(ctx, db, now, digest.ChartWeeks*digest.Week)
+	// The digest looks at prices at a handful of moments, only for the
+	// models it is about (digest.gpu_models and the chart's).
+	in, err := report.WeeklyDigestInput(ctx, db, now, append(append([]string(nil), cfg.GPUModels...), digest.ChartModels...))
 	if err != nil {
 		return digest.Digest{}, err
 	}
@@ -200,17 +202,18 @@ func (a *app) digestChannel() string {
 	return strings.TrimSpace(a.cfg.Slack.Channel)
 }
 
-// digestMessage renders the digest for the outbox: the Block Kit payload
-// under the week's delivery key (plus suffix), and the chart PNG when it
-// goes with it.
-func (a *app) digestMessage(d digest.Digest, suffix string) (storage.OutboxMessage, []byte, error) {
+// digestMessage prepares the digest for the outbox: its data as an
+// outbox document (the Slack notifier renders it when it sends) under the
+// week's delivery key (plus suffix), and the chart PNG when it goes with
+// it. It also returns the Block Kit it renders to now, for --format slack.
+func (a *app) digestMessage(d digest.Digest, suffix string) (storage.OutboxMessage, []byte, []byte, error) {
 	token, err := a.slackToken()
 	if err != nil {
-		return storage.OutboxMessage{}, nil, err
+		return storage.OutboxMessage{}, nil, nil, err
 	}
 	channel := a.digestChannel()
 	if !token.Empty() && channel == "" {
-		return storage.OutboxMessage{}, nil, errors.New("the digest has no channel: set digest.channel or slack.channel (a channel ID such as C0123ABCD)")
+		return storage.OutboxMessage{}, nil, nil, errors.New("the digest has no channel: set digest.channel or slack.channel (a channel ID such as C0123ABCD)")
 	}
 	keyChannel := channel
 	if keyChannel == "" {
@@ -226,25 +229,29 @@ func (a *app) digestMessage(d digest.Digest, suffix string) (storage.OutboxMessa
 	case token.Empty() && !a.cfg.Slack.WebhookURL.Empty():
 		mode = digest.ChartWebhook
 	}
-	payload, err := digest.SlackPayload(d, digest.SlackOptions{DeliveryKey: key, Chart: mode})
+	preview, err := digest.SlackPayload(d, digest.SlackOptions{DeliveryKey: key, Chart: mode})
 	if err != nil {
-		return storage.OutboxMessage{}, nil, fmt.Errorf("rendering the digest: %w", err)
+		return storage.OutboxMessage{}, nil, nil, fmt.Errorf("rendering the digest: %w", err)
+	}
+	payload, err := digest.Document(d, key, a.cfg.Digest.Chart)
+	if err != nil {
+		return storage.OutboxMessage{}, nil, nil, err
 	}
 	var png []byte
 	if mode == digest.ChartAttached {
 		var buf bytes.Buffer
 		if err := digest.RenderChart(d, &buf); err != nil {
-			return storage.OutboxMessage{}, nil, fmt.Errorf("rendering the digest chart: %w", err)
+			return storage.OutboxMessage{}, nil, nil, fmt.Errorf("rendering the digest chart: %w", err)
 		}
 		png = buf.Bytes()
 	}
-	return storage.OutboxMessage{DeliveryKey: key, Channel: channel, Kind: digest.Kind, Payload: payload}, png, nil
+	return storage.OutboxMessage{DeliveryKey: key, Channel: channel, Kind: digest.Kind, Payload: payload}, png, preview, nil
 }
 
 // enqueueDigest queues the digest unless this week's is already queued; it
 // returns the delivery key and whether this call queued it.
 func (a *app) enqueueDigest(ctx context.Context, db *storage.DB, d digest.Digest, suffix string) (string, bool, error) {
-	msg, png, err := a.digestMessage(d, suffix)
+	msg, png, _, err := a.digestMessage(d, suffix)
 	if err != nil {
 		return "", false, err
 	}

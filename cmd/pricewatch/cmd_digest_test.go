@@ -22,6 +22,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/alerting"
+	"github.com/pricewatch/pricewatch/alerting/digest"
 	"github.com/pricewatch/pricewatch/internal/golden"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -676,9 +678,15 @@ func TestDaemonDigestQueuesOnceAndNudges(t *testing.T) {
 		t.Fatalf("outbox %+v", entries)
 	}
 	// The fixture's last prices are still current on the real clock, so
-	// there is a chart, stored as a PNG beside the message.
-	if _, err := png.Decode(bytes.NewReader(entries[0].Attachment)); err != nil || !strings.Contains(string(entries[0].Payload), `"file":{"name":"pricewatch-digest-`) {
-		t.Errorf("attachment of %d bytes (%v), payload %s", len(entries[0].Attachment), err, entries[0].Payload)
+	// there is a chart, stored as a PNG beside the message; the message is
+	// the digest's data, which the Slack notifier renders with the chart.
+	doc, err := alerting.DecodeDocument(entries[0].Payload)
+	if err != nil || doc.Type != alerting.TypeDigest {
+		t.Fatalf("outbox payload is not a digest document (%v): %.300s", err, entries[0].Payload)
+	}
+	rendered, err := digest.RenderSlack(doc.Digest, false, true)
+	if _, perr := png.Decode(bytes.NewReader(entries[0].Attachment)); perr != nil || err != nil || !strings.Contains(string(rendered), `"file":{"name":"pricewatch-digest-`) {
+		t.Errorf("attachment of %d bytes (%v), rendered %s (%v)", len(entries[0].Attachment), perr, rendered, err)
 	}
 	// The gauge is read from the outbox, so a fresh registry (a restart)
 	// shows it too.

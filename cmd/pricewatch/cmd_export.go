@@ -68,7 +68,7 @@ no charge, no billing period, no cost.`,
 				if err != nil {
 					return fmt.Errorf("--at %q: want an RFC 3339 time such as 2026-11-01T00:00:00Z", f.at)
 				}
-				filter.CurrentOnly, filter.At = false, at.UTC()
+				filter.CurrentOnly, filter.At = false, []time.Time{at.UTC()}
 			}
 			ctx := cmd.Context()
 			db, err := a.openReader(ctx)

@@ -1,9 +1,14 @@
 package main
 
 import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/url"
+	"sort"
 	"strings"
 	"time"
 
@@ -19,10 +24,20 @@ type historyFlags struct {
 	providers []string
 	regions   []string
 	since     string
+	limit     int
 	format    string
 	plot      bool
 	server    serverFlag
 }
+
+// The table is for reading: without --since it shows the last
+// defaultTableSince; it and the chart show at most defaultTableLimit
+// intervals. JSON and CSV are for scripts and carry all of it unless told
+// otherwise.
+const (
+	defaultTableSince = "90d"
+	defaultTableLimit = 2000
+)
 
 func (a *app) historyCommand() *cobra.Command {
 	var f historyFlags
@@ -40,20 +55,39 @@ func (a *app) historyCommand() *cobra.Command {
 			if f.plot && f.format != formatTable {
 				return fmt.Errorf("--plot draws a chart in the terminal; leave out --format %s", f.format)
 			}
-			since, err := parseSince(f.since, time.Now().UTC())
-			if err != nil {
-				return err
+			if f.limit < 0 {
+				return fmt.Errorf("--limit %d: want 0 (no limit) or more", f.limit)
 			}
+			reading := f.format == formatTable
+			sinceText, limit := f.since, f.limit
+			if reading && !f.plot && !cmd.Flags().Changed("since") {
+				sinceText = defaultTableSince
+			}
+			if reading && !cmd.Flags().Changed("limit") {
+				limit = defaultTableLimit
+			}
+			var since time.Time
+			if sinceText != "all" {
+				var err error
+				if since, err = parseSince(sinceText, time.Now().UTC()); err != nil {
+					return err
+				}
+			}
+			var rows []storage.PriceInterval
 			if f.server.url != "" {
 				q := query{}
 				q.list("provider", f.providers)
 				q.list("region", f.regions)
-				q.set("since", f.since)
+				if sinceText != "all" {
+					// The table's default window holds for a server's
+					// history too ("all" is the API's empty since).
+					q.set("since", sinceText)
+				}
 				body, err := a.remoteGet(cmd.Context(), f.server.url, "history/"+url.PathEscape(args[0]), url.Values(q))
 				if err != nil {
 					return err
 				}
-				if f.format == formatJSON {
+				if f.format == formatJSON && limit <= 0 {
 					_, err := a.stdout.Write(body)
 					return err
 				}
@@ -61,38 +95,163 @@ func (a *app) historyCommand() *cobra.Command {
 				if err := decodeRemote(body, &hr); err != nil {
 					return err
 				}
-				rows, err := historyFromRows(hr)
+				if rows, err = historyFromRows(hr); err != nil {
+					return err
+				}
+				if f.format != formatTable {
+					if limit > 0 {
+						rows = keepNewest(rows, limit)
+					}
+					return writeHistory(a.stdout, f.format, rows)
+				}
+				if limit > 0 {
+					// The API has no limit: keep the newest here, one more
+					// than shown as a local read does.
+					rows = keepNewest(rows, limit+1)
+				}
+			} else {
+				db, err := a.openReader(cmd.Context())
 				if err != nil {
 					return err
 				}
-				if f.plot {
-					return writeHistoryPlot(a.stdout, args[0], rows)
+				q := report.HistoryQuery{InstanceType: args[0], Providers: f.providers, Regions: f.regions, Since: since}
+				if f.format != formatTable {
+					// Streamed: a type with tens of thousands of intervals is
+					// never held whole.
+					q.Limit = limit
+					return streamHistory(cmd.Context(), a.stdout, db, f.format, q)
 				}
-				return writeHistory(a.stdout, f.format, rows)
+				if limit > 0 {
+					// One more than shown says whether older ones were left out.
+					q.Limit = limit + 1
+				}
+				if rows, err = report.History(cmd.Context(), db, q); err != nil {
+					return err
+				}
 			}
-			db, err := a.openReader(cmd.Context())
-			if err != nil {
-				return err
-			}
-			rows, err := report.History(cmd.Context(), db, report.HistoryQuery{
-				InstanceType: args[0], Providers: f.providers, Regions: f.regions, Since: since,
-			})
-			if err != nil {
-				return err
+			var err error
+			cut := limit > 0 && len(rows) > limit
+			if cut {
+				rows = dropOldest(rows)
 			}
 			if f.plot {
-				return writeHistoryPlot(a.stdout, args[0], rows)
+				err = writeHistoryPlot(a.stdout, args[0], rows)
+			} else {
+				err = writeHistory(a.stdout, f.format, rows)
 			}
-			return writeHistory(a.stdout, f.format, rows)
+			if err != nil {
+				return err
+			}
+			switch {
+			case cut:
+				fmt.Fprintf(a.stderr, "Showing the newest %d intervals%s; --limit 0 shows all of them, --since narrows the time.\n", limit, sinceNote(f.since, sinceText))
+			case len(rows) == 0 && !f.plot && !cmd.Flags().Changed("since"):
+				fmt.Fprintf(a.stderr, "Nothing valid in the last %s; --since all shows older history.\n", defaultTableSince)
+			}
+			return nil
 		},
 	}
 	cmd.Flags().StringSliceVar(&f.providers, "provider", nil, "only this provider (aws, azure, alibaba, tencent, vastai, oci); repeatable")
 	cmd.Flags().StringSliceVar(&f.regions, "region", nil, "only this region code; repeatable")
-	cmd.Flags().StringVar(&f.since, "since", "", "only intervals valid since a duration ago (30d, 12h) or a date (2026-01-01)")
+	cmd.Flags().StringVar(&f.since, "since", "", "only intervals valid since a duration ago (30d, 12h), a date (2026-01-01) or all (default: 90d for the table, all for --plot, json and csv)")
+	cmd.Flags().IntVar(&f.limit, "limit", 0, fmt.Sprintf("at most this many intervals, the newest (0: no limit; default %d for the table and --plot)", defaultTableLimit))
 	cmd.Flags().StringVar(&f.format, "format", formatTable, "output format: table, json or csv")
 	cmd.Flags().BoolVar(&f.plot, "plot", false, "draw the effective hourly prices as a chart instead of tables")
 	f.server.add(cmd)
 	return cmd
+}
+
+func sinceNote(flag, used string) string {
+	if flag == "" {
+		return " of the last " + used
+	}
+	return ""
+}
+
+// dropOldest removes the interval that starts first (the one beyond the
+// limit), keeping the rest in order.
+func dropOldest(rows []storage.PriceInterval) []storage.PriceInterval {
+	oldest := 0
+	for i, r := range rows {
+		o := rows[oldest]
+		if r.ValidFrom.Before(o.ValidFrom) || r.ValidFrom.Equal(o.ValidFrom) && r.ID < o.ID {
+			oldest = i
+		}
+	}
+	return append(rows[:oldest:oldest], rows[oldest+1:]...)
+}
+
+// keepNewest keeps the n intervals that start last, in their order.
+func keepNewest(rows []storage.PriceInterval, n int) []storage.PriceInterval {
+	if len(rows) <= n {
+		return rows
+	}
+	idx := make([]int, len(rows))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool {
+		ra, rb := rows[idx[a]], rows[idx[b]]
+		if !ra.ValidFrom.Equal(rb.ValidFrom) {
+			return ra.ValidFrom.After(rb.ValidFrom)
+		}
+		return ra.ID > rb.ID
+	})
+	keep := make([]bool, len(rows))
+	for _, i := range idx[:n] {
+		keep[i] = true
+	}
+	out := make([]storage.PriceInterval, 0, n)
+	for i, r := range rows {
+		if keep[i] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// streamHistory writes JSON or CSV row by row as the database returns them.
+func streamHistory(ctx context.Context, w io.Writer, db report.Store, format string, q report.HistoryQuery) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	n := 0
+	var cw *csv.Writer
+	if format == formatCSV {
+		cw = csv.NewWriter(bw)
+		if err := cw.Write(historyCSVHeader); err != nil {
+			return err
+		}
+	}
+	err := report.EachHistory(ctx, db, q, func(r *storage.PriceInterval) error {
+		if cw != nil {
+			return cw.Write(historyCSVRow(r))
+		}
+		b, err := json.MarshalIndent(report.NewHistoryRow(r), "  ", "  ")
+		if err != nil {
+			return err
+		}
+		sep := ",\n  "
+		if n == 0 {
+			sep = "[\n  "
+		}
+		n++
+		bw.WriteString(sep)
+		_, err = bw.Write(b)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if cw != nil {
+		cw.Flush()
+		if err := cw.Error(); err != nil {
+			return err
+		}
+	} else if n == 0 {
+		bw.WriteString("[]\n")
+	} else {
+		bw.WriteString("\n]\n")
+	}
+	return bw.Flush()
 }
 
 func writeHistory(w io.Writer, format string, rows []storage.PriceInterval) error {
@@ -101,20 +260,11 @@ func writeHistory(w io.Writer, format string, rows []storage.PriceInterval) erro
 		out := report.HistoryRows(rows)
 		return writeJSON(w, out)
 	case formatCSV:
-		header := []string{"provider", "region", "zone", "instance_type", "price_type", "term", "payment", "offering_class", "os", "currency",
-			"hourly_price", "upfront", "effective_hourly", "per_gpu_hour", "gpu_model", "gpu_count", "gpu_memory_gb", "valid_from", "valid_to", "last_seen"}
-		var out [][]string
-		for _, r := range rows {
-			pg, _ := pricewatch.PerGPUHour(r.EffectiveHourly, r.GPUCount)
-			to := ""
-			if r.ValidTo != nil {
-				to = r.ValidTo.UTC().Format(time.RFC3339)
-			}
-			out = append(out, []string{r.Provider, r.Region, r.Zone, r.InstanceType, string(r.PriceType), r.Term, r.Payment, r.OfferingClass, r.OS, r.Currency,
-				r.Hourly.String(), r.Upfront.String(), r.EffectiveHourly.String(), pg.String(), r.GPUModel, formatFloat(r.GPUCount), formatFloat(r.GPUMemoryGB),
-				r.ValidFrom.UTC().Format(time.RFC3339), to, r.LastSeen.UTC().Format(time.RFC3339)})
+		out := make([][]string, 0, len(rows))
+		for i := range rows {
+			out = append(out, historyCSVRow(&rows[i]))
 		}
-		return writeCSV(w, header, out)
+		return writeCSV(w, historyCSVHeader, out)
 	}
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, "No price history for that instance type (has `pricewatch fetch` run, and is the name spelled as the cloud spells it?).")
@@ -157,6 +307,20 @@ func writeHistory(w io.Writer, format string, rows []storage.PriceInterval) erro
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+var historyCSVHeader = []string{"provider", "region", "zone", "instance_type", "price_type", "term", "payment", "offering_class", "os", "currency",
+	"hourly_price", "upfront", "effective_hourly", "per_gpu_hour", "gpu_model", "gpu_count", "gpu_memory_gb", "valid_from", "valid_to", "last_seen"}
+
+func historyCSVRow(r *storage.PriceInterval) []string {
+	pg, _ := pricewatch.PerGPUHour(r.EffectiveHourly, r.GPUCount)
+	to := ""
+	if r.ValidTo != nil {
+		to = r.ValidTo.UTC().Format(time.RFC3339)
+	}
+	return []string{r.Provider, r.Region, r.Zone, r.InstanceType, string(r.PriceType), r.Term, r.Payment, r.OfferingClass, r.OS, r.Currency,
+		r.Hourly.String(), r.Upfront.String(), r.EffectiveHourly.String(), pg.String(), r.GPUModel, formatFloat(r.GPUCount), formatFloat(r.GPUMemoryGB),
+		r.ValidFrom.UTC().Format(time.RFC3339), to, r.LastSeen.UTC().Format(time.RFC3339)}
 }
 
 func groupByOffer(rows []storage.PriceInterval) [][]storage.PriceInterval {

@@ -54,7 +54,7 @@ left out unless --include-spot: it can be taken back at any time.`,
 			if err != nil {
 				return err
 			}
-			offers, err := m.offers(ctx)
+			offers, err := m.offersOfGPU(ctx, f.gpu)
 			if err != nil {
 				return err
 			}

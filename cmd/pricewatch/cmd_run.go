@@ -129,6 +129,12 @@ func (d *daemon) buildState(cfg *config.Config) (*daemonState, error) {
 	if token, err := cfg.HTTPToken(); err == nil {
 		a.addSecrets(token)
 	}
+	if u, err := config.ReadSecret("", cfg.Webhook.URL, cfg.Webhook.URLFile); err == nil {
+		a.addSecrets(u)
+	}
+	if key, err := config.ReadSecret("", config.Secret{}, cfg.Webhook.SecretFile); err == nil {
+		a.addSecrets(key)
+	}
 	st := &daemonState{cfg: cfg, app: a, jobs: jobs, opts: a.saveOptions()}
 	if st.cron, err = d.newCron(st); err != nil {
 		return nil, err
@@ -243,6 +249,11 @@ func (d *daemon) newCron(st *daemonState) (*cron.Cron, error) {
 	}
 	if _, err := c.AddFunc(fmt.Sprintf("@every %s", heartbeatEvery), d.health.beat); err != nil {
 		return nil, err
+	}
+	if spec := st.cfg.Storage.MaintenanceSchedule; spec != "" {
+		if _, err := c.AddFunc(spec, func() { d.runMaintenance(st) }); err != nil {
+			return nil, fmt.Errorf("storage.maintenance_schedule %q: %w", spec, err)
+		}
 	}
 	if st.cfg.Digest.Enabled {
 		spec := fmt.Sprintf("CRON_TZ=%s %s", st.cfg.Digest.Timezone, st.cfg.Digest.Schedule)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"runtime/debug"
 	"time"
 
 	"go.uber.org/zap"
@@ -43,6 +44,9 @@ func (d *daemon) runDigest(st *daemonState) {
 	a := st.app
 	now := time.Now().UTC()
 	dg, err := a.buildDigest(d.ctx, d.db, now)
+	// The digest reads weeks of prices once a week: return that memory to
+	// the system rather than holding the peak until the next GC cycle.
+	defer debug.FreeOSMemory()
 	if err != nil {
 		d.log.Error("weekly digest not built", zap.Error(err))
 		return

@@ -7,10 +7,20 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 )
 
+// defaultMemoryLimit is the Go heap's soft limit when GOMEMLIMIT does not
+// set one (README "Memory budget"): reading weeks of history makes much
+// short-lived garbage, and without a limit the collector lets the heap
+// grow to twice what is live before it runs.
+const defaultMemoryLimit = 96 << 20
+
 func main() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(defaultMemoryLimit)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

@@ -96,6 +96,22 @@ func (m *market) offers(ctx context.Context) ([]pricewatch.Offer, error) {
 	return report.CurrentOffers(ctx, m.db, m.reportScope())
 }
 
+// offersOfGPU are the current prices in scope of one GPU model or family
+// (every GPU when gpu is empty), filtered in SQL.
+func (m *market) offersOfGPU(ctx context.Context, gpu string) ([]pricewatch.Offer, error) {
+	models, err := report.StoredGPUModels(ctx, m.db, gpu)
+	if err != nil {
+		return nil, err
+	}
+	var out []pricewatch.Offer
+	err = m.db.EachPrice(ctx, storage.PriceFilter{Providers: m.scope.providers, Regions: m.scope.regions,
+		OS: sqlOS(m.scope.os), GPUModels: models, CurrentOnly: true}, func(p *storage.PriceInterval) error {
+		out = append(out, p.Offer)
+		return nil
+	})
+	return out, err
+}
+
 // availability is the current availability in scope.
 func (m *market) availability(ctx context.Context) ([]pricewatch.Availability, error) {
 	return report.CurrentAvailability(ctx, m.db, m.reportScope())

@@ -7,8 +7,8 @@
 // flagged); and a chart of the cheapest H100 and A100 per GPU-hour over the
 // last twelve weeks.
 //
-// Data flows one way: storage rows → analysis → Digest → renderers (text,
-// Markdown, JSON, Slack Block Kit, PNG chart). Build is pure computation
+// Data flows one way: stored rows → analysis → Digest → renderers (text,
+// Markdown, JSON, Slack Block Kit, PNG chart, in alerting/digest). Build is pure computation
 // over values: the caller loads the rows and passes them in with the
 // clock, so a digest can be rebuilt for any moment from a fixture.
 //
@@ -19,6 +19,7 @@ package digest
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"sort"
 	"strings"
 	"time"
@@ -29,7 +30,48 @@ import (
 	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/fx"
 	"github.com/pricewatch/pricewatch/gpu"
-	"github.com/pricewatch/pricewatch/storage"
+)
+
+// AvailabilityInterval is one stored availability interval as the digest
+// reads it (the same fields as storage's, which report converts), so the
+// computation does not depend on the database.
+type AvailabilityInterval struct {
+	ID int64
+	pricewatch.AvailabilityKey
+	GPUModel    string
+	GPUCount    float64
+	State       pricewatch.AvailabilityState
+	StockDetail string
+	Since       time.Time
+	Until       *time.Time
+	LastSeen    time.Time
+}
+
+// Run is one stored fetch run as the digest reads it (storage's fields).
+type Run struct {
+	ID             int64
+	Provider       string
+	StartedAt      time.Time
+	FinishedAt     *time.Time
+	Status         string
+	Seen           int
+	New            int
+	Changed        int
+	Unchanged      int
+	Closed         int
+	RegionsSkipped int
+	Changes        int
+	SourceVersion  string
+	Error          string
+	Deadline       *time.Time
+}
+
+// Run statuses the digest tells apart (storage's values).
+const (
+	RunOK        = "ok"
+	RunFailed    = "failed"
+	RunSkipped   = "skipped"
+	RunAbandoned = "abandoned"
 )
 
 // Kind is the outbox kind of a digest message.
@@ -68,16 +110,17 @@ type Input struct {
 	Currency string
 	// Models are the watched GPU models or families (digest.gpu_models).
 	Models []string
-	// Prices are the stored price intervals in force at some time since
-	// Now − ChartWeeks weeks (storage.Prices with Since), of any OS; only
-	// Linux prices are compared.
+	// Prices are the stored price intervals in force at the weekly sample
+	// points Now, Now − Week, … Now − ChartWeeks weeks (storage.Prices with
+	// At; every interval since Now − ChartWeeks weeks gives the same
+	// digest), of any OS; only Linux prices are compared.
 	Prices []analysis.Interval
 	// Availability are the availability intervals open at some time since
 	// Now − Week (storage.Availability with All and Since).
-	Availability []storage.AvailabilityInterval
+	Availability []AvailabilityInterval
 	// Runs are each provider's latest run and its latest successful run
 	// (storage.LastRuns plus storage.LastSuccess), in any order.
-	Runs []storage.Run
+	Runs []Run
 	// Expected maps each enabled provider to how often it is meant to run;
 	// a provider missing here is not checked for staleness.
 	Expected map[string]time.Duration
@@ -92,8 +135,8 @@ type Digest struct {
 	// delivery key uses it so that one week posts one digest.
 	Week     string
 	Now      time.Time
-	From     time.Time // Now − Week
-	Location *time.Location
+	From     time.Time      // Now − Week
+	Location *time.Location `json:"-"` // queued by name (document.go)
 	Currency string
 
 	// Offers counts the current Linux offers of watched models; Changed how
@@ -236,8 +279,8 @@ func (c Chart) Empty() bool {
 	return true
 }
 
-// location is where dates are shown: UTC unless the digest says otherwise.
-func (d Digest) location() *time.Location {
+// Loc is where dates are shown: UTC unless the digest says otherwise.
+func (d Digest) Loc() *time.Location {
 	if d.Location == nil {
 		return time.UTC
 	}
@@ -305,6 +348,8 @@ func Build(in Input) (Digest, error) {
 	if err != nil {
 		return Digest{}, fmt.Errorf("building the digest: %w", err)
 	}
+	// The series hold what is needed; let the raw intervals go.
+	in.Prices = nil
 	watched := func(model string) bool {
 		for _, m := range in.Models {
 			if gpu.Matches(m, model) {
@@ -371,7 +416,7 @@ func Build(in Input) (Digest, error) {
 // interval starting after now is ignored and one ending after now is
 // current.
 func linuxSeries(prices []analysis.Interval, now time.Time) ([]analysis.Series, error) {
-	var ivs []analysis.Interval
+	ivs := make([]analysis.Interval, 0, len(prices))
 	for _, iv := range prices {
 		if iv.OS != pricewatch.Linux || iv.GPUModel == "" || iv.From.After(now) {
 			continue
@@ -385,7 +430,7 @@ func linuxSeries(prices []analysis.Interval, now time.Time) ([]analysis.Series, 
 }
 
 // currentAvailability is the state of each place at now.
-func currentAvailability(ivs []storage.AvailabilityInterval, now time.Time) []pricewatch.Availability {
+func currentAvailability(ivs []AvailabilityInterval, now time.Time) []pricewatch.Availability {
 	var out []pricewatch.Availability
 	for _, a := range ivs {
 		if a.Since.After(now) || (a.Until != nil && !a.Until.After(now)) {
@@ -463,7 +508,7 @@ func bestSavings(models []string, offers []pricewatch.Offer, conv analysis.Conve
 	var out []SavingsRow
 	for _, m := range models {
 		var best *analysis.Savings
-		for _, s := range rep.Rows() {
+		for _, s := range allOptions(rep) {
 			if !gpu.Matches(m, s.GPUModel) || !s.BreaksEven || !s.FullUseSavingsPct.IsPositive() || s.GPUCount <= 0 {
 				continue
 			}
@@ -482,11 +527,27 @@ func bestSavings(models []string, offers []pricewatch.Offer, conv analysis.Conve
 	return out, nil
 }
 
+// allOptions iterates every commitment of a report without copying them
+// into one slice (a digest's report holds thousands).
+func allOptions(rep analysis.SavingsReport) iter.Seq2[int, analysis.Savings] {
+	return func(yield func(int, analysis.Savings) bool) {
+		i := 0
+		for _, g := range rep.Groups {
+			for _, s := range g.Options {
+				if !yield(i, s) {
+					return
+				}
+				i++
+			}
+		}
+	}
+}
+
 // availabilityEvents finds, among watched models, the places that became
 // available, sold out or were withdrawn between now − Week and now.
-func availabilityEvents(ivs []storage.AvailabilityInterval, now time.Time, watched func(string) bool) (news, gone []AvailabilityEvent, baseline []string) {
+func availabilityEvents(ivs []AvailabilityInterval, now time.Time, watched func(string) bool) (news, gone []AvailabilityEvent, baseline []string) {
 	from := now.Add(-Week)
-	byKey := map[pricewatch.AvailabilityKey][]storage.AvailabilityInterval{}
+	byKey := map[pricewatch.AvailabilityKey][]AvailabilityInterval{}
 	before := map[string]bool{} // providers with data from before the week
 	for _, a := range ivs {
 		if a.Since.After(now) {
@@ -506,7 +567,7 @@ func availabilityEvents(ivs []storage.AvailabilityInterval, now time.Time, watch
 	}
 	events := map[group]*AvailabilityEvent{}
 	base := map[string]bool{}
-	add := func(g group, a storage.AvailabilityInterval, at time.Time, still bool) {
+	add := func(g group, a AvailabilityInterval, at time.Time, still bool) {
 		e := events[g]
 		if e == nil {
 			e = &AvailabilityEvent{Provider: a.Provider, Region: a.Region, InstanceType: a.InstanceType, GPUModel: a.GPUModel,
@@ -527,7 +588,7 @@ func availabilityEvents(ivs []storage.AvailabilityInterval, now time.Time, watch
 		seen := map[group]bool{}
 		for i := len(list) - 1; i >= 0; i-- {
 			a := list[i]
-			var prev *storage.AvailabilityInterval
+			var prev *AvailabilityInterval
 			if i > 0 && list[i-1].Until != nil && list[i-1].Until.Equal(a.Since) {
 				prev = &list[i-1]
 			}
@@ -593,8 +654,8 @@ func availabilityEvents(ivs []storage.AvailabilityInterval, now time.Time, watch
 }
 
 // freshness judges each expected provider by its runs.
-func freshness(runs []storage.Run, expected map[string]time.Duration, now time.Time) []ProviderStatus {
-	type pair struct{ last, ok *storage.Run }
+func freshness(runs []Run, expected map[string]time.Duration, now time.Time) []ProviderStatus {
+	type pair struct{ last, ok *Run }
 	by := map[string]*pair{}
 	for i := range runs {
 		r := &runs[i]
@@ -606,7 +667,7 @@ func freshness(runs []storage.Run, expected map[string]time.Duration, now time.T
 		if p.last == nil || r.ID > p.last.ID {
 			p.last = r
 		}
-		if r.Status == storage.RunOK && (p.ok == nil || r.ID > p.ok.ID) {
+		if r.Status == RunOK && (p.ok == nil || r.ID > p.ok.ID) {
 			p.ok = r
 		}
 	}
@@ -632,9 +693,9 @@ func freshness(runs []storage.Run, expected map[string]time.Duration, now time.T
 		}
 		var why []string
 		switch st.LastStatus {
-		case storage.RunFailed, storage.RunAbandoned, storage.RunSkipped:
+		case RunFailed, RunAbandoned, RunSkipped:
 			w := "last run " + st.LastStatus
-			if st.LastStatus == storage.RunSkipped {
+			if st.LastStatus == RunSkipped {
 				w = "last run skipped"
 			}
 			if st.LastError != "" {

@@ -1,0 +1,233 @@
+// Package webhook is the generic webhook notifier: each alert is POSTed as
+// JSON — the outbox document (the event data) plus a plain-text summary —
+// to one configured URL, optionally signed with HMAC-SHA256, so any
+// receiver (an incident tool, a chat bridge, a script) gets pricewatch's
+// alerts without speaking Slack. It implements alerting.Notifier; the
+// dispatcher gives it the same ordering, retries and back-off as Slack.
+//
+// The body, the headers and what is signed are documented in README.md
+// (Alerts → Webhook).
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pricewatch/pricewatch/alerting"
+	"github.com/pricewatch/pricewatch/secret"
+)
+
+// Headers the notifier sets.
+const (
+	// SignatureHeader carries "sha256=" and the hex HMAC-SHA256, keyed with
+	// the webhook secret, of TimestampHeader's value, a ".", and the body
+	// bytes exactly as sent.
+	SignatureHeader = "X-Pricewatch-Signature"
+	// TimestampHeader is when the request was signed, in Unix seconds; a
+	// receiver should refuse one far from its own clock (a replay).
+	TimestampHeader = "X-Pricewatch-Timestamp"
+	// DeliveryHeader is the message's outbox delivery key: the same on every
+	// retry of one message, so a receiver can drop the duplicates that
+	// at-least-once delivery can produce.
+	DeliveryHeader = "X-Pricewatch-Delivery"
+)
+
+// Config says where to post.
+type Config struct {
+	// URL is a secret: it never appears in errors.
+	URL string
+	// Secret keys the signature; empty sends unsigned requests.
+	Secret []byte
+	// HTTPClient defaults to one with a 30 s timeout.
+	HTTPClient *http.Client
+	// Now is the signing clock (default time.Now).
+	Now func() time.Time
+}
+
+// Notifier posts outbox documents to the webhook.
+type Notifier struct {
+	url string
+	key []byte
+	hc  *http.Client
+	now func() time.Time
+	// redact are the forms of the URL that must not leak into an error.
+	redact []string
+}
+
+// New returns a notifier for cfg.
+func New(cfg Config) (*Notifier, error) {
+	u, err := url.Parse(cfg.URL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return nil, errors.New("webhook.url is not an http(s) URL")
+	}
+	n := &Notifier{url: cfg.URL, key: cfg.Secret, hc: cfg.HTTPClient, now: cfg.Now, redact: []string{cfg.URL, string(cfg.Secret)}}
+	if len(u.Path) > 1 {
+		n.redact = append(n.redact, u.Path)
+	}
+	if u.RawQuery != "" {
+		n.redact = append(n.redact, u.RawQuery)
+	}
+	if n.hc == nil {
+		n.hc = &http.Client{Timeout: 30 * time.Second}
+	}
+	if n.now == nil {
+		n.now = time.Now
+	}
+	return n, nil
+}
+
+// Body is what the webhook receives.
+type Body struct {
+	// Version and Type are the outbox document's (alerting.DocumentVersion).
+	Version int    `json:"version"`
+	Type    string `json:"type"`
+	// Summary is a plain-text line for humans.
+	Summary string `json:"summary"`
+	// Alert is the document's alert (type "alert"): the rule, the run and
+	// each change with its figures, exactly as queued.
+	Alert json.RawMessage `json:"alert,omitempty"`
+	// Digest is the digest's data (type "digest").
+	Digest json.RawMessage `json:"digest,omitempty"`
+}
+
+const fix = "this is a pricewatch bug: report it with the output of `pricewatch alerts list --failed --format json`"
+
+// body builds the request body from a stored message.
+func body(stored []byte) ([]byte, error) {
+	doc, err := alerting.DecodeDocument(stored)
+	if err != nil {
+		// Bytes rendered for Slack by an older build never routed here
+		// (the webhook is newer than the document); refuse them.
+		return nil, alerting.Permanent(fmt.Errorf("webhook: %w", err), alerting.ScopeMessage, fix)
+	}
+	var w struct {
+		Alert  json.RawMessage `json:"alert"`
+		Digest json.RawMessage `json:"digest"`
+	}
+	enc, err := doc.MarshalJSON()
+	if err == nil {
+		err = json.Unmarshal(enc, &w)
+	}
+	if err != nil {
+		return nil, alerting.Permanent(fmt.Errorf("webhook: encoding the message: %v", err), alerting.ScopeMessage, fix)
+	}
+	b := Body{Version: doc.Version, Type: doc.Type, Alert: w.Alert, Digest: w.Digest}
+	switch {
+	case doc.Alert != nil:
+		b.Summary = alerting.Summary(*doc.Alert)
+	case doc.Type == alerting.TypeDigest:
+		b.Summary = "pricewatch: weekly digest"
+	}
+	var buf bytes.Buffer
+	e := json.NewEncoder(&buf)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(b); err != nil {
+		return nil, alerting.Permanent(fmt.Errorf("webhook: encoding the body: %v", err), alerting.ScopeMessage, fix)
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// Sign returns the SignatureHeader value for a body sent at timestamp
+// (Unix seconds, as in TimestampHeader). Receivers compute the same and
+// compare in constant time (hmac.Equal).
+func Sign(secret []byte, timestamp string, body []byte) string {
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte(timestamp))
+	m.Write([]byte("."))
+	m.Write(body)
+	return "sha256=" + hex.EncodeToString(m.Sum(nil))
+}
+
+// Post implements alerting.Notifier. 2xx is delivered; 429 waits for
+// Retry-After; 408, 5xx and network errors are retried with back-off (an
+// outage delays, never drops); other 4xx are permanent: 400, 413 and 422
+// for this message, 401, 403, 404 and 410 for the webhook as a whole.
+func (n *Notifier) Post(ctx context.Context, channel string, payload []byte) error {
+	b, err := body(payload)
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, n.url, bytes.NewReader(b))
+	if err != nil {
+		return alerting.Permanent(errors.New("webhook: building the request: "+n.describe(err)), alerting.ScopeAll, "check webhook.url")
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "pricewatch-webhook/1")
+	if doc, err := alerting.DecodeDocument(payload); err == nil && doc.Alert != nil {
+		req.Header.Set(DeliveryHeader, doc.Alert.Key)
+	}
+	if len(n.key) > 0 {
+		ts := strconv.FormatInt(n.now().Unix(), 10)
+		req.Header.Set(TimestampHeader, ts)
+		req.Header.Set(SignatureHeader, Sign(n.key, ts, b))
+	}
+	resp, err := n.hc.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("posting to the webhook: %w", ctx.Err())
+		}
+		return errors.New("posting to the webhook: " + n.describe(err))
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	code := resp.StatusCode
+	e := fmt.Errorf("webhook answered HTTP %d", code)
+	switch {
+	case code >= 200 && code < 300:
+		return nil
+	case code == http.StatusTooManyRequests:
+		wait := 30 * time.Second
+		if s, err := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After"))); err == nil && s >= 0 {
+			wait = time.Duration(s) * time.Second
+		}
+		return alerting.RetryAfter(fmt.Errorf("webhook: rate limit (HTTP 429), retry after %s", wait), wait)
+	case code >= 500 || code == http.StatusRequestTimeout:
+		return e
+	case code == http.StatusBadRequest || code == http.StatusRequestEntityTooLarge || code == http.StatusUnprocessableEntity:
+		return alerting.Permanent(e, alerting.ScopeMessage, "the webhook receiver refused this message's body: check what it accepts (README: Webhook)")
+	case code == http.StatusUnauthorized || code == http.StatusForbidden:
+		return alerting.Permanent(e, alerting.ScopeAll, "the webhook receiver refused pricewatch: check webhook.url and webhook.secret_file (the signature it checks)")
+	}
+	return alerting.Permanent(e, alerting.ScopeAll, "check webhook.url: the receiver is not there")
+}
+
+// describe turns a transport error into text without the URL: Go's
+// *url.Error embeds it, and a webhook URL is a secret.
+func (n *Notifier) describe(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+		if ue.Timeout() {
+			return n.scrub("timed out: " + err.Error())
+		}
+	}
+	return n.scrub(err.Error())
+}
+
+func (n *Notifier) scrub(s string) string { return secret.String(s, n.redact...) }
+
+// String keeps the URL out of any %v of a Notifier.
+func (n *Notifier) String() string { return "webhook.Notifier" }
+
+// GoString does the same for %#v.
+func (n *Notifier) GoString() string { return n.String() }
+
+// String keeps the URL and the secret out of any %v of a Config.
+func (c Config) String() string {
+	return fmt.Sprintf("webhook.Config{url set: %t, signed: %t}", c.URL != "", len(c.Secret) > 0)
+}
+
+// GoString does the same for %#v.
+func (c Config) GoString() string { return c.String() }

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"runtime/debug"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.uber.org/zap"
+
+	"github.com/pricewatch/pricewatch/storage"
+)
+
+func init() { extraCommands = append(extraCommands, (*app).dbCommand) }
+
+func (a *app) dbCommand() *cobra.Command {
+	cmd := &cobra.Command{Use: "db", Short: "Inspect and compact the database"}
+	var format string
+	stats := &cobra.Command{
+		Use:   "stats",
+		Short: "Show the database's size per table, its intervals and its oldest data",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkFormat(format, formatTable, formatJSON); err != nil {
+				return err
+			}
+			db, err := a.openDB(cmd.Context())
+			if err != nil {
+				return err
+			}
+			st, err := db.Stats(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if format == formatJSON {
+				return writeJSON(a.stdout, st)
+			}
+			return writeDBStats(a.stdout, st)
+		},
+	}
+	stats.Flags().StringVar(&format, "format", formatTable, "table or json")
+	vacuum := &cobra.Command{
+		Use:   "vacuum",
+		Short: "Rebuild the database file without free pages and truncate the WAL",
+		Long: `Rebuild the database file without its free pages (space left by pruned
+changes or thinned spot history) and truncate the WAL. It needs free disk
+space about the size of the database and blocks writers while it runs; the
+daemon's fetches wait for it (database.busy_timeout) or fail and retry at
+their next tick.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			db, err := a.openDB(cmd.Context())
+			if err != nil {
+				return err
+			}
+			before, err := db.Stats(cmd.Context())
+			if err != nil {
+				return err
+			}
+			began := time.Now()
+			if err := db.Vacuum(cmd.Context()); err != nil {
+				return err
+			}
+			after, err := db.Stats(cmd.Context())
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "Vacuumed %s in %s: %s → %s (WAL %s → %s).\n", db.Path(), time.Since(began).Round(time.Millisecond),
+				megabytes(before.FileBytes), megabytes(after.FileBytes), megabytes(before.WALBytes), megabytes(after.WALBytes))
+			return nil
+		},
+	}
+	cmd.AddCommand(stats, vacuum)
+	return cmd
+}
+
+func megabytes(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
+
+func writeDBStats(w io.Writer, st storage.Stats) error {
+	fmt.Fprintf(w, "Database %s: %s (%d pages of %d bytes, %d free), WAL %s\n\n", st.Path, megabytes(st.FileBytes),
+		st.Pages, st.PageSize, st.FreePages, megabytes(st.WALBytes))
+	t := newTable("TABLE", ">ROWS", ">DATA")
+	for _, ts := range st.Tables {
+		t.add(ts.Name, fmt.Sprint(ts.Rows), megabytes(ts.PayloadBytes))
+	}
+	if err := t.write(w); err != nil {
+		return err
+	}
+	when := func(p *time.Time) string {
+		if p == nil {
+			return "none"
+		}
+		return p.UTC().Format(time.RFC3339)
+	}
+	fmt.Fprintf(w, "\nPrice intervals: %d (%d current) over %d offers; availability intervals: %d; runs: %d\n",
+		st.PriceIntervals, st.CurrentPrices, st.Offers, st.AvailabilityRows, st.Runs)
+	fmt.Fprintf(w, "Oldest price: %s; oldest change: %s; runs from %s to %s\n",
+		when(st.OldestPrice), when(st.OldestChange), when(st.OldestRun), when(st.NewestRun))
+	fmt.Fprintln(w, "DATA is the bytes of the stored values, without indexes and page overhead.")
+	return nil
+}
+
+// runMaintenance applies storage.retention and truncates the WAL.
+func (d *daemon) runMaintenance(st *daemonState) {
+	if !d.startWork() {
+		return
+	}
+	defer d.runs.Done()
+	r := st.cfg.Storage.Retention
+	res, err := d.db.Maintain(d.ctx, storage.Retention{ChangesMaxAge: r.ChangesMaxAge, SpotThinAfter: r.SpotThinAfter, SpotThinStep: r.SpotThinStep})
+	if err != nil {
+		d.log.Error("storage maintenance failed", zap.Error(err))
+		return
+	}
+	if res.ChangesPruned > 0 || res.SpotIntervalsMerged > 0 {
+		d.log.Info("storage retention applied", zap.Int64("changes_pruned", res.ChangesPruned), zap.Int64("spot_intervals_merged", res.SpotIntervalsMerged))
+	}
+	// Pruning reads many rows once; hand the memory back.
+	debug.FreeOSMemory()
+}

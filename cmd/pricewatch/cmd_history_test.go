@@ -1,0 +1,58 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// --limit keeps the newest intervals, in the usual order; the table shows
+// the last 90 days unless --since says otherwise.
+func TestHistoryLimitAndDefaultSince(t *testing.T) {
+	cfg := analysisConfig(t, true)
+	const typ = "ecs.gn7-c13g1.26xlarge"
+	all := decodeHistory(t, cfg, typ)
+	if len(all) < 3 {
+		t.Fatalf("fixture has %d intervals of %s, want several", len(all), typ)
+	}
+	newest := all[0]
+	for _, r := range all {
+		if r.ValidFrom > newest.ValidFrom {
+			newest = r
+		}
+	}
+	two := decodeHistory(t, cfg, typ, "--limit", "2")
+	if len(two) != 2 || (two[0].ValidFrom != newest.ValidFrom && two[1].ValidFrom != newest.ValidFrom) {
+		t.Errorf("--limit 2: %+v, want two including the newest (%s)", two, newest.ValidFrom)
+	}
+	// The fixture is from 2022: the table's default window holds only
+	// what is still current, and says how to see the rest.
+	out, errOut, code := runCLI(t, "--config", cfg, "history", typ)
+	if code != 0 {
+		t.Fatalf("history table exited %d: %s", code, errOut)
+	}
+	full, _, _ := runCLI(t, "--config", cfg, "history", typ, "--since", "all")
+	if strings.Count(full, "\n") <= strings.Count(out, "\n") {
+		t.Errorf("--since all shows no more than the default window:\n%s\n---\n%s", full, out)
+	}
+	out, errOut, _ = runCLI(t, "--config", cfg, "history", typ, "--since", "all", "--limit", "1")
+	if !strings.Contains(errOut, "newest 1 intervals") || strings.Count(out, "current") > 1 {
+		t.Errorf("--limit 1 table: %s\n%s", out, errOut)
+	}
+	if _, errOut, code := runCLI(t, "--config", cfg, "history", typ, "--limit", "-1"); code == 0 || !strings.Contains(errOut, "--limit") {
+		t.Errorf("--limit -1: exit %d, %s", code, errOut)
+	}
+}
+
+func decodeHistory(t *testing.T, cfg, typ string, extra ...string) []historyJSON {
+	t.Helper()
+	out, errOut, code := runCLI(t, append([]string{"--config", cfg, "history", typ, "--format", "json"}, extra...)...)
+	if code != 0 {
+		t.Fatalf("history exited %d: %s", code, errOut)
+	}
+	var rows []historyJSON
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatalf("history JSON: %v\n%s", err, out)
+	}
+	return rows
+}

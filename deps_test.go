@@ -1,0 +1,77 @@
+package pricewatch_test
+
+import (
+	"bufio"
+	"bytes"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/pricewatch/pricewatch"
+
+// TestDependencyRules holds the seams in place: consumers declare the
+// interfaces they use instead of importing the concrete packages behind
+// them. Each rule is checked on the package's whole dependency graph (go
+// list -deps), so an indirect import breaks it too; test files are not
+// counted (a test may use a real database).
+func TestDependencyRules(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("the go command is not on PATH")
+	}
+	rules := []struct {
+		pkg       string
+		forbidden []string
+		why       string
+	}{
+		{"alerting", []string{"storage", "config"}, "the dispatcher declares its Outbox and Clock, the rules take RulesConfig; alerting/outboxstore and cmd join them"},
+		{"alerting/slack", []string{"storage", "config"}, "a notifier renders the outbox document it is given; secrets arrive as strings"},
+		{"alerting/webhook", []string{"storage", "config"}, "a notifier renders the outbox document it is given"},
+		{"alerting/digest", []string{"storage", "config"}, "the digest's renderers read analysis/digest's data"},
+		{"analysis/digest", []string{"storage", "config", "alerting"}, "the digest's computation declares the rows it reads; report converts storage's"},
+		{"fx", []string{"fetchers"}, "fx declares the Doer it uses"},
+	}
+	for _, r := range rules {
+		deps := goList(t, "-deps", "-f", "{{.ImportPath}}", "./"+r.pkg)
+		for _, f := range r.forbidden {
+			for _, d := range deps {
+				if d == module+"/"+f || strings.HasPrefix(d, module+"/"+f+"/") {
+					t.Errorf("%s depends on %s (%s)", r.pkg, d, r.why)
+				}
+			}
+		}
+	}
+	// Nothing imports the binary's packages: shared code lives in packages
+	// of its own.
+	for _, line := range goList(t, "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...") {
+		fields := strings.Fields(line)
+		for _, imp := range fields[1:] {
+			if strings.HasPrefix(imp, module+"/cmd/") {
+				t.Errorf("%s imports %s: no package may import cmd", fields[0], imp)
+			}
+		}
+	}
+}
+
+func goList(t *testing.T, args ...string) []string {
+	t.Helper()
+	out, err := exec.Command("go", append([]string{"list"}, args...)...).Output()
+	if err != nil {
+		var stderr string
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = string(ee.Stderr)
+		}
+		t.Fatalf("go list %v: %v\n%s", args, err, stderr)
+	}
+	var lines []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		t.Fatalf("go list %v listed nothing", args)
+	}
+	return lines
+}

@@ -1,0 +1,152 @@
+package storage
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/pricewatch/pricewatch"
+)
+
+func countRows(t *testing.T, db *DB, q string) int {
+	t.Helper()
+	var n int
+	if err := db.read.QueryRow(q).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// Old changes go, but never while an alert queued with them waits.
+func TestRetentionPrunesDeliveredChanges(t *testing.T) {
+	db, clk := openTest(t)
+	ctx := context.Background()
+	for i, price := range []string{"98.32", "90"} {
+		snap := snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, price))
+		key := []string{"run/1/x", "run/2/x"}[i]
+		if _, err := save(t, db, snap, SaveOptions{Outbox: func(*Result) ([]OutboxMessage, error) { return []OutboxMessage{msg(key, "C1")}, nil }}); err != nil {
+			t.Fatal(err)
+		}
+		clk.t = clk.t.Add(24 * time.Hour)
+	}
+	if n := countRows(t, db, "SELECT COUNT(*) FROM changes"); n != 2 {
+		t.Fatalf("%d changes stored, want 2", n)
+	}
+	clk.t = clk.t.Add(30 * 24 * time.Hour)
+	res, err := db.Maintain(ctx, Retention{ChangesMaxAge: 7 * 24 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ChangesPruned != 0 {
+		t.Errorf("pruned %d changes while their alerts are pending", res.ChangesPruned)
+	}
+	first, err := db.OutboxByKey(ctx, "run/1/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.MarkSent(ctx, first.ID); err != nil {
+		t.Fatal(err)
+	}
+	if res, err = db.Maintain(ctx, Retention{ChangesMaxAge: 7 * 24 * time.Hour}); err != nil || res.ChangesPruned != 1 {
+		t.Fatalf("after the first alert was sent: pruned %d, %v; want 1", res.ChangesPruned, err)
+	}
+	if n := countRows(t, db, "SELECT COUNT(*) FROM changes"); n != 1 {
+		t.Errorf("%d changes left, want the one whose alert waits", n)
+	}
+	if res, err = db.Maintain(ctx, Retention{}); err != nil || res.ChangesPruned != 0 {
+		t.Errorf("no retention pruned %d, %v", res.ChangesPruned, err)
+	}
+}
+
+// Thinning merges contiguous spot intervals within a step, leaves gaps,
+// recent history and other price types alone, and keeps intervals from
+// overlapping.
+func TestRetentionThinsOldSpot(t *testing.T) {
+	db, clk := openTest(t)
+	ctx := context.Background()
+	clk.t = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	od := offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, "98.32")
+	// Day 1: four spot prices hourly, then the spot offer is gone for an
+	// hour and back; day 2..: one more price.
+	prices := []string{"30", "31", "32", "33", "", "34", "35"}
+	for _, p := range prices {
+		offers := []pricewatch.Offer{od}
+		if p != "" {
+			offers = append(offers, offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.Spot, p))
+		}
+		if _, err := save(t, db, snapshot(offers...), SaveOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		clk.tick()
+	}
+	clk.t = clk.t.Add(10 * 24 * time.Hour)
+	before, _ := db.Prices(ctx, PriceFilter{PriceTypes: []pricewatch.PriceType{pricewatch.Spot}})
+	res, err := db.Maintain(ctx, Retention{SpotThinAfter: 5 * 24 * time.Hour, SpotThinStep: 24 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := db.Prices(ctx, PriceFilter{PriceTypes: []pricewatch.PriceType{pricewatch.Spot}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 30..33 (hours 0–4) become one; 34 (hours 5–6) stays as the start
+	// of a new stretch; 35 is current and untouched.
+	if res.SpotIntervalsMerged != 3 || len(before) != 6 || len(after) != 3 {
+		t.Fatalf("merged %d: %d intervals before, %d after: %+v", res.SpotIntervalsMerged, len(before), len(after), after)
+	}
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	if !after[0].Hourly.Equal(before[0].Hourly) || !after[0].ValidFrom.Equal(start) || !after[0].ValidTo.Equal(start.Add(4*time.Hour)) {
+		t.Errorf("merged interval: %+v", after[0])
+	}
+	if after[2].ValidTo != nil {
+		t.Errorf("current spot price thinned: %+v", after[2])
+	}
+	if n := countRows(t, db, "SELECT COUNT(*) FROM prices WHERE offer_id = (SELECT id FROM offers WHERE price_type = 'on_demand')"); n != 1 {
+		t.Errorf("on-demand intervals: %d, want 1", n)
+	}
+}
+
+func TestStats(t *testing.T) {
+	db, clk := openTest(t)
+	ctx := context.Background()
+	for _, p := range []string{"98.32", "90"} {
+		if _, err := save(t, db, snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, p)), SaveOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		clk.tick()
+	}
+	st, err := db.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.PriceIntervals != 2 || st.CurrentPrices != 1 || st.Offers != 1 || st.Runs != 2 || st.OldestPrice == nil ||
+		!st.OldestPrice.Equal(time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)) || st.FileBytes == 0 || st.Pages == 0 {
+		t.Errorf("stats: %+v", st)
+	}
+	for _, ts := range st.Tables {
+		if ts.Name == "prices" && (ts.Rows != 2 || ts.PayloadBytes == 0) {
+			t.Errorf("prices table: %+v", ts)
+		}
+	}
+	if err := db.Vacuum(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestParseFixedTimeMatchesTimeParse(t *testing.T) {
+	for _, s := range []string{"2026-11-02T10:00:00.000000Z", "2024-02-29T23:59:59.999999Z", "2026-01-01T00:00:00.000001Z"} {
+		want, err := time.Parse(timeFormat, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := parseFixedTime(s)
+		if !ok || !got.Equal(want) || got.Location() != time.UTC {
+			t.Errorf("%s: %v %v, want %v", s, got, ok, want)
+		}
+	}
+	for _, s := range []string{"2026-02-31T10:00:00.000000Z", "2026-13-01T10:00:00.000000Z", "2026-11-02T10:00:00Z", "2026-11-02 10:00:00.000000Z", "2026-11-0aT10:00:00.000000Z"} {
+		if _, ok := parseFixedTime(s); ok {
+			t.Errorf("%s parsed", s)
+		}
+	}
+}

@@ -1,0 +1,114 @@
+package storage_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/pricewatch/pricewatch/internal/scalegen"
+	"github.com/pricewatch/pricewatch/storage"
+)
+
+// BenchmarkScale times the store step and history reads on a simulated
+// deployment's history (internal/scalegen) at each share of a year named
+// in PRICEWATCH_SCALE, e.g.
+//
+//	PRICEWATCH_SCALE=0.1,1,3 go test ./storage -run '^$' -bench Scale -benchmem -benchtime 20x -timeout 3h
+//
+// Without PRICEWATCH_SCALE it is skipped: building a year takes minutes
+// (the databases are cached under os.UserCacheDir).
+func BenchmarkScale(b *testing.B) {
+	shares := scalegen.Shares()
+	if len(shares) == 0 {
+		b.Skip("set PRICEWATCH_SCALE=0.1,1,3 to run the scale benchmark")
+	}
+	ctx := context.Background()
+	for _, share := range shares {
+		d := scalegen.Default(share)
+		cached, err := scalegen.Cached(ctx, d, os.Stderr)
+		if err != nil {
+			b.Fatal(err)
+		}
+		open := func(b *testing.B) *scalegen.Sim {
+			path, err := scalegen.CopyTo(cached, b.TempDir())
+			if err != nil {
+				b.Fatal(err)
+			}
+			sim, err := scalegen.Open(ctx, path, d)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { sim.Close() })
+			return sim
+		}
+		for _, tc := range []struct {
+			name   string
+			change bool
+		}{{"store-unchanged", false}, {"store-changed", true}} {
+			b.Run(fmt.Sprintf("year=%g/%s", share, tc.name), func(b *testing.B) {
+				sim := open(b)
+				var written int64
+				cpu := scalegen.CPUTime()
+				for b.Loop() {
+					sim.Now = sim.Now.Add(time.Hour)
+					before := scalegen.WrittenBytes()
+					if _, err := sim.AzureRun(ctx, tc.change); err != nil {
+						b.Fatal(err)
+					}
+					written += scalegen.WrittenBytes() - before
+				}
+				b.ReportMetric(float64(written)/float64(b.N), "written-B/run")
+				// CPU time beside wall time: the machine may be shared.
+				b.ReportMetric(float64(scalegen.CPUTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+			})
+		}
+		// The file as the daemon keeps it: the default retention (changes
+		// older than 90 days pruned) applied, then vacuumed.
+		b.Run(fmt.Sprintf("year=%g/size-after-retention", share), func(b *testing.B) {
+			sim := open(b)
+			before, err := sim.DB.Stats(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var res storage.MaintainResult
+			for b.Loop() {
+				if res, err = sim.DB.Maintain(ctx, storage.Retention{ChangesMaxAge: 90 * 24 * time.Hour}); err != nil {
+					b.Fatal(err)
+				}
+				if err := sim.DB.Vacuum(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+			after, err := sim.DB.Stats(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(before.FileBytes)/1e6, "MB-before")
+			b.ReportMetric(float64(after.FileBytes)/1e6, "MB-after")
+			b.ReportMetric(float64(after.PriceIntervals), "intervals")
+			b.ReportMetric(float64(res.ChangesPruned), "changes-pruned")
+		})
+		b.Run(fmt.Sprintf("year=%g/history-type", share), func(b *testing.B) {
+			sim := open(b)
+			var n int
+			cpu := scalegen.CPUTime()
+			peak := scalegen.PeakHeap(func() {
+				for b.Loop() {
+					n = 0
+					err := sim.DB.EachPrice(ctx, storage.PriceFilter{InstanceType: scalegen.BusiestType}, func(*storage.PriceInterval) error {
+						n++
+						return nil
+					})
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.ReportMetric(float64(scalegen.CPUTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+			b.ReportMetric(float64(n), "intervals")
+			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+		})
+	}
+}
