@@ -97,7 +97,15 @@ type Snapshot struct {
 	// Versions are source version tokens (an AWS price-file version per
 	// region, an ETag) to remember for the next run, keyed by the fetcher's
 	// own names. Storage saves them with the run and hands them back.
+	// Only version tokens: anything else goes in State.
 	Versions map[string]string
+	// State is whatever else the fetcher keeps between runs (AWS's GPU
+	// catalogue of the types it has read, Alibaba's region cursor,
+	// Lambda's regions with capacity, Vast.ai's stock memory): one
+	// document in a typed, versioned form the fetcher owns (see
+	// fetchers.EncodeState). Storage keeps it, opaque, in the run's
+	// transaction; nil leaves the stored state as it is.
+	State []byte
 	// SourceVersion summarises the versions for the fetch-run record.
 	SourceVersion string
 	// Skipped counts regions (or files) skipped as unchanged, for the summary.

@@ -20,7 +20,10 @@ import (
 	"time"
 
 	"github.com/robfig/cron/v3"
-	"gopkg.in/yaml.v3"
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/providers"
 )
 
 // EnvConfig names the environment variable that points at the config file.
@@ -566,9 +569,11 @@ func (c *Config) Validate() error {
 	if c.Slack.MaxRetryAfter <= 0 {
 		add(c.keyErr("slack.max_retry_after", "must be positive"))
 	}
-	for name, p := range c.providerCommons() {
+	commons := c.Providers.Commons()
+	for _, reg := range providers.All() {
+		name, p := reg.Name, commons[reg.Name]
 		prefix := "providers." + name
-		if p.Endpoint != "" || name == "azure" || name == "aws" || name == "lambda" || name == "runpod" || name == "vastai" || name == "oci" {
+		if p.Endpoint != "" || reg.NeedsEndpoint {
 			add(c.checkURL(prefix+".endpoint", p.Endpoint))
 		}
 		if p.Schedule != "" {
@@ -582,13 +587,8 @@ func (c *Config) Validate() error {
 				add(c.keyErr(fmt.Sprintf("%s.regions[%d]", prefix, i), "%q is not a region code", r))
 			}
 		}
-	}
-	for _, name := range []string{"vastai", "oci"} {
-		if len(c.providerCommons()[name].Regions) > 0 {
-			add(c.keyErr("providers."+name+".regions", "is not used: %s", map[string]string{
-				"vastai": "offers are stored per country, every country the marketplace lists",
-				"oci":    "OCI's list price is the same in every region and is stored once, under region global",
-			}[name]))
+		if reg.RegionsUnused != "" && len(p.Regions) > 0 {
+			add(c.keyErr(prefix+".regions", "is not used: %s", reg.RegionsUnused))
 		}
 	}
 	for i, m := range c.Providers.VastAI.GPUModels {
@@ -694,7 +694,7 @@ func (c *Config) validateMetrics() error {
 			errs = append(errs, c.keyErr(fmt.Sprintf("metrics.offers.price_types[%d]", i), "%q: want on_demand, spot, reserved or savings_plan", p))
 		}
 	}
-	known := c.providerCommons()
+	known := c.Providers.Commons()
 	for i, p := range o.Providers {
 		if _, ok := known[p]; !ok {
 			errs = append(errs, c.keyErr(fmt.Sprintf("metrics.offers.providers[%d]", i), "%q is not a provider", p))
@@ -709,9 +709,6 @@ func (c *Config) validateMetrics() error {
 // Events a rule may select.
 var ruleEvents = []string{"availability_new", "availability_gone", "back_in_stock", "sold_out", "price_drop", "price_rise", "spot_below", "price_new"}
 
-// ruleProviders are the provider names a rule may select.
-var ruleProviders = []string{"aws", "azure", "alibaba", "tencent", "lambda", "runpod", "vastai", "oci"}
-
 func (c *Config) validateRule(i int, r Rule) error {
 	var errs []error
 	prefix := fmt.Sprintf("alerts.rules[%d]", i)
@@ -724,8 +721,8 @@ func (c *Config) validateRule(i int, r Rule) error {
 		}
 	}
 	for j, p := range r.Providers {
-		if !contains(ruleProviders, p) {
-			errs = append(errs, c.keyErr(fmt.Sprintf("%s.providers[%d]", prefix, j), "%q: want one of %s", p, strings.Join(ruleProviders, ", ")))
+		if !contains(providers.Names(), p) {
+			errs = append(errs, c.keyErr(fmt.Sprintf("%s.providers[%d]", prefix, j), "%q: want one of %s", p, strings.Join(providers.Names(), ", ")))
 		}
 	}
 	for j, g := range r.Regions {
@@ -774,16 +771,19 @@ func (c *Config) validateWebhook() error {
 	return nil
 }
 
-func (c *Config) providerCommons() map[string]Common {
+// Commons returns the keys every provider has, per provider name: what
+// validation, the digest and the daemon iterate (in the registry's order,
+// see package providers), rather than naming each section.
+func (p Providers) Commons() map[string]Common {
 	return map[string]Common{
-		"aws":     c.Providers.AWS.Common,
-		"azure":   c.Providers.Azure.Common,
-		"alibaba": c.Providers.Alibaba.Common,
-		"tencent": c.Providers.Tencent.Common,
-		"lambda":  c.Providers.Lambda.common(),
-		"runpod":  c.Providers.RunPod.common(),
-		"vastai":  c.Providers.VastAI.Common,
-		"oci":     c.Providers.OCI.Common,
+		pricewatch.AWS:     p.AWS.Common,
+		pricewatch.Azure:   p.Azure.Common,
+		pricewatch.Alibaba: p.Alibaba.Common,
+		pricewatch.Tencent: p.Tencent.Common,
+		pricewatch.Lambda:  p.Lambda.common(),
+		pricewatch.RunPod:  p.RunPod.common(),
+		pricewatch.VastAI:  p.VastAI.Common,
+		pricewatch.OCI:     p.OCI.Common,
 	}
 }
 

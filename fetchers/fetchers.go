@@ -28,6 +28,9 @@ type Previous struct {
 	// Versions are the tokens the fetcher returned in Snapshot.Versions last
 	// time (per-region price-file versions, ETags).
 	Versions map[string]string
+	// State is the document the fetcher returned in Snapshot.State last
+	// time (nil when none is stored); read it with DecodeState.
+	State []byte
 }
 
 // Errors a fetcher wraps so that callers can classify a failure without

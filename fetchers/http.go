@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -200,26 +199,14 @@ func (c *Client) retryAfter(resp *http.Response) time.Duration {
 }
 
 func (c *Client) backoff(attempt int) time.Duration {
-	d := c.Policy.BaseDelay << (attempt - 1)
-	if c.Policy.MaxDelay > 0 && (d > c.Policy.MaxDelay || d <= 0) {
-		d = c.Policy.MaxDelay
-	}
-	// Jitter keeps several pricewatch instances from retrying in lockstep.
-	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+	return Backoff(c.Policy.BaseDelay, c.Policy.MaxDelay, attempt)
 }
 
 func (c *Client) doSleep(ctx context.Context, d time.Duration) error {
 	if c.sleep != nil {
 		return c.sleep(ctx, d)
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return Sleep(ctx, d)
 }
 
 // SetSleep replaces the back-off sleep (tests record delays instead of waiting).

@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -145,6 +146,20 @@ func (db *DB) Versions(ctx context.Context, provider string) (map[string]string,
 		out[k] = v
 	}
 	return out, rows.Err()
+}
+
+// FetcherState returns the state the provider's fetcher stored with its
+// last successful run (Snapshot.State), or nil when there is none.
+func (db *DB) FetcherState(ctx context.Context, provider string) ([]byte, error) {
+	var state string
+	err := db.read.QueryRowContext(ctx, `SELECT state FROM fetcher_state WHERE provider = ?`, provider).Scan(&state)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s fetcher state: %w", provider, err)
+	}
+	return []byte(state), nil
 }
 
 // CurrentOfferCounts returns, per provider, how many offers have a current price.

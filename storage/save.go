@@ -194,6 +194,12 @@ func (db *DB) SaveSnapshot(ctx context.Context, runID int64, snap *pricewatch.Sn
 			return nil, s.wrap(err)
 		}
 	}
+	if snap.State != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO fetcher_state (provider, state, updated_at) VALUES (?, ?, ?)
+			ON CONFLICT (provider) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`, snap.Provider, string(snap.State), s.ts); err != nil {
+			return nil, s.wrap(err)
+		}
+	}
 	if err := s.insertChanges(); err != nil {
 		return nil, s.wrap(err)
 	}

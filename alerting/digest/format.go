@@ -51,23 +51,10 @@ func when(t time.Time, loc *time.Location) string { return t.In(loc).Format("200
 
 func day(t time.Time, loc *time.Location) string { return t.In(loc).Format("2006-01-02") }
 
-// buyLabel is how an offer is bought: "on-demand", "reserved 1y all upfront".
-func buyLabel(o pricewatch.Offer) string {
-	parts := []string{PriceTypeLabel(o.PriceType)}
-	for _, p := range []string{o.Term, strings.ReplaceAll(o.Payment, "_", " ")} {
-		if p != "" {
-			parts = append(parts, p)
-		}
-	}
-	if o.PriceType == pricewatch.SavingsPlan && o.OfferingClass != "" {
-		parts = append(parts, strings.ReplaceAll(o.OfferingClass, "_", " "))
-	}
-	return strings.Join(parts, " ")
-}
+// buyLabel is how an offer is bought (pricewatch.HowBought).
+func buyLabel(o pricewatch.Offer) string { return o.Key().HowBought() }
 
-func keyBuyLabel(k pricewatch.OfferKey) string {
-	return buyLabel(pricewatch.Offer{PriceType: k.PriceType, Term: k.Term, Payment: k.Payment, OfferingClass: k.OfferingClass})
-}
+func keyBuyLabel(k pricewatch.OfferKey) string { return k.HowBought() }
 
 // place is the zone when the price is zonal, else the region.
 func place(region, zone string) string {

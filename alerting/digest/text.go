@@ -148,10 +148,7 @@ func WriteText(w io.Writer, d Digest) error {
 		}
 		t := newTextTable(cols...)
 		for _, row := range chartRows(d.Chart) {
-			cells := []string{day(row.at, loc)}
-			for _, v := range row.values {
-				cells = append(cells, v)
-			}
+			cells := append([]string{day(row.at, loc)}, row.values...)
 			t.add(cells...)
 		}
 		if err := flushTable(b, t); err != nil {

@@ -322,11 +322,11 @@ func (n *Notifier) postWebhook(ctx context.Context, p Payload) error {
 		if s, err := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After"))); err == nil && s >= 0 {
 			wait = time.Duration(s) * time.Second
 		}
-		return alerting.RetryAfter(fmt.Errorf("Slack webhook: rate limit (HTTP 429), retry after %s", wait), wait)
+		return alerting.RetryAfter(fmt.Errorf("slack webhook: rate limit (HTTP 429), retry after %s", wait), wait)
 	case resp.StatusCode >= 500 || resp.StatusCode == http.StatusRequestTimeout:
-		return fmt.Errorf("Slack webhook answered HTTP %d%s", resp.StatusCode, said)
+		return fmt.Errorf("slack webhook answered HTTP %d%s", resp.StatusCode, said)
 	}
-	e := fmt.Errorf("Slack webhook answered HTTP %d%s", resp.StatusCode, said)
+	e := fmt.Errorf("slack webhook answered HTTP %d%s", resp.StatusCode, said)
 	switch {
 	case resp.StatusCode == http.StatusBadRequest:
 		return alerting.Permanent(e, alerting.ScopeMessage, payloadFix)

@@ -26,6 +26,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting"
+	"github.com/pricewatch/pricewatch/providers"
 )
 
 // Slack's documented limits (docs.slack.dev/reference/block-kit/blocks).
@@ -332,27 +333,8 @@ func stateLabel(s pricewatch.AvailabilityState) string {
 	return escapeField(string(s))
 }
 
-func priceTypeLabel(k pricewatch.OfferKey) string {
-	var parts []string
-	switch k.PriceType {
-	case pricewatch.OnDemand:
-		parts = append(parts, "on-demand")
-	case pricewatch.Spot:
-		parts = append(parts, "spot")
-	case pricewatch.Reserved:
-		parts = append(parts, "reserved")
-	case pricewatch.SavingsPlan:
-		parts = append(parts, "savings plan")
-	default:
-		parts = append(parts, escapeField(string(k.PriceType)))
-	}
-	for _, p := range []string{k.Term, strings.ReplaceAll(k.Payment, "_", " "), strings.ReplaceAll(k.OfferingClass, "_", " ")} {
-		if p != "" {
-			parts = append(parts, escapeField(p))
-		}
-	}
-	return strings.Join(parts, " ")
-}
+// priceTypeLabel is how the offer is bought (pricewatch.HowBought), escaped.
+func priceTypeLabel(k pricewatch.OfferKey) string { return escapeField(k.HowBought()) }
 
 // priceTypeOf returns the group's price type when all items share one, for
 // the pricing page link.
@@ -369,59 +351,13 @@ func priceTypeOf(g alerting.Group) pricewatch.PriceType {
 	return pt
 }
 
-// ProviderName is the provider as people write it.
-func ProviderName(p string) string {
-	switch p {
-	case pricewatch.AWS:
-		return "AWS"
-	case pricewatch.Azure:
-		return "Azure"
-	case pricewatch.Alibaba:
-		return "Alibaba Cloud"
-	case pricewatch.Tencent:
-		return "Tencent Cloud"
-	case pricewatch.Lambda:
-		return "Lambda"
-	case pricewatch.RunPod:
-		return "RunPod"
-	case pricewatch.VastAI:
-		return "Vast.ai"
-	case pricewatch.OCI:
-		return "Oracle Cloud"
-	}
-	return p
-}
+// ProviderName is the provider as people write it (from the registry).
+func ProviderName(p string) string { return providers.DisplayName(p) }
 
-// PricingURL is the cloud's public pricing page for a price type ("" for
-// the general page).
+// PricingURL is the cloud's public pricing page for a price type (from the
+// registry).
 func PricingURL(provider string, pt pricewatch.PriceType) string {
-	switch provider {
-	case pricewatch.AWS:
-		switch pt {
-		case pricewatch.Spot:
-			return "https://aws.amazon.com/ec2/spot/pricing/"
-		case pricewatch.Reserved:
-			return "https://aws.amazon.com/ec2/pricing/reserved-instances/pricing/"
-		case pricewatch.SavingsPlan:
-			return "https://aws.amazon.com/savingsplans/compute-pricing/"
-		}
-		return "https://aws.amazon.com/ec2/pricing/on-demand/"
-	case pricewatch.Azure:
-		return "https://azure.microsoft.com/en-us/pricing/details/virtual-machines/linux/"
-	case pricewatch.Alibaba:
-		return "https://www.alibabacloud.com/product/ecs#pricing"
-	case pricewatch.Tencent:
-		return "https://www.tencentcloud.com/pricing/cvm/overview"
-	case pricewatch.Lambda:
-		return "https://lambda.ai/pricing"
-	case pricewatch.RunPod:
-		return "https://www.runpod.io/pricing"
-	case pricewatch.VastAI:
-		return "https://cloud.vast.ai/create/"
-	case pricewatch.OCI:
-		return "https://www.oracle.com/cloud/compute/pricing/"
-	}
-	return "https://github.com/pricewatch/pricewatch"
+	return providers.PricingURL(provider, pt)
 }
 
 // dateToken shows t in each reader's time zone, with UTC as the fallback.

@@ -797,19 +797,7 @@ func chart(series []analysis.Series, conv analysis.Converter, cur string, now ti
 }
 
 // PriceTypeLabel is a price type as people write it.
-func PriceTypeLabel(pt pricewatch.PriceType) string {
-	switch pt {
-	case pricewatch.OnDemand:
-		return "on-demand"
-	case pricewatch.Spot:
-		return "spot"
-	case pricewatch.Reserved:
-		return "reserved"
-	case pricewatch.SavingsPlan:
-		return "savings plan"
-	}
-	return string(pt)
-}
+func PriceTypeLabel(pt pricewatch.PriceType) string { return pt.Label() }
 
 // inRegions reports whether region is one of regions, ignoring case.
 func inRegions(regions []string, region string) bool {

@@ -286,7 +286,7 @@ func TestAlertsTest(t *testing.T) {
 	// Without Slack: a clear message, not a post.
 	t.Setenv(envSlackToken, "")
 	_, errOut, code = runCLI(t, "--config", cfg, "alerts", "test")
-	if code != 1 || !strings.Contains(errOut, "Slack is not configured") {
+	if code != 1 || !strings.Contains(errOut, "slack is not configured") {
 		t.Errorf("no Slack: %d %q", code, errOut)
 	}
 }

@@ -81,7 +81,7 @@ func (a *app) newNotifier() (alerting.Notifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.redactor.SetSecrets(a.secrets(token, a.cfg.Slack.WebhookURL)...)
+	a.addSecrets(token, a.cfg.Slack.WebhookURL)
 	if token.Empty() && a.cfg.Slack.WebhookURL.Empty() {
 		return alerting.LogNotifier{Log: a.log.Named("alerts")}, nil
 	}
@@ -110,7 +110,7 @@ func (a *app) newWebhook() (alerting.Notifier, error) {
 	if w.SecretFile != "" && key.Empty() {
 		return nil, fmt.Errorf("webhook.secret_file %s is empty: write the signing key into it, or remove the key to send unsigned", w.SecretFile)
 	}
-	a.redactor.SetSecrets(a.secrets(u, key)...)
+	a.addSecrets(u, key)
 	return webhook.New(webhook.Config{URL: u.Value(), Secret: []byte(key.Value())})
 }
 
@@ -140,16 +140,6 @@ func (a *app) newDispatcher(db *storage.DB) (*alerting.Dispatcher, error) {
 		return nil, fmt.Errorf("setting up alert delivery: %w", err)
 	}
 	return outboxstore.NewDispatcher(db, n, a.log.Named("alerts"), alerting.DispatcherOptions{MaxRetryAfter: a.cfg.Slack.MaxRetryAfter}), nil
-}
-
-// deliverPending sends the queued alerts, waiting at most maxWait for
-// Slack to recover from transient errors and leaving the rest pending for
-// the daemon or `pricewatch alerts deliver`. force ignores back-off.
-// Slack being down is not an error here (it is logged); a database or
-// configuration problem is.
-func (a *app) deliverPending(ctx context.Context, db *storage.DB, maxWait time.Duration, force bool) error {
-	_, err := a.deliver(ctx, db, maxWait, force)
-	return err
 }
 
 func (a *app) deliver(ctx context.Context, db *storage.DB, maxWait time.Duration, force bool) (alerting.Report, error) {

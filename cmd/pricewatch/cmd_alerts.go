@@ -78,7 +78,7 @@ when Slack refuses it.`,
 			}
 			sn, ok := n.(*slack.Notifier)
 			if !ok {
-				return fmt.Errorf("Slack is not configured: set %s (or slack.token_file) and slack.channel, or slack.webhook_url", envSlackToken)
+				return fmt.Errorf("slack is not configured: set %s (or slack.token_file) and slack.channel, or slack.webhook_url", envSlackToken)
 			}
 			if channel == "" {
 				channel = a.cfg.Slack.Channel

@@ -339,15 +339,6 @@ func (n *rateNotes) used(from string, u analysis.FXUsed) {
 
 func (n *rateNotes) missing(from string) { n.absent[from] = true }
 
-func (n *rateNotes) stale() bool {
-	for _, q := range n.quotes {
-		if q.FXStale {
-			return true
-		}
-	}
-	return false
-}
-
 // lines says which rates were used, which were stale and which are missing.
 func (n *rateNotes) lines() []string {
 	var out []string

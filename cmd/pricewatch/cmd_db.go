@@ -102,13 +102,12 @@ func writeDBStats(w io.Writer, st storage.Stats) error {
 }
 
 // runMaintenance applies storage.retention and truncates the WAL.
-func (d *daemon) runMaintenance() {
-	if d.ctx.Err() != nil {
+func (d *daemon) runMaintenance(st *daemonState) {
+	if !d.startWork() {
 		return
 	}
-	d.mu.Lock()
-	r := d.a.cfg.Storage.Retention
-	d.mu.Unlock()
+	defer d.runs.Done()
+	r := st.cfg.Storage.Retention
 	res, err := d.db.Maintain(d.ctx, storage.Retention{ChangesMaxAge: r.ChangesMaxAge, SpotThinAfter: r.SpotThinAfter, SpotThinStep: r.SpotThinStep})
 	if err != nil {
 		d.log.Error("storage maintenance failed", zap.Error(err))

@@ -12,7 +12,6 @@ import (
 	"github.com/robfig/cron/v3"
 	"github.com/spf13/cobra"
 
-	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting/digest"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
@@ -163,20 +162,10 @@ func (a *app) buildDigest(ctx context.Context, db *storage.DB, now time.Time) (d
 // two runs its schedule allows (the daemon runs a provider without a
 // schedule hourly).
 func (a *app) expectedIntervals(now time.Time) map[string]time.Duration {
-	p := a.cfg.Providers
 	out := map[string]time.Duration{}
-	for _, c := range []struct {
-		name     string
-		enabled  bool
-		schedule string
-	}{
-		{pricewatch.AWS, p.AWS.Enabled, p.AWS.Schedule}, {pricewatch.Azure, p.Azure.Enabled, p.Azure.Schedule},
-		{pricewatch.Alibaba, p.Alibaba.Enabled, p.Alibaba.Schedule}, {pricewatch.Tencent, p.Tencent.Enabled, p.Tencent.Schedule},
-		{pricewatch.Lambda, p.Lambda.Enabled, p.Lambda.Schedule}, {pricewatch.RunPod, p.RunPod.Enabled, p.RunPod.Schedule},
-		{pricewatch.VastAI, p.VastAI.Enabled, p.VastAI.Schedule}, {pricewatch.OCI, p.OCI.Enabled, p.OCI.Schedule},
-	} {
-		if c.enabled {
-			out[c.name] = scheduleInterval(c.schedule, now)
+	for name, c := range a.cfg.Providers.Commons() {
+		if c.Enabled {
+			out[name] = scheduleInterval(c.Schedule, now)
 		}
 	}
 	return out
@@ -309,7 +298,7 @@ func (a *app) sendDigest(ctx context.Context, db *storage.DB, d digest.Digest, s
 		}
 		return nil
 	case storage.OutboxFailed:
-		return fmt.Errorf("Slack refused the digest of %s: %s", d.Week, e.LastError)
+		return fmt.Errorf("slack refused the digest of %s: %s", d.Week, e.LastError)
 	}
 	why := e.LastError
 	if why == "" {

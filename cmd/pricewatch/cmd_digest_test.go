@@ -621,8 +621,12 @@ func TestDigestSendOncePerWeek(t *testing.T) {
 	}
 	// The daemon's trigger later that week builds the same key.
 	a, db := loadApp(t, cfg)
-	d := &daemon{a: a, ctx: context.Background(), db: db, metrics: newMetrics(db), log: zap.NewNop(), nudge: make(chan struct{}, 1)}
-	d.runDigest()
+	d := &daemon{root: a, ctx: context.Background(), db: db, metrics: newMetrics(db), health: &health{}, log: zap.NewNop(), nudge: make(chan struct{}, 1)}
+	st, err := d.buildState(a.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.runDigest(st)
 	if posts, _, _ := fake.state(); len(posts) != 1 {
 		t.Errorf("after the daemon's trigger Slack holds %d digests", len(posts))
 	}
@@ -658,10 +662,14 @@ func TestDaemonDigestQueuesOnceAndNudges(t *testing.T) {
 	t.Setenv(envSlackToken, alertsToken)
 	cfg := digestConfig(t, digestSetup{rates: true, chart: true})
 	a, db := loadApp(t, cfg)
-	d := &daemon{a: a, ctx: context.Background(), db: db, metrics: newMetrics(db), log: zap.NewNop(), nudge: make(chan struct{}, 1)}
+	d := &daemon{root: a, ctx: context.Background(), db: db, metrics: newMetrics(db), health: &health{}, log: zap.NewNop(), nudge: make(chan struct{}, 1)}
+	st, err := d.buildState(a.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
 	before := time.Now().Unix()
 	for i := 0; i < 2; i++ {
-		d.runDigest()
+		d.runDigest(st)
 		select {
 		case <-d.nudge:
 		default:
@@ -707,7 +715,7 @@ func TestDigestSendRefused(t *testing.T) {
 	if code == 0 {
 		t.Fatalf("exit 0: %s", out)
 	}
-	if !strings.Contains(errOut, "Slack refused the digest of 2022-W40") || !strings.Contains(errOut, "channel_not_found") ||
+	if !strings.Contains(errOut, "slack refused the digest of 2022-W40") || !strings.Contains(errOut, "channel_not_found") ||
 		!strings.Contains(errOut, "channel C0FINOPS was not found") {
 		t.Errorf("stderr %q", errOut)
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/VictoriaMetrics/metricsql"
 	dto "github.com/prometheus/client_model/go"
-	"gopkg.in/yaml.v3"
+	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/pricewatch/pricewatch/storage"
 )

@@ -101,6 +101,10 @@ func runProvider(ctx context.Context, db *storage.DB, job providerJob, opts stor
 	defer lease.Release()
 	runID := lease.RunID
 	prev, err := db.Versions(ctx, job.name)
+	var state []byte
+	if err == nil {
+		state, err = db.FetcherState(ctx, job.name)
+	}
 	if err != nil {
 		err = job.scrub.Error(err)
 		db.FinishRun(ctx, runID, storage.RunFailed, err.Error())
@@ -117,7 +121,7 @@ func runProvider(ctx context.Context, db *storage.DB, job providerJob, opts stor
 		defer cancel()
 	}
 	log.Info("fetch started", zap.String("provider", job.name), zap.Int64("run", runID))
-	snap, err := job.fetcher.Fetch(runCtx, fetchers.Previous{Versions: prev})
+	snap, err := job.fetcher.Fetch(runCtx, fetchers.Previous{Versions: prev, State: state})
 	if err == nil {
 		// Between fetch and store: the user's hardware corrections first
 		// (the guard judges prices per GPU-hour), then count what is

@@ -36,6 +36,53 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// daemonProcess is `pricewatch run` started by a test.
+type daemonProcess struct {
+	cmd    *exec.Cmd
+	stderr *syncBuffer
+	exited chan error
+}
+
+// startDaemon starts `pricewatch run --config cfgPath` with env added to
+// the test's environment; the test's cleanup kills it and, when the test
+// failed, logs its stderr.
+func startDaemon(t *testing.T, bin, cfgPath string, env ...string) *daemonProcess {
+	t.Helper()
+	d := &daemonProcess{cmd: exec.Command(bin, "run", "--config", cfgPath), stderr: &syncBuffer{}, exited: make(chan error, 1)}
+	d.cmd.Env = append(os.Environ(), env...)
+	d.cmd.Stderr = d.stderr
+	if err := d.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { d.exited <- d.cmd.Wait() }()
+	t.Cleanup(func() {
+		d.cmd.Process.Kill()
+		<-d.exited
+		if t.Failed() {
+			t.Logf("daemon stderr:\n%s", d.stderr.String())
+		}
+	})
+	return d
+}
+
+// stop sends SIGTERM and waits at most within for a clean exit; it
+// returns how long stopping took.
+func (d *daemonProcess) stop(t *testing.T, within time.Duration) time.Duration {
+	t.Helper()
+	began := time.Now()
+	d.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-d.exited:
+		d.exited <- err // for the cleanup
+		if err != nil {
+			t.Fatalf("daemon exited with %v", err)
+		}
+	case <-time.After(within):
+		t.Fatalf("daemon did not stop within %s of SIGTERM", within)
+	}
+	return time.Since(began)
+}
+
 func buildBinary(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "pricewatch")
@@ -141,22 +188,8 @@ func TestDaemonScenario(t *testing.T) {
 	write(daemonConfig(dir, az.URL, slack.URL, "C0ALERTS", ""))
 
 	notify := listenNotify(t)
-	var stderr syncBuffer
-	cmd := exec.Command(bin, "run", "--config", cfgPath)
-	cmd.Env = append(os.Environ(), "PRICEWATCH_SLACK_TOKEN="+alertsToken, "NOTIFY_SOCKET="+notify.path, "WATCHDOG_USEC=1000000")
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-exited
-		if t.Failed() {
-			t.Logf("daemon stderr:\n%s", stderr.String())
-		}
-	})
+	daemon := startDaemon(t, bin, cfgPath, "PRICEWATCH_SLACK_TOKEN="+alertsToken, "NOTIFY_SOCKET="+notify.path, "WATCHDOG_USEC=1000000")
+	cmd, stderr := daemon.cmd, daemon.stderr
 
 	ctx := context.Background()
 	db, err := storage.Open(ctx, filepath.Join(dir, "pw.db"), storage.Options{})
@@ -240,18 +273,7 @@ func TestDaemonScenario(t *testing.T) {
 	}
 
 	// SIGTERM: a clean exit, well inside systemd's stop timeout.
-	start := time.Now()
-	cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-exited:
-		exited <- err // for the cleanup
-		if err != nil {
-			t.Fatalf("daemon exited with %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("daemon did not stop within 20s of SIGTERM")
-	}
-	if took := time.Since(start); took > 15*time.Second {
+	if took := daemon.stop(t, 20*time.Second); took > 15*time.Second {
 		t.Errorf("stopping took %s", took)
 	}
 

@@ -14,12 +14,10 @@ func (d *daemon) deliverLoop(ctx context.Context) {
 	for {
 		dctx, cancel := context.WithCancel(ctx)
 		done := make(chan struct{})
-		d.mu.Lock()
-		snapshot := *d.a
-		d.mu.Unlock()
+		st := d.state()
 		go func() {
 			defer close(done)
-			if err := snapshot.runDispatcher(dctx, d.db, d.nudge); err != nil && dctx.Err() == nil {
+			if err := st.app.runDispatcher(dctx, d.db, d.nudge); err != nil && dctx.Err() == nil {
 				d.log.Error("alert delivery is not running; alerts stay queued", zap.Error(err))
 			}
 		}()
@@ -38,13 +36,12 @@ func (d *daemon) deliverLoop(ctx context.Context) {
 // runDigest queues the weekly FinOps digest and wakes the dispatcher. The
 // week's delivery key makes a second trigger in the same week (a restart,
 // a reload, a manual `digest --send`) queue nothing.
-func (d *daemon) runDigest() {
-	if d.ctx.Err() != nil {
+func (d *daemon) runDigest(st *daemonState) {
+	if !d.startWork() {
 		return
 	}
-	d.mu.Lock()
-	a := *d.a
-	d.mu.Unlock()
+	defer d.runs.Done()
+	a := st.app
 	now := time.Now().UTC()
 	dg, err := a.buildDigest(d.ctx, d.db, now)
 	// The digest reads weeks of prices once a week: return that memory to

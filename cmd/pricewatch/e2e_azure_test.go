@@ -22,6 +22,10 @@ type fakeAzure struct {
 	pages    map[string][]byte // page number → body
 	truncate string            // page to cut in half
 	requests []string
+	// stall makes every request hang until the client gives up on it (a
+	// long provider run); stalled counts the requests held so.
+	stall   bool
+	stalled int
 }
 
 func newFakeAzure(t *testing.T) *fakeAzure {
@@ -41,6 +45,12 @@ func newFakeAzure(t *testing.T) *fakeAzure {
 
 func (f *fakeAzure) serve(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
+	if f.stall {
+		f.stalled++
+		f.mu.Unlock()
+		<-r.Context().Done()
+		return
+	}
 	defer f.mu.Unlock()
 	f.requests = append(f.requests, r.URL.RawQuery)
 	page := "1"

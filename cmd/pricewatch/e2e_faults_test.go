@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -209,22 +208,7 @@ func TestE2EDaemonDeliversOnceUnderLockContention(t *testing.T) {
 		}
 	}
 
-	var stderr syncBuffer
-	cmd := exec.Command(bin, "run", "--config", cfgPath)
-	cmd.Env = append(os.Environ(), "PRICEWATCH_SLACK_TOKEN="+alertsToken)
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-exited
-		if t.Failed() {
-			t.Logf("daemon stderr:\n%s", stderr.String())
-		}
-	})
+	daemon := startDaemon(t, bin, cfgPath, "PRICEWATCH_SLACK_TOKEN="+alertsToken)
 
 	// Once Slack is answering the first post, another process holds the
 	// write lock for 30 busy timeouts.
@@ -237,16 +221,7 @@ func TestE2EDaemonDeliversOnceUnderLockContention(t *testing.T) {
 		sent, err := db.ListOutbox(ctx, storage.OutboxFilter{Status: storage.OutboxSent})
 		return err == nil && len(sent) == backlog
 	})
-	cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case err := <-exited:
-		exited <- err
-		if err != nil {
-			t.Fatalf("daemon exited with %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("daemon did not stop")
-	}
+	daemon.stop(t, 20*time.Second)
 
 	keys := map[string]int{}
 	for _, p := range slackAPI.received() {

@@ -91,11 +91,6 @@ func (m *market) reportScope() report.Scope {
 	return report.Scope{Providers: m.scope.providers, Regions: m.scope.regions, OS: m.scope.os, Currency: m.currency, At: m.now}
 }
 
-// offers are the current prices in scope.
-func (m *market) offers(ctx context.Context) ([]pricewatch.Offer, error) {
-	return report.CurrentOffers(ctx, m.db, m.reportScope())
-}
-
 // offersOfGPU are the current prices in scope of one GPU model or family
 // (every GPU when gpu is empty), filtered in SQL.
 func (m *market) offersOfGPU(ctx context.Context, gpu string) ([]pricewatch.Offer, error) {

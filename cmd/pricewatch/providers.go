@@ -26,11 +26,12 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/vastai"
 	"github.com/pricewatch/pricewatch/guard"
 	"github.com/pricewatch/pricewatch/hardware"
+	"github.com/pricewatch/pricewatch/providers"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
-// providerNames in the order a cycle runs them.
-var providerNames = []string{"aws", "azure", "alibaba", "tencent", "lambda", "runpod", "vastai", "oci"}
+// providerNames in the order a cycle runs them (the registry's).
+var providerNames = providers.Names()
 
 // buildJobs builds the enabled providers' fetchers (only those named, when
 // only is not empty). Adding a cloud means adding its case here.
@@ -68,7 +69,7 @@ func (a *app) buildJobs(only []string) ([]providerJob, error) {
 		var f fetchers.Fetcher
 		id, secret, err := alibaba.CredentialsFrom(c.AccessKeyIDFile, c.AccessKeySecretFile)
 		if err == nil {
-			a.redactor.SetSecrets(a.secrets(id, secret)...)
+			a.addSecrets(id, secret)
 			f, err = alibaba.New(alibaba.Config{Endpoint: c.Endpoint, Regions: c.Regions, AccessKeyID: id, AccessKeySecret: secret,
 				MaxPriceCalls: c.MaxPriceCalls, Concurrency: c.Concurrency}, a.log.Named("alibaba"))
 		}
@@ -82,7 +83,7 @@ func (a *app) buildJobs(only []string) ([]providerJob, error) {
 		var f fetchers.Fetcher
 		id, key, err := tencent.CredentialsFrom(c.SecretIDFile, c.SecretKeyFile)
 		if err == nil {
-			a.redactor.SetSecrets(a.secrets(id, key)...)
+			a.addSecrets(id, key)
 			f, err = tencent.New(tencent.Config{Endpoint: c.Endpoint, Regions: c.Regions, SecretID: id, SecretKey: key, Currency: c.Currency,
 				ImageID: c.ImageID, MaxPriceCalls: c.MaxPriceCalls, Concurrency: c.Concurrency}, a.log.Named("tencent"))
 		}
@@ -96,7 +97,7 @@ func (a *app) buildJobs(only []string) ([]providerJob, error) {
 		var f fetchers.Fetcher
 		key, err := lambda.APIKeyFrom(c.APIKeyFile)
 		if err == nil {
-			a.redactor.SetSecrets(a.secrets(key)...)
+			a.addSecrets(key)
 			f, err = lambda.New(lambda.Config{Endpoint: c.Endpoint, APIKey: key}, client, a.log.Named("lambda"))
 		}
 		if f, err = skipWithoutCredentials(pricewatch.Lambda, f, err); err != nil {
@@ -111,7 +112,7 @@ func (a *app) buildJobs(only []string) ([]providerJob, error) {
 		if err != nil {
 			return nil, err
 		}
-		a.redactor.SetSecrets(a.secrets(key)...)
+		a.addSecrets(key)
 		f, err := runpod.New(runpod.Config{Endpoint: c.Endpoint, APIKey: key}, client, a.log.Named("runpod"))
 		if err != nil {
 			return nil, err
@@ -179,18 +180,31 @@ func (u unconfigured) Fetch(context.Context, fetchers.Previous) (*pricewatch.Sna
 	return nil, u.err
 }
 
-// secrets lists the values the log redactor must mask.
-func (a *app) secrets(s ...config.Secret) []string {
-	// Clip so that appending never writes into an array a copy of the app
-	// (the daemon snapshots it across reloads) still reads.
-	out := slices.Clip(a.secretValues)
+// addSecrets adds configured secret values to the app's one secret set,
+// which its redactor masks. The set only grows, and the redactor is told
+// only when a value is new, so that an app whose secrets were all read up
+// front (a daemon snapshot, see buildState) is never written again.
+func (a *app) addSecrets(s ...config.Secret) {
+	vals := make([]string, 0, len(s))
 	for _, v := range s {
-		if !v.Empty() && !slices.Contains(out, v.Value()) {
-			out = append(out, v.Value())
+		if !v.Empty() {
+			vals = append(vals, v.Value())
 		}
 	}
-	a.secretValues = out
-	return out
+	a.addSecretValues(vals...)
+}
+
+func (a *app) addSecretValues(vals ...string) {
+	grown := false
+	for _, v := range vals {
+		if v != "" && !slices.Contains(a.secretValues, v) {
+			a.secretValues = append(a.secretValues, v)
+			grown = true
+		}
+	}
+	if grown {
+		a.redactor.SetSecrets(a.secretValues...)
+	}
 }
 
 // saveOptions are the storage settings every run uses.

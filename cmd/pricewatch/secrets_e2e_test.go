@@ -175,7 +175,7 @@ func TestSecretsStayInOnEveryErrorPath(t *testing.T) {
 			seen = append(seen, "alerts list: "+out+errOut)
 
 			a, db := loadApp(t, cfg)
-			d := &daemon{a: a, db: db, health: &health{}}
+			d := &daemon{root: a, db: db, health: &health{}}
 			d.health.ready.Store(true)
 			d.health.beat()
 			body, err := d.readiness(context.Background())

@@ -17,7 +17,7 @@ import (
 // token, a token file that is missing or empty) stops the daemon before it
 // starts: it must never come up open when it was meant to be closed.
 func (d *daemon) webHandler() (func(http.Handler) http.Handler, error) {
-	cfg := d.a.cfg
+	cfg := d.state().cfg
 	token, err := cfg.HTTPToken()
 	if err != nil {
 		return nil, err
@@ -35,17 +35,10 @@ func (d *daemon) webHandler() (func(http.Handler) http.Handler, error) {
 		d.log.Warn("http: listening beyond loopback without a token (http.allow_unauthenticated: true): anyone who reaches it can read prices, runs and alerts", zap.String("listen", listen))
 	}
 	srv := &web.Server{
-		Store: d.db,
-		Config: func() *config.Config {
-			d.mu.Lock()
-			defer d.mu.Unlock()
-			return d.a.cfg
-		},
+		Store:  d.db,
+		Config: func() *config.Config { return d.state().cfg },
 		Expected: func(now time.Time) map[string]time.Duration {
-			d.mu.Lock()
-			a := *d.a
-			d.mu.Unlock()
-			return a.expectedIntervals(now)
+			return d.state().app.expectedIntervals(now)
 		},
 		Log: d.log.Named("http"),
 	}

@@ -56,9 +56,15 @@ const (
 	DefaultConcurrency   = 4
 )
 
-// cursorKey is the Versions entry that remembers where the next run starts
-// when max_price_calls did not stretch to every region.
-const cursorKey = "next_region"
+// state is what the fetcher keeps between runs (Snapshot.State), at shape
+// version stateVersion.
+type state struct {
+	// NextRegion is where the next run starts when max_price_calls did not
+	// stretch to every region ("" when the last run reached them all).
+	NextRegion string `json:"next_region"`
+}
+
+const stateVersion = 1
 
 // Config is what the fetcher needs from providers.alibaba.
 type Config struct {
@@ -243,10 +249,15 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 	r.types = types
 
 	snap := &pricewatch.Snapshot{Provider: pricewatch.Alibaba, Versions: map[string]string{}, SourceVersion: "ecs-api " + apiVersion}
+	var prevState state
+	if _, err := fetchers.DecodeState(prev.State, stateVersion, &prevState); err != nil {
+		// Only the rotation is lost: the run starts with the first region.
+		f.log.Warn("alibaba: remembered region cursor unreadable; starting with the first region", zap.Error(err))
+	}
 	budget := f.cfg.MaxPriceCalls
 	var deferred []string
 	firstNeed := 0
-	for _, region := range rotate(regions, prev.Versions[cursorKey]) {
+	for _, region := range rotate(regions, prevState.NextRegion) {
 		avail, inRegion, err := r.availability(ctx, region)
 		if err != nil {
 			return nil, err
@@ -273,8 +284,12 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 	if len(snap.Coverage) == 0 {
 		return nil, fmt.Errorf("alibaba: providers.alibaba.max_price_calls is %d, but region %s alone needs %d DescribePrice calls; raise it", f.cfg.MaxPriceCalls, deferred[0], firstNeed)
 	}
+	var next state
 	if len(deferred) > 0 {
-		snap.Versions[cursorKey] = deferred[0]
+		next.NextRegion = deferred[0]
+	}
+	if snap.State, err = fetchers.EncodeState(stateVersion, next); err != nil {
+		return nil, fmt.Errorf("alibaba: %w", err)
 	}
 	sortSnapshot(snap)
 	if err := snap.Validate(); err != nil {
@@ -529,7 +544,7 @@ func (r *run) regionOffers(ctx context.Context, region string, types []string, a
 			return nil
 		})
 	}
-	if err := parallel(ctx, r.f.cfg.Concurrency, jobs); err != nil {
+	if err := fetchers.Bounded(ctx, r.f.cfg.Concurrency, jobs); err != nil {
 		return nil, err
 	}
 
@@ -738,40 +753,6 @@ func (r *run) spot(ctx context.Context, region, zone, instanceType string) (spot
 		}
 	}
 	return spotQuote{instanceType: instanceType, zone: zone, price: p, currency: currency}, true, nil
-}
-
-// parallel runs jobs with at most n at a time. The first error cancels the
-// rest and is returned; an error that is only the cancellation it caused
-// never hides it.
-func parallel(ctx context.Context, n int, jobs []func(context.Context) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	sem := make(chan struct{}, max(n, 1))
-	var wg sync.WaitGroup
-	var once sync.Once
-	var first error
-	for _, job := range jobs {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			if err := job(ctx); err != nil {
-				once.Do(func() { first = err; cancel() })
-			}
-		}()
-	}
-	wg.Wait()
-	if first != nil {
-		return first
-	}
-	return ctx.Err()
 }
 
 func sortedKeys(m map[string]bool) []string {

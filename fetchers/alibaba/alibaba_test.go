@@ -472,8 +472,8 @@ func TestPriceCallBudget(t *testing.T) {
 	if len(first.Coverage) != 1 || first.Coverage[0].Region != "cn-hangzhou" {
 		t.Fatalf("first run coverage %+v", first.Coverage)
 	}
-	if first.Versions[cursorKey] != "ap-southeast-1" {
-		t.Errorf("cursor %q", first.Versions[cursorKey])
+	if c := cursorOf(t, first); c != "ap-southeast-1" {
+		t.Errorf("cursor %q", c)
 	}
 	for _, o := range first.Offers {
 		if o.Region != "cn-hangzhou" {
@@ -484,12 +484,12 @@ func TestPriceCallBudget(t *testing.T) {
 		t.Errorf("%d DescribePrice calls, want at most 16", n)
 	}
 
-	second := fetch(t, f, fetchers.Previous{Versions: first.Versions})
+	second := fetch(t, f, fetchers.Previous{Versions: first.Versions, State: first.State})
 	if len(second.Coverage) != 1 || second.Coverage[0].Region != "ap-southeast-1" {
 		t.Fatalf("second run coverage %+v", second.Coverage)
 	}
-	if second.Versions[cursorKey] != "cn-hangzhou" {
-		t.Errorf("second cursor %q", second.Versions[cursorKey])
+	if c := cursorOf(t, second); c != "cn-hangzhou" {
+		t.Errorf("second cursor %q", c)
 	}
 
 	cfg.MaxPriceCalls = 3
@@ -706,4 +706,14 @@ func TestSpotTieAtLatestKeepsNeither(t *testing.T) {
 	if o := findOffer(t, snap, gn6v, pricewatch.Spot, "", "cn-hangzhou-i"); !o.Hourly.Equal(dec("5.292")) {
 		t.Errorf("gn6v spot %s, want 5.292", o.Hourly)
 	}
+}
+
+// cursorOf is the region a snapshot's state says the next run starts with.
+func cursorOf(t *testing.T, snap *pricewatch.Snapshot) string {
+	t.Helper()
+	var st state
+	if ok, err := fetchers.DecodeState(snap.State, stateVersion, &st); err != nil || !ok {
+		t.Fatalf("state %s: ok %v, %v", snap.State, ok, err)
+	}
+	return st.NextRegion
 }

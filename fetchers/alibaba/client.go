@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strings"
@@ -49,7 +48,7 @@ type rpcClient struct {
 }
 
 func newRPCClient(id, secret config.Secret, endpoint *url.URL, policy fetchers.RetryPolicy) *rpcClient {
-	c := &rpcClient{id: id, secret: secret, endpoint: endpoint, policy: policy, sleep: sleepCtx}
+	c := &rpcClient{id: id, secret: secret, endpoint: endpoint, policy: policy, sleep: fetchers.Sleep}
 	// The timeout covers one attempt, body included (ECS answers are
 	// small); the run's context bounds the whole fetch.
 	// Redirects stay on the endpoint's origin, as for every fetcher.
@@ -69,17 +68,6 @@ type sdkHTTP struct{ c *http.Client }
 // variables, which is all pricewatch configures.
 func (h sdkHTTP) Call(req *http.Request, _ *http.Transport) (*http.Response, error) {
 	return h.c.Do(req)
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // client builds the SDK client for a region. The SDK's client is not safe
@@ -240,13 +228,7 @@ func (c *rpcClient) backoff(attempt int) time.Duration {
 	if base <= 0 {
 		base = 500 * time.Millisecond
 	}
-	d := base << (attempt - 1)
-	if c.policy.MaxDelay > 0 && (d > c.policy.MaxDelay || d <= 0) {
-		d = c.policy.MaxDelay
-	}
-	// Jitter keeps concurrent workers from retrying in lockstep into the
-	// same per-second quota.
-	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+	return fetchers.Backoff(base, c.policy.MaxDelay, attempt)
 }
 
 type errKind int

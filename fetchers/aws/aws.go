@@ -47,11 +47,18 @@ const (
 	versionSavingsPlan = "savingsplan/" // + region: rate-file version
 	versionSpotETag    = "spot/etag"
 	versionSpotLastMod = "spot/last-modified"
-	// versionGPUTypes remembers the hardware of every GPU type seen, so that
+)
+
+// state is what the fetcher keeps between runs besides version tokens
+// (Snapshot.State), at shape version stateVersion.
+type state struct {
+	// GPUTypes remembers the hardware of every GPU type seen, so that
 	// spot and savings-plan prices in regions whose price file was skipped
 	// still carry hardware.
-	versionGPUTypes = "gpu-types"
-)
+	GPUTypes map[string]typeFacts `json:"gpu_types"`
+}
+
+const stateVersion = 1
 
 // Config says where to read and what. Zero values take the defaults.
 type Config struct {
@@ -132,15 +139,13 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 		types: map[string]typeFacts{},
 		known: map[string]bool{},
 	}
-	if raw, ok := prev.Versions[versionGPUTypes]; ok {
-		if err := json.Unmarshal([]byte(raw), &r.types); err != nil {
-			f.log.Warn("remembered GPU types unreadable; reading every region again", zap.Error(err))
-			r.types = map[string]typeFacts{}
-		} else {
-			r.haveCat = true
-			for t := range r.types {
-				r.known[t] = true
-			}
+	var st state
+	if ok, err := fetchers.DecodeState(prev.State, stateVersion, &st); err != nil {
+		f.log.Warn("remembered GPU types unreadable; reading every region again", zap.Error(err))
+	} else if ok && st.GPUTypes != nil {
+		r.types, r.haveCat = st.GPUTypes, true
+		for t := range r.types {
+			r.known[t] = true
 		}
 	}
 
@@ -173,11 +178,10 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 	if fams := unknownFamilies(r.types); len(fams) > 0 {
 		f.log.Warn("GPU families missing from the GPU table; their GPU model is left empty", zap.Strings("families", fams))
 	}
-	cat, err := json.Marshal(r.types)
+	r.snap.State, err = fetchers.EncodeState(stateVersion, state{GPUTypes: r.types})
 	if err != nil {
 		return nil, fmt.Errorf("aws: saving GPU types: %w", err)
 	}
-	r.snap.Versions[versionGPUTypes] = string(cat)
 	r.snap.SourceVersion = sourceVersion(r.snap.Versions)
 	if err := r.snap.Validate(); err != nil {
 		return nil, fmt.Errorf("aws: %w: %w", fetchers.ErrIncomplete, err)

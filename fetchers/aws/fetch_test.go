@@ -208,7 +208,7 @@ func TestVersionSkip(t *testing.T) {
 		}
 	}
 
-	second, err := f.Fetch(context.Background(), fetchers.Previous{Versions: first.Versions})
+	second, err := f.Fetch(context.Background(), fetchers.Previous{Versions: first.Versions, State: first.State})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +248,7 @@ func TestVersionSkip(t *testing.T) {
 	tr["us-east-2"] = awstest.Region{Version: v2, Types: []awstest.GPUType{p3}}
 	tr.publish(t, b)
 	b.BytesSent()
-	third, err := f.Fetch(context.Background(), fetchers.Previous{Versions: second.Versions})
+	third, err := f.Fetch(context.Background(), fetchers.Previous{Versions: second.Versions, State: second.State})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +277,7 @@ func TestNewRegionAndNewType(t *testing.T) {
 	tr["us-east-1"] = awstest.Region{Version: v2, Types: []awstest.GPUType{p4d, p5}}
 	tr["us-west-2"] = awstest.Region{Version: v1, Types: []awstest.GPUType{p5}}
 	tr.publish(t, b)
-	second, err := f.Fetch(context.Background(), fetchers.Previous{Versions: first.Versions})
+	second, err := f.Fetch(context.Background(), fetchers.Previous{Versions: first.Versions, State: first.State})
 	if err != nil {
 		t.Fatal(err)
 	}

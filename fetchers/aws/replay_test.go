@@ -108,7 +108,7 @@ func TestReplayTree(t *testing.T) {
 	}
 
 	root = http.FileServer(http.Dir(dirs[2]))
-	second, err := f.Fetch(context.Background(), fetchers.Previous{Versions: first.Versions})
+	second, err := f.Fetch(context.Background(), fetchers.Previous{Versions: first.Versions, State: first.State})
 	if err != nil {
 		t.Fatal(err)
 	}

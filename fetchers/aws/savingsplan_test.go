@@ -102,7 +102,7 @@ func TestSavingsPlans(t *testing.T) {
 
 	// Nothing changed: no file is read again.
 	b.BytesSent()
-	second, err := f.Fetch(context.Background(), fetchers.Previous{Versions: snap.Versions})
+	second, err := f.Fetch(context.Background(), fetchers.Previous{Versions: snap.Versions, State: snap.State})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestSavingsPlans(t *testing.T) {
 	// offers carry hardware remembered from the first run.
 	spTree(t, b, "20251001000000")
 	b.BytesSent()
-	third, err := f.Fetch(context.Background(), fetchers.Previous{Versions: second.Versions})
+	third, err := f.Fetch(context.Background(), fetchers.Previous{Versions: second.Versions, State: second.State})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -113,7 +113,7 @@ func TestSpotOffers(t *testing.T) {
 	}
 
 	b.BytesSent()
-	second, err := f.Fetch(context.Background(), fetchers.Previous{Versions: snap.Versions})
+	second, err := f.Fetch(context.Background(), fetchers.Previous{Versions: snap.Versions, State: snap.State})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestSpotReadAgainForNewType(t *testing.T) {
 	tr["af-south-1"] = awstest.Region{Version: v2, Types: g4dnTypes()[:2]}
 	tr.publish(t, b)
 	b.BytesSent()
-	second, err := f.Fetch(context.Background(), fetchers.Previous{Versions: first.Versions})
+	second, err := f.Fetch(context.Background(), fetchers.Previous{Versions: first.Versions, State: first.State})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func TestSpotReadAgainForNewType(t *testing.T) {
 		t.Errorf("new type's spot price %s, want 0.2708", o.Hourly)
 	}
 
-	third, err := f.Fetch(context.Background(), fetchers.Previous{Versions: second.Versions})
+	third, err := f.Fetch(context.Background(), fetchers.Previous{Versions: second.Versions, State: second.State})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,13 +13,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"regexp"
 	"sort"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -45,15 +43,6 @@ const (
 	// defaultPageTimeout bounds reading one page's body. The client's own
 	// timeout covers only connecting and the response headers.
 	defaultPageTimeout = 2 * time.Minute
-	// vanishThreshold: a scope whose last complete run had at least this
-	// many offers and that now has none fails the run (see checkVanished).
-	// One GPU size in one region carries up to eight offers (on-demand and
-	// spot for two systems, two reservations, two savings plans), so this
-	// is "at least most of one size", not a stray row.
-	vanishThreshold = 5
-	// versionPrefix names the per-scope offer counts kept in
-	// Snapshot.Versions for the next run's vanish check.
-	versionPrefix = "offers/"
 )
 
 // Config is the fetcher's part of the pricewatch configuration
@@ -289,21 +278,9 @@ func (f *Fetcher) getPage(ctx context.Context, u *url.URL, where string, pageNo 
 		return nil, fmt.Errorf("%w: azure %s page %d: HTTP %d instead of a price page", fetchers.ErrIncomplete, where, pageNo, resp.StatusCode)
 	}
 
-	// The timer starts only now, so back-off waits inside Do do not count
-	// against reading the body.
-	var timedOut atomic.Bool
-	timer := time.AfterFunc(f.pageTimeout, func() { timedOut.Store(true); cancel() })
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxPageBytes+1))
-	timer.Stop()
-	switch {
-	case err != nil && ctx.Err() != nil:
-		return nil, fmt.Errorf("azure %s page %d: %w", where, pageNo, ctx.Err())
-	case err != nil && timedOut.Load():
-		return nil, fmt.Errorf("%w: azure %s page %d: body not complete after %s", fetchers.ErrIncomplete, where, pageNo, f.pageTimeout)
-	case err != nil:
-		return nil, fmt.Errorf("%w: azure %s page %d: reading body: %v", fetchers.ErrIncomplete, where, pageNo, err)
-	case len(body) > maxPageBytes:
-		return nil, fmt.Errorf("%w: azure %s page %d: larger than %d bytes", fetchers.ErrIncomplete, where, pageNo, maxPageBytes)
+	body, err := fetchers.ReadBody(ctx, cancel, resp.Body, maxPageBytes, f.pageTimeout, fmt.Sprintf("azure %s page %d", where, pageNo))
+	if err != nil {
+		return nil, err
 	}
 	p, err := decodePage(body)
 	if err != nil {

@@ -23,7 +23,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -45,9 +44,9 @@ const (
 	// Region is where a type's region-uniform price is stored, and where
 	// its "in stock anywhere" availability record lives beside it.
 	Region = "global"
-	// stateKey is the Snapshot.Versions key under which the regions each
-	// type has had capacity in are remembered (see capacityState).
-	stateKey = "capacity_regions"
+	// stateVersion is the shape version of the fetcher's state
+	// (Snapshot.State): the regions each type has had capacity in.
+	stateVersion = 1
 
 	// maxBodyBytes bounds the response: sixteen types take about 10 KB.
 	maxBodyBytes = 8 << 20
@@ -135,7 +134,7 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 	if err != nil {
 		return nil, fmt.Errorf("lambda %s: %w", Path, err)
 	}
-	state, err := loadState(prev.Versions[stateKey])
+	state, err := loadState(prev.State)
 	if err != nil {
 		// A state that cannot be read only costs the sold-out records of
 		// regions seen before (storage then withdraws them after
@@ -183,19 +182,9 @@ func (f *Fetcher) get(ctx context.Context) ([]byte, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("%w: lambda %s: HTTP %d instead of the instance-type list", fetchers.ErrIncomplete, Path, resp.StatusCode)
 	}
-	var timedOut atomic.Bool
-	timer := time.AfterFunc(f.bodyTimeout, func() { timedOut.Store(true); cancel() })
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes+1))
-	timer.Stop()
-	switch {
-	case err != nil && ctx.Err() != nil:
-		return nil, fmt.Errorf("lambda %s: %w", Path, ctx.Err())
-	case err != nil && timedOut.Load():
-		return nil, fmt.Errorf("%w: lambda %s: body not complete after %s", fetchers.ErrIncomplete, Path, f.bodyTimeout)
-	case err != nil:
-		return nil, fmt.Errorf("%w: lambda %s: reading body: %v", fetchers.ErrIncomplete, Path, err)
-	case len(body) > maxBodyBytes:
-		return nil, fmt.Errorf("%w: lambda %s: larger than %d bytes", fetchers.ErrIncomplete, Path, maxBodyBytes)
+	body, err := fetchers.ReadBody(ctx, cancel, resp.Body, maxBodyBytes, f.bodyTimeout, "lambda "+Path)
+	if err != nil {
+		return nil, err
 	}
 	return body, nil
 }
@@ -359,23 +348,25 @@ func gpuMemory(desc string) float64 {
 // stored.
 type capacityState map[string][]string
 
-func loadState(v string) (capacityState, error) {
-	if v == "" {
-		return capacityState{}, nil
-	}
-	var s capacityState
-	if err := json.Unmarshal([]byte(v), &s); err != nil {
-		return nil, err
-	}
-	if s == nil {
-		s = capacityState{}
-	}
-	return s, nil
+// state is what the fetcher keeps between runs (Snapshot.State).
+type state struct {
+	CapacityRegions capacityState `json:"capacity_regions"`
 }
 
-func (s capacityState) encode() string {
-	b, _ := json.Marshal(s) // map of string slices: cannot fail; keys sorted
-	return string(b)
+func loadState(raw []byte) (capacityState, error) {
+	var s state
+	if _, err := fetchers.DecodeState(raw, stateVersion, &s); err != nil {
+		return nil, err
+	}
+	if s.CapacityRegions == nil {
+		s.CapacityRegions = capacityState{}
+	}
+	return s.CapacityRegions, nil
+}
+
+func (s capacityState) encode() []byte {
+	b, _ := fetchers.EncodeState(stateVersion, state{CapacityRegions: s}) // map of string slices: cannot fail; keys sorted
+	return b
 }
 
 // build turns the checked types into the snapshot. Types without GPUs or
@@ -430,6 +421,6 @@ func build(types []lambdaType, state capacityState) (*pricewatch.Snapshot, []str
 		}
 		snap.Availability = append(snap.Availability, global)
 	}
-	snap.Versions = map[string]string{stateKey: next.encode()}
+	snap.State = next.encode()
 	return snap, skipped
 }

@@ -111,7 +111,7 @@ func TestFetchReplaysCapture(t *testing.T) {
 
 // TestCapacityAcrossRuns: a region with capacity is in stock; when Lambda
 // stops listing it, the remembered region is sold out (not gone); a new
-// region joins; the state rides in Versions from run to run.
+// region joins; the state rides in Snapshot.State from run to run.
 func TestCapacityAcrossRuns(t *testing.T) {
 	srv := lambdatest.New(t, testKey)
 	f := newFetcher(t, srv, nil)
@@ -127,7 +127,7 @@ func TestCapacityAcrossRuns(t *testing.T) {
 	}
 
 	srv.SetCapacity(t, h100, "us-south-1")
-	second, err := f.Fetch(context.Background(), fetchers.Previous{Versions: first.Versions})
+	second, err := f.Fetch(context.Background(), fetchers.Previous{Versions: first.Versions, State: first.State})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestCapacityAcrossRuns(t *testing.T) {
 	}
 
 	srv.SetCapacity(t, h100)
-	third, err := f.Fetch(context.Background(), fetchers.Previous{Versions: second.Versions})
+	third, err := f.Fetch(context.Background(), fetchers.Previous{Versions: second.Versions, State: second.State})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestCapacityAcrossRuns(t *testing.T) {
 	// Without the state (an unreadable one), only what is listed now.
 	log, logs := observer.New(zap.WarnLevel)
 	f.log = zap.New(log)
-	fourth, err := f.Fetch(context.Background(), fetchers.Previous{Versions: map[string]string{stateKey: "{not json"}})
+	fourth, err := f.Fetch(context.Background(), fetchers.Previous{State: []byte("{not json")})
 	if err != nil {
 		t.Fatal(err)
 	}

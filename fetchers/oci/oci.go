@@ -17,12 +17,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"sort"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -315,19 +313,9 @@ func (f *Fetcher) getPage(ctx context.Context, u *url.URL, pageNo int) (*listPag
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("%w: %s: HTTP %d instead of a price list", fetchers.ErrIncomplete, where, resp.StatusCode)
 	}
-	var timedOut atomic.Bool
-	timer := time.AfterFunc(pageTimeout, func() { timedOut.Store(true); cancel() })
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxPageBytes+1))
-	timer.Stop()
-	switch {
-	case err != nil && ctx.Err() != nil:
-		return nil, fmt.Errorf("%s: %w", where, ctx.Err())
-	case err != nil && timedOut.Load():
-		return nil, fmt.Errorf("%w: %s: body not complete after %s", fetchers.ErrIncomplete, where, pageTimeout)
-	case err != nil:
-		return nil, fmt.Errorf("%w: %s: reading body: %v", fetchers.ErrIncomplete, where, err)
-	case len(body) > maxPageBytes:
-		return nil, fmt.Errorf("%w: %s: larger than %d bytes", fetchers.ErrIncomplete, where, maxPageBytes)
+	body, err := fetchers.ReadBody(ctx, cancel, resp.Body, maxPageBytes, pageTimeout, where)
+	if err != nil {
+		return nil, err
 	}
 	var p listPage
 	if err := json.Unmarshal(body, &p); err != nil {

@@ -25,7 +25,6 @@ import (
 	"net/url"
 	"sort"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -176,19 +175,9 @@ func (f *Fetcher) post(ctx context.Context) ([]byte, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("%w: runpod %s: HTTP %d instead of a GraphQL answer", fetchers.ErrIncomplete, Path, resp.StatusCode)
 	}
-	var timedOut atomic.Bool
-	timer := time.AfterFunc(f.bodyTimeout, func() { timedOut.Store(true); cancel() })
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxBodyBytes+1))
-	timer.Stop()
-	switch {
-	case err != nil && ctx.Err() != nil:
-		return nil, fmt.Errorf("runpod %s: %w", Path, ctx.Err())
-	case err != nil && timedOut.Load():
-		return nil, fmt.Errorf("%w: runpod %s: body not complete after %s", fetchers.ErrIncomplete, Path, f.bodyTimeout)
-	case err != nil:
-		return nil, fmt.Errorf("%w: runpod %s: reading body: %v", fetchers.ErrIncomplete, Path, err)
-	case len(body) > maxBodyBytes:
-		return nil, fmt.Errorf("%w: runpod %s: larger than %d bytes", fetchers.ErrIncomplete, Path, maxBodyBytes)
+	body, err := fetchers.ReadBody(ctx, cancel, resp.Body, maxBodyBytes, f.bodyTimeout, "runpod "+Path)
+	if err != nil {
+		return nil, err
 	}
 	return body, nil
 }

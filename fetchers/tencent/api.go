@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -219,12 +218,7 @@ func (a *api) redact(s string) string {
 }
 
 func (a *api) backoff(attempt int) time.Duration {
-	d := a.baseDelay << (attempt - 1)
-	if d > a.maxDelay || d <= 0 {
-		d = a.maxDelay
-	}
-	// Jitter keeps parallel workers from retrying in lockstep.
-	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+	return fetchers.Backoff(a.baseDelay, a.maxDelay, attempt)
 }
 
 type pacer struct {
@@ -252,17 +246,6 @@ func (a *api) pace(ctx context.Context, action string) error {
 		return a.sleep(ctx, wait)
 	}
 	return nil
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // isSoldOut reports whether err is CVM saying the type is sold out.

@@ -112,7 +112,7 @@ func New(cfg Config, log *zap.Logger) (*Fetcher, error) {
 		baseDelay: time.Second,
 		maxDelay:  policy.MaxDelay,
 		now:       time.Now,
-		sleep:     sleepCtx,
+		sleep:     fetchers.Sleep,
 		minInterval: map[string]time.Duration{
 			// Documented limits: 10/s for InquiryPriceRunInstances,
 			// 20/s for the Describe actions; stay under them.
@@ -215,7 +215,7 @@ func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.S
 			jobs = append(jobs, func(ctx context.Context) error { return f.fetchZoneConfigs(ctx, rd, ct) })
 		}
 	}
-	if err := runBounded(ctx, f.cfg.Concurrency, jobs); err != nil {
+	if err := fetchers.Bounded(ctx, f.cfg.Concurrency, jobs); err != nil {
 		return nil, fmt.Errorf("tencent: %w", err)
 	}
 	inquiries, err := f.inquireTerms(ctx, data)
@@ -427,7 +427,7 @@ func (f *Fetcher) inquireTerms(ctx context.Context, data []*regionData) (int, er
 	for i, q := range todo {
 		jobs[i] = func(ctx context.Context) error { return f.inquire(ctx, q, images[q.rd.region]) }
 	}
-	return len(todo), runBounded(ctx, f.cfg.Concurrency, jobs)
+	return len(todo), fetchers.Bounded(ctx, f.cfg.Concurrency, jobs)
 }
 
 // images returns the image to quote per region that needs inquiries: the
@@ -458,7 +458,7 @@ func (f *Fetcher) images(ctx context.Context, todo []inquiry) (map[string]string
 			return nil
 		}
 	}
-	return images, runBounded(ctx, f.cfg.Concurrency, jobs)
+	return images, fetchers.Bounded(ctx, f.cfg.Concurrency, jobs)
 }
 
 func (f *Fetcher) publicLinuxImage(ctx context.Context, region string) (string, error) {
@@ -625,42 +625,4 @@ func sortedObserved(rd *regionData) []*observed {
 		return a.Type < b.Type
 	})
 	return out
-}
-
-// runBounded runs jobs with at most limit at a time and returns the first
-// error, cancelling the others' context as soon as one fails.
-func runBounded(parent context.Context, limit int, jobs []func(context.Context) error) error {
-	ctx, cancel := context.WithCancel(parent)
-	defer cancel()
-	sem := make(chan struct{}, max(limit, 1))
-	var (
-		wg    sync.WaitGroup
-		once  sync.Once
-		first error
-	)
-	fail := func(err error) {
-		once.Do(func() { first = err; cancel() })
-	}
-	for _, job := range jobs {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			if err := job(ctx); err != nil {
-				fail(err)
-			}
-		}()
-	}
-	wg.Wait()
-	if first != nil {
-		return first
-	}
-	return parent.Err()
 }

@@ -25,14 +25,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -72,10 +69,20 @@ const (
 	maxPageBytes = 16 << 20
 	pageTimeout  = 2 * time.Minute
 
-	versionSeen       = "stock_seen"
-	versionRentableOf = "rentable/"
-	unknownCountry    = "unknown"
+	unknownCountry = "unknown"
+	// stateVersion is the shape version of state.
+	stateVersion = 1
 )
+
+// state is what the fetcher keeps between runs (Snapshot.State).
+type state struct {
+	// StockSeen remembers each (country, type) seen in stock, for the
+	// sold_out records of SoldOutMemory.
+	StockSeen map[string]seenPair `json:"stock_seen"`
+	// Rentable counts the rentable offers per GPU model in the last run,
+	// for the vanish check.
+	Rentable map[string]int `json:"rentable"`
+}
 
 // Config is the fetcher's part of the configuration (providers.vastai.*).
 type Config struct {
@@ -192,17 +199,20 @@ type group struct {
 // per-(country, type) snapshot, or an error if any page was not read in full.
 func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatch.Snapshot, error) {
 	now := f.now().UTC()
-	seen := map[string]seenPair{}
-	if v := prev.Versions[versionSeen]; v != "" {
-		if err := json.Unmarshal([]byte(v), &seen); err != nil {
-			// Only the sold_out memory is lost; the run itself is sound.
-			f.log.Warn("vastai: remembered stock unreadable; starting afresh", zap.Error(err))
-			seen = map[string]seenPair{}
-		}
+	var before state
+	if _, err := fetchers.DecodeState(prev.State, stateVersion, &before); err != nil {
+		// Only the sold_out memory (and one run's vanish check) is lost;
+		// the run itself is sound.
+		f.log.Warn("vastai: remembered stock unreadable; starting afresh", zap.Error(err))
+		before = state{}
+	}
+	seen := before.StockSeen
+	if seen == nil {
+		seen = map[string]seenPair{}
 	}
 
 	groups := map[string]*group{}
-	versions := map[string]string{}
+	rentableNow := map[string]int{}
 	total, requests := 0, 0
 	for _, name := range f.cfg.GPUModels {
 		offers, n, err := f.search(ctx, name)
@@ -218,17 +228,16 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 			rentable++
 			add(groups, o)
 		}
-		if before, _ := strconv.Atoi(prev.Versions[versionRentableOf+name]); rentable == 0 && before >= vanishThreshold {
-			return nil, fmt.Errorf("%w: vastai %q: no rentable offers now, %d in the last run; refusing an empty book (nothing was stored)", fetchers.ErrIncomplete, name, before)
+		if last := before.Rentable[name]; rentable == 0 && last >= vanishThreshold {
+			return nil, fmt.Errorf("%w: vastai %q: no rentable offers now, %d in the last run; refusing an empty book (nothing was stored)", fetchers.ErrIncomplete, name, last)
 		}
-		versions[versionRentableOf+name] = strconv.Itoa(rentable)
+		rentableNow[name] = rentable
 		total += rentable
 	}
 
 	snap := &pricewatch.Snapshot{
 		Provider: pricewatch.VastAI,
 		Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions, Availability: true}},
-		Versions: versions,
 	}
 	queried := map[string]bool{}
 	for _, m := range f.cfg.GPUModels {
@@ -278,11 +287,10 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 			InstanceType: instanceType(p.GPUCount, p.GPUName), State: pricewatch.SoldOut, StockDetail: "no rentable offer",
 			Hardware: pricewatch.Hardware{GPUModel: p.GPUModel, GPUCount: float64(p.GPUCount), GPUMemoryGB: p.GPUMemoryGB}})
 	}
-	mem, err := json.Marshal(seen)
-	if err != nil {
+	var err error
+	if snap.State, err = fetchers.EncodeState(stateVersion, state{StockSeen: seen, Rentable: rentableNow}); err != nil {
 		return nil, fmt.Errorf("vastai: remembering stock: %w", err)
 	}
-	snap.Versions[versionSeen] = string(mem)
 	snap.SourceVersion = fmt.Sprintf("bundles: %d GPU models, %d rentable offers, %d requests", len(f.cfg.GPUModels), total, requests)
 	if err := snap.Validate(); err != nil {
 		return nil, fmt.Errorf("vastai: built an invalid snapshot: %w", err)
@@ -454,19 +462,9 @@ func (f *Fetcher) getPage(ctx context.Context, gpuName, floorOp, floor string, p
 	if resp.StatusCode != http.StatusOK {
 		return nil, nil, fmt.Errorf("%w: %s: HTTP %d instead of offers", fetchers.ErrIncomplete, where, resp.StatusCode)
 	}
-	var timedOut atomic.Bool
-	timer := time.AfterFunc(pageTimeout, func() { timedOut.Store(true); cancel() })
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxPageBytes+1))
-	timer.Stop()
-	switch {
-	case err != nil && ctx.Err() != nil:
-		return nil, nil, fmt.Errorf("%s: %w", where, ctx.Err())
-	case err != nil && timedOut.Load():
-		return nil, nil, fmt.Errorf("%w: %s: body not complete after %s", fetchers.ErrIncomplete, where, pageTimeout)
-	case err != nil:
-		return nil, nil, fmt.Errorf("%w: %s: reading body: %v", fetchers.ErrIncomplete, where, err)
-	case len(body) > maxPageBytes:
-		return nil, nil, fmt.Errorf("%w: %s: larger than %d bytes", fetchers.ErrIncomplete, where, maxPageBytes)
+	body, err := fetchers.ReadBody(ctx, cancel, resp.Body, maxPageBytes, pageTimeout, where)
+	if err != nil {
+		return nil, nil, err
 	}
 	return decodePage(body, gpuName, where)
 }

@@ -165,8 +165,8 @@ func TestNonRentableOffersIgnored(t *testing.T) {
 			t.Errorf("US stock %q, want the 4 rentable offers", a.StockDetail)
 		}
 	}
-	if snap.Versions["rentable/H100 SXM"] != "8" {
-		t.Errorf("rentable count %q, want 8", snap.Versions["rentable/H100 SXM"])
+	if n := decodeState(t, snap).Rentable["H100 SXM"]; n != 8 {
+		t.Errorf("rentable count %d, want 8", n)
 	}
 }
 
@@ -197,8 +197,8 @@ func TestPagingCountsEveryOfferOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := snap.Versions["rentable/H100 SXM"]; got != "150" {
-		t.Errorf("%s rentable offers counted, want 150", got)
+	if got := decodeState(t, snap).Rentable["H100 SXM"]; got != 150 {
+		t.Errorf("%d rentable offers counted, want 150", got)
 	}
 	reqs := fake.Requests()
 	if len(reqs) < 3 || len(reqs) > 4 {
@@ -275,7 +275,7 @@ func TestBadAnswersFailTheRun(t *testing.T) {
 			return []vastaitest.Offer{real[0], real[1].With(t, map[string]any{"num_gpus": 0})}
 		}, want: fetchers.ErrIncomplete},
 		{name: "empty book where offers were", book: func(t *testing.T) []vastaitest.Offer { return nil },
-			prev: fetchers.Previous{Versions: map[string]string{"rentable/H100 SXM": "8"}}, want: fetchers.ErrIncomplete},
+			prev: fetchers.Previous{State: encodeState(t, state{Rentable: map[string]int{"H100 SXM": 8}})}, want: fetchers.ErrIncomplete},
 		{name: "more pages than allowed", book: func(t *testing.T) []vastaitest.Offer { return bigBook(t, 150) }, pages: 2, want: fetchers.ErrIncomplete},
 	}
 	for _, tt := range tests {
@@ -306,11 +306,11 @@ func TestBadAnswersFailTheRun(t *testing.T) {
 // An empty book is normal for a rare GPU that had none before.
 func TestEmptyBookWithoutHistoryIsFine(t *testing.T) {
 	fake := vastaitest.NewServer(t, nil)
-	snap, err := newFetcher(t, fake.URL, "H200 NVL").Fetch(context.Background(), fetchers.Previous{Versions: map[string]string{"rentable/H200 NVL": "2"}})
+	snap, err := newFetcher(t, fake.URL, "H200 NVL").Fetch(context.Background(), fetchers.Previous{State: encodeState(t, state{Rentable: map[string]int{"H200 NVL": 2}})})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(snap.Offers) != 0 || snap.Versions["rentable/H200 NVL"] != "0" {
+	if n, ok := decodeState(t, snap).Rentable["H200 NVL"]; len(snap.Offers) != 0 || !ok || n != 0 {
 		t.Errorf("snapshot %+v", snap)
 	}
 }
@@ -328,8 +328,7 @@ func TestSoldOutMemory(t *testing.T) {
 		"FR|1x H100 SXM": {LastInStock: now.Add(-8 * 24 * time.Hour), GPUName: "H100 SXM", GPUModel: "H100", GPUCount: 1, GPUMemoryGB: 80},
 		"US|2x B300":     {LastInStock: now.Add(-time.Hour), GPUName: "B300", GPUModel: "B300", GPUCount: 2, GPUMemoryGB: 288},
 	}
-	b, _ := json.Marshal(seen)
-	snap, err := f.Fetch(context.Background(), fetchers.Previous{Versions: map[string]string{"stock_seen": string(b)}})
+	snap, err := f.Fetch(context.Background(), fetchers.Previous{State: encodeState(t, state{StockSeen: seen})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,10 +343,7 @@ func TestSoldOutMemory(t *testing.T) {
 	if fmt.Sprint(states) != fmt.Sprint(want) {
 		t.Errorf("availability %v, want %v", states, want)
 	}
-	var kept map[string]seenPair
-	if err := json.Unmarshal([]byte(snap.Versions["stock_seen"]), &kept); err != nil {
-		t.Fatal(err)
-	}
+	kept := decodeState(t, snap).StockSeen
 	if _, ok := kept["FR|1x H100 SXM"]; ok {
 		t.Error("a pair gone for more than a week is still remembered")
 	}
@@ -398,4 +394,22 @@ func TestNewRejectsBadEndpoint(t *testing.T) {
 	if err != nil || f.base.String() != "https://console.vast.ai/api/v0/bundles/" || len(f.cfg.GPUModels) != len(DefaultGPUModels) {
 		t.Errorf("defaults: %v %v", f, err)
 	}
+}
+
+func encodeState(t *testing.T, st state) []byte {
+	t.Helper()
+	b, err := fetchers.EncodeState(stateVersion, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func decodeState(t *testing.T, snap *pricewatch.Snapshot) state {
+	t.Helper()
+	var st state
+	if ok, err := fetchers.DecodeState(snap.State, stateVersion, &st); !ok || err != nil {
+		t.Fatalf("state %s: %v, %v", snap.State, ok, err)
+	}
+	return st
 }

@@ -1,0 +1,23 @@
+package pricewatch
+
+import "testing"
+
+func TestHowBought(t *testing.T) {
+	tests := []struct {
+		key  OfferKey
+		want string
+	}{
+		{OfferKey{PriceType: OnDemand}, "on-demand"},
+		{OfferKey{PriceType: Spot}, "spot"},
+		{OfferKey{PriceType: Reserved, Term: "1y", Payment: AllUpfront, OfferingClass: Standard}, "reserved 1y all upfront standard"},
+		{OfferKey{PriceType: Reserved, Term: "1y", Payment: AllUpfront, OfferingClass: Convertible}, "reserved 1y all upfront convertible"},
+		{OfferKey{PriceType: Reserved, Term: "1m", Payment: AllUpfront}, "reserved 1m all upfront"},
+		{OfferKey{PriceType: SavingsPlan, Term: "3y", Payment: NoUpfront, OfferingClass: EC2InstanceSavingsPlan}, "savings plan 3y no upfront ec2 instance"},
+		{OfferKey{PriceType: OnDemand, OfferingClass: "community"}, "on-demand community"},
+	}
+	for _, tt := range tests {
+		if got := tt.key.HowBought(); got != tt.want {
+			t.Errorf("%+v: %q, want %q", tt.key, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,61 @@
+package fetchers
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+// stalled yields its text, then blocks until its context ends.
+type stalled struct {
+	ctx  context.Context
+	text *strings.Reader
+}
+
+func (s stalled) Read(p []byte) (int, error) {
+	if s.text.Len() > 0 {
+		return s.text.Read(p)
+	}
+	<-s.ctx.Done()
+	return 0, s.ctx.Err()
+}
+
+func TestReadBody(t *testing.T) {
+	tests := []struct {
+		name       string
+		body       func(ctx context.Context) io.Reader
+		limit      int64
+		cancelRun  bool
+		want       string
+		incomplete bool
+		errHas     string
+	}{
+		{name: "whole", body: func(context.Context) io.Reader { return strings.NewReader(`{"a":1}`) }, limit: 7, want: `{"a":1}`},
+		{name: "too large", body: func(context.Context) io.Reader { return strings.NewReader(`{"a":12}`) }, limit: 7, incomplete: true, errHas: "larger than 7 bytes"},
+		{name: "stalls mid-body", body: func(ctx context.Context) io.Reader { return stalled{ctx, strings.NewReader(`{"a":`)} }, limit: 100,
+			incomplete: true, errHas: "body not complete after"},
+		{name: "run cancelled", body: func(ctx context.Context) io.Reader { return stalled{ctx, strings.NewReader(`{`)} }, limit: 100, cancelRun: true,
+			errHas: "context canceled"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			run, stopRun := context.WithCancel(context.Background())
+			defer stopRun()
+			if tt.cancelRun {
+				stopRun()
+			}
+			rctx, cancel := context.WithCancel(run)
+			defer cancel()
+			got, err := ReadBody(run, cancel, tt.body(rctx), tt.limit, 20*time.Millisecond, "test page 1")
+			if string(got) != tt.want || errors.Is(err, ErrIncomplete) != tt.incomplete {
+				t.Fatalf("ReadBody = %q, %v", got, err)
+			}
+			if tt.errHas != "" && (err == nil || !strings.Contains(err.Error(), tt.errHas) || !strings.Contains(err.Error(), "test page 1")) {
+				t.Errorf("error %v, want it to name the page and say %q", err, tt.errHas)
+			}
+		})
+	}
+}
