@@ -38,7 +38,7 @@ func TestFetchLogsAndSummaryFormats(t *testing.T) {
 		t.Errorf("the OCI failure is reported %d times, want once:\n%s\n%s", n, out, errOut)
 	}
 
-	out, errOut, code = runCLI(t, "--config", cfg, "fetch", "-v", "--provider", "azure")
+	_, errOut, code = runCLI(t, "--config", cfg, "fetch", "-v", "--provider", "azure")
 	if code != exitOK || !strings.Contains(errOut, "pricewatch: info: fetch stored (") || strings.Contains(errOut, "{") {
 		t.Errorf("-v: exit %d, stderr %q", code, errOut)
 	}
