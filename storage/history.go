@@ -203,27 +203,8 @@ func (db *DB) EachPrice(ctx context.Context, f PriceFilter, fn func(p *PriceInte
 			currencies[c] = c
 		}
 		p.Currency = c
-		var err error
-		if f.EffectiveOnly {
-			p.Hourly, p.Upfront = decimal.Decimal{}, decimal.Decimal{}
-			p.EffectiveHourly, err = decimal.NewFromString(string(eff))
-		} else if p.Hourly, err = decimal.NewFromString(string(hourly)); err == nil {
-			if p.Upfront, err = decimal.NewFromString(string(upfront)); err == nil {
-				p.EffectiveHourly, err = decimal.NewFromString(string(eff))
-			}
-		}
-		if err == nil {
-			if p.ValidFrom, err = parseTime(string(from)); err == nil {
-				if p.ValidTo, err = parseNullTime(to); err == nil {
-					p.LastSeen, err = parseTime(string(lastSeen))
-				}
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("reading price %d: %w", p.ID, err)
-		}
-		if p.ValidTo == nil {
-			p.LastSeen = later(p.LastSeen, seen.price(p.Provider, p.Region, p.PriceType))
+		if err := p.decode(f.EffectiveOnly, hourly, upfront, eff, from, to, lastSeen, seen); err != nil {
+			return err
 		}
 		if err := fn(&p); err != nil {
 			return err
@@ -287,26 +268,8 @@ func (db *DB) scanPrices(ctx context.Context, q string, args []any, offers map[i
 		}
 		p.Offer = o
 		p.Currency = string(currency)
-		if effectiveOnly {
-			p.Hourly, p.Upfront = decimal.Decimal{}, decimal.Decimal{}
-			p.EffectiveHourly, err = decimal.NewFromString(string(eff))
-		} else if p.Hourly, err = decimal.NewFromString(string(hourly)); err == nil {
-			if p.Upfront, err = decimal.NewFromString(string(upfront)); err == nil {
-				p.EffectiveHourly, err = decimal.NewFromString(string(eff))
-			}
-		}
-		if err == nil {
-			if p.ValidFrom, err = parseTime(string(from)); err == nil {
-				if p.ValidTo, err = parseNullTime(to); err == nil {
-					p.LastSeen, err = parseTime(string(lastSeen))
-				}
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("reading price %d: %w", p.ID, err)
-		}
-		if p.ValidTo == nil {
-			p.LastSeen = later(p.LastSeen, seen.price(p.Provider, p.Region, p.PriceType))
+		if err := p.decode(effectiveOnly, hourly, upfront, eff, from, to, lastSeen, seen); err != nil {
+			return err
 		}
 		if err := fn(&p); err != nil {
 			return err
@@ -314,6 +277,38 @@ func (db *DB) scanPrices(ctx context.Context, q string, args []any, offers map[i
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("reading price history: %w", err)
+	}
+	return nil
+}
+
+// decode fills p's prices and times from a row's stored texts. With
+// effectiveOnly only the effective rate is parsed (trends need no more).
+// A current price's last_seen is the newest complete run covering it.
+func (p *PriceInterval) decode(effectiveOnly bool, hourly, upfront, eff, from sql.RawBytes, to sql.NullString, lastSeen sql.RawBytes, seen seenIndex) error {
+	var err error
+	p.Hourly, p.Upfront = decimal.Decimal{}, decimal.Decimal{}
+	if !effectiveOnly {
+		if p.Hourly, err = decimal.NewFromString(string(hourly)); err != nil {
+			return fmt.Errorf("reading price %d: %w", p.ID, err)
+		}
+		if p.Upfront, err = decimal.NewFromString(string(upfront)); err != nil {
+			return fmt.Errorf("reading price %d: %w", p.ID, err)
+		}
+	}
+	if p.EffectiveHourly, err = decimal.NewFromString(string(eff)); err != nil {
+		return fmt.Errorf("reading price %d: %w", p.ID, err)
+	}
+	if p.ValidFrom, err = parseTime(string(from)); err != nil {
+		return fmt.Errorf("reading price %d: %w", p.ID, err)
+	}
+	if p.ValidTo, err = parseNullTime(to); err != nil {
+		return fmt.Errorf("reading price %d: %w", p.ID, err)
+	}
+	if p.LastSeen, err = parseTime(string(lastSeen)); err != nil {
+		return fmt.Errorf("reading price %d: %w", p.ID, err)
+	}
+	if p.ValidTo == nil {
+		p.LastSeen = later(p.LastSeen, seen.price(p.Provider, p.Region, p.PriceType))
 	}
 	return nil
 }
