@@ -68,7 +68,9 @@ func markUsageErrors(cmd *cobra.Command) {
 	if args := cmd.Args; args != nil {
 		cmd.Args = func(c *cobra.Command, a []string) error {
 			if err := args(c, a); err != nil {
-				return usageError{err}
+				// cobra's text ("accepts 1 arg(s), received 0") does not
+				// say what the argument is: show the usage line.
+				return usagef("%w; usage: %s (see `%s --help`)", err, c.UseLine(), c.CommandPath())
 			}
 			return nil
 		}
