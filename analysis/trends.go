@@ -3,11 +3,13 @@ package analysis
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/fx"
 	"github.com/pricewatch/pricewatch/gpu"
 )
 
@@ -345,12 +347,16 @@ func CheapestPerGPUHour(series []Series, opts CheapestOptions) (CheapestResult, 
 	var res CheapestResult
 	// One reason per offer: the same missing rate recurs at every sample.
 	skipped := map[pricewatch.OfferKey]string{}
-	// A price stays in force over many samples: its per-GPU figure is
+	// A price stays in force over many samples: its per-GPU figure, and
+	// in its own currency the identity quote and converted figure, are
 	// worked out once per interval.
 	type memo struct {
-		iv     int
-		native decimal.Decimal
-		ok     bool
+		iv        int
+		native    decimal.Decimal
+		ok        bool
+		identity  bool
+		quote     fx.Quote
+		converted decimal.Decimal
 	}
 	memos := make([]memo, len(cand))
 	for i := range memos {
@@ -363,29 +369,37 @@ func CheapestPerGPUHour(series []Series, opts CheapestOptions) (CheapestResult, 
 			if idx < 0 || !s.Intervals[idx].contains(t) {
 				continue
 			}
-			iv := s.Intervals[idx]
+			iv := &s.Intervals[idx]
 			m := &memos[ci]
 			if m.iv != idx {
 				m.iv = idx
 				m.native, m.ok = perGPU(iv.Effective, iv.GPUCount)
+				m.identity = strings.EqualFold(iv.Currency, opts.Currency)
+				if m.identity && m.ok {
+					m.quote = fx.Identity(iv.Currency)
+					m.converted = m.quote.Convert(m.native)
+				}
 			}
 			if !m.ok {
 				continue
 			}
-			native := m.native
-			q, err := quote(opts.FX, iv.Currency, opts.Currency, t)
-			if err != nil {
-				if _, seen := skipped[s.Key]; !seen {
-					skipped[s.Key] = fmt.Sprintf("%s: %v", s.Key, err)
+			q, converted := m.quote, m.converted
+			if !m.identity {
+				var err error
+				if q, err = quote(opts.FX, iv.Currency, opts.Currency, t); err != nil {
+					if _, seen := skipped[s.Key]; !seen {
+						skipped[s.Key] = fmt.Sprintf("%s: %v", s.Key, err)
+					}
+					continue
 				}
+				converted = q.Convert(m.native)
+			}
+			if best != nil && !(converted.LessThan(best.PerGPUHour) ||
+				(converted.Equal(best.PerGPUHour) && keyLess(s.Key, best.Key))) {
 				continue
 			}
-			p := CheapestPoint{At: t, Key: s.Key, GPUModel: iv.GPUModel, GPUCount: iv.GPUCount, Currency: q.To,
-				PerGPUHour: q.Convert(native), NativeCurrency: iv.Currency, NativePerGPUHour: native, FXUsed: fxUsed(q)}
-			if best == nil || p.PerGPUHour.LessThan(best.PerGPUHour) ||
-				(p.PerGPUHour.Equal(best.PerGPUHour) && keyLess(p.Key, best.Key)) {
-				best = &p
-			}
+			best = &CheapestPoint{At: t, Key: s.Key, GPUModel: iv.GPUModel, GPUCount: iv.GPUCount, Currency: q.To,
+				PerGPUHour: converted, NativeCurrency: iv.Currency, NativePerGPUHour: m.native, FXUsed: fxUsed(q)}
 		}
 		if best != nil {
 			res.Points = append(res.Points, *best)

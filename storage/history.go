@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -16,6 +17,9 @@ import (
 // until ValidTo (nil while current).
 type PriceInterval struct {
 	ID int64
+	// OfferID is the stored offer's id: the same for every interval of
+	// one offer, and what PriceFilter.OfferIDs selects.
+	OfferID int64
 	pricewatch.Offer
 	EffectiveHourly decimal.Decimal
 	ValidFrom       time.Time
@@ -52,6 +56,11 @@ type PriceFilter struct {
 	// in no particular order: one query per moment, no union or sort of
 	// them all. For callers that group intervals themselves (the digest).
 	Unordered bool
+	// Samples (with ByOffer) leaves out closed intervals a series
+	// sampled on its grid cannot see: see SampleGrid.
+	Samples *SampleGrid
+	// OfferIDs, when not nil, keeps only these offers (PriceInterval.OfferID).
+	OfferIDs []int64
 	// EffectiveOnly leaves Hourly and Upfront zero, for callers that use
 	// only the effective rate (trends): two fewer decimals per interval.
 	EffectiveOnly bool
@@ -76,7 +85,7 @@ func (db *DB) Prices(ctx context.Context, f PriceFilter) ([]PriceInterval, error
 // fn stops the scan and is returned.
 func (db *DB) EachPrice(ctx context.Context, f PriceFilter, fn func(p *PriceInterval) error) error {
 	where, args := offerConditions(f)
-	if f.GPUModels != nil && len(f.GPUModels) == 0 {
+	if (f.GPUModels != nil && len(f.GPUModels) == 0) || (f.OfferIDs != nil && len(f.OfferIDs) == 0) {
 		return nil
 	}
 	seen, err := loadSeen(ctx, db.read, "")
@@ -147,29 +156,8 @@ func (db *DB) EachPrice(ctx context.Context, f PriceFilter, fn func(p *PriceInte
 	if f.Unordered && len(f.At) > 0 && f.Since.IsZero() && !f.CurrentOnly && f.Limit <= 0 {
 		return db.eachAt(ctx, f, where, args, offers, seen, fn)
 	}
-	byOffer := f.ByOffer && !f.CurrentOnly && len(f.At) == 0 && f.Limit <= 0
-	if byOffer {
-		// No sort of the whole window: offers in storage order, and per
-		// offer the closed intervals ending since Since (by end, which for
-		// intervals that never overlap is by start) then the current one,
-		// two index ranges merged as they come.
-		cond := ""
-		if len(where) > 0 {
-			cond = " AND " + strings.Join(where, " AND ")
-		}
-		closed := cols + `, 0 AS current_last FROM offers o JOIN prices p ON p.offer_id = o.id WHERE p.valid_to >= ?` + cond
-		current := cols + `, 1 FROM offers o JOIN prices p ON p.offer_id = o.id WHERE p.valid_to IS NULL` + cond
-		setArgs = append([]any{formatTime(f.Since)}, args...)
-		setArgs = append(setArgs, args...)
-		q = closed + ` UNION ALL ` + current + ` ORDER BY offer_id, current_last, valid_to`
-		if f.Since.IsZero() {
-			q = cols + `, 0 FROM offers o JOIN prices p ON p.offer_id = o.id`
-			if len(where) > 0 {
-				q += " WHERE " + strings.Join(where, " AND ")
-			}
-			q += ` ORDER BY o.id, p.valid_from, p.id`
-			setArgs = args
-		}
+	if f.ByOffer && !f.CurrentOnly && len(f.At) == 0 && f.Limit <= 0 {
+		return db.eachByOffer(ctx, f, where, args, offers, seen, fn)
 	}
 	rows, err := db.read.QueryContext(ctx, q, setArgs...)
 	if err != nil {
@@ -182,12 +170,7 @@ func (db *DB) EachPrice(ctx context.Context, f PriceFilter, fn func(p *PriceInte
 	var to sql.NullString
 	for rows.Next() {
 		var offerID int64
-		dest := []any{&p.ID, &offerID, &currency, &hourly, &upfront, &eff, &from, &to, &lastSeen}
-		if byOffer {
-			var currentLast int
-			dest = append(dest, &currentLast)
-		}
-		if err := rows.Scan(dest...); err != nil {
+		if err := rows.Scan(&p.ID, &offerID, &currency, &hourly, &upfront, &eff, &from, &to, &lastSeen); err != nil {
 			return fmt.Errorf("reading price history: %w", err)
 		}
 		o, ok := offers[offerID]
@@ -195,7 +178,7 @@ func (db *DB) EachPrice(ctx context.Context, f PriceFilter, fn func(p *PriceInte
 			// An offer stored after the offers were read.
 			continue
 		}
-		p.Offer = o
+		p.Offer, p.OfferID = o, offerID
 		// A few currencies recur in every row: keep one copy of each.
 		c, ok := currencies[string(currency)]
 		if !ok {
@@ -266,7 +249,7 @@ func (db *DB) scanPrices(ctx context.Context, q string, args []any, offers map[i
 		if !ok || skip(p.ID) {
 			continue
 		}
-		p.Offer = o
+		p.Offer, p.OfferID = o, offerID
 		p.Currency = string(currency)
 		if err := p.decode(effectiveOnly, hourly, upfront, eff, from, to, lastSeen, seen); err != nil {
 			return err
@@ -336,6 +319,11 @@ func offerConditions(f PriceFilter) ([]string, []any) {
 	if f.OS != "" {
 		where = append(where, "o.os = ?")
 		args = append(args, f.OS)
+	}
+	if len(f.OfferIDs) > 0 {
+		ids, _ := json.Marshal(f.OfferIDs) // []int64 always marshals
+		where = append(where, "o.id IN (SELECT value FROM json_each(?))")
+		args = append(args, string(ids))
 	}
 	return where, args
 }
