@@ -101,8 +101,8 @@ func (db *DB) EachPrice(ctx context.Context, f PriceFilter, fn func(p *PriceInte
 	}
 	// Which intervals: stated as sets of price ids each narrowed by an
 	// index (the current ones through prices_current, closed ones per
-	// offer through (offer_id, valid_to), points in time per offer through
-	// (offer_id, valid_from)), never "every interval ever stored, filtered".
+	// offer through prices_offer_to (offer_id, valid_to), points in time
+	// per offer through both), never "every interval ever stored, filtered".
 	var sets []string
 	var setArgs []any
 	offerIn := "SELECT o.id FROM offers o"
@@ -114,7 +114,9 @@ func (db *DB) EachPrice(ctx context.Context, f PriceFilter, fn func(p *PriceInte
 		sets = append(sets, `SELECT p.id FROM prices p WHERE p.valid_to IS NULL AND p.offer_id IN (`+offerIn+`)`)
 		setArgs = append(setArgs, args...)
 	case f.Since.IsZero() && len(f.At) == 0:
-		sets = append(sets, `SELECT p.id FROM prices p WHERE p.offer_id IN (`+offerIn+`)`)
+		sets = append(sets, `SELECT p.id FROM prices p WHERE p.valid_to IS NULL AND p.offer_id IN (`+offerIn+`)`,
+			`SELECT p.id FROM prices p WHERE p.valid_to IS NOT NULL AND p.offer_id IN (`+offerIn+`)`)
+		setArgs = append(setArgs, args...)
 		setArgs = append(setArgs, args...)
 	default:
 		if !f.Since.IsZero() {
@@ -125,14 +127,9 @@ func (db *DB) EachPrice(ctx context.Context, f PriceFilter, fn func(p *PriceInte
 			setArgs = append(setArgs, args...)
 		}
 		for _, at := range f.At {
-			// The interval in force at a moment is the offer's last one
-			// starting at or before it, if it had not ended by then.
-			ts := formatTime(at)
-			sets = append(sets, `SELECT p.id FROM (`+offerIn+`) oo JOIN prices p ON p.id = (SELECT p2.id FROM prices p2
-				WHERE p2.offer_id = oo.id AND p2.valid_from <= ? ORDER BY p2.valid_from DESC LIMIT 1)
-				WHERE p.valid_to IS NULL OR p.valid_to > ?`)
+			sets = append(sets, `SELECT p.id`+inForceAt(offerIn))
 			setArgs = append(setArgs, args...)
-			setArgs = append(setArgs, ts, ts)
+			setArgs = append(setArgs, inForceArgs(at)...)
 		}
 	}
 	cols := `SELECT p.id, p.offer_id, p.currency, p.hourly, p.upfront, p.effective_hourly, p.valid_from, p.valid_to, p.last_seen`
@@ -206,13 +203,10 @@ func (db *DB) eachAt(ctx context.Context, f PriceFilter, where []string, args []
 	if len(where) > 0 {
 		cond = " WHERE " + strings.Join(where, " AND ")
 	}
-	q := `SELECT p.id, p.offer_id, p.currency, p.hourly, p.upfront, p.effective_hourly, p.valid_from, p.valid_to, p.last_seen
-		FROM (SELECT o.id FROM offers o` + cond + `) oo JOIN prices p ON p.id = (SELECT p2.id FROM prices p2
-		WHERE p2.offer_id = oo.id AND p2.valid_from <= ? ORDER BY p2.valid_from DESC LIMIT 1)
-		WHERE p.valid_to IS NULL OR p.valid_to > ?`
+	q := `SELECT p.id, p.offer_id, p.currency, p.hourly, p.upfront, p.effective_hourly, p.valid_from, p.valid_to, p.last_seen` +
+		inForceAt(`SELECT o.id FROM offers o`+cond)
 	done := map[int64]bool{}
 	for _, at := range f.At {
-		ts := formatTime(at)
 		skip := func(id int64) bool {
 			if done[id] {
 				return true
@@ -220,12 +214,30 @@ func (db *DB) eachAt(ctx context.Context, f PriceFilter, where []string, args []
 			done[id] = true
 			return false
 		}
-		err := db.scanPrices(ctx, q, append(append([]any(nil), args...), ts, ts), offers, seen, skip, f.EffectiveOnly, fn)
+		err := db.scanPrices(ctx, q, append(append([]any(nil), args...), inForceArgs(at)...), offers, seen, skip, f.EffectiveOnly, fn)
 		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// inForceAt is the FROM and WHERE of a query reading, for each offer id
+// offerIn selects, the price p in force at a moment (inForceArgs): the
+// first closed interval ending after it (through prices_offer_to), else
+// the current one, if it had begun by then. Intervals never overlap, so no
+// other can hold the moment.
+func inForceAt(offerIn string) string {
+	return ` FROM (` + offerIn + `) oo JOIN prices p ON p.id = COALESCE(
+		(SELECT p2.id FROM prices p2 INDEXED BY prices_offer_to WHERE p2.offer_id = oo.id AND p2.valid_to IS NOT NULL AND p2.valid_to > ?
+			ORDER BY p2.valid_to LIMIT 1),
+		(SELECT p3.id FROM prices p3 WHERE p3.offer_id = oo.id AND p3.valid_to IS NULL))
+		WHERE p.valid_from <= ?`
+}
+
+func inForceArgs(at time.Time) []any {
+	ts := formatTime(at)
+	return []any{ts, ts}
 }
 
 // scanPrices runs a query selecting the nine price columns of EachPrice
