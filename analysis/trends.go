@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -71,24 +72,43 @@ func (s Series) LastChange() time.Time {
 // first, the series in key order. Overlapping intervals of one key (which
 // storage never writes) are an error rather than a silently wrong answer.
 func GroupSeries(intervals []Interval) ([]Series, error) {
-	byKey := map[pricewatch.OfferKey][]Interval{}
-	for _, iv := range intervals {
+	return GroupSeriesInPlace(slices.Clone(intervals))
+}
+
+// GroupSeriesInPlace is GroupSeries for a caller handing its intervals
+// over: they are sorted in place and the series share their array, so a
+// large set (the digest's) is held once, not copied.
+func GroupSeriesInPlace(ivs []Interval) ([]Series, error) {
+	for _, iv := range ivs {
 		if !iv.To.IsZero() && !iv.To.After(iv.From) {
 			return nil, fmt.Errorf("price interval of %s ends (%s) before it starts (%s)", iv.Key(), iv.To, iv.From)
 		}
-		byKey[iv.Key()] = append(byKey[iv.Key()], iv)
 	}
-	out := make([]Series, 0, len(byKey))
-	for k, ivs := range byKey {
-		sort.Slice(ivs, func(i, j int) bool { return ivs[i].From.Before(ivs[j].From) })
-		for i := 1; i < len(ivs); i++ {
-			if ivs[i-1].To.IsZero() || ivs[i-1].To.After(ivs[i].From) {
-				return nil, fmt.Errorf("price intervals of %s overlap at %s", k, ivs[i].From)
+	slices.SortFunc(ivs, func(a, b Interval) int {
+		if ka, kb := a.Key(), b.Key(); ka != kb {
+			if keyLess(ka, kb) {
+				return -1
 			}
+			return 1
 		}
-		out = append(out, Series{Key: k, Intervals: ivs})
+		return a.From.Compare(b.From)
+	})
+	var out []Series
+	for start := 0; start < len(ivs); {
+		k := ivs[start].Key()
+		end := start + 1
+		for end < len(ivs) && ivs[end].Key() == k {
+			if ivs[end-1].To.IsZero() || ivs[end-1].To.After(ivs[end].From) {
+				return nil, fmt.Errorf("price intervals of %s overlap at %s", k, ivs[end].From)
+			}
+			end++
+		}
+		out = append(out, Series{Key: k, Intervals: ivs[start:end:end]})
+		start = end
 	}
-	sort.Slice(out, func(i, j int) bool { return keyLess(out[i].Key, out[j].Key) })
+	if out == nil {
+		out = []Series{}
+	}
 	return out, nil
 }
 
