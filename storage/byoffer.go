@@ -21,6 +21,42 @@ type priceCursor struct {
 	to                                             sql.NullString
 }
 
+// priceEmitter decodes cursor rows into one reused PriceInterval for fn.
+type priceEmitter struct {
+	p             PriceInterval
+	offers        map[int64]pricewatch.Offer
+	seen          seenIndex
+	effectiveOnly bool
+	fn            func(*PriceInterval) error
+	// A few currencies recur in every row: one copy of each.
+	currencies map[string]string
+}
+
+func newPriceEmitter(offers map[int64]pricewatch.Offer, seen seenIndex, effectiveOnly bool, fn func(*PriceInterval) error) *priceEmitter {
+	return &priceEmitter{offers: offers, seen: seen, effectiveOnly: effectiveOnly, fn: fn, currencies: map[string]string{}}
+}
+
+// emit hands c's current row to fn, unless its offer was stored after the
+// offers were read.
+func (e *priceEmitter) emit(c *priceCursor) error {
+	o, ok := e.offers[c.offerID]
+	if !ok {
+		return nil
+	}
+	p := &e.p
+	p.ID, p.OfferID, p.Offer = c.id, c.offerID, o
+	cur, ok := e.currencies[string(c.currency)]
+	if !ok {
+		cur = string(c.currency)
+		e.currencies[cur] = cur
+	}
+	p.Currency = cur
+	if err := p.decode(e.effectiveOnly, c.hourly, c.upfront, c.eff, c.from, c.to, c.lastSeen, e.seen); err != nil {
+		return err
+	}
+	return e.fn(p)
+}
+
 func (db *DB) openCursor(ctx context.Context, q string, args []any) (*priceCursor, error) {
 	rows, err := db.read.QueryContext(ctx, q, args...)
 	if err != nil {
@@ -84,28 +120,14 @@ func (db *DB) eachByOffer(ctx context.Context, f PriceFilter, where []string, ar
 		return err
 	}
 	defer current.rows.Close()
-	var p PriceInterval
-	currencies := map[string]string{}
+	e := newPriceEmitter(offers, seen, f.EffectiveOnly, fn)
 	for closed.ok || current.ok {
 		c := closed
 		if !closed.ok || (current.ok && current.offerID < closed.offerID) {
 			c = current
 		}
-		if o, ok := offers[c.offerID]; ok {
-			p.ID, p.OfferID, p.Offer = c.id, c.offerID, o
-			// A few currencies recur in every row: keep one copy of each.
-			cur, ok := currencies[string(c.currency)]
-			if !ok {
-				cur = string(c.currency)
-				currencies[cur] = cur
-			}
-			p.Currency = cur
-			if err := p.decode(f.EffectiveOnly, c.hourly, c.upfront, c.eff, c.from, c.to, c.lastSeen, seen); err != nil {
-				return err
-			}
-			if err := fn(&p); err != nil {
-				return err
-			}
+		if err := e.emit(c); err != nil {
+			return err
 		}
 		if err := c.next(); err != nil {
 			return err

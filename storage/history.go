@@ -156,44 +156,7 @@ func (db *DB) EachPrice(ctx context.Context, f PriceFilter, fn func(p *PriceInte
 	if f.ByOffer && !f.CurrentOnly && len(f.At) == 0 && f.Limit <= 0 {
 		return db.eachByOffer(ctx, f, where, args, offers, seen, fn)
 	}
-	rows, err := db.read.QueryContext(ctx, q, setArgs...)
-	if err != nil {
-		return fmt.Errorf("reading price history: %w", err)
-	}
-	defer rows.Close()
-	var p PriceInterval
-	currencies := map[string]string{}
-	var hourly, upfront, eff, from, lastSeen, currency sql.RawBytes
-	var to sql.NullString
-	for rows.Next() {
-		var offerID int64
-		if err := rows.Scan(&p.ID, &offerID, &currency, &hourly, &upfront, &eff, &from, &to, &lastSeen); err != nil {
-			return fmt.Errorf("reading price history: %w", err)
-		}
-		o, ok := offers[offerID]
-		if !ok {
-			// An offer stored after the offers were read.
-			continue
-		}
-		p.Offer, p.OfferID = o, offerID
-		// A few currencies recur in every row: keep one copy of each.
-		c, ok := currencies[string(currency)]
-		if !ok {
-			c = string(currency)
-			currencies[c] = c
-		}
-		p.Currency = c
-		if err := p.decode(f.EffectiveOnly, hourly, upfront, eff, from, to, lastSeen, seen); err != nil {
-			return err
-		}
-		if err := fn(&p); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("reading price history: %w", err)
-	}
-	return nil
+	return db.scanPrices(ctx, q, setArgs, offers, seen, nil, f.EffectiveOnly, fn)
 }
 
 // eachAt runs one query per moment of f.At, each reading per offer the
@@ -241,37 +204,24 @@ func inForceArgs(at time.Time) []any {
 }
 
 // scanPrices runs a query selecting the nine price columns of EachPrice
-// and hands each row to fn.
-// skip, checked before a row is decoded, leaves rows out.
+// and hands each row to fn. skip (nil: none), checked before a row is
+// decoded, leaves rows out.
 func (db *DB) scanPrices(ctx context.Context, q string, args []any, offers map[int64]pricewatch.Offer, seen seenIndex, skip func(id int64) bool, effectiveOnly bool, fn func(*PriceInterval) error) error {
-	rows, err := db.read.QueryContext(ctx, q, args...)
+	c, err := db.openCursor(ctx, q, args)
 	if err != nil {
-		return fmt.Errorf("reading price history: %w", err)
+		return err
 	}
-	defer rows.Close()
-	var p PriceInterval
-	var hourly, upfront, eff, from, lastSeen, currency sql.RawBytes
-	var to sql.NullString
-	for rows.Next() {
-		var offerID int64
-		if err := rows.Scan(&p.ID, &offerID, &currency, &hourly, &upfront, &eff, &from, &to, &lastSeen); err != nil {
-			return fmt.Errorf("reading price history: %w", err)
+	defer c.rows.Close()
+	e := newPriceEmitter(offers, seen, effectiveOnly, fn)
+	for c.ok {
+		if skip == nil || !skip(c.id) {
+			if err := e.emit(c); err != nil {
+				return err
+			}
 		}
-		o, ok := offers[offerID]
-		if !ok || skip(p.ID) {
-			continue
-		}
-		p.Offer, p.OfferID = o, offerID
-		p.Currency = string(currency)
-		if err := p.decode(effectiveOnly, hourly, upfront, eff, from, to, lastSeen, seen); err != nil {
+		if err := c.next(); err != nil {
 			return err
 		}
-		if err := fn(&p); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("reading price history: %w", err)
 	}
 	return nil
 }
@@ -308,21 +258,28 @@ func (p *PriceInterval) decode(effectiveOnly bool, hourly, upfront, eff, from sq
 	return nil
 }
 
-// offerConditions are f's conditions on the offer (alias o).
-func offerConditions(f PriceFilter) ([]string, []any) {
+// placeConditions are the conditions prices and availability share: an
+// instance type, a GPU model (ignoring case), providers and regions, on
+// columns named with prefix ("o." or "").
+func placeConditions(prefix, instanceType, gpuModel string, providers, regions []string) ([]string, []any) {
 	var where []string
 	var args []any
-	if f.InstanceType != "" {
-		where = append(where, "o.instance_type = ?")
-		args = append(args, f.InstanceType)
+	if instanceType != "" {
+		where = append(where, prefix+"instance_type = ?")
+		args = append(args, instanceType)
 	}
-	if f.GPUModel != "" {
-		where = append(where, "o.gpu_model = ? COLLATE NOCASE")
-		args = append(args, f.GPUModel)
+	if gpuModel != "" {
+		where = append(where, prefix+"gpu_model = ? COLLATE NOCASE")
+		args = append(args, gpuModel)
 	}
+	where, args = inList(where, args, prefix+"provider", providers)
+	return inList(where, args, prefix+"region", regions)
+}
+
+// offerConditions are f's conditions on the offer (alias o).
+func offerConditions(f PriceFilter) ([]string, []any) {
+	where, args := placeConditions("o.", f.InstanceType, f.GPUModel, f.Providers, f.Regions)
 	where, args = inList(where, args, "o.gpu_model", f.GPUModels)
-	where, args = inList(where, args, "o.provider", f.Providers)
-	where, args = inList(where, args, "o.region", f.Regions)
 	pts := make([]string, len(f.PriceTypes))
 	for i, p := range f.PriceTypes {
 		pts[i] = string(p)
@@ -414,18 +371,7 @@ type AvailabilityFilter struct {
 
 // Availability returns availability intervals matching f.
 func (db *DB) Availability(ctx context.Context, f AvailabilityFilter) ([]AvailabilityInterval, error) {
-	var where []string
-	var args []any
-	if f.InstanceType != "" {
-		where = append(where, "instance_type = ?")
-		args = append(args, f.InstanceType)
-	}
-	if f.GPUModel != "" {
-		where = append(where, "gpu_model = ? COLLATE NOCASE")
-		args = append(args, f.GPUModel)
-	}
-	where, args = inList(where, args, "provider", f.Providers)
-	where, args = inList(where, args, "region", f.Regions)
+	where, args := placeConditions("", f.InstanceType, f.GPUModel, f.Providers, f.Regions)
 	if !f.All {
 		where = append(where, "until IS NULL")
 	}
