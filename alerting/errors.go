@@ -2,6 +2,9 @@ package alerting
 
 import (
 	"errors"
+	"net/http"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -48,6 +51,19 @@ func (e *RetryAfterError) Unwrap() error { return e.Err }
 // RetryAfter wraps err with the wait the service asked for.
 func RetryAfter(err error, after time.Duration) error {
 	return &RetryAfterError{Err: err, After: after}
+}
+
+// retryAfterDefault is the wait for a 429 that does not say how long.
+const retryAfterDefault = 30 * time.Second
+
+// RetryAfterHeader is the wait a 429's Retry-After header asks for, in
+// whole seconds (the form Slack and webhook receivers send); 30s when it is
+// missing or unreadable. The dispatcher caps it (MaxRetryAfter).
+func RetryAfterHeader(h http.Header) time.Duration {
+	if s, err := strconv.Atoi(strings.TrimSpace(h.Get("Retry-After"))); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second
+	}
+	return retryAfterDefault
 }
 
 // IsPermanent returns the permanent error in err's chain, if any.
