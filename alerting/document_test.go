@@ -114,3 +114,13 @@ func priceChangeAt(kind pricewatch.ChangeKind, o pricewatch.Offer, old, new stri
 	}
 	return c
 }
+
+func TestEncodeJSONKeepsTextAsSent(t *testing.T) {
+	got, err := EncodeJSON(map[string]string{"text": "<https://example.com?a=1&b=2|H100 & A100>"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"text":"<https://example.com?a=1&b=2|H100 & A100>"}`; string(got) != want {
+		t.Errorf("EncodeJSON = %s, want %s (no HTML escaping, no trailing newline)", got, want)
+	}
+}

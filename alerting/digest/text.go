@@ -31,18 +31,12 @@ func WriteText(w io.Writer, d Digest) error {
 			}
 			return ""
 		}
-		if m.OnDemand == nil && m.Spot == nil && m.Commitment == nil {
+		choices := choicesOf(m)
+		if len(choices) == 0 {
 			t.add(name(), "-", "", "", "no offers")
 		}
-		for _, c := range []struct {
-			label  string
-			choice *Choice
-			wow    string
-		}{{"on-demand", m.OnDemand, pctNull(m.OnDemandWoW)}, {"spot", m.Spot, pctNull(m.SpotWoW)}, {"commitment", m.Commitment, ""}} {
-			if c.choice == nil {
-				continue
-			}
-			t.add(name(), c.label, perGPU(c.choice.PerGPUHour), c.wow, choiceWhere(c.choice, d.Currency, c.label == "commitment", id))
+		for _, c := range choices {
+			t.add(name(), c.label, perGPU(c.choice.PerGPUHour), c.wow, choiceWhere(c.choice, d.Currency, c.commitment, id))
 		}
 		if len(m.Unconverted) > 0 {
 			notes = append(notes, m.Model+": "+unconvertedText(m.Unconverted))

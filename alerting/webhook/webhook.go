@@ -129,13 +129,11 @@ func body(stored []byte) ([]byte, error) {
 	case doc.Type == alerting.TypeDigest:
 		b.Summary = "pricewatch: weekly digest"
 	}
-	var buf bytes.Buffer
-	e := json.NewEncoder(&buf)
-	e.SetEscapeHTML(false)
-	if err := e.Encode(b); err != nil {
+	out, err := alerting.EncodeJSON(b)
+	if err != nil {
 		return nil, alerting.Permanent(fmt.Errorf("webhook: encoding the body: %v", err), alerting.ScopeMessage, fix)
 	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+	return out, nil
 }
 
 // Sign returns the SignatureHeader value for a body sent at timestamp
