@@ -1,4 +1,4 @@
-package alerting
+package alerting_test
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/pricewatch/pricewatch/alerting"
+	"github.com/pricewatch/pricewatch/alerting/outboxstore"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -54,9 +56,9 @@ func TestDeliveryUnderLockContention(t *testing.T) {
 	queue(t, db, "#a:one", "#a:two", "#a:three")
 
 	slack := &slowSlack{posting: make(chan struct{}), answer: make(chan struct{})}
-	opts := DispatcherOptions{Lease: 100 * time.Millisecond, ChannelInterval: -1}
-	first := newDispatcher(db, slack, zap.NewNop(), opts)
-	second := newDispatcher(db, slack, zap.NewNop(), opts)
+	opts := alerting.DispatcherOptions{Lease: 100 * time.Millisecond, ChannelInterval: -1}
+	first := outboxstore.NewDispatcher(db, slack, zap.NewNop(), opts)
+	second := outboxstore.NewDispatcher(db, slack, zap.NewNop(), opts)
 
 	var wg sync.WaitGroup
 	var firstErr error
@@ -133,10 +135,10 @@ func testRetryAfterCap(t *testing.T, after time.Duration) {
 	db := openDB(t, "", clk)
 	queue(t, db, "#a:one")
 	n := &fakeNotifier{clk: clk, start: clk.now(), script: map[string][]error{
-		"#a": {RetryAfter(errors.New("Slack rate limit (HTTP 429)"), after)},
+		"#a": {alerting.RetryAfter(errors.New("Slack rate limit (HTTP 429)"), after)},
 	}}
 	core, logs := observer.New(zapcore.WarnLevel)
-	d := newDispatcher(db, n, zap.New(core), DispatcherOptions{Sleep: clk.sleep, MaxRetryAfter: 10 * time.Minute})
+	d := outboxstore.NewDispatcher(db, n, zap.New(core), alerting.DispatcherOptions{Sleep: clk.sleep, MaxRetryAfter: 10 * time.Minute})
 	if _, err := d.Deliver(t.Context(), 0, false); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package alerting
+package alerting_test
 
 import (
 	"context"
@@ -16,6 +16,8 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/alerting"
+	"github.com/pricewatch/pricewatch/alerting/outboxstore"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -82,9 +84,9 @@ func TestDispatcherOrderAndBackoff(t *testing.T) {
 	db := openDB(t, "", clk)
 	queue(t, db, "#a:a1", "#b:b1", "#a:a2", "#b:b2", "#a:a3")
 	n := &fakeNotifier{clk: clk, start: clk.now(), script: map[string][]error{
-		"#a": {errServer, errServer, RetryAfter(errors.New("rate limited"), 3*time.Second), nil, errServer},
+		"#a": {errServer, errServer, alerting.RetryAfter(errors.New("rate limited"), 3*time.Second), nil, errServer},
 	}}
-	d := newDispatcher(db, n, zap.NewNop(), DispatcherOptions{Sleep: clk.sleep, InitialBackoff: 5 * time.Second, MaxBackoff: time.Minute})
+	d := outboxstore.NewDispatcher(db, n, zap.NewNop(), alerting.DispatcherOptions{Sleep: clk.sleep, InitialBackoff: 5 * time.Second, MaxBackoff: time.Minute})
 	rep, err := d.Deliver(t.Context(), 10*time.Minute, false)
 	if err != nil {
 		t.Fatal(err)
@@ -135,7 +137,7 @@ func TestDeliverWaitsOnlyMaxWait(t *testing.T) {
 		always[i] = errServer
 	}
 	n := &fakeNotifier{clk: clk, start: clk.now(), script: map[string][]error{"#a": always}}
-	d := newDispatcher(db, n, zap.NewNop(), DispatcherOptions{Sleep: clk.sleep})
+	d := outboxstore.NewDispatcher(db, n, zap.NewNop(), alerting.DispatcherOptions{Sleep: clk.sleep})
 	start := clk.now()
 	rep, err := d.Deliver(t.Context(), 30*time.Second, false)
 	if err != nil {
@@ -171,11 +173,11 @@ func TestPermanentErrors(t *testing.T) {
 		failed    string
 		pending   int
 	}{
-		{"bad message: the channel goes on", Permanent(errors.New("invalid_blocks"), ScopeMessage, "report the bug"),
+		{"bad message: the channel goes on", alerting.Permanent(errors.New("invalid_blocks"), alerting.ScopeMessage, "report the bug"),
 			"[#b:b1 #a:a2]", "[1]", 0},
-		{"bad channel: the channel pauses, others go on", Permanent(errors.New("not_in_channel"), ScopeChannel, "invite the bot to #a"),
+		{"bad channel: the channel pauses, others go on", alerting.Permanent(errors.New("not_in_channel"), alerting.ScopeChannel, "invite the bot to #a"),
 			"[#b:b1]", "[1]", 1},
-		{"bad token: everything pauses", Permanent(errors.New("invalid_auth"), ScopeAll, "check the token"),
+		{"bad token: everything pauses", alerting.Permanent(errors.New("invalid_auth"), alerting.ScopeAll, "check the token"),
 			"[]", "[1]", 2},
 	}
 	for _, tt := range tests {
@@ -185,7 +187,7 @@ func TestPermanentErrors(t *testing.T) {
 			queue(t, db, "#a:a1", "#b:b1", "#a:a2")
 			n := &fakeNotifier{script: map[string][]error{"#a": {tt.err}}}
 			core, logs := observer.New(zapcore.InfoLevel)
-			d := newDispatcher(db, n, zap.New(core), DispatcherOptions{Sleep: clk.sleep})
+			d := outboxstore.NewDispatcher(db, n, zap.New(core), alerting.DispatcherOptions{Sleep: clk.sleep})
 			rep, err := d.Deliver(t.Context(), time.Minute, false)
 			if err != nil {
 				t.Fatal(err)
@@ -200,7 +202,7 @@ func TestPermanentErrors(t *testing.T) {
 			if rep.Failed != 1 || rep.Pending != tt.pending {
 				t.Errorf("report = %+v, want 1 failed, %d pending", rep, tt.pending)
 			}
-			fix := tt.err.(*PermanentError).Fix
+			fix := tt.err.(*alerting.PermanentError).Fix
 			if !strings.Contains(failed[0].LastError, fix) {
 				t.Errorf("stored error %q lacks the fix %q", failed[0].LastError, fix)
 			}
@@ -232,7 +234,7 @@ func TestCancelMidPostLeavesMessagePending(t *testing.T) {
 	clk := newClock()
 	db := openDB(t, "", clk)
 	queue(t, db, "#a:a1")
-	d := newDispatcher(db, &fakeNotifier{block: true}, zap.NewNop(), DispatcherOptions{Sleep: clk.sleep})
+	d := outboxstore.NewDispatcher(db, &fakeNotifier{block: true}, zap.NewNop(), alerting.DispatcherOptions{Sleep: clk.sleep})
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
 	if _, err := d.Deliver(ctx, time.Minute, false); !errors.Is(err, context.DeadlineExceeded) {
@@ -248,7 +250,7 @@ func TestRunDeliversContinuously(t *testing.T) {
 	db := openDB(t, "", &clock{t: time.Now().UTC()})
 	db.Now = func() time.Time { return time.Now().UTC() }
 	n := &fakeNotifier{script: map[string][]error{"#a": {errServer}}}
-	d := newDispatcher(db, n, zap.NewNop(), DispatcherOptions{Idle: time.Hour, InitialBackoff: 20 * time.Millisecond, ChannelInterval: -1})
+	d := outboxstore.NewDispatcher(db, n, zap.NewNop(), alerting.DispatcherOptions{Idle: time.Hour, InitialBackoff: 20 * time.Millisecond, ChannelInterval: -1})
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- d.Run(ctx) }()
@@ -288,8 +290,8 @@ func TestLogNotifierWithoutSlack(t *testing.T) {
 		Old:      decimal.NewNullDecimal(decimal.RequireFromString("98.32")),
 		New:      decimal.NewNullDecimal(decimal.RequireFromString("90")),
 		Hardware: pricewatch.Hardware{GPUModel: "H100", GPUCount: 8}}
-	doc, err := AlertDocument(Group{Key: "k", Rule: "drops", Event: PriceDrop, RunID: 3, Provider: pricewatch.AWS, At: clk.now(),
-		Items: []Item{{Event: PriceDrop, Change: drop, DeltaPct: decimal.NewNullDecimal(decimal.RequireFromString("-8.46"))}}}).MarshalJSON()
+	doc, err := alerting.AlertDocument(alerting.Group{Key: "k", Rule: "drops", Event: alerting.PriceDrop, RunID: 3, Provider: pricewatch.AWS, At: clk.now(),
+		Items: []alerting.Item{{Event: alerting.PriceDrop, Change: drop, DeltaPct: decimal.NewNullDecimal(decimal.RequireFromString("-8.46"))}}}).MarshalJSON()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +307,7 @@ func TestLogNotifierWithoutSlack(t *testing.T) {
 		t.Fatal(err)
 	}
 	core, logs := observer.New(zapcore.InfoLevel)
-	rep, err := newDispatcher(db, LogNotifier{Log: zap.New(core)}, zap.NewNop(), DispatcherOptions{Sleep: clk.sleep, ChannelInterval: -1}).Deliver(t.Context(), 0, false)
+	rep, err := outboxstore.NewDispatcher(db, alerting.LogNotifier{Log: zap.New(core)}, zap.NewNop(), alerting.DispatcherOptions{Sleep: clk.sleep, ChannelInterval: -1}).Deliver(t.Context(), 0, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,11 @@
-package alerting
+package alerting_test
 
 import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/pricewatch/pricewatch/alerting"
 )
 
 func TestRetryAfterHeader(t *testing.T) {
@@ -23,7 +25,7 @@ func TestRetryAfterHeader(t *testing.T) {
 		if tt.value != "" {
 			h.Set("Retry-After", tt.value)
 		}
-		if got := RetryAfterHeader(h); got != tt.want {
+		if got := alerting.RetryAfterHeader(h); got != tt.want {
 			t.Errorf("Retry-After %q: %s, want %s", tt.value, got, tt.want)
 		}
 	}

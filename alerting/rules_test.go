@@ -1,4 +1,4 @@
-package alerting
+package alerting_test
 
 import (
 	"errors"
@@ -10,6 +10,8 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/alerting"
+	"github.com/pricewatch/pricewatch/alerting/outboxstore"
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -30,12 +32,12 @@ func priceChange(kind pricewatch.ChangeKind, o pricewatch.Offer, old, new string
 	return c
 }
 
-func result(changes ...pricewatch.Change) Run {
-	return Run{ID: 7, Provider: changes[0].Place.Provider, At: at, Changes: changes}
+func result(changes ...pricewatch.Change) alerting.Run {
+	return alerting.Run{ID: 7, Provider: changes[0].Place.Provider, At: at, Changes: changes}
 }
 
 // events lists the (event, place, pct) triples of every group, in order.
-func events(gs []Group) []string {
+func events(gs []alerting.Group) []string {
 	var out []string
 	for _, g := range gs {
 		for _, it := range g.Items {
@@ -216,7 +218,7 @@ func TestFlappingZoneThroughStorage(t *testing.T) {
 	clk := newClock()
 	db := openDB(t, "", clk)
 	rules := mustRules(t, config.Alerts{FlapWindow: 6 * time.Hour, Rules: []config.Rule{{Name: "stock", Events: []string{"back_in_stock", "sold_out"}}}})
-	opts := storage.SaveOptions{Outbox: saveFunc(rules), WithdrawAfterRuns: 2}
+	opts := storage.SaveOptions{Outbox: outboxstore.SaveFunc(rules), WithdrawAfterRuns: 2}
 	steps := []struct {
 		after time.Duration
 		state pricewatch.AvailabilityState
@@ -259,7 +261,7 @@ func TestWithdrawalAfterCompleteRuns(t *testing.T) {
 	clk := newClock()
 	db := openDB(t, "", clk)
 	rules := mustRules(t, config.Alerts{Rules: []config.Rule{{Name: "capacity", Events: []string{"availability_new", "availability_gone"}}}})
-	opts := storage.SaveOptions{Outbox: saveFunc(rules), WithdrawAfterRuns: 2}
+	opts := storage.SaveOptions{Outbox: outboxstore.SaveFunc(rules), WithdrawAfterRuns: 2}
 	both := []pricewatch.Availability{
 		tencentStock("ap-guangzhou-3", "GN10Xp.20XLARGE320", pricewatch.InStock),
 		tencentStock("ap-guangzhou-4", "GN10Xp.20XLARGE320", pricewatch.InStock),
@@ -304,7 +306,7 @@ func TestFailedRunQueuesNothing(t *testing.T) {
 	clk := newClock()
 	db := openDB(t, "", clk)
 	rules := mustRules(t, config.Alerts{Rules: []config.Rule{{Name: "all", Events: []string{"price_drop", "price_new", "availability_gone"}}}})
-	opts := storage.SaveOptions{Outbox: saveFunc(rules), WithdrawAfterRuns: 2, MinOfferRatio: 0.5}
+	opts := storage.SaveOptions{Outbox: outboxstore.SaveFunc(rules), WithdrawAfterRuns: 2, MinOfferRatio: 0.5}
 	cover := []pricewatch.Scope{{Region: pricewatch.AllRegions}}
 	if _, err := store(t, db, &pricewatch.Snapshot{Provider: pricewatch.Azure, Offers: []pricewatch.Offer{h100(pricewatch.OnDemand, "98.32"), h100(pricewatch.Spot, "18.169536")}, Coverage: cover}, opts); err != nil {
 		t.Fatal(err)
@@ -449,13 +451,13 @@ func TestNewRulesErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := NewRules(rulesConfig(tt.cfg, ""))
+			_, err := alerting.NewRules(rulesConfig(tt.cfg, ""))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want it to mention %q", err, tt.want)
 			}
 		})
 	}
-	r, err := NewRules(rulesConfig(config.Alerts{Rules: []config.Rule{{Events: []string{"price_new"}}, {Events: []string{"price_new"}, Channel: "C1"}}}, "#def"))
+	r, err := alerting.NewRules(rulesConfig(config.Alerts{Rules: []config.Rule{{Events: []string{"price_new"}}, {Events: []string{"price_new"}, Channel: "C1"}}}, "#def"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -472,7 +474,7 @@ func TestExampleConfigRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rules, err := NewRules(rulesConfig(cfg.Alerts, "C0GPUALERTS"))
+	rules, err := alerting.NewRules(rulesConfig(cfg.Alerts, "C0GPUALERTS"))
 	if err != nil {
 		t.Fatal(err)
 	}
