@@ -1,4 +1,4 @@
-package alerting_test
+package alerting
 
 import (
 	"encoding/json"
@@ -8,41 +8,39 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/alerting"
+	"github.com/pricewatch/pricewatch/alerting/alertingtest"
 )
 
 func TestDocumentRoundTrip(t *testing.T) {
 	at := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	spot := h100(pricewatch.Spot, "18.169536")
+	spot := alertingtest.AzureH100(pricewatch.Spot, "18.169536")
 	tests := []struct {
 		name string
-		item alerting.Item
+		item Item
 	}{
-		{"price drop with every figure", alerting.Item{Event: alerting.PriceDrop,
-			Change:    priceChangeAt(pricewatch.PriceChanged, spot, "25", "18.169536", at),
-			OldPerGPU: nd("3.125"), NewPerGPU: nd("2.271192"), Delta: nd("-6.830464"), DeltaPerGPU: nd("-0.853808"), DeltaPct: nd("-27.32")}},
-		{"new price: no old price", alerting.Item{Event: alerting.PriceNew, Change: priceChangeAt(pricewatch.PriceNew, spot, "", "18.169536", at), NewPerGPU: nd("2.271192")}},
-		{"back in stock, with the flap clock", alerting.Item{Event: alerting.BackInStock, Change: pricewatch.Change{Kind: pricewatch.BackInStock, At: at,
+		{"price drop with every figure", Item{Event: PriceDrop,
+			Change:    alertingtest.PriceChange(pricewatch.PriceChanged, spot, "25", "18.169536", at),
+			OldPerGPU: alertingtest.NullDec("3.125"), NewPerGPU: alertingtest.NullDec("2.271192"), Delta: alertingtest.NullDec("-6.830464"), DeltaPerGPU: alertingtest.NullDec("-0.853808"), DeltaPct: alertingtest.NullDec("-27.32")}},
+		{"new price: no old price", Item{Event: PriceNew, Change: alertingtest.PriceChange(pricewatch.PriceNew, spot, "", "18.169536", at), NewPerGPU: alertingtest.NullDec("2.271192")}},
+		{"back in stock, with the flap clock", Item{Event: BackInStock, Change: pricewatch.Change{Kind: pricewatch.BackInStock, At: at,
 			Place:    pricewatch.AvailabilityKey{Provider: pricewatch.Tencent, Region: "ap-guangzhou", Zone: "ap-guangzhou-3", InstanceType: "GN10Xp.20XLARGE320"},
 			OldState: pricewatch.SoldOut, NewState: pricewatch.InStock, OldSince: at.Add(-7 * time.Hour),
 			Hardware: pricewatch.Hardware{GPUModel: "V100-32GB", GPUCount: 8, GPUMemoryGB: 32, VCPUs: 80, MemoryGB: 320}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := alerting.Group{Key: "run/7/C0/r/" + string(tt.item.Event), Channel: "C0", Rule: "r", Event: tt.item.Event, Criteria: "drop ≥ 5%",
-				RunID: 7, Provider: tt.item.Change.Place.Provider, At: at, Items: []alerting.Item{tt.item}}
-			b, err := alerting.AlertDocument(g).MarshalJSON()
+			g := Group{Key: "run/7/C0/r/" + string(tt.item.Event), Channel: "C0", Rule: "r", Event: tt.item.Event, Criteria: "drop ≥ 5%",
+				RunID: 7, Provider: tt.item.Change.Place.Provider, At: at, Items: []Item{tt.item}}
+			b, err := AlertDocument(g).MarshalJSON()
 			if err != nil {
 				t.Fatal(err)
 			}
-			doc, err := alerting.DecodeDocument(b)
+			doc, err := DecodeDocument(b)
 			if err != nil {
 				t.Fatalf("%v\n%s", err, b)
 			}
-			if doc.Version != alerting.DocumentVersion || doc.Type != alerting.TypeAlert || doc.Alert == nil {
+			if doc.Version != DocumentVersion || doc.Type != TypeAlert || doc.Alert == nil {
 				t.Fatalf("decoded %+v", doc)
 			}
 			if !reflect.DeepEqual(*doc.Alert, g) {
@@ -55,10 +53,10 @@ func TestDocumentRoundTrip(t *testing.T) {
 // TestDocumentPricesAreExactNumbers: the stored document carries every
 // digit as a JSON number, never a float's rounding or a string.
 func TestDocumentPricesAreExactNumbers(t *testing.T) {
-	o := h100(pricewatch.Spot, "18.169536")
-	g := alerting.Group{Key: "k", Rule: "r", Event: alerting.PriceDrop, Provider: pricewatch.Azure,
-		Items: []alerting.Item{{Event: alerting.PriceDrop, Change: priceChangeAt(pricewatch.PriceChanged, o, "25.0000000001", "18.169536", time.Time{})}}}
-	b, err := alerting.AlertDocument(g).MarshalJSON()
+	o := alertingtest.AzureH100(pricewatch.Spot, "18.169536")
+	g := Group{Key: "k", Rule: "r", Event: PriceDrop, Provider: pricewatch.Azure,
+		Items: []Item{{Event: PriceDrop, Change: alertingtest.PriceChange(pricewatch.PriceChanged, o, "25.0000000001", "18.169536", time.Time{})}}}
+	b, err := AlertDocument(g).MarshalJSON()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,37 +85,23 @@ func TestDecodeDocumentRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := alerting.DecodeDocument([]byte(tt.payload))
+			_, err := DecodeDocument([]byte(tt.payload))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want it to mention %q", err, tt.want)
 			}
-			if got := errors.Is(err, alerting.ErrNotDocument); got != tt.legacy {
+			if got := errors.Is(err, ErrNotDocument); got != tt.legacy {
 				t.Errorf("errors.Is(err, ErrNotDocument) = %v, want %v", got, tt.legacy)
 			}
 		})
 	}
-	doc, err := alerting.DecodeDocument([]byte(`{"version":1,"type":"digest","digest":{"week":"2026-W49"}}`))
-	if err != nil || doc.Type != alerting.TypeDigest || !json.Valid(doc.Digest) {
+	doc, err := DecodeDocument([]byte(`{"version":1,"type":"digest","digest":{"week":"2026-W49"}}`))
+	if err != nil || doc.Type != TypeDigest || !json.Valid(doc.Digest) {
 		t.Errorf("digest document: %+v, %v", doc, err)
 	}
 }
 
-func nd(s string) decimal.NullDecimal { return decimal.NewNullDecimal(decimal.RequireFromString(s)) }
-
-func priceChangeAt(kind pricewatch.ChangeKind, o pricewatch.Offer, old, new string, at time.Time) pricewatch.Change {
-	c := pricewatch.Change{Kind: kind, At: at, Offer: o.Key(), Place: pricewatch.AvailabilityKey{Provider: o.Provider, Region: o.Region, Zone: o.Zone, InstanceType: o.InstanceType},
-		Currency: o.Currency, Hardware: o.Hardware}
-	if old != "" {
-		c.Old = nd(old)
-	}
-	if new != "" {
-		c.New = nd(new)
-	}
-	return c
-}
-
 func TestEncodeJSONKeepsTextAsSent(t *testing.T) {
-	got, err := alerting.EncodeJSON(map[string]string{"text": "<https://example.com?a=1&b=2|H100 & A100>"})
+	got, err := EncodeJSON(map[string]string{"text": "<https://example.com?a=1&b=2|H100 & A100>"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,15 +2,12 @@ package alerting_test
 
 import (
 	"context"
-	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting"
+	"github.com/pricewatch/pricewatch/alerting/alertingtest"
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -48,61 +45,9 @@ func placesOf(t *testing.T, payload []byte) []string {
 	return out
 }
 
-// clock is the database's and the dispatcher's time in tests.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *clock { return &clock{t: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)} }
-
-func (c *clock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if d > 0 {
-		c.t = c.t.Add(d)
-	}
-}
-
-// sleep is DispatcherOptions.Sleep on the fake clock.
-func (c *clock) sleep(ctx context.Context, d time.Duration) error {
-	c.advance(d)
-	return ctx.Err()
-}
-
-func openDB(t *testing.T, path string, clk *clock) *storage.DB {
-	t.Helper()
-	if path == "" {
-		path = filepath.Join(t.TempDir(), "pw.db")
-	}
-	db, err := storage.Open(context.Background(), path, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	db.Now = clk.now
-	return db
-}
-
-func h100(priceType pricewatch.PriceType, hourly string) pricewatch.Offer {
-	return pricewatch.Offer{
-		Provider: pricewatch.Azure, Region: "eastus", InstanceType: "Standard_ND96isr_H100_v5", PriceType: priceType,
-		OS: pricewatch.Linux, Currency: "USD", Hourly: decimal.RequireFromString(hourly),
-		Hardware: pricewatch.Hardware{GPUModel: "H100", GPUCount: 8, GPUMemoryGB: 80, VCPUs: 96, MemoryGB: 1900},
-	}
-}
-
-func tencentStock(zone, typ string, state pricewatch.AvailabilityState) pricewatch.Availability {
-	return pricewatch.Availability{
-		Provider: pricewatch.Tencent, Region: "ap-guangzhou", Zone: zone, InstanceType: typ, State: state,
-		Hardware: pricewatch.Hardware{GPUModel: "V100-32GB", GPUCount: 8, GPUMemoryGB: 32, VCPUs: 80, MemoryGB: 320},
-	}
+// newClock is the tests' start: a Monday morning.
+func newClock() *alertingtest.Clock {
+	return alertingtest.NewClock(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
 }
 
 // store saves snap as one complete run with opts, the way `pricewatch

@@ -1,10 +1,8 @@
-package alerting_test
+package alerting
 
 import (
 	"context"
 	"testing"
-
-	"github.com/pricewatch/pricewatch/alerting"
 )
 
 type recorder struct {
@@ -29,13 +27,13 @@ func (r fileRecorder) PostWithAttachment(_ context.Context, channel string, _, _
 // only to a notifier that can send one.
 func TestRouterSendsEachChannelToItsNotifier(t *testing.T) {
 	var calls []string
-	r := alerting.Router{Default: fileRecorder{recorder{"slack", &calls}}, Channels: map[string]alerting.Notifier{alerting.WebhookChannel: recorder{"webhook", &calls}}}
+	r := Router{Default: fileRecorder{recorder{"slack", &calls}}, Channels: map[string]Notifier{WebhookChannel: recorder{"webhook", &calls}}}
 	ctx := t.Context()
 	for _, step := range []func() error{
 		func() error { return r.Post(ctx, "C0PRICES", nil) },
-		func() error { return r.Post(ctx, alerting.WebhookChannel, nil) },
+		func() error { return r.Post(ctx, WebhookChannel, nil) },
 		func() error { return r.PostWithAttachment(ctx, "C0DIGEST", nil, []byte("png")) },
-		func() error { return r.PostWithAttachment(ctx, alerting.WebhookChannel, nil, []byte("png")) },
+		func() error { return r.PostWithAttachment(ctx, WebhookChannel, nil, []byte("png")) },
 	} {
 		if err := step(); err != nil {
 			t.Fatal(err)

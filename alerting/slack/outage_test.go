@@ -15,30 +15,17 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting"
+	"github.com/pricewatch/pricewatch/alerting/alertingtest"
 	"github.com/pricewatch/pricewatch/alerting/outboxstore"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *testClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *testClock) sleep(ctx context.Context, d time.Duration) error {
-	c.mu.Lock()
-	if d > 0 {
-		c.t = c.t.Add(d)
-	}
-	c.mu.Unlock()
-	return ctx.Err()
+// dawn is the clock the process tests start on: 06:00 UTC, Monday 30
+// November 2026.
+func dawn() *alertingtest.Clock {
+	return alertingtest.NewClock(time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC))
 }
 
 // process is one pricewatch process: its own database handle, notifier
@@ -49,13 +36,13 @@ type process struct {
 	opts storage.SaveOptions
 }
 
-func start(t *testing.T, path string, clk *testClock, fake *fakeSlack) *process {
+func start(t *testing.T, path string, clk *alertingtest.Clock, fake *fakeSlack) *process {
 	t.Helper()
 	db, err := storage.Open(t.Context(), path, storage.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	db.Now = clk.now
+	db.Now = clk.Now
 	n, err := New(Config{Token: testToken, APIURL: fake.apiURL()})
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +55,7 @@ func start(t *testing.T, path string, clk *testClock, fake *fakeSlack) *process 
 		t.Fatal(err)
 	}
 	return &process{db: db, opts: storage.SaveOptions{Outbox: outboxstore.SaveFunc(rules), WithdrawAfterRuns: 2},
-		d: outboxstore.NewDispatcher(db, n, zap.NewNop(), alerting.DispatcherOptions{Sleep: clk.sleep})}
+		d: outboxstore.NewDispatcher(db, n, zap.NewNop(), alerting.DispatcherOptions{Sleep: clk.Sleep})}
 }
 
 // run stores one provider run, which queues its alerts.
@@ -107,7 +94,7 @@ func tencentZones(states ...pricewatch.AvailabilityState) *pricewatch.Snapshot {
 // every alert arrives exactly once, and in order in each channel.
 func TestOutageAndRestart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "pw.db")
-	clk := &testClock{t: time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)}
+	clk := dawn()
 	fake := newFakeSlack(t, testToken)
 	in, out := pricewatch.InStock, pricewatch.SoldOut
 
@@ -121,10 +108,10 @@ func TestOutageAndRestart(t *testing.T) {
 		fake.then(reply{status: 503})
 	}
 
-	clk.sleep(t.Context(), 7*time.Hour)
+	clk.Sleep(t.Context(), 7*time.Hour)
 	p.run(t, azurePrices("88.488"))                             // drop 10%: C0PRICES
 	p.run(t, tencentZones(in, in, in))                          // zone 4 back in stock, zone 5 new: C0CAPACITY
-	clk.sleep(t.Context(), time.Hour)                           //
+	clk.Sleep(t.Context(), time.Hour)                           //
 	p.run(t, azurePrices("79.6392"))                            // drop 10% again: C0PRICES
 	rep, err := p.d.Deliver(t.Context(), 30*time.Second, false) // `pricewatch fetch`: bounded wait
 	if err != nil {
@@ -147,7 +134,7 @@ func TestOutageAndRestart(t *testing.T) {
 	if len(heads) == 0 {
 		t.Fatalf("pending heads %+v", heads)
 	}
-	if ok, err := p.db.ClaimMessage(t.Context(), heads[0].ID, clk.now(), clk.now().Add(2*time.Minute), true); err != nil || !ok {
+	if ok, err := p.db.ClaimMessage(t.Context(), heads[0].ID, clk.Now(), clk.Now().Add(2*time.Minute), true); err != nil || !ok {
 		t.Fatalf("claim: %v %v", ok, err)
 	}
 	if err := p.db.Close(); err != nil {
@@ -156,9 +143,9 @@ func TestOutageAndRestart(t *testing.T) {
 
 	p = start(t, path, clk, fake)
 	defer p.db.Close()
-	clk.sleep(t.Context(), 3*time.Hour)
+	clk.Sleep(t.Context(), 3*time.Hour)
 	p.run(t, tencentZones(out, out, in)) // zones 3 and 4 sell out: no rule; nothing queued
-	clk.sleep(t.Context(), 7*time.Hour)
+	clk.Sleep(t.Context(), 7*time.Hour)
 	p.run(t, tencentZones(in, in, in)) // zones 3 and 4 back after 7h: one C0CAPACITY message
 	p.run(t, azurePrices("70"))        // drop ≥ 5%: C0PRICES
 	if rep, err := p.d.Deliver(t.Context(), time.Minute, false); err != nil || rep.Sent != 0 {
@@ -168,7 +155,7 @@ func TestOutageAndRestart(t *testing.T) {
 	fake.mu.Lock()
 	fake.script = nil
 	fake.mu.Unlock()
-	clk.sleep(t.Context(), 2*time.Hour)
+	clk.Sleep(t.Context(), 2*time.Hour)
 	rep, err = p.d.Deliver(t.Context(), time.Hour, false)
 	if err != nil {
 		t.Fatal(err)

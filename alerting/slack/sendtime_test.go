@@ -38,7 +38,7 @@ func (r fixedTemplate) Render(g alerting.Group) ([]byte, error) {
 // sends.
 func TestTemplateChangeReachesQueuedMessage(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "pw.db")
-	clk := &testClock{t: time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)}
+	clk := dawn()
 	fake := newFakeSlack(t, testToken)
 
 	// The old process queues the drop and stops before delivering it.
@@ -64,8 +64,8 @@ func TestTemplateChangeReachesQueuedMessage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clk.sleep(t.Context(), time.Hour)
-	rep, err := outboxstore.NewDispatcher(old.db, n, zap.NewNop(), alerting.DispatcherOptions{Sleep: clk.sleep}).Deliver(t.Context(), 0, true)
+	clk.Sleep(t.Context(), time.Hour)
+	rep, err := outboxstore.NewDispatcher(old.db, n, zap.NewNop(), alerting.DispatcherOptions{Sleep: clk.Sleep}).Deliver(t.Context(), 0, true)
 	if err != nil || rep.Sent != 1 {
 		all, _ := old.db.ListOutbox(t.Context(), storage.OutboxFilter{})
 		t.Fatalf("new process: %+v, %v; outbox %+v", rep, err, all)
@@ -94,7 +94,7 @@ func TestTemplateChangeReachesQueuedMessage(t *testing.T) {
 // sent as it was stored, exactly once, after the upgrade.
 func TestLegacyBlockKitStillDelivered(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "pw.db")
-	clk := &testClock{t: time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)}
+	clk := dawn()
 	fake := newFakeSlack(t, testToken)
 	p := start(t, path, clk, fake)
 	defer p.db.Close()

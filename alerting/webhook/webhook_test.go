@@ -92,6 +92,8 @@ func TestAnswersClassified(t *testing.T) {
 		{status: 200}, {status: 204},
 		{status: 500}, {status: 502}, {status: 503}, {status: 408},
 		{status: 429, retryAfter: "7", wait: 7 * time.Second},
+		{status: 429, wait: 30 * time.Second},                     // no Retry-After: alerting's default
+		{status: 429, retryAfter: "soon", wait: 30 * time.Second}, // not seconds: the same
 		{status: 400, permanent: true, scope: alerting.ScopeMessage},
 		{status: 422, permanent: true, scope: alerting.ScopeMessage},
 		{status: 401, permanent: true, scope: alerting.ScopeAll},
