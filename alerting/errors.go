@@ -1,11 +1,15 @@
 package alerting
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pricewatch/pricewatch/secret"
 )
 
 // Scope says how much a permanent error stops.
@@ -64,6 +68,18 @@ func RetryAfterHeader(h http.Header) time.Duration {
 		return time.Duration(s) * time.Second
 	}
 	return retryAfterDefault
+}
+
+// TransportError is the error of a request that got no answer: the
+// context's when it ended (shutting down: the dispatcher releases the
+// message), else the transport's, worth retrying, with the URL left out
+// (a webhook URL is a secret) and secrets masked. what says what was being
+// done ("posting to the webhook").
+func TransportError(ctx context.Context, what string, err error, secrets ...string) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s: %w", what, ctx.Err())
+	}
+	return errors.New(what + ": " + secret.Transport(err, secrets...))
 }
 
 // IsPermanent returns the permanent error in err's chain, if any.

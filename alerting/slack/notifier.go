@@ -299,10 +299,7 @@ func (n *Notifier) postWebhook(ctx context.Context, p Payload) error {
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := n.hc.Do(req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("posting to the Slack webhook: %w", ctx.Err())
-		}
-		return errors.New("posting to the Slack webhook: " + n.describe(err))
+		return alerting.TransportError(ctx, "posting to the Slack webhook", err, n.secrets...)
 	}
 	defer resp.Body.Close()
 	// Slack answers a webhook in plain text: "ok", or an error code such as

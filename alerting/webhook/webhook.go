@@ -172,10 +172,7 @@ func (n *Notifier) Post(ctx context.Context, channel string, payload []byte) err
 	}
 	resp, err := n.hc.Do(req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("posting to the webhook: %w", ctx.Err())
-		}
-		return errors.New("posting to the webhook: " + n.describe(err))
+		return alerting.TransportError(ctx, "posting to the webhook", err, n.redact...)
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
