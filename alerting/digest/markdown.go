@@ -80,10 +80,7 @@ func WriteMarkdown(w io.Writer, d Digest) error {
 		p("| Change | 7 days ago | Now | Currency | Where |")
 		p("|--:|--:|--:|---|---|")
 		for _, mv := range d.Moves {
-			from, to := mv.From, mv.To
-			if mv.FromPerGPU.Valid && mv.ToPerGPU.Valid {
-				from, to = mv.FromPerGPU.Decimal, mv.ToPerGPU.Decimal
-			}
+			from, to := mv.Shown()
 			p("| %s | %s | %s | %s | %s |", pct(mv.Pct), perGPU(from), perGPU(to), md(mv.Currency), md(moveWhere(mv)))
 		}
 		if d.Changed > len(d.Moves) {

@@ -129,10 +129,7 @@ func SlackPayload(d Digest, opts SlackOptions) ([]byte, error) {
 
 	var mv []string
 	for _, m := range d.Moves {
-		from, to := m.From, m.To
-		if m.FromPerGPU.Valid && m.ToPerGPU.Valid {
-			from, to = m.FromPerGPU.Decimal, m.ToPerGPU.Decimal
-		}
+		from, to := m.Shown()
 		k := m.Key
 		mv = append(mv, fmt.Sprintf("• *%s* %s %s %s %s (%s): %s → %s %s",
 			signed(pct(m.Pct)), esc(slack.ProviderName(k.Provider)), esc(place(k.Region, k.Zone)), code(k.InstanceType), esc(keyBuyLabel(k)),

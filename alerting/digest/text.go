@@ -75,10 +75,7 @@ func WriteText(w io.Writer, d Digest) error {
 	} else {
 		t := newTextTable(">CHANGE", ">7D AGO", ">NOW", "CUR", "WHERE")
 		for _, mv := range d.Moves {
-			from, to := mv.From, mv.To
-			if mv.FromPerGPU.Valid && mv.ToPerGPU.Valid {
-				from, to = mv.FromPerGPU.Decimal, mv.ToPerGPU.Decimal
-			}
+			from, to := mv.Shown()
 			t.add(pct(mv.Pct), perGPU(from), perGPU(to), mv.Currency, moveWhere(mv))
 		}
 		if err := flushTable(b, t); err != nil {

@@ -208,6 +208,15 @@ type Move struct {
 	Pct                  decimal.Decimal
 }
 
+// Shown is the move as the digest shows it: per GPU-hour when both ends
+// are known per GPU-hour, else the whole instance's effective hourly.
+func (m Move) Shown() (from, to decimal.Decimal) {
+	if m.FromPerGPU.Valid && m.ToPerGPU.Valid {
+		return m.FromPerGPU.Decimal, m.ToPerGPU.Decimal
+	}
+	return m.From, m.To
+}
+
 // AvailabilityEvent is a type that became available (or sold out, or was
 // withdrawn) in some places of a region during the week.
 type AvailabilityEvent struct {
