@@ -490,13 +490,13 @@ func shownText(t *testing.T, payload []byte) string {
 // shownBlock is what Slack shows of a Block Kit block: a section's or a
 // header's text, a context's elements.
 type shownBlock struct {
-	Type string `json:"type"`
-	Text *struct {
-		Text string `json:"text"`
-	} `json:"text"`
-	Elements []struct {
-		Text string `json:"text"`
-	} `json:"elements"`
+	Type     string      `json:"type"`
+	Text     *blockText  `json:"text"`
+	Elements []blockText `json:"elements"`
+}
+
+type blockText struct {
+	Text string `json:"text"`
 }
 
 func (b shownBlock) texts() []string {

@@ -366,22 +366,7 @@ func rate(d decimal.Decimal) string { return Readable(d) }
 // Readable is a money figure for people: rounded to four decimals, trailing
 // zeros beyond two dropped, the integer part grouped by thousands.
 func Readable(d decimal.Decimal) string {
-	s := pricewatch.FormatPrice(d.Round(4))
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	whole, frac, _ := strings.Cut(s, ".")
-	var b strings.Builder
-	for i, r := range whole {
-		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	out := b.String() + "." + frac
-	if neg {
-		out = "-" + out
-	}
-	return out
+	return pricewatch.GroupThousands(pricewatch.FormatPrice(d.Round(4)))
 }
 
 func signed(d decimal.Decimal) string {
