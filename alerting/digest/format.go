@@ -81,14 +81,6 @@ func choicesOf(m ModelRow) []modelChoice {
 	return out
 }
 
-// place is the zone when the price is zonal, else the region.
-func place(region, zone string) string {
-	if zone != "" {
-		return zone
-	}
-	return region
-}
-
 // hardwareLabel is "8× H100".
 func hardwareLabel(model string, count float64) string {
 	if model == "" {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/pricewatch/pricewatch"
 )
 
 // WriteText renders the digest as plain text for a terminal.
@@ -58,7 +60,7 @@ func WriteText(w io.Writer, d Digest) error {
 		t := newTextTable("GPU", ">SAVING", ">BREAK-EVEN", ">"+d.Currency+"/GPU-H", ">ON-DEMAND", "COMMITMENT")
 		for _, s := range d.Savings {
 			t.add(s.Model, saving(s.FullUseSavingsPct), share(s.BreakEvenUtilization), perGPU(s.EffectivePerGPU), perGPU(s.OnDemandPerGPU),
-				fmt.Sprintf("%s %s %s %s", s.Provider, place(s.Region, s.Zone), s.InstanceType, buyLabel(s.Offer)))
+				fmt.Sprintf("%s %s %s %s", s.Provider, pricewatch.Place(s.Region, s.Zone), s.InstanceType, buyLabel(s.Offer)))
 		}
 		if err := flushTable(b, t); err != nil {
 			return err
@@ -158,7 +160,7 @@ func flushTable(w io.Writer, t *textTable) error { return t.write(w, "  ") }
 // converted and any flag the reader must see.
 func choiceWhere(c *Choice, cur string, commitment bool, esc func(string) string) string {
 	o := c.Offer
-	s := fmt.Sprintf("%s %s %s (%s)", esc(o.Provider), esc(place(o.Region, o.Zone)), esc(o.InstanceType), esc(hardwareLabel(o.GPUModel, o.GPUCount)))
+	s := fmt.Sprintf("%s %s %s (%s)", esc(o.Provider), esc(pricewatch.Place(o.Region, o.Zone)), esc(o.InstanceType), esc(hardwareLabel(o.GPUModel, o.GPUCount)))
 	if commitment {
 		s += " " + esc(buyLabel(o))
 	}
@@ -176,7 +178,7 @@ func choiceWhere(c *Choice, cur string, commitment bool, esc func(string) string
 
 func moveWhere(mv Move) string {
 	k := mv.Key
-	return fmt.Sprintf("%s %s %s %s (%s)", k.Provider, place(k.Region, k.Zone), k.InstanceType, keyBuyLabel(k), hardwareLabel(mv.GPUModel, mv.GPUCount))
+	return fmt.Sprintf("%s %s %s %s (%s)", k.Provider, pricewatch.Place(k.Region, k.Zone), k.InstanceType, keyBuyLabel(k), hardwareLabel(mv.GPUModel, mv.GPUCount))
 }
 
 func writeEvents(w io.Writer, es []AvailabilityEvent, d Digest, none string) {
