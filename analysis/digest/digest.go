@@ -356,7 +356,7 @@ func Build(in Input) (Digest, error) {
 		return Digest{}, errors.New("building the digest: no time given")
 	}
 	cur := strings.ToUpper(strings.TrimSpace(in.Currency))
-	if !fx.IsCurrency(cur) {
+	if !pricewatch.IsCurrencyCode(cur) {
 		return Digest{}, fmt.Errorf("building the digest: currency %q is not a three-letter code", in.Currency)
 	}
 	loc := in.Location
