@@ -20,22 +20,14 @@ type OfferKeyJSON struct {
 	OS            string    `json:"os"`
 }
 
-// JSON is the key as output rows carry it.
-func (k OfferKey) JSON() OfferKeyJSON {
-	return OfferKeyJSON{
-		Provider: k.Provider, Region: k.Region, Zone: k.Zone, InstanceType: k.InstanceType,
-		PriceType: k.PriceType, Term: k.Term, Payment: k.Payment, OfferingClass: k.OfferingClass, OS: k.OS,
-	}
-}
+// JSON is the key as output rows carry it. The two types have the same
+// fields in the same order, so they convert; a field added to one and not
+// the other stops this from compiling.
+func (k OfferKey) JSON() OfferKeyJSON { return OfferKeyJSON(k) }
 
 // Key is the OfferKey a row names (for a row read back, such as a queued
 // alert's item).
-func (j OfferKeyJSON) Key() OfferKey {
-	return OfferKey{
-		Provider: j.Provider, Region: j.Region, Zone: j.Zone, InstanceType: j.InstanceType,
-		PriceType: j.PriceType, Term: j.Term, Payment: j.Payment, OfferingClass: j.OfferingClass, OS: j.OS,
-	}
-}
+func (j OfferKeyJSON) Key() OfferKey { return OfferKey(j) }
 
 // HowBought is the key's HowBought label.
 func (j OfferKeyJSON) HowBought() string {
