@@ -138,6 +138,12 @@ func TestThousandthOfThePriceIsHeld(t *testing.T) {
 			if !strings.Contains(table, "Standard_NC40ads_H100_v5") || !strings.Contains(table, "held") {
 				t.Errorf("held table:\n%s", table)
 			}
+			// The run record keeps the count; `runs` shows it.
+			runsOut, _, _ := runCLI(t, "--config", cfg, "runs", "--format", "json")
+			var runs []map[string]any
+			if json.Unmarshal([]byte(runsOut), &runs) != nil || len(runs) != 1 || runs[0]["offers_held"] != float64(1) {
+				t.Errorf("runs: %s, want the last run with offers_held 1", runsOut)
+			}
 		})
 	}
 }
