@@ -65,6 +65,10 @@ func TestDefaultRulesPostH100PriceDrop(t *testing.T) {
 	if code != 0 || !strings.Contains(rules, "price-drops") || !strings.Contains(rules, "built-in defaults") || !strings.Contains(rules, "C0GPUALERTS") {
 		t.Errorf("alerts rules: %s", rules)
 	}
+	// cheap-spot-h100's threshold is per GPU-hour: the table says in which currency.
+	if !strings.Contains(rules, "spot < 2.5/GPU-h") || !strings.Contains(rules, "in its own currency, without conversion") {
+		t.Errorf("alerts rules does not say the threshold's currency: %s", rules)
+	}
 }
 
 // TestExplicitEmptyRulesTurnAlertsOff: alerts.rules: [] posts nothing.
