@@ -393,7 +393,7 @@ func TestTokenRequired(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode == http.StatusOK
 	})
-	for _, path := range []string{"/api/v1/runs", "/metrics", "/readyz", "/", "/gpu/H100", "/api/v1/offers?gpu=H100"} {
+	for _, path := range []string{"/api/v1/runs", "/metrics", "/readyz", "/", "/gpu/H100", "/api/v1/availability"} {
 		for _, auth := range []string{"", "Bearer wrong-" + token, "Bearer " + token[:len(token)-1], "Basic " + token} {
 			resp, body := apiGet(t, base+path, "Authorization", auth)
 			if resp.StatusCode != http.StatusUnauthorized || strings.Contains(body, token) {
