@@ -77,7 +77,7 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 			if err != nil {
 				return err
 			}
-			if err := checkGPUModel(ctx, m.db, f.gpu); err != nil {
+			if err := report.CheckGPUModel(ctx, m.db, f.gpu); err != nil {
 				return err
 			}
 			now, currency, book := m.now, m.currency, m.fx
