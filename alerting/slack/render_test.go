@@ -306,8 +306,6 @@ func TestTestMessage(t *testing.T) {
 	}
 }
 
-func mustDecimal(s string) decimal.Decimal { return decimal.RequireFromString(s) }
-
 // Rates read rounded (four decimals at most, thousands grouped) while the
 // stored figures keep every digit; the texts never show a delivery key.
 func TestReadableRatesAndNoDeliveryKey(t *testing.T) {
