@@ -11,30 +11,14 @@ import (
 	"time"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/pricewatch/pricewatch/providers"
+	"github.com/pricewatch/pricewatch/section"
 )
 
 // KeyError is a configuration problem tied to one key and, when the value
 // came from a file, the line it is on.
-type KeyError struct {
-	File string
-	Line int
-	Key  string // dotted path, e.g. providers.azure.endpoint
-	Msg  string
-}
-
-func (e *KeyError) Error() string {
-	loc := e.File
-	if e.Line > 0 {
-		if loc != "" {
-			loc += ":"
-		}
-		loc += fmt.Sprintf("line %d", e.Line)
-	}
-	if loc != "" {
-		return fmt.Sprintf("%s: %s: %s", loc, e.Key, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", e.Key, e.Msg)
-}
+type KeyError = section.KeyError
 
 // decoder walks a YAML node tree into a struct, refusing unknown keys and
 // remembering the line of every key so that later validation can point at it.
@@ -77,6 +61,10 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 		}
 		return
 	}
+	if v.Type() == providersType {
+		d.decodeProviders(n, v.Addr().Interface().(*Providers), path)
+		return
+	}
 	switch v.Kind() {
 	case reflect.Struct:
 		if n.Kind != yaml.MappingNode {
@@ -84,24 +72,13 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 			return
 		}
 		fields := structFields(v.Type())
-		seen := map[string]bool{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, val := n.Content[i], n.Content[i+1]
-			kp := join(path, k.Value)
-			if seen[k.Value] {
-				d.fail(k, kp, "key given twice")
-				continue
-			}
-			seen[k.Value] = true
-			idx, ok := fields[k.Value]
+		d.decodeKeys(n, path, sortedKeys(fields), func(key string) (reflect.Value, bool) {
+			idx, ok := fields[key]
 			if !ok {
-				d.fail(k, kp, "unknown key (known keys here: %s)", strings.Join(sortedKeys(fields), ", "))
-				continue
+				return reflect.Value{}, false
 			}
-			d.lines[kp] = k.Line
-			d.decode(val, v.FieldByIndex(idx), kp)
-			d.lines[kp] = k.Line
-		}
+			return v.FieldByIndex(idx), true
+		})
 	case reflect.Map:
 		if n.Kind != yaml.MappingNode {
 			d.fail(n, path, "want a mapping, got %s", describe(n))
@@ -157,6 +134,49 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 		if err := n.Decode(v.Addr().Interface()); err != nil {
 			d.fail(n, path, "%q is not a valid %s", n.Value, kindName(v.Kind()))
 		}
+	}
+}
+
+var providersType = reflect.TypeFor[Providers]()
+
+// decodeProviders decodes providers.<name> into each registered provider's
+// section, as strictly as a struct's keys: the registry's names are the
+// known keys, in its order.
+func (d *decoder) decodeProviders(n *yaml.Node, p *Providers, path string) {
+	if n.Kind != yaml.MappingNode {
+		d.fail(n, path, "want a mapping of keys, got %s", describe(n))
+		return
+	}
+	d.decodeKeys(n, path, providers.Names(), func(name string) (reflect.Value, bool) {
+		sec := p.Section(name)
+		if sec == nil {
+			return reflect.Value{}, false
+		}
+		return reflect.ValueOf(sec).Elem(), true
+	})
+}
+
+// decodeKeys decodes a mapping whose keys are fixed (a struct's fields, the
+// registered providers): field returns where a key's value goes; a key
+// given twice or not known is an error naming the known keys.
+func (d *decoder) decodeKeys(n *yaml.Node, path string, known []string, field func(key string) (reflect.Value, bool)) {
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], n.Content[i+1]
+		kp := join(path, k.Value)
+		if seen[k.Value] {
+			d.fail(k, kp, "key given twice")
+			continue
+		}
+		seen[k.Value] = true
+		dst, ok := field(k.Value)
+		if !ok {
+			d.fail(k, kp, "unknown key (known keys here: %s)", strings.Join(known, ", "))
+			continue
+		}
+		d.lines[kp] = k.Line
+		d.decode(val, dst, kp)
+		d.lines[kp] = k.Line
 	}
 }
 

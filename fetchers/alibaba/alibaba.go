@@ -39,9 +39,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/gpu"
+	"github.com/pricewatch/pricewatch/section"
 )
 
 // Environment variables the Alibaba Cloud CLI and SDKs read.
@@ -74,7 +74,7 @@ type Config struct {
 	// Regions to fetch; empty means every region DescribeRegions lists.
 	Regions []string
 	// AccessKeyID and AccessKeySecret sign every call (see CredentialsFrom).
-	AccessKeyID, AccessKeySecret config.Secret
+	AccessKeyID, AccessKeySecret section.Secret
 	// MaxPriceCalls bounds DescribePrice calls per run (0: DefaultMaxPriceCalls).
 	// A region whose calls do not fit is left for the next run, which starts
 	// with it; the snapshot's coverage lists only the regions fetched.
@@ -104,14 +104,14 @@ var _ fetchers.Fetcher = (*Fetcher)(nil)
 // $CREDENTIALS_DIRECTORY, so systemd's LoadCredential works). With neither,
 // or only half a pair, the error wraps fetchers.ErrNoCredentials. Errors
 // never include a secret.
-func CredentialsFrom(idFile, secretFile string) (id, secret config.Secret, err error) {
-	id, err = config.ReadSecret(EnvAccessKeyID, config.Secret{}, idFile)
+func CredentialsFrom(idFile, secretFile string) (id, secret section.Secret, err error) {
+	id, err = section.ReadSecret(EnvAccessKeyID, section.Secret{}, idFile)
 	if err != nil {
-		return config.Secret{}, config.Secret{}, fmt.Errorf("alibaba access key ID: %w", err)
+		return section.Secret{}, section.Secret{}, fmt.Errorf("alibaba access key ID: %w", err)
 	}
-	secret, err = config.ReadSecret(EnvAccessKeySecret, config.Secret{}, secretFile)
+	secret, err = section.ReadSecret(EnvAccessKeySecret, section.Secret{}, secretFile)
 	if err != nil {
-		return config.Secret{}, config.Secret{}, fmt.Errorf("alibaba access key secret: %w", err)
+		return section.Secret{}, section.Secret{}, fmt.Errorf("alibaba access key secret: %w", err)
 	}
 	switch {
 	case id.Empty() && secret.Empty():

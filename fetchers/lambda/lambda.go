@@ -29,8 +29,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/section"
 )
 
 const (
@@ -60,13 +60,13 @@ type Config struct {
 	// DefaultEndpoint. Path is appended.
 	Endpoint string
 	// APIKey is sent as a bearer token (see APIKeyFrom).
-	APIKey config.Secret
+	APIKey section.Secret
 }
 
 // Fetcher reads the instance-types API. It implements fetchers.Fetcher.
 type Fetcher struct {
 	url         string
-	key         config.Secret
+	key         section.Secret
 	client      *fetchers.Client
 	log         *zap.Logger
 	bodyTimeout time.Duration
@@ -78,10 +78,10 @@ var _ fetchers.Fetcher = (*Fetcher)(nil)
 // by providers.lambda.api_key_file (a relative name is looked up in
 // $CREDENTIALS_DIRECTORY). With neither the error wraps
 // fetchers.ErrNoCredentials, so the provider is skipped, not failed.
-func APIKeyFrom(file string) (config.Secret, error) {
-	key, err := config.ReadSecret(EnvAPIKey, config.Secret{}, file)
+func APIKeyFrom(file string) (section.Secret, error) {
+	key, err := section.ReadSecret(EnvAPIKey, section.Secret{}, file)
 	if err != nil {
-		return config.Secret{}, fmt.Errorf("lambda API key: %w", err)
+		return section.Secret{}, fmt.Errorf("lambda API key: %w", err)
 	}
 	if key.Empty() {
 		return key, fmt.Errorf("%w: set %s or providers.lambda.api_key_file", fetchers.ErrNoCredentials, EnvAPIKey)

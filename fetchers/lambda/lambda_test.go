@@ -13,9 +13,9 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/lambda/lambdatest"
+	"github.com/pricewatch/pricewatch/section"
 )
 
 const testKey = "secret_lambda_0123456789abcdef.TopSecretKeyValue"
@@ -28,7 +28,7 @@ func quickClient() *fetchers.Client {
 
 func newFetcher(t *testing.T, srv *lambdatest.Server, log *zap.Logger) *Fetcher {
 	t.Helper()
-	f, err := New(Config{Endpoint: srv.URL, APIKey: config.NewSecret(testKey)}, quickClient(), log)
+	f, err := New(Config{Endpoint: srv.URL, APIKey: section.NewSecret(testKey)}, quickClient(), log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,11 +273,11 @@ func TestNoKeyIsSkipped(t *testing.T) {
 
 func TestEndpointMustBeABaseURL(t *testing.T) {
 	for _, ep := range []string{"ftp://x", "https://cloud.lambda.ai/api/v1/instance-types", "https://u:p@host", "https://host?x=1", "not a url"} {
-		if _, err := New(Config{Endpoint: ep, APIKey: config.NewSecret("k")}, quickClient(), nil); err == nil {
+		if _, err := New(Config{Endpoint: ep, APIKey: section.NewSecret("k")}, quickClient(), nil); err == nil {
 			t.Errorf("%q accepted", ep)
 		}
 	}
-	f, err := New(Config{APIKey: config.NewSecret("k")}, quickClient(), nil)
+	f, err := New(Config{APIKey: section.NewSecret("k")}, quickClient(), nil)
 	if err != nil || f.url != "https://cloud.lambda.ai/api/v1/instance-types" {
 		t.Errorf("default URL %q, %v", f.url, err)
 	}

@@ -31,8 +31,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/section"
 )
 
 const (
@@ -69,13 +69,13 @@ type Config struct {
 	Endpoint string
 	// APIKey is optional: the price and stock query is answered without
 	// one. When set it is sent as a bearer token.
-	APIKey config.Secret
+	APIKey section.Secret
 }
 
 // Fetcher reads the GraphQL API. It implements fetchers.Fetcher.
 type Fetcher struct {
 	url         string
-	key         config.Secret
+	key         section.Secret
 	client      *fetchers.Client
 	log         *zap.Logger
 	bodyTimeout time.Duration
@@ -85,10 +85,10 @@ var _ fetchers.Fetcher = (*Fetcher)(nil)
 
 // APIKeyFrom resolves the optional key: RUNPOD_API_KEY first, then the
 // file named by providers.runpod.api_key_file. No key is not an error.
-func APIKeyFrom(file string) (config.Secret, error) {
-	key, err := config.ReadSecret(EnvAPIKey, config.Secret{}, file)
+func APIKeyFrom(file string) (section.Secret, error) {
+	key, err := section.ReadSecret(EnvAPIKey, section.Secret{}, file)
 	if err != nil {
-		return config.Secret{}, fmt.Errorf("runpod API key: %w", err)
+		return section.Secret{}, fmt.Errorf("runpod API key: %w", err)
 	}
 	return key, nil
 }

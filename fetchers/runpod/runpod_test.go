@@ -14,9 +14,9 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/runpod/runpodtest"
+	"github.com/pricewatch/pricewatch/section"
 )
 
 const testKey = "rpa_TESTKEY0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -29,7 +29,7 @@ func quickClient() *fetchers.Client {
 
 func fetch(t *testing.T, srv *runpodtest.Server, key string, log *zap.Logger) (*pricewatch.Snapshot, error) {
 	t.Helper()
-	f, err := New(Config{Endpoint: srv.URL, APIKey: config.NewSecret(key)}, quickClient(), log)
+	f, err := New(Config{Endpoint: srv.URL, APIKey: section.NewSecret(key)}, quickClient(), log)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,9 +14,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/secret"
+	"github.com/pricewatch/pricewatch/section"
 )
 
 const (
@@ -87,8 +87,8 @@ func authHint(code string) string {
 type api struct {
 	endpoint  *url.URL
 	http      *fetchers.Client
-	secretID  config.Secret
-	secretKey config.Secret
+	secretID  section.Secret
+	secretKey section.Secret
 	attempts  int
 	baseDelay time.Duration
 	maxDelay  time.Duration

@@ -23,9 +23,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/gpu"
+	"github.com/pricewatch/pricewatch/section"
 )
 
 // Environment variables the Tencent Cloud CLI and SDKs read.
@@ -47,7 +47,7 @@ type Config struct {
 	// Regions to fetch; empty means every region DescribeRegions lists.
 	Regions []string
 	// SecretID and SecretKey sign every request; see CredentialsFrom.
-	SecretID, SecretKey config.Secret
+	SecretID, SecretKey section.Secret
 	// Currency of the account's prices (ISO 4217): CNY on the China site,
 	// USD on the international one. Default CNY.
 	Currency string
@@ -141,17 +141,17 @@ func noCredentials(idMissing, keyMissing bool) error {
 // $CREDENTIALS_DIRECTORY, as systemd's LoadCredential provides). With
 // neither it returns an error wrapping fetchers.ErrNoCredentials. Errors
 // never contain the secrets.
-func CredentialsFrom(idFile, keyFile string) (id, key config.Secret, err error) {
-	id, err = config.ReadSecret(EnvSecretID, config.Secret{}, idFile)
+func CredentialsFrom(idFile, keyFile string) (id, key section.Secret, err error) {
+	id, err = section.ReadSecret(EnvSecretID, section.Secret{}, idFile)
 	if err != nil {
-		return config.Secret{}, config.Secret{}, fmt.Errorf("tencent secret ID: %w", err)
+		return section.Secret{}, section.Secret{}, fmt.Errorf("tencent secret ID: %w", err)
 	}
-	key, err = config.ReadSecret(EnvSecretKey, config.Secret{}, keyFile)
+	key, err = section.ReadSecret(EnvSecretKey, section.Secret{}, keyFile)
 	if err != nil {
-		return config.Secret{}, config.Secret{}, fmt.Errorf("tencent secret key: %w", err)
+		return section.Secret{}, section.Secret{}, fmt.Errorf("tencent secret key: %w", err)
 	}
 	if id.Empty() || key.Empty() {
-		return config.Secret{}, config.Secret{}, noCredentials(id.Empty(), key.Empty())
+		return section.Secret{}, section.Secret{}, noCredentials(id.Empty(), key.Empty())
 	}
 	return id, key, nil
 }
