@@ -75,10 +75,35 @@ func Builder[S section.Section](build func(S, Env) (Fetcher, error)) func(sectio
 // with one clear line instead of failing (or failing to start the daemon).
 func (p Provider) New(s section.Section, env Env) (Fetcher, error) {
 	f, err := p.Build(s, env)
-	if errors.Is(err, ErrNoCredentials) {
+	switch {
+	case errors.Is(err, ErrNoCredentials):
 		return unconfigured{name: p.Name, err: err}, nil
+	case err != nil:
+		return nil, err
 	}
-	return f, err
+	return f, nil
+}
+
+// KeyedProvider completes p for a cloud whose section is section.Keyed:
+// one global API read with an API key. defaults are the section's
+// defaults, key resolves the key (api_key_file names its file), build
+// makes the fetcher; the key is handed to the redactor before.
+func KeyedProvider(p Provider, defaults section.Keyed, key func(file string) (section.Secret, error),
+	build func(KeyedConfig, Env) (Fetcher, error)) Provider {
+	p.NeedsEndpoint = true
+	p.Section = func() section.Section {
+		s := defaults
+		return &s
+	}
+	p.Build = Builder(func(s *section.Keyed, env Env) (Fetcher, error) {
+		k, err := key(s.APIKeyFile)
+		if err != nil {
+			return nil, err
+		}
+		env.Secrets(k)
+		return build(KeyedConfig{Endpoint: s.Endpoint, APIKey: k}, env)
+	})
+	return p
 }
 
 type unconfigured struct {

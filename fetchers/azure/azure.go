@@ -11,7 +11,6 @@ package azure
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/section"
 )
 
 // DefaultEndpoint is the public Retail Prices API.
@@ -61,6 +61,33 @@ type Config struct {
 	Now func() time.Time
 }
 
+// Section is providers.azure: the Retail Prices API.
+type Section struct {
+	section.Common `yaml:",inline"`
+	// Windows also stores Windows prices (kept apart from Linux).
+	Windows bool `yaml:"windows"`
+}
+
+// Validate: the shared checks cover every key but windows, a boolean.
+func (*Section) Validate(section.Checker) error { return nil }
+
+// Provider registers Azure (see package providers).
+var Provider = fetchers.Provider{
+	Name:    pricewatch.Azure,
+	Display: "Azure",
+	Pricing: fetchers.GeneralPricing("https://azure.microsoft.com/en-us/pricing/details/virtual-machines/linux/"),
+	Facts:   section.Facts{NeedsEndpoint: true},
+	Section: func() section.Section {
+		return &Section{
+			Common:  section.Common{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "5 * * * *", Timeout: 30 * time.Minute},
+			Windows: true,
+		}
+	},
+	Build: fetchers.Builder(func(s *Section, env fetchers.Env) (fetchers.Fetcher, error) {
+		return New(Config{Endpoint: s.Endpoint, Regions: s.Regions, Windows: s.Windows, Now: env.Now}, env.Client, env.Log)
+	}),
+}
+
 // Fetcher reads the Retail Prices API. It implements fetchers.Fetcher.
 type Fetcher struct {
 	cfg      Config
@@ -80,18 +107,13 @@ var regionCode = regexp.MustCompile(`^[a-z0-9]+$`)
 // New checks cfg and returns a Fetcher that sends its requests through
 // client (which does the retrying). A nil log discards logging.
 func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error) {
-	if client == nil {
-		return nil, errors.New("azure: an HTTP client is required")
+	log, err := fetchers.Logger(pricewatch.Azure, client, log)
+	if err != nil {
+		return nil, err
 	}
-	if log == nil {
-		log = zap.NewNop()
-	}
-	if cfg.Endpoint == "" {
-		cfg.Endpoint = DefaultEndpoint
-	}
-	u, err := url.Parse(cfg.Endpoint)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("azure: providers.azure.endpoint %q: want an http(s) URL such as %s", cfg.Endpoint, DefaultEndpoint)
+	u, err := fetchers.Endpoint(pricewatch.Azure, cfg.Endpoint, DefaultEndpoint)
+	if err != nil {
+		return nil, err
 	}
 	seen := map[string]bool{}
 	regions := make([]string, 0, len(cfg.Regions))
@@ -109,7 +131,7 @@ func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Fetcher{cfg: cfg, endpoint: u, client: client, log: log.With(zap.String("provider", pricewatch.Azure)), pageTimeout: defaultPageTimeout}, nil
+	return &Fetcher{cfg: cfg, endpoint: u, client: client, log: log, pageTimeout: defaultPageTimeout}, nil
 }
 
 // Provider returns pricewatch.Azure.

@@ -278,8 +278,8 @@ func TestEndpointMustBeABaseURL(t *testing.T) {
 		}
 	}
 	f, err := New(Config{APIKey: section.NewSecret("k")}, quickClient(), nil)
-	if err != nil || f.url != "https://cloud.lambda.ai/api/v1/instance-types" {
-		t.Errorf("default URL %q, %v", f.url, err)
+	if err != nil || f.api.URL != "https://cloud.lambda.ai/api/v1/instance-types" {
+		t.Errorf("default URL %q, %v", f.api.URL, err)
 	}
 }
 

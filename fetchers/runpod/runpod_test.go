@@ -296,8 +296,8 @@ func TestEndpointMustBeABaseURL(t *testing.T) {
 		}
 	}
 	f, err := New(Config{}, quickClient(), nil)
-	if err != nil || f.url != "https://api.runpod.io/graphql" {
-		t.Errorf("default URL %q, %v", f.url, err)
+	if err != nil || f.api.URL != "https://api.runpod.io/graphql" {
+		t.Errorf("default URL %q, %v", f.api.URL, err)
 	}
 }
 
