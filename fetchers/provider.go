@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"time"
 
 	"go.uber.org/zap"
@@ -132,4 +133,29 @@ func ReadKey(what, env, file string) (section.Secret, error) {
 		return section.Secret{}, fmt.Errorf("%s: %w", what, err)
 	}
 	return v, nil
+}
+
+// Logger checks what every HTTP fetcher's New is given: a client is
+// required, a nil log discards. The logger returned names the provider.
+func Logger(provider string, client *Client, log *zap.Logger) (*zap.Logger, error) {
+	if client == nil {
+		return nil, fmt.Errorf("%s: an HTTP client is required", provider)
+	}
+	if log == nil {
+		log = zap.NewNop()
+	}
+	return log.With(zap.String("provider", provider)), nil
+}
+
+// Endpoint parses providers.<provider>.endpoint (def when empty): an
+// http(s) URL with a host.
+func Endpoint(provider, v, def string) (*url.URL, error) {
+	if v == "" {
+		v = def
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("%s: providers.%s.endpoint %q: want an http(s) URL such as %s", provider, provider, v, def)
+	}
+	return u, nil
 }
