@@ -1,12 +1,8 @@
 package fetchers
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"net/url"
 	"time"
 
@@ -72,40 +68,10 @@ func NewKeyedAPI(spec KeyedSpec, cfg KeyedConfig, client *Client) (KeyedAPI, err
 }
 
 // Do sends method with body (a JSON document, or nil) and returns the
-// whole body of a 200 answer. The client retries 429 and 5xx with
-// back-off; what is left is an error, wrapping ErrAuth when the key was
-// refused and ErrIncomplete for any other status or a cut-off body.
+// whole body of a 200 answer (see Client.Read); a refused key wraps
+// ErrAuth.
 func (a KeyedAPI) Do(ctx context.Context, method string, body []byte) ([]byte, error) {
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	resp, err := a.client.Do(rctx, func(ctx context.Context) (*http.Request, error) {
-		var r io.Reader
-		if body != nil {
-			r = bytes.NewReader(body)
-		}
-		req, err := http.NewRequestWithContext(ctx, method, a.URL, r)
-		if err != nil {
-			return nil, err
-		}
-		if body != nil {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		req.Header.Set("Accept", "application/json")
-		if !a.key.Empty() {
-			req.Header.Set("Authorization", "Bearer "+a.key.Value())
-		}
-		return req, nil
-	})
-	if err != nil {
-		var se *StatusError
-		if errors.As(err, &se) && (se.Status == http.StatusUnauthorized || se.Status == http.StatusForbidden) {
-			return nil, fmt.Errorf("%s %s: %w: the API key was refused (%s): %w", a.Provider, a.Path, ErrAuth, a.KeyHelp, err)
-		}
-		return nil, fmt.Errorf("%s %s: %w", a.Provider, a.Path, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%w: %s %s: HTTP %d instead of %s", ErrIncomplete, a.Provider, a.Path, resp.StatusCode, a.Answer)
-	}
-	return ReadBody(ctx, cancel, resp.Body, a.MaxBody, a.BodyTimeout, a.Provider+" "+a.Path)
+	return a.client.Read(ctx, Request{Method: method, URL: a.URL, Body: body, Bearer: a.key,
+		Where: a.Provider + " " + a.Path, Answer: a.Answer, Refused: "the API key was refused (" + a.KeyHelp + ")",
+		Limit: a.MaxBody, Timeout: a.BodyTimeout})
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -147,15 +148,24 @@ func Logger(provider string, client *Client, log *zap.Logger) (*zap.Logger, erro
 	return log.With(zap.String("provider", provider)), nil
 }
 
-// Endpoint parses providers.<provider>.endpoint (def when empty): an
-// http(s) URL with a host.
-func Endpoint(provider, v, def string) (*url.URL, error) {
+// Endpoint checks what the New of a fetcher reading one HTTP API is
+// given (see Logger) and parses providers.<provider>.endpoint (def when
+// empty): an http(s) URL with a host, with path, when set, appended to
+// its own.
+func Endpoint(provider string, client *Client, log *zap.Logger, v, def, path string) (*url.URL, *zap.Logger, error) {
+	log, err := Logger(provider, client, log)
+	if err != nil {
+		return nil, nil, err
+	}
 	if v == "" {
 		v = def
 	}
 	u, err := url.Parse(v)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%s: providers.%s.endpoint %q: want an http(s) URL such as %s", provider, provider, v, def)
+		return nil, nil, fmt.Errorf("%s: providers.%s.endpoint %q: want an http(s) URL such as %s", provider, provider, v, def)
 	}
-	return u, nil
+	if path != "" {
+		u.Path = strings.TrimSuffix(u.Path, "/") + path
+	}
+	return u, log, nil
 }

@@ -107,11 +107,7 @@ var regionCode = regexp.MustCompile(`^[a-z0-9]+$`)
 // New checks cfg and returns a Fetcher that sends its requests through
 // client (which does the retrying). A nil log discards logging.
 func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error) {
-	log, err := fetchers.Logger(pricewatch.Azure, client, log)
-	if err != nil {
-		return nil, err
-	}
-	u, err := fetchers.Endpoint(pricewatch.Azure, cfg.Endpoint, DefaultEndpoint)
+	u, log, err := fetchers.Endpoint(pricewatch.Azure, client, log, cfg.Endpoint, DefaultEndpoint, "")
 	if err != nil {
 		return nil, err
 	}
@@ -282,25 +278,8 @@ func (f *Fetcher) getPage(ctx context.Context, u *url.URL, where string, pageNo 
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("azure %s page %d: %w", where, pageNo, err)
 	}
-	pctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	resp, err := f.client.Do(pctx, func(ctx context.Context) (*http.Request, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-		if err != nil {
-			return nil, err
-		}
-		req.Header.Set("Accept", "application/json")
-		return req, nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("azure %s page %d: %w", where, pageNo, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%w: azure %s page %d: HTTP %d instead of a price page", fetchers.ErrIncomplete, where, pageNo, resp.StatusCode)
-	}
-
-	body, err := fetchers.ReadBody(ctx, cancel, resp.Body, maxPageBytes, f.pageTimeout, fmt.Sprintf("azure %s page %d", where, pageNo))
+	body, err := f.client.Read(ctx, fetchers.Request{Method: http.MethodGet, URL: u.String(),
+		Where: fmt.Sprintf("azure %s page %d", where, pageNo), Answer: "a price page", Limit: maxPageBytes, Timeout: f.pageTimeout})
 	if err != nil {
 		return nil, err
 	}

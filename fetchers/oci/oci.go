@@ -94,15 +94,10 @@ var _ fetchers.Fetcher = (*Fetcher)(nil)
 
 // New checks cfg and returns a Fetcher sending through client.
 func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error) {
-	log, err := fetchers.Logger(pricewatch.OCI, client, log)
+	u, log, err := fetchers.Endpoint(pricewatch.OCI, client, log, cfg.Endpoint, DefaultEndpoint, ProductsPath)
 	if err != nil {
 		return nil, err
 	}
-	u, err := fetchers.Endpoint(pricewatch.OCI, cfg.Endpoint, DefaultEndpoint)
-	if err != nil {
-		return nil, err
-	}
-	u.Path = strings.TrimSuffix(u.Path, "/") + ProductsPath
 	u.RawQuery = "currencyCode=" + currency
 	return &Fetcher{base: u, client: client, log: log}, nil
 }
@@ -315,24 +310,8 @@ func nextPage(cur *url.URL, p *listPage) (*url.URL, error) {
 
 func (f *Fetcher) getPage(ctx context.Context, u *url.URL, pageNo int) (*listPage, error) {
 	where := fmt.Sprintf("oci price list page %d", pageNo)
-	pctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	resp, err := f.client.Do(pctx, func(ctx context.Context) (*http.Request, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-		if err != nil {
-			return nil, err
-		}
-		req.Header.Set("Accept", "application/json")
-		return req, nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", where, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%w: %s: HTTP %d instead of a price list", fetchers.ErrIncomplete, where, resp.StatusCode)
-	}
-	body, err := fetchers.ReadBody(ctx, cancel, resp.Body, maxPageBytes, pageTimeout, where)
+	body, err := f.client.Read(ctx, fetchers.Request{Method: http.MethodGet, URL: u.String(),
+		Where: where, Answer: "a price list", Limit: maxPageBytes, Timeout: pageTimeout})
 	if err != nil {
 		return nil, err
 	}

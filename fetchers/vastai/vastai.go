@@ -169,15 +169,10 @@ var _ fetchers.Fetcher = (*Fetcher)(nil)
 
 // New checks cfg and returns a Fetcher sending through client.
 func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error) {
-	log, err := fetchers.Logger(pricewatch.VastAI, client, log)
+	u, log, err := fetchers.Endpoint(pricewatch.VastAI, client, log, cfg.Endpoint, DefaultEndpoint, SearchPath)
 	if err != nil {
 		return nil, err
 	}
-	u, err := fetchers.Endpoint(pricewatch.VastAI, cfg.Endpoint, DefaultEndpoint)
-	if err != nil {
-		return nil, err
-	}
-	u.Path = strings.TrimSuffix(u.Path, "/") + SearchPath
 	if len(cfg.GPUModels) == 0 {
 		cfg.GPUModels = DefaultGPUModels
 	}
@@ -497,24 +492,8 @@ func (f *Fetcher) getPage(ctx context.Context, gpuName, floorOp, floor string, p
 	if err := f.limiter.Wait(ctx); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", where, err)
 	}
-	pctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	resp, err := f.client.Do(pctx, func(ctx context.Context) (*http.Request, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-		if err != nil {
-			return nil, err
-		}
-		req.Header.Set("Accept", "application/json")
-		return req, nil
-	})
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", where, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, nil, fmt.Errorf("%w: %s: HTTP %d instead of offers", fetchers.ErrIncomplete, where, resp.StatusCode)
-	}
-	body, err := fetchers.ReadBody(ctx, cancel, resp.Body, maxPageBytes, pageTimeout, where)
+	body, err := f.client.Read(ctx, fetchers.Request{Method: http.MethodGet, URL: u.String(),
+		Where: where, Answer: "offers", Limit: maxPageBytes, Timeout: pageTimeout})
 	if err != nil {
 		return nil, nil, err
 	}
