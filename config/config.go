@@ -20,6 +20,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/providers"
 	"github.com/pricewatch/pricewatch/section"
 )
@@ -660,7 +661,7 @@ func (c *Config) checkListen(key, v string) error {
 
 func (c *Config) checkURL(key, v string) error { return c.checker().URL(key, v) }
 
-func isCurrency(s string) bool { return section.IsCurrency(s) }
+func isCurrency(s string) bool { return pricewatch.IsCurrencyCode(s) }
 
 func isPositiveNumber(s string) bool {
 	var f float64

@@ -72,12 +72,12 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 			return
 		}
 		fields := structFields(v.Type())
-		d.decodeKeys(n, path, sortedKeys(fields), func(key string) (reflect.Value, bool) {
+		d.decodeKeys(n, path, sortedKeys(fields), func(key string, val *yaml.Node, kp string) bool {
 			idx, ok := fields[key]
-			if !ok {
-				return reflect.Value{}, false
+			if ok {
+				d.decode(val, v.FieldByIndex(idx), kp)
 			}
-			return v.FieldByIndex(idx), true
+			return ok
 		})
 	case reflect.Map:
 		if n.Kind != yaml.MappingNode {
@@ -87,21 +87,13 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 		if v.IsNil() {
 			v.Set(reflect.MakeMap(v.Type()))
 		}
-		seen := map[string]bool{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, val := n.Content[i], n.Content[i+1]
-			kp := join(path, k.Value)
-			// The later value would silently win: refuse, as for struct keys.
-			if seen[k.Value] {
-				d.fail(k, kp, "key given twice")
-				continue
-			}
-			seen[k.Value] = true
-			d.lines[kp] = k.Line
+		// A key given twice is refused: the later value would silently win.
+		d.decodeKeys(n, path, nil, func(key string, val *yaml.Node, kp string) bool {
 			elem := reflect.New(v.Type().Elem()).Elem()
 			d.decode(val, elem, kp)
-			v.SetMapIndex(reflect.ValueOf(k.Value).Convert(v.Type().Key()), elem)
-		}
+			v.SetMapIndex(reflect.ValueOf(key).Convert(v.Type().Key()), elem)
+			return true
+		})
 	case reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
 			d.fail(n, path, "want a list, got %s", describe(n))
@@ -147,19 +139,20 @@ func (d *decoder) decodeProviders(n *yaml.Node, p *Providers, path string) {
 		d.fail(n, path, "want a mapping of keys, got %s", describe(n))
 		return
 	}
-	d.decodeKeys(n, path, providers.Names(), func(name string) (reflect.Value, bool) {
+	d.decodeKeys(n, path, providers.Names(), func(name string, val *yaml.Node, kp string) bool {
 		sec := p.Section(name)
-		if sec == nil {
-			return reflect.Value{}, false
+		if sec != nil {
+			d.decode(val, reflect.ValueOf(sec).Elem(), kp)
 		}
-		return reflect.ValueOf(sec).Elem(), true
+		return sec != nil
 	})
 }
 
-// decodeKeys decodes a mapping whose keys are fixed (a struct's fields, the
-// registered providers): field returns where a key's value goes; a key
-// given twice or not known is an error naming the known keys.
-func (d *decoder) decodeKeys(n *yaml.Node, path string, known []string, field func(key string) (reflect.Value, bool)) {
+// decodeKeys walks a mapping's keys: each decodes one key's value and
+// reports whether the key is known (a struct's fields, the registered
+// providers; a map knows every key). A key given twice or not known is an
+// error naming the known keys; every key's line is remembered.
+func (d *decoder) decodeKeys(n *yaml.Node, path string, known []string, each func(key string, val *yaml.Node, kp string) bool) {
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
@@ -169,13 +162,13 @@ func (d *decoder) decodeKeys(n *yaml.Node, path string, known []string, field fu
 			continue
 		}
 		seen[k.Value] = true
-		dst, ok := field(k.Value)
-		if !ok {
+		d.lines[kp] = k.Line
+		if !each(k.Value, val, kp) {
 			d.fail(k, kp, "unknown key (known keys here: %s)", strings.Join(known, ", "))
 			continue
 		}
-		d.lines[kp] = k.Line
-		d.decode(val, dst, kp)
+		// Decoding the value noted the value's line: the key's is the one
+		// errors point at.
 		d.lines[kp] = k.Line
 	}
 }

@@ -167,19 +167,6 @@ func CheckShared(k Checker, c Common, f Facts) []error {
 // us-east-1, cn-hangzhou, EU-RO-1).
 var regionCode = regexp.MustCompile(`^[A-Za-z0-9]+([-_.][A-Za-z0-9]+)*$`)
 
-// IsCurrency reports whether s is a three-letter ISO 4217 code shape.
-func IsCurrency(s string) bool {
-	if len(s) != 3 {
-		return false
-	}
-	for _, r := range s {
-		if r < 'A' || r > 'Z' {
-			return false
-		}
-	}
-	return true
-}
-
 // Keyed are the keys of a provider with one global API (no regions to
 // choose: the answer covers every region) read with an API key: Lambda,
 // RunPod.

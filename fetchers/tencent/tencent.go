@@ -82,7 +82,7 @@ type Section struct {
 // Validate checks the keys beyond the shared ones.
 func (s *Section) Validate(k section.Checker) error {
 	var errs []error
-	if !section.IsCurrency(s.Currency) {
+	if !pricewatch.IsCurrencyCode(s.Currency) {
 		errs = append(errs, k.Errorf("currency", "%q is not a three-letter currency code (CNY on the China site, USD on the international one)", s.Currency))
 	}
 	if s.Concurrency < 1 {
