@@ -457,9 +457,7 @@ func (c *Config) Validate() error {
 	if c.Fetch.MinOfferRatio < 0 || c.Fetch.MinOfferRatio > 1 {
 		add(c.keyErr("fetch.min_offer_ratio", "%v: want a share between 0 and 1", c.Fetch.MinOfferRatio))
 	}
-	if c.Fetch.LeaseWait < 0 {
-		add(c.keyErr("fetch.lease_wait", "must not be negative"))
-	}
+	add(c.checker().NotNegative("fetch.lease_wait", c.Fetch.LeaseWait))
 	if c.Fetch.MaxRetryAfter <= 0 {
 		add(c.keyErr("fetch.max_retry_after", "must be positive"))
 	}
@@ -499,18 +497,14 @@ func (c *Config) Validate() error {
 			add(c.keyErr("slack.webhook_url", "is not an http(s) URL"))
 		}
 	}
-	if c.Alerts.WithdrawAfterRuns < 1 {
-		add(c.keyErr("alerts.withdraw_after_runs", "must be at least 1"))
-	}
+	add(c.checker().AtLeast("alerts.withdraw_after_runs", c.Alerts.WithdrawAfterRuns, 1))
 	if c.Alerts.ConfirmChangePct < 0 {
 		add(c.keyErr("alerts.confirm_change_pct", "must not be negative (0 alerts every move at once)"))
 	}
 	if c.Guard.ImplausibleRatio != 0 && c.Guard.ImplausibleRatio <= 1 {
 		add(c.keyErr("guard.implausible_ratio", "must be greater than 1 (1000: a thousandth of the price), or 0 to turn the ratio test off"))
 	}
-	if c.Guard.AcceptAfterRuns < 1 {
-		add(c.keyErr("guard.accept_after_runs", "must be at least 1"))
-	}
+	add(c.checker().AtLeast("guard.accept_after_runs", c.Guard.AcceptAfterRuns, 1))
 	for cur, v := range c.Guard.FloorPerGPUHour {
 		if !isCurrency(cur) {
 			add(c.keyErr("guard.floor_per_gpu_hour."+cur, "%q is not a three-letter currency code", cur))

@@ -122,6 +122,22 @@ func (c Checker) Schedule(key, spec string) error {
 	return nil
 }
 
+// AtLeast wants v to be at least min.
+func (c Checker) AtLeast(key string, v, min int) error {
+	if v < min {
+		return c.Errorf(key, "must be at least %d", min)
+	}
+	return nil
+}
+
+// NotNegative wants d to be 0 or more.
+func (c Checker) NotNegative(key string, d time.Duration) error {
+	if d < 0 {
+		return c.Errorf(key, "must not be negative")
+	}
+	return nil
+}
+
 // Facts are what the checks of the shared keys need to know about a
 // provider beyond its section.
 type Facts struct {
@@ -148,9 +164,7 @@ func CheckShared(k Checker, c Common, f Facts) []error {
 	if c.Schedule != "" {
 		add(k.Schedule("schedule", c.Schedule))
 	}
-	if c.Timeout < 0 {
-		add(k.Errorf("timeout", "must not be negative"))
-	}
+	add(k.NotNegative("timeout", c.Timeout))
 	for i, r := range c.Regions {
 		if !regionCode.MatchString(r) {
 			add(k.Errorf(fmt.Sprintf("regions[%d]", i), "%q is not a region code", r))

@@ -98,10 +98,7 @@ type Section struct {
 
 // Validate checks the keys beyond the shared ones.
 func (s *Section) Validate(k section.Checker) error {
-	if s.Concurrency < 1 {
-		return k.Errorf("concurrency", "must be at least 1")
-	}
-	return nil
+	return k.AtLeast("concurrency", s.Concurrency, 1)
 }
 
 // Provider registers Alibaba Cloud (see package providers).

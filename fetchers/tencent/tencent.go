@@ -81,14 +81,11 @@ type Section struct {
 
 // Validate checks the keys beyond the shared ones.
 func (s *Section) Validate(k section.Checker) error {
-	var errs []error
+	var currency error
 	if !pricewatch.IsCurrencyCode(s.Currency) {
-		errs = append(errs, k.Errorf("currency", "%q is not a three-letter currency code (CNY on the China site, USD on the international one)", s.Currency))
+		currency = k.Errorf("currency", "%q is not a three-letter currency code (CNY on the China site, USD on the international one)", s.Currency)
 	}
-	if s.Concurrency < 1 {
-		errs = append(errs, k.Errorf("concurrency", "must be at least 1"))
-	}
-	return errors.Join(errs...)
+	return errors.Join(currency, k.AtLeast("concurrency", s.Concurrency, 1))
 }
 
 // Provider registers Tencent Cloud (see package providers).

@@ -119,13 +119,7 @@ func (s *Section) Validate(k section.Checker) error {
 			errs = append(errs, k.Errorf(fmt.Sprintf("gpu_models[%d]", i), "must not be empty"))
 		}
 	}
-	if s.MaxPages < 1 {
-		errs = append(errs, k.Errorf("max_pages", "must be at least 1"))
-	}
-	if s.RequestInterval < 0 {
-		errs = append(errs, k.Errorf("request_interval", "must not be negative"))
-	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, k.AtLeast("max_pages", s.MaxPages, 1), k.NotNegative("request_interval", s.RequestInterval))...)
 }
 
 // Provider registers Vast.ai (see package providers).
