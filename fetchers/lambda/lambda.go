@@ -90,18 +90,18 @@ var api = fetchers.KeyedSpec{Provider: pricewatch.Lambda, DefaultEndpoint: Defau
 func APIKeyFrom(file string) (section.Secret, error) {
 	key, err := fetchers.ReadKey("lambda API key", EnvAPIKey, file)
 	if err == nil && key.Empty() {
-		err = noKey
+		err = errNoKey
 	}
 	return key, err
 }
 
-var noKey = fmt.Errorf("%w: set %s or providers.lambda.api_key_file", fetchers.ErrNoCredentials, EnvAPIKey)
+var errNoKey = fmt.Errorf("%w: set %s or providers.lambda.api_key_file", fetchers.ErrNoCredentials, EnvAPIKey)
 
 // New checks cfg and returns a Fetcher sending its request through client.
 // A missing key gives an error wrapping fetchers.ErrNoCredentials.
 func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error) {
 	if client != nil && cfg.APIKey.Empty() {
-		return nil, noKey
+		return nil, errNoKey
 	}
 	a, err := fetchers.NewKeyedAPI(api, cfg, client)
 	if err != nil {
