@@ -9,6 +9,7 @@ package fetcherstest
 import (
 	"io/fs"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"sync"
 	"testing"
@@ -38,6 +39,25 @@ func (f *Faults) Seen(r *http.Request) {
 	defer f.mu.Unlock()
 	f.requests++
 	f.auth = append(f.auth, r.Header.Get("Authorization"))
+}
+
+// Accept counts r (see Seen) and answers 404 unless r is method on path;
+// it reports whether the fake should answer r itself.
+func (f *Faults) Accept(w http.ResponseWriter, r *http.Request, method, path string) bool {
+	f.Seen(r)
+	if r.URL.Path != path || r.Method != method {
+		http.NotFound(w, r)
+		return false
+	}
+	return true
+}
+
+// Start serves h on a local server that is closed when the test ends.
+func Start(t testing.TB, h http.HandlerFunc) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
 }
 
 // Next takes the failure mode queued for this request ("" for none).

@@ -70,17 +70,14 @@ func New(t testing.TB, key string) *Server {
 	t.Helper()
 	s := &Server{Key: key}
 	s.SetBody(t, Sample())
-	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(s.Close)
+	s.Server = fetcherstest.Start(t, s.serve)
 	return s
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.Seen(r)
-	if r.URL.Path != Path || r.Method != http.MethodPost {
-		http.NotFound(w, r)
+	if !s.Accept(w, r, http.MethodPost, Path) {
 		return
 	}
 	var req struct {
