@@ -25,6 +25,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/section"
 )
 
 // Default endpoints.
@@ -73,6 +74,48 @@ type Config struct {
 	// Now is the clock that decides which terms are in effect (their
 	// effectiveDate); nil means time.Now.
 	Now func() time.Time
+}
+
+// Section is providers.aws: the public Price List Bulk API and the spot
+// feed.
+type Section struct {
+	section.Common `yaml:",inline"`
+	SpotEndpoint   string `yaml:"spot_endpoint"`
+	SpotEnabled    bool   `yaml:"spot"`
+	SavingsPlans   bool   `yaml:"savings_plans"`
+}
+
+// Validate checks the keys beyond the shared ones.
+func (s *Section) Validate(k section.Checker) error {
+	if s.SpotEnabled {
+		return k.URL("spot_endpoint", s.SpotEndpoint)
+	}
+	return nil
+}
+
+// Provider registers AWS (see package providers).
+var Provider = fetchers.Provider{
+	Name:    pricewatch.AWS,
+	Display: "AWS",
+	Pricing: map[pricewatch.PriceType]string{
+		"":                     "https://aws.amazon.com/ec2/pricing/on-demand/",
+		pricewatch.Spot:        "https://aws.amazon.com/ec2/spot/pricing/",
+		pricewatch.Reserved:    "https://aws.amazon.com/ec2/pricing/reserved-instances/pricing/",
+		pricewatch.SavingsPlan: "https://aws.amazon.com/savingsplans/compute-pricing/",
+	},
+	Facts: section.Facts{NeedsEndpoint: true},
+	Section: func() section.Section {
+		return &Section{
+			Common:       section.Common{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "17 */6 * * *", Timeout: 2 * time.Hour},
+			SpotEndpoint: DefaultSpotEndpoint,
+			SpotEnabled:  true,
+			SavingsPlans: true,
+		}
+	},
+	Build: fetchers.Builder(func(s *Section, env fetchers.Env) (fetchers.Fetcher, error) {
+		return New(Config{Endpoint: s.Endpoint, SpotEndpoint: s.SpotEndpoint, Regions: s.Regions,
+			Spot: s.SpotEnabled, SavingsPlans: s.SavingsPlans, Progress: env.Progress, Now: env.Now}, env.Client, env.Log)
+	}),
 }
 
 // Fetcher implements fetchers.Fetcher for AWS.
@@ -280,17 +323,21 @@ func (f *Fetcher) readPriceFile(ctx context.Context, r *run, region, fileURL str
 		return nil, incomplete(err)
 	}
 	defer d.Close()
-	now := time.Now
-	if f.cfg.Now != nil {
-		now = f.cfg.Now
-	}
-	rp, err := parseOfferFileAt(d, region, now())
+	rp, err := parseOfferFileAt(d, region, f.now())
 	d.Close()
 	r.bytes += d.n
 	if err != nil {
 		return nil, incomplete(fmt.Errorf("price file %s: %w", fileURL, err))
 	}
 	return rp, nil
+}
+
+// now is the moment terms' effectiveDate is judged at.
+func (f *Fetcher) now() time.Time {
+	if f.cfg.Now != nil {
+		return f.cfg.Now()
+	}
+	return time.Now()
 }
 
 func (f *Fetcher) readSavingsPlans(ctx context.Context, r *run, region, spURL string) error {
@@ -303,7 +350,7 @@ func (f *Fetcher) readSavingsPlans(ctx context.Context, r *run, region, spURL st
 		return incomplete(err)
 	}
 	defer d.Close()
-	_, offers, err := parseSavingsPlanFile(d, region, func(t string) bool { _, ok := r.types[t]; return ok })
+	_, offers, err := parseSavingsPlanFile(d, region, f.now(), func(t string) bool { _, ok := r.types[t]; return ok })
 	d.Close()
 	r.bytes += d.n
 	if err != nil {

@@ -14,9 +14,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/retry"
 	"github.com/pricewatch/pricewatch/secret"
+	"github.com/pricewatch/pricewatch/section"
 )
 
 const (
@@ -87,8 +88,8 @@ func authHint(code string) string {
 type api struct {
 	endpoint  *url.URL
 	http      *fetchers.Client
-	secretID  config.Secret
-	secretKey config.Secret
+	secretID  section.Secret
+	secretKey section.Secret
 	attempts  int
 	baseDelay time.Duration
 	maxDelay  time.Duration
@@ -218,7 +219,7 @@ func (a *api) redact(s string) string {
 }
 
 func (a *api) backoff(attempt int) time.Duration {
-	return fetchers.Backoff(a.baseDelay, a.maxDelay, attempt)
+	return retry.Backoff(a.baseDelay, a.maxDelay, attempt)
 }
 
 type pacer struct {
