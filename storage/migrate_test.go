@@ -88,7 +88,7 @@ func releaseSchema(t *testing.T, path string, upTo, extraPrices int) {
 }
 
 func TestMigrationConvertsReleaseDatabaseInPlace(t *testing.T) {
-	for _, schema := range []int{3, 6} {
+	for _, schema := range []int{3, 6, 8} {
 		t.Run(fmt.Sprintf("schema %d", schema), func(t *testing.T) { testConvertRelease(t, schema) })
 	}
 }
@@ -127,6 +127,34 @@ func testConvertRelease(t *testing.T, schema int) {
 	}
 	if names, _ := fs.Glob(migrations, "migrations/*.sql"); version != len(names) {
 		t.Fatalf("schema %d after opening, want %d", version, len(names))
+	}
+	var left int
+	if err := db.read.QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = 'prices_offer'`).Scan(&left); err != nil || left != 0 {
+		t.Fatalf("prices_offer after migration: %d (%v), want dropped", left, err)
+	}
+	// The price in force at a moment, read without prices_offer, whichever
+	// way the readers ask (the digest's per-moment queries, or one union).
+	for _, tc := range []struct {
+		at   string
+		want string // "" none
+	}{{"09:00", ""}, {"10:00", "98.32"}, {"11:59", "98.32"}, {"12:00", "90"}, {"23:00", "90"}} {
+		at, err := time.Parse("2006-01-02 15:04", "2026-11-02 "+tc.at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, unordered := range []bool{false, true} {
+			got, err := db.Prices(ctx, PriceFilter{InstanceType: "Standard_ND96isr_H100_v5", At: []time.Time{at}, Unordered: unordered})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var prices []string
+			for _, p := range got {
+				prices = append(prices, p.Hourly.String())
+			}
+			if strings.Join(prices, ",") != tc.want {
+				t.Errorf("price in force at %s (unordered %v): %q, want %q", tc.at, unordered, prices, tc.want)
+			}
+		}
 	}
 	wantIDs := pricewatch.CloudIDs{}
 	if schema >= 5 {
