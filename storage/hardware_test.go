@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"context"
 	"testing"
 
 	"github.com/pricewatch/pricewatch"
@@ -11,8 +10,7 @@ import (
 // hardware it was last stored with and the regions it is in; a type whose
 // prices were all closed is gone from it.
 func TestCurrentHardware(t *testing.T) {
-	db, clk := openTest(t)
-	ctx := context.Background()
+	ctx, db, clk := openTestDB(t)
 	unknown := offer("Standard_NC40ads_Z9_v7", "eastus", pricewatch.OnDemand, "7")
 	unknown.Hardware = pricewatch.Hardware{VCPUs: 40}
 	unknownWest := unknown

@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"context"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -14,8 +13,7 @@ import (
 // counts it, its streak grows over consecutive runs, breaks after a run
 // without it, and an accepted hold is stored.
 func TestHeldPriceStaysOutAndCurrentStays(t *testing.T) {
-	db, clk := openTest(t)
-	ctx := context.Background()
+	ctx, db, clk := openTestDB(t)
 	real := offer("Standard_ND96isr_H200_v5", "usgovvirginia", pricewatch.OnDemand, "106.0")
 	placeholder := real
 	placeholder.Hourly = decimal.RequireFromString("0.01")
@@ -116,8 +114,7 @@ func TestHeldReasonsText(t *testing.T) {
 // that price, so the streak goes on; a run covering the region without it
 // ends the streak.
 func TestHeldStreakCarriesThroughUnchangedScope(t *testing.T) {
-	db, clk := openTest(t)
-	ctx := context.Background()
+	ctx, db, clk := openTestDB(t)
 	low := offer("p5.48xlarge", "us-east-1", pricewatch.OnDemand, "0.05504")
 	low.Provider = "aws"
 	real := low

@@ -204,8 +204,7 @@ func TestLargeMigrationShowsProgress(t *testing.T) {
 // by the run, one outside every scope is not, and a pair missing from a
 // run keeps the time it was last listed.
 func TestLastSeenFromScopes(t *testing.T) {
-	db, clk := openTest(t)
-	ctx := context.Background()
+	ctx, db, clk := openTestDB(t)
 	a := offer("Standard_NC24ads_A100_v4", "eastus", pricewatch.OnDemand, "3.673")
 	b := offer("Standard_NC24ads_A100_v4", "westus", pricewatch.OnDemand, "3.9")
 	c := offer("Standard_NC24ads_A100_v4", "northeurope", pricewatch.OnDemand, "4.1")
@@ -272,8 +271,7 @@ func TestLastSeenFromScopes(t *testing.T) {
 // ByOffer returns the same intervals as the key order, grouped per offer
 // and in time order within each.
 func TestByOfferSameIntervals(t *testing.T) {
-	db, clk := openTest(t)
-	ctx := context.Background()
+	ctx, db, clk := openTestDB(t)
 	start := clk.t
 	for i := 0; i < 6; i++ {
 		a := offer("Standard_NC24ads_A100_v4", "eastus", pricewatch.Spot, fmt.Sprintf("1.%d", i))
