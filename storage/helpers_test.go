@@ -46,22 +46,6 @@ func snapshot(offers ...pricewatch.Offer) *pricewatch.Snapshot {
 	return &pricewatch.Snapshot{Provider: "azure", Offers: offers, Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}}}
 }
 
-func save(t *testing.T, db *DB, snap *pricewatch.Snapshot, opts SaveOptions) (*Result, error) {
-	t.Helper()
-	ctx := context.Background()
-	id, err := db.StartRun(ctx, snap.Provider)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := db.SaveSnapshot(ctx, id, snap, opts)
-	if err != nil {
-		if ferr := db.FinishRun(ctx, id, RunFailed, err.Error()); ferr != nil {
-			t.Fatal(ferr)
-		}
-	}
-	return res, err
-}
-
 // openTestDB is openTest for the tests that also talk to the database
 // directly: the context ends with the test.
 func openTestDB(t *testing.T) (context.Context, *DB, *clock) {

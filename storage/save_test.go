@@ -14,6 +14,22 @@ import (
 	"github.com/pricewatch/pricewatch"
 )
 
+func save(t *testing.T, db *DB, snap *pricewatch.Snapshot, opts SaveOptions) (*Result, error) {
+	t.Helper()
+	ctx := context.Background()
+	id, err := db.StartRun(ctx, snap.Provider)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := db.SaveSnapshot(ctx, id, snap, opts)
+	if err != nil {
+		if ferr := db.FinishRun(ctx, id, RunFailed, err.Error()); ferr != nil {
+			t.Fatal(ferr)
+		}
+	}
+	return res, err
+}
+
 func TestIntervalHistory(t *testing.T) {
 	ctx, db, clk := openTestDB(t)
 	steady := offer("Standard_NC24ads_A100_v4", "eastus", pricewatch.OnDemand, "3.673")

@@ -3,8 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -32,37 +30,11 @@ var capacityRules = []struct{ name, yaml string }{
 // flap window has its own tests.
 func capacityConfig(t *testing.T, provider, endpoint, slackURL, rules string) string {
 	t.Helper()
-	dir := t.TempDir()
-	enabled := func(p string) bool { return p == provider }
-	cfg := fmt.Sprintf(`database:
-  path: %s
-log:
-  level: error
-providers:
-  aws: {enabled: false}
-  azure: {enabled: false}
-  alibaba: {enabled: false}
-  tencent: {enabled: false}
-  lambda: {enabled: %t, endpoint: %q}
-  runpod: {enabled: %t, endpoint: %q}
-  vastai: {enabled: false}
-  oci: {enabled: false}
-fx:
-  enabled: false
-digest:
-  enabled: false
-slack:
-  channel: C0GPUALERTS
-  api_url: %s/api/
-alerts:
-  fetch_delivery_wait: 5s
-  flap_window: 0s
-%s`, filepath.Join(dir, "pw.db"), enabled("lambda"), endpoint, enabled("runpod"), endpoint, slackURL, rules)
-	path := filepath.Join(dir, "pricewatch.yaml")
-	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return testConfig{
+		clouds: []cloud{{name: provider, endpoint: endpoint}},
+		slack:  fakeSlackSection(slackURL, "C0GPUALERTS"),
+		alerts: "alerts:\n  fetch_delivery_wait: 5s\n  flap_window: 0s\n" + rules,
+	}.write(t, t.TempDir())
 }
 
 // intervals returns, per region, the states of a type's availability

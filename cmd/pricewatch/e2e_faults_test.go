@@ -115,10 +115,7 @@ func TestE2EConcurrentFetchesUnderLockContention(t *testing.T) {
 		}
 	}
 
-	db, err := storage.Open(context.Background(), dbPath, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openTestDB(t, dbPath)
 	defer db.Close()
 	bad, err := db.IntervalViolations(context.Background())
 	if err != nil {
@@ -194,10 +191,7 @@ func TestE2EDaemonDeliversOnceUnderLockContention(t *testing.T) {
 
 	// The backlog: messages queued by runs the daemon did not see.
 	ctx := context.Background()
-	db, err := storage.Open(ctx, dbPath, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openTestDB(t, dbPath)
 	defer db.Close()
 	const backlog = 8
 	for i := range backlog {
@@ -293,10 +287,7 @@ func TestE2EKilledFetchIsClosedByTheNextOne(t *testing.T) {
 	if took := time.Since(start); took > 20*time.Second {
 		t.Errorf("the second fetch took %s: it waited for the dead run's lease", took)
 	}
-	db, err := storage.Open(context.Background(), filepath.Join(dir, "pw.db"), storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openTestDB(t, filepath.Join(dir, "pw.db"))
 	defer db.Close()
 	runs, err := db.Runs(context.Background(), 10)
 	if err != nil || len(runs) != 2 {

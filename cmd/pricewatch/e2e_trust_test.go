@@ -11,7 +11,7 @@ import (
 // channel and no alerts section: the built-in rules apply.
 func slackOnlyConfig(t *testing.T, azureURL, slackURL, extra string) string {
 	t.Helper()
-	return writeConfig(t, t.TempDir(), azureURL, fmt.Sprintf("slack:\n  channel: C0GPUALERTS\n  api_url: %s/api/\n%s", slackURL, extra))
+	return writeConfig(t, t.TempDir(), azureURL, fakeSlackSection(slackURL, "C0GPUALERTS"), extra)
 }
 
 // setH100 sets the fake's NC40ads H100 v5 Linux on-demand price (6.98 in
