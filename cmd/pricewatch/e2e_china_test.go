@@ -285,13 +285,14 @@ func TestAlibabaChinaSiteEndToEnd(t *testing.T) {
 	}
 	firstEnd := time.Now()
 	checkPrices(t, cfg, "alibaba", "cn-shanghai", "CNY", alibabaChinaPrices, alibabaHardware)
-	checkStock(t, availability(t, cfg, "alibaba"), "cn-shanghai", map[string]string{
+	firstStock := map[string]string{
 		"cn-shanghai-l|" + aliGN7i: "in_stock",
 		"cn-shanghai-l|" + aliGN6e: "sold_out",
 		"cn-shanghai-l|" + aliGN7e: "in_stock", // ClosedWithStock: in stock, closing soon
 		"cn-shanghai-m|" + aliGN7i: "in_stock",
 		"cn-shanghai-m|" + aliGN7e: "sold_out", // the published row ecs.g5.large is not a GPU type
-	})
+	}
+	checkStock(t, availability(t, cfg, "alibaba"), "cn-shanghai", firstStock)
 	details := stockDetails(t, cfg, "alibaba")
 	if details["cn-shanghai-l|"+aliGN7e] != "in_stock/ClosedWithStock" || details["cn-shanghai-m|"+aliGN7e] != "sold_out/ClosedWithoutStock" {
 		t.Errorf("stock details %v", details)
@@ -306,14 +307,7 @@ func TestAlibabaChinaSiteEndToEnd(t *testing.T) {
 	fake.SetStock("cn-shanghai", "cn-shanghai-m", aliGN7e, "Available", "WithStock")
 	rows := checkRestockRun(t, cfg, firstEnd, restockRun{
 		provider: "alibaba", region: "cn-shanghai", zone: "cn-shanghai-m", restocked: aliGN7e,
-		summary: "15 offers: 0 new, 0 changed, 15 unchanged, 0 closed",
-		stock: map[string]string{
-			"cn-shanghai-l|" + aliGN7i: "in_stock",
-			"cn-shanghai-l|" + aliGN6e: "sold_out",
-			"cn-shanghai-l|" + aliGN7e: "in_stock",
-			"cn-shanghai-m|" + aliGN7i: "in_stock",
-			"cn-shanghai-m|" + aliGN7e: "in_stock",
-		},
+		summary: "15 offers: 0 new, 0 changed, 15 unchanged, 0 closed", stockBefore: firstStock,
 		prices: alibabaChinaPrices, hardware: alibabaHardware, types: []string{aliGN7i, aliGN6e, aliGN7e},
 	})
 	if len(rows) != 6 {
@@ -322,15 +316,16 @@ func TestAlibabaChinaSiteEndToEnd(t *testing.T) {
 }
 
 // restockRun is the second run of a China cloud's end-to-end test: one
-// sold-out type is back in one zone, and the summary, the stock and the
-// prices are as given.
+// sold-out type is back in one zone and nothing else changed.
 type restockRun struct {
 	provider, region, zone, restocked string
 	// summary is the second fetch's summary (or a part of it).
-	summary  string
-	stock    map[string]string
-	prices   []wantPrice
-	hardware map[string]historyJSON
+	summary string
+	// stockBefore is the first run's zone|type → state; after the second,
+	// only the restocked type's zone is in_stock where it was not.
+	stockBefore map[string]string
+	prices      []wantPrice
+	hardware    map[string]historyJSON
 	// types are the instance types whose prices must all stay open.
 	types []string
 }
@@ -348,7 +343,9 @@ func checkRestockRun(t *testing.T, cfg string, firstEnd time.Time, r restockRun)
 	}
 	rows := availability(t, cfg, r.provider)
 	checkRestocked(t, rows, r.zone, r.restocked, firstEnd, secondStart, secondEnd)
-	checkStock(t, rows, r.region, r.stock)
+	stock := maps.Clone(r.stockBefore)
+	stock[r.zone+"|"+r.restocked] = "in_stock"
+	checkStock(t, rows, r.region, stock)
 	checkPrices(t, cfg, r.provider, r.region, "CNY", r.prices, r.hardware)
 	if n := closedPrices(t, cfg, r.types...); n != 0 {
 		t.Errorf("%d price intervals closed by a run whose prices did not change", n)
@@ -427,12 +424,13 @@ func TestTencentEndToEnd(t *testing.T) {
 	}
 	firstEnd := time.Now()
 	checkPrices(t, cfg, "tencent", "ap-beijing", "CNY", tencentPrices, tencentHardware)
-	checkStock(t, availability(t, cfg, "tencent"), "ap-beijing", map[string]string{
+	firstStock := map[string]string{
 		"ap-beijing-6|" + tcGN7:    "in_stock",
 		"ap-beijing-7|" + tcGN7:    "in_stock",
 		"ap-beijing-7|" + tcGT4:    "sold_out", // SOLD_OUT in every charge type
 		"ap-beijing-7|" + tcGN10Xp: "in_stock", // S2.SMALL1 has no GPU and is not listed
-	})
+	}
+	checkStock(t, availability(t, cfg, "tencent"), "ap-beijing", firstStock)
 	if d := stockDetails(t, cfg, "tencent"); d["ap-beijing-7|"+tcGT4] != "sold_out/WithoutStock" || d["ap-beijing-7|"+tcGN10Xp] != "in_stock/UnderStock" {
 		t.Errorf("stock details %v", d)
 	}
@@ -444,13 +442,7 @@ func TestTencentEndToEnd(t *testing.T) {
 	fake.SetStock("ap-beijing", "ap-beijing-7", tcGT4, "SELL", "EnoughStock")
 	checkRestockRun(t, cfg, firstEnd, restockRun{
 		provider: "tencent", region: "ap-beijing", zone: "ap-beijing-7", restocked: tcGT4,
-		summary: "15 offers: 2 new, 0 changed, 13 unchanged, 0 closed",
-		stock: map[string]string{
-			"ap-beijing-6|" + tcGN7:    "in_stock",
-			"ap-beijing-7|" + tcGN7:    "in_stock",
-			"ap-beijing-7|" + tcGT4:    "in_stock",
-			"ap-beijing-7|" + tcGN10Xp: "in_stock",
-		},
+		summary: "15 offers: 2 new, 0 changed, 13 unchanged, 0 closed", stockBefore: firstStock,
 		prices: tencentRestockedPrices, hardware: tencentHardware, types: []string{tcGN7, tcGT4, tcGN10Xp},
 	})
 }
