@@ -296,6 +296,18 @@ func TestCompareGolden(t *testing.T) {
 	})
 }
 
+// compareRowsOf runs `pricewatch compare` with args, wants success, and
+// decodes its JSON rows; stdout and stderr are returned too.
+func compareRowsOf(t *testing.T, cfg string, args ...string) (rows []compareJSONRow, out, errOut string) {
+	t.Helper()
+	out, errOut, code := runCLI(t, append([]string{"--config", cfg, "compare"}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	decodeJSON(t, out, &rows)
+	return rows, out, errOut
+}
+
 // compareJSONRow reads the keys scripts rely on, numbers kept exact.
 type compareJSONRow struct {
 	Rank                  *int         `json:"rank"`
@@ -327,12 +339,7 @@ func decodeJSON(t *testing.T, out string, v any) {
 
 func TestCompareRanksCNYOfferFirstAfterConversion(t *testing.T) {
 	cfg := analysisConfig(t, true)
-	out, errOut, code := runCLI(t, "--config", cfg, "compare", "--gpu", "A100", "--count", "8", "--format", "json", "--now="+analysisNow)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	var rows []compareJSONRow
-	decodeJSON(t, out, &rows)
+	rows, out, _ := compareRowsOf(t, cfg, "--gpu", "A100", "--count", "8", "--format", "json", "--now="+analysisNow)
 	// 1 CNY = 1.0163 / 6.8095 USD (ECB, 2022-07-08). Alibaba's 171.20 CNY for
 	// 8 GPUs is 21.40 CNY per GPU-hour; Tencent's 199 CNY is 24.875; Azure's
 	// 32.77 USD is 4.09625. By the raw numbers Azure would come first.
@@ -382,12 +389,7 @@ func TestCompareRanksCNYOfferFirstAfterConversion(t *testing.T) {
 
 func TestCompareWithoutRateNeverTreatsCNYAsUSD(t *testing.T) {
 	cfg := analysisConfig(t, false)
-	out, errOut, code := runCLI(t, "--config", cfg, "compare", "--gpu", "A100", "--count", "8", "--format", "json", "--now="+analysisNow)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	var rows []compareJSONRow
-	decodeJSON(t, out, &rows)
+	rows, out, errOut := compareRowsOf(t, cfg, "--gpu", "A100", "--count", "8", "--format", "json", "--now="+analysisNow)
 	ranked := 0
 	for _, r := range rows {
 		if r.NativeCurrency == "USD" {
@@ -413,7 +415,7 @@ func TestCompareWithoutRateNeverTreatsCNYAsUSD(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(fixed), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out, errOut, code = runCLI(t, "--config", cfg, "compare", "--gpu", "A100", "--count", "8", "--now="+analysisNow)
+	out, errOut, code := runCLI(t, "--config", cfg, "compare", "--gpu", "A100", "--count", "8", "--now="+analysisNow)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -510,12 +512,7 @@ func TestAnalysisCommandsRejectUnknownOS(t *testing.T) {
 		}
 	}
 	// Windows prices are kept apart: only the H100 NVL machine has one.
-	out, errOut, code := runCLI(t, "--config", cfg, "compare", "--gpu", "H100", "--os", "windows", "--format", "json", "--now="+analysisNow)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	var rows []compareJSONRow
-	decodeJSON(t, out, &rows)
+	rows, _, _ := compareRowsOf(t, cfg, "--gpu", "H100", "--os", "windows", "--format", "json", "--now="+analysisNow)
 	if len(rows) != 1 || rows[0].InstanceType != "Standard_NC40ads_H100_v5" || rows[0].NativeEffectiveHourly.String() != "8.82" {
 		t.Errorf("windows rows: %+v", rows)
 	}

@@ -78,14 +78,7 @@ func fillDashboardDB(t *testing.T) string {
 	t.Setenv(envSlackToken, alertsToken)
 	az := newFakeAzure(t)
 	slack := newSlackAPI(t)
-	b := awstest.NewBucket(t)
-	b.PublishEC2(map[string]awstest.Region{
-		"eu-west-1":      {Version: awsV1, Types: []awstest.GPUType{awsEUp4d.gpuType(), awsEUp5.gpuType()}},
-		"ap-northeast-1": {Version: awsV1, Types: []awstest.GPUType{awsAPNp5.gpuType()}},
-	})
-	b.SetSavingsPlans("eu-west-1", awsSP, awsSavingsPlanPrices(awsEUp4d, awsEUp5))
-	b.SetSavingsPlans("ap-northeast-1", awsSP, awsSavingsPlanPrices(awsAPNp5, awsAPNp6))
-	b.SetSpot(awsSpotFeed(awsEUp4d, awsEUp5, awsAPNp5, awsAPNp6))
+	b := awsScenarioBucket(t)
 	cfg := dashboardConfig(t, az.URL, b, slack.URL)
 	// The runs are stored as of 20 and 3 days ago, so that the charts have
 	// a history to draw and the overview a week-old price to compare with.

@@ -257,7 +257,10 @@ func rawCLI(t *testing.T, args ...string) string {
 	return out
 }
 
-func TestAWSEndToEnd(t *testing.T) {
+// awsScenarioBucket publishes the scenario's first version: both regions'
+// price files (v1), their savings-plan files and the spot feed.
+func awsScenarioBucket(t *testing.T) *awstest.Bucket {
+	t.Helper()
 	b := awstest.NewBucket(t)
 	b.PublishEC2(map[string]awstest.Region{
 		"eu-west-1":      {Version: awsV1, Types: []awstest.GPUType{awsEUp4d.gpuType(), awsEUp5.gpuType()}},
@@ -266,6 +269,11 @@ func TestAWSEndToEnd(t *testing.T) {
 	b.SetSavingsPlans("eu-west-1", awsSP, awsSavingsPlanPrices(awsEUp4d, awsEUp5))
 	b.SetSavingsPlans("ap-northeast-1", awsSP, awsSavingsPlanPrices(awsAPNp5, awsAPNp6))
 	b.SetSpot(awsSpotFeed(awsEUp4d, awsEUp5, awsAPNp5, awsAPNp6))
+	return b
+}
+
+func TestAWSEndToEnd(t *testing.T) {
+	b := awsScenarioBucket(t)
 	cfg := awsConfig(t, b)
 	euFile, apnFile := awstest.EC2Path(awsV1, "eu-west-1"), awstest.EC2Path(awsV1, "ap-northeast-1")
 	euSP, apnSP := awstest.SPPath(awsSP, "eu-west-1"), awstest.SPPath(awsSP, "ap-northeast-1")

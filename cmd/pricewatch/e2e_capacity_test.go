@@ -80,6 +80,21 @@ func TestLambdaCapacityEndToEnd(t *testing.T) {
 	}
 }
 
+// oneAlertSent wants the fetch (its output out) to have delivered one
+// alert, and Slack to have received just that one; it returns what Slack
+// received.
+func oneAlertSent(t *testing.T, out string, slack *slackAPI) []slackPost {
+	t.Helper()
+	if !strings.Contains(out, "alerts   1 sent") {
+		t.Errorf("fetch did not deliver one alert: %s", out)
+	}
+	got := slack.received()
+	if len(got) != 1 {
+		t.Fatalf("Slack received %d messages, want 1: %+v", len(got), got)
+	}
+	return got
+}
+
 func lambdaCapacity(t *testing.T, rules string) {
 	const key = "secret_e2e_lambda.ThisKeyMustNeverBePrinted"
 	const h100 = "gpu_8x_h100_sxm5"
@@ -103,13 +118,7 @@ func lambdaCapacity(t *testing.T, rules string) {
 
 	srv.SetCapacity(t, h100, "us-east-1")
 	out = fetchExpect(t, cfg, "lambda   ok")
-	if !strings.Contains(out, "alerts   1 sent") {
-		t.Errorf("fetch did not deliver one alert: %s", out)
-	}
-	got := slack.received()
-	if len(got) != 1 {
-		t.Fatalf("Slack received %d messages, want 1: %+v", len(got), got)
-	}
+	got := oneAlertSent(t, out, slack)
 	// Two places: us-east-1, and "global" (in stock anywhere), the record
 	// beside the price that compare reads.
 	if msg := got[0].text; !strings.Contains(msg, "Back in stock: 2 places on Lambda") || !strings.Contains(msg, h100) {
@@ -186,13 +195,7 @@ func runpodCapacity(t *testing.T, rules string) {
 	srv.SetStock(t, "EU-NL-1", h100, true, "Low")
 	srv.SetStock(t, "AP-IN-1", h100, false, "")
 	out = fetchExpect(t, cfg, "runpod   ok       30 offers: 0 new, 0 changed, 30 unchanged")
-	if !strings.Contains(out, "alerts   1 sent") {
-		t.Errorf("fetch did not deliver one alert: %s", out)
-	}
-	got := slack.received()
-	if len(got) != 1 {
-		t.Fatalf("Slack received %d messages, want 1: %+v", len(got), got)
-	}
+	got := oneAlertSent(t, out, slack)
 	if msg := got[0].text; !strings.Contains(msg, "Back in stock") || !strings.Contains(msg, h100) || !strings.Contains(msg, "EU-NL-1") || strings.Contains(msg, "AP-IN-1") {
 		t.Errorf("message: %s", msg)
 	}
