@@ -122,6 +122,9 @@ func azureCloud(fakeURL, keys string) cloud {
 	return cloud{name: "azure", endpoint: fakeURL + "/api/retail/prices", keys: keys}
 }
 
+// unreachableOCI is OCI at an address where nothing listens.
+var unreachableOCI = cloud{name: "oci", endpoint: "http://127.0.0.1:1"}
+
 // westus2 is the region the Azure fake's pages are from.
 const westus2 = "    regions: [westus2]\n"
 
