@@ -299,10 +299,6 @@ func checkBlockKitLimits(t *testing.T, payload []byte) {
 // out by hand from fixture.json and the ECB rate.
 func TestDigestFiguresFromTheFixture(t *testing.T) {
 	cfg := digestConfig(t, digestSetup{rates: true, chart: true})
-	out, errOut, code := runCLI(t, "--config", cfg, "digest", "--now="+digestNow, "--format", "json")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
 	var d struct {
 		Week   string `json:"week"`
 		Models []struct {
@@ -339,7 +335,7 @@ func TestDigestFiguresFromTheFixture(t *testing.T) {
 			} `json:"series"`
 		} `json:"chart"`
 	}
-	decodeJSON(t, out, &d)
+	cliJSON(t, &d, "--config", cfg, "digest", "--now="+digestNow, "--format", "json")
 	if d.Week != "2022-W40" {
 		t.Errorf("week %s", d.Week)
 	}

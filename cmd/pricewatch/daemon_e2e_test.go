@@ -82,6 +82,16 @@ func (d *daemonProcess) stop(t *testing.T, within time.Duration) time.Duration {
 	return time.Since(began)
 }
 
+// shortSkipsBinary skips the test under -short, saying why (it runs the
+// binary, or starts a real daemon), and builds the binary otherwise.
+func shortSkipsBinary(t *testing.T, why string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(why)
+	}
+	return buildBinary(t)
+}
+
 func buildBinary(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "pricewatch")
@@ -158,14 +168,12 @@ type daemonWorld struct {
 	dir, cfgPath string
 }
 
-// newDaemonWorld skips the test under -short: it starts a real daemon.
+// newDaemonWorld skips the test under -short (see shortSkipsBinary).
 func newDaemonWorld(t *testing.T) *daemonWorld {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("starts a real daemon")
-	}
+	bin := shortSkipsBinary(t, "starts a real daemon")
 	dir := t.TempDir()
-	return &daemonWorld{bin: buildBinary(t), az: newFakeAzure(t), slack: newSlackAPI(t), dir: dir, cfgPath: filepath.Join(dir, "pricewatch.yaml")}
+	return &daemonWorld{bin: bin, az: newFakeAzure(t), slack: newSlackAPI(t), dir: dir, cfgPath: filepath.Join(dir, "pricewatch.yaml")}
 }
 
 // writeConfig (re)writes the daemon's config with alerts going to channel.

@@ -90,6 +90,18 @@ func runCLI(t *testing.T, args ...string) (string, string, int) {
 	return out.String(), errOut.String(), code
 }
 
+// cliJSON runs the command line, wants it to succeed and decodes its JSON
+// output into v, numbers kept exact; it returns the output.
+func cliJSON(t *testing.T, v any, args ...string) string {
+	t.Helper()
+	out, errOut, code := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("%v exited %d: %s", args, code, errOut)
+	}
+	decodeJSON(t, out, v)
+	return out
+}
+
 type historyJSON struct {
 	Provider        string          `json:"provider"`
 	Region          string          `json:"region"`

@@ -41,14 +41,8 @@ func capacityConfig(t *testing.T, provider, endpoint, slackURL, rules string) st
 // intervals in time order, open ones marked with a trailing "*".
 func intervals(t *testing.T, cfg, instanceType string) map[string][]string {
 	t.Helper()
-	out, errOut, code := runCLI(t, "--config", cfg, "availability", instanceType, "--all", "--format", "json")
-	if code != 0 {
-		t.Fatalf("availability exited %d: %s", code, errOut)
-	}
 	var rows []availabilityJSON
-	if err := json.Unmarshal([]byte(out), &rows); err != nil {
-		t.Fatalf("availability JSON: %v\n%s", err, out)
-	}
+	cliJSON(t, &rows, "--config", cfg, "availability", instanceType, "--all", "--format", "json")
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Since < rows[j].Since })
 	got := map[string][]string{}
 	for _, r := range rows {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"maps"
 	"slices"
 	"strings"
@@ -135,14 +134,8 @@ type availabilityJSON struct {
 
 func availability(t *testing.T, cfg, provider string) []availabilityJSON {
 	t.Helper()
-	out, errOut, code := runCLI(t, "--config", cfg, "availability", "--all", "--provider", provider, "--format", "json")
-	if code != 0 {
-		t.Fatalf("availability exited %d: %s", code, errOut)
-	}
 	var rows []availabilityJSON
-	if err := json.Unmarshal([]byte(out), &rows); err != nil {
-		t.Fatalf("availability JSON: %v\n%s", err, out)
-	}
+	cliJSON(t, &rows, "--config", cfg, "availability", "--all", "--provider", provider, "--format", "json")
 	return rows
 }
 

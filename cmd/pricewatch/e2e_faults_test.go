@@ -54,10 +54,7 @@ func lockDatabase(t *testing.T, path string) func() {
 // never interleave (each either stores or is skipped naming the holder),
 // and the stored history keeps its interval invariants.
 func TestE2EConcurrentFetchesUnderLockContention(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the binary")
-	}
-	bin := buildBinary(t)
+	bin := shortSkipsBinary(t, "runs the binary")
 	az := newFakeAzure(t)
 	var listings atomic.Int64
 	prices := []string{`"retailPrice": 32.77,`, `"retailPrice": 30.11,`, `"retailPrice": 34.02,`}
@@ -169,10 +166,7 @@ func writeFile(t *testing.T, path, body string) {
 // lock for many busy timeouts. Every message arrives exactly once, and
 // none is left pending or leased.
 func TestE2EDaemonDeliversOnceUnderLockContention(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a real daemon")
-	}
-	bin := buildBinary(t)
+	bin := shortSkipsBinary(t, "starts a real daemon")
 	az := newFakeAzure(t)
 	slackAPI := newSlackAPI(t)
 	var posts atomic.Int64
@@ -242,10 +236,7 @@ func TestE2EDaemonDeliversOnceUnderLockContention(t *testing.T) {
 // lease; the next `pricewatch fetch` takes the lease over at once (the
 // process is gone), closes the dead run as abandoned and stores its own.
 func TestE2EKilledFetchIsClosedByTheNextOne(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the binary")
-	}
-	bin := buildBinary(t)
+	bin := shortSkipsBinary(t, "runs the binary")
 	az := newFakeAzure(t)
 	var hang atomic.Bool
 	hang.Store(true)
