@@ -19,9 +19,7 @@ import (
 func TestFullDiskStoresNothing(t *testing.T) {
 	ctx, db, clk := openTestDB(t)
 	base := offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, "98.32")
-	if _, err := save(t, db, snapshot(base), SaveOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	mustSave(t, db, snapshot(base))
 	clk.tick()
 	var pages int
 	if err := db.write.QueryRow("PRAGMA page_count").Scan(&pages); err != nil {

@@ -17,9 +17,7 @@ func TestHeldPriceStaysOutAndCurrentStays(t *testing.T) {
 	real := offer("Standard_ND96isr_H200_v5", "usgovvirginia", pricewatch.OnDemand, "106.0")
 	placeholder := real
 	placeholder.Hourly = decimal.RequireFromString("0.01")
-	if _, err := save(t, db, snapshot(real), SaveOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	mustSave(t, db, snapshot(real))
 	hold := func(accepted bool) SaveOptions {
 		return SaveOptions{Held: []HeldPrice{{Offer: placeholder, Reason: HeldBelowFloor, Detail: "0.00125 USD per GPU-hour is below the floor",
 			Stored: decimal.NewNullDecimal(real.Hourly), Accepted: accepted}}}
@@ -63,9 +61,7 @@ func TestHeldPriceStaysOutAndCurrentStays(t *testing.T) {
 	}
 	// A complete run without the held price breaks the streak.
 	clk.tick()
-	if _, err := save(t, db, snapshot(real), SaveOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	mustSave(t, db, snapshot(real))
 	if s := streak(); s != 0 {
 		t.Errorf("streak after a run without the held price: %d, want 0", s)
 	}

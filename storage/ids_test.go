@@ -52,9 +52,7 @@ func TestPricesAt(t *testing.T) {
 	ctx, db, clk := openTestDB(t)
 	start := clk.t
 	for _, price := range []string{"98.32", "90.00"} {
-		if _, err := save(t, db, snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, price)), SaveOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		mustSave(t, db, snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, price)))
 		clk.tick()
 	}
 	for _, c := range []struct {
@@ -81,9 +79,7 @@ func TestPricesAt(t *testing.T) {
 // types, the spot validators and other providers' versions stay.
 func TestOfferIDsMigration(t *testing.T) {
 	ctx, db, _ := openTestDB(t)
-	if _, err := save(t, db, snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, "98.32")), SaveOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	mustSave(t, db, snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, "98.32")))
 	for _, col := range []string{"sku_id", "sku_price_id", "product_id", "region_name"} {
 		if _, err := db.write.ExecContext(ctx, "ALTER TABLE offers DROP COLUMN "+col); err != nil {
 			t.Fatal(err)

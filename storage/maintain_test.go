@@ -71,9 +71,7 @@ func TestRetentionThinsOldSpot(t *testing.T) {
 		if p != "" {
 			offers = append(offers, offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.Spot, p))
 		}
-		if _, err := save(t, db, snapshot(offers...), SaveOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		mustSave(t, db, snapshot(offers...))
 		clk.tick()
 	}
 	clk.t = clk.t.Add(10 * 24 * time.Hour)
@@ -106,9 +104,7 @@ func TestRetentionThinsOldSpot(t *testing.T) {
 func TestStats(t *testing.T) {
 	ctx, db, clk := openTestDB(t)
 	for _, p := range []string{"98.32", "90"} {
-		if _, err := save(t, db, snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, p)), SaveOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		mustSave(t, db, snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, p)))
 		clk.tick()
 	}
 	st, err := db.Stats(ctx)

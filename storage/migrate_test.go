@@ -140,9 +140,7 @@ func testConvertRelease(t *testing.T, schema int) {
 	// row; last_seen still moves.
 	unchanged := offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, "90.00")
 	unchanged.CloudIDs = wantIDs
-	if _, err := save(t, db, snapshot(unchanged), SaveOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	mustSave(t, db, snapshot(unchanged))
 	got = history()
 	if len(got) != 2 || !got[1].LastSeen.Equal(clk.t) || got[1].ValidTo != nil || got[0].LastSeen.Hour() != 11 {
 		t.Fatalf("history after an unchanged run: %+v", got)
@@ -156,9 +154,7 @@ func testConvertRelease(t *testing.T, schema int) {
 	}
 	// A change closes the interval with the last run that saw it.
 	clk.tick()
-	if _, err := save(t, db, snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, "95")), SaveOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	mustSave(t, db, snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, "95")))
 	got = history()
 	if len(got) != 3 || got[1].ValidTo == nil || !got[1].ValidTo.Equal(clk.t) || !got[1].LastSeen.Equal(clk.t.Add(-time.Hour)) {
 		t.Fatalf("history after a change: %+v", got)
@@ -276,9 +272,7 @@ func TestByOfferSameIntervals(t *testing.T) {
 	for i := 0; i < 6; i++ {
 		a := offer("Standard_NC24ads_A100_v4", "eastus", pricewatch.Spot, fmt.Sprintf("1.%d", i))
 		b := offer("Standard_ND96isr_H100_v5", "westus", pricewatch.OnDemand, fmt.Sprintf("9%d", i%2))
-		if _, err := save(t, db, snapshot(a, b), SaveOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		mustSave(t, db, snapshot(a, b))
 		clk.tick()
 	}
 	for _, since := range []time.Time{{}, start.Add(150 * time.Minute)} {

@@ -30,6 +30,16 @@ func save(t *testing.T, db *DB, snap *pricewatch.Snapshot, opts SaveOptions) (*R
 	return res, err
 }
 
+// mustSave stores snap as one successful run with the default options.
+func mustSave(t *testing.T, db *DB, snap *pricewatch.Snapshot) *Result {
+	t.Helper()
+	res, err := save(t, db, snap, SaveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 func TestIntervalHistory(t *testing.T) {
 	ctx, db, clk := openTestDB(t)
 	steady := offer("Standard_NC24ads_A100_v4", "eastus", pricewatch.OnDemand, "3.673")
@@ -85,9 +95,7 @@ func TestEffectiveHourlyStored(t *testing.T) {
 	db, _ := openTest(t)
 	r := offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.Reserved, "0")
 	r.Term, r.Upfront = "1y", decimal.RequireFromString("3478.0")
-	if _, err := save(t, db, snapshot(r), SaveOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	mustSave(t, db, snapshot(r))
 	got, err := db.Prices(context.Background(), PriceFilter{})
 	if err != nil {
 		t.Fatal(err)
@@ -157,9 +165,7 @@ func TestScopes(t *testing.T) {
 		o.Provider = "aws"
 	}
 	first := &pricewatch.Snapshot{Provider: "aws", Offers: []pricewatch.Offer{east, west, spotEast}, Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}}}
-	if _, err := save(t, db, first, SaveOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	mustSave(t, db, first)
 	clk.tick()
 	// us-west-2 unchanged (skipped), us-east-1 on-demand re-read, spot feed
 	// read but without us-east-1 p5: only that spot price closes.
@@ -260,9 +266,7 @@ func TestAvailabilityIntervals(t *testing.T) {
 
 func TestReadWhileWriting(t *testing.T) {
 	ctx, db, _ := openTestDB(t)
-	if _, err := save(t, db, snapshot(offer("a", "eastus", pricewatch.OnDemand, "1.5")), SaveOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	mustSave(t, db, snapshot(offer("a", "eastus", pricewatch.OnDemand, "1.5")))
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -18,13 +18,9 @@ func TestFetcherStateSavedWithTheRun(t *testing.T) {
 	}
 	snap := snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, "98.32"))
 	snap.State = []byte(`{"version":1,"data":{"n":1}}`)
-	if _, err := save(t, db, snap, SaveOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	mustSave(t, db, snap)
 	snap.State = nil
-	if _, err := save(t, db, snap, SaveOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	mustSave(t, db, snap)
 	// A run refused by the drop check (no offers where one is stored).
 	failed := snapshot()
 	failed.State = []byte(`{"version":1,"data":{"n":2}}`)
