@@ -389,7 +389,7 @@ func TestCompareRanksCNYOfferFirstAfterConversion(t *testing.T) {
 
 func TestCompareWithoutRateNeverTreatsCNYAsUSD(t *testing.T) {
 	cfg := analysisConfig(t, false)
-	rows, out, errOut := compareRowsOf(t, cfg, "--gpu", "A100", "--count", "8", "--format", "json", "--now="+analysisNow)
+	rows, _, errOut := compareRowsOf(t, cfg, "--gpu", "A100", "--count", "8", "--format", "json", "--now="+analysisNow)
 	ranked := 0
 	for _, r := range rows {
 		if r.NativeCurrency == "USD" {

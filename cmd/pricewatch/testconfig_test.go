@@ -18,9 +18,9 @@ import (
 // registry that the test does not enable is written disabled, so that a
 // provider added later never sends an existing test to its real API; the
 // FX update is off and the digest is off unless the test sets one.
+//
+// The database is pw.db in the folder the config is written for.
 type testConfig struct {
-	// dbPath defaults to pw.db beside the config file.
-	dbPath string
 	// database holds further keys under database:, indented two spaces.
 	database string
 	// logLevel defaults to error; noLogLevel leaves the key out, so that
@@ -63,11 +63,7 @@ func fakeSlackSection(slackURL, channel string) string {
 // yaml renders the config for a file in dir.
 func (c testConfig) yaml(dir string) string {
 	var b strings.Builder
-	dbPath := c.dbPath
-	if dbPath == "" {
-		dbPath = filepath.Join(dir, "pw.db")
-	}
-	fmt.Fprintf(&b, "database:\n  path: %s\n%s", dbPath, c.database)
+	fmt.Fprintf(&b, "database:\n  path: %s\n%s", filepath.Join(dir, "pw.db"), c.database)
 	if !c.noLogLevel || c.logJSON {
 		b.WriteString("log:\n")
 	}
@@ -125,7 +121,8 @@ func azureCloud(fakeURL, keys string) cloud {
 // unreachableOCI is OCI at an address where nothing listens.
 var unreachableOCI = cloud{name: "oci", endpoint: "http://127.0.0.1:1"}
 
-// westus2 is the region the Azure fake's pages are from.
+// westus2 is the regions key for the region the Azure fake's pages are
+// from.
 const westus2 = "    regions: [westus2]\n"
 
 // awsBucketCloud is AWS at a fake price-list bucket and its spot feed.
