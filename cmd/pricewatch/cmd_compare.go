@@ -85,7 +85,7 @@ apart, never ranked.`,
 			if err != nil {
 				return err
 			}
-			if err := checkGPUModel(ctx, m.db, f.gpu); err != nil {
+			if err := report.CheckGPUModel(ctx, m.db, f.gpu); err != nil {
 				return err
 			}
 			now, currency, book := m.now, m.currency, m.fx
