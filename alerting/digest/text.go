@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/pricewatch/pricewatch"
 )
 
 // WriteText renders the digest as plain text for a terminal.
@@ -31,18 +33,12 @@ func WriteText(w io.Writer, d Digest) error {
 			}
 			return ""
 		}
-		if m.OnDemand == nil && m.Spot == nil && m.Commitment == nil {
+		choices := choicesOf(m)
+		if len(choices) == 0 {
 			t.add(name(), "-", "", "", "no offers")
 		}
-		for _, c := range []struct {
-			label  string
-			choice *Choice
-			wow    string
-		}{{"on-demand", m.OnDemand, pctNull(m.OnDemandWoW)}, {"spot", m.Spot, pctNull(m.SpotWoW)}, {"commitment", m.Commitment, ""}} {
-			if c.choice == nil {
-				continue
-			}
-			t.add(name(), c.label, perGPU(c.choice.PerGPUHour), c.wow, choiceWhere(c.choice, d.Currency, c.label == "commitment", id))
+		for _, c := range choices {
+			t.add(name(), c.label, perGPU(c.choice.PerGPUHour), c.wow, choiceWhere(c.choice, d.Currency, c.commitment, id))
 		}
 		if len(m.Unconverted) > 0 {
 			notes = append(notes, m.Model+": "+unconvertedText(m.Unconverted))
@@ -64,7 +60,7 @@ func WriteText(w io.Writer, d Digest) error {
 		t := newTextTable("GPU", ">SAVING", ">BREAK-EVEN", ">"+d.Currency+"/GPU-H", ">ON-DEMAND", "COMMITMENT")
 		for _, s := range d.Savings {
 			t.add(s.Model, saving(s.FullUseSavingsPct), share(s.BreakEvenUtilization), perGPU(s.EffectivePerGPU), perGPU(s.OnDemandPerGPU),
-				fmt.Sprintf("%s %s %s %s", s.Provider, place(s.Region, s.Zone), s.InstanceType, buyLabel(s.Offer)))
+				fmt.Sprintf("%s %s %s %s", s.Provider, pricewatch.Place(s.Region, s.Zone), s.InstanceType, buyLabel(s.Offer)))
 		}
 		if err := flushTable(b, t); err != nil {
 			return err
@@ -81,10 +77,7 @@ func WriteText(w io.Writer, d Digest) error {
 	} else {
 		t := newTextTable(">CHANGE", ">7D AGO", ">NOW", "CUR", "WHERE")
 		for _, mv := range d.Moves {
-			from, to := mv.From, mv.To
-			if mv.FromPerGPU.Valid && mv.ToPerGPU.Valid {
-				from, to = mv.FromPerGPU.Decimal, mv.ToPerGPU.Decimal
-			}
+			from, to := mv.Shown()
 			t.add(pct(mv.Pct), perGPU(from), perGPU(to), mv.Currency, moveWhere(mv))
 		}
 		if err := flushTable(b, t); err != nil {
@@ -167,7 +160,7 @@ func flushTable(w io.Writer, t *textTable) error { return t.write(w, "  ") }
 // converted and any flag the reader must see.
 func choiceWhere(c *Choice, cur string, commitment bool, esc func(string) string) string {
 	o := c.Offer
-	s := fmt.Sprintf("%s %s %s (%s)", esc(o.Provider), esc(place(o.Region, o.Zone)), esc(o.InstanceType), esc(hardwareLabel(o.GPUModel, o.GPUCount)))
+	s := fmt.Sprintf("%s %s %s (%s)", esc(o.Provider), esc(pricewatch.Place(o.Region, o.Zone)), esc(o.InstanceType), esc(hardwareLabel(o.GPUModel, o.GPUCount)))
 	if commitment {
 		s += " " + esc(buyLabel(o))
 	}
@@ -185,7 +178,7 @@ func choiceWhere(c *Choice, cur string, commitment bool, esc func(string) string
 
 func moveWhere(mv Move) string {
 	k := mv.Key
-	return fmt.Sprintf("%s %s %s %s (%s)", k.Provider, place(k.Region, k.Zone), k.InstanceType, keyBuyLabel(k), hardwareLabel(mv.GPUModel, mv.GPUCount))
+	return fmt.Sprintf("%s %s %s %s (%s)", k.Provider, pricewatch.Place(k.Region, k.Zone), k.InstanceType, keyBuyLabel(k), hardwareLabel(mv.GPUModel, mv.GPUCount))
 }
 
 func writeEvents(w io.Writer, es []AvailabilityEvent, d Digest, none string) {
