@@ -168,9 +168,7 @@ func testConvertRelease(t *testing.T, schema int) {
 	// row; last_seen still moves.
 	unchanged := offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, "90.00")
 	unchanged.CloudIDs = wantIDs
-	if _, err := save(t, db, snapshot(unchanged), SaveOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	mustSave(t, db, snapshot(unchanged))
 	got = history()
 	if len(got) != 2 || !got[1].LastSeen.Equal(clk.t) || got[1].ValidTo != nil || got[0].LastSeen.Hour() != 11 {
 		t.Fatalf("history after an unchanged run: %+v", got)
@@ -184,9 +182,7 @@ func testConvertRelease(t *testing.T, schema int) {
 	}
 	// A change closes the interval with the last run that saw it.
 	clk.tick()
-	if _, err := save(t, db, snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, "95")), SaveOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	mustSave(t, db, snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, "95")))
 	got = history()
 	if len(got) != 3 || got[1].ValidTo == nil || !got[1].ValidTo.Equal(clk.t) || !got[1].LastSeen.Equal(clk.t.Add(-time.Hour)) {
 		t.Fatalf("history after a change: %+v", got)
@@ -232,8 +228,7 @@ func TestLargeMigrationShowsProgress(t *testing.T) {
 // by the run, one outside every scope is not, and a pair missing from a
 // run keeps the time it was last listed.
 func TestLastSeenFromScopes(t *testing.T) {
-	db, clk := openTest(t)
-	ctx := context.Background()
+	ctx, db, clk := openTestDB(t)
 	a := offer("Standard_NC24ads_A100_v4", "eastus", pricewatch.OnDemand, "3.673")
 	b := offer("Standard_NC24ads_A100_v4", "westus", pricewatch.OnDemand, "3.9")
 	c := offer("Standard_NC24ads_A100_v4", "northeurope", pricewatch.OnDemand, "4.1")
@@ -300,15 +295,12 @@ func TestLastSeenFromScopes(t *testing.T) {
 // ByOffer returns the same intervals as the key order, grouped per offer
 // and in time order within each.
 func TestByOfferSameIntervals(t *testing.T) {
-	db, clk := openTest(t)
-	ctx := context.Background()
+	ctx, db, clk := openTestDB(t)
 	start := clk.t
 	for i := 0; i < 6; i++ {
 		a := offer("Standard_NC24ads_A100_v4", "eastus", pricewatch.Spot, fmt.Sprintf("1.%d", i))
 		b := offer("Standard_ND96isr_H100_v5", "westus", pricewatch.OnDemand, fmt.Sprintf("9%d", i%2))
-		if _, err := save(t, db, snapshot(a, b), SaveOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		mustSave(t, db, snapshot(a, b))
 		clk.tick()
 	}
 	for _, since := range []time.Time{{}, start.Add(150 * time.Minute)} {
