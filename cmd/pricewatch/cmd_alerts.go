@@ -15,7 +15,6 @@ import (
 	"github.com/pricewatch/pricewatch/storage"
 )
 
-func init() { extraCommands = append(extraCommands, (*app).alertsCommand) }
 
 func (a *app) alertsCommand() *cobra.Command {
 	cmd := &cobra.Command{

@@ -18,9 +18,6 @@ import (
 	"github.com/pricewatch/pricewatch/report"
 )
 
-func init() {
-	extraCommands = append(extraCommands, (*app).compareCommand, (*app).savingsCommand, (*app).trendsCommand, (*app).recommendCommand)
-}
 
 type compareFlags struct {
 	scopeFlags

@@ -12,7 +12,6 @@ import (
 	"github.com/pricewatch/pricewatch/storage"
 )
 
-func init() { extraCommands = append(extraCommands, (*app).dbCommand) }
 
 func (a *app) dbCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "db", Short: "Inspect and compact the database"}

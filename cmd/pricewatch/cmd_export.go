@@ -13,7 +13,6 @@ import (
 	"github.com/pricewatch/pricewatch/storage"
 )
 
-func init() { extraCommands = append(extraCommands, (*app).exportCommand) }
 
 // Export formats.
 const (

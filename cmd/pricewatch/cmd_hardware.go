@@ -10,7 +10,6 @@ import (
 	"github.com/pricewatch/pricewatch/hardware"
 )
 
-func init() { extraCommands = append(extraCommands, (*app).hardwareCommand) }
 
 func (a *app) hardwareCommand() *cobra.Command {
 	cmd := &cobra.Command{

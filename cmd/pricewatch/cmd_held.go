@@ -10,7 +10,6 @@ import (
 	"github.com/pricewatch/pricewatch/storage"
 )
 
-func init() { extraCommands = append(extraCommands, (*app).heldCommand) }
 
 func (a *app) heldCommand() *cobra.Command {
 	var format, since string

@@ -10,7 +10,6 @@ import (
 	"github.com/pricewatch/pricewatch/report"
 )
 
-func init() { extraCommands = append(extraCommands, (*app).runsCommand) }
 
 func (a *app) runsCommand() *cobra.Command {
 	var (
