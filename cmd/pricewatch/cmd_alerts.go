@@ -11,10 +11,10 @@ import (
 
 	"github.com/pricewatch/pricewatch/alerting"
 	"github.com/pricewatch/pricewatch/alerting/slack"
+	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
-
 
 func (a *app) alertsCommand() *cobra.Command {
 	cmd := &cobra.Command{
@@ -187,7 +187,7 @@ func writeAlerts(w io.Writer, format string, rows []report.AlertRow) error {
 	case formatCSV:
 		return writeRowsCSV(w, rows)
 	}
-	t := newTable(">ID", "STATUS", "CHANNEL", "EVENT", "QUEUED", ">TRIES", "NEXT TRY / SENT", "SUMMARY / ERROR")
+	t := table.New(">ID", "STATUS", "CHANNEL", "EVENT", "QUEUED", ">TRIES", "NEXT TRY / SENT", "SUMMARY / ERROR")
 	for _, r := range rows {
 		when := str(r.NextAttemptAt)
 		if r.SentAt != nil {
@@ -197,9 +197,9 @@ func writeAlerts(w io.Writer, format string, rows []report.AlertRow) error {
 		if r.LastError != "" && r.Status != storage.OutboxSent {
 			detail = r.LastError
 		}
-		t.add(strconv.FormatInt(r.ID, 10), r.Status, dash(r.Channel), r.Kind, str(r.CreatedAt), strconv.Itoa(r.Attempts), dash(when), clip(detail, 100))
+		t.Add(strconv.FormatInt(r.ID, 10), r.Status, dash(r.Channel), r.Kind, str(r.CreatedAt), strconv.Itoa(r.Attempts), dash(when), clip(detail, 100))
 	}
-	return t.write(w)
+	return writeTable(w, t)
 }
 
 func str(v any) string {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricewatch/pricewatch/config"
+	"github.com/pricewatch/pricewatch/internal/table"
 )
 
 func (a *app) alertsRulesCommand() *cobra.Command {
@@ -82,7 +83,7 @@ func writeRules(w io.Writer, format string, cfg *config.Config) error {
 		return err
 	}
 	num := func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
-	t := newTable("NAME", "EVENTS", "GPU MODELS", "FILTERS", "THRESHOLDS", "CHANNEL")
+	t := table.New("NAME", "EVENTS", "GPU MODELS", "FILTERS", "THRESHOLDS", "CHANNEL")
 	for _, r := range rows {
 		var filters, thresholds []string
 		if len(r.Providers) > 0 {
@@ -114,9 +115,9 @@ func writeRules(w io.Writer, format string, cfg *config.Config) error {
 		if r.Webhook {
 			ch += " + webhook"
 		}
-		t.add(r.Name, strings.Join(r.Events, ","), gpus, dash(strings.Join(filters, "; ")), dash(strings.Join(thresholds, " and ")), ch)
+		t.Add(r.Name, strings.Join(r.Events, ","), gpus, dash(strings.Join(filters, "; ")), dash(strings.Join(thresholds, " and ")), ch)
 	}
-	if err := t.write(w); err != nil {
+	if err := writeTable(w, t); err != nil {
 		return err
 	}
 	source := "from alerts.rules in " + cfg.Source

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -101,16 +102,16 @@ func writeAvailability(w io.Writer, format string, rows []storage.AvailabilityIn
 		_, err := fmt.Fprintln(w, "Nothing offered matches (has `pricewatch fetch` run?).")
 		return err
 	}
-	t := newTable("PROVIDER", "REGION", "ZONE", "INSTANCE TYPE", "GPU", "STATE", "SINCE", "UNTIL")
+	t := table.New("PROVIDER", "REGION", "ZONE", "INSTANCE TYPE", "GPU", "STATE", "SINCE", "UNTIL")
 	for _, r := range rows {
 		until := "-"
 		if r.Until != nil {
 			until = r.Until.UTC().Format("2006-01-02 15:04")
 		}
-		t.add(r.Provider, r.Region, dash(r.Zone), r.InstanceType, fmt.Sprintf("%s×%s", formatFloat(r.GPUCount), r.GPUModel),
+		t.Add(r.Provider, r.Region, dash(r.Zone), r.InstanceType, fmt.Sprintf("%s×%s", formatFloat(r.GPUCount), r.GPUModel),
 			string(r.State), r.Since.UTC().Format("2006-01-02 15:04"), until)
 	}
-	return t.write(w)
+	return writeTable(w, t)
 }
 
 // availabilityFromRows reads back the API's rows (for --server); the JSON

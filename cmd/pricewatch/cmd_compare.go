@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
@@ -15,9 +14,9 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/fx"
+	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
 )
-
 
 type compareFlags struct {
 	scopeFlags
@@ -135,7 +134,7 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 	if f.count > 0 {
 		what += fmt.Sprintf(" × %s per instance", formatFloat(f.count))
 	}
-	b.WriteString(wrapText(fmt.Sprintf("%s, %s, %s: prices of %s in %s per GPU-hour, cheapest first.",
+	b.WriteString(table.Wrap(fmt.Sprintf("%s, %s, %s: prices of %s in %s per GPU-hour, cheapest first.",
 		what, priceTypesText(pts), osText(f.os), now.UTC().Format(time.DateOnly), res.Currency), tableWidth(), "  "))
 	if f.availableOnly {
 		b.WriteString("Only offers known to be offered or in stock where priced.\n")
@@ -153,13 +152,13 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 		if f.wide {
 			width = 0
 		}
-		cols := []fitColumn{
+		cols := []table.Column{
 			// Left out, in this order, until the table fits: /GB, /TFLOPS,
 			// AVAIL, GPUS, REGION (README "Terminal width").
-			{head: "PROVIDER"}, {head: "REGION", drop: 6}, {head: "INSTANCE TYPE"}, {head: "GPUS", drop: 5},
-			{head: "BUY", hidden: !mixed},
-			{head: ">" + res.Currency + "/GPU-H"}, {head: ">/TFLOPS", drop: 3}, {head: ">/GB", drop: 2}, {head: "AVAIL", drop: 4},
-			{head: "MARKET", hidden: !market},
+			{Head: "PROVIDER"}, {Head: "REGION", Drop: 6}, {Head: "INSTANCE TYPE"}, {Head: "GPUS", Drop: 5},
+			{Head: "BUY", Hidden: !mixed},
+			{Head: ">" + res.Currency + "/GPU-H"}, {Head: ">/TFLOPS", Drop: 3}, {Head: ">/GB", Drop: 2}, {Head: "AVAIL", Drop: 4},
+			{Head: "MARKET", Hidden: !market},
 		}
 		for _, r := range res.Rows {
 			tflops, gb := "-", "-"
@@ -169,15 +168,15 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 			if r.PricePerGB.Valid {
 				gb = r.PricePerGB.Decimal.StringFixed(4)
 			}
-			addRow(cols, r.Provider, placeOf(r.Region, r.Zone), r.InstanceType, gpusLabel(r.GPUCount, r.GPUModel),
+			table.AddRow(cols, r.Provider, placeOf(r.Region, r.Zone), r.InstanceType, gpusLabel(r.GPUCount, r.GPUModel),
 				buyLabel(r.Offer), displayRate(r.PricePerGPUHour), tflops, gb, availShort(r.Available), marketShort(r.Marketplace))
 		}
-		dropped, err := fitTableTo(&b, cols, width)
+		dropped, err := table.Fit(&b, cols, table.Layout{Width: width, MinLast: cutMinLast})
 		if err != nil {
 			return err
 		}
 		if len(dropped) > 0 {
-			b.WriteString(wrapText(fmt.Sprintf("Left out to fit %d columns: %s (use --wide, or --format json or csv).", tableWidth(), strings.Join(dropped, ", ")), tableWidth(), "  "))
+			b.WriteString(table.Wrap(fmt.Sprintf("Left out to fit %d columns: %s (use --wide, or --format json or csv).", tableWidth(), strings.Join(dropped, ", ")), tableWidth(), "  "))
 		}
 	}
 	if len(res.Unconverted) > 0 {
@@ -185,14 +184,14 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 			b.WriteString("\n")
 		}
 		fmt.Fprintf(&b, "Not ranked (%s without a rate into %s), in their own currency:\n", plural(len(res.Unconverted), "offer"), res.Currency)
-		cols := []fitColumn{{head: "PROVIDER"}, {head: "REGION"}, {head: "INSTANCE TYPE"}, {head: "GPUS"}, {head: "BUY", hidden: !mixed},
-			{head: ">PER GPU-H"}, {head: "CUR"}, {head: "AVAIL"}, {head: "MARKET", hidden: !market}}
+		cols := []table.Column{{Head: "PROVIDER"}, {Head: "REGION"}, {Head: "INSTANCE TYPE"}, {Head: "GPUS"}, {Head: "BUY", Hidden: !mixed},
+			{Head: ">PER GPU-H"}, {Head: "CUR"}, {Head: "AVAIL"}, {Head: "MARKET", Hidden: !market}}
 		for _, r := range res.Unconverted {
 			pg := "-"
 			if v, ok := pricewatch.PerGPUHour(r.NativeEffectiveHourly, r.GPUCount); ok {
 				pg = displayRate(v)
 			}
-			addRow(cols, r.Provider, placeOf(r.Region, r.Zone), r.InstanceType, gpusLabel(r.GPUCount, r.GPUModel), buyLabel(r.Offer),
+			table.AddRow(cols, r.Provider, placeOf(r.Region, r.Zone), r.InstanceType, gpusLabel(r.GPUCount, r.GPUModel), buyLabel(r.Offer),
 				pg, r.NativeCurrency, availShort(r.Available), marketShort(r.Marketplace))
 		}
 		if _, err := fitTable(&b, cols); err != nil {
@@ -203,10 +202,10 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 	if mixed {
 		writeBuyLegend(&b, append(offersOfRows(res.Rows), offersOfRows(res.Unconverted)...))
 	}
-	b.WriteString(wrapText("AVAIL: yes = offered or in stock, no = sold out, ? = not known. "+
+	b.WriteString(table.Wrap("AVAIL: yes = offered or in stock, no = sold out, ? = not known. "+
 		"/TFLOPS is per dense BF16 (else FP16) TFLOPS, /GB per GB of GPU memory.", tableWidth(), "  "))
 	if market {
-		b.WriteString(wrapText("MARKET: yes = a marketplace offer (third-party hosts' machines: reliability varies by host, "+
+		b.WriteString(table.Wrap("MARKET: yes = a marketplace offer (third-party hosts' machines: reliability varies by host, "+
 			"the host may withdraw it, and the marketplace's terms apply), not the cloud's own capacity.", tableWidth(), "  "))
 	}
 	if len(res.UnknownModels) > 0 {
@@ -391,7 +390,7 @@ func (n *rateNotes) lines() []string {
 
 func (n *rateNotes) write(b *strings.Builder) {
 	for _, l := range n.lines() {
-		b.WriteString(wrapText(l, tableWidth(), "  "))
+		b.WriteString(table.Wrap(l, tableWidth(), "  "))
 	}
 }
 
@@ -418,105 +417,6 @@ func durationText(d time.Duration) string {
 		return fmt.Sprintf("%dd", d/(24*time.Hour))
 	}
 	return d.String()
-}
-
-// fitColumn is one column of a table that must fit tableWidth(): columns with a
-// drop rank are left out, lowest rank first, until it does.
-type fitColumn struct {
-	head   string // a leading ">" right-aligns, as in newTable
-	cells  []string
-	drop   int  // 0: never dropped
-	hidden bool // not shown at all
-}
-
-func addRow(cols []fitColumn, cells ...string) {
-	for i := range cols {
-		cols[i].cells = append(cols[i].cells, cells[i])
-	}
-}
-
-// fitTable writes the table, leaving out droppable columns until every line
-// fits tableWidth(), and returns the names of the columns that carry figures
-// and were left out.
-func fitTable(b *strings.Builder, cols []fitColumn) ([]string, error) {
-	return fitTableTo(b, cols, tableWidth())
-}
-
-// fitTableTo is fitTable for another width; 0 keeps every column.
-func fitTableTo(b *strings.Builder, cols []fitColumn, width int) ([]string, error) {
-	var dropped []string
-	for {
-		var shown []fitColumn
-		for _, c := range cols {
-			if !c.hidden {
-				shown = append(shown, c)
-			}
-		}
-		heads := make([]string, len(shown))
-		for i, c := range shown {
-			heads[i] = c.head
-		}
-		t := newTable(heads...)
-		for r := range shown[0].cells {
-			cells := make([]string, len(shown))
-			for i, c := range shown {
-				cells[i] = c.cells[r]
-			}
-			t.add(cells...)
-		}
-		var out strings.Builder
-		if err := t.write(&out); err != nil {
-			return nil, err
-		}
-		next := -1
-		if width > 0 && widestLine(out.String()) > width {
-			for i, c := range cols {
-				if !c.hidden && c.drop > 0 && (next < 0 || c.drop < cols[next].drop) {
-					next = i
-				}
-			}
-		}
-		if next < 0 {
-			b.WriteString(out.String())
-			return dropped, nil
-		}
-		cols[next].hidden = true
-		if name := strings.TrimPrefix(cols[next].head, ">"); name != "#" {
-			dropped = append(dropped, name)
-		}
-	}
-}
-
-func widestLine(s string) int {
-	n := 0
-	for _, l := range strings.Split(s, "\n") {
-		if w := utf8.RuneCountInString(l); w > n {
-			n = w
-		}
-	}
-	return n
-}
-
-// wrap breaks text at spaces so that no line passes width, indenting
-// continuation lines; it returns the lines with their newlines.
-func wrapText(text string, width int, indent string) string {
-	var b strings.Builder
-	line := ""
-	for _, word := range strings.Fields(text) {
-		switch {
-		case line == "":
-			line = word
-		case width > 0 && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) > width:
-			b.WriteString(line + "\n")
-			line = indent + word
-		default:
-			line += " " + word
-		}
-	}
-	if line != "" {
-		b.WriteString(line + "\n")
-	}
-	return b.String()
 }
 
 func placeOf(region, zone string) string {
@@ -597,7 +497,7 @@ func writeBuyLegend(b *strings.Builder, offers []pricewatch.Offer) {
 		parts = append(parts, "ec2 = EC2 instance savings plan")
 	}
 	if len(parts) > 0 {
-		b.WriteString(wrapText("BUY: "+strings.Join(parts, "; ")+".", tableWidth(), "  "))
+		b.WriteString(table.Wrap("BUY: "+strings.Join(parts, "; ")+".", tableWidth(), "  "))
 	}
 }
 

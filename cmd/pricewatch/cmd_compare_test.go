@@ -16,6 +16,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/internal/golden"
+	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -454,8 +455,8 @@ func TestFitTableDropsFiguresLastAndSaysSo(t *testing.T) {
 	width.Store(100) // as on a 100-column terminal
 	t.Cleanup(func() { width.Store(0) })
 	long := strings.Repeat("x", 80)
-	cols := []fitColumn{{head: ">#", drop: 1}, {head: "NAME"}, {head: ">/GB", drop: 2}, {head: ">/TFLOPS", drop: 3}, {head: "PRICE"}}
-	addRow(cols, "1", long, "0.0500", "0.01000", "4.10")
+	cols := []table.Column{{Head: ">#", Drop: 1}, {Head: "NAME"}, {Head: ">/GB", Drop: 2}, {Head: ">/TFLOPS", Drop: 3}, {Head: "PRICE"}}
+	table.AddRow(cols, "1", long, "0.0500", "0.01000", "4.10")
 	var b strings.Builder
 	dropped, err := fitTable(&b, cols)
 	if err != nil {
@@ -469,7 +470,7 @@ func TestFitTableDropsFiguresLastAndSaysSo(t *testing.T) {
 
 func TestWrapTextKeepsWidth(t *testing.T) {
 	text := strings.Repeat("word ", 60)
-	out := wrapText(text, 30, "  ")
+	out := table.Wrap(text, 30, "  ")
 	checkWidth(t, out)
 	for i, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 		if utf8.RuneCountInString(l) > 30 || (i > 0 && !strings.HasPrefix(l, "  ")) {

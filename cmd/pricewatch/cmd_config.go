@@ -12,7 +12,6 @@ import (
 	"github.com/pricewatch/pricewatch/config"
 )
 
-
 func (a *app) configCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "config",

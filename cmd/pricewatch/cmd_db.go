@@ -9,9 +9,9 @@ import (
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
+	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/storage"
 )
-
 
 func (a *app) dbCommand() *cobra.Command {
 	cmd := &cobra.Command{Use: "db", Short: "Inspect and compact the database"}
@@ -79,11 +79,11 @@ func megabytes(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
 func writeDBStats(w io.Writer, st storage.Stats) error {
 	fmt.Fprintf(w, "Database %s: %s (%d pages of %d bytes, %d free), WAL %s\n\n", st.Path, megabytes(st.FileBytes),
 		st.Pages, st.PageSize, st.FreePages, megabytes(st.WALBytes))
-	t := newTable("TABLE", ">ROWS", ">DATA")
+	t := table.New("TABLE", ">ROWS", ">DATA")
 	for _, ts := range st.Tables {
-		t.add(ts.Name, fmt.Sprint(ts.Rows), megabytes(ts.PayloadBytes))
+		t.Add(ts.Name, fmt.Sprint(ts.Rows), megabytes(ts.PayloadBytes))
 	}
-	if err := t.write(w); err != nil {
+	if err := writeTable(w, t); err != nil {
 		return err
 	}
 	when := func(p *time.Time) string {

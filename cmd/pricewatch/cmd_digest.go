@@ -17,7 +17,6 @@ import (
 	"github.com/pricewatch/pricewatch/storage"
 )
 
-
 type digestFlags struct {
 	send   bool
 	again  bool

@@ -13,7 +13,6 @@ import (
 	"github.com/pricewatch/pricewatch/storage"
 )
 
-
 // Export formats.
 const (
 	formatFocusCSV = "focus-csv"

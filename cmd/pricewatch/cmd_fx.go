@@ -9,6 +9,7 @@ import (
 
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fx"
+	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -69,11 +70,11 @@ func (a *app) fxCommand() *cobra.Command {
 			case formatCSV:
 				return writeRowsCSV(a.stdout, rows)
 			}
-			t := newTable("CURRENCY", ">PER 1 EUR", "DATE", "SOURCE")
+			t := table.New("CURRENCY", ">PER 1 EUR", "DATE", "SOURCE")
 			for _, cur := range (fx.Rates{PerEUR: last.PerEUR}).Currencies() {
-				t.add(cur, last.PerEUR[cur].String(), last.Date.Format(time.DateOnly), last.Source)
+				t.Add(cur, last.PerEUR[cur].String(), last.Date.Format(time.DateOnly), last.Source)
 			}
-			if err := t.write(a.stdout); err != nil {
+			if err := writeTable(a.stdout, t); err != nil {
 				return err
 			}
 			if age > a.cfg.FX.MaxAge {

@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricewatch/pricewatch/hardware"
+	"github.com/pricewatch/pricewatch/internal/table"
 )
-
 
 func (a *app) hardwareCommand() *cobra.Command {
 	cmd := &cobra.Command{
@@ -65,11 +65,11 @@ func writeUnknownHardware(w io.Writer, format string, rows []hardware.Entry) err
 		_, err := fmt.Fprintln(w, "Every stored instance type has a GPU from the catalogue.")
 		return err
 	}
-	t := newTable("PROVIDER", "INSTANCE TYPE", "GPU", "COUNT", "GB/GPU", "REGIONS", "PROBLEM")
+	t := table.New("PROVIDER", "INSTANCE TYPE", "GPU", "COUNT", "GB/GPU", "REGIONS", "PROBLEM")
 	for _, r := range rows {
-		t.add(r.Provider, r.InstanceType, dash(r.GPUModel), formatFloat(r.GPUCount), formatFloat(r.GPUMemoryGB), fmt.Sprint(r.Regions), r.Problem)
+		t.Add(r.Provider, r.InstanceType, dash(r.GPUModel), formatFloat(r.GPUCount), formatFloat(r.GPUMemoryGB), fmt.Sprint(r.Regions), r.Problem)
 	}
-	if err := t.write(w); err != nil {
+	if err := writeTable(w, t); err != nil {
 		return err
 	}
 	var b strings.Builder

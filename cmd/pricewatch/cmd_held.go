@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/storage"
 )
-
 
 func (a *app) heldCommand() *cobra.Command {
 	var format, since string
@@ -111,7 +111,7 @@ func writeHeld(w io.Writer, format string, recs []storage.HeldRecord) error {
 		_, err := fmt.Fprintln(w, "No price has been held.")
 		return err
 	}
-	t := newTable("PROVIDER", "REGION", "INSTANCE TYPE", "PRICE", ">HELD", ">STORED", "FIRST SEEN", "LAST SEEN", ">RUNS", "STATE", "WHY")
+	t := table.New("PROVIDER", "REGION", "INSTANCE TYPE", "PRICE", ">HELD", ">STORED", "FIRST SEEN", "LAST SEEN", ">RUNS", "STATE", "WHY")
 	for i, r := range rows {
 		where := r.Region
 		if r.Zone != "" {
@@ -128,8 +128,8 @@ func writeHeld(w io.Writer, format string, recs []storage.HeldRecord) error {
 		if r.AcceptedAt != nil {
 			state = "accepted " + str(r.AcceptedAt)
 		}
-		t.add(r.Provider, where, r.InstanceType, price, recs[i].EffectiveHourly.String()+" "+r.Currency, dash(stored(recs[i])),
+		t.Add(r.Provider, where, r.InstanceType, price, recs[i].EffectiveHourly.String()+" "+r.Currency, dash(stored(recs[i])),
 			str(r.FirstSeen), str(r.LastSeen), strconv.Itoa(r.Runs), state, r.Detail)
 	}
-	return t.write(w)
+	return writeTable(w, t)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -310,7 +311,7 @@ func writeHistory(w io.Writer, format string, rows []storage.PriceInterval) erro
 		first = false
 		h := group[0]
 		fmt.Fprintf(&b, "%s %s%s  %s  %s  %s\n", h.Provider, h.Region, zoneSuffix(h.Zone), h.InstanceType, offerLabel(h.Offer), hardwareLabel(h.Hardware))
-		t := newTable("FROM", "TO", ">HOURLY", ">UPFRONT", ">EFFECTIVE/H", ">PER GPU-H", ">CHANGE")
+		t := table.New("FROM", "TO", ">HOURLY", ">UPFRONT", ">EFFECTIVE/H", ">PER GPU-H", ">CHANGE")
 		var prev *decimal.Decimal
 		for _, r := range group {
 			to := "current"
@@ -325,12 +326,12 @@ func writeHistory(w io.Writer, format string, rows []storage.PriceInterval) erro
 			if v, ok := pricewatch.PerGPUHour(r.EffectiveHourly, r.GPUCount); ok {
 				pg = displayRate(v)
 			}
-			t.add(r.ValidFrom.UTC().Format("2006-01-02 15:04"), to, pricewatch.FormatPrice(r.Hourly), upfront,
+			t.Add(r.ValidFrom.UTC().Format("2006-01-02 15:04"), to, pricewatch.FormatPrice(r.Hourly), upfront,
 				displayRate(r.EffectiveHourly), pg, changeLabel(prev, r.EffectiveHourly))
 			eff := r.EffectiveHourly
 			prev = &eff
 		}
-		if err := t.write(&b); err != nil {
+		if err := writeTable(&b, t); err != nil {
 			return err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
 )
 
@@ -232,7 +233,7 @@ func writeRecommendTable(w io.Writer, rec analysis.Recommendation, f recommendFl
 	if len(rec.Models) > 0 {
 		models = " (" + strings.Join(rec.Models, ", ") + ")"
 	}
-	b.WriteString(wrapText(fmt.Sprintf("Question: %d × %s GPUs%s at %s utilisation over %s, costs in %s, from the prices current on %s.",
+	b.WriteString(table.Wrap(fmt.Sprintf("Question: %d × %s GPUs%s at %s utilisation over %s, costs in %s, from the prices current on %s.",
 		rec.Count, rec.GPU, models, shareText(rec.Utilization), rec.Horizon, rec.Currency, now.UTC().Format(time.DateOnly)), tableWidth(), "  "))
 	if len(rec.Options) > 0 {
 		shown := rec.Options
@@ -249,8 +250,8 @@ func writeRecommendTable(w io.Writer, rec analysis.Recommendation, f recommendFl
 		// for every option, so the table leaves it to JSON and the reasons.
 		// Left out, in this order, until the table fits: BREAK-EVEN,
 		// REGION, N, PROVIDER (the instance type names its cloud).
-		cols := []fitColumn{{head: " "}, {head: "PROVIDER", drop: 4}, {head: "REGION", drop: 2}, {head: "INSTANCE TYPE"}, {head: ">N", drop: 3},
-			{head: "BUY"}, {head: ">TOTAL " + rec.Currency}, {head: ">BREAK-EVEN", drop: 1}}
+		cols := []table.Column{{Head: " "}, {Head: "PROVIDER", Drop: 4}, {Head: "REGION", Drop: 2}, {Head: "INSTANCE TYPE"}, {Head: ">N", Drop: 3},
+			{Head: "BUY"}, {Head: ">TOTAL " + rec.Currency}, {Head: ">BREAK-EVEN", Drop: 1}}
 		var offers []pricewatch.Offer
 		marks := map[string]bool{}
 		for i, o := range shown {
@@ -271,7 +272,7 @@ func writeRecommendTable(w io.Writer, rec analysis.Recommendation, f recommendFl
 					be = "never"
 				}
 			}
-			addRow(cols, mark, o.Provider, placeOf(o.Region, o.Zone), o.InstanceType, fmt.Sprint(o.Instances), buyLabel(o.Offer),
+			table.AddRow(cols, mark, o.Provider, placeOf(o.Region, o.Zone), o.InstanceType, fmt.Sprint(o.Instances), buyLabel(o.Offer),
 				moneyText(o.TotalCost), be)
 			offers = append(offers, o.Offer)
 		}
@@ -280,7 +281,7 @@ func writeRecommendTable(w io.Writer, rec analysis.Recommendation, f recommendFl
 			return err
 		}
 		if len(dropped) > 0 {
-			b.WriteString(wrapText(fmt.Sprintf("Left out to fit %d columns: %s (see --wide or --format json).", tableWidth(), strings.Join(dropped, ", ")), tableWidth(), "  "))
+			b.WriteString(table.Wrap(fmt.Sprintf("Left out to fit %d columns: %s (see --wide or --format json).", tableWidth(), strings.Join(dropped, ", ")), tableWidth(), "  "))
 		}
 		legend := []string{"* = recommended"}
 		if marks["x"] {
@@ -291,30 +292,30 @@ func writeRecommendTable(w io.Writer, rec analysis.Recommendation, f recommendFl
 		}
 		b.WriteString(strings.Join(legend, "; ") + ".\n")
 		writeBuyLegend(&b, offers)
-		b.WriteString(wrapText("N = instances needed; TOTAL = cost over the horizon at the utilisation asked; "+
+		b.WriteString(table.Wrap("N = instances needed; TOTAL = cost over the horizon at the utilisation asked; "+
 			"BREAK-EVEN = utilisation above which the commitment beats on-demand for the same machine.", tableWidth(), "  "))
 	}
 	if len(rec.Unconverted) > 0 {
 		b.WriteString("\n")
 		fmt.Fprintf(&b, "Not compared (%s without a rate into %s):\n", plural(len(rec.Unconverted), "option"), rec.Currency)
 		for _, o := range rec.Unconverted {
-			b.WriteString(wrapText(fmt.Sprintf("- %s (%s)", o.Label(), o.NativeCurrency), tableWidth(), "  "))
+			b.WriteString(table.Wrap(fmt.Sprintf("- %s (%s)", o.Label(), o.NativeCurrency), tableWidth(), "  "))
 		}
 	}
 	b.WriteString("\n")
 	if best, ok := rec.BestOption(); ok {
-		b.WriteString(wrapText(fmt.Sprintf("Recommendation: %s, %s %s over %s.", best.Label(), moneyText(best.TotalCost), rec.Currency, rec.Horizon), tableWidth(), "  "))
+		b.WriteString(table.Wrap(fmt.Sprintf("Recommendation: %s, %s %s over %s.", best.Label(), moneyText(best.TotalCost), rec.Currency, rec.Horizon), tableWidth(), "  "))
 	} else {
 		b.WriteString("Recommendation: none (see below).\n")
 	}
 	b.WriteString("\nWhy:\n")
 	for _, r := range rec.Reasons {
-		b.WriteString(wrapText("- "+r, tableWidth(), "  "))
+		b.WriteString(table.Wrap("- "+r, tableWidth(), "  "))
 	}
 	if len(rec.Changes) > 0 {
 		b.WriteString("\nWhat would change the answer:\n")
 		for _, c := range rec.Changes {
-			b.WriteString(wrapText("- "+c, tableWidth(), "  "))
+			b.WriteString(table.Wrap("- "+c, tableWidth(), "  "))
 		}
 	}
 	var lines strings.Builder

@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
 )
-
 
 func (a *app) runsCommand() *cobra.Command {
 	var (
@@ -74,12 +74,12 @@ func writeRuns(w io.Writer, format string, rows []report.RunRow) error {
 		_, err := fmt.Fprintln(w, "No run recorded yet (run `pricewatch fetch` or start `pricewatch run`).")
 		return err
 	}
-	t := newTable("PROVIDER", "STATUS", "STARTED", ">SECONDS", ">SEEN", ">NEW", ">CHANGED", ">CLOSED", "LAST SUCCESS", "ERROR")
+	t := table.New("PROVIDER", "STATUS", "STARTED", ">SECONDS", ">SEEN", ">NEW", ">CHANGED", ">CLOSED", "LAST SUCCESS", "ERROR")
 	for _, r := range rows {
-		t.add(r.Provider, r.Status, str(r.StartedAt), dash(numText(r.DurationSecs)), strconv.Itoa(r.OffersSeen), strconv.Itoa(r.OffersNew),
+		t.Add(r.Provider, r.Status, str(r.StartedAt), dash(numText(r.DurationSecs)), strconv.Itoa(r.OffersSeen), strconv.Itoa(r.OffersNew),
 			strconv.Itoa(r.OffersChanged), strconv.Itoa(r.OffersClosed), dash(str(r.LastSuccessAt)), clip(r.Error, 60))
 	}
-	return t.write(w)
+	return writeTable(w, t)
 }
 
 // numText prints a JSON number held in an any (a float64, or null).

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
 )
 
@@ -106,18 +107,18 @@ func writeSavingsTable(w io.Writer, instanceType string, offers []pricewatch.Off
 	case len(rep.Groups) == 0 && len(rep.Unmatched) == 0:
 		fmt.Fprintf(&b, "No commitment prices stored for %s: only pay-as-you-go prices are known.\n", instanceType)
 	default:
-		b.WriteString(wrapText(fmt.Sprintf("Commitments for %s against on-demand, at %s utilisation, in %s.", instanceType, u, currency), tableWidth(), "  "))
-		b.WriteString(wrapText("A commitment costs its term cost whatever the use; ON-DEMAND is paying on demand for the hours used over the same term. "+
+		b.WriteString(table.Wrap(fmt.Sprintf("Commitments for %s against on-demand, at %s utilisation, in %s.", instanceType, u, currency), tableWidth(), "  "))
+		b.WriteString(table.Wrap("A commitment costs its term cost whatever the use; ON-DEMAND is paying on demand for the hours used over the same term. "+
 			"SAVINGS is the saving at that utilisation; DISCOUNT is the commitment's rate against on-demand at full use, as the clouds quote it. "+
 			"BREAK-EVEN is the utilisation above which the commitment is cheaper.", tableWidth(), ""))
 	}
 	var shown []pricewatch.Offer
 	for _, g := range rep.Groups {
 		b.WriteString("\n")
-		b.WriteString(wrapText(fmt.Sprintf("%s %s %s (%s, %s): on-demand %s %s/h", g.Provider, placeOf(g.Region, g.Zone), g.InstanceType,
+		b.WriteString(table.Wrap(fmt.Sprintf("%s %s %s (%s, %s): on-demand %s %s/h", g.Provider, placeOf(g.Region, g.Zone), g.InstanceType,
 			gpusLabel(g.OnDemand.GPUCount, g.OnDemand.GPUModel), g.OS, displayRate(g.OnDemandHourly), g.Currency), tableWidth(), "  "))
-		cols := []fitColumn{{head: " "}, {head: "BUY"}, {head: ">EFFECTIVE/H"}, {head: ">SAVINGS"}, {head: ">DISCOUNT", drop: 2}, {head: ">BREAK-EVEN"},
-			{head: ">UPFRONT", drop: 1}, {head: ">TERM COST", drop: 4}, {head: ">ON-DEMAND", drop: 3}}
+		cols := []table.Column{{Head: " "}, {Head: "BUY"}, {Head: ">EFFECTIVE/H"}, {Head: ">SAVINGS"}, {Head: ">DISCOUNT", Drop: 2}, {Head: ">BREAK-EVEN"},
+			{Head: ">UPFRONT", Drop: 1}, {Head: ">TERM COST", Drop: 4}, {Head: ">ON-DEMAND", Drop: 3}}
 		for _, s := range g.Options {
 			mark := ""
 			if s.Best {
@@ -127,7 +128,7 @@ func writeSavingsTable(w io.Writer, instanceType string, offers []pricewatch.Off
 			if !s.BreaksEven {
 				be = "never"
 			}
-			addRow(cols, mark, buyLabel(s.Offer), displayRate(s.EffectiveHourly), percentText(s.SavingsPct), percentText(s.DiscountPct), be,
+			table.AddRow(cols, mark, buyLabel(s.Offer), displayRate(s.EffectiveHourly), percentText(s.SavingsPct), percentText(s.DiscountPct), be,
 				moneyText(s.Upfront), moneyText(s.TermCost), moneyText(s.OnDemandTermCost))
 			shown = append(shown, s.Offer)
 		}
@@ -136,14 +137,14 @@ func writeSavingsTable(w io.Writer, instanceType string, offers []pricewatch.Off
 			return err
 		}
 		if len(dropped) > 0 {
-			b.WriteString(wrapText(fmt.Sprintf("Left out to fit %d columns: %s (see --wide or --format json).", tableWidth(), strings.Join(dropped, ", ")), tableWidth(), "  "))
+			b.WriteString(table.Wrap(fmt.Sprintf("Left out to fit %d columns: %s (see --wide or --format json).", tableWidth(), strings.Join(dropped, ", ")), tableWidth(), "  "))
 		}
 		if g.OnDemandBest {
 			fmt.Fprintf(&b, "On-demand is cheapest at %s: no commitment here pays off at that use.\n", u)
 		} else {
 			best := g.Options[0]
 			saved := best.OnDemandTermCost.Sub(best.TermCost)
-			b.WriteString(wrapText(fmt.Sprintf("* Best at %s: %s, %s %s less than on-demand over %s (%s); it breaks even at %s.",
+			b.WriteString(table.Wrap(fmt.Sprintf("* Best at %s: %s, %s %s less than on-demand over %s (%s); it breaks even at %s.",
 				u, buyLabel(best.Offer), moneyText(saved), g.Currency, best.Term, percentText(best.SavingsPct), shareText(best.BreakEvenUtilization)), tableWidth(), "  "))
 		}
 	}
@@ -160,7 +161,7 @@ func writeSavingsTable(w io.Writer, instanceType string, offers []pricewatch.Off
 	}
 	for _, r := range reasons {
 		b.WriteString("\n")
-		b.WriteString(wrapText(fmt.Sprintf("Not compared (%s):", r), tableWidth(), "  "))
+		b.WriteString(table.Wrap(fmt.Sprintf("Not compared (%s):", r), tableWidth(), "  "))
 		for _, o := range byReason[r] {
 			b.WriteString("- " + o + "\n")
 		}
@@ -171,7 +172,7 @@ func writeSavingsTable(w io.Writer, instanceType string, offers []pricewatch.Off
 	}
 	notes.write(&b)
 	if len(notes.absent) > 0 {
-		b.WriteString(wrapText("Or ask in the prices' own currency: --currency "+strings.Join(sortedSet(notes.absent), " or --currency ")+".", tableWidth(), "  "))
+		b.WriteString(table.Wrap("Or ask in the prices' own currency: --currency "+strings.Join(sortedSet(notes.absent), " or --currency ")+".", tableWidth(), "  "))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

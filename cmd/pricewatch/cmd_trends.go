@@ -12,6 +12,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
 )
 
@@ -170,8 +171,8 @@ func (r trendsReport) writeTable(w io.Writer, pts []pricewatch.PriceType, os str
 		fmt.Fprintf(&b, "No price moved over the %s.\n", r.Window)
 	} else {
 		fmt.Fprintf(&b, "Biggest movers over the %s (effective hourly, in the cloud's own currency):\n", r.Window)
-		cols := []fitColumn{{head: "PROVIDER"}, {head: "REGION"}, {head: "INSTANCE TYPE"}, {head: "BUY"},
-			{head: ">" + strings.ToUpper(r.Window) + " AGO", drop: 1}, {head: ">NOW"}, {head: ">CHANGE"}}
+		cols := []table.Column{{Head: "PROVIDER"}, {Head: "REGION"}, {Head: "INSTANCE TYPE"}, {Head: "BUY"},
+			{Head: ">" + strings.ToUpper(r.Window) + " AGO", Drop: 1}, {Head: ">NOW"}, {Head: ">CHANGE"}}
 		for _, t := range r.Movers {
 			d, _ := t.Change(r.Window)
 			sign := ""
@@ -179,7 +180,7 @@ func (r trendsReport) writeTable(w io.Writer, pts []pricewatch.PriceType, os str
 				sign = "+"
 			}
 			o := pricewatch.Offer{PriceType: t.Key.PriceType, Term: t.Key.Term, Payment: t.Key.Payment, OfferingClass: t.Key.OfferingClass}
-			addRow(cols, t.Key.Provider, placeOf(t.Key.Region, t.Key.Zone), t.Key.InstanceType, buyLabel(o),
+			table.AddRow(cols, t.Key.Provider, placeOf(t.Key.Region, t.Key.Zone), t.Key.InstanceType, buyLabel(o),
 				displayRate(d.From), displayRate(d.To)+" "+t.Currency, sign+percentText(d.Pct))
 		}
 		if _, err := fitTable(&b, cols); err != nil {
@@ -192,11 +193,11 @@ func (r trendsReport) writeTable(w io.Writer, pts []pricewatch.PriceType, os str
 			fmt.Fprintf(&b, "Cheapest %s per GPU-hour: no price in %s in the window.\n", s.GPU, r.Currency)
 		} else {
 			fmt.Fprintf(&b, "Cheapest %s per GPU-hour in %s (sampled %s; a row each time it changes):\n", s.GPU, r.Currency, sampleText(s.Points))
-			cols := []fitColumn{{head: "SINCE"}, {head: ">" + r.Currency + "/GPU-H"}, {head: "PROVIDER"}, {head: "REGION"},
-				{head: "INSTANCE TYPE"}, {head: "BUY"}, {head: ">NATIVE/GPU-H", drop: 1}}
+			cols := []table.Column{{Head: "SINCE"}, {Head: ">" + r.Currency + "/GPU-H"}, {Head: "PROVIDER"}, {Head: "REGION"},
+				{Head: "INSTANCE TYPE"}, {Head: "BUY"}, {Head: ">NATIVE/GPU-H", Drop: 1}}
 			for _, p := range changesOnly(s.Points) {
 				o := pricewatch.Offer{PriceType: p.Key.PriceType, Term: p.Key.Term, Payment: p.Key.Payment, OfferingClass: p.Key.OfferingClass}
-				addRow(cols, sinceText(p.At, s.Points), displayRate(p.PerGPUHour), p.Key.Provider, placeOf(p.Key.Region, p.Key.Zone),
+				table.AddRow(cols, sinceText(p.At, s.Points), displayRate(p.PerGPUHour), p.Key.Provider, placeOf(p.Key.Region, p.Key.Zone),
 					p.Key.InstanceType, buyLabel(o), displayRate(p.NativePerGPUHour)+" "+p.NativeCurrency)
 			}
 			if _, err := fitTable(&b, cols); err != nil {
@@ -208,7 +209,7 @@ func (r trendsReport) writeTable(w io.Writer, pts []pricewatch.PriceType, os str
 			for _, u := range s.Unconverted {
 				left = append(left, offerKeyLabel(u))
 			}
-			b.WriteString(wrapText(fmt.Sprintf("Left out of the series where no rate into %s applied: %s.", r.Currency,
+			b.WriteString(table.Wrap(fmt.Sprintf("Left out of the series where no rate into %s applied: %s.", r.Currency,
 				strings.Join(left, "; ")), tableWidth(), "  "))
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -51,7 +52,7 @@ func (s plotSeries) at(t time.Time) (decimal.Decimal, bool) {
 // writePlot draws series between from and to in at most width columns.
 func writePlot(w io.Writer, title string, series []plotSeries, from, to time.Time, width int) error {
 	var b strings.Builder
-	b.WriteString(wrapText(title, width, "  "))
+	b.WriteString(table.Wrap(title, width, "  "))
 	if len(series) > len(glyphs) {
 		fmt.Fprintf(&b, "(%d series not drawn: only %d letters; narrow with --region or --provider)\n", len(series)-len(glyphs), len(glyphs))
 		series = series[:len(glyphs)]
@@ -199,7 +200,7 @@ func xLabels(from, to time.Time, indent, cols int) string {
 // current price extends to the end of the axis.
 func writeHistoryPlot(w io.Writer, instanceType string, rows []storage.PriceInterval) error {
 	if len(rows) == 0 {
-		_, err := io.WriteString(w, wrapText("No price history for that instance type (has `pricewatch fetch` run, "+
+		_, err := io.WriteString(w, table.Wrap("No price history for that instance type (has `pricewatch fetch` run, "+
 			"and is the name spelled as the cloud spells it?).", tableWidth(), "  "))
 		return err
 	}
