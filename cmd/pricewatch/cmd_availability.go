@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/internal/clitext"
 	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
@@ -108,7 +109,7 @@ func writeAvailability(w io.Writer, format string, rows []storage.AvailabilityIn
 		if r.Until != nil {
 			until = r.Until.UTC().Format("2006-01-02 15:04")
 		}
-		t.Add(r.Provider, r.Region, dash(r.Zone), r.InstanceType, fmt.Sprintf("%s×%s", formatFloat(r.GPUCount), r.GPUModel),
+		t.Add(r.Provider, r.Region, dash(r.Zone), r.InstanceType, fmt.Sprintf("%s×%s", clitext.Float(r.GPUCount), r.GPUModel),
 			string(r.State), r.Since.UTC().Format("2006-01-02 15:04"), until)
 	}
 	return writeTable(w, t)

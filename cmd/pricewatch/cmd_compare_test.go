@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -118,13 +120,7 @@ func (f *analysisFixture) snapshots(t *testing.T, run int) []*pricewatch.Snapsho
 	return out
 }
 
-func sortedKeysOf[V any](m map[string]V) []string {
-	set := map[string]bool{}
-	for k := range m {
-		set[k] = true
-	}
-	return sortedSet(set)
-}
+func sortedKeysOf[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // analysisConfig stores the fixture in a new database through
 // storage.SaveSnapshot, one run at a time with the clock at the run's time,

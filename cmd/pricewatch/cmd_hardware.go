@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricewatch/pricewatch/hardware"
+	"github.com/pricewatch/pricewatch/internal/clitext"
 	"github.com/pricewatch/pricewatch/internal/table"
 )
 
@@ -67,7 +68,7 @@ func writeUnknownHardware(w io.Writer, format string, rows []hardware.Entry) err
 	}
 	t := table.New("PROVIDER", "INSTANCE TYPE", "GPU", "COUNT", "GB/GPU", "REGIONS", "PROBLEM")
 	for _, r := range rows {
-		t.Add(r.Provider, r.InstanceType, dash(r.GPUModel), formatFloat(r.GPUCount), formatFloat(r.GPUMemoryGB), fmt.Sprint(r.Regions), r.Problem)
+		t.Add(r.Provider, r.InstanceType, dash(r.GPUModel), clitext.Float(r.GPUCount), clitext.Float(r.GPUMemoryGB), fmt.Sprint(r.Regions), r.Problem)
 	}
 	if err := writeTable(w, t); err != nil {
 		return err

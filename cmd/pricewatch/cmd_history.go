@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/internal/clitext"
 	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
@@ -324,10 +325,10 @@ func writeHistory(w io.Writer, format string, rows []storage.PriceInterval) erro
 			}
 			pg := "-"
 			if v, ok := pricewatch.PerGPUHour(r.EffectiveHourly, r.GPUCount); ok {
-				pg = displayRate(v)
+				pg = clitext.Rate(v)
 			}
 			t.Add(r.ValidFrom.UTC().Format("2006-01-02 15:04"), to, pricewatch.FormatPrice(r.Hourly), upfront,
-				displayRate(r.EffectiveHourly), pg, changeLabel(prev, r.EffectiveHourly))
+				clitext.Rate(r.EffectiveHourly), pg, changeLabel(prev, r.EffectiveHourly))
 			eff := r.EffectiveHourly
 			prev = &eff
 		}
@@ -354,7 +355,7 @@ func historyCSVRow(r *storage.PriceInterval) []string {
 		to = r.ValidTo.UTC().Format(time.RFC3339)
 	}
 	return []string{r.Provider, r.Region, r.Zone, r.InstanceType, string(r.PriceType), r.Term, r.Payment, r.OfferingClass, r.OS, r.Currency,
-		r.Hourly.String(), r.Upfront.String(), r.EffectiveHourly.String(), pgText, r.GPUModel, formatFloat(r.GPUCount), formatFloat(r.GPUMemoryGB),
+		r.Hourly.String(), r.Upfront.String(), r.EffectiveHourly.String(), pgText, r.GPUModel, clitext.Float(r.GPUCount), clitext.Float(r.GPUMemoryGB),
 		r.ValidFrom.UTC().Format(time.RFC3339), to, r.LastSeen.UTC().Format(time.RFC3339)}
 }
 
@@ -397,18 +398,9 @@ func hardwareLabel(h pricewatch.Hardware) string {
 	}
 	mem := ""
 	if h.GPUMemoryGB > 0 {
-		mem = " " + formatFloat(h.GPUMemoryGB) + "GB"
+		mem = " " + clitext.Float(h.GPUMemoryGB) + "GB"
 	}
-	return fmt.Sprintf("%s×%s%s", formatFloat(h.GPUCount), h.GPUModel, mem)
-}
-
-// displayRate shows a derived rate (effective hourly, per GPU-hour) to four
-// decimals for the table; JSON and CSV carry every stored digit.
-func displayRate(d decimal.Decimal) string {
-	if d.Equal(d.Round(4)) {
-		return pricewatch.FormatPrice(d)
-	}
-	return d.StringFixed(4)
+	return fmt.Sprintf("%s×%s%s", clitext.Float(h.GPUCount), h.GPUModel, mem)
 }
 
 func changeLabel(prev *decimal.Decimal, cur decimal.Decimal) string {

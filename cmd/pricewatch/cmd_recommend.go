@@ -11,6 +11,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/internal/clitext"
 	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
 )
@@ -74,19 +75,19 @@ left out unless --include-spot: it can be taken back at any time.`,
 			if err != nil {
 				return err
 			}
-			notes := newRateNotes(currency, now, book.MaxAge())
+			notes := clitext.NewRateNotes(currency, now, book.MaxAge())
 			for _, o := range rec.Options {
-				notes.used(o.NativeCurrency, o.FXUsed)
+				notes.Used(o.NativeCurrency, o.FXUsed)
 			}
 			for _, o := range rec.Unconverted {
-				notes.missing(o.NativeCurrency)
+				notes.Missing(o.NativeCurrency)
 			}
 			switch f.format {
 			case formatJSON:
-				notes.warn(a.stderr)
+				notes.Warn(a.stderr)
 				return writeJSON(a.stdout, recommendJSONOf(rec))
 			case formatCSV:
-				notes.warn(a.stderr)
+				notes.Warn(a.stderr)
 				return writeRecommendCSV(a.stdout, rec)
 			}
 			return writeRecommendTable(a.stdout, rec, f, now, notes)
@@ -227,21 +228,21 @@ func writeRecommendCSV(w io.Writer, rec analysis.Recommendation) error {
 	return writeRowsCSV(w, append(js.Options, js.Unconverted...))
 }
 
-func writeRecommendTable(w io.Writer, rec analysis.Recommendation, f recommendFlags, now time.Time, notes *rateNotes) error {
+func writeRecommendTable(w io.Writer, rec analysis.Recommendation, f recommendFlags, now time.Time, notes *clitext.RateNotes) error {
 	var b strings.Builder
 	models := ""
 	if len(rec.Models) > 0 {
 		models = " (" + strings.Join(rec.Models, ", ") + ")"
 	}
 	b.WriteString(table.Wrap(fmt.Sprintf("Question: %d × %s GPUs%s at %s utilisation over %s, costs in %s, from the prices current on %s.",
-		rec.Count, rec.GPU, models, shareText(rec.Utilization), rec.Horizon, rec.Currency, now.UTC().Format(time.DateOnly)), tableWidth(), "  "))
+		rec.Count, rec.GPU, models, clitext.Share(rec.Utilization), rec.Horizon, rec.Currency, now.UTC().Format(time.DateOnly)), tableWidth(), "  "))
 	if len(rec.Options) > 0 {
 		shown := rec.Options
 		if f.top > 0 && len(shown) > f.top {
 			shown = shown[:f.top]
 		}
 		b.WriteString("\n")
-		title := fmt.Sprintf("Options compared, cheapest first (%s", plural(len(rec.Options), "option"))
+		title := fmt.Sprintf("Options compared, cheapest first (%s", clitext.Plural(len(rec.Options), "option"))
 		if len(shown) < len(rec.Options) {
 			title += fmt.Sprintf(", top %d shown", len(shown))
 		}
@@ -267,13 +268,13 @@ func writeRecommendTable(w io.Writer, rec analysis.Recommendation, f recommendFl
 			marks[mark] = true
 			be := "-"
 			if o.BreakEvenUtilization.Valid {
-				be = shareText(o.BreakEvenUtilization.Decimal)
+				be = clitext.Share(o.BreakEvenUtilization.Decimal)
 				if o.BreakEvenUtilization.Decimal.GreaterThan(decimal.NewFromInt(1)) {
 					be = "never"
 				}
 			}
-			table.AddRow(cols, mark, o.Provider, placeOf(o.Region, o.Zone), o.InstanceType, fmt.Sprint(o.Instances), buyLabel(o.Offer),
-				moneyText(o.TotalCost), be)
+			table.AddRow(cols, mark, o.Provider, clitext.Place(o.Region, o.Zone), o.InstanceType, fmt.Sprint(o.Instances), clitext.BuyLabel(o.Offer),
+				clitext.Money(o.TotalCost), be)
 			offers = append(offers, o.Offer)
 		}
 		dropped, err := fitTable(&b, cols)
@@ -291,20 +292,20 @@ func writeRecommendTable(w io.Writer, rec analysis.Recommendation, f recommendFl
 			legend = append(legend, "? = availability not known")
 		}
 		b.WriteString(strings.Join(legend, "; ") + ".\n")
-		writeBuyLegend(&b, offers)
+		clitext.WriteBuyLegend(&b, offers, tableWidth())
 		b.WriteString(table.Wrap("N = instances needed; TOTAL = cost over the horizon at the utilisation asked; "+
 			"BREAK-EVEN = utilisation above which the commitment beats on-demand for the same machine.", tableWidth(), "  "))
 	}
 	if len(rec.Unconverted) > 0 {
 		b.WriteString("\n")
-		fmt.Fprintf(&b, "Not compared (%s without a rate into %s):\n", plural(len(rec.Unconverted), "option"), rec.Currency)
+		fmt.Fprintf(&b, "Not compared (%s without a rate into %s):\n", clitext.Plural(len(rec.Unconverted), "option"), rec.Currency)
 		for _, o := range rec.Unconverted {
 			b.WriteString(table.Wrap(fmt.Sprintf("- %s (%s)", o.Label(), o.NativeCurrency), tableWidth(), "  "))
 		}
 	}
 	b.WriteString("\n")
 	if best, ok := rec.BestOption(); ok {
-		b.WriteString(table.Wrap(fmt.Sprintf("Recommendation: %s, %s %s over %s.", best.Label(), moneyText(best.TotalCost), rec.Currency, rec.Horizon), tableWidth(), "  "))
+		b.WriteString(table.Wrap(fmt.Sprintf("Recommendation: %s, %s %s over %s.", best.Label(), clitext.Money(best.TotalCost), rec.Currency, rec.Horizon), tableWidth(), "  "))
 	} else {
 		b.WriteString("Recommendation: none (see below).\n")
 	}
@@ -319,7 +320,7 @@ func writeRecommendTable(w io.Writer, rec analysis.Recommendation, f recommendFl
 		}
 	}
 	var lines strings.Builder
-	notes.write(&lines)
+	notes.Write(&lines, tableWidth())
 	if lines.Len() > 0 {
 		b.WriteString("\n" + lines.String())
 	}

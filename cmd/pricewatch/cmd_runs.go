@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pricewatch/pricewatch/internal/clitext"
 	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
 )
@@ -85,7 +86,7 @@ func writeRuns(w io.Writer, format string, rows []report.RunRow) error {
 // numText prints a JSON number held in an any (a float64, or null).
 func numText(v any) string {
 	if f, ok := v.(float64); ok {
-		return formatFloat(f)
+		return clitext.Float(f)
 	}
 	return ""
 }

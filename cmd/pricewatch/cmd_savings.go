@@ -10,6 +10,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/internal/clitext"
 	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
 )
@@ -64,22 +65,22 @@ every hour of its term; on-demand only for the hours used.`,
 				return err
 			}
 			offers, rep := sav.Offers, sav.SavingsReport
-			notes := newRateNotes(currency, now, book.MaxAge())
+			notes := clitext.NewRateNotes(currency, now, book.MaxAge())
 			for _, s := range rep.Rows() {
-				notes.used(s.NativeCurrency, s.FXUsed)
+				notes.Used(s.NativeCurrency, s.FXUsed)
 			}
 			for _, o := range offers {
 				if _, err := book.Quote(o.Currency, currency, now); err != nil {
-					notes.missing(o.Currency)
+					notes.Missing(o.Currency)
 				}
 			}
 			switch f.format {
 			case formatJSON:
-				notes.warn(a.stderr)
+				notes.Warn(a.stderr)
 				warnSkipped(a.stderr, rep.Unmatched)
 				return writeJSON(a.stdout, savingsJSON(rep))
 			case formatCSV:
-				notes.warn(a.stderr)
+				notes.Warn(a.stderr)
 				warnSkipped(a.stderr, rep.Unmatched)
 				return writeSavingsCSV(a.stdout, rep)
 			}
@@ -98,9 +99,9 @@ func writeSavingsCSV(w io.Writer, rep analysis.SavingsReport) error {
 	return writeRowsCSV(w, savingsJSON(rep))
 }
 
-func writeSavingsTable(w io.Writer, instanceType string, offers []pricewatch.Offer, rep analysis.SavingsReport, currency string, notes *rateNotes) error {
+func writeSavingsTable(w io.Writer, instanceType string, offers []pricewatch.Offer, rep analysis.SavingsReport, currency string, notes *clitext.RateNotes) error {
 	var b strings.Builder
-	u := shareText(rep.Utilization)
+	u := clitext.Share(rep.Utilization)
 	switch {
 	case len(offers) == 0:
 		fmt.Fprintf(&b, "No current prices for %s (has `pricewatch fetch` run, and is the name spelled as the cloud spells it?).\n", instanceType)
@@ -115,8 +116,8 @@ func writeSavingsTable(w io.Writer, instanceType string, offers []pricewatch.Off
 	var shown []pricewatch.Offer
 	for _, g := range rep.Groups {
 		b.WriteString("\n")
-		b.WriteString(table.Wrap(fmt.Sprintf("%s %s %s (%s, %s): on-demand %s %s/h", g.Provider, placeOf(g.Region, g.Zone), g.InstanceType,
-			gpusLabel(g.OnDemand.GPUCount, g.OnDemand.GPUModel), g.OS, displayRate(g.OnDemandHourly), g.Currency), tableWidth(), "  "))
+		b.WriteString(table.Wrap(fmt.Sprintf("%s %s %s (%s, %s): on-demand %s %s/h", g.Provider, clitext.Place(g.Region, g.Zone), g.InstanceType,
+			clitext.GPUs(g.OnDemand.GPUCount, g.OnDemand.GPUModel), g.OS, clitext.Rate(g.OnDemandHourly), g.Currency), tableWidth(), "  "))
 		cols := []table.Column{{Head: " "}, {Head: "BUY"}, {Head: ">EFFECTIVE/H"}, {Head: ">SAVINGS"}, {Head: ">DISCOUNT", Drop: 2}, {Head: ">BREAK-EVEN"},
 			{Head: ">UPFRONT", Drop: 1}, {Head: ">TERM COST", Drop: 4}, {Head: ">ON-DEMAND", Drop: 3}}
 		for _, s := range g.Options {
@@ -124,12 +125,12 @@ func writeSavingsTable(w io.Writer, instanceType string, offers []pricewatch.Off
 			if s.Best {
 				mark = "*"
 			}
-			be := shareText(s.BreakEvenUtilization)
+			be := clitext.Share(s.BreakEvenUtilization)
 			if !s.BreaksEven {
 				be = "never"
 			}
-			table.AddRow(cols, mark, buyLabel(s.Offer), displayRate(s.EffectiveHourly), percentText(s.SavingsPct), percentText(s.DiscountPct), be,
-				moneyText(s.Upfront), moneyText(s.TermCost), moneyText(s.OnDemandTermCost))
+			table.AddRow(cols, mark, clitext.BuyLabel(s.Offer), clitext.Rate(s.EffectiveHourly), clitext.Percent(s.SavingsPct), clitext.Percent(s.DiscountPct), be,
+				clitext.Money(s.Upfront), clitext.Money(s.TermCost), clitext.Money(s.OnDemandTermCost))
 			shown = append(shown, s.Offer)
 		}
 		dropped, err := fitTable(&b, cols)
@@ -145,7 +146,7 @@ func writeSavingsTable(w io.Writer, instanceType string, offers []pricewatch.Off
 			best := g.Options[0]
 			saved := best.OnDemandTermCost.Sub(best.TermCost)
 			b.WriteString(table.Wrap(fmt.Sprintf("* Best at %s: %s, %s %s less than on-demand over %s (%s); it breaks even at %s.",
-				u, buyLabel(best.Offer), moneyText(saved), g.Currency, best.Term, percentText(best.SavingsPct), shareText(best.BreakEvenUtilization)), tableWidth(), "  "))
+				u, clitext.BuyLabel(best.Offer), clitext.Money(saved), g.Currency, best.Term, clitext.Percent(best.SavingsPct), clitext.Share(best.BreakEvenUtilization)), tableWidth(), "  "))
 		}
 	}
 	// One paragraph per reason: a missing rate leaves out every option of
@@ -157,7 +158,7 @@ func writeSavingsTable(w io.Writer, instanceType string, offers []pricewatch.Off
 			reasons = append(reasons, s.Reason)
 		}
 		byReason[s.Reason] = append(byReason[s.Reason], fmt.Sprintf("%s %s %s %s", s.Offer.Provider,
-			placeOf(s.Offer.Region, s.Offer.Zone), s.Offer.InstanceType, buyLabel(s.Offer)))
+			clitext.Place(s.Offer.Region, s.Offer.Zone), s.Offer.InstanceType, clitext.BuyLabel(s.Offer)))
 	}
 	for _, r := range reasons {
 		b.WriteString("\n")
@@ -168,11 +169,11 @@ func writeSavingsTable(w io.Writer, instanceType string, offers []pricewatch.Off
 	}
 	if len(shown) > 0 || len(rep.Unmatched) > 0 {
 		b.WriteString("\n")
-		writeBuyLegend(&b, shown)
+		clitext.WriteBuyLegend(&b, shown, tableWidth())
 	}
-	notes.write(&b)
-	if len(notes.absent) > 0 {
-		b.WriteString(table.Wrap("Or ask in the prices' own currency: --currency "+strings.Join(sortedSet(notes.absent), " or --currency ")+".", tableWidth(), "  "))
+	notes.Write(&b, tableWidth())
+	if len(notes.Absent()) > 0 {
+		b.WriteString(table.Wrap("Or ask in the prices' own currency: --currency "+strings.Join(notes.Absent(), " or --currency ")+".", tableWidth(), "  "))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/internal/clitext"
 	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
 )
@@ -88,23 +89,23 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 				return err
 			}
 			rep := trendsReport{tr}
-			notes := newRateNotes(currency, now, book.MaxAge())
+			notes := clitext.NewRateNotes(currency, now, book.MaxAge())
 			for _, s := range tr.Cheapest {
 				for _, p := range s.Points {
-					notes.used(p.NativeCurrency, p.FXUsed)
+					notes.Used(p.NativeCurrency, p.FXUsed)
 				}
 				for _, c := range s.Currencies {
 					if _, err := book.Quote(c, currency, now); err != nil {
-						notes.missing(c)
+						notes.Missing(c)
 					}
 				}
 			}
 			switch f.format {
 			case formatJSON:
-				notes.warn(a.stderr)
+				notes.Warn(a.stderr)
 				return writeJSON(a.stdout, rep.json())
 			case formatCSV:
-				notes.warn(a.stderr)
+				notes.Warn(a.stderr)
 				return rep.writeCSV(a.stdout)
 			}
 			return rep.writeTable(a.stdout, pts, f.os, notes)
@@ -135,7 +136,7 @@ func (r trendsReport) writeCSV(w io.Writer) error {
 	var rows [][]string
 	for _, m := range r.MoverRows() {
 		rows = append(rows, []string{"mover", m.Provider, m.Region, m.Zone, m.InstanceType, m.PriceType, m.Term, m.Payment,
-			m.OfferingClass, m.OS, m.GPUModel, formatFloat(m.GPUCount), m.Currency, decText(m.ThenEffectiveHourly), decText(m.EffectiveHourly),
+			m.OfferingClass, m.OS, m.GPUModel, clitext.Float(m.GPUCount), m.Currency, decText(m.ThenEffectiveHourly), decText(m.EffectiveHourly),
 			decText(m.Change), decText(m.ChangePct), timeText(m.LastChange), "", "", "", "", "", "", "", "", ""})
 	}
 	cheapest, _ := r.CheapestRows()
@@ -145,7 +146,7 @@ func (r trendsReport) writeCSV(w io.Writer) error {
 			date = *c.FXDate
 		}
 		rows = append(rows, []string{"cheapest", c.Provider, c.Region, c.Zone, c.InstanceType, c.PriceType, c.Term, c.Payment,
-			c.OfferingClass, c.OS, c.GPUModel, formatFloat(c.GPUCount), c.Currency, "", "", "", "", "", c.GPU, c.At, decText(c.PricePerGPUHour),
+			c.OfferingClass, c.OS, c.GPUModel, clitext.Float(c.GPUCount), c.Currency, "", "", "", "", "", c.GPU, c.At, decText(c.PricePerGPUHour),
 			c.NativeCurrency, decText(c.NativePricePerGPUHour), decText(c.FXRate), date, c.FXSource, fmt.Sprint(c.FXStale)})
 	}
 	return writeCSV(w, header, rows)
@@ -162,10 +163,10 @@ func timeText(v any) string {
 // decText prints an exact decimal for CSV.
 func decText(d jsonDecimal) string { return d.String() }
 
-func (r trendsReport) writeTable(w io.Writer, pts []pricewatch.PriceType, os string, notes *rateNotes) error {
+func (r trendsReport) writeTable(w io.Writer, pts []pricewatch.PriceType, os string, notes *clitext.RateNotes) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Prices over the %s from %s to %s (%s; %s).\n", r.Window, r.From.UTC().Format("2006-01-02 15:04"),
-		r.To.UTC().Format("2006-01-02 15:04 UTC"), priceTypesText(pts), osText(os))
+		r.To.UTC().Format("2006-01-02 15:04 UTC"), clitext.PriceTypes(pts), clitext.OSText(os))
 	b.WriteString("\n")
 	if len(r.Movers) == 0 {
 		fmt.Fprintf(&b, "No price moved over the %s.\n", r.Window)
@@ -180,8 +181,8 @@ func (r trendsReport) writeTable(w io.Writer, pts []pricewatch.PriceType, os str
 				sign = "+"
 			}
 			o := pricewatch.Offer{PriceType: t.Key.PriceType, Term: t.Key.Term, Payment: t.Key.Payment, OfferingClass: t.Key.OfferingClass}
-			table.AddRow(cols, t.Key.Provider, placeOf(t.Key.Region, t.Key.Zone), t.Key.InstanceType, buyLabel(o),
-				displayRate(d.From), displayRate(d.To)+" "+t.Currency, sign+percentText(d.Pct))
+			table.AddRow(cols, t.Key.Provider, clitext.Place(t.Key.Region, t.Key.Zone), t.Key.InstanceType, clitext.BuyLabel(o),
+				clitext.Rate(d.From), clitext.Rate(d.To)+" "+t.Currency, sign+clitext.Percent(d.Pct))
 		}
 		if _, err := fitTable(&b, cols); err != nil {
 			return err
@@ -197,8 +198,8 @@ func (r trendsReport) writeTable(w io.Writer, pts []pricewatch.PriceType, os str
 				{Head: "INSTANCE TYPE"}, {Head: "BUY"}, {Head: ">NATIVE/GPU-H", Drop: 1}}
 			for _, p := range changesOnly(s.Points) {
 				o := pricewatch.Offer{PriceType: p.Key.PriceType, Term: p.Key.Term, Payment: p.Key.Payment, OfferingClass: p.Key.OfferingClass}
-				table.AddRow(cols, sinceText(p.At, s.Points), displayRate(p.PerGPUHour), p.Key.Provider, placeOf(p.Key.Region, p.Key.Zone),
-					p.Key.InstanceType, buyLabel(o), displayRate(p.NativePerGPUHour)+" "+p.NativeCurrency)
+				table.AddRow(cols, sinceText(p.At, s.Points), clitext.Rate(p.PerGPUHour), p.Key.Provider, clitext.Place(p.Key.Region, p.Key.Zone),
+					p.Key.InstanceType, clitext.BuyLabel(o), clitext.Rate(p.NativePerGPUHour)+" "+p.NativeCurrency)
 			}
 			if _, err := fitTable(&b, cols); err != nil {
 				return err
@@ -214,7 +215,7 @@ func (r trendsReport) writeTable(w io.Writer, pts []pricewatch.PriceType, os str
 		}
 	}
 	var lines strings.Builder
-	notes.write(&lines)
+	notes.Write(&lines, tableWidth())
 	if lines.Len() > 0 {
 		b.WriteString("\n" + lines.String())
 	}
@@ -232,7 +233,7 @@ func offerKeyLabel(s string) string {
 		return s
 	}
 	o := pricewatch.Offer{PriceType: pricewatch.PriceType(p[4]), Term: p[5], Payment: p[6], OfferingClass: p[7]}
-	return strings.Join([]string{p[0], placeOf(p[1], p[2]), p[3], buyLabel(o)}, " ")
+	return strings.Join([]string{p[0], clitext.Place(p[1], p[2]), p[3], clitext.BuyLabel(o)}, " ")
 }
 
 // changesOnly keeps the first point and every point where the cheapest

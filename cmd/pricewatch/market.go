@@ -111,3 +111,28 @@ func (m *market) offersOfGPU(ctx context.Context, gpu string) ([]pricewatch.Offe
 func (m *market) availability(ctx context.Context) ([]pricewatch.Availability, error) {
 	return report.CurrentAvailability(ctx, m.db, m.reportScope())
 }
+
+// addNowFlag adds the hidden --now flag: the moment the command evaluates
+// "current" prices, exchange-rate dates and windows at. Tests pin it so
+// that golden outputs do not move with the clock.
+func addNowFlag(cmd *cobra.Command, dst *string) {
+	cmd.Flags().StringVar(dst, "now", "", "evaluate as of this RFC 3339 time instead of the clock")
+	_ = cmd.Flags().MarkHidden("now")
+}
+
+func evalTime(s string) (time.Time, error) { return report.ParseNow("--now", s) }
+
+// targetCurrency is --currency, else fx.currency from the config.
+func (a *app) targetCurrency(flag string) (string, error) {
+	return report.Currency("--currency", flag, a.cfg.FX.Currency)
+}
+
+// parsePriceTypes reads --price-type values; "any" (or nothing) means all.
+func parsePriceTypes(vals []string) ([]pricewatch.PriceType, error) {
+	return report.ParsePriceTypes("--price-type", vals)
+}
+
+// sqlOS turns --os into the storage filter: "" is Linux, "any" is every OS.
+func sqlOS(os string) string { return report.StorageOS(os) }
+
+func checkOS(os string) error { return report.CheckOS("--os", os) }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"strconv"
 	"strings"
 	"time"
 
@@ -67,8 +66,6 @@ func dash(s string) string {
 	}
 	return s
 }
-
-func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 // parseSince accepts a duration back from now ("30d", "12h", "2w") or a
 // date ("2026-01-01") or an RFC 3339 time.
@@ -142,4 +139,12 @@ func csvCell(v json.RawMessage) string {
 		}
 	}
 	return string(v)
+}
+
+// optString is a JSON string that is null when empty.
+func optString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/pricewatch/pricewatch/internal/clitext"
 	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -82,10 +83,10 @@ func writePlot(w io.Writer, title string, series []plotSeries, from, to time.Tim
 		v := hi.Sub(span.Mul(decimal.NewFromInt(int64(r))).DivRound(decimal.NewFromInt(plotHeight-1), 10))
 		labels[r] = v.StringFixed(2)
 	}
-	labels[0], labels[plotHeight-1] = displayRate(hi), displayRate(lo)
+	labels[0], labels[plotHeight-1] = clitext.Rate(hi), clitext.Rate(lo)
 	if span.IsZero() {
 		labels = make([]string, plotHeight)
-		labels[plotHeight/2] = displayRate(lo)
+		labels[plotHeight/2] = clitext.Rate(lo)
 	}
 	labelW := 0
 	for _, l := range labels {
@@ -147,7 +148,7 @@ func writePlot(w io.Writer, title string, series []plotSeries, from, to time.Tim
 	b.WriteString(xLabels(from, to, labelW+2, cols) + "\n")
 	for i, s := range series {
 		last := s.Steps[len(s.Steps)-1]
-		fmt.Fprintf(&b, "  %c  %s, last %s\n", glyphs[i], s.Label, displayRate(last.Value))
+		fmt.Fprintf(&b, "  %c  %s, last %s\n", glyphs[i], s.Label, clitext.Rate(last.Value))
 	}
 	if strings.ContainsRune(gridString(grid), '*') {
 		b.WriteString("  *  more than one series\n")
@@ -220,7 +221,7 @@ func writeHistoryPlot(w io.Writer, instanceType string, rows []storage.PriceInte
 	byCurrency := map[string][]plotSeries{}
 	for _, group := range groupByOffer(rows) {
 		h := group[0]
-		s := plotSeries{Label: fmt.Sprintf("%s %s %s %s", h.Provider, placeOf(h.Region, h.Zone), buyLabel(h.Offer), h.OS)}
+		s := plotSeries{Label: fmt.Sprintf("%s %s %s %s", h.Provider, clitext.Place(h.Region, h.Zone), clitext.BuyLabel(h.Offer), h.OS)}
 		for _, r := range group {
 			st := plotStep{From: r.ValidFrom, Value: r.EffectiveHourly}
 			if r.ValidTo != nil {
