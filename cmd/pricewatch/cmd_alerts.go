@@ -148,15 +148,7 @@ func (a *app) alertsListCommand() *cobra.Command {
 				v.set("status", q.Status)
 				v.set("channel", q.Channel)
 				v.set("limit", strconv.Itoa(q.Limit))
-				body, err := a.remoteGet(cmd.Context(), f.server.url, "alerts", url.Values(v))
-				if err != nil {
-					return err
-				}
-				if f.format == formatJSON {
-					_, err := a.stdout.Write(body)
-					return err
-				}
-				if err := decodeRemote(body, &rows); err != nil {
+				if printed, err := a.remoteRows(cmd.Context(), f.server.url, "alerts", url.Values(v), f.format == formatJSON, &rows); err != nil || printed {
 					return err
 				}
 			} else {

@@ -44,16 +44,8 @@ func (a *app) availabilityCommand() *cobra.Command {
 				}
 				q.list("provider", providers)
 				q.list("region", regions)
-				body, err := a.remoteGet(cmd.Context(), server.url, "availability", url.Values(q))
-				if err != nil {
-					return err
-				}
-				if format == formatJSON {
-					_, err := a.stdout.Write(body)
-					return err
-				}
 				var ar []report.AvailabilityRow
-				if err := decodeRemote(body, &ar); err != nil {
+				if printed, err := a.remoteRows(cmd.Context(), server.url, "availability", url.Values(q), format == formatJSON, &ar); err != nil || printed {
 					return err
 				}
 				rows, err := availabilityFromRows(ar)

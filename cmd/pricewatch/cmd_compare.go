@@ -64,13 +64,8 @@ apart, never ranked.`,
 				if f.availableOnly {
 					q.set("available_only", "true")
 				}
-				body, err := a.remoteGet(ctx, f.server, "offers", url.Values(q))
-				if err != nil || f.format == formatJSON {
-					a.stdout.Write(body)
-					return err
-				}
 				var rows []report.CompareRow
-				if err := decodeRemote(body, &rows); err != nil {
+				if printed, err := a.remoteRows(ctx, f.server, "offers", url.Values(q), f.format == formatJSON, &rows); err != nil || printed {
 					return err
 				}
 				return writeCompareRowsCSV(a.stdout, rows)
@@ -82,28 +77,23 @@ apart, never ranked.`,
 			if err := checkGPUModel(ctx, m.db, f.gpu); err != nil {
 				return err
 			}
-			now, currency, book := m.now, m.currency, m.fx
-			res, err := report.Compare(ctx, m.db, book, report.CompareQuery{Scope: m.reportScope(), GPU: f.gpu, Count: f.count,
+			res, err := report.Compare(ctx, m.db, m.fx, report.CompareQuery{Scope: m.reportScope(), GPU: f.gpu, Count: f.count,
 				PriceTypes: pts, AvailableOnly: f.availableOnly})
 			if err != nil {
 				return err
 			}
-			notes := clitext.NewRateNotes(currency, now, book.MaxAge())
+			notes := m.rateNotes()
 			for _, r := range res.Rows {
 				notes.Used(r.NativeCurrency, r.FXUsed)
 			}
 			for _, r := range res.Unconverted {
 				notes.Missing(r.NativeCurrency)
 			}
-			switch f.format {
-			case formatJSON:
-				notes.Warn(a.stderr)
-				return writeJSON(a.stdout, compareJSON(res))
-			case formatCSV:
-				notes.Warn(a.stderr)
-				return writeCompareCSV(a.stdout, res)
-			}
-			return writeCompareTable(a.stdout, res, f, pts, now, notes)
+			return a.writeReport(f.format, notes, reportOutput{
+				json:  func() any { return compareJSON(res) },
+				csv:   func(w io.Writer) error { return writeCompareCSV(w, res) },
+				table: func(w io.Writer) error { return writeCompareTable(w, res, f, pts, m.now, notes) },
+			})
 		},
 	}
 	cmd.Flags().StringVar(&f.gpu, "gpu", "", "GPU model or family: H100, A100 (any A100), A100-80GB, L40S, …")

@@ -107,16 +107,10 @@ func (a *app) historyCommand() *cobra.Command {
 					// history too ("all" is the API's empty since).
 					q.set("since", sinceText)
 				}
-				body, err := a.remoteGet(cmd.Context(), f.server.url, "history/"+url.PathEscape(args[0]), url.Values(q))
-				if err != nil {
-					return err
-				}
-				if f.format == formatJSON && limit <= 0 && len(pts) == 0 && osFilter == "" {
-					_, err := a.stdout.Write(body)
-					return err
-				}
+				// JSON passes through when nothing is left to filter here.
+				passThrough := f.format == formatJSON && limit <= 0 && len(pts) == 0 && osFilter == ""
 				var hr []report.HistoryRow
-				if err := decodeRemote(body, &hr); err != nil {
+				if printed, err := a.remoteRows(cmd.Context(), f.server.url, "history/"+url.PathEscape(args[0]), url.Values(q), passThrough, &hr); err != nil || printed {
 					return err
 				}
 				if rows, err = historyFromRows(hr); err != nil {

@@ -67,30 +67,25 @@ left out unless --include-spot: it can be taken back at any time.`,
 			if err != nil {
 				return err
 			}
-			now, currency, book := m.now, m.currency, m.fx
 			rec, err := analysis.Recommend(offers, avail, analysis.RecommendOptions{
-				GPU: f.gpu, Count: f.count, Utilization: u, Horizon: f.horizon, Currency: currency, FX: book, At: now,
+				GPU: f.gpu, Count: f.count, Utilization: u, Horizon: f.horizon, Currency: m.currency, FX: m.fx, At: m.now,
 				Providers: f.providers, Regions: f.regions, OS: f.os, IncludeSpot: f.includeSpot,
 			})
 			if err != nil {
 				return err
 			}
-			notes := clitext.NewRateNotes(currency, now, book.MaxAge())
+			notes := m.rateNotes()
 			for _, o := range rec.Options {
 				notes.Used(o.NativeCurrency, o.FXUsed)
 			}
 			for _, o := range rec.Unconverted {
 				notes.Missing(o.NativeCurrency)
 			}
-			switch f.format {
-			case formatJSON:
-				notes.Warn(a.stderr)
-				return writeJSON(a.stdout, recommendJSONOf(rec))
-			case formatCSV:
-				notes.Warn(a.stderr)
-				return writeRecommendCSV(a.stdout, rec)
-			}
-			return writeRecommendTable(a.stdout, rec, f, now, notes)
+			return a.writeReport(f.format, notes, reportOutput{
+				json:  func() any { return recommendJSONOf(rec) },
+				csv:   func(w io.Writer) error { return writeRecommendCSV(w, rec) },
+				table: func(w io.Writer) error { return writeRecommendTable(w, rec, f, m.now, notes) },
+			})
 		},
 	}
 	cmd.Flags().StringVar(&f.gpu, "gpu", "", "GPU model or family: A100 (any A100), H100, A100-80GB, …")

@@ -29,15 +29,7 @@ func (a *app) runsCommand() *cobra.Command {
 			}
 			var rows []report.RunRow
 			if server.url != "" {
-				body, err := a.remoteGet(cmd.Context(), server.url, "runs", nil)
-				if err != nil {
-					return err
-				}
-				if format == formatJSON {
-					_, err := a.stdout.Write(body)
-					return err
-				}
-				if err := decodeRemote(body, &rows); err != nil {
+				if printed, err := a.remoteRows(cmd.Context(), server.url, "runs", nil, format == formatJSON, &rows); err != nil || printed {
 					return err
 				}
 			} else {

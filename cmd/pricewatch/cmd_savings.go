@@ -45,10 +45,7 @@ every hour of its term; on-demand only for the hours used.`,
 				}
 				q := f.query()
 				q.set("utilization", f.utilization)
-				body, err := a.remoteGet(ctx, f.server, "savings/"+url.PathEscape(args[0]), url.Values(q))
-				if err == nil {
-					_, err = a.stdout.Write(body)
-				}
+				_, err := a.remoteRows(ctx, f.server, "savings/"+url.PathEscape(args[0]), url.Values(q), true, nil)
 				return err
 			}
 			m, err := a.openMarket(ctx, f.scopeFlags)
@@ -59,32 +56,24 @@ every hour of its term; on-demand only for the hours used.`,
 			if err != nil {
 				return err
 			}
-			now, currency, book := m.now, m.currency, m.fx
-			sav, err := report.ComputeSavings(ctx, m.db, book, report.SavingsQuery{Scope: m.reportScope(), InstanceType: instanceType, Utilization: u})
+			sav, err := report.ComputeSavings(ctx, m.db, m.fx, report.SavingsQuery{Scope: m.reportScope(), InstanceType: instanceType, Utilization: u})
 			if err != nil {
 				return err
 			}
 			offers, rep := sav.Offers, sav.SavingsReport
-			notes := clitext.NewRateNotes(currency, now, book.MaxAge())
+			notes := m.rateNotes()
 			for _, s := range rep.Rows() {
 				notes.Used(s.NativeCurrency, s.FXUsed)
 			}
 			for _, o := range offers {
-				if _, err := book.Quote(o.Currency, currency, now); err != nil {
-					notes.Missing(o.Currency)
-				}
+				m.noteIfUnquoted(notes, o.Currency)
 			}
-			switch f.format {
-			case formatJSON:
-				notes.Warn(a.stderr)
-				warnSkipped(a.stderr, rep.Unmatched)
-				return writeJSON(a.stdout, savingsJSON(rep))
-			case formatCSV:
-				notes.Warn(a.stderr)
-				warnSkipped(a.stderr, rep.Unmatched)
-				return writeSavingsCSV(a.stdout, rep)
-			}
-			return writeSavingsTable(a.stdout, instanceType, offers, rep, currency, notes)
+			return a.writeReport(f.format, notes, reportOutput{
+				json:  func() any { return savingsJSON(rep) },
+				csv:   func(w io.Writer) error { return writeSavingsCSV(w, rep) },
+				table: func(w io.Writer) error { return writeSavingsTable(w, instanceType, offers, rep, m.currency, notes) },
+				warn:  func(w io.Writer) { warnSkipped(w, rep.Unmatched) },
+			})
 		},
 	}
 	cmd.Flags().StringVar(&f.utilization, "utilization", "1", "share of the term's hours the machine runs: 0.7 or 70%")

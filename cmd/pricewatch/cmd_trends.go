@@ -69,10 +69,7 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 				q.set("window", f.window)
 				q.list("price_type", f.priceTypes)
 				q.set("top", strconv.Itoa(f.top))
-				body, err := a.remoteGet(ctx, f.server, "trends", url.Values(q))
-				if err == nil {
-					_, err = a.stdout.Write(body)
-				}
+				_, err := a.remoteRows(ctx, f.server, "trends", url.Values(q), true, nil)
 				return err
 			}
 			m, err := a.openMarket(ctx, f.scopeFlags)
@@ -82,33 +79,26 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 			if err := checkGPUModel(ctx, m.db, f.gpu); err != nil {
 				return err
 			}
-			now, currency, book := m.now, m.currency, m.fx
-			tr, err := report.ComputeTrends(ctx, m.db, book, report.TrendsQuery{Scope: m.reportScope(), GPU: f.gpu, Window: window,
+			tr, err := report.ComputeTrends(ctx, m.db, m.fx, report.TrendsQuery{Scope: m.reportScope(), GPU: f.gpu, Window: window,
 				PriceTypes: pts, Top: f.top})
 			if err != nil {
 				return err
 			}
 			rep := trendsReport{tr}
-			notes := clitext.NewRateNotes(currency, now, book.MaxAge())
+			notes := m.rateNotes()
 			for _, s := range tr.Cheapest {
 				for _, p := range s.Points {
 					notes.Used(p.NativeCurrency, p.FXUsed)
 				}
 				for _, c := range s.Currencies {
-					if _, err := book.Quote(c, currency, now); err != nil {
-						notes.Missing(c)
-					}
+					m.noteIfUnquoted(notes, c)
 				}
 			}
-			switch f.format {
-			case formatJSON:
-				notes.Warn(a.stderr)
-				return writeJSON(a.stdout, rep.json())
-			case formatCSV:
-				notes.Warn(a.stderr)
-				return rep.writeCSV(a.stdout)
-			}
-			return rep.writeTable(a.stdout, pts, f.os, notes)
+			return a.writeReport(f.format, notes, reportOutput{
+				json:  func() any { return rep.json() },
+				csv:   rep.writeCSV,
+				table: func(w io.Writer) error { return rep.writeTable(w, pts, f.os, notes) },
+			})
 		},
 	}
 	cmd.Flags().StringVar(&f.gpu, "gpu", "", "GPU model or family (default: every model, one cheapest series each)")

@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fx"
+	"github.com/pricewatch/pricewatch/internal/clitext"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -105,6 +107,45 @@ func (m *market) offersOfGPU(ctx context.Context, gpu string) ([]pricewatch.Offe
 		return nil
 	})
 	return out, err
+}
+
+// rateNotes starts the exchange-rate notes of a report over the market.
+func (m *market) rateNotes() *clitext.RateNotes {
+	return clitext.NewRateNotes(m.currency, m.now, m.fx.MaxAge())
+}
+
+// noteIfUnquoted notes currency as missing when it has no rate into the
+// market's currency.
+func (m *market) noteIfUnquoted(notes *clitext.RateNotes, currency string) {
+	if _, err := m.fx.Quote(currency, m.currency, m.now); err != nil {
+		notes.Missing(currency)
+	}
+}
+
+// reportOutput is an analysis report in the formats it prints in.
+type reportOutput struct {
+	json  func() any
+	csv   func(io.Writer) error
+	table func(io.Writer) error
+	// warn adds its lines to stderr beside the rate notes' for JSON and CSV.
+	warn func(io.Writer)
+}
+
+// writeReport prints out in format. The rate notes go under the table, and
+// to stderr for JSON and CSV, whose stdout scripts parse.
+func (a *app) writeReport(format string, notes *clitext.RateNotes, out reportOutput) error {
+	switch format {
+	case formatJSON, formatCSV:
+		notes.Warn(a.stderr)
+		if out.warn != nil {
+			out.warn(a.stderr)
+		}
+		if format == formatJSON {
+			return writeJSON(a.stdout, out.json())
+		}
+		return out.csv(a.stdout)
+	}
+	return out.table(a.stdout)
 }
 
 // availability is the current availability in scope.

@@ -89,6 +89,21 @@ func (a *app) remoteGet(ctx context.Context, server, endpoint string, q url.Valu
 	return body, nil
 }
 
+// remoteRows asks the daemon's API for endpoint. With passThrough (--format
+// json and nothing left to filter here) the answer is printed as it came and
+// printed is true; else it is decoded into rows for the table or the CSV.
+func (a *app) remoteRows(ctx context.Context, server, endpoint string, q url.Values, passThrough bool, rows any) (printed bool, err error) {
+	body, err := a.remoteGet(ctx, server, endpoint, q)
+	if err != nil {
+		return false, err
+	}
+	if passThrough {
+		_, err := a.stdout.Write(body)
+		return true, err
+	}
+	return false, decodeRemote(body, rows)
+}
+
 func (a *app) serverToken() (string, error) {
 	if v := strings.TrimSpace(os.Getenv(envServerToken)); v != "" {
 		return v, nil
