@@ -17,15 +17,11 @@ import (
 )
 
 func (a *app) alertsCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "alerts",
-		Short: "Deliver, test, list and retry Slack alerts",
-		Long: `Alerts are queued in the database (the outbox) in the same transaction that
+	return group("alerts", "Deliver, test, list and retry Slack alerts",
+		`Alerts are queued in the database (the outbox) in the same transaction that
 stores a run, then posted to Slack in order per channel. A Slack outage only
 delays them. These commands look into and act on that queue.`,
-	}
-	cmd.AddCommand(a.alertsDeliverCommand(), a.alertsTestCommand(), a.alertsListCommand(), a.alertsRetryCommand(), a.alertsRulesCommand())
-	return cmd
+		a.alertsDeliverCommand(), a.alertsTestCommand(), a.alertsListCommand(), a.alertsRetryCommand(), a.alertsRulesCommand())
 }
 
 func (a *app) alertsDeliverCommand() *cobra.Command {
@@ -129,9 +125,6 @@ func (a *app) alertsListCommand() *cobra.Command {
   pricewatch alerts list --failed --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(f.format); err != nil {
-				return err
-			}
 			if f.pending && f.failed {
 				return fmt.Errorf("--pending and --failed exclude each other")
 			}
@@ -167,17 +160,14 @@ func (a *app) alertsListCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&f.failed, "failed", false, "only alerts given up on (retry them with: pricewatch alerts retry --failed)")
 	cmd.Flags().StringVar(&f.channel, "channel", "", "only this channel")
 	cmd.Flags().IntVar(&f.limit, "limit", 50, "the most recent N alerts (0 for all)")
-	cmd.Flags().StringVar(&f.format, "format", formatTable, "output format: table, json or csv")
+	formatFlag(cmd, &f.format, "output format: table, json or csv")
 	f.server.add(cmd)
 	return cmd
 }
 
 func writeAlerts(w io.Writer, format string, rows []report.AlertRow) error {
-	switch format {
-	case formatJSON:
-		return writeJSON(w, rows)
-	case formatCSV:
-		return writeRowsCSV(w, rows)
+	if format != formatTable {
+		return writeRows(w, format, rows)
 	}
 	t := table.New(">ID", "STATUS", "CHANNEL", "EVENT", "QUEUED", ">TRIES", "NEXT TRY / SENT", "SUMMARY / ERROR")
 	for _, r := range rows {

@@ -25,13 +25,10 @@ posts to. Without alerts.rules in the config these are the built-in defaults
   pricewatch alerts rules --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format, formatTable, formatJSON); err != nil {
-				return err
-			}
 			return writeRules(a.stdout, format, a.cfg)
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", formatTable, "output format: table or json")
+	formatFlag(cmd, &format, "output format: table or json", formatTable, formatJSON)
 	return cmd
 }
 

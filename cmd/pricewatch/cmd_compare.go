@@ -68,7 +68,7 @@ apart, never ranked.`,
 				if printed, err := a.remoteRows(ctx, f.server, "offers", url.Values(q), f.format == formatJSON, &rows); err != nil || printed {
 					return err
 				}
-				return writeCompareRowsCSV(a.stdout, rows)
+				return writeRowsCSV(a.stdout, rows)
 			}
 			m, err := a.openMarket(ctx, f.scopeFlags)
 			if err != nil {
@@ -83,15 +83,9 @@ apart, never ranked.`,
 				return err
 			}
 			notes := m.rateNotes()
-			for _, r := range res.Rows {
-				notes.Used(r.NativeCurrency, r.FXUsed)
-			}
-			for _, r := range res.Unconverted {
-				notes.Missing(r.NativeCurrency)
-			}
+			noteConversions(notes, res.Rows, res.Unconverted, func(r analysis.CompareRow) (string, analysis.FXUsed) { return r.NativeCurrency, r.FXUsed })
 			return a.writeReport(f.format, notes, reportOutput{
-				json:  func() any { return compareJSON(res) },
-				csv:   func(w io.Writer) error { return writeCompareCSV(w, res) },
+				json:  func() any { return report.CompareRows(res) },
 				table: func(w io.Writer) error { return writeCompareTable(w, res, f, pts, m.now, notes) },
 			})
 		},
@@ -104,16 +98,6 @@ apart, never ranked.`,
 	addScopeFlags(cmd, &f.scopeFlags, "currency to compare in")
 	addServerFlag(cmd, &f.scopeFlags)
 	return cmd
-}
-
-func compareJSON(res analysis.CompareResult) []report.CompareRow { return report.CompareRows(res) }
-
-func writeCompareCSV(w io.Writer, res analysis.CompareResult) error {
-	return writeCompareRowsCSV(w, compareJSON(res))
-}
-
-func writeCompareRowsCSV(w io.Writer, compareRows []report.CompareRow) error {
-	return writeRowsCSV(w, compareRows)
 }
 
 func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, pts []pricewatch.PriceType, now time.Time, notes *clitext.RateNotes) error {

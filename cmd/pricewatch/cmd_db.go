@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -14,21 +15,13 @@ import (
 )
 
 func (a *app) dbCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "db", Short: "Inspect and compact the database"}
 	var format string
 	stats := &cobra.Command{
 		Use:   "stats",
 		Short: "Show the database's size per table, its intervals and its oldest data",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format, formatTable, formatJSON); err != nil {
-				return err
-			}
-			db, err := a.openDB(cmd.Context())
-			if err != nil {
-				return err
-			}
-			st, err := db.Stats(cmd.Context())
+		RunE: withDB(a.openDB, func(ctx context.Context, db *storage.DB) error {
+			st, err := db.Stats(ctx)
 			if err != nil {
 				return err
 			}
@@ -36,9 +29,9 @@ func (a *app) dbCommand() *cobra.Command {
 				return writeJSON(a.stdout, st)
 			}
 			return writeDBStats(a.stdout, st)
-		},
+		}),
 	}
-	stats.Flags().StringVar(&format, "format", formatTable, "table or json")
+	formatFlag(stats, &format, "table or json", formatTable, formatJSON)
 	vacuum := &cobra.Command{
 		Use:   "vacuum",
 		Short: "Rebuild the database file without free pages and truncate the WAL",
@@ -48,30 +41,25 @@ space about the size of the database and blocks writers while it runs; the
 daemon's fetches wait for it (database.busy_timeout) or fail and retry at
 their next tick.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			db, err := a.openDB(cmd.Context())
-			if err != nil {
-				return err
-			}
-			before, err := db.Stats(cmd.Context())
+		RunE: withDB(a.openDB, func(ctx context.Context, db *storage.DB) error {
+			before, err := db.Stats(ctx)
 			if err != nil {
 				return err
 			}
 			began := time.Now()
-			if err := db.Vacuum(cmd.Context()); err != nil {
+			if err := db.Vacuum(ctx); err != nil {
 				return err
 			}
-			after, err := db.Stats(cmd.Context())
+			after, err := db.Stats(ctx)
 			if err != nil {
 				return err
 			}
 			fmt.Fprintf(a.stdout, "Vacuumed %s in %s: %s → %s (WAL %s → %s).\n", db.Path(), time.Since(began).Round(time.Millisecond),
 				megabytes(before.FileBytes), megabytes(after.FileBytes), megabytes(before.WALBytes), megabytes(after.WALBytes))
 			return nil
-		},
+		}),
 	}
-	cmd.AddCommand(stats, vacuum)
-	return cmd
+	return group("db", "Inspect and compact the database", "", stats, vacuum)
 }
 
 func megabytes(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }

@@ -15,38 +15,26 @@ import (
 )
 
 func (a *app) fxCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "fx", Short: "Exchange rates (ECB euro reference rates)"}
-	cmd.AddCommand(&cobra.Command{
+	update := &cobra.Command{
 		Use:   "update",
 		Short: "Fetch today's ECB reference rates and store them",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			db, err := a.openDB(cmd.Context())
-			if err != nil {
-				return err
-			}
-			line, err := a.updateFX(cmd.Context(), db)
+		RunE: withDB(a.openDB, func(ctx context.Context, db *storage.DB) error {
+			line, err := a.updateFX(ctx, db)
 			if err != nil {
 				return err
 			}
 			fmt.Fprintln(a.stdout, line)
 			return nil
-		},
-	})
+		}),
+	}
 	var format string
 	show := &cobra.Command{
 		Use:   "show",
 		Short: "Show the newest stored rates",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format); err != nil {
-				return err
-			}
-			db, err := a.openReader(cmd.Context())
-			if err != nil {
-				return err
-			}
-			days, err := db.FXDays(cmd.Context())
+		RunE: withDB(a.openReader, func(ctx context.Context, db *storage.DB) error {
+			days, err := db.FXDays(ctx)
 			if err != nil {
 				return err
 			}
@@ -81,11 +69,10 @@ func (a *app) fxCommand() *cobra.Command {
 				fmt.Fprintf(a.stdout, "STALE: the newest rates are %d days old (fx.max_age is %s).\n", int(age.Hours()/24), a.cfg.FX.MaxAge)
 			}
 			return nil
-		},
+		}),
 	}
-	show.Flags().StringVar(&format, "format", formatTable, "output format: table, json or csv")
-	cmd.AddCommand(show)
-	return cmd
+	formatFlag(show, &format, "output format: table, json or csv")
+	return group("fx", "Exchange rates (ECB euro reference rates)", "", update, show)
 }
 
 // fxRow is one currency of `fx show --format json|csv`.

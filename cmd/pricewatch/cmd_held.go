@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pricewatch/pricewatch/internal/clitext"
 	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -27,9 +28,6 @@ acceptance time. Newest first.`,
   pricewatch held --provider azure --since 7d --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format); err != nil {
-				return err
-			}
 			f := storage.HeldFilter{Providers: providers}
 			if since != "" {
 				t, err := parseSince(since, clock())
@@ -49,7 +47,7 @@ acceptance time. Newest first.`,
 			return writeHeld(a.stdout, format, recs)
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", formatTable, "output format: table, json or csv")
+	formatFlag(cmd, &format, "output format: table, json or csv")
 	cmd.Flags().StringSliceVar(&providers, "provider", nil, "only this provider; repeatable")
 	cmd.Flags().StringVar(&since, "since", "", "only holds seen since (30d, 2026-01-01)")
 	return cmd
@@ -101,11 +99,8 @@ func writeHeld(w io.Writer, format string, recs []storage.HeldRecord) error {
 		}
 		return r.Stored.Decimal.String()
 	}
-	switch format {
-	case formatJSON:
-		return writeJSON(w, rows)
-	case formatCSV:
-		return writeRowsCSV(w, rows)
+	if format != formatTable {
+		return writeRows(w, format, rows)
 	}
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, "No price has been held.")
@@ -113,10 +108,7 @@ func writeHeld(w io.Writer, format string, recs []storage.HeldRecord) error {
 	}
 	t := table.New("PROVIDER", "REGION", "INSTANCE TYPE", "PRICE", ">HELD", ">STORED", "FIRST SEEN", "LAST SEEN", ">RUNS", "STATE", "WHY")
 	for i, r := range rows {
-		where := r.Region
-		if r.Zone != "" {
-			where = r.Zone
-		}
+		where := clitext.Place(r.Region, r.Zone)
 		price := r.PriceType
 		if r.Term != "" {
 			price += " " + r.Term

@@ -54,9 +54,6 @@ func (a *app) historyCommand() *cobra.Command {
   pricewatch history ecs.gn7-c13g1.26xlarge --since 90d --plot`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(f.format); err != nil {
-				return err
-			}
 			if f.plot && f.format != formatTable {
 				return usagef("--plot draws a chart in the terminal; leave out --format %s", f.format)
 			}
@@ -180,7 +177,7 @@ func (a *app) historyCommand() *cobra.Command {
 	cmd.Flags().IntVar(&f.limit, "limit", 0, fmt.Sprintf("at most this many intervals, the newest (0: no limit; default %d for the table and --plot)", defaultTableLimit))
 	cmd.Flags().StringSliceVar(&f.priceTypes, "price-type", nil, "only these price types: on_demand, spot, reserved, savings_plan (comma-separated or repeated; default all)")
 	cmd.Flags().StringVar(&f.os, "os", "", "only this operating system: linux or windows (default both)")
-	cmd.Flags().StringVar(&f.format, "format", formatTable, "output format: table, json or csv")
+	formatFlag(cmd, &f.format, "output format: table, json or csv")
 	cmd.Flags().BoolVar(&f.plot, "plot", false, "draw the effective hourly prices as a chart instead of tables")
 	f.server.add(cmd)
 	return cmd
@@ -415,8 +412,7 @@ func changeLabel(prev *decimal.Decimal, cur decimal.Decimal) string {
 // historyFromRows reads back the API's history rows (for --server) into the
 // intervals the table and the plot are drawn from.
 func historyFromRows(rows []report.HistoryRow) ([]storage.PriceInterval, error) {
-	out := make([]storage.PriceInterval, 0, len(rows))
-	for _, r := range rows {
+	return readRemoteRows(rows, func(r report.HistoryRow) (storage.PriceInterval, error) {
 		iv := storage.PriceInterval{Offer: pricewatch.Offer{Provider: r.Provider, Region: r.Region, Zone: r.Zone, InstanceType: r.InstanceType,
 			PriceType: pricewatch.PriceType(r.PriceType), Term: r.Term, Payment: r.Payment, OfferingClass: r.OfferingClass, OS: r.OS,
 			Currency: r.Currency, Hourly: decimal.Decimal(r.HourlyPrice), Upfront: decimal.Decimal(r.Upfront),
@@ -424,29 +420,12 @@ func historyFromRows(rows []report.HistoryRow) ([]storage.PriceInterval, error) 
 			EffectiveHourly: decimal.Decimal(r.EffectiveHourly)}
 		var err error
 		if iv.ValidFrom, err = remoteTime(r.ValidFrom); err != nil {
-			return nil, err
+			return iv, err
 		}
 		if iv.LastSeen, err = remoteTime(r.LastSeen); err != nil {
-			return nil, err
+			return iv, err
 		}
-		if r.ValidTo != nil {
-			to, err := remoteTime(r.ValidTo)
-			if err != nil {
-				return nil, err
-			}
-			iv.ValidTo = &to
-		}
-		out = append(out, iv)
-	}
-	return out, nil
-}
-
-// remoteTime reads an RFC 3339 time the API sent as a JSON string.
-func remoteTime(v any) (time.Time, error) {
-	s, _ := v.(string)
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("reading the daemon's answer: time %v: %w", v, err)
-	}
-	return t, nil
+		iv.ValidTo, err = remoteEnd(r.ValidTo)
+		return iv, err
+	})
 }

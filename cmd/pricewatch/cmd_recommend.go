@@ -75,12 +75,7 @@ left out unless --include-spot: it can be taken back at any time.`,
 				return err
 			}
 			notes := m.rateNotes()
-			for _, o := range rec.Options {
-				notes.Used(o.NativeCurrency, o.FXUsed)
-			}
-			for _, o := range rec.Unconverted {
-				notes.Missing(o.NativeCurrency)
-			}
+			noteConversions(notes, rec.Options, rec.Unconverted, func(o analysis.Option) (string, analysis.FXUsed) { return o.NativeCurrency, o.FXUsed })
 			return a.writeReport(f.format, notes, reportOutput{
 				json:  func() any { return recommendJSONOf(rec) },
 				csv:   func(w io.Writer) error { return writeRecommendCSV(w, rec) },

@@ -24,9 +24,6 @@ func (a *app) runsCommand() *cobra.Command {
   pricewatch runs --format json --server http://pricewatch.internal:9108`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format); err != nil {
-				return err
-			}
 			var rows []report.RunRow
 			if server.url != "" {
 				if printed, err := a.remoteRows(cmd.Context(), server.url, "runs", nil, format == formatJSON, &rows); err != nil || printed {
@@ -44,7 +41,7 @@ func (a *app) runsCommand() *cobra.Command {
 			return writeRuns(a.stdout, format, rows)
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", formatTable, "output format: table, json or csv")
+	formatFlag(cmd, &format, "output format: table, json or csv")
 	server.add(cmd)
 	return cmd
 }

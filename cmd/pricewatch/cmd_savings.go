@@ -69,8 +69,7 @@ every hour of its term; on-demand only for the hours used.`,
 				m.noteIfUnquoted(notes, o.Currency)
 			}
 			return a.writeReport(f.format, notes, reportOutput{
-				json:  func() any { return savingsJSON(rep) },
-				csv:   func(w io.Writer) error { return writeSavingsCSV(w, rep) },
+				json:  func() any { return report.SavingsRows(rep) },
 				table: func(w io.Writer) error { return writeSavingsTable(w, instanceType, offers, rep, m.currency, notes) },
 				warn:  func(w io.Writer) { warnSkipped(w, rep.Unmatched) },
 			})
@@ -80,12 +79,6 @@ every hour of its term; on-demand only for the hours used.`,
 	addScopeFlags(cmd, &f.scopeFlags, "currency of every figure")
 	addServerFlag(cmd, &f.scopeFlags)
 	return cmd
-}
-
-func savingsJSON(rep analysis.SavingsReport) []report.SavingsRow { return report.SavingsRows(rep) }
-
-func writeSavingsCSV(w io.Writer, rep analysis.SavingsReport) error {
-	return writeRowsCSV(w, savingsJSON(rep))
 }
 
 func writeSavingsTable(w io.Writer, instanceType string, offers []pricewatch.Offer, rep analysis.SavingsReport, currency string, notes *clitext.RateNotes) error {

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/fx"
 	"github.com/pricewatch/pricewatch/internal/clitext"
 	"github.com/pricewatch/pricewatch/report"
@@ -122,9 +123,22 @@ func (m *market) noteIfUnquoted(notes *clitext.RateNotes, currency string) {
 	}
 }
 
+// noteConversions notes the rate each converted row used and the currency
+// of each row left unconverted; of gives a row's currency and rate.
+func noteConversions[R any](notes *clitext.RateNotes, converted, unconverted []R, of func(R) (string, analysis.FXUsed)) {
+	for _, r := range converted {
+		notes.Used(of(r))
+	}
+	for _, r := range unconverted {
+		cur, _ := of(r)
+		notes.Missing(cur)
+	}
+}
+
 // reportOutput is an analysis report in the formats it prints in.
 type reportOutput struct {
-	json  func() any
+	json func() any
+	// csv is nil where the CSV is the JSON rows' (writeRowsCSV).
 	csv   func(io.Writer) error
 	table func(io.Writer) error
 	// warn adds its lines to stderr beside the rate notes' for JSON and CSV.
@@ -140,8 +154,11 @@ func (a *app) writeReport(format string, notes *clitext.RateNotes, out reportOut
 		if out.warn != nil {
 			out.warn(a.stderr)
 		}
-		if format == formatJSON {
+		switch {
+		case format == formatJSON:
 			return writeJSON(a.stdout, out.json())
+		case out.csv == nil:
+			return writeRowsCSV(a.stdout, out.json())
 		}
 		return out.csv(a.stdout)
 	}

@@ -73,6 +73,15 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 	return report.ParseSince("--since", s, now)
 }
 
+// writeRows prints rows (JSON row structs) as JSON, or as CSV of their
+// JSON keys.
+func writeRows[R any](w io.Writer, format string, rows []R) error {
+	if format == formatJSON {
+		return writeJSON(w, rows)
+	}
+	return writeRowsCSV(w, rows)
+}
+
 // writeRowsCSV writes rows (a slice of JSON row structs) as CSV whose header
 // is the rows' JSON keys in order and whose cells are their JSON values:
 // strings unquoted, null empty, nested lists and objects as compact JSON.

@@ -139,3 +139,37 @@ func (q query) list(name string, vs []string) {
 		url.Values(q).Add(name, v)
 	}
 }
+
+// remoteTime reads an RFC 3339 time the API sent as a JSON string.
+func remoteTime(v any) (time.Time, error) {
+	s, _ := v.(string)
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("reading the daemon's answer: time %v: %w", v, err)
+	}
+	return t, nil
+}
+
+// remoteEnd reads the end of an interval the API sent: null while it is
+// open.
+func remoteEnd(v any) (*time.Time, error) {
+	if v == nil {
+		return nil, nil
+	}
+	t, err := remoteTime(v)
+	return &t, err
+}
+
+// readRemoteRows reads the API's rows back into what the local path prints,
+// with read; the first row it cannot read fails them all.
+func readRemoteRows[R, T any](rows []R, read func(R) (T, error)) ([]T, error) {
+	out := make([]T, 0, len(rows))
+	for _, r := range rows {
+		v, err := read(r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
