@@ -145,28 +145,22 @@ type groupJSON struct {
 type itemJSON struct {
 	Event Event `json:"event"`
 	// Change, as storage recorded it.
-	Kind          pricewatch.ChangeKind `json:"kind"`
-	At            time.Time             `json:"at"`
-	Provider      string                `json:"provider"`
-	Region        string                `json:"region"`
-	Zone          string                `json:"zone"`
-	InstanceType  string                `json:"instance_type"`
-	PriceType     pricewatch.PriceType  `json:"price_type"`
-	Term          string                `json:"term"`
-	Payment       string                `json:"payment"`
-	OfferingClass string                `json:"offering_class"`
-	OS            string                `json:"os"`
-	Currency      string                `json:"currency"`
-	Old           *json.Number          `json:"old_effective_hourly"`
-	New           *json.Number          `json:"new_effective_hourly"`
-	OldState      string                `json:"old_state"`
-	NewState      string                `json:"new_state"`
-	OldSince      *time.Time            `json:"old_since"`
-	GPUModel      string                `json:"gpu_model"`
-	GPUCount      float64               `json:"gpu_count"`
-	GPUMemoryGB   float64               `json:"gpu_memory_gb"`
-	VCPUs         int                   `json:"vcpus"`
-	MemoryGB      float64               `json:"memory_gb"`
+	Kind pricewatch.ChangeKind `json:"kind"`
+	At   time.Time             `json:"at"`
+	// The offer's key for a price change; for an availability change
+	// the place's four fields and empty purchase fields.
+	pricewatch.OfferKeyJSON
+	Currency    string       `json:"currency"`
+	Old         *json.Number `json:"old_effective_hourly"`
+	New         *json.Number `json:"new_effective_hourly"`
+	OldState    string       `json:"old_state"`
+	NewState    string       `json:"new_state"`
+	OldSince    *time.Time   `json:"old_since"`
+	GPUModel    string       `json:"gpu_model"`
+	GPUCount    float64      `json:"gpu_count"`
+	GPUMemoryGB float64      `json:"gpu_memory_gb"`
+	VCPUs       int          `json:"vcpus"`
+	MemoryGB    float64      `json:"memory_gb"`
 	// Figures the rule computed.
 	OldPerGPUHour *json.Number `json:"old_per_gpu_hour"`
 	NewPerGPUHour *json.Number `json:"new_per_gpu_hour"`
@@ -200,9 +194,7 @@ func groupToJSON(g Group) groupJSON {
 	for _, it := range g.Items {
 		c := it.Change
 		j := itemJSON{
-			Event: it.Event, Kind: c.Kind, At: c.At.UTC(),
-			Provider: c.Place.Provider, Region: c.Place.Region, Zone: c.Place.Zone, InstanceType: c.Place.InstanceType,
-			PriceType: c.Offer.PriceType, Term: c.Offer.Term, Payment: c.Offer.Payment, OfferingClass: c.Offer.OfferingClass, OS: c.Offer.OS,
+			Event: it.Event, Kind: c.Kind, At: c.At.UTC(), OfferKeyJSON: c.Offer.JSON(),
 			Currency: c.Currency, Old: num(c.Old), New: num(c.New),
 			OldState: string(c.OldState), NewState: string(c.NewState),
 			GPUModel: c.GPUModel, GPUCount: c.GPUCount, GPUMemoryGB: c.GPUMemoryGB, VCPUs: c.VCPUs, MemoryGB: c.MemoryGB,
@@ -215,8 +207,8 @@ func groupToJSON(g Group) groupJSON {
 		}
 		// A price change names its offer; its place repeats the offer's
 		// provider, region, zone and type, so one set of fields holds both.
-		if c.Offer.Provider != "" {
-			j.Provider, j.Region, j.Zone, j.InstanceType = c.Offer.Provider, c.Offer.Region, c.Offer.Zone, c.Offer.InstanceType
+		if c.Offer.Provider == "" {
+			j.Provider, j.Region, j.Zone, j.InstanceType = c.Place.Provider, c.Place.Region, c.Place.Zone, c.Place.InstanceType
 		}
 		out.Items = append(out.Items, j)
 	}
@@ -239,8 +231,7 @@ func (j groupJSON) group() (Group, error) {
 			c.OldSince = *it.OldSince
 		}
 		if it.PriceType != "" {
-			c.Offer = pricewatch.OfferKey{Provider: it.Provider, Region: it.Region, Zone: it.Zone, InstanceType: it.InstanceType,
-				PriceType: it.PriceType, Term: it.Term, Payment: it.Payment, OfferingClass: it.OfferingClass, OS: it.OS}
+			c.Offer = it.Key()
 		}
 		item := Item{Event: it.Event, Change: c}
 		var err error

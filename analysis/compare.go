@@ -38,19 +38,11 @@ type CompareOptions struct {
 
 // CompareRow is one ranked offer. The JSON names are the ones scripts rely on.
 type CompareRow struct {
-	Rank          int                  `json:"rank"`
-	Provider      string               `json:"provider"`
-	Region        string               `json:"region"`
-	Zone          string               `json:"zone"`
-	InstanceType  string               `json:"instance_type"`
-	PriceType     pricewatch.PriceType `json:"price_type"`
-	Term          string               `json:"term"`
-	Payment       string               `json:"payment"`
-	OfferingClass string               `json:"offering_class"`
-	OS            string               `json:"os"`
-	GPUModel      string               `json:"gpu_model"`
-	GPUCount      float64              `json:"gpu_count"`
-	Currency      string               `json:"currency"`
+	Rank int `json:"rank"`
+	pricewatch.OfferKeyJSON
+	GPUModel string  `json:"gpu_model"`
+	GPUCount float64 `json:"gpu_count"`
+	Currency string  `json:"currency"`
 	// EffectiveHourly is the whole instance's effective hourly price in Currency.
 	EffectiveHourly decimal.Decimal `json:"effective_hourly"`
 	PricePerGPUHour decimal.Decimal `json:"price_per_gpu_hour"`
@@ -161,9 +153,8 @@ func (e *fxError) Unwrap() error { return e.err }
 
 func compareRow(o pricewatch.Offer, places availabilityIndex, opts CompareOptions) (CompareRow, error) {
 	row := CompareRow{
-		Provider: o.Provider, Region: o.Region, Zone: o.Zone, InstanceType: o.InstanceType, PriceType: o.PriceType,
-		Term: o.Term, Payment: o.Payment, OfferingClass: o.OfferingClass, OS: o.OS,
-		GPUModel: o.GPUModel, GPUCount: o.GPUCount, NativeCurrency: o.Currency, Offer: o,
+		OfferKeyJSON: o.Key().JSON(),
+		GPUModel:     o.GPUModel, GPUCount: o.GPUCount, NativeCurrency: o.Currency, Offer: o,
 		Marketplace: pricewatch.IsMarketplace(o.Provider, o.OfferingClass),
 	}
 	if spec, ok := gpu.Lookup(o.GPUModel); ok {

@@ -42,20 +42,12 @@ type RecommendOptions struct {
 // Option is one way to get the GPUs for the horizon: a number of instances
 // of one type, bought on one price type and term, kept for the horizon.
 type Option struct {
-	Rank            int                  `json:"rank"`
-	Provider        string               `json:"provider"`
-	Region          string               `json:"region"`
-	Zone            string               `json:"zone"`
-	InstanceType    string               `json:"instance_type"`
-	OS              string               `json:"os"`
-	PriceType       pricewatch.PriceType `json:"price_type"`
-	Term            string               `json:"term"`
-	Payment         string               `json:"payment"`
-	OfferingClass   string               `json:"offering_class"`
-	GPUModel        string               `json:"gpu_model"`
-	GPUsPerInstance float64              `json:"gpus_per_instance"`
-	Instances       int                  `json:"instances"`
-	Currency        string               `json:"currency"`
+	Rank int `json:"rank"`
+	pricewatch.OfferKeyJSON
+	GPUModel        string  `json:"gpu_model"`
+	GPUsPerInstance float64 `json:"gpus_per_instance"`
+	Instances       int     `json:"instances"`
+	Currency        string  `json:"currency"`
 	// Terms is how many consecutive terms are bought to cover the horizon
 	// at today's price (0 for pay-as-you-go); CommittedHours their length,
 	// which may run past the horizon.
@@ -222,9 +214,8 @@ func buildOptions(cands, all []pricewatch.Offer, avail []pricewatch.Availability
 	places := indexAvailability(avail)
 	for _, o := range cands {
 		op := Option{
-			Provider: o.Provider, Region: o.Region, Zone: o.Zone, InstanceType: o.InstanceType, OS: o.OS,
-			PriceType: o.PriceType, Term: o.Term, Payment: o.Payment, OfferingClass: o.OfferingClass,
-			GPUModel: o.GPUModel, GPUsPerInstance: o.GPUCount, NativeCurrency: o.Currency,
+			OfferKeyJSON: o.Key().JSON(),
+			GPUModel:     o.GPUModel, GPUsPerInstance: o.GPUCount, NativeCurrency: o.Currency,
 			Interruptible: o.PriceType == pricewatch.Spot, Offer: o,
 			Marketplace: pricewatch.IsMarketplace(o.Provider, o.OfferingClass),
 		}

@@ -36,19 +36,11 @@ import (
 // asked for another currency; NativeCurrency and FXUsed say from what).
 // The JSON names are the ones scripts rely on.
 type Savings struct {
-	Provider      string               `json:"provider"`
-	Region        string               `json:"region"`
-	Zone          string               `json:"zone"`
-	InstanceType  string               `json:"instance_type"`
-	OS            string               `json:"os"`
-	PriceType     pricewatch.PriceType `json:"price_type"`
-	Term          string               `json:"term"`
-	Payment       string               `json:"payment"`
-	OfferingClass string               `json:"offering_class"`
-	GPUModel      string               `json:"gpu_model"`
-	GPUCount      float64              `json:"gpu_count"`
-	Currency      string               `json:"currency"`
-	TermHours     int64                `json:"term_hours"`
+	pricewatch.OfferKeyJSON
+	GPUModel  string  `json:"gpu_model"`
+	GPUCount  float64 `json:"gpu_count"`
+	Currency  string  `json:"currency"`
+	TermHours int64   `json:"term_hours"`
 
 	Upfront         decimal.Decimal `json:"upfront"`
 	Hourly          decimal.Decimal `json:"hourly"` // the recurring charge, billed every hour of the term
@@ -129,9 +121,8 @@ func CompareCommitment(commit, onDemand pricewatch.Offer, u decimal.Decimal) (Sa
 	odAtU := odFull.Mul(u)
 	eff := termCost.DivRound(h, RateDecimals)
 	s := Savings{
-		Provider: commit.Provider, Region: commit.Region, Zone: commit.Zone, InstanceType: commit.InstanceType, OS: commit.OS,
-		PriceType: commit.PriceType, Term: commit.Term, Payment: commit.Payment, OfferingClass: commit.OfferingClass,
-		GPUModel: commit.GPUModel, GPUCount: commit.GPUCount, Currency: commit.Currency, TermHours: hours,
+		OfferKeyJSON: commit.Key().JSON(),
+		GPUModel:     commit.GPUModel, GPUCount: commit.GPUCount, Currency: commit.Currency, TermHours: hours,
 		Upfront: commit.Upfront, Hourly: commit.Hourly, OnDemandHourly: od,
 		EffectiveHourly:      eff,
 		DiscountPct:          savingsPct(eff, od),

@@ -118,16 +118,8 @@ func Compare(ctx context.Context, st Store, book *fx.Book, q CompareQuery) (anal
 // CompareRow is the JSON shape scripts rely on; keep the names. Unranked
 // rows (no exchange rate) have a null rank, price and fx_rate.
 type CompareRow struct {
-	Rank                  *int        `json:"rank"`
-	Provider              string      `json:"provider"`
-	Region                string      `json:"region"`
-	Zone                  string      `json:"zone"`
-	InstanceType          string      `json:"instance_type"`
-	PriceType             string      `json:"price_type"`
-	Term                  string      `json:"term"`
-	Payment               string      `json:"payment"`
-	OfferingClass         string      `json:"offering_class"`
-	OS                    string      `json:"os"`
+	Rank *int `json:"rank"`
+	pricewatch.OfferKeyJSON
 	GPUModel              string      `json:"gpu_model"`
 	GPUCount              float64     `json:"gpu_count"`
 	Currency              string      `json:"currency"`
@@ -154,8 +146,7 @@ func CompareRows(res analysis.CompareResult) []CompareRow {
 	out := make([]CompareRow, 0, len(res.Rows)+len(res.Unconverted))
 	conv := func(r analysis.CompareRow, ranked bool) CompareRow {
 		row := CompareRow{
-			Provider: r.Provider, Region: r.Region, Zone: r.Zone, InstanceType: r.InstanceType, PriceType: string(r.PriceType),
-			Term: r.Term, Payment: r.Payment, OfferingClass: r.OfferingClass, OS: r.OS, GPUModel: r.GPUModel, GPUCount: r.GPUCount,
+			OfferKeyJSON: r.OfferKeyJSON, GPUModel: r.GPUModel, GPUCount: r.GPUCount,
 			Currency: res.Currency, NativeCurrency: r.NativeCurrency, NativeEffectiveHourly: Decimal(r.NativeEffectiveHourly),
 			FXError: optString(r.FXError), Available: r.Available != nil && *r.Available, Availability: AvailabilityName(r.Availability),
 			Marketplace: r.Marketplace,

@@ -42,15 +42,7 @@ func EachHistory(ctx context.Context, st Store, q HistoryQuery, fn func(r *stora
 
 // HistoryRow is the JSON shape scripts rely on; keep the names.
 type HistoryRow struct {
-	Provider        string  `json:"provider"`
-	Region          string  `json:"region"`
-	Zone            string  `json:"zone"`
-	InstanceType    string  `json:"instance_type"`
-	PriceType       string  `json:"price_type"`
-	Term            string  `json:"term"`
-	Payment         string  `json:"payment"`
-	OfferingClass   string  `json:"offering_class"`
-	OS              string  `json:"os"`
+	pricewatch.OfferKeyJSON
 	Currency        string  `json:"currency"`
 	HourlyPrice     Decimal `json:"hourly_price"`
 	Upfront         Decimal `json:"upfront"`
@@ -79,9 +71,7 @@ func HistoryRows(rows []storage.PriceInterval) []HistoryRow {
 func NewHistoryRow(r *storage.PriceInterval) HistoryRow {
 	from, seen := r.ValidFrom, r.LastSeen
 	return HistoryRow{
-		Provider: r.Provider, Region: r.Region, Zone: r.Zone, InstanceType: r.InstanceType,
-		PriceType: string(r.PriceType), Term: r.Term, Payment: r.Payment, OfferingClass: r.OfferingClass,
-		OS: r.OS, Currency: r.Currency, HourlyPrice: Decimal(r.Hourly), Upfront: Decimal(r.Upfront),
+		OfferKeyJSON: r.Key().JSON(), Currency: r.Currency, HourlyPrice: Decimal(r.Hourly), Upfront: Decimal(r.Upfront),
 		EffectiveHourly: Decimal(r.EffectiveHourly), PricePerGPUHour: NewNullDecimal(pricewatch.PerGPUHour(r.EffectiveHourly, r.GPUCount)),
 		GPUModel: r.GPUModel, GPUCount: r.GPUCount, GPUMemoryGB: r.GPUMemoryGB,
 		ValidFrom: Time(&from), ValidTo: Time(r.ValidTo), LastSeen: Time(&seen),

@@ -109,6 +109,7 @@ type RunRow struct {
 	OffersSame     int    `json:"offers_unchanged"`
 	OffersClosed   int    `json:"offers_closed"`
 	RegionsSkipped int    `json:"regions_skipped"`
+	OffersHeld     int    `json:"offers_held"`
 	Changes        int    `json:"changes"`
 	SourceVersion  string `json:"source_version"`
 	Error          string `json:"error"`
@@ -126,7 +127,7 @@ func Runs(ctx context.Context, st Store) ([]RunRow, error) {
 	for _, r := range runs {
 		row := RunRow{Provider: r.Provider, ID: r.ID, Status: r.Status, StartedAt: Time(&r.StartedAt), FinishedAt: Time(r.FinishedAt),
 			OffersSeen: r.Seen, OffersNew: r.New, OffersChanged: r.Changed, OffersSame: r.Unchanged, OffersClosed: r.Closed,
-			RegionsSkipped: r.RegionsSkipped, Changes: r.Changes, SourceVersion: r.SourceVersion, Error: r.Error}
+			RegionsSkipped: r.RegionsSkipped, OffersHeld: r.Held, Changes: r.Changes, SourceVersion: r.SourceVersion, Error: r.Error}
 		if r.FinishedAt != nil {
 			row.DurationSecs = r.FinishedAt.Sub(r.StartedAt).Round(time.Millisecond).Seconds()
 		}

@@ -44,15 +44,7 @@ func ComputeSavings(ctx context.Context, st Store, book *fx.Book, q SavingsQuery
 // SavingsRow is the JSON shape scripts rely on; keep the names. Costs are at
 // the given utilisation, percentages 0–100, utilisations 0–1.
 type SavingsRow struct {
-	Provider             string      `json:"provider"`
-	Region               string      `json:"region"`
-	Zone                 string      `json:"zone"`
-	InstanceType         string      `json:"instance_type"`
-	OS                   string      `json:"os"`
-	PriceType            string      `json:"price_type"`
-	Term                 string      `json:"term"`
-	Payment              string      `json:"payment"`
-	OfferingClass        string      `json:"offering_class"`
+	pricewatch.OfferKeyJSON
 	GPUModel             string      `json:"gpu_model"`
 	GPUCount             float64     `json:"gpu_count"`
 	Currency             string      `json:"currency"`
@@ -84,9 +76,8 @@ func SavingsRows(rep analysis.SavingsReport) []SavingsRow {
 	out := make([]SavingsRow, 0, len(rows))
 	for _, s := range rows {
 		out = append(out, SavingsRow{
-			Provider: s.Provider, Region: s.Region, Zone: s.Zone, InstanceType: s.InstanceType, OS: s.OS,
-			PriceType: string(s.PriceType), Term: s.Term, Payment: s.Payment, OfferingClass: s.OfferingClass,
-			GPUModel: s.GPUModel, GPUCount: s.GPUCount, Currency: s.Currency, TermHours: s.TermHours,
+			OfferKeyJSON: s.OfferKeyJSON,
+			GPUModel:     s.GPUModel, GPUCount: s.GPUCount, Currency: s.Currency, TermHours: s.TermHours,
 			Upfront: Decimal(s.Upfront), Hourly: Decimal(s.Hourly), OnDemandHourly: Decimal(s.OnDemandHourly),
 			EffectiveHourly: Decimal(s.EffectiveHourly), Utilization: Decimal(s.Utilization),
 			SavingsPct: Decimal(s.SavingsPct), FullUseSavingsPct: Decimal(s.FullUseSavingsPct), DiscountPct: Decimal(s.DiscountPct),

@@ -222,15 +222,7 @@ func ComputeTrends(ctx context.Context, st Store, book *fx.Book, q TrendsQuery) 
 
 // MoverRow and CheapestRow are the JSON shapes scripts rely on; keep the names.
 type MoverRow struct {
-	Provider            string  `json:"provider"`
-	Region              string  `json:"region"`
-	Zone                string  `json:"zone"`
-	InstanceType        string  `json:"instance_type"`
-	PriceType           string  `json:"price_type"`
-	Term                string  `json:"term"`
-	Payment             string  `json:"payment"`
-	OfferingClass       string  `json:"offering_class"`
-	OS                  string  `json:"os"`
+	pricewatch.OfferKeyJSON
 	GPUModel            string  `json:"gpu_model"`
 	GPUCount            float64 `json:"gpu_count"`
 	Currency            string  `json:"currency"`
@@ -242,17 +234,9 @@ type MoverRow struct {
 }
 
 type CheapestRow struct {
-	GPU                   string  `json:"gpu"`
-	At                    string  `json:"at"`
-	Provider              string  `json:"provider"`
-	Region                string  `json:"region"`
-	Zone                  string  `json:"zone"`
-	InstanceType          string  `json:"instance_type"`
-	PriceType             string  `json:"price_type"`
-	Term                  string  `json:"term"`
-	Payment               string  `json:"payment"`
-	OfferingClass         string  `json:"offering_class"`
-	OS                    string  `json:"os"`
+	GPU string `json:"gpu"`
+	At  string `json:"at"`
+	pricewatch.OfferKeyJSON
 	GPUModel              string  `json:"gpu_model"`
 	GPUCount              float64 `json:"gpu_count"`
 	Currency              string  `json:"currency"`
@@ -281,13 +265,11 @@ func (r Trends) MoverRows() []MoverRow {
 	out := make([]MoverRow, 0, len(r.Movers))
 	for _, t := range r.Movers {
 		d, _ := t.Change(r.Window)
-		k := t.Key
 		var last any
 		if !t.LastChange.IsZero() {
 			last = t.LastChange.UTC().Format(time.RFC3339)
 		}
-		out = append(out, MoverRow{Provider: k.Provider, Region: k.Region, Zone: k.Zone, InstanceType: k.InstanceType,
-			PriceType: string(k.PriceType), Term: k.Term, Payment: k.Payment, OfferingClass: k.OfferingClass, OS: k.OS,
+		out = append(out, MoverRow{OfferKeyJSON: t.Key.JSON(),
 			GPUModel: t.GPUModel, GPUCount: t.GPUCount, Currency: t.Currency, ThenEffectiveHourly: Decimal(d.From),
 			EffectiveHourly: Decimal(d.To), Change: Decimal(d.Change), ChangePct: Decimal(d.Pct), LastChange: last})
 	}
@@ -300,10 +282,8 @@ func (r Trends) CheapestRows() ([]CheapestRow, []string) {
 	unconverted := []string{}
 	for _, s := range r.Cheapest {
 		for _, p := range s.Points {
-			k := p.Key
-			out = append(out, CheapestRow{GPU: s.GPU, At: p.At.UTC().Format(time.RFC3339), Provider: k.Provider, Region: k.Region,
-				Zone: k.Zone, InstanceType: k.InstanceType, PriceType: string(k.PriceType), Term: k.Term, Payment: k.Payment,
-				OfferingClass: k.OfferingClass, OS: k.OS, GPUModel: p.GPUModel, GPUCount: p.GPUCount, Currency: p.Currency,
+			out = append(out, CheapestRow{GPU: s.GPU, At: p.At.UTC().Format(time.RFC3339), OfferKeyJSON: p.Key.JSON(),
+				GPUModel: p.GPUModel, GPUCount: p.GPUCount, Currency: p.Currency,
 				PricePerGPUHour: Decimal(p.PerGPUHour), NativeCurrency: p.NativeCurrency,
 				NativePricePerGPUHour: Decimal(p.NativePerGPUHour), FXRate: Decimal(p.FXRate), FXDate: optString(p.FXDate),
 				FXSource: p.FXSource, FXStale: p.FXStale})

@@ -62,6 +62,10 @@ func TestHeldPriceStaysOutAndCurrentStays(t *testing.T) {
 		if err := db.read.QueryRowContext(ctx, `SELECT offers_held FROM fetch_runs WHERE id = ?`, res.RunID).Scan(&n); err != nil || n != 1 {
 			t.Errorf("run record offers_held %d (%v), want 1", n, err)
 		}
+		// `runs` reads the count back through LastRuns.
+		if runs, err := db.LastRuns(ctx); err != nil || len(runs) != 1 || runs[0].Held != 1 {
+			t.Errorf("LastRuns: %+v (%v), want one run with Held 1", runs, err)
+		}
 	}
 	// A complete run without the held price breaks the streak.
 	clk.tick()

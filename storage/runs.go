@@ -30,9 +30,11 @@ type Run struct {
 	Unchanged      int
 	Closed         int
 	RegionsSkipped int
-	Changes        int
-	SourceVersion  string
-	Error          string
+	// Held counts prices the guard held as implausible in this run.
+	Held          int
+	Changes       int
+	SourceVersion string
+	Error         string
 	// Deadline is when a running run must have finished by its timeout;
 	// nil when it has none.
 	Deadline *time.Time
@@ -98,7 +100,7 @@ func (db *DB) Runs(ctx context.Context, limit int) ([]Run, error) {
 	return db.queryRuns(ctx, `SELECT `+runColumns+` FROM fetch_runs ORDER BY id DESC LIMIT ?`, limit)
 }
 
-const runColumns = `id, provider, started_at, finished_at, status, offers_seen, offers_new, offers_changed, offers_unchanged, offers_closed, regions_skipped, changes, source_version, error, deadline_at`
+const runColumns = `id, provider, started_at, finished_at, status, offers_seen, offers_new, offers_changed, offers_unchanged, offers_closed, regions_skipped, offers_held, changes, source_version, error, deadline_at`
 
 func (db *DB) queryRuns(ctx context.Context, q string, args ...any) ([]Run, error) {
 	rows, err := db.read.QueryContext(ctx, q, args...)
@@ -111,7 +113,7 @@ func (db *DB) queryRuns(ctx context.Context, q string, args ...any) ([]Run, erro
 		var r Run
 		var started string
 		var finished, deadline sql.NullString
-		if err := rows.Scan(&r.ID, &r.Provider, &started, &finished, &r.Status, &r.Seen, &r.New, &r.Changed, &r.Unchanged, &r.Closed, &r.RegionsSkipped, &r.Changes, &r.SourceVersion, &r.Error, &deadline); err != nil {
+		if err := rows.Scan(&r.ID, &r.Provider, &started, &finished, &r.Status, &r.Seen, &r.New, &r.Changed, &r.Unchanged, &r.Closed, &r.RegionsSkipped, &r.Held, &r.Changes, &r.SourceVersion, &r.Error, &deadline); err != nil {
 			return nil, fmt.Errorf("reading fetch runs: %w", err)
 		}
 		var err error

@@ -67,6 +67,9 @@ func (s *Server) apiOffers(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return nil, err
 		}
+		if err := report.CheckGPUModel(ctx, s.Store, q.GPU); err != nil {
+			return nil, err
+		}
 		res, err := s.compare(ctx, q)
 		if err != nil {
 			return nil, err
@@ -79,6 +82,10 @@ func (s *Server) apiHistory(w http.ResponseWriter, r *http.Request) {
 	s.serveAPI(w, r, historyParams, func(ctx context.Context, p *params) (any, error) {
 		q, err := s.historyQuery(r.PathValue("instance_type"), p)
 		if err != nil {
+			return nil, err
+		}
+		// Bad parameters are a 400 before an unknown type is a 404.
+		if q.InstanceType, err = report.ResolveInstanceType(ctx, s.Store, q.InstanceType); err != nil {
 			return nil, err
 		}
 		rows, err := report.History(ctx, s.Store, q)
@@ -95,7 +102,16 @@ func (s *Server) apiAvailability(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return nil, err
 		}
-		rows, err := report.Availability(ctx, s.Store, report.AvailabilityQuery{InstanceType: p.str("instance_type"), GPU: p.str("gpu"),
+		it := p.str("instance_type")
+		if it != "" {
+			if it, err = report.ResolveInstanceType(ctx, s.Store, it); err != nil {
+				return nil, err
+			}
+		}
+		if err := report.CheckGPUModel(ctx, s.Store, p.str("gpu")); err != nil {
+			return nil, err
+		}
+		rows, err := report.Availability(ctx, s.Store, report.AvailabilityQuery{InstanceType: it, GPU: p.str("gpu"),
 			All: all, Providers: p.list("provider"), Regions: p.list("region")})
 		if err != nil {
 			return nil, err
@@ -110,6 +126,10 @@ func (s *Server) apiSavings(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return nil, err
 		}
+		// Bad parameters are a 400 before an unknown type is a 404.
+		if q.InstanceType, err = report.ResolveInstanceType(ctx, s.Store, q.InstanceType); err != nil {
+			return nil, err
+		}
 		sav, err := s.savings(ctx, q)
 		if err != nil {
 			return nil, err
@@ -122,6 +142,9 @@ func (s *Server) apiTrends(w http.ResponseWriter, r *http.Request) {
 	s.serveAPI(w, r, trendsParams, func(ctx context.Context, p *params) (any, error) {
 		q, err := s.trendsQuery(p)
 		if err != nil {
+			return nil, err
+		}
+		if err := report.CheckGPUModel(ctx, s.Store, q.GPU); err != nil {
 			return nil, err
 		}
 		tr, err := s.trends(ctx, q)
@@ -368,6 +391,11 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var pe *report.ParamError
 	if errors.As(err, &pe) {
 		writeError(w, http.StatusBadRequest, pe.Msg)
+		return
+	}
+	var ns *report.NotStoredError
+	if errors.As(err, &ns) {
+		writeError(w, http.StatusNotFound, ns.Msg)
 		return
 	}
 	if errors.Is(err, context.Canceled) {

@@ -574,15 +574,8 @@ func durText(d time.Duration) string {
 	return d.Round(time.Minute).String()
 }
 
-func buyText(o pricewatch.Offer) string {
-	parts := []string{strings.ReplaceAll(string(o.PriceType), "_", "-")}
-	for _, p := range []string{o.Term, strings.ReplaceAll(o.Payment, "_", " "), strings.ReplaceAll(o.OfferingClass, "_", " ")} {
-		if p != "" {
-			parts = append(parts, p)
-		}
-	}
-	return strings.Join(parts, " ")
-}
+// buyText is the one "how it's bought" label (pricewatch.HowBought).
+func buyText(o pricewatch.Offer) string { return o.Key().HowBought() }
 
 func availText(a *bool, state string) string {
 	switch {

@@ -19,6 +19,9 @@ import (
 // Store is what the API and the dashboard read.
 type Store interface {
 	report.Store
+	// StoredNames lets the API answer 404 for a name nothing stored
+	// carries, as the CLI exits 4.
+	report.NameStore
 	// DataVersion changes whenever a run commits or an alert moves; ETags
 	// are derived from it.
 	DataVersion(ctx context.Context) (string, error)

@@ -393,7 +393,7 @@ func TestHostileCloudTextWithinLimits(t *testing.T) {
 		d.SoldOut = append(d.SoldOut, AvailabilityEvent{Provider: "tencent", Region: evil, InstanceType: evil, State: "sold_out", At: now})
 		d.Freshness = append(d.Freshness, ProviderStatus{Provider: evil, Stale: true, Reason: evil + evil})
 		d.Rates = append(d.Rates, Rate{From: "HKD", To: "USD", Missing: true, Error: evil, Offers: 3})
-		d.Savings = append(d.Savings, SavingsRow{Model: evil, Savings: analysis.Savings{Offer: o, Provider: evil, Region: evil, InstanceType: evil}})
+		d.Savings = append(d.Savings, SavingsRow{Model: evil, Savings: analysis.Savings{Offer: o, OfferKeyJSON: pricewatch.OfferKeyJSON{Provider: evil, Region: evil, InstanceType: evil}}})
 	}
 	payload, err := SlackPayload(d, SlackOptions{DeliveryKey: evil, Chart: ChartAttached})
 	if err != nil {

@@ -41,16 +41,9 @@ type jsonDigest struct {
 }
 
 type jsonOffer struct {
-	Provider      string  `json:"provider"`
-	Region        string  `json:"region"`
-	Zone          string  `json:"zone"`
-	InstanceType  string  `json:"instance_type"`
-	PriceType     string  `json:"price_type"`
-	Term          string  `json:"term"`
-	Payment       string  `json:"payment"`
-	OfferingClass string  `json:"offering_class"`
-	GPUModel      string  `json:"gpu_model"`
-	GPUCount      float64 `json:"gpu_count"`
+	pricewatch.OfferKeyJSON
+	GPUModel string  `json:"gpu_model"`
+	GPUCount float64 `json:"gpu_count"`
 }
 
 func offerJSON(o pricewatch.Offer) jsonOffer {
@@ -58,8 +51,7 @@ func offerJSON(o pricewatch.Offer) jsonOffer {
 }
 
 func keyJSON(k pricewatch.OfferKey, hw pricewatch.Hardware) jsonOffer {
-	return jsonOffer{Provider: k.Provider, Region: k.Region, Zone: k.Zone, InstanceType: k.InstanceType, PriceType: string(k.PriceType),
-		Term: k.Term, Payment: k.Payment, OfferingClass: k.OfferingClass, GPUModel: hw.GPUModel, GPUCount: hw.GPUCount}
+	return jsonOffer{OfferKeyJSON: k.JSON(), GPUModel: hw.GPUModel, GPUCount: hw.GPUCount}
 }
 
 type jsonChoice struct {

@@ -61,6 +61,7 @@ type Run struct {
 	Unchanged      int
 	Closed         int
 	RegionsSkipped int
+	Held           int
 	Changes        int
 	SourceVersion  string
 	Error          string

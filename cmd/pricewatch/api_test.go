@@ -393,7 +393,7 @@ func TestTokenRequired(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode == http.StatusOK
 	})
-	for _, path := range []string{"/api/v1/runs", "/metrics", "/readyz", "/", "/gpu/H100", "/api/v1/offers?gpu=H100"} {
+	for _, path := range []string{"/api/v1/runs", "/metrics", "/readyz", "/", "/gpu/H100", "/api/v1/availability"} {
 		for _, auth := range []string{"", "Bearer wrong-" + token, "Bearer " + token[:len(token)-1], "Basic " + token} {
 			resp, body := apiGet(t, base+path, "Authorization", auth)
 			if resp.StatusCode != http.StatusUnauthorized || strings.Contains(body, token) {
@@ -440,5 +440,40 @@ func TestTokenRequired(t *testing.T) {
 	}
 	if strings.Contains(logs, token) || strings.Contains(logs, token[:12]) {
 		t.Errorf("the token is in the log:\n%s", logs)
+	}
+}
+
+// TestAPINotStored: a name nothing stored carries is a JSON 404 with the
+// CLI's message and suggestions (the CLI exits 4 on the same), after the
+// parameters are checked; a case difference is not a different type; the
+// CLI's --server turns the daemon's 404 into exit 4 too.
+func TestAPINotStored(t *testing.T) {
+	cfg := analysisConfig(t, true)
+	ts, _, _ := apiServer(t, cfg)
+	for _, c := range []struct{ path, want string }{
+		{"history/Standard_ND96amsr_A10_v4", `no instance type "Standard_ND96amsr_A10_v4" is stored; did you mean Standard_ND96amsr_A100_v4`},
+		{"savings/Standard_ND96amsr_A10_v4", `no instance type "Standard_ND96amsr_A10_v4" is stored; did you mean`},
+		{"offers?gpu=Z999", `no GPU model matching "Z999" is stored`},
+		{"trends?gpu=Z999", `no GPU model matching "Z999" is stored`},
+		{"availability?instance_type=nope.large", `no instance type "nope.large" is stored`},
+		{"availability?gpu=Z999", `no GPU model matching "Z999" is stored`},
+	} {
+		resp, body := apiGet(t, ts.URL+"/api/v1/"+c.path)
+		var e struct {
+			Status int    `json:"status"`
+			Error  string `json:"error"`
+		}
+		if json.Unmarshal([]byte(body), &e) != nil || resp.StatusCode != 404 || e.Status != 404 || !strings.Contains(e.Error, c.want) {
+			t.Errorf("%s: %d %s, want 404 with %q", c.path, resp.StatusCode, body, c.want)
+		}
+	}
+	_, canonical := apiGet(t, ts.URL+"/api/v1/history/Standard_ND96amsr_A100_v4")
+	resp, upper := apiGet(t, ts.URL+"/api/v1/history/STANDARD_ND96AMSR_A100_V4")
+	if resp.StatusCode != 200 || upper != canonical || canonical == "[]\n" {
+		t.Errorf("upper-case type: %d, body equal to the canonical one: %v", resp.StatusCode, upper == canonical)
+	}
+	_, stderr, code := runCLI(t, "--config", cfg, "history", "Standard_ND96amsr_A10_v4", "--format", "json", "--server", ts.URL)
+	if code != exitNotFound || !strings.Contains(stderr, "did you mean Standard_ND96amsr_A100_v4") {
+		t.Errorf("--server unknown type: exit %d, stderr %q; want %d with the suggestion", code, stderr, exitNotFound)
 	}
 }

@@ -81,7 +81,9 @@ func writeRules(w io.Writer, format string, cfg *config.Config) error {
 	}
 	num := func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 	t := table.New("NAME", "EVENTS", "GPU MODELS", "FILTERS", "THRESHOLDS", "CHANNEL")
+	perGPUThresholds := false
 	for _, r := range rows {
+		perGPUThresholds = perGPUThresholds || r.MinChangePerGPUHour > 0 || r.SpotBelowPerGPUHour > 0
 		var filters, thresholds []string
 		if len(r.Providers) > 0 {
 			filters = append(filters, "providers "+strings.Join(r.Providers, ","))
@@ -121,7 +123,15 @@ func writeRules(w io.Writer, format string, cfg *config.Config) error {
 	if builtIn {
 		source = "the built-in defaults (set alerts.rules to replace them; alerts.rules: [] turns alerts off)"
 	}
-	_, err := fmt.Fprintf(w, "\nThese are %s. Moves of at least %s%% alert only once the next run confirms them (alerts.confirm_change_pct).\n",
-		source, num(cfg.Alerts.ConfirmChangePct))
-	return err
+	if _, err := fmt.Fprintf(w, "\nThese are %s. Moves of at least %s%% alert only once the next run confirms them (alerts.confirm_change_pct).\n",
+		source, num(cfg.Alerts.ConfirmChangePct)); err != nil {
+		return err
+	}
+	if perGPUThresholds {
+		// No exchange rate decides an alert: a threshold is compared with
+		// each price in that price's own currency (the rule engine's rule).
+		_, err := fmt.Fprintln(w, "Thresholds per GPU-hour are compared with each price in its own currency, without conversion (a USD price against the number as USD, a CNY price as CNY); narrow a rule with providers or regions to keep one currency.")
+		return err
+	}
+	return nil
 }

@@ -55,12 +55,12 @@ func (a *app) availabilityCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := checkGPUModel(cmd.Context(), db, gpuFilter); err != nil {
+			if err := report.CheckGPUModel(cmd.Context(), db, gpuFilter); err != nil {
 				return err
 			}
 			q := report.AvailabilityQuery{GPU: gpuFilter, All: all, Providers: providers, Regions: regions}
 			if len(args) == 1 {
-				if q.InstanceType, err = resolveInstanceType(cmd.Context(), db, args[0]); err != nil {
+				if q.InstanceType, err = report.ResolveInstanceType(cmd.Context(), db, args[0]); err != nil {
 					return err
 				}
 			}

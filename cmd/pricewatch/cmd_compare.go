@@ -74,7 +74,7 @@ apart, never ranked.`,
 			if err != nil {
 				return err
 			}
-			if err := checkGPUModel(ctx, m.db, f.gpu); err != nil {
+			if err := report.CheckGPUModel(ctx, m.db, f.gpu); err != nil {
 				return err
 			}
 			res, err := report.Compare(ctx, m.db, m.fx, report.CompareQuery{Scope: m.reportScope(), GPU: f.gpu, Count: f.count,

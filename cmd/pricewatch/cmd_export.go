@@ -100,16 +100,8 @@ no charge, no billing period, no cost.`,
 // exportRow is one price of the sheet. The JSON names are the jsonl and
 // csv contract.
 type exportRow struct {
-	Provider        string          `json:"provider"`
-	Region          string          `json:"region"`
+	pricewatch.OfferKeyJSON
 	RegionName      string          `json:"region_name"`
-	Zone            string          `json:"zone"`
-	InstanceType    string          `json:"instance_type"`
-	PriceType       string          `json:"price_type"`
-	Term            string          `json:"term"`
-	Payment         string          `json:"payment"`
-	OfferingClass   string          `json:"offering_class"`
-	OS              string          `json:"os"`
 	Currency        string          `json:"currency"`
 	HourlyPrice     jsonDecimal     `json:"hourly_price"`
 	Upfront         jsonDecimal     `json:"upfront"`
@@ -141,9 +133,7 @@ func exportRows(prices []storage.PriceInterval, gpuFilter string) []exportRow {
 		}
 		perGPU, ok := pricewatch.PerGPUHour(p.EffectiveHourly, p.GPUCount)
 		rows = append(rows, exportRow{
-			Provider: p.Provider, Region: p.Region, RegionName: names[[2]string{p.Provider, p.Region}], Zone: p.Zone,
-			InstanceType: p.InstanceType, PriceType: string(p.PriceType), Term: p.Term, Payment: p.Payment,
-			OfferingClass: p.OfferingClass, OS: p.OS, Currency: p.Currency,
+			OfferKeyJSON: p.Key().JSON(), RegionName: names[[2]string{p.Provider, p.Region}], Currency: p.Currency,
 			HourlyPrice: jsonDecimal(p.Hourly), Upfront: jsonDecimal(p.Upfront), EffectiveHourly: jsonDecimal(p.EffectiveHourly),
 			PricePerGPUHour: nullDecimal(perGPU, ok), GPUModel: p.GPUModel, GPUCount: p.GPUCount,
 			SkuID: p.SkuID, SkuPriceID: p.SkuPriceID, ProductID: p.ProductID,
@@ -160,7 +150,7 @@ var exportHeader = []string{"provider", "region", "region_name", "zone", "instan
 func writeExportCSV(w io.Writer, rows []exportRow) error {
 	out := make([][]string, len(rows))
 	for i, r := range rows {
-		out[i] = []string{r.Provider, r.Region, r.RegionName, r.Zone, r.InstanceType, r.PriceType, r.Term, r.Payment,
+		out[i] = []string{r.Provider, r.Region, r.RegionName, r.Zone, r.InstanceType, string(r.PriceType), r.Term, r.Payment,
 			r.OfferingClass, r.OS, r.Currency, decimal.Decimal(r.HourlyPrice).String(), decimal.Decimal(r.Upfront).String(),
 			decimal.Decimal(r.EffectiveHourly).String(), r.PricePerGPUHour.Text(), r.GPUModel, clitext.Float(r.GPUCount),
 			r.SkuID, r.SkuPriceID, r.ProductID, r.ValidFrom}
@@ -200,8 +190,8 @@ var focusProviderNames = map[string]string{
 // focusPricingCategory follows FOCUS's allowed values: list prices are
 // Standard, spot prices (set by the provider, changing without notice)
 // Dynamic, and reservation and savings-plan rates Committed.
-func focusPricingCategory(pt string) string {
-	switch pricewatch.PriceType(pt) {
+func focusPricingCategory(pt pricewatch.PriceType) string {
+	switch pt {
 	case pricewatch.OnDemand:
 		return "Standard"
 	case pricewatch.Spot:
@@ -212,8 +202,8 @@ func focusPricingCategory(pt string) string {
 	return "Other"
 }
 
-func focusCommitmentType(pt string) string {
-	switch pricewatch.PriceType(pt) {
+func focusCommitmentType(pt pricewatch.PriceType) string {
+	switch pt {
 	case pricewatch.Reserved:
 		return "Reservation"
 	case pricewatch.SavingsPlan:
@@ -236,7 +226,7 @@ func writeFocusCSV(w io.Writer, rows []exportRow) error {
 		out[i] = []string{
 			name, "Compute", r.Region, r.RegionName, r.Zone, r.SkuID, r.SkuPriceID,
 			focusPricingCategory(r.PriceType), "Hours", decimal.Decimal(r.HourlyPrice).String(), r.Currency, focusCommitmentType(r.PriceType),
-			r.InstanceType, r.OS, r.GPUModel, clitext.Float(r.GPUCount), r.PriceType, r.Term, r.Payment,
+			r.InstanceType, r.OS, r.GPUModel, clitext.Float(r.GPUCount), string(r.PriceType), r.Term, r.Payment,
 			r.OfferingClass, decimal.Decimal(r.Upfront).String(), decimal.Decimal(r.EffectiveHourly).String(), r.PricePerGPUHour.Text(), r.ProductID,
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/internal/clitext"
 	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/storage"
@@ -55,15 +56,7 @@ acceptance time. Newest first.`,
 
 // heldRow is the JSON shape of `pricewatch held`; keep the names.
 type heldRow struct {
-	Provider        string          `json:"provider"`
-	Region          string          `json:"region"`
-	Zone            string          `json:"zone"`
-	InstanceType    string          `json:"instance_type"`
-	PriceType       string          `json:"price_type"`
-	Term            string          `json:"term"`
-	Payment         string          `json:"payment"`
-	OfferingClass   string          `json:"offering_class"`
-	OS              string          `json:"os"`
+	pricewatch.OfferKeyJSON
 	GPUModel        string          `json:"gpu_model"`
 	GPUCount        float64         `json:"gpu_count"`
 	Currency        string          `json:"currency"`
@@ -85,8 +78,7 @@ func writeHeld(w io.Writer, format string, recs []storage.HeldRecord) error {
 	rows := make([]heldRow, 0, len(recs))
 	for _, r := range recs {
 		rows = append(rows, heldRow{
-			Provider: r.Provider, Region: r.Region, Zone: r.Zone, InstanceType: r.InstanceType, PriceType: string(r.PriceType),
-			Term: r.Term, Payment: r.Payment, OfferingClass: r.OfferingClass, OS: r.OS, GPUModel: r.GPUModel, GPUCount: r.GPUCount,
+			OfferKeyJSON: r.Key().JSON(), GPUModel: r.GPUModel, GPUCount: r.GPUCount,
 			Currency: r.Currency, HourlyPrice: jsonDecimal(r.Hourly), Upfront: jsonDecimal(r.Upfront), EffectiveHourly: jsonDecimal(r.EffectiveHourly),
 			StoredEffective: nullDecimal(r.Stored.Decimal, r.Stored.Valid), Reason: r.Reason, Detail: r.Detail,
 			FirstSeen: jsonTime(&r.FirstSeen), LastSeen: jsonTime(&r.LastSeen), Runs: r.Runs, FirstRunID: r.FirstRunID, LastRunID: r.LastRunID,
@@ -109,10 +101,7 @@ func writeHeld(w io.Writer, format string, recs []storage.HeldRecord) error {
 	t := table.New("PROVIDER", "REGION", "INSTANCE TYPE", "PRICE", ">HELD", ">STORED", "FIRST SEEN", "LAST SEEN", ">RUNS", "STATE", "WHY")
 	for i, r := range rows {
 		where := clitext.Place(r.Region, r.Zone)
-		price := r.PriceType
-		if r.Term != "" {
-			price += " " + r.Term
-		}
+		price := r.HowBought()
 		if r.OS != "" && r.OS != "linux" {
 			price += " " + r.OS
 		}

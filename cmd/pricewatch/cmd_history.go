@@ -130,7 +130,7 @@ func (a *app) historyCommand() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if instanceType, err = resolveInstanceType(cmd.Context(), db, args[0]); err != nil {
+				if instanceType, err = report.ResolveInstanceType(cmd.Context(), db, args[0]); err != nil {
 					return err
 				}
 				q := report.HistoryQuery{InstanceType: instanceType, Providers: f.providers, Regions: f.regions, Since: since,

@@ -56,7 +56,7 @@ left out unless --include-spot: it can be taken back at any time.`,
 			if err != nil {
 				return err
 			}
-			if err := checkGPUModel(ctx, m.db, f.gpu); err != nil {
+			if err := report.CheckGPUModel(ctx, m.db, f.gpu); err != nil {
 				return err
 			}
 			offers, err := m.offersOfGPU(ctx, f.gpu)
@@ -96,17 +96,9 @@ left out unless --include-spot: it can be taken back at any time.`,
 // optionRow is the JSON shape of one option; keep the names. Unconverted
 // options have a null rank and null costs.
 type optionRow struct {
-	Rank                 *int            `json:"rank"`
-	Label                string          `json:"label"`
-	Provider             string          `json:"provider"`
-	Region               string          `json:"region"`
-	Zone                 string          `json:"zone"`
-	InstanceType         string          `json:"instance_type"`
-	OS                   string          `json:"os"`
-	PriceType            string          `json:"price_type"`
-	Term                 string          `json:"term"`
-	Payment              string          `json:"payment"`
-	OfferingClass        string          `json:"offering_class"`
+	Rank  *int   `json:"rank"`
+	Label string `json:"label"`
+	pricewatch.OfferKeyJSON
 	GPUModel             string          `json:"gpu_model"`
 	GPUsPerInstance      float64         `json:"gpu_count"`
 	Instances            int             `json:"instances"`
@@ -158,8 +150,7 @@ type recommendJSON struct {
 }
 
 func optionJSON(o analysis.Option, ranked bool) optionRow {
-	r := optionRow{Label: o.Label(), Provider: o.Provider, Region: o.Region, Zone: o.Zone, InstanceType: o.InstanceType, OS: o.OS,
-		PriceType: string(o.PriceType), Term: o.Term, Payment: o.Payment, OfferingClass: o.OfferingClass, GPUModel: o.GPUModel,
+	r := optionRow{Label: o.Label(), OfferKeyJSON: o.OfferKeyJSON, GPUModel: o.GPUModel,
 		GPUsPerInstance: o.GPUsPerInstance, Instances: o.Instances, Currency: o.Currency, Terms: o.Terms, CommittedHours: o.CommittedHours,
 		BreakEvenUtilization: nullDecimal(o.BreakEvenUtilization.Decimal, o.BreakEvenUtilization.Valid), Interruptible: o.Interruptible, Marketplace: o.Marketplace,
 		Available: o.Available != nil && *o.Available, Availability: report.AvailabilityName(o.Availability), NativeCurrency: o.NativeCurrency,

@@ -52,7 +52,7 @@ every hour of its term; on-demand only for the hours used.`,
 			if err != nil {
 				return err
 			}
-			instanceType, err := resolveInstanceType(ctx, m.db, args[0])
+			instanceType, err := report.ResolveInstanceType(ctx, m.db, args[0])
 			if err != nil {
 				return err
 			}

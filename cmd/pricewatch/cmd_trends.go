@@ -76,7 +76,7 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 			if err != nil {
 				return err
 			}
-			if err := checkGPUModel(ctx, m.db, f.gpu); err != nil {
+			if err := report.CheckGPUModel(ctx, m.db, f.gpu); err != nil {
 				return err
 			}
 			tr, err := report.ComputeTrends(ctx, m.db, m.fx, report.TrendsQuery{Scope: m.reportScope(), GPU: f.gpu, Window: window,
@@ -125,7 +125,7 @@ func (r trendsReport) writeCSV(w io.Writer) error {
 		"change_pct", "last_change", "gpu", "at", "price_per_gpu_hour", "native_currency", "native_price_per_gpu_hour", "fx_rate", "fx_date", "fx_source", "fx_stale"}
 	var rows [][]string
 	for _, m := range r.MoverRows() {
-		rows = append(rows, []string{"mover", m.Provider, m.Region, m.Zone, m.InstanceType, m.PriceType, m.Term, m.Payment,
+		rows = append(rows, []string{"mover", m.Provider, m.Region, m.Zone, m.InstanceType, string(m.PriceType), m.Term, m.Payment,
 			m.OfferingClass, m.OS, m.GPUModel, clitext.Float(m.GPUCount), m.Currency, decText(m.ThenEffectiveHourly), decText(m.EffectiveHourly),
 			decText(m.Change), decText(m.ChangePct), timeText(m.LastChange), "", "", "", "", "", "", "", "", ""})
 	}
@@ -135,7 +135,7 @@ func (r trendsReport) writeCSV(w io.Writer) error {
 		if c.FXDate != nil {
 			date = *c.FXDate
 		}
-		rows = append(rows, []string{"cheapest", c.Provider, c.Region, c.Zone, c.InstanceType, c.PriceType, c.Term, c.Payment,
+		rows = append(rows, []string{"cheapest", c.Provider, c.Region, c.Zone, c.InstanceType, string(c.PriceType), c.Term, c.Payment,
 			c.OfferingClass, c.OS, c.GPUModel, clitext.Float(c.GPUCount), c.Currency, "", "", "", "", "", c.GPU, c.At, decText(c.PricePerGPUHour),
 			c.NativeCurrency, decText(c.NativePricePerGPUHour), decText(c.FXRate), date, c.FXSource, fmt.Sprint(c.FXStale)})
 	}

@@ -313,7 +313,7 @@ func TestDashboardInBrowser(t *testing.T) {
 func rowKeys(rows []report.CompareRow) []string {
 	out := make([]string, len(rows))
 	for i, r := range rows {
-		out[i] = offerKeyAttr(r.Provider, r.Region, r.Zone, r.InstanceType, r.PriceType, r.Term, r.Payment, r.OfferingClass, r.OS)
+		out[i] = r.Key().String() // as the page writes data-key
 	}
 	return out
 }
@@ -321,9 +321,7 @@ func rowKeys(rows []report.CompareRow) []string {
 func savingsKeys(rows []report.SavingsRow) []string {
 	out := make([]string, len(rows))
 	for i, r := range rows {
-		out[i] = offerKeyAttr(r.Provider, r.Region, r.Zone, r.InstanceType, r.PriceType, r.Term, r.Payment, r.OfferingClass, r.OS)
+		out[i] = r.Key().String() // as the page writes data-key
 	}
 	return out
 }
-
-func offerKeyAttr(parts ...string) string { return strings.Join(parts, "/") }

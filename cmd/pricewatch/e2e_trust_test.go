@@ -65,6 +65,10 @@ func TestDefaultRulesPostH100PriceDrop(t *testing.T) {
 	if code != 0 || !strings.Contains(rules, "price-drops") || !strings.Contains(rules, "built-in defaults") || !strings.Contains(rules, "C0GPUALERTS") {
 		t.Errorf("alerts rules: %s", rules)
 	}
+	// cheap-spot-h100's threshold is per GPU-hour: the table says in which currency.
+	if !strings.Contains(rules, "spot < 2.5/GPU-h") || !strings.Contains(rules, "in its own currency, without conversion") {
+		t.Errorf("alerts rules does not say the threshold's currency: %s", rules)
+	}
 }
 
 // TestExplicitEmptyRulesTurnAlertsOff: alerts.rules: [] posts nothing.
@@ -137,6 +141,12 @@ func TestThousandthOfThePriceIsHeld(t *testing.T) {
 			table, _, _ := runCLI(t, "--config", cfg, "held")
 			if !strings.Contains(table, "Standard_NC40ads_H100_v5") || !strings.Contains(table, "held") {
 				t.Errorf("held table:\n%s", table)
+			}
+			// The run record keeps the count; `runs` shows it.
+			runsOut, _, _ := runCLI(t, "--config", cfg, "runs", "--format", "json")
+			var runs []map[string]any
+			if json.Unmarshal([]byte(runsOut), &runs) != nil || len(runs) != 1 || runs[0]["offers_held"] != float64(1) {
+				t.Errorf("runs: %s, want the last run with offers_held 1", runsOut)
 			}
 		})
 	}

@@ -28,12 +28,6 @@ func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
 
-// notFoundError is a request for a name nothing stored carries; it exits 4.
-type notFoundError struct{ err error }
-
-func (e notFoundError) Error() string { return e.err.Error() }
-func (e notFoundError) Unwrap() error { return e.err }
-
 // exitCodeFor maps an error returned by a command to the process exit code.
 func exitCodeFor(err error) int {
 	var ec exitCode
@@ -49,7 +43,8 @@ func exitCodeFor(err error) int {
 	if errors.As(err, &pe) {
 		return exitUsage
 	}
-	var nf notFoundError
+	// A name nothing stored carries, asked locally or of the daemon.
+	var nf *report.NotStoredError
 	if errors.As(err, &nf) {
 		return exitNotFound
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricewatch/pricewatch/config"
+	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/web"
 )
 
@@ -82,6 +83,10 @@ func (a *app) remoteGet(ctx context.Context, server, endpoint string, q url.Valu
 			Error string `json:"error"`
 		}
 		if json.Unmarshal(body, &e) == nil && e.Error != "" {
+			if resp.StatusCode == http.StatusNotFound {
+				// Not stored there: the same exit 4 as a local miss.
+				return nil, fmt.Errorf("%s answered %d: %w", base.Redacted(), resp.StatusCode, &report.NotStoredError{Msg: e.Error})
+			}
 			return nil, fmt.Errorf("%s answered %d: %s", base.Redacted(), resp.StatusCode, e.Error)
 		}
 		return nil, fmt.Errorf("%s answered %s", base.Redacted(), resp.Status)

@@ -280,17 +280,21 @@ func (f *Fetcher) readPriceFile(ctx context.Context, r *run, region, fileURL str
 		return nil, incomplete(err)
 	}
 	defer d.Close()
-	now := time.Now
-	if f.cfg.Now != nil {
-		now = f.cfg.Now
-	}
-	rp, err := parseOfferFileAt(d, region, now())
+	rp, err := parseOfferFileAt(d, region, f.now())
 	d.Close()
 	r.bytes += d.n
 	if err != nil {
 		return nil, incomplete(fmt.Errorf("price file %s: %w", fileURL, err))
 	}
 	return rp, nil
+}
+
+// now is the moment terms' effectiveDate is judged at.
+func (f *Fetcher) now() time.Time {
+	if f.cfg.Now != nil {
+		return f.cfg.Now()
+	}
+	return time.Now()
 }
 
 func (f *Fetcher) readSavingsPlans(ctx context.Context, r *run, region, spURL string) error {
@@ -303,7 +307,7 @@ func (f *Fetcher) readSavingsPlans(ctx context.Context, r *run, region, spURL st
 		return incomplete(err)
 	}
 	defer d.Close()
-	_, offers, err := parseSavingsPlanFile(d, region, func(t string) bool { _, ok := r.types[t]; return ok })
+	_, offers, err := parseSavingsPlanFile(d, region, f.now(), func(t string) bool { _, ok := r.types[t]; return ok })
 	d.Close()
 	r.bytes += d.n
 	if err != nil {

@@ -3,6 +3,7 @@ package aws
 import (
 	"bytes"
 	"testing"
+	"time"
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
@@ -38,7 +39,7 @@ func TestCloudIDsFromRealFiles(t *testing.T) {
 
 	s := awstest.LoadSamples(t)
 	file := awstest.SavingsPlanFile(t, "20250911184447", "ap-east-2", s.SPHeader, s.SPRows)
-	_, offers, err := parseSavingsPlanFile(bytes.NewReader(file), "ap-east-2", func(string) bool { return true })
+	_, offers, err := parseSavingsPlanFile(bytes.NewReader(file), "ap-east-2", time.Now(), func(string) bool { return true })
 	if err != nil || len(offers) != 1 {
 		t.Fatalf("savings plans: %v, %v", offers, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/pricewatch/pricewatch"
 )
@@ -45,11 +46,18 @@ type planRate struct {
 // Linux, shared-tenancy rates of the instance types want accepts, as
 // savings_plan offers without hardware. Rates are kept only for those
 // types, so memory does not grow with the file.
-func parseSavingsPlanFile(r io.Reader, region string, want func(itype string) bool) (version string, offers []pricewatch.Offer, err error) {
+//
+// A plan's terms carry an effectiveDate, as on-demand terms do: a term
+// that takes effect after now is not the rate now, and where a plan lists
+// several terms in effect, the latest wins (a repriced plan keeps its old
+// term beside the new one for a while). Only two different rates in effect
+// since the same date are an error.
+func parseSavingsPlanFile(r io.Reader, region string, now time.Time, want func(itype string) bool) (version string, offers []pricewatch.Offer, err error) {
 	s := newScanner(r)
 	plans := map[string]savingsPlan{}
-	kept := map[string][]planRate{} // plan SKU → rates
-	lengths := map[string]string{}  // plan SKU → term from leaseContractLength
+	kept := map[string][]planRate{}     // plan SKU → rates of its latest term in effect
+	keptSince := map[string]time.Time{} // plan SKU → that term's effectiveDate
+	lengths := map[string]string{}      // plan SKU → term from leaseContractLength
 	var products, terms int
 
 	product := func() error {
@@ -162,13 +170,17 @@ func parseSavingsPlanFile(r io.Reader, region string, want func(itype string) bo
 
 	planTerm := func() error {
 		terms++
-		var sku, duration, unit string
+		var sku, duration, unit, effective string
 		var rates []planRate
 		err := s.object("savings plan term", func(k []byte) error {
 			switch string(k) {
 			case "sku":
 				v, err := s.readString("sku")
 				sku = string(v)
+				return err
+			case "effectiveDate":
+				v, err := s.readString("effectiveDate")
+				effective = string(v)
 				return err
 			case "leaseContractLength":
 				return s.object("leaseContractLength", func(k []byte) error {
@@ -192,10 +204,25 @@ func parseSavingsPlanFile(r io.Reader, region string, want func(itype string) bo
 		if err != nil || len(rates) == 0 {
 			return err
 		}
+		eff, err := (term{effective: effective}).effectiveAt()
+		if err != nil {
+			return fmt.Errorf("savings plan %s: %w", sku, err)
+		}
+		if eff.After(now) {
+			return nil // announced, not yet the rate
+		}
 		if t := leaseTerm(duration, unit); t != "" {
 			lengths[sku] = t
 		}
-		kept[sku] = append(kept[sku], rates...)
+		since, have := keptSince[sku]
+		switch {
+		case !have || eff.After(since):
+			kept[sku], keptSince[sku] = rates, eff
+		case eff.Equal(since):
+			// Same date: both stand, and the duplicate check below fails
+			// the file if they price one usage differently.
+			kept[sku] = append(kept[sku], rates...)
+		}
 		return nil
 	}
 

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
@@ -20,7 +22,7 @@ import (
 func TestSavingsPlanRealRows(t *testing.T) {
 	s := awstest.LoadSamples(t)
 	file := awstest.SavingsPlanFile(t, "20250911184447", "ap-east-2", s.SPHeader, s.SPRows)
-	version, offers, err := parseSavingsPlanFile(bytes.NewReader(file), "ap-east-2", func(string) bool { return true })
+	version, offers, err := parseSavingsPlanFile(bytes.NewReader(file), "ap-east-2", time.Now(), func(string) bool { return true })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +41,7 @@ func TestSavingsPlanRealRows(t *testing.T) {
 	}
 
 	// Types the caller does not want (not GPU types) are dropped.
-	_, none, err := parseSavingsPlanFile(bytes.NewReader(file), "ap-east-2", func(string) bool { return false })
+	_, none, err := parseSavingsPlanFile(bytes.NewReader(file), "ap-east-2", time.Now(), func(string) bool { return false })
 	if err != nil || len(none) != 0 {
 		t.Errorf("unwanted types: %v, %v", none, err)
 	}
@@ -165,5 +167,55 @@ func TestEmptySavingsPlanIndex(t *testing.T) {
 	}
 	if len(snap.Offers) != 13 {
 		t.Errorf("%d offers", len(snap.Offers))
+	}
+}
+
+// TestSavingsPlanEffectiveDate: a plan whose rate was changed lists a term
+// per effectiveDate (constructed in the documented JSON layout; the real
+// excerpt has one term per plan). The latest term in effect is the rate,
+// an announced one is not yet, and two terms in effect since the same
+// date that disagree fail the file instead of one being picked.
+func TestSavingsPlanEffectiveDate(t *testing.T) {
+	now := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	term := func(effective, price string) string {
+		return fmt.Sprintf(`{"sku":"PLAN1","description":"1 year No Upfront p5 EC2 Instance Savings Plan in us-east-1","effectiveDate":%q,
+		  "leaseContractLength":{"duration":1,"unit":"year"},
+		  "rates":[{"discountedSku":"EC2SKU","discountedUsageType":"BoxUsage:p5.48xlarge","discountedOperation":"RunInstances",
+		    "discountedServiceCode":"AmazonEC2","rateCode":"PLAN1.EC2SKU","unit":"Hrs","discountedRate":{"price":%q,"currency":"USD"},
+		    "discountedRegionCode":"us-east-1","discountedInstanceType":"p5.48xlarge"}]}`, effective, price)
+	}
+	file := func(terms ...string) []byte {
+		return []byte(`{"version":"20260601000000","publicationDate":"2026-06-01T00:00:00Z","regionCode":"us-east-1",
+		  "products":[{"sku":"PLAN1","productFamily":"EC2InstanceSavingsPlans","serviceCode":"ComputeSavingsPlans",
+		    "usageType":"EC2SP:p5.1yrNoUpfront","operation":"","attributes":{"purchaseOption":"No Upfront","purchaseTerm":"1yr"}}],
+		  "terms":{"savingsPlan":[` + strings.Join(terms, ",") + `]}}`)
+	}
+	for _, tc := range []struct {
+		name  string
+		terms []string
+		want  string // "" = error
+	}{
+		{"one term", []string{term("2025-01-01T00:00:00Z", "40.0")}, "40.0"},
+		{"newer term wins, in either order", []string{term("2026-03-01T00:00:00Z", "36.5"), term("2025-01-01T00:00:00Z", "40.0")}, "36.5"},
+		{"older listed last still loses", []string{term("2025-01-01T00:00:00Z", "40.0"), term("2026-03-01T00:00:00Z", "36.5")}, "36.5"},
+		{"announced term is not yet the rate", []string{term("2025-01-01T00:00:00Z", "40.0"), term("2026-07-01T00:00:00Z", "30.0")}, "40.0"},
+		{"same date, same rate", []string{term("2025-01-01T00:00:00Z", "40.0"), term("2025-01-01T00:00:00Z", "40.0")}, "40.0"},
+		{"same date, different rates", []string{term("2025-01-01T00:00:00Z", "40.0"), term("2025-01-01T00:00:00Z", "39.0")}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, offers, err := parseSavingsPlanFile(bytes.NewReader(file(tc.terms...)), "us-east-1", now, func(string) bool { return true })
+			if tc.want == "" {
+				if err == nil {
+					t.Fatalf("want an error, got %+v", offers)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(offers) != 1 || !offers[0].Hourly.Equal(mustDec(t, tc.want)) {
+				t.Fatalf("got %+v, want one rate of %s", offers, tc.want)
+			}
+		})
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"context"
@@ -10,16 +10,23 @@ import (
 	"github.com/pricewatch/pricewatch/storage"
 )
 
-// nameStore is what the name checks read: every name the database holds.
-type nameStore interface {
+// NameStore is what the name checks read: every name the database holds.
+type NameStore interface {
 	StoredNames(ctx context.Context) (storage.Names, error)
 }
 
-// resolveInstanceType returns the stored spelling of an instance type asked
-// for on the command line. Clouds spell types in one case only, so a case
+// NotStoredError is a request for a name nothing stored carries (an
+// instance type, a GPU model). The CLI exits 4 on it and the API answers
+// 404, with the same message and suggestions.
+type NotStoredError struct{ Msg string }
+
+func (e *NotStoredError) Error() string { return e.Msg }
+
+// ResolveInstanceType returns the stored spelling of an instance type asked
+// for on the command line or in an API path. Clouds spell types in one case only, so a case
 // difference (P5.48XLARGE) is not a different type. A name nothing stored
 // carries is a not-found error suggesting the nearest stored names.
-func resolveInstanceType(ctx context.Context, st nameStore, asked string) (string, error) {
+func ResolveInstanceType(ctx context.Context, st NameStore, asked string) (string, error) {
 	names, err := st.StoredNames(ctx)
 	if err != nil {
 		return "", err
@@ -34,12 +41,12 @@ func resolveInstanceType(ctx context.Context, st nameStore, asked string) (strin
 			return n, nil
 		}
 	}
-	return "", notFoundError{fmt.Errorf("no instance type %q is stored%s", asked, suggestion(asked, names.InstanceTypes))}
+	return "", &NotStoredError{fmt.Sprintf("no instance type %q is stored%s", asked, suggestion(asked, names.InstanceTypes))}
 }
 
-// checkGPUModel fails with a suggestion when a --gpu filter matches no GPU
+// CheckGPUModel fails with a suggestion when a GPU filter matches no GPU
 // model stored in the database (gpu.Matches decides, as the reports do).
-func checkGPUModel(ctx context.Context, st nameStore, asked string) error {
+func CheckGPUModel(ctx context.Context, st NameStore, asked string) error {
 	if strings.TrimSpace(asked) == "" {
 		return nil
 	}
@@ -52,7 +59,7 @@ func checkGPUModel(ctx context.Context, st nameStore, asked string) error {
 			return nil
 		}
 	}
-	return notFoundError{fmt.Errorf("no GPU model matching %q is stored%s", asked, suggestion(asked, names.GPUModels))}
+	return &NotStoredError{fmt.Sprintf("no GPU model matching %q is stored%s", asked, suggestion(asked, names.GPUModels))}
 }
 
 // suggestion is the "; did you mean …" tail of a not-found message: up to
