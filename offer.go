@@ -231,3 +231,12 @@ func (o Offer) Validate() error {
 	}
 	return nil
 }
+
+// Place is where a price or a stock state holds, as reports name it: the
+// zone when it is zonal, else the region.
+func Place(region, zone string) string {
+	if zone != "" {
+		return zone
+	}
+	return region
+}

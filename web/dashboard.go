@@ -391,7 +391,7 @@ func historyLines(rows []storage.PriceInterval, from, to time.Time) []Line {
 		if r.OS != "" && r.OS != pricewatch.Linux {
 			continue
 		}
-		name := fmt.Sprintf("%s %s", placeName(r.Region, r.Zone), strings.ReplaceAll(string(r.PriceType), "_", "-"))
+		name := fmt.Sprintf("%s %s", pricewatch.Place(r.Region, r.Zone), strings.ReplaceAll(string(r.PriceType), "_", "-"))
 		g := byName[name]
 		if g == nil {
 			g = &group{name: name}
@@ -446,13 +446,6 @@ func historyLines(rows []storage.PriceInterval, from, to time.Time) []Line {
 		}
 	}
 	return out
-}
-
-func placeName(region, zone string) string {
-	if zone != "" {
-		return zone
-	}
-	return region
 }
 
 func maxTime(a, b time.Time) time.Time {

@@ -55,14 +55,6 @@ func buyLabel(o pricewatch.Offer) string { return o.Key().HowBought() }
 
 func keyBuyLabel(k pricewatch.OfferKey) string { return k.HowBought() }
 
-// place is the zone when the price is zonal, else the region.
-func place(region, zone string) string {
-	if zone != "" {
-		return zone
-	}
-	return region
-}
-
 // hardwareLabel is "8× H100".
 func hardwareLabel(model string, count float64) string {
 	if model == "" {

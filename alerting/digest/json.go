@@ -257,7 +257,7 @@ func WriteJSON(w io.Writer, d Digest) error {
 	for _, s := range d.Chart.Series {
 		js := jsonChartSeries{Label: s.Label, GPU: s.GPU, PriceType: string(s.PriceType), Points: []jsonChartPoint{}, Unconverted: orEmpty(s.Unconverted)}
 		for _, p := range s.Points {
-			js.Points = append(js.Points, jsonChartPoint{At: ts(p.At), PerGPUHour: num(p.PerGPUHour), Provider: p.Key.Provider, Region: place(p.Key.Region, p.Key.Zone),
+			js.Points = append(js.Points, jsonChartPoint{At: ts(p.At), PerGPUHour: num(p.PerGPUHour), Provider: p.Key.Provider, Region: pricewatch.Place(p.Key.Region, p.Key.Zone),
 				InstanceType: p.Key.InstanceType, PriceType: string(p.Key.PriceType), GPUModel: p.GPUModel, NativeCurrency: p.NativeCurrency,
 				NativePerGPUHour: num(p.NativePerGPUHour), FXStale: p.FXStale})
 		}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/pricewatch/pricewatch"
 )
 
 // mdEscape makes cloud text literal in GitHub-flavoured Markdown, table
@@ -70,7 +72,7 @@ func WriteMarkdown(w io.Writer, d Digest) error {
 		p("|---|--:|--:|--:|--:|---|---|")
 		for _, s := range d.Savings {
 			p("| %s | %s | %s | %s | %s | %s %s %s %s | %s |", md(s.Model), saving(s.FullUseSavingsPct), share(s.BreakEvenUtilization),
-				perGPU(s.EffectivePerGPU), perGPU(s.OnDemandPerGPU), md(s.Provider), md(place(s.Region, s.Zone)), md(s.InstanceType), md(buyLabel(s.Offer)),
+				perGPU(s.EffectivePerGPU), perGPU(s.OnDemandPerGPU), md(s.Provider), md(pricewatch.Place(s.Region, s.Zone)), md(s.InstanceType), md(buyLabel(s.Offer)),
 				md(commitmentCash(d, s)))
 		}
 	}

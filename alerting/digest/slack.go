@@ -6,6 +6,7 @@ import (
 
 	slackapi "github.com/slack-go/slack"
 
+	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting/slack"
 )
 
@@ -118,7 +119,7 @@ func SlackPayload(d Digest, opts SlackOptions) ([]byte, error) {
 	var sav []string
 	for _, s := range d.Savings {
 		sav = append(sav, fmt.Sprintf("• *%s*: save *%s* with %s %s %s %s: %s vs %s %s per GPU-hour on demand; breaks even at *%s* of hours; %s",
-			esc(s.Model), saving(s.FullUseSavingsPct), esc(slack.ProviderName(s.Provider)), esc(place(s.Region, s.Zone)), code(s.InstanceType),
+			esc(s.Model), saving(s.FullUseSavingsPct), esc(slack.ProviderName(s.Provider)), esc(pricewatch.Place(s.Region, s.Zone)), code(s.InstanceType),
 			esc(buyLabel(s.Offer)), perGPU(s.EffectivePerGPU), perGPU(s.OnDemandPerGPU), esc(d.Currency), share(s.BreakEvenUtilization),
 			esc(commitmentCash(d, s))))
 	}
@@ -135,7 +136,7 @@ func SlackPayload(d Digest, opts SlackOptions) ([]byte, error) {
 		}
 		k := m.Key
 		mv = append(mv, fmt.Sprintf("• *%s* %s %s %s %s (%s): %s → %s %s",
-			signed(pct(m.Pct)), esc(slack.ProviderName(k.Provider)), esc(place(k.Region, k.Zone)), code(k.InstanceType), esc(keyBuyLabel(k)),
+			signed(pct(m.Pct)), esc(slack.ProviderName(k.Provider)), esc(pricewatch.Place(k.Region, k.Zone)), code(k.InstanceType), esc(keyBuyLabel(k)),
 			esc(hardwareLabel(m.GPUModel, m.GPUCount)), perGPU(from), perGPU(to), esc(m.Currency)))
 	}
 	if len(mv) == 0 {
@@ -230,7 +231,7 @@ func modelSection(m ModelRow, cur string) string {
 		if c.wow != "" {
 			fmt.Fprintf(&b, " (%s w/w)", signed(c.wow))
 		}
-		fmt.Fprintf(&b, " · %s %s %s %s", esc(slack.ProviderName(o.Provider)), esc(place(o.Region, o.Zone)), code(o.InstanceType), esc(hardwareLabel(o.GPUModel, o.GPUCount)))
+		fmt.Fprintf(&b, " · %s %s %s %s", esc(slack.ProviderName(o.Provider)), esc(pricewatch.Place(o.Region, o.Zone)), code(o.InstanceType), esc(hardwareLabel(o.GPUModel, o.GPUCount)))
 		if o.PriceType.IsCommitment() {
 			b.WriteString(" " + esc(buyLabel(o)))
 		}

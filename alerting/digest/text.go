@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/internal/table"
 )
 
@@ -66,7 +67,7 @@ func WriteText(w io.Writer, d Digest) error {
 		t := table.New("GPU", ">SAVING", ">BREAK-EVEN", ">"+d.Currency+"/GPU-H", ">ON-DEMAND", "COMMITMENT")
 		for _, s := range d.Savings {
 			t.Add(s.Model, saving(s.FullUseSavingsPct), share(s.BreakEvenUtilization), perGPU(s.EffectivePerGPU), perGPU(s.OnDemandPerGPU),
-				fmt.Sprintf("%s %s %s %s", s.Provider, place(s.Region, s.Zone), s.InstanceType, buyLabel(s.Offer)))
+				fmt.Sprintf("%s %s %s %s", s.Provider, pricewatch.Place(s.Region, s.Zone), s.InstanceType, buyLabel(s.Offer)))
 		}
 		if err := flushTable(b, t); err != nil {
 			return err
@@ -169,7 +170,7 @@ func flushTable(w io.Writer, t *table.Table) error { return t.Write(w, textLayou
 // converted and any flag the reader must see.
 func choiceWhere(c *Choice, cur string, commitment bool, esc func(string) string) string {
 	o := c.Offer
-	s := fmt.Sprintf("%s %s %s (%s)", esc(o.Provider), esc(place(o.Region, o.Zone)), esc(o.InstanceType), esc(hardwareLabel(o.GPUModel, o.GPUCount)))
+	s := fmt.Sprintf("%s %s %s (%s)", esc(o.Provider), esc(pricewatch.Place(o.Region, o.Zone)), esc(o.InstanceType), esc(hardwareLabel(o.GPUModel, o.GPUCount)))
 	if commitment {
 		s += " " + esc(buyLabel(o))
 	}
@@ -187,7 +188,7 @@ func choiceWhere(c *Choice, cur string, commitment bool, esc func(string) string
 
 func moveWhere(mv Move) string {
 	k := mv.Key
-	return fmt.Sprintf("%s %s %s %s (%s)", k.Provider, place(k.Region, k.Zone), k.InstanceType, keyBuyLabel(k), hardwareLabel(mv.GPUModel, mv.GPUCount))
+	return fmt.Sprintf("%s %s %s %s (%s)", k.Provider, pricewatch.Place(k.Region, k.Zone), k.InstanceType, keyBuyLabel(k), hardwareLabel(mv.GPUModel, mv.GPUCount))
 }
 
 func writeEvents(w io.Writer, es []AvailabilityEvent, d Digest, none string) {

@@ -140,7 +140,7 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 			if r.PricePerGB.Valid {
 				gb = r.PricePerGB.Decimal.StringFixed(4)
 			}
-			table.AddRow(cols, r.Provider, clitext.Place(r.Region, r.Zone), r.InstanceType, clitext.GPUs(r.GPUCount, r.GPUModel),
+			table.AddRow(cols, r.Provider, pricewatch.Place(r.Region, r.Zone), r.InstanceType, clitext.GPUs(r.GPUCount, r.GPUModel),
 				clitext.BuyLabel(r.Offer), clitext.Rate(r.PricePerGPUHour), tflops, gb, clitext.Avail(r.Available), marketShort(r.Marketplace))
 		}
 		dropped, err := table.Fit(&b, cols, table.Layout{Width: width, MinLast: cutMinLast})
@@ -163,7 +163,7 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 			if v, ok := pricewatch.PerGPUHour(r.NativeEffectiveHourly, r.GPUCount); ok {
 				pg = clitext.Rate(v)
 			}
-			table.AddRow(cols, r.Provider, clitext.Place(r.Region, r.Zone), r.InstanceType, clitext.GPUs(r.GPUCount, r.GPUModel), clitext.BuyLabel(r.Offer),
+			table.AddRow(cols, r.Provider, pricewatch.Place(r.Region, r.Zone), r.InstanceType, clitext.GPUs(r.GPUCount, r.GPUModel), clitext.BuyLabel(r.Offer),
 				pg, r.NativeCurrency, clitext.Avail(r.Available), marketShort(r.Marketplace))
 		}
 		if _, err := fitTable(&b, cols); err != nil {

@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/internal/clitext"
 	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -100,7 +99,7 @@ func writeHeld(w io.Writer, format string, recs []storage.HeldRecord) error {
 	}
 	t := table.New("PROVIDER", "REGION", "INSTANCE TYPE", "PRICE", ">HELD", ">STORED", "FIRST SEEN", "LAST SEEN", ">RUNS", "STATE", "WHY")
 	for i, r := range rows {
-		where := clitext.Place(r.Region, r.Zone)
+		where := pricewatch.Place(r.Region, r.Zone)
 		price := r.HowBought()
 		if r.OS != "" && r.OS != "linux" {
 			price += " " + r.OS

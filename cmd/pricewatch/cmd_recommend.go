@@ -254,7 +254,7 @@ func writeRecommendTable(w io.Writer, rec analysis.Recommendation, f recommendFl
 					be = "never"
 				}
 			}
-			table.AddRow(cols, mark, o.Provider, clitext.Place(o.Region, o.Zone), o.InstanceType, fmt.Sprint(o.Instances), clitext.BuyLabel(o.Offer),
+			table.AddRow(cols, mark, o.Provider, pricewatch.Place(o.Region, o.Zone), o.InstanceType, fmt.Sprint(o.Instances), clitext.BuyLabel(o.Offer),
 				clitext.Money(o.TotalCost), be)
 			offers = append(offers, o.Offer)
 		}

@@ -98,7 +98,7 @@ func writeSavingsTable(w io.Writer, instanceType string, offers []pricewatch.Off
 	var shown []pricewatch.Offer
 	for _, g := range rep.Groups {
 		b.WriteString("\n")
-		b.WriteString(table.Wrap(fmt.Sprintf("%s %s %s (%s, %s): on-demand %s %s/h", g.Provider, clitext.Place(g.Region, g.Zone), g.InstanceType,
+		b.WriteString(table.Wrap(fmt.Sprintf("%s %s %s (%s, %s): on-demand %s %s/h", g.Provider, pricewatch.Place(g.Region, g.Zone), g.InstanceType,
 			clitext.GPUs(g.OnDemand.GPUCount, g.OnDemand.GPUModel), g.OS, clitext.Rate(g.OnDemandHourly), g.Currency), tableWidth(), "  "))
 		cols := []table.Column{{Head: " "}, {Head: "BUY"}, {Head: ">EFFECTIVE/H"}, {Head: ">SAVINGS"}, {Head: ">DISCOUNT", Drop: 2}, {Head: ">BREAK-EVEN"},
 			{Head: ">UPFRONT", Drop: 1}, {Head: ">TERM COST", Drop: 4}, {Head: ">ON-DEMAND", Drop: 3}}
@@ -140,7 +140,7 @@ func writeSavingsTable(w io.Writer, instanceType string, offers []pricewatch.Off
 			reasons = append(reasons, s.Reason)
 		}
 		byReason[s.Reason] = append(byReason[s.Reason], fmt.Sprintf("%s %s %s %s", s.Offer.Provider,
-			clitext.Place(s.Offer.Region, s.Offer.Zone), s.Offer.InstanceType, clitext.BuyLabel(s.Offer)))
+			pricewatch.Place(s.Offer.Region, s.Offer.Zone), s.Offer.InstanceType, clitext.BuyLabel(s.Offer)))
 	}
 	for _, r := range reasons {
 		b.WriteString("\n")

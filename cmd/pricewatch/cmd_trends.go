@@ -171,7 +171,7 @@ func (r trendsReport) writeTable(w io.Writer, pts []pricewatch.PriceType, os str
 				sign = "+"
 			}
 			o := pricewatch.Offer{PriceType: t.Key.PriceType, Term: t.Key.Term, Payment: t.Key.Payment, OfferingClass: t.Key.OfferingClass}
-			table.AddRow(cols, t.Key.Provider, clitext.Place(t.Key.Region, t.Key.Zone), t.Key.InstanceType, clitext.BuyLabel(o),
+			table.AddRow(cols, t.Key.Provider, pricewatch.Place(t.Key.Region, t.Key.Zone), t.Key.InstanceType, clitext.BuyLabel(o),
 				clitext.Rate(d.From), clitext.Rate(d.To)+" "+t.Currency, sign+clitext.Percent(d.Pct))
 		}
 		if _, err := fitTable(&b, cols); err != nil {
@@ -188,7 +188,7 @@ func (r trendsReport) writeTable(w io.Writer, pts []pricewatch.PriceType, os str
 				{Head: "INSTANCE TYPE"}, {Head: "BUY"}, {Head: ">NATIVE/GPU-H", Drop: 1}}
 			for _, p := range changesOnly(s.Points) {
 				o := pricewatch.Offer{PriceType: p.Key.PriceType, Term: p.Key.Term, Payment: p.Key.Payment, OfferingClass: p.Key.OfferingClass}
-				table.AddRow(cols, sinceText(p.At, s.Points), clitext.Rate(p.PerGPUHour), p.Key.Provider, clitext.Place(p.Key.Region, p.Key.Zone),
+				table.AddRow(cols, sinceText(p.At, s.Points), clitext.Rate(p.PerGPUHour), p.Key.Provider, pricewatch.Place(p.Key.Region, p.Key.Zone),
 					p.Key.InstanceType, clitext.BuyLabel(o), clitext.Rate(p.NativePerGPUHour)+" "+p.NativeCurrency)
 			}
 			if _, err := fitTable(&b, cols); err != nil {
@@ -223,7 +223,7 @@ func offerKeyLabel(s string) string {
 		return s
 	}
 	o := pricewatch.Offer{PriceType: pricewatch.PriceType(p[4]), Term: p[5], Payment: p[6], OfferingClass: p[7]}
-	return strings.Join([]string{p[0], clitext.Place(p[1], p[2]), p[3], clitext.BuyLabel(o)}, " ")
+	return strings.Join([]string{p[0], pricewatch.Place(p[1], p[2]), p[3], clitext.BuyLabel(o)}, " ")
 }
 
 // changesOnly keeps the first point and every point where the cheapest

@@ -5,6 +5,7 @@ import (
 	"io"
 	"sort"
 
+	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/internal/clitext"
 	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/storage"
@@ -36,7 +37,7 @@ func writeHistoryPlot(w io.Writer, instanceType string, rows []storage.PriceInte
 	byCurrency := map[string][]clitext.Series{}
 	for _, group := range groupByOffer(rows) {
 		h := group[0]
-		s := clitext.Series{Label: fmt.Sprintf("%s %s %s %s", h.Provider, clitext.Place(h.Region, h.Zone), clitext.BuyLabel(h.Offer), h.OS)}
+		s := clitext.Series{Label: fmt.Sprintf("%s %s %s %s", h.Provider, pricewatch.Place(h.Region, h.Zone), clitext.BuyLabel(h.Offer), h.OS)}
 		for _, r := range group {
 			st := clitext.Step{From: r.ValidFrom, Value: r.EffectiveHourly}
 			if r.ValidTo != nil {

@@ -36,14 +36,6 @@ func PriceTypes(pts []pricewatch.PriceType) string {
 	return strings.Join(s, ", ")
 }
 
-// Place is the zone of a zonal price, else the region.
-func Place(region, zone string) string {
-	if zone != "" {
-		return zone
-	}
-	return region
-}
-
 // GPUs is "8×H100"; "-" when the model is not known.
 func GPUs(count float64, model string) string {
 	if model == "" {
