@@ -21,3 +21,14 @@ func TestHowBought(t *testing.T) {
 		}
 	}
 }
+
+// TestPlace: a zonal price or stock is named by its zone, a regional one
+// by its region.
+func TestPlace(t *testing.T) {
+	if got := Place("ap-guangzhou", "ap-guangzhou-3"); got != "ap-guangzhou-3" {
+		t.Errorf("zonal: %q", got)
+	}
+	if got := Place("eastus", ""); got != "eastus" {
+		t.Errorf("regional: %q", got)
+	}
+}

@@ -24,9 +24,9 @@ func TestDependencyRules(t *testing.T) {
 		forbidden []string
 		why       string
 	}{
-		{"alerting", []string{"storage", "config"}, "the dispatcher declares its Outbox and Clock, the rules take RulesConfig; alerting/outboxstore and cmd join them"},
-		{"alerting/slack", []string{"storage", "config"}, "a notifier renders the outbox document it is given; secrets arrive as strings"},
-		{"alerting/webhook", []string{"storage", "config"}, "a notifier renders the outbox document it is given"},
+		{"alerting", []string{"storage", "config", "fetchers"}, "the dispatcher declares its Outbox and Clock, the rules take RulesConfig; alerting/outboxstore and cmd join them; back-off and sleep come from retry"},
+		{"alerting/slack", []string{"storage", "config", "fetchers"}, "a notifier renders the outbox document it is given; secrets arrive as strings"},
+		{"alerting/webhook", []string{"storage", "config", "fetchers"}, "a notifier renders the outbox document it is given"},
 		{"alerting/digest", []string{"storage", "config"}, "the digest's renderers read analysis/digest's data"},
 		{"analysis/digest", []string{"storage", "config", "alerting"}, "the digest's computation declares the rows it reads; report converts storage's"},
 		{"fx", []string{"fetchers"}, "fx declares the Doer it uses"},
@@ -38,6 +38,15 @@ func TestDependencyRules(t *testing.T) {
 				if d == module+"/"+f || strings.HasPrefix(d, module+"/"+f+"/") {
 					t.Errorf("%s depends on %s (%s)", r.pkg, d, r.why)
 				}
+			}
+		}
+	}
+	// The one-of-each helpers are leaves: anything may use them, because
+	// they use nothing of pricewatch.
+	for _, leaf := range []string{"retry", "secret"} {
+		for _, d := range goList(t, "-deps", "-f", "{{.ImportPath}}", "./"+leaf) {
+			if strings.HasPrefix(d, module) && d != module+"/"+leaf {
+				t.Errorf("%s depends on %s: a shared helper must be a leaf", leaf, d)
 			}
 		}
 	}

@@ -154,13 +154,17 @@ func PerGPUHour(hourly decimal.Decimal, gpuCount float64) (decimal.Decimal, bool
 
 // FormatAmount prints an amount for people: two decimals and thousands
 // separators (1,446,955.00). Stored and JSON values never go through it.
-func FormatAmount(d decimal.Decimal) string {
-	s := d.StringFixed(2)
+func FormatAmount(d decimal.Decimal) string { return GroupThousands(d.StringFixed(2)) }
+
+// GroupThousands puts thousands separators into the integer part of a
+// decimal number as text ("-1234567.5" → "-1,234,567.5"), for the figures
+// people read; stored and JSON values never go through it.
+func GroupThousands(s string) string {
 	sign := ""
 	if strings.HasPrefix(s, "-") {
 		sign, s = "-", s[1:]
 	}
-	intPart, frac, _ := strings.Cut(s, ".")
+	intPart, frac, hasFrac := strings.Cut(s, ".")
 	var b strings.Builder
 	for i, c := range intPart {
 		if i > 0 && (len(intPart)-i)%3 == 0 {
@@ -168,5 +172,8 @@ func FormatAmount(d decimal.Decimal) string {
 		}
 		b.WriteRune(c)
 	}
-	return sign + b.String() + "." + frac
+	if hasFrac {
+		return sign + b.String() + "." + frac
+	}
+	return sign + b.String()
 }

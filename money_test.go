@@ -139,6 +139,11 @@ func TestFormatAmount(t *testing.T) {
 			t.Errorf("FormatAmount(%s) = %s, want %s", in, got, want)
 		}
 	}
+	for in, want := range map[string]string{"1234567.8901": "1,234,567.8901", "-1000": "-1,000", "999": "999", "-12.5": "-12.5", "100000.00": "100,000.00"} {
+		if got := GroupThousands(in); got != want {
+			t.Errorf("GroupThousands(%s) = %s, want %s", in, got, want)
+		}
+	}
 }
 
 func TestParsePriceRefusesImplausibleMagnitudes(t *testing.T) {

@@ -157,6 +157,15 @@ type OfferKey struct {
 	Term, Payment, OfferingClass, OS     string
 }
 
+// Place is where people look for an offer or a stock state: the zone when
+// it is zonal, else the region.
+func Place(region, zone string) string {
+	if zone != "" {
+		return zone
+	}
+	return region
+}
+
 func (k OfferKey) String() string {
 	parts := []string{k.Provider, k.Region, k.Zone, k.InstanceType, string(k.PriceType), k.Term, k.Payment, k.OfferingClass, k.OS}
 	return strings.Join(parts, "/")
@@ -230,13 +239,4 @@ func (o Offer) Validate() error {
 		return fmt.Errorf("offer %s: zero price (a missing price must be left out, never stored as 0)", o.Key())
 	}
 	return nil
-}
-
-// Place is where a price or a stock state holds, as reports name it: the
-// zone when it is zonal, else the region.
-func Place(region, zone string) string {
-	if zone != "" {
-		return zone
-	}
-	return region
 }

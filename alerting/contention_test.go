@@ -1,4 +1,4 @@
-package alerting
+package alerting_test
 
 import (
 	"context"
@@ -14,6 +14,9 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/pricewatch/pricewatch/alerting"
+	"github.com/pricewatch/pricewatch/alerting/alertingtest"
+	"github.com/pricewatch/pricewatch/alerting/outboxstore"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -54,9 +57,9 @@ func TestDeliveryUnderLockContention(t *testing.T) {
 	queue(t, db, "#a:one", "#a:two", "#a:three")
 
 	slack := &slowSlack{posting: make(chan struct{}), answer: make(chan struct{})}
-	opts := DispatcherOptions{Lease: 100 * time.Millisecond, ChannelInterval: -1}
-	first := newDispatcher(db, slack, zap.NewNop(), opts)
-	second := newDispatcher(db, slack, zap.NewNop(), opts)
+	opts := alerting.DispatcherOptions{Lease: 100 * time.Millisecond, ChannelInterval: -1}
+	first := outboxstore.NewDispatcher(db, slack, zap.NewNop(), opts)
+	second := outboxstore.NewDispatcher(db, slack, zap.NewNop(), opts)
 
 	var wg sync.WaitGroup
 	var firstErr error
@@ -130,13 +133,13 @@ func TestRetryAfterIsCapped(t *testing.T) {
 
 func testRetryAfterCap(t *testing.T, after time.Duration) {
 	clk := newClock()
-	db := openDB(t, "", clk)
+	db := alertingtest.OpenDB(t, "", clk)
 	queue(t, db, "#a:one")
-	n := &fakeNotifier{clk: clk, start: clk.now(), script: map[string][]error{
-		"#a": {RetryAfter(errors.New("Slack rate limit (HTTP 429)"), after)},
+	n := &fakeNotifier{clk: clk, start: clk.Now(), script: map[string][]error{
+		"#a": {alerting.RetryAfter(errors.New("Slack rate limit (HTTP 429)"), after)},
 	}}
 	core, logs := observer.New(zapcore.WarnLevel)
-	d := newDispatcher(db, n, zap.New(core), DispatcherOptions{Sleep: clk.sleep, MaxRetryAfter: 10 * time.Minute})
+	d := outboxstore.NewDispatcher(db, n, zap.New(core), alerting.DispatcherOptions{Sleep: clk.Sleep, MaxRetryAfter: 10 * time.Minute})
 	if _, err := d.Deliver(t.Context(), 0, false); err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +147,7 @@ func testRetryAfterCap(t *testing.T, after time.Duration) {
 	if err != nil || len(heads) != 1 {
 		t.Fatalf("%v, %v", heads, err)
 	}
-	if wait := heads[0].NextAttemptAt.Sub(clk.now()); wait != 10*time.Minute {
+	if wait := heads[0].NextAttemptAt.Sub(clk.Now()); wait != 10*time.Minute {
 		t.Errorf("next attempt in %s, want the 10m cap", wait)
 	}
 	if logs.FilterMessageSnippet("max_retry_after").Len() != 1 {

@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+	"golang.org/x/time/rate"
+
+	"github.com/pricewatch/pricewatch/retry"
 )
 
 // OutboxEntry is one queued message as the dispatcher needs it.
@@ -94,21 +97,7 @@ func (o *DispatcherOptions) defaults() {
 		o.MaxRetryAfter = time.Hour
 	}
 	if o.Sleep == nil {
-		o.Sleep = sleep
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
+		o.Sleep = retry.Sleep
 	}
 }
 
@@ -125,7 +114,9 @@ type Dispatcher struct {
 	log      *zap.Logger
 	opts     DispatcherOptions
 	nudge    chan struct{}
-	lastPost map[string]time.Time
+	// pace holds each channel's limiter (ChannelInterval per post), read
+	// on the outbox clock so that tests can move it.
+	pace map[string]*rate.Limiter
 	// A channel (or everything) that failed permanently is left alone for
 	// MaxBackoff: its next messages would fail the same way, and should
 	// wait, pending, for the operator's fix rather than fail one by one.
@@ -141,7 +132,7 @@ func NewDispatcher(outbox Outbox, clock Clock, n Notifier, log *zap.Logger, opts
 		log = zap.NewNop()
 	}
 	return &Dispatcher{db: outbox, clock: clock, notifier: n, log: log, opts: opts, nudge: make(chan struct{}, 1),
-		lastPost: map[string]time.Time{}, pausedUntil: map[string]time.Time{}}
+		pace: map[string]*rate.Limiter{}, pausedUntil: map[string]time.Time{}}
 }
 
 // AttachmentNotifier is a Notifier that can send the file stored with a
@@ -362,25 +353,25 @@ const (
 )
 
 func (d *Dispatcher) deliver(ctx context.Context, m OutboxEntry, force bool) (outcome, error) {
-	if d.opts.ChannelInterval > 0 {
-		if last, ok := d.lastPost[m.Channel]; ok {
-			if err := d.opts.Sleep(ctx, last.Add(d.opts.ChannelInterval).Sub(d.clock.Now())); err != nil {
-				return 0, err
-			}
-		}
-	}
-	now := d.clock.Now()
-	ok, err := d.db.ClaimMessage(ctx, m.ID, now, now.Add(d.opts.Lease), force)
+	turn, err := d.waitTurn(ctx, m.Channel)
 	if err != nil {
 		return 0, err
 	}
-	if !ok {
+	now := d.clock.Now()
+	ok, err := d.db.ClaimMessage(ctx, m.ID, now, now.Add(d.opts.Lease), force)
+	if err != nil || !ok {
+		// Nothing was posted: the turn goes back to the channel.
+		if turn != nil {
+			turn.CancelAt(d.clock.Now())
+		}
+		if err != nil {
+			return 0, err
+		}
 		return taken, nil
 	}
 	attempt := m.Attempts + 1
 	log := d.log.With(zap.Int64("message", m.ID), zap.String("channel", m.Channel), zap.String("kind", m.Kind), zap.Int("attempt", attempt))
 	postErr := d.post(ctx, m, log)
-	d.lastPost[m.Channel] = d.clock.Now()
 	var incomplete *IncompleteError
 	if postErr == nil || errors.As(postErr, &incomplete) {
 		if err := d.db.MarkSent(ctx, m.ID); err != nil {
@@ -447,10 +438,30 @@ func (d *Dispatcher) post(ctx context.Context, m OutboxEntry, log *zap.Logger) e
 	return d.notifier.Post(ctx, m.Channel, m.Payload)
 }
 
-func (d *Dispatcher) backoff(attempt int) time.Duration {
-	wait := d.opts.InitialBackoff
-	for i := 1; i < attempt && wait < d.opts.MaxBackoff; i++ {
-		wait *= 2
+// waitTurn waits until channel may be posted to again (one post per
+// ChannelInterval) and returns the turn it took, nil when pacing is off.
+func (d *Dispatcher) waitTurn(ctx context.Context, channel string) (*rate.Reservation, error) {
+	if d.opts.ChannelInterval <= 0 {
+		return nil, nil
 	}
-	return min(wait, d.opts.MaxBackoff)
+	lim, ok := d.pace[channel]
+	if !ok {
+		lim = rate.NewLimiter(rate.Every(d.opts.ChannelInterval), 1)
+		d.pace[channel] = lim
+	}
+	now := d.clock.Now()
+	turn := lim.ReserveN(now, 1)
+	if err := d.opts.Sleep(ctx, turn.DelayFrom(now)); err != nil {
+		turn.CancelAt(d.clock.Now())
+		return nil, err
+	}
+	return turn, nil
+}
+
+// backoff is the wait after a message's attempt failed. It has no jitter,
+// unlike the fetchers' retries: one sender holds a message at a time (the
+// claim), each channel waits for its own head, and the schedule is stored
+// and shown by `pricewatch alerts`, so it should read as configured.
+func (d *Dispatcher) backoff(attempt int) time.Duration {
+	return retry.Delay(d.opts.InitialBackoff, d.opts.MaxBackoff, attempt)
 }

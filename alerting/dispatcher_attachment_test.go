@@ -1,4 +1,4 @@
-package alerting
+package alerting_test
 
 import (
 	"bytes"
@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pricewatch/pricewatch/alerting"
+	"github.com/pricewatch/pricewatch/alerting/alertingtest"
+	"github.com/pricewatch/pricewatch/alerting/outboxstore"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -43,7 +46,7 @@ func (f *fileNotifier) PostWithAttachment(_ context.Context, _ string, _, attach
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	err := f.next()
-	var inc *IncompleteError
+	var inc *alerting.IncompleteError
 	if err == nil || errors.As(err, &inc) {
 		f.withFile = append(f.withFile, attachment)
 	}
@@ -60,12 +63,12 @@ func enqueueDigest(t *testing.T, db *storage.DB, key string, attachment []byte) 
 
 func TestDispatcherSendsAttachmentAfterRetry(t *testing.T) {
 	clk := newClock()
-	db := openDB(t, "", clk)
+	db := alertingtest.OpenDB(t, "", clk)
 	png := []byte("\x89PNG chart bytes")
 	enqueueDigest(t, db, "digest/2026-W49/C0DIGEST", png)
 	queue(t, db, "C0ALERTS:plain-alert")
 	n := &fileNotifier{script: []error{errServer}}
-	d := newDispatcher(db, n, nil, DispatcherOptions{Sleep: clk.sleep, ChannelInterval: -1})
+	d := outboxstore.NewDispatcher(db, n, nil, alerting.DispatcherOptions{Sleep: clk.Sleep, ChannelInterval: -1})
 	rep, err := d.Deliver(context.Background(), 0, false)
 	if err != nil {
 		t.Fatal(err)
@@ -85,10 +88,10 @@ func TestDispatcherSendsAttachmentAfterRetry(t *testing.T) {
 
 func TestDispatcherIncompleteIsSentNotRetried(t *testing.T) {
 	clk := newClock()
-	db := openDB(t, "", clk)
+	db := alertingtest.OpenDB(t, "", clk)
 	enqueueDigest(t, db, "digest/2026-W49/C0DIGEST", []byte("png"))
-	n := &fileNotifier{script: []error{&IncompleteError{Err: errors.New("chart not shared: not_in_channel")}}}
-	d := newDispatcher(db, n, nil, DispatcherOptions{Sleep: clk.sleep, ChannelInterval: -1})
+	n := &fileNotifier{script: []error{&alerting.IncompleteError{Err: errors.New("chart not shared: not_in_channel")}}}
+	d := outboxstore.NewDispatcher(db, n, nil, alerting.DispatcherOptions{Sleep: clk.Sleep, ChannelInterval: -1})
 	rep, err := d.Deliver(context.Background(), 0, true)
 	if err != nil {
 		t.Fatal(err)
@@ -114,10 +117,10 @@ func TestDispatcherIncompleteIsSentNotRetried(t *testing.T) {
 
 func TestDispatcherWithoutFileSupportPostsTheMessage(t *testing.T) {
 	clk := newClock()
-	db := openDB(t, "", clk)
+	db := alertingtest.OpenDB(t, "", clk)
 	enqueueDigest(t, db, "digest/2026-W49/C0DIGEST", []byte("png"))
 	n := &fakeNotifier{}
-	d := newDispatcher(db, n, nil, DispatcherOptions{Sleep: clk.sleep, ChannelInterval: -1})
+	d := outboxstore.NewDispatcher(db, n, nil, alerting.DispatcherOptions{Sleep: clk.Sleep, ChannelInterval: -1})
 	rep, err := d.Deliver(context.Background(), 0, false)
 	if err != nil {
 		t.Fatal(err)

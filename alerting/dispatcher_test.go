@@ -1,4 +1,4 @@
-package alerting
+package alerting_test
 
 import (
 	"context"
@@ -9,13 +9,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shopspring/decimal"
 	"go.uber.org/goleak"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/alerting"
+	"github.com/pricewatch/pricewatch/alerting/alertingtest"
+	"github.com/pricewatch/pricewatch/alerting/outboxstore"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -29,7 +31,7 @@ func queue(t *testing.T, db *storage.DB, keys ...string) {
 		ch, name, _ := strings.Cut(k, ":")
 		msgs = append(msgs, storage.OutboxMessage{DeliveryKey: k, Channel: ch, Kind: "price_drop", Payload: []byte(`{"text":"` + name + `"}`)})
 	}
-	snap := &pricewatch.Snapshot{Provider: pricewatch.Azure, Offers: []pricewatch.Offer{h100(pricewatch.OnDemand, "98.32")},
+	snap := &pricewatch.Snapshot{Provider: pricewatch.Azure, Offers: []pricewatch.Offer{alertingtest.AzureH100(pricewatch.OnDemand, "98.32")},
 		Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}}}
 	if _, err := store(t, db, snap, storage.SaveOptions{Outbox: func(*storage.Result) ([]storage.OutboxMessage, error) { return msgs, nil }}); err != nil {
 		t.Fatal(err)
@@ -40,7 +42,7 @@ func queue(t *testing.T, db *storage.DB, keys ...string) {
 // channel (nil once the script runs out) and records what it accepted.
 type fakeNotifier struct {
 	mu     sync.Mutex
-	clk    *clock
+	clk    *alertingtest.Clock
 	script map[string][]error
 	posts  []string // "channel:text@offset" of every attempt
 	got    []string // "channel:text" of every accepted message
@@ -57,7 +59,7 @@ func (f *fakeNotifier) Post(ctx context.Context, channel string, payload []byte)
 	defer f.mu.Unlock()
 	text := strings.TrimSuffix(strings.TrimPrefix(string(payload), `{"text":"`), `"}`)
 	if f.clk != nil {
-		f.posts = append(f.posts, fmt.Sprintf("%s:%s@%s", channel, text, f.clk.now().Sub(f.start)))
+		f.posts = append(f.posts, fmt.Sprintf("%s:%s@%s", channel, text, f.clk.Now().Sub(f.start)))
 	}
 	if s := f.script[channel]; len(s) > 0 {
 		f.script[channel] = s[1:]
@@ -79,12 +81,12 @@ var errServer = errors.New("slack server error: 500 Internal Server Error")
 
 func TestDispatcherOrderAndBackoff(t *testing.T) {
 	clk := newClock()
-	db := openDB(t, "", clk)
+	db := alertingtest.OpenDB(t, "", clk)
 	queue(t, db, "#a:a1", "#b:b1", "#a:a2", "#b:b2", "#a:a3")
-	n := &fakeNotifier{clk: clk, start: clk.now(), script: map[string][]error{
-		"#a": {errServer, errServer, RetryAfter(errors.New("rate limited"), 3*time.Second), nil, errServer},
+	n := &fakeNotifier{clk: clk, start: clk.Now(), script: map[string][]error{
+		"#a": {errServer, errServer, alerting.RetryAfter(errors.New("rate limited"), 3*time.Second), nil, errServer},
 	}}
-	d := newDispatcher(db, n, zap.NewNop(), DispatcherOptions{Sleep: clk.sleep, InitialBackoff: 5 * time.Second, MaxBackoff: time.Minute})
+	d := outboxstore.NewDispatcher(db, n, zap.NewNop(), alerting.DispatcherOptions{Sleep: clk.Sleep, InitialBackoff: 5 * time.Second, MaxBackoff: time.Minute})
 	rep, err := d.Deliver(t.Context(), 10*time.Minute, false)
 	if err != nil {
 		t.Fatal(err)
@@ -128,20 +130,20 @@ func sortedWant(s string) string {
 
 func TestDeliverWaitsOnlyMaxWait(t *testing.T) {
 	clk := newClock()
-	db := openDB(t, "", clk)
+	db := alertingtest.OpenDB(t, "", clk)
 	queue(t, db, "#a:a1", "#a:a2")
 	always := make([]error, 100)
 	for i := range always {
 		always[i] = errServer
 	}
-	n := &fakeNotifier{clk: clk, start: clk.now(), script: map[string][]error{"#a": always}}
-	d := newDispatcher(db, n, zap.NewNop(), DispatcherOptions{Sleep: clk.sleep})
-	start := clk.now()
+	n := &fakeNotifier{clk: clk, start: clk.Now(), script: map[string][]error{"#a": always}}
+	d := outboxstore.NewDispatcher(db, n, zap.NewNop(), alerting.DispatcherOptions{Sleep: clk.Sleep})
+	start := clk.Now()
 	rep, err := d.Deliver(t.Context(), 30*time.Second, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if took := clk.now().Sub(start); took > 30*time.Second {
+	if took := clk.Now().Sub(start); took > 30*time.Second {
 		t.Errorf("Deliver waited %s, more than its 30s bound", took)
 	}
 	// 0s, 5s, 15s: the next try (35s) lies beyond the bound.
@@ -158,8 +160,8 @@ func TestDeliverWaitsOnlyMaxWait(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Sent != 2 || rep.Pending != 0 || clk.now().Sub(start) > 31*time.Second {
-		t.Errorf("forced delivery: %+v after %s", rep, clk.now().Sub(start))
+	if rep.Sent != 2 || rep.Pending != 0 || clk.Now().Sub(start) > 31*time.Second {
+		t.Errorf("forced delivery: %+v after %s", rep, clk.Now().Sub(start))
 	}
 }
 
@@ -171,21 +173,21 @@ func TestPermanentErrors(t *testing.T) {
 		failed    string
 		pending   int
 	}{
-		{"bad message: the channel goes on", Permanent(errors.New("invalid_blocks"), ScopeMessage, "report the bug"),
+		{"bad message: the channel goes on", alerting.Permanent(errors.New("invalid_blocks"), alerting.ScopeMessage, "report the bug"),
 			"[#b:b1 #a:a2]", "[1]", 0},
-		{"bad channel: the channel pauses, others go on", Permanent(errors.New("not_in_channel"), ScopeChannel, "invite the bot to #a"),
+		{"bad channel: the channel pauses, others go on", alerting.Permanent(errors.New("not_in_channel"), alerting.ScopeChannel, "invite the bot to #a"),
 			"[#b:b1]", "[1]", 1},
-		{"bad token: everything pauses", Permanent(errors.New("invalid_auth"), ScopeAll, "check the token"),
+		{"bad token: everything pauses", alerting.Permanent(errors.New("invalid_auth"), alerting.ScopeAll, "check the token"),
 			"[]", "[1]", 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			clk := newClock()
-			db := openDB(t, "", clk)
+			db := alertingtest.OpenDB(t, "", clk)
 			queue(t, db, "#a:a1", "#b:b1", "#a:a2")
 			n := &fakeNotifier{script: map[string][]error{"#a": {tt.err}}}
 			core, logs := observer.New(zapcore.InfoLevel)
-			d := newDispatcher(db, n, zap.New(core), DispatcherOptions{Sleep: clk.sleep})
+			d := outboxstore.NewDispatcher(db, n, zap.New(core), alerting.DispatcherOptions{Sleep: clk.Sleep})
 			rep, err := d.Deliver(t.Context(), time.Minute, false)
 			if err != nil {
 				t.Fatal(err)
@@ -200,7 +202,7 @@ func TestPermanentErrors(t *testing.T) {
 			if rep.Failed != 1 || rep.Pending != tt.pending {
 				t.Errorf("report = %+v, want 1 failed, %d pending", rep, tt.pending)
 			}
-			fix := tt.err.(*PermanentError).Fix
+			fix := tt.err.(*alerting.PermanentError).Fix
 			if !strings.Contains(failed[0].LastError, fix) {
 				t.Errorf("stored error %q lacks the fix %q", failed[0].LastError, fix)
 			}
@@ -209,7 +211,7 @@ func TestPermanentErrors(t *testing.T) {
 				t.Errorf("want one Error log naming the fix, got %v", errs)
 			}
 			// After the pause (and the operator's fix) the rest goes out.
-			clk.advance(10 * time.Minute)
+			clk.Advance(10 * time.Minute)
 			if _, err := d.Deliver(t.Context(), 0, false); err != nil {
 				t.Fatal(err)
 			}
@@ -230,25 +232,25 @@ func ids(es []storage.OutboxEntry) []int64 {
 
 func TestCancelMidPostLeavesMessagePending(t *testing.T) {
 	clk := newClock()
-	db := openDB(t, "", clk)
+	db := alertingtest.OpenDB(t, "", clk)
 	queue(t, db, "#a:a1")
-	d := newDispatcher(db, &fakeNotifier{block: true}, zap.NewNop(), DispatcherOptions{Sleep: clk.sleep})
+	d := outboxstore.NewDispatcher(db, &fakeNotifier{block: true}, zap.NewNop(), alerting.DispatcherOptions{Sleep: clk.Sleep})
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
 	if _, err := d.Deliver(ctx, time.Minute, false); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want the context's", err)
 	}
 	heads, _ := db.PendingHeads(t.Context())
-	if len(heads) != 1 || heads[0].LeaseUntil != nil || heads[0].Attempts != 1 || !heads[0].NextAttemptAt.Equal(clk.now()) {
+	if len(heads) != 1 || heads[0].LeaseUntil != nil || heads[0].Attempts != 1 || !heads[0].NextAttemptAt.Equal(clk.Now()) {
 		t.Fatalf("after cancellation: %+v; want pending, unleased, due now", heads)
 	}
 }
 
 func TestRunDeliversContinuously(t *testing.T) {
-	db := openDB(t, "", &clock{t: time.Now().UTC()})
+	db := alertingtest.OpenDB(t, "", alertingtest.NewClock(time.Now().UTC()))
 	db.Now = func() time.Time { return time.Now().UTC() }
 	n := &fakeNotifier{script: map[string][]error{"#a": {errServer}}}
-	d := newDispatcher(db, n, zap.NewNop(), DispatcherOptions{Idle: time.Hour, InitialBackoff: 20 * time.Millisecond, ChannelInterval: -1})
+	d := outboxstore.NewDispatcher(db, n, zap.NewNop(), alerting.DispatcherOptions{Idle: time.Hour, InitialBackoff: 20 * time.Millisecond, ChannelInterval: -1})
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- d.Run(ctx) }()
@@ -281,15 +283,15 @@ func waitFor(t *testing.T, cond func() bool) {
 
 func TestLogNotifierWithoutSlack(t *testing.T) {
 	clk := newClock()
-	db := openDB(t, "", clk)
-	drop := pricewatch.Change{Kind: pricewatch.PriceChanged, At: clk.now(), Currency: "USD",
+	db := alertingtest.OpenDB(t, "", clk)
+	drop := pricewatch.Change{Kind: pricewatch.PriceChanged, At: clk.Now(), Currency: "USD",
 		Offer:    pricewatch.OfferKey{Provider: pricewatch.AWS, Region: "us-east-1", InstanceType: "p5.48xlarge <&>", PriceType: pricewatch.OnDemand, OS: pricewatch.Linux},
 		Place:    pricewatch.AvailabilityKey{Provider: pricewatch.AWS, Region: "us-east-1", InstanceType: "p5.48xlarge <&>"},
-		Old:      decimal.NewNullDecimal(decimal.RequireFromString("98.32")),
-		New:      decimal.NewNullDecimal(decimal.RequireFromString("90")),
+		Old:      alertingtest.NullDec("98.32"),
+		New:      alertingtest.NullDec("90"),
 		Hardware: pricewatch.Hardware{GPUModel: "H100", GPUCount: 8}}
-	doc, err := AlertDocument(Group{Key: "k", Rule: "drops", Event: PriceDrop, RunID: 3, Provider: pricewatch.AWS, At: clk.now(),
-		Items: []Item{{Event: PriceDrop, Change: drop, DeltaPct: decimal.NewNullDecimal(decimal.RequireFromString("-8.46"))}}}).MarshalJSON()
+	doc, err := alerting.AlertDocument(alerting.Group{Key: "k", Rule: "drops", Event: alerting.PriceDrop, RunID: 3, Provider: pricewatch.AWS, At: clk.Now(),
+		Items: []alerting.Item{{Event: alerting.PriceDrop, Change: drop, DeltaPct: alertingtest.NullDec("-8.46")}}}).MarshalJSON()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,13 +301,13 @@ func TestLogNotifierWithoutSlack(t *testing.T) {
 		// Queued by a pricewatch older than the outbox document.
 		{DeliveryKey: "old", Channel: "", Kind: "price_drop", Payload: []byte(legacy)},
 	}
-	snap := &pricewatch.Snapshot{Provider: pricewatch.Azure, Offers: []pricewatch.Offer{h100(pricewatch.OnDemand, "98.32")},
+	snap := &pricewatch.Snapshot{Provider: pricewatch.Azure, Offers: []pricewatch.Offer{alertingtest.AzureH100(pricewatch.OnDemand, "98.32")},
 		Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}}}
 	if _, err := store(t, db, snap, storage.SaveOptions{Outbox: func(*storage.Result) ([]storage.OutboxMessage, error) { return msgs, nil }}); err != nil {
 		t.Fatal(err)
 	}
 	core, logs := observer.New(zapcore.InfoLevel)
-	rep, err := newDispatcher(db, LogNotifier{Log: zap.New(core)}, zap.NewNop(), DispatcherOptions{Sleep: clk.sleep, ChannelInterval: -1}).Deliver(t.Context(), 0, false)
+	rep, err := outboxstore.NewDispatcher(db, alerting.LogNotifier{Log: zap.New(core)}, zap.NewNop(), alerting.DispatcherOptions{Sleep: clk.Sleep, ChannelInterval: -1}).Deliver(t.Context(), 0, false)
 	if err != nil {
 		t.Fatal(err)
 	}

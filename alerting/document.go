@@ -74,10 +74,17 @@ func (d Document) MarshalJSON() ([]byte, error) {
 		g := groupToJSON(*d.Alert)
 		w.Alert = &g
 	}
+	return EncodeJSON(w)
+}
+
+// EncodeJSON encodes v as the outbox stores it and notifiers send it:
+// without Go's HTML escaping, so that the text reads as the receiver gets
+// it (&lt; stays &lt;, not \u0026lt;), and without a trailing newline.
+func EncodeJSON(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(w); err != nil {
+	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
 	return bytes.TrimRight(b.Bytes(), "\n"), nil

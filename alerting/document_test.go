@@ -8,22 +8,21 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/alerting/alertingtest"
 )
 
 func TestDocumentRoundTrip(t *testing.T) {
 	at := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	spot := h100(pricewatch.Spot, "18.169536")
+	spot := alertingtest.AzureH100(pricewatch.Spot, "18.169536")
 	tests := []struct {
 		name string
 		item Item
 	}{
 		{"price drop with every figure", Item{Event: PriceDrop,
-			Change:    priceChangeAt(pricewatch.PriceChanged, spot, "25", "18.169536", at),
-			OldPerGPU: nd("3.125"), NewPerGPU: nd("2.271192"), Delta: nd("-6.830464"), DeltaPerGPU: nd("-0.853808"), DeltaPct: nd("-27.32")}},
-		{"new price: no old price", Item{Event: PriceNew, Change: priceChangeAt(pricewatch.PriceNew, spot, "", "18.169536", at), NewPerGPU: nd("2.271192")}},
+			Change:    alertingtest.PriceChange(pricewatch.PriceChanged, spot, "25", "18.169536", at),
+			OldPerGPU: alertingtest.NullDec("3.125"), NewPerGPU: alertingtest.NullDec("2.271192"), Delta: alertingtest.NullDec("-6.830464"), DeltaPerGPU: alertingtest.NullDec("-0.853808"), DeltaPct: alertingtest.NullDec("-27.32")}},
+		{"new price: no old price", Item{Event: PriceNew, Change: alertingtest.PriceChange(pricewatch.PriceNew, spot, "", "18.169536", at), NewPerGPU: alertingtest.NullDec("2.271192")}},
 		{"back in stock, with the flap clock", Item{Event: BackInStock, Change: pricewatch.Change{Kind: pricewatch.BackInStock, At: at,
 			Place:    pricewatch.AvailabilityKey{Provider: pricewatch.Tencent, Region: "ap-guangzhou", Zone: "ap-guangzhou-3", InstanceType: "GN10Xp.20XLARGE320"},
 			OldState: pricewatch.SoldOut, NewState: pricewatch.InStock, OldSince: at.Add(-7 * time.Hour),
@@ -54,9 +53,9 @@ func TestDocumentRoundTrip(t *testing.T) {
 // TestDocumentPricesAreExactNumbers: the stored document carries every
 // digit as a JSON number, never a float's rounding or a string.
 func TestDocumentPricesAreExactNumbers(t *testing.T) {
-	o := h100(pricewatch.Spot, "18.169536")
+	o := alertingtest.AzureH100(pricewatch.Spot, "18.169536")
 	g := Group{Key: "k", Rule: "r", Event: PriceDrop, Provider: pricewatch.Azure,
-		Items: []Item{{Event: PriceDrop, Change: priceChangeAt(pricewatch.PriceChanged, o, "25.0000000001", "18.169536", time.Time{})}}}
+		Items: []Item{{Event: PriceDrop, Change: alertingtest.PriceChange(pricewatch.PriceChanged, o, "25.0000000001", "18.169536", time.Time{})}}}
 	b, err := AlertDocument(g).MarshalJSON()
 	if err != nil {
 		t.Fatal(err)
@@ -101,16 +100,12 @@ func TestDecodeDocumentRefuses(t *testing.T) {
 	}
 }
 
-func nd(s string) decimal.NullDecimal { return decimal.NewNullDecimal(decimal.RequireFromString(s)) }
-
-func priceChangeAt(kind pricewatch.ChangeKind, o pricewatch.Offer, old, new string, at time.Time) pricewatch.Change {
-	c := pricewatch.Change{Kind: kind, At: at, Offer: o.Key(), Place: pricewatch.AvailabilityKey{Provider: o.Provider, Region: o.Region, Zone: o.Zone, InstanceType: o.InstanceType},
-		Currency: o.Currency, Hardware: o.Hardware}
-	if old != "" {
-		c.Old = nd(old)
+func TestEncodeJSONKeepsTextAsSent(t *testing.T) {
+	got, err := EncodeJSON(map[string]string{"text": "<https://example.com?a=1&b=2|H100 & A100>"})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if new != "" {
-		c.New = nd(new)
+	if want := `{"text":"<https://example.com?a=1&b=2|H100 & A100>"}`; string(got) != want {
+		t.Errorf("EncodeJSON = %s, want %s (no HTML escaping, no trailing newline)", got, want)
 	}
-	return c
 }

@@ -1,8 +1,15 @@
 package alerting
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/pricewatch/pricewatch/secret"
 )
 
 // Scope says how much a permanent error stops.
@@ -48,6 +55,31 @@ func (e *RetryAfterError) Unwrap() error { return e.Err }
 // RetryAfter wraps err with the wait the service asked for.
 func RetryAfter(err error, after time.Duration) error {
 	return &RetryAfterError{Err: err, After: after}
+}
+
+// retryAfterDefault is the wait for a 429 that does not say how long.
+const retryAfterDefault = 30 * time.Second
+
+// RetryAfterHeader is the wait a 429's Retry-After header asks for, in
+// whole seconds (the form Slack and webhook receivers send); 30s when it is
+// missing or unreadable. The dispatcher caps it (MaxRetryAfter).
+func RetryAfterHeader(h http.Header) time.Duration {
+	if s, err := strconv.Atoi(strings.TrimSpace(h.Get("Retry-After"))); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second
+	}
+	return retryAfterDefault
+}
+
+// TransportError is the error of a request that got no answer: the
+// context's when it ended (shutting down: the dispatcher releases the
+// message), else the transport's, worth retrying, with the URL left out
+// (a webhook URL is a secret) and secrets masked. what says what was being
+// done ("posting to the webhook").
+func TransportError(ctx context.Context, what string, err error, secrets ...string) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%s: %w", what, ctx.Err())
+	}
+	return errors.New(what + ": " + secret.Transport(err, secrets...))
 }
 
 // IsPermanent returns the permanent error in err's chain, if any.

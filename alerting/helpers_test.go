@@ -1,16 +1,13 @@
-package alerting
+package alerting_test
 
 import (
 	"context"
-	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/shopspring/decimal"
-	"go.uber.org/zap"
-
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/alerting"
+	"github.com/pricewatch/pricewatch/alerting/alertingtest"
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -22,79 +19,22 @@ import (
 // stock per zone (research/cloud-apis.md). Other prices are moves of
 // these, made up for the edge being tested.
 
-// testOutbox is outboxstore.Outbox, which cannot be imported here (it
-// imports this package): the dispatcher's view of a real database.
-type testOutbox struct{ db *storage.DB }
-
-func (o testOutbox) Now() time.Time { return o.db.Now() }
-
-func testEntries(in []storage.OutboxEntry) []OutboxEntry {
-	var out []OutboxEntry
-	for _, e := range in {
-		out = append(out, OutboxEntry{ID: e.ID, Channel: e.Channel, Kind: e.Kind, Payload: e.Payload, Attempts: e.Attempts,
-			NextAttemptAt: e.NextAttemptAt, LeaseUntil: e.LeaseUntil, Attachment: e.Attachment})
-	}
-	return out
-}
-
-func (o testOutbox) DueMessages(ctx context.Context, now time.Time, force bool, limit int) ([]OutboxEntry, error) {
-	es, err := o.db.DueMessages(ctx, now, force, limit)
-	return testEntries(es), err
-}
-
-func (o testOutbox) PendingHeads(ctx context.Context) ([]OutboxEntry, error) {
-	es, err := o.db.PendingHeads(ctx)
-	return testEntries(es), err
-}
-
-func (o testOutbox) Pending(ctx context.Context) (int, error) {
-	st, err := o.db.OutboxCounts(ctx)
-	return st.Pending, err
-}
-
-func (o testOutbox) ClaimMessage(ctx context.Context, id int64, now, leaseUntil time.Time, force bool) (bool, error) {
-	return o.db.ClaimMessage(ctx, id, now, leaseUntil, force)
-}
-func (o testOutbox) MarkSent(ctx context.Context, id int64) error { return o.db.MarkSent(ctx, id) }
-func (o testOutbox) MarkRetry(ctx context.Context, id int64, next time.Time, e string) error {
-	return o.db.MarkRetry(ctx, id, next, e)
-}
-func (o testOutbox) MarkFailed(ctx context.Context, id int64, e string) error {
-	return o.db.MarkFailed(ctx, id, e)
-}
-
-func newDispatcher(db *storage.DB, n Notifier, log *zap.Logger, opts DispatcherOptions) *Dispatcher {
-	return NewDispatcher(testOutbox{db}, testOutbox{db}, n, log, opts)
-}
-
 // rulesConfig converts the YAML's alerts section as cmd/pricewatch does.
-func rulesConfig(cfg config.Alerts, defaultChannel string) RulesConfig {
-	rc := RulesConfig{AlertOnFirstRun: cfg.AlertOnFirstRun, FlapWindow: cfg.FlapWindow, DefaultChannel: defaultChannel}
+func rulesConfig(cfg config.Alerts, defaultChannel string) alerting.RulesConfig {
+	rc := alerting.RulesConfig{AlertOnFirstRun: cfg.AlertOnFirstRun, FlapWindow: cfg.FlapWindow, DefaultChannel: defaultChannel}
 	for _, r := range cfg.Rules {
-		rc.Rules = append(rc.Rules, RuleSpec{Name: r.Name, Events: r.Events, GPUModels: r.GPUModels, Providers: r.Providers,
+		rc.Rules = append(rc.Rules, alerting.RuleSpec{Name: r.Name, Events: r.Events, GPUModels: r.GPUModels, Providers: r.Providers,
 			Regions: r.Regions, PriceTypes: r.PriceTypes, MinChangePct: r.MinChangePct, MinChangePerGPUHour: r.MinChangePerGPUHour,
 			SpotBelowPerGPUHour: r.SpotBelowPerGPUHour, Channel: r.Channel, Webhook: r.Webhook})
 	}
 	return rc
 }
 
-// saveFunc is the rules as storage.SaveOptions.Outbox.
-func saveFunc(rs *Rules) func(*storage.Result) ([]storage.OutboxMessage, error) {
-	return func(res *storage.Result) ([]storage.OutboxMessage, error) {
-		msgs, err := rs.Messages(Run{ID: res.RunID, Provider: res.Provider, At: res.At, FirstRun: res.FirstRun, Changes: res.AlertChanges()})
-		var out []storage.OutboxMessage
-		for _, m := range msgs {
-			out = append(out, storage.OutboxMessage{DeliveryKey: m.DeliveryKey, Channel: m.Channel, Kind: m.Kind, Payload: m.Payload})
-		}
-		return out, err
-	}
-}
-
 // placesOf reads a queued alert document back as "event region/zone/type"
 // per item, so tests see exactly what the rules decided.
 func placesOf(t *testing.T, payload []byte) []string {
 	t.Helper()
-	doc, err := DecodeDocument(payload)
+	doc, err := alerting.DecodeDocument(payload)
 	if err != nil || doc.Alert == nil {
 		t.Fatalf("queued payload is not an alert document: %v\n%s", err, payload)
 	}
@@ -105,61 +45,9 @@ func placesOf(t *testing.T, payload []byte) []string {
 	return out
 }
 
-// clock is the database's and the dispatcher's time in tests.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *clock { return &clock{t: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)} }
-
-func (c *clock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if d > 0 {
-		c.t = c.t.Add(d)
-	}
-}
-
-// sleep is DispatcherOptions.Sleep on the fake clock.
-func (c *clock) sleep(ctx context.Context, d time.Duration) error {
-	c.advance(d)
-	return ctx.Err()
-}
-
-func openDB(t *testing.T, path string, clk *clock) *storage.DB {
-	t.Helper()
-	if path == "" {
-		path = filepath.Join(t.TempDir(), "pw.db")
-	}
-	db, err := storage.Open(context.Background(), path, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	db.Now = clk.now
-	return db
-}
-
-func h100(priceType pricewatch.PriceType, hourly string) pricewatch.Offer {
-	return pricewatch.Offer{
-		Provider: pricewatch.Azure, Region: "eastus", InstanceType: "Standard_ND96isr_H100_v5", PriceType: priceType,
-		OS: pricewatch.Linux, Currency: "USD", Hourly: decimal.RequireFromString(hourly),
-		Hardware: pricewatch.Hardware{GPUModel: "H100", GPUCount: 8, GPUMemoryGB: 80, VCPUs: 96, MemoryGB: 1900},
-	}
-}
-
-func tencentStock(zone, typ string, state pricewatch.AvailabilityState) pricewatch.Availability {
-	return pricewatch.Availability{
-		Provider: pricewatch.Tencent, Region: "ap-guangzhou", Zone: zone, InstanceType: typ, State: state,
-		Hardware: pricewatch.Hardware{GPUModel: "V100-32GB", GPUCount: 8, GPUMemoryGB: 32, VCPUs: 80, MemoryGB: 320},
-	}
+// newClock is the tests' start: a Monday morning.
+func newClock() *alertingtest.Clock {
+	return alertingtest.NewClock(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
 }
 
 // store saves snap as one complete run with opts, the way `pricewatch
@@ -180,9 +68,9 @@ func store(t *testing.T, db *storage.DB, snap *pricewatch.Snapshot, opts storage
 	return res, err
 }
 
-func mustRules(t *testing.T, cfg config.Alerts) *Rules {
+func mustRules(t *testing.T, cfg config.Alerts) *alerting.Rules {
 	t.Helper()
-	r, err := NewRules(rulesConfig(cfg, "#gpu-alerts"))
+	r, err := alerting.NewRules(rulesConfig(cfg, "#gpu-alerts"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package alerting
+package alerting_test
 
 import (
 	"errors"
@@ -7,9 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/alerting"
+	"github.com/pricewatch/pricewatch/alerting/alertingtest"
+	"github.com/pricewatch/pricewatch/alerting/outboxstore"
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -17,25 +18,15 @@ import (
 var at = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 
 func priceChange(kind pricewatch.ChangeKind, o pricewatch.Offer, old, new string) pricewatch.Change {
-	c := pricewatch.Change{
-		Kind: kind, At: at, Offer: o.Key(), Currency: o.Currency, Hardware: o.Hardware,
-		Place: pricewatch.AvailabilityKey{Provider: o.Provider, Region: o.Region, Zone: o.Zone, InstanceType: o.InstanceType},
-	}
-	if old != "" {
-		c.Old = decimal.NewNullDecimal(decimal.RequireFromString(old))
-	}
-	if new != "" {
-		c.New = decimal.NewNullDecimal(decimal.RequireFromString(new))
-	}
-	return c
+	return alertingtest.PriceChange(kind, o, old, new, at)
 }
 
-func result(changes ...pricewatch.Change) Run {
-	return Run{ID: 7, Provider: changes[0].Place.Provider, At: at, Changes: changes}
+func result(changes ...pricewatch.Change) alerting.Run {
+	return alerting.Run{ID: 7, Provider: changes[0].Place.Provider, At: at, Changes: changes}
 }
 
 // events lists the (event, place, pct) triples of every group, in order.
-func events(gs []Group) []string {
+func events(gs []alerting.Group) []string {
 	var out []string
 	for _, g := range gs {
 		for _, it := range g.Items {
@@ -53,7 +44,7 @@ func events(gs []Group) []string {
 }
 
 func TestFirstRunIsBaseline(t *testing.T) {
-	res := result(priceChange(pricewatch.PriceNew, h100(pricewatch.OnDemand, "98.32"), "", "98.32"))
+	res := result(priceChange(pricewatch.PriceNew, alertingtest.AzureH100(pricewatch.OnDemand, "98.32"), "", "98.32"))
 	res.FirstRun = true
 	rules := []config.Rule{{Name: "new", Events: []string{"price_new"}}}
 	if gs := mustRules(t, config.Alerts{Rules: rules}).Groups(res); len(gs) != 0 {
@@ -70,12 +61,12 @@ func TestFirstRunIsBaseline(t *testing.T) {
 }
 
 func TestPriceThresholds(t *testing.T) {
-	od := h100(pricewatch.OnDemand, "100")
+	od := alertingtest.AzureH100(pricewatch.OnDemand, "100")
 	win := od
 	win.OS = pricewatch.Windows
 	noGPU := od
 	noGPU.GPUCount = 0
-	spot := h100(pricewatch.Spot, "20")
+	spot := alertingtest.AzureH100(pricewatch.Spot, "20")
 	tests := []struct {
 		name     string
 		rule     config.Rule
@@ -143,8 +134,8 @@ func TestPriceThresholds(t *testing.T) {
 
 func TestSpotBelow(t *testing.T) {
 	// The real Azure spot price: 18.169536 for 8 GPUs = 2.271192 per GPU-hour.
-	spot := h100(pricewatch.Spot, "18.169536")
-	od := h100(pricewatch.OnDemand, "18.169536")
+	spot := alertingtest.AzureH100(pricewatch.Spot, "18.169536")
+	od := alertingtest.AzureH100(pricewatch.OnDemand, "18.169536")
 	tests := []struct {
 		name      string
 		threshold float64
@@ -178,7 +169,7 @@ func TestSpotBelow(t *testing.T) {
 func TestFlapWindow(t *testing.T) {
 	window := 6 * time.Hour
 	stock := func(kind pricewatch.ChangeKind, lasted time.Duration) pricewatch.Change {
-		a := tencentStock("ap-guangzhou-3", "GN10Xp.20XLARGE320", pricewatch.InStock)
+		a := alertingtest.TencentGN10Xp("ap-guangzhou-3", pricewatch.InStock)
 		c := pricewatch.Change{Kind: kind, At: at, Place: a.Key(), Hardware: a.Hardware, OldSince: at.Add(-lasted),
 			OldState: pricewatch.SoldOut, NewState: pricewatch.InStock}
 		if kind == pricewatch.SoldOutNow {
@@ -214,9 +205,9 @@ func TestFlapWindow(t *testing.T) {
 // flip after a state held for the window.
 func TestFlappingZoneThroughStorage(t *testing.T) {
 	clk := newClock()
-	db := openDB(t, "", clk)
+	db := alertingtest.OpenDB(t, "", clk)
 	rules := mustRules(t, config.Alerts{FlapWindow: 6 * time.Hour, Rules: []config.Rule{{Name: "stock", Events: []string{"back_in_stock", "sold_out"}}}})
-	opts := storage.SaveOptions{Outbox: saveFunc(rules), WithdrawAfterRuns: 2}
+	opts := storage.SaveOptions{Outbox: outboxstore.SaveFunc(rules), WithdrawAfterRuns: 2}
 	steps := []struct {
 		after time.Duration
 		state pricewatch.AvailabilityState
@@ -231,9 +222,9 @@ func TestFlappingZoneThroughStorage(t *testing.T) {
 		{7 * time.Hour, pricewatch.InStock, "back_in_stock"}, // sold out for 7h: alert
 	}
 	for i, s := range steps {
-		clk.advance(s.after)
+		clk.Advance(s.after)
 		snap := &pricewatch.Snapshot{Provider: pricewatch.Tencent,
-			Availability: []pricewatch.Availability{tencentStock("ap-guangzhou-3", "GN10Xp.20XLARGE320", s.state)},
+			Availability: []pricewatch.Availability{alertingtest.TencentGN10Xp("ap-guangzhou-3", s.state)},
 			Coverage:     []pricewatch.Scope{{Region: "ap-guangzhou", Availability: true}}}
 		before := len(outbox(t, db))
 		if _, err := store(t, db, snap, opts); err != nil {
@@ -257,12 +248,12 @@ func TestFlappingZoneThroughStorage(t *testing.T) {
 // count as missing.
 func TestWithdrawalAfterCompleteRuns(t *testing.T) {
 	clk := newClock()
-	db := openDB(t, "", clk)
+	db := alertingtest.OpenDB(t, "", clk)
 	rules := mustRules(t, config.Alerts{Rules: []config.Rule{{Name: "capacity", Events: []string{"availability_new", "availability_gone"}}}})
-	opts := storage.SaveOptions{Outbox: saveFunc(rules), WithdrawAfterRuns: 2}
+	opts := storage.SaveOptions{Outbox: outboxstore.SaveFunc(rules), WithdrawAfterRuns: 2}
 	both := []pricewatch.Availability{
-		tencentStock("ap-guangzhou-3", "GN10Xp.20XLARGE320", pricewatch.InStock),
-		tencentStock("ap-guangzhou-4", "GN10Xp.20XLARGE320", pricewatch.InStock),
+		alertingtest.TencentGN10Xp("ap-guangzhou-3", pricewatch.InStock),
+		alertingtest.TencentGN10Xp("ap-guangzhou-4", pricewatch.InStock),
 	}
 	snap := func(av ...pricewatch.Availability) *pricewatch.Snapshot {
 		return &pricewatch.Snapshot{Provider: pricewatch.Tencent, Availability: av,
@@ -270,7 +261,7 @@ func TestWithdrawalAfterCompleteRuns(t *testing.T) {
 	}
 	run := func(step string, s *pricewatch.Snapshot, want string) {
 		t.Helper()
-		clk.advance(time.Hour)
+		clk.Advance(time.Hour)
 		before := len(outbox(t, db))
 		if _, err := store(t, db, s, opts); err != nil {
 			t.Fatalf("%s: %v", step, err)
@@ -302,22 +293,22 @@ func TestWithdrawalAfterCompleteRuns(t *testing.T) {
 // once) stores no change and queues no alert.
 func TestFailedRunQueuesNothing(t *testing.T) {
 	clk := newClock()
-	db := openDB(t, "", clk)
+	db := alertingtest.OpenDB(t, "", clk)
 	rules := mustRules(t, config.Alerts{Rules: []config.Rule{{Name: "all", Events: []string{"price_drop", "price_new", "availability_gone"}}}})
-	opts := storage.SaveOptions{Outbox: saveFunc(rules), WithdrawAfterRuns: 2, MinOfferRatio: 0.5}
+	opts := storage.SaveOptions{Outbox: outboxstore.SaveFunc(rules), WithdrawAfterRuns: 2, MinOfferRatio: 0.5}
 	cover := []pricewatch.Scope{{Region: pricewatch.AllRegions}}
-	if _, err := store(t, db, &pricewatch.Snapshot{Provider: pricewatch.Azure, Offers: []pricewatch.Offer{h100(pricewatch.OnDemand, "98.32"), h100(pricewatch.Spot, "18.169536")}, Coverage: cover}, opts); err != nil {
+	if _, err := store(t, db, &pricewatch.Snapshot{Provider: pricewatch.Azure, Offers: []pricewatch.Offer{alertingtest.AzureH100(pricewatch.OnDemand, "98.32"), alertingtest.AzureH100(pricewatch.Spot, "18.169536")}, Coverage: cover}, opts); err != nil {
 		t.Fatal(err)
 	}
-	clk.advance(time.Hour)
+	clk.Advance(time.Hour)
 	if _, err := store(t, db, &pricewatch.Snapshot{Provider: pricewatch.Azure, Coverage: cover}, opts); !errors.Is(err, storage.ErrSuspiciousDrop) {
 		t.Fatalf("a run that finds no offers where two are stored: err = %v, want ErrSuspiciousDrop", err)
 	}
 	if n := len(outbox(t, db)); n != 0 {
 		t.Fatalf("failed run queued %d messages", n)
 	}
-	clk.advance(time.Hour)
-	res, err := store(t, db, &pricewatch.Snapshot{Provider: pricewatch.Azure, Offers: []pricewatch.Offer{h100(pricewatch.OnDemand, "90"), h100(pricewatch.Spot, "18.169536")}, Coverage: cover}, opts)
+	clk.Advance(time.Hour)
+	res, err := store(t, db, &pricewatch.Snapshot{Provider: pricewatch.Azure, Offers: []pricewatch.Offer{alertingtest.AzureH100(pricewatch.OnDemand, "90"), alertingtest.AzureH100(pricewatch.Spot, "18.169536")}, Coverage: cover}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,16 +319,16 @@ func TestFailedRunQueuesNothing(t *testing.T) {
 }
 
 func TestFiltersAndRouting(t *testing.T) {
-	a100 := h100(pricewatch.OnDemand, "100")
+	a100 := alertingtest.AzureH100(pricewatch.OnDemand, "100")
 	a100.GPUModel, a100.InstanceType = "A100-80GB", "Standard_ND96amsr_A100_v4"
-	a10 := h100(pricewatch.OnDemand, "100")
+	a10 := alertingtest.AzureH100(pricewatch.OnDemand, "100")
 	a10.GPUModel, a10.InstanceType = "A10", "Standard_NV36ads_A10_v5"
-	zoneStock := tencentStock("ap-guangzhou-3", "GN10Xp.20XLARGE320", pricewatch.InStock)
+	zoneStock := alertingtest.TencentGN10Xp("ap-guangzhou-3", pricewatch.InStock)
 	newIn := pricewatch.Change{Kind: pricewatch.AvailabilityNew, At: at, Place: zoneStock.Key(), Hardware: zoneStock.Hardware, NewState: pricewatch.InStock}
 	changes := []pricewatch.Change{
 		priceChange(pricewatch.PriceChanged, a100, "100", "80"),
 		priceChange(pricewatch.PriceChanged, a10, "100", "80"),
-		priceChange(pricewatch.PriceChanged, h100(pricewatch.OnDemand, "100"), "100", "90"),
+		priceChange(pricewatch.PriceChanged, alertingtest.AzureH100(pricewatch.OnDemand, "100"), "100", "90"),
 		newIn,
 	}
 	tests := []struct {
@@ -381,10 +372,10 @@ func TestGroupingSortingAndDedup(t *testing.T) {
 	// A price-file update that moves 300 prices.
 	var changes []pricewatch.Change
 	for i := 0; i < 300; i++ {
-		o := h100(pricewatch.OnDemand, "100")
+		o := alertingtest.AzureH100(pricewatch.OnDemand, "100")
 		o.Region = fmt.Sprintf("region-%03d", i)
-		newPrice := decimal.NewFromInt(100).Sub(decimal.NewFromInt(int64(i%40 + 1)))
-		changes = append(changes, priceChange(pricewatch.PriceChanged, o, "100", newPrice.String()))
+		newPrice := 100 - (i%40 + 1) // 1 to 40 % down
+		changes = append(changes, priceChange(pricewatch.PriceChanged, o, "100", fmt.Sprint(newPrice)))
 	}
 	cfg := config.Alerts{Rules: []config.Rule{
 		{Name: "drops", Events: []string{"price_drop"}, MinChangePct: 5},
@@ -449,13 +440,13 @@ func TestNewRulesErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := NewRules(rulesConfig(tt.cfg, ""))
+			_, err := alerting.NewRules(rulesConfig(tt.cfg, ""))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want it to mention %q", err, tt.want)
 			}
 		})
 	}
-	r, err := NewRules(rulesConfig(config.Alerts{Rules: []config.Rule{{Events: []string{"price_new"}}, {Events: []string{"price_new"}, Channel: "C1"}}}, "#def"))
+	r, err := alerting.NewRules(rulesConfig(config.Alerts{Rules: []config.Rule{{Events: []string{"price_new"}}, {Events: []string{"price_new"}, Channel: "C1"}}}, "#def"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -472,21 +463,21 @@ func TestExampleConfigRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rules, err := NewRules(rulesConfig(cfg.Alerts, "C0GPUALERTS"))
+	rules, err := alerting.NewRules(rulesConfig(cfg.Alerts, "C0GPUALERTS"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	newH200 := pricewatch.Change{Kind: pricewatch.AvailabilityNew, At: at, NewState: pricewatch.Offered,
 		Place:    pricewatch.AvailabilityKey{Provider: pricewatch.AWS, Region: "us-east-2", InstanceType: "p5en.48xlarge"},
 		Hardware: pricewatch.Hardware{GPUModel: "H200", GPUCount: 8}}
-	a100 := h100(pricewatch.OnDemand, "32.77")
+	a100 := alertingtest.AzureH100(pricewatch.OnDemand, "32.77")
 	a100.InstanceType, a100.GPUModel = "Standard_ND96amsr_A100_v4", "A100-80GB"
 	changes := []pricewatch.Change{
 		newH200,
-		priceChange(pricewatch.PriceChanged, a100, "32.77", "31.1315"),                          // −5%: alert
-		priceChange(pricewatch.PriceChanged, h100(pricewatch.OnDemand, "98.32"), "98.32", "95"), // −3.4%: no
-		priceChange(pricewatch.PriceChanged, h100(pricewatch.Spot, "25"), "25", "18.169536"),    // spot crosses 2.5/GPU-h
-		priceChange(pricewatch.PriceChanged, h100(pricewatch.Spot, "25"), "25", "18.169536"),    // (same change twice: reported once)
+		priceChange(pricewatch.PriceChanged, a100, "32.77", "31.1315"),                                            // −5%: alert
+		priceChange(pricewatch.PriceChanged, alertingtest.AzureH100(pricewatch.OnDemand, "98.32"), "98.32", "95"), // −3.4%: no
+		priceChange(pricewatch.PriceChanged, alertingtest.AzureH100(pricewatch.Spot, "25"), "25", "18.169536"),    // spot crosses 2.5/GPU-h
+		priceChange(pricewatch.PriceChanged, alertingtest.AzureH100(pricewatch.Spot, "25"), "25", "18.169536"),    // (same change twice: reported once)
 	}
 	got := fmt.Sprint(events(rules.Groups(result(changes...))))
 	want := "[new-frontier-capacity:availability_new p5en.48xlarge price-drops:price_drop Standard_ND96amsr_A100_v4 -5% cheap-spot-h100:spot_below Standard_ND96isr_H100_v5 -27.32%]"

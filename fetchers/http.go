@@ -13,6 +13,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/pricewatch/pricewatch/retry"
 	"github.com/pricewatch/pricewatch/secret"
 )
 
@@ -199,14 +200,14 @@ func (c *Client) retryAfter(resp *http.Response) time.Duration {
 }
 
 func (c *Client) backoff(attempt int) time.Duration {
-	return Backoff(c.Policy.BaseDelay, c.Policy.MaxDelay, attempt)
+	return retry.Backoff(c.Policy.BaseDelay, c.Policy.MaxDelay, attempt)
 }
 
 func (c *Client) doSleep(ctx context.Context, d time.Duration) error {
 	if c.sleep != nil {
 		return c.sleep(ctx, d)
 	}
-	return Sleep(ctx, d)
+	return retry.Sleep(ctx, d)
 }
 
 // SetSleep replaces the back-off sleep (tests record delays instead of waiting).

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/pricewatch/pricewatch"
 )
 
 // DefaultMaxAge is how old a rate may be before it is flagged as stale: a
@@ -54,7 +56,7 @@ func NewBook(days []Rates, fixed map[string]decimal.Decimal, maxAge time.Duratio
 		rates := make(map[string]decimal.Decimal, len(d.PerEUR))
 		for c, r := range d.PerEUR {
 			c = strings.ToUpper(c)
-			if !IsCurrency(c) || !r.IsPositive() {
+			if !pricewatch.IsCurrencyCode(c) || !r.IsPositive() {
 				return nil, fmt.Errorf("building exchange-rate book: %s rate for %q is %s", date.Format(time.DateOnly), c, r)
 			}
 			rates[c] = r
@@ -73,7 +75,7 @@ func NewBook(days []Rates, fixed map[string]decimal.Decimal, maxAge time.Duratio
 	sort.Slice(b.days, func(i, j int) bool { return b.days[i].Date.Before(b.days[j].Date) })
 	for c, r := range fixed {
 		c = strings.ToUpper(c)
-		if !IsCurrency(c) || !r.IsPositive() {
+		if !pricewatch.IsCurrencyCode(c) || !r.IsPositive() {
 			return nil, fmt.Errorf("building exchange-rate book: fixed rate for %q is %s", c, r)
 		}
 		b.fixed[c] = r
@@ -186,7 +188,7 @@ type leg struct {
 // A published rate older than MaxAge is used but flagged Stale.
 func (b *Book) Quote(from, to string, on time.Time) (Quote, error) {
 	from, to = strings.ToUpper(strings.TrimSpace(from)), strings.ToUpper(strings.TrimSpace(to))
-	if !IsCurrency(from) || !IsCurrency(to) {
+	if !pricewatch.IsCurrencyCode(from) || !pricewatch.IsCurrencyCode(to) {
 		return Quote{}, fmt.Errorf("converting %q to %q: not currency codes", from, to)
 	}
 	if from == to {

@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/pricewatch/pricewatch"
 )
 
 // Base is the currency every ECB rate is quoted against.
@@ -117,7 +119,7 @@ func ParseAll(r io.Reader) ([]Rates, error) {
 		day := Rates{Date: date, Source: SourceECB, PerEUR: make(map[string]decimal.Decimal, len(d.Rates))}
 		for _, x := range d.Rates {
 			cur := strings.TrimSpace(x.Currency)
-			if !IsCurrency(cur) || cur == Base {
+			if !pricewatch.IsCurrencyCode(cur) || cur == Base {
 				return nil, fmt.Errorf("%w: ECB rates document: day %s: %q is not a currency code", ErrIncomplete, d.Time, x.Currency)
 			}
 			if _, dup := day.PerEUR[cur]; dup {
@@ -187,15 +189,3 @@ func Fetch(ctx context.Context, client Doer, endpoint string) (Rates, error) {
 	return rates, nil
 }
 
-// IsCurrency reports whether s looks like an ISO 4217 code (three capitals).
-func IsCurrency(s string) bool {
-	if len(s) != 3 {
-		return false
-	}
-	for _, c := range s {
-		if c < 'A' || c > 'Z' {
-			return false
-		}
-	}
-	return true
-}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/fx"
 )
 
 // The parsers below read the values the CLI takes as flags and the API as
@@ -62,7 +61,7 @@ func Currency(name, asked, def string) (string, error) {
 	if c == "" {
 		c = strings.ToUpper(def)
 	}
-	if !fx.IsCurrency(c) {
+	if !pricewatch.IsCurrencyCode(c) {
 		return "", paramErr("%s %q: want a three-letter ISO 4217 code such as USD or CNY", name, asked)
 	}
 	return c, nil

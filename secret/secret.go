@@ -16,6 +16,7 @@ package secret
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net/url"
 	"regexp"
 	"slices"
@@ -93,6 +94,20 @@ func String(s string, secrets ...string) string {
 // removed from its message; see Scrubber.Error.
 func Error(err error, secrets ...string) error {
 	return New(secrets...).Error(err)
+}
+
+// Transport is the text of an HTTP client error with the URL left out and
+// every secret masked: Go's *url.Error repeats the whole URL, and a webhook
+// URL (Slack's, a generic receiver's) is itself a secret. A timeout says so.
+func Transport(err error, secrets ...string) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+		if ue.Timeout() {
+			return String("timed out: "+err.Error(), secrets...)
+		}
+	}
+	return String(err.Error(), secrets...)
 }
 
 type redactedError struct {

@@ -2,6 +2,7 @@ package secret
 
 import (
 	"errors"
+	"net/url"
 	"strings"
 	"testing"
 )
@@ -62,5 +63,35 @@ func TestScrubberMasksConfiguredValuesAndKeepsErrorChain(t *testing.T) {
 	}
 	if Error(nil) != nil {
 		t.Error("Error(nil) is not nil")
+	}
+}
+
+// timeoutErr is a net.Error that timed out, as an HTTP client returns it.
+type timeoutErr struct{}
+
+func (timeoutErr) Error() string {
+	return "context deadline exceeded (Client.Timeout exceeded while awaiting headers)"
+}
+func (timeoutErr) Timeout() bool { return true }
+
+func TestTransportLeavesOutTheURL(t *testing.T) {
+	const hook = "https://hooks.example.com/services/T000/B000/very-secret-path"
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"refused", &url.Error{Op: "Post", URL: hook, Err: errors.New("dial tcp 127.0.0.1:9: connect: connection refused")},
+			"dial tcp 127.0.0.1:9: connect: connection refused"},
+		{"timeout", &url.Error{Op: "Post", URL: hook, Err: timeoutErr{}},
+			"timed out: context deadline exceeded (Client.Timeout exceeded while awaiting headers)"},
+		{"not a url.Error", errors.New("proxy said no to " + hook), "proxy said no to " + Mask},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Transport(tt.err, hook); got != tt.want {
+				t.Errorf("Transport = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

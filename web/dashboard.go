@@ -44,14 +44,9 @@ var pageFuncs = template.FuncMap{
 		}
 		return whenText(*t)
 	},
-	"buy":  buyText,
-	"gpus": func(n float64, m string) string { return fmt.Sprintf("%s×%s", trimFloat(n), m) },
-	"place": func(region, zone string) string {
-		if zone != "" {
-			return zone
-		}
-		return region
-	},
+	"buy":     buyText,
+	"gpus":    func(n float64, m string) string { return fmt.Sprintf("%s×%s", trimFloat(n), m) },
+	"place":   pricewatch.Place,
 	"avail":   availText,
 	"ci":      func(i int) int { return i % len(palette) },
 	"pathEsc": url.PathEscape,

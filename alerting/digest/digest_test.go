@@ -400,8 +400,8 @@ func TestHostileCloudTextWithinLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	var p struct {
-		Text   string `json:"text"`
-		Blocks []map[string]any
+		Text   string       `json:"text"`
+		Blocks []shownBlock `json:"blocks"`
 		File   struct {
 			AltText string `json:"alt_text"`
 		} `json:"file"`
@@ -414,30 +414,13 @@ func TestHostileCloudTextWithinLimits(t *testing.T) {
 	}
 	total := 0
 	for i, b := range p.Blocks {
-		raw, _ := json.Marshal(b)
-		var blk struct {
-			Type string `json:"type"`
-			Text *struct {
-				Text string `json:"text"`
-			} `json:"text"`
-			Elements []struct {
-				Text string `json:"text"`
-			} `json:"elements"`
-		}
-		_ = json.Unmarshal(raw, &blk)
-		n := 0
-		if blk.Text != nil {
-			n += len([]rune(blk.Text.Text))
-		}
-		for _, e := range blk.Elements {
-			n += len([]rune(e.Text))
-		}
+		n := len([]rune(strings.Join(b.texts(), "")))
 		limit := 3000
-		if blk.Type == "header" {
+		if b.Type == "header" {
 			limit = 150
 		}
 		if n > limit {
-			t.Errorf("block %d (%s): %d characters", i, blk.Type, n)
+			t.Errorf("block %d (%s): %d characters", i, b.Type, n)
 		}
 		total += n
 	}
@@ -491,29 +474,40 @@ func TestHostileCloudTextWithinLimits(t *testing.T) {
 func shownText(t *testing.T, payload []byte) string {
 	t.Helper()
 	var p struct {
-		Text   string `json:"text"`
-		Blocks []struct {
-			Text *struct {
-				Text string `json:"text"`
-			} `json:"text"`
-			Elements []struct {
-				Text string `json:"text"`
-			} `json:"elements"`
-		} `json:"blocks"`
+		Text   string       `json:"text"`
+		Blocks []shownBlock `json:"blocks"`
 	}
 	if err := json.Unmarshal(payload, &p); err != nil {
 		t.Fatal(err)
 	}
 	out := []string{p.Text}
 	for _, b := range p.Blocks {
-		if b.Text != nil {
-			out = append(out, b.Text.Text)
-		}
-		for _, e := range b.Elements {
-			out = append(out, e.Text)
-		}
+		out = append(out, b.texts()...)
 	}
 	return strings.Join(out, "\n")
+}
+
+// shownBlock is what Slack shows of a Block Kit block: a section's or a
+// header's text, a context's elements.
+type shownBlock struct {
+	Type     string      `json:"type"`
+	Text     *blockText  `json:"text"`
+	Elements []blockText `json:"elements"`
+}
+
+type blockText struct {
+	Text string `json:"text"`
+}
+
+func (b shownBlock) texts() []string {
+	var out []string
+	if b.Text != nil {
+		out = append(out, b.Text.Text)
+	}
+	for _, e := range b.Elements {
+		out = append(out, e.Text)
+	}
+	return out
 }
 
 func TestRenderChartPNG(t *testing.T) {

@@ -1,7 +1,6 @@
 package digest
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -34,9 +33,6 @@ type savingsInputs struct {
 // Document returns the outbox document of a digest queued under key;
 // chart is digest.chart.
 func Document(d Digest, key string, chart bool) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
 	q := queued{DeliveryKey: key, Chart: chart, Location: d.Loc().String(), Digest: d}
 	for _, r := range d.Savings {
 		q.SavingsOffers = append(q.SavingsOffers, savingsInputs{r.Offer, r.OnDemand})
@@ -48,10 +44,11 @@ func Document(d Digest, key string, chart bool) ([]byte, error) {
 		}
 		q.ChartKeys = append(q.ChartKeys, keys)
 	}
-	if err := enc.Encode(q); err != nil {
+	data, err := alerting.EncodeJSON(q)
+	if err != nil {
 		return nil, fmt.Errorf("encoding the digest for the outbox: %w", err)
 	}
-	return alerting.DigestDocument(bytes.TrimRight(b.Bytes(), "\n")).MarshalJSON()
+	return alerting.DigestDocument(data).MarshalJSON()
 }
 
 // decode reads a queued digest back.

@@ -55,6 +55,31 @@ func buyLabel(o pricewatch.Offer) string { return o.Key().HowBought() }
 
 func keyBuyLabel(k pricewatch.OfferKey) string { return k.HowBought() }
 
+// modelChoice is one of a model's cheapest options, as every renderer
+// lists them.
+type modelChoice struct {
+	label      string // "on-demand", "spot" or "commitment"
+	choice     *Choice
+	wow        string // the week-on-week move; none for commitments
+	commitment bool
+}
+
+// choicesOf is m's cheapest on-demand, spot and commitment options, in that
+// order, without the ones it has none of (an empty list: no offers).
+func choicesOf(m ModelRow) []modelChoice {
+	var out []modelChoice
+	for _, c := range []modelChoice{
+		{"on-demand", m.OnDemand, pctNull(m.OnDemandWoW), false},
+		{"spot", m.Spot, pctNull(m.SpotWoW), false},
+		{"commitment", m.Commitment, "", true},
+	} {
+		if c.choice != nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // hardwareLabel is "8× H100".
 func hardwareLabel(model string, count float64) string {
 	if model == "" {

@@ -35,19 +35,13 @@ func WriteMarkdown(w io.Writer, d Digest) error {
 	p("|---|---|--:|--:|---|")
 	var notes []string
 	for _, m := range d.Models {
-		if m.OnDemand == nil && m.Spot == nil && m.Commitment == nil {
+		choices := choicesOf(m)
+		if len(choices) == 0 {
 			p("| %s | – | | | no offers |", md(m.Model))
 		}
-		for _, c := range []struct {
-			label  string
-			choice *Choice
-			wow    string
-		}{{"on-demand", m.OnDemand, pctNull(m.OnDemandWoW)}, {"spot", m.Spot, pctNull(m.SpotWoW)}, {"commitment", m.Commitment, ""}} {
-			if c.choice == nil {
-				continue
-			}
+		for _, c := range choices {
 			p("| %s | %s | %s | %s | %s |", md(m.Model), c.label, perGPU(c.choice.PerGPUHour), c.wow,
-				choiceWhere(c.choice, d.Currency, c.label == "commitment", md))
+				choiceWhere(c.choice, d.Currency, c.commitment, md))
 		}
 		if len(m.Unconverted) > 0 {
 			notes = append(notes, md(m.Model)+": "+unconvertedText(m.Unconverted))
@@ -88,10 +82,7 @@ func WriteMarkdown(w io.Writer, d Digest) error {
 		p("| Change | 7 days ago | Now | Currency | Where |")
 		p("|--:|--:|--:|---|---|")
 		for _, mv := range d.Moves {
-			from, to := mv.From, mv.To
-			if mv.FromPerGPU.Valid && mv.ToPerGPU.Valid {
-				from, to = mv.FromPerGPU.Decimal, mv.ToPerGPU.Decimal
-			}
+			from, to := mv.Shown()
 			p("| %s | %s | %s | %s | %s |", pct(mv.Pct), perGPU(from), perGPU(to), md(mv.Currency), md(moveWhere(mv)))
 		}
 		if d.Changed > len(d.Moves) {

@@ -130,10 +130,7 @@ func SlackPayload(d Digest, opts SlackOptions) ([]byte, error) {
 
 	var mv []string
 	for _, m := range d.Moves {
-		from, to := m.From, m.To
-		if m.FromPerGPU.Valid && m.ToPerGPU.Valid {
-			from, to = m.FromPerGPU.Decimal, m.ToPerGPU.Decimal
-		}
+		from, to := m.Shown()
 		k := m.Key
 		mv = append(mv, fmt.Sprintf("• *%s* %s %s %s %s (%s): %s → %s %s",
 			signed(pct(m.Pct)), esc(slack.ProviderName(k.Provider)), esc(pricewatch.Place(k.Region, k.Zone)), code(k.InstanceType), esc(keyBuyLabel(k)),
@@ -215,19 +212,17 @@ func SlackPayload(d Digest, opts SlackOptions) ([]byte, error) {
 func modelSection(m ModelRow, cur string) string {
 	var b strings.Builder
 	b.WriteString("*" + esc(m.Model) + "*")
-	if m.OnDemand == nil && m.Spot == nil && m.Commitment == nil {
+	choices := choicesOf(m)
+	if len(choices) == 0 {
 		b.WriteString("\nno offers")
 	}
-	for _, c := range []struct {
-		label  string
-		choice *Choice
-		wow    string
-	}{{"on-demand", m.OnDemand, pctNull(m.OnDemandWoW)}, {"spot", m.Spot, pctNull(m.SpotWoW)}, {"best commitment", m.Commitment, ""}} {
-		if c.choice == nil {
-			continue
-		}
+	for _, c := range choices {
 		o := c.choice.Offer
-		fmt.Fprintf(&b, "\n• %s *%s* %s", c.label, perGPU(c.choice.PerGPUHour), esc(cur))
+		label := c.label
+		if c.commitment {
+			label = "best commitment"
+		}
+		fmt.Fprintf(&b, "\n• %s *%s* %s", label, perGPU(c.choice.PerGPUHour), esc(cur))
 		if c.wow != "" {
 			fmt.Fprintf(&b, " (%s w/w)", signed(c.wow))
 		}

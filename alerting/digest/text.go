@@ -34,18 +34,12 @@ func WriteText(w io.Writer, d Digest) error {
 			}
 			return ""
 		}
-		if m.OnDemand == nil && m.Spot == nil && m.Commitment == nil {
+		choices := choicesOf(m)
+		if len(choices) == 0 {
 			t.Add(name(), "-", "", "", "no offers")
 		}
-		for _, c := range []struct {
-			label  string
-			choice *Choice
-			wow    string
-		}{{"on-demand", m.OnDemand, pctNull(m.OnDemandWoW)}, {"spot", m.Spot, pctNull(m.SpotWoW)}, {"commitment", m.Commitment, ""}} {
-			if c.choice == nil {
-				continue
-			}
-			t.Add(name(), c.label, perGPU(c.choice.PerGPUHour), c.wow, choiceWhere(c.choice, d.Currency, c.label == "commitment", id))
+		for _, c := range choices {
+			t.Add(name(), c.label, perGPU(c.choice.PerGPUHour), c.wow, choiceWhere(c.choice, d.Currency, c.commitment, id))
 		}
 		if len(m.Unconverted) > 0 {
 			notes = append(notes, m.Model+": "+unconvertedText(m.Unconverted))
@@ -84,10 +78,7 @@ func WriteText(w io.Writer, d Digest) error {
 	} else {
 		t := table.New(">CHANGE", ">7D AGO", ">NOW", "CUR", "WHERE")
 		for _, mv := range d.Moves {
-			from, to := mv.From, mv.To
-			if mv.FromPerGPU.Valid && mv.ToPerGPU.Valid {
-				from, to = mv.FromPerGPU.Decimal, mv.ToPerGPU.Decimal
-			}
+			from, to := mv.Shown()
 			t.Add(pct(mv.Pct), perGPU(from), perGPU(to), mv.Currency, moveWhere(mv))
 		}
 		if err := flushTable(b, t); err != nil {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +16,7 @@ import (
 	slackapi "github.com/slack-go/slack"
 
 	"github.com/pricewatch/pricewatch/alerting"
+	"github.com/pricewatch/pricewatch/alerting/alertingtest"
 	"github.com/pricewatch/pricewatch/alerting/outboxstore"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -258,7 +258,7 @@ func TestDispatcherRetriesUploadWithoutDuplicates(t *testing.T) {
 	if ok, err := db.Enqueue(t.Context(), outboxDigest(t), chartBytes); err != nil || !ok {
 		t.Fatalf("Enqueue = %v, %v", ok, err)
 	}
-	d := outboxstore.NewDispatcher(db, n, nil, alerting.DispatcherOptions{Sleep: clk.sleep, ChannelInterval: -1})
+	d := outboxstore.NewDispatcher(db, n, nil, alerting.DispatcherOptions{Sleep: clk.Sleep, ChannelInterval: -1})
 	rep, err := d.Deliver(t.Context(), 0, false)
 	if err != nil || rep.Retrying != 1 || rep.Sent != 0 {
 		t.Fatalf("first delivery: %+v, %v", rep, err)
@@ -300,16 +300,10 @@ func TestPostWithAttachmentWebhook(t *testing.T) {
 	}
 }
 
-func openOutbox(t *testing.T) (*storage.DB, *testClock) {
+func openOutbox(t *testing.T) (*storage.DB, *alertingtest.Clock) {
 	t.Helper()
-	clk := &testClock{t: time.Date(2026, 12, 7, 9, 0, 0, 0, time.UTC)}
-	db, err := storage.Open(t.Context(), filepath.Join(t.TempDir(), "pw.db"), storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	db.Now = clk.now
-	return db, clk
+	clk := alertingtest.NewClock(time.Date(2026, 12, 7, 9, 0, 0, 0, time.UTC))
+	return alertingtest.OpenDB(t, "", clk), clk
 }
 
 func outboxDigest(t *testing.T) storage.OutboxMessage {

@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -300,10 +299,7 @@ func (n *Notifier) postWebhook(ctx context.Context, p Payload) error {
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := n.hc.Do(req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("posting to the Slack webhook: %w", ctx.Err())
-		}
-		return errors.New("posting to the Slack webhook: " + n.describe(err))
+		return alerting.TransportError(ctx, "posting to the Slack webhook", err, n.secrets...)
 	}
 	defer resp.Body.Close()
 	// Slack answers a webhook in plain text: "ok", or an error code such as
@@ -318,10 +314,7 @@ func (n *Notifier) postWebhook(ctx context.Context, p Payload) error {
 	case resp.StatusCode == http.StatusOK:
 		return nil
 	case resp.StatusCode == http.StatusTooManyRequests:
-		wait := 30 * time.Second
-		if s, err := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After"))); err == nil && s >= 0 {
-			wait = time.Duration(s) * time.Second
-		}
+		wait := alerting.RetryAfterHeader(resp.Header)
 		return alerting.RetryAfter(fmt.Errorf("slack webhook: rate limit (HTTP 429), retry after %s", wait), wait)
 	case resp.StatusCode >= 500 || resp.StatusCode == http.StatusRequestTimeout:
 		return fmt.Errorf("slack webhook answered HTTP %d%s", resp.StatusCode, said)
@@ -353,18 +346,9 @@ func errorCode(s string) string {
 	return s
 }
 
-// describe turns a transport error into text without the URL: Go's
-// *url.Error embeds it, and a webhook URL is a secret.
-func (n *Notifier) describe(err error) string {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err
-		if ue.Timeout() {
-			return n.scrub("timed out: " + err.Error())
-		}
-	}
-	return n.scrub(err.Error())
-}
+// describe turns a transport error into text without the URL (which may
+// be the secret webhook URL).
+func (n *Notifier) describe(err error) string { return secret.Transport(err, n.secrets...) }
 
 // scrub removes every configured secret, and every credential shape, from
 // s: the one scrubber of package secret.

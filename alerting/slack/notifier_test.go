@@ -307,12 +307,6 @@ func TestSecretNeverPrinted(t *testing.T) {
 	}
 }
 
-func azureOffer(hourly string) pricewatch.Offer {
-	o := azureH100(pricewatch.OnDemand)
-	o.Hourly = mustDecimal(hourly)
-	return o
-}
-
 func TestNewNeedsACredential(t *testing.T) {
 	if _, err := New(Config{}); err == nil {
 		t.Error("New without token or webhook must fail")

@@ -15,30 +15,30 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting"
+	"github.com/pricewatch/pricewatch/alerting/alertingtest"
 	"github.com/pricewatch/pricewatch/alerting/outboxstore"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
+// dawn is the clock the process tests start on: 06:00 UTC, Monday 30
+// November 2026.
+func dawn() *alertingtest.Clock {
+	return alertingtest.NewClock(time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC))
 }
 
-func (c *testClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
+// site is where the process tests run: one database file, its clock
+// (starting at dawn) and one fake Slack, shared by every process started
+// there.
+type site struct {
+	path string
+	clk  *alertingtest.Clock
+	fake *fakeSlack
 }
 
-func (c *testClock) sleep(ctx context.Context, d time.Duration) error {
-	c.mu.Lock()
-	if d > 0 {
-		c.t = c.t.Add(d)
-	}
-	c.mu.Unlock()
-	return ctx.Err()
+func newSite(t *testing.T) *site {
+	return &site{path: filepath.Join(t.TempDir(), "pw.db"), clk: dawn(), fake: newFakeSlack(t, testToken)}
 }
 
 // process is one pricewatch process: its own database handle, notifier
@@ -49,14 +49,15 @@ type process struct {
 	opts storage.SaveOptions
 }
 
-func start(t *testing.T, path string, clk *testClock, fake *fakeSlack) *process {
+// start starts a process on the site's database.
+func (s *site) start(t *testing.T) *process {
 	t.Helper()
-	db, err := storage.Open(t.Context(), path, storage.Options{})
+	db, err := storage.Open(t.Context(), s.path, storage.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	db.Now = clk.now
-	n, err := New(Config{Token: testToken, APIURL: fake.apiURL()})
+	db.Now = s.clk.Now
+	n, err := New(Config{Token: testToken, APIURL: s.fake.apiURL()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func start(t *testing.T, path string, clk *testClock, fake *fakeSlack) *process 
 		t.Fatal(err)
 	}
 	return &process{db: db, opts: storage.SaveOptions{Outbox: outboxstore.SaveFunc(rules), WithdrawAfterRuns: 2},
-		d: outboxstore.NewDispatcher(db, n, zap.NewNop(), alerting.DispatcherOptions{Sleep: clk.sleep})}
+		d: outboxstore.NewDispatcher(db, n, zap.NewNop(), alerting.DispatcherOptions{Sleep: s.clk.Sleep})}
 }
 
 // run stores one provider run, which queues its alerts.
@@ -106,25 +107,23 @@ func tencentZones(states ...pricewatch.AvailabilityState) *pricewatch.Snapshot {
 // that died before posting it), more alerts are queued, Slack recovers:
 // every alert arrives exactly once, and in order in each channel.
 func TestOutageAndRestart(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "pw.db")
-	clk := &testClock{t: time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)}
-	fake := newFakeSlack(t, testToken)
+	st := newSite(t)
 	in, out := pricewatch.InStock, pricewatch.SoldOut
 
-	p := start(t, path, clk, fake)
+	p := st.start(t)
 	p.run(t, azurePrices("98.32"))  // baselines
 	p.run(t, tencentZones(in, out)) //
 	// Slack goes down: five 500s, then rate limits, then 500s for hours.
-	fake.then(reply{status: 500}, reply{status: 502}, reply{status: 503}, reply{status: 500}, reply{status: 500},
+	st.fake.then(reply{status: 500}, reply{status: 502}, reply{status: 503}, reply{status: 500}, reply{status: 500},
 		reply{status: 429, retryAfter: "20"}, reply{status: 429, retryAfter: "20"}, reply{}, reply{})
 	for i := 0; i < 40; i++ {
-		fake.then(reply{status: 503})
+		st.fake.then(reply{status: 503})
 	}
 
-	clk.sleep(t.Context(), 7*time.Hour)
+	st.clk.Sleep(t.Context(), 7*time.Hour)
 	p.run(t, azurePrices("88.488"))                             // drop 10%: C0PRICES
 	p.run(t, tencentZones(in, in, in))                          // zone 4 back in stock, zone 5 new: C0CAPACITY
-	clk.sleep(t.Context(), time.Hour)                           //
+	st.clk.Sleep(t.Context(), time.Hour)                        //
 	p.run(t, azurePrices("79.6392"))                            // drop 10% again: C0PRICES
 	rep, err := p.d.Deliver(t.Context(), 30*time.Second, false) // `pricewatch fetch`: bounded wait
 	if err != nil {
@@ -147,28 +146,28 @@ func TestOutageAndRestart(t *testing.T) {
 	if len(heads) == 0 {
 		t.Fatalf("pending heads %+v", heads)
 	}
-	if ok, err := p.db.ClaimMessage(t.Context(), heads[0].ID, clk.now(), clk.now().Add(2*time.Minute), true); err != nil || !ok {
+	if ok, err := p.db.ClaimMessage(t.Context(), heads[0].ID, st.clk.Now(), st.clk.Now().Add(2*time.Minute), true); err != nil || !ok {
 		t.Fatalf("claim: %v %v", ok, err)
 	}
 	if err := p.db.Close(); err != nil {
 		t.Fatal(err)
 	}
 
-	p = start(t, path, clk, fake)
+	p = st.start(t)
 	defer p.db.Close()
-	clk.sleep(t.Context(), 3*time.Hour)
+	st.clk.Sleep(t.Context(), 3*time.Hour)
 	p.run(t, tencentZones(out, out, in)) // zones 3 and 4 sell out: no rule; nothing queued
-	clk.sleep(t.Context(), 7*time.Hour)
+	st.clk.Sleep(t.Context(), 7*time.Hour)
 	p.run(t, tencentZones(in, in, in)) // zones 3 and 4 back after 7h: one C0CAPACITY message
 	p.run(t, azurePrices("70"))        // drop ≥ 5%: C0PRICES
 	if rep, err := p.d.Deliver(t.Context(), time.Minute, false); err != nil || rep.Sent != 0 {
 		t.Fatalf("Slack still down: %+v %v", rep, err)
 	}
 	// Slack recovers (the script runs out: every answer is ok).
-	fake.mu.Lock()
-	fake.script = nil
-	fake.mu.Unlock()
-	clk.sleep(t.Context(), 2*time.Hour)
+	st.fake.mu.Lock()
+	st.fake.script = nil
+	st.fake.mu.Unlock()
+	st.clk.Sleep(t.Context(), 2*time.Hour)
 	rep, err = p.d.Deliver(t.Context(), time.Hour, false)
 	if err != nil {
 		t.Fatal(err)
@@ -196,7 +195,7 @@ func TestOutageAndRestart(t *testing.T) {
 	}
 	got := map[string][]string{}
 	seen := map[string]int{}
-	for _, p := range fake.accepted() {
+	for _, p := range st.fake.accepted() {
 		got[p.Channel] = append(got[p.Channel], p.DeliveryKey)
 		seen[p.DeliveryKey]++
 	}

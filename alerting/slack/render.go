@@ -10,8 +10,6 @@
 package slack
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -129,17 +127,8 @@ func (r Renderer) Render(g alerting.Group) ([]byte, error) {
 	return marshal(p)
 }
 
-// marshal encodes a payload without Go's HTML escaping, so the stored
-// payload reads as Slack receives it (&lt; stays &lt;, not \u0026lt;).
-func marshal(p Payload) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(p); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
-}
+// marshal encodes a payload as Slack receives it (alerting.EncodeJSON).
+func marshal(p Payload) ([]byte, error) { return alerting.EncodeJSON(p) }
 
 // TestMessage is what `pricewatch alerts test` posts.
 func TestMessage(at time.Time, version string) ([]byte, error) {
@@ -377,22 +366,7 @@ func rate(d decimal.Decimal) string { return Readable(d) }
 // Readable is a money figure for people: rounded to four decimals, trailing
 // zeros beyond two dropped, the integer part grouped by thousands.
 func Readable(d decimal.Decimal) string {
-	s := pricewatch.FormatPrice(d.Round(4))
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	whole, frac, _ := strings.Cut(s, ".")
-	var b strings.Builder
-	for i, r := range whole {
-		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	out := b.String() + "." + frac
-	if neg {
-		out = "-" + out
-	}
-	return out
+	return pricewatch.GroupThousands(pricewatch.FormatPrice(d.Round(4)))
 }
 
 func signed(d decimal.Decimal) string {

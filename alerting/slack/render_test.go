@@ -16,16 +16,19 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting"
+	"github.com/pricewatch/pricewatch/alerting/alertingtest"
 	"github.com/pricewatch/pricewatch/internal/golden"
 )
 
 var runAt = time.Date(2026, 11, 30, 9, 17, 0, 0, time.UTC)
 
-// Offers and places in the clouds' real formats; see testdata/README.md
-// for where each value comes from.
-func azureH100(pt pricewatch.PriceType) pricewatch.Offer {
-	return pricewatch.Offer{Provider: pricewatch.Azure, Region: "eastus", InstanceType: "Standard_ND96isr_H100_v5", PriceType: pt,
-		OS: pricewatch.Linux, Currency: "USD", Hardware: pricewatch.Hardware{GPUModel: "H100", GPUCount: 8, GPUMemoryGB: 80, VCPUs: 96, MemoryGB: 1900}}
+// Offers and places in the clouds' real formats (and alertingtest's); see
+// testdata/README.md for where each value comes from.
+func azureH100(pt pricewatch.PriceType) pricewatch.Offer { return alertingtest.AzureH100(pt, "") }
+
+// azureOffer is azureH100 on demand at hourly USD.
+func azureOffer(hourly string) pricewatch.Offer {
+	return alertingtest.AzureH100(pricewatch.OnDemand, hourly)
 }
 
 func awsP5(region, zone string) pricewatch.Offer {
@@ -39,15 +42,7 @@ func tencentGN10Xp(zone string) pricewatch.Availability {
 }
 
 func priceChange(kind pricewatch.ChangeKind, o pricewatch.Offer, old, new string) pricewatch.Change {
-	c := pricewatch.Change{Kind: kind, At: runAt, Offer: o.Key(), Currency: o.Currency, Hardware: o.Hardware,
-		Place: pricewatch.AvailabilityKey{Provider: o.Provider, Region: o.Region, Zone: o.Zone, InstanceType: o.InstanceType}}
-	if old != "" {
-		c.Old = decimal.NewNullDecimal(decimal.RequireFromString(old))
-	}
-	if new != "" {
-		c.New = decimal.NewNullDecimal(decimal.RequireFromString(new))
-	}
-	return c
+	return alertingtest.PriceChange(kind, o, old, new, runAt)
 }
 
 func stockChange(kind pricewatch.ChangeKind, a pricewatch.Availability, from, to pricewatch.AvailabilityState, since time.Duration) pricewatch.Change {
@@ -310,8 +305,6 @@ func TestTestMessage(t *testing.T) {
 		t.Errorf("test message: %s", b)
 	}
 }
-
-func mustDecimal(s string) decimal.Decimal { return decimal.RequireFromString(s) }
 
 // Rates read rounded (four decimals at most, thousands grouped) while the
 // stored figures keep every digit; the texts never show a delivery key.

@@ -2,7 +2,6 @@ package slack
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -37,12 +36,10 @@ func (r fixedTemplate) Render(g alerting.Group) ([]byte, error) {
 // the outbox holds the alert's data, and the notifier renders it when it
 // sends.
 func TestTemplateChangeReachesQueuedMessage(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "pw.db")
-	clk := &testClock{t: time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)}
-	fake := newFakeSlack(t, testToken)
+	st := newSite(t)
 
 	// The old process queues the drop and stops before delivering it.
-	old := start(t, path, clk, fake)
+	old := st.start(t)
 	defer old.db.Close()
 	old.run(t, azurePrices("98.32"))
 	old.run(t, azurePrices("88.488"))
@@ -60,17 +57,17 @@ func TestTemplateChangeReachesQueuedMessage(t *testing.T) {
 	}
 
 	// The upgrade: same database, new renderer.
-	n, err := New(Config{Token: testToken, APIURL: fake.apiURL(), Renderer: fixedTemplate{}})
+	n, err := New(Config{Token: testToken, APIURL: st.fake.apiURL(), Renderer: fixedTemplate{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	clk.sleep(t.Context(), time.Hour)
-	rep, err := outboxstore.NewDispatcher(old.db, n, zap.NewNop(), alerting.DispatcherOptions{Sleep: clk.sleep}).Deliver(t.Context(), 0, true)
+	st.clk.Sleep(t.Context(), time.Hour)
+	rep, err := outboxstore.NewDispatcher(old.db, n, zap.NewNop(), alerting.DispatcherOptions{Sleep: st.clk.Sleep}).Deliver(t.Context(), 0, true)
 	if err != nil || rep.Sent != 1 {
 		all, _ := old.db.ListOutbox(t.Context(), storage.OutboxFilter{})
 		t.Fatalf("new process: %+v, %v; outbox %+v", rep, err, all)
 	}
-	got := fake.accepted()
+	got := st.fake.accepted()
 	if len(got) != 1 {
 		t.Fatalf("Slack got %d messages", len(got))
 	}
@@ -93,10 +90,8 @@ func TestTemplateChangeReachesQueuedMessage(t *testing.T) {
 // than the outbox document (Block Kit bytes, rendered at queue time) is
 // sent as it was stored, exactly once, after the upgrade.
 func TestLegacyBlockKitStillDelivered(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "pw.db")
-	clk := &testClock{t: time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)}
-	fake := newFakeSlack(t, testToken)
-	p := start(t, path, clk, fake)
+	st := newSite(t)
+	p := st.start(t)
 	defer p.db.Close()
 
 	// What the old build stored: its renderer's bytes.
@@ -120,7 +115,7 @@ func TestLegacyBlockKitStillDelivered(t *testing.T) {
 	if err := json.Unmarshal(legacy, &want); err != nil {
 		t.Fatal(err)
 	}
-	got := fake.accepted()
+	got := st.fake.accepted()
 	if len(got) != 1 || got[0].Text != want.Text || got[0].Channel != "C0PRICES" || got[0].DeliveryKey != msgs[0].DeliveryKey {
 		t.Fatalf("Slack got %+v, want the stored text %q", got, want.Text)
 	}

@@ -22,7 +22,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/pricewatch/pricewatch/alerting"
@@ -130,13 +129,11 @@ func body(stored []byte) ([]byte, error) {
 	case doc.Type == alerting.TypeDigest:
 		b.Summary = "pricewatch: weekly digest"
 	}
-	var buf bytes.Buffer
-	e := json.NewEncoder(&buf)
-	e.SetEscapeHTML(false)
-	if err := e.Encode(b); err != nil {
+	out, err := alerting.EncodeJSON(b)
+	if err != nil {
 		return nil, alerting.Permanent(fmt.Errorf("webhook: encoding the body: %v", err), alerting.ScopeMessage, fix)
 	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+	return out, nil
 }
 
 // Sign returns the SignatureHeader value for a body sent at timestamp
@@ -175,10 +172,7 @@ func (n *Notifier) Post(ctx context.Context, channel string, payload []byte) err
 	}
 	resp, err := n.hc.Do(req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("posting to the webhook: %w", ctx.Err())
-		}
-		return errors.New("posting to the webhook: " + n.describe(err))
+		return alerting.TransportError(ctx, "posting to the webhook", err, n.redact...)
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
@@ -188,10 +182,7 @@ func (n *Notifier) Post(ctx context.Context, channel string, payload []byte) err
 	case code >= 200 && code < 300:
 		return nil
 	case code == http.StatusTooManyRequests:
-		wait := 30 * time.Second
-		if s, err := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After"))); err == nil && s >= 0 {
-			wait = time.Duration(s) * time.Second
-		}
+		wait := alerting.RetryAfterHeader(resp.Header)
 		return alerting.RetryAfter(fmt.Errorf("webhook: rate limit (HTTP 429), retry after %s", wait), wait)
 	case code >= 500 || code == http.StatusRequestTimeout:
 		return e
@@ -203,20 +194,9 @@ func (n *Notifier) Post(ctx context.Context, channel string, payload []byte) err
 	return alerting.Permanent(e, alerting.ScopeAll, "check webhook.url: the receiver is not there")
 }
 
-// describe turns a transport error into text without the URL: Go's
-// *url.Error embeds it, and a webhook URL is a secret.
-func (n *Notifier) describe(err error) string {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err
-		if ue.Timeout() {
-			return n.scrub("timed out: " + err.Error())
-		}
-	}
-	return n.scrub(err.Error())
-}
-
-func (n *Notifier) scrub(s string) string { return secret.String(s, n.redact...) }
+// describe turns a transport error into text without the URL, which is a
+// secret.
+func (n *Notifier) describe(err error) string { return secret.Transport(err, n.redact...) }
 
 // String keeps the URL out of any %v of a Notifier.
 func (n *Notifier) String() string { return "webhook.Notifier" }

@@ -17,18 +17,15 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting"
+	"github.com/pricewatch/pricewatch/alerting/alertingtest"
 )
 
 const key = "k3y-for-signing"
 
 func drop(t *testing.T) []byte {
 	t.Helper()
-	c := pricewatch.Change{Kind: pricewatch.PriceChanged, At: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC), Currency: "USD",
-		Offer:    pricewatch.OfferKey{Provider: pricewatch.Azure, Region: "eastus", InstanceType: "Standard_ND96isr_H100_v5", PriceType: pricewatch.OnDemand, OS: pricewatch.Linux},
-		Place:    pricewatch.AvailabilityKey{Provider: pricewatch.Azure, Region: "eastus", InstanceType: "Standard_ND96isr_H100_v5"},
-		Old:      decimal.NewNullDecimal(decimal.RequireFromString("98.32")),
-		New:      decimal.NewNullDecimal(decimal.RequireFromString("88.488")),
-		Hardware: pricewatch.Hardware{GPUModel: "H100", GPUCount: 8}}
+	c := alertingtest.PriceChange(pricewatch.PriceChanged, alertingtest.AzureH100(pricewatch.OnDemand, ""), "98.32", "88.488",
+		time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
 	b, err := alerting.AlertDocument(alerting.Group{Key: "run/4/webhook/drops/price_drop", Channel: alerting.WebhookChannel, Rule: "drops",
 		Event: alerting.PriceDrop, RunID: 4, Provider: pricewatch.Azure, At: c.At,
 		Items: []alerting.Item{{Event: alerting.PriceDrop, Change: c, DeltaPct: decimal.NewNullDecimal(decimal.RequireFromString("-10"))}}}).MarshalJSON()
@@ -92,6 +89,8 @@ func TestAnswersClassified(t *testing.T) {
 		{status: 200}, {status: 204},
 		{status: 500}, {status: 502}, {status: 503}, {status: 408},
 		{status: 429, retryAfter: "7", wait: 7 * time.Second},
+		{status: 429, wait: 30 * time.Second},                     // no Retry-After: alerting's default
+		{status: 429, retryAfter: "soon", wait: 30 * time.Second}, // not seconds: the same
 		{status: 400, permanent: true, scope: alerting.ScopeMessage},
 		{status: 422, permanent: true, scope: alerting.ScopeMessage},
 		{status: 401, permanent: true, scope: alerting.ScopeAll},

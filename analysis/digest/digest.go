@@ -209,6 +209,15 @@ type Move struct {
 	Pct                  decimal.Decimal
 }
 
+// Shown is the move as the digest shows it: per GPU-hour when both ends
+// are known per GPU-hour, else the whole instance's effective hourly.
+func (m Move) Shown() (from, to decimal.Decimal) {
+	if m.FromPerGPU.Valid && m.ToPerGPU.Valid {
+		return m.FromPerGPU.Decimal, m.ToPerGPU.Decimal
+	}
+	return m.From, m.To
+}
+
 // AvailabilityEvent is a type that became available (or sold out, or was
 // withdrawn) in some places of a region during the week.
 type AvailabilityEvent struct {
@@ -348,7 +357,7 @@ func Build(in Input) (Digest, error) {
 		return Digest{}, errors.New("building the digest: no time given")
 	}
 	cur := strings.ToUpper(strings.TrimSpace(in.Currency))
-	if !fx.IsCurrency(cur) {
+	if !pricewatch.IsCurrencyCode(cur) {
 		return Digest{}, fmt.Errorf("building the digest: currency %q is not a three-letter code", in.Currency)
 	}
 	loc := in.Location

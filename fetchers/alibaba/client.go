@@ -18,6 +18,7 @@ import (
 
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/retry"
 	"github.com/pricewatch/pricewatch/secret"
 )
 
@@ -48,7 +49,7 @@ type rpcClient struct {
 }
 
 func newRPCClient(id, secret config.Secret, endpoint *url.URL, policy fetchers.RetryPolicy) *rpcClient {
-	c := &rpcClient{id: id, secret: secret, endpoint: endpoint, policy: policy, sleep: fetchers.Sleep}
+	c := &rpcClient{id: id, secret: secret, endpoint: endpoint, policy: policy, sleep: retry.Sleep}
 	// The timeout covers one attempt, body included (ECS answers are
 	// small); the run's context bounds the whole fetch.
 	// Redirects stay on the endpoint's origin, as for every fetcher.
@@ -228,7 +229,7 @@ func (c *rpcClient) backoff(attempt int) time.Duration {
 	if base <= 0 {
 		base = 500 * time.Millisecond
 	}
-	return fetchers.Backoff(base, c.policy.MaxDelay, attempt)
+	return retry.Backoff(base, c.policy.MaxDelay, attempt)
 }
 
 type errKind int

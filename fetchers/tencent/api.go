@@ -16,6 +16,7 @@ import (
 
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/retry"
 	"github.com/pricewatch/pricewatch/secret"
 )
 
@@ -218,7 +219,7 @@ func (a *api) redact(s string) string {
 }
 
 func (a *api) backoff(attempt int) time.Duration {
-	return fetchers.Backoff(a.baseDelay, a.maxDelay, attempt)
+	return retry.Backoff(a.baseDelay, a.maxDelay, attempt)
 }
 
 type pacer struct {

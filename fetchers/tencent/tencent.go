@@ -26,6 +26,7 @@ import (
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/gpu"
+	"github.com/pricewatch/pricewatch/retry"
 )
 
 // Environment variables the Tencent Cloud CLI and SDKs read.
@@ -112,7 +113,7 @@ func New(cfg Config, log *zap.Logger) (*Fetcher, error) {
 		baseDelay: time.Second,
 		maxDelay:  policy.MaxDelay,
 		now:       time.Now,
-		sleep:     fetchers.Sleep,
+		sleep:     retry.Sleep,
 		minInterval: map[string]time.Duration{
 			// Documented limits: 10/s for InquiryPriceRunInstances,
 			// 20/s for the Describe actions; stay under them.
