@@ -14,16 +14,15 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/robfig/cron/v3"
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/providers"
+	"github.com/pricewatch/pricewatch/section"
 )
 
 // EnvConfig names the environment variable that points at the config file.
@@ -142,100 +141,28 @@ type Fetch struct {
 	MaxRetryAfter time.Duration `yaml:"max_retry_after"`
 }
 
-// Providers has one section per cloud.
+// Providers holds one section per registered provider (package
+// providers), under its name. Each fetcher package defines its section's
+// keys, defaults and checks; config decodes and validates them in place.
 type Providers struct {
-	AWS     AWS     `yaml:"aws"`
-	Azure   Azure   `yaml:"azure"`
-	Alibaba Alibaba `yaml:"alibaba"`
-	Tencent Tencent `yaml:"tencent"`
-	Lambda  Keyed   `yaml:"lambda"`
-	RunPod  Keyed   `yaml:"runpod"`
-	VastAI  VastAI  `yaml:"vastai"`
-	OCI     OCI     `yaml:"oci"`
+	sections map[string]section.Section
 }
 
-// Common are the keys every provider has.
-type Common struct {
-	Enabled  bool          `yaml:"enabled"`
-	Endpoint string        `yaml:"endpoint"`
-	Regions  []string      `yaml:"regions"`  // empty means all
-	Schedule string        `yaml:"schedule"` // robfig/cron spec, evaluated in UTC
-	Timeout  time.Duration `yaml:"timeout"`  // whole run
+// defaultProviders holds every registered provider's default section.
+func defaultProviders() Providers {
+	p := Providers{sections: map[string]section.Section{}}
+	for _, reg := range providers.All() {
+		p.sections[reg.Name] = reg.Section()
+	}
+	return p
 }
 
-// AWS reads the public Price List Bulk API and the spot feed.
-type AWS struct {
-	Common       `yaml:",inline"`
-	SpotEndpoint string `yaml:"spot_endpoint"`
-	SpotEnabled  bool   `yaml:"spot"`
-	SavingsPlans bool   `yaml:"savings_plans"`
-}
+// Section returns the named provider's section (nil for an unknown name);
+// its concrete type is the one the provider's package defines.
+func (p Providers) Section(name string) section.Section { return p.sections[name] }
 
-// Azure reads the Retail Prices API.
-type Azure struct {
-	Common  `yaml:",inline"`
-	Windows bool `yaml:"windows"` // also store Windows prices (kept apart from Linux)
-}
-
-// Alibaba calls ECS with signed requests.
-type Alibaba struct {
-	Common              `yaml:",inline"`
-	AccessKeyIDFile     string `yaml:"access_key_id_file"`
-	AccessKeySecretFile string `yaml:"access_key_secret_file"`
-	MaxPriceCalls       int    `yaml:"max_price_calls"`
-	Concurrency         int    `yaml:"concurrency"`
-}
-
-// Tencent calls CVM with TC3-signed requests.
-type Tencent struct {
-	Common        `yaml:",inline"`
-	SecretIDFile  string `yaml:"secret_id_file"`
-	SecretKeyFile string `yaml:"secret_key_file"`
-	// Currency of the account's prices: CNY on the China site, USD on the
-	// international one (the API does not say).
-	Currency string `yaml:"currency"`
-	// ImageID is the image quoted when asking prepaid prices; empty picks a
-	// public Linux image per region.
-	ImageID       string `yaml:"image_id"`
-	MaxPriceCalls int    `yaml:"max_price_calls"`
-	Concurrency   int    `yaml:"concurrency"`
-}
-
-// Keyed is a provider with one global API (no regions to choose: the
-// answer covers every region) read with an API key: Lambda, RunPod.
-type Keyed struct {
-	Enabled bool `yaml:"enabled"`
-	// Endpoint is the base URL (scheme and host); the fetcher appends the
-	// API's path.
-	Endpoint string        `yaml:"endpoint"`
-	Schedule string        `yaml:"schedule"`
-	Timeout  time.Duration `yaml:"timeout"`
-	// APIKeyFile names a file holding the key, used when the provider's
-	// environment variable is not set (a relative name is looked up in
-	// $CREDENTIALS_DIRECTORY).
-	APIKeyFile string `yaml:"api_key_file"`
-}
-
-// common is the part of Keyed every provider shares, for validation.
-func (k Keyed) common() Common {
-	return Common{Enabled: k.Enabled, Endpoint: k.Endpoint, Schedule: k.Schedule, Timeout: k.Timeout}
-}
-
-// VastAI searches the Vast.ai marketplace (no key).
-type VastAI struct {
-	Common `yaml:",inline"`
-	// GPUModels are Vast.ai gpu_name values, one search each ("H100 SXM").
-	GPUModels []string `yaml:"gpu_models"`
-	// MaxPages bounds the 64-offer pages read per GPU model.
-	MaxPages int `yaml:"max_pages"`
-	// RequestInterval spaces requests (unauthenticated bursts get 429).
-	RequestInterval time.Duration `yaml:"request_interval"`
-}
-
-// OCI reads Oracle's public price list (no key).
-type OCI struct {
-	Common `yaml:",inline"`
-}
+// Common are the keys most providers have (see package section).
+type Common = section.Common
 
 // FX is the exchange-rate source.
 type FX struct {
@@ -381,44 +308,11 @@ func Default() *Config {
 		Database: Database{Path: "pricewatch.db", BusyTimeout: 5 * time.Second},
 		Storage: Storage{MaintenanceSchedule: "@hourly",
 			Retention: Retention{ChangesMaxAge: 90 * 24 * time.Hour, SpotThinStep: 24 * time.Hour}},
-		Log:   Log{Level: "info", Format: "auto"},
-		HTTP:  HTTP{Listen: "127.0.0.1:9108"},
-		Fetch: Fetch{MinOfferRatio: 0.5, LeaseWait: time.Minute, MaxRetryAfter: time.Hour},
-		Slack: Slack{MaxRetryAfter: time.Hour},
-		Providers: Providers{
-			AWS: AWS{
-				Common:       Common{Enabled: true, Endpoint: "https://pricing.us-east-1.amazonaws.com", Schedule: "17 */6 * * *", Timeout: 2 * time.Hour},
-				SpotEndpoint: "https://website.spot.ec2.aws.a2z.com/spot.json",
-				SpotEnabled:  true,
-				SavingsPlans: true,
-			},
-			Azure: Azure{
-				Common:  Common{Enabled: true, Endpoint: "https://prices.azure.com/api/retail/prices", Schedule: "5 * * * *", Timeout: 30 * time.Minute},
-				Windows: true,
-			},
-			Alibaba: Alibaba{
-				Common:        Common{Enabled: true, Regions: []string{"cn-hangzhou", "cn-shanghai", "cn-beijing", "ap-southeast-1"}, Schedule: "25 * * * *", Timeout: 30 * time.Minute},
-				MaxPriceCalls: 2000, Concurrency: 4,
-			},
-			Tencent: Tencent{
-				Common:   Common{Enabled: true, Regions: []string{"ap-guangzhou", "ap-shanghai", "ap-beijing", "ap-singapore"}, Schedule: "45 * * * *", Timeout: 30 * time.Minute},
-				Currency: "CNY", MaxPriceCalls: 500, Concurrency: 4,
-			},
-			// Capacity comes and goes within minutes on both, so they are
-			// polled often; each run is one small request.
-			Lambda: Keyed{Enabled: true, Endpoint: "https://cloud.lambda.ai", Schedule: "*/5 * * * *", Timeout: 2 * time.Minute},
-			RunPod: Keyed{Enabled: true, Endpoint: "https://api.runpod.io", Schedule: "*/5 * * * *", Timeout: 2 * time.Minute},
-			VastAI: VastAI{
-				// Marketplace offers change by the minute: every 15 minutes
-				// catches capacity as it appears.
-				Common:    Common{Enabled: true, Endpoint: "https://console.vast.ai", Schedule: "*/15 * * * *", Timeout: 10 * time.Minute},
-				GPUModels: []string{"H100 SXM", "H100 PCIE", "H100 NVL", "H200", "H200 NVL", "B200", "B300", "A100 SXM4", "A100 PCIE", "L40S"},
-				MaxPages:  25, RequestInterval: 750 * time.Millisecond,
-			},
-			OCI: OCI{
-				Common: Common{Enabled: true, Endpoint: "https://apexapps.oracle.com", Schedule: "35 */6 * * *", Timeout: 10 * time.Minute},
-			},
-		},
+		Log:       Log{Level: "info", Format: "auto"},
+		HTTP:      HTTP{Listen: "127.0.0.1:9108"},
+		Fetch:     Fetch{MinOfferRatio: 0.5, LeaseWait: time.Minute, MaxRetryAfter: time.Hour},
+		Slack:     Slack{MaxRetryAfter: time.Hour},
+		Providers: defaultProviders(),
 		FX: FX{
 			Enabled:  true,
 			Endpoint: "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml",
@@ -505,8 +399,11 @@ func (c *Config) Line(key string) int { return c.lines[key] }
 
 // keyErr builds an error for key, with its line when the file set it.
 func (c *Config) keyErr(key, format string, args ...any) error {
-	return &KeyError{File: c.Source, Line: c.lines[key], Key: key, Msg: fmt.Sprintf(format, args...)}
+	return c.checker().Errorf(key, format, args...)
 }
+
+// checker names keys from the top of the file, with their lines.
+func (c *Config) checker() section.Checker { return section.NewChecker(c.Source, c.lines) }
 
 // Validate checks values that decode fine but make no sense.
 func (c *Config) Validate() error {
@@ -560,59 +457,19 @@ func (c *Config) Validate() error {
 	if c.Fetch.MinOfferRatio < 0 || c.Fetch.MinOfferRatio > 1 {
 		add(c.keyErr("fetch.min_offer_ratio", "%v: want a share between 0 and 1", c.Fetch.MinOfferRatio))
 	}
-	if c.Fetch.LeaseWait < 0 {
-		add(c.keyErr("fetch.lease_wait", "must not be negative"))
-	}
+	add(c.checker().NotNegative("fetch.lease_wait", c.Fetch.LeaseWait))
 	if c.Fetch.MaxRetryAfter <= 0 {
 		add(c.keyErr("fetch.max_retry_after", "must be positive"))
 	}
 	if c.Slack.MaxRetryAfter <= 0 {
 		add(c.keyErr("slack.max_retry_after", "must be positive"))
 	}
-	commons := c.Providers.Commons()
+	// Each provider: the keys all share, then its own section's checks.
 	for _, reg := range providers.All() {
-		name, p := reg.Name, commons[reg.Name]
-		prefix := "providers." + name
-		if p.Endpoint != "" || reg.NeedsEndpoint {
-			add(c.checkURL(prefix+".endpoint", p.Endpoint))
-		}
-		if p.Schedule != "" {
-			add(c.checkSchedule(prefix+".schedule", p.Schedule))
-		}
-		if p.Timeout < 0 {
-			add(c.keyErr(prefix+".timeout", "must not be negative"))
-		}
-		for i, r := range p.Regions {
-			if !regionCode.MatchString(r) {
-				add(c.keyErr(fmt.Sprintf("%s.regions[%d]", prefix, i), "%q is not a region code", r))
-			}
-		}
-		if reg.RegionsUnused != "" && len(p.Regions) > 0 {
-			add(c.keyErr(prefix+".regions", "is not used: %s", reg.RegionsUnused))
-		}
-	}
-	for i, m := range c.Providers.VastAI.GPUModels {
-		if strings.TrimSpace(m) == "" {
-			add(c.keyErr(fmt.Sprintf("providers.vastai.gpu_models[%d]", i), "must not be empty"))
-		}
-	}
-	if c.Providers.VastAI.MaxPages < 1 {
-		add(c.keyErr("providers.vastai.max_pages", "must be at least 1"))
-	}
-	if c.Providers.VastAI.RequestInterval < 0 {
-		add(c.keyErr("providers.vastai.request_interval", "must not be negative"))
-	}
-	if c.Providers.AWS.SpotEnabled {
-		add(c.checkURL("providers.aws.spot_endpoint", c.Providers.AWS.SpotEndpoint))
-	}
-	if c.Providers.Alibaba.Concurrency < 1 {
-		add(c.keyErr("providers.alibaba.concurrency", "must be at least 1"))
-	}
-	if !isCurrency(c.Providers.Tencent.Currency) {
-		add(c.keyErr("providers.tencent.currency", "%q is not a three-letter currency code (CNY on the China site, USD on the international one)", c.Providers.Tencent.Currency))
-	}
-	if c.Providers.Tencent.Concurrency < 1 {
-		add(c.keyErr("providers.tencent.concurrency", "must be at least 1"))
+		sec := c.Providers.Section(reg.Name)
+		k := c.checker().Under("providers." + reg.Name)
+		errs = append(errs, section.CheckShared(k, sec.Shared(), reg.Facts)...)
+		add(sec.Validate(k))
 	}
 	if c.FX.Enabled {
 		add(c.checkURL("fx.endpoint", c.FX.Endpoint))
@@ -640,18 +497,14 @@ func (c *Config) Validate() error {
 			add(c.keyErr("slack.webhook_url", "is not an http(s) URL"))
 		}
 	}
-	if c.Alerts.WithdrawAfterRuns < 1 {
-		add(c.keyErr("alerts.withdraw_after_runs", "must be at least 1"))
-	}
+	add(c.checker().AtLeast("alerts.withdraw_after_runs", c.Alerts.WithdrawAfterRuns, 1))
 	if c.Alerts.ConfirmChangePct < 0 {
 		add(c.keyErr("alerts.confirm_change_pct", "must not be negative (0 alerts every move at once)"))
 	}
 	if c.Guard.ImplausibleRatio != 0 && c.Guard.ImplausibleRatio <= 1 {
 		add(c.keyErr("guard.implausible_ratio", "must be greater than 1 (1000: a thousandth of the price), or 0 to turn the ratio test off"))
 	}
-	if c.Guard.AcceptAfterRuns < 1 {
-		add(c.keyErr("guard.accept_after_runs", "must be at least 1"))
-	}
+	add(c.checker().AtLeast("guard.accept_after_runs", c.Guard.AcceptAfterRuns, 1))
 	for cur, v := range c.Guard.FloorPerGPUHour {
 		if !isCurrency(cur) {
 			add(c.keyErr("guard.floor_per_gpu_hour."+cur, "%q is not a three-letter currency code", cur))
@@ -694,9 +547,8 @@ func (c *Config) validateMetrics() error {
 			errs = append(errs, c.keyErr(fmt.Sprintf("metrics.offers.price_types[%d]", i), "%q: want on_demand, spot, reserved or savings_plan", p))
 		}
 	}
-	known := c.Providers.Commons()
 	for i, p := range o.Providers {
-		if _, ok := known[p]; !ok {
+		if _, ok := providers.Lookup(p); !ok {
 			errs = append(errs, c.keyErr(fmt.Sprintf("metrics.offers.providers[%d]", i), "%q is not a provider", p))
 		}
 	}
@@ -772,35 +624,18 @@ func (c *Config) validateWebhook() error {
 }
 
 // Commons returns the keys every provider has, per provider name: what
-// validation, the digest and the daemon iterate (in the registry's order,
-// see package providers), rather than naming each section.
+// the digest and the daemon iterate (see package providers for the run
+// order), rather than naming each section.
 func (p Providers) Commons() map[string]Common {
-	return map[string]Common{
-		pricewatch.AWS:     p.AWS.Common,
-		pricewatch.Azure:   p.Azure.Common,
-		pricewatch.Alibaba: p.Alibaba.Common,
-		pricewatch.Tencent: p.Tencent.Common,
-		pricewatch.Lambda:  p.Lambda.common(),
-		pricewatch.RunPod:  p.RunPod.common(),
-		pricewatch.VastAI:  p.VastAI.Common,
-		pricewatch.OCI:     p.OCI.Common,
+	out := make(map[string]Common, len(p.sections))
+	for name, s := range p.sections {
+		out[name] = s.Shared()
 	}
+	return out
 }
 
-// checkSchedule parses a cron spec. robfig/cron takes "@every -3s" (and
-// any interval under a second) and quietly runs every second: refused.
-func (c *Config) checkSchedule(key, spec string) error {
-	if _, err := cron.ParseStandard(spec); err != nil {
-		return c.keyErr(key, "%q is not a cron spec: %v", spec, err)
-	}
-	if rest, ok := strings.CutPrefix(strings.TrimSpace(spec), "@every "); ok {
-		d, err := time.ParseDuration(strings.TrimSpace(rest))
-		if err != nil || d < time.Second {
-			return c.keyErr(key, "%q: @every needs an interval of at least 1s", spec)
-		}
-	}
-	return nil
-}
+// checkSchedule parses a cron spec (see section.Checker.Schedule).
+func (c *Config) checkSchedule(key, spec string) error { return c.checker().Schedule(key, spec) }
 
 // checkListen wants host:port with a port number (the host may be empty
 // for every interface).
@@ -818,30 +653,9 @@ func (c *Config) checkListen(key, v string) error {
 	return nil
 }
 
-func (c *Config) checkURL(key, v string) error {
-	u, err := url.Parse(v)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return c.keyErr(key, "%q is not an http(s) URL", v)
-	}
-	return nil
-}
+func (c *Config) checkURL(key, v string) error { return c.checker().URL(key, v) }
 
-// regionCode is the shape every cloud's region codes share: letters and
-// digits in words joined by hyphens, underscores or dots (eastus,
-// us-east-1, cn-hangzhou, EU-RO-1).
-var regionCode = regexp.MustCompile(`^[A-Za-z0-9]+([-_.][A-Za-z0-9]+)*$`)
-
-func isCurrency(s string) bool {
-	if len(s) != 3 {
-		return false
-	}
-	for _, r := range s {
-		if r < 'A' || r > 'Z' {
-			return false
-		}
-	}
-	return true
-}
+func isCurrency(s string) bool { return pricewatch.IsCurrencyCode(s) }
 
 func isPositiveNumber(s string) bool {
 	var f float64

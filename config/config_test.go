@@ -6,6 +6,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/pricewatch/pricewatch/fetchers/lambda"
+	"github.com/pricewatch/pricewatch/fetchers/runpod"
 )
 
 func TestExampleConfigLoads(t *testing.T) {
@@ -16,8 +19,8 @@ func TestExampleConfigLoads(t *testing.T) {
 	// The example documents the defaults: loading it must give the same
 	// values as no file at all, except where the example says otherwise.
 	def := Default()
-	if cfg.Providers.Azure.Endpoint != def.Providers.Azure.Endpoint || cfg.Database.Path != def.Database.Path {
-		t.Errorf("example and defaults disagree: %+v vs %+v", cfg.Providers.Azure, def.Providers.Azure)
+	if got, want := cfg.Providers.Section("azure").Shared(), def.Providers.Section("azure").Shared(); got.Endpoint != want.Endpoint || cfg.Database.Path != def.Database.Path {
+		t.Errorf("example and defaults disagree: %+v vs %+v", got, want)
 	}
 	if len(cfg.Alerts.Rules) == 0 {
 		t.Error("example has no alert rules")
@@ -136,7 +139,7 @@ func TestNoFileGivesDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Database.Path != "pricewatch.db" || !cfg.Providers.Azure.Enabled {
+	if cfg.Database.Path != "pricewatch.db" || !cfg.Providers.Section("azure").Shared().Enabled {
 		t.Errorf("defaults: %+v", cfg.Database)
 	}
 }
@@ -193,12 +196,12 @@ alerts:
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := cfg.Providers.Lambda
+	l := sectionOf[*lambda.Section](t, cfg, "lambda")
 	if !l.Enabled || l.Endpoint != "http://127.0.0.1:8080" || l.Schedule != "*/10 * * * *" || l.Timeout.Seconds() != 90 || l.APIKeyFile != "lambda-api-key" {
 		t.Errorf("lambda %+v", l)
 	}
-	if cfg.Providers.RunPod.Enabled || cfg.Providers.RunPod.Endpoint != "https://api.runpod.io" {
-		t.Errorf("runpod %+v", cfg.Providers.RunPod)
+	if r := sectionOf[*runpod.Section](t, cfg, "runpod"); r.Enabled || r.Endpoint != "https://api.runpod.io" {
+		t.Errorf("runpod %+v", r)
 	}
 
 	_, err = Parse(strings.NewReader("providers:\n  runpod:\n    endpoint: api.runpod.io\n    schedule: often\n  lambda:\n    regions: [us-east-1]\n"), "t.yaml")

@@ -11,30 +11,14 @@ import (
 	"time"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/pricewatch/pricewatch/providers"
+	"github.com/pricewatch/pricewatch/section"
 )
 
 // KeyError is a configuration problem tied to one key and, when the value
 // came from a file, the line it is on.
-type KeyError struct {
-	File string
-	Line int
-	Key  string // dotted path, e.g. providers.azure.endpoint
-	Msg  string
-}
-
-func (e *KeyError) Error() string {
-	loc := e.File
-	if e.Line > 0 {
-		if loc != "" {
-			loc += ":"
-		}
-		loc += fmt.Sprintf("line %d", e.Line)
-	}
-	if loc != "" {
-		return fmt.Sprintf("%s: %s: %s", loc, e.Key, e.Msg)
-	}
-	return fmt.Sprintf("%s: %s", e.Key, e.Msg)
-}
+type KeyError = section.KeyError
 
 // decoder walks a YAML node tree into a struct, refusing unknown keys and
 // remembering the line of every key so that later validation can point at it.
@@ -77,6 +61,10 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 		}
 		return
 	}
+	if v.Type() == providersType {
+		d.decodeProviders(n, v.Addr().Interface().(*Providers), path)
+		return
+	}
 	switch v.Kind() {
 	case reflect.Struct:
 		if n.Kind != yaml.MappingNode {
@@ -84,24 +72,13 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 			return
 		}
 		fields := structFields(v.Type())
-		seen := map[string]bool{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, val := n.Content[i], n.Content[i+1]
-			kp := join(path, k.Value)
-			if seen[k.Value] {
-				d.fail(k, kp, "key given twice")
-				continue
+		d.decodeKeys(n, path, sortedKeys(fields), func(key string, val *yaml.Node, kp string) bool {
+			idx, ok := fields[key]
+			if ok {
+				d.decode(val, v.FieldByIndex(idx), kp)
 			}
-			seen[k.Value] = true
-			idx, ok := fields[k.Value]
-			if !ok {
-				d.fail(k, kp, "unknown key (known keys here: %s)", strings.Join(sortedKeys(fields), ", "))
-				continue
-			}
-			d.lines[kp] = k.Line
-			d.decode(val, v.FieldByIndex(idx), kp)
-			d.lines[kp] = k.Line
-		}
+			return ok
+		})
 	case reflect.Map:
 		if n.Kind != yaml.MappingNode {
 			d.fail(n, path, "want a mapping, got %s", describe(n))
@@ -110,21 +87,13 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 		if v.IsNil() {
 			v.Set(reflect.MakeMap(v.Type()))
 		}
-		seen := map[string]bool{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, val := n.Content[i], n.Content[i+1]
-			kp := join(path, k.Value)
-			// The later value would silently win: refuse, as for struct keys.
-			if seen[k.Value] {
-				d.fail(k, kp, "key given twice")
-				continue
-			}
-			seen[k.Value] = true
-			d.lines[kp] = k.Line
+		// A key given twice is refused: the later value would silently win.
+		d.decodeKeys(n, path, nil, func(key string, val *yaml.Node, kp string) bool {
 			elem := reflect.New(v.Type().Elem()).Elem()
 			d.decode(val, elem, kp)
-			v.SetMapIndex(reflect.ValueOf(k.Value).Convert(v.Type().Key()), elem)
-		}
+			v.SetMapIndex(reflect.ValueOf(key).Convert(v.Type().Key()), elem)
+			return true
+		})
 	case reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
 			d.fail(n, path, "want a list, got %s", describe(n))
@@ -157,6 +126,50 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 		if err := n.Decode(v.Addr().Interface()); err != nil {
 			d.fail(n, path, "%q is not a valid %s", n.Value, kindName(v.Kind()))
 		}
+	}
+}
+
+var providersType = reflect.TypeFor[Providers]()
+
+// decodeProviders decodes providers.<name> into each registered provider's
+// section, as strictly as a struct's keys: the registry's names are the
+// known keys, in its order.
+func (d *decoder) decodeProviders(n *yaml.Node, p *Providers, path string) {
+	if n.Kind != yaml.MappingNode {
+		d.fail(n, path, "want a mapping of keys, got %s", describe(n))
+		return
+	}
+	d.decodeKeys(n, path, providers.Names(), func(name string, val *yaml.Node, kp string) bool {
+		sec := p.Section(name)
+		if sec != nil {
+			d.decode(val, reflect.ValueOf(sec).Elem(), kp)
+		}
+		return sec != nil
+	})
+}
+
+// decodeKeys walks a mapping's keys: each decodes one key's value and
+// reports whether the key is known (a struct's fields, the registered
+// providers; a map knows every key). A key given twice or not known is an
+// error naming the known keys; every key's line is remembered.
+func (d *decoder) decodeKeys(n *yaml.Node, path string, known []string, each func(key string, val *yaml.Node, kp string) bool) {
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], n.Content[i+1]
+		kp := join(path, k.Value)
+		if seen[k.Value] {
+			d.fail(k, kp, "key given twice")
+			continue
+		}
+		seen[k.Value] = true
+		d.lines[kp] = k.Line
+		if !each(k.Value, val, kp) {
+			d.fail(k, kp, "unknown key (known keys here: %s)", strings.Join(known, ", "))
+			continue
+		}
+		// Decoding the value noted the value's line: the key's is the one
+		// errors point at.
+		d.lines[kp] = k.Line
 	}
 }
 

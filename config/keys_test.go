@@ -2,7 +2,10 @@ package config
 
 import (
 	"reflect"
-	"strings"
+	"slices"
+	"testing"
+
+	"github.com/pricewatch/pricewatch/providers"
 )
 
 // allKeys lists the dotted paths of every leaf key (lists and maps count as
@@ -17,6 +20,11 @@ func allKeys(t reflect.Type, prefix string) []string {
 		}
 		ft := f.Type
 		switch {
+		case ft == providersType:
+			// Each registered provider's section, as its package defines it.
+			for _, p := range providers.All() {
+				out = append(out, allKeys(reflect.TypeOf(p.Section()).Elem(), path+"."+p.Name)...)
+			}
 		case ft.Kind() == reflect.Struct && ft != reflect.TypeFor[Secret]():
 			out = append(out, allKeys(ft, path)...)
 		case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct:
@@ -26,6 +34,16 @@ func allKeys(t reflect.Type, prefix string) []string {
 			out = append(out, path)
 		}
 	}
-	_ = strings.TrimSpace
 	return out
+}
+
+// allKeys reaches into every provider's section (a check that lists no
+// provider key would pass vacuously).
+func TestAllKeysCoversProviderSections(t *testing.T) {
+	keys := allKeys(reflectValue(Default()).Type(), "")
+	for _, want := range []string{"providers.aws.spot_endpoint", "providers.lambda.api_key_file", "providers.oci.schedule", "providers.vastai.gpu_models"} {
+		if !slices.Contains(keys, want) {
+			t.Errorf("allKeys lacks %s: %v", want, keys)
+		}
+	}
 }

@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pricewatch/pricewatch/fetchers/oci"
+	"github.com/pricewatch/pricewatch/fetchers/vastai"
 )
 
 func TestVastAIAndOCIKeys(t *testing.T) {
@@ -20,14 +23,14 @@ func TestVastAIAndOCIKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := cfg.Providers.VastAI
+	v := sectionOf[*vastai.Section](t, cfg, "vastai")
 	if !v.Enabled || v.Endpoint != "http://127.0.0.1:8080" || strings.Join(v.GPUModels, "|") != "H100 SXM|B200" || v.MaxPages != 3 || v.RequestInterval != 0 {
 		t.Errorf("vastai %+v", v)
 	}
-	if o := cfg.Providers.OCI; o.Enabled || o.Schedule != "@hourly" || o.Endpoint != "https://apexapps.oracle.com" || o.Timeout != 10*time.Minute {
+	if o := sectionOf[*oci.Section](t, cfg, "oci"); o.Enabled || o.Schedule != "@hourly" || o.Endpoint != "https://apexapps.oracle.com" || o.Timeout != 10*time.Minute {
 		t.Errorf("oci %+v", o)
 	}
-	if d := Default().Providers.VastAI; d.Endpoint != "https://console.vast.ai" || d.RequestInterval != 750*time.Millisecond || d.MaxPages != 25 || len(d.GPUModels) == 0 {
+	if d := sectionOf[*vastai.Section](t, Default(), "vastai"); d.Endpoint != "https://console.vast.ai" || d.RequestInterval != 750*time.Millisecond || d.MaxPages != 25 || len(d.GPUModels) == 0 {
 		t.Errorf("vastai defaults %+v", d)
 	}
 }

@@ -1,11 +1,16 @@
 package fetchers
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"sync/atomic"
 	"time"
+
+	"github.com/pricewatch/pricewatch/section"
 )
 
 // ReadBody reads a whole response body of at most limit bytes within
@@ -31,4 +36,64 @@ func ReadBody(ctx context.Context, cancel context.CancelFunc, r io.Reader, limit
 		return nil, fmt.Errorf("%w: %s: larger than %d bytes", ErrIncomplete, where, limit)
 	}
 	return body, nil
+}
+
+// Request is one request whose 200 answer is read whole (see Client.Read).
+type Request struct {
+	Method, URL string
+	// Body is a JSON document sent with Content-Type application/json, or
+	// nil.
+	Body []byte
+	// Bearer, when set, is sent as the Authorization bearer token.
+	Bearer section.Secret
+	// Where names the request in errors ("azure eastus page 3").
+	Where string
+	// Answer names what a 200 holds, for the error another status gives
+	// ("a price page").
+	Answer string
+	// Refused, when set, is what a 401 or 403 means ("the API key was
+	// refused (check …)"); the error then wraps ErrAuth.
+	Refused string
+	// Limit and Timeout bound reading the body (see ReadBody).
+	Limit   int64
+	Timeout time.Duration
+}
+
+// Read sends r, accepting JSON, and returns the whole body of a 200
+// answer. The client retries 429 and 5xx with back-off; what is left is an
+// error naming r.Where, wrapping ErrIncomplete for any other status or a
+// body cut off.
+func (c *Client) Read(ctx context.Context, r Request) ([]byte, error) {
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	resp, err := c.Do(rctx, func(ctx context.Context) (*http.Request, error) {
+		var body io.Reader
+		if r.Body != nil {
+			body = bytes.NewReader(r.Body)
+		}
+		req, err := http.NewRequestWithContext(ctx, r.Method, r.URL, body)
+		if err != nil {
+			return nil, err
+		}
+		if r.Body != nil {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		req.Header.Set("Accept", "application/json")
+		if !r.Bearer.Empty() {
+			req.Header.Set("Authorization", "Bearer "+r.Bearer.Value())
+		}
+		return req, nil
+	})
+	if err != nil {
+		var se *StatusError
+		if r.Refused != "" && errors.As(err, &se) && (se.Status == http.StatusUnauthorized || se.Status == http.StatusForbidden) {
+			return nil, fmt.Errorf("%s: %w: %s: %w", r.Where, ErrAuth, r.Refused, err)
+		}
+		return nil, fmt.Errorf("%s: %w", r.Where, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%w: %s: HTTP %d instead of %s", ErrIncomplete, r.Where, resp.StatusCode, r.Answer)
+	}
+	return ReadBody(ctx, cancel, resp.Body, r.Limit, r.Timeout, r.Where)
 }

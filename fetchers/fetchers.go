@@ -1,8 +1,9 @@
 // Package fetchers defines the seam between pricewatch and the clouds: one
 // Fetcher per cloud, each in its own subpackage, returning normalised offers.
 //
-// Adding a cloud means adding a folder here with a Config, a New and a type
-// that implements Fetcher, plus one line of wiring in cmd/pricewatch.
+// Adding a cloud means adding a folder here with its config section, a
+// Provider value (see Provider) and a type that implements Fetcher, plus
+// one line in package providers, the registry.
 package fetchers
 
 import (

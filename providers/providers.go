@@ -1,56 +1,39 @@
 // Package providers is the one list of the clouds pricewatch reads: each
-// one's name (as config keys, storage and output spell it), the order a
-// fetch cycle runs them in, how people write it, where its public prices
-// are, and the facts config validation needs about it. Config, the CLI,
-// the daemon and the notifiers iterate this list; none keeps its own.
+// cloud's package defines its Provider (name, display name, pricing pages,
+// config section, constructor) and this list holds them in the order a
+// fetch cycle runs them. Config, the CLI, the daemon and the notifiers
+// iterate this list; none keeps its own.
 package providers
 
 import (
 	"slices"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/fetchers/alibaba"
+	"github.com/pricewatch/pricewatch/fetchers/aws"
+	"github.com/pricewatch/pricewatch/fetchers/azure"
+	"github.com/pricewatch/pricewatch/fetchers/lambda"
+	"github.com/pricewatch/pricewatch/fetchers/oci"
+	"github.com/pricewatch/pricewatch/fetchers/runpod"
+	"github.com/pricewatch/pricewatch/fetchers/tencent"
+	"github.com/pricewatch/pricewatch/fetchers/vastai"
 )
 
 // Provider is what the rest of pricewatch knows about one cloud.
-type Provider struct {
-	// Name is the provider's key: providers.<name> in config, the
-	// provider column in storage, --provider on the command line.
-	Name string
-	// Display is the provider as people write it ("Oracle Cloud").
-	Display string
-	// Pricing is the cloud's public pricing page per price type; the
-	// entry for "" is the general page.
-	Pricing map[pricewatch.PriceType]string
-	// NeedsEndpoint: the fetcher always calls providers.<name>.endpoint
-	// (the others build their hosts per region unless an endpoint is set).
-	NeedsEndpoint bool
-	// RegionsUnused, when set, says why providers.<name>.regions has no
-	// meaning for this cloud (and is refused).
-	RegionsUnused string
-}
+type Provider = fetchers.Provider
 
-// registry in the order a cycle runs them. Adding a cloud: its fetcher
-// package and one entry here.
+// registry in the order a cycle runs them. Adding a cloud: its package
+// under fetchers/ (with its Provider) and one line here.
 var registry = []Provider{
-	{Name: pricewatch.AWS, Display: "AWS", NeedsEndpoint: true, Pricing: map[pricewatch.PriceType]string{
-		"":                     "https://aws.amazon.com/ec2/pricing/on-demand/",
-		pricewatch.Spot:        "https://aws.amazon.com/ec2/spot/pricing/",
-		pricewatch.Reserved:    "https://aws.amazon.com/ec2/pricing/reserved-instances/pricing/",
-		pricewatch.SavingsPlan: "https://aws.amazon.com/savingsplans/compute-pricing/",
-	}},
-	{Name: pricewatch.Azure, Display: "Azure", NeedsEndpoint: true, Pricing: general("https://azure.microsoft.com/en-us/pricing/details/virtual-machines/linux/")},
-	{Name: pricewatch.Alibaba, Display: "Alibaba Cloud", Pricing: general("https://www.alibabacloud.com/product/ecs#pricing")},
-	{Name: pricewatch.Tencent, Display: "Tencent Cloud", Pricing: general("https://www.tencentcloud.com/pricing/cvm/overview")},
-	{Name: pricewatch.Lambda, Display: "Lambda", NeedsEndpoint: true, Pricing: general("https://lambda.ai/pricing")},
-	{Name: pricewatch.RunPod, Display: "RunPod", NeedsEndpoint: true, Pricing: general("https://www.runpod.io/pricing")},
-	{Name: pricewatch.VastAI, Display: "Vast.ai", NeedsEndpoint: true, Pricing: general("https://cloud.vast.ai/create/"),
-		RegionsUnused: "offers are stored per country, every country the marketplace lists"},
-	{Name: pricewatch.OCI, Display: "Oracle Cloud", NeedsEndpoint: true, Pricing: general("https://www.oracle.com/cloud/compute/pricing/"),
-		RegionsUnused: "OCI's list price is the same in every region and is stored once, under region global"},
-}
-
-func general(url string) map[pricewatch.PriceType]string {
-	return map[pricewatch.PriceType]string{"": url}
+	aws.Provider,
+	azure.Provider,
+	alibaba.Provider,
+	tencent.Provider,
+	lambda.Provider,
+	runpod.Provider,
+	vastai.Provider,
+	oci.Provider,
 }
 
 // projectURL is where a provider pricewatch does not know points.

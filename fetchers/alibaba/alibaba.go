@@ -39,9 +39,9 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/gpu"
+	"github.com/pricewatch/pricewatch/section"
 )
 
 // Environment variables the Alibaba Cloud CLI and SDKs read.
@@ -74,7 +74,7 @@ type Config struct {
 	// Regions to fetch; empty means every region DescribeRegions lists.
 	Regions []string
 	// AccessKeyID and AccessKeySecret sign every call (see CredentialsFrom).
-	AccessKeyID, AccessKeySecret config.Secret
+	AccessKeyID, AccessKeySecret section.Secret
 	// MaxPriceCalls bounds DescribePrice calls per run (0: DefaultMaxPriceCalls).
 	// A region whose calls do not fit is left for the next run, which starts
 	// with it; the snapshot's coverage lists only the regions fetched.
@@ -85,6 +85,43 @@ type Config struct {
 	// Retry is the back-off for throttled, failed or unreachable calls;
 	// the zero value means fetchers.DefaultRetryPolicy.
 	Retry fetchers.RetryPolicy
+}
+
+// Section is providers.alibaba: ECS called with signed requests.
+type Section struct {
+	section.Common      `yaml:",inline"`
+	AccessKeyIDFile     string `yaml:"access_key_id_file"`
+	AccessKeySecretFile string `yaml:"access_key_secret_file"`
+	MaxPriceCalls       int    `yaml:"max_price_calls"`
+	Concurrency         int    `yaml:"concurrency"`
+}
+
+// Validate checks the keys beyond the shared ones.
+func (s *Section) Validate(k section.Checker) error {
+	return k.AtLeast("concurrency", s.Concurrency, 1)
+}
+
+// Provider registers Alibaba Cloud (see package providers).
+var Provider = fetchers.Provider{
+	Name:    pricewatch.Alibaba,
+	Display: "Alibaba Cloud",
+	Pricing: fetchers.GeneralPricing("https://www.alibabacloud.com/product/ecs#pricing"),
+	Section: func() section.Section {
+		return &Section{
+			Common: section.Common{Enabled: true, Regions: []string{"cn-hangzhou", "cn-shanghai", "cn-beijing", "ap-southeast-1"},
+				Schedule: "25 * * * *", Timeout: 30 * time.Minute},
+			MaxPriceCalls: DefaultMaxPriceCalls, Concurrency: DefaultConcurrency,
+		}
+	},
+	Build: fetchers.Builder(func(s *Section, env fetchers.Env) (fetchers.Fetcher, error) {
+		id, secret, err := CredentialsFrom(s.AccessKeyIDFile, s.AccessKeySecretFile)
+		if err != nil {
+			return nil, err
+		}
+		env.Secrets(id, secret)
+		return New(Config{Endpoint: s.Endpoint, Regions: s.Regions, AccessKeyID: id, AccessKeySecret: secret,
+			MaxPriceCalls: s.MaxPriceCalls, Concurrency: s.Concurrency}, env.Log)
+	}),
 }
 
 // Fetcher implements fetchers.Fetcher for Alibaba Cloud.
@@ -104,14 +141,14 @@ var _ fetchers.Fetcher = (*Fetcher)(nil)
 // $CREDENTIALS_DIRECTORY, so systemd's LoadCredential works). With neither,
 // or only half a pair, the error wraps fetchers.ErrNoCredentials. Errors
 // never include a secret.
-func CredentialsFrom(idFile, secretFile string) (id, secret config.Secret, err error) {
-	id, err = config.ReadSecret(EnvAccessKeyID, config.Secret{}, idFile)
+func CredentialsFrom(idFile, secretFile string) (id, secret section.Secret, err error) {
+	id, err = fetchers.ReadKey("alibaba access key ID", EnvAccessKeyID, idFile)
 	if err != nil {
-		return config.Secret{}, config.Secret{}, fmt.Errorf("alibaba access key ID: %w", err)
+		return section.Secret{}, section.Secret{}, err
 	}
-	secret, err = config.ReadSecret(EnvAccessKeySecret, config.Secret{}, secretFile)
+	secret, err = fetchers.ReadKey("alibaba access key secret", EnvAccessKeySecret, secretFile)
 	if err != nil {
-		return config.Secret{}, config.Secret{}, fmt.Errorf("alibaba access key secret: %w", err)
+		return section.Secret{}, section.Secret{}, err
 	}
 	switch {
 	case id.Empty() && secret.Empty():

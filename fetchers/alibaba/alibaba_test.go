@@ -15,10 +15,10 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/alibaba/alibabatest"
 	"github.com/pricewatch/pricewatch/internal/golden"
+	"github.com/pricewatch/pricewatch/section"
 )
 
 // The AccessKey pair the fake ECS knows.
@@ -49,7 +49,7 @@ func (s *sleeps) count() int {
 func testConfig(endpoint string, regions ...string) Config {
 	return Config{
 		Endpoint: endpoint, Regions: regions,
-		AccessKeyID: config.NewSecret(testKeyID), AccessKeySecret: config.NewSecret(testSecret),
+		AccessKeyID: section.NewSecret(testKeyID), AccessKeySecret: section.NewSecret(testSecret),
 		Concurrency: 3,
 		Retry:       fetchers.RetryPolicy{MaxAttempts: 4, BaseDelay: time.Millisecond, MaxDelay: 10 * time.Millisecond, RequestTimeout: 10 * time.Second},
 	}
@@ -333,7 +333,7 @@ func TestAuthFailures(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			fake := alibabatest.NewServer(t, testKeyID, testSecret, hangzhouWorld())
 			cfg := testConfig(fake.URL(), "cn-hangzhou")
-			cfg.AccessKeyID, cfg.AccessKeySecret = config.NewSecret(tt.id), config.NewSecret(tt.secret)
+			cfg.AccessKeyID, cfg.AccessKeySecret = section.NewSecret(tt.id), section.NewSecret(tt.secret)
 			f, s := newTestFetcher(t, cfg)
 			snap, err := f.Fetch(context.Background(), fetchers.Previous{})
 			if !errors.Is(err, fetchers.ErrAuth) || snap != nil {
@@ -551,7 +551,7 @@ func TestNewValidates(t *testing.T) {
 		}
 	}
 	cfg := good
-	cfg.AccessKeySecret = config.Secret{}
+	cfg.AccessKeySecret = section.Secret{}
 	if _, err := New(cfg, nil); !errors.Is(err, fetchers.ErrNoCredentials) {
 		t.Errorf("no secret: %v", err)
 	}

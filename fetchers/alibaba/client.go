@@ -16,10 +16,10 @@ import (
 	"github.com/alibabacloud-go/tea/dara"
 	"github.com/alibabacloud-go/tea/tea"
 
-	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/retry"
 	"github.com/pricewatch/pricewatch/secret"
+	"github.com/pricewatch/pricewatch/section"
 )
 
 // apiVersion is the ECS API version every action here belongs to.
@@ -37,7 +37,7 @@ const apiVersion = "2014-05-26"
 // (nil RetryOptions means one attempt) because its back-off sleeps ignore the
 // context; retries are done here instead.
 type rpcClient struct {
-	id, secret config.Secret
+	id, secret section.Secret
 	// endpoint, when set, replaces the ECS host for every region.
 	endpoint *url.URL
 	policy   fetchers.RetryPolicy
@@ -48,7 +48,7 @@ type rpcClient struct {
 	calls atomic.Int64 // every HTTP attempt, for the run summary
 }
 
-func newRPCClient(id, secret config.Secret, endpoint *url.URL, policy fetchers.RetryPolicy) *rpcClient {
+func newRPCClient(id, secret section.Secret, endpoint *url.URL, policy fetchers.RetryPolicy) *rpcClient {
 	c := &rpcClient{id: id, secret: secret, endpoint: endpoint, policy: policy, sleep: retry.Sleep}
 	// The timeout covers one attempt, body included (ECS answers are
 	// small); the run's context bounds the whole fetch.

@@ -11,7 +11,6 @@ package azure
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/section"
 )
 
 // DefaultEndpoint is the public Retail Prices API.
@@ -61,6 +61,33 @@ type Config struct {
 	Now func() time.Time
 }
 
+// Section is providers.azure: the Retail Prices API.
+type Section struct {
+	section.Common `yaml:",inline"`
+	// Windows also stores Windows prices (kept apart from Linux).
+	Windows bool `yaml:"windows"`
+}
+
+// Validate: the shared checks cover every key but windows, a boolean.
+func (*Section) Validate(section.Checker) error { return nil }
+
+// Provider registers Azure (see package providers).
+var Provider = fetchers.Provider{
+	Name:    pricewatch.Azure,
+	Display: "Azure",
+	Pricing: fetchers.GeneralPricing("https://azure.microsoft.com/en-us/pricing/details/virtual-machines/linux/"),
+	Facts:   section.Facts{NeedsEndpoint: true},
+	Section: func() section.Section {
+		return &Section{
+			Common:  section.Common{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "5 * * * *", Timeout: 30 * time.Minute},
+			Windows: true,
+		}
+	},
+	Build: fetchers.Builder(func(s *Section, env fetchers.Env) (fetchers.Fetcher, error) {
+		return New(Config{Endpoint: s.Endpoint, Regions: s.Regions, Windows: s.Windows, Now: env.Now}, env.Client, env.Log)
+	}),
+}
+
 // Fetcher reads the Retail Prices API. It implements fetchers.Fetcher.
 type Fetcher struct {
 	cfg      Config
@@ -80,18 +107,9 @@ var regionCode = regexp.MustCompile(`^[a-z0-9]+$`)
 // New checks cfg and returns a Fetcher that sends its requests through
 // client (which does the retrying). A nil log discards logging.
 func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error) {
-	if client == nil {
-		return nil, errors.New("azure: an HTTP client is required")
-	}
-	if log == nil {
-		log = zap.NewNop()
-	}
-	if cfg.Endpoint == "" {
-		cfg.Endpoint = DefaultEndpoint
-	}
-	u, err := url.Parse(cfg.Endpoint)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("azure: providers.azure.endpoint %q: want an http(s) URL such as %s", cfg.Endpoint, DefaultEndpoint)
+	u, log, err := fetchers.Endpoint(pricewatch.Azure, client, log, cfg.Endpoint, DefaultEndpoint, "")
+	if err != nil {
+		return nil, err
 	}
 	seen := map[string]bool{}
 	regions := make([]string, 0, len(cfg.Regions))
@@ -109,7 +127,7 @@ func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Fetcher{cfg: cfg, endpoint: u, client: client, log: log.With(zap.String("provider", pricewatch.Azure)), pageTimeout: defaultPageTimeout}, nil
+	return &Fetcher{cfg: cfg, endpoint: u, client: client, log: log, pageTimeout: defaultPageTimeout}, nil
 }
 
 // Provider returns pricewatch.Azure.
@@ -260,25 +278,8 @@ func (f *Fetcher) getPage(ctx context.Context, u *url.URL, where string, pageNo 
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("azure %s page %d: %w", where, pageNo, err)
 	}
-	pctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	resp, err := f.client.Do(pctx, func(ctx context.Context) (*http.Request, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-		if err != nil {
-			return nil, err
-		}
-		req.Header.Set("Accept", "application/json")
-		return req, nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("azure %s page %d: %w", where, pageNo, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%w: azure %s page %d: HTTP %d instead of a price page", fetchers.ErrIncomplete, where, pageNo, resp.StatusCode)
-	}
-
-	body, err := fetchers.ReadBody(ctx, cancel, resp.Body, maxPageBytes, f.pageTimeout, fmt.Sprintf("azure %s page %d", where, pageNo))
+	body, err := f.client.Read(ctx, fetchers.Request{Method: http.MethodGet, URL: u.String(),
+		Where: fmt.Sprintf("azure %s page %d", where, pageNo), Answer: "a price page", Limit: maxPageBytes, Timeout: f.pageTimeout})
 	if err != nil {
 		return nil, err
 	}

@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"regexp"
 	"sort"
 	"strconv"
@@ -29,8 +28,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/section"
 )
 
 const (
@@ -55,69 +54,61 @@ const (
 )
 
 // Config is the fetcher's part of the configuration (providers.lambda.*).
-type Config struct {
-	// Endpoint is the base URL (scheme and host); empty means
-	// DefaultEndpoint. Path is appended.
-	Endpoint string
-	// APIKey is sent as a bearer token (see APIKeyFrom).
-	APIKey config.Secret
-}
+type Config = fetchers.KeyedConfig
+
+// Section is providers.lambda: the keys of one global API read with an API
+// key.
+type Section = section.Keyed
+
+// Provider registers Lambda (see package providers).
+var Provider = fetchers.KeyedProvider(
+	fetchers.Provider{Name: pricewatch.Lambda, Display: "Lambda", Pricing: fetchers.GeneralPricing("https://lambda.ai/pricing")},
+	// Capacity comes and goes within minutes: polled often, each run is
+	// one small request.
+	Section{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "*/5 * * * *", Timeout: 2 * time.Minute},
+	APIKeyFrom,
+	func(cfg Config, env fetchers.Env) (fetchers.Fetcher, error) { return New(cfg, env.Client, env.Log) })
 
 // Fetcher reads the instance-types API. It implements fetchers.Fetcher.
 type Fetcher struct {
-	url         string
-	key         config.Secret
-	client      *fetchers.Client
-	log         *zap.Logger
-	bodyTimeout time.Duration
+	api fetchers.KeyedAPI
+	log *zap.Logger
 }
 
 var _ fetchers.Fetcher = (*Fetcher)(nil)
+
+// api is the one endpoint the fetcher reads, with bearerAuth, one of the
+// two schemes the API's OpenAPI spec lists.
+var api = fetchers.KeyedSpec{Provider: pricewatch.Lambda, DefaultEndpoint: DefaultEndpoint, Path: Path,
+	KeyHelp: "check " + EnvAPIKey + " or providers.lambda.api_key_file", Answer: "the instance-type list",
+	MaxBody: maxBodyBytes, BodyTimeout: defaultBodyTimeout}
 
 // APIKeyFrom resolves the key: LAMBDA_API_KEY first, then the file named
 // by providers.lambda.api_key_file (a relative name is looked up in
 // $CREDENTIALS_DIRECTORY). With neither the error wraps
 // fetchers.ErrNoCredentials, so the provider is skipped, not failed.
-func APIKeyFrom(file string) (config.Secret, error) {
-	key, err := config.ReadSecret(EnvAPIKey, config.Secret{}, file)
-	if err != nil {
-		return config.Secret{}, fmt.Errorf("lambda API key: %w", err)
+func APIKeyFrom(file string) (section.Secret, error) {
+	key, err := fetchers.ReadKey("lambda API key", EnvAPIKey, file)
+	if err == nil && key.Empty() {
+		err = errNoKey
 	}
-	if key.Empty() {
-		return key, fmt.Errorf("%w: set %s or providers.lambda.api_key_file", fetchers.ErrNoCredentials, EnvAPIKey)
-	}
-	return key, nil
+	return key, err
 }
+
+var errNoKey = fmt.Errorf("%w: set %s or providers.lambda.api_key_file", fetchers.ErrNoCredentials, EnvAPIKey)
 
 // New checks cfg and returns a Fetcher sending its request through client.
 // A missing key gives an error wrapping fetchers.ErrNoCredentials.
 func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error) {
-	if client == nil {
-		return nil, errors.New("lambda: an HTTP client is required")
+	if client != nil && cfg.APIKey.Empty() {
+		return nil, errNoKey
 	}
-	if cfg.APIKey.Empty() {
-		return nil, fmt.Errorf("%w: set %s or providers.lambda.api_key_file", fetchers.ErrNoCredentials, EnvAPIKey)
-	}
-	if log == nil {
-		log = zap.NewNop()
-	}
-	base, err := baseURL(cfg.Endpoint, DefaultEndpoint)
+	a, err := fetchers.NewKeyedAPI(api, cfg, client)
 	if err != nil {
-		return nil, fmt.Errorf("lambda: providers.lambda.endpoint: %w", err)
+		return nil, err
 	}
-	return &Fetcher{url: base + Path, key: cfg.APIKey, client: client, log: log.With(zap.String("provider", pricewatch.Lambda)), bodyTimeout: defaultBodyTimeout}, nil
-}
-
-// baseURL accepts a scheme and host with no path, query or user info.
-func baseURL(v, def string) (string, error) {
-	if v == "" {
-		v = def
-	}
-	u, err := url.Parse(v)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
-		return "", fmt.Errorf("%q: want a base URL such as %s (scheme and host only; the API path is appended)", v, def)
-	}
-	return u.Scheme + "://" + u.Host, nil
+	log, err = fetchers.Logger(pricewatch.Lambda, client, log)
+	return &Fetcher{api: a, log: log}, err
 }
 
 // Provider returns pricewatch.Lambda.
@@ -126,7 +117,7 @@ func (f *Fetcher) Provider() string { return pricewatch.Lambda }
 // Fetch makes the one request and returns the complete snapshot, or an
 // error if the response was not a complete instance-type list.
 func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatch.Snapshot, error) {
-	body, err := f.get(ctx)
+	body, err := f.api.Do(ctx, http.MethodGet, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -154,39 +145,6 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 	}
 	f.log.Info("lambda instance types fetched", zap.Int("types", len(types)), zap.Int("offers", len(snap.Offers)), zap.Int("availability", len(snap.Availability)))
 	return snap, nil
-}
-
-// get sends the request and reads the whole body. The client retries 429
-// and 5xx with back-off; what is left is an error.
-func (f *Fetcher) get(ctx context.Context) ([]byte, error) {
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	resp, err := f.client.Do(rctx, func(ctx context.Context) (*http.Request, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, f.url, nil)
-		if err != nil {
-			return nil, err
-		}
-		// bearerAuth, one of the two schemes the API's OpenAPI spec lists.
-		req.Header.Set("Authorization", "Bearer "+f.key.Value())
-		req.Header.Set("Accept", "application/json")
-		return req, nil
-	})
-	if err != nil {
-		var se *fetchers.StatusError
-		if errors.As(err, &se) && (se.Status == http.StatusUnauthorized || se.Status == http.StatusForbidden) {
-			return nil, fmt.Errorf("lambda %s: %w: the API key was refused (check %s or providers.lambda.api_key_file): %w", Path, fetchers.ErrAuth, EnvAPIKey, err)
-		}
-		return nil, fmt.Errorf("lambda %s: %w", Path, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%w: lambda %s: HTTP %d instead of the instance-type list", fetchers.ErrIncomplete, Path, resp.StatusCode)
-	}
-	body, err := fetchers.ReadBody(ctx, cancel, resp.Body, maxBodyBytes, f.bodyTimeout, "lambda "+Path)
-	if err != nil {
-		return nil, err
-	}
-	return body, nil
 }
 
 // response is the API's envelope. Pointers tell a missing field from an

@@ -1,7 +1,6 @@
 package lambda
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"strings"
@@ -13,9 +12,10 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/fetchers/lambda/lambdatest"
+	"github.com/pricewatch/pricewatch/section"
 )
 
 const testKey = "secret_lambda_0123456789abcdef.TopSecretKeyValue"
@@ -28,7 +28,7 @@ func quickClient() *fetchers.Client {
 
 func newFetcher(t *testing.T, srv *lambdatest.Server, log *zap.Logger) *Fetcher {
 	t.Helper()
-	f, err := New(Config{Endpoint: srv.URL, APIKey: config.NewSecret(testKey)}, quickClient(), log)
+	f, err := New(Config{Endpoint: srv.URL, APIKey: section.NewSecret(testKey)}, quickClient(), log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,45 +177,24 @@ func equalStates(a, b map[string]pricewatch.AvailabilityState) bool {
 // TestBadResponsesFail: every response that is not a complete list fails
 // the run with the error a caller classifies by, after bounded requests.
 func TestBadResponsesFail(t *testing.T) {
-	for _, tc := range []struct {
-		name     string
-		fail     []string
-		body     string
-		want     error
-		requests int
-	}{
-		{"throttled after retries", []string{lambdatest.Throttled, lambdatest.Throttled, lambdatest.Throttled}, "", fetchers.ErrThrottled, 3},
-		{"server errors after retries", []string{lambdatest.ServerErr, lambdatest.ServerErr, lambdatest.ServerErr}, "", nil, 3},
-		{"truncated", []string{lambdatest.Truncated}, "", fetchers.ErrIncomplete, 1},
-		{"malformed", []string{lambdatest.Malformed}, "", fetchers.ErrIncomplete, 1},
-		{"empty list", []string{lambdatest.Empty}, "", fetchers.ErrIncomplete, 1},
-		{"no data", nil, `{"something": {}}`, fetchers.ErrIncomplete, 1},
-		{"error envelope", nil, `{"error": {"code": "global/unknown", "message": "Unknown error"}}`, fetchers.ErrIncomplete, 1},
-		{"no regions field", nil, `{"data": {"gpu_1x_a10": {"instance_type": {"name": "gpu_1x_a10", "description": "1x A10 (24 GB PCIe)", "price_cents_per_hour": 75, "specs": {"gpus": 1}}}}}`, fetchers.ErrIncomplete, 1},
-		{"name mismatch", nil, `{"data": {"gpu_1x_a10": {"instance_type": {"name": "gpu_1x_a100", "price_cents_per_hour": 75, "specs": {"gpus": 1}}, "regions_with_capacity_available": []}}}`, fetchers.ErrIncomplete, 1},
-		{"price not a number", nil, `{"data": {"gpu_1x_a10": {"instance_type": {"name": "gpu_1x_a10", "price_cents_per_hour": "cheap", "specs": {"gpus": 1}}, "regions_with_capacity_available": []}}}`, fetchers.ErrIncomplete, 1},
-		{"trailing data", nil, `{"data": {}} {}`, fetchers.ErrIncomplete, 1},
-		{"no priced GPU type", nil, `{"data": {"gpu_1x_a10": {"instance_type": {"name": "gpu_1x_a10", "description": "1x A10 (24 GB PCIe)", "price_cents_per_hour": 0, "specs": {"gpus": 1}}, "regions_with_capacity_available": []}}}`, fetchers.ErrIncomplete, 1},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, tc := range append(fetcherstest.TransportFailures(), []fetcherstest.Failure{
+		{Name: "empty list", Fail: []string{lambdatest.Empty}, Want: fetchers.ErrIncomplete, Requests: 1},
+		{Name: "no data", Body: `{"something": {}}`, Want: fetchers.ErrIncomplete, Requests: 1},
+		{Name: "error envelope", Body: `{"error": {"code": "global/unknown", "message": "Unknown error"}}`, Want: fetchers.ErrIncomplete, Requests: 1},
+		{Name: "no regions field", Body: `{"data": {"gpu_1x_a10": {"instance_type": {"name": "gpu_1x_a10", "description": "1x A10 (24 GB PCIe)", "price_cents_per_hour": 75, "specs": {"gpus": 1}}}}}`, Want: fetchers.ErrIncomplete, Requests: 1},
+		{Name: "name mismatch", Body: `{"data": {"gpu_1x_a10": {"instance_type": {"name": "gpu_1x_a100", "price_cents_per_hour": 75, "specs": {"gpus": 1}}, "regions_with_capacity_available": []}}}`, Want: fetchers.ErrIncomplete, Requests: 1},
+		{Name: "price not a number", Body: `{"data": {"gpu_1x_a10": {"instance_type": {"name": "gpu_1x_a10", "price_cents_per_hour": "cheap", "specs": {"gpus": 1}}, "regions_with_capacity_available": []}}}`, Want: fetchers.ErrIncomplete, Requests: 1},
+		{Name: "trailing data", Body: `{"data": {}} {}`, Want: fetchers.ErrIncomplete, Requests: 1},
+		{Name: "no priced GPU type", Body: `{"data": {"gpu_1x_a10": {"instance_type": {"name": "gpu_1x_a10", "description": "1x A10 (24 GB PCIe)", "price_cents_per_hour": 0, "specs": {"gpus": 1}}, "regions_with_capacity_available": []}}}`, Want: fetchers.ErrIncomplete, Requests: 1},
+	}...) {
+		t.Run(tc.Name, func(t *testing.T) {
 			srv := lambdatest.New(t, testKey)
-			srv.FailNext(tc.fail...)
-			if tc.body != "" {
-				srv.SetBody([]byte(tc.body))
+			srv.FailNext(tc.Fail...)
+			if tc.Body != "" {
+				srv.SetBody([]byte(tc.Body))
 			}
 			snap, err := newFetcher(t, srv, nil).Fetch(context.Background(), fetchers.Previous{})
-			if err == nil {
-				t.Fatalf("snapshot with %d offers, want an error", len(snap.Offers))
-			}
-			if tc.want != nil && !errors.Is(err, tc.want) {
-				t.Errorf("error %v, want %v", err, tc.want)
-			}
-			if srv.Requests() != tc.requests {
-				t.Errorf("%d requests, want %d", srv.Requests(), tc.requests)
-			}
-			if strings.Contains(err.Error(), testKey) {
-				t.Errorf("error shows the key: %v", err)
-			}
+			tc.Check(t, snap, err, srv.Requests(), testKey)
 		})
 	}
 }
@@ -232,28 +211,12 @@ func TestKeyNeverShown(t *testing.T) {
 	if srv.Requests() != 1 {
 		t.Errorf("%d requests; a refused key must not be retried", srv.Requests())
 	}
-	var all bytes.Buffer
-	all.WriteString(err.Error())
-	for _, e := range logs.All() {
-		all.WriteString(e.Message)
-		for k, v := range e.ContextMap() {
-			all.WriteString(k)
-			all.WriteString(strings.TrimSpace(strings.ReplaceAll(stringify(v), "\n", " ")))
-		}
-	}
-	if strings.Contains(all.String(), testKey) {
-		t.Errorf("key leaked: %s", all.String())
+	if shown := fetcherstest.Shown(err, logs); strings.Contains(shown, testKey) {
+		t.Errorf("key leaked: %s", shown)
 	}
 	if !strings.Contains(err.Error(), EnvAPIKey) {
 		t.Errorf("error does not say what to fix: %v", err)
 	}
-}
-
-func stringify(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	return ""
 }
 
 func TestNoKeyIsSkipped(t *testing.T) {
@@ -273,13 +236,13 @@ func TestNoKeyIsSkipped(t *testing.T) {
 
 func TestEndpointMustBeABaseURL(t *testing.T) {
 	for _, ep := range []string{"ftp://x", "https://cloud.lambda.ai/api/v1/instance-types", "https://u:p@host", "https://host?x=1", "not a url"} {
-		if _, err := New(Config{Endpoint: ep, APIKey: config.NewSecret("k")}, quickClient(), nil); err == nil {
+		if _, err := New(Config{Endpoint: ep, APIKey: section.NewSecret("k")}, quickClient(), nil); err == nil {
 			t.Errorf("%q accepted", ep)
 		}
 	}
-	f, err := New(Config{APIKey: config.NewSecret("k")}, quickClient(), nil)
-	if err != nil || f.url != "https://cloud.lambda.ai/api/v1/instance-types" {
-		t.Errorf("default URL %q, %v", f.url, err)
+	f, err := New(Config{APIKey: section.NewSecret("k")}, quickClient(), nil)
+	if err != nil || f.api.URL != "https://cloud.lambda.ai/api/v1/instance-types" {
+		t.Errorf("default URL %q, %v", f.api.URL, err)
 	}
 }
 

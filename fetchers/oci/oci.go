@@ -28,6 +28,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/section"
 )
 
 // DefaultEndpoint is the host of Oracle's price list API; ProductsPath is
@@ -59,6 +60,29 @@ type Config struct {
 	Endpoint string
 }
 
+// Section is providers.oci: Oracle's public price list (no key).
+type Section struct {
+	section.Common `yaml:",inline"`
+}
+
+// Validate: the shared checks cover every key.
+func (*Section) Validate(section.Checker) error { return nil }
+
+// Provider registers Oracle Cloud (see package providers).
+var Provider = fetchers.Provider{
+	Name:    pricewatch.OCI,
+	Display: "Oracle Cloud",
+	Pricing: fetchers.GeneralPricing("https://www.oracle.com/cloud/compute/pricing/"),
+	Facts: section.Facts{NeedsEndpoint: true,
+		RegionsUnused: "OCI's list price is the same in every region and is stored once, under region global"},
+	Section: func() section.Section {
+		return &Section{Common: section.Common{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "35 */6 * * *", Timeout: 10 * time.Minute}}
+	},
+	Build: fetchers.Builder(func(s *Section, env fetchers.Env) (fetchers.Fetcher, error) {
+		return New(Config{Endpoint: s.Endpoint}, env.Client, env.Log)
+	}),
+}
+
 // Fetcher implements fetchers.Fetcher for OCI.
 type Fetcher struct {
 	base   *url.URL
@@ -70,22 +94,12 @@ var _ fetchers.Fetcher = (*Fetcher)(nil)
 
 // New checks cfg and returns a Fetcher sending through client.
 func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error) {
-	if client == nil {
-		return nil, errors.New("oci: an HTTP client is required")
+	u, log, err := fetchers.Endpoint(pricewatch.OCI, client, log, cfg.Endpoint, DefaultEndpoint, ProductsPath)
+	if err != nil {
+		return nil, err
 	}
-	if log == nil {
-		log = zap.NewNop()
-	}
-	if cfg.Endpoint == "" {
-		cfg.Endpoint = DefaultEndpoint
-	}
-	u, err := url.Parse(cfg.Endpoint)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("oci: providers.oci.endpoint %q: want a base URL such as %s", cfg.Endpoint, DefaultEndpoint)
-	}
-	u.Path = strings.TrimSuffix(u.Path, "/") + ProductsPath
 	u.RawQuery = "currencyCode=" + currency
-	return &Fetcher{base: u, client: client, log: log.With(zap.String("provider", pricewatch.OCI))}, nil
+	return &Fetcher{base: u, client: client, log: log}, nil
 }
 
 // Provider returns pricewatch.OCI.
@@ -296,24 +310,8 @@ func nextPage(cur *url.URL, p *listPage) (*url.URL, error) {
 
 func (f *Fetcher) getPage(ctx context.Context, u *url.URL, pageNo int) (*listPage, error) {
 	where := fmt.Sprintf("oci price list page %d", pageNo)
-	pctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	resp, err := f.client.Do(pctx, func(ctx context.Context) (*http.Request, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-		if err != nil {
-			return nil, err
-		}
-		req.Header.Set("Accept", "application/json")
-		return req, nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", where, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%w: %s: HTTP %d instead of a price list", fetchers.ErrIncomplete, where, resp.StatusCode)
-	}
-	body, err := fetchers.ReadBody(ctx, cancel, resp.Body, maxPageBytes, pageTimeout, where)
+	body, err := f.client.Read(ctx, fetchers.Request{Method: http.MethodGet, URL: u.String(),
+		Where: where, Answer: "a price list", Limit: maxPageBytes, Timeout: pageTimeout})
 	if err != nil {
 		return nil, err
 	}

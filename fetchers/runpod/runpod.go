@@ -22,7 +22,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -31,8 +30,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/section"
 )
 
 const (
@@ -63,54 +62,50 @@ const (
 const Query = "{gpuTypes{id displayName memoryInGb securePrice communityPrice secureSpotPrice communitySpotPrice secureCloud communityCloud maxGpuCount lowestPrice(input:{gpuCount:1}){stockStatus minimumBidPrice uninterruptablePrice} lp8: lowestPrice(input:{gpuCount:8}){stockStatus} lp1s: lowestPrice(input:{gpuCount:1,secureCloud:true}){stockStatus}} dataCenters{id name listed gpuAvailability{gpuTypeId available stockStatus}}}"
 
 // Config is the fetcher's part of the configuration (providers.runpod.*).
-type Config struct {
-	// Endpoint is the base URL (scheme and host); empty means
-	// DefaultEndpoint. Path is appended.
-	Endpoint string
-	// APIKey is optional: the price and stock query is answered without
-	// one. When set it is sent as a bearer token.
-	APIKey config.Secret
-}
+type Config = fetchers.KeyedConfig
+
+// Section is providers.runpod: the keys of one global API read with an API
+// key.
+type Section = section.Keyed
+
+// Provider registers RunPod (see package providers).
+var Provider = fetchers.KeyedProvider(
+	fetchers.Provider{Name: pricewatch.RunPod, Display: "RunPod", Pricing: fetchers.GeneralPricing("https://www.runpod.io/pricing")},
+	// Capacity comes and goes within minutes: polled often, each run is
+	// one small request.
+	Section{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "*/5 * * * *", Timeout: 2 * time.Minute},
+	APIKeyFrom,
+	func(cfg Config, env fetchers.Env) (fetchers.Fetcher, error) { return New(cfg, env.Client, env.Log) })
 
 // Fetcher reads the GraphQL API. It implements fetchers.Fetcher.
 type Fetcher struct {
-	url         string
-	key         config.Secret
-	client      *fetchers.Client
-	log         *zap.Logger
-	bodyTimeout time.Duration
+	api fetchers.KeyedAPI
+	log *zap.Logger
 }
 
 var _ fetchers.Fetcher = (*Fetcher)(nil)
 
+// api is the one endpoint the fetcher reads. The GraphQL spec
+// (graphql-spec.runpod.io) names bearer auth; the docs' other form,
+// ?api_key= in the URL, would put the key where URLs get logged.
+var api = fetchers.KeyedSpec{Provider: pricewatch.RunPod, DefaultEndpoint: DefaultEndpoint, Path: Path,
+	KeyHelp: "check " + EnvAPIKey + " or providers.runpod.api_key_file; the query also works without a key", Answer: "a GraphQL answer",
+	MaxBody: maxBodyBytes, BodyTimeout: defaultBodyTimeout}
+
 // APIKeyFrom resolves the optional key: RUNPOD_API_KEY first, then the
 // file named by providers.runpod.api_key_file. No key is not an error.
-func APIKeyFrom(file string) (config.Secret, error) {
-	key, err := config.ReadSecret(EnvAPIKey, config.Secret{}, file)
-	if err != nil {
-		return config.Secret{}, fmt.Errorf("runpod API key: %w", err)
-	}
-	return key, nil
+func APIKeyFrom(file string) (section.Secret, error) {
+	return fetchers.ReadKey("runpod API key", EnvAPIKey, file)
 }
 
 // New checks cfg and returns a Fetcher sending its request through client.
 func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error) {
-	if client == nil {
-		return nil, errors.New("runpod: an HTTP client is required")
+	a, err := fetchers.NewKeyedAPI(api, cfg, client)
+	if err != nil {
+		return nil, err
 	}
-	if log == nil {
-		log = zap.NewNop()
-	}
-	v := cfg.Endpoint
-	if v == "" {
-		v = DefaultEndpoint
-	}
-	u, err := url.Parse(v)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
-		return nil, fmt.Errorf("runpod: providers.runpod.endpoint %q: want a base URL such as %s (scheme and host only; %s is appended)", v, DefaultEndpoint, Path)
-	}
-	return &Fetcher{url: u.Scheme + "://" + u.Host + Path, key: cfg.APIKey, client: client,
-		log: log.With(zap.String("provider", pricewatch.RunPod)), bodyTimeout: defaultBodyTimeout}, nil
+	log, err = fetchers.Logger(pricewatch.RunPod, client, log)
+	return &Fetcher{api: a, log: log}, err
 }
 
 // Provider returns pricewatch.RunPod.
@@ -142,44 +137,13 @@ func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.S
 	return snap, nil
 }
 
+// post sends the one query.
 func (f *Fetcher) post(ctx context.Context) ([]byte, error) {
 	payload, err := json.Marshal(map[string]string{"query": Query})
 	if err != nil {
 		return nil, fmt.Errorf("runpod: encoding the query: %w", err)
 	}
-	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	resp, err := f.client.Do(rctx, func(ctx context.Context) (*http.Request, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, f.url, bytes.NewReader(payload))
-		if err != nil {
-			return nil, err
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json")
-		// The GraphQL spec (graphql-spec.runpod.io) names bearer auth; the
-		// docs' other form, ?api_key= in the URL, would put the key where
-		// URLs get logged.
-		if !f.key.Empty() {
-			req.Header.Set("Authorization", "Bearer "+f.key.Value())
-		}
-		return req, nil
-	})
-	if err != nil {
-		var se *fetchers.StatusError
-		if errors.As(err, &se) && (se.Status == http.StatusUnauthorized || se.Status == http.StatusForbidden) {
-			return nil, fmt.Errorf("runpod %s: %w: the API key was refused (check %s or providers.runpod.api_key_file; the query also works without a key): %w", Path, fetchers.ErrAuth, EnvAPIKey, err)
-		}
-		return nil, fmt.Errorf("runpod %s: %w", Path, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%w: runpod %s: HTTP %d instead of a GraphQL answer", fetchers.ErrIncomplete, Path, resp.StatusCode)
-	}
-	body, err := fetchers.ReadBody(ctx, cancel, resp.Body, maxBodyBytes, f.bodyTimeout, "runpod "+Path)
-	if err != nil {
-		return nil, err
-	}
-	return body, nil
+	return f.api.Do(ctx, http.MethodPost, payload)
 }
 
 // response is a GraphQL answer. Pointers tell missing from empty.

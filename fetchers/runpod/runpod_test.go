@@ -14,9 +14,10 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/fetchers/runpod/runpodtest"
+	"github.com/pricewatch/pricewatch/section"
 )
 
 const testKey = "rpa_TESTKEY0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -29,7 +30,7 @@ func quickClient() *fetchers.Client {
 
 func fetch(t *testing.T, srv *runpodtest.Server, key string, log *zap.Logger) (*pricewatch.Snapshot, error) {
 	t.Helper()
-	f, err := New(Config{Endpoint: srv.URL, APIKey: config.NewSecret(key)}, quickClient(), log)
+	f, err := New(Config{Endpoint: srv.URL, APIKey: section.NewSecret(key)}, quickClient(), log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,45 +207,24 @@ func TestStockChanges(t *testing.T) {
 // TestBadResponsesFail: every answer that is not complete fails the run,
 // after a bounded number of requests, without the key in the error.
 func TestBadResponsesFail(t *testing.T) {
-	for _, tc := range []struct {
-		name     string
-		fail     []string
-		body     string
-		want     error
-		requests int
-	}{
-		{"throttled after retries", []string{runpodtest.Throttled, runpodtest.Throttled, runpodtest.Throttled}, "", fetchers.ErrThrottled, 3},
-		{"server errors after retries", []string{runpodtest.ServerErr, runpodtest.ServerErr, runpodtest.ServerErr}, "", nil, 3},
-		{"truncated", []string{runpodtest.Truncated}, "", fetchers.ErrIncomplete, 1},
-		{"malformed", []string{runpodtest.Malformed}, "", fetchers.ErrIncomplete, 1},
-		{"graphql errors", []string{runpodtest.GraphQLError}, "", fetchers.ErrIncomplete, 1},
-		{"empty lists", []string{runpodtest.Empty}, "", fetchers.ErrIncomplete, 1},
-		{"partial data with errors", nil, `{"data":{"gpuTypes":[{"id":"NVIDIA L4","securePrice":0.4,"secureCloud":true}],"dataCenters":[{"id":"EU-RO-1","listed":true,"gpuAvailability":[]}]},"errors":[{"message":"dataCenters timed out"}]}`, fetchers.ErrIncomplete, 1},
-		{"no dataCenters", nil, `{"data":{"gpuTypes":[{"id":"NVIDIA L4","securePrice":0.4,"secureCloud":true}]}}`, fetchers.ErrIncomplete, 1},
-		{"every price zero", nil, `{"data":{"gpuTypes":[{"id":"NVIDIA L4","securePrice":0,"secureCloud":true}],"dataCenters":[{"id":"EU-RO-1","listed":true,"gpuAvailability":[]}]}}`, fetchers.ErrIncomplete, 1},
-		{"negative price", nil, `{"data":{"gpuTypes":[{"id":"NVIDIA L4","securePrice":-1,"secureCloud":true}],"dataCenters":[{"id":"EU-RO-1","listed":true,"gpuAvailability":[]}]}}`, fetchers.ErrIncomplete, 1},
-		{"type listed twice", nil, `{"data":{"gpuTypes":[{"id":"NVIDIA L4","securePrice":0.4,"secureCloud":true},{"id":"NVIDIA L4","securePrice":0.5,"secureCloud":true}],"dataCenters":[{"id":"EU-RO-1","listed":true,"gpuAvailability":[]}]}}`, fetchers.ErrIncomplete, 1},
-		{"stock without flag", nil, `{"data":{"gpuTypes":[{"id":"NVIDIA L4","securePrice":0.4,"secureCloud":true}],"dataCenters":[{"id":"EU-RO-1","listed":true,"gpuAvailability":[{"gpuTypeId":"NVIDIA L4"}]}]}}`, fetchers.ErrIncomplete, 1},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, tc := range append(fetcherstest.TransportFailures(), []fetcherstest.Failure{
+		{Name: "graphql errors", Fail: []string{runpodtest.GraphQLError}, Want: fetchers.ErrIncomplete, Requests: 1},
+		{Name: "empty lists", Fail: []string{runpodtest.Empty}, Want: fetchers.ErrIncomplete, Requests: 1},
+		{Name: "partial data with errors", Body: `{"data":{"gpuTypes":[{"id":"NVIDIA L4","securePrice":0.4,"secureCloud":true}],"dataCenters":[{"id":"EU-RO-1","listed":true,"gpuAvailability":[]}]},"errors":[{"message":"dataCenters timed out"}]}`, Want: fetchers.ErrIncomplete, Requests: 1},
+		{Name: "no dataCenters", Body: `{"data":{"gpuTypes":[{"id":"NVIDIA L4","securePrice":0.4,"secureCloud":true}]}}`, Want: fetchers.ErrIncomplete, Requests: 1},
+		{Name: "every price zero", Body: `{"data":{"gpuTypes":[{"id":"NVIDIA L4","securePrice":0,"secureCloud":true}],"dataCenters":[{"id":"EU-RO-1","listed":true,"gpuAvailability":[]}]}}`, Want: fetchers.ErrIncomplete, Requests: 1},
+		{Name: "negative price", Body: `{"data":{"gpuTypes":[{"id":"NVIDIA L4","securePrice":-1,"secureCloud":true}],"dataCenters":[{"id":"EU-RO-1","listed":true,"gpuAvailability":[]}]}}`, Want: fetchers.ErrIncomplete, Requests: 1},
+		{Name: "type listed twice", Body: `{"data":{"gpuTypes":[{"id":"NVIDIA L4","securePrice":0.4,"secureCloud":true},{"id":"NVIDIA L4","securePrice":0.5,"secureCloud":true}],"dataCenters":[{"id":"EU-RO-1","listed":true,"gpuAvailability":[]}]}}`, Want: fetchers.ErrIncomplete, Requests: 1},
+		{Name: "stock without flag", Body: `{"data":{"gpuTypes":[{"id":"NVIDIA L4","securePrice":0.4,"secureCloud":true}],"dataCenters":[{"id":"EU-RO-1","listed":true,"gpuAvailability":[{"gpuTypeId":"NVIDIA L4"}]}]}}`, Want: fetchers.ErrIncomplete, Requests: 1},
+	}...) {
+		t.Run(tc.Name, func(t *testing.T) {
 			srv := runpodtest.New(t, testKey)
-			srv.FailNext(tc.fail...)
-			if tc.body != "" {
-				srv.SetBody(t, []byte(tc.body))
+			srv.FailNext(tc.Fail...)
+			if tc.Body != "" {
+				srv.SetBody(t, []byte(tc.Body))
 			}
 			snap, err := fetch(t, srv, testKey, nil)
-			if err == nil {
-				t.Fatalf("snapshot with %d offers, want an error", len(snap.Offers))
-			}
-			if tc.want != nil && !errors.Is(err, tc.want) {
-				t.Errorf("error %v, want %v", err, tc.want)
-			}
-			if srv.Requests() != tc.requests {
-				t.Errorf("%d requests, want %d", srv.Requests(), tc.requests)
-			}
-			if strings.Contains(err.Error(), testKey) {
-				t.Errorf("error shows the key: %v", err)
-			}
+			tc.Check(t, snap, err, srv.Requests(), testKey)
 		})
 	}
 }
@@ -269,12 +249,8 @@ func TestKeySentAndNeverShown(t *testing.T) {
 	if srv.Requests() != 2 {
 		t.Errorf("a refused key was retried: %d requests", srv.Requests())
 	}
-	text := err.Error()
-	for _, e := range logs.All() {
-		text += e.Message + fmt.Sprint(e.ContextMap())
-	}
-	if strings.Contains(text, testKey) {
-		t.Errorf("key leaked: %s", text)
+	if shown := fetcherstest.Shown(err, logs); strings.Contains(shown, testKey) {
+		t.Errorf("key leaked: %s", shown)
 	}
 }
 
@@ -296,8 +272,8 @@ func TestEndpointMustBeABaseURL(t *testing.T) {
 		}
 	}
 	f, err := New(Config{}, quickClient(), nil)
-	if err != nil || f.url != "https://api.runpod.io/graphql" {
-		t.Errorf("default URL %q, %v", f.url, err)
+	if err != nil || f.api.URL != "https://api.runpod.io/graphql" {
+		t.Errorf("default URL %q, %v", f.api.URL, err)
 	}
 }
 

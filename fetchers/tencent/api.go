@@ -14,10 +14,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/retry"
 	"github.com/pricewatch/pricewatch/secret"
+	"github.com/pricewatch/pricewatch/section"
 )
 
 const (
@@ -88,8 +88,8 @@ func authHint(code string) string {
 type api struct {
 	endpoint  *url.URL
 	http      *fetchers.Client
-	secretID  config.Secret
-	secretKey config.Secret
+	secretID  section.Secret
+	secretKey section.Secret
 	attempts  int
 	baseDelay time.Duration
 	maxDelay  time.Duration

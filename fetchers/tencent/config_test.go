@@ -11,8 +11,8 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/section"
 )
 
 func TestCredentialsFrom(t *testing.T) {
@@ -67,14 +67,14 @@ func TestCredentialsFrom(t *testing.T) {
 }
 
 func TestNewChecksConfig(t *testing.T) {
-	ok := Config{SecretID: config.NewSecret("id"), SecretKey: config.NewSecret("key"), Concurrency: 1}
+	ok := Config{SecretID: section.NewSecret("id"), SecretKey: section.NewSecret("key"), Concurrency: 1}
 	tests := []struct {
 		name    string
 		mutate  func(*Config)
 		wantErr error
 		text    string
 	}{
-		{"no credentials", func(c *Config) { c.SecretID, c.SecretKey = config.Secret{}, config.Secret{} }, fetchers.ErrNoCredentials, "TENCENTCLOUD_SECRET_KEY"},
+		{"no credentials", func(c *Config) { c.SecretID, c.SecretKey = section.Secret{}, section.Secret{} }, fetchers.ErrNoCredentials, "TENCENTCLOUD_SECRET_KEY"},
 		{"endpoint without scheme", func(c *Config) { c.Endpoint = "127.0.0.1:8081" }, nil, "endpoint"},
 		{"endpoint with a path", func(c *Config) { c.Endpoint = "http://127.0.0.1:8081/cvm" }, nil, "served at /"},
 		{"currency not a code", func(c *Config) { c.Currency = "yuan" }, nil, "ISO 4217"},
@@ -152,7 +152,7 @@ func TestHardware(t *testing.T) {
 }
 
 func TestServerMessageRedacted(t *testing.T) {
-	a := &api{secretID: config.NewSecret("AKIDabc"), secretKey: config.NewSecret("sekrit")}
+	a := &api{secretID: section.NewSecret("AKIDabc"), secretKey: section.NewSecret("sekrit")}
 	if got := a.redact("bad key sekrit for AKIDabc"); strings.Contains(got, "sekrit") || strings.Contains(got, "AKIDabc") {
 		t.Errorf("redact left a secret: %s", got)
 	}

@@ -10,6 +10,7 @@ package tencent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"regexp"
@@ -23,10 +24,10 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/gpu"
 	"github.com/pricewatch/pricewatch/retry"
+	"github.com/pricewatch/pricewatch/section"
 )
 
 // Environment variables the Tencent Cloud CLI and SDKs read.
@@ -48,7 +49,7 @@ type Config struct {
 	// Regions to fetch; empty means every region DescribeRegions lists.
 	Regions []string
 	// SecretID and SecretKey sign every request; see CredentialsFrom.
-	SecretID, SecretKey config.Secret
+	SecretID, SecretKey section.Secret
 	// Currency of the account's prices (ISO 4217): CNY on the China site,
 	// USD on the international one. Default CNY.
 	Currency string
@@ -62,6 +63,53 @@ type Config struct {
 	// in each region. Public Linux images are free, so the choice does not
 	// change the instance price.
 	ImageID string
+}
+
+// Section is providers.tencent: CVM called with TC3-signed requests.
+type Section struct {
+	section.Common `yaml:",inline"`
+	SecretIDFile   string `yaml:"secret_id_file"`
+	SecretKeyFile  string `yaml:"secret_key_file"`
+	// Currency of the account's prices: CNY on the China site, USD on the
+	// international one (the API does not say).
+	Currency string `yaml:"currency"`
+	// ImageID is the image quoted when asking prepaid prices; empty picks a
+	// public Linux image per region.
+	ImageID       string `yaml:"image_id"`
+	MaxPriceCalls int    `yaml:"max_price_calls"`
+	Concurrency   int    `yaml:"concurrency"`
+}
+
+// Validate checks the keys beyond the shared ones.
+func (s *Section) Validate(k section.Checker) error {
+	var currency error
+	if !pricewatch.IsCurrencyCode(s.Currency) {
+		currency = k.Errorf("currency", "%q is not a three-letter currency code (CNY on the China site, USD on the international one)", s.Currency)
+	}
+	return errors.Join(currency, k.AtLeast("concurrency", s.Concurrency, 1))
+}
+
+// Provider registers Tencent Cloud (see package providers).
+var Provider = fetchers.Provider{
+	Name:    pricewatch.Tencent,
+	Display: "Tencent Cloud",
+	Pricing: fetchers.GeneralPricing("https://www.tencentcloud.com/pricing/cvm/overview"),
+	Section: func() section.Section {
+		return &Section{
+			Common: section.Common{Enabled: true, Regions: []string{"ap-guangzhou", "ap-shanghai", "ap-beijing", "ap-singapore"},
+				Schedule: "45 * * * *", Timeout: 30 * time.Minute},
+			Currency: DefaultCurrency, MaxPriceCalls: 500, Concurrency: 4,
+		}
+	},
+	Build: fetchers.Builder(func(s *Section, env fetchers.Env) (fetchers.Fetcher, error) {
+		id, key, err := CredentialsFrom(s.SecretIDFile, s.SecretKeyFile)
+		if err != nil {
+			return nil, err
+		}
+		env.Secrets(id, key)
+		return New(Config{Endpoint: s.Endpoint, Regions: s.Regions, SecretID: id, SecretKey: key, Currency: s.Currency,
+			ImageID: s.ImageID, MaxPriceCalls: s.MaxPriceCalls, Concurrency: s.Concurrency}, env.Log)
+	}),
 }
 
 // Fetcher implements fetchers.Fetcher for Tencent Cloud CVM.
@@ -142,17 +190,17 @@ func noCredentials(idMissing, keyMissing bool) error {
 // $CREDENTIALS_DIRECTORY, as systemd's LoadCredential provides). With
 // neither it returns an error wrapping fetchers.ErrNoCredentials. Errors
 // never contain the secrets.
-func CredentialsFrom(idFile, keyFile string) (id, key config.Secret, err error) {
-	id, err = config.ReadSecret(EnvSecretID, config.Secret{}, idFile)
+func CredentialsFrom(idFile, keyFile string) (id, key section.Secret, err error) {
+	id, err = fetchers.ReadKey("tencent secret ID", EnvSecretID, idFile)
 	if err != nil {
-		return config.Secret{}, config.Secret{}, fmt.Errorf("tencent secret ID: %w", err)
+		return section.Secret{}, section.Secret{}, err
 	}
-	key, err = config.ReadSecret(EnvSecretKey, config.Secret{}, keyFile)
+	key, err = fetchers.ReadKey("tencent secret key", EnvSecretKey, keyFile)
 	if err != nil {
-		return config.Secret{}, config.Secret{}, fmt.Errorf("tencent secret key: %w", err)
+		return section.Secret{}, section.Secret{}, err
 	}
 	if id.Empty() || key.Empty() {
-		return config.Secret{}, config.Secret{}, noCredentials(id.Empty(), key.Empty())
+		return section.Secret{}, section.Secret{}, noCredentials(id.Empty(), key.Empty())
 	}
 	return id, key, nil
 }

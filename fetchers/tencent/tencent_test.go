@@ -18,10 +18,10 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/tencent/tencenttest"
 	"github.com/pricewatch/pricewatch/internal/golden"
+	"github.com/pricewatch/pricewatch/section"
 )
 
 // The credentials the fake CVM knows.
@@ -52,7 +52,7 @@ func newRig(t *testing.T, srvURL string, mutate func(*Config)) *testRig {
 	t.Helper()
 	cfg := Config{
 		Endpoint: srvURL, Regions: []string{"ap-shanghai", "ap-guangzhou"},
-		SecretID: config.NewSecret(testSecretID), SecretKey: config.NewSecret(testSecretKey),
+		SecretID: section.NewSecret(testSecretID), SecretKey: section.NewSecret(testSecretKey),
 		MaxPriceCalls: 500, Concurrency: 4,
 	}
 	if mutate != nil {
@@ -380,9 +380,9 @@ func TestAuthFailures(t *testing.T) {
 		code string
 		hint string
 	}{
-		{name: "wrong secret key", cfg: func(c *Config) { c.SecretKey = config.NewSecret("wrongwrongwrongwrongwrongwrong00") },
+		{name: "wrong secret key", cfg: func(c *Config) { c.SecretKey = section.NewSecret("wrongwrongwrongwrongwrongwrong00") },
 			code: "AuthFailure.SignatureFailure", hint: "TENCENTCLOUD_SECRET_KEY"},
-		{name: "unknown secret id", cfg: func(c *Config) { c.SecretID = config.NewSecret("AKIDunknownunknownunknownunknown0000") },
+		{name: "unknown secret id", cfg: func(c *Config) { c.SecretID = section.NewSecret("AKIDunknownunknownunknownunknown0000") },
 			code: "AuthFailure.SecretIdNotFound", hint: "TENCENTCLOUD_SECRET_ID"},
 		{name: "clock skew", rig: func(r *testRig) { r.f.api.now = func() time.Time { return time.Now().Add(-10 * time.Minute) } },
 			code: "AuthFailure.SignatureExpire", hint: "clock"},

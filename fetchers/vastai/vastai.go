@@ -28,6 +28,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -38,6 +39,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/section"
 )
 
 // DefaultEndpoint is Vast.ai's console API host; SearchPath is appended.
@@ -98,6 +100,55 @@ type Config struct {
 	RequestInterval time.Duration
 }
 
+// Section is providers.vastai: the Vast.ai marketplace search (no key).
+type Section struct {
+	section.Common `yaml:",inline"`
+	// GPUModels are Vast.ai gpu_name values, one search each ("H100 SXM").
+	GPUModels []string `yaml:"gpu_models"`
+	// MaxPages bounds the 64-offer pages read per GPU model.
+	MaxPages int `yaml:"max_pages"`
+	// RequestInterval spaces requests (unauthenticated bursts get 429).
+	RequestInterval time.Duration `yaml:"request_interval"`
+}
+
+// Validate checks the keys beyond the shared ones.
+func (s *Section) Validate(k section.Checker) error {
+	var errs []error
+	for i, m := range s.GPUModels {
+		if strings.TrimSpace(m) == "" {
+			errs = append(errs, k.Errorf(fmt.Sprintf("gpu_models[%d]", i), "must not be empty"))
+		}
+	}
+	return errors.Join(append(errs, k.AtLeast("max_pages", s.MaxPages, 1), k.NotNegative("request_interval", s.RequestInterval))...)
+}
+
+// Provider registers Vast.ai (see package providers).
+var Provider = fetchers.Provider{
+	Name:    pricewatch.VastAI,
+	Display: "Vast.ai",
+	Pricing: fetchers.GeneralPricing("https://cloud.vast.ai/create/"),
+	Facts: section.Facts{NeedsEndpoint: true,
+		RegionsUnused: "offers are stored per country, every country the marketplace lists"},
+	Section: func() section.Section {
+		return &Section{
+			// Marketplace offers change by the minute: every 15 minutes
+			// catches capacity as it appears.
+			Common:    section.Common{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "*/15 * * * *", Timeout: 10 * time.Minute},
+			GPUModels: slices.Clone(DefaultGPUModels),
+			MaxPages:  DefaultMaxPages, RequestInterval: DefaultRequestInterval,
+		}
+	},
+	Build: fetchers.Builder(func(s *Section, env fetchers.Env) (fetchers.Fetcher, error) {
+		// request_interval 0 means no spacing; the fetcher's own 0 means
+		// its default and a negative value none.
+		interval := s.RequestInterval
+		if interval == 0 {
+			interval = -1
+		}
+		return New(Config{Endpoint: s.Endpoint, GPUModels: s.GPUModels, MaxPages: s.MaxPages, RequestInterval: interval}, env.Client, env.Log)
+	}),
+}
+
 // Fetcher implements fetchers.Fetcher for Vast.ai.
 type Fetcher struct {
 	cfg     Config
@@ -112,20 +163,10 @@ var _ fetchers.Fetcher = (*Fetcher)(nil)
 
 // New checks cfg and returns a Fetcher sending through client.
 func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error) {
-	if client == nil {
-		return nil, errors.New("vastai: an HTTP client is required")
+	u, log, err := fetchers.Endpoint(pricewatch.VastAI, client, log, cfg.Endpoint, DefaultEndpoint, SearchPath)
+	if err != nil {
+		return nil, err
 	}
-	if log == nil {
-		log = zap.NewNop()
-	}
-	if cfg.Endpoint == "" {
-		cfg.Endpoint = DefaultEndpoint
-	}
-	u, err := url.Parse(cfg.Endpoint)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("vastai: providers.vastai.endpoint %q: want a base URL such as %s", cfg.Endpoint, DefaultEndpoint)
-	}
-	u.Path = strings.TrimSuffix(u.Path, "/") + SearchPath
 	if len(cfg.GPUModels) == 0 {
 		cfg.GPUModels = DefaultGPUModels
 	}
@@ -152,7 +193,7 @@ func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error)
 	if cfg.RequestInterval > 0 {
 		lim = rate.NewLimiter(rate.Every(cfg.RequestInterval), 1)
 	}
-	return &Fetcher{cfg: cfg, base: u, client: client, limiter: lim, log: log.With(zap.String("provider", pricewatch.VastAI)), now: time.Now}, nil
+	return &Fetcher{cfg: cfg, base: u, client: client, limiter: lim, log: log, now: time.Now}, nil
 }
 
 // Provider returns pricewatch.VastAI.
@@ -445,24 +486,8 @@ func (f *Fetcher) getPage(ctx context.Context, gpuName, floorOp, floor string, p
 	if err := f.limiter.Wait(ctx); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", where, err)
 	}
-	pctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	resp, err := f.client.Do(pctx, func(ctx context.Context) (*http.Request, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-		if err != nil {
-			return nil, err
-		}
-		req.Header.Set("Accept", "application/json")
-		return req, nil
-	})
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", where, err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, nil, fmt.Errorf("%w: %s: HTTP %d instead of offers", fetchers.ErrIncomplete, where, resp.StatusCode)
-	}
-	body, err := fetchers.ReadBody(ctx, cancel, resp.Body, maxPageBytes, pageTimeout, where)
+	body, err := f.client.Read(ctx, fetchers.Request{Method: http.MethodGet, URL: u.String(),
+		Where: where, Answer: "offers", Limit: maxPageBytes, Timeout: pageTimeout})
 	if err != nil {
 		return nil, nil, err
 	}

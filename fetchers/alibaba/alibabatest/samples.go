@@ -15,6 +15,8 @@ import (
 	"sort"
 	"sync"
 	"testing"
+
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 )
 
 // APIVersion is the ECS API version every request must name.
@@ -75,11 +77,7 @@ func decode(b []byte) (map[string]any, error) {
 // vectors) from samples/ as stored.
 func SampleBytes(t testing.TB, name string) []byte {
 	t.Helper()
-	b, err := sampleFS.ReadFile("samples/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return fetcherstest.Sample(t, sampleFS, "samples/"+name)
 }
 
 // Sample returns a fresh copy of a real response from samples/ as a generic

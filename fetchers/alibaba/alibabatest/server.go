@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 )
 
 // Server is a local ECS endpoint. Like the real service it checks every
@@ -26,11 +28,11 @@ type Server struct {
 	keys map[string]string // AccessKey ID → secret
 	srv  *httptest.Server
 
-	mu       sync.Mutex
-	w        *World
-	nonces   map[string]bool
-	requests []Request
-	seq      int
+	mu     sync.Mutex
+	w      *World
+	nonces map[string]bool
+	seq    int
+	calls  fetcherstest.Calls[Request]
 }
 
 // Request is one call the fake accepted (signature checked).
@@ -40,6 +42,9 @@ type Request struct {
 	Params url.Values
 	Style  string // "ACS3" or "RPC"
 }
+
+// ActionName is the action called (for fetcherstest.Calls).
+func (r Request) ActionName() string { return r.Action }
 
 // NewServer starts a fake ECS that knows one AccessKey pair and answers from
 // w. It is closed when the test ends.
@@ -111,17 +116,7 @@ func (s *Server) Throttle(action string, n int) {
 
 // Calls returns the accepted requests for one action (all when action is
 // ""), in arrival order.
-func (s *Server) Calls(action string) []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []Request
-	for _, r := range s.requests {
-		if action == "" || r.Action == action {
-			out = append(out, r)
-		}
-	}
-	return out
-}
+func (s *Server) Calls(action string) []Request { return s.calls.Of(action) }
 
 func (s *Server) requestID() string {
 	s.mu.Lock()
@@ -201,10 +196,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		clean[k] = v
 	}
-	s.mu.Lock()
-	s.requests = append(s.requests, Request{Action: action, Params: clean, Style: style})
-	world := s.w
-	s.mu.Unlock()
+	s.calls.Add(Request{Action: action, Params: clean, Style: style})
+	world := s.World()
 
 	status, resp := world.answer(s.t, action, clean)
 	if e, ok := resp.(APIError); ok {

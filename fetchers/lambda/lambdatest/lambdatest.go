@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 )
 
 // Path is where the API lists instance types.
@@ -34,12 +36,15 @@ const unauthorized = `{"error": {"code": "global/invalid-api-key", "message": "M
 
 // Failure modes for FailNext.
 const (
-	Throttled = "429"       // 429 with Retry-After: 1
-	ServerErr = "500"       // HTTP 500
-	Truncated = "truncated" // the body cut in half
-	Malformed = "malformed" // a 200 that is not the API's JSON
-	Empty     = "empty"     // {"data": {}}
+	Throttled = fetcherstest.Throttled
+	ServerErr = fetcherstest.ServerErr
+	Truncated = fetcherstest.Truncated
+	Malformed = fetcherstest.Malformed
+	Empty     = "empty" // {"data": {}}
 )
+
+// throttled is the body of Lambda's 429.
+const throttled = `{"error": {"code": "global/too-many-requests", "message": "Too many requests"}}`
 
 // regionNames describe regions as the API does ({name, description});
 // us-east-3's is real, the others are Lambda's published city names.
@@ -54,30 +59,25 @@ type Server struct {
 	*httptest.Server
 	// Key is the API key the server accepts.
 	Key string
+	// Faults counts requests and queues failures (FailNext).
+	fetcherstest.Faults
 
-	mu       sync.Mutex
-	body     []byte
-	fail     []string
-	requests int
-	auth     []string
+	mu   sync.Mutex
+	body []byte
 }
 
 // New starts a fake that accepts key and serves Sample().
 func New(t testing.TB, key string) *Server {
 	t.Helper()
 	s := &Server{Key: key, body: Sample()}
-	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(s.Close)
+	s.Server = fetcherstest.Start(t, s.serve)
 	return s
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.requests++
-	s.auth = append(s.auth, r.Header.Get("Authorization"))
-	if r.URL.Path != Path || r.Method != http.MethodGet {
-		http.NotFound(w, r)
+	if !s.Accept(w, r, http.MethodGet, Path) {
 		return
 	}
 	if !s.authorized(r.Header.Get("Authorization")) {
@@ -86,23 +86,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(unauthorized))
 		return
 	}
-	mode := ""
-	if len(s.fail) > 0 {
-		mode, s.fail = s.fail[0], s.fail[1:]
-	}
+	mode := s.Next()
 	w.Header().Set("Content-Type", "application/json")
-	switch mode {
-	case Throttled:
-		w.Header().Set("Retry-After", "1")
-		w.WriteHeader(http.StatusTooManyRequests)
-		w.Write([]byte(`{"error": {"code": "global/too-many-requests", "message": "Too many requests"}}`))
-	case ServerErr:
-		w.WriteHeader(http.StatusInternalServerError)
-	case Truncated:
-		w.Write(s.body[:len(s.body)/2])
-	case Malformed:
-		w.Write([]byte(`<html><body>upstream error</body></html>`))
-	case Empty:
+	switch {
+	case fetcherstest.Write(w, mode, s.body, throttled):
+	case mode == Empty:
 		w.Write([]byte(`{"data": {}}`))
 	default:
 		w.Write(s.body)
@@ -123,13 +111,6 @@ func (s *Server) authorized(h string) bool {
 		return err == nil && string(dec) == s.Key+":"
 	}
 	return false
-}
-
-// FailNext makes the next len(modes) requests fail as named.
-func (s *Server) FailNext(modes ...string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.fail = append(s.fail, modes...)
 }
 
 // SetBody replaces the response body.
@@ -165,18 +146,4 @@ func (s *Server) SetCapacity(t testing.TB, instanceType string, regions ...strin
 		t.Fatal(err)
 	}
 	s.body = b
-}
-
-// Requests is how many requests the server has answered.
-func (s *Server) Requests() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.requests
-}
-
-// Authorizations lists the Authorization header of every request.
-func (s *Server) Authorizations() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.auth...)
 }

@@ -13,6 +13,8 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
+
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 )
 
 // Path is the GraphQL endpoint's path.
@@ -40,12 +42,12 @@ func Query() string {
 
 // Failure modes for FailNext.
 const (
-	Throttled    = "429"       // 429 with Retry-After: 1
-	ServerErr    = "500"       // HTTP 500
-	Truncated    = "truncated" // the body cut in half
-	Malformed    = "malformed" // a 200 that is not JSON
-	GraphQLError = "errors"    // a 200 with an errors array and null data, as GraphQL servers answer
-	Empty        = "empty"     // gpuTypes and dataCenters empty
+	Throttled    = fetcherstest.Throttled
+	ServerErr    = fetcherstest.ServerErr
+	Truncated    = fetcherstest.Truncated
+	Malformed    = fetcherstest.Malformed
+	GraphQLError = "errors" // a 200 with an errors array and null data, as GraphQL servers answer
+	Empty        = "empty"  // gpuTypes and dataCenters empty
 )
 
 // Server is the fake API.
@@ -55,13 +57,12 @@ type Server struct {
 	// request without a token is answered (RunPod answered unauthenticated
 	// price queries in 2026).
 	Key string
+	// Faults counts requests and queues failures (FailNext).
+	fetcherstest.Faults
 
-	mu       sync.Mutex
-	doc      map[string]any
-	fail     []string
-	requests int
-	auth     []string
-	queries  []string
+	mu      sync.Mutex
+	doc     map[string]any
+	queries []string
 }
 
 // New starts a fake serving the real capture.
@@ -69,18 +70,14 @@ func New(t testing.TB, key string) *Server {
 	t.Helper()
 	s := &Server{Key: key}
 	s.SetBody(t, Sample())
-	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(s.Close)
+	s.Server = fetcherstest.Start(t, s.serve)
 	return s
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.requests++
-	s.auth = append(s.auth, r.Header.Get("Authorization"))
-	if r.URL.Path != Path || r.Method != http.MethodPost {
-		http.NotFound(w, r)
+	if !s.Accept(w, r, http.MethodPost, Path) {
 		return
 	}
 	var req struct {
@@ -103,24 +100,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`{"errors":[{"message":"the fake answers only the captured query","extensions":{"code":"GRAPHQL_VALIDATION_FAILED"}}],"data":null}`))
 		return
 	}
-	mode := ""
-	if len(s.fail) > 0 {
-		mode, s.fail = s.fail[0], s.fail[1:]
-	}
+	mode := s.Next()
 	out, _ := json.Marshal(s.doc)
-	switch mode {
-	case Throttled:
-		w.Header().Set("Retry-After", "1")
-		w.WriteHeader(http.StatusTooManyRequests)
-	case ServerErr:
-		w.WriteHeader(http.StatusInternalServerError)
-	case Truncated:
-		w.Write(out[:len(out)/2])
-	case Malformed:
-		w.Write([]byte(`<html>502 Bad Gateway</html>`))
-	case GraphQLError:
+	switch {
+	case fetcherstest.Write(w, mode, out, ""):
+	case mode == GraphQLError:
 		w.Write([]byte(`{"errors":[{"message":"Something went wrong","path":["gpuTypes"]}],"data":null}`))
-	case Empty:
+	case mode == Empty:
 		w.Write([]byte(`{"data":{"gpuTypes":[],"dataCenters":[]}}`))
 	default:
 		w.Write(out)
@@ -193,27 +179,6 @@ func (s *Server) SetStock(t testing.TB, dataCenter, gpuTypeID string, available 
 		return
 	}
 	t.Fatalf("runpodtest: no data centre %s", dataCenter)
-}
-
-// FailNext makes the next len(modes) requests fail as named.
-func (s *Server) FailNext(modes ...string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.fail = append(s.fail, modes...)
-}
-
-// Requests is how many requests the server has answered.
-func (s *Server) Requests() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.requests
-}
-
-// Authorizations lists the Authorization header of every request.
-func (s *Server) Authorizations() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.auth...)
 }
 
 // Queries lists the query of every well-formed request.

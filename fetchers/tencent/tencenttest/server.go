@@ -33,6 +33,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 )
 
 // Version is the CVM API version every request must name.
@@ -49,11 +51,7 @@ var sampleFS embed.FS
 // example) from samples/ as stored.
 func SampleBytes(t testing.TB, name string) []byte {
 	t.Helper()
-	b, err := sampleFS.ReadFile("samples/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return fetcherstest.Sample(t, sampleFS, "samples/"+name)
 }
 
 // Server is the fake CVM endpoint.
@@ -67,7 +65,7 @@ type Server struct {
 	inquiry  map[string]map[string]string // region → table
 	throttle map[string]int
 	override map[string]string
-	requests []Request
+	calls    fetcherstest.Calls[Request]
 	seen     map[string]int
 	delay    time.Duration
 
@@ -79,6 +77,9 @@ type Request struct {
 	Action, Region string
 	Body           map[string]any
 }
+
+// ActionName is the action called (for fetcherstest.Calls).
+func (r Request) ActionName() string { return r.Action }
 
 // NewServer starts a fake CVM that knows one SecretId/SecretKey pair and
 // replays the scenario in dir. It is closed when the test ends.
@@ -258,17 +259,7 @@ func (s *Server) Count(action string) int {
 }
 
 // Requests returns the accepted calls of action ("" for all).
-func (s *Server) Requests(action string) []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []Request
-	for _, r := range s.requests {
-		if action == "" || r.Action == action {
-			out = append(out, r)
-		}
-	}
-	return out
-}
+func (s *Server) Requests(action string) []Request { return s.calls.Of(action) }
 
 // MaxInFlight is the most requests the fake was serving at once.
 func (s *Server) MaxInFlight() int { return int(s.maxInFlight.Load()) }
@@ -306,8 +297,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.apiError(w, "InvalidParameter", "request body is not JSON")
 		return
 	}
+	s.calls.Add(Request{action, region, parsed})
 	s.mu.Lock()
-	s.requests = append(s.requests, Request{action, region, parsed})
 	s.seen[action]++
 	throttled := s.seen[action] <= s.throttle[action]
 	override, overridden := s.override[action]

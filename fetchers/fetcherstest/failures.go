@@ -1,0 +1,69 @@
+package fetcherstest
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/fetchers"
+)
+
+// Failure is one bad answer a fetcher must fail the run on: a row of a
+// fetcher's table test.
+type Failure struct {
+	Name string
+	// Fail are the failure modes queued (Faults.FailNext).
+	Fail []string
+	// Body, when set, is served instead of the good answer.
+	Body string
+	// Want is what the error wraps; nil accepts any error.
+	Want error
+	// Requests is how many requests the run makes before it gives up.
+	Requests int
+}
+
+// TransportFailures are the rows every fake answers alike (see Write),
+// for a fetcher whose client makes three attempts.
+func TransportFailures() []Failure {
+	return []Failure{
+		{Name: "throttled after retries", Fail: []string{Throttled, Throttled, Throttled}, Want: fetchers.ErrThrottled, Requests: 3},
+		{Name: "server errors after retries", Fail: []string{ServerErr, ServerErr, ServerErr}, Requests: 3},
+		{Name: "truncated", Fail: []string{Truncated}, Want: fetchers.ErrIncomplete, Requests: 1},
+		{Name: "malformed", Fail: []string{Malformed}, Want: fetchers.ErrIncomplete, Requests: 1},
+	}
+}
+
+// Check checks the run of f: no snapshot but an error wrapping f.Want,
+// after f.Requests requests, that does not show secret.
+func (f Failure) Check(t testing.TB, snap *pricewatch.Snapshot, err error, requests int, secret string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("snapshot with %d offers, want an error", len(snap.Offers))
+	}
+	if f.Want != nil && !errors.Is(err, f.Want) {
+		t.Errorf("error %v, want %v", err, f.Want)
+	}
+	if requests != f.Requests {
+		t.Errorf("%d requests, want %d", requests, f.Requests)
+	}
+	if strings.Contains(err.Error(), secret) {
+		t.Errorf("error shows the secret: %v", err)
+	}
+}
+
+// Shown is everything a run showed: the error's text and every log
+// line's message and fields, to check that a secret is in none of them.
+func Shown(err error, logs *observer.ObservedLogs) string {
+	var b strings.Builder
+	if err != nil {
+		b.WriteString(err.Error())
+	}
+	for _, e := range logs.All() {
+		fmt.Fprintf(&b, "\n%s %v", e.Message, e.ContextMap())
+	}
+	return b.String()
+}

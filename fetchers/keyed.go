@@ -1,0 +1,77 @@
+package fetchers
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/pricewatch/pricewatch/section"
+)
+
+// KeyedConfig is what a fetcher of a keyed API (see KeyedAPI) is built
+// from.
+type KeyedConfig struct {
+	// Endpoint is the base URL (scheme and host); empty means the API's
+	// default. The API's path is appended.
+	Endpoint string
+	// APIKey is sent as a bearer token when set.
+	APIKey section.Secret
+}
+
+// KeyedSpec describes one keyed API.
+type KeyedSpec struct {
+	// Provider names the cloud in errors ("lambda").
+	Provider string
+	// DefaultEndpoint is the API's base URL; Path is appended.
+	DefaultEndpoint, Path string
+	// KeyHelp says where the key comes from, in the error a refused key
+	// gives ("check LAMBDA_API_KEY or providers.lambda.api_key_file").
+	KeyHelp string
+	// Answer names what a 200 holds, for the error another status gives
+	// ("the instance-type list").
+	Answer string
+	// MaxBody and BodyTimeout bound reading the body.
+	MaxBody     int64
+	BodyTimeout time.Duration
+}
+
+// KeyedAPI is one HTTP API at a fixed path below a base URL, answering one
+// request with the whole list, read with a bearer key (Lambda; RunPod,
+// whose key is optional). It sends the request, tells a refused key apart
+// and reads the body within its bounds.
+type KeyedAPI struct {
+	KeyedSpec
+	// URL is the base URL with Path appended.
+	URL    string
+	key    section.Secret
+	client *Client
+}
+
+// NewKeyedAPI checks cfg against spec: a client is required and the
+// endpoint must be a base URL, scheme and host with no path, query or
+// user info.
+func NewKeyedAPI(spec KeyedSpec, cfg KeyedConfig, client *Client) (KeyedAPI, error) {
+	if client == nil {
+		return KeyedAPI{}, fmt.Errorf("%s: an HTTP client is required", spec.Provider)
+	}
+	v := cfg.Endpoint
+	if v == "" {
+		v = spec.DefaultEndpoint
+	}
+	u, err := url.Parse(v)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
+		return KeyedAPI{}, fmt.Errorf("%s: providers.%s.endpoint %q: want a base URL such as %s (scheme and host only; %s is appended)",
+			spec.Provider, spec.Provider, v, spec.DefaultEndpoint, spec.Path)
+	}
+	return KeyedAPI{KeyedSpec: spec, URL: u.Scheme + "://" + u.Host + spec.Path, key: cfg.APIKey, client: client}, nil
+}
+
+// Do sends method with body (a JSON document, or nil) and returns the
+// whole body of a 200 answer (see Client.Read); a refused key wraps
+// ErrAuth.
+func (a KeyedAPI) Do(ctx context.Context, method string, body []byte) ([]byte, error) {
+	return a.client.Read(ctx, Request{Method: method, URL: a.URL, Body: body, Bearer: a.key,
+		Where: a.Provider + " " + a.Path, Answer: a.Answer, Refused: "the API key was refused (" + a.KeyHelp + ")",
+		Limit: a.MaxBody, Timeout: a.BodyTimeout})
+}

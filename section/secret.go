@@ -1,0 +1,72 @@
+package section
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Secret holds a token or key. It prints as "<secret>" in every format so
+// that a config dumped to a log, an error or a test failure never shows it.
+type Secret struct{ v string }
+
+// NewSecret wraps a value.
+func NewSecret(v string) Secret { return Secret{v: v} }
+
+// Value returns the secret itself, for the one place that sends it.
+func (s Secret) Value() string { return s.v }
+
+// Empty reports whether no secret is set.
+func (s Secret) Empty() bool { return s.v == "" }
+
+func (s Secret) String() string {
+	if s.v == "" {
+		return ""
+	}
+	return "<secret>"
+}
+
+// GoString keeps %#v from printing the value.
+func (s Secret) GoString() string { return s.String() }
+
+// MarshalText keeps JSON and YAML encoders from printing the value.
+func (s Secret) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalYAML reads a plain string.
+func (s *Secret) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("want a string")
+	}
+	s.v = strings.TrimSpace(n.Value)
+	return nil
+}
+
+// ReadSecret resolves a secret from, in order: the environment variable env,
+// the inline value, the file (trailing newline trimmed; works with systemd
+// LoadCredential, whose files live in $CREDENTIALS_DIRECTORY). A relative
+// file name is looked up in $CREDENTIALS_DIRECTORY first when that is set.
+// Errors never include the secret.
+func ReadSecret(env string, inline Secret, file string) (Secret, error) {
+	if env != "" {
+		if v := strings.TrimSpace(os.Getenv(env)); v != "" {
+			return Secret{v: v}, nil
+		}
+	}
+	if !inline.Empty() {
+		return inline, nil
+	}
+	if file == "" {
+		return Secret{}, nil
+	}
+	path := file
+	if dir := os.Getenv("CREDENTIALS_DIRECTORY"); dir != "" && !strings.HasPrefix(file, "/") {
+		path = dir + "/" + file
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Secret{}, fmt.Errorf("reading secret file %s: %w", path, err)
+	}
+	return Secret{v: strings.TrimSpace(string(b))}, nil
+}
