@@ -44,40 +44,29 @@ func GPUs(count float64, model string) string {
 	return Float(count) + "×" + model
 }
 
+// The abbreviations BuyLabel writes; WriteBuyLegend explains them.
+var (
+	buyKinds    = map[pricewatch.PriceType]string{pricewatch.Reserved: "RI", pricewatch.SavingsPlan: "SP"}
+	buyPayments = map[string]string{pricewatch.AllUpfront: "all", pricewatch.PartialUpfront: "partial", pricewatch.NoUpfront: "none"}
+	buyClasses  = map[string]string{pricewatch.Convertible: "conv", pricewatch.EC2InstanceSavingsPlan: "ec2"}
+)
+
 // BuyLabel names how an offer is bought, compactly enough for a table:
 // "on-demand", "spot", "RI 3y all", "RI 1y partial conv", "SP 3y none ec2".
 // WriteBuyLegend explains its abbreviations.
 func BuyLabel(o pricewatch.Offer) string {
-	var parts []string
-	switch o.PriceType {
-	case pricewatch.OnDemand:
-		return "on-demand"
-	case pricewatch.Spot:
-		return "spot"
-	case pricewatch.Reserved:
-		parts = append(parts, "RI")
-	case pricewatch.SavingsPlan:
-		parts = append(parts, "SP")
-	default:
-		return string(o.PriceType)
+	kind, ok := buyKinds[o.PriceType]
+	if !ok {
+		return o.PriceType.Label()
 	}
-	parts = append(parts, o.Term)
-	switch o.Payment {
-	case pricewatch.AllUpfront:
-		parts = append(parts, "all")
-	case pricewatch.PartialUpfront:
-		parts = append(parts, "partial")
-	case pricewatch.NoUpfront:
-		parts = append(parts, "none")
-	case "":
-	default:
+	parts := []string{kind, o.Term}
+	if p, ok := buyPayments[o.Payment]; ok {
+		parts = append(parts, p)
+	} else if o.Payment != "" {
 		parts = append(parts, o.Payment)
 	}
-	switch o.OfferingClass {
-	case pricewatch.Convertible:
-		parts = append(parts, "conv")
-	case pricewatch.EC2InstanceSavingsPlan:
-		parts = append(parts, "ec2")
+	if c, ok := buyClasses[o.OfferingClass]; ok {
+		parts = append(parts, c)
 	}
 	return strings.Join(parts, " ")
 }
