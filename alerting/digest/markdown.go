@@ -21,6 +21,12 @@ func md(s string) string { return mdEscape.Replace(s) }
 func WriteMarkdown(w io.Writer, d Digest) error {
 	b := bufio.NewWriter(w)
 	p := func(format string, args ...any) { fmt.Fprintf(b, format+"\n", args...) }
+	// section starts a "## title" section, set apart by blank lines.
+	section := func(title string) {
+		p("")
+		p("## %s", title)
+		p("")
+	}
 	loc := d.Loc()
 
 	p("# Weekly GPU price digest · %s", d.Week)
@@ -28,9 +34,7 @@ func WriteMarkdown(w io.Writer, d Digest) error {
 	p("Week to %s · prices per GPU-hour in %s, Linux · %d offers of watched GPUs, %d changed price this week.",
 		when(d.Now, loc), d.Currency, d.Offers, d.Changed)
 
-	p("")
-	p("## Cheapest per GPU-hour")
-	p("")
+	section("Cheapest per GPU-hour")
 	p("| GPU | Buy | %s/GPU-h | w/w | Where |", d.Currency)
 	p("|---|---|--:|--:|---|")
 	var notes []string
@@ -54,9 +58,7 @@ func WriteMarkdown(w io.Writer, d Digest) error {
 		p("> ⚠️ %s", n)
 	}
 
-	p("")
-	p("## Best commitment vs on-demand")
-	p("")
+	section("Best commitment vs on-demand")
 	if len(d.Savings) == 0 {
 		p("No commitment of a watched GPU beats on-demand.")
 	} else {
@@ -71,9 +73,7 @@ func WriteMarkdown(w io.Writer, d Digest) error {
 		}
 	}
 
-	p("")
-	p("## Biggest moves this week")
-	p("")
+	section("Biggest moves this week")
 	if len(d.Moves) == 0 {
 		p("No watched price changed this week.")
 	} else {
@@ -91,9 +91,7 @@ func WriteMarkdown(w io.Writer, d Digest) error {
 		}
 	}
 
-	p("")
-	p("## Availability")
-	p("")
+	section("Availability")
 	p("**New:**")
 	p("")
 	mdEvents(b, d.NewAvailability, d, "nothing newly available this week.")
@@ -105,9 +103,7 @@ func WriteMarkdown(w io.Writer, d Digest) error {
 	p("")
 	mdEvents(b, d.SoldOut, d, "nothing sold out or withdrawn this week.")
 
-	p("")
-	p("## Data quality")
-	p("")
+	section("Data quality")
 	if len(d.Freshness) == 0 {
 		p("No provider is enabled.")
 	}
@@ -132,9 +128,7 @@ func WriteMarkdown(w io.Writer, d Digest) error {
 		p("- %s%s: %s", mark, md(r.From), md(rateText(r, d.Currency)))
 	}
 
-	p("")
-	p("## Chart data")
-	p("")
+	section("Chart data")
 	p("%s.", md(d.Chart.Title))
 	p("")
 	if d.Chart.Empty() {

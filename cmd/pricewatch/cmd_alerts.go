@@ -118,7 +118,7 @@ type alertsListFlags struct {
 
 func (a *app) alertsListCommand() *cobra.Command {
 	var f alertsListFlags
-	cmd := &cobra.Command{
+	cmd := readCommand(&f.format, &f.server, &cobra.Command{
 		Use:   "list",
 		Short: "List queued, sent and failed alerts",
 		Example: `  pricewatch alerts list --pending
@@ -155,13 +155,11 @@ func (a *app) alertsListCommand() *cobra.Command {
 			}
 			return writeAlerts(a.stdout, f.format, rows)
 		},
-	}
+	})
 	cmd.Flags().BoolVar(&f.pending, "pending", false, "only alerts waiting to be delivered")
 	cmd.Flags().BoolVar(&f.failed, "failed", false, "only alerts given up on (retry them with: pricewatch alerts retry --failed)")
 	cmd.Flags().StringVar(&f.channel, "channel", "", "only this channel")
 	cmd.Flags().IntVar(&f.limit, "limit", 50, "the most recent N alerts (0 for all)")
-	formatFlag(cmd, &f.format, "output format: table, json or csv")
-	f.server.add(cmd)
 	return cmd
 }
 

@@ -54,6 +54,14 @@ func formatFlag(cmd *cobra.Command, format *string, help string, allowed ...stri
 	cmd.Flags().StringVar(format, "format", formatTable, help)
 }
 
+// readCommand is a command that reads stored data, locally or from the
+// daemon named by --server, and prints it as --format table, json or csv.
+func readCommand(format *string, server *serverFlag, cmd *cobra.Command) *cobra.Command {
+	formatFlag(cmd, format, "output format: table, json or csv")
+	server.add(cmd)
+	return cmd
+}
+
 // withDB is the RunE of a command that works on the database: open (a.openDB
 // to write, a.openReader to read) opens it once, and run gets it.
 func withDB(open func(context.Context) (*storage.DB, error), run func(ctx context.Context, db *storage.DB) error) func(*cobra.Command, []string) error {
