@@ -161,11 +161,18 @@ var gpuTypes = []struct {
 	{"L4x1", "L4", 1, 0.8}, {"L4x8", "L4", 8, 6.4},
 }
 
-func newAzure() *catalogue {
-	c := &catalogue{provider: pricewatch.Azure, byRegion: map[string][]int{}}
-	for r := 0; r < 50; r++ {
-		c.regions = append(c.regions, fmt.Sprintf("azregion%02d", r))
+// newCatalogue is an empty catalogue of provider over n regions named by
+// regionFormat (a printf verb for the region's number).
+func newCatalogue(provider string, n int, regionFormat string) *catalogue {
+	c := &catalogue{provider: provider, byRegion: map[string][]int{}}
+	for r := 0; r < n; r++ {
+		c.regions = append(c.regions, fmt.Sprintf(regionFormat, r))
 	}
+	return c
+}
+
+func newAzure() *catalogue {
+	c := newCatalogue(pricewatch.Azure, 50, "azregion%02d")
 	// 17 families × 3 sizes × 50 regions × 8 prices ≈ 20k offers.
 	for _, region := range c.regions {
 		for _, g := range gpuTypes {
@@ -200,10 +207,7 @@ func newAzure() *catalogue {
 }
 
 func newAWS() *catalogue {
-	c := &catalogue{provider: pricewatch.AWS, byRegion: map[string][]int{}}
-	for r := 0; r < 25; r++ {
-		c.regions = append(c.regions, fmt.Sprintf("awsregion-%02d", r))
-	}
+	c := newCatalogue(pricewatch.AWS, 25, "awsregion-%02d")
 	// 17 families × 2 sizes × 25 regions × 36 prices ≈ 30k offers.
 	for _, region := range c.regions {
 		for _, g := range gpuTypes {
