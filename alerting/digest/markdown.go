@@ -27,6 +27,19 @@ func WriteMarkdown(w io.Writer, d Digest) error {
 		p("## %s", title)
 		p("")
 	}
+	// tableSection starts a section that holds a table of rows: without
+	// rows it says none and reports false, else it writes intro (a format,
+	// as p takes) and reports true for the caller to write the table.
+	tableSection := func(title string, rows int, none, intro string) bool {
+		section(title)
+		if rows == 0 {
+			p(none)
+			return false
+		}
+		p(intro)
+		p("")
+		return true
+	}
 	loc := d.Loc()
 
 	p("# Weekly GPU price digest · %s", d.Week)
@@ -58,12 +71,8 @@ func WriteMarkdown(w io.Writer, d Digest) error {
 		p("> ⚠️ %s", n)
 	}
 
-	section("Best commitment vs on-demand")
-	if len(d.Savings) == 0 {
-		p("No commitment of a watched GPU beats on-demand.")
-	} else {
-		p("Assumes 100%% utilisation (full use); *break-even* is the share of the term's hours above which the commitment is cheaper than on-demand.")
-		p("")
+	if tableSection("Best commitment vs on-demand", len(d.Savings), "No commitment of a watched GPU beats on-demand.",
+		"Assumes 100%% utilisation (full use); *break-even* is the share of the term's hours above which the commitment is cheaper than on-demand.") {
 		p("| GPU | Saving | Break-even | %s/GPU-h | On-demand | Commitment | Cash |", d.Currency)
 		p("|---|--:|--:|--:|--:|---|---|")
 		for _, s := range d.Savings {
@@ -73,12 +82,8 @@ func WriteMarkdown(w io.Writer, d Digest) error {
 		}
 	}
 
-	section("Biggest moves this week")
-	if len(d.Moves) == 0 {
-		p("No watched price changed this week.")
-	} else {
-		p("Per GPU-hour, in the cloud's own currency.")
-		p("")
+	if tableSection("Biggest moves this week", len(d.Moves), "No watched price changed this week.",
+		"Per GPU-hour, in the cloud's own currency.") {
 		p("| Change | 7 days ago | Now | Currency | Where |")
 		p("|--:|--:|--:|---|---|")
 		for _, mv := range d.Moves {
