@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/url"
@@ -219,16 +220,14 @@ delivered is refused: sending it again would post it twice.`,
 				}
 				ids = append(ids, id)
 			}
-			db, err := a.openDB(cmd.Context())
-			if err != nil {
-				return err
-			}
-			n, err := db.RetryFailed(cmd.Context(), ids)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(a.stdout, "requeued %d alerts; the daemon sends them, or run `pricewatch alerts deliver` now\n", n)
-			return nil
+			return onDB(cmd.Context(), a.openDB, func(ctx context.Context, db *storage.DB) error {
+				n, err := db.RetryFailed(ctx, ids)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(a.stdout, "requeued %d alerts; the daemon sends them, or run `pricewatch alerts deliver` now\n", n)
+				return nil
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&failed, "failed", false, "requeue every failed alert")

@@ -65,11 +65,15 @@ func readCommand(format *string, server *serverFlag, cmd *cobra.Command) *cobra.
 // withDB is the RunE of a command that works on the database: open (a.openDB
 // to write, a.openReader to read) opens it once, and run gets it.
 func withDB(open func(context.Context) (*storage.DB, error), run func(ctx context.Context, db *storage.DB) error) func(*cobra.Command, []string) error {
-	return func(cmd *cobra.Command, _ []string) error {
-		db, err := open(cmd.Context())
-		if err != nil {
-			return err
-		}
-		return run(cmd.Context(), db)
+	return func(cmd *cobra.Command, _ []string) error { return onDB(cmd.Context(), open, run) }
+}
+
+// onDB opens the database with open and hands it to run: the body of
+// withDB, for a command that checks its arguments first.
+func onDB(ctx context.Context, open func(context.Context) (*storage.DB, error), run func(ctx context.Context, db *storage.DB) error) error {
+	db, err := open(ctx)
+	if err != nil {
+		return err
 	}
+	return run(ctx, db)
 }
