@@ -32,7 +32,10 @@ func seedQuestion(t *testing.T) RecommendOptions {
 //	tencent on demand          230 × 26,280 × 0.6 CNY        = 541,266.5000367134 USD
 //	alibaba 1m sub × 36        36 × 102,200 CNY              = 549,110.9420662310 USD
 func TestRecommendSeedQuestion(t *testing.T) {
-	rec := recommendSeed(t, seedQuestion(t))
+	rec, err := Recommend(a100Offers(), availabilityFixture(), seedQuestion(t))
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := []struct{ label, total string }{
 		{"1 × alibaba cn-hangzhou ecs.ebmgn7e.32xlarge reserved 3y all_upfront", "376533.2174168441"},
 		{"1 × aws us-east-1 p4d.24xlarge reserved 3y partial_upfront standard", "410240"},
@@ -116,7 +119,10 @@ func TestRecommendSeedQuestion(t *testing.T) {
 func TestRecommendInCNY(t *testing.T) {
 	q := seedQuestion(t)
 	q.Currency = "CNY"
-	rec := recommendSeed(t, q)
+	rec, err := Recommend(a100Offers(), availabilityFixture(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
 	best, _ := rec.BestOption()
 	// The CNY option needs no conversion; USD ones carry the inverse rate:
 	// 410,240 × 6.8095 / 1.0163 = 2,748,725.0614975893 CNY.
@@ -134,7 +140,10 @@ func TestRecommendInCNY(t *testing.T) {
 func TestRecommendLowUtilizationPrefersOnDemand(t *testing.T) {
 	q := seedQuestion(t)
 	q.Utilization = dec("0.3")
-	rec := recommendSeed(t, q)
+	rec, err := Recommend(a100Offers(), availabilityFixture(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
 	best, _ := rec.BestOption()
 	// 2 × 14.69 × 26,280 × 0.3 = 231,631.92 USD; above 48.767 % the
 	// Alibaba 3-year subscription takes over.
@@ -182,7 +191,10 @@ func TestRecommendSkipsSoldOut(t *testing.T) {
 func TestRecommendShortHorizon(t *testing.T) {
 	q := seedQuestion(t)
 	q.Horizon = "1y"
-	rec := recommendSeed(t, q)
+	rec, err := Recommend(a100Offers(), availabilityFixture(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
 	best, _ := rec.BestOption()
 	// Over one year: 2 × 14.69 × 8,760 × 0.6 = 154,421.28 USD beats
 	// Alibaba's 1y subscription (1,051,200 CNY = 156,888.8405903517 USD).
@@ -218,7 +230,10 @@ func TestRecommendShortHorizon(t *testing.T) {
 func TestRecommendWithoutRatesNeverTreatsCNYAsUSD(t *testing.T) {
 	q := seedQuestion(t)
 	q.FX = nil
-	rec := recommendSeed(t, q)
+	rec, err := Recommend(a100Offers(), availabilityFixture(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, o := range rec.Options {
 		if o.NativeCurrency != "USD" {
 			t.Errorf("%s ranked without a rate", o.Label())
@@ -285,7 +300,10 @@ func TestRecommendSpotAndFractional(t *testing.T) {
 }
 
 func TestRecommendJSON(t *testing.T) {
-	rec := recommendSeed(t, seedQuestion(t))
+	rec, err := Recommend(a100Offers(), availabilityFixture(), seedQuestion(t))
+	if err != nil {
+		t.Fatal(err)
+	}
 	b, err := json.Marshal(rec.Options[0])
 	if err != nil {
 		t.Fatal(err)
@@ -328,15 +346,4 @@ func TestRecommendNotesMarketplace(t *testing.T) {
 	if !found {
 		t.Errorf("reasons lack the marketplace note:\n%s", strings.Join(rec.Reasons, "\n"))
 	}
-}
-
-// recommendSeed answers q over the seed offers and availability; an error
-// fails the test.
-func recommendSeed(t *testing.T, q RecommendOptions) Recommendation {
-	t.Helper()
-	rec, err := Recommend(a100Offers(), availabilityFixture(), q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rec
 }
