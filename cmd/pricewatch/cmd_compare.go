@@ -614,6 +614,13 @@ func availShort(a *bool) string {
 	return "no"
 }
 
+func optString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
 // count prints "1 offer", "3 offers".
 func plural(n int, noun string) string {
 	if n == 1 {

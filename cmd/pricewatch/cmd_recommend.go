@@ -159,7 +159,7 @@ func optionJSON(o analysis.Option, ranked bool) optionRow {
 		GPUsPerInstance: o.GPUsPerInstance, Instances: o.Instances, Currency: o.Currency, Terms: o.Terms, CommittedHours: o.CommittedHours,
 		BreakEvenUtilization: nullDecimal(o.BreakEvenUtilization.Decimal, o.BreakEvenUtilization.Valid), Interruptible: o.Interruptible, Marketplace: o.Marketplace,
 		Available: o.Available != nil && *o.Available, Availability: report.AvailabilityName(o.Availability), NativeCurrency: o.NativeCurrency,
-		FXError: nullString(o.FXError != "", o.FXError)}
+		FXError: optString(o.FXError)}
 	if ranked {
 		rank := o.Rank
 		r.Rank = &rank
