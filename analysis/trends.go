@@ -2,12 +2,15 @@ package analysis
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/fx"
 	"github.com/pricewatch/pricewatch/gpu"
 )
 
@@ -69,24 +72,43 @@ func (s Series) LastChange() time.Time {
 // first, the series in key order. Overlapping intervals of one key (which
 // storage never writes) are an error rather than a silently wrong answer.
 func GroupSeries(intervals []Interval) ([]Series, error) {
-	byKey := map[pricewatch.OfferKey][]Interval{}
-	for _, iv := range intervals {
+	return GroupSeriesInPlace(slices.Clone(intervals))
+}
+
+// GroupSeriesInPlace is GroupSeries for a caller handing its intervals
+// over: they are sorted in place and the series share their array, so a
+// large set (the digest's) is held once, not copied.
+func GroupSeriesInPlace(ivs []Interval) ([]Series, error) {
+	for _, iv := range ivs {
 		if !iv.To.IsZero() && !iv.To.After(iv.From) {
 			return nil, fmt.Errorf("price interval of %s ends (%s) before it starts (%s)", iv.Key(), iv.To, iv.From)
 		}
-		byKey[iv.Key()] = append(byKey[iv.Key()], iv)
 	}
-	out := make([]Series, 0, len(byKey))
-	for k, ivs := range byKey {
-		sort.Slice(ivs, func(i, j int) bool { return ivs[i].From.Before(ivs[j].From) })
-		for i := 1; i < len(ivs); i++ {
-			if ivs[i-1].To.IsZero() || ivs[i-1].To.After(ivs[i].From) {
-				return nil, fmt.Errorf("price intervals of %s overlap at %s", k, ivs[i].From)
+	slices.SortFunc(ivs, func(a, b Interval) int {
+		if ka, kb := a.Key(), b.Key(); ka != kb {
+			if keyLess(ka, kb) {
+				return -1
 			}
+			return 1
 		}
-		out = append(out, Series{Key: k, Intervals: ivs})
+		return a.From.Compare(b.From)
+	})
+	var out []Series
+	for start := 0; start < len(ivs); {
+		k := ivs[start].Key()
+		end := start + 1
+		for end < len(ivs) && ivs[end].Key() == k {
+			if ivs[end-1].To.IsZero() || ivs[end-1].To.After(ivs[end].From) {
+				return nil, fmt.Errorf("price intervals of %s overlap at %s", k, ivs[end].From)
+			}
+			end++
+		}
+		out = append(out, Series{Key: k, Intervals: ivs[start:end:end]})
+		start = end
 	}
-	sort.Slice(out, func(i, j int) bool { return keyLess(out[i].Key, out[j].Key) })
+	if out == nil {
+		out = []Series{}
+	}
 	return out, nil
 }
 
@@ -345,12 +367,16 @@ func CheapestPerGPUHour(series []Series, opts CheapestOptions) (CheapestResult, 
 	var res CheapestResult
 	// One reason per offer: the same missing rate recurs at every sample.
 	skipped := map[pricewatch.OfferKey]string{}
-	// A price stays in force over many samples: its per-GPU figure is
+	// A price stays in force over many samples: its per-GPU figure, and
+	// in its own currency the identity quote and converted figure, are
 	// worked out once per interval.
 	type memo struct {
-		iv     int
-		native decimal.Decimal
-		ok     bool
+		iv        int
+		native    decimal.Decimal
+		ok        bool
+		identity  bool
+		quote     fx.Quote
+		converted decimal.Decimal
 	}
 	memos := make([]memo, len(cand))
 	for i := range memos {
@@ -363,29 +389,37 @@ func CheapestPerGPUHour(series []Series, opts CheapestOptions) (CheapestResult, 
 			if idx < 0 || !s.Intervals[idx].contains(t) {
 				continue
 			}
-			iv := s.Intervals[idx]
+			iv := &s.Intervals[idx]
 			m := &memos[ci]
 			if m.iv != idx {
 				m.iv = idx
 				m.native, m.ok = perGPU(iv.Effective, iv.GPUCount)
+				m.identity = strings.EqualFold(iv.Currency, opts.Currency)
+				if m.identity && m.ok {
+					m.quote = fx.Identity(iv.Currency)
+					m.converted = m.quote.Convert(m.native)
+				}
 			}
 			if !m.ok {
 				continue
 			}
-			native := m.native
-			q, err := quote(opts.FX, iv.Currency, opts.Currency, t)
-			if err != nil {
-				if _, seen := skipped[s.Key]; !seen {
-					skipped[s.Key] = fmt.Sprintf("%s: %v", s.Key, err)
+			q, converted := m.quote, m.converted
+			if !m.identity {
+				var err error
+				if q, err = quote(opts.FX, iv.Currency, opts.Currency, t); err != nil {
+					if _, seen := skipped[s.Key]; !seen {
+						skipped[s.Key] = fmt.Sprintf("%s: %v", s.Key, err)
+					}
+					continue
 				}
+				converted = q.Convert(m.native)
+			}
+			if best != nil && !(converted.LessThan(best.PerGPUHour) ||
+				(converted.Equal(best.PerGPUHour) && keyLess(s.Key, best.Key))) {
 				continue
 			}
-			p := CheapestPoint{At: t, Key: s.Key, GPUModel: iv.GPUModel, GPUCount: iv.GPUCount, Currency: q.To,
-				PerGPUHour: q.Convert(native), NativeCurrency: iv.Currency, NativePerGPUHour: native, FXUsed: fxUsed(q)}
-			if best == nil || p.PerGPUHour.LessThan(best.PerGPUHour) ||
-				(p.PerGPUHour.Equal(best.PerGPUHour) && keyLess(p.Key, best.Key)) {
-				best = &p
-			}
+			best = &CheapestPoint{At: t, Key: s.Key, GPUModel: iv.GPUModel, GPUCount: iv.GPUCount, Currency: q.To,
+				PerGPUHour: converted, NativeCurrency: iv.Currency, NativePerGPUHour: m.native, FXUsed: fxUsed(q)}
 		}
 		if best != nil {
 			res.Points = append(res.Points, *best)

@@ -188,4 +188,3 @@ func Fetch(ctx context.Context, client Doer, endpoint string) (Rates, error) {
 	}
 	return rates, nil
 }
-

@@ -128,6 +128,12 @@ func CheapestByPriceType(ctx context.Context, st Store, book *fx.Book, q TrendsQ
 // rows come: one offer's history is held at a time, its move kept if it
 // moved, its prices folded into the cheapest series of its model, so
 // memory is bounded by one offer's history whatever the window holds.
+//
+// Both need an offer's price only at the daily samples (the move is from
+// the first sample to now), so the first read takes of each offer only the
+// intervals in force at a sample and its newest one; only the movers
+// listed (the top q.Top), whose lowest, highest and last change look at
+// every interval, are read again in full.
 func ComputeTrends(ctx context.Context, st Store, book *fx.Book, q TrendsQuery) (Trends, error) {
 	now := q.At
 	from := now.Add(-q.Window)
@@ -154,57 +160,42 @@ func ComputeTrends(ctx context.Context, st Store, book *fx.Book, q TrendsQuery) 
 		accumulator(q.GPU)
 	}
 	var moved []analysis.OfferTrend
-	var ivs []analysis.Interval
-	flush := func() error {
-		if len(ivs) == 0 {
-			return nil
-		}
-		series, err := analysis.GroupSeries(ivs)
-		ivs = ivs[:0]
-		if err != nil {
-			return fmt.Errorf("reading price history: %w", err)
-		}
-		for _, t := range analysis.OfferTrends(series, trendOpts) {
+	offerIDs := map[pricewatch.OfferKey]int64{}
+	sampled := f
+	if q.Top > 0 {
+		// Asked for every mover, the offers that moved (most of them over
+		// a long window) would be read twice: read everything once.
+		sampled.Samples = &storage.SampleGrid{From: from, To: now, Step: step}
+	}
+	err = eachOfferSeries(ctx, st, sampled, q, func(offerID int64, sr analysis.Series) error {
+		for _, t := range analysis.OfferTrends([]analysis.Series{sr}, trendOpts) {
 			if d, ok := t.Change(label); ok && !d.Change.IsZero() {
 				moved = append(moved, t)
+				offerIDs[t.Key] = offerID
 			}
 		}
-		for _, sr := range series {
-			model := q.GPU
-			if model == "" {
-				// One series per stored model: "A100-80GB" as a query
-				// would also take in A100-80GB-PCIe.
-				model = sr.Latest().GPUModel
-			}
-			if err := accumulator(model).Add(sr); err != nil {
-				return err
-			}
-			currencies[model] = append(currencies[model], sr.Latest().Currency)
+		model := q.GPU
+		if model == "" {
+			// One series per stored model: "A100-80GB" as a query
+			// would also take in A100-80GB-PCIe.
+			model = sr.Latest().GPUModel
 		}
-		return nil
-	}
-	var prev pricewatch.OfferKey
-	err = st.EachPrice(ctx, f, func(r *storage.PriceInterval) error {
-		iv, ok := windowInterval(r, q)
-		if !ok {
-			return nil
+		if err := accumulator(model).Add(sr); err != nil {
+			return err
 		}
-		if k := r.Key(); k != prev {
-			if err := flush(); err != nil {
-				return err
-			}
-			prev = k
-		}
-		ivs = append(ivs, iv)
+		currencies[model] = append(currencies[model], sr.Latest().Currency)
 		return nil
 	})
-	if err == nil {
-		err = flush()
-	}
 	if err != nil {
 		return Trends{}, err
 	}
-	rep := Trends{Window: label, From: from, To: now, Currency: q.Currency, Movers: analysis.Movers(moved, label, q.Top)}
+	movers := analysis.Movers(moved, label, q.Top)
+	if sampled.Samples != nil {
+		if err := completeMovers(ctx, st, f, q, trendOpts, movers, offerIDs); err != nil {
+			return Trends{}, err
+		}
+	}
+	rep := Trends{Window: label, From: from, To: now, Currency: q.Currency, Movers: movers}
 	models := make([]string, 0, len(cheapest))
 	for m := range cheapest {
 		models = append(models, m)
@@ -218,6 +209,70 @@ func ComputeTrends(ctx context.Context, st Store, book *fx.Book, q TrendsQuery) 
 		rep.Cheapest = append(rep.Cheapest, CheapestSeries{GPU: model, CheapestResult: res, Currencies: currencies[model]})
 	}
 	return rep, nil
+}
+
+// completeMovers recomputes each mover's trend from every interval of the
+// window (its lowest and highest price and last change), reading only
+// those offers; the move itself, and so the order, is unchanged.
+func completeMovers(ctx context.Context, st Store, f storage.PriceFilter, q TrendsQuery, opts analysis.TrendOptions, movers []analysis.OfferTrend, offerIDs map[pricewatch.OfferKey]int64) error {
+	if len(movers) == 0 {
+		return nil
+	}
+	at := map[pricewatch.OfferKey]int{}
+	f.OfferIDs = make([]int64, 0, len(movers))
+	for i, t := range movers {
+		at[t.Key] = i
+		f.OfferIDs = append(f.OfferIDs, offerIDs[t.Key])
+	}
+	return eachOfferSeries(ctx, st, f, q, func(_ int64, sr analysis.Series) error {
+		for _, t := range analysis.OfferTrends([]analysis.Series{sr}, opts) {
+			if i, ok := at[t.Key]; ok {
+				movers[i] = t
+			}
+		}
+		return nil
+	})
+}
+
+// eachOfferSeries streams the intervals f selects (f.ByOffer) as one
+// series per offer, the rows trends leave out dropped.
+func eachOfferSeries(ctx context.Context, st Store, f storage.PriceFilter, q TrendsQuery, fn func(offerID int64, sr analysis.Series) error) error {
+	var ivs []analysis.Interval
+	offer := int64(-1)
+	flush := func() error {
+		if len(ivs) == 0 {
+			return nil
+		}
+		series, err := analysis.GroupSeries(ivs)
+		ivs = ivs[:0]
+		if err != nil {
+			return fmt.Errorf("reading price history: %w", err)
+		}
+		for _, sr := range series {
+			if err := fn(offer, sr); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	err := st.EachPrice(ctx, f, func(r *storage.PriceInterval) error {
+		iv, ok := windowInterval(r, q)
+		if !ok {
+			return nil
+		}
+		if r.OfferID != offer {
+			if err := flush(); err != nil {
+				return err
+			}
+			offer = r.OfferID
+		}
+		ivs = append(ivs, iv)
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	return err
 }
 
 // MoverRow and CheapestRow are the JSON shapes scripts rely on; keep the names.

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"testing"
 )
@@ -12,8 +11,7 @@ import (
 // nothing (even after the first was sent), and alerts without a file read
 // back with a nil attachment.
 func TestEnqueueOnceWithAttachment(t *testing.T) {
-	db, clk := openTest(t)
-	ctx := context.Background()
+	ctx, db, clk := openTestDB(t)
 	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR binary \x00 with NULs")
 	m := OutboxMessage{DeliveryKey: "digest/2026-W45/C0DIGEST", Channel: "C0DIGEST", Kind: "digest", Payload: []byte(`{"text":"digest"}`)}
 	queued, err := db.Enqueue(ctx, m, png)
@@ -65,8 +63,7 @@ func TestEnqueueOnceWithAttachment(t *testing.T) {
 }
 
 func TestEnqueueRefusesEmptyKeyAndReportsMissing(t *testing.T) {
-	db, _ := openTest(t)
-	ctx := context.Background()
+	ctx, db, _ := openTestDB(t)
 	if _, err := db.Enqueue(ctx, OutboxMessage{Kind: "digest", Channel: "C1", Payload: []byte(`{}`)}, nil); err == nil {
 		t.Error("an empty delivery key was accepted")
 	}

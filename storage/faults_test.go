@@ -17,12 +17,9 @@ import (
 // back: the stored history is what it was, and the next run, with room
 // again, stores normally.
 func TestFullDiskStoresNothing(t *testing.T) {
-	db, clk := openTest(t)
-	ctx := context.Background()
+	ctx, db, clk := openTestDB(t)
 	base := offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, "98.32")
-	if _, err := save(t, db, snapshot(base), SaveOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	mustSave(t, db, snapshot(base))
 	clk.tick()
 	var pages int
 	if err := db.write.QueryRow("PRAGMA page_count").Scan(&pages); err != nil {

@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -9,8 +8,7 @@ import (
 )
 
 func TestFXDaysRoundTrip(t *testing.T) {
-	db, _ := openTest(t)
-	ctx := context.Background()
+	ctx, db, _ := openTestDB(t)
 	d1 := FXDay{Date: time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC), Source: "ECB", PerEUR: map[string]decimal.Decimal{
 		"USD": decimal.RequireFromString("1.0412"), "CNY": decimal.RequireFromString("7.5461")}}
 	d0 := FXDay{Date: time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC), Source: "ECB", PerEUR: map[string]decimal.Decimal{

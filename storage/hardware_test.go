@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"context"
 	"testing"
 
 	"github.com/pricewatch/pricewatch"
@@ -11,8 +10,7 @@ import (
 // hardware it was last stored with and the regions it is in; a type whose
 // prices were all closed is gone from it.
 func TestCurrentHardware(t *testing.T) {
-	db, clk := openTest(t)
-	ctx := context.Background()
+	ctx, db, clk := openTestDB(t)
 	unknown := offer("Standard_NC40ads_Z9_v7", "eastus", pricewatch.OnDemand, "7")
 	unknown.Hardware = pricewatch.Hardware{VCPUs: 40}
 	unknownWest := unknown
@@ -22,9 +20,7 @@ func TestCurrentHardware(t *testing.T) {
 	snap := snapshot(unknown, unknownWest, gone, withdrawn, offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.Spot, "30"))
 	snap.Availability = []pricewatch.Availability{{Provider: "azure", Region: "eastus", InstanceType: "Standard_NG8ads_V620_v1",
 		State: pricewatch.Offered, Hardware: pricewatch.Hardware{GPUModel: "V620", GPUCount: 0.25}}}
-	if _, err := save(t, db, snap, SaveOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	mustSave(t, db, snap)
 	clk.tick()
 	// The next run knows the unknown size (an override), no longer lists
 	// the H100 on-demand price (its spot price stays) nor the A100 size.

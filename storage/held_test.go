@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"context"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -14,14 +13,11 @@ import (
 // counts it, its streak grows over consecutive runs, breaks after a run
 // without it, and an accepted hold is stored.
 func TestHeldPriceStaysOutAndCurrentStays(t *testing.T) {
-	db, clk := openTest(t)
-	ctx := context.Background()
+	ctx, db, clk := openTestDB(t)
 	real := offer("Standard_ND96isr_H200_v5", "usgovvirginia", pricewatch.OnDemand, "106.0")
 	placeholder := real
 	placeholder.Hourly = decimal.RequireFromString("0.01")
-	if _, err := save(t, db, snapshot(real), SaveOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	mustSave(t, db, snapshot(real))
 	hold := func(accepted bool) SaveOptions {
 		return SaveOptions{Held: []HeldPrice{{Offer: placeholder, Reason: HeldBelowFloor, Detail: "0.00125 USD per GPU-hour is below the floor",
 			Stored: decimal.NewNullDecimal(real.Hourly), Accepted: accepted}}}
@@ -69,9 +65,7 @@ func TestHeldPriceStaysOutAndCurrentStays(t *testing.T) {
 	}
 	// A complete run without the held price breaks the streak.
 	clk.tick()
-	if _, err := save(t, db, snapshot(real), SaveOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	mustSave(t, db, snapshot(real))
 	if s := streak(); s != 0 {
 		t.Errorf("streak after a run without the held price: %d, want 0", s)
 	}
@@ -120,8 +114,7 @@ func TestHeldReasonsText(t *testing.T) {
 // that price, so the streak goes on; a run covering the region without it
 // ends the streak.
 func TestHeldStreakCarriesThroughUnchangedScope(t *testing.T) {
-	db, clk := openTest(t)
-	ctx := context.Background()
+	ctx, db, clk := openTestDB(t)
 	low := offer("p5.48xlarge", "us-east-1", pricewatch.OnDemand, "0.05504")
 	low.Provider = "aws"
 	real := low

@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -16,6 +17,9 @@ import (
 // until ValidTo (nil while current).
 type PriceInterval struct {
 	ID int64
+	// OfferID is the stored offer's id: the same for every interval of
+	// one offer, and what PriceFilter.OfferIDs selects.
+	OfferID int64
 	pricewatch.Offer
 	EffectiveHourly decimal.Decimal
 	ValidFrom       time.Time
@@ -52,6 +56,11 @@ type PriceFilter struct {
 	// in no particular order: one query per moment, no union or sort of
 	// them all. For callers that group intervals themselves (the digest).
 	Unordered bool
+	// Samples (with ByOffer) leaves out closed intervals a series
+	// sampled on its grid cannot see: see SampleGrid.
+	Samples *SampleGrid
+	// OfferIDs, when not nil, keeps only these offers (PriceInterval.OfferID).
+	OfferIDs []int64
 	// EffectiveOnly leaves Hourly and Upfront zero, for callers that use
 	// only the effective rate (trends): two fewer decimals per interval.
 	EffectiveOnly bool
@@ -76,7 +85,7 @@ func (db *DB) Prices(ctx context.Context, f PriceFilter) ([]PriceInterval, error
 // fn stops the scan and is returned.
 func (db *DB) EachPrice(ctx context.Context, f PriceFilter, fn func(p *PriceInterval) error) error {
 	where, args := offerConditions(f)
-	if f.GPUModels != nil && len(f.GPUModels) == 0 {
+	if (f.GPUModels != nil && len(f.GPUModels) == 0) || (f.OfferIDs != nil && len(f.OfferIDs) == 0) {
 		return nil
 	}
 	seen, err := loadSeen(ctx, db.read, "")
@@ -92,8 +101,8 @@ func (db *DB) EachPrice(ctx context.Context, f PriceFilter, fn func(p *PriceInte
 	}
 	// Which intervals: stated as sets of price ids each narrowed by an
 	// index (the current ones through prices_current, closed ones per
-	// offer through (offer_id, valid_to), points in time per offer through
-	// (offer_id, valid_from)), never "every interval ever stored, filtered".
+	// offer through prices_offer_to (offer_id, valid_to), points in time
+	// per offer through both), never "every interval ever stored, filtered".
 	var sets []string
 	var setArgs []any
 	offerIn := "SELECT o.id FROM offers o"
@@ -105,7 +114,9 @@ func (db *DB) EachPrice(ctx context.Context, f PriceFilter, fn func(p *PriceInte
 		sets = append(sets, `SELECT p.id FROM prices p WHERE p.valid_to IS NULL AND p.offer_id IN (`+offerIn+`)`)
 		setArgs = append(setArgs, args...)
 	case f.Since.IsZero() && len(f.At) == 0:
-		sets = append(sets, `SELECT p.id FROM prices p WHERE p.offer_id IN (`+offerIn+`)`)
+		sets = append(sets, `SELECT p.id FROM prices p WHERE p.valid_to IS NULL AND p.offer_id IN (`+offerIn+`)`,
+			`SELECT p.id FROM prices p WHERE p.valid_to IS NOT NULL AND p.offer_id IN (`+offerIn+`)`)
+		setArgs = append(setArgs, args...)
 		setArgs = append(setArgs, args...)
 	default:
 		if !f.Since.IsZero() {
@@ -116,14 +127,9 @@ func (db *DB) EachPrice(ctx context.Context, f PriceFilter, fn func(p *PriceInte
 			setArgs = append(setArgs, args...)
 		}
 		for _, at := range f.At {
-			// The interval in force at a moment is the offer's last one
-			// starting at or before it, if it had not ended by then.
-			ts := formatTime(at)
-			sets = append(sets, `SELECT p.id FROM (`+offerIn+`) oo JOIN prices p ON p.id = (SELECT p2.id FROM prices p2
-				WHERE p2.offer_id = oo.id AND p2.valid_from <= ? ORDER BY p2.valid_from DESC LIMIT 1)
-				WHERE p.valid_to IS NULL OR p.valid_to > ?`)
+			sets = append(sets, `SELECT p.id`+inForceAt(offerIn))
 			setArgs = append(setArgs, args...)
-			setArgs = append(setArgs, ts, ts)
+			setArgs = append(setArgs, inForceArgs(at)...)
 		}
 	}
 	cols := `SELECT p.id, p.offer_id, p.currency, p.hourly, p.upfront, p.effective_hourly, p.valid_from, p.valid_to, p.last_seen`
@@ -147,73 +153,10 @@ func (db *DB) EachPrice(ctx context.Context, f PriceFilter, fn func(p *PriceInte
 	if f.Unordered && len(f.At) > 0 && f.Since.IsZero() && !f.CurrentOnly && f.Limit <= 0 {
 		return db.eachAt(ctx, f, where, args, offers, seen, fn)
 	}
-	byOffer := f.ByOffer && !f.CurrentOnly && len(f.At) == 0 && f.Limit <= 0
-	if byOffer {
-		// No sort of the whole window: offers in storage order, and per
-		// offer the closed intervals ending since Since (by end, which for
-		// intervals that never overlap is by start) then the current one,
-		// two index ranges merged as they come.
-		cond := ""
-		if len(where) > 0 {
-			cond = " AND " + strings.Join(where, " AND ")
-		}
-		closed := cols + `, 0 AS current_last FROM offers o JOIN prices p ON p.offer_id = o.id WHERE p.valid_to >= ?` + cond
-		current := cols + `, 1 FROM offers o JOIN prices p ON p.offer_id = o.id WHERE p.valid_to IS NULL` + cond
-		setArgs = append([]any{formatTime(f.Since)}, args...)
-		setArgs = append(setArgs, args...)
-		q = closed + ` UNION ALL ` + current + ` ORDER BY offer_id, current_last, valid_to`
-		if f.Since.IsZero() {
-			q = cols + `, 0 FROM offers o JOIN prices p ON p.offer_id = o.id`
-			if len(where) > 0 {
-				q += " WHERE " + strings.Join(where, " AND ")
-			}
-			q += ` ORDER BY o.id, p.valid_from, p.id`
-			setArgs = args
-		}
+	if f.ByOffer && !f.CurrentOnly && len(f.At) == 0 && f.Limit <= 0 {
+		return db.eachByOffer(ctx, f, where, args, offers, seen, fn)
 	}
-	rows, err := db.read.QueryContext(ctx, q, setArgs...)
-	if err != nil {
-		return fmt.Errorf("reading price history: %w", err)
-	}
-	defer rows.Close()
-	var p PriceInterval
-	currencies := map[string]string{}
-	var hourly, upfront, eff, from, lastSeen, currency sql.RawBytes
-	var to sql.NullString
-	for rows.Next() {
-		var offerID int64
-		dest := []any{&p.ID, &offerID, &currency, &hourly, &upfront, &eff, &from, &to, &lastSeen}
-		if byOffer {
-			var currentLast int
-			dest = append(dest, &currentLast)
-		}
-		if err := rows.Scan(dest...); err != nil {
-			return fmt.Errorf("reading price history: %w", err)
-		}
-		o, ok := offers[offerID]
-		if !ok {
-			// An offer stored after the offers were read.
-			continue
-		}
-		p.Offer = o
-		// A few currencies recur in every row: keep one copy of each.
-		c, ok := currencies[string(currency)]
-		if !ok {
-			c = string(currency)
-			currencies[c] = c
-		}
-		p.Currency = c
-		if err := p.decode(f.EffectiveOnly, hourly, upfront, eff, from, to, lastSeen, seen); err != nil {
-			return err
-		}
-		if err := fn(&p); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("reading price history: %w", err)
-	}
-	return nil
+	return db.scanPrices(ctx, q, setArgs, offers, seen, nil, f.EffectiveOnly, fn)
 }
 
 // eachAt runs one query per moment of f.At, each reading per offer the
@@ -223,13 +166,10 @@ func (db *DB) eachAt(ctx context.Context, f PriceFilter, where []string, args []
 	if len(where) > 0 {
 		cond = " WHERE " + strings.Join(where, " AND ")
 	}
-	q := `SELECT p.id, p.offer_id, p.currency, p.hourly, p.upfront, p.effective_hourly, p.valid_from, p.valid_to, p.last_seen
-		FROM (SELECT o.id FROM offers o` + cond + `) oo JOIN prices p ON p.id = (SELECT p2.id FROM prices p2
-		WHERE p2.offer_id = oo.id AND p2.valid_from <= ? ORDER BY p2.valid_from DESC LIMIT 1)
-		WHERE p.valid_to IS NULL OR p.valid_to > ?`
+	q := `SELECT p.id, p.offer_id, p.currency, p.hourly, p.upfront, p.effective_hourly, p.valid_from, p.valid_to, p.last_seen` +
+		inForceAt(`SELECT o.id FROM offers o`+cond)
 	done := map[int64]bool{}
 	for _, at := range f.At {
-		ts := formatTime(at)
 		skip := func(id int64) bool {
 			if done[id] {
 				return true
@@ -237,7 +177,7 @@ func (db *DB) eachAt(ctx context.Context, f PriceFilter, where []string, args []
 			done[id] = true
 			return false
 		}
-		err := db.scanPrices(ctx, q, append(append([]any(nil), args...), ts, ts), offers, seen, skip, f.EffectiveOnly, fn)
+		err := db.scanPrices(ctx, q, append(append([]any(nil), args...), inForceArgs(at)...), offers, seen, skip, f.EffectiveOnly, fn)
 		if err != nil {
 			return err
 		}
@@ -245,38 +185,43 @@ func (db *DB) eachAt(ctx context.Context, f PriceFilter, where []string, args []
 	return nil
 }
 
+// inForceAt is the FROM and WHERE of a query reading, for each offer id
+// offerIn selects, the price p in force at a moment (inForceArgs): the
+// first closed interval ending after it (through prices_offer_to), else
+// the current one, if it had begun by then. Intervals never overlap, so no
+// other can hold the moment.
+func inForceAt(offerIn string) string {
+	return ` FROM (` + offerIn + `) oo JOIN prices p ON p.id = COALESCE(
+		(SELECT p2.id FROM prices p2 INDEXED BY prices_offer_to WHERE p2.offer_id = oo.id AND p2.valid_to IS NOT NULL AND p2.valid_to > ?
+			ORDER BY p2.valid_to LIMIT 1),
+		(SELECT p3.id FROM prices p3 WHERE p3.offer_id = oo.id AND p3.valid_to IS NULL))
+		WHERE p.valid_from <= ?`
+}
+
+func inForceArgs(at time.Time) []any {
+	ts := formatTime(at)
+	return []any{ts, ts}
+}
+
 // scanPrices runs a query selecting the nine price columns of EachPrice
-// and hands each row to fn.
-// skip, checked before a row is decoded, leaves rows out.
+// and hands each row to fn. skip (nil: none), checked before a row is
+// decoded, leaves rows out.
 func (db *DB) scanPrices(ctx context.Context, q string, args []any, offers map[int64]pricewatch.Offer, seen seenIndex, skip func(id int64) bool, effectiveOnly bool, fn func(*PriceInterval) error) error {
-	rows, err := db.read.QueryContext(ctx, q, args...)
+	c, err := db.openCursor(ctx, q, args)
 	if err != nil {
-		return fmt.Errorf("reading price history: %w", err)
+		return err
 	}
-	defer rows.Close()
-	var p PriceInterval
-	var hourly, upfront, eff, from, lastSeen, currency sql.RawBytes
-	var to sql.NullString
-	for rows.Next() {
-		var offerID int64
-		if err := rows.Scan(&p.ID, &offerID, &currency, &hourly, &upfront, &eff, &from, &to, &lastSeen); err != nil {
-			return fmt.Errorf("reading price history: %w", err)
+	defer c.rows.Close()
+	e := newPriceEmitter(offers, seen, effectiveOnly, fn)
+	for c.ok {
+		if skip == nil || !skip(c.id) {
+			if err := e.emit(c); err != nil {
+				return err
+			}
 		}
-		o, ok := offers[offerID]
-		if !ok || skip(p.ID) {
-			continue
-		}
-		p.Offer = o
-		p.Currency = string(currency)
-		if err := p.decode(effectiveOnly, hourly, upfront, eff, from, to, lastSeen, seen); err != nil {
+		if err := c.next(); err != nil {
 			return err
 		}
-		if err := fn(&p); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("reading price history: %w", err)
 	}
 	return nil
 }
@@ -313,21 +258,28 @@ func (p *PriceInterval) decode(effectiveOnly bool, hourly, upfront, eff, from sq
 	return nil
 }
 
-// offerConditions are f's conditions on the offer (alias o).
-func offerConditions(f PriceFilter) ([]string, []any) {
+// placeConditions are the conditions prices and availability share: an
+// instance type, a GPU model (ignoring case), providers and regions, on
+// columns named with prefix ("o." or "").
+func placeConditions(prefix, instanceType, gpuModel string, providers, regions []string) ([]string, []any) {
 	var where []string
 	var args []any
-	if f.InstanceType != "" {
-		where = append(where, "o.instance_type = ?")
-		args = append(args, f.InstanceType)
+	if instanceType != "" {
+		where = append(where, prefix+"instance_type = ?")
+		args = append(args, instanceType)
 	}
-	if f.GPUModel != "" {
-		where = append(where, "o.gpu_model = ? COLLATE NOCASE")
-		args = append(args, f.GPUModel)
+	if gpuModel != "" {
+		where = append(where, prefix+"gpu_model = ? COLLATE NOCASE")
+		args = append(args, gpuModel)
 	}
+	where, args = inList(where, args, prefix+"provider", providers)
+	return inList(where, args, prefix+"region", regions)
+}
+
+// offerConditions are f's conditions on the offer (alias o).
+func offerConditions(f PriceFilter) ([]string, []any) {
+	where, args := placeConditions("o.", f.InstanceType, f.GPUModel, f.Providers, f.Regions)
 	where, args = inList(where, args, "o.gpu_model", f.GPUModels)
-	where, args = inList(where, args, "o.provider", f.Providers)
-	where, args = inList(where, args, "o.region", f.Regions)
 	pts := make([]string, len(f.PriceTypes))
 	for i, p := range f.PriceTypes {
 		pts[i] = string(p)
@@ -336,6 +288,11 @@ func offerConditions(f PriceFilter) ([]string, []any) {
 	if f.OS != "" {
 		where = append(where, "o.os = ?")
 		args = append(args, f.OS)
+	}
+	if len(f.OfferIDs) > 0 {
+		ids, _ := json.Marshal(f.OfferIDs) // []int64 always marshals
+		where = append(where, "o.id IN (SELECT value FROM json_each(?))")
+		args = append(args, string(ids))
 	}
 	return where, args
 }
@@ -414,18 +371,7 @@ type AvailabilityFilter struct {
 
 // Availability returns availability intervals matching f.
 func (db *DB) Availability(ctx context.Context, f AvailabilityFilter) ([]AvailabilityInterval, error) {
-	var where []string
-	var args []any
-	if f.InstanceType != "" {
-		where = append(where, "instance_type = ?")
-		args = append(args, f.InstanceType)
-	}
-	if f.GPUModel != "" {
-		where = append(where, "gpu_model = ? COLLATE NOCASE")
-		args = append(args, f.GPUModel)
-	}
-	where, args = inList(where, args, "provider", f.Providers)
-	where, args = inList(where, args, "region", f.Regions)
+	where, args := placeConditions("", f.InstanceType, f.GPUModel, f.Providers, f.Regions)
 	if !f.All {
 		where = append(where, "until IS NULL")
 	}

@@ -1,8 +1,6 @@
 package storage
 
 import (
-	"context"
-	"io/fs"
 	"maps"
 	"testing"
 	"time"
@@ -14,8 +12,7 @@ import (
 // the offer, replaced when the cloud renumbers them, and never split a
 // price's interval (they are not part of the offer's identity).
 func TestCloudIDsStoredAndRefreshed(t *testing.T) {
-	db, clk := openTest(t)
-	ctx := context.Background()
+	ctx, db, clk := openTestDB(t)
 	withIDs := func(ids pricewatch.CloudIDs) pricewatch.Offer {
 		o := offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, "98.32")
 		o.CloudIDs = ids
@@ -52,13 +49,10 @@ func TestCloudIDsStoredAndRefreshed(t *testing.T) {
 // TestPricesAt: the prices valid at a time, not those begun later or
 // ended by then.
 func TestPricesAt(t *testing.T) {
-	db, clk := openTest(t)
-	ctx := context.Background()
+	ctx, db, clk := openTestDB(t)
 	start := clk.t
 	for _, price := range []string{"98.32", "90.00"} {
-		if _, err := save(t, db, snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, price)), SaveOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		mustSave(t, db, snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, price)))
 		clk.tick()
 	}
 	for _, c := range []struct {
@@ -84,33 +78,16 @@ func TestPricesAt(t *testing.T) {
 // run reads every file once and stores the ids, while the remembered GPU
 // types, the spot validators and other providers' versions stay.
 func TestOfferIDsMigration(t *testing.T) {
-	db, _ := openTest(t)
-	ctx := context.Background()
-	if _, err := save(t, db, snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, "98.32")), SaveOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	ctx, db, _ := openTestDB(t)
+	mustSave(t, db, snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, "98.32")))
 	for _, col := range []string{"sku_id", "sku_price_id", "product_id", "region_name"} {
 		if _, err := db.write.ExecContext(ctx, "ALTER TABLE offers DROP COLUMN "+col); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for _, kv := range [][3]string{{"aws", "ec2/us-east-1", "20261201"}, {"aws", "savingsplan/us-east-1", "20261130"}, {"aws", "gpu-types", "{}"},
-		{"aws", "spot/etag", `"abc"`}, {"azure", "ec2/x", "1"}} {
-		if _, err := db.write.ExecContext(ctx, `INSERT INTO source_versions (provider, key, version, updated_at) VALUES (?, ?, ?, '')`, kv[0], kv[1], kv[2]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	names, err := fs.Glob(migrations, "migrations/*_offer_ids.sql")
-	if err != nil || len(names) != 1 {
-		t.Fatalf("migration file: %v %v", names, err)
-	}
-	body, err := migrations.ReadFile(names[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.write.ExecContext(ctx, string(body)); err != nil {
-		t.Fatalf("applying %s: %v", names[0], err)
-	}
+	seedVersions(ctx, t, db, "", [][3]string{{"aws", "ec2/us-east-1", "20261201"}, {"aws", "savingsplan/us-east-1", "20261130"}, {"aws", "gpu-types", "{}"},
+		{"aws", "spot/etag", `"abc"`}, {"azure", "ec2/x", "1"}})
+	runMigrationFile(ctx, t, db, "*_offer_ids.sql")
 	got, err := db.Prices(ctx, PriceFilter{})
 	if err != nil || len(got) != 1 || got[0].CloudIDs != (pricewatch.CloudIDs{}) {
 		t.Fatalf("prices after the migration: %+v, %v", got, err)

@@ -170,8 +170,7 @@ func TestConcurrentWritersKeepHistoryInOrder(t *testing.T) {
 }
 
 func TestRunLeaseSkipsASecondRun(t *testing.T) {
-	db, _ := openTest(t)
-	ctx := context.Background()
+	ctx, db, _ := openTestDB(t)
 	l, err := db.BeginRun(ctx, "azure", LeaseOptions{Owner: "pricewatch run"})
 	if err != nil {
 		t.Fatal(err)
@@ -218,8 +217,7 @@ func TestRunLeaseSkipsASecondRun(t *testing.T) {
 // run takes the lease over at once (the pid is gone on this host) and
 // closes the dead run as abandoned.
 func TestRunLeaseOfDeadProcessIsTakenOver(t *testing.T) {
-	db, _ := openTest(t)
-	ctx := context.Background()
+	ctx, db, _ := openTestDB(t)
 	l, err := db.BeginRun(ctx, "azure", LeaseOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -253,8 +251,7 @@ func TestRunLeaseOfDeadProcessIsTakenOver(t *testing.T) {
 // The CLI closes its own dead runs at start as the daemon does, leaving a
 // live run (one holding its lease) alone.
 func TestCloseAbandonedRunsSparesLiveRuns(t *testing.T) {
-	db, _ := openTest(t)
-	ctx := context.Background()
+	ctx, db, _ := openTestDB(t)
 	live, err := db.BeginRun(ctx, "azure", LeaseOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -282,8 +279,7 @@ func TestCloseAbandonedRunsSparesLiveRuns(t *testing.T) {
 // A run still 'running' past its deadline reads as failed wherever the
 // latest runs are shown (the digest, /readyz).
 func TestOverdueRunReadsAsFailed(t *testing.T) {
-	db, clk := openTest(t)
-	ctx := context.Background()
+	ctx, db, clk := openTestDB(t)
 	l, err := db.BeginRun(ctx, "azure", LeaseOptions{Timeout: 30 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
@@ -305,8 +301,7 @@ func TestOverdueRunReadsAsFailed(t *testing.T) {
 
 // A run whose clock lags stores after the newest stored time, never before.
 func TestRunTimeNeverPrecedesStoredTime(t *testing.T) {
-	db, clk := openTest(t)
-	ctx := context.Background()
+	ctx, db, clk := openTestDB(t)
 	store := func() *Result {
 		t.Helper()
 		l, err := db.BeginRun(ctx, "azure", LeaseOptions{})
@@ -337,8 +332,7 @@ func TestRunTimeNeverPrecedesStoredTime(t *testing.T) {
 
 // A run whose lease was taken over may not store.
 func TestSaveRefusesRunWithoutLease(t *testing.T) {
-	db, _ := openTest(t)
-	ctx := context.Background()
+	ctx, db, _ := openTestDB(t)
 	l, err := db.BeginRun(ctx, "azure", LeaseOptions{})
 	if err != nil {
 		t.Fatal(err)

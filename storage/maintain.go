@@ -89,7 +89,7 @@ func (db *DB) thinSpot(ctx context.Context, cutoff time.Time, step time.Duration
 	}
 	defer tx.Rollback()
 	rows, err := tx.QueryContext(ctx, `SELECT p.id, p.offer_id, p.valid_from, p.valid_to, p.last_seen FROM prices p JOIN offers o ON o.id = p.offer_id
-		WHERE o.price_type = 'spot' AND p.valid_to IS NOT NULL AND p.valid_to < ? ORDER BY p.offer_id, p.valid_from`, formatTime(cutoff))
+		WHERE o.price_type = 'spot' AND p.valid_to IS NOT NULL AND p.valid_to < ? ORDER BY p.offer_id, p.valid_to`, formatTime(cutoff))
 	if err != nil {
 		return 0, fmt.Errorf("thinning spot history: %w", err)
 	}

@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -19,8 +18,7 @@ func countRows(t *testing.T, db *DB, q string) int {
 
 // Old changes go, but never while an alert queued with them waits.
 func TestRetentionPrunesDeliveredChanges(t *testing.T) {
-	db, clk := openTest(t)
-	ctx := context.Background()
+	ctx, db, clk := openTestDB(t)
 	for i, price := range []string{"98.32", "90"} {
 		snap := snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, price))
 		key := []string{"run/1/x", "run/2/x"}[i]
@@ -62,8 +60,7 @@ func TestRetentionPrunesDeliveredChanges(t *testing.T) {
 // recent history and other price types alone, and keeps intervals from
 // overlapping.
 func TestRetentionThinsOldSpot(t *testing.T) {
-	db, clk := openTest(t)
-	ctx := context.Background()
+	ctx, db, clk := openTestDB(t)
 	clk.t = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	od := offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, "98.32")
 	// Day 1: four spot prices hourly, then the spot offer is gone for an
@@ -74,9 +71,7 @@ func TestRetentionThinsOldSpot(t *testing.T) {
 		if p != "" {
 			offers = append(offers, offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.Spot, p))
 		}
-		if _, err := save(t, db, snapshot(offers...), SaveOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		mustSave(t, db, snapshot(offers...))
 		clk.tick()
 	}
 	clk.t = clk.t.Add(10 * 24 * time.Hour)
@@ -107,12 +102,9 @@ func TestRetentionThinsOldSpot(t *testing.T) {
 }
 
 func TestStats(t *testing.T) {
-	db, clk := openTest(t)
-	ctx := context.Background()
+	ctx, db, clk := openTestDB(t)
 	for _, p := range []string{"98.32", "90"} {
-		if _, err := save(t, db, snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, p)), SaveOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		mustSave(t, db, snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, p)))
 		clk.tick()
 	}
 	st, err := db.Stats(ctx)

@@ -88,7 +88,7 @@ func releaseSchema(t *testing.T, path string, upTo, extraPrices int) {
 }
 
 func TestMigrationConvertsReleaseDatabaseInPlace(t *testing.T) {
-	for _, schema := range []int{3, 6} {
+	for _, schema := range []int{3, 6, 8} {
 		t.Run(fmt.Sprintf("schema %d", schema), func(t *testing.T) { testConvertRelease(t, schema) })
 	}
 }
@@ -128,6 +128,34 @@ func testConvertRelease(t *testing.T, schema int) {
 	if names, _ := fs.Glob(migrations, "migrations/*.sql"); version != len(names) {
 		t.Fatalf("schema %d after opening, want %d", version, len(names))
 	}
+	var left int
+	if err := db.read.QueryRow(`SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = 'prices_offer'`).Scan(&left); err != nil || left != 0 {
+		t.Fatalf("prices_offer after migration: %d (%v), want dropped", left, err)
+	}
+	// The price in force at a moment, read without prices_offer, whichever
+	// way the readers ask (the digest's per-moment queries, or one union).
+	for _, tc := range []struct {
+		at   string
+		want string // "" none
+	}{{"09:00", ""}, {"10:00", "98.32"}, {"11:59", "98.32"}, {"12:00", "90"}, {"23:00", "90"}} {
+		at, err := time.Parse("2006-01-02 15:04", "2026-11-02 "+tc.at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, unordered := range []bool{false, true} {
+			got, err := db.Prices(ctx, PriceFilter{InstanceType: "Standard_ND96isr_H100_v5", At: []time.Time{at}, Unordered: unordered})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var prices []string
+			for _, p := range got {
+				prices = append(prices, p.Hourly.String())
+			}
+			if strings.Join(prices, ",") != tc.want {
+				t.Errorf("price in force at %s (unordered %v): %q, want %q", tc.at, unordered, prices, tc.want)
+			}
+		}
+	}
 	wantIDs := pricewatch.CloudIDs{}
 	if schema >= 5 {
 		wantIDs = pricewatch.CloudIDs{SkuID: "DZH318Z0BQ4C", SkuPriceID: "DZH318Z0BQ4C/0002", ProductID: "DZH318Z0BPVP", RegionName: "East US"}
@@ -140,9 +168,7 @@ func testConvertRelease(t *testing.T, schema int) {
 	// row; last_seen still moves.
 	unchanged := offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, "90.00")
 	unchanged.CloudIDs = wantIDs
-	if _, err := save(t, db, snapshot(unchanged), SaveOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	mustSave(t, db, snapshot(unchanged))
 	got = history()
 	if len(got) != 2 || !got[1].LastSeen.Equal(clk.t) || got[1].ValidTo != nil || got[0].LastSeen.Hour() != 11 {
 		t.Fatalf("history after an unchanged run: %+v", got)
@@ -156,9 +182,7 @@ func testConvertRelease(t *testing.T, schema int) {
 	}
 	// A change closes the interval with the last run that saw it.
 	clk.tick()
-	if _, err := save(t, db, snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, "95")), SaveOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	mustSave(t, db, snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, "95")))
 	got = history()
 	if len(got) != 3 || got[1].ValidTo == nil || !got[1].ValidTo.Equal(clk.t) || !got[1].LastSeen.Equal(clk.t.Add(-time.Hour)) {
 		t.Fatalf("history after a change: %+v", got)
@@ -204,8 +228,7 @@ func TestLargeMigrationShowsProgress(t *testing.T) {
 // by the run, one outside every scope is not, and a pair missing from a
 // run keeps the time it was last listed.
 func TestLastSeenFromScopes(t *testing.T) {
-	db, clk := openTest(t)
-	ctx := context.Background()
+	ctx, db, clk := openTestDB(t)
 	a := offer("Standard_NC24ads_A100_v4", "eastus", pricewatch.OnDemand, "3.673")
 	b := offer("Standard_NC24ads_A100_v4", "westus", pricewatch.OnDemand, "3.9")
 	c := offer("Standard_NC24ads_A100_v4", "northeurope", pricewatch.OnDemand, "4.1")
@@ -272,15 +295,12 @@ func TestLastSeenFromScopes(t *testing.T) {
 // ByOffer returns the same intervals as the key order, grouped per offer
 // and in time order within each.
 func TestByOfferSameIntervals(t *testing.T) {
-	db, clk := openTest(t)
-	ctx := context.Background()
+	ctx, db, clk := openTestDB(t)
 	start := clk.t
 	for i := 0; i < 6; i++ {
 		a := offer("Standard_NC24ads_A100_v4", "eastus", pricewatch.Spot, fmt.Sprintf("1.%d", i))
 		b := offer("Standard_ND96isr_H100_v5", "westus", pricewatch.OnDemand, fmt.Sprintf("9%d", i%2))
-		if _, err := save(t, db, snapshot(a, b), SaveOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		mustSave(t, db, snapshot(a, b))
 		clk.tick()
 	}
 	for _, since := range []time.Time{{}, start.Add(150 * time.Minute)} {

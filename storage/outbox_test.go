@@ -38,8 +38,7 @@ func ids(es []OutboxEntry) []int64 {
 }
 
 func TestOutboxSameKeyQueuedOnce(t *testing.T) {
-	db, clk := openTest(t)
-	ctx := context.Background()
+	ctx, db, clk := openTestDB(t)
 	enqueue(t, db, msg("run/1/a", "#a"), msg("run/1/b", "#b"))
 	clk.tick()
 	// A replayed result yields the same keys: nothing new is queued.
@@ -57,8 +56,7 @@ func TestOutboxSameKeyQueuedOnce(t *testing.T) {
 }
 
 func TestOutboxFailedRunQueuesNothing(t *testing.T) {
-	db, _ := openTest(t)
-	ctx := context.Background()
+	ctx, db, _ := openTestDB(t)
 	enqueue(t, db, msg("run/1/a", "#a"))
 	// Every offer vanishing is refused as a suspicious drop: the run fails
 	// and its messages must not be queued.
@@ -83,8 +81,7 @@ func TestOutboxFailedRunQueuesNothing(t *testing.T) {
 }
 
 func TestOutboxDueKeepsChannelOrder(t *testing.T) {
-	db, clk := openTest(t)
-	ctx := context.Background()
+	ctx, db, clk := openTestDB(t)
 	enqueue(t, db, msg("k1", "#a"), msg("k2", "#b"), msg("k3", "#a"), msg("k4", "#b"))
 	now := clk.t
 
@@ -145,8 +142,7 @@ func TestOutboxDueKeepsChannelOrder(t *testing.T) {
 }
 
 func TestOutboxLease(t *testing.T) {
-	db, clk := openTest(t)
-	ctx := context.Background()
+	ctx, db, clk := openTestDB(t)
 	enqueue(t, db, msg("k1", "#a"))
 	now := clk.t
 	if ok, _ := db.ClaimMessage(ctx, 1, now, now.Add(2*time.Minute), false); !ok {
@@ -215,8 +211,7 @@ func TestOutboxConcurrentClaims(t *testing.T) {
 }
 
 func TestOutboxFailAndRetry(t *testing.T) {
-	db, clk := openTest(t)
-	ctx := context.Background()
+	ctx, db, clk := openTestDB(t)
 	enqueue(t, db, msg("k1", "#a"), msg("k2", "#a"), msg("k3", "#b"))
 	now := clk.t
 	for _, id := range []int64{1, 2} {

@@ -14,36 +14,6 @@ import (
 	"github.com/pricewatch/pricewatch"
 )
 
-type clock struct{ t time.Time }
-
-func (c *clock) now() time.Time { return c.t }
-func (c *clock) tick()          { c.t = c.t.Add(time.Hour) }
-
-func openTest(t *testing.T) (*DB, *clock) {
-	t.Helper()
-	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "pw.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	c := &clock{t: time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)}
-	db.Now = c.now
-	return db, c
-}
-
-func offer(typ, region string, pt pricewatch.PriceType, hourly string) pricewatch.Offer {
-	o := pricewatch.Offer{
-		Provider: "azure", Region: region, InstanceType: typ, PriceType: pt, OS: pricewatch.Linux,
-		Currency: "USD", Hourly: decimal.RequireFromString(hourly),
-		Hardware: pricewatch.Hardware{GPUModel: "H100", GPUCount: 8, GPUMemoryGB: 80, VCPUs: 96, MemoryGB: 1900},
-	}
-	return o
-}
-
-func snapshot(offers ...pricewatch.Offer) *pricewatch.Snapshot {
-	return &pricewatch.Snapshot{Provider: "azure", Offers: offers, Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}}}
-}
-
 func save(t *testing.T, db *DB, snap *pricewatch.Snapshot, opts SaveOptions) (*Result, error) {
 	t.Helper()
 	ctx := context.Background()
@@ -60,9 +30,18 @@ func save(t *testing.T, db *DB, snap *pricewatch.Snapshot, opts SaveOptions) (*R
 	return res, err
 }
 
+// mustSave stores snap as one successful run with the default options.
+func mustSave(t *testing.T, db *DB, snap *pricewatch.Snapshot) *Result {
+	t.Helper()
+	res, err := save(t, db, snap, SaveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 func TestIntervalHistory(t *testing.T) {
-	db, clk := openTest(t)
-	ctx := context.Background()
+	ctx, db, clk := openTestDB(t)
 	steady := offer("Standard_NC24ads_A100_v4", "eastus", pricewatch.OnDemand, "3.673")
 	for i, price := range []string{"98.32", "98.32", "90.00", "98.32"} {
 		if _, err := save(t, db, snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, price), steady), SaveOptions{}); err != nil {
@@ -116,9 +95,7 @@ func TestEffectiveHourlyStored(t *testing.T) {
 	db, _ := openTest(t)
 	r := offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.Reserved, "0")
 	r.Term, r.Upfront = "1y", decimal.RequireFromString("3478.0")
-	if _, err := save(t, db, snapshot(r), SaveOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	mustSave(t, db, snapshot(r))
 	got, err := db.Prices(context.Background(), PriceFilter{})
 	if err != nil {
 		t.Fatal(err)
@@ -130,8 +107,7 @@ func TestEffectiveHourlyStored(t *testing.T) {
 }
 
 func TestFailedRunStoresNothing(t *testing.T) {
-	db, clk := openTest(t)
-	ctx := context.Background()
+	ctx, db, clk := openTestDB(t)
 	a := offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, "98.32")
 	b := offer("Standard_NC24ads_A100_v4", "eastus", pricewatch.OnDemand, "3.673")
 	c := offer("Standard_NC48ads_A100_v4", "eastus", pricewatch.OnDemand, "7.346")
@@ -181,8 +157,7 @@ func TestFailedRunStoresNothing(t *testing.T) {
 }
 
 func TestScopes(t *testing.T) {
-	db, clk := openTest(t)
-	ctx := context.Background()
+	ctx, db, clk := openTestDB(t)
 	east := offer("p5.48xlarge", "us-east-1", pricewatch.OnDemand, "55.04")
 	west := offer("p5.48xlarge", "us-west-2", pricewatch.OnDemand, "55.04")
 	spotEast := offer("p5.48xlarge", "us-east-1", pricewatch.Spot, "20.1")
@@ -190,9 +165,7 @@ func TestScopes(t *testing.T) {
 		o.Provider = "aws"
 	}
 	first := &pricewatch.Snapshot{Provider: "aws", Offers: []pricewatch.Offer{east, west, spotEast}, Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}}}
-	if _, err := save(t, db, first, SaveOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	mustSave(t, db, first)
 	clk.tick()
 	// us-west-2 unchanged (skipped), us-east-1 on-demand re-read, spot feed
 	// read but without us-east-1 p5: only that spot price closes.
@@ -224,8 +197,7 @@ func TestScopes(t *testing.T) {
 }
 
 func TestAvailabilityIntervals(t *testing.T) {
-	db, clk := openTest(t)
-	ctx := context.Background()
+	ctx, db, clk := openTestDB(t)
 	avail := func(zone string, st pricewatch.AvailabilityState) pricewatch.Availability {
 		return pricewatch.Availability{Provider: "tencent", Region: "ap-shanghai", Zone: zone, InstanceType: "HCCPNV5.24XLARGE384", State: st,
 			Hardware: pricewatch.Hardware{GPUModel: "H800", GPUCount: 8}}
@@ -293,11 +265,8 @@ func TestAvailabilityIntervals(t *testing.T) {
 }
 
 func TestReadWhileWriting(t *testing.T) {
-	db, _ := openTest(t)
-	ctx := context.Background()
-	if _, err := save(t, db, snapshot(offer("a", "eastus", pricewatch.OnDemand, "1.5")), SaveOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	ctx, db, _ := openTestDB(t)
+	mustSave(t, db, snapshot(offer("a", "eastus", pricewatch.OnDemand, "1.5")))
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)

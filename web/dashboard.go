@@ -44,8 +44,8 @@ var pageFuncs = template.FuncMap{
 		}
 		return whenText(*t)
 	},
-	"buy":  buyText,
-	"gpus": func(n float64, m string) string { return fmt.Sprintf("%s×%s", trimFloat(n), m) },
+	"buy":     buyText,
+	"gpus":    func(n float64, m string) string { return fmt.Sprintf("%s×%s", trimFloat(n), m) },
 	"place":   pricewatch.Place,
 	"avail":   availText,
 	"ci":      func(i int) int { return i % len(palette) },

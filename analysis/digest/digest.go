@@ -115,7 +115,9 @@ type Input struct {
 	// Prices are the stored price intervals in force at the weekly sample
 	// points Now, Now − Week, … Now − ChartWeeks weeks (storage.Prices with
 	// At; every interval since Now − ChartWeeks weeks gives the same
-	// digest), of any OS; only Linux prices are compared.
+	// digest), of any OS; only Linux prices are compared. Build may
+	// reorder them (it groups them in place when it needs no copy of its
+	// own), never changes them.
 	Prices []analysis.Interval
 	// Availability are the availability intervals open at some time since
 	// Now − Week (storage.Availability with All and Since).
@@ -442,11 +444,19 @@ func Build(in Input) (Digest, error) {
 
 // linuxSeries groups the Linux intervals into series as of now: an
 // interval starting after now is ignored and one ending after now is
-// current.
+// current. When every interval is kept as it is (the weekly digest reads
+// only Linux prices in force by now) they are grouped in place: a year's
+// digest then holds its intervals once.
 func linuxSeries(prices []analysis.Interval, now time.Time) ([]analysis.Series, error) {
+	keep := func(iv analysis.Interval) bool {
+		return iv.OS == pricewatch.Linux && iv.GPUModel != "" && !iv.From.After(now)
+	}
+	if !slices.ContainsFunc(prices, func(iv analysis.Interval) bool { return !keep(iv) || iv.To.After(now) }) {
+		return analysis.GroupSeriesInPlace(prices)
+	}
 	ivs := make([]analysis.Interval, 0, len(prices))
 	for _, iv := range prices {
-		if iv.OS != pricewatch.Linux || iv.GPUModel == "" || iv.From.After(now) {
+		if !keep(iv) {
 			continue
 		}
 		if iv.To.After(now) {
@@ -454,7 +464,8 @@ func linuxSeries(prices []analysis.Interval, now time.Time) ([]analysis.Series, 
 		}
 		ivs = append(ivs, iv)
 	}
-	return analysis.GroupSeries(ivs)
+	// ivs is this function's own copy: group it without another.
+	return analysis.GroupSeriesInPlace(ivs)
 }
 
 // currentAvailability is the state of each place at now.
@@ -528,13 +539,25 @@ func weekOverWeek(series []analysis.Series, model string, pt pricewatch.PriceTyp
 
 // bestSavings picks, per watched model, the commitment that saves most
 // against on-demand at full use.
+//
+// One model at a time, over that model's offers only: a commitment and the
+// on-demand price it is matched with are of one instance type, so of one
+// model, and a year's report over every watched offer (tens of MB of
+// options) is never held at once.
 func bestSavings(models []string, offers []pricewatch.Offer, conv analysis.Converter, cur string, now time.Time) ([]SavingsRow, error) {
-	rep, err := analysis.ComputeSavings(offers, analysis.SavingsOptions{Utilization: decimal.NewFromInt(1), Currency: cur, FX: conv, At: now})
-	if err != nil {
-		return nil, err
-	}
 	var out []SavingsRow
+	var ofModel []pricewatch.Offer
 	for _, m := range models {
+		ofModel = ofModel[:0]
+		for _, o := range offers {
+			if gpu.Matches(m, o.GPUModel) {
+				ofModel = append(ofModel, o)
+			}
+		}
+		rep, err := analysis.ComputeSavings(ofModel, analysis.SavingsOptions{Utilization: decimal.NewFromInt(1), Currency: cur, FX: conv, At: now})
+		if err != nil {
+			return nil, err
+		}
 		var best *analysis.Savings
 		for _, s := range allOptions(rep) {
 			if !gpu.Matches(m, s.GPUModel) || !s.BreaksEven || !s.FullUseSavingsPct.IsPositive() || s.GPUCount <= 0 {

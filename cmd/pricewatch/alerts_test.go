@@ -81,10 +81,7 @@ func (s *slackAPI) received() []slackPost {
 // the example's price-drop rule.
 func alertsConfig(t *testing.T, azureURL, slackURL, extra string) string {
 	t.Helper()
-	return writeConfig(t, t.TempDir(), azureURL, fmt.Sprintf(`slack:
-  channel: C0GPUALERTS
-  api_url: %s/api/
-alerts:
+	return writeConfig(t, t.TempDir(), azureURL, fakeSlackSection(slackURL, "C0GPUALERTS"), `alerts:
   fetch_delivery_wait: 2s
   rules:
     - name: price-drops
@@ -92,7 +89,7 @@ alerts:
       gpu_models: [H100, H200, B200, A100]
       price_types: [on_demand, reserved, savings_plan]
       min_change_pct: 5
-%s`, slackURL, extra))
+`, extra)
 }
 
 // loadApp sets up an app on the config as a command would.
@@ -132,23 +129,31 @@ func fetchOnce(t *testing.T, a *app, db *storage.DB) string {
 	return a.deliverAfterFetch(context.Background(), db)
 }
 
-// TestPriceDropReachesSlack: the fake Azure's H100 price falls 6.98 → 6.5
-// (−6.88%); the run queues one message and the fetch delivers it, after
-// Slack first answers 429 with Retry-After.
-func TestPriceDropReachesSlack(t *testing.T) {
+// slackPriceDrop wires alerts to a fake Slack and stores a first Azure
+// run (it has nothing to deliver), then drops the fake's NC40ads H100
+// 6.98 → 6.5 (−6.88%) and scripts Slack's answers to the next posts: the
+// test's next fetchOnce meets both.
+func slackPriceDrop(t *testing.T, script ...string) (*app, *storage.DB, *slackAPI) {
+	t.Helper()
 	t.Setenv(envSlackToken, alertsToken)
 	az := newFakeAzure(t)
 	slack := newSlackAPI(t)
 	a, db := loadApp(t, alertsConfig(t, az.URL, slack.URL, ""))
-
 	if line := fetchOnce(t, a, db); line != "" {
 		t.Errorf("baseline run: %q, want nothing to deliver", line)
 	}
-	az.setPrice(t, "2", `"retailPrice": 6.98,`, `"retailPrice": 6.5,`)
-	az.setPrice(t, "2", `"unitPrice": 6.98,`, `"unitPrice": 6.5,`)
+	az.setH100(t, "6.98", "6.5")
 	slack.mu.Lock()
-	slack.script = []string{"429"}
+	slack.script = script
 	slack.mu.Unlock()
+	return a, db, slack
+}
+
+// TestPriceDropReachesSlack: the fake Azure's H100 price falls 6.98 → 6.5
+// (−6.88%); the run queues one message and the fetch delivers it, after
+// Slack first answers 429 with Retry-After.
+func TestPriceDropReachesSlack(t *testing.T) {
+	a, db, slack := slackPriceDrop(t, "429")
 	line := fetchOnce(t, a, db)
 	if line != "alerts   1 sent" {
 		t.Errorf("summary line %q", line)
@@ -176,17 +181,8 @@ func TestPriceDropReachesSlack(t *testing.T) {
 }
 
 func TestAlertsListRetryDeliver(t *testing.T) {
-	t.Setenv(envSlackToken, alertsToken)
-	az := newFakeAzure(t)
-	slack := newSlackAPI(t)
-	cfg := alertsConfig(t, az.URL, slack.URL, "")
-	a, db := loadApp(t, cfg)
-	fetchOnce(t, a, db)
-	az.setPrice(t, "2", `"retailPrice": 6.98,`, `"retailPrice": 6.5,`)
-	az.setPrice(t, "2", `"unitPrice": 6.98,`, `"unitPrice": 6.5,`)
-	slack.mu.Lock()
-	slack.script = []string{"not_in_channel"}
-	slack.mu.Unlock()
+	a, db, slack := slackPriceDrop(t, "not_in_channel")
+	cfg := a.configFlag
 	if line := fetchOnce(t, a, db); !strings.Contains(line, "1 failed") {
 		t.Errorf("fetch line %q", line)
 	}
@@ -223,17 +219,8 @@ func TestAlertsListRetryDeliver(t *testing.T) {
 }
 
 func TestAlertsDeliverLeavesPendingWhenSlackIsDown(t *testing.T) {
-	t.Setenv(envSlackToken, alertsToken)
-	az := newFakeAzure(t)
-	slack := newSlackAPI(t)
-	cfg := alertsConfig(t, az.URL, slack.URL, "")
-	a, db := loadApp(t, cfg)
-	fetchOnce(t, a, db)
-	az.setPrice(t, "2", `"retailPrice": 6.98,`, `"retailPrice": 6.5,`)
-	az.setPrice(t, "2", `"unitPrice": 6.98,`, `"unitPrice": 6.5,`)
-	slack.mu.Lock()
-	slack.script = []string{"500", "500", "500", "500", "500", "500"}
-	slack.mu.Unlock()
+	a, db, slack := slackPriceDrop(t, "500", "500", "500", "500", "500", "500")
+	cfg := a.configFlag
 	start := time.Now()
 	line := fetchOnce(t, a, db)
 	if !strings.Contains(line, "0 sent, 1 pending") {
@@ -370,8 +357,7 @@ func TestRunDispatcherDeliversUntilCancelled(t *testing.T) {
 	nudge := make(chan struct{}, 1)
 	done := make(chan error, 1)
 	go func() { done <- a.runDispatcher(ctx, db, nudge) }()
-	az.setPrice(t, "2", `"retailPrice": 6.98,`, `"retailPrice": 6.5,`)
-	az.setPrice(t, "2", `"unitPrice": 6.98,`, `"unitPrice": 6.5,`)
+	az.setH100(t, "6.98", "6.5")
 	runProvider(context.Background(), db, jobs[0], opts, a.log)
 	nudge <- struct{}{}
 	deadline := time.Now().Add(5 * time.Second)

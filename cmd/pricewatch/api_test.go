@@ -304,30 +304,7 @@ func freePort(t *testing.T) string {
 
 func daemonOnlyConfig(t *testing.T, dir, httpSection string) string {
 	t.Helper()
-	cfg := fmt.Sprintf(`database:
-  path: %s
-log:
-  level: debug
-  format: json
-%sproviders:
-  aws: {enabled: false}
-  azure: {enabled: false}
-  alibaba: {enabled: false}
-  tencent: {enabled: false}
-  lambda: {enabled: false}
-  runpod: {enabled: false}
-  vastai: {enabled: false}
-  oci: {enabled: false}
-fx:
-  enabled: false
-digest:
-  enabled: false
-`, filepath.Join(dir, "pw.db"), httpSection)
-	path := filepath.Join(dir, "pricewatch.yaml")
-	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return testConfig{logLevel: "debug", logJSON: true, http: httpSection}.write(t, dir)
 }
 
 // TestNonLoopbackListenNeedsToken: binding beyond loopback without a token

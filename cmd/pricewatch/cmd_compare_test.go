@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -27,24 +26,81 @@ const analysisNow = "2022-07-15T09:00:00Z"
 // staleNow is late enough for those rates to be stale (17 days old).
 const staleNow = "2022-07-25T09:00:00Z"
 
+// The JSON fixtures under testdata/analysis and testdata/digest share
+// their ECB days, their hardware table and their offer keys; these are
+// the pieces both read.
+
+// fixtureFXDay is one ECB day of a fixture.
+type fixtureFXDay struct {
+	Date   string            `json:"date"`
+	Source string            `json:"source"`
+	PerEUR map[string]string `json:"per_eur"`
+}
+
+// fixtureHardware is an instance type's hardware in a fixture.
+type fixtureHardware struct {
+	GPUModel    string  `json:"gpu_model"`
+	GPUCount    float64 `json:"gpu_count"`
+	GPUMemoryGB float64 `json:"gpu_memory_gb"`
+	VCPUs       int     `json:"vcpus"`
+	MemoryGB    float64 `json:"memory_gb"`
+}
+
+func (h fixtureHardware) hardware() pricewatch.Hardware {
+	return pricewatch.Hardware{GPUModel: h.GPUModel, GPUCount: h.GPUCount, GPUMemoryGB: h.GPUMemoryGB, VCPUs: h.VCPUs, MemoryGB: h.MemoryGB}
+}
+
+// readFixture decodes the JSON fixture at path into v.
+func readFixture(t *testing.T, path string, v any) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// fixtureOffer is the offer a fixture key
+// (provider/region/zone/type/price type/term/payment/class/os) names, yet
+// without its prices and hardware.
+func fixtureOffer(t *testing.T, key, currency string) pricewatch.Offer {
+	t.Helper()
+	p := strings.Split(key, "/")
+	if len(p) != 9 {
+		t.Fatalf("fixture key %q: want 9 parts", key)
+	}
+	return pricewatch.Offer{Provider: p[0], Region: p[1], Zone: p[2], InstanceType: p[3], PriceType: pricewatch.PriceType(p[4]),
+		Term: p[5], Payment: p[6], OfferingClass: p[7], OS: p[8], Currency: currency}
+}
+
+// storeFXDays stores a fixture's ECB days as `pricewatch fx update` would.
+func storeFXDays(ctx context.Context, t *testing.T, db *storage.DB, days []fixtureFXDay) {
+	t.Helper()
+	for _, d := range days {
+		day := storage.FXDay{Source: d.Source, PerEUR: map[string]decimal.Decimal{}}
+		var err error
+		if day.Date, err = time.Parse(time.DateOnly, d.Date); err != nil {
+			t.Fatal(err)
+		}
+		for c, r := range d.PerEUR {
+			day.PerEUR[c] = decimal.RequireFromString(r)
+		}
+		if err := db.SaveFXDay(ctx, day); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // analysisFixture is testdata/analysis/fixture.json: the snapshots three
 // fetch runs of Azure (USD), Alibaba Cloud and Tencent Cloud (CNY) stored,
 // in the normalised form the fetchers return. See testdata/analysis/README.md.
 type analysisFixture struct {
-	Runs     []time.Time         `json:"runs"`
-	Coverage map[string][]string `json:"coverage"`
-	FXDays   []struct {
-		Date   string            `json:"date"`
-		Source string            `json:"source"`
-		PerEUR map[string]string `json:"per_eur"`
-	} `json:"fx_days"`
-	Hardware map[string]struct {
-		GPUModel    string  `json:"gpu_model"`
-		GPUCount    float64 `json:"gpu_count"`
-		GPUMemoryGB float64 `json:"gpu_memory_gb"`
-		VCPUs       int     `json:"vcpus"`
-		MemoryGB    float64 `json:"memory_gb"`
-	} `json:"hardware"`
+	Runs     []time.Time                `json:"runs"`
+	Coverage map[string][]string        `json:"coverage"`
+	FXDays   []fixtureFXDay             `json:"fx_days"`
+	Hardware map[string]fixtureHardware `json:"hardware"`
 	// Offers give a price per run: element i is the price stored by run i,
 	// a shorter list keeps its last price.
 	Offers []struct {
@@ -87,18 +143,13 @@ func (f *analysisFixture) snapshots(t *testing.T, run int) []*pricewatch.Snapsho
 		return s
 	}
 	for _, fo := range f.Offers {
-		p := strings.Split(fo.Key, "/")
-		if len(p) != 9 {
-			t.Fatalf("fixture key %q: want 9 parts", fo.Key)
-		}
-		hw, ok := f.Hardware[p[3]]
+		o := fixtureOffer(t, fo.Key, fo.Currency)
+		o.Hourly, o.Upfront = decimal.RequireFromString(atRun(fo.Hourly, run)), decimal.RequireFromString(atRun(fo.Upfront, run))
+		hw, ok := f.Hardware[o.InstanceType]
 		if !ok {
-			t.Fatalf("fixture: no hardware for %s", p[3])
+			t.Fatalf("fixture: no hardware for %s", o.InstanceType)
 		}
-		o := pricewatch.Offer{Provider: p[0], Region: p[1], Zone: p[2], InstanceType: p[3], PriceType: pricewatch.PriceType(p[4]),
-			Term: p[5], Payment: p[6], OfferingClass: p[7], OS: p[8], Currency: fo.Currency,
-			Hourly: decimal.RequireFromString(atRun(fo.Hourly, run)), Upfront: decimal.RequireFromString(atRun(fo.Upfront, run)),
-			Hardware: pricewatch.Hardware{GPUModel: hw.GPUModel, GPUCount: hw.GPUCount, GPUMemoryGB: hw.GPUMemoryGB, VCPUs: hw.VCPUs, MemoryGB: hw.MemoryGB}}
+		o.Hardware = hw.hardware()
 		s := snap(o.Provider)
 		s.Offers = append(s.Offers, o)
 	}
@@ -131,21 +182,12 @@ func sortedKeysOf[V any](m map[string]V) []string {
 // stored (as before the first `pricewatch fx update`).
 func analysisConfig(t *testing.T, withRates bool) string {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("testdata", "analysis", "fixture.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var fix analysisFixture
-	if err := json.Unmarshal(raw, &fix); err != nil {
-		t.Fatalf("fixture.json: %v", err)
-	}
+	readFixture(t, filepath.Join("testdata", "analysis", "fixture.json"), &fix)
 	dir := t.TempDir()
 	dbPath := filepath.Join(dir, "pw.db")
 	ctx := context.Background()
-	db, err := storage.Open(ctx, dbPath, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openTestDB(t, dbPath)
 	defer db.Close()
 	for i, at := range fix.Runs {
 		db.Now = func() time.Time { return at }
@@ -160,44 +202,9 @@ func analysisConfig(t *testing.T, withRates bool) string {
 		}
 	}
 	if withRates {
-		for _, d := range fix.FXDays {
-			day := storage.FXDay{Source: d.Source, PerEUR: map[string]decimal.Decimal{}}
-			if day.Date, err = time.Parse(time.DateOnly, d.Date); err != nil {
-				t.Fatal(err)
-			}
-			for c, r := range d.PerEUR {
-				day.PerEUR[c] = decimal.RequireFromString(r)
-			}
-			if err := db.SaveFXDay(ctx, day); err != nil {
-				t.Fatal(err)
-			}
-		}
+		storeFXDays(ctx, t, db, fix.FXDays)
 	}
-	cfg := fmt.Sprintf(`database:
-  path: %s
-log:
-  level: error
-providers:
-  aws: {enabled: false}
-  azure: {enabled: false}
-  alibaba: {enabled: false}
-  tencent: {enabled: false}
-  lambda: {enabled: false}
-  runpod: {enabled: false}
-  vastai: {enabled: false}
-  oci: {enabled: false}
-fx:
-  enabled: false
-  currency: USD
-  max_age: 240h
-digest:
-  enabled: false
-`, dbPath)
-	path := filepath.Join(dir, "pricewatch.yaml")
-	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return testConfig{fx: "  currency: USD\n  max_age: 240h\n"}.write(t, dir)
 }
 
 type goldenCase struct {
@@ -289,6 +296,18 @@ func TestCompareGolden(t *testing.T) {
 	})
 }
 
+// compareRowsOf runs `pricewatch compare` with args, wants success, and
+// decodes its JSON rows; stdout and stderr are returned too.
+func compareRowsOf(t *testing.T, cfg string, args ...string) (rows []compareJSONRow, out, errOut string) {
+	t.Helper()
+	out, errOut, code := runCLI(t, append([]string{"--config", cfg, "compare"}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	decodeJSON(t, out, &rows)
+	return rows, out, errOut
+}
+
 // compareJSONRow reads the keys scripts rely on, numbers kept exact.
 type compareJSONRow struct {
 	Rank                  *int         `json:"rank"`
@@ -320,12 +339,7 @@ func decodeJSON(t *testing.T, out string, v any) {
 
 func TestCompareRanksCNYOfferFirstAfterConversion(t *testing.T) {
 	cfg := analysisConfig(t, true)
-	out, errOut, code := runCLI(t, "--config", cfg, "compare", "--gpu", "A100", "--count", "8", "--format", "json", "--now="+analysisNow)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	var rows []compareJSONRow
-	decodeJSON(t, out, &rows)
+	rows, out, _ := compareRowsOf(t, cfg, "--gpu", "A100", "--count", "8", "--format", "json", "--now="+analysisNow)
 	// 1 CNY = 1.0163 / 6.8095 USD (ECB, 2022-07-08). Alibaba's 171.20 CNY for
 	// 8 GPUs is 21.40 CNY per GPU-hour; Tencent's 199 CNY is 24.875; Azure's
 	// 32.77 USD is 4.09625. By the raw numbers Azure would come first.
@@ -375,12 +389,7 @@ func TestCompareRanksCNYOfferFirstAfterConversion(t *testing.T) {
 
 func TestCompareWithoutRateNeverTreatsCNYAsUSD(t *testing.T) {
 	cfg := analysisConfig(t, false)
-	out, errOut, code := runCLI(t, "--config", cfg, "compare", "--gpu", "A100", "--count", "8", "--format", "json", "--now="+analysisNow)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	var rows []compareJSONRow
-	decodeJSON(t, out, &rows)
+	rows, _, errOut := compareRowsOf(t, cfg, "--gpu", "A100", "--count", "8", "--format", "json", "--now="+analysisNow)
 	ranked := 0
 	for _, r := range rows {
 		if r.NativeCurrency == "USD" {
@@ -406,7 +415,7 @@ func TestCompareWithoutRateNeverTreatsCNYAsUSD(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte(fixed), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out, errOut, code = runCLI(t, "--config", cfg, "compare", "--gpu", "A100", "--count", "8", "--now="+analysisNow)
+	out, errOut, code := runCLI(t, "--config", cfg, "compare", "--gpu", "A100", "--count", "8", "--now="+analysisNow)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -503,12 +512,7 @@ func TestAnalysisCommandsRejectUnknownOS(t *testing.T) {
 		}
 	}
 	// Windows prices are kept apart: only the H100 NVL machine has one.
-	out, errOut, code := runCLI(t, "--config", cfg, "compare", "--gpu", "H100", "--os", "windows", "--format", "json", "--now="+analysisNow)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	var rows []compareJSONRow
-	decodeJSON(t, out, &rows)
+	rows, _, _ := compareRowsOf(t, cfg, "--gpu", "H100", "--os", "windows", "--format", "json", "--now="+analysisNow)
 	if len(rows) != 1 || rows[0].InstanceType != "Standard_NC40ads_H100_v5" || rows[0].NativeEffectiveHourly.String() != "8.82" {
 		t.Errorf("windows rows: %+v", rows)
 	}

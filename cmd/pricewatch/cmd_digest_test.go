@@ -34,23 +34,13 @@ const digestNow = "2022-10-03T09:00:00Z"
 
 // digestFixture is testdata/digest/fixture.json.
 type digestFixture struct {
-	Runs      []time.Time                  `json:"runs"`
-	Coverage  map[string][]string          `json:"coverage"`
-	RunStatus map[string]map[string]string `json:"run_status"`
-	FXDays    []struct {
-		Date   string            `json:"date"`
-		Source string            `json:"source"`
-		PerEUR map[string]string `json:"per_eur"`
-	} `json:"fx_days"`
-	Hardware map[string]pricewatch.Hardware `json:"-"`
-	RawHW    map[string]struct {
-		GPUModel    string  `json:"gpu_model"`
-		GPUCount    float64 `json:"gpu_count"`
-		GPUMemoryGB float64 `json:"gpu_memory_gb"`
-		VCPUs       int     `json:"vcpus"`
-		MemoryGB    float64 `json:"memory_gb"`
-	} `json:"hardware"`
-	Offers []struct {
+	Runs      []time.Time                    `json:"runs"`
+	Coverage  map[string][]string            `json:"coverage"`
+	RunStatus map[string]map[string]string   `json:"run_status"`
+	FXDays    []fixtureFXDay                 `json:"fx_days"`
+	Hardware  map[string]pricewatch.Hardware `json:"-"`
+	RawHW     map[string]fixtureHardware     `json:"hardware"`
+	Offers    []struct {
 		Key      string            `json:"key"`
 		Currency string            `json:"currency"`
 		Hourly   map[string]string `json:"hourly"`
@@ -82,17 +72,11 @@ func valueAt(m map[string]string, run int) (string, bool) {
 
 func loadDigestFixture(t *testing.T) *digestFixture {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("testdata", "digest", "fixture.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var f digestFixture
-	if err := json.Unmarshal(raw, &f); err != nil {
-		t.Fatalf("fixture.json: %v", err)
-	}
+	readFixture(t, filepath.Join("testdata", "digest", "fixture.json"), &f)
 	f.Hardware = map[string]pricewatch.Hardware{}
 	for typ, h := range f.RawHW {
-		f.Hardware[typ] = pricewatch.Hardware{GPUModel: h.GPUModel, GPUCount: h.GPUCount, GPUMemoryGB: h.GPUMemoryGB, VCPUs: h.VCPUs, MemoryGB: h.MemoryGB}
+		f.Hardware[typ] = h.hardware()
 	}
 	return &f
 }
@@ -105,11 +89,8 @@ func (f *digestFixture) snapshot(t *testing.T, provider string, run int) *pricew
 		s.Coverage = append(s.Coverage, pricewatch.Scope{Region: r, Availability: true})
 	}
 	for _, fo := range f.Offers {
-		p := strings.Split(fo.Key, "/")
-		if len(p) != 9 {
-			t.Fatalf("fixture key %q: want 9 parts", fo.Key)
-		}
-		if p[0] != provider {
+		o := fixtureOffer(t, fo.Key, fo.Currency)
+		if o.Provider != provider {
 			continue
 		}
 		hourly, ok := valueAt(fo.Hourly, run)
@@ -120,13 +101,13 @@ func (f *digestFixture) snapshot(t *testing.T, provider string, run int) *pricew
 		if upfront == "" {
 			upfront = "0"
 		}
-		hw, ok := f.Hardware[p[3]]
+		o.Hourly, o.Upfront = decimal.RequireFromString(hourly), decimal.RequireFromString(upfront)
+		hw, ok := f.Hardware[o.InstanceType]
 		if !ok {
-			t.Fatalf("fixture: no hardware for %s", p[3])
+			t.Fatalf("fixture: no hardware for %s", o.InstanceType)
 		}
-		s.Offers = append(s.Offers, pricewatch.Offer{Provider: p[0], Region: p[1], Zone: p[2], InstanceType: p[3],
-			PriceType: pricewatch.PriceType(p[4]), Term: p[5], Payment: p[6], OfferingClass: p[7], OS: p[8], Currency: fo.Currency,
-			Hourly: decimal.RequireFromString(hourly), Upfront: decimal.RequireFromString(upfront), Hardware: hw})
+		o.Hardware = hw
+		s.Offers = append(s.Offers, o)
 	}
 	for _, fa := range f.Availability {
 		p := strings.Split(fa.Place, "/")
@@ -159,10 +140,7 @@ func digestConfig(t *testing.T, s digestSetup) string {
 	dir := t.TempDir()
 	dbPath := filepath.Join(dir, "pw.db")
 	ctx := context.Background()
-	db, err := storage.Open(ctx, dbPath, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openTestDB(t, dbPath)
 	defer db.Close()
 	providers := sortedKeysOf(f.Coverage)
 	for i, at := range f.Runs {
@@ -188,58 +166,33 @@ func digestConfig(t *testing.T, s digestSetup) string {
 		}
 	}
 	if s.rates {
-		for _, d := range f.FXDays {
-			day := storage.FXDay{Source: d.Source, PerEUR: map[string]decimal.Decimal{}}
-			if day.Date, err = time.Parse(time.DateOnly, d.Date); err != nil {
-				t.Fatal(err)
-			}
-			for c, r := range d.PerEUR {
-				day.PerEUR[c] = decimal.RequireFromString(r)
-			}
-			if err := db.SaveFXDay(ctx, day); err != nil {
-				t.Fatal(err)
-			}
-		}
+		storeFXDays(ctx, t, db, f.FXDays)
 	}
 	maxAge := s.maxAge
 	if maxAge == "" {
 		maxAge = "2400h"
 	}
-	cfg := fmt.Sprintf(`database:
-  path: %s
-log:
-  level: warn
-providers:
-  aws: {enabled: true, schedule: "0 6 * * *", regions: [us-east-1]}
-  azure: {enabled: true, schedule: "0 6 * * 1,4", regions: [eastus]}
-  alibaba: {enabled: true, schedule: "0 6 * * 1,4", regions: [cn-hangzhou]}
-  tencent: {enabled: true, schedule: "0 6 * * 1,4", regions: [ap-guangzhou]}
-  lambda: {enabled: false}
-  runpod: {enabled: false}
-  vastai: {enabled: false}
-  oci: {enabled: false}
-fx:
-  enabled: false
-  currency: USD
-  max_age: %s
-slack:
-  channel: C0GPUALERTS
-%s
-alerts:
-  fetch_delivery_wait: 3s
-digest:
+	everyMonThu := `    schedule: "0 6 * * 1,4"` + "\n"
+	return testConfig{
+		logLevel: "warn",
+		clouds: []cloud{
+			{name: "aws", keys: `    schedule: "0 6 * * *"` + "\n    regions: [us-east-1]\n"},
+			{name: "azure", keys: everyMonThu + "    regions: [eastus]\n"},
+			{name: "alibaba", keys: everyMonThu + "    regions: [cn-hangzhou]\n"},
+			{name: "tencent", keys: everyMonThu + "    regions: [ap-guangzhou]\n"},
+		},
+		fx:     "  currency: USD\n  max_age: " + maxAge + "\n",
+		slack:  "slack:\n  channel: C0GPUALERTS\n" + s.slack + "\n",
+		alerts: "alerts:\n  fetch_delivery_wait: 3s\n",
+		digest: fmt.Sprintf(`digest:
   enabled: true
   timezone: UTC
   channel: C0FINOPS
   currency: USD
   gpu_models: [H100, H200, B200, A100-80GB, A100-40GB, L40S]
   chart: %v
-`, dbPath, maxAge, s.slack, s.chart)
-	path := filepath.Join(dir, "pricewatch.yaml")
-	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
+`, s.chart),
+	}.write(t, dir)
 }
 
 // TestDigestGolden: the digest's text, Markdown, JSON and Block Kit
@@ -346,10 +299,6 @@ func checkBlockKitLimits(t *testing.T, payload []byte) {
 // out by hand from fixture.json and the ECB rate.
 func TestDigestFiguresFromTheFixture(t *testing.T) {
 	cfg := digestConfig(t, digestSetup{rates: true, chart: true})
-	out, errOut, code := runCLI(t, "--config", cfg, "digest", "--now="+digestNow, "--format", "json")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
 	var d struct {
 		Week   string `json:"week"`
 		Models []struct {
@@ -386,7 +335,7 @@ func TestDigestFiguresFromTheFixture(t *testing.T) {
 			} `json:"series"`
 		} `json:"chart"`
 	}
-	decodeJSON(t, out, &d)
+	cliJSON(t, &d, "--config", cfg, "digest", "--now="+digestNow, "--format", "json")
 	if d.Week != "2022-W40" {
 		t.Errorf("week %s", d.Week)
 	}
@@ -479,10 +428,7 @@ func TestDigestChartPNG(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A read command never creates the database; make an empty one.
-	edb, err := storage.Open(context.Background(), emptyDB, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	edb := openTestDB(t, emptyDB)
 	edb.Close()
 	_, errOut, code := runCLI(t, "--config", empty, "digest", "--out", filepath.Join(t.TempDir(), "x.png"))
 	if code == 0 || !strings.Contains(errOut, "no H100 or A100 price") {

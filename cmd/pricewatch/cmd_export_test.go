@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,34 +32,10 @@ func fixtureConfig(t *testing.T, extra string) (string, *fakeAzure) {
 	b.PublishEC2(map[string]awstest.Region{"ap-northeast-1": {Version: awsV1, Types: []awstest.GPUType{awsAPNp5.gpuType()}}})
 	b.SetSavingsPlans("ap-northeast-1", awsSP, awsSavingsPlanPrices(awsAPNp5))
 	b.SetSpot(awsSpotFeed(awsAPNp5))
-	dir := t.TempDir()
-	cfg := fmt.Sprintf(`database:
-  path: %s
-log:
-  level: error
-providers:
-  alibaba: {enabled: false}
-  tencent: {enabled: false}
-  lambda: {enabled: false}
-  runpod: {enabled: false}
-  vastai: {enabled: false}
-  oci: {enabled: false}
-  azure:
-    endpoint: %s/api/retail/prices
-    regions: [westus2]
-  aws:
-    endpoint: %s
-    spot_endpoint: %s
-    regions: [ap-northeast-1]
-fx:
-  enabled: false
-digest:
-  enabled: false
-%s`, filepath.Join(dir, "pw.db"), az.URL, b.URL(), b.SpotURL(), extra)
-	path := filepath.Join(dir, "pricewatch.yaml")
-	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path := testConfig{
+		clouds: []cloud{azureCloud(az.URL, westus2), awsBucketCloud(b, "    regions: [ap-northeast-1]\n")},
+		extra:  extra,
+	}.write(t, t.TempDir())
 	for _, p := range []string{"azure", "aws"} {
 		if out, errOut, code := runCLI(t, "--config", path, "fetch", "--provider", p); code != 0 {
 			t.Fatalf("fetch %s exited %d:\n%s%s", p, code, out, errOut)

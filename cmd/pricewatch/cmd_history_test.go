@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -46,13 +45,7 @@ func TestHistoryLimitAndDefaultSince(t *testing.T) {
 
 func decodeHistory(t *testing.T, cfg, typ string, extra ...string) []historyJSON {
 	t.Helper()
-	out, errOut, code := runCLI(t, append([]string{"--config", cfg, "history", typ, "--format", "json"}, extra...)...)
-	if code != 0 {
-		t.Fatalf("history exited %d: %s", code, errOut)
-	}
 	var rows []historyJSON
-	if err := json.Unmarshal([]byte(out), &rows); err != nil {
-		t.Fatalf("history JSON: %v\n%s", err, out)
-	}
+	cliJSON(t, &rows, append([]string{"--config", cfg, "history", typ, "--format", "json"}, extra...)...)
 	return rows
 }

@@ -42,12 +42,8 @@ type savingsJSONRow struct {
 
 func TestSavingsJSONHandComputed(t *testing.T) {
 	cfg := analysisConfig(t, true)
-	out, errOut, code := runCLI(t, "--config", cfg, "savings", "Standard_ND96amsr_A100_v4", "--utilization", "0.7", "--format", "json", "--now="+analysisNow)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
 	var rows []savingsJSONRow
-	decodeJSON(t, out, &rows)
+	out := cliJSON(t, &rows, "--config", cfg, "savings", "Standard_ND96amsr_A100_v4", "--utilization", "0.7", "--format", "json", "--now="+analysisNow)
 	d := decimal.RequireFromString
 	od := d("32.77")
 	// On demand for 70% of a term's hours costs 32.77 × hours × 0.7; a

@@ -26,10 +26,6 @@ func TestTrendsGolden(t *testing.T) {
 
 func TestTrendsMoversAndCheapestSeries(t *testing.T) {
 	cfg := analysisConfig(t, true)
-	out, errOut, code := runCLI(t, "--config", cfg, "trends", "--gpu", "A100", "--window", "7d", "--format", "json", "--now="+analysisNow)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
 	var rep struct {
 		Window string `json:"window"`
 		Movers []struct {
@@ -49,7 +45,7 @@ func TestTrendsMoversAndCheapestSeries(t *testing.T) {
 			Native         json.Number `json:"native_price_per_gpu_hour"`
 		} `json:"cheapest"`
 	}
-	decodeJSON(t, out, &rep)
+	out := cliJSON(t, &rep, "--config", cfg, "trends", "--gpu", "A100", "--window", "7d", "--format", "json", "--now="+analysisNow)
 	// Over the week: Alibaba spot 46.40 → 41.76 CNY (−10%), Alibaba
 	// on-demand 185.60 → 171.20 (−7.7586%), Tencent 214.80 → 199 (−7.3557%),
 	// Azure ND96 spot 6.554 → 6.881 USD (+4.9893%), NC96 on-demand 14.69 →

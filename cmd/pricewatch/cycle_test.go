@@ -21,8 +21,7 @@ import (
 func TestRunThatCannotStartLeavesATrace(t *testing.T) {
 	az := newFakeAzure(t)
 	dir := t.TempDir()
-	cfg := writeConfig(t, dir, az.URL)
-	replaceInFile(t, cfg, "database:\n", "database:\n  busy_timeout: 50ms\n")
+	cfg := testConfig{database: "  busy_timeout: 50ms\n", clouds: []cloud{azureCloud(az.URL, westus2)}}.write(t, dir)
 	a, db := loadApp(t, cfg)
 	jobs, err := a.buildJobs(nil)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -83,6 +82,16 @@ func (d *daemonProcess) stop(t *testing.T, within time.Duration) time.Duration {
 	return time.Since(began)
 }
 
+// shortSkipsBinary skips the test under -short, saying why (it runs the
+// binary, or starts a real daemon), and builds the binary otherwise.
+func shortSkipsBinary(t *testing.T, why string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(why)
+	}
+	return buildBinary(t)
+}
+
 func buildBinary(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "pricewatch")
@@ -94,30 +103,13 @@ func buildBinary(t *testing.T) string {
 }
 
 func daemonConfig(dir, azureURL, slackURL, channel, extra string) string {
-	return fmt.Sprintf(`database:
-  path: %s
-log:
-  level: info
-  format: json
-http:
-  listen: ""
-providers:
-  aws: {enabled: false}
-  alibaba: {enabled: false}
-  tencent: {enabled: false}
-  lambda: {enabled: false}
-  runpod: {enabled: false}
-  vastai: {enabled: false}
-  oci: {enabled: false}
-  azure:
-    endpoint: %s/api/retail/prices
-    schedule: "@every 1s"
-fx:
-  enabled: false
-slack:
-  channel: %s
-  api_url: %s/api/
-alerts:
+	return testConfig{
+		logLevel: "info",
+		logJSON:  true,
+		http:     "http:\n  listen: \"\"\n",
+		clouds:   []cloud{azureCloud(azureURL, "    schedule: \"@every 1s\"\n")},
+		slack:    fakeSlackSection(slackURL, channel),
+		alerts: `alerts:
   rules:
     - name: new-h100
       events: [availability_new]
@@ -125,9 +117,9 @@ alerts:
     - name: drops
       events: [price_drop]
       min_change_pct: 5
-digest:
-  enabled: false
-%s`, filepath.Join(dir, "pw.db"), azureURL, channel, slackURL, extra)
+`,
+		extra: extra,
+	}.yaml(dir)
 }
 
 // addAzureItem appends one item, in the page's own format, to a fake page.
@@ -167,35 +159,44 @@ func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool)
 	t.Fatalf("timed out after %s waiting for %s", timeout, what)
 }
 
+// daemonWorld is what a daemon test starts from: the built binary, a fake
+// Azure, a fake Slack and a folder for the config and the database.
+type daemonWorld struct {
+	bin          string
+	az           *fakeAzure
+	slack        *slackAPI
+	dir, cfgPath string
+}
+
+// newDaemonWorld skips the test under -short (see shortSkipsBinary).
+func newDaemonWorld(t *testing.T) *daemonWorld {
+	t.Helper()
+	bin := shortSkipsBinary(t, "starts a real daemon")
+	dir := t.TempDir()
+	return &daemonWorld{bin: bin, az: newFakeAzure(t), slack: newSlackAPI(t), dir: dir, cfgPath: filepath.Join(dir, "pricewatch.yaml")}
+}
+
+// writeConfig (re)writes the daemon's config with alerts going to channel.
+func (w *daemonWorld) writeConfig(t *testing.T, channel string) {
+	t.Helper()
+	writeFile(t, w.cfgPath, daemonConfig(w.dir, w.az.URL, w.slack.URL, channel, ""))
+}
+
 // TestDaemonScenario runs `pricewatch run` as a real process against a fake
 // Azure and a fake Slack: a baseline, a price drop and an H100 in a new
 // region while Slack is down, an invalid and then a valid SIGHUP reload that
 // moves alerts to another channel, and SIGTERM.
 func TestDaemonScenario(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a real daemon")
-	}
-	bin := buildBinary(t)
-	az := newFakeAzure(t)
-	slack := newSlackAPI(t)
-	dir := t.TempDir()
-	cfgPath := filepath.Join(dir, "pricewatch.yaml")
-	write := func(s string) {
-		if err := os.WriteFile(cfgPath, []byte(s), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(daemonConfig(dir, az.URL, slack.URL, "C0ALERTS", ""))
+	w := newDaemonWorld(t)
+	bin, az, slack, dir, cfgPath := w.bin, w.az, w.slack, w.dir, w.cfgPath
+	w.writeConfig(t, "C0ALERTS")
 
 	notify := listenNotify(t)
 	daemon := startDaemon(t, bin, cfgPath, "PRICEWATCH_SLACK_TOKEN="+alertsToken, "NOTIFY_SOCKET="+notify.path, "WATCHDOG_USEC=1000000")
 	cmd, stderr := daemon.cmd, daemon.stderr
 
 	ctx := context.Background()
-	db, err := storage.Open(ctx, filepath.Join(dir, "pw.db"), storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openTestDB(t, filepath.Join(dir, "pw.db"))
 	defer db.Close()
 	okRuns := func() int {
 		runs, err := db.Runs(ctx, 1000)
@@ -253,14 +254,14 @@ func TestDaemonScenario(t *testing.T) {
 	}
 
 	// An invalid config is refused and the daemon keeps running on the old one.
-	write("database:\n  path: [oops\n")
+	writeFile(t, cfgPath, "database:\n  path: [oops\n")
 	cmd.Process.Signal(syscall.SIGHUP)
 	waitFor(t, "the invalid reload to be refused", 10*time.Second, func() bool {
 		return strings.Contains(stderr.String(), "config reload failed; keeping the running config")
 	})
 
 	// A valid reload moves alerts to another channel.
-	write(daemonConfig(dir, az.URL, slack.URL, "C0NEWCHAN", ""))
+	w.writeConfig(t, "C0NEWCHAN")
 	cmd.Process.Signal(syscall.SIGHUP)
 	waitFor(t, "the reload", 10*time.Second, func() bool { return strings.Contains(stderr.String(), "config reloaded") })
 	before := okRuns()

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -19,25 +18,11 @@ import (
 // next start to call abandoned; the alert Slack refused before the signal is
 // tried again on the way out and delivered; the database is closed last.
 func TestDaemonStopAfterReloadDuringRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a real daemon")
-	}
-	bin := buildBinary(t)
-	az := newFakeAzure(t)
-	slack := newSlackAPI(t)
-	dir := t.TempDir()
-	cfgPath := filepath.Join(dir, "pricewatch.yaml")
-	write := func(channel string) {
-		if err := os.WriteFile(cfgPath, []byte(daemonConfig(dir, az.URL, slack.URL, channel, "")), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("C0ALERTS")
+	w := newDaemonWorld(t)
+	bin, az, slack, dir, cfgPath := w.bin, w.az, w.slack, w.dir, w.cfgPath
+	w.writeConfig(t, "C0ALERTS")
 	ctx := context.Background()
-	db, err := storage.Open(ctx, filepath.Join(dir, "pw.db"), storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openTestDB(t, filepath.Join(dir, "pw.db"))
 	defer db.Close()
 	runs := func() []storage.Run {
 		rs, err := db.Runs(ctx, 1000)
@@ -95,7 +80,7 @@ func TestDaemonStopAfterReloadDuringRun(t *testing.T) {
 	}
 
 	// SIGHUP under the run: a new snapshot (alerts to another channel).
-	write("C0NEWCHAN")
+	w.writeConfig(t, "C0NEWCHAN")
 	daemon.cmd.Process.Signal(syscall.SIGHUP)
 	waitFor(t, "the reload", 10*time.Second, func() bool { return strings.Contains(daemon.stderr.String(), "config reloaded") })
 

@@ -59,44 +59,18 @@ func artifactsDir(t *testing.T) string {
 // and Slack at a fake, with the example's price-drop rule.
 func dashboardConfig(t *testing.T, azureURL string, b *awstest.Bucket, slackURL string) string {
 	t.Helper()
-	dir := t.TempDir()
-	cfg := fmt.Sprintf(`database:
-  path: %s
-log:
-  level: error
-providers:
-  alibaba: {enabled: false}
-  tencent: {enabled: false}
-  lambda: {enabled: false}
-  runpod: {enabled: false}
-  vastai: {enabled: false}
-  oci: {enabled: false}
-  azure:
-    endpoint: %s/api/retail/prices
-    regions: [westus2]
-  aws:
-    endpoint: %s
-    spot_endpoint: %s
-fx:
-  enabled: false
-digest:
-  enabled: false
-slack:
-  channel: C0GPUALERTS
-  api_url: %s/api/
-alerts:
+	return testConfig{
+		clouds: []cloud{azureCloud(azureURL, westus2), awsBucketCloud(b, "")},
+		slack:  fakeSlackSection(slackURL, "C0GPUALERTS"),
+		alerts: `alerts:
   fetch_delivery_wait: 2s
   rules:
     - name: price-drops
       events: [price_drop]
       gpu_models: [H100, A100]
       min_change_pct: 5
-`, filepath.Join(dir, "pw.db"), azureURL, b.URL(), b.SpotURL(), slackURL)
-	path := filepath.Join(dir, "pricewatch.yaml")
-	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
+`,
+	}.write(t, t.TempDir())
 }
 
 func fillDashboardDB(t *testing.T) string {
@@ -104,14 +78,7 @@ func fillDashboardDB(t *testing.T) string {
 	t.Setenv(envSlackToken, alertsToken)
 	az := newFakeAzure(t)
 	slack := newSlackAPI(t)
-	b := awstest.NewBucket(t)
-	b.PublishEC2(map[string]awstest.Region{
-		"eu-west-1":      {Version: awsV1, Types: []awstest.GPUType{awsEUp4d.gpuType(), awsEUp5.gpuType()}},
-		"ap-northeast-1": {Version: awsV1, Types: []awstest.GPUType{awsAPNp5.gpuType()}},
-	})
-	b.SetSavingsPlans("eu-west-1", awsSP, awsSavingsPlanPrices(awsEUp4d, awsEUp5))
-	b.SetSavingsPlans("ap-northeast-1", awsSP, awsSavingsPlanPrices(awsAPNp5, awsAPNp6))
-	b.SetSpot(awsSpotFeed(awsEUp4d, awsEUp5, awsAPNp5, awsAPNp6))
+	b := awsScenarioBucket(t)
 	cfg := dashboardConfig(t, az.URL, b, slack.URL)
 	// The runs are stored as of 20 and 3 days ago, so that the charts have
 	// a history to draw and the overview a week-old price to compare with.

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -177,35 +174,7 @@ func awsSpotFeed(types ...awsType) map[string]map[string]string {
 
 func awsConfig(t *testing.T, b *awstest.Bucket) string {
 	t.Helper()
-	dir := t.TempDir()
-	cfg := fmt.Sprintf(`database:
-  path: %s
-log:
-  level: error
-providers:
-  azure: {enabled: false}
-  alibaba: {enabled: false}
-  tencent: {enabled: false}
-  lambda: {enabled: false}
-  runpod: {enabled: false}
-  vastai: {enabled: false}
-  oci: {enabled: false}
-  aws:
-    enabled: true
-    endpoint: %s
-    spot_endpoint: %s
-    spot: true
-    savings_plans: true
-fx:
-  enabled: false
-digest:
-  enabled: false
-`, filepath.Join(dir, "pw.db"), b.URL(), b.SpotURL())
-	path := filepath.Join(dir, "pricewatch.yaml")
-	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return testConfig{clouds: []cloud{awsBucketCloud(b, "    spot: true\n    savings_plans: true\n")}}.write(t, t.TempDir())
 }
 
 // awsFetch runs `pricewatch fetch --provider aws`, wants it to succeed and
@@ -233,26 +202,9 @@ func checkAWSOffers(t *testing.T, cfg string, types ...awsType) {
 		maps.Copy(want, a.want())
 		hw[a.itype] = a.hw
 	}
-	got := map[string]historyJSON{}
-	for _, itype := range slices.Sorted(maps.Keys(hw)) {
-		for _, r := range history(t, cfg, itype) {
-			if r.ValidTo != nil {
-				continue
-			}
-			id := strings.Join([]string{r.Region, r.InstanceType, r.PriceType, r.Term, r.Payment, r.OfferingClass}, "|")
-			if _, dup := got[id]; dup {
-				t.Errorf("%s: two open intervals", id)
-			}
-			got[id] = r
-		}
-	}
-	dec := func(n json.Number) decimal.Decimal {
-		d, err := decimal.NewFromString(n.String())
-		if err != nil {
-			t.Errorf("%q is not a decimal: %v", n, err)
-		}
-		return d
-	}
+	got := openPrices(t, cfg, slices.Sorted(maps.Keys(hw)), func(r historyJSON) string {
+		return strings.Join([]string{r.Region, r.InstanceType, r.PriceType, r.Term, r.Payment, r.OfferingClass}, "|")
+	})
 	for _, id := range slices.Sorted(maps.Keys(want)) {
 		w := want[id]
 		r, ok := got[id]
@@ -263,14 +215,9 @@ func checkAWSOffers(t *testing.T, cfg string, types ...awsType) {
 		if r.Provider != "aws" || r.Currency != "USD" || r.OS != "linux" || r.Zone != "" {
 			t.Errorf("%s: %s %s %s zone %q, want aws USD linux, no zone", id, r.Provider, r.Currency, r.OS, r.Zone)
 		}
-		if !dec(r.HourlyPrice).Equal(decimal.RequireFromString(w.hourly)) || !dec(r.Upfront).Equal(decimal.RequireFromString(w.upfront)) ||
-			!dec(r.EffectiveHourly).Equal(decimal.RequireFromString(w.effective)) {
-			t.Errorf("%s: hourly %s upfront %s effective %s, want %s, %s, %s", id, r.HourlyPrice, r.Upfront, r.EffectiveHourly, w.hourly, w.upfront, w.effective)
-		}
-		if h := hw[r.InstanceType]; r.GPUModel != h.GPUModel || r.GPUCount != h.GPUCount || r.GPUMemoryGB != h.GPUMemoryGB {
-			t.Errorf("%s: hardware %s × %v (%v GB), want %s × %v (%v GB)", id, r.GPUModel, r.GPUCount, r.GPUMemoryGB, h.GPUModel, h.GPUCount, h.GPUMemoryGB)
-		}
-		if dec(r.EffectiveHourly).Sign() <= 0 {
+		checkAmounts(t, id, r, w.hourly, w.upfront, w.effective)
+		checkHardware(t, id, r, hw[r.InstanceType])
+		if decimalOf(t, r.EffectiveHourly).Sign() <= 0 {
 			t.Errorf("%s: a zero price was stored", id)
 		}
 	}
@@ -310,7 +257,10 @@ func rawCLI(t *testing.T, args ...string) string {
 	return out
 }
 
-func TestAWSEndToEnd(t *testing.T) {
+// awsScenarioBucket publishes the scenario's first version: both regions'
+// price files (v1), their savings-plan files and the spot feed.
+func awsScenarioBucket(t *testing.T) *awstest.Bucket {
+	t.Helper()
 	b := awstest.NewBucket(t)
 	b.PublishEC2(map[string]awstest.Region{
 		"eu-west-1":      {Version: awsV1, Types: []awstest.GPUType{awsEUp4d.gpuType(), awsEUp5.gpuType()}},
@@ -319,6 +269,11 @@ func TestAWSEndToEnd(t *testing.T) {
 	b.SetSavingsPlans("eu-west-1", awsSP, awsSavingsPlanPrices(awsEUp4d, awsEUp5))
 	b.SetSavingsPlans("ap-northeast-1", awsSP, awsSavingsPlanPrices(awsAPNp5, awsAPNp6))
 	b.SetSpot(awsSpotFeed(awsEUp4d, awsEUp5, awsAPNp5, awsAPNp6))
+	return b
+}
+
+func TestAWSEndToEnd(t *testing.T) {
+	b := awsScenarioBucket(t)
 	cfg := awsConfig(t, b)
 	euFile, apnFile := awstest.EC2Path(awsV1, "eu-west-1"), awstest.EC2Path(awsV1, "ap-northeast-1")
 	euSP, apnSP := awstest.SPPath(awsSP, "eu-west-1"), awstest.SPPath(awsSP, "ap-northeast-1")

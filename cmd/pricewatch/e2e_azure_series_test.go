@@ -193,10 +193,7 @@ func TestRealAzureSeriesEndToEnd(t *testing.T) {
 			fmt.Fprintf(&report, "   %s\n", durationSuffix.ReplaceAllString(line, ""))
 		}
 
-		db, err := storage.Open(context.Background(), filepath.Join(dir, "pw.db"), storage.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		db := openTestDB(t, filepath.Join(dir, "pw.db"))
 		cur, err := db.Prices(context.Background(), storage.PriceFilter{CurrentOnly: true})
 		db.Close()
 		if err != nil {

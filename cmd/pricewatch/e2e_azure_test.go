@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/shopspring/decimal"
 )
 
 // fakeAzure replays the pages in testdata/azure, rewriting NextPageLink to
@@ -79,31 +80,7 @@ func (f *fakeAzure) setPrice(t *testing.T, page, from, to string) {
 // extra YAML (top-level sections) is appended.
 func writeConfig(t *testing.T, dir, azureURL string, extra ...string) string {
 	t.Helper()
-	cfg := fmt.Sprintf(`database:
-  path: %s
-log:
-  level: error
-providers:
-  aws: {enabled: false}
-  alibaba: {enabled: false}
-  tencent: {enabled: false}
-  lambda: {enabled: false}
-  runpod: {enabled: false}
-  vastai: {enabled: false}
-  oci: {enabled: false}
-  azure:
-    endpoint: %s/api/retail/prices
-    regions: [westus2]
-fx:
-  enabled: false
-digest:
-  enabled: false
-%s`, filepath.Join(dir, "pw.db"), azureURL, strings.Join(extra, ""))
-	path := filepath.Join(dir, "pricewatch.yaml")
-	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return testConfig{clouds: []cloud{azureCloud(azureURL, westus2)}, extra: strings.Join(extra, "")}.write(t, dir)
 }
 
 func runCLI(t *testing.T, args ...string) (string, string, int) {
@@ -111,6 +88,18 @@ func runCLI(t *testing.T, args ...string) (string, string, int) {
 	var out, errOut bytes.Buffer
 	code := run(context.Background(), args, &out, &errOut)
 	return out.String(), errOut.String(), code
+}
+
+// cliJSON runs the command line, wants it to succeed and decodes its JSON
+// output into v, numbers kept exact; it returns the output.
+func cliJSON(t *testing.T, v any, args ...string) string {
+	t.Helper()
+	out, errOut, code := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("%v exited %d: %s", args, code, errOut)
+	}
+	decodeJSON(t, out, v)
+	return out
 }
 
 type historyJSON struct {
@@ -152,6 +141,54 @@ func history(t *testing.T, cfg, instanceType string) []historyJSON {
 		t.Fatalf("history JSON: %v\n%s", err, out)
 	}
 	return rows
+}
+
+// openPrices is the open price intervals of the instance types, by the
+// offer id the test compares on; an id open twice is an error.
+func openPrices(t *testing.T, cfg string, instanceTypes []string, id func(historyJSON) string) map[string]historyJSON {
+	t.Helper()
+	got := map[string]historyJSON{}
+	for _, typ := range instanceTypes {
+		for _, r := range history(t, cfg, typ) {
+			if r.ValidTo != nil {
+				continue
+			}
+			k := id(r)
+			if _, dup := got[k]; dup {
+				t.Errorf("%s: two open intervals", k)
+			}
+			got[k] = r
+		}
+	}
+	return got
+}
+
+// decimalOf reads a JSON number as the exact decimal it is.
+func decimalOf(t *testing.T, n json.Number) decimal.Decimal {
+	t.Helper()
+	d, err := decimal.NewFromString(n.String())
+	if err != nil {
+		t.Errorf("%q is not a decimal: %v", n, err)
+	}
+	return d
+}
+
+// checkAmounts wants the stored row's hourly, upfront and effective
+// hourly prices to equal the given ones as decimals.
+func checkAmounts(t *testing.T, id string, r historyJSON, hourly, upfront, effective string) {
+	t.Helper()
+	if !decimalOf(t, r.HourlyPrice).Equal(decimal.RequireFromString(hourly)) || !decimalOf(t, r.Upfront).Equal(decimal.RequireFromString(upfront)) ||
+		!decimalOf(t, r.EffectiveHourly).Equal(decimal.RequireFromString(effective)) {
+		t.Errorf("%s: hourly %s upfront %s effective %s, want %s, %s, %s", id, r.HourlyPrice, r.Upfront, r.EffectiveHourly, hourly, upfront, effective)
+	}
+}
+
+// checkHardware wants the stored row's GPUs to be want's.
+func checkHardware(t *testing.T, id string, r, want historyJSON) {
+	t.Helper()
+	if r.GPUModel != want.GPUModel || r.GPUCount != want.GPUCount || r.GPUMemoryGB != want.GPUMemoryGB {
+		t.Errorf("%s: hardware %s × %v (%v GB), want %s × %v (%v GB)", id, r.GPUModel, r.GPUCount, r.GPUMemoryGB, want.GPUModel, want.GPUCount, want.GPUMemoryGB)
+	}
 }
 
 func TestFetchAndHistoryAgainstFakeAzure(t *testing.T) {

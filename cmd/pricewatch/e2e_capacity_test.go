@@ -3,8 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -32,51 +30,19 @@ var capacityRules = []struct{ name, yaml string }{
 // flap window has its own tests.
 func capacityConfig(t *testing.T, provider, endpoint, slackURL, rules string) string {
 	t.Helper()
-	dir := t.TempDir()
-	enabled := func(p string) bool { return p == provider }
-	cfg := fmt.Sprintf(`database:
-  path: %s
-log:
-  level: error
-providers:
-  aws: {enabled: false}
-  azure: {enabled: false}
-  alibaba: {enabled: false}
-  tencent: {enabled: false}
-  lambda: {enabled: %t, endpoint: %q}
-  runpod: {enabled: %t, endpoint: %q}
-  vastai: {enabled: false}
-  oci: {enabled: false}
-fx:
-  enabled: false
-digest:
-  enabled: false
-slack:
-  channel: C0GPUALERTS
-  api_url: %s/api/
-alerts:
-  fetch_delivery_wait: 5s
-  flap_window: 0s
-%s`, filepath.Join(dir, "pw.db"), enabled("lambda"), endpoint, enabled("runpod"), endpoint, slackURL, rules)
-	path := filepath.Join(dir, "pricewatch.yaml")
-	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return testConfig{
+		clouds: []cloud{{name: provider, endpoint: endpoint}},
+		slack:  fakeSlackSection(slackURL, "C0GPUALERTS"),
+		alerts: "alerts:\n  fetch_delivery_wait: 5s\n  flap_window: 0s\n" + rules,
+	}.write(t, t.TempDir())
 }
 
 // intervals returns, per region, the states of a type's availability
 // intervals in time order, open ones marked with a trailing "*".
 func intervals(t *testing.T, cfg, instanceType string) map[string][]string {
 	t.Helper()
-	out, errOut, code := runCLI(t, "--config", cfg, "availability", instanceType, "--all", "--format", "json")
-	if code != 0 {
-		t.Fatalf("availability exited %d: %s", code, errOut)
-	}
 	var rows []availabilityJSON
-	if err := json.Unmarshal([]byte(out), &rows); err != nil {
-		t.Fatalf("availability JSON: %v\n%s", err, out)
-	}
+	cliJSON(t, &rows, "--config", cfg, "availability", instanceType, "--all", "--format", "json")
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Since < rows[j].Since })
 	got := map[string][]string{}
 	for _, r := range rows {
@@ -108,6 +74,21 @@ func TestLambdaCapacityEndToEnd(t *testing.T) {
 	}
 }
 
+// oneAlertSent wants the fetch (its output out) to have delivered one
+// alert, and Slack to have received just that one; it returns what Slack
+// received.
+func oneAlertSent(t *testing.T, out string, slack *slackAPI) []slackPost {
+	t.Helper()
+	if !strings.Contains(out, "alerts   1 sent") {
+		t.Errorf("fetch did not deliver one alert: %s", out)
+	}
+	got := slack.received()
+	if len(got) != 1 {
+		t.Fatalf("Slack received %d messages, want 1: %+v", len(got), got)
+	}
+	return got
+}
+
 func lambdaCapacity(t *testing.T, rules string) {
 	const key = "secret_e2e_lambda.ThisKeyMustNeverBePrinted"
 	const h100 = "gpu_8x_h100_sxm5"
@@ -131,13 +112,7 @@ func lambdaCapacity(t *testing.T, rules string) {
 
 	srv.SetCapacity(t, h100, "us-east-1")
 	out = fetchExpect(t, cfg, "lambda   ok")
-	if !strings.Contains(out, "alerts   1 sent") {
-		t.Errorf("fetch did not deliver one alert: %s", out)
-	}
-	got := slack.received()
-	if len(got) != 1 {
-		t.Fatalf("Slack received %d messages, want 1: %+v", len(got), got)
-	}
+	got := oneAlertSent(t, out, slack)
 	// Two places: us-east-1, and "global" (in stock anywhere), the record
 	// beside the price that compare reads.
 	if msg := got[0].text; !strings.Contains(msg, "Back in stock: 2 places on Lambda") || !strings.Contains(msg, h100) {
@@ -214,13 +189,7 @@ func runpodCapacity(t *testing.T, rules string) {
 	srv.SetStock(t, "EU-NL-1", h100, true, "Low")
 	srv.SetStock(t, "AP-IN-1", h100, false, "")
 	out = fetchExpect(t, cfg, "runpod   ok       30 offers: 0 new, 0 changed, 30 unchanged")
-	if !strings.Contains(out, "alerts   1 sent") {
-		t.Errorf("fetch did not deliver one alert: %s", out)
-	}
-	got := slack.received()
-	if len(got) != 1 {
-		t.Fatalf("Slack received %d messages, want 1: %+v", len(got), got)
-	}
+	got := oneAlertSent(t, out, slack)
 	if msg := got[0].text; !strings.Contains(msg, "Back in stock") || !strings.Contains(msg, h100) || !strings.Contains(msg, "EU-NL-1") || strings.Contains(msg, "AP-IN-1") {
 		t.Errorf("message: %s", msg)
 	}

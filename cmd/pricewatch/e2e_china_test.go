@@ -2,15 +2,11 @@ package main
 
 import (
 	"encoding/csv"
-	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/shopspring/decimal"
 
 	"github.com/pricewatch/pricewatch/fetchers/alibaba"
 	"github.com/pricewatch/pricewatch/fetchers/alibaba/alibabatest"
@@ -36,38 +32,11 @@ const (
 // pointed at endpoint.
 func chinaConfig(t *testing.T, provider, endpoint string, regions ...string) string {
 	t.Helper()
-	dir := t.TempDir()
-	enabled := func(p string) bool { return p == provider }
-	cfg := fmt.Sprintf(`database:
-  path: %s
-log:
-  level: error
-providers:
-  aws: {enabled: false}
-  azure: {enabled: false}
-  lambda: {enabled: false}
-  runpod: {enabled: false}
-  vastai: {enabled: false}
-  oci: {enabled: false}
-  alibaba:
-    enabled: %t
-    endpoint: %s
-    regions: [%s]
-  tencent:
-    enabled: %t
-    endpoint: %s
-    regions: [%s]
-    currency: CNY
-fx:
-  enabled: false
-digest:
-  enabled: false
-`, filepath.Join(dir, "pw.db"), enabled("alibaba"), endpoint, strings.Join(regions, ", "), enabled("tencent"), endpoint, strings.Join(regions, ", "))
-	path := filepath.Join(dir, "pricewatch.yaml")
-	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
+	keys := "    regions: [" + strings.Join(regions, ", ") + "]\n"
+	if provider == "tencent" {
+		keys += "    currency: CNY\n"
 	}
-	return path
+	return testConfig{clouds: []cloud{{name: provider, endpoint: endpoint, keys: keys}}}.write(t, t.TempDir())
 }
 
 func alibabaCredentials(t *testing.T, id, secret string) {
@@ -112,26 +81,9 @@ func checkPrices(t *testing.T, cfg, provider, region, currency string, want []wa
 		types[w.instanceType] = true
 		wantByID[offerID(w.instanceType, w.zone, w.priceType, w.term)] = w
 	}
-	got := map[string]historyJSON{}
-	for typ := range types {
-		for _, r := range history(t, cfg, typ) {
-			if r.ValidTo != nil {
-				continue
-			}
-			id := offerID(r.InstanceType, r.Zone, r.PriceType, r.Term)
-			if _, dup := got[id]; dup {
-				t.Errorf("%s: two open intervals", id)
-			}
-			got[id] = r
-		}
-	}
-	dec := func(n json.Number) decimal.Decimal {
-		d, err := decimal.NewFromString(n.String())
-		if err != nil {
-			t.Errorf("%q is not a decimal: %v", n, err)
-		}
-		return d
-	}
+	got := openPrices(t, cfg, slices.Collect(maps.Keys(types)), func(r historyJSON) string {
+		return offerID(r.InstanceType, r.Zone, r.PriceType, r.Term)
+	})
 	for id, w := range wantByID {
 		r, ok := got[id]
 		if !ok {
@@ -141,16 +93,11 @@ func checkPrices(t *testing.T, cfg, provider, region, currency string, want []wa
 		if r.Provider != provider || r.Region != region || r.Currency != currency || r.OS != "linux" {
 			t.Errorf("%s: %s %s %s %s, want %s %s %s linux", id, r.Provider, r.Region, r.Currency, r.OS, provider, region, currency)
 		}
-		if !dec(r.HourlyPrice).Equal(decimal.RequireFromString(w.hourly)) || !dec(r.Upfront).Equal(decimal.RequireFromString(w.upfront)) ||
-			!dec(r.EffectiveHourly).Equal(decimal.RequireFromString(w.effective)) {
-			t.Errorf("%s: hourly %s upfront %s effective %s, want %s, %s, %s", id, r.HourlyPrice, r.Upfront, r.EffectiveHourly, w.hourly, w.upfront, w.effective)
-		}
+		checkAmounts(t, id, r, w.hourly, w.upfront, w.effective)
 		if w.term != "" && r.Payment != "all_upfront" {
 			t.Errorf("%s: payment %q, want all_upfront", id, r.Payment)
 		}
-		if h := hw[w.instanceType]; r.GPUModel != h.GPUModel || r.GPUCount != h.GPUCount || r.GPUMemoryGB != h.GPUMemoryGB {
-			t.Errorf("%s: hardware %s × %v (%v GB), want %s × %v (%v GB)", id, r.GPUModel, r.GPUCount, r.GPUMemoryGB, h.GPUModel, h.GPUCount, h.GPUMemoryGB)
-		}
+		checkHardware(t, id, r, hw[w.instanceType])
 	}
 	for id := range got {
 		if _, ok := wantByID[id]; !ok {
@@ -187,14 +134,8 @@ type availabilityJSON struct {
 
 func availability(t *testing.T, cfg, provider string) []availabilityJSON {
 	t.Helper()
-	out, errOut, code := runCLI(t, "--config", cfg, "availability", "--all", "--provider", provider, "--format", "json")
-	if code != 0 {
-		t.Fatalf("availability exited %d: %s", code, errOut)
-	}
 	var rows []availabilityJSON
-	if err := json.Unmarshal([]byte(out), &rows); err != nil {
-		t.Fatalf("availability JSON: %v\n%s", err, out)
-	}
+	cliJSON(t, &rows, "--config", cfg, "availability", "--all", "--provider", provider, "--format", "json")
 	return rows
 }
 
@@ -337,13 +278,14 @@ func TestAlibabaChinaSiteEndToEnd(t *testing.T) {
 	}
 	firstEnd := time.Now()
 	checkPrices(t, cfg, "alibaba", "cn-shanghai", "CNY", alibabaChinaPrices, alibabaHardware)
-	checkStock(t, availability(t, cfg, "alibaba"), "cn-shanghai", map[string]string{
+	firstStock := map[string]string{
 		"cn-shanghai-l|" + aliGN7i: "in_stock",
 		"cn-shanghai-l|" + aliGN6e: "sold_out",
 		"cn-shanghai-l|" + aliGN7e: "in_stock", // ClosedWithStock: in stock, closing soon
 		"cn-shanghai-m|" + aliGN7i: "in_stock",
 		"cn-shanghai-m|" + aliGN7e: "sold_out", // the published row ecs.g5.large is not a GPU type
-	})
+	}
+	checkStock(t, availability(t, cfg, "alibaba"), "cn-shanghai", firstStock)
 	details := stockDetails(t, cfg, "alibaba")
 	if details["cn-shanghai-l|"+aliGN7e] != "in_stock/ClosedWithStock" || details["cn-shanghai-m|"+aliGN7e] != "sold_out/ClosedWithoutStock" {
 		t.Errorf("stock details %v", details)
@@ -356,28 +298,52 @@ func TestAlibabaChinaSiteEndToEnd(t *testing.T) {
 
 	// Second run: gn7e is back in stock in zone m; nothing else changed.
 	fake.SetStock("cn-shanghai", "cn-shanghai-m", aliGN7e, "Available", "WithStock")
-	secondStart := time.Now()
-	out = fetchOK(t, cfg, "alibaba")
-	secondEnd := time.Now()
-	if !strings.Contains(out, "15 offers: 0 new, 0 changed, 15 unchanged, 0 closed") {
-		t.Errorf("second fetch summary: %q", out)
-	}
-	rows := availability(t, cfg, "alibaba")
-	checkRestocked(t, rows, "cn-shanghai-m", aliGN7e, firstEnd, secondStart, secondEnd)
-	checkStock(t, rows, "cn-shanghai", map[string]string{
-		"cn-shanghai-l|" + aliGN7i: "in_stock",
-		"cn-shanghai-l|" + aliGN6e: "sold_out",
-		"cn-shanghai-l|" + aliGN7e: "in_stock",
-		"cn-shanghai-m|" + aliGN7i: "in_stock",
-		"cn-shanghai-m|" + aliGN7e: "in_stock",
+	rows := checkRestockRun(t, cfg, firstEnd, restockRun{
+		provider: "alibaba", region: "cn-shanghai", zone: "cn-shanghai-m", restocked: aliGN7e,
+		summary: "15 offers: 0 new, 0 changed, 15 unchanged, 0 closed", stockBefore: firstStock,
+		prices: alibabaChinaPrices, hardware: alibabaHardware, types: []string{aliGN7i, aliGN6e, aliGN7e},
 	})
 	if len(rows) != 6 {
 		t.Errorf("%d availability intervals, want 6 (5 zones × types, one restocked)", len(rows))
 	}
-	checkPrices(t, cfg, "alibaba", "cn-shanghai", "CNY", alibabaChinaPrices, alibabaHardware)
-	if n := closedPrices(t, cfg, aliGN7i, aliGN6e, aliGN7e); n != 0 {
+}
+
+// restockRun is the second run of a China cloud's end-to-end test: one
+// sold-out type is back in one zone and nothing else changed.
+type restockRun struct {
+	provider, region, zone, restocked string
+	// summary is the second fetch's summary (or a part of it).
+	summary string
+	// stockBefore is the first run's zone|type → state; after the second,
+	// only the restocked type's zone is in_stock where it was not.
+	stockBefore map[string]string
+	prices      []wantPrice
+	hardware    map[string]historyJSON
+	// types are the instance types whose prices must all stay open.
+	types []string
+}
+
+// checkRestockRun fetches the second run (the fake already restocked) and
+// checks it, the first run having ended at firstEnd; it returns the
+// provider's availability intervals.
+func checkRestockRun(t *testing.T, cfg string, firstEnd time.Time, r restockRun) []availabilityJSON {
+	t.Helper()
+	secondStart := time.Now()
+	out := fetchOK(t, cfg, r.provider)
+	secondEnd := time.Now()
+	if !strings.Contains(out, r.summary) {
+		t.Errorf("second fetch summary: %q", out)
+	}
+	rows := availability(t, cfg, r.provider)
+	checkRestocked(t, rows, r.zone, r.restocked, firstEnd, secondStart, secondEnd)
+	stock := maps.Clone(r.stockBefore)
+	stock[r.zone+"|"+r.restocked] = "in_stock"
+	checkStock(t, rows, r.region, stock)
+	checkPrices(t, cfg, r.provider, r.region, "CNY", r.prices, r.hardware)
+	if n := closedPrices(t, cfg, r.types...); n != 0 {
 		t.Errorf("%d price intervals closed by a run whose prices did not change", n)
 	}
+	return rows
 }
 
 // Alibaba Cloud, international site: the responses say USD, and USD is
@@ -451,12 +417,13 @@ func TestTencentEndToEnd(t *testing.T) {
 	}
 	firstEnd := time.Now()
 	checkPrices(t, cfg, "tencent", "ap-beijing", "CNY", tencentPrices, tencentHardware)
-	checkStock(t, availability(t, cfg, "tencent"), "ap-beijing", map[string]string{
+	firstStock := map[string]string{
 		"ap-beijing-6|" + tcGN7:    "in_stock",
 		"ap-beijing-7|" + tcGN7:    "in_stock",
 		"ap-beijing-7|" + tcGT4:    "sold_out", // SOLD_OUT in every charge type
 		"ap-beijing-7|" + tcGN10Xp: "in_stock", // S2.SMALL1 has no GPU and is not listed
-	})
+	}
+	checkStock(t, availability(t, cfg, "tencent"), "ap-beijing", firstStock)
 	if d := stockDetails(t, cfg, "tencent"); d["ap-beijing-7|"+tcGT4] != "sold_out/WithoutStock" || d["ap-beijing-7|"+tcGN10Xp] != "in_stock/UnderStock" {
 		t.Errorf("stock details %v", d)
 	}
@@ -466,24 +433,11 @@ func TestTencentEndToEnd(t *testing.T) {
 
 	// Second run: GT4 is on sale again in ap-beijing-7.
 	fake.SetStock("ap-beijing", "ap-beijing-7", tcGT4, "SELL", "EnoughStock")
-	secondStart := time.Now()
-	out = fetchOK(t, cfg, "tencent")
-	secondEnd := time.Now()
-	if !strings.Contains(out, "15 offers: 2 new, 0 changed, 13 unchanged, 0 closed") {
-		t.Errorf("second fetch summary: %q", out)
-	}
-	rows := availability(t, cfg, "tencent")
-	checkRestocked(t, rows, "ap-beijing-7", tcGT4, firstEnd, secondStart, secondEnd)
-	checkStock(t, rows, "ap-beijing", map[string]string{
-		"ap-beijing-6|" + tcGN7:    "in_stock",
-		"ap-beijing-7|" + tcGN7:    "in_stock",
-		"ap-beijing-7|" + tcGT4:    "in_stock",
-		"ap-beijing-7|" + tcGN10Xp: "in_stock",
+	checkRestockRun(t, cfg, firstEnd, restockRun{
+		provider: "tencent", region: "ap-beijing", zone: "ap-beijing-7", restocked: tcGT4,
+		summary: "15 offers: 2 new, 0 changed, 13 unchanged, 0 closed", stockBefore: firstStock,
+		prices: tencentRestockedPrices, hardware: tencentHardware, types: []string{tcGN7, tcGT4, tcGN10Xp},
 	})
-	checkPrices(t, cfg, "tencent", "ap-beijing", "CNY", tencentRestockedPrices, tencentHardware)
-	if n := closedPrices(t, cfg, tcGN7, tcGT4, tcGN10Xp); n != 0 {
-		t.Errorf("%d price intervals closed by a run whose prices did not change", n)
-	}
 }
 
 // A wrong secret fails the fetch with a message that says what to fix and

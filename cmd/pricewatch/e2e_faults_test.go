@@ -54,10 +54,7 @@ func lockDatabase(t *testing.T, path string) func() {
 // never interleave (each either stores or is skipped naming the holder),
 // and the stored history keeps its interval invariants.
 func TestE2EConcurrentFetchesUnderLockContention(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the binary")
-	}
-	bin := buildBinary(t)
+	bin := shortSkipsBinary(t, "runs the binary")
 	az := newFakeAzure(t)
 	var listings atomic.Int64
 	prices := []string{`"retailPrice": 32.77,`, `"retailPrice": 30.11,`, `"retailPrice": 34.02,`}
@@ -115,10 +112,7 @@ func TestE2EConcurrentFetchesUnderLockContention(t *testing.T) {
 		}
 	}
 
-	db, err := storage.Open(context.Background(), dbPath, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openTestDB(t, dbPath)
 	defer db.Close()
 	bad, err := db.IntervalViolations(context.Background())
 	if err != nil {
@@ -172,10 +166,7 @@ func writeFile(t *testing.T, path, body string) {
 // lock for many busy timeouts. Every message arrives exactly once, and
 // none is left pending or leased.
 func TestE2EDaemonDeliversOnceUnderLockContention(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a real daemon")
-	}
-	bin := buildBinary(t)
+	bin := shortSkipsBinary(t, "starts a real daemon")
 	az := newFakeAzure(t)
 	slackAPI := newSlackAPI(t)
 	var posts atomic.Int64
@@ -194,10 +185,7 @@ func TestE2EDaemonDeliversOnceUnderLockContention(t *testing.T) {
 
 	// The backlog: messages queued by runs the daemon did not see.
 	ctx := context.Background()
-	db, err := storage.Open(ctx, dbPath, storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openTestDB(t, dbPath)
 	defer db.Close()
 	const backlog = 8
 	for i := range backlog {
@@ -248,10 +236,7 @@ func TestE2EDaemonDeliversOnceUnderLockContention(t *testing.T) {
 // lease; the next `pricewatch fetch` takes the lease over at once (the
 // process is gone), closes the dead run as abandoned and stores its own.
 func TestE2EKilledFetchIsClosedByTheNextOne(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the binary")
-	}
-	bin := buildBinary(t)
+	bin := shortSkipsBinary(t, "runs the binary")
 	az := newFakeAzure(t)
 	var hang atomic.Bool
 	hang.Store(true)
@@ -293,10 +278,7 @@ func TestE2EKilledFetchIsClosedByTheNextOne(t *testing.T) {
 	if took := time.Since(start); took > 20*time.Second {
 		t.Errorf("the second fetch took %s: it waited for the dead run's lease", took)
 	}
-	db, err := storage.Open(context.Background(), filepath.Join(dir, "pw.db"), storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openTestDB(t, filepath.Join(dir, "pw.db"))
 	defer db.Close()
 	runs, err := db.Runs(context.Background(), 10)
 	if err != nil || len(runs) != 2 {

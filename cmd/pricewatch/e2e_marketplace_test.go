@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,40 +28,16 @@ import (
 // endpoint, Slack at slackURL, and the given provider keys and rules.
 func newCloudConfig(t *testing.T, provider, endpoint, slackURL, providerKeys, rules string) string {
 	t.Helper()
-	dir := t.TempDir()
-	disabled := ""
-	for _, p := range providerNames {
-		if p != provider {
-			disabled += "  " + p + ": {enabled: false}\n"
-		}
-	}
-	cfg := fmt.Sprintf(`database:
-  path: %s
-log:
-  level: error
-providers:
-%s  %s:
-    enabled: true
-    endpoint: %s
-%s
-fx:
-  enabled: false
-digest:
-  enabled: false
-slack:
-  channel: C0GPUALERTS
-  api_url: %s/api/
-alerts:
+	return testConfig{
+		clouds: []cloud{{name: provider, endpoint: endpoint, keys: providerKeys + "\n"}},
+		slack:  fakeSlackSection(slackURL, "C0GPUALERTS"),
+		alerts: `alerts:
   fetch_delivery_wait: 2s
   # Every stock flip alerts: these runs are seconds apart.
   flap_window: 0s
   rules:
-%s`, filepath.Join(dir, "pw.db"), disabled, provider, endpoint, providerKeys, slackURL, rules)
-	path := filepath.Join(dir, "pricewatch.yaml")
-	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
+` + rules,
+	}.write(t, t.TempDir())
 }
 
 // openIntervals maps region|type → state of the open availability intervals.
@@ -312,46 +287,16 @@ func TestCompareEightProvidersMarksMarketplaceGolden(t *testing.T) {
 	vast := vastaitest.NewServer(t, vastaitest.LoadOffers(t, "testdata/vastai/bundles-H100_SXM-asc-limit8-20260822.json"))
 	oci := ocitest.NewServer(t, ocitest.Load(t, "testdata/oci/cetools-products-currencyCode-USD-GPU-rows-20260822.json"))
 
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "pricewatch.yaml")
-	body := fmt.Sprintf(`database:
-  path: %s
-log:
-  level: error
-providers:
-  aws:
-    endpoint: %s
-    regions: [ap-northeast-1]
-    spot: false
-    savings_plans: false
-  azure:
-    endpoint: %s/api/retail/prices
-    regions: [westus2]
-  alibaba:
-    endpoint: %s
-    regions: [cn-shanghai]
-  tencent:
-    endpoint: %s
-    regions: [ap-beijing]
-    currency: CNY
-  lambda:
-    endpoint: %s
-  runpod:
-    endpoint: %s
-  vastai:
-    endpoint: %s
-    gpu_models: ["H100 SXM"]
-    request_interval: 0s
-  oci:
-    endpoint: %s
-fx:
-  enabled: false
-digest:
-  enabled: false
-`, filepath.Join(dir, "pw.db"), bucket.URL(), az.URL, ali.URL(), tc.URL(), lam.URL, rp.URL, vast.URL, oci.URL)
-	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfg := testConfig{clouds: []cloud{
+		{name: "aws", endpoint: bucket.URL(), keys: "    regions: [ap-northeast-1]\n    spot: false\n    savings_plans: false\n"},
+		azureCloud(az.URL, westus2),
+		{name: "alibaba", endpoint: ali.URL(), keys: "    regions: [cn-shanghai]\n"},
+		{name: "tencent", endpoint: tc.URL(), keys: "    regions: [ap-beijing]\n    currency: CNY\n"},
+		{name: "lambda", endpoint: lam.URL},
+		{name: "runpod", endpoint: rp.URL},
+		{name: "vastai", endpoint: vast.URL, keys: "    gpu_models: [\"H100 SXM\"]\n    request_interval: 0s\n"},
+		{name: "oci", endpoint: oci.URL},
+	}}.write(t, t.TempDir())
 	out, errOut, code := runCLI(t, "--config", cfg, "fetch")
 	if code != 0 {
 		t.Fatalf("fetch of all eight exited %d:\n%s%s", code, out, errOut)

@@ -11,7 +11,7 @@ import (
 // channel and no alerts section: the built-in rules apply.
 func slackOnlyConfig(t *testing.T, azureURL, slackURL, extra string) string {
 	t.Helper()
-	return writeConfig(t, t.TempDir(), azureURL, fmt.Sprintf("slack:\n  channel: C0GPUALERTS\n  api_url: %s/api/\n%s", slackURL, extra))
+	return writeConfig(t, t.TempDir(), azureURL, fakeSlackSection(slackURL, "C0GPUALERTS"), extra)
 }
 
 // setH100 sets the fake's NC40ads H100 v5 Linux on-demand price (6.98 in
@@ -41,15 +41,24 @@ func currentH100(t *testing.T, cfg string) string {
 	return ""
 }
 
+// h100DropThroughCLI stores a first run through `pricewatch fetch` on a
+// slackOnlyConfig with extra, then drops the fake's NC40ads H100
+// 6.98 → 6.5 (−6.88%) for the test's next fetch.
+func h100DropThroughCLI(t *testing.T, extra string) (cfg string, slack *slackAPI) {
+	t.Helper()
+	t.Setenv(envSlackToken, alertsToken)
+	az := newFakeAzure(t)
+	slack = newSlackAPI(t)
+	cfg = slackOnlyConfig(t, az.URL, slack.URL, extra)
+	fetchCLI(t, cfg)
+	az.setH100(t, "6.98", "6.5")
+	return cfg, slack
+}
+
 // TestDefaultRulesPostH100PriceDrop: a config with a Slack token and
 // channel and no alerts section posts a price-drop alert for an H100.
 func TestDefaultRulesPostH100PriceDrop(t *testing.T) {
-	t.Setenv(envSlackToken, alertsToken)
-	az := newFakeAzure(t)
-	slack := newSlackAPI(t)
-	cfg := slackOnlyConfig(t, az.URL, slack.URL, "")
-	fetchCLI(t, cfg)
-	az.setH100(t, "6.98", "6.5") // −6.88%
+	cfg, slack := h100DropThroughCLI(t, "")
 	out := fetchCLI(t, cfg)
 	posts := slack.received()
 	if len(posts) != 1 || !strings.Contains(out, "alerts   1 sent") {
@@ -73,12 +82,7 @@ func TestDefaultRulesPostH100PriceDrop(t *testing.T) {
 
 // TestExplicitEmptyRulesTurnAlertsOff: alerts.rules: [] posts nothing.
 func TestExplicitEmptyRulesTurnAlertsOff(t *testing.T) {
-	t.Setenv(envSlackToken, alertsToken)
-	az := newFakeAzure(t)
-	slack := newSlackAPI(t)
-	cfg := slackOnlyConfig(t, az.URL, slack.URL, "alerts:\n  rules: []\n")
-	fetchCLI(t, cfg)
-	az.setH100(t, "6.98", "6.5")
+	cfg, slack := h100DropThroughCLI(t, "alerts:\n  rules: []\n")
 	fetchCLI(t, cfg)
 	if posts := slack.received(); len(posts) != 0 {
 		t.Errorf("posts %+v with alerts.rules: [], want none", posts)

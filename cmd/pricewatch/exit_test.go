@@ -1,9 +1,7 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -15,21 +13,12 @@ func TestExitCodes(t *testing.T) {
 	if _, errOut, code := runCLI(t, "--config", cfg, "fetch"); code != exitOK {
 		t.Fatalf("fetch: %d %s", code, errOut)
 	}
-	// A second config: the same Azure fake and an OCI that cannot be reached.
+	// Two more configs on the same database: the same Azure fake and an
+	// OCI that cannot be reached; and neither reachable.
 	partial := filepath.Join(dir, "partial.yaml")
-	body, err := os.ReadFile(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mixed := strings.Replace(string(body), "  oci: {enabled: false}", "  oci: {endpoint: \"http://127.0.0.1:1\"}", 1)
-	allDown := strings.Replace(mixed, az.URL, "http://127.0.0.1:1", 1)
-	if err := os.WriteFile(partial, []byte(mixed), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, partial, testConfig{clouds: []cloud{azureCloud(az.URL, westus2), unreachableOCI}}.yaml(dir))
 	down := filepath.Join(dir, "down.yaml")
-	if err := os.WriteFile(down, []byte(allDown), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, down, testConfig{clouds: []cloud{azureCloud("http://127.0.0.1:1", westus2), unreachableOCI}}.yaml(dir))
 	for _, c := range []struct {
 		name string
 		args []string

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 
@@ -14,18 +13,9 @@ import (
 // --quiet keeps only errors; fetch prints its summary as JSON on request.
 func TestFetchLogsAndSummaryFormats(t *testing.T) {
 	az := newFakeAzure(t)
-	dir := t.TempDir()
-	cfg := writeConfig(t, dir, az.URL)
-	body, err := os.ReadFile(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Drop the config's log.level so that the CLI's own default shows.
-	mixed := strings.Replace(strings.Replace(string(body), "log:\n  level: error\n", "", 1),
-		"  oci: {enabled: false}", "  oci: {endpoint: \"http://127.0.0.1:1\"}", 1)
-	if err := os.WriteFile(cfg, []byte(mixed), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	// No log.level, so that the CLI's own default shows; an OCI that
+	// cannot be reached.
+	cfg := testConfig{noLogLevel: true, clouds: []cloud{azureCloud(az.URL, westus2), unreachableOCI}}.write(t, t.TempDir())
 
 	out, errOut, code := runCLI(t, "--config", cfg, "fetch")
 	if code != exitPartial {

@@ -3,13 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -32,33 +29,10 @@ func TestDaemonRestartKeepsLastSuccess(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	cfgPath := filepath.Join(dir, "pricewatch.yaml")
-	cfg := fmt.Sprintf(`database:
-  path: %s
-log:
-  level: error
-http:
-  listen: %s
-providers:
-  aws: {enabled: false}
-  alibaba: {enabled: false}
-  tencent: {enabled: false}
-  lambda: {enabled: false}
-  runpod: {enabled: false}
-  vastai: {enabled: false}
-  oci: {enabled: false}
-  azure:
-    endpoint: %s/api/retail/prices
-    regions: [westus2]
-    schedule: "@every 1s"
-fx:
-  enabled: false
-digest:
-  enabled: false
-`, filepath.Join(dir, "pw.db"), addr, az.URL)
-	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfgPath := testConfig{
+		http:   "http:\n  listen: " + addr + "\n",
+		clouds: []cloud{azureCloud(az.URL, westus2+"    schedule: \"@every 1s\"\n")},
+	}.write(t, dir)
 	rawCLI(t, "--config", cfgPath, "fetch", "--provider", "azure")
 	_, db := loadApp(t, cfgPath)
 	last, err := db.LastSuccess(context.Background(), "azure")

@@ -20,10 +20,7 @@ import (
 
 func TestHTTPEndpoints(t *testing.T) {
 	ctx := context.Background()
-	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "pw.db"), storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := openTestDB(t, filepath.Join(t.TempDir(), "pw.db"))
 	defer db.Close()
 	if err := db.SaveFXDay(ctx, storage.FXDay{Date: time.Now().UTC().Add(-48 * time.Hour), Source: "ECB",
 		PerEUR: map[string]decimal.Decimal{"USD": decimal.RequireFromString("1.04")}}); err != nil {

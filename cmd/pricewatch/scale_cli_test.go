@@ -143,26 +143,7 @@ func TestScaleCLI(t *testing.T) {
 	}
 	az := newScaleAzure(72)
 	defer az.Close()
-	cfg := fmt.Sprintf(`database:
-  path: %s
-log:
-  level: error
-providers:
-  aws: {enabled: false}
-  alibaba: {enabled: false}
-  tencent: {enabled: false}
-  azure:
-    endpoint: %s/api/retail/prices
-    regions: [%s]
-fx:
-  enabled: false
-digest:
-  enabled: false
-`, filepath.Join(dir, "pw.db"), az.URL, strings.Join(az.regions, ", "))
-	cfgPath := filepath.Join(dir, "pricewatch.yaml")
-	if err := os.WriteFile(cfgPath, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfgPath := testConfig{clouds: []cloud{azureCloud(az.URL, "    regions: ["+strings.Join(az.regions, ", ")+"]\n")}}.write(t, dir)
 	marker := filepath.Join(dir, fmt.Sprintf("built-%d-runs", runs))
 	_, err := os.Stat(marker)
 	built := err == nil

@@ -27,39 +27,26 @@ const (
 	leakLambdaKey = "plain-lambda-key-9f8e7d6c5b4a"
 )
 
-// providerConfig writes a config with only provider enabled, its endpoint
-// set; extra is appended.
+// providerConfig writes a config with only provider enabled ("none":
+// none), its endpoint set; extra is appended.
 func providerConfig(t *testing.T, provider, endpoint, extra string) string {
 	t.Helper()
-	dir := t.TempDir()
-	names := []string{"aws", "azure", "alibaba", "tencent", "lambda", "runpod", "vastai", "oci"}
-	sections := map[string]string{}
-	for _, n := range names {
-		sections[n] = "  " + n + ": {enabled: false}\n"
-	}
+	c := cloud{name: provider, endpoint: endpoint}
 	switch provider {
-	case "lambda", "runpod":
-		sections[provider] = fmt.Sprintf("  %s: {enabled: true, endpoint: %s}\n", provider, endpoint)
 	case "aws":
-		sections["aws"] = fmt.Sprintf("  aws: {enabled: true, endpoint: %s, regions: [us-east-1], spot: false, savings_plans: false}\n", endpoint)
+		c.keys = "    regions: [us-east-1]\n    spot: false\n    savings_plans: false\n"
 	case "azure":
-		sections["azure"] = fmt.Sprintf("  azure: {enabled: true, endpoint: %s/api/retail/prices, regions: [westus2]}\n", endpoint)
+		c = azureCloud(endpoint, westus2)
 	case "alibaba":
-		sections["alibaba"] = fmt.Sprintf("  alibaba: {enabled: true, endpoint: %s, regions: [cn-shanghai]}\n", endpoint)
+		c.keys = "    regions: [cn-shanghai]\n"
 	case "tencent":
-		sections["tencent"] = fmt.Sprintf("  tencent: {enabled: true, endpoint: %s, regions: [ap-beijing], currency: CNY}\n", endpoint)
+		c.keys = "    regions: [ap-beijing]\n    currency: CNY\n"
 	}
-	var all strings.Builder
-	for _, n := range names {
-		all.WriteString(sections[n])
+	cfg := testConfig{logLevel: "debug", logJSON: true, extra: extra}
+	if provider != "none" {
+		cfg.clouds = []cloud{c}
 	}
-	cfg := fmt.Sprintf("database:\n  path: %s\nlog:\n  level: debug\n  format: json\nproviders:\n%sfx:\n  enabled: false\n%s",
-		filepath.Join(dir, "pw.db"), all.String(), extra)
-	path := filepath.Join(dir, "pricewatch.yaml")
-	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return cfg.write(t, t.TempDir())
 }
 
 // TestSecretsStayInOnEveryErrorPath: for each cloud and for Slack, an

@@ -111,8 +111,7 @@ alerts:
 	if out, errOut, code := runCLI(t, "--config", cfg, "fetch"); code != 0 {
 		t.Fatalf("baseline fetch: %d %s %s", code, out, errOut)
 	}
-	az.setPrice(t, "2", `"retailPrice": 6.98,`, `"retailPrice": 6.5,`)
-	az.setPrice(t, "2", `"unitPrice": 6.98,`, `"unitPrice": 6.5,`)
+	az.setH100(t, "6.98", "6.5")
 	out, errOut, code := runCLI(t, "--config", cfg, "fetch")
 	if code != 0 || !strings.Contains(out, "pending") {
 		t.Fatalf("fetch during the outage: %d\n%s\n%s", code, out, errOut)

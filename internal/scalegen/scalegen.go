@@ -25,8 +25,11 @@ import (
 )
 
 // Version changes whenever the simulation changes, so that a cached
-// database of an older simulation is never mistaken for a new one.
-const Version = 3
+// database of an older simulation is never mistaken for a new one, and
+// whenever a cached database could no longer be opened (4: version 3's
+// were written before the migrations were renumbered at a merge, scale's
+// as 0004 where it is now 0007, and fail to migrate).
+const Version = 4
 
 // Start is the simulated deployment's first run.
 var Start = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)

@@ -1,0 +1,175 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/pricewatch/pricewatch"
+)
+
+// priceCursor is one query of price rows ordered by offer id, read a row
+// ahead so that two of them can be merged.
+type priceCursor struct {
+	rows                                           *sql.Rows
+	ok                                             bool
+	id                                             int64
+	offerID                                        int64
+	currency, hourly, upfront, eff, from, lastSeen sql.RawBytes
+	to                                             sql.NullString
+}
+
+// priceEmitter decodes cursor rows into one reused PriceInterval for fn.
+type priceEmitter struct {
+	p             PriceInterval
+	offers        map[int64]pricewatch.Offer
+	seen          seenIndex
+	effectiveOnly bool
+	fn            func(*PriceInterval) error
+	// A few currencies recur in every row: one copy of each.
+	currencies map[string]string
+}
+
+func newPriceEmitter(offers map[int64]pricewatch.Offer, seen seenIndex, effectiveOnly bool, fn func(*PriceInterval) error) *priceEmitter {
+	return &priceEmitter{offers: offers, seen: seen, effectiveOnly: effectiveOnly, fn: fn, currencies: map[string]string{}}
+}
+
+// emit hands c's current row to fn, unless its offer was stored after the
+// offers were read.
+func (e *priceEmitter) emit(c *priceCursor) error {
+	o, ok := e.offers[c.offerID]
+	if !ok {
+		return nil
+	}
+	p := &e.p
+	p.ID, p.OfferID, p.Offer = c.id, c.offerID, o
+	cur, ok := e.currencies[string(c.currency)]
+	if !ok {
+		cur = string(c.currency)
+		e.currencies[cur] = cur
+	}
+	p.Currency = cur
+	if err := p.decode(e.effectiveOnly, c.hourly, c.upfront, c.eff, c.from, c.to, c.lastSeen, e.seen); err != nil {
+		return err
+	}
+	return e.fn(p)
+}
+
+func (db *DB) openCursor(ctx context.Context, q string, args []any) (*priceCursor, error) {
+	rows, err := db.read.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("reading price history: %w", err)
+	}
+	c := &priceCursor{rows: rows}
+	return c, c.next()
+}
+
+// next reads the following row; ok is false once the rows are done.
+func (c *priceCursor) next() error {
+	if c.ok = c.rows.Next(); !c.ok {
+		if err := c.rows.Err(); err != nil {
+			return fmt.Errorf("reading price history: %w", err)
+		}
+		return nil
+	}
+	if err := c.rows.Scan(&c.id, &c.offerID, &c.currency, &c.hourly, &c.upfront, &c.eff, &c.from, &c.to, &c.lastSeen); err != nil {
+		return fmt.Errorf("reading price history: %w", err)
+	}
+	return nil
+}
+
+// eachByOffer hands fn each matching offer's intervals ended since
+// f.Since (every closed one when Since is zero), oldest first, then its
+// current one, offer after offer by id. Two queries, each one index range
+// per offer and already in offer order: the closed rows through
+// prices_offer_to, the current ones through prices_current_cover, merged
+// here. The offers are scanned by rowid (the table is small), so that
+// neither query sorts the window; only the offers of the filter are
+// visited.
+func (db *DB) eachByOffer(ctx context.Context, f PriceFilter, where []string, args []any, offers map[int64]pricewatch.Offer, seen seenIndex, fn func(*PriceInterval) error) error {
+	cond := ""
+	if len(where) > 0 {
+		cond = " WHERE " + strings.Join(where, " AND ")
+	}
+	since := ""
+	if !f.Since.IsZero() {
+		since = formatTime(f.Since)
+	}
+	cols := `SELECT p.id, p.offer_id, p.currency, p.hourly, p.upfront, p.effective_hourly, p.valid_from, p.valid_to, p.last_seen`
+	if f.EffectiveOnly {
+		// Neither raw price is decoded: leave them in the table.
+		cols = `SELECT p.id, p.offer_id, p.currency, '', '', p.effective_hourly, p.valid_from, p.valid_to, p.last_seen`
+	}
+	closedArgs := []any{since}
+	onGrid := ""
+	if g := f.Samples; g != nil {
+		onGrid, closedArgs = g.condition(closedArgs)
+	}
+	closedArgs = append(closedArgs, args...)
+	closed, err := db.openCursor(ctx, cols+` FROM offers o NOT INDEXED CROSS JOIN prices p INDEXED BY prices_offer_to
+		ON p.offer_id = o.id AND p.valid_to IS NOT NULL AND p.valid_to >= ?`+onGrid+cond+` ORDER BY o.id, p.valid_to`, closedArgs)
+	if err != nil {
+		return err
+	}
+	defer closed.rows.Close()
+	current, err := db.openCursor(ctx, cols+` FROM offers o NOT INDEXED CROSS JOIN prices p INDEXED BY prices_current_cover
+		ON p.offer_id = o.id AND p.valid_to IS NULL`+cond+` ORDER BY o.id`, args)
+	if err != nil {
+		return err
+	}
+	defer current.rows.Close()
+	e := newPriceEmitter(offers, seen, f.EffectiveOnly, fn)
+	for closed.ok || current.ok {
+		c := closed
+		if !closed.ok || (current.ok && current.offerID < closed.offerID) {
+			c = current
+		}
+		if err := e.emit(c); err != nil {
+			return err
+		}
+		if err := c.next(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SampleGrid is the moments a caller samples each offer's series at: From,
+// From+Step, … up to To. As PriceFilter.Samples it keeps, of the closed
+// intervals, those that may be in force at a sample, and every closed one
+// of an offer whose current price had not begun by To (so that the
+// interval in force at To, and each offer's newest one begun by To, which
+// names its currency, are there): what a series' price at each sample, at
+// To and its newest interval need, without the moves in between. Only an
+// hourly or a daily grid is narrowed (other steps keep every interval).
+type SampleGrid struct {
+	From, To time.Time
+	Step     time.Duration
+}
+
+// condition is the SQL keeping a closed interval p of an offer o, and args
+// with its parameters appended.
+func (g SampleGrid) condition(args []any) (string, []any) {
+	// Samples on an hourly (daily) grid all fall at the same minute and
+	// second (time of day) as From. An interval within one hour (day) holds
+	// a sample only if it spans that moment; one crossing an hour (day)
+	// boundary is kept (most hold one; the rest cost a row). Comparing the
+	// stored texts' parts needs no date arithmetic per row.
+	var unit int // length of the "2006-01-02T15" (hour) or "2006-01-02" (day) prefix
+	switch g.Step {
+	case time.Hour:
+		unit = len("2006-01-02T15")
+	case 24 * time.Hour:
+		unit = len("2006-01-02")
+	default:
+		return "", args
+	}
+	at := formatTime(g.To)
+	within := formatTime(g.From)[unit+1:]
+	cond := ` AND (substr(p.valid_from, 1, ?) <> substr(p.valid_to, 1, ?)
+		OR (substr(p.valid_from, ?) <= ? AND substr(p.valid_to, ?) > ?)
+		OR o.id NOT IN (SELECT c.offer_id FROM prices c INDEXED BY prices_current_cover WHERE c.valid_to IS NULL AND c.valid_from <= ?))`
+	return cond, append(args, unit, unit, unit+2, within, unit+2, within, at)
+}
