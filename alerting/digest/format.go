@@ -2,17 +2,16 @@ package digest
 
 import (
 	"fmt"
-	"github.com/pricewatch/pricewatch/alerting/slack"
-	"io"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/alerting/slack"
+	"github.com/pricewatch/pricewatch/internal/table"
 )
 
 // Shared wording and number formats of the text, Markdown and Slack
@@ -181,95 +180,13 @@ func statusText(p ProviderStatus, loc *time.Location) string {
 	return ""
 }
 
-// textTable lays out columns padded to the widest cell; a column whose
-// header starts with ">" is right-aligned.
-type textTable struct {
-	header []string
-	right  []bool
-	rows   [][]string
-}
-
-func newTextTable(cols ...string) *textTable {
-	t := &textTable{}
-	for _, c := range cols {
-		t.right = append(t.right, strings.HasPrefix(c, ">"))
-		t.header = append(t.header, strings.TrimPrefix(c, ">"))
-	}
-	return t
-}
-
-func (t *textTable) add(cells ...string) { t.rows = append(t.rows, cells) }
-
 // textWidth is the widest line the text digest prints; the last column of
-// a table wraps to stay within it.
+// a table wraps to stay within it (never narrower than 20).
 const textWidth = 100
 
-func (t *textTable) write(w io.Writer, indent string) error {
-	last := len(t.header) - 1
-	widths := make([]int, len(t.header))
-	for _, r := range append([][]string{t.header}, t.rows...) {
-		for i, c := range r {
-			if n := utf8.RuneCountInString(c); (i < last || t.right[i]) && n > widths[i] {
-				widths[i] = n
-			}
-		}
-	}
-	for _, r := range append([][]string{t.header}, t.rows...) {
-		var b strings.Builder
-		b.WriteString(indent)
-		for i, c := range r[:len(r)-1] {
-			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
-			if i > 0 {
-				b.WriteString("  ")
-			}
-			if t.right[i] {
-				b.WriteString(pad + c)
-			} else {
-				b.WriteString(c + pad)
-			}
-		}
-		b.WriteString("  ")
-		if t.right[last] {
-			// A right-aligned last column is a number: never wrapped.
-			c := r[last]
-			b.WriteString(strings.Repeat(" ", widths[last]-utf8.RuneCountInString(c)) + c)
-			if _, err := fmt.Fprintln(w, b.String()); err != nil {
-				return err
-			}
-			continue
-		}
-		lead := utf8.RuneCountInString(b.String())
-		for i, part := range wrap(r[len(r)-1], max(textWidth-lead, 20)) {
-			if i > 0 {
-				b.WriteString("\n" + strings.Repeat(" ", lead))
-			}
-			b.WriteString(part)
-		}
-		if _, err := fmt.Fprintln(w, strings.TrimRight(b.String(), " ")); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// wrap breaks s into lines of at most width runes at spaces (a longer
-// word stays whole).
-func wrap(s string, width int) []string {
-	var out []string
-	line := ""
-	for _, word := range strings.Fields(s) {
-		switch {
-		case line == "":
-			line = word
-		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= width:
-			line += " " + word
-		default:
-			out = append(out, line)
-			line = word
-		}
-	}
-	return append(out, line)
-}
+// textLayout is the text digest's tables: indented, the last column
+// wrapped to textWidth.
+var textLayout = table.Layout{Width: textWidth, Indent: "  ", Wrap: true, MinLast: 20}
 
 // money is an amount for reading: two decimals, thousands grouped.
 func money(d decimal.Decimal) string { return slack.Readable(d.Round(2)) }

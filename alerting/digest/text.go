@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/internal/table"
 )
 
 // WriteText renders the digest as plain text for a terminal.
@@ -22,7 +23,7 @@ func WriteText(w io.Writer, d Digest) error {
 
 	p("")
 	p("CHEAPEST PER GPU-HOUR (w/w: move of the cheapest since %s)", when(d.From, loc))
-	t := newTextTable("GPU", "BUY", ">"+d.Currency+"/GPU-H", ">W/W", "WHERE")
+	t := table.New("GPU", "BUY", ">"+d.Currency+"/GPU-H", ">W/W", "WHERE")
 	var notes []string
 	for _, m := range d.Models {
 		first := true
@@ -35,10 +36,10 @@ func WriteText(w io.Writer, d Digest) error {
 		}
 		choices := choicesOf(m)
 		if len(choices) == 0 {
-			t.add(name(), "-", "", "", "no offers")
+			t.Add(name(), "-", "", "", "no offers")
 		}
 		for _, c := range choices {
-			t.add(name(), c.label, perGPU(c.choice.PerGPUHour), c.wow, choiceWhere(c.choice, d.Currency, c.commitment, id))
+			t.Add(name(), c.label, perGPU(c.choice.PerGPUHour), c.wow, choiceWhere(c.choice, d.Currency, c.commitment, id))
 		}
 		if len(m.Unconverted) > 0 {
 			notes = append(notes, m.Model+": "+unconvertedText(m.Unconverted))
@@ -57,9 +58,9 @@ func WriteText(w io.Writer, d Digest) error {
 	if len(d.Savings) == 0 {
 		p("  No commitment of a watched GPU beats on-demand.")
 	} else {
-		t := newTextTable("GPU", ">SAVING", ">BREAK-EVEN", ">"+d.Currency+"/GPU-H", ">ON-DEMAND", "COMMITMENT")
+		t := table.New("GPU", ">SAVING", ">BREAK-EVEN", ">"+d.Currency+"/GPU-H", ">ON-DEMAND", "COMMITMENT")
 		for _, s := range d.Savings {
-			t.add(s.Model, saving(s.FullUseSavingsPct), share(s.BreakEvenUtilization), perGPU(s.EffectivePerGPU), perGPU(s.OnDemandPerGPU),
+			t.Add(s.Model, saving(s.FullUseSavingsPct), share(s.BreakEvenUtilization), perGPU(s.EffectivePerGPU), perGPU(s.OnDemandPerGPU),
 				fmt.Sprintf("%s %s %s %s", s.Provider, pricewatch.Place(s.Region, s.Zone), s.InstanceType, buyLabel(s.Offer)))
 		}
 		if err := flushTable(b, t); err != nil {
@@ -75,10 +76,10 @@ func WriteText(w io.Writer, d Digest) error {
 	if len(d.Moves) == 0 {
 		p("  No watched price changed this week.")
 	} else {
-		t := newTextTable(">CHANGE", ">7D AGO", ">NOW", "CUR", "WHERE")
+		t := table.New(">CHANGE", ">7D AGO", ">NOW", "CUR", "WHERE")
 		for _, mv := range d.Moves {
 			from, to := mv.Shown()
-			t.add(pct(mv.Pct), perGPU(from), perGPU(to), mv.Currency, moveWhere(mv))
+			t.Add(pct(mv.Pct), perGPU(from), perGPU(to), mv.Currency, moveWhere(mv))
 		}
 		if err := flushTable(b, t); err != nil {
 			return err
@@ -103,13 +104,13 @@ func WriteText(w io.Writer, d Digest) error {
 	if len(d.Freshness) == 0 {
 		p("  No provider is enabled.")
 	} else {
-		t := newTextTable("PROVIDER", "STATE", "DETAIL")
+		t := table.New("PROVIDER", "STATE", "DETAIL")
 		for _, s := range d.Freshness {
 			state := "ok"
 			if s.Stale {
 				state = "STALE"
 			}
-			t.add(s.Provider, state, statusText(s, loc))
+			t.Add(s.Provider, state, statusText(s, loc))
 		}
 		if err := flushTable(b, t); err != nil {
 			return err
@@ -121,9 +122,9 @@ func WriteText(w io.Writer, d Digest) error {
 	if len(d.Rates) == 0 {
 		p("  None needed: every price is in %s.", d.Currency)
 	} else {
-		t := newTextTable("FROM", "RATE")
+		t := table.New("FROM", "RATE")
 		for _, r := range d.Rates {
-			t.add(r.From, rateText(r, d.Currency))
+			t.Add(r.From, rateText(r, d.Currency))
 		}
 		if err := flushTable(b, t); err != nil {
 			return err
@@ -139,10 +140,10 @@ func WriteText(w io.Writer, d Digest) error {
 		for _, s := range d.Chart.Series {
 			cols = append(cols, ">"+strings.ToUpper(s.Label))
 		}
-		t := newTextTable(cols...)
+		t := table.New(cols...)
 		for _, row := range chartRows(d.Chart) {
 			cells := append([]string{day(row.at, loc)}, row.values...)
-			t.add(cells...)
+			t.Add(cells...)
 		}
 		if err := flushTable(b, t); err != nil {
 			return err
@@ -154,7 +155,7 @@ func WriteText(w io.Writer, d Digest) error {
 	return b.Flush()
 }
 
-func flushTable(w io.Writer, t *textTable) error { return t.write(w, "  ") }
+func flushTable(w io.Writer, t *table.Table) error { return t.Write(w, textLayout) }
 
 // choiceWhere is where a choice is sold, with its native price when it was
 // converted and any flag the reader must see.
@@ -196,7 +197,7 @@ func writeEvents(w io.Writer, es []AvailabilityEvent, d Digest, none string) {
 // indent of two more spaces.
 func para(w io.Writer, prefix, text string) {
 	lead := strings.Repeat(" ", len(prefix)+2)
-	for i, line := range wrap(text, textWidth-len(prefix)-2) {
+	for i, line := range table.WrapLines(text, textWidth-len(prefix)-2) {
 		if i == 0 {
 			fmt.Fprintln(w, prefix+line)
 		} else {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -21,9 +20,6 @@ import (
 // clock is the time the CLI stores runs at and fetchers judge validity
 // fields by. Tests replaying dated captures set it; nothing else does.
 var clock = time.Now
-
-// version is set at build time with -ldflags "-X main.version=…".
-var version = ""
 
 // app carries what every command shares: the config, the logger and the
 // database, each set up on first use.
@@ -73,26 +69,13 @@ func (a *app) rootCommand() *cobra.Command {
 	root.PersistentFlags().BoolVarP(&a.quiet, "quiet", "q", false, "log errors only")
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "", "log level: debug, info, warn or error (overrides -v and -q; for the daemon it overrides log.level)")
 	root.PersistentFlags().StringVar(&a.configFlag, "config", "", "config file (default $"+config.EnvConfig+", else ./"+config.DefaultFile+", else $XDG_CONFIG_HOME/pricewatch/, else /etc/pricewatch/; see: pricewatch config path)")
-	root.AddCommand(
-		a.fetchCommand(),
-		a.historyCommand(),
-		a.availabilityCommand(),
-		a.versionCommand(),
-		a.runCommand(),
-		a.fxCommand(),
-	)
-	for _, extra := range extraCommands {
-		root.AddCommand(extra(a))
-	}
+	root.AddCommand(a.commands()...)
 	// `pricewatch --version` as well as `pricewatch version`.
 	root.Version = buildVersion()
 	root.SetVersionTemplate("pricewatch {{.Version}}\n")
 	a.addCompletions(root)
 	return root
 }
-
-// extraCommands lets files add commands without editing rootCommand.
-var extraCommands []func(*app) *cobra.Command
 
 func (a *app) loadConfig() error {
 	a.configFound = config.Find(a.configFlag)
@@ -155,28 +138,6 @@ func (a *app) close() {
 
 func (a *app) printError(err error) {
 	fmt.Fprintf(a.stderr, "pricewatch: %v\n", err)
-}
-
-func (a *app) versionCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print the version",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			fmt.Fprintf(a.stdout, "pricewatch %s\n", buildVersion())
-			return nil
-		},
-	}
-}
-
-func buildVersion() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
 }
 
 // exitCode carries a non-zero exit status for a command that already told

@@ -11,22 +11,17 @@ import (
 
 	"github.com/pricewatch/pricewatch/alerting"
 	"github.com/pricewatch/pricewatch/alerting/slack"
+	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
-func init() { extraCommands = append(extraCommands, (*app).alertsCommand) }
-
 func (a *app) alertsCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "alerts",
-		Short: "Deliver, test, list and retry Slack alerts",
-		Long: `Alerts are queued in the database (the outbox) in the same transaction that
+	return group("alerts", "Deliver, test, list and retry Slack alerts",
+		`Alerts are queued in the database (the outbox) in the same transaction that
 stores a run, then posted to Slack in order per channel. A Slack outage only
 delays them. These commands look into and act on that queue.`,
-	}
-	cmd.AddCommand(a.alertsDeliverCommand(), a.alertsTestCommand(), a.alertsListCommand(), a.alertsRetryCommand(), a.alertsRulesCommand())
-	return cmd
+		a.alertsDeliverCommand(), a.alertsTestCommand(), a.alertsListCommand(), a.alertsRetryCommand(), a.alertsRulesCommand())
 }
 
 func (a *app) alertsDeliverCommand() *cobra.Command {
@@ -130,9 +125,6 @@ func (a *app) alertsListCommand() *cobra.Command {
   pricewatch alerts list --failed --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(f.format); err != nil {
-				return err
-			}
 			if f.pending && f.failed {
 				return fmt.Errorf("--pending and --failed exclude each other")
 			}
@@ -149,15 +141,7 @@ func (a *app) alertsListCommand() *cobra.Command {
 				v.set("status", q.Status)
 				v.set("channel", q.Channel)
 				v.set("limit", strconv.Itoa(q.Limit))
-				body, err := a.remoteGet(cmd.Context(), f.server.url, "alerts", url.Values(v))
-				if err != nil {
-					return err
-				}
-				if f.format == formatJSON {
-					_, err := a.stdout.Write(body)
-					return err
-				}
-				if err := decodeRemote(body, &rows); err != nil {
+				if printed, err := a.remoteRows(cmd.Context(), f.server.url, "alerts", url.Values(v), f.format == formatJSON, &rows); err != nil || printed {
 					return err
 				}
 			} else {
@@ -176,19 +160,16 @@ func (a *app) alertsListCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&f.failed, "failed", false, "only alerts given up on (retry them with: pricewatch alerts retry --failed)")
 	cmd.Flags().StringVar(&f.channel, "channel", "", "only this channel")
 	cmd.Flags().IntVar(&f.limit, "limit", 50, "the most recent N alerts (0 for all)")
-	cmd.Flags().StringVar(&f.format, "format", formatTable, "output format: table, json or csv")
+	formatFlag(cmd, &f.format, "output format: table, json or csv")
 	f.server.add(cmd)
 	return cmd
 }
 
 func writeAlerts(w io.Writer, format string, rows []report.AlertRow) error {
-	switch format {
-	case formatJSON:
-		return writeJSON(w, rows)
-	case formatCSV:
-		return writeRowsCSV(w, rows)
+	if format != formatTable {
+		return writeRows(w, format, rows)
 	}
-	t := newTable(">ID", "STATUS", "CHANNEL", "EVENT", "QUEUED", ">TRIES", "NEXT TRY / SENT", "SUMMARY / ERROR")
+	t := table.New(">ID", "STATUS", "CHANNEL", "EVENT", "QUEUED", ">TRIES", "NEXT TRY / SENT", "SUMMARY / ERROR")
 	for _, r := range rows {
 		when := str(r.NextAttemptAt)
 		if r.SentAt != nil {
@@ -198,9 +179,9 @@ func writeAlerts(w io.Writer, format string, rows []report.AlertRow) error {
 		if r.LastError != "" && r.Status != storage.OutboxSent {
 			detail = r.LastError
 		}
-		t.add(strconv.FormatInt(r.ID, 10), r.Status, dash(r.Channel), r.Kind, str(r.CreatedAt), strconv.Itoa(r.Attempts), dash(when), clip(detail, 100))
+		t.Add(strconv.FormatInt(r.ID, 10), r.Status, dash(r.Channel), r.Kind, str(r.CreatedAt), strconv.Itoa(r.Attempts), dash(when), clip(detail, 100))
 	}
-	return t.write(w)
+	return writeTable(w, t)
 }
 
 func str(v any) string {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricewatch/pricewatch/config"
+	"github.com/pricewatch/pricewatch/internal/table"
 )
 
 func (a *app) alertsRulesCommand() *cobra.Command {
@@ -24,13 +25,10 @@ posts to. Without alerts.rules in the config these are the built-in defaults
   pricewatch alerts rules --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format, formatTable, formatJSON); err != nil {
-				return err
-			}
 			return writeRules(a.stdout, format, a.cfg)
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", formatTable, "output format: table or json")
+	formatFlag(cmd, &format, "output format: table or json", formatTable, formatJSON)
 	return cmd
 }
 
@@ -82,7 +80,7 @@ func writeRules(w io.Writer, format string, cfg *config.Config) error {
 		return err
 	}
 	num := func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
-	t := newTable("NAME", "EVENTS", "GPU MODELS", "FILTERS", "THRESHOLDS", "CHANNEL")
+	t := table.New("NAME", "EVENTS", "GPU MODELS", "FILTERS", "THRESHOLDS", "CHANNEL")
 	perGPUThresholds := false
 	for _, r := range rows {
 		perGPUThresholds = perGPUThresholds || r.MinChangePerGPUHour > 0 || r.SpotBelowPerGPUHour > 0
@@ -116,9 +114,9 @@ func writeRules(w io.Writer, format string, cfg *config.Config) error {
 		if r.Webhook {
 			ch += " + webhook"
 		}
-		t.add(r.Name, strings.Join(r.Events, ","), gpus, dash(strings.Join(filters, "; ")), dash(strings.Join(thresholds, " and ")), ch)
+		t.Add(r.Name, strings.Join(r.Events, ","), gpus, dash(strings.Join(filters, "; ")), dash(strings.Join(thresholds, " and ")), ch)
 	}
-	if err := t.write(w); err != nil {
+	if err := writeTable(w, t); err != nil {
 		return err
 	}
 	source := "from alerts.rules in " + cfg.Source

@@ -8,6 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/internal/clitext"
+	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -28,9 +30,6 @@ func (a *app) availabilityCommand() *cobra.Command {
   pricewatch availability HCCPNV5.24XLARGE384 --all`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format); err != nil {
-				return err
-			}
 			if server.url != "" {
 				q := query{}
 				if len(args) == 1 {
@@ -42,16 +41,8 @@ func (a *app) availabilityCommand() *cobra.Command {
 				}
 				q.list("provider", providers)
 				q.list("region", regions)
-				body, err := a.remoteGet(cmd.Context(), server.url, "availability", url.Values(q))
-				if err != nil {
-					return err
-				}
-				if format == formatJSON {
-					_, err := a.stdout.Write(body)
-					return err
-				}
 				var ar []report.AvailabilityRow
-				if err := decodeRemote(body, &ar); err != nil {
+				if printed, err := a.remoteRows(cmd.Context(), server.url, "availability", url.Values(q), format == formatJSON, &ar); err != nil || printed {
 					return err
 				}
 				rows, err := availabilityFromRows(ar)
@@ -84,54 +75,42 @@ func (a *app) availabilityCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&all, "all", false, "include closed intervals (withdrawn, or a stock state that ended)")
 	cmd.Flags().StringSliceVar(&providers, "provider", nil, "only this provider; repeatable")
 	cmd.Flags().StringSliceVar(&regions, "region", nil, "only this region; repeatable")
-	cmd.Flags().StringVar(&format, "format", formatTable, "output format: table, json or csv")
+	formatFlag(cmd, &format, "output format: table, json or csv")
 	server.add(cmd)
 	return cmd
 }
 
 func writeAvailability(w io.Writer, format string, rows []storage.AvailabilityInterval) error {
-	switch format {
-	case formatJSON:
-		out := report.AvailabilityRows(rows)
-		return writeJSON(w, out)
-	case formatCSV:
-		return writeRowsCSV(w, report.AvailabilityRows(rows))
+	if format != formatTable {
+		return writeRows(w, format, report.AvailabilityRows(rows))
 	}
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, "Nothing offered matches (has `pricewatch fetch` run?).")
 		return err
 	}
-	t := newTable("PROVIDER", "REGION", "ZONE", "INSTANCE TYPE", "GPU", "STATE", "SINCE", "UNTIL")
+	t := table.New("PROVIDER", "REGION", "ZONE", "INSTANCE TYPE", "GPU", "STATE", "SINCE", "UNTIL")
 	for _, r := range rows {
 		until := "-"
 		if r.Until != nil {
 			until = r.Until.UTC().Format("2006-01-02 15:04")
 		}
-		t.add(r.Provider, r.Region, dash(r.Zone), r.InstanceType, fmt.Sprintf("%s×%s", formatFloat(r.GPUCount), r.GPUModel),
+		t.Add(r.Provider, r.Region, dash(r.Zone), r.InstanceType, fmt.Sprintf("%s×%s", clitext.Float(r.GPUCount), r.GPUModel),
 			string(r.State), r.Since.UTC().Format("2006-01-02 15:04"), until)
 	}
-	return t.write(w)
+	return writeTable(w, t)
 }
 
 // availabilityFromRows reads back the API's rows (for --server); the JSON
 // carries no stock detail, so that CSV column stays empty.
 func availabilityFromRows(rows []report.AvailabilityRow) ([]storage.AvailabilityInterval, error) {
-	out := make([]storage.AvailabilityInterval, 0, len(rows))
-	for _, r := range rows {
+	return readRemoteRows(rows, func(r report.AvailabilityRow) (storage.AvailabilityInterval, error) {
 		iv := storage.AvailabilityInterval{AvailabilityKey: pricewatch.AvailabilityKey{Provider: r.Provider, Region: r.Region, Zone: r.Zone,
 			InstanceType: r.InstanceType}, GPUModel: r.GPUModel, GPUCount: r.GPUCount, State: pricewatch.AvailabilityState(r.State)}
 		var err error
 		if iv.Since, err = remoteTime(r.Since); err != nil {
-			return nil, err
+			return iv, err
 		}
-		if r.Until != nil {
-			u, err := remoteTime(r.Until)
-			if err != nil {
-				return nil, err
-			}
-			iv.Until = &u
-		}
-		out = append(out, iv)
-	}
-	return out, nil
+		iv.Until, err = remoteEnd(r.Until)
+		return iv, err
+	})
 }

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/internal/golden"
+	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -168,13 +171,7 @@ func (f *analysisFixture) snapshots(t *testing.T, run int) []*pricewatch.Snapsho
 	return out
 }
 
-func sortedKeysOf[V any](m map[string]V) []string {
-	set := map[string]bool{}
-	for k := range m {
-		set[k] = true
-	}
-	return sortedSet(set)
-}
+func sortedKeysOf[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // analysisConfig stores the fixture in a new database through
 // storage.SaveSnapshot, one run at a time with the clock at the run's time,
@@ -463,8 +460,8 @@ func TestFitTableDropsFiguresLastAndSaysSo(t *testing.T) {
 	width.Store(100) // as on a 100-column terminal
 	t.Cleanup(func() { width.Store(0) })
 	long := strings.Repeat("x", 80)
-	cols := []fitColumn{{head: ">#", drop: 1}, {head: "NAME"}, {head: ">/GB", drop: 2}, {head: ">/TFLOPS", drop: 3}, {head: "PRICE"}}
-	addRow(cols, "1", long, "0.0500", "0.01000", "4.10")
+	cols := []table.Column{{Head: ">#", Drop: 1}, {Head: "NAME"}, {Head: ">/GB", Drop: 2}, {Head: ">/TFLOPS", Drop: 3}, {Head: "PRICE"}}
+	table.AddRow(cols, "1", long, "0.0500", "0.01000", "4.10")
 	var b strings.Builder
 	dropped, err := fitTable(&b, cols)
 	if err != nil {
@@ -478,7 +475,7 @@ func TestFitTableDropsFiguresLastAndSaysSo(t *testing.T) {
 
 func TestWrapTextKeepsWidth(t *testing.T) {
 	text := strings.Repeat("word ", 60)
-	out := wrapText(text, 30, "  ")
+	out := table.Wrap(text, 30, "  ")
 	checkWidth(t, out)
 	for i, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 		if utf8.RuneCountInString(l) > 30 || (i > 0 && !strings.HasPrefix(l, "  ")) {

@@ -12,13 +12,7 @@ import (
 	"github.com/pricewatch/pricewatch/config"
 )
 
-func init() { extraCommands = append(extraCommands, (*app).configCommand) }
-
 func (a *app) configCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "config",
-		Short: "Show which config file and database the commands use",
-	}
 	var format string
 	path := &cobra.Command{
 		Use:   "path",
@@ -29,9 +23,6 @@ $XDG_CONFIG_HOME/pricewatch/pricewatch.yaml (default ~/.config), and
 /etc/pricewatch/pricewatch.yaml; without any, the built-in defaults.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format); err != nil {
-				return err
-			}
 			db := absPath(a.cfg.Database.Path)
 			_, statErr := os.Stat(db)
 			exists := statErr == nil
@@ -54,9 +45,8 @@ $XDG_CONFIG_HOME/pricewatch/pricewatch.yaml (default ~/.config), and
 			return err
 		},
 	}
-	path.Flags().StringVar(&format, "format", formatTable, "output format: table, json or csv")
-	cmd.AddCommand(path)
-	return cmd
+	formatFlag(path, &format, "output format: table, json or csv")
+	return group("config", "Show which config file and database the commands use", "", path)
 }
 
 // configPathRow is `config path --format json`.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"runtime/debug"
@@ -9,27 +10,18 @@ import (
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
+	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
-func init() { extraCommands = append(extraCommands, (*app).dbCommand) }
-
 func (a *app) dbCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "db", Short: "Inspect and compact the database"}
 	var format string
 	stats := &cobra.Command{
 		Use:   "stats",
 		Short: "Show the database's size per table, its intervals and its oldest data",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format, formatTable, formatJSON); err != nil {
-				return err
-			}
-			db, err := a.openDB(cmd.Context())
-			if err != nil {
-				return err
-			}
-			st, err := db.Stats(cmd.Context())
+		RunE: withDB(a.openDB, func(ctx context.Context, db *storage.DB) error {
+			st, err := db.Stats(ctx)
 			if err != nil {
 				return err
 			}
@@ -37,9 +29,9 @@ func (a *app) dbCommand() *cobra.Command {
 				return writeJSON(a.stdout, st)
 			}
 			return writeDBStats(a.stdout, st)
-		},
+		}),
 	}
-	stats.Flags().StringVar(&format, "format", formatTable, "table or json")
+	formatFlag(stats, &format, "table or json", formatTable, formatJSON)
 	vacuum := &cobra.Command{
 		Use:   "vacuum",
 		Short: "Rebuild the database file without free pages and truncate the WAL",
@@ -49,30 +41,25 @@ space about the size of the database and blocks writers while it runs; the
 daemon's fetches wait for it (database.busy_timeout) or fail and retry at
 their next tick.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			db, err := a.openDB(cmd.Context())
-			if err != nil {
-				return err
-			}
-			before, err := db.Stats(cmd.Context())
+		RunE: withDB(a.openDB, func(ctx context.Context, db *storage.DB) error {
+			before, err := db.Stats(ctx)
 			if err != nil {
 				return err
 			}
 			began := time.Now()
-			if err := db.Vacuum(cmd.Context()); err != nil {
+			if err := db.Vacuum(ctx); err != nil {
 				return err
 			}
-			after, err := db.Stats(cmd.Context())
+			after, err := db.Stats(ctx)
 			if err != nil {
 				return err
 			}
 			fmt.Fprintf(a.stdout, "Vacuumed %s in %s: %s → %s (WAL %s → %s).\n", db.Path(), time.Since(began).Round(time.Millisecond),
 				megabytes(before.FileBytes), megabytes(after.FileBytes), megabytes(before.WALBytes), megabytes(after.WALBytes))
 			return nil
-		},
+		}),
 	}
-	cmd.AddCommand(stats, vacuum)
-	return cmd
+	return group("db", "Inspect and compact the database", "", stats, vacuum)
 }
 
 func megabytes(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
@@ -80,11 +67,11 @@ func megabytes(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
 func writeDBStats(w io.Writer, st storage.Stats) error {
 	fmt.Fprintf(w, "Database %s: %s (%d pages of %d bytes, %d free), WAL %s\n\n", st.Path, megabytes(st.FileBytes),
 		st.Pages, st.PageSize, st.FreePages, megabytes(st.WALBytes))
-	t := newTable("TABLE", ">ROWS", ">DATA")
+	t := table.New("TABLE", ">ROWS", ">DATA")
 	for _, ts := range st.Tables {
-		t.add(ts.Name, fmt.Sprint(ts.Rows), megabytes(ts.PayloadBytes))
+		t.Add(ts.Name, fmt.Sprint(ts.Rows), megabytes(ts.PayloadBytes))
 	}
-	if err := t.write(w); err != nil {
+	if err := writeTable(w, t); err != nil {
 		return err
 	}
 	when := func(p *time.Time) string {

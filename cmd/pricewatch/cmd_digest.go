@@ -17,8 +17,6 @@ import (
 	"github.com/pricewatch/pricewatch/storage"
 )
 
-func init() { extraCommands = append(extraCommands, (*app).digestCommand) }
-
 type digestFlags struct {
 	send   bool
 	again  bool

@@ -10,10 +10,9 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/gpu"
+	"github.com/pricewatch/pricewatch/internal/clitext"
 	"github.com/pricewatch/pricewatch/storage"
 )
-
-func init() { extraCommands = append(extraCommands, (*app).exportCommand) }
 
 // Export formats.
 const (
@@ -153,7 +152,7 @@ func writeExportCSV(w io.Writer, rows []exportRow) error {
 	for i, r := range rows {
 		out[i] = []string{r.Provider, r.Region, r.RegionName, r.Zone, r.InstanceType, string(r.PriceType), r.Term, r.Payment,
 			r.OfferingClass, r.OS, r.Currency, decimal.Decimal(r.HourlyPrice).String(), decimal.Decimal(r.Upfront).String(),
-			decimal.Decimal(r.EffectiveHourly).String(), r.PricePerGPUHour.Text(), r.GPUModel, formatFloat(r.GPUCount),
+			decimal.Decimal(r.EffectiveHourly).String(), r.PricePerGPUHour.Text(), r.GPUModel, clitext.Float(r.GPUCount),
 			r.SkuID, r.SkuPriceID, r.ProductID, r.ValidFrom}
 	}
 	return writeCSV(w, exportHeader, out)
@@ -227,7 +226,7 @@ func writeFocusCSV(w io.Writer, rows []exportRow) error {
 		out[i] = []string{
 			name, "Compute", r.Region, r.RegionName, r.Zone, r.SkuID, r.SkuPriceID,
 			focusPricingCategory(r.PriceType), "Hours", decimal.Decimal(r.HourlyPrice).String(), r.Currency, focusCommitmentType(r.PriceType),
-			r.InstanceType, r.OS, r.GPUModel, formatFloat(r.GPUCount), string(r.PriceType), r.Term, r.Payment,
+			r.InstanceType, r.OS, r.GPUModel, clitext.Float(r.GPUCount), string(r.PriceType), r.Term, r.Payment,
 			r.OfferingClass, decimal.Decimal(r.Upfront).String(), decimal.Decimal(r.EffectiveHourly).String(), r.PricePerGPUHour.Text(), r.ProductID,
 		}
 	}

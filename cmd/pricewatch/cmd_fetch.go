@@ -25,9 +25,6 @@ A provider without credentials is skipped, not failed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			if err := checkFormat(format); err != nil {
-				return err
-			}
 			for _, p := range only {
 				if !slices.Contains(providerNames, p) {
 					return usagef("--provider %q: want one of %v", p, providerNames)
@@ -103,7 +100,7 @@ A provider without credentials is skipped, not failed.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", formatTable, "run summary format: table (a line per provider), json or csv")
+	formatFlag(cmd, &format, "run summary format: table (a line per provider), json or csv")
 	cmd.Flags().StringSliceVar(&only, "provider", nil, "fetch only this provider (aws, azure, alibaba, tencent, vastai, oci); repeatable")
 	return cmd
 }

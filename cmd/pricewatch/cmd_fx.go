@@ -9,43 +9,32 @@ import (
 
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fx"
+	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
 func (a *app) fxCommand() *cobra.Command {
-	cmd := &cobra.Command{Use: "fx", Short: "Exchange rates (ECB euro reference rates)"}
-	cmd.AddCommand(&cobra.Command{
+	update := &cobra.Command{
 		Use:   "update",
 		Short: "Fetch today's ECB reference rates and store them",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			db, err := a.openDB(cmd.Context())
-			if err != nil {
-				return err
-			}
-			line, err := a.updateFX(cmd.Context(), db)
+		RunE: withDB(a.openDB, func(ctx context.Context, db *storage.DB) error {
+			line, err := a.updateFX(ctx, db)
 			if err != nil {
 				return err
 			}
 			fmt.Fprintln(a.stdout, line)
 			return nil
-		},
-	})
+		}),
+	}
 	var format string
 	show := &cobra.Command{
 		Use:   "show",
 		Short: "Show the newest stored rates",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format); err != nil {
-				return err
-			}
-			db, err := a.openReader(cmd.Context())
-			if err != nil {
-				return err
-			}
-			days, err := db.FXDays(cmd.Context())
+		RunE: withDB(a.openReader, func(ctx context.Context, db *storage.DB) error {
+			days, err := db.FXDays(ctx)
 			if err != nil {
 				return err
 			}
@@ -69,22 +58,21 @@ func (a *app) fxCommand() *cobra.Command {
 			case formatCSV:
 				return writeRowsCSV(a.stdout, rows)
 			}
-			t := newTable("CURRENCY", ">PER 1 EUR", "DATE", "SOURCE")
+			t := table.New("CURRENCY", ">PER 1 EUR", "DATE", "SOURCE")
 			for _, cur := range (fx.Rates{PerEUR: last.PerEUR}).Currencies() {
-				t.add(cur, last.PerEUR[cur].String(), last.Date.Format(time.DateOnly), last.Source)
+				t.Add(cur, last.PerEUR[cur].String(), last.Date.Format(time.DateOnly), last.Source)
 			}
-			if err := t.write(a.stdout); err != nil {
+			if err := writeTable(a.stdout, t); err != nil {
 				return err
 			}
 			if age > a.cfg.FX.MaxAge {
 				fmt.Fprintf(a.stdout, "STALE: the newest rates are %d days old (fx.max_age is %s).\n", int(age.Hours()/24), a.cfg.FX.MaxAge)
 			}
 			return nil
-		},
+		}),
 	}
-	show.Flags().StringVar(&format, "format", formatTable, "output format: table, json or csv")
-	cmd.AddCommand(show)
-	return cmd
+	formatFlag(show, &format, "output format: table, json or csv")
+	return group("fx", "Exchange rates (ECB euro reference rates)", "", update, show)
 }
 
 // fxRow is one currency of `fx show --format json|csv`.

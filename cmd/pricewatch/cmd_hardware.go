@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -8,17 +9,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricewatch/pricewatch/hardware"
+	"github.com/pricewatch/pricewatch/internal/clitext"
+	"github.com/pricewatch/pricewatch/internal/table"
+	"github.com/pricewatch/pricewatch/storage"
 )
 
-func init() { extraCommands = append(extraCommands, (*app).hardwareCommand) }
-
 func (a *app) hardwareCommand() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "hardware",
-		Short: "Inspect the GPU hardware pricewatch stored for each instance type",
-	}
-	cmd.AddCommand(a.hardwareUnknownCommand())
-	return cmd
+	return group("hardware", "Inspect the GPU hardware pricewatch stored for each instance type", "", a.hardwareUnknownCommand())
 }
 
 func (a *app) hardwareUnknownCommand() *cobra.Command {
@@ -29,15 +26,8 @@ func (a *app) hardwareUnknownCommand() *cobra.Command {
 		Example: `  pricewatch hardware unknown
   pricewatch hardware unknown --format json`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format); err != nil {
-				return err
-			}
-			db, err := a.openReader(cmd.Context())
-			if err != nil {
-				return err
-			}
-			stored, err := db.CurrentHardware(cmd.Context())
+		RunE: withDB(a.openReader, func(ctx context.Context, db *storage.DB) error {
+			stored, err := db.CurrentHardware(ctx)
 			if err != nil {
 				return err
 			}
@@ -46,9 +36,9 @@ func (a *app) hardwareUnknownCommand() *cobra.Command {
 				types[i] = hardware.Stored{Provider: s.Provider, InstanceType: s.InstanceType, Hardware: s.Hardware, Regions: s.Regions}
 			}
 			return writeUnknownHardware(a.stdout, format, hardware.Unknown(types))
-		},
+		}),
 	}
-	cmd.Flags().StringVar(&format, "format", formatTable, "output format: table, json or csv")
+	formatFlag(cmd, &format, "output format: table, json or csv")
 	return cmd
 }
 
@@ -56,21 +46,18 @@ func (a *app) hardwareUnknownCommand() *cobra.Command {
 // instance_type, gpu_model, gpu_count, gpu_memory_gb, regions, problem,
 // override.
 func writeUnknownHardware(w io.Writer, format string, rows []hardware.Entry) error {
-	switch format {
-	case formatJSON:
-		return writeJSON(w, rows)
-	case formatCSV:
-		return writeRowsCSV(w, rows)
+	if format != formatTable {
+		return writeRows(w, format, rows)
 	}
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, "Every stored instance type has a GPU from the catalogue.")
 		return err
 	}
-	t := newTable("PROVIDER", "INSTANCE TYPE", "GPU", "COUNT", "GB/GPU", "REGIONS", "PROBLEM")
+	t := table.New("PROVIDER", "INSTANCE TYPE", "GPU", "COUNT", "GB/GPU", "REGIONS", "PROBLEM")
 	for _, r := range rows {
-		t.add(r.Provider, r.InstanceType, dash(r.GPUModel), formatFloat(r.GPUCount), formatFloat(r.GPUMemoryGB), fmt.Sprint(r.Regions), r.Problem)
+		t.Add(r.Provider, r.InstanceType, dash(r.GPUModel), clitext.Float(r.GPUCount), clitext.Float(r.GPUMemoryGB), fmt.Sprint(r.Regions), r.Problem)
 	}
-	if err := t.write(w); err != nil {
+	if err := writeTable(w, t); err != nil {
 		return err
 	}
 	var b strings.Builder

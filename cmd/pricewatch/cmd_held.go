@@ -8,10 +8,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/storage"
 )
-
-func init() { extraCommands = append(extraCommands, (*app).heldCommand) }
 
 func (a *app) heldCommand() *cobra.Command {
 	var format, since string
@@ -29,9 +28,6 @@ acceptance time. Newest first.`,
   pricewatch held --provider azure --since 7d --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format); err != nil {
-				return err
-			}
 			f := storage.HeldFilter{Providers: providers}
 			if since != "" {
 				t, err := parseSince(since, clock())
@@ -51,7 +47,7 @@ acceptance time. Newest first.`,
 			return writeHeld(a.stdout, format, recs)
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", formatTable, "output format: table, json or csv")
+	formatFlag(cmd, &format, "output format: table, json or csv")
 	cmd.Flags().StringSliceVar(&providers, "provider", nil, "only this provider; repeatable")
 	cmd.Flags().StringVar(&since, "since", "", "only holds seen since (30d, 2026-01-01)")
 	return cmd
@@ -94,22 +90,16 @@ func writeHeld(w io.Writer, format string, recs []storage.HeldRecord) error {
 		}
 		return r.Stored.Decimal.String()
 	}
-	switch format {
-	case formatJSON:
-		return writeJSON(w, rows)
-	case formatCSV:
-		return writeRowsCSV(w, rows)
+	if format != formatTable {
+		return writeRows(w, format, rows)
 	}
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, "No price has been held.")
 		return err
 	}
-	t := newTable("PROVIDER", "REGION", "INSTANCE TYPE", "PRICE", ">HELD", ">STORED", "FIRST SEEN", "LAST SEEN", ">RUNS", "STATE", "WHY")
+	t := table.New("PROVIDER", "REGION", "INSTANCE TYPE", "PRICE", ">HELD", ">STORED", "FIRST SEEN", "LAST SEEN", ">RUNS", "STATE", "WHY")
 	for i, r := range rows {
-		where := r.Region
-		if r.Zone != "" {
-			where = r.Zone
-		}
+		where := pricewatch.Place(r.Region, r.Zone)
 		price := r.HowBought()
 		if r.OS != "" && r.OS != "linux" {
 			price += " " + r.OS
@@ -118,8 +108,8 @@ func writeHeld(w io.Writer, format string, recs []storage.HeldRecord) error {
 		if r.AcceptedAt != nil {
 			state = "accepted " + str(r.AcceptedAt)
 		}
-		t.add(r.Provider, where, r.InstanceType, price, recs[i].EffectiveHourly.String()+" "+r.Currency, dash(stored(recs[i])),
+		t.Add(r.Provider, where, r.InstanceType, price, recs[i].EffectiveHourly.String()+" "+r.Currency, dash(stored(recs[i])),
 			str(r.FirstSeen), str(r.LastSeen), strconv.Itoa(r.Runs), state, r.Detail)
 	}
-	return t.write(w)
+	return writeTable(w, t)
 }

@@ -17,6 +17,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/internal/clitext"
+	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -52,9 +54,6 @@ func (a *app) historyCommand() *cobra.Command {
   pricewatch history ecs.gn7-c13g1.26xlarge --since 90d --plot`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(f.format); err != nil {
-				return err
-			}
 			if f.plot && f.format != formatTable {
 				return usagef("--plot draws a chart in the terminal; leave out --format %s", f.format)
 			}
@@ -105,16 +104,10 @@ func (a *app) historyCommand() *cobra.Command {
 					// history too ("all" is the API's empty since).
 					q.set("since", sinceText)
 				}
-				body, err := a.remoteGet(cmd.Context(), f.server.url, "history/"+url.PathEscape(args[0]), url.Values(q))
-				if err != nil {
-					return err
-				}
-				if f.format == formatJSON && limit <= 0 && len(pts) == 0 && osFilter == "" {
-					_, err := a.stdout.Write(body)
-					return err
-				}
+				// JSON passes through when nothing is left to filter here.
+				passThrough := f.format == formatJSON && limit <= 0 && len(pts) == 0 && osFilter == ""
 				var hr []report.HistoryRow
-				if err := decodeRemote(body, &hr); err != nil {
+				if printed, err := a.remoteRows(cmd.Context(), f.server.url, "history/"+url.PathEscape(args[0]), url.Values(q), passThrough, &hr); err != nil || printed {
 					return err
 				}
 				if rows, err = historyFromRows(hr); err != nil {
@@ -184,7 +177,7 @@ func (a *app) historyCommand() *cobra.Command {
 	cmd.Flags().IntVar(&f.limit, "limit", 0, fmt.Sprintf("at most this many intervals, the newest (0: no limit; default %d for the table and --plot)", defaultTableLimit))
 	cmd.Flags().StringSliceVar(&f.priceTypes, "price-type", nil, "only these price types: on_demand, spot, reserved, savings_plan (comma-separated or repeated; default all)")
 	cmd.Flags().StringVar(&f.os, "os", "", "only this operating system: linux or windows (default both)")
-	cmd.Flags().StringVar(&f.format, "format", formatTable, "output format: table, json or csv")
+	formatFlag(cmd, &f.format, "output format: table, json or csv")
 	cmd.Flags().BoolVar(&f.plot, "plot", false, "draw the effective hourly prices as a chart instead of tables")
 	f.server.add(cmd)
 	return cmd
@@ -310,7 +303,7 @@ func writeHistory(w io.Writer, format string, rows []storage.PriceInterval) erro
 		first = false
 		h := group[0]
 		fmt.Fprintf(&b, "%s %s%s  %s  %s  %s\n", h.Provider, h.Region, zoneSuffix(h.Zone), h.InstanceType, offerLabel(h.Offer), hardwareLabel(h.Hardware))
-		t := newTable("FROM", "TO", ">HOURLY", ">UPFRONT", ">EFFECTIVE/H", ">PER GPU-H", ">CHANGE")
+		t := table.New("FROM", "TO", ">HOURLY", ">UPFRONT", ">EFFECTIVE/H", ">PER GPU-H", ">CHANGE")
 		var prev *decimal.Decimal
 		for _, r := range group {
 			to := "current"
@@ -323,14 +316,14 @@ func writeHistory(w io.Writer, format string, rows []storage.PriceInterval) erro
 			}
 			pg := "-"
 			if v, ok := pricewatch.PerGPUHour(r.EffectiveHourly, r.GPUCount); ok {
-				pg = displayRate(v)
+				pg = clitext.Rate(v)
 			}
-			t.add(r.ValidFrom.UTC().Format("2006-01-02 15:04"), to, pricewatch.FormatPrice(r.Hourly), upfront,
-				displayRate(r.EffectiveHourly), pg, changeLabel(prev, r.EffectiveHourly))
+			t.Add(r.ValidFrom.UTC().Format("2006-01-02 15:04"), to, pricewatch.FormatPrice(r.Hourly), upfront,
+				clitext.Rate(r.EffectiveHourly), pg, changeLabel(prev, r.EffectiveHourly))
 			eff := r.EffectiveHourly
 			prev = &eff
 		}
-		if err := t.write(&b); err != nil {
+		if err := writeTable(&b, t); err != nil {
 			return err
 		}
 	}
@@ -353,7 +346,7 @@ func historyCSVRow(r *storage.PriceInterval) []string {
 		to = r.ValidTo.UTC().Format(time.RFC3339)
 	}
 	return []string{r.Provider, r.Region, r.Zone, r.InstanceType, string(r.PriceType), r.Term, r.Payment, r.OfferingClass, r.OS, r.Currency,
-		r.Hourly.String(), r.Upfront.String(), r.EffectiveHourly.String(), pgText, r.GPUModel, formatFloat(r.GPUCount), formatFloat(r.GPUMemoryGB),
+		r.Hourly.String(), r.Upfront.String(), r.EffectiveHourly.String(), pgText, r.GPUModel, clitext.Float(r.GPUCount), clitext.Float(r.GPUMemoryGB),
 		r.ValidFrom.UTC().Format(time.RFC3339), to, r.LastSeen.UTC().Format(time.RFC3339)}
 }
 
@@ -396,18 +389,9 @@ func hardwareLabel(h pricewatch.Hardware) string {
 	}
 	mem := ""
 	if h.GPUMemoryGB > 0 {
-		mem = " " + formatFloat(h.GPUMemoryGB) + "GB"
+		mem = " " + clitext.Float(h.GPUMemoryGB) + "GB"
 	}
-	return fmt.Sprintf("%s×%s%s", formatFloat(h.GPUCount), h.GPUModel, mem)
-}
-
-// displayRate shows a derived rate (effective hourly, per GPU-hour) to four
-// decimals for the table; JSON and CSV carry every stored digit.
-func displayRate(d decimal.Decimal) string {
-	if d.Equal(d.Round(4)) {
-		return pricewatch.FormatPrice(d)
-	}
-	return d.StringFixed(4)
+	return fmt.Sprintf("%s×%s%s", clitext.Float(h.GPUCount), h.GPUModel, mem)
 }
 
 func changeLabel(prev *decimal.Decimal, cur decimal.Decimal) string {
@@ -428,8 +412,7 @@ func changeLabel(prev *decimal.Decimal, cur decimal.Decimal) string {
 // historyFromRows reads back the API's history rows (for --server) into the
 // intervals the table and the plot are drawn from.
 func historyFromRows(rows []report.HistoryRow) ([]storage.PriceInterval, error) {
-	out := make([]storage.PriceInterval, 0, len(rows))
-	for _, r := range rows {
+	return readRemoteRows(rows, func(r report.HistoryRow) (storage.PriceInterval, error) {
 		iv := storage.PriceInterval{Offer: pricewatch.Offer{Provider: r.Provider, Region: r.Region, Zone: r.Zone, InstanceType: r.InstanceType,
 			PriceType: pricewatch.PriceType(r.PriceType), Term: r.Term, Payment: r.Payment, OfferingClass: r.OfferingClass, OS: r.OS,
 			Currency: r.Currency, Hourly: decimal.Decimal(r.HourlyPrice), Upfront: decimal.Decimal(r.Upfront),
@@ -437,29 +420,12 @@ func historyFromRows(rows []report.HistoryRow) ([]storage.PriceInterval, error) 
 			EffectiveHourly: decimal.Decimal(r.EffectiveHourly)}
 		var err error
 		if iv.ValidFrom, err = remoteTime(r.ValidFrom); err != nil {
-			return nil, err
+			return iv, err
 		}
 		if iv.LastSeen, err = remoteTime(r.LastSeen); err != nil {
-			return nil, err
+			return iv, err
 		}
-		if r.ValidTo != nil {
-			to, err := remoteTime(r.ValidTo)
-			if err != nil {
-				return nil, err
-			}
-			iv.ValidTo = &to
-		}
-		out = append(out, iv)
-	}
-	return out, nil
-}
-
-// remoteTime reads an RFC 3339 time the API sent as a JSON string.
-func remoteTime(v any) (time.Time, error) {
-	s, _ := v.(string)
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("reading the daemon's answer: time %v: %w", v, err)
-	}
-	return t, nil
+		iv.ValidTo, err = remoteEnd(r.ValidTo)
+		return iv, err
+	})
 }

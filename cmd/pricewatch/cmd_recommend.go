@@ -11,6 +11,8 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/internal/clitext"
+	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
 )
 
@@ -65,30 +67,20 @@ left out unless --include-spot: it can be taken back at any time.`,
 			if err != nil {
 				return err
 			}
-			now, currency, book := m.now, m.currency, m.fx
 			rec, err := analysis.Recommend(offers, avail, analysis.RecommendOptions{
-				GPU: f.gpu, Count: f.count, Utilization: u, Horizon: f.horizon, Currency: currency, FX: book, At: now,
+				GPU: f.gpu, Count: f.count, Utilization: u, Horizon: f.horizon, Currency: m.currency, FX: m.fx, At: m.now,
 				Providers: f.providers, Regions: f.regions, OS: f.os, IncludeSpot: f.includeSpot,
 			})
 			if err != nil {
 				return err
 			}
-			notes := newRateNotes(currency, now, book.MaxAge())
-			for _, o := range rec.Options {
-				notes.used(o.NativeCurrency, o.FXUsed)
-			}
-			for _, o := range rec.Unconverted {
-				notes.missing(o.NativeCurrency)
-			}
-			switch f.format {
-			case formatJSON:
-				notes.warn(a.stderr)
-				return writeJSON(a.stdout, recommendJSONOf(rec))
-			case formatCSV:
-				notes.warn(a.stderr)
-				return writeRecommendCSV(a.stdout, rec)
-			}
-			return writeRecommendTable(a.stdout, rec, f, now, notes)
+			notes := m.rateNotes()
+			noteConversions(notes, rec.Options, rec.Unconverted, func(o analysis.Option) (string, analysis.FXUsed) { return o.NativeCurrency, o.FXUsed })
+			return a.writeReport(f.format, notes, reportOutput{
+				json:  func() any { return recommendJSONOf(rec) },
+				csv:   func(w io.Writer) error { return writeRecommendCSV(w, rec) },
+				table: func(w io.Writer) error { return writeRecommendTable(w, rec, f, m.now, notes) },
+			})
 		},
 	}
 	cmd.Flags().StringVar(&f.gpu, "gpu", "", "GPU model or family: A100 (any A100), H100, A100-80GB, …")
@@ -212,21 +204,21 @@ func writeRecommendCSV(w io.Writer, rec analysis.Recommendation) error {
 	return writeRowsCSV(w, append(js.Options, js.Unconverted...))
 }
 
-func writeRecommendTable(w io.Writer, rec analysis.Recommendation, f recommendFlags, now time.Time, notes *rateNotes) error {
+func writeRecommendTable(w io.Writer, rec analysis.Recommendation, f recommendFlags, now time.Time, notes *clitext.RateNotes) error {
 	var b strings.Builder
 	models := ""
 	if len(rec.Models) > 0 {
 		models = " (" + strings.Join(rec.Models, ", ") + ")"
 	}
-	b.WriteString(wrapText(fmt.Sprintf("Question: %d × %s GPUs%s at %s utilisation over %s, costs in %s, from the prices current on %s.",
-		rec.Count, rec.GPU, models, shareText(rec.Utilization), rec.Horizon, rec.Currency, now.UTC().Format(time.DateOnly)), tableWidth(), "  "))
+	b.WriteString(table.Wrap(fmt.Sprintf("Question: %d × %s GPUs%s at %s utilisation over %s, costs in %s, from the prices current on %s.",
+		rec.Count, rec.GPU, models, clitext.Share(rec.Utilization), rec.Horizon, rec.Currency, now.UTC().Format(time.DateOnly)), tableWidth(), "  "))
 	if len(rec.Options) > 0 {
 		shown := rec.Options
 		if f.top > 0 && len(shown) > f.top {
 			shown = shown[:f.top]
 		}
 		b.WriteString("\n")
-		title := fmt.Sprintf("Options compared, cheapest first (%s", plural(len(rec.Options), "option"))
+		title := fmt.Sprintf("Options compared, cheapest first (%s", clitext.Plural(len(rec.Options), "option"))
 		if len(shown) < len(rec.Options) {
 			title += fmt.Sprintf(", top %d shown", len(shown))
 		}
@@ -235,8 +227,8 @@ func writeRecommendTable(w io.Writer, rec analysis.Recommendation, f recommendFl
 		// for every option, so the table leaves it to JSON and the reasons.
 		// Left out, in this order, until the table fits: BREAK-EVEN,
 		// REGION, N, PROVIDER (the instance type names its cloud).
-		cols := []fitColumn{{head: " "}, {head: "PROVIDER", drop: 4}, {head: "REGION", drop: 2}, {head: "INSTANCE TYPE"}, {head: ">N", drop: 3},
-			{head: "BUY"}, {head: ">TOTAL " + rec.Currency}, {head: ">BREAK-EVEN", drop: 1}}
+		cols := []table.Column{{Head: " "}, {Head: "PROVIDER", Drop: 4}, {Head: "REGION", Drop: 2}, {Head: "INSTANCE TYPE"}, {Head: ">N", Drop: 3},
+			{Head: "BUY"}, {Head: ">TOTAL " + rec.Currency}, {Head: ">BREAK-EVEN", Drop: 1}}
 		var offers []pricewatch.Offer
 		marks := map[string]bool{}
 		for i, o := range shown {
@@ -252,13 +244,13 @@ func writeRecommendTable(w io.Writer, rec analysis.Recommendation, f recommendFl
 			marks[mark] = true
 			be := "-"
 			if o.BreakEvenUtilization.Valid {
-				be = shareText(o.BreakEvenUtilization.Decimal)
+				be = clitext.Share(o.BreakEvenUtilization.Decimal)
 				if o.BreakEvenUtilization.Decimal.GreaterThan(decimal.NewFromInt(1)) {
 					be = "never"
 				}
 			}
-			addRow(cols, mark, o.Provider, placeOf(o.Region, o.Zone), o.InstanceType, fmt.Sprint(o.Instances), buyLabel(o.Offer),
-				moneyText(o.TotalCost), be)
+			table.AddRow(cols, mark, o.Provider, pricewatch.Place(o.Region, o.Zone), o.InstanceType, fmt.Sprint(o.Instances), clitext.BuyLabel(o.Offer),
+				clitext.Money(o.TotalCost), be)
 			offers = append(offers, o.Offer)
 		}
 		dropped, err := fitTable(&b, cols)
@@ -266,7 +258,7 @@ func writeRecommendTable(w io.Writer, rec analysis.Recommendation, f recommendFl
 			return err
 		}
 		if len(dropped) > 0 {
-			b.WriteString(wrapText(fmt.Sprintf("Left out to fit %d columns: %s (see --wide or --format json).", tableWidth(), strings.Join(dropped, ", ")), tableWidth(), "  "))
+			b.WriteString(table.Wrap(fmt.Sprintf("Left out to fit %d columns: %s (see --wide or --format json).", tableWidth(), strings.Join(dropped, ", ")), tableWidth(), "  "))
 		}
 		legend := []string{"* = recommended"}
 		if marks["x"] {
@@ -276,35 +268,35 @@ func writeRecommendTable(w io.Writer, rec analysis.Recommendation, f recommendFl
 			legend = append(legend, "? = availability not known")
 		}
 		b.WriteString(strings.Join(legend, "; ") + ".\n")
-		writeBuyLegend(&b, offers)
-		b.WriteString(wrapText("N = instances needed; TOTAL = cost over the horizon at the utilisation asked; "+
+		clitext.WriteBuyLegend(&b, offers, tableWidth())
+		b.WriteString(table.Wrap("N = instances needed; TOTAL = cost over the horizon at the utilisation asked; "+
 			"BREAK-EVEN = utilisation above which the commitment beats on-demand for the same machine.", tableWidth(), "  "))
 	}
 	if len(rec.Unconverted) > 0 {
 		b.WriteString("\n")
-		fmt.Fprintf(&b, "Not compared (%s without a rate into %s):\n", plural(len(rec.Unconverted), "option"), rec.Currency)
+		fmt.Fprintf(&b, "Not compared (%s without a rate into %s):\n", clitext.Plural(len(rec.Unconverted), "option"), rec.Currency)
 		for _, o := range rec.Unconverted {
-			b.WriteString(wrapText(fmt.Sprintf("- %s (%s)", o.Label(), o.NativeCurrency), tableWidth(), "  "))
+			b.WriteString(table.Wrap(fmt.Sprintf("- %s (%s)", o.Label(), o.NativeCurrency), tableWidth(), "  "))
 		}
 	}
 	b.WriteString("\n")
 	if best, ok := rec.BestOption(); ok {
-		b.WriteString(wrapText(fmt.Sprintf("Recommendation: %s, %s %s over %s.", best.Label(), moneyText(best.TotalCost), rec.Currency, rec.Horizon), tableWidth(), "  "))
+		b.WriteString(table.Wrap(fmt.Sprintf("Recommendation: %s, %s %s over %s.", best.Label(), clitext.Money(best.TotalCost), rec.Currency, rec.Horizon), tableWidth(), "  "))
 	} else {
 		b.WriteString("Recommendation: none (see below).\n")
 	}
 	b.WriteString("\nWhy:\n")
 	for _, r := range rec.Reasons {
-		b.WriteString(wrapText("- "+r, tableWidth(), "  "))
+		b.WriteString(table.Wrap("- "+r, tableWidth(), "  "))
 	}
 	if len(rec.Changes) > 0 {
 		b.WriteString("\nWhat would change the answer:\n")
 		for _, c := range rec.Changes {
-			b.WriteString(wrapText("- "+c, tableWidth(), "  "))
+			b.WriteString(table.Wrap("- "+c, tableWidth(), "  "))
 		}
 	}
 	var lines strings.Builder
-	notes.write(&lines)
+	notes.Write(&lines, tableWidth())
 	if lines.Len() > 0 {
 		b.WriteString("\n" + lines.String())
 	}

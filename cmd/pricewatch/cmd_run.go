@@ -56,13 +56,18 @@ stop timeout, stops metrics, closes the database and exits 0.`,
 type daemon struct {
 	// root is the process's app: its logger and redactor serve every
 	// snapshot. Snapshots get apps of their own (app.bound); none is a copy.
-	root    *app
-	ctx     context.Context // cancelled on SIGTERM: every run derives from it
-	db      *storage.DB
-	metrics *metrics
-	health  *health
-	notify  *systemd.Notifier
-	log     *zap.Logger
+	root *app
+	// ctx is what every run derives from. Shutdown cancels it, after it
+	// has stopped scheduling and said so, rather than the signal itself:
+	// the log then tells the stop order as it happened ("stopping" before
+	// the runs' "fetch failed"), and no run can start between the two.
+	ctx        context.Context
+	cancelRuns context.CancelFunc
+	db         *storage.DB
+	metrics    *metrics
+	health     *health
+	notify     *systemd.Notifier
+	log        *zap.Logger
 
 	// cur is the config snapshot in effect, swapped whole by a reload.
 	cur atomic.Pointer[daemonState]
@@ -167,8 +172,10 @@ func (a *app) runDaemon(ctx context.Context) error {
 	if err := db.CloseAbandonedRuns(ctx); err != nil {
 		return err
 	}
+	runsCtx, cancelRuns := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelRuns()
 	d := &daemon{
-		root: a, ctx: ctx, db: db, metrics: newMetrics(db), health: &health{}, notify: notify, log: a.log,
+		root: a, ctx: runsCtx, cancelRuns: cancelRuns, db: db, metrics: newMetrics(db), health: &health{}, notify: notify, log: a.log,
 		locks: map[string]*sync.Mutex{}, nudge: make(chan struct{}, 1), reloaded: make(chan struct{}, 1),
 	}
 	st, err := d.buildState(a.cfg)
@@ -393,9 +400,9 @@ type stopper struct {
 // shutdown stops the daemon in this order, within stopGrace in all:
 //
 //  1. stop scheduling: no tick, catch-up or reload starts a run any more;
-//  2. cancel and wait for the runs: SIGTERM cancelled the root context
-//     every run derives from, so each run in flight, whichever snapshot
-//     started it, rolls back and records itself failed (cancelled);
+//  2. cancel and wait for the runs: every run derives from d.ctx, so each
+//     run in flight, whichever snapshot started it, rolls back and records
+//     itself failed (cancelled);
 //  3. deliver what can be delivered: the delivery loop stops and one last
 //     pass tries every pending message once, and again while retries fall
 //     before the deadline; what is left stays queued for the next start;
@@ -413,6 +420,7 @@ func (d *daemon) shutdown(s stopper) error {
 	d.mu.Unlock()
 	st := d.state()
 	st.cron.Stop()
+	d.cancelRuns()
 
 	done := make(chan struct{})
 	go func() {

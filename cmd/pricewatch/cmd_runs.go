@@ -7,10 +7,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pricewatch/pricewatch/internal/clitext"
+	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
 )
-
-func init() { extraCommands = append(extraCommands, (*app).runsCommand) }
 
 func (a *app) runsCommand() *cobra.Command {
 	var (
@@ -24,20 +24,9 @@ func (a *app) runsCommand() *cobra.Command {
   pricewatch runs --format json --server http://pricewatch.internal:9108`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkFormat(format); err != nil {
-				return err
-			}
 			var rows []report.RunRow
 			if server.url != "" {
-				body, err := a.remoteGet(cmd.Context(), server.url, "runs", nil)
-				if err != nil {
-					return err
-				}
-				if format == formatJSON {
-					_, err := a.stdout.Write(body)
-					return err
-				}
-				if err := decodeRemote(body, &rows); err != nil {
+				if printed, err := a.remoteRows(cmd.Context(), server.url, "runs", nil, format == formatJSON, &rows); err != nil || printed {
 					return err
 				}
 			} else {
@@ -52,7 +41,7 @@ func (a *app) runsCommand() *cobra.Command {
 			return writeRuns(a.stdout, format, rows)
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", formatTable, "output format: table, json or csv")
+	formatFlag(cmd, &format, "output format: table, json or csv")
 	server.add(cmd)
 	return cmd
 }
@@ -75,18 +64,18 @@ func writeRuns(w io.Writer, format string, rows []report.RunRow) error {
 		_, err := fmt.Fprintln(w, "No run recorded yet (run `pricewatch fetch` or start `pricewatch run`).")
 		return err
 	}
-	t := newTable("PROVIDER", "STATUS", "STARTED", ">SECONDS", ">SEEN", ">NEW", ">CHANGED", ">CLOSED", ">HELD", "LAST SUCCESS", "ERROR")
+	t := table.New("PROVIDER", "STATUS", "STARTED", ">SECONDS", ">SEEN", ">NEW", ">CHANGED", ">CLOSED", ">HELD", "LAST SUCCESS", "ERROR")
 	for _, r := range rows {
-		t.add(r.Provider, r.Status, str(r.StartedAt), dash(numText(r.DurationSecs)), strconv.Itoa(r.OffersSeen), strconv.Itoa(r.OffersNew),
+		t.Add(r.Provider, r.Status, str(r.StartedAt), dash(numText(r.DurationSecs)), strconv.Itoa(r.OffersSeen), strconv.Itoa(r.OffersNew),
 			strconv.Itoa(r.OffersChanged), strconv.Itoa(r.OffersClosed), strconv.Itoa(r.OffersHeld), dash(str(r.LastSuccessAt)), clip(r.Error, 60))
 	}
-	return t.write(w)
+	return writeTable(w, t)
 }
 
 // numText prints a JSON number held in an any (a float64, or null).
 func numText(v any) string {
 	if f, ok := v.(float64); ok {
-		return formatFloat(f)
+		return clitext.Float(f)
 	}
 	return ""
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/internal/clitext"
+	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
 )
 
@@ -43,10 +45,7 @@ every hour of its term; on-demand only for the hours used.`,
 				}
 				q := f.query()
 				q.set("utilization", f.utilization)
-				body, err := a.remoteGet(ctx, f.server, "savings/"+url.PathEscape(args[0]), url.Values(q))
-				if err == nil {
-					_, err = a.stdout.Write(body)
-				}
+				_, err := a.remoteRows(ctx, f.server, "savings/"+url.PathEscape(args[0]), url.Values(q), true, nil)
 				return err
 			}
 			m, err := a.openMarket(ctx, f.scopeFlags)
@@ -57,32 +56,23 @@ every hour of its term; on-demand only for the hours used.`,
 			if err != nil {
 				return err
 			}
-			now, currency, book := m.now, m.currency, m.fx
-			sav, err := report.ComputeSavings(ctx, m.db, book, report.SavingsQuery{Scope: m.reportScope(), InstanceType: instanceType, Utilization: u})
+			sav, err := report.ComputeSavings(ctx, m.db, m.fx, report.SavingsQuery{Scope: m.reportScope(), InstanceType: instanceType, Utilization: u})
 			if err != nil {
 				return err
 			}
 			offers, rep := sav.Offers, sav.SavingsReport
-			notes := newRateNotes(currency, now, book.MaxAge())
+			notes := m.rateNotes()
 			for _, s := range rep.Rows() {
-				notes.used(s.NativeCurrency, s.FXUsed)
+				notes.Used(s.NativeCurrency, s.FXUsed)
 			}
 			for _, o := range offers {
-				if _, err := book.Quote(o.Currency, currency, now); err != nil {
-					notes.missing(o.Currency)
-				}
+				m.noteIfUnquoted(notes, o.Currency)
 			}
-			switch f.format {
-			case formatJSON:
-				notes.warn(a.stderr)
-				warnSkipped(a.stderr, rep.Unmatched)
-				return writeJSON(a.stdout, savingsJSON(rep))
-			case formatCSV:
-				notes.warn(a.stderr)
-				warnSkipped(a.stderr, rep.Unmatched)
-				return writeSavingsCSV(a.stdout, rep)
-			}
-			return writeSavingsTable(a.stdout, instanceType, offers, rep, currency, notes)
+			return a.writeReport(f.format, notes, reportOutput{
+				json:  func() any { return report.SavingsRows(rep) },
+				table: func(w io.Writer) error { return writeSavingsTable(w, instanceType, offers, rep, m.currency, notes) },
+				warn:  func(w io.Writer) { warnSkipped(w, rep.Unmatched) },
+			})
 		},
 	}
 	cmd.Flags().StringVar(&f.utilization, "utilization", "1", "share of the term's hours the machine runs: 0.7 or 70%")
@@ -91,44 +81,38 @@ every hour of its term; on-demand only for the hours used.`,
 	return cmd
 }
 
-func savingsJSON(rep analysis.SavingsReport) []report.SavingsRow { return report.SavingsRows(rep) }
-
-func writeSavingsCSV(w io.Writer, rep analysis.SavingsReport) error {
-	return writeRowsCSV(w, savingsJSON(rep))
-}
-
-func writeSavingsTable(w io.Writer, instanceType string, offers []pricewatch.Offer, rep analysis.SavingsReport, currency string, notes *rateNotes) error {
+func writeSavingsTable(w io.Writer, instanceType string, offers []pricewatch.Offer, rep analysis.SavingsReport, currency string, notes *clitext.RateNotes) error {
 	var b strings.Builder
-	u := shareText(rep.Utilization)
+	u := clitext.Share(rep.Utilization)
 	switch {
 	case len(offers) == 0:
 		fmt.Fprintf(&b, "No current prices for %s (has `pricewatch fetch` run, and is the name spelled as the cloud spells it?).\n", instanceType)
 	case len(rep.Groups) == 0 && len(rep.Unmatched) == 0:
 		fmt.Fprintf(&b, "No commitment prices stored for %s: only pay-as-you-go prices are known.\n", instanceType)
 	default:
-		b.WriteString(wrapText(fmt.Sprintf("Commitments for %s against on-demand, at %s utilisation, in %s.", instanceType, u, currency), tableWidth(), "  "))
-		b.WriteString(wrapText("A commitment costs its term cost whatever the use; ON-DEMAND is paying on demand for the hours used over the same term. "+
+		b.WriteString(table.Wrap(fmt.Sprintf("Commitments for %s against on-demand, at %s utilisation, in %s.", instanceType, u, currency), tableWidth(), "  "))
+		b.WriteString(table.Wrap("A commitment costs its term cost whatever the use; ON-DEMAND is paying on demand for the hours used over the same term. "+
 			"SAVINGS is the saving at that utilisation; DISCOUNT is the commitment's rate against on-demand at full use, as the clouds quote it. "+
 			"BREAK-EVEN is the utilisation above which the commitment is cheaper.", tableWidth(), ""))
 	}
 	var shown []pricewatch.Offer
 	for _, g := range rep.Groups {
 		b.WriteString("\n")
-		b.WriteString(wrapText(fmt.Sprintf("%s %s %s (%s, %s): on-demand %s %s/h", g.Provider, placeOf(g.Region, g.Zone), g.InstanceType,
-			gpusLabel(g.OnDemand.GPUCount, g.OnDemand.GPUModel), g.OS, displayRate(g.OnDemandHourly), g.Currency), tableWidth(), "  "))
-		cols := []fitColumn{{head: " "}, {head: "BUY"}, {head: ">EFFECTIVE/H"}, {head: ">SAVINGS"}, {head: ">DISCOUNT", drop: 2}, {head: ">BREAK-EVEN"},
-			{head: ">UPFRONT", drop: 1}, {head: ">TERM COST", drop: 4}, {head: ">ON-DEMAND", drop: 3}}
+		b.WriteString(table.Wrap(fmt.Sprintf("%s %s %s (%s, %s): on-demand %s %s/h", g.Provider, pricewatch.Place(g.Region, g.Zone), g.InstanceType,
+			clitext.GPUs(g.OnDemand.GPUCount, g.OnDemand.GPUModel), g.OS, clitext.Rate(g.OnDemandHourly), g.Currency), tableWidth(), "  "))
+		cols := []table.Column{{Head: " "}, {Head: "BUY"}, {Head: ">EFFECTIVE/H"}, {Head: ">SAVINGS"}, {Head: ">DISCOUNT", Drop: 2}, {Head: ">BREAK-EVEN"},
+			{Head: ">UPFRONT", Drop: 1}, {Head: ">TERM COST", Drop: 4}, {Head: ">ON-DEMAND", Drop: 3}}
 		for _, s := range g.Options {
 			mark := ""
 			if s.Best {
 				mark = "*"
 			}
-			be := shareText(s.BreakEvenUtilization)
+			be := clitext.Share(s.BreakEvenUtilization)
 			if !s.BreaksEven {
 				be = "never"
 			}
-			addRow(cols, mark, buyLabel(s.Offer), displayRate(s.EffectiveHourly), percentText(s.SavingsPct), percentText(s.DiscountPct), be,
-				moneyText(s.Upfront), moneyText(s.TermCost), moneyText(s.OnDemandTermCost))
+			table.AddRow(cols, mark, clitext.BuyLabel(s.Offer), clitext.Rate(s.EffectiveHourly), clitext.Percent(s.SavingsPct), clitext.Percent(s.DiscountPct), be,
+				clitext.Money(s.Upfront), clitext.Money(s.TermCost), clitext.Money(s.OnDemandTermCost))
 			shown = append(shown, s.Offer)
 		}
 		dropped, err := fitTable(&b, cols)
@@ -136,15 +120,15 @@ func writeSavingsTable(w io.Writer, instanceType string, offers []pricewatch.Off
 			return err
 		}
 		if len(dropped) > 0 {
-			b.WriteString(wrapText(fmt.Sprintf("Left out to fit %d columns: %s (see --wide or --format json).", tableWidth(), strings.Join(dropped, ", ")), tableWidth(), "  "))
+			b.WriteString(table.Wrap(fmt.Sprintf("Left out to fit %d columns: %s (see --wide or --format json).", tableWidth(), strings.Join(dropped, ", ")), tableWidth(), "  "))
 		}
 		if g.OnDemandBest {
 			fmt.Fprintf(&b, "On-demand is cheapest at %s: no commitment here pays off at that use.\n", u)
 		} else {
 			best := g.Options[0]
 			saved := best.OnDemandTermCost.Sub(best.TermCost)
-			b.WriteString(wrapText(fmt.Sprintf("* Best at %s: %s, %s %s less than on-demand over %s (%s); it breaks even at %s.",
-				u, buyLabel(best.Offer), moneyText(saved), g.Currency, best.Term, percentText(best.SavingsPct), shareText(best.BreakEvenUtilization)), tableWidth(), "  "))
+			b.WriteString(table.Wrap(fmt.Sprintf("* Best at %s: %s, %s %s less than on-demand over %s (%s); it breaks even at %s.",
+				u, clitext.BuyLabel(best.Offer), clitext.Money(saved), g.Currency, best.Term, clitext.Percent(best.SavingsPct), clitext.Share(best.BreakEvenUtilization)), tableWidth(), "  "))
 		}
 	}
 	// One paragraph per reason: a missing rate leaves out every option of
@@ -156,22 +140,22 @@ func writeSavingsTable(w io.Writer, instanceType string, offers []pricewatch.Off
 			reasons = append(reasons, s.Reason)
 		}
 		byReason[s.Reason] = append(byReason[s.Reason], fmt.Sprintf("%s %s %s %s", s.Offer.Provider,
-			placeOf(s.Offer.Region, s.Offer.Zone), s.Offer.InstanceType, buyLabel(s.Offer)))
+			pricewatch.Place(s.Offer.Region, s.Offer.Zone), s.Offer.InstanceType, clitext.BuyLabel(s.Offer)))
 	}
 	for _, r := range reasons {
 		b.WriteString("\n")
-		b.WriteString(wrapText(fmt.Sprintf("Not compared (%s):", r), tableWidth(), "  "))
+		b.WriteString(table.Wrap(fmt.Sprintf("Not compared (%s):", r), tableWidth(), "  "))
 		for _, o := range byReason[r] {
 			b.WriteString("- " + o + "\n")
 		}
 	}
 	if len(shown) > 0 || len(rep.Unmatched) > 0 {
 		b.WriteString("\n")
-		writeBuyLegend(&b, shown)
+		clitext.WriteBuyLegend(&b, shown, tableWidth())
 	}
-	notes.write(&b)
-	if len(notes.absent) > 0 {
-		b.WriteString(wrapText("Or ask in the prices' own currency: --currency "+strings.Join(sortedSet(notes.absent), " or --currency ")+".", tableWidth(), "  "))
+	notes.Write(&b, tableWidth())
+	if len(notes.Absent()) > 0 {
+		b.WriteString(table.Wrap("Or ask in the prices' own currency: --currency "+strings.Join(notes.Absent(), " or --currency ")+".", tableWidth(), "  "))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -12,6 +12,8 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/internal/clitext"
+	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
 )
 
@@ -67,10 +69,7 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 				q.set("window", f.window)
 				q.list("price_type", f.priceTypes)
 				q.set("top", strconv.Itoa(f.top))
-				body, err := a.remoteGet(ctx, f.server, "trends", url.Values(q))
-				if err == nil {
-					_, err = a.stdout.Write(body)
-				}
+				_, err := a.remoteRows(ctx, f.server, "trends", url.Values(q), true, nil)
 				return err
 			}
 			m, err := a.openMarket(ctx, f.scopeFlags)
@@ -80,33 +79,26 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 			if err := report.CheckGPUModel(ctx, m.db, f.gpu); err != nil {
 				return err
 			}
-			now, currency, book := m.now, m.currency, m.fx
-			tr, err := report.ComputeTrends(ctx, m.db, book, report.TrendsQuery{Scope: m.reportScope(), GPU: f.gpu, Window: window,
+			tr, err := report.ComputeTrends(ctx, m.db, m.fx, report.TrendsQuery{Scope: m.reportScope(), GPU: f.gpu, Window: window,
 				PriceTypes: pts, Top: f.top})
 			if err != nil {
 				return err
 			}
 			rep := trendsReport{tr}
-			notes := newRateNotes(currency, now, book.MaxAge())
+			notes := m.rateNotes()
 			for _, s := range tr.Cheapest {
 				for _, p := range s.Points {
-					notes.used(p.NativeCurrency, p.FXUsed)
+					notes.Used(p.NativeCurrency, p.FXUsed)
 				}
 				for _, c := range s.Currencies {
-					if _, err := book.Quote(c, currency, now); err != nil {
-						notes.missing(c)
-					}
+					m.noteIfUnquoted(notes, c)
 				}
 			}
-			switch f.format {
-			case formatJSON:
-				notes.warn(a.stderr)
-				return writeJSON(a.stdout, rep.json())
-			case formatCSV:
-				notes.warn(a.stderr)
-				return rep.writeCSV(a.stdout)
-			}
-			return rep.writeTable(a.stdout, pts, f.os, notes)
+			return a.writeReport(f.format, notes, reportOutput{
+				json:  func() any { return rep.json() },
+				csv:   rep.writeCSV,
+				table: func(w io.Writer) error { return rep.writeTable(w, pts, f.os, notes) },
+			})
 		},
 	}
 	cmd.Flags().StringVar(&f.gpu, "gpu", "", "GPU model or family (default: every model, one cheapest series each)")
@@ -134,7 +126,7 @@ func (r trendsReport) writeCSV(w io.Writer) error {
 	var rows [][]string
 	for _, m := range r.MoverRows() {
 		rows = append(rows, []string{"mover", m.Provider, m.Region, m.Zone, m.InstanceType, string(m.PriceType), m.Term, m.Payment,
-			m.OfferingClass, m.OS, m.GPUModel, formatFloat(m.GPUCount), m.Currency, decText(m.ThenEffectiveHourly), decText(m.EffectiveHourly),
+			m.OfferingClass, m.OS, m.GPUModel, clitext.Float(m.GPUCount), m.Currency, decText(m.ThenEffectiveHourly), decText(m.EffectiveHourly),
 			decText(m.Change), decText(m.ChangePct), timeText(m.LastChange), "", "", "", "", "", "", "", "", ""})
 	}
 	cheapest, _ := r.CheapestRows()
@@ -144,7 +136,7 @@ func (r trendsReport) writeCSV(w io.Writer) error {
 			date = *c.FXDate
 		}
 		rows = append(rows, []string{"cheapest", c.Provider, c.Region, c.Zone, c.InstanceType, string(c.PriceType), c.Term, c.Payment,
-			c.OfferingClass, c.OS, c.GPUModel, formatFloat(c.GPUCount), c.Currency, "", "", "", "", "", c.GPU, c.At, decText(c.PricePerGPUHour),
+			c.OfferingClass, c.OS, c.GPUModel, clitext.Float(c.GPUCount), c.Currency, "", "", "", "", "", c.GPU, c.At, decText(c.PricePerGPUHour),
 			c.NativeCurrency, decText(c.NativePricePerGPUHour), decText(c.FXRate), date, c.FXSource, fmt.Sprint(c.FXStale)})
 	}
 	return writeCSV(w, header, rows)
@@ -161,17 +153,17 @@ func timeText(v any) string {
 // decText prints an exact decimal for CSV.
 func decText(d jsonDecimal) string { return d.String() }
 
-func (r trendsReport) writeTable(w io.Writer, pts []pricewatch.PriceType, os string, notes *rateNotes) error {
+func (r trendsReport) writeTable(w io.Writer, pts []pricewatch.PriceType, os string, notes *clitext.RateNotes) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Prices over the %s from %s to %s (%s; %s).\n", r.Window, r.From.UTC().Format("2006-01-02 15:04"),
-		r.To.UTC().Format("2006-01-02 15:04 UTC"), priceTypesText(pts), osText(os))
+		r.To.UTC().Format("2006-01-02 15:04 UTC"), clitext.PriceTypes(pts), clitext.OSText(os))
 	b.WriteString("\n")
 	if len(r.Movers) == 0 {
 		fmt.Fprintf(&b, "No price moved over the %s.\n", r.Window)
 	} else {
 		fmt.Fprintf(&b, "Biggest movers over the %s (effective hourly, in the cloud's own currency):\n", r.Window)
-		cols := []fitColumn{{head: "PROVIDER"}, {head: "REGION"}, {head: "INSTANCE TYPE"}, {head: "BUY"},
-			{head: ">" + strings.ToUpper(r.Window) + " AGO", drop: 1}, {head: ">NOW"}, {head: ">CHANGE"}}
+		cols := []table.Column{{Head: "PROVIDER"}, {Head: "REGION"}, {Head: "INSTANCE TYPE"}, {Head: "BUY"},
+			{Head: ">" + strings.ToUpper(r.Window) + " AGO", Drop: 1}, {Head: ">NOW"}, {Head: ">CHANGE"}}
 		for _, t := range r.Movers {
 			d, _ := t.Change(r.Window)
 			sign := ""
@@ -179,8 +171,8 @@ func (r trendsReport) writeTable(w io.Writer, pts []pricewatch.PriceType, os str
 				sign = "+"
 			}
 			o := pricewatch.Offer{PriceType: t.Key.PriceType, Term: t.Key.Term, Payment: t.Key.Payment, OfferingClass: t.Key.OfferingClass}
-			addRow(cols, t.Key.Provider, placeOf(t.Key.Region, t.Key.Zone), t.Key.InstanceType, buyLabel(o),
-				displayRate(d.From), displayRate(d.To)+" "+t.Currency, sign+percentText(d.Pct))
+			table.AddRow(cols, t.Key.Provider, pricewatch.Place(t.Key.Region, t.Key.Zone), t.Key.InstanceType, clitext.BuyLabel(o),
+				clitext.Rate(d.From), clitext.Rate(d.To)+" "+t.Currency, sign+clitext.Percent(d.Pct))
 		}
 		if _, err := fitTable(&b, cols); err != nil {
 			return err
@@ -192,12 +184,12 @@ func (r trendsReport) writeTable(w io.Writer, pts []pricewatch.PriceType, os str
 			fmt.Fprintf(&b, "Cheapest %s per GPU-hour: no price in %s in the window.\n", s.GPU, r.Currency)
 		} else {
 			fmt.Fprintf(&b, "Cheapest %s per GPU-hour in %s (sampled %s; a row each time it changes):\n", s.GPU, r.Currency, sampleText(s.Points))
-			cols := []fitColumn{{head: "SINCE"}, {head: ">" + r.Currency + "/GPU-H"}, {head: "PROVIDER"}, {head: "REGION"},
-				{head: "INSTANCE TYPE"}, {head: "BUY"}, {head: ">NATIVE/GPU-H", drop: 1}}
+			cols := []table.Column{{Head: "SINCE"}, {Head: ">" + r.Currency + "/GPU-H"}, {Head: "PROVIDER"}, {Head: "REGION"},
+				{Head: "INSTANCE TYPE"}, {Head: "BUY"}, {Head: ">NATIVE/GPU-H", Drop: 1}}
 			for _, p := range changesOnly(s.Points) {
 				o := pricewatch.Offer{PriceType: p.Key.PriceType, Term: p.Key.Term, Payment: p.Key.Payment, OfferingClass: p.Key.OfferingClass}
-				addRow(cols, sinceText(p.At, s.Points), displayRate(p.PerGPUHour), p.Key.Provider, placeOf(p.Key.Region, p.Key.Zone),
-					p.Key.InstanceType, buyLabel(o), displayRate(p.NativePerGPUHour)+" "+p.NativeCurrency)
+				table.AddRow(cols, sinceText(p.At, s.Points), clitext.Rate(p.PerGPUHour), p.Key.Provider, pricewatch.Place(p.Key.Region, p.Key.Zone),
+					p.Key.InstanceType, clitext.BuyLabel(o), clitext.Rate(p.NativePerGPUHour)+" "+p.NativeCurrency)
 			}
 			if _, err := fitTable(&b, cols); err != nil {
 				return err
@@ -208,12 +200,12 @@ func (r trendsReport) writeTable(w io.Writer, pts []pricewatch.PriceType, os str
 			for _, u := range s.Unconverted {
 				left = append(left, offerKeyLabel(u))
 			}
-			b.WriteString(wrapText(fmt.Sprintf("Left out of the series where no rate into %s applied: %s.", r.Currency,
+			b.WriteString(table.Wrap(fmt.Sprintf("Left out of the series where no rate into %s applied: %s.", r.Currency,
 				strings.Join(left, "; ")), tableWidth(), "  "))
 		}
 	}
 	var lines strings.Builder
-	notes.write(&lines)
+	notes.Write(&lines, tableWidth())
 	if lines.Len() > 0 {
 		b.WriteString("\n" + lines.String())
 	}
@@ -231,7 +223,7 @@ func offerKeyLabel(s string) string {
 		return s
 	}
 	o := pricewatch.Offer{PriceType: pricewatch.PriceType(p[4]), Term: p[5], Payment: p[6], OfferingClass: p[7]}
-	return strings.Join([]string{p[0], placeOf(p[1], p[2]), p[3], buyLabel(o)}, " ")
+	return strings.Join([]string{p[0], pricewatch.Place(p[1], p[2]), p[3], clitext.BuyLabel(o)}, " ")
 }
 
 // changesOnly keeps the first point and every point where the cheapest

@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/internal/clitext"
 )
 
 func TestTrendsGolden(t *testing.T) {
@@ -113,13 +114,13 @@ func TestTrendsRejectsBadWindow(t *testing.T) {
 }
 
 func TestRateNotesSummariseDailyRates(t *testing.T) {
-	notes := newRateNotes("USD", time.Date(2022, 7, 15, 9, 0, 0, 0, time.UTC), 7*24*time.Hour)
+	notes := clitext.NewRateNotes("USD", time.Date(2022, 7, 15, 9, 0, 0, 0, time.UTC), 7*24*time.Hour)
 	for i, r := range []string{"0.1490", "0.1491", "0.1492", "0.1493", "0.1494"} {
-		notes.used("CNY", analysis.FXUsed{FXRate: decimal.RequireFromString(r), FXDate: fmt.Sprintf("2022-07-%02d", 4+i), FXSource: "ECB"})
+		notes.Used("CNY", analysis.FXUsed{FXRate: decimal.RequireFromString(r), FXDate: fmt.Sprintf("2022-07-%02d", 4+i), FXSource: "ECB"})
 	}
-	notes.used("EUR", analysis.FXUsed{FXRate: decimal.RequireFromString("1.0163"), FXDate: "2022-07-08", FXSource: "ECB"})
-	notes.used("USD", analysis.FXUsed{FXRate: decimal.NewFromInt(1), FXSource: "identity"})
-	notes.missing("HKD")
+	notes.Used("EUR", analysis.FXUsed{FXRate: decimal.RequireFromString("1.0163"), FXDate: "2022-07-08", FXSource: "ECB"})
+	notes.Used("USD", analysis.FXUsed{FXRate: decimal.NewFromInt(1), FXSource: "identity"})
+	notes.Missing("HKD")
 	want := []string{
 		"Rates: 5 CNY rates used, each price at the rate of its own day; the first and the last:",
 		"Rates: 1 CNY = 0.149 USD (ECB 2022-07-04)",
@@ -127,7 +128,7 @@ func TestRateNotesSummariseDailyRates(t *testing.T) {
 		"Rates: 1 EUR = 1.0163 USD (ECB 2022-07-08)",
 		"No rate for HKD→USD: set fx.fixed_rates or run `pricewatch fx update`; HKD prices are not converted.",
 	}
-	if got := notes.lines(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+	if got := notes.Lines(); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("lines:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

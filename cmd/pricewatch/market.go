@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/fx"
+	"github.com/pricewatch/pricewatch/internal/clitext"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -107,7 +110,87 @@ func (m *market) offersOfGPU(ctx context.Context, gpu string) ([]pricewatch.Offe
 	return out, err
 }
 
+// rateNotes starts the exchange-rate notes of a report over the market.
+func (m *market) rateNotes() *clitext.RateNotes {
+	return clitext.NewRateNotes(m.currency, m.now, m.fx.MaxAge())
+}
+
+// noteIfUnquoted notes currency as missing when it has no rate into the
+// market's currency.
+func (m *market) noteIfUnquoted(notes *clitext.RateNotes, currency string) {
+	if _, err := m.fx.Quote(currency, m.currency, m.now); err != nil {
+		notes.Missing(currency)
+	}
+}
+
+// noteConversions notes the rate each converted row used and the currency
+// of each row left unconverted; of gives a row's currency and rate.
+func noteConversions[R any](notes *clitext.RateNotes, converted, unconverted []R, of func(R) (string, analysis.FXUsed)) {
+	for _, r := range converted {
+		notes.Used(of(r))
+	}
+	for _, r := range unconverted {
+		cur, _ := of(r)
+		notes.Missing(cur)
+	}
+}
+
+// reportOutput is an analysis report in the formats it prints in.
+type reportOutput struct {
+	json func() any
+	// csv is nil where the CSV is the JSON rows' (writeRowsCSV).
+	csv   func(io.Writer) error
+	table func(io.Writer) error
+	// warn adds its lines to stderr beside the rate notes' for JSON and CSV.
+	warn func(io.Writer)
+}
+
+// writeReport prints out in format. The rate notes go under the table, and
+// to stderr for JSON and CSV, whose stdout scripts parse.
+func (a *app) writeReport(format string, notes *clitext.RateNotes, out reportOutput) error {
+	switch format {
+	case formatJSON, formatCSV:
+		notes.Warn(a.stderr)
+		if out.warn != nil {
+			out.warn(a.stderr)
+		}
+		switch {
+		case format == formatJSON:
+			return writeJSON(a.stdout, out.json())
+		case out.csv == nil:
+			return writeRowsCSV(a.stdout, out.json())
+		}
+		return out.csv(a.stdout)
+	}
+	return out.table(a.stdout)
+}
+
 // availability is the current availability in scope.
 func (m *market) availability(ctx context.Context) ([]pricewatch.Availability, error) {
 	return report.CurrentAvailability(ctx, m.db, m.reportScope())
 }
+
+// addNowFlag adds the hidden --now flag: the moment the command evaluates
+// "current" prices, exchange-rate dates and windows at. Tests pin it so
+// that golden outputs do not move with the clock.
+func addNowFlag(cmd *cobra.Command, dst *string) {
+	cmd.Flags().StringVar(dst, "now", "", "evaluate as of this RFC 3339 time instead of the clock")
+	_ = cmd.Flags().MarkHidden("now")
+}
+
+func evalTime(s string) (time.Time, error) { return report.ParseNow("--now", s) }
+
+// targetCurrency is --currency, else fx.currency from the config.
+func (a *app) targetCurrency(flag string) (string, error) {
+	return report.Currency("--currency", flag, a.cfg.FX.Currency)
+}
+
+// parsePriceTypes reads --price-type values; "any" (or nothing) means all.
+func parsePriceTypes(vals []string) ([]pricewatch.PriceType, error) {
+	return report.ParsePriceTypes("--price-type", vals)
+}
+
+// sqlOS turns --os into the storage filter: "" is Linux, "any" is every OS.
+func sqlOS(os string) string { return report.StorageOS(os) }
+
+func checkOS(os string) error { return report.CheckOS("--os", os) }

@@ -16,6 +16,7 @@ import (
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fx"
 	"github.com/pricewatch/pricewatch/gpu"
+	"github.com/pricewatch/pricewatch/internal/clitext"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -240,12 +241,12 @@ func (c *priceCollector) compute(ctx context.Context, set priceSettings) ([]prom
 				out = append(out,
 					prometheus.MustNewConstMetric(c.cheapest, prometheus.GaugeValue, r.PricePerGPUHour.InexactFloat64(), model, string(r.PriceType), res.Currency),
 					prometheus.MustNewConstMetric(c.info, prometheus.GaugeValue, 1, model, string(r.PriceType), res.Currency,
-						r.Provider, r.Region, r.Zone, r.InstanceType, r.Term, r.Payment, r.OfferingClass, formatFloat(r.GPUCount)))
+						r.Provider, r.Region, r.Zone, r.InstanceType, r.Term, r.Payment, r.OfferingClass, clitext.Float(r.GPUCount)))
 			}
 			if selected(set.offers, r) {
 				out = append(out, prometheus.MustNewConstMetric(c.offer, prometheus.GaugeValue, r.PricePerGPUHour.InexactFloat64(),
 					r.Provider, r.Region, r.Zone, r.InstanceType, string(r.PriceType), r.Term, r.Payment, r.OfferingClass,
-					model, formatFloat(r.GPUCount), res.Currency))
+					model, clitext.Float(r.GPUCount), res.Currency))
 			}
 		}
 	}

@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io"
 	"reflect"
-	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 
@@ -61,89 +59,6 @@ func writeCSV(w io.Writer, header []string, rows [][]string) error {
 	return cw.Error()
 }
 
-// table lays out columns padded to their widest cell. Right-aligned columns
-// (numbers) are marked with a leading ">" in the header.
-type table struct {
-	header []string
-	right  []bool
-	rows   [][]string
-}
-
-func newTable(cols ...string) *table {
-	t := &table{}
-	for _, c := range cols {
-		right := strings.HasPrefix(c, ">")
-		t.header = append(t.header, strings.TrimPrefix(c, ">"))
-		t.right = append(t.right, right)
-	}
-	return t
-}
-
-func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
-
-func (t *table) write(w io.Writer) error {
-	widths := make([]int, len(t.header))
-	for i, h := range t.header {
-		widths[i] = utf8.RuneCountInString(h)
-	}
-	for _, r := range t.rows {
-		for i, c := range r {
-			if n := utf8.RuneCountInString(c); i < len(widths) && n > widths[i] {
-				widths[i] = n
-			}
-		}
-	}
-	// A table wider than the terminal cuts its last column (free text:
-	// a summary, an error, a place) to what is left, ending it in "…";
-	// the JSON and CSV keep it whole.
-	if limit := tableWidth(); limit > 0 && len(widths) > 1 && !t.right[len(widths)-1] {
-		used := 0
-		for _, w := range widths[:len(widths)-1] {
-			used += w + 2
-		}
-		if room := max(limit-used, 12); widths[len(widths)-1] > room {
-			widths[len(widths)-1] = room
-			cut := func(rows [][]string) {
-				for _, r := range rows {
-					if last := len(widths) - 1; last < len(r) && utf8.RuneCountInString(r[last]) > room {
-						r[last] = string([]rune(r[last])[:room-1]) + "…"
-					}
-				}
-			}
-			cut(t.rows)
-		}
-	}
-	line := func(cells []string) string {
-		var b strings.Builder
-		for i, c := range cells {
-			if i >= len(widths) {
-				break
-			}
-			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
-			if i > 0 {
-				b.WriteString("  ")
-			}
-			if t.right[i] {
-				b.WriteString(pad + c)
-			} else if i == len(cells)-1 {
-				b.WriteString(c)
-			} else {
-				b.WriteString(c + pad)
-			}
-		}
-		return strings.TrimRight(b.String(), " ") + "\n"
-	}
-	if _, err := io.WriteString(w, line(t.header)); err != nil {
-		return err
-	}
-	for _, r := range t.rows {
-		if _, err := io.WriteString(w, line(r)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // dash stands in for an empty cell so columns stay readable.
 func dash(s string) string {
 	if s == "" {
@@ -152,12 +67,19 @@ func dash(s string) string {
 	return s
 }
 
-func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
-
 // parseSince accepts a duration back from now ("30d", "12h", "2w") or a
 // date ("2026-01-01") or an RFC 3339 time.
 func parseSince(s string, now time.Time) (time.Time, error) {
 	return report.ParseSince("--since", s, now)
+}
+
+// writeRows prints rows (JSON row structs) as JSON, or as CSV of their
+// JSON keys.
+func writeRows[R any](w io.Writer, format string, rows []R) error {
+	if format == formatJSON {
+		return writeJSON(w, rows)
+	}
+	return writeRowsCSV(w, rows)
 }
 
 // writeRowsCSV writes rows (a slice of JSON row structs) as CSV whose header
@@ -226,4 +148,12 @@ func csvCell(v json.RawMessage) string {
 		}
 	}
 	return string(v)
+}
+
+// optString is a JSON string that is null when empty.
+func optString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

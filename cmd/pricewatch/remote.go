@@ -94,6 +94,21 @@ func (a *app) remoteGet(ctx context.Context, server, endpoint string, q url.Valu
 	return body, nil
 }
 
+// remoteRows asks the daemon's API for endpoint. With passThrough (--format
+// json and nothing left to filter here) the answer is printed as it came and
+// printed is true; else it is decoded into rows for the table or the CSV.
+func (a *app) remoteRows(ctx context.Context, server, endpoint string, q url.Values, passThrough bool, rows any) (printed bool, err error) {
+	body, err := a.remoteGet(ctx, server, endpoint, q)
+	if err != nil {
+		return false, err
+	}
+	if passThrough {
+		_, err := a.stdout.Write(body)
+		return true, err
+	}
+	return false, decodeRemote(body, rows)
+}
+
 func (a *app) serverToken() (string, error) {
 	if v := strings.TrimSpace(os.Getenv(envServerToken)); v != "" {
 		return v, nil
@@ -128,4 +143,38 @@ func (q query) list(name string, vs []string) {
 	for _, v := range vs {
 		url.Values(q).Add(name, v)
 	}
+}
+
+// remoteTime reads an RFC 3339 time the API sent as a JSON string.
+func remoteTime(v any) (time.Time, error) {
+	s, _ := v.(string)
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("reading the daemon's answer: time %v: %w", v, err)
+	}
+	return t, nil
+}
+
+// remoteEnd reads the end of an interval the API sent: null while it is
+// open.
+func remoteEnd(v any) (*time.Time, error) {
+	if v == nil {
+		return nil, nil
+	}
+	t, err := remoteTime(v)
+	return &t, err
+}
+
+// readRemoteRows reads the API's rows back into what the local path prints,
+// with read; the first row it cannot read fails them all.
+func readRemoteRows[R, T any](rows []R, read func(R) (T, error)) ([]T, error) {
+	out := make([]T, 0, len(rows))
+	for _, r := range rows {
+		v, err := read(r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
 }

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/term"
+
+	"github.com/pricewatch/pricewatch/internal/table"
 )
 
 // Widths the tables and charts fit. On a terminal (or with $COLUMNS set)
@@ -56,3 +58,20 @@ func outputWidth(stdout io.Writer) int {
 
 // fder is what *os.File offers and a bytes.Buffer does not.
 type fder interface{ Fd() uintptr }
+
+// cutMinLast is the narrowest a table's last, free-text column is cut to
+// on a narrow terminal (the JSON and CSV keep it whole).
+const cutMinLast = 12
+
+// layout is how the CLI's tables meet tableWidth(): a table wider than
+// the terminal cuts its last column (a summary, an error, a place) to what
+// is left, ending it in "…".
+func layout() table.Layout { return table.Layout{Width: tableWidth(), MinLast: cutMinLast} }
+
+func writeTable(w io.Writer, t *table.Table) error { return t.Write(w, layout()) }
+
+// fitTable writes the table, leaving out droppable columns until every
+// line fits tableWidth(), and returns the names of the columns left out.
+func fitTable(b *strings.Builder, cols []table.Column) ([]string, error) {
+	return table.Fit(b, cols, layout())
+}

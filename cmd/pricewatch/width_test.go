@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/pricewatch/pricewatch/internal/table"
 )
 
 // The tables and charts fit $COLUMNS (60, 80, 100, 200), dropping columns
@@ -41,10 +43,10 @@ func TestWidthOffTerminal(t *testing.T) {
 func TestTableCutsLastColumn(t *testing.T) {
 	long := strings.TrimSpace(strings.Repeat("a long summary of forty price drops ", 5))
 	render := func() string {
-		tb := newTable(">ID", "STATUS", "SUMMARY")
-		tb.add("1", "pending", long)
+		tb := table.New(">ID", "STATUS", "SUMMARY")
+		tb.Add("1", "pending", long)
 		var b strings.Builder
-		if err := tb.write(&b); err != nil {
+		if err := writeTable(&b, tb); err != nil {
 			t.Fatal(err)
 		}
 		return b.String()
