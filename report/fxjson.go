@@ -3,10 +3,10 @@ package report
 import "github.com/pricewatch/pricewatch/analysis"
 
 // FXJSON is the exchange rate behind a row's converted figures, as the JSON
-// and CSV rows of compare, savings and recommend carry it: the rows embed
-// it, so the four names and their order are written once (encoding/json
-// flattens an embedded struct's fields into the row at the embed's
-// position). The zero value is a row that was not converted: null rate and
+// and CSV rows of compare, savings, trends (cheapest) and recommend carry
+// it: the rows embed it, so the four names and their order are written once
+// (encoding/json flattens an embedded struct's fields into the row at the
+// embed's position). The zero value is a row that was not converted: null rate and
 // date, empty source, not stale.
 //
 // native_currency and fx_error stay with the rows: some rows put a native
