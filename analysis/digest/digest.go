@@ -414,7 +414,7 @@ func Build(in Input) (Digest, error) {
 
 	label := analysis.WindowLabel(Week)
 	d.Changed = observedChanges(series, isWatched, d.From, now)
-	for _, t := range topMovers(series, isWatched, now, MaxMoves) {
+	for _, t := range topMovers(series, isWatched, now, MaxMoves, moverBatch) {
 		ch, _ := t.Change(label)
 		mv := Move{Key: t.Key, Currency: t.Currency, Hardware: t.Hardware, From: ch.From, To: ch.To, Pct: ch.Pct}
 		if p, ok := pricewatch.PerGPUHour(ch.From, t.GPUCount); ok {
@@ -483,16 +483,16 @@ func modelOffers(dst []pricewatch.Offer, series []analysis.Series, model string,
 const moverBatch = 1024
 
 // topMovers is the n offers among the series keep selects whose price
-// moved most over the week (analysis.Movers' order), computed a batch of
-// series at a time: a year's watched offers' trends would be tens of MB
+// moved most over the week (analysis.Movers' order), computed size series
+// at a time: a year's watched offers' trends would be tens of MB
 // held at once, for the handful the digest lists. Movers orders by move
 // then by key, a total order, so the best of each batch's best is the
 // best of all.
-func topMovers(series []analysis.Series, keep func(analysis.Series) bool, now time.Time, n int) []analysis.OfferTrend {
+func topMovers(series []analysis.Series, keep func(analysis.Series) bool, now time.Time, n, size int) []analysis.OfferTrend {
 	label := analysis.WindowLabel(Week)
 	opts := analysis.TrendOptions{Now: now, Window: Week, Changes: []time.Duration{Week}}
 	var top []analysis.OfferTrend
-	batch := make([]analysis.Series, 0, moverBatch)
+	batch := make([]analysis.Series, 0, size)
 	flush := func() {
 		top = analysis.Movers(append(top, analysis.Movers(analysis.OfferTrends(batch, opts), label, n)...), label, n)
 		batch = batch[:0]
@@ -501,7 +501,7 @@ func topMovers(series []analysis.Series, keep func(analysis.Series) bool, now ti
 		if !keep(s) {
 			continue
 		}
-		if batch = append(batch, s); len(batch) == moverBatch {
+		if batch = append(batch, s); len(batch) == size {
 			flush()
 		}
 	}
