@@ -115,7 +115,9 @@ type Input struct {
 	// Prices are the stored price intervals in force at the weekly sample
 	// points Now, Now − Week, … Now − ChartWeeks weeks (storage.Prices with
 	// At; every interval since Now − ChartWeeks weeks gives the same
-	// digest), of any OS; only Linux prices are compared. Build may
+	// digest but for Changed, counted among the intervals given), of any
+	// OS; only Linux prices are compared. The raw prices (Hourly, Upfront)
+	// are read only of intervals in force at Now. Build may
 	// reorder them (it groups them in place when it needs no copy of its
 	// own), never changes them.
 	Prices []analysis.Interval
