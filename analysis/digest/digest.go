@@ -115,12 +115,17 @@ type Input struct {
 	// Prices are the stored price intervals in force at the weekly sample
 	// points Now, Now − Week, … Now − ChartWeeks weeks (storage.Prices with
 	// At; every interval since Now − ChartWeeks weeks gives the same
-	// digest but for Changed, counted among the intervals given), of any
+	// digest), of any
 	// OS; only Linux prices are compared. The raw prices (Hourly, Upfront)
 	// are read only of intervals in force at Now. Build may
 	// reorder them (it groups them in place when it needs no copy of its
 	// own), never changes them.
 	Prices []analysis.Interval
+	// WeekChanges counts the week's price changes of Linux offers per GPU
+	// model and region, read from every interval of the week (Prices, read
+	// at the weekly points only, miss the changes between them). Nil: they
+	// are counted among Prices, which then hold every interval of the week.
+	WeekChanges []ChangeCount
 	// Availability are the availability intervals open at some time since
 	// Now − Week (storage.Availability with All and Since).
 	Availability []AvailabilityInterval
@@ -415,7 +420,11 @@ func Build(in Input) (Digest, error) {
 	}
 
 	label := analysis.WindowLabel(Week)
-	d.Changed = observedChanges(series, isWatched, d.From, now)
+	if in.WeekChanges != nil {
+		d.Changed = weekChanges(in.WeekChanges, watched, in.Regions)
+	} else {
+		d.Changed = observedChanges(series, isWatched, d.From, now)
+	}
 	for _, t := range topMovers(series, isWatched, now, MaxMoves, moverBatch) {
 		ch, _ := t.Change(label)
 		mv := Move{Key: t.Key, Currency: t.Currency, Hardware: t.Hardware, From: ch.From, To: ch.To, Pct: ch.Pct}
@@ -868,6 +877,25 @@ func chart(series []analysis.Series, conv analysis.Converter, cur string, now ti
 // PriceTypeLabel is a price type as people write it.
 func PriceTypeLabel(pt pricewatch.PriceType) string { return pt.Label() }
 
+// ChangeCount is how many stored price intervals of one GPU model in one
+// region began during the week and replaced a different earlier price of
+// the same offer.
+type ChangeCount struct {
+	GPUModel, Region string
+	N                int
+}
+
+// weekChanges sums the counts of the watched models in the digest's scope.
+func weekChanges(counts []ChangeCount, watched func(model string) bool, regions []string) int {
+	n := 0
+	for _, c := range counts {
+		if watched(c.GPUModel) && (len(regions) == 0 || inRegions(regions, c.Region)) {
+			n += c.N
+		}
+	}
+	return n
+}
+
 // inRegions reports whether region is one of regions, ignoring case.
 func inRegions(regions []string, region string) bool {
 	for _, r := range regions {
@@ -888,7 +916,10 @@ func observedChanges(series []analysis.Series, keep func(analysis.Series) bool, 
 			continue
 		}
 		for i, iv := range s.Intervals {
-			if i > 0 && iv.From.After(from) && !iv.From.After(to) && !iv.Effective.Equal(s.Intervals[i-1].Effective) {
+			// A change replaces the price before it; an offer listed
+			// again after a gap is new availability, not a price change.
+			prev := s.Intervals[i-min(i, 1)]
+			if i > 0 && prev.To.Equal(iv.From) && iv.From.After(from) && !iv.From.After(to) && !iv.Effective.Equal(prev.Effective) {
 				n++
 			}
 		}
