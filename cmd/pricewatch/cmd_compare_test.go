@@ -18,6 +18,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/internal/golden"
 	"github.com/pricewatch/pricewatch/internal/table"
+	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -294,8 +295,9 @@ func TestCompareGolden(t *testing.T) {
 }
 
 // compareRowsOf runs `pricewatch compare` with args, wants success, and
-// decodes its JSON rows; stdout and stderr are returned too.
-func compareRowsOf(t *testing.T, cfg string, args ...string) (rows []compareJSONRow, out, errOut string) {
+// decodes its JSON rows into the rows the command writes (the compare_*.json
+// golden files pin their keys); stdout and stderr are returned too.
+func compareRowsOf(t *testing.T, cfg string, args ...string) (rows []report.CompareRow, out, errOut string) {
 	t.Helper()
 	out, errOut, code := runCLI(t, append([]string{"--config", cfg, "compare"}, args...)...)
 	if code != 0 {
@@ -303,26 +305,6 @@ func compareRowsOf(t *testing.T, cfg string, args ...string) (rows []compareJSON
 	}
 	decodeJSON(t, out, &rows)
 	return rows, out, errOut
-}
-
-// compareJSONRow reads the keys scripts rely on, numbers kept exact.
-type compareJSONRow struct {
-	Rank                  *int         `json:"rank"`
-	Provider              string       `json:"provider"`
-	Region                string       `json:"region"`
-	Zone                  string       `json:"zone"`
-	InstanceType          string       `json:"instance_type"`
-	PriceType             string       `json:"price_type"`
-	Term                  string       `json:"term"`
-	GPUModel              string       `json:"gpu_model"`
-	GPUCount              float64      `json:"gpu_count"`
-	Currency              string       `json:"currency"`
-	PricePerGPUHour       *json.Number `json:"price_per_gpu_hour"`
-	NativeCurrency        string       `json:"native_currency"`
-	NativeEffectiveHourly json.Number  `json:"native_effective_hourly"`
-	FXRate                *json.Number `json:"fx_rate"`
-	FXDate                *string      `json:"fx_date"`
-	Available             *bool        `json:"available"`
 }
 
 func decodeJSON(t *testing.T, out string, v any) {
@@ -362,21 +344,21 @@ func TestCompareRanksCNYOfferFirstAfterConversion(t *testing.T) {
 			t.Errorf("row %d: %+v, want %s ranked %d", i, r, w.provider, i+1)
 			continue
 		}
-		got, err := decimal.NewFromString(r.PricePerGPUHour.String())
-		if err != nil || !got.Sub(w.perGPU).Abs().LessThan(decimal.New(1, -9)) {
-			t.Errorf("%s: price_per_gpu_hour %s, want %s", w.provider, r.PricePerGPUHour, w.perGPU)
+		if got := r.PricePerGPUHour; !got.Valid || !got.D.Sub(w.perGPU).Abs().LessThan(decimal.New(1, -9)) {
+			t.Errorf("%s: price_per_gpu_hour %s, want %s", w.provider, got.Text(), w.perGPU)
 		}
 		if r.NativeEffectiveHourly.String() != w.native {
 			t.Errorf("%s: native_effective_hourly %s, want %s", w.provider, r.NativeEffectiveHourly, w.native)
 		}
-		if r.Available == nil || *r.Available != w.available {
+		// compare_a100_x8.json pins that available is a bool, never null.
+		if r.Available != w.available {
 			t.Errorf("%s: available %v, want %v", w.provider, r.Available, w.available)
 		}
-		if w.nativeCur == "CNY" && (r.FXRate == nil || r.FXRate.String() != "0.149247375" || r.FXDate == nil || *r.FXDate != "2022-07-08") {
-			t.Errorf("%s: fx_rate %v fx_date %v, want 0.149247375 of 2022-07-08", w.provider, r.FXRate, r.FXDate)
+		if w.nativeCur == "CNY" && (r.FXRate.Text() != "0.149247375" || r.FXDate == nil || *r.FXDate != "2022-07-08") {
+			t.Errorf("%s: fx_rate %s fx_date %v, want 0.149247375 of 2022-07-08", w.provider, r.FXRate.Text(), r.FXDate)
 		}
-		if w.nativeCur == "USD" && (r.FXRate == nil || r.FXRate.String() != "1" || r.FXDate != nil) {
-			t.Errorf("%s: fx_rate %v fx_date %v, want 1 and null", w.provider, r.FXRate, r.FXDate)
+		if w.nativeCur == "USD" && (r.FXRate.Text() != "1" || r.FXDate != nil) {
+			t.Errorf("%s: fx_rate %s fx_date %v, want 1 and null", w.provider, r.FXRate.Text(), r.FXDate)
 		}
 	}
 	if !strings.Contains(out, `"fx_rate": 0.149247375,`) {
@@ -391,12 +373,12 @@ func TestCompareWithoutRateNeverTreatsCNYAsUSD(t *testing.T) {
 	for _, r := range rows {
 		if r.NativeCurrency == "USD" {
 			ranked++
-			if r.Rank == nil || r.PricePerGPUHour == nil {
+			if r.Rank == nil || !r.PricePerGPUHour.Valid {
 				t.Errorf("USD row not ranked: %+v", r)
 			}
 			continue
 		}
-		if r.Rank != nil || r.PricePerGPUHour != nil || r.FXRate != nil || r.FXDate != nil {
+		if r.Rank != nil || r.PricePerGPUHour.Valid || r.FXRate.Valid || r.FXDate != nil {
 			t.Errorf("CNY row without a rate was ranked or priced: %+v", r)
 		}
 	}
