@@ -424,16 +424,32 @@ func TestCompareStaleRateIsFlagged(t *testing.T) {
 }
 
 func TestCompareRejectsBadFlags(t *testing.T) {
-	cfg := analysisConfig(t, true)
-	for _, args := range [][]string{
+	checkRejected(t, analysisConfig(t, true), "", [][]string{
 		{"compare"},
 		{"compare", "--gpu", "A100", "--price-type", "hourly"},
 		{"compare", "--gpu", "A100", "--currency", "dollars"},
 		{"compare", "--gpu", "A100", "--format", "xml"},
 		{"compare", "--gpu", "A100", "--now", "yesterday"},
-	} {
-		if _, errOut, code := runCLI(t, append([]string{"--config", cfg}, args...)...); code == 0 || errOut == "" {
-			t.Errorf("%v: exit %d, stderr %q; want an error", args, code, errOut)
+	})
+}
+
+// checkContains wants text (what names it) to hold each of wants.
+func checkContains(t *testing.T, what, text string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			t.Errorf("%s lacks %q:\n%s", what, want, text)
+		}
+	}
+}
+
+// checkRejected wants each command line to fail with an error on stderr
+// that says want (any error when want is "").
+func checkRejected(t *testing.T, cfg, want string, lines [][]string) {
+	t.Helper()
+	for _, args := range lines {
+		if _, errOut, code := runCLI(t, append([]string{"--config", cfg}, args...)...); code == 0 || errOut == "" || !strings.Contains(errOut, want) {
+			t.Errorf("%v: exit %d, stderr %q; want an error saying %q", args, code, errOut, want)
 		}
 	}
 }
@@ -480,16 +496,12 @@ func readFile(t *testing.T, path string) string {
 
 func TestAnalysisCommandsRejectUnknownOS(t *testing.T) {
 	cfg := analysisConfig(t, true)
-	for _, args := range [][]string{
+	checkRejected(t, cfg, "--os", [][]string{
 		{"compare", "--gpu", "A100", "--os", "macos"},
 		{"savings", "Standard_ND96amsr_A100_v4", "--os", "macos"},
 		{"trends", "--os", "macos"},
 		{"recommend", "--gpu", "A100", "--os", "macos"},
-	} {
-		if _, errOut, code := runCLI(t, append([]string{"--config", cfg}, args...)...); code == 0 || !strings.Contains(errOut, "--os") {
-			t.Errorf("%v: exit %d, %q", args, code, errOut)
-		}
-	}
+	})
 	// Windows prices are kept apart: only the H100 NVL machine has one.
 	rows, _, _ := compareRowsOf(t, cfg, "--gpu", "H100", "--os", "windows", "--format", "json", "--now="+analysisNow)
 	if len(rows) != 1 || rows[0].InstanceType != "Standard_NC40ads_H100_v5" || rows[0].NativeEffectiveHourly.String() != "8.82" {

@@ -12,6 +12,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/alibaba/alibabatest"
 	"github.com/pricewatch/pricewatch/fetchers/tencent"
 	"github.com/pricewatch/pricewatch/fetchers/tencent/tencenttest"
+	"github.com/pricewatch/pricewatch/report"
 )
 
 // End to end through the CLI, for the two China clouds: pointed at local
@@ -120,22 +121,19 @@ func closedPrices(t *testing.T, cfg string, types ...string) int {
 	return n
 }
 
+// availabilityJSON is an availability row with its times read as the
+// strings they are (null: still open).
 type availabilityJSON struct {
-	Provider     string  `json:"provider"`
-	Region       string  `json:"region"`
-	Zone         string  `json:"zone"`
-	InstanceType string  `json:"instance_type"`
-	GPUModel     string  `json:"gpu_model"`
-	GPUCount     float64 `json:"gpu_count"`
-	State        string  `json:"state"`
-	Since        string  `json:"since"`
-	Until        *string `json:"until"`
+	report.AvailabilityRow
+	Since string  `json:"since"`
+	Until *string `json:"until"`
 }
 
 func availability(t *testing.T, cfg, provider string) []availabilityJSON {
 	t.Helper()
 	var rows []availabilityJSON
-	cliJSON(t, &rows, "--config", cfg, "availability", "--all", "--provider", provider, "--format", "json")
+	out := cliJSON(t, &rows, "--config", cfg, "availability", "--all", "--provider", provider, "--format", "json")
+	checkRowKeys(t, out, "provider", "region", "zone", "instance_type", "gpu_model", "gpu_count", "state", "stock_detail", "since", "until")
 	return rows
 }
 
