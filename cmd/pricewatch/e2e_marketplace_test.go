@@ -63,7 +63,7 @@ func wantStates(t *testing.T, got, want map[string]string) {
 func currentPrice(t *testing.T, cfg, typ, region, pt string) (historyJSON, bool) {
 	t.Helper()
 	for _, r := range history(t, cfg, typ) {
-		if r.ValidTo == nil && r.Region == region && r.PriceType == pt {
+		if r.ValidTo == nil && r.Region == region && string(r.PriceType) == pt {
 			return r, true
 		}
 	}
