@@ -14,6 +14,21 @@ func seedQuestion(t *testing.T) RecommendOptions {
 	return RecommendOptions{GPU: "A100", Count: 8, Utilization: dec("0.6"), Horizon: "3y", Currency: "USD", FX: ecbBook(t), At: fixtureAt}
 }
 
+// recommendSeed answers the seed question, changed by change (nil: as it
+// is), over the A100 offers and their availability.
+func recommendSeed(t *testing.T, change func(q *RecommendOptions)) Recommendation {
+	t.Helper()
+	q := seedQuestion(t)
+	if change != nil {
+		change(&q)
+	}
+	rec, err := Recommend(a100Offers(), availabilityFixture(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
 // The seed question: cost-sensitive team, 8 GPUs, ~60 % utilisation, 3 years.
 //
 // Hand-computed, 3 years = 26,280 h, at u = 0.6, 1 CNY = 1.0163 / 6.8095 USD:
@@ -32,10 +47,7 @@ func seedQuestion(t *testing.T) RecommendOptions {
 //	tencent on demand          230 × 26,280 × 0.6 CNY        = 541,266.5000367134 USD
 //	alibaba 1m sub × 36        36 × 102,200 CNY              = 549,110.9420662310 USD
 func TestRecommendSeedQuestion(t *testing.T) {
-	rec, err := Recommend(a100Offers(), availabilityFixture(), seedQuestion(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := recommendSeed(t, nil)
 	want := []struct{ label, total string }{
 		{"1 × alibaba cn-hangzhou ecs.ebmgn7e.32xlarge reserved 3y all_upfront", "376533.2174168441"},
 		{"1 × aws us-east-1 p4d.24xlarge reserved 3y partial_upfront standard", "410240"},
@@ -117,12 +129,7 @@ func TestRecommendSeedQuestion(t *testing.T) {
 }
 
 func TestRecommendInCNY(t *testing.T) {
-	q := seedQuestion(t)
-	q.Currency = "CNY"
-	rec, err := Recommend(a100Offers(), availabilityFixture(), q)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := recommendSeed(t, func(q *RecommendOptions) { q.Currency = "CNY" })
 	best, _ := rec.BestOption()
 	// The CNY option needs no conversion; USD ones carry the inverse rate:
 	// 410,240 × 6.8095 / 1.0163 = 2,748,725.0614975893 CNY.
@@ -138,12 +145,7 @@ func TestRecommendInCNY(t *testing.T) {
 }
 
 func TestRecommendLowUtilizationPrefersOnDemand(t *testing.T) {
-	q := seedQuestion(t)
-	q.Utilization = dec("0.3")
-	rec, err := Recommend(a100Offers(), availabilityFixture(), q)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := recommendSeed(t, func(q *RecommendOptions) { q.Utilization = dec("0.3") })
 	best, _ := rec.BestOption()
 	// 2 × 14.69 × 26,280 × 0.3 = 231,631.92 USD; above 48.767 % the
 	// Alibaba 3-year subscription takes over.
@@ -189,12 +191,7 @@ func TestRecommendSkipsSoldOut(t *testing.T) {
 }
 
 func TestRecommendShortHorizon(t *testing.T) {
-	q := seedQuestion(t)
-	q.Horizon = "1y"
-	rec, err := Recommend(a100Offers(), availabilityFixture(), q)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := recommendSeed(t, func(q *RecommendOptions) { q.Horizon = "1y" })
 	best, _ := rec.BestOption()
 	// Over one year: 2 × 14.69 × 8,760 × 0.6 = 154,421.28 USD beats
 	// Alibaba's 1y subscription (1,051,200 CNY = 156,888.8405903517 USD).
@@ -219,6 +216,7 @@ func TestRecommendShortHorizon(t *testing.T) {
 			azure = append(azure, o)
 		}
 	}
+	q := seedQuestion(t)
 	q.Horizon, q.Utilization = "2y", one
 	rec, _ = Recommend(azure, nil, q)
 	b, _ := rec.BestOption()
@@ -228,12 +226,7 @@ func TestRecommendShortHorizon(t *testing.T) {
 }
 
 func TestRecommendWithoutRatesNeverTreatsCNYAsUSD(t *testing.T) {
-	q := seedQuestion(t)
-	q.FX = nil
-	rec, err := Recommend(a100Offers(), availabilityFixture(), q)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := recommendSeed(t, func(q *RecommendOptions) { q.FX = nil })
 	for _, o := range rec.Options {
 		if o.NativeCurrency != "USD" {
 			t.Errorf("%s ranked without a rate", o.Label())
@@ -246,9 +239,7 @@ func TestRecommendWithoutRatesNeverTreatsCNYAsUSD(t *testing.T) {
 		t.Errorf("reasons: %v", rec.Reasons)
 	}
 	// Stale rates are used and said to be stale.
-	q = seedQuestion(t)
-	q.At = ts("2022-08-01")
-	rec, _ = Recommend(a100Offers(), availabilityFixture(), q)
+	rec = recommendSeed(t, func(q *RecommendOptions) { q.At = ts("2022-08-01") })
 	if b, _ := rec.BestOption(); !b.FXStale || !rec.StaleRates || !strings.Contains(strings.Join(rec.Reasons, "\n"), "STALE") {
 		t.Errorf("stale rate not shown: %+v / %v", b.FXUsed, rec.Reasons)
 	}
@@ -300,10 +291,7 @@ func TestRecommendSpotAndFractional(t *testing.T) {
 }
 
 func TestRecommendJSON(t *testing.T) {
-	rec, err := Recommend(a100Offers(), availabilityFixture(), seedQuestion(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec := recommendSeed(t, nil)
 	b, err := json.Marshal(rec.Options[0])
 	if err != nil {
 		t.Fatal(err)

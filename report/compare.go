@@ -129,13 +129,10 @@ type CompareRow struct {
 	EffectiveHourly       NullDecimal `json:"effective_hourly"`
 	NativeCurrency        string      `json:"native_currency"`
 	NativeEffectiveHourly Decimal     `json:"native_effective_hourly"`
-	FXRate                NullDecimal `json:"fx_rate"`
-	FXDate                *string     `json:"fx_date"`
-	FXSource              string      `json:"fx_source"`
-	FXStale               bool        `json:"fx_stale"`
-	FXError               *string     `json:"fx_error"`
-	Available             bool        `json:"available"`
-	Availability          string      `json:"availability"`
+	FXJSON
+	FXError      *string `json:"fx_error"`
+	Available    bool    `json:"available"`
+	Availability string  `json:"availability"`
 	// Marketplace marks third-party hosts' machines (Vast.ai, RunPod
 	// Community Cloud), not the cloud's own capacity.
 	Marketplace bool `json:"marketplace"`
@@ -158,9 +155,7 @@ func CompareRows(res analysis.CompareResult) []CompareRow {
 			row.PricePerTFLOPS = NewNullDecimal(r.PricePerTFLOPS.Decimal, r.PricePerTFLOPS.Valid)
 			row.PricePerGB = NewNullDecimal(r.PricePerGB.Decimal, r.PricePerGB.Valid)
 			row.EffectiveHourly = NewNullDecimal(r.EffectiveHourly, true)
-			row.FXRate = NewNullDecimal(r.FXRate, true)
-			row.FXDate = optString(r.FXDate)
-			row.FXSource, row.FXStale = r.FXSource, r.FXStale
+			row.FXJSON = FXJSONOf(r.FXUsed)
 		}
 		return row
 	}

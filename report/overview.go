@@ -2,7 +2,11 @@ package report
 
 import (
 	"context"
+	"fmt"
+	"runtime"
 	"time"
+
+	"github.com/shopspring/decimal"
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting/digest"
@@ -54,17 +58,115 @@ func WeeklyDigestInput(ctx context.Context, st Store, now time.Time, queries []s
 			}
 		}
 	}
-	var ivs []analysis.Interval
+	prices := offerPrices{index: map[int64]int32{}, now: now}
 	err = st.EachPrice(ctx, storage.PriceFilter{OS: pricewatch.Linux, At: at, GPUModels: models, Unordered: true}, func(r *storage.PriceInterval) error {
 		if r.GPUModel != "" {
-			ivs = append(ivs, digestInterval(r))
+			prices.add(r)
 		}
 		return nil
 	})
 	if err != nil {
 		return digest.Input{}, err
 	}
-	return digestRest(ctx, st, now, ivs)
+	changes, err := weekChanges(ctx, st, now, models)
+	if err != nil {
+		return digest.Input{}, err
+	}
+	in, err := digestRest(ctx, st, now, prices.intervals())
+	in.WeekChanges = changes
+	return in, err
+}
+
+// weekChanges counts the week's price changes per GPU model and region
+// from every Linux interval of the week, streamed offer by offer (the
+// weekly points alone would miss a change made and undone between them):
+// an interval that began in the week where a different effective price of
+// the same offer ended is one change (an offer listed again after a gap is
+// new availability, not a price change). Nothing but the counts is kept.
+func weekChanges(ctx context.Context, st Store, now time.Time, models []string) ([]digest.ChangeCount, error) {
+	from := now.Add(-digest.Week)
+	counts := map[[2]string]int{}
+	var (
+		prevOffer int64 = -1
+		prevPrice decimal.Decimal
+		prevTo    *time.Time
+	)
+	err := st.EachPrice(ctx, storage.PriceFilter{OS: pricewatch.Linux, Since: from, GPUModels: models, ByOffer: true}, func(r *storage.PriceInterval) error {
+		replaced := r.OfferID == prevOffer && prevTo != nil && prevTo.Equal(r.ValidFrom)
+		if replaced && r.GPUModel != "" && r.ValidFrom.After(from) && !r.ValidFrom.After(now) && !r.EffectiveHourly.Equal(prevPrice) {
+			counts[[2]string{r.GPUModel, r.Region}]++
+		}
+		prevOffer, prevPrice, prevTo = r.OfferID, r.EffectiveHourly, r.ValidTo
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("counting the week's price changes: %w", err)
+	}
+	out := make([]digest.ChangeCount, 0, len(counts))
+	for k, n := range counts {
+		out = append(out, digest.ChangeCount{GPUModel: k[0], Region: k[1], N: n})
+	}
+	return out, nil
+}
+
+// offerPrices collects the weekly digest's intervals holding each offer's
+// identity once: at a year's scale ~52k intervals of ~21k offers, each
+// analysis.Interval a full copy of its offer (368 bytes). Held compactly
+// while storage still holds its own offers, they are expanded only once
+// the read is done, into a slice of the exact length (no append growth
+// holding two copies at once).
+type offerPrices struct {
+	offers []pricewatch.Offer // identity; Currency, Hourly and Upfront come from each price
+	index  map[int64]int32    // offer id → offers
+	prices []offerPrice
+	now    time.Time
+}
+
+// offerPrice is one interval of offers[offer].
+type offerPrice struct {
+	offer                      int32
+	currency                   string
+	hourly, upfront, effective decimal.Decimal
+	from, to                   time.Time
+}
+
+func (c *offerPrices) add(r *storage.PriceInterval) {
+	i, ok := c.index[r.OfferID]
+	if !ok {
+		i = int32(len(c.offers))
+		c.index[r.OfferID] = i
+		c.offers = append(c.offers, r.Offer)
+	}
+	p := offerPrice{offer: i, currency: r.Currency, effective: r.EffectiveHourly, from: r.ValidFrom}
+	if r.ValidTo != nil {
+		p.to = *r.ValidTo
+	}
+	// The digest reads the raw prices only of offers in force at now (its
+	// comparison and savings); of a price ended by then it reads the
+	// effective rate.
+	if p.to.IsZero() || p.to.After(c.now) {
+		p.hourly, p.upfront = r.Hourly, r.Upfront
+	}
+	c.prices = append(c.prices, p)
+}
+
+// intervals expands the prices into the digest's intervals, releasing the
+// compact form.
+func (c *offerPrices) intervals() []analysis.Interval {
+	// The read leaves storage's offers and row buffers (~10 MB at a year)
+	// as garbage, and the expansion allocates its ~20 MB at once, faster
+	// than the collector paces: collected first, the heap stays under the
+	// daemon's soft limit (GOMEMLIMIT) instead of overshooting it by the
+	// size of the allocation. Once a week, tens of milliseconds.
+	runtime.GC()
+	ivs := make([]analysis.Interval, len(c.prices))
+	for i, p := range c.prices {
+		o := c.offers[p.offer]
+		o.Currency, o.Hourly, o.Upfront = p.currency, p.hourly, p.upfront
+		ivs[i] = analysis.Interval{Offer: o, Effective: p.effective, From: p.from, To: p.to}
+	}
+	c.offers, c.index, c.prices = nil, nil, nil
+	return ivs
 }
 
 func digestInterval(r *storage.PriceInterval) analysis.Interval {

@@ -64,10 +64,7 @@ type SavingsRow struct {
 	PaybackHours         NullDecimal `json:"payback_hours"`
 	Best                 bool        `json:"best"`
 	NativeCurrency       string      `json:"native_currency"`
-	FXRate               Decimal     `json:"fx_rate"`
-	FXDate               *string     `json:"fx_date"`
-	FXSource             string      `json:"fx_source"`
-	FXStale              bool        `json:"fx_stale"`
+	FXJSON
 }
 
 // SavingsRows are the report's options, group by group.
@@ -84,8 +81,7 @@ func SavingsRows(rep analysis.SavingsReport) []SavingsRow {
 			BreakEvenUtilization: Decimal(s.BreakEvenUtilization), BreaksEven: s.BreaksEven,
 			TermCost: Decimal(s.TermCost), OnDemandTermCost: Decimal(s.OnDemandTermCost),
 			PaybackHours: NewNullDecimal(s.PaybackHours.Decimal, s.PaybackHours.Valid), Best: s.Best,
-			NativeCurrency: s.NativeCurrency, FXRate: Decimal(s.FXRate), FXDate: optString(s.FXDate),
-			FXSource: s.FXSource, FXStale: s.FXStale,
+			NativeCurrency: s.NativeCurrency, FXJSON: FXJSONOf(s.FXUsed),
 		})
 	}
 	return out

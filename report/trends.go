@@ -298,10 +298,9 @@ type CheapestRow struct {
 	PricePerGPUHour       Decimal `json:"price_per_gpu_hour"`
 	NativeCurrency        string  `json:"native_currency"`
 	NativePricePerGPUHour Decimal `json:"native_price_per_gpu_hour"`
-	FXRate                Decimal `json:"fx_rate"`
-	FXDate                *string `json:"fx_date"`
-	FXSource              string  `json:"fx_source"`
-	FXStale               bool    `json:"fx_stale"`
+	// FXJSON's rate is never null here: a point without a rate is left
+	// out (and named in unconverted).
+	FXJSON
 }
 
 // TrendsJSON is what `trends --format json` prints.
@@ -340,8 +339,7 @@ func (r Trends) CheapestRows() ([]CheapestRow, []string) {
 			out = append(out, CheapestRow{GPU: s.GPU, At: p.At.UTC().Format(time.RFC3339), OfferKeyJSON: p.Key.JSON(),
 				GPUModel: p.GPUModel, GPUCount: p.GPUCount, Currency: p.Currency,
 				PricePerGPUHour: Decimal(p.PerGPUHour), NativeCurrency: p.NativeCurrency,
-				NativePricePerGPUHour: Decimal(p.NativePerGPUHour), FXRate: Decimal(p.FXRate), FXDate: optString(p.FXDate),
-				FXSource: p.FXSource, FXStale: p.FXStale})
+				NativePricePerGPUHour: Decimal(p.NativePerGPUHour), FXJSON: FXJSONOf(p.FXUsed)})
 		}
 		unconverted = append(unconverted, s.Unconverted...)
 	}

@@ -23,52 +23,8 @@ import (
 // at a moment in the past with later history stored.
 func TestComputeTrendsSampledReadMatchesFullRead(t *testing.T) {
 	ctx := context.Background()
-	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "pw.db"), storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	start := time.Date(2026, 10, 1, 3, 17, 0, 0, time.UTC)
-	clock := start
-	db.Now = func() time.Time { return clock }
 	const runs = 130 // every 7 hours: about 38 days
-	for run := 0; run < runs; run++ {
-		var offers []pricewatch.Offer
-		for i := 0; i < 12; i++ {
-			// Offer i is delisted in runs where (run+i)%11 == 0.
-			if (run+i)%11 == 0 {
-				continue
-			}
-			pt := pricewatch.OnDemand
-			if i%2 == 1 {
-				pt = pricewatch.Spot
-			}
-			// Prices move every (i%4+1) runs, some back to an earlier price.
-			price := decimal.NewFromInt(int64(100 + (run/(i%4+1)*(i+3))%40)).Shift(-1)
-			o := pricewatch.Offer{Provider: "azure", Region: fmt.Sprintf("region%d", i%3), InstanceType: fmt.Sprintf("Type%d", i/2),
-				PriceType: pt, OS: pricewatch.Linux, Currency: "USD", Hourly: price,
-				Hardware: pricewatch.Hardware{GPUModel: []string{"H100", "A100-80GB"}[i%2], GPUCount: float64(i%3 + 1)}}
-			if i == 5 && run > runs/2 {
-				o.Currency = "EUR"
-			}
-			offers = append(offers, o)
-		}
-		if run == 120 {
-			// A model listed once, between two samples, and never again:
-			// its series has no point but is still reported.
-			offers = append(offers, pricewatch.Offer{Provider: "azure", Region: "region0", InstanceType: "Brief", PriceType: pricewatch.Spot,
-				OS: pricewatch.Linux, Currency: "USD", Hourly: decimal.NewFromInt(3), Hardware: pricewatch.Hardware{GPUModel: "L4", GPUCount: 1}})
-		}
-		id, err := db.StartRun(ctx, "azure")
-		if err != nil {
-			t.Fatal(err)
-		}
-		snap := &pricewatch.Snapshot{Provider: "azure", Offers: offers, Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}}}
-		if _, err := db.SaveSnapshot(ctx, id, snap, storage.SaveOptions{}); err != nil {
-			t.Fatalf("run %d: %v", run, err)
-		}
-		clock = clock.Add(7 * time.Hour)
-	}
+	db, start, clock := irregularHistory(t, runs, 7*time.Hour)
 	book, err := fx.NewBook(nil, map[string]decimal.Decimal{"USD": decimal.RequireFromString("1.1")}, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -106,4 +62,60 @@ func TestComputeTrendsSampledReadMatchesFullRead(t *testing.T) {
 			}
 		})
 	}
+}
+
+// irregularHistory stores runs irregular runs, one every every: 12 offers
+// (on-demand and spot, H100 and A100-80GB) whose prices move between
+// samples, some back to an earlier price, each delisted and relisted, one
+// switching currency half-way, and a model listed once near the end. It
+// returns the database, the first run's time and the time after the last.
+func irregularHistory(t *testing.T, runs int, every time.Duration) (db *storage.DB, start, end time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "pw.db"), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	start = time.Date(2026, 10, 1, 3, 17, 0, 0, time.UTC)
+	clock := start
+	db.Now = func() time.Time { return clock }
+	for run := 0; run < runs; run++ {
+		var offers []pricewatch.Offer
+		for i := 0; i < 12; i++ {
+			// Offer i is delisted in runs where (run+i)%11 == 0.
+			if (run+i)%11 == 0 {
+				continue
+			}
+			pt := pricewatch.OnDemand
+			if i%2 == 1 {
+				pt = pricewatch.Spot
+			}
+			// Prices move every (i%4+1) runs, some back to an earlier price.
+			price := decimal.NewFromInt(int64(100 + (run/(i%4+1)*(i+3))%40)).Shift(-1)
+			o := pricewatch.Offer{Provider: "azure", Region: fmt.Sprintf("region%d", i%3), InstanceType: fmt.Sprintf("Type%d", i/2),
+				PriceType: pt, OS: pricewatch.Linux, Currency: "USD", Hourly: price,
+				Hardware: pricewatch.Hardware{GPUModel: []string{"H100", "A100-80GB"}[i%2], GPUCount: float64(i%3 + 1)}}
+			if i == 5 && run > runs/2 {
+				o.Currency = "EUR"
+			}
+			offers = append(offers, o)
+		}
+		if run == runs-10 {
+			// A model listed once, between two samples, and never again:
+			// its series has no point but is still reported.
+			offers = append(offers, pricewatch.Offer{Provider: "azure", Region: "region0", InstanceType: "Brief", PriceType: pricewatch.Spot,
+				OS: pricewatch.Linux, Currency: "USD", Hourly: decimal.NewFromInt(3), Hardware: pricewatch.Hardware{GPUModel: "L4", GPUCount: 1}})
+		}
+		id, err := db.StartRun(ctx, "azure")
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap := &pricewatch.Snapshot{Provider: "azure", Offers: offers, Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}}}
+		if _, err := db.SaveSnapshot(ctx, id, snap, storage.SaveOptions{}); err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		clock = clock.Add(every)
+	}
+	return db, start, clock
 }

@@ -28,6 +28,7 @@ type (
 	ChartSeries          = digest.ChartSeries
 	AvailabilityInterval = digest.AvailabilityInterval
 	Run                  = digest.Run
+	ChangeCount          = digest.ChangeCount
 )
 
 const (

@@ -115,10 +115,17 @@ type Input struct {
 	// Prices are the stored price intervals in force at the weekly sample
 	// points Now, Now − Week, … Now − ChartWeeks weeks (storage.Prices with
 	// At; every interval since Now − ChartWeeks weeks gives the same
-	// digest), of any OS; only Linux prices are compared. Build may
+	// digest), of any
+	// OS; only Linux prices are compared. The raw prices (Hourly, Upfront)
+	// are read only of intervals in force at Now. Build may
 	// reorder them (it groups them in place when it needs no copy of its
 	// own), never changes them.
 	Prices []analysis.Interval
+	// WeekChanges counts the week's price changes of Linux offers per GPU
+	// model and region, read from every interval of the week (Prices, read
+	// at the weekly points only, miss the changes between them). Nil: they
+	// are counted among Prices, which then hold every interval of the week.
+	WeekChanges []ChangeCount
 	// Availability are the availability intervals open at some time since
 	// Now − Week (storage.Availability with All and Since).
 	Availability []AvailabilityInterval
@@ -388,36 +395,37 @@ func Build(in Input) (Digest, error) {
 		}
 		return false
 	}
-	var offers []pricewatch.Offer
-	var watchedSeries []analysis.Series
+	isWatched := func(s analysis.Series) bool { return watched(s.Latest().GPUModel) }
+	// The current offers are taken from the series one model at a time
+	// (modelOffers), never all at once: at a year's scale the watched
+	// offers alone are tens of thousands of copies of an offer. Here only
+	// their count and currencies are kept.
+	currencies := map[string]int{}
 	for _, s := range series {
-		iv, ok := s.At(now)
-		if watched(s.Latest().GPUModel) {
-			watchedSeries = append(watchedSeries, s)
-			if ok {
-				offers = append(offers, iv.Offer)
-			}
+		if iv, ok := s.At(now); ok && isWatched(s) {
+			d.Offers++
+			currencies[strings.ToUpper(iv.Currency)]++
 		}
 	}
-	d.Offers = len(offers)
 	avail := currentAvailability(in.Availability, now)
 
+	var ofModel []pricewatch.Offer
 	for _, m := range in.Models {
-		row, err := modelRow(m, offers, avail, series, in, cur)
+		ofModel = modelOffers(ofModel[:0], series, m, now)
+		row, err := modelRow(m, ofModel, avail, series, in, cur)
 		if err != nil {
 			return Digest{}, fmt.Errorf("building the digest for %s: %w", m, err)
 		}
 		d.Models = append(d.Models, row)
 	}
 
-	trends := analysis.OfferTrends(watchedSeries, analysis.TrendOptions{Now: now, Window: Week, Changes: []time.Duration{Week}})
 	label := analysis.WindowLabel(Week)
-	movers := analysis.Movers(trends, label, 0)
-	d.Changed = observedChanges(watchedSeries, d.From, now)
-	for i, t := range movers {
-		if i == MaxMoves {
-			break
-		}
+	if in.WeekChanges != nil {
+		d.Changed = weekChanges(in.WeekChanges, watched, in.Regions)
+	} else {
+		d.Changed = observedChanges(series, isWatched, d.From, now)
+	}
+	for _, t := range topMovers(series, isWatched, now, MaxMoves, moverBatch) {
 		ch, _ := t.Change(label)
 		mv := Move{Key: t.Key, Currency: t.Currency, Hardware: t.Hardware, From: ch.From, To: ch.To, Pct: ch.Pct}
 		if p, ok := pricewatch.PerGPUHour(ch.From, t.GPUCount); ok {
@@ -431,11 +439,11 @@ func Build(in Input) (Digest, error) {
 
 	d.NewAvailability, d.SoldOut, d.Baseline = availabilityEvents(in.Availability, now, watched)
 
-	if d.Savings, err = bestSavings(in.Models, offers, in.FX, cur, now); err != nil {
+	if d.Savings, err = bestSavings(in.Models, series, in.FX, cur, now); err != nil {
 		return Digest{}, fmt.Errorf("building the digest: %w", err)
 	}
 	d.Freshness = freshness(in.Runs, in.Expected, now)
-	d.Rates = rates(offers, series, in.FX, cur, now)
+	d.Rates = rates(currencies, series, in.FX, cur, now)
 	if d.Chart, err = chart(series, in.FX, cur, now); err != nil {
 		return Digest{}, fmt.Errorf("building the digest chart: %w", err)
 	}
@@ -466,6 +474,50 @@ func linuxSeries(prices []analysis.Interval, now time.Time) ([]analysis.Series, 
 	}
 	// ivs is this function's own copy: group it without another.
 	return analysis.GroupSeriesInPlace(ivs)
+}
+
+// modelOffers appends to dst the offers of series in force at now whose
+// GPU model matches model (gpu.Matches), in series order.
+func modelOffers(dst []pricewatch.Offer, series []analysis.Series, model string, now time.Time) []pricewatch.Offer {
+	for _, s := range series {
+		if !gpu.Matches(model, s.Latest().GPUModel) {
+			continue
+		}
+		if iv, ok := s.At(now); ok {
+			dst = append(dst, iv.Offer)
+		}
+	}
+	return dst
+}
+
+// moverBatch is how many series' trends topMovers holds at once.
+const moverBatch = 1024
+
+// topMovers is the n offers among the series keep selects whose price
+// moved most over the week (analysis.Movers' order), computed size series
+// at a time: a year's watched offers' trends would be tens of MB
+// held at once, for the handful the digest lists. Movers orders by move
+// then by key, a total order, so the best of each batch's best is the
+// best of all.
+func topMovers(series []analysis.Series, keep func(analysis.Series) bool, now time.Time, n, size int) []analysis.OfferTrend {
+	label := analysis.WindowLabel(Week)
+	opts := analysis.TrendOptions{Now: now, Window: Week, Changes: []time.Duration{Week}}
+	var top []analysis.OfferTrend
+	batch := make([]analysis.Series, 0, size)
+	flush := func() {
+		top = analysis.Movers(append(top, analysis.Movers(analysis.OfferTrends(batch, opts), label, n)...), label, n)
+		batch = batch[:0]
+	}
+	for _, s := range series {
+		if !keep(s) {
+			continue
+		}
+		if batch = append(batch, s); len(batch) == size {
+			flush()
+		}
+	}
+	flush()
+	return top
 }
 
 // currentAvailability is the state of each place at now.
@@ -544,16 +596,11 @@ func weekOverWeek(series []analysis.Series, model string, pt pricewatch.PriceTyp
 // on-demand price it is matched with are of one instance type, so of one
 // model, and a year's report over every watched offer (tens of MB of
 // options) is never held at once.
-func bestSavings(models []string, offers []pricewatch.Offer, conv analysis.Converter, cur string, now time.Time) ([]SavingsRow, error) {
+func bestSavings(models []string, series []analysis.Series, conv analysis.Converter, cur string, now time.Time) ([]SavingsRow, error) {
 	var out []SavingsRow
 	var ofModel []pricewatch.Offer
 	for _, m := range models {
-		ofModel = ofModel[:0]
-		for _, o := range offers {
-			if gpu.Matches(m, o.GPUModel) {
-				ofModel = append(ofModel, o)
-			}
-		}
+		ofModel = modelOffers(ofModel[:0], series, m, now)
 		rep, err := analysis.ComputeSavings(ofModel, analysis.SavingsOptions{Utilization: decimal.NewFromInt(1), Currency: cur, FX: conv, At: now})
 		if err != nil {
 			return nil, err
@@ -780,12 +827,10 @@ func Age(d time.Duration) string {
 	return fmt.Sprintf("%dm", int(d/time.Minute))
 }
 
-// rates quotes every currency the digest's figures come in.
-func rates(offers []pricewatch.Offer, series []analysis.Series, conv analysis.Converter, cur string, now time.Time) []Rate {
-	counts := map[string]int{}
-	for _, o := range offers {
-		counts[strings.ToUpper(o.Currency)]++
-	}
+// rates quotes every currency the digest's figures come in; offers counts
+// the current watched offers per currency (upper case).
+func rates(offers map[string]int, series []analysis.Series, conv analysis.Converter, cur string, now time.Time) []Rate {
+	counts := offers
 	for _, s := range series {
 		if c := strings.ToUpper(s.Latest().Currency); counts[c] == 0 {
 			counts[c] = 0
@@ -832,6 +877,25 @@ func chart(series []analysis.Series, conv analysis.Converter, cur string, now ti
 // PriceTypeLabel is a price type as people write it.
 func PriceTypeLabel(pt pricewatch.PriceType) string { return pt.Label() }
 
+// ChangeCount is how many stored price intervals of one GPU model in one
+// region began during the week and replaced a different earlier price of
+// the same offer.
+type ChangeCount struct {
+	GPUModel, Region string
+	N                int
+}
+
+// weekChanges sums the counts of the watched models in the digest's scope.
+func weekChanges(counts []ChangeCount, watched func(model string) bool, regions []string) int {
+	n := 0
+	for _, c := range counts {
+		if watched(c.GPUModel) && (len(regions) == 0 || inRegions(regions, c.Region)) {
+			n += c.N
+		}
+	}
+	return n
+}
+
 // inRegions reports whether region is one of regions, ignoring case.
 func inRegions(regions []string, region string) bool {
 	for _, r := range regions {
@@ -842,13 +906,20 @@ func inRegions(regions []string, region string) bool {
 	return false
 }
 
-// observedChanges counts the price changes stored during (from, to]: an
-// interval that began then and follows an earlier one of the same offer.
-func observedChanges(series []analysis.Series, from, to time.Time) int {
+// observedChanges counts the price changes stored during (from, to] in
+// the series keep selects: an interval that began then and follows an
+// earlier one of the same offer.
+func observedChanges(series []analysis.Series, keep func(analysis.Series) bool, from, to time.Time) int {
 	n := 0
 	for _, s := range series {
+		if !keep(s) {
+			continue
+		}
 		for i, iv := range s.Intervals {
-			if i > 0 && iv.From.After(from) && !iv.From.After(to) && !iv.Effective.Equal(s.Intervals[i-1].Effective) {
+			// A change replaces the price before it; an offer listed
+			// again after a gap is new availability, not a price change.
+			prev := s.Intervals[i-min(i, 1)]
+			if i > 0 && prev.To.Equal(iv.From) && iv.From.After(from) && !iv.From.After(to) && !iv.Effective.Equal(prev.Effective) {
 				n++
 			}
 		}

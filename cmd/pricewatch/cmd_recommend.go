@@ -116,12 +116,9 @@ type optionRow struct {
 	Available            bool            `json:"available"`
 	Availability         string          `json:"availability"`
 	NativeCurrency       string          `json:"native_currency"`
-	FXRate               jsonNullDecimal `json:"fx_rate"`
-	FXDate               *string         `json:"fx_date"`
-	FXSource             string          `json:"fx_source"`
-	FXStale              bool            `json:"fx_stale"`
-	FXError              *string         `json:"fx_error"`
-	Recommended          bool            `json:"recommended"`
+	report.FXJSON
+	FXError     *string `json:"fx_error"`
+	Recommended bool    `json:"recommended"`
 }
 
 type crossoverJSON struct {
@@ -154,7 +151,7 @@ func optionJSON(o analysis.Option, ranked bool) optionRow {
 		GPUsPerInstance: o.GPUsPerInstance, Instances: o.Instances, Currency: o.Currency, Terms: o.Terms, CommittedHours: o.CommittedHours,
 		BreakEvenUtilization: nullDecimal(o.BreakEvenUtilization.Decimal, o.BreakEvenUtilization.Valid), Interruptible: o.Interruptible, Marketplace: o.Marketplace,
 		Available: o.Available != nil && *o.Available, Availability: report.AvailabilityName(o.Availability), NativeCurrency: o.NativeCurrency,
-		FXError: nullString(o.FXError != "", o.FXError)}
+		FXError: optString(o.FXError)}
 	if ranked {
 		rank := o.Rank
 		r.Rank = &rank
@@ -163,9 +160,7 @@ func optionJSON(o analysis.Option, ranked bool) optionRow {
 		r.TotalCost = nullDecimal(o.TotalCost, true)
 		r.CostPerGPUHour = nullDecimal(o.CostPerGPUHour, true)
 		r.EffectiveHourly = nullDecimal(o.EffectiveHourly, true)
-		r.FXRate = nullDecimal(o.FXRate, true)
-		r.FXDate = optString(o.FXDate)
-		r.FXSource, r.FXStale = o.FXSource, o.FXStale
+		r.FXJSON = report.FXJSONOf(o.FXUsed)
 	}
 	return r
 }

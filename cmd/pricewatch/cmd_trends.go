@@ -137,7 +137,7 @@ func (r trendsReport) writeCSV(w io.Writer) error {
 		}
 		rows = append(rows, []string{"cheapest", c.Provider, c.Region, c.Zone, c.InstanceType, string(c.PriceType), c.Term, c.Payment,
 			c.OfferingClass, c.OS, c.GPUModel, clitext.Float(c.GPUCount), c.Currency, "", "", "", "", "", c.GPU, c.At, decText(c.PricePerGPUHour),
-			c.NativeCurrency, decText(c.NativePricePerGPUHour), decText(c.FXRate), date, c.FXSource, fmt.Sprint(c.FXStale)})
+			c.NativeCurrency, decText(c.NativePricePerGPUHour), c.FXRate.Text(), date, c.FXSource, fmt.Sprint(c.FXStale)})
 	}
 	return writeCSV(w, header, rows)
 }
