@@ -2,7 +2,6 @@ package report
 
 import (
 	"context"
-	"fmt"
 	"runtime"
 	"time"
 
@@ -58,6 +57,12 @@ func WeeklyDigestInput(ctx context.Context, st Store, now time.Time, queries []s
 			}
 		}
 	}
+	// Counted first, so that the pass's garbage is not live beside the
+	// compact prices below.
+	changes, err := weekChanges(ctx, st, now, models)
+	if err != nil {
+		return digest.Input{}, err
+	}
 	prices := offerPrices{index: map[int64]int32{}, now: now}
 	err = st.EachPrice(ctx, storage.PriceFilter{OS: pricewatch.Linux, At: at, GPUModels: models, Unordered: true}, func(r *storage.PriceInterval) error {
 		if r.GPUModel != "" {
@@ -68,43 +73,22 @@ func WeeklyDigestInput(ctx context.Context, st Store, now time.Time, queries []s
 	if err != nil {
 		return digest.Input{}, err
 	}
-	changes, err := weekChanges(ctx, st, now, models)
-	if err != nil {
-		return digest.Input{}, err
-	}
 	in, err := digestRest(ctx, st, now, prices.intervals())
 	in.WeekChanges = changes
 	return in, err
 }
 
 // weekChanges counts the week's price changes per GPU model and region
-// from every Linux interval of the week, streamed offer by offer (the
-// weekly points alone would miss a change made and undone between them):
-// an interval that began in the week where a different effective price of
-// the same offer ended is one change (an offer listed again after a gap is
-// new availability, not a price change). Nothing but the counts is kept.
+// in SQL (storage.PriceChanges): the weekly points alone would miss a
+// change made between them, and nothing but the counts is held.
 func weekChanges(ctx context.Context, st Store, now time.Time, models []string) ([]digest.ChangeCount, error) {
-	from := now.Add(-digest.Week)
-	counts := map[[2]string]int{}
-	var (
-		prevOffer int64 = -1
-		prevPrice decimal.Decimal
-		prevTo    *time.Time
-	)
-	err := st.EachPrice(ctx, storage.PriceFilter{OS: pricewatch.Linux, Since: from, GPUModels: models, ByOffer: true}, func(r *storage.PriceInterval) error {
-		replaced := r.OfferID == prevOffer && prevTo != nil && prevTo.Equal(r.ValidFrom)
-		if replaced && r.GPUModel != "" && r.ValidFrom.After(from) && !r.ValidFrom.After(now) && !r.EffectiveHourly.Equal(prevPrice) {
-			counts[[2]string{r.GPUModel, r.Region}]++
-		}
-		prevOffer, prevPrice, prevTo = r.OfferID, r.EffectiveHourly, r.ValidTo
-		return nil
-	})
+	counts, err := st.PriceChanges(ctx, now.Add(-digest.Week), now, pricewatch.Linux, models)
 	if err != nil {
-		return nil, fmt.Errorf("counting the week's price changes: %w", err)
+		return nil, err
 	}
 	out := make([]digest.ChangeCount, 0, len(counts))
-	for k, n := range counts {
-		out = append(out, digest.ChangeCount{GPUModel: k[0], Region: k[1], N: n})
+	for _, c := range counts {
+		out = append(out, digest.ChangeCount(c))
 	}
 	return out, nil
 }

@@ -25,6 +25,8 @@ type Store interface {
 	EachPrice(ctx context.Context, f storage.PriceFilter, fn func(p *storage.PriceInterval) error) error
 	// GPUModels are the GPU models stored on offers, for filters in SQL.
 	GPUModels(ctx context.Context) ([]string, error)
+	// PriceChanges counts the changes of a span per GPU model and region.
+	PriceChanges(ctx context.Context, from, to time.Time, os string, models []string) ([]storage.ChangeCount, error)
 	Availability(ctx context.Context, f storage.AvailabilityFilter) ([]storage.AvailabilityInterval, error)
 	LastRuns(ctx context.Context) ([]storage.Run, error)
 	LastSuccess(ctx context.Context, provider string) (*storage.Run, error)

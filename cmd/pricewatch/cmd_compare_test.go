@@ -18,6 +18,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/internal/golden"
 	"github.com/pricewatch/pricewatch/internal/table"
+	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -294,8 +295,9 @@ func TestCompareGolden(t *testing.T) {
 }
 
 // compareRowsOf runs `pricewatch compare` with args, wants success, and
-// decodes its JSON rows; stdout and stderr are returned too.
-func compareRowsOf(t *testing.T, cfg string, args ...string) (rows []compareJSONRow, out, errOut string) {
+// decodes its JSON rows into the rows the command writes (the compare_*.json
+// golden files pin their keys); stdout and stderr are returned too.
+func compareRowsOf(t *testing.T, cfg string, args ...string) (rows []report.CompareRow, out, errOut string) {
 	t.Helper()
 	out, errOut, code := runCLI(t, append([]string{"--config", cfg, "compare"}, args...)...)
 	if code != 0 {
@@ -303,26 +305,6 @@ func compareRowsOf(t *testing.T, cfg string, args ...string) (rows []compareJSON
 	}
 	decodeJSON(t, out, &rows)
 	return rows, out, errOut
-}
-
-// compareJSONRow reads the keys scripts rely on, numbers kept exact.
-type compareJSONRow struct {
-	Rank                  *int         `json:"rank"`
-	Provider              string       `json:"provider"`
-	Region                string       `json:"region"`
-	Zone                  string       `json:"zone"`
-	InstanceType          string       `json:"instance_type"`
-	PriceType             string       `json:"price_type"`
-	Term                  string       `json:"term"`
-	GPUModel              string       `json:"gpu_model"`
-	GPUCount              float64      `json:"gpu_count"`
-	Currency              string       `json:"currency"`
-	PricePerGPUHour       *json.Number `json:"price_per_gpu_hour"`
-	NativeCurrency        string       `json:"native_currency"`
-	NativeEffectiveHourly json.Number  `json:"native_effective_hourly"`
-	FXRate                *json.Number `json:"fx_rate"`
-	FXDate                *string      `json:"fx_date"`
-	Available             *bool        `json:"available"`
 }
 
 func decodeJSON(t *testing.T, out string, v any) {
@@ -362,21 +344,21 @@ func TestCompareRanksCNYOfferFirstAfterConversion(t *testing.T) {
 			t.Errorf("row %d: %+v, want %s ranked %d", i, r, w.provider, i+1)
 			continue
 		}
-		got, err := decimal.NewFromString(r.PricePerGPUHour.String())
-		if err != nil || !got.Sub(w.perGPU).Abs().LessThan(decimal.New(1, -9)) {
-			t.Errorf("%s: price_per_gpu_hour %s, want %s", w.provider, r.PricePerGPUHour, w.perGPU)
+		if got := r.PricePerGPUHour; !got.Valid || !got.D.Sub(w.perGPU).Abs().LessThan(decimal.New(1, -9)) {
+			t.Errorf("%s: price_per_gpu_hour %s, want %s", w.provider, got.Text(), w.perGPU)
 		}
 		if r.NativeEffectiveHourly.String() != w.native {
 			t.Errorf("%s: native_effective_hourly %s, want %s", w.provider, r.NativeEffectiveHourly, w.native)
 		}
-		if r.Available == nil || *r.Available != w.available {
+		// compare_a100_x8.json pins that available is a bool, never null.
+		if r.Available != w.available {
 			t.Errorf("%s: available %v, want %v", w.provider, r.Available, w.available)
 		}
-		if w.nativeCur == "CNY" && (r.FXRate == nil || r.FXRate.String() != "0.149247375" || r.FXDate == nil || *r.FXDate != "2022-07-08") {
-			t.Errorf("%s: fx_rate %v fx_date %v, want 0.149247375 of 2022-07-08", w.provider, r.FXRate, r.FXDate)
+		if w.nativeCur == "CNY" && (r.FXRate.Text() != "0.149247375" || r.FXDate == nil || *r.FXDate != "2022-07-08") {
+			t.Errorf("%s: fx_rate %s fx_date %v, want 0.149247375 of 2022-07-08", w.provider, r.FXRate.Text(), r.FXDate)
 		}
-		if w.nativeCur == "USD" && (r.FXRate == nil || r.FXRate.String() != "1" || r.FXDate != nil) {
-			t.Errorf("%s: fx_rate %v fx_date %v, want 1 and null", w.provider, r.FXRate, r.FXDate)
+		if w.nativeCur == "USD" && (r.FXRate.Text() != "1" || r.FXDate != nil) {
+			t.Errorf("%s: fx_rate %s fx_date %v, want 1 and null", w.provider, r.FXRate.Text(), r.FXDate)
 		}
 	}
 	if !strings.Contains(out, `"fx_rate": 0.149247375,`) {
@@ -391,12 +373,12 @@ func TestCompareWithoutRateNeverTreatsCNYAsUSD(t *testing.T) {
 	for _, r := range rows {
 		if r.NativeCurrency == "USD" {
 			ranked++
-			if r.Rank == nil || r.PricePerGPUHour == nil {
+			if r.Rank == nil || !r.PricePerGPUHour.Valid {
 				t.Errorf("USD row not ranked: %+v", r)
 			}
 			continue
 		}
-		if r.Rank != nil || r.PricePerGPUHour != nil || r.FXRate != nil || r.FXDate != nil {
+		if r.Rank != nil || r.PricePerGPUHour.Valid || r.FXRate.Valid || r.FXDate != nil {
 			t.Errorf("CNY row without a rate was ranked or priced: %+v", r)
 		}
 	}
@@ -442,16 +424,32 @@ func TestCompareStaleRateIsFlagged(t *testing.T) {
 }
 
 func TestCompareRejectsBadFlags(t *testing.T) {
-	cfg := analysisConfig(t, true)
-	for _, args := range [][]string{
+	checkRejected(t, analysisConfig(t, true), "", [][]string{
 		{"compare"},
 		{"compare", "--gpu", "A100", "--price-type", "hourly"},
 		{"compare", "--gpu", "A100", "--currency", "dollars"},
 		{"compare", "--gpu", "A100", "--format", "xml"},
 		{"compare", "--gpu", "A100", "--now", "yesterday"},
-	} {
-		if _, errOut, code := runCLI(t, append([]string{"--config", cfg}, args...)...); code == 0 || errOut == "" {
-			t.Errorf("%v: exit %d, stderr %q; want an error", args, code, errOut)
+	})
+}
+
+// checkContains wants text (what names it) to hold each of wants.
+func checkContains(t *testing.T, what, text string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			t.Errorf("%s lacks %q:\n%s", what, want, text)
+		}
+	}
+}
+
+// checkRejected wants each command line to fail with an error on stderr
+// that says want (any error when want is "").
+func checkRejected(t *testing.T, cfg, want string, lines [][]string) {
+	t.Helper()
+	for _, args := range lines {
+		if _, errOut, code := runCLI(t, append([]string{"--config", cfg}, args...)...); code == 0 || errOut == "" || !strings.Contains(errOut, want) {
+			t.Errorf("%v: exit %d, stderr %q; want an error saying %q", args, code, errOut, want)
 		}
 	}
 }
@@ -498,16 +496,12 @@ func readFile(t *testing.T, path string) string {
 
 func TestAnalysisCommandsRejectUnknownOS(t *testing.T) {
 	cfg := analysisConfig(t, true)
-	for _, args := range [][]string{
+	checkRejected(t, cfg, "--os", [][]string{
 		{"compare", "--gpu", "A100", "--os", "macos"},
 		{"savings", "Standard_ND96amsr_A100_v4", "--os", "macos"},
 		{"trends", "--os", "macos"},
 		{"recommend", "--gpu", "A100", "--os", "macos"},
-	} {
-		if _, errOut, code := runCLI(t, append([]string{"--config", cfg}, args...)...); code == 0 || !strings.Contains(errOut, "--os") {
-			t.Errorf("%v: exit %d, %q", args, code, errOut)
-		}
-	}
+	})
 	// Windows prices are kept apart: only the H100 NVL machine has one.
 	rows, _, _ := compareRowsOf(t, cfg, "--gpu", "H100", "--os", "windows", "--format", "json", "--now="+analysisNow)
 	if len(rows) != 1 || rows[0].InstanceType != "Standard_NC40ads_H100_v5" || rows[0].NativeEffectiveHourly.String() != "8.82" {

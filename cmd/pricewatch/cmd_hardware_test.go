@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/pricewatch/pricewatch/hardware"
 )
 
 // A size Azure prices but pricewatch does not know is stored anyway, the
@@ -35,30 +37,18 @@ func TestUnknownHardwareVisibleAndFixable(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("hardware unknown exited %d: %s", code, errOut)
 	}
-	var entries []struct {
-		Provider     string  `json:"provider"`
-		InstanceType string  `json:"instance_type"`
-		GPUModel     string  `json:"gpu_model"`
-		GPUCount     float64 `json:"gpu_count"`
-		GPUMemoryGB  float64 `json:"gpu_memory_gb"`
-		Regions      int     `json:"regions"`
-		Problem      string  `json:"problem"`
-		Override     string  `json:"override"`
-	}
+	var entries []hardware.Entry
 	if err := json.Unmarshal([]byte(out), &entries); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
+	checkRowKeys(t, out, "provider", "instance_type", "gpu_model", "gpu_count", "gpu_memory_gb", "regions", "problem", "override")
 	if len(entries) != 1 || entries[0].Provider != "azure" || entries[0].InstanceType != "Standard_NC40ads_Z9_v7" ||
 		entries[0].Problem != "no GPU model" || entries[0].Regions != 1 ||
 		!strings.HasPrefix(entries[0].Override, "- instance_type: Standard_NC40ads_Z9_v7\n") {
 		t.Fatalf("entries %+v", entries)
 	}
 	table, _, _ := runCLI(t, "--config", cfg, "hardware", "unknown")
-	for _, want := range []string{"Standard_NC40ads_Z9_v7", "no GPU model", "hardware:\n  overrides:\n    - instance_type: Standard_NC40ads_Z9_v7"} {
-		if !strings.Contains(table, want) {
-			t.Errorf("table lacks %q:\n%s", want, table)
-		}
-	}
+	checkContains(t, "table", table, "Standard_NC40ads_Z9_v7", "no GPU model", "hardware:\n  overrides:\n    - instance_type: Standard_NC40ads_Z9_v7")
 	csvOut, _, code := runCLI(t, "--config", cfg, "hardware", "unknown", "--format", "csv")
 	if code != 0 || !strings.HasPrefix(csvOut, "provider,instance_type,gpu_model,gpu_count,gpu_memory_gb,regions,problem,override\n") {
 		t.Errorf("csv:\n%s", csvOut)

@@ -46,6 +46,7 @@ func TestHistoryLimitAndDefaultSince(t *testing.T) {
 func decodeHistory(t *testing.T, cfg, typ string, extra ...string) []historyJSON {
 	t.Helper()
 	var rows []historyJSON
-	cliJSON(t, &rows, append([]string{"--config", cfg, "history", typ, "--format", "json"}, extra...)...)
+	out := cliJSON(t, &rows, append([]string{"--config", cfg, "history", typ, "--format", "json"}, extra...)...)
+	checkRowKeys(t, out, historyKeys...)
 	return rows
 }

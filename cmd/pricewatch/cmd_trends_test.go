@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/internal/clitext"
+	"github.com/pricewatch/pricewatch/report"
 )
 
 func TestTrendsGolden(t *testing.T) {
@@ -27,44 +27,27 @@ func TestTrendsGolden(t *testing.T) {
 
 func TestTrendsMoversAndCheapestSeries(t *testing.T) {
 	cfg := analysisConfig(t, true)
-	var rep struct {
-		Window string `json:"window"`
-		Movers []struct {
-			Provider     string      `json:"provider"`
-			InstanceType string      `json:"instance_type"`
-			PriceType    string      `json:"price_type"`
-			Then         json.Number `json:"then_effective_hourly"`
-			Now          json.Number `json:"effective_hourly"`
-			ChangePct    json.Number `json:"change_pct"`
-		} `json:"movers"`
-		Cheapest []struct {
-			At             string      `json:"at"`
-			Provider       string      `json:"provider"`
-			PriceType      string      `json:"price_type"`
-			Price          json.Number `json:"price_per_gpu_hour"`
-			NativeCurrency string      `json:"native_currency"`
-			Native         json.Number `json:"native_price_per_gpu_hour"`
-		} `json:"cheapest"`
-	}
+	// trends_a100_7d.json pins the JSON keys; the figures are checked here.
+	var rep report.TrendsJSON
 	out := cliJSON(t, &rep, "--config", cfg, "trends", "--gpu", "A100", "--window", "7d", "--format", "json", "--now="+analysisNow)
 	// Over the week: Alibaba spot 46.40 → 41.76 CNY (−10%), Alibaba
 	// on-demand 185.60 → 171.20 (−7.7586%), Tencent 214.80 → 199 (−7.3557%),
 	// Azure ND96 spot 6.554 → 6.881 USD (+4.9893%), NC96 on-demand 14.69 →
 	// 13.96 (−4.9694%). Prices that did not move are not movers.
-	want := []struct{ provider, pt, then, now, pct string }{
-		{"alibaba", "spot", "46.4", "41.76", "-10"},
-		{"alibaba", "on_demand", "185.6", "171.2", "-7.7586"},
-		{"tencent", "on_demand", "214.8", "199", "-7.3557"},
-		{"azure", "spot", "6.554", "6.881", "4.9893"},
-		{"azure", "on_demand", "14.69", "13.96", "-4.9694"},
+	want := []string{
+		"alibaba spot 46.4 → 41.76 (-10%)",
+		"alibaba on_demand 185.6 → 171.2 (-7.7586%)",
+		"tencent on_demand 214.8 → 199 (-7.3557%)",
+		"azure spot 6.554 → 6.881 (4.9893%)",
+		"azure on_demand 14.69 → 13.96 (-4.9694%)",
 	}
 	if rep.Window != "7d" || len(rep.Movers) != len(want) {
 		t.Fatalf("window %q, %d movers, want 7d and %d:\n%s", rep.Window, len(rep.Movers), len(want), out)
 	}
 	for i, w := range want {
 		m := rep.Movers[i]
-		if m.Provider != w.provider || m.PriceType != w.pt || m.Then.String() != w.then || m.Now.String() != w.now || m.ChangePct.String() != w.pct {
-			t.Errorf("mover %d = %+v, want %+v", i, m, w)
+		if got := fmt.Sprintf("%s %s %s → %s (%s%%)", m.Provider, m.PriceType, m.ThenEffectiveHourly, m.EffectiveHourly, m.ChangePct); got != w {
+			t.Errorf("mover %d = %s, want %s", i, got, w)
 		}
 	}
 	// Cheapest A100 GPU-hour, sampled daily at 09:00 from 07-08 to 07-15:
@@ -78,11 +61,11 @@ func TestTrendsMoversAndCheapestSeries(t *testing.T) {
 		if p.At < "2022-07-11T06" {
 			wantProvider, wantPrice = "azure", "0.81925"
 		}
-		if p.Provider != wantProvider || p.PriceType != "spot" || p.Price.String() != wantPrice {
-			t.Errorf("point %s: %s %s %s, want %s spot %s", p.At, p.Provider, p.PriceType, p.Price, wantProvider, wantPrice)
+		if p.Provider != wantProvider || p.PriceType != "spot" || p.PricePerGPUHour.String() != wantPrice {
+			t.Errorf("point %s: %s %s %s, want %s spot %s", p.At, p.Provider, p.PriceType, p.PricePerGPUHour, wantProvider, wantPrice)
 		}
-		if p.Provider == "alibaba" && (p.NativeCurrency != "CNY" || p.Native.String() != "5.22") {
-			t.Errorf("point %s: native %s %s, want 5.22 CNY", p.At, p.Native, p.NativeCurrency)
+		if p.Provider == "alibaba" && (p.NativeCurrency != "CNY" || p.NativePricePerGPUHour.String() != "5.22") {
+			t.Errorf("point %s: native %s %s, want 5.22 CNY", p.At, p.NativePricePerGPUHour, p.NativeCurrency)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
 )
 
@@ -55,13 +56,13 @@ type awsType struct {
 	spRate        float64   // Compute 1yr No Upfront rate in the savings-plan file
 	sp            [3]string // stored: compute 1y no_upfront, compute 3y all_upfront, ec2_instance 1y partial_upfront
 	spot          string    // Linux price in spot.json; "N/A*" is no price
-	hw            historyJSON
+	hw            pricewatch.Hardware
 }
 
 var (
-	awsA100 = historyJSON{GPUModel: "A100-40GB", GPUCount: 8, GPUMemoryGB: 40}
-	awsH100 = historyJSON{GPUModel: "H100", GPUCount: 8, GPUMemoryGB: 80}
-	awsB200 = historyJSON{GPUModel: "B200", GPUCount: 8, GPUMemoryGB: 180}
+	awsA100 = pricewatch.Hardware{GPUModel: "A100-40GB", GPUCount: 8, GPUMemoryGB: 40}
+	awsH100 = pricewatch.Hardware{GPUModel: "H100", GPUCount: 8, GPUMemoryGB: 80}
+	awsB200 = pricewatch.Hardware{GPUModel: "B200", GPUCount: 8, GPUMemoryGB: 180}
 )
 
 var awsEUp4d = awsType{region: "eu-west-1", itype: "p4d.24xlarge", onDemand: "24.1526", decoys: awstest.AllDecoys,
@@ -197,13 +198,13 @@ func awsFetch(t *testing.T, cfg, want string) {
 func checkAWSOffers(t *testing.T, cfg string, types ...awsType) {
 	t.Helper()
 	want := map[string]awsWant{}
-	hw := map[string]historyJSON{}
+	hw := map[string]pricewatch.Hardware{}
 	for _, a := range types {
 		maps.Copy(want, a.want())
 		hw[a.itype] = a.hw
 	}
 	got := openPrices(t, cfg, slices.Sorted(maps.Keys(hw)), func(r historyJSON) string {
-		return strings.Join([]string{r.Region, r.InstanceType, r.PriceType, r.Term, r.Payment, r.OfferingClass}, "|")
+		return strings.Join([]string{r.Region, r.InstanceType, string(r.PriceType), r.Term, r.Payment, r.OfferingClass}, "|")
 	})
 	for _, id := range slices.Sorted(maps.Keys(want)) {
 		w := want[id]
@@ -217,7 +218,7 @@ func checkAWSOffers(t *testing.T, cfg string, types ...awsType) {
 		}
 		checkAmounts(t, id, r, w.hourly, w.upfront, w.effective)
 		checkHardware(t, id, r, hw[r.InstanceType])
-		if decimalOf(t, r.EffectiveHourly).Sign() <= 0 {
+		if decimal.Decimal(r.EffectiveHourly).Sign() <= 0 {
 			t.Errorf("%s: a zero price was stored", id)
 		}
 	}

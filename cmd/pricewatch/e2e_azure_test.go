@@ -13,6 +13,9 @@ import (
 	"testing"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/report"
 )
 
 // fakeAzure replays the pages in testdata/azure, rewriting NextPageLink to
@@ -102,27 +105,13 @@ func cliJSON(t *testing.T, v any, args ...string) string {
 	return out
 }
 
+// historyJSON is a history row with its times read as the strings they
+// are (valid_to null: still open). history pins the row's keys.
 type historyJSON struct {
-	Provider        string          `json:"provider"`
-	Region          string          `json:"region"`
-	Zone            string          `json:"zone"`
-	InstanceType    string          `json:"instance_type"`
-	PriceType       string          `json:"price_type"`
-	Term            string          `json:"term"`
-	Payment         string          `json:"payment"`
-	OfferingClass   string          `json:"offering_class"`
-	OS              string          `json:"os"`
-	Currency        string          `json:"currency"`
-	HourlyPrice     json.Number     `json:"hourly_price"`
-	Upfront         json.Number     `json:"upfront"`
-	EffectiveHourly json.Number     `json:"effective_hourly"`
-	GPUModel        string          `json:"gpu_model"`
-	GPUCount        float64         `json:"gpu_count"`
-	GPUMemoryGB     float64         `json:"gpu_memory_gb"`
-	ValidFrom       string          `json:"valid_from"`
-	ValidTo         *string         `json:"valid_to"`
-	LastSeen        string          `json:"last_seen"`
-	Extra           json.RawMessage `json:"-"`
+	report.HistoryRow
+	ValidFrom string  `json:"valid_from"`
+	ValidTo   *string `json:"valid_to"`
+	LastSeen  string  `json:"last_seen"`
 }
 
 func history(t *testing.T, cfg, instanceType string) []historyJSON {
@@ -134,14 +123,16 @@ func history(t *testing.T, cfg, instanceType string) []historyJSON {
 	if code != 0 {
 		t.Fatalf("history exited %d: %s", code, errOut)
 	}
-	dec := json.NewDecoder(strings.NewReader(out))
-	dec.UseNumber()
 	var rows []historyJSON
-	if err := dec.Decode(&rows); err != nil {
-		t.Fatalf("history JSON: %v\n%s", err, out)
-	}
+	decodeJSON(t, out, &rows)
+	checkRowKeys(t, out, historyKeys...)
 	return rows
 }
+
+// historyKeys are the keys of a `history --format json` row, in order.
+var historyKeys = []string{"provider", "region", "zone", "instance_type", "price_type", "term", "payment", "offering_class", "os",
+	"currency", "hourly_price", "upfront", "effective_hourly", "price_per_gpu_hour", "gpu_model", "gpu_count", "gpu_memory_gb",
+	"valid_from", "valid_to", "last_seen"}
 
 // openPrices is the open price intervals of the instance types, by the
 // offer id the test compares on; an id open twice is an error.
@@ -163,28 +154,18 @@ func openPrices(t *testing.T, cfg string, instanceTypes []string, id func(histor
 	return got
 }
 
-// decimalOf reads a JSON number as the exact decimal it is.
-func decimalOf(t *testing.T, n json.Number) decimal.Decimal {
-	t.Helper()
-	d, err := decimal.NewFromString(n.String())
-	if err != nil {
-		t.Errorf("%q is not a decimal: %v", n, err)
-	}
-	return d
-}
-
 // checkAmounts wants the stored row's hourly, upfront and effective
 // hourly prices to equal the given ones as decimals.
 func checkAmounts(t *testing.T, id string, r historyJSON, hourly, upfront, effective string) {
 	t.Helper()
-	if !decimalOf(t, r.HourlyPrice).Equal(decimal.RequireFromString(hourly)) || !decimalOf(t, r.Upfront).Equal(decimal.RequireFromString(upfront)) ||
-		!decimalOf(t, r.EffectiveHourly).Equal(decimal.RequireFromString(effective)) {
+	if !decimal.Decimal(r.HourlyPrice).Equal(decimal.RequireFromString(hourly)) || !decimal.Decimal(r.Upfront).Equal(decimal.RequireFromString(upfront)) ||
+		!decimal.Decimal(r.EffectiveHourly).Equal(decimal.RequireFromString(effective)) {
 		t.Errorf("%s: hourly %s upfront %s effective %s, want %s, %s, %s", id, r.HourlyPrice, r.Upfront, r.EffectiveHourly, hourly, upfront, effective)
 	}
 }
 
 // checkHardware wants the stored row's GPUs to be want's.
-func checkHardware(t *testing.T, id string, r, want historyJSON) {
+func checkHardware(t *testing.T, id string, r historyJSON, want pricewatch.Hardware) {
 	t.Helper()
 	if r.GPUModel != want.GPUModel || r.GPUCount != want.GPUCount || r.GPUMemoryGB != want.GPUMemoryGB {
 		t.Errorf("%s: hardware %s × %v (%v GB), want %s × %v (%v GB)", id, r.GPUModel, r.GPUCount, r.GPUMemoryGB, want.GPUModel, want.GPUCount, want.GPUMemoryGB)
@@ -212,7 +193,7 @@ func TestFetchAndHistoryAgainstFakeAzure(t *testing.T) {
 		if r.ValidTo != nil || r.Currency != "USD" || r.GPUModel != "A100-80GB" || r.GPUCount != 8 {
 			t.Errorf("row %+v", r)
 		}
-		got[strings.Join([]string{r.PriceType, r.Term, r.Payment, r.OS}, "/")] = r.EffectiveHourly.String()
+		got[strings.Join([]string{string(r.PriceType), r.Term, r.Payment, r.OS}, "/")] = r.EffectiveHourly.String()
 	}
 	want := map[string]string{
 		"on_demand///linux":                "32.77",

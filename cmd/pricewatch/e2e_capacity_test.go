@@ -210,7 +210,7 @@ func runpodCapacity(t *testing.T, rules string) {
 		if r.GPUCount != 1 || r.GPUModel != "H100" || r.Region != runpod.Region || r.ValidTo != nil {
 			t.Errorf("row %+v", r)
 		}
-		prices[r.OfferingClass+"/"+r.PriceType] = r.HourlyPrice.String()
+		prices[r.OfferingClass+"/"+string(r.PriceType)] = r.HourlyPrice.String()
 	}
 	want := map[string]string{"secure/on_demand": "3.29", "secure/spot": "3.29", "community/on_demand": "2.69", "community/spot": "2.69"}
 	if fmt.Sprint(prices) != fmt.Sprint(want) {

@@ -8,10 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers/alibaba"
 	"github.com/pricewatch/pricewatch/fetchers/alibaba/alibabatest"
 	"github.com/pricewatch/pricewatch/fetchers/tencent"
 	"github.com/pricewatch/pricewatch/fetchers/tencent/tencenttest"
+	"github.com/pricewatch/pricewatch/report"
 )
 
 // End to end through the CLI, for the two China clouds: pointed at local
@@ -73,7 +75,7 @@ func offerID(typ, zone, priceType, term string) string {
 // checkPrices compares the current (open) intervals of each instance type
 // in want with want exactly: the same set of offers, every amount equal as
 // a decimal, in currency, with the hardware given.
-func checkPrices(t *testing.T, cfg, provider, region, currency string, want []wantPrice, hw map[string]historyJSON) {
+func checkPrices(t *testing.T, cfg, provider, region, currency string, want []wantPrice, hw map[string]pricewatch.Hardware) {
 	t.Helper()
 	types := map[string]bool{}
 	wantByID := map[string]wantPrice{}
@@ -82,7 +84,7 @@ func checkPrices(t *testing.T, cfg, provider, region, currency string, want []wa
 		wantByID[offerID(w.instanceType, w.zone, w.priceType, w.term)] = w
 	}
 	got := openPrices(t, cfg, slices.Collect(maps.Keys(types)), func(r historyJSON) string {
-		return offerID(r.InstanceType, r.Zone, r.PriceType, r.Term)
+		return offerID(r.InstanceType, r.Zone, string(r.PriceType), r.Term)
 	})
 	for id, w := range wantByID {
 		r, ok := got[id]
@@ -120,22 +122,19 @@ func closedPrices(t *testing.T, cfg string, types ...string) int {
 	return n
 }
 
+// availabilityJSON is an availability row with its times read as the
+// strings they are (null: still open).
 type availabilityJSON struct {
-	Provider     string  `json:"provider"`
-	Region       string  `json:"region"`
-	Zone         string  `json:"zone"`
-	InstanceType string  `json:"instance_type"`
-	GPUModel     string  `json:"gpu_model"`
-	GPUCount     float64 `json:"gpu_count"`
-	State        string  `json:"state"`
-	Since        string  `json:"since"`
-	Until        *string `json:"until"`
+	report.AvailabilityRow
+	Since string  `json:"since"`
+	Until *string `json:"until"`
 }
 
 func availability(t *testing.T, cfg, provider string) []availabilityJSON {
 	t.Helper()
 	var rows []availabilityJSON
-	cliJSON(t, &rows, "--config", cfg, "availability", "--all", "--provider", provider, "--format", "json")
+	out := cliJSON(t, &rows, "--config", cfg, "availability", "--all", "--provider", provider, "--format", "json")
+	checkRowKeys(t, out, "provider", "region", "zone", "instance_type", "gpu_model", "gpu_count", "state", "stock_detail", "since", "until")
 	return rows
 }
 
@@ -260,7 +259,7 @@ var alibabaChinaPrices = []wantPrice{
 	{aliGN7e, "cn-shanghai-l", "spot", "", "9.066", "0", "9.066"},
 }
 
-var alibabaHardware = map[string]historyJSON{
+var alibabaHardware = map[string]pricewatch.Hardware{
 	aliGN7i: {GPUModel: "A10", GPUCount: 1, GPUMemoryGB: 24},
 	aliGN6e: {GPUModel: "V100-32GB", GPUCount: 1, GPUMemoryGB: 32},
 	aliGN7e: {GPUModel: "A100-80GB", GPUCount: 1, GPUMemoryGB: 80},
@@ -318,7 +317,7 @@ type restockRun struct {
 	// only the restocked type's zone is in_stock where it was not.
 	stockBefore map[string]string
 	prices      []wantPrice
-	hardware    map[string]historyJSON
+	hardware    map[string]pricewatch.Hardware
 	// types are the instance types whose prices must all stay open.
 	types []string
 }
@@ -400,7 +399,7 @@ var tencentRestockedPrices = append(append([]wantPrice{}, tencentPrices...),
 	wantPrice{tcGT4, "ap-beijing-7", "reserved", "3y", "0", "346318.08", "13.1780091324"},
 )
 
-var tencentHardware = map[string]historyJSON{
+var tencentHardware = map[string]pricewatch.Hardware{
 	tcGN7:    {GPUModel: "T4", GPUCount: 1, GPUMemoryGB: 16},
 	tcGT4:    {GPUModel: "A100-40GB", GPUCount: 1, GPUMemoryGB: 40},
 	tcGN10Xp: {GPUModel: "V100-32GB", GPUCount: 1, GPUMemoryGB: 32},

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -62,7 +63,7 @@ func wantStates(t *testing.T, got, want map[string]string) {
 func currentPrice(t *testing.T, cfg, typ, region, pt string) (historyJSON, bool) {
 	t.Helper()
 	for _, r := range history(t, cfg, typ) {
-		if r.ValidTo == nil && r.Region == region && r.PriceType == pt {
+		if r.ValidTo == nil && r.Region == region && string(r.PriceType) == pt {
 			return r, true
 		}
 	}
@@ -192,8 +193,8 @@ func TestVastAIBadAnswerChangesNothing(t *testing.T) {
 		if code == 0 || !strings.Contains(out, "FAILED") {
 			t.Errorf("%s: fetch exited %d: %s", name, code, out)
 		}
-		if after := availability(t, cfg, "vastai"); fmt.Sprint(after) != fmt.Sprint(before) {
-			t.Errorf("%s: availability changed by a failed run:\n%v\n%v", name, before, after)
+		if after := availability(t, cfg, "vastai"); !reflect.DeepEqual(after, before) {
+			t.Errorf("%s: availability changed by a failed run:\n%+v\n%+v", name, before, after)
 		}
 		if r, ok := currentPrice(t, cfg, "1x H100 SXM", "US", "on_demand"); !ok || r.HourlyPrice.String() != "1.386741" {
 			t.Errorf("%s: US price after a failed run: %+v", name, r)

@@ -119,6 +119,20 @@ func TestVocabulary(t *testing.T) {
 	}
 }
 
+// checkRowKeys wants the first JSON row of out (a top-level array) to
+// carry exactly these keys, in this order. A test that decodes into the
+// command's own row type pins the JSON contract with it.
+func checkRowKeys(t *testing.T, out string, want ...string) {
+	t.Helper()
+	v, err := decodeOrdered(out)
+	if err != nil {
+		t.Fatalf("JSON: %v\n%s", err, out)
+	}
+	if got := jsonRowKeys(v, ""); got != nil && !slices.Equal(got, want) {
+		t.Errorf("JSON row keys %v, want %v", got, want)
+	}
+}
+
 // object is a decoded JSON object with its key order.
 type object struct {
 	keys []string
