@@ -34,9 +34,15 @@ type Store interface {
 	FXDays(ctx context.Context) ([]storage.FXDay, error)
 }
 
-// FXBook is the exchange rates the reports convert with: the stored ECB
-// days and the configured fixed rates.
-func FXBook(ctx context.Context, st Store, cfg config.FX) (*fx.Book, error) {
+// FXDayStore is the one read FXBook needs (the reports' Store and the
+// metrics collector's store both have it).
+type FXDayStore interface {
+	FXDays(ctx context.Context) ([]storage.FXDay, error)
+}
+
+// FXBook is the exchange rates the reports and the metrics convert with:
+// the stored ECB days and the configured fixed rates.
+func FXBook(ctx context.Context, st FXDayStore, cfg config.FX) (*fx.Book, error) {
 	days, err := st.FXDays(ctx)
 	if err != nil {
 		return nil, err

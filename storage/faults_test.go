@@ -36,10 +36,7 @@ func TestFullDiskStoresNothing(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "full") {
 		t.Fatalf("store on a full disk: %v, want database or disk is full", err)
 	}
-	got, err := db.Prices(ctx, PriceFilter{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := allPrices(t, db)
 	if len(got) != 1 || !got[0].Hourly.Equal(base.Hourly) || got[0].ValidTo != nil {
 		t.Fatalf("history after the failed run: %+v, want the one baseline price, open", got)
 	}

@@ -229,52 +229,33 @@ func (db *DB) HeldPrices(ctx context.Context, f HeldFilter) ([]HeldRecord, error
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
-	rows, err := db.read.QueryContext(ctx, q+" ORDER BY last_seen DESC, id DESC", args...)
-	if err != nil {
-		return nil, fmt.Errorf("reading held prices: %w", err)
-	}
-	defer rows.Close()
-	var out []HeldRecord
-	for rows.Next() {
+	return queryAll(ctx, db.read, "held prices", q+" ORDER BY last_seen DESC, id DESC", args, func(rows *sql.Rows) (HeldRecord, error) {
 		var r HeldRecord
 		var hourly, upfront, eff, first, last string
 		var stored, accepted sql.NullString
 		if err := rows.Scan(&r.Provider, &r.Region, &r.Zone, &r.InstanceType, &r.PriceType, &r.Term, &r.Payment, &r.OfferingClass, &r.OS,
 			&r.GPUModel, &r.GPUCount, &r.Currency, &hourly, &upfront, &eff, &stored, &r.Reason, &r.Detail, &first, &last,
 			&r.FirstRunID, &r.LastRunID, &r.Runs, &accepted); err != nil {
-			return nil, fmt.Errorf("reading held prices: %w", err)
+			return r, fmt.Errorf("reading held prices: %w", err)
 		}
 		for _, p := range []struct {
 			dst *decimal.Decimal
 			s   string
 		}{{&r.Hourly, hourly}, {&r.Upfront, upfront}, {&r.EffectiveHourly, eff}} {
+			var err error
 			if *p.dst, err = decimal.NewFromString(p.s); err != nil {
-				return nil, fmt.Errorf("held price of %s: %w", r.Key(), err)
+				return r, fmt.Errorf("held price of %s: %w", r.Key(), err)
 			}
 		}
 		if stored.Valid {
 			d, err := decimal.NewFromString(stored.String)
 			if err != nil {
-				return nil, fmt.Errorf("held price of %s: %w", r.Key(), err)
+				return r, fmt.Errorf("held price of %s: %w", r.Key(), err)
 			}
 			r.Stored = decimal.NewNullDecimal(d)
 		}
-		if r.FirstSeen, err = parseTime(first); err != nil {
-			return nil, err
-		}
-		if r.LastSeen, err = parseTime(last); err != nil {
-			return nil, err
-		}
-		if accepted.Valid {
-			t, err := parseTime(accepted.String)
-			if err != nil {
-				return nil, err
-			}
-			r.AcceptedAt = &t
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+		return r, parseTimes(timeAt(first, &r.FirstSeen), timeAt(last, &r.LastSeen), nullTimeAt(accepted, &r.AcceptedAt))
+	})
 }
 
 // HeldReasonsText renders a run's hold counts for its summary line, e.g.

@@ -81,3 +81,13 @@ func runMigrationFile(ctx context.Context, t *testing.T, db *DB, glob string) {
 		t.Fatalf("applying %s: %v", names[0], err)
 	}
 }
+
+// allPrices are every stored price interval; a failed read fails the test.
+func allPrices(t *testing.T, db *DB) []PriceInterval {
+	t.Helper()
+	got, err := db.Prices(t.Context(), PriceFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}

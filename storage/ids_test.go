@@ -37,10 +37,7 @@ func TestCloudIDsStoredAndRefreshed(t *testing.T) {
 		}
 		clk.tick()
 	}
-	all, err := db.Prices(ctx, PriceFilter{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	all := allPrices(t, db)
 	if len(all) != 1 {
 		t.Errorf("%d price intervals, want 1: new identifiers are not a new price", len(all))
 	}

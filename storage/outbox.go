@@ -42,6 +42,20 @@ type OutboxEntry struct {
 
 const outboxColumns = `id, delivery_key, channel, kind, payload, created_at, next_attempt_at, attempts, status, last_error, sent_at, lease_until, attachment`
 
+// readOutbox reads the messages q selects (outboxColumns); its errors
+// read "reading <what>: …".
+func (db *DB) readOutbox(ctx context.Context, what, q string, args ...any) ([]OutboxEntry, error) {
+	rows, err := db.read.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", what, err)
+	}
+	out, err := scanOutbox(rows)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", what, err)
+	}
+	return out, nil
+}
+
 func scanOutbox(rows *sql.Rows) ([]OutboxEntry, error) {
 	defer rows.Close()
 	var out []OutboxEntry
@@ -53,17 +67,7 @@ func scanOutbox(rows *sql.Rows) ([]OutboxEntry, error) {
 			return nil, err
 		}
 		e.Payload = []byte(payload)
-		var err error
-		if e.CreatedAt, err = parseTime(created); err != nil {
-			return nil, fmt.Errorf("outbox message %d: %w", e.ID, err)
-		}
-		if e.NextAttemptAt, err = parseTime(next); err != nil {
-			return nil, fmt.Errorf("outbox message %d: %w", e.ID, err)
-		}
-		if e.SentAt, err = parseNullTime(sent); err != nil {
-			return nil, fmt.Errorf("outbox message %d: %w", e.ID, err)
-		}
-		if e.LeaseUntil, err = parseNullTime(lease); err != nil {
+		if err := parseTimes(timeAt(created, &e.CreatedAt), timeAt(next, &e.NextAttemptAt), nullTimeAt(sent, &e.SentAt), nullTimeAt(lease, &e.LeaseUntil)); err != nil {
 			return nil, fmt.Errorf("outbox message %d: %w", e.ID, err)
 		}
 		out = append(out, e)
@@ -96,13 +100,9 @@ func (db *DB) Enqueue(ctx context.Context, m OutboxMessage, attachment []byte) (
 // OutboxByKey returns the message stored under a delivery key, or an error
 // wrapping ErrOutboxNotFound.
 func (db *DB) OutboxByKey(ctx context.Context, key string) (OutboxEntry, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT `+outboxColumns+` FROM outbox WHERE delivery_key = ?`, key)
+	out, err := db.readOutbox(ctx, "outbox message "+key, `SELECT `+outboxColumns+` FROM outbox WHERE delivery_key = ?`, key)
 	if err != nil {
-		return OutboxEntry{}, fmt.Errorf("reading outbox message %s: %w", key, err)
-	}
-	out, err := scanOutbox(rows)
-	if err != nil {
-		return OutboxEntry{}, fmt.Errorf("reading outbox message %s: %w", key, err)
+		return OutboxEntry{}, err
 	}
 	if len(out) == 0 {
 		return OutboxEntry{}, fmt.Errorf("outbox message %s: %w", key, ErrOutboxNotFound)
@@ -122,31 +122,15 @@ const headsQuery = `SELECT ` + outboxColumns + ` FROM outbox WHERE id IN (
 // in order. The result is ordered by id and holds at most limit entries.
 func (db *DB) DueMessages(ctx context.Context, now time.Time, force bool, limit int) ([]OutboxEntry, error) {
 	ts := formatTime(now)
-	rows, err := db.read.QueryContext(ctx, headsQuery+`
+	return db.readOutbox(ctx, "due outbox messages", headsQuery+`
 		AND (? OR next_attempt_at <= ?) AND (lease_until IS NULL OR lease_until <= ?) ORDER BY id LIMIT ?`, force, ts, ts, limit)
-	if err != nil {
-		return nil, fmt.Errorf("reading due outbox messages: %w", err)
-	}
-	out, err := scanOutbox(rows)
-	if err != nil {
-		return nil, fmt.Errorf("reading due outbox messages: %w", err)
-	}
-	return out, nil
 }
 
 // PendingHeads returns the oldest pending message of each channel, in id
 // order: what a sender must deliver next, with when each may be tried
 // (NextAttemptAt, and LeaseUntil while another sender holds it).
 func (db *DB) PendingHeads(ctx context.Context) ([]OutboxEntry, error) {
-	rows, err := db.read.QueryContext(ctx, headsQuery+` ORDER BY id`)
-	if err != nil {
-		return nil, fmt.Errorf("reading pending outbox messages: %w", err)
-	}
-	heads, err := scanOutbox(rows)
-	if err != nil {
-		return nil, fmt.Errorf("reading pending outbox messages: %w", err)
-	}
-	return heads, nil
+	return db.readOutbox(ctx, "pending outbox messages", headsQuery+` ORDER BY id`)
 }
 
 // ClaimMessage leases message id to the caller until leaseUntil and counts
@@ -350,13 +334,9 @@ func (db *DB) ListOutbox(ctx context.Context, f OutboxFilter) ([]OutboxEntry, er
 		q += " LIMIT ?"
 		args = append(args, f.Limit)
 	}
-	rows, err := db.read.QueryContext(ctx, q, args...)
+	out, err := db.readOutbox(ctx, "outbox", q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("reading outbox: %w", err)
-	}
-	out, err := scanOutbox(rows)
-	if err != nil {
-		return nil, fmt.Errorf("reading outbox: %w", err)
+		return nil, err
 	}
 	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
 		out[i], out[j] = out[j], out[i]

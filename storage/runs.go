@@ -103,33 +103,19 @@ func (db *DB) Runs(ctx context.Context, limit int) ([]Run, error) {
 const runColumns = `id, provider, started_at, finished_at, status, offers_seen, offers_new, offers_changed, offers_unchanged, offers_closed, regions_skipped, offers_held, changes, source_version, error, deadline_at`
 
 func (db *DB) queryRuns(ctx context.Context, q string, args ...any) ([]Run, error) {
-	rows, err := db.read.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("reading fetch runs: %w", err)
-	}
-	defer rows.Close()
-	var out []Run
-	for rows.Next() {
+	return queryAll(ctx, db.read, "fetch runs", q, args, func(rows *sql.Rows) (Run, error) {
 		var r Run
 		var started string
 		var finished, deadline sql.NullString
 		if err := rows.Scan(&r.ID, &r.Provider, &started, &finished, &r.Status, &r.Seen, &r.New, &r.Changed, &r.Unchanged, &r.Closed, &r.RegionsSkipped, &r.Held, &r.Changes, &r.SourceVersion, &r.Error, &deadline); err != nil {
-			return nil, fmt.Errorf("reading fetch runs: %w", err)
+			return r, fmt.Errorf("reading fetch runs: %w", err)
 		}
-		var err error
-		if r.StartedAt, err = parseTime(started); err != nil {
-			return nil, fmt.Errorf("reading fetch run %d: %w", r.ID, err)
-		}
-		if r.FinishedAt, err = parseNullTime(finished); err != nil {
-			return nil, fmt.Errorf("reading fetch run %d: %w", r.ID, err)
-		}
-		if r.Deadline, err = parseNullTime(deadline); err != nil {
-			return nil, fmt.Errorf("reading fetch run %d: %w", r.ID, err)
+		if err := parseTimes(timeAt(started, &r.StartedAt), nullTimeAt(finished, &r.FinishedAt), nullTimeAt(deadline, &r.Deadline)); err != nil {
+			return r, fmt.Errorf("reading fetch run %d: %w", r.ID, err)
 		}
 		r.overdue(db.Now().UTC())
-		out = append(out, r)
-	}
-	return out, rows.Err()
+		return r, nil
+	})
 }
 
 // Versions returns the source versions remembered for provider.

@@ -96,10 +96,7 @@ func TestEffectiveHourlyStored(t *testing.T) {
 	r := offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.Reserved, "0")
 	r.Term, r.Upfront = "1y", decimal.RequireFromString("3478.0")
 	mustSave(t, db, snapshot(r))
-	got, err := db.Prices(context.Background(), PriceFilter{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := allPrices(t, db)
 	// 3478 / 8760 = 0.39703196347031963…, rounded to ten places.
 	if len(got) != 1 || got[0].EffectiveHourly.String() != "0.3970319635" {
 		t.Fatalf("got %+v, want effective hourly 0.3970319635", got)
@@ -140,10 +137,7 @@ func TestFailedRunStoresNothing(t *testing.T) {
 				t.Fatalf("got %v, want %v", err, tt.want)
 			}
 			db.FinishRun(ctx, id, RunFailed, err.Error())
-			got, err := db.Prices(ctx, PriceFilter{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := allPrices(t, db)
 			if len(got) != 3 {
 				t.Fatalf("got %d intervals after a failed run, want the 3 stored before", len(got))
 			}

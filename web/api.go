@@ -20,6 +20,7 @@ import (
 
 	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/report"
+	"github.com/pricewatch/pricewatch/storage"
 )
 
 // APIPrefix is where the API lives; a breaking change gets /api/v2/.
@@ -62,38 +63,23 @@ var (
 )
 
 func (s *Server) apiOffers(w http.ResponseWriter, r *http.Request) {
-	s.serveAPI(w, r, offersParams, func(ctx context.Context, p *params) (any, error) {
-		q, err := s.compareQuery(p)
-		if err != nil {
-			return nil, err
-		}
-		if err := report.CheckGPUModel(ctx, s.Store, q.GPU); err != nil {
-			return nil, err
-		}
-		res, err := s.compare(ctx, q)
-		if err != nil {
-			return nil, err
-		}
-		return report.CompareRows(res), nil
-	})
+	s.serveAPI(w, r, offersParams, queryEndpoint(s.compareQuery,
+		func(ctx context.Context, q *report.CompareQuery) error {
+			return report.CheckGPUModel(ctx, s.Store, q.GPU)
+		},
+		s.compare, report.CompareRows))
 }
 
 func (s *Server) apiHistory(w http.ResponseWriter, r *http.Request) {
-	s.serveAPI(w, r, historyParams, func(ctx context.Context, p *params) (any, error) {
-		q, err := s.historyQuery(r.PathValue("instance_type"), p)
-		if err != nil {
-			return nil, err
-		}
-		// Bad parameters are a 400 before an unknown type is a 404.
-		if q.InstanceType, err = report.ResolveInstanceType(ctx, s.Store, q.InstanceType); err != nil {
-			return nil, err
-		}
-		rows, err := report.History(ctx, s.Store, q)
-		if err != nil {
-			return nil, err
-		}
-		return report.HistoryRows(rows), nil
-	})
+	s.serveAPI(w, r, historyParams, queryEndpoint(
+		func(p *params) (report.HistoryQuery, error) { return s.historyQuery(r.PathValue("instance_type"), p) },
+		func(ctx context.Context, q *report.HistoryQuery) error {
+			return s.resolveInstanceType(ctx, &q.InstanceType)
+		},
+		func(ctx context.Context, q report.HistoryQuery) ([]storage.PriceInterval, error) {
+			return report.History(ctx, s.Store, q)
+		},
+		report.HistoryRows))
 }
 
 func (s *Server) apiAvailability(w http.ResponseWriter, r *http.Request) {
@@ -121,38 +107,49 @@ func (s *Server) apiAvailability(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) apiSavings(w http.ResponseWriter, r *http.Request) {
-	s.serveAPI(w, r, savingsParams, func(ctx context.Context, p *params) (any, error) {
-		q, err := s.savingsQuery(r.PathValue("instance_type"), p)
-		if err != nil {
-			return nil, err
-		}
-		// Bad parameters are a 400 before an unknown type is a 404.
-		if q.InstanceType, err = report.ResolveInstanceType(ctx, s.Store, q.InstanceType); err != nil {
-			return nil, err
-		}
-		sav, err := s.savings(ctx, q)
-		if err != nil {
-			return nil, err
-		}
-		return report.SavingsRows(sav.SavingsReport), nil
-	})
+	s.serveAPI(w, r, savingsParams, queryEndpoint(
+		func(p *params) (report.SavingsQuery, error) { return s.savingsQuery(r.PathValue("instance_type"), p) },
+		func(ctx context.Context, q *report.SavingsQuery) error {
+			return s.resolveInstanceType(ctx, &q.InstanceType)
+		},
+		s.savings, func(sav report.Savings) []report.SavingsRow { return report.SavingsRows(sav.SavingsReport) }))
 }
 
 func (s *Server) apiTrends(w http.ResponseWriter, r *http.Request) {
-	s.serveAPI(w, r, trendsParams, func(ctx context.Context, p *params) (any, error) {
-		q, err := s.trendsQuery(p)
+	s.serveAPI(w, r, trendsParams, queryEndpoint(s.trendsQuery,
+		func(ctx context.Context, q *report.TrendsQuery) error {
+			return report.CheckGPUModel(ctx, s.Store, q.GPU)
+		},
+		s.trends, report.Trends.JSON))
+}
+
+// queryEndpoint is the work of an endpoint that answers a query, in the
+// order every one keeps: the parameters parsed into the query (a bad one is
+// a 400), what it names looked up (an unknown GPU or instance type is a 404,
+// never before a 400), then the answer computed and shaped into its rows.
+func queryEndpoint[Q, R, J any](parse func(*params) (Q, error), lookUp func(context.Context, *Q) error,
+	answer func(context.Context, Q) (R, error), rows func(R) J) func(context.Context, *params) (any, error) {
+	return func(ctx context.Context, p *params) (any, error) {
+		q, err := parse(p)
 		if err != nil {
 			return nil, err
 		}
-		if err := report.CheckGPUModel(ctx, s.Store, q.GPU); err != nil {
+		if err := lookUp(ctx, &q); err != nil {
 			return nil, err
 		}
-		tr, err := s.trends(ctx, q)
+		res, err := answer(ctx, q)
 		if err != nil {
 			return nil, err
 		}
-		return tr.JSON(), nil
-	})
+		return rows(res), nil
+	}
+}
+
+// resolveInstanceType replaces an asked instance type by its stored name.
+func (s *Server) resolveInstanceType(ctx context.Context, instanceType *string) error {
+	resolved, err := report.ResolveInstanceType(ctx, s.Store, *instanceType)
+	*instanceType = resolved
+	return err
 }
 
 func (s *Server) apiRuns(w http.ResponseWriter, r *http.Request) {
@@ -203,11 +200,8 @@ func (s *Server) compareQuery(p *params) (report.CompareQuery, error) {
 	if err != nil {
 		return report.CompareQuery{}, err
 	}
-	pts := []string{"on_demand"} // as compare's --price-type default
-	if p.has("price_type") {
-		pts = p.list("price_type")
-	}
-	types, err := report.ParsePriceTypes("price_type", pts)
+	// on_demand as compare's --price-type default
+	types, err := report.ParsePriceTypes("price_type", p.listOr("price_type", []string{"on_demand"}))
 	if err != nil {
 		return report.CompareQuery{}, err
 	}
@@ -231,11 +225,7 @@ func (s *Server) savingsQuery(instanceType string, p *params) (report.SavingsQue
 	if err != nil {
 		return report.SavingsQuery{}, err
 	}
-	us := "1"
-	if p.has("utilization") {
-		us = p.str("utilization")
-	}
-	u, err := analysis.ParseUtilization(us)
+	u, err := analysis.ParseUtilization(p.strOr("utilization", "1"))
 	if err != nil {
 		return report.SavingsQuery{}, &report.ParamError{Msg: "utilization: " + err.Error()}
 	}
@@ -251,10 +241,7 @@ func (s *Server) trendsQuery(p *params) (report.TrendsQuery, error) {
 	if err != nil {
 		return report.TrendsQuery{}, err
 	}
-	ws := "30d"
-	if p.has("window") {
-		ws = p.str("window")
-	}
+	ws := p.strOr("window", "30d")
 	window, err := analysis.ParseWindow(ws)
 	if err != nil {
 		return report.TrendsQuery{}, &report.ParamError{Msg: "window: " + err.Error()}
@@ -262,14 +249,11 @@ func (s *Server) trendsQuery(p *params) (report.TrendsQuery, error) {
 	if window > maxTrendWindow {
 		return report.TrendsQuery{}, &report.ParamError{Msg: fmt.Sprintf("window %q: at most 366d", ws)}
 	}
-	var pts []string
+	var defaultTypes []string
 	for _, t := range report.DefaultTrendPriceTypes {
-		pts = append(pts, string(t))
+		defaultTypes = append(defaultTypes, string(t))
 	}
-	if p.has("price_type") {
-		pts = p.list("price_type")
-	}
-	types, err := report.ParsePriceTypes("price_type", pts)
+	types, err := report.ParsePriceTypes("price_type", p.listOr("price_type", defaultTypes))
 	if err != nil {
 		return report.TrendsQuery{}, err
 	}
@@ -448,6 +432,22 @@ func parseParams(v url.Values, allowed []string) (*params, error) {
 // same as leaving count out (forms and scripts send empty fields), so an
 // empty value always means the default.
 func (p *params) has(name string) bool { return p.str(name) != "" || len(p.list(name)) > 0 }
+
+// strOr is the parameter, or def when the query leaves it out.
+func (p *params) strOr(name, def string) string {
+	if p.has(name) {
+		return p.str(name)
+	}
+	return def
+}
+
+// listOr is the parameter's list, or def when the query leaves it out.
+func (p *params) listOr(name string, def []string) []string {
+	if p.has(name) {
+		return p.list(name)
+	}
+	return def
+}
 
 func (p *params) str(name string) string { return strings.TrimSpace(p.v.Get(name)) }
 

@@ -2,6 +2,7 @@ package digest
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -93,12 +94,7 @@ func hardwareLabel(model string, count float64) string {
 
 // zonesLabel names the places of an availability event.
 func zonesLabel(zones []string) string {
-	var named []string
-	for _, z := range zones {
-		if z != "" {
-			named = append(named, z)
-		}
-	}
+	named := slices.DeleteFunc(slices.Clone(zones), func(z string) bool { return z == "" })
 	if len(named) == 0 {
 		return "the region"
 	}

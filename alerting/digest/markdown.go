@@ -21,6 +21,25 @@ func md(s string) string { return mdEscape.Replace(s) }
 func WriteMarkdown(w io.Writer, d Digest) error {
 	b := bufio.NewWriter(w)
 	p := func(format string, args ...any) { fmt.Fprintf(b, format+"\n", args...) }
+	// section starts a "## title" section, set apart by blank lines.
+	section := func(title string) {
+		p("")
+		p("## %s", title)
+		p("")
+	}
+	// tableSection starts a section that holds a table of rows: without
+	// rows it says none and reports false, else it writes intro (a format,
+	// as p takes) and reports true for the caller to write the table.
+	tableSection := func(title string, rows int, none, intro string) bool {
+		section(title)
+		if rows == 0 {
+			p(none)
+			return false
+		}
+		p(intro)
+		p("")
+		return true
+	}
 	loc := d.Loc()
 
 	p("# Weekly GPU price digest · %s", d.Week)
@@ -28,9 +47,7 @@ func WriteMarkdown(w io.Writer, d Digest) error {
 	p("Week to %s · prices per GPU-hour in %s, Linux · %d offers of watched GPUs, %d changed price this week.",
 		when(d.Now, loc), d.Currency, d.Offers, d.Changed)
 
-	p("")
-	p("## Cheapest per GPU-hour")
-	p("")
+	section("Cheapest per GPU-hour")
 	p("| GPU | Buy | %s/GPU-h | w/w | Where |", d.Currency)
 	p("|---|---|--:|--:|---|")
 	var notes []string
@@ -54,14 +71,8 @@ func WriteMarkdown(w io.Writer, d Digest) error {
 		p("> ⚠️ %s", n)
 	}
 
-	p("")
-	p("## Best commitment vs on-demand")
-	p("")
-	if len(d.Savings) == 0 {
-		p("No commitment of a watched GPU beats on-demand.")
-	} else {
-		p("Assumes 100%% utilisation (full use); *break-even* is the share of the term's hours above which the commitment is cheaper than on-demand.")
-		p("")
+	if tableSection("Best commitment vs on-demand", len(d.Savings), "No commitment of a watched GPU beats on-demand.",
+		"Assumes 100%% utilisation (full use); *break-even* is the share of the term's hours above which the commitment is cheaper than on-demand.") {
 		p("| GPU | Saving | Break-even | %s/GPU-h | On-demand | Commitment | Cash |", d.Currency)
 		p("|---|--:|--:|--:|--:|---|---|")
 		for _, s := range d.Savings {
@@ -71,14 +82,8 @@ func WriteMarkdown(w io.Writer, d Digest) error {
 		}
 	}
 
-	p("")
-	p("## Biggest moves this week")
-	p("")
-	if len(d.Moves) == 0 {
-		p("No watched price changed this week.")
-	} else {
-		p("Per GPU-hour, in the cloud's own currency.")
-		p("")
+	if tableSection("Biggest moves this week", len(d.Moves), "No watched price changed this week.",
+		"Per GPU-hour, in the cloud's own currency.") {
 		p("| Change | 7 days ago | Now | Currency | Where |")
 		p("|--:|--:|--:|---|---|")
 		for _, mv := range d.Moves {
@@ -91,9 +96,7 @@ func WriteMarkdown(w io.Writer, d Digest) error {
 		}
 	}
 
-	p("")
-	p("## Availability")
-	p("")
+	section("Availability")
 	p("**New:**")
 	p("")
 	mdEvents(b, d.NewAvailability, d, "nothing newly available this week.")
@@ -105,9 +108,7 @@ func WriteMarkdown(w io.Writer, d Digest) error {
 	p("")
 	mdEvents(b, d.SoldOut, d, "nothing sold out or withdrawn this week.")
 
-	p("")
-	p("## Data quality")
-	p("")
+	section("Data quality")
 	if len(d.Freshness) == 0 {
 		p("No provider is enabled.")
 	}
@@ -132,9 +133,7 @@ func WriteMarkdown(w io.Writer, d Digest) error {
 		p("- %s%s: %s", mark, md(r.From), md(rateText(r, d.Currency)))
 	}
 
-	p("")
-	p("## Chart data")
-	p("")
+	section("Chart data")
 	p("%s.", md(d.Chart.Title))
 	p("")
 	if d.Chart.Empty() {

@@ -173,24 +173,21 @@ func headline(g alerting.Group, title, provider string) string {
 	return fmt.Sprintf("%s: %d %s on %s", title, len(g.Items), noun(g.Event, len(g.Items)), provider)
 }
 
+// eventTitles head a group's message; an event without one shows its name.
+var eventTitles = map[alerting.Event]string{
+	alerting.AvailabilityNew:  "🆕 Newly offered",
+	alerting.AvailabilityGone: "🚫 Withdrawn",
+	alerting.BackInStock:      "✅ Back in stock",
+	alerting.SoldOut:          "⛔ Sold out",
+	alerting.PriceDrop:        "🔻 Price drop",
+	alerting.PriceRise:        "🔺 Price rise",
+	alerting.SpotBelow:        "💸 Spot below threshold",
+	alerting.PriceNew:         "🏷️ New price",
+}
+
 func eventTitle(e alerting.Event) string {
-	switch e {
-	case alerting.AvailabilityNew:
-		return "🆕 Newly offered"
-	case alerting.AvailabilityGone:
-		return "🚫 Withdrawn"
-	case alerting.BackInStock:
-		return "✅ Back in stock"
-	case alerting.SoldOut:
-		return "⛔ Sold out"
-	case alerting.PriceDrop:
-		return "🔻 Price drop"
-	case alerting.PriceRise:
-		return "🔺 Price rise"
-	case alerting.SpotBelow:
-		return "💸 Spot below threshold"
-	case alerting.PriceNew:
-		return "🏷️ New price"
+	if t, ok := eventTitles[e]; ok {
+		return t
 	}
 	return string(e)
 }

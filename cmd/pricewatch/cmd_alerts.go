@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/url"
@@ -118,7 +119,7 @@ type alertsListFlags struct {
 
 func (a *app) alertsListCommand() *cobra.Command {
 	var f alertsListFlags
-	cmd := &cobra.Command{
+	cmd := readCommand(&f.format, &f.server, &cobra.Command{
 		Use:   "list",
 		Short: "List queued, sent and failed alerts",
 		Example: `  pricewatch alerts list --pending
@@ -155,13 +156,11 @@ func (a *app) alertsListCommand() *cobra.Command {
 			}
 			return writeAlerts(a.stdout, f.format, rows)
 		},
-	}
+	})
 	cmd.Flags().BoolVar(&f.pending, "pending", false, "only alerts waiting to be delivered")
 	cmd.Flags().BoolVar(&f.failed, "failed", false, "only alerts given up on (retry them with: pricewatch alerts retry --failed)")
 	cmd.Flags().StringVar(&f.channel, "channel", "", "only this channel")
 	cmd.Flags().IntVar(&f.limit, "limit", 50, "the most recent N alerts (0 for all)")
-	formatFlag(cmd, &f.format, "output format: table, json or csv")
-	f.server.add(cmd)
 	return cmd
 }
 
@@ -221,16 +220,14 @@ delivered is refused: sending it again would post it twice.`,
 				}
 				ids = append(ids, id)
 			}
-			db, err := a.openDB(cmd.Context())
-			if err != nil {
-				return err
-			}
-			n, err := db.RetryFailed(cmd.Context(), ids)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(a.stdout, "requeued %d alerts; the daemon sends them, or run `pricewatch alerts deliver` now\n", n)
-			return nil
+			return onDB(cmd.Context(), a.openDB, func(ctx context.Context, db *storage.DB) error {
+				n, err := db.RetryFailed(ctx, ids)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(a.stdout, "requeued %d alerts; the daemon sends them, or run `pricewatch alerts deliver` now\n", n)
+				return nil
+			})
 		},
 	}
 	cmd.Flags().BoolVar(&failed, "failed", false, "requeue every failed alert")

@@ -23,7 +23,7 @@ func (a *app) availabilityCommand() *cobra.Command {
 		regions   []string
 		server    serverFlag
 	)
-	cmd := &cobra.Command{
+	cmd := readCommand(&format, &server, &cobra.Command{
 		Use:   "availability [INSTANCE_TYPE]",
 		Short: "List where each GPU type is offered (or in stock) now, and since when",
 		Example: `  pricewatch availability --gpu H100
@@ -70,13 +70,11 @@ func (a *app) availabilityCommand() *cobra.Command {
 			}
 			return writeAvailability(a.stdout, format, rows)
 		},
-	}
+	})
 	cmd.Flags().StringVar(&gpuFilter, "gpu", "", "only this GPU model or family (H100, A100 for any A100, A100-80GB, …)")
 	cmd.Flags().BoolVar(&all, "all", false, "include closed intervals (withdrawn, or a stock state that ended)")
 	cmd.Flags().StringSliceVar(&providers, "provider", nil, "only this provider; repeatable")
 	cmd.Flags().StringSliceVar(&regions, "region", nil, "only this region; repeatable")
-	formatFlag(cmd, &format, "output format: table, json or csv")
-	server.add(cmd)
 	return cmd
 }
 

@@ -27,7 +27,7 @@ type compareFlags struct {
 
 func (a *app) compareCommand() *cobra.Command {
 	var f compareFlags
-	cmd := &cobra.Command{
+	cmd := analysisCommand(&f.scopeFlags, "currency to compare in", &cobra.Command{
 		Use:   "compare --gpu MODEL",
 		Short: "Rank current offers of a GPU by price per GPU-hour, in one currency",
 		Long: `Rank the current offers of a GPU model or family (A100 covers A100-40GB and
@@ -89,14 +89,12 @@ apart, never ranked.`,
 				table: func(w io.Writer) error { return writeCompareTable(w, res, f, pts, m.now, notes) },
 			})
 		},
-	}
+	})
 	cmd.Flags().StringVar(&f.gpu, "gpu", "", "GPU model or family: H100, A100 (any A100), A100-80GB, L40S, …")
 	cmd.Flags().Float64Var(&f.count, "count", 0, "only instance types with this many GPUs (0: any)")
 	cmd.Flags().StringSliceVar(&f.priceTypes, "price-type", []string{string(pricewatch.OnDemand)}, "on_demand, spot, reserved, savings_plan or any; repeatable")
 	cmd.Flags().BoolVar(&f.availableOnly, "available-only", false, "only offers known to be offered or in stock where priced")
 	cmd.Flags().BoolVar(&f.wide, "wide", false, "keep every column, whatever the terminal's width")
-	addScopeFlags(cmd, &f.scopeFlags, "currency to compare in")
-	addServerFlag(cmd, &f.scopeFlags)
 	return cmd
 }
 

@@ -187,30 +187,26 @@ var focusProviderNames = map[string]string{
 	pricewatch.Tencent: "Tencent Cloud",
 }
 
-// focusPricingCategory follows FOCUS's allowed values: list prices are
-// Standard, spot prices (set by the provider, changing without notice)
-// Dynamic, and reservation and savings-plan rates Committed.
+// focusPricing is how FOCUS names each price type: PricingCategory
+// follows FOCUS's allowed values (list prices are Standard, spot prices, set
+// by the provider and changing without notice, Dynamic, reservation and
+// savings-plan rates Committed) and CommitmentDiscountType says which
+// commitment a Committed price is.
+var focusPricing = map[pricewatch.PriceType]struct{ category, commitment string }{
+	pricewatch.OnDemand:    {category: "Standard"},
+	pricewatch.Spot:        {category: "Dynamic"},
+	pricewatch.Reserved:    {category: "Committed", commitment: "Reservation"},
+	pricewatch.SavingsPlan: {category: "Committed", commitment: "Savings Plan"},
+}
+
 func focusPricingCategory(pt pricewatch.PriceType) string {
-	switch pt {
-	case pricewatch.OnDemand:
-		return "Standard"
-	case pricewatch.Spot:
-		return "Dynamic"
-	case pricewatch.Reserved, pricewatch.SavingsPlan:
-		return "Committed"
+	if p, ok := focusPricing[pt]; ok {
+		return p.category
 	}
 	return "Other"
 }
 
-func focusCommitmentType(pt pricewatch.PriceType) string {
-	switch pt {
-	case pricewatch.Reserved:
-		return "Reservation"
-	case pricewatch.SavingsPlan:
-		return "Savings Plan"
-	}
-	return ""
-}
+func focusCommitmentType(pt pricewatch.PriceType) string { return focusPricing[pt].commitment }
 
 // writeFocusCSV writes the FOCUS-aligned sheet. ListUnitPrice is the
 // published price of one PricingUnit (Hours): the hourly rate; a

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -36,15 +37,13 @@ acceptance time. Newest first.`,
 				}
 				f.Since = t
 			}
-			db, err := a.openReader(cmd.Context())
-			if err != nil {
-				return err
-			}
-			recs, err := db.HeldPrices(cmd.Context(), f)
-			if err != nil {
-				return err
-			}
-			return writeHeld(a.stdout, format, recs)
+			return onDB(cmd.Context(), a.openReader, func(ctx context.Context, db *storage.DB) error {
+				recs, err := db.HeldPrices(ctx, f)
+				if err != nil {
+					return err
+				}
+				return writeHeld(a.stdout, format, recs)
+			})
 		},
 	}
 	formatFlag(cmd, &format, "output format: table, json or csv")

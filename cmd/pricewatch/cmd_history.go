@@ -46,7 +46,7 @@ const (
 
 func (a *app) historyCommand() *cobra.Command {
 	var f historyFlags
-	cmd := &cobra.Command{
+	cmd := readCommand(&f.format, &f.server, &cobra.Command{
 		Use:   "history INSTANCE_TYPE",
 		Short: "Show the price history of an instance type as validity intervals",
 		Example: `  pricewatch history p5.48xlarge --region us-east-1
@@ -170,16 +170,14 @@ func (a *app) historyCommand() *cobra.Command {
 			}
 			return nil
 		},
-	}
+	})
 	cmd.Flags().StringSliceVar(&f.providers, "provider", nil, "only this provider (aws, azure, alibaba, tencent, vastai, oci); repeatable")
 	cmd.Flags().StringSliceVar(&f.regions, "region", nil, "only this region code; repeatable")
 	cmd.Flags().StringVar(&f.since, "since", "", "only intervals valid since a duration ago (30d, 12h), a date (2026-01-01) or all (default: 90d for the table, all for --plot, json and csv)")
 	cmd.Flags().IntVar(&f.limit, "limit", 0, fmt.Sprintf("at most this many intervals, the newest (0: no limit; default %d for the table and --plot)", defaultTableLimit))
 	cmd.Flags().StringSliceVar(&f.priceTypes, "price-type", nil, "only these price types: on_demand, spot, reserved, savings_plan (comma-separated or repeated; default all)")
 	cmd.Flags().StringVar(&f.os, "os", "", "only this operating system: linux or windows (default both)")
-	formatFlag(cmd, &f.format, "output format: table, json or csv")
 	cmd.Flags().BoolVar(&f.plot, "plot", false, "draw the effective hourly prices as a chart instead of tables")
-	f.server.add(cmd)
 	return cmd
 }
 

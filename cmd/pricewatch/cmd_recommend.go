@@ -28,7 +28,7 @@ type recommendFlags struct {
 
 func (a *app) recommendCommand() *cobra.Command {
 	var f recommendFlags
-	cmd := &cobra.Command{
+	cmd := scopedCommand(&f.scopeFlags, "currency of the answer", &cobra.Command{
 		Use:   "recommend --gpu MODEL --count N",
 		Short: "Answer which cloud and which commitment for N GPUs at a utilisation over a horizon",
 		Long: `Price every way to get N GPUs of a model for the horizon from the stored current
@@ -82,14 +82,13 @@ left out unless --include-spot: it can be taken back at any time.`,
 				table: func(w io.Writer) error { return writeRecommendTable(w, rec, f, m.now, notes) },
 			})
 		},
-	}
+	})
 	cmd.Flags().StringVar(&f.gpu, "gpu", "", "GPU model or family: A100 (any A100), H100, A100-80GB, …")
 	cmd.Flags().IntVar(&f.count, "count", 1, "GPUs needed at once")
 	cmd.Flags().StringVar(&f.utilization, "utilization", "1", "share of the horizon's hours the GPUs are busy: 0.6 or 60%")
 	cmd.Flags().StringVar(&f.horizon, "horizon", "1y", "how long the GPUs are needed: 1y, 3y, 18m")
 	cmd.Flags().BoolVar(&f.includeSpot, "include-spot", false, "consider spot prices too (interruptible capacity)")
 	cmd.Flags().IntVar(&f.top, "top", 10, "how many options to list in the table (0: all)")
-	addScopeFlags(cmd, &f.scopeFlags, "currency of the answer")
 	return cmd
 }
 

@@ -17,7 +17,7 @@ func (a *app) runsCommand() *cobra.Command {
 		format string
 		server serverFlag
 	)
-	cmd := &cobra.Command{
+	cmd := readCommand(&format, &server, &cobra.Command{
 		Use:   "runs",
 		Short: "Show each provider's latest fetch run: status, counts, error, last success",
 		Example: `  pricewatch runs
@@ -40,9 +40,7 @@ func (a *app) runsCommand() *cobra.Command {
 			}
 			return writeRuns(a.stdout, format, rows)
 		},
-	}
-	formatFlag(cmd, &format, "output format: table, json or csv")
-	server.add(cmd)
+	})
 	return cmd
 }
 

@@ -22,7 +22,7 @@ type savingsFlags struct {
 
 func (a *app) savingsCommand() *cobra.Command {
 	var f savingsFlags
-	cmd := &cobra.Command{
+	cmd := analysisCommand(&f.scopeFlags, "currency of every figure", &cobra.Command{
 		Use:   "savings INSTANCE_TYPE",
 		Short: "Compare every commitment option of an instance type with on-demand",
 		Long: `For each place the instance type is sold, list every commitment (reserved
@@ -74,10 +74,8 @@ every hour of its term; on-demand only for the hours used.`,
 				warn:  func(w io.Writer) { warnSkipped(w, rep.Unmatched) },
 			})
 		},
-	}
+	})
 	cmd.Flags().StringVar(&f.utilization, "utilization", "1", "share of the term's hours the machine runs: 0.7 or 70%")
-	addScopeFlags(cmd, &f.scopeFlags, "currency of every figure")
-	addServerFlag(cmd, &f.scopeFlags)
 	return cmd
 }
 

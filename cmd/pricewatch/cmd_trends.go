@@ -36,7 +36,7 @@ var defaultTrendPriceTypes = func() []string {
 
 func (a *app) trendsCommand() *cobra.Command {
 	var f trendsFlags
-	cmd := &cobra.Command{
+	cmd := analysisCommand(&f.scopeFlags, "currency of the cheapest series", &cobra.Command{
 		Use:   "trends",
 		Short: "Show the biggest price movers and the cheapest price per GPU-hour over a window",
 		Long: `List the offers whose effective hourly price moved most (by percent) over the
@@ -100,13 +100,11 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 				table: func(w io.Writer) error { return rep.writeTable(w, pts, f.os, notes) },
 			})
 		},
-	}
+	})
 	cmd.Flags().StringVar(&f.gpu, "gpu", "", "GPU model or family (default: every model, one cheapest series each)")
 	cmd.Flags().StringVar(&f.window, "window", "30d", "how far back to look: 7d, 30d, 90d, 12w, 48h")
 	cmd.Flags().StringSliceVar(&f.priceTypes, "price-type", defaultTrendPriceTypes, "on_demand, spot, reserved, savings_plan or any; repeatable")
 	cmd.Flags().IntVar(&f.top, "top", 10, "how many movers to list (0: all)")
-	addScopeFlags(cmd, &f.scopeFlags, "currency of the cheapest series")
-	addServerFlag(cmd, &f.scopeFlags)
 	return cmd
 }
 

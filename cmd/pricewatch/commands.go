@@ -54,14 +54,26 @@ func formatFlag(cmd *cobra.Command, format *string, help string, allowed ...stri
 	cmd.Flags().StringVar(format, "format", formatTable, help)
 }
 
+// readCommand is a command that reads stored data, locally or from the
+// daemon named by --server, and prints it as --format table, json or csv.
+func readCommand(format *string, server *serverFlag, cmd *cobra.Command) *cobra.Command {
+	formatFlag(cmd, format, "output format: table, json or csv")
+	server.add(cmd)
+	return cmd
+}
+
 // withDB is the RunE of a command that works on the database: open (a.openDB
 // to write, a.openReader to read) opens it once, and run gets it.
 func withDB(open func(context.Context) (*storage.DB, error), run func(ctx context.Context, db *storage.DB) error) func(*cobra.Command, []string) error {
-	return func(cmd *cobra.Command, _ []string) error {
-		db, err := open(cmd.Context())
-		if err != nil {
-			return err
-		}
-		return run(cmd.Context(), db)
+	return func(cmd *cobra.Command, _ []string) error { return onDB(cmd.Context(), open, run) }
+}
+
+// onDB opens the database with open and hands it to run: the body of
+// withDB, for a command that checks its arguments first.
+func onDB(ctx context.Context, open func(context.Context) (*storage.DB, error), run func(ctx context.Context, db *storage.DB) error) error {
+	db, err := open(ctx)
+	if err != nil {
+		return err
 	}
+	return run(ctx, db)
 }

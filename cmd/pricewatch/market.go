@@ -38,9 +38,18 @@ func (f scopeFlags) query() query {
 	return q
 }
 
-// addServerFlag adds --server to an analysis command the API answers.
-func addServerFlag(cmd *cobra.Command, f *scopeFlags) {
+// scopedCommand is cmd with the scope flags of an analysis command;
+// currencyHelp says what --currency is the currency of.
+func scopedCommand(f *scopeFlags, currencyHelp string, cmd *cobra.Command) *cobra.Command {
+	addScopeFlags(cmd, f, currencyHelp)
+	return cmd
+}
+
+// analysisCommand is an analysis command the API answers: the scope flags
+// and --server.
+func analysisCommand(f *scopeFlags, currencyHelp string, cmd *cobra.Command) *cobra.Command {
 	cmd.Flags().StringVar(&f.server, "server", "", serverHelp)
+	return scopedCommand(f, currencyHelp, cmd)
 }
 
 func addScopeFlags(cmd *cobra.Command, f *scopeFlags, currencyHelp string) {

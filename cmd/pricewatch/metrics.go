@@ -46,18 +46,18 @@ func newMetrics(db dbGauges) *metrics {
 			Name: "pricewatch_fetch_duration_seconds", Help: "Duration of provider fetch runs, download and store included.",
 			Buckets: []float64{1, 5, 15, 30, 60, 120, 300, 600, 1200, 3600},
 		}, []string{"provider"}),
-		fetchRuns: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "pricewatch_fetch_runs_total", Help: "Provider fetch runs by result (success, error, skipped: no credentials, overlap: another run of the provider still going, not_started: the run could not be recorded).",
-		}, []string{"provider", "result"}),
+		fetchRuns: counterVec("pricewatch_fetch_runs_total",
+			"Provider fetch runs by result (success, error, skipped: no credentials, overlap: another run of the provider still going, not_started: the run could not be recorded).",
+			"provider", "result"),
 		offersTracked: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "pricewatch_offers_tracked", Help: "Offers with a current price per provider (a drop to zero means a parser broke).",
 		}, []string{"provider"}),
-		changes: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "pricewatch_changes_detected_total", Help: "Changes detected while storing runs, by kind.",
-		}, []string{"provider", "kind"}),
-		readErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "pricewatch_metrics_read_errors_total", Help: "Database reads for series computed at scrape time that failed, by series group (those series are left out, or served from the last good read).",
-		}, []string{"series"}),
+		changes: counterVec("pricewatch_changes_detected_total",
+			"Changes detected while storing runs, by kind.",
+			"provider", "kind"),
+		readErrors: counterVec("pricewatch_metrics_read_errors_total",
+			"Database reads for series computed at scrape time that failed, by series group (those series are left out, or served from the last good read).",
+			"series"),
 	}
 	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "pricewatch_build_info", Help: "Build information; always 1.",
@@ -93,6 +93,11 @@ func newMetrics(db dbGauges) *metrics {
 		pending, failed, fxAge, newFreshnessCollector(db, m.readErrors), build,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
+}
+
+// counterVec is one of the daemon's counter series, by labels.
+func counterVec(name, help string, labels ...string) *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
 }
 
 // observe records one provider run.

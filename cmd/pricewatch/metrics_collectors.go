@@ -14,9 +14,9 @@ import (
 	"github.com/pricewatch/pricewatch/alerting/digest"
 	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/config"
-	"github.com/pricewatch/pricewatch/fx"
 	"github.com/pricewatch/pricewatch/gpu"
 	"github.com/pricewatch/pricewatch/internal/clitext"
+	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -198,19 +198,7 @@ func (c *priceCollector) compute(ctx context.Context, set priceSettings) ([]prom
 	if err != nil {
 		return nil, err
 	}
-	days, err := c.db.FXDays(ctx)
-	if err != nil {
-		return nil, err
-	}
-	rates := make([]fx.Rates, len(days))
-	for i, d := range days {
-		rates[i] = fx.Rates{Date: d.Date, Source: d.Source, PerEUR: d.PerEUR}
-	}
-	fixed, err := fx.ParseFixed(set.fixed)
-	if err != nil {
-		return nil, err
-	}
-	book, err := fx.NewBook(rates, fixed, set.maxAge)
+	book, err := report.FXBook(ctx, c.db, config.FX{FixedRates: set.fixed, MaxAge: set.maxAge})
 	if err != nil {
 		return nil, err
 	}

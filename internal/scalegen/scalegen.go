@@ -148,12 +148,15 @@ type catalogue struct {
 	avail    []pricewatch.Availability
 }
 
-var gpuTypes = []struct {
+// gpuType is a GPU family the simulated clouds sell, by its type name.
+type gpuType struct {
 	name  string
 	model string
 	count float64
 	price float64 // on-demand per hour, USD
-}{
+}
+
+var gpuTypes = []gpuType{
 	{"H100x8", "H100", 8, 98.32}, {"H100x1", "H100", 1, 12.29}, {"H200x8", "H200", 8, 110.24}, {"B200x8", "B200", 8, 142.5},
 	{"A100-80x8", "A100-80GB", 8, 32.77}, {"A100-80x1", "A100-80GB", 1, 3.67}, {"A100-40x8", "A100-40GB", 8, 27.2},
 	{"L40Sx1", "L40S", 1, 1.86}, {"L40Sx4", "L40S", 4, 7.44}, {"A10x1", "A10", 1, 1.1}, {"T4x1", "T4", 1, 0.53},
@@ -161,95 +164,103 @@ var gpuTypes = []struct {
 	{"L4x1", "L4", 1, 0.8}, {"L4x8", "L4", 8, 6.4},
 }
 
-func newAzure() *catalogue {
-	c := &catalogue{provider: pricewatch.Azure, byRegion: map[string][]int{}}
-	for r := 0; r < 50; r++ {
-		c.regions = append(c.regions, fmt.Sprintf("azregion%02d", r))
-	}
-	// 17 families × 3 sizes × 50 regions × 8 prices ≈ 20k offers.
-	for _, region := range c.regions {
-		for _, g := range gpuTypes {
-			for v := 0; v < 3; v++ {
-				typ := fmt.Sprintf("Standard_%s_v%d", g.name, v+3)
-				hw := pricewatch.Hardware{GPUModel: g.model, GPUCount: g.count, GPUMemoryGB: 80, VCPUs: int(12 * g.count), MemoryGB: 110 * g.count}
-				base := decimal.NewFromFloat(g.price * (1 + 0.03*float64(v))).Round(4)
-				add := func(pt pricewatch.PriceType, os, term string, hourly, upfront decimal.Decimal) {
-					o := pricewatch.Offer{Provider: c.provider, Region: region, InstanceType: typ, PriceType: pt, Term: term, OS: os,
-						Currency: "USD", Hourly: hourly, Upfront: upfront, Hardware: hw}
-					if pt == pricewatch.Reserved {
-						o.Payment = pricewatch.AllUpfront
-					}
-					if pt == pricewatch.SavingsPlan {
-						o.Payment = pricewatch.NoUpfront
-					}
-					c.add(o)
-				}
-				add(pricewatch.OnDemand, pricewatch.Linux, "", base, decimal.Zero)
-				add(pricewatch.OnDemand, pricewatch.Windows, "", base.Mul(decimal.NewFromFloat(1.1)).Round(4), decimal.Zero)
-				add(pricewatch.Spot, pricewatch.Linux, "", base.Mul(decimal.NewFromFloat(0.3)).Round(4), decimal.Zero)
-				add(pricewatch.Spot, pricewatch.Windows, "", base.Mul(decimal.NewFromFloat(0.35)).Round(4), decimal.Zero)
-				add(pricewatch.Reserved, pricewatch.Linux, "1y", decimal.Zero, base.Mul(decimal.NewFromInt(8760*6/10)).Round(2))
-				add(pricewatch.Reserved, pricewatch.Linux, "3y", decimal.Zero, base.Mul(decimal.NewFromInt(26280*4/10)).Round(2))
-				add(pricewatch.SavingsPlan, pricewatch.Linux, "1y", base.Mul(decimal.NewFromFloat(0.7)).Round(4), decimal.Zero)
-				add(pricewatch.SavingsPlan, pricewatch.Linux, "3y", base.Mul(decimal.NewFromFloat(0.5)).Round(4), decimal.Zero)
-				c.avail = append(c.avail, pricewatch.Availability{Provider: c.provider, Region: region, InstanceType: typ, State: pricewatch.Offered, Hardware: hw})
-			}
-		}
+// newCatalogue is an empty catalogue of provider over n regions named by
+// regionFormat (a printf verb for the region's number).
+func newCatalogue(provider string, n int, regionFormat string) *catalogue {
+	c := &catalogue{provider: provider, byRegion: map[string][]int{}}
+	for r := 0; r < n; r++ {
+		c.regions = append(c.regions, fmt.Sprintf(regionFormat, r))
 	}
 	return c
 }
 
-func newAWS() *catalogue {
-	c := &catalogue{provider: pricewatch.AWS, byRegion: map[string][]int{}}
-	for r := 0; r < 25; r++ {
-		c.regions = append(c.regions, fmt.Sprintf("awsregion-%02d", r))
-	}
-	// 17 families × 2 sizes × 25 regions × 36 prices ≈ 30k offers.
+// eachType calls fn for every instance type of c: each GPU type in sizes
+// sizes (typed by name) in every region, with its hardware; every type is
+// offered where it is sold.
+func (c *catalogue) eachType(sizes int, name func(g gpuType, v int) string, fn func(region, typ string, g gpuType, v int, hw pricewatch.Hardware)) {
 	for _, region := range c.regions {
 		for _, g := range gpuTypes {
-			for v := 0; v < 2; v++ {
-				typ := fmt.Sprintf("p%d.%s", v+4, g.name)
+			for v := 0; v < sizes; v++ {
+				typ := name(g, v)
 				hw := pricewatch.Hardware{GPUModel: g.model, GPUCount: g.count, GPUMemoryGB: 80, VCPUs: int(12 * g.count), MemoryGB: 110 * g.count}
-				base := decimal.NewFromFloat(g.price * (1.05 + 0.02*float64(v))).Round(4)
-				add := func(o pricewatch.Offer) {
-					o.Provider, o.Region, o.InstanceType, o.Currency, o.Hardware = c.provider, region, typ, "USD", hw
-					if o.OS == "" {
-						o.OS = pricewatch.Linux
-					}
-					c.add(o)
-				}
-				add(pricewatch.Offer{PriceType: pricewatch.OnDemand, Hourly: base})
-				add(pricewatch.Offer{PriceType: pricewatch.OnDemand, OS: pricewatch.Windows, Hourly: base.Mul(decimal.NewFromFloat(1.1)).Round(4)})
-				for z := 0; z < 3; z++ {
-					add(pricewatch.Offer{PriceType: pricewatch.Spot, Zone: fmt.Sprintf("%s%c", region, 'a'+z), Hourly: base.Mul(decimal.NewFromFloat(0.35)).Round(4)})
-				}
-				for _, term := range []string{"1y", "3y"} {
-					for _, pay := range []string{pricewatch.NoUpfront, pricewatch.PartialUpfront, pricewatch.AllUpfront} {
-						for _, class := range []string{pricewatch.Standard, pricewatch.Convertible} {
-							for _, pt := range []pricewatch.PriceType{pricewatch.Reserved, pricewatch.SavingsPlan} {
-								cl := class
-								if pt == pricewatch.SavingsPlan {
-									cl = map[string]string{pricewatch.Standard: pricewatch.EC2InstanceSavingsPlan, pricewatch.Convertible: pricewatch.ComputeSavingsPlan}[class]
-								}
-								o := pricewatch.Offer{PriceType: pt, Term: term, Payment: pay, OfferingClass: cl, Hourly: base.Mul(decimal.NewFromFloat(0.6)).Round(4)}
-								switch pay {
-								case pricewatch.PartialUpfront:
-									o.Hourly = base.Mul(decimal.NewFromFloat(0.3)).Round(4)
-									o.Upfront = base.Mul(decimal.NewFromInt(2600)).Round(2)
-								case pricewatch.AllUpfront:
-									o.Hourly = decimal.Zero
-									o.Upfront = base.Mul(decimal.NewFromInt(5000)).Round(2)
-								}
-								add(o)
-								_ = pt
-							}
-						}
-					}
-				}
+				fn(region, typ, g, v, hw)
 				c.avail = append(c.avail, pricewatch.Availability{Provider: c.provider, Region: region, InstanceType: typ, State: pricewatch.Offered, Hardware: hw})
 			}
 		}
 	}
+}
+
+func newAzure() *catalogue {
+	c := newCatalogue(pricewatch.Azure, 50, "azregion%02d")
+	// 17 families × 3 sizes × 50 regions × 8 prices ≈ 20k offers.
+	c.eachType(3, func(g gpuType, v int) string { return fmt.Sprintf("Standard_%s_v%d", g.name, v+3) },
+		func(region, typ string, g gpuType, v int, hw pricewatch.Hardware) {
+			base := decimal.NewFromFloat(g.price * (1 + 0.03*float64(v))).Round(4)
+			add := func(pt pricewatch.PriceType, os, term string, hourly, upfront decimal.Decimal) {
+				o := pricewatch.Offer{Provider: c.provider, Region: region, InstanceType: typ, PriceType: pt, Term: term, OS: os,
+					Currency: "USD", Hourly: hourly, Upfront: upfront, Hardware: hw}
+				if pt == pricewatch.Reserved {
+					o.Payment = pricewatch.AllUpfront
+				}
+				if pt == pricewatch.SavingsPlan {
+					o.Payment = pricewatch.NoUpfront
+				}
+				c.add(o)
+			}
+			add(pricewatch.OnDemand, pricewatch.Linux, "", base, decimal.Zero)
+			add(pricewatch.OnDemand, pricewatch.Windows, "", base.Mul(decimal.NewFromFloat(1.1)).Round(4), decimal.Zero)
+			add(pricewatch.Spot, pricewatch.Linux, "", base.Mul(decimal.NewFromFloat(0.3)).Round(4), decimal.Zero)
+			add(pricewatch.Spot, pricewatch.Windows, "", base.Mul(decimal.NewFromFloat(0.35)).Round(4), decimal.Zero)
+			add(pricewatch.Reserved, pricewatch.Linux, "1y", decimal.Zero, base.Mul(decimal.NewFromInt(8760*6/10)).Round(2))
+			add(pricewatch.Reserved, pricewatch.Linux, "3y", decimal.Zero, base.Mul(decimal.NewFromInt(26280*4/10)).Round(2))
+			add(pricewatch.SavingsPlan, pricewatch.Linux, "1y", base.Mul(decimal.NewFromFloat(0.7)).Round(4), decimal.Zero)
+			add(pricewatch.SavingsPlan, pricewatch.Linux, "3y", base.Mul(decimal.NewFromFloat(0.5)).Round(4), decimal.Zero)
+		})
+	return c
+}
+
+func newAWS() *catalogue {
+	c := newCatalogue(pricewatch.AWS, 25, "awsregion-%02d")
+	// 17 families × 2 sizes × 25 regions × 36 prices ≈ 30k offers.
+	c.eachType(2, func(g gpuType, v int) string { return fmt.Sprintf("p%d.%s", v+4, g.name) },
+		func(region, typ string, g gpuType, v int, hw pricewatch.Hardware) {
+			base := decimal.NewFromFloat(g.price * (1.05 + 0.02*float64(v))).Round(4)
+			add := func(o pricewatch.Offer) {
+				o.Provider, o.Region, o.InstanceType, o.Currency, o.Hardware = c.provider, region, typ, "USD", hw
+				if o.OS == "" {
+					o.OS = pricewatch.Linux
+				}
+				c.add(o)
+			}
+			add(pricewatch.Offer{PriceType: pricewatch.OnDemand, Hourly: base})
+			add(pricewatch.Offer{PriceType: pricewatch.OnDemand, OS: pricewatch.Windows, Hourly: base.Mul(decimal.NewFromFloat(1.1)).Round(4)})
+			for z := 0; z < 3; z++ {
+				add(pricewatch.Offer{PriceType: pricewatch.Spot, Zone: fmt.Sprintf("%s%c", region, 'a'+z), Hourly: base.Mul(decimal.NewFromFloat(0.35)).Round(4)})
+			}
+			for _, term := range []string{"1y", "3y"} {
+				for _, pay := range []string{pricewatch.NoUpfront, pricewatch.PartialUpfront, pricewatch.AllUpfront} {
+					for _, class := range []string{pricewatch.Standard, pricewatch.Convertible} {
+						for _, pt := range []pricewatch.PriceType{pricewatch.Reserved, pricewatch.SavingsPlan} {
+							cl := class
+							if pt == pricewatch.SavingsPlan {
+								cl = map[string]string{pricewatch.Standard: pricewatch.EC2InstanceSavingsPlan, pricewatch.Convertible: pricewatch.ComputeSavingsPlan}[class]
+							}
+							o := pricewatch.Offer{PriceType: pt, Term: term, Payment: pay, OfferingClass: cl, Hourly: base.Mul(decimal.NewFromFloat(0.6)).Round(4)}
+							switch pay {
+							case pricewatch.PartialUpfront:
+								o.Hourly = base.Mul(decimal.NewFromFloat(0.3)).Round(4)
+								o.Upfront = base.Mul(decimal.NewFromInt(2600)).Round(2)
+							case pricewatch.AllUpfront:
+								o.Hourly = decimal.Zero
+								o.Upfront = base.Mul(decimal.NewFromInt(5000)).Round(2)
+							}
+							add(o)
+							_ = pt
+						}
+					}
+				}
+			}
+		})
 	return c
 }
 
