@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -14,36 +13,8 @@ import (
 	"time"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/storage/storagetest"
 )
-
-// holdWriteLock takes the database's write lock from a connection of its
-// own, as another process would, until the returned func is called.
-func holdWriteLock(t *testing.T, path string) (release func()) {
-	t.Helper()
-	raw, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=10000")
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := raw.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
-	var once sync.Once
-	release = func() {
-		once.Do(func() {
-			if _, err := conn.ExecContext(context.Background(), "ROLLBACK"); err != nil {
-				t.Error(err)
-			}
-			conn.Close()
-			raw.Close()
-		})
-	}
-	t.Cleanup(release)
-	return release
-}
 
 // roundSnapshot is writer w's observation in round r: prices move, one type
 // comes and goes, so runs open, close and extend intervals.
@@ -80,7 +51,7 @@ func TestConcurrentWritersKeepHistoryInOrder(t *testing.T) {
 	first.Close()
 
 	const writers, rounds = 4, 5
-	release := holdWriteLock(t, path)
+	release := storagetest.HoldWriteLock(t, path)
 	var active, maxActive atomic.Int32
 	var wg sync.WaitGroup
 	errs := make(chan error, writers*rounds)

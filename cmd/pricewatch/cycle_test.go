@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/pricewatch/pricewatch/storage"
+	"github.com/pricewatch/pricewatch/storage/storagetest"
 )
 
 // A run that cannot start (another process holds the write lock past the
@@ -28,7 +29,7 @@ func TestRunThatCannotStartLeavesATrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	core, logs := observer.New(zapcore.ErrorLevel)
-	release := lockDatabase(t, filepath.Join(dir, "pw.db"))
+	release := storagetest.HoldWriteLock(t, filepath.Join(dir, "pw.db"))
 	go func() {
 		// The lock outlasts many busy timeouts, then goes.
 		time.Sleep(500 * time.Millisecond)

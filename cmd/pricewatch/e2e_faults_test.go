@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -17,35 +16,8 @@ import (
 	"time"
 
 	"github.com/pricewatch/pricewatch/storage"
+	"github.com/pricewatch/pricewatch/storage/storagetest"
 )
-
-// lockDatabase takes the write lock of the SQLite file at path from a
-// connection of its own, as another process storing a large run would, and
-// returns the func that lets go.
-func lockDatabase(t *testing.T, path string) func() {
-	t.Helper()
-	raw, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=10000")
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := raw.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
-	var once sync.Once
-	release := func() {
-		once.Do(func() {
-			conn.ExecContext(context.Background(), "ROLLBACK")
-			conn.Close()
-			raw.Close()
-		})
-	}
-	t.Cleanup(release)
-	return release
-}
 
 // TestE2EConcurrentFetchesUnderLockContention is the issue's reproduction
 // through the binary: three `pricewatch fetch` processes started 0.3 s
@@ -86,7 +58,7 @@ func TestE2EConcurrentFetchesUnderLockContention(t *testing.T) {
 	}
 
 	for round := range 3 {
-		release := lockDatabase(t, dbPath)
+		release := storagetest.HoldWriteLock(t, dbPath)
 		var wg sync.WaitGroup
 		outs := make([]bytes.Buffer, 3)
 		errs := make([]error, 3)
@@ -201,7 +173,7 @@ func TestE2EDaemonDeliversOnceUnderLockContention(t *testing.T) {
 	// Once Slack is answering the first post, another process holds the
 	// write lock for 30 busy timeouts.
 	waitFor(t, "the first post", 30*time.Second, func() bool { return posts.Load() >= 1 })
-	release := lockDatabase(t, dbPath)
+	release := storagetest.HoldWriteLock(t, dbPath)
 	time.Sleep(3 * time.Second)
 	release()
 
