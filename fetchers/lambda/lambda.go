@@ -11,12 +11,10 @@
 package lambda
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"regexp"
 	"sort"
@@ -197,17 +195,9 @@ type lambdaType struct {
 // decode reads the whole body and refuses anything that is not one
 // complete, well-formed instance-type list.
 func decode(body []byte) ([]lambdaType, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
 	var r response
-	if err := dec.Decode(&r); err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, fmt.Errorf("%w: body ends before the JSON does (%d bytes)", fetchers.ErrIncomplete, len(body))
-		}
-		return nil, fmt.Errorf("%w: not an instance-type list: %v", fetchers.ErrIncomplete, err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%w: data after the JSON object", fetchers.ErrIncomplete)
+	if err := fetchers.DecodeWhole(body, "an instance-type list", &r); err != nil {
+		return nil, err
 	}
 	if r.Error != nil {
 		return nil, fmt.Errorf("%w: the API answered with error %s: %s", fetchers.ErrIncomplete, r.Error.Code, r.Error.Message)

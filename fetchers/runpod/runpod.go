@@ -15,12 +15,9 @@
 package runpod
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"sort"
 	"strings"
@@ -218,17 +215,9 @@ type gpuAvailability struct {
 // decode reads the whole body and refuses anything but one complete
 // GraphQL answer without errors that holds both lists.
 func decode(body []byte) (*data, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
 	var r response
-	if err := dec.Decode(&r); err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, fmt.Errorf("%w: body ends before the JSON does (%d bytes)", fetchers.ErrIncomplete, len(body))
-		}
-		return nil, fmt.Errorf("%w: not a GraphQL answer: %v", fetchers.ErrIncomplete, err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%w: data after the JSON object", fetchers.ErrIncomplete)
+	if err := fetchers.DecodeWhole(body, "a GraphQL answer", &r); err != nil {
+		return nil, err
 	}
 	// GraphQL reports failures with HTTP 200 and an errors array, with data
 	// null or partial; a partial answer is not one to store.
