@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"go.uber.org/zap"
+
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/section"
 )
@@ -64,7 +66,10 @@ func TestKeyedProvider(t *testing.T) {
 	var built KeyedConfig
 	p := KeyedProvider(Provider{Name: "fake"}, section.Keyed{Enabled: true, Endpoint: "https://api.example"},
 		func(file string) (section.Secret, error) { return section.NewSecret("key-from-" + file), nil },
-		func(cfg KeyedConfig, env Env) (Fetcher, error) { built = cfg; return fakeFetcher{}, nil })
+		func(cfg KeyedConfig, _ *Client, _ *zap.Logger) (fakeFetcher, error) {
+			built = cfg
+			return fakeFetcher{}, nil
+		})
 	if !p.NeedsEndpoint {
 		t.Error("a keyed API always calls its endpoint")
 	}

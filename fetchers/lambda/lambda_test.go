@@ -152,7 +152,7 @@ func TestCapacityAcrossRuns(t *testing.T) {
 
 	// Without the state (an unreadable one), only what is listed now.
 	log, logs := observer.New(zap.WarnLevel)
-	f.log = zap.New(log)
+	f.api.Log = zap.New(log)
 	fourth, err := f.Fetch(context.Background(), fetchers.Previous{State: []byte("{not json")})
 	if err != nil {
 		t.Fatal(err)

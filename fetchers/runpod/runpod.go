@@ -71,16 +71,13 @@ var Provider = fetchers.KeyedProvider(
 	// Capacity comes and goes within minutes: polled often, each run is
 	// one small request.
 	Section{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "*/5 * * * *", Timeout: 2 * time.Minute},
-	APIKeyFrom,
-	func(cfg Config, env fetchers.Env) (fetchers.Fetcher, error) { return New(cfg, env.Client, env.Log) })
+	APIKeyFrom, New)
 
-// Fetcher reads the GraphQL API. It implements fetchers.Fetcher.
+// Fetcher reads the GraphQL API. It implements fetchers.Fetcher
+// (KeyedProvider checks so at compile time).
 type Fetcher struct {
 	api fetchers.KeyedAPI
-	log *zap.Logger
 }
-
-var _ fetchers.Fetcher = (*Fetcher)(nil)
 
 // api is the one endpoint the fetcher reads. The GraphQL spec
 // (graphql-spec.runpod.io) names bearer auth; the docs' other form,
@@ -97,12 +94,11 @@ func APIKeyFrom(file string) (section.Secret, error) {
 
 // New checks cfg and returns a Fetcher sending its request through client.
 func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error) {
-	a, err := fetchers.NewKeyedAPI(api, cfg, client)
+	a, err := fetchers.NewKeyedAPI(api, cfg, client, log)
 	if err != nil {
 		return nil, err
 	}
-	log, err = fetchers.Logger(pricewatch.RunPod, client, log)
-	return &Fetcher{api: a, log: log}, err
+	return &Fetcher{api: a}, nil
 }
 
 // Provider returns pricewatch.RunPod.
@@ -124,12 +120,12 @@ func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.S
 		return nil, fmt.Errorf("runpod %s: %w", Path, err)
 	}
 	for _, n := range notes {
-		f.log.Debug("runpod: " + n)
+		f.api.Log.Debug("runpod: " + n)
 	}
 	if err := snap.Validate(); err != nil {
 		return nil, fmt.Errorf("runpod: built an invalid snapshot: %w", err)
 	}
-	f.log.Info("runpod GPU types fetched", zap.Int("gpu_types", len(d.GPUTypes)), zap.Int("data_centers", len(d.DataCenters)),
+	f.api.Log.Info("runpod GPU types fetched", zap.Int("gpu_types", len(d.GPUTypes)), zap.Int("data_centers", len(d.DataCenters)),
 		zap.Int("offers", len(snap.Offers)), zap.Int("availability", len(snap.Availability)))
 	return snap, nil
 }
