@@ -1,10 +1,12 @@
 package fetcherstest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/zap/zaptest/observer"
 
@@ -66,4 +68,13 @@ func Shown(err error, logs *observer.ObservedLogs) string {
 		fmt.Fprintf(&b, "\n%s %v", e.Message, e.ContextMap())
 	}
 	return b.String()
+}
+
+// QuickClient is the shared HTTP client as the fetchers' tests use it:
+// three attempts and back-offs that do not wait (only a context ending
+// stops them), so retries are exercised without slowing the tests.
+func QuickClient() *fetchers.Client {
+	c := fetchers.NewClient(fetchers.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, RequestTimeout: 5 * time.Second})
+	c.SetSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() })
+	return c
 }

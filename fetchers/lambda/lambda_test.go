@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/shopspring/decimal"
 	"go.uber.org/zap"
@@ -20,15 +19,9 @@ import (
 
 const testKey = "secret_lambda_0123456789abcdef.TopSecretKeyValue"
 
-func quickClient() *fetchers.Client {
-	c := fetchers.NewClient(fetchers.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, RequestTimeout: 5 * time.Second})
-	c.SetSleep(func(ctx context.Context, d time.Duration) error { return ctx.Err() })
-	return c
-}
-
 func newFetcher(t *testing.T, srv *lambdatest.Server, log *zap.Logger) *Fetcher {
 	t.Helper()
-	f, err := New(Config{Endpoint: srv.URL, APIKey: section.NewSecret(testKey)}, quickClient(), log)
+	f, err := New(Config{Endpoint: srv.URL, APIKey: section.NewSecret(testKey)}, fetcherstest.QuickClient(), log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +218,7 @@ func TestNoKeyIsSkipped(t *testing.T) {
 	if !errors.Is(err, fetchers.ErrNoCredentials) {
 		t.Errorf("APIKeyFrom without key: %v", err)
 	}
-	if _, err := New(Config{}, quickClient(), nil); !errors.Is(err, fetchers.ErrNoCredentials) {
+	if _, err := New(Config{}, fetcherstest.QuickClient(), nil); !errors.Is(err, fetchers.ErrNoCredentials) {
 		t.Errorf("New without key: %v", err)
 	}
 	t.Setenv(EnvAPIKey, "from-env")
@@ -236,11 +229,11 @@ func TestNoKeyIsSkipped(t *testing.T) {
 
 func TestEndpointMustBeABaseURL(t *testing.T) {
 	for _, ep := range []string{"ftp://x", "https://cloud.lambda.ai/api/v1/instance-types", "https://u:p@host", "https://host?x=1", "not a url"} {
-		if _, err := New(Config{Endpoint: ep, APIKey: section.NewSecret("k")}, quickClient(), nil); err == nil {
+		if _, err := New(Config{Endpoint: ep, APIKey: section.NewSecret("k")}, fetcherstest.QuickClient(), nil); err == nil {
 			t.Errorf("%q accepted", ep)
 		}
 	}
-	f, err := New(Config{APIKey: section.NewSecret("k")}, quickClient(), nil)
+	f, err := New(Config{APIKey: section.NewSecret("k")}, fetcherstest.QuickClient(), nil)
 	if err != nil || f.api.URL != "https://cloud.lambda.ai/api/v1/instance-types" {
 		t.Errorf("default URL %q, %v", f.api.URL, err)
 	}

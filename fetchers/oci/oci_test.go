@@ -6,24 +6,20 @@ import (
 	"errors"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/shopspring/decimal"
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/fetchers/oci/ocitest"
 )
 
 const capture = "testdata/cetools-products-currencyCode-USD-GPU-rows-20260822.json"
 
-func testClient() *fetchers.Client {
-	return fetchers.NewClient(fetchers.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, RequestTimeout: 5 * time.Second})
-}
-
 func fetch(t *testing.T, url string) (*pricewatch.Snapshot, error) {
 	t.Helper()
-	f, err := New(Config{Endpoint: url}, testClient(), nil)
+	f, err := New(Config{Endpoint: url}, fetcherstest.QuickClient(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +242,7 @@ func TestBadAnswersFailTheRun(t *testing.T) {
 func TestTruncatedLaterPageFails(t *testing.T) {
 	fake := ocitest.NewServer(t, ocitest.Load(t, capture))
 	fake.Paginate(10)
-	f, err := New(Config{Endpoint: fake.URL}, testClient(), nil)
+	f, err := New(Config{Endpoint: fake.URL}, fetcherstest.QuickClient(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,11 +283,11 @@ func TestShapeTable(t *testing.T) {
 
 func TestNewRejectsBadEndpoint(t *testing.T) {
 	for _, e := range []string{"apexapps.oracle.com", "ftp://x", "http://"} {
-		if _, err := New(Config{Endpoint: e}, testClient(), nil); err == nil {
+		if _, err := New(Config{Endpoint: e}, fetcherstest.QuickClient(), nil); err == nil {
 			t.Errorf("endpoint %q accepted", e)
 		}
 	}
-	f, err := New(Config{}, testClient(), nil)
+	f, err := New(Config{}, fetcherstest.QuickClient(), nil)
 	if err != nil || f.base.String() != "https://apexapps.oracle.com/pls/apex/cetools/api/v1/products/?currencyCode=USD" {
 		t.Errorf("default URL %v %v", f.base, err)
 	}
