@@ -174,3 +174,23 @@ func Endpoint(provider string, client *Client, log *zap.Logger, v, def, path str
 	}
 	return u, log, nil
 }
+
+// Distinct returns list's entries, each cleaned by clean, in their order
+// and without repeats (nil for none): what a fetcher makes of a configured
+// or answered list of names. The first entry check refuses (given its
+// index in list and its cleaned value) stops it with check's error.
+func Distinct(list []string, clean func(string) string, check func(i int, v string) error) ([]string, error) {
+	var out []string
+	seen := make(map[string]bool, len(list))
+	for i, v := range list {
+		v = clean(v)
+		if err := check(i, v); err != nil {
+			return nil, err
+		}
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}

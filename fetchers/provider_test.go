@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -88,5 +89,33 @@ func TestKeyedProvider(t *testing.T) {
 	}
 	if built.Endpoint != "https://api.example" || built.APIKey.Value() != "key-from-k" || len(handed) != 1 || handed[0] != "key-from-k" {
 		t.Errorf("built %+v, redactor given %v", built, handed)
+	}
+}
+
+func TestDistinct(t *testing.T) {
+	refuseEmpty := func(i int, v string) error {
+		if v == "" {
+			return fmt.Errorf("entry %d is empty", i)
+		}
+		return nil
+	}
+	tests := []struct {
+		list    []string
+		want    []string
+		wantErr string
+	}{
+		{nil, nil, ""},
+		{[]string{" b", "a", "b ", "a"}, []string{"b", "a"}, ""},
+		{[]string{"a", " ", "b"}, nil, "entry 1 is empty"},
+	}
+	for _, tt := range tests {
+		got, err := Distinct(tt.list, strings.TrimSpace, refuseEmpty)
+		errText := ""
+		if err != nil {
+			errText = err.Error()
+		}
+		if !slices.Equal(got, tt.want) || errText != tt.wantErr {
+			t.Errorf("Distinct(%q) = %q, %v; want %q, %q", tt.list, got, err, tt.want, tt.wantErr)
+		}
 	}
 }

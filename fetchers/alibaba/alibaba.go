@@ -175,17 +175,14 @@ func New(cfg Config, log *zap.Logger) (*Fetcher, error) {
 		}
 		endpoint = u
 	}
-	seen := map[string]bool{}
-	var regions []string
-	for _, r := range cfg.Regions {
-		r = strings.TrimSpace(r)
+	regions, err := fetchers.Distinct(cfg.Regions, strings.TrimSpace, func(_ int, r string) error {
 		if r == "" {
-			return nil, fmt.Errorf("providers.alibaba.regions: empty region name")
+			return fmt.Errorf("providers.alibaba.regions: empty region name")
 		}
-		if !seen[r] {
-			seen[r] = true
-			regions = append(regions, r)
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	cfg.Regions = regions
 	if cfg.MaxPriceCalls <= 0 {

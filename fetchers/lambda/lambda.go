@@ -253,16 +253,18 @@ func check(key string, e entry) (lambdaType, error) {
 		VCPUs:       it.Specs.VCPUs,
 		MemoryGB:    it.Specs.MemoryGiB,
 	}
-	seen := map[string]bool{}
-	for _, r := range *e.RegionsWithCapacity {
-		name := strings.TrimSpace(r.Name)
+	names := make([]string, len(*e.RegionsWithCapacity))
+	for i, r := range *e.RegionsWithCapacity {
+		names[i] = r.Name
+	}
+	t.regions, err = fetchers.Distinct(names, strings.TrimSpace, func(i int, name string) error {
 		if name == "" || name == Region || strings.ContainsAny(name, " /,") {
-			return lambdaType{}, fmt.Errorf("region name %q", r.Name)
+			return fmt.Errorf("region name %q", names[i])
 		}
-		if !seen[name] {
-			seen[name] = true
-			t.regions = append(t.regions, name)
-		}
+		return nil
+	})
+	if err != nil {
+		return lambdaType{}, err
 	}
 	sort.Strings(t.regions)
 	return t, nil

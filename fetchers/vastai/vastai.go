@@ -170,17 +170,14 @@ func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error)
 	if len(cfg.GPUModels) == 0 {
 		cfg.GPUModels = DefaultGPUModels
 	}
-	seen := map[string]bool{}
-	var models []string
-	for i, m := range cfg.GPUModels {
-		m = strings.Join(strings.Fields(m), " ")
+	models, err := fetchers.Distinct(cfg.GPUModels, func(m string) string { return strings.Join(strings.Fields(m), " ") }, func(i int, m string) error {
 		if m == "" {
-			return nil, fmt.Errorf("vastai: providers.vastai.gpu_models[%d] is empty", i)
+			return fmt.Errorf("vastai: providers.vastai.gpu_models[%d] is empty", i)
 		}
-		if !seen[m] {
-			seen[m] = true
-			models = append(models, m)
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	cfg.GPUModels = models
 	if cfg.MaxPages <= 0 {
