@@ -3,6 +3,8 @@ package aws
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -255,11 +257,7 @@ func parseSavingsPlanFile(r io.Reader, region string, now time.Time, want func(i
 	}
 
 	seen := map[pricewatch.OfferKey]pricewatch.Offer{}
-	skus := make([]string, 0, len(kept))
-	for sku := range kept {
-		skus = append(skus, sku)
-	}
-	sort.Strings(skus)
+	skus := slices.Sorted(maps.Keys(kept))
 	for _, sku := range skus {
 		p, ok := plans[sku]
 		if !ok || p.class == "" {

@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -169,7 +170,7 @@ func sortedVersionKeys(m map[string]string) []string {
 	for k := range m {
 		c[k] = 0
 	}
-	return sortedKeys(c)
+	return slices.Sorted(maps.Keys(c))
 }
 
 func TestFetchSendsAPIVersionAndFilter(t *testing.T) {
@@ -642,13 +643,4 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	if f.endpoint.String() != DefaultEndpoint || len(f.cfg.Regions) != 1 || f.Provider() != pricewatch.Azure {
 		t.Errorf("defaults: endpoint %s regions %v provider %s", f.endpoint, f.cfg.Regions, f.Provider())
 	}
-}
-
-func sortedKeys(m map[string]int) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -18,7 +18,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -349,11 +351,7 @@ func build(d *data) (*pricewatch.Snapshot, []string, error) {
 				byType[e.GPUTypeID] = a
 			}
 		}
-		ids := make([]string, 0, len(byType))
-		for k := range byType {
-			ids = append(ids, k)
-		}
-		sort.Strings(ids)
+		ids := slices.Sorted(maps.Keys(byType))
 		for _, k := range ids {
 			snap.Availability = append(snap.Availability, byType[k])
 		}

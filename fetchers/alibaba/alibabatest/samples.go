@@ -12,7 +12,8 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"sync"
 	"testing"
 
@@ -120,12 +121,7 @@ func First(v any, keys ...string) map[string]any {
 
 // Keys lists an object's field names, sorted, for format checks.
 func Keys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(m))
 }
 
 func clone(m map[string]any) map[string]any {
