@@ -310,6 +310,42 @@ func (s *scanner) object(what string, member func(key []byte) error) error {
 	}
 }
 
+// field is a member an object reader keeps (see stringMember): its key
+// and where its string value goes, or, for an object member, the fields
+// of that object.
+type field struct {
+	key string
+	dst *string
+	sub []field
+}
+
+// stringMember reads the value of the member key as a string into the
+// dst of its field (or, for a field with sub, as an object of those
+// fields), or skips it if fields does not name it; errors name what, the
+// object. (Naming the member by f.key would make fields escape,
+// and with it what its dst point to: the term being parsed, on the hot
+// path.) Call it from an object's member function.
+func (s *scanner) stringMember(what string, key []byte, fields []field) error {
+	for _, f := range fields {
+		switch {
+		case string(key) != f.key:
+			continue
+		case f.sub != nil:
+			return s.stringObject(what, f.sub)
+		}
+		v, err := s.readString(what)
+		*f.dst = string(v)
+		return err
+	}
+	return s.skipValue(what)
+}
+
+// stringObject reads an object whose members of interest are all strings
+// (see stringMember).
+func (s *scanner) stringObject(what string, fields []field) error {
+	return s.object(what, func(k []byte) error { return s.stringMember(what, k, fields) })
+}
+
 // array reads the elements of an array, calling elem for each; elem must
 // consume the element.
 func (s *scanner) array(what string, elem func() error) error {
