@@ -265,16 +265,8 @@ func (s *scanner) skipString(what string) error {
 // which must consume the value (read it or skipValue). The key slice is
 // only valid until member reads a nested object.
 func (s *scanner) object(what string, member func(key []byte) error) error {
-	if err := s.expect('{', what); err != nil {
+	if empty, err := s.opens('{', '}', what); empty || err != nil {
 		return err
-	}
-	c, err := s.next(what)
-	if err != nil {
-		return err
-	}
-	if c == '}' {
-		s.pos++
-		return nil
 	}
 	for {
 		key, err := s.readString(what)
@@ -294,18 +286,8 @@ func (s *scanner) object(what string, member func(key []byte) error) error {
 		if err := member(key); err != nil {
 			return err
 		}
-		c, err := s.next(what)
-		if err != nil {
+		if more, err := s.more('}', what); !more {
 			return err
-		}
-		s.pos++
-		switch c {
-		case ',':
-		case '}':
-			return nil
-		default:
-			s.pos--
-			return s.fail("want ',' or '}' in %s, found %q", what, c)
 		}
 	}
 }
@@ -349,35 +331,52 @@ func (s *scanner) stringObject(what string, fields []field) error {
 // array reads the elements of an array, calling elem for each; elem must
 // consume the element.
 func (s *scanner) array(what string, elem func() error) error {
-	if err := s.expect('[', what); err != nil {
+	if empty, err := s.opens('[', ']', what); empty || err != nil {
 		return err
-	}
-	c, err := s.next(what)
-	if err != nil {
-		return err
-	}
-	if c == ']' {
-		s.pos++
-		return nil
 	}
 	for {
 		if err := elem(); err != nil {
 			return err
 		}
-		c, err := s.next(what)
-		if err != nil {
+		if more, err := s.more(']', what); !more {
 			return err
 		}
-		s.pos++
-		switch c {
-		case ',':
-		case ']':
-			return nil
-		default:
-			s.pos--
-			return s.fail("want ',' or ']' in %s, found %q", what, c)
-		}
 	}
+}
+
+// opens reads the open byte of an object or array and reports whether it
+// is empty: close follows at once (and is consumed).
+func (s *scanner) opens(open, close byte, what string) (empty bool, err error) {
+	if err := s.expect(open, what); err != nil {
+		return false, err
+	}
+	c, err := s.next(what)
+	if err != nil {
+		return false, err
+	}
+	if c == close {
+		s.pos++
+		return true, nil
+	}
+	return false, nil
+}
+
+// more reads what follows a member or element: ',' (more follow) or
+// close (the object or array ends).
+func (s *scanner) more(close byte, what string) (bool, error) {
+	c, err := s.next(what)
+	if err != nil {
+		return false, err
+	}
+	s.pos++
+	switch c {
+	case ',':
+		return true, nil
+	case close:
+		return false, nil
+	}
+	s.pos--
+	return false, s.fail("want ',' or '%c' in %s, found %q", close, what, c)
 }
 
 // skipValue skips one value of any kind.
