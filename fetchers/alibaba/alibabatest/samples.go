@@ -8,7 +8,6 @@
 package alibabatest
 
 import (
-	"bytes"
 	"embed"
 	"encoding/json"
 	"fmt"
@@ -17,6 +16,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 )
 
@@ -60,16 +60,11 @@ func loadSamples() error {
 	return parseErr
 }
 
-// decode reads a JSON object keeping numbers exactly as written.
+// decode reads one whole JSON object keeping numbers exactly as written.
 func decode(b []byte) (map[string]any, error) {
 	var v map[string]any
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
+	if err := fetchers.DecodeWhole(b, "a JSON object", &v); err != nil {
 		return nil, err
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("more than one JSON value")
 	}
 	return v, nil
 }
