@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/alibaba/alibabatest"
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/internal/golden"
 	"github.com/pricewatch/pricewatch/section"
 )
@@ -585,14 +585,7 @@ func TestRegionalEndpoints(t *testing.T) {
 }
 
 func TestCredentialsFrom(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, v string) {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(v+"\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("ak-id", "LTAI-from-file")
-	write("ak-secret", "secret-from-file")
+	dir := fetcherstest.CredentialFiles(t, map[string]string{"ak-id": "LTAI-from-file", "ak-secret": "secret-from-file"})
 
 	t.Run("environment first", func(t *testing.T) {
 		t.Setenv(EnvAccessKeyID, "LTAI-from-env")
