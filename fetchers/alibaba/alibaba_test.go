@@ -6,7 +6,6 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -27,25 +26,6 @@ const (
 	testSecret = "TestSecretValue0123456789abcdef"
 )
 
-// sleeps records back-off delays instead of waiting.
-type sleeps struct {
-	mu sync.Mutex
-	d  []time.Duration
-}
-
-func (s *sleeps) sleep(ctx context.Context, d time.Duration) error {
-	s.mu.Lock()
-	s.d = append(s.d, d)
-	s.mu.Unlock()
-	return ctx.Err()
-}
-
-func (s *sleeps) count() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.d)
-}
-
 func testConfig(endpoint string, regions ...string) Config {
 	return Config{
 		Endpoint: endpoint, Regions: regions,
@@ -55,14 +35,14 @@ func testConfig(endpoint string, regions ...string) Config {
 	}
 }
 
-func newTestFetcher(t *testing.T, cfg Config) (*Fetcher, *sleeps) {
+func newTestFetcher(t *testing.T, cfg Config) (*Fetcher, *fetcherstest.Sleeps) {
 	t.Helper()
 	f, err := New(cfg, zap.NewNop())
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &sleeps{}
-	f.SetSleep(s.sleep)
+	s := &fetcherstest.Sleeps{}
+	f.SetSleep(s.Sleep)
 	return f, s
 }
 
@@ -261,8 +241,8 @@ func TestThrottlingThenSuccess(t *testing.T) {
 	fake := alibabatest.NewServer(t, testKeyID, testSecret, w)
 	f, s := newTestFetcher(t, testConfig(fake.URL(), "cn-hangzhou"))
 	snap := fetch(t, f, fetchers.Previous{})
-	if s.count() != 4 {
-		t.Errorf("%d back-offs, want 4", s.count())
+	if len(s.Waits()) != 4 {
+		t.Errorf("%d back-offs, want 4", len(s.Waits()))
 	}
 	if n := len(fake.Calls("DescribePrice")); n != 16+3 {
 		t.Errorf("%d DescribePrice calls, want 19 (16 + 3 throttled)", n)
@@ -280,8 +260,8 @@ func TestServerErrorThenSuccess(t *testing.T) {
 	fake := alibabatest.NewServer(t, testKeyID, testSecret, w)
 	f, s := newTestFetcher(t, testConfig(fake.URL(), "cn-hangzhou"))
 	snap := fetch(t, f, fetchers.Previous{})
-	if s.count() != 3 || len(snap.Offers) != 18 {
-		t.Errorf("%d back-offs, %d offers; want 3 and 18", s.count(), len(snap.Offers))
+	if len(s.Waits()) != 3 || len(snap.Offers) != 18 {
+		t.Errorf("%d back-offs, %d offers; want 3 and 18", len(s.Waits()), len(snap.Offers))
 	}
 }
 
@@ -315,7 +295,7 @@ func TestThrottledGivesUp(t *testing.T) {
 	if !strings.Contains(err.Error(), "Throttling.User") {
 		t.Errorf("error does not name the code: %v", err)
 	}
-	if s.count() == 0 {
+	if len(s.Waits()) == 0 {
 		t.Error("no back-off before giving up")
 	}
 }
@@ -346,8 +326,8 @@ func TestAuthFailures(t *testing.T) {
 			if strings.Contains(msg, tt.secret) || strings.Contains(msg, tt.id) {
 				t.Errorf("message shows a credential: %q", msg)
 			}
-			if s.count() != 0 || len(fake.Calls("")) != 0 {
-				t.Errorf("auth failure retried (%d back-offs) or reached an action (%d)", s.count(), len(fake.Calls("")))
+			if len(s.Waits()) != 0 || len(fake.Calls("")) != 0 {
+				t.Errorf("auth failure retried (%d back-offs) or reached an action (%d)", len(s.Waits()), len(fake.Calls("")))
 			}
 		})
 	}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/internal/golden"
 )
 
@@ -87,27 +88,14 @@ func (f *fakeAzure) request(i int) *http.Request {
 	return f.requests[i]
 }
 
-// sleeps records the client's back-off waits instead of sleeping.
-type sleeps struct {
-	mu sync.Mutex
-	d  []time.Duration
-}
-
-func (s *sleeps) sleep(ctx context.Context, d time.Duration) error {
-	s.mu.Lock()
-	s.d = append(s.d, d)
-	s.mu.Unlock()
-	return ctx.Err()
-}
-
-func testClient() (*fetchers.Client, *sleeps) {
+func testClient() (*fetchers.Client, *fetcherstest.Sleeps) {
 	c := fetchers.NewClient(fetchers.RetryPolicy{MaxAttempts: 4, BaseDelay: time.Second, MaxDelay: time.Minute, RequestTimeout: 5 * time.Second})
-	s := &sleeps{}
-	c.SetSleep(s.sleep)
+	s := &fetcherstest.Sleeps{}
+	c.SetSleep(s.Sleep)
 	return c, s
 }
 
-func newTestFetcher(t *testing.T, cfg Config, log *zap.Logger) (*Fetcher, *sleeps) {
+func newTestFetcher(t *testing.T, cfg Config, log *zap.Logger) (*Fetcher, *fetcherstest.Sleeps) {
 	t.Helper()
 	c, s := testClient()
 	f, err := New(cfg, c, log)
@@ -446,8 +434,8 @@ func TestFetchServerErrorNeverRecovers(t *testing.T) {
 	if got := fake.count(); got != 4 {
 		t.Errorf("%d attempts, want MaxAttempts = 4", got)
 	}
-	if len(sl.d) != 3 {
-		t.Errorf("%d back-offs, want 3", len(sl.d))
+	if waits := sl.Waits(); len(waits) != 3 {
+		t.Errorf("%d back-offs, want 3", len(waits))
 	}
 }
 
@@ -466,8 +454,8 @@ func TestFetchRetryAfterThenSuccess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sl.d) != 1 || sl.d[0] != 7*time.Second {
-		t.Errorf("waited %v, want exactly the 7s Retry-After", sl.d)
+	if waits := sl.Waits(); len(waits) != 1 || waits[0] != 7*time.Second {
+		t.Errorf("waited %v, want exactly the 7s Retry-After", waits)
 	}
 	if got := fake.count(); got != 4 {
 		t.Errorf("%d requests, want 4 (3 pages + 1 retry)", got)
