@@ -35,6 +35,15 @@ func testConfig(endpoint string, regions ...string) Config {
 	}
 }
 
+// hangzhouFetcher starts a fake holding w and a fetcher for cn-hangzhou
+// pointed at it.
+func hangzhouFetcher(t *testing.T, w *alibabatest.World) (*Fetcher, *alibabatest.Server, *fetcherstest.Sleeps) {
+	t.Helper()
+	fake := alibabatest.NewServer(t, testKeyID, testSecret, w)
+	f, s := newTestFetcher(t, testConfig(fake.URL(), "cn-hangzhou"))
+	return f, fake, s
+}
+
 func newTestFetcher(t *testing.T, cfg Config) (*Fetcher, *fetcherstest.Sleeps) {
 	t.Helper()
 	f, err := New(cfg, zap.NewNop())
@@ -238,8 +247,7 @@ func TestInstanceTypePaging(t *testing.T) {
 func TestThrottlingThenSuccess(t *testing.T) {
 	w := hangzhouWorld()
 	w.Throttle = map[string]int{"DescribePrice": 3, "DescribeAvailableResource": 1}
-	fake := alibabatest.NewServer(t, testKeyID, testSecret, w)
-	f, s := newTestFetcher(t, testConfig(fake.URL(), "cn-hangzhou"))
+	f, fake, s := hangzhouFetcher(t, w)
 	snap := fetch(t, f, fetchers.Previous{})
 	if len(s.Waits()) != 4 {
 		t.Errorf("%d back-offs, want 4", len(s.Waits()))
@@ -257,8 +265,7 @@ func TestThrottlingThenSuccess(t *testing.T) {
 func TestServerErrorThenSuccess(t *testing.T) {
 	w := hangzhouWorld()
 	w.ServerErrors = map[string]int{"DescribeInstanceTypes": 1, "DescribeSpotPriceHistory": 2}
-	fake := alibabatest.NewServer(t, testKeyID, testSecret, w)
-	f, s := newTestFetcher(t, testConfig(fake.URL(), "cn-hangzhou"))
+	f, _, s := hangzhouFetcher(t, w)
 	snap := fetch(t, f, fetchers.Previous{})
 	if len(s.Waits()) != 3 || len(snap.Offers) != 18 {
 		t.Errorf("%d back-offs, %d offers; want 3 and 18", len(s.Waits()), len(snap.Offers))
@@ -273,8 +280,7 @@ func TestSpotCurrencyNeedsAQuote(t *testing.T) {
 	for k := range w.Prices {
 		w.Prices[k] = alibabatest.Price{Status: 400, Code: "PriceNotFound", Message: "The price of your queried resource is not available now, please try other resources."}
 	}
-	fake := alibabatest.NewServer(t, testKeyID, testSecret, w)
-	f, _ := newTestFetcher(t, testConfig(fake.URL(), "cn-hangzhou"))
+	f, _, _ := hangzhouFetcher(t, w)
 	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
 	if snap != nil || !errors.Is(err, fetchers.ErrIncomplete) || !strings.Contains(err.Error(), "Currency") {
 		t.Fatalf("got %v, %v", snap, err)
@@ -286,8 +292,7 @@ func TestSpotCurrencyNeedsAQuote(t *testing.T) {
 func TestThrottledGivesUp(t *testing.T) {
 	w := hangzhouWorld()
 	w.Throttle = map[string]int{"DescribePrice": 1000}
-	fake := alibabatest.NewServer(t, testKeyID, testSecret, w)
-	f, s := newTestFetcher(t, testConfig(fake.URL(), "cn-hangzhou"))
+	f, _, s := hangzhouFetcher(t, w)
 	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
 	if !errors.Is(err, fetchers.ErrThrottled) || snap != nil {
 		t.Fatalf("got %v, %v; want ErrThrottled and no snapshot", snap, err)
@@ -384,8 +389,7 @@ func TestBadResponses(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			w := hangzhouWorld()
 			w.Raw = map[string][]byte{tt.action: []byte(tt.body)}
-			fake := alibabatest.NewServer(t, testKeyID, testSecret, w)
-			f, _ := newTestFetcher(t, testConfig(fake.URL(), "cn-hangzhou"))
+			f, _, _ := hangzhouFetcher(t, w)
 			snap, err := f.Fetch(context.Background(), fetchers.Previous{})
 			if err == nil || snap != nil {
 				t.Fatalf("got a snapshot from a bad %s answer", tt.action)
@@ -402,8 +406,7 @@ func TestBadResponses(t *testing.T) {
 func TestFailedCallFailsRun(t *testing.T) {
 	w := hangzhouWorld()
 	w.FailAlways = map[string]alibabatest.APIError{"DescribeSpotPriceHistory": {Code: "InvalidParameter", Message: "The specified parameter is not valid."}}
-	fake := alibabatest.NewServer(t, testKeyID, testSecret, w)
-	f, _ := newTestFetcher(t, testConfig(fake.URL(), "cn-hangzhou"))
+	f, _, _ := hangzhouFetcher(t, w)
 	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
 	if err == nil || snap != nil || !strings.Contains(err.Error(), "InvalidParameter") {
 		t.Fatalf("got %v, %v", snap, err)
@@ -415,8 +418,7 @@ func TestFailedCallFailsRun(t *testing.T) {
 func TestSpotPaging(t *testing.T) {
 	w := hangzhouWorld()
 	w.SpotPage = 2
-	fake := alibabatest.NewServer(t, testKeyID, testSecret, w)
-	f, _ := newTestFetcher(t, testConfig(fake.URL(), "cn-hangzhou"))
+	f, fake, _ := hangzhouFetcher(t, w)
 	snap := fetch(t, f, fetchers.Previous{})
 	var offsets []string
 	for _, c := range fake.Calls("DescribeSpotPriceHistory") {
@@ -668,8 +670,7 @@ func TestSpotTieAtLatestKeepsNeither(t *testing.T) {
 	w := hangzhouWorld()
 	k := alibabatest.SpotKey("cn-hangzhou", "cn-hangzhou-i", gn7i)
 	w.Spots[k] = append(w.Spots[k], alibabatest.SpotRow{Zone: "cn-hangzhou-i", Type: gn7i, Timestamp: "2026-11-30T10:00:00Z", Spot: "0.012", Origin: "12.58"})
-	fake := alibabatest.NewServer(t, testKeyID, testSecret, w)
-	f, _ := newTestFetcher(t, testConfig(fake.URL(), "cn-hangzhou"))
+	f, _, _ := hangzhouFetcher(t, w)
 	snap := fetch(t, f, fetchers.Previous{})
 	for _, o := range snap.Offers {
 		if o.InstanceType == gn7i && o.PriceType == pricewatch.Spot && o.Zone == "cn-hangzhou-i" {
