@@ -78,3 +78,22 @@ func QuickClient() *fetchers.Client {
 	c.SetSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() })
 	return c
 }
+
+// EachWanted checks got against want one to one: got must hold as many
+// entries as want lists, one under each wanted key (key names it; what
+// names the entries in errors), and check is called with each wanted
+// entry and what got holds for it.
+func EachWanted[W, G any](t testing.TB, what string, got map[string]G, want []W, key func(W) string, check func(W, G)) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%d %s, want %d", len(got), what, len(want))
+	}
+	for _, w := range want {
+		g, ok := got[key(w)]
+		if !ok {
+			t.Errorf("%s: no %s", key(w), what)
+			continue
+		}
+		check(w, g)
+	}
+}

@@ -54,11 +54,12 @@ func TestFetchReplaysCapture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []struct {
+	type offer struct {
 		name, hourly, perGPU, model string
 		gpus                        float64
 		memGB                       float64
-	}{
+	}
+	want := []offer{
 		{"gpu_1x_gh200", "2.29", "2.29", "GH200", 1, 96},
 		{"gpu_1x_b200_sxm6", "6.99", "6.99", "B200", 1, 180},
 		{"gpu_2x_b200_sxm6", "13.78", "6.89", "B200", 2, 180},
@@ -69,21 +70,13 @@ func TestFetchReplaysCapture(t *testing.T) {
 		{"gpu_8x_h100_sxm5", "31.92", "3.99", "H100", 8, 80},
 	}
 	got := offersByType(snap)
-	if len(got) != len(want) {
-		t.Errorf("%d offers, want %d", len(got), len(want))
-	}
-	for _, w := range want {
-		o, ok := got[w.name]
-		if !ok {
-			t.Errorf("%s: no offer", w.name)
-			continue
-		}
+	fetcherstest.EachWanted(t, "offers", got, want, func(w offer) string { return w.name }, func(w offer, o pricewatch.Offer) {
 		perGPU, _ := pricewatch.PerGPUHour(o.Hourly, o.GPUCount)
 		if o.Hourly.String() != w.hourly || !perGPU.Equal(dec(t, w.perGPU)) || o.GPUModel != w.model || o.GPUCount != w.gpus || o.GPUMemoryGB != w.memGB ||
 			o.Region != Region || o.PriceType != pricewatch.OnDemand || o.Currency != "USD" || o.OS != pricewatch.Linux {
 			t.Errorf("%s: %+v (per GPU %s), want %+v", w.name, o, perGPU, w)
 		}
-	}
+	})
 	if gh := got["gpu_1x_gh200"]; gh.VCPUs != 64 || gh.MemoryGB != 432 {
 		t.Errorf("gh200 specs: %+v", gh.Hardware)
 	}

@@ -28,11 +28,13 @@ func fetch(t *testing.T, url string) (*pricewatch.Snapshot, error) {
 
 // Every shape price in the real capture: the row's per-GPU-hour value ×
 // the shape's GPUs. perGPU is the row's value as the capture gives it.
-var wantShapes = []struct {
+type wantShape struct {
 	shape, model  string
 	gpus          float64
 	hourly, perGP string
-}{
+}
+
+var wantShapes = []wantShape{
 	{"BM.GPU.H100.8", "H100", 8, "80", "10"},
 	{"BM.GPU.H200.8", "H200", 8, "80", "10"},
 	{"BM.GPU.B200.8", "B200", 8, "112", "14"},
@@ -65,22 +67,14 @@ func checkShapes(t *testing.T, snap *pricewatch.Snapshot) {
 		}
 		got[o.InstanceType] = o
 	}
-	if len(got) != len(wantShapes) {
-		t.Errorf("%d shapes priced, want %d", len(got), len(wantShapes))
-	}
-	for _, w := range wantShapes {
-		o, ok := got[w.shape]
-		if !ok {
-			t.Errorf("no price for %s", w.shape)
-			continue
-		}
+	fetcherstest.EachWanted(t, "shape prices", got, wantShapes, func(w wantShape) string { return w.shape }, func(w wantShape, o pricewatch.Offer) {
 		if !o.Hourly.Equal(decimal.RequireFromString(w.hourly)) || o.GPUModel != w.model || o.GPUCount != w.gpus {
 			t.Errorf("%s: %s for %v × %s, want %s for %v × %s", w.shape, o.Hourly, o.GPUCount, o.GPUModel, w.hourly, w.gpus, w.model)
 		}
 		if per := o.Hourly.Div(decimal.NewFromFloat(o.GPUCount)); !per.Equal(decimal.RequireFromString(w.perGP)) {
 			t.Errorf("%s: %s per GPU-hour, want %s", w.shape, per, w.perGP)
 		}
-	}
+	})
 	for _, a := range snap.Availability {
 		if a.Region != Region || a.State != pricewatch.Offered {
 			t.Errorf("availability %+v", a)
