@@ -54,6 +54,20 @@ func (f *Faults) Accept(w http.ResponseWriter, r *http.Request, method, path str
 	return true
 }
 
+// Serve starts a local server (see Start) for a fake answering one
+// endpoint: each request is accepted (see Accept) and then handed to h
+// with mu, the fake's own lock, held.
+func (f *Faults) Serve(t testing.TB, mu *sync.Mutex, method, path string, h http.HandlerFunc) *httptest.Server {
+	t.Helper()
+	return Start(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if f.Accept(w, r, method, path) {
+			h(w, r)
+		}
+	})
+}
+
 // Start serves h on a local server that is closed when the test ends.
 func Start(t testing.TB, h http.HandlerFunc) *httptest.Server {
 	t.Helper()
