@@ -3,6 +3,7 @@ package fetchers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -55,6 +56,33 @@ func TestReadBody(t *testing.T) {
 			}
 			if tt.errHas != "" && (err == nil || !strings.Contains(err.Error(), tt.errHas) || !strings.Contains(err.Error(), "test page 1")) {
 				t.Errorf("error %v, want it to name the page and say %q", err, tt.errHas)
+			}
+		})
+	}
+}
+
+func TestDecodeWhole(t *testing.T) {
+	tests := []struct {
+		name, body string
+		want       string // the error's text; "" for none
+	}{
+		{"one object", `{"n": 1.50}`, ""},
+		{"cut off", `{"n": 1.5`, "incomplete or malformed response: body ends before the JSON does (9 bytes)"},
+		{"empty", ``, "incomplete or malformed response: body ends before the JSON does (0 bytes)"},
+		{"not the document", `["n"]`, "incomplete or malformed response: not a test document: json: "},
+		{"data after", `{"n": 1} {"n": 2}`, "incomplete or malformed response: data after the JSON object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var v map[string]any
+			err := DecodeWhole([]byte(tt.body), "a test document", &v)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("DecodeWhole: %v", err)
+			case tt.want == "" && fmt.Sprint(v) != "map[n:1.50]":
+				t.Fatalf("decoded %v, want map[n:1.50] (the number as written, not a float)", v)
+			case tt.want != "" && (!errors.Is(err, ErrIncomplete) || !strings.HasPrefix(err.Error(), tt.want)):
+				t.Fatalf("DecodeWhole: %v, want %q wrapping ErrIncomplete", err, tt.want)
 			}
 		})
 	}

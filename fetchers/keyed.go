@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/pricewatch/pricewatch/section"
 )
 
@@ -43,17 +45,20 @@ type KeyedSpec struct {
 type KeyedAPI struct {
 	KeyedSpec
 	// URL is the base URL with Path appended.
-	URL    string
+	URL string
+	// Log is the fetcher's logger, naming the provider.
+	Log    *zap.Logger
 	key    section.Secret
 	client *Client
 }
 
-// NewKeyedAPI checks cfg against spec: a client is required and the
-// endpoint must be a base URL, scheme and host with no path, query or
-// user info.
-func NewKeyedAPI(spec KeyedSpec, cfg KeyedConfig, client *Client) (KeyedAPI, error) {
-	if client == nil {
-		return KeyedAPI{}, fmt.Errorf("%s: an HTTP client is required", spec.Provider)
+// NewKeyedAPI checks cfg against spec: a client is required (see Logger;
+// a nil log discards) and the endpoint must be a base URL, scheme and
+// host with no path, query or user info.
+func NewKeyedAPI(spec KeyedSpec, cfg KeyedConfig, client *Client, log *zap.Logger) (KeyedAPI, error) {
+	log, err := Logger(spec.Provider, client, log)
+	if err != nil {
+		return KeyedAPI{}, err
 	}
 	v := cfg.Endpoint
 	if v == "" {
@@ -64,7 +69,7 @@ func NewKeyedAPI(spec KeyedSpec, cfg KeyedConfig, client *Client) (KeyedAPI, err
 		return KeyedAPI{}, fmt.Errorf("%s: providers.%s.endpoint %q: want a base URL such as %s (scheme and host only; %s is appended)",
 			spec.Provider, spec.Provider, v, spec.DefaultEndpoint, spec.Path)
 	}
-	return KeyedAPI{KeyedSpec: spec, URL: u.Scheme + "://" + u.Host + spec.Path, key: cfg.APIKey, client: client}, nil
+	return KeyedAPI{KeyedSpec: spec, URL: u.Scheme + "://" + u.Host + spec.Path, Log: log, key: cfg.APIKey, client: client}, nil
 }
 
 // Do sends method with body (a JSON document, or nil) and returns the

@@ -89,9 +89,10 @@ func (p Provider) New(s section.Section, env Env) (Fetcher, error) {
 // KeyedProvider completes p for a cloud whose section is section.Keyed:
 // one global API read with an API key. defaults are the section's
 // defaults, key resolves the key (api_key_file names its file), build
-// makes the fetcher; the key is handed to the redactor before.
-func KeyedProvider(p Provider, defaults section.Keyed, key func(file string) (section.Secret, error),
-	build func(KeyedConfig, Env) (Fetcher, error)) Provider {
+// (the package's New) makes the fetcher with the shared client and the
+// provider's log; the key is handed to the redactor before.
+func KeyedProvider[F Fetcher](p Provider, defaults section.Keyed, key func(file string) (section.Secret, error),
+	build func(KeyedConfig, *Client, *zap.Logger) (F, error)) Provider {
 	p.NeedsEndpoint = true
 	p.Section = func() section.Section {
 		s := defaults
@@ -103,7 +104,11 @@ func KeyedProvider(p Provider, defaults section.Keyed, key func(file string) (se
 			return nil, err
 		}
 		env.Secrets(k)
-		return build(KeyedConfig{Endpoint: s.Endpoint, APIKey: k}, env)
+		f, err := build(KeyedConfig{Endpoint: s.Endpoint, APIKey: k}, env.Client, env.Log)
+		if err != nil {
+			return nil, err // not f: a nil *F would be a non-nil Fetcher
+		}
+		return f, nil
 	})
 	return p
 }
@@ -168,4 +173,24 @@ func Endpoint(provider string, client *Client, log *zap.Logger, v, def, path str
 		u.Path = strings.TrimSuffix(u.Path, "/") + path
 	}
 	return u, log, nil
+}
+
+// Distinct returns list's entries, each cleaned by clean, in their order
+// and without repeats (nil for none): what a fetcher makes of a configured
+// or answered list of names. The first entry check refuses (given its
+// index in list and its cleaned value) stops it with check's error.
+func Distinct(list []string, clean func(string) string, check func(i int, v string) error) ([]string, error) {
+	var out []string
+	seen := make(map[string]bool, len(list))
+	for i, v := range list {
+		v = clean(v)
+		if err := check(i, v); err != nil {
+			return nil, err
+		}
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out, nil
 }

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+
+	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/section"
@@ -64,7 +67,10 @@ func TestKeyedProvider(t *testing.T) {
 	var built KeyedConfig
 	p := KeyedProvider(Provider{Name: "fake"}, section.Keyed{Enabled: true, Endpoint: "https://api.example"},
 		func(file string) (section.Secret, error) { return section.NewSecret("key-from-" + file), nil },
-		func(cfg KeyedConfig, env Env) (Fetcher, error) { built = cfg; return fakeFetcher{}, nil })
+		func(cfg KeyedConfig, _ *Client, _ *zap.Logger) (fakeFetcher, error) {
+			built = cfg
+			return fakeFetcher{}, nil
+		})
 	if !p.NeedsEndpoint {
 		t.Error("a keyed API always calls its endpoint")
 	}
@@ -83,5 +89,33 @@ func TestKeyedProvider(t *testing.T) {
 	}
 	if built.Endpoint != "https://api.example" || built.APIKey.Value() != "key-from-k" || len(handed) != 1 || handed[0] != "key-from-k" {
 		t.Errorf("built %+v, redactor given %v", built, handed)
+	}
+}
+
+func TestDistinct(t *testing.T) {
+	refuseEmpty := func(i int, v string) error {
+		if v == "" {
+			return fmt.Errorf("entry %d is empty", i)
+		}
+		return nil
+	}
+	tests := []struct {
+		list    []string
+		want    []string
+		wantErr string
+	}{
+		{nil, nil, ""},
+		{[]string{" b", "a", "b ", "a"}, []string{"b", "a"}, ""},
+		{[]string{"a", " ", "b"}, nil, "entry 1 is empty"},
+	}
+	for _, tt := range tests {
+		got, err := Distinct(tt.list, strings.TrimSpace, refuseEmpty)
+		errText := ""
+		if err != nil {
+			errText = err.Error()
+		}
+		if !slices.Equal(got, tt.want) || errText != tt.wantErr {
+			t.Errorf("Distinct(%q) = %q, %v; want %q, %q", tt.list, got, err, tt.want, tt.wantErr)
+		}
 	}
 }

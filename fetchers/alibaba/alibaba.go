@@ -28,7 +28,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -175,17 +177,14 @@ func New(cfg Config, log *zap.Logger) (*Fetcher, error) {
 		}
 		endpoint = u
 	}
-	seen := map[string]bool{}
-	var regions []string
-	for _, r := range cfg.Regions {
-		r = strings.TrimSpace(r)
+	regions, err := fetchers.Distinct(cfg.Regions, strings.TrimSpace, func(_ int, r string) error {
 		if r == "" {
-			return nil, fmt.Errorf("providers.alibaba.regions: empty region name")
+			return fmt.Errorf("providers.alibaba.regions: empty region name")
 		}
-		if !seen[r] {
-			seen[r] = true
-			regions = append(regions, r)
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	cfg.Regions = regions
 	if cfg.MaxPriceCalls <= 0 {
@@ -520,11 +519,7 @@ func (r *run) availability(ctx context.Context, region string) ([]pricewatch.Ava
 			}
 		}
 	}
-	types := make([]string, 0, len(inRegion))
-	for t := range inRegion {
-		types = append(types, t)
-	}
-	sort.Strings(types)
+	types := slices.Sorted(maps.Keys(inRegion))
 	return out, types, nil
 }
 
@@ -620,7 +615,7 @@ func (r *run) regionOffers(ctx context.Context, region string, types []string, a
 		r.f.log.Info("price points not offered, left out", fields...)
 	}
 	if len(currencies) > 1 {
-		return nil, fmt.Errorf("alibaba: DescribePrice in %s: %w: quotes in several currencies (%s)", region, fetchers.ErrIncomplete, strings.Join(sortedKeys(currencies), ", "))
+		return nil, fmt.Errorf("alibaba: DescribePrice in %s: %w: quotes in several currencies (%s)", region, fetchers.ErrIncomplete, strings.Join(slices.Sorted(maps.Keys(currencies)), ", "))
 	}
 	account := ""
 	for c := range currencies {
@@ -790,15 +785,6 @@ func (r *run) spot(ctx context.Context, region, zone, instanceType string) (spot
 		}
 	}
 	return spotQuote{instanceType: instanceType, zone: zone, price: p, currency: currency}, true, nil
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // sortSnapshot orders offers and availability so that snapshots compare

@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +15,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/alibaba/alibabatest"
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/internal/golden"
 	"github.com/pricewatch/pricewatch/section"
 )
@@ -27,25 +26,6 @@ const (
 	testSecret = "TestSecretValue0123456789abcdef"
 )
 
-// sleeps records back-off delays instead of waiting.
-type sleeps struct {
-	mu sync.Mutex
-	d  []time.Duration
-}
-
-func (s *sleeps) sleep(ctx context.Context, d time.Duration) error {
-	s.mu.Lock()
-	s.d = append(s.d, d)
-	s.mu.Unlock()
-	return ctx.Err()
-}
-
-func (s *sleeps) count() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.d)
-}
-
 func testConfig(endpoint string, regions ...string) Config {
 	return Config{
 		Endpoint: endpoint, Regions: regions,
@@ -55,14 +35,23 @@ func testConfig(endpoint string, regions ...string) Config {
 	}
 }
 
-func newTestFetcher(t *testing.T, cfg Config) (*Fetcher, *sleeps) {
+// hangzhouFetcher starts a fake holding w and a fetcher for cn-hangzhou
+// pointed at it.
+func hangzhouFetcher(t *testing.T, w *alibabatest.World) (*Fetcher, *alibabatest.Server, *fetcherstest.Sleeps) {
+	t.Helper()
+	fake := alibabatest.NewServer(t, testKeyID, testSecret, w)
+	f, s := newTestFetcher(t, testConfig(fake.URL(), "cn-hangzhou"))
+	return f, fake, s
+}
+
+func newTestFetcher(t *testing.T, cfg Config) (*Fetcher, *fetcherstest.Sleeps) {
 	t.Helper()
 	f, err := New(cfg, zap.NewNop())
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &sleeps{}
-	f.SetSleep(s.sleep)
+	s := &fetcherstest.Sleeps{}
+	f.SetSleep(s.Sleep)
 	return f, s
 }
 
@@ -258,11 +247,10 @@ func TestInstanceTypePaging(t *testing.T) {
 func TestThrottlingThenSuccess(t *testing.T) {
 	w := hangzhouWorld()
 	w.Throttle = map[string]int{"DescribePrice": 3, "DescribeAvailableResource": 1}
-	fake := alibabatest.NewServer(t, testKeyID, testSecret, w)
-	f, s := newTestFetcher(t, testConfig(fake.URL(), "cn-hangzhou"))
+	f, fake, s := hangzhouFetcher(t, w)
 	snap := fetch(t, f, fetchers.Previous{})
-	if s.count() != 4 {
-		t.Errorf("%d back-offs, want 4", s.count())
+	if len(s.Waits()) != 4 {
+		t.Errorf("%d back-offs, want 4", len(s.Waits()))
 	}
 	if n := len(fake.Calls("DescribePrice")); n != 16+3 {
 		t.Errorf("%d DescribePrice calls, want 19 (16 + 3 throttled)", n)
@@ -277,11 +265,10 @@ func TestThrottlingThenSuccess(t *testing.T) {
 func TestServerErrorThenSuccess(t *testing.T) {
 	w := hangzhouWorld()
 	w.ServerErrors = map[string]int{"DescribeInstanceTypes": 1, "DescribeSpotPriceHistory": 2}
-	fake := alibabatest.NewServer(t, testKeyID, testSecret, w)
-	f, s := newTestFetcher(t, testConfig(fake.URL(), "cn-hangzhou"))
+	f, _, s := hangzhouFetcher(t, w)
 	snap := fetch(t, f, fetchers.Previous{})
-	if s.count() != 3 || len(snap.Offers) != 18 {
-		t.Errorf("%d back-offs, %d offers; want 3 and 18", s.count(), len(snap.Offers))
+	if len(s.Waits()) != 3 || len(snap.Offers) != 18 {
+		t.Errorf("%d back-offs, %d offers; want 3 and 18", len(s.Waits()), len(snap.Offers))
 	}
 }
 
@@ -293,8 +280,7 @@ func TestSpotCurrencyNeedsAQuote(t *testing.T) {
 	for k := range w.Prices {
 		w.Prices[k] = alibabatest.Price{Status: 400, Code: "PriceNotFound", Message: "The price of your queried resource is not available now, please try other resources."}
 	}
-	fake := alibabatest.NewServer(t, testKeyID, testSecret, w)
-	f, _ := newTestFetcher(t, testConfig(fake.URL(), "cn-hangzhou"))
+	f, _, _ := hangzhouFetcher(t, w)
 	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
 	if snap != nil || !errors.Is(err, fetchers.ErrIncomplete) || !strings.Contains(err.Error(), "Currency") {
 		t.Fatalf("got %v, %v", snap, err)
@@ -306,8 +292,7 @@ func TestSpotCurrencyNeedsAQuote(t *testing.T) {
 func TestThrottledGivesUp(t *testing.T) {
 	w := hangzhouWorld()
 	w.Throttle = map[string]int{"DescribePrice": 1000}
-	fake := alibabatest.NewServer(t, testKeyID, testSecret, w)
-	f, s := newTestFetcher(t, testConfig(fake.URL(), "cn-hangzhou"))
+	f, _, s := hangzhouFetcher(t, w)
 	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
 	if !errors.Is(err, fetchers.ErrThrottled) || snap != nil {
 		t.Fatalf("got %v, %v; want ErrThrottled and no snapshot", snap, err)
@@ -315,7 +300,7 @@ func TestThrottledGivesUp(t *testing.T) {
 	if !strings.Contains(err.Error(), "Throttling.User") {
 		t.Errorf("error does not name the code: %v", err)
 	}
-	if s.count() == 0 {
+	if len(s.Waits()) == 0 {
 		t.Error("no back-off before giving up")
 	}
 }
@@ -346,8 +331,8 @@ func TestAuthFailures(t *testing.T) {
 			if strings.Contains(msg, tt.secret) || strings.Contains(msg, tt.id) {
 				t.Errorf("message shows a credential: %q", msg)
 			}
-			if s.count() != 0 || len(fake.Calls("")) != 0 {
-				t.Errorf("auth failure retried (%d back-offs) or reached an action (%d)", s.count(), len(fake.Calls("")))
+			if len(s.Waits()) != 0 || len(fake.Calls("")) != 0 {
+				t.Errorf("auth failure retried (%d back-offs) or reached an action (%d)", len(s.Waits()), len(fake.Calls("")))
 			}
 		})
 	}
@@ -404,8 +389,7 @@ func TestBadResponses(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			w := hangzhouWorld()
 			w.Raw = map[string][]byte{tt.action: []byte(tt.body)}
-			fake := alibabatest.NewServer(t, testKeyID, testSecret, w)
-			f, _ := newTestFetcher(t, testConfig(fake.URL(), "cn-hangzhou"))
+			f, _, _ := hangzhouFetcher(t, w)
 			snap, err := f.Fetch(context.Background(), fetchers.Previous{})
 			if err == nil || snap != nil {
 				t.Fatalf("got a snapshot from a bad %s answer", tt.action)
@@ -422,8 +406,7 @@ func TestBadResponses(t *testing.T) {
 func TestFailedCallFailsRun(t *testing.T) {
 	w := hangzhouWorld()
 	w.FailAlways = map[string]alibabatest.APIError{"DescribeSpotPriceHistory": {Code: "InvalidParameter", Message: "The specified parameter is not valid."}}
-	fake := alibabatest.NewServer(t, testKeyID, testSecret, w)
-	f, _ := newTestFetcher(t, testConfig(fake.URL(), "cn-hangzhou"))
+	f, _, _ := hangzhouFetcher(t, w)
 	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
 	if err == nil || snap != nil || !strings.Contains(err.Error(), "InvalidParameter") {
 		t.Fatalf("got %v, %v", snap, err)
@@ -435,8 +418,7 @@ func TestFailedCallFailsRun(t *testing.T) {
 func TestSpotPaging(t *testing.T) {
 	w := hangzhouWorld()
 	w.SpotPage = 2
-	fake := alibabatest.NewServer(t, testKeyID, testSecret, w)
-	f, _ := newTestFetcher(t, testConfig(fake.URL(), "cn-hangzhou"))
+	f, fake, _ := hangzhouFetcher(t, w)
 	snap := fetch(t, f, fetchers.Previous{})
 	var offsets []string
 	for _, c := range fake.Calls("DescribeSpotPriceHistory") {
@@ -585,14 +567,7 @@ func TestRegionalEndpoints(t *testing.T) {
 }
 
 func TestCredentialsFrom(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, v string) {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(v+"\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("ak-id", "LTAI-from-file")
-	write("ak-secret", "secret-from-file")
+	dir := fetcherstest.CredentialFiles(t, map[string]string{"ak-id": "LTAI-from-file", "ak-secret": "secret-from-file"})
 
 	t.Run("environment first", func(t *testing.T) {
 		t.Setenv(EnvAccessKeyID, "LTAI-from-env")
@@ -695,8 +670,7 @@ func TestSpotTieAtLatestKeepsNeither(t *testing.T) {
 	w := hangzhouWorld()
 	k := alibabatest.SpotKey("cn-hangzhou", "cn-hangzhou-i", gn7i)
 	w.Spots[k] = append(w.Spots[k], alibabatest.SpotRow{Zone: "cn-hangzhou-i", Type: gn7i, Timestamp: "2026-11-30T10:00:00Z", Spot: "0.012", Origin: "12.58"})
-	fake := alibabatest.NewServer(t, testKeyID, testSecret, w)
-	f, _ := newTestFetcher(t, testConfig(fake.URL(), "cn-hangzhou"))
+	f, _, _ := hangzhouFetcher(t, w)
 	snap := fetch(t, f, fetchers.Previous{})
 	for _, o := range snap.Offers {
 		if o.InstanceType == gn7i && o.PriceType == pricewatch.Spot && o.Zone == "cn-hangzhou-i" {

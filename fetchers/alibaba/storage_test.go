@@ -40,8 +40,7 @@ func TestStoredHistory(t *testing.T) {
 
 	// Run 1: gn7i sold out in cn-hangzhou-j.
 	w := hangzhouWorld()
-	fake := alibabatest.NewServer(t, testKeyID, testSecret, w)
-	f, _ := newTestFetcher(t, testConfig(fake.URL(), "cn-hangzhou"))
+	f, _, _ := hangzhouFetcher(t, w)
 	save(fetch(t, f, fetchers.Previous{}))
 
 	// Run 2, twenty minutes later, from a second server whose zone j has

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -202,11 +203,7 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 			return nil, err
 		}
 	}
-	names := make([]string, 0, len(regions))
-	for name := range regions {
-		names = append(names, name)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(regions))
 	for _, region := range names {
 		if err := f.region(ctx, r, region, regions[region], spFiles); err != nil {
 			return nil, fmt.Errorf("aws region %s: %w", region, err)
@@ -270,11 +267,7 @@ func (f *Fetcher) region(ctx context.Context, r *run, region, fileURL string, sp
 			o.Hardware = hardware(o.InstanceType, rp.Types[o.InstanceType])
 			r.snap.Offers = append(r.snap.Offers, o)
 		}
-		listed := make([]string, 0, len(rp.Types))
-		for t := range rp.Types {
-			listed = append(listed, t)
-		}
-		sort.Strings(listed)
+		listed := slices.Sorted(maps.Keys(rp.Types))
 		for _, t := range listed {
 			r.snap.Availability = append(r.snap.Availability, pricewatch.Availability{
 				Provider: pricewatch.AWS, Region: region, InstanceType: t,

@@ -331,23 +331,36 @@ func BenchmarkIngest(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			b.SetBytes(gen.size)
-			b.ReportAllocs()
-			stop := heapPeak()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
+			measure(b, gen, func() (int, error) {
 				snap, err := f.Fetch(context.Background(), fetchers.Previous{})
 				if err != nil {
-					b.Fatal(err)
+					return 0, err
 				}
-				if len(snap.Offers) != gen.want {
-					b.Fatalf("%d offers, want %d", len(snap.Offers), gen.want)
-				}
-			}
-			b.StopTimer()
-			b.ReportMetric(float64(stop())/(1<<20), "peak-heap-MB")
+				return len(snap.Offers), nil
+			})
 		})
 	}
+}
+
+// measure runs op, which reads gen's file whole, b.N times, checking that
+// it yields gen.want offers, and reports MB/s over the file's bytes,
+// allocations and the peak heap.
+func measure(b *testing.B, gen *genFile, op func() (offers int, err error)) {
+	b.SetBytes(gen.size)
+	b.ReportAllocs()
+	stop := heapPeak()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		n, err := op()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n != gen.want {
+			b.Fatalf("%d offers, want %d", n, gen.want)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(stop())/(1<<20), "peak-heap-MB")
 }
 
 // BenchmarkParse measures the parser alone over the generated stream.
@@ -355,21 +368,13 @@ func BenchmarkParse(b *testing.B) {
 	for _, sz := range benchSizes {
 		b.Run(sz.name, func(b *testing.B) {
 			gen := newGenFile(b, sz.size)
-			b.SetBytes(gen.size)
-			b.ReportAllocs()
-			stop := heapPeak()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
+			measure(b, gen, func() (int, error) {
 				rp, err := parseOfferFile(gen.reader(), "us-east-1")
 				if err != nil {
-					b.Fatal(err)
+					return 0, err
 				}
-				if len(rp.Offers) != gen.want {
-					b.Fatalf("%d offers, want %d", len(rp.Offers), gen.want)
-				}
-			}
-			b.StopTimer()
-			b.ReportMetric(float64(stop())/(1<<20), "peak-heap-MB")
+				return len(rp.Offers), nil
+			})
 		})
 	}
 }

@@ -197,10 +197,7 @@ func TestVersionSkip(t *testing.T) {
 	b.Put(awstest.SpotPath, awstest.LoadSamples(t).SpotFeed)
 	f := newFetcher(t, b, Config{Spot: true})
 
-	first, err := f.Fetch(context.Background(), fetchers.Previous{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	first := firstRun(t, f)
 	sent := b.BytesSent()
 	for region, spec := range tr {
 		if sent[awstest.EC2Path(spec.Version, region)] == 0 {
@@ -269,10 +266,7 @@ func TestNewRegionAndNewType(t *testing.T) {
 	tr := tree{"us-east-1": {Version: v1, Types: []awstest.GPUType{p4d}}}
 	tr.publish(t, b)
 	f := newFetcher(t, b, Config{})
-	first, err := f.Fetch(context.Background(), fetchers.Previous{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	first := firstRun(t, f)
 
 	tr["us-east-1"] = awstest.Region{Version: v2, Types: []awstest.GPUType{p4d, p5}}
 	tr["us-west-2"] = awstest.Region{Version: v1, Types: []awstest.GPUType{p5}}

@@ -7,6 +7,7 @@ import (
 
 	"go.uber.org/zap/zaptest"
 
+	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
 )
@@ -47,6 +48,27 @@ func newFetcher(t testing.TB, b *awstest.Bucket, cfg Config) *Fetcher {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// firstRun fetches with no previous run, failing the test on an error.
+func firstRun(t testing.TB, f *Fetcher) *pricewatch.Snapshot {
+	t.Helper()
+	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap
+}
+
+// offersOf lists snap's offers of one price type, in order.
+func offersOf(snap *pricewatch.Snapshot, pt pricewatch.PriceType) []pricewatch.Offer {
+	var out []pricewatch.Offer
+	for _, o := range snap.Offers {
+		if o.PriceType == pt {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // The bucket lays files out where the fetcher looks for them.

@@ -402,45 +402,13 @@ func parseTerm(s *scanner) (term, error) {
 	var t term
 	err := s.object("term", func(k []byte) error {
 		switch string(k) {
-		case "offerTermCode":
-			v, err := s.readString("offerTermCode")
-			t.code = string(v)
-			return err
-		case "effectiveDate":
-			v, err := s.readString("effectiveDate")
-			t.effective = string(v)
-			return err
 		case "termAttributes":
-			return s.object("termAttributes", func(k []byte) error {
-				var dst *string
-				switch string(k) {
-				case "LeaseContractLength":
-					dst = &t.lease
-				case "OfferingClass":
-					dst = &t.class
-				case "PurchaseOption":
-					dst = &t.purch
-				default:
-					return s.skipValue("termAttributes")
-				}
-				v, err := s.readString("termAttributes")
-				*dst = string(v)
-				return err
-			})
+			return s.stringObject("termAttributes", []field{{"LeaseContractLength", &t.lease, nil}, {"OfferingClass", &t.class, nil}, {"PurchaseOption", &t.purch, nil}})
 		case "priceDimensions":
 			return s.object("priceDimensions", func(key []byte) error {
 				d := priceDimension{rateCode: string(key)}
 				err := s.object("price dimension", func(k []byte) error {
-					switch string(k) {
-					case "unit":
-						v, err := s.readString("unit")
-						d.unit = string(v)
-						return err
-					case "description":
-						v, err := s.readString("description")
-						d.description = string(v)
-						return err
-					case "pricePerUnit":
+					if string(k) == "pricePerUnit" {
 						return s.object("pricePerUnit", func(ccy []byte) error {
 							if d.currency != "" {
 								return fmt.Errorf("%w: a price in two currencies (%s, %s)", errLayout, d.currency, ccy)
@@ -451,13 +419,13 @@ func parseTerm(s *scanner) (term, error) {
 							return err
 						})
 					}
-					return s.skipValue("price dimension")
+					return s.stringMember("price dimension", k, []field{{"unit", &d.unit, nil}, {"description", &d.description, nil}})
 				})
 				t.dims = append(t.dims, d)
 				return err
 			})
 		}
-		return s.skipValue("term")
+		return s.stringMember("term", k, []field{{"offerTermCode", &t.code, nil}, {"effectiveDate", &t.effective, nil}})
 	})
 	return t, err
 }

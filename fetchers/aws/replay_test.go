@@ -70,10 +70,7 @@ func TestReplayTree(t *testing.T) {
 	}
 
 	root = http.FileServer(http.Dir(dirs[1]))
-	first, err := f.Fetch(context.Background(), fetchers.Previous{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	first := firstRun(t, f)
 	got := offerIndex(first.Offers)
 	for _, g := range []struct {
 		region string

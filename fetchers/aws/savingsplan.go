@@ -3,6 +3,8 @@ package aws
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -63,34 +65,8 @@ func parseSavingsPlanFile(r io.Reader, region string, now time.Time, want func(i
 	product := func() error {
 		products++
 		var sku, family, purchase, purchaseTerm string
-		err := s.object("savings plan product", func(k []byte) error {
-			var dst *string
-			switch string(k) {
-			case "sku":
-				dst = &sku
-			case "productFamily":
-				dst = &family
-			case "attributes":
-				return s.object("savings plan attributes", func(k []byte) error {
-					switch string(k) {
-					case "purchaseOption":
-						dst = &purchase
-					case "purchaseTerm":
-						dst = &purchaseTerm
-					default:
-						return s.skipValue("savings plan attributes")
-					}
-					v, err := s.readString("savings plan attribute")
-					*dst = string(v)
-					return err
-				})
-			default:
-				return s.skipValue("savings plan product")
-			}
-			v, err := s.readString("savings plan product")
-			*dst = string(v)
-			return err
-		})
+		err := s.stringObject("savings plan product", []field{{"sku", &sku, nil}, {"productFamily", &family, nil},
+			{"attributes", nil, []field{{"purchaseOption", &purchase, nil}, {"purchaseTerm", &purchaseTerm, nil}}}})
 		if err != nil {
 			return err
 		}
@@ -108,46 +84,10 @@ func parseSavingsPlanFile(r io.Reader, region string, now time.Time, want func(i
 
 	rate := func(rates *[]planRate) error {
 		var usage, op, svc, unit, price, ccy, rregion, itype, discountedSKU, rateCode string
-		err := s.object("rate", func(k []byte) error {
-			var dst *string
-			switch string(k) {
-			case "discountedSku":
-				dst = &discountedSKU
-			case "rateCode":
-				dst = &rateCode
-			case "discountedUsageType":
-				dst = &usage
-			case "discountedOperation":
-				dst = &op
-			case "discountedServiceCode":
-				dst = &svc
-			case "unit":
-				dst = &unit
-			case "discountedRegionCode":
-				dst = &rregion
-			case "discountedInstanceType":
-				dst = &itype
-			case "discountedRate":
-				return s.object("discountedRate", func(k []byte) error {
-					switch string(k) {
-					case "price":
-						dst = &price
-					case "currency":
-						dst = &ccy
-					default:
-						return s.skipValue("discountedRate")
-					}
-					v, err := s.readString("discountedRate")
-					*dst = string(v)
-					return err
-				})
-			default:
-				return s.skipValue("rate")
-			}
-			v, err := s.readString("rate")
-			*dst = string(v)
-			return err
-		})
+		err := s.stringObject("rate", []field{{"discountedSku", &discountedSKU, nil}, {"rateCode", &rateCode, nil},
+			{"discountedUsageType", &usage, nil}, {"discountedOperation", &op, nil}, {"discountedServiceCode", &svc, nil},
+			{"unit", &unit, nil}, {"discountedRegionCode", &rregion, nil}, {"discountedInstanceType", &itype, nil},
+			{"discountedRate", nil, []field{{"price", &price, nil}, {"currency", &ccy, nil}}}})
 		if err != nil {
 			return err
 		}
@@ -174,32 +114,19 @@ func parseSavingsPlanFile(r io.Reader, region string, now time.Time, want func(i
 		var rates []planRate
 		err := s.object("savings plan term", func(k []byte) error {
 			switch string(k) {
-			case "sku":
-				v, err := s.readString("sku")
-				sku = string(v)
-				return err
-			case "effectiveDate":
-				v, err := s.readString("effectiveDate")
-				effective = string(v)
-				return err
 			case "leaseContractLength":
 				return s.object("leaseContractLength", func(k []byte) error {
-					switch string(k) {
-					case "duration":
+					if string(k) == "duration" { // a number, not a string
 						v, err := s.readScalar("duration")
 						duration = string(v)
 						return err
-					case "unit":
-						v, err := s.readString("unit")
-						unit = string(v)
-						return err
 					}
-					return s.skipValue("leaseContractLength")
+					return s.stringMember("leaseContractLength", k, []field{{"unit", &unit, nil}})
 				})
 			case "rates":
 				return s.array("rates", func() error { return rate(&rates) })
 			}
-			return s.skipValue("savings plan term")
+			return s.stringMember("savings plan term", k, []field{{"sku", &sku, nil}, {"effectiveDate", &effective, nil}})
 		})
 		if err != nil || len(rates) == 0 {
 			return err
@@ -228,10 +155,6 @@ func parseSavingsPlanFile(r io.Reader, region string, now time.Time, want func(i
 
 	err = s.object("savings plan file", func(k []byte) error {
 		switch string(k) {
-		case "version":
-			v, err := s.readString("version")
-			version = string(v)
-			return err
 		case "products":
 			return s.array("products", product)
 		case "terms":
@@ -242,7 +165,7 @@ func parseSavingsPlanFile(r io.Reader, region string, now time.Time, want func(i
 				return s.array("savingsPlan terms", planTerm)
 			})
 		}
-		return s.skipValue("savings plan file")
+		return s.stringMember("savings plan file", k, []field{{"version", &version, nil}})
 	})
 	if err == nil {
 		err = s.finish("savings plan file")
@@ -255,11 +178,7 @@ func parseSavingsPlanFile(r io.Reader, region string, now time.Time, want func(i
 	}
 
 	seen := map[pricewatch.OfferKey]pricewatch.Offer{}
-	skus := make([]string, 0, len(kept))
-	for sku := range kept {
-		skus = append(skus, sku)
-	}
-	sort.Strings(skus)
+	skus := slices.Sorted(maps.Keys(kept))
 	for _, sku := range skus {
 		p, ok := plans[sku]
 		if !ok || p.class == "" {

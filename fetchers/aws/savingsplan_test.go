@@ -64,15 +64,9 @@ func TestSavingsPlans(t *testing.T) {
 	b := awstest.NewBucket(t)
 	spTree(t, b, "20250911184447")
 	f := newFetcher(t, b, Config{SavingsPlans: true})
-	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := firstRun(t, f)
 	var got []string
-	for _, o := range snap.Offers {
-		if o.PriceType != pricewatch.SavingsPlan {
-			continue
-		}
+	for _, o := range offersOf(snap, pricewatch.SavingsPlan) {
 		got = append(got, fmt.Sprintf("%s %s %s %s %s %s", o.Region, o.InstanceType, o.OfferingClass, o.Term, o.Payment, o.Hourly))
 		if o.GPUModel == "" || o.VCPUs == 0 || o.Upfront.Sign() != 0 {
 			t.Errorf("%s: hardware %+v, upfront %s", o.Key(), o.Hardware, o.Upfront)

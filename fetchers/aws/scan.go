@@ -265,16 +265,8 @@ func (s *scanner) skipString(what string) error {
 // which must consume the value (read it or skipValue). The key slice is
 // only valid until member reads a nested object.
 func (s *scanner) object(what string, member func(key []byte) error) error {
-	if err := s.expect('{', what); err != nil {
+	if empty, err := s.opens('{', '}', what); empty || err != nil {
 		return err
-	}
-	c, err := s.next(what)
-	if err != nil {
-		return err
-	}
-	if c == '}' {
-		s.pos++
-		return nil
 	}
 	for {
 		key, err := s.readString(what)
@@ -294,54 +286,97 @@ func (s *scanner) object(what string, member func(key []byte) error) error {
 		if err := member(key); err != nil {
 			return err
 		}
-		c, err := s.next(what)
-		if err != nil {
+		if more, err := s.more('}', what); !more {
 			return err
 		}
-		s.pos++
-		switch c {
-		case ',':
-		case '}':
-			return nil
-		default:
-			s.pos--
-			return s.fail("want ',' or '}' in %s, found %q", what, c)
-		}
 	}
+}
+
+// field is a member an object reader keeps (see stringMember): its key
+// and where its string value goes, or, for an object member, the fields
+// of that object.
+type field struct {
+	key string
+	dst *string
+	sub []field
+}
+
+// stringMember reads the value of the member key as a string into the
+// dst of its field (or, for a field with sub, as an object of those
+// fields), or skips it if fields does not name it; errors name what, the
+// object. (Naming the member by f.key would make fields escape,
+// and with it what its dst point to: the term being parsed, on the hot
+// path.) Call it from an object's member function.
+func (s *scanner) stringMember(what string, key []byte, fields []field) error {
+	for _, f := range fields {
+		switch {
+		case string(key) != f.key:
+			continue
+		case f.sub != nil:
+			return s.stringObject(what, f.sub)
+		}
+		v, err := s.readString(what)
+		*f.dst = string(v)
+		return err
+	}
+	return s.skipValue(what)
+}
+
+// stringObject reads an object whose members of interest are all strings
+// (see stringMember).
+func (s *scanner) stringObject(what string, fields []field) error {
+	return s.object(what, func(k []byte) error { return s.stringMember(what, k, fields) })
 }
 
 // array reads the elements of an array, calling elem for each; elem must
 // consume the element.
 func (s *scanner) array(what string, elem func() error) error {
-	if err := s.expect('[', what); err != nil {
+	if empty, err := s.opens('[', ']', what); empty || err != nil {
 		return err
-	}
-	c, err := s.next(what)
-	if err != nil {
-		return err
-	}
-	if c == ']' {
-		s.pos++
-		return nil
 	}
 	for {
 		if err := elem(); err != nil {
 			return err
 		}
-		c, err := s.next(what)
-		if err != nil {
+		if more, err := s.more(']', what); !more {
 			return err
 		}
-		s.pos++
-		switch c {
-		case ',':
-		case ']':
-			return nil
-		default:
-			s.pos--
-			return s.fail("want ',' or ']' in %s, found %q", what, c)
-		}
 	}
+}
+
+// opens reads the open byte of an object or array and reports whether it
+// is empty: close follows at once (and is consumed).
+func (s *scanner) opens(open, close byte, what string) (empty bool, err error) {
+	if err := s.expect(open, what); err != nil {
+		return false, err
+	}
+	c, err := s.next(what)
+	if err != nil {
+		return false, err
+	}
+	if c == close {
+		s.pos++
+		return true, nil
+	}
+	return false, nil
+}
+
+// more reads what follows a member or element: ',' (more follow) or
+// close (the object or array ends).
+func (s *scanner) more(close byte, what string) (bool, error) {
+	c, err := s.next(what)
+	if err != nil {
+		return false, err
+	}
+	s.pos++
+	switch c {
+	case ',':
+		return true, nil
+	case close:
+		return false, nil
+	}
+	s.pos--
+	return false, s.fail("want ',' or '%c' in %s, found %q", close, what, c)
 }
 
 // skipValue skips one value of any kind.

@@ -79,15 +79,9 @@ func TestSpotOffers(t *testing.T) {
 	tree{"af-south-1": {Version: v1, Types: g4dnTypes()}}.publish(t, b)
 	b.Put(awstest.SpotPath, awstest.LoadSamples(t).SpotFeed)
 	f := newFetcher(t, b, Config{Spot: true})
-	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := firstRun(t, f)
 	var got []string
-	for _, o := range snap.Offers {
-		if o.PriceType != pricewatch.Spot {
-			continue
-		}
+	for _, o := range offersOf(snap, pricewatch.Spot) {
 		got = append(got, o.InstanceType+" "+o.Hourly.String())
 		if o.GPUModel != "T4" || o.VCPUs == 0 || o.Region != "af-south-1" || o.Term != "" {
 			t.Errorf("%s: %+v", o.Key(), o)
@@ -158,10 +152,7 @@ func TestSpotReadAgainForNewType(t *testing.T) {
 	tr.publish(t, b)
 	b.Put(awstest.SpotPath, awstest.LoadSamples(t).SpotFeed)
 	f := newFetcher(t, b, Config{Spot: true})
-	first, err := f.Fetch(context.Background(), fetchers.Previous{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	first := firstRun(t, f)
 	if _, ok := offerIndex(first.Offers)["af-south-1/g4dn.2xlarge/spot///"]; ok {
 		t.Fatal("spot price of a type no price file lists")
 	}

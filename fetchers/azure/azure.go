@@ -111,17 +111,14 @@ func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error)
 	if err != nil {
 		return nil, err
 	}
-	seen := map[string]bool{}
-	regions := make([]string, 0, len(cfg.Regions))
-	for _, r := range cfg.Regions {
-		r = strings.TrimSpace(r)
+	regions, err := fetchers.Distinct(cfg.Regions, strings.TrimSpace, func(_ int, r string) error {
 		if !regionCode.MatchString(r) {
-			return nil, fmt.Errorf("azure: providers.azure.regions: %q is not an Azure region code such as eastus", r)
+			return fmt.Errorf("azure: providers.azure.regions: %q is not an Azure region code such as eastus", r)
 		}
-		if !seen[r] {
-			seen[r] = true
-			regions = append(regions, r)
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	cfg.Regions = regions
 	if cfg.Now == nil {

@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/internal/golden"
 )
 
@@ -86,27 +88,14 @@ func (f *fakeAzure) request(i int) *http.Request {
 	return f.requests[i]
 }
 
-// sleeps records the client's back-off waits instead of sleeping.
-type sleeps struct {
-	mu sync.Mutex
-	d  []time.Duration
-}
-
-func (s *sleeps) sleep(ctx context.Context, d time.Duration) error {
-	s.mu.Lock()
-	s.d = append(s.d, d)
-	s.mu.Unlock()
-	return ctx.Err()
-}
-
-func testClient() (*fetchers.Client, *sleeps) {
+func testClient() (*fetchers.Client, *fetcherstest.Sleeps) {
 	c := fetchers.NewClient(fetchers.RetryPolicy{MaxAttempts: 4, BaseDelay: time.Second, MaxDelay: time.Minute, RequestTimeout: 5 * time.Second})
-	s := &sleeps{}
-	c.SetSleep(s.sleep)
+	s := &fetcherstest.Sleeps{}
+	c.SetSleep(s.Sleep)
 	return c, s
 }
 
-func newTestFetcher(t *testing.T, cfg Config, log *zap.Logger) (*Fetcher, *sleeps) {
+func newTestFetcher(t *testing.T, cfg Config, log *zap.Logger) (*Fetcher, *fetcherstest.Sleeps) {
 	t.Helper()
 	c, s := testClient()
 	f, err := New(cfg, c, log)
@@ -169,7 +158,7 @@ func sortedVersionKeys(m map[string]string) []string {
 	for k := range m {
 		c[k] = 0
 	}
-	return sortedKeys(c)
+	return slices.Sorted(maps.Keys(c))
 }
 
 func TestFetchSendsAPIVersionAndFilter(t *testing.T) {
@@ -445,8 +434,8 @@ func TestFetchServerErrorNeverRecovers(t *testing.T) {
 	if got := fake.count(); got != 4 {
 		t.Errorf("%d attempts, want MaxAttempts = 4", got)
 	}
-	if len(sl.d) != 3 {
-		t.Errorf("%d back-offs, want 3", len(sl.d))
+	if waits := sl.Waits(); len(waits) != 3 {
+		t.Errorf("%d back-offs, want 3", len(waits))
 	}
 }
 
@@ -465,8 +454,8 @@ func TestFetchRetryAfterThenSuccess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sl.d) != 1 || sl.d[0] != 7*time.Second {
-		t.Errorf("waited %v, want exactly the 7s Retry-After", sl.d)
+	if waits := sl.Waits(); len(waits) != 1 || waits[0] != 7*time.Second {
+		t.Errorf("waited %v, want exactly the 7s Retry-After", waits)
 	}
 	if got := fake.count(); got != 4 {
 		t.Errorf("%d requests, want 4 (3 pages + 1 retry)", got)
@@ -642,13 +631,4 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	if f.endpoint.String() != DefaultEndpoint || len(f.cfg.Regions) != 1 || f.Provider() != pricewatch.Azure {
 		t.Errorf("defaults: endpoint %s regions %v provider %s", f.endpoint, f.cfg.Regions, f.Provider())
 	}
-}
-
-func sortedKeys(m map[string]int) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

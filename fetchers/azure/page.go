@@ -1,11 +1,8 @@
 package azure
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 
 	"github.com/pricewatch/pricewatch/fetchers"
 )
@@ -60,17 +57,9 @@ type savingsPlan struct {
 // replaced by an error document must fail the run, never read as "no
 // prices".
 func decodePage(body []byte) (*page, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
 	var p page
-	if err := dec.Decode(&p); err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, fmt.Errorf("%w: body ends before the JSON does (%d bytes)", fetchers.ErrIncomplete, len(body))
-		}
-		return nil, fmt.Errorf("%w: not a price page: %v", fetchers.ErrIncomplete, err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%w: data after the JSON object", fetchers.ErrIncomplete)
+	if err := fetchers.DecodeWhole(body, "a price page", &p); err != nil {
+		return nil, err
 	}
 	if p.Items == nil {
 		return nil, fmt.Errorf("%w: no Items array", fetchers.ErrIncomplete)

@@ -1,10 +1,12 @@
 package fetcherstest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/zap/zaptest/observer"
 
@@ -66,4 +68,32 @@ func Shown(err error, logs *observer.ObservedLogs) string {
 		fmt.Fprintf(&b, "\n%s %v", e.Message, e.ContextMap())
 	}
 	return b.String()
+}
+
+// QuickClient is the shared HTTP client as the fetchers' tests use it:
+// three attempts and back-offs that do not wait (only a context ending
+// stops them), so retries are exercised without slowing the tests.
+func QuickClient() *fetchers.Client {
+	c := fetchers.NewClient(fetchers.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, RequestTimeout: 5 * time.Second})
+	c.SetSleep(func(ctx context.Context, _ time.Duration) error { return ctx.Err() })
+	return c
+}
+
+// EachWanted checks got against want one to one: got must hold as many
+// entries as want lists, one under each wanted key (key names it; what
+// names the entries in errors), and check is called with each wanted
+// entry and what got holds for it.
+func EachWanted[W, G any](t testing.TB, what string, got map[string]G, want []W, key func(W) string, check func(W, G)) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%d %s, want %d", len(got), what, len(want))
+	}
+	for _, w := range want {
+		g, ok := got[key(w)]
+		if !ok {
+			t.Errorf("%s: no %s", key(w), what)
+			continue
+		}
+		check(w, g)
+	}
 }

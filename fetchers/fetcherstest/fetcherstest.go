@@ -1,12 +1,14 @@
 // Package fetcherstest holds what the fake cloud APIs of the fetchers'
-// tests share (lambdatest, runpodtest, alibabatest, tencenttest): the
-// queue of failures the next requests answer with and the request count
-// and Authorization log beside it, the log of accepted calls by action,
-// and reading an embedded real sample. Each fake keeps its cloud's own
-// request checks and response bodies.
+// tests share (lambdatest, runpodtest, ocitest, vastaitest, alibabatest,
+// tencenttest): the queue of failures the next requests answer with and
+// the request count and Authorization log beside it, the log of accepted
+// calls by action, writing a JSON answer, reading an embedded real sample
+// and the quick-retrying client the tests fetch through. Each fake keeps
+// its cloud's own request checks and response bodies.
 package fetcherstest
 
 import (
+	"encoding/json"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -50,6 +52,20 @@ func (f *Faults) Accept(w http.ResponseWriter, r *http.Request, method, path str
 		return false
 	}
 	return true
+}
+
+// Serve starts a local server (see Start) for a fake answering one
+// endpoint: each request is accepted (see Accept) and then handed to h
+// with mu, the fake's own lock, held.
+func (f *Faults) Serve(t testing.TB, mu *sync.Mutex, method, path string, h http.HandlerFunc) *httptest.Server {
+	t.Helper()
+	return Start(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if f.Accept(w, r, method, path) {
+			h(w, r)
+		}
+	})
 }
 
 // Start serves h on a local server that is closed when the test ends.
@@ -151,4 +167,24 @@ func Sample(t testing.TB, fsys fs.FS, name string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// WriteJSON answers 200 with v as JSON (a []byte is sent as it is, even
+// when it is not JSON), cut in half when truncate is set (a body lost in
+// transit); a v that cannot be encoded is the fake's own fault and
+// answers 500.
+func WriteJSON(w http.ResponseWriter, v any, truncate bool) {
+	body, ok := v.([]byte)
+	if !ok {
+		var err error
+		if body, err = json.Marshal(v); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+	}
+	if truncate {
+		body = body[:len(body)/2]
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(body)
 }

@@ -11,12 +11,10 @@
 package lambda
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"regexp"
 	"sort"
@@ -66,16 +64,13 @@ var Provider = fetchers.KeyedProvider(
 	// Capacity comes and goes within minutes: polled often, each run is
 	// one small request.
 	Section{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "*/5 * * * *", Timeout: 2 * time.Minute},
-	APIKeyFrom,
-	func(cfg Config, env fetchers.Env) (fetchers.Fetcher, error) { return New(cfg, env.Client, env.Log) })
+	APIKeyFrom, New)
 
-// Fetcher reads the instance-types API. It implements fetchers.Fetcher.
+// Fetcher reads the instance-types API. It implements fetchers.Fetcher
+// (KeyedProvider checks so at compile time).
 type Fetcher struct {
 	api fetchers.KeyedAPI
-	log *zap.Logger
 }
-
-var _ fetchers.Fetcher = (*Fetcher)(nil)
 
 // api is the one endpoint the fetcher reads, with bearerAuth, one of the
 // two schemes the API's OpenAPI spec lists.
@@ -103,12 +98,11 @@ func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error)
 	if client != nil && cfg.APIKey.Empty() {
 		return nil, errNoKey
 	}
-	a, err := fetchers.NewKeyedAPI(api, cfg, client)
+	a, err := fetchers.NewKeyedAPI(api, cfg, client, log)
 	if err != nil {
 		return nil, err
 	}
-	log, err = fetchers.Logger(pricewatch.Lambda, client, log)
-	return &Fetcher{api: a, log: log}, err
+	return &Fetcher{api: a}, nil
 }
 
 // Provider returns pricewatch.Lambda.
@@ -130,12 +124,12 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 		// A state that cannot be read only costs the sold-out records of
 		// regions seen before (storage then withdraws them after
 		// alerts.withdraw_after_runs runs); failing every run would be worse.
-		f.log.Warn("lambda capacity state unreadable; starting afresh", zap.Error(err))
+		f.api.Log.Warn("lambda capacity state unreadable; starting afresh", zap.Error(err))
 		state = capacityState{}
 	}
 	snap, skipped := build(types, state)
 	if len(skipped) > 0 {
-		f.log.Info("lambda instance types without GPUs or price left out", zap.Strings("types", skipped))
+		f.api.Log.Info("lambda instance types without GPUs or price left out", zap.Strings("types", skipped))
 	}
 	if len(snap.Offers) == 0 {
 		return nil, fmt.Errorf("%w: lambda %s: %d instance types but not one GPU type with a price: not believed", fetchers.ErrIncomplete, Path, len(types))
@@ -143,7 +137,7 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 	if err := snap.Validate(); err != nil {
 		return nil, fmt.Errorf("lambda: built an invalid snapshot: %w", err)
 	}
-	f.log.Info("lambda instance types fetched", zap.Int("types", len(types)), zap.Int("offers", len(snap.Offers)), zap.Int("availability", len(snap.Availability)))
+	f.api.Log.Info("lambda instance types fetched", zap.Int("types", len(types)), zap.Int("offers", len(snap.Offers)), zap.Int("availability", len(snap.Availability)))
 	return snap, nil
 }
 
@@ -197,17 +191,9 @@ type lambdaType struct {
 // decode reads the whole body and refuses anything that is not one
 // complete, well-formed instance-type list.
 func decode(body []byte) ([]lambdaType, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
 	var r response
-	if err := dec.Decode(&r); err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, fmt.Errorf("%w: body ends before the JSON does (%d bytes)", fetchers.ErrIncomplete, len(body))
-		}
-		return nil, fmt.Errorf("%w: not an instance-type list: %v", fetchers.ErrIncomplete, err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%w: data after the JSON object", fetchers.ErrIncomplete)
+	if err := fetchers.DecodeWhole(body, "an instance-type list", &r); err != nil {
+		return nil, err
 	}
 	if r.Error != nil {
 		return nil, fmt.Errorf("%w: the API answered with error %s: %s", fetchers.ErrIncomplete, r.Error.Code, r.Error.Message)
@@ -267,16 +253,18 @@ func check(key string, e entry) (lambdaType, error) {
 		VCPUs:       it.Specs.VCPUs,
 		MemoryGB:    it.Specs.MemoryGiB,
 	}
-	seen := map[string]bool{}
-	for _, r := range *e.RegionsWithCapacity {
-		name := strings.TrimSpace(r.Name)
+	names := make([]string, len(*e.RegionsWithCapacity))
+	for i, r := range *e.RegionsWithCapacity {
+		names[i] = r.Name
+	}
+	t.regions, err = fetchers.Distinct(names, strings.TrimSpace, func(i int, name string) error {
 		if name == "" || name == Region || strings.ContainsAny(name, " /,") {
-			return lambdaType{}, fmt.Errorf("region name %q", r.Name)
+			return fmt.Errorf("region name %q", names[i])
 		}
-		if !seen[name] {
-			seen[name] = true
-			t.regions = append(t.regions, name)
-		}
+		return nil
+	})
+	if err != nil {
+		return lambdaType{}, err
 	}
 	sort.Strings(t.regions)
 	return t, nil

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/shopspring/decimal"
 	"go.uber.org/zap"
@@ -20,15 +19,9 @@ import (
 
 const testKey = "secret_lambda_0123456789abcdef.TopSecretKeyValue"
 
-func quickClient() *fetchers.Client {
-	c := fetchers.NewClient(fetchers.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, RequestTimeout: 5 * time.Second})
-	c.SetSleep(func(ctx context.Context, d time.Duration) error { return ctx.Err() })
-	return c
-}
-
 func newFetcher(t *testing.T, srv *lambdatest.Server, log *zap.Logger) *Fetcher {
 	t.Helper()
-	f, err := New(Config{Endpoint: srv.URL, APIKey: section.NewSecret(testKey)}, quickClient(), log)
+	f, err := New(Config{Endpoint: srv.URL, APIKey: section.NewSecret(testKey)}, fetcherstest.QuickClient(), log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,11 +54,12 @@ func TestFetchReplaysCapture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []struct {
+	type offer struct {
 		name, hourly, perGPU, model string
 		gpus                        float64
 		memGB                       float64
-	}{
+	}
+	want := []offer{
 		{"gpu_1x_gh200", "2.29", "2.29", "GH200", 1, 96},
 		{"gpu_1x_b200_sxm6", "6.99", "6.99", "B200", 1, 180},
 		{"gpu_2x_b200_sxm6", "13.78", "6.89", "B200", 2, 180},
@@ -76,21 +70,13 @@ func TestFetchReplaysCapture(t *testing.T) {
 		{"gpu_8x_h100_sxm5", "31.92", "3.99", "H100", 8, 80},
 	}
 	got := offersByType(snap)
-	if len(got) != len(want) {
-		t.Errorf("%d offers, want %d", len(got), len(want))
-	}
-	for _, w := range want {
-		o, ok := got[w.name]
-		if !ok {
-			t.Errorf("%s: no offer", w.name)
-			continue
-		}
+	fetcherstest.EachWanted(t, "offers", got, want, func(w offer) string { return w.name }, func(w offer, o pricewatch.Offer) {
 		perGPU, _ := pricewatch.PerGPUHour(o.Hourly, o.GPUCount)
 		if o.Hourly.String() != w.hourly || !perGPU.Equal(dec(t, w.perGPU)) || o.GPUModel != w.model || o.GPUCount != w.gpus || o.GPUMemoryGB != w.memGB ||
 			o.Region != Region || o.PriceType != pricewatch.OnDemand || o.Currency != "USD" || o.OS != pricewatch.Linux {
 			t.Errorf("%s: %+v (per GPU %s), want %+v", w.name, o, perGPU, w)
 		}
-	}
+	})
 	if gh := got["gpu_1x_gh200"]; gh.VCPUs != 64 || gh.MemoryGB != 432 {
 		t.Errorf("gh200 specs: %+v", gh.Hardware)
 	}
@@ -152,7 +138,7 @@ func TestCapacityAcrossRuns(t *testing.T) {
 
 	// Without the state (an unreadable one), only what is listed now.
 	log, logs := observer.New(zap.WarnLevel)
-	f.log = zap.New(log)
+	f.api.Log = zap.New(log)
 	fourth, err := f.Fetch(context.Background(), fetchers.Previous{State: []byte("{not json")})
 	if err != nil {
 		t.Fatal(err)
@@ -225,7 +211,7 @@ func TestNoKeyIsSkipped(t *testing.T) {
 	if !errors.Is(err, fetchers.ErrNoCredentials) {
 		t.Errorf("APIKeyFrom without key: %v", err)
 	}
-	if _, err := New(Config{}, quickClient(), nil); !errors.Is(err, fetchers.ErrNoCredentials) {
+	if _, err := New(Config{}, fetcherstest.QuickClient(), nil); !errors.Is(err, fetchers.ErrNoCredentials) {
 		t.Errorf("New without key: %v", err)
 	}
 	t.Setenv(EnvAPIKey, "from-env")
@@ -236,11 +222,11 @@ func TestNoKeyIsSkipped(t *testing.T) {
 
 func TestEndpointMustBeABaseURL(t *testing.T) {
 	for _, ep := range []string{"ftp://x", "https://cloud.lambda.ai/api/v1/instance-types", "https://u:p@host", "https://host?x=1", "not a url"} {
-		if _, err := New(Config{Endpoint: ep, APIKey: section.NewSecret("k")}, quickClient(), nil); err == nil {
+		if _, err := New(Config{Endpoint: ep, APIKey: section.NewSecret("k")}, fetcherstest.QuickClient(), nil); err == nil {
 			t.Errorf("%q accepted", ep)
 		}
 	}
-	f, err := New(Config{APIKey: section.NewSecret("k")}, quickClient(), nil)
+	f, err := New(Config{APIKey: section.NewSecret("k")}, fetcherstest.QuickClient(), nil)
 	if err != nil || f.api.URL != "https://cloud.lambda.ai/api/v1/instance-types" {
 		t.Errorf("default URL %q, %v", f.api.URL, err)
 	}

@@ -6,24 +6,20 @@ import (
 	"errors"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/shopspring/decimal"
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/fetchers/oci/ocitest"
 )
 
 const capture = "testdata/cetools-products-currencyCode-USD-GPU-rows-20260822.json"
 
-func testClient() *fetchers.Client {
-	return fetchers.NewClient(fetchers.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, RequestTimeout: 5 * time.Second})
-}
-
 func fetch(t *testing.T, url string) (*pricewatch.Snapshot, error) {
 	t.Helper()
-	f, err := New(Config{Endpoint: url}, testClient(), nil)
+	f, err := New(Config{Endpoint: url}, fetcherstest.QuickClient(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,11 +28,13 @@ func fetch(t *testing.T, url string) (*pricewatch.Snapshot, error) {
 
 // Every shape price in the real capture: the row's per-GPU-hour value ×
 // the shape's GPUs. perGPU is the row's value as the capture gives it.
-var wantShapes = []struct {
+type wantShape struct {
 	shape, model  string
 	gpus          float64
 	hourly, perGP string
-}{
+}
+
+var wantShapes = []wantShape{
 	{"BM.GPU.H100.8", "H100", 8, "80", "10"},
 	{"BM.GPU.H200.8", "H200", 8, "80", "10"},
 	{"BM.GPU.B200.8", "B200", 8, "112", "14"},
@@ -69,22 +67,14 @@ func checkShapes(t *testing.T, snap *pricewatch.Snapshot) {
 		}
 		got[o.InstanceType] = o
 	}
-	if len(got) != len(wantShapes) {
-		t.Errorf("%d shapes priced, want %d", len(got), len(wantShapes))
-	}
-	for _, w := range wantShapes {
-		o, ok := got[w.shape]
-		if !ok {
-			t.Errorf("no price for %s", w.shape)
-			continue
-		}
+	fetcherstest.EachWanted(t, "shape prices", got, wantShapes, func(w wantShape) string { return w.shape }, func(w wantShape, o pricewatch.Offer) {
 		if !o.Hourly.Equal(decimal.RequireFromString(w.hourly)) || o.GPUModel != w.model || o.GPUCount != w.gpus {
 			t.Errorf("%s: %s for %v × %s, want %s for %v × %s", w.shape, o.Hourly, o.GPUCount, o.GPUModel, w.hourly, w.gpus, w.model)
 		}
 		if per := o.Hourly.Div(decimal.NewFromFloat(o.GPUCount)); !per.Equal(decimal.RequireFromString(w.perGP)) {
 			t.Errorf("%s: %s per GPU-hour, want %s", w.shape, per, w.perGP)
 		}
-	}
+	})
 	for _, a := range snap.Availability {
 		if a.Region != Region || a.State != pricewatch.Offered {
 			t.Errorf("availability %+v", a)
@@ -246,7 +236,7 @@ func TestBadAnswersFailTheRun(t *testing.T) {
 func TestTruncatedLaterPageFails(t *testing.T) {
 	fake := ocitest.NewServer(t, ocitest.Load(t, capture))
 	fake.Paginate(10)
-	f, err := New(Config{Endpoint: fake.URL}, testClient(), nil)
+	f, err := New(Config{Endpoint: fake.URL}, fetcherstest.QuickClient(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,11 +277,11 @@ func TestShapeTable(t *testing.T) {
 
 func TestNewRejectsBadEndpoint(t *testing.T) {
 	for _, e := range []string{"apexapps.oracle.com", "ftp://x", "http://"} {
-		if _, err := New(Config{Endpoint: e}, testClient(), nil); err == nil {
+		if _, err := New(Config{Endpoint: e}, fetcherstest.QuickClient(), nil); err == nil {
 			t.Errorf("endpoint %q accepted", e)
 		}
 	}
-	f, err := New(Config{}, testClient(), nil)
+	f, err := New(Config{}, fetcherstest.QuickClient(), nil)
 	if err != nil || f.base.String() != "https://apexapps.oracle.com/pls/apex/cetools/api/v1/products/?currencyCode=USD" {
 		t.Errorf("default URL %v %v", f.base, err)
 	}

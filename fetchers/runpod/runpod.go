@@ -15,13 +15,12 @@
 package runpod
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -74,16 +73,13 @@ var Provider = fetchers.KeyedProvider(
 	// Capacity comes and goes within minutes: polled often, each run is
 	// one small request.
 	Section{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "*/5 * * * *", Timeout: 2 * time.Minute},
-	APIKeyFrom,
-	func(cfg Config, env fetchers.Env) (fetchers.Fetcher, error) { return New(cfg, env.Client, env.Log) })
+	APIKeyFrom, New)
 
-// Fetcher reads the GraphQL API. It implements fetchers.Fetcher.
+// Fetcher reads the GraphQL API. It implements fetchers.Fetcher
+// (KeyedProvider checks so at compile time).
 type Fetcher struct {
 	api fetchers.KeyedAPI
-	log *zap.Logger
 }
-
-var _ fetchers.Fetcher = (*Fetcher)(nil)
 
 // api is the one endpoint the fetcher reads. The GraphQL spec
 // (graphql-spec.runpod.io) names bearer auth; the docs' other form,
@@ -100,12 +96,11 @@ func APIKeyFrom(file string) (section.Secret, error) {
 
 // New checks cfg and returns a Fetcher sending its request through client.
 func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error) {
-	a, err := fetchers.NewKeyedAPI(api, cfg, client)
+	a, err := fetchers.NewKeyedAPI(api, cfg, client, log)
 	if err != nil {
 		return nil, err
 	}
-	log, err = fetchers.Logger(pricewatch.RunPod, client, log)
-	return &Fetcher{api: a, log: log}, err
+	return &Fetcher{api: a}, nil
 }
 
 // Provider returns pricewatch.RunPod.
@@ -127,12 +122,12 @@ func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.S
 		return nil, fmt.Errorf("runpod %s: %w", Path, err)
 	}
 	for _, n := range notes {
-		f.log.Debug("runpod: " + n)
+		f.api.Log.Debug("runpod: " + n)
 	}
 	if err := snap.Validate(); err != nil {
 		return nil, fmt.Errorf("runpod: built an invalid snapshot: %w", err)
 	}
-	f.log.Info("runpod GPU types fetched", zap.Int("gpu_types", len(d.GPUTypes)), zap.Int("data_centers", len(d.DataCenters)),
+	f.api.Log.Info("runpod GPU types fetched", zap.Int("gpu_types", len(d.GPUTypes)), zap.Int("data_centers", len(d.DataCenters)),
 		zap.Int("offers", len(snap.Offers)), zap.Int("availability", len(snap.Availability)))
 	return snap, nil
 }
@@ -218,17 +213,9 @@ type gpuAvailability struct {
 // decode reads the whole body and refuses anything but one complete
 // GraphQL answer without errors that holds both lists.
 func decode(body []byte) (*data, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
 	var r response
-	if err := dec.Decode(&r); err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, fmt.Errorf("%w: body ends before the JSON does (%d bytes)", fetchers.ErrIncomplete, len(body))
-		}
-		return nil, fmt.Errorf("%w: not a GraphQL answer: %v", fetchers.ErrIncomplete, err)
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%w: data after the JSON object", fetchers.ErrIncomplete)
+	if err := fetchers.DecodeWhole(body, "a GraphQL answer", &r); err != nil {
+		return nil, err
 	}
 	// GraphQL reports failures with HTTP 200 and an errors array, with data
 	// null or partial; a partial answer is not one to store.
@@ -364,11 +351,7 @@ func build(d *data) (*pricewatch.Snapshot, []string, error) {
 				byType[e.GPUTypeID] = a
 			}
 		}
-		ids := make([]string, 0, len(byType))
-		for k := range byType {
-			ids = append(ids, k)
-		}
-		sort.Strings(ids)
+		ids := slices.Sorted(maps.Keys(byType))
 		for _, k := range ids {
 			snap.Availability = append(snap.Availability, byType[k])
 		}

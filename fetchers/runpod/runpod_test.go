@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
@@ -22,15 +21,9 @@ import (
 
 const testKey = "rpa_TESTKEY0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
-func quickClient() *fetchers.Client {
-	c := fetchers.NewClient(fetchers.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, RequestTimeout: 5 * time.Second})
-	c.SetSleep(func(ctx context.Context, d time.Duration) error { return ctx.Err() })
-	return c
-}
-
 func fetch(t *testing.T, srv *runpodtest.Server, key string, log *zap.Logger) (*pricewatch.Snapshot, error) {
 	t.Helper()
-	f, err := New(Config{Endpoint: srv.URL, APIKey: section.NewSecret(key)}, quickClient(), log)
+	f, err := New(Config{Endpoint: srv.URL, APIKey: section.NewSecret(key)}, fetcherstest.QuickClient(), log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,11 +260,11 @@ func TestAPIKeyOptional(t *testing.T) {
 
 func TestEndpointMustBeABaseURL(t *testing.T) {
 	for _, ep := range []string{"ftp://x", "https://api.runpod.io/graphql", "https://api.runpod.io?api_key=x", "https://u:p@host"} {
-		if _, err := New(Config{Endpoint: ep}, quickClient(), nil); err == nil {
+		if _, err := New(Config{Endpoint: ep}, fetcherstest.QuickClient(), nil); err == nil {
 			t.Errorf("%q accepted", ep)
 		}
 	}
-	f, err := New(Config{}, quickClient(), nil)
+	f, err := New(Config{}, fetcherstest.QuickClient(), nil)
 	if err != nil || f.api.URL != "https://api.runpod.io/graphql" {
 		t.Errorf("default URL %q, %v", f.api.URL, err)
 	}

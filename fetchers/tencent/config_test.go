@@ -2,7 +2,6 @@ package tencent
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,18 +11,12 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/section"
 )
 
 func TestCredentialsFrom(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, v string) {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(v+"\n"), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write("tc-id", "AKIDfromfile")
-	write("tc-key", "keyfromfile")
+	dir := fetcherstest.CredentialFiles(t, map[string]string{"tc-id": "AKIDfromfile", "tc-key": "keyfromfile"})
 	tests := []struct {
 		name            string
 		envID, envKey   string

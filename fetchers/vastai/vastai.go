@@ -25,11 +25,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -170,17 +170,14 @@ func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error)
 	if len(cfg.GPUModels) == 0 {
 		cfg.GPUModels = DefaultGPUModels
 	}
-	seen := map[string]bool{}
-	var models []string
-	for i, m := range cfg.GPUModels {
-		m = strings.Join(strings.Fields(m), " ")
+	models, err := fetchers.Distinct(cfg.GPUModels, func(m string) string { return strings.Join(strings.Fields(m), " ") }, func(i int, m string) error {
 		if m == "" {
-			return nil, fmt.Errorf("vastai: providers.vastai.gpu_models[%d] is empty", i)
+			return fmt.Errorf("vastai: providers.vastai.gpu_models[%d] is empty", i)
 		}
-		if !seen[m] {
-			seen[m] = true
-			models = append(models, m)
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	cfg.GPUModels = models
 	if cfg.MaxPages <= 0 {
@@ -284,11 +281,7 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 	for _, m := range f.cfg.GPUModels {
 		queried[m] = true
 	}
-	keys := make([]string, 0, len(groups))
-	for k := range groups {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(groups))
 	for _, k := range keys {
 		g := groups[k]
 		typ := instanceType(g.count, g.gpuName)
@@ -309,11 +302,7 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 	}
 	// Pairs seen in stock recently but without a rentable offer now are
 	// sold out; older ones, and GPUs no longer queried, are forgotten.
-	seenKeys := make([]string, 0, len(seen))
-	for k := range seen {
-		seenKeys = append(seenKeys, k)
-	}
-	sort.Strings(seenKeys)
+	seenKeys := slices.Sorted(maps.Keys(seen))
 	for _, k := range seenKeys {
 		p := seen[k]
 		if _, inStock := groups[k]; inStock {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/fetchers/vastai/vastaitest"
 )
 
@@ -21,13 +22,9 @@ const (
 	b300Capture = "testdata/bundles-B300-asc-limit8-20260822.json"
 )
 
-func testClient() *fetchers.Client {
-	return fetchers.NewClient(fetchers.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, RequestTimeout: 5 * time.Second})
-}
-
 func newFetcher(t *testing.T, url string, models ...string) *Fetcher {
 	t.Helper()
-	f, err := New(Config{Endpoint: url, GPUModels: models, RequestInterval: -1}, testClient(), nil)
+	f, err := New(Config{Endpoint: url, GPUModels: models, RequestInterval: -1}, fetcherstest.QuickClient(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +285,7 @@ func TestBadAnswersFailTheRun(t *testing.T) {
 			if tt.setup != nil {
 				tt.setup(t, fake)
 			}
-			f, err := New(Config{Endpoint: fake.URL, GPUModels: []string{"H100 SXM"}, RequestInterval: -1, MaxPages: tt.pages}, testClient(), nil)
+			f, err := New(Config{Endpoint: fake.URL, GPUModels: []string{"H100 SXM"}, RequestInterval: -1, MaxPages: tt.pages}, fetcherstest.QuickClient(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -386,11 +383,11 @@ func TestCountryAndGPU(t *testing.T) {
 
 func TestNewRejectsBadEndpoint(t *testing.T) {
 	for _, e := range []string{"console.vast.ai", "ftp://x", "http://"} {
-		if _, err := New(Config{Endpoint: e}, testClient(), nil); err == nil {
+		if _, err := New(Config{Endpoint: e}, fetcherstest.QuickClient(), nil); err == nil {
 			t.Errorf("endpoint %q accepted", e)
 		}
 	}
-	f, err := New(Config{}, testClient(), nil)
+	f, err := New(Config{}, fetcherstest.QuickClient(), nil)
 	if err != nil || f.base.String() != "https://console.vast.ai/api/v0/bundles/" || len(f.cfg.GPUModels) != len(DefaultGPUModels) {
 		t.Errorf("defaults: %v %v", f, err)
 	}

@@ -8,14 +8,15 @@
 package alibabatest
 
 import (
-	"bytes"
 	"embed"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"sync"
 	"testing"
 
+	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 )
 
@@ -59,16 +60,11 @@ func loadSamples() error {
 	return parseErr
 }
 
-// decode reads a JSON object keeping numbers exactly as written.
+// decode reads one whole JSON object keeping numbers exactly as written.
 func decode(b []byte) (map[string]any, error) {
 	var v map[string]any
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
+	if err := fetchers.DecodeWhole(b, "a JSON object", &v); err != nil {
 		return nil, err
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("more than one JSON value")
 	}
 	return v, nil
 }
@@ -120,12 +116,7 @@ func First(v any, keys ...string) map[string]any {
 
 // Keys lists an object's field names, sorted, for format checks.
 func Keys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(m))
 }
 
 func clone(m map[string]any) map[string]any {

@@ -47,6 +47,21 @@ type scenarioFile struct {
 	body   map[string]any
 }
 
+// readParsed reads the scenario file name with read and parses its body;
+// a parse error names the file.
+func readParsed[T any](read func(name string) (map[string]any, error), name string, parse func(map[string]any) (T, error)) (map[string]any, T, error) {
+	var zero T
+	body, err := read(name)
+	if err != nil {
+		return nil, zero, err
+	}
+	v, err := parse(body)
+	if err != nil {
+		return nil, zero, fmt.Errorf("%s: %w", name, err)
+	}
+	return body, v, nil
+}
+
 func readScenario(dir string) (*World, []scenarioFile, error) {
 	w := &World{Zones: map[string][]Zone{}, Prices: map[string]Price{}, Spots: map[string][]SpotRow{}}
 	var files []scenarioFile
@@ -69,13 +84,11 @@ func readScenario(dir string) (*World, []scenarioFile, error) {
 		if page > 1 {
 			name = fmt.Sprintf("DescribeInstanceTypes.%d.json", page)
 		}
-		body, err := read(name)
+		body, rows, err := readParsed(read, name, func(body map[string]any) ([]map[string]any, error) {
+			return list(body, "InstanceTypes", "InstanceType")
+		})
 		if err != nil {
 			return nil, nil, err
-		}
-		rows, err := list(body, "InstanceTypes", "InstanceType")
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", name, err)
 		}
 		var types []InstanceType
 		for _, r := range rows {
@@ -108,13 +121,9 @@ func readScenario(dir string) (*World, []scenarioFile, error) {
 		}
 		region := e.Name()
 		name := filepath.Join(region, "DescribeAvailableResource.json")
-		body, err := read(name)
+		body, zones, err := readParsed(read, name, func(body map[string]any) ([]Zone, error) { return parseZones(body, region) })
 		if err != nil {
 			return nil, nil, err
-		}
-		zones, err := parseZones(body, region)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", name, err)
 		}
 		w.Zones[region] = zones
 		files = append(files, scenarioFile{name, "DescribeAvailableResource", url.Values{"RegionId": {region}, "DestinationResource": {"InstanceType"}}, body})
@@ -127,13 +136,9 @@ func readScenario(dir string) (*World, []scenarioFile, error) {
 				return nil, nil, fmt.Errorf("%s: want <InstanceType>_<PriceUnit>_<Period>.json", path)
 			}
 			name := filepath.Join(region, "DescribePrice", filepath.Base(path))
-			body, err := read(name)
+			body, p, err := readParsed(read, name, parsePrice)
 			if err != nil {
 				return nil, nil, err
-			}
-			p, err := parsePrice(body)
-			if err != nil {
-				return nil, nil, fmt.Errorf("%s: %w", name, err)
 			}
 			w.Prices[PriceKey(region, parts[0], parts[1], parts[2])] = p
 			files = append(files, scenarioFile{name, "DescribePrice", url.Values{"RegionId": {region}, "ResourceType": {"instance"},
@@ -147,13 +152,9 @@ func readScenario(dir string) (*World, []scenarioFile, error) {
 				return nil, nil, fmt.Errorf("%s: want <ZoneId>_<InstanceType>.json", path)
 			}
 			name := filepath.Join(region, "DescribeSpotPriceHistory", filepath.Base(path))
-			body, err := read(name)
+			body, rows, err := readParsed(read, name, parseSpots)
 			if err != nil {
 				return nil, nil, err
-			}
-			rows, err := parseSpots(body)
-			if err != nil {
-				return nil, nil, fmt.Errorf("%s: %w", name, err)
 			}
 			if cur, ok := body["Currency"].(string); ok {
 				if w.SpotCurrency != "" && w.SpotCurrency != cur {

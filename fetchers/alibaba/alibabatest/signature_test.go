@@ -12,10 +12,7 @@ import (
 func TestVerifierV2Vectors(t *testing.T) {
 	for _, v := range SignatureVectors(t).V2 {
 		t.Run(v.Name, func(t *testing.T) {
-			q := url.Values{}
-			for k, val := range v.Params {
-				q.Set(k, val)
-			}
+			q := queryOf(v.Params)
 			if v.CanonicalQuery != "" {
 				if got := canonicalQuery(q, "Signature"); got != v.CanonicalQuery {
 					t.Errorf("canonical query\n got %s\nwant %s", got, v.CanonicalQuery)
@@ -39,10 +36,7 @@ func TestVerifierV2Vectors(t *testing.T) {
 func TestVerifierV3Vectors(t *testing.T) {
 	for _, v := range SignatureVectors(t).V3 {
 		t.Run(v.Name, func(t *testing.T) {
-			q := url.Values{}
-			for k, val := range v.Query {
-				q.Set(k, val)
-			}
+			q := queryOf(v.Query)
 			var signed []string
 			for h := range v.Headers {
 				signed = append(signed, h)
@@ -84,4 +78,13 @@ func TestParseACS3Rejects(t *testing.T) {
 	if h.Get("X-Acs-Date") != "d" {
 		t.Fatal("header lookup is case-sensitive")
 	}
+}
+
+// queryOf is a vector's parameters as a query, one value each.
+func queryOf(params map[string]string) url.Values {
+	q := url.Values{}
+	for k, v := range params {
+		q.Set(k, v)
+	}
+	return q
 }

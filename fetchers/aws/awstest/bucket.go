@@ -200,11 +200,17 @@ func (b *Bucket) writeEC2Index() {
 	}
 	b.mu.Unlock()
 	idx["regions"] = entries
-	raw, err := json.MarshalIndent(idx, "", "  ")
+	b.putIndex(EC2RegionIndexPath, idx)
+}
+
+// putIndex publishes an index document, indented as AWS serves it.
+func (b *Bucket) putIndex(path string, doc map[string]any) {
+	b.tb.Helper()
+	raw, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		b.tb.Fatal(err)
 	}
-	b.Put(EC2RegionIndexPath, raw)
+	b.Put(path, raw)
 }
 
 // PublishSavingsPlans replaces every region's savings-plan rate file and
@@ -253,11 +259,7 @@ func (b *Bucket) writeSPIndex() {
 	}
 	b.mu.Unlock()
 	shape["regions"] = regions
-	raw, err := json.MarshalIndent(shape, "", "  ")
-	if err != nil {
-		b.tb.Fatal(err)
-	}
-	b.Put(SPRegionIndexPath, raw)
+	b.putIndex(SPRegionIndexPath, shape)
 }
 
 // SetSpot publishes the spot feed built by Samples.SpotFeedFor.

@@ -2,7 +2,8 @@ package awstest
 
 import (
 	"encoding/json"
-	"sort"
+	"maps"
+	"slices"
 	"testing"
 )
 
@@ -19,11 +20,7 @@ func (s *Samples) SpotFeedFor(tb testing.TB, prices map[string]map[string]string
 	}
 	cfg := feed["config"].(map[string]any)
 	tmpl := cfg["regions"].([]any)[0].(map[string]any)
-	regions := make([]string, 0, len(prices))
-	for r := range prices {
-		regions = append(regions, r)
-	}
-	sort.Strings(regions)
+	regions := slices.Sorted(maps.Keys(prices))
 	var out []any
 	for _, code := range regions {
 		r := map[string]any{}
@@ -31,11 +28,7 @@ func (s *Samples) SpotFeedFor(tb testing.TB, prices map[string]map[string]string
 			r[k] = v
 		}
 		r["region"] = code
-		names := make([]string, 0, len(prices[code]))
-		for n := range prices[code] {
-			names = append(names, n)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(prices[code]))
 		var sizes []any
 		for _, n := range names {
 			sizes = append(sizes, map[string]any{"size": n, "valueColumns": []any{

@@ -70,16 +70,12 @@ type Server struct {
 func New(t testing.TB, key string) *Server {
 	t.Helper()
 	s := &Server{Key: key, body: Sample()}
-	s.Server = fetcherstest.Start(t, s.serve)
+	s.Server = s.Serve(t, &s.mu, http.MethodGet, Path, s.serve)
 	return s
 }
 
+// serve answers an accepted request, with s.mu held.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.Accept(w, r, http.MethodGet, Path) {
-		return
-	}
 	if !s.authorized(r.Header.Get("Authorization")) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusUnauthorized)

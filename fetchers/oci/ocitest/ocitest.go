@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 )
 
 // Path is where the fake answers.
@@ -131,13 +133,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "want currencyCode=USD", http.StatusBadRequest)
 		return
 	}
-	var body []byte
-	var err error
+	var body any
 	switch {
 	case raw != nil:
 		body = raw
 	case size == 0:
-		body, err = json.Marshal(list)
+		body = list
 	default:
 		offset, _ := strconv.Atoi(r.URL.Query().Get("offset"))
 		end := min(offset+size, len(list.Items))
@@ -148,15 +149,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		if end < len(list.Items) {
 			page["links"] = []map[string]string{{"rel": "next", "href": fmt.Sprintf("%s?currencyCode=USD&offset=%d", Path, end)}}
 		}
-		body, err = json.Marshal(page)
+		body = page
 	}
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	if truncate {
-		body = body[:len(body)/2]
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Write(body)
+	fetcherstest.WriteJSON(w, body, truncate)
 }

@@ -70,16 +70,12 @@ func New(t testing.TB, key string) *Server {
 	t.Helper()
 	s := &Server{Key: key}
 	s.SetBody(t, Sample())
-	s.Server = fetcherstest.Start(t, s.serve)
+	s.Server = s.Serve(t, &s.mu, http.MethodPost, Path, s.serve)
 	return s
 }
 
+// serve answers an accepted request, with s.mu held.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.Accept(w, r, http.MethodPost, Path) {
-		return
-	}
 	var req struct {
 		Query string `json:"query"`
 	}

@@ -17,7 +17,6 @@
 package tencenttest
 
 import (
-	"bytes"
 	"embed"
 	"encoding/json"
 	"fmt"
@@ -34,6 +33,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 )
 
@@ -394,11 +394,10 @@ func decodeSample(name string) (map[string]any, error) {
 	return decode(b)
 }
 
+// decode reads one whole JSON object keeping numbers exactly as written.
 func decode(b []byte) (map[string]any, error) {
 	var v map[string]any
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
+	if err := fetchers.DecodeWhole(b, "a JSON object", &v); err != nil {
 		return nil, err
 	}
 	return v, nil

@@ -19,6 +19,8 @@ import (
 	"testing"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 )
 
 // MaxLimit is what the real server clamps a page to.
@@ -166,16 +168,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	for _, h := range hits {
 		out.Offers = append(out.Offers, h.o)
 	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	if truncate {
-		b = b[:len(b)/2]
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Write(b)
+	fetcherstest.WriteJSON(w, out, truncate)
 }
 
 func matches(o Offer, q map[string]any, leak bool) (bool, decimal.Decimal, int64, error) {
