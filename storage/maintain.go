@@ -28,6 +28,11 @@ type Retention struct {
 	SpotThinStep time.Duration
 }
 
+// MinChangesAge is the least age Maintain prunes changes at, whatever
+// ChangesMaxAge says: the weekly digest counts the week's price changes
+// from them (PriceChanges), and a week and a day covers a late digest.
+const MinChangesAge = 8 * 24 * time.Hour
+
 // MaintainResult says what Maintain removed.
 type MaintainResult struct {
 	ChangesPruned       int64
@@ -40,7 +45,7 @@ func (db *DB) Maintain(ctx context.Context, r Retention) (MaintainResult, error)
 	var res MaintainResult
 	now := db.Now().UTC()
 	if r.ChangesMaxAge > 0 {
-		n, err := db.pruneChanges(ctx, now.Add(-r.ChangesMaxAge))
+		n, err := db.pruneChanges(ctx, now.Add(-max(r.ChangesMaxAge, MinChangesAge)))
 		if err != nil {
 			return res, err
 		}

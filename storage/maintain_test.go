@@ -142,3 +142,24 @@ func TestParseFixedTimeMatchesTimeParse(t *testing.T) {
 		}
 	}
 }
+
+// A changes_max_age under a week and a day still keeps the week's changes
+// the weekly digest counts (PriceChanges); older ones go.
+func TestRetentionKeepsTheDigestsWeek(t *testing.T) {
+	ctx, db, clk := openTestDB(t)
+	for _, price := range []string{"98.32", "90", "91"} {
+		if _, err := save(t, db, snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, price)), SaveOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		clk.t = clk.t.Add(5 * 24 * time.Hour)
+	}
+	// Changes at day 0 (new), 5 and 10 (moves); now is day 15.
+	res, err := db.Maintain(ctx, Retention{ChangesMaxAge: time.Hour})
+	if err != nil || res.ChangesPruned != 2 {
+		t.Fatalf("pruned %d, %v; want the two changes older than %s", res.ChangesPruned, err, MinChangesAge)
+	}
+	counts, err := db.PriceChanges(ctx, clk.t.Add(-7*24*time.Hour), clk.t, pricewatch.Linux, nil)
+	if err != nil || len(counts) != 1 || counts[0].N != 1 || counts[0].Region != "eastus" {
+		t.Errorf("the week's price changes: %+v, %v; want the day-10 move", counts, err)
+	}
+}

@@ -5,48 +5,35 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/pricewatch/pricewatch"
 )
 
-// ChangeCount is how many price intervals of one GPU model in one region
-// began in a span and replaced a different price of the same offer.
+// ChangeCount is how many price changes of one GPU model in one region
+// were detected in a span.
 type ChangeCount struct {
 	GPUModel, Region string
 	N                int
 }
 
-// PriceChanges counts, per GPU model and region, the price intervals of
-// offers of the OS and models (none: every model) that began after from
-// and at or before to where a different effective price of the same offer
-// ended (a change; an offer listed again after a gap is not one). It is
-// counted in SQL so that the weekly digest, which reads prices only at its
-// weekly points, still counts every change of the week without holding the
-// week's intervals: each offer's intervals still valid after from are
-// reached through its current row and the closed-interval index, and the
-// price each replaced by its end time.
+// PriceChanges counts, per GPU model and region, the price changes of
+// offers of the OS and models (none: every model) detected after from and
+// at or before to: the changes table's price_changed rows, which each run
+// writes in the transaction that replaces the price (a price seen for the
+// first time, or again after a gap, is price_new, not a change). The weekly
+// digest reads prices only at its weekly points, so it counts the week's
+// changes here, through the changes_at index, holding nothing but the
+// counts. Maintain keeps changes for MinChangesAge at least for this.
 func (db *DB) PriceChanges(ctx context.Context, from, to time.Time, os string, models []string) ([]ChangeCount, error) {
-	cond, args := "o.os = ?", []any{os}
+	q := `SELECT gpu_model, region, COUNT(*) FROM changes WHERE at > ? AND at <= ? AND kind = ? AND os = ?`
+	args := []any{formatTime(from), formatTime(to), string(pricewatch.PriceChanged), os}
 	if len(models) > 0 {
-		cond += " AND o.gpu_model IN (?" + strings.Repeat(", ?", len(models)-1) + ")"
+		q += " AND gpu_model IN (?" + strings.Repeat(", ?", len(models)-1) + ")"
 		for _, m := range models {
 			args = append(args, m)
 		}
 	}
-	f, t := formatTime(from), formatTime(to)
-	q := `WITH o AS (SELECT id, gpu_model, region FROM offers o WHERE ` + cond + `),
-	  started AS (
-	    SELECT o.gpu_model, o.region, p.offer_id, p.valid_from, p.effective_hourly
-	      FROM o JOIN prices p INDEXED BY prices_current ON p.offer_id = o.id AND p.valid_to IS NULL
-	     WHERE p.valid_from > ? AND p.valid_from <= ?
-	    UNION ALL
-	    SELECT o.gpu_model, o.region, p.offer_id, p.valid_from, p.effective_hourly
-	      FROM o JOIN prices p INDEXED BY prices_offer_to ON p.offer_id = o.id AND p.valid_to IS NOT NULL AND p.valid_to > ?
-	     WHERE p.valid_from > ? AND p.valid_from <= ?)
-	SELECT s.gpu_model, s.region, COUNT(*) FROM started s
-	  JOIN prices q INDEXED BY prices_offer_to ON q.offer_id = s.offer_id AND q.valid_to IS NOT NULL AND q.valid_to = s.valid_from
-	 WHERE q.effective_hourly <> s.effective_hourly
-	 GROUP BY s.gpu_model, s.region ORDER BY s.gpu_model, s.region`
-	args = append(args, f, t, f, f, t)
-	rows, err := db.read.QueryContext(ctx, q, args...)
+	rows, err := db.read.QueryContext(ctx, q+` GROUP BY gpu_model, region ORDER BY gpu_model, region`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("counting price changes: %w", err)
 	}
