@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/logging"
+	"github.com/pricewatch/pricewatch/providers"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -50,7 +52,7 @@ func newApp(stdout, stderr io.Writer) *app {
 func (a *app) rootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "pricewatch",
-		Short:         "Track GPU cloud prices and availability across AWS, Azure, Alibaba Cloud and Tencent Cloud",
+		Short:         "Track GPU cloud prices and availability across " + cloudList(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
@@ -184,4 +186,17 @@ func (a *app) setupLogger(cfg config.Log) error {
 // applyLogLevel changes the level of the running logger (SIGHUP reload).
 func (a *app) applyLogLevel(level string) error {
 	return a.level.UnmarshalText([]byte(level))
+}
+
+// cloudList names the registered clouds as people write them ("AWS, Azure,
+// … and Vast.ai"), so the help never lags the provider registry.
+func cloudList() string {
+	var names []string
+	for _, n := range providers.Names() {
+		names = append(names, providers.DisplayName(n))
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
