@@ -18,7 +18,7 @@ import (
 )
 
 func (a *app) alertsCommand() *cobra.Command {
-	return group("alerts", "Deliver, test, list and retry Slack alerts",
+	return group("alerts", "Deliver, list and retry queued alerts (Slack and the webhook), test Slack, show the rules",
 		`Alerts are queued in the database (the outbox) in the same transaction that
 stores a run, then posted to Slack in order per channel. A Slack outage only
 delays them. These commands look into and act on that queue.`,
