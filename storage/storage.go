@@ -24,6 +24,8 @@ import (
 	"time"
 
 	"github.com/mattn/go-sqlite3" // also registers the "sqlite3" driver
+
+	"github.com/pricewatch/pricewatch/retry"
 )
 
 //go:embed migrations/*.sql
@@ -120,16 +122,15 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 // processes starting together (the daemon and a CLI) would otherwise see.
 func pingWhileBusy(ctx context.Context, db *sql.DB, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
-	for wait := 5 * time.Millisecond; ; wait = min(wait*2, 200*time.Millisecond) {
+	for attempt := 1; ; attempt++ {
 		err := db.PingContext(ctx)
 		var se sqlite3.Error
 		if err == nil || !errors.As(err, &se) || (se.Code != sqlite3.ErrBusy && se.Code != sqlite3.ErrLocked) || time.Now().After(deadline) {
 			return err
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(wait):
+		// The one back-off and sleep (package retry): 5 ms doubling to 200 ms.
+		if err := retry.Sleep(ctx, retry.Delay(5*time.Millisecond, 200*time.Millisecond, attempt)); err != nil {
+			return err
 		}
 	}
 }
