@@ -164,7 +164,15 @@ func (db *DB) migrate(ctx context.Context, progress func(string)) error {
 	}
 	sort.Strings(names)
 	// A file of another program is refused before anything is written.
-	stamp, err := identify(ctx, db.write, db.path)
+	// Its marks are read in one transaction, a snapshot: read one by one,
+	// another process's first migration committing between the reads
+	// would show its tables beside the version 0 read before it.
+	snap, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("reading database %s: %w", db.path, err)
+	}
+	stamp, err := identify(ctx, snap, db.path)
+	snap.Rollback()
 	if err != nil {
 		return err
 	}
