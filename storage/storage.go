@@ -167,7 +167,8 @@ func (db *DB) migrate(ctx context.Context, progress func(string)) error {
 	// Its marks are read in one transaction, a snapshot: read one by one,
 	// another process's first migration committing between the reads
 	// would show its tables beside the version 0 read before it.
-	snap, err := db.write.BeginTx(ctx, nil)
+	// (On the read pool: a deferred transaction takes no write lock.)
+	snap, err := db.read.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("reading database %s: %w", db.path, err)
 	}
