@@ -299,7 +299,7 @@ func parseOfferFileAt(r io.Reader, region string, now time.Time) (*regionPrices,
 				if !keep {
 					return nil
 				}
-				eff, err := t.effectiveAt()
+				eff, err := effectiveDate(t.effective)
 				if err != nil {
 					return fmt.Errorf("%s term %s: %w", skuName, t.code, err)
 				}
@@ -387,13 +387,15 @@ type priceDimension struct {
 }
 
 // effectiveAt reads the term's effectiveDate; none is the zero time.
-func (t term) effectiveAt() (time.Time, error) {
-	if t.effective == "" {
+// effectiveDate parses a term's effectiveDate (on-demand, reserved and
+// savings-plan terms alike); none is the zero time.
+func effectiveDate(v string) (time.Time, error) {
+	if v == "" {
 		return time.Time{}, nil
 	}
-	e, err := time.Parse(time.RFC3339, t.effective)
+	e, err := time.Parse(time.RFC3339, v)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("%w: effectiveDate %q", errLayout, t.effective)
+		return time.Time{}, fmt.Errorf("%w: effectiveDate %q", errLayout, v)
 	}
 	return e, nil
 }

@@ -131,7 +131,7 @@ func parseSavingsPlanFile(r io.Reader, region string, now time.Time, want func(i
 		if err != nil || len(rates) == 0 {
 			return err
 		}
-		eff, err := (term{effective: effective}).effectiveAt()
+		eff, err := effectiveDate(effective)
 		if err != nil {
 			return fmt.Errorf("savings plan %s: %w", sku, err)
 		}
