@@ -386,7 +386,6 @@ type priceDimension struct {
 	currency, price   string
 }
 
-// effectiveAt reads the term's effectiveDate; none is the zero time.
 // effectiveDate parses a term's effectiveDate (on-demand, reserved and
 // savings-plan terms alike); none is the zero time.
 func effectiveDate(v string) (time.Time, error) {
