@@ -23,7 +23,7 @@ const (
 	Tencent = "tencent"
 	Lambda  = "lambda"
 	RunPod  = "runpod"
-	// VastAI is a marketplace of hosts' machines (see IsMarketplace).
+	// VastAI is a marketplace of hosts' machines (see clouds.IsMarketplace).
 	VastAI = "vastai"
 	// OCI is Oracle Cloud Infrastructure's public list price.
 	OCI = "oci"

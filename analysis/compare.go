@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/clouds"
 	"github.com/pricewatch/pricewatch/gpu"
 )
 
@@ -60,7 +61,7 @@ type CompareRow struct {
 	// "sold_out", or "" when unknown).
 	Availability string `json:"availability"`
 	// Marketplace: sold by third-party hosts through a marketplace (see
-	// pricewatch.IsMarketplace), not by the cloud itself.
+	// clouds.IsMarketplace), not by the cloud itself.
 	Marketplace bool `json:"marketplace"`
 	// FXError says why a row could not be converted (only in Unconverted).
 	FXError string `json:"fx_error,omitempty"`
@@ -155,7 +156,7 @@ func compareRow(o pricewatch.Offer, places availabilityIndex, opts CompareOption
 	row := CompareRow{
 		OfferKeyJSON: o.Key().JSON(),
 		GPUModel:     o.GPUModel, GPUCount: o.GPUCount, NativeCurrency: o.Currency, Offer: o,
-		Marketplace: pricewatch.IsMarketplace(o.Provider, o.OfferingClass),
+		Marketplace: clouds.IsMarketplace(o.Provider, o.OfferingClass),
 	}
 	if spec, ok := gpu.Lookup(o.GPUModel); ok {
 		row.Spec = &spec

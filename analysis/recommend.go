@@ -11,6 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/clouds"
 	"github.com/pricewatch/pricewatch/fx"
 	"github.com/pricewatch/pricewatch/gpu"
 )
@@ -70,7 +71,7 @@ type Option struct {
 	// pay-as-you-go options or when no on-demand price is stored.
 	BreakEvenUtilization decimal.NullDecimal `json:"break_even_utilization"`
 	Interruptible        bool                `json:"interruptible"`
-	// Marketplace: third-party hosts sell it (pricewatch.IsMarketplace).
+	// Marketplace: third-party hosts sell it (clouds.IsMarketplace).
 	Marketplace    bool   `json:"marketplace"`
 	Available      *bool  `json:"available"`
 	Availability   string `json:"availability"`
@@ -217,7 +218,7 @@ func buildOptions(cands, all []pricewatch.Offer, avail []pricewatch.Availability
 			OfferKeyJSON: o.Key().JSON(),
 			GPUModel:     o.GPUModel, GPUsPerInstance: o.GPUCount, NativeCurrency: o.Currency,
 			Interruptible: o.PriceType == pricewatch.Spot, Offer: o,
-			Marketplace: pricewatch.IsMarketplace(o.Provider, o.OfferingClass),
+			Marketplace: clouds.IsMarketplace(o.Provider, o.OfferingClass),
 		}
 		op.Instances = int(math.Ceil(float64(opts.Count)/o.GPUCount - 1e-9))
 		n := decimal.NewFromInt(int64(op.Instances))
@@ -464,7 +465,7 @@ func hoursText(h int64) string {
 // only on the marketplace's terms; the cheapest cloud option is named too.
 func (r *Recommendation) marketplaceNote(best Option) string {
 	note := fmt.Sprintf("It is a marketplace offer from a third-party host: on %s at %s per GPU-hour, if interruptions and the marketplace terms are acceptable.",
-		MarketplaceName(best.Provider, best.OfferingClass), money(best.CostPerGPUHour, r.Currency))
+		clouds.MarketplaceName(best.Provider, best.OfferingClass), money(best.CostPerGPUHour, r.Currency))
 	for _, o := range r.Options {
 		if !o.Marketplace && (o.Available == nil || *o.Available) {
 			note += fmt.Sprintf(" The cheapest cloud option is %s at %s per GPU-hour.", o.Label(), money(o.CostPerGPUHour, r.Currency))
@@ -472,19 +473,4 @@ func (r *Recommendation) marketplaceNote(best Option) string {
 		}
 	}
 	return note
-}
-
-// MarketplaceName names a marketplace for people: "Vast.ai", "RunPod
-// Community".
-func MarketplaceName(provider, offeringClass string) string {
-	switch provider {
-	case pricewatch.VastAI:
-		return "Vast.ai"
-	case pricewatch.RunPod:
-		if offeringClass == pricewatch.Community {
-			return "RunPod Community"
-		}
-		return "RunPod"
-	}
-	return provider
 }

@@ -1,11 +1,7 @@
 package config
 
 import (
-	"os"
-	"os/exec"
 	"reflect"
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/pricewatch/pricewatch/providers"
@@ -50,57 +46,8 @@ func TestProviderSectionsMatchTheRegistry(t *testing.T) {
 		if example.Line("providers."+p.Name) == 0 {
 			t.Errorf("config.example.yaml has no providers.%s section", p.Name)
 		}
-		if p.Display == "" || p.Build == nil {
-			t.Errorf("%s registers no display name or constructor", p.Name)
+		if p.Build == nil {
+			t.Errorf("%s registers no constructor", p.Name)
 		}
 	}
-}
-
-// The registry is the only list of providers: outside the cloud's own
-// package, the registry and its tests, no Go file spells a provider's
-// name as a string literal, and no non-test file lists the providers'
-// packages but the registry.
-func TestNothingElseListsTheProviders(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not on PATH")
-	}
-	out, err := exec.Command("git", "-C", "..", "ls-files", "*.go").Output()
-	if err != nil {
-		t.Skipf("not a git checkout: %v", err)
-	}
-	names := providers.Names()
-	for _, file := range strings.Fields(string(out)) {
-		if strings.HasSuffix(file, "_test.go") || strings.HasPrefix(file, "fetchers/") || strings.HasPrefix(file, "providers/") {
-			continue
-		}
-		b, err := os.ReadFile("../" + file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		text := string(b)
-		var imported []string
-		for _, n := range names {
-			if strings.Contains(text, `"github.com/pricewatch/pricewatch/fetchers/`+n+`"`) {
-				imported = append(imported, n)
-			}
-		}
-		if len(imported) > 1 {
-			t.Errorf("%s imports the fetchers of %s: ask package providers instead", file, strings.Join(imported, ", "))
-		}
-		var listed []string
-		for _, n := range names {
-			if strings.Contains(text, `"`+n+`"`) {
-				listed = append(listed, n)
-			}
-		}
-		if len(listed) > 1 && !slices.Contains(allowedNameLists, file) {
-			t.Errorf("%s spells the provider names %s: take them from package providers", file, strings.Join(listed, ", "))
-		}
-	}
-}
-
-// allowedNameLists are the files that may name several providers as
-// strings, with the reason.
-var allowedNameLists = []string{
-	"offer.go", // the provider name constants the fetchers and storage share
 }

@@ -16,17 +16,14 @@ import (
 )
 
 // Provider is what a cloud's package registers (package providers lists
-// every one): who it is, its config section and how to build its fetcher
-// from that section.
+// every one): which cloud it reads, its config section and how to build
+// its fetcher from that section. How the cloud is written and where its
+// pricing pages are is package clouds' table, which needs no fetcher.
 type Provider struct {
-	// Name is the provider's key: providers.<name> in config, the
-	// provider column in storage, --provider on the command line.
+	// Name is the cloud's key in package clouds: providers.<name> in
+	// config, the provider column in storage, --provider on the command
+	// line.
 	Name string
-	// Display is the provider as people write it ("Oracle Cloud").
-	Display string
-	// Pricing is the cloud's public pricing page per price type; the
-	// entry for "" is the general page.
-	Pricing map[pricewatch.PriceType]string
 	// Facts are what the checks of the shared keys need (whether the
 	// endpoint is always called, why regions mean nothing).
 	section.Facts
@@ -121,11 +118,6 @@ type unconfigured struct {
 func (u unconfigured) Provider() string { return u.name }
 func (u unconfigured) Fetch(context.Context, Previous) (*pricewatch.Snapshot, error) {
 	return nil, u.err
-}
-
-// GeneralPricing is a pricing map with only the general page.
-func GeneralPricing(url string) map[pricewatch.PriceType]string {
-	return map[pricewatch.PriceType]string{"": url}
 }
 
 // ReadKey resolves one credential: the environment variable env first,

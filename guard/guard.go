@@ -32,7 +32,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -53,9 +52,27 @@ type Guard struct {
 	log     *zap.Logger
 }
 
+// Config is the guard section of the config (guard.* keys), as the
+// composition hands it over: the guard reads no config itself.
+type Config struct {
+	// Enabled turns the guard on.
+	Enabled bool
+	// ImplausibleRatio: a price per GPU-hour at or below 1/ratio of the
+	// offer's own stored price and of every other current offer of the
+	// same GPU model and price type (same currency) is held; 0 turns the
+	// comparison off.
+	ImplausibleRatio float64
+	// FloorPerGPUHour: per currency, a price per GPU-hour below this is
+	// held. A currency without a floor has none.
+	FloorPerGPUHour map[string]float64
+	// AcceptAfterRuns: a held price that comes back unchanged in this many
+	// consecutive complete runs is accepted in the last of them.
+	AcceptAfterRuns int
+}
+
 // New builds a guard from the guard section of the config. A nil log
 // discards logging.
-func New(cfg config.Guard, log *zap.Logger) (*Guard, error) {
+func New(cfg Config, log *zap.Logger) (*Guard, error) {
 	if log == nil {
 		log = zap.NewNop()
 	}

@@ -32,14 +32,14 @@ func store(t *testing.T, db *storage.DB, provider string, offers ...pricewatch.O
 }
 
 func TestCheck(t *testing.T) {
-	floorsOff := config.Guard{Enabled: true, ImplausibleRatio: 1000, AcceptAfterRuns: 3}
-	defaults := config.Default().Guard
+	floorsOff := Config{Enabled: true, ImplausibleRatio: 1000, AcceptAfterRuns: 3}
+	defaults := Config(config.Default().Guard)
 	h100 := func(hourly string) pricewatch.Offer {
 		return offer("azure", "Standard_ND96isr_H100_v5", "H100", 8, "USD", hourly)
 	}
 	tests := []struct {
 		name    string
-		cfg     config.Guard
+		cfg     Config
 		stored  map[string][]pricewatch.Offer // provider → stored current offers
 		offer   pricewatch.Offer
 		reason  string // "" = not held
@@ -76,7 +76,7 @@ func TestCheck(t *testing.T) {
 			offer:  h100("0.001")},
 		{name: "the stored price itself is never held", cfg: defaults,
 			stored: map[string][]pricewatch.Offer{"azure": {h100("0.01")}}, offer: h100("0.01")},
-		{name: "guard off", cfg: config.Guard{Enabled: false, ImplausibleRatio: 1000, AcceptAfterRuns: 3, FloorPerGPUHour: map[string]float64{"USD": 0.05}},
+		{name: "guard off", cfg: Config{Enabled: false, ImplausibleRatio: 1000, AcceptAfterRuns: 3, FloorPerGPUHour: map[string]float64{"USD": 0.05}},
 			offer: h100("0.01")},
 	}
 	for _, tt := range tests {
@@ -120,7 +120,7 @@ func TestHeldPriceAcceptedAfterRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	g, err := New(config.Default().Guard, nil)
+	g, err := New(Config(config.Default().Guard), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestHeldPriceAcceptedAfterRuns(t *testing.T) {
 }
 
 func TestNewRejectsBadConfig(t *testing.T) {
-	for _, c := range []config.Guard{{AcceptAfterRuns: 0}, {AcceptAfterRuns: 1, ImplausibleRatio: 0.5}} {
+	for _, c := range []Config{{AcceptAfterRuns: 0}, {AcceptAfterRuns: 1, ImplausibleRatio: 0.5}} {
 		if _, err := New(c, nil); err == nil {
 			t.Errorf("accepted %+v", c)
 		}

@@ -16,23 +16,38 @@ import (
 	"strings"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/gpu"
 )
 
-// Overrides are the configured corrections, in file order.
-type Overrides struct {
-	rules []config.HardwareOverride
+// Override is one entry of hardware.overrides: it sets the GPU of the
+// instance types it matches; a field left zero keeps what the fetcher
+// found.
+type Override struct {
+	// InstanceType is the cloud's type name, exactly, or a glob.
+	InstanceType string
+	// GPUModel is a catalogue model or any name the resolver understands.
+	GPUModel string
+	// GPUCount is the number of GPUs per instance (a fraction for a share
+	// of one card).
+	GPUCount float64
+	// GPUMemoryGB is the memory of one GPU (of one slice for a fraction).
+	GPUMemoryGB float64
 }
 
-// NewOverrides takes hardware.overrides as validated by the config package.
-func NewOverrides(cfg config.Hardware) Overrides {
-	return Overrides{rules: append([]config.HardwareOverride(nil), cfg.Overrides...)}
+// Overrides are the configured corrections, in file order.
+type Overrides struct {
+	rules []Override
+}
+
+// NewOverrides takes hardware.overrides as validated by the config
+// package, in file order (the first match wins).
+func NewOverrides(rules []Override) Overrides {
+	return Overrides{rules: append([]Override(nil), rules...)}
 }
 
 // match returns the first entry whose instance_type matches the name
 // exactly or as a glob.
-func (o Overrides) match(instanceType string) (config.HardwareOverride, bool) {
+func (o Overrides) match(instanceType string) (Override, bool) {
 	for _, r := range o.rules {
 		if r.InstanceType == instanceType {
 			return r, true
@@ -41,7 +56,7 @@ func (o Overrides) match(instanceType string) (config.HardwareOverride, bool) {
 			return r, true
 		}
 	}
-	return config.HardwareOverride{}, false
+	return Override{}, false
 }
 
 // apply returns hw corrected by the first matching entry. A model is

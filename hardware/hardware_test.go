@@ -32,11 +32,11 @@ func TestUnknownTypesAndOverrides(t *testing.T) {
 	if n := UnknownTypes(snap); n != 3 {
 		t.Errorf("%d unknown types, want 3", n)
 	}
-	o := NewOverrides(config.Hardware{Overrides: []config.HardwareOverride{
+	o := NewOverrides([]Override{
 		{InstanceType: "ecs.gn8t-*", GPUModel: "NVIDIA L20 48GB", GPUMemoryGB: 48}, // a glob; model in a vendor spelling
 		{InstanceType: "ecs.gn8t-8x.32xlarge", GPUModel: "H100"},                   // never reached: the first match wins
 		{InstanceType: "Standard_NC8ads_A10_v4", GPUCount: 1},                      // fills only the count
-	}})
+	})
 	if n := o.Apply(snap); n != 2 {
 		t.Errorf("overrides matched %d types, want 2", n)
 	}
@@ -61,7 +61,7 @@ func TestUnknownTypesAndOverrides(t *testing.T) {
 	if len(snap.Offers) != 4 || len(snap.Availability) != 2 {
 		t.Error("overrides dropped records")
 	}
-	if NewOverrides(config.Hardware{}).Apply(snap) != 0 || UnknownTypes(nil) != 0 {
+	if NewOverrides(nil).Apply(snap) != 0 || UnknownTypes(nil) != 0 {
 		t.Error("no overrides must change nothing")
 	}
 }

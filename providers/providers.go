@@ -1,14 +1,15 @@
-// Package providers is the one list of the clouds pricewatch reads: each
-// cloud's package defines its Provider (name, display name, pricing pages,
-// config section, constructor) and this list holds them in the order a
-// fetch cycle runs them. Config, the CLI, the daemon and the notifiers
-// iterate this list; none keeps its own.
+// Package providers composes each cloud pricewatch reads with its fetcher:
+// each cloud's package under fetchers/ defines its Provider (config
+// section, constructor) and this list holds them in the order of package
+// clouds' table, the order a fetch cycle runs them. Config and the code
+// that builds the fetch jobs iterate this list; what only names a cloud
+// (notifiers, reports, the web pages) reads package clouds instead and
+// links no fetcher.
 package providers
 
 import (
 	"slices"
 
-	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/alibaba"
 	"github.com/pricewatch/pricewatch/fetchers/aws"
@@ -20,11 +21,12 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/vastai"
 )
 
-// Provider is what the rest of pricewatch knows about one cloud.
+// Provider is one cloud's config section and fetcher constructor.
 type Provider = fetchers.Provider
 
-// registry in the order a cycle runs them. Adding a cloud: its package
-// under fetchers/ (with its Provider) and one line here.
+// registry in clouds' order (TestRegistryFollowsClouds holds it so).
+// Adding a cloud: its entry in package clouds, its package under
+// fetchers/ (with its Provider) and one line here.
 var registry = []Provider{
 	aws.Provider,
 	azure.Provider,
@@ -36,13 +38,11 @@ var registry = []Provider{
 	oci.Provider,
 }
 
-// projectURL is where a provider pricewatch does not know points.
-const projectURL = "https://github.com/pricewatch/pricewatch"
-
 // All returns every provider in run order.
 func All() []Provider { return slices.Clone(registry) }
 
-// Names returns every provider's name in run order.
+// Names returns every provider's name in run order (package clouds'
+// order).
 func Names() []string {
 	out := make([]string, len(registry))
 	for i, p := range registry {
@@ -58,26 +58,4 @@ func Lookup(name string) (Provider, bool) {
 		return Provider{}, false
 	}
 	return registry[i], true
-}
-
-// DisplayName is the provider as people write it; an unknown name is
-// returned as it is.
-func DisplayName(name string) string {
-	if p, ok := Lookup(name); ok {
-		return p.Display
-	}
-	return name
-}
-
-// PricingURL is the cloud's public pricing page for a price type (its
-// general page when it has none for that type).
-func PricingURL(name string, pt pricewatch.PriceType) string {
-	p, ok := Lookup(name)
-	if !ok {
-		return projectURL
-	}
-	if u, ok := p.Pricing[pt]; ok {
-		return u
-	}
-	return p.Pricing[""]
 }

@@ -1,59 +1,44 @@
 package providers
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
-	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/clouds"
 )
 
-// Every provider is complete: a name that is a config key, a display name
-// and a general pricing page on https.
-func TestRegistryComplete(t *testing.T) {
+// Issue 21 item 5: the registry composes package clouds' table with the
+// fetchers; it lists the same clouds in the same order (the order a cycle
+// runs them), each with a config section and a constructor, and no cloud
+// is registered twice.
+func TestRegistryFollowsClouds(t *testing.T) {
+	if got, want := strings.Join(Names(), ","), strings.Join(clouds.Names(), ","); got != want {
+		t.Errorf("providers.Names() = %s, clouds.Names() = %s: the registry must follow the table", got, want)
+	}
 	seen := map[string]bool{}
 	for _, p := range All() {
-		if p.Name == "" || p.Name != strings.ToLower(p.Name) || strings.ContainsAny(p.Name, " .") {
-			t.Errorf("name %q is not a config key", p.Name)
-		}
 		if seen[p.Name] {
 			t.Errorf("%s registered twice", p.Name)
 		}
 		seen[p.Name] = true
-		if p.Display == "" {
-			t.Errorf("%s has no display name", p.Name)
+		if _, ok := clouds.Lookup(p.Name); !ok {
+			t.Errorf("%s is not in package clouds' table", p.Name)
 		}
-		for pt, u := range p.Pricing {
-			if !strings.HasPrefix(u, "https://") {
-				t.Errorf("%s pricing page for %q is %q", p.Name, pt, u)
-			}
+		if p.Section == nil || p.Build == nil {
+			t.Errorf("%s registers no config section or constructor", p.Name)
 		}
-		if p.Pricing[""] == "" {
-			t.Errorf("%s has no general pricing page", p.Name)
+		if got, ok := Lookup(p.Name); !ok || got.Name != p.Name {
+			t.Errorf("Lookup(%q) = %q, %v", p.Name, got.Name, ok)
 		}
 	}
-}
-
-func TestLookups(t *testing.T) {
-	tests := []struct {
-		name, display string
-		pt            pricewatch.PriceType
-		url           string
-	}{
-		{"aws", "AWS", pricewatch.Spot, "https://aws.amazon.com/ec2/spot/pricing/"},
-		{"aws", "AWS", pricewatch.OnDemand, "https://aws.amazon.com/ec2/pricing/on-demand/"},
-		{"oci", "Oracle Cloud", pricewatch.OnDemand, "https://www.oracle.com/cloud/compute/pricing/"},
-		{"vastai", "Vast.ai", pricewatch.Spot, "https://cloud.vast.ai/create/"},
-		{"nimbus", "nimbus", pricewatch.OnDemand, projectURL},
+	if _, ok := Lookup("nimbus"); ok {
+		t.Error("Lookup found a provider nobody registered")
 	}
-	for _, tt := range tests {
-		if got := DisplayName(tt.name); got != tt.display {
-			t.Errorf("DisplayName(%q) = %q, want %q", tt.name, got, tt.display)
+	if all := All(); len(all) > 0 {
+		all[0].Name = "changed"
+		if slices.Contains(Names(), "changed") {
+			t.Error("All hands out the registry itself")
 		}
-		if got := PricingURL(tt.name, tt.pt); got != tt.url {
-			t.Errorf("PricingURL(%q, %q) = %q, want %q", tt.name, tt.pt, got, tt.url)
-		}
-	}
-	if got := strings.Join(Names(), ","); got != "aws,azure,alibaba,tencent,lambda,runpod,vastai,oci" {
-		t.Errorf("run order %s", got)
 	}
 }

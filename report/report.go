@@ -13,7 +13,6 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fx"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -40,9 +39,22 @@ type FXDayStore interface {
 	FXDays(ctx context.Context) ([]storage.FXDay, error)
 }
 
+// FX is what the reports read of the fx section (the composition hands it
+// over; the reports read no config).
+type FX struct {
+	// Currency is the default currency of a comparison (fx.currency).
+	Currency string
+	// FixedRates are units of each currency per 1 EUR, used where no
+	// published rate is stored (fx.fixed_rates).
+	FixedRates map[string]string
+	// MaxAge: a rate older than this is flagged wherever it is used
+	// (fx.max_age).
+	MaxAge time.Duration
+}
+
 // FXBook is the exchange rates the reports and the metrics convert with:
 // the stored ECB days and the configured fixed rates.
-func FXBook(ctx context.Context, st FXDayStore, cfg config.FX) (*fx.Book, error) {
+func FXBook(ctx context.Context, st FXDayStore, cfg FX) (*fx.Book, error) {
 	days, err := st.FXDays(ctx)
 	if err != nil {
 		return nil, err

@@ -174,7 +174,7 @@ func (s *Server) scope(p *params) (report.Scope, error) {
 	if err := report.CheckOS("os", p.str("os")); err != nil {
 		return report.Scope{}, err
 	}
-	cur, err := report.Currency("currency", p.str("currency"), s.Config().FX.Currency)
+	cur, err := report.Currency("currency", p.str("currency"), s.FX().Currency)
 	if err != nil {
 		return report.Scope{}, err
 	}
@@ -284,7 +284,7 @@ func alertsQuery(p *params) (report.AlertsQuery, error) {
 // ---- Computations that need the exchange rates ----
 
 func (s *Server) compare(ctx context.Context, q report.CompareQuery) (analysis.CompareResult, error) {
-	book, err := report.FXBook(ctx, s.Store, s.Config().FX)
+	book, err := report.FXBook(ctx, s.Store, s.FX())
 	if err != nil {
 		return analysis.CompareResult{}, err
 	}
@@ -292,7 +292,7 @@ func (s *Server) compare(ctx context.Context, q report.CompareQuery) (analysis.C
 }
 
 func (s *Server) savings(ctx context.Context, q report.SavingsQuery) (report.Savings, error) {
-	book, err := report.FXBook(ctx, s.Store, s.Config().FX)
+	book, err := report.FXBook(ctx, s.Store, s.FX())
 	if err != nil {
 		return report.Savings{}, err
 	}
@@ -300,7 +300,7 @@ func (s *Server) savings(ctx context.Context, q report.SavingsQuery) (report.Sav
 }
 
 func (s *Server) trends(ctx context.Context, q report.TrendsQuery) (report.Trends, error) {
-	book, err := report.FXBook(ctx, s.Store, s.Config().FX)
+	book, err := report.FXBook(ctx, s.Store, s.FX())
 	if err != nil {
 		return report.Trends{}, err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/config"
+	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 	"github.com/pricewatch/pricewatch/web"
 )
@@ -81,8 +82,10 @@ func yearDB(b *testing.B) *storage.DB {
 // history (go test ./web -run '^$' -bench Pages -benchtime 5x).
 func BenchmarkPages(b *testing.B) {
 	db := yearDB(b)
-	cfg := config.Default()
-	srv := &web.Server{Store: db, Config: func() *config.Config { return cfg },
+	fx := config.Default().FX
+	srv := &web.Server{Store: db, FX: func() report.FX {
+		return report.FX{Currency: fx.Currency, FixedRates: fx.FixedRates, MaxAge: fx.MaxAge}
+	},
 		Now: func() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) }}
 	mux := http.NewServeMux()
 	srv.Mount(mux)

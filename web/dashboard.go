@@ -164,7 +164,7 @@ func (s *Server) pageOverview(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
-	book, err := report.FXBook(ctx, s.Store, s.Config().FX)
+	book, err := report.FXBook(ctx, s.Store, s.FX())
 	if err != nil {
 		s.pageError(w, r, err)
 		return
@@ -249,7 +249,7 @@ func (s *Server) pageGPU(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	book, err := report.FXBook(ctx, s.Store, s.Config().FX)
+	book, err := report.FXBook(ctx, s.Store, s.FX())
 	if err != nil {
 		s.pageError(w, r, err)
 		return

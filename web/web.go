@@ -12,7 +12,6 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/report"
 )
 
@@ -30,8 +29,8 @@ type Store interface {
 // Server answers the API and the dashboard from one database.
 type Server struct {
 	Store Store
-	// Config is the running configuration (it may change on reload).
-	Config func() *config.Config
+	// FX is the running fx section (it may change on reload).
+	FX func() report.FX
 	// Expected maps each enabled provider to how often it is meant to run,
 	// for the dashboard's freshness column.
 	Expected func(now time.Time) map[string]time.Duration

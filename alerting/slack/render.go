@@ -24,7 +24,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting"
-	"github.com/pricewatch/pricewatch/providers"
+	"github.com/pricewatch/pricewatch/clouds"
 )
 
 // Slack's documented limits (docs.slack.dev/reference/block-kit/blocks).
@@ -337,13 +337,14 @@ func priceTypeOf(g alerting.Group) pricewatch.PriceType {
 	return pt
 }
 
-// ProviderName is the provider as people write it (from the registry).
-func ProviderName(p string) string { return providers.DisplayName(p) }
+// ProviderName is the provider as people write it (from package clouds'
+// table).
+func ProviderName(p string) string { return clouds.DisplayName(p) }
 
-// PricingURL is the cloud's public pricing page for a price type (from the
-// registry).
+// PricingURL is the cloud's public pricing page for a price type (from
+// package clouds' table).
 func PricingURL(provider string, pt pricewatch.PriceType) string {
-	return providers.PricingURL(provider, pt)
+	return clouds.PricingURL(provider, pt)
 }
 
 // dateToken shows t in each reader's time zone, with UTC as the fallback.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/pricewatch/pricewatch/config"
+	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 	"github.com/pricewatch/pricewatch/web"
 )
@@ -24,7 +25,7 @@ import (
 func apiServer(t *testing.T, cfgPath string) (*httptest.Server, *app, *storage.DB) {
 	t.Helper()
 	a, db := loadApp(t, cfgPath)
-	srv := &web.Server{Store: db, Config: func() *config.Config { return a.cfg }, Expected: a.expectedIntervals}
+	srv := &web.Server{Store: db, FX: func() report.FX { return reportFX(a.cfg.FX) }, Expected: a.expectedIntervals}
 	mux := http.NewServeMux()
 	srv.Mount(mux)
 	ts := httptest.NewServer(mux)

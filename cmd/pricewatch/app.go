@@ -13,9 +13,9 @@ import (
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
 
+	"github.com/pricewatch/pricewatch/clouds"
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/logging"
-	"github.com/pricewatch/pricewatch/providers"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -188,12 +188,12 @@ func (a *app) applyLogLevel(level string) error {
 	return a.level.UnmarshalText([]byte(level))
 }
 
-// cloudList names the registered clouds as people write them ("AWS, Azure,
-// … and Vast.ai"), so the help never lags the provider registry.
+// cloudList names the clouds as people write them ("AWS, Azure, … and
+// Vast.ai"), so the help never lags package clouds' table.
 func cloudList() string {
 	var names []string
-	for _, n := range providers.Names() {
-		names = append(names, providers.DisplayName(n))
+	for _, c := range clouds.All() {
+		names = append(names, c.Display)
 	}
 	if len(names) < 2 {
 		return strings.Join(names, "")

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/clouds"
 	"github.com/pricewatch/pricewatch/gpu"
 	"github.com/pricewatch/pricewatch/internal/clitext"
 	"github.com/pricewatch/pricewatch/storage"
@@ -178,15 +179,6 @@ var focusHeader = []string{
 	"x_OfferingClass", "x_UpfrontPrice", "x_EffectiveHourlyPrice", "x_PricePerGpuHour", "x_SkuProductId",
 }
 
-// focusProviderNames are the names the clouds give themselves in their own
-// FOCUS exports; a provider not listed keeps pricewatch's name.
-var focusProviderNames = map[string]string{
-	pricewatch.AWS:     "AWS",
-	pricewatch.Azure:   "Microsoft",
-	pricewatch.Alibaba: "Alibaba Cloud",
-	pricewatch.Tencent: "Tencent Cloud",
-}
-
 // focusPricing is how FOCUS names each price type: PricingCategory
 // follows FOCUS's allowed values (list prices are Standard, spot prices, set
 // by the provider and changing without notice, Dynamic, reservation and
@@ -215,12 +207,8 @@ func focusCommitmentType(pt pricewatch.PriceType) string { return focusPricing[p
 func writeFocusCSV(w io.Writer, rows []exportRow) error {
 	out := make([][]string, len(rows))
 	for i, r := range rows {
-		name := focusProviderNames[r.Provider]
-		if name == "" {
-			name = r.Provider
-		}
 		out[i] = []string{
-			name, "Compute", r.Region, r.RegionName, r.Zone, r.SkuID, r.SkuPriceID,
+			clouds.FOCUSProviderName(r.Provider), "Compute", r.Region, r.RegionName, r.Zone, r.SkuID, r.SkuPriceID,
 			focusPricingCategory(r.PriceType), "Hours", decimal.Decimal(r.HourlyPrice).String(), r.Currency, focusCommitmentType(r.PriceType),
 			r.InstanceType, r.OS, r.GPUModel, clitext.Float(r.GPUCount), string(r.PriceType), r.Term, r.Payment,
 			r.OfferingClass, decimal.Decimal(r.Upfront).String(), decimal.Decimal(r.EffectiveHourly).String(), r.PricePerGPUHour.Text(), r.ProductID,

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fx"
 	"github.com/pricewatch/pricewatch/internal/table"
@@ -102,5 +103,10 @@ func (a *app) updateFX(ctx context.Context, db *storage.DB) (string, error) {
 
 // fxBook loads every stored reference day plus the configured fixed rates.
 func (a *app) fxBook(ctx context.Context, db *storage.DB) (*fx.Book, error) {
-	return report.FXBook(ctx, db, a.cfg.FX)
+	return report.FXBook(ctx, db, reportFX(a.cfg.FX))
+}
+
+// reportFX is what the reports read of the fx section.
+func reportFX(c config.FX) report.FX {
+	return report.FX{Currency: c.Currency, FixedRates: c.FixedRates, MaxAge: c.MaxAge}
 }

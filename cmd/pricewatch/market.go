@@ -91,7 +91,7 @@ func (a *app) openMarket(ctx context.Context, f scopeFlags) (*market, error) {
 	if err != nil {
 		return nil, err
 	}
-	book, err := report.FXBook(ctx, db, a.cfg.FX)
+	book, err := a.fxBook(ctx, db)
 	if err != nil {
 		return nil, err
 	}

@@ -198,7 +198,7 @@ func (c *priceCollector) compute(ctx context.Context, set priceSettings) ([]prom
 	if err != nil {
 		return nil, err
 	}
-	book, err := report.FXBook(ctx, c.db, config.FX{FixedRates: set.fixed, MaxAge: set.maxAge})
+	book, err := report.FXBook(ctx, c.db, report.FX{FixedRates: set.fixed, MaxAge: set.maxAge})
 	if err != nil {
 		return nil, err
 	}

@@ -43,13 +43,17 @@ func (a *app) buildJobs(only []string) ([]providerJob, error) {
 		}
 		jobs = append(jobs, providerJob{name: p.Name, fetcher: f, timeout: shared.Timeout, schedule: shared.Schedule})
 	}
-	g, err := guard.New(a.cfg.Guard, a.log.Named("guard"))
+	g, err := guard.New(guard.Config(a.cfg.Guard), a.log.Named("guard"))
 	if err != nil {
 		return nil, err
 	}
 	// Every job applies the same hardware.overrides; jobs are rebuilt on
 	// a reload, so a changed override takes effect from the next run.
-	overrides := hardware.NewOverrides(a.cfg.Hardware)
+	rules := make([]hardware.Override, len(a.cfg.Hardware.Overrides))
+	for i, o := range a.cfg.Hardware.Overrides {
+		rules[i] = hardware.Override(o)
+	}
+	overrides := hardware.NewOverrides(rules)
 	for i := range jobs {
 		jobs[i].guard = g
 		jobs[i].hardware = overrides

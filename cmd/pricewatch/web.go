@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch/config"
+	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/web"
 )
 
@@ -35,8 +36,11 @@ func (d *daemon) webHandler() (func(http.Handler) http.Handler, error) {
 		d.log.Warn("http: listening beyond loopback without a token (http.allow_unauthenticated: true): anyone who reaches it can read prices, runs and alerts", zap.String("listen", listen))
 	}
 	srv := &web.Server{
-		Store:  d.db,
-		Config: func() *config.Config { return d.state().cfg },
+		Store: d.db,
+		FX: func() report.FX {
+			f := d.state().cfg.FX
+			return report.FX{Currency: f.Currency, FixedRates: f.FixedRates, MaxAge: f.MaxAge}
+		},
 		Expected: func(now time.Time) map[string]time.Duration {
 			return d.state().app.expectedIntervals(now)
 		},

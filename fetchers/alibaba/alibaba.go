@@ -105,9 +105,7 @@ func (s *Section) Validate(k section.Checker) error {
 
 // Provider registers Alibaba Cloud (see package providers).
 var Provider = fetchers.Provider{
-	Name:    pricewatch.Alibaba,
-	Display: "Alibaba Cloud",
-	Pricing: fetchers.GeneralPricing("https://www.alibabacloud.com/product/ecs#pricing"),
+	Name: pricewatch.Alibaba,
 	Section: func() section.Section {
 		return &Section{
 			Common: section.Common{Enabled: true, Regions: []string{"cn-hangzhou", "cn-shanghai", "cn-beijing", "ap-southeast-1"},

@@ -96,14 +96,7 @@ func (s *Section) Validate(k section.Checker) error {
 
 // Provider registers AWS (see package providers).
 var Provider = fetchers.Provider{
-	Name:    pricewatch.AWS,
-	Display: "AWS",
-	Pricing: map[pricewatch.PriceType]string{
-		"":                     "https://aws.amazon.com/ec2/pricing/on-demand/",
-		pricewatch.Spot:        "https://aws.amazon.com/ec2/spot/pricing/",
-		pricewatch.Reserved:    "https://aws.amazon.com/ec2/pricing/reserved-instances/pricing/",
-		pricewatch.SavingsPlan: "https://aws.amazon.com/savingsplans/compute-pricing/",
-	},
+	Name:  pricewatch.AWS,
 	Facts: section.Facts{NeedsEndpoint: true},
 	Section: func() section.Section {
 		return &Section{

@@ -73,10 +73,8 @@ func (*Section) Validate(section.Checker) error { return nil }
 
 // Provider registers Azure (see package providers).
 var Provider = fetchers.Provider{
-	Name:    pricewatch.Azure,
-	Display: "Azure",
-	Pricing: fetchers.GeneralPricing("https://azure.microsoft.com/en-us/pricing/details/virtual-machines/linux/"),
-	Facts:   section.Facts{NeedsEndpoint: true},
+	Name:  pricewatch.Azure,
+	Facts: section.Facts{NeedsEndpoint: true},
 	Section: func() section.Section {
 		return &Section{
 			Common:  section.Common{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "5 * * * *", Timeout: 30 * time.Minute},

@@ -60,7 +60,7 @@ type Section = section.Keyed
 
 // Provider registers Lambda (see package providers).
 var Provider = fetchers.KeyedProvider(
-	fetchers.Provider{Name: pricewatch.Lambda, Display: "Lambda", Pricing: fetchers.GeneralPricing("https://lambda.ai/pricing")},
+	fetchers.Provider{Name: pricewatch.Lambda},
 	// Capacity comes and goes within minutes: polled often, each run is
 	// one small request.
 	Section{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "*/5 * * * *", Timeout: 2 * time.Minute},

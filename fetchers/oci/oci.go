@@ -70,9 +70,7 @@ func (*Section) Validate(section.Checker) error { return nil }
 
 // Provider registers Oracle Cloud (see package providers).
 var Provider = fetchers.Provider{
-	Name:    pricewatch.OCI,
-	Display: "Oracle Cloud",
-	Pricing: fetchers.GeneralPricing("https://www.oracle.com/cloud/compute/pricing/"),
+	Name: pricewatch.OCI,
 	Facts: section.Facts{NeedsEndpoint: true,
 		RegionsUnused: "OCI's list price is the same in every region and is stored once, under region global"},
 	Section: func() section.Section {

@@ -69,7 +69,7 @@ type Section = section.Keyed
 
 // Provider registers RunPod (see package providers).
 var Provider = fetchers.KeyedProvider(
-	fetchers.Provider{Name: pricewatch.RunPod, Display: "RunPod", Pricing: fetchers.GeneralPricing("https://www.runpod.io/pricing")},
+	fetchers.Provider{Name: pricewatch.RunPod},
 	// Capacity comes and goes within minutes: polled often, each run is
 	// one small request.
 	Section{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "*/5 * * * *", Timeout: 2 * time.Minute},

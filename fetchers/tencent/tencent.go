@@ -91,9 +91,7 @@ func (s *Section) Validate(k section.Checker) error {
 
 // Provider registers Tencent Cloud (see package providers).
 var Provider = fetchers.Provider{
-	Name:    pricewatch.Tencent,
-	Display: "Tencent Cloud",
-	Pricing: fetchers.GeneralPricing("https://www.tencentcloud.com/pricing/cvm/overview"),
+	Name: pricewatch.Tencent,
 	Section: func() section.Section {
 		return &Section{
 			Common: section.Common{Enabled: true, Regions: []string{"ap-guangzhou", "ap-shanghai", "ap-beijing", "ap-singapore"},

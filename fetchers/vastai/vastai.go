@@ -124,9 +124,7 @@ func (s *Section) Validate(k section.Checker) error {
 
 // Provider registers Vast.ai (see package providers).
 var Provider = fetchers.Provider{
-	Name:    pricewatch.VastAI,
-	Display: "Vast.ai",
-	Pricing: fetchers.GeneralPricing("https://cloud.vast.ai/create/"),
+	Name: pricewatch.VastAI,
 	Facts: section.Facts{NeedsEndpoint: true,
 		RegionsUnused: "offers are stored per country, every country the marketplace lists"},
 	Section: func() section.Section {

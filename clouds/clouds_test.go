@@ -1,0 +1,139 @@
+package clouds
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/pricewatch/pricewatch"
+)
+
+// Every cloud is complete: a name that is a config key, a display name
+// and a general pricing page on https.
+func TestTableComplete(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range All() {
+		if c.Name == "" || c.Name != strings.ToLower(c.Name) || strings.ContainsAny(c.Name, " .") {
+			t.Errorf("name %q is not a config key", c.Name)
+		}
+		if seen[c.Name] {
+			t.Errorf("%s listed twice", c.Name)
+		}
+		seen[c.Name] = true
+		if c.Display == "" {
+			t.Errorf("%s has no display name", c.Name)
+		}
+		for pt, u := range c.Pricing {
+			if !strings.HasPrefix(u, "https://") {
+				t.Errorf("%s pricing page for %q is %q", c.Name, pt, u)
+			}
+		}
+		if c.Pricing[""] == "" {
+			t.Errorf("%s has no general pricing page", c.Name)
+		}
+		if c.Marketplace && len(c.MarketplaceClasses) > 0 {
+			t.Errorf("%s is a marketplace throughout and lists marketplace classes", c.Name)
+		}
+		for class, name := range c.MarketplaceClasses {
+			if class == "" || name == "" {
+				t.Errorf("%s marketplace class %q is named %q", c.Name, class, name)
+			}
+		}
+	}
+}
+
+func TestLookups(t *testing.T) {
+	tests := []struct {
+		name, display string
+		pt            pricewatch.PriceType
+		url           string
+	}{
+		{"aws", "AWS", pricewatch.Spot, "https://aws.amazon.com/ec2/spot/pricing/"},
+		{"aws", "AWS", pricewatch.OnDemand, "https://aws.amazon.com/ec2/pricing/on-demand/"},
+		{"oci", "Oracle Cloud", pricewatch.OnDemand, "https://www.oracle.com/cloud/compute/pricing/"},
+		{"vastai", "Vast.ai", pricewatch.Spot, "https://cloud.vast.ai/create/"},
+		{"nimbus", "nimbus", pricewatch.OnDemand, ProjectURL},
+	}
+	for _, tt := range tests {
+		if got := DisplayName(tt.name); got != tt.display {
+			t.Errorf("DisplayName(%q) = %q, want %q", tt.name, got, tt.display)
+		}
+		if got := PricingURL(tt.name, tt.pt); got != tt.url {
+			t.Errorf("PricingURL(%q, %q) = %q, want %q", tt.name, tt.pt, got, tt.url)
+		}
+	}
+	if got := strings.Join(Names(), ","); got != "aws,azure,alibaba,tencent,lambda,runpod,vastai,oci" {
+		t.Errorf("run order %s", got)
+	}
+}
+
+// The table hands out copies: a caller changing what it got changes
+// nothing for the next one.
+func TestCopies(t *testing.T) {
+	c, ok := Lookup(pricewatch.RunPod)
+	if !ok {
+		t.Fatal("runpod is not in the table")
+	}
+	c.Pricing[""] = "http://changed"
+	c.MarketplaceClasses["secure"] = "RunPod Secure"
+	all := All()
+	all[0].Pricing[""] = "http://changed"
+	if PricingURL(pricewatch.RunPod, "") == "http://changed" || PricingURL(pricewatch.AWS, pricewatch.OnDemand) == "http://changed" {
+		t.Error("a caller's change reached the table's pricing pages")
+	}
+	if !IsMarketplace(pricewatch.RunPod, pricewatch.Community) || IsMarketplace(pricewatch.RunPod, "secure") {
+		t.Error("a caller's change reached the table's marketplace classes")
+	}
+}
+
+func TestIsMarketplace(t *testing.T) {
+	tests := []struct {
+		provider, class string
+		want            bool
+	}{
+		{pricewatch.VastAI, "", true},
+		{pricewatch.VastAI, "anything", true},
+		{"runpod", "community", true},
+		{"runpod", "secure", false},
+		{"runpod", "", false},
+		{pricewatch.OCI, "", false},
+		{pricewatch.AWS, pricewatch.Standard, false},
+		{pricewatch.Azure, "", false},
+		{"lambda", "", false},
+		// The offering class means something only together with RunPod.
+		{pricewatch.AWS, "community", false},
+		{"nimbus", "community", false},
+	}
+	for _, tt := range tests {
+		if got := IsMarketplace(tt.provider, tt.class); got != tt.want {
+			t.Errorf("IsMarketplace(%q, %q) = %v, want %v", tt.provider, tt.class, got, tt.want)
+		}
+	}
+}
+
+// The names the recommendation's marketplace note and the FOCUS export
+// print (they were analysis.MarketplaceName and cmd's focusProviderNames
+// before the table held them).
+func TestPrintedNames(t *testing.T) {
+	tests := []struct {
+		provider, class string
+		market, focus   string
+	}{
+		{pricewatch.VastAI, "", "Vast.ai", "vastai"},
+		{pricewatch.RunPod, pricewatch.Community, "RunPod Community", "runpod"},
+		{pricewatch.RunPod, "secure", "RunPod", "runpod"},
+		{pricewatch.AWS, pricewatch.Standard, "AWS", "AWS"},
+		{pricewatch.Azure, "", "Azure", "Microsoft"},
+		{pricewatch.Alibaba, "", "Alibaba Cloud", "Alibaba Cloud"},
+		{pricewatch.Tencent, "", "Tencent Cloud", "Tencent Cloud"},
+		{pricewatch.OCI, "", "Oracle Cloud", "oci"},
+		{"nimbus", "community", "nimbus", "nimbus"},
+	}
+	for _, tt := range tests {
+		if got := MarketplaceName(tt.provider, tt.class); got != tt.market {
+			t.Errorf("MarketplaceName(%q, %q) = %q, want %q", tt.provider, tt.class, got, tt.market)
+		}
+		if got := FOCUSProviderName(tt.provider); got != tt.focus {
+			t.Errorf("FOCUSProviderName(%q) = %q, want %q", tt.provider, got, tt.focus)
+		}
+	}
+}
