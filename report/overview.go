@@ -8,8 +8,8 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/alerting/digest"
 	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/analysis/digest"
 	"github.com/pricewatch/pricewatch/gpu"
 	"github.com/pricewatch/pricewatch/storage"
 )

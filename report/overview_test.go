@@ -8,7 +8,8 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"github.com/pricewatch/pricewatch/alerting/digest"
+	digestrender "github.com/pricewatch/pricewatch/alerting/digest"
+	"github.com/pricewatch/pricewatch/analysis/digest"
 	"github.com/pricewatch/pricewatch/fx"
 )
 
@@ -34,7 +35,7 @@ func TestWeeklyDigestInputMatchesFullRead(t *testing.T) {
 			t.Fatal(err)
 		}
 		var b bytes.Buffer
-		if err := digest.WriteJSON(&b, d); err != nil {
+		if err := digestrender.WriteJSON(&b, d); err != nil {
 			t.Fatal(err)
 		}
 		return d, b.String()

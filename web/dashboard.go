@@ -18,8 +18,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/alerting/digest"
 	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/analysis/digest"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )

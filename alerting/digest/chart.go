@@ -18,6 +18,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/analysis/digest"
 )
 
 // Chart image size: wide enough for twelve weekly labels, and readable
@@ -43,7 +44,7 @@ var seriesColors = map[string]color.RGBA{
 // GPU-hour, a point a week over the last 12 weeks, on-demand solid and spot
 // dashed) as a PNG. Prices become floats only here, for drawing; every
 // figure printed comes from the decimals.
-func RenderChart(d Digest, w io.Writer) error {
+func RenderChart(d digest.Digest, w io.Writer) error {
 	c := d.Chart
 	if c.Empty() {
 		return ErrEmptyChart
@@ -64,7 +65,7 @@ func RenderChart(d Digest, w io.Writer) error {
 		a.Tick.Label.Font.Size = vg.Points(11)
 	}
 	var ticks plot.ConstantTicks
-	for t := c.From; !t.After(c.To); t = t.Add(Week) {
+	for t := c.From; !t.After(c.To); t = t.Add(digest.Week) {
 		ticks = append(ticks, plot.Tick{Value: float64(t.Unix()), Label: t.In(loc).Format("Jan 2")})
 	}
 	p.X.Tick.Marker = ticks
@@ -155,7 +156,7 @@ func latestLabel(points []analysis.CheapestPoint) string {
 
 // chartLeftOut counts the offers some point of the chart had to leave out
 // for lack of an exchange rate.
-func chartLeftOut(c Chart) int {
+func chartLeftOut(c digest.Chart) int {
 	seen := map[string]bool{}
 	for _, s := range c.Series {
 		for _, u := range s.Unconverted {
@@ -173,9 +174,9 @@ type chartRow struct {
 
 // chartRows tabulates the chart for the text renderers: a row per week, a
 // column per series, "-" where nothing was priced.
-func chartRows(c Chart) []chartRow {
+func chartRows(c digest.Chart) []chartRow {
 	var rows []chartRow
-	for t := c.From; !t.After(c.To); t = t.Add(Week) {
+	for t := c.From; !t.After(c.To); t = t.Add(digest.Week) {
 		row := chartRow{at: t}
 		for _, s := range c.Series {
 			v := "-"

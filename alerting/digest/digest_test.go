@@ -13,6 +13,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/analysis/digest"
 	"github.com/pricewatch/pricewatch/fx"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -74,7 +75,7 @@ func history(s offerSpec, upfront string, points ...any) []analysis.Interval {
 }
 
 var (
-	weeksAgo = func(n int) time.Time { return now.Add(-time.Duration(n) * Week).Add(-3 * time.Hour) }
+	weeksAgo = func(n int) time.Time { return now.Add(-time.Duration(n) * digest.Week).Add(-3 * time.Hour) }
 	azH100OD = offerSpec{pricewatch.Azure, "eastus", "", "Standard_ND96isr_H100_v5", pricewatch.OnDemand, "", "", "USD", "H100", 8}
 	azH100SP = offerSpec{pricewatch.Azure, "eastus", "", "Standard_ND96isr_H100_v5", pricewatch.Spot, "", "", "USD", "H100", 8}
 	azH100RI = offerSpec{pricewatch.Azure, "eastus", "", "Standard_ND96isr_H100_v5", pricewatch.Reserved, "1y", pricewatch.AllUpfront, "USD", "H100", 8}
@@ -83,7 +84,7 @@ var (
 	azA100   = offerSpec{pricewatch.Azure, "eastus", "", "Standard_ND96amsr_A100_v4", pricewatch.OnDemand, "", "", "USD", "A100-80GB", 8}
 )
 
-func baseInput(t *testing.T) Input {
+func baseInput(t *testing.T) digest.Input {
 	var prices []analysis.Interval
 	prices = append(prices, history(azH100OD, "0", weeksAgo(14), "98.32")...)
 	// Spot 18.169536 until this week, then 16.352582 (−10%).
@@ -98,16 +99,16 @@ func baseInput(t *testing.T) Input {
 	win := azH100OD.offer("1.00", "0")
 	win.OS = pricewatch.Windows
 	prices = append(prices, analysis.Interval{Offer: win, Effective: dec("1.00"), From: weeksAgo(14)})
-	ok := func(id int64, provider string, at time.Time) Run {
-		return Run{ID: id, Provider: provider, StartedAt: at, FinishedAt: &at, Status: storage.RunOK}
+	ok := func(id int64, provider string, at time.Time) digest.Run {
+		return digest.Run{ID: id, Provider: provider, StartedAt: at, FinishedAt: &at, Status: storage.RunOK}
 	}
-	return Input{Now: now, Currency: "USD", Models: []string{"H100", "A100-80GB", "B200"}, Prices: prices, FX: ecb(t),
-		Runs:     []Run{ok(10, "azure", now.Add(-3*time.Hour)), ok(11, "alibaba", now.Add(-3*time.Hour))},
+	return digest.Input{Now: now, Currency: "USD", Models: []string{"H100", "A100-80GB", "B200"}, Prices: prices, FX: ecb(t),
+		Runs:     []digest.Run{ok(10, "azure", now.Add(-3*time.Hour)), ok(11, "alibaba", now.Add(-3*time.Hour))},
 		Expected: map[string]time.Duration{"azure": time.Hour * 24, "alibaba": time.Hour * 24}}
 }
 
 func TestBuildHandComputed(t *testing.T) {
-	d, err := Build(baseInput(t))
+	d, err := digest.Build(baseInput(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +162,7 @@ func TestBuildHandComputed(t *testing.T) {
 		t.Fatalf("%d series", len(d.Chart.Series))
 	}
 	for _, s := range d.Chart.Series[:3] {
-		if len(s.Points) != ChartWeeks+1 || !s.Points[0].At.Equal(now.Add(-ChartWeeks*Week)) || !s.Points[ChartWeeks].At.Equal(now) {
+		if len(s.Points) != digest.ChartWeeks+1 || !s.Points[0].At.Equal(now.Add(-digest.ChartWeeks*digest.Week)) || !s.Points[digest.ChartWeeks].At.Equal(now) {
 			t.Errorf("%s: %d points", s.Label, len(s.Points))
 		}
 	}
@@ -169,7 +170,7 @@ func TestBuildHandComputed(t *testing.T) {
 	// is of 2022-07-08: the weeks before have no point rather than a
 	// price read as USD, and the chart says what it left out.
 	a100Spot := d.Chart.Series[3]
-	if len(a100Spot.Points) != 2 || !a100Spot.Points[0].At.Equal(now.Add(-Week)) || len(a100Spot.Unconverted) != 1 {
+	if len(a100Spot.Points) != 2 || !a100Spot.Points[0].At.Equal(now.Add(-digest.Week)) || len(a100Spot.Unconverted) != 1 {
 		t.Errorf("A100 spot: %d points from %v, unconverted %q", len(a100Spot.Points), a100Spot.Points[0].At, a100Spot.Unconverted)
 	}
 	if p := d.Chart.Series[2].Points; !p[0].PerGPUHour.Equal(dec("4.09625")) || p[0].Key.Provider != pricewatch.Azure {
@@ -187,7 +188,7 @@ func TestMissingRateIsVisibleNeverOne(t *testing.T) {
 	for name, conv := range map[string]analysis.Converter{"no converter": nil, "book without CNY": bookWithout(t)} {
 		t.Run(name, func(t *testing.T) {
 			in.FX = conv
-			d, err := Build(in)
+			d, err := digest.Build(in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -245,7 +246,7 @@ func TestStaleRateIsFlagged(t *testing.T) {
 		t.Fatal(err)
 	}
 	in.FX = b
-	d, err := Build(in)
+	d, err := digest.Build(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,8 +262,8 @@ func TestStaleRateIsFlagged(t *testing.T) {
 	}
 }
 
-func avail(provider, zone, typ, model string, state pricewatch.AvailabilityState, since time.Time, until *time.Time) AvailabilityInterval {
-	return AvailabilityInterval{AvailabilityKey: pricewatch.AvailabilityKey{Provider: provider, Region: "r1", Zone: zone, InstanceType: typ},
+func avail(provider, zone, typ, model string, state pricewatch.AvailabilityState, since time.Time, until *time.Time) digest.AvailabilityInterval {
+	return digest.AvailabilityInterval{AvailabilityKey: pricewatch.AvailabilityKey{Provider: provider, Region: "r1", Zone: zone, InstanceType: typ},
 		GPUModel: model, GPUCount: 8, State: state, Since: since, Until: until}
 }
 
@@ -272,7 +273,7 @@ func TestAvailabilityEvents(t *testing.T) {
 	const day = 24 * time.Hour
 	old := now.Add(-30 * day)
 	in := baseInput(t)
-	in.Availability = []AvailabilityInterval{
+	in.Availability = []digest.AvailabilityInterval{
 		// Zone a: in stock, sold out 3 days ago, still sold out.
 		avail("alibaba", "a", "gpu8", "A100-80GB", pricewatch.InStock, old, at(3*day)),
 		avail("alibaba", "a", "gpu8", "A100-80GB", pricewatch.SoldOut, now.Add(-3*day), nil),
@@ -296,11 +297,11 @@ func TestAvailabilityEvents(t *testing.T) {
 		// A provider whose data starts this week is a baseline, not news.
 		avail("tencent", "z", "GT4", "A100-80GB", pricewatch.InStock, now.Add(-1*day), nil),
 	}
-	d, err := Build(in)
+	d, err := digest.Build(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := func(es []AvailabilityEvent) []string {
+	got := func(es []digest.AvailabilityEvent) []string {
 		var out []string
 		for _, e := range es {
 			s := e.Provider + " " + e.InstanceType + " " + e.State + " " + strings.Join(e.Zones, ",")
@@ -329,8 +330,8 @@ func TestAvailabilityEvents(t *testing.T) {
 
 func TestFreshness(t *testing.T) {
 	ts := func(d time.Duration) time.Time { return now.Add(-d) }
-	run := func(id int64, provider, status string, started time.Time, errText string) Run {
-		r := Run{ID: id, Provider: provider, StartedAt: started, Status: status, Error: errText}
+	run := func(id int64, provider, status string, started time.Time, errText string) digest.Run {
+		r := digest.Run{ID: id, Provider: provider, StartedAt: started, Status: status, Error: errText}
 		if status != storage.RunRunning {
 			f := started.Add(time.Minute)
 			r.FinishedAt = &f
@@ -338,7 +339,7 @@ func TestFreshness(t *testing.T) {
 		return r
 	}
 	in := baseInput(t)
-	in.Runs = []Run{
+	in.Runs = []digest.Run{
 		run(1, "aws", storage.RunOK, ts(7*24*time.Hour), ""),
 		run(2, "azure", storage.RunOK, ts(2*time.Hour), ""),
 		run(3, "azure", storage.RunRunning, ts(10*time.Minute), ""),
@@ -347,7 +348,7 @@ func TestFreshness(t *testing.T) {
 		run(6, "alibaba", storage.RunSkipped, ts(time.Hour), "no credentials"),
 	}
 	in.Expected = map[string]time.Duration{"aws": 6 * time.Hour, "azure": time.Hour, "tencent": time.Hour, "alibaba": time.Hour, "nowhere": time.Hour}
-	d, err := Build(in)
+	d, err := digest.Build(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -381,19 +382,19 @@ func TestFreshness(t *testing.T) {
 func TestHostileCloudTextWithinLimits(t *testing.T) {
 	evil := "<!channel> & <https://evil.example|click> " + strings.Repeat("x", 300)
 	// No Location: renderers fall back to UTC.
-	d := Digest{Week: "2022-W29", Now: now, From: now.Add(-Week), Currency: "USD", Offers: 9999, Changed: 500}
+	d := digest.Digest{Week: "2022-W29", Now: now, From: now.Add(-digest.Week), Currency: "USD", Offers: 9999, Changed: 500}
 	o := azH100OD.offer("98.32", "0")
 	o.InstanceType, o.Region = evil, evil
 	yes := false
-	ch := &Choice{PerGPUHour: dec("12.29"), NativeCurrency: "CNY", NativePerGPUHour: dec("88"), Offer: o, Available: &yes, FXStale: true}
+	ch := &digest.Choice{PerGPUHour: dec("12.29"), NativeCurrency: "CNY", NativePerGPUHour: dec("88"), Offer: o, Available: &yes, FXStale: true}
 	for i := 0; i < 60; i++ {
-		d.Models = append(d.Models, ModelRow{Model: evil, OnDemand: ch, Spot: ch, Commitment: ch, Unconverted: map[string]int{"HKD": 3, evil[:3]: 1}})
-		d.Moves = append(d.Moves, Move{Key: o.Key(), Currency: "USD", Hardware: o.Hardware, From: dec("1"), To: dec("2"), Pct: dec("100")})
-		d.NewAvailability = append(d.NewAvailability, AvailabilityEvent{Provider: evil, Region: evil, InstanceType: evil, Zones: []string{evil}, State: "in_stock", At: now, Still: true})
-		d.SoldOut = append(d.SoldOut, AvailabilityEvent{Provider: "tencent", Region: evil, InstanceType: evil, State: "sold_out", At: now})
-		d.Freshness = append(d.Freshness, ProviderStatus{Provider: evil, Stale: true, Reason: evil + evil})
-		d.Rates = append(d.Rates, Rate{From: "HKD", To: "USD", Missing: true, Error: evil, Offers: 3})
-		d.Savings = append(d.Savings, SavingsRow{Model: evil, Savings: analysis.Savings{Offer: o, OfferKeyJSON: pricewatch.OfferKeyJSON{Provider: evil, Region: evil, InstanceType: evil}}})
+		d.Models = append(d.Models, digest.ModelRow{Model: evil, OnDemand: ch, Spot: ch, Commitment: ch, Unconverted: map[string]int{"HKD": 3, evil[:3]: 1}})
+		d.Moves = append(d.Moves, digest.Move{Key: o.Key(), Currency: "USD", Hardware: o.Hardware, From: dec("1"), To: dec("2"), Pct: dec("100")})
+		d.NewAvailability = append(d.NewAvailability, digest.AvailabilityEvent{Provider: evil, Region: evil, InstanceType: evil, Zones: []string{evil}, State: "in_stock", At: now, Still: true})
+		d.SoldOut = append(d.SoldOut, digest.AvailabilityEvent{Provider: "tencent", Region: evil, InstanceType: evil, State: "sold_out", At: now})
+		d.Freshness = append(d.Freshness, digest.ProviderStatus{Provider: evil, Stale: true, Reason: evil + evil})
+		d.Rates = append(d.Rates, digest.Rate{From: "HKD", To: "USD", Missing: true, Error: evil, Offers: 3})
+		d.Savings = append(d.Savings, digest.SavingsRow{Model: evil, Savings: analysis.Savings{Offer: o, OfferKeyJSON: pricewatch.OfferKeyJSON{Provider: evil, Region: evil, InstanceType: evil}}})
 	}
 	payload, err := SlackPayload(d, SlackOptions{DeliveryKey: evil, Chart: ChartAttached})
 	if err != nil {
@@ -511,7 +512,7 @@ func (b shownBlock) texts() []string {
 }
 
 func TestRenderChartPNG(t *testing.T) {
-	d, err := Build(baseInput(t))
+	d, err := digest.Build(baseInput(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -565,7 +566,7 @@ func TestISOWeek(t *testing.T) {
 		{time.Date(2022, 10, 2, 23, 30, 0, 0, time.UTC), time.UTC, "2022-W39"},
 		{time.Date(2022, 10, 2, 23, 30, 0, 0, time.UTC), shanghai, "2022-W40"},
 	} {
-		if got := ISOWeek(c.t, c.loc); got != c.want {
+		if got := digest.ISOWeek(c.t, c.loc); got != c.want {
 			t.Errorf("ISOWeek(%s, %v) = %s, want %s", c.t, c.loc, got, c.want)
 		}
 	}
@@ -574,17 +575,17 @@ func TestISOWeek(t *testing.T) {
 func TestBuildRejectsBadInput(t *testing.T) {
 	in := baseInput(t)
 	in.Currency = "dollars"
-	if _, err := Build(in); err == nil {
+	if _, err := digest.Build(in); err == nil {
 		t.Error("bad currency accepted")
 	}
 	in = baseInput(t)
 	in.Now = time.Time{}
-	if _, err := Build(in); err == nil {
+	if _, err := digest.Build(in); err == nil {
 		t.Error("zero time accepted")
 	}
 	in = baseInput(t)
 	in.Prices = append(in.Prices, history(azH100OD, "0", weeksAgo(5), "1")...) // overlaps the stored series
-	if _, err := Build(in); err == nil || !strings.Contains(err.Error(), "overlap") {
+	if _, err := digest.Build(in); err == nil || !strings.Contains(err.Error(), "overlap") {
 		t.Errorf("overlapping history: %v", err)
 	}
 }
@@ -598,7 +599,7 @@ func TestObservedChangesRegionsAndRunRate(t *testing.T) {
 	fresh := offerSpec{pricewatch.Azure, "westus2", "", "Standard_ND96isr_H100_v5", pricewatch.OnDemand, "", "", "USD", "H100", 8}
 	in.Prices = append(in.Prices, history(fresh, "0", now.Add(-5*24*time.Hour), "100", now.Add(-3*24*time.Hour), "90", now.Add(-24*time.Hour), "80")...)
 	in.FleetGPUs = 8
-	d, err := Build(in)
+	d, err := digest.Build(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -620,14 +621,14 @@ func TestObservedChangesRegionsAndRunRate(t *testing.T) {
 	}
 
 	in.Regions = []string{"WestUS2"}
-	d, err = Build(in)
+	d, err = digest.Build(in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d.Offers != 1 || d.Changed != 2 || len(d.Savings) != 0 {
 		t.Errorf("scoped to westus2: offers %d changed %d savings %d, want 1, 2, 0", d.Offers, d.Changed, len(d.Savings))
 	}
-	if _, ok := (Digest{}).MonthlyRunRate(dec("1")); ok {
+	if _, ok := (digest.Digest{}).MonthlyRunRate(dec("1")); ok {
 		t.Error("no fleet, yet a run-rate")
 	}
 }

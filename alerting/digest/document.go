@@ -7,6 +7,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting"
+	"github.com/pricewatch/pricewatch/analysis/digest"
 )
 
 // queued is the digest as the outbox stores it (an alerting.TypeDigest
@@ -18,8 +19,8 @@ type queued struct {
 	// is stored beside the message when it can be sent).
 	Chart bool `json:"chart"`
 	// Location is the time zone dates are shown in (digest.timezone).
-	Location string `json:"location"`
-	Digest   Digest `json:"digest"`
+	Location string        `json:"location"`
+	Digest   digest.Digest `json:"digest"`
 	// The analysis rows keep their inputs out of their JSON (their API
 	// shape); the digest's renderers read them, so they travel beside.
 	SavingsOffers []savingsInputs         `json:"savings_offers"`
@@ -32,7 +33,7 @@ type savingsInputs struct {
 
 // Document returns the outbox document of a digest queued under key;
 // chart is digest.chart.
-func Document(d Digest, key string, chart bool) ([]byte, error) {
+func Document(d digest.Digest, key string, chart bool) ([]byte, error) {
 	q := queued{DeliveryKey: key, Chart: chart, Location: d.Loc().String(), Digest: d}
 	for _, r := range d.Savings {
 		q.SavingsOffers = append(q.SavingsOffers, savingsInputs{r.Offer, r.OnDemand})

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/pricewatch/pricewatch/alerting"
+	"github.com/pricewatch/pricewatch/analysis/digest"
 )
 
 // TestQueuedDigestRendersAsBuilt: the digest's data goes through the
@@ -19,7 +20,7 @@ func TestQueuedDigestRendersAsBuilt(t *testing.T) {
 		t.Skip("no tzdata:", err)
 	}
 	in.Location = berlin
-	d, err := Build(in)
+	d, err := digest.Build(in)
 	if err != nil {
 		t.Fatal(err)
 	}

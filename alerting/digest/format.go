@@ -12,6 +12,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting/slack"
+	"github.com/pricewatch/pricewatch/analysis/digest"
 	"github.com/pricewatch/pricewatch/internal/table"
 )
 
@@ -60,14 +61,14 @@ func keyBuyLabel(k pricewatch.OfferKey) string { return k.HowBought() }
 // lists them.
 type modelChoice struct {
 	label      string // "on-demand", "spot" or "commitment"
-	choice     *Choice
+	choice     *digest.Choice
 	wow        string // the week-on-week move; none for commitments
 	commitment bool
 }
 
 // choicesOf is m's cheapest on-demand, spot and commitment options, in that
 // order, without the ones it has none of (an empty list: no offers).
-func choicesOf(m ModelRow) []modelChoice {
+func choicesOf(m digest.ModelRow) []modelChoice {
 	var out []modelChoice
 	for _, c := range []modelChoice{
 		{"on-demand", m.OnDemand, pctNull(m.OnDemandWoW), false},
@@ -103,11 +104,11 @@ func zonesLabel(zones []string) string {
 
 // eventText describes an availability event after its "type (hardware)"
 // prefix. esc escapes cloud text for the renderer.
-func eventText(e AvailabilityEvent, loc *time.Location, esc func(string) string) string {
+func eventText(e digest.AvailabilityEvent, loc *time.Location, esc func(string) string) string {
 	zones := esc(zonesLabel(e.Zones))
 	at := when(e.At, loc)
 	switch {
-	case e.State == Withdrawn:
+	case e.State == digest.Withdrawn:
 		return fmt.Sprintf("withdrawn from %s on %s", zones, at)
 	case e.State == string(pricewatch.SoldOut):
 		s := fmt.Sprintf("sold out in %s since %s", zones, at)
@@ -150,7 +151,7 @@ func unconvertedText(m map[string]int) string {
 }
 
 // rateText is one exchange rate line (without the currency column).
-func rateText(r Rate, cur string) string {
+func rateText(r digest.Rate, cur string) string {
 	if r.Missing {
 		s := "MISSING: " + r.Error
 		if r.Offers > 0 {
@@ -166,7 +167,7 @@ func rateText(r Rate, cur string) string {
 }
 
 // statusText is one provider's freshness line (without the name column).
-func statusText(p ProviderStatus, loc *time.Location) string {
+func statusText(p digest.ProviderStatus, loc *time.Location) string {
 	if p.Stale {
 		return p.Reason
 	}
@@ -190,19 +191,19 @@ func money(d decimal.Decimal) string { return slack.Readable(d.Round(2)) }
 // commitmentCash says what a commitment needs in cash: its upfront and,
 // for the reference fleet, the monthly run-rate ("upfront 636,439.00 USD;
 // 8 GPUs × 730 h: 37,230.00 USD a month").
-func commitmentCash(d Digest, s SavingsRow) string {
+func commitmentCash(d digest.Digest, s digest.SavingsRow) string {
 	out := "no upfront"
 	if s.Upfront.IsPositive() {
 		out = "upfront " + money(s.Upfront) + " " + s.Currency + " per instance"
 	}
 	if rr, ok := d.MonthlyRunRate(s.EffectivePerGPU); ok {
-		out += fmt.Sprintf("; %d GPUs × %d h: %s %s a month", d.FleetGPUs, FleetHours, money(rr), d.Currency)
+		out += fmt.Sprintf("; %d GPUs × %d h: %s %s a month", d.FleetGPUs, digest.FleetHours, money(rr), d.Currency)
 	}
 	return out
 }
 
 // scopeText names the regions a digest is scoped to ("" for all).
-func scopeText(d Digest) string {
+func scopeText(d digest.Digest) string {
 	if len(d.Regions) == 0 {
 		return ""
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/analysis/digest"
 )
 
 // The JSON shape scripts rely on: keep the names. Money is a JSON number
@@ -193,7 +194,7 @@ func orEmpty[T any](s []T) []T {
 	return s
 }
 
-func choiceJSON(c *Choice) *jsonChoice {
+func choiceJSON(c *digest.Choice) *jsonChoice {
 	if c == nil {
 		return nil
 	}
@@ -202,10 +203,10 @@ func choiceJSON(c *Choice) *jsonChoice {
 }
 
 // WriteJSON renders the digest as indented JSON.
-func WriteJSON(w io.Writer, d Digest) error {
+func WriteJSON(w io.Writer, d digest.Digest) error {
 	loc := d.Loc()
 	out := jsonDigest{Week: d.Week, GeneratedAt: ts(d.Now), From: ts(d.From), Timezone: loc.String(), Currency: d.Currency,
-		Offers: d.Offers, Changed: d.Changed, FleetGPUs: d.FleetGPUs, FleetHours: FleetHours, Utilization: "1", Regions: orEmpty(d.Regions), Baseline: orEmpty(d.Baseline), StaleRates: d.StaleRates(), MissingRates: orEmpty(d.MissingRates()),
+		Offers: d.Offers, Changed: d.Changed, FleetGPUs: d.FleetGPUs, FleetHours: digest.FleetHours, Utilization: "1", Regions: orEmpty(d.Regions), Baseline: orEmpty(d.Baseline), StaleRates: d.StaleRates(), MissingRates: orEmpty(d.MissingRates()),
 		Models: []jsonModel{}, Moves: []jsonMove{}, NewAvailability: []jsonEvent{}, SoldOut: []jsonEvent{}, Savings: []jsonSavings{},
 		Providers: []jsonProvider{}, StaleProviders: []string{}, Rates: []jsonRate{}}
 	for _, m := range d.Models {
@@ -221,7 +222,7 @@ func WriteJSON(w io.Writer, d Digest) error {
 			FromPerGPU: numNull(mv.FromPerGPU), ToPerGPU: numNull(mv.ToPerGPU), Pct: num(mv.Pct)})
 	}
 	for _, list := range []struct {
-		in  []AvailabilityEvent
+		in  []digest.AvailabilityEvent
 		out *[]jsonEvent
 	}{{d.NewAvailability, &out.NewAvailability}, {d.SoldOut, &out.SoldOut}} {
 		for _, e := range list.in {
@@ -269,7 +270,7 @@ func WriteJSON(w io.Writer, d Digest) error {
 	return enc.Encode(out)
 }
 
-func runRateJSON(d Digest, s SavingsRow) *json.Number {
+func runRateJSON(d digest.Digest, s digest.SavingsRow) *json.Number {
 	rr, ok := d.MonthlyRunRate(s.EffectivePerGPU)
 	return numNull(decimal.NullDecimal{Decimal: rr, Valid: ok})
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/analysis/digest"
 )
 
 // mdEscape makes cloud text literal in GitHub-flavoured Markdown, table
@@ -18,7 +19,7 @@ func md(s string) string { return mdEscape.Replace(s) }
 
 // WriteMarkdown renders the digest as GitHub-flavoured Markdown (for a
 // wiki page, an issue or an e-mail).
-func WriteMarkdown(w io.Writer, d Digest) error {
+func WriteMarkdown(w io.Writer, d digest.Digest) error {
 	b := bufio.NewWriter(w)
 	p := func(format string, args ...any) { fmt.Fprintf(b, format+"\n", args...) }
 	// section starts a "## title" section, set apart by blank lines.
@@ -137,7 +138,7 @@ func WriteMarkdown(w io.Writer, d Digest) error {
 	p("%s.", md(d.Chart.Title))
 	p("")
 	if d.Chart.Empty() {
-		p("No H100 or A100 price in the last %d weeks.", ChartWeeks)
+		p("No H100 or A100 price in the last %d weeks.", digest.ChartWeeks)
 	} else {
 		head, sep := "| Week of |", "|---|"
 		for _, s := range d.Chart.Series {
@@ -157,7 +158,7 @@ func WriteMarkdown(w io.Writer, d Digest) error {
 	return b.Flush()
 }
 
-func mdEvents(w io.Writer, es []AvailabilityEvent, d Digest, none string) {
+func mdEvents(w io.Writer, es []digest.AvailabilityEvent, d digest.Digest, none string) {
 	if len(es) == 0 {
 		fmt.Fprintln(w, "- "+none)
 		return

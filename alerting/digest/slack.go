@@ -8,6 +8,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting/slack"
+	"github.com/pricewatch/pricewatch/analysis/digest"
 )
 
 // ChartMode says what becomes of the chart when the digest is posted.
@@ -50,7 +51,7 @@ const (
 )
 
 // ChartFileName is the name the chart is uploaded under.
-func ChartFileName(d Digest) string { return "pricewatch-digest-" + d.Week + ".png" }
+func ChartFileName(d digest.Digest) string { return "pricewatch-digest-" + d.Week + ".png" }
 
 // esc escapes one text from a cloud or the config for mrkdwn and caps it.
 func esc(s string) string { return slack.EscapeField(s) }
@@ -81,7 +82,7 @@ func lines(title string, ls []string, budget int, more string) string {
 // SlackPayload renders the digest as one Block Kit message for the outbox
 // (chat.postMessage text, blocks and metadata, plus the chart's file name
 // when the chart is attached).
-func SlackPayload(d Digest, opts SlackOptions) ([]byte, error) {
+func SlackPayload(d digest.Digest, opts SlackOptions) ([]byte, error) {
 	loc := d.Loc()
 	var blocks []slackapi.Block
 	blocks = append(blocks, slack.Header("📊 Weekly GPU price digest · "+d.Week))
@@ -184,13 +185,13 @@ func SlackPayload(d Digest, opts SlackOptions) ([]byte, error) {
 	footer := ""
 	switch opts.Chart {
 	case ChartAttached:
-		footer = fmt.Sprintf("📈 Chart of the cheapest H100 and A100 per GPU-hour over %d weeks in the thread.", ChartWeeks)
+		footer = fmt.Sprintf("📈 Chart of the cheapest H100 and A100 per GPU-hour over %d weeks in the thread.", digest.ChartWeeks)
 	case ChartWebhook:
 		footer = "📈 Chart not attached: an incoming webhook cannot upload files (use a bot token with files:write)."
 	case ChartOff:
 		footer = "📈 Chart off (digest.chart)."
 	case ChartNoData:
-		footer = fmt.Sprintf("📈 No chart: no H100 or A100 price in the last %d weeks.", ChartWeeks)
+		footer = fmt.Sprintf("📈 No chart: no H100 or A100 price in the last %d weeks.", digest.ChartWeeks)
 	}
 	footer += " `pricewatch digest` previews this digest · delivery " + esc(opts.DeliveryKey)
 	blocks = append(blocks, slack.Context(footer))
@@ -209,7 +210,7 @@ func SlackPayload(d Digest, opts SlackOptions) ([]byte, error) {
 }
 
 // modelSection is one watched model's cheapest options.
-func modelSection(m ModelRow, cur string) string {
+func modelSection(m digest.ModelRow, cur string) string {
 	var b strings.Builder
 	b.WriteString("*" + esc(m.Model) + "*")
 	choices := choicesOf(m)
@@ -246,13 +247,13 @@ func modelSection(m ModelRow, cur string) string {
 	return slack.Truncate(b.String(), maxModelChars)
 }
 
-func eventLine(e AvailabilityEvent, d Digest) string {
+func eventLine(e digest.AvailabilityEvent, d digest.Digest) string {
 	return fmt.Sprintf("%s %s %s (%s): %s", esc(slack.ProviderName(e.Provider)), esc(e.Region), code(e.InstanceType),
 		esc(hardwareLabel(e.GPUModel, e.GPUCount)), eventText(e, d.Loc(), esc))
 }
 
 // fallback is the notification line: the cheapest on-demand of each model.
-func fallback(d Digest) string {
+func fallback(d digest.Digest) string {
 	s := "Weekly GPU price digest " + d.Week + ":"
 	var parts []string
 	for _, m := range d.Models {
@@ -272,7 +273,7 @@ func fallback(d Digest) string {
 
 // altText describes the chart for screen readers: the newest value of
 // each line.
-func altText(d Digest) string {
+func altText(d digest.Digest) string {
 	s := d.Chart.Title + "."
 	for _, sr := range d.Chart.Series {
 		if len(sr.Points) == 0 {

@@ -7,11 +7,12 @@ import (
 	"strings"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/analysis/digest"
 	"github.com/pricewatch/pricewatch/internal/table"
 )
 
 // WriteText renders the digest as plain text for a terminal.
-func WriteText(w io.Writer, d Digest) error {
+func WriteText(w io.Writer, d digest.Digest) error {
 	b := bufio.NewWriter(w)
 	p := func(format string, args ...any) { fmt.Fprintf(b, format+"\n", args...) }
 	loc := d.Loc()
@@ -134,7 +135,7 @@ func WriteText(w io.Writer, d Digest) error {
 	p("")
 	p("CHART DATA: %s", d.Chart.Title)
 	if d.Chart.Empty() {
-		p("  No H100 or A100 price in the last %d weeks.", ChartWeeks)
+		p("  No H100 or A100 price in the last %d weeks.", digest.ChartWeeks)
 	} else {
 		cols := []string{"WEEK OF"}
 		for _, s := range d.Chart.Series {
@@ -159,7 +160,7 @@ func flushTable(w io.Writer, t *table.Table) error { return t.Write(w, textLayou
 
 // choiceWhere is where a choice is sold, with its native price when it was
 // converted and any flag the reader must see.
-func choiceWhere(c *Choice, cur string, commitment bool, esc func(string) string) string {
+func choiceWhere(c *digest.Choice, cur string, commitment bool, esc func(string) string) string {
 	o := c.Offer
 	s := fmt.Sprintf("%s %s %s (%s)", esc(o.Provider), esc(pricewatch.Place(o.Region, o.Zone)), esc(o.InstanceType), esc(hardwareLabel(o.GPUModel, o.GPUCount)))
 	if commitment {
@@ -177,12 +178,12 @@ func choiceWhere(c *Choice, cur string, commitment bool, esc func(string) string
 	return s
 }
 
-func moveWhere(mv Move) string {
+func moveWhere(mv digest.Move) string {
 	k := mv.Key
 	return fmt.Sprintf("%s %s %s %s (%s)", k.Provider, pricewatch.Place(k.Region, k.Zone), k.InstanceType, keyBuyLabel(k), hardwareLabel(mv.GPUModel, mv.GPUCount))
 }
 
-func writeEvents(w io.Writer, es []AvailabilityEvent, d Digest, none string) {
+func writeEvents(w io.Writer, es []digest.AvailabilityEvent, d digest.Digest, none string) {
 	if len(es) == 0 {
 		fmt.Fprintln(w, none)
 		return

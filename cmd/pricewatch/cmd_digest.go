@@ -12,7 +12,8 @@ import (
 	"github.com/robfig/cron/v3"
 	"github.com/spf13/cobra"
 
-	"github.com/pricewatch/pricewatch/alerting/digest"
+	digestrender "github.com/pricewatch/pricewatch/alerting/digest"
+	"github.com/pricewatch/pricewatch/analysis/digest"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -95,9 +96,9 @@ with an incoming webhook the digest goes without it and says so.`,
 			}
 			switch f.format {
 			case formatJSON:
-				return digest.WriteJSON(a.stdout, d)
+				return digestrender.WriteJSON(a.stdout, d)
 			case formatMarkdown:
-				return digest.WriteMarkdown(a.stdout, d)
+				return digestrender.WriteMarkdown(a.stdout, d)
 			case formatSlack:
 				_, _, preview, err := a.digestMessage(d, "")
 				if err != nil {
@@ -106,7 +107,7 @@ with an incoming webhook the digest goes without it and says so.`,
 				_, err = a.stdout.Write(append(preview, '\n'))
 				return err
 			}
-			return digest.WriteText(a.stdout, d)
+			return digestrender.WriteText(a.stdout, d)
 		},
 	}
 	cmd.Flags().BoolVar(&f.send, "send", false, "queue the digest and deliver it to Slack now")
@@ -119,7 +120,7 @@ with an incoming webhook the digest goes without it and says so.`,
 
 func writeChartFile(d digest.Digest, path string) error {
 	var buf bytes.Buffer
-	if err := digest.RenderChart(d, &buf); err != nil {
+	if err := digestrender.RenderChart(d, &buf); err != nil {
 		return fmt.Errorf("--out %s: %w", path, err)
 	}
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
@@ -219,27 +220,27 @@ func (a *app) digestMessage(d digest.Digest, suffix string) (storage.OutboxMessa
 		keyChannel = "default"
 	}
 	key := "digest/" + d.Week + "/" + keyChannel + suffix
-	mode := digest.ChartAttached
+	mode := digestrender.ChartAttached
 	switch {
 	case !a.cfg.Digest.Chart:
-		mode = digest.ChartOff
+		mode = digestrender.ChartOff
 	case d.Chart.Empty():
-		mode = digest.ChartNoData
+		mode = digestrender.ChartNoData
 	case token.Empty() && !a.cfg.Slack.WebhookURL.Empty():
-		mode = digest.ChartWebhook
+		mode = digestrender.ChartWebhook
 	}
-	preview, err := digest.SlackPayload(d, digest.SlackOptions{DeliveryKey: key, Chart: mode})
+	preview, err := digestrender.SlackPayload(d, digestrender.SlackOptions{DeliveryKey: key, Chart: mode})
 	if err != nil {
 		return storage.OutboxMessage{}, nil, nil, fmt.Errorf("rendering the digest: %w", err)
 	}
-	payload, err := digest.Document(d, key, a.cfg.Digest.Chart)
+	payload, err := digestrender.Document(d, key, a.cfg.Digest.Chart)
 	if err != nil {
 		return storage.OutboxMessage{}, nil, nil, err
 	}
 	var png []byte
-	if mode == digest.ChartAttached {
+	if mode == digestrender.ChartAttached {
 		var buf bytes.Buffer
-		if err := digest.RenderChart(d, &buf); err != nil {
+		if err := digestrender.RenderChart(d, &buf); err != nil {
 			return storage.OutboxMessage{}, nil, nil, fmt.Errorf("rendering the digest chart: %w", err)
 		}
 		png = buf.Bytes()

@@ -10,8 +10,8 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/clouds"
+	"github.com/pricewatch/pricewatch/cmd/internal/clitext"
 	"github.com/pricewatch/pricewatch/gpu"
-	"github.com/pricewatch/pricewatch/internal/clitext"
 	"github.com/pricewatch/pricewatch/storage"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
-	"github.com/pricewatch/pricewatch/internal/clitext"
+	"github.com/pricewatch/pricewatch/cmd/internal/clitext"
 	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
 )

@@ -9,7 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/pricewatch/pricewatch/analysis"
-	"github.com/pricewatch/pricewatch/internal/clitext"
+	"github.com/pricewatch/pricewatch/cmd/internal/clitext"
 	"github.com/pricewatch/pricewatch/report"
 )
 

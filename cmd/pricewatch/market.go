@@ -9,8 +9,8 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/cmd/internal/clitext"
 	"github.com/pricewatch/pricewatch/fx"
-	"github.com/pricewatch/pricewatch/internal/clitext"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )

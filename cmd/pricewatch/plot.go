@@ -6,7 +6,8 @@ import (
 	"sort"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/internal/clitext"
+	"github.com/pricewatch/pricewatch/cmd/internal/clitext"
+	"github.com/pricewatch/pricewatch/cmd/internal/termchart"
 	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -34,12 +35,12 @@ func writeHistoryPlot(w io.Writer, instanceType string, rows []storage.PriceInte
 			to = end
 		}
 	}
-	byCurrency := map[string][]clitext.Series{}
+	byCurrency := map[string][]termchart.Series{}
 	for _, group := range groupByOffer(rows) {
 		h := group[0]
-		s := clitext.Series{Label: fmt.Sprintf("%s %s %s %s", h.Provider, pricewatch.Place(h.Region, h.Zone), clitext.BuyLabel(h.Offer), h.OS)}
+		s := termchart.Series{Label: fmt.Sprintf("%s %s %s %s", h.Provider, pricewatch.Place(h.Region, h.Zone), clitext.BuyLabel(h.Offer), h.OS)}
 		for _, r := range group {
-			st := clitext.Step{From: r.ValidFrom, Value: r.EffectiveHourly}
+			st := termchart.Step{From: r.ValidFrom, Value: r.EffectiveHourly}
 			if r.ValidTo != nil {
 				st.To = *r.ValidTo
 			}
@@ -60,7 +61,7 @@ func writeHistoryPlot(w io.Writer, instanceType string, rows []storage.PriceInte
 		}
 		title := fmt.Sprintf("%s: effective hourly price in %s, %s to %s", instanceType, c,
 			from.UTC().Format("2006-01-02 15:04"), to.UTC().Format("2006-01-02 15:04 UTC"))
-		if err := clitext.WriteChart(w, title, byCurrency[c], from, to, chartWidth()); err != nil {
+		if err := termchart.Write(w, title, byCurrency[c], from, to, chartWidth()); err != nil {
 			return err
 		}
 	}

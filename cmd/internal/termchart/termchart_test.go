@@ -1,4 +1,4 @@
-package clitext
+package termchart
 
 import (
 	"strings"
@@ -18,7 +18,7 @@ func TestChartDrawsStepsAndLabels(t *testing.T) {
 		{Label: "flat", Steps: []Step{{From: t0.Add(2 * 24 * time.Hour), Value: d("10")}}},
 	}
 	var b strings.Builder
-	if err := WriteChart(&b, "title", series, t0, t0.Add(10*24*time.Hour), 60); err != nil {
+	if err := Write(&b, "title", series, t0, t0.Add(10*24*time.Hour), 60); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -28,19 +28,19 @@ func TestChartDrawsStepsAndLabels(t *testing.T) {
 			t.Errorf("line wider than 60: %q", l)
 		}
 	}
-	// Rows: title, then ChartHeight rows from 20 (top) to 10 (bottom).
-	top, bottom := lines[1], lines[ChartHeight]
+	// Rows: title, then Height rows from 20 (top) to 10 (bottom).
+	top, bottom := lines[1], lines[Height]
 	if !strings.HasPrefix(top, "20.00 ┤") || !strings.HasPrefix(bottom, "10.00 ┤") {
 		t.Errorf("axis labels: top %q bottom %q", top, bottom)
 	}
 	// "rising" starts at the bottom left and ends top right; where the flat
 	// line shares its cells the chart shows "*".
-	body := strings.Join(lines[1:ChartHeight+1], "\n")
+	body := strings.Join(lines[1:Height+1], "\n")
 	if !strings.Contains(bottom, "A*") || !strings.HasSuffix(top, "A") || !strings.Contains(body, "B") {
 		t.Errorf("lines not where expected:\n%s", out)
 	}
 	// The step is drawn as a vertical run of A in one column.
-	col := strings.Index(lines[ChartHeight/2], "A")
+	col := strings.Index(lines[Height/2], "A")
 	if col < 0 {
 		t.Errorf("no vertical step in the middle row:\n%s", out)
 	}
@@ -52,7 +52,7 @@ func TestChartDrawsStepsAndLabels(t *testing.T) {
 func TestChartFlatSeries(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var b strings.Builder
-	err := WriteChart(&b, "flat", []Series{{Label: "x", Steps: []Step{{From: t0, Value: decimal.RequireFromString("3.5")}}}}, t0, t0.Add(time.Hour), 100)
+	err := Write(&b, "flat", []Series{{Label: "x", Steps: []Step{{From: t0, Value: decimal.RequireFromString("3.5")}}}}, t0, t0.Add(time.Hour), 100)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,8 @@
-package clitext
+// Package termchart draws price series as a terminal chart for
+// `pricewatch history --chart`: one letter per series, time across, price
+// up. Money stays decimal in the labels; floats only place a value on a
+// row of the screen.
+package termchart
 
 import (
 	"fmt"
@@ -9,17 +13,14 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/pricewatch/pricewatch/cmd/internal/clitext"
 	"github.com/pricewatch/pricewatch/internal/table"
 )
 
-// A terminal chart of price series: one letter per series, time across,
-// price up. Money stays decimal in the labels; floats only place a value
-// on a row of the screen.
-
 const (
-	// ChartHeight is how many rows a chart's plot area has.
-	ChartHeight = 12
-	glyphs      = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	// Height is how many rows a chart's plot area has.
+	Height = 12
+	glyphs = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 )
 
 // Step is one price in force from From until To (zero To: until the
@@ -49,9 +50,9 @@ func (s Series) at(t time.Time) (decimal.Decimal, bool) {
 	return decimal.Decimal{}, false
 }
 
-// WriteChart draws series between from and to in at most width columns,
+// Write draws series between from and to in at most width columns,
 // under title (wrapped to width).
-func WriteChart(w io.Writer, title string, series []Series, from, to time.Time, width int) error {
+func Write(w io.Writer, title string, series []Series, from, to time.Time, width int) error {
 	var b strings.Builder
 	b.WriteString(table.Wrap(title, width, "  "))
 	if len(series) > len(glyphs) {
@@ -77,32 +78,32 @@ func WriteChart(w io.Writer, title string, series []Series, from, to time.Time, 
 	}
 	// Y labels: the exact top and bottom, and evenly spaced values between
 	// them rounded to cents (they mark a row, not a price).
-	labels := make([]string, ChartHeight)
+	labels := make([]string, Height)
 	span := hi.Sub(lo)
-	for r := 3; r < ChartHeight-2; r += 3 {
-		v := hi.Sub(span.Mul(decimal.NewFromInt(int64(r))).DivRound(decimal.NewFromInt(ChartHeight-1), 10))
+	for r := 3; r < Height-2; r += 3 {
+		v := hi.Sub(span.Mul(decimal.NewFromInt(int64(r))).DivRound(decimal.NewFromInt(Height-1), 10))
 		labels[r] = v.StringFixed(2)
 	}
-	labels[0], labels[ChartHeight-1] = Rate(hi), Rate(lo)
+	labels[0], labels[Height-1] = clitext.Rate(hi), clitext.Rate(lo)
 	if span.IsZero() {
-		labels = make([]string, ChartHeight)
-		labels[ChartHeight/2] = Rate(lo)
+		labels = make([]string, Height)
+		labels[Height/2] = clitext.Rate(lo)
 	}
 	labelW := 0
 	for _, l := range labels {
 		labelW = max(labelW, utf8.RuneCountInString(l))
 	}
 	cols := width - labelW - 2
-	grid := make([][]rune, ChartHeight)
+	grid := make([][]rune, Height)
 	for r := range grid {
 		grid[r] = []rune(strings.Repeat(" ", cols))
 	}
 	row := func(v decimal.Decimal) int {
 		if span.IsZero() {
-			return ChartHeight / 2
+			return Height / 2
 		}
 		f, _ := hi.Sub(v).Div(span).Float64()
-		return int(f*float64(ChartHeight-1) + 0.5)
+		return int(f*float64(Height-1) + 0.5)
 	}
 	put := func(r, c int, g rune) {
 		if cur := grid[r][c]; cur != ' ' && cur != g {
@@ -136,7 +137,7 @@ func WriteChart(w io.Writer, title string, series []Series, from, to time.Time, 
 			prev = r
 		}
 	}
-	for r := 0; r < ChartHeight; r++ {
+	for r := 0; r < Height; r++ {
 		axis := "│"
 		if labels[r] != "" {
 			axis = "┤"
@@ -148,7 +149,7 @@ func WriteChart(w io.Writer, title string, series []Series, from, to time.Time, 
 	b.WriteString(xLabels(from, to, labelW+2, cols) + "\n")
 	for i, s := range series {
 		last := s.Steps[len(s.Steps)-1]
-		fmt.Fprintf(&b, "  %c  %s, last %s\n", glyphs[i], s.Label, Rate(last.Value))
+		fmt.Fprintf(&b, "  %c  %s, last %s\n", glyphs[i], s.Label, clitext.Rate(last.Value))
 	}
 	if strings.ContainsRune(gridString(grid), '*') {
 		b.WriteString("  *  more than one series\n")
