@@ -199,7 +199,8 @@ type Webhook struct {
 	SecretFile string `yaml:"secret_file"`
 }
 
-// Guard holds back implausible prices between fetch and store.
+// Guard holds back implausible prices between fetch and store. The
+// composition converts it to guard.Config, which has the same fields.
 type Guard struct {
 	// Enabled turns the guard on (default true).
 	Enabled bool `yaml:"enabled"`

@@ -15,6 +15,8 @@ type Hardware struct {
 
 // HardwareOverride sets the GPU of the instance types it matches. The first
 // matching entry wins; a field left out (zero) keeps what the fetcher found.
+// The composition converts each to hardware.Override, which has the same
+// fields.
 type HardwareOverride struct {
 	// InstanceType is the cloud's type name, exactly, or a glob
 	// ("ecs.gn8t-*", "Standard_NC*_RTXPRO6000BSE_v6").
