@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -13,12 +14,16 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/analysis/digest"
-	"github.com/pricewatch/pricewatch/cmd/internal/clitext"
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/gpu"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
+
+// gpuCountLabel is the gpu_count label: 8, 0.5 (the CLI's number format;
+// the collectors import nothing of cmd, so that they can live beside the
+// daemon).
+func gpuCountLabel(n float64) string { return strconv.FormatFloat(n, 'f', -1, 64) }
 
 // scrapeTimeout bounds the database reads of one scrape.
 const scrapeTimeout = 5 * time.Second
@@ -229,12 +234,12 @@ func (c *priceCollector) compute(ctx context.Context, set priceSettings) ([]prom
 				out = append(out,
 					prometheus.MustNewConstMetric(c.cheapest, prometheus.GaugeValue, r.PricePerGPUHour.InexactFloat64(), model, string(r.PriceType), res.Currency),
 					prometheus.MustNewConstMetric(c.info, prometheus.GaugeValue, 1, model, string(r.PriceType), res.Currency,
-						r.Provider, r.Region, r.Zone, r.InstanceType, r.Term, r.Payment, r.OfferingClass, clitext.Float(r.GPUCount)))
+						r.Provider, r.Region, r.Zone, r.InstanceType, r.Term, r.Payment, r.OfferingClass, gpuCountLabel(r.GPUCount)))
 			}
 			if selected(set.offers, r) {
 				out = append(out, prometheus.MustNewConstMetric(c.offer, prometheus.GaugeValue, r.PricePerGPUHour.InexactFloat64(),
 					r.Provider, r.Region, r.Zone, r.InstanceType, string(r.PriceType), r.Term, r.Payment, r.OfferingClass,
-					model, clitext.Float(r.GPUCount), res.Currency))
+					model, gpuCountLabel(r.GPUCount), res.Currency))
 			}
 		}
 	}
