@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/alerting"
 )
 
 // TestLargeMovesWaitForConfirmation replays price sequences of one offer
@@ -40,7 +41,7 @@ func TestLargeMovesWaitForConfirmation(t *testing.T) {
 				}
 				offers := []pricewatch.Offer{steady}
 				var opts SaveOptions
-				opts.ConfirmChangePct = 50
+				opts.Policy = alerting.NewPolicy(50, 1)
 				switch p {
 				case "":
 				case "held":
@@ -84,17 +85,28 @@ func TestLargeMovesWaitForConfirmation(t *testing.T) {
 	}
 }
 
-// TestConfirmationOffAlertsAtOnce: with ConfirmChangePct 0 a large move is
-// in the run's alert changes at once.
+// TestConfirmationOffAlertsAtOnce: with confirmation off (no policy, or
+// alerts.confirm_change_pct 0) a large move is in the run's alert changes
+// at once.
 func TestConfirmationOffAlertsAtOnce(t *testing.T) {
-	db, _ := openTest(t)
-	for i, p := range []string{"10", "1"} {
-		res, err := save(t, db, snapshot(offer("x", "eastus", pricewatch.OnDemand, p)), SaveOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if i == 1 && (len(res.AlertChanges()) != 1 || len(res.Awaiting) != 0) {
-			t.Errorf("alert changes %v, awaiting %v; want the move at once", res.AlertChanges(), res.Awaiting)
-		}
+	for _, tt := range []struct {
+		name string
+		opts SaveOptions
+	}{
+		{"no policy", SaveOptions{}},
+		{"confirm_change_pct 0", SaveOptions{Policy: alerting.NewPolicy(0, 1)}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			db, _ := openTest(t)
+			for i, p := range []string{"10", "1"} {
+				res, err := save(t, db, snapshot(offer("x", "eastus", pricewatch.OnDemand, p)), tt.opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if i == 1 && (len(res.AlertChanges()) != 1 || len(res.Awaiting) != 0) {
+					t.Errorf("alert changes %v, awaiting %v; want the move at once", res.AlertChanges(), res.Awaiting)
+				}
+			}
+		})
 	}
 }
