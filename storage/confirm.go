@@ -112,8 +112,9 @@ func (s *saver) confirmMoves(snap *pricewatch.Snapshot, policy MovePolicy, held 
 	}
 	// What is still pending had no change this run: the same price, if the
 	// run saw the offer at all.
-	seen := make(map[pricewatch.OfferKey]bool, len(snap.Offers))
+	var seen map[pricewatch.OfferKey]bool
 	if len(pending) > 0 {
+		seen = make(map[pricewatch.OfferKey]bool, len(snap.Offers))
 		for _, o := range snap.Offers {
 			seen[o.Key()] = true
 		}

@@ -110,3 +110,38 @@ func TestConfirmationOffAlertsAtOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestNoPolicyLeavesWaitingMoves: issue 21 item 4, a save without a policy
+// (SaveOptions.Policy nil, as tools and tests store runs) rules on
+// nothing: a move waiting from an earlier run stays in pending_moves until
+// a run with the policy settles it.
+func TestNoPolicyLeavesWaitingMoves(t *testing.T) {
+	db, _ := openTest(t)
+	policy := SaveOptions{Policy: alerting.NewPolicy(50, 1)}
+	for i, run := range []struct {
+		price         string
+		opts          SaveOptions
+		wantConfirmed int
+		wantPending   int
+	}{
+		{"10", policy, 0, 0},
+		{"4", policy, 0, 1}, // −60%: waits
+		{"4", SaveOptions{}, 0, 1},
+		{"4", policy, 1, 0},
+	} {
+		res, err := save(t, db, snapshot(offer("x", "eastus", pricewatch.OnDemand, run.price)), run.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Confirmed) != run.wantConfirmed {
+			t.Errorf("run %d: confirmed %v, want %d", i+1, res.Confirmed, run.wantConfirmed)
+		}
+		var n int
+		if err := db.write.QueryRowContext(t.Context(), `SELECT COUNT(*) FROM pending_moves`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != run.wantPending {
+			t.Errorf("run %d: %d pending moves, want %d", i+1, n, run.wantPending)
+		}
+	}
+}
