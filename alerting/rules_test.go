@@ -207,7 +207,7 @@ func TestFlappingZoneThroughStorage(t *testing.T) {
 	clk := newClock()
 	db := alertingtest.OpenDB(t, "", clk)
 	rules := mustRules(t, config.Alerts{FlapWindow: 6 * time.Hour, Rules: []config.Rule{{Name: "stock", Events: []string{"back_in_stock", "sold_out"}}}})
-	opts := storage.SaveOptions{Outbox: outboxstore.SaveFunc(rules), WithdrawAfterRuns: 2}
+	opts := storage.SaveOptions{Outbox: outboxstore.SaveFunc(rules), Policy: alerting.NewPolicy(0, 2)}
 	steps := []struct {
 		after time.Duration
 		state pricewatch.AvailabilityState
@@ -250,7 +250,7 @@ func TestWithdrawalAfterCompleteRuns(t *testing.T) {
 	clk := newClock()
 	db := alertingtest.OpenDB(t, "", clk)
 	rules := mustRules(t, config.Alerts{Rules: []config.Rule{{Name: "capacity", Events: []string{"availability_new", "availability_gone"}}}})
-	opts := storage.SaveOptions{Outbox: outboxstore.SaveFunc(rules), WithdrawAfterRuns: 2}
+	opts := storage.SaveOptions{Outbox: outboxstore.SaveFunc(rules), Policy: alerting.NewPolicy(0, 2)}
 	both := []pricewatch.Availability{
 		alertingtest.TencentGN10Xp("ap-guangzhou-3", pricewatch.InStock),
 		alertingtest.TencentGN10Xp("ap-guangzhou-4", pricewatch.InStock),
@@ -295,7 +295,7 @@ func TestFailedRunQueuesNothing(t *testing.T) {
 	clk := newClock()
 	db := alertingtest.OpenDB(t, "", clk)
 	rules := mustRules(t, config.Alerts{Rules: []config.Rule{{Name: "all", Events: []string{"price_drop", "price_new", "availability_gone"}}}})
-	opts := storage.SaveOptions{Outbox: outboxstore.SaveFunc(rules), WithdrawAfterRuns: 2, MinOfferRatio: 0.5}
+	opts := storage.SaveOptions{Outbox: outboxstore.SaveFunc(rules), Policy: alerting.NewPolicy(0, 2), MinOfferRatio: 0.5}
 	cover := []pricewatch.Scope{{Region: pricewatch.AllRegions}}
 	if _, err := store(t, db, &pricewatch.Snapshot{Provider: pricewatch.Azure, Offers: []pricewatch.Offer{alertingtest.AzureH100(pricewatch.OnDemand, "98.32"), alertingtest.AzureH100(pricewatch.Spot, "18.169536")}, Coverage: cover}, opts); err != nil {
 		t.Fatal(err)

@@ -8,25 +8,34 @@ import (
 	"github.com/pricewatch/pricewatch"
 )
 
-// Large price moves wait one run before they alert (alerts.confirm_change_pct).
-//
-// A move of at least the threshold is stored at once, like every move, but
-// its alert waits in pending_moves for the provider's next complete run:
-//   - that run lists the same price: the move is confirmed and alerts in
-//     that run's messages, with the old price users were last told about;
-//   - the price goes back to what it was: the move is reverted and neither
-//     it nor the move back ever alerts;
-//   - the price moves on: the move is judged again from the price users
-//     were last told about to the new one (waiting again if still large);
-//   - the offer is closed: the wait ends without an alert.
-// A run that does not cover the offer, or holds its price (package guard),
-// leaves the wait as it is. Pending moves live in the database, so a
-// restart loses none.
+// Large price moves wait one run before they alert. Which moves wait, and
+// what becomes of a waiting move in a later run, is the alert policy's
+// ruling (SaveOptions.Policy, package alerting's Policy); storage records
+// every move at once, as always, and persists the rulings in the run's
+// transaction: a waiting move lives in pending_moves until a ruling ends
+// it, so a restart loses none.
+
+// MovePolicy is the alert policy a save applies to the run's price moves
+// and missing types (package alerting's Policy satisfies it). Its methods
+// decide; storage only persists what they decide.
+type MovePolicy interface {
+	// Judge rules on a move from old to new (effective hourly prices in
+	// one currency): alert now, or wait for the next complete run.
+	Judge(old, new decimal.Decimal) pricewatch.MoveDecision
+	// Settle rules on a move waiting from an earlier run (pending) given
+	// the run's change of its offer (now; zero Kind when there is none)
+	// and whether the run saw the offer's price; it returns the change
+	// that carries the ruling.
+	Settle(pending, now pricewatch.Change, observed bool) (pricewatch.MoveSettlement, pricewatch.Change)
+	// Withdraw reports whether a type missing from missedRuns complete
+	// runs in a row is withdrawn.
+	Withdraw(missedRuns int) bool
+}
 
 // AlertChanges are the changes of the run that may alert now: the run's
 // changes without the large moves still waiting and the reverts, plus the
-// moves of earlier runs this run confirmed. Without confirmation
-// (SaveOptions.ConfirmChangePct 0 and nothing pending) it is Changes.
+// moves of earlier runs this run confirmed. Without a policy
+// (SaveOptions.Policy nil) it is Changes.
 func (r *Result) AlertChanges() []pricewatch.Change {
 	if r.alertsSet {
 		return r.alerts
@@ -34,69 +43,67 @@ func (r *Result) AlertChanges() []pricewatch.Change {
 	return r.Changes
 }
 
+// pendingMove is a row of pending_moves: the waiting move as a change
+// (Old the price users were last told about, New the one that waits).
 type pendingMove struct {
-	id       int64
-	key      pricewatch.OfferKey
-	currency string
-	old, new decimal.Decimal
-	gpuModel string
-	gpuCount float64
-	at       string
+	id   int64
+	move pricewatch.Change
 }
 
-// isLarge reports whether a move from old to new is at least pct percent
-// of old (decided exactly, by multiplying).
-func isLarge(old, new decimal.Decimal, pct decimal.Decimal) bool {
-	if !pct.IsPositive() || !old.IsPositive() {
-		return false
-	}
-	return !new.Sub(old).Abs().Mul(decimal.NewFromInt(100)).LessThan(pct.Mul(old))
+// priceMove reports whether c is a move from one price to another in one
+// currency, the only change the policy judges.
+func priceMove(c pricewatch.Change) bool {
+	return c.Kind == pricewatch.PriceChanged && c.Old.Valid && c.New.Valid
 }
 
-// confirmMoves sets the run's AlertChanges from its changes and the moves
-// pending from earlier runs, and updates pending_moves.
-func (s *saver) confirmMoves(snap *pricewatch.Snapshot, confirmPct float64, held map[pricewatch.OfferKey]bool) error {
-	pct := decimal.NewFromFloat(confirmPct)
+// confirmMoves asks the policy about the run's price moves and the moves
+// pending from earlier runs, sets the run's AlertChanges from its rulings,
+// and updates pending_moves to match.
+func (s *saver) confirmMoves(snap *pricewatch.Snapshot, policy MovePolicy, held map[pricewatch.OfferKey]bool) error {
 	pending, err := s.loadPending(snap.Provider)
 	if err != nil {
 		return err
 	}
-	if len(pending) == 0 && !pct.IsPositive() {
-		return nil
-	}
+	hadPending := len(pending) > 0
 	alerts := make([]pricewatch.Change, 0, len(s.res.Changes))
 	for _, c := range s.res.Changes {
 		p, waiting := pending[c.Offer]
-		switch {
-		case c.Kind == pricewatch.PriceChanged && c.Old.Valid && c.New.Valid:
-			if waiting {
+		if waiting {
+			settled, move := policy.Settle(p.move, c, true)
+			switch settled {
+			case pricewatch.MoveReverted:
 				delete(pending, c.Offer)
-				if p.currency == c.Currency && c.New.Decimal.Equal(p.old) {
-					s.res.Reverted = append(s.res.Reverted, c)
-					if err := s.deletePending(p.id); err != nil {
-						return err
-					}
-					continue
-				}
-				if p.currency == c.Currency {
-					c.Old = decimal.NewNullDecimal(p.old)
-				}
-			}
-			if !s.res.FirstRun && isLarge(c.Old.Decimal, c.New.Decimal, pct) {
-				s.res.Awaiting = append(s.res.Awaiting, c)
-				if err := s.savePending(c); err != nil {
-					return err
-				}
-				continue
-			}
-			if waiting {
+				s.res.Reverted = append(s.res.Reverted, move)
 				if err := s.deletePending(p.id); err != nil {
 					return err
 				}
+				continue
+			case pricewatch.MoveEnded:
+				delete(pending, c.Offer)
+				if err := s.deletePending(p.id); err != nil {
+					return err
+				}
+				alerts = append(alerts, move)
+				continue
+			case pricewatch.MoveRejudged:
+				// Judged below; the row is replaced if it waits again.
+				delete(pending, c.Offer)
+				c = move
+			default:
+				// Not a ruling on this change: the wait is settled with the
+				// run's unchanged offers below.
+				waiting = false
 			}
-		case waiting && (c.Kind == pricewatch.PriceGone || c.Kind == pricewatch.PriceChanged || c.Kind == pricewatch.PriceNew):
-			// Closed, or moved to another currency: the wait ends.
-			delete(pending, c.Offer)
+		}
+		// A baseline run has no earlier price that users were told about.
+		if priceMove(c) && !s.res.FirstRun && policy.Judge(c.Old.Decimal, c.New.Decimal) == pricewatch.MoveAwaits {
+			s.res.Awaiting = append(s.res.Awaiting, c)
+			if err := s.savePending(c); err != nil {
+				return err
+			}
+			continue
+		}
+		if waiting {
 			if err := s.deletePending(p.id); err != nil {
 				return err
 			}
@@ -104,30 +111,31 @@ func (s *saver) confirmMoves(snap *pricewatch.Snapshot, confirmPct float64, held
 		alerts = append(alerts, c)
 	}
 	// What is still pending had no change this run: the same price, if the
-	// run listed the offer (or left its scope unchanged).
-	seen := make(map[pricewatch.OfferKey]bool, len(snap.Offers))
-	for _, o := range snap.Offers {
-		seen[o.Key()] = true
+	// run saw the offer at all.
+	var seen map[pricewatch.OfferKey]bool
+	if len(pending) > 0 {
+		seen = make(map[pricewatch.OfferKey]bool, len(snap.Offers))
+		for _, o := range snap.Offers {
+			seen[o.Key()] = true
+		}
 	}
 	for k, p := range pending {
-		if held[k] || !(seen[k] || coveredOffer(snap.Unchanged, k.Region, k.PriceType)) {
-			continue
+		observed := !held[k] && (seen[k] || coveredOffer(snap.Unchanged, k.Region, k.PriceType))
+		switch settled, move := policy.Settle(p.move, pricewatch.Change{}, observed); settled {
+		case pricewatch.MovePending:
+		case pricewatch.MoveConfirmed:
+			s.res.Confirmed = append(s.res.Confirmed, move)
+			alerts = append(alerts, move)
+			if err := s.deletePending(p.id); err != nil {
+				return err
+			}
+		default:
+			return s.wrap(fmt.Errorf("pending move of %s: the alert policy ruled %v on a run with no change of the offer", k, settled))
 		}
-		at, err := parseTime(p.at)
-		if err != nil {
-			return fmt.Errorf("pending move of %s: %w", k, err)
-		}
-		c := pricewatch.Change{
-			Kind: pricewatch.PriceChanged, At: at, Offer: k, Currency: p.currency,
-			Old: decimal.NewNullDecimal(p.old), New: decimal.NewNullDecimal(p.new),
-			Hardware: pricewatch.Hardware{GPUModel: p.gpuModel, GPUCount: p.gpuCount},
-			Place:    pricewatch.AvailabilityKey{Provider: k.Provider, Region: k.Region, Zone: k.Zone, InstanceType: k.InstanceType},
-		}
-		s.res.Confirmed = append(s.res.Confirmed, c)
-		alerts = append(alerts, c)
-		if err := s.deletePending(p.id); err != nil {
-			return err
-		}
+	}
+	if !hadPending && len(s.res.Awaiting) == 0 {
+		// Every change alerts as it is: AlertChanges is Changes.
+		return nil
 	}
 	s.res.alerts, s.res.alertsSet = alerts, true
 	return nil
@@ -142,19 +150,36 @@ func (s *saver) loadPending(provider string) (map[pricewatch.OfferKey]pendingMov
 	defer rows.Close()
 	out := map[pricewatch.OfferKey]pendingMove{}
 	for rows.Next() {
-		p := pendingMove{key: pricewatch.OfferKey{Provider: provider}}
-		var old, new string
-		if err := rows.Scan(&p.id, &p.key.Region, &p.key.Zone, &p.key.InstanceType, &p.key.PriceType, &p.key.Term, &p.key.Payment,
-			&p.key.OfferingClass, &p.key.OS, &p.currency, &old, &new, &p.gpuModel, &p.gpuCount, &p.at); err != nil {
+		var (
+			p               pendingMove
+			k               = pricewatch.OfferKey{Provider: provider}
+			old, new, at    string
+			currency, model string
+			count           float64
+		)
+		if err := rows.Scan(&p.id, &k.Region, &k.Zone, &k.InstanceType, &k.PriceType, &k.Term, &k.Payment,
+			&k.OfferingClass, &k.OS, &currency, &old, &new, &model, &count, &at); err != nil {
 			return nil, s.wrap(err)
 		}
-		if p.old, err = decimal.NewFromString(old); err != nil {
+		oldPrice, err := decimal.NewFromString(old)
+		if err != nil {
 			return nil, s.wrap(fmt.Errorf("pending move %d: %w", p.id, err))
 		}
-		if p.new, err = decimal.NewFromString(new); err != nil {
+		newPrice, err := decimal.NewFromString(new)
+		if err != nil {
 			return nil, s.wrap(fmt.Errorf("pending move %d: %w", p.id, err))
 		}
-		out[p.key] = p
+		when, err := parseTime(at)
+		if err != nil {
+			return nil, s.wrap(fmt.Errorf("pending move of %s: %w", k, err))
+		}
+		p.move = pricewatch.Change{
+			Kind: pricewatch.PriceChanged, At: when, Offer: k, Currency: currency,
+			Old: decimal.NewNullDecimal(oldPrice), New: decimal.NewNullDecimal(newPrice),
+			Hardware: pricewatch.Hardware{GPUModel: model, GPUCount: count},
+			Place:    pricewatch.AvailabilityKey{Provider: k.Provider, Region: k.Region, Zone: k.Zone, InstanceType: k.InstanceType},
+		}
+		out[k] = p
 	}
 	return out, rows.Err()
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/alerting"
 )
 
 // TestLargeMovesWaitForConfirmation replays price sequences of one offer
@@ -40,7 +41,7 @@ func TestLargeMovesWaitForConfirmation(t *testing.T) {
 				}
 				offers := []pricewatch.Offer{steady}
 				var opts SaveOptions
-				opts.ConfirmChangePct = 50
+				opts.Policy = alerting.NewPolicy(50, 1)
 				switch p {
 				case "":
 				case "held":
@@ -84,17 +85,63 @@ func TestLargeMovesWaitForConfirmation(t *testing.T) {
 	}
 }
 
-// TestConfirmationOffAlertsAtOnce: with ConfirmChangePct 0 a large move is
-// in the run's alert changes at once.
+// TestConfirmationOffAlertsAtOnce: with confirmation off (no policy, or
+// alerts.confirm_change_pct 0) a large move is in the run's alert changes
+// at once.
 func TestConfirmationOffAlertsAtOnce(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		opts SaveOptions
+	}{
+		{"no policy", SaveOptions{}},
+		{"confirm_change_pct 0", SaveOptions{Policy: alerting.NewPolicy(0, 1)}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			db, _ := openTest(t)
+			for i, p := range []string{"10", "1"} {
+				res, err := save(t, db, snapshot(offer("x", "eastus", pricewatch.OnDemand, p)), tt.opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if i == 1 && (len(res.AlertChanges()) != 1 || len(res.Awaiting) != 0) {
+					t.Errorf("alert changes %v, awaiting %v; want the move at once", res.AlertChanges(), res.Awaiting)
+				}
+			}
+		})
+	}
+}
+
+// TestNoPolicyLeavesWaitingMoves: issue 21 item 4, a save without a policy
+// (SaveOptions.Policy nil, as tools and tests store runs) rules on
+// nothing: a move waiting from an earlier run stays in pending_moves until
+// a run with the policy settles it.
+func TestNoPolicyLeavesWaitingMoves(t *testing.T) {
 	db, _ := openTest(t)
-	for i, p := range []string{"10", "1"} {
-		res, err := save(t, db, snapshot(offer("x", "eastus", pricewatch.OnDemand, p)), SaveOptions{})
+	policy := SaveOptions{Policy: alerting.NewPolicy(50, 1)}
+	for i, run := range []struct {
+		price         string
+		opts          SaveOptions
+		wantConfirmed int
+		wantPending   int
+	}{
+		{"10", policy, 0, 0},
+		{"4", policy, 0, 1}, // −60%: waits
+		{"4", SaveOptions{}, 0, 1},
+		{"4", policy, 1, 0},
+	} {
+		res, err := save(t, db, snapshot(offer("x", "eastus", pricewatch.OnDemand, run.price)), run.opts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if i == 1 && (len(res.AlertChanges()) != 1 || len(res.Awaiting) != 0) {
-			t.Errorf("alert changes %v, awaiting %v; want the move at once", res.AlertChanges(), res.Awaiting)
+		if len(res.Confirmed) != run.wantConfirmed {
+			t.Errorf("run %d: confirmed %v, want %d", i+1, res.Confirmed, run.wantConfirmed)
+		}
+		var n int
+		if err := db.write.QueryRowContext(t.Context(), `SELECT COUNT(*) FROM pending_moves`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != run.wantPending {
+			t.Errorf("run %d: %d pending moves, want %d", i+1, n, run.wantPending)
 		}
 	}
 }

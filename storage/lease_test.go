@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/alerting"
 	"github.com/pricewatch/pricewatch/storage/storagetest"
 )
 
@@ -77,7 +78,7 @@ func TestConcurrentWritersKeepHistoryInOrder(t *testing.T) {
 				n := active.Add(1)
 				for m := maxActive.Load(); n > m && !maxActive.CompareAndSwap(m, n); m = maxActive.Load() {
 				}
-				_, err = db.SaveSnapshot(ctx, l.RunID, roundSnapshot(w, r), SaveOptions{WithdrawAfterRuns: 1})
+				_, err = db.SaveSnapshot(ctx, l.RunID, roundSnapshot(w, r), SaveOptions{Policy: alerting.NewPolicy(0, 1)})
 				active.Add(-1)
 				l.Release()
 				if err != nil {

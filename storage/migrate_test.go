@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/alerting"
 )
 
 // releaseSchema builds a database as an earlier release wrote it: the
@@ -238,7 +239,7 @@ func TestLastSeenFromScopes(t *testing.T) {
 	first := &pricewatch.Snapshot{Provider: "azure", Offers: []pricewatch.Offer{a, b, c},
 		Availability: []pricewatch.Availability{avail("eastus"), avail("westus")},
 		Coverage:     []pricewatch.Scope{{Region: pricewatch.AllRegions, Availability: true}}}
-	if _, err := save(t, db, first, SaveOptions{WithdrawAfterRuns: 3}); err != nil {
+	if _, err := save(t, db, first, SaveOptions{Policy: alerting.NewPolicy(0, 3)}); err != nil {
 		t.Fatal(err)
 	}
 	t0 := clk.t
@@ -248,7 +249,7 @@ func TestLastSeenFromScopes(t *testing.T) {
 	second := &pricewatch.Snapshot{Provider: "azure", Offers: []pricewatch.Offer{a}, Availability: []pricewatch.Availability{avail("eastus")},
 		Coverage:  []pricewatch.Scope{{Region: "eastus", Availability: true}, {Region: "westus", Availability: true, PriceTypes: []pricewatch.PriceType{pricewatch.Spot}}},
 		Unchanged: []pricewatch.Scope{{Region: "westus", PriceTypes: []pricewatch.PriceType{pricewatch.OnDemand}}}}
-	res, err := save(t, db, second, SaveOptions{WithdrawAfterRuns: 3})
+	res, err := save(t, db, second, SaveOptions{Policy: alerting.NewPolicy(0, 3)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,11 +278,11 @@ func TestLastSeenFromScopes(t *testing.T) {
 	}
 	// westus's availability comes back: seen again from then on.
 	clk.tick()
-	if _, err := save(t, db, first, SaveOptions{WithdrawAfterRuns: 3}); err != nil {
+	if _, err := save(t, db, first, SaveOptions{Policy: alerting.NewPolicy(0, 3)}); err != nil {
 		t.Fatal(err)
 	}
 	clk.tick()
-	if _, err := save(t, db, first, SaveOptions{WithdrawAfterRuns: 3}); err != nil {
+	if _, err := save(t, db, first, SaveOptions{Policy: alerting.NewPolicy(0, 3)}); err != nil {
 		t.Fatal(err)
 	}
 	av, _ = db.Availability(ctx, AvailabilityFilter{})

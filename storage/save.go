@@ -26,9 +26,6 @@ type SaveOptions struct {
 	// the ratio check, but a run that finds nothing where offers are stored
 	// always fails.
 	MinOfferRatio float64
-	// WithdrawAfterRuns: availability is closed once a pair has been missing
-	// from this many consecutive complete runs (default 1).
-	WithdrawAfterRuns int
 	// Outbox, if set, turns the run's changes into messages to deliver; they
 	// are written in the same transaction as the prices and changes, so a
 	// stored change is never without its alert and vice versa. It must not
@@ -36,10 +33,13 @@ type SaveOptions struct {
 	Outbox func(res *Result) ([]OutboxMessage, error)
 	// Held are the prices of the snapshot the guard held (see held.go).
 	Held []HeldPrice
-	// ConfirmChangePct: moves of at least this percentage alert only once
-	// the next complete run confirms them (see confirm.go); 0 alerts every
-	// move at once.
-	ConfirmChangePct float64
+	// Policy rules which price moves wait for the next complete run to
+	// confirm them, what becomes of a waiting move, and when a pair missing
+	// from complete runs is withdrawn (package alerting's Policy, built from
+	// alerts.*); the save persists its rulings (confirm.go). Nil: every move
+	// alerts at once, a pair missing from one complete run is withdrawn,
+	// and moves waiting from earlier runs are left as they are.
+	Policy MovePolicy
 }
 
 // Result summarises a stored run.
@@ -145,9 +145,6 @@ func (db *DB) SaveSnapshot(ctx context.Context, runID int64, snap *pricewatch.Sn
 	if err := snap.Validate(); err != nil {
 		return nil, fmt.Errorf("refusing snapshot: %w", err)
 	}
-	if opts.WithdrawAfterRuns < 1 {
-		opts.WithdrawAfterRuns = 1
-	}
 	tx, err := db.write.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("storing %s run: %w", snap.Provider, err)
@@ -182,7 +179,7 @@ func (db *DB) SaveSnapshot(ctx context.Context, runID int64, snap *pricewatch.Sn
 	if err := s.storeOffers(snap, current); err != nil {
 		return nil, s.wrap(err)
 	}
-	if err := s.storeAvailability(snap, opts.WithdrawAfterRuns); err != nil {
+	if err := s.storeAvailability(snap, opts.Policy); err != nil {
 		return nil, s.wrap(err)
 	}
 	if err := s.recordSeen(snap); err != nil {
@@ -206,8 +203,10 @@ func (db *DB) SaveSnapshot(ctx context.Context, runID int64, snap *pricewatch.Sn
 	if err := s.recordHeld(snap, opts.Held); err != nil {
 		return nil, s.wrap(err)
 	}
-	if err := s.confirmMoves(snap, opts.ConfirmChangePct, s.held); err != nil {
-		return nil, err
+	if opts.Policy != nil {
+		if err := s.confirmMoves(snap, opts.Policy, s.held); err != nil {
+			return nil, err
+		}
 	}
 	if opts.Outbox != nil {
 		msgs, err := opts.Outbox(res)
@@ -540,7 +539,7 @@ func (s *saver) upsertOffer(o pricewatch.Offer, cur *currentPrice) (int64, error
 	return id, err
 }
 
-func (s *saver) storeAvailability(snap *pricewatch.Snapshot, withdrawAfter int) error {
+func (s *saver) storeAvailability(snap *pricewatch.Snapshot, policy MovePolicy) error {
 	rows, err := s.tx.QueryContext(s.ctx, `SELECT id, region, zone, instance_type, state, stock_detail, since, last_seen, missing_runs, gpu_model, gpu_count
 		FROM availability WHERE provider = ? AND until IS NULL`, snap.Provider)
 	if err != nil {
@@ -626,7 +625,7 @@ func (s *saver) storeAvailability(snap *pricewatch.Snapshot, withdrawAfter int) 
 	for _, k := range missing {
 		cur := current[k]
 		n := cur.missingRuns + 1
-		if n >= withdrawAfter {
+		if policy == nil || policy.Withdraw(n) {
 			// The interval ends when the pair was first missed, not when
 			// we became sure of it.
 			if _, err := s.exec(`UPDATE availability SET until = COALESCE(missing_since, ?), missing_runs = ?, last_seen = ? WHERE id = ?`, s.ts, n, lastSeen(k, cur), cur.id); err != nil {

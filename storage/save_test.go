@@ -12,6 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/alerting"
 )
 
 func save(t *testing.T, db *DB, snap *pricewatch.Snapshot, opts SaveOptions) (*Result, error) {
@@ -201,7 +202,7 @@ func TestAvailabilityIntervals(t *testing.T) {
 	run := func(av ...pricewatch.Availability) *Result {
 		t.Helper()
 		res, err := save(t, db, &pricewatch.Snapshot{Provider: "tencent", Offers: []pricewatch.Offer{o}, Availability: av,
-			Coverage: []pricewatch.Scope{{Region: "ap-shanghai", Availability: true}}}, SaveOptions{WithdrawAfterRuns: 2})
+			Coverage: []pricewatch.Scope{{Region: "ap-shanghai", Availability: true}}}, SaveOptions{Policy: alerting.NewPolicy(0, 2)})
 		if err != nil {
 			t.Fatal(err)
 		}

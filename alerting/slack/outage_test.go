@@ -68,7 +68,7 @@ func (s *site) start(t *testing.T) *process {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &process{db: db, opts: storage.SaveOptions{Outbox: outboxstore.SaveFunc(rules), WithdrawAfterRuns: 2},
+	return &process{db: db, opts: storage.SaveOptions{Outbox: outboxstore.SaveFunc(rules), Policy: alerting.NewPolicy(0, 2)},
 		d: outboxstore.NewDispatcher(db, n, zap.NewNop(), alerting.DispatcherOptions{Sleep: s.clk.Sleep})}
 }
 

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 	"slices"
 
+	"github.com/pricewatch/pricewatch/alerting"
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/guard"
@@ -93,10 +94,9 @@ func (a *app) addSecretValues(vals ...string) {
 // saveOptions are the storage settings every run uses.
 func (a *app) saveOptions() storage.SaveOptions {
 	return storage.SaveOptions{
-		MinOfferRatio:     a.cfg.Fetch.MinOfferRatio,
-		WithdrawAfterRuns: a.cfg.Alerts.WithdrawAfterRuns,
-		Outbox:            a.alertOutbox(),
-		ConfirmChangePct:  a.cfg.Alerts.ConfirmChangePct,
+		MinOfferRatio: a.cfg.Fetch.MinOfferRatio,
+		Outbox:        a.alertOutbox(),
+		Policy:        alerting.NewPolicy(a.cfg.Alerts.ConfirmChangePct, a.cfg.Alerts.WithdrawAfterRuns),
 	}
 }
 

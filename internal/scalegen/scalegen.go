@@ -21,6 +21,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/alerting"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -453,7 +454,7 @@ func (s *Sim) storeOffers(ctx context.Context, c *catalogue, offers []pricewatch
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.DB.SaveSnapshot(ctx, id, snap, storage.SaveOptions{MinOfferRatio: 0.5, WithdrawAfterRuns: 2})
+	res, err := s.DB.SaveSnapshot(ctx, id, snap, storage.SaveOptions{MinOfferRatio: 0.5, Policy: alerting.NewPolicy(0, 2)})
 	if err != nil {
 		return nil, fmt.Errorf("simulated %s run at %s: %w", c.provider, s.Now.Format(time.RFC3339), err)
 	}
