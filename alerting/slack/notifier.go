@@ -55,10 +55,11 @@ type Notifier struct {
 
 // New returns a notifier for cfg; it needs a token or a webhook URL.
 func New(cfg Config) (*Notifier, error) {
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{Timeout: 30 * time.Second}
-	}
+	// A redirect off Slack's origin would re-send the bot token (in a
+	// 307's repeated form body) or the message elsewhere: refused, as a
+	// failed delivery. Slack's upload URL is a request of its own, so it
+	// is its own origin.
+	hc := alerting.HTTPClient(cfg.HTTPClient, 30*time.Second)
 	n := &Notifier{hc: hc, renderer: cfg.Renderer, digest: cfg.Digest}
 	if n.renderer == nil {
 		n.renderer = Renderer{}
@@ -238,6 +239,9 @@ func (n *Notifier) classifyCall(ctx context.Context, method, channel string, err
 	if ctx.Err() != nil {
 		return fmt.Errorf("%s to %s: %w", method, channel, ctx.Err())
 	}
+	if rerr, ok := alerting.RedirectFailure(err, method+" to "+channel, "slack.api_url (and any proxy)"); ok {
+		return rerr
+	}
 	var rl *slackapi.RateLimitedError
 	if errors.As(err, &rl) {
 		return alerting.RetryAfter(fmt.Errorf("%s to %s: Slack rate limit (HTTP 429), retry after %s", method, channel, rl.RetryAfter), rl.RetryAfter)
@@ -299,6 +303,9 @@ func (n *Notifier) postWebhook(ctx context.Context, p Payload) error {
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := n.hc.Do(req)
 	if err != nil {
+		if rerr, ok := alerting.RedirectFailure(err, "posting to the Slack webhook", "slack.webhook_url"); ok {
+			return rerr
+		}
 		return alerting.TransportError(ctx, "posting to the Slack webhook", err, n.secrets...)
 	}
 	defer resp.Body.Close()

@@ -78,9 +78,9 @@ func New(cfg Config) (*Notifier, error) {
 	if u.RawQuery != "" {
 		n.redact = append(n.redact, u.RawQuery)
 	}
-	if n.hc == nil {
-		n.hc = &http.Client{Timeout: 30 * time.Second}
-	}
+	// A redirect off the URL's origin would re-send the signed alert
+	// elsewhere (a 307 repeats the POST): refused, as a failed delivery.
+	n.hc = alerting.HTTPClient(n.hc, 30*time.Second)
 	if n.now == nil {
 		n.now = time.Now
 	}
@@ -172,6 +172,9 @@ func (n *Notifier) Post(ctx context.Context, channel string, payload []byte) err
 	}
 	resp, err := n.hc.Do(req)
 	if err != nil {
+		if rerr, ok := alerting.RedirectFailure(err, "posting to the webhook", "webhook.url"); ok {
+			return secret.Error(rerr, n.redact...)
+		}
 		return alerting.TransportError(ctx, "posting to the webhook", err, n.redact...)
 	}
 	defer resp.Body.Close()
