@@ -410,9 +410,15 @@ func (d *Dispatcher) deliver(ctx context.Context, m OutboxEntry, force bool) (ou
 	var ra *RetryAfterError
 	if errors.As(postErr, &ra) {
 		wait = max(ra.After, time.Second)
-		// A negative wait is a value that overflowed on the way in
-		// (seconds × 10⁹): as hostile as a huge one.
-		if wait > d.opts.MaxRetryAfter || ra.After < 0 {
+		if ra.After < 0 {
+			// A negative wait is no wait the service asked for (a garbled
+			// header, seconds × 10⁹ overflowed on the way in): as if it
+			// had sent none, not the whole cap.
+			log.Warn("the service's Retry-After is negative; waiting as if it sent none",
+				zap.Duration("retry_after", ra.After), zap.Duration("wait", retryAfterDefault))
+			wait = retryAfterDefault
+		}
+		if wait > d.opts.MaxRetryAfter {
 			log.Warn("Slack asked to wait longer than slack.max_retry_after; waiting that instead",
 				zap.Duration("retry_after", ra.After), zap.Duration("max_retry_after", d.opts.MaxRetryAfter))
 			wait = d.opts.MaxRetryAfter

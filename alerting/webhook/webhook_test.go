@@ -92,6 +92,13 @@ func TestAnswersClassified(t *testing.T) {
 		{status: 429, retryAfter: "7", wait: 7 * time.Second},
 		{status: 429, wait: 30 * time.Second},                     // no Retry-After: alerting's default
 		{status: 429, retryAfter: "soon", wait: 30 * time.Second}, // not seconds: the same
+		// Issue 20 item 22: negative, or seconds that overflow a
+		// duration (2⁶³−1 s became −1s, which waited max_retry_after):
+		// as if absent.
+		{status: 429, retryAfter: "-1", wait: 30 * time.Second},
+		{status: 429, retryAfter: "9223372036854775807", wait: 30 * time.Second},
+		{status: 429, retryAfter: "18446744073709551616", wait: 30 * time.Second},
+		{status: 429, retryAfter: "1.5", wait: 30 * time.Second},
 		{status: 400, permanent: true, scope: alerting.ScopeMessage},
 		{status: 422, permanent: true, scope: alerting.ScopeMessage},
 		{status: 401, permanent: true, scope: alerting.ScopeAll},
