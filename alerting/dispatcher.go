@@ -150,9 +150,20 @@ type IncompleteError struct{ Err error }
 func (e *IncompleteError) Error() string { return e.Err.Error() }
 func (e *IncompleteError) Unwrap() error { return e.Err }
 
+// LogOnly is a notifier that, for some channels, only writes messages to
+// the log (LogNotifier, when no notifier is configured; a Router for the
+// channels it routes to one). The dispatcher counts those messages as
+// logged, not sent: nobody was told.
+type LogOnly interface {
+	LogsOnly(channel string) bool
+}
+
 // Report counts what a delivery did.
 type Report struct {
-	Sent     int // delivered
+	Sent int // delivered
+	// Logged counts messages done with that only reached the log (no
+	// notifier is configured for their channel); not in Sent.
+	Logged   int
 	Failed   int // given up on (permanent errors)
 	Retrying int // attempts that failed and will be retried
 	// Incomplete counts delivered messages (included in Sent) whose
@@ -167,6 +178,7 @@ type Report struct {
 
 func (r *Report) add(o Report) {
 	r.Sent += o.Sent
+	r.Logged += o.Logged
 	r.Failed += o.Failed
 	r.Retrying += o.Retrying
 	r.Incomplete += o.Incomplete
@@ -233,7 +245,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 				wait = max(w, 0)
 			}
 		}
-		if wait == 0 && rep.taken > 0 && rep.Sent+rep.Failed == 0 {
+		if wait == 0 && rep.taken > 0 && rep.Sent+rep.Logged+rep.Failed == 0 {
 			// A head is due but held (its outcome not yet written, the
 			// database busy): look again shortly, not in a hot loop.
 			wait = takenPause
@@ -307,6 +319,9 @@ func (d *Dispatcher) pass(ctx context.Context, force bool) (Report, error) {
 			case sent:
 				rep.Sent++
 				progressed = true
+			case logged:
+				rep.Logged++
+				progressed = true
 			case sentIncomplete:
 				rep.Sent++
 				rep.Incomplete++
@@ -350,6 +365,7 @@ const (
 	failedAll
 	taken // another sender holds the message
 	sentIncomplete
+	logged // done, but only the log has it
 )
 
 func (d *Dispatcher) deliver(ctx context.Context, m OutboxEntry, force bool) (outcome, error) {
@@ -380,6 +396,9 @@ func (d *Dispatcher) deliver(ctx context.Context, m OutboxEntry, force bool) (ou
 		if incomplete != nil {
 			log.Warn("message delivered without its attachment", zap.Error(postErr))
 			return sentIncomplete, nil
+		}
+		if lo, ok := d.notifier.(LogOnly); ok && lo.LogsOnly(m.Channel) {
+			return logged, nil
 		}
 		log.Debug("alert delivered")
 		return sent, nil

@@ -156,14 +156,38 @@ func (n *Notifier) Post(ctx context.Context, channel string, payload []byte) err
 	if err != nil {
 		return err
 	}
+	delivery := ""
+	if doc, err := alerting.DecodeDocument(payload); err == nil && doc.Alert != nil {
+		delivery = doc.Alert.Key
+	}
+	return n.send(ctx, b, delivery)
+}
+
+// TypeTest is the body type of `pricewatch alerts test --channel webhook`:
+// a Body with a summary and neither alert nor digest.
+const TypeTest = "test"
+
+// PostTest posts a test message (TypeTest), signed and classified as
+// alerts are, so that `alerts test` shows what the receiver says.
+func (n *Notifier) PostTest(ctx context.Context, at time.Time, version string) error {
+	b, err := alerting.EncodeJSON(Body{Version: alerting.DocumentVersion, Type: TypeTest,
+		Summary: fmt.Sprintf("pricewatch test message (pricewatch %s, sent %s): alerts reach this webhook.", version, at.UTC().Format(time.RFC3339))})
+	if err != nil {
+		return fmt.Errorf("webhook: encoding the test message: %w", err)
+	}
+	return n.send(ctx, b, "test/"+strconv.FormatInt(at.Unix(), 10))
+}
+
+// send posts one body with its delivery key and classifies the answer.
+func (n *Notifier) send(ctx context.Context, b []byte, delivery string) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, n.url, bytes.NewReader(b))
 	if err != nil {
 		return alerting.Permanent(errors.New("webhook: building the request: "+n.describe(err)), alerting.ScopeAll, "check webhook.url")
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "pricewatch-webhook/1")
-	if doc, err := alerting.DecodeDocument(payload); err == nil && doc.Alert != nil {
-		req.Header.Set(DeliveryHeader, doc.Alert.Key)
+	if delivery != "" {
+		req.Header.Set(DeliveryHeader, delivery)
 	}
 	if len(n.key) > 0 {
 		ts := strconv.FormatInt(n.now().Unix(), 10)
