@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	slackapi "github.com/slack-go/slack"
@@ -51,6 +52,9 @@ type Notifier struct {
 	secrets  []string
 	renderer alerting.Renderer
 	digest   func(data []byte, webhook, chart bool) ([]byte, error)
+	// noHistory: Slack refused conversations.history for want of a scope;
+	// retries of unknown outcome are posted without looking (findPosted).
+	noHistory atomic.Bool
 }
 
 // New returns a notifier for cfg; it needs a token or a webhook URL.
@@ -174,6 +178,11 @@ func (n *Notifier) postAPI(ctx context.Context, channel string, p Payload) (Rece
 	if channel == "" {
 		return Receipt{}, alerting.Permanent(errors.New("chat.postMessage: no channel"), alerting.ScopeChannel,
 			"set slack.channel, or a channel on the alert rule")
+	}
+	if d, ok := alerting.DeliveryOf(ctx); ok {
+		if rcpt, found, err := n.findPosted(ctx, channel, d); err != nil || found {
+			return rcpt, err
+		}
 	}
 	opts := []slackapi.MsgOption{slackapi.MsgOptionText(p.Text, false), slackapi.MsgOptionBlocks(p.Blocks.BlockSet...)}
 	if p.Meta != nil {
