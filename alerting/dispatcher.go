@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -14,15 +15,22 @@ import (
 
 // OutboxEntry is one queued message as the dispatcher needs it.
 type OutboxEntry struct {
-	ID       int64
-	Channel  string
-	Kind     string
-	Payload  []byte
-	Attempts int
+	ID int64
+	// DeliveryKey is the message's unique key (what Slack's message
+	// metadata carries, so a retry can find an earlier post).
+	DeliveryKey string
+	Channel     string
+	Kind        string
+	Payload     []byte
+	Attempts    int
 	// NextAttemptAt is when the message may be tried; LeaseUntil, while set,
 	// when another sender's claim on it runs out.
 	NextAttemptAt time.Time
 	LeaseUntil    *time.Time
+	// CreatedAt is when the message was queued; LastError what the last
+	// failed attempt said (free of secrets).
+	CreatedAt time.Time
+	LastError string
 	// Attachment is a file to send with the message (the digest's chart).
 	Attachment []byte
 }
@@ -58,9 +66,13 @@ type DispatcherOptions struct {
 	// (default 5m), so after a long outage alerts flow again within
 	// MaxBackoff of Slack's recovery.
 	InitialBackoff, MaxBackoff time.Duration
+	// PostTimeout bounds one post, every call it makes included (default
+	// 30s, the notifiers' HTTP timeout).
+	PostTimeout time.Duration
 	// Lease is how long a sender holds a message while posting it (default
-	// 2m, well over the HTTP timeout). A message whose sender died is tried
-	// again after it.
+	// PostTimeout and a few seconds to record the outcome). A message whose
+	// sender died (SIGKILL) is tried again after it, as one whose outcome
+	// is unknown (see Delivery).
 	Lease time.Duration
 	// ChannelInterval spaces posts to one channel (default 1s: Slack allows
 	// about one message per second per channel). Negative disables it.
@@ -84,8 +96,11 @@ func (o *DispatcherOptions) defaults() {
 	if o.MaxBackoff <= 0 {
 		o.MaxBackoff = 5 * time.Minute
 	}
+	if o.PostTimeout <= 0 {
+		o.PostTimeout = 30 * time.Second
+	}
 	if o.Lease <= 0 {
-		o.Lease = 2 * time.Minute
+		o.Lease = o.PostTimeout + leaseMargin
 	}
 	if o.ChannelInterval == 0 {
 		o.ChannelInterval = time.Second
@@ -101,12 +116,19 @@ func (o *DispatcherOptions) defaults() {
 	}
 }
 
+// leaseMargin is what a lease allows beyond the post timeout: recording
+// the outcome in the database.
+const leaseMargin = 5 * time.Second
+
 // Dispatcher delivers outbox messages through a Notifier: oldest first in
 // each channel, a channel stopping at its first failure so that nothing
 // overtakes a message that is waiting to be retried. Delivery is at least
 // once: a message is marked sent only after the Notifier returned, so a
 // crash between the two resends it; nothing else can duplicate it, because
-// each message is claimed in the database before it is posted.
+// each message is claimed in the database before it is posted. The
+// notifier is told (Delivery) when an earlier attempt's outcome is
+// unknown, so that one that can look (Slack, by the delivery key in its
+// messages' metadata) does not post the message twice.
 type Dispatcher struct {
 	db       Outbox
 	clock    Clock
@@ -150,9 +172,20 @@ type IncompleteError struct{ Err error }
 func (e *IncompleteError) Error() string { return e.Err.Error() }
 func (e *IncompleteError) Unwrap() error { return e.Err }
 
+// LogOnly is a notifier that, for some channels, only writes messages to
+// the log (LogNotifier, when no notifier is configured; a Router for the
+// channels it routes to one). The dispatcher counts those messages as
+// logged, not sent: nobody was told.
+type LogOnly interface {
+	LogsOnly(channel string) bool
+}
+
 // Report counts what a delivery did.
 type Report struct {
-	Sent     int // delivered
+	Sent int // delivered
+	// Logged counts messages done with that only reached the log (no
+	// notifier is configured for their channel); not in Sent.
+	Logged   int
 	Failed   int // given up on (permanent errors)
 	Retrying int // attempts that failed and will be retried
 	// Incomplete counts delivered messages (included in Sent) whose
@@ -167,6 +200,7 @@ type Report struct {
 
 func (r *Report) add(o Report) {
 	r.Sent += o.Sent
+	r.Logged += o.Logged
 	r.Failed += o.Failed
 	r.Retrying += o.Retrying
 	r.Incomplete += o.Incomplete
@@ -233,7 +267,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 				wait = max(w, 0)
 			}
 		}
-		if wait == 0 && rep.taken > 0 && rep.Sent+rep.Failed == 0 {
+		if wait == 0 && rep.taken > 0 && rep.Sent+rep.Logged+rep.Failed == 0 {
 			// A head is due but held (its outcome not yet written, the
 			// database busy): look again shortly, not in a hot loop.
 			wait = takenPause
@@ -307,6 +341,9 @@ func (d *Dispatcher) pass(ctx context.Context, force bool) (Report, error) {
 			case sent:
 				rep.Sent++
 				progressed = true
+			case logged:
+				rep.Logged++
+				progressed = true
 			case sentIncomplete:
 				rep.Sent++
 				rep.Incomplete++
@@ -350,6 +387,7 @@ const (
 	failedAll
 	taken // another sender holds the message
 	sentIncomplete
+	logged // done, but only the log has it
 )
 
 func (d *Dispatcher) deliver(ctx context.Context, m OutboxEntry, force bool) (outcome, error) {
@@ -371,7 +409,11 @@ func (d *Dispatcher) deliver(ctx context.Context, m OutboxEntry, force bool) (ou
 	}
 	attempt := m.Attempts + 1
 	log := d.log.With(zap.Int64("message", m.ID), zap.String("channel", m.Channel), zap.String("kind", m.Kind), zap.Int("attempt", attempt))
-	postErr := d.post(ctx, m, log)
+	unknown := outcomeUnknown(m)
+	pctx, cancel := context.WithTimeout(WithDelivery(ctx, Delivery{Key: m.DeliveryKey, QueuedAt: m.CreatedAt, OutcomeUnknown: unknown}), d.opts.PostTimeout)
+	postErr := d.post(pctx, m, log)
+	timedOut := errors.Is(pctx.Err(), context.DeadlineExceeded)
+	cancel()
 	var incomplete *IncompleteError
 	if postErr == nil || errors.As(postErr, &incomplete) {
 		if err := d.db.MarkSent(ctx, m.ID); err != nil {
@@ -381,13 +423,16 @@ func (d *Dispatcher) deliver(ctx context.Context, m OutboxEntry, force bool) (ou
 			log.Warn("message delivered without its attachment", zap.Error(postErr))
 			return sentIncomplete, nil
 		}
+		if lo, ok := d.notifier.(LogOnly); ok && lo.LogsOnly(m.Channel) {
+			return logged, nil
+		}
 		log.Debug("alert delivered")
 		return sent, nil
 	}
 	if ctx.Err() != nil {
 		// Shutting down mid-post: Slack may or may not have the message.
 		// Release it now rather than after the lease; at least once.
-		if err := d.db.MarkRetry(ctx, m.ID, d.clock.Now(), "interrupted: "+postErr.Error()); err != nil {
+		if err := d.db.MarkRetry(ctx, m.ID, d.clock.Now(), interruptedPrefix+postErr.Error()); err != nil {
 			return 0, err
 		}
 		return 0, ctx.Err()
@@ -410,16 +455,30 @@ func (d *Dispatcher) deliver(ctx context.Context, m OutboxEntry, force bool) (ou
 	var ra *RetryAfterError
 	if errors.As(postErr, &ra) {
 		wait = max(ra.After, time.Second)
-		// A negative wait is a value that overflowed on the way in
-		// (seconds × 10⁹): as hostile as a huge one.
-		if wait > d.opts.MaxRetryAfter || ra.After < 0 {
+		if ra.After < 0 {
+			// A negative wait is no wait the service asked for (a garbled
+			// header, seconds × 10⁹ overflowed on the way in): as if it
+			// had sent none, not the whole cap.
+			log.Warn("the service's Retry-After is negative; waiting as if it sent none",
+				zap.Duration("retry_after", ra.After), zap.Duration("wait", retryAfterDefault))
+			wait = retryAfterDefault
+		}
+		if wait > d.opts.MaxRetryAfter {
 			log.Warn("Slack asked to wait longer than slack.max_retry_after; waiting that instead",
 				zap.Duration("retry_after", ra.After), zap.Duration("max_retry_after", d.opts.MaxRetryAfter))
 			wait = d.opts.MaxRetryAfter
 		}
 	}
 	next := d.clock.Now().Add(wait)
-	if err := d.db.MarkRetry(ctx, m.ID, next, postErr.Error()); err != nil {
+	errText := postErr.Error()
+	// "timed out" is how the notifiers' transport errors say their own
+	// HTTP timeout ran out (secret.Transport).
+	if unknown || (timedOut && ctx.Err() == nil) || strings.Contains(errText, "timed out") {
+		// The service may have the message: the next attempt looks
+		// first. Kept until the message is delivered.
+		errText = unknownPrefix + strings.TrimPrefix(errText, unknownPrefix)
+	}
+	if err := d.db.MarkRetry(ctx, m.ID, next, errText); err != nil {
 		return 0, err
 	}
 	log.Warn("alert delivery failed; will retry", zap.Error(postErr), zap.Time("next_attempt", next))
@@ -464,4 +523,44 @@ func (d *Dispatcher) waitTurn(ctx context.Context, channel string) (*rate.Reserv
 // and shown by `pricewatch alerts`, so it should read as configured.
 func (d *Dispatcher) backoff(attempt int) time.Duration {
 	return retry.Delay(d.opts.InitialBackoff, d.opts.MaxBackoff, attempt)
+}
+
+// Delivery is what the dispatcher tells a notifier about the message it
+// posts, through the context (WithDelivery).
+type Delivery struct {
+	// Key is the message's delivery key; QueuedAt when it was queued (no
+	// earlier post of it can be older).
+	Key      string
+	QueuedAt time.Time
+	// OutcomeUnknown: an earlier attempt may have reached the service (its
+	// sender died, timed out or was stopped mid-post). A notifier that can
+	// tell whether the message arrived looks before posting it again.
+	OutcomeUnknown bool
+}
+
+type deliveryContextKey struct{}
+
+// WithDelivery returns ctx carrying d.
+func WithDelivery(ctx context.Context, d Delivery) context.Context {
+	return context.WithValue(ctx, deliveryContextKey{}, d)
+}
+
+// DeliveryOf returns the Delivery ctx carries, if any.
+func DeliveryOf(ctx context.Context) (Delivery, bool) {
+	d, ok := ctx.Value(deliveryContextKey{}).(Delivery)
+	return d, ok
+}
+
+// unknownPrefix marks the stored error of an attempt whose outcome is not
+// known; interruptedPrefix that of a post cut short by shutdown.
+const (
+	unknownPrefix     = "outcome unknown: "
+	interruptedPrefix = "interrupted: "
+)
+
+// outcomeUnknown reports whether an earlier attempt at m may have reached
+// the service: its claim ran out without an outcome (the sender died
+// mid-post), or the attempt was interrupted or timed out.
+func outcomeUnknown(m OutboxEntry) bool {
+	return m.LeaseUntil != nil || strings.HasPrefix(m.LastError, unknownPrefix) || strings.HasPrefix(m.LastError, interruptedPrefix)
 }

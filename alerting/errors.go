@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -60,14 +61,21 @@ func RetryAfter(err error, after time.Duration) error {
 // retryAfterDefault is the wait for a 429 that does not say how long.
 const retryAfterDefault = 30 * time.Second
 
+// maxRetryAfterSeconds is the largest Retry-After a time.Duration holds;
+// a larger number overflowed into a negative wait, which the dispatcher
+// took for hostile and waited its whole cap.
+const maxRetryAfterSeconds = math.MaxInt64 / int64(time.Second)
+
 // RetryAfterHeader is the wait a 429's Retry-After header asks for, in
-// whole seconds (the form Slack and webhook receivers send); 30s when it is
-// missing or unreadable. The dispatcher caps it (MaxRetryAfter).
+// whole seconds (the form Slack and webhook receivers send); 30s, as when
+// it is missing, when it is unreadable, negative or too large to be a
+// wait. The dispatcher caps it (MaxRetryAfter).
 func RetryAfterHeader(h http.Header) time.Duration {
-	if s, err := strconv.Atoi(strings.TrimSpace(h.Get("Retry-After"))); err == nil && s >= 0 {
-		return time.Duration(s) * time.Second
+	s, err := strconv.ParseInt(strings.TrimSpace(h.Get("Retry-After")), 10, 64)
+	if err != nil || s < 0 || s > maxRetryAfterSeconds {
+		return retryAfterDefault
 	}
-	return retryAfterDefault
+	return time.Duration(s) * time.Second
 }
 
 // TransportError is the error of a request that got no answer: the

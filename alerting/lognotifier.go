@@ -33,6 +33,15 @@ func (n LogNotifier) Post(_ context.Context, channel string, payload []byte) err
 	return nil
 }
 
+// LogsOnly implements LogOnly: every message only reaches the log.
+func (LogNotifier) LogsOnly(string) bool { return true }
+
+// LogsOnly implements LogOnly for the notifier channel routes to.
+func (r Router) LogsOnly(channel string) bool {
+	lo, ok := r.pick(channel).(LogOnly)
+	return ok && lo.LogsOnly(channel)
+}
+
 // Router sends each message through the notifier of its channel (the
 // webhook's channel to the webhook notifier), everything else through
 // Default.

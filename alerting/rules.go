@@ -47,6 +47,35 @@ type RuleSpec struct {
 	Channel string
 	// Webhook also sends the rule's messages to the generic webhook.
 	Webhook bool
+	// WebhookOnly sends them to the webhook alone, with no Slack route
+	// (see RouteBuiltIn); it implies Webhook.
+	WebhookOnly bool
+}
+
+// Configured says which notifiers a configuration sets up.
+type Configured struct {
+	// Slack: a bot token or slack.webhook_url.
+	Slack bool
+	// Webhook: webhook.url or webhook.url_file.
+	Webhook bool
+}
+
+// RouteBuiltIn routes the built-in rules (config's DefaultRules, which
+// name no notifier) to every configured notifier: to Slack when it is
+// configured, to the webhook when it is, to the webhook alone when Slack
+// is not (a Slack route there would only reach the log), and, with
+// neither, to the log through the Slack route as before. Rules a user
+// wrote route as written.
+func RouteBuiltIn(specs []RuleSpec, to Configured) []RuleSpec {
+	out := make([]RuleSpec, len(specs))
+	copy(out, specs)
+	for i := range out {
+		if to.Webhook {
+			out[i].Webhook = true
+			out[i].WebhookOnly = !to.Slack
+		}
+	}
+	return out
 }
 
 // Run is a stored provider run as the rules judge it.
@@ -106,6 +135,7 @@ type rule struct {
 	name       string
 	channel    string
 	webhook    bool
+	noSlack    bool // webhook only
 	events     []Event
 	gpuModels  []string
 	providers  []string
@@ -127,7 +157,7 @@ func NewRules(cfg RulesConfig) (*Rules, error) {
 	names := map[string]int{}
 	for i, c := range cfg.Rules {
 		key := fmt.Sprintf("alerts.rules[%d]", i)
-		r := rule{name: strings.TrimSpace(c.Name), channel: strings.TrimSpace(c.Channel), webhook: c.Webhook}
+		r := rule{name: strings.TrimSpace(c.Name), channel: strings.TrimSpace(c.Channel), webhook: c.Webhook || c.WebhookOnly, noSlack: c.WebhookOnly}
 		if r.name == "" {
 			r.name = fmt.Sprintf("rule-%d", i+1)
 		}
@@ -135,10 +165,12 @@ func NewRules(cfg RulesConfig) (*Rules, error) {
 			return nil, fmt.Errorf("%s.name %q is also the name of alerts.rules[%d]: rule names must be unique", key, r.name, j)
 		}
 		names[r.name] = i
-		if r.channel == "" {
+		if r.noSlack {
+			r.channel = ""
+		} else if r.channel == "" {
 			r.channel = defaultChannel
 		}
-		if r.channel == WebhookChannel {
+		if !r.noSlack && r.channel == WebhookChannel {
 			return nil, fmt.Errorf("%s.channel %q is the webhook's outbox channel: set webhook: true to send the rule to the webhook", key, r.channel)
 		}
 		if len(c.Events) == 0 {
@@ -225,6 +257,9 @@ func (rs *Rules) Messages(run Run) ([]Message, error) {
 // routes are the outbox channels a rule's messages go to: its Slack
 // channel, and the webhook's when it asks for it.
 func (r *rule) routes() []string {
+	if r.noSlack {
+		return []string{WebhookChannel}
+	}
 	if r.webhook {
 		return []string{r.channel, WebhookChannel}
 	}

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -489,6 +490,11 @@ func (c *Config) Validate() error {
 	if c.Slack.APIURL != "" {
 		add(c.checkURL("slack.api_url", c.Slack.APIURL))
 	}
+	add(c.checkChannel("slack.channel", c.Slack.Channel))
+	add(c.checkChannel("digest.channel", c.Digest.Channel))
+	add(c.checker().Secret("slack.token", c.Slack.Token))
+	add(c.checker().Secret("slack.webhook_url", c.Slack.WebhookURL))
+	add(c.checker().Secret("webhook.url", c.Webhook.URL))
 	if !c.Slack.Token.Empty() && c.Slack.TokenFile != "" {
 		add(c.keyErr("slack.token_file", "set slack.token or slack.token_file, not both"))
 	}
@@ -600,6 +606,9 @@ func (c *Config) validateRule(i int, r Rule) error {
 	if r.Webhook && c.Webhook.URL.Empty() && c.Webhook.URLFile == "" {
 		errs = append(errs, c.keyErr(prefix+".webhook", "the rule sends to the webhook, but webhook.url and webhook.url_file are empty"))
 	}
+	if r.Channel != "webhook" {
+		errs = append(errs, c.checkChannel(prefix+".channel", r.Channel))
+	}
 	if r.Channel == "webhook" {
 		errs = append(errs, c.keyErr(prefix+".channel", `"webhook" is the webhook's outbox channel, not a Slack channel: set webhook: true instead`))
 	}
@@ -633,6 +642,21 @@ func (p Providers) Commons() map[string]Common {
 		out[name] = s.Shared()
 	}
 	return out
+}
+
+// slackChannel is what a Slack channel can be called: an ID (C0123ABCD,
+// or a user's U… for a direct message) or a name, with or without "#".
+// Slack's names are letters, digits, hyphens, underscores and periods, at
+// most 80 of them; anything else (markup, spaces) cannot name a channel
+// and would reach Slack's API and the messages pricewatch prints.
+var slackChannel = regexp.MustCompile(`^#?[\p{L}\p{N}][\p{L}\p{N}._-]{0,79}$`)
+
+// checkChannel wants "" (the default) or a Slack channel ID or name.
+func (c *Config) checkChannel(key, ch string) error {
+	if ch == "" || slackChannel.MatchString(ch) {
+		return nil
+	}
+	return c.keyErr(key, "%q is not a Slack channel: use the channel ID (C0123ABCD, from the channel's details) or its name (letters, digits, - _ . and at most 80 characters)", ch)
 }
 
 // checkSchedule parses a cron spec (see section.Checker.Schedule).

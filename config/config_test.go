@@ -63,6 +63,20 @@ func TestBadConfigsNameKeyAndLine(t *testing.T) {
 			"line 3: webhook.url_file: set webhook.url or webhook.url_file, not both",
 			"line 8: alerts.rules[0].channel: \"webhook\" is the webhook's outbox channel",
 		}},
+		// Issue 20 items 22 and 23: values that loaded but should not,
+		// each refused with its key, line and bound.
+		{"testdata/bad-bounds.yaml", []string{
+			`line 2: slack.channel: "<script>" is not a Slack channel`,
+			"line 3: slack.token: is 1 characters long: a secret needs at least 8",
+			"line 6: providers.alibaba.max_price_calls: -1: want 1 to 100000",
+			"line 7: providers.alibaba.concurrency: 100000: want 1 to 32",
+			"line 9: providers.tencent.max_price_calls: -1: want 0 to 100000",
+			"line 10: providers.tencent.concurrency: 0: want 1 to 32",
+			"line 12: providers.azure.timeout: 0s: want 10s to 24h0m0s",
+			"line 14: providers.aws.timeout: 1000h0m0s: want 10s to 24h0m0s",
+			`line 21: alerts.rules[0].channel: "#gpu alerts" is not a Slack channel`,
+			`line 23: digest.channel: "C0<b>" is not a Slack channel`,
+		}},
 		{"testdata/bad-webhook-rule.yaml", []string{
 			"line 7: alerts.rules[0].webhook: the rule sends to the webhook, but webhook.url and webhook.url_file are empty",
 			"line 2: webhook.secret_file: is set but webhook.url and webhook.url_file are empty",

@@ -43,14 +43,40 @@ func (s *Secret) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
+// MinSecretLen is the shortest secret pricewatch accepts. Every error and
+// log line is scrubbed of the configured secrets as substrings, so a
+// secret of a letter or two ("s") would be cut out of every word that
+// holds it: the messages turn unreadable, and the gaps spell the secret.
+const MinSecretLen = 8
+
+// tooShort says what is wrong with a secret of n characters, never the
+// secret itself.
+func tooShort(n int) string {
+	return fmt.Sprintf("is %d characters long: a secret needs at least %d "+
+		"(pricewatch masks secrets wherever they appear in its messages, which a shorter one would garble and so reveal)", n, MinSecretLen)
+}
+
+// Secret wants s to be unset or at least MinSecretLen characters long.
+func (c Checker) Secret(key string, s Secret) error {
+	if n := len([]rune(s.v)); n > 0 && n < MinSecretLen {
+		return c.Errorf(key, "%s", tooShort(n))
+	}
+	return nil
+}
+
 // ReadSecret resolves a secret from, in order: the environment variable env,
 // the inline value, the file (trailing newline trimmed; works with systemd
 // LoadCredential, whose files live in $CREDENTIALS_DIRECTORY). A relative
 // file name is looked up in $CREDENTIALS_DIRECTORY first when that is set.
-// Errors never include the secret.
+// A secret shorter than MinSecretLen from the environment or a file is
+// refused (an inline one is refused when the file is loaded, by
+// Checker.Secret). Errors never include the secret.
 func ReadSecret(env string, inline Secret, file string) (Secret, error) {
 	if env != "" {
 		if v := strings.TrimSpace(os.Getenv(env)); v != "" {
+			if n := len([]rune(v)); n < MinSecretLen {
+				return Secret{}, fmt.Errorf("$%s %s", env, tooShort(n))
+			}
 			return Secret{v: v}, nil
 		}
 	}
@@ -68,5 +94,9 @@ func ReadSecret(env string, inline Secret, file string) (Secret, error) {
 	if err != nil {
 		return Secret{}, fmt.Errorf("reading secret file %s: %w", path, err)
 	}
-	return Secret{v: strings.TrimSpace(string(b))}, nil
+	v := strings.TrimSpace(string(b))
+	if n := len([]rune(v)); n > 0 && n < MinSecretLen {
+		return Secret{}, fmt.Errorf("secret file %s %s", path, tooShort(n))
+	}
+	return Secret{v: v}, nil
 }

@@ -130,6 +130,14 @@ func (c Checker) AtLeast(key string, v, min int) error {
 	return nil
 }
 
+// Between wants v within [min, max].
+func (c Checker) Between(key string, v, min, max int) error {
+	if v < min || v > max {
+		return c.Errorf(key, "%d: want %d to %d", v, min, max)
+	}
+	return nil
+}
+
 // NotNegative wants d to be 0 or more.
 func (c Checker) NotNegative(key string, d time.Duration) error {
 	if d < 0 {
@@ -137,6 +145,21 @@ func (c Checker) NotNegative(key string, d time.Duration) error {
 	}
 	return nil
 }
+
+// Bounds of providers.<name>.timeout.
+const (
+	MinRunTimeout = 10 * time.Second
+	MaxRunTimeout = 24 * time.Hour
+)
+
+// Bounds of the keys the clouds with per-call quotas share (Alibaba's and
+// Tencent's max_price_calls and concurrency): a negative budget quietly
+// meant the default, and 100,000 calls in flight only meet the clouds'
+// rate limits (their APIs allow tens of calls a second).
+const (
+	MaxPriceCalls  = 100000
+	MaxConcurrency = 32
+)
 
 // Facts are what the checks of the shared keys need to know about a
 // provider beyond its section.
@@ -164,7 +187,11 @@ func CheckShared(k Checker, c Common, f Facts) []error {
 	if c.Schedule != "" {
 		add(k.Schedule("schedule", c.Schedule))
 	}
-	add(k.NotNegative("timeout", c.Timeout))
+	// A run's whole timeout: 0s failed every run at once, and no cloud's
+	// full catalogue takes more than a day.
+	if c.Timeout < MinRunTimeout || c.Timeout > MaxRunTimeout {
+		add(k.Errorf("timeout", "%s: want %s to %s (the bound of one whole run)", c.Timeout, MinRunTimeout, MaxRunTimeout))
+	}
 	for i, r := range c.Regions {
 		if !regionCode.MatchString(r) {
 			add(k.Errorf(fmt.Sprintf("regions[%d]", i), "%q is not a region code", r))

@@ -30,8 +30,8 @@ func (o Outbox) Now() time.Time { return o.DB.Now() }
 func entries(in []storage.OutboxEntry) []alerting.OutboxEntry {
 	out := make([]alerting.OutboxEntry, 0, len(in))
 	for _, e := range in {
-		out = append(out, alerting.OutboxEntry{ID: e.ID, Channel: e.Channel, Kind: e.Kind, Payload: e.Payload, Attempts: e.Attempts,
-			NextAttemptAt: e.NextAttemptAt, LeaseUntil: e.LeaseUntil, Attachment: e.Attachment})
+		out = append(out, alerting.OutboxEntry{ID: e.ID, DeliveryKey: e.DeliveryKey, Channel: e.Channel, Kind: e.Kind, Payload: e.Payload, Attempts: e.Attempts,
+			NextAttemptAt: e.NextAttemptAt, LeaseUntil: e.LeaseUntil, CreatedAt: e.CreatedAt, LastError: e.LastError, Attachment: e.Attachment})
 	}
 	return out
 }

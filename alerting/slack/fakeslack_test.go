@@ -22,6 +22,13 @@ type fakeSlack struct {
 	script   []reply // next answers, one per request; then ok
 	requests int
 	posts    []post // accepted messages, in arrival order
+	// hold, when set, keeps chat.postMessage from answering, after it
+	// took the message, until it is closed: a sender killed mid-post.
+	hold chan struct{}
+	// historyErr answers conversations.history with this error code
+	// (missing_scope: a token without channels:history).
+	historyErr string
+	lookups    int // conversations.history calls
 }
 
 type reply struct {
@@ -32,6 +39,9 @@ type reply struct {
 
 type post struct {
 	Channel, Text, Blocks, DeliveryKey string
+	// TS and Metadata are what conversations.history returns for it.
+	TS       string
+	Metadata json.RawMessage
 }
 
 func newFakeSlack(t *testing.T, token string) *fakeSlack {
@@ -40,6 +50,7 @@ func newFakeSlack(t *testing.T, token string) *fakeSlack {
 	// Serve under a path prefix, as a proxy would, so a client that
 	// ignored slack.api_url's path would miss.
 	mux.HandleFunc("/proxy/api/chat.postMessage", f.postMessage)
+	mux.HandleFunc("/proxy/api/conversations.history", f.history)
 	f.srv = httptest.NewServer(mux)
 	t.Cleanup(f.srv.Close)
 	return f
@@ -114,8 +125,50 @@ func (f *fakeSlack) postMessage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.mu.Lock()
-	f.posts = append(f.posts, post{Channel: r.PostFormValue("channel"), Text: r.PostFormValue("text"), Blocks: r.PostFormValue("blocks"), DeliveryKey: meta.EventPayload.DeliveryKey})
-	n := len(f.posts)
+	ts := "1796030220.0000" + strconv.Itoa(len(f.posts)+1)
+	f.posts = append(f.posts, post{Channel: r.PostFormValue("channel"), Text: r.PostFormValue("text"), Blocks: r.PostFormValue("blocks"),
+		DeliveryKey: meta.EventPayload.DeliveryKey, TS: ts, Metadata: json.RawMessage(r.PostFormValue("metadata"))})
+	hold := f.hold
 	f.mu.Unlock()
-	answer(map[string]any{"ok": true, "channel": r.PostFormValue("channel"), "ts": "1796030220.0000" + strconv.Itoa(n)})
+	if hold != nil {
+		<-hold
+	}
+	answer(map[string]any{"ok": true, "channel": r.PostFormValue("channel"), "ts": ts})
+}
+
+// history answers conversations.history in the shape Slack documents
+// (testdata/conversations_history.json): the channel's messages newest
+// first, each with its metadata only when include_all_metadata is set.
+func (f *fakeSlack) history(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, "bad form", http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	answer := func(v any) { _ = json.NewEncoder(w).Encode(v) }
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.lookups++
+	switch {
+	case r.PostFormValue("token") != f.token:
+		answer(map[string]any{"ok": false, "error": "invalid_auth"})
+		return
+	case f.historyErr != "":
+		answer(map[string]any{"ok": false, "error": f.historyErr, "needed": "channels:history,groups:history,mpim:history,im:history", "provided": "chat:write"})
+		return
+	}
+	msgs := []map[string]any{}
+	for i := len(f.posts) - 1; i >= 0; i-- {
+		p := f.posts[i]
+		if p.Channel != r.PostFormValue("channel") {
+			continue
+		}
+		m := map[string]any{"type": "message", "subtype": "bot_message", "text": p.Text, "ts": p.TS, "bot_id": "B0PRICEWATCH", "app_id": "A0PRICEWATCH"}
+		if r.PostFormValue("include_all_metadata") == "1" && len(p.Metadata) > 0 {
+			m["metadata"] = p.Metadata
+		}
+		msgs = append(msgs, m)
+	}
+	answer(map[string]any{"ok": true, "messages": msgs, "has_more": false, "pin_count": 0, "channel_actions_ts": nil, "channel_actions_count": 0,
+		"response_metadata": map[string]any{"next_cursor": ""}})
 }

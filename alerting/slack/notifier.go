@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	slackapi "github.com/slack-go/slack"
@@ -51,14 +52,18 @@ type Notifier struct {
 	secrets  []string
 	renderer alerting.Renderer
 	digest   func(data []byte, webhook, chart bool) ([]byte, error)
+	// noHistory: Slack refused conversations.history for want of a scope;
+	// retries of unknown outcome are posted without looking (findPosted).
+	noHistory atomic.Bool
 }
 
 // New returns a notifier for cfg; it needs a token or a webhook URL.
 func New(cfg Config) (*Notifier, error) {
-	hc := cfg.HTTPClient
-	if hc == nil {
-		hc = &http.Client{Timeout: 30 * time.Second}
-	}
+	// A redirect off Slack's origin would re-send the bot token (in a
+	// 307's repeated form body) or the message elsewhere: refused, as a
+	// failed delivery. Slack's upload URL is a request of its own, so it
+	// is its own origin.
+	hc := alerting.HTTPClient(cfg.HTTPClient, 30*time.Second)
 	n := &Notifier{hc: hc, renderer: cfg.Renderer, digest: cfg.Digest}
 	if n.renderer == nil {
 		n.renderer = Renderer{}
@@ -174,6 +179,11 @@ func (n *Notifier) postAPI(ctx context.Context, channel string, p Payload) (Rece
 		return Receipt{}, alerting.Permanent(errors.New("chat.postMessage: no channel"), alerting.ScopeChannel,
 			"set slack.channel, or a channel on the alert rule")
 	}
+	if d, ok := alerting.DeliveryOf(ctx); ok {
+		if rcpt, found, err := n.findPosted(ctx, channel, d); err != nil || found {
+			return rcpt, err
+		}
+	}
 	opts := []slackapi.MsgOption{slackapi.MsgOptionText(p.Text, false), slackapi.MsgOptionBlocks(p.Blocks.BlockSet...)}
 	if p.Meta != nil {
 		opts = append(opts, slackapi.MsgOptionMetadata(*p.Meta))
@@ -238,6 +248,9 @@ func (n *Notifier) classifyCall(ctx context.Context, method, channel string, err
 	if ctx.Err() != nil {
 		return fmt.Errorf("%s to %s: %w", method, channel, ctx.Err())
 	}
+	if rerr, ok := alerting.RedirectFailure(err, method+" to "+channel, "slack.api_url (and any proxy)"); ok {
+		return rerr
+	}
 	var rl *slackapi.RateLimitedError
 	if errors.As(err, &rl) {
 		return alerting.RetryAfter(fmt.Errorf("%s to %s: Slack rate limit (HTTP 429), retry after %s", method, channel, rl.RetryAfter), rl.RetryAfter)
@@ -299,6 +312,9 @@ func (n *Notifier) postWebhook(ctx context.Context, p Payload) error {
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := n.hc.Do(req)
 	if err != nil {
+		if rerr, ok := alerting.RedirectFailure(err, "posting to the Slack webhook", "slack.webhook_url"); ok {
+			return rerr
+		}
 		return alerting.TransportError(ctx, "posting to the Slack webhook", err, n.secrets...)
 	}
 	defer resp.Body.Close()

@@ -78,9 +78,9 @@ func New(cfg Config) (*Notifier, error) {
 	if u.RawQuery != "" {
 		n.redact = append(n.redact, u.RawQuery)
 	}
-	if n.hc == nil {
-		n.hc = &http.Client{Timeout: 30 * time.Second}
-	}
+	// A redirect off the URL's origin would re-send the signed alert
+	// elsewhere (a 307 repeats the POST): refused, as a failed delivery.
+	n.hc = alerting.HTTPClient(n.hc, 30*time.Second)
 	if n.now == nil {
 		n.now = time.Now
 	}
@@ -156,14 +156,38 @@ func (n *Notifier) Post(ctx context.Context, channel string, payload []byte) err
 	if err != nil {
 		return err
 	}
+	delivery := ""
+	if doc, err := alerting.DecodeDocument(payload); err == nil && doc.Alert != nil {
+		delivery = doc.Alert.Key
+	}
+	return n.send(ctx, b, delivery)
+}
+
+// TypeTest is the body type of `pricewatch alerts test --channel webhook`:
+// a Body with a summary and neither alert nor digest.
+const TypeTest = "test"
+
+// PostTest posts a test message (TypeTest), signed and classified as
+// alerts are, so that `alerts test` shows what the receiver says.
+func (n *Notifier) PostTest(ctx context.Context, at time.Time, version string) error {
+	b, err := alerting.EncodeJSON(Body{Version: alerting.DocumentVersion, Type: TypeTest,
+		Summary: fmt.Sprintf("pricewatch test message (pricewatch %s, sent %s): alerts reach this webhook.", version, at.UTC().Format(time.RFC3339))})
+	if err != nil {
+		return fmt.Errorf("webhook: encoding the test message: %w", err)
+	}
+	return n.send(ctx, b, "test/"+strconv.FormatInt(at.Unix(), 10))
+}
+
+// send posts one body with its delivery key and classifies the answer.
+func (n *Notifier) send(ctx context.Context, b []byte, delivery string) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, n.url, bytes.NewReader(b))
 	if err != nil {
 		return alerting.Permanent(errors.New("webhook: building the request: "+n.describe(err)), alerting.ScopeAll, "check webhook.url")
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "pricewatch-webhook/1")
-	if doc, err := alerting.DecodeDocument(payload); err == nil && doc.Alert != nil {
-		req.Header.Set(DeliveryHeader, doc.Alert.Key)
+	if delivery != "" {
+		req.Header.Set(DeliveryHeader, delivery)
 	}
 	if len(n.key) > 0 {
 		ts := strconv.FormatInt(n.now().Unix(), 10)
@@ -172,6 +196,9 @@ func (n *Notifier) Post(ctx context.Context, channel string, payload []byte) err
 	}
 	resp, err := n.hc.Do(req)
 	if err != nil {
+		if rerr, ok := alerting.RedirectFailure(err, "posting to the webhook", "webhook.url"); ok {
+			return secret.Error(rerr, n.redact...)
+		}
 		return alerting.TransportError(ctx, "posting to the webhook", err, n.redact...)
 	}
 	defer resp.Body.Close()

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -91,6 +92,13 @@ func TestAnswersClassified(t *testing.T) {
 		{status: 429, retryAfter: "7", wait: 7 * time.Second},
 		{status: 429, wait: 30 * time.Second},                     // no Retry-After: alerting's default
 		{status: 429, retryAfter: "soon", wait: 30 * time.Second}, // not seconds: the same
+		// Issue 20 item 22: negative, or seconds that overflow a
+		// duration (2⁶³−1 s became −1s, which waited max_retry_after):
+		// as if absent.
+		{status: 429, retryAfter: "-1", wait: 30 * time.Second},
+		{status: 429, retryAfter: "9223372036854775807", wait: 30 * time.Second},
+		{status: 429, retryAfter: "18446744073709551616", wait: 30 * time.Second},
+		{status: 429, retryAfter: "1.5", wait: 30 * time.Second},
 		{status: 400, permanent: true, scope: alerting.ScopeMessage},
 		{status: 422, permanent: true, scope: alerting.ScopeMessage},
 		{status: 401, permanent: true, scope: alerting.ScopeAll},
@@ -166,5 +174,43 @@ func TestLegacyPayloadRefused(t *testing.T) {
 	p, ok := alerting.IsPermanent(err)
 	if !ok || p.Scope != alerting.ScopeMessage || !errors.Is(err, alerting.ErrNotDocument) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestRedirectToAnotherHostRefused: Issue 20 item 20: a webhook URL that
+// 307s to another host had the signed alert re-sent there and counted as
+// delivered. It must be a permanent failure that says redirect, and the
+// other host must get nothing.
+func TestRedirectToAnotherHostRefused(t *testing.T) {
+	var mu sync.Mutex
+	var reached []string
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		reached = append(reached, r.Header.Get(SignatureHeader))
+	}))
+	defer other.Close()
+	hop := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer hop.Close()
+	n, err := New(Config{URL: hop.URL + "/hook?token=SeCrEt", Secret: []byte(key)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = n.Post(t.Context(), alerting.WebhookChannel, drop(t))
+	if err == nil {
+		t.Fatal("a post redirected to another host reported success")
+	}
+	if p, ok := alerting.IsPermanent(err); !ok || p.Scope != alerting.ScopeAll || !strings.Contains(err.Error(), "redirect") {
+		t.Errorf("err = %v: want a permanent failure that says redirect", err)
+	}
+	if strings.Contains(err.Error(), "SeCrEt") {
+		t.Errorf("error leaks the URL: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(reached) != 0 {
+		t.Errorf("the other host got %d signed requests", len(reached))
 	}
 }

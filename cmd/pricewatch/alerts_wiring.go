@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -42,7 +43,13 @@ func (a *app) slackToken() (config.Secret, error) {
 // transaction to turn the run's changes into outbox documents
 // (storage.SaveOptions.Outbox), or nil when no alert rule is configured.
 func (a *app) outboxFunc() (func(*storage.Result) ([]storage.OutboxMessage, error), error) {
-	rules, err := alerting.NewRules(rulesConfig(a.cfg))
+	rc := rulesConfig(a.cfg)
+	if reflect.DeepEqual(a.cfg.Alerts.Rules, config.DefaultRules()) {
+		// The built-in rules name no notifier: they go to every one
+		// configured (a webhook-only setup got nothing).
+		rc.Rules = alerting.RouteBuiltIn(rc.Rules, a.configuredNotifiers())
+	}
+	rules, err := alerting.NewRules(rc)
 	if err != nil {
 		return nil, err
 	}
@@ -58,6 +65,16 @@ func (a *app) outboxFunc() (func(*storage.Result) ([]storage.OutboxMessage, erro
 		}
 	}
 	return outboxstore.SaveFunc(rules), nil
+}
+
+// configuredNotifiers says which notifiers the config sets up (a token
+// file that cannot be read still counts: it was meant to be Slack).
+func (a *app) configuredNotifiers() alerting.Configured {
+	token, err := a.slackToken()
+	return alerting.Configured{
+		Slack:   err != nil || !token.Empty() || !a.cfg.Slack.WebhookURL.Empty(),
+		Webhook: !a.cfg.Webhook.URL.Empty() || a.cfg.Webhook.URLFile != "",
+	}
 }
 
 // alertOutbox is outboxFunc for storage.SaveOptions.Outbox, which cannot
@@ -151,8 +168,8 @@ func (a *app) deliver(ctx context.Context, db *storage.DB, maxWait time.Duration
 	if err != nil {
 		return rep, fmt.Errorf("delivering alerts: %w", err)
 	}
-	if rep.Sent+rep.Failed+rep.Retrying > 0 {
-		a.log.Info("alerts delivered", zap.Int("sent", rep.Sent), zap.Int("failed", rep.Failed), zap.Int("pending", rep.Pending))
+	if rep.Sent+rep.Logged+rep.Failed+rep.Retrying > 0 {
+		a.log.Info("alerts delivered", zap.Int("sent", rep.Sent), zap.Int("logged", rep.Logged), zap.Int("failed", rep.Failed), zap.Int("pending", rep.Pending))
 	}
 	if rep.Pending > 0 {
 		a.log.Warn("alerts left pending: the daemon or `pricewatch alerts deliver` sends them later", zap.Int("pending", rep.Pending))
@@ -172,7 +189,7 @@ func (a *app) deliverAfterFetch(ctx context.Context, db *storage.DB) string {
 		a.log.Error("alerts not delivered", zap.Error(err))
 		return fmt.Sprintf("%-8s failed   %v (alerts stay queued)", "alerts", err)
 	}
-	if rep.Sent+rep.Failed+rep.Pending == 0 {
+	if rep.Sent+rep.Logged+rep.Failed+rep.Pending == 0 {
 		return ""
 	}
 	return fmt.Sprintf("%-8s %s", "alerts", reportLine(rep))
@@ -180,6 +197,15 @@ func (a *app) deliverAfterFetch(ctx context.Context, db *storage.DB) string {
 
 func reportLine(rep alerting.Report) string {
 	s := fmt.Sprintf("%d sent", rep.Sent)
+	if rep.Logged > 0 {
+		// Only the log has them: nobody was told, so not "sent".
+		logged := fmt.Sprintf("%d logged (no Slack or webhook is configured for them: set slack.* or webhook.url)", rep.Logged)
+		if rep.Sent == 0 {
+			s = logged
+		} else {
+			s += ", " + logged
+		}
+	}
 	if rep.Failed > 0 {
 		s += fmt.Sprintf(", %d failed (see `pricewatch alerts list --failed`)", rep.Failed)
 	}

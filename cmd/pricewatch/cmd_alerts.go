@@ -12,6 +12,7 @@ import (
 
 	"github.com/pricewatch/pricewatch/alerting"
 	"github.com/pricewatch/pricewatch/alerting/slack"
+	"github.com/pricewatch/pricewatch/alerting/webhook"
 	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
@@ -68,6 +69,11 @@ when Slack refuses it.`,
 		Example: `  PRICEWATCH_SLACK_TOKEN=xoxb-… pricewatch alerts test --channel C0123ABCD`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if channel == alerting.WebhookChannel {
+				// The webhook's outbox channel: test the webhook, not a
+				// Slack channel named "webhook".
+				return a.testWebhook(cmd.Context())
+			}
 			n, err := a.newNotifier()
 			if err != nil {
 				return err
@@ -105,8 +111,32 @@ when Slack refuses it.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&channel, "channel", "", "channel ID or name (default slack.channel)")
+	cmd.Flags().StringVar(&channel, "channel", "", `channel ID or name (default slack.channel); "webhook" tests the webhook (webhook.url)`)
 	return cmd
+}
+
+// testWebhook posts a test message to webhook.url and prints what the
+// receiver said.
+func (a *app) testWebhook(ctx context.Context) error {
+	n, err := a.newWebhook()
+	if err != nil {
+		return err
+	}
+	wh, ok := n.(*webhook.Notifier)
+	if !ok {
+		return fmt.Errorf("the webhook is not configured: set webhook.url or webhook.url_file")
+	}
+	if err := wh.PostTest(ctx, time.Now().UTC(), buildVersion()); err != nil {
+		fmt.Fprintf(a.stderr, "the webhook refused the test message: %v\n", err)
+		if p, ok := alerting.IsPermanent(err); ok {
+			fmt.Fprintf(a.stderr, "fix: %s\n", p.Fix)
+		} else {
+			fmt.Fprintln(a.stderr, "this looks temporary: try again, alerts queued meanwhile are retried")
+		}
+		return exitCode(1)
+	}
+	fmt.Fprintln(a.stdout, "the webhook accepted the test message")
+	return nil
 }
 
 type alertsListFlags struct {

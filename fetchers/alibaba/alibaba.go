@@ -100,7 +100,8 @@ type Section struct {
 
 // Validate checks the keys beyond the shared ones.
 func (s *Section) Validate(k section.Checker) error {
-	return k.AtLeast("concurrency", s.Concurrency, 1)
+	return errors.Join(k.Between("concurrency", s.Concurrency, 1, section.MaxConcurrency),
+		k.Between("max_price_calls", s.MaxPriceCalls, 1, section.MaxPriceCalls))
 }
 
 // Provider registers Alibaba Cloud (see package providers).
