@@ -42,15 +42,14 @@ type SaveOptions struct {
 	ConfirmChangePct float64
 }
 
-// Result summarises a stored run.
+// Result summarises a stored run. Seen counts the offers the run vouches
+// for: those it lists (less the held ones, counted in Held) and the stored
+// ones of the scopes it found unchanged; Seen = New + Changed + Unchanged.
 type Result struct {
 	RunID     int64
 	Provider  string
 	At        time.Time
 	FirstRun  bool // no earlier successful run of this provider: a baseline
-	// Seen counts the offers the run vouches for: those it lists (less
-	// the held ones, counted in Held) and the stored ones of the scopes it
-	// found unchanged. Seen = New + Changed + Unchanged.
 	Seen      int
 	New       int
 	Changed   int
