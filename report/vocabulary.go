@@ -137,7 +137,7 @@ var Vocabulary = []Field{
 	{"started_at", "when the run started"},
 	{"finished_at", "when the run finished"},
 	{"duration_seconds", "how long it took"},
-	{"offers_seen", "offers the run fetched"},
+	{"offers_seen", "offers the run saw: new + changed + unchanged (a skipped unchanged file's offers included, held prices not)"},
 	{"offers_new", "offers stored for the first time"},
 	{"offers_changed", "offers whose price changed"},
 	{"offers_unchanged", "offers whose price stayed"},

@@ -42,7 +42,9 @@ type SaveOptions struct {
 	Policy MovePolicy
 }
 
-// Result summarises a stored run.
+// Result summarises a stored run. Seen counts the offers the run vouches
+// for: those it lists (less the held ones, counted in Held) and the stored
+// ones of the scopes it found unchanged; Seen = New + Changed + Unchanged.
 type Result struct {
 	RunID     int64
 	Provider  string
@@ -156,7 +158,7 @@ func (db *DB) SaveSnapshot(ctx context.Context, runID int64, snap *pricewatch.Sn
 	if err != nil {
 		return nil, fmt.Errorf("storing %s run %d: %w", snap.Provider, runID, err)
 	}
-	res := &Result{RunID: runID, Provider: snap.Provider, At: now, Seen: len(snap.Offers), Skipped: snap.Skipped}
+	res := &Result{RunID: runID, Provider: snap.Provider, At: now, Skipped: snap.Skipped}
 	s := &saver{ctx: ctx, tx: tx, now: now, ts: formatTime(now), runID: runID, res: res, held: heldKeys(opts.Held)}
 	defer s.closeStmts()
 
@@ -399,6 +401,7 @@ func (s *saver) storeOffers(snap *pricewatch.Snapshot, current map[pricewatch.Of
 			// Held by the guard: the stored price stays current, untouched.
 			continue
 		}
+		s.res.Seen++
 		same := false
 		if cur != nil {
 			var err error
@@ -471,6 +474,8 @@ func (s *saver) storeOffers(snap *pricewatch.Snapshot, current map[pricewatch.Of
 		case coveredOffer(snap.Coverage, k.Region, k.PriceType):
 			gone = append(gone, k)
 		case coveredOffer(snap.Unchanged, k.Region, k.PriceType):
+			// Its source did not change: seen, unchanged, not listed.
+			s.res.Seen++
 			s.res.Unchanged++
 		}
 	}

@@ -301,10 +301,11 @@ func TestAWSEndToEnd(t *testing.T) {
 
 	// (b) Second run, no version changed: both regions skipped, and the
 	// bucket sends the two index files and nothing else (the spot feed is
-	// asked for and answers 304). "Unchanged" counts the stored offers the
-	// skipped files and the 304 vouch for.
+	// asked for and answers 304). The stored offers the skipped files and
+	// the 304 vouch for are seen and unchanged (issue 20 item 11: seen was
+	// 0 here, so the counts did not add up).
 	spotGets := b.Gets(awstest.SpotPath)
-	awsFetch(t, cfg, "0 offers: 0 new, 0 changed, 38 unchanged, 0 closed; 2 region(s) skipped as unchanged")
+	awsFetch(t, cfg, "38 offers: 0 new, 0 changed, 38 unchanged, 0 closed; 2 region(s) skipped as unchanged")
 	sent := b.BytesSent()
 	t.Logf("bytes sent: %v", sent)
 	want2 := map[string]int64{
@@ -330,9 +331,10 @@ func TestAWSEndToEnd(t *testing.T) {
 	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second)))
 	b.AddType("ap-northeast-1", awsV3, awsAPNp6.gpuType())
 	start3 := time.Now()
-	// Seen: ap-northeast-1 p5 1+6+3+1 and p6-b200 1+3+3+1, eu-west-1 p4d
-	// spot 1; unchanged: 12 of them and eu-west-1's skipped 20+6.
-	awsFetch(t, cfg, "20 offers: 8 new, 0 changed, 38 unchanged, 0 closed; 1 region(s) skipped as unchanged")
+	// Listed: ap-northeast-1 p5 1+6+3+1 and p6-b200 1+3+3+1, eu-west-1 p4d
+	// spot 1; unchanged: 12 of them and eu-west-1's skipped 20+6, which are
+	// seen too (46 = 8 + 38).
+	awsFetch(t, cfg, "46 offers: 8 new, 0 changed, 38 unchanged, 0 closed; 1 region(s) skipped as unchanged")
 	end3 := time.Now()
 	// The savings-plan file and the spot feed did not change, but p6-b200's
 	// rates in them were left out while it was unknown: both are read again.
@@ -383,9 +385,10 @@ func TestAWSEndToEnd(t *testing.T) {
 	// (e) The whole file is served again: the failed run recorded no
 	// version, so it is read now, and the price change is stored.
 	b.Put(cutPath, full)
-	// Seen: eu-west-1 p4d 1+6, p5 1+12; unchanged: 19 of them and the
-	// skipped ap-northeast-1 file's 11, savings plans' 12 and spot's 3.
-	awsFetch(t, cfg, "20 offers: 0 new, 1 changed, 45 unchanged, 0 closed; 1 region(s) skipped as unchanged")
+	// Listed: eu-west-1 p4d 1+6, p5 1+12; unchanged: 19 of them and the
+	// skipped ap-northeast-1 file's 11, savings plans' 12 and spot's 3,
+	// which are seen too (46 = 1 + 45).
+	awsFetch(t, cfg, "46 offers: 0 new, 1 changed, 45 unchanged, 0 closed; 1 region(s) skipped as unchanged")
 	cheaper := awsEUp5
 	cheaper.onDemand = "58.854"
 	checkAWSOffers(t, cfg, awsEUp4d, cheaper, awsAPNp5, awsAPNp6)

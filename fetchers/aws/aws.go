@@ -406,19 +406,33 @@ func (f *Fetcher) spot(ctx context.Context, r *run) error {
 	}
 	sort.Strings(regions)
 	for _, region := range regions {
+		// A size listed twice at different prices: the feed gives nothing
+		// to choose by, so neither is kept (as Azure's ties), and the
+		// rest of the run stands.
 		seen := map[string]spotPrice{}
+		conflict := map[string]bool{}
+		for _, p := range byRegion[region] {
+			if _, gpu := r.types[p.InstanceType]; !gpu {
+				continue
+			}
+			if prev, dup := seen[p.InstanceType]; dup && (!prev.Price.Equal(p.Price) || prev.Currency != p.Currency) {
+				if !conflict[p.InstanceType] {
+					f.log.Warn("spot feed lists one size twice at different prices; keeping neither this run",
+						zap.String("region", region), zap.String("instance_type", p.InstanceType),
+						zap.String("price", prev.Price.String()+" "+prev.Currency), zap.String("other_price", p.Price.String()+" "+p.Currency))
+				}
+				conflict[p.InstanceType] = true
+			} else if !dup {
+				seen[p.InstanceType] = p
+			}
+		}
+		emitted := map[string]bool{}
 		for _, p := range byRegion[region] {
 			facts, gpu := r.types[p.InstanceType]
-			if !gpu {
+			if !gpu || conflict[p.InstanceType] || emitted[p.InstanceType] {
 				continue
 			}
-			if prev, dup := seen[p.InstanceType]; dup {
-				if !prev.Price.Equal(p.Price) || prev.Currency != p.Currency {
-					return incomplete(fmt.Errorf("%w: %s %s listed twice with different prices", errLayout, region, p.InstanceType))
-				}
-				continue
-			}
-			seen[p.InstanceType] = p
+			emitted[p.InstanceType] = true
 			r.snap.Offers = append(r.snap.Offers, pricewatch.Offer{
 				Provider: pricewatch.AWS, Region: region, InstanceType: p.InstanceType,
 				PriceType: pricewatch.Spot, OS: pricewatch.Linux, Currency: p.Currency,

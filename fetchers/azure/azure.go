@@ -12,12 +12,15 @@ package azure
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"go.uber.org/zap"
 
@@ -109,7 +112,10 @@ func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error)
 	if err != nil {
 		return nil, err
 	}
-	regions, err := fetchers.Distinct(cfg.Regions, strings.TrimSpace, func(_ int, r string) error {
+	// Region codes are case-folded, as rows' are (see regionOf): the
+	// API's own codes are lower case, and its filter compares exactly.
+	fold := func(r string) string { return strings.ToLower(strings.TrimSpace(r)) }
+	regions, err := fetchers.Distinct(cfg.Regions, fold, func(_ int, r string) error {
 		if !regionCode.MatchString(r) {
 			return fmt.Errorf("azure: providers.azure.regions: %q is not an Azure region code such as eastus", r)
 		}
@@ -132,7 +138,7 @@ func (f *Fetcher) Provider() string { return pricewatch.Azure }
 // region, or one chain for all regions) and returns the complete snapshot,
 // or an error if any page could not be read in full.
 func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatch.Snapshot, error) {
-	acc := &accumulator{f: f, now: f.cfg.Now().UTC(), best: map[pricewatch.OfferKey]candidate{}, untracked: map[string]bool{}}
+	acc := newAccumulator(f, f.cfg.Now().UTC())
 	chains := f.cfg.Regions
 	if len(chains) == 0 {
 		chains = []string{""}
@@ -149,13 +155,12 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 		Versions:      map[string]string{},
 		SourceVersion: "api-version=" + APIVersion,
 	}
-	snap.Availability = availability(snap.Offers)
-	if len(f.cfg.Regions) == 0 {
-		snap.Coverage = []pricewatch.Scope{{Region: pricewatch.AllRegions, Availability: true}}
-	} else {
-		for _, r := range f.cfg.Regions {
-			snap.Coverage = append(snap.Coverage, pricewatch.Scope{Region: r, Availability: true})
-		}
+	snap.Availability = availability(snap.Offers, acc.listed)
+	snap.Coverage = acc.coverage(f.cfg.Regions)
+	if len(snap.Coverage) == 0 {
+		// Every price of every configured region is in doubt: nothing
+		// can be said to be complete, and nothing is stored.
+		return nil, fmt.Errorf("%w: azure: no region could be read in full (rows skipped as unreadable or in a unit that is not per hour; see the warnings)", fetchers.ErrIncomplete)
 	}
 	// A region that answers with no offers where many are stored is
 	// refused by storage (storage.ErrSuspiciousDrop), which every cloud
@@ -291,12 +296,35 @@ type accumulator struct {
 	now       time.Time // fetch time: which rows are in effect
 	best      map[pricewatch.OfferKey]candidate
 	untracked map[string]bool
+	// regions are the region codes the run's rows named.
+	regions map[string]bool
+	// unpriced are the price types, per region (AllRegions when a row's
+	// region is unreadable), of rows that sell something but could not be
+	// priced this run: the coverage leaves them out, so that storage keeps
+	// their stored prices current instead of closing them.
+	unpriced map[string]map[pricewatch.PriceType]bool
+	// unlisted are the regions (or AllRegions) where such a row's size
+	// could not be read, so their availability is not complete either.
+	unlisted map[string]bool
+	// listed is the availability of unpriced rows whose size is known:
+	// the row still says the size is for sale there.
+	listed []pricewatch.Availability
+}
+
+func newAccumulator(f *Fetcher, now time.Time) *accumulator {
+	return &accumulator{f: f, now: now, best: map[pricewatch.OfferKey]candidate{}, untracked: map[string]bool{},
+		regions: map[string]bool{}, unpriced: map[string]map[pricewatch.PriceType]bool{}, unlisted: map[string]bool{}}
 }
 
 // add keeps what a row sells if it is a price our users can buy, for a
 // tracked size, in a configured region. The server filter is not trusted:
 // every condition is checked here again.
 func (a *accumulator) add(it item, chainRegion string, stats map[string]int) error {
+	if it.badUTF8 {
+		stats[skipUnreadable]++
+		a.unreadable(it, chainRegion)
+		return nil
+	}
 	pt, os, skip := classify(it)
 	if skip != "" {
 		stats[skip]++
@@ -319,9 +347,13 @@ func (a *accumulator) add(it item, chainRegion string, stats map[string]int) err
 				zap.String("armSkuName", name), zap.String("gpu_model", s.hw.GPUModel))
 		}
 	}
-	if region := strings.TrimSpace(it.ArmRegionName); region == "" || (chainRegion != "" && region != chainRegion) {
+	region := regionOf(it)
+	if region == "" || (chainRegion != "" && region != chainRegion) {
 		stats[skipRegion]++
 		return nil
+	}
+	if pricewatch.IsRegionCode(region) {
+		a.regions[region] = true
 	}
 	if os == pricewatch.Windows && !a.f.cfg.Windows {
 		stats[skipWindows]++
@@ -339,6 +371,19 @@ func (a *accumulator) add(it item, chainRegion string, stats map[string]int) err
 	cands, skip, err := offersFor(it, pt, os, s)
 	if err != nil {
 		return err
+	}
+	if skip == skipUnit {
+		// The row still sells the size: its stored prices stay current
+		// and the size stays listed, but no price is made up for it.
+		stats[skip]++
+		a.f.log.Warn("azure price in a unit that cannot be converted to per hour; row skipped, the stored price stays current",
+			zap.String("meterName", strings.TrimSpace(it.MeterName)), zap.String("meterId", strings.TrimSpace(it.MeterID)),
+			zap.String("unitOfMeasure", strings.TrimSpace(it.UnitOfMeasure)), zap.String("armSkuName", s.name),
+			zap.String("region", region), zap.String("type", it.Type))
+		a.keepOpen(region, rowPriceTypes(pt)...)
+		a.listed = append(a.listed, pricewatch.Availability{Provider: pricewatch.Azure, Region: region, InstanceType: s.name,
+			State: pricewatch.Offered, Hardware: s.hw})
+		return nil
 	}
 	if skip != "" {
 		stats[skip]++
@@ -378,6 +423,175 @@ func (a *accumulator) add(it item, chainRegion string, stats map[string]int) err
 	return nil
 }
 
+// rowPriceTypes are the price types a row of type pt prices: an
+// on-demand row carries the savings plans too.
+func rowPriceTypes(pt pricewatch.PriceType) []pricewatch.PriceType {
+	if pt == pricewatch.OnDemand {
+		return []pricewatch.PriceType{pricewatch.OnDemand, pricewatch.SavingsPlan}
+	}
+	return []pricewatch.PriceType{pt}
+}
+
+// keepOpen leaves price types of region out of this run's coverage.
+func (a *accumulator) keepOpen(region string, types ...pricewatch.PriceType) {
+	if a.unpriced[region] == nil {
+		a.unpriced[region] = map[pricewatch.PriceType]bool{}
+	}
+	for _, pt := range types {
+		a.unpriced[region][pt] = true
+	}
+}
+
+// unreadable skips a row whose bytes are not UTF-8 and keeps open every
+// stored price it could be: those of its region and price type when both
+// read cleanly, else of every region or price type it might name.
+func (a *accumulator) unreadable(it item, chainRegion string) {
+	clean := func(fields ...string) bool {
+		for _, f := range fields {
+			if strings.ContainsRune(f, utf8.RuneError) {
+				return false
+			}
+		}
+		return true
+	}
+	region := regionOf(it)
+	switch {
+	case !clean(region) || !pricewatch.IsRegionCode(region):
+		// The chain asked for one region; otherwise it could be any.
+		region = pricewatch.AllRegions
+		if chainRegion != "" {
+			region = chainRegion
+		}
+	case chainRegion != "" && region != chainRegion:
+		region = "" // another region's row: nothing of this chain
+	}
+	name := strings.TrimSpace(it.ArmSkuName)
+	// Decoding has already put U+FFFD where each bad byte was.
+	a.f.log.Warn("azure row is not valid UTF-8; skipped, the stored prices it could be stay current",
+		zap.String("meterName", strings.TrimSpace(it.MeterName)), zap.String("meterId", strings.TrimSpace(it.MeterID)),
+		zap.String("armSkuName", name), zap.String("region", strings.TrimSpace(it.ArmRegionName)), zap.String("skuId", strings.TrimSpace(it.SkuID)))
+	if region == "" {
+		return
+	}
+	types := possibleTypes(it, clean)
+	if len(types) == 0 {
+		return // not a price this fetcher keeps, readable or not
+	}
+	if clean(name) {
+		s, known := lookupSKU(name)
+		if !known && !isGPUFamily(name) {
+			return
+		}
+		if !known {
+			s = sku{name: name, hw: pricewatch.Hardware{GPUModel: modelFromName(name)}}
+		}
+		if region != pricewatch.AllRegions {
+			a.keepOpen(region, types...)
+			a.listed = append(a.listed, pricewatch.Availability{Provider: pricewatch.Azure, Region: region, InstanceType: s.name,
+				State: pricewatch.Offered, Hardware: s.hw})
+			return
+		}
+	}
+	a.keepOpen(region, types...)
+	a.unlisted[region] = true
+}
+
+// possibleTypes are the price types an unreadable row may price, from
+// the fields that read cleanly: its type says reservation or consumption,
+// its meter and SKU names spot or not; with neither, any.
+func possibleTypes(it item, clean func(...string) bool) []pricewatch.PriceType {
+	if clean(it.ServiceName, it.Type, it.MeterName, it.SkuName, it.ProductName) {
+		pt, _, skip := classify(it)
+		if skip != "" {
+			return nil
+		}
+		return rowPriceTypes(pt)
+	}
+	typ := strings.TrimSpace(it.Type)
+	names := clean(it.MeterName, it.SkuName)
+	spot := strings.HasSuffix(strings.TrimSpace(it.MeterName), " Spot") || strings.HasSuffix(strings.TrimSpace(it.SkuName), " Spot")
+	switch {
+	case clean(typ) && typ == "Reservation":
+		return []pricewatch.PriceType{pricewatch.Reserved}
+	case clean(typ) && typ == "Consumption" && names && spot:
+		return []pricewatch.PriceType{pricewatch.Spot}
+	case clean(typ) && typ == "Consumption" && names:
+		return rowPriceTypes(pricewatch.OnDemand)
+	case clean(typ) && typ == "Consumption":
+		return []pricewatch.PriceType{pricewatch.OnDemand, pricewatch.Spot, pricewatch.SavingsPlan}
+	case clean(typ):
+		return nil // DevTestConsumption or another kind this fetcher skips
+	case names && spot:
+		return []pricewatch.PriceType{pricewatch.Spot}
+	case names:
+		return []pricewatch.PriceType{pricewatch.OnDemand, pricewatch.Reserved, pricewatch.SavingsPlan}
+	}
+	return pricewatch.PriceTypes
+}
+
+// coverage is what the run describes completely: every configured region
+// (or all regions), less the price types of rows that could not be priced,
+// whose stored prices storage then leaves current; and availability only
+// where every row's size was read. With no such row it is one scope per
+// configured region, or AllRegions.
+func (a *accumulator) coverage(configured []string) []pricewatch.Scope {
+	rest := func(region string) []pricewatch.PriceType {
+		var out []pricewatch.PriceType
+		for _, pt := range pricewatch.PriceTypes {
+			if !a.unpriced[region][pt] && !a.unpriced[pricewatch.AllRegions][pt] {
+				out = append(out, pt)
+			}
+		}
+		return out
+	}
+	listed := func(region string) bool { return !a.unlisted[region] && !a.unlisted[pricewatch.AllRegions] }
+	scope := func(region string) (pricewatch.Scope, bool) {
+		sc := pricewatch.Scope{Region: region, Availability: listed(region)}
+		if len(a.unpriced[region]) == 0 && len(a.unpriced[pricewatch.AllRegions]) == 0 {
+			return sc, true // every price type
+		}
+		sc.PriceTypes = rest(region)
+		return sc, len(sc.PriceTypes) > 0
+	}
+	var out []pricewatch.Scope
+	if len(configured) > 0 {
+		for _, r := range configured {
+			if sc, ok := scope(r); ok {
+				out = append(out, sc)
+			}
+		}
+		return out
+	}
+	if len(a.unpriced) == 0 && len(a.unlisted) == 0 {
+		return []pricewatch.Scope{{Region: pricewatch.AllRegions, Availability: true}}
+	}
+	// The price types no row left in doubt are complete everywhere; every
+	// region the run saw is complete in what its own rows did not leave in
+	// doubt. A region no row named keeps the doubtful types' prices.
+	doubt := map[pricewatch.PriceType]bool{}
+	for _, types := range a.unpriced {
+		for pt := range types {
+			doubt[pt] = true
+		}
+	}
+	all := pricewatch.Scope{Region: pricewatch.AllRegions, Availability: len(a.unlisted) == 0}
+	for _, pt := range pricewatch.PriceTypes {
+		if !doubt[pt] {
+			all.PriceTypes = append(all.PriceTypes, pt)
+		}
+	}
+	if len(all.PriceTypes) > 0 {
+		out = append(out, all)
+	}
+	for _, r := range slices.Sorted(maps.Keys(a.regions)) {
+		sc := pricewatch.Scope{Region: r, PriceTypes: rest(r), Availability: listed(r)}
+		if len(sc.PriceTypes) > 0 {
+			out = append(out, sc)
+		}
+	}
+	return out
+}
+
 // offers returns the kept offers in key order, so that output and goldens
 // do not depend on page order.
 func (a *accumulator) offers() []pricewatch.Offer {
@@ -402,13 +616,20 @@ func priceText(o pricewatch.Offer) string {
 	return o.Hourly.String() + " " + o.Currency + "/h"
 }
 
-// availability lists each (region, size) that has at least one price as
-// offered. The API knows nothing of stock or zones.
-func availability(offers []pricewatch.Offer) []pricewatch.Availability {
+// availability lists each (region, size) that has at least one price, or
+// a row that could not be priced, as offered. The API knows nothing of stock or zones.
+func availability(offers []pricewatch.Offer, unpriced []pricewatch.Availability) []pricewatch.Availability {
 	seen := map[pricewatch.AvailabilityKey]bool{}
 	var out []pricewatch.Availability
 	for _, o := range offers {
 		a := pricewatch.Availability{Provider: o.Provider, Region: o.Region, InstanceType: o.InstanceType, State: pricewatch.Offered, Hardware: o.Hardware}
+		if !seen[a.Key()] {
+			seen[a.Key()] = true
+			out = append(out, a)
+		}
+	}
+	// A size whose only rows could not be priced is still for sale.
+	for _, a := range unpriced {
 		if !seen[a.Key()] {
 			seen[a.Key()] = true
 			out = append(out, a)

@@ -631,4 +631,9 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	if f.endpoint.String() != DefaultEndpoint || len(f.cfg.Regions) != 1 || f.Provider() != pricewatch.Azure {
 		t.Errorf("defaults: endpoint %s regions %v provider %s", f.endpoint, f.cfg.Regions, f.Provider())
 	}
+	// Issue 20 item 2: region codes are case-folded, in the config as in rows.
+	f, err = New(Config{Regions: []string{"EastUS2", "eastus2"}}, c, nil)
+	if err != nil || len(f.cfg.Regions) != 1 || f.cfg.Regions[0] != "eastus2" {
+		t.Errorf("EastUS2 and eastus2: %v %v, want the one region eastus2", err, f)
+	}
 }

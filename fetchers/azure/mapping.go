@@ -2,6 +2,7 @@ package azure
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -18,7 +19,8 @@ const (
 	skipDevTest      = "DevTestConsumption (dev/test subscriptions only)"
 	skipLowPriority  = "Low Priority (Batch/scale-set only)"
 	skipCloudService = "legacy Cloud Services product"
-	skipUnit         = "unit is not 1 Hour"
+	skipUnit         = "unit cannot be converted to per hour (stored price kept)"
+	skipUnreadable   = "row is not valid UTF-8 (stored prices kept)"
 	skipTiered       = "tiered price"
 	skipType         = "unknown price type"
 	skipNotGPU       = "not a GPU family size"
@@ -78,7 +80,7 @@ func classify(it item) (pt pricewatch.PriceType, os, skip string) {
 	// A field a row leaves out (trimmed mirrors, as in the published H100
 	// rows) is not a reason to drop it: the request asked for VM rows, and
 	// only a field that says otherwise rules a row out.
-	service, unit := strings.TrimSpace(it.ServiceName), strings.TrimSpace(it.UnitOfMeasure)
+	service := strings.TrimSpace(it.ServiceName)
 	switch {
 	case service != "" && service != "Virtual Machines":
 		return "", "", skipNotVM
@@ -88,8 +90,6 @@ func classify(it item) (pt pricewatch.PriceType, os, skip string) {
 		return "", "", skipLowPriority
 	case strings.Contains(product, "Cloud Services"):
 		return "", "", skipCloudService
-	case unit != "" && unit != "1 Hour":
-		return "", "", skipUnit
 	}
 	if t := strings.TrimSpace(string(it.TierMinimumUnits)); t != "" {
 		if d, err := decimal.NewFromString(t); err == nil && d.IsPositive() {
@@ -143,9 +143,16 @@ func offersFor(it item, pt pricewatch.PriceType, os string, s sku) ([]candidate,
 	if !price.IsPositive() {
 		return nil, skipNoPrice, nil
 	}
+	// A reservation's retailPrice is a term total under "1 Hour"; in any
+	// other unit what it totals is not documented.
+	hours, ok := unitHours(it.UnitOfMeasure)
+	if !ok || (pt == pricewatch.Reserved && !hours.Equal(decimal.NewFromInt(1))) {
+		return nil, skipUnit, nil
+	}
+	price = perHour(price, hours)
 	base := pricewatch.Offer{
 		Provider:     pricewatch.Azure,
-		Region:       strings.TrimSpace(it.ArmRegionName),
+		Region:       regionOf(it),
 		InstanceType: s.name,
 		PriceType:    pt,
 		OS:           os,
@@ -183,6 +190,9 @@ func offersFor(it item, pt pricewatch.PriceType, os string, s sku) ([]candidate,
 			if err != nil {
 				return nil, "", fmt.Errorf("savingsPlan retailPrice: %w", err)
 			}
+			// The plan's rate is quoted in the row's unit, as its
+			// retailPrice is.
+			hourly = perHour(hourly, hours)
 			if !hourly.IsPositive() {
 				continue
 			}
@@ -204,6 +214,54 @@ func offersFor(it item, pt pricewatch.PriceType, os string, s sku) ([]candidate,
 	}
 	return out, "", nil
 }
+
+// unitPattern is a count of hours, days, months or years as Azure writes
+// a unitOfMeasure: "1 Hour", "100 Hours", "1/Hour", "1/Day", "1/Month".
+var unitPattern = regexp.MustCompile(`^([1-9][0-9]{0,5}) ?(?:/ ?)?(Hour|Hours|Day|Days|Month|Months|Year|Years)$`)
+
+// unitHours returns how many hours one unitOfMeasure holds, or false for
+// a unit that is not a length of time ("10K", "1 GB/Month", "1 Second"
+// is left out too: no VM is billed so). A missing unit is a trimmed row
+// of an hourly price (the published H100 rows lack the field).
+func unitHours(unit string) (decimal.Decimal, bool) {
+	unit = strings.TrimSpace(unit)
+	if unit == "" {
+		return decimal.NewFromInt(1), true
+	}
+	m := unitPattern.FindStringSubmatch(unit)
+	if m == nil {
+		return decimal.Decimal{}, false
+	}
+	n, err := strconv.ParseInt(m[1], 10, 64)
+	if err != nil {
+		return decimal.Decimal{}, false
+	}
+	per := int64(1)
+	switch strings.TrimSuffix(m[2], "s") {
+	case "Day":
+		per = 24
+	case "Month":
+		per = pricewatch.HoursPerMonth // Azure's own 730-hour month
+	case "Year":
+		per = pricewatch.HoursPerYear
+	}
+	return decimal.NewFromInt(n * per), true
+}
+
+// perHour spreads a price over the hours of its unit: exact when the
+// quotient ends (734.6 per 100 hours is 7.346), else at the precision of
+// every derived rate (pricewatch.RateDecimals), as an effective hourly is.
+func perHour(price, hours decimal.Decimal) decimal.Decimal {
+	if hours.Equal(decimal.NewFromInt(1)) {
+		return price
+	}
+	return price.DivRound(hours, pricewatch.RateDecimals)
+}
+
+// regionOf is the row's region code, case-folded: Azure's region codes are
+// lower case in every capture, and a row spelling one "EastUS" is the same
+// region (as armSkuName is matched without regard to case).
+func regionOf(it item) string { return strings.ToLower(strings.TrimSpace(it.ArmRegionName)) }
 
 // parseAmount reads a JSON number exactly.
 func parseAmount(n interface{ String() string }) (decimal.Decimal, error) {

@@ -191,7 +191,8 @@ func TestClassifyExclusions(t *testing.T) {
 		{"low priority sku", func(it *item) { it.SkuName += " Low Priority" }, "", "", skipLowPriority},
 		{"dev/test", func(it *item) { it.Type = "DevTestConsumption" }, "", "", skipDevTest},
 		{"cloud services", func(it *item) { it.ProductName = "Dv4 Series Cloud Services" }, "", "", skipCloudService},
-		{"monthly unit", func(it *item) { it.UnitOfMeasure = "1/Month" }, "", "", skipUnit},
+		// Issue 20 item 1: the unit is priced (offersFor), not a reason to drop the row.
+		{"monthly unit", func(it *item) { it.UnitOfMeasure = "1/Month" }, pricewatch.OnDemand, pricewatch.Linux, ""},
 		{"tiered", func(it *item) { it.TierMinimumUnits = "100.0" }, "", "", skipTiered},
 		{"other service", func(it *item) { it.ServiceName = "Storage" }, "", "", skipNotVM},
 		{"unknown type", func(it *item) { it.Type = "Promotion" }, "", "", skipType},

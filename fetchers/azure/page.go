@@ -3,6 +3,7 @@ package azure
 import (
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/pricewatch/pricewatch/fetchers"
 )
@@ -42,6 +43,24 @@ type item struct {
 	IsPrimaryMeterRegion *bool         `json:"isPrimaryMeterRegion"`
 	ArmSkuName           string        `json:"armSkuName"`
 	SavingsPlan          []savingsPlan `json:"savingsPlan"`
+	// badUTF8: the row's bytes are not valid UTF-8. encoding/json replaces
+	// each bad byte with U+FFFD without a word, so a mangled type or name
+	// would silently read as another (or no) offer; the row is skipped
+	// instead (see accumulator.unreadable).
+	badUTF8 bool
+}
+
+// UnmarshalJSON decodes a row as the plain fields and notes whether its
+// bytes were valid UTF-8.
+func (it *item) UnmarshalJSON(b []byte) error {
+	type plain item
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*it = item(p)
+	it.badUTF8 = !utf8.Valid(b)
+	return nil
 }
 
 // savingsPlan is one entry of an item's savingsPlan array (returned only

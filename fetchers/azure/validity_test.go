@@ -40,7 +40,7 @@ func accumulate(t *testing.T, rows []item, now time.Time, log *zap.Logger) map[s
 		log = zap.NewNop()
 	}
 	f := &Fetcher{cfg: Config{Windows: true}, log: log}
-	acc := &accumulator{f: f, now: now, best: map[pricewatch.OfferKey]candidate{}, untracked: map[string]bool{}}
+	acc := newAccumulator(f, now)
 	stats := map[string]int{}
 	for _, it := range rows {
 		if err := acc.add(it, "", stats); err != nil {
