@@ -43,10 +43,12 @@ type DB struct {
 }
 
 // readPoolSize is how many reads run at once, across every caller of one
-// DB (the dashboard's and the API's requests, the metrics scrape). A read
-// holds one connection at a time (see EachPrice), so callers beyond it
-// wait their turn rather than deadlock.
-const readPoolSize = 4
+// DB (the dashboard's and the API's requests, the metrics scrape, the
+// daemon's own reads). A read holds one connection at a time (see
+// EachPrice), so callers beyond it wait their turn rather than deadlock.
+// The HTTP server runs at most 4 heavy reads at once (web.Limits), so the
+// light ones (runs, alerts, /readyz, a scrape) always find a connection.
+const readPoolSize = 8
 
 // Options tune Open.
 type Options struct {

@@ -32,8 +32,8 @@ const APIPrefix = "/api/v1/"
 const CacheControl = "private, no-cache"
 
 func (s *Server) mountAPI(mux *http.ServeMux) {
-	// The queries read price history and run under the limiter; runs and
-	// alerts read a few rows.
+	// The queries read price history, and alerts renders each message's
+	// summary: they run under the limiter. Runs reads a few rows.
 	limited := func(h http.HandlerFunc) http.Handler { return s.limiter.Wrap(h, apiShed) }
 	mux.Handle("GET /api/v1/offers", limited(s.apiOffers))
 	mux.Handle("GET /api/v1/history/{instance_type}", limited(s.apiHistory))
@@ -41,7 +41,7 @@ func (s *Server) mountAPI(mux *http.ServeMux) {
 	mux.Handle("GET /api/v1/savings/{instance_type}", limited(s.apiSavings))
 	mux.Handle("GET /api/v1/trends", limited(s.apiTrends))
 	mux.HandleFunc("GET /api/v1/runs", s.apiRuns)
-	mux.HandleFunc("GET /api/v1/alerts", s.apiAlerts)
+	mux.Handle("GET /api/v1/alerts", limited(s.apiAlerts))
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"net/http"
+	"runtime"
 	"strconv"
 	"time"
 
@@ -15,9 +16,10 @@ import (
 // burst of clients slows no one down for long (issue 20 item 19: 200
 // clients queued behind each other for 30 s).
 type Limits struct {
-	// Concurrent is how many such requests run at once (default 4, the
-	// storage read pool's size: each holds one read connection at a time,
-	// so none waits for one).
+	// Concurrent is how many such requests run at once (default: the
+	// CPUs Go uses, from 2 to 4). Their work is CPU-bound decoding, so more
+	// at once only makes each slower; each holds one storage read
+	// connection at a time, and the pool keeps more for the light reads.
 	Concurrent int
 	// QueueWait is how long a request waits for its turn before it is shed
 	// (default 300 ms).
@@ -31,7 +33,7 @@ type Limits struct {
 
 func (l Limits) withDefaults() Limits {
 	if l.Concurrent <= 0 {
-		l.Concurrent = 4
+		l.Concurrent = min(max(runtime.GOMAXPROCS(0), 2), 4)
 	}
 	if l.QueueWait <= 0 {
 		l.QueueWait = 300 * time.Millisecond

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -24,8 +25,8 @@ func TestLimiterShedsPastItsSlots(t *testing.T) {
 		{"every slot taken", Limits{Concurrent: 2, QueueWait: 50 * time.Millisecond}, 2, http.StatusServiceUnavailable, "1"},
 		{"retry after rounds up to whole seconds", Limits{Concurrent: 1, QueueWait: 10 * time.Millisecond, RetryAfter: 2500 * time.Millisecond}, 1,
 			http.StatusServiceUnavailable, "3"},
-		{"the defaults: four at once", Limits{}, 3, http.StatusOK, ""},
-		{"the defaults: a fifth is shed", Limits{}, 4, http.StatusServiceUnavailable, "1"},
+		{"the default: as many as the CPUs", Limits{}, min(max(runtime.GOMAXPROCS(0), 2), 4) - 1, http.StatusOK, ""},
+		{"the default: one more is shed", Limits{}, min(max(runtime.GOMAXPROCS(0), 2), 4), http.StatusServiceUnavailable, "1"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
