@@ -154,6 +154,7 @@ func TestLoadDuringFetches(t *testing.T) {
 	var mu sync.Mutex
 	var samples []sample
 	var failures []string
+	kinds := map[string]int{} // failures by kind: dropped, or the status
 	var clients sync.WaitGroup
 	for c := range p.clients {
 		clients.Go(func() {
@@ -167,6 +168,7 @@ func TestLoadDuringFetches(t *testing.T) {
 					// daemon still serves after the load.
 					mu.Lock()
 					failures = append(failures, fmt.Sprintf("%s: %v after %s", path, err, time.Since(t0).Round(time.Millisecond)))
+					kinds["dropped or timed out"]++
 					mu.Unlock()
 					continue
 				}
@@ -178,6 +180,7 @@ func TestLoadDuringFetches(t *testing.T) {
 				if err != nil || (resp.StatusCode != http.StatusOK && !shed) {
 					mu.Lock()
 					failures = append(failures, fmt.Sprintf("%s: %d (%v) after %s", path, resp.StatusCode, err, took.Round(time.Millisecond)))
+					kinds[fmt.Sprintf("HTTP %d", resp.StatusCode)]++
 					mu.Unlock()
 				}
 				if shed {
@@ -244,6 +247,9 @@ func TestLoadDuringFetches(t *testing.T) {
 		d := byPath[path]
 		slices.Sort(d)
 		t.Logf("  %-70s %5d answers, %4d shed, p50 %7s p99 %7s", path, len(d), shedPath[path], pct(d, 0.5), pct(d, 0.99))
+	}
+	if len(kinds) > 0 {
+		t.Logf("errors by kind: %v", kinds)
 	}
 	for i, f := range failures {
 		if i == 20 {
