@@ -58,12 +58,22 @@ func (e *priceEmitter) emit(c *priceCursor) error {
 }
 
 func (db *DB) openCursor(ctx context.Context, q string, args []any) (*priceCursor, error) {
-	rows, err := db.read.QueryContext(ctx, q, args...)
+	return openCursorOn(ctx, db.read, q, args)
+}
+
+// openCursorOn opens the cursor on one connection (or the pool). On an
+// error nothing is left open: a connection's Close waits for its rows.
+func openCursorOn(ctx context.Context, on queryer, q string, args []any) (*priceCursor, error) {
+	rows, err := on.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("reading price history: %w", err)
 	}
 	c := &priceCursor{rows: rows}
-	return c, c.next()
+	if err := c.next(); err != nil {
+		rows.Close()
+		return nil, err
+	}
+	return c, nil
 }
 
 // next reads the following row; ok is false once the rows are done.
@@ -88,6 +98,12 @@ func (c *priceCursor) next() error {
 // here. The offers are scanned by rowid (the table is small), so that
 // neither query sorts the window; only the offers of the filter are
 // visited.
+//
+// Both cursors are open at once, so both run on one connection taken for
+// the merge: one from the pool each, readPoolSize merges at once would each
+// hold one and wait for a second forever (issue 20 item 19: four parallel
+// trends froze the API until their timeout). SQLite steps several
+// statements of one connection in turn, and they share its snapshot.
 func (db *DB) eachByOffer(ctx context.Context, f PriceFilter, where []string, args []any, offers map[int64]pricewatch.Offer, seen seenIndex, fn func(*PriceInterval) error) error {
 	cond := ""
 	if len(where) > 0 {
@@ -108,13 +124,18 @@ func (db *DB) eachByOffer(ctx context.Context, f PriceFilter, where []string, ar
 		onGrid, closedArgs = g.condition(closedArgs)
 	}
 	closedArgs = append(closedArgs, args...)
-	closed, err := db.openCursor(ctx, cols+` FROM offers o NOT INDEXED CROSS JOIN prices p INDEXED BY prices_offer_to
+	conn, err := db.read.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("reading price history: %w", err)
+	}
+	defer conn.Close()
+	closed, err := openCursorOn(ctx, conn, cols+` FROM offers o NOT INDEXED CROSS JOIN prices p INDEXED BY prices_offer_to
 		ON p.offer_id = o.id AND p.valid_to IS NOT NULL AND p.valid_to >= ?`+onGrid+cond+` ORDER BY o.id, p.valid_to`, closedArgs)
 	if err != nil {
 		return err
 	}
 	defer closed.rows.Close()
-	current, err := db.openCursor(ctx, cols+` FROM offers o NOT INDEXED CROSS JOIN prices p INDEXED BY prices_current_cover
+	current, err := openCursorOn(ctx, conn, cols+` FROM offers o NOT INDEXED CROSS JOIN prices p INDEXED BY prices_current_cover
 		ON p.offer_id = o.id AND p.valid_to IS NULL`+cond+` ORDER BY o.id`, args)
 	if err != nil {
 		return err

@@ -82,7 +82,10 @@ func (db *DB) Prices(ctx context.Context, f PriceFilter) ([]PriceInterval, error
 // EachPrice calls fn for each interval matching f, in the order Prices
 // returns them, without holding them all: the digest and trends read
 // hundreds of thousands. fn must not keep p (it is reused); an error from
-// fn stops the scan and is returned.
+// fn stops the scan and is returned. fn runs while a pooled read
+// connection is held, so it must not read the database itself: a read
+// waiting for a second connection while holding one is how the API froze
+// (issue 20 item 19).
 func (db *DB) EachPrice(ctx context.Context, f PriceFilter, fn func(p *PriceInterval) error) error {
 	where, args := offerConditions(f)
 	if (f.GPUModels != nil && len(f.GPUModels) == 0) || (f.OfferIDs != nil && len(f.OfferIDs) == 0) {

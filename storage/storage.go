@@ -42,6 +42,14 @@ type DB struct {
 	marks outboxMarks
 }
 
+// readPoolSize is how many reads run at once, across every caller of one
+// DB (the dashboard's and the API's requests, the metrics scrape, the
+// daemon's own reads). A read holds one connection at a time (see
+// EachPrice), so callers beyond it wait their turn rather than deadlock.
+// The HTTP server runs at most 4 heavy reads at once (web.Limits), so the
+// light ones (runs, alerts, /readyz, a scrape) always find a connection.
+const readPoolSize = 8
+
 // Options tune Open.
 type Options struct {
 	BusyTimeout time.Duration // default 5s
@@ -102,7 +110,10 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		w.Close()
 		return nil, fmt.Errorf("opening database %s for reading: %w", path, err)
 	}
-	r.SetMaxOpenConns(4)
+	r.SetMaxOpenConns(readPoolSize)
+	// Kept open between bursts (the default keeps two): a new connection
+	// starts with an empty page cache.
+	r.SetMaxIdleConns(readPoolSize)
 	db := &DB{write: w, read: r, path: path, Now: func() time.Time { return time.Now().UTC() }}
 	if err := db.migrate(ctx, opts.Progress); err != nil {
 		db.Close()

@@ -32,13 +32,16 @@ const APIPrefix = "/api/v1/"
 const CacheControl = "private, no-cache"
 
 func (s *Server) mountAPI(mux *http.ServeMux) {
-	mux.HandleFunc("GET /api/v1/offers", s.apiOffers)
-	mux.HandleFunc("GET /api/v1/history/{instance_type}", s.apiHistory)
-	mux.HandleFunc("GET /api/v1/availability", s.apiAvailability)
-	mux.HandleFunc("GET /api/v1/savings/{instance_type}", s.apiSavings)
-	mux.HandleFunc("GET /api/v1/trends", s.apiTrends)
+	// The queries read price history, and alerts renders each message's
+	// summary: they run under the limiter. Runs reads a few rows.
+	limited := func(h http.HandlerFunc) http.Handler { return s.limiter.Wrap(h, apiShed) }
+	mux.Handle("GET /api/v1/offers", limited(s.apiOffers))
+	mux.Handle("GET /api/v1/history/{instance_type}", limited(s.apiHistory))
+	mux.Handle("GET /api/v1/availability", limited(s.apiAvailability))
+	mux.Handle("GET /api/v1/savings/{instance_type}", limited(s.apiSavings))
+	mux.Handle("GET /api/v1/trends", limited(s.apiTrends))
 	mux.HandleFunc("GET /api/v1/runs", s.apiRuns)
-	mux.HandleFunc("GET /api/v1/alerts", s.apiAlerts)
+	mux.Handle("GET /api/v1/alerts", limited(s.apiAlerts))
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
@@ -48,6 +51,11 @@ func (s *Server) mountAPI(mux *http.ServeMux) {
 		writeError(w, http.StatusNotFound, fmt.Sprintf("no such endpoint %s %s (see %s: offers, history/{instance_type}, availability, savings/{instance_type}, trends, runs, alerts)",
 			r.Method, r.URL.Path, APIPrefix))
 	})
+}
+
+// apiShed answers a query the limiter turned away.
+func apiShed(w http.ResponseWriter, r *http.Request) {
+	writeError(w, http.StatusServiceUnavailable, "too many requests at once: try again after Retry-After seconds")
 }
 
 // Parameters each endpoint takes; anything else is a 400, so that a typo
@@ -369,8 +377,9 @@ func etagMatches(header, etag string) bool {
 	return false
 }
 
-// fail answers a bad query with 400 and anything else with 500; the detail
-// of a 500 goes to the log, not to the client.
+// fail answers a bad query with 400, a name nothing stored carries with
+// 404, a query past its time with 503 and anything else with 500; the
+// detail of a 500 goes to the log, not to the client.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var pe *report.ParamError
 	if errors.As(err, &pe) {
@@ -380,6 +389,11 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var ns *report.NotStoredError
 	if errors.As(err, &ns) {
 		writeError(w, http.StatusNotFound, ns.Msg)
+		return
+	}
+	if overBudget(r, err) {
+		w.Header().Set("Retry-After", s.retryAfter())
+		writeError(w, http.StatusServiceUnavailable, "the query took longer than this server allows: try again after Retry-After seconds, or narrow it")
 		return
 	}
 	if errors.Is(err, context.Canceled) {

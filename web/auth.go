@@ -7,9 +7,10 @@ import (
 	"strings"
 )
 
-// OpenPaths answer without a token: a load balancer's or systemd's health
-// check must not need the secret.
-var OpenPaths = []string{"/healthz"}
+// OpenPaths answer without a token: a load balancer's, systemd's or
+// Kubernetes' probe must not need the secret (issue 20 item 18). What they
+// answer names no secret (see ReadyHandler).
+var OpenPaths = []string{"/healthz", "/readyz"}
 
 // RequireToken wraps next so that every request but OpenPaths carries
 // "Authorization: Bearer <token>". A browser cannot send a bearer header,

@@ -68,10 +68,11 @@ func (s *Server) mountDashboard(mux *http.ServeMux) {
 	static, _ := fs.Sub(staticFS, "static")
 	files := http.FileServerFS(static)
 	mux.Handle("GET /static/", http.StripPrefix("/static/", cacheStatic(files)))
-	mux.HandleFunc("GET /{$}", s.pageOverview)
-	mux.HandleFunc("GET /gpu/{model}", s.pageGPU)
-	mux.HandleFunc("GET /instance/{instance_type}", s.pageInstance)
-	mux.HandleFunc("GET /commitments", s.pageCommitments)
+	limited := func(h http.HandlerFunc) http.Handler { return s.limiter.Wrap(h, s.pageShed) }
+	mux.Handle("GET /{$}", limited(s.pageOverview))
+	mux.Handle("GET /gpu/{model}", limited(s.pageGPU))
+	mux.Handle("GET /instance/{instance_type}", limited(s.pageInstance))
+	mux.Handle("GET /commitments", limited(s.pageCommitments))
 	mux.HandleFunc("GET /gpu/{$}", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/", http.StatusFound) })
 }
 
@@ -108,15 +109,36 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, name string, p p
 	w.Write(buf.Bytes())
 }
 
-// pageError shows a bad query as a page with a 400, anything else as 500.
+// pageShed answers a page the limiter turned away.
+func (s *Server) pageShed(w http.ResponseWriter, r *http.Request) {
+	s.errorPage(w, http.StatusServiceUnavailable, "Too many requests at once: reload in a moment.")
+}
+
+// pageError shows a bad query as a page with a 400, a name nothing stored
+// carries as 404 with the CLI's suggestions, a page past its time as 503
+// and anything else as 500.
 func (s *Server) pageError(w http.ResponseWriter, r *http.Request, err error) {
 	status, msg := http.StatusInternalServerError, "internal error reading the database (the daemon's log says more)"
 	var pe *report.ParamError
-	if errors.As(err, &pe) {
+	var ns *report.NotStoredError
+	switch {
+	case errors.As(err, &pe):
 		status, msg = http.StatusBadRequest, pe.Msg
-	} else {
+	case errors.As(err, &ns):
+		status, msg = http.StatusNotFound, ns.Msg
+	case overBudget(r, err):
+		w.Header().Set("Retry-After", s.retryAfter())
+		status, msg = http.StatusServiceUnavailable, "This page took longer than the server allows: reload in a moment, or narrow it."
+	case errors.Is(err, context.Canceled):
+		return
+	default:
 		s.log().Error("http: page "+r.URL.Path, zap.Error(err))
 	}
+	s.errorPage(w, status, msg)
+}
+
+// errorPage is the error page with status and msg.
+func (s *Server) errorPage(w http.ResponseWriter, status int, msg string) {
 	var buf bytes.Buffer
 	if e := pages["error"].Execute(&buf, page{Title: http.StatusText(status), Now: s.now(), Data: msg}); e != nil {
 		http.Error(w, msg, status)
@@ -242,6 +264,12 @@ func (s *Server) pageGPU(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
+	// A model nothing stored matches is a 404 with the CLI's suggestions,
+	// not an empty page (issue 20 item 23).
+	if err := report.CheckGPUModel(ctx, s.Store, model); err != nil {
+		s.pageError(w, r, err)
+		return
+	}
 	days := 30
 	if v := p.str("days"); v != "" {
 		if _, err := fmt.Sscanf(v, "%d", &days); err != nil || days < 1 || days > 366 {
@@ -317,6 +345,13 @@ func (s *Server) pageInstance(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
+	// The stored spelling, or a 404 with the CLI's suggestions (issue 20
+	// item 23), as the API's history does.
+	if err := s.resolveInstanceType(ctx, &q.InstanceType); err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	it = q.InstanceType
 	now := s.now()
 	rows, err := report.History(ctx, s.Store, q)
 	if err != nil {
@@ -473,6 +508,13 @@ func (s *Server) pageCommitments(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.pageError(w, r, err)
 		return
+	}
+	if it != "" {
+		if err := s.resolveInstanceType(ctx, &q.InstanceType); err != nil {
+			s.pageError(w, r, err)
+			return
+		}
+		it = q.InstanceType
 	}
 	d := commitmentsData{InstanceType: it, Utilization: p.str("utilization")}
 	if d.Choices, err = commitmentTypes(ctx, s.Store, q.Scope); err != nil {

@@ -7,6 +7,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 
@@ -37,6 +38,11 @@ type Server struct {
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
 	Log *zap.Logger
+	// Limits bound the requests that read much of the database (zero
+	// fields take their defaults; see Limits).
+	Limits Limits
+
+	limiter *Limiter
 }
 
 func (s *Server) now() time.Time {
@@ -54,8 +60,24 @@ func (s *Server) log() *zap.Logger {
 }
 
 // Mount registers the API and the dashboard on mux. Every route is GET (and
-// so HEAD) only: nothing here changes anything.
+// so HEAD) only: nothing here changes anything. The routes that read much
+// of the database run under one Limiter (s.Limits).
 func (s *Server) Mount(mux *http.ServeMux) {
+	s.limiter = NewLimiter(s.Limits)
 	s.mountAPI(mux)
 	s.mountDashboard(mux)
+}
+
+// retryAfter is what a shed or over-budget answer says to wait.
+func (s *Server) retryAfter() string {
+	if s.limiter == nil {
+		return NewLimiter(s.Limits).RetryAfter()
+	}
+	return s.limiter.RetryAfter()
+}
+
+// overBudget reports whether err (or the request's own context) says the
+// request ran out of its time: an answer of 503, not 500.
+func overBudget(r *http.Request, err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(r.Context().Err(), context.DeadlineExceeded)
 }

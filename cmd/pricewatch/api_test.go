@@ -348,7 +348,8 @@ func TestNonLoopbackListenNeedsToken(t *testing.T) {
 
 // TestTokenRequired runs the daemon on all interfaces with a token: a
 // request without it (or with a wrong one) gets 401, with it 200, /healthz
-// stays open, and the token appears in no log line.
+// and /readyz stay open (issue 20 item 18: probes carry no token), and the
+// token appears in no log line.
 func TestTokenRequired(t *testing.T) {
 	dir := t.TempDir()
 	const token = "pw-test-token-3f9c0d8e1b7a4c2e"
@@ -371,7 +372,14 @@ func TestTokenRequired(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode == http.StatusOK
 	})
-	for _, path := range []string{"/api/v1/runs", "/metrics", "/readyz", "/", "/gpu/H100", "/api/v1/availability"} {
+	for _, path := range []string{"/healthz", "/readyz"} {
+		resp, body := apiGet(t, base+path)
+		if resp.StatusCode != http.StatusOK || strings.Contains(body, token) || strings.Contains(body, tokenFile) {
+			t.Errorf("%s without a token: %d %q, want 200 naming no secret", path, resp.StatusCode, body)
+		}
+	}
+	// (Nothing is stored: /gpu/H100 is a 404 page once past the token.)
+	for _, path := range []string{"/api/v1/runs", "/metrics", "/", "/commitments", "/api/v1/availability"} {
 		for _, auth := range []string{"", "Bearer wrong-" + token, "Bearer " + token[:len(token)-1], "Basic " + token} {
 			resp, body := apiGet(t, base+path, "Authorization", auth)
 			if resp.StatusCode != http.StatusUnauthorized || strings.Contains(body, token) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -19,6 +18,7 @@ import (
 	"github.com/pricewatch/pricewatch/logging"
 	"github.com/pricewatch/pricewatch/storage"
 	"github.com/pricewatch/pricewatch/systemd"
+	"github.com/pricewatch/pricewatch/web"
 )
 
 // stopGrace bounds how long shutdown waits for in-flight runs to roll back
@@ -459,29 +459,27 @@ func (d *daemon) healthy(ctx context.Context) error {
 	return d.db.Ping(ctx)
 }
 
-// readiness is /readyz: healthy, plus each provider's last run.
-func (d *daemon) readiness(ctx context.Context) (map[string]any, error) {
-	body := map[string]any{"ready": d.health.ready.Load()}
+// readiness is /readyz: healthy, plus each provider's last run. /readyz is
+// open to probes, so each failure is wrapped in the words it may show.
+func (d *daemon) readiness(ctx context.Context) (web.Readiness, error) {
 	if !d.health.ready.Load() {
-		return body, errors.New("not ready")
+		return web.Readiness{}, web.NotReady
 	}
-	if err := d.healthy(ctx); err != nil {
-		return body, err
+	if err := d.health.schedulerAlive(4 * heartbeatEvery); err != nil {
+		return web.Readiness{}, fmt.Errorf("%w: %w", web.SchedulerStalled, err)
+	}
+	if err := d.db.Ping(ctx); err != nil {
+		return web.Readiness{}, fmt.Errorf("%w: %w", web.DatabaseUnavailable, err)
 	}
 	runs, err := d.db.LastRuns(ctx)
 	if err != nil {
-		return body, err
+		return web.Readiness{}, fmt.Errorf("%w: reading the latest runs: %w", web.DatabaseUnavailable, err)
 	}
-	providers := map[string]any{}
+	rd := web.Readiness{Providers: map[string]web.ProviderRun{}}
 	for _, r := range runs {
-		p := map[string]any{"status": r.Status, "started_at": r.StartedAt.Format(time.RFC3339)}
-		if r.Error != "" {
-			p["error"] = d.root.redactor.String(r.Error)
-		}
-		providers[r.Provider] = p
+		rd.Providers[r.Provider] = web.ProviderRun{Status: r.Status, StartedAt: r.StartedAt}
 	}
-	body["providers"] = providers
-	return body, nil
+	return rd, nil
 }
 
 func (d *daemon) refreshGauges(ctx context.Context) {

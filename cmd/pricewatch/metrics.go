@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"math"
 	"net"
@@ -17,6 +16,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch/storage"
+	"github.com/pricewatch/pricewatch/web"
 )
 
 // metrics are the daemon's Prometheus series. Labels stay low-cardinality;
@@ -133,12 +133,12 @@ func (h *health) schedulerAlive(maxQuiet time.Duration) error {
 // serveHTTP runs /metrics, /healthz and /readyz, and what wrap adds around
 // them (the API, the dashboard and the token check: see web.go), until ctx
 // is done.
-func serveHTTP(ctx context.Context, listen string, m *metrics, ready func(context.Context) (map[string]any, error), log *zap.Logger, wrap ...func(http.Handler) http.Handler) error {
+func serveHTTP(ctx context.Context, listen string, m *metrics, ready func(context.Context) (web.Readiness, error), log *zap.Logger, wrap ...func(http.Handler) http.Handler) error {
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return err
 	}
-	handler := httpHandler(m, ready)
+	handler := httpHandler(m, ready, log)
 	for _, w := range wrap {
 		handler = w(handler)
 	}
@@ -169,26 +169,11 @@ func newHTTPServer(h http.Handler) *http.Server {
 	}
 }
 
-func httpHandler(m *metrics, ready func(context.Context) (map[string]any, error)) http.Handler {
+func httpHandler(m *metrics, ready func(context.Context) (web.Readiness, error), log *zap.Logger) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg}))
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/plain")
-		w.Write([]byte("ok\n"))
-	})
-	mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
-		defer cancel()
-		body, err := ready(ctx)
-		w.Header().Set("Content-Type", "application/json")
-		if err != nil {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			if body == nil {
-				body = map[string]any{}
-			}
-			body["error"] = err.Error()
-		}
-		json.NewEncoder(w).Encode(body)
-	})
+	// Open to probes without the token: they say nothing an error holds.
+	mux.Handle("/healthz", web.HealthHandler())
+	mux.Handle("/readyz", web.ReadyHandler(ready, log))
 	return mux
 }

@@ -22,6 +22,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch/storage"
+	"github.com/pricewatch/pricewatch/web"
 )
 
 // gaugeValue gathers reg and returns the value of the series name with
@@ -273,7 +274,7 @@ func TestPromtoolCheckMetrics(t *testing.T) {
 	promtool := lookPromtool(t)
 	m, _, _, _ := fixtureMetrics(t, "metrics:\n  offers:\n    gpu_models: [H100]\n", nil)
 	m.observe(runSummary{Provider: "azure", Status: statusOK, Duration: time.Second, Result: &storage.Result{At: time.Now()}})
-	srv := httptest.NewServer(httpHandler(m, func(context.Context) (map[string]any, error) { return nil, errors.New("not ready") }))
+	srv := httptest.NewServer(httpHandler(m, func(context.Context) (web.Readiness, error) { return web.Readiness{}, web.NotReady }, zap.NewNop()))
 	defer srv.Close()
 	resp, err := http.Get(srv.URL + "/metrics")
 	if err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,9 +12,11 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/storage"
+	"github.com/pricewatch/pricewatch/web"
 )
 
 func TestHTTPEndpoints(t *testing.T) {
@@ -31,12 +32,12 @@ func TestHTTPEndpoints(t *testing.T) {
 		Result: &storage.Result{At: time.Unix(1796030220, 0), Changes: []pricewatch.Change{{Kind: pricewatch.PriceChanged}}}})
 	m.observe(runSummary{Provider: "aws", Status: statusFailed, Duration: time.Second})
 	ready := false
-	srv := httptest.NewServer(httpHandler(m, func(context.Context) (map[string]any, error) {
+	srv := httptest.NewServer(httpHandler(m, func(context.Context) (web.Readiness, error) {
 		if !ready {
-			return map[string]any{"ready": false}, errors.New("not ready")
+			return web.Readiness{}, web.NotReady
 		}
-		return map[string]any{"ready": true}, nil
-	}))
+		return web.Readiness{}, nil
+	}, zap.NewNop()))
 	defer srv.Close()
 	get := func(path string) (int, string) {
 		resp, err := http.Get(srv.URL + path)

@@ -1,0 +1,147 @@
+package web_test
+
+import (
+	"context"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/config"
+	"github.com/pricewatch/pricewatch/report"
+	"github.com/pricewatch/pricewatch/storage"
+	"github.com/pricewatch/pricewatch/web"
+)
+
+// weekServer serves a week of hourly runs of one provider: two GPU models
+// in two regions, on-demand and spot, spot moving every run.
+func weekServer(t *testing.T, limits web.Limits) (http.Handler, *storage.DB) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "week.db"), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	start := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	for run := 0; run < 7*24; run += 6 {
+		at := start.Add(time.Duration(run) * time.Hour)
+		db.Now = func() time.Time { return at }
+		snap := &pricewatch.Snapshot{Provider: pricewatch.Azure, SourceVersion: fmt.Sprint(run)}
+		for _, region := range []string{"eastus", "westus2"} {
+			snap.Coverage = append(snap.Coverage, pricewatch.Scope{Region: region})
+			for i, m := range []string{"H100", "A100-80GB"} {
+				hw := pricewatch.Hardware{GPUModel: m, GPUCount: 8, GPUMemoryGB: 80}
+				typ := fmt.Sprintf("Standard_ND96_%s_v%d", strings.ReplaceAll(m, "-", ""), i+4)
+				for _, pt := range []pricewatch.PriceType{pricewatch.OnDemand, pricewatch.Spot} {
+					hourly := decimal.NewFromInt(int64(90 - 30*i))
+					if pt == pricewatch.Spot {
+						hourly = hourly.Mul(decimal.NewFromFloat(0.3 + 0.01*float64(run%7))).Round(4)
+					}
+					snap.Offers = append(snap.Offers, pricewatch.Offer{Provider: pricewatch.Azure, Region: region, InstanceType: typ, PriceType: pt,
+						OS: pricewatch.Linux, Currency: "USD", Hourly: hourly, Hardware: hw})
+				}
+			}
+		}
+		id, err := db.StartRun(ctx, pricewatch.Azure)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.SaveSnapshot(ctx, id, snap, storage.SaveOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := config.Default()
+	srv := &web.Server{Store: db, Config: func() *config.Config { return cfg }, Limits: limits,
+		Now: func() time.Time { return start.Add(7 * 24 * time.Hour) }}
+	mux := http.NewServeMux()
+	srv.Mount(mux)
+	return mux, db
+}
+
+func get(h http.Handler, path string) *httptest.ResponseRecorder {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	return rec
+}
+
+// Issue 20 item 23: a dashboard page of a GPU or instance type nothing
+// stored carries is a 404 with the CLI's "did you mean" (what `history`
+// and `compare` print as they exit 4), not an empty page with 200; a case
+// difference is the same type.
+func TestDashboardUnknownNames(t *testing.T) {
+	h, db := weekServer(t, web.Limits{})
+	ctx := context.Background()
+	// The CLI's messages: what `history`, `savings` and `compare` print as
+	// they exit 4.
+	cli := func(err error) string {
+		if err == nil {
+			t.Fatal("the CLI's check found the name")
+		}
+		return template.HTMLEscapeString(err.Error())
+	}
+	_, typo := report.ResolveInstanceType(ctx, db, "Standard_ND96_H100_v3")
+	_, far := report.ResolveInstanceType(ctx, db, "nope.large")
+	gpuTypo := report.CheckGPUModel(ctx, db, "H10")
+	for _, c := range []struct {
+		path string
+		want int
+		says string
+	}{
+		{"/instance/Standard_ND96_H100_v3", 404, cli(typo)},
+		{"/instance/nope.large", 404, cli(far)},
+		{"/gpu/H10", 404, cli(gpuTypo)},
+		{"/commitments?instance_type=Standard_ND96_H100_v3", 404, cli(typo)},
+		{"/instance/Standard_ND96_H100_v4", 200, `Standard_ND96_H100_v4`},
+		{"/instance/STANDARD_ND96_H100_V4", 200, `<h1>Standard_ND96_H100_v4`},
+		{"/gpu/H100", 200, `H100`},
+		{"/commitments", 200, `Commitments`},
+	} {
+		rec := get(h, c.path)
+		if rec.Code != c.want || !strings.Contains(rec.Body.String(), c.says) {
+			t.Errorf("%s: %d, want %d saying %q:\n%s", c.path, rec.Code, c.want, c.says, rec.Body.String())
+		}
+		if c.want == 404 && (rec.Header().Get("Content-Type") != "text/html; charset=utf-8" || !strings.Contains(rec.Body.String(), `id="error"`)) {
+			t.Errorf("%s: not the error page: %v", c.path, rec.Header())
+		}
+	}
+	if !strings.Contains(cli(typo), "did you mean Standard_ND96_H100_v4") || !strings.Contains(cli(gpuTypo), "did you mean H100") {
+		t.Errorf("the suggestions are not the nearest names: %q, %q", cli(typo), cli(gpuTypo))
+	}
+}
+
+// Issue 20 item 19: four (and more) parallel trends requests froze the API
+// for 30 s, each holding one pooled read connection while it waited for a
+// second. Now every one is answered at once: 200, or 503 with Retry-After
+// when shed, never a wait for the 30 s timeout or a 500.
+func TestParallelTrendsDoNotFreeze(t *testing.T) {
+	h, _ := weekServer(t, web.Limits{Concurrent: 8, QueueWait: 5 * time.Second})
+	paths := []string{"/api/v1/trends?window=7d", "/api/v1/trends?window=7d&gpu=H100", "/api/v1/trends?window=2d&top=0", "/"}
+	var wg sync.WaitGroup
+	codes := make(chan string, 16)
+	began := time.Now()
+	for i := range 16 {
+		wg.Go(func() {
+			rec := get(h, paths[i%len(paths)])
+			if rec.Code != 200 && (rec.Code != 503 || rec.Header().Get("Retry-After") == "") {
+				codes <- fmt.Sprintf("%s: %d %s", paths[i%len(paths)], rec.Code, rec.Body.String())
+			}
+		})
+	}
+	wg.Wait()
+	close(codes)
+	for c := range codes {
+		t.Error(c)
+	}
+	if took := time.Since(began); took > 20*time.Second {
+		t.Errorf("16 parallel requests took %s", took)
+	}
+}
