@@ -2,6 +2,7 @@ package pricewatch
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -30,13 +31,22 @@ func TermHours(term string) (int64, error) {
 	if err != nil || n <= 0 {
 		return 0, fmt.Errorf("term %q: want a positive number followed by m or y", term)
 	}
+	var unit int64
 	switch term[len(term)-1] {
 	case 'y':
-		return n * HoursPerYear, nil
+		unit = HoursPerYear
 	case 'm':
-		return n * HoursPerMonth, nil
+		unit = HoursPerMonth
+	default:
+		return 0, fmt.Errorf("term %q: unit must be m (months) or y (years)", term)
 	}
-	return 0, fmt.Errorf("term %q: unit must be m (months) or y (years)", term)
+	// A count whose hours overflow int64 would come out negative and spread
+	// an upfront payment into a negative effective price (found by
+	// FuzzTermHours): no commitment is that long.
+	if n > math.MaxInt64/unit {
+		return 0, fmt.Errorf("term %q: longer than any commitment", term)
+	}
+	return n * unit, nil
 }
 
 // EffectiveHourly spreads upfront over the term's hours and adds the hourly

@@ -456,7 +456,7 @@ func TestNewRulesErrors(t *testing.T) {
 }
 
 // TestExampleConfigRules: the shipped example's rules build, and its
-// defaults alert what the README promises: new H100/H200/B200 capacity,
+// defaults alert what docs/alerts.md promises: new H100/H200/B200 capacity,
 // on-demand drops of 5% or more, cheap H100 spot.
 func TestExampleConfigRules(t *testing.T) {
 	cfg, err := config.Load("../config.example.yaml")

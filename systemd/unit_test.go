@@ -100,6 +100,6 @@ func TestUnitCredentialsOptional(t *testing.T) {
 		}
 	}
 	if len(loaded) != len(want) {
-		t.Errorf("unit loads %d credentials, test knows %d: keep the list, the README and install.sh in step", len(loaded), len(want))
+		t.Errorf("unit loads %d credentials, test knows %d: keep the list, docs/operations.md and install.sh in step", len(loaded), len(want))
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// Each class of outcome has its own exit status (README "Exit codes").
+// Each class of outcome has its own exit status (docs/commands.md "Exit codes").
 func TestExitCodes(t *testing.T) {
 	az := newFakeAzure(t)
 	dir := t.TempDir()

@@ -21,7 +21,7 @@ import (
 const webhookKey = "whsec-test-0123456789abcdef"
 
 // webhookReceiver is a local webhook endpoint that checks each request's
-// signature the way a receiver should (from the README's description, not
+// signature the way a receiver should (from docs/alerts.md's description, not
 // from pricewatch's code) and answers with the next scripted status.
 type webhookReceiver struct {
 	*httptest.Server

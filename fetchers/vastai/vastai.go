@@ -354,6 +354,20 @@ func add(groups map[string]*group, o offer) {
 	}
 }
 
+// magnitudeErr refuses a dph_total or min_bid no price can be, as
+// pricewatch.ParseAmount does for every other cloud's amounts.
+func magnitudeErr(o offer) error {
+	if err := pricewatch.CheckMagnitude(*o.DPHTotal); err != nil {
+		return fmt.Errorf("dph_total: %w", err)
+	}
+	if o.MinBid != nil {
+		if err := pricewatch.CheckMagnitude(*o.MinBid); err != nil {
+			return fmt.Errorf("min_bid: %w", err)
+		}
+	}
+	return nil
+}
+
 // price rounds to a millionth of a dollar: Vast.ai computes its prices in
 // doubles (a 0.40 bid arrives as 0.39999999999999997), and the digits past
 // the sixth are float artefacts, not the host's price. Zero or missing is
@@ -512,6 +526,12 @@ func decodePage(body []byte, gpuName, where string) ([]offer, []string, error) {
 			return nil, nil, fmt.Errorf("%w: %s offer %d (id %d): negative price", fetchers.ErrIncomplete, where, i, *o.ID)
 		case prevPrice != nil && o.DPHTotal.LessThan(*prevPrice):
 			return nil, nil, fmt.Errorf("%w: %s offer %d (id %d): not in dph_total order, cannot page safely", fetchers.ErrIncomplete, where, i, *o.ID)
+		}
+		// The prices decode straight into decimals, past ParseAmount: its
+		// magnitude bounds are checked here (1e400 was accepted; issue 21
+		// item 8, FuzzDecodePage).
+		if err := magnitudeErr(o); err != nil {
+			return nil, nil, fmt.Errorf("%w: %s offer %d (id %d): %v", fetchers.ErrIncomplete, where, i, *o.ID, err)
 		}
 		prevPrice = o.DPHTotal
 		*o.GPUName = gpuName
