@@ -365,12 +365,12 @@ func (f *Fetcher) record(rd *regionData, chargeType string, it quotaItem) (bool,
 		if p.ChargeUnit != "" && p.ChargeUnit != "HOUR" {
 			return false, fmt.Errorf("%w: %s in %s is priced per %q, not per HOUR", fetchers.ErrIncomplete, it.InstanceType, it.Zone, p.ChargeUnit)
 		}
-		if d, ok := p.UnitPriceDiscount.positive(); ok {
-			if chargeType == postpaidByHour {
+		if chargeType == postpaidByHour {
+			if d, ok := onDemandPrice(p); ok {
 				o.onDemand = decimal.NewNullDecimal(d)
-			} else {
-				o.spot = decimal.NewNullDecimal(d)
 			}
+		} else if d, ok := p.UnitPriceDiscount.positive(); ok {
+			o.spot = decimal.NewNullDecimal(d)
 		}
 	case prepaid:
 		if d, ok := p.DiscountPrice.positive(); ok {
@@ -384,6 +384,20 @@ func (f *Fetcher) record(rd *regionData, chargeType string, it quotaItem) (bool,
 		}
 	}
 	return true, nil
+}
+
+// onDemandPrice is what a POSTPAID_BY_HOUR row charges: the discounted
+// price, or the list price UnitPrice when the row carries no discounted
+// one (absent or null, a shape reported by users of Tencent's Python SDK):
+// with no discount the list price is what is billed. A discounted price of
+// 0 beside a positive list price reads the same way, since CVM writes 0
+// for "does not apply". Spot rows never fall back: their UnitPrice is the
+// on-demand list price.
+func onDemandPrice(p itemPrice) (decimal.Decimal, bool) {
+	if d, ok := p.UnitPriceDiscount.positive(); ok {
+		return d, true
+	}
+	return p.UnitPrice.positive()
 }
 
 // hardware reads a row's GPU figures, preferring the API's own counts. It
