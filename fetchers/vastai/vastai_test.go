@@ -372,7 +372,8 @@ func TestCountryAndGPU(t *testing.T) {
 		{"A100 SXM4", 81920, "A100-80GB", 80},
 		{"A100 SXM4", 40960, "A100-40GB", 40},
 		{"B300", 275040, "B300", 288},
-		{"RTX 5090", 32607, "RTX 5090", 32}, // not in the catalogue: kept as Vast.ai names it
+		{"RTX 5090", 32607, "RTX-5090", 32},
+		{"GTX 1080 Ti", 11264, "GTX 1080 Ti", 11}, // not in the catalogue: kept as Vast.ai names it
 	}
 	for _, tt := range tests {
 		if m, mem := resolveGPU(tt.name, tt.ram); m != tt.model || mem != tt.mem {
