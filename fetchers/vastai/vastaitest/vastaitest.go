@@ -73,7 +73,7 @@ type Server struct {
 	truncate int // cut this many next bodies in half
 	// LeakUnrentable serves offers whatever the rentable and rented
 	// filters say, to test that the client checks them itself.
-	leak     bool
+	leak bool
 	// leakGPUs serves offers whatever the gpu_name filter says.
 	leakGPUs bool
 	requests []map[string]any
