@@ -58,7 +58,7 @@ type Guard struct {
 	accept  int
 	// commitFraction is guard.commitment_min_fraction (0: off).
 	commitFraction decimal.Decimal
-	log     *zap.Logger
+	log            *zap.Logger
 }
 
 // New builds a guard from the guard section of the config. A nil log
