@@ -185,9 +185,6 @@ func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error)
 		return nil, err
 	}
 	cfg.GPUModels = models
-	if len(cfg.GPUModels) == 0 {
-		cfg.GPUModels = nil
-	}
 	if cfg.MaxPages <= 0 {
 		cfg.MaxPages = DefaultMaxPages
 	}
