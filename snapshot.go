@@ -2,7 +2,10 @@ package pricewatch
 
 import (
 	"fmt"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 )
@@ -178,4 +181,85 @@ type Change struct {
 	// state which lasted only minutes (a flap) can be told apart.
 	OldSince time.Time
 	Hardware
+}
+
+// StripControl removes control characters (C0 and C1: ESC, BEL, the OSC
+// introducer, CR, LF, DEL, …) and bidirectional-override characters from
+// every name in the snapshot that came from the provider: region, zone,
+// instance type, GPU model, term and payment words, stock detail, cloud
+// IDs. No cloud names a thing with them; a name that carries them is
+// hostile or broken, and stored raw it would reach terminals (a table
+// printing it runs the escape sequence) and alerts. It runs once on every
+// snapshot between fetch and store (see package hardware) and returns how
+// many fields it changed.
+func (s *Snapshot) StripControl() int {
+	n := 0
+	clean := func(f *string) {
+		if c := StripControl(*f); c != *f {
+			*f = c
+			n++
+		}
+	}
+	for i := range s.Offers {
+		o := &s.Offers[i]
+		for _, f := range []*string{&o.Region, &o.Zone, &o.InstanceType, &o.Term, &o.Payment, &o.OfferingClass, &o.OS, &o.Currency,
+			&o.GPUModel, &o.SkuID, &o.SkuPriceID, &o.ProductID, &o.RegionName} {
+			clean(f)
+		}
+	}
+	for i := range s.Availability {
+		a := &s.Availability[i]
+		for _, f := range []*string{&a.Region, &a.Zone, &a.InstanceType, &a.StockDetail, &a.GPUModel} {
+			clean(f)
+		}
+	}
+	return n
+}
+
+// StripControl returns name without control or bidirectional-override
+// characters (see Snapshot.StripControl), trimmed. Bytes that are not
+// UTF-8 are left for the reader to reject or escape.
+func StripControl(name string) string {
+	if !strings.ContainsFunc(name, unsafeRune) {
+		return name
+	}
+	return strings.TrimSpace(strings.Map(func(r rune) rune {
+		if unsafeRune(r) {
+			return -1
+		}
+		return r
+	}, name))
+}
+
+// unsafeRune: a control character, or one that reorders text around it
+// (U+202A–U+202E, U+2066–U+2069) and so can make a name read as another.
+func unsafeRune(r rune) bool {
+	return unicode.IsControl(r) || (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069)
+}
+
+// Printable is s made safe for a terminal: control and bidirectional
+// characters, and bytes that are not UTF-8, are written as Go escapes
+// (\x1b, \u202e, \xff), so that nothing a provider or a database holds
+// can move the cursor, retitle the window or hide text. Other text is
+// unchanged.
+func Printable(s string) string {
+	if !strings.ContainsFunc(s, unsafeRune) && utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r < 0x100 && unsafeRune(r):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case unsafeRune(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+		i += size
+	}
+	return b.String()
 }

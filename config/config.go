@@ -215,6 +215,11 @@ type Guard struct {
 	// AcceptAfterRuns: a held price that comes back unchanged in this many
 	// consecutive complete runs is accepted in the last of them.
 	AcceptAfterRuns int `yaml:"accept_after_runs"`
+	// CommitmentMinFraction: a reservation or savings plan whose effective
+	// hourly is below this fraction of the same offer's on-demand price
+	// is held (a 1-year total that is really one month's price reads as
+	// 1/12 of it). 0 turns the test off.
+	CommitmentMinFraction float64 `yaml:"commitment_min_fraction"`
 }
 
 // Alerts configures change detection and routing.
@@ -326,6 +331,10 @@ func Default() *Config {
 			ImplausibleRatio: 1000,
 			FloorPerGPUHour:  map[string]float64{"USD": 0.02, "EUR": 0.02, "CNY": 0.15},
 			AcceptAfterRuns:  3,
+			// The deepest real commitment discounts are about 70 % (AWS
+			// 3-year all-upfront p5: 37.6 % of on-demand; Azure 3-year
+			// H200: 50 %); 20 % leaves room below them.
+			CommitmentMinFraction: 0.2,
 		},
 		Alerts: Alerts{
 			WithdrawAfterRuns: 2,
@@ -512,6 +521,9 @@ func (c *Config) Validate() error {
 		add(c.keyErr("guard.implausible_ratio", "must be greater than 1 (1000: a thousandth of the price), or 0 to turn the ratio test off"))
 	}
 	add(c.checker().AtLeast("guard.accept_after_runs", c.Guard.AcceptAfterRuns, 1))
+	if f := c.Guard.CommitmentMinFraction; f < 0 || f >= 1 {
+		add(c.keyErr("guard.commitment_min_fraction", "must be at least 0 and below 1 (0.2: a commitment under a fifth of on-demand is held; 0 turns the test off)"))
+	}
 	for cur, v := range c.Guard.FloorPerGPUHour {
 		if !isCurrency(cur) {
 			add(c.keyErr("guard.floor_per_gpu_hour."+cur, "%q is not a three-letter currency code", cur))

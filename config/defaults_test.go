@@ -73,6 +73,9 @@ func TestGuardValidation(t *testing.T) {
 		"guard:\n  floor_per_gpu_hour:\n    usd: 0.05\n",
 		"guard:\n  floor_per_gpu_hour:\n    USD: -1\n",
 		"alerts:\n  confirm_change_pct: -5\n",
+		// Issue 20 item 6: a fraction of on-demand, below 1.
+		"guard:\n  commitment_min_fraction: -0.1\n",
+		"guard:\n  commitment_min_fraction: 1\n",
 	} {
 		if _, err := Parse(strings.NewReader(bad), "t.yaml"); err == nil {
 			t.Errorf("accepted %q", bad)

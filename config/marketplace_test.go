@@ -30,7 +30,7 @@ func TestVastAIAndOCIKeys(t *testing.T) {
 	if o := sectionOf[*oci.Section](t, cfg, "oci"); o.Enabled || o.Schedule != "@hourly" || o.Endpoint != "https://apexapps.oracle.com" || o.Timeout != 10*time.Minute {
 		t.Errorf("oci %+v", o)
 	}
-	if d := sectionOf[*vastai.Section](t, Default(), "vastai"); d.Endpoint != "https://console.vast.ai" || d.RequestInterval != 750*time.Millisecond || d.MaxPages != 25 || len(d.GPUModels) == 0 {
+	if d := sectionOf[*vastai.Section](t, Default(), "vastai"); d.Endpoint != "https://console.vast.ai" || d.RequestInterval != 750*time.Millisecond || d.MaxPages != vastai.DefaultMaxPages || len(d.GPUModels) != 0 { // issue 20 item 7: every GPU model by default
 		t.Errorf("vastai defaults %+v", d)
 	}
 }

@@ -68,6 +68,16 @@ const (
 	srcRTX5880    = "NVIDIA RTX 5880 Ada Generation datasheet, https://www.nvidia.com/en-us/design-visualization/rtx-5880/ (48 GB GDDR6, 960 GB/s, FP32 69.3 TFLOPS)"
 	srcMI325X     = "https://www.amd.com/en/products/accelerators/instinct/mi300/mi325x.html (256 GB HBM3E, 6 TB/s; dense FP16 1,307.4, FP8 2,614.9)"
 	srcMI355X     = "https://www.amd.com/en/products/accelerators/instinct/mi350/mi355x.html (288 GB HBM3E, 8 TB/s)"
+	srcH200NVL    = "https://www.nvidia.com/en-us/data-center/h200/ (spec table, H200 NVL column: 141 GB HBM3e, 4.8 TB/s, FP32 60, BF16/FP16 1,671 and FP8 3,341 TFLOPS sparse, halved; max TDP up to 600 W; 2- or 4-way NVLink bridge 900 GB/s, PCIe Gen5 128 GB/s)"
+	srcH800PCIe   = "NVIDIA H800 PCIe 80GB datasheet (China export variant of H100 PCIe): 80 GB HBM2e, 2 TB/s, FP32 51, BF16/FP16 1,513 and FP8 3,026 TFLOPS sparse, halved; TDP 350 W; NVLink bridge 400 GB/s"
+	srcA40        = "NVIDIA A40 datasheet, https://images.nvidia.com/content/Solutions/data-center/a40/nvidia-a40-datasheet.pdf (48 GB GDDR6, 696 GB/s, FP32 37.4, BF16/FP16 149.7 dense / 299.4 sparse TFLOPS; NVLink 112.5 GB/s; 300 W)"
+	srcL40        = "NVIDIA L40 datasheet, https://www.nvidia.com/en-us/data-center/l40/ (48 GB GDDR6, 864 GB/s, FP32 90.5, BF16/FP16 181.05 dense / 362.1 sparse, FP8 362 dense / 724 sparse TFLOPS; 300 W)"
+	srcRTXA       = "NVIDIA RTX A-series datasheets, https://www.nvidia.com/en-us/design-visualization/desktop-graphics/ (RTX A6000 48 GB GDDR6 768 GB/s FP32 38.7; A5000 24 GB 768 GB/s 27.8; A4000 16 GB 448 GB/s 19.2)"
+	srcRTXAda     = "NVIDIA RTX Ada Generation datasheets, https://www.nvidia.com/en-us/design-visualization/desktop-graphics/ (RTX 6000 Ada 48 GB GDDR6 960 GB/s FP32 91.1; RTX 4000 Ada 20 GB GDDR6 360 GB/s FP32 26.7)"
+	srcGeForce40  = "NVIDIA Ada Lovelace architecture whitepaper, GeForce RTX 4090/4080/4070 spec tables (4090: 24 GB GDDR6X, 1,008 GB/s, FP32 82.6; 4080: 16 GB GDDR6X, 716.8 GB/s, 48.7; 4070: 12 GB GDDR6X, 504 GB/s, 29.1)"
+	srcGeForce30  = "NVIDIA Ampere GA102 whitepaper, GeForce RTX 3090 spec table (24 GB GDDR6X, 936 GB/s, FP32 35.6)"
+	srcGeForce50  = "NVIDIA RTX Blackwell GPU architecture whitepaper, GeForce RTX 5090/5080 spec tables (5090: 32 GB GDDR7, 1,792 GB/s, FP32 104.8; 5080: 16 GB GDDR7, 960 GB/s, FP32 56.3)"
+	noteGeForce   = "consumer card sold on marketplaces (Vast.ai); " + noteNoTensor
 	noteUnchecked = "not re-verified against a primary page"
 	noteNoTensor  = "tensor figures not sourced: no per-TFLOPS figure"
 )
@@ -89,6 +99,12 @@ var catalogue = []Spec{
 		MemoryGB: 80, MemoryType: "HBM3", BandwidthGBs: 3350, BF16TFLOPS: 989, FP16TFLOPS: 989, FP8TFLOPS: 1979, FP32TFLOPS: 67,
 		Interconnect: "NVLink 4 via NVSwitch (reduced)", InterconnectGBs: 400, Source: "NVIDIA H800 (China export variant of H100 SXM): H100 SXM compute, NVLink cut to 400 GB/s",
 		Note: noteUnchecked},
+	// The PCIe H800 is the H100 PCIe's chip with the H800's cut NVLink; it
+	// is not the SXM H800 (issue 20 item 8).
+	{Model: "H800-PCIe", Vendor: "NVIDIA", Architecture: "Hopper", FormFactor: "PCIe",
+		MemoryGB: 80, MemoryType: "HBM2e", BandwidthGBs: 2000, BF16TFLOPS: 756.5, FP16TFLOPS: 756.5, FP8TFLOPS: 1513, FP32TFLOPS: 51,
+		Interconnect: "PCIe Gen5 (NVLink bridge 400 GB/s between pairs)", InterconnectGBs: 128, Source: srcH800PCIe,
+		Note: noteUnchecked},
 	{Model: "H20", Vendor: "NVIDIA", Architecture: "Hopper", FormFactor: "SXM",
 		MemoryGB: 96, MemoryType: "HBM3", BandwidthGBs: 4000, BF16TFLOPS: 148, FP16TFLOPS: 148, FP8TFLOPS: 296, FP32TFLOPS: 44,
 		Interconnect: "NVLink 4 via NVSwitch", InterconnectGBs: 900, Source: "https://willitrunai.com/gpus/h20-96gb (NVIDIA publishes no public H20 datasheet)",
@@ -96,6 +112,12 @@ var catalogue = []Spec{
 	{Model: "H200", Vendor: "NVIDIA", Architecture: "Hopper", FormFactor: "SXM5",
 		MemoryGB: 141, MemoryType: "HBM3e", BandwidthGBs: 4800, BF16TFLOPS: 989, FP16TFLOPS: 989, FP8TFLOPS: 1979, FP32TFLOPS: 67,
 		Interconnect: "NVLink 4 via NVSwitch", InterconnectGBs: 900, Source: srcH200, Note: noteUnchecked},
+	// H200 NVL: the PCIe card of the H200, with less power and compute
+	// than the SXM part (issue 20 item 8).
+	{Model: "H200-NVL", Vendor: "NVIDIA", Architecture: "Hopper", FormFactor: "NVL",
+		MemoryGB: 141, MemoryType: "HBM3e", BandwidthGBs: 4800, BF16TFLOPS: 835.5, FP16TFLOPS: 835.5, FP8TFLOPS: 1670.5, FP32TFLOPS: 60,
+		Interconnect: "NVLink bridge between 2 or 4 cards", InterconnectGBs: 900, Source: srcH200NVL,
+		Note: "PCIe card, up to 600 W (the SXM H200 is up to 700 W); " + noteUnchecked},
 	{Model: "B200", Vendor: "NVIDIA", Architecture: "Blackwell", FormFactor: "SXM (HGX)",
 		MemoryGB: 180, MemoryType: "HBM3e", BandwidthGBs: 7700, BF16TFLOPS: 2250, FP16TFLOPS: 2250, FP8TFLOPS: 4500, FP32TFLOPS: 75,
 		Interconnect: "NVLink 5 via NVSwitch", InterconnectGBs: 1800, Source: srcB200,
@@ -148,6 +170,12 @@ var catalogue = []Spec{
 	{Model: "L40S", Vendor: "NVIDIA", Architecture: "Ada Lovelace", FormFactor: "PCIe",
 		MemoryGB: 48, MemoryType: "GDDR6", BandwidthGBs: 864, BF16TFLOPS: 362, FP16TFLOPS: 362, FP8TFLOPS: 733, FP32TFLOPS: 91.6,
 		Interconnect: "PCIe Gen4, no NVLink", InterconnectGBs: 64, Source: srcL40S},
+	{Model: "L40", Vendor: "NVIDIA", Architecture: "Ada Lovelace", FormFactor: "PCIe",
+		MemoryGB: 48, MemoryType: "GDDR6", BandwidthGBs: 864, BF16TFLOPS: 181.05, FP16TFLOPS: 181.05, FP8TFLOPS: 362, FP32TFLOPS: 90.5,
+		Interconnect: "PCIe Gen4, no NVLink", InterconnectGBs: 64, Source: srcL40, Note: noteUnchecked},
+	{Model: "A40", Vendor: "NVIDIA", Architecture: "Ampere", FormFactor: "PCIe",
+		MemoryGB: 48, MemoryType: "GDDR6", BandwidthGBs: 696, BF16TFLOPS: 149.7, FP16TFLOPS: 149.7, FP32TFLOPS: 37.4,
+		Interconnect: "PCIe Gen4 (NVLink bridge 112.5 GB/s between pairs)", InterconnectGBs: 64, Source: srcA40, Note: noteUnchecked},
 	{Model: "T4", Vendor: "NVIDIA", Architecture: "Turing", FormFactor: "PCIe",
 		MemoryGB: 16, MemoryType: "GDDR6", BandwidthGBs: 320, FP16TFLOPS: 65, FP32TFLOPS: 8.1,
 		Interconnect: "PCIe Gen3", InterconnectGBs: 32, Source: srcT4, Note: "no BF16; FP16 is mixed precision"},
@@ -210,6 +238,43 @@ var catalogue = []Spec{
 		MemoryGB: 48, MemoryType: "GDDR6", BandwidthGBs: 960, FP32TFLOPS: 69.3,
 		Interconnect: "PCIe Gen4, no NVLink", InterconnectGBs: 64, Source: srcRTX5880,
 		Note: "Alibaba gn8ga/ebmgn8ga; " + noteNoTensor + "; " + noteUnchecked},
+	// Workstation and consumer cards: the GPUs most rented on marketplaces
+	// (Vast.ai lists every GPU its hosts have). Memory, bandwidth and FP32
+	// are the vendor's; their tensor figures are quoted sparse or for
+	// mixed accumulate modes only, so they are left at zero (noteNoTensor).
+	{Model: "RTX-A6000", Vendor: "NVIDIA", Architecture: "Ampere", FormFactor: "PCIe (workstation)",
+		MemoryGB: 48, MemoryType: "GDDR6", BandwidthGBs: 768, FP32TFLOPS: 38.7,
+		Interconnect: "PCIe Gen4 (NVLink bridge 112.5 GB/s between pairs)", InterconnectGBs: 64, Source: srcRTXA, Note: noteNoTensor + "; " + noteUnchecked},
+	{Model: "RTX-A5000", Vendor: "NVIDIA", Architecture: "Ampere", FormFactor: "PCIe (workstation)",
+		MemoryGB: 24, MemoryType: "GDDR6", BandwidthGBs: 768, FP32TFLOPS: 27.8,
+		Interconnect: "PCIe Gen4 (NVLink bridge 112.5 GB/s between pairs)", InterconnectGBs: 64, Source: srcRTXA, Note: noteNoTensor + "; " + noteUnchecked},
+	{Model: "RTX-A4000", Vendor: "NVIDIA", Architecture: "Ampere", FormFactor: "PCIe (workstation)",
+		MemoryGB: 16, MemoryType: "GDDR6", BandwidthGBs: 448, FP32TFLOPS: 19.2,
+		Interconnect: "PCIe Gen4, no NVLink", InterconnectGBs: 64, Source: srcRTXA, Note: noteNoTensor + "; " + noteUnchecked},
+	{Model: "RTX-6000-Ada", Vendor: "NVIDIA", Architecture: "Ada Lovelace", FormFactor: "PCIe (workstation)",
+		MemoryGB: 48, MemoryType: "GDDR6", BandwidthGBs: 960, FP32TFLOPS: 91.1,
+		Interconnect: "PCIe Gen4, no NVLink", InterconnectGBs: 64, Source: srcRTXAda, Note: noteNoTensor + "; " + noteUnchecked},
+	{Model: "RTX-4000-Ada", Vendor: "NVIDIA", Architecture: "Ada Lovelace", FormFactor: "PCIe (workstation)",
+		MemoryGB: 20, MemoryType: "GDDR6", BandwidthGBs: 360, FP32TFLOPS: 26.7,
+		Interconnect: "PCIe Gen4, no NVLink", InterconnectGBs: 64, Source: srcRTXAda, Note: noteNoTensor + "; " + noteUnchecked},
+	{Model: "RTX-5090", Vendor: "NVIDIA", Architecture: "Blackwell", FormFactor: "PCIe (consumer)",
+		MemoryGB: 32, MemoryType: "GDDR7", BandwidthGBs: 1792, FP32TFLOPS: 104.8,
+		Interconnect: "PCIe Gen5, no NVLink", InterconnectGBs: 128, Source: srcGeForce50, Note: noteGeForce + "; " + noteUnchecked},
+	{Model: "RTX-5080", Vendor: "NVIDIA", Architecture: "Blackwell", FormFactor: "PCIe (consumer)",
+		MemoryGB: 16, MemoryType: "GDDR7", BandwidthGBs: 960, FP32TFLOPS: 56.3,
+		Interconnect: "PCIe Gen5, no NVLink", InterconnectGBs: 128, Source: srcGeForce50, Note: noteGeForce + "; " + noteUnchecked},
+	{Model: "RTX-4090", Vendor: "NVIDIA", Architecture: "Ada Lovelace", FormFactor: "PCIe (consumer)",
+		MemoryGB: 24, MemoryType: "GDDR6X", BandwidthGBs: 1008, FP32TFLOPS: 82.6,
+		Interconnect: "PCIe Gen4, no NVLink", InterconnectGBs: 64, Source: srcGeForce40, Note: noteGeForce + "; " + noteUnchecked},
+	{Model: "RTX-4080", Vendor: "NVIDIA", Architecture: "Ada Lovelace", FormFactor: "PCIe (consumer)",
+		MemoryGB: 16, MemoryType: "GDDR6X", BandwidthGBs: 716.8, FP32TFLOPS: 48.7,
+		Interconnect: "PCIe Gen4, no NVLink", InterconnectGBs: 64, Source: srcGeForce40, Note: noteGeForce + "; " + noteUnchecked},
+	{Model: "RTX-4070", Vendor: "NVIDIA", Architecture: "Ada Lovelace", FormFactor: "PCIe (consumer)",
+		MemoryGB: 12, MemoryType: "GDDR6X", BandwidthGBs: 504, FP32TFLOPS: 29.1,
+		Interconnect: "PCIe Gen4, no NVLink", InterconnectGBs: 64, Source: srcGeForce40, Note: noteGeForce + "; " + noteUnchecked},
+	{Model: "RTX-3090", Vendor: "NVIDIA", Architecture: "Ampere", FormFactor: "PCIe (consumer)",
+		MemoryGB: 24, MemoryType: "GDDR6X", BandwidthGBs: 936, FP32TFLOPS: 35.6,
+		Interconnect: "PCIe Gen4 (NVLink bridge between pairs)", InterconnectGBs: 64, Source: srcGeForce30, Note: noteGeForce + "; " + noteUnchecked},
 	{Model: "MI308X", Vendor: "AMD", Architecture: "CDNA 3", FormFactor: "OAM",
 		MemoryGB: 192, MemoryType: "HBM3", BandwidthGBs: 5300,
 		Interconnect: "Infinity Fabric", InterconnectGBs: 896, Source: "China-market variant of the MI300X (memory as MI300X, " + srcMI300X + "); Alibaba ebmga8 reports 8 × 192 GB",

@@ -97,6 +97,8 @@ var (
 	memTokenRe = regexp.MustCompile(`^(\d+(?:\.\d+)?)G(?:B|IB)?$`)
 	// "MI-308X" → "MI308X".
 	amdDashRe = regexp.MustCompile(`\bMI-(\d)`)
+	// "6000ADA" → "6000 ADA" (after upper-casing).
+	adaSuffixRe = regexp.MustCompile(`\b(\d{4})ADA\b`)
 )
 
 // vendorWords are dropped before matching; they never tell models apart.
@@ -110,7 +112,8 @@ var vendorWords = map[string]bool{
 var noiseTokens = map[string]bool{
 	"HBM2": true, "HBM2E": true, "HBM3": true, "HBM3E": true, "GDDR6": true, "GDDR7": true,
 	"AC": true, "LC": true, "SERVER": true, "EDITION": true, "BSE": true, "GENERATION": true,
-	"BLACKWELL": true, "ADA": true, "HOPPER": true, "AMPERE": true,
+	"BLACKWELL": true, "HOPPER": true, "AMPERE": true,
+	// "ADA" is not noise: the RTX 6000 Ada is not the Quadro RTX 6000.
 }
 
 // nonGPU marks tokens of accelerators that are not GPUs (see Kind).
@@ -265,6 +268,8 @@ func key(s string) string {
 func tokens(s string) []string {
 	s = strings.ToUpper(s)
 	s = amdDashRe.ReplaceAllString(s, "MI$1")
+	// Vast.ai writes "RTX 6000Ada", "RTX 4000Ada".
+	s = adaSuffixRe.ReplaceAllString(s, "$1 ADA")
 	s = strings.NewReplacer("(", " ", ")", " ", ",", " ", "_", " ", "-", " ", "/", " ").Replace(s)
 	var out []string
 	for _, f := range strings.Fields(s) {
@@ -405,17 +410,19 @@ func pick(core []string, mem float64, form string) string {
 		}
 		return ""
 	}
-	// Anything else resolves only when the remaining words are exactly a
-	// catalogue row's ("L40S", "MI300X", "B300").
-	if _, ok := byName[words]; ok {
-		return words
-	}
-	// Variant words pulled out above may belong to the row's name
-	// ("H100-NVL" when the NVL token was split off).
+	// A form factor pulled out above may name a row of its own, which
+	// wins over the base model's: "H200 NVL" is the H200-NVL row, not the
+	// SXM H200, "H800 PCIe" the H800-PCIe row (different power, compute
+	// and links).
 	if form != "" {
 		if _, ok := byName[words+"-"+form]; ok {
 			return words + "-" + form
 		}
+	}
+	// Anything else resolves only when the remaining words are exactly a
+	// catalogue row's ("L40S", "MI300X", "B300").
+	if _, ok := byName[words]; ok {
+		return words
 	}
 	return ""
 }

@@ -16,7 +16,13 @@
 //   - it is at most 1/guard.implausible_ratio of the offer's own stored
 //     price and of every other current offer of the same GPU model, price
 //     type and operating system in the same currency (at least one such
-//     price must exist).
+//     price must exist), or
+//   - it is a commitment (reserved, savings plan) whose effective hourly is
+//     below guard.commitment_min_fraction of the same offer's on-demand
+//     price (same provider, place, type, OS and currency; this run's
+//     on-demand price, else the stored one): Alibaba's 1-year TradePrice
+//     that is really one month's price reads as 1/12 of on-demand and would
+//     rank cheapest everywhere.
 //
 // Prices are compared only within one currency, so no exchange rate (which
 // may be missing or stale) decides whether a price is stored. A price that
@@ -49,7 +55,9 @@ type Guard struct {
 	ratio   decimal.Decimal
 	floors  map[string]decimal.Decimal
 	accept  int
-	log     *zap.Logger
+	// commitFraction is guard.commitment_min_fraction (0: off).
+	commitFraction decimal.Decimal
+	log            *zap.Logger
 }
 
 // Config is the guard section of the config (guard.* keys), as the
@@ -68,6 +76,10 @@ type Config struct {
 	// AcceptAfterRuns: a held price that comes back unchanged in this many
 	// consecutive complete runs is accepted in the last of them.
 	AcceptAfterRuns int
+	// CommitmentMinFraction: a reservation or savings plan whose effective
+	// hourly is below this fraction of the same offer's on-demand price is
+	// held; 0 turns the test off.
+	CommitmentMinFraction float64
 }
 
 // New builds a guard from the guard section of the config. A nil log
@@ -82,8 +94,11 @@ func New(cfg Config, log *zap.Logger) (*Guard, error) {
 	if cfg.ImplausibleRatio != 0 && cfg.ImplausibleRatio <= 1 {
 		return nil, fmt.Errorf("guard.implausible_ratio must be greater than 1, or 0")
 	}
+	if cfg.CommitmentMinFraction < 0 || cfg.CommitmentMinFraction >= 1 {
+		return nil, fmt.Errorf("guard.commitment_min_fraction must be at least 0 and below 1")
+	}
 	g := &Guard{enabled: cfg.Enabled, ratio: decimal.NewFromFloat(cfg.ImplausibleRatio), floors: map[string]decimal.Decimal{},
-		accept: cfg.AcceptAfterRuns, log: log}
+		accept: cfg.AcceptAfterRuns, commitFraction: decimal.NewFromFloat(cfg.CommitmentMinFraction), log: log}
 	for cur, f := range cfg.FloorPerGPUHour {
 		if f > 0 {
 			g.floors[strings.ToUpper(cur)] = decimal.NewFromFloat(f)
@@ -130,6 +145,14 @@ func (g *Guard) Check(ctx context.Context, store Store, snap *pricewatch.Snapsho
 		return ps, nil
 	}
 
+	// This run's on-demand prices, for the commitment test.
+	onDemand := map[pricewatch.OfferKey]pricewatch.Offer{}
+	for _, o := range snap.Offers {
+		if o.PriceType == pricewatch.OnDemand {
+			onDemand[o.Key()] = o
+		}
+	}
+
 	var out []storage.HeldPrice
 	for _, o := range snap.Offers {
 		key := o.Key()
@@ -161,6 +184,11 @@ func (g *Guard) Check(ctx context.Context, store Store, snap *pricewatch.Snapsho
 			}
 		}
 		if h.Reason == "" {
+			if detail, low := g.belowOnDemand(o, eff, onDemand, stored); low {
+				h.Reason, h.Detail = storage.HeldBelowOnDemand, detail
+			}
+		}
+		if h.Reason == "" {
 			continue
 		}
 		runs := 1
@@ -178,6 +206,32 @@ func (g *Guard) Check(ctx context.Context, store Store, snap *pricewatch.Snapsho
 		out = append(out, h)
 	}
 	return out, nil
+}
+
+// belowOnDemand reports whether a commitment's effective hourly is below
+// commitFraction of the same offer's on-demand price: this run's, else
+// the stored current one (same currency only).
+func (g *Guard) belowOnDemand(o pricewatch.Offer, eff decimal.Decimal, onDemand map[pricewatch.OfferKey]pricewatch.Offer,
+	stored map[pricewatch.OfferKey]storage.PriceInterval) (string, bool) {
+	if !g.commitFraction.IsPositive() || !o.PriceType.IsCommitment() {
+		return "", false
+	}
+	k := o.Key()
+	k.PriceType, k.Term, k.Payment, k.OfferingClass = pricewatch.OnDemand, "", "", ""
+	var ref decimal.Decimal
+	source := "this run's"
+	if od, ok := onDemand[k]; ok && od.Currency == o.Currency {
+		ref = od.Hourly
+	} else if st, ok := stored[k]; ok && st.Currency == o.Currency {
+		ref, source = st.EffectiveHourly, "the stored"
+	} else {
+		return "", false
+	}
+	if !ref.IsPositive() || !eff.LessThan(ref.Mul(g.commitFraction)) {
+		return "", false
+	}
+	return fmt.Sprintf("%s %s an hour is %s%% of %s on-demand price %s of the same offer, below guard.commitment_min_fraction %s",
+		eff.StringFixed(4), o.Currency, eff.Div(ref).Mul(decimal.NewFromInt(100)).StringFixed(1), source, ref, g.commitFraction), true
 }
 
 // tiny reports whether a price is at most 1/ratio of the offer's own stored

@@ -79,9 +79,17 @@ func (o Overrides) apply(instanceType string, hw pricewatch.Hardware) (pricewatc
 }
 
 // Apply corrects every offer and availability record of the snapshot and
-// returns how many distinct instance types an override matched.
+// returns how many distinct instance types an override matched. First it
+// strips control characters from the provider's names
+// (Snapshot.StripControl): every fetched snapshot passes through here
+// before the guard and storage see it, so no ESC, BEL or OSC sequence of a
+// provider's is ever stored, and overrides match the names as stored.
 func (o Overrides) Apply(snap *pricewatch.Snapshot) int {
-	if snap == nil || len(o.rules) == 0 {
+	if snap == nil {
+		return 0
+	}
+	snap.StripControl()
+	if len(o.rules) == 0 {
 		return 0
 	}
 	matched := map[string]bool{}
@@ -214,7 +222,8 @@ func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 // yamlString quotes a value when YAML would read it as something else.
 func yamlString(s string) string {
-	if s == "" || strings.ContainsAny(s, ":#*?[]{},&!|>'\"%@`") || strings.TrimSpace(s) != s {
+	if s == "" || strings.ContainsAny(s, ":#*?[]{},&!|>'\"%@`") || strings.TrimSpace(s) != s || pricewatch.Printable(s) != s {
+		// strconv.Quote also escapes what a terminal would run.
 		return strconv.Quote(s)
 	}
 	if _, err := strconv.ParseFloat(s, 64); err == nil {

@@ -36,6 +36,9 @@ type HeldPrice struct {
 const (
 	HeldBelowFloor      = "below_floor"
 	HeldFractionOfPrice = "fraction_of_price"
+	// HeldBelowOnDemand: a commitment priced below a plausible fraction of
+	// the same offer's on-demand price (guard.commitment_min_fraction).
+	HeldBelowOnDemand = "below_on_demand_fraction"
 )
 
 // HeldStreak is how often in a row a held price has come back.
@@ -274,6 +277,8 @@ func HeldReasonsText(reasons map[string]int) string {
 			what = "below the floor per GPU-hour"
 		case HeldFractionOfPrice:
 			what = "a tiny fraction of comparable prices"
+		case HeldBelowOnDemand:
+			what = "commitments far below on-demand"
 		}
 		parts = append(parts, fmt.Sprintf("%d %s", reasons[k], what))
 	}

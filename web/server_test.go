@@ -59,8 +59,10 @@ func weekServer(t *testing.T, limits web.Limits) (http.Handler, *storage.DB) {
 			t.Fatal(err)
 		}
 	}
-	cfg := config.Default()
-	srv := &web.Server{Store: db, Config: func() *config.Config { return cfg }, Limits: limits,
+	fx := config.Default().FX
+	srv := &web.Server{Store: db, FX: func() report.FX {
+		return report.FX{Currency: fx.Currency, FixedRates: fx.FixedRates, MaxAge: fx.MaxAge}
+	}, Limits: limits,
 		Now: func() time.Time { return start.Add(7 * 24 * time.Hour) }}
 	mux := http.NewServeMux()
 	srv.Mount(mux)

@@ -92,8 +92,11 @@ func writeAvailability(w io.Writer, format string, rows []storage.AvailabilityIn
 		if r.Until != nil {
 			until = r.Until.UTC().Format("2006-01-02 15:04")
 		}
-		t.Add(r.Provider, r.Region, dash(r.Zone), r.InstanceType, fmt.Sprintf("%s×%s", clitext.Float(r.GPUCount), r.GPUModel),
-			string(r.State), r.Since.UTC().Format("2006-01-02 15:04"), until)
+		// Names are the providers' and the database's: escaped, so that
+		// none can drive the terminal (issue 20 item 8).
+		p := pricewatch.Printable
+		t.Add(p(r.Provider), p(r.Region), p(dash(r.Zone)), p(r.InstanceType), fmt.Sprintf("%s×%s", clitext.Float(r.GPUCount), p(r.GPUModel)),
+			p(string(r.State)), r.Since.UTC().Format("2006-01-02 15:04"), until)
 	}
 	return writeTable(w, t)
 }

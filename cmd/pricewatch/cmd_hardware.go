@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/cmd/internal/clitext"
 	"github.com/pricewatch/pricewatch/hardware"
 	"github.com/pricewatch/pricewatch/internal/table"
@@ -55,7 +56,9 @@ func writeUnknownHardware(w io.Writer, format string, rows []hardware.Entry) err
 	}
 	t := table.New("PROVIDER", "INSTANCE TYPE", "GPU", "COUNT", "GB/GPU", "REGIONS", "PROBLEM")
 	for _, r := range rows {
-		t.Add(r.Provider, r.InstanceType, dash(r.GPUModel), clitext.Float(r.GPUCount), clitext.Float(r.GPUMemoryGB), fmt.Sprint(r.Regions), r.Problem)
+		// Escaped: stored names must not drive the terminal (issue 20 item 8).
+		p := pricewatch.Printable
+		t.Add(p(r.Provider), p(r.InstanceType), p(dash(r.GPUModel)), clitext.Float(r.GPUCount), clitext.Float(r.GPUMemoryGB), fmt.Sprint(r.Regions), r.Problem)
 	}
 	if err := writeTable(w, t); err != nil {
 		return err

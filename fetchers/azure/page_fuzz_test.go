@@ -88,8 +88,7 @@ func FuzzDecodePage(f *testing.F) {
 			t.Fatalf("encode → decode → encode is not a fixed point (%v):\n%s\n%s", err, once, twice)
 		}
 
-		acc := &accumulator{f: &Fetcher{cfg: Config{Windows: true}, log: zap.NewNop()}, now: now,
-			best: map[pricewatch.OfferKey]candidate{}, untracked: map[string]bool{}}
+		acc := newAccumulator(&Fetcher{cfg: Config{Windows: true}, log: zap.NewNop()}, now)
 		stats := map[string]int{}
 		for _, it := range *p.Items {
 			if err := acc.add(it, "", stats); err != nil {

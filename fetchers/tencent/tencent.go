@@ -228,8 +228,9 @@ type regionData struct {
 	mu     sync.Mutex
 	types  map[placeKey]*observed
 	// reservedComplete is false when some prepaid total could not be asked
-	// within the run's budget: the region's reserved prices are then not
-	// declared complete.
+	// within the run's budget, or its inquiry (or the region's image
+	// look-up) failed: the region's reserved prices are then not declared
+	// complete.
 	reservedComplete bool
 }
 
@@ -364,12 +365,12 @@ func (f *Fetcher) record(rd *regionData, chargeType string, it quotaItem) (bool,
 		if p.ChargeUnit != "" && p.ChargeUnit != "HOUR" {
 			return false, fmt.Errorf("%w: %s in %s is priced per %q, not per HOUR", fetchers.ErrIncomplete, it.InstanceType, it.Zone, p.ChargeUnit)
 		}
-		if d, ok := p.UnitPriceDiscount.positive(); ok {
-			if chargeType == postpaidByHour {
+		if chargeType == postpaidByHour {
+			if d, ok := onDemandPrice(p); ok {
 				o.onDemand = decimal.NewNullDecimal(d)
-			} else {
-				o.spot = decimal.NewNullDecimal(d)
 			}
+		} else if d, ok := p.UnitPriceDiscount.positive(); ok {
+			o.spot = decimal.NewNullDecimal(d)
 		}
 	case prepaid:
 		if d, ok := p.DiscountPrice.positive(); ok {
@@ -383,6 +384,20 @@ func (f *Fetcher) record(rd *regionData, chargeType string, it quotaItem) (bool,
 		}
 	}
 	return true, nil
+}
+
+// onDemandPrice is what a POSTPAID_BY_HOUR row charges: the discounted
+// price, or the list price UnitPrice when the row carries no discounted
+// one (absent or null, a shape reported by users of Tencent's Python SDK):
+// with no discount the list price is what is billed. A discounted price of
+// 0 beside a positive list price reads the same way, since CVM writes 0
+// for "does not apply". Spot rows never fall back: their UnitPrice is the
+// on-demand list price.
+func onDemandPrice(p itemPrice) (decimal.Decimal, bool) {
+	if d, ok := p.UnitPriceDiscount.positive(); ok {
+		return d, true
+	}
+	return p.UnitPrice.positive()
 }
 
 // hardware reads a row's GPU figures, preferring the API's own counts. It
@@ -467,26 +482,85 @@ func (f *Fetcher) inquireTerms(ctx context.Context, data []*regionData) (int, er
 	if len(todo) == 0 {
 		return 0, nil
 	}
-	images, err := f.images(ctx, todo)
+	// The one- and three-year totals are optional: a region whose image
+	// look-up or inquiry fails keeps the prices its listings gave, and only
+	// its reserved prices are not declared complete (so nothing stored is
+	// closed for lack of them). Only a cancelled run fails here.
+	var failed optionalFailures
+	images, err := f.images(ctx, todo, &failed)
 	if err != nil {
 		return 0, err
 	}
-	jobs := make([]func(context.Context) error, len(todo))
-	for i, q := range todo {
-		jobs[i] = func(ctx context.Context) error { return f.inquire(ctx, q, images[q.rd.region]) }
+	var jobs []func(context.Context) error
+	for _, q := range todo {
+		image, ok := images[q.rd.region]
+		if !ok {
+			continue
+		}
+		jobs = append(jobs, func(ctx context.Context) error {
+			err := f.inquire(ctx, q, image)
+			if err == nil || ctx.Err() != nil {
+				return err
+			}
+			failed.add(q.rd, "InquiryPriceRunInstances", err)
+			return nil
+		})
 	}
-	return len(todo), fetchers.Bounded(ctx, f.cfg.Concurrency, jobs)
+	if err := fetchers.Bounded(ctx, f.cfg.Concurrency, jobs); err != nil {
+		return 0, err
+	}
+	failed.warn(f.log)
+	return len(jobs), nil
+}
+
+// optionalFailures counts the optional calls (image look-ups, prepaid
+// inquiries) that failed in a run, per region, for one warning at its end.
+type optionalFailures struct {
+	mu      sync.Mutex
+	regions map[string]int
+	first   map[string]string // action → its first error
+	n       int
+}
+
+// add records a failure and takes the region's reserved prices out of its
+// coverage.
+func (o *optionalFailures) add(rd *regionData, action string, err error) {
+	rd.mu.Lock()
+	rd.reservedComplete = false
+	rd.mu.Unlock()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.regions == nil {
+		o.regions, o.first = map[string]int{}, map[string]string{}
+	}
+	o.regions[rd.region]++
+	o.n++
+	if _, ok := o.first[action]; !ok {
+		o.first[action] = err.Error()
+	}
+}
+
+func (o *optionalFailures) warn(log *zap.Logger) {
+	if o.n == 0 {
+		return
+	}
+	fields := []zap.Field{zap.Int("failed_calls", o.n), zap.Strings("regions", slices.Sorted(maps.Keys(o.regions)))}
+	for _, action := range slices.Sorted(maps.Keys(o.first)) {
+		fields = append(fields, zap.String("first_"+action+"_error", o.first[action]))
+	}
+	log.Warn("some one- and three-year prepaid prices could not be asked; the other prices are stored and reserved prices in these regions are not marked complete", fields...)
 }
 
 // images returns the image to quote per region that needs inquiries: the
-// configured one, or a public Linux image found once per region.
-func (f *Fetcher) images(ctx context.Context, todo []inquiry) (map[string]string, error) {
+// configured one, or a public Linux image found once per region. A region
+// whose look-up failed is missing from the map (recorded in failed).
+func (f *Fetcher) images(ctx context.Context, todo []inquiry, failed *optionalFailures) (map[string]string, error) {
 	images := map[string]string{}
-	var regions []string
+	var regions []*regionData
 	for _, q := range todo {
 		if _, ok := images[q.rd.region]; !ok {
 			images[q.rd.region] = f.cfg.ImageID
-			regions = append(regions, q.rd.region)
+			regions = append(regions, q.rd)
 		}
 	}
 	if f.cfg.ImageID != "" {
@@ -494,15 +568,20 @@ func (f *Fetcher) images(ctx context.Context, todo []inquiry) (map[string]string
 	}
 	var mu sync.Mutex
 	jobs := make([]func(context.Context) error, len(regions))
-	for i, r := range regions {
+	for i, rd := range regions {
 		jobs[i] = func(ctx context.Context) error {
-			id, err := f.publicLinuxImage(ctx, r)
-			if err != nil {
-				return err
-			}
+			id, err := f.publicLinuxImage(ctx, rd.region)
 			mu.Lock()
-			images[r] = id
-			mu.Unlock()
+			defer mu.Unlock()
+			if err != nil {
+				delete(images, rd.region)
+				if ctx.Err() != nil {
+					return err
+				}
+				failed.add(rd, "DescribeImages", err)
+				return nil
+			}
+			images[rd.region] = id
 			return nil
 		}
 	}

@@ -49,8 +49,12 @@ type quotaItem struct {
 // itemPrice is CVM's ItemPrice. Amounts are in the account's currency
 // (元 on the China site).
 type itemPrice struct {
-	// Hourly (POSTPAID_BY_HOUR, SPOTPAID) rows. Where step prices are
-	// returned, UnitPriceDiscount is the first 96 hours' price.
+	// Hourly (POSTPAID_BY_HOUR, SPOTPAID) rows. UnitPrice is the list
+	// price, UnitPriceDiscount what the account pays (the API reference:
+	// 原价 and 折扣价). Where step prices are returned, both are the first
+	// 96 hours' price. For SPOTPAID, UnitPrice is the on-demand list price,
+	// never a spot price.
+	UnitPrice         number
 	UnitPriceDiscount number
 	ChargeUnit        string
 	// Prepaid rows: DiscountPrice is the price of one month; the one- and

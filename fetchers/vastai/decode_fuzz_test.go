@@ -27,7 +27,7 @@ func FuzzDecodePage(f *testing.F) {
 	f.Add([]byte(`{"offers": []}`), "H200")
 	f.Add([]byte(`{"offers": [{"id": 1, "gpu_name": "H200", "num_gpus": 8, "dph_total": "2.5", "min_bid": 0.39999999999999997, "rentable": true, "geolocation": "Japan, JP"}]}`), "H200")
 	f.Fuzz(func(t *testing.T, body []byte, gpuName string) {
-		offers, raw, err := decodePage(body, gpuName, "fuzz")
+		offers, raw, _, err := decodePage(body, gpuName, "fuzz", skips{})
 		if err != nil {
 			if offers != nil || raw != nil {
 				t.Fatalf("decodePage failed (%v) but returned %d offers, %d prices", err, len(offers), len(raw))
@@ -78,7 +78,7 @@ func FuzzDecodePage(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		back, _, err := decodePage(again, gpuName, "fuzz again")
+		back, _, _, err := decodePage(again, gpuName, "fuzz again", skips{})
 		if err != nil {
 			t.Fatalf("the accepted offers, encoded again, are refused: %v", err)
 		}

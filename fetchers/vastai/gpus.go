@@ -6,18 +6,6 @@ import (
 	"github.com/pricewatch/pricewatch/gpu"
 )
 
-// DefaultGPUModels are the Vast.ai gpu_name values queried when
-// providers.vastai.gpu_models is empty: the frontier training and inference
-// GPUs pricewatch's users compare. Names are Vast.ai's own, exactly as its
-// offers spell them ("H100 SXM", not "H100").
-var DefaultGPUModels = []string{
-	"H100 SXM", "H100 PCIE", "H100 NVL",
-	"H200", "H200 NVL",
-	"B200", "B300",
-	"A100 SXM4", "A100 PCIE",
-	"L40S",
-}
-
 // resolveGPU maps a Vast.ai gpu_name (and the offer's per-GPU memory in MiB)
 // to pricewatch's GPU model and memory per GPU in GB, through the shared
 // resolver. Vast.ai sells A100s of both sizes under one name, so the

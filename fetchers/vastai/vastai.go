@@ -1,6 +1,8 @@
 // Package vastai reads the Vast.ai marketplace through its public offer
 // search (GET /api/v0/bundles/?q=<JSON>, no key needed) and normalises it
-// to what a buyer compares.
+// to what a buyer compares. By default one search without a GPU filter,
+// paged, reads every GPU model on the marketplace; configured gpu_models
+// search those models only, one search each.
 //
 // Vast.ai is a marketplace: each offer is one host's machine (or part of
 // one), and offers come and go by the minute, so a history per offer id
@@ -17,7 +19,10 @@
 //     stock detail; a (country, type) seen in stock within the last
 //     SoldOutMemory that has no rentable offer now is sold_out.
 //
-// An offer with rentable false (or already rented) never counts.
+// An offer with rentable false (or already rented) never counts; an offer
+// that cannot be read (a field missing or malformed, no GPUs, a negative
+// price, another GPU than the one searched for) is skipped and counted,
+// never the run's failure.
 package vastai
 
 import (
@@ -52,9 +57,12 @@ const (
 	// PageSize is what the server returns at most per request: it clamps
 	// larger limits to 64 (a limit of 400 came back with 64 offers).
 	PageSize = 64
-	// DefaultMaxPages bounds the pages read per GPU model (1,600 offers);
-	// more than that fails the run rather than storing a partial book.
-	DefaultMaxPages = 25
+	// DefaultMaxPages bounds the pages read per search (25,600 offers):
+	// the one search of the whole marketplace by default, or one per
+	// configured GPU model. More than that fails the run rather than
+	// storing a partial book. At DefaultRequestInterval 400 pages take
+	// five minutes, inside the default ten-minute timeout.
+	DefaultMaxPages = 400
 	// DefaultRequestInterval spaces requests: unauthenticated bursts were
 	// answered with HTTP 429.
 	DefaultRequestInterval = 750 * time.Millisecond
@@ -81,8 +89,8 @@ type state struct {
 	// StockSeen remembers each (country, type) seen in stock, for the
 	// sold_out records of SoldOutMemory.
 	StockSeen map[string]seenPair `json:"stock_seen"`
-	// Rentable counts the rentable offers per GPU model in the last run,
-	// for the vanish check.
+	// Rentable counts the rentable offers per GPU model (Vast.ai's
+	// gpu_name) in the last run, for the vanish check.
 	Rentable map[string]int `json:"rentable"`
 }
 
@@ -90,10 +98,10 @@ type state struct {
 type Config struct {
 	// Endpoint is the base URL (scheme and host); empty means DefaultEndpoint.
 	Endpoint string
-	// GPUModels are Vast.ai gpu_name values to query; empty means
-	// DefaultGPUModels.
+	// GPUModels are Vast.ai gpu_name values to query, one search each;
+	// empty means one search of every GPU model on the marketplace.
 	GPUModels []string
-	// MaxPages per GPU model; 0 means DefaultMaxPages.
+	// MaxPages per search; 0 means DefaultMaxPages.
 	MaxPages int
 	// RequestInterval is the least time between two requests; negative
 	// means none (tests), 0 means DefaultRequestInterval.
@@ -103,9 +111,10 @@ type Config struct {
 // Section is providers.vastai: the Vast.ai marketplace search (no key).
 type Section struct {
 	section.Common `yaml:",inline"`
-	// GPUModels are Vast.ai gpu_name values, one search each ("H100 SXM").
+	// GPUModels are Vast.ai gpu_name values, one search each ("H100 SXM");
+	// empty (the default) tracks every GPU model on the marketplace.
 	GPUModels []string `yaml:"gpu_models"`
-	// MaxPages bounds the 64-offer pages read per GPU model.
+	// MaxPages bounds the 64-offer pages read per search.
 	MaxPages int `yaml:"max_pages"`
 	// RequestInterval spaces requests (unauthenticated bursts get 429).
 	RequestInterval time.Duration `yaml:"request_interval"`
@@ -131,9 +140,8 @@ var Provider = fetchers.Provider{
 		return &Section{
 			// Marketplace offers change by the minute: every 15 minutes
 			// catches capacity as it appears.
-			Common:    section.Common{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "*/15 * * * *", Timeout: 10 * time.Minute},
-			GPUModels: slices.Clone(DefaultGPUModels),
-			MaxPages:  DefaultMaxPages, RequestInterval: DefaultRequestInterval,
+			Common:   section.Common{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "*/15 * * * *", Timeout: 10 * time.Minute},
+			MaxPages: DefaultMaxPages, RequestInterval: DefaultRequestInterval,
 		}
 	},
 	Build: fetchers.Builder(func(s *Section, env fetchers.Env) (fetchers.Fetcher, error) {
@@ -164,9 +172,6 @@ func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error)
 	u, log, err := fetchers.Endpoint(pricewatch.VastAI, client, log, cfg.Endpoint, DefaultEndpoint, SearchPath)
 	if err != nil {
 		return nil, err
-	}
-	if len(cfg.GPUModels) == 0 {
-		cfg.GPUModels = DefaultGPUModels
 	}
 	models, err := fetchers.Distinct(cfg.GPUModels, func(m string) string { return strings.Join(strings.Fields(m), " ") }, func(i int, m string) error {
 		if m == "" {
@@ -250,8 +255,15 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 	groups := map[string]*group{}
 	rentableNow := map[string]int{}
 	total, requests := 0, 0
-	for _, name := range f.cfg.GPUModels {
-		offers, n, err := f.search(ctx, name)
+	skipped := skips{}
+	// Every GPU model ("" searches without a GPU filter), or the
+	// configured ones.
+	searches := f.cfg.GPUModels
+	if len(searches) == 0 {
+		searches = []string{""}
+	}
+	for _, name := range searches {
+		offers, n, err := f.search(ctx, name, skipped)
 		requests += n
 		if err != nil {
 			return nil, err
@@ -262,14 +274,22 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 				continue
 			}
 			rentable++
+			rentableNow[*o.GPUName]++
 			add(groups, o)
 		}
-		if last := before.Rentable[name]; rentable == 0 && last >= vanishThreshold {
-			return nil, fmt.Errorf("%w: vastai %q: no rentable offers now, %d in the last run; refusing an empty book (nothing was stored)", fetchers.ErrIncomplete, name, last)
+		if name != "" {
+			if last := before.Rentable[name]; rentable == 0 && last >= vanishThreshold {
+				return nil, fmt.Errorf("%w: vastai %q: no rentable offers now, %d in the last run; refusing an empty book (nothing was stored)", fetchers.ErrIncomplete, name, last)
+			}
+			rentableNow[name] = rentable
+		} else if last := sum(before.Rentable); rentable == 0 && last >= vanishThreshold {
+			// Across the whole marketplace one model may sell out; all of
+			// them at once is a broken answer.
+			return nil, fmt.Errorf("%w: vastai: no rentable offers of any GPU now, %d in the last run; refusing an empty book (nothing was stored)", fetchers.ErrIncomplete, last)
 		}
-		rentableNow[name] = rentable
 		total += rentable
 	}
+	skipped.warn(f.log)
 
 	snap := &pricewatch.Snapshot{
 		Provider: pricewatch.VastAI,
@@ -279,6 +299,7 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 	for _, m := range f.cfg.GPUModels {
 		queried[m] = true
 	}
+	everyModel := len(f.cfg.GPUModels) == 0
 	keys := slices.Sorted(maps.Keys(groups))
 	for _, k := range keys {
 		g := groups[k]
@@ -306,7 +327,7 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 		if _, inStock := groups[k]; inStock {
 			continue
 		}
-		if !queried[p.GPUName] || now.Sub(p.LastInStock) > SoldOutMemory {
+		if (!everyModel && !queried[p.GPUName]) || now.Sub(p.LastInStock) > SoldOutMemory {
 			delete(seen, k)
 			continue
 		}
@@ -319,11 +340,16 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 	if snap.State, err = fetchers.EncodeState(stateVersion, state{StockSeen: seen, Rentable: rentableNow}); err != nil {
 		return nil, fmt.Errorf("vastai: remembering stock: %w", err)
 	}
-	snap.SourceVersion = fmt.Sprintf("bundles: %d GPU models, %d rentable offers, %d requests", len(f.cfg.GPUModels), total, requests)
+	models := fmt.Sprintf("%d GPU models", len(f.cfg.GPUModels))
+	if everyModel {
+		models = fmt.Sprintf("every GPU model (%d seen)", len(rentableNow))
+	}
+	snap.SourceVersion = fmt.Sprintf("bundles: %s, %d rentable offers, %d requests", models, total, requests)
 	if err := snap.Validate(); err != nil {
 		return nil, fmt.Errorf("vastai: built an invalid snapshot: %w", err)
 	}
-	f.log.Info("vastai offers fetched", zap.Int("rentable_offers", total), zap.Int("price_points", len(snap.Offers)), zap.Int("requests", requests))
+	f.log.Info("vastai offers fetched", zap.Int("rentable_offers", total), zap.Int("price_points", len(snap.Offers)), zap.Int("requests", requests),
+		zap.Int("skipped_offers", skipped.total()))
 	return snap, nil
 }
 
@@ -410,20 +436,25 @@ func countryOf(geo *string) string {
 	return s
 }
 
-// search reads every page of rentable offers of one GPU model, cheapest
-// first, and returns them deduplicated by id. The API has no page token:
-// each next page asks for offers at or above the last price seen (so ties
-// at the boundary are not skipped) and the overlap is dropped by id.
-func (f *Fetcher) search(ctx context.Context, gpuName string) ([]offer, int, error) {
+// search reads every page of rentable offers of one GPU model ("" for
+// every model), cheapest first, and returns them deduplicated by id. The
+// API has no page token: each next page asks for offers at or above the
+// last price seen (so ties at the boundary are not skipped) and the
+// overlap is dropped by id. Offers that cannot be used go to skipped.
+func (f *Fetcher) search(ctx context.Context, gpuName string, skipped skips) ([]offer, int, error) {
 	byID := map[int64]int{}
 	var out []offer
 	var floor string
 	floorOp := "gte"
+	what := fmt.Sprintf("vastai %q", gpuName)
+	if gpuName == "" {
+		what = "vastai (every GPU model)"
+	}
 	for pageNo := 1; ; pageNo++ {
 		if pageNo > f.cfg.MaxPages {
-			return nil, pageNo - 1, fmt.Errorf("%w: vastai %q: more than %d pages of offers; raise providers.vastai.max_pages (nothing was stored)", fetchers.ErrIncomplete, gpuName, f.cfg.MaxPages)
+			return nil, pageNo - 1, fmt.Errorf("%w: %s: more than %d pages of offers; raise providers.vastai.max_pages (nothing was stored)", fetchers.ErrIncomplete, what, f.cfg.MaxPages)
 		}
-		offers, raw, err := f.getPage(ctx, gpuName, floorOp, floor, pageNo)
+		offers, raw, rows, err := f.getPage(ctx, gpuName, floorOp, floor, pageNo, skipped)
 		if err != nil {
 			return nil, pageNo, err
 		}
@@ -437,8 +468,11 @@ func (f *Fetcher) search(ctx context.Context, gpuName string) ([]offer, int, err
 			out = append(out, o)
 			fresh++
 		}
-		if len(offers) < PageSize {
+		if rows < PageSize {
 			return out, pageNo, nil
+		}
+		if len(raw) == 0 {
+			return nil, pageNo, fmt.Errorf("%w: %s page %d: a full page without one readable offer, cannot page on", fetchers.ErrIncomplete, what, pageNo)
 		}
 		last := raw[len(raw)-1]
 		switch {
@@ -448,7 +482,7 @@ func (f *Fetcher) search(ctx context.Context, gpuName string) ([]offer, int, err
 			f.log.Warn("vastai: more than a page of offers at one price; counting past them", zap.String("gpu_name", gpuName), zap.String("dph_total", last))
 			floorOp = "gt"
 		case fresh == 0:
-			return nil, pageNo, fmt.Errorf("%w: vastai %q page %d: paging made no progress", fetchers.ErrIncomplete, gpuName, pageNo)
+			return nil, pageNo, fmt.Errorf("%w: %s page %d: paging made no progress", fetchers.ErrIncomplete, what, pageNo)
 		default:
 			floorOp = "gte"
 		}
@@ -457,15 +491,17 @@ func (f *Fetcher) search(ctx context.Context, gpuName string) ([]offer, int, err
 }
 
 // query is the search's JSON: rentable, unrented on-demand offers of one
-// GPU model, cheapest first.
+// GPU model (of every model when gpuName is ""), cheapest first.
 func query(gpuName, floorOp, floor string) (string, error) {
 	q := map[string]any{
-		"gpu_name": map[string]any{"eq": gpuName},
 		"rentable": map[string]any{"eq": true},
 		"rented":   map[string]any{"eq": false},
 		"type":     "on-demand",
 		"order":    [][]string{{"dph_total", "asc"}},
 		"limit":    PageSize,
+	}
+	if gpuName != "" {
+		q["gpu_name"] = map[string]any{"eq": gpuName}
 	}
 	if floor != "" {
 		q["dph_total"] = map[string]any{floorOp: json.Number(floor)}
@@ -474,69 +510,135 @@ func query(gpuName, floorOp, floor string) (string, error) {
 	return string(b), err
 }
 
-// getPage fetches and checks one page. It returns the offers and each
-// one's dph_total as sent (for the next page's floor).
-func (f *Fetcher) getPage(ctx context.Context, gpuName, floorOp, floor string, pageNo int) ([]offer, []string, error) {
+// getPage fetches and checks one page. It returns the usable offers, each
+// one's dph_total as sent (for the next page's floor) and the number of
+// rows the page held.
+func (f *Fetcher) getPage(ctx context.Context, gpuName, floorOp, floor string, pageNo int, skipped skips) ([]offer, []string, int, error) {
 	where := fmt.Sprintf("vastai %q page %d", gpuName, pageNo)
+	if gpuName == "" {
+		where = fmt.Sprintf("vastai page %d", pageNo)
+	}
 	q, err := query(gpuName, floorOp, floor)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: building query: %w", where, err)
+		return nil, nil, 0, fmt.Errorf("%s: building query: %w", where, err)
 	}
 	u := *f.base
 	u.RawQuery = url.Values{"q": {q}}.Encode()
 	if err := f.limiter.Wait(ctx); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", where, err)
+		return nil, nil, 0, fmt.Errorf("%s: %w", where, err)
 	}
 	body, err := f.client.Read(ctx, fetchers.Request{Method: http.MethodGet, URL: u.String(),
 		Where: where, Answer: "offers", Limit: maxPageBytes, Timeout: pageTimeout})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, 0, err
 	}
-	return decodePage(body, gpuName, where)
+	return decodePage(body, gpuName, where, skipped)
 }
 
-// decodePage checks the envelope and every offer. A body cut off, an
-// offer without the fields pricewatch relies on, one of another GPU, or a
+// skips counts the offers left out of a run, by reason, each offer once
+// (by id; pages overlap at their boundary price).
+type skips map[string]map[string]bool
+
+func (s skips) add(reason, offer string) {
+	if s[reason] == nil {
+		s[reason] = map[string]bool{}
+	}
+	s[reason][offer] = true
+}
+
+func (s skips) total() int {
+	n := 0
+	for _, ids := range s {
+		n += len(ids)
+	}
+	return n
+}
+
+// warn says once per run how many offers were skipped and why.
+func (s skips) warn(log *zap.Logger) {
+	if len(s) == 0 {
+		return
+	}
+	fields := []zap.Field{zap.Int("skipped_offers", s.total())}
+	for _, reason := range slices.Sorted(maps.Keys(s)) {
+		fields = append(fields, zap.Int(reason, len(s[reason])))
+	}
+	log.Warn("vastai: offers skipped (the rest are stored)", fields...)
+}
+
+func sum(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// decodePage checks the envelope and every offer. A body cut off or a
 // page out of price order fails the run: paging by price is only safe on
-// an ordered answer.
-func decodePage(body []byte, gpuName, where string) ([]offer, []string, error) {
+// an ordered answer. One offer that cannot be used (a field pricewatch
+// relies on missing or malformed, no GPUs, a negative price, another GPU
+// than the one searched for) is skipped and counted: it says nothing
+// about the others.
+func decodePage(body []byte, gpuName, where string, skipped skips) ([]offer, []string, int, error) {
 	var p page
 	if err := json.Unmarshal(body, &p); err != nil {
-		return nil, nil, fmt.Errorf("%w: %s: %v", fetchers.ErrIncomplete, where, err)
+		return nil, nil, 0, fmt.Errorf("%w: %s: %v", fetchers.ErrIncomplete, where, err)
 	}
 	if p.Offers == nil {
-		return nil, nil, fmt.Errorf("%w: %s: no \"offers\" list in the answer", fetchers.ErrIncomplete, where)
+		return nil, nil, 0, fmt.Errorf("%w: %s: no \"offers\" list in the answer", fetchers.ErrIncomplete, where)
 	}
 	offers := make([]offer, 0, len(*p.Offers))
 	raw := make([]string, 0, len(*p.Offers))
 	var prevPrice *decimal.Decimal
 	for i, r := range *p.Offers {
+		// The id alone, to count a skipped offer once across pages.
+		var idOnly struct {
+			ID *int64 `json:"id"`
+		}
+		_ = json.Unmarshal(r, &idOnly)
+		ref := fmt.Sprintf("%s offer %d", where, i)
+		if idOnly.ID != nil {
+			ref = fmt.Sprintf("id %d", *idOnly.ID)
+		}
 		var o offer
 		if err := json.Unmarshal(r, &o); err != nil {
-			return nil, nil, fmt.Errorf("%w: %s offer %d: %v", fetchers.ErrIncomplete, where, i, err)
+			skipped.add("unreadable", ref)
+			continue
+		}
+		var name string
+		if o.GPUName != nil {
+			name = strings.Join(strings.Fields(*o.GPUName), " ")
 		}
 		switch {
-		case o.ID == nil || o.GPUName == nil || o.NumGPUs == nil || o.DPHTotal == nil || o.Rentable == nil:
-			return nil, nil, fmt.Errorf("%w: %s offer %d: id, gpu_name, num_gpus, dph_total and rentable are required", fetchers.ErrIncomplete, where, i)
+		case o.ID == nil || name == "" || o.NumGPUs == nil || o.DPHTotal == nil || o.Rentable == nil:
+			skipped.add("missing_fields", ref)
+			continue
 		case *o.NumGPUs < 1:
-			return nil, nil, fmt.Errorf("%w: %s offer %d (id %d): num_gpus %d", fetchers.ErrIncomplete, where, i, *o.ID, *o.NumGPUs)
-		case !strings.EqualFold(strings.Join(strings.Fields(*o.GPUName), " "), gpuName):
-			return nil, nil, fmt.Errorf("%w: %s offer %d (id %d): gpu_name %q in an answer for %q", fetchers.ErrIncomplete, where, i, *o.ID, *o.GPUName, gpuName)
+			skipped.add("no_gpus", ref)
+			continue
+		case gpuName != "" && !strings.EqualFold(name, gpuName):
+			skipped.add("other_gpu", ref)
+			continue
 		case o.DPHTotal.IsNegative() || (o.MinBid != nil && o.MinBid.IsNegative()):
-			return nil, nil, fmt.Errorf("%w: %s offer %d (id %d): negative price", fetchers.ErrIncomplete, where, i, *o.ID)
+			skipped.add("negative_price", ref)
+			continue
 		case prevPrice != nil && o.DPHTotal.LessThan(*prevPrice):
-			return nil, nil, fmt.Errorf("%w: %s offer %d (id %d): not in dph_total order, cannot page safely", fetchers.ErrIncomplete, where, i, *o.ID)
+			return nil, nil, 0, fmt.Errorf("%w: %s offer %d (id %d): not in dph_total order, cannot page safely", fetchers.ErrIncomplete, where, i, *o.ID)
 		}
 		// The prices decode straight into decimals, past ParseAmount: its
 		// magnitude bounds are checked here (1e400 was accepted; issue 21
 		// item 8, FuzzDecodePage).
 		if err := magnitudeErr(o); err != nil {
-			return nil, nil, fmt.Errorf("%w: %s offer %d (id %d): %v", fetchers.ErrIncomplete, where, i, *o.ID, err)
+			return nil, nil, 0, fmt.Errorf("%w: %s offer %d (id %d): %v", fetchers.ErrIncomplete, where, i, *o.ID, err)
 		}
 		prevPrice = o.DPHTotal
-		*o.GPUName = gpuName
+		if gpuName != "" {
+			name = gpuName // the configured spelling names the type
+		}
+		*o.GPUName = name
 		offers = append(offers, o)
 		raw = append(raw, o.DPHTotal.String())
 	}
-	return offers, raw, nil
+	return offers, raw, len(*p.Offers), nil
 }

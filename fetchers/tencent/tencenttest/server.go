@@ -183,6 +183,29 @@ func (s *Server) SetPrice(region, zone, instanceType, chargeType, field, value s
 	}
 }
 
+// DropPrice removes Price fields of one type's row in one zone and charge
+// type, as responses that omit a field do; with asNull the fields stay,
+// set to null.
+func (s *Server) DropPrice(region, zone, instanceType, chargeType string, asNull bool, fields ...string) {
+	s.t.Helper()
+	n := s.editRows(region, zone, instanceType, []string{chargeType}, func(row map[string]any) {
+		p, _ := row["Price"].(map[string]any)
+		for _, f := range fields {
+			if _, ok := p[f]; !ok {
+				s.t.Errorf("tencenttest: the real row has no Price.%s", f)
+			}
+			if asNull {
+				p[f] = nil
+			} else {
+				delete(p, f)
+			}
+		}
+	})
+	if n == 0 {
+		s.t.Fatalf("tencenttest: no %s %s row in %s", chargeType, instanceType, zone)
+	}
+}
+
 // SetInquiry sets what InquiryPriceRunInstances answers for a zone, type
 // and period in months: a total, or an error code.
 func (s *Server) SetInquiry(region, zone, instanceType string, months int, answer string) {

@@ -73,7 +73,9 @@ type Server struct {
 	truncate int // cut this many next bodies in half
 	// LeakUnrentable serves offers whatever the rentable and rented
 	// filters say, to test that the client checks them itself.
-	leak     bool
+	leak bool
+	// leakGPUs serves offers whatever the gpu_name filter says.
+	leakGPUs bool
 	requests []map[string]any
 }
 
@@ -100,6 +102,10 @@ func (s *Server) Truncate(n int) { s.mu.Lock(); s.truncate = n; s.mu.Unlock() }
 
 // LeakUnrentable makes the fake ignore the rentable and rented filters.
 func (s *Server) LeakUnrentable() { s.mu.Lock(); s.leak = true; s.mu.Unlock() }
+
+// LeakOtherGPUs makes the fake ignore the gpu_name filter, as an answer
+// holding an offer of another GPU does.
+func (s *Server) LeakOtherGPUs() { s.mu.Lock(); s.leakGPUs = true; s.mu.Unlock() }
 
 // Requests returns the decoded q of every request so far.
 func (s *Server) Requests() []map[string]any {
@@ -133,7 +139,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if truncate {
 		s.truncate--
 	}
-	offers, leak := s.offers, s.leak
+	offers, leak, leakGPUs := s.offers, s.leak, s.leakGPUs
 	s.mu.Unlock()
 
 	type hit struct {
@@ -143,7 +149,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	var hits []hit
 	for _, o := range offers {
-		ok, price, id, err := matches(o, q, leak)
+		ok, price, id, err := matches(o, q, leak, leakGPUs)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
@@ -171,7 +177,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	fetcherstest.WriteJSON(w, out, truncate)
 }
 
-func matches(o Offer, q map[string]any, leak bool) (bool, decimal.Decimal, int64, error) {
+func matches(o Offer, q map[string]any, leak, leakGPUs bool) (bool, decimal.Decimal, int64, error) {
 	var price decimal.Decimal
 	if err := json.Unmarshal(o["dph_total"], &price); err != nil {
 		return false, price, 0, fmt.Errorf("offer dph_total: %v", err)
@@ -182,7 +188,7 @@ func matches(o Offer, q map[string]any, leak bool) (bool, decimal.Decimal, int64
 		if !ok {
 			continue // type, order, limit
 		}
-		if leak && (field == "rentable" || field == "rented") {
+		if (leak && (field == "rentable" || field == "rented")) || (leakGPUs && field == "gpu_name") {
 			continue
 		}
 		raw, present := o[field]
