@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	providerrun "github.com/pricewatch/pricewatch/run"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -122,8 +123,8 @@ func fetchOnce(t *testing.T, a *app, db *storage.DB) string {
 		t.Fatal(err)
 	}
 	for _, job := range jobs {
-		if sum := runProvider(context.Background(), db, job, opts, a.log); sum.Err != nil {
-			t.Fatalf("%s: %v", job.name, sum.Err)
+		if sum := providerrun.Provider(context.Background(), providerrun.DB(db), job.Job, opts, a.log); sum.Err != nil {
+			t.Fatalf("%s: %v", job.Name, sum.Err)
 		}
 	}
 	return a.deliverAfterFetch(context.Background(), db)
@@ -351,14 +352,14 @@ func TestRunDispatcherDeliversUntilCancelled(t *testing.T) {
 	jobs, _ := a.buildJobs(nil)
 	opts := a.saveOptions()
 	opts.Outbox, _ = a.outboxFunc()
-	runProvider(context.Background(), db, jobs[0], opts, a.log)
+	providerrun.Provider(context.Background(), providerrun.DB(db), jobs[0].Job, opts, a.log)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	nudge := make(chan struct{}, 1)
 	done := make(chan error, 1)
 	go func() { done <- a.runDispatcher(ctx, db, nudge) }()
 	az.setH100(t, "6.98", "6.5")
-	runProvider(context.Background(), db, jobs[0], opts, a.log)
+	providerrun.Provider(context.Background(), providerrun.DB(db), jobs[0].Job, opts, a.log)
 	nudge <- struct{}{}
 	deadline := time.Now().Add(5 * time.Second)
 	for len(slack.received()) == 0 && time.Now().Before(deadline) {

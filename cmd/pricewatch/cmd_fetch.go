@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	providerrun "github.com/pricewatch/pricewatch/run"
 	"slices"
 	"time"
 
@@ -52,16 +53,16 @@ A provider without credentials is skipped, not failed.`,
 				a.log.Warn("closing abandoned runs", zap.Error(err))
 			}
 			failed := 0
-			var sums []runSummary
+			var sums []providerrun.Summary
 			for _, job := range jobs {
-				job.owner = "pricewatch fetch"
-				job.summaryReports = true
-				sum := runProvider(ctx, db, job, a.saveOptions(), a.log)
+				job.Owner = "pricewatch fetch"
+				job.SummaryReports = true
+				sum := providerrun.Provider(ctx, providerrun.DB(db), job.Job, a.saveOptions(), a.log)
 				sums = append(sums, sum)
 				if format == formatTable {
-					fmt.Fprintln(a.stdout, summaryLine(sum))
+					fmt.Fprintln(a.stdout, sum.Line())
 				}
-				if sum.Status == statusFailed {
+				if sum.Status == providerrun.StatusFailed {
 					failed++
 				}
 				if ctx.Err() != nil {
@@ -122,15 +123,15 @@ type fetchRow struct {
 	Error           *string `json:"error"`
 }
 
-func fetchRows(sums []runSummary) []fetchRow {
+func fetchRows(sums []providerrun.Summary) []fetchRow {
 	out := make([]fetchRow, 0, len(sums))
 	for _, s := range sums {
 		status := s.Status
-		if status == statusNotStarted {
-			status = statusFailed
+		if status == providerrun.StatusNotStarted {
+			status = providerrun.StatusFailed
 		}
-		if status == statusOverlap {
-			status = statusSkipped
+		if status == providerrun.StatusOverlap {
+			status = providerrun.StatusSkipped
 		}
 		r := fetchRow{Provider: s.Provider, Status: status, UnknownHardware: s.UnknownHardware,
 			DurationSeconds: s.Duration.Round(time.Millisecond).Seconds()}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	providerrun "github.com/pricewatch/pricewatch/run"
 	"os"
 	"os/signal"
 	"sync"
@@ -245,13 +246,13 @@ func (d *daemon) newCron(st *daemonState) (*cron.Cron, error) {
 	// counted (pricewatch_fetch_runs_total{result="overlap"}).
 	c := cron.New(cron.WithLocation(time.UTC), cron.WithLogger(clog), cron.WithChain(cron.Recover(clog)))
 	for _, job := range st.jobs {
-		job.owner = "pricewatch run"
+		job.Owner = "pricewatch run"
 		spec := job.schedule
 		if spec == "" {
 			spec = "@hourly"
 		}
 		if _, err := c.AddFunc(spec, func() { d.runJob(st, job) }); err != nil {
-			return nil, fmt.Errorf("providers.%s.schedule %q: %w", job.name, spec, err)
+			return nil, fmt.Errorf("providers.%s.schedule %q: %w", job.Name, spec, err)
 		}
 	}
 	if _, err := c.AddFunc(fmt.Sprintf("@every %s", heartbeatEvery), d.health.beat); err != nil {
@@ -301,17 +302,17 @@ func (d *daemon) runJob(st *daemonState, job providerJob) {
 		return
 	}
 	defer d.runs.Done()
-	lock := d.providerLock(job.name)
+	lock := d.providerLock(job.Name)
 	if !lock.TryLock() {
-		d.metrics.fetchRuns.WithLabelValues(job.name, "overlap").Inc()
-		d.log.Info("tick skipped: the previous run of this provider is still going", zap.String("provider", job.name))
+		d.metrics.fetchRuns.WithLabelValues(job.Name, "overlap").Inc()
+		d.log.Info("tick skipped: the previous run of this provider is still going", zap.String("provider", job.Name))
 		return
 	}
 	defer lock.Unlock()
-	d.notify.Status(fmt.Sprintf("fetching %s", job.name))
-	sum := runProvider(d.ctx, d.db, job, st.opts, d.log)
+	d.notify.Status(fmt.Sprintf("fetching %s", job.Name))
+	sum := providerrun.Provider(d.ctx, providerrun.DB(d.db), job.Job, st.opts, d.log)
 	d.metrics.observe(sum)
-	d.notify.Status(fmt.Sprintf("last run: %s %s at %s", job.name, sum.Status, time.Now().UTC().Format("15:04Z")))
+	d.notify.Status(fmt.Sprintf("last run: %s %s at %s", job.Name, sum.Status, time.Now().UTC().Format("15:04Z")))
 	d.maybeUpdateFX()
 	d.refreshGauges(d.ctx)
 	select {
@@ -326,15 +327,15 @@ func (d *daemon) catchUp() {
 	st := d.state()
 	now := time.Now().UTC()
 	for _, job := range st.jobs {
-		last, err := d.db.LastSuccess(d.ctx, job.name)
+		last, err := d.db.LastSuccess(d.ctx, job.Name)
 		if err != nil {
-			d.log.Error("reading last run", zap.String("provider", job.name), zap.Error(err))
+			d.log.Error("reading last run", zap.String("provider", job.Name), zap.Error(err))
 			continue
 		}
 		if last != nil && !isStale(job.schedule, last.StartedAt, now) {
 			continue
 		}
-		job.owner = "pricewatch run"
+		job.Owner = "pricewatch run"
 		go d.runJob(st, job)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	providerrun "github.com/pricewatch/pricewatch/run"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,8 +33,8 @@ const (
 func exportedNames(t *testing.T) map[string]bool {
 	t.Helper()
 	m, _, _, _ := fixtureMetrics(t, "metrics:\n  offers:\n    gpu_models: [H100]\n", nil)
-	m.observe(runSummary{Provider: "azure", Status: statusOK, Duration: time.Second, Result: &storage.Result{At: time.Now()}})
-	m.observe(runSummary{Provider: "aws", Status: statusFailed, Duration: time.Second})
+	m.observe(providerrun.Summary{Provider: "azure", Status: providerrun.StatusOK, Duration: time.Second, Result: &storage.Result{At: time.Now()}})
+	m.observe(providerrun.Summary{Provider: "aws", Status: providerrun.StatusFailed, Duration: time.Second})
 	m.offersTracked.WithLabelValues("azure").Set(1)
 	mfs, err := m.reg.Gather()
 	if err != nil {

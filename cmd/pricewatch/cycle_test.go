@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	providerrun "github.com/pricewatch/pricewatch/run"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -35,9 +36,9 @@ func TestRunThatCannotStartLeavesATrace(t *testing.T) {
 		time.Sleep(500 * time.Millisecond)
 		release()
 	}()
-	sum := runProvider(context.Background(), db, jobs[0], a.saveOptions(), zap.New(core))
-	if sum.Status != statusNotStarted || !strings.Contains(summaryLine(sum), "could not start") {
-		t.Fatalf("summary %q (%s), want not started", summaryLine(sum), sum.Status)
+	sum := providerrun.Provider(context.Background(), providerrun.DB(db), jobs[0].Job, a.saveOptions(), zap.New(core))
+	if sum.Status != providerrun.StatusNotStarted || !strings.Contains(sum.Line(), "could not start") {
+		t.Fatalf("summary %q (%s), want not started", sum.Line(), sum.Status)
 	}
 	if logs.FilterMessage("fetch run could not start").Len() != 1 {
 		t.Errorf("not logged at error: %v", logs.All())

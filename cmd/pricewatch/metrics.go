@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	providerrun "github.com/pricewatch/pricewatch/run"
 	"math"
 	"net"
 	"net/http"
@@ -101,12 +102,12 @@ func counterVec(name, help string, labels ...string) *prometheus.CounterVec {
 }
 
 // observe records one provider run.
-func (m *metrics) observe(s runSummary) {
-	result := map[string]string{statusOK: "success", statusFailed: "error", statusSkipped: "skipped",
-		statusOverlap: "overlap", statusNotStarted: "not_started"}[s.Status]
+func (m *metrics) observe(s providerrun.Summary) {
+	result := map[string]string{providerrun.StatusOK: "success", providerrun.StatusFailed: "error", providerrun.StatusSkipped: "skipped",
+		providerrun.StatusOverlap: "overlap", providerrun.StatusNotStarted: "not_started"}[s.Status]
 	m.fetchRuns.WithLabelValues(s.Provider, result).Inc()
 	m.fetchDuration.WithLabelValues(s.Provider).Observe(s.Duration.Seconds())
-	if s.Status == statusOK && s.Result != nil {
+	if s.Status == providerrun.StatusOK && s.Result != nil {
 		for _, c := range s.Result.Changes {
 			m.changes.WithLabelValues(s.Provider, string(c.Kind)).Inc()
 		}

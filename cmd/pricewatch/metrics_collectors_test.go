@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	providerrun "github.com/pricewatch/pricewatch/run"
 	"io"
 	"maps"
 	"net/http"
@@ -252,8 +253,8 @@ func TestLastSuccessSurvivesRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := runProvider(context.Background(), db, jobs[0], a.saveOptions(), zap.NewNop())
-	if sum.Status != statusFailed {
+	sum := providerrun.Provider(context.Background(), providerrun.DB(db), jobs[0].Job, a.saveOptions(), zap.NewNop())
+	if sum.Status != providerrun.StatusFailed {
 		t.Fatalf("run after the restart: %s, want failed", sum.Status)
 	}
 	restarted.observe(sum)
@@ -272,7 +273,7 @@ func TestLastSuccessSurvivesRestart(t *testing.T) {
 func TestPromtoolCheckMetrics(t *testing.T) {
 	promtool := lookPromtool(t)
 	m, _, _, _ := fixtureMetrics(t, "metrics:\n  offers:\n    gpu_models: [H100]\n", nil)
-	m.observe(runSummary{Provider: "azure", Status: statusOK, Duration: time.Second, Result: &storage.Result{At: time.Now()}})
+	m.observe(providerrun.Summary{Provider: "azure", Status: providerrun.StatusOK, Duration: time.Second, Result: &storage.Result{At: time.Now()}})
 	srv := httptest.NewServer(httpHandler(m, func(context.Context) (map[string]any, error) { return nil, errors.New("not ready") }))
 	defer srv.Close()
 	resp, err := http.Get(srv.URL + "/metrics")

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	providerrun "github.com/pricewatch/pricewatch/run"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -27,9 +28,9 @@ func TestHTTPEndpoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := newMetrics(db)
-	m.observe(runSummary{Provider: "azure", Status: statusOK, Duration: 3 * time.Second,
+	m.observe(providerrun.Summary{Provider: "azure", Status: providerrun.StatusOK, Duration: 3 * time.Second,
 		Result: &storage.Result{At: time.Unix(1796030220, 0), Changes: []pricewatch.Change{{Kind: pricewatch.PriceChanged}}}})
-	m.observe(runSummary{Provider: "aws", Status: statusFailed, Duration: time.Second})
+	m.observe(providerrun.Summary{Provider: "aws", Status: providerrun.StatusFailed, Duration: time.Second})
 	ready := false
 	srv := httptest.NewServer(httpHandler(m, func(context.Context) (map[string]any, error) {
 		if !ready {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	providerrun "github.com/pricewatch/pricewatch/run"
 	"io"
 	"os"
 
@@ -41,7 +42,7 @@ func (a *app) buildJobs(only []string) ([]providerJob, error) {
 		if err != nil {
 			return nil, err
 		}
-		jobs = append(jobs, providerJob{name: p.Name, fetcher: f, timeout: shared.Timeout, schedule: shared.Schedule})
+		jobs = append(jobs, providerJob{Job: providerrun.Job{Name: p.Name, Fetcher: f, Timeout: shared.Timeout}, schedule: shared.Schedule})
 	}
 	g, err := guard.New(a.cfg.Guard, a.log.Named("guard"))
 	if err != nil {
@@ -51,10 +52,10 @@ func (a *app) buildJobs(only []string) ([]providerJob, error) {
 	// a reload, so a changed override takes effect from the next run.
 	overrides := hardware.NewOverrides(a.cfg.Hardware)
 	for i := range jobs {
-		jobs[i].guard = g
-		jobs[i].hardware = overrides
-		jobs[i].leaseWait = a.cfg.Fetch.LeaseWait
-		jobs[i].scrub = a.redactor
+		jobs[i].Guard = g
+		jobs[i].Hardware = overrides
+		jobs[i].LeaseWait = a.cfg.Fetch.LeaseWait
+		jobs[i].Scrub = a.redactor
 	}
 	return jobs, nil
 }
@@ -119,4 +120,10 @@ func (a *app) progress() io.Writer {
 		return f
 	}
 	return nil
+}
+
+// providerJob is a provider run and the daemon's schedule for it.
+type providerJob struct {
+	providerrun.Job
+	schedule string
 }
