@@ -248,3 +248,47 @@ func (s Summary) Line() string {
 		return fmt.Sprintf("%-8s FAILED   %v (after %s; nothing stored)", s.Provider, s.Err, took)
 	}
 }
+
+// Row is one provider's run as `pricewatch fetch --format json|csv` prints
+// it (overlap and not started read as skipped and failed).
+type Row struct {
+	Provider        string  `json:"provider"`
+	Status          string  `json:"status"`
+	OffersSeen      int     `json:"offers_seen"`
+	OffersNew       int     `json:"offers_new"`
+	OffersChanged   int     `json:"offers_changed"`
+	OffersUnchanged int     `json:"offers_unchanged"`
+	OffersClosed    int     `json:"offers_closed"`
+	RegionsSkipped  int     `json:"regions_skipped"`
+	OffersHeld      int     `json:"offers_held"`
+	UnknownHardware int     `json:"unknown_hardware"`
+	FirstRun        bool    `json:"first_run"`
+	DurationSeconds float64 `json:"duration_seconds"`
+	Error           *string `json:"error"`
+}
+
+// Rows are the rows of the summaries.
+func Rows(sums []Summary) []Row {
+	out := make([]Row, 0, len(sums))
+	for _, s := range sums {
+		status := s.Status
+		if status == StatusNotStarted {
+			status = StatusFailed
+		}
+		if status == StatusOverlap {
+			status = StatusSkipped
+		}
+		r := Row{Provider: s.Provider, Status: status, UnknownHardware: s.UnknownHardware,
+			DurationSeconds: s.Duration.Round(time.Millisecond).Seconds()}
+		if res := s.Result; res != nil {
+			r.OffersSeen, r.OffersNew, r.OffersChanged, r.OffersUnchanged, r.OffersClosed = res.Seen, res.New, res.Changed, res.Unchanged, res.Closed
+			r.RegionsSkipped, r.OffersHeld, r.FirstRun = res.Skipped, res.Held, res.FirstRun
+		}
+		if s.Err != nil {
+			msg := s.Err.Error()
+			r.Error = &msg
+		}
+		out = append(out, r)
+	}
+	return out
+}

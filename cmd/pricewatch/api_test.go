@@ -24,7 +24,7 @@ import (
 func apiServer(t *testing.T, cfgPath string) (*httptest.Server, *app, *storage.DB) {
 	t.Helper()
 	a, db := loadApp(t, cfgPath)
-	srv := &web.Server{Store: db, Config: func() *config.Config { return a.cfg }, Expected: a.expectedIntervals}
+	srv := &web.Server{Store: db, Config: func() *config.Config { return a.cfg }, Expected: a.wiring().ExpectedIntervals}
 	mux := http.NewServeMux()
 	srv.Mount(mux)
 	ts := httptest.NewServer(mux)

@@ -42,7 +42,7 @@ non-zero when anything is left pending or failed.`,
 			if err != nil {
 				return err
 			}
-			rep, err := a.deliver(cmd.Context(), db, wait, true)
+			rep, err := a.wiring().Deliver(cmd.Context(), db, wait, true)
 			if err != nil {
 				return err
 			}
@@ -68,7 +68,7 @@ when Slack refuses it.`,
 		Example: `  PRICEWATCH_SLACK_TOKEN=xoxb-… pricewatch alerts test --channel C0123ABCD`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			n, err := a.newNotifier()
+			n, err := a.wiring().Notifier()
 			if err != nil {
 				return err
 			}

@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
+	"github.com/pricewatch/pricewatch/apiclient"
 	"io"
 	"net/url"
 
 	"github.com/spf13/cobra"
 
-	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/internal/clitext"
 	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
@@ -45,7 +45,7 @@ func (a *app) availabilityCommand() *cobra.Command {
 				if printed, err := a.remoteRows(cmd.Context(), server.url, "availability", url.Values(q), format == formatJSON, &ar); err != nil || printed {
 					return err
 				}
-				rows, err := availabilityFromRows(ar)
+				rows, err := apiclient.Availability(ar)
 				if err != nil {
 					return err
 				}
@@ -96,19 +96,4 @@ func writeAvailability(w io.Writer, format string, rows []storage.AvailabilityIn
 			string(r.State), r.Since.UTC().Format("2006-01-02 15:04"), until)
 	}
 	return writeTable(w, t)
-}
-
-// availabilityFromRows reads back the API's rows (for --server); the JSON
-// carries no stock detail, so that CSV column stays empty.
-func availabilityFromRows(rows []report.AvailabilityRow) ([]storage.AvailabilityInterval, error) {
-	return readRemoteRows(rows, func(r report.AvailabilityRow) (storage.AvailabilityInterval, error) {
-		iv := storage.AvailabilityInterval{AvailabilityKey: pricewatch.AvailabilityKey{Provider: r.Provider, Region: r.Region, Zone: r.Zone,
-			InstanceType: r.InstanceType}, GPUModel: r.GPUModel, GPUCount: r.GPUCount, State: pricewatch.AvailabilityState(r.State)}
-		var err error
-		if iv.Since, err = remoteTime(r.Since); err != nil {
-			return iv, err
-		}
-		iv.Until, err = remoteEnd(r.Until)
-		return iv, err
-	})
 }

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"github.com/pricewatch/pricewatch/alerting"
 	providerrun "github.com/pricewatch/pricewatch/run"
+	"github.com/pricewatch/pricewatch/storage"
 	"slices"
-	"time"
 
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
@@ -32,10 +34,10 @@ A provider without credentials is skipped, not failed.`,
 				}
 			}
 			// A broken alert rule is reported before anything is fetched.
-			if _, err := a.outboxFunc(); err != nil {
+			if _, err := a.wiring().OutboxFunc(); err != nil {
 				return err
 			}
-			jobs, err := a.buildJobs(only)
+			jobs, err := a.wiring().Jobs(only)
 			if err != nil {
 				return err
 			}
@@ -57,7 +59,7 @@ A provider without credentials is skipped, not failed.`,
 			for _, job := range jobs {
 				job.Owner = "pricewatch fetch"
 				job.SummaryReports = true
-				sum := providerrun.Provider(ctx, providerrun.DB(db), job.Job, a.saveOptions(), a.log)
+				sum := providerrun.Provider(ctx, providerrun.DB(db), job.Job, a.wiring().SaveOptions(), a.log)
 				sums = append(sums, sum)
 				if format == formatTable {
 					fmt.Fprintln(a.stdout, sum.Line())
@@ -75,7 +77,7 @@ A provider without credentials is skipped, not failed.`,
 			if format != formatTable {
 				notes = a.stderr
 			}
-			for _, line := range a.afterCycle(ctx, db) {
+			for _, line := range a.wiring().AfterCycle(ctx, db) {
 				fmt.Fprintln(notes, line)
 			}
 			if line := a.deliverAfterFetch(ctx, db); line != "" {
@@ -83,11 +85,11 @@ A provider without credentials is skipped, not failed.`,
 			}
 			switch format {
 			case formatJSON:
-				if err := writeJSON(a.stdout, fetchRows(sums)); err != nil {
+				if err := writeJSON(a.stdout, providerrun.Rows(sums)); err != nil {
 					return err
 				}
 			case formatCSV:
-				if err := writeRowsCSV(a.stdout, fetchRows(sums)); err != nil {
+				if err := writeRowsCSV(a.stdout, providerrun.Rows(sums)); err != nil {
 					return err
 				}
 			}
@@ -106,44 +108,31 @@ A provider without credentials is skipped, not failed.`,
 	return cmd
 }
 
-// fetchRow is one provider's run in `fetch --format json|csv`.
-type fetchRow struct {
-	Provider        string  `json:"provider"`
-	Status          string  `json:"status"`
-	OffersSeen      int     `json:"offers_seen"`
-	OffersNew       int     `json:"offers_new"`
-	OffersChanged   int     `json:"offers_changed"`
-	OffersUnchanged int     `json:"offers_unchanged"`
-	OffersClosed    int     `json:"offers_closed"`
-	RegionsSkipped  int     `json:"regions_skipped"`
-	OffersHeld      int     `json:"offers_held"`
-	UnknownHardware int     `json:"unknown_hardware"`
-	FirstRun        bool    `json:"first_run"`
-	DurationSeconds float64 `json:"duration_seconds"`
-	Error           *string `json:"error"`
+// deliverAfterFetch delivers what a `pricewatch fetch` queued, waiting at
+// most alerts.fetch_delivery_wait, and returns the summary line the fetch
+// prints ("" when there was nothing to send).
+func (a *app) deliverAfterFetch(ctx context.Context, db *storage.DB) string {
+	if ctx.Err() != nil {
+		return ""
+	}
+	rep, err := a.wiring().Deliver(ctx, db, a.cfg.Alerts.FetchDeliveryWait, false)
+	if err != nil {
+		a.log.Error("alerts not delivered", zap.Error(err))
+		return fmt.Sprintf("%-8s failed   %v (alerts stay queued)", "alerts", err)
+	}
+	if rep.Sent+rep.Failed+rep.Pending == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%-8s %s", "alerts", reportLine(rep))
 }
 
-func fetchRows(sums []providerrun.Summary) []fetchRow {
-	out := make([]fetchRow, 0, len(sums))
-	for _, s := range sums {
-		status := s.Status
-		if status == providerrun.StatusNotStarted {
-			status = providerrun.StatusFailed
-		}
-		if status == providerrun.StatusOverlap {
-			status = providerrun.StatusSkipped
-		}
-		r := fetchRow{Provider: s.Provider, Status: status, UnknownHardware: s.UnknownHardware,
-			DurationSeconds: s.Duration.Round(time.Millisecond).Seconds()}
-		if res := s.Result; res != nil {
-			r.OffersSeen, r.OffersNew, r.OffersChanged, r.OffersUnchanged, r.OffersClosed = res.Seen, res.New, res.Changed, res.Unchanged, res.Closed
-			r.RegionsSkipped, r.OffersHeld, r.FirstRun = res.Skipped, res.Held, res.FirstRun
-		}
-		if s.Err != nil {
-			msg := s.Err.Error()
-			r.Error = &msg
-		}
-		out = append(out, r)
+func reportLine(rep alerting.Report) string {
+	s := fmt.Sprintf("%d sent", rep.Sent)
+	if rep.Failed > 0 {
+		s += fmt.Sprintf(", %d failed (see `pricewatch alerts list --failed`)", rep.Failed)
 	}
-	return out
+	if rep.Pending > 0 {
+		s += fmt.Sprintf(", %d pending (Slack did not take them in time; they are retried)", rep.Pending)
+	}
+	return s
 }

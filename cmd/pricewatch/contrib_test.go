@@ -33,10 +33,10 @@ const (
 func exportedNames(t *testing.T) map[string]bool {
 	t.Helper()
 	m, _, _, _ := fixtureMetrics(t, "metrics:\n  offers:\n    gpu_models: [H100]\n", nil)
-	m.observe(providerrun.Summary{Provider: "azure", Status: providerrun.StatusOK, Duration: time.Second, Result: &storage.Result{At: time.Now()}})
-	m.observe(providerrun.Summary{Provider: "aws", Status: providerrun.StatusFailed, Duration: time.Second})
-	m.offersTracked.WithLabelValues("azure").Set(1)
-	mfs, err := m.reg.Gather()
+	m.Observe(providerrun.Summary{Provider: "azure", Status: providerrun.StatusOK, Duration: time.Second, Result: &storage.Result{At: time.Now()}})
+	m.Observe(providerrun.Summary{Provider: "aws", Status: providerrun.StatusFailed, Duration: time.Second})
+	m.OffersTracked("azure", 1)
+	mfs, err := m.Registry().Gather()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"github.com/pricewatch/pricewatch/daemon/metrics"
 	providerrun "github.com/pricewatch/pricewatch/run"
 	"io"
 	"net/http"
@@ -27,12 +28,12 @@ func TestHTTPEndpoints(t *testing.T) {
 		PerEUR: map[string]decimal.Decimal{"USD": decimal.RequireFromString("1.04")}}); err != nil {
 		t.Fatal(err)
 	}
-	m := newMetrics(db)
-	m.observe(providerrun.Summary{Provider: "azure", Status: providerrun.StatusOK, Duration: 3 * time.Second,
+	m := metrics.New(db, buildVersion())
+	m.Observe(providerrun.Summary{Provider: "azure", Status: providerrun.StatusOK, Duration: 3 * time.Second,
 		Result: &storage.Result{At: time.Unix(1796030220, 0), Changes: []pricewatch.Change{{Kind: pricewatch.PriceChanged}}}})
-	m.observe(providerrun.Summary{Provider: "aws", Status: providerrun.StatusFailed, Duration: time.Second})
+	m.Observe(providerrun.Summary{Provider: "aws", Status: providerrun.StatusFailed, Duration: time.Second})
 	ready := false
-	srv := httptest.NewServer(httpHandler(m, func(context.Context) (map[string]any, error) {
+	srv := httptest.NewServer(metrics.Handler(m, func(context.Context) (map[string]any, error) {
 		if !ready {
 			return map[string]any{"ready": false}, errors.New("not ready")
 		}
