@@ -3,7 +3,9 @@ package pricewatch_test
 import (
 	"bufio"
 	"bytes"
+	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -113,4 +115,62 @@ func goList(t *testing.T, args ...string) []string {
 		t.Fatalf("go list %v listed nothing", args)
 	}
 	return lines
+}
+
+// TestLayout holds the run's home in place. Issue 21 items 1-3: one
+// provider run (run) and the daemon (daemon) are packages of their own,
+// which the binary calls; the config is composed into the packages' types
+// in one place (compose), and the binary keeps only the command line.
+func TestLayout(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("the go command is not on PATH")
+	}
+	// run and daemon exist, and import neither the binary nor their own
+	// callers: run is called by the daemon and composed by compose, the
+	// daemon is composed by compose and called by cmd.
+	callers := map[string][]string{
+		"run":    {"cmd", "daemon", "compose"},
+		"daemon": {"cmd", "compose"},
+	}
+	for pkg, forbidden := range callers {
+		deps := goList(t, "-deps", "-f", "{{.ImportPath}}", "./"+pkg)
+		if !slices.Contains(deps, module+"/"+pkg) {
+			t.Errorf("package %s does not exist", pkg)
+		}
+		for _, d := range deps {
+			for _, f := range forbidden {
+				if d == module+"/"+f || strings.HasPrefix(d, module+"/"+f+"/") {
+					t.Errorf("%s depends on %s, one of its callers", pkg, d)
+				}
+			}
+		}
+	}
+	// Only the composition points import a cloud's fetcher package: the
+	// provider registry and compose (the base package fetchers, with the
+	// Fetcher interface and the HTTP client, is for everyone).
+	for _, line := range goList(t, "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...") {
+		fields := strings.Fields(line)
+		pkg := fields[0]
+		if pkg == module+"/providers" || pkg == module+"/compose" || strings.HasPrefix(pkg, module+"/fetchers/") {
+			continue
+		}
+		for _, imp := range fields[1:] {
+			if strings.HasPrefix(imp, module+"/fetchers/") {
+				t.Errorf("%s imports %s: only providers and compose build fetchers", pkg, imp)
+			}
+		}
+	}
+	// The binary's own code is the command line: at most 4,000 lines.
+	files := goList(t, "-f", `{{range .GoFiles}}{{$.Dir}}/{{.}}{{"\n"}}{{end}}`, "./cmd/pricewatch")
+	lines := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines += bytes.Count(b, []byte("\n"))
+	}
+	if lines > 4000 {
+		t.Errorf("cmd/pricewatch has %d lines of non-test code in %d files, want at most 4,000: move what is not the command line into a package", lines, len(files))
+	}
 }

@@ -29,19 +29,24 @@ var floors = [][]string{
 	// floors, so each of its folders has its own).
 	{"internal/scalegen"},
 	{"report"},
+	// The export's price sheet, over storage's intervals.
+	{"pricesheet"},
 	{"web"},
+	// The --server client reads the API's rows and errors.
+	{"apiclient"},
 	// One provider run (issue 21 item 1): storage, the fetchers' base,
 	// guard, hardware and the alert policy; never config or the
 	// registry, which link every fetcher.
 	{"run"},
 	// The composition: the registry of fetchers, the config decoded into
 	// their sections, and what turns the config into the packages' own
-	// types (issue 21 item 3).
+	// types (issue 21 item 3; named compose).
 	{"providers"},
 	{"config"},
-	{"setup"},
 	// The scheduler and HTTP server (issue 21 item 2), then the binary.
 	{"daemon"},
+	// compose builds the daemon's snapshots from a config.
+	{"compose"},
 	{"cmd"},
 }
 

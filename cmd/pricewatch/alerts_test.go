@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	providerrun "github.com/pricewatch/pricewatch/run"
+
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -113,17 +115,17 @@ func loadApp(t *testing.T, cfgPath string) (*app, *storage.DB) {
 // `pricewatch fetch` does, followed by delivery.
 func fetchOnce(t *testing.T, a *app, db *storage.DB) string {
 	t.Helper()
-	jobs, err := a.buildJobs(nil)
+	jobs, err := a.wiring().Jobs(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := a.saveOptions()
-	if opts.Outbox, err = a.outboxFunc(); err != nil {
+	opts := a.wiring().SaveOptions()
+	if opts.Outbox, err = a.wiring().OutboxFunc(); err != nil {
 		t.Fatal(err)
 	}
 	for _, job := range jobs {
-		if sum := runProvider(context.Background(), db, job, opts, a.log); sum.Err != nil {
-			t.Fatalf("%s: %v", job.name, sum.Err)
+		if sum := providerrun.Provider(context.Background(), providerrun.DB(db), job.Job, opts, a.log); sum.Err != nil {
+			t.Fatalf("%s: %v", job.Name, sum.Err)
 		}
 	}
 	return a.deliverAfterFetch(context.Background(), db)
@@ -328,17 +330,17 @@ func TestOutboxFuncNeedsAChannelWithAToken(t *testing.T) {
 	b, _ := os.ReadFile(cfg)
 	os.WriteFile(cfg, []byte(strings.Replace(string(b), "  channel: C0GPUALERTS\n", "", 1)), 0o600)
 	a, _ := loadApp(t, cfg)
-	if _, err := a.outboxFunc(); err == nil || !strings.Contains(err.Error(), "price-drops have no channel") {
+	if _, err := a.wiring().OutboxFunc(); err == nil || !strings.Contains(err.Error(), "price-drops have no channel") {
 		t.Errorf("err = %v", err)
 	}
 	// Through SaveOptions.Outbox the error fails the run: nothing stored
 	// without its alert.
-	if _, err := a.alertOutbox()(&storage.Result{}); err == nil || !strings.Contains(err.Error(), "no channel") {
+	if _, err := a.wiring().AlertOutbox()(&storage.Result{}); err == nil || !strings.Contains(err.Error(), "no channel") {
 		t.Errorf("alertOutbox: err = %v", err)
 	}
 	// Without Slack the alerts go to the log: no channel needed.
 	t.Setenv(envSlackToken, "")
-	if fn, err := a.outboxFunc(); err != nil || fn == nil {
+	if fn, err := a.wiring().OutboxFunc(); err != nil || fn == nil {
 		t.Errorf("without Slack: %v", err)
 	}
 }
@@ -348,17 +350,17 @@ func TestRunDispatcherDeliversUntilCancelled(t *testing.T) {
 	az := newFakeAzure(t)
 	slack := newSlackAPI(t)
 	a, db := loadApp(t, alertsConfig(t, az.URL, slack.URL, ""))
-	jobs, _ := a.buildJobs(nil)
-	opts := a.saveOptions()
-	opts.Outbox, _ = a.outboxFunc()
-	runProvider(context.Background(), db, jobs[0], opts, a.log)
+	jobs, _ := a.wiring().Jobs(nil)
+	opts := a.wiring().SaveOptions()
+	opts.Outbox, _ = a.wiring().OutboxFunc()
+	providerrun.Provider(context.Background(), providerrun.DB(db), jobs[0].Job, opts, a.log)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	nudge := make(chan struct{}, 1)
 	done := make(chan error, 1)
-	go func() { done <- a.runDispatcher(ctx, db, nudge) }()
+	go func() { done <- a.wiring().RunDispatcher(ctx, db, nudge) }()
 	az.setH100(t, "6.98", "6.5")
-	runProvider(context.Background(), db, jobs[0], opts, a.log)
+	providerrun.Provider(context.Background(), providerrun.DB(db), jobs[0].Job, opts, a.log)
 	nudge <- struct{}{}
 	deadline := time.Now().Add(5 * time.Second)
 	for len(slack.received()) == 0 && time.Now().Before(deadline) {

@@ -25,7 +25,7 @@ import (
 func apiServer(t *testing.T, cfgPath string) (*httptest.Server, *app, *storage.DB) {
 	t.Helper()
 	a, db := loadApp(t, cfgPath)
-	srv := &web.Server{Store: db, FX: func() report.FX { return reportFX(a.cfg.FX) }, Expected: a.expectedIntervals}
+	srv := &web.Server{Store: db, FX: func() report.FX { return reportFX(a.cfg.FX) }, Expected: a.wiring().ExpectedIntervals}
 	mux := http.NewServeMux()
 	srv.Mount(mux)
 	ts := httptest.NewServer(mux)

@@ -12,8 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
+	"golang.org/x/term"
 
 	"github.com/pricewatch/pricewatch/clouds"
+	"github.com/pricewatch/pricewatch/compose"
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/logging"
 	"github.com/pricewatch/pricewatch/storage"
@@ -40,13 +42,35 @@ type app struct {
 	log      *zap.Logger
 	db       *storage.DB
 	level    zap.AtomicLevel
-	// redactor masks configured secrets in every log line.
-	redactor     *logging.Redactor
-	secretValues []string
+	// redactor masks configured secrets in every log line; secrets is
+	// the set it masks, which every secret read adds to.
+	redactor *logging.Redactor
+	secrets  *compose.Secrets
 }
 
 func newApp(stdout, stderr io.Writer) *app {
-	return &app{stdout: stdout, stderr: stderr, log: zap.NewNop(), redactor: logging.NewRedactor()}
+	redactor := logging.NewRedactor()
+	return &app{stdout: stdout, stderr: stderr, log: zap.NewNop(), redactor: redactor, secrets: compose.NewSecrets(redactor)}
+}
+
+// envSlackToken names the environment variable holding the bot token.
+const envSlackToken = compose.EnvSlackToken
+
+// wiring composes the loaded config for a command.
+func (a *app) wiring() *compose.Wiring {
+	return &compose.Wiring{Config: a.cfg, Log: a.log, Secrets: a.secrets, Now: clock, Progress: a.progress()}
+}
+
+// providerNames in the order a cycle runs them (the registry's).
+var providerNames = clouds.Names()
+
+// progress is where long downloads report bytes and rate: the terminal
+// when stderr is one (a person is waiting), else nowhere (logs say enough).
+func (a *app) progress() io.Writer {
+	if f, ok := a.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		return f
+	}
+	return nil
 }
 
 func (a *app) rootCommand() *cobra.Command {

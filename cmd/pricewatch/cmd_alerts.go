@@ -43,7 +43,7 @@ non-zero when anything is left pending or failed.`,
 			if err != nil {
 				return err
 			}
-			rep, err := a.deliver(cmd.Context(), db, wait, true)
+			rep, err := a.wiring().Deliver(cmd.Context(), db, wait, true)
 			if err != nil {
 				return err
 			}
@@ -74,7 +74,7 @@ when Slack refuses it.`,
 				// Slack channel named "webhook".
 				return a.testWebhook(cmd.Context())
 			}
-			n, err := a.newNotifier()
+			n, err := a.wiring().Notifier()
 			if err != nil {
 				return err
 			}
@@ -118,7 +118,7 @@ when Slack refuses it.`,
 // testWebhook posts a test message to webhook.url and prints what the
 // receiver said.
 func (a *app) testWebhook(ctx context.Context) error {
-	n, err := a.newWebhook()
+	n, err := a.wiring().Webhook()
 	if err != nil {
 		return err
 	}

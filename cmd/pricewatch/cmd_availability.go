@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/url"
 
+	"github.com/pricewatch/pricewatch/apiclient"
+
 	"github.com/spf13/cobra"
 
 	"github.com/pricewatch/pricewatch"
@@ -45,7 +47,7 @@ func (a *app) availabilityCommand() *cobra.Command {
 				if printed, err := a.remoteRows(cmd.Context(), server.url, "availability", url.Values(q), format == formatJSON, &ar); err != nil || printed {
 					return err
 				}
-				rows, err := availabilityFromRows(ar)
+				rows, err := apiclient.Availability(ar)
 				if err != nil {
 					return err
 				}
@@ -99,19 +101,4 @@ func writeAvailability(w io.Writer, format string, rows []storage.AvailabilityIn
 			p(string(r.State)), r.Since.UTC().Format("2006-01-02 15:04"), until)
 	}
 	return writeTable(w, t)
-}
-
-// availabilityFromRows reads back the API's rows (for --server); the JSON
-// carries no stock detail, so that CSV column stays empty.
-func availabilityFromRows(rows []report.AvailabilityRow) ([]storage.AvailabilityInterval, error) {
-	return readRemoteRows(rows, func(r report.AvailabilityRow) (storage.AvailabilityInterval, error) {
-		iv := storage.AvailabilityInterval{AvailabilityKey: pricewatch.AvailabilityKey{Provider: r.Provider, Region: r.Region, Zone: r.Zone,
-			InstanceType: r.InstanceType}, GPUModel: r.GPUModel, GPUCount: r.GPUCount, State: pricewatch.AvailabilityState(r.State)}
-		var err error
-		if iv.Since, err = remoteTime(r.Since); err != nil {
-			return iv, err
-		}
-		iv.Until, err = remoteEnd(r.Until)
-		return iv, err
-	})
 }

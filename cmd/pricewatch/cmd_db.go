@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
-	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/storage"
@@ -86,23 +84,4 @@ func writeDBStats(w io.Writer, st storage.Stats) error {
 		when(st.OldestPrice), when(st.OldestChange), when(st.OldestRun), when(st.NewestRun))
 	fmt.Fprintln(w, "DATA is the bytes of the stored values, without indexes and page overhead.")
 	return nil
-}
-
-// runMaintenance applies storage.retention and truncates the WAL.
-func (d *daemon) runMaintenance(st *daemonState) {
-	if !d.startWork() {
-		return
-	}
-	defer d.runs.Done()
-	r := st.cfg.Storage.Retention
-	res, err := d.db.Maintain(d.ctx, storage.Retention{ChangesMaxAge: r.ChangesMaxAge, SpotThinAfter: r.SpotThinAfter, SpotThinStep: r.SpotThinStep})
-	if err != nil {
-		d.log.Error("storage maintenance failed", zap.Error(err))
-		return
-	}
-	if res.ChangesPruned > 0 || res.SpotIntervalsMerged > 0 {
-		d.log.Info("storage retention applied", zap.Int64("changes_pruned", res.ChangesPruned), zap.Int64("spot_intervals_merged", res.SpotIntervalsMerged))
-	}
-	// Pruning reads many rows once; hand the memory back.
-	debug.FreeOSMemory()
 }

@@ -6,15 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
-	"time"
 
-	"github.com/robfig/cron/v3"
 	"github.com/spf13/cobra"
 
 	digestrender "github.com/pricewatch/pricewatch/alerting/digest"
 	"github.com/pricewatch/pricewatch/analysis/digest"
-	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -78,7 +74,7 @@ with an incoming webhook the digest goes without it and says so.`,
 			if err != nil {
 				return err
 			}
-			d, err := a.buildDigest(ctx, db, now)
+			d, err := a.wiring().BuildDigest(ctx, db, now)
 			if err != nil {
 				return err
 			}
@@ -100,7 +96,7 @@ with an incoming webhook the digest goes without it and says so.`,
 			case formatMarkdown:
 				return digestrender.WriteMarkdown(a.stdout, d)
 			case formatSlack:
-				_, _, preview, err := a.digestMessage(d, "")
+				_, _, preview, err := a.wiring().DigestMessage(d, "")
 				if err != nil {
 					return err
 				}
@@ -129,139 +125,9 @@ func writeChartFile(d digest.Digest, path string) error {
 	return nil
 }
 
-// buildDigest loads what the digest needs from the database and builds it
-// as of now.
-func (a *app) buildDigest(ctx context.Context, db *storage.DB, now time.Time) (digest.Digest, error) {
-	cfg := a.cfg.Digest
-	loc, err := time.LoadLocation(cfg.Timezone)
-	if err != nil {
-		return digest.Digest{}, fmt.Errorf("digest.timezone %q: %w", cfg.Timezone, err)
-	}
-	// The digest looks at prices at a handful of moments, only for the
-	// models it is about (digest.gpu_models and the chart's).
-	in, err := report.WeeklyDigestInput(ctx, db, now, append(append([]string(nil), cfg.GPUModels...), digest.ChartModels...))
-	if err != nil {
-		return digest.Digest{}, err
-	}
-	book, err := a.fxBook(ctx, db)
-	if err != nil {
-		return digest.Digest{}, err
-	}
-	for i, r := range in.Runs {
-		// Run errors were scrubbed when recorded; a digest goes to Slack,
-		// so scrub them again with today's secrets.
-		in.Runs[i].Error = a.redactor.String(r.Error)
-	}
-	in.Location, in.Currency, in.Models, in.Expected, in.FX = loc, cfg.Currency, cfg.GPUModels, a.expectedIntervals(now), book
-	in.Regions, in.FleetGPUs = cfg.Regions, cfg.FleetGPUs
-	return digest.Build(in)
-}
-
-// expectedIntervals maps each enabled provider to the longest gap between
-// two runs its schedule allows (the daemon runs a provider without a
-// schedule hourly).
-func (a *app) expectedIntervals(now time.Time) map[string]time.Duration {
-	out := map[string]time.Duration{}
-	for name, c := range a.cfg.Providers.Commons() {
-		if c.Enabled {
-			out[name] = scheduleInterval(c.Schedule, now)
-		}
-	}
-	return out
-}
-
-// scheduleInterval is the longest gap between consecutive firings of a
-// cron spec over the next two weeks (a weekday-only schedule has a longer
-// gap over the weekend, and that is what staleness must allow for).
-func scheduleInterval(spec string, from time.Time) time.Duration {
-	if spec == "" {
-		spec = "@hourly"
-	}
-	sched, err := cron.ParseStandard(spec)
-	if err != nil {
-		return 0
-	}
-	var longest time.Duration
-	t := sched.Next(from)
-	for end := from.Add(14 * 24 * time.Hour); t.Before(end); {
-		n := sched.Next(t)
-		if n.IsZero() {
-			break
-		}
-		longest = max(longest, n.Sub(t))
-		t = n
-	}
-	return longest
-}
-
-// digestChannel is digest.channel, else slack.channel.
-func (a *app) digestChannel() string {
-	if c := strings.TrimSpace(a.cfg.Digest.Channel); c != "" {
-		return c
-	}
-	return strings.TrimSpace(a.cfg.Slack.Channel)
-}
-
-// digestMessage prepares the digest for the outbox: its data as an
-// outbox document (the Slack notifier renders it when it sends) under the
-// week's delivery key (plus suffix), and the chart PNG when it goes with
-// it. It also returns the Block Kit it renders to now, for --format slack.
-func (a *app) digestMessage(d digest.Digest, suffix string) (storage.OutboxMessage, []byte, []byte, error) {
-	token, err := a.slackToken()
-	if err != nil {
-		return storage.OutboxMessage{}, nil, nil, err
-	}
-	channel := a.digestChannel()
-	if !token.Empty() && channel == "" {
-		return storage.OutboxMessage{}, nil, nil, errors.New("the digest has no channel: set digest.channel or slack.channel (a channel ID such as C0123ABCD)")
-	}
-	keyChannel := channel
-	if keyChannel == "" {
-		keyChannel = "default"
-	}
-	key := "digest/" + d.Week + "/" + keyChannel + suffix
-	mode := digestrender.ChartAttached
-	switch {
-	case !a.cfg.Digest.Chart:
-		mode = digestrender.ChartOff
-	case d.Chart.Empty():
-		mode = digestrender.ChartNoData
-	case token.Empty() && !a.cfg.Slack.WebhookURL.Empty():
-		mode = digestrender.ChartWebhook
-	}
-	preview, err := digestrender.SlackPayload(d, digestrender.SlackOptions{DeliveryKey: key, Chart: mode})
-	if err != nil {
-		return storage.OutboxMessage{}, nil, nil, fmt.Errorf("rendering the digest: %w", err)
-	}
-	payload, err := digestrender.Document(d, key, a.cfg.Digest.Chart)
-	if err != nil {
-		return storage.OutboxMessage{}, nil, nil, err
-	}
-	var png []byte
-	if mode == digestrender.ChartAttached {
-		var buf bytes.Buffer
-		if err := digestrender.RenderChart(d, &buf); err != nil {
-			return storage.OutboxMessage{}, nil, nil, fmt.Errorf("rendering the digest chart: %w", err)
-		}
-		png = buf.Bytes()
-	}
-	return storage.OutboxMessage{DeliveryKey: key, Channel: channel, Kind: digest.Kind, Payload: payload}, png, preview, nil
-}
-
-// enqueueDigest queues the digest unless this week's is already queued; it
-// returns the delivery key and whether this call queued it.
-func (a *app) enqueueDigest(ctx context.Context, db *storage.DB, d digest.Digest, suffix string) (string, bool, error) {
-	msg, png, _, err := a.digestMessage(d, suffix)
-	if err != nil {
-		return "", false, err
-	}
-	queued, err := db.Enqueue(ctx, msg, png)
-	return msg.DeliveryKey, queued, err
-}
-
 // sendDigest is `digest --send`: queue, deliver now, and say what Slack did.
 func (a *app) sendDigest(ctx context.Context, db *storage.DB, d digest.Digest, suffix string) error {
-	key, queued, err := a.enqueueDigest(ctx, db, d, suffix)
+	key, queued, err := a.wiring().EnqueueDigest(ctx, db, d, suffix)
 	if err != nil {
 		return err
 	}
@@ -282,7 +148,7 @@ func (a *app) sendDigest(ctx context.Context, db *storage.DB, d digest.Digest, s
 			}
 		}
 	}
-	rep, err := a.deliver(ctx, db, a.cfg.Alerts.FetchDeliveryWait, true)
+	rep, err := a.wiring().Deliver(ctx, db, a.cfg.Alerts.FetchDeliveryWait, true)
 	if err != nil {
 		return err
 	}

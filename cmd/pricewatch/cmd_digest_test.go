@@ -18,8 +18,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pricewatch/pricewatch/compose"
+	"github.com/pricewatch/pricewatch/daemon/metrics"
+
 	"github.com/shopspring/decimal"
-	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting"
@@ -567,12 +569,13 @@ func TestDigestSendOncePerWeek(t *testing.T) {
 	}
 	// The daemon's trigger later that week builds the same key.
 	a, db := loadApp(t, cfg)
-	d := &daemon{root: a, ctx: context.Background(), db: db, metrics: newMetrics(db), health: &health{}, log: zap.NewNop(), nudge: make(chan struct{}, 1)}
-	st, err := d.buildState(a.cfg)
+	st, err := compose.Snapshot(a.wiring(), a.cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.runDigest(st)
+	if _, _, _, err := st.Digests.QueueDigest(context.Background(), db, time.Now().UTC()); err != nil {
+		t.Fatal(err)
+	}
 	if posts, _, _ := fake.state(); len(posts) != 1 {
 		t.Errorf("after the daemon's trigger Slack holds %d digests", len(posts))
 	}
@@ -602,24 +605,22 @@ func TestDigestSendOncePerWeek(t *testing.T) {
 	}
 }
 
-// TestDaemonDigestQueuesOnceAndNudges: two triggers in one week queue one
-// message, each wakes the dispatcher and sets the gauge.
-func TestDaemonDigestQueuesOnceAndNudges(t *testing.T) {
+// TestDaemonDigestQueuesOnce: two triggers in one week queue one message
+// and set the gauge. (That each trigger wakes the dispatcher is
+// daemon.TestDigestTriggerNudges.)
+func TestDaemonDigestQueuesOnce(t *testing.T) {
 	t.Setenv(envSlackToken, alertsToken)
 	cfg := digestConfig(t, digestSetup{rates: true, chart: true})
 	a, db := loadApp(t, cfg)
-	d := &daemon{root: a, ctx: context.Background(), db: db, metrics: newMetrics(db), health: &health{}, log: zap.NewNop(), nudge: make(chan struct{}, 1)}
-	st, err := d.buildState(a.cfg)
+	st, err := compose.Snapshot(a.wiring(), a.cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	m := metrics.New(db, buildVersion())
 	before := time.Now().Unix()
 	for i := 0; i < 2; i++ {
-		d.runDigest(st)
-		select {
-		case <-d.nudge:
-		default:
-			t.Errorf("trigger %d did not nudge the dispatcher", i+1)
+		if _, _, queued, err := st.Digests.QueueDigest(context.Background(), db, time.Now().UTC()); err != nil || queued != (i == 0) {
+			t.Errorf("trigger %d: queued %v, %v", i+1, queued, err)
 		}
 	}
 	entries, err := db.ListOutbox(context.Background(), storage.OutboxFilter{})
@@ -643,8 +644,8 @@ func TestDaemonDigestQueuesOnceAndNudges(t *testing.T) {
 	}
 	// The gauge is read from the outbox, so a fresh registry (a restart)
 	// shows it too.
-	for _, m := range []*metrics{d.metrics, newMetrics(db)} {
-		if got, ok := gaugeValue(t, m.reg, "pricewatch_digest_last_success_timestamp_seconds", nil); !ok || got < float64(before) {
+	for _, m := range []*metrics.Metrics{m, metrics.New(db, buildVersion())} {
+		if got, ok := gaugeValue(t, m.Registry(), "pricewatch_digest_last_success_timestamp_seconds", nil); !ok || got < float64(before) {
 			t.Errorf("digest gauge %v (present %v), want ≥ %d", got, ok, before)
 		}
 	}
@@ -700,22 +701,5 @@ func TestDigestWebhookGoesWithoutChart(t *testing.T) {
 	}
 	if e.Attachment != nil || e.Status != storage.OutboxSent {
 		t.Errorf("stored %d attachment bytes, status %s", len(e.Attachment), e.Status)
-	}
-}
-
-func TestScheduleInterval(t *testing.T) {
-	from := time.Date(2022, 10, 3, 9, 0, 0, 0, time.UTC)
-	for spec, want := range map[string]time.Duration{
-		"":              time.Hour,
-		"5 * * * *":     time.Hour,
-		"17 */6 * * *":  6 * time.Hour,
-		"0 6 * * *":     24 * time.Hour,
-		"0 6 * * 1,4":   4 * 24 * time.Hour,
-		"0 9 * * 1-5":   3 * 24 * time.Hour,
-		"not a cronjob": 0,
-	} {
-		if got := scheduleInterval(spec, from); got != want {
-			t.Errorf("%q: %s, want %s", spec, got, want)
-		}
 	}
 }

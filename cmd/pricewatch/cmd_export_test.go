@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pricewatch/pricewatch/pricesheet"
+
 	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
 	"github.com/pricewatch/pricewatch/internal/golden"
 )
@@ -154,7 +156,7 @@ func TestExportFiltersFormatsAndAt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != len(all)+1 || strings.Join(recs[0], ",") != strings.Join(exportHeader, ",") {
+	if len(recs) != len(all)+1 || strings.Join(recs[0], ",") != strings.Join(pricesheet.Header, ",") {
 		t.Errorf("csv: %d records, header %v; jsonl %d rows", len(recs), recs[0], len(all))
 	}
 	if before := lines("--at", time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)); len(before) != 0 {

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"slices"
-	"time"
+
+	"github.com/pricewatch/pricewatch/alerting"
+	providerrun "github.com/pricewatch/pricewatch/run"
+	"github.com/pricewatch/pricewatch/storage"
 
 	"github.com/spf13/cobra"
 	"go.uber.org/zap"
@@ -31,10 +35,10 @@ A provider without credentials is skipped, not failed.`,
 				}
 			}
 			// A broken alert rule is reported before anything is fetched.
-			if _, err := a.outboxFunc(); err != nil {
+			if _, err := a.wiring().OutboxFunc(); err != nil {
 				return err
 			}
-			jobs, err := a.buildJobs(only)
+			jobs, err := a.wiring().Jobs(only)
 			if err != nil {
 				return err
 			}
@@ -52,16 +56,16 @@ A provider without credentials is skipped, not failed.`,
 				a.log.Warn("closing abandoned runs", zap.Error(err))
 			}
 			failed := 0
-			var sums []runSummary
+			var sums []providerrun.Summary
 			for _, job := range jobs {
-				job.owner = "pricewatch fetch"
-				job.summaryReports = true
-				sum := runProvider(ctx, db, job, a.saveOptions(), a.log)
+				job.Owner = "pricewatch fetch"
+				job.SummaryReports = true
+				sum := providerrun.Provider(ctx, providerrun.DB(db), job.Job, a.wiring().SaveOptions(), a.log)
 				sums = append(sums, sum)
 				if format == formatTable {
-					fmt.Fprintln(a.stdout, summaryLine(sum))
+					fmt.Fprintln(a.stdout, sum.Line())
 				}
-				if sum.Status == statusFailed {
+				if sum.Status == providerrun.StatusFailed {
 					failed++
 				}
 				if ctx.Err() != nil {
@@ -74,7 +78,7 @@ A provider without credentials is skipped, not failed.`,
 			if format != formatTable {
 				notes = a.stderr
 			}
-			for _, line := range a.afterCycle(ctx, db) {
+			for _, line := range a.wiring().AfterCycle(ctx, db) {
 				fmt.Fprintln(notes, line)
 			}
 			if line := a.deliverAfterFetch(ctx, db); line != "" {
@@ -82,11 +86,11 @@ A provider without credentials is skipped, not failed.`,
 			}
 			switch format {
 			case formatJSON:
-				if err := writeJSON(a.stdout, fetchRows(sums)); err != nil {
+				if err := writeJSON(a.stdout, providerrun.Rows(sums)); err != nil {
 					return err
 				}
 			case formatCSV:
-				if err := writeRowsCSV(a.stdout, fetchRows(sums)); err != nil {
+				if err := writeRowsCSV(a.stdout, providerrun.Rows(sums)); err != nil {
 					return err
 				}
 			}
@@ -105,44 +109,40 @@ A provider without credentials is skipped, not failed.`,
 	return cmd
 }
 
-// fetchRow is one provider's run in `fetch --format json|csv`.
-type fetchRow struct {
-	Provider        string  `json:"provider"`
-	Status          string  `json:"status"`
-	OffersSeen      int     `json:"offers_seen"`
-	OffersNew       int     `json:"offers_new"`
-	OffersChanged   int     `json:"offers_changed"`
-	OffersUnchanged int     `json:"offers_unchanged"`
-	OffersClosed    int     `json:"offers_closed"`
-	RegionsSkipped  int     `json:"regions_skipped"`
-	OffersHeld      int     `json:"offers_held"`
-	UnknownHardware int     `json:"unknown_hardware"`
-	FirstRun        bool    `json:"first_run"`
-	DurationSeconds float64 `json:"duration_seconds"`
-	Error           *string `json:"error"`
+// deliverAfterFetch delivers what a `pricewatch fetch` queued, waiting at
+// most alerts.fetch_delivery_wait, and returns the summary line the fetch
+// prints ("" when there was nothing to send).
+func (a *app) deliverAfterFetch(ctx context.Context, db *storage.DB) string {
+	if ctx.Err() != nil {
+		return ""
+	}
+	rep, err := a.wiring().Deliver(ctx, db, a.cfg.Alerts.FetchDeliveryWait, false)
+	if err != nil {
+		a.log.Error("alerts not delivered", zap.Error(err))
+		return fmt.Sprintf("%-8s failed   %v (alerts stay queued)", "alerts", err)
+	}
+	if rep.Sent+rep.Logged+rep.Failed+rep.Pending == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%-8s %s", "alerts", reportLine(rep))
 }
 
-func fetchRows(sums []runSummary) []fetchRow {
-	out := make([]fetchRow, 0, len(sums))
-	for _, s := range sums {
-		status := s.Status
-		if status == statusNotStarted {
-			status = statusFailed
+func reportLine(rep alerting.Report) string {
+	s := fmt.Sprintf("%d sent", rep.Sent)
+	if rep.Logged > 0 {
+		// Only the log has them: nobody was told, so not "sent".
+		logged := fmt.Sprintf("%d logged (no Slack or webhook is configured for them: set slack.* or webhook.url)", rep.Logged)
+		if rep.Sent == 0 {
+			s = logged
+		} else {
+			s += ", " + logged
 		}
-		if status == statusOverlap {
-			status = statusSkipped
-		}
-		r := fetchRow{Provider: s.Provider, Status: status, UnknownHardware: s.UnknownHardware,
-			DurationSeconds: s.Duration.Round(time.Millisecond).Seconds()}
-		if res := s.Result; res != nil {
-			r.OffersSeen, r.OffersNew, r.OffersChanged, r.OffersUnchanged, r.OffersClosed = res.Seen, res.New, res.Changed, res.Unchanged, res.Closed
-			r.RegionsSkipped, r.OffersHeld, r.FirstRun = res.Skipped, res.Held, res.FirstRun
-		}
-		if s.Err != nil {
-			msg := s.Err.Error()
-			r.Error = &msg
-		}
-		out = append(out, r)
 	}
-	return out
+	if rep.Failed > 0 {
+		s += fmt.Sprintf(", %d failed (see `pricewatch alerts list --failed`)", rep.Failed)
+	}
+	if rep.Pending > 0 {
+		s += fmt.Sprintf(", %d pending (Slack did not take them in time; they are retried)", rep.Pending)
+	}
+	return s
 }

@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pricewatch/pricewatch/compose"
 	"github.com/pricewatch/pricewatch/config"
-	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fx"
 	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
@@ -21,7 +21,7 @@ func (a *app) fxCommand() *cobra.Command {
 		Short: "Fetch today's ECB reference rates and store them",
 		Args:  cobra.NoArgs,
 		RunE: withDB(a.openDB, func(ctx context.Context, db *storage.DB) error {
-			line, err := a.updateFX(ctx, db)
+			line, err := a.wiring().UpdateFX(ctx, db)
 			if err != nil {
 				return err
 			}
@@ -85,28 +85,5 @@ type fxRow struct {
 	Stale    bool        `json:"fx_stale"`
 }
 
-// updateFX fetches the ECB feed and stores it, returning a summary line.
-func (a *app) updateFX(ctx context.Context, db *storage.DB) (string, error) {
-	if !a.cfg.FX.Enabled {
-		return "", fmt.Errorf("exchange-rate updates are off (fx.enabled: false)")
-	}
-	client := fetchers.NewClient(fetchers.DefaultRetryPolicy())
-	rates, err := fx.Fetch(ctx, client, a.cfg.FX.Endpoint)
-	if err != nil {
-		return "", fmt.Errorf("updating exchange rates: %w", err)
-	}
-	if err := db.SaveFXDay(ctx, storage.FXDay{Date: rates.Date, Source: rates.Source, PerEUR: rates.PerEUR}); err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("%-8s ok       %s rates of %s (%d currencies)", "fx", rates.Source, rates.Date.Format(time.DateOnly), len(rates.PerEUR)), nil
-}
-
-// fxBook loads every stored reference day plus the configured fixed rates.
-func (a *app) fxBook(ctx context.Context, db *storage.DB) (*fx.Book, error) {
-	return report.FXBook(ctx, db, reportFX(a.cfg.FX))
-}
-
 // reportFX is what the reports read of the fx section.
-func reportFX(c config.FX) report.FX {
-	return report.FX{Currency: c.Currency, FixedRates: c.FixedRates, MaxAge: c.MaxAge}
-}
+func reportFX(c config.FX) report.FX { return compose.ReportFX(c) }

@@ -9,9 +9,10 @@ import (
 	"io"
 	"net/url"
 	"slices"
-	"sort"
 	"strings"
 	"time"
+
+	"github.com/pricewatch/pricewatch/apiclient"
 
 	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
@@ -110,20 +111,20 @@ func (a *app) historyCommand() *cobra.Command {
 				if printed, err := a.remoteRows(cmd.Context(), f.server.url, "history/"+url.PathEscape(args[0]), url.Values(q), passThrough, &hr); err != nil || printed {
 					return err
 				}
-				if rows, err = historyFromRows(hr); err != nil {
+				if rows, err = apiclient.History(hr); err != nil {
 					return err
 				}
 				rows = keepFiltered(rows)
 				if f.format != formatTable {
 					if limit > 0 {
-						rows = keepNewest(rows, limit)
+						rows = report.KeepNewest(rows, limit)
 					}
 					return writeHistory(a.stdout, f.format, rows)
 				}
 				if limit > 0 {
 					// The API has no limit: keep the newest here, one more
 					// than shown as a local read does.
-					rows = keepNewest(rows, limit+1)
+					rows = report.KeepNewest(rows, limit+1)
 				}
 			} else {
 				db, err := a.openReader(cmd.Context())
@@ -152,7 +153,7 @@ func (a *app) historyCommand() *cobra.Command {
 
 			cut := limit > 0 && len(rows) > limit
 			if cut {
-				rows = dropOldest(rows)
+				rows = report.DropOldest(rows)
 			}
 			if f.plot {
 				err = writeHistoryPlot(a.stdout, instanceType, rows)
@@ -188,48 +189,6 @@ func sinceNote(flag, used string) string {
 	return ""
 }
 
-// dropOldest removes the interval that starts first (the one beyond the
-// limit), keeping the rest in order.
-func dropOldest(rows []storage.PriceInterval) []storage.PriceInterval {
-	oldest := 0
-	for i, r := range rows {
-		o := rows[oldest]
-		if r.ValidFrom.Before(o.ValidFrom) || r.ValidFrom.Equal(o.ValidFrom) && r.ID < o.ID {
-			oldest = i
-		}
-	}
-	return append(rows[:oldest:oldest], rows[oldest+1:]...)
-}
-
-// keepNewest keeps the n intervals that start last, in their order.
-func keepNewest(rows []storage.PriceInterval, n int) []storage.PriceInterval {
-	if len(rows) <= n {
-		return rows
-	}
-	idx := make([]int, len(rows))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.Slice(idx, func(a, b int) bool {
-		ra, rb := rows[idx[a]], rows[idx[b]]
-		if !ra.ValidFrom.Equal(rb.ValidFrom) {
-			return ra.ValidFrom.After(rb.ValidFrom)
-		}
-		return ra.ID > rb.ID
-	})
-	keep := make([]bool, len(rows))
-	for _, i := range idx[:n] {
-		keep[i] = true
-	}
-	out := make([]storage.PriceInterval, 0, n)
-	for i, r := range rows {
-		if keep[i] {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 // streamHistory writes JSON or CSV row by row as the database returns them.
 func streamHistory(ctx context.Context, w io.Writer, db report.Store, format string, q report.HistoryQuery) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
@@ -237,13 +196,13 @@ func streamHistory(ctx context.Context, w io.Writer, db report.Store, format str
 	var cw *csv.Writer
 	if format == formatCSV {
 		cw = csv.NewWriter(bw)
-		if err := cw.Write(historyCSVHeader); err != nil {
+		if err := cw.Write(report.HistoryCSVHeader); err != nil {
 			return err
 		}
 	}
 	err := report.EachHistory(ctx, db, q, func(r *storage.PriceInterval) error {
 		if cw != nil {
-			return cw.Write(historyCSVRow(r))
+			return cw.Write(report.HistoryCSVRow(r))
 		}
 		b, err := json.MarshalIndent(report.NewHistoryRow(r), "  ", "  ")
 		if err != nil {
@@ -282,9 +241,9 @@ func writeHistory(w io.Writer, format string, rows []storage.PriceInterval) erro
 	case formatCSV:
 		out := make([][]string, 0, len(rows))
 		for i := range rows {
-			out = append(out, historyCSVRow(&rows[i]))
+			out = append(out, report.HistoryCSVRow(&rows[i]))
 		}
-		return writeCSV(w, historyCSVHeader, out)
+		return writeCSV(w, report.HistoryCSVHeader, out)
 	}
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, "No price history for that instance type (has `pricewatch fetch` run, and is the name spelled as the cloud spells it?).")
@@ -327,25 +286,6 @@ func writeHistory(w io.Writer, format string, rows []storage.PriceInterval) erro
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// historyCSVHeader is report.HistoryRow's JSON keys, in order; the
-// vocabulary test holds them equal.
-var historyCSVHeader = []string{"provider", "region", "zone", "instance_type", "price_type", "term", "payment", "offering_class", "os", "currency",
-	"hourly_price", "upfront", "effective_hourly", "price_per_gpu_hour", "gpu_model", "gpu_count", "gpu_memory_gb", "valid_from", "valid_to", "last_seen"}
-
-func historyCSVRow(r *storage.PriceInterval) []string {
-	pgText := "" // unknown GPU count: empty, as null in JSON
-	if pg, ok := pricewatch.PerGPUHour(r.EffectiveHourly, r.GPUCount); ok {
-		pgText = pg.String()
-	}
-	to := ""
-	if r.ValidTo != nil {
-		to = r.ValidTo.UTC().Format(time.RFC3339)
-	}
-	return []string{r.Provider, r.Region, r.Zone, r.InstanceType, string(r.PriceType), r.Term, r.Payment, r.OfferingClass, r.OS, r.Currency,
-		r.Hourly.String(), r.Upfront.String(), r.EffectiveHourly.String(), pgText, r.GPUModel, clitext.Float(r.GPUCount), clitext.Float(r.GPUMemoryGB),
-		r.ValidFrom.UTC().Format(time.RFC3339), to, r.LastSeen.UTC().Format(time.RFC3339)}
 }
 
 func groupByOffer(rows []storage.PriceInterval) [][]storage.PriceInterval {
@@ -405,25 +345,4 @@ func changeLabel(prev *decimal.Decimal, cur decimal.Decimal) string {
 		sign = "+"
 	}
 	return sign + pct.StringFixed(1) + "%"
-}
-
-// historyFromRows reads back the API's history rows (for --server) into the
-// intervals the table and the plot are drawn from.
-func historyFromRows(rows []report.HistoryRow) ([]storage.PriceInterval, error) {
-	return readRemoteRows(rows, func(r report.HistoryRow) (storage.PriceInterval, error) {
-		iv := storage.PriceInterval{Offer: pricewatch.Offer{Provider: r.Provider, Region: r.Region, Zone: r.Zone, InstanceType: r.InstanceType,
-			PriceType: pricewatch.PriceType(r.PriceType), Term: r.Term, Payment: r.Payment, OfferingClass: r.OfferingClass, OS: r.OS,
-			Currency: r.Currency, Hourly: decimal.Decimal(r.HourlyPrice), Upfront: decimal.Decimal(r.Upfront),
-			Hardware: pricewatch.Hardware{GPUModel: r.GPUModel, GPUCount: r.GPUCount, GPUMemoryGB: r.GPUMemoryGB}},
-			EffectiveHourly: decimal.Decimal(r.EffectiveHourly)}
-		var err error
-		if iv.ValidFrom, err = remoteTime(r.ValidFrom); err != nil {
-			return iv, err
-		}
-		if iv.LastSeen, err = remoteTime(r.LastSeen); err != nil {
-			return iv, err
-		}
-		iv.ValidTo, err = remoteEnd(r.ValidTo)
-		return iv, err
-	})
 }

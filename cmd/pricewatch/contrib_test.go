@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	providerrun "github.com/pricewatch/pricewatch/run"
+
 	"github.com/VictoriaMetrics/metricsql"
 	dto "github.com/prometheus/client_model/go"
 	yaml "go.yaml.in/yaml/v3"
@@ -32,10 +34,10 @@ const (
 func exportedNames(t *testing.T) map[string]bool {
 	t.Helper()
 	m, _, _, _ := fixtureMetrics(t, "metrics:\n  offers:\n    gpu_models: [H100]\n", nil)
-	m.observe(runSummary{Provider: "azure", Status: statusOK, Duration: time.Second, Result: &storage.Result{At: time.Now()}})
-	m.observe(runSummary{Provider: "aws", Status: statusFailed, Duration: time.Second})
-	m.offersTracked.WithLabelValues("azure").Set(1)
-	mfs, err := m.reg.Gather()
+	m.Observe(providerrun.Summary{Provider: "azure", Status: providerrun.StatusOK, Duration: time.Second, Result: &storage.Result{At: time.Now()}})
+	m.Observe(providerrun.Summary{Provider: "aws", Status: providerrun.StatusFailed, Duration: time.Second})
+	m.OffersTracked("azure", 1)
+	mfs, err := m.Registry().Gather()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pricewatch/pricewatch/daemon/metrics"
+	providerrun "github.com/pricewatch/pricewatch/run"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -24,7 +26,7 @@ func TestRunThatCannotStartLeavesATrace(t *testing.T) {
 	dir := t.TempDir()
 	cfg := testConfig{database: "  busy_timeout: 50ms\n", clouds: []cloud{azureCloud(az.URL, westus2)}}.write(t, dir)
 	a, db := loadApp(t, cfg)
-	jobs, err := a.buildJobs(nil)
+	jobs, err := a.wiring().Jobs(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,15 +37,15 @@ func TestRunThatCannotStartLeavesATrace(t *testing.T) {
 		time.Sleep(500 * time.Millisecond)
 		release()
 	}()
-	sum := runProvider(context.Background(), db, jobs[0], a.saveOptions(), zap.New(core))
-	if sum.Status != statusNotStarted || !strings.Contains(summaryLine(sum), "could not start") {
-		t.Fatalf("summary %q (%s), want not started", summaryLine(sum), sum.Status)
+	sum := providerrun.Provider(context.Background(), providerrun.DB(db), jobs[0].Job, a.wiring().SaveOptions(), zap.New(core))
+	if sum.Status != providerrun.StatusNotStarted || !strings.Contains(sum.Line(), "could not start") {
+		t.Fatalf("summary %q (%s), want not started", sum.Line(), sum.Status)
 	}
 	if logs.FilterMessage("fetch run could not start").Len() != 1 {
 		t.Errorf("not logged at error: %v", logs.All())
 	}
-	m := newMetrics(db)
-	m.observe(sum)
+	m := metrics.New(db, buildVersion())
+	m.Observe(sum)
 	if got := counterValue(t, m, "pricewatch_fetch_runs_total", "not_started"); got != 1 {
 		t.Errorf("pricewatch_fetch_runs_total{result=not_started} = %v, want 1", got)
 	}
@@ -56,9 +58,9 @@ func TestRunThatCannotStartLeavesATrace(t *testing.T) {
 	}
 }
 
-func counterValue(t *testing.T, m *metrics, name, result string) float64 {
+func counterValue(t *testing.T, m *metrics.Metrics, name, result string) float64 {
 	t.Helper()
-	families, err := m.reg.Gather()
+	families, err := m.Registry().Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,11 +77,4 @@ func counterValue(t *testing.T, m *metrics, name, result string) float64 {
 		}
 	}
 	return 0
-}
-
-func TestMetricsListenerHasEveryTimeout(t *testing.T) {
-	srv := newHTTPServer(http.NotFoundHandler())
-	if srv.ReadHeaderTimeout <= 0 || srv.ReadTimeout <= 0 || srv.WriteTimeout <= 0 || srv.IdleTimeout <= 0 {
-		t.Errorf("timeouts read-header %s, read %s, write %s, idle %s: want all set", srv.ReadHeaderTimeout, srv.ReadTimeout, srv.WriteTimeout, srv.IdleTimeout)
-	}
 }

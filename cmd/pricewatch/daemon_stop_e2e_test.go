@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	pwdaemon "github.com/pricewatch/pricewatch/daemon"
+
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -17,6 +19,9 @@ import (
 // as failed (cancelled) within the stop timeout, not left running for the
 // next start to call abandoned; the alert Slack refused before the signal is
 // tried again on the way out and delivered; the database is closed last.
+// stopGrace is the daemon's stop timeout.
+const stopGrace = pwdaemon.StopGrace
+
 func TestDaemonStopAfterReloadDuringRun(t *testing.T) {
 	w := newDaemonWorld(t)
 	bin, az, slack, dir, cfgPath := w.bin, w.az, w.slack, w.dir, w.cfgPath

@@ -12,6 +12,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/runpod/runpodtest"
 	"github.com/pricewatch/pricewatch/fetchers/tencent/tencenttest"
 	"github.com/pricewatch/pricewatch/fetchers/vastai/vastaitest"
+	providerrun "github.com/pricewatch/pricewatch/run"
 )
 
 // Issue 20 item 11: the fetch counts must add up, seen = new + changed +
@@ -54,15 +55,15 @@ func TestFetchCountsAddUpForEveryProvider(t *testing.T) {
 		name   string
 		before func()
 		// want are counts a run must show besides the sum, by provider.
-		want map[string]fetchRow
+		want map[string]providerrun.Row
 	}{
-		{"first run", func() {}, map[string]fetchRow{"aws": {OffersNew: 38}}},
-		{"nothing changed", func() {}, map[string]fetchRow{"aws": {OffersUnchanged: 38, RegionsSkipped: 2}}},
+		{"first run", func() {}, map[string]providerrun.Row{"aws": {OffersNew: 38}}},
+		{"nothing changed", func() {}, map[string]providerrun.Row{"aws": {OffersUnchanged: 38, RegionsSkipped: 2}}},
 		{"a region's new file and a price move", func() {
 			bucket.AddType("ap-northeast-1", awsV3, awsAPNp6.gpuType())
 			az.setH100(t, "6.98", "6.5")
-		}, map[string]fetchRow{"aws": {OffersNew: 8, OffersUnchanged: 38, RegionsSkipped: 1}, "azure": {OffersChanged: 1}}},
-		{"a held price", func() { az.setH100(t, "6.5", "0.0065") }, map[string]fetchRow{"azure": {OffersHeld: 1}}},
+		}, map[string]providerrun.Row{"aws": {OffersNew: 8, OffersUnchanged: 38, RegionsSkipped: 1}, "azure": {OffersChanged: 1}}},
+		{"a held price", func() { az.setH100(t, "6.5", "0.0065") }, map[string]providerrun.Row{"azure": {OffersHeld: 1}}},
 	}
 	for _, run := range runs {
 		run.before()
@@ -70,7 +71,7 @@ func TestFetchCountsAddUpForEveryProvider(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%s: fetch exited %d:\n%s%s", run.name, code, out, errOut)
 		}
-		var rows []fetchRow
+		var rows []providerrun.Row
 		if err := json.Unmarshal([]byte(out), &rows); err != nil {
 			t.Fatalf("%s: %v\n%s", run.name, err, out)
 		}

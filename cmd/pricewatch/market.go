@@ -91,7 +91,7 @@ func (a *app) openMarket(ctx context.Context, f scopeFlags) (*market, error) {
 	if err != nil {
 		return nil, err
 	}
-	book, err := a.fxBook(ctx, db)
+	book, err := report.FXBook(ctx, db, reportFX(a.cfg.FX))
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pricewatch/pricewatch/daemon/metrics"
+	providerrun "github.com/pricewatch/pricewatch/run"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/shopspring/decimal"
 	"go.uber.org/zap"
@@ -76,13 +79,13 @@ func series(t *testing.T, reg prometheus.Gatherer, name string) []map[string]str
 // fixtureMetrics is the daemon's registry over the fixture database (fake
 // Azure westus2, AWS p5.48xlarge in ap-northeast-1), with the settings a
 // test may change.
-func fixtureMetrics(t *testing.T, extra string, tweak func(*priceSettings)) (*metrics, *storage.DB, *app, *fakeAzure) {
+func fixtureMetrics(t *testing.T, extra string, tweak func(*metrics.PriceSettings)) (*metrics.Metrics, *storage.DB, *app, *fakeAzure) {
 	t.Helper()
 	cfg, az := fixtureConfig(t, extra)
 	a, db := loadApp(t, cfg)
-	m := newMetrics(db)
-	m.addPriceSeries(db, func() priceSettings {
-		s := priceSettingsOf(a.cfg)
+	m := metrics.New(db, buildVersion())
+	m.AddPriceSeries(db, func() metrics.PriceSettings {
+		s := metrics.SettingsOf(a.cfg)
 		if tweak != nil {
 			tweak(&s)
 		}
@@ -113,7 +116,7 @@ func TestCheapestPriceSeries(t *testing.T) {
 		"A100-80GB/savings_plan": 2.867375,     // 3y 22.939 / 8
 	}
 	got := map[string]float64{}
-	for _, s := range series(t, m.reg, "pricewatch_cheapest_price_per_gpu_hour") {
+	for _, s := range series(t, m.Registry(), "pricewatch_cheapest_price_per_gpu_hour") {
 		if s["currency"] != "USD" {
 			t.Errorf("currency %q, want fx.currency USD", s["currency"])
 		}
@@ -123,7 +126,7 @@ func TestCheapestPriceSeries(t *testing.T) {
 	if !maps.Equal(got, want) {
 		t.Errorf("cheapest per GPU-hour\n got %v\nwant %v", got, want)
 	}
-	info := series(t, m.reg, "pricewatch_cheapest_offer_info")
+	info := series(t, m.Registry(), "pricewatch_cheapest_offer_info")
 	if len(info) != len(want) {
 		t.Errorf("%d info series, want %d", len(info), len(want))
 	}
@@ -133,7 +136,7 @@ func TestCheapestPriceSeries(t *testing.T) {
 	if !slices.ContainsFunc(info, func(s map[string]string) bool { return maps.Equal(s, wantInfo) }) {
 		t.Errorf("no info series %v among %v", wantInfo, info)
 	}
-	if s := series(t, m.reg, "pricewatch_offer_price_per_gpu_hour"); len(s) != 0 {
+	if s := series(t, m.Registry(), "pricewatch_offer_price_per_gpu_hour"); len(s) != 0 {
 		t.Errorf("per-offer series without metrics.offers: %v", s)
 	}
 }
@@ -142,7 +145,7 @@ func TestCheapestPriceSeries(t *testing.T) {
 // price of `compare --price-type any` for the exact model, through the same
 // stored ECB rate.
 func TestCheapestConvertsAsCompare(t *testing.T) {
-	m, db, a, _ := fixtureMetrics(t, "", func(s *priceSettings) { s.currency = "EUR" })
+	m, db, a, _ := fixtureMetrics(t, "", func(s *metrics.PriceSettings) { s.Currency = "EUR" })
 	if err := db.SaveFXDay(context.Background(), storage.FXDay{Date: time.Now().UTC().Add(-24 * time.Hour).Truncate(24 * time.Hour), Source: "ECB",
 		PerEUR: map[string]decimal.Decimal{"USD": decimal.RequireFromString("1.0412")}}); err != nil {
 		t.Fatal(err)
@@ -165,7 +168,7 @@ func TestCheapestConvertsAsCompare(t *testing.T) {
 		}
 		best[r.PriceType] = true
 		want, _ := strconv.ParseFloat(r.PricePerGPUHour.String(), 64)
-		got, ok := gaugeValue(t, m.reg, "pricewatch_cheapest_price_per_gpu_hour", map[string]string{"gpu_model": "H100", "price_type": r.PriceType, "currency": "EUR"})
+		got, ok := gaugeValue(t, m.Registry(), "pricewatch_cheapest_price_per_gpu_hour", map[string]string{"gpu_model": "H100", "price_type": r.PriceType, "currency": "EUR"})
 		if !ok || got != want {
 			t.Errorf("H100 %s: gauge %v (present %v), compare says %v", r.PriceType, got, ok, want)
 		}
@@ -181,7 +184,7 @@ func TestCheapestConvertsAsCompare(t *testing.T) {
 func TestPerOfferSeries(t *testing.T) {
 	m, _, _, _ := fixtureMetrics(t, "metrics:\n  offers:\n    gpu_models: [A100, H100]\n    price_types: [spot]\n    providers: [azure]\n", nil)
 	var got []string
-	for _, s := range series(t, m.reg, "pricewatch_offer_price_per_gpu_hour") {
+	for _, s := range series(t, m.Registry(), "pricewatch_offer_price_per_gpu_hour") {
 		got = append(got, s["instance_type"]+" "+s["price_type"]+" "+s["gpu_model"]+" "+s["currency"]+" "+s["value"])
 	}
 	slices.Sort(got)
@@ -193,13 +196,13 @@ func TestPerOfferSeries(t *testing.T) {
 
 // countingStore counts how often the price rows are read.
 type countingStore struct {
-	priceStore
+	metrics.PriceStore
 	reads atomic.Int32
 }
 
 func (c *countingStore) Prices(ctx context.Context, f storage.PriceFilter) ([]storage.PriceInterval, error) {
 	c.reads.Add(1)
-	return c.priceStore.Prices(ctx, f)
+	return c.PriceStore.Prices(ctx, f)
 }
 
 // TestPriceSeriesCachedPerRun: scrapes between runs reuse the computed
@@ -207,10 +210,10 @@ func (c *countingStore) Prices(ctx context.Context, f storage.PriceFilter) ([]st
 func TestPriceSeriesCachedPerRun(t *testing.T) {
 	cfg, az := fixtureConfig(t, "")
 	a, db := loadApp(t, cfg)
-	store := &countingStore{priceStore: db}
+	store := &countingStore{PriceStore: db}
 	reg := prometheus.NewRegistry()
 	errs := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "errors_total", Help: "read errors"}, []string{"series"})
-	reg.MustRegister(newPriceCollector(store, func() priceSettings { return priceSettingsOf(a.cfg) }, errs))
+	reg.MustRegister(metrics.NewPriceCollector(store, func() metrics.PriceSettings { return metrics.SettingsOf(a.cfg) }, errs))
 	a100 := map[string]string{"gpu_model": "A100-80GB", "price_type": "on_demand", "currency": "USD"}
 	for i := 0; i < 3; i++ {
 		if v, ok := gaugeValue(t, reg, "pricewatch_cheapest_price_per_gpu_hour", a100); !ok || v != 4.09625 {
@@ -233,13 +236,13 @@ func TestPriceSeriesCachedPerRun(t *testing.T) {
 func TestLastSuccessSurvivesRestart(t *testing.T) {
 	cfg, az := fixtureConfig(t, "")
 	a, db := loadApp(t, cfg)
-	before := newMetrics(db)
+	before := metrics.New(db, buildVersion())
 	last, err := db.LastSuccess(context.Background(), "azure")
 	if err != nil || last == nil || last.FinishedAt == nil {
 		t.Fatalf("last success %+v, %v", last, err)
 	}
 	want := unixSeconds(*last.FinishedAt)
-	if v, ok := gaugeValue(t, before.reg, "pricewatch_fetch_last_success_timestamp_seconds", map[string]string{"provider": "azure"}); !ok || v != want {
+	if v, ok := gaugeValue(t, before.Registry(), "pricewatch_fetch_last_success_timestamp_seconds", map[string]string{"provider": "azure"}); !ok || v != want {
 		t.Fatalf("before the restart: %v (present %v), want %v", v, ok, want)
 	}
 
@@ -248,20 +251,20 @@ func TestLastSuccessSurvivesRestart(t *testing.T) {
 	az.mu.Lock()
 	az.truncate = "1"
 	az.mu.Unlock()
-	restarted := newMetrics(db)
-	jobs, err := a.buildJobs([]string{"azure"})
+	restarted := metrics.New(db, buildVersion())
+	jobs, err := a.wiring().Jobs([]string{"azure"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := runProvider(context.Background(), db, jobs[0], a.saveOptions(), zap.NewNop())
-	if sum.Status != statusFailed {
+	sum := providerrun.Provider(context.Background(), providerrun.DB(db), jobs[0].Job, a.wiring().SaveOptions(), zap.NewNop())
+	if sum.Status != providerrun.StatusFailed {
 		t.Fatalf("run after the restart: %s, want failed", sum.Status)
 	}
-	restarted.observe(sum)
-	if v, ok := gaugeValue(t, restarted.reg, "pricewatch_fetch_last_success_timestamp_seconds", map[string]string{"provider": "azure"}); !ok || v != want {
+	restarted.Observe(sum)
+	if v, ok := gaugeValue(t, restarted.Registry(), "pricewatch_fetch_last_success_timestamp_seconds", map[string]string{"provider": "azure"}); !ok || v != want {
 		t.Errorf("after a restart and a failed run: %v (present %v), want %v", v, ok, want)
 	}
-	if v, ok := gaugeValue(t, restarted.reg, "pricewatch_fetch_last_success_timestamp_seconds", map[string]string{"provider": "aws"}); !ok || v <= 0 {
+	if v, ok := gaugeValue(t, restarted.Registry(), "pricewatch_fetch_last_success_timestamp_seconds", map[string]string{"provider": "aws"}); !ok || v <= 0 {
 		t.Errorf("aws last success %v (present %v)", v, ok)
 	}
 }
@@ -273,8 +276,8 @@ func TestLastSuccessSurvivesRestart(t *testing.T) {
 func TestPromtoolCheckMetrics(t *testing.T) {
 	promtool := lookPromtool(t)
 	m, _, _, _ := fixtureMetrics(t, "metrics:\n  offers:\n    gpu_models: [H100]\n", nil)
-	m.observe(runSummary{Provider: "azure", Status: statusOK, Duration: time.Second, Result: &storage.Result{At: time.Now()}})
-	srv := httptest.NewServer(httpHandler(m, func(context.Context) (web.Readiness, error) { return web.Readiness{}, web.NotReady }, zap.NewNop()))
+	m.Observe(providerrun.Summary{Provider: "azure", Status: providerrun.StatusOK, Duration: time.Second, Result: &storage.Result{At: time.Now()}})
+	srv := httptest.NewServer(metrics.Handler(m, func(context.Context) (web.Readiness, error) { return web.Readiness{}, web.NotReady }, zap.NewNop()))
 	defer srv.Close()
 	resp, err := http.Get(srv.URL + "/metrics")
 	if err != nil {
@@ -312,7 +315,7 @@ func lookPromtool(t *testing.T) string {
 
 // failingStore fails every read once fail is set.
 type failingStore struct {
-	priceStore
+	metrics.PriceStore
 	fail atomic.Bool
 }
 
@@ -322,7 +325,7 @@ func (f *failingStore) DataVersion(ctx context.Context) (string, error) {
 	if f.fail.Load() {
 		return "", errDBGone
 	}
-	return f.priceStore.DataVersion(ctx)
+	return f.PriceStore.DataVersion(ctx)
 }
 
 func (f *failingStore) LastSuccessTimes(context.Context) (map[string]time.Time, error) {
@@ -339,10 +342,10 @@ func (f *failingStore) LastQueued(context.Context, string) (time.Time, bool, err
 func TestScrapeSurvivesReadErrors(t *testing.T) {
 	cfg, _ := fixtureConfig(t, "")
 	a, db := loadApp(t, cfg)
-	store := &failingStore{priceStore: db}
+	store := &failingStore{PriceStore: db}
 	errs := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pricewatch_metrics_read_errors_total", Help: "read errors"}, []string{"series"})
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(errs, newPriceCollector(store, func() priceSettings { return priceSettingsOf(a.cfg) }, errs), newFreshnessCollector(store, errs))
+	reg.MustRegister(errs, metrics.NewPriceCollector(store, func() metrics.PriceSettings { return metrics.SettingsOf(a.cfg) }, errs), metrics.NewFreshnessCollector(store, errs))
 	h100 := map[string]string{"gpu_model": "H100", "price_type": "on_demand", "currency": "USD"}
 	if v, ok := gaugeValue(t, reg, "pricewatch_cheapest_price_per_gpu_hour", h100); !ok || v != 8.553125 {
 		t.Fatalf("before the failure: %v %v", v, ok)
@@ -370,3 +373,6 @@ func TestScrapeSurvivesReadErrors(t *testing.T) {
 		t.Errorf("read errors counted %v, want prices, last_success and digest", counted)
 	}
 }
+
+// unixSeconds is how the freshness series write a time.
+func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }

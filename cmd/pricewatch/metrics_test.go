@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pricewatch/pricewatch/daemon/metrics"
+	providerrun "github.com/pricewatch/pricewatch/run"
+
 	"github.com/shopspring/decimal"
 	"go.uber.org/zap"
 
@@ -27,12 +30,12 @@ func TestHTTPEndpoints(t *testing.T) {
 		PerEUR: map[string]decimal.Decimal{"USD": decimal.RequireFromString("1.04")}}); err != nil {
 		t.Fatal(err)
 	}
-	m := newMetrics(db)
-	m.observe(runSummary{Provider: "azure", Status: statusOK, Duration: 3 * time.Second,
+	m := metrics.New(db, buildVersion())
+	m.Observe(providerrun.Summary{Provider: "azure", Status: providerrun.StatusOK, Duration: 3 * time.Second,
 		Result: &storage.Result{At: time.Unix(1796030220, 0), Changes: []pricewatch.Change{{Kind: pricewatch.PriceChanged}}}})
-	m.observe(runSummary{Provider: "aws", Status: statusFailed, Duration: time.Second})
+	m.Observe(providerrun.Summary{Provider: "aws", Status: providerrun.StatusFailed, Duration: time.Second})
 	ready := false
-	srv := httptest.NewServer(httpHandler(m, func(context.Context) (web.Readiness, error) {
+	srv := httptest.NewServer(metrics.Handler(m, func(context.Context) (web.Readiness, error) {
 		if !ready {
 			return web.Readiness{}, web.NotReady
 		}

@@ -1,7 +1,10 @@
-package main
+package daemon
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"time"
 
@@ -17,8 +20,8 @@ import (
 // of it the bearer-token check. An error (a non-loopback listen without a
 // token, a token file that is missing or empty) stops the daemon before it
 // starts: it must never come up open when it was meant to be closed.
-func (d *daemon) webHandler() (func(http.Handler) http.Handler, error) {
-	cfg := d.state().cfg
+func (d *Daemon) webHandler() (func(http.Handler) http.Handler, error) {
+	cfg := d.state().Config
 	token, err := cfg.HTTPToken()
 	if err != nil {
 		return nil, err
@@ -38,11 +41,14 @@ func (d *daemon) webHandler() (func(http.Handler) http.Handler, error) {
 	srv := &web.Server{
 		Store: d.db,
 		FX: func() report.FX {
-			f := d.state().cfg.FX
+			f := d.state().Config.FX
 			return report.FX{Currency: f.Currency, FixedRates: f.FixedRates, MaxAge: f.MaxAge}
 		},
 		Expected: func(now time.Time) map[string]time.Duration {
-			return d.state().app.expectedIntervals(now)
+			if e := d.state().Expected; e != nil {
+				return e(now)
+			}
+			return nil
 		},
 		Log: d.log.Named("http"),
 	}
@@ -57,4 +63,43 @@ func (d *daemon) webHandler() (func(http.Handler) http.Handler, error) {
 		}
 		return web.RequireToken(token.Value(), mux)
 	}, nil
+}
+
+// serveHTTP runs base (/metrics, /healthz and /readyz), and what wrap adds
+// around it (the API, the dashboard and the token check: webHandler),
+// until ctx is done.
+func serveHTTP(ctx context.Context, listen string, base http.Handler, log *zap.Logger, wrap ...func(http.Handler) http.Handler) error {
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return err
+	}
+	handler := base
+	for _, w := range wrap {
+		handler = w(handler)
+	}
+	srv := newHTTPServer(handler)
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(sctx)
+	}()
+	log.Info("http listening", zap.String("addr", ln.Addr().String()))
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// newHTTPServer bounds every phase of a connection: a client that sends
+// slowly, reads slowly or idles holds no goroutine and socket for long.
+// /readyz answers within its own 5 s; a scrape of /metrics is small.
+func newHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       15 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
 }

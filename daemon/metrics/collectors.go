@@ -1,4 +1,4 @@
-package main
+package metrics
 
 import (
 	"context"
@@ -28,8 +28,8 @@ func gpuCountLabel(n float64) string { return strconv.FormatFloat(n, 'f', -1, 64
 // scrapeTimeout bounds the database reads of one scrape.
 const scrapeTimeout = 5 * time.Second
 
-// freshnessStore is what the freshness collector reads at scrape time.
-type freshnessStore interface {
+// FreshnessStore is what the freshness collector reads at scrape time.
+type FreshnessStore interface {
 	LastSuccessTimes(ctx context.Context) (map[string]time.Time, error)
 	LastQueued(ctx context.Context, kind string) (time.Time, bool, error)
 }
@@ -40,13 +40,15 @@ type freshnessStore interface {
 // and `time() - pricewatch_fetch_last_success_timestamp_seconds > …` could
 // then never fire.
 type freshnessCollector struct {
-	db          freshnessStore
+	db          FreshnessStore
 	readErrors  *prometheus.CounterVec
 	lastSuccess *prometheus.Desc
 	digest      *prometheus.Desc
 }
 
-func newFreshnessCollector(db freshnessStore, readErrors *prometheus.CounterVec) *freshnessCollector {
+// NewFreshnessCollector reads the freshness series from db at each
+// scrape, counting failed reads in readErrors.
+func NewFreshnessCollector(db FreshnessStore, readErrors *prometheus.CounterVec) prometheus.Collector {
 	return &freshnessCollector{
 		db: db, readErrors: readErrors,
 		lastSuccess: prometheus.NewDesc("pricewatch_fetch_last_success_timestamp_seconds",
@@ -82,24 +84,25 @@ func (c *freshnessCollector) Collect(ch chan<- prometheus.Metric) {
 
 func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
 
-// priceStore is what the price collector reads.
-type priceStore interface {
+// PriceStore is what the price collector reads.
+type PriceStore interface {
 	DataVersion(ctx context.Context) (string, error)
 	Prices(ctx context.Context, f storage.PriceFilter) ([]storage.PriceInterval, error)
 	FXDays(ctx context.Context) ([]storage.FXDay, error)
 }
 
-// priceSettings are the parts of the config the price series depend on;
+// PriceSettings are the parts of the config the price series depend on;
 // the daemon passes a function so that a reload takes effect.
-type priceSettings struct {
-	currency string
-	fixed    map[string]string
-	maxAge   time.Duration
-	offers   config.MetricsOffers
+type PriceSettings struct {
+	Currency string
+	Fixed    map[string]string
+	MaxAge   time.Duration
+	Offers   config.MetricsOffers
 }
 
-func priceSettingsOf(cfg *config.Config) priceSettings {
-	return priceSettings{currency: strings.ToUpper(cfg.FX.Currency), fixed: cfg.FX.FixedRates, maxAge: cfg.FX.MaxAge, offers: cfg.Metrics.Offers}
+// SettingsOf are cfg's price settings.
+func SettingsOf(cfg *config.Config) PriceSettings {
+	return PriceSettings{Currency: strings.ToUpper(cfg.FX.Currency), Fixed: cfg.FX.FixedRates, MaxAge: cfg.FX.MaxAge, Offers: cfg.Metrics.Offers}
 }
 
 // priceCollector exports the cheapest current price per GPU-hour of each
@@ -109,8 +112,8 @@ func priceSettingsOf(cfg *config.Config) priceSettings {
 // series per offer. The rows are computed once per committed run (or
 // stored exchange rate, or config): a scrape between runs reuses them.
 type priceCollector struct {
-	db         priceStore
-	settings   func() priceSettings
+	db         PriceStore
+	settings   func() PriceSettings
 	now        func() time.Time
 	readErrors *prometheus.CounterVec
 
@@ -121,7 +124,9 @@ type priceCollector struct {
 	metrics []prometheus.Metric
 }
 
-func newPriceCollector(db priceStore, settings func() priceSettings, readErrors *prometheus.CounterVec) *priceCollector {
+// NewPriceCollector computes the price series from db with the settings
+// the function returns, once per committed run.
+func NewPriceCollector(db PriceStore, settings func() PriceSettings, readErrors *prometheus.CounterVec) prometheus.Collector {
 	return &priceCollector{
 		db: db, settings: settings, now: time.Now, readErrors: readErrors,
 		cheapest: prometheus.NewDesc("pricewatch_cheapest_price_per_gpu_hour",
@@ -181,29 +186,29 @@ func (c *priceCollector) current(ctx context.Context) ([]prometheus.Metric, erro
 	return ms, nil
 }
 
-func settingsKey(s priceSettings) string {
+func settingsKey(s PriceSettings) string {
 	var b strings.Builder
-	b.WriteString(s.currency + " " + s.maxAge.String())
-	keys := make([]string, 0, len(s.fixed))
-	for k := range s.fixed {
+	b.WriteString(s.Currency + " " + s.MaxAge.String())
+	keys := make([]string, 0, len(s.Fixed))
+	for k := range s.Fixed {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		b.WriteString(" " + k + "=" + s.fixed[k])
+		b.WriteString(" " + k + "=" + s.Fixed[k])
 	}
-	for _, l := range [][]string{s.offers.GPUModels, s.offers.PriceTypes, s.offers.Providers} {
+	for _, l := range [][]string{s.Offers.GPUModels, s.Offers.PriceTypes, s.Offers.Providers} {
 		b.WriteString(" [" + strings.Join(l, ",") + "]")
 	}
 	return b.String()
 }
 
-func (c *priceCollector) compute(ctx context.Context, set priceSettings) ([]prometheus.Metric, error) {
+func (c *priceCollector) compute(ctx context.Context, set PriceSettings) ([]prometheus.Metric, error) {
 	prices, err := c.db.Prices(ctx, storage.PriceFilter{OS: pricewatch.Linux, CurrentOnly: true})
 	if err != nil {
 		return nil, err
 	}
-	book, err := report.FXBook(ctx, c.db, report.FX{FixedRates: set.fixed, MaxAge: set.maxAge})
+	book, err := report.FXBook(ctx, c.db, report.FX{FixedRates: set.Fixed, MaxAge: set.MaxAge})
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +228,7 @@ func (c *priceCollector) compute(ctx context.Context, set priceSettings) ([]prom
 	for _, model := range models {
 		// Only this model's offers: Compare matches a family, and
 		// "A100-80GB" must not take in A100-80GB-PCIe.
-		res, err := analysis.Compare(byModel[model], nil, analysis.CompareOptions{GPU: model, Currency: set.currency, FX: book, At: now})
+		res, err := analysis.Compare(byModel[model], nil, analysis.CompareOptions{GPU: model, Currency: set.Currency, FX: book, At: now})
 		if err != nil {
 			return nil, err
 		}
@@ -236,7 +241,7 @@ func (c *priceCollector) compute(ctx context.Context, set priceSettings) ([]prom
 					prometheus.MustNewConstMetric(c.info, prometheus.GaugeValue, 1, model, string(r.PriceType), res.Currency,
 						r.Provider, r.Region, r.Zone, r.InstanceType, r.Term, r.Payment, r.OfferingClass, gpuCountLabel(r.GPUCount)))
 			}
-			if selected(set.offers, r) {
+			if selected(set.Offers, r) {
 				out = append(out, prometheus.MustNewConstMetric(c.offer, prometheus.GaugeValue, r.PricePerGPUHour.InexactFloat64(),
 					r.Provider, r.Region, r.Zone, r.InstanceType, string(r.PriceType), r.Term, r.Payment, r.OfferingClass,
 					model, gpuCountLabel(r.GPUCount), res.Currency))
@@ -259,8 +264,8 @@ func selected(f config.MetricsOffers, r analysis.CompareRow) bool {
 		(len(f.Providers) == 0 || slices.Contains(f.Providers, r.Provider))
 }
 
-// addPriceSeries registers the price series, computed from db with the
+// AddPriceSeries registers the price series, computed from db with the
 // settings the function returns at scrape time.
-func (m *metrics) addPriceSeries(db priceStore, settings func() priceSettings) {
-	m.reg.MustRegister(newPriceCollector(db, settings, m.readErrors))
+func (m *Metrics) AddPriceSeries(db PriceStore, settings func() PriceSettings) {
+	m.reg.MustRegister(NewPriceCollector(db, settings, m.readErrors))
 }

@@ -1,13 +1,13 @@
-package main
+// Package metrics holds the daemon's Prometheus series: run counters and
+// durations it observes, and the series read from the database at scrape
+// time (outbox, exchange rates, freshness, prices), which survive restarts.
+package metrics
 
 import (
 	"context"
-	"errors"
 	"math"
-	"net"
 	"net/http"
 	"runtime"
-	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -15,14 +15,15 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
 
+	"github.com/pricewatch/pricewatch/run"
 	"github.com/pricewatch/pricewatch/storage"
 	"github.com/pricewatch/pricewatch/web"
 )
 
-// metrics are the daemon's Prometheus series. Labels stay low-cardinality;
-// the price series (metrics_collectors.go) are one per GPU model and price
+// Metrics are the daemon's Prometheus series. Labels stay low-cardinality;
+// the price series (collectors.go) are one per GPU model and price
 // type unless metrics.offers asks for more.
-type metrics struct {
+type Metrics struct {
 	reg           *prometheus.Registry
 	fetchDuration *prometheus.HistogramVec
 	fetchRuns     *prometheus.CounterVec
@@ -31,16 +32,19 @@ type metrics struct {
 	readErrors    *prometheus.CounterVec // scrape-time database reads that failed
 }
 
-// dbGauges are read from the database when Prometheus scrapes, so they are
+// Store is what the series are read from: they are read from the database when Prometheus scrapes, so they are
 // never stale and survive restarts.
-type dbGauges interface {
+type Store interface {
 	OutboxCounts(ctx context.Context) (storage.OutboxStats, error)
 	FXDays(ctx context.Context) ([]storage.FXDay, error)
-	freshnessStore
+	FreshnessStore
+	PriceStore
 }
 
-func newMetrics(db dbGauges) *metrics {
-	m := &metrics{
+// New registers the daemon's series over db; version is the build's
+// (pricewatch_build_info). The price series are added with AddPriceSeries.
+func New(db Store, version string) *Metrics {
+	m := &Metrics{
 		reg: prometheus.NewRegistry(),
 		fetchDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "pricewatch_fetch_duration_seconds", Help: "Duration of provider fetch runs, download and store included.",
@@ -62,7 +66,7 @@ func newMetrics(db dbGauges) *metrics {
 	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "pricewatch_build_info", Help: "Build information; always 1.",
 	}, []string{"version", "goversion"})
-	build.WithLabelValues(buildVersion(), runtime.Version()).Set(1)
+	build.WithLabelValues(version, runtime.Version()).Set(1)
 	outbox := func(pick func(storage.OutboxStats) float64) func() float64 {
 		return func() float64 {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
@@ -90,7 +94,7 @@ func newMetrics(db dbGauges) *metrics {
 		return time.Since(days[len(days)-1].Date).Seconds()
 	})
 	m.reg.MustRegister(m.fetchDuration, m.fetchRuns, m.offersTracked, m.changes, m.readErrors,
-		pending, failed, fxAge, newFreshnessCollector(db, m.readErrors), build,
+		pending, failed, fxAge, NewFreshnessCollector(db, m.readErrors), build,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -100,76 +104,36 @@ func counterVec(name, help string, labels ...string) *prometheus.CounterVec {
 	return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
 }
 
-// observe records one provider run.
-func (m *metrics) observe(s runSummary) {
-	result := map[string]string{statusOK: "success", statusFailed: "error", statusSkipped: "skipped",
-		statusOverlap: "overlap", statusNotStarted: "not_started"}[s.Status]
+// Observe records one provider run.
+func (m *Metrics) Observe(s run.Summary) {
+	result := map[string]string{run.StatusOK: "success", run.StatusFailed: "error", run.StatusSkipped: "skipped",
+		run.StatusOverlap: "overlap", run.StatusNotStarted: "not_started"}[s.Status]
 	m.fetchRuns.WithLabelValues(s.Provider, result).Inc()
 	m.fetchDuration.WithLabelValues(s.Provider).Observe(s.Duration.Seconds())
-	if s.Status == statusOK && s.Result != nil {
+	if s.Status == run.StatusOK && s.Result != nil {
 		for _, c := range s.Result.Changes {
 			m.changes.WithLabelValues(s.Provider, string(c.Kind)).Inc()
 		}
 	}
 }
 
-// health is what /readyz, the systemd watchdog and people see.
-type health struct {
-	ready     atomic.Bool
-	heartbeat atomic.Int64 // unix nanos of the scheduler's last tick
+// Registry is what /metrics serves.
+func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+
+// Overlap counts a scheduler tick skipped because the provider's previous
+// run is still going.
+func (m *Metrics) Overlap(provider string) {
+	m.fetchRuns.WithLabelValues(provider, "overlap").Inc()
 }
 
-func (h *health) beat() { h.heartbeat.Store(time.Now().UnixNano()) }
-
-// schedulerAlive reports whether the scheduler loop ticked recently.
-func (h *health) schedulerAlive(maxQuiet time.Duration) error {
-	last := time.Unix(0, h.heartbeat.Load())
-	if quiet := time.Since(last); quiet > maxQuiet {
-		return errors.New("scheduler has not ticked for " + quiet.Round(time.Second).String())
-	}
-	return nil
+// OffersTracked sets the number of offers with a current price of provider.
+func (m *Metrics) OffersTracked(provider string, n int) {
+	m.offersTracked.WithLabelValues(provider).Set(float64(n))
 }
 
-// serveHTTP runs /metrics, /healthz and /readyz, and what wrap adds around
-// them (the API, the dashboard and the token check: see web.go), until ctx
-// is done.
-func serveHTTP(ctx context.Context, listen string, m *metrics, ready func(context.Context) (web.Readiness, error), log *zap.Logger, wrap ...func(http.Handler) http.Handler) error {
-	ln, err := net.Listen("tcp", listen)
-	if err != nil {
-		return err
-	}
-	handler := httpHandler(m, ready, log)
-	for _, w := range wrap {
-		handler = w(handler)
-	}
-	srv := newHTTPServer(handler)
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		srv.Shutdown(sctx)
-	}()
-	log.Info("http listening", zap.String("addr", ln.Addr().String()))
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
-}
-
-// newHTTPServer bounds every phase of a connection: a client that sends
-// slowly, reads slowly or idles holds no goroutine and socket for long.
-// /readyz answers within its own 5 s; a scrape of /metrics is small.
-func newHTTPServer(h http.Handler) *http.Server {
-	return &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       15 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-	}
-}
-
-func httpHandler(m *metrics, ready func(context.Context) (web.Readiness, error), log *zap.Logger) http.Handler {
+// Handler serves /metrics, /healthz and /readyz (ready says what /readyz
+// answers, and an error makes it 503; its detail goes to log only).
+func Handler(m *Metrics, ready func(context.Context) (web.Readiness, error), log *zap.Logger) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg}))
 	// Open to probes without the token: they say nothing an error holds.

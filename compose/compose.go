@@ -1,0 +1,212 @@
+// Package compose is the one place that turns a loaded config.Config into
+// the packages' own types: the provider jobs (asking the provider
+// registry), the alert rules, notifiers and dispatcher, the save options,
+// the weekly digest's message, and the secret set every log and error is
+// masked with. The CLI and the daemon both compose through it; nothing
+// else reads the config's sections for another package.
+package compose
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/pricewatch/pricewatch/alerting"
+	"github.com/pricewatch/pricewatch/config"
+	"github.com/pricewatch/pricewatch/daemon"
+	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/fx"
+	"github.com/pricewatch/pricewatch/guard"
+	"github.com/pricewatch/pricewatch/hardware"
+	"github.com/pricewatch/pricewatch/providers"
+	"github.com/pricewatch/pricewatch/report"
+	"github.com/pricewatch/pricewatch/run"
+	"github.com/pricewatch/pricewatch/secret"
+	"github.com/pricewatch/pricewatch/storage"
+)
+
+// Wiring is one config composed, with what the pieces built from it share.
+type Wiring struct {
+	Config *config.Config
+	Log    *zap.Logger
+	// Secrets is the set every configured secret read is added to.
+	Secrets *Secrets
+	// Now is the time fetchers judge validity fields by.
+	Now func() time.Time
+	// Progress is where long downloads report bytes and rate (nil: nowhere).
+	Progress io.Writer
+}
+
+// Secrets is one set of configured secret values, which its scrubber
+// masks. The set only grows, and the scrubber is told only when a value is
+// new, so that a set whose secrets were all read up front (a daemon
+// snapshot) is never written again.
+type Secrets struct {
+	mu     sync.Mutex
+	scrub  *secret.Scrubber
+	values []string
+}
+
+// NewSecrets is a set that scrub masks.
+func NewSecrets(scrub *secret.Scrubber) *Secrets { return &Secrets{scrub: scrub} }
+
+// Scrubber masks the set's secrets.
+func (s *Secrets) Scrubber() *secret.Scrubber { return s.scrub }
+
+// Add adds the configured secrets that are set.
+func (s *Secrets) Add(secrets ...config.Secret) {
+	vals := make([]string, 0, len(secrets))
+	for _, v := range secrets {
+		if !v.Empty() {
+			vals = append(vals, v.Value())
+		}
+	}
+	s.AddValues(vals...)
+}
+
+// AddValues adds secret values (empty ones are ignored).
+func (s *Secrets) AddValues(vals ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	grown := false
+	for _, v := range vals {
+		if v != "" && !slices.Contains(s.values, v) {
+			s.values = append(s.values, v)
+			grown = true
+		}
+	}
+	if grown {
+		s.scrub.SetSecrets(s.values...)
+	}
+}
+
+// Values are the set's secrets.
+func (s *Secrets) Values() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.values)
+}
+
+// Jobs builds the enabled providers' fetchers (only those named, when
+// only is not empty), asking the registry: each provider's package builds
+// its fetcher from its own config section.
+func (w *Wiring) Jobs(only []string) ([]daemon.Job, error) {
+	policy := fetchers.DefaultRetryPolicy()
+	policy.MaxRetryAfter = w.Config.Fetch.MaxRetryAfter
+	client := fetchers.NewClient(policy)
+	client.Log = w.Log.Named("http")
+	var jobs []daemon.Job
+	for _, p := range providers.All() {
+		sec := w.Config.Providers.Section(p.Name)
+		shared := sec.Shared()
+		if len(only) > 0 && !slices.Contains(only, p.Name) || len(only) == 0 && !shared.Enabled {
+			continue
+		}
+		f, err := p.New(sec, fetchers.Env{Client: client, Log: w.Log.Named(p.Name), Now: w.Now, Progress: w.Progress, AddSecrets: w.Secrets.Add})
+		if err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, daemon.Job{Job: run.Job{Name: p.Name, Fetcher: f, Timeout: shared.Timeout}, Schedule: shared.Schedule})
+	}
+	g, err := guard.New(guard.Config(w.Config.Guard), w.Log.Named("guard"))
+	if err != nil {
+		return nil, err
+	}
+	// Every job applies the same hardware.overrides; jobs are rebuilt on
+	// a reload, so a changed override takes effect from the next run.
+	rules := make([]hardware.Override, len(w.Config.Hardware.Overrides))
+	for i, o := range w.Config.Hardware.Overrides {
+		rules[i] = hardware.Override(o)
+	}
+	overrides := hardware.NewOverrides(rules)
+	for i := range jobs {
+		jobs[i].Guard = g
+		jobs[i].Hardware = overrides
+		jobs[i].LeaseWait = w.Config.Fetch.LeaseWait
+		jobs[i].Scrub = w.Secrets.Scrubber()
+	}
+	return jobs, nil
+}
+
+// SaveOptions are the storage settings every run uses.
+func (w *Wiring) SaveOptions() storage.SaveOptions {
+	return storage.SaveOptions{
+		MinOfferRatio: w.Config.Fetch.MinOfferRatio,
+		Outbox:        w.AlertOutbox(),
+		Policy:        alerting.NewPolicy(w.Config.Alerts.ConfirmChangePct, w.Config.Alerts.WithdrawAfterRuns),
+	}
+}
+
+// AfterCycle runs once after the providers of a cycle have been fetched:
+// it refreshes exchange rates (a failure there is reported, never fatal:
+// stored rates and the fixed fallback still apply, flagged when stale).
+func (w *Wiring) AfterCycle(ctx context.Context, db *storage.DB) []string {
+	var lines []string
+	if w.Config.FX.Enabled && ctx.Err() == nil {
+		line, err := w.UpdateFX(ctx, db)
+		if err != nil {
+			w.Log.Warn("exchange rates not updated", zap.Error(err))
+			line = fmt.Sprintf("%-8s failed   %v (stored rates still apply)", "fx", err)
+		}
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// UpdateFX fetches the ECB feed and stores it, returning a summary line.
+func (w *Wiring) UpdateFX(ctx context.Context, db *storage.DB) (string, error) {
+	if !w.Config.FX.Enabled {
+		return "", fmt.Errorf("exchange-rate updates are off (fx.enabled: false)")
+	}
+	client := fetchers.NewClient(fetchers.DefaultRetryPolicy())
+	rates, err := fx.Fetch(ctx, client, w.Config.FX.Endpoint)
+	if err != nil {
+		return "", fmt.Errorf("updating exchange rates: %w", err)
+	}
+	if err := db.SaveFXDay(ctx, storage.FXDay{Date: rates.Date, Source: rates.Source, PerEUR: rates.PerEUR}); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%-8s ok       %s rates of %s (%d currencies)", "fx", rates.Source, rates.Date.Format(time.DateOnly), len(rates.PerEUR)), nil
+}
+
+// Snapshot composes the daemon's snapshot of cfg, with a secret set of its
+// own (every credential the config names, read now), or says why cfg
+// cannot run: alert rules, provider settings and credentials are checked
+// before anything takes effect. root lends its log, clock and progress.
+func Snapshot(root *Wiring, cfg *config.Config) (*daemon.Snapshot, error) {
+	w := &Wiring{Config: cfg, Log: root.Log, Secrets: NewSecrets(secret.New()), Now: root.Now, Progress: root.Progress}
+	if _, err := w.OutboxFunc(); err != nil {
+		return nil, err
+	}
+	jobs, err := w.Jobs(nil)
+	if err != nil {
+		return nil, err
+	}
+	// Every secret is read now, so that the snapshot's set is complete
+	// before anything uses it (the notifier built later adds nothing).
+	if token, err := w.SlackToken(); err == nil {
+		w.Secrets.Add(token)
+	}
+	w.Secrets.Add(cfg.Slack.WebhookURL)
+	if token, err := cfg.HTTPToken(); err == nil {
+		w.Secrets.Add(token)
+	}
+	if u, err := config.ReadSecret("", cfg.Webhook.URL, cfg.Webhook.URLFile); err == nil {
+		w.Secrets.Add(u)
+	}
+	if key, err := config.ReadSecret("", config.Secret{}, cfg.Webhook.SecretFile); err == nil {
+		w.Secrets.Add(key)
+	}
+	return &daemon.Snapshot{Config: cfg, Jobs: jobs, Save: w.SaveOptions(), Secrets: w.Secrets.Values(),
+		Alerts: w, Digests: w, Rates: w, Expected: w.ExpectedIntervals}, nil
+}
+
+// ReportFX is what the reports read of the fx section.
+func ReportFX(c config.FX) report.FX {
+	return report.FX{Currency: c.Currency, FixedRates: c.FixedRates, MaxAge: c.MaxAge}
+}

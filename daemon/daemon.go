@@ -1,0 +1,569 @@
+// Package daemon is `pricewatch run` without the command line: the
+// scheduler that runs each provider on its schedule, the immutable config
+// snapshot a reload swaps whole, the count of every run that shutdown
+// waits for, the stop order, health and readiness, metrics and the HTTP
+// listener that mounts the API and dashboard, the alert delivery loop and
+// the weekly digest's trigger. New, Start, Reload, Stop; what a snapshot
+// runs is composed from the config by the caller (Options.Build).
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/robfig/cron/v3"
+	"go.uber.org/zap"
+
+	"github.com/pricewatch/pricewatch/alerting"
+	"github.com/pricewatch/pricewatch/config"
+	"github.com/pricewatch/pricewatch/daemon/metrics"
+	"github.com/pricewatch/pricewatch/run"
+	"github.com/pricewatch/pricewatch/secret"
+	"github.com/pricewatch/pricewatch/storage"
+	"github.com/pricewatch/pricewatch/systemd"
+	"github.com/pricewatch/pricewatch/web"
+)
+
+// StopGrace bounds how long shutdown waits for in-flight runs to roll back
+// after their context is cancelled; the unit's TimeoutStopSec is longer.
+const StopGrace = 15 * time.Second
+
+// heartbeatEvery is how often the scheduler proves it is alive; the
+// watchdog and /readyz treat a scheduler silent for 4× this as dead.
+const heartbeatEvery = 15 * time.Second
+
+// owner names the daemon in the run leases it takes.
+const owner = "pricewatch run"
+
+// Job is one provider run and its schedule (providers.<name>.schedule;
+// empty: hourly).
+type Job struct {
+	run.Job
+	Schedule string
+}
+
+// Alerts delivers the outbox with a snapshot's notifiers.
+type Alerts interface {
+	// RunDispatcher delivers continuously until ctx ends; each value on
+	// nudge (sent after a run queued messages) wakes it.
+	RunDispatcher(ctx context.Context, db *storage.DB, nudge <-chan struct{}) error
+	// Deliver makes one pass over what is pending, waiting at most
+	// maxWait for retries; force also tries what is backing off.
+	Deliver(ctx context.Context, db *storage.DB, maxWait time.Duration, force bool) (alerting.Report, error)
+}
+
+// Digests queues the weekly digest.
+type Digests interface {
+	// QueueDigest builds the digest of the week as of now and queues it
+	// unless that week's is queued already; it returns the week, the
+	// delivery key and whether this call queued it.
+	QueueDigest(ctx context.Context, db *storage.DB, now time.Time) (week, key string, queued bool, err error)
+}
+
+// Rates refreshes exchange rates; the daemon asks at most hourly, after a
+// run.
+type Rates interface {
+	AfterCycle(ctx context.Context, db *storage.DB) []string
+}
+
+// Snapshot is what the daemon runs on, composed whole from one loaded
+// config. Nothing in it changes after it is built: whoever needs the config
+// takes the snapshot once and keeps it for the whole of its work, so a
+// reload in the middle of a run, a digest or a delivery pass never mixes
+// two configs.
+type Snapshot struct {
+	Config *config.Config
+	Jobs   []Job
+	// Save are the storage settings of every run (alert policy, outbox).
+	Save storage.SaveOptions
+	// Secrets are every secret value the config names, read when the
+	// snapshot was built; the daemon's log masks them from then on.
+	Secrets []string
+	Alerts  Alerts
+	Digests Digests
+	Rates   Rates
+	// Expected maps each enabled provider to the longest gap its schedule
+	// allows between runs (the API's and dashboard's staleness).
+	Expected func(now time.Time) map[string]time.Duration
+}
+
+// Options are what New needs.
+type Options struct {
+	// Config is the config the daemon starts with.
+	Config *config.Config
+	// Build composes the snapshot of a config, or says why the config
+	// cannot run (alert rules, provider settings, credentials).
+	Build func(*config.Config) (*Snapshot, error)
+	// DB is the open database; Stop closes it.
+	DB  *storage.DB
+	Log *zap.Logger
+	// Scrub masks the secrets in what readiness shows; AddSecrets adds a
+	// snapshot's secrets to it (and to the log's masking).
+	Scrub      *secret.Scrubber
+	AddSecrets func(values ...string)
+	// SetLogLevel applies a reloaded log.level (nil: the level stays).
+	SetLogLevel func(level string) error
+	// Version is the build's, for the log and pricewatch_build_info.
+	Version string
+}
+
+// Daemon is `pricewatch run`: the process-wide parts (database, metrics,
+// health, the run bookkeeping) and the config snapshot in effect.
+type Daemon struct {
+	opts Options
+	// ctx is what every run derives from. Stop cancels it, after it has
+	// stopped scheduling and said so, rather than the signal itself: the
+	// log then tells the stop order as it happened ("stopping" before the
+	// runs' "fetch failed"), and no run can start between the two.
+	ctx        context.Context
+	cancelRuns context.CancelFunc
+	db         *storage.DB
+	metrics    *metrics.Metrics
+	health     *health
+	notify     *systemd.Notifier
+	log        *zap.Logger
+
+	// cur is the config snapshot in effect, swapped whole by a reload.
+	cur atomic.Pointer[state]
+
+	mu       sync.Mutex             // guards locks and stopping, and orders runs.Add before runs.Wait
+	locks    map[string]*sync.Mutex // per provider; shared by every snapshot's runs
+	stopping bool                   // set by Stop: no run starts after it
+	// runs counts every run in flight, scheduled or catch-up, whichever
+	// snapshot started it, and the digest: Stop waits for all of them.
+	runs sync.WaitGroup
+
+	// nudge wakes the alert dispatcher after a run queued messages.
+	nudge chan struct{}
+	// reloaded tells the dispatcher to pick up a reloaded config.
+	reloaded chan struct{}
+	// fxUpdated is when exchange rates were last fetched (unix nanos); the
+	// ECB publishes once a day, so one fetch an hour is plenty.
+	fxUpdated atomic.Int64
+
+	// stopBackground and stopDelivery end Start's goroutines; Stop calls
+	// them in its order.
+	stopBackground func()
+	stopDelivery   func()
+}
+
+// state is a snapshot with its scheduler, which is not started until the
+// snapshot takes effect.
+type state struct {
+	*Snapshot
+	cron *cron.Cron
+}
+
+func (d *Daemon) state() *state { return d.cur.Load() }
+
+// New prepares the daemon; Start starts it.
+func New(opts Options) *Daemon {
+	log := opts.Log
+	if log == nil {
+		log = zap.NewNop()
+	}
+	notify, err := systemd.New()
+	if err != nil {
+		log.Warn("systemd notifications disabled", zap.Error(err))
+	}
+	return &Daemon{
+		opts: opts, db: opts.DB, metrics: metrics.New(opts.DB, opts.Version), health: &health{}, notify: notify, log: log,
+		locks: map[string]*sync.Mutex{}, nudge: make(chan struct{}, 1), reloaded: make(chan struct{}, 1),
+		stopBackground: func() {}, stopDelivery: func() {},
+	}
+}
+
+// buildState builds the snapshot for cfg and its scheduler, or says why cfg
+// cannot run: alert rules, provider settings, credentials and schedules are
+// all checked before anything takes effect.
+func (d *Daemon) buildState(cfg *config.Config) (*state, error) {
+	snap, err := d.opts.Build(cfg)
+	if err != nil {
+		return nil, err
+	}
+	st := &state{Snapshot: snap}
+	if st.cron, err = d.newCron(st); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+func (d *Daemon) addSecrets(values []string) {
+	if d.opts.AddSecrets != nil {
+		d.opts.AddSecrets(values...)
+	}
+}
+
+// maybeUpdateFX refreshes exchange rates after a run, at most hourly.
+func (d *Daemon) maybeUpdateFX() {
+	last := time.Unix(0, d.fxUpdated.Load())
+	if time.Since(last) < time.Hour || !d.fxUpdated.CompareAndSwap(last.UnixNano(), time.Now().UnixNano()) {
+		return
+	}
+	if r := d.state().Rates; r != nil {
+		r.AfterCycle(d.ctx, d.db)
+	}
+}
+
+// Start closes the runs an earlier process left running, takes the config
+// into effect and starts scheduling, catch-up runs, alert delivery, the
+// HTTP listener and the watchdog; then it tells systemd it is ready. The
+// runs outlive ctx's cancellation: Stop ends them, in its order.
+func (d *Daemon) Start(ctx context.Context) error {
+	if err := d.db.CloseAbandonedRuns(ctx); err != nil {
+		return err
+	}
+	d.ctx, d.cancelRuns = context.WithCancel(context.WithoutCancel(ctx))
+	st, err := d.buildState(d.opts.Config)
+	if err != nil {
+		d.cancelRuns()
+		return err
+	}
+	d.cur.Store(st)
+	d.addSecrets(st.Secrets)
+	d.metrics.AddPriceSeries(d.db, func() metrics.PriceSettings { return metrics.SettingsOf(d.state().Config) })
+	webWrap, err := d.webHandler()
+	if err != nil {
+		d.cancelRuns()
+		return err
+	}
+	d.health.beat()
+	st.cron.Start()
+	d.refreshGauges(ctx)
+
+	// Background work outlives the signal: delivery stops after the runs
+	// (so what they queued can still go out), metrics and the watchdog
+	// after delivery. Neither context derives from ctx for that reason.
+	var bg, delivery sync.WaitGroup
+	bgCtx, stopBG := context.WithCancel(context.WithoutCancel(ctx))
+	deliveryCtx, stopDelivery := context.WithCancel(context.WithoutCancel(ctx))
+	d.stopDelivery = func() { stopDelivery(); delivery.Wait() }
+	d.stopBackground = func() { stopBG(); bg.Wait() }
+	if listen := st.Config.HTTP.Listen; listen != "" {
+		bg.Go(func() {
+			if err := serveHTTP(bgCtx, listen, metrics.Handler(d.metrics, d.readiness, d.log), d.log, webWrap); err != nil {
+				d.log.Error("http listener failed; metrics and health endpoints are unavailable", zap.String("listen", listen), zap.Error(err))
+			}
+		})
+	}
+	delivery.Go(func() { d.deliverLoop(deliveryCtx) })
+
+	d.health.ready.Store(true)
+	if err := d.notify.Ready(); err != nil {
+		d.log.Warn("sd_notify READY failed", zap.Error(err))
+	}
+	d.notify.Status("running")
+	bg.Go(func() { d.notify.RunWatchdog(bgCtx, d.healthy, d.log) })
+	d.log.Info("pricewatch running", zap.String("version", d.opts.Version), zap.String("database", d.db.Path()))
+	d.catchUp()
+	return nil
+}
+
+// newCron builds (without starting) the scheduler of a snapshot: its
+// providers' schedules, the heartbeat and the digest. Each tick runs with
+// the snapshot it was scheduled by.
+func (d *Daemon) newCron(st *state) (*cron.Cron, error) {
+	clog := cronLogger{d.log.Named("cron")}
+	// No cron.SkipIfStillRunning: it logs a skipped tick at debug and
+	// counts nothing. runJob skips an overlapping tick itself, logged and
+	// counted (pricewatch_fetch_runs_total{result="overlap"}).
+	c := cron.New(cron.WithLocation(time.UTC), cron.WithLogger(clog), cron.WithChain(cron.Recover(clog)))
+	for _, job := range st.Jobs {
+		job.Owner = owner
+		spec := job.Schedule
+		if spec == "" {
+			spec = "@hourly"
+		}
+		if _, err := c.AddFunc(spec, func() { d.runJob(st, job) }); err != nil {
+			return nil, fmt.Errorf("providers.%s.schedule %q: %w", job.Name, spec, err)
+		}
+	}
+	if _, err := c.AddFunc(fmt.Sprintf("@every %s", heartbeatEvery), d.health.beat); err != nil {
+		return nil, err
+	}
+	if spec := st.Config.Storage.MaintenanceSchedule; spec != "" {
+		if _, err := c.AddFunc(spec, func() { d.runMaintenance(st) }); err != nil {
+			return nil, fmt.Errorf("storage.maintenance_schedule %q: %w", spec, err)
+		}
+	}
+	if st.Config.Digest.Enabled {
+		spec := fmt.Sprintf("CRON_TZ=%s %s", st.Config.Digest.Timezone, st.Config.Digest.Schedule)
+		if _, err := c.AddFunc(spec, func() { d.runDigest(st) }); err != nil {
+			return nil, fmt.Errorf("digest.schedule %q: %w", st.Config.Digest.Schedule, err)
+		}
+	}
+	return c, nil
+}
+
+// startWork counts one run (or digest) for shutdown, unless shutdown has
+// begun; the caller calls d.runs.Done when it ends. Counting happens under
+// the same lock Stop sets stopping with, so runs.Add never races
+// runs.Wait.
+func (d *Daemon) startWork() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.stopping || d.ctx.Err() != nil {
+		return false
+	}
+	d.runs.Add(1)
+	return true
+}
+
+func (d *Daemon) providerLock(name string) *sync.Mutex {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.locks[name] == nil {
+		d.locks[name] = &sync.Mutex{}
+	}
+	return d.locks[name]
+}
+
+// runJob performs one provider run with the snapshot st unless one is
+// already going.
+func (d *Daemon) runJob(st *state, job Job) {
+	if !d.startWork() {
+		return
+	}
+	defer d.runs.Done()
+	lock := d.providerLock(job.Name)
+	if !lock.TryLock() {
+		d.metrics.Overlap(job.Name)
+		d.log.Info("tick skipped: the previous run of this provider is still going", zap.String("provider", job.Name))
+		return
+	}
+	defer lock.Unlock()
+	d.notify.Status(fmt.Sprintf("fetching %s", job.Name))
+	sum := run.Provider(d.ctx, run.DB(d.db), job.Job, st.Save, d.log)
+	d.metrics.Observe(sum)
+	d.notify.Status(fmt.Sprintf("last run: %s %s at %s", job.Name, sum.Status, time.Now().UTC().Format("15:04Z")))
+	d.maybeUpdateFX()
+	d.refreshGauges(d.ctx)
+	select {
+	case d.nudge <- struct{}{}:
+	default:
+	}
+}
+
+// catchUp runs, in the background, each provider whose stored data is
+// older than its schedule (or that never succeeded).
+func (d *Daemon) catchUp() {
+	st := d.state()
+	now := time.Now().UTC()
+	for _, job := range st.Jobs {
+		last, err := d.db.LastSuccess(d.ctx, job.Name)
+		if err != nil {
+			d.log.Error("reading last run", zap.String("provider", job.Name), zap.Error(err))
+			continue
+		}
+		if last != nil && !isStale(job.Schedule, last.StartedAt, now) {
+			continue
+		}
+		job.Owner = owner
+		go d.runJob(st, job)
+	}
+}
+
+// isStale reports whether the schedule would have fired since the last
+// successful run, i.e. a run is due.
+func isStale(spec string, last, now time.Time) bool {
+	if spec == "" {
+		spec = "@hourly"
+	}
+	sched, err := cron.ParseStandard(spec)
+	if err != nil {
+		return true
+	}
+	return !sched.Next(last).After(now)
+}
+
+// Reload swaps in the snapshot of cfg; a config that cannot run keeps the
+// running one (the error says why, and is logged). Runs the old snapshot
+// started carry on with it (under the provider lock, counted for Stop);
+// only the old scheduler's future ticks are dropped.
+func (d *Daemon) Reload(cfg *config.Config) error {
+	if err := d.notify.Reloading(); err != nil {
+		d.log.Warn("sd_notify RELOADING failed", zap.Error(err))
+	}
+	defer d.ready()
+	st, err := d.buildState(cfg)
+	if err != nil {
+		d.log.Error("config reload failed; keeping the running config", zap.Error(err))
+		return err
+	}
+	// The log masks every secret any snapshot held: runs of the previous
+	// one may still be logging, and a secret taken out of the config is
+	// still a secret.
+	d.addSecrets(st.Secrets)
+	if d.opts.SetLogLevel != nil {
+		if err := d.opts.SetLogLevel(cfg.Log.Level); err != nil {
+			d.log.Warn("log level not changed", zap.Error(err))
+		}
+	}
+	old := d.cur.Swap(st)
+	old.cron.Stop()
+	st.cron.Start()
+	select {
+	case d.reloaded <- struct{}{}:
+	default:
+	}
+	d.log.Info("config reloaded", zap.String("file", cfg.Source))
+	return nil
+}
+
+// ReloadFailed reports a reload whose config could not even be loaded: the
+// running config stays, and systemd hears the reload begin and end as for
+// any other.
+func (d *Daemon) ReloadFailed(err error) {
+	if nerr := d.notify.Reloading(); nerr != nil {
+		d.log.Warn("sd_notify RELOADING failed", zap.Error(nerr))
+	}
+	d.log.Error("config reload failed; keeping the running config", zap.Error(err))
+	d.ready()
+}
+
+func (d *Daemon) ready() {
+	if err := d.notify.Ready(); err != nil {
+		d.log.Warn("sd_notify READY failed", zap.Error(err))
+	}
+}
+
+// Stop stops the daemon in this order, within StopGrace in all (or ctx's
+// deadline, when sooner):
+//
+//  1. stop scheduling: no tick, catch-up or reload starts a run any more;
+//  2. cancel and wait for the runs: every run derives from d.ctx, so each
+//     run in flight, whichever snapshot started it, rolls back and records
+//     itself failed (cancelled);
+//  3. deliver what can be delivered: the delivery loop stops and one last
+//     pass tries every pending message once, and again while retries fall
+//     before the deadline; what is left stays queued for the next start;
+//  4. stop metrics, health and the watchdog (they answered throughout, so
+//     a scrape during shutdown sees the runs end);
+//  5. close the database.
+func (d *Daemon) Stop(ctx context.Context) error {
+	deadline := time.Now().Add(StopGrace)
+	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
+		deadline = dl
+	}
+	d.log.Info("stopping")
+	d.notify.Stopping()
+	d.health.ready.Store(false)
+
+	d.mu.Lock()
+	d.stopping = true
+	d.mu.Unlock()
+	st := d.state()
+	st.cron.Stop()
+	d.cancelRuns()
+
+	done := make(chan struct{})
+	go func() {
+		d.runs.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Until(deadline)):
+		d.log.Warn("runs did not stop in time; closing anyway (their transactions roll back)")
+	}
+
+	d.stopDelivery()
+	if left := time.Until(deadline); left > 0 && st.Alerts != nil {
+		dctx, cancel := context.WithDeadline(context.WithoutCancel(d.ctx), deadline)
+		if _, err := st.Alerts.Deliver(dctx, d.db, left, true); err != nil && dctx.Err() == nil {
+			d.log.Error("alerts not delivered at stop; they stay queued", zap.Error(err))
+		}
+		cancel()
+	}
+
+	d.stopBackground()
+	if err := d.db.Close(); err != nil {
+		d.log.Error("closing the database", zap.Error(err))
+	}
+	d.log.Info("stopped")
+	return nil
+}
+
+// healthy gates the systemd watchdog: the scheduler ticks and the database answers.
+func (d *Daemon) healthy(ctx context.Context) error {
+	if err := d.health.schedulerAlive(4 * heartbeatEvery); err != nil {
+		return err
+	}
+	return d.db.Ping(ctx)
+}
+
+// readiness is /readyz: healthy, plus each provider's last run. /readyz is
+// open to probes, so each failure is wrapped in the words it may show.
+func (d *Daemon) readiness(ctx context.Context) (web.Readiness, error) {
+	if !d.health.ready.Load() {
+		return web.Readiness{}, web.NotReady
+	}
+	if err := d.health.schedulerAlive(4 * heartbeatEvery); err != nil {
+		return web.Readiness{}, fmt.Errorf("%w: %w", web.SchedulerStalled, err)
+	}
+	if err := d.db.Ping(ctx); err != nil {
+		return web.Readiness{}, fmt.Errorf("%w: %w", web.DatabaseUnavailable, err)
+	}
+	return ProviderRuns(ctx, d.db)
+}
+
+// RunStore holds each provider's last run.
+type RunStore interface {
+	LastRuns(ctx context.Context) ([]storage.Run, error)
+}
+
+// ProviderRuns is what /readyz says of each provider: its last run's
+// status and start. No error text: /readyz is open to probes, and an error
+// may quote a provider's answer (`pricewatch runs` and the token-guarded
+// /api/v1/runs have it).
+func ProviderRuns(ctx context.Context, db RunStore) (web.Readiness, error) {
+	runs, err := db.LastRuns(ctx)
+	if err != nil {
+		return web.Readiness{}, fmt.Errorf("%w: reading the latest runs: %w", web.DatabaseUnavailable, err)
+	}
+	rd := web.Readiness{Providers: map[string]web.ProviderRun{}}
+	for _, r := range runs {
+		rd.Providers[r.Provider] = web.ProviderRun{Status: r.Status, StartedAt: r.StartedAt}
+	}
+	return rd, nil
+}
+
+func (d *Daemon) refreshGauges(ctx context.Context) {
+	counts, err := d.db.CurrentOfferCounts(ctx)
+	if err != nil {
+		d.log.Warn("metrics: counting offers", zap.Error(err))
+		return
+	}
+	for p, n := range counts {
+		d.metrics.OffersTracked(p, n)
+	}
+}
+
+// health is what /readyz, the systemd watchdog and people see.
+type health struct {
+	ready     atomic.Bool
+	heartbeat atomic.Int64 // unix nanos of the scheduler's last tick
+}
+
+func (h *health) beat() { h.heartbeat.Store(time.Now().UnixNano()) }
+
+// schedulerAlive reports whether the scheduler loop ticked recently.
+func (h *health) schedulerAlive(maxQuiet time.Duration) error {
+	last := time.Unix(0, h.heartbeat.Load())
+	if quiet := time.Since(last); quiet > maxQuiet {
+		return errors.New("scheduler has not ticked for " + quiet.Round(time.Second).String())
+	}
+	return nil
+}
+
+// cronLogger adapts zap to cron.Logger.
+type cronLogger struct{ log *zap.Logger }
+
+func (l cronLogger) Info(msg string, kv ...any) { l.log.Sugar().Debugw(msg, kv...) }
+func (l cronLogger) Error(err error, msg string, kv ...any) {
+	l.log.Sugar().Errorw(msg, append(kv, "error", err)...)
+}

@@ -1,0 +1,294 @@
+// Package run performs one provider run: take the provider's lease, fetch,
+// judge the prices (guard), apply the hardware overrides, and store the
+// snapshot in one transaction with the alerts it queues. `pricewatch fetch`
+// and the daemon both run providers through it; its inputs are plain
+// values, and it declares the store it needs (Store).
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/guard"
+	"github.com/pricewatch/pricewatch/hardware"
+	"github.com/pricewatch/pricewatch/secret"
+	"github.com/pricewatch/pricewatch/storage"
+)
+
+// Job is one configured cloud ready to fetch.
+type Job struct {
+	Name    string
+	Fetcher fetchers.Fetcher
+	Timeout time.Duration
+	// LeaseWait bounds the wait for another run of the provider (another
+	// process) to finish (fetch.lease_wait).
+	LeaseWait time.Duration
+	// Owner names the process in the run lease ("pricewatch fetch").
+	Owner string
+	// SummaryReports is set when the caller prints the run's summary line
+	// (`pricewatch fetch`): the failure is reported there, once, and not
+	// logged as well.
+	SummaryReports bool
+	// Scrub masks the configured secrets in the run's error before it is
+	// logged, recorded or printed (the fetchers scrub where they build
+	// errors; this is the second line).
+	Scrub *secret.Scrubber
+	// Hardware holds the config's hardware.overrides, applied to every
+	// fetched offer and availability record before they are stored.
+	Hardware hardware.Overrides
+	// Guard holds implausible prices back before they are stored.
+	Guard *guard.Guard
+}
+
+// Status values of a Summary.
+const (
+	StatusOK      = "ok"
+	StatusFailed  = "failed"
+	StatusSkipped = "skipped"
+	// StatusOverlap: another run of the provider held its lease.
+	StatusOverlap = "overlap"
+	// StatusNotStarted: the run could not even be recorded (database
+	// locked or failing).
+	StatusNotStarted = "not_started"
+)
+
+// Summary is what one provider run did, for the CLI line and metrics.
+type Summary struct {
+	Provider string
+	Status   string
+	Result   *storage.Result
+	Err      error
+	Duration time.Duration
+	// UnknownHardware counts the instance types the run stored whose GPU
+	// is unknown or not in the catalogue (after hardware.overrides).
+	UnknownHardware int
+}
+
+// Lease is a run's hold on its provider (storage.Lease).
+type Lease interface {
+	ID() int64
+	// Context is done when the lease is lost.
+	Context() context.Context
+	Release()
+}
+
+// Store is what a run reads and writes: the lease, what the fetcher saw
+// last time, the run's record and the snapshot, and what the guard judges
+// prices against.
+type Store interface {
+	BeginRun(ctx context.Context, provider string, opts storage.LeaseOptions) (Lease, error)
+	RecordUnstartedRun(ctx context.Context, provider string, at time.Time, errText string) error
+	Versions(ctx context.Context, provider string) (map[string]string, error)
+	FetcherState(ctx context.Context, provider string) ([]byte, error)
+	FinishRun(ctx context.Context, runID int64, status, errText string) error
+	SaveSnapshot(ctx context.Context, runID int64, snap *pricewatch.Snapshot, opts storage.SaveOptions) (*storage.Result, error)
+	guard.Store
+}
+
+// DB is the Store of a storage database: its BeginRun returns the concrete
+// lease, which has its run ID as a field.
+func DB(db *storage.DB) Store { return dbStore{db} }
+
+type dbStore struct{ *storage.DB }
+
+func (s dbStore) BeginRun(ctx context.Context, provider string, opts storage.LeaseOptions) (Lease, error) {
+	l, err := s.DB.BeginRun(ctx, provider, opts)
+	if err != nil {
+		return nil, err
+	}
+	return dbLease{l}, nil
+}
+
+type dbLease struct{ *storage.Lease }
+
+func (l dbLease) ID() int64 { return l.RunID }
+
+// recordWithin bounds how long a run that could not start keeps trying to
+// leave its record, so that a CLI on a dead database still exits.
+const recordWithin = time.Minute
+
+// Provider performs one provider run: take the provider's lease, fetch,
+// then store in one transaction (which also records changes and queues
+// alerts). A failed or cancelled run records its failure and stores no
+// prices; a run that cannot start is logged, and recorded once the
+// database allows. opts are passed to SaveSnapshot as they are (the held
+// prices are the guard's).
+func Provider(ctx context.Context, db Store, job Job, opts storage.SaveOptions, log *zap.Logger) Summary {
+	start := time.Now()
+	sum := Summary{Provider: job.Name}
+	finish := func(status string, err error) Summary {
+		sum.Status, sum.Err, sum.Duration = status, err, time.Since(start)
+		return sum
+	}
+	lease, err := db.BeginRun(ctx, job.Name, storage.LeaseOptions{Wait: job.LeaseWait, Timeout: job.Timeout, Owner: job.Owner})
+	var busy *storage.RunInProgressError
+	if errors.As(err, &busy) {
+		log.Warn("another run of this provider is going; this one is skipped", zap.String("provider", job.Name),
+			zap.Int64("run", busy.SkippedRun), zap.Int64("holder_run", busy.HolderRun), zap.String("holder", busy.Holder))
+		return finish(StatusOverlap, err)
+	}
+	if err != nil {
+		err = job.Scrub.Error(err)
+		log.Error("fetch run could not start", zap.String("provider", job.Name), zap.Error(err))
+		rctx, cancel := context.WithTimeout(ctx, recordWithin)
+		defer cancel()
+		if rerr := db.RecordUnstartedRun(rctx, job.Name, start.UTC(), err.Error()); rerr != nil {
+			log.Error("run that could not start is not recorded", zap.String("provider", job.Name), zap.Error(rerr))
+		}
+		return finish(StatusNotStarted, fmt.Errorf("run could not start: %w", err))
+	}
+	defer lease.Release()
+	runID := lease.ID()
+	prev, err := db.Versions(ctx, job.Name)
+	var state []byte
+	if err == nil {
+		state, err = db.FetcherState(ctx, job.Name)
+	}
+	if err != nil {
+		err = job.Scrub.Error(err)
+		db.FinishRun(ctx, runID, storage.RunFailed, err.Error())
+		return finish(StatusFailed, err)
+	}
+	// The run stops when its lease is lost as when it times out.
+	runCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	stopOnLoss := context.AfterFunc(lease.Context(), func() { stop(context.Cause(lease.Context())) })
+	defer stopOnLoss()
+	if job.Timeout > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeout(runCtx, job.Timeout)
+		defer cancel()
+	}
+	log.Info("fetch started", zap.String("provider", job.Name), zap.Int64("run", runID))
+	snap, err := job.Fetcher.Fetch(runCtx, fetchers.Previous{Versions: prev, State: state})
+	if err == nil {
+		// Between fetch and store: the user's hardware corrections first
+		// (the guard judges prices per GPU-hour), then count what is
+		// still unknown (stored all the same).
+		if n := job.Hardware.Apply(snap); n > 0 {
+			log.Info("hardware overrides applied", zap.String("provider", job.Name), zap.Int("types", n))
+		}
+		sum.UnknownHardware = hardware.UnknownTypes(snap)
+		opts.Held, err = job.Guard.Check(runCtx, db, snap)
+	}
+	if err == nil {
+		sum.Result, err = db.SaveSnapshot(runCtx, runID, snap, opts)
+	}
+	if err != nil {
+		status, runStatus := StatusFailed, storage.RunFailed
+		if errors.Is(err, fetchers.ErrNoCredentials) {
+			status, runStatus = StatusSkipped, storage.RunSkipped
+		}
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			err = fmt.Errorf("%w (providers.%s.timeout is %s)", err, job.Name, job.Timeout)
+		}
+		if cause := context.Cause(runCtx); errors.Is(cause, storage.ErrLeaseLost) && !errors.Is(err, storage.ErrLeaseLost) {
+			err = fmt.Errorf("%w (%w)", err, cause)
+		}
+		err = job.Scrub.Error(err)
+		if ferr := db.FinishRun(ctx, runID, runStatus, err.Error()); ferr != nil {
+			log.Error("recording failed run", zap.String("provider", job.Name), zap.Error(ferr))
+		}
+		switch {
+		case job.SummaryReports:
+		case status == StatusSkipped:
+			log.Warn("provider skipped", zap.String("provider", job.Name), zap.Error(err))
+		default:
+			log.Error("fetch failed", zap.String("provider", job.Name), zap.Int64("run", runID), zap.Error(err))
+		}
+		return finish(status, err)
+	}
+	r := sum.Result
+	log.Info("fetch stored", zap.String("provider", job.Name), zap.Int64("run", runID),
+		zap.Int("seen", r.Seen), zap.Int("new", r.New), zap.Int("changed", r.Changed), zap.Int("unchanged", r.Unchanged),
+		zap.Int("closed", r.Closed), zap.Int("skipped_regions", r.Skipped), zap.Int("changes", len(r.Changes)),
+		zap.Int("held", r.Held), zap.Int("accepted", r.Accepted), zap.Int("moves_awaiting_confirmation", len(r.Awaiting)),
+		zap.Int("unknown_hardware_types", sum.UnknownHardware),
+		zap.Duration("took", time.Since(start)))
+	return finish(StatusOK, nil)
+}
+
+// Line is the one line `pricewatch fetch` prints per provider.
+func (s Summary) Line() string {
+	took := s.Duration.Round(time.Millisecond)
+	switch s.Status {
+	case StatusOK:
+		r := s.Result
+		line := fmt.Sprintf("%-8s ok       %d offers: %d new, %d changed, %d unchanged, %d closed", s.Provider, r.Seen, r.New, r.Changed, r.Unchanged, r.Closed)
+		if r.Skipped > 0 {
+			line += fmt.Sprintf("; %d region(s) skipped as unchanged", r.Skipped)
+		}
+		if s.UnknownHardware > 0 {
+			line += fmt.Sprintf("; %d type(s) with unknown GPU hardware (pricewatch hardware unknown)", s.UnknownHardware)
+		}
+		if r.Held > 0 {
+			line += fmt.Sprintf("; %d held as implausible (%s; see `pricewatch held`)", r.Held, storage.HeldReasonsText(r.HeldReasons))
+		}
+		if r.Accepted > 0 {
+			line += fmt.Sprintf("; %d held price(s) accepted after coming back", r.Accepted)
+		}
+		if n := len(r.Awaiting); n > 0 {
+			line += fmt.Sprintf("; %d large move(s) await confirmation by the next run", n)
+		}
+		if r.FirstRun {
+			line += " (first run: baseline)"
+		}
+		return line + fmt.Sprintf(" in %s", took)
+	case StatusSkipped, StatusOverlap:
+		return fmt.Sprintf("%-8s skipped  %v", s.Provider, s.Err)
+	case StatusNotStarted:
+		return fmt.Sprintf("%-8s FAILED   %v (nothing fetched or stored)", s.Provider, s.Err)
+	default:
+		return fmt.Sprintf("%-8s FAILED   %v (after %s; nothing stored)", s.Provider, s.Err, took)
+	}
+}
+
+// Row is one provider's run as `pricewatch fetch --format json|csv` prints
+// it (overlap and not started read as skipped and failed).
+type Row struct {
+	Provider        string  `json:"provider"`
+	Status          string  `json:"status"`
+	OffersSeen      int     `json:"offers_seen"`
+	OffersNew       int     `json:"offers_new"`
+	OffersChanged   int     `json:"offers_changed"`
+	OffersUnchanged int     `json:"offers_unchanged"`
+	OffersClosed    int     `json:"offers_closed"`
+	RegionsSkipped  int     `json:"regions_skipped"`
+	OffersHeld      int     `json:"offers_held"`
+	UnknownHardware int     `json:"unknown_hardware"`
+	FirstRun        bool    `json:"first_run"`
+	DurationSeconds float64 `json:"duration_seconds"`
+	Error           *string `json:"error"`
+}
+
+// Rows are the rows of the summaries.
+func Rows(sums []Summary) []Row {
+	out := make([]Row, 0, len(sums))
+	for _, s := range sums {
+		status := s.Status
+		if status == StatusNotStarted {
+			status = StatusFailed
+		}
+		if status == StatusOverlap {
+			status = StatusSkipped
+		}
+		r := Row{Provider: s.Provider, Status: status, UnknownHardware: s.UnknownHardware,
+			DurationSeconds: s.Duration.Round(time.Millisecond).Seconds()}
+		if res := s.Result; res != nil {
+			r.OffersSeen, r.OffersNew, r.OffersChanged, r.OffersUnchanged, r.OffersClosed = res.Seen, res.New, res.Changed, res.Unchanged, res.Closed
+			r.RegionsSkipped, r.OffersHeld, r.FirstRun = res.Skipped, res.Held, res.FirstRun
+		}
+		if s.Err != nil {
+			msg := s.Err.Error()
+			r.Error = &msg
+		}
+		out = append(out, r)
+	}
+	return out
+}
