@@ -127,7 +127,7 @@ func (a *app) alertsListCommand() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.pending && f.failed {
-				return fmt.Errorf("--pending and --failed exclude each other")
+				return usagef("--pending and --failed exclude each other")
 			}
 			q := report.AlertsQuery{Channel: f.channel, Limit: f.limit}
 			switch {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -73,7 +74,7 @@ func (a *app) availabilityCommand() *cobra.Command {
 	})
 	cmd.Flags().StringVar(&gpuFilter, "gpu", "", "only this GPU model or family (H100, A100 for any A100, A100-80GB, …)")
 	cmd.Flags().BoolVar(&all, "all", false, "include closed intervals (withdrawn, or a stock state that ended)")
-	cmd.Flags().StringSliceVar(&providers, "provider", nil, "only this provider; repeatable")
+	providerFlag(cmd, &providers, "only this provider ("+strings.Join(providerNames, ", ")+"); repeatable")
 	cmd.Flags().StringSliceVar(&regions, "region", nil, "only this region; repeatable")
 	return cmd
 }

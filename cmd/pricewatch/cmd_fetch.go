@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -101,7 +102,7 @@ A provider without credentials is skipped, not failed.`,
 		},
 	}
 	formatFlag(cmd, &format, "run summary format: table (a line per provider), json or csv")
-	cmd.Flags().StringSliceVar(&only, "provider", nil, "fetch only this provider (aws, azure, alibaba, tencent, vastai, oci); repeatable")
+	providerFlag(cmd, &only, "fetch only this provider ("+strings.Join(providerNames, ", ")+"); repeatable")
 	return cmd
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -47,7 +48,7 @@ acceptance time. Newest first.`,
 		},
 	}
 	formatFlag(cmd, &format, "output format: table, json or csv")
-	cmd.Flags().StringSliceVar(&providers, "provider", nil, "only this provider; repeatable")
+	providerFlag(cmd, &providers, "only this provider ("+strings.Join(providerNames, ", ")+"); repeatable")
 	cmd.Flags().StringVar(&since, "since", "", "only holds seen since (30d, 2026-01-01)")
 	return cmd
 }

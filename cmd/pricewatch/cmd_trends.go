@@ -50,7 +50,7 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			window, err := analysis.ParseWindow(f.window)
 			if err != nil {
-				return fmt.Errorf("--window: %w", err)
+				return usagef("--window: %w", err)
 			}
 			pts, err := parsePriceTypes(f.priceTypes)
 			if err != nil {
