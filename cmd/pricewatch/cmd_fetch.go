@@ -52,7 +52,7 @@ A provider without credentials is skipped, not failed.`,
 			if err := db.CloseAbandonedRuns(ctx); err != nil {
 				a.log.Warn("closing abandoned runs", zap.Error(err))
 			}
-			failed := 0
+			failed, stored := 0, 0
 			var sums []runSummary
 			for _, job := range jobs {
 				job.owner = "pricewatch fetch"
@@ -62,7 +62,10 @@ A provider without credentials is skipped, not failed.`,
 				if format == formatTable {
 					fmt.Fprintln(a.stdout, summaryLine(sum))
 				}
-				if sum.Status == statusFailed {
+				switch sum.Status {
+				case statusOK:
+					stored++
+				case statusFailed, statusNotStarted:
 					failed++
 				}
 				if ctx.Err() != nil {
@@ -92,7 +95,9 @@ A provider without credentials is skipped, not failed.`,
 				}
 			}
 			switch {
-			case ctx.Err() != nil || (failed > 0 && failed == len(jobs)):
+			case ctx.Err() != nil || (failed > 0 && stored == 0):
+				// Nothing was stored anywhere (every provider failed, or
+				// failed and was skipped): the fetch failed, not "partly".
 				return exitCode(exitFailed)
 			case failed > 0:
 				// Some providers stored, some failed: partly failed.

@@ -17,6 +17,11 @@ func TestExitCodes(t *testing.T) {
 	// OCI that cannot be reached; and neither reachable.
 	partial := filepath.Join(dir, "partial.yaml")
 	writeFile(t, partial, testConfig{clouds: []cloud{azureCloud(az.URL, westus2), unreachableOCI}}.yaml(dir))
+	// Issue 20 item 10: one provider failed and the other was skipped
+	// (Lambda without a key): nothing stored anywhere is exit 1, not 3.
+	t.Setenv("LAMBDA_API_KEY", "")
+	failedAndSkipped := filepath.Join(dir, "failed-skipped.yaml")
+	writeFile(t, failedAndSkipped, testConfig{clouds: []cloud{unreachableOCI, {name: "lambda"}}}.yaml(dir))
 	down := filepath.Join(dir, "down.yaml")
 	writeFile(t, down, testConfig{clouds: []cloud{azureCloud("http://127.0.0.1:1", westus2), unreachableOCI}}.yaml(dir))
 	for _, c := range []struct {
@@ -54,6 +59,7 @@ func TestExitCodes(t *testing.T) {
 		{"alerts list both filters", []string{"alerts", "list", "--pending", "--failed"}, exitUsage},
 		{"partly failed fetch", []string{"--config", partial, "fetch"}, exitPartial},
 		{"failed fetch", []string{"--config", down, "fetch"}, exitFailed},
+		{"failed and skipped fetch", []string{"--config", failedAndSkipped, "fetch"}, exitFailed},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			args := c.args
