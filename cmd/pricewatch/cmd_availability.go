@@ -91,10 +91,10 @@ func writeAvailability(w io.Writer, format string, rows []storage.AvailabilityIn
 	for _, r := range rows {
 		until := "-"
 		if r.Until != nil {
-			until = r.Until.UTC().Format("2006-01-02 15:04")
+			until = tableTimeOf(*r.Until)
 		}
 		t.Add(r.Provider, r.Region, dash(r.Zone), r.InstanceType, fmt.Sprintf("%s×%s", clitext.Float(r.GPUCount), r.GPUModel),
-			string(r.State), r.Since.UTC().Format("2006-01-02 15:04"), until)
+			string(r.State), tableTimeOf(r.Since), until)
 	}
 	return writeTable(w, t)
 }

@@ -106,10 +106,10 @@ func writeHeld(w io.Writer, format string, recs []storage.HeldRecord) error {
 		}
 		state := "held"
 		if r.AcceptedAt != nil {
-			state = "accepted " + str(r.AcceptedAt)
+			state = "accepted " + tableTime(r.AcceptedAt)
 		}
 		t.Add(r.Provider, where, r.InstanceType, price, recs[i].EffectiveHourly.String()+" "+r.Currency, dash(stored(recs[i])),
-			str(r.FirstSeen), str(r.LastSeen), strconv.Itoa(r.Runs), state, r.Detail)
+			tableTime(r.FirstSeen), tableTime(r.LastSeen), strconv.Itoa(r.Runs), state, r.Detail)
 	}
 	return writeTable(w, t)
 }
