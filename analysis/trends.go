@@ -167,6 +167,15 @@ type TrendOptions struct {
 	Window time.Duration
 	// Changes are the windows to report moves over; nil means 7, 30 and 90 days.
 	Changes []time.Duration
+	// FirstListedStep, when set, moves the baseline of an offer that was
+	// not listed at the start of a change window (its history, or the
+	// database, is younger than the window) to its price at the first
+	// sample of the window (start + k × step) at which it was listed. Without
+	// it such an offer shows no move at all, so a 90-day window on a
+	// 40-day-old database said "no price moved" while 30 days showed every
+	// drop. The step is the caller's sample grid, so that a read of only the
+	// sampled intervals and a read of every interval agree on the baseline.
+	FirstListedStep time.Duration
 }
 
 // DefaultChangeWindows are the windows reported unless others are asked for.
@@ -217,6 +226,9 @@ func OfferTrends(series []Series, opts TrendOptions) []OfferTrend {
 			}
 			for _, w := range changes {
 				then, ok := s.At(now.Add(-w))
+				if !ok && opts.FirstListedStep > 0 {
+					then, ok = firstListed(s, now.Add(-w), now, opts.FirstListedStep)
+				}
 				if !ok || then.Currency != cur.Currency || !then.Effective.IsPositive() {
 					continue
 				}
@@ -241,6 +253,25 @@ func OfferTrends(series []Series, opts TrendOptions) []OfferTrend {
 		out = append(out, tr)
 	}
 	return out
+}
+
+// firstListed is the price in force at the first sample from, from+step, …
+// before to at which s was listed.
+func firstListed(s Series, from, to time.Time, step time.Duration) (Interval, bool) {
+	if len(s.Intervals) == 0 {
+		return Interval{}, false
+	}
+	// Skip the samples before the series begins rather than probing each.
+	if first := s.Intervals[0].From; first.After(from) {
+		k := first.Sub(from) / step
+		from = from.Add(k * step)
+	}
+	for t := from; t.Before(to); t = t.Add(step) {
+		if iv, ok := s.At(t); ok {
+			return iv, true
+		}
+	}
+	return Interval{}, false
 }
 
 // minMax finds the lowest and highest price in force during [from, to] and

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -148,8 +149,19 @@ func (c *Client) once(req *http.Request) (*http.Response, time.Duration, error) 
 			wait = -1 // the same redirect would come back
 		}
 		err = unwrapURLError(err)
-		if timedOut && ctx.Err() == nil {
+		var dnsErr *net.DNSError
+		switch {
+		case timedOut && ctx.Err() == nil:
 			err = fmt.Errorf("%w: no response headers within %s", ErrTimeout, c.Policy.RequestTimeout)
+		case errors.As(err, &dnsErr) && !dnsErr.IsTimeout:
+			// A name that does not resolve (or a resolver that cannot be
+			// reached: an offline machine) stays so for the seconds a
+			// back-off waits: fail at once rather than after ~30 s of
+			// retries. A DNS timeout may pass, and is retried.
+			wait = -1
+			err = fmt.Errorf("%w: DNS lookup of %s failed (%w): is this machine offline, or the endpoint misspelt?", ErrUnreachable, dnsErr.Name, err)
+		case ctx.Err() == nil && !errors.Is(err, ErrForeignOrigin) && (dnsErr != nil || isNetworkError(err)):
+			err = fmt.Errorf("%w: %w", ErrUnreachable, err)
 		}
 		return nil, wait, fmt.Errorf("%s %s: %w", req.Method, RedactURL(req.URL), err)
 	}
@@ -239,6 +251,13 @@ func RedactURL(u *url.URL) string {
 
 // unwrapURLError drops *url.Error's own copy of the full URL (with query)
 // so that only the redacted one is printed.
+// isNetworkError tells a failure to connect or a dropped connection (the
+// request never got an answer) from the client's own errors.
+func isNetworkError(err error) bool {
+	var opErr *net.OpError
+	return errors.As(err, &opErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
 func unwrapURLError(err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {

@@ -146,7 +146,9 @@ func ComputeTrends(ctx context.Context, st Store, book *fx.Book, q TrendsQuery) 
 	f.ByOffer, f.EffectiveOnly = true, true
 	label := analysis.WindowLabel(q.Window)
 	step := trendStep(q.Window)
-	trendOpts := analysis.TrendOptions{Now: now, Window: q.Window, Changes: []time.Duration{q.Window}}
+	// An offer younger than the window moves from its first sampled price
+	// (issue 20 item 14: a 90-day window on a younger history showed nothing).
+	trendOpts := analysis.TrendOptions{Now: now, Window: q.Window, Changes: []time.Duration{q.Window}, FirstListedStep: step}
 	cheapest := map[string]*analysis.CheapestAccumulator{}
 	currencies := map[string][]string{}
 	accumulator := func(model string) *analysis.CheapestAccumulator {

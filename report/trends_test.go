@@ -11,6 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/fx"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -35,6 +36,9 @@ func TestComputeTrendsSampledReadMatchesFullRead(t *testing.T) {
 		window time.Duration
 	}{
 		{"now, 30 days", clock, 30 * 24 * time.Hour},
+		// The history (38 days) is younger than the window: offers move
+		// from their first sampled price, the same in both reads.
+		{"now, 90 days (history younger than the window)", clock, 90 * 24 * time.Hour},
 		{"past, 14 days", start.Add(20*24*time.Hour + 5*time.Hour), 14 * 24 * time.Hour},
 		{"past, 36 hours (hourly)", start.Add(20 * 24 * time.Hour), 36 * time.Hour},
 		{"now, 50 hours (daily, not a whole number of days)", clock, 50 * time.Hour},
@@ -118,4 +122,63 @@ func irregularHistory(t *testing.T, runs int, every time.Duration) (db *storage.
 		clock = clock.Add(every)
 	}
 	return db, start, clock
+}
+
+// Issue 20 item 14: on a database younger than the window, `trends
+// --window 90d` said "no price moved" while 30d showed −8.5 % and −33 %:
+// an offer not listed at the window's start had no baseline. It now moves
+// from its first sampled price in the window.
+func TestTrendsWindowLongerThanHistory(t *testing.T) {
+	ctx := context.Background()
+	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "pw.db"), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	start := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
+	clock := start
+	db.Now = func() time.Time { return clock }
+	offer := func(typ, price string) pricewatch.Offer {
+		return pricewatch.Offer{Provider: "azure", Region: "eastus", InstanceType: typ, PriceType: pricewatch.OnDemand, OS: pricewatch.Linux,
+			Currency: "USD", Hourly: decimal.RequireFromString(price), Hardware: pricewatch.Hardware{GPUModel: "H100", GPUCount: 8}}
+	}
+	// 40 daily runs; both prices drop on day 25.
+	for day := 0; day < 40; day++ {
+		a, b := "10.00", "30.00"
+		if day >= 25 {
+			a, b = "9.15", "20.00"
+		}
+		id, err := db.StartRun(ctx, "azure")
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap := &pricewatch.Snapshot{Provider: "azure", Offers: []pricewatch.Offer{offer("A", a), offer("B", b)},
+			Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}}}
+		if _, err := db.SaveSnapshot(ctx, id, snap, storage.SaveOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		clock = clock.Add(24 * time.Hour)
+	}
+	book, err := fx.NewBook(nil, map[string]decimal.Decimal{"USD": decimal.NewFromInt(1)}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pcts := func(window time.Duration) map[string]string {
+		tr, err := ComputeTrends(ctx, db, book, TrendsQuery{Scope: Scope{Currency: "USD", At: clock}, Window: window, PriceTypes: DefaultTrendPriceTypes, Top: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, m := range tr.Movers {
+			d, _ := m.Change(analysis.WindowLabel(window))
+			got[m.Key.InstanceType] = d.Pct.String()
+		}
+		return got
+	}
+	want := map[string]string{"A": "-8.5", "B": "-33.3333"}
+	for _, w := range []time.Duration{30 * 24 * time.Hour, 90 * 24 * time.Hour, 365 * 24 * time.Hour} {
+		if got := pcts(w); !reflect.DeepEqual(got, want) {
+			t.Errorf("window %s: moves %v, want %v", analysis.WindowLabel(w), got, want)
+		}
+	}
 }

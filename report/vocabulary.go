@@ -141,6 +141,7 @@ var Vocabulary = []Field{
 	{"offers_new", "offers stored for the first time"},
 	{"offers_changed", "offers whose price changed"},
 	{"offers_unchanged", "offers whose price stayed"},
+	{"offers_moved", "offers whose price now differs from the window's start (the digest: from 7 days ago)"},
 	{"offers_closed", "offers no longer listed"},
 	{"offers_held", "prices the guard held as implausible"},
 	{"regions_skipped", "regions skipped as unchanged"},

@@ -6,7 +6,9 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -17,7 +19,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/alerting/slack"
 	"github.com/pricewatch/pricewatch/analysis/digest"
 )
 
@@ -51,13 +53,15 @@ func RenderChart(d digest.Digest, w io.Writer) error {
 	}
 	loc := d.Loc()
 	p := plot.New()
+	// The legend is drawn below the plot, not by the plot over its lines.
+	legend := plot.NewLegend()
 	p.Title.Text = c.Title
 	p.Title.TextStyle.Font.Size = vg.Points(17)
 	p.Title.Padding = vg.Points(10)
 	p.X.Label.Text = "week (" + loc.String() + ")"
 	p.Y.Label.Text = c.Currency + " per GPU-hour"
 	for _, f := range []*font.Font{&p.Title.TextStyle.Font, &p.X.Label.TextStyle.Font, &p.Y.Label.TextStyle.Font,
-		&p.X.Tick.Label.Font, &p.Y.Tick.Label.Font, &p.Legend.TextStyle.Font} {
+		&p.X.Tick.Label.Font, &p.Y.Tick.Label.Font, &legend.TextStyle.Font} {
 		f.Variant = "Sans"
 	}
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
@@ -75,6 +79,7 @@ func RenderChart(d digest.Digest, w io.Writer) error {
 	p.Add(plotter.NewGrid())
 
 	maxY := 0.0
+	entries := 0
 	for _, s := range c.Series {
 		if len(s.Points) == 0 {
 			continue
@@ -101,20 +106,21 @@ func RenderChart(d digest.Digest, w io.Writer) error {
 			points.Shape = draw.BoxGlyph{}
 		}
 		p.Add(line, points)
-		p.Legend.Add(s.Label+latestLabel(s.Points), line, points)
+		legend.Add(legendLabel(s), line, points)
+		entries++
 	}
-	// Start at zero so that a move looks as big as it is, and leave the
-	// top quarter for the legend.
-	p.Y.Min, p.Y.Max = 0, maxY*1.35
+	// Start at zero so that a move looks as big as it is; a little
+	// headroom keeps the top point off the frame.
+	p.Y.Min, p.Y.Max = 0, maxY*1.1
 	p.Y.Tick.Marker = niceTicks{}
-	p.Legend.Top = true
-	p.Legend.TextStyle.Font.Size = vg.Points(12)
-	p.Legend.ThumbnailWidth = vg.Points(40)
-	p.Legend.XOffs = -vg.Points(10)
-	p.Legend.YOffs = -vg.Points(6)
+	legend.Left, legend.Top = true, true
+	legend.TextStyle.Font.Size = vg.Points(12)
+	legend.ThumbnailWidth = vg.Points(40)
 
 	cv := vgimg.NewWith(vgimg.UseWH(vg.Length(ChartWidth)*vg.Inch/chartDPI, vg.Length(ChartHeight)*vg.Inch/chartDPI), vgimg.UseDPI(chartDPI))
-	p.Draw(draw.New(cv))
+	plotArea, legendArea := chartLayout(draw.New(cv), entries, legend.TextStyle.Font.Size)
+	p.Draw(plotArea)
+	legend.Draw(legendArea)
 	if _, err := (vgimg.PngCanvas{Canvas: cv}).WriteTo(w); err != nil {
 		return fmt.Errorf("writing the chart: %w", err)
 	}
@@ -148,10 +154,35 @@ func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
-// latestLabel adds the newest value to a legend entry.
-func latestLabel(points []analysis.CheapestPoint) string {
-	last := points[len(points)-1]
-	return fmt.Sprintf(" (now %s %s)", perGPU(last.PerGPUHour), last.Currency)
+// chartLayout splits the canvas into the plot above and a strip below it
+// for the legend, one line per series: drawn inside the plot, the legend
+// covered the lines it names (issue 20 item 15).
+func chartLayout(c draw.Canvas, entries int, fontSize vg.Length) (plotArea, legendArea draw.Canvas) {
+	pad := vg.Points(6)
+	strip := vg.Length(entries)*fontSize*1.3 + 2*pad
+	plotArea = draw.Crop(c, 0, 0, strip, 0)
+	legendArea = draw.Crop(c, pad*8, -pad, pad, 0)
+	legendArea.Max.Y = c.Min.Y + strip - pad
+	return plotArea, legendArea
+}
+
+// legendLabel names a line, its newest value and where that price is
+// offered, and every cloud the cheapest came from over the weeks: each
+// point is the cheapest offer of its week, which may be another cloud's.
+func legendLabel(s digest.ChartSeries) string {
+	last := s.Points[len(s.Points)-1]
+	label := fmt.Sprintf("%s: now %s %s at %s %s", s.Label, perGPU(last.PerGPUHour), last.Currency,
+		slack.ProviderName(last.Key.Provider), pricewatch.Place(last.Key.Region, last.Key.Zone))
+	var clouds []string
+	for _, p := range s.Points {
+		if name := slack.ProviderName(p.Key.Provider); !slices.Contains(clouds, name) {
+			clouds = append(clouds, name)
+		}
+	}
+	if len(clouds) > 1 {
+		label += " (cheapest in the weeks shown: " + strings.Join(clouds, ", ") + ")"
+	}
+	return label
 }
 
 // chartLeftOut counts the offers some point of the chart had to leave out

@@ -10,8 +10,12 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/alerting/slack"
 	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/analysis/digest"
 	"github.com/pricewatch/pricewatch/fx"
@@ -630,5 +634,74 @@ func TestObservedChangesRegionsAndRunRate(t *testing.T) {
 	}
 	if _, ok := (digest.Digest{}).MonthlyRunRate(dec("1")); ok {
 		t.Error("no fleet, yet a run-rate")
+	}
+}
+
+// Issue 20 item 15: a week whose price changes all moved back said "1
+// changed price this week" and then "No watched price changed this week".
+// Each count now says what it covers: changes recorded, offers whose price
+// differs from a week ago, and why the moves list is empty.
+func TestDigestCountsSayWhatTheyCover(t *testing.T) {
+	in := baseInput(t)
+	// The Azure spot price drops two days ago and comes back a day later:
+	// two changes in the week, no move from 7 days ago.
+	var prices []analysis.Interval
+	for _, iv := range in.Prices {
+		if iv.Offer.Key() != azH100SP.offer("0", "0").Key() {
+			prices = append(prices, iv)
+		}
+	}
+	prices = append(prices, history(azH100SP, "0", weeksAgo(14), "18.169536", now.Add(-2*24*time.Hour), "16.352582", now.Add(-24*time.Hour), "18.169536")...)
+	in.Prices = prices
+	d, err := digest.Build(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Changed != 2 || d.Moved != 0 || len(d.Moves) != 0 {
+		t.Fatalf("changed %d, moved %d, %d moves listed; want 2, 0, 0", d.Changed, d.Moved, len(d.Moves))
+	}
+	var text, md bytes.Buffer
+	if err := WriteText(&text, d); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMarkdown(&md, d); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"text": strings.Join(strings.Fields(text.String()), " "), "markdown": strings.Join(strings.Fields(md.String()), " ")} {
+		for _, want := range []string{"2 price changes recorded this week", "0 offers' prices differ from 7 days ago",
+			"No watched price differs from 7 days ago: the week's 2 changes moved back"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s digest does not say %q:\n%s", name, want, out)
+			}
+		}
+		if strings.Contains(out, "No watched price changed this week") {
+			t.Errorf("%s digest says no price changed after counting 2 changes", name)
+		}
+	}
+}
+
+// Issue 20 item 15: the chart's legend covered the plot and did not name
+// the cloud behind each line. It is drawn in a strip below the plot, and
+// each entry names where the newest point is offered and every cloud whose
+// offer was the cheapest in the weeks shown.
+func TestChartLegendBelowThePlotNamesTheClouds(t *testing.T) {
+	cv := vgimg.New(vg.Length(ChartWidth)*vg.Inch/chartDPI, vg.Length(ChartHeight)*vg.Inch/chartDPI)
+	plotArea, legendArea := chartLayout(draw.New(cv), 4, vg.Points(12))
+	if legendArea.Max.Y > plotArea.Min.Y || legendArea.Min.Y < 0 || legendArea.Max.Y-legendArea.Min.Y < 4*vg.Points(12) {
+		t.Errorf("legend %v overlaps the plot %v or cannot hold 4 lines", legendArea.Rectangle, plotArea.Rectangle)
+	}
+	key := func(provider, region string) pricewatch.OfferKey {
+		return pricewatch.OfferKey{Provider: provider, Region: region, InstanceType: "x", PriceType: pricewatch.OnDemand}
+	}
+	s := digest.ChartSeries{Label: "H100 on-demand", GPU: "H100", PriceType: pricewatch.OnDemand, Points: []analysis.CheapestPoint{
+		{Key: key(pricewatch.Azure, "eastus"), PerGPUHour: dec("12.29"), Currency: "USD"},
+		{Key: key(pricewatch.AWS, "us-east-1"), PerGPUHour: dec("9.8"), Currency: "USD"},
+		{Key: key(pricewatch.Azure, "eastus"), PerGPUHour: dec("9.5"), Currency: "USD"},
+	}}
+	got := legendLabel(s)
+	want := "H100 on-demand: now " + perGPU(dec("9.5")) + " USD at " + slack.ProviderName(pricewatch.Azure) + " eastus (cheapest in the weeks shown: " +
+		slack.ProviderName(pricewatch.Azure) + ", " + slack.ProviderName(pricewatch.AWS) + ")"
+	if got != want {
+		t.Errorf("legend %q\nwant   %q", got, want)
 	}
 }

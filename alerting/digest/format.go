@@ -209,3 +209,40 @@ func scopeText(d digest.Digest) string {
 	}
 	return " · regions " + strings.Join(d.Regions, ", ")
 }
+
+// countsText is the digest's opening count line: how many offers are
+// watched, how many price changes the week recorded, and how many offers'
+// prices differ from a week ago. The last two differ (a price that moved
+// back, an offer listed or withdrawn in the week), so each says what it
+// counts: "9 changed" followed by "no watched price changed" read as a
+// contradiction (issue 20 item 15).
+func countsText(d digest.Digest) string {
+	return fmt.Sprintf("%s of watched GPUs; %s recorded this week; %s from 7 days ago.",
+		plural(d.Offers, "offer", "offers"), plural(d.Changed, "price change", "price changes"),
+		plural(d.Moved, "offer's price differs", "offers' prices differ"))
+}
+
+// noMovesText is the moves section with nothing to list.
+func noMovesText(d digest.Digest) string {
+	if d.Changed == 0 {
+		return "No watched price changed this week."
+	}
+	return fmt.Sprintf("No watched price differs from 7 days ago: the week's %s moved back, or were of offers listed or withdrawn during the week.",
+		plural(d.Changed, "change", "changes"))
+}
+
+// moreMovesText counts the offers that moved but are not listed; empty
+// when every one is.
+func moreMovesText(d digest.Digest) string {
+	if d.Moved <= len(d.Moves) {
+		return ""
+	}
+	return fmt.Sprintf("…and %s.", plural(d.Moved-len(d.Moves), "more offer moved", "more offers moved"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -23,6 +23,7 @@ type jsonDigest struct {
 	Currency        string         `json:"currency"`
 	Offers          int            `json:"offers"`
 	Changed         int            `json:"offers_changed"`
+	Moved           int            `json:"offers_moved"`
 	FleetGPUs       int            `json:"fleet_gpus"`
 	FleetHours      int            `json:"fleet_hours"`
 	Utilization     json.Number    `json:"utilization"`
@@ -206,7 +207,7 @@ func choiceJSON(c *digest.Choice) *jsonChoice {
 func WriteJSON(w io.Writer, d digest.Digest) error {
 	loc := d.Loc()
 	out := jsonDigest{Week: d.Week, GeneratedAt: ts(d.Now), From: ts(d.From), Timezone: loc.String(), Currency: d.Currency,
-		Offers: d.Offers, Changed: d.Changed, FleetGPUs: d.FleetGPUs, FleetHours: digest.FleetHours, Utilization: "1", Regions: orEmpty(d.Regions), Baseline: orEmpty(d.Baseline), StaleRates: d.StaleRates(), MissingRates: orEmpty(d.MissingRates()),
+		Offers: d.Offers, Changed: d.Changed, Moved: d.Moved, FleetGPUs: d.FleetGPUs, FleetHours: digest.FleetHours, Utilization: "1", Regions: orEmpty(d.Regions), Baseline: orEmpty(d.Baseline), StaleRates: d.StaleRates(), MissingRates: orEmpty(d.MissingRates()),
 		Models: []jsonModel{}, Moves: []jsonMove{}, NewAvailability: []jsonEvent{}, SoldOut: []jsonEvent{}, Savings: []jsonSavings{},
 		Providers: []jsonProvider{}, StaleProviders: []string{}, Rates: []jsonRate{}}
 	for _, m := range d.Models {

@@ -45,8 +45,8 @@ func WriteMarkdown(w io.Writer, d digest.Digest) error {
 
 	p("# Weekly GPU price digest · %s", d.Week)
 	p("")
-	p("Week to %s · prices per GPU-hour in %s, Linux · %d offers of watched GPUs, %d changed price this week.",
-		when(d.Now, loc), d.Currency, d.Offers, d.Changed)
+	p("Week to %s · prices per GPU-hour in %s, Linux · %s",
+		when(d.Now, loc), d.Currency, countsText(d))
 
 	section("Cheapest per GPU-hour")
 	p("| GPU | Buy | %s/GPU-h | w/w | Where |", d.Currency)
@@ -83,7 +83,7 @@ func WriteMarkdown(w io.Writer, d digest.Digest) error {
 		}
 	}
 
-	if tableSection("Biggest moves this week", len(d.Moves), "No watched price changed this week.",
+	if tableSection("Biggest moves this week", len(d.Moves), noMovesText(d),
 		"Per GPU-hour, in the cloud's own currency.") {
 		p("| Change | 7 days ago | Now | Currency | Where |")
 		p("|--:|--:|--:|---|---|")
@@ -91,9 +91,9 @@ func WriteMarkdown(w io.Writer, d digest.Digest) error {
 			from, to := mv.Shown()
 			p("| %s | %s | %s | %s | %s |", pct(mv.Pct), perGPU(from), perGPU(to), md(mv.Currency), md(moveWhere(mv)))
 		}
-		if d.Changed > len(d.Moves) {
+		if more := moreMovesText(d); more != "" {
 			p("")
-			p("…and %d more.", d.Changed-len(d.Moves))
+			p("%s", more)
 		}
 	}
 

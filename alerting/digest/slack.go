@@ -87,8 +87,8 @@ func SlackPayload(d digest.Digest, opts SlackOptions) ([]byte, error) {
 	var blocks []slackapi.Block
 	blocks = append(blocks, slack.Header("📊 Weekly GPU price digest · "+d.Week))
 
-	summary := fmt.Sprintf("Week to %s · prices per GPU-hour in *%s*, Linux · *%d* offers of watched GPUs, *%d* changed price this week.",
-		slack.DateToken(d.Now), esc(d.Currency), d.Offers, d.Changed)
+	summary := fmt.Sprintf("Week to %s · prices per GPU-hour in *%s*, Linux · %s",
+		slack.DateToken(d.Now), esc(d.Currency), esc(countsText(d)))
 	var warn []string
 	if st := d.Stale(); len(st) > 0 {
 		names := make([]string, len(st))
@@ -138,10 +138,10 @@ func SlackPayload(d digest.Digest, opts SlackOptions) ([]byte, error) {
 			esc(hardwareLabel(m.GPUModel, m.GPUCount)), perGPU(from), perGPU(to), esc(m.Currency)))
 	}
 	if len(mv) == 0 {
-		mv = []string{"No watched price changed this week."}
+		mv = []string{esc(noMovesText(d))}
 	}
-	if d.Changed > len(d.Moves) {
-		mv = append(mv, fmt.Sprintf("…and %d more.", d.Changed-len(d.Moves)))
+	if more := moreMovesText(d); more != "" {
+		mv = append(mv, more)
 	}
 	blocks = append(blocks, slack.Section(lines("*Biggest moves this week* (per GPU-hour, in the cloud's currency)", mv, maxListChars, "")))
 

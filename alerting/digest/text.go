@@ -20,7 +20,7 @@ func WriteText(w io.Writer, d digest.Digest) error {
 
 	p("Weekly GPU price digest · %s", d.Week)
 	p("Week to %s · prices per GPU-hour in %s, Linux%s", when(d.Now, loc), d.Currency, scopeText(d))
-	p("%d offers of watched GPUs, %d changed price this week.", d.Offers, d.Changed)
+	para(b, "", countsText(d))
 
 	p("")
 	p("CHEAPEST PER GPU-HOUR (w/w: move of the cheapest since %s)", when(d.From, loc))
@@ -75,7 +75,7 @@ func WriteText(w io.Writer, d digest.Digest) error {
 	p("")
 	p("BIGGEST MOVES THIS WEEK (per GPU-hour, in the cloud's own currency)")
 	if len(d.Moves) == 0 {
-		p("  No watched price changed this week.")
+		para(b, "  ", noMovesText(d))
 	} else {
 		t := table.New(">CHANGE", ">7D AGO", ">NOW", "CUR", "WHERE")
 		for _, mv := range d.Moves {
@@ -85,8 +85,8 @@ func WriteText(w io.Writer, d digest.Digest) error {
 		if err := flushTable(b, t); err != nil {
 			return err
 		}
-		if d.Changed > len(d.Moves) {
-			p("  …and %d more.", d.Changed-len(d.Moves))
+		if more := moreMovesText(d); more != "" {
+			p("  %s", more)
 		}
 	}
 

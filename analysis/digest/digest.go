@@ -161,6 +161,11 @@ type Digest struct {
 	// intervals that began in the week and replaced an earlier price, so
 	// a first week with alerts does not read "0 changed").
 	Offers, Changed int
+	// Moved counts the watched offers whose price now differs from their
+	// price 7 days ago: the offers Moves lists the biggest of. It is not
+	// Changed: a price that moved and moved back, or an offer listed or
+	// withdrawn during the week, is a change but no move.
+	Moved int
 	// FleetGPUs is the reference fleet of the monthly run-rates (0: none);
 	// Regions the scope (empty: every region).
 	FleetGPUs       int
@@ -425,7 +430,9 @@ func Build(in Input) (Digest, error) {
 	} else {
 		d.Changed = observedChanges(series, isWatched, d.From, now)
 	}
-	for _, t := range topMovers(series, isWatched, now, MaxMoves, moverBatch) {
+	top, moved := topMovers(series, isWatched, now, MaxMoves, moverBatch)
+	d.Moved = moved
+	for _, t := range top {
 		ch, _ := t.Change(label)
 		mv := Move{Key: t.Key, Currency: t.Currency, Hardware: t.Hardware, From: ch.From, To: ch.To, Pct: ch.Pct}
 		if p, ok := pricewatch.PerGPUHour(ch.From, t.GPUCount); ok {
@@ -499,13 +506,18 @@ const moverBatch = 1024
 // held at once, for the handful the digest lists. Movers orders by move
 // then by key, a total order, so the best of each batch's best is the
 // best of all.
-func topMovers(series []analysis.Series, keep func(analysis.Series) bool, now time.Time, n, size int) []analysis.OfferTrend {
+func topMovers(series []analysis.Series, keep func(analysis.Series) bool, now time.Time, n, size int) (top []analysis.OfferTrend, moved int) {
 	label := analysis.WindowLabel(Week)
 	opts := analysis.TrendOptions{Now: now, Window: Week, Changes: []time.Duration{Week}}
-	var top []analysis.OfferTrend
 	batch := make([]analysis.Series, 0, size)
 	flush := func() {
-		top = analysis.Movers(append(top, analysis.Movers(analysis.OfferTrends(batch, opts), label, n)...), label, n)
+		trends := analysis.OfferTrends(batch, opts)
+		for _, t := range trends {
+			if d, ok := t.Change(label); ok && !d.Change.IsZero() {
+				moved++
+			}
+		}
+		top = analysis.Movers(append(top, analysis.Movers(trends, label, n)...), label, n)
 		batch = batch[:0]
 	}
 	for _, s := range series {
@@ -517,7 +529,7 @@ func topMovers(series []analysis.Series, keep func(analysis.Series) bool, now ti
 		}
 	}
 	flush()
-	return top
+	return top, moved
 }
 
 // currentAvailability is the state of each place at now.

@@ -60,7 +60,7 @@ func TestTopMoversInBatches(t *testing.T) {
 		t.Fatalf("%d movers, want %d to compare", len(want), MaxMoves)
 	}
 	for _, size := range []int{1, 3, 7, 64} {
-		got := topMovers(series, keep, now, MaxMoves, size)
+		got, _ := topMovers(series, keep, now, MaxMoves, size)
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("batches of %d: %v, want %v", size, keys(got), keys(want))
 		}

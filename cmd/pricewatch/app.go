@@ -97,7 +97,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.PersistentFlags().StringVar(&a.configFlag, "config", "", "config file (default $"+config.EnvConfig+", else ./"+config.DefaultFile+", else $XDG_CONFIG_HOME/pricewatch/, else /etc/pricewatch/; see: pricewatch config path)")
 	root.AddCommand(a.commands()...)
 	// `pricewatch --version` as well as `pricewatch version`.
-	root.Version = buildVersion()
+	root.Version = buildDescription()
 	root.SetVersionTemplate("pricewatch {{.Version}}\n")
 	a.addCompletions(root)
 	return root

@@ -157,7 +157,7 @@ func (a *app) alertsListCommand() *cobra.Command {
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.pending && f.failed {
-				return fmt.Errorf("--pending and --failed exclude each other")
+				return usagef("--pending and --failed exclude each other")
 			}
 			q := report.AlertsQuery{Channel: f.channel, Limit: f.limit}
 			switch {
@@ -200,15 +200,15 @@ func writeAlerts(w io.Writer, format string, rows []report.AlertRow) error {
 	}
 	t := table.New(">ID", "STATUS", "CHANNEL", "EVENT", "QUEUED", ">TRIES", "NEXT TRY / SENT", "SUMMARY / ERROR")
 	for _, r := range rows {
-		when := str(r.NextAttemptAt)
+		when := tableTime(r.NextAttemptAt)
 		if r.SentAt != nil {
-			when = str(r.SentAt)
+			when = tableTime(r.SentAt)
 		}
 		detail := r.Summary
 		if r.LastError != "" && r.Status != storage.OutboxSent {
 			detail = r.LastError
 		}
-		t.Add(strconv.FormatInt(r.ID, 10), r.Status, dash(r.Channel), r.Kind, str(r.CreatedAt), strconv.Itoa(r.Attempts), dash(when), clip(detail, 100))
+		t.Add(strconv.FormatInt(r.ID, 10), r.Status, dash(r.Channel), r.Kind, tableTime(r.CreatedAt), strconv.Itoa(r.Attempts), dash(when), clip(detail, 100))
 	}
 	return writeTable(w, t)
 }

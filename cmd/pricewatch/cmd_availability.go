@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"strings"
 
 	"github.com/pricewatch/pricewatch/apiclient"
 
@@ -75,7 +76,7 @@ func (a *app) availabilityCommand() *cobra.Command {
 	})
 	cmd.Flags().StringVar(&gpuFilter, "gpu", "", "only this GPU model or family (H100, A100 for any A100, A100-80GB, …)")
 	cmd.Flags().BoolVar(&all, "all", false, "include closed intervals (withdrawn, or a stock state that ended)")
-	cmd.Flags().StringSliceVar(&providers, "provider", nil, "only this provider; repeatable")
+	providerFlag(cmd, &providers, "only this provider ("+strings.Join(providerNames, ", ")+"); repeatable")
 	cmd.Flags().StringSliceVar(&regions, "region", nil, "only this region; repeatable")
 	return cmd
 }
@@ -92,13 +93,13 @@ func writeAvailability(w io.Writer, format string, rows []storage.AvailabilityIn
 	for _, r := range rows {
 		until := "-"
 		if r.Until != nil {
-			until = r.Until.UTC().Format("2006-01-02 15:04")
+			until = tableTimeOf(*r.Until)
 		}
 		// Names are the providers' and the database's: escaped, so that
 		// none can drive the terminal (issue 20 item 8).
 		p := pricewatch.Printable
 		t.Add(p(r.Provider), p(r.Region), p(dash(r.Zone)), p(r.InstanceType), fmt.Sprintf("%s×%s", clitext.Float(r.GPUCount), p(r.GPUModel)),
-			p(string(r.State)), r.Since.UTC().Format("2006-01-02 15:04"), until)
+			p(string(r.State)), tableTimeOf(r.Since), until)
 	}
 	return writeTable(w, t)
 }

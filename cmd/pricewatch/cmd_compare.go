@@ -41,7 +41,7 @@ apart, never ranked.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if strings.TrimSpace(f.gpu) == "" {
-				return fmt.Errorf("--gpu is required (e.g. --gpu H100, --gpu A100-80GB)")
+				return usagef("--gpu is required (e.g. --gpu H100, --gpu A100-80GB)")
 			}
 			if f.count < 0 {
 				return usagef("--count %v: want a positive number of GPUs per instance", f.count)

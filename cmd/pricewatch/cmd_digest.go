@@ -139,7 +139,7 @@ func (a *app) sendDigest(ctx context.Context, db *storage.DB, d digest.Digest, s
 		switch e.Status {
 		case storage.OutboxSent:
 			fmt.Fprintf(a.stdout, "The digest of %s was already sent (%s, at %s); nothing posted. --again posts another copy.\n",
-				d.Week, key, e.SentAt.UTC().Format("2006-01-02 15:04 UTC"))
+				d.Week, key, tableTimeOf(*e.SentAt))
 			return nil
 		case storage.OutboxFailed:
 			// Sending by hand is the operator's retry.

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"strings"
 	"time"
 
 	"github.com/pricewatch/pricewatch/pricesheet"
 
 	"github.com/spf13/cobra"
 
+	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -69,6 +71,13 @@ no charge, no billing period, no cost.`,
 			if err != nil {
 				return err
 			}
+			if f.gpu != "" {
+				// An unknown model is "not stored" (exit 4, with the
+				// nearest stored names), as compare says, not an empty sheet.
+				if err := report.CheckGPUModel(ctx, db, f.gpu); err != nil {
+					return err
+				}
+			}
 			prices, err := db.Prices(ctx, filter)
 			if err != nil {
 				return err
@@ -86,7 +95,7 @@ no charge, no billing period, no cost.`,
 	cmd.Flags().StringVar(&f.format, "format", formatFocusCSV, "output format: focus-csv, csv or jsonl")
 	cmd.Flags().StringVar(&f.at, "at", "", "the prices current at this RFC 3339 time (default now)")
 	cmd.Flags().StringVar(&f.gpu, "gpu", "", "only this GPU model or family (A100 covers A100-40GB and A100-80GB)")
-	cmd.Flags().StringSliceVar(&f.providers, "provider", nil, "only this provider (aws, azure, alibaba, tencent); repeatable")
+	providerFlag(cmd, &f.providers, "only this provider ("+strings.Join(providerNames, ", ")+"); repeatable")
 	cmd.Flags().StringSliceVar(&f.regions, "region", nil, "only this region code; repeatable")
 	cmd.Flags().StringSliceVar(&f.priceTypes, "price-type", nil, "on_demand, spot, reserved, savings_plan or any (default any); repeatable")
 	cmd.Flags().StringVar(&f.os, "os", "", "operating system: linux (default), windows or any")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/pricewatch/pricewatch/alerting"
 	providerrun "github.com/pricewatch/pricewatch/run"
@@ -55,7 +56,7 @@ A provider without credentials is skipped, not failed.`,
 			if err := db.CloseAbandonedRuns(ctx); err != nil {
 				a.log.Warn("closing abandoned runs", zap.Error(err))
 			}
-			failed := 0
+			failed, stored := 0, 0
 			var sums []providerrun.Summary
 			for _, job := range jobs {
 				job.Owner = "pricewatch fetch"
@@ -65,7 +66,10 @@ A provider without credentials is skipped, not failed.`,
 				if format == formatTable {
 					fmt.Fprintln(a.stdout, sum.Line())
 				}
-				if sum.Status == providerrun.StatusFailed {
+				switch sum.Status {
+				case providerrun.StatusOK:
+					stored++
+				case providerrun.StatusFailed, providerrun.StatusNotStarted:
 					failed++
 				}
 				if ctx.Err() != nil {
@@ -95,7 +99,9 @@ A provider without credentials is skipped, not failed.`,
 				}
 			}
 			switch {
-			case ctx.Err() != nil || (failed > 0 && failed == len(jobs)):
+			case ctx.Err() != nil || (failed > 0 && stored == 0):
+				// Nothing was stored anywhere (every provider failed, or
+				// failed and was skipped): the fetch failed, not "partly".
 				return exitCode(exitFailed)
 			case failed > 0:
 				// Some providers stored, some failed: partly failed.
@@ -105,7 +111,7 @@ A provider without credentials is skipped, not failed.`,
 		},
 	}
 	formatFlag(cmd, &format, "run summary format: table (a line per provider), json or csv")
-	cmd.Flags().StringSliceVar(&only, "provider", nil, "fetch only this provider (aws, azure, alibaba, tencent, vastai, oci); repeatable")
+	providerFlag(cmd, &only, "fetch only this provider ("+strings.Join(providerNames, ", ")+"); repeatable")
 	return cmd
 }
 

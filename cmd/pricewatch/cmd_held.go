@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -47,7 +48,7 @@ acceptance time. Newest first.`,
 		},
 	}
 	formatFlag(cmd, &format, "output format: table, json or csv")
-	cmd.Flags().StringSliceVar(&providers, "provider", nil, "only this provider; repeatable")
+	providerFlag(cmd, &providers, "only this provider ("+strings.Join(providerNames, ", ")+"); repeatable")
 	cmd.Flags().StringVar(&since, "since", "", "only holds seen since (30d, 2026-01-01)")
 	return cmd
 }
@@ -105,10 +106,10 @@ func writeHeld(w io.Writer, format string, recs []storage.HeldRecord) error {
 		}
 		state := "held"
 		if r.AcceptedAt != nil {
-			state = "accepted " + str(r.AcceptedAt)
+			state = "accepted " + tableTime(r.AcceptedAt)
 		}
 		t.Add(r.Provider, where, r.InstanceType, price, recs[i].EffectiveHourly.String()+" "+r.Currency, dash(stored(recs[i])),
-			str(r.FirstSeen), str(r.LastSeen), strconv.Itoa(r.Runs), state, r.Detail)
+			tableTime(r.FirstSeen), tableTime(r.LastSeen), strconv.Itoa(r.Runs), state, r.Detail)
 	}
 	return writeTable(w, t)
 }

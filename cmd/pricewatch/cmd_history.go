@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/pricewatch/pricewatch/apiclient"
 
@@ -172,7 +173,7 @@ func (a *app) historyCommand() *cobra.Command {
 			return nil
 		},
 	})
-	cmd.Flags().StringSliceVar(&f.providers, "provider", nil, "only this provider (aws, azure, alibaba, tencent, vastai, oci); repeatable")
+	providerFlag(cmd, &f.providers, "only this provider ("+strings.Join(providerNames, ", ")+"); repeatable")
 	cmd.Flags().StringSliceVar(&f.regions, "region", nil, "only this region code; repeatable")
 	cmd.Flags().StringVar(&f.since, "since", "", "only intervals valid since a duration ago (30d, 12h), a date (2026-01-01) or all (default: 90d for the table, all for --plot, json and csv)")
 	cmd.Flags().IntVar(&f.limit, "limit", 0, fmt.Sprintf("at most this many intervals, the newest (0: no limit; default %d for the table and --plot)", defaultTableLimit))
@@ -259,13 +260,24 @@ func writeHistory(w io.Writer, format string, rows []storage.PriceInterval) erro
 		}
 		first = false
 		h := group[0]
-		fmt.Fprintf(&b, "%s %s%s  %s  %s  %s\n", h.Provider, h.Region, zoneSuffix(h.Zone), h.InstanceType, offerLabel(h.Offer), hardwareLabel(h.Hardware))
-		t := table.New("FROM", "TO", ">HOURLY", ">UPFRONT", ">EFFECTIVE/H", ">PER GPU-H", ">CHANGE")
+		heading := fmt.Sprintf("%s %s%s  %s  %s  %s", h.Provider, h.Region, zoneSuffix(h.Zone), h.InstanceType, offerLabel(h.Offer), hardwareLabel(h.Hardware))
+		if w := tableWidth(); w > 0 && utf8.RuneCountInString(heading) > w {
+			// Too wide for the terminal: wrapped like the text around
+			// the tables rather than running past $COLUMNS.
+			b.WriteString(table.Wrap(heading, w, "  "))
+		} else {
+			b.WriteString(heading + "\n")
+		}
+		// At a narrow width the columns a reader can do without go first
+		// (the list price beside the effective one, the upfront fee, the
+		// move), as in the other tables; EFFECTIVE/H and PER GPU-H stay.
+		cols := []table.Column{{Head: "FROM"}, {Head: "TO"}, {Head: ">HOURLY", Drop: 2}, {Head: ">UPFRONT", Drop: 1},
+			{Head: ">EFFECTIVE/H"}, {Head: ">PER GPU-H"}, {Head: ">CHANGE", Drop: 3}}
 		var prev *decimal.Decimal
 		for _, r := range group {
 			to := "current"
 			if r.ValidTo != nil {
-				to = r.ValidTo.UTC().Format("2006-01-02 15:04")
+				to = tableTimeOf(*r.ValidTo)
 			}
 			upfront := "-"
 			if !r.Upfront.IsZero() {
@@ -275,13 +287,17 @@ func writeHistory(w io.Writer, format string, rows []storage.PriceInterval) erro
 			if v, ok := pricewatch.PerGPUHour(r.EffectiveHourly, r.GPUCount); ok {
 				pg = clitext.Rate(v)
 			}
-			t.Add(r.ValidFrom.UTC().Format("2006-01-02 15:04"), to, pricewatch.FormatPrice(r.Hourly), upfront,
+			table.AddRow(cols, tableTimeOf(r.ValidFrom), to, pricewatch.FormatPrice(r.Hourly), upfront,
 				clitext.Rate(r.EffectiveHourly), pg, changeLabel(prev, r.EffectiveHourly))
 			eff := r.EffectiveHourly
 			prev = &eff
 		}
-		if err := writeTable(&b, t); err != nil {
+		dropped, err := fitTable(&b, cols)
+		if err != nil {
 			return err
+		}
+		if len(dropped) > 0 {
+			b.WriteString(table.Wrap(fmt.Sprintf("Left out to fit %d columns: %s (use --wide, or --format json or csv).", tableWidth(), strings.Join(dropped, ", ")), tableWidth(), "  "))
 		}
 	}
 	_, err := io.WriteString(w, b.String())

@@ -42,14 +42,20 @@ left out unless --include-spot: it can be taken back at any time.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if strings.TrimSpace(f.gpu) == "" {
-				return fmt.Errorf("--gpu is required (e.g. --gpu A100)")
+				return usagef("--gpu is required (e.g. --gpu A100)")
 			}
 			u, err := analysis.ParseUtilization(f.utilization)
 			if err != nil {
-				return fmt.Errorf("--utilization: %w", err)
+				return usagef("--utilization: %w", err)
 			}
 			if f.top < 0 {
 				return usagef("--top %d: want 0 (all) or more", f.top)
+			}
+			if f.count < 1 {
+				return usagef("--count %d: want at least 1 GPU", f.count)
+			}
+			if _, err := pricewatch.TermHours(f.horizon); err != nil {
+				return usagef("--horizon: %w", err)
 			}
 			ctx := cmd.Context()
 			m, err := a.openMarket(ctx, f.scopeFlags)

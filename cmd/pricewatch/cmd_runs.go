@@ -64,8 +64,8 @@ func writeRuns(w io.Writer, format string, rows []report.RunRow) error {
 	}
 	t := table.New("PROVIDER", "STATUS", "STARTED", ">SECONDS", ">SEEN", ">NEW", ">CHANGED", ">CLOSED", ">HELD", "LAST SUCCESS", "ERROR")
 	for _, r := range rows {
-		t.Add(r.Provider, r.Status, str(r.StartedAt), dash(numText(r.DurationSecs)), strconv.Itoa(r.OffersSeen), strconv.Itoa(r.OffersNew),
-			strconv.Itoa(r.OffersChanged), strconv.Itoa(r.OffersClosed), strconv.Itoa(r.OffersHeld), dash(str(r.LastSuccessAt)), clip(r.Error, 60))
+		t.Add(r.Provider, r.Status, tableTime(r.StartedAt), dash(numText(r.DurationSecs)), strconv.Itoa(r.OffersSeen), strconv.Itoa(r.OffersNew),
+			strconv.Itoa(r.OffersChanged), strconv.Itoa(r.OffersClosed), strconv.Itoa(r.OffersHeld), dash(tableTime(r.LastSuccessAt)), clip(r.Error, 60))
 	}
 	return writeTable(w, t)
 }

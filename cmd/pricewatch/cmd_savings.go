@@ -36,7 +36,7 @@ every hour of its term; on-demand only for the hours used.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			u, err := analysis.ParseUtilization(f.utilization)
 			if err != nil {
-				return fmt.Errorf("--utilization: %w", err)
+				return usagef("--utilization: %w", err)
 			}
 			ctx := cmd.Context()
 			if f.server != "" {

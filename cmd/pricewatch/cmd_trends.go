@@ -50,7 +50,7 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			window, err := analysis.ParseWindow(f.window)
 			if err != nil {
-				return fmt.Errorf("--window: %w", err)
+				return usagef("--window: %w", err)
 			}
 			pts, err := parsePriceTypes(f.priceTypes)
 			if err != nil {
@@ -153,8 +153,8 @@ func decText(d jsonDecimal) string { return d.String() }
 
 func (r trendsReport) writeTable(w io.Writer, pts []pricewatch.PriceType, os string, notes *clitext.RateNotes) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Prices over the %s from %s to %s (%s; %s).\n", r.Window, r.From.UTC().Format("2006-01-02 15:04"),
-		r.To.UTC().Format("2006-01-02 15:04 UTC"), clitext.PriceTypes(pts), clitext.OSText(os))
+	fmt.Fprintf(&b, "Prices over the %s from %s to %s (%s; %s).\n", r.Window, tableTimeOf(r.From),
+		tableTimeOf(r.To), clitext.PriceTypes(pts), clitext.OSText(os))
 	b.WriteString("\n")
 	if len(r.Movers) == 0 {
 		fmt.Fprintf(&b, "No price moved over the %s.\n", r.Window)
@@ -241,13 +241,13 @@ func sampleText(points []analysis.CheapestPoint) string {
 	if len(points) > 1 && points[1].At.Sub(points[0].At) < 24*time.Hour {
 		return "hourly"
 	}
-	return "daily at " + points[0].At.UTC().Format("15:04 UTC")
+	return "daily at " + points[0].At.UTC().Format("15:04Z")
 }
 
 // sinceText prints a sample time as a date when samples are daily.
 func sinceText(t time.Time, points []analysis.CheapestPoint) string {
 	if sampleText(points) == "hourly" {
-		return t.UTC().Format("2006-01-02 15:04")
+		return tableTimeOf(t)
 	}
 	return t.UTC().Format(time.DateOnly)
 }

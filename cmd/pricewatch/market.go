@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -54,7 +55,7 @@ func analysisCommand(f *scopeFlags, currencyHelp string, cmd *cobra.Command) *co
 
 func addScopeFlags(cmd *cobra.Command, f *scopeFlags, currencyHelp string) {
 	cmd.Flags().StringVar(&f.currency, "currency", "", currencyHelp+" (default fx.currency from the config)")
-	cmd.Flags().StringSliceVar(&f.providers, "provider", nil, "only this provider (aws, azure, alibaba, tencent, vastai, oci); repeatable")
+	providerFlag(cmd, &f.providers, "only this provider ("+strings.Join(providerNames, ", ")+"); repeatable")
 	cmd.Flags().StringSliceVar(&f.regions, "region", nil, "only this region code; repeatable")
 	cmd.Flags().StringVar(&f.os, "os", "", "operating system: linux (default), windows or any")
 	cmd.Flags().StringVar(&f.format, "format", formatTable, "output format: table, json or csv")

@@ -157,3 +157,23 @@ func optString(s string) *string {
 	}
 	return &s
 }
+
+// tableTimeLayout is how every table prints a time: RFC 3339 in UTC,
+// shortened to the minute (JSON and CSV keep the seconds). One layout, so
+// that `runs`, `history`, `availability`, `held` and `alerts list` read
+// alike (issue 20 item 16).
+const tableTimeLayout = "2006-01-02T15:04Z"
+
+// tableTimeOf prints t for a table.
+func tableTimeOf(t time.Time) string { return t.UTC().Format(tableTimeLayout) }
+
+// tableTime prints an RFC 3339 time of a JSON row for a table; "" for a
+// null, and an unparsable string as it is.
+func tableTime(v any) string {
+	s := str(v)
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return s
+	}
+	return tableTimeOf(t)
+}

@@ -60,7 +60,7 @@ func writeHistoryPlot(w io.Writer, instanceType string, rows []storage.PriceInte
 			}
 		}
 		title := fmt.Sprintf("%s: effective hourly price in %s, %s to %s", instanceType, c,
-			from.UTC().Format("2006-01-02 15:04"), to.UTC().Format("2006-01-02 15:04 UTC"))
+			tableTimeOf(from), tableTimeOf(to))
 		if err := termchart.Write(w, title, byCurrency[c], from, to, chartWidth()); err != nil {
 			return err
 		}

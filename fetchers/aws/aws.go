@@ -226,9 +226,12 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 	return r.snap, nil
 }
 
-// incomplete wraps an error so that callers see fetchers.ErrIncomplete.
+// incomplete wraps an error so that callers see fetchers.ErrIncomplete,
+// unless the request never reached the cloud (a DNS failure, a refused
+// connection): that says what happened instead of "malformed response".
 func incomplete(err error) error {
-	if errors.Is(err, fetchers.ErrIncomplete) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(err, fetchers.ErrIncomplete) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, fetchers.ErrUnreachable) {
 		return err
 	}
 	return fmt.Errorf("%w: %w", fetchers.ErrIncomplete, err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"slices"
 	"sort"
@@ -442,5 +443,25 @@ func TestProgress(t *testing.T) {
 	want := fmt.Sprintf("aws us-east-1: %.1f MB of %.1f MB (100%%)", float64(size)/1e6, float64(size)/1e6)
 	if s := out.String(); !strings.Contains(s, want) || !strings.HasSuffix(s, "\n") || !strings.Contains(s, "MB/s") {
 		t.Errorf("progress output %q, want a line with %q", s, want)
+	}
+}
+
+// Issue 20 item 10: a DNS failure was reported as "incomplete or malformed
+// response"; it now says the API could not be reached, after one attempt.
+func TestDNSFailureIsNotMalformed(t *testing.T) {
+	b := awstest.NewBucket(t)
+	standardTree().publish(t, b)
+	f := newFetcher(t, b, Config{})
+	var dials int
+	f.client.HTTP.Transport = &http.Transport{DialContext: func(context.Context, string, string) (net.Conn, error) {
+		dials++
+		return nil, &net.DNSError{Err: "no such host", Name: "pricing.us-east-1.amazonaws.com", IsNotFound: true}
+	}}
+	_, err := f.Fetch(context.Background(), fetchers.Previous{})
+	if err == nil || !errors.Is(err, fetchers.ErrUnreachable) || errors.Is(err, fetchers.ErrIncomplete) || strings.Contains(err.Error(), "malformed") {
+		t.Fatalf("err = %v, want ErrUnreachable and no word of a malformed answer", err)
+	}
+	if dials != 1 {
+		t.Errorf("%d attempts, want 1", dials)
 	}
 }

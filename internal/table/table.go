@@ -49,6 +49,11 @@ type Layout struct {
 // number) is never cut or wrapped.
 func (t *Table) Write(w io.Writer, l Layout) error {
 	n := len(t.header)
+	for i := range n {
+		if t.right[i] {
+			alignDecimals(t.rows, i)
+		}
+	}
 	widths := make([]int, n)
 	for _, r := range append([][]string{t.header}, t.rows...) {
 		for i, c := range r {
@@ -143,4 +148,68 @@ func WidestLine(s string) int {
 		n = max(n, utf8.RuneCountInString(l))
 	}
 	return n
+}
+
+// alignDecimals gives every number of column col as many decimals as the
+// column's most precise one, so that a column of prices reads 2.6900 beside
+// 1.3867 rather than 2.69 (one money format in every table). A cell is a
+// number followed by any suffix ("41.76 CNY", "-10.0%"); other cells ("-",
+// "yes") are left as they are. Padding with zeros adds no precision a
+// source did not have: the cell producers cap what is shown.
+func alignDecimals(rows [][]string, col int) {
+	most := 0
+	for _, r := range rows {
+		if col < len(r) {
+			if _, frac, _, ok := splitNumber(r[col]); ok {
+				most = max(most, len(frac))
+			}
+		}
+	}
+	if most == 0 {
+		return
+	}
+	for _, r := range rows {
+		if col >= len(r) {
+			continue
+		}
+		whole, frac, rest, ok := splitNumber(r[col])
+		if !ok || len(frac) == most {
+			continue
+		}
+		r[col] = whole + "." + frac + strings.Repeat("0", most-len(frac)) + rest
+	}
+}
+
+// splitNumber splits "−1,234.5 CNY" into "-1,234", "5" and " CNY". ok is
+// false when s does not start with a number, or when the number runs into
+// a letter or digit-like text that makes it something else (a date
+// "2026-11-01", a time "09:00", a version "1.2.3").
+func splitNumber(s string) (whole, frac, rest string, ok bool) {
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	start := i
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || s[i] == ',' && i > start) {
+		i++
+	}
+	if i == start {
+		return "", "", "", false
+	}
+	whole = s[:i]
+	if i < len(s) && s[i] == '.' {
+		j := i + 1
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		if j == i+1 {
+			return "", "", "", false
+		}
+		frac, i = s[i+1:j], j
+	}
+	rest = s[i:]
+	if rest != "" && (rest[0] == '.' || rest[0] == '-' || rest[0] == ':' || rest[0] == '/') {
+		return "", "", "", false
+	}
+	return whole, frac, rest, true
 }

@@ -123,3 +123,27 @@ func TestWrap(t *testing.T) {
 		t.Errorf("WrapLines of nothing: %q, want one empty line", got)
 	}
 }
+
+// Issue 20 item 16: a column of prices printed 1.3867 beside 2.69 and
+// 10.00; every number of a right-aligned column now has the column's
+// decimals, whatever follows it, and what is not a number is left alone.
+func TestRightColumnsShareTheirDecimals(t *testing.T) {
+	tb := New("PROVIDER", ">USD/GPU-H", ">NOW", ">CHANGE", ">SINCE", ">N")
+	tb.Add("vastai", "1.3867", "41.76 CNY", "-10.0%", "2022-07-08", "3")
+	tb.Add("runpod", "2.69", "6.554 USD", "+5.0%", "09:00", "12")
+	tb.Add("oci", "10.00", "-", "n/a", "2022-07-11", "1,024")
+	tb.Add("lambda", "3", "1,234.5 CNY", "0%", "", "-")
+	var b strings.Builder
+	if err := tb.Write(&b, Layout{}); err != nil {
+		t.Fatal(err)
+	}
+	want := `PROVIDER  USD/GPU-H            NOW  CHANGE       SINCE      N
+vastai       1.3867     41.760 CNY  -10.0%  2022-07-08      3
+runpod       2.6900      6.554 USD   +5.0%       09:00     12
+oci         10.0000              -     n/a  2022-07-11  1,024
+lambda       3.0000  1,234.500 CNY    0.0%                  -
+`
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
