@@ -1,6 +1,11 @@
 package report
 
 import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"io"
 	"sort"
 	"strconv"
 	"time"
@@ -77,3 +82,49 @@ func KeepNewest(rows []storage.PriceInterval, n int) []storage.PriceInterval {
 // formatFloat writes a GPU count or memory size as the table does (no
 // trailing zeros).
 func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// StreamHistory writes the history q selects as JSON (an array of
+// HistoryRow) or CSV, row by row as the database returns them: a year of
+// intervals is never held.
+func StreamHistory(ctx context.Context, w io.Writer, db Store, asCSV bool, q HistoryQuery) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	n := 0
+	var cw *csv.Writer
+	if asCSV {
+		cw = csv.NewWriter(bw)
+		if err := cw.Write(HistoryCSVHeader); err != nil {
+			return err
+		}
+	}
+	err := EachHistory(ctx, db, q, func(r *storage.PriceInterval) error {
+		if cw != nil {
+			return cw.Write(HistoryCSVRow(r))
+		}
+		b, err := json.MarshalIndent(NewHistoryRow(r), "  ", "  ")
+		if err != nil {
+			return err
+		}
+		sep := ",\n  "
+		if n == 0 {
+			sep = "[\n  "
+		}
+		n++
+		bw.WriteString(sep)
+		_, err = bw.Write(b)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if cw != nil {
+		cw.Flush()
+		if err := cw.Error(); err != nil {
+			return err
+		}
+	} else if n == 0 {
+		bw.WriteString("[]\n")
+	} else {
+		bw.WriteString("\n]\n")
+	}
+	return bw.Flush()
+}

@@ -1,10 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"context"
-	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/url"
@@ -141,7 +137,7 @@ func (a *app) historyCommand() *cobra.Command {
 					// Streamed: a type with tens of thousands of intervals is
 					// never held whole.
 					q.Limit = limit
-					return streamHistory(cmd.Context(), a.stdout, db, f.format, q)
+					return report.StreamHistory(cmd.Context(), a.stdout, db, f.format == formatCSV, q)
 				}
 				if limit > 0 {
 					// One more than shown says whether older ones were left out.
@@ -188,50 +184,6 @@ func sinceNote(flag, used string) string {
 		return " of the last " + used
 	}
 	return ""
-}
-
-// streamHistory writes JSON or CSV row by row as the database returns them.
-func streamHistory(ctx context.Context, w io.Writer, db report.Store, format string, q report.HistoryQuery) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
-	n := 0
-	var cw *csv.Writer
-	if format == formatCSV {
-		cw = csv.NewWriter(bw)
-		if err := cw.Write(report.HistoryCSVHeader); err != nil {
-			return err
-		}
-	}
-	err := report.EachHistory(ctx, db, q, func(r *storage.PriceInterval) error {
-		if cw != nil {
-			return cw.Write(report.HistoryCSVRow(r))
-		}
-		b, err := json.MarshalIndent(report.NewHistoryRow(r), "  ", "  ")
-		if err != nil {
-			return err
-		}
-		sep := ",\n  "
-		if n == 0 {
-			sep = "[\n  "
-		}
-		n++
-		bw.WriteString(sep)
-		_, err = bw.Write(b)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	if cw != nil {
-		cw.Flush()
-		if err := cw.Error(); err != nil {
-			return err
-		}
-	} else if n == 0 {
-		bw.WriteString("[]\n")
-	} else {
-		bw.WriteString("\n]\n")
-	}
-	return bw.Flush()
 }
 
 func writeHistory(w io.Writer, format string, rows []storage.PriceInterval) error {

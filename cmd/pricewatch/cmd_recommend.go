@@ -83,7 +83,7 @@ left out unless --include-spot: it can be taken back at any time.`,
 			notes := m.rateNotes()
 			noteConversions(notes, rec.Options, rec.Unconverted, func(o analysis.Option) (string, analysis.FXUsed) { return o.NativeCurrency, o.FXUsed })
 			return a.writeReport(f.format, notes, reportOutput{
-				json:  func() any { return recommendJSONOf(rec) },
+				json:  func() any { return report.RecommendJSONOf(rec) },
 				csv:   func(w io.Writer) error { return writeRecommendCSV(w, rec) },
 				table: func(w io.Writer) error { return writeRecommendTable(w, rec, f, m.now, notes) },
 			})
@@ -98,114 +98,8 @@ left out unless --include-spot: it can be taken back at any time.`,
 	return cmd
 }
 
-// optionRow is the JSON shape of one option; keep the names. Unconverted
-// options have a null rank and null costs.
-type optionRow struct {
-	Rank  *int   `json:"rank"`
-	Label string `json:"label"`
-	pricewatch.OfferKeyJSON
-	GPUModel             string          `json:"gpu_model"`
-	GPUsPerInstance      float64         `json:"gpu_count"`
-	Instances            int             `json:"instances"`
-	Currency             string          `json:"currency"`
-	Terms                int             `json:"terms"`
-	CommittedHours       int64           `json:"committed_hours"`
-	FixedCost            jsonNullDecimal `json:"fixed_cost"`
-	VariableCost         jsonNullDecimal `json:"variable_cost_at_full_use"`
-	TotalCost            jsonNullDecimal `json:"total_cost"`
-	CostPerGPUHour       jsonNullDecimal `json:"cost_per_gpu_hour_used"`
-	EffectiveHourly      jsonNullDecimal `json:"effective_hourly"`
-	BreakEvenUtilization jsonNullDecimal `json:"break_even_utilization"`
-	Interruptible        bool            `json:"interruptible"`
-	Marketplace          bool            `json:"marketplace"`
-	Available            bool            `json:"available"`
-	Availability         string          `json:"availability"`
-	NativeCurrency       string          `json:"native_currency"`
-	report.FXJSON
-	FXError     *string `json:"fx_error"`
-	Recommended bool    `json:"recommended"`
-}
-
-type crossoverJSON struct {
-	Utilization jsonDecimal `json:"utilization"`
-	Label       string      `json:"option"`
-	// Below is true when the option wins below the utilisation.
-	Below bool `json:"below"`
-}
-
-type recommendJSON struct {
-	GPU            string         `json:"gpu"`
-	Models         []string       `json:"models"`
-	Count          int            `json:"count"`
-	Utilization    jsonDecimal    `json:"utilization"`
-	Horizon        string         `json:"horizon"`
-	HorizonHours   int64          `json:"horizon_hours"`
-	Currency       string         `json:"currency"`
-	Recommendation *optionRow     `json:"recommendation"`
-	Options        []optionRow    `json:"options"`
-	Unconverted    []optionRow    `json:"unconverted"`
-	Reasons        []string       `json:"reasons"`
-	Changes        []string       `json:"changes"`
-	Lower          *crossoverJSON `json:"lower_crossover"`
-	Upper          *crossoverJSON `json:"upper_crossover"`
-	StaleRates     bool           `json:"stale_rates"`
-}
-
-func optionJSON(o analysis.Option, ranked bool) optionRow {
-	r := optionRow{Label: o.Label(), OfferKeyJSON: o.OfferKeyJSON, GPUModel: o.GPUModel,
-		GPUsPerInstance: o.GPUsPerInstance, Instances: o.Instances, Currency: o.Currency, Terms: o.Terms, CommittedHours: o.CommittedHours,
-		BreakEvenUtilization: nullDecimal(o.BreakEvenUtilization.Decimal, o.BreakEvenUtilization.Valid), Interruptible: o.Interruptible, Marketplace: o.Marketplace,
-		Available: o.Available != nil && *o.Available, Availability: report.AvailabilityName(o.Availability), NativeCurrency: o.NativeCurrency,
-		FXError: optString(o.FXError)}
-	if ranked {
-		rank := o.Rank
-		r.Rank = &rank
-		r.FixedCost = nullDecimal(o.FixedCost, true)
-		r.VariableCost = nullDecimal(o.VariableCost, true)
-		r.TotalCost = nullDecimal(o.TotalCost, true)
-		r.CostPerGPUHour = nullDecimal(o.CostPerGPUHour, true)
-		r.EffectiveHourly = nullDecimal(o.EffectiveHourly, true)
-		r.FXJSON = report.FXJSONOf(o.FXUsed)
-	}
-	return r
-}
-
-func recommendJSONOf(rec analysis.Recommendation) recommendJSON {
-	out := recommendJSON{GPU: rec.GPU, Models: rec.Models, Count: rec.Count, Utilization: jsonDecimal(rec.Utilization),
-		Horizon: rec.Horizon, HorizonHours: rec.HorizonHours, Currency: rec.Currency, Options: []optionRow{},
-		Unconverted: []optionRow{}, Reasons: rec.Reasons, Changes: rec.Changes, StaleRates: rec.StaleRates}
-	if out.Models == nil {
-		out.Models = []string{}
-	}
-	if out.Changes == nil {
-		out.Changes = []string{}
-	}
-	for i, o := range rec.Options {
-		row := optionJSON(o, true)
-		row.Recommended = i == rec.Best
-		out.Options = append(out.Options, row)
-	}
-	for _, o := range rec.Unconverted {
-		out.Unconverted = append(out.Unconverted, optionJSON(o, false))
-	}
-	if best, ok := rec.BestOption(); ok {
-		r := optionJSON(best, true)
-		r.Recommended = true
-		out.Recommendation = &r
-	}
-	for _, c := range []struct {
-		x   *analysis.Crossover
-		dst **crossoverJSON
-	}{{rec.Lower, &out.Lower}, {rec.Upper, &out.Upper}} {
-		if c.x != nil {
-			*c.dst = &crossoverJSON{Utilization: jsonDecimal(c.x.Utilization), Label: c.x.Option.Label(), Below: c.x.Below}
-		}
-	}
-	return out
-}
-
 func writeRecommendCSV(w io.Writer, rec analysis.Recommendation) error {
-	js := recommendJSONOf(rec)
+	js := report.RecommendJSONOf(rec)
 	return writeRowsCSV(w, append(js.Options, js.Unconverted...))
 }
 

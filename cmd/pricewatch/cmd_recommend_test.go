@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/pricewatch/pricewatch/report"
 )
 
 // The seed question: a cost-sensitive team, 8 GPUs, ~60% utilisation,
@@ -36,7 +38,7 @@ func TestRecommendSeedQuestionAnswer(t *testing.T) {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}
 		// recommend_seed.json pins the JSON keys; the figures are checked here.
-		var rec recommendJSON
+		var rec report.RecommendJSON
 		decodeJSON(t, out, &rec)
 		r := rec.Recommendation
 		if r == nil {

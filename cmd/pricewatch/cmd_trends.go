@@ -96,7 +96,7 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 			}
 			return a.writeReport(f.format, notes, reportOutput{
 				json:  func() any { return rep.json() },
-				csv:   rep.writeCSV,
+				csv:   func(w io.Writer) error { return report.WriteTrendsCSV(w, rep.Trends) },
 				table: func(w io.Writer) error { return rep.writeTable(w, pts, f.os, notes) },
 			})
 		},
@@ -112,44 +112,6 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 type trendsReport struct{ report.Trends }
 
 func (r trendsReport) json() report.TrendsJSON { return r.JSON() }
-
-// writeCSV writes movers and cheapest points as one table told apart by
-// the kind column, so that one file holds the whole report.
-func (r trendsReport) writeCSV(w io.Writer) error {
-	// The columns are the movers' JSON keys, then the cheapest points' keys
-	// the movers lack, after the kind column.
-	header := []string{"kind", "provider", "region", "zone", "instance_type", "price_type", "term", "payment",
-		"offering_class", "os", "gpu_model", "gpu_count", "currency", "then_effective_hourly", "effective_hourly", "change",
-		"change_pct", "last_change", "gpu", "at", "price_per_gpu_hour", "native_currency", "native_price_per_gpu_hour", "fx_rate", "fx_date", "fx_source", "fx_stale"}
-	var rows [][]string
-	for _, m := range r.MoverRows() {
-		rows = append(rows, []string{"mover", m.Provider, m.Region, m.Zone, m.InstanceType, string(m.PriceType), m.Term, m.Payment,
-			m.OfferingClass, m.OS, m.GPUModel, clitext.Float(m.GPUCount), m.Currency, decText(m.ThenEffectiveHourly), decText(m.EffectiveHourly),
-			decText(m.Change), decText(m.ChangePct), timeText(m.LastChange), "", "", "", "", "", "", "", "", ""})
-	}
-	cheapest, _ := r.CheapestRows()
-	for _, c := range cheapest {
-		date := ""
-		if c.FXDate != nil {
-			date = *c.FXDate
-		}
-		rows = append(rows, []string{"cheapest", c.Provider, c.Region, c.Zone, c.InstanceType, string(c.PriceType), c.Term, c.Payment,
-			c.OfferingClass, c.OS, c.GPUModel, clitext.Float(c.GPUCount), c.Currency, "", "", "", "", "", c.GPU, c.At, decText(c.PricePerGPUHour),
-			c.NativeCurrency, decText(c.NativePricePerGPUHour), c.FXRate.Text(), date, c.FXSource, fmt.Sprint(c.FXStale)})
-	}
-	return writeCSV(w, header, rows)
-}
-
-// timeText is a JSON time value (an RFC 3339 string or null) as a CSV cell.
-func timeText(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	return ""
-}
-
-// decText prints an exact decimal for CSV.
-func decText(d jsonDecimal) string { return d.String() }
 
 func (r trendsReport) writeTable(w io.Writer, pts []pricewatch.PriceType, os string, notes *clitext.RateNotes) error {
 	var b strings.Builder

@@ -150,14 +150,6 @@ func csvCell(v json.RawMessage) string {
 	return string(v)
 }
 
-// optString is a JSON string that is null when empty.
-func optString(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
 // tableTimeLayout is how every table prints a time: RFC 3339 in UTC,
 // shortened to the minute (JSON and CSV keep the seconds). One layout, so
 // that `runs`, `history`, `availability`, `held` and `alerts list` read

@@ -1,4 +1,4 @@
-package main
+package buildinfo
 
 import (
 	"runtime/debug"
@@ -7,7 +7,7 @@ import (
 
 // Issue 20 item 17: a build from a clone says which commit it is (the VCS
 // settings the go command stamps), not only "dev".
-func TestVersionOf(t *testing.T) {
+func TestDescribe(t *testing.T) {
 	vcs := func(modified string) []debug.BuildSetting {
 		return []debug.BuildSetting{
 			{Key: "vcs", Value: "git"},
@@ -35,9 +35,9 @@ func TestVersionOf(t *testing.T) {
 		{"no build info", nil, "", "dev", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			v, d := versionOf(c.bi, c.ldflags)
+			v, d := Describe(c.bi, c.ldflags)
 			if v != c.want || d != c.desc {
-				t.Errorf("versionOf = %q, %q; want %q, %q", v, d, c.want, c.desc)
+				t.Errorf("Describe = %q, %q; want %q, %q", v, d, c.want, c.desc)
 			}
 		})
 	}
