@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pricewatch/pricewatch/alerting"
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/internal/table"
 )
@@ -25,7 +26,7 @@ posts to. Without alerts.rules in the config these are the built-in defaults
   pricewatch alerts rules --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return writeRules(a.stdout, format, a.cfg)
+			return writeRules(a.stdout, format, a.cfg, a.wiring().ConfiguredNotifiers())
 		},
 	}
 	formatFlag(cmd, &format, "output format: table or json", formatTable, formatJSON)
@@ -56,7 +57,9 @@ func list(l []string) []string {
 	return l
 }
 
-func writeRules(w io.Writer, format string, cfg *config.Config) error {
+// writeRules lists the rules in effect where they post: the built-in rules
+// go to every notifier configured (to), as the outbox routes them.
+func writeRules(w io.Writer, format string, cfg *config.Config, to alerting.Configured) error {
 	builtIn := reflect.DeepEqual(cfg.Alerts.Rules, config.DefaultRules())
 	rows := make([]ruleRow, 0, len(cfg.Alerts.Rules))
 	for i, r := range cfg.Alerts.Rules {
@@ -68,9 +71,16 @@ func writeRules(w io.Writer, format string, cfg *config.Config) error {
 		if ch == "" {
 			ch = cfg.Slack.Channel
 		}
+		webhook := r.Webhook
+		if builtIn && to.Webhook {
+			webhook = true
+			if !to.Slack {
+				ch = "" // webhook only: no Slack channel is posted to
+			}
+		}
 		rows = append(rows, ruleRow{Name: name, Events: list(r.Events), GPUModels: list(r.GPUModels), Providers: list(r.Providers),
 			Regions: list(r.Regions), PriceTypes: list(r.PriceTypes), MinChangePct: r.MinChangePct, MinChangePerGPUHour: r.MinChangePerGPUHour,
-			SpotBelowPerGPUHour: r.SpotBelowPerGPUHour, Channel: ch, Webhook: r.Webhook, BuiltIn: builtIn})
+			SpotBelowPerGPUHour: r.SpotBelowPerGPUHour, Channel: ch, Webhook: webhook, BuiltIn: builtIn})
 	}
 	if format == formatJSON {
 		return writeJSON(w, rows)
@@ -108,10 +118,15 @@ func writeRules(w io.Writer, format string, cfg *config.Config) error {
 			gpus = strings.Join(r.GPUModels, ",")
 		}
 		ch := r.Channel
-		if ch == "" {
+		switch {
+		case ch == "" && r.Webhook && r.BuiltIn && !to.Slack:
+			ch = "webhook"
+		case ch == "":
 			ch = "(none: set slack.channel)"
-		}
-		if r.Webhook {
+			if r.Webhook {
+				ch += " + webhook"
+			}
+		case r.Webhook:
 			ch += " + webhook"
 		}
 		t.Add(r.Name, strings.Join(r.Events, ","), gpus, dash(strings.Join(filters, "; ")), dash(strings.Join(thresholds, " and ")), ch)

@@ -201,3 +201,27 @@ func TestLargeMoveAlertsOnceConfirmed(t *testing.T) {
 		}
 	})
 }
+
+// Issue 20 item 12: in a webhook-only setup the built-in rules post to the
+// webhook, and `alerts rules` says so (it named no channel at all).
+func TestAlertsRulesShowWebhookOnlyRouting(t *testing.T) {
+	dir := t.TempDir()
+	cfg := testConfig{extra: "webhook:\n  url: http://127.0.0.1:1/hooks/pricewatch\n"}.write(t, dir)
+	var rules []ruleRow
+	out, errOut, code := runCLI(t, "--config", cfg, "alerts", "rules", "--format", "json")
+	if code != 0 {
+		t.Fatalf("alerts rules exited %d: %s", code, errOut)
+	}
+	if err := json.Unmarshal([]byte(out), &rules); err != nil || len(rules) == 0 {
+		t.Fatalf("alerts rules --format json: %q (%v)", out, err)
+	}
+	for _, r := range rules {
+		if !r.BuiltIn || !r.Webhook || r.Channel != "" {
+			t.Errorf("rule %s: built_in %v, webhook %v, channel %q; want the webhook only", r.Name, r.BuiltIn, r.Webhook, r.Channel)
+		}
+	}
+	table, _, _ := runCLI(t, "--config", cfg, "alerts", "rules")
+	if strings.Contains(table, "set slack.channel") || !strings.Contains(table, "webhook") {
+		t.Errorf("alerts rules table does not name the webhook as where the rules post:\n%s", table)
+	}
+}
