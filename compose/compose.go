@@ -143,19 +143,24 @@ func (w *Wiring) SaveOptions() storage.SaveOptions {
 }
 
 // AfterCycle runs once after the providers of a cycle have been fetched:
-// it refreshes exchange rates (a failure there is reported, never fatal:
-// stored rates and the fixed fallback still apply, flagged when stale).
-func (w *Wiring) AfterCycle(ctx context.Context, db *storage.DB) []string {
-	var lines []string
-	if w.Config.FX.Enabled && ctx.Err() == nil {
-		line, err := w.UpdateFX(ctx, db)
-		if err != nil {
-			w.Log.Warn("exchange rates not updated", zap.Error(err))
-			line = fmt.Sprintf("%-8s failed   %v (stored rates still apply)", "fx", err)
-		}
-		lines = append(lines, line)
+// it refreshes exchange rates. A failure there is never fatal; it comes
+// back both as a line for `fetch` to print and as the error for a caller
+// that prints nothing (the daemon logs it), so it is reported once either
+// way. The line says what the reports fall back on: the rates stored
+// earlier, or, when none are, only fx.fixed_rates.
+func (w *Wiring) AfterCycle(ctx context.Context, db *storage.DB) ([]string, error) {
+	if !w.Config.FX.Enabled || ctx.Err() != nil {
+		return nil, nil
 	}
-	return lines
+	line, err := w.UpdateFX(ctx, db)
+	if err == nil {
+		return []string{line}, nil
+	}
+	fallback := "the rates stored earlier still apply"
+	if days, derr := db.FXDays(ctx); derr == nil && len(days) == 0 {
+		fallback = "no rates are stored yet: only fx.fixed_rates convert, other currencies are left unconverted"
+	}
+	return []string{fmt.Sprintf("%-8s failed   %v (%s)", "fx", err, fallback)}, err
 }
 
 // UpdateFX fetches the ECB feed and stores it, returning a summary line.

@@ -67,7 +67,7 @@ type Digests interface {
 // Rates refreshes exchange rates; the daemon asks at most hourly, after a
 // run.
 type Rates interface {
-	AfterCycle(ctx context.Context, db *storage.DB) []string
+	AfterCycle(ctx context.Context, db *storage.DB) ([]string, error)
 }
 
 // Snapshot is what the daemon runs on, composed whole from one loaded
@@ -205,7 +205,9 @@ func (d *Daemon) maybeUpdateFX() {
 		return
 	}
 	if r := d.state().Rates; r != nil {
-		r.AfterCycle(d.ctx, d.db)
+		if _, err := r.AfterCycle(d.ctx, d.db); err != nil {
+			d.log.Warn("exchange rates not updated", zap.Error(err))
+		}
 	}
 }
 

@@ -46,7 +46,7 @@ var (
 	// ErrUnreachable: the cloud's API could not be reached at all (its
 	// name did not resolve, the connection was refused or dropped): the
 	// network's fault or the endpoint's, never the answer's.
-	ErrUnreachable = errors.New("cannot reach the cloud's API")
+	ErrUnreachable = errors.New("cannot reach the server")
 	// ErrNoCredentials: the provider needs credentials and none are set;
 	// the run is skipped rather than failed.
 	ErrNoCredentials = errors.New("no credentials configured")

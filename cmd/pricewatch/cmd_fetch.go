@@ -82,7 +82,9 @@ A provider without credentials is skipped, not failed.`,
 			if format != formatTable {
 				notes = a.stderr
 			}
-			for _, line := range a.wiring().AfterCycle(ctx, db) {
+			// The line says why rates were not updated; it is not logged too.
+			fxLines, _ := a.wiring().AfterCycle(ctx, db)
+			for _, line := range fxLines {
 				fmt.Fprintln(notes, line)
 			}
 			if line := a.deliverAfterFetch(ctx, db); line != "" {
