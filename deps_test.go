@@ -64,7 +64,7 @@ func TestDependencyRules(t *testing.T) {
 	}
 	// The one-of-each helpers are leaves: anything may use them, because
 	// they use nothing of pricewatch.
-	for _, leaf := range []string{"retry", "secret"} {
+	for _, leaf := range []string{"retry", "secret", "origin", "buildinfo"} {
 		for _, d := range goList(t, "-deps", "-f", "{{.ImportPath}}", "./"+leaf) {
 			if strings.HasPrefix(d, module) && d != module+"/"+leaf {
 				t.Errorf("%s depends on %s: a shared helper must be a leaf", leaf, d)

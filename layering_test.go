@@ -17,7 +17,7 @@ import (
 var floors = [][]string{
 	// Leaves: the domain types, one-of-each helpers, the config's
 	// building blocks.
-	{".", "buildinfo", "gpu", "retry", "secret", "section", "systemd", "internal/table", "internal/golden"},
+	{".", "buildinfo", "gpu", "origin", "retry", "secret", "section", "systemd", "internal/table", "internal/golden"},
 	// Small tables and services over the domain types.
 	{"clouds", "fx", "logging"},
 	{"storage"},

@@ -3,11 +3,11 @@ package alerting
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
+
+	"github.com/pricewatch/pricewatch/origin"
 )
 
 // ErrForeignRedirect: the notifier's endpoint redirected to another
@@ -20,23 +20,6 @@ var ErrForeignRedirect = errors.New("redirect to another origin refused")
 // does.
 const maxRedirects = 10
 
-// origin is a URL's scheme, host and port, lower-cased, with the scheme's
-// default port made explicit, so that https://hooks.example and
-// https://hooks.example:443 are one origin.
-func origin(u *url.URL) string {
-	scheme := strings.ToLower(u.Scheme)
-	port := u.Port()
-	if port == "" {
-		switch scheme {
-		case "https":
-			port = "443"
-		case "http":
-			port = "80"
-		}
-	}
-	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
-}
-
 // SameOriginRedirects is an http.Client CheckRedirect that follows a
 // redirect only within the origin of the first request (an https
 // downgrade is another origin). Only the target's origin is named in the
@@ -45,8 +28,8 @@ func SameOriginRedirects(req *http.Request, via []*http.Request) error {
 	if len(via) >= maxRedirects {
 		return fmt.Errorf("stopped after %d redirects", maxRedirects)
 	}
-	if origin(via[0].URL) != origin(req.URL) {
-		return fmt.Errorf("redirected to %s: %w", origin(req.URL), ErrForeignRedirect)
+	if origin.Of(via[0].URL) != origin.Of(req.URL) {
+		return fmt.Errorf("redirected to %s: %w", origin.Of(req.URL), ErrForeignRedirect)
 	}
 	return nil
 }

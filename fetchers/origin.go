@@ -3,10 +3,10 @@ package fetchers
 import (
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
-	"strings"
+
+	"github.com/pricewatch/pricewatch/origin"
 )
 
 // ErrForeignOrigin: a link in a response (a next page, a price file) or a
@@ -16,22 +16,8 @@ import (
 // downgrade https to http.
 var ErrForeignOrigin = errors.New("link to another origin refused")
 
-// Origin is a URL's scheme, host and port, lower-cased, with the scheme's
-// default port made explicit (Azure's NextPageLink names :443, the
-// configured endpoint does not).
-func Origin(u *url.URL) string {
-	scheme := strings.ToLower(u.Scheme)
-	host, port := strings.ToLower(u.Hostname()), u.Port()
-	if port == "" {
-		switch scheme {
-		case "https":
-			port = "443"
-		case "http":
-			port = "80"
-		}
-	}
-	return scheme + "://" + net.JoinHostPort(host, port)
-}
+// Origin is a URL's origin (see package origin).
+func Origin(u *url.URL) string { return origin.Of(u) }
 
 // CheckOrigin returns an error wrapping ErrForeignOrigin unless link has
 // base's origin. what names the link in the message. Neither URL's path or

@@ -5,7 +5,6 @@
 package pricesheet
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"io"
 	"strconv"
@@ -80,7 +79,7 @@ func WriteCSV(w io.Writer, rows []Row) error {
 			decimal.Decimal(r.EffectiveHourly).String(), r.PricePerGPUHour.Text(), r.GPUModel, strconv.FormatFloat(r.GPUCount, 'f', -1, 64),
 			r.SkuID, r.SkuPriceID, r.ProductID, r.ValidFrom}
 	}
-	return writeCSV(w, Header, out)
+	return report.WriteCSV(w, Header, out)
 }
 
 // WriteJSONL writes the sheet as JSON lines.
@@ -139,17 +138,5 @@ func WriteFOCUS(w io.Writer, rows []Row) error {
 			r.OfferingClass, decimal.Decimal(r.Upfront).String(), decimal.Decimal(r.EffectiveHourly).String(), r.PricePerGPUHour.Text(), r.ProductID,
 		}
 	}
-	return writeCSV(w, focusHeader, out)
-}
-
-func writeCSV(w io.Writer, header []string, rows [][]string) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(header); err != nil {
-		return err
-	}
-	if err := cw.WriteAll(rows); err != nil {
-		return err
-	}
-	cw.Flush()
-	return cw.Error()
+	return report.WriteCSV(w, focusHeader, out)
 }

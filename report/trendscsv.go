@@ -30,15 +30,7 @@ func WriteTrendsCSV(w io.Writer, r Trends) error {
 			c.OfferingClass, c.OS, c.GPUModel, formatFloat(c.GPUCount), c.Currency, "", "", "", "", "", c.GPU, c.At, decText(c.PricePerGPUHour),
 			c.NativeCurrency, decText(c.NativePricePerGPUHour), c.FXRate.Text(), date, c.FXSource, fmt.Sprint(c.FXStale)})
 	}
-	cw := csv.NewWriter(w)
-	if err := cw.Write(header); err != nil {
-		return err
-	}
-	if err := cw.WriteAll(rows); err != nil {
-		return err
-	}
-	cw.Flush()
-	return cw.Error()
+	return WriteCSV(w, header, rows)
 }
 
 // timeText is a JSON time value (an RFC 3339 string or null) as a CSV cell.
@@ -51,3 +43,16 @@ func timeText(v any) string {
 
 // decText prints an exact decimal for CSV.
 func decText(d Decimal) string { return d.String() }
+
+// WriteCSV writes a header and rows as CSV: the one CSV writer of the
+// commands' and the API's tables.
+func WriteCSV(w io.Writer, header []string, rows [][]string) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(header); err != nil {
+		return err
+	}
+	if err := cw.WriteAll(rows); err != nil { // WriteAll flushes
+		return err
+	}
+	return cw.Error()
+}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -48,15 +47,7 @@ func jsonTime(t *time.Time) any { return report.Time(t) }
 func writeJSON(w io.Writer, v any) error { return report.WriteJSON(w, v) }
 
 func writeCSV(w io.Writer, header []string, rows [][]string) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(header); err != nil {
-		return err
-	}
-	if err := cw.WriteAll(rows); err != nil {
-		return err
-	}
-	cw.Flush()
-	return cw.Error()
+	return report.WriteCSV(w, header, rows)
 }
 
 // dash stands in for an empty cell so columns stay readable.
