@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"strings"
@@ -10,8 +11,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/focus"
 	"github.com/pricewatch/pricewatch/gpu"
 	"github.com/pricewatch/pricewatch/internal/clitext"
+	"github.com/pricewatch/pricewatch/providers"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -42,11 +45,14 @@ offer, in the cloud's own currency, with the cloud's own identifiers (AWS
 product SKU and rate code, Azure skuId and meterId) so that the rows join
 with the clouds' bills.
 
---format focus-csv names the columns as FOCUS does where FOCUS defines them
-(ProviderName, RegionId, SkuId, SkuPriceId, PricingCategory, ListUnitPrice,
-BillingCurrency, …) and puts pricewatch's own after them with the x_ prefix.
-It is a price sheet aligned with FOCUS, not a FOCUS cost-and-usage dataset:
-no charge, no billing period, no cost.`,
+--format focus-csv writes a FOCUS 1.2 price sheet (docs/focus.md): the FOCUS
+columns that apply to a price list, filled to the specification's rules, then
+pricewatch's own with the x_ prefix. Every row has one SkuPriceId and one
+unit price; a commitment's ListUnitPrice is the on-demand price of the same
+SKU and its own rate is ContractedUnitPrice; a fee paid at once is a
+Purchase row of its own; prices are billed in fx.currency (PricingCurrency
+and PricingCurrencyListUnitPrice keep the cloud's). It is a price sheet, not
+a cost-and-usage dataset: no billing period, no cost.`,
 		Example: `  pricewatch export --format focus-csv > prices.csv
   pricewatch export --gpu H100 --provider azure --price-type reserved --format jsonl
   pricewatch export --at 2026-11-01T00:00:00Z --format csv`,
@@ -82,15 +88,19 @@ no charge, no billing period, no cost.`,
 					return err
 				}
 			}
+			if f.format == formatFocusCSV {
+				at := time.Now().UTC()
+				if len(filter.At) > 0 {
+					at = filter.At[0]
+				}
+				return a.writeFocus(ctx, db, filter, f.gpu, at)
+			}
 			prices, err := db.Prices(ctx, filter)
 			if err != nil {
 				return err
 			}
 			rows := exportRows(prices, f.gpu)
-			switch f.format {
-			case formatFocusCSV:
-				return writeFocusCSV(a.stdout, rows)
-			case formatCSV:
+			if f.format == formatCSV {
 				return writeExportCSV(a.stdout, rows)
 			}
 			return writeExportJSONL(a.stdout, rows)
@@ -177,63 +187,35 @@ func writeExportJSONL(w io.Writer, rows []exportRow) error {
 	return nil
 }
 
-// FOCUS columns of the sheet (FOCUS 1.x column IDs), then pricewatch's own
-// with the x_ prefix FOCUS reserves for custom columns, after all FOCUS
-// ones as its column-ordering rules ask.
-var focusHeader = []string{
-	"ProviderName", "ServiceCategory", "RegionId", "RegionName", "AvailabilityZone", "SkuId", "SkuPriceId",
-	"PricingCategory", "PricingUnit", "ListUnitPrice", "BillingCurrency", "CommitmentDiscountType",
-	"x_InstanceType", "x_OperatingSystem", "x_GpuModel", "x_GpuCount", "x_PriceType", "x_Term", "x_PaymentOption",
-	"x_OfferingClass", "x_UpfrontPrice", "x_EffectiveHourlyPrice", "x_PricePerGpuHour", "x_SkuProductId",
-}
-
-// focusProviderNames are the names the clouds give themselves in their own
-// FOCUS exports; a provider not listed keeps pricewatch's name.
-var focusProviderNames = map[string]string{
-	pricewatch.AWS:     "AWS",
-	pricewatch.Azure:   "Microsoft",
-	pricewatch.Alibaba: "Alibaba Cloud",
-	pricewatch.Tencent: "Tencent Cloud",
-}
-
-// focusPricing is how FOCUS names each price type: PricingCategory
-// follows FOCUS's allowed values (list prices are Standard, spot prices, set
-// by the provider and changing without notice, Dynamic, reservation and
-// savings-plan rates Committed) and CommitmentDiscountType says which
-// commitment a Committed price is.
-var focusPricing = map[pricewatch.PriceType]struct{ category, commitment string }{
-	pricewatch.OnDemand:    {category: "Standard"},
-	pricewatch.Spot:        {category: "Dynamic"},
-	pricewatch.Reserved:    {category: "Committed", commitment: "Reservation"},
-	pricewatch.SavingsPlan: {category: "Committed", commitment: "Savings Plan"},
-}
-
-func focusPricingCategory(pt pricewatch.PriceType) string {
-	if p, ok := focusPricing[pt]; ok {
-		return p.category
+// writeFocus streams the FOCUS price sheet: one pass over the on-demand
+// prices (the list price of the commitments and spot prices of the same
+// SKU, and region names), then one over every price, each row written as
+// it is read, so that memory holds one entry per on-demand offer, never
+// the sheet (issue 27).
+func (a *app) writeFocus(ctx context.Context, db *storage.DB, filter storage.PriceFilter, gpuFilter string, at time.Time) error {
+	book, err := a.fxBook(ctx, db)
+	if err != nil {
+		return err
 	}
-	return "Other"
-}
-
-func focusCommitmentType(pt pricewatch.PriceType) string { return focusPricing[pt].commitment }
-
-// writeFocusCSV writes the FOCUS-aligned sheet. ListUnitPrice is the
-// published price of one PricingUnit (Hours): the hourly rate; a
-// commitment's upfront fee is x_UpfrontPrice and x_EffectiveHourlyPrice
-// spreads it over the term. FOCUS writes nulls as empty cells.
-func writeFocusCSV(w io.Writer, rows []exportRow) error {
-	out := make([][]string, len(rows))
-	for i, r := range rows {
-		name := focusProviderNames[r.Provider]
-		if name == "" {
-			name = r.Provider
+	sheet := focus.NewSheet(a.stdout, a.cfg.FX.Currency, book, at, providers.DisplayName)
+	keep := func(p *storage.PriceInterval) bool { return gpuFilter == "" || gpu.Matches(gpuFilter, p.GPUModel) }
+	learn := filter
+	learn.PriceTypes = []pricewatch.PriceType{pricewatch.OnDemand}
+	if err := db.EachPrice(ctx, learn, func(p *storage.PriceInterval) error {
+		if keep(p) {
+			sheet.Learn(p)
 		}
-		out[i] = []string{
-			name, "Compute", r.Region, r.RegionName, r.Zone, r.SkuID, r.SkuPriceID,
-			focusPricingCategory(r.PriceType), "Hours", decimal.Decimal(r.HourlyPrice).String(), r.Currency, focusCommitmentType(r.PriceType),
-			r.InstanceType, r.OS, r.GPUModel, clitext.Float(r.GPUCount), string(r.PriceType), r.Term, r.Payment,
-			r.OfferingClass, decimal.Decimal(r.Upfront).String(), decimal.Decimal(r.EffectiveHourly).String(), r.PricePerGPUHour.Text(), r.ProductID,
-		}
+		return nil
+	}); err != nil {
+		return err
 	}
-	return writeCSV(w, focusHeader, out)
+	if err := db.EachPrice(ctx, filter, func(p *storage.PriceInterval) error {
+		if !keep(p) {
+			return nil
+		}
+		return sheet.Write(p)
+	}); err != nil {
+		return err
+	}
+	return sheet.Flush()
 }
