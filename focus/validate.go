@@ -80,8 +80,12 @@ func Validate(recs [][]string, rules Rules) []error {
 			add("column %s missing", h)
 		}
 	}
-	if len(errs) > 0 {
-		return errs
+	// A missing column reads as null, so that the rows are still checked.
+	cell := func(r []string, c string) string {
+		if i, ok := col[c]; ok {
+			return r[i]
+		}
+		return ""
 	}
 	internal := map[string]bool{}
 	for _, id := range rules.InternalIDs {
@@ -90,12 +94,12 @@ func Validate(recs [][]string, rules Rules) []error {
 	// A commitment's list price is the on-demand price of the same SKU.
 	type skuPlace struct{ provider, region, location, instance, os string }
 	placeOf := func(r []string) skuPlace {
-		return skuPlace{r[col["ProviderName"]], r[col["RegionId"]], r[col["x_Location"]], r[col["x_InstanceType"]], r[col["x_OperatingSystem"]]}
+		return skuPlace{cell(r, "ProviderName"), cell(r, "RegionId"), cell(r, "x_Location"), cell(r, "x_InstanceType"), cell(r, "x_OperatingSystem")}
 	}
 	onDemand := map[skuPlace]string{}
 	for _, r := range recs[1:] {
-		if len(r) == len(recs[0]) && r[col["PricingCategory"]] == "Standard" && r[col["ChargeCategory"]] == "Usage" {
-			onDemand[placeOf(r)] = r[col["PricingCurrencyListUnitPrice"]]
+		if len(r) == len(recs[0]) && cell(r, "PricingCategory") == "Standard" && cell(r, "ChargeCategory") == "Usage" {
+			onDemand[placeOf(r)] = cell(r, "PricingCurrencyListUnitPrice")
 		}
 	}
 	priceOf := map[string]string{}
@@ -106,7 +110,7 @@ func Validate(recs [][]string, rules Rules) []error {
 			add("row %d: %d cells for %d columns", line, len(r), len(recs[0]))
 			continue
 		}
-		get := func(c string) string { return r[col[c]] }
+		get := func(c string) string { return cell(r, c) }
 		where := fmt.Sprintf("row %d (%s)", line, get("SkuPriceId"))
 		if get("PricingCategory") == "Committed" {
 			if od, ok := onDemand[placeOf(r)]; ok && od != get("PricingCurrencyListUnitPrice") {
@@ -114,7 +118,7 @@ func Validate(recs [][]string, rules Rules) []error {
 			}
 		}
 		for _, c := range required {
-			if get(c) == "" {
+			if _, ok := col[c]; ok && get(c) == "" { // a missing column is reported once, above
 				add("%s: %s is null", where, c)
 			}
 		}
