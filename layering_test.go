@@ -29,7 +29,9 @@ var floors = [][]string{
 	// floors, so each of its folders has its own).
 	{"internal/scalegen"},
 	{"report"},
-	// The export's price sheet, over storage's intervals.
+	// The FOCUS price sheet's rows and their validator, then the export's
+	// sheets over storage's intervals.
+	{"focus"},
 	{"pricesheet"},
 	{"web"},
 	// The --server client reads the API's rows and errors.

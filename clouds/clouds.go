@@ -34,9 +34,10 @@ type Cloud struct {
 	// Community Cloud beside its Secure Cloud), each with how people
 	// write that marketplace.
 	MarketplaceClasses map[string]string
-	// FOCUSName is the ProviderName the cloud gives itself in its own
-	// FOCUS billing exports ("Microsoft" for Azure); empty for a cloud
-	// without them, whose FOCUS rows carry Name.
+	// FOCUSName is the ProviderName of the cloud's FOCUS rows: the name it
+	// gives itself in its own FOCUS billing exports ("Microsoft" for
+	// Azure), else its readable name ("Oracle Cloud Infrastructure");
+	// empty rows carry Display.
 	FOCUSName string
 }
 
@@ -54,11 +55,11 @@ var table = []Cloud{
 		Pricing: general("https://www.alibabacloud.com/product/ecs#pricing")},
 	{Name: pricewatch.Tencent, Display: "Tencent Cloud", FOCUSName: "Tencent Cloud",
 		Pricing: general("https://www.tencentcloud.com/pricing/cvm/overview")},
-	{Name: pricewatch.Lambda, Display: "Lambda", Pricing: general("https://lambda.ai/pricing")},
-	{Name: pricewatch.RunPod, Display: "RunPod", Pricing: general("https://www.runpod.io/pricing"),
+	{Name: pricewatch.Lambda, Display: "Lambda", FOCUSName: "Lambda", Pricing: general("https://lambda.ai/pricing")},
+	{Name: pricewatch.RunPod, Display: "RunPod", FOCUSName: "RunPod", Pricing: general("https://www.runpod.io/pricing"),
 		MarketplaceClasses: map[string]string{pricewatch.Community: "RunPod Community"}},
-	{Name: pricewatch.VastAI, Display: "Vast.ai", Pricing: general("https://cloud.vast.ai/create/"), Marketplace: true},
-	{Name: pricewatch.OCI, Display: "Oracle Cloud", Pricing: general("https://www.oracle.com/cloud/compute/pricing/")},
+	{Name: pricewatch.VastAI, Display: "Vast.ai", FOCUSName: "Vast.ai", Pricing: general("https://cloud.vast.ai/create/"), Marketplace: true},
+	{Name: pricewatch.OCI, Display: "Oracle Cloud", FOCUSName: "Oracle Cloud Infrastructure", Pricing: general("https://www.oracle.com/cloud/compute/pricing/")},
 }
 
 // general is a pricing map with only the general page.
@@ -174,8 +175,12 @@ func MarketplaceName(provider, offeringClass string) string {
 // FOCUSProviderName is the ProviderName of a FOCUS row of the cloud: the
 // one its own FOCUS exports carry, else pricewatch's name for it.
 func FOCUSProviderName(name string) string {
-	if c := find(name); c != nil && c.FOCUSName != "" {
+	c := find(name)
+	switch {
+	case c == nil:
+		return name
+	case c.FOCUSName != "":
 		return c.FOCUSName
 	}
-	return name
+	return c.Display
 }

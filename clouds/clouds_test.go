@@ -118,14 +118,14 @@ func TestPrintedNames(t *testing.T) {
 		provider, class string
 		market, focus   string
 	}{
-		{pricewatch.VastAI, "", "Vast.ai", "vastai"},
-		{pricewatch.RunPod, pricewatch.Community, "RunPod Community", "runpod"},
-		{pricewatch.RunPod, "secure", "RunPod", "runpod"},
+		{pricewatch.VastAI, "", "Vast.ai", "Vast.ai"},
+		{pricewatch.RunPod, pricewatch.Community, "RunPod Community", "RunPod"},
+		{pricewatch.RunPod, "secure", "RunPod", "RunPod"},
 		{pricewatch.AWS, pricewatch.Standard, "AWS", "AWS"},
 		{pricewatch.Azure, "", "Azure", "Microsoft"},
 		{pricewatch.Alibaba, "", "Alibaba Cloud", "Alibaba Cloud"},
 		{pricewatch.Tencent, "", "Tencent Cloud", "Tencent Cloud"},
-		{pricewatch.OCI, "", "Oracle Cloud", "oci"},
+		{pricewatch.OCI, "", "Oracle Cloud", "Oracle Cloud Infrastructure"},
 		{"nimbus", "community", "nimbus", "nimbus"},
 	}
 	for _, tt := range tests {

@@ -83,6 +83,11 @@ var allowedNameLists = []string{
 	"offer.go",                              // the name constants the fetchers, storage and this table share
 	"internal/scalegen/scalegen.go",         // generates a synthetic catalogue shaped like two clouds'
 	"alerting/alertingtest/alertingtest.go", // fixture offers of two clouds for the alerting tests
+	// The FOCUS rules of each cloud's prices (its FOCUS names and service,
+	// how its price ids are derived, which of its prices are
+	// subscriptions): knowledge only the price sheet uses, kept beside the
+	// FOCUS column rules it serves (docs/focus.md).
+	"focus/focus.go",
 }
 
 // cloudConstants maps the root package's constants whose value is a

@@ -5,6 +5,7 @@
 package pricesheet
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"strconv"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/clouds"
+	"github.com/pricewatch/pricewatch/focus"
+	"github.com/pricewatch/pricewatch/fx"
 	"github.com/pricewatch/pricewatch/gpu"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
@@ -93,50 +96,45 @@ func WriteJSONL(w io.Writer, rows []Row) error {
 	return nil
 }
 
-// FOCUS columns of the sheet (FOCUS 1.x column IDs), then pricewatch's own
-// with the x_ prefix FOCUS reserves for custom columns, after all FOCUS
-// ones as its column-ordering rules ask.
-var focusHeader = []string{
-	"ProviderName", "ServiceCategory", "RegionId", "RegionName", "AvailabilityZone", "SkuId", "SkuPriceId",
-	"PricingCategory", "PricingUnit", "ListUnitPrice", "BillingCurrency", "CommitmentDiscountType",
-	"x_InstanceType", "x_OperatingSystem", "x_GpuModel", "x_GpuCount", "x_PriceType", "x_Term", "x_PaymentOption",
-	"x_OfferingClass", "x_UpfrontPrice", "x_EffectiveHourlyPrice", "x_PricePerGpuHour", "x_SkuProductId",
+// FOCUSOptions are what a FOCUS sheet needs beside the prices: the billing
+// currency (fx.currency) with the rates to it, and the moment it is of.
+type FOCUSOptions struct {
+	Currency string
+	FX       *fx.Book
+	At       time.Time
 }
 
-// focusPricing is how FOCUS names each price type: PricingCategory
-// follows FOCUS's allowed values (list prices are Standard, spot prices, set
-// by the provider and changing without notice, Dynamic, reservation and
-// savings-plan rates Committed) and CommitmentDiscountType says which
-// commitment a Committed price is.
-var focusPricing = map[pricewatch.PriceType]struct{ category, commitment string }{
-	pricewatch.OnDemand:    {category: "Standard"},
-	pricewatch.Spot:        {category: "Dynamic"},
-	pricewatch.Reserved:    {category: "Committed", commitment: "Reservation"},
-	pricewatch.SavingsPlan: {category: "Committed", commitment: "Savings Plan"},
+// PriceStore streams stored prices.
+type PriceStore interface {
+	EachPrice(ctx context.Context, f storage.PriceFilter, fn func(*storage.PriceInterval) error) error
 }
 
-func focusPricingCategory(pt pricewatch.PriceType) string {
-	if p, ok := focusPricing[pt]; ok {
-		return p.category
-	}
-	return "Other"
-}
-
-func focusCommitmentType(pt pricewatch.PriceType) string { return focusPricing[pt].commitment }
-
-// WriteFOCUS writes the FOCUS-aligned sheet. ListUnitPrice is the
-// published price of one PricingUnit (Hours): the hourly rate; a
-// commitment's upfront fee is x_UpfrontPrice and x_EffectiveHourlyPrice
-// spreads it over the term. FOCUS writes nulls as empty cells.
-func WriteFOCUS(w io.Writer, rows []Row) error {
-	out := make([][]string, len(rows))
-	for i, r := range rows {
-		out[i] = []string{
-			clouds.FOCUSProviderName(r.Provider), "Compute", r.Region, r.RegionName, r.Zone, r.SkuID, r.SkuPriceID,
-			focusPricingCategory(r.PriceType), "Hours", decimal.Decimal(r.HourlyPrice).String(), r.Currency, focusCommitmentType(r.PriceType),
-			r.InstanceType, r.OS, r.GPUModel, strconv.FormatFloat(r.GPUCount, 'f', -1, 64), string(r.PriceType), r.Term, r.Payment,
-			r.OfferingClass, decimal.Decimal(r.Upfront).String(), decimal.Decimal(r.EffectiveHourly).String(), r.PricePerGPUHour.Text(), r.ProductID,
+// StreamFOCUS writes the FOCUS price sheet of the prices filter selects
+// (and of GPU gpuFilter, a model or family, when set), streamed: one pass
+// over the on-demand prices (the list price of the commitments and spot
+// prices of the same SKU, and region names), then one over every price,
+// each row written as it is read, so that memory holds one entry per
+// on-demand offer, never the sheet (issue 27; docs/focus.md).
+func StreamFOCUS(ctx context.Context, w io.Writer, db PriceStore, filter storage.PriceFilter, gpuFilter string, opts FOCUSOptions) error {
+	sheet := focus.NewSheet(w, opts.Currency, opts.FX, opts.At, clouds.DisplayName)
+	keep := func(p *storage.PriceInterval) bool { return gpuFilter == "" || gpu.Matches(gpuFilter, p.GPUModel) }
+	learn := filter
+	learn.PriceTypes = []pricewatch.PriceType{pricewatch.OnDemand}
+	if err := db.EachPrice(ctx, learn, func(p *storage.PriceInterval) error {
+		if keep(p) {
+			sheet.Learn(p)
 		}
+		return nil
+	}); err != nil {
+		return err
 	}
-	return report.WriteCSV(w, focusHeader, out)
+	if err := db.EachPrice(ctx, filter, func(p *storage.PriceInterval) error {
+		if !keep(p) {
+			return nil
+		}
+		return sheet.Write(p)
+	}); err != nil {
+		return err
+	}
+	return sheet.Flush()
 }

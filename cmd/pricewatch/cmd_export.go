@@ -4,10 +4,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pricewatch/pricewatch/pricesheet"
-
 	"github.com/spf13/cobra"
 
+	"github.com/pricewatch/pricewatch/pricesheet"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -38,11 +37,14 @@ offer, in the cloud's own currency, with the cloud's own identifiers (AWS
 product SKU and rate code, Azure skuId and meterId) so that the rows join
 with the clouds' bills.
 
---format focus-csv names the columns as FOCUS does where FOCUS defines them
-(ProviderName, RegionId, SkuId, SkuPriceId, PricingCategory, ListUnitPrice,
-BillingCurrency, …) and puts pricewatch's own after them with the x_ prefix.
-It is a price sheet aligned with FOCUS, not a FOCUS cost-and-usage dataset:
-no charge, no billing period, no cost.`,
+--format focus-csv writes a FOCUS 1.2 price sheet (docs/focus.md): the FOCUS
+columns that apply to a price list, filled to the specification's rules, then
+pricewatch's own with the x_ prefix. Every row has one SkuPriceId and one
+unit price; a commitment's ListUnitPrice is the on-demand price of the same
+SKU and its own rate is ContractedUnitPrice; a fee paid at once is a
+Purchase row of its own; prices are billed in fx.currency (PricingCurrency
+and PricingCurrencyListUnitPrice keep the cloud's). It is a price sheet, not
+a cost-and-usage dataset: no billing period, no cost.`,
 		Example: `  pricewatch export --format focus-csv > prices.csv
   pricewatch export --gpu H100 --provider azure --price-type reserved --format jsonl
   pricewatch export --at 2026-11-01T00:00:00Z --format csv`,
@@ -78,15 +80,23 @@ no charge, no billing period, no cost.`,
 					return err
 				}
 			}
+			if f.format == formatFocusCSV {
+				at := time.Now().UTC()
+				if len(filter.At) > 0 {
+					at = filter.At[0]
+				}
+				book, err := report.FXBook(ctx, db, reportFX(a.cfg.FX))
+				if err != nil {
+					return err
+				}
+				return pricesheet.StreamFOCUS(ctx, a.stdout, db, filter, f.gpu, pricesheet.FOCUSOptions{Currency: a.cfg.FX.Currency, FX: book, At: at})
+			}
 			prices, err := db.Prices(ctx, filter)
 			if err != nil {
 				return err
 			}
 			rows := pricesheet.Rows(prices, f.gpu)
-			switch f.format {
-			case formatFocusCSV:
-				return pricesheet.WriteFOCUS(a.stdout, rows)
-			case formatCSV:
+			if f.format == formatCSV {
 				return pricesheet.WriteCSV(a.stdout, rows)
 			}
 			return pricesheet.WriteJSONL(a.stdout, rows)

@@ -53,7 +53,7 @@ func fixtureConfig(t *testing.T, extra string) (string, *fakeAzure) {
 func TestExportFocusCSVGolden(t *testing.T) {
 	cfg := exportConfig(t)
 	out := rawCLI(t, "--config", cfg, "export", "--format", "focus-csv")
-	golden.Check(t, filepath.Join("testdata", "export", "focus.csv.golden"), []byte(out))
+	golden.Check(t, filepath.Join("testdata", "export", "focus.csv.golden"), []byte(maskValidFrom(t, out)))
 
 	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
 	if err != nil {
@@ -65,39 +65,50 @@ func TestExportFocusCSVGolden(t *testing.T) {
 	}
 	// Facts checked apart from the golden file, so that a careless -update
 	// cannot bless a wrong mapping.
-	find := func(provider, itype, priceType, term, payment, class string) []string {
+	find := func(provider, itype, priceType, term, payment, class, charge string) []string {
 		for _, r := range recs[1:] {
 			if r[col["ProviderName"]] == provider && r[col["x_InstanceType"]] == itype && r[col["x_PriceType"]] == priceType &&
-				r[col["x_Term"]] == term && r[col["x_PaymentOption"]] == payment && r[col["x_OfferingClass"]] == class {
+				r[col["x_Term"]] == term && r[col["x_PaymentOption"]] == payment && r[col["x_OfferingClass"]] == class &&
+				r[col["ChargeCategory"]] == charge {
 				return r
 			}
 		}
-		t.Fatalf("no row %s %s %s %s %s %s", provider, itype, priceType, term, payment, class)
+		t.Fatalf("no row %s %s %s %s %s %s %s", provider, itype, priceType, term, payment, class, charge)
 		return nil
 	}
 	p5 := awstest.SKUOf("ap-northeast-1", "p5.48xlarge", "linux")
+	// Issue 27 items 1–4: one price per SkuPriceId (Azure's meter shared by
+	// on-demand and commitments is told apart by price type and term), a
+	// SkuId on every row (AWS spot: the on-demand product), a commitment's
+	// ListUnitPrice is the on-demand price with its own rate in
+	// ContractedUnitPrice, and its upfront fee a Standard One-Time Purchase.
 	for _, c := range []struct {
 		row  []string
 		want map[string]string
 	}{
-		{find("Microsoft", "Standard_ND96amsr_A100_v4", "on_demand", "", "", ""), map[string]string{
-			"SkuId": "DZH318Z0BXWZ/00F1", "SkuPriceId": "9a6f6d3f-5b1c-5e0b-9f55-2f1b7f0c1a01", "x_SkuProductId": "DZH318Z0BXWZ",
+		{find("Microsoft", "Standard_ND96amsr_A100_v4", "on_demand", "", "", "", "Usage"), map[string]string{
+			"SkuId": "DZH318Z0BXWZ/00F1", "SkuPriceId": "9a6f6d3f-5b1c-5e0b-9f55-2f1b7f0c1a01|on_demand|linux", "x_SkuProductId": "DZH318Z0BXWZ",
 			"RegionId": "westus2", "RegionName": "US West 2", "PricingCategory": "Standard", "PricingUnit": "Hours",
-			"ListUnitPrice": "32.77", "BillingCurrency": "USD", "CommitmentDiscountType": "", "x_PricePerGpuHour": "4.09625"}},
-		{find("Microsoft", "Standard_ND96amsr_A100_v4", "reserved", "1y", "all_upfront", ""), map[string]string{
-			"SkuId": "DZH318Z0BXWZ/02Q7", "SkuPriceId": "9a6f6d3f-5b1c-5e0b-9f55-2f1b7f0c1a01",
-			"PricingCategory": "Committed", "CommitmentDiscountType": "Reservation", "ListUnitPrice": "0", "x_UpfrontPrice": "176234"}},
-		{find("AWS", "p5.48xlarge", "on_demand", "", "", ""), map[string]string{
+			"ListUnitPrice": "32.77", "ContractedUnitPrice": "32.77", "BillingCurrency": "USD", "CommitmentDiscountType": "", "x_PricePerGpuHour": "4.09625"}},
+		{find("Microsoft", "Standard_ND96amsr_A100_v4", "reserved", "1y", "all_upfront", "", "Usage"), map[string]string{
+			"SkuId": "DZH318Z0BXWZ/02Q7", "SkuPriceId": "9a6f6d3f-5b1c-5e0b-9f55-2f1b7f0c1a01|reserved|1y|all_upfront|linux",
+			"PricingCategory": "Committed", "CommitmentDiscountType": "", "ListUnitPrice": "32.77", "ContractedUnitPrice": "0",
+			"ChargeFrequency": "Usage-Based", "x_UpfrontPrice": "176234"}},
+		{find("Microsoft", "Standard_ND96amsr_A100_v4", "reserved", "1y", "all_upfront", "", "Purchase"), map[string]string{
+			"SkuPriceId": "9a6f6d3f-5b1c-5e0b-9f55-2f1b7f0c1a01|reserved|1y|all_upfront|linux|upfront", "PricingCategory": "Standard",
+			"ChargeFrequency": "One-Time", "ListUnitPrice": "176234", "ContractedUnitPrice": "176234", "PricingUnit": "Years", "PricingQuantity": "1"}},
+		{find("AWS", "p5.48xlarge", "on_demand", "", "", "", "Usage"), map[string]string{
 			"SkuId": p5, "SkuPriceId": p5 + ".JRTCKXETXF.6YS6EN2CT7", "RegionId": "ap-northeast-1", "RegionName": "Asia Pacific (Tokyo)",
 			"PricingCategory": "Standard", "ListUnitPrice": "68.425", "x_GpuModel": "H100", "x_GpuCount": "8"}},
-		{find("AWS", "p5.48xlarge", "spot", "", "", ""), map[string]string{
-			"SkuId": "", "SkuPriceId": "", "PricingCategory": "Dynamic", "ListUnitPrice": "20.5275", "RegionName": "Asia Pacific (Tokyo)"}},
-		{find("AWS", "p5.48xlarge", "savings_plan", "1y", "no_upfront", "compute"), map[string]string{
-			"SkuId": p5, "PricingCategory": "Committed", "CommitmentDiscountType": "Savings Plan", "ListUnitPrice": "48.9902"}},
+		{find("AWS", "p5.48xlarge", "spot", "", "", "", "Usage"), map[string]string{
+			"SkuId": p5, "SkuPriceId": p5 + "|spot", "PricingCategory": "Dynamic", "ListUnitPrice": "20.5275", "RegionName": "Asia Pacific (Tokyo)"}},
+		{find("AWS", "p5.48xlarge", "savings_plan", "1y", "no_upfront", "compute", "Usage"), map[string]string{
+			"SkuId": p5, "PricingCategory": "Committed", "CommitmentDiscountType": "", "ListUnitPrice": "68.425", "ContractedUnitPrice": "48.9902"}},
 	} {
 		for k, v := range c.want {
 			if got := c.row[col[k]]; got != v {
-				t.Errorf("%s %s %s: %s = %q, want %q", c.row[col["ProviderName"]], c.row[col["x_InstanceType"]], c.row[col["x_PriceType"]], k, got, v)
+				t.Errorf("%s %s %s %s: %s = %q, want %q", c.row[col["ProviderName"]], c.row[col["x_InstanceType"]], c.row[col["x_PriceType"]],
+					c.row[col["ChargeCategory"]], k, got, v)
 			}
 		}
 	}

@@ -211,4 +211,9 @@ func TestScaleCLI(t *testing.T) {
 	measure("history all regions (json)", "history", "Standard_ND96isr_H100_v5", "--format", "json")
 	measure("history (table)", "history", "Standard_ND96isr_H100_v5")
 	measure("savings", "savings", "Standard_ND96isr_H100_v5", "--region", az.regions[0])
+	// Issue 27: the FOCUS sheet streams (two passes of EachPrice, one map
+	// entry per on-demand offer); jsonl, which still gathers its rows, is
+	// the comparison.
+	measure("export focus-csv", "export", "--format", "focus-csv")
+	measure("export jsonl", "export", "--format", "jsonl")
 }

@@ -1,0 +1,411 @@
+// Package focus writes stored prices as a FOCUS price sheet: the columns
+// of the FinOps Open Cost and Usage Specification (FOCUS 1.2, with the
+// 1.3 provider columns) that apply to a price list, filled to the
+// specification's rules, then pricewatch's own with the x_ prefix. It also
+// holds the checker of those rules (Validate), so that the sheet and its
+// rules are kept in one place. docs/focus.md says where every column comes
+// from and quotes the rule each follows.
+package focus
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/pricewatch/pricewatch"
+	cloudtable "github.com/pricewatch/pricewatch/clouds"
+	"github.com/pricewatch/pricewatch/fx"
+	"github.com/pricewatch/pricewatch/storage"
+)
+
+// SpecVersion is the FOCUS version whose column rules the sheet follows
+// (HostProviderName and ServiceProviderName are FOCUS 1.3's).
+const SpecVersion = "1.2"
+
+// Header is the sheet's columns: FOCUS ones first, then x_ ones, as
+// FOCUS's column-naming rules ask of custom columns.
+var Header = []string{
+	"BillingCurrency", "ChargeCategory", "ChargeDescription", "ChargeFrequency",
+	"CommitmentDiscountCategory", "CommitmentDiscountType", "ContractedUnitPrice",
+	"HostProviderName", "InvoiceIssuerName", "ListUnitPrice", "PricingCategory",
+	"PricingCurrency", "PricingCurrencyContractedUnitPrice", "PricingCurrencyListUnitPrice",
+	"PricingQuantity", "PricingUnit", "ProviderName", "PublisherName",
+	"RegionId", "RegionName", "AvailabilityZone",
+	"ServiceCategory", "ServiceName", "ServiceProviderName", "ServiceSubcategory",
+	"SkuId", "SkuMeter", "SkuPriceDetails", "SkuPriceId",
+	"x_InstanceType", "x_OperatingSystem", "x_GpuModel", "x_GpuCount", "x_PriceType", "x_Term",
+	"x_PaymentOption", "x_OfferingClass", "x_UpfrontPrice", "x_EffectiveHourlyPrice", "x_PricePerGpuHour",
+	"x_SkuProductId", "x_Marketplace", "x_Location", "x_ListUnitPriceSource",
+	"x_ExchangeRate", "x_ExchangeRateDate", "x_ExchangeRateSource", "x_ValidFrom",
+}
+
+// Quoter is the exchange-rate book the sheet converts with (fx.Book).
+type Quoter interface {
+	Quote(from, to string, on time.Time) (fx.Quote, error)
+}
+
+// services are the compute services the GPU prices belong to, as each
+// cloud names them (FOCUS ServiceName); the ProviderName comes from the
+// table of clouds.
+var services = map[string]string{
+	pricewatch.AWS:     "Amazon Elastic Compute Cloud",
+	pricewatch.Azure:   "Virtual Machines",
+	pricewatch.Alibaba: "Elastic Compute Service",
+	pricewatch.Tencent: "Cloud Virtual Machine",
+	pricewatch.Lambda:  "Lambda Cloud Instances",
+	pricewatch.RunPod:  "Pods",
+	pricewatch.VastAI:  "Vast.ai Instances",
+	pricewatch.OCI:     "Compute",
+}
+
+// ProviderName is the FOCUS ProviderName of a pricewatch provider id (the
+// table of clouds'); displayName names a cloud the table does not list.
+func ProviderName(provider string, displayName func(string) string) string {
+	if _, ok := cloudtable.Lookup(provider); ok {
+		return cloudtable.FOCUSProviderName(provider)
+	}
+	return displayName(provider)
+}
+
+// odKey finds the on-demand price of the same SKU: the same instance type
+// and OS in the same place.
+type odKey struct{ provider, region, zone, instance, os string }
+
+type onDemand struct {
+	hourly        decimal.Decimal
+	currency      string
+	skuID         string
+	regionName    string
+	effectiveFrom time.Time
+}
+
+// Sheet writes the rows. Learn every on-demand price first (the list price
+// of a commitment or a spot price of the same SKU, and the region names
+// AWS's spot and savings-plan files lack), then Write every price: only
+// one entry per on-demand offer is held, never the rows.
+type Sheet struct {
+	cw          *csv.Writer
+	billing     string
+	fx          Quoter
+	at          time.Time
+	displayName func(string) string
+	od          map[odKey]onDemand
+	regionNames map[[2]string]string
+	wroteHeader bool
+}
+
+// NewSheet writes to w in billing currency, converting with q at the
+// moment at (the sheet's time). displayName names clouds the package does
+// not list.
+func NewSheet(w io.Writer, billing string, q Quoter, at time.Time, displayName func(string) string) *Sheet {
+	return &Sheet{cw: csv.NewWriter(w), billing: strings.ToUpper(billing), fx: q, at: at, displayName: displayName,
+		od: map[odKey]onDemand{}, regionNames: map[[2]string]string{}}
+}
+
+// Learn records an on-demand price (others are ignored).
+func (s *Sheet) Learn(p *storage.PriceInterval) {
+	if p.RegionName != "" {
+		s.regionNames[[2]string{p.Provider, p.Region}] = p.RegionName
+	}
+	if p.PriceType != pricewatch.OnDemand {
+		return
+	}
+	s.od[odKey{p.Provider, p.Region, p.Zone, p.InstanceType, p.OS}] = onDemand{hourly: p.Hourly, currency: p.Currency,
+		skuID: p.SkuID, regionName: p.RegionName, effectiveFrom: p.ValidFrom}
+}
+
+// onDemandOf is the on-demand price of the SKU p prices: in p's zone, else
+// the region's.
+func (s *Sheet) onDemandOf(p *storage.PriceInterval) (onDemand, bool) {
+	k := odKey{p.Provider, p.Region, p.Zone, p.InstanceType, p.OS}
+	if o, ok := s.od[k]; ok {
+		return o, true
+	}
+	k.zone = ""
+	o, ok := s.od[k]
+	return o, ok
+}
+
+// isSubscription: Alibaba's and Tencent's prepaid prices (PrePaid,
+// PREPAID) buy the instance for a month or years; neither cloud calls them
+// a reservation or a commitment discount.
+func isSubscription(p *storage.PriceInterval) bool {
+	return p.PriceType == pricewatch.Reserved && (p.Provider == pricewatch.Alibaba || p.Provider == pricewatch.Tencent)
+}
+
+// isDynamic: spot prices, and every price of a marketplace whose host may
+// change it without notice (Vast.ai), are FOCUS's Dynamic.
+func isDynamic(p *storage.PriceInterval) bool {
+	return p.PriceType == pricewatch.Spot || p.Provider == pricewatch.VastAI
+}
+
+// isGlobal: the clouds that sell one price list for every place (Lambda,
+// RunPod, OCI store "global"), and Vast.ai, whose "region" is the host's
+// country, not a region one provisions in.
+func isGlobal(p *storage.PriceInterval) bool {
+	return p.Region == "global" || p.Region == pricewatch.AllRegions || p.Provider == pricewatch.VastAI
+}
+
+// skuID is the cloud's own SKU id where it gives one (for AWS spot, the
+// on-demand product of the same instance, which is what spot usage is
+// billed against), else a stable id derived from what defines the SKU.
+func (s *Sheet) skuID(p *storage.PriceInterval) string {
+	if p.SkuID != "" {
+		return p.SkuID
+	}
+	if o, ok := s.onDemandOf(p); ok && o.skuID != "" {
+		return o.skuID
+	}
+	return strings.Join([]string{"pricewatch", p.Provider, p.Region, p.InstanceType, p.OS}, ":")
+}
+
+// skuPriceID identifies exactly one unit price: AWS's rate code as it is
+// (one per price); else the cloud's price id (Azure's meterId, shared by a
+// meter's on-demand, reservation and savings-plan prices) or the SKU id,
+// followed by what tells the prices of it apart.
+func (s *Sheet) skuPriceID(p *storage.PriceInterval, sku string) string {
+	if p.Provider == pricewatch.AWS && p.SkuPriceID != "" {
+		return p.SkuPriceID
+	}
+	base := p.SkuPriceID
+	if base == "" {
+		base = sku
+	}
+	parts := []string{base, string(p.PriceType)}
+	for _, v := range []string{p.Term, p.Payment, p.OfferingClass, p.Zone} {
+		if v != "" {
+			parts = append(parts, v)
+		}
+	}
+	if p.Provider == pricewatch.OCI {
+		// OCI's part number prices one GPU hour; a shape is several.
+		parts = append(parts, p.InstanceType)
+	}
+	if p.SkuPriceID != "" && p.OS != "" {
+		// A cloud meter does not always say the OS; the derived base does.
+		parts = append(parts, p.OS)
+	}
+	return strings.Join(parts, "|")
+}
+
+// termUnit is the PricingUnit of a term bought at once (PricingQuantity
+// 1): FOCUS's unit format allows a time unit with a count before it.
+func termUnit(term string) string {
+	switch term {
+	case "1m":
+		return "Months"
+	case "1y":
+		return "Years"
+	case "3y":
+		return "3 Years"
+	}
+	return "Units"
+}
+
+var paymentNames = map[string]string{
+	pricewatch.NoUpfront: "No Upfront", pricewatch.PartialUpfront: "Partial Upfront", pricewatch.AllUpfront: "All Upfront",
+}
+
+// details is SkuPriceDetails: the properties of the price (FOCUS keys
+// where FOCUS names them, x_ keys for the rest).
+func details(p *storage.PriceInterval) (string, error) {
+	m := map[string]string{}
+	switch {
+	case isSubscription(p):
+		m["x_PurchaseOption"] = "Subscription"
+	case p.PriceType == pricewatch.Reserved:
+		m["x_PurchaseOption"] = "Commitment"
+		m["x_CommitmentDiscountType"], m["x_CommitmentDiscountCategory"] = "Reservation", "Usage"
+	case p.PriceType == pricewatch.SavingsPlan:
+		m["x_PurchaseOption"] = "Commitment"
+		m["x_CommitmentDiscountType"], m["x_CommitmentDiscountCategory"] = "Savings Plan", "Spend"
+	case p.PriceType == pricewatch.Spot:
+		m["x_PurchaseOption"] = "Spot"
+	default:
+		m["x_PurchaseOption"] = "On-Demand"
+	}
+	if p.Term != "" {
+		m["x_Term"] = p.Term
+	}
+	if n := paymentNames[p.Payment]; n != "" {
+		m["x_PaymentOption"] = n
+	}
+	if p.OfferingClass != "" {
+		m["x_OfferingClass"] = p.OfferingClass
+	}
+	m["x_InstanceType"], m["x_OperatingSystem"] = p.InstanceType, p.OS
+	b, err := json.Marshal(m)
+	return string(b), err
+}
+
+func subcategory(p *storage.PriceInterval) string {
+	switch {
+	case p.Provider == pricewatch.RunPod || p.Provider == pricewatch.VastAI:
+		return "Containers"
+	case p.Provider == pricewatch.OCI && strings.HasPrefix(p.InstanceType, "BM."):
+		return "Bare Metal"
+	}
+	return "Virtual Machines"
+}
+
+func text(d decimal.Decimal) string { return d.String() }
+
+// Write writes the rows of one price: its usage price (none for a
+// subscription, which is bought only at once) and, where there is a fee
+// paid at once, a purchase row of it.
+func (s *Sheet) Write(p *storage.PriceInterval) error {
+	if !s.wroteHeader {
+		if err := s.cw.Write(Header); err != nil {
+			return fmt.Errorf("writing the FOCUS header: %w", err)
+		}
+		s.wroteHeader = true
+	}
+	q, err := s.fx.Quote(p.Currency, s.billing, s.at)
+	if err != nil {
+		return fmt.Errorf("FOCUS BillingCurrency %s of a %s price of %s (set fx.fixed_rates or run `pricewatch fx update`): %w",
+			s.billing, p.Currency, p.Provider, err)
+	}
+	sku := s.skuID(p)
+	priceID := s.skuPriceID(p, sku)
+	det, err := details(p)
+	if err != nil {
+		return fmt.Errorf("writing SkuPriceDetails of %s: %w", priceID, err)
+	}
+	provider := ProviderName(p.Provider, s.displayName)
+	service, ok := services[p.Provider]
+	if !ok {
+		service = "Compute"
+	}
+	host := provider
+	market := cloudtable.IsMarketplace(p.Provider, p.OfferingClass)
+	if market {
+		// The price is the cheapest of many hosts' machines: no one host.
+		host = ""
+	}
+	region, regionName, location := p.Region, p.RegionName, ""
+	if regionName == "" {
+		regionName = s.regionNames[[2]string{p.Provider, p.Region}]
+	}
+	if regionName == "" {
+		// Alibaba's and Tencent's price APIs name no region; the id is
+		// the name the console shows beside the code.
+		regionName = p.Region
+	}
+	if isGlobal(p) {
+		location = p.Region
+		if location == "global" || location == pricewatch.AllRegions {
+			location = ""
+		}
+		region, regionName = "", ""
+	}
+	perGPU, okGPU := pricewatch.PerGPUHour(p.EffectiveHourly, p.GPUCount)
+	perGPUText := ""
+	if okGPU {
+		perGPUText = perGPU.String()
+	}
+	rateText, rateDate := q.Rate.String(), ""
+	if !q.Date.IsZero() {
+		rateDate = q.Date.Format(time.DateOnly)
+	}
+	common := func(r []string) {
+		r[col["BillingCurrency"]] = s.billing
+		r[col["InvoiceIssuerName"]], r[col["ProviderName"]], r[col["PublisherName"]] = provider, provider, provider
+		r[col["ServiceProviderName"]], r[col["HostProviderName"]] = provider, host
+		r[col["PricingCurrency"]] = p.Currency
+		r[col["RegionId"]], r[col["RegionName"]], r[col["AvailabilityZone"]] = region, regionName, p.Zone
+		r[col["ServiceCategory"]], r[col["ServiceName"]], r[col["ServiceSubcategory"]] = "Compute", service, subcategory(p)
+		r[col["SkuId"]], r[col["SkuPriceDetails"]] = sku, det
+		r[col["x_InstanceType"]], r[col["x_OperatingSystem"]], r[col["x_GpuModel"]] = p.InstanceType, p.OS, p.GPUModel
+		r[col["x_GpuCount"]] = decimal.NewFromFloat(p.GPUCount).String()
+		r[col["x_PriceType"]], r[col["x_Term"]], r[col["x_PaymentOption"]], r[col["x_OfferingClass"]] = string(p.PriceType), p.Term, p.Payment, p.OfferingClass
+		r[col["x_UpfrontPrice"]], r[col["x_EffectiveHourlyPrice"]], r[col["x_PricePerGpuHour"]] = text(p.Upfront), text(p.EffectiveHourly), perGPUText
+		r[col["x_SkuProductId"]], r[col["x_Marketplace"]], r[col["x_Location"]] = p.ProductID, fmt.Sprint(market), location
+		r[col["x_ExchangeRate"]], r[col["x_ExchangeRateDate"]], r[col["x_ExchangeRateSource"]] = rateText, rateDate, q.Source
+		r[col["x_ValidFrom"]] = p.ValidFrom.UTC().Format(time.RFC3339)
+	}
+	prices := func(r []string, list, contracted decimal.Decimal) {
+		r[col["PricingCurrencyListUnitPrice"]], r[col["PricingCurrencyContractedUnitPrice"]] = text(list), text(contracted)
+		r[col["ListUnitPrice"]], r[col["ContractedUnitPrice"]] = text(q.Convert(list)), text(q.Convert(contracted))
+	}
+	option := strings.ReplaceAll(string(p.PriceType), "_", "-")
+	if p.Term != "" {
+		option += " " + p.Term
+	}
+	if p.Payment != "" {
+		option += " " + paymentNames[p.Payment]
+	}
+	if !isSubscription(p) {
+		r := make([]string, len(Header))
+		common(r)
+		r[col["ChargeCategory"]], r[col["ChargeFrequency"]] = "Usage", "Usage-Based"
+		r[col["PricingQuantity"]], r[col["PricingUnit"]], r[col["SkuMeter"]] = "1", "Hours", "Instance Hours"
+		r[col["SkuPriceId"]] = priceID
+		r[col["ChargeDescription"]] = fmt.Sprintf("%s %s, %s, per hour", p.InstanceType, p.OS, option)
+		list, source := p.Hourly, "this_price"
+		switch {
+		case isDynamic(p):
+			r[col["PricingCategory"]] = "Dynamic"
+		case p.PriceType.IsCommitment():
+			r[col["PricingCategory"]] = "Committed"
+			if o, ok := s.onDemandOf(p); ok && o.currency == p.Currency {
+				list, source = o.hourly, "on_demand"
+			}
+		default:
+			r[col["PricingCategory"]] = "Standard"
+		}
+		r[col["x_ListUnitPriceSource"]] = source
+		prices(r, list, p.Hourly)
+		if err := s.cw.Write(r); err != nil {
+			return fmt.Errorf("writing FOCUS row %s: %w", priceID, err)
+		}
+	}
+	if p.Upfront.IsPositive() {
+		r := make([]string, len(Header))
+		common(r)
+		r[col["ChargeCategory"]], r[col["ChargeFrequency"]], r[col["PricingCategory"]] = "Purchase", "One-Time", "Standard"
+		r[col["PricingQuantity"]], r[col["PricingUnit"]] = "1", termUnit(p.Term)
+		meter := "Commitment Upfront Fee"
+		if isSubscription(p) {
+			meter = "Subscription Fee"
+			r[col["SkuPriceId"]] = priceID
+		} else {
+			r[col["SkuPriceId"]] = priceID + "|upfront"
+		}
+		r[col["SkuMeter"]] = meter
+		r[col["ChargeDescription"]] = fmt.Sprintf("%s %s, %s, paid at once", p.InstanceType, p.OS, option)
+		r[col["x_ListUnitPriceSource"]] = "this_price"
+		prices(r, p.Upfront, p.Upfront)
+		if err := s.cw.Write(r); err != nil {
+			return fmt.Errorf("writing FOCUS row %s: %w", priceID, err)
+		}
+	}
+	return nil
+}
+
+// Flush writes the header if no row came, and flushes.
+func (s *Sheet) Flush() error {
+	if !s.wroteHeader {
+		if err := s.cw.Write(Header); err != nil {
+			return fmt.Errorf("writing the FOCUS header: %w", err)
+		}
+		s.wroteHeader = true
+	}
+	s.cw.Flush()
+	if err := s.cw.Error(); err != nil {
+		return fmt.Errorf("writing the FOCUS sheet: %w", err)
+	}
+	return nil
+}
+
+var col = func() map[string]int {
+	m := make(map[string]int, len(Header))
+	for i, h := range Header {
+		m[h] = i
+	}
+	return m
+}()
