@@ -61,7 +61,7 @@ const (
 	bodyTimeout  = 2 * time.Minute
 )
 
-// priceUnit: catalogue prices are integers in 10⁻⁸ of the currency.
+// priceExp: catalogue prices are integers in 10⁻⁸ of the currency.
 const priceExp = -8
 
 // Section is providers.ovhcloud.
