@@ -27,6 +27,8 @@ const (
 	VastAI = "vastai"
 	// OCI is Oracle Cloud Infrastructure's public list price.
 	OCI = "oci"
+	// OVHcloud is OVHcloud's public cloud catalogue.
+	OVHcloud = "ovhcloud"
 )
 
 // PriceType says how capacity is bought.

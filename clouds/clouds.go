@@ -60,6 +60,7 @@ var table = []Cloud{
 		MarketplaceClasses: map[string]string{pricewatch.Community: "RunPod Community"}},
 	{Name: pricewatch.VastAI, Display: "Vast.ai", FOCUSName: "Vast.ai", Pricing: general("https://cloud.vast.ai/create/"), Marketplace: true},
 	{Name: pricewatch.OCI, Display: "Oracle Cloud", FOCUSName: "Oracle Cloud Infrastructure", Pricing: general("https://www.oracle.com/cloud/compute/pricing/")},
+	{Name: pricewatch.OVHcloud, Display: "OVHcloud", Pricing: general("https://www.ovhcloud.com/en/public-cloud/prices/")},
 }
 
 // general is a pricing map with only the general page.

@@ -51,6 +51,8 @@ func TestLookups(t *testing.T) {
 		{"aws", "AWS", pricewatch.OnDemand, "https://aws.amazon.com/ec2/pricing/on-demand/"},
 		{"oci", "Oracle Cloud", pricewatch.OnDemand, "https://www.oracle.com/cloud/compute/pricing/"},
 		{"vastai", "Vast.ai", pricewatch.Spot, "https://cloud.vast.ai/create/"},
+		// Issue 22 item 6: OVHcloud's name and pricing page.
+		{"ovhcloud", "OVHcloud", pricewatch.Reserved, "https://www.ovhcloud.com/en/public-cloud/prices/"},
 		{"nimbus", "nimbus", pricewatch.OnDemand, ProjectURL},
 	}
 	for _, tt := range tests {
@@ -61,7 +63,7 @@ func TestLookups(t *testing.T) {
 			t.Errorf("PricingURL(%q, %q) = %q, want %q", tt.name, tt.pt, got, tt.url)
 		}
 	}
-	if got := strings.Join(Names(), ","); got != "aws,azure,alibaba,tencent,lambda,runpod,vastai,oci" {
+	if got := strings.Join(Names(), ","); got != "aws,azure,alibaba,tencent,lambda,runpod,vastai,oci,ovhcloud" {
 		t.Errorf("run order %s", got)
 	}
 }
@@ -96,6 +98,7 @@ func TestIsMarketplace(t *testing.T) {
 		{"runpod", "secure", false},
 		{"runpod", "", false},
 		{pricewatch.OCI, "", false},
+		{pricewatch.OVHcloud, "", false},
 		{pricewatch.AWS, pricewatch.Standard, false},
 		{pricewatch.Azure, "", false},
 		{"lambda", "", false},
@@ -126,6 +129,9 @@ func TestPrintedNames(t *testing.T) {
 		{pricewatch.Alibaba, "", "Alibaba Cloud", "Alibaba Cloud"},
 		{pricewatch.Tencent, "", "Tencent Cloud", "Tencent Cloud"},
 		{pricewatch.OCI, "", "Oracle Cloud", "Oracle Cloud Infrastructure"},
+		// OVHcloud publishes no FOCUS export (its roadmap item is open): its
+		// readable name.
+		{pricewatch.OVHcloud, "", "OVHcloud", "OVHcloud"},
 		{"nimbus", "community", "nimbus", "nimbus"},
 	}
 	for _, tt := range tests {

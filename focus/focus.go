@@ -53,14 +53,15 @@ type Quoter interface {
 // cloud names them (FOCUS ServiceName); the ProviderName comes from the
 // table of clouds.
 var services = map[string]string{
-	pricewatch.AWS:     "Amazon Elastic Compute Cloud",
-	pricewatch.Azure:   "Virtual Machines",
-	pricewatch.Alibaba: "Elastic Compute Service",
-	pricewatch.Tencent: "Cloud Virtual Machine",
-	pricewatch.Lambda:  "Lambda Cloud Instances",
-	pricewatch.RunPod:  "Pods",
-	pricewatch.VastAI:  "Vast.ai Instances",
-	pricewatch.OCI:     "Compute",
+	pricewatch.AWS:      "Amazon Elastic Compute Cloud",
+	pricewatch.Azure:    "Virtual Machines",
+	pricewatch.Alibaba:  "Elastic Compute Service",
+	pricewatch.Tencent:  "Cloud Virtual Machine",
+	pricewatch.Lambda:   "Lambda Cloud Instances",
+	pricewatch.RunPod:   "Pods",
+	pricewatch.VastAI:   "Vast.ai Instances",
+	pricewatch.OCI:      "Compute",
+	pricewatch.OVHcloud: "Public Cloud Instances",
 }
 
 // ProviderName is the FOCUS ProviderName of a pricewatch provider id (the

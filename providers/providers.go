@@ -16,6 +16,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/azure"
 	"github.com/pricewatch/pricewatch/fetchers/lambda"
 	"github.com/pricewatch/pricewatch/fetchers/oci"
+	"github.com/pricewatch/pricewatch/fetchers/ovhcloud"
 	"github.com/pricewatch/pricewatch/fetchers/runpod"
 	"github.com/pricewatch/pricewatch/fetchers/tencent"
 	"github.com/pricewatch/pricewatch/fetchers/vastai"
@@ -36,6 +37,7 @@ var registry = []Provider{
 	runpod.Provider,
 	vastai.Provider,
 	oci.Provider,
+	ovhcloud.Provider,
 }
 
 // All returns every provider in run order.

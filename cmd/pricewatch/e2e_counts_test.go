@@ -8,6 +8,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/lambda"
 	"github.com/pricewatch/pricewatch/fetchers/lambda/lambdatest"
 	"github.com/pricewatch/pricewatch/fetchers/oci/ocitest"
+	"github.com/pricewatch/pricewatch/fetchers/ovhcloud/ovhcloudtest"
 	"github.com/pricewatch/pricewatch/fetchers/runpod"
 	"github.com/pricewatch/pricewatch/fetchers/runpod/runpodtest"
 	"github.com/pricewatch/pricewatch/fetchers/tencent/tencenttest"
@@ -24,6 +25,7 @@ import (
 // json`, over runs that are first runs, runs that change nothing (AWS
 // skips both regions), runs where a region publishes a new file (AWS) and
 // a price moves (Azure), and a run where the guard holds a price (Azure).
+// Issue 22 item 6: a cloud added (ovhcloud) is fetched here too.
 func TestFetchCountsAddUpForEveryProvider(t *testing.T) {
 	const lambdaKey = "secret_counts_lambda.NeverPrinted"
 	t.Setenv(lambda.EnvAPIKey, lambdaKey)
@@ -40,6 +42,7 @@ func TestFetchCountsAddUpForEveryProvider(t *testing.T) {
 	rp := runpodtest.New(t, "")
 	vast := vastaitest.NewServer(t, vastaitest.LoadOffers(t, "testdata/vastai/bundles-H100_SXM-asc-limit8-20260822.json"))
 	oci := ocitest.NewServer(t, ocitest.Load(t, "testdata/oci/cetools-products-currencyCode-USD-GPU-rows-20260822.json"))
+	ovh := ovhcloudtest.New(t)
 	cfg := testConfig{clouds: []cloud{
 		awsBucketCloud(bucket, "    spot: true\n    savings_plans: true\n"),
 		azureCloud(az.URL, westus2),
@@ -49,6 +52,7 @@ func TestFetchCountsAddUpForEveryProvider(t *testing.T) {
 		{name: "runpod", endpoint: rp.URL},
 		{name: "vastai", endpoint: vast.URL, keys: "    gpu_models: [\"H100 SXM\"]\n    request_interval: 0s\n"},
 		{name: "oci", endpoint: oci.URL},
+		{name: "ovhcloud", endpoint: ovh.URL},
 	}}.write(t, t.TempDir())
 
 	runs := []struct {

@@ -302,7 +302,9 @@ func TestCompareEightProvidersMarksMarketplaceGolden(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("fetch of all eight exited %d:\n%s%s", code, out, errOut)
 	}
-	for _, p := range providerNames {
+	// The eight this golden was written for (a cloud added since is
+	// disabled here, so the golden stays the eight's).
+	for _, p := range []string{"aws", "azure", "alibaba", "tencent", "lambda", "runpod", "vastai", "oci"} {
 		if !strings.Contains(out, p+" ") || strings.Contains(out, "FAILED") || strings.Contains(out, "skipped") {
 			t.Fatalf("fetch summary should have %s ok:\n%s", p, out)
 		}
