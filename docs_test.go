@@ -246,6 +246,8 @@ func cloudAnchor(name string) string {
 		return "tencent-cloud"
 	case "oci":
 		return "oracle-cloud-oci"
+	case "aws-cn":
+		return "aws-china"
 	}
 	return name
 }

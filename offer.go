@@ -27,6 +27,9 @@ const (
 	VastAI = "vastai"
 	// OCI is Oracle Cloud Infrastructure's public list price.
 	OCI = "oci"
+	// AWSChina is AWS in the China regions (Beijing, Ningxia): its own
+	// partition and price list, in CNY, bought separately from AWS.
+	AWSChina = "aws-cn"
 	// OVHcloud is OVHcloud's public cloud catalogue.
 	OVHcloud = "ovhcloud"
 )

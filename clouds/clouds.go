@@ -60,6 +60,9 @@ var table = []Cloud{
 		MarketplaceClasses: map[string]string{pricewatch.Community: "RunPod Community"}},
 	{Name: pricewatch.VastAI, Display: "Vast.ai", FOCUSName: "Vast.ai", Pricing: general("https://cloud.vast.ai/create/"), Marketplace: true},
 	{Name: pricewatch.OCI, Display: "Oracle Cloud", FOCUSName: "Oracle Cloud Infrastructure", Pricing: general("https://www.oracle.com/cloud/compute/pricing/")},
+	// AWS China's own billing exports name it as AWS's do.
+	{Name: pricewatch.AWSChina, Display: "AWS China", FOCUSName: "AWS",
+		Pricing: general("https://www.amazonaws.cn/en/ec2/pricing/")},
 	{Name: pricewatch.OVHcloud, Display: "OVHcloud", Pricing: general("https://www.ovhcloud.com/en/public-cloud/prices/")},
 }
 

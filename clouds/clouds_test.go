@@ -51,6 +51,8 @@ func TestLookups(t *testing.T) {
 		{"aws", "AWS", pricewatch.OnDemand, "https://aws.amazon.com/ec2/pricing/on-demand/"},
 		{"oci", "Oracle Cloud", pricewatch.OnDemand, "https://www.oracle.com/cloud/compute/pricing/"},
 		{"vastai", "Vast.ai", pricewatch.Spot, "https://cloud.vast.ai/create/"},
+		// Issue 22 item 2: AWS China is a cloud of its own.
+		{"aws-cn", "AWS China", pricewatch.Reserved, "https://www.amazonaws.cn/en/ec2/pricing/"},
 		// Issue 22 item 6: OVHcloud's name and pricing page.
 		{"ovhcloud", "OVHcloud", pricewatch.Reserved, "https://www.ovhcloud.com/en/public-cloud/prices/"},
 		{"nimbus", "nimbus", pricewatch.OnDemand, ProjectURL},
@@ -63,7 +65,7 @@ func TestLookups(t *testing.T) {
 			t.Errorf("PricingURL(%q, %q) = %q, want %q", tt.name, tt.pt, got, tt.url)
 		}
 	}
-	if got := strings.Join(Names(), ","); got != "aws,azure,alibaba,tencent,lambda,runpod,vastai,oci,ovhcloud" {
+	if got := strings.Join(Names(), ","); got != "aws,azure,alibaba,tencent,lambda,runpod,vastai,oci,aws-cn,ovhcloud" {
 		t.Errorf("run order %s", got)
 	}
 }

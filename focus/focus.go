@@ -62,6 +62,7 @@ var services = map[string]string{
 	pricewatch.VastAI:   "Vast.ai Instances",
 	pricewatch.OCI:      "Compute",
 	pricewatch.OVHcloud: "Public Cloud Instances",
+	pricewatch.AWSChina: "Amazon Elastic Compute Cloud",
 }
 
 // ProviderName is the FOCUS ProviderName of a pricewatch provider id (the
@@ -170,7 +171,7 @@ func (s *Sheet) skuID(p *storage.PriceInterval) string {
 // meter's on-demand, reservation and savings-plan prices) or the SKU id,
 // followed by what tells the prices of it apart.
 func (s *Sheet) skuPriceID(p *storage.PriceInterval, sku string) string {
-	if p.Provider == pricewatch.AWS && p.SkuPriceID != "" {
+	if (p.Provider == pricewatch.AWS || p.Provider == pricewatch.AWSChina) && p.SkuPriceID != "" {
 		return p.SkuPriceID
 	}
 	base := p.SkuPriceID

@@ -13,6 +13,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/alibaba"
 	"github.com/pricewatch/pricewatch/fetchers/aws"
+	"github.com/pricewatch/pricewatch/fetchers/awscn"
 	"github.com/pricewatch/pricewatch/fetchers/azure"
 	"github.com/pricewatch/pricewatch/fetchers/lambda"
 	"github.com/pricewatch/pricewatch/fetchers/oci"
@@ -37,6 +38,7 @@ var registry = []Provider{
 	runpod.Provider,
 	vastai.Provider,
 	oci.Provider,
+	awscn.Provider,
 	ovhcloud.Provider,
 }
 

@@ -20,7 +20,7 @@ import (
 // unchanged, for every provider and every kind of run. AWS broke it: a
 // region whose price file had not changed was counted unchanged but not
 // seen ("0 offers: 0 new, 0 changed, 38 unchanged"), and a price held by
-// the guard was seen but counted nowhere. All eight providers are fetched
+// the guard was seen but counted nowhere. Every provider is fetched
 // from their fakes in one database, through `pricewatch fetch --format
 // json`, over runs that are first runs, runs that change nothing (AWS
 // skips both regions), runs where a region publishes a new file (AWS) and
@@ -52,6 +52,7 @@ func TestFetchCountsAddUpForEveryProvider(t *testing.T) {
 		{name: "runpod", endpoint: rp.URL},
 		{name: "vastai", endpoint: vast.URL, keys: "    gpu_models: [\"H100 SXM\"]\n    request_interval: 0s\n"},
 		{name: "oci", endpoint: oci.URL},
+		awsChinaCloud(t), // issue 22: a ninth provider, counted like the rest
 		{name: "ovhcloud", endpoint: ovh.URL},
 	}}.write(t, t.TempDir())
 

@@ -35,12 +35,22 @@ const (
 	DefaultSpotEndpoint = "https://website.spot.ec2.aws.a2z.com/spot.json"
 )
 
-// Paths under Endpoint. The EC2 index names each region's current,
-// version-pinned price file; the savings-plan index (the EC2 offer's
-// currentSavingsPlanIndexUrl) names each region's rate file.
+// Paths under Endpoint, with the partition's segment ("aws", or "cn" for
+// the China regions) in place of %s. The EC2 index names each region's
+// current, version-pinned price file; the savings-plan index (the EC2
+// offer's currentSavingsPlanIndexUrl) names each region's rate file.
 const (
-	ec2RegionIndexPath = "/offers/v1.0/aws/AmazonEC2/current/region_index.json"
-	spRegionIndexPath  = "/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/current/region_index.json"
+	ec2RegionIndexFmt = "/offers/v1.0/%s/AmazonEC2/current/region_index.json"
+	spRegionIndexFmt  = "/savingsPlan/v1.0/%s/AWSComputeSavingsPlan/current/region_index.json"
+)
+
+// Partitions: the path segment of a price list partition.
+const (
+	// PartitionGlobal is the commercial regions' price list.
+	PartitionGlobal = "aws"
+	// PartitionChina is the China regions' price list (Beijing, Ningxia),
+	// served from pricing.cn-north-1.amazonaws.com.cn, in CNY.
+	PartitionChina = "cn"
 )
 
 // Keys of Snapshot.Versions.
@@ -64,6 +74,12 @@ const stateVersion = 1
 
 // Config says where to read and what. Zero values take the defaults.
 type Config struct {
+	// Name is the provider the offers are stored under (a partition is a
+	// cloud of its own: AWS China is bought separately); empty is "aws".
+	Name string
+	// Partition is the price list partition's path segment
+	// (PartitionGlobal, PartitionChina); empty is PartitionGlobal.
+	Partition    string
 	Endpoint     string   // Price List Bulk API base URL
 	SpotEndpoint string   // spot.json URL
 	Regions      []string // empty means every region the index lists
@@ -130,6 +146,15 @@ func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error)
 	if cfg.SpotEndpoint == "" {
 		cfg.SpotEndpoint = DefaultSpotEndpoint
 	}
+	if cfg.Name == "" {
+		cfg.Name = pricewatch.AWS
+	}
+	if cfg.Partition == "" {
+		cfg.Partition = PartitionGlobal
+	}
+	if cfg.Partition != PartitionGlobal && cfg.Partition != PartitionChina {
+		return nil, fmt.Errorf("aws partition %q: want %q or %q", cfg.Partition, PartitionGlobal, PartitionChina)
+	}
 	cfg.Endpoint = strings.TrimRight(cfg.Endpoint, "/")
 	for name, v := range map[string]string{"endpoint": cfg.Endpoint, "spot endpoint": cfg.SpotEndpoint} {
 		u, err := url.Parse(v)
@@ -149,11 +174,11 @@ func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error)
 	if log == nil {
 		log = zap.NewNop()
 	}
-	return &Fetcher{cfg: cfg, client: client, log: log.With(zap.String("provider", pricewatch.AWS))}, nil
+	return &Fetcher{cfg: cfg, client: client, log: log.With(zap.String("provider", cfg.Name))}, nil
 }
 
 // Provider implements fetchers.Fetcher.
-func (f *Fetcher) Provider() string { return pricewatch.AWS }
+func (f *Fetcher) Provider() string { return f.cfg.Name }
 
 // run is the state of one Fetch.
 type run struct {
@@ -171,7 +196,7 @@ type run struct {
 func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatch.Snapshot, error) {
 	started := time.Now()
 	r := &run{
-		snap:  &pricewatch.Snapshot{Provider: pricewatch.AWS, Versions: map[string]string{}},
+		snap:  &pricewatch.Snapshot{Provider: f.cfg.Name, Versions: map[string]string{}},
 		prev:  prev.Versions,
 		types: map[string]typeFacts{},
 		known: map[string]bool{},
@@ -260,13 +285,14 @@ func (f *Fetcher) region(ctx context.Context, r *run, region, fileURL string, sp
 			r.types[t] = facts
 		}
 		for _, o := range rp.Offers {
+			o.Provider = f.cfg.Name // the scanner knows no partition
 			o.Hardware = hardware(o.InstanceType, rp.Types[o.InstanceType])
 			r.snap.Offers = append(r.snap.Offers, o)
 		}
 		listed := slices.Sorted(maps.Keys(rp.Types))
 		for _, t := range listed {
 			r.snap.Availability = append(r.snap.Availability, pricewatch.Availability{
-				Provider: pricewatch.AWS, Region: region, InstanceType: t,
+				Provider: f.cfg.Name, Region: region, InstanceType: t,
 				State: pricewatch.Offered, Hardware: hardware(t, rp.Types[t]),
 			})
 		}
@@ -346,6 +372,7 @@ func (f *Fetcher) readSavingsPlans(ctx context.Context, r *run, region, spURL st
 		return incomplete(fmt.Errorf("savings plan file %s: %w", spURL, err))
 	}
 	for _, o := range offers {
+		o.Provider = f.cfg.Name
 		o.Hardware = hardware(o.InstanceType, r.types[o.InstanceType])
 		r.snap.Offers = append(r.snap.Offers, o)
 	}
@@ -437,7 +464,7 @@ func (f *Fetcher) spot(ctx context.Context, r *run) error {
 			}
 			emitted[p.InstanceType] = true
 			r.snap.Offers = append(r.snap.Offers, pricewatch.Offer{
-				Provider: pricewatch.AWS, Region: region, InstanceType: p.InstanceType,
+				Provider: f.cfg.Name, Region: region, InstanceType: p.InstanceType,
 				PriceType: pricewatch.Spot, OS: pricewatch.Linux, Currency: p.Currency,
 				Hourly: p.Price, Hardware: hardware(p.InstanceType, facts),
 			})
@@ -469,7 +496,7 @@ func (f *Fetcher) ec2Regions(ctx context.Context, r *run) (map[string]string, er
 			CurrentVersionURL string `json:"currentVersionUrl"`
 		} `json:"regions"`
 	}
-	if err := f.getJSON(ctx, r, f.cfg.Endpoint+ec2RegionIndexPath, &idx); err != nil {
+	if err := f.getJSON(ctx, r, f.cfg.Endpoint+fmt.Sprintf(ec2RegionIndexFmt, f.cfg.Partition), &idx); err != nil {
 		return nil, fmt.Errorf("aws EC2 region index: %w", incomplete(err))
 	}
 	all := map[string]string{}
@@ -489,7 +516,7 @@ func (f *Fetcher) ec2Regions(ctx context.Context, r *run) (map[string]string, er
 	for _, region := range f.cfg.Regions {
 		u, ok := all[region]
 		if !ok {
-			return nil, fmt.Errorf("aws region %q is not in the price list's region index (check providers.aws.regions)", region)
+			return nil, fmt.Errorf("aws region %q is not in the price list's region index (check providers.%s.regions)", region, f.cfg.Name)
 		}
 		picked[region] = u
 	}
@@ -507,7 +534,7 @@ func (f *Fetcher) savingsPlanRegions(ctx context.Context, r *run) (map[string]st
 			VersionURL string `json:"versionUrl"`
 		} `json:"regions"`
 	}
-	if err := f.getJSON(ctx, r, f.cfg.Endpoint+spRegionIndexPath, &idx); err != nil {
+	if err := f.getJSON(ctx, r, f.cfg.Endpoint+fmt.Sprintf(spRegionIndexFmt, f.cfg.Partition), &idx); err != nil {
 		return nil, fmt.Errorf("aws savings plan region index: %w", incomplete(err))
 	}
 	if len(idx.Regions) == 0 {

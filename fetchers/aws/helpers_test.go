@@ -2,6 +2,7 @@ package aws
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -15,6 +16,12 @@ import (
 // The bucket, the price files and their real templates are in awstest
 // (shared with the CLI's end-to-end tests); this file holds what only this
 // package's tests need.
+
+// The global partition's index paths, which the bucket serves.
+var (
+	ec2RegionIndexPath = fmt.Sprintf(ec2RegionIndexFmt, PartitionGlobal)
+	spRegionIndexPath  = fmt.Sprintf(spRegionIndexFmt, PartitionGlobal)
+)
 
 // tree is a price list layout: what each region lists, at a version.
 type tree map[string]awstest.Region

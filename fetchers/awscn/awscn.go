@@ -1,0 +1,57 @@
+// Package awscn registers AWS China (the Beijing and Ningxia regions,
+// cn-north-1 and cn-northwest-1) as a cloud of its own: its price list is
+// a separate partition of the Price List Bulk API, served from
+// pricing.cn-north-1.amazonaws.com.cn in the global list's schema with
+// prices in CNY, and it is bought through a separate account. The reading
+// is package aws's streaming reader; this package only gives it the China
+// partition and name.
+//
+// Savings plans and spot prices are left off: no savings-plan index or
+// spot feed for the China partition is documented, so there is no source
+// to read them from.
+package awscn
+
+import (
+	"time"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/fetchers/aws"
+	"github.com/pricewatch/pricewatch/section"
+)
+
+// DefaultEndpoint is the China partition's Price List Bulk API host; the
+// fetcher appends /offers/v1.0/cn/AmazonEC2/current/region_index.json.
+const DefaultEndpoint = "https://pricing.cn-north-1.amazonaws.com.cn"
+
+// Section is providers.aws-cn: the public China price list (no account).
+type Section struct {
+	section.Common `yaml:",inline"`
+}
+
+// Validate: the shared checks cover every key.
+func (*Section) Validate(section.Checker) error { return nil }
+
+// Provider registers AWS China (see package providers).
+var Provider = fetchers.Provider{
+	Name:  pricewatch.AWSChina,
+	Facts: section.Facts{NeedsEndpoint: true},
+	Section: func() section.Section {
+		// Two regions' price files, far smaller than the global ones;
+		// the schedule is offset from aws's so the two never overlap.
+		return &Section{Common: section.Common{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "47 */6 * * *", Timeout: 30 * time.Minute}}
+	},
+	Build: fetchers.Builder(func(s *Section, env fetchers.Env) (fetchers.Fetcher, error) {
+		return New(s.Common, env)
+	}),
+}
+
+// New builds the aws fetcher for the China partition from the shared keys.
+func New(c section.Common, env fetchers.Env) (*aws.Fetcher, error) {
+	endpoint := c.Endpoint
+	if endpoint == "" {
+		endpoint = DefaultEndpoint
+	}
+	return aws.New(aws.Config{Name: pricewatch.AWSChina, Partition: aws.PartitionChina, Endpoint: endpoint,
+		Regions: c.Regions, Progress: env.Progress, Now: env.Now}, env.Client, env.Log)
+}

@@ -1,0 +1,122 @@
+package awscn_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
+	"github.com/pricewatch/pricewatch/fetchers/awscn"
+	"github.com/pricewatch/pricewatch/fetchers/awscn/awscntest"
+	"github.com/pricewatch/pricewatch/section"
+)
+
+// newFetcher builds the provider from its config section, as the daemon
+// does, pointed at the bucket.
+func newFetcher(t *testing.T, b *awstest.Bucket) fetchers.Fetcher {
+	t.Helper()
+	s := awscn.Provider.Section().(*awscn.Section)
+	s.Endpoint = b.URL()
+	policy := fetchers.DefaultRetryPolicy()
+	policy.MaxAttempts = 1
+	f, err := awscn.Provider.New(s, fetchers.Env{Client: fetchers.NewClient(policy), Log: zaptest.NewLogger(t),
+		Now: func() time.Time { return time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// Issue 22 item 2: the China price list is read through the aws reader
+// from the cn partition; a p4d.24xlarge row in CNY in cn-northwest-1
+// becomes exact CNY offers under provider aws-cn, with the per-GPU-hour
+// price typed from the row (211.0496 / 8, 139.2927 / 8).
+func TestChinaRegionFileInCNY(t *testing.T) {
+	b := awstest.NewBucket(t)
+	awscntest.Publish(t, b, awscntest.Version, map[string][]byte{
+		awscntest.Region: awscntest.RegionFile(t, awscntest.Version, awscntest.OnDemand),
+	})
+	f := newFetcher(t, b)
+	if f.Provider() != "aws-cn" {
+		t.Fatalf("provider %q, want aws-cn", f.Provider())
+	}
+	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.Provider != pricewatch.AWSChina {
+		t.Errorf("snapshot provider %q", snap.Provider)
+	}
+	want := []struct {
+		pt                   pricewatch.PriceType
+		term, payment, class string
+		hourly, perGPU       string
+		sku                  string
+	}{
+		{pricewatch.OnDemand, "", "", "", "211.0496", "26.3812", "Q7ZK2R8XH3CN4D24.JRTCKXETXF.6YS6EN2CT7"},
+		{pricewatch.Reserved, "1y", pricewatch.NoUpfront, pricewatch.Standard, "139.2927", "17.4115875", "Q7ZK2R8XH3CN4D24.4NA7Y494T4.6YS6EN2CT7"},
+	}
+	if len(snap.Offers) != len(want) {
+		t.Fatalf("%d offers, want %d: %+v", len(snap.Offers), len(want), snap.Offers)
+	}
+	for i, w := range want {
+		o := snap.Offers[i]
+		if o.Provider != "aws-cn" || o.Region != "cn-northwest-1" || o.InstanceType != "p4d.24xlarge" || o.OS != pricewatch.Linux ||
+			o.PriceType != w.pt || o.Term != w.term || o.Payment != w.payment || o.OfferingClass != w.class || o.SkuPriceID != w.sku {
+			t.Errorf("offer %d: %+v", i, o)
+		}
+		if o.Currency != "CNY" || !o.Hourly.Equal(decimal.RequireFromString(w.hourly)) {
+			t.Errorf("offer %d: %s %s, want %s CNY", i, o.Hourly, o.Currency, w.hourly)
+		}
+		per, ok := pricewatch.PerGPUHour(o.Hourly, o.Hardware.GPUCount)
+		if !ok || !per.Equal(decimal.RequireFromString(w.perGPU)) {
+			t.Errorf("offer %d: %s per GPU-hour (%v GPUs), want %s", i, per, o.Hardware.GPUCount, w.perGPU)
+		}
+		if o.Hardware.GPUModel != "A100-40GB" || o.Hardware.GPUCount != 8 {
+			t.Errorf("offer %d hardware: %+v", i, o.Hardware)
+		}
+	}
+	if len(snap.Availability) != 1 || snap.Availability[0].Provider != "aws-cn" || snap.Availability[0].Region != "cn-northwest-1" {
+		t.Errorf("availability: %+v", snap.Availability)
+	}
+	// Only the China partition is read; neither savings plans nor spot
+	// exist for it, so nothing claims to cover them.
+	if n := b.Gets(awstest.EC2RegionIndexPath); n != 0 {
+		t.Errorf("read the global region index %d times", n)
+	}
+	if n := b.Gets(awstest.SPRegionIndexPath) + b.Gets(awstest.SpotPath); n != 0 {
+		t.Errorf("asked for savings plans or spot %d times", n)
+	}
+	for _, s := range snap.Coverage {
+		for _, pt := range s.PriceTypes {
+			if pt != pricewatch.OnDemand && pt != pricewatch.Reserved {
+				t.Errorf("coverage claims %s in %s", pt, s.Region)
+			}
+		}
+	}
+
+	// The same version again is not downloaded.
+	again, err := f.Fetch(context.Background(), fetchers.Previous{Versions: snap.Versions, State: snap.State})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Skipped != 1 || len(again.Offers) != 0 || b.Gets(awscntest.EC2Path(awscntest.Version, awscntest.Region)) != 1 {
+		t.Errorf("second run: skipped %d, %d offers, %d GETs of the file", again.Skipped, len(again.Offers),
+			b.Gets(awscntest.EC2Path(awscntest.Version, awscntest.Region)))
+	}
+}
+
+// Issue 22 item 6: providers.aws-cn.endpoint is the base URL; the
+// defaults need no account and point at the China host.
+func TestSectionDefaults(t *testing.T) {
+	s := awscn.Provider.Section().(*awscn.Section)
+	want := section.Common{Enabled: true, Endpoint: "https://pricing.cn-north-1.amazonaws.com.cn", Schedule: "47 */6 * * *", Timeout: 30 * time.Minute}
+	if got := s.Common; got.Enabled != want.Enabled || got.Endpoint != want.Endpoint || got.Schedule != want.Schedule || got.Timeout != want.Timeout {
+		t.Errorf("defaults %+v, want %+v", got, want)
+	}
+}
