@@ -11,15 +11,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"github.com/pricewatch/pricewatch/fetchers/alibaba/alibabatest"
 	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
-	"github.com/pricewatch/pricewatch/fetchers/lambda"
-	"github.com/pricewatch/pricewatch/fetchers/lambda/lambdatest"
-	"github.com/pricewatch/pricewatch/fetchers/oci/ocitest"
-	"github.com/pricewatch/pricewatch/fetchers/runpod"
-	"github.com/pricewatch/pricewatch/fetchers/runpod/runpodtest"
-	"github.com/pricewatch/pricewatch/fetchers/tencent/tencenttest"
-	"github.com/pricewatch/pricewatch/fetchers/vastai/vastaitest"
 	"github.com/pricewatch/pricewatch/focus"
 	"github.com/pricewatch/pricewatch/internal/golden"
 	"github.com/pricewatch/pricewatch/storage"
@@ -36,36 +28,14 @@ var focusRateDay = storage.FXDay{Date: time.Date(2026, 11, 27, 0, 0, 0, 0, time.
 // currency USD (fx.currency's default).
 func eightProviderFocusConfig(t *testing.T) string {
 	t.Helper()
-	const lambdaKey = "secret_focus_lambda.NeverPrinted"
-	t.Setenv(lambda.EnvAPIKey, lambdaKey)
-	t.Setenv(runpod.EnvAPIKey, "")
-	alibabaCredentials(t, e2eAlibabaKeyID, e2eAlibabaSecret)
-	tencentCredentials(t, e2eTencentID, e2eTencentKey)
-
+	seven, _ := originalSevenFakes(t)
 	bucket := awstest.NewBucket(t)
 	bucket.PublishEC2(map[string]awstest.Region{"ap-northeast-1": {Version: awsV1, Types: []awstest.GPUType{awsAPNp5.gpuType()}}})
 	bucket.SetSavingsPlans("ap-northeast-1", awsSP, awsSavingsPlanPrices(awsAPNp5))
 	bucket.SetSpot(awsSpotFeed(awsAPNp5))
-	az := newFakeAzure(t)
-	ali := alibabatest.NewServer(t, e2eAlibabaKeyID, e2eAlibabaSecret, alibabatest.LoadScenario(t, "testdata/alibaba/china"))
-	tc := tencenttest.NewServer(t, e2eTencentID, e2eTencentKey, "testdata/tencent/beijing")
-	lam := lambdatest.New(t, lambdaKey)
-	lam.SetCapacity(t, "gpu_8x_h100_sxm5", "us-east-1")
-	rp := runpodtest.New(t, "")
-	vast := vastaitest.NewServer(t, vastaitest.LoadOffers(t, "testdata/vastai/bundles-H100_SXM-asc-limit8-20260822.json"))
-	oci := ocitest.NewServer(t, ocitest.Load(t, "testdata/oci/cetools-products-currencyCode-USD-GPU-rows-20260822.json"))
 
 	dir := t.TempDir()
-	cfg := testConfig{clouds: []cloud{
-		awsBucketCloud(bucket, "    regions: [ap-northeast-1]\n"),
-		azureCloud(az.URL, westus2),
-		{name: "alibaba", endpoint: ali.URL(), keys: "    regions: [cn-shanghai]\n"},
-		{name: "tencent", endpoint: tc.URL(), keys: "    regions: [ap-beijing]\n    currency: CNY\n"},
-		{name: "lambda", endpoint: lam.URL},
-		{name: "runpod", endpoint: rp.URL},
-		{name: "vastai", endpoint: vast.URL, keys: "    gpu_models: [\"H100 SXM\"]\n    request_interval: 0s\n"},
-		{name: "oci", endpoint: oci.URL},
-	}}.write(t, dir)
+	cfg := testConfig{clouds: append([]cloud{awsBucketCloud(bucket, "    regions: [ap-northeast-1]\n")}, seven...)}.write(t, dir)
 	if out, errOut, code := runCLI(t, "--config", cfg, "fetch"); code != 0 {
 		t.Fatalf("fetch of all eight exited %d:\n%s%s", code, out, errOut)
 	}

@@ -8,14 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pricewatch/pricewatch/fetchers/alibaba/alibabatest"
 	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
-	"github.com/pricewatch/pricewatch/fetchers/lambda"
-	"github.com/pricewatch/pricewatch/fetchers/lambda/lambdatest"
 	"github.com/pricewatch/pricewatch/fetchers/oci/ocitest"
-	"github.com/pricewatch/pricewatch/fetchers/runpod"
-	"github.com/pricewatch/pricewatch/fetchers/runpod/runpodtest"
-	"github.com/pricewatch/pricewatch/fetchers/tencent/tencenttest"
 	"github.com/pricewatch/pricewatch/fetchers/vastai/vastaitest"
 )
 
@@ -271,35 +265,14 @@ func TestOCIEndToEnd(t *testing.T) {
 // RunPod's Community Cloud, not its Secure Cloud — in the table (MARKET
 // column and its legend) and in JSON.
 func TestCompareEightProvidersMarksMarketplaceGolden(t *testing.T) {
-	const lambdaKey = "secret_golden_lambda.NeverPrinted"
 	t.Setenv("COLUMNS", "100")
-	t.Setenv(lambda.EnvAPIKey, lambdaKey)
-	t.Setenv(runpod.EnvAPIKey, "")
-	alibabaCredentials(t, e2eAlibabaKeyID, e2eAlibabaSecret)
-	tencentCredentials(t, e2eTencentID, e2eTencentKey)
-
+	seven, _ := originalSevenFakes(t)
 	bucket := awstest.NewBucket(t)
 	bucket.PublishEC2(map[string]awstest.Region{"ap-northeast-1": {Version: awsV1, Types: []awstest.GPUType{awsAPNp5.gpuType()}}})
-	az := newFakeAzure(t)
-	ali := alibabatest.NewServer(t, e2eAlibabaKeyID, e2eAlibabaSecret, alibabatest.LoadScenario(t, "testdata/alibaba/china"))
-	tc := tencenttest.NewServer(t, e2eTencentID, e2eTencentKey, "testdata/tencent/beijing")
-	lam := lambdatest.New(t, lambdaKey)
-	lam.SetCapacity(t, "gpu_8x_h100_sxm5", "us-east-1")
-	rp := runpodtest.New(t, "")
-	vast := vastaitest.NewServer(t, vastaitest.LoadOffers(t, "testdata/vastai/bundles-H100_SXM-asc-limit8-20260822.json"))
-	oci := ocitest.NewServer(t, ocitest.Load(t, "testdata/oci/cetools-products-currencyCode-USD-GPU-rows-20260822.json"))
 
-	cfg := testConfig{clouds: []cloud{
-		{name: "aws", endpoint: bucket.URL(), keys: "    regions: [ap-northeast-1]\n    spot: false\n    savings_plans: false\n"},
-		azureCloud(az.URL, westus2),
-		{name: "alibaba", endpoint: ali.URL(), keys: "    regions: [cn-shanghai]\n"},
-		{name: "tencent", endpoint: tc.URL(), keys: "    regions: [ap-beijing]\n    currency: CNY\n"},
-		{name: "lambda", endpoint: lam.URL},
-		{name: "runpod", endpoint: rp.URL},
-		{name: "vastai", endpoint: vast.URL, keys: "    gpu_models: [\"H100 SXM\"]\n    request_interval: 0s\n"},
-		{name: "oci", endpoint: oci.URL},
-		awsChinaCloud(t), // issue 22: no H100, so it is stored but not ranked
-	}}.write(t, t.TempDir())
+	clouds := append([]cloud{{name: "aws", endpoint: bucket.URL(), keys: "    regions: [ap-northeast-1]\n    spot: false\n    savings_plans: false\n"}}, seven...)
+	clouds = append(clouds, awsChinaCloud(t)) // issue 22: no H100, so it is stored but not ranked
+	cfg := testConfig{clouds: clouds}.write(t, t.TempDir())
 	out, errOut, code := runCLI(t, "--config", cfg, "fetch")
 	if code != 0 {
 		t.Fatalf("fetch of all eight exited %d:\n%s%s", code, out, errOut)
