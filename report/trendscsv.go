@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/csv"
 	"fmt"
 	"io"
 )
@@ -43,16 +42,3 @@ func timeText(v any) string {
 
 // decText prints an exact decimal for CSV.
 func decText(d Decimal) string { return d.String() }
-
-// WriteCSV writes a header and rows as CSV: the one CSV writer of the
-// commands' and the API's tables.
-func WriteCSV(w io.Writer, header []string, rows [][]string) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(header); err != nil {
-		return err
-	}
-	if err := cw.WriteAll(rows); err != nil { // WriteAll flushes
-		return err
-	}
-	return cw.Error()
-}

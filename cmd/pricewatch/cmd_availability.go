@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"strings"
 
 	"github.com/pricewatch/pricewatch/apiclient"
 
@@ -76,7 +75,7 @@ func (a *app) availabilityCommand() *cobra.Command {
 	})
 	cmd.Flags().StringVar(&gpuFilter, "gpu", "", "only this GPU model or family (H100, A100 for any A100, A100-80GB, …)")
 	cmd.Flags().BoolVar(&all, "all", false, "include closed intervals (withdrawn, or a stock state that ended)")
-	providerFlag(cmd, &providers, "only this provider ("+strings.Join(providerNames, ", ")+"); repeatable")
+	providerFlag(cmd, &providers, "only this provider")
 	cmd.Flags().StringSliceVar(&regions, "region", nil, "only this region; repeatable")
 	return cmd
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -105,7 +104,7 @@ a cost-and-usage dataset: no billing period, no cost.`,
 	cmd.Flags().StringVar(&f.format, "format", formatFocusCSV, "output format: focus-csv, csv or jsonl")
 	cmd.Flags().StringVar(&f.at, "at", "", "the prices current at this RFC 3339 time (default now)")
 	cmd.Flags().StringVar(&f.gpu, "gpu", "", "only this GPU model or family (A100 covers A100-40GB and A100-80GB)")
-	providerFlag(cmd, &f.providers, "only this provider ("+strings.Join(providerNames, ", ")+"); repeatable")
+	providerFlag(cmd, &f.providers, "only this provider")
 	cmd.Flags().StringSliceVar(&f.regions, "region", nil, "only this region code; repeatable")
 	cmd.Flags().StringSliceVar(&f.priceTypes, "price-type", nil, "on_demand, spot, reserved, savings_plan or any (default any); repeatable")
 	cmd.Flags().StringVar(&f.os, "os", "", "operating system: linux (default), windows or any")

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -48,7 +47,7 @@ acceptance time. Newest first.`,
 		},
 	}
 	formatFlag(cmd, &format, "output format: table, json or csv")
-	providerFlag(cmd, &providers, "only this provider ("+strings.Join(providerNames, ", ")+"); repeatable")
+	providerFlag(cmd, &providers, "only this provider")
 	cmd.Flags().StringVar(&since, "since", "", "only holds seen since (30d, 2026-01-01)")
 	return cmd
 }

@@ -169,7 +169,7 @@ func (a *app) historyCommand() *cobra.Command {
 			return nil
 		},
 	})
-	providerFlag(cmd, &f.providers, "only this provider ("+strings.Join(providerNames, ", ")+"); repeatable")
+	providerFlag(cmd, &f.providers, "only this provider")
 	cmd.Flags().StringSliceVar(&f.regions, "region", nil, "only this region code; repeatable")
 	cmd.Flags().StringVar(&f.since, "since", "", "only intervals valid since a duration ago (30d, 12h), a date (2026-01-01) or all (default: 90d for the table, all for --plot, json and csv)")
 	cmd.Flags().IntVar(&f.limit, "limit", 0, fmt.Sprintf("at most this many intervals, the newest (0: no limit; default %d for the table and --plot)", defaultTableLimit))

@@ -34,7 +34,7 @@ func (p providerList) Set(v string) error {
 }
 
 // providerFlag adds a repeatable --provider flag that accepts only
-// registered providers.
-func providerFlag(cmd *cobra.Command, names *[]string, usage string) {
-	cmd.Flags().Var(providerList{names: names}, "provider", usage)
+// registered providers; its help lists them after what.
+func providerFlag(cmd *cobra.Command, names *[]string, what string) {
+	cmd.Flags().Var(providerList{names: names}, "provider", what+" ("+strings.Join(providerNames, ", ")+"); repeatable")
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -55,7 +54,7 @@ func analysisCommand(f *scopeFlags, currencyHelp string, cmd *cobra.Command) *co
 
 func addScopeFlags(cmd *cobra.Command, f *scopeFlags, currencyHelp string) {
 	cmd.Flags().StringVar(&f.currency, "currency", "", currencyHelp+" (default fx.currency from the config)")
-	providerFlag(cmd, &f.providers, "only this provider ("+strings.Join(providerNames, ", ")+"); repeatable")
+	providerFlag(cmd, &f.providers, "only this provider")
 	cmd.Flags().StringSliceVar(&f.regions, "region", nil, "only this region code; repeatable")
 	cmd.Flags().StringVar(&f.os, "os", "", "operating system: linux (default), windows or any")
 	cmd.Flags().StringVar(&f.format, "format", formatTable, "output format: table, json or csv")
