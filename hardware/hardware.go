@@ -79,17 +79,9 @@ func (o Overrides) apply(instanceType string, hw pricewatch.Hardware) (pricewatc
 }
 
 // Apply corrects every offer and availability record of the snapshot and
-// returns how many distinct instance types an override matched. First it
-// strips control characters from the provider's names
-// (Snapshot.StripControl): every fetched snapshot passes through here
-// before the guard and storage see it, so no ESC, BEL or OSC sequence of a
-// provider's is ever stored, and overrides match the names as stored.
+// returns how many distinct instance types an override matched.
 func (o Overrides) Apply(snap *pricewatch.Snapshot) int {
-	if snap == nil {
-		return 0
-	}
-	snap.StripControl()
-	if len(o.rules) == 0 {
+	if snap == nil || len(o.rules) == 0 {
 		return 0
 	}
 	matched := map[string]bool{}

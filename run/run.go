@@ -168,9 +168,12 @@ func Provider(ctx context.Context, db Store, job Job, opts storage.SaveOptions, 
 	log.Info("fetch started", zap.String("provider", job.Name), zap.Int64("run", runID))
 	snap, err := job.Fetcher.Fetch(runCtx, fetchers.Previous{Versions: prev, State: state})
 	if err == nil {
-		// Between fetch and store: the user's hardware corrections first
-		// (the guard judges prices per GPU-hour), then count what is
-		// still unknown (stored all the same).
+		// Between fetch and store: names without control characters
+		// (a provider's ESC, BEL or OSC sequence is never stored, and
+		// overrides match the names as stored), the user's hardware
+		// corrections (the guard judges prices per GPU-hour), then count
+		// what is still unknown (stored all the same).
+		snap.StripControl()
 		if n := job.Hardware.Apply(snap); n > 0 {
 			log.Info("hardware overrides applied", zap.String("provider", job.Name), zap.Int("types", n))
 		}

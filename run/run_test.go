@@ -14,6 +14,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/hardware"
 	"github.com/pricewatch/pricewatch/secret"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -264,5 +265,36 @@ func TestProviderOverlap(t *testing.T) {
 	}
 	if st.runs[1].status != storage.RunOK || st.runs[2].status != storage.RunSkipped {
 		t.Errorf("runs %+v", st.runs)
+	}
+}
+
+// Issue 20 item 8: a provider's name with control characters (a Vast.ai
+// gpu_name carrying an OSC title sequence and BEL) is stored without them,
+// with or without hardware overrides configured, and an override matches
+// the name as stored.
+func TestProviderStoresNamesWithoutControlCharacters(t *testing.T) {
+	hostile := "1x RTX 4090\x1b]0;pwned\x07"
+	for _, rules := range [][]hardware.Override{nil, {{InstanceType: "1x RTX 4090*", GPUModel: "RTX 4090", GPUCount: 1}}} {
+		snap := &pricewatch.Snapshot{Provider: "fake",
+			Offers: []pricewatch.Offer{{Provider: "fake", Region: "US", InstanceType: hostile, PriceType: pricewatch.OnDemand,
+				OS: pricewatch.Linux, Currency: "USD", Hourly: decimal.RequireFromString("0.35"),
+				Hardware: pricewatch.Hardware{GPUModel: "RTX 4090\x1b[2J", GPUCount: 1}}},
+			Availability: []pricewatch.Availability{{Provider: "fake", Region: "US", InstanceType: hostile, State: pricewatch.InStock}},
+			Coverage:     []pricewatch.Scope{{Region: "US"}},
+		}
+		st := newMemStore()
+		job := Job{Name: "fake", Fetcher: &fakeFetcher{snap: snap}, Owner: "test", Hardware: hardware.NewOverrides(rules)}
+		if sum := Provider(context.Background(), st, job, storage.SaveOptions{}, zap.NewNop()); sum.Status != StatusOK {
+			t.Fatalf("overrides %v: status %s (%v)", rules, sum.Status, sum.Err)
+		}
+		saved := st.saved[1]
+		for _, name := range []string{saved.Offers[0].InstanceType, saved.Offers[0].GPUModel, saved.Availability[0].InstanceType} {
+			if pricewatch.Printable(name) != name {
+				t.Errorf("overrides %v: stored name %q keeps control characters", rules, name)
+			}
+		}
+		if rules != nil && saved.Offers[0].GPUModel != "RTX-4090" && saved.Offers[0].GPUModel != "RTX 4090" {
+			t.Errorf("the override did not match the stored name: GPU %q", saved.Offers[0].GPUModel)
+		}
 	}
 }
