@@ -7,6 +7,8 @@
 package config
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -380,7 +382,7 @@ func Parse(r io.Reader, name string) (*Config, error) {
 	cfg := Default()
 	cfg.Source = name
 	var root yaml.Node
-	dec := yaml.NewDecoder(r)
+	dec := yaml.NewDecoder(leadingCommentTabs(r))
 	if err := dec.Decode(&root); err != nil {
 		if errors.Is(err, io.EOF) {
 			return cfg, cfg.Validate()
@@ -404,6 +406,34 @@ func Parse(r io.Reader, name string) (*Config, error) {
 	}
 	return cfg, nil
 }
+
+// leadingCommentTabs works around the YAML scanner refusing a tab before a
+// comment on a file's very first line ("\t# note" fails with "found
+// character that cannot start any token", while the same line anywhere
+// else is a comment, as the YAML spec has it). The tabs of that one line
+// become spaces: same columns, same lines, so every position an error
+// names is still the file's.
+func leadingCommentTabs(r io.Reader) io.Reader {
+	br := bufio.NewReader(r)
+	line, err := br.ReadSlice('\n')
+	if err != nil && !errors.Is(err, bufio.ErrBufferFull) && !errors.Is(err, io.EOF) {
+		return io.MultiReader(bytes.NewReader(line), errReader{err})
+	}
+	head := bytes.TrimLeft(line, " \t")
+	if len(head) == len(line) || !bytes.HasPrefix(head, []byte("#")) {
+		return io.MultiReader(bytes.NewReader(line), br)
+	}
+	fixed := bytes.Clone(line)
+	for i := range len(line) - len(head) {
+		fixed[i] = ' '
+	}
+	return io.MultiReader(bytes.NewReader(fixed), br)
+}
+
+// errReader hands on a read error met while peeking at the first line.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // Line returns the line of key in the file, or 0.
 func (c *Config) Line(key string) int { return c.lines[key] }
