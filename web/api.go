@@ -19,6 +19,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/clouds"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -439,7 +440,15 @@ func parseParams(v url.Values, allowed []string) (*params, error) {
 		}
 		return nil, fmt.Errorf("unknown parameter %q (this endpoint takes: %s)", unknown[0], want)
 	}
-	return &params{v: v}, nil
+	p := &params{v: v}
+	// A misspelt cloud would otherwise match nothing and answer an empty
+	// list, which reads as "no offers" rather than "no such cloud".
+	for _, name := range p.list("provider") {
+		if _, ok := clouds.Lookup(name); !ok {
+			return nil, fmt.Errorf("unknown provider %q (known: %s)", name, strings.Join(clouds.Names(), ", "))
+		}
+	}
+	return p, nil
 }
 
 // has reports whether the parameter was given a value: "count=" is the

@@ -210,6 +210,8 @@ func TestAPIBadRequests(t *testing.T) {
 		want   string
 	}{
 		{"offers?gpu=H100&provder=aws", 400, `unknown parameter "provder"`},
+		{"offers?gpu=H100&provider=awz", 400, `unknown provider "awz"`},
+		{"history/p5.48xlarge?provider=aws,gcloud", 400, `unknown provider "gcloud"`},
 		{"offers", 400, "gpu is required"},
 		{"offers?gpu=H100&price_type=cheap", 400, `price_type "cheap"`},
 		{"offers?gpu=H100&count=-1", 400, `count "-1"`},
