@@ -53,9 +53,10 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("the same bytes decoded twice differ (second error %v)", err)
 			}
 		}
-		// A byte-order mark or a directive must stay first; elsewhere a
+		// A byte-order mark (UTF-8's, or UTF-16's, which switches the
+		// decoder's encoding) or a directive must stay first; elsewhere a
 		// leading comment is a no-op.
-		if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) || bytes.HasPrefix(data, []byte("%")) || bytes.ContainsAny(data, "\x00\ufeff") {
+		if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) || bytes.HasPrefix(data, []byte("\xfe\xff")) || bytes.HasPrefix(data, []byte("\xff\xfe")) || bytes.HasPrefix(data, []byte("%")) || bytes.ContainsAny(data, "\x00\ufeff") {
 			return
 		}
 		shifted, serr := Parse(bytes.NewReader(append([]byte("# a comment\n"), data...)), name)
