@@ -32,6 +32,9 @@ const (
 	AWSChina = "aws-cn"
 	// OVHcloud is OVHcloud's public cloud catalogue.
 	OVHcloud = "ovhcloud"
+	// GCP is Google Cloud's Compute Engine, priced from the Cloud Billing
+	// Catalog API.
+	GCP = "gcp"
 )
 
 // PriceType says how capacity is bought.
