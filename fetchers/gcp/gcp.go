@@ -67,13 +67,28 @@ const (
 // Config is what New needs.
 type Config = fetchers.KeyedConfig
 
-// Provider registers GCP (see package providers).
-var Provider = fetchers.KeyedProvider(
-	fetchers.Provider{Name: Name, Facts: section.Facts{
-		RegionsUnused: "the Catalog API lists every region's SKUs in one answer; each price is stored under its serviceRegions"}},
-	// List prices move rarely; a run reads every page of the catalogue.
-	section.Keyed{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "20 */6 * * *", Timeout: 15 * time.Minute},
-	APIKeyFrom, func(cfg Config, c *fetchers.Client, log *zap.Logger) (*Fetcher, error) { return New(cfg, c, log, nil) })
+// Provider registers GCP (see package providers): the keys of a keyed
+// API (section.Keyed), built with the program's clock, which decides
+// which of a SKU's prices is in effect.
+var Provider = func() fetchers.Provider {
+	p := fetchers.KeyedProvider(fetchers.Provider{Name: Name},
+		// List prices move rarely; a run reads every page of the catalogue.
+		section.Keyed{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "20 */6 * * *", Timeout: 15 * time.Minute},
+		APIKeyFrom, func(cfg Config, c *fetchers.Client, log *zap.Logger) (*Fetcher, error) { return New(cfg, c, log, nil) })
+	p.Build = fetchers.Builder(func(s *section.Keyed, env fetchers.Env) (fetchers.Fetcher, error) {
+		k, err := APIKeyFrom(s.APIKeyFile)
+		if err != nil {
+			return nil, err
+		}
+		env.Secrets(k)
+		f, err := New(Config{Endpoint: s.Endpoint, APIKey: k}, env.Client, env.Log, env.Now)
+		if err != nil {
+			return nil, err // not f: a nil *Fetcher would be a non-nil Fetcher
+		}
+		return f, nil
+	})
+	return p
+}()
 
 // APIKeyFrom resolves the key: GOOGLE_API_KEY first, then the file named
 // by providers.gcp.api_key_file. With neither the error wraps
