@@ -79,6 +79,13 @@ const (
 	// without them two different prices would share one key.
 	ComputeSavingsPlan     = "compute"
 	EC2InstanceSavingsPlan = "ec2_instance"
+	// FlexStart and CalendarMode are Google Cloud's Dynamic Workload
+	// Scheduler models, sold beside on-demand at their own prices and
+	// stored as on_demand with this class: flex-start (the catalogue's
+	// "DWS Defined Duration": queued, runs up to seven days) and calendar
+	// mode (capacity booked ahead for a fixed number of days).
+	FlexStart    = "flex_start"
+	CalendarMode = "calendar_mode"
 )
 
 // Operating systems kept apart: Linux is what users compare.

@@ -179,22 +179,13 @@ type mode struct {
 	class string
 }
 
-// OfferingClass values of the Dynamic Workload Scheduler's consumption
-// models, sold beside on-demand: flex-start (the catalogue's "DWS Defined
-// Duration": queued, up to seven days) and calendar mode (capacity booked
-// ahead for a fixed number of days).
-const (
-	FlexStart    = "flex_start"
-	CalendarMode = "calendar_mode"
-)
-
 var (
 	onDemand = mode{pt: pricewatch.OnDemand}
 	spot     = mode{pt: pricewatch.Spot}
 	commit1y = mode{pt: pricewatch.Reserved, term: "1y"}
 	commit3y = mode{pt: pricewatch.Reserved, term: "3y"}
-	flex     = mode{pt: pricewatch.OnDemand, class: FlexStart}
-	calendar = mode{pt: pricewatch.OnDemand, class: CalendarMode}
+	flex     = mode{pt: pricewatch.OnDemand, class: pricewatch.FlexStart}
+	calendar = mode{pt: pricewatch.OnDemand, class: pricewatch.CalendarMode}
 	// modes in the order offers are built.
 	modes = []mode{onDemand, spot, commit1y, commit3y, flex, calendar}
 )
