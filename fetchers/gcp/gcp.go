@@ -216,7 +216,7 @@ func (f *Fetcher) page(ctx context.Context, token string, n int) (page, error) {
 		Where: where, Answer: "a SKU page", Refused: "the API key was refused (" + keyHelp + ")",
 		Limit: maxBodyBytes, Timeout: bodyTimeout})
 	if err != nil {
-		return page{}, keyRefused(where, err)
+		return page{}, keyRefused(where, err, f.key)
 	}
 	var p page
 	if err := fetchers.DecodeWhole(body, "a SKU page", &p); err != nil {
@@ -233,8 +233,10 @@ func (f *Fetcher) page(ctx context.Context, token string, n int) (page, error) {
 // keyRefused turns Google's answer to a bad key (HTTP 400 with reason
 // API_KEY_INVALID, or 403 when the key may not call the API) into one
 // clear error wrapping fetchers.ErrAuth. The key is never in it: it
-// travelled in a header, and URLs are printed without their query.
-func keyRefused(where string, err error) error {
+// travelled in a header, URLs are printed without their query, and an
+// answer that echoes it has it cut out here too (the program's redactor
+// does so again).
+func keyRefused(where string, err error, key section.Secret) error {
 	var se *fetchers.StatusError
 	if !errors.As(err, &se) {
 		return err
@@ -256,6 +258,12 @@ func keyRefused(where string, err error) error {
 		msg := "HTTP " + fmt.Sprint(se.Status)
 		if e.Error != nil && e.Error.Message != "" {
 			msg = e.Error.Status + ": " + e.Error.Message
+			if reason != "" {
+				msg += " (" + reason + ")"
+			}
+		}
+		if !key.Empty() {
+			msg = strings.ReplaceAll(msg, key.Value(), "[redacted]")
 		}
 		return fmt.Errorf("%s: %w: the API key may not read the Cloud Billing API (%s); enable the API for the key's project or %s", where, fetchers.ErrAuth, msg, keyHelp)
 	}

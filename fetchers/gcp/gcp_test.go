@@ -308,6 +308,25 @@ func TestAPIKeyRefused(t *testing.T) {
 	}
 }
 
+// TestKeyBlocked: a 403 (the key may not call the Cloud Billing API) is
+// an ErrAuth with Google's words, and a key echoed in them is cut out.
+func TestKeyBlocked(t *testing.T) {
+	const key = "AIzaSyBLOCKED-key-echoed-back-000000"
+	srv := fetcherstest.Start(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusForbidden)
+		w.Write([]byte(`{"error": {"code": 403, "message": "Requests from key ` + r.Header.Get("X-goog-api-key") + ` to this API are blocked.",
+			"status": "PERMISSION_DENIED", "details": [{"reason": "API_KEY_SERVICE_BLOCKED"}]}}`))
+	})
+	f, logs := newFetcher(t, srv.URL, key)
+	_, err := f.Fetch(context.Background(), fetchers.Previous{})
+	if !errors.Is(err, fetchers.ErrAuth) || !strings.Contains(err.Error(), "API_KEY_SERVICE_BLOCKED") || !strings.Contains(err.Error(), "Cloud Billing API") {
+		t.Errorf("error %v: want ErrAuth with Google's reason", err)
+	}
+	if shown := fetcherstest.Shown(err, logs); strings.Contains(shown, key) {
+		t.Errorf("the key is shown: %s", shown)
+	}
+}
+
 // TestNoKey: without a key the provider is skipped, not failed.
 func TestNoKey(t *testing.T) {
 	t.Setenv(EnvAPIKey, "")
