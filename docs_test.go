@@ -248,6 +248,8 @@ func cloudAnchor(name string) string {
 		return "oracle-cloud-oci"
 	case "aws-cn":
 		return "aws-china"
+	case "gcp":
+		return "google-cloud-gcp"
 	}
 	return name
 }

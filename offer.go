@@ -32,6 +32,9 @@ const (
 	AWSChina = "aws-cn"
 	// OVHcloud is OVHcloud's public cloud catalogue.
 	OVHcloud = "ovhcloud"
+	// GCP is Google Cloud's Compute Engine, priced from the Cloud Billing
+	// Catalog API.
+	GCP = "gcp"
 )
 
 // PriceType says how capacity is bought.
@@ -76,6 +79,13 @@ const (
 	// without them two different prices would share one key.
 	ComputeSavingsPlan     = "compute"
 	EC2InstanceSavingsPlan = "ec2_instance"
+	// FlexStart and CalendarMode are Google Cloud's Dynamic Workload
+	// Scheduler models, sold beside on-demand at their own prices and
+	// stored as on_demand with this class: flex-start (the catalogue's
+	// "DWS Defined Duration": queued, runs up to seven days) and calendar
+	// mode (capacity booked ahead for a fixed number of days).
+	FlexStart    = "flex_start"
+	CalendarMode = "calendar_mode"
 )
 
 // Operating systems kept apart: Linux is what users compare.

@@ -64,6 +64,12 @@ var table = []Cloud{
 	{Name: pricewatch.AWSChina, Display: "AWS China", FOCUSName: "AWS",
 		Pricing: general("https://www.amazonaws.cn/en/ec2/pricing/")},
 	{Name: pricewatch.OVHcloud, Display: "OVHcloud", Pricing: general("https://www.ovhcloud.com/en/public-cloud/prices/")},
+	// Google's billing exports (and FOCUS data) name the provider "Google Cloud".
+	{Name: pricewatch.GCP, Display: "Google Cloud", FOCUSName: "Google Cloud", Pricing: map[pricewatch.PriceType]string{
+		"":                  "https://cloud.google.com/compute/gpus-pricing",
+		pricewatch.Spot:     "https://cloud.google.com/spot-vms/pricing",
+		pricewatch.Reserved: "https://cloud.google.com/compute/docs/instances/committed-use-discounts-overview",
+	}},
 }
 
 // general is a pricing map with only the general page.

@@ -55,6 +55,10 @@ func TestLookups(t *testing.T) {
 		{"aws-cn", "AWS China", pricewatch.Reserved, "https://www.amazonaws.cn/en/ec2/pricing/"},
 		// Issue 22 item 6: OVHcloud's name and pricing page.
 		{"ovhcloud", "OVHcloud", pricewatch.Reserved, "https://www.ovhcloud.com/en/public-cloud/prices/"},
+		// Issue 22 item 1: Google Cloud, its GPU, spot and committed-use pages.
+		{"gcp", "Google Cloud", pricewatch.OnDemand, "https://cloud.google.com/compute/gpus-pricing"},
+		{"gcp", "Google Cloud", pricewatch.Spot, "https://cloud.google.com/spot-vms/pricing"},
+		{"gcp", "Google Cloud", pricewatch.Reserved, "https://cloud.google.com/compute/docs/instances/committed-use-discounts-overview"},
 		{"nimbus", "nimbus", pricewatch.OnDemand, ProjectURL},
 	}
 	for _, tt := range tests {
@@ -65,7 +69,7 @@ func TestLookups(t *testing.T) {
 			t.Errorf("PricingURL(%q, %q) = %q, want %q", tt.name, tt.pt, got, tt.url)
 		}
 	}
-	if got := strings.Join(Names(), ","); got != "aws,azure,alibaba,tencent,lambda,runpod,vastai,oci,aws-cn,ovhcloud" {
+	if got := strings.Join(Names(), ","); got != "aws,azure,alibaba,tencent,lambda,runpod,vastai,oci,aws-cn,ovhcloud,gcp" {
 		t.Errorf("run order %s", got)
 	}
 }
@@ -101,6 +105,7 @@ func TestIsMarketplace(t *testing.T) {
 		{"runpod", "", false},
 		{pricewatch.OCI, "", false},
 		{pricewatch.OVHcloud, "", false},
+		{pricewatch.GCP, "flex_start", false},
 		{pricewatch.AWS, pricewatch.Standard, false},
 		{pricewatch.Azure, "", false},
 		{"lambda", "", false},
@@ -134,6 +139,8 @@ func TestPrintedNames(t *testing.T) {
 		// OVHcloud publishes no FOCUS export (its roadmap item is open): its
 		// readable name.
 		{pricewatch.OVHcloud, "", "OVHcloud", "OVHcloud"},
+		// Google's FOCUS export names itself "Google Cloud".
+		{pricewatch.GCP, "flex_start", "Google Cloud", "Google Cloud"},
 		{"nimbus", "community", "nimbus", "nimbus"},
 	}
 	for _, tt := range tests {

@@ -22,7 +22,7 @@ func TestMetricsOffers(t *testing.T) {
 	}
 	for _, c := range []struct{ yaml, want string }{
 		{"metrics:\n  offers:\n    gpu_models: [H100]\n    price_types: [cheap]\n", "line 4: metrics.offers.price_types[0]"},
-		{"metrics:\n  offers:\n    gpu_models: [H100]\n    providers: [gcp]\n", "line 4: metrics.offers.providers[0]"},
+		{"metrics:\n  offers:\n    gpu_models: [H100]\n    providers: [nimbus]\n", "line 4: metrics.offers.providers[0]"},
 		{"metrics:\n  offers:\n    providers: [aws]\n", "metrics.offers.gpu_models"},
 	} {
 		_, err := Parse(strings.NewReader(c.yaml), "inline")

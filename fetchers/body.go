@@ -46,6 +46,11 @@ type Request struct {
 	Body []byte
 	// Bearer, when set, is sent as the Authorization bearer token.
 	Bearer section.Secret
+	// KeyHeader and Key, when both set, send Key in the header KeyHeader
+	// (Google's X-goog-api-key): a key in a header stays out of every URL
+	// an error or log line prints.
+	KeyHeader string
+	Key       section.Secret
 	// Where names the request in errors ("azure eastus page 3").
 	Where string
 	// Answer names what a 200 holds, for the error another status gives
@@ -81,6 +86,9 @@ func (c *Client) Read(ctx context.Context, r Request) ([]byte, error) {
 		req.Header.Set("Accept", "application/json")
 		if !r.Bearer.Empty() {
 			req.Header.Set("Authorization", "Bearer "+r.Bearer.Value())
+		}
+		if r.KeyHeader != "" && !r.Key.Empty() {
+			req.Header.Set(r.KeyHeader, r.Key.Value())
 		}
 		return req, nil
 	})

@@ -13,7 +13,7 @@ type Field struct {
 // not known is null in JSON and an empty CSV cell.
 var Vocabulary = []Field{
 	// What an offer is.
-	{"provider", "cloud: aws, azure, alibaba, tencent, oci, lambda, runpod, vastai, aws-cn, ovhcloud"},
+	{"provider", "cloud: aws, azure, alibaba, tencent, oci, lambda, runpod, vastai, aws-cn, ovhcloud, gcp"},
 	{"region", "the cloud's own region code"},
 	{"region_name", "the region's display name as the cloud gives it"},
 	{"zone", "zone, data centre or country where the cloud prices or stocks per zone; empty where regional"},
@@ -24,7 +24,7 @@ var Vocabulary = []Field{
 	{"terms", "number of back-to-back terms a horizon takes"},
 	{"term_hours", "hours in one term (a year 8,760, a month 730)"},
 	{"payment", "no_upfront, partial_upfront, all_upfront"},
-	{"offering_class", "standard/convertible (AWS reservations), compute/ec2_instance (AWS savings plans)"},
+	{"offering_class", "standard/convertible (AWS reservations), compute/ec2_instance (AWS savings plans), secure/community (RunPod), flex_start/calendar_mode (GCP)"},
 	{"os", "operating system: linux or windows"},
 	{"currency", "ISO 4217 code of every money figure in the row"},
 	{"gpu", "the GPU model or family asked for"},

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/pricewatch/pricewatch/fetchers/gcp"
+	"github.com/pricewatch/pricewatch/fetchers/gcp/gcptest"
 	"github.com/pricewatch/pricewatch/fetchers/ovhcloud/ovhcloudtest"
 	providerrun "github.com/pricewatch/pricewatch/run"
 )
@@ -17,15 +19,18 @@ import (
 // json`, over runs that are first runs, runs that change nothing (AWS
 // skips both regions), runs where a region publishes a new file (AWS) and
 // a price moves (Azure), and a run where the guard holds a price (Azure).
-// Issue 22 item 6: a cloud added (ovhcloud) is fetched here too.
+// Issue 22 item 6: a cloud added (ovhcloud, gcp) is fetched here too.
 func TestFetchCountsAddUpForEveryProvider(t *testing.T) {
 	seven, az := originalSevenFakes(t)
 	bucket := awsScenarioBucket(t)
 	ovh := ovhcloudtest.New(t)
+	t.Setenv(gcp.EnvAPIKey, gcptest.Key)
+	google := gcptest.New(t)
 	clouds := append([]cloud{awsBucketCloud(bucket, "    spot: true\n    savings_plans: true\n")}, seven...)
 	clouds = append(clouds,
 		awsChinaCloud(t), // issue 22: a ninth provider, counted like the rest
-		cloud{name: "ovhcloud", endpoint: ovh.URL})
+		cloud{name: "ovhcloud", endpoint: ovh.URL},
+		cloud{name: "gcp", endpoint: google.URL})
 	cfg := testConfig{clouds: clouds}.write(t, t.TempDir())
 
 	runs := []struct {

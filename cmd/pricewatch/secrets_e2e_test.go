@@ -27,6 +27,8 @@ const (
 	leakRunPodKey = "rpa_LeakedRunPodKey0123456789AB"
 	// A configured key of no known shape: only its value can catch it.
 	leakLambdaKey = "plain-lambda-key-9f8e7d6c5b4a"
+	// A Google API key (it travels in X-goog-api-key).
+	leakGoogleKey = "AIzaSyLeakedGoogleKey0123456789abcdefg"
 )
 
 // providerConfig writes a config with only provider enabled ("none":
@@ -114,6 +116,18 @@ func TestSecretsStayInOnEveryErrorPath(t *testing.T) {
 			t.Cleanup(srv.Close)
 			t.Setenv("LAMBDA_API_KEY", leakLambdaKey)
 			return providerConfig(t, "lambda", srv.URL, ""), [][]string{{"fetch"}}
+		}},
+		{"gcp", []string{leakGoogleKey}, func(t *testing.T) (string, [][]string) {
+			// Google's 403 for a key that may not call the API, the key
+			// echoed back in its message (Google's does not; a proxy may).
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusForbidden)
+				fmt.Fprintf(w, `{"error":{"code":403,"message":"Requests with key %s are blocked.","status":"PERMISSION_DENIED","details":[{"reason":"API_KEY_SERVICE_BLOCKED"}]}}`, r.Header.Get("X-goog-api-key"))
+			}))
+			t.Cleanup(srv.Close)
+			t.Setenv("GOOGLE_API_KEY", leakGoogleKey)
+			return providerConfig(t, "gcp", srv.URL, ""), [][]string{{"fetch"}}
 		}},
 		{"runpod", []string{leakRunPodKey}, func(t *testing.T) (string, [][]string) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

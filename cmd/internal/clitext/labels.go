@@ -49,6 +49,9 @@ var (
 	buyKinds    = map[pricewatch.PriceType]string{pricewatch.Reserved: "RI", pricewatch.SavingsPlan: "SP"}
 	buyPayments = map[string]string{pricewatch.AllUpfront: "all", pricewatch.PartialUpfront: "partial", pricewatch.NoUpfront: "none"}
 	buyClasses  = map[string]string{pricewatch.Convertible: "conv", pricewatch.EC2InstanceSavingsPlan: "ec2"}
+	// buyModels are classes that are another way to buy without a term
+	// (GCP's flex-start and calendar mode): never shown as plain on-demand.
+	buyModels = map[string]string{pricewatch.FlexStart: "flex-start", pricewatch.CalendarMode: "calendar mode"}
 )
 
 // BuyLabel names how an offer is bought, compactly enough for a table:
@@ -57,6 +60,9 @@ var (
 func BuyLabel(o pricewatch.Offer) string {
 	kind, ok := buyKinds[o.PriceType]
 	if !ok {
+		if m, ok := buyModels[o.OfferingClass]; ok {
+			return o.PriceType.Label() + " " + m
+		}
 		return o.PriceType.Label()
 	}
 	parts := []string{kind, o.Term}

@@ -20,6 +20,9 @@ func TestBuyLabel(t *testing.T) {
 		// A payment the table has no abbreviation for is printed as it is.
 		{pricewatch.Offer{PriceType: pricewatch.Reserved, Term: "1y", Payment: "monthly"}, "RI 1y monthly"},
 		{pricewatch.Offer{PriceType: "preemptible"}, "preemptible"},
+		// GCP's Dynamic Workload Scheduler prices are not on-demand's.
+		{pricewatch.Offer{PriceType: pricewatch.OnDemand, OfferingClass: pricewatch.FlexStart}, "on-demand flex-start"},
+		{pricewatch.Offer{PriceType: pricewatch.OnDemand, OfferingClass: pricewatch.CalendarMode}, "on-demand calendar mode"},
 	}
 	for _, c := range cases {
 		if got := BuyLabel(c.offer); got != c.want {
