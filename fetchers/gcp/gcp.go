@@ -417,7 +417,7 @@ func (x *index) build() *pricewatch.Snapshot {
 // offer adds up one machine's parts; ok is false when one is missing,
 // ambiguous or in another currency.
 func (x *index) offer(mc machine, m mode, region string) (pricewatch.Offer, bool) {
-	if m == onDemand && mc.NoOnDemand != "" {
+	if !mc.sells(m) {
 		return pricewatch.Offer{}, false
 	}
 	g, ok := x.gpuPart(mc, m, region)
