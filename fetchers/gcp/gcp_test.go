@@ -433,4 +433,28 @@ func TestShapes(t *testing.T) {
 		}
 		seen[m.Name] = true
 	}
+	// The a2-highgpu-1g row agrees with the Compute API's own item.
+	var mt struct {
+		Name         string `json:"name"`
+		GuestCpus    int    `json:"guestCpus"`
+		MemoryMb     int    `json:"memoryMb"`
+		Accelerators []struct {
+			Count int    `json:"guestAcceleratorCount"`
+			Type  string `json:"guestAcceleratorType"`
+		} `json:"accelerators"`
+	}
+	if err := json.Unmarshal(gcptest.Sample(t, "compute-v1-machineType-a2-highgpu-1g.json"), &mt); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, m := range machines {
+		found = found || m.Name == mt.Name
+		if m.Name == mt.Name && (m.VCPUs != mt.GuestCpus || m.MemoryGiB*1024 != mt.MemoryMb || len(mt.Accelerators) != 1 ||
+			mt.Accelerators[0].Count != m.GPUs || mt.Accelerators[0].Type != m.Accelerator) {
+			t.Errorf("%s: row %+v, Compute API %+v", m.Name, m, mt)
+		}
+	}
+	if !found {
+		t.Errorf("no row for the captured %s", mt.Name)
+	}
 }
