@@ -327,6 +327,30 @@ func TestKeyBlocked(t *testing.T) {
 	}
 }
 
+// TestEndpoint: providers.gcp.endpoint is a base URL; the API's path is
+// appended to it (a mirror under a path prefix works), and one with a
+// query or user info is refused.
+func TestEndpoint(t *testing.T) {
+	for _, tc := range []struct{ endpoint, want string }{
+		{"", "https://cloudbilling.googleapis.com/v1/services/6F81-5844-456A/skus"},
+		{"http://mirror.example:8080/gcp/", "http://mirror.example:8080/gcp/v1/services/6F81-5844-456A/skus"},
+		{"https://u:p@mirror.example", ""},
+		{"https://mirror.example/?key=x", ""},
+		{"ftp://mirror.example", ""},
+	} {
+		f, err := New(Config{Endpoint: tc.endpoint, APIKey: section.NewSecret("k")}, fetcherstest.QuickClient(), nil, nil)
+		if tc.want == "" {
+			if err == nil {
+				t.Errorf("%q accepted", tc.endpoint)
+			}
+			continue
+		}
+		if err != nil || f.base.String() != tc.want {
+			t.Errorf("%q: %v (%v), want %s", tc.endpoint, f, err, tc.want)
+		}
+	}
+}
+
 // TestNoKey: without a key the provider is skipped, not failed.
 func TestNoKey(t *testing.T) {
 	t.Setenv(EnvAPIKey, "")
