@@ -27,7 +27,7 @@ func TestGCPEndToEnd(t *testing.T) {
 	slack := newSlackAPI(t)
 	cfg := capacityConfig(t, "gcp", fake.URL, slack.URL, "")
 
-	out := fetchExpect(t, cfg, "52 offers: 52 new")
+	out := fetchExpect(t, cfg, "46 offers: 46 new")
 	if !strings.Contains(out, "first run") {
 		t.Errorf("first run not a baseline: %s", out)
 	}
@@ -48,7 +48,7 @@ func TestGCPEndToEnd(t *testing.T) {
 	}
 
 	fake.SetPrice(t, "D4E2-451A-15B9", 8, 500000000) // the H100 GPU-hour at 8.50
-	out = fetchExpect(t, cfg, "52 offers: 0 new, 1 changed, 51 unchanged")
+	out = fetchExpect(t, cfg, "46 offers: 0 new, 1 changed, 45 unchanged")
 	posts := oneAlertSent(t, out, slack)
 	if p := posts[0]; p.channel != "C0GPUALERTS" || !strings.Contains(p.key, "/price-drops/price_drop") || !strings.Contains(p.text, "a3-highgpu-8g") {
 		t.Errorf("post %+v, want the a3-highgpu-8g drop from rule price-drops", p)

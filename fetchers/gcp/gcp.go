@@ -9,8 +9,9 @@
 // Scheduler's flex-start and calendar mode) and listed for the regions in
 // its serviceRegions. A machine type's price is its vCPUs × core + its
 // memory × RAM + its GPUs × GPU, of one region and model, from the table
-// of shapes in machines.go; a type whose parts are not all listed there
-// is not priced (never invented). On-demand and spot are stored as such,
+// of shapes in machines.go; a type whose parts are not all listed there,
+// or that Google does not sell in that model (A3 High under 8 GPUs is
+// spot and flex-start only), is not priced (never invented). On-demand and spot are stored as such,
 // committed use as reserved 1y/3y with no upfront payment (committed use
 // is billed monthly), flex-start and calendar mode as on_demand with
 // offering class flex_start / calendar_mode. Units come from each SKU's
@@ -417,7 +418,7 @@ func (x *index) build() *pricewatch.Snapshot {
 // offer adds up one machine's parts; ok is false when one is missing,
 // ambiguous or in another currency.
 func (x *index) offer(mc machine, m mode, region string) (pricewatch.Offer, bool) {
-	if m == onDemand && mc.NoOnDemand != "" {
+	if !mc.sells(m) {
 		return pricewatch.Offer{}, false
 	}
 	g, ok := x.gpuPart(mc, m, region)

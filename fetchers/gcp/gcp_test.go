@@ -104,20 +104,20 @@ func TestFetchPricesMachineTypes(t *testing.T) {
 	if o := got["us-central1 a3-highgpu-8g on_demand  "]; o.SkuID != "D4E2-451A-15B9+C0DE-A300-0001+C0DE-A300-0002" || o.VCPUs != 208 || o.MemoryGB != 1872 || o.GPUMemoryGB != 80 {
 		t.Errorf("a3-highgpu-8g: SKUs %q, %d vCPUs, %v GB, %v GB per GPU", o.SkuID, o.VCPUs, o.MemoryGB, o.GPUMemoryGB)
 	}
-	// Not invented: a3-highgpu-1g is not sold on demand although its parts
-	// are listed; A3 parts are listed in us-central1 only; no A3Plus parts
+	// Not invented: a3-highgpu-1g/4g are sold neither on demand nor
+	// committed although their parts are listed; A3 parts are listed in us-central1 only; no A3Plus parts
 	// price a3-megagpu-8g (its H100 Plus GPU is); the L4's 3-year SKU has
 	// no G2 core or RAM beside it; Reserved $0 and the T4s price nothing.
-	for _, id := range []string{"us-central1 a3-highgpu-1g on_demand  ", "us-east1 a3-highgpu-8g on_demand  ",
+	for _, id := range []string{"us-central1 a3-highgpu-1g on_demand  ", "us-central1 a3-highgpu-4g reserved 1y ", "us-east1 a3-highgpu-8g on_demand  ",
 		"us-central1 a3-megagpu-8g on_demand  ", "us-central1 g2-standard-4 reserved 3y ", "us-central1 a3-ultragpu-8g on_demand  "} {
 		if _, ok := got[id]; ok {
 			t.Errorf("offer %q built from parts that do not make it", id)
 		}
 	}
 	// a2 (5 types) and a2-ultragpu (4) in 3 regions, a3-highgpu-8g ×5
-	// models, 1g/2g/4g ×4 (no on-demand), g2 (8) in us-central1.
-	if len(snap.Offers) != 15+12+5+12+8 {
-		t.Errorf("%d offers, want 52", len(snap.Offers))
+	// models, 1g/2g/4g spot and flex-start only, g2 (8) in us-central1.
+	if len(snap.Offers) != 15+12+5+6+8 {
+		t.Errorf("%d offers, want 46", len(snap.Offers))
 	}
 	var cov []string
 	for _, c := range snap.Coverage {
@@ -327,6 +327,30 @@ func TestKeyBlocked(t *testing.T) {
 	}
 }
 
+// TestEndpoint: providers.gcp.endpoint is a base URL; the API's path is
+// appended to it (a mirror under a path prefix works), and one with a
+// query or user info is refused.
+func TestEndpoint(t *testing.T) {
+	for _, tc := range []struct{ endpoint, want string }{
+		{"", "https://cloudbilling.googleapis.com/v1/services/6F81-5844-456A/skus"},
+		{"http://mirror.example:8080/gcp/", "http://mirror.example:8080/gcp/v1/services/6F81-5844-456A/skus"},
+		{"https://u:p@mirror.example", ""},
+		{"https://mirror.example/?key=x", ""},
+		{"ftp://mirror.example", ""},
+	} {
+		f, err := New(Config{Endpoint: tc.endpoint, APIKey: section.NewSecret("k")}, fetcherstest.QuickClient(), nil, nil)
+		if tc.want == "" {
+			if err == nil {
+				t.Errorf("%q accepted", tc.endpoint)
+			}
+			continue
+		}
+		if err != nil || f.base.String() != tc.want {
+			t.Errorf("%q: %v (%v), want %s", tc.endpoint, f, err, tc.want)
+		}
+	}
+}
+
 // TestNoKey: without a key the provider is skipped, not failed.
 func TestNoKey(t *testing.T) {
 	t.Setenv(EnvAPIKey, "")
@@ -407,8 +431,8 @@ func TestOddSKUs(t *testing.T) {
 		"pricingExpression": {"usageUnit": "h", "baseUnit": "s", "baseUnitConversionFactor": 3600,
 		"tieredRates": [{"startUsageAmount": 0, "unitPrice": {"currencyCode": "USD", "units": "0", "nanos": 40000000}}]}}]}`)
 	snap := fetch(t, fake)
-	if len(snap.Offers) != 52-9 {
-		t.Errorf("%d offers, want 43 (the 9 A2 types of us-west1 left out)", len(snap.Offers))
+	if len(snap.Offers) != 46-9 {
+		t.Errorf("%d offers, want 37 (the 9 A2 types of us-west1 left out)", len(snap.Offers))
 	}
 	for _, o := range snap.Offers {
 		if o.Region == "us-west1" && strings.HasPrefix(o.InstanceType, "a2-") {
@@ -432,5 +456,29 @@ func TestShapes(t *testing.T) {
 			t.Errorf("%s: incomplete or repeated row %+v", m.Name, m)
 		}
 		seen[m.Name] = true
+	}
+	// The a2-highgpu-1g row agrees with the Compute API's own item.
+	var mt struct {
+		Name         string `json:"name"`
+		GuestCpus    int    `json:"guestCpus"`
+		MemoryMb     int    `json:"memoryMb"`
+		Accelerators []struct {
+			Count int    `json:"guestAcceleratorCount"`
+			Type  string `json:"guestAcceleratorType"`
+		} `json:"accelerators"`
+	}
+	if err := json.Unmarshal(gcptest.Sample(t, "compute-v1-machineType-a2-highgpu-1g.json"), &mt); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, m := range machines {
+		found = found || m.Name == mt.Name
+		if m.Name == mt.Name && (m.VCPUs != mt.GuestCpus || m.MemoryGiB*1024 != mt.MemoryMb || len(mt.Accelerators) != 1 ||
+			mt.Accelerators[0].Count != m.GPUs || mt.Accelerators[0].Type != m.Accelerator) {
+			t.Errorf("%s: row %+v, Compute API %+v", m.Name, m, mt)
+		}
+	}
+	if !found {
+		t.Errorf("no row for the captured %s", mt.Name)
 	}
 }

@@ -1,6 +1,10 @@
 package gcp
 
-import "github.com/pricewatch/pricewatch/gpu"
+import (
+	"slices"
+
+	"github.com/pricewatch/pricewatch/gpu"
+)
 
 // machine is one GPU machine type: its shape and the SKUs that price it.
 // The Catalog API has no per-machine SKU; a machine type costs its vCPUs
@@ -30,11 +34,12 @@ type machine struct {
 	// words) the GPU part is listed under; the first found is used, and a
 	// region listing two of them differently priced prices nothing.
 	GPUSKUs []string
-	// NoOnDemand says why Google does not sell the type on demand (it is
-	// still sold spot, flex-start, calendar mode or committed): its
-	// on-demand parts exist in the catalogue for other types, and adding
-	// them up would invent an offer.
-	NoOnDemand string
+	// Sold, when set, lists the only consumption models Google sells the
+	// type in, and NotSold says why: the parts of the others exist in the
+	// catalogue for other types, and adding them up would invent an
+	// offer.
+	Sold    []mode
+	NotSold string
 	// Source is where the shape was read.
 	Source string
 }
@@ -48,8 +53,13 @@ const (
 	// guestCpus, memoryMb 87040 = 85 GiB, one nvidia-tesla-a100).
 	srcA2Capture = docA2 + "; agrees with the captured compute#machineType a2-highgpu-1g"
 
-	noOnDemandA3High = "A3 High with fewer than 8 GPUs is sold spot and flex-start only (Google's consumption-option table, as gpuhunt applies it)"
-	noOnDemandUltra  = "A3 Ultra and A4 are sold spot, flex-start, calendar mode and reserved, not on demand (Google's consumption-option table, as gpuhunt applies it)"
+	notSoldA3High = "A3 High with fewer than 8 GPUs is sold spot and flex-start only (Google's consumption-option table, as gpuhunt applies it)"
+	notSoldUltra  = "A3 Ultra and A4 are sold spot, flex-start, calendar mode and reserved, not on demand (Google's consumption-option table, as gpuhunt applies it)"
+)
+
+var (
+	soldA3High = []mode{spot, flex}
+	soldUltra  = []mode{spot, commit1y, commit3y, flex, calendar}
 )
 
 var (
@@ -77,9 +87,9 @@ var machines = []machine{
 	{Name: "a2-ultragpu-2g", Family: "A2", VCPUs: 24, MemoryGiB: 340, Accelerator: "nvidia-a100-80gb", GPUMemoryGB: 80, GPUs: 2, GPUSKUs: skuA100x80, Source: docA2},
 	{Name: "a2-ultragpu-4g", Family: "A2", VCPUs: 48, MemoryGiB: 680, Accelerator: "nvidia-a100-80gb", GPUMemoryGB: 80, GPUs: 4, GPUSKUs: skuA100x80, Source: docA2},
 	{Name: "a2-ultragpu-8g", Family: "A2", VCPUs: 96, MemoryGiB: 1360, Accelerator: "nvidia-a100-80gb", GPUMemoryGB: 80, GPUs: 8, GPUSKUs: skuA100x80, Source: docA2},
-	{Name: "a3-highgpu-1g", Family: "A3", VCPUs: 26, MemoryGiB: 234, Accelerator: "nvidia-h100-80gb", GPUMemoryGB: 80, GPUs: 1, GPUSKUs: skuH100, NoOnDemand: noOnDemandA3High, Source: docA3},
-	{Name: "a3-highgpu-2g", Family: "A3", VCPUs: 52, MemoryGiB: 468, Accelerator: "nvidia-h100-80gb", GPUMemoryGB: 80, GPUs: 2, GPUSKUs: skuH100, NoOnDemand: noOnDemandA3High, Source: docA3},
-	{Name: "a3-highgpu-4g", Family: "A3", VCPUs: 104, MemoryGiB: 936, Accelerator: "nvidia-h100-80gb", GPUMemoryGB: 80, GPUs: 4, GPUSKUs: skuH100, NoOnDemand: noOnDemandA3High, Source: docA3},
+	{Name: "a3-highgpu-1g", Family: "A3", VCPUs: 26, MemoryGiB: 234, Accelerator: "nvidia-h100-80gb", GPUMemoryGB: 80, GPUs: 1, GPUSKUs: skuH100, Sold: soldA3High, NotSold: notSoldA3High, Source: docA3},
+	{Name: "a3-highgpu-2g", Family: "A3", VCPUs: 52, MemoryGiB: 468, Accelerator: "nvidia-h100-80gb", GPUMemoryGB: 80, GPUs: 2, GPUSKUs: skuH100, Sold: soldA3High, NotSold: notSoldA3High, Source: docA3},
+	{Name: "a3-highgpu-4g", Family: "A3", VCPUs: 104, MemoryGiB: 936, Accelerator: "nvidia-h100-80gb", GPUMemoryGB: 80, GPUs: 4, GPUSKUs: skuH100, Sold: soldA3High, NotSold: notSoldA3High, Source: docA3},
 	{Name: "a3-highgpu-8g", Family: "A3", VCPUs: 208, MemoryGiB: 1872, Accelerator: "nvidia-h100-80gb", GPUMemoryGB: 80, GPUs: 8, GPUSKUs: skuH100, Source: docA3},
 	// A3 Mega's cores and RAM are the "A3Plus Instance" SKUs and its GPU
 	// is listed as "H100 80GB Plus" in some regions, "Mega" in others.
@@ -87,10 +97,10 @@ var machines = []machine{
 	// "A3Ultra Instance Core/Ram" is the wording third-party matchers use;
 	// no capture of it was found, and without it no a3-ultragpu offer is
 	// built.
-	{Name: "a3-ultragpu-8g", Family: "A3Ultra", VCPUs: 224, MemoryGiB: 2952, Accelerator: "nvidia-h200-141gb", GPUMemoryGB: 141, GPUs: 8, GPUSKUs: skuH200, NoOnDemand: noOnDemandUltra, Source: docA3},
+	{Name: "a3-ultragpu-8g", Family: "A3Ultra", VCPUs: 224, MemoryGiB: 2952, Accelerator: "nvidia-h200-141gb", GPUMemoryGB: 141, GPUs: 8, GPUSKUs: skuH200, Sold: soldUltra, NotSold: notSoldUltra, Source: docA3},
 	// A4 has no core or RAM SKUs: each "(1 gpu slice)" carries an eighth
 	// of the whole VM.
-	{Name: "a4-highgpu-8g", VCPUs: 224, MemoryGiB: 3968, Accelerator: "nvidia-b200", GPUMemoryGB: 180, GPUs: 8, GPUSKUs: skuB200, NoOnDemand: noOnDemandUltra, Source: docA4},
+	{Name: "a4-highgpu-8g", VCPUs: 224, MemoryGiB: 3968, Accelerator: "nvidia-b200", GPUMemoryGB: 180, GPUs: 8, GPUSKUs: skuB200, Sold: soldUltra, NotSold: notSoldUltra, Source: docA4},
 	{Name: "g2-standard-4", Family: "G2", VCPUs: 4, MemoryGiB: 16, Accelerator: "nvidia-l4", GPUMemoryGB: 24, GPUs: 1, GPUSKUs: skuL4, Source: docG2},
 	{Name: "g2-standard-8", Family: "G2", VCPUs: 8, MemoryGiB: 32, Accelerator: "nvidia-l4", GPUMemoryGB: 24, GPUs: 1, GPUSKUs: skuL4, Source: docG2},
 	{Name: "g2-standard-12", Family: "G2", VCPUs: 12, MemoryGiB: 48, Accelerator: "nvidia-l4", GPUMemoryGB: 24, GPUs: 1, GPUSKUs: skuL4, Source: docG2},
@@ -99,6 +109,11 @@ var machines = []machine{
 	{Name: "g2-standard-32", Family: "G2", VCPUs: 32, MemoryGiB: 128, Accelerator: "nvidia-l4", GPUMemoryGB: 24, GPUs: 1, GPUSKUs: skuL4, Source: docG2},
 	{Name: "g2-standard-48", Family: "G2", VCPUs: 48, MemoryGiB: 192, Accelerator: "nvidia-l4", GPUMemoryGB: 24, GPUs: 4, GPUSKUs: skuL4, Source: docG2},
 	{Name: "g2-standard-96", Family: "G2", VCPUs: 96, MemoryGiB: 384, Accelerator: "nvidia-l4", GPUMemoryGB: 24, GPUs: 8, GPUSKUs: skuL4, Source: docG2},
+}
+
+// sells reports whether Google sells the machine bought as m.
+func (m machine) sells(md mode) bool {
+	return m.Sold == nil || slices.Contains(m.Sold, md)
 }
 
 // gpu is the machine's GPU in package gpu's catalogue.
