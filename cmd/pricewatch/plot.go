@@ -36,7 +36,7 @@ func writeHistoryPlot(w io.Writer, instanceType string, rows []storage.PriceInte
 		}
 	}
 	byCurrency := map[string][]termchart.Series{}
-	for _, group := range groupByOffer(rows) {
+	for _, group := range clitext.GroupByOffer(rows) {
 		h := group[0]
 		s := termchart.Series{Label: fmt.Sprintf("%s %s %s %s", h.Provider, pricewatch.Place(h.Region, h.Zone), clitext.BuyLabel(h.Offer), h.OS)}
 		for _, r := range group {
