@@ -248,6 +248,10 @@ func cloudAnchor(name string) string {
 		return "oracle-cloud-oci"
 	case "aws-cn":
 		return "aws-china"
+	case "azure-cn":
+		return "azure-china"
+	case "huawei":
+		return "huawei-cloud"
 	}
 	return name
 }

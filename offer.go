@@ -32,6 +32,11 @@ const (
 	AWSChina = "aws-cn"
 	// OVHcloud is OVHcloud's public cloud catalogue.
 	OVHcloud = "ovhcloud"
+	// AzureChina is Azure operated by 21Vianet: its own price sheet, in
+	// CNY, bought separately from Azure.
+	AzureChina = "azure-cn"
+	// Huawei is Huawei Cloud's ECS GPU flavors (price inquiry API).
+	Huawei = "huawei"
 )
 
 // PriceType says how capacity is bought.

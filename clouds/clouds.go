@@ -64,6 +64,10 @@ var table = []Cloud{
 	{Name: pricewatch.AWSChina, Display: "AWS China", FOCUSName: "AWS",
 		Pricing: general("https://www.amazonaws.cn/en/ec2/pricing/")},
 	{Name: pricewatch.OVHcloud, Display: "OVHcloud", Pricing: general("https://www.ovhcloud.com/en/public-cloud/prices/")},
+	// No FOCUS export of 21Vianet's was found to take its name from: its
+	// readable name.
+	{Name: pricewatch.AzureChina, Display: "Azure China",
+		Pricing: general("https://www.azure.cn/en-us/pricing/details/virtual-machines/")},
 }
 
 // general is a pricing map with only the general page.

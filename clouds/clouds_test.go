@@ -55,6 +55,8 @@ func TestLookups(t *testing.T) {
 		{"aws-cn", "AWS China", pricewatch.Reserved, "https://www.amazonaws.cn/en/ec2/pricing/"},
 		// Issue 22 item 6: OVHcloud's name and pricing page.
 		{"ovhcloud", "OVHcloud", pricewatch.Reserved, "https://www.ovhcloud.com/en/public-cloud/prices/"},
+		// Issue 22 item 3: Azure operated by 21Vianet.
+		{"azure-cn", "Azure China", pricewatch.OnDemand, "https://www.azure.cn/en-us/pricing/details/virtual-machines/"},
 		{"nimbus", "nimbus", pricewatch.OnDemand, ProjectURL},
 	}
 	for _, tt := range tests {
@@ -65,7 +67,7 @@ func TestLookups(t *testing.T) {
 			t.Errorf("PricingURL(%q, %q) = %q, want %q", tt.name, tt.pt, got, tt.url)
 		}
 	}
-	if got := strings.Join(Names(), ","); got != "aws,azure,alibaba,tencent,lambda,runpod,vastai,oci,aws-cn,ovhcloud" {
+	if got := strings.Join(Names(), ","); got != "aws,azure,alibaba,tencent,lambda,runpod,vastai,oci,aws-cn,ovhcloud,azure-cn" {
 		t.Errorf("run order %s", got)
 	}
 }
@@ -134,6 +136,7 @@ func TestPrintedNames(t *testing.T) {
 		// OVHcloud publishes no FOCUS export (its roadmap item is open): its
 		// readable name.
 		{pricewatch.OVHcloud, "", "OVHcloud", "OVHcloud"},
+		{pricewatch.AzureChina, "", "Azure China", "Azure China"},
 		{"nimbus", "community", "nimbus", "nimbus"},
 	}
 	for _, tt := range tests {

@@ -15,6 +15,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/aws"
 	"github.com/pricewatch/pricewatch/fetchers/awscn"
 	"github.com/pricewatch/pricewatch/fetchers/azure"
+	"github.com/pricewatch/pricewatch/fetchers/azurecn"
 	"github.com/pricewatch/pricewatch/fetchers/lambda"
 	"github.com/pricewatch/pricewatch/fetchers/oci"
 	"github.com/pricewatch/pricewatch/fetchers/ovhcloud"
@@ -40,6 +41,7 @@ var registry = []Provider{
 	oci.Provider,
 	awscn.Provider,
 	ovhcloud.Provider,
+	azurecn.Provider,
 }
 
 // All returns every provider in run order.
