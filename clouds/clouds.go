@@ -68,6 +68,8 @@ var table = []Cloud{
 	// readable name.
 	{Name: pricewatch.AzureChina, Display: "Azure China",
 		Pricing: general("https://www.azure.cn/en-us/pricing/details/virtual-machines/")},
+	// Huawei Cloud's FOCUS name: none found either.
+	{Name: pricewatch.Huawei, Display: "Huawei Cloud", Pricing: general("https://www.huaweicloud.com/intl/en-us/pricing/calculator.html#/ecs")},
 }
 
 // general is a pricing map with only the general page.

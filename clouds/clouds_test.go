@@ -57,6 +57,8 @@ func TestLookups(t *testing.T) {
 		{"ovhcloud", "OVHcloud", pricewatch.Reserved, "https://www.ovhcloud.com/en/public-cloud/prices/"},
 		// Issue 22 item 3: Azure operated by 21Vianet.
 		{"azure-cn", "Azure China", pricewatch.OnDemand, "https://www.azure.cn/en-us/pricing/details/virtual-machines/"},
+		// Issue 22 item 4: Huawei Cloud.
+		{"huawei", "Huawei Cloud", pricewatch.Reserved, "https://www.huaweicloud.com/intl/en-us/pricing/calculator.html#/ecs"},
 		{"nimbus", "nimbus", pricewatch.OnDemand, ProjectURL},
 	}
 	for _, tt := range tests {
@@ -67,7 +69,7 @@ func TestLookups(t *testing.T) {
 			t.Errorf("PricingURL(%q, %q) = %q, want %q", tt.name, tt.pt, got, tt.url)
 		}
 	}
-	if got := strings.Join(Names(), ","); got != "aws,azure,alibaba,tencent,lambda,runpod,vastai,oci,aws-cn,ovhcloud,azure-cn" {
+	if got := strings.Join(Names(), ","); got != "aws,azure,alibaba,tencent,lambda,runpod,vastai,oci,aws-cn,ovhcloud,azure-cn,huawei" {
 		t.Errorf("run order %s", got)
 	}
 }
@@ -137,6 +139,7 @@ func TestPrintedNames(t *testing.T) {
 		// readable name.
 		{pricewatch.OVHcloud, "", "OVHcloud", "OVHcloud"},
 		{pricewatch.AzureChina, "", "Azure China", "Azure China"},
+		{pricewatch.Huawei, "", "Huawei Cloud", "Huawei Cloud"},
 		{"nimbus", "community", "nimbus", "nimbus"},
 	}
 	for _, tt := range tests {
