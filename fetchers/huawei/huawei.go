@@ -71,6 +71,9 @@ const (
 	// DefaultConcurrency bounds the requests in flight.
 	DefaultConcurrency = 2
 
+	// maxProjectPages bounds following IAM's links.next.
+	maxProjectPages = 20
+
 	maxBodyBytes = 16 << 20
 	bodyTimeout  = 2 * time.Minute
 
@@ -264,22 +267,47 @@ type project struct {
 
 // projects maps each region to read to its project ID.
 func (f *Fetcher) projects(ctx context.Context) (map[string]string, error) {
-	u := *f.iam
-	u.Path = strings.TrimSuffix(u.Path, "/") + pathProjects
-	var ans struct {
-		Projects *[]project `json:"projects"`
-	}
-	if err := f.call(ctx, http.MethodGet, &u, nil, Name+" IAM "+pathProjects, "the project list", &ans); err != nil {
-		return nil, err
-	}
-	if ans.Projects == nil {
-		return nil, fmt.Errorf("%w: %s IAM %s: no projects list", fetchers.ErrIncomplete, Name, pathProjects)
-	}
+	next := *f.iam
+	next.Path = strings.TrimSuffix(next.Path, "/") + pathProjects
 	out := map[string]string{}
-	for _, p := range *ans.Projects {
-		if regionCode.MatchString(p.Name) && p.ID != "" && (p.Enabled == nil || *p.Enabled) {
-			out[p.Name] = p.ID
+	seen := map[string]bool{}
+	// The list is one page in practice; a links.next is followed, within
+	// the IAM endpoint's origin and a bounded number of pages.
+	for page := 1; ; page++ {
+		where := fmt.Sprintf("%s IAM %s page %d", Name, pathProjects, page)
+		if page > maxProjectPages || seen[next.String()] {
+			return nil, fmt.Errorf("%w: %s: links.next repeats or runs past %d pages", fetchers.ErrIncomplete, where, maxProjectPages)
 		}
+		seen[next.String()] = true
+		var ans struct {
+			Projects *[]project `json:"projects"`
+			Links    struct {
+				Next *string `json:"next"`
+			} `json:"links"`
+		}
+		if err := f.call(ctx, http.MethodGet, &next, nil, where, "the project list", &ans); err != nil {
+			return nil, err
+		}
+		if ans.Projects == nil {
+			return nil, fmt.Errorf("%w: %s: no projects list", fetchers.ErrIncomplete, where)
+		}
+		for _, p := range *ans.Projects {
+			if regionCode.MatchString(p.Name) && p.ID != "" && (p.Enabled == nil || *p.Enabled) {
+				out[p.Name] = p.ID
+			}
+		}
+		if ans.Links.Next == nil || strings.TrimSpace(*ans.Links.Next) == "" {
+			break
+		}
+		ref, err := url.Parse(strings.TrimSpace(*ans.Links.Next))
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: links.next is not a URL", fetchers.ErrIncomplete, where)
+		}
+		u := next.ResolveReference(ref)
+		if err := fetchers.CheckOrigin(f.iam, u, "links.next"); err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+		next = *u
 	}
 	if len(f.cfg.Regions) == 0 {
 		return out, nil

@@ -201,6 +201,20 @@ func TestNoCredentials(t *testing.T) {
 	}
 }
 
+// IAM's links.next is followed within its origin: a second page is read
+// and the projects of both kept.
+func TestProjectPages(t *testing.T) {
+	srv := huaweitest.New(t)
+	srv.SetProjectsNext(srv.URL + "/v3/projects?page=2")
+	snap, err := fetch(t, srv, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snap.Offers) != len(wantOffers) {
+		t.Errorf("%d offers, want %d", len(snap.Offers), len(wantOffers))
+	}
+}
+
 // A throttled, failing, cut-off or malformed answer fails the run.
 func TestFailures(t *testing.T) {
 	for _, fl := range fetcherstest.TransportFailures() {
@@ -211,6 +225,13 @@ func TestFailures(t *testing.T) {
 			fl.Check(t, snap, err, srv.Requests(), huaweitest.SK)
 		})
 	}
+	t.Run("project page on another origin", func(t *testing.T) {
+		srv := huaweitest.New(t)
+		srv.SetProjectsNext("https://evil.example/v3/projects?page=2")
+		if _, err := fetch(t, srv, nil, nil); !errors.Is(err, fetchers.ErrForeignOrigin) {
+			t.Errorf("error %v, want ErrForeignOrigin", err)
+		}
+	})
 	t.Run("region without a project", func(t *testing.T) {
 		if _, err := fetch(t, huaweitest.New(t), []string{"ap-southeast-1"}, nil); err == nil || !strings.Contains(err.Error(), "ap-southeast-1") {
 			t.Errorf("error %v, want the region named", err)

@@ -63,6 +63,16 @@ type Server struct {
 	currency string
 	prices   map[string]map[string]Price // region → flavor → prices
 	inquiry  []Inquiry
+	// projectsNext is the first project page's links.next ("" for null).
+	projectsNext string
+}
+
+// SetProjectsNext makes the first project page (no page query) answer
+// link as its links.next; later pages are the same sample, with none.
+func (s *Server) SetProjectsNext(link string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.projectsNext = link
 }
 
 // Inquiry is one accepted price inquiry line, for tests to look at.
@@ -135,6 +145,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case r.Method == http.MethodGet && r.URL.Path == "/v3/projects":
 		body = fetcherstest.Sample(s.t, samples, "testdata/iam-projects-documented-shape.json")
+		if s.projectsNext != "" && r.URL.Query().Get("page") == "" {
+			var doc map[string]any
+			json.Unmarshal(body, &doc)
+			doc["links"].(map[string]any)["next"] = s.projectsNext
+			body, _ = json.Marshal(doc)
+		}
 	case r.Method == http.MethodGet && flavorsPath.MatchString(r.URL.Path):
 		region := regionOf(flavorsPath.FindStringSubmatch(r.URL.Path)[1])
 		if region == "" {
