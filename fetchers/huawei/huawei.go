@@ -534,11 +534,20 @@ func gpuFlavorOf(fl flavor) (gpuFlavor, string) {
 // aliasRe is pci_passthrough:alias, "model:count" ("nvidia-t4:1").
 var aliasRe = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9_.-]*):([0-9]+)$`)
 
+// gpuSpecsRe is pci_passthrough:gpu_specs of the G series: a passthrough
+// GPU is "m60:direct_graphics:1"; a virtual slice ("m60_1q:virt:1") is
+// not a whole GPU and is not read as one.
+var gpuSpecsRe = regexp.MustCompile(`^([A-Za-z0-9-]+):direct_graphics:([0-9]+)$`)
+
 // gpuOf is the flavor's GPU model and count: from pci_passthrough:alias,
-// else from info:gpu:name ("2 * NVIDIA V100" or a bare model) with the
-// count in quota:gpu.
+// else a passthrough pci_passthrough:gpu_specs, else info:gpu:name
+// ("2 * NVIDIA V100" or a bare model) with the count in quota:gpu.
 func gpuOf(fl flavor) (string, float64) {
 	if m := aliasRe.FindStringSubmatch(fl.extra("pci_passthrough:alias")); m != nil {
+		n, _ := strconv.Atoi(m[2])
+		return m[1], float64(n)
+	}
+	if m := gpuSpecsRe.FindStringSubmatch(fl.extra("pci_passthrough:gpu_specs")); m != nil {
 		n, _ := strconv.Atoi(m[2])
 		return m[1], float64(n)
 	}

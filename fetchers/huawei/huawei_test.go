@@ -215,6 +215,27 @@ func TestProjectPages(t *testing.T) {
 	}
 }
 
+// The GPU of a flavor, from each extra spec the SDK models document.
+func TestGPUOf(t *testing.T) {
+	for _, tt := range []struct {
+		specs map[string]any
+		model string
+		count float64
+	}{
+		{map[string]any{"pci_passthrough:alias": "nvidia-p100:1"}, "nvidia-p100", 1},
+		{map[string]any{"pci_passthrough:gpu_specs": "m60:direct_graphics:1"}, "m60", 1},
+		{map[string]any{"pci_passthrough:gpu_specs": "m60_1q:virt:1"}, "", 0},
+		{map[string]any{"info:gpu:name": "2 * NVIDIA V100 / 32G"}, "NVIDIA V100 / 32G", 2},
+		{map[string]any{"info:gpu:name": "NVIDIA T4", "quota:gpu": "4"}, "NVIDIA T4", 4},
+		{map[string]any{}, "", 0},
+	} {
+		m, n := gpuOf(flavor{Extras: tt.specs})
+		if m != tt.model || n != tt.count {
+			t.Errorf("%v: %q ×%v, want %q ×%v", tt.specs, m, n, tt.model, tt.count)
+		}
+	}
+}
+
 // A throttled, failing, cut-off or malformed answer fails the run.
 func TestFailures(t *testing.T) {
 	for _, fl := range fetcherstest.TransportFailures() {
