@@ -396,8 +396,8 @@ const (
 	skipNotGPU      = "not a GPU flavor"
 	skipAbandoned   = "withdrawn (abandon) everywhere"
 	skipNoGPUInfo   = "GPU flavor without its GPU model and count"
-	skipNoPrice     = "no price for the flavor"
-	skipZeroPrice   = "price is zero"
+	skipNoPrice     = "no price for the flavor in the answer (stored prices kept)"
+	skipZeroPrice   = "price is zero (stored prices kept)"
 	skipPriceFailed = "price inquiry refused for the flavor (stored prices kept)"
 )
 
@@ -473,7 +473,9 @@ func (f *Fetcher) region(ctx context.Context, region, projectID string) (*region
 		mu.Lock()
 		defer mu.Unlock()
 		res.skipped[why]++
-		if why == skipPriceFailed {
+		// A price refused, missing from the answer or zero is not news
+		// that the flavor left: its stored prices stay current.
+		if why == skipPriceFailed || why == skipNoPrice || why == skipZeroPrice {
 			doubt[pt] = true
 		}
 	}

@@ -168,6 +168,25 @@ func TestOneFlavorRefused(t *testing.T) {
 	}
 }
 
+// A price of zero is never stored, and is no news that the flavor left:
+// that price type of its region stays out of the coverage.
+func TestZeroPriceKeptOpen(t *testing.T) {
+	srv := huaweitest.New(t)
+	srv.SetPrice("cn-east-3", "pi2.2xlarge.4", huaweitest.Price{Hour: "0", Month: "4366.4", Year: "44537.28"})
+	snap, err := fetch(t, srv, []string{"cn-east-3"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range snap.Offers {
+		if o.PriceType == pricewatch.OnDemand {
+			t.Errorf("zero price stored: %+v", o)
+		}
+	}
+	if sc := snap.Coverage[0]; sc.CoversOffer("cn-east-3", pricewatch.OnDemand) || !sc.CoversOffer("cn-east-3", pricewatch.Reserved) {
+		t.Errorf("coverage %+v, want reserved only", sc)
+	}
+}
+
 // Keys never show: a refused key gives a clear error wrapping ErrAuth
 // that names where the keys come from, and no log line or error holds
 // the secret key.
