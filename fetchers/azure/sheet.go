@@ -131,14 +131,18 @@ func (r Row) item() item {
 }
 
 // Unreadable counts a line of the list that could not be split into a
-// row's fields at all but may be a GPU price: it could be any of them, so
-// every stored price stays current (and, with nothing left that can be
-// said complete, Snapshot refuses the run rather than close anything).
-func (s *Sheet) Unreadable() {
+// row's fields but may be a GPU price of region (AllRegions when it
+// cannot be told): it could be any of that region's, so every stored
+// price there stays current (and, with nothing left that can be said
+// complete, Snapshot refuses the run rather than close anything).
+func (s *Sheet) Unreadable(region string) {
 	s.Rows++
 	s.Stats[skipUnreadable]++
-	s.acc.keepOpen(pricewatch.AllRegions, pricewatch.PriceTypes...)
-	s.acc.unlisted[pricewatch.AllRegions] = true
+	if region != pricewatch.AllRegions && s.regions != nil && !s.regions[region] {
+		return // another region's line: nothing of this run
+	}
+	s.acc.keepOpen(region, pricewatch.PriceTypes...)
+	s.acc.unlisted[region] = true
 }
 
 // IsGPUSize reports whether name is a size of a GPU family (known to the

@@ -271,7 +271,7 @@ func (f *Fetcher) stream(ctx context.Context, u *url.URL, sheet *azure.Sheet) (i
 			// no price of ours.
 			gpu := rec == nil || slices.ContainsFunc(rec, azure.IsGPUSize)
 			if gpu {
-				sheet.Unreadable()
+				sheet.Unreadable(lineRegion(rec))
 			}
 			f.log.Warn("azure-cn price sheet line unreadable; skipped", zap.Int("line", perr.Line), zap.Error(perr.Err),
 				zap.Bool("may_be_gpu_price", gpu))
@@ -286,6 +286,30 @@ func (f *Fetcher) stream(ctx context.Context, u *url.URL, sheet *azure.Sheet) (i
 		return fail(nil)
 	}
 	return body.n, nil
+}
+
+// chinaRegion is an Azure China region code: every one starts with
+// "china" (chinaeast, chinaeast2, chinanorth3, ...).
+var chinaRegion = regexp.MustCompile(`^china[a-z]*[0-9]*$`)
+
+// lineRegion is the one region code an unreadable line names, or
+// AllRegions when it names none or several.
+func lineRegion(rec []string) string {
+	found := ""
+	for _, v := range rec {
+		v = strings.ToLower(strings.TrimSpace(v))
+		if !chinaRegion.MatchString(v) || v == found {
+			continue
+		}
+		if found != "" {
+			return pricewatch.AllRegions
+		}
+		found = v
+	}
+	if found == "" {
+		return pricewatch.AllRegions
+	}
+	return found
 }
 
 // columnIndex holds the header's column indexes by name (-1: absent).

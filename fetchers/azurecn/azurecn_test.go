@@ -195,9 +195,10 @@ func TestFailures(t *testing.T) {
 }
 
 // One odd line never fails the run: a line of the wrong field count
-// that is no GPU price is skipped; one that names a GPU size keeps
-// every stored price current, and with nothing then complete the run is
-// refused (prices held), never stored as "the rest vanished".
+// that is no GPU price is skipped; one that names a GPU size keeps the
+// stored prices of its region current; one that names no region could be
+// any price, and with nothing then complete the run is refused (prices
+// held), never stored as "the rest vanished".
 func TestOddLines(t *testing.T) {
 	srv := azurecntest.New(t)
 	srv.AddRow(`CNY,0,0.5,0.5,chinaeast2,CN East 2,2023-06-01T00:00:00Z,x,D2 v3,p,s,Virtual Machines Dv3 Series,D2 v3,Virtual Machines`)
@@ -209,7 +210,24 @@ func TestOddLines(t *testing.T) {
 	if len(snap.Offers) != len(wantOffers) {
 		t.Errorf("%d offers, want %d", len(snap.Offers), len(wantOffers))
 	}
-	srv.AddRow(`CNY,0,9,9,chinanorth3,Standard_NC24ads_A100_v4`)
+	// A broken GPU line naming its region keeps that region's prices
+	// current; the rest is stored as complete.
+	srv.AddRow(`CNY,0,9,9,chinaeast2,Standard_NC24ads_A100_v4`)
+	snap, err = fetch(t, srv, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range snap.Coverage {
+		if sc.Region == "chinaeast2" || (sc.Region == pricewatch.AllRegions && sc.CoversOffer("chinaeast2", pricewatch.Spot)) {
+			t.Errorf("coverage %+v still claims chinaeast2 complete", sc)
+		}
+	}
+	if len(snap.Offers) != len(wantOffers) {
+		t.Errorf("%d offers, want %d", len(snap.Offers), len(wantOffers))
+	}
+	// One naming no region could be any price: with nothing left that
+	// can be said complete the run is refused, prices held.
+	srv.AddRow(`CNY,0,9,9,Standard_NC24ads_A100_v4`)
 	if _, err := fetch(t, srv, nil, nil); !errors.Is(err, fetchers.ErrIncomplete) {
 		t.Errorf("error %v, want the run refused (nothing can be said complete)", err)
 	}
