@@ -138,7 +138,7 @@ func (f *Fetcher) Provider() string { return pricewatch.Azure }
 // region, or one chain for all regions) and returns the complete snapshot,
 // or an error if any page could not be read in full.
 func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatch.Snapshot, error) {
-	acc := newAccumulator(f, f.cfg.Now().UTC())
+	acc := newAccumulator(pricewatch.Azure, f.log, f.cfg.Windows, f.cfg.Now().UTC())
 	chains := f.cfg.Regions
 	if len(chains) == 0 {
 		chains = []string{""}
@@ -149,26 +149,36 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 		}
 	}
 
-	snap := &pricewatch.Snapshot{
-		Provider:      pricewatch.Azure,
-		Offers:        acc.offers(),
-		Versions:      map[string]string{},
-		SourceVersion: "api-version=" + APIVersion,
+	snap, err := acc.snapshot(f.cfg.Regions, "api-version="+APIVersion)
+	if err != nil {
+		return nil, err
 	}
-	snap.Availability = availability(snap.Offers, acc.listed)
-	snap.Coverage = acc.coverage(f.cfg.Regions)
+	f.log.Info("azure prices fetched", zap.Int("offers", len(snap.Offers)), zap.Int("availability", len(snap.Availability)))
+	return snap, nil
+}
+
+// snapshot is what the rows added describe, for the configured regions
+// (none: all regions); an error when no region could be read in full.
+func (a *accumulator) snapshot(configured []string, sourceVersion string) (*pricewatch.Snapshot, error) {
+	snap := &pricewatch.Snapshot{
+		Provider:      a.provider,
+		Offers:        a.offers(),
+		Versions:      map[string]string{},
+		SourceVersion: sourceVersion,
+	}
+	snap.Availability = availability(snap.Offers, a.listed)
+	snap.Coverage = a.coverage(configured)
 	if len(snap.Coverage) == 0 {
 		// Every price of every configured region is in doubt: nothing
 		// can be said to be complete, and nothing is stored.
-		return nil, fmt.Errorf("%w: azure: no region could be read in full (rows skipped as unreadable or in a unit that is not per hour; see the warnings)", fetchers.ErrIncomplete)
+		return nil, fmt.Errorf("%w: %s: no region could be read in full (rows skipped as unreadable or in a unit that is not per hour; see the warnings)", fetchers.ErrIncomplete, a.provider)
 	}
 	// A region that answers with no offers where many are stored is
 	// refused by storage (storage.ErrSuspiciousDrop), which every cloud
 	// shares.
 	if err := snap.Validate(); err != nil {
-		return nil, fmt.Errorf("azure: built an invalid snapshot: %w", err)
+		return nil, fmt.Errorf("%s: built an invalid snapshot: %w", a.provider, err)
 	}
-	f.log.Info("azure prices fetched", zap.Int("offers", len(snap.Offers)), zap.Int("availability", len(snap.Availability)))
 	return snap, nil
 }
 
@@ -292,7 +302,12 @@ func (f *Fetcher) getPage(ctx context.Context, u *url.URL, where string, pageNo 
 
 // accumulator collects the offers of every chain, one per offer key.
 type accumulator struct {
-	f         *Fetcher
+	// provider is the cloud the offers are stored under: azure, or
+	// azure-cn reading the China price sheet through the same mapping.
+	provider string
+	log      *zap.Logger
+	// windows also keeps Windows prices.
+	windows   bool
 	now       time.Time // fetch time: which rows are in effect
 	best      map[pricewatch.OfferKey]candidate
 	untracked map[string]bool
@@ -308,12 +323,14 @@ type accumulator struct {
 	unlisted map[string]bool
 	// listed is the availability of unpriced rows whose size is known:
 	// the row still says the size is for sale there.
-	listed []pricewatch.Availability
+	listed     []pricewatch.Availability
+	listedKeys map[pricewatch.AvailabilityKey]bool
 }
 
-func newAccumulator(f *Fetcher, now time.Time) *accumulator {
-	return &accumulator{f: f, now: now, best: map[pricewatch.OfferKey]candidate{}, untracked: map[string]bool{},
-		regions: map[string]bool{}, unpriced: map[string]map[pricewatch.PriceType]bool{}, unlisted: map[string]bool{}}
+func newAccumulator(provider string, log *zap.Logger, windows bool, now time.Time) *accumulator {
+	return &accumulator{provider: provider, log: log, windows: windows, now: now, best: map[pricewatch.OfferKey]candidate{}, untracked: map[string]bool{},
+		regions: map[string]bool{}, unpriced: map[string]map[pricewatch.PriceType]bool{}, unlisted: map[string]bool{},
+		listedKeys: map[pricewatch.AvailabilityKey]bool{}}
 }
 
 // add keeps what a row sells if it is a price our users can buy, for a
@@ -343,7 +360,7 @@ func (a *accumulator) add(it item, chainRegion string, stats map[string]int) err
 		s = sku{name: name, hw: pricewatch.Hardware{GPUModel: modelFromName(name)}}
 		if !a.untracked[strings.ToLower(name)] {
 			a.untracked[strings.ToLower(name)] = true
-			a.f.log.Info("azure GPU size not in the hardware table; stored without GPU count and memory (add it to fetchers/azure/gpus.go)",
+			a.log.Info("azure GPU size not in the hardware table; stored without GPU count and memory (add it to fetchers/azure/gpus.go)",
 				zap.String("armSkuName", name), zap.String("gpu_model", s.hw.GPUModel))
 		}
 	}
@@ -355,7 +372,7 @@ func (a *accumulator) add(it item, chainRegion string, stats map[string]int) err
 	if pricewatch.IsRegionCode(region) {
 		a.regions[region] = true
 	}
-	if os == pricewatch.Windows && !a.f.cfg.Windows {
+	if os == pricewatch.Windows && !a.windows {
 		stats[skipWindows]++
 		return nil
 	}
@@ -363,12 +380,12 @@ func (a *accumulator) add(it item, chainRegion string, stats map[string]int) err
 		return err
 	} else if skip != "" {
 		stats[skip]++
-		a.f.log.Debug("azure row not in effect; skipped", zap.String("reason", skip), zap.String("armSkuName", s.name),
+		a.log.Debug("azure row not in effect; skipped", zap.String("reason", skip), zap.String("armSkuName", s.name),
 			zap.String("region", it.ArmRegionName), zap.String("type", it.Type), zap.String("retailPrice", it.RetailPrice.String()),
 			zap.String("effectiveStartDate", it.EffectiveStartDate), zap.String("effectiveEndDate", it.EffectiveEndDate))
 		return nil
 	}
-	cands, skip, err := offersFor(it, pt, os, s)
+	cands, skip, err := offersFor(a.provider, it, pt, os, s)
 	if err != nil {
 		return err
 	}
@@ -376,18 +393,18 @@ func (a *accumulator) add(it item, chainRegion string, stats map[string]int) err
 		// The row still sells the size: its stored prices stay current
 		// and the size stays listed, but no price is made up for it.
 		stats[skip]++
-		a.f.log.Warn("azure price in a unit that cannot be converted to per hour; row skipped, the stored price stays current",
+		a.log.Warn("azure price in a unit that cannot be converted to per hour; row skipped, the stored price stays current",
 			zap.String("meterName", strings.TrimSpace(it.MeterName)), zap.String("meterId", strings.TrimSpace(it.MeterID)),
 			zap.String("unitOfMeasure", strings.TrimSpace(it.UnitOfMeasure)), zap.String("armSkuName", s.name),
 			zap.String("region", region), zap.String("type", it.Type))
 		a.keepOpen(region, rowPriceTypes(pt)...)
-		a.listed = append(a.listed, pricewatch.Availability{Provider: pricewatch.Azure, Region: region, InstanceType: s.name,
+		a.list(pricewatch.Availability{Provider: a.provider, Region: region, InstanceType: s.name,
 			State: pricewatch.Offered, Hardware: s.hw})
 		return nil
 	}
 	if skip != "" {
 		stats[skip]++
-		a.f.log.Debug("azure row without a price; skipped", zap.String("armSkuName", s.name),
+		a.log.Debug("azure row without a price; skipped", zap.String("armSkuName", s.name),
 			zap.String("region", it.ArmRegionName), zap.String("type", it.Type), zap.String("skuId", it.SkuID))
 		return nil
 	}
@@ -416,11 +433,22 @@ func (a *accumulator) add(it item, chainRegion string, stats map[string]int) err
 			a.best[k] = old
 		}
 		if dup {
-			a.f.log.Debug("azure offer listed twice", zap.Stringer("offer", k),
+			a.log.Debug("azure offer listed twice", zap.Stringer("offer", k),
 				zap.String("skuId", c.id), zap.String("otherSkuId", old.id))
 		}
 	}
 	return nil
+}
+
+// list notes a size still for sale whose row could not be priced, once
+// per region and size: a list of any length repeating such a row holds
+// one entry.
+func (a *accumulator) list(av pricewatch.Availability) {
+	if a.listedKeys[av.Key()] {
+		return
+	}
+	a.listedKeys[av.Key()] = true
+	a.listed = append(a.listed, av)
 }
 
 // rowPriceTypes are the price types a row of type pt prices: an
@@ -467,9 +495,18 @@ func (a *accumulator) unreadable(it item, chainRegion string) {
 	}
 	name := strings.TrimSpace(it.ArmSkuName)
 	// Decoding has already put U+FFFD where each bad byte was.
-	a.f.log.Warn("azure row is not valid UTF-8; skipped, the stored prices it could be stay current",
+	a.log.Warn("azure row is not valid UTF-8; skipped, the stored prices it could be stay current",
 		zap.String("meterName", strings.TrimSpace(it.MeterName)), zap.String("meterId", strings.TrimSpace(it.MeterID)),
 		zap.String("armSkuName", name), zap.String("region", strings.TrimSpace(it.ArmRegionName)), zap.String("skuId", strings.TrimSpace(it.SkuID)))
+	a.keepOpenFor(it, region, clean)
+}
+
+// keepOpenFor keeps open every stored price a row that could not be read
+// may be, in region (AllRegions when the row's own is unreadable; "" for
+// none of this run's): the price types its clean fields allow, for its
+// size when that reads cleanly.
+func (a *accumulator) keepOpenFor(it item, region string, clean func(...string) bool) {
+	name := strings.TrimSpace(it.ArmSkuName)
 	if region == "" {
 		return
 	}
@@ -487,7 +524,7 @@ func (a *accumulator) unreadable(it item, chainRegion string) {
 		}
 		if region != pricewatch.AllRegions {
 			a.keepOpen(region, types...)
-			a.listed = append(a.listed, pricewatch.Availability{Provider: pricewatch.Azure, Region: region, InstanceType: s.name,
+			a.list(pricewatch.Availability{Provider: a.provider, Region: region, InstanceType: s.name,
 				State: pricewatch.Offered, Hardware: s.hw})
 			return
 		}
@@ -598,7 +635,7 @@ func (a *accumulator) offers() []pricewatch.Offer {
 	out := make([]pricewatch.Offer, 0, len(a.best))
 	for k, c := range a.best {
 		if c.rival != nil {
-			a.f.log.Warn("azure lists two prices in effect for one offer, with nothing in the rows to choose between them; keeping neither this run",
+			a.log.Warn("azure lists two prices in effect for one offer, with nothing in the rows to choose between them; keeping neither this run",
 				zap.Stringer("offer", k), zap.String("skuId", c.id), zap.String("price", priceText(c.offer)),
 				zap.String("otherSkuId", c.rival.id), zap.String("otherPrice", priceText(c.rival.offer)), zap.String("effectiveStartDate", c.start))
 			continue

@@ -88,7 +88,7 @@ func FuzzDecodePage(f *testing.F) {
 			t.Fatalf("encode → decode → encode is not a fixed point (%v):\n%s\n%s", err, once, twice)
 		}
 
-		acc := newAccumulator(&Fetcher{cfg: Config{Windows: true}, log: zap.NewNop()}, now)
+		acc := newAccumulator(pricewatch.Azure, zap.NewNop(), true, now)
 		stats := map[string]int{}
 		for _, it := range *p.Items {
 			if err := acc.add(it, "", stats); err != nil {
