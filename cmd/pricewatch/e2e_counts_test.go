@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/pricewatch/pricewatch/fetchers/azurecn/azurecntest"
 	"github.com/pricewatch/pricewatch/fetchers/gcp"
 	"github.com/pricewatch/pricewatch/fetchers/gcp/gcptest"
-	"github.com/pricewatch/pricewatch/fetchers/azurecn/azurecntest"
 	"github.com/pricewatch/pricewatch/fetchers/huawei"
 	"github.com/pricewatch/pricewatch/fetchers/huawei/huaweitest"
 	"github.com/pricewatch/pricewatch/fetchers/ovhcloud/ovhcloudtest"
