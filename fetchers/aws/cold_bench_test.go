@@ -1,0 +1,160 @@
+package aws
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
+)
+
+// Issue 26: a cold cycle over many regions is bounded by the schedule of
+// its downloads, not by parsing, when one stream from the price-list CDN
+// is capped below the link.
+const (
+	coldRegions  = 8
+	coldFileSize = 150 << 20
+	coldCap      = 40 << 20 // bytes per second per connection
+)
+
+var coldRegionNames = [coldRegions]string{"us-east-1", "us-east-2", "us-west-2", "af-south-1", "eu-west-1", "eu-central-1", "ap-northeast-1", "ap-south-1"}
+
+// rateCapped writes at most perSecond bytes a second to one connection,
+// as a CDN's per-stream cap does.
+type rateCapped struct {
+	w   io.Writer
+	lim *rate.Limiter
+	ctx context.Context
+}
+
+func (c *rateCapped) Write(p []byte) (int, error) {
+	n := 0
+	for len(p) > 0 {
+		k := min(len(p), c.lim.Burst())
+		if err := c.lim.WaitN(c.ctx, k); err != nil {
+			return n, err
+		}
+		m, err := c.w.Write(p[:k])
+		n += m
+		if err != nil {
+			return n, err
+		}
+		p = p[k:]
+	}
+	return n, nil
+}
+
+// coldBucket serves coldRegions generated region files, each connection
+// capped at coldCap bytes a second.
+func coldBucket(b *testing.B) (*httptest.Server, map[string]*genFile, int) {
+	files := map[string]*genFile{}
+	entries := []string{}
+	want := 0
+	for _, region := range coldRegionNames {
+		files[awstest.EC2Path(v1, region)] = newRegionFile(b, region, coldFileSize)
+		entries = append(entries, fmt.Sprintf("%q:{\"regionCode\":%q,\"currentVersionUrl\":%q}", region, region, awstest.EC2Path(v1, region)))
+		want += files[awstest.EC2Path(v1, region)].want
+	}
+	index := []byte(`{"formatVersion":"v1.0","publicationDate":"2026-11-01T00:00:00Z","regions":{` + strings.Join(entries, ",") + `}}`)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == ec2RegionIndexPath {
+			w.Write(index)
+			return
+		}
+		g, ok := files[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Length", strconv.FormatInt(g.size, 10))
+		g.reader().WriteTo(&rateCapped{w: w, lim: rate.NewLimiter(coldCap, 256<<10), ctx: r.Context()})
+	}))
+	b.Cleanup(srv.Close)
+	return srv, files, want
+}
+
+// BenchmarkColdCycle reads 8 generated region files of 150 MB from a fake
+// bucket whose every connection is capped at 40 MB/s, one region at a time
+// and providers.aws.concurrency at a time. It reports the wall time of the
+// cycle, the bound the issue sets (1.3 × total bytes ÷ (streams × cap),
+// plus the parse time, measured here on the same files without a
+// network), the peak heap and the process's peak RSS (VmHWM, reset first;
+// server and generator included).
+//
+//	go test ./fetchers/aws -run '^$' -bench ColdCycle -benchtime 1x -timeout 20m
+func BenchmarkColdCycle(b *testing.B) {
+	srv, files, want := coldBucket(b)
+	var total int64
+	for _, g := range files {
+		total += g.size
+	}
+	// Parse time of the whole set, no network: the part of the bound the
+	// link does not set.
+	start := time.Now()
+	for _, region := range coldRegionNames {
+		if _, err := parseOfferFile(files[awstest.EC2Path(v1, region)].reader(), region); err != nil {
+			b.Fatal(err)
+		}
+	}
+	parse := time.Since(start)
+	for _, streams := range []int{1, 4} {
+		b.Run(fmt.Sprintf("concurrency-%d", streams), func(b *testing.B) {
+			f, err := New(Config{Endpoint: srv.URL, Concurrency: streams}, fetchers.NewClient(fetchers.DefaultRetryPolicy()), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			bound := 1.3*float64(total)/float64(streams*coldCap) + parse.Seconds()
+			b.SetBytes(total)
+			resetPeakRSS()
+			stop := heapPeak()
+			b.ResetTimer()
+			for range b.N {
+				snap, err := f.Fetch(context.Background(), fetchers.Previous{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(snap.Offers) != want {
+					b.Fatalf("%d offers, want %d", len(snap.Offers), want)
+				}
+			}
+			b.StopTimer()
+			wall := b.Elapsed().Seconds() / float64(b.N)
+			b.ReportMetric(wall, "wall-s")
+			b.ReportMetric(bound, "bound-s")
+			b.ReportMetric(parse.Seconds(), "parse-s")
+			b.ReportMetric(float64(stop())/(1<<20), "peak-heap-MB")
+			b.ReportMetric(peakRSSMB(), "peak-RSS-MB")
+			if wall > bound {
+				b.Logf("over the bound: %.1f s against %.1f s", wall, bound)
+			}
+		})
+	}
+}
+
+// resetPeakRSS makes VmHWM start again from the current RSS (Linux).
+func resetPeakRSS() { os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
+
+// peakRSSMB is the process's peak resident set since the last reset.
+func peakRSSMB() float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
