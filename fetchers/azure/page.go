@@ -46,19 +46,25 @@ type item struct {
 	// badUTF8: the row's bytes are not valid UTF-8. encoding/json replaces
 	// each bad byte with U+FFFD without a word, so a mangled type or name
 	// would silently read as another (or no) offer; the row is skipped
-	// instead (see accumulator.unreadable).
+	// instead (see accumulator.unreadable). Set by decodePage (checkedItem).
 	badUTF8 bool
 }
 
+// checkedItem is an item decoded on its own, noting whether its bytes
+// were valid UTF-8. Only a page that is not valid UTF-8 as a whole is
+// decoded row by row this way: doing it for every row scanned each row
+// three times (the page, the row's extent, the row), which was most of
+// the time a large answer took.
+type checkedItem item
+
 // UnmarshalJSON decodes a row as the plain fields and notes whether its
 // bytes were valid UTF-8.
-func (it *item) UnmarshalJSON(b []byte) error {
-	type plain item
-	var p plain
+func (it *checkedItem) UnmarshalJSON(b []byte) error {
+	var p item
 	if err := json.Unmarshal(b, &p); err != nil {
 		return err
 	}
-	*it = item(p)
+	*it = checkedItem(p)
 	it.badUTF8 = !utf8.Valid(b)
 	return nil
 }
@@ -77,8 +83,27 @@ type savingsPlan struct {
 // prices".
 func decodePage(body []byte) (*page, error) {
 	var p page
-	if err := fetchers.DecodeWhole(body, "a price page", &p); err != nil {
-		return nil, err
+	if utf8.Valid(body) {
+		if err := fetchers.DecodeWhole(body, "a price page", &p); err != nil {
+			return nil, err
+		}
+	} else {
+		// Some row holds bytes that are not UTF-8: find which.
+		var cp struct {
+			page
+			Items *[]checkedItem `json:"Items"`
+		}
+		if err := fetchers.DecodeWhole(body, "a price page", &cp); err != nil {
+			return nil, err
+		}
+		p = cp.page
+		if cp.Items != nil {
+			items := make([]item, len(*cp.Items))
+			for i, it := range *cp.Items {
+				items[i] = item(it)
+			}
+			p.Items = &items
+		}
 	}
 	if p.Items == nil {
 		return nil, fmt.Errorf("%w: no Items array", fetchers.ErrIncomplete)
