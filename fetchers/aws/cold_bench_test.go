@@ -171,3 +171,48 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// TestServeLargeFile serves a generated us-east-1 price file for measuring
+// the CLI (docs/scale.md): with PRICEWATCH_SERVE_ADDR (host:port) and
+// PRICEWATCH_SERVE_BYTES set it serves the region index and the file
+// there until GET /quit or the test's deadline.
+func TestServeLargeFile(t *testing.T) {
+	addr, sizeText := os.Getenv("PRICEWATCH_SERVE_ADDR"), os.Getenv("PRICEWATCH_SERVE_BYTES")
+	if addr == "" || sizeText == "" {
+		t.Skip("set PRICEWATCH_SERVE_ADDR and PRICEWATCH_SERVE_BYTES to serve a generated price file")
+	}
+	size, err := strconv.ParseInt(sizeText, 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := newRegionFile(t, "us-east-1", size)
+	index := []byte(fmt.Sprintf(`{"formatVersion":"v1.0","publicationDate":"2026-11-01T00:00:00Z","regions":{"us-east-1":{"regionCode":"us-east-1","currentVersionUrl":%q}}}`,
+		awstest.EC2Path(v1, "us-east-1")))
+	t.Logf("serving %d bytes, %d offers to find", g.size, g.want)
+	quit := make(chan struct{})
+	srv := &http.Server{Addr: addr, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/quit":
+			select {
+			case <-quit:
+			default:
+				close(quit)
+			}
+		case ec2RegionIndexPath:
+			w.Write(index)
+		case awstest.EC2Path(v1, "us-east-1"):
+			w.Header().Set("Content-Length", strconv.FormatInt(g.size, 10))
+			w.Header().Set("ETag", `"generated"`)
+			g.reader().WriteTo(w)
+		default:
+			http.NotFound(w, r)
+		}
+	})}
+	go srv.ListenAndServe()
+	deadline, _ := t.Deadline()
+	select {
+	case <-quit:
+	case <-time.After(time.Until(deadline) - 10*time.Second):
+	}
+	srv.Close()
+}

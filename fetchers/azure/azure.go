@@ -222,10 +222,12 @@ func (f *Fetcher) fetchChain(ctx context.Context, region string, acc *accumulato
 		}
 		seen[link] = true
 
-		p, err := f.getPage(ctx, next, where, pageNo)
+		p, notGPU, err := f.getPage(ctx, next, where, pageNo)
 		if err != nil {
 			return err
 		}
+		stats[skipNotGPU] += notGPU
+		rows += notGPU
 		if err := acc.addPage(*p.Items, region, stats, where, pageNo); err != nil {
 			return err
 		}
@@ -300,20 +302,20 @@ func (f *Fetcher) nextURL(cur *url.URL, link *string) (*url.URL, error) {
 // getPage downloads and decodes one page. Retries (429, 5xx, network) are
 // the client's; a body that stops, is cut off or is not a price page is an
 // error wrapping fetchers.ErrIncomplete.
-func (f *Fetcher) getPage(ctx context.Context, u *url.URL, where string, pageNo int) (*page, error) {
+func (f *Fetcher) getPage(ctx context.Context, u *url.URL, where string, pageNo int) (p *page, notGPU int, err error) {
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("azure %s page %d: %w", where, pageNo, err)
+		return nil, 0, fmt.Errorf("azure %s page %d: %w", where, pageNo, err)
 	}
 	body, err := f.client.Read(ctx, fetchers.Request{Method: http.MethodGet, URL: u.String(),
 		Where: fmt.Sprintf("azure %s page %d", where, pageNo), Answer: "a price page", Limit: maxPageBytes, Timeout: f.pageTimeout})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	p, err := decodePage(body)
+	p, notGPU, err = decodePage(body, true)
 	if err != nil {
-		return nil, fmt.Errorf("azure %s page %d: %w", where, pageNo, err)
+		return nil, 0, fmt.Errorf("azure %s page %d: %w", where, pageNo, err)
 	}
-	return p, nil
+	return p, notGPU, nil
 }
 
 // accumulator collects the offers of every chain, one per offer key.

@@ -1,6 +1,7 @@
 package azure
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
@@ -46,27 +47,8 @@ type item struct {
 	// badUTF8: the row's bytes are not valid UTF-8. encoding/json replaces
 	// each bad byte with U+FFFD without a word, so a mangled type or name
 	// would silently read as another (or no) offer; the row is skipped
-	// instead (see accumulator.unreadable). Set by decodePage (checkedItem).
+	// instead (see accumulator.unreadable). Set by decodePage.
 	badUTF8 bool
-}
-
-// checkedItem is an item decoded on its own, noting whether its bytes
-// were valid UTF-8. Only a page that is not valid UTF-8 as a whole is
-// decoded row by row this way: doing it for every row scanned each row
-// three times (the page, the row's extent, the row), which was most of
-// the time a large answer took.
-type checkedItem item
-
-// UnmarshalJSON decodes a row as the plain fields and notes whether its
-// bytes were valid UTF-8.
-func (it *checkedItem) UnmarshalJSON(b []byte) error {
-	var p item
-	if err := json.Unmarshal(b, &p); err != nil {
-		return err
-	}
-	*it = checkedItem(p)
-	it.badUTF8 = !utf8.Valid(b)
-	return nil
 }
 
 // savingsPlan is one entry of an item's savingsPlan array (returned only
@@ -77,41 +59,88 @@ type savingsPlan struct {
 	Term        string      `json:"term"`
 }
 
+// rawPage is a page whose rows are kept as bytes until they are known to
+// be worth decoding.
+type rawPage struct {
+	BillingCurrency string             `json:"BillingCurrency"`
+	Items           *[]json.RawMessage `json:"Items"`
+	NextPageLink    *string            `json:"NextPageLink"`
+	Count           *int               `json:"Count"`
+}
+
 // decodePage reads a whole page and refuses anything that is not one
 // complete JSON object with an Items array: a page cut off in transit or
 // replaced by an error document must fail the run, never read as "no
 // prices".
-func decodePage(body []byte) (*page, error) {
-	var p page
-	if utf8.Valid(body) {
-		if err := fetchers.DecodeWhole(body, "a price page", &p); err != nil {
-			return nil, err
-		}
-	} else {
-		// Some row holds bytes that are not UTF-8: find which.
-		var cp struct {
-			page
-			Items *[]checkedItem `json:"Items"`
-		}
-		if err := fetchers.DecodeWhole(body, "a price page", &cp); err != nil {
-			return nil, err
-		}
-		p = cp.page
-		if cp.Items != nil {
-			items := make([]item, len(*cp.Items))
-			for i, it := range *cp.Items {
-				items[i] = item(it)
-			}
-			p.Items = &items
-		}
+//
+// Rows that cannot be a GPU size (see gpuRow) are counted in notGPU and
+// not decoded: an answer the server did not filter is mostly such rows
+// (the unfiltered catalogue is ~10^6), and decoding each into 23 fields
+// was most of its cost. Every other row is decoded as before, and one
+// whose bytes are not UTF-8 is marked (badUTF8) for the accumulator.
+//
+// With gpuOnly false every row is decoded (the tests read real non-GPU
+// samples through it).
+func decodePage(body []byte, gpuOnly bool) (p *page, notGPU int, err error) {
+	var rp rawPage
+	if err := fetchers.DecodeWhole(body, "a price page", &rp); err != nil {
+		return nil, 0, err
 	}
-	if p.Items == nil {
-		return nil, fmt.Errorf("%w: no Items array", fetchers.ErrIncomplete)
+	if rp.Items == nil {
+		return nil, 0, fmt.Errorf("%w: no Items array", fetchers.ErrIncomplete)
 	}
 	// Count is the number of items in this page (not a total); a mismatch
 	// means the server sent part of what it meant to.
-	if p.Count != nil && *p.Count != len(*p.Items) {
-		return nil, fmt.Errorf("%w: Count says %d items, page holds %d", fetchers.ErrIncomplete, *p.Count, len(*p.Items))
+	if rp.Count != nil && *rp.Count != len(*rp.Items) {
+		return nil, 0, fmt.Errorf("%w: Count says %d items, page holds %d", fetchers.ErrIncomplete, *rp.Count, len(*rp.Items))
 	}
-	return &p, nil
+	items := make([]item, 0, len(*rp.Items))
+	for i, raw := range *rp.Items {
+		valid := utf8.Valid(raw)
+		if gpuOnly && valid && !gpuRow(raw) {
+			notGPU++
+			continue
+		}
+		var it item
+		d := json.NewDecoder(bytes.NewReader(raw))
+		d.UseNumber()
+		if err := d.Decode(&it); err != nil {
+			return nil, 0, fmt.Errorf("%w: not a price page: item %d: %v", fetchers.ErrIncomplete, i, err)
+		}
+		it.badUTF8 = !valid
+		items = append(items, it)
+	}
+	return &page{BillingCurrency: rp.BillingCurrency, Items: &items, NextPageLink: rp.NextPageLink, Count: rp.Count}, notGPU, nil
+}
+
+// gpuRow says whether a row (valid UTF-8) may be a GPU size: false only
+// when its one armSkuName is a plain string that, trimmed and in any case,
+// does not start with "Standard_N" (every GPU family: NC, ND, NG, NV).
+// Anything else — no armSkuName, two of them, an escape, another type —
+// is decoded and judged by the accumulator as before.
+func gpuRow(raw []byte) bool {
+	key := []byte(`"armSkuName"`)
+	at := bytes.Index(raw, key)
+	if at < 0 || bytes.Contains(raw[at+len(key):], key) {
+		return true
+	}
+	rest := bytes.TrimLeft(raw[at+len(key):], " \t\r\n")
+	if len(rest) == 0 || rest[0] != ':' {
+		return true
+	}
+	rest = bytes.TrimLeft(rest[1:], " \t\r\n")
+	if len(rest) == 0 || rest[0] != '"' {
+		return true
+	}
+	end := bytes.IndexByte(rest[1:], '"')
+	if end < 0 {
+		return true
+	}
+	v := rest[1 : 1+end]
+	if bytes.IndexByte(v, '\\') >= 0 {
+		return true
+	}
+	v = bytes.TrimSpace(v)
+	const prefix = "standard_n"
+	return len(v) < len(prefix) || bytes.EqualFold(v[:len(prefix)], []byte(prefix))
 }

@@ -59,7 +59,7 @@ func FuzzDecodePage(f *testing.F) {
 	// The captures were taken in 2025-2026: rows are judged in effect then.
 	now := time.Date(2026, 8, 22, 0, 0, 0, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, body []byte) {
-		p, err := decodePage(body)
+		p, _, err := decodePage(body, false)
 		if err != nil {
 			if p != nil {
 				t.Fatalf("decodePage failed (%v) but returned a page", err)
@@ -79,7 +79,7 @@ func FuzzDecodePage(f *testing.F) {
 		if err != nil {
 			t.Fatalf("encoding a decoded page: %v", err)
 		}
-		back, err := decodePage(once)
+		back, _, err := decodePage(once, false)
 		if err != nil {
 			t.Fatalf("a decoded page, encoded again, is refused: %v", err)
 		}

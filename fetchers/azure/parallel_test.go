@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -98,5 +101,62 @@ func TestConcurrencyKey(t *testing.T) {
 	}
 	if _, err := New(Config{Concurrency: -1}, nil, nil); err == nil {
 		t.Error("New accepted concurrency -1")
+	}
+}
+
+// Rows are decoded only when they may be a GPU size; the test is on the
+// row's bytes and errs toward decoding.
+func TestGPURow(t *testing.T) {
+	for raw, want := range map[string]bool{
+		`{"armSkuName":"Standard_ND96isr_H100_v5"}`:          true,
+		`{"armSkuName" : "Standard_NC24ads_A100_v4"}`:        true,
+		`{"armSkuName":"  standard_nv36ads_A10_v5 "}`:        true,
+		`{"armSkuName":"Standard_B16als_v2"}`:                false,
+		`{"armSkuName":"  Standard_D8_v4"}`:                  false,
+		`{"armSkuName":""}`:                                  true, // too short to judge: decoded
+		`{"armSkuName":"\u0053tandard_D8_v4"}`:               true, // an escape: decoded
+		`{"armSkuName":"Standard_D8","armSkuName":"Std_NC"}`: true, // two names: decoded
+		`{"meterName":"D8 v4"}`:                              true, // no name: decoded
+		`{"armSkuName":null}`:                                true,
+	} {
+		if got := gpuRow([]byte(raw)); got != want {
+			t.Errorf("gpuRow(%s) = %v, want %v", raw, got, want)
+		}
+	}
+	for _, s := range gpuSKUs {
+		if !gpuRow([]byte(`{"armSkuName":"` + s.name + `"}`)) {
+			t.Errorf("tracked size %s would not be decoded", s.name)
+		}
+	}
+}
+
+// Decoding only the rows that may be GPU sizes keeps exactly the rows
+// whose armSkuName is in a GPU family or a tracked size, on every page
+// of the tests and on the verbatim B16als v2 and D8 v4 answers.
+func TestPageFilterKeepsEveryGPURow(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "pages", "*.json"))
+	files = append(files, filepath.Join("testdata", "samples", "retail-prices-meterId-D8v4-westeurope.response.json"))
+	for _, file := range files {
+		body, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, _, err := decodePage(body, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		some, notGPU, err := decodePage(body, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []item
+		for _, it := range *all.Items {
+			if _, tracked := lookupSKU(it.ArmSkuName); tracked || isGPUFamily(strings.TrimSpace(it.ArmSkuName)) {
+				want = append(want, it)
+			}
+		}
+		if !reflect.DeepEqual(*some.Items, want) && !(len(want) == 0 && len(*some.Items) == 0) || notGPU != len(*all.Items)-len(want) {
+			t.Errorf("%s: %d rows decoded, %d not GPU; want %d and %d", file, len(*some.Items), notGPU, len(want), len(*all.Items)-len(want))
+		}
 	}
 }

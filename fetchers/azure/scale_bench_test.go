@@ -265,3 +265,40 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// TestServeLargeAnswer serves a generated answer for measuring the CLI
+// (docs/scale.md): with PRICEWATCH_SERVE_ADDR (host:port) and
+// PRICEWATCH_SERVE_ROWS set it serves the Retail Prices API there until
+// GET /quit or the test's deadline. Otherwise it is skipped.
+func TestServeLargeAnswer(t *testing.T) {
+	addr, rowsText := os.Getenv("PRICEWATCH_SERVE_ADDR"), os.Getenv("PRICEWATCH_SERVE_ROWS")
+	if addr == "" || rowsText == "" {
+		t.Skip("set PRICEWATCH_SERVE_ADDR and PRICEWATCH_SERVE_ROWS to serve a generated answer")
+	}
+	rows, err := strconv.Atoi(rowsText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := newBigAnswer(t, rows, 50)
+	a.srvURL = "http://" + addr + "/api/retail/prices"
+	quit := make(chan struct{})
+	var once sync.Once
+	srv := &http.Server{Addr: addr, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/quit" {
+			once.Do(func() { close(quit) })
+			return
+		}
+		skip, _ := strconv.Atoi(r.URL.Query().Get("$skip"))
+		var buf bytes.Buffer
+		a.page(&buf, skip/pageRows)
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.Write(buf.Bytes())
+	})}
+	go srv.ListenAndServe()
+	deadline, _ := t.Deadline()
+	select {
+	case <-quit:
+	case <-time.After(time.Until(deadline) - 10*time.Second):
+	}
+	srv.Close()
+}
