@@ -101,10 +101,9 @@ func decodePage(body []byte, gpuOnly bool) (p *page, notGPU int, err error) {
 			notGPU++
 			continue
 		}
+		// Every number field is a json.Number: no UseNumber needed.
 		var it item
-		d := json.NewDecoder(bytes.NewReader(raw))
-		d.UseNumber()
-		if err := d.Decode(&it); err != nil {
+		if err := json.Unmarshal(raw, &it); err != nil {
 			return nil, 0, fmt.Errorf("%w: not a price page: item %d: %v", fetchers.ErrIncomplete, i, err)
 		}
 		it.badUTF8 = !valid

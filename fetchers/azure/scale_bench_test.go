@@ -269,7 +269,8 @@ func cpuTime() time.Duration {
 // TestServeLargeAnswer serves a generated answer for measuring the CLI
 // (docs/scale.md): with PRICEWATCH_SERVE_ADDR (host:port) and
 // PRICEWATCH_SERVE_ROWS set it serves the Retail Prices API there until
-// GET /quit or the test's deadline. Otherwise it is skipped.
+// GET /quit or the test's deadline (PRICEWATCH_SERVE_GPU_EVERY: one row in
+// that many is a GPU price, default 50). Otherwise it is skipped.
 func TestServeLargeAnswer(t *testing.T) {
 	addr, rowsText := os.Getenv("PRICEWATCH_SERVE_ADDR"), os.Getenv("PRICEWATCH_SERVE_ROWS")
 	if addr == "" || rowsText == "" {
@@ -279,7 +280,11 @@ func TestServeLargeAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := newBigAnswer(t, rows, 50)
+	every := 50
+	if v, err := strconv.Atoi(os.Getenv("PRICEWATCH_SERVE_GPU_EVERY")); err == nil && v > 0 {
+		every = v // one row in every is a GPU price
+	}
+	a := newBigAnswer(t, rows, every)
 	a.srvURL = "http://" + addr + "/api/retail/prices"
 	quit := make(chan struct{})
 	var once sync.Once
