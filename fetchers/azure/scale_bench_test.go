@@ -124,10 +124,6 @@ func split(b []byte) [][]byte {
 	return out
 }
 
-// offers is how many distinct offers the answer holds at most (before
-// savings plans, which add two per Linux pay-as-you-go row).
-func (a *bigAnswer) gpuRows() int { return (a.rows + a.gpuEvery - 1) / a.gpuEvery }
-
 // page renders page n (0-based).
 func (a *bigAnswer) page(buf *bytes.Buffer, n int) {
 	buf.WriteString(`{"BillingCurrency":"USD","CustomerEntityId":"Default","CustomerEntityType":"Retail","Items":[`)
