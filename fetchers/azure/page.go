@@ -82,8 +82,8 @@ type rawPage struct {
 // With gpuOnly false every row is decoded (the tests read real non-GPU
 // samples through it).
 func decodePage(body []byte, gpuOnly bool) (p *page, notGPU int, err error) {
-	var rp rawPage
-	if err := fetchers.DecodeWhole(body, "a price page", &rp); err != nil {
+	rp, err := readRawPage(body)
+	if err != nil {
 		return nil, 0, err
 	}
 	if rp.Items == nil {
@@ -110,6 +110,152 @@ func decodePage(body []byte, gpuOnly bool) (p *page, notGPU int, err error) {
 		items = append(items, it)
 	}
 	return &page{BillingCurrency: rp.BillingCurrency, Items: &items, NextPageLink: rp.NextPageLink, Count: rp.Count}, notGPU, nil
+}
+
+// readRawPage decodes a page's envelope and cuts its rows out as bytes.
+// A page that is valid JSON with one Items array is cut by splitItems,
+// which only looks for the bytes between brackets (json.Valid has checked
+// the syntax), and only the envelope without the rows is decoded; every
+// other page is decoded by encoding/json (rows as RawMessage), which also
+// words the error. Both give the same rows (FuzzDecodePage checks it).
+func readRawPage(body []byte) (rawPage, error) {
+	if json.Valid(body) {
+		if rest, rows, ok := splitItems(body); ok {
+			var rp rawPage
+			if err := fetchers.DecodeWhole(rest, "a price page", &rp); err != nil {
+				return rawPage{}, err
+			}
+			items := make([]json.RawMessage, len(rows))
+			for i, r := range rows {
+				items[i] = r
+			}
+			rp.Items = &items
+			return rp, nil
+		}
+	}
+	return readRawPageSlow(body)
+}
+
+// readRawPageSlow is readRawPage by encoding/json alone.
+func readRawPageSlow(body []byte) (rawPage, error) {
+	var rp rawPage
+	err := fetchers.DecodeWhole(body, "a price page", &rp)
+	return rp, err
+}
+
+// splitItems finds the one member of a page (valid JSON) whose key is
+// "Items" in any case (encoding/json matches keys so) and, when it is an
+// array, returns its elements' bytes and the page with the array emptied.
+// ok is false for anything else — not an object, no such key or several,
+// a key with an escape, Items not an array — and the page is then decoded
+// the general way.
+func splitItems(body []byte) (rest []byte, rows [][]byte, ok bool) {
+	i := skipSpace(body, 0)
+	if i >= len(body) || body[i] != '{' {
+		return nil, nil, false
+	}
+	found, from, to := 0, 0, 0
+	for i = skipSpace(body, i+1); i < len(body) && body[i] != '}'; {
+		if body[i] != '"' {
+			return nil, nil, false
+		}
+		ke := stringEnd(body, i)
+		key := body[i+1 : ke-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			return nil, nil, false
+		}
+		i = skipSpace(body, ke)
+		if i >= len(body) || body[i] != ':' {
+			return nil, nil, false
+		}
+		vs := skipSpace(body, i+1)
+		ve := valueEnd(body, vs)
+		if bytes.EqualFold(key, []byte("Items")) {
+			found++
+			if vs >= len(body) || body[vs] != '[' {
+				return nil, nil, false
+			}
+			from, to = vs, ve
+			rows = rows[:0]
+			for j := skipSpace(body, vs+1); j < ve-1; {
+				e := valueEnd(body, j)
+				rows = append(rows, body[j:e])
+				j = skipSpace(body, e)
+				if j < len(body) && body[j] == ',' {
+					j = skipSpace(body, j+1)
+				}
+			}
+		}
+		i = skipSpace(body, ve)
+		if i < len(body) && body[i] == ',' {
+			i = skipSpace(body, i+1)
+		}
+	}
+	if found != 1 {
+		return nil, nil, false
+	}
+	rest = make([]byte, 0, len(body)-(to-from)+2)
+	rest = append(append(append(rest, body[:from]...), "[]"...), body[to:]...)
+	return rest, rows, true
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd is the index after the closing quote of the string opening at
+// b[i].
+func stringEnd(b []byte, i int) int {
+	for j := i + 1; ; {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return len(b)
+		}
+		q := j + k
+		back := 0
+		for back < q-i-1 && b[q-1-back] == '\\' {
+			back++
+		}
+		if back%2 == 0 {
+			return q + 1
+		}
+		j = q + 1
+	}
+}
+
+// valueEnd is the index after the value starting at b[i] (valid JSON).
+func valueEnd(b []byte, i int) int {
+	if i >= len(b) {
+		return i
+	}
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				j = stringEnd(b, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(b)
+	}
+	j := i
+	for j < len(b) && !bytes.ContainsRune([]byte(",}] \t\r\n"), rune(b[j])) {
+		j++
+	}
+	return j
 }
 
 // gpuRow says whether a row (valid UTF-8) may be a GPU size: false only
