@@ -19,6 +19,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -39,8 +40,10 @@ const APIVersion = "2023-01-01-preview"
 const (
 	// maxPages bounds one request chain. A region holds a few hundred GPU
 	// rows and every region together a few tens of thousands, at 1,000 per
-	// page; a chain far longer than that is a paging bug, not data.
-	maxPages = 500
+	// page; the whole unfiltered catalogue (every service) is about 10^6
+	// rows, 1,000 pages. A chain far longer than that is a paging bug, not
+	// data (a NextPageLink that repeats is caught at once).
+	maxPages = 5000
 	// maxPageBytes bounds one page (a 1,000-row page is about 1 MB).
 	maxPageBytes = 64 << 20
 	// defaultPageTimeout bounds reading one page's body. The client's own
@@ -58,21 +61,34 @@ type Config struct {
 	Regions []string
 	// Windows also keeps Windows prices (stored apart from Linux ones).
 	Windows bool
+	// Concurrency is how many regions' request chains are read at once
+	// when Regions are configured (0: DefaultConcurrency). The pages of one
+	// chain follow each other: each names the next.
+	Concurrency int
 	// Now is the clock that decides which rows are in effect
 	// (effectiveStartDate/effectiveEndDate); nil means time.Now. Tests
 	// replaying a dated capture set it to the capture's time.
 	Now func() time.Time
 }
 
+// DefaultConcurrency is providers.azure.concurrency's default. The API
+// documents no rate limit but answers 429 under parallel load (retried
+// with back-off by the client), so few chains run at once.
+const DefaultConcurrency = 2
+
 // Section is providers.azure: the Retail Prices API.
 type Section struct {
 	section.Common `yaml:",inline"`
 	// Windows also stores Windows prices (kept apart from Linux).
 	Windows bool `yaml:"windows"`
+	// Concurrency is Config.Concurrency.
+	Concurrency int `yaml:"concurrency"`
 }
 
-// Validate: the shared checks cover every key but windows, a boolean.
-func (*Section) Validate(section.Checker) error { return nil }
+// Validate checks concurrency; the shared checks cover the other keys.
+func (s *Section) Validate(k section.Checker) error {
+	return k.Between("concurrency", s.Concurrency, 1, section.MaxConcurrency)
+}
 
 // Provider registers Azure (see package providers).
 var Provider = fetchers.Provider{
@@ -80,12 +96,13 @@ var Provider = fetchers.Provider{
 	Facts: section.Facts{NeedsEndpoint: true},
 	Section: func() section.Section {
 		return &Section{
-			Common:  section.Common{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "5 * * * *", Timeout: 30 * time.Minute},
-			Windows: true,
+			Common:      section.Common{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "5 * * * *", Timeout: 30 * time.Minute},
+			Windows:     true,
+			Concurrency: DefaultConcurrency,
 		}
 	},
 	Build: fetchers.Builder(func(s *Section, env fetchers.Env) (fetchers.Fetcher, error) {
-		return New(Config{Endpoint: s.Endpoint, Regions: s.Regions, Windows: s.Windows, Now: env.Now}, env.Client, env.Log)
+		return New(Config{Endpoint: s.Endpoint, Regions: s.Regions, Windows: s.Windows, Concurrency: s.Concurrency, Now: env.Now}, env.Client, env.Log)
 	}),
 }
 
@@ -125,6 +142,12 @@ func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error)
 		return nil, err
 	}
 	cfg.Regions = regions
+	if cfg.Concurrency == 0 {
+		cfg.Concurrency = DefaultConcurrency
+	}
+	if cfg.Concurrency < 1 || cfg.Concurrency > section.MaxConcurrency {
+		return nil, fmt.Errorf("azure: concurrency %d: want 1 to %d", cfg.Concurrency, section.MaxConcurrency)
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -143,10 +166,15 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 	if len(chains) == 0 {
 		chains = []string{""}
 	}
-	for _, region := range chains {
-		if err := f.fetchChain(ctx, region, acc); err != nil {
-			return nil, err
-		}
+	// Chains run Concurrency at a time; the first failure stops the rest
+	// and fails the fetch, as when they ran one after another. The
+	// accumulator's choice between rows does not depend on their order.
+	jobs := make([]func(context.Context) error, len(chains))
+	for i, region := range chains {
+		jobs[i] = func(ctx context.Context) error { return f.fetchChain(ctx, region, acc) }
+	}
+	if err := fetchers.Bounded(ctx, f.cfg.Concurrency, jobs); err != nil {
+		return nil, err
 	}
 
 	snap, err := acc.snapshot(f.cfg.Regions, "api-version="+APIVersion)
@@ -204,14 +232,14 @@ func (f *Fetcher) fetchChain(ctx context.Context, region string, acc *accumulato
 		}
 		seen[link] = true
 
-		p, err := f.getPage(ctx, next, where, pageNo)
+		p, notGPU, err := f.getPage(ctx, next, where, pageNo)
 		if err != nil {
 			return err
 		}
-		for i, it := range *p.Items {
-			if err := acc.add(it, region, stats); err != nil {
-				return malformed(where, pageNo, i, it, err)
-			}
+		stats[skipNotGPU] += notGPU
+		rows += notGPU
+		if err := acc.addPage(*p.Items, region, stats, where, pageNo); err != nil {
+			return err
 		}
 		rows += len(*p.Items)
 		next, err = f.nextURL(next, p.NextPageLink)
@@ -284,24 +312,26 @@ func (f *Fetcher) nextURL(cur *url.URL, link *string) (*url.URL, error) {
 // getPage downloads and decodes one page. Retries (429, 5xx, network) are
 // the client's; a body that stops, is cut off or is not a price page is an
 // error wrapping fetchers.ErrIncomplete.
-func (f *Fetcher) getPage(ctx context.Context, u *url.URL, where string, pageNo int) (*page, error) {
+func (f *Fetcher) getPage(ctx context.Context, u *url.URL, where string, pageNo int) (p *page, notGPU int, err error) {
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("azure %s page %d: %w", where, pageNo, err)
+		return nil, 0, fmt.Errorf("azure %s page %d: %w", where, pageNo, err)
 	}
 	body, err := f.client.Read(ctx, fetchers.Request{Method: http.MethodGet, URL: u.String(),
 		Where: fmt.Sprintf("azure %s page %d", where, pageNo), Answer: "a price page", Limit: maxPageBytes, Timeout: f.pageTimeout})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	p, err := decodePage(body)
+	p, notGPU, err = decodePage(body, true)
 	if err != nil {
-		return nil, fmt.Errorf("azure %s page %d: %w", where, pageNo, err)
+		return nil, 0, fmt.Errorf("azure %s page %d: %w", where, pageNo, err)
 	}
-	return p, nil
+	return p, notGPU, nil
 }
 
 // accumulator collects the offers of every chain, one per offer key.
+// Chains running at once add their pages in turn (mu).
 type accumulator struct {
+	mu sync.Mutex
 	// provider is the cloud the offers are stored under: azure, or
 	// azure-cn reading the China price sheet through the same mapping.
 	provider string
@@ -331,6 +361,18 @@ func newAccumulator(provider string, log *zap.Logger, windows bool, now time.Tim
 	return &accumulator{provider: provider, log: log, windows: windows, now: now, best: map[pricewatch.OfferKey]candidate{}, untracked: map[string]bool{},
 		regions: map[string]bool{}, unpriced: map[string]map[pricewatch.PriceType]bool{}, unlisted: map[string]bool{},
 		listedKeys: map[pricewatch.AvailabilityKey]bool{}}
+}
+
+// addPage adds one page's rows.
+func (a *accumulator) addPage(items []item, region string, stats map[string]int, where string, pageNo int) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for i, it := range items {
+		if err := a.add(it, region, stats); err != nil {
+			return malformed(where, pageNo, i, it, err)
+		}
+	}
+	return nil
 }
 
 // add keeps what a row sells if it is a price our users can buy, for a

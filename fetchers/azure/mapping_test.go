@@ -33,7 +33,7 @@ func readItems(t *testing.T, name string) []item {
 		}
 		return items
 	}
-	p, err := decodePage(body)
+	p, _, err := decodePage(body, false)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -264,14 +264,14 @@ func TestDecodeRealResponses(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := decodePage(body)
+		p, _, err := decodePage(body, false)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		if len(*p.Items) != n || p.NextPageLink != nil {
 			t.Errorf("%s: %d items, next %v", name, len(*p.Items), p.NextPageLink)
 		}
-		if _, err := decodePage(body[:len(body)-2]); !errors.Is(err, fetchers.ErrIncomplete) {
+		if _, _, err := decodePage(body[:len(body)-2], false); !errors.Is(err, fetchers.ErrIncomplete) {
 			t.Errorf("%s cut short: %v, want ErrIncomplete", name, err)
 		}
 	}
