@@ -266,22 +266,43 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 			return nil, err
 		}
 	}
-	// Regions are read cfg.Concurrency at a time; the first failure stops
-	// the others (their downloads are cancelled) and fails the fetch, as
-	// when they were read one after another: a snapshot is whole or none.
+	// Regions are read cfg.Concurrency at a time. A region whose file
+	// cannot be read (after the retries and resumes of its download) is
+	// that region's loss only (issue 26 item 1): it is left out of the
+	// coverage, so its stored prices stay as they were, and its version is
+	// not remembered, so the next run reads it again. The fetch fails
+	// only when no region could be read, or when it was cancelled.
 	names := slices.Sorted(maps.Keys(regions))
 	results := make([]regionRun, len(names))
+	failed := make([]error, len(names))
 	jobs := make([]func(context.Context) error, len(names))
 	for i, region := range names {
 		jobs[i] = func(ctx context.Context) error {
-			if err := f.region(ctx, r, &results[i], region, regions[region], spFiles); err != nil {
-				return fmt.Errorf("aws region %s: %w", region, err)
+			err := f.region(ctx, r, &results[i], region, regions[region], spFiles)
+			if err == nil {
+				return nil
 			}
+			err = fmt.Errorf("aws region %s: %w", region, err)
+			if ctx.Err() != nil {
+				return err
+			}
+			results[i], failed[i] = regionRun{}, err
 			return nil
 		}
 	}
 	if err := fetchers.Bounded(ctx, f.cfg.Concurrency, jobs); err != nil {
 		return nil, err
+	}
+	var lost []error
+	for i, err := range failed {
+		if err != nil {
+			lost = append(lost, err)
+			f.log.Warn("aws region could not be read; its stored prices stay as they were and it is read again next run",
+				zap.String("region", names[i]), zap.Error(err))
+		}
+	}
+	if len(lost) > 0 && len(lost) == len(names) {
+		return nil, errors.Join(lost...)
 	}
 	for i := range results {
 		r.merge(&results[i])
