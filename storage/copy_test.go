@@ -113,7 +113,7 @@ func TestCopyBetweenBackends(t *testing.T) {
 	}
 
 	// Back to SQLite, from a history that has one more run.
-	back := store(t.TempDir() + "/back.db").open(t, Options{})
+	back := store(t.TempDir()+"/back.db").open(t, Options{})
 	if _, err := Copy(ctx, pg, back, CopyOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +133,7 @@ func TestCopyBetweenBackends(t *testing.T) {
 }
 
 func openTestSQLite(t *testing.T) (*DB, *clock) {
-	db := store(t.TempDir() + "/pw.db").open(t, Options{})
+	db := store(t.TempDir()+"/pw.db").open(t, Options{})
 	c := &clock{t: time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC)}
 	db.Now = c.now
 	return db, c
