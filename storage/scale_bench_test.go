@@ -68,6 +68,12 @@ func BenchmarkScale(b *testing.B) {
 func copyToPostgres(b *testing.B, path string) string {
 	dsn := storagetest.PostgresDSN(b)
 	ctx := context.Background()
+	// From a copy: the cache must not be migrated or left with WAL files
+	// by this process.
+	path, err := scalegen.CopyTo(path, b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
 	src, err := storage.Open(ctx, path, storage.Options{})
 	if err != nil {
 		b.Fatal(err)
