@@ -272,7 +272,9 @@ func placeConditions(prefix, instanceType, gpuModel string, providers, regions [
 		args = append(args, instanceType)
 	}
 	if gpuModel != "" {
-		where = append(where, prefix+"gpu_model = ? COLLATE NOCASE")
+		// lower() on both sides: SQLite's NOCASE and PostgreSQL's
+		// lower() agree on ASCII, which GPU model names are.
+		where = append(where, "lower("+prefix+"gpu_model) = lower(?)")
 		args = append(args, gpuModel)
 	}
 	where, args = inList(where, args, prefix+"provider", providers)
