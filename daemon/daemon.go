@@ -120,10 +120,9 @@ type Options struct {
 	SetLogLevel func(level string) error
 	// Version is the build's, for the log and pricewatch_build_info.
 	Version string
-	// Elector elects the leader among replicas; nil: always lead.
-	Elector Elector
-	// Replica names this replica in the log (empty: not said).
-	Replica string
+	// Elect builds the election among replicas sharing the database, at
+	// Start (nil, or a nil Elector: this process always leads).
+	Elect func() (Elector, error)
 }
 
 // Daemon is `pricewatch run`: the process-wide parts (database, metrics,
@@ -174,6 +173,8 @@ type Daemon struct {
 	// term is this replica's leadership while it leads, nil while it
 	// follows; set and cleared under mu.
 	term atomic.Pointer[term]
+	// elector is Options.Elect's, nil when this process always leads.
+	elector Elector
 }
 
 // term is one leadership: the runs, delivery, digest and maintenance this
@@ -256,6 +257,13 @@ func (d *Daemon) maybeUpdateFX(ctx context.Context) {
 // HTTP listener and the watchdog; then it tells systemd it is ready. The
 // runs outlive ctx's cancellation: Stop ends them, in its order.
 func (d *Daemon) Start(ctx context.Context) error {
+	if d.opts.Elect != nil {
+		e, err := d.opts.Elect()
+		if err != nil {
+			return err
+		}
+		d.elector = e
+	}
 	if err := d.db.CloseAbandonedRuns(ctx); err != nil {
 		return err
 	}
@@ -301,7 +309,7 @@ func (d *Daemon) Start(ctx context.Context) error {
 	leadDone := make(chan struct{})
 	d.stopLeading = func() { stopLead(); waitAtMost(leadDone, StopGrace) }
 	var solo *term
-	if d.opts.Elector == nil {
+	if d.elector == nil {
 		solo = d.beginTerm(leadCtx)
 	}
 
@@ -312,14 +320,14 @@ func (d *Daemon) Start(ctx context.Context) error {
 	d.notify.Status("running")
 	bg.Go(func() { d.notify.RunWatchdog(bgCtx, d.healthy, d.log) })
 	fields := []zap.Field{zap.String("version", d.opts.Version), zap.String("database", d.db.Path())}
-	if d.opts.Replica != "" {
-		fields = append(fields, zap.String("replica", d.opts.Replica))
+	if d.db.Replica != "" {
+		fields = append(fields, zap.String("replica", d.db.Replica))
 	}
 	d.log.Info("pricewatch running", fields...)
 	if solo == nil {
 		go func() {
 			defer close(leadDone)
-			if err := d.opts.Elector.Run(leadCtx, d.lead); err != nil {
+			if err := d.elector.Run(leadCtx, d.lead); err != nil {
 				d.log.Error("leader election stopped; this replica follows", zap.Error(err))
 			}
 		}()
@@ -467,7 +475,7 @@ func (d *Daemon) startWorkIn() (context.Context, bool) {
 	ctx := d.ctx
 	if t := d.term.Load(); t != nil {
 		ctx = t.ctx
-	} else if d.opts.Elector != nil {
+	} else if d.elector != nil {
 		return nil, false // following: the leader runs it
 	}
 	// Without an elector this process always leads, also outside the

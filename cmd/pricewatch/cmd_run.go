@@ -50,6 +50,7 @@ func (a *app) newDaemon(db *storage.DB) *daemon.Daemon {
 		AddSecrets:  a.secrets.AddValues,
 		SetLogLevel: a.applyLogLevel,
 		Version:     buildVersion(),
+		Elect:       root.Elector,
 	})
 }
 
