@@ -357,7 +357,15 @@ func (e *Postgres) checkHolder(ctx context.Context, conn *pgx.Conn, key int64, s
 	}
 	n := 0
 	for rows.Next() {
-		n++
+		var pid int32
+		var ended bool
+		if err := rows.Scan(&pid, &ended); err != nil {
+			rows.Close()
+			return false, fmt.Errorf("terminating the stale leader's sessions: %w", err)
+		}
+		if ended {
+			n++
+		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
