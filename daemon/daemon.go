@@ -253,9 +253,10 @@ func (d *Daemon) maybeUpdateFX(ctx context.Context) {
 }
 
 // Start closes the runs an earlier process left running, takes the config
-// into effect and starts scheduling, catch-up runs, alert delivery, the
-// HTTP listener and the watchdog; then it tells systemd it is ready. The
-// runs outlive ctx's cancellation: Stop ends them, in its order.
+// into effect and starts scheduling, the HTTP listener and the watchdog,
+// tells systemd it is ready and, while this replica leads (always, without
+// an elector), catch-up runs and alert delivery. The runs outlive ctx's
+// cancellation: Stop ends them, in its order.
 func (d *Daemon) Start(ctx context.Context) error {
 	if d.opts.Elect != nil {
 		e, err := d.opts.Elect()
@@ -324,13 +325,17 @@ func (d *Daemon) Start(ctx context.Context) error {
 		fields = append(fields, zap.String("replica", d.db.Replica))
 	}
 	d.log.Info("pricewatch running", fields...)
-	if solo == nil {
+	if d.elector != nil {
 		go func() {
 			defer close(leadDone)
 			if err := d.elector.Run(leadCtx, d.lead); err != nil {
 				d.log.Error("leader election stopped; this replica follows", zap.Error(err))
 			}
 		}()
+		return nil
+	}
+	if solo == nil { // Stop has begun
+		close(leadDone)
 		return nil
 	}
 	d.catchUp(solo)
@@ -614,12 +619,14 @@ func (d *Daemon) ready() {
 //  2. cancel and wait for the runs: every run derives from d.ctx, so each
 //     run in flight, whichever snapshot started it, rolls back and records
 //     itself failed (cancelled);
-//  3. deliver what can be delivered: the delivery loop stops and one last
-//     pass tries every pending message once, and again while retries fall
-//     before the deadline; what is left stays queued for the next start;
-//  4. stop metrics, health and the watchdog (they answered throughout, so
+//  3. deliver what can be delivered: the delivery loop stops and, on the
+//     leader, one last pass tries every pending message once, and again
+//     while retries fall before the deadline; what is left stays queued
+//     for the next start (or the next leader);
+//  4. give up leadership, so that a follower takes over at its next look;
+//  5. stop metrics, health and the watchdog (they answered throughout, so
 //     a scrape during shutdown sees the runs end);
-//  5. close the database.
+//  6. close the database.
 func (d *Daemon) Stop(ctx context.Context) error {
 	deadline := time.Now().Add(StopGrace)
 	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
