@@ -446,6 +446,11 @@ func (d *Daemon) newCron(st *state) (*cron.Cron, error) {
 	if _, err := c.AddFunc(fmt.Sprintf("@every %s", heartbeatEvery), d.health.beat); err != nil {
 		return nil, err
 	}
+	// A follower runs nothing, so nothing refreshes its offer gauges
+	// after a run: it reads them from the database the leader writes.
+	if _, err := c.AddFunc("@every 1m", d.refreshFollowerGauges); err != nil {
+		return nil, err
+	}
 	if spec := st.Config.Storage.MaintenanceSchedule; spec != "" {
 		if _, err := c.AddFunc(spec, func() { d.runMaintenance(st) }); err != nil {
 			return nil, fmt.Errorf("storage.maintenance_schedule %q: %w", spec, err)
@@ -724,6 +729,15 @@ func ProviderRuns(ctx context.Context, db RunStore) (web.Readiness, error) {
 		rd.Providers[r.Provider] = web.ProviderRun{Status: r.Status, StartedAt: r.StartedAt}
 	}
 	return rd, nil
+}
+
+func (d *Daemon) refreshFollowerGauges() {
+	if d.elector == nil || d.term.Load() != nil || d.ctx.Err() != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(d.ctx, 30*time.Second)
+	defer cancel()
+	d.refreshGauges(ctx)
 }
 
 func (d *Daemon) refreshGauges(ctx context.Context) {
