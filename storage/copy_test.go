@@ -221,3 +221,24 @@ func TestPostgresErrorsHideThePassword(t *testing.T) {
 		t.Errorf("RedactDSN = %q", got)
 	}
 }
+
+// TestPostgresSchemaOfAnotherProgramIsRefused: a schema holding tables but
+// no pricewatch_schema is not migrated into, and one whose version is newer
+// than this binary's is refused, as SQLite files are.
+func TestPostgresSchemaOfAnotherProgramIsRefused(t *testing.T) {
+	dsn := storagetest.PostgresDSN(t)
+	ctx := t.Context()
+	db := store(dsn).open(t, Options{})
+	if _, err := db.write.ExecContext(ctx, `UPDATE pricewatch_schema SET version = 99`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenPostgres(ctx, dsn, Options{}); err == nil || !strings.Contains(err.Error(), "schema version 99") {
+		t.Errorf("newer schema: %v, want it refused", err)
+	}
+	if _, err := db.write.ExecContext(ctx, `DROP TABLE pricewatch_schema`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenPostgres(ctx, dsn, Options{}); !errors.Is(err, ErrNotPricewatch) {
+		t.Errorf("foreign schema: %v, want ErrNotPricewatch", err)
+	}
+}
