@@ -24,6 +24,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/leader"
 	"github.com/pricewatch/pricewatch/providers"
 	"github.com/pricewatch/pricewatch/section"
 )
@@ -50,6 +51,9 @@ type Config struct {
 	Digest    Digest    `yaml:"digest"`
 	Metrics   Metrics   `yaml:"metrics"`
 	Hardware  Hardware  `yaml:"hardware"`
+	// HA is the leader election among replicas on one PostgreSQL
+	// database; package leader owns its keys and checks.
+	HA leader.Config `yaml:"ha"`
 
 	// Source is the file the config came from ("" for built-in defaults).
 	Source string `yaml:"-"`
@@ -387,6 +391,7 @@ func Default() *Config {
 			FleetGPUs: 8,
 			Chart:     true,
 		},
+		HA:    leader.Default(),
 		lines: map[string]int{},
 	}
 }
@@ -622,6 +627,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateHardware()...)
 	add(c.validateMetrics())
 	add(c.validateWebhook())
+	add(c.HA.Validate(c.checker()))
 	return errors.Join(errs...)
 }
 

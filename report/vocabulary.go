@@ -151,6 +151,7 @@ var Vocabulary = []Field{
 	{"source_version", "the price file versions the run read"},
 	{"error", "why it failed; null when it did not"},
 	{"last_success_at", "when the provider last fetched successfully"},
+	{"replica", "the replica that ran it (ha.replica); empty on SQLite"},
 	{"last_run", "the provider's latest run"},
 	{"last_status", "status of last_run"},
 	{"last_success", "the provider's last successful run"},
