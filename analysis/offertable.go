@@ -1,0 +1,85 @@
+package analysis
+
+import (
+	"errors"
+	"sort"
+
+	"github.com/pricewatch/pricewatch"
+)
+
+// RateAll prices every offer as Compare prices the offers of one GPU, in
+// one currency, without the GPU filter and without dropping what Compare
+// skips: the offers table shows every current offer, so an offer whose GPU
+// count is unknown is a row with its hourly price and no per-GPU-hour
+// figure (Skipped says why), and one without an exchange rate a row with
+// its native price only (FXError says why). opts.GPU, Count and
+// AvailableOnly are ignored here: the table filters on its own. Rows come
+// in Compare's order: by price per GPU-hour, rows without one after, by
+// key.
+func RateAll(offers []OfferWithID, avail AvailabilityIndex, opts CompareOptions) ([]RatedOffer, error) {
+	if opts.Currency == "" {
+		return nil, errors.New("rating offers: a currency is needed to compare offers from different clouds")
+	}
+	out := make([]RatedOffer, 0, len(offers))
+	for _, o := range offers {
+		if !priceTypeIn(opts.PriceTypes, o.PriceType) || !inSet(opts.Providers, o.Provider) ||
+			!inSet(opts.Regions, o.Region) || !osMatches(opts.OS, o.OS) {
+			continue
+		}
+		row, err := compareRow(o.Offer, avail.index, opts)
+		r := RatedOffer{CompareRow: row, ID: o.ID, PerGPU: err == nil}
+		switch {
+		case err == nil:
+			r.Converted = true
+		case errors.As(err, new(*fxError)):
+			r.FXError = err.Error()
+		default:
+			// No per-GPU-hour figure; the hourly one is converted when the
+			// error came after the conversion (an unknown GPU count).
+			r.Skipped = err.Error()
+			r.Converted = row.Currency != ""
+		}
+		out = append(out, r)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.PerGPU != b.PerGPU {
+			return a.PerGPU
+		}
+		if a.PerGPU {
+			if c := a.PricePerGPUHour.Cmp(b.PricePerGPUHour); c != 0 {
+				return c < 0
+			}
+		}
+		return keyLess(a.Offer.Key(), b.Offer.Key())
+	})
+	return out, nil
+}
+
+// OfferWithID is an offer with its stored id, which the table uses to
+// find the same offer's price of 30 days before.
+type OfferWithID struct {
+	ID int64
+	pricewatch.Offer
+}
+
+// RatedOffer is one row of the offers table.
+type RatedOffer struct {
+	CompareRow
+	ID int64
+	// Converted: EffectiveHourly is in the asked currency.
+	Converted bool
+	// PerGPU: PricePerGPUHour (and per TFLOPS where known) is set.
+	PerGPU bool
+	// Skipped says why the offer has no per-GPU-hour price (no GPU count).
+	Skipped string
+}
+
+// AvailabilityIndex is the current availability, indexed once for many
+// offers (what Compare builds from its avail argument).
+type AvailabilityIndex struct{ index availabilityIndex }
+
+// IndexAvailability indexes the current availability records.
+func IndexAvailability(avail []pricewatch.Availability) AvailabilityIndex {
+	return AvailabilityIndex{index: indexAvailability(avail)}
+}
