@@ -275,7 +275,9 @@ type gpuData struct {
 	PriceTypes    []string
 	Compare       analysis.CompareResult
 	Chart         LineChart
-	Query         url.Values // the page's own parameters, for links
+	// Timeline is the availability of the GPU's types over the chart's days.
+	Timeline Timeline
+	Query    url.Values // the page's own parameters, for links
 }
 
 var chartDays = []int{7, 30, 90}
@@ -339,6 +341,11 @@ func (s *Server) pageGPU(w http.ResponseWriter, r *http.Request) {
 			chart.Lines = append(chart.Lines, line)
 		}
 	}
+	avail, err := report.Availability(ctx, s.Store, report.AvailabilityQuery{GPU: model, All: true, Providers: q.Providers, Regions: q.Regions})
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
 	pt := p.str("price_type")
 	query := url.Values{}
 	for _, k := range []string{"count", "price_type", "available_only", "currency", "provider", "region", "now"} {
@@ -349,6 +356,7 @@ func (s *Server) pageGPU(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, "gpu", page{Title: model + " prices", Nav: "gpu", Now: q.At, Currency: q.Currency, Data: gpuData{
 		Model: model, Count: p.str("count"), PriceType: pt, AvailableOnly: q.AvailableOnly, Days: days, DaysChoices: chartDays,
 		PriceTypes: []string{"any", "on_demand", "spot", "reserved", "savings_plan"}, Compare: res, Chart: chart, Query: query,
+		Timeline: availabilityTimeline(avail, chart.From, q.At, true),
 	}})
 }
 
@@ -421,22 +429,29 @@ func (s *Server) pageInstance(w http.ResponseWriter, r *http.Request) {
 	}
 	d.Chart = LineChart{ID: "chart-history", Title: it + ": lowest effective hourly price per place and price type", Unit: currency + " per hour",
 		From: from, To: now, Lines: historyLines(rows, from, now)}
-	d.Timeline = Timeline{ID: "timeline-availability", From: from, To: now, Rows: map[string][]Bar{}}
+	d.Timeline = availabilityTimeline(avail, from, now, false)
+	s.render(w, r, "instance", page{Title: it, Nav: "instance", Now: now, Currency: currency, Data: d})
+}
+
+// availabilityTimeline is a row per place (and per type with byType, for
+// a GPU's many types) and a bar per interval since from.
+func availabilityTimeline(avail []storage.AvailabilityInterval, from, to time.Time, byType bool) Timeline {
+	t := Timeline{ID: "timeline-availability", From: from, To: to, Rows: map[string][]Bar{}}
 	for _, a := range avail {
 		if a.Until != nil && a.Until.Before(from) {
 			continue
 		}
-		place := a.Provider + " " + a.Region
-		if a.Zone != "" {
-			place = a.Provider + " " + a.Zone
+		place := a.Provider + " " + pricewatch.Place(a.Region, a.Zone)
+		if byType {
+			place += " " + a.InstanceType
 		}
 		b := Bar{From: a.Since, State: string(a.State)}
 		if a.Until != nil {
 			b.Until = *a.Until
 		}
-		d.Timeline.Rows[place] = append(d.Timeline.Rows[place], b)
+		t.Rows[place] = append(t.Rows[place], b)
 	}
-	s.render(w, r, "instance", page{Title: it, Nav: "instance", Now: now, Currency: currency, Data: d})
+	return t
 }
 
 // historyLines draws one line per place and price type: at every moment

@@ -131,6 +131,8 @@ type offersData struct {
 	All     []columnChoice
 	Limit   int
 	Limits  []int
+	// DefaultLimit is left out of the addresses the script writes.
+	DefaultLimit int
 	// Complete: every matching row is rendered, so the browser may filter
 	// and sort them itself.
 	Complete bool
@@ -190,7 +192,7 @@ func (s *Server) pageOffers(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
-	d := offersData{Table: t, Rows: t.Rows, Limit: limit, Limits: tableRowChoices, Complete: len(t.Rows) <= limit, Sort: q.Sort, Desc: q.Desc}
+	d := offersData{Table: t, Rows: t.Rows, Limit: limit, Limits: tableRowChoices, DefaultLimit: defaultTableRows, Complete: len(t.Rows) <= limit, Sort: q.Sort, Desc: q.Desc}
 	if len(d.Rows) > limit {
 		d.Rows = d.Rows[:limit]
 	}

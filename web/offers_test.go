@@ -274,6 +274,10 @@ func TestDashboardPagesOfIssue25(t *testing.T) {
 	if !strings.Contains(gpu, `data-key="aws/us-east-1//p5.48xlarge/on_demand`) {
 		t.Errorf("the GPU page lacks the on-demand offer")
 	}
+	// The GPU page's availability timeline: a row per place and type.
+	if !strings.Contains(gpu, `id="timeline-availability"`) || !strings.Contains(gpu, "aws us-east-1 p5.48xlarge") {
+		t.Errorf("the GPU page lacks its availability timeline:\n%s", gpu)
+	}
 	if all := get(h, "/gpu/H100?price_type=any").Body.String(); !strings.Contains(all, `p5.48xlarge/spot`) {
 		t.Errorf("price_type=any lacks spot")
 	}

@@ -202,7 +202,7 @@ func TestDashboardInBrowser(t *testing.T) {
 			checks:    []check{{"#offers", contains("Standard_NC40ads_H100_v5azure westus2", "p5.48xlargeaws eu-west-1", "offered", "6.50", "1.396")}},
 			rankedSel: "#offers tbody tr", ranked: rowKeys(h100)},
 		{name: "gpu-H100-ondemand-30d", path: "/gpu/H100?days=30", charts: []string{"chart-cheapest"},
-			checks: []check{{"#offers", contains("Standard_NC40ads_H100_v5", "p5.48xlarge")}}},
+			checks: []check{{"#offers", contains("Standard_NC40ads_H100_v5", "p5.48xlarge")}, {"#timeline-availability", contains("azure westus2 Standard_NC40ads_H100_v5")}}},
 		{name: "instance-NC40ads_H100", path: "/instance/Standard_NC40ads_H100_v5", charts: []string{"chart-history"},
 			checks: []check{{"#current", contains("westus2", "on-demand", "6.50")}, {"#timeline-availability", contains("azure westus2")}}},
 		{name: "instance-p5", path: "/instance/p5.48xlarge", charts: []string{"chart-history"},

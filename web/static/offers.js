@@ -49,12 +49,18 @@
         "\u0000" + list(p, "col").slice().sort().join(","),
     };
   }
-  // The form's query: empty fields left out, as the server reads them.
+  // The form's query: empty fields left out, as the server reads them,
+  // and the default columns and row limit too, so that a pasted link
+  // stays short (the server takes their absence for the defaults).
   function formQuery() {
     var p = new URLSearchParams();
     new FormData(form).forEach(function (v, k) {
       if (String(v).trim() !== "") p.append(k, v);
     });
+    var cols = Array.prototype.slice.call(form.querySelectorAll("input[name=col]"));
+    if (cols.every(function (c) { return c.checked === (c.dataset.default === "1"); })) p.delete("col");
+    var limit = form.querySelector("select[name=limit]");
+    if (limit && limit.value === limit.dataset.default) p.delete("limit");
     return p;
   }
   // What the server rendered: the form as it came (the server filled it
