@@ -3,8 +3,10 @@ package analysis
 import (
 	"errors"
 	"sort"
+	"time"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/fx"
 )
 
 // RateAll prices every offer as Compare prices the offers of one GPU, in
@@ -19,6 +21,11 @@ import (
 func RateAll(offers []OfferWithID, avail AvailabilityIndex, opts CompareOptions) ([]RatedOffer, error) {
 	if opts.Currency == "" {
 		return nil, errors.New("rating offers: a currency is needed to compare offers from different clouds")
+	}
+	// Tens of thousands of offers in a handful of currencies: each
+	// conversion is looked up once.
+	if opts.FX != nil {
+		opts.FX = &memoConverter{c: opts.FX, m: map[memoKey]memoQuote{}}
 	}
 	out := make([]RatedOffer, 0, len(offers))
 	for _, o := range offers {
@@ -54,6 +61,32 @@ func RateAll(offers []OfferWithID, avail AvailabilityIndex, opts CompareOptions)
 		return keyLess(a.Offer.Key(), b.Offer.Key())
 	})
 	return out, nil
+}
+
+type memoKey struct {
+	from, to string
+	on       int64
+}
+
+type memoQuote struct {
+	q   fx.Quote
+	err error
+}
+
+// memoConverter remembers each quote it was asked for (one RateAll call).
+type memoConverter struct {
+	c Converter
+	m map[memoKey]memoQuote
+}
+
+func (m *memoConverter) Quote(from, to string, on time.Time) (fx.Quote, error) {
+	k := memoKey{from, to, on.UnixNano()}
+	if v, ok := m.m[k]; ok {
+		return v.q, v.err
+	}
+	q, err := m.c.Quote(from, to, on)
+	m.m[k] = memoQuote{q, err}
+	return q, err
 }
 
 // OfferWithID is an offer with its stored id, which the table uses to

@@ -166,33 +166,65 @@ func OfferColumnByID(id string) (OfferColumn, bool) {
 // moveWindow is how far back the 30-day move looks.
 const moveWindow = 30 * 24 * time.Hour
 
-// BuildOfferTable reads every current offer in q's scope (providers in
-// SQL, the rest in Go, so that the filters' choices cover the scope),
-// rates it in q.Currency, and keeps and orders the rows q asks for.
+// OfferChoiceStore counts the current offers' providers, price types,
+// GPU models and currencies in SQL (storage.DB does). With it the table
+// reads only the offers the price-type and GPU filters keep; without it
+// every offer in scope is read and the choices come from them.
+type OfferChoiceStore interface {
+	CurrentOfferChoices(ctx context.Context, os string) ([]storage.OfferChoice, error)
+}
+
+// BuildOfferTable reads the current offers in q's scope, rates them in
+// q.Currency, and keeps and orders the rows q asks for.
 func BuildOfferTable(ctx context.Context, st Store, book *fx.Book, q OfferTableQuery) (OfferTable, error) {
 	if q.Sort != "" {
 		if _, ok := OfferColumnByID(q.Sort); !ok {
 			return OfferTable{}, paramErr("sort %q: want one of the columns (%s)", q.Sort, offerColumnIDs())
 		}
 	}
+	filter := storage.PriceFilter{Providers: q.Providers, OS: StorageOS(q.OS), CurrentOnly: true}
+	t := OfferTable{Currency: strings.ToUpper(q.Currency)}
+	cs, counted := st.(OfferChoiceStore)
+	if counted {
+		choices, err := cs.CurrentOfferChoices(ctx, StorageOS(q.OS))
+		if err != nil {
+			return OfferTable{}, err
+		}
+		t.choose(choices)
+		// What SQL can filter, it does: the price types and the stored
+		// models the GPU filter matches.
+		filter.PriceTypes = q.PriceTypes
+		if len(q.GPUs) > 0 {
+			filter.GPUModels = matchedModels(q.GPUs, t.GPUs)
+		}
+	}
 	var offers []analysis.OfferWithID
 	since := map[int64]time.Time{}
-	err := st.EachPrice(ctx, storage.PriceFilter{Providers: q.Providers, OS: StorageOS(q.OS), CurrentOnly: true}, func(p *storage.PriceInterval) error {
+	then := q.At.Add(-moveWindow)
+	var changed []int64
+	err := st.EachPrice(ctx, filter, func(p *storage.PriceInterval) error {
 		offers = append(offers, analysis.OfferWithID{ID: p.OfferID, Offer: p.Offer})
 		since[p.OfferID] = p.ValidFrom
+		if p.ValidFrom.After(then) {
+			changed = append(changed, p.OfferID)
+		}
 		return nil
 	})
 	if err != nil {
 		return OfferTable{}, fmt.Errorf("reading the current offers: %w", err)
 	}
-	then := map[int64]decimal.Decimal{}
-	err = st.EachPrice(ctx, storage.PriceFilter{Providers: q.Providers, OS: StorageOS(q.OS), At: []time.Time{q.At.Add(-moveWindow)}, Unordered: true, EffectiveOnly: true},
-		func(p *storage.PriceInterval) error {
-			then[p.OfferID] = p.EffectiveHourly
-			return nil
-		})
-	if err != nil {
-		return OfferTable{}, fmt.Errorf("reading the prices of 30 days before: %w", err)
+	// The price 30 days before is the current one for an offer whose
+	// price began before then; only the others are read.
+	old := map[int64]decimal.Decimal{}
+	if len(changed) > 0 {
+		err = st.EachPrice(ctx, storage.PriceFilter{OfferIDs: changed, At: []time.Time{then}, Unordered: true, EffectiveOnly: true},
+			func(p *storage.PriceInterval) error {
+				old[p.OfferID] = p.EffectiveHourly
+				return nil
+			})
+		if err != nil {
+			return OfferTable{}, fmt.Errorf("reading the prices of 30 days before: %w", err)
+		}
 	}
 	avail, err := CurrentAvailability(ctx, st, Scope{Providers: q.Providers})
 	if err != nil {
@@ -203,19 +235,42 @@ func BuildOfferTable(ctx context.Context, st Store, book *fx.Book, q OfferTableQ
 	if err != nil {
 		return OfferTable{}, err
 	}
-	t := OfferTable{Total: len(rated), Currency: strings.ToUpper(q.Currency)}
-	t.Providers, t.NativeCurrencies, t.PriceTypes, t.GPUs = offerChoices(rated)
+	if !counted {
+		choices := make([]storage.OfferChoice, len(rated))
+		for i, r := range rated {
+			choices[i] = storage.OfferChoice{Provider: r.Provider, PriceType: r.PriceType, GPUModel: r.GPUModel, Currency: r.Offer.Currency, Offers: 1}
+		}
+		t.choose(choices)
+	}
 	f := newOfferFilter(q, t.GPUs)
 	for _, r := range rated {
 		if !f.keep(r) {
 			continue
 		}
-		row := tableRow(r, t.Currency, since[r.ID], then)
+		row := tableRow(r, t.Currency, since[r.ID], then, old)
 		row.order = len(t.Rows)
 		t.Rows = append(t.Rows, row)
 	}
 	SortOfferRows(t.Rows, q.Sort, q.Desc)
 	return t, nil
+}
+
+// matchedModels are the stored models any of the GPU filters matches
+// (non-nil: nothing matched keeps nothing).
+func matchedModels(filters []string, choices []GPUChoice) []string {
+	seen := map[string]bool{}
+	out := []string{}
+	for _, c := range choices {
+		for _, m := range c.Models {
+			for _, g := range filters {
+				if !seen[m] && gpu.Matches(g, m) {
+					seen[m] = true
+					out = append(out, m)
+				}
+			}
+		}
+	}
+	return out
 }
 
 func offerColumnIDs() string {
@@ -226,7 +281,7 @@ func offerColumnIDs() string {
 	return strings.Join(ids, ", ")
 }
 
-func tableRow(r analysis.RatedOffer, currency string, since time.Time, then map[int64]decimal.Decimal) OfferTableRow {
+func tableRow(r analysis.RatedOffer, currency string, since, moveFrom time.Time, old map[int64]decimal.Decimal) OfferTableRow {
 	o := r.Offer
 	row := OfferTableRow{
 		OfferKeyJSON: o.Key().JSON(), GPUModel: o.GPUModel, GPUCount: o.GPUCount,
@@ -254,26 +309,32 @@ func tableRow(r analysis.RatedOffer, currency string, since time.Time, then map[
 		row.PricePerGPUHour = NewNullDecimal(r.PricePerGPUHour, true)
 		row.PricePerTFLOPS = NewNullDecimal(r.PricePerTFLOPS.Decimal, r.PricePerTFLOPS.Valid)
 	}
-	if old, ok := then[r.ID]; ok && old.IsPositive() {
-		pct := r.NativeEffectiveHourly.Sub(old).Mul(decimal.NewFromInt(100)).DivRound(old, 1)
+	switch prev, ok := old[r.ID]; {
+	case !since.After(moveFrom):
+		// The current price was already in force 30 days before.
+		row.Move30d = NewNullDecimal(decimal.Zero, true)
+	case ok && prev.IsPositive():
+		pct := r.NativeEffectiveHourly.Sub(prev).Mul(decimal.NewFromInt(100)).DivRound(prev, 1)
 		row.Move30d = NewNullDecimal(pct, true)
 	}
 	return row
 }
 
-// offerChoices are the filter choices the rated offers offer.
-func offerChoices(rated []analysis.RatedOffer) (providers, currencies []string, types []pricewatch.PriceType, gpus []GPUChoice) {
+// choose sets the table's filter choices and total from what the current
+// offers are made of.
+func (t *OfferTable) choose(choices []storage.OfferChoice) {
 	prov, cur, pt, models := map[string]bool{}, map[string]bool{}, map[pricewatch.PriceType]bool{}, map[string]bool{}
-	for _, r := range rated {
-		prov[r.Provider], cur[r.Offer.Currency], pt[r.PriceType] = true, true, true
-		if r.GPUModel != "" {
-			models[r.GPUModel] = true
+	for _, c := range choices {
+		t.Total += c.Offers
+		prov[c.Provider], cur[c.Currency], pt[c.PriceType] = true, true, true
+		if c.GPUModel != "" {
+			models[c.GPUModel] = true
 		}
 	}
-	providers, currencies = sortedKeys(prov), sortedKeys(cur)
+	t.Providers, t.NativeCurrencies = sortedKeys(prov), sortedKeys(cur)
 	for _, p := range pricewatch.PriceTypes {
 		if pt[p] {
-			types = append(types, p)
+			t.PriceTypes = append(t.PriceTypes, p)
 		}
 	}
 	// A family is a model's name up to a hyphen ("A100" of "A100-80GB")
@@ -297,17 +358,16 @@ func offerChoices(rated []analysis.RatedOffer) (providers, currencies []string, 
 	seen := map[string]bool{}
 	for _, fam := range sortedKeys(families) {
 		if c := choice(fam); len(c.Models) > 1 && !models[fam] {
-			gpus = append(gpus, c)
+			t.GPUs = append(t.GPUs, c)
 			seen[fam] = true
 		}
 	}
 	for _, m := range names {
 		if !seen[m] {
-			gpus = append(gpus, choice(m))
+			t.GPUs = append(t.GPUs, choice(m))
 		}
 	}
-	sort.SliceStable(gpus, func(i, j int) bool { return gpus[i].Name < gpus[j].Name })
-	return providers, currencies, types, gpus
+	sort.SliceStable(t.GPUs, func(i, j int) bool { return t.GPUs[i].Name < t.GPUs[j].Name })
 }
 
 func nextHyphen(s string, i int) int {
