@@ -198,8 +198,14 @@ func BuildOfferTable(ctx context.Context, st Store, book *fx.Book, q OfferTableQ
 			filter.GPUModels = matchedModels(q.GPUs, t.GPUs)
 		}
 	}
-	var offers []analysis.OfferWithID
-	since := map[int64]time.Time{}
+	// Every offer is read when nothing narrows the read: room for them
+	// all at once, rather than growing a 50k slice step by step.
+	size := t.Total
+	if len(q.Providers) > 0 || len(filter.PriceTypes) > 0 || filter.GPUModels != nil {
+		size = 0
+	}
+	offers := make([]analysis.OfferWithID, 0, size)
+	since := make(map[int64]time.Time, size)
 	then := q.At.Add(-moveWindow)
 	var changed []int64
 	err := st.EachPrice(ctx, filter, func(p *storage.PriceInterval) error {
@@ -525,22 +531,43 @@ func SortOfferRows(rows []OfferTableRow, column string, desc bool) {
 		return
 	}
 	col, _ := OfferColumnByID(column)
-	sort.SliceStable(rows, func(i, j int) bool {
-		a, b := OfferSortValue(&rows[i], column), OfferSortValue(&rows[j], column)
-		if a.Null || b.Null {
-			return !a.Null && b.Null
+	// Each value once, then an index sorted: rows are large to swap.
+	type key struct {
+		i int
+		v SortValue
+		f float64
+	}
+	keys := make([]key, len(rows))
+	for i := range rows {
+		v := OfferSortValue(&rows[i], column)
+		keys[i] = key{i: i, v: v, f: v.Num.InexactFloat64()}
+	}
+	sort.SliceStable(keys, func(i, j int) bool {
+		a, b := &keys[i], &keys[j]
+		if a.v.Null || b.v.Null {
+			return !a.v.Null && b.v.Null
 		}
 		var c int
-		if col.Numeric {
-			c = a.Num.Cmp(b.Num)
-		} else {
-			c = strings.Compare(a.Text, b.Text)
+		switch {
+		case !col.Numeric:
+			c = strings.Compare(a.v.Text, b.v.Text)
+		case a.f < b.f:
+			c = -1
+		case a.f > b.f:
+			c = 1
+		default:
+			c = a.v.Num.Cmp(b.v.Num)
 		}
 		if desc {
 			return c > 0
 		}
 		return c < 0
 	})
+	sorted := make([]OfferTableRow, len(rows))
+	for i, k := range keys {
+		sorted[i] = rows[k.i]
+	}
+	copy(rows, sorted)
 }
 
 // SortValue is a cell's value for sorting: a number or a text, or
