@@ -2,7 +2,7 @@ package analysis
 
 import (
 	"errors"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/pricewatch/pricewatch"
@@ -65,20 +65,25 @@ func sortRated(rows []RatedOffer) []RatedOffer {
 	for i := range rows {
 		keys[i] = key{i: i, price: rows[i].PricePerGPUHour.InexactFloat64()}
 	}
-	sort.SliceStable(keys, func(x, y int) bool {
-		a, b := &rows[keys[x].i], &rows[keys[y].i]
-		if a.PerGPU != b.PerGPU {
-			return a.PerGPU
-		}
-		if a.PerGPU {
-			if keys[x].price != keys[y].price {
-				return keys[x].price < keys[y].price
+	slices.SortStableFunc(keys, func(x, y key) int {
+		a, b := &rows[x.i], &rows[y.i]
+		switch {
+		case a.PerGPU != b.PerGPU:
+			if a.PerGPU {
+				return -1
 			}
+			return 1
+		case !a.PerGPU:
+		case x.price < y.price:
+			return -1
+		case x.price > y.price:
+			return 1
+		default:
 			if c := a.PricePerGPUHour.Cmp(b.PricePerGPUHour); c != 0 {
-				return c < 0
+				return c
 			}
 		}
-		return keyCompare(&a.Offer, &b.Offer) < 0
+		return keyCompare(&a.Offer, &b.Offer)
 	})
 	out := make([]RatedOffer, len(rows))
 	for i, k := range keys {

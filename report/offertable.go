@@ -3,6 +3,7 @@ package report
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -184,7 +185,10 @@ func BuildOfferTable(ctx context.Context, st Store, book *fx.Book, q OfferTableQ
 	}
 	filter := storage.PriceFilter{Providers: q.Providers, OS: StorageOS(q.OS), CurrentOnly: true}
 	t := OfferTable{Currency: strings.ToUpper(q.Currency)}
+	// The choices are counted in SQL only when the read can be narrowed:
+	// reading every offer anyway, they come from the offers themselves.
 	cs, counted := st.(OfferChoiceStore)
+	counted = counted && (len(q.PriceTypes) > 0 || len(q.GPUs) > 0)
 	if counted {
 		choices, err := cs.CurrentOfferChoices(ctx, StorageOS(q.OS))
 		if err != nil {
@@ -542,10 +546,15 @@ func SortOfferRows(rows []OfferTableRow, column string, desc bool) {
 		v := OfferSortValue(&rows[i], column)
 		keys[i] = key{i: i, v: v, f: v.Num.InexactFloat64()}
 	}
-	sort.SliceStable(keys, func(i, j int) bool {
-		a, b := &keys[i], &keys[j]
+	slices.SortStableFunc(keys, func(a, b key) int {
 		if a.v.Null || b.v.Null {
-			return !a.v.Null && b.v.Null
+			switch {
+			case a.v.Null == b.v.Null:
+				return 0
+			case a.v.Null:
+				return 1
+			}
+			return -1
 		}
 		var c int
 		switch {
@@ -559,9 +568,9 @@ func SortOfferRows(rows []OfferTableRow, column string, desc bool) {
 			c = a.v.Num.Cmp(b.v.Num)
 		}
 		if desc {
-			return c > 0
+			return -c
 		}
-		return c < 0
+		return c
 	})
 	sorted := make([]OfferTableRow, len(rows))
 	for i, k := range keys {
