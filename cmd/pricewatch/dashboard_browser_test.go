@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
 	"github.com/pricewatch/pricewatch/report"
@@ -367,6 +368,35 @@ func offersInBrowser(t *testing.T, tab context.Context, base, shots string, cons
 	}
 	if again := keys(); strings.Join(again, "\n") != strings.Join(want, "\n") {
 		t.Errorf("the address opened afresh shows:\n%s\nwant:\n%s", strings.Join(again, "\n"), strings.Join(want, "\n"))
+	}
+	// Widening a filter the server applied (the search this page was
+	// loaded with) asks the server: the rows it had left out come back.
+	if _, err := chromedp.Run(tab, chromedp.Evaluate[bool](`window.stayed = true`)); err != nil {
+		t.Fatal(err)
+	}
+	// A click in the box puts the caret after its text, as a person's.
+	if err := chromedp.Do(tab, chromedp.Click("#offer-search"), chromedp.SendKeys("#offer-search", kb.End+"\b\b")); err != nil {
+		t.Fatal(err)
+	}
+	var wider string
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if wider, err = chromedp.Run(tab, chromedp.Location()); err == nil && !strings.Contains(wider, "q=") {
+			break
+		}
+	}
+	if err := chromedp.Do(tab, chromedp.WaitVisible("#offers")); err != nil {
+		t.Fatal(err)
+	}
+	if stayed, _ := chromedp.Run(tab, chromedp.Evaluate[bool](`window.stayed === true`)); stayed || strings.Contains(wider, "q=") {
+		t.Errorf("clearing the search did not ask the server (at %s)", wider)
+	}
+	var widerAPI []report.OfferTableRow
+	resp, body = apiGet(t, base+"/api/v1/offer-table?"+wider[strings.Index(wider, "?")+1:])
+	if resp.StatusCode != 200 || json.Unmarshal([]byte(body), &widerAPI) != nil {
+		t.Fatalf("API: %d %s", resp.StatusCode, body)
+	}
+	if got := keys(); len(got) != len(widerAPI) || len(got) <= len(want) {
+		t.Errorf("after clearing the search: %d rows, the API %d (before %d)", len(got), len(widerAPI), len(want))
 	}
 	if _, err := chromedp.Run(tab, chromedp.Evaluate[bool](`new Promise(r => setTimeout(() => r(true), 100))`, chromedp.EvalAwaitPromise)); err != nil {
 		t.Fatal(err)
