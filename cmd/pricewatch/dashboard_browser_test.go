@@ -24,7 +24,8 @@ import (
 // and the fake AWS bucket (real layouts) twice, with a price drop between
 // the runs that queues an alert. Each page must load without a console
 // error, show its chart and its ranked table with the offers the API
-// ranks, and fit a phone's width; screenshots go to $PRICEWATCH_ARTIFACTS
+// ranks, and fit the screen at 1,400, 1,280 and 390 px; the offers table
+// is also worked through clicks and typing (offersInBrowser); screenshots go to $PRICEWATCH_ARTIFACTS
 // (CI keeps them), else testdata/out (ignored by git).
 
 // chromiumPath finds the browser; without one the test skips locally and
