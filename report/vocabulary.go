@@ -33,6 +33,10 @@ var Vocabulary = []Field{
 	{"models", "the catalogue models a GPU family matched"},
 	{"gpu_count", "GPUs per instance (fractional for vGPU slices)"},
 	{"gpu_memory_gb", "memory per GPU (per slice for a fraction), GB"},
+	{"vcpus", "virtual CPUs per instance; null where the cloud does not say"},
+	{"memory_gb", "instance memory, GB; null where the cloud does not say"},
+	{"interconnect", "GPU interconnect (NVLink, InfiniBand, EFA); null where no stored record says"},
+	{"local_storage", "local instance storage; null where no stored record says"},
 	{"marketplace", "true for third-party hosts' machines (Vast.ai, RunPod Community Cloud)"},
 	{"interruptible", "true for capacity the cloud may take back (spot)"},
 	{"sku_id", "the cloud's SKU (AWS sku, Azure skuId, OCI part number)"},
@@ -57,6 +61,7 @@ var Vocabulary = []Field{
 	{"change_pct", "change as a percentage of the earlier price"},
 	{"on_demand_wow_pct", "week-over-week change of the cheapest on-demand price, %"},
 	{"spot_wow_pct", "week-over-week change of the cheapest spot price, %"},
+	{"move_30d_pct", "change of native_effective_hourly over the last 30 days, %; null without a price then"},
 	{"last_change", "when the price last changed"},
 	// Currency conversion.
 	{"native_currency", "the currency the cloud prices in"},

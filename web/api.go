@@ -37,6 +37,7 @@ func (s *Server) mountAPI(mux *http.ServeMux) {
 	// summary: they run under the limiter. Runs reads a few rows.
 	limited := func(h http.HandlerFunc) http.Handler { return s.limiter.Wrap(h, apiShed) }
 	mux.Handle("GET /api/v1/offers", limited(s.apiOffers))
+	mux.Handle("GET /api/v1/offer-table", limited(s.apiOfferTable))
 	mux.Handle("GET /api/v1/history/{instance_type}", limited(s.apiHistory))
 	mux.Handle("GET /api/v1/availability", limited(s.apiAvailability))
 	mux.Handle("GET /api/v1/savings/{instance_type}", limited(s.apiSavings))
@@ -49,7 +50,7 @@ func (s *Server) mountAPI(mux *http.ServeMux) {
 			writeError(w, http.StatusMethodNotAllowed, "the API is read-only: GET only")
 			return
 		}
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no such endpoint %s %s (see %s: offers, history/{instance_type}, availability, savings/{instance_type}, trends, runs, alerts)",
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no such endpoint %s %s (see %s: offers, offer-table, history/{instance_type}, availability, savings/{instance_type}, trends, runs, alerts)",
 			r.Method, r.URL.Path, APIPrefix))
 	})
 }
