@@ -80,6 +80,9 @@ type Retention struct {
 	// one per offer per SpotThinStep; 0 (default) keeps every one.
 	SpotThinAfter time.Duration `yaml:"spot_thin_after"`
 	SpotThinStep  time.Duration `yaml:"spot_thin_step"`
+	// SignalsMaxAge: capacity-signal intervals that ended longer ago are
+	// deleted; 0 keeps them forever.
+	SignalsMaxAge time.Duration `yaml:"signals_max_age"`
 }
 
 // Log controls zap.
@@ -316,7 +319,7 @@ func Default() *Config {
 	return &Config{
 		Database: Database{Path: "pricewatch.db", BusyTimeout: 5 * time.Second},
 		Storage: Storage{MaintenanceSchedule: "@hourly",
-			Retention: Retention{ChangesMaxAge: 90 * 24 * time.Hour, SpotThinStep: 24 * time.Hour}},
+			Retention: Retention{ChangesMaxAge: 90 * 24 * time.Hour, SpotThinStep: 24 * time.Hour, SignalsMaxAge: 180 * 24 * time.Hour}},
 		Log:       Log{Level: "info", Format: "auto"},
 		HTTP:      HTTP{Listen: "127.0.0.1:9108"},
 		Fetch:     Fetch{MinOfferRatio: 0.5, LeaseWait: time.Minute, MaxRetryAfter: time.Hour},
@@ -470,7 +473,7 @@ func (c *Config) Validate() error {
 	if c.HTTP.Listen != "" {
 		add(c.checkListen("http.listen", c.HTTP.Listen))
 	}
-	if r := c.Storage.Retention; r.ChangesMaxAge < 0 || r.SpotThinAfter < 0 || r.SpotThinStep < 0 {
+	if r := c.Storage.Retention; r.ChangesMaxAge < 0 || r.SpotThinAfter < 0 || r.SpotThinStep < 0 || r.SignalsMaxAge < 0 {
 		add(c.keyErr("storage.retention", "ages must not be negative"))
 	}
 	if r := c.Storage.Retention; r.SpotThinAfter > 0 && r.SpotThinStep < time.Hour {
