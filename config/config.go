@@ -251,13 +251,15 @@ type Alerts struct {
 
 // DefaultRules are the alert rules in effect when the config has no
 // alerts.rules: new frontier capacity, price drops of at least 5% on
-// frontier GPUs, cheap H100 spot. config.example.yaml shows them.
+// frontier GPUs, cheap H100 spot, capacity blocks of frontier GPUs. config.example.yaml shows them.
 func DefaultRules() []Rule {
 	return []Rule{
 		{Name: "new-frontier-capacity", Events: []string{"availability_new", "back_in_stock"}, GPUModels: []string{"H100", "H200", "B200"}},
 		{Name: "price-drops", Events: []string{"price_drop"}, GPUModels: []string{"H100", "H200", "B200", "A100-80GB", "A100-40GB"},
 			PriceTypes: []string{"on_demand", "reserved", "savings_plan"}, MinChangePct: 5},
 		{Name: "cheap-spot-h100", Events: []string{"spot_below"}, GPUModels: []string{"H100"}, SpotBelowPerGPUHour: 2.5},
+		// Issue 23: "capacity block for H100/H200/B200 available".
+		{Name: "frontier-capacity-blocks", Events: []string{"capacity_block_available"}, GPUModels: []string{"H100", "H200", "B200"}},
 	}
 }
 
@@ -611,7 +613,8 @@ func (c *Config) validateMetrics() error {
 }
 
 // Events a rule may select.
-var ruleEvents = []string{"availability_new", "availability_gone", "back_in_stock", "sold_out", "price_drop", "price_rise", "spot_below", "price_new"}
+var ruleEvents = []string{"availability_new", "availability_gone", "back_in_stock", "sold_out", "price_drop", "price_rise", "spot_below", "price_new",
+	"capacity_block_available", "interruption_band_changed"}
 
 func (c *Config) validateRule(i int, r Rule) error {
 	var errs []error
