@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -128,7 +129,7 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 			{Head: "PROVIDER"}, {Head: "REGION", Drop: 6}, {Head: "INSTANCE TYPE"}, {Head: "GPUS", Drop: 5},
 			{Head: "BUY", Hidden: !mixed},
 			{Head: ">" + res.Currency + "/GPU-H"}, {Head: ">/TFLOPS", Drop: 3}, {Head: ">/GB", Drop: 2}, {Head: "AVAIL", Drop: 4},
-			{Head: "MARKET", Hidden: !market},
+			{Head: "MARKET", Hidden: !market}, {Head: "BAND", Hidden: !slices.ContainsFunc(res.Rows, func(r analysis.CompareRow) bool { return r.InterruptionBand != "" }), Drop: 1},
 		}
 		for _, r := range res.Rows {
 			tflops, gb := "-", "-"
@@ -139,7 +140,7 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 				gb = r.PricePerGB.Decimal.StringFixed(4)
 			}
 			table.AddRow(cols, r.Provider, pricewatch.Place(r.Region, r.Zone), r.InstanceType, clitext.GPUs(r.GPUCount, r.GPUModel),
-				clitext.BuyLabel(r.Offer), clitext.Rate(r.PricePerGPUHour), tflops, gb, clitext.Avail(r.Available), marketShort(r.Marketplace))
+				clitext.BuyLabel(r.Offer), clitext.Rate(r.PricePerGPUHour), tflops, gb, clitext.Avail(r.Available), marketShort(r.Marketplace), dash(r.InterruptionBand))
 		}
 		dropped, err := table.Fit(&b, cols, table.Layout{Width: width, MinLast: cutMinLast})
 		if err != nil {

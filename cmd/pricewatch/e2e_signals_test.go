@@ -11,6 +11,7 @@ import (
 
 	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
 	"github.com/pricewatch/pricewatch/report"
+	"github.com/pricewatch/pricewatch/storage"
 )
 
 // Example credentials of the AWS documentation: never real.
@@ -140,4 +141,57 @@ func fetchSignals(t *testing.T, cfg string) (string, string) {
 		t.Fatalf("fetch exited %d:\n%s%s", code, out, errOut)
 	}
 	return out, errOut
+}
+
+// Issue 23 (must show): with the real Spot Advisor excerpt served,
+// `compare --gpu H100 --price-type spot` shows each AWS spot row's band
+// (us-east-1 p5.48xlarge {"r":4} >20%, us-west-2 {"r":1} 5-10%), in the
+// table and the JSON; a second run finds the file unchanged (304), reads
+// no byte of it and writes no signal.
+func TestSpotAdvisorBandsInCompare(t *testing.T) {
+	b := awstest.NewBucket(t)
+	p5 := awstest.GPUType{Type: "p5.48xlarge", OnDemand: "98.3200000000", Reserved: awstest.SixByClass(98.32)}
+	b.PublishEC2(map[string]awstest.Region{"us-east-1": {Version: "20261201090000", Types: []awstest.GPUType{p5}},
+		"us-west-2": {Version: "20261201090000", Types: []awstest.GPUType{p5}}})
+	b.SetSpot(map[string]map[string]string{"us-east-1": {"p5.48xlarge": "31.464"}, "us-west-2": {"p5.48xlarge": "29.0112"}})
+	b.Put(awstest.SpotAdvisorPath, awstest.SampleFile(t, "spot-advisor-data-excerpt.json"))
+	cfg := testConfig{clouds: []cloud{awsBucketCloud(b, "    regions: [us-east-1, us-west-2]\n    spot: true\n    savings_plans: false\n"+
+		"    spot_advisor: true\n    spot_advisor_endpoint: "+b.SpotAdvisorURL()+"\n")}}.write(t, t.TempDir())
+	fetchSignals(t, cfg)
+	db := openTestDB(t, filepath.Join(filepath.Dir(cfg), "pw.db"))
+	defer db.Close()
+	first, err := db.Signals(t.Context(), storage.SignalFilter{})
+	if err != nil || len(first) != 2 {
+		t.Fatalf("%d signals after run 1 (%v), want the two p5 bands", len(first), err)
+	}
+
+	text := rawCLI(t, "--config", cfg, "compare", "--gpu", "H100", "--price-type", "spot")
+	for _, want := range []string{"BAND", ">20%", "5-10%"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("compare does not show %q:\n%s", want, text)
+		}
+	}
+	rows, raw, _ := compareRowsOf(t, cfg, "--gpu", "H100", "--price-type", "spot", "--format", "json")
+	bands := map[string]string{}
+	for _, r := range rows {
+		bands[r.Region] = r.InterruptionBand
+	}
+	if len(rows) != 2 || bands["us-east-1"] != ">20%" || bands["us-west-2"] != "5-10%" {
+		t.Errorf("bands %v, want us-east-1 >20%%, us-west-2 5-10%%:\n%s", bands, raw)
+	}
+
+	b.BytesSent()
+	fetchSignals(t, cfg)
+	if n := b.BytesSent()[awstest.SpotAdvisorPath]; n != 0 {
+		t.Errorf("the unchanged Spot Advisor file was downloaded again (%d bytes)", n)
+	}
+	second, err := db.Signals(t.Context(), storage.SignalFilter{})
+	if err != nil || len(second) != 2 {
+		t.Fatalf("%d signals after run 2 (%v), want the same two", len(second), err)
+	}
+	for i := range second {
+		if second[i].ID != first[i].ID || second[i].Until != nil || !second[i].Since.Equal(first[i].Since) {
+			t.Errorf("run 2 touched %+v (was %+v)", second[i], first[i])
+		}
+	}
 }
