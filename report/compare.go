@@ -167,12 +167,13 @@ type CompareRow struct {
 	FXError      *string `json:"fx_error"`
 	Available    bool    `json:"available"`
 	Availability string  `json:"availability"`
+	// InterruptionBand is a spot row's interruption band (AWS Spot
+	// Advisor: "<5%" … ">20%"); null where none is stored (no band is no
+	// information, never "low risk").
+	InterruptionBand *string `json:"interruption_band"`
 	// Marketplace marks third-party hosts' machines (Vast.ai, RunPod
 	// Community Cloud), not the cloud's own capacity.
 	Marketplace bool `json:"marketplace"`
-	// InterruptionBand is a spot row's interruption band (AWS Spot
-	// Advisor: "<5%" … ">20%"); absent where none is stored.
-	InterruptionBand string `json:"interruption_band,omitempty"`
 }
 
 // CompareRows are the ranked rows, then the unconverted ones.
@@ -183,7 +184,7 @@ func CompareRows(res analysis.CompareResult) []CompareRow {
 			OfferKeyJSON: r.OfferKeyJSON, GPUModel: r.GPUModel, GPUCount: r.GPUCount,
 			Currency: res.Currency, NativeCurrency: r.NativeCurrency, NativeEffectiveHourly: Decimal(r.NativeEffectiveHourly),
 			FXError: optString(r.FXError), Available: r.Available != nil && *r.Available, Availability: AvailabilityName(r.Availability),
-			Marketplace: r.Marketplace, InterruptionBand: r.InterruptionBand,
+			Marketplace: r.Marketplace, InterruptionBand: optString(r.InterruptionBand),
 		}
 		if ranked {
 			rank := r.Rank

@@ -33,6 +33,7 @@ var Vocabulary = []Field{
 	{"models", "the catalogue models a GPU family matched"},
 	{"gpu_count", "GPUs per instance (fractional for vGPU slices)"},
 	{"gpu_memory_gb", "memory per GPU (per slice for a fraction), GB"},
+	{"interruption_band", "a spot row's AWS Spot Advisor interruption band (<5%, 5-10%, 10-15%, 15-20%, >20%); null when none is stored"},
 	{"marketplace", "true for third-party hosts' machines (Vast.ai, RunPod Community Cloud)"},
 	{"interruptible", "true for capacity the cloud may take back (spot)"},
 	{"sku_id", "the cloud's SKU (AWS sku, Azure skuId, OCI part number)"},

@@ -174,7 +174,9 @@ func TestSpotAdvisorBandsInCompare(t *testing.T) {
 	rows, raw, _ := compareRowsOf(t, cfg, "--gpu", "H100", "--price-type", "spot", "--format", "json")
 	bands := map[string]string{}
 	for _, r := range rows {
-		bands[r.Region] = r.InterruptionBand
+		if r.InterruptionBand != nil {
+			bands[r.Region] = *r.InterruptionBand
+		}
 	}
 	if len(rows) != 2 || bands["us-east-1"] != ">20%" || bands["us-west-2"] != "5-10%" {
 		t.Errorf("bands %v, want us-east-1 >20%%, us-west-2 5-10%%:\n%s", bands, raw)
