@@ -75,7 +75,7 @@ func (d *Daemon) runMaintenance(st *state) {
 	}
 	defer d.runs.Done()
 	r := st.Config.Storage.Retention
-	res, err := d.db.Maintain(ctx, storage.Retention{ChangesMaxAge: r.ChangesMaxAge, SpotThinAfter: r.SpotThinAfter, SpotThinStep: r.SpotThinStep})
+	res, err := d.db.Maintain(ctx, storage.Retention{ChangesMaxAge: r.ChangesMaxAge, SpotThinAfter: r.SpotThinAfter, SpotThinStep: r.SpotThinStep, SignalsMaxAge: r.SignalsMaxAge})
 	if err != nil {
 		d.log.Error("storage maintenance failed", zap.Error(err))
 		return

@@ -37,6 +37,7 @@ var Vocabulary = []Field{
 	{"memory_gb", "instance memory, GB; null where the cloud does not say"},
 	{"interconnect", "GPU interconnect (NVLink, InfiniBand, EFA); null where no stored record says"},
 	{"local_storage", "local instance storage; null where no stored record says"},
+	{"interruption_band", "a spot row's AWS Spot Advisor interruption band (<5%, 5-10%, 10-15%, 15-20%, >20%); null when none is stored"},
 	{"marketplace", "true for third-party hosts' machines (Vast.ai, RunPod Community Cloud)"},
 	{"interruptible", "true for capacity the cloud may take back (spot)"},
 	{"sku_id", "the cloud's SKU (AWS sku, Azure skuId, OCI part number)"},

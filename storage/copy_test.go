@@ -20,7 +20,7 @@ import (
 // buildHistory stores a few days of runs touching every table: prices
 // that change and vanish, a held price, a move waiting for confirmation,
 // availability, outbox messages (one with an attachment), exchange rates,
-// source versions and fetcher state.
+// source versions, fetcher state and capacity signals.
 func buildHistory(t *testing.T, db *DB, clk *clock) {
 	t.Helper()
 	ctx := t.Context()
@@ -37,6 +37,9 @@ func buildHistory(t *testing.T, db *DB, clk *clock) {
 		snap.State = []byte(fmt.Sprintf(`{"version":1,"data":{"day":%d}}`, day))
 		snap.Availability = []pricewatch.Availability{{Provider: "azure", Region: "eastus", InstanceType: "Standard_ND96isr_H100_v5",
 			State: []pricewatch.AvailabilityState{pricewatch.InStock, pricewatch.SoldOut}[day%2], Hardware: offers[0].Hardware}}
+		// A capacity signal whose band moves every other day (table signals).
+		snap.Signals = []pricewatch.Signal{band("Standard_ND96isr_H100_v5", "eastus", []string{"<5%", ">20%"}[day/2%2])}
+		snap.SignalCoverage = []pricewatch.SignalScope{{Kind: pricewatch.InterruptionBand, Region: pricewatch.AllRegions}}
 		opts := SaveOptions{Policy: alerting.NewPolicy(50, 1), Outbox: func(res *Result) ([]OutboxMessage, error) {
 			return []OutboxMessage{{DeliveryKey: fmt.Sprintf("run/%d", res.RunID), Channel: "#gpu", Kind: "alert", Payload: []byte(`{"text":"x"}`)}}, nil
 		}}

@@ -18,6 +18,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/clouds"
 	"github.com/pricewatch/pricewatch/report"
@@ -40,6 +41,7 @@ func (s *Server) mountAPI(mux *http.ServeMux) {
 	mux.Handle("GET /api/v1/offer-table", limited(s.apiOfferTable))
 	mux.Handle("GET /api/v1/history/{instance_type}", limited(s.apiHistory))
 	mux.Handle("GET /api/v1/availability", limited(s.apiAvailability))
+	mux.Handle("GET /api/v1/signals", limited(s.apiSignals))
 	mux.Handle("GET /api/v1/savings/{instance_type}", limited(s.apiSavings))
 	mux.Handle("GET /api/v1/trends", limited(s.apiTrends))
 	mux.HandleFunc("GET /api/v1/runs", s.apiRuns)
@@ -67,6 +69,7 @@ var (
 	offersParams       = append([]string{"gpu", "count", "price_type", "available_only"}, scopeParams...)
 	historyParams      = []string{"provider", "region", "since"}
 	availabilityParams = []string{"instance_type", "gpu", "all", "provider", "region"}
+	signalsParams      = []string{"instance_type", "gpu", "all", "provider", "region", "kind"}
 	savingsParams      = append([]string{"utilization"}, scopeParams...)
 	trendsParams       = append([]string{"gpu", "window", "price_type", "top"}, scopeParams...)
 	alertsParams       = []string{"status", "channel", "limit"}
@@ -113,6 +116,33 @@ func (s *Server) apiAvailability(w http.ResponseWriter, r *http.Request) {
 			return nil, err
 		}
 		return report.AvailabilityRows(rows), nil
+	})
+}
+
+// apiSignals lists capacity signals (issue 23): current ones, or with
+// all=true their history too; kind= selects kinds.
+func (s *Server) apiSignals(w http.ResponseWriter, r *http.Request) {
+	s.serveAPI(w, r, signalsParams, func(ctx context.Context, p *params) (any, error) {
+		all, err := p.boolean("all")
+		if err != nil {
+			return nil, err
+		}
+		var kinds []pricewatch.SignalKind
+		for _, k := range p.list("kind") {
+			if !pricewatch.SignalKind(k).Valid() {
+				return nil, &report.ParamError{Msg: fmt.Sprintf("kind %q: want one of %v", k, pricewatch.SignalKinds)}
+			}
+			kinds = append(kinds, pricewatch.SignalKind(k))
+		}
+		if err := report.CheckGPUModel(ctx, s.Store, p.str("gpu")); err != nil {
+			return nil, err
+		}
+		rows, err := report.Signals(ctx, s.Store, report.SignalQuery{InstanceType: p.str("instance_type"), GPU: p.str("gpu"),
+			Kinds: kinds, All: all, Providers: p.list("provider"), Regions: p.list("region")})
+		if err != nil {
+			return nil, err
+		}
+		return report.SignalRows(rows), nil
 	})
 }
 

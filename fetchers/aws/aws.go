@@ -80,11 +80,18 @@ type Config struct {
 	// Partition is the price list partition's path segment
 	// (PartitionGlobal, PartitionChina); empty is PartitionGlobal.
 	Partition    string
-	Endpoint     string   // Price List Bulk API base URL
-	SpotEndpoint string   // spot.json URL
-	Regions      []string // empty means every region the index lists
-	Spot         bool
-	SavingsPlans bool
+	Endpoint     string // Price List Bulk API base URL
+	SpotEndpoint string // spot.json URL
+	// SpotAdvisorEndpoint is the Spot Advisor file's URL
+	// (DefaultSpotAdvisorEndpoint when empty); SpotAdvisor reads it.
+	SpotAdvisorEndpoint string
+	SpotAdvisor         bool
+	// CapacityBlocks asks EC2 for Capacity Block offerings (signed
+	// requests; skipped without credentials).
+	CapacityBlocks CapacityBlocks
+	Regions        []string // empty means every region the index lists
+	Spot           bool
+	SavingsPlans   bool
 	// Concurrency is how many regions' files are downloaded and parsed at
 	// once (0: DefaultConcurrency). One stream from the price-list CDN is
 	// capped well below a host's link, so a cold run over every region is
@@ -111,6 +118,15 @@ type Section struct {
 	SpotEnabled    bool   `yaml:"spot"`
 	SavingsPlans   bool   `yaml:"savings_plans"`
 	Concurrency    int    `yaml:"concurrency"`
+	// SpotAdvisor reads the public Spot Advisor file for interruption
+	// bands (issue 23); SpotAdvisorEndpoint overrides its URL.
+	SpotAdvisor         bool   `yaml:"spot_advisor"`
+	SpotAdvisorEndpoint string `yaml:"spot_advisor_endpoint"`
+	// CapacityBlocks asks EC2 for Capacity Block for ML offerings, signed
+	// with the standard AWS credential chain; EC2Endpoint replaces the
+	// regional EC2 endpoint of every region.
+	CapacityBlocks CapacityBlocksSection `yaml:"capacity_blocks"`
+	EC2Endpoint    string                `yaml:"ec2_endpoint"`
 }
 
 // Validate checks the keys beyond the shared ones.
@@ -119,7 +135,38 @@ func (s *Section) Validate(k section.Checker) error {
 	if s.SpotEnabled {
 		spot = k.URL("spot_endpoint", s.SpotEndpoint)
 	}
-	return errors.Join(spot, CheckConcurrency(k, s.Concurrency))
+	if err := errors.Join(spot, CheckConcurrency(k, s.Concurrency)); err != nil {
+		return err
+	}
+	if s.SpotAdvisor {
+		if err := k.URL("spot_advisor_endpoint", s.SpotAdvisorEndpoint); err != nil {
+			return err
+		}
+	}
+	if s.EC2Endpoint != "" {
+		if err := k.URL("ec2_endpoint", s.EC2Endpoint); err != nil {
+			return err
+		}
+	}
+	return s.blocks().validate()
+}
+
+// blocks is the capacity_blocks section as the fetcher takes it, an empty
+// list taking its default.
+func (s *Section) blocks() CapacityBlocks {
+	c := s.CapacityBlocks
+	or := func(v, def []int) []int {
+		if len(v) == 0 {
+			return slices.Clone(def)
+		}
+		return v
+	}
+	types := c.InstanceTypes
+	if len(types) == 0 {
+		types = slices.Clone(DefaultBlockTypes)
+	}
+	return CapacityBlocks{Enabled: c.Enabled, InstanceTypes: types, InstanceCounts: or(c.InstanceCounts, DefaultBlockCounts),
+		DurationDays: or(c.DurationDays, DefaultBlockDurations), Regions: c.Regions, EC2Endpoint: s.EC2Endpoint}
 }
 
 // CheckConcurrency checks a concurrency key (shared with aws-cn, which
@@ -134,16 +181,18 @@ var Provider = fetchers.Provider{
 	Facts: section.Facts{NeedsEndpoint: true},
 	Section: func() section.Section {
 		return &Section{
-			Common:       section.Common{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "17 */6 * * *", Timeout: 2 * time.Hour},
-			SpotEndpoint: DefaultSpotEndpoint,
-			SpotEnabled:  true,
-			SavingsPlans: true,
-			Concurrency:  DefaultConcurrency,
+			Common:              section.Common{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "17 */6 * * *", Timeout: 2 * time.Hour},
+			SpotEndpoint:        DefaultSpotEndpoint,
+			SpotEnabled:         true,
+			SavingsPlans:        true,
+			Concurrency:         DefaultConcurrency,
+			SpotAdvisor:         true,
+			SpotAdvisorEndpoint: DefaultSpotAdvisorEndpoint,
 		}
 	},
 	Build: fetchers.Builder(func(s *Section, env fetchers.Env) (fetchers.Fetcher, error) {
 		return New(Config{Endpoint: s.Endpoint, SpotEndpoint: s.SpotEndpoint, Regions: s.Regions,
-			Spot: s.SpotEnabled, SavingsPlans: s.SavingsPlans, Concurrency: s.Concurrency,
+			Spot: s.SpotEnabled, SavingsPlans: s.SavingsPlans, Concurrency: s.Concurrency, SpotAdvisor: s.SpotAdvisor, SpotAdvisorEndpoint: s.SpotAdvisorEndpoint, CapacityBlocks: s.blocks(),
 			Progress: env.Progress, Now: env.Now}, env.Client, env.Log)
 	}),
 }
@@ -166,6 +215,9 @@ func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error)
 	if cfg.SpotEndpoint == "" {
 		cfg.SpotEndpoint = DefaultSpotEndpoint
 	}
+	if cfg.SpotAdvisorEndpoint == "" {
+		cfg.SpotAdvisorEndpoint = DefaultSpotAdvisorEndpoint
+	}
 	if cfg.Name == "" {
 		cfg.Name = pricewatch.AWS
 	}
@@ -176,7 +228,7 @@ func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error)
 		return nil, fmt.Errorf("aws partition %q: want %q or %q", cfg.Partition, PartitionGlobal, PartitionChina)
 	}
 	cfg.Endpoint = strings.TrimRight(cfg.Endpoint, "/")
-	for name, v := range map[string]string{"endpoint": cfg.Endpoint, "spot endpoint": cfg.SpotEndpoint} {
+	for name, v := range map[string]string{"endpoint": cfg.Endpoint, "spot endpoint": cfg.SpotEndpoint, "spot advisor endpoint": cfg.SpotAdvisorEndpoint} {
 		u, err := url.Parse(v)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return nil, fmt.Errorf("aws %s %q: want an http(s) URL", name, v)
@@ -187,6 +239,9 @@ func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error)
 	}
 	if cfg.Concurrency < 1 || cfg.Concurrency > section.MaxConcurrency {
 		return nil, fmt.Errorf("aws concurrency %d: want 1 to %d", cfg.Concurrency, section.MaxConcurrency)
+	}
+	if err := cfg.CapacityBlocks.validate(); err != nil {
+		return nil, fmt.Errorf("aws %w", err)
 	}
 	cfg.Regions = slices.Clone(cfg.Regions)
 	for _, r := range cfg.Regions {
@@ -311,6 +366,12 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 		if err := f.spot(ctx, r); err != nil {
 			return nil, fmt.Errorf("aws spot feed: %w", err)
 		}
+	}
+	if f.cfg.SpotAdvisor {
+		f.spotAdvisor(ctx, r)
+	}
+	if f.cfg.CapacityBlocks.Enabled {
+		f.capacityBlocks(ctx, r, blockRegions(f.cfg.Regions, regions))
 	}
 
 	if fams := unknownFamilies(r.types); len(fams) > 0 {
@@ -792,6 +853,11 @@ func sourceVersion(v map[string]string) string {
 		if len(vers) > 0 {
 			parts = append(parts, kind.name+" "+strings.Join(vers, ", "))
 		}
+	}
+	if e := v[versionAdvisorETag]; e != "" {
+		parts = append(parts, "spot-advisor "+e)
+	} else if lm := v[versionAdvisorLastMod]; lm != "" {
+		parts = append(parts, "spot-advisor "+lm)
 	}
 	if e := v[versionSpotETag]; e != "" {
 		parts = append(parts, "spot "+e)

@@ -25,6 +25,9 @@ const (
 	SPRegionIndexPath  = "/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/current/region_index.json"
 	// SpotPath is where the bucket serves the spot feed (SpotURL).
 	SpotPath = "/spot.json"
+	// SpotAdvisorPath is where the bucket serves the Spot Advisor file
+	// (SpotAdvisorURL), once a test puts it there.
+	SpotAdvisorPath = "/spot-advisor-data.json"
 )
 
 // EC2Path is the version-pinned path of a region's price file.
@@ -97,6 +100,10 @@ func (b *Bucket) URL() string { return b.srv.URL }
 
 // SpotURL is the spot feed's URL (providers.aws.spot_endpoint).
 func (b *Bucket) SpotURL() string { return b.srv.URL + SpotPath }
+
+// SpotAdvisorURL is the Spot Advisor file's URL
+// (providers.aws.spot_advisor_endpoint).
+func (b *Bucket) SpotAdvisorURL() string { return b.srv.URL + SpotAdvisorPath }
 
 // Put stores a file. Each store gets a Last-Modified one second after the
 // one before, so a changed file always reads as modified.
