@@ -56,10 +56,43 @@ type Config struct {
 	lines  map[string]int
 }
 
-// Database is where history lives.
+// Database is where history lives: an SQLite file (Path, the default) or
+// a PostgreSQL database (URL or URLFile), never both.
 type Database struct {
-	Path        string        `yaml:"path"`
+	Path string `yaml:"path"`
+	// URL (postgres://…) selects PostgreSQL. It is a secret (it may carry
+	// a password): never logged, never in an error; URLFile reads it from
+	// a file instead.
+	URL         Secret        `yaml:"url"`
+	URLFile     string        `yaml:"url_file"`
 	BusyTimeout time.Duration `yaml:"busy_timeout"`
+}
+
+// UsesPostgres reports whether database.url or database.url_file is set.
+func (d Database) UsesPostgres() bool { return !d.URL.Empty() || d.URLFile != "" }
+
+// DatabaseTarget returns what storage.OpenURL opens: database.path, or the
+// PostgreSQL URL of database.url / database.url_file (read now). An error
+// names the key, never the URL.
+func (c *Config) DatabaseTarget() (string, error) {
+	if !c.Database.UsesPostgres() {
+		return c.Database.Path, nil
+	}
+	u, err := ReadSecret("", c.Database.URL, c.Database.URLFile)
+	if err != nil {
+		return "", c.keyErr("database.url_file", "%v", err)
+	}
+	if u.Empty() {
+		return "", c.keyErr("database.url_file", "%s is empty: put the postgres:// URL in it", c.Database.URLFile)
+	}
+	if !isPostgresURL(u.Value()) {
+		return "", c.keyErr("database.url_file", "%s does not hold a postgres:// (or postgresql://) URL", c.Database.URLFile)
+	}
+	return u.Value(), nil
+}
+
+func isPostgresURL(s string) bool {
+	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
 }
 
 // Storage is how history is kept as it grows.
@@ -454,7 +487,16 @@ func (c *Config) Validate() error {
 			errs = append(errs, err)
 		}
 	}
-	if c.Database.Path == "" {
+	switch {
+	case !c.Database.URL.Empty() && c.Database.URLFile != "":
+		add(c.keyErr("database.url_file", "set database.url or database.url_file, not both"))
+	case c.Database.UsesPostgres() && c.Line("database.path") > 0:
+		// database.path has a default; only one the file sets conflicts.
+		add(c.keyErr("database.path", "set database.path (SQLite) or database.url / database.url_file (PostgreSQL), not both"))
+	case !c.Database.URL.Empty() && !isPostgresURL(c.Database.URL.Value()):
+		// The value is a secret: the error names the key, not the value.
+		add(c.keyErr("database.url", "must be a postgres:// (or postgresql://) URL; for an SQLite file use database.path"))
+	case !c.Database.UsesPostgres() && c.Database.Path == "":
 		add(c.keyErr("database.path", "must not be empty"))
 	}
 	for key, d := range map[string]time.Duration{

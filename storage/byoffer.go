@@ -124,6 +124,16 @@ func (db *DB) eachByOffer(ctx context.Context, f PriceFilter, where []string, ar
 		onGrid, closedArgs = g.condition(closedArgs)
 	}
 	closedArgs = append(closedArgs, args...)
+	if db.pg {
+		// A PostgreSQL connection streams one result at a time, so the
+		// merge is the server's: both ranges in one query, ordered by
+		// offer, closed intervals by their end and the current one last
+		// (NULLs sort last), which PostgreSQL serves as a merge of the two
+		// index scans.
+		q := `SELECT * FROM (` + cols + ` FROM offers o JOIN prices p ON p.offer_id = o.id AND p.valid_to IS NOT NULL AND p.valid_to >= ?` + onGrid + cond +
+			` UNION ALL ` + cols + ` FROM offers o JOIN prices p ON p.offer_id = o.id AND p.valid_to IS NULL` + cond + `) m ORDER BY offer_id, valid_to`
+		return db.scanPrices(ctx, q, append(closedArgs, args...), offers, seen, nil, f.EffectiveOnly, fn)
+	}
 	conn, err := db.read.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("reading price history: %w", err)

@@ -130,7 +130,7 @@ func (db *DB) EachPrice(ctx context.Context, f PriceFilter, fn func(p *PriceInte
 			setArgs = append(setArgs, args...)
 		}
 		for _, at := range f.At {
-			sets = append(sets, `SELECT p.id`+inForceAt(offerIn))
+			sets = append(sets, `SELECT p.id`+inForceAt(db.pg, offerIn))
 			setArgs = append(setArgs, args...)
 			setArgs = append(setArgs, inForceArgs(at)...)
 		}
@@ -170,7 +170,7 @@ func (db *DB) eachAt(ctx context.Context, f PriceFilter, where []string, args []
 		cond = " WHERE " + strings.Join(where, " AND ")
 	}
 	q := `SELECT p.id, p.offer_id, p.currency, p.hourly, p.upfront, p.effective_hourly, p.valid_from, p.valid_to, p.last_seen` +
-		inForceAt(`SELECT o.id FROM offers o`+cond)
+		inForceAt(db.pg, `SELECT o.id FROM offers o`+cond)
 	done := map[int64]bool{}
 	for _, at := range f.At {
 		skip := func(id int64) bool {
@@ -193,7 +193,18 @@ func (db *DB) eachAt(ctx context.Context, f PriceFilter, where []string, args []
 // first closed interval ending after it (through prices_offer_to), else
 // the current one, if it had begun by then. Intervals never overlap, so no
 // other can hold the moment.
-func inForceAt(offerIn string) string {
+//
+// On PostgreSQL the same reads as a lateral join whose first branch, when
+// it finds a row, ends it: joined on the COALESCE of two subqueries, its
+// planner hashes every price begun by then instead of fetching one per
+// offer (a digest's 13 points took seconds each).
+func inForceAt(pg bool, offerIn string) string {
+	if pg {
+		return ` FROM (` + offerIn + `) oo JOIN LATERAL (
+		(SELECT p2.* FROM prices p2 WHERE p2.offer_id = oo.id AND p2.valid_to IS NOT NULL AND p2.valid_to > ? ORDER BY p2.valid_to LIMIT 1)
+		UNION ALL (SELECT p3.* FROM prices p3 WHERE p3.offer_id = oo.id AND p3.valid_to IS NULL) LIMIT 1) p ON true
+		WHERE p.valid_from <= ?`
+	}
 	return ` FROM (` + offerIn + `) oo JOIN prices p ON p.id = COALESCE(
 		(SELECT p2.id FROM prices p2 INDEXED BY prices_offer_to WHERE p2.offer_id = oo.id AND p2.valid_to IS NOT NULL AND p2.valid_to > ?
 			ORDER BY p2.valid_to LIMIT 1),
@@ -272,7 +283,9 @@ func placeConditions(prefix, instanceType, gpuModel string, providers, regions [
 		args = append(args, instanceType)
 	}
 	if gpuModel != "" {
-		where = append(where, prefix+"gpu_model = ? COLLATE NOCASE")
+		// lower() on both sides: SQLite's NOCASE and PostgreSQL's
+		// lower() agree on ASCII, which GPU model names are.
+		where = append(where, "lower("+prefix+"gpu_model) = lower(?)")
 		args = append(args, gpuModel)
 	}
 	where, args = inList(where, args, prefix+"provider", providers)

@@ -39,7 +39,7 @@ func TestForeignDatabaseIsRefused(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "other.db")
 			rawExec(t, path, tt.stmts...)
 			before, _ := os.ReadFile(path)
-			db, err := Open(context.Background(), path, Options{})
+			db, err := OpenURL(context.Background(), path, Options{})
 			if err == nil {
 				db.Close()
 			}
@@ -59,14 +59,14 @@ func TestForeignDatabaseIsRefused(t *testing.T) {
 // A pricewatch file from before application_id was set is recognised by
 // its tables and marked.
 func TestOlderPricewatchDatabaseIsMarked(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "pw.db")
-	db, err := Open(context.Background(), path, Options{})
+	path := string(newStore(t))
+	db, err := OpenURL(context.Background(), path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
 	rawExec(t, path, "PRAGMA application_id = 0")
-	db, err = Open(context.Background(), path, Options{})
+	db, err = OpenURL(context.Background(), path, Options{})
 	if err != nil {
 		t.Fatalf("older pricewatch file refused: %v", err)
 	}
@@ -83,7 +83,7 @@ func TestOlderPricewatchDatabaseIsMarked(t *testing.T) {
 func TestOpenReadOnly(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "pw.db")
-	db, err := Open(context.Background(), path, Options{})
+	db, err := OpenURL(context.Background(), path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

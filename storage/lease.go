@@ -1,11 +1,13 @@
 package storage
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -141,14 +143,20 @@ func (h *holder) live(now time.Time) bool {
 	return now.Before(h.expires)
 }
 
-func readHolder(ctx context.Context, q interface {
+// readHolder reads provider's lease; with lock, on PostgreSQL, the lease
+// row stays locked until tx ends (renewals and releases wait for it).
+func (db *DB) readHolder(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, provider string) (*holder, error) {
+}, provider string, lock bool) (*holder, error) {
 	h := &holder{}
 	var acquired, expires string
 	var status sql.NullString
-	err := q.QueryRowContext(ctx, `SELECT l.run_id, l.owner, l.host, l.pid, l.acquired_at, l.expires_at, r.status
-		FROM run_leases l LEFT JOIN fetch_runs r ON r.id = l.run_id WHERE l.provider = ?`, provider).
+	query := `SELECT l.run_id, l.owner, l.host, l.pid, l.acquired_at, l.expires_at, r.status
+		FROM run_leases l LEFT JOIN fetch_runs r ON r.id = l.run_id WHERE l.provider = ?`
+	if lock && db.pg {
+		query += ` FOR UPDATE OF l`
+	}
+	err := q.QueryRowContext(ctx, query, provider).
 		Scan(&h.runID, &h.owner, &h.host, &h.pid, &acquired, &expires, &status)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
@@ -208,9 +216,12 @@ func (db *DB) tryBeginRun(ctx context.Context, provider string, opts LeaseOption
 		return nil, nil, fmt.Errorf("recording start of %s run: %w", provider, err)
 	}
 	defer tx.Rollback()
+	if err := db.lockProvider(ctx, tx, provider); err != nil {
+		return nil, nil, fmt.Errorf("recording start of %s run: %w", provider, err)
+	}
 	// Read the clock once the write lock is held, like SaveSnapshot.
 	now := db.Now().UTC()
-	h, err := readHolder(ctx, tx, provider)
+	h, err := db.readHolder(ctx, tx, provider, true)
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading %s run lease: %w", provider, err)
 	}
@@ -219,12 +230,8 @@ func (db *DB) tryBeginRun(ctx context.Context, provider string, opts LeaseOption
 		if !giveUp {
 			return nil, busy, nil
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO fetch_runs (provider, started_at, finished_at, status, error, owner_host, owner_pid)
-			VALUES (?, ?, ?, 'skipped', ?, ?, ?)`, provider, formatTime(now), formatTime(now), busy.Error(), thisHost(), os.Getpid())
-		if err != nil {
-			return nil, nil, fmt.Errorf("recording skipped %s run: %w", provider, err)
-		}
-		if busy.SkippedRun, err = res.LastInsertId(); err != nil {
+		if err := tx.QueryRowContext(ctx, `INSERT INTO fetch_runs (provider, started_at, finished_at, status, error, owner_host, owner_pid, replica)
+			VALUES (?, ?, ?, 'skipped', ?, ?, ?, ?) RETURNING id`, provider, formatTime(now), formatTime(now), busy.Error(), thisHost(), os.Getpid(), db.Replica).Scan(&busy.SkippedRun); err != nil {
 			return nil, nil, fmt.Errorf("recording skipped %s run: %w", provider, err)
 		}
 		if err := tx.Commit(); err != nil {
@@ -242,13 +249,9 @@ func (db *DB) tryBeginRun(ctx context.Context, provider string, opts LeaseOption
 	if opts.Timeout > 0 {
 		deadline = formatTime(now.Add(opts.Timeout))
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO fetch_runs (provider, started_at, status, owner_host, owner_pid, deadline_at) VALUES (?, ?, 'running', ?, ?, ?)`,
-		provider, formatTime(now), thisHost(), os.Getpid(), deadline)
-	if err != nil {
-		return nil, nil, fmt.Errorf("recording start of %s run: %w", provider, err)
-	}
-	runID, err := res.LastInsertId()
-	if err != nil {
+	var runID int64
+	if err := tx.QueryRowContext(ctx, `INSERT INTO fetch_runs (provider, started_at, status, owner_host, owner_pid, deadline_at, replica) VALUES (?, ?, 'running', ?, ?, ?, ?) RETURNING id`,
+		provider, formatTime(now), thisHost(), os.Getpid(), deadline, db.Replica).Scan(&runID); err != nil {
 		return nil, nil, fmt.Errorf("recording start of %s run: %w", provider, err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO run_leases (provider, run_id, owner, host, pid, acquired_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -311,7 +314,7 @@ func (l *Lease) Release() {
 // another process or host may lag), so intervals cannot end before they
 // start. It also refuses a run that is no longer the provider's lease
 // holder or no longer 'running' (closed as abandoned by another process).
-func runTime(ctx context.Context, tx *sql.Tx, now time.Time, provider string, runID int64) (time.Time, error) {
+func (db *DB) runTime(ctx context.Context, tx *sql.Tx, now time.Time, provider string, runID int64) (time.Time, error) {
 	var status string
 	if err := tx.QueryRowContext(ctx, `SELECT status FROM fetch_runs WHERE id = ?`, runID).Scan(&status); err != nil {
 		return now, fmt.Errorf("reading run %d: %w", runID, err)
@@ -319,7 +322,7 @@ func runTime(ctx context.Context, tx *sql.Tx, now time.Time, provider string, ru
 	if status != RunRunning {
 		return now, fmt.Errorf("run %d is %s, not running (another process closed it): %w", runID, status, ErrLeaseLost)
 	}
-	h, err := readHolder(ctx, tx, provider)
+	h, err := db.readHolder(ctx, tx, provider, false)
 	if err != nil {
 		return now, fmt.Errorf("reading %s run lease: %w", provider, err)
 	}
@@ -374,15 +377,23 @@ func (db *DB) CloseAbandonedRuns(ctx context.Context) error {
 		return fmt.Errorf("closing abandoned runs: %w", err)
 	}
 	closed := 0
+	// On PostgreSQL another process may start or store a run meanwhile:
+	// each provider's runs are locked (in provider order, so that two of
+	// these never wait on each other) before its lease is judged, and a
+	// run is closed only while it is still running.
+	slices.SortFunc(running, func(a, b run) int { return cmp.Compare(a.provider, b.provider) })
 	for _, r := range running {
-		h, err := readHolder(ctx, tx, r.provider)
+		if err := db.lockProvider(ctx, tx, r.provider); err != nil {
+			return fmt.Errorf("closing abandoned runs: %w", err)
+		}
+		h, err := db.readHolder(ctx, tx, r.provider, true)
 		if err != nil {
 			return fmt.Errorf("closing abandoned runs: %w", err)
 		}
 		if h != nil && h.runID == r.id && h.live(now) {
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE fetch_runs SET status = 'abandoned', finished_at = ?, error = ? WHERE id = ?`,
+		if _, err := tx.ExecContext(ctx, `UPDATE fetch_runs SET status = 'abandoned', finished_at = ?, error = ? WHERE id = ? AND status = 'running'`,
 			formatTime(now), abandonedText, r.id); err != nil {
 			return fmt.Errorf("closing abandoned run %d: %w", r.id, err)
 		}
@@ -404,8 +415,8 @@ func (db *DB) CloseAbandonedRuns(ctx context.Context) error {
 func (db *DB) RecordUnstartedRun(ctx context.Context, provider string, at time.Time, errText string) error {
 	wait := 50 * time.Millisecond
 	for {
-		_, err := db.write.ExecContext(context.WithoutCancel(ctx), `INSERT INTO fetch_runs (provider, started_at, finished_at, status, error, owner_host, owner_pid)
-			VALUES (?, ?, ?, 'failed', ?, ?, ?)`, provider, formatTime(at), formatTime(db.Now().UTC()), "run could not start: "+errText, thisHost(), os.Getpid())
+		_, err := db.write.ExecContext(context.WithoutCancel(ctx), `INSERT INTO fetch_runs (provider, started_at, finished_at, status, error, owner_host, owner_pid, replica)
+			VALUES (?, ?, ?, 'failed', ?, ?, ?, ?)`, provider, formatTime(at), formatTime(db.Now().UTC()), "run could not start: "+errText, thisHost(), os.Getpid(), db.Replica)
 		if err == nil {
 			return nil
 		}

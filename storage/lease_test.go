@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting"
-	"github.com/pricewatch/pricewatch/storage/storagetest"
 )
 
 // roundSnapshot is writer w's observation in round r: prices move, one type
@@ -43,286 +41,300 @@ func roundSnapshot(w, r int) *pricewatch.Snapshot {
 // the start and between rounds. Runs of one provider must never overlap,
 // and the stored history must keep its interval invariants.
 func TestConcurrentWritersKeepHistoryInOrder(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "pw.db")
-	ctx := context.Background()
-	first, err := Open(ctx, path, Options{BusyTimeout: 10 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	first.Close()
-
-	const writers, rounds = 4, 5
-	release := storagetest.HoldWriteLock(t, path)
-	var active, maxActive atomic.Int32
-	var wg sync.WaitGroup
-	errs := make(chan error, writers*rounds)
-	started := make(chan struct{}, writers)
-	for w := range writers {
-		db, err := Open(ctx, path, Options{BusyTimeout: 10 * time.Second})
+	backends(t, func(t *testing.T) {
+		path := string(newStore(t))
+		ctx := context.Background()
+		first, err := OpenURL(ctx, path, Options{BusyTimeout: 10 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer db.Close()
-		// Writer w's host clock lags w×3 s: its "now" is older than what
-		// faster writers stored.
-		lag := time.Duration(w) * 3 * time.Second
-		db.Now = func() time.Time { return time.Now().UTC().Add(-lag) }
-		wg.Go(func() {
-			started <- struct{}{}
-			for r := range rounds {
-				l, err := db.BeginRun(ctx, "azure", LeaseOptions{Wait: time.Minute, Timeout: time.Minute, Owner: fmt.Sprintf("writer %d", w)})
-				if err != nil {
-					errs <- fmt.Errorf("writer %d round %d: %w", w, r, err)
-					return
-				}
-				n := active.Add(1)
-				for m := maxActive.Load(); n > m && !maxActive.CompareAndSwap(m, n); m = maxActive.Load() {
-				}
-				_, err = db.SaveSnapshot(ctx, l.RunID, roundSnapshot(w, r), SaveOptions{Policy: alerting.NewPolicy(0, 1)})
-				active.Add(-1)
-				l.Release()
-				if err != nil {
-					errs <- fmt.Errorf("writer %d round %d: %w", w, r, err)
-					return
-				}
-			}
-		})
-	}
-	for range writers {
-		<-started
-	}
-	// Every writer is now blocked on the lock (BeginRun takes it); let them
-	// pile up a moment, then let go.
-	time.Sleep(200 * time.Millisecond)
-	release()
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	if m := maxActive.Load(); m != 1 {
-		t.Errorf("%d runs of one provider were active at once, want 1", m)
-	}
+		first.Close()
 
-	check, err := Open(ctx, path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer check.Close()
-	bad, err := check.IntervalViolations(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, b := range bad {
-		t.Error(b)
-	}
-	runs, err := check.Runs(ctx, 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ok int
-	var last time.Time
-	for i := len(runs) - 1; i >= 0; i-- { // oldest first
-		r := runs[i]
-		if r.Status != RunOK {
-			t.Errorf("run %d: %s %s", r.ID, r.Status, r.Error)
-			continue
+		const writers, rounds = 4, 5
+		release := holdRunLock(t, store(path), "azure")
+		var active, maxActive atomic.Int32
+		var wg sync.WaitGroup
+		errs := make(chan error, writers*rounds)
+		started := make(chan struct{}, writers)
+		for w := range writers {
+			db, err := OpenURL(ctx, path, Options{BusyTimeout: 10 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			// Writer w's host clock lags w×3 s: its "now" is older than what
+			// faster writers stored.
+			lag := time.Duration(w) * 3 * time.Second
+			db.Now = func() time.Time { return time.Now().UTC().Add(-lag) }
+			wg.Go(func() {
+				started <- struct{}{}
+				for r := range rounds {
+					l, err := db.BeginRun(ctx, "azure", LeaseOptions{Wait: time.Minute, Timeout: time.Minute, Owner: fmt.Sprintf("writer %d", w)})
+					if err != nil {
+						errs <- fmt.Errorf("writer %d round %d: %w", w, r, err)
+						return
+					}
+					n := active.Add(1)
+					for m := maxActive.Load(); n > m && !maxActive.CompareAndSwap(m, n); m = maxActive.Load() {
+					}
+					_, err = db.SaveSnapshot(ctx, l.RunID, roundSnapshot(w, r), SaveOptions{Policy: alerting.NewPolicy(0, 1)})
+					active.Add(-1)
+					l.Release()
+					if err != nil {
+						errs <- fmt.Errorf("writer %d round %d: %w", w, r, err)
+						return
+					}
+				}
+			})
 		}
-		ok++
-		// Stored times follow the order the runs stored in, whatever
-		// their clocks said.
-		if !r.FinishedAt.After(last) {
-			t.Errorf("run %d stored at %s, not after the previous run's %s", r.ID, r.FinishedAt, last)
+		for range writers {
+			<-started
 		}
-		last = *r.FinishedAt
-	}
-	if ok != writers*rounds {
-		t.Errorf("%d ok runs, want %d", ok, writers*rounds)
-	}
+		// Every writer is now blocked on the lock (BeginRun takes it); let them
+		// pile up a moment, then let go.
+		time.Sleep(200 * time.Millisecond)
+		release()
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		if m := maxActive.Load(); m != 1 {
+			t.Errorf("%d runs of one provider were active at once, want 1", m)
+		}
+
+		check, err := OpenURL(ctx, path, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer check.Close()
+		bad, err := check.IntervalViolations(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range bad {
+			t.Error(b)
+		}
+		runs, err := check.Runs(ctx, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ok int
+		var last time.Time
+		for i := len(runs) - 1; i >= 0; i-- { // oldest first
+			r := runs[i]
+			if r.Status != RunOK {
+				t.Errorf("run %d: %s %s", r.ID, r.Status, r.Error)
+				continue
+			}
+			ok++
+			// Stored times follow the order the runs stored in, whatever
+			// their clocks said.
+			if !r.FinishedAt.After(last) {
+				t.Errorf("run %d stored at %s, not after the previous run's %s", r.ID, r.FinishedAt, last)
+			}
+			last = *r.FinishedAt
+		}
+		if ok != writers*rounds {
+			t.Errorf("%d ok runs, want %d", ok, writers*rounds)
+		}
+	})
 }
 
 func TestRunLeaseSkipsASecondRun(t *testing.T) {
-	ctx, db, _ := openTestDB(t)
-	l, err := db.BeginRun(ctx, "azure", LeaseOptions{Owner: "pricewatch run"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Another provider is not held up.
-	other, err := db.BeginRun(ctx, "aws", LeaseOptions{})
-	if err != nil {
-		t.Fatalf("aws run blocked by azure's lease: %v", err)
-	}
-	other.Release()
-
-	_, err = db.BeginRun(ctx, "azure", LeaseOptions{Wait: 10 * time.Millisecond, Owner: "pricewatch fetch"})
-	var busy *RunInProgressError
-	if !errors.As(err, &busy) || !errors.Is(err, ErrRunInProgress) {
-		t.Fatalf("second run: %v, want a RunInProgressError", err)
-	}
-	if busy.HolderRun != l.RunID || !strings.Contains(err.Error(), "pricewatch run pid") {
-		t.Errorf("error %q does not name the holder run %d", err, l.RunID)
-	}
-	runs, err := db.Runs(ctx, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var skipped *Run
-	for i := range runs {
-		if runs[i].ID == busy.SkippedRun {
-			skipped = &runs[i]
+	backends(t, func(t *testing.T) {
+		ctx, db, _ := openTestDB(t)
+		l, err := db.BeginRun(ctx, "azure", LeaseOptions{Owner: "pricewatch run"})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if skipped == nil || skipped.Status != RunSkipped || skipped.Error != busy.Error() {
-		t.Fatalf("skipped run record %+v, want status skipped with %q", skipped, busy)
-	}
+		// Another provider is not held up.
+		other, err := db.BeginRun(ctx, "aws", LeaseOptions{})
+		if err != nil {
+			t.Fatalf("aws run blocked by azure's lease: %v", err)
+		}
+		other.Release()
 
-	// Once released, the next run starts at once.
-	l.Release()
-	l2, err := db.BeginRun(ctx, "azure", LeaseOptions{})
-	if err != nil {
-		t.Fatalf("run after release: %v", err)
-	}
-	l2.Release()
+		_, err = db.BeginRun(ctx, "azure", LeaseOptions{Wait: 10 * time.Millisecond, Owner: "pricewatch fetch"})
+		var busy *RunInProgressError
+		if !errors.As(err, &busy) || !errors.Is(err, ErrRunInProgress) {
+			t.Fatalf("second run: %v, want a RunInProgressError", err)
+		}
+		if busy.HolderRun != l.RunID || !strings.Contains(err.Error(), "pricewatch run pid") {
+			t.Errorf("error %q does not name the holder run %d", err, l.RunID)
+		}
+		runs, err := db.Runs(ctx, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var skipped *Run
+		for i := range runs {
+			if runs[i].ID == busy.SkippedRun {
+				skipped = &runs[i]
+			}
+		}
+		if skipped == nil || skipped.Status != RunSkipped || skipped.Error != busy.Error() {
+			t.Fatalf("skipped run record %+v, want status skipped with %q", skipped, busy)
+		}
+
+		// Once released, the next run starts at once.
+		l.Release()
+		l2, err := db.BeginRun(ctx, "azure", LeaseOptions{})
+		if err != nil {
+			t.Fatalf("run after release: %v", err)
+		}
+		l2.Release()
+	})
 }
 
 // A run whose process died leaves a lease and a 'running' record; the next
 // run takes the lease over at once (the pid is gone on this host) and
 // closes the dead run as abandoned.
 func TestRunLeaseOfDeadProcessIsTakenOver(t *testing.T) {
-	ctx, db, _ := openTestDB(t)
-	l, err := db.BeginRun(ctx, "azure", LeaseOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.Release()
-	// Forge a crashed holder: a pid that cannot exist on this host.
-	deadPID := 1 << 30
-	if _, err := db.write.ExecContext(ctx, `UPDATE fetch_runs SET status = 'running', finished_at = NULL, owner_pid = ? WHERE id = ?`, deadPID, l.RunID); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.write.ExecContext(ctx, `INSERT INTO run_leases (provider, run_id, owner, host, pid, acquired_at, expires_at) VALUES ('azure', ?, 'pricewatch fetch', ?, ?, ?, ?)`,
-		l.RunID, thisHost(), deadPID, formatTime(db.Now()), formatTime(db.Now().Add(time.Hour))); err != nil {
-		t.Fatal(err)
-	}
-	l2, err := db.BeginRun(ctx, "azure", LeaseOptions{})
-	if err != nil {
-		t.Fatalf("lease of a dead process not taken over: %v", err)
-	}
-	defer l2.Release()
-	runs, err := db.Runs(ctx, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range runs {
-		if r.ID == l.RunID && r.Status != RunAbandoned {
-			t.Errorf("dead run is %s, want abandoned", r.Status)
+	backends(t, func(t *testing.T) {
+		ctx, db, _ := openTestDB(t)
+		l, err := db.BeginRun(ctx, "azure", LeaseOptions{})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		l.Release()
+		// Forge a crashed holder: a pid that cannot exist on this host.
+		deadPID := 1 << 30
+		if _, err := db.write.ExecContext(ctx, `UPDATE fetch_runs SET status = 'running', finished_at = NULL, owner_pid = ? WHERE id = ?`, deadPID, l.RunID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.write.ExecContext(ctx, `INSERT INTO run_leases (provider, run_id, owner, host, pid, acquired_at, expires_at) VALUES ('azure', ?, 'pricewatch fetch', ?, ?, ?, ?)`,
+			l.RunID, thisHost(), deadPID, formatTime(db.Now()), formatTime(db.Now().Add(time.Hour))); err != nil {
+			t.Fatal(err)
+		}
+		l2, err := db.BeginRun(ctx, "azure", LeaseOptions{})
+		if err != nil {
+			t.Fatalf("lease of a dead process not taken over: %v", err)
+		}
+		defer l2.Release()
+		runs, err := db.Runs(ctx, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range runs {
+			if r.ID == l.RunID && r.Status != RunAbandoned {
+				t.Errorf("dead run is %s, want abandoned", r.Status)
+			}
+		}
+	})
 }
 
 // The CLI closes its own dead runs at start as the daemon does, leaving a
 // live run (one holding its lease) alone.
 func TestCloseAbandonedRunsSparesLiveRuns(t *testing.T) {
-	ctx, db, _ := openTestDB(t)
-	live, err := db.BeginRun(ctx, "azure", LeaseOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer live.Release()
-	dead, err := db.StartRun(ctx, "aws") // no lease: its process is gone
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.CloseAbandonedRuns(ctx); err != nil {
-		t.Fatal(err)
-	}
-	runs, err := db.Runs(ctx, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[int64]string{live.RunID: RunRunning, dead: RunAbandoned}
-	for _, r := range runs {
-		if w, ok := want[r.ID]; ok && r.Status != w {
-			t.Errorf("run %d (%s): %s, want %s", r.ID, r.Provider, r.Status, w)
+	backends(t, func(t *testing.T) {
+		ctx, db, _ := openTestDB(t)
+		live, err := db.BeginRun(ctx, "azure", LeaseOptions{})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		defer live.Release()
+		dead, err := db.StartRun(ctx, "aws") // no lease: its process is gone
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.CloseAbandonedRuns(ctx); err != nil {
+			t.Fatal(err)
+		}
+		runs, err := db.Runs(ctx, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[int64]string{live.RunID: RunRunning, dead: RunAbandoned}
+		for _, r := range runs {
+			if w, ok := want[r.ID]; ok && r.Status != w {
+				t.Errorf("run %d (%s): %s, want %s", r.ID, r.Provider, r.Status, w)
+			}
+		}
+	})
 }
 
 // A run still 'running' past its deadline reads as failed wherever the
 // latest runs are shown (the digest, /readyz).
 func TestOverdueRunReadsAsFailed(t *testing.T) {
-	ctx, db, clk := openTestDB(t)
-	l, err := db.BeginRun(ctx, "azure", LeaseOptions{Timeout: 30 * time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Release()
-	runs, err := db.LastRuns(ctx)
-	if err != nil || len(runs) != 1 || runs[0].Status != RunRunning {
-		t.Fatalf("fresh run: %+v, %v", runs, err)
-	}
-	clk.tick()
-	runs, err = db.LastRuns(ctx)
-	if err != nil || len(runs) != 1 {
-		t.Fatalf("%+v, %v", runs, err)
-	}
-	if runs[0].Status != RunFailed || !strings.Contains(runs[0].Error, "after its timeout") {
-		t.Errorf("overdue run: %s %q, want failed past its timeout", runs[0].Status, runs[0].Error)
-	}
+	backends(t, func(t *testing.T) {
+		ctx, db, clk := openTestDB(t)
+		l, err := db.BeginRun(ctx, "azure", LeaseOptions{Timeout: 30 * time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Release()
+		runs, err := db.LastRuns(ctx)
+		if err != nil || len(runs) != 1 || runs[0].Status != RunRunning {
+			t.Fatalf("fresh run: %+v, %v", runs, err)
+		}
+		clk.tick()
+		runs, err = db.LastRuns(ctx)
+		if err != nil || len(runs) != 1 {
+			t.Fatalf("%+v, %v", runs, err)
+		}
+		if runs[0].Status != RunFailed || !strings.Contains(runs[0].Error, "after its timeout") {
+			t.Errorf("overdue run: %s %q, want failed past its timeout", runs[0].Status, runs[0].Error)
+		}
+	})
 }
 
 // A run whose clock lags stores after the newest stored time, never before.
 func TestRunTimeNeverPrecedesStoredTime(t *testing.T) {
-	ctx, db, clk := openTestDB(t)
-	store := func() *Result {
-		t.Helper()
+	backends(t, func(t *testing.T) {
+		ctx, db, clk := openTestDB(t)
+		store := func() *Result {
+			t.Helper()
+			l, err := db.BeginRun(ctx, "azure", LeaseOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Release()
+			res, err := db.SaveSnapshot(ctx, l.RunID, snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, "98.32")), SaveOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res
+		}
+		first := store()
+		clk.t = clk.t.Add(-time.Hour) // this process's clock is an hour behind
+		second := store()
+		if !second.At.After(first.At) {
+			t.Errorf("second run stored at %s, not after the first's %s", second.At, first.At)
+		}
+		bad, err := db.IntervalViolations(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range bad {
+			t.Error(b)
+		}
+	})
+}
+
+// A run whose lease was taken over may not store.
+func TestSaveRefusesRunWithoutLease(t *testing.T) {
+	backends(t, func(t *testing.T) {
+		ctx, db, _ := openTestDB(t)
 		l, err := db.BeginRun(ctx, "azure", LeaseOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer l.Release()
-		res, err := db.SaveSnapshot(ctx, l.RunID, snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, "98.32")), SaveOptions{})
-		if err != nil {
+		// Another host took the lease over (ours was not renewed in time).
+		if _, err := db.write.ExecContext(ctx, `INSERT INTO fetch_runs (provider, started_at, status) VALUES ('azure', ?, 'running')`, formatTime(db.Now())); err != nil {
 			t.Fatal(err)
 		}
-		return res
-	}
-	first := store()
-	clk.t = clk.t.Add(-time.Hour) // this process's clock is an hour behind
-	second := store()
-	if !second.At.After(first.At) {
-		t.Errorf("second run stored at %s, not after the first's %s", second.At, first.At)
-	}
-	bad, err := db.IntervalViolations(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, b := range bad {
-		t.Error(b)
-	}
-}
-
-// A run whose lease was taken over may not store.
-func TestSaveRefusesRunWithoutLease(t *testing.T) {
-	ctx, db, _ := openTestDB(t)
-	l, err := db.BeginRun(ctx, "azure", LeaseOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Release()
-	// Another host took the lease over (ours was not renewed in time).
-	if _, err := db.write.ExecContext(ctx, `INSERT INTO fetch_runs (provider, started_at, status) VALUES ('azure', ?, 'running')`, formatTime(db.Now())); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.write.ExecContext(ctx, `UPDATE run_leases SET run_id = (SELECT MAX(id) FROM fetch_runs), host = 'elsewhere', pid = ? WHERE provider = 'azure'`, os.Getpid()); err != nil {
-		t.Fatal(err)
-	}
-	_, err = db.SaveSnapshot(ctx, l.RunID, snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, "98.32")), SaveOptions{})
-	if !errors.Is(err, ErrLeaseLost) {
-		t.Fatalf("save after losing the lease: %v, want ErrLeaseLost", err)
-	}
-	n, err := db.CurrentOfferCounts(ctx)
-	if err != nil || n["azure"] != 0 {
-		t.Errorf("stored %v offers (%v), want none", n, err)
-	}
+		if _, err := db.write.ExecContext(ctx, `UPDATE run_leases SET run_id = (SELECT MAX(id) FROM fetch_runs), host = 'elsewhere', pid = ? WHERE provider = 'azure'`, os.Getpid()); err != nil {
+			t.Fatal(err)
+		}
+		_, err = db.SaveSnapshot(ctx, l.RunID, snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, "98.32")), SaveOptions{})
+		if !errors.Is(err, ErrLeaseLost) {
+			t.Fatalf("save after losing the lease: %v, want ErrLeaseLost", err)
+		}
+		n, err := db.CurrentOfferCounts(ctx)
+		if err != nil || n["azure"] != 0 {
+			t.Errorf("stored %v offers (%v), want none", n, err)
+		}
+	})
 }

@@ -93,6 +93,10 @@ func (db *DB) thinSpot(ctx context.Context, cutoff time.Time, step time.Duration
 		return 0, fmt.Errorf("thinning spot history: %w", err)
 	}
 	defer tx.Rollback()
+	// Two replicas maintaining at once would merge the same rows twice.
+	if err := db.lockKey(ctx, tx, "maintain"); err != nil {
+		return 0, fmt.Errorf("thinning spot history: %w", err)
+	}
 	rows, err := tx.QueryContext(ctx, `SELECT p.id, p.offer_id, p.valid_from, p.valid_to, p.last_seen FROM prices p JOIN offers o ON o.id = p.offer_id
 		WHERE o.price_type = 'spot' AND p.valid_to IS NOT NULL AND p.valid_to < ? ORDER BY p.offer_id, p.valid_to`, formatTime(cutoff))
 	if err != nil {
@@ -167,6 +171,9 @@ func (db *DB) thinSpot(ctx context.Context, cutoff time.Time, step time.Duration
 // Checkpoint copies the WAL into the database and truncates it, and caps
 // what a later checkpoint leaves behind (journal_size_limit).
 func (db *DB) Checkpoint(ctx context.Context) error {
+	if db.pg {
+		return nil // PostgreSQL checkpoints by itself
+	}
 	if _, err := db.write.ExecContext(ctx, fmt.Sprintf("PRAGMA journal_size_limit = %d", JournalSizeLimit)); err != nil {
 		return fmt.Errorf("limiting the WAL: %w", err)
 	}
@@ -181,6 +188,14 @@ func (db *DB) Checkpoint(ctx context.Context) error {
 // then truncates the WAL. It needs free disk space about the size of the
 // database and holds the write lock while it runs.
 func (db *DB) Vacuum(ctx context.Context) error {
+	if db.pg {
+		// Space freed by pruning is reused by PostgreSQL's own vacuum;
+		// this one also refreshes the planner's statistics.
+		if _, err := db.write.ExecContext(ctx, "VACUUM (ANALYZE)"); err != nil {
+			return fmt.Errorf("vacuuming %s: %w", db.path, db.scrub(err))
+		}
+		return nil
+	}
 	if _, err := db.write.ExecContext(ctx, "VACUUM"); err != nil {
 		return fmt.Errorf("vacuuming %s: %w", db.path, err)
 	}
@@ -248,14 +263,27 @@ func (db *DB) Stats(ctx context.Context) (Stats, error) {
 		}
 		return nil
 	}
-	if err := q("PRAGMA page_size", &st.PageSize); err != nil {
-		return st, err
-	}
-	if err := q("PRAGMA page_count", &st.Pages); err != nil {
-		return st, err
-	}
-	if err := q("PRAGMA freelist_count", &st.FreePages); err != nil {
-		return st, err
+	length := "length"
+	if db.pg {
+		// The schema's tables and indexes stand for the file; pages are
+		// PostgreSQL's blocks, and free space is its own business.
+		st.FileBytes = 0
+		if err := q(`SELECT current_setting('block_size')::bigint, COALESCE(SUM(pg_total_relation_size(c.oid)), 0)::bigint
+			FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind = 'r'`, &st.PageSize, &st.FileBytes); err != nil {
+			return st, err
+		}
+		st.Pages = st.FileBytes / max(st.PageSize, 1)
+		length = "pg_column_size"
+	} else {
+		if err := q("PRAGMA page_size", &st.PageSize); err != nil {
+			return st, err
+		}
+		if err := q("PRAGMA page_count", &st.Pages); err != nil {
+			return st, err
+		}
+		if err := q("PRAGMA freelist_count", &st.FreePages); err != nil {
+			return st, err
+		}
 	}
 	for _, t := range statsTables {
 		ts := TableStats{Name: t.name}
@@ -264,7 +292,7 @@ func (db *DB) Stats(ctx context.Context) (Stats, error) {
 			if i > 0 {
 				sum += " + "
 			}
-			sum += "COALESCE(length(" + c + "), 0)"
+			sum += "COALESCE(" + length + "(" + c + "), 0)"
 		}
 		if err := q("SELECT COUNT(*), COALESCE(SUM("+sum+"), 0) FROM "+t.name, &ts.Rows, &ts.PayloadBytes); err != nil {
 			return st, err

@@ -99,7 +99,7 @@ func testConvertRelease(t *testing.T, schema int) {
 	path := filepath.Join(t.TempDir(), "release.db")
 	releaseSchema(t, path, schema, 0)
 	var reports []string
-	db, err := Open(ctx, path, Options{Progress: func(m string) { reports = append(reports, m) }})
+	db, err := OpenURL(ctx, path, Options{Progress: func(m string) { reports = append(reports, m) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +204,7 @@ func TestLargeMigrationShowsProgress(t *testing.T) {
 	// (run leases) to this one.
 	releaseSchema(t, path, 6, 150_000)
 	var reports []string
-	db, err := Open(ctx, path, Options{Progress: func(m string) { reports = append(reports, m) }})
+	db, err := OpenURL(ctx, path, Options{Progress: func(m string) { reports = append(reports, m) }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,108 +229,112 @@ func TestLargeMigrationShowsProgress(t *testing.T) {
 // by the run, one outside every scope is not, and a pair missing from a
 // run keeps the time it was last listed.
 func TestLastSeenFromScopes(t *testing.T) {
-	ctx, db, clk := openTestDB(t)
-	a := offer("Standard_NC24ads_A100_v4", "eastus", pricewatch.OnDemand, "3.673")
-	b := offer("Standard_NC24ads_A100_v4", "westus", pricewatch.OnDemand, "3.9")
-	c := offer("Standard_NC24ads_A100_v4", "northeurope", pricewatch.OnDemand, "4.1")
-	avail := func(region string) pricewatch.Availability {
-		return pricewatch.Availability{Provider: "azure", Region: region, InstanceType: a.InstanceType, State: pricewatch.Offered, Hardware: a.Hardware}
-	}
-	first := &pricewatch.Snapshot{Provider: "azure", Offers: []pricewatch.Offer{a, b, c},
-		Availability: []pricewatch.Availability{avail("eastus"), avail("westus")},
-		Coverage:     []pricewatch.Scope{{Region: pricewatch.AllRegions, Availability: true}}}
-	if _, err := save(t, db, first, SaveOptions{Policy: alerting.NewPolicy(0, 3)}); err != nil {
-		t.Fatal(err)
-	}
-	t0 := clk.t
-	clk.tick()
-	// eastus fetched (westus's availability missing), westus unchanged,
-	// northeurope not looked at.
-	second := &pricewatch.Snapshot{Provider: "azure", Offers: []pricewatch.Offer{a}, Availability: []pricewatch.Availability{avail("eastus")},
-		Coverage:  []pricewatch.Scope{{Region: "eastus", Availability: true}, {Region: "westus", Availability: true, PriceTypes: []pricewatch.PriceType{pricewatch.Spot}}},
-		Unchanged: []pricewatch.Scope{{Region: "westus", PriceTypes: []pricewatch.PriceType{pricewatch.OnDemand}}}}
-	res, err := save(t, db, second, SaveOptions{Policy: alerting.NewPolicy(0, 3)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Unchanged != 2 || res.Closed != 0 {
-		t.Errorf("second run: %+v, want 2 unchanged, none closed", res)
-	}
-	got, err := db.Prices(ctx, PriceFilter{CurrentOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]time.Time{"eastus": clk.t, "westus": clk.t, "northeurope": t0}
-	for _, p := range got {
-		if !p.LastSeen.Equal(want[p.Region]) {
-			t.Errorf("%s last seen %s, want %s", p.Region, p.LastSeen, want[p.Region])
+	backends(t, func(t *testing.T) {
+		ctx, db, clk := openTestDB(t)
+		a := offer("Standard_NC24ads_A100_v4", "eastus", pricewatch.OnDemand, "3.673")
+		b := offer("Standard_NC24ads_A100_v4", "westus", pricewatch.OnDemand, "3.9")
+		c := offer("Standard_NC24ads_A100_v4", "northeurope", pricewatch.OnDemand, "4.1")
+		avail := func(region string) pricewatch.Availability {
+			return pricewatch.Availability{Provider: "azure", Region: region, InstanceType: a.InstanceType, State: pricewatch.Offered, Hardware: a.Hardware}
 		}
-	}
-	av, err := db.Availability(ctx, AvailabilityFilter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantAv := map[string]time.Time{"eastus": clk.t, "westus": t0}
-	for _, x := range av {
-		if !x.LastSeen.Equal(wantAv[x.Region]) {
-			t.Errorf("availability %s last seen %s, want %s", x.Region, x.LastSeen, wantAv[x.Region])
+		first := &pricewatch.Snapshot{Provider: "azure", Offers: []pricewatch.Offer{a, b, c},
+			Availability: []pricewatch.Availability{avail("eastus"), avail("westus")},
+			Coverage:     []pricewatch.Scope{{Region: pricewatch.AllRegions, Availability: true}}}
+		if _, err := save(t, db, first, SaveOptions{Policy: alerting.NewPolicy(0, 3)}); err != nil {
+			t.Fatal(err)
 		}
-	}
-	// westus's availability comes back: seen again from then on.
-	clk.tick()
-	if _, err := save(t, db, first, SaveOptions{Policy: alerting.NewPolicy(0, 3)}); err != nil {
-		t.Fatal(err)
-	}
-	clk.tick()
-	if _, err := save(t, db, first, SaveOptions{Policy: alerting.NewPolicy(0, 3)}); err != nil {
-		t.Fatal(err)
-	}
-	av, _ = db.Availability(ctx, AvailabilityFilter{})
-	for _, x := range av {
-		if !x.LastSeen.Equal(clk.t) {
-			t.Errorf("availability %s last seen %s after it came back, want %s", x.Region, x.LastSeen, clk.t)
+		t0 := clk.t
+		clk.tick()
+		// eastus fetched (westus's availability missing), westus unchanged,
+		// northeurope not looked at.
+		second := &pricewatch.Snapshot{Provider: "azure", Offers: []pricewatch.Offer{a}, Availability: []pricewatch.Availability{avail("eastus")},
+			Coverage:  []pricewatch.Scope{{Region: "eastus", Availability: true}, {Region: "westus", Availability: true, PriceTypes: []pricewatch.PriceType{pricewatch.Spot}}},
+			Unchanged: []pricewatch.Scope{{Region: "westus", PriceTypes: []pricewatch.PriceType{pricewatch.OnDemand}}}}
+		res, err := save(t, db, second, SaveOptions{Policy: alerting.NewPolicy(0, 3)})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		if res.Unchanged != 2 || res.Closed != 0 {
+			t.Errorf("second run: %+v, want 2 unchanged, none closed", res)
+		}
+		got, err := db.Prices(ctx, PriceFilter{CurrentOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]time.Time{"eastus": clk.t, "westus": clk.t, "northeurope": t0}
+		for _, p := range got {
+			if !p.LastSeen.Equal(want[p.Region]) {
+				t.Errorf("%s last seen %s, want %s", p.Region, p.LastSeen, want[p.Region])
+			}
+		}
+		av, err := db.Availability(ctx, AvailabilityFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantAv := map[string]time.Time{"eastus": clk.t, "westus": t0}
+		for _, x := range av {
+			if !x.LastSeen.Equal(wantAv[x.Region]) {
+				t.Errorf("availability %s last seen %s, want %s", x.Region, x.LastSeen, wantAv[x.Region])
+			}
+		}
+		// westus's availability comes back: seen again from then on.
+		clk.tick()
+		if _, err := save(t, db, first, SaveOptions{Policy: alerting.NewPolicy(0, 3)}); err != nil {
+			t.Fatal(err)
+		}
+		clk.tick()
+		if _, err := save(t, db, first, SaveOptions{Policy: alerting.NewPolicy(0, 3)}); err != nil {
+			t.Fatal(err)
+		}
+		av, _ = db.Availability(ctx, AvailabilityFilter{})
+		for _, x := range av {
+			if !x.LastSeen.Equal(clk.t) {
+				t.Errorf("availability %s last seen %s after it came back, want %s", x.Region, x.LastSeen, clk.t)
+			}
+		}
+	})
 }
 
 // ByOffer returns the same intervals as the key order, grouped per offer
 // and in time order within each.
 func TestByOfferSameIntervals(t *testing.T) {
-	ctx, db, clk := openTestDB(t)
-	start := clk.t
-	for i := 0; i < 6; i++ {
-		a := offer("Standard_NC24ads_A100_v4", "eastus", pricewatch.Spot, fmt.Sprintf("1.%d", i))
-		b := offer("Standard_ND96isr_H100_v5", "westus", pricewatch.OnDemand, fmt.Sprintf("9%d", i%2))
-		mustSave(t, db, snapshot(a, b))
-		clk.tick()
-	}
-	for _, since := range []time.Time{{}, start.Add(150 * time.Minute)} {
-		want, err := db.Prices(ctx, PriceFilter{Since: since})
-		if err != nil {
-			t.Fatal(err)
+	backends(t, func(t *testing.T) {
+		ctx, db, clk := openTestDB(t)
+		start := clk.t
+		for i := 0; i < 6; i++ {
+			a := offer("Standard_NC24ads_A100_v4", "eastus", pricewatch.Spot, fmt.Sprintf("1.%d", i))
+			b := offer("Standard_ND96isr_H100_v5", "westus", pricewatch.OnDemand, fmt.Sprintf("9%d", i%2))
+			mustSave(t, db, snapshot(a, b))
+			clk.tick()
 		}
-		var got []PriceInterval
-		err = db.EachPrice(ctx, PriceFilter{Since: since, ByOffer: true}, func(p *PriceInterval) error {
-			if n := len(got); n > 0 && got[n-1].Key() == p.Key() && !got[n-1].ValidFrom.Before(p.ValidFrom) {
-				t.Errorf("intervals of %s out of order", p.Key())
+		for _, since := range []time.Time{{}, start.Add(150 * time.Minute)} {
+			want, err := db.Prices(ctx, PriceFilter{Since: since})
+			if err != nil {
+				t.Fatal(err)
 			}
-			got = append(got, *p)
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids := map[int64]bool{}
-		for _, p := range want {
-			ids[p.ID] = true
-		}
-		if len(got) != len(want) {
-			t.Fatalf("since %s: %d intervals by offer, %d in key order", since, len(got), len(want))
-		}
-		for _, p := range got {
-			if !ids[p.ID] {
-				t.Errorf("since %s: interval %d by offer only", since, p.ID)
+			var got []PriceInterval
+			err = db.EachPrice(ctx, PriceFilter{Since: since, ByOffer: true}, func(p *PriceInterval) error {
+				if n := len(got); n > 0 && got[n-1].Key() == p.Key() && !got[n-1].ValidFrom.Before(p.ValidFrom) {
+					t.Errorf("intervals of %s out of order", p.Key())
+				}
+				got = append(got, *p)
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids := map[int64]bool{}
+			for _, p := range want {
+				ids[p.ID] = true
+			}
+			if len(got) != len(want) {
+				t.Fatalf("since %s: %d intervals by offer, %d in key order", since, len(got), len(want))
+			}
+			for _, p := range got {
+				if !ids[p.ID] {
+					t.Errorf("since %s: interval %d by offer only", since, p.ID)
+				}
 			}
 		}
-	}
+	})
 }

@@ -148,12 +148,25 @@ func (db *DB) ClaimMessage(ctx context.Context, id int64, now, leaseUntil time.T
 		return false, nil
 	}
 	ts := formatTime(now)
-	res, err := db.write.ExecContext(ctx, `UPDATE outbox SET lease_until = ?, attempts = attempts + 1
+	q := `UPDATE outbox SET lease_until = ?, attempts = attempts + 1
 		WHERE id = ? AND status = 'pending'
 		AND (? OR next_attempt_at <= ?)
 		AND (lease_until IS NULL OR lease_until <= ?)
-		AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.channel = outbox.channel AND o.status = 'pending' AND o.id < outbox.id)`,
-		formatTime(leaseUntil), id, force, ts, ts)
+		AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.channel = outbox.channel AND o.status = 'pending' AND o.id < outbox.id)`
+	if db.pg {
+		// Writers run at once here: the row is locked as it is chosen, and
+		// one another sender is claiming right now is skipped, not waited
+		// for (it will be leased when that claim commits). A row locked
+		// meanwhile is re-checked against its newest version before the
+		// update, so two replicas never both lease it.
+		q = `UPDATE outbox SET lease_until = ?, attempts = attempts + 1
+		WHERE id = (SELECT m.id FROM outbox m WHERE m.id = ? AND m.status = 'pending'
+			AND (? OR m.next_attempt_at <= ?)
+			AND (m.lease_until IS NULL OR m.lease_until <= ?)
+			AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.channel = m.channel AND o.status = 'pending' AND o.id < m.id)
+			FOR UPDATE SKIP LOCKED)`
+	}
+	res, err := db.write.ExecContext(ctx, q, formatTime(leaseUntil), id, force, ts, ts)
 	if err != nil {
 		return false, fmt.Errorf("claiming outbox message %d: %w", id, err)
 	}
@@ -401,7 +414,7 @@ func (db *DB) OutboxCounts(ctx context.Context) (OutboxStats, error) {
 	var s OutboxStats
 	var oldest sql.NullString
 	err := db.read.QueryRowContext(ctx, `SELECT
-		COALESCE(SUM(status = 'pending'), 0), COALESCE(SUM(status = 'sent'), 0), COALESCE(SUM(status = 'failed'), 0),
+		COUNT(CASE WHEN status = 'pending' THEN 1 END), COUNT(CASE WHEN status = 'sent' THEN 1 END), COUNT(CASE WHEN status = 'failed' THEN 1 END),
 		MIN(CASE WHEN status = 'pending' THEN created_at END) FROM outbox`).Scan(&s.Pending, &s.Sent, &s.Failed, &oldest)
 	if err != nil {
 		return s, fmt.Errorf("counting outbox messages: %w", err)

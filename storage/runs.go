@@ -38,6 +38,9 @@ type Run struct {
 	// Deadline is when a running run must have finished by its timeout;
 	// nil when it has none.
 	Deadline *time.Time
+	// Replica is the replica that ran it (DB.Replica); "" for a single
+	// process.
+	Replica string
 }
 
 // overdue turns a run still 'running' past its deadline into a failed one,
@@ -55,12 +58,12 @@ func (r *Run) overdue(now time.Time) {
 // StartRun records the start of a provider run and returns its id. It
 // takes no lease: pricewatch's own runs use BeginRun.
 func (db *DB) StartRun(ctx context.Context, provider string) (int64, error) {
-	res, err := db.write.ExecContext(ctx, `INSERT INTO fetch_runs (provider, started_at, status) VALUES (?, ?, 'running')`,
-		provider, formatTime(db.Now()))
-	if err != nil {
+	var id int64
+	if err := db.write.QueryRowContext(ctx, `INSERT INTO fetch_runs (provider, started_at, status, replica) VALUES (?, ?, 'running', ?) RETURNING id`,
+		provider, formatTime(db.Now()), db.Replica).Scan(&id); err != nil {
 		return 0, fmt.Errorf("recording start of %s run: %w", provider, err)
 	}
-	return res.LastInsertId()
+	return id, nil
 }
 
 // FinishRun records a run that stored nothing: failed or skipped. A
@@ -100,14 +103,14 @@ func (db *DB) Runs(ctx context.Context, limit int) ([]Run, error) {
 	return db.queryRuns(ctx, `SELECT `+runColumns+` FROM fetch_runs ORDER BY id DESC LIMIT ?`, limit)
 }
 
-const runColumns = `id, provider, started_at, finished_at, status, offers_seen, offers_new, offers_changed, offers_unchanged, offers_closed, regions_skipped, offers_held, changes, source_version, error, deadline_at`
+const runColumns = `id, provider, started_at, finished_at, status, offers_seen, offers_new, offers_changed, offers_unchanged, offers_closed, regions_skipped, offers_held, changes, source_version, error, deadline_at, replica`
 
 func (db *DB) queryRuns(ctx context.Context, q string, args ...any) ([]Run, error) {
 	return queryAll(ctx, db.read, "fetch runs", q, args, func(rows *sql.Rows) (Run, error) {
 		var r Run
 		var started string
 		var finished, deadline sql.NullString
-		if err := rows.Scan(&r.ID, &r.Provider, &started, &finished, &r.Status, &r.Seen, &r.New, &r.Changed, &r.Unchanged, &r.Closed, &r.RegionsSkipped, &r.Held, &r.Changes, &r.SourceVersion, &r.Error, &deadline); err != nil {
+		if err := rows.Scan(&r.ID, &r.Provider, &started, &finished, &r.Status, &r.Seen, &r.New, &r.Changed, &r.Unchanged, &r.Closed, &r.RegionsSkipped, &r.Held, &r.Changes, &r.SourceVersion, &r.Error, &deadline, &r.Replica); err != nil {
 			return r, fmt.Errorf("reading fetch runs: %w", err)
 		}
 		if err := parseTimes(timeAt(started, &r.StartedAt), nullTimeAt(finished, &r.FinishedAt), nullTimeAt(deadline, &r.Deadline)); err != nil {

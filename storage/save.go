@@ -152,9 +152,14 @@ func (db *DB) SaveSnapshot(ctx context.Context, runID int64, snap *pricewatch.Sn
 		return nil, fmt.Errorf("storing %s run: %w", snap.Provider, err)
 	}
 	defer tx.Rollback()
+	// One save of a provider at a time (PostgreSQL; SQLite's writer is
+	// one already): the run compares with the current prices as they stand.
+	if err := db.lockProvider(ctx, tx, snap.Provider); err != nil {
+		return nil, fmt.Errorf("storing %s run %d: %w", snap.Provider, runID, err)
+	}
 	// The run's time is read now that the write lock is held, and never
 	// precedes the newest stored time (see runTime in lease.go).
-	now, err := runTime(ctx, tx, db.Now().UTC(), snap.Provider, runID)
+	now, err := db.runTime(ctx, tx, db.Now().UTC(), snap.Provider, runID)
 	if err != nil {
 		return nil, fmt.Errorf("storing %s run %d: %w", snap.Provider, runID, err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pricewatch/pricewatch/internal/scalegen"
 	"github.com/pricewatch/pricewatch/storage"
+	"github.com/pricewatch/pricewatch/storage/storagetest"
 )
 
 // BenchmarkScale times the store step and history reads on a simulated
@@ -31,23 +32,78 @@ func BenchmarkScale(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		open := func(b *testing.B) *scalegen.Sim {
-			path, err := scalegen.CopyTo(cached, b.TempDir())
-			if err != nil {
-				b.Fatal(err)
-			}
-			sim, err := scalegen.Open(ctx, path, d)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Cleanup(func() { sim.Close() })
-			return sim
+		// On PostgreSQL (with PRICEWATCH_TEST_POSTGRES) the cached history
+		// is copied once into a schema of its own (storage.Copy), which the
+		// benchmarks then share: a store run's few rows stay for the next.
+		pgDSN := ""
+		if os.Getenv(storagetest.PostgresEnv) != "" {
+			pgDSN = copyToPostgres(b, cached)
 		}
+		for _, backend := range []string{"sqlite", "postgres"} {
+			if backend == "postgres" && pgDSN == "" {
+				continue
+			}
+			open := func(b *testing.B) *scalegen.Sim {
+				path := pgDSN
+				if backend == "sqlite" {
+					var err error
+					if path, err = scalegen.CopyTo(cached, b.TempDir()); err != nil {
+						b.Fatal(err)
+					}
+				}
+				sim, err := scalegen.Open(ctx, path, d)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(func() { sim.Close() })
+				return sim
+			}
+			scaleBenchmarks(b, fmt.Sprintf("year=%g/%s", share, backend), open)
+		}
+	}
+}
+
+// copyToPostgres copies the SQLite history at path into a fresh schema and
+// returns its DSN.
+func copyToPostgres(b *testing.B, path string) string {
+	dsn := storagetest.PostgresDSN(b)
+	ctx := context.Background()
+	// From a copy: the cache must not be migrated or left with WAL files
+	// by this process.
+	path, err := scalegen.CopyTo(path, b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	src, err := storage.Open(ctx, path, storage.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := storage.OpenPostgres(ctx, dsn, storage.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer dst.Close()
+	began := time.Now()
+	if _, err := storage.Copy(ctx, src, dst, storage.CopyOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	// The planner's statistics, as autovacuum would gather them.
+	if err := dst.Vacuum(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("copied %s to PostgreSQL in %s", path, time.Since(began).Round(time.Second))
+	return dsn
+}
+
+func scaleBenchmarks(b *testing.B, prefix string, open func(*testing.B) *scalegen.Sim) {
+	ctx := context.Background()
+	{
 		for _, tc := range []struct {
 			name   string
 			change bool
 		}{{"store-unchanged", false}, {"store-changed", true}} {
-			b.Run(fmt.Sprintf("year=%g/%s", share, tc.name), func(b *testing.B) {
+			b.Run(prefix+"/"+tc.name, func(b *testing.B) {
 				sim := open(b)
 				var written int64
 				cpu := scalegen.CPUTime()
@@ -66,7 +122,7 @@ func BenchmarkScale(b *testing.B) {
 		}
 		// The file as the daemon keeps it: the default retention (changes
 		// older than 90 days pruned) applied, then vacuumed.
-		b.Run(fmt.Sprintf("year=%g/size-after-retention", share), func(b *testing.B) {
+		b.Run(prefix+"/size-after-retention", func(b *testing.B) {
 			sim := open(b)
 			before, err := sim.DB.Stats(ctx)
 			if err != nil {
@@ -90,7 +146,7 @@ func BenchmarkScale(b *testing.B) {
 			b.ReportMetric(float64(after.PriceIntervals), "intervals")
 			b.ReportMetric(float64(res.ChangesPruned), "changes-pruned")
 		})
-		b.Run(fmt.Sprintf("year=%g/history-type", share), func(b *testing.B) {
+		b.Run(prefix+"/history-type", func(b *testing.B) {
 			sim := open(b)
 			var n int
 			cpu := scalegen.CPUTime()

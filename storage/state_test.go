@@ -12,25 +12,27 @@ import (
 // and handed back; a run that stores no state leaves it, a failed run
 // changes nothing.
 func TestFetcherStateSavedWithTheRun(t *testing.T) {
-	ctx, db, _ := openTestDB(t)
-	if st, err := db.FetcherState(ctx, "azure"); err != nil || st != nil {
-		t.Fatalf("state before any run: %q, %v", st, err)
-	}
-	snap := snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, "98.32"))
-	snap.State = []byte(`{"version":1,"data":{"n":1}}`)
-	mustSave(t, db, snap)
-	snap.State = nil
-	mustSave(t, db, snap)
-	// A run refused by the drop check (no offers where one is stored).
-	failed := snapshot()
-	failed.State = []byte(`{"version":1,"data":{"n":2}}`)
-	if _, err := save(t, db, failed, SaveOptions{}); err == nil {
-		t.Fatal("an empty run where offers are stored was stored")
-	}
-	st, err := db.FetcherState(ctx, "azure")
-	if err != nil || string(st) != `{"version":1,"data":{"n":1}}` {
-		t.Errorf("state %q, %v; want the first run's", st, err)
-	}
+	backends(t, func(t *testing.T) {
+		ctx, db, _ := openTestDB(t)
+		if st, err := db.FetcherState(ctx, "azure"); err != nil || st != nil {
+			t.Fatalf("state before any run: %q, %v", st, err)
+		}
+		snap := snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, "98.32"))
+		snap.State = []byte(`{"version":1,"data":{"n":1}}`)
+		mustSave(t, db, snap)
+		snap.State = nil
+		mustSave(t, db, snap)
+		// A run refused by the drop check (no offers where one is stored).
+		failed := snapshot()
+		failed.State = []byte(`{"version":1,"data":{"n":2}}`)
+		if _, err := save(t, db, failed, SaveOptions{}); err == nil {
+			t.Fatal("an empty run where offers are stored was stored")
+		}
+		st, err := db.FetcherState(ctx, "azure")
+		if err != nil || string(st) != `{"version":1,"data":{"n":1}}` {
+			t.Errorf("state %q, %v; want the first run's", st, err)
+		}
+	})
 }
 
 // TestFetcherStateMigration applies the migration's own SQL to a database

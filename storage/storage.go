@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/mattn/go-sqlite3" // also registers the "sqlite3" driver
 
 	"github.com/pricewatch/pricewatch/retry"
@@ -35,9 +36,20 @@ var migrations embed.FS
 type DB struct {
 	write *sql.DB
 	read  *sql.DB
-	path  string
+	// path is the SQLite file, or the PostgreSQL DSN without its password.
+	path string
+	// pg: the database is PostgreSQL (OpenPostgres); read and write are
+	// then one pool over pool, and secret is the DSN's password, kept out
+	// of errors.
+	pg     bool
+	pool   *pgxpool.Pool
+	secret string
 	// Now is the clock; tests replace it.
 	Now func() time.Time
+	// Replica names this process among several sharing one database
+	// (ha.replica); every run it records carries it (Run.Replica). Set it
+	// before the first run; "" for a single process.
+	Replica string
 	// marks are outbox outcomes not written yet (see outbox.go).
 	marks outboxMarks
 }
@@ -150,17 +162,26 @@ func pingWhileBusy(ctx context.Context, db *sql.DB, timeout time.Duration) error
 // outcomes of posted messages that could not be recorded yet.
 func (db *DB) Close() error {
 	db.flushMarks(context.Background())
+	if db.pg {
+		err := db.write.Close()
+		db.pool.Close()
+		return err
+	}
 	return errors.Join(db.write.Close(), db.read.Close())
 }
 
-// Path is the database file.
+// Postgres reports whether the database is PostgreSQL (else SQLite).
+func (db *DB) Postgres() bool { return db.pg }
+
+// Path is the database file, or for PostgreSQL its URL without the
+// password.
 func (db *DB) Path() string { return db.path }
 
 // Ping checks that the database answers (used by health checks).
 func (db *DB) Ping(ctx context.Context) error {
 	var one int
 	if err := db.read.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil {
-		return fmt.Errorf("database %s: %w", db.path, err)
+		return fmt.Errorf("database %s: %w", db.path, db.scrub(err))
 	}
 	return nil
 }

@@ -14,7 +14,7 @@ func (db *DB) DataVersion(ctx context.Context) (string, error) {
 	var v string
 	err := db.read.QueryRowContext(ctx, `SELECT
 		(SELECT COALESCE(MAX(id), 0) || '.' || COUNT(*) || '.' || COALESCE(MAX(finished_at), '') FROM fetch_runs) || '/' ||
-		(SELECT COALESCE(MAX(id), 0) || '.' || COALESCE(SUM(attempts), 0) || '.' || COALESCE(SUM(status = 'sent'), 0) || '.' || COALESCE(SUM(status = 'failed'), 0) FROM outbox) || '/' ||
+		(SELECT COALESCE(MAX(id), 0) || '.' || COALESCE(SUM(attempts), 0) || '.' || COUNT(CASE WHEN status = 'sent' THEN 1 END) || '.' || COUNT(CASE WHEN status = 'failed' THEN 1 END) FROM outbox) || '/' ||
 		(SELECT COUNT(*) FROM fx_rates)`).Scan(&v)
 	if err != nil {
 		return "", fmt.Errorf("reading data version: %w", err)

@@ -66,6 +66,9 @@ type Run struct {
 	SourceVersion  string
 	Error          string
 	Deadline       *time.Time
+	// Replica ran the run (storage's Run.Replica); the digest does not
+	// read it, it keeps the conversion from storage's row whole.
+	Replica string
 }
 
 // Run statuses the digest tells apart (storage's values).

@@ -118,7 +118,11 @@ func (a *app) openDB(ctx context.Context) (*storage.DB, error) {
 	if a.db != nil {
 		return a.db, nil
 	}
-	db, err := storage.Open(ctx, a.cfg.Database.Path, storage.Options{BusyTimeout: a.cfg.Database.BusyTimeout,
+	target, err := a.cfg.DatabaseTarget() // database.path, or PostgreSQL's database.url
+	if err != nil {
+		return nil, err
+	}
+	db, err := storage.OpenURL(ctx, target, storage.Options{BusyTimeout: a.cfg.Database.BusyTimeout,
 		Progress: func(msg string) { fmt.Fprintln(a.stderr, msg) }})
 	if err != nil {
 		return nil, err
@@ -133,8 +137,8 @@ func (a *app) openDB(ctx context.Context) (*storage.DB, error) {
 // never migrates. A missing file is an error naming the path (nothing is
 // created); one with an older schema is opened for writing and upgraded.
 func (a *app) openReader(ctx context.Context) (*storage.DB, error) {
-	if a.db != nil {
-		return a.db, nil
+	if a.db != nil || a.cfg.Database.UsesPostgres() {
+		return a.openDB(ctx) // PostgreSQL: no file to keep from being written
 	}
 	path := a.cfg.Database.Path
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {

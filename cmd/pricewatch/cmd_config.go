@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricewatch/pricewatch/config"
+	"github.com/pricewatch/pricewatch/storage"
 )
 
 func (a *app) configCommand() *cobra.Command {
@@ -26,6 +27,9 @@ $XDG_CONFIG_HOME/pricewatch/pricewatch.yaml (default ~/.config), and
 			db := absPath(a.cfg.Database.Path)
 			_, statErr := os.Stat(db)
 			exists := statErr == nil
+			if target, err := a.cfg.DatabaseTarget(); err == nil && a.cfg.Database.UsesPostgres() {
+				db, exists, statErr = storage.RedactDSN(target), false, errors.New("PostgreSQL, not contacted by this command")
+			}
 			row := configPathRow{Config: nullString(a.configFound.Path != "", absPath(a.configFound.Path)), ConfigSource: a.configFound.Via,
 				Database: db, DatabaseExists: exists}
 			switch format {

@@ -57,7 +57,30 @@ their next tick.`,
 			return nil
 		}),
 	}
-	return group("db", "Inspect and compact the database", "", stats, vacuum)
+	var to string
+	cp := &cobra.Command{
+		Use:   "copy --to <postgres://… | SQLite file>",
+		Short: "Copy the whole history into another database (SQLite ↔ PostgreSQL), verified, resumable",
+		Long: `Copy every table into the database --to names (empty, or a copy this command
+left unfinished, which it continues), then compare row counts and checksums.
+Stop the daemon first. A password is best left to PGPASSWORD or ~/.pgpass.`,
+		Args: cobra.NoArgs,
+		RunE: withDB(a.openDB, func(ctx context.Context, db *storage.DB) error {
+			dst, err := storage.OpenURL(ctx, to, storage.Options{BusyTimeout: a.cfg.Database.BusyTimeout})
+			if err != nil {
+				return err
+			}
+			defer dst.Close()
+			tables, err := storage.Copy(ctx, db, dst, storage.CopyOptions{Progress: func(m string) { fmt.Fprintln(a.stderr, m) }})
+			for _, t := range tables {
+				fmt.Fprintf(a.stdout, "%-16s %9d rows (%d copied now)  sha256 %.16s\n", t.Name, t.Rows, t.Copied, t.Checksum)
+			}
+			return err
+		}),
+	}
+	cp.Flags().StringVar(&to, "to", "", "the destination: a postgres:// URL or an SQLite file")
+	_ = cp.MarkFlagRequired("to")
+	return group("db", "Inspect, compact and copy the database", "", stats, vacuum, cp)
 }
 
 func megabytes(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/pricewatch/pricewatch/internal/scalegen"
+	"github.com/pricewatch/pricewatch/storage"
+	"github.com/pricewatch/pricewatch/storage/storagetest"
 )
 
 // BenchmarkScaleCommands times digest, trends, compare and history through
@@ -37,8 +39,54 @@ func BenchmarkScaleCommands(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		configs := map[string]string{"sqlite": "path: " + path}
+		// With PRICEWATCH_TEST_POSTGRES the same history, copied into a
+		// schema of its own (storage.Copy), is read through database.url.
+		if os.Getenv(storagetest.PostgresEnv) != "" {
+			configs["postgres"] = "url: " + copyToPostgres(b, path)
+		}
+		for _, backend := range []string{"sqlite", "postgres"} {
+			if configs[backend] != "" {
+				scaleCommands(b, share, backend, configs[backend])
+			}
+		}
+	}
+}
+
+// copyToPostgres copies the SQLite history at path into a fresh schema and
+// returns its DSN.
+func copyToPostgres(b *testing.B, path string) string {
+	dsn := storagetest.PostgresDSN(b)
+	ctx := context.Background()
+	// From a copy: the cache must not be migrated or left with WAL files
+	// by this process.
+	path, err := scalegen.CopyTo(path, b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	src, err := storage.Open(ctx, path, storage.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer src.Close()
+	dst, err := storage.OpenPostgres(ctx, dsn, storage.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer dst.Close()
+	if _, err := storage.Copy(ctx, src, dst, storage.CopyOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	if err := dst.Vacuum(ctx); err != nil { // the planner's statistics
+		b.Fatal(err)
+	}
+	return dsn
+}
+
+func scaleCommands(b *testing.B, share float64, backend, database string) {
+	{
 		cfg := filepath.Join(b.TempDir(), "pricewatch.yaml")
-		if err := os.WriteFile(cfg, []byte(fmt.Sprintf("database:\n  path: %s\nlog:\n  level: error\nfx:\n  enabled: false\n", path)), 0o600); err != nil {
+		if err := os.WriteFile(cfg, []byte(fmt.Sprintf("database:\n  %s\nlog:\n  level: error\nfx:\n  enabled: false\n", database)), 0o600); err != nil {
 			b.Fatal(err)
 		}
 		now := scalegen.Start.Add(time.Duration(share * float64(scalegen.Year))).Format(time.RFC3339)
@@ -55,7 +103,7 @@ func BenchmarkScaleCommands(b *testing.B) {
 			{"history-region-json", []string{"history", scalegen.BusiestType, "--region", scalegen.BusiestRegion, "--format", "json"}},
 			{"history-table", []string{"history", scalegen.BusiestType, "--since", "all"}},
 		} {
-			b.Run(fmt.Sprintf("year=%g/%s", share, c.name), func(b *testing.B) {
+			b.Run(fmt.Sprintf("year=%g/%s/%s", share, backend, c.name), func(b *testing.B) {
 				args := append([]string{"--config", cfg}, c.args...)
 				cpu := scalegen.CPUTime()
 				peak := scalegen.PeakHeap(func() {

@@ -358,7 +358,7 @@ func Build(ctx context.Context, path string, d Deployment, progress io.Writer) (
 // Open reopens a built database for more runs; the clouds' catalogues
 // are read back from its current prices, so an unchanged run is unchanged.
 func Open(ctx context.Context, path string, d Deployment) (*Sim, error) {
-	db, err := storage.Open(ctx, path, storage.Options{})
+	db, err := storage.OpenURL(ctx, path, storage.Options{}) // a file, or a postgres:// copy of one
 	if err != nil {
 		return nil, err
 	}
