@@ -1,8 +1,10 @@
-// Package storage keeps pricewatch's history in SQLite: prices and
-// availability as validity intervals, fetch runs, source versions, detected
-// changes, exchange rates and the alert outbox.
+// Package storage keeps pricewatch's history in SQLite or PostgreSQL
+// (postgres.go): prices and availability as validity intervals, fetch runs,
+// source versions, detected changes, exchange rates and the alert outbox.
+// Both hold the same schema and stored texts behind one DB type; Copy moves
+// a history between them.
 //
-// One writer connection serialises writes (SQLite allows one writer at a
+// On SQLite one writer connection serialises writes (SQLite allows one writer at a
 // time, and BEGIN IMMEDIATE avoids the busy-without-retry trap of deferred
 // transactions); a separate pool serves readers, so the CLI can read while
 // the daemon writes (WAL mode).
