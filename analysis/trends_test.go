@@ -25,11 +25,11 @@ func ts(s string) time.Time {
 // iv builds one interval; to "" means current.
 func iv(o pricewatch.Offer, price, from, to string) Interval {
 	o.Hourly = dec(price)
-	out := Interval{Offer: o, Effective: dec(price), From: ts(from)}
+	var end time.Time
 	if to != "" {
-		out.To = ts(to)
+		end = ts(to)
 	}
-	return out
+	return NewInterval(o, dec(price), ts(from), end)
 }
 
 // Azure Standard_ND96isr_H100_v5 in eastus: 98.32 on demand and 18.169536
@@ -274,8 +274,8 @@ func TestCheapestAccumulatorMatchesWholeSet(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	d := decimal.RequireFromString
 	mk := func(region, price string, from, to int) Interval {
-		iv := Interval{Offer: pricewatch.Offer{Provider: "azure", Region: region, InstanceType: "ND96", PriceType: pricewatch.OnDemand, OS: pricewatch.Linux,
-			Currency: "USD", Hardware: pricewatch.Hardware{GPUModel: "H100", GPUCount: 8}}, Effective: d(price), From: t0.Add(time.Duration(from) * 24 * time.Hour)}
+		iv := NewInterval(pricewatch.Offer{Provider: "azure", Region: region, InstanceType: "ND96", PriceType: pricewatch.OnDemand, OS: pricewatch.Linux,
+			Currency: "USD", Hardware: pricewatch.Hardware{GPUModel: "H100", GPUCount: 8}}, d(price), t0.Add(time.Duration(from)*24*time.Hour), time.Time{})
 		if to >= 0 {
 			iv.To = t0.Add(time.Duration(to) * 24 * time.Hour)
 		}

@@ -64,7 +64,7 @@ func windowInterval(r *storage.PriceInterval, q TrendsQuery) (analysis.Interval,
 	if r.GPUModel == "" || (q.GPU != "" && !gpu.Matches(q.GPU, r.GPUModel)) || r.ValidFrom.After(now) {
 		return analysis.Interval{}, false
 	}
-	iv := analysis.Interval{Offer: r.Offer, Effective: r.EffectiveHourly, From: r.ValidFrom}
+	iv := analysis.Interval{Offer: identity(r), Currency: r.Currency, Hourly: r.Hourly, Upfront: r.Upfront, Effective: r.EffectiveHourly, From: r.ValidFrom}
 	if r.ValidTo != nil && !r.ValidTo.After(now) {
 		iv.To = *r.ValidTo
 	}
