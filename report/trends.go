@@ -245,7 +245,9 @@ func eachOfferSeries(ctx context.Context, st Store, f storage.PriceFilter, q Tre
 		if len(ivs) == 0 {
 			return nil
 		}
-		series, err := analysis.GroupSeries(ivs)
+		// In place: fn keeps nothing of a series, so the buffer is reused
+		// for the next offer.
+		series, err := analysis.GroupSeriesInPlace(ivs)
 		ivs = ivs[:0]
 		if err != nil {
 			return fmt.Errorf("reading price history: %w", err)

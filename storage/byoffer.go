@@ -115,8 +115,8 @@ func (db *DB) eachByOffer(ctx context.Context, f PriceFilter, where []string, ar
 	}
 	cols := `SELECT p.id, p.offer_id, p.currency, p.hourly, p.upfront, p.effective_hourly, p.valid_from, p.valid_to, p.last_seen`
 	if f.EffectiveOnly {
-		// Neither raw price is decoded: leave them in the table.
-		cols = `SELECT p.id, p.offer_id, p.currency, '', '', p.effective_hourly, p.valid_from, p.valid_to, p.last_seen`
+		// Neither raw price nor last_seen is decoded: leave them in the table.
+		cols = `SELECT p.id, p.offer_id, p.currency, '', '', p.effective_hourly, p.valid_from, p.valid_to, ''`
 	}
 	closedArgs := []any{since}
 	onGrid := ""

@@ -66,8 +66,9 @@ type PriceFilter struct {
 	Samples *SampleGrid
 	// OfferIDs, when not nil, keeps only these offers (PriceInterval.OfferID).
 	OfferIDs []int64
-	// EffectiveOnly leaves Hourly and Upfront zero, for callers that use
-	// only the effective rate (trends): two fewer decimals per interval.
+	// EffectiveOnly leaves Hourly, Upfront and LastSeen zero, for callers
+	// that use only the effective rate and the validity (trends): two
+	// decimals and a time fewer to decode per interval.
 	EffectiveOnly bool
 	// Limit, when positive, keeps the newest Limit intervals (by start);
 	// they are still returned in the usual order.
@@ -246,8 +247,8 @@ func (db *DB) scanPrices(ctx context.Context, q string, args []any, offers map[i
 }
 
 // decode fills p's prices and times from a row's stored texts. With
-// effectiveOnly only the effective rate is parsed (trends need no more).
-// A current price's last_seen is the newest complete run covering it.
+// effectiveOnly only the effective rate and the validity are parsed
+// (trends need no more). A current price's last_seen is the newest complete run covering it.
 func (p *PriceInterval) decode(effectiveOnly bool, hourly, upfront, eff, from sql.RawBytes, to sql.NullString, lastSeen sql.RawBytes, seen seenIndex) error {
 	var err error
 	p.Hourly, p.Upfront = decimal.Decimal{}, decimal.Decimal{}
@@ -267,6 +268,10 @@ func (p *PriceInterval) decode(effectiveOnly bool, hourly, upfront, eff, from sq
 	}
 	if p.ValidTo, err = parseNullTime(to); err != nil {
 		return fmt.Errorf("reading price %d: %w", p.ID, err)
+	}
+	if effectiveOnly {
+		p.LastSeen = time.Time{}
+		return nil
 	}
 	if p.LastSeen, err = parseTime(string(lastSeen)); err != nil {
 		return fmt.Errorf("reading price %d: %w", p.ID, err)
