@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -245,6 +246,22 @@ func TestCheapestPerGPUHourAcrossCurrencies(t *testing.T) {
 	}
 	if len(res.Unconverted) != 1 || !strings.Contains(res.Unconverted[0], "HKD") {
 		t.Errorf("unconverted = %v, want the HKD offer named once", res.Unconverted)
+	}
+	// Added one series at a time (in reverse, an empty one among them) the
+	// accumulator gives the same points, rates and reasons.
+	gapped := append(series[:len(series):len(series)], Series{Key: azA100.Key(), Intervals: nil})
+	acc := NewCheapestAccumulator(CheapestOptions{GPU: "A100", From: ts("2022-07-08T12:00:00Z"), To: ts("2022-07-12T12:00:00Z"),
+		Currency: "USD", FX: fxBook(t)})
+	for i := len(gapped) - 1; i >= 0; i-- {
+		if err := acc.Add(gapped[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := acc.Result(); err != nil || !reflect.DeepEqual(got, res) {
+		t.Errorf("accumulated = %+v, %v\nwant %+v", got, err, res)
+	}
+	if _, err := NewCheapestAccumulator(CheapestOptions{GPU: "A100", From: ts("2022-07-08"), To: ts("2022-07-12")}).Result(); err == nil {
+		t.Error("accumulator: no currency accepted")
 	}
 	if _, err := CheapestPerGPUHour(series, CheapestOptions{GPU: "A100", From: ts("2022-07-08"), To: ts("2022-07-12")}); err == nil {
 		t.Error("no currency accepted")
