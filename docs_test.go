@@ -250,6 +250,10 @@ func cloudAnchor(name string) string {
 		return "aws-china"
 	case "gcp":
 		return "google-cloud-gcp"
+	case "azure-cn":
+		return "azure-china"
+	case "huawei":
+		return "huawei-cloud"
 	}
 	return name
 }

@@ -19,7 +19,8 @@ var floors = [][]string{
 	// building blocks.
 	{".", "buildinfo", "gpu", "origin", "retry", "secret", "section", "systemd", "internal/table", "internal/golden"},
 	// Small tables and services over the domain types.
-	{"clouds", "fx", "logging"},
+	// The leader election (issue 24 item 3) owns the ha: section.
+	{"clouds", "fx", "logging", "leader"},
 	{"storage"},
 	// What a run does to a snapshot, and the pure computations.
 	{"fetchers", "analysis", "guard", "hardware"},

@@ -35,6 +35,11 @@ const (
 	// GCP is Google Cloud's Compute Engine, priced from the Cloud Billing
 	// Catalog API.
 	GCP = "gcp"
+	// AzureChina is Azure operated by 21Vianet: its own price sheet, in
+	// CNY, bought separately from Azure.
+	AzureChina = "azure-cn"
+	// Huawei is Huawei Cloud's ECS GPU flavors (price inquiry API).
+	Huawei = "huawei"
 )
 
 // PriceType says how capacity is bought.

@@ -113,6 +113,12 @@ type Snapshot struct {
 	SourceVersion string
 	// Skipped counts regions (or files) skipped as unchanged, for the summary.
 	Skipped int
+	// Signals are the capacity signals observed (issue 23), and
+	// SignalCoverage the parts of them the snapshot describes completely.
+	// A source that did not change since the last run (an unchanged Spot
+	// Advisor file) lists neither, and so writes nothing.
+	Signals        []Signal
+	SignalCoverage []SignalScope
 }
 
 // Validate checks every offer and availability record and that the
@@ -141,6 +147,19 @@ func (s *Snapshot) Validate() error {
 		default:
 			return fmt.Errorf("availability %v: unknown state %q", a.Key(), a.State)
 		}
+	}
+	seen := make(map[SignalKey]bool, len(s.Signals))
+	for _, sg := range s.Signals {
+		if sg.Provider != s.Provider {
+			return fmt.Errorf("%s snapshot holds a signal of %s", s.Provider, sg.Provider)
+		}
+		if err := sg.Validate(); err != nil {
+			return err
+		}
+		if seen[sg.Key()] {
+			return fmt.Errorf("signal %v listed twice in one snapshot", sg.Key())
+		}
+		seen[sg.Key()] = true
 	}
 	return nil
 }
@@ -180,6 +199,9 @@ type Change struct {
 	// OldSince is when the replaced availability state began, so that a
 	// state which lasted only minutes (a flap) can be told apart.
 	OldSince time.Time
+	// Signal is set for a capacity signal's change (CapacityBlockAvailable,
+	// SignalChanged, SignalNew); Place then names its type and place.
+	Signal *SignalChange
 	Hardware
 }
 
@@ -210,6 +232,12 @@ func (s *Snapshot) StripControl() int {
 	for i := range s.Availability {
 		a := &s.Availability[i]
 		for _, f := range []*string{&a.Region, &a.Zone, &a.InstanceType, &a.StockDetail, &a.GPUModel} {
+			clean(f)
+		}
+	}
+	for i := range s.Signals {
+		sg := &s.Signals[i]
+		for _, f := range []*string{&sg.Region, &sg.Zone, &sg.InstanceType, &sg.Shape, &sg.Value, &sg.Unit, &sg.Detail, &sg.GPUModel} {
 			clean(f)
 		}
 	}

@@ -55,10 +55,17 @@ const (
 	SpotBelow Event = "spot_below"
 	// PriceNew: a price point seen for the first time.
 	PriceNew Event = "price_new"
+	// CapacityBlockAvailable: an EC2 Capacity Block offering appeared (a
+	// type, zone and window, with its fee); issue 23.
+	CapacityBlockAvailable Event = "capacity_block_available"
+	// InterruptionBandChanged: a type's Spot Advisor interruption band in
+	// a region moved. A band missing from an answer is no change.
+	InterruptionBandChanged Event = "interruption_band_changed"
 )
 
 // Events lists every event in the order messages of one rule are queued.
-var Events = []Event{AvailabilityNew, BackInStock, PriceDrop, SpotBelow, PriceNew, PriceRise, SoldOut, AvailabilityGone}
+var Events = []Event{AvailabilityNew, BackInStock, CapacityBlockAvailable, PriceDrop, SpotBelow, PriceNew, PriceRise, SoldOut, AvailabilityGone,
+	InterruptionBandChanged}
 
 func (e Event) valid() bool {
 	for _, k := range Events {
@@ -72,6 +79,7 @@ func (e Event) valid() bool {
 // IsPrice reports whether the event is about a price rather than where a
 // type is offered.
 func (e Event) IsPrice() bool {
+	// Capacity signals are neither prices nor places.
 	return e == PriceDrop || e == PriceRise || e == SpotBelow || e == PriceNew
 }
 

@@ -174,6 +174,29 @@ type itemJSON struct {
 	Delta         *json.Number `json:"delta"`
 	DeltaPerGPU   *json.Number `json:"delta_per_gpu_hour"`
 	DeltaPct      *json.Number `json:"delta_pct"`
+	// Signal is a capacity signal's observation (issue 23); absent for
+	// price and availability changes.
+	Signal *signalJSON `json:"signal,omitempty"`
+}
+
+type signalJSON struct {
+	Kind        pricewatch.SignalKind `json:"kind"`
+	Value       string                `json:"value"`
+	OldValue    string                `json:"old_value"`
+	Unit        string                `json:"unit"`
+	Shape       string                `json:"shape"`
+	WindowStart *time.Time            `json:"window_start"`
+	WindowEnd   *time.Time            `json:"window_end"`
+	Detail      string                `json:"detail"`
+	Source      string                `json:"source"`
+}
+
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	u := t.UTC()
+	return &u
 }
 
 func num(d decimal.NullDecimal) *json.Number {
@@ -212,6 +235,10 @@ func groupToJSON(g Group) groupJSON {
 			t := c.OldSince.UTC()
 			j.OldSince = &t
 		}
+		if s := c.Signal; s != nil {
+			j.Signal = &signalJSON{Kind: s.Kind, Value: s.Value, OldValue: s.OldValue, Unit: s.Unit, Shape: s.Shape,
+				WindowStart: timePtr(s.Start), WindowEnd: timePtr(s.End), Detail: s.Detail, Source: s.Source}
+		}
 		// A price change names its offer; its place repeats the offer's
 		// provider, region, zone and type, so one set of fields holds both.
 		if c.Offer.Provider == "" {
@@ -239,6 +266,18 @@ func (j groupJSON) group() (Group, error) {
 		}
 		if it.PriceType != "" {
 			c.Offer = it.Key()
+		}
+		if s := it.Signal; s != nil {
+			sc := &pricewatch.SignalChange{OldValue: s.OldValue, Signal: pricewatch.Signal{
+				Provider: it.Provider, Kind: s.Kind, Region: it.Region, Zone: it.Zone, InstanceType: it.InstanceType,
+				Shape: s.Shape, Value: s.Value, Unit: s.Unit, Detail: s.Detail, Source: s.Source, Hardware: c.Hardware}}
+			if s.WindowStart != nil {
+				sc.Start = *s.WindowStart
+			}
+			if s.WindowEnd != nil {
+				sc.End = *s.WindowEnd
+			}
+			c.Signal = sc
 		}
 		item := Item{Event: it.Event, Change: c}
 		var err error
@@ -291,6 +330,14 @@ func itemSummary(it Item) string {
 		if it.DeltaPct.Valid {
 			s += fmt.Sprintf(" (%s%%)", it.DeltaPct.Decimal)
 		}
+	case it.Event == CapacityBlockAvailable && c.Signal != nil:
+		s += fmt.Sprintf(" capacity block %s → %s, fee %s %s", c.Signal.Start.UTC().Format("2006-01-02 15:04"), c.Signal.End.UTC().Format("2006-01-02 15:04 MST"),
+			c.Signal.Value, c.Signal.Unit)
+		if it.NewPerGPU.Valid {
+			s += fmt.Sprintf(" (%s %s per GPU-hour)", it.NewPerGPU.Decimal.StringFixed(4), c.Signal.Unit)
+		}
+	case it.Event == InterruptionBandChanged && c.Signal != nil:
+		s += fmt.Sprintf(" interruption band %s → %s", c.Signal.OldValue, c.Signal.Value)
 	case it.Event.IsPrice():
 		if it.NewPerGPU.Valid {
 			s += fmt.Sprintf(" %s %s %s per GPU-hour", c.Offer.PriceType, it.NewPerGPU.Decimal.StringFixed(4), c.Currency)

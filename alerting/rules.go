@@ -312,6 +312,12 @@ func deliveryKey(runID int64, channel, rule string, ev Event) string {
 }
 
 func changeID(c pricewatch.Change) string {
+	if c.Signal != nil {
+		// Two blocks of one zone differ by shape and window.
+		k := c.Signal.Key()
+		return fmt.Sprintf("%s|%s|%s/%s/%s/%s|%s|%s|%s", c.Kind, k.Kind, c.Place.Provider, c.Place.Region, c.Place.Zone, c.Place.InstanceType,
+			k.Shape, k.Start.Format(time.RFC3339), k.End.Format(time.RFC3339))
+	}
 	return fmt.Sprintf("%s|%s|%s/%s/%s/%s", c.Kind, c.Offer, c.Place.Provider, c.Place.Region, c.Place.Zone, c.Place.InstanceType)
 }
 
@@ -323,6 +329,18 @@ func (r *rule) match(ev Event, c pricewatch.Change, flapWindow time.Duration) (I
 		return item, false
 	}
 	switch ev {
+	case CapacityBlockAvailable:
+		if c.Kind != pricewatch.CapacityBlockAvailable || c.Signal == nil {
+			return item, false
+		}
+		if per, ok := c.Signal.BlockPerGPUHour(); ok {
+			item.NewPerGPU = decimal.NewNullDecimal(per)
+		}
+		return item, true
+	case InterruptionBandChanged:
+		// Only a move of a known band: a first band is a baseline, a band
+		// missing from an answer no change at all.
+		return item, c.Kind == pricewatch.SignalChanged && c.Signal != nil && c.Signal.Kind == pricewatch.InterruptionBand
 	case AvailabilityNew:
 		return item, c.Kind == pricewatch.AvailabilityNew
 	case AvailabilityGone:
@@ -523,7 +541,7 @@ func sortItems(ev Event, items []Item) {
 			if c := a.DeltaPerGPU.Decimal.Abs().Cmp(b.DeltaPerGPU.Decimal.Abs()); c != 0 {
 				return c > 0
 			}
-		case SpotBelow, PriceNew:
+		case SpotBelow, PriceNew, CapacityBlockAvailable:
 			if a.NewPerGPU.Valid != b.NewPerGPU.Valid {
 				return a.NewPerGPU.Valid
 			}

@@ -65,6 +65,9 @@ type CompareRow struct {
 	Marketplace bool `json:"marketplace"`
 	// FXError says why a row could not be converted (only in Unconverted).
 	FXError string `json:"fx_error,omitempty"`
+	// InterruptionBand is the spot interruption band of a spot row's type
+	// and region (AWS Spot Advisor, issue 23), "" when none is stored.
+	InterruptionBand string `json:"interruption_band,omitempty"`
 
 	Offer pricewatch.Offer `json:"-"`
 	// Spec is the catalogue entry used, when the model is known.

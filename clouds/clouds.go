@@ -70,6 +70,12 @@ var table = []Cloud{
 		pricewatch.Spot:     "https://cloud.google.com/spot-vms/pricing",
 		pricewatch.Reserved: "https://cloud.google.com/compute/docs/instances/committed-use-discounts-overview",
 	}},
+	// No FOCUS export of 21Vianet's was found to take its name from: its
+	// readable name.
+	{Name: pricewatch.AzureChina, Display: "Azure China",
+		Pricing: general("https://www.azure.cn/en-us/pricing/details/virtual-machines/")},
+	// Huawei Cloud's FOCUS name: none found either.
+	{Name: pricewatch.Huawei, Display: "Huawei Cloud", Pricing: general("https://www.huaweicloud.com/intl/en-us/pricing/calculator.html#/ecs")},
 }
 
 // general is a pricing map with only the general page.

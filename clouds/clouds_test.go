@@ -59,6 +59,10 @@ func TestLookups(t *testing.T) {
 		{"gcp", "Google Cloud", pricewatch.OnDemand, "https://cloud.google.com/compute/gpus-pricing"},
 		{"gcp", "Google Cloud", pricewatch.Spot, "https://cloud.google.com/spot-vms/pricing"},
 		{"gcp", "Google Cloud", pricewatch.Reserved, "https://cloud.google.com/compute/docs/instances/committed-use-discounts-overview"},
+		// Issue 22 item 3: Azure operated by 21Vianet.
+		{"azure-cn", "Azure China", pricewatch.OnDemand, "https://www.azure.cn/en-us/pricing/details/virtual-machines/"},
+		// Issue 22 item 4: Huawei Cloud.
+		{"huawei", "Huawei Cloud", pricewatch.Reserved, "https://www.huaweicloud.com/intl/en-us/pricing/calculator.html#/ecs"},
 		{"nimbus", "nimbus", pricewatch.OnDemand, ProjectURL},
 	}
 	for _, tt := range tests {
@@ -69,7 +73,7 @@ func TestLookups(t *testing.T) {
 			t.Errorf("PricingURL(%q, %q) = %q, want %q", tt.name, tt.pt, got, tt.url)
 		}
 	}
-	if got := strings.Join(Names(), ","); got != "aws,azure,alibaba,tencent,lambda,runpod,vastai,oci,aws-cn,ovhcloud,gcp" {
+	if got := strings.Join(Names(), ","); got != "aws,azure,alibaba,tencent,lambda,runpod,vastai,oci,aws-cn,ovhcloud,gcp,azure-cn,huawei" {
 		t.Errorf("run order %s", got)
 	}
 }
@@ -141,6 +145,8 @@ func TestPrintedNames(t *testing.T) {
 		{pricewatch.OVHcloud, "", "OVHcloud", "OVHcloud"},
 		// Google's FOCUS export names itself "Google Cloud".
 		{pricewatch.GCP, "flex_start", "Google Cloud", "Google Cloud"},
+		{pricewatch.AzureChina, "", "Azure China", "Azure China"},
+		{pricewatch.Huawei, "", "Huawei Cloud", "Huawei Cloud"},
 		{"nimbus", "community", "nimbus", "nimbus"},
 	}
 	for _, tt := range tests {

@@ -24,6 +24,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/leader"
 	"github.com/pricewatch/pricewatch/providers"
 	"github.com/pricewatch/pricewatch/section"
 )
@@ -50,6 +51,9 @@ type Config struct {
 	Digest    Digest    `yaml:"digest"`
 	Metrics   Metrics   `yaml:"metrics"`
 	Hardware  Hardware  `yaml:"hardware"`
+	// HA is the leader election among replicas on one PostgreSQL
+	// database; package leader owns its keys and checks.
+	HA leader.Config `yaml:"ha"`
 
 	// Source is the file the config came from ("" for built-in defaults).
 	Source string `yaml:"-"`
@@ -113,6 +117,9 @@ type Retention struct {
 	// one per offer per SpotThinStep; 0 (default) keeps every one.
 	SpotThinAfter time.Duration `yaml:"spot_thin_after"`
 	SpotThinStep  time.Duration `yaml:"spot_thin_step"`
+	// SignalsMaxAge: capacity-signal intervals that ended longer ago are
+	// deleted; 0 keeps them forever.
+	SignalsMaxAge time.Duration `yaml:"signals_max_age"`
 }
 
 // Log controls zap.
@@ -281,13 +288,15 @@ type Alerts struct {
 
 // DefaultRules are the alert rules in effect when the config has no
 // alerts.rules: new frontier capacity, price drops of at least 5% on
-// frontier GPUs, cheap H100 spot. config.example.yaml shows them.
+// frontier GPUs, cheap H100 spot, capacity blocks of frontier GPUs. config.example.yaml shows them.
 func DefaultRules() []Rule {
 	return []Rule{
 		{Name: "new-frontier-capacity", Events: []string{"availability_new", "back_in_stock"}, GPUModels: []string{"H100", "H200", "B200"}},
 		{Name: "price-drops", Events: []string{"price_drop"}, GPUModels: []string{"H100", "H200", "B200", "A100-80GB", "A100-40GB"},
 			PriceTypes: []string{"on_demand", "reserved", "savings_plan"}, MinChangePct: 5},
 		{Name: "cheap-spot-h100", Events: []string{"spot_below"}, GPUModels: []string{"H100"}, SpotBelowPerGPUHour: 2.5},
+		// Issue 23: "capacity block for H100/H200/B200 available".
+		{Name: "frontier-capacity-blocks", Events: []string{"capacity_block_available"}, GPUModels: []string{"H100", "H200", "B200"}},
 	}
 }
 
@@ -349,7 +358,7 @@ func Default() *Config {
 	return &Config{
 		Database: Database{Path: "pricewatch.db", BusyTimeout: 5 * time.Second},
 		Storage: Storage{MaintenanceSchedule: "@hourly",
-			Retention: Retention{ChangesMaxAge: 90 * 24 * time.Hour, SpotThinStep: 24 * time.Hour}},
+			Retention: Retention{ChangesMaxAge: 90 * 24 * time.Hour, SpotThinStep: 24 * time.Hour, SignalsMaxAge: 180 * 24 * time.Hour}},
 		Log:       Log{Level: "info", Format: "auto"},
 		HTTP:      HTTP{Listen: "127.0.0.1:9108"},
 		Fetch:     Fetch{MinOfferRatio: 0.5, LeaseWait: time.Minute, MaxRetryAfter: time.Hour},
@@ -387,6 +396,7 @@ func Default() *Config {
 			FleetGPUs: 8,
 			Chart:     true,
 		},
+		HA:    leader.Default(),
 		lines: map[string]int{},
 	}
 }
@@ -512,7 +522,7 @@ func (c *Config) Validate() error {
 	if c.HTTP.Listen != "" {
 		add(c.checkListen("http.listen", c.HTTP.Listen))
 	}
-	if r := c.Storage.Retention; r.ChangesMaxAge < 0 || r.SpotThinAfter < 0 || r.SpotThinStep < 0 {
+	if r := c.Storage.Retention; r.ChangesMaxAge < 0 || r.SpotThinAfter < 0 || r.SpotThinStep < 0 || r.SignalsMaxAge < 0 {
 		add(c.keyErr("storage.retention", "ages must not be negative"))
 	}
 	if r := c.Storage.Retention; r.SpotThinAfter > 0 && r.SpotThinStep < time.Hour {
@@ -622,6 +632,7 @@ func (c *Config) Validate() error {
 	errs = append(errs, c.validateHardware()...)
 	add(c.validateMetrics())
 	add(c.validateWebhook())
+	add(c.HA.Validate(c.checker()))
 	return errors.Join(errs...)
 }
 
@@ -650,7 +661,8 @@ func (c *Config) validateMetrics() error {
 }
 
 // Events a rule may select.
-var ruleEvents = []string{"availability_new", "availability_gone", "back_in_stock", "sold_out", "price_drop", "price_rise", "spot_below", "price_new"}
+var ruleEvents = []string{"availability_new", "availability_gone", "back_in_stock", "sold_out", "price_drop", "price_rise", "spot_below", "price_new",
+	"capacity_block_available", "interruption_band_changed"}
 
 func (c *Config) validateRule(i int, r Rule) error {
 	var errs []error

@@ -56,6 +56,17 @@ type Alerts interface {
 	Deliver(ctx context.Context, db *storage.DB, maxWait time.Duration, force bool) (alerting.Report, error)
 }
 
+// Elector decides which of several replicas on one database leads: runs
+// the schedules, alert delivery, the digest and maintenance. Package
+// leader's Postgres is one; with none (SQLite: one file, one daemon) the
+// daemon always leads.
+type Elector interface {
+	// Run campaigns until ctx ends; each time this replica wins, lead
+	// runs with a context that ends when leadership does, and Run waits
+	// for lead to return before it campaigns again or returns.
+	Run(ctx context.Context, lead func(ctx context.Context)) error
+}
+
 // Digests queues the weekly digest.
 type Digests interface {
 	// QueueDigest builds the digest of the week as of now and queues it
@@ -109,6 +120,9 @@ type Options struct {
 	SetLogLevel func(level string) error
 	// Version is the build's, for the log and pricewatch_build_info.
 	Version string
+	// Elect builds the election among replicas sharing the database, at
+	// Start (nil, or a nil Elector: this process always leads).
+	Elect func() (Elector, error)
 }
 
 // Daemon is `pricewatch run`: the process-wide parts (database, metrics,
@@ -145,10 +159,37 @@ type Daemon struct {
 	// ECB publishes once a day, so one fetch an hour is plenty.
 	fxUpdated atomic.Int64
 
-	// stopBackground and stopDelivery end Start's goroutines; Stop calls
+	// stopBackground and stopDelivery end Start's goroutines, stopLeading
+	// the election (or the one term of a daemon without one); Stop calls
 	// them in its order.
 	stopBackground func()
 	stopDelivery   func()
+	stopLeading    func()
+	// deliveryBase is what each term's delivery derives from: stopDelivery
+	// ends it, after the runs, whatever the term.
+	deliveryBase context.Context
+	delivery     sync.WaitGroup
+
+	// term is this replica's leadership while it leads, nil while it
+	// follows; set and cleared under mu.
+	term atomic.Pointer[term]
+	// elector is Options.Elect's, nil when this process always leads.
+	elector Elector
+}
+
+// term is one leadership: the runs, delivery, digest and maintenance this
+// replica does while it leads, all ended when it steps down.
+type term struct {
+	// lead is the elector's: it ends when leadership does.
+	lead context.Context
+	// ctx is what the term's runs, digest and maintenance derive from:
+	// it ends when leadership does or Stop cancels the runs.
+	ctx    context.Context
+	cancel context.CancelFunc
+	// cancelDelivery ends the term's delivery loop; delivered is closed
+	// when it has returned.
+	cancelDelivery context.CancelFunc
+	delivered      chan struct{}
 }
 
 // state is a snapshot with its scheduler, which is not started until the
@@ -173,7 +214,7 @@ func New(opts Options) *Daemon {
 	return &Daemon{
 		opts: opts, db: opts.DB, metrics: metrics.New(opts.DB, opts.Version), health: &health{}, notify: notify, log: log,
 		locks: map[string]*sync.Mutex{}, nudge: make(chan struct{}, 1), reloaded: make(chan struct{}, 1),
-		stopBackground: func() {}, stopDelivery: func() {},
+		stopBackground: func() {}, stopDelivery: func() {}, stopLeading: func() {},
 	}
 }
 
@@ -199,23 +240,31 @@ func (d *Daemon) addSecrets(values []string) {
 }
 
 // maybeUpdateFX refreshes exchange rates after a run, at most hourly.
-func (d *Daemon) maybeUpdateFX() {
+func (d *Daemon) maybeUpdateFX(ctx context.Context) {
 	last := time.Unix(0, d.fxUpdated.Load())
 	if time.Since(last) < time.Hour || !d.fxUpdated.CompareAndSwap(last.UnixNano(), time.Now().UnixNano()) {
 		return
 	}
 	if r := d.state().Rates; r != nil {
-		if _, err := r.AfterCycle(d.ctx, d.db); err != nil {
+		if _, err := r.AfterCycle(ctx, d.db); err != nil {
 			d.log.Warn("exchange rates not updated", zap.Error(err))
 		}
 	}
 }
 
 // Start closes the runs an earlier process left running, takes the config
-// into effect and starts scheduling, catch-up runs, alert delivery, the
-// HTTP listener and the watchdog; then it tells systemd it is ready. The
-// runs outlive ctx's cancellation: Stop ends them, in its order.
+// into effect and starts scheduling, the HTTP listener and the watchdog,
+// tells systemd it is ready and, while this replica leads (always, without
+// an elector), catch-up runs and alert delivery. The runs outlive ctx's
+// cancellation: Stop ends them, in its order.
 func (d *Daemon) Start(ctx context.Context) error {
+	if d.opts.Elect != nil {
+		e, err := d.opts.Elect()
+		if err != nil {
+			return err
+		}
+		d.elector = e
+	}
 	if err := d.db.CloseAbandonedRuns(ctx); err != nil {
 		return err
 	}
@@ -234,16 +283,19 @@ func (d *Daemon) Start(ctx context.Context) error {
 		return err
 	}
 	d.health.beat()
+	// The scheduler runs on every replica (its heartbeat is the
+	// watchdog's); its runs go ahead only while this replica leads.
 	st.cron.Start()
 	d.refreshGauges(ctx)
 
 	// Background work outlives the signal: delivery stops after the runs
 	// (so what they queued can still go out), metrics and the watchdog
 	// after delivery. Neither context derives from ctx for that reason.
-	var bg, delivery sync.WaitGroup
+	var bg sync.WaitGroup
 	bgCtx, stopBG := context.WithCancel(context.WithoutCancel(ctx))
 	deliveryCtx, stopDelivery := context.WithCancel(context.WithoutCancel(ctx))
-	d.stopDelivery = func() { stopDelivery(); delivery.Wait() }
+	d.deliveryBase = deliveryCtx
+	d.stopDelivery = func() { stopDelivery(); d.delivery.Wait() }
 	d.stopBackground = func() { stopBG(); bg.Wait() }
 	if listen := st.Config.HTTP.Listen; listen != "" {
 		bg.Go(func() {
@@ -252,7 +304,15 @@ func (d *Daemon) Start(ctx context.Context) error {
 			}
 		})
 	}
-	delivery.Go(func() { d.deliverLoop(deliveryCtx) })
+	// Without an elector this process leads from now until Stop, as one
+	// term; with one, it leads when elected (see lead).
+	leadCtx, stopLead := context.WithCancel(context.WithoutCancel(ctx))
+	leadDone := make(chan struct{})
+	d.stopLeading = func() { stopLead(); waitAtMost(leadDone, StopGrace) }
+	var solo *term
+	if d.elector == nil {
+		solo = d.beginTerm(leadCtx)
+	}
 
 	d.health.ready.Store(true)
 	if err := d.notify.Ready(); err != nil {
@@ -260,9 +320,108 @@ func (d *Daemon) Start(ctx context.Context) error {
 	}
 	d.notify.Status("running")
 	bg.Go(func() { d.notify.RunWatchdog(bgCtx, d.healthy, d.log) })
-	d.log.Info("pricewatch running", zap.String("version", d.opts.Version), zap.String("database", d.db.Path()))
-	d.catchUp()
+	fields := []zap.Field{zap.String("version", d.opts.Version), zap.String("database", d.db.Path())}
+	if d.db.Replica != "" {
+		fields = append(fields, zap.String("replica", d.db.Replica))
+	}
+	d.log.Info("pricewatch running", fields...)
+	if d.elector != nil {
+		go func() {
+			defer close(leadDone)
+			if err := d.elector.Run(leadCtx, d.lead); err != nil {
+				d.log.Error("leader election stopped; this replica follows", zap.Error(err))
+			}
+		}()
+		return nil
+	}
+	if solo == nil { // Stop has begun
+		close(leadDone)
+		return nil
+	}
+	d.catchUp(solo)
+	go func() {
+		defer close(leadDone)
+		<-leadCtx.Done()
+		d.endTerm(solo)
+	}()
 	return nil
+}
+
+// lead is one leadership won by the elector: it begins a term, runs the
+// catch-up and, when the elector's context ends, ends the term (runs and
+// deliveries cancelled and waited for) before it returns.
+func (d *Daemon) lead(ctx context.Context) {
+	t := d.beginTerm(ctx)
+	if t == nil {
+		return
+	}
+	d.log.Info("leading: running schedules, alert delivery and the digest")
+	d.catchUp(t)
+	<-ctx.Done()
+	d.endTerm(t)
+	d.log.Info("following: schedules, alert delivery and the digest are the leader's")
+}
+
+// beginTerm starts leading under ctx: the scheduler's runs go ahead from
+// now on and alert delivery starts. Nil once Stop has begun.
+func (d *Daemon) beginTerm(ctx context.Context) *term {
+	t := &term{lead: ctx, delivered: make(chan struct{})}
+	t.ctx, t.cancel = context.WithCancel(d.ctx)
+	context.AfterFunc(ctx, t.cancel)
+	dctx, cancel := context.WithCancel(d.deliveryBase)
+	t.cancelDelivery = cancel
+	context.AfterFunc(ctx, cancel)
+	d.mu.Lock()
+	if d.stopping {
+		d.mu.Unlock()
+		t.cancel()
+		cancel()
+		return nil
+	}
+	d.term.Store(t)
+	d.delivery.Add(1)
+	d.mu.Unlock()
+	d.metrics.Leader(true)
+	go func() {
+		defer d.delivery.Done()
+		defer close(t.delivered)
+		d.deliverLoop(dctx)
+	}()
+	return t
+}
+
+// endTerm steps down: no run starts any more, the term's runs, digest and
+// maintenance are cancelled and its delivery stops (a post in flight is
+// cancelled and released, see alerting.Dispatcher), and it waits for all
+// of them, at most StopGrace.
+func (d *Daemon) endTerm(t *term) {
+	d.mu.Lock()
+	d.term.CompareAndSwap(t, nil)
+	d.mu.Unlock()
+	d.metrics.Leader(false)
+	t.cancel()
+	t.cancelDelivery()
+	// Terms of one process never overlap (the elector waits for lead to
+	// return) and no run is counted in once the term is cleared, so every
+	// run still counted is this term's.
+	work := make(chan struct{})
+	go func() {
+		d.runs.Wait()
+		close(work)
+	}()
+	if !waitAtMost(work, StopGrace) || !waitAtMost(t.delivered, StopGrace) {
+		d.log.Warn("runs or deliveries of the last leadership did not stop in time")
+	}
+}
+
+// waitAtMost waits for done at most d; false when it did not close.
+func waitAtMost(done <-chan struct{}, d time.Duration) bool {
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		return false
+	}
 }
 
 // newCron builds (without starting) the scheduler of a snapshot: its
@@ -287,6 +446,11 @@ func (d *Daemon) newCron(st *state) (*cron.Cron, error) {
 	if _, err := c.AddFunc(fmt.Sprintf("@every %s", heartbeatEvery), d.health.beat); err != nil {
 		return nil, err
 	}
+	// A follower runs nothing, so nothing refreshes its offer gauges
+	// after a run: it reads them from the database the leader writes.
+	if _, err := c.AddFunc("@every 1m", d.refreshFollowerGauges); err != nil {
+		return nil, err
+	}
 	if spec := st.Config.Storage.MaintenanceSchedule; spec != "" {
 		if _, err := c.AddFunc(spec, func() { d.runMaintenance(st) }); err != nil {
 			return nil, fmt.Errorf("storage.maintenance_schedule %q: %w", spec, err)
@@ -302,17 +466,35 @@ func (d *Daemon) newCron(st *state) (*cron.Cron, error) {
 }
 
 // startWork counts one run (or digest) for shutdown, unless shutdown has
-// begun; the caller calls d.runs.Done when it ends. Counting happens under
-// the same lock Stop sets stopping with, so runs.Add never races
-// runs.Wait.
+// begun or this replica follows; the caller calls d.runs.Done when it
+// ends. Counting happens under the same lock Stop sets stopping with and a
+// step-down clears the term with, so runs.Add never races runs.Wait.
 func (d *Daemon) startWork() bool {
+	_, ok := d.startWorkIn()
+	return ok
+}
+
+// startWorkIn is startWork that also returns the context the work runs
+// under: its term's, which ends when this replica steps down.
+func (d *Daemon) startWorkIn() (context.Context, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.stopping || d.ctx.Err() != nil {
-		return false
+		return nil, false
+	}
+	ctx := d.ctx
+	if t := d.term.Load(); t != nil {
+		ctx = t.ctx
+	} else if d.elector != nil {
+		return nil, false // following: the leader runs it
+	}
+	// Without an elector this process always leads, also outside the
+	// term Start begins (work driven directly, as in tests).
+	if ctx.Err() != nil {
+		return nil, false
 	}
 	d.runs.Add(1)
-	return true
+	return ctx, true
 }
 
 func (d *Daemon) providerLock(name string) *sync.Mutex {
@@ -327,7 +509,8 @@ func (d *Daemon) providerLock(name string) *sync.Mutex {
 // runJob performs one provider run with the snapshot st unless one is
 // already going.
 func (d *Daemon) runJob(st *state, job Job) {
-	if !d.startWork() {
+	ctx, ok := d.startWorkIn()
+	if !ok {
 		return
 	}
 	defer d.runs.Done()
@@ -339,11 +522,11 @@ func (d *Daemon) runJob(st *state, job Job) {
 	}
 	defer lock.Unlock()
 	d.notify.Status(fmt.Sprintf("fetching %s", job.Name))
-	sum := run.Provider(d.ctx, run.DB(d.db), job.Job, st.Save, d.log)
+	sum := run.Provider(ctx, run.DB(d.db), job.Job, st.Save, d.log)
 	d.metrics.Observe(sum)
 	d.notify.Status(fmt.Sprintf("last run: %s %s at %s", job.Name, sum.Status, time.Now().UTC().Format("15:04Z")))
-	d.maybeUpdateFX()
-	d.refreshGauges(d.ctx)
+	d.maybeUpdateFX(ctx)
+	d.refreshGauges(ctx)
 	select {
 	case d.nudge <- struct{}{}:
 	default:
@@ -351,12 +534,13 @@ func (d *Daemon) runJob(st *state, job Job) {
 }
 
 // catchUp runs, in the background, each provider whose stored data is
-// older than its schedule (or that never succeeded).
-func (d *Daemon) catchUp() {
+// older than its schedule (or that never succeeded): at start, and when a
+// replica begins leading (the previous leader may have missed a tick).
+func (d *Daemon) catchUp(t *term) {
 	st := d.state()
 	now := time.Now().UTC()
 	for _, job := range st.Jobs {
-		last, err := d.db.LastSuccess(d.ctx, job.Name)
+		last, err := d.db.LastSuccess(t.ctx, job.Name)
 		if err != nil {
 			d.log.Error("reading last run", zap.String("provider", job.Name), zap.Error(err))
 			continue
@@ -440,12 +624,14 @@ func (d *Daemon) ready() {
 //  2. cancel and wait for the runs: every run derives from d.ctx, so each
 //     run in flight, whichever snapshot started it, rolls back and records
 //     itself failed (cancelled);
-//  3. deliver what can be delivered: the delivery loop stops and one last
-//     pass tries every pending message once, and again while retries fall
-//     before the deadline; what is left stays queued for the next start;
-//  4. stop metrics, health and the watchdog (they answered throughout, so
+//  3. deliver what can be delivered: the delivery loop stops and, on the
+//     leader, one last pass tries every pending message once, and again
+//     while retries fall before the deadline; what is left stays queued
+//     for the next start (or the next leader);
+//  4. give up leadership, so that a follower takes over at its next look;
+//  5. stop metrics, health and the watchdog (they answered throughout, so
 //     a scrape during shutdown sees the runs end);
-//  5. close the database.
+//  6. close the database.
 func (d *Daemon) Stop(ctx context.Context) error {
 	deadline := time.Now().Add(StopGrace)
 	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
@@ -474,13 +660,19 @@ func (d *Daemon) Stop(ctx context.Context) error {
 	}
 
 	d.stopDelivery()
-	if left := time.Until(deadline); left > 0 && st.Alerts != nil {
-		dctx, cancel := context.WithDeadline(context.WithoutCancel(d.ctx), deadline)
-		if _, err := st.Alerts.Deliver(dctx, d.db, left, true); err != nil && dctx.Err() == nil {
-			d.log.Error("alerts not delivered at stop; they stay queued", zap.Error(err))
+	// Only a leader delivers, and only while it still leads: the last
+	// pass ends with its leadership.
+	if t := d.term.Load(); t != nil && st.Alerts != nil {
+		if left := time.Until(deadline); left > 0 {
+			dctx, cancel := context.WithDeadline(t.lead, deadline)
+			if _, err := st.Alerts.Deliver(dctx, d.db, left, true); err != nil && dctx.Err() == nil {
+				d.log.Error("alerts not delivered at stop; they stay queued", zap.Error(err))
+			}
+			cancel()
 		}
-		cancel()
 	}
+	// Give up leadership (a follower takes over at its next look).
+	d.stopLeading()
 
 	d.stopBackground()
 	if err := d.db.Close(); err != nil {
@@ -510,7 +702,12 @@ func (d *Daemon) readiness(ctx context.Context) (web.Readiness, error) {
 	if err := d.db.Ping(ctx); err != nil {
 		return web.Readiness{}, fmt.Errorf("%w: %w", web.DatabaseUnavailable, err)
 	}
-	return ProviderRuns(ctx, d.db)
+	rd, err := ProviderRuns(ctx, d.db)
+	rd.Role = web.RoleFollower
+	if d.term.Load() != nil {
+		rd.Role = web.RoleLeader
+	}
+	return rd, err
 }
 
 // RunStore holds each provider's last run.
@@ -532,6 +729,15 @@ func ProviderRuns(ctx context.Context, db RunStore) (web.Readiness, error) {
 		rd.Providers[r.Provider] = web.ProviderRun{Status: r.Status, StartedAt: r.StartedAt}
 	}
 	return rd, nil
+}
+
+func (d *Daemon) refreshFollowerGauges() {
+	if d.elector == nil || d.term.Load() != nil || d.ctx.Err() != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(d.ctx, 30*time.Second)
+	defer cancel()
+	d.refreshGauges(ctx)
 }
 
 func (d *Daemon) refreshGauges(ctx context.Context) {

@@ -55,9 +55,11 @@ func (d *Daemon) webHandler() (func(http.Handler) http.Handler, error) {
 	return func(base http.Handler) http.Handler {
 		mux := http.NewServeMux()
 		srv.Mount(mux)
-		// Everything the API and dashboard do not claim (/metrics,
-		// /healthz, /readyz) goes to the listener's own handler.
-		mux.Handle("/", base)
+		// The listener's own paths go to its handler; every other path
+		// is the API's or the dashboard's (which answers 404 pages).
+		for _, path := range []string{"/metrics", "/healthz", "/readyz"} {
+			mux.Handle(path, base)
+		}
 		if token.Empty() {
 			return mux
 		}

@@ -43,14 +43,15 @@ func (d *Daemon) deliverLoop(ctx context.Context) {
 // week's delivery key makes a second trigger in the same week (a restart,
 // a reload, a manual `digest --send`) queue nothing.
 func (d *Daemon) runDigest(st *state) {
-	if !d.startWork() {
+	ctx, ok := d.startWorkIn()
+	if !ok {
 		return
 	}
 	defer d.runs.Done()
 	// The digest reads weeks of prices once a week: return that memory to
 	// the system rather than holding the peak until the next GC cycle.
 	defer debug.FreeOSMemory()
-	week, key, queued, err := st.Digests.QueueDigest(d.ctx, d.db, time.Now().UTC())
+	week, key, queued, err := st.Digests.QueueDigest(ctx, d.db, time.Now().UTC())
 	if err != nil {
 		d.log.Error("weekly digest not queued", zap.Error(err))
 		return
@@ -68,12 +69,13 @@ func (d *Daemon) runDigest(st *state) {
 
 // runMaintenance applies storage.retention and truncates the WAL.
 func (d *Daemon) runMaintenance(st *state) {
-	if !d.startWork() {
+	ctx, ok := d.startWorkIn()
+	if !ok {
 		return
 	}
 	defer d.runs.Done()
 	r := st.Config.Storage.Retention
-	res, err := d.db.Maintain(d.ctx, storage.Retention{ChangesMaxAge: r.ChangesMaxAge, SpotThinAfter: r.SpotThinAfter, SpotThinStep: r.SpotThinStep})
+	res, err := d.db.Maintain(ctx, storage.Retention{ChangesMaxAge: r.ChangesMaxAge, SpotThinAfter: r.SpotThinAfter, SpotThinStep: r.SpotThinStep, SignalsMaxAge: r.SignalsMaxAge})
 	if err != nil {
 		d.log.Error("storage maintenance failed", zap.Error(err))
 		return

@@ -40,3 +40,22 @@ func SameOriginRedirects(req *http.Request, via []*http.Request) error {
 	}
 	return CheckOrigin(via[0].URL, req.URL, "redirect")
 }
+
+// CheckHandedOut checks a link an API hands out for one download of its
+// own (a short-lived signed URL to a storage host, as Azure China's price
+// sheet answers): it may name another host, and is then the one foreign
+// origin that download is allowed, but it must be an absolute http(s) URL
+// with a host, carry no user info, and not go from https down to http.
+// Redirects of that download stay within its origin (SameOriginRedirects).
+// The link's path and query are never shown: they carry the signature.
+func CheckHandedOut(base, link *url.URL, what string) error {
+	switch {
+	case link.Scheme != "http" && link.Scheme != "https":
+		return fmt.Errorf("%s is not an http(s) URL: %w", what, ErrForeignOrigin)
+	case link.Host == "" || link.User != nil:
+		return fmt.Errorf("%s has no host, or user info: %w", what, ErrForeignOrigin)
+	case base.Scheme == "https" && link.Scheme != "https":
+		return fmt.Errorf("%s points to %s over http, not https as the configured %s: %w", what, Origin(link), Origin(base), ErrForeignOrigin)
+	}
+	return nil
+}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"sync/atomic"
 	"testing"
 )
@@ -29,6 +30,35 @@ func TestCheckOrigin(t *testing.T) {
 		err := CheckOrigin(b, l, "link")
 		if (err == nil) != tt.same || (err != nil && !errors.Is(err, ErrForeignOrigin)) {
 			t.Errorf("CheckOrigin(%s, %s) = %v, want same origin %v", tt.base, tt.link, err, tt.same)
+		}
+	}
+}
+
+// A download URL an API hands out may be on another host (Azure China's
+// price sheet is a signed blob URL), but never over http when the API is
+// https, never with user info, never relative or of another scheme.
+func TestCheckHandedOut(t *testing.T) {
+	tests := []struct {
+		base, link string
+		ok         bool
+	}{
+		{"https://prices.azure.cn", "https://upapisachinanorth3.blob.core.chinacloudapi.cn/retailpricesasync/2023060101/AzureRetailPrices.csv?sig=x", true},
+		{"http://127.0.0.1:8080", "http://127.0.0.1:9090/sheet.csv", true},
+		{"http://127.0.0.1:8080", "https://127.0.0.1:9090/sheet.csv", true},
+		{"https://prices.azure.cn", "http://upapisachinanorth3.blob.core.chinacloudapi.cn/x.csv", false},
+		{"https://prices.azure.cn", "https://user:pw@blob.example/x.csv", false},
+		{"https://prices.azure.cn", "/relative/x.csv", false},
+		{"https://prices.azure.cn", "ftp://blob.example/x.csv", false},
+	}
+	for _, tt := range tests {
+		b, _ := url.Parse(tt.base)
+		l, _ := url.Parse(tt.link)
+		err := CheckHandedOut(b, l, "DownloadUrl")
+		if (err == nil) != tt.ok || (err != nil && !errors.Is(err, ErrForeignOrigin)) {
+			t.Errorf("CheckHandedOut(%s, %s) = %v, want allowed %v", tt.base, tt.link, err, tt.ok)
+		}
+		if err != nil && strings.Contains(err.Error(), "sig=") {
+			t.Errorf("error shows the signature: %v", err)
 		}
 	}
 }

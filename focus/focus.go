@@ -63,6 +63,9 @@ var services = map[string]string{
 	pricewatch.OCI:      "Compute",
 	pricewatch.OVHcloud: "Public Cloud Instances",
 	pricewatch.AWSChina: "Amazon Elastic Compute Cloud",
+	// The sheet's serviceName, as Azure's.
+	pricewatch.AzureChina: "Virtual Machines",
+	pricewatch.Huawei:     "Elastic Cloud Server",
 }
 
 // ProviderName is the FOCUS ProviderName of a pricewatch provider id (the

@@ -16,6 +16,8 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/awscn"
 	"github.com/pricewatch/pricewatch/fetchers/azure"
 	"github.com/pricewatch/pricewatch/fetchers/gcp"
+	"github.com/pricewatch/pricewatch/fetchers/azurecn"
+	"github.com/pricewatch/pricewatch/fetchers/huawei"
 	"github.com/pricewatch/pricewatch/fetchers/lambda"
 	"github.com/pricewatch/pricewatch/fetchers/oci"
 	"github.com/pricewatch/pricewatch/fetchers/ovhcloud"
@@ -42,6 +44,8 @@ var registry = []Provider{
 	awscn.Provider,
 	ovhcloud.Provider,
 	gcp.Provider,
+	azurecn.Provider,
+	huawei.Provider,
 }
 
 // All returns every provider in run order.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -109,11 +110,44 @@ func Compare(ctx context.Context, st Store, book *fx.Book, q CompareQuery) (anal
 	if err != nil {
 		return analysis.CompareResult{}, err
 	}
-	return analysis.Compare(offers, avail, analysis.CompareOptions{
+	res, err := analysis.Compare(offers, avail, analysis.CompareOptions{
 		GPU: q.GPU, Count: q.Count, PriceTypes: q.PriceTypes, Providers: q.Providers, Regions: q.Regions,
 		OS: q.OS, AvailableOnly: q.AvailableOnly, Currency: q.Currency, FX: book, At: q.At,
 	})
+	if err != nil {
+		return res, err
+	}
+	return res, addBands(ctx, st, &res)
 }
+
+// addBands puts the current interruption band of each spot row's type and
+// region beside its price. A row without a stored band keeps none: no band
+// is no information, never "low risk".
+func addBands(ctx context.Context, st Store, res *analysis.CompareResult) error {
+	if !slices.ContainsFunc(res.Rows, isSpotRow) && !slices.ContainsFunc(res.Unconverted, isSpotRow) {
+		return nil
+	}
+	bands, err := st.Signals(ctx, storage.SignalFilter{Kinds: []pricewatch.SignalKind{pricewatch.InterruptionBand}, CurrentOnly: true})
+	if err != nil {
+		return err
+	}
+	byPlace := map[[3]string]string{}
+	for _, b := range bands {
+		if b.Zone == "" && pricewatch.ShapeValue(b.Shape, "os") == pricewatch.Linux {
+			byPlace[[3]string{b.Provider, b.Region, b.InstanceType}] = b.Value
+		}
+	}
+	for _, rows := range [][]analysis.CompareRow{res.Rows, res.Unconverted} {
+		for i := range rows {
+			if isSpotRow(rows[i]) && rows[i].Offer.OS == pricewatch.Linux {
+				rows[i].InterruptionBand = byPlace[[3]string{rows[i].Provider, rows[i].Region, rows[i].InstanceType}]
+			}
+		}
+	}
+	return nil
+}
+
+func isSpotRow(r analysis.CompareRow) bool { return r.Offer.PriceType == pricewatch.Spot }
 
 // CompareRow is the JSON shape scripts rely on; keep the names. Unranked
 // rows (no exchange rate) have a null rank, price and fx_rate.
@@ -133,6 +167,10 @@ type CompareRow struct {
 	FXError      *string `json:"fx_error"`
 	Available    bool    `json:"available"`
 	Availability string  `json:"availability"`
+	// InterruptionBand is a spot row's interruption band (AWS Spot
+	// Advisor: "<5%" … ">20%"); null where none is stored (no band is no
+	// information, never "low risk").
+	InterruptionBand *string `json:"interruption_band"`
 	// Marketplace marks third-party hosts' machines (Vast.ai, RunPod
 	// Community Cloud), not the cloud's own capacity.
 	Marketplace bool `json:"marketplace"`
@@ -146,7 +184,7 @@ func CompareRows(res analysis.CompareResult) []CompareRow {
 			OfferKeyJSON: r.OfferKeyJSON, GPUModel: r.GPUModel, GPUCount: r.GPUCount,
 			Currency: res.Currency, NativeCurrency: r.NativeCurrency, NativeEffectiveHourly: Decimal(r.NativeEffectiveHourly),
 			FXError: optString(r.FXError), Available: r.Available != nil && *r.Available, Availability: AvailabilityName(r.Availability),
-			Marketplace: r.Marketplace,
+			Marketplace: r.Marketplace, InterruptionBand: optString(r.InterruptionBand),
 		}
 		if ranked {
 			rank := r.Rank

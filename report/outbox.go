@@ -114,6 +114,9 @@ type RunRow struct {
 	SourceVersion  string `json:"source_version"`
 	Error          string `json:"error"`
 	LastSuccessAt  any    `json:"last_success_at"`
+	// Replica is the replica that ran it (ha.replica) when several share
+	// a PostgreSQL database; "" on SQLite.
+	Replica string `json:"replica"`
 }
 
 // Runs is the latest run of each provider with its counts and error, and
@@ -127,7 +130,7 @@ func Runs(ctx context.Context, st Store) ([]RunRow, error) {
 	for _, r := range runs {
 		row := RunRow{Provider: r.Provider, ID: r.ID, Status: r.Status, StartedAt: Time(&r.StartedAt), FinishedAt: Time(r.FinishedAt),
 			OffersSeen: r.Seen, OffersNew: r.New, OffersChanged: r.Changed, OffersSame: r.Unchanged, OffersClosed: r.Closed,
-			RegionsSkipped: r.RegionsSkipped, OffersHeld: r.Held, Changes: r.Changes, SourceVersion: r.SourceVersion, Error: r.Error}
+			RegionsSkipped: r.RegionsSkipped, OffersHeld: r.Held, Changes: r.Changes, SourceVersion: r.SourceVersion, Error: r.Error, Replica: r.Replica}
 		if r.FinishedAt != nil {
 			row.DurationSecs = r.FinishedAt.Sub(r.StartedAt).Round(time.Millisecond).Seconds()
 		}

@@ -31,6 +31,8 @@ type Store interface {
 	LastSuccess(ctx context.Context, provider string) (*storage.Run, error)
 	ListOutbox(ctx context.Context, f storage.OutboxFilter) ([]storage.OutboxEntry, error)
 	FXDays(ctx context.Context) ([]storage.FXDay, error)
+	// Signals are the capacity signals' intervals (issue 23).
+	Signals(ctx context.Context, f storage.SignalFilter) ([]storage.SignalInterval, error)
 }
 
 // FXDayStore is the one read FXBook needs (the reports' Store and the

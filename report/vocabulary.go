@@ -13,7 +13,7 @@ type Field struct {
 // not known is null in JSON and an empty CSV cell.
 var Vocabulary = []Field{
 	// What an offer is.
-	{"provider", "cloud: aws, azure, alibaba, tencent, oci, lambda, runpod, vastai, aws-cn, ovhcloud, gcp"},
+	{"provider", "cloud: aws, azure, alibaba, tencent, oci, lambda, runpod, vastai, aws-cn, ovhcloud, gcp, azure-cn, huawei"},
 	{"region", "the cloud's own region code"},
 	{"region_name", "the region's display name as the cloud gives it"},
 	{"zone", "zone, data centre or country where the cloud prices or stocks per zone; empty where regional"},
@@ -33,6 +33,11 @@ var Vocabulary = []Field{
 	{"models", "the catalogue models a GPU family matched"},
 	{"gpu_count", "GPUs per instance (fractional for vGPU slices)"},
 	{"gpu_memory_gb", "memory per GPU (per slice for a fraction), GB"},
+	{"vcpus", "virtual CPUs per instance; null where the cloud does not say"},
+	{"memory_gb", "instance memory, GB; null where the cloud does not say"},
+	{"interconnect", "GPU interconnect (NVLink, InfiniBand, EFA); null where no stored record says"},
+	{"local_storage", "local instance storage; null where no stored record says"},
+	{"interruption_band", "a spot row's AWS Spot Advisor interruption band (<5%, 5-10%, 10-15%, 15-20%, >20%); null when none is stored"},
 	{"marketplace", "true for third-party hosts' machines (Vast.ai, RunPod Community Cloud)"},
 	{"interruptible", "true for capacity the cloud may take back (spot)"},
 	{"sku_id", "the cloud's SKU (AWS sku, Azure skuId, OCI part number)"},
@@ -57,6 +62,7 @@ var Vocabulary = []Field{
 	{"change_pct", "change as a percentage of the earlier price"},
 	{"on_demand_wow_pct", "week-over-week change of the cheapest on-demand price, %"},
 	{"spot_wow_pct", "week-over-week change of the cheapest spot price, %"},
+	{"move_30d_pct", "change of native_effective_hourly over the last 30 days, %; null without a price then"},
 	{"last_change", "when the price last changed"},
 	// Currency conversion.
 	{"native_currency", "the currency the cloud prices in"},
@@ -151,6 +157,7 @@ var Vocabulary = []Field{
 	{"source_version", "the price file versions the run read"},
 	{"error", "why it failed; null when it did not"},
 	{"last_success_at", "when the provider last fetched successfully"},
+	{"replica", "the replica that ran it (ha.replica); empty on SQLite"},
 	{"last_run", "the provider's latest run"},
 	{"last_status", "status of last_run"},
 	{"last_success", "the provider's last successful run"},

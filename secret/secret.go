@@ -153,7 +153,12 @@ var patterns = regexp.MustCompile(
 		`|\bsecret_[0-9A-Za-z_-]*[0-9a-fA-F]{32}\b` +
 		`|\brpa_[0-9A-Za-z]{16,}` +
 		`|\b(?i:bearer|authorization:\s*basic)\s+[0-9A-Za-z._~+/=-]{6,}` +
-		`|\b(?i:api_?key)\s*[=:]\s*["']?[0-9A-Za-z._~+/-]{8,}`)
+		`|\b(?i:api_?key)\s*[=:]\s*["']?[0-9A-Za-z._~+/-]{8,}` +
+		// An AWS secret access key is 40 characters of base64 with no
+		// prefix of its own, so it is masked where it is named (a
+		// credentials file or environment dump, a JSON field); the
+		// fetchers also mask the resolved value itself.
+		`|\b(?i:aws_secret_access_key|secret_?access_?key|aws_session_token|session_?token)["']?\s*[=:]\s*["']?[0-9A-Za-z/+=]{16,}`)
 
 func redact(s string, secrets []string) string {
 	for _, v := range secrets {

@@ -22,6 +22,10 @@ func TestScrubberMasksCloudKeyShapes(t *testing.T) {
 		{"api_key parameter outside a URL", `request api_key=9f8e7d6c5b4a3210 refused`, "9f8e7d6c5b4a3210"},
 		{"query string", "GET https://api.runpod.io/graphql?api_key=XYZ123SECRET: 401", "XYZ123SECRET"},
 		{"slack bot token", "invalid_auth for xoxb-1234-5678-abcdefABCDEF", "xoxb-1234-5678-abcdefABCDEF"},
+		{"aws secret key in a credentials file", "parse error near aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"},
+		{"aws secret key in an environment dump", "env: AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"},
+		{"aws secret key as a JSON field", `{"SecretAccessKey": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}`, "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"},
+		{"aws session token", "AWS_SESSION_TOKEN=IQoJb3JpZ2luX2VjEXAMPLETOKENzdWJzdHJpbmc=", "IQoJb3JpZ2luX2VjEXAMPLETOKENzdWJzdHJpbmc="},
 		{"slack webhook path", "Post https://hooks.slack.com/services/T000/B000/XXXXSECRET: EOF", "XXXXSECRET"},
 	}
 	for _, tt := range tests {

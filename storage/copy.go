@@ -45,6 +45,7 @@ var copyTables = []copyTable{
 	{name: "run_leases", conflict: "provider", columns: cols("provider run_id owner host pid acquired_at expires_at")},
 	{name: "scope_seen", conflict: "provider, subject, region, price_type", columns: cols("provider subject region price_type run_id seen_at")},
 	{name: "fetcher_state", conflict: "provider", columns: cols("provider state updated_at")},
+	{name: "signals", key: "id", columns: cols("id provider kind region zone instance_type shape window_start window_end value unit detail source gpu_model gpu_count since until ended_missing run_id")},
 }
 
 func cols(s string) []string { return strings.Fields(s) }

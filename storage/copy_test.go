@@ -20,7 +20,7 @@ import (
 // buildHistory stores a few days of runs touching every table: prices
 // that change and vanish, a held price, a move waiting for confirmation,
 // availability, outbox messages (one with an attachment), exchange rates,
-// source versions and fetcher state.
+// source versions, fetcher state and capacity signals.
 func buildHistory(t *testing.T, db *DB, clk *clock) {
 	t.Helper()
 	ctx := t.Context()
@@ -37,6 +37,9 @@ func buildHistory(t *testing.T, db *DB, clk *clock) {
 		snap.State = []byte(fmt.Sprintf(`{"version":1,"data":{"day":%d}}`, day))
 		snap.Availability = []pricewatch.Availability{{Provider: "azure", Region: "eastus", InstanceType: "Standard_ND96isr_H100_v5",
 			State: []pricewatch.AvailabilityState{pricewatch.InStock, pricewatch.SoldOut}[day%2], Hardware: offers[0].Hardware}}
+		// A capacity signal whose band moves every other day (table signals).
+		snap.Signals = []pricewatch.Signal{band("Standard_ND96isr_H100_v5", "eastus", []string{"<5%", ">20%"}[day/2%2])}
+		snap.SignalCoverage = []pricewatch.SignalScope{{Kind: pricewatch.InterruptionBand, Region: pricewatch.AllRegions}}
 		opts := SaveOptions{Policy: alerting.NewPolicy(50, 1), Outbox: func(res *Result) ([]OutboxMessage, error) {
 			return []OutboxMessage{{DeliveryKey: fmt.Sprintf("run/%d", res.RunID), Channel: "#gpu", Kind: "alert", Payload: []byte(`{"text":"x"}`)}}, nil
 		}}
@@ -219,5 +222,26 @@ func TestPostgresErrorsHideThePassword(t *testing.T) {
 	}
 	if got := RedactDSN("host=h password=s3cret-pw dbname=x"); got != "host=h password=xxxxx dbname=x" {
 		t.Errorf("RedactDSN = %q", got)
+	}
+}
+
+// TestPostgresSchemaOfAnotherProgramIsRefused: a schema holding tables but
+// no pricewatch_schema is not migrated into, and one whose version is newer
+// than this binary's is refused, as SQLite files are.
+func TestPostgresSchemaOfAnotherProgramIsRefused(t *testing.T) {
+	dsn := storagetest.PostgresDSN(t)
+	ctx := t.Context()
+	db := store(dsn).open(t, Options{})
+	if _, err := db.write.ExecContext(ctx, `UPDATE pricewatch_schema SET version = 99`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenPostgres(ctx, dsn, Options{}); err == nil || !strings.Contains(err.Error(), "schema version 99") {
+		t.Errorf("newer schema: %v, want it refused", err)
+	}
+	if _, err := db.write.ExecContext(ctx, `DROP TABLE pricewatch_schema`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenPostgres(ctx, dsn, Options{}); !errors.Is(err, ErrNotPricewatch) {
+		t.Errorf("foreign schema: %v, want ErrNotPricewatch", err)
 	}
 }

@@ -77,8 +77,20 @@ func TestConcurrentWritersKeepHistoryInOrder(t *testing.T) {
 					n := active.Add(1)
 					for m := maxActive.Load(); n > m && !maxActive.CompareAndSwap(m, n); m = maxActive.Load() {
 					}
-					_, err = db.SaveSnapshot(ctx, l.RunID, roundSnapshot(w, r), SaveOptions{Policy: alerting.NewPolicy(0, 1)})
-					active.Add(-1)
+					// A run is active until its save commits; the next may begin at
+					// once then (PostgreSQL wakes a waiter on the provider's lock at
+					// the commit), so a run leaves the count inside its save's
+					// transaction (the outbox callback), or when the save fails.
+					left := false
+					leave := func() {
+						if !left {
+							left = true
+							active.Add(-1)
+						}
+					}
+					_, err = db.SaveSnapshot(ctx, l.RunID, roundSnapshot(w, r), SaveOptions{Policy: alerting.NewPolicy(0, 1),
+						Outbox: func(*Result) ([]OutboxMessage, error) { leave(); return nil, nil }})
+					leave()
 					l.Release()
 					if err != nil {
 						errs <- fmt.Errorf("writer %d round %d: %w", w, r, err)

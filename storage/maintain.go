@@ -26,6 +26,9 @@ type Retention struct {
 	SpotThinAfter time.Duration
 	// SpotThinStep is the thinned resolution (default 24h).
 	SpotThinStep time.Duration
+	// SignalsMaxAge: capacity-signal intervals that ended longer ago than
+	// this are deleted (signals.go). Zero keeps them forever.
+	SignalsMaxAge time.Duration
 }
 
 // MinChangesAge is the least age Maintain prunes changes at, whatever
@@ -35,6 +38,8 @@ const MinChangesAge = 8 * 24 * time.Hour
 
 // MaintainResult says what Maintain removed.
 type MaintainResult struct {
+	// SignalsPruned counts the capacity-signal intervals deleted.
+	SignalsPruned       int64
 	ChangesPruned       int64
 	SpotIntervalsMerged int64
 }
@@ -61,6 +66,13 @@ func (db *DB) Maintain(ctx context.Context, r Retention) (MaintainResult, error)
 			return res, err
 		}
 		res.SpotIntervalsMerged = n
+	}
+	if r.SignalsMaxAge > 0 {
+		n, err := db.pruneSignals(ctx, now.Add(-r.SignalsMaxAge))
+		if err != nil {
+			return res, err
+		}
+		res.SignalsPruned = n
 	}
 	return res, db.Checkpoint(ctx)
 }

@@ -18,6 +18,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/pricewatch/pricewatch/leader"
 )
 
 // PostgreSQL is the second home of the same history: one schema, the same
@@ -67,6 +69,9 @@ func OpenPostgres(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	}
 	pw := cfg.ConnConfig.Password
 	cfg.MaxConns = pgPoolSize
+	if opts.Replica != "" {
+		cfg.ConnConfig.RuntimeParams["application_name"] = leader.ApplicationName(opts.Replica)
+	}
 	if opts.BusyTimeout <= 0 {
 		opts.BusyTimeout = 5 * time.Second
 	}
@@ -96,7 +101,7 @@ func OpenPostgres(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	sqlDB.SetMaxOpenConns(pgPoolSize)
 	sqlDB.SetMaxIdleConns(pgPoolSize)
 	db := &DB{write: sqlDB, read: sqlDB, path: shown, pg: true, pool: pool, secret: pw,
-		Now: func() time.Time { return time.Now().UTC() }}
+		Now: func() time.Time { return time.Now().UTC() }, Replica: opts.Replica}
 	if err := db.migratePostgres(ctx, opts.Progress); err != nil {
 		db.Close()
 		return nil, err

@@ -189,6 +189,10 @@ func (db *DB) SaveSnapshot(ctx context.Context, runID int64, snap *pricewatch.Sn
 	if err := s.storeAvailability(snap, opts.Policy); err != nil {
 		return nil, s.wrap(err)
 	}
+	signalChanges, err := s.storeSignals(snap)
+	if err != nil {
+		return nil, s.wrap(err)
+	}
 	if err := s.recordSeen(snap); err != nil {
 		return nil, s.wrap(err)
 	}
@@ -207,6 +211,8 @@ func (db *DB) SaveSnapshot(ctx context.Context, runID int64, snap *pricewatch.Sn
 	if err := s.insertChanges(); err != nil {
 		return nil, s.wrap(err)
 	}
+	// Signal changes alert (signals.go) but are kept in table signals.
+	res.Changes = append(res.Changes, signalChanges...)
 	if err := s.recordHeld(snap, opts.Held); err != nil {
 		return nil, s.wrap(err)
 	}

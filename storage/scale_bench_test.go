@@ -98,73 +98,71 @@ func copyToPostgres(b *testing.B, path string) string {
 
 func scaleBenchmarks(b *testing.B, prefix string, open func(*testing.B) *scalegen.Sim) {
 	ctx := context.Background()
-	{
-		for _, tc := range []struct {
-			name   string
-			change bool
-		}{{"store-unchanged", false}, {"store-changed", true}} {
-			b.Run(prefix+"/"+tc.name, func(b *testing.B) {
-				sim := open(b)
-				var written int64
-				cpu := scalegen.CPUTime()
-				for b.Loop() {
-					sim.Now = sim.Now.Add(time.Hour)
-					before := scalegen.WrittenBytes()
-					if _, err := sim.AzureRun(ctx, tc.change); err != nil {
-						b.Fatal(err)
-					}
-					written += scalegen.WrittenBytes() - before
-				}
-				b.ReportMetric(float64(written)/float64(b.N), "written-B/run")
-				// CPU time beside wall time: the machine may be shared.
-				b.ReportMetric(float64(scalegen.CPUTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
-			})
-		}
-		// The file as the daemon keeps it: the default retention (changes
-		// older than 90 days pruned) applied, then vacuumed.
-		b.Run(prefix+"/size-after-retention", func(b *testing.B) {
+	for _, tc := range []struct {
+		name   string
+		change bool
+	}{{"store-unchanged", false}, {"store-changed", true}} {
+		b.Run(prefix+"/"+tc.name, func(b *testing.B) {
 			sim := open(b)
-			before, err := sim.DB.Stats(ctx)
-			if err != nil {
-				b.Fatal(err)
-			}
-			var res storage.MaintainResult
-			for b.Loop() {
-				if res, err = sim.DB.Maintain(ctx, storage.Retention{ChangesMaxAge: 90 * 24 * time.Hour}); err != nil {
-					b.Fatal(err)
-				}
-				if err := sim.DB.Vacuum(ctx); err != nil {
-					b.Fatal(err)
-				}
-			}
-			after, err := sim.DB.Stats(ctx)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.ReportMetric(float64(before.FileBytes)/1e6, "MB-before")
-			b.ReportMetric(float64(after.FileBytes)/1e6, "MB-after")
-			b.ReportMetric(float64(after.PriceIntervals), "intervals")
-			b.ReportMetric(float64(res.ChangesPruned), "changes-pruned")
-		})
-		b.Run(prefix+"/history-type", func(b *testing.B) {
-			sim := open(b)
-			var n int
+			var written int64
 			cpu := scalegen.CPUTime()
-			peak := scalegen.PeakHeap(func() {
-				for b.Loop() {
-					n = 0
-					err := sim.DB.EachPrice(ctx, storage.PriceFilter{InstanceType: scalegen.BusiestType}, func(*storage.PriceInterval) error {
-						n++
-						return nil
-					})
-					if err != nil {
-						b.Fatal(err)
-					}
+			for b.Loop() {
+				sim.Now = sim.Now.Add(time.Hour)
+				before := scalegen.WrittenBytes()
+				if _, err := sim.AzureRun(ctx, tc.change); err != nil {
+					b.Fatal(err)
 				}
-			})
+				written += scalegen.WrittenBytes() - before
+			}
+			b.ReportMetric(float64(written)/float64(b.N), "written-B/run")
+			// CPU time beside wall time: the machine may be shared.
 			b.ReportMetric(float64(scalegen.CPUTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
-			b.ReportMetric(float64(n), "intervals")
-			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
 		})
 	}
+	// The file as the daemon keeps it: the default retention (changes
+	// older than 90 days pruned) applied, then vacuumed.
+	b.Run(prefix+"/size-after-retention", func(b *testing.B) {
+		sim := open(b)
+		before, err := sim.DB.Stats(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var res storage.MaintainResult
+		for b.Loop() {
+			if res, err = sim.DB.Maintain(ctx, storage.Retention{ChangesMaxAge: 90 * 24 * time.Hour}); err != nil {
+				b.Fatal(err)
+			}
+			if err := sim.DB.Vacuum(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+		after, err := sim.DB.Stats(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(before.FileBytes)/1e6, "MB-before")
+		b.ReportMetric(float64(after.FileBytes)/1e6, "MB-after")
+		b.ReportMetric(float64(after.PriceIntervals), "intervals")
+		b.ReportMetric(float64(res.ChangesPruned), "changes-pruned")
+	})
+	b.Run(prefix+"/history-type", func(b *testing.B) {
+		sim := open(b)
+		var n int
+		cpu := scalegen.CPUTime()
+		peak := scalegen.PeakHeap(func() {
+			for b.Loop() {
+				n = 0
+				err := sim.DB.EachPrice(ctx, storage.PriceFilter{InstanceType: scalegen.BusiestType}, func(*storage.PriceInterval) error {
+					n++
+					return nil
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.ReportMetric(float64(scalegen.CPUTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+		b.ReportMetric(float64(n), "intervals")
+		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+	})
 }

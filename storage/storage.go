@@ -71,6 +71,13 @@ type Options struct {
 	// statement by statement (building an index over a year of history
 	// takes a while, and a silent CLI looks hung).
 	Progress func(msg string)
+	// Replica names this process among replicas sharing a PostgreSQL
+	// database (ha.replica): OpenPostgres sets DB.Replica to it and tells
+	// the server leader.ApplicationName(Replica) as every connection's
+	// application_name, by which a replica taking over from a stale leader
+	// finds and ends that leader's sessions. SQLite ignores it (one file,
+	// one process: its runs name no replica).
+	Replica string
 }
 
 // largeMigration is how many stored prices make a migration worth

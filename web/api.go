@@ -18,6 +18,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/clouds"
 	"github.com/pricewatch/pricewatch/report"
@@ -37,8 +38,10 @@ func (s *Server) mountAPI(mux *http.ServeMux) {
 	// summary: they run under the limiter. Runs reads a few rows.
 	limited := func(h http.HandlerFunc) http.Handler { return s.limiter.Wrap(h, apiShed) }
 	mux.Handle("GET /api/v1/offers", limited(s.apiOffers))
+	mux.Handle("GET /api/v1/offer-table", limited(s.apiOfferTable))
 	mux.Handle("GET /api/v1/history/{instance_type}", limited(s.apiHistory))
 	mux.Handle("GET /api/v1/availability", limited(s.apiAvailability))
+	mux.Handle("GET /api/v1/signals", limited(s.apiSignals))
 	mux.Handle("GET /api/v1/savings/{instance_type}", limited(s.apiSavings))
 	mux.Handle("GET /api/v1/trends", limited(s.apiTrends))
 	mux.HandleFunc("GET /api/v1/runs", s.apiRuns)
@@ -49,7 +52,7 @@ func (s *Server) mountAPI(mux *http.ServeMux) {
 			writeError(w, http.StatusMethodNotAllowed, "the API is read-only: GET only")
 			return
 		}
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no such endpoint %s %s (see %s: offers, history/{instance_type}, availability, savings/{instance_type}, trends, runs, alerts)",
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no such endpoint %s %s (see %s: offers, offer-table, history/{instance_type}, availability, savings/{instance_type}, trends, runs, alerts)",
 			r.Method, r.URL.Path, APIPrefix))
 	})
 }
@@ -66,6 +69,7 @@ var (
 	offersParams       = append([]string{"gpu", "count", "price_type", "available_only"}, scopeParams...)
 	historyParams      = []string{"provider", "region", "since"}
 	availabilityParams = []string{"instance_type", "gpu", "all", "provider", "region"}
+	signalsParams      = []string{"instance_type", "gpu", "all", "provider", "region", "kind"}
 	savingsParams      = append([]string{"utilization"}, scopeParams...)
 	trendsParams       = append([]string{"gpu", "window", "price_type", "top"}, scopeParams...)
 	alertsParams       = []string{"status", "channel", "limit"}
@@ -112,6 +116,33 @@ func (s *Server) apiAvailability(w http.ResponseWriter, r *http.Request) {
 			return nil, err
 		}
 		return report.AvailabilityRows(rows), nil
+	})
+}
+
+// apiSignals lists capacity signals (issue 23): current ones, or with
+// all=true their history too; kind= selects kinds.
+func (s *Server) apiSignals(w http.ResponseWriter, r *http.Request) {
+	s.serveAPI(w, r, signalsParams, func(ctx context.Context, p *params) (any, error) {
+		all, err := p.boolean("all")
+		if err != nil {
+			return nil, err
+		}
+		var kinds []pricewatch.SignalKind
+		for _, k := range p.list("kind") {
+			if !pricewatch.SignalKind(k).Valid() {
+				return nil, &report.ParamError{Msg: fmt.Sprintf("kind %q: want one of %v", k, pricewatch.SignalKinds)}
+			}
+			kinds = append(kinds, pricewatch.SignalKind(k))
+		}
+		if err := report.CheckGPUModel(ctx, s.Store, p.str("gpu")); err != nil {
+			return nil, err
+		}
+		rows, err := report.Signals(ctx, s.Store, report.SignalQuery{InstanceType: p.str("instance_type"), GPU: p.str("gpu"),
+			Kinds: kinds, All: all, Providers: p.list("provider"), Regions: p.list("region")})
+		if err != nil {
+			return nil, err
+		}
+		return report.SignalRows(rows), nil
 	})
 }
 

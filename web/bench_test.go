@@ -100,7 +100,7 @@ func BenchmarkPages(b *testing.B) {
 	})
 	for _, path := range []string{"/", "/gpu/H100?days=7", "/gpu/H100?days=90&price_type=any", "/instance/aws-H100-0?since=365d",
 		"/commitments?instance_type=aws-H100-0", "/api/v1/offers?gpu=H100&price_type=any", "/api/v1/history/aws-H100-0",
-		"/api/v1/trends?window=90d", "/api/v1/runs"} {
+		"/api/v1/trends?window=90d", "/api/v1/runs", "/offers", "/offers?gpu=H100&price_type=on_demand&sort=-price", "/gpu/"} {
 		b.Run(path, func(b *testing.B) {
 			// The machine is shared: CPU time per page says more than the
 			// wall clock when other work runs.

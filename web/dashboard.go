@@ -44,20 +44,24 @@ var pageFuncs = template.FuncMap{
 		}
 		return whenText(*t)
 	},
-	"buy":     buyText,
-	"gpus":    func(n float64, m string) string { return fmt.Sprintf("%s×%s", trimFloat(n), m) },
-	"place":   pricewatch.Place,
-	"avail":   availText,
-	"ci":      func(i int) int { return i % len(palette) },
-	"pathEsc": url.PathEscape,
-	"dur":     durText,
-	"list":    func(v ...string) []string { return v },
+	"buy":       buyText,
+	"gpus":      func(n float64, m string) string { return fmt.Sprintf("%s×%s", trimFloat(n), m) },
+	"place":     pricewatch.Place,
+	"avail":     availText,
+	"ci":        func(i int) int { return i % len(palette) },
+	"pathEsc":   url.PathEscape,
+	"dur":       durText,
+	"list":      func(v ...string) []string { return v },
+	"offerRows": offerRows,
+	"nd": func(d report.NullDecimal) decimal.NullDecimal {
+		return decimal.NullDecimal{Decimal: d.D, Valid: d.Valid}
+	},
 }
 
 // pages are parsed once: each page with the shared layout.
 var pages = func() map[string]*template.Template {
 	out := map[string]*template.Template{}
-	for _, name := range []string{"overview", "gpu", "instance", "commitments", "error"} {
+	for _, name := range []string{"overview", "gpu", "gpus", "instance", "commitments", "offers", "error"} {
 		t := template.Must(template.New("layout.html").Funcs(pageFuncs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html"))
 		out[name] = t
 	}
@@ -73,7 +77,26 @@ func (s *Server) mountDashboard(mux *http.ServeMux) {
 	mux.Handle("GET /gpu/{model}", limited(s.pageGPU))
 	mux.Handle("GET /instance/{instance_type}", limited(s.pageInstance))
 	mux.Handle("GET /commitments", limited(s.pageCommitments))
-	mux.HandleFunc("GET /gpu/{$}", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/", http.StatusFound) })
+	mux.Handle("GET /offers", limited(s.pageOffers))
+	mux.Handle("GET /offers.csv", limited(s.offersCSV))
+	mux.Handle("GET /gpu/{$}", limited(s.pageGPUIndex))
+	mux.HandleFunc("GET /gpu", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/gpu/", http.StatusMovedPermanently)
+	})
+	// Every other path is a 404 page that says where to look: the daemon
+	// routes its own few paths (/metrics, /healthz, /readyz) beside these.
+	mux.HandleFunc("/", s.pageNotFound)
+}
+
+// pageNotFound answers a path nothing serves with 404 and the pages there
+// are (the API's own 404 stays JSON).
+func (s *Server) pageNotFound(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		s.errorPage(w, http.StatusMethodNotAllowed, "The dashboard is read-only: GET only.")
+		return
+	}
+	s.errorPage(w, http.StatusNotFound, fmt.Sprintf("No page at %s. The dashboard has: / (overview), /offers (every offer), /gpu/ (every GPU model), /gpu/{model}, /instance/{type}, /commitments; the JSON API is under %s.", r.URL.Path, APIPrefix))
 }
 
 // cacheStatic lets browsers keep the stylesheet a day; it changes only
@@ -91,7 +114,10 @@ type page struct {
 	Nav      string
 	Now      time.Time
 	Currency string
-	Data     any
+	// Script is a same-origin script the page loads (the CSP allows
+	// 'self' only: no inline script, no eval).
+	Script string
+	Data   any
 }
 
 func (s *Server) render(w http.ResponseWriter, r *http.Request, name string, p page) {
@@ -103,11 +129,16 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, name string, p p
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", CacheControl)
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+	w.Header().Set("Content-Security-Policy", ContentSecurityPolicy)
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Referrer-Policy", "no-referrer")
-	w.Write(buf.Bytes())
+	writeMaybeGzip(w, r, buf.Bytes())
 }
+
+// ContentSecurityPolicy is every page's: nothing from elsewhere, no
+// inline script or style; the offers table's script is a same-origin file
+// (/static/offers.js) and reads the same-origin API.
+const ContentSecurityPolicy = "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 // pageShed answers a page the limiter turned away.
 func (s *Server) pageShed(w http.ResponseWriter, r *http.Request) {
@@ -146,6 +177,7 @@ func (s *Server) errorPage(w http.ResponseWriter, status int, msg string) {
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Security-Policy", ContentSecurityPolicy)
 	w.WriteHeader(status)
 	w.Write(buf.Bytes())
 }
@@ -243,7 +275,9 @@ type gpuData struct {
 	PriceTypes    []string
 	Compare       analysis.CompareResult
 	Chart         LineChart
-	Query         url.Values // the page's own parameters, for links
+	// Timeline is the availability of the GPU's types over the chart's days.
+	Timeline Timeline
+	Query    url.Values // the page's own parameters, for links
 }
 
 var chartDays = []int{7, 30, 90}
@@ -256,8 +290,9 @@ func (s *Server) pageGPU(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	model := r.PathValue("model")
 	p.v.Set("gpu", model)
+	// On-demand unless asked, as compare and the API default (issue 25).
 	if !p.has("price_type") {
-		p.v.Set("price_type", "any")
+		p.v.Set("price_type", "on_demand")
 	}
 	q, err := s.compareQuery(p)
 	if err != nil {
@@ -306,16 +341,22 @@ func (s *Server) pageGPU(w http.ResponseWriter, r *http.Request) {
 			chart.Lines = append(chart.Lines, line)
 		}
 	}
+	avail, err := report.Availability(ctx, s.Store, report.AvailabilityQuery{GPU: model, All: true, Providers: q.Providers, Regions: q.Regions})
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
 	pt := p.str("price_type")
 	query := url.Values{}
 	for _, k := range []string{"count", "price_type", "available_only", "currency", "provider", "region", "now"} {
-		if p.has(k) && !(k == "price_type" && pt == "any" && !r.URL.Query().Has("price_type")) {
+		if p.has(k) && !(k == "price_type" && pt == "on_demand" && !r.URL.Query().Has("price_type")) {
 			query[k] = p.v[k]
 		}
 	}
 	s.render(w, r, "gpu", page{Title: model + " prices", Nav: "gpu", Now: q.At, Currency: q.Currency, Data: gpuData{
 		Model: model, Count: p.str("count"), PriceType: pt, AvailableOnly: q.AvailableOnly, Days: days, DaysChoices: chartDays,
 		PriceTypes: []string{"any", "on_demand", "spot", "reserved", "savings_plan"}, Compare: res, Chart: chart, Query: query,
+		Timeline: availabilityTimeline(avail, chart.From, q.At, true),
 	}})
 }
 
@@ -388,22 +429,29 @@ func (s *Server) pageInstance(w http.ResponseWriter, r *http.Request) {
 	}
 	d.Chart = LineChart{ID: "chart-history", Title: it + ": lowest effective hourly price per place and price type", Unit: currency + " per hour",
 		From: from, To: now, Lines: historyLines(rows, from, now)}
-	d.Timeline = Timeline{ID: "timeline-availability", From: from, To: now, Rows: map[string][]Bar{}}
+	d.Timeline = availabilityTimeline(avail, from, now, false)
+	s.render(w, r, "instance", page{Title: it, Nav: "instance", Now: now, Currency: currency, Data: d})
+}
+
+// availabilityTimeline is a row per place (and per type with byType, for
+// a GPU's many types) and a bar per interval since from.
+func availabilityTimeline(avail []storage.AvailabilityInterval, from, to time.Time, byType bool) Timeline {
+	t := Timeline{ID: "timeline-availability", From: from, To: to, Rows: map[string][]Bar{}}
 	for _, a := range avail {
 		if a.Until != nil && a.Until.Before(from) {
 			continue
 		}
-		place := a.Provider + " " + a.Region
-		if a.Zone != "" {
-			place = a.Provider + " " + a.Zone
+		place := a.Provider + " " + pricewatch.Place(a.Region, a.Zone)
+		if byType {
+			place += " " + a.InstanceType
 		}
 		b := Bar{From: a.Since, State: string(a.State)}
 		if a.Until != nil {
 			b.Until = *a.Until
 		}
-		d.Timeline.Rows[place] = append(d.Timeline.Rows[place], b)
+		t.Rows[place] = append(t.Rows[place], b)
 	}
-	s.render(w, r, "instance", page{Title: it, Nav: "instance", Now: now, Currency: currency, Data: d})
+	return t
 }
 
 // historyLines draws one line per place and price type: at every moment

@@ -19,7 +19,17 @@ import (
 type Readiness struct {
 	// Providers are each provider's latest run: its status and start.
 	Providers map[string]ProviderRun
+	// Role is RoleLeader when this replica runs the schedules, alert
+	// delivery and the digest, RoleFollower when another replica does
+	// (both serve the API, the dashboard and /metrics).
+	Role string
 }
+
+// The roles /readyz names.
+const (
+	RoleLeader   = "leader"
+	RoleFollower = "follower"
+)
 
 // ProviderRun is one provider's latest run as /readyz shows it. A failed
 // run's error is not shown (it may quote a provider's answer); `pricewatch
@@ -43,10 +53,12 @@ const (
 	DatabaseUnavailable ProbeFailure = "database unavailable"
 )
 
-// readyBody and notReadyBody are /readyz's JSON: {"ready": true,
-// "providers": {...}} or {"ready": false, "error": "scheduler stalled"}.
+// readyBody and notReadyBody are /readyz's JSON: {"ready": true, "role":
+// "leader", "providers": {...}} or {"ready": false, "error": "scheduler
+// stalled"}.
 type readyBody struct {
 	Ready     bool                       `json:"ready"`
+	Role      string                     `json:"role,omitempty"`
 	Providers map[string]readyProviderJS `json:"providers"`
 }
 
@@ -90,7 +102,7 @@ func ReadyHandler(check func(context.Context) (Readiness, error), log *zap.Logge
 			json.NewEncoder(w).Encode(notReadyBody{Error: string(reason)})
 			return
 		}
-		body := readyBody{Ready: true, Providers: map[string]readyProviderJS{}}
+		body := readyBody{Ready: true, Role: rd.Role, Providers: map[string]readyProviderJS{}}
 		for name, p := range rd.Providers {
 			body.Providers[name] = readyProviderJS{Status: p.Status, StartedAt: p.StartedAt.UTC().Format(time.RFC3339)}
 		}

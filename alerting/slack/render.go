@@ -175,14 +175,16 @@ func headline(g alerting.Group, title, provider string) string {
 
 // eventTitles head a group's message; an event without one shows its name.
 var eventTitles = map[alerting.Event]string{
-	alerting.AvailabilityNew:  "🆕 Newly offered",
-	alerting.AvailabilityGone: "🚫 Withdrawn",
-	alerting.BackInStock:      "✅ Back in stock",
-	alerting.SoldOut:          "⛔ Sold out",
-	alerting.PriceDrop:        "🔻 Price drop",
-	alerting.PriceRise:        "🔺 Price rise",
-	alerting.SpotBelow:        "💸 Spot below threshold",
-	alerting.PriceNew:         "🏷️ New price",
+	alerting.AvailabilityNew:         "🆕 Newly offered",
+	alerting.AvailabilityGone:        "🚫 Withdrawn",
+	alerting.BackInStock:             "✅ Back in stock",
+	alerting.SoldOut:                 "⛔ Sold out",
+	alerting.PriceDrop:               "🔻 Price drop",
+	alerting.PriceRise:               "🔺 Price rise",
+	alerting.SpotBelow:               "💸 Spot below threshold",
+	alerting.PriceNew:                "🏷️ New price",
+	alerting.CapacityBlockAvailable:  "📦 Capacity block available",
+	alerting.InterruptionBandChanged: "🌀 Spot interruption band changed",
 }
 
 func eventTitle(e alerting.Event) string {
@@ -199,6 +201,8 @@ func noun(e alerting.Event, n int) string {
 		one, many = "price", "prices"
 	case alerting.AvailabilityNew, alerting.AvailabilityGone, alerting.BackInStock, alerting.SoldOut:
 		one, many = "place", "places"
+	case alerting.CapacityBlockAvailable:
+		one, many = "block", "blocks"
 	}
 	if n == 1 {
 		return one
@@ -241,6 +245,17 @@ func itemText(it alerting.Item) string {
 		if it.OldPerGPU.Valid {
 			fmt.Fprintf(&b, " · was %s per GPU-hour", rate(it.OldPerGPU.Decimal))
 		}
+	case alerting.CapacityBlockAvailable:
+		if s := c.Signal; s != nil {
+			fmt.Fprintf(&b, "%s · %s → %s · fee %s %s", blockShape(s.Shape), dateToken(s.Start), dateToken(s.End), escapeField(s.Value), escapeField(s.Unit))
+			if it.NewPerGPU.Valid {
+				fmt.Fprintf(&b, " · *%s %s per GPU-hour*", rate(it.NewPerGPU.Decimal), escapeField(s.Unit))
+			}
+		}
+	case alerting.InterruptionBandChanged:
+		if s := c.Signal; s != nil {
+			fmt.Fprintf(&b, "interruption %s → *%s*", escapeField(s.OldValue), escapeField(s.Value))
+		}
 	case alerting.AvailabilityNew:
 		b.WriteString("now offered")
 		if s := stateLabel(c.NewState); c.NewState != pricewatch.Offered && s != "" {
@@ -278,6 +293,17 @@ func oneLine(it alerting.Item) string {
 		}
 	case alerting.BackInStock, alerting.SoldOut:
 		s += " " + stateLabel(c.NewState)
+	case alerting.CapacityBlockAvailable:
+		if sg := c.Signal; sg != nil {
+			s += fmt.Sprintf(" capacity block %s → %s", sg.Start.UTC().Format("2006-01-02 15:04"), sg.End.UTC().Format("2006-01-02 15:04 UTC"))
+			if it.NewPerGPU.Valid {
+				s += fmt.Sprintf(" %s %s per GPU-hour", rate(it.NewPerGPU.Decimal), escapeField(sg.Unit))
+			}
+		}
+	case alerting.InterruptionBandChanged:
+		if sg := c.Signal; sg != nil {
+			s += fmt.Sprintf(" interruption %s → %s", escapeField(sg.OldValue), escapeField(sg.Value))
+		}
 	}
 	return s
 }
@@ -402,4 +428,25 @@ func truncate(s string, n int) string {
 		cut = cut[:i]
 	}
 	return cut + "…"
+}
+
+// blockShape says a block's request: "1 instance for 7 days".
+func blockShape(shape string) string {
+	n := pricewatch.ShapeValue(shape, "instance_count")
+	h, err := strconv.Atoi(pricewatch.ShapeValue(shape, "duration_hours"))
+	if n == "" || err != nil {
+		return escapeField(shape)
+	}
+	word := "instances"
+	if n == "1" {
+		word = "instance"
+	}
+	if h%24 == 0 {
+		days := "days"
+		if h == 24 {
+			days = "day"
+		}
+		return fmt.Sprintf("%s %s for %d %s", escapeField(n), word, h/24, days)
+	}
+	return fmt.Sprintf("%s %s for %d hours", escapeField(n), word, h)
 }

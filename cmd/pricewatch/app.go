@@ -122,7 +122,7 @@ func (a *app) openDB(ctx context.Context) (*storage.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := storage.OpenURL(ctx, target, storage.Options{BusyTimeout: a.cfg.Database.BusyTimeout,
+	db, err := storage.OpenURL(ctx, target, storage.Options{BusyTimeout: a.cfg.Database.BusyTimeout, Replica: a.cfg.HA.ReplicaName(),
 		Progress: func(msg string) { fmt.Fprintln(a.stderr, msg) }})
 	if err != nil {
 		return nil, err

@@ -70,7 +70,15 @@ func (a *app) availabilityCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return writeAvailability(a.stdout, format, rows)
+			if err := writeAvailability(a.stdout, format, rows); err != nil || format != formatTable {
+				return err
+			}
+			sigs, err := report.Signals(cmd.Context(), db, report.SignalQuery{InstanceType: q.InstanceType, GPU: gpuFilter, All: all, Providers: providers, Regions: regions})
+			if err != nil || len(sigs) == 0 {
+				return err
+			}
+			fmt.Fprintln(a.stdout, "\nCapacity signals:")
+			return writeTable(a.stdout, report.SignalsTable(sigs, tableTimeOf))
 		},
 	})
 	cmd.Flags().StringVar(&gpuFilter, "gpu", "", "only this GPU model or family (H100, A100 for any A100, A100-80GB, …)")

@@ -115,8 +115,8 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 		return err
 	}
 	b.WriteString("\n")
-	mixed := mixedPriceTypes(res.Rows, res.Unconverted)
-	market := anyMarketplace(res.Rows, res.Unconverted)
+	mixed := clitext.MixedPriceTypes(res.Rows, res.Unconverted)
+	market := clitext.AnyMarketplace(res.Rows, res.Unconverted)
 	if len(res.Rows) > 0 {
 		width := tableWidth()
 		if f.wide {
@@ -128,7 +128,7 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 			{Head: "PROVIDER"}, {Head: "REGION", Drop: 6}, {Head: "INSTANCE TYPE"}, {Head: "GPUS", Drop: 5},
 			{Head: "BUY", Hidden: !mixed},
 			{Head: ">" + res.Currency + "/GPU-H"}, {Head: ">/TFLOPS", Drop: 3}, {Head: ">/GB", Drop: 2}, {Head: "AVAIL", Drop: 4},
-			{Head: "MARKET", Hidden: !market},
+			{Head: "MARKET", Hidden: !market}, {Head: "BAND", Hidden: !clitext.AnyBand(res.Rows), Drop: 1},
 		}
 		for _, r := range res.Rows {
 			tflops, gb := "-", "-"
@@ -139,7 +139,7 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 				gb = r.PricePerGB.Decimal.StringFixed(4)
 			}
 			table.AddRow(cols, r.Provider, pricewatch.Place(r.Region, r.Zone), r.InstanceType, clitext.GPUs(r.GPUCount, r.GPUModel),
-				clitext.BuyLabel(r.Offer), clitext.Rate(r.PricePerGPUHour), tflops, gb, clitext.Avail(r.Available), marketShort(r.Marketplace))
+				clitext.BuyLabel(r.Offer), clitext.Rate(r.PricePerGPUHour), tflops, gb, clitext.Avail(r.Available), clitext.MarketShort(r.Marketplace), dash(r.InterruptionBand))
 		}
 		dropped, err := table.Fit(&b, cols, table.Layout{Width: width, MinLast: cutMinLast})
 		if err != nil {
@@ -162,7 +162,7 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 				pg = clitext.Rate(v)
 			}
 			table.AddRow(cols, r.Provider, pricewatch.Place(r.Region, r.Zone), r.InstanceType, clitext.GPUs(r.GPUCount, r.GPUModel), clitext.BuyLabel(r.Offer),
-				pg, r.NativeCurrency, clitext.Avail(r.Available), marketShort(r.Marketplace))
+				pg, r.NativeCurrency, clitext.Avail(r.Available), clitext.MarketShort(r.Marketplace))
 		}
 		if _, err := fitTable(&b, cols); err != nil {
 			return err
@@ -195,32 +195,4 @@ func offersOfRows(rows []analysis.CompareRow) []pricewatch.Offer {
 		out[i] = r.Offer
 	}
 	return out
-}
-
-func anyMarketplace(sets ...[]analysis.CompareRow) bool {
-	for _, rows := range sets {
-		for _, r := range rows {
-			if r.Marketplace {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func marketShort(m bool) string {
-	if m {
-		return "yes"
-	}
-	return "-"
-}
-
-func mixedPriceTypes(sets ...[]analysis.CompareRow) bool {
-	seen := map[string]bool{}
-	for _, rows := range sets {
-		for _, r := range rows {
-			seen[clitext.BuyLabel(r.Offer)] = true
-		}
-	}
-	return len(seen) > 1
 }

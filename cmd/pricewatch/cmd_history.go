@@ -89,6 +89,7 @@ func (a *app) historyCommand() *cobra.Command {
 			}
 			instanceType := args[0]
 			var rows []storage.PriceInterval
+			var sigs []storage.SignalInterval // the type's capacity signals, for the table
 			if f.server.url != "" {
 				q := query{}
 				q.list("provider", f.providers)
@@ -142,6 +143,10 @@ func (a *app) historyCommand() *cobra.Command {
 				if rows, err = report.History(cmd.Context(), db, q); err != nil {
 					return err
 				}
+				sq := report.SignalQuery{InstanceType: instanceType, Providers: f.providers, Regions: f.regions, All: true, Since: since}
+				if sigs, err = report.Signals(cmd.Context(), db, sq); err != nil {
+					return err
+				}
 			}
 
 			cut := limit > 0 && len(rows) > limit
@@ -152,6 +157,10 @@ func (a *app) historyCommand() *cobra.Command {
 				err = writeHistoryPlot(a.stdout, instanceType, rows)
 			} else {
 				err = writeHistory(a.stdout, f.format, rows)
+			}
+			if err == nil && len(sigs) > 0 && !f.plot {
+				fmt.Fprintln(a.stdout, "\nCapacity signals:")
+				err = writeTable(a.stdout, report.SignalsTable(sigs, tableTimeOf))
 			}
 			if err != nil {
 				return err

@@ -23,7 +23,9 @@ UTC), stores and diffs every run, delivers alerts continuously and posts the
 weekly digest (digest.schedule in digest.timezone). It serves /metrics,
 /healthz, /readyz, the read-only JSON API under /api/v1/ and the dashboard
 at / on http.listen (beyond loopback only with http.token_file or
-http.allow_unauthenticated) and speaks sd_notify under systemd.
+http.allow_unauthenticated) and speaks sd_notify under systemd. Replicas on
+one PostgreSQL database (database.url) all serve HTTP; only the elected
+leader (ha:) fetches, delivers and posts the digest.
 
 SIGHUP reloads the config (an invalid config keeps the running one);
 SIGTERM stops scheduling, cancels runs in flight and waits for them (they
@@ -50,6 +52,7 @@ func (a *app) newDaemon(db *storage.DB) *daemon.Daemon {
 		AddSecrets:  a.secrets.AddValues,
 		SetLogLevel: a.applyLogLevel,
 		Version:     buildVersion(),
+		Elect:       root.Elector,
 	})
 }
 

@@ -53,21 +53,21 @@ func writeRuns(w io.Writer, format string, rows []report.RunRow) error {
 		for _, r := range rows {
 			out = append(out, []string{r.Provider, strconv.FormatInt(r.ID, 10), r.Status, str(r.StartedAt), str(r.FinishedAt), numText(r.DurationSecs),
 				strconv.Itoa(r.OffersSeen), strconv.Itoa(r.OffersNew), strconv.Itoa(r.OffersChanged), strconv.Itoa(r.OffersSame),
-				strconv.Itoa(r.OffersClosed), strconv.Itoa(r.RegionsSkipped), strconv.Itoa(r.OffersHeld), strconv.Itoa(r.Changes), r.SourceVersion, r.Error, str(r.LastSuccessAt)})
+				strconv.Itoa(r.OffersClosed), strconv.Itoa(r.RegionsSkipped), strconv.Itoa(r.OffersHeld), strconv.Itoa(r.Changes), r.SourceVersion, r.Error, str(r.LastSuccessAt), r.Replica})
 		}
 		return writeCSV(w, []string{"provider", "id", "status", "started_at", "finished_at", "duration_seconds", "offers_seen", "offers_new",
-			"offers_changed", "offers_unchanged", "offers_closed", "regions_skipped", "offers_held", "changes", "source_version", "error", "last_success_at"}, out)
+			"offers_changed", "offers_unchanged", "offers_closed", "regions_skipped", "offers_held", "changes", "source_version", "error", "last_success_at", "replica"}, out)
 	}
 	if len(rows) == 0 {
 		_, err := fmt.Fprintln(w, "No run recorded yet (run `pricewatch fetch` or start `pricewatch run`).")
 		return err
 	}
-	t := table.New("PROVIDER", "STATUS", "STARTED", ">SECONDS", ">SEEN", ">NEW", ">CHANGED", ">CLOSED", ">HELD", "LAST SUCCESS", "ERROR")
+	t := table.New("PROVIDER", "STATUS", "REPLICA", "STARTED", ">SECONDS", ">SEEN", ">NEW", ">CHANGED", ">CLOSED", ">HELD", "LAST SUCCESS", "ERROR")
 	for _, r := range rows {
-		t.Add(r.Provider, r.Status, tableTime(r.StartedAt), dash(numText(r.DurationSecs)), strconv.Itoa(r.OffersSeen), strconv.Itoa(r.OffersNew),
+		t.Add(r.Provider, r.Status, r.Replica, tableTime(r.StartedAt), dash(numText(r.DurationSecs)), strconv.Itoa(r.OffersSeen), strconv.Itoa(r.OffersNew),
 			strconv.Itoa(r.OffersChanged), strconv.Itoa(r.OffersClosed), strconv.Itoa(r.OffersHeld), dash(tableTime(r.LastSuccessAt)), clip(r.Error, 60))
 	}
-	return writeTable(w, t)
+	return writeTable(w, t.DropEmpty("REPLICA")) // SQLite's runs name no replica
 }
 
 // numText prints a JSON number held in an any (a float64, or null).

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
 	"github.com/pricewatch/pricewatch/report"
@@ -23,7 +24,8 @@ import (
 // and the fake AWS bucket (real layouts) twice, with a price drop between
 // the runs that queues an alert. Each page must load without a console
 // error, show its chart and its ranked table with the offers the API
-// ranks, and fit a phone's width; screenshots go to $PRICEWATCH_ARTIFACTS
+// ranks, and fit the screen at 1,400, 1,280 and 390 px; the offers table
+// is also worked through clicks and typing (offersInBrowser); screenshots go to $PRICEWATCH_ARTIFACTS
 // (CI keeps them), else testdata/out (ignored by git).
 
 // chromiumPath finds the browser; without one the test skips locally and
@@ -188,6 +190,9 @@ func TestDashboardInBrowser(t *testing.T) {
 		rankedSel string
 		ranked    []string
 		charts    []string // svg ids with at least one drawn series
+		// notFound: the page is a 404, which the browser itself reports
+		// on the console (the one message allowed).
+		notFound bool
 	}{
 		{name: "overview", path: "/",
 			checks: []check{
@@ -199,7 +204,7 @@ func TestDashboardInBrowser(t *testing.T) {
 			checks:    []check{{"#offers", contains("Standard_NC40ads_H100_v5azure westus2", "p5.48xlargeaws eu-west-1", "offered", "6.50", "1.396")}},
 			rankedSel: "#offers tbody tr", ranked: rowKeys(h100)},
 		{name: "gpu-H100-ondemand-30d", path: "/gpu/H100?days=30", charts: []string{"chart-cheapest"},
-			checks: []check{{"#offers", contains("Standard_NC40ads_H100_v5", "p5.48xlarge")}}},
+			checks: []check{{"#offers", contains("Standard_NC40ads_H100_v5", "p5.48xlarge")}, {"#timeline-availability", contains("azure westus2 Standard_NC40ads_H100_v5")}}},
 		{name: "instance-NC40ads_H100", path: "/instance/Standard_NC40ads_H100_v5", charts: []string{"chart-history"},
 			checks: []check{{"#current", contains("westus2", "on-demand", "6.50")}, {"#timeline-availability", contains("azure westus2")}}},
 		{name: "instance-p5", path: "/instance/p5.48xlarge", charts: []string{"chart-history"},
@@ -208,12 +213,17 @@ func TestDashboardInBrowser(t *testing.T) {
 			checks:    []check{{"main", contains("eu-west-1", "ap-northeast-1", "break-even", "★")}},
 			rankedSel: "table.savings tbody tr", ranked: savingsKeys(p5Savings)},
 		{name: "commitments", path: "/commitments", checks: []check{{"main", contains("p5.48xlarge", "p4d.24xlarge")}}},
+		{name: "offers", path: "/offers", checks: []check{{"#offers", contains("p5.48xlarge", "Standard_NC40ads_H100_v5", "H100", "on-demand", "spot")}}},
+		{name: "offers-hardware", path: "/offers?gpu=H100&col=instance&col=gpus&col=gpu_mem&col=vcpus&col=memory&col=interconnect&col=storage&col=price&sort=-vcpus",
+			checks: []check{{"#offers", contains("p5.48xlarge", "unknown")}}},
+		{name: "gpu-index", path: "/gpu/", checks: []check{{"#gpu-index", contains("H100", "A100-80GB", "aws", "azure")}}},
+		{name: "not-found", path: "/no/such/page", checks: []check{{"#error", contains("No page at /no/such/page", "/offers")}}, notFound: true},
 	}
 	for _, p := range pages {
 		for _, device := range []struct {
 			name string
 			w, h int64
-		}{{"laptop", 1280, 800}, {"phone", 390, 844}} {
+		}{{"wide", 1400, 900}, {"laptop", 1280, 800}, {"phone", 390, 844}} {
 			t.Run(p.name+"/"+device.name, func(t *testing.T) {
 				console.take()
 				start := time.Now()
@@ -266,6 +276,9 @@ func TestDashboardInBrowser(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, m := range console.take() {
+					if p.notFound && strings.Contains(m.String(), "status of 404") && strings.HasSuffix(m.URL, p.path) {
+						continue
+					}
 					if m.Type == chromedp.ConsoleError || m.IsException() {
 						t.Errorf("console: %s (%s:%d)", m, m.URL, m.Line+1)
 					}
@@ -273,7 +286,127 @@ func TestDashboardInBrowser(t *testing.T) {
 			})
 		}
 	}
+	t.Run("offers-interactive", func(t *testing.T) { offersInBrowser(t, tab, ts.URL, shots, &console) })
 	t.Logf("screenshots in %s", shots)
+}
+
+// offersInBrowser sets filters and a sort on /offers as a person would
+// (typing and clicks, not the address), checks that the script applied
+// them without a reload, that the rows are the API's for the address the
+// page then shows, and that the address opened afresh shows the same rows.
+func offersInBrowser(t *testing.T, tab context.Context, base, shots string, console *consoleLog) {
+	console.take()
+	keys := func() []string {
+		t.Helper()
+		got, err := chromedp.Run(tab, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("#offers tbody tr[data-key]")).map(r => r.dataset.key)`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	err := chromedp.Do(tab, chromedp.EmulateViewport(1400, 900), chromedp.Navigate(base+"/offers"), chromedp.WaitVisible("#offers"))
+	if err != nil {
+		t.Fatalf("loading /offers: %v", err)
+	}
+	all := len(keys())
+	// A mark the page loses if anything reloads it.
+	if _, err := chromedp.Run(tab, chromedp.Evaluate[bool](`window.stayed = true`)); err != nil {
+		t.Fatal(err)
+	}
+	err = chromedp.Do(tab,
+		chromedp.SendKeys("#offer-search", "p5"),
+		chromedp.Click(`input[name=price_type][value=on_demand]`),
+		chromedp.Click(`th[data-col=hourly] a`),
+		chromedp.Click(`th[data-col=hourly] a`),
+	)
+	if err != nil {
+		t.Fatalf("setting filters: %v", err)
+	}
+	stayed, err := chromedp.Run(tab, chromedp.Evaluate[bool](`window.stayed === true`))
+	if err != nil || !stayed {
+		t.Errorf("the page reloaded: the filters were not applied in the browser (%v)", err)
+	}
+	loc, err := chromedp.Run(tab, chromedp.Location())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"q=p5", "price_type=on_demand", "sort=-hourly"} {
+		if !strings.Contains(loc, want) {
+			t.Errorf("the address %s lacks %s", loc, want)
+		}
+	}
+	got := keys()
+	query := loc[strings.Index(loc, "?")+1:]
+	var api []report.OfferTableRow
+	resp, body := apiGet(t, base+"/api/v1/offer-table?"+query)
+	if resp.StatusCode != 200 {
+		t.Fatalf("API: %d %s", resp.StatusCode, body)
+	}
+	if err := json.Unmarshal([]byte(body), &api); err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, r := range api {
+		want = append(want, r.Key().String())
+	}
+	if len(want) == 0 || len(want) >= all {
+		t.Errorf("the filters kept %d of %d rows", len(want), all)
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("rows in the browser:\n%s\nthe API's for %s:\n%s", strings.Join(got, "\n"), query, strings.Join(want, "\n"))
+	}
+	png, err := chromedp.Run(tab, chromedp.FullScreenshot(100))
+	if err == nil {
+		err = os.WriteFile(filepath.Join(shots, "offers-filtered-wide.png"), png, 0o644)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The address, opened afresh, shows the same rows (rendered by the
+	// server this time).
+	if err := chromedp.Do(tab, chromedp.Navigate(loc), chromedp.WaitVisible("#offers")); err != nil {
+		t.Fatal(err)
+	}
+	if again := keys(); strings.Join(again, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the address opened afresh shows:\n%s\nwant:\n%s", strings.Join(again, "\n"), strings.Join(want, "\n"))
+	}
+	// Widening a filter the server applied (the search this page was
+	// loaded with) asks the server: the rows it had left out come back.
+	if _, err := chromedp.Run(tab, chromedp.Evaluate[bool](`window.stayed = true`)); err != nil {
+		t.Fatal(err)
+	}
+	// A click in the box puts the caret after its text, as a person's.
+	if err := chromedp.Do(tab, chromedp.Click("#offer-search"), chromedp.SendKeys("#offer-search", kb.End+"\b\b")); err != nil {
+		t.Fatal(err)
+	}
+	var wider string
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if wider, err = chromedp.Run(tab, chromedp.Location()); err == nil && !strings.Contains(wider, "q=") {
+			break
+		}
+	}
+	if err := chromedp.Do(tab, chromedp.WaitVisible("#offers")); err != nil {
+		t.Fatal(err)
+	}
+	if stayed, _ := chromedp.Run(tab, chromedp.Evaluate[bool](`window.stayed === true`)); stayed || strings.Contains(wider, "q=") {
+		t.Errorf("clearing the search did not ask the server (at %s)", wider)
+	}
+	var widerAPI []report.OfferTableRow
+	resp, body = apiGet(t, base+"/api/v1/offer-table?"+wider[strings.Index(wider, "?")+1:])
+	if resp.StatusCode != 200 || json.Unmarshal([]byte(body), &widerAPI) != nil {
+		t.Fatalf("API: %d %s", resp.StatusCode, body)
+	}
+	if got := keys(); len(got) != len(widerAPI) || len(got) <= len(want) {
+		t.Errorf("after clearing the search: %d rows, the API %d (before %d)", len(got), len(widerAPI), len(want))
+	}
+	if _, err := chromedp.Run(tab, chromedp.Evaluate[bool](`new Promise(r => setTimeout(() => r(true), 100))`, chromedp.EvalAwaitPromise)); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range console.take() {
+		if m.Type == chromedp.ConsoleError || m.IsException() {
+			t.Errorf("console: %s (%s:%d)", m, m.URL, m.Line+1)
+		}
+	}
 }
 
 // rowKeys are the ranked rows as the GPU page marks them.

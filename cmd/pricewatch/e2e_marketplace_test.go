@@ -270,7 +270,7 @@ func TestCompareEightProvidersMarksMarketplaceGolden(t *testing.T) {
 	bucket := awstest.NewBucket(t)
 	bucket.PublishEC2(map[string]awstest.Region{"ap-northeast-1": {Version: awsV1, Types: []awstest.GPUType{awsAPNp5.gpuType()}}})
 
-	clouds := append([]cloud{{name: "aws", endpoint: bucket.URL(), keys: "    regions: [ap-northeast-1]\n    spot: false\n    savings_plans: false\n"}}, seven...)
+	clouds := append([]cloud{{name: "aws", endpoint: bucket.URL(), keys: "    regions: [ap-northeast-1]\n    spot: false\n    savings_plans: false\n    spot_advisor: false\n"}}, seven...)
 	clouds = append(clouds, awsChinaCloud(t)) // issue 22: no H100, so it is stored but not ranked
 	cfg := testConfig{clouds: clouds}.write(t, t.TempDir())
 	out, errOut, code := runCLI(t, "--config", cfg, "fetch")

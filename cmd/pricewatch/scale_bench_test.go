@@ -86,40 +86,38 @@ func copyToPostgres(b *testing.B, path string) string {
 }
 
 func scaleCommands(b *testing.B, share float64, backend, database string) {
-	{
-		cfg := filepath.Join(b.TempDir(), "pricewatch.yaml")
-		if err := os.WriteFile(cfg, []byte(fmt.Sprintf("database:\n  %s\nlog:\n  level: error\nfx:\n  enabled: false\n", database)), 0o600); err != nil {
-			b.Fatal(err)
-		}
-		now := scalegen.Start.Add(time.Duration(share * float64(scalegen.Year))).Format(time.RFC3339)
-		for _, c := range []struct {
-			name string
-			args []string
-		}{
-			{"digest", []string{"digest", "--now", now}},
-			{"trends-90d", []string{"trends", "--window", "90d", "--now", now}},
-			{"trends-90d-H100", []string{"trends", "--window", "90d", "--gpu", "H100", "--now", now}},
-			{"compare-H100", []string{"compare", "--gpu", "H100", "--now", now}},
-			{"savings", []string{"savings", "Standard_H100x8_v3", "--now", now}},
-			{"history-json", []string{"history", scalegen.BusiestType, "--format", "json"}},
-			{"history-region-json", []string{"history", scalegen.BusiestType, "--region", scalegen.BusiestRegion, "--format", "json"}},
-			{"history-table", []string{"history", scalegen.BusiestType, "--since", "all"}},
-		} {
-			b.Run(fmt.Sprintf("year=%g/%s/%s", share, backend, c.name), func(b *testing.B) {
-				args := append([]string{"--config", cfg}, c.args...)
-				cpu := scalegen.CPUTime()
-				peak := scalegen.PeakHeap(func() {
-					for b.Loop() {
-						if code := run(context.Background(), args, io.Discard, io.Discard); code != 0 {
-							b.Fatalf("%v exited %d", c.args, code)
-						}
+	cfg := filepath.Join(b.TempDir(), "pricewatch.yaml")
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("database:\n  %s\nlog:\n  level: error\nfx:\n  enabled: false\n", database)), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	now := scalegen.Start.Add(time.Duration(share * float64(scalegen.Year))).Format(time.RFC3339)
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"digest", []string{"digest", "--now", now}},
+		{"trends-90d", []string{"trends", "--window", "90d", "--now", now}},
+		{"trends-90d-H100", []string{"trends", "--window", "90d", "--gpu", "H100", "--now", now}},
+		{"compare-H100", []string{"compare", "--gpu", "H100", "--now", now}},
+		{"savings", []string{"savings", "Standard_H100x8_v3", "--now", now}},
+		{"history-json", []string{"history", scalegen.BusiestType, "--format", "json"}},
+		{"history-region-json", []string{"history", scalegen.BusiestType, "--region", scalegen.BusiestRegion, "--format", "json"}},
+		{"history-table", []string{"history", scalegen.BusiestType, "--since", "all"}},
+	} {
+		b.Run(fmt.Sprintf("year=%g/%s/%s", share, backend, c.name), func(b *testing.B) {
+			args := append([]string{"--config", cfg}, c.args...)
+			cpu := scalegen.CPUTime()
+			peak := scalegen.PeakHeap(func() {
+				for b.Loop() {
+					if code := run(context.Background(), args, io.Discard, io.Discard); code != 0 {
+						b.Fatalf("%v exited %d", c.args, code)
 					}
-				})
-				b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
-				// CPU time beside wall time: the machine may be shared.
-				b.ReportMetric(float64(scalegen.CPUTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+				}
 			})
-		}
+			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+			// CPU time beside wall time: the machine may be shared.
+			b.ReportMetric(float64(scalegen.CPUTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+		})
 	}
 }
 

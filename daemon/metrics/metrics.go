@@ -30,6 +30,7 @@ type Metrics struct {
 	offersTracked *prometheus.GaugeVec
 	changes       *prometheus.CounterVec
 	readErrors    *prometheus.CounterVec // scrape-time database reads that failed
+	leader        prometheus.Gauge
 }
 
 // Store is what the series are read from: they are read from the database when Prometheus scrapes, so they are
@@ -62,6 +63,10 @@ func New(db Store, version string) *Metrics {
 		readErrors: counterVec("pricewatch_metrics_read_errors_total",
 			"Database reads for series computed at scrape time that failed, by series group (those series are left out, or served from the last good read).",
 			"series"),
+		leader: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "pricewatch_leader",
+			Help: "1 while this replica leads (runs the schedules, alert delivery and the digest), 0 while another replica on the database does.",
+		}),
 	}
 	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "pricewatch_build_info", Help: "Build information; always 1.",
@@ -93,7 +98,7 @@ func New(db Store, version string) *Metrics {
 		}
 		return time.Since(days[len(days)-1].Date).Seconds()
 	})
-	m.reg.MustRegister(m.fetchDuration, m.fetchRuns, m.offersTracked, m.changes, m.readErrors,
+	m.reg.MustRegister(m.fetchDuration, m.fetchRuns, m.offersTracked, m.changes, m.readErrors, m.leader,
 		pending, failed, fxAge, NewFreshnessCollector(db, m.readErrors), build,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -115,6 +120,15 @@ func (m *Metrics) Observe(s run.Summary) {
 			m.changes.WithLabelValues(s.Provider, string(c.Kind)).Inc()
 		}
 	}
+}
+
+// Leader sets pricewatch_leader: whether this replica leads.
+func (m *Metrics) Leader(leading bool) {
+	v := 0.0
+	if leading {
+		v = 1
+	}
+	m.leader.Set(v)
 }
 
 // Registry is what /metrics serves.

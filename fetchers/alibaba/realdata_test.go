@@ -241,6 +241,11 @@ func TestRealAlibabaTypes(t *testing.T) {
 			t.Errorf("%s (%q × %v): %s %s × %v, %v GB; want %s × %v, %v GB", s.Name, s.GPUModel, s.GPUCount,
 				kind, hw.GPUModel, hw.GPUCount, hw.GPUMemoryGB, exp.model, exp.count, exp.memGB)
 		}
+		// vCPUs and memory, the offers table's columns (issue 25): the
+		// API's CPUCoreCount and MemorySize (GiB) as they are.
+		if hw.VCPUs != s.VCPUs || !near(hw.MemoryGB, s.MemoryMiB/1024) {
+			t.Errorf("%s: %d vCPUs, %v GiB; want %d, %v", s.Name, hw.VCPUs, hw.MemoryGB, s.VCPUs, s.MemoryMiB/1024)
+		}
 		if _, known := gpu.Lookup(hw.GPUModel); known != isCatalogue(exp.model) {
 			t.Errorf("%s: %s known=%v", s.Name, hw.GPUModel, known)
 		}

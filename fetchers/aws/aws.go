@@ -80,11 +80,24 @@ type Config struct {
 	// Partition is the price list partition's path segment
 	// (PartitionGlobal, PartitionChina); empty is PartitionGlobal.
 	Partition    string
-	Endpoint     string   // Price List Bulk API base URL
-	SpotEndpoint string   // spot.json URL
-	Regions      []string // empty means every region the index lists
-	Spot         bool
-	SavingsPlans bool
+	Endpoint     string // Price List Bulk API base URL
+	SpotEndpoint string // spot.json URL
+	// SpotAdvisorEndpoint is the Spot Advisor file's URL
+	// (DefaultSpotAdvisorEndpoint when empty); SpotAdvisor reads it.
+	SpotAdvisorEndpoint string
+	SpotAdvisor         bool
+	// CapacityBlocks asks EC2 for Capacity Block offerings (signed
+	// requests; skipped without credentials).
+	CapacityBlocks CapacityBlocks
+	Regions        []string // empty means every region the index lists
+	Spot           bool
+	SavingsPlans   bool
+	// Concurrency is how many regions' files are downloaded and parsed at
+	// once (0: DefaultConcurrency). One stream from the price-list CDN is
+	// capped well below a host's link, so a cold run over every region is
+	// bounded by the slowest schedule, not by parsing; memory grows by one
+	// file's working set (about 2 MB) per stream, never with file size.
+	Concurrency int
 	// Progress receives a status line during long downloads (bytes, rate);
 	// nil shows none.
 	Progress io.Writer
@@ -93,6 +106,10 @@ type Config struct {
 	Now func() time.Time
 }
 
+// DefaultConcurrency is providers.aws.concurrency's default: region files
+// read at once.
+const DefaultConcurrency = 4
+
 // Section is providers.aws: the public Price List Bulk API and the spot
 // feed.
 type Section struct {
@@ -100,14 +117,62 @@ type Section struct {
 	SpotEndpoint   string `yaml:"spot_endpoint"`
 	SpotEnabled    bool   `yaml:"spot"`
 	SavingsPlans   bool   `yaml:"savings_plans"`
+	Concurrency    int    `yaml:"concurrency"`
+	// SpotAdvisor reads the public Spot Advisor file for interruption
+	// bands (issue 23); SpotAdvisorEndpoint overrides its URL.
+	SpotAdvisor         bool   `yaml:"spot_advisor"`
+	SpotAdvisorEndpoint string `yaml:"spot_advisor_endpoint"`
+	// CapacityBlocks asks EC2 for Capacity Block for ML offerings, signed
+	// with the standard AWS credential chain; EC2Endpoint replaces the
+	// regional EC2 endpoint of every region.
+	CapacityBlocks CapacityBlocksSection `yaml:"capacity_blocks"`
+	EC2Endpoint    string                `yaml:"ec2_endpoint"`
 }
 
 // Validate checks the keys beyond the shared ones.
 func (s *Section) Validate(k section.Checker) error {
+	var spot error
 	if s.SpotEnabled {
-		return k.URL("spot_endpoint", s.SpotEndpoint)
+		spot = k.URL("spot_endpoint", s.SpotEndpoint)
 	}
-	return nil
+	if err := errors.Join(spot, CheckConcurrency(k, s.Concurrency)); err != nil {
+		return err
+	}
+	if s.SpotAdvisor {
+		if err := k.URL("spot_advisor_endpoint", s.SpotAdvisorEndpoint); err != nil {
+			return err
+		}
+	}
+	if s.EC2Endpoint != "" {
+		if err := k.URL("ec2_endpoint", s.EC2Endpoint); err != nil {
+			return err
+		}
+	}
+	return s.blocks().validate()
+}
+
+// blocks is the capacity_blocks section as the fetcher takes it, an empty
+// list taking its default.
+func (s *Section) blocks() CapacityBlocks {
+	c := s.CapacityBlocks
+	or := func(v, def []int) []int {
+		if len(v) == 0 {
+			return slices.Clone(def)
+		}
+		return v
+	}
+	types := c.InstanceTypes
+	if len(types) == 0 {
+		types = slices.Clone(DefaultBlockTypes)
+	}
+	return CapacityBlocks{Enabled: c.Enabled, InstanceTypes: types, InstanceCounts: or(c.InstanceCounts, DefaultBlockCounts),
+		DurationDays: or(c.DurationDays, DefaultBlockDurations), Regions: c.Regions, EC2Endpoint: s.EC2Endpoint}
+}
+
+// CheckConcurrency checks a concurrency key (shared with aws-cn, which
+// reads through this package).
+func CheckConcurrency(k section.Checker, v int) error {
+	return k.Between("concurrency", v, 1, section.MaxConcurrency)
 }
 
 // Provider registers AWS (see package providers).
@@ -116,15 +181,19 @@ var Provider = fetchers.Provider{
 	Facts: section.Facts{NeedsEndpoint: true},
 	Section: func() section.Section {
 		return &Section{
-			Common:       section.Common{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "17 */6 * * *", Timeout: 2 * time.Hour},
-			SpotEndpoint: DefaultSpotEndpoint,
-			SpotEnabled:  true,
-			SavingsPlans: true,
+			Common:              section.Common{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "17 */6 * * *", Timeout: 2 * time.Hour},
+			SpotEndpoint:        DefaultSpotEndpoint,
+			SpotEnabled:         true,
+			SavingsPlans:        true,
+			Concurrency:         DefaultConcurrency,
+			SpotAdvisor:         true,
+			SpotAdvisorEndpoint: DefaultSpotAdvisorEndpoint,
 		}
 	},
 	Build: fetchers.Builder(func(s *Section, env fetchers.Env) (fetchers.Fetcher, error) {
 		return New(Config{Endpoint: s.Endpoint, SpotEndpoint: s.SpotEndpoint, Regions: s.Regions,
-			Spot: s.SpotEnabled, SavingsPlans: s.SavingsPlans, Progress: env.Progress, Now: env.Now}, env.Client, env.Log)
+			Spot: s.SpotEnabled, SavingsPlans: s.SavingsPlans, Concurrency: s.Concurrency, SpotAdvisor: s.SpotAdvisor, SpotAdvisorEndpoint: s.SpotAdvisorEndpoint, CapacityBlocks: s.blocks(),
+			Progress: env.Progress, Now: env.Now}, env.Client, env.Log)
 	}),
 }
 
@@ -146,6 +215,9 @@ func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error)
 	if cfg.SpotEndpoint == "" {
 		cfg.SpotEndpoint = DefaultSpotEndpoint
 	}
+	if cfg.SpotAdvisorEndpoint == "" {
+		cfg.SpotAdvisorEndpoint = DefaultSpotAdvisorEndpoint
+	}
 	if cfg.Name == "" {
 		cfg.Name = pricewatch.AWS
 	}
@@ -156,11 +228,20 @@ func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error)
 		return nil, fmt.Errorf("aws partition %q: want %q or %q", cfg.Partition, PartitionGlobal, PartitionChina)
 	}
 	cfg.Endpoint = strings.TrimRight(cfg.Endpoint, "/")
-	for name, v := range map[string]string{"endpoint": cfg.Endpoint, "spot endpoint": cfg.SpotEndpoint} {
+	for name, v := range map[string]string{"endpoint": cfg.Endpoint, "spot endpoint": cfg.SpotEndpoint, "spot advisor endpoint": cfg.SpotAdvisorEndpoint} {
 		u, err := url.Parse(v)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return nil, fmt.Errorf("aws %s %q: want an http(s) URL", name, v)
 		}
+	}
+	if cfg.Concurrency == 0 {
+		cfg.Concurrency = DefaultConcurrency
+	}
+	if cfg.Concurrency < 1 || cfg.Concurrency > section.MaxConcurrency {
+		return nil, fmt.Errorf("aws concurrency %d: want 1 to %d", cfg.Concurrency, section.MaxConcurrency)
+	}
+	if err := cfg.CapacityBlocks.validate(); err != nil {
+		return nil, fmt.Errorf("aws %w", err)
 	}
 	cfg.Regions = slices.Clone(cfg.Regions)
 	for _, r := range cfg.Regions {
@@ -190,6 +271,22 @@ type run struct {
 	newType bool                 // a price file read this run lists a type the catalogue lacked
 	bytes   int64
 	read    int
+	board   *board // progress lines of the downloads running at once; nil: none
+}
+
+// regionRun is what one region's files gave. Each region fills its own,
+// in its own goroutine, while the run's catalogue (run.types, run.known)
+// is only read; the run takes them in region order once all are done, so
+// the snapshot does not depend on which download finished first.
+type regionRun struct {
+	versions            map[string]string
+	types               map[string]typeFacts // listed by the price file read this run
+	newTypes            bool                 // some of them were not in the remembered catalogue
+	offers              []pricewatch.Offer
+	availability        []pricewatch.Availability
+	coverage, unchanged []pricewatch.Scope
+	read, skipped       int
+	bytes               int64
 }
 
 // Fetch implements fetchers.Fetcher.
@@ -200,6 +297,9 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 		prev:  prev.Versions,
 		types: map[string]typeFacts{},
 		known: map[string]bool{},
+	}
+	if f.cfg.Progress != nil {
+		r.board = &board{w: f.cfg.Progress}
 	}
 	var st state
 	if ok, err := fetchers.DecodeState(prev.State, stateVersion, &st); err != nil {
@@ -221,16 +321,57 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 			return nil, err
 		}
 	}
+	// Regions are read cfg.Concurrency at a time. A region whose file
+	// cannot be read (after the retries and resumes of its download) is
+	// that region's loss only (issue 26 item 1): it is left out of the
+	// coverage, so its stored prices stay as they were, and its version is
+	// not remembered, so the next run reads it again. The fetch fails
+	// only when no region could be read, or when it was cancelled.
 	names := slices.Sorted(maps.Keys(regions))
-	for _, region := range names {
-		if err := f.region(ctx, r, region, regions[region], spFiles); err != nil {
-			return nil, fmt.Errorf("aws region %s: %w", region, err)
+	results := make([]regionRun, len(names))
+	failed := make([]error, len(names))
+	jobs := make([]func(context.Context) error, len(names))
+	for i, region := range names {
+		jobs[i] = func(ctx context.Context) error {
+			err := f.region(ctx, r, &results[i], region, regions[region], spFiles)
+			if err == nil {
+				return nil
+			}
+			err = fmt.Errorf("aws region %s: %w", region, err)
+			if ctx.Err() != nil {
+				return err
+			}
+			results[i], failed[i] = regionRun{}, err
+			return nil
 		}
+	}
+	if err := fetchers.Bounded(ctx, f.cfg.Concurrency, jobs); err != nil {
+		return nil, err
+	}
+	var lost []error
+	for i, err := range failed {
+		if err != nil {
+			lost = append(lost, err)
+			f.log.Warn("aws region could not be read; its stored prices stay as they were and it is read again next run",
+				zap.String("region", names[i]), zap.Error(err))
+		}
+	}
+	if len(lost) > 0 && len(lost) == len(names) {
+		return nil, errors.Join(lost...)
+	}
+	for i := range results {
+		r.merge(&results[i])
 	}
 	if f.cfg.Spot {
 		if err := f.spot(ctx, r); err != nil {
 			return nil, fmt.Errorf("aws spot feed: %w", err)
 		}
+	}
+	if f.cfg.SpotAdvisor {
+		f.spotAdvisor(ctx, r)
+	}
+	if f.cfg.CapacityBlocks.Enabled {
+		f.capacityBlocks(ctx, r, blockRegions(f.cfg.Regions, regions))
 	}
 
 	if fams := unknownFamilies(r.types); len(fams) > 0 {
@@ -247,8 +388,28 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 	f.log.Info("fetched",
 		zap.Int("regions_read", r.read), zap.Int("regions_unchanged", r.snap.Skipped),
 		zap.Int("offers", len(r.snap.Offers)), zap.Int("gpu_types_listed", len(r.snap.Availability)),
-		zap.Int64("bytes", r.bytes), zap.Duration("took", time.Since(started)))
+		zap.Int64("bytes", r.bytes), zap.Int("concurrency", f.cfg.Concurrency), zap.Duration("took", time.Since(started)))
 	return r.snap, nil
+}
+
+// merge adds one region's results to the snapshot and the catalogue.
+func (r *run) merge(rr *regionRun) {
+	maps.Copy(r.snap.Versions, rr.versions)
+	for t, facts := range rr.types {
+		r.types[t] = facts
+	}
+	r.newType = r.newType || rr.newTypes
+	r.snap.Offers = append(r.snap.Offers, rr.offers...)
+	r.snap.Availability = append(r.snap.Availability, rr.availability...)
+	for _, sc := range rr.coverage {
+		addScope(&r.snap.Coverage, sc.Region, sc.Availability, sc.PriceTypes...)
+	}
+	for _, sc := range rr.unchanged {
+		addScope(&r.snap.Unchanged, sc.Region, sc.Availability, sc.PriceTypes...)
+	}
+	r.read += rr.read
+	r.snap.Skipped += rr.skipped
+	r.bytes += rr.bytes
 }
 
 // incomplete wraps an error so that callers see fetchers.ErrIncomplete,
@@ -262,15 +423,26 @@ func incomplete(err error) error {
 	return fmt.Errorf("%w: %w", fetchers.ErrIncomplete, err)
 }
 
-// region reads (or skips) one region's price file and savings-plan file.
-func (f *Fetcher) region(ctx context.Context, r *run, region, fileURL string, spFiles map[string]string) error {
+// facts is a type's hardware as this region knows it: from its price file
+// if it was read this run, else from the remembered catalogue.
+func (rr *regionRun) facts(r *run, itype string) (typeFacts, bool) {
+	if t, ok := rr.types[itype]; ok {
+		return t, true
+	}
+	t, ok := r.types[itype]
+	return t, ok
+}
+
+// region reads (or skips) one region's price file and savings-plan file
+// into rr. It only reads r, which other regions read at the same time.
+func (f *Fetcher) region(ctx context.Context, r *run, rr *regionRun, region, fileURL string, spFiles map[string]string) error {
+	rr.versions = map[string]string{}
 	version := versionFromURL(fileURL)
-	r.snap.Versions[versionEC2+region] = version
+	rr.versions[versionEC2+region] = version
 	ec2Changed := !r.haveCat || r.prev[versionEC2+region] != version
-	newTypes := false
 	fileTypes := []pricewatch.PriceType{pricewatch.OnDemand, pricewatch.Reserved}
 	if ec2Changed {
-		rp, err := f.readPriceFile(ctx, r, region, fileURL)
+		rp, err := f.readPriceFile(ctx, r, rr, region, fileURL)
 		if err != nil {
 			return err
 		}
@@ -278,29 +450,29 @@ func (f *Fetcher) region(ctx context.Context, r *run, region, fileURL string, sp
 			f.log.Warn("price file version differs from its index entry",
 				zap.String("region", region), zap.String("index", version), zap.String("file", rp.Version))
 		}
-		for t, facts := range rp.Types {
+		rr.types = rp.Types
+		for t := range rp.Types {
 			if !r.known[t] {
-				newTypes, r.newType = true, true
+				rr.newTypes = true
 			}
-			r.types[t] = facts
 		}
 		for _, o := range rp.Offers {
 			o.Provider = f.cfg.Name // the scanner knows no partition
 			o.Hardware = hardware(o.InstanceType, rp.Types[o.InstanceType])
-			r.snap.Offers = append(r.snap.Offers, o)
+			rr.offers = append(rr.offers, o)
 		}
 		listed := slices.Sorted(maps.Keys(rp.Types))
 		for _, t := range listed {
-			r.snap.Availability = append(r.snap.Availability, pricewatch.Availability{
+			rr.availability = append(rr.availability, pricewatch.Availability{
 				Provider: f.cfg.Name, Region: region, InstanceType: t,
 				State: pricewatch.Offered, Hardware: hardware(t, rp.Types[t]),
 			})
 		}
-		addScope(&r.snap.Coverage, region, true, fileTypes...)
-		r.read++
+		addScope(&rr.coverage, region, true, fileTypes...)
+		rr.read++
 	} else {
-		addScope(&r.snap.Unchanged, region, true, fileTypes...)
-		r.snap.Skipped++
+		addScope(&rr.unchanged, region, true, fileTypes...)
+		rr.skipped++
 		f.log.Debug("price file unchanged", zap.String("region", region), zap.String("version", version))
 	}
 
@@ -310,41 +482,65 @@ func (f *Fetcher) region(ctx context.Context, r *run, region, fileURL string, sp
 	spURL, ok := spFiles[region]
 	if !ok {
 		// The index lists no savings plans here: none are sold.
-		addScope(&r.snap.Coverage, region, false, pricewatch.SavingsPlan)
+		addScope(&rr.coverage, region, false, pricewatch.SavingsPlan)
 		return nil
 	}
 	spVersion := versionFromURL(spURL)
-	r.snap.Versions[versionSavingsPlan+region] = spVersion
+	rr.versions[versionSavingsPlan+region] = spVersion
 	// A type new to the catalogue had its rates filtered out last time,
 	// so the file is read again even if its version did not move.
-	if r.haveCat && !newTypes && r.prev[versionSavingsPlan+region] == spVersion {
-		addScope(&r.snap.Unchanged, region, false, pricewatch.SavingsPlan)
+	if r.haveCat && !rr.newTypes && r.prev[versionSavingsPlan+region] == spVersion {
+		addScope(&rr.unchanged, region, false, pricewatch.SavingsPlan)
 		return nil
 	}
-	if err := f.readSavingsPlans(ctx, r, region, spURL); err != nil {
+	if err := f.readSavingsPlans(ctx, r, rr, region, spURL); err != nil {
 		return err
 	}
-	addScope(&r.snap.Coverage, region, false, pricewatch.SavingsPlan)
+	addScope(&rr.coverage, region, false, pricewatch.SavingsPlan)
 	return nil
 }
 
-func (f *Fetcher) readPriceFile(ctx context.Context, r *run, region, fileURL string) (*regionPrices, error) {
+func (f *Fetcher) readPriceFile(ctx context.Context, r *run, rr *regionRun, region, fileURL string) (*regionPrices, error) {
 	u, err := f.resolve(fileURL)
 	if err != nil {
 		return nil, fmt.Errorf("aws %s: %w", region, err)
 	}
-	d, err := f.open(ctx, u, "aws "+region)
-	if err != nil {
-		return nil, incomplete(err)
-	}
-	defer d.Close()
-	rp, err := parseOfferFileAt(d, region, f.now())
-	d.Close()
-	r.bytes += d.n
+	var rp *regionPrices
+	err = f.readFile(ctx, r, rr, u, "aws "+region, func(body io.Reader) error {
+		var err error
+		rp, err = parseOfferFileAt(body, region, f.now())
+		return err
+	})
 	if err != nil {
 		return nil, incomplete(fmt.Errorf("price file %s: %w", fileURL, err))
 	}
 	return rp, nil
+}
+
+// maxStartOvers bounds how often one file is downloaded again from its
+// first byte after a drop that could not be resumed (no ranges served, or
+// the object changed under the same URL).
+const maxStartOvers = 2
+
+// readFile downloads u and hands the body to parse as it arrives. A
+// connection dropped mid-way is resumed by the download itself; one that
+// cannot be resumed there starts the file (and parse) over, a bounded
+// number of times.
+func (f *Fetcher) readFile(ctx context.Context, r *run, rr *regionRun, u, label string, parse func(io.Reader) error) error {
+	for attempt := 0; ; attempt++ {
+		d, err := f.open(ctx, u, label, r.board)
+		if err != nil {
+			return err
+		}
+		err = parse(d)
+		d.Close()
+		rr.bytes += d.n
+		if err == nil || !errors.Is(err, errStartOver) || attempt >= maxStartOvers || ctx.Err() != nil {
+			return err
+		}
+		f.log.Warn("download could not be resumed; reading the file again from the start",
+			zap.String("url", u), zap.Int64("bytes_read", d.n), zap.Int("attempt", attempt+1), zap.Error(err))
+	}
 }
 
 // now is the moment terms' effectiveDate is judged at.
@@ -355,26 +551,26 @@ func (f *Fetcher) now() time.Time {
 	return time.Now()
 }
 
-func (f *Fetcher) readSavingsPlans(ctx context.Context, r *run, region, spURL string) error {
+func (f *Fetcher) readSavingsPlans(ctx context.Context, r *run, rr *regionRun, region, spURL string) error {
 	u, err := f.resolve(spURL)
 	if err != nil {
 		return fmt.Errorf("aws %s savings plans: %w", region, err)
 	}
-	d, err := f.open(ctx, u, "aws "+region+" savings plans")
-	if err != nil {
-		return incomplete(err)
-	}
-	defer d.Close()
-	_, offers, err := parseSavingsPlanFile(d, region, f.now(), func(t string) bool { _, ok := r.types[t]; return ok })
-	d.Close()
-	r.bytes += d.n
+	gpu := func(t string) bool { _, ok := rr.facts(r, t); return ok }
+	var offers []pricewatch.Offer
+	err = f.readFile(ctx, r, rr, u, "aws "+region+" savings plans", func(body io.Reader) error {
+		var err error
+		_, offers, err = parseSavingsPlanFile(body, region, f.now(), gpu)
+		return err
+	})
 	if err != nil {
 		return incomplete(fmt.Errorf("savings plan file %s: %w", spURL, err))
 	}
 	for _, o := range offers {
 		o.Provider = f.cfg.Name
-		o.Hardware = hardware(o.InstanceType, r.types[o.InstanceType])
-		r.snap.Offers = append(r.snap.Offers, o)
+		facts, _ := rr.facts(r, o.InstanceType)
+		o.Hardware = hardware(o.InstanceType, facts)
+		rr.offers = append(rr.offers, o)
 	}
 	return nil
 }
@@ -657,6 +853,11 @@ func sourceVersion(v map[string]string) string {
 		if len(vers) > 0 {
 			parts = append(parts, kind.name+" "+strings.Join(vers, ", "))
 		}
+	}
+	if e := v[versionAdvisorETag]; e != "" {
+		parts = append(parts, "spot-advisor "+e)
+	} else if lm := v[versionAdvisorLastMod]; lm != "" {
+		parts = append(parts, "spot-advisor "+lm)
 	}
 	if e := v[versionSpotETag]; e != "" {
 		parts = append(parts, "spot "+e)

@@ -73,8 +73,13 @@ var benchPlainTypes = func() []string {
 
 func newGenFile(tb testing.TB, target int64) *genFile {
 	tb.Helper()
+	return newRegionFile(tb, "us-east-1", target)
+}
+
+// newRegionFile is a generated file of region's products.
+func newRegionFile(tb testing.TB, region string, target int64) *genFile {
+	tb.Helper()
 	s := awstest.LoadSamples(tb)
-	const region = "us-east-1"
 	entry := func(sku string, obj []byte) []byte { return []byte(fmt.Sprintf(",\n    %q: %s", sku, obj)) }
 
 	// Once: the GPU types' Linux products.

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -16,6 +17,14 @@ import (
 // maxResumes bounds how often one download picks up after a dropped
 // connection before the run gives up.
 const maxResumes = 3
+
+// errStartOver marks a download that stopped where it cannot be picked
+// up again: the server serves no ranges or no ETag to pin them to, or the
+// object changed (If-Range answered with the whole, new object). Bytes
+// already parsed belong to the old object, so only reading the file
+// again from its first byte is sound (readFile does, a bounded number of
+// times).
+var errStartOver = errors.New("the download cannot be resumed where it stopped")
 
 // download is a response body that counts bytes, shows progress and, when
 // the connection drops mid-way, asks for the rest with a Range request
@@ -51,7 +60,7 @@ const (
 	readAheadSize   = 256 << 10
 )
 
-func (f *Fetcher) open(ctx context.Context, url, label string) (*download, error) {
+func (f *Fetcher) open(ctx context.Context, url, label string, b *board) (*download, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	resp, err := f.get(ctx, url, nil)
 	if err != nil {
@@ -73,8 +82,8 @@ func (f *Fetcher) open(ctx context.Context, url, label string) (*download, error
 		free:    make(chan []byte, readAheadChunks),
 		stopped: make(chan struct{}),
 	}
-	if f.cfg.Progress != nil {
-		d.prog = &progress{w: f.cfg.Progress, label: label, size: d.size, start: time.Now()}
+	if b != nil {
+		d.prog = &progress{b: b, label: label, size: d.size, start: time.Now()}
 	}
 	for range readAheadChunks {
 		d.free <- make([]byte, readAheadSize)
@@ -157,8 +166,12 @@ func (d *download) readBody(p []byte) (int, error) {
 		case errors.Is(err, io.EOF):
 			err = io.ErrUnexpectedEOF
 		}
-		if d.ctx.Err() != nil || !d.ranges || d.etag == "" || d.resumes >= maxResumes {
+		if d.ctx.Err() != nil || d.resumes >= maxResumes {
 			return n, fmt.Errorf("GET %s: body cut off after %d of %s bytes: %w", d.url, d.n, sizeText(d.size), err)
+		}
+		if !d.ranges || d.etag == "" {
+			return n, fmt.Errorf("GET %s: body cut off after %d of %s bytes (%w: no byte ranges on an ETag served): %w",
+				d.url, d.n, sizeText(d.size), errStartOver, err)
 		}
 		if rerr := d.resume(); rerr != nil {
 			return n, fmt.Errorf("GET %s: body cut off after %d bytes (%v); resuming failed: %w", d.url, d.n, err, rerr)
@@ -180,9 +193,15 @@ func (d *download) resume() error {
 	if err != nil {
 		return err
 	}
+	if resp.StatusCode == http.StatusOK {
+		// If-Range did not match: the whole object again, a new one.
+		resp.Body.Close()
+		return fmt.Errorf("%w: the object changed (HTTP 200 to a range request pinned to ETag %s, now %s)",
+			errStartOver, d.etag, resp.Header.Get("ETag"))
+	}
 	if resp.StatusCode != http.StatusPartialContent {
 		resp.Body.Close()
-		return fmt.Errorf("server answered HTTP %d to a range request (the object changed or ranges are not served)", resp.StatusCode)
+		return fmt.Errorf("server answered HTTP %d to a range request", resp.StatusCode)
 	}
 	var start int64 = -1
 	if cr := resp.Header.Get("Content-Range"); strings.HasPrefix(cr, "bytes ") {
@@ -198,9 +217,17 @@ func (d *download) resume() error {
 	return nil
 }
 
+// board is the terminal the status lines of the downloads running at once
+// share: one line is written at a time, each over the last ("\r"), and a
+// finished download's line is left standing.
+type board struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
 // progress writes a one-line status for long downloads to a terminal.
 type progress struct {
-	w     io.Writer
+	b     *board
 	label string
 	size  int64
 	start time.Time
@@ -232,7 +259,9 @@ func (p *progress) print(n int64, now time.Time, end string) {
 	if p.size > 0 {
 		total = fmt.Sprintf(" of %s (%d%%)", mb(p.size), n*100/p.size)
 	}
-	fmt.Fprintf(p.w, "\r%s: %s%s, %s/s   %s", p.label, mb(n), total, mb(int64(rate)), end)
+	p.b.mu.Lock()
+	defer p.b.mu.Unlock()
+	fmt.Fprintf(p.b.w, "\r%s: %s%s, %s/s   %s", p.label, mb(n), total, mb(int64(rate)), end)
 }
 
 func mb(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }

@@ -294,11 +294,12 @@ func TestNewRegionAndNewType(t *testing.T) {
 	}
 }
 
-// TestCutOffFileFailsTheRun: a price file that ends mid-way (the object
-// itself short, so every byte served is "complete" to HTTP) fails the
-// whole fetch with ErrIncomplete naming the region, and returns no
-// snapshot.
-func TestCutOffFileFailsTheRun(t *testing.T) {
+// TestCutOffFileLosesItsRegion: a price file that ends mid-way (the
+// object itself short, so every byte served is "complete" to HTTP) is that
+// region's loss only (issue 26 item 1): the other regions are stored, the
+// cut region is neither covered (its stored prices stay) nor remembered
+// (it is read again next run).
+func TestCutOffFileLosesItsRegion(t *testing.T) {
 	b := awstest.NewBucket(t)
 	tr := standardTree()
 	built := tr.publish(t, b)
@@ -311,12 +312,35 @@ func TestCutOffFileFailsTheRun(t *testing.T) {
 		b.Put(path, full)
 		b.Truncate(path, cut)
 		snap, err := newFetcher(t, b, Config{}).Fetch(context.Background(), fetchers.Previous{})
-		if err == nil || snap != nil {
-			t.Fatalf("cut at %d of %d: err %v, snapshot %v", cut, len(full), err, snap != nil)
+		checkRegionLost(t, fmt.Sprintf("cut at %d of %d", cut, len(full)), snap, err, "us-east-2")
+	}
+}
+
+// checkRegionLost checks a fetch in which region alone could not be read:
+// a snapshot of the other regions, nothing of region's in it.
+func checkRegionLost(t *testing.T, what string, snap *pricewatch.Snapshot, err error, region string) {
+	t.Helper()
+	if err != nil || snap == nil {
+		t.Fatalf("%s: err %v, snapshot %v: want the other regions stored", what, err, snap != nil)
+	}
+	others := 0
+	for _, o := range snap.Offers {
+		if o.Region == region {
+			t.Errorf("%s: an offer of the lost region %s: %s", what, region, o.Key())
+		} else {
+			others++
 		}
-		if !errors.Is(err, fetchers.ErrIncomplete) || !strings.Contains(err.Error(), "us-east-2") {
-			t.Errorf("cut at %d: %v", cut, err)
+	}
+	for _, sc := range snap.Coverage {
+		if sc.Region == region {
+			t.Errorf("%s: the lost region %s is covered: %+v", what, region, sc)
 		}
+	}
+	if v, ok := snap.Versions["ec2/"+region]; ok {
+		t.Errorf("%s: the lost region's version %s is remembered: it would not be read again", what, v)
+	}
+	if others == 0 || len(snap.Coverage) == 0 {
+		t.Errorf("%s: %d offers and coverage %v of the other regions", what, others, snap.Coverage)
 	}
 }
 
@@ -351,18 +375,13 @@ func TestDroppedConnection(t *testing.T) {
 }
 
 // TestServerErrorsNeverRecover: a region file answering 503 on every retry
-// fails the fetch, naming the region.
+// is that region's loss; an index answering 500 fails the fetch.
 func TestServerErrorsNeverRecover(t *testing.T) {
 	b := awstest.NewBucket(t)
 	standardTree().publish(t, b)
 	b.FailWith(awstest.EC2Path(v1, "us-east-2"), http.StatusServiceUnavailable)
 	snap, err := newFetcher(t, b, Config{}).Fetch(context.Background(), fetchers.Previous{})
-	if err == nil || snap != nil {
-		t.Fatalf("snapshot %v, err %v", snap != nil, err)
-	}
-	if !errors.Is(err, fetchers.ErrIncomplete) || !strings.Contains(err.Error(), "us-east-2") || !strings.Contains(err.Error(), "503") {
-		t.Errorf("err = %v", err)
-	}
+	checkRegionLost(t, "503 on every retry", snap, err, "us-east-2")
 	if n := b.Gets(awstest.EC2Path(v1, "us-east-2")); n != 3 {
 		t.Errorf("%d attempts, want 3 (the retry policy's)", n)
 	}

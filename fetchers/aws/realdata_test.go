@@ -68,6 +68,10 @@ func TestRealAWSTypes(t *testing.T) {
 		if hw.GPUModel != wantModel || hw.GPUCount != r.GPU || math.Abs(hw.GPUMemoryGB-perGPU) > 1e-9 {
 			t.Errorf("%s: %s × %v, %v GB; want %s × %v, %v GB", r.InstanceType, hw.GPUModel, hw.GPUCount, hw.GPUMemoryGB, wantModel, r.GPU, perGPU)
 		}
+		// vCPUs and memory, the offers table's columns (issue 25).
+		if hw.VCPUs != r.VCPU || hw.MemoryGB != r.Memory {
+			t.Errorf("%s: %d vCPUs, %v GiB; want %d, %v", r.InstanceType, hw.VCPUs, hw.MemoryGB, r.VCPU, r.Memory)
+		}
 		if _, known := gpu.Lookup(hw.GPUModel); !known {
 			t.Errorf("%s: %s not in the catalogue", r.InstanceType, hw.GPUModel)
 		}

@@ -27,10 +27,13 @@ const DefaultEndpoint = "https://pricing.cn-north-1.amazonaws.com.cn"
 // Section is providers.aws-cn: the public China price list (no account).
 type Section struct {
 	section.Common `yaml:",inline"`
+	// Concurrency is how many region files are read at once (the aws
+	// reader's providers.aws.concurrency).
+	Concurrency int `yaml:"concurrency"`
 }
 
-// Validate: the shared checks cover every key.
-func (*Section) Validate(section.Checker) error { return nil }
+// Validate checks concurrency; the shared checks cover the other keys.
+func (s *Section) Validate(k section.Checker) error { return aws.CheckConcurrency(k, s.Concurrency) }
 
 // Provider registers AWS China (see package providers).
 var Provider = fetchers.Provider{
@@ -39,19 +42,21 @@ var Provider = fetchers.Provider{
 	Section: func() section.Section {
 		// Two regions' price files, far smaller than the global ones;
 		// the schedule is offset from aws's so the two never overlap.
-		return &Section{Common: section.Common{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "47 */6 * * *", Timeout: 30 * time.Minute}}
+		return &Section{Common: section.Common{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "47 */6 * * *", Timeout: 30 * time.Minute},
+			Concurrency: aws.DefaultConcurrency}
 	},
 	Build: fetchers.Builder(func(s *Section, env fetchers.Env) (fetchers.Fetcher, error) {
-		return New(s.Common, env)
+		return New(s.Common, s.Concurrency, env)
 	}),
 }
 
-// New builds the aws fetcher for the China partition from the shared keys.
-func New(c section.Common, env fetchers.Env) (*aws.Fetcher, error) {
+// New builds the aws fetcher for the China partition from the shared keys
+// and the number of region files read at once (0: the aws default).
+func New(c section.Common, concurrency int, env fetchers.Env) (*aws.Fetcher, error) {
 	endpoint := c.Endpoint
 	if endpoint == "" {
 		endpoint = DefaultEndpoint
 	}
 	return aws.New(aws.Config{Name: pricewatch.AWSChina, Partition: aws.PartitionChina, Endpoint: endpoint,
-		Regions: c.Regions, Progress: env.Progress, Now: env.Now}, env.Client, env.Log)
+		Regions: c.Regions, Concurrency: concurrency, Progress: env.Progress, Now: env.Now}, env.Client, env.Log)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/fetchers/aws"
 	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
 	"github.com/pricewatch/pricewatch/fetchers/awscn"
 	"github.com/pricewatch/pricewatch/fetchers/awscn/awscntest"
@@ -118,5 +119,23 @@ func TestSectionDefaults(t *testing.T) {
 	want := section.Common{Enabled: true, Endpoint: "https://pricing.cn-north-1.amazonaws.com.cn", Schedule: "47 */6 * * *", Timeout: 30 * time.Minute}
 	if got := s.Common; got.Enabled != want.Enabled || got.Endpoint != want.Endpoint || got.Schedule != want.Schedule || got.Timeout != want.Timeout {
 		t.Errorf("defaults %+v, want %+v", got, want)
+	}
+}
+
+// Issue 26 item 1: providers.aws-cn.concurrency defaults to the aws
+// reader's and is checked with its key and line.
+func TestConcurrencyKey(t *testing.T) {
+	s := awscn.Provider.Section().(*awscn.Section)
+	if s.Concurrency != aws.DefaultConcurrency {
+		t.Errorf("default concurrency %d", s.Concurrency)
+	}
+	k := section.NewChecker("pw.yaml", map[string]int{"providers.aws-cn.concurrency": 9}).Under("providers.aws-cn")
+	s.Concurrency = 0
+	if err := s.Validate(k); err == nil || err.Error() != "pw.yaml:line 9: providers.aws-cn.concurrency: 0: want 1 to 32" {
+		t.Errorf("concurrency 0: %v", err)
+	}
+	s.Concurrency = 2
+	if err := s.Validate(k); err != nil {
+		t.Errorf("concurrency 2: %v", err)
 	}
 }

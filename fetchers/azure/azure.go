@@ -19,6 +19,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -39,8 +40,10 @@ const APIVersion = "2023-01-01-preview"
 const (
 	// maxPages bounds one request chain. A region holds a few hundred GPU
 	// rows and every region together a few tens of thousands, at 1,000 per
-	// page; a chain far longer than that is a paging bug, not data.
-	maxPages = 500
+	// page; the whole unfiltered catalogue (every service) is about 10^6
+	// rows, 1,000 pages. A chain far longer than that is a paging bug, not
+	// data (a NextPageLink that repeats is caught at once).
+	maxPages = 5000
 	// maxPageBytes bounds one page (a 1,000-row page is about 1 MB).
 	maxPageBytes = 64 << 20
 	// defaultPageTimeout bounds reading one page's body. The client's own
@@ -58,21 +61,34 @@ type Config struct {
 	Regions []string
 	// Windows also keeps Windows prices (stored apart from Linux ones).
 	Windows bool
+	// Concurrency is how many regions' request chains are read at once
+	// when Regions are configured (0: DefaultConcurrency). The pages of one
+	// chain follow each other: each names the next.
+	Concurrency int
 	// Now is the clock that decides which rows are in effect
 	// (effectiveStartDate/effectiveEndDate); nil means time.Now. Tests
 	// replaying a dated capture set it to the capture's time.
 	Now func() time.Time
 }
 
+// DefaultConcurrency is providers.azure.concurrency's default. The API
+// documents no rate limit but answers 429 under parallel load (retried
+// with back-off by the client), so few chains run at once.
+const DefaultConcurrency = 2
+
 // Section is providers.azure: the Retail Prices API.
 type Section struct {
 	section.Common `yaml:",inline"`
 	// Windows also stores Windows prices (kept apart from Linux).
 	Windows bool `yaml:"windows"`
+	// Concurrency is Config.Concurrency.
+	Concurrency int `yaml:"concurrency"`
 }
 
-// Validate: the shared checks cover every key but windows, a boolean.
-func (*Section) Validate(section.Checker) error { return nil }
+// Validate checks concurrency; the shared checks cover the other keys.
+func (s *Section) Validate(k section.Checker) error {
+	return k.Between("concurrency", s.Concurrency, 1, section.MaxConcurrency)
+}
 
 // Provider registers Azure (see package providers).
 var Provider = fetchers.Provider{
@@ -80,12 +96,13 @@ var Provider = fetchers.Provider{
 	Facts: section.Facts{NeedsEndpoint: true},
 	Section: func() section.Section {
 		return &Section{
-			Common:  section.Common{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "5 * * * *", Timeout: 30 * time.Minute},
-			Windows: true,
+			Common:      section.Common{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "5 * * * *", Timeout: 30 * time.Minute},
+			Windows:     true,
+			Concurrency: DefaultConcurrency,
 		}
 	},
 	Build: fetchers.Builder(func(s *Section, env fetchers.Env) (fetchers.Fetcher, error) {
-		return New(Config{Endpoint: s.Endpoint, Regions: s.Regions, Windows: s.Windows, Now: env.Now}, env.Client, env.Log)
+		return New(Config{Endpoint: s.Endpoint, Regions: s.Regions, Windows: s.Windows, Concurrency: s.Concurrency, Now: env.Now}, env.Client, env.Log)
 	}),
 }
 
@@ -125,6 +142,12 @@ func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error)
 		return nil, err
 	}
 	cfg.Regions = regions
+	if cfg.Concurrency == 0 {
+		cfg.Concurrency = DefaultConcurrency
+	}
+	if cfg.Concurrency < 1 || cfg.Concurrency > section.MaxConcurrency {
+		return nil, fmt.Errorf("azure: concurrency %d: want 1 to %d", cfg.Concurrency, section.MaxConcurrency)
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -138,37 +161,52 @@ func (f *Fetcher) Provider() string { return pricewatch.Azure }
 // region, or one chain for all regions) and returns the complete snapshot,
 // or an error if any page could not be read in full.
 func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatch.Snapshot, error) {
-	acc := newAccumulator(f, f.cfg.Now().UTC())
+	acc := newAccumulator(pricewatch.Azure, f.log, f.cfg.Windows, f.cfg.Now().UTC())
 	chains := f.cfg.Regions
 	if len(chains) == 0 {
 		chains = []string{""}
 	}
-	for _, region := range chains {
-		if err := f.fetchChain(ctx, region, acc); err != nil {
-			return nil, err
-		}
+	// Chains run Concurrency at a time; the first failure stops the rest
+	// and fails the fetch, as when they ran one after another. The
+	// accumulator's choice between rows does not depend on their order.
+	jobs := make([]func(context.Context) error, len(chains))
+	for i, region := range chains {
+		jobs[i] = func(ctx context.Context) error { return f.fetchChain(ctx, region, acc) }
+	}
+	if err := fetchers.Bounded(ctx, f.cfg.Concurrency, jobs); err != nil {
+		return nil, err
 	}
 
-	snap := &pricewatch.Snapshot{
-		Provider:      pricewatch.Azure,
-		Offers:        acc.offers(),
-		Versions:      map[string]string{},
-		SourceVersion: "api-version=" + APIVersion,
+	snap, err := acc.snapshot(f.cfg.Regions, "api-version="+APIVersion)
+	if err != nil {
+		return nil, err
 	}
-	snap.Availability = availability(snap.Offers, acc.listed)
-	snap.Coverage = acc.coverage(f.cfg.Regions)
+	f.log.Info("azure prices fetched", zap.Int("offers", len(snap.Offers)), zap.Int("availability", len(snap.Availability)))
+	return snap, nil
+}
+
+// snapshot is what the rows added describe, for the configured regions
+// (none: all regions); an error when no region could be read in full.
+func (a *accumulator) snapshot(configured []string, sourceVersion string) (*pricewatch.Snapshot, error) {
+	snap := &pricewatch.Snapshot{
+		Provider:      a.provider,
+		Offers:        a.offers(),
+		Versions:      map[string]string{},
+		SourceVersion: sourceVersion,
+	}
+	snap.Availability = availability(snap.Offers, a.listed)
+	snap.Coverage = a.coverage(configured)
 	if len(snap.Coverage) == 0 {
 		// Every price of every configured region is in doubt: nothing
 		// can be said to be complete, and nothing is stored.
-		return nil, fmt.Errorf("%w: azure: no region could be read in full (rows skipped as unreadable or in a unit that is not per hour; see the warnings)", fetchers.ErrIncomplete)
+		return nil, fmt.Errorf("%w: %s: no region could be read in full (rows skipped as unreadable or in a unit that is not per hour; see the warnings)", fetchers.ErrIncomplete, a.provider)
 	}
 	// A region that answers with no offers where many are stored is
 	// refused by storage (storage.ErrSuspiciousDrop), which every cloud
 	// shares.
 	if err := snap.Validate(); err != nil {
-		return nil, fmt.Errorf("azure: built an invalid snapshot: %w", err)
+		return nil, fmt.Errorf("%s: built an invalid snapshot: %w", a.provider, err)
 	}
-	f.log.Info("azure prices fetched", zap.Int("offers", len(snap.Offers)), zap.Int("availability", len(snap.Availability)))
 	return snap, nil
 }
 
@@ -194,14 +232,14 @@ func (f *Fetcher) fetchChain(ctx context.Context, region string, acc *accumulato
 		}
 		seen[link] = true
 
-		p, err := f.getPage(ctx, next, where, pageNo)
+		p, notGPU, err := f.getPage(ctx, next, where, pageNo)
 		if err != nil {
 			return err
 		}
-		for i, it := range *p.Items {
-			if err := acc.add(it, region, stats); err != nil {
-				return malformed(where, pageNo, i, it, err)
-			}
+		stats[skipNotGPU] += notGPU
+		rows += notGPU
+		if err := acc.addPage(*p.Items, region, stats, where, pageNo); err != nil {
+			return err
 		}
 		rows += len(*p.Items)
 		next, err = f.nextURL(next, p.NextPageLink)
@@ -274,25 +312,32 @@ func (f *Fetcher) nextURL(cur *url.URL, link *string) (*url.URL, error) {
 // getPage downloads and decodes one page. Retries (429, 5xx, network) are
 // the client's; a body that stops, is cut off or is not a price page is an
 // error wrapping fetchers.ErrIncomplete.
-func (f *Fetcher) getPage(ctx context.Context, u *url.URL, where string, pageNo int) (*page, error) {
+func (f *Fetcher) getPage(ctx context.Context, u *url.URL, where string, pageNo int) (p *page, notGPU int, err error) {
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("azure %s page %d: %w", where, pageNo, err)
+		return nil, 0, fmt.Errorf("azure %s page %d: %w", where, pageNo, err)
 	}
 	body, err := f.client.Read(ctx, fetchers.Request{Method: http.MethodGet, URL: u.String(),
 		Where: fmt.Sprintf("azure %s page %d", where, pageNo), Answer: "a price page", Limit: maxPageBytes, Timeout: f.pageTimeout})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	p, err := decodePage(body)
+	p, notGPU, err = decodePage(body, true)
 	if err != nil {
-		return nil, fmt.Errorf("azure %s page %d: %w", where, pageNo, err)
+		return nil, 0, fmt.Errorf("azure %s page %d: %w", where, pageNo, err)
 	}
-	return p, nil
+	return p, notGPU, nil
 }
 
 // accumulator collects the offers of every chain, one per offer key.
+// Chains running at once add their pages in turn (mu).
 type accumulator struct {
-	f         *Fetcher
+	mu sync.Mutex
+	// provider is the cloud the offers are stored under: azure, or
+	// azure-cn reading the China price sheet through the same mapping.
+	provider string
+	log      *zap.Logger
+	// windows also keeps Windows prices.
+	windows   bool
 	now       time.Time // fetch time: which rows are in effect
 	best      map[pricewatch.OfferKey]candidate
 	untracked map[string]bool
@@ -308,12 +353,26 @@ type accumulator struct {
 	unlisted map[string]bool
 	// listed is the availability of unpriced rows whose size is known:
 	// the row still says the size is for sale there.
-	listed []pricewatch.Availability
+	listed     []pricewatch.Availability
+	listedKeys map[pricewatch.AvailabilityKey]bool
 }
 
-func newAccumulator(f *Fetcher, now time.Time) *accumulator {
-	return &accumulator{f: f, now: now, best: map[pricewatch.OfferKey]candidate{}, untracked: map[string]bool{},
-		regions: map[string]bool{}, unpriced: map[string]map[pricewatch.PriceType]bool{}, unlisted: map[string]bool{}}
+func newAccumulator(provider string, log *zap.Logger, windows bool, now time.Time) *accumulator {
+	return &accumulator{provider: provider, log: log, windows: windows, now: now, best: map[pricewatch.OfferKey]candidate{}, untracked: map[string]bool{},
+		regions: map[string]bool{}, unpriced: map[string]map[pricewatch.PriceType]bool{}, unlisted: map[string]bool{},
+		listedKeys: map[pricewatch.AvailabilityKey]bool{}}
+}
+
+// addPage adds one page's rows.
+func (a *accumulator) addPage(items []item, region string, stats map[string]int, where string, pageNo int) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for i, it := range items {
+		if err := a.add(it, region, stats); err != nil {
+			return malformed(where, pageNo, i, it, err)
+		}
+	}
+	return nil
 }
 
 // add keeps what a row sells if it is a price our users can buy, for a
@@ -343,7 +402,7 @@ func (a *accumulator) add(it item, chainRegion string, stats map[string]int) err
 		s = sku{name: name, hw: pricewatch.Hardware{GPUModel: modelFromName(name)}}
 		if !a.untracked[strings.ToLower(name)] {
 			a.untracked[strings.ToLower(name)] = true
-			a.f.log.Info("azure GPU size not in the hardware table; stored without GPU count and memory (add it to fetchers/azure/gpus.go)",
+			a.log.Info("azure GPU size not in the hardware table; stored without GPU count and memory (add it to fetchers/azure/gpus.go)",
 				zap.String("armSkuName", name), zap.String("gpu_model", s.hw.GPUModel))
 		}
 	}
@@ -355,7 +414,7 @@ func (a *accumulator) add(it item, chainRegion string, stats map[string]int) err
 	if pricewatch.IsRegionCode(region) {
 		a.regions[region] = true
 	}
-	if os == pricewatch.Windows && !a.f.cfg.Windows {
+	if os == pricewatch.Windows && !a.windows {
 		stats[skipWindows]++
 		return nil
 	}
@@ -363,12 +422,12 @@ func (a *accumulator) add(it item, chainRegion string, stats map[string]int) err
 		return err
 	} else if skip != "" {
 		stats[skip]++
-		a.f.log.Debug("azure row not in effect; skipped", zap.String("reason", skip), zap.String("armSkuName", s.name),
+		a.log.Debug("azure row not in effect; skipped", zap.String("reason", skip), zap.String("armSkuName", s.name),
 			zap.String("region", it.ArmRegionName), zap.String("type", it.Type), zap.String("retailPrice", it.RetailPrice.String()),
 			zap.String("effectiveStartDate", it.EffectiveStartDate), zap.String("effectiveEndDate", it.EffectiveEndDate))
 		return nil
 	}
-	cands, skip, err := offersFor(it, pt, os, s)
+	cands, skip, err := offersFor(a.provider, it, pt, os, s)
 	if err != nil {
 		return err
 	}
@@ -376,18 +435,18 @@ func (a *accumulator) add(it item, chainRegion string, stats map[string]int) err
 		// The row still sells the size: its stored prices stay current
 		// and the size stays listed, but no price is made up for it.
 		stats[skip]++
-		a.f.log.Warn("azure price in a unit that cannot be converted to per hour; row skipped, the stored price stays current",
+		a.log.Warn("azure price in a unit that cannot be converted to per hour; row skipped, the stored price stays current",
 			zap.String("meterName", strings.TrimSpace(it.MeterName)), zap.String("meterId", strings.TrimSpace(it.MeterID)),
 			zap.String("unitOfMeasure", strings.TrimSpace(it.UnitOfMeasure)), zap.String("armSkuName", s.name),
 			zap.String("region", region), zap.String("type", it.Type))
 		a.keepOpen(region, rowPriceTypes(pt)...)
-		a.listed = append(a.listed, pricewatch.Availability{Provider: pricewatch.Azure, Region: region, InstanceType: s.name,
+		a.list(pricewatch.Availability{Provider: a.provider, Region: region, InstanceType: s.name,
 			State: pricewatch.Offered, Hardware: s.hw})
 		return nil
 	}
 	if skip != "" {
 		stats[skip]++
-		a.f.log.Debug("azure row without a price; skipped", zap.String("armSkuName", s.name),
+		a.log.Debug("azure row without a price; skipped", zap.String("armSkuName", s.name),
 			zap.String("region", it.ArmRegionName), zap.String("type", it.Type), zap.String("skuId", it.SkuID))
 		return nil
 	}
@@ -416,11 +475,22 @@ func (a *accumulator) add(it item, chainRegion string, stats map[string]int) err
 			a.best[k] = old
 		}
 		if dup {
-			a.f.log.Debug("azure offer listed twice", zap.Stringer("offer", k),
+			a.log.Debug("azure offer listed twice", zap.Stringer("offer", k),
 				zap.String("skuId", c.id), zap.String("otherSkuId", old.id))
 		}
 	}
 	return nil
+}
+
+// list notes a size still for sale whose row could not be priced, once
+// per region and size: a list of any length repeating such a row holds
+// one entry.
+func (a *accumulator) list(av pricewatch.Availability) {
+	if a.listedKeys[av.Key()] {
+		return
+	}
+	a.listedKeys[av.Key()] = true
+	a.listed = append(a.listed, av)
 }
 
 // rowPriceTypes are the price types a row of type pt prices: an
@@ -467,9 +537,18 @@ func (a *accumulator) unreadable(it item, chainRegion string) {
 	}
 	name := strings.TrimSpace(it.ArmSkuName)
 	// Decoding has already put U+FFFD where each bad byte was.
-	a.f.log.Warn("azure row is not valid UTF-8; skipped, the stored prices it could be stay current",
+	a.log.Warn("azure row is not valid UTF-8; skipped, the stored prices it could be stay current",
 		zap.String("meterName", strings.TrimSpace(it.MeterName)), zap.String("meterId", strings.TrimSpace(it.MeterID)),
 		zap.String("armSkuName", name), zap.String("region", strings.TrimSpace(it.ArmRegionName)), zap.String("skuId", strings.TrimSpace(it.SkuID)))
+	a.keepOpenFor(it, region, clean)
+}
+
+// keepOpenFor keeps open every stored price a row that could not be read
+// may be, in region (AllRegions when the row's own is unreadable; "" for
+// none of this run's): the price types its clean fields allow, for its
+// size when that reads cleanly.
+func (a *accumulator) keepOpenFor(it item, region string, clean func(...string) bool) {
+	name := strings.TrimSpace(it.ArmSkuName)
 	if region == "" {
 		return
 	}
@@ -487,7 +566,7 @@ func (a *accumulator) unreadable(it item, chainRegion string) {
 		}
 		if region != pricewatch.AllRegions {
 			a.keepOpen(region, types...)
-			a.listed = append(a.listed, pricewatch.Availability{Provider: pricewatch.Azure, Region: region, InstanceType: s.name,
+			a.list(pricewatch.Availability{Provider: a.provider, Region: region, InstanceType: s.name,
 				State: pricewatch.Offered, Hardware: s.hw})
 			return
 		}
@@ -598,7 +677,7 @@ func (a *accumulator) offers() []pricewatch.Offer {
 	out := make([]pricewatch.Offer, 0, len(a.best))
 	for k, c := range a.best {
 		if c.rival != nil {
-			a.f.log.Warn("azure lists two prices in effect for one offer, with nothing in the rows to choose between them; keeping neither this run",
+			a.log.Warn("azure lists two prices in effect for one offer, with nothing in the rows to choose between them; keeping neither this run",
 				zap.Stringer("offer", k), zap.String("skuId", c.id), zap.String("price", priceText(c.offer)),
 				zap.String("otherSkuId", c.rival.id), zap.String("otherPrice", priceText(c.rival.offer)), zap.String("effectiveStartDate", c.start))
 			continue

@@ -163,7 +163,8 @@ func sortedVersionKeys(m map[string]string) []string {
 
 func TestFetchSendsAPIVersionAndFilter(t *testing.T) {
 	fake := newFake(t)
-	f, _ := newTestFetcher(t, Config{Endpoint: fake.srv.URL + "/api/retail/prices", Regions: []string{"eastus", "westeurope"}}, nil)
+	// One chain at a time, so that the requests come in a known order.
+	f, _ := newTestFetcher(t, Config{Endpoint: fake.srv.URL + "/api/retail/prices", Regions: []string{"eastus", "westeurope"}, Concurrency: 1}, nil)
 	if _, err := f.Fetch(context.Background(), fetchers.Previous{}); err != nil {
 		t.Fatal(err)
 	}

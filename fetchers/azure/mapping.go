@@ -131,7 +131,7 @@ type candidate struct {
 // means the row is malformed (no currency, a price that is not a number,
 // an unreadable term); skip means a price of zero, left out rather than
 // stored as free.
-func offersFor(it item, pt pricewatch.PriceType, os string, s sku) ([]candidate, string, error) {
+func offersFor(provider string, it item, pt pricewatch.PriceType, os string, s sku) ([]candidate, string, error) {
 	price, err := parseAmount(it.RetailPrice)
 	if err != nil {
 		return nil, "", fmt.Errorf("retailPrice: %w", err)
@@ -151,7 +151,7 @@ func offersFor(it item, pt pricewatch.PriceType, os string, s sku) ([]candidate,
 	}
 	price = perHour(price, hours)
 	base := pricewatch.Offer{
-		Provider:     pricewatch.Azure,
+		Provider:     provider,
 		Region:       regionOf(it),
 		InstanceType: s.name,
 		PriceType:    pt,

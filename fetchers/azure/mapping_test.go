@@ -33,7 +33,7 @@ func readItems(t *testing.T, name string) []item {
 		}
 		return items
 	}
-	p, err := decodePage(body)
+	p, _, err := decodePage(body, false)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -46,7 +46,7 @@ func mapOne(t *testing.T, it item, s sku) []pricewatch.Offer {
 	if skip != "" {
 		t.Fatalf("row skipped: %s", skip)
 	}
-	cands, skip, err := offersFor(it, pt, osName, s)
+	cands, skip, err := offersFor(pricewatch.Azure, it, pt, osName, s)
 	if err != nil || skip != "" {
 		t.Fatalf("offersFor: skip %q, err %v", skip, err)
 	}
@@ -234,7 +234,7 @@ func TestOffersForRejectsMalformedRows(t *testing.T) {
 			if skip != "" {
 				t.Fatalf("classified as %s", skip)
 			}
-			_, skip, err := offersFor(it, pt, osName, b16als)
+			_, skip, err := offersFor(pricewatch.Azure, it, pt, osName, b16als)
 			if skip != tt.skip || (err != nil) != tt.err {
 				t.Errorf("skip %q err %v, want skip %q err %t", skip, err, tt.skip, tt.err)
 			}
@@ -264,14 +264,14 @@ func TestDecodeRealResponses(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := decodePage(body)
+		p, _, err := decodePage(body, false)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		if len(*p.Items) != n || p.NextPageLink != nil {
 			t.Errorf("%s: %d items, next %v", name, len(*p.Items), p.NextPageLink)
 		}
-		if _, err := decodePage(body[:len(body)-2]); !errors.Is(err, fetchers.ErrIncomplete) {
+		if _, _, err := decodePage(body[:len(body)-2], false); !errors.Is(err, fetchers.ErrIncomplete) {
 			t.Errorf("%s cut short: %v, want ErrIncomplete", name, err)
 		}
 	}
@@ -292,7 +292,7 @@ func TestRealH100Rows(t *testing.T) {
 			got = append(got, "skip:"+skip)
 			continue
 		}
-		cands, skip, err := offersFor(it, pt, osName, s)
+		cands, skip, err := offersFor(pricewatch.Azure, it, pt, osName, s)
 		if err != nil || skip != "" {
 			t.Fatalf("%+v: skip %q err %v", it, skip, err)
 		}

@@ -97,7 +97,7 @@ func TestUnitOfMeasureConvertedToHourly(t *testing.T) {
 			if skip != "" {
 				t.Fatalf("classified as %s", skip)
 			}
-			cands, skip, err := offersFor(it, pt, osName, s)
+			cands, skip, err := offersFor(pricewatch.Azure, it, pt, osName, s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -119,7 +119,7 @@ func TestUnitOfMeasureConvertedToHourly(t *testing.T) {
 	it := od
 	it.UnitOfMeasure, it.RetailPrice = "100 Hours", "734.6"
 	it.SavingsPlan = []savingsPlan{{RetailPrice: "525.0", UnitPrice: "525.0", Term: "1 Year"}}
-	cands, _, err := offersFor(it, pricewatch.OnDemand, pricewatch.Linux, s)
+	cands, _, err := offersFor(pricewatch.Azure, it, pricewatch.OnDemand, pricewatch.Linux, s)
 	if err != nil || len(cands) != 2 || cands[1].offer.Hourly.String() != "5.25" {
 		t.Errorf("savings plan per 100 hours: %v %+v", err, cands)
 	}

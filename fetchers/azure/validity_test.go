@@ -39,8 +39,7 @@ func accumulate(t *testing.T, rows []item, now time.Time, log *zap.Logger) map[s
 	if log == nil {
 		log = zap.NewNop()
 	}
-	f := &Fetcher{cfg: Config{Windows: true}, log: log}
-	acc := newAccumulator(f, now)
+	acc := newAccumulator(pricewatch.Azure, log, true, now)
 	stats := map[string]int{}
 	for _, it := range rows {
 		if err := acc.add(it, "", stats); err != nil {

@@ -6,6 +6,7 @@ package table
 
 import (
 	"io"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -30,6 +31,28 @@ func New(cols ...string) *Table {
 
 // Add appends a row.
 func (t *Table) Add(cells ...string) { t.rows = append(t.rows, cells) }
+
+// DropEmpty leaves out the column headed header when no row has a cell
+// in it (a column that applies only to some setups), and returns t.
+func (t *Table) DropEmpty(header string) *Table {
+	col := slices.Index(t.header, strings.TrimPrefix(header, ">"))
+	if col < 0 {
+		return t
+	}
+	for _, r := range t.rows {
+		if col < len(r) && r[col] != "" {
+			return t
+		}
+	}
+	t.header = slices.Delete(t.header, col, col+1)
+	t.right = slices.Delete(t.right, col, col+1)
+	for i, r := range t.rows {
+		if col < len(r) {
+			t.rows[i] = slices.Delete(r, col, col+1)
+		}
+	}
+	return t
+}
 
 // Layout is how a table meets a width.
 type Layout struct {

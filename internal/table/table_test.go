@@ -147,3 +147,29 @@ lambda       3.0000  1,234.500 CNY    0.0%                  -
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+// A column no row fills is left out; one that any row fills stays.
+func TestDropEmpty(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		rows [][]string
+		want string
+	}{
+		{"empty", [][]string{{"azure", "", "ok"}, {"aws", "", "failed"}}, "PROVIDER  STATUS\nazure     ok\naws       failed\n"},
+		{"filled", [][]string{{"azure", "db-a", "ok"}, {"aws", "", "failed"}}, "PROVIDER  REPLICA  STATUS\nazure     db-a     ok\naws                failed\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tb := New("PROVIDER", "REPLICA", "STATUS")
+			for _, r := range c.rows {
+				tb.Add(r...)
+			}
+			var b strings.Builder
+			if err := tb.DropEmpty("REPLICA").Write(&b, Layout{}); err != nil {
+				t.Fatal(err)
+			}
+			if b.String() != c.want {
+				t.Errorf("got\n%q\nwant\n%q", b.String(), c.want)
+			}
+		})
+	}
+}

@@ -25,6 +25,9 @@ const (
 	SPRegionIndexPath  = "/savingsPlan/v1.0/aws/AWSComputeSavingsPlan/current/region_index.json"
 	// SpotPath is where the bucket serves the spot feed (SpotURL).
 	SpotPath = "/spot.json"
+	// SpotAdvisorPath is where the bucket serves the Spot Advisor file
+	// (SpotAdvisorURL), once a test puts it there.
+	SpotAdvisorPath = "/spot-advisor-data.json"
 )
 
 // EC2Path is the version-pinned path of a region's price file.
@@ -71,6 +74,9 @@ type Bucket struct {
 	status  map[string]int // path → HTTP status to answer with, always
 	dropAt  map[string]int // path → drop the connection after this many body bytes
 	stall   map[string]int // path → stop sending after this many bytes until the client gives up
+	once    map[string]dropOnce
+	ranges  map[string][]RangeRequest
+	hook    func(*http.Request) (after func())
 	regions map[string]Region
 	sp      map[string]Versioned
 	srv     *httptest.Server
@@ -82,6 +88,7 @@ func NewBucket(tb testing.TB) *Bucket {
 	b := &Bucket{tb: tb, s: LoadSamples(tb), objects: map[string]object{},
 		clock: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC),
 		sent:  map[string]int64{}, gets: map[string]int{}, status: map[string]int{}, dropAt: map[string]int{}, stall: map[string]int{},
+		once: map[string]dropOnce{}, ranges: map[string][]RangeRequest{},
 		regions: map[string]Region{}, sp: map[string]Versioned{}}
 	b.srv = httptest.NewServer(b)
 	tb.Cleanup(b.srv.Close)
@@ -93,6 +100,10 @@ func (b *Bucket) URL() string { return b.srv.URL }
 
 // SpotURL is the spot feed's URL (providers.aws.spot_endpoint).
 func (b *Bucket) SpotURL() string { return b.srv.URL + SpotPath }
+
+// SpotAdvisorURL is the Spot Advisor file's URL
+// (providers.aws.spot_advisor_endpoint).
+func (b *Bucket) SpotAdvisorURL() string { return b.srv.URL + SpotAdvisorPath }
 
 // Put stores a file. Each store gets a Last-Modified one second after the
 // one before, so a changed file always reads as modified.
@@ -291,6 +302,39 @@ func (b *Bucket) DropAfter(path string, n int) {
 	b.dropAt[path] = n
 }
 
+type dropOnce struct {
+	n    int
+	then func()
+}
+
+// DropOnce drops the next request for path after n bytes, as DropAfter,
+// and then calls then (nil: nothing), before the client can ask again:
+// a test replaces the object there to see a resume meet a changed ETag.
+func (b *Bucket) DropOnce(path string, n int, then func()) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.once[path] = dropOnce{n: n, then: then}
+}
+
+// RangeRequest is the Range and If-Range headers of a request.
+type RangeRequest struct{ Range, IfRange string }
+
+// Ranges lists the range requests for path so far, in order.
+func (b *Bucket) Ranges(path string) []RangeRequest {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Clone(b.ranges[path])
+}
+
+// OnRequest calls hook as every request arrives, and the function it
+// returns (if any) once the request was answered: tests count requests
+// in flight with it, or hold them.
+func (b *Bucket) OnRequest(hook func(*http.Request) (after func())) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.hook = hook
+}
+
 // Stall makes requests for path send n bytes and then nothing until the
 // client gives up.
 func (b *Bucket) Stall(path string, n int) {
@@ -367,7 +411,25 @@ func (b *Bucket) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		stall = n
 	}
 	b.gets[r.URL.Path]++
+	if rg := r.Header.Get("Range"); rg != "" {
+		b.ranges[r.URL.Path] = append(b.ranges[r.URL.Path], RangeRequest{Range: rg, IfRange: r.Header.Get("If-Range")})
+	}
+	once, dropNow := b.once[r.URL.Path]
+	if dropNow {
+		delete(b.once, r.URL.Path)
+		drop = once.n
+	}
+	hook := b.hook
 	b.mu.Unlock()
+	if hook != nil {
+		if after := hook(r); after != nil {
+			defer after()
+		}
+	}
+	var beforeClose func()
+	if dropNow {
+		beforeClose = once.then
+	}
 	if status != 0 {
 		http.Error(w, http.StatusText(status), status)
 		return
@@ -391,15 +453,16 @@ func (b *Bucket) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.NewResponseController(w).Flush()
 		<-r.Context().Done()
 	case drop >= 0:
-		serveDropped(cw, r, body, drop)
+		serveDropped(cw, r, body, drop, beforeClose)
 	default:
 		http.ServeContent(cw, r, "", obj.modTime, bytes.NewReader(body))
 	}
 }
 
 // serveDropped promises the whole object (or the requested range) and
-// drops the connection after cut bytes of it.
-func serveDropped(w *countingWriter, r *http.Request, body []byte, cut int) {
+// drops the connection after cut bytes of it, calling beforeClose (if
+// any) just before: the client cannot ask again until it has run.
+func serveDropped(w *countingWriter, r *http.Request, body []byte, cut int, beforeClose func()) {
 	start := 0
 	if rg := r.Header.Get("Range"); strings.HasPrefix(rg, "bytes=") {
 		start, _ = strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(rg, "bytes="), "-"))
@@ -415,6 +478,9 @@ func serveDropped(w *countingWriter, r *http.Request, body []byte, cut int) {
 	end := min(start+cut, len(body))
 	w.Write(body[start:end])
 	http.NewResponseController(w.ResponseWriter).Flush()
+	if beforeClose != nil {
+		beforeClose()
+	}
 	if conn, _, err := http.NewResponseController(w.ResponseWriter).Hijack(); err == nil {
 		if tcp, ok := conn.(*net.TCPConn); ok {
 			tcp.SetLinger(0)

@@ -49,6 +49,8 @@ var regionInfos = map[string]regionInfo{
 	"af-south-1":     {"AFS1-", "Africa (Cape Town)"},
 	"eu-west-1":      {"EU-", "EU (Ireland)"},
 	"ap-northeast-1": {"APN1-", "Asia Pacific (Tokyo)"},
+	"eu-central-1":   {"EUC1-", "EU (Frankfurt)"},
+	"ap-south-1":     {"APS3-", "Asia Pacific (Mumbai)"},
 }
 
 func regionFacts(tb testing.TB, region string) regionInfo {

@@ -1,0 +1,161 @@
+package analysis
+
+import (
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/fx"
+)
+
+// RateAll prices every offer as Compare prices the offers of one GPU, in
+// one currency, without the GPU filter and without dropping what Compare
+// skips: the offers table shows every current offer, so an offer whose GPU
+// count is unknown is a row with its hourly price and no per-GPU-hour
+// figure (Skipped says why), and one without an exchange rate a row with
+// its native price only (FXError says why). opts.GPU, Count and
+// AvailableOnly are ignored here: the table filters on its own. Rows come
+// in Compare's order: by price per GPU-hour, rows without one after, by
+// key.
+func RateAll(offers []OfferWithID, avail AvailabilityIndex, opts CompareOptions) ([]RatedOffer, error) {
+	if opts.Currency == "" {
+		return nil, errors.New("rating offers: a currency is needed to compare offers from different clouds")
+	}
+	// Tens of thousands of offers in a handful of currencies: each
+	// conversion is looked up once.
+	if opts.FX != nil {
+		opts.FX = &memoConverter{c: opts.FX, m: map[memoKey]memoQuote{}}
+	}
+	out := make([]RatedOffer, 0, len(offers))
+	for _, o := range offers {
+		if !priceTypeIn(opts.PriceTypes, o.PriceType) || !inSet(opts.Providers, o.Provider) ||
+			!inSet(opts.Regions, o.Region) || !osMatches(opts.OS, o.OS) {
+			continue
+		}
+		row, err := compareRow(o.Offer, avail.index, opts)
+		r := RatedOffer{CompareRow: row, ID: o.ID, PerGPU: err == nil}
+		switch {
+		case err == nil:
+			r.Converted = true
+		case errors.As(err, new(*fxError)):
+			r.FXError = err.Error()
+		default:
+			// No per-GPU-hour figure; the hourly one is converted when the
+			// error came after the conversion (an unknown GPU count).
+			r.Skipped = err.Error()
+			r.Converted = row.Currency != ""
+		}
+		out = append(out, r)
+	}
+	return sortRated(out), nil
+}
+
+// sortRated orders rows as Compare does, through an index of precomputed
+// keys: moving the large rows themselves at every swap, and comparing
+// decimals at every step, was most of the table's time at 50k offers.
+// A float64 orders two prices exactly when the floats differ (rounding
+// keeps order); only equal floats are compared as decimals.
+func sortRated(rows []RatedOffer) []RatedOffer {
+	type key struct {
+		i     int
+		price float64
+	}
+	keys := make([]key, len(rows))
+	for i := range rows {
+		keys[i] = key{i: i, price: rows[i].PricePerGPUHour.InexactFloat64()}
+	}
+	slices.SortStableFunc(keys, func(x, y key) int {
+		a, b := &rows[x.i], &rows[y.i]
+		switch {
+		case a.PerGPU != b.PerGPU:
+			if a.PerGPU {
+				return -1
+			}
+			return 1
+		case !a.PerGPU:
+		case x.price < y.price:
+			return -1
+		case x.price > y.price:
+			return 1
+		default:
+			if c := a.PricePerGPUHour.Cmp(b.PricePerGPUHour); c != 0 {
+				return c
+			}
+		}
+		return keyCompare(&a.Offer, &b.Offer)
+	})
+	out := make([]RatedOffer, len(rows))
+	for i, k := range keys {
+		out[i] = rows[k.i]
+	}
+	return out
+}
+
+// keyCompare orders offers as keyLess does, without building slices.
+func keyCompare(a, b *pricewatch.Offer) int {
+	for _, p := range [...][2]string{{a.Provider, b.Provider}, {a.Region, b.Region}, {a.Zone, b.Zone}, {a.InstanceType, b.InstanceType},
+		{a.OS, b.OS}, {string(a.PriceType), string(b.PriceType)}, {a.Term, b.Term}, {a.Payment, b.Payment}, {a.OfferingClass, b.OfferingClass}} {
+		if p[0] != p[1] {
+			if p[0] < p[1] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
+
+type memoKey struct {
+	from, to string
+	on       int64
+}
+
+type memoQuote struct {
+	q   fx.Quote
+	err error
+}
+
+// memoConverter remembers each quote it was asked for (one RateAll call).
+type memoConverter struct {
+	c Converter
+	m map[memoKey]memoQuote
+}
+
+func (m *memoConverter) Quote(from, to string, on time.Time) (fx.Quote, error) {
+	k := memoKey{from, to, on.UnixNano()}
+	if v, ok := m.m[k]; ok {
+		return v.q, v.err
+	}
+	q, err := m.c.Quote(from, to, on)
+	m.m[k] = memoQuote{q, err}
+	return q, err
+}
+
+// OfferWithID is an offer with its stored id, which the table uses to
+// find the same offer's price of 30 days before.
+type OfferWithID struct {
+	ID int64
+	pricewatch.Offer
+}
+
+// RatedOffer is one row of the offers table.
+type RatedOffer struct {
+	CompareRow
+	ID int64
+	// Converted: EffectiveHourly is in the asked currency.
+	Converted bool
+	// PerGPU: PricePerGPUHour (and per TFLOPS where known) is set.
+	PerGPU bool
+	// Skipped says why the offer has no per-GPU-hour price (no GPU count).
+	Skipped string
+}
+
+// AvailabilityIndex is the current availability, indexed once for many
+// offers (what Compare builds from its avail argument).
+type AvailabilityIndex struct{ index availabilityIndex }
+
+// IndexAvailability indexes the current availability records.
+func IndexAvailability(avail []pricewatch.Availability) AvailabilityIndex {
+	return AvailabilityIndex{index: indexAvailability(avail)}
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/pricewatch/pricewatch/fetchers/azurecn/azurecntest"
+)
+
+// a100CN is the sample sheet's Linux on-demand A100 row (skuId).
+const a100CN = "DZH318Z0C1AB/0001"
+
+// Issue 22 item 3: Azure China end to end through the CLI and the built-in
+// default rules (no alerts.rules key). `pricewatch fetch` asks the fake
+// download endpoint for the sheet's URL, streams the CSV from the fake
+// storage host (another origin) and stores Standard_NC24ads_A100_v4 in
+// chinanorth3 at 28.5431 CNY an hour (documented-shape sample, see
+// fetchers/azurecn/azurecntest/testdata/README.md); the next run finds it
+// at 25.1 (a 12% drop of an A100 on_demand price): one Slack message, from
+// the price-drops rule. A run whose sheet is cut off then fails and
+// changes nothing.
+func TestAzureChinaEndToEnd(t *testing.T) {
+	t.Setenv(envSlackToken, alertsToken)
+	fake := azurecntest.New(t)
+	slack := newSlackAPI(t)
+	cfg := capacityConfig(t, "azure-cn", fake.URL(), slack.URL, "")
+
+	out := fetchExpect(t, cfg, "azure-cn ok       6 offers: 6 new")
+	if !strings.Contains(out, "first run") {
+		t.Errorf("first run not a baseline: %s", out)
+	}
+	if got := slack.received(); len(got) != 0 {
+		t.Fatalf("the baseline alerted: %+v", got)
+	}
+	wantA100CN(t, cfg, "28.5431")
+
+	fake.SetPrice(t, a100CN, "25.1")
+	out = fetchExpect(t, cfg, "azure-cn ok       6 offers: 0 new, 1 changed, 5 unchanged")
+	posts := oneAlertSent(t, out, slack)
+	if p := posts[0]; p.channel != "C0GPUALERTS" || !strings.Contains(p.key, "/price-drops/price_drop") || !strings.Contains(p.text, "NC24ads_A100_v4") {
+		t.Errorf("post %+v, want the A100 drop from rule price-drops", p)
+	}
+	wantA100CN(t, cfg, "25.1")
+
+	fake.BlobFaults.FailNext(azurecntest.Truncated)
+	out, errOut, code := runCLI(t, "--config", cfg, "fetch", "--provider", "azure-cn")
+	if code == 0 || !strings.Contains(out+errOut, "azure-cn") {
+		t.Fatalf("a cut-off sheet exited %d:\n%s%s", code, out, errOut)
+	}
+	if strings.Contains(out+errOut, "sig=") {
+		t.Errorf("the download URL's signature shows:\n%s%s", out, errOut)
+	}
+	wantA100CN(t, cfg, "25.1")
+	if got := slack.received(); len(got) != 1 {
+		t.Errorf("Slack received %d messages after the failed run, want still 1", len(got))
+	}
+}
+
+// wantA100CN wants the A100's open Linux on_demand price in chinanorth3,
+// in CNY (one GPU: the price per GPU-hour is the hourly).
+func wantA100CN(t *testing.T, cfg, hourly string) {
+	t.Helper()
+	for _, r := range history(t, cfg, "Standard_NC24ads_A100_v4") {
+		if r.ValidTo != nil || r.Region != "chinanorth3" || string(r.PriceType) != "on_demand" || r.OS != "linux" {
+			continue
+		}
+		if r.Provider != "azure-cn" || r.Currency != "CNY" || r.GPUModel != "A100-80GB-PCIe" || decimal.Decimal(r.HourlyPrice).String() != hourly ||
+			!r.PricePerGPUHour.Valid || r.PricePerGPUHour.D.String() != hourly {
+			t.Errorf("A100 stored as %+v, want azure-cn A100-80GB-PCIe %s CNY", r, hourly)
+		}
+		return
+	}
+	t.Fatal("no current Linux on_demand price of Standard_NC24ads_A100_v4 in chinanorth3")
+}

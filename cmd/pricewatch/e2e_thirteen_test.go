@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
+	"github.com/pricewatch/pricewatch/fetchers/azurecn/azurecntest"
+	"github.com/pricewatch/pricewatch/fetchers/gcp"
+	"github.com/pricewatch/pricewatch/fetchers/gcp/gcptest"
+	"github.com/pricewatch/pricewatch/fetchers/huawei"
+	"github.com/pricewatch/pricewatch/fetchers/huawei/huaweitest"
+	"github.com/pricewatch/pricewatch/fetchers/ovhcloud/ovhcloudtest"
+)
+
+// Issue 22 (must show): `compare --gpu H100 --price-type on_demand` over
+// all thirteen providers, golden. Every provider is fetched from its fake
+// into one database; the CNY and EUR prices are converted to USD with a
+// stored ECB day, as `fx update` stores them. The fakes of AWS China,
+// Azure China and Huawei Cloud hold no H100 (their documented-shape files
+// price A100, V100 and T4 types: no H100 row of theirs was found to type
+// in), so they are fetched, stored and checked present, but rank nothing
+// here; the golden would show a row of theirs as soon as a fake has one.
+func TestCompareThirteenProvidersGolden(t *testing.T) {
+	t.Setenv("COLUMNS", "100")
+	seven, _ := originalSevenFakes(t)
+	bucket := awstest.NewBucket(t)
+	bucket.PublishEC2(map[string]awstest.Region{"ap-northeast-1": {Version: awsV1, Types: []awstest.GPUType{awsAPNp5.gpuType()}}})
+	ovh := ovhcloudtest.New(t)
+	t.Setenv(gcp.EnvAPIKey, gcptest.Key)
+	google := gcptest.New(t)
+	azcn := azurecntest.New(t)
+	hw := huaweitest.New(t)
+	t.Setenv(huawei.EnvAK, huaweitest.AK)
+	t.Setenv(huawei.EnvSK, huaweitest.SK)
+
+	clouds := append([]cloud{{name: "aws", endpoint: bucket.URL(), keys: "    regions: [ap-northeast-1]\n    spot: false\n    savings_plans: false\n"}}, seven...)
+	clouds = append(clouds,
+		awsChinaCloud(t),
+		cloud{name: "ovhcloud", endpoint: ovh.URL},
+		cloud{name: "gcp", endpoint: google.URL},
+		cloud{name: "azure-cn", endpoint: azcn.URL()},
+		cloud{name: "huawei", endpoint: hw.URL, keys: "    iam_endpoint: " + hw.URL + "\n    ecs_endpoint: " + hw.URL + "\n"})
+	cfg := testConfig{clouds: clouds}.write(t, t.TempDir())
+	out, errOut, code := runCLI(t, "--config", cfg, "fetch")
+	if code != 0 {
+		t.Fatalf("fetch of all thirteen exited %d:\n%s%s", code, out, errOut)
+	}
+	if len(providerNames) != 13 {
+		t.Fatalf("%d providers registered, want the thirteen this golden covers: %v", len(providerNames), providerNames)
+	}
+	for _, p := range providerNames {
+		if !strings.Contains(out, p+" ") || strings.Contains(out, "FAILED") || strings.Contains(out, "skipped") {
+			t.Fatalf("fetch summary should have %s ok:\n%s", p, out)
+		}
+	}
+
+	db := openTestDB(t, filepath.Join(filepath.Dir(cfg), "pw.db"))
+	storeFXDays(context.Background(), t, db, []fixtureFXDay{{Date: "2029-12-31", Source: "ECB", PerEUR: map[string]string{"USD": "1.05", "CNY": "7.5"}}})
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	now := "--now=2030-01-01T00:00:00Z"
+	for _, g := range []struct{ name, format string }{
+		{"compare_h100_thirteen_providers.txt", "table"},
+		{"compare_h100_thirteen_providers.json", "json"},
+	} {
+		out, errOut, code := runCLI(t, "--config", cfg, "compare", "--gpu", "H100", "--price-type", "on_demand", "--currency", "USD", "--format", g.format, now)
+		if code != 0 {
+			t.Fatalf("compare exited %d: %s", code, errOut)
+		}
+		if g.format == "table" {
+			checkWidth(t, out)
+		}
+		checkGolden(t, filepath.Join("analysis", g.name), out)
+	}
+	// Which clouds rank an H100, read from the answer rather than the
+	// golden: every provider whose fake sells one.
+	rows, raw, _ := compareRowsOf(t, cfg, "--gpu", "H100", "--price-type", "on_demand", "--currency", "USD", "--format", "json", now)
+	seen := map[string]bool{}
+	for _, r := range rows {
+		seen[r.Provider] = true
+		if r.Currency != "USD" || r.FXError != nil {
+			t.Errorf("%s %s %s: currency %s, fx error %v: want every row in USD", r.Provider, r.Region, r.InstanceType, r.Currency, r.FXError)
+		}
+	}
+	var got []string
+	for p := range seen {
+		got = append(got, p)
+	}
+	sort.Strings(got)
+	if want := "aws,azure,gcp,lambda,oci,ovhcloud,runpod,vastai"; strings.Join(got, ",") != want {
+		t.Errorf("providers ranking an H100: %s, want %s\n%s", strings.Join(got, ","), want, raw)
+	}
+}

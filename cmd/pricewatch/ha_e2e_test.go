@@ -1,0 +1,568 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/pricewatch/pricewatch/leader/leadertest"
+	"github.com/pricewatch/pricewatch/storage"
+	"github.com/pricewatch/pricewatch/storage/storagetest"
+)
+
+// haTakeover is the replicas' ha.takeover in these tests: beat every
+// 0.5 s, step down after 1 s without one, take over from a heartbeat 2 s
+// old.
+const haTakeover = 3 * time.Second
+
+// haAzure is the fake Azure in front of two replicas: each replica's
+// endpoint starts with its name (/a/api/retail/prices), NextPageLink
+// included, so every request says which replica made it.
+type haAzure struct {
+	*httptest.Server
+	az *fakeAzure
+
+	mu   sync.Mutex
+	reqs []haRequest
+}
+
+type haRequest struct {
+	replica, page string
+	at            time.Time
+}
+
+func newHAAzure(t *testing.T) *haAzure {
+	t.Helper()
+	h := &haAzure{az: newFakeAzure(t)}
+	h.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		replica, rest, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+		page := "1"
+		if r.URL.Query().Get("$skip") == "1000" {
+			page = "2"
+		}
+		h.mu.Lock()
+		h.reqs = append(h.reqs, haRequest{replica, page, time.Now()})
+		h.mu.Unlock()
+		inner := r.Clone(r.Context())
+		inner.URL.Path = "/" + rest
+		rec := httptest.NewRecorder()
+		h.az.serve(rec, inner)
+		body := bytes.ReplaceAll(rec.Body.Bytes(), []byte(h.az.URL+"/api/"), []byte(h.URL+"/"+replica+"/api/"))
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(body)
+	}))
+	t.Cleanup(h.Close)
+	return h
+}
+
+func (h *haAzure) requests() []haRequest {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]haRequest(nil), h.reqs...)
+}
+
+// haSlack is a fake Slack Web API for two replicas (each posts under its
+// own prefix, /a/api/…): chat.postMessage and conversations.history, with
+// the posts' metadata, so that a replica that finds a message's last
+// outcome unknown can look for it. hang makes the next post hang until
+// the poster gives up: lost (Slack never took it) or, with takes, taken
+// but its answer never sent.
+type haSlack struct {
+	*httptest.Server
+
+	mu    sync.Mutex
+	hang  bool
+	takes bool
+	// hung is told the replica whose post hangs; cancelled, when that
+	// post's request ended (the poster gave up).
+	hung      chan string
+	cancelled time.Time
+	posts     []haPost
+}
+
+type haPost struct {
+	replica, channel, text, key string
+	metadata                    json.RawMessage
+	ts                          string
+	at                          time.Time
+}
+
+func newHASlack(t *testing.T) *haSlack {
+	t.Helper()
+	s := &haSlack{hung: make(chan string, 1)}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *haSlack) serve(w http.ResponseWriter, r *http.Request) {
+	replica, method, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/api/")
+	if r.ParseForm() != nil || r.PostFormValue("token") != alertsToken {
+		fmt.Fprint(w, `{"ok":false,"error":"invalid_auth"}`)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	switch method {
+	case "chat.postMessage":
+		var meta struct {
+			EventPayload struct {
+				DeliveryKey string `json:"delivery_key"`
+			} `json:"event_payload"`
+		}
+		_ = json.Unmarshal([]byte(r.PostFormValue("metadata")), &meta)
+		s.mu.Lock()
+		hang, takes := s.hang, s.takes
+		s.hang = false
+		p := haPost{replica: replica, channel: r.PostFormValue("channel"), text: r.PostFormValue("text"), key: meta.EventPayload.DeliveryKey,
+			metadata: json.RawMessage(r.PostFormValue("metadata")), ts: fmt.Sprintf("%d.%06d", time.Now().Unix(), len(s.posts)+1), at: time.Now()}
+		if !hang || takes {
+			s.posts = append(s.posts, p)
+		}
+		s.mu.Unlock()
+		if hang {
+			s.hung <- replica
+			<-r.Context().Done()
+			s.mu.Lock()
+			s.cancelled = time.Now()
+			s.mu.Unlock()
+			return
+		}
+		json.NewEncoder(w).Encode(map[string]any{"ok": true, "channel": p.channel, "ts": p.ts})
+	case "conversations.history":
+		s.mu.Lock()
+		msgs := []map[string]any{}
+		for i := len(s.posts) - 1; i >= 0; i-- {
+			if p := s.posts[i]; p.channel == r.PostFormValue("channel") {
+				m := map[string]any{"type": "message", "subtype": "bot_message", "text": p.text, "ts": p.ts, "bot_id": "B0PRICEWATCH"}
+				if r.PostFormValue("include_all_metadata") == "1" && len(p.metadata) > 0 {
+					m["metadata"] = p.metadata
+				}
+				msgs = append(msgs, m)
+			}
+		}
+		s.mu.Unlock()
+		json.NewEncoder(w).Encode(map[string]any{"ok": true, "messages": msgs, "has_more": false, "response_metadata": map[string]any{"next_cursor": ""}})
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func (s *haSlack) received() []haPost {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]haPost(nil), s.posts...)
+}
+
+// replica is one `pricewatch run` of a replicated test.
+type replica struct {
+	name string
+	*daemonProcess
+}
+
+// haWorld is two replicas' surroundings: the binary, one PostgreSQL
+// schema, the fakes and a folder per replica.
+type haWorld struct {
+	bin   string
+	dsn   string
+	az    *haAzure
+	slack *haSlack
+	db    *storage.DB
+}
+
+func newHAWorld(t *testing.T) *haWorld {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts two real daemons on PostgreSQL")
+	}
+	dsn := storagetest.PostgresDSN(t) // skips without PRICEWATCH_TEST_POSTGRES
+	w := &haWorld{bin: buildBinary(t), dsn: dsn, az: newHAAzure(t), slack: newHASlack(t)}
+	return w
+}
+
+// start starts replica name on the database at dsn (the world's, or a
+// proxy's in front of it).
+func (w *haWorld) start(t *testing.T, name, dsn string) *replica {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	yaml := testConfig{
+		logLevel: "info",
+		logJSON:  true,
+		http:     "http:\n  listen: 127.0.0.1:0\n",
+		clouds:   []cloud{azureCloud(w.az.URL+"/"+name, "    schedule: \"@every 1s\"\n"+westus2)},
+		slack:    fakeSlackSection(w.slack.URL+"/"+name, "C0ALERTS"),
+		alerts: `alerts:
+  rules:
+    - name: h100-drops
+      events: [price_drop]
+      gpu_models: [H100]
+      min_change_pct: 5
+`,
+		extra: fmt.Sprintf("ha:\n  takeover: %s\n  replica: %s\n", haTakeover, name),
+	}.yaml(dir)
+	// The same config, on PostgreSQL: database.url instead of the path.
+	yaml = strings.Replace(yaml, "database:\n  path: "+filepath.Join(dir, "pw.db")+"\n", "database:\n  url: "+dsn+"\n", 1)
+	cfg := filepath.Join(dir, "pricewatch.yaml")
+	writeFile(t, cfg, yaml)
+	return &replica{name: name, daemonProcess: startDaemon(t, w.bin, cfg, "PRICEWATCH_SLACK_TOKEN="+alertsToken)}
+}
+
+// logged is when replica first logged msg (a prefix of the message), and
+// whether it has.
+func (r *replica) logged(msg string) (time.Time, bool) {
+	sc := bufio.NewScanner(strings.NewReader(r.stderr.String()))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var e struct {
+			TS  string `json:"ts"`
+			Msg string `json:"msg"`
+		}
+		if json.Unmarshal(sc.Bytes(), &e) != nil || !strings.HasPrefix(e.Msg, msg) {
+			continue
+		}
+		at, err := time.Parse("2006-01-02T15:04:05.000Z0700", e.TS)
+		if err != nil {
+			continue
+		}
+		return at, true
+	}
+	return time.Time{}, false
+}
+
+func (r *replica) waitLogged(t *testing.T, msg string, within time.Duration) time.Time {
+	t.Helper()
+	var at time.Time
+	waitFor(t, r.name+" to log "+msg, within, func() bool {
+		var ok bool
+		at, ok = r.logged(msg)
+		return ok
+	})
+	return at
+}
+
+// addr is the replica's listener, from its log.
+func (r *replica) addr(t *testing.T) string {
+	t.Helper()
+	var addr string
+	waitFor(t, r.name+"'s listener", 20*time.Second, func() bool {
+		sc := bufio.NewScanner(strings.NewReader(r.stderr.String()))
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			var e struct {
+				Msg  string `json:"msg"`
+				Addr string `json:"addr"`
+			}
+			if json.Unmarshal(sc.Bytes(), &e) == nil && e.Msg == "http listening" {
+				addr = e.Addr
+				return true
+			}
+		}
+		return false
+	})
+	return addr
+}
+
+// role is what the replica's /readyz and pricewatch_leader say.
+func (r *replica) role(t *testing.T) (readyz string, gauge string) {
+	t.Helper()
+	base := "http://" + r.addr(t)
+	resp, err := http.Get(base + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		Role string `json:"role"`
+	}
+	json.NewDecoder(resp.Body).Decode(&body)
+	resp.Body.Close()
+	resp, err = http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, line := range strings.Split(string(raw), "\n") {
+		if v, ok := strings.CutPrefix(line, "pricewatch_leader "); ok {
+			gauge = v
+		}
+	}
+	return body.Role, gauge
+}
+
+// checkRoles wants leader to say leader and follower to say follower.
+func checkRoles(t *testing.T, lead, follow *replica) {
+	t.Helper()
+	if role, g := lead.role(t); role != "leader" || g != "1" {
+		t.Errorf("%s: /readyz role %q, pricewatch_leader %s; want leader, 1", lead.name, role, g)
+	}
+	if role, g := follow.role(t); role != "follower" || g != "0" {
+		t.Errorf("%s: /readyz role %q, pricewatch_leader %s; want follower, 0", follow.name, role, g)
+	}
+}
+
+// openDB opens the replicas' database as a third process would.
+func (w *haWorld) openDB(t *testing.T) *storage.DB {
+	t.Helper()
+	if w.db == nil {
+		db, err := storage.OpenURL(context.Background(), w.dsn, storage.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		w.db = db
+	}
+	return w.db
+}
+
+// okRuns counts the runs of replica that stored.
+func (w *haWorld) okRuns(t *testing.T, replica string) int {
+	t.Helper()
+	runs, err := w.openDB(t).Runs(context.Background(), 10000)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, r := range runs {
+		if r.Status == storage.RunOK && r.Replica == replica {
+			n++
+		}
+	}
+	return n
+}
+
+// checkOneFetcher wants every request to the fake Azure before switch to
+// come from before and every one after it from after: one replica
+// fetches per cycle, never two.
+func checkOneFetcher(t *testing.T, reqs []haRequest, before, after string, switchAt time.Time) {
+	t.Helper()
+	var nb, na int
+	for _, r := range reqs {
+		switch {
+		case r.replica == before && !r.at.After(switchAt):
+			nb++
+		case r.replica == after && r.at.After(switchAt):
+			na++
+		default:
+			t.Errorf("%s fetched page %s at %s (the leader changed from %s to %s at %s)", r.replica, r.page,
+				r.at.Format("15:04:05.000"), before, after, switchAt.Format("15:04:05.000"))
+		}
+	}
+	if nb == 0 || na == 0 {
+		t.Errorf("requests: %d by %s before the switch, %d by %s after it; want both", nb, before, na, after)
+	}
+}
+
+// checkOnce wants key posted exactly once and nothing else posted twice.
+func checkOnce(t *testing.T, posts []haPost, key string) haPost {
+	t.Helper()
+	seen := map[string]int{}
+	var got haPost
+	for _, p := range posts {
+		seen[p.key]++
+		if p.key == key {
+			got = p
+		}
+	}
+	for k, n := range seen {
+		if n != 1 {
+			t.Errorf("message %s posted %d times", k, n)
+		}
+	}
+	if seen[key] != 1 {
+		t.Errorf("the H100 drop (%s) reached Slack %d times, want once; posts %+v", key, seen[key], posts)
+	}
+	return got
+}
+
+// dropKey waits for the H100 drop's message in the outbox and returns its
+// delivery key.
+func (w *haWorld) dropKey(t *testing.T) string {
+	t.Helper()
+	var key string
+	waitFor(t, "the H100 drop queued", 30*time.Second, func() bool {
+		msgs, err := w.openDB(t).ListOutbox(context.Background(), storage.OutboxFilter{})
+		if err != nil {
+			return false
+		}
+		for _, m := range msgs {
+			if strings.Contains(m.DeliveryKey, "h100-drops") {
+				key = m.DeliveryKey
+				return true
+			}
+		}
+		return false
+	})
+	return key
+}
+
+// Issue 24 (must show): two `pricewatch run` on one PostgreSQL database;
+// the leader is SIGKILLed between the run that saw an H100 price drop and
+// the drop's delivery (its post to Slack hangs: lost, or taken with the
+// answer lost). The other replica leads within ha.takeover and the drop
+// reaches Slack exactly once; the fake Azure saw one replica fetch per
+// cycle, never two.
+func TestHAFailoverSIGKILL(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		takes bool // Slack took the hung post
+	}{
+		{"post lost", false},
+		{"post taken, answer lost", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			w := newHAWorld(t)
+			a := w.start(t, "a", w.dsn)
+			a.waitLogged(t, "leading", 20*time.Second)
+			b := w.start(t, "b", w.dsn)
+			b.waitLogged(t, "pricewatch running", 20*time.Second)
+			waitFor(t, "a's baseline runs", 30*time.Second, func() bool { return w.okRuns(t, "a") >= 2 })
+			checkRoles(t, a, b)
+
+			w.slack.mu.Lock()
+			w.slack.hang, w.slack.takes = true, c.takes
+			w.slack.mu.Unlock()
+			w.az.az.setH100(t, "6.98", "6.5")
+			key := w.dropKey(t)
+			var poster string
+			select {
+			case poster = <-w.slack.hung:
+			case <-time.After(30 * time.Second):
+				t.Fatal("the drop was never posted")
+			}
+			if poster != "a" {
+				t.Fatalf("the drop was posted by %s, want the leader a", poster)
+			}
+			a.cmd.Process.Signal(syscall.SIGKILL)
+			killed := time.Now()
+			<-a.exited
+			a.exited <- nil
+
+			led := b.waitLogged(t, "leading", 2*haTakeover)
+			if d := led.Sub(killed); d > haTakeover {
+				t.Errorf("b led %s after a was killed, want within ha.takeover (%s)", d, haTakeover)
+			}
+			t.Logf("b led %s after a was killed", led.Sub(killed).Round(time.Millisecond))
+			// The hung post's claim lapses (post timeout and 5 s), b looks
+			// in the channel's history and posts only what is not there.
+			waitFor(t, "the drop delivered", 60*time.Second, func() bool {
+				m, err := w.openDB(t).OutboxByKey(context.Background(), key)
+				return err == nil && m.Status == storage.OutboxSent
+			})
+			waitFor(t, "b's runs", 20*time.Second, func() bool { return w.okRuns(t, "b") >= 2 })
+			got := checkOnce(t, w.slack.received(), key)
+			if want := map[bool]string{false: "b", true: "a"}[c.takes]; got.replica != want {
+				t.Errorf("the drop reached Slack through %s, want %s", got.replica, want)
+			}
+			if !strings.Contains(got.text, "Standard_NC40ads_H100_v5") {
+				t.Errorf("the drop's text %q does not name the H100 size", got.text)
+			}
+			checkOneFetcher(t, w.az.requests(), "a", "b", killed)
+			if role, g := b.role(t); role != "leader" || g != "1" {
+				t.Errorf("b after the takeover: role %q, pricewatch_leader %s", role, g)
+			}
+			// pricewatch runs names the replica of each provider's last run.
+			out, errOut, code := runCLI(t, "--config", b.cmd.Args[3], "runs", "--format", "json")
+			if code != 0 || !strings.Contains(out, `"replica": "b"`) {
+				t.Errorf("pricewatch runs: exit %d %s%s, want azure's last run by b", code, out, errOut)
+			}
+			b.stop(t, 20*time.Second)
+		})
+	}
+}
+
+// Issue 24 (must show): the partition. The leader reaches the database
+// through a TCP proxy that stops forwarding but keeps the sockets open, so
+// PostgreSQL never frees its lock; its post of the H100 drop hangs. It
+// steps down (cancelling the post) before the other replica leads, the
+// other replica terminates its sessions and posts the drop once; nothing
+// is posted twice, nothing is lost, and when the network heals the old
+// leader follows.
+func TestHAPartition(t *testing.T) {
+	t.Parallel()
+	w := newHAWorld(t)
+	u, err := url.Parse(w.dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := leadertest.NewProxy(t, u.Host)
+	a := w.start(t, "a", proxy.Via(t, w.dsn))
+	a.waitLogged(t, "leading", 20*time.Second)
+	b := w.start(t, "b", w.dsn)
+	b.waitLogged(t, "pricewatch running", 20*time.Second)
+	waitFor(t, "a's baseline runs", 30*time.Second, func() bool { return w.okRuns(t, "a") >= 2 })
+	checkRoles(t, a, b)
+
+	w.slack.mu.Lock()
+	w.slack.hang = true
+	w.slack.mu.Unlock()
+	w.az.az.setH100(t, "6.98", "6.5")
+	key := w.dropKey(t)
+	select {
+	case poster := <-w.slack.hung:
+		if poster != "a" {
+			t.Fatalf("the drop was posted by %s, want the leader a", poster)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the drop was never posted")
+	}
+	cut := time.Now()
+	proxy.Block()
+
+	down := a.waitLogged(t, "leader election: stepped down", 2*haTakeover)
+	led := b.waitLogged(t, "leading", 3*haTakeover)
+	if !down.Before(led) {
+		t.Errorf("a stepped down at %s, b led at %s: a must step down first", down.Format("15:04:05.000"), led.Format("15:04:05.000"))
+	}
+	if d := led.Sub(cut); d > haTakeover+time.Second {
+		t.Errorf("b led %s after the cut, want within ha.takeover (%s) and a poll", d, haTakeover)
+	}
+	t.Logf("a stepped down %s after the cut, b led %s after it", down.Sub(cut).Round(time.Millisecond), led.Sub(cut).Round(time.Millisecond))
+	w.slack.mu.Lock()
+	cancelled := w.slack.cancelled
+	w.slack.mu.Unlock()
+	if cancelled.IsZero() || !cancelled.Before(led) {
+		t.Errorf("a's hung post ended at %v, b led at %s: the old leader's delivery must be cancelled first", cancelled, led.Format("15:04:05.000"))
+	}
+
+	waitFor(t, "the drop delivered by b", 60*time.Second, func() bool {
+		m, err := w.openDB(t).OutboxByKey(context.Background(), key)
+		return err == nil && m.Status == storage.OutboxSent
+	})
+	got := checkOnce(t, w.slack.received(), key)
+	if got.replica != "b" || !got.at.After(down) {
+		t.Errorf("the drop reached Slack through %s at %s (a stepped down at %s), want b, after", got.replica, got.at.Format("15:04:05.000"), down.Format("15:04:05.000"))
+	}
+
+	// The network heals: a reconnects and follows; b keeps leading and
+	// fetching, and nothing is posted again.
+	proxy.Unblock()
+	// A run of a's cut off mid-way leaves its provider lease behind; a
+	// lives on, so b waits out the lease (2 min) before fetching.
+	waitFor(t, "b's runs", 150*time.Second, func() bool { return w.okRuns(t, "b") >= 2 })
+	time.Sleep(2 * haTakeover)
+	checkRoles(t, b, a)
+	checkOneFetcher(t, w.az.requests(), "a", "b", down)
+	checkOnce(t, w.slack.received(), key)
+	pending, err := w.openDB(t).ListOutbox(context.Background(), storage.OutboxFilter{Status: storage.OutboxPending})
+	if err != nil || len(pending) != 0 {
+		t.Errorf("pending after the partition: %d, %v; want none", len(pending), err)
+	}
+	b.stop(t, 20*time.Second)
+	a.stop(t, 20*time.Second)
+}

@@ -1,0 +1,235 @@
+package aws
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	awssdk "github.com/aws/aws-sdk-go-v2/aws"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/shopspring/decimal"
+	"go.uber.org/zap"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/secret"
+)
+
+// SourceCapacityBlocks names EC2's DescribeCapacityBlockOfferings in
+// stored signals.
+const SourceCapacityBlocks = "aws:ec2:DescribeCapacityBlockOfferings"
+
+// Defaults of providers.aws.capacity_blocks (issue 23 item 3): the types
+// sold as Capacity Blocks for ML with H100, H200 and B200 GPUs, one
+// instance, one day and one week.
+var (
+	DefaultBlockTypes     = []string{"p5.48xlarge", "p5e.48xlarge", "p5en.48xlarge", "p6-b200.48xlarge"}
+	DefaultBlockCounts    = []int{1}
+	DefaultBlockDurations = []int{1, 7}
+)
+
+// blockHorizon is how far ahead offerings are asked for: Capacity Blocks
+// are sold for start dates up to eight weeks out.
+const blockHorizon = 8 * 7 * 24 * time.Hour
+
+// CapacityBlocks is what Capacity Block offerings to ask for.
+type CapacityBlocks struct {
+	Enabled        bool
+	InstanceTypes  []string
+	InstanceCounts []int
+	DurationDays   []int
+	// Regions to ask in; empty means the fetcher's regions (Config.Regions),
+	// and with those empty too, every region of the EC2 index.
+	Regions []string
+	// EC2Endpoint replaces the regional EC2 endpoint of every region
+	// (a fake in tests); empty uses the SDK's regional endpoint.
+	EC2Endpoint string
+}
+
+// CapacityBlocksSection is providers.aws.capacity_blocks.
+type CapacityBlocksSection struct {
+	Enabled        bool     `yaml:"enabled"`
+	InstanceTypes  []string `yaml:"instance_types"`
+	InstanceCounts []int    `yaml:"instance_counts"`
+	DurationDays   []int    `yaml:"duration_days"`
+	Regions        []string `yaml:"regions"`
+}
+
+// validate checks the grid: Capacity Blocks are 1 to 64 instances, and
+// 1 to 14 days in steps of one day or up to 182 days in steps of seven.
+func (c CapacityBlocks) validate() error {
+	for _, t := range c.InstanceTypes {
+		if t == "" || strings.ContainsAny(t, "/ ") {
+			return fmt.Errorf("capacity_blocks.instance_types: %q is not an instance type", t)
+		}
+	}
+	for _, n := range c.InstanceCounts {
+		if n < 1 || n > 64 {
+			return fmt.Errorf("capacity_blocks.instance_counts: %d is outside 1 to 64", n)
+		}
+	}
+	for _, d := range c.DurationDays {
+		if d < 1 || (d > 14 && (d%7 != 0 || d > 182)) {
+			return fmt.Errorf("capacity_blocks.duration_days: %d is not 1 to 14, or a multiple of 7 up to 182", d)
+		}
+	}
+	return nil
+}
+
+// ec2BlockClient is the one EC2 call the fetcher makes.
+type ec2BlockClient interface {
+	DescribeCapacityBlockOfferings(ctx context.Context, in *ec2.DescribeCapacityBlockOfferingsInput, opts ...func(*ec2.Options)) (*ec2.DescribeCapacityBlockOfferingsOutput, error)
+}
+
+// capacityBlocks asks each region for the configured grid of offerings.
+// Credentials come from the SDK's standard chain (environment, shared
+// files, SSO, container or instance role); without any, the step is
+// skipped with one line. A region whose every query answered in full is
+// covered: its stored blocks that no answer lists end (bought, or past).
+// A failed query leaves its region uncovered, so a throttled answer never
+// reads as "no capacity"; the run's prices stand either way.
+func (f *Fetcher) capacityBlocks(ctx context.Context, r *run, regions []string) {
+	cb := f.cfg.CapacityBlocks
+	if len(cb.Regions) > 0 {
+		regions = cb.Regions
+	}
+	if len(regions) == 0 {
+		return
+	}
+	base, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRegion(regions[0]))
+	if err != nil {
+		f.log.Info("capacity blocks skipped: AWS configuration unreadable", zap.String("error", secret.String(err.Error())))
+		return
+	}
+	creds, err := base.Credentials.Retrieve(ctx)
+	if err != nil {
+		f.log.Info("capacity blocks skipped: no AWS credentials (environment, shared config, SSO or instance role)")
+		return
+	}
+	scrub := secret.New(creds.SecretAccessKey, creds.SessionToken)
+	start := f.now().UTC()
+	for _, region := range regions {
+		client := f.ec2Client(base, region)
+		complete := true
+		for _, typ := range cb.InstanceTypes {
+			for _, count := range cb.InstanceCounts {
+				for _, days := range cb.DurationDays {
+					sigs, err := f.blockOfferings(ctx, client, r, region, typ, count, days, start)
+					if err != nil {
+						if ctx.Err() != nil {
+							return
+						}
+						complete = false
+						f.log.Warn("capacity block offerings not read; stored blocks of the region stand",
+							zap.String("region", region), zap.String("instance_type", typ), zap.Int("instance_count", count),
+							zap.Int("duration_days", days), zap.String("error", scrub.String(err.Error())))
+						continue
+					}
+					r.snap.Signals = append(r.snap.Signals, sigs...)
+				}
+			}
+		}
+		if complete {
+			r.snap.SignalCoverage = append(r.snap.SignalCoverage, pricewatch.SignalScope{Kind: pricewatch.CapacityBlock, Region: region})
+		}
+	}
+}
+
+func (f *Fetcher) ec2Client(base awssdk.Config, region string) ec2BlockClient {
+	return ec2.NewFromConfig(base, func(o *ec2.Options) {
+		o.Region = region
+		// The fetchers' client: its timeouts and redirect rules (no
+		// redirect to another origin) hold for EC2 as for the price list.
+		o.HTTPClient = f.client.HTTP
+		if f.cfg.CapacityBlocks.EC2Endpoint != "" {
+			o.BaseEndpoint = awssdk.String(f.cfg.CapacityBlocks.EC2Endpoint)
+		}
+	})
+}
+
+// blockOfferings reads every page of one query and turns each offering
+// into a signal. An offering that lacks a field it needs, or whose fee is
+// not an amount, is left out and logged: one odd row never fails the rest.
+func (f *Fetcher) blockOfferings(ctx context.Context, client ec2BlockClient, r *run, region, typ string, count, days int, start time.Time) ([]pricewatch.Signal, error) {
+	in := &ec2.DescribeCapacityBlockOfferingsInput{
+		InstanceType:          awssdk.String(typ),
+		InstanceCount:         awssdk.Int32(int32(count)),
+		CapacityDurationHours: awssdk.Int32(int32(days * 24)),
+		StartDateRange:        awssdk.Time(start),
+		EndDateRange:          awssdk.Time(start.Add(blockHorizon)),
+	}
+	facts := r.types[typ]
+	hw := hardware(typ, facts)
+	shape := pricewatch.ShapeOf("instance_count", strconv.Itoa(count), "duration_hours", strconv.Itoa(days*24))
+	var out []pricewatch.Signal
+	seen := map[pricewatch.SignalKey]bool{}
+	pages := ec2.NewDescribeCapacityBlockOfferingsPaginator(client, in)
+	for pages.HasMorePages() {
+		page, err := pages.NextPage(ctx)
+		if err != nil {
+			var re interface{ HTTPStatusCode() int }
+			if errors.As(err, &re) && re.HTTPStatusCode() == http.StatusNotFound {
+				return nil, fmt.Errorf("EC2 endpoint of %s not found: %w", region, err)
+			}
+			return nil, err
+		}
+		for _, o := range page.CapacityBlockOfferings {
+			sg, ok := f.blockSignal(o.AvailabilityZone, o.InstanceType, o.StartDate, o.EndDate, o.UpfrontFee, o.CurrencyCode, o.CapacityBlockOfferingId)
+			if !ok || sg.InstanceType != typ {
+				f.log.Warn("capacity block offering without its zone, window or fee, or of another type; left out",
+					zap.String("region", region), zap.String("instance_type", typ), zap.String("offering", awssdk.ToString(o.CapacityBlockOfferingId)))
+				continue
+			}
+			if o.InstanceCount != nil && int(*o.InstanceCount) != count {
+				continue
+			}
+			sg.Provider, sg.Region, sg.Shape, sg.Hardware = f.cfg.Name, region, shape, hw
+			if seen[sg.Key()] {
+				// Two offerings of one zone and window: one block is enough
+				// to say capacity exists there.
+				continue
+			}
+			seen[sg.Key()] = true
+			out = append(out, sg)
+		}
+	}
+	return out, nil
+}
+
+func (f *Fetcher) blockSignal(zone, typ *string, start, end *time.Time, fee, currency, id *string) (pricewatch.Signal, bool) {
+	if zone == nil || typ == nil || start == nil || end == nil || fee == nil || currency == nil || !end.After(*start) {
+		return pricewatch.Signal{}, false
+	}
+	amount, err := pricewatch.ParsePrice(*fee)
+	if err != nil || !amount.IsPositive() || !pricewatch.IsCurrencyCode(*currency) {
+		return pricewatch.Signal{}, false
+	}
+	return pricewatch.Signal{
+		Kind: pricewatch.CapacityBlock, Zone: *zone, InstanceType: *typ,
+		Start: start.UTC(), End: end.UTC(), Value: decimalText(amount), Unit: *currency,
+		Detail: awssdk.ToString(id), Source: SourceCapacityBlocks,
+	}, true
+}
+
+// decimalText writes a fee as the API's amount reads, without trailing
+// zeros that would make "786.60" and "786.6" two values.
+func decimalText(d decimal.Decimal) string { return d.String() }
+
+// blockRegions lists the regions capacity blocks are asked in when none is
+// configured: the fetcher's regions, else the index's.
+func blockRegions(cfg []string, index map[string]string) []string {
+	if len(cfg) > 0 {
+		return slices.Clone(cfg)
+	}
+	out := make([]string, 0, len(index))
+	for r := range index {
+		out = append(out, r)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,164 @@
+package aws
+
+import (
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
+)
+
+// Example credentials of the AWS documentation: never real.
+const (
+	testKeyID  = "AKIAIOSFODNN7EXAMPLE"
+	testSecret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+)
+
+// awsEnv points the SDK's credential chain at the environment alone: no
+// shared files of the machine, no instance metadata service.
+func awsEnv(t *testing.T, withKeys bool) {
+	dir := t.TempDir()
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "config"))
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(dir, "credentials"))
+	t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+	t.Setenv("AWS_PROFILE", "")
+	t.Setenv("AWS_SESSION_TOKEN", "")
+	t.Setenv("AWS_WEB_IDENTITY_TOKEN_FILE", "")
+	t.Setenv("AWS_CONTAINER_CREDENTIALS_FULL_URI", "")
+	t.Setenv("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "")
+	if withKeys {
+		t.Setenv("AWS_ACCESS_KEY_ID", testKeyID)
+		t.Setenv("AWS_SECRET_ACCESS_KEY", testSecret)
+	} else {
+		t.Setenv("AWS_ACCESS_KEY_ID", "")
+		t.Setenv("AWS_SECRET_ACCESS_KEY", "")
+	}
+}
+
+var blockStart = time.Date(2026, 12, 14, 11, 30, 0, 0, time.UTC)
+
+func p5Block(zone string, start time.Time, days int, fee string) awstest.Offering {
+	return awstest.Offering{ID: "cb-0123456789" + zone, InstanceType: "p5.48xlarge", Zone: zone, InstanceCount: 1,
+		Start: start, End: start.Add(time.Duration(days) * 24 * time.Hour), DurationHours: days * 24, UpfrontFee: fee, Currency: "USD"}
+}
+
+func blockFetcher(t *testing.T, e *awstest.EC2, log *zap.Logger) *Fetcher {
+	b := awstest.NewBucket(t)
+	tree{"us-east-2": {Version: v1, Types: []awstest.GPUType{p5}}}.publish(t, b)
+	f := newFetcher(t, b, Config{Regions: []string{"us-east-2"}, CapacityBlocks: CapacityBlocks{Enabled: true,
+		InstanceTypes: []string{"p5.48xlarge", "p5en.48xlarge"}, InstanceCounts: []int{1}, DurationDays: []int{1, 7}, EC2Endpoint: e.URL()}})
+	if log != nil {
+		f.log = log
+	}
+	return f
+}
+
+// Issue 23 item 3: every configured type × count × duration is asked in
+// the region through the SDK (SigV4-signed, scope us-east-2/ec2); each
+// offering, across pages, becomes a capacity_block signal with its zone,
+// window and fee, and the region is covered.
+func TestCapacityBlockOfferings(t *testing.T) {
+	awsEnv(t, true)
+	e := awstest.NewEC2(t)
+	e.SetOfferings("us-east-2",
+		p5Block("us-east-2b", blockStart, 1, "755.136"),
+		p5Block("us-east-2b", blockStart.Add(24*time.Hour), 1, "755.136"),
+		p5Block("us-east-2a", blockStart, 1, "786.60"),
+		p5Block("us-east-2b", blockStart, 7, "5285.952"))
+	snap := firstRun(t, blockFetcher(t, e, nil))
+	var got []string
+	for _, s := range snap.Signals {
+		if s.Kind != pricewatch.CapacityBlock {
+			continue
+		}
+		per, _ := s.BlockPerGPUHour()
+		got = append(got, fmt.Sprintf("%s %s %s %s→%s %s %s %s/GPU-h", s.InstanceType, s.Zone, s.Shape, s.Start.Format("01-02T15"), s.End.Format("01-02T15"),
+			s.Value, s.Unit, per.StringFixed(4)))
+		if s.Region != "us-east-2" || s.GPUModel != "H100" || s.GPUCount != 8 || s.Source != SourceCapacityBlocks {
+			t.Errorf("signal %+v", s)
+		}
+	}
+	slices.Sort(got)
+	want := []string{
+		"p5.48xlarge us-east-2a duration_hours=24,instance_count=1 12-14T11→12-15T11 786.6 USD 4.0969/GPU-h",
+		"p5.48xlarge us-east-2b duration_hours=168,instance_count=1 12-14T11→12-21T11 5285.952 USD 3.9330/GPU-h",
+		"p5.48xlarge us-east-2b duration_hours=24,instance_count=1 12-14T11→12-15T11 755.136 USD 3.9330/GPU-h",
+		"p5.48xlarge us-east-2b duration_hours=24,instance_count=1 12-15T11→12-16T11 755.136 USD 3.9330/GPU-h",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("blocks\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	calls := e.Calls()
+	slices.Sort(calls)
+	// The 1-day query of p5 has three offerings: two pages.
+	wantCalls := []string{"us-east-2 p5.48xlarge 1 168", "us-east-2 p5.48xlarge 1 24", "us-east-2 p5.48xlarge 1 24",
+		"us-east-2 p5en.48xlarge 1 168", "us-east-2 p5en.48xlarge 1 24"}
+	if !slices.Equal(calls, wantCalls) {
+		t.Errorf("calls %v, want %v", calls, wantCalls)
+	}
+	for _, a := range e.Authorizations() {
+		if !strings.Contains(a, "Credential="+testKeyID+"/") || strings.Contains(a, testSecret) {
+			t.Errorf("authorization %q", a)
+		}
+	}
+	if !slices.Contains(snap.SignalCoverage, pricewatch.SignalScope{Kind: pricewatch.CapacityBlock, Region: "us-east-2"}) {
+		t.Errorf("coverage %v", snap.SignalCoverage)
+	}
+}
+
+// Without credentials the step is skipped with one line and the prices
+// stand; a throttled answer leaves the region uncovered (nothing ends) and
+// its log line holds no secret.
+func TestCapacityBlocksSkippedOrThrottled(t *testing.T) {
+	t.Run("no credentials", func(t *testing.T) {
+		awsEnv(t, false)
+		e := awstest.NewEC2(t)
+		core, logs := observer.New(zap.InfoLevel)
+		snap := firstRun(t, blockFetcher(t, e, zap.New(core)))
+		if len(e.Calls()) != 0 || len(snap.Signals) != 0 || len(snap.SignalCoverage) != 0 || len(snap.Offers) == 0 {
+			t.Errorf("calls %v, signals %v, coverage %v, %d offers", e.Calls(), snap.Signals, snap.SignalCoverage, len(snap.Offers))
+		}
+		if n := logs.FilterMessageSnippet("capacity blocks skipped: no AWS credentials").Len(); n != 1 {
+			t.Errorf("%d skip lines, want 1: %v", n, logs.All())
+		}
+	})
+	t.Run("throttled", func(t *testing.T) {
+		awsEnv(t, true)
+		e := awstest.NewEC2(t)
+		e.SetOfferings("us-east-2", p5Block("us-east-2b", blockStart, 1, "755.136"))
+		e.FailWith(http.StatusServiceUnavailable)
+		core, logs := observer.New(zap.InfoLevel)
+		snap := firstRun(t, blockFetcher(t, e, zap.New(core)))
+		if len(snap.Signals) != 0 || len(snap.SignalCoverage) != 0 || len(snap.Offers) == 0 {
+			t.Errorf("signals %v, coverage %v, %d offers", snap.Signals, snap.SignalCoverage, len(snap.Offers))
+		}
+		if logs.FilterMessageSnippet("capacity block offerings not read").Len() == 0 {
+			t.Errorf("no warning: %v", logs.All())
+		}
+		for _, l := range logs.All() {
+			if strings.Contains(fmt.Sprint(l.ContextMap()), testSecret) || strings.Contains(l.Message, testSecret) {
+				t.Errorf("log line holds the secret key: %v", l)
+			}
+		}
+	})
+}
+
+// The grid is checked when the fetcher is built.
+func TestCapacityBlockGrid(t *testing.T) {
+	for _, c := range []CapacityBlocks{{InstanceCounts: []int{0}}, {InstanceCounts: []int{65}}, {DurationDays: []int{15}}, {DurationDays: []int{189}}, {InstanceTypes: []string{"p5 48xlarge"}}} {
+		if _, err := New(Config{CapacityBlocks: c}, nil, nil); err == nil {
+			t.Errorf("%+v accepted", c)
+		}
+	}
+	if _, err := New(Config{CapacityBlocks: CapacityBlocks{InstanceCounts: []int{64}, DurationDays: []int{1, 14, 21, 182}}}, nil, nil); err != nil {
+		t.Error(err)
+	}
+}

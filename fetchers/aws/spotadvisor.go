@@ -1,0 +1,178 @@
+package aws
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/pricewatch/pricewatch"
+)
+
+// DefaultSpotAdvisorEndpoint is the public Spot Instance Advisor data
+// behind aws.amazon.com/ec2/spot/instance-advisor (no account needed).
+const DefaultSpotAdvisorEndpoint = "https://spot-bid-advisor.s3.amazonaws.com/spot-advisor-data.json"
+
+// Keys of Snapshot.Versions for the Spot Advisor file.
+const (
+	versionAdvisorETag    = "spot-advisor/etag"
+	versionAdvisorLastMod = "spot-advisor/last-modified"
+)
+
+// SourceSpotAdvisor names the Spot Advisor in stored signals.
+const SourceSpotAdvisor = "aws:spot-advisor"
+
+// spotAdvisorFile is the layout of spot-advisor-data.json: "ranges" are the
+// interruption-frequency bands, and "spot_advisor" gives per region, per
+// operating system ("Linux", "Windows") and per type the savings over
+// on-demand in percent ("s") and the index of the band in ranges ("r").
+type spotAdvisorFile struct {
+	Ranges []struct {
+		Index int    `json:"index"`
+		Label string `json:"label"`
+		Max   int    `json:"max"`
+	} `json:"ranges"`
+	SpotAdvisor map[string]map[string]map[string]struct {
+		Savings *int `json:"s"`
+		Range   *int `json:"r"`
+	} `json:"spot_advisor"`
+}
+
+// spotAdvisor reads the Spot Advisor file, conditionally when it gave
+// validators before, and adds the Linux interruption band of each GPU type
+// as a signal. An unchanged file (304) adds nothing and covers nothing, so
+// nothing is written. The file is advice beside the prices: when it cannot
+// be read, the run's prices still stand; the failure is logged and no band
+// is ended.
+func (f *Fetcher) spotAdvisor(ctx context.Context, r *run) {
+	if err := f.readSpotAdvisor(ctx, r); err != nil {
+		if ctx.Err() != nil {
+			return
+		}
+		f.log.Warn("spot advisor not read this run; stored interruption bands stand", zap.Error(err))
+	}
+}
+
+func (f *Fetcher) readSpotAdvisor(ctx context.Context, r *run) error {
+	hdr := http.Header{}
+	// A type new to the catalogue was left out of the last read (it was
+	// not known to be a GPU type), so the file is read whole again.
+	if v := r.prev[versionAdvisorETag]; v != "" && !r.newType {
+		hdr.Set("If-None-Match", v)
+	}
+	if v := r.prev[versionAdvisorLastMod]; v != "" && !r.newType {
+		hdr.Set("If-Modified-Since", v)
+	}
+	resp, err := f.get(ctx, f.cfg.SpotAdvisorEndpoint, hdr)
+	if err != nil {
+		return fmt.Errorf("GET %s: %w", f.cfg.SpotAdvisorEndpoint, err)
+	}
+	defer resp.Body.Close()
+	keep := func(etag, lastMod string) {
+		if etag != "" {
+			r.snap.Versions[versionAdvisorETag] = etag
+		}
+		if lastMod != "" {
+			r.snap.Versions[versionAdvisorLastMod] = lastMod
+		}
+	}
+	if resp.StatusCode == http.StatusNotModified {
+		keep(r.prev[versionAdvisorETag], r.prev[versionAdvisorLastMod])
+		return nil
+	}
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: unexpected HTTP %d", f.cfg.SpotAdvisorEndpoint, resp.StatusCode)
+	}
+	// The file is about a megabyte; the limit only stops a runaway body.
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	r.bytes += int64(len(body))
+	if err != nil {
+		return fmt.Errorf("GET %s: %w", f.cfg.SpotAdvisorEndpoint, err)
+	}
+	sigs, regions, err := f.parseSpotAdvisor(body, r.types)
+	if err != nil {
+		return fmt.Errorf("spot advisor %s: %w", f.cfg.SpotAdvisorEndpoint, err)
+	}
+	keep(resp.Header.Get("ETag"), resp.Header.Get("Last-Modified"))
+	r.snap.Signals = append(r.snap.Signals, sigs...)
+	for _, region := range regions {
+		r.snap.SignalCoverage = append(r.snap.SignalCoverage, pricewatch.SignalScope{Kind: pricewatch.InterruptionBand, Region: region})
+	}
+	return nil
+}
+
+// parseSpotAdvisor turns the file into Linux interruption-band signals of
+// the GPU types in types, in the configured regions, and lists the regions
+// the file describes. A file without bands or regions is refused whole (a
+// cut or empty answer must not end every band); one row with a band index
+// outside the ranges is left out and logged.
+func (f *Fetcher) parseSpotAdvisor(body []byte, types map[string]typeFacts) ([]pricewatch.Signal, []string, error) {
+	var file spotAdvisorFile
+	if err := json.Unmarshal(body, &file); err != nil {
+		return nil, nil, err
+	}
+	if len(file.Ranges) == 0 || len(file.SpotAdvisor) == 0 {
+		return nil, nil, fmt.Errorf("%w: no ranges or no regions", errLayout)
+	}
+	labels := map[int]string{}
+	for _, rg := range file.Ranges {
+		if strings.TrimSpace(rg.Label) == "" {
+			return nil, nil, fmt.Errorf("%w: band %d has no label", errLayout, rg.Index)
+		}
+		labels[rg.Index] = rg.Label
+	}
+	var sigs []pricewatch.Signal
+	var regions []string
+	for region, byOS := range file.SpotAdvisor {
+		if len(f.cfg.Regions) > 0 && !slices.Contains(f.cfg.Regions, region) {
+			continue
+		}
+		if !pricewatch.IsRegionCode(region) {
+			f.log.Warn("spot advisor names a region that is not a region code; left out", zap.String("region", pricewatch.Printable(region)))
+			continue
+		}
+		regions = append(regions, region)
+		// The advisor's OS keys are "Linux" and "Windows"; the bands kept
+		// are Linux's, the prices users compare.
+		for typ, row := range byOS["Linux"] {
+			facts, gpu := types[typ]
+			if !gpu {
+				continue
+			}
+			if row.Range == nil {
+				f.log.Warn("spot advisor row without a band; left out", zap.String("region", region), zap.String("instance_type", typ))
+				continue
+			}
+			label, ok := labels[*row.Range]
+			if !ok {
+				f.log.Warn("spot advisor band index outside its ranges; left out", zap.String("region", region),
+					zap.String("instance_type", typ), zap.Int("r", *row.Range))
+				continue
+			}
+			sg := pricewatch.Signal{
+				Provider: f.cfg.Name, Kind: pricewatch.InterruptionBand, Region: region, InstanceType: typ,
+				Shape: pricewatch.ShapeOf("os", pricewatch.Linux), Value: label, Unit: "band",
+				Source: SourceSpotAdvisor, Hardware: hardware(typ, facts),
+			}
+			if row.Savings != nil {
+				sg.Detail = "savings " + strconv.Itoa(*row.Savings) + "% vs on-demand"
+			}
+			sigs = append(sigs, sg)
+		}
+	}
+	sort.Strings(regions)
+	sort.Slice(sigs, func(i, j int) bool {
+		if sigs[i].Region != sigs[j].Region {
+			return sigs[i].Region < sigs[j].Region
+		}
+		return sigs[i].InstanceType < sigs[j].InstanceType
+	})
+	return sigs, regions, nil
+}

@@ -1,0 +1,126 @@
+package aws
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
+)
+
+// bands lists a snapshot's interruption bands as "region type band".
+func bands(snap *pricewatch.Snapshot) map[string]string {
+	out := map[string]string{}
+	for _, s := range snap.Signals {
+		if s.Kind == pricewatch.InterruptionBand {
+			out[s.Region+" "+s.InstanceType] = s.Value + " " + s.Detail
+		}
+	}
+	return out
+}
+
+// Issue 23 item 2: the real Spot Advisor excerpt gives each GPU type's
+// Linux band per region (r is the index into ranges); a second run with
+// the file unchanged gets 304 and lists no band and no coverage, so
+// nothing is written; a changed file is read again.
+func TestSpotAdvisorBands(t *testing.T) {
+	b := awstest.NewBucket(t)
+	tree{"us-east-1": {Version: v1, Types: []awstest.GPUType{p5, p4d}}, "us-west-2": {Version: v1, Types: []awstest.GPUType{p5}}}.publish(t, b)
+	advisor := awstest.SampleFile(t, "spot-advisor-data-excerpt.json")
+	b.Put(awstest.SpotAdvisorPath, advisor)
+	f := newFetcher(t, b, Config{SpotAdvisor: true, SpotAdvisorEndpoint: b.SpotAdvisorURL(), Regions: []string{"us-east-1", "us-west-2"}})
+	snap := firstRun(t, f)
+	got := bands(snap)
+	// From the excerpt: us-east-1 p5.48xlarge {"s":52,"r":4}, p4d.24xlarge
+	// {"s":67,"r":2}; us-west-2 p5.48xlarge {"s":46,"r":1}, p4d.24xlarge
+	// {"s":53,"r":4} (a GPU type is known from any region's file). Types no
+	// price file lists (p5en) and regions not configured are left out.
+	want := map[string]string{
+		"us-east-1 p5.48xlarge":  ">20% savings 52% vs on-demand",
+		"us-east-1 p4d.24xlarge": "10-15% savings 67% vs on-demand",
+		"us-west-2 p5.48xlarge":  "5-10% savings 46% vs on-demand",
+		"us-west-2 p4d.24xlarge": ">20% savings 53% vs on-demand",
+	}
+	if len(got) != len(want) {
+		t.Errorf("bands %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %q, want %q", k, got[k], v)
+		}
+	}
+	for _, s := range snap.Signals {
+		if s.GPUModel != "H100" && s.InstanceType == "p5.48xlarge" || s.Shape != "os=linux" || s.Source != SourceSpotAdvisor {
+			t.Errorf("signal %+v", s)
+		}
+	}
+	if len(snap.SignalCoverage) != 2 || snap.Versions[versionAdvisorETag] == "" {
+		t.Errorf("coverage %v, versions %v", snap.SignalCoverage, snap.Versions)
+	}
+
+	b.BytesSent()
+	second, err := f.Fetch(context.Background(), fetchers.Previous{Versions: snap.Versions, State: snap.State})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := b.BytesSent()[awstest.SpotAdvisorPath]; n != 0 || len(second.Signals) != 0 || len(second.SignalCoverage) != 0 {
+		t.Errorf("unchanged file: %d bytes, %d signals, coverage %v; want none", n, len(second.Signals), second.SignalCoverage)
+	}
+	if second.Versions[versionAdvisorETag] != snap.Versions[versionAdvisorETag] {
+		t.Errorf("ETag not carried: %v", second.Versions)
+	}
+
+	b.Put(awstest.SpotAdvisorPath, bytes.Replace(advisor, []byte(`"p5.48xlarge": {"s": 52, "r": 4}`), []byte(`"p5.48xlarge": {"s": 52, "r": 0}`), 1))
+	third, err := f.Fetch(context.Background(), fetchers.Previous{Versions: second.Versions, State: second.State})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := bands(third)["us-east-1 p5.48xlarge"]; got != "<5% savings 52% vs on-demand" {
+		t.Errorf("changed file: band %q", got)
+	}
+}
+
+// A cut, empty or failing Spot Advisor answer never ends the stored bands
+// (no signals, no coverage) and never fails the run's prices.
+func TestSpotAdvisorBrokenAnswers(t *testing.T) {
+	advisor := awstest.SampleFile(t, "spot-advisor-data-excerpt.json")
+	for name, put := range map[string]func(b *awstest.Bucket){
+		"cut short": func(b *awstest.Bucket) { b.Put(awstest.SpotAdvisorPath, advisor[:len(advisor)/2]) },
+		"no regions": func(b *awstest.Bucket) {
+			b.Put(awstest.SpotAdvisorPath, []byte(`{"ranges":[{"index":0,"label":"<5%"}],"spot_advisor":{}}`))
+		},
+		"no ranges": func(b *awstest.Bucket) {
+			b.Put(awstest.SpotAdvisorPath, []byte(`{"ranges":[],"spot_advisor":{"us-east-1":{}}}`))
+		},
+		"throttled": func(b *awstest.Bucket) {
+			b.Put(awstest.SpotAdvisorPath, advisor)
+			b.FailWith(awstest.SpotAdvisorPath, http.StatusServiceUnavailable)
+		},
+		"band off range": func(b *awstest.Bucket) {
+			b.Put(awstest.SpotAdvisorPath, bytes.ReplaceAll(advisor, []byte(`"r": 4}`), []byte(`"r": 9}`)))
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			b := awstest.NewBucket(t)
+			tree{"us-east-1": {Version: v1, Types: []awstest.GPUType{p5}}}.publish(t, b)
+			put(b)
+			snap := firstRun(t, newFetcher(t, b, Config{SpotAdvisor: true, SpotAdvisorEndpoint: b.SpotAdvisorURL(), Regions: []string{"us-east-1"}}))
+			if len(offersOf(snap, pricewatch.OnDemand)) == 0 {
+				t.Error("the prices were lost with the advisor")
+			}
+			if name == "band off range" {
+				// The one odd row is left out; the file still covers its region.
+				if len(snap.Signals) != 0 || len(snap.SignalCoverage) != 1 {
+					t.Errorf("signals %v, coverage %v", snap.Signals, snap.SignalCoverage)
+				}
+				return
+			}
+			if len(snap.Signals) != 0 || len(snap.SignalCoverage) != 0 || snap.Versions[versionAdvisorETag] != "" {
+				t.Errorf("signals %v, coverage %v, versions %v; want none", snap.Signals, snap.SignalCoverage, snap.Versions)
+			}
+		})
+	}
+}

@@ -1,0 +1,107 @@
+package report
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/fx"
+	"github.com/pricewatch/pricewatch/storage"
+)
+
+// GPUIndexRow is one GPU model of the dashboard's GPU index: its cheapest
+// current offer per GPU-hour for each way of buying, the clouds that
+// offer it, and how its cheapest on-demand price moved in 30 days.
+type GPUIndexRow struct {
+	Model string
+	// Cheapest holds, per price type, the cheapest row (nil: none).
+	Cheapest map[pricewatch.PriceType]*OfferTableRow
+	Clouds   []string
+	Offers   int
+	// OnDemandThen is the cheapest on-demand price per GPU-hour 30 days
+	// before, in the same currency; Move30d the percent change to now.
+	OnDemandThen NullDecimal
+	Move30d      NullDecimal
+}
+
+// GPUIndex groups the offers table's rows (every price type, any
+// filters) by stored GPU model, with the cheapest on-demand price of 30
+// days before read from the history and converted at that day's rates.
+func GPUIndex(ctx context.Context, st Store, book *fx.Book, t OfferTable, sc Scope) ([]GPUIndexRow, error) {
+	byModel := map[string]*GPUIndexRow{}
+	clouds := map[string]map[string]bool{}
+	for i := range t.Rows {
+		r := &t.Rows[i]
+		if r.GPUModel == "" {
+			continue
+		}
+		g := byModel[r.GPUModel]
+		if g == nil {
+			g = &GPUIndexRow{Model: r.GPUModel, Cheapest: map[pricewatch.PriceType]*OfferTableRow{}}
+			byModel[r.GPUModel] = g
+			clouds[r.GPUModel] = map[string]bool{}
+		}
+		g.Offers++
+		clouds[r.GPUModel][r.Provider] = true
+		if !r.PricePerGPUHour.Valid {
+			continue
+		}
+		if c := g.Cheapest[r.PriceType]; c == nil || r.PricePerGPUHour.D.LessThan(c.PricePerGPUHour.D) {
+			g.Cheapest[r.PriceType] = r
+		}
+	}
+	then := sc.At.Add(-moveWindow)
+	lowThen := map[string]decimal.Decimal{}
+	err := st.EachPrice(ctx, storage.PriceFilter{Providers: sc.Providers, OS: StorageOS(sc.OS), PriceTypes: []pricewatch.PriceType{pricewatch.OnDemand},
+		At: []time.Time{then}, Unordered: true, EffectiveOnly: true}, func(p *storage.PriceInterval) error {
+		if byModel[p.GPUModel] == nil || !regionIn(sc.Regions, p.Region) {
+			return nil
+		}
+		q, err := book.Quote(p.Currency, t.Currency, then)
+		if err != nil {
+			return nil // without a rate then, the offer cannot be compared
+		}
+		per, ok := pricewatch.PerGPUHour(q.Convert(p.EffectiveHourly), p.GPUCount)
+		if !ok {
+			return nil
+		}
+		if low, seen := lowThen[p.GPUModel]; !seen || per.LessThan(low) {
+			lowThen[p.GPUModel] = per
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading the on-demand prices of 30 days before: %w", err)
+	}
+	out := make([]GPUIndexRow, 0, len(byModel))
+	for m, g := range byModel {
+		g.Clouds = sortedKeys(clouds[m])
+		if low, ok := lowThen[m]; ok && low.IsPositive() {
+			g.OnDemandThen = NewNullDecimal(low, true)
+			if now := g.Cheapest[pricewatch.OnDemand]; now != nil {
+				g.Move30d = NewNullDecimal(now.PricePerGPUHour.D.Sub(low).Mul(decimal.NewFromInt(100)).DivRound(low, 1), true)
+			}
+		}
+		out = append(out, *g)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Model < out[j].Model })
+	return out, nil
+}
+
+// regionIn applies the table's region globs (none: every region).
+func regionIn(globs []string, region string) bool {
+	if len(globs) == 0 {
+		return true
+	}
+	for _, g := range globs {
+		if Glob(strings.ToLower(g), strings.ToLower(region)) {
+			return true
+		}
+	}
+	return false
+}

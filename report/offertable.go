@@ -1,0 +1,691 @@
+package report
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/fx"
+	"github.com/pricewatch/pricewatch/gpu"
+	"github.com/pricewatch/pricewatch/storage"
+)
+
+// OfferTableQuery is the offers table (the dashboard's /offers and GET
+// /api/v1/offer-table): every current offer, filtered and sorted. Every
+// filter left empty keeps everything; the dashboard's script applies the
+// same rules in the browser, so a rule changed here changes there too
+// (web/static/offers.js).
+type OfferTableQuery struct {
+	// Scope: Providers are exact names; Regions are globs ("us-*",
+	// "*east*"; * any run of characters, ? one), matched against the
+	// region code without regard to case. OS and Currency as everywhere.
+	Scope
+	// GPUs are models or families (gpu.Matches): an offer matches any.
+	GPUs []string
+	// MinGPUs and MaxGPUs bound the GPUs per instance (0: no bound). With
+	// either bound an offer whose GPU count is unknown is left out.
+	MinGPUs, MaxGPUs float64
+	PriceTypes       []pricewatch.PriceType
+	// NativeCurrencies keep offers priced in these currencies.
+	NativeCurrencies []string
+	// AvailableOnly keeps offers known to be offered or in stock.
+	AvailableOnly bool
+	// Marketplace: "" every seller, "only" marketplace hosts only,
+	// "exclude" the clouds' own capacity only.
+	Marketplace string
+	// Search: every word must occur, without regard to case, in the
+	// provider, region, zone, instance type or GPU model.
+	Search string
+	// Sort is a column ID (OfferColumns); "" keeps the default order (per
+	// GPU-hour, cheapest first). Desc reverses it; unknown values always
+	// sort last.
+	Sort string
+	Desc bool
+}
+
+// Marketplace filter values.
+const (
+	MarketplaceOnly    = "only"
+	MarketplaceExclude = "exclude"
+)
+
+// OfferTableRow is one row of the offers table as JSON and CSV carry it.
+// Hardware the cloud did not report is null ("unknown" on the page), never
+// a guess: interconnect and local storage are not stored by any fetcher
+// yet, so they are null on every row.
+type OfferTableRow struct {
+	pricewatch.OfferKeyJSON
+	GPUModel     string   `json:"gpu_model"`
+	GPUCount     float64  `json:"gpu_count"`
+	GPUMemoryGB  *float64 `json:"gpu_memory_gb"`
+	VCPUs        *int     `json:"vcpus"`
+	MemoryGB     *float64 `json:"memory_gb"`
+	Interconnect *string  `json:"interconnect"`
+	LocalStorage *string  `json:"local_storage"`
+	// The cloud's own price: hourly, upfront and their effective hourly.
+	NativeCurrency        string  `json:"native_currency"`
+	Hourly                Decimal `json:"hourly_price"`
+	Upfront               Decimal `json:"upfront"`
+	NativeEffectiveHourly Decimal `json:"native_effective_hourly"`
+	// Converted into Currency; null without an exchange rate (FXError).
+	Currency        string      `json:"currency"`
+	EffectiveHourly NullDecimal `json:"effective_hourly"`
+	PricePerGPUHour NullDecimal `json:"price_per_gpu_hour"`
+	PricePerTFLOPS  NullDecimal `json:"price_per_gpu_hour_per_tflops"`
+	FXJSON
+	FXError *string `json:"fx_error"`
+	// Available: true offered or in stock, false sold out, null unknown.
+	Available    *bool  `json:"available"`
+	Availability string `json:"availability"`
+	Marketplace  bool   `json:"marketplace"`
+	// Since is when the current price began: the offer's last change.
+	Since string `json:"last_change"`
+	// Move30d is the percent change of the native effective hourly price
+	// from 30 days before (null when the offer had no price then).
+	Move30d NullDecimal `json:"move_30d_pct"`
+
+	// order is the row's place in the default order (per GPU-hour): the
+	// browser sorts ties by it, as SortOfferRows keeps them.
+	order int
+}
+
+// Order is the row's place in the default order (0 first).
+func (r OfferTableRow) Order() int { return r.order }
+
+// OfferTable is the table's rows and what its filters can choose from.
+type OfferTable struct {
+	// Rows match every filter, in the order asked.
+	Rows []OfferTableRow
+	// Total is the number of current offers in scope before the filters.
+	Total int
+	// Providers, NativeCurrencies and PriceTypes occur among the current
+	// offers; GPUs are their models and the families covering several.
+	Providers        []string
+	NativeCurrencies []string
+	PriceTypes       []pricewatch.PriceType
+	GPUs             []GPUChoice
+	Currency         string
+}
+
+// GPUChoice is a model or family the GPU filter offers, with the stored
+// models it matches (so a browser can filter without gpu.Matches).
+type GPUChoice struct {
+	Name   string
+	Models []string
+}
+
+// OfferColumn is one column of the table: its ID (the sort and col
+// parameters), its heading, and whether it is shown by default.
+type OfferColumn struct {
+	ID, Label string
+	Default   bool
+	// Numeric columns sort as numbers, the others as text.
+	Numeric bool
+}
+
+// OfferColumns are the table's columns in display order.
+var OfferColumns = []OfferColumn{
+	{ID: "provider", Label: "provider", Default: true},
+	{ID: "region", Label: "region", Default: true},
+	{ID: "zone", Label: "zone"},
+	{ID: "instance", Label: "instance type", Default: true},
+	{ID: "gpu", Label: "GPU", Default: true},
+	{ID: "gpus", Label: "GPUs", Default: true, Numeric: true},
+	{ID: "gpu_mem", Label: "GPU GB", Default: true, Numeric: true},
+	{ID: "vcpus", Label: "vCPUs", Default: true, Numeric: true},
+	{ID: "memory", Label: "memory GB", Default: true, Numeric: true},
+	{ID: "interconnect", Label: "interconnect"},
+	{ID: "storage", Label: "local storage"},
+	{ID: "buy", Label: "buy", Default: true},
+	{ID: "hourly", Label: "per hour", Default: true, Numeric: true},
+	{ID: "native", Label: "native per hour", Numeric: true},
+	{ID: "price", Label: "per GPU-hour", Default: true, Numeric: true},
+	{ID: "tflops", Label: "per TFLOPS", Numeric: true},
+	{ID: "avail", Label: "availability", Default: true},
+	{ID: "since", Label: "last change"},
+	{ID: "move", Label: "30d", Default: true, Numeric: true},
+}
+
+// OfferColumnByID finds a column.
+func OfferColumnByID(id string) (OfferColumn, bool) {
+	for _, c := range OfferColumns {
+		if c.ID == id {
+			return c, true
+		}
+	}
+	return OfferColumn{}, false
+}
+
+// moveWindow is how far back the 30-day move looks.
+const moveWindow = 30 * 24 * time.Hour
+
+// OfferChoiceStore counts the current offers' providers, price types,
+// GPU models and currencies in SQL (storage.DB does). With it the table
+// reads only the offers the price-type and GPU filters keep; without it
+// every offer in scope is read and the choices come from them.
+type OfferChoiceStore interface {
+	CurrentOfferChoices(ctx context.Context, os string) ([]storage.OfferChoice, error)
+}
+
+// BuildOfferTable reads the current offers in q's scope, rates them in
+// q.Currency, and keeps and orders the rows q asks for.
+func BuildOfferTable(ctx context.Context, st Store, book *fx.Book, q OfferTableQuery) (OfferTable, error) {
+	if q.Sort != "" {
+		if _, ok := OfferColumnByID(q.Sort); !ok {
+			return OfferTable{}, paramErr("sort %q: want one of the columns (%s)", q.Sort, offerColumnIDs())
+		}
+	}
+	filter := storage.PriceFilter{Providers: q.Providers, OS: StorageOS(q.OS), CurrentOnly: true}
+	t := OfferTable{Currency: strings.ToUpper(q.Currency)}
+	// The choices are counted in SQL only when the read can be narrowed:
+	// reading every offer anyway, they come from the offers themselves.
+	cs, counted := st.(OfferChoiceStore)
+	counted = counted && (len(q.PriceTypes) > 0 || len(q.GPUs) > 0)
+	if counted {
+		choices, err := cs.CurrentOfferChoices(ctx, StorageOS(q.OS))
+		if err != nil {
+			return OfferTable{}, err
+		}
+		t.choose(choices)
+		// What SQL can filter, it does: the price types and the stored
+		// models the GPU filter matches.
+		filter.PriceTypes = q.PriceTypes
+		if len(q.GPUs) > 0 {
+			filter.GPUModels = matchedModels(q.GPUs, t.GPUs)
+		}
+	}
+	// Every offer is read when nothing narrows the read: room for them
+	// all at once, rather than growing a 50k slice step by step.
+	size := t.Total
+	if len(q.Providers) > 0 || len(filter.PriceTypes) > 0 || filter.GPUModels != nil {
+		size = 0
+	}
+	offers := make([]analysis.OfferWithID, 0, size)
+	since := make(map[int64]time.Time, size)
+	then := q.At.Add(-moveWindow)
+	var changed []int64
+	err := st.EachPrice(ctx, filter, func(p *storage.PriceInterval) error {
+		offers = append(offers, analysis.OfferWithID{ID: p.OfferID, Offer: p.Offer})
+		since[p.OfferID] = p.ValidFrom
+		if p.ValidFrom.After(then) {
+			changed = append(changed, p.OfferID)
+		}
+		return nil
+	})
+	if err != nil {
+		return OfferTable{}, fmt.Errorf("reading the current offers: %w", err)
+	}
+	// The price 30 days before is the current one for an offer whose
+	// price began before then; only the others are read.
+	old := map[int64]decimal.Decimal{}
+	if len(changed) > 0 {
+		err = st.EachPrice(ctx, storage.PriceFilter{OfferIDs: changed, At: []time.Time{then}, Unordered: true, EffectiveOnly: true},
+			func(p *storage.PriceInterval) error {
+				old[p.OfferID] = p.EffectiveHourly
+				return nil
+			})
+		if err != nil {
+			return OfferTable{}, fmt.Errorf("reading the prices of 30 days before: %w", err)
+		}
+	}
+	avail, err := CurrentAvailability(ctx, st, Scope{Providers: q.Providers})
+	if err != nil {
+		return OfferTable{}, err
+	}
+	rated, err := analysis.RateAll(offers, analysis.IndexAvailability(avail), analysis.CompareOptions{
+		Providers: q.Providers, OS: q.OS, Currency: q.Currency, FX: book, At: q.At})
+	if err != nil {
+		return OfferTable{}, err
+	}
+	if !counted {
+		choices := make([]storage.OfferChoice, len(rated))
+		for i, r := range rated {
+			choices[i] = storage.OfferChoice{Provider: r.Provider, PriceType: r.PriceType, GPUModel: r.GPUModel, Currency: r.Offer.Currency, Offers: 1}
+		}
+		t.choose(choices)
+	}
+	f := newOfferFilter(q, t.GPUs)
+	for _, r := range rated {
+		if !f.keep(r) {
+			continue
+		}
+		row := tableRow(r, t.Currency, since[r.ID], then, old)
+		row.order = len(t.Rows)
+		t.Rows = append(t.Rows, row)
+	}
+	SortOfferRows(t.Rows, q.Sort, q.Desc)
+	return t, nil
+}
+
+// matchedModels are the stored models any of the GPU filters matches
+// (non-nil: nothing matched keeps nothing).
+func matchedModels(filters []string, choices []GPUChoice) []string {
+	seen := map[string]bool{}
+	out := []string{}
+	for _, c := range choices {
+		for _, m := range c.Models {
+			for _, g := range filters {
+				if !seen[m] && gpu.Matches(g, m) {
+					seen[m] = true
+					out = append(out, m)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func offerColumnIDs() string {
+	ids := make([]string, len(OfferColumns))
+	for i, c := range OfferColumns {
+		ids[i] = c.ID
+	}
+	return strings.Join(ids, ", ")
+}
+
+func tableRow(r analysis.RatedOffer, currency string, since, moveFrom time.Time, old map[int64]decimal.Decimal) OfferTableRow {
+	o := r.Offer
+	row := OfferTableRow{
+		OfferKeyJSON: o.Key().JSON(), GPUModel: o.GPUModel, GPUCount: o.GPUCount,
+		NativeCurrency: o.Currency, Hourly: Decimal(o.Hourly), Upfront: Decimal(o.Upfront), NativeEffectiveHourly: Decimal(r.NativeEffectiveHourly),
+		Currency: currency, FXError: optString(r.FXError), Available: r.Available, Availability: AvailabilityName(r.Availability),
+		Marketplace: r.Marketplace, Since: since.UTC().Format(time.RFC3339),
+	}
+	if o.GPUMemoryGB > 0 {
+		v := o.GPUMemoryGB
+		row.GPUMemoryGB = &v
+	}
+	if o.VCPUs > 0 {
+		v := o.VCPUs
+		row.VCPUs = &v
+	}
+	if o.MemoryGB > 0 {
+		v := o.MemoryGB
+		row.MemoryGB = &v
+	}
+	if r.Converted {
+		row.EffectiveHourly = NewNullDecimal(r.EffectiveHourly, true)
+		row.FXJSON = FXJSONOf(r.FXUsed)
+	}
+	if r.PerGPU {
+		row.PricePerGPUHour = NewNullDecimal(r.PricePerGPUHour, true)
+		row.PricePerTFLOPS = NewNullDecimal(r.PricePerTFLOPS.Decimal, r.PricePerTFLOPS.Valid)
+	}
+	switch prev, ok := old[r.ID]; {
+	case !since.After(moveFrom):
+		// The current price was already in force 30 days before.
+		row.Move30d = NewNullDecimal(decimal.Zero, true)
+	case ok && prev.IsPositive():
+		pct := r.NativeEffectiveHourly.Sub(prev).Mul(decimal.NewFromInt(100)).DivRound(prev, 1)
+		row.Move30d = NewNullDecimal(pct, true)
+	}
+	return row
+}
+
+// choose sets the table's filter choices and total from what the current
+// offers are made of.
+func (t *OfferTable) choose(choices []storage.OfferChoice) {
+	prov, cur, pt, models := map[string]bool{}, map[string]bool{}, map[pricewatch.PriceType]bool{}, map[string]bool{}
+	for _, c := range choices {
+		t.Total += c.Offers
+		prov[c.Provider], cur[c.Currency], pt[c.PriceType] = true, true, true
+		if c.GPUModel != "" {
+			models[c.GPUModel] = true
+		}
+	}
+	t.Providers, t.NativeCurrencies = sortedKeys(prov), sortedKeys(cur)
+	for _, p := range pricewatch.PriceTypes {
+		if pt[p] {
+			t.PriceTypes = append(t.PriceTypes, p)
+		}
+	}
+	// A family is a model's name up to a hyphen ("A100" of "A100-80GB")
+	// that gpu.Matches takes to cover more than one stored model.
+	names := sortedKeys(models)
+	families := map[string]bool{}
+	for _, m := range names {
+		for i := strings.IndexByte(m, '-'); i > 0; i = nextHyphen(m, i) {
+			families[m[:i]] = true
+		}
+	}
+	choice := func(name string) GPUChoice {
+		c := GPUChoice{Name: name}
+		for _, m := range names {
+			if gpu.Matches(name, m) {
+				c.Models = append(c.Models, m)
+			}
+		}
+		return c
+	}
+	seen := map[string]bool{}
+	for _, fam := range sortedKeys(families) {
+		if c := choice(fam); len(c.Models) > 1 && !models[fam] {
+			t.GPUs = append(t.GPUs, c)
+			seen[fam] = true
+		}
+	}
+	for _, m := range names {
+		if !seen[m] {
+			t.GPUs = append(t.GPUs, choice(m))
+		}
+	}
+	sort.SliceStable(t.GPUs, func(i, j int) bool { return t.GPUs[i].Name < t.GPUs[j].Name })
+}
+
+func nextHyphen(s string, i int) int {
+	j := strings.IndexByte(s[i+1:], '-')
+	if j < 0 {
+		return -1
+	}
+	return i + 1 + j
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// offerFilter is a query's filters, prepared once for many offers.
+type offerFilter struct {
+	q       OfferTableQuery
+	regions []string
+	models  map[string]bool // nil: every model
+	types   map[pricewatch.PriceType]bool
+	curs    map[string]bool
+	words   []string
+}
+
+func newOfferFilter(q OfferTableQuery, choices []GPUChoice) offerFilter {
+	f := offerFilter{q: q}
+	for _, r := range q.Regions {
+		f.regions = append(f.regions, strings.ToLower(r))
+	}
+	if len(q.GPUs) > 0 {
+		f.models = map[string]bool{}
+		for _, c := range choices {
+			for _, m := range c.Models {
+				for _, g := range q.GPUs {
+					if gpu.Matches(g, m) {
+						f.models[m] = true
+					}
+				}
+			}
+		}
+	}
+	if len(q.PriceTypes) > 0 {
+		f.types = map[pricewatch.PriceType]bool{}
+		for _, p := range q.PriceTypes {
+			f.types[p] = true
+		}
+	}
+	if len(q.NativeCurrencies) > 0 {
+		f.curs = map[string]bool{}
+		for _, c := range q.NativeCurrencies {
+			f.curs[strings.ToUpper(c)] = true
+		}
+	}
+	f.words = strings.Fields(strings.ToLower(q.Search))
+	return f
+}
+
+func (f offerFilter) keep(r analysis.RatedOffer) bool {
+	o := r.Offer
+	if len(f.regions) > 0 {
+		ok := false
+		for _, g := range f.regions {
+			if Glob(g, strings.ToLower(o.Region)) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	if f.models != nil && !f.models[o.GPUModel] {
+		return false
+	}
+	if (f.q.MinGPUs > 0 || f.q.MaxGPUs > 0) && (o.GPUCount <= 0 || o.GPUCount < f.q.MinGPUs || (f.q.MaxGPUs > 0 && o.GPUCount > f.q.MaxGPUs)) {
+		return false
+	}
+	if f.types != nil && !f.types[o.PriceType] {
+		return false
+	}
+	if f.curs != nil && !f.curs[o.Currency] {
+		return false
+	}
+	if f.q.AvailableOnly && (r.Available == nil || !*r.Available) {
+		return false
+	}
+	switch f.q.Marketplace {
+	case MarketplaceOnly:
+		if !r.Marketplace {
+			return false
+		}
+	case MarketplaceExclude:
+		if r.Marketplace {
+			return false
+		}
+	}
+	if len(f.words) > 0 {
+		text := SearchText(o)
+		for _, w := range f.words {
+			if !strings.Contains(text, w) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// SearchText is what the table's text search looks in: provider, region,
+// zone, instance type and GPU model, lower case, separated by spaces.
+func SearchText(o pricewatch.Offer) string {
+	return strings.ToLower(strings.Join([]string{o.Provider, o.Region, o.Zone, o.InstanceType, o.GPUModel}, " "))
+}
+
+// Glob matches s against pattern: * is any run of characters, ? any one,
+// everything else itself (no classes, so that the browser's copy of this
+// rule stays a few lines).
+func Glob(pattern, s string) bool {
+	p, t := []rune(pattern), []rune(s)
+	pi, ti, star, mark := 0, 0, -1, 0
+	for ti < len(t) {
+		switch {
+		case pi < len(p) && (p[pi] == '?' || p[pi] == t[ti]):
+			pi++
+			ti++
+		case pi < len(p) && p[pi] == '*':
+			star, mark = pi, ti
+			pi++
+		case star >= 0:
+			pi, mark = star+1, mark+1
+			ti = mark
+		default:
+			return false
+		}
+	}
+	for pi < len(p) && p[pi] == '*' {
+		pi++
+	}
+	return pi == len(p)
+}
+
+// SortOfferRows orders rows by the column (stable: ties keep the default
+// order they come in); an unknown value sorts last either way.
+func SortOfferRows(rows []OfferTableRow, column string, desc bool) {
+	if column == "" {
+		if desc {
+			for i, j := 0, len(rows)-1; i < j; i, j = i+1, j-1 {
+				rows[i], rows[j] = rows[j], rows[i]
+			}
+		}
+		return
+	}
+	col, _ := OfferColumnByID(column)
+	// Each value once, then an index sorted: rows are large to swap.
+	type key struct {
+		i int
+		v SortValue
+		f float64
+	}
+	keys := make([]key, len(rows))
+	for i := range rows {
+		v := OfferSortValue(&rows[i], column)
+		keys[i] = key{i: i, v: v, f: v.Num.InexactFloat64()}
+	}
+	slices.SortStableFunc(keys, func(a, b key) int {
+		if a.v.Null || b.v.Null {
+			switch {
+			case a.v.Null == b.v.Null:
+				return 0
+			case a.v.Null:
+				return 1
+			}
+			return -1
+		}
+		var c int
+		switch {
+		case !col.Numeric:
+			c = strings.Compare(a.v.Text, b.v.Text)
+		case a.f < b.f:
+			c = -1
+		case a.f > b.f:
+			c = 1
+		default:
+			c = a.v.Num.Cmp(b.v.Num)
+		}
+		if desc {
+			return -c
+		}
+		return c
+	})
+	sorted := make([]OfferTableRow, len(rows))
+	for i, k := range keys {
+		sorted[i] = rows[k.i]
+	}
+	copy(rows, sorted)
+}
+
+// SortValue is a cell's value for sorting: a number or a text, or
+// unknown.
+type SortValue struct {
+	Num  decimal.Decimal
+	Text string
+	Null bool
+}
+
+// OfferSortValue is row's value in column, as the page writes it for the
+// browser to sort by (data-v).
+func OfferSortValue(r *OfferTableRow, column string) SortValue {
+	num := func(d decimal.Decimal) SortValue { return SortValue{Num: d, Text: d.String()} }
+	null := func(d NullDecimal) SortValue {
+		if !d.Valid {
+			return SortValue{Null: true}
+		}
+		return num(d.D)
+	}
+	text := func(s string) SortValue { return SortValue{Text: s, Null: s == ""} }
+	switch column {
+	case "provider":
+		return text(r.Provider)
+	case "region":
+		return text(r.Region)
+	case "zone":
+		return text(r.Zone)
+	case "instance":
+		return text(r.InstanceType)
+	case "gpu":
+		return text(r.GPUModel)
+	case "gpus":
+		if r.GPUCount <= 0 {
+			return SortValue{Null: true}
+		}
+		return num(decimal.NewFromFloat(r.GPUCount))
+	case "gpu_mem":
+		if r.GPUMemoryGB == nil {
+			return SortValue{Null: true}
+		}
+		return num(decimal.NewFromFloat(*r.GPUMemoryGB))
+	case "vcpus":
+		if r.VCPUs == nil {
+			return SortValue{Null: true}
+		}
+		return num(decimal.NewFromInt(int64(*r.VCPUs)))
+	case "memory":
+		if r.MemoryGB == nil {
+			return SortValue{Null: true}
+		}
+		return num(decimal.NewFromFloat(*r.MemoryGB))
+	case "interconnect":
+		return SortValue{Null: r.Interconnect == nil, Text: deref(r.Interconnect)}
+	case "storage":
+		return SortValue{Null: r.LocalStorage == nil, Text: deref(r.LocalStorage)}
+	case "buy":
+		return text(r.HowBought())
+	case "hourly":
+		return null(r.EffectiveHourly)
+	case "native":
+		return num(decimal.Decimal(r.NativeEffectiveHourly))
+	case "price":
+		return null(r.PricePerGPUHour)
+	case "tflops":
+		return null(r.PricePerTFLOPS)
+	case "avail":
+		return text(r.Availability)
+	case "since":
+		return text(r.Since)
+	case "move":
+		return null(r.Move30d)
+	}
+	return SortValue{Null: true}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// OfferTableCSV is the table as CSV: every JSON field, in the JSON's order.
+func OfferTableCSV(rows []OfferTableRow) (header []string, out [][]string) {
+	header = append([]string{"provider", "region", "zone", "instance_type", "price_type", "term", "payment", "offering_class", "os"}, "gpu_model", "gpu_count", "gpu_memory_gb", "vcpus", "memory_gb", "interconnect", "local_storage",
+		"native_currency", "hourly_price", "upfront", "native_effective_hourly", "currency", "effective_hourly", "price_per_gpu_hour",
+		"price_per_gpu_hour_per_tflops", "fx_rate", "fx_date", "fx_source", "fx_stale", "fx_error", "available", "availability", "marketplace",
+		"last_change", "move_30d_pct")
+	f := func(v *float64) string {
+		if v == nil {
+			return ""
+		}
+		return strconv.FormatFloat(*v, 'f', -1, 64)
+	}
+	for _, r := range rows {
+		vcpus := ""
+		if r.VCPUs != nil {
+			vcpus = strconv.Itoa(*r.VCPUs)
+		}
+		avail := ""
+		if r.Available != nil {
+			avail = strconv.FormatBool(*r.Available)
+		}
+		out = append(out, []string{r.Provider, r.Region, r.Zone, r.InstanceType, string(r.PriceType), r.Term, r.Payment, r.OfferingClass, r.OS,
+			r.GPUModel, strconv.FormatFloat(r.GPUCount, 'f', -1, 64), f(r.GPUMemoryGB), vcpus, f(r.MemoryGB), deref(r.Interconnect), deref(r.LocalStorage),
+			r.NativeCurrency, r.Hourly.String(), r.Upfront.String(), r.NativeEffectiveHourly.String(), r.Currency, r.EffectiveHourly.Text(),
+			r.PricePerGPUHour.Text(), r.PricePerTFLOPS.Text(), r.FXRate.Text(), deref(r.FXDate), r.FXSource, strconv.FormatBool(r.FXStale),
+			deref(r.FXError), avail, r.Availability, strconv.FormatBool(r.Marketplace), r.Since, r.Move30d.Text()})
+	}
+	return header, out
+}
