@@ -18,12 +18,38 @@ import (
 // zero while the price is current). storage.PriceInterval carries the same
 // facts; the caller copies them over.
 type Interval struct {
-	pricewatch.Offer
+	// Offer is the offer's identity and hardware, one value shared by every
+	// interval of the offer (see SharedOffers): a year's weekly digest holds
+	// ~52k intervals of ~21k offers, and a copy of the offer in each was
+	// most of its live heap. Its Currency, Hourly and Upfront are not read:
+	// each interval has its own, below (Priced joins them).
+	*pricewatch.Offer
+	// Currency, Hourly and Upfront are this interval's price as the cloud
+	// gave it.
+	Currency        string
+	Hourly, Upfront decimal.Decimal
 	// Effective is the effective hourly price (hourly plus upfront spread
 	// over the term), as stored beside the raw prices.
 	Effective decimal.Decimal
 	From      time.Time
 	To        time.Time
+}
+
+// Priced is the interval's offer at the interval's price: a value of its
+// own, for a caller that keeps or hands on the offer.
+func (iv Interval) Priced() pricewatch.Offer {
+	o := *iv.Offer
+	o.Currency, o.Hourly, o.Upfront = iv.Currency, iv.Hourly, iv.Upfront
+	return o
+}
+
+// NewInterval is an interval of o at o's prices (Currency, Hourly,
+// Upfront), effective rate effective, from from until to (zero: current),
+// with an identity of its own: for a caller that has no shared one.
+func NewInterval(o pricewatch.Offer, effective decimal.Decimal, from, to time.Time) Interval {
+	iv := Interval{Offer: &o, Currency: o.Currency, Hourly: o.Hourly, Upfront: o.Upfront, Effective: effective, From: from, To: to}
+	o.Currency, o.Hourly, o.Upfront = "", decimal.Decimal{}, decimal.Decimal{}
+	return iv
 }
 
 // Current reports whether the interval has no end.
@@ -468,16 +494,32 @@ func CheapestPerGPUHour(series []Series, opts CheapestOptions) (CheapestResult, 
 // at a time, so that a caller streaming stored history offer by offer
 // never holds every series: adding each series of a set and taking Result
 // gives what CheapestPerGPUHour gives for the whole set.
+//
+// It keeps the best point of each sample in place and walks a series'
+// intervals once along the grid: a year's trends add ~10k series of ~90
+// samples each, and a result of its own per series (what CheapestPerGPUHour
+// of one series would be) was most of their CPU time.
 type CheapestAccumulator struct {
 	opts    CheapestOptions
-	best    map[int64]CheapestPoint // by sample time (UnixNano)
+	step    time.Duration
+	best    []CheapestPoint // by sample index, once a series is added
+	has     []bool          // best[i] holds a point
 	skipped map[string]bool
 	err     error
 }
 
 // NewCheapestAccumulator starts an empty accumulation with opts.
 func NewCheapestAccumulator(opts CheapestOptions) *CheapestAccumulator {
-	return &CheapestAccumulator{opts: opts, best: map[int64]CheapestPoint{}, skipped: map[string]bool{}}
+	a := &CheapestAccumulator{opts: opts, skipped: map[string]bool{}}
+	// The options' errors are CheapestPerGPUHour's, from Add and Result.
+	if _, err := CheapestPerGPUHour(nil, opts); err != nil {
+		a.err = err
+	}
+	a.step = opts.Step
+	if a.step <= 0 {
+		a.step = 24 * time.Hour
+	}
+	return a
 }
 
 // Add takes one series into account.
@@ -485,20 +527,63 @@ func (a *CheapestAccumulator) Add(s Series) error {
 	if a.err != nil {
 		return a.err
 	}
-	res, err := CheapestPerGPUHour([]Series{s}, a.opts)
-	if err != nil {
-		a.err = err
-		return err
+	o := &a.opts
+	if len(s.Intervals) == 0 || !priceTypeIn(o.PriceTypes, s.Key.PriceType) || !osMatches(o.OS, s.Key.OS) || !gpu.Matches(o.GPU, s.Latest().GPUModel) {
+		return nil
 	}
-	for _, p := range res.Points {
-		k := p.At.UnixNano()
-		b, ok := a.best[k]
-		if !ok || p.PerGPUHour.LessThan(b.PerGPUHour) || (p.PerGPUHour.Equal(b.PerGPUHour) && keyLess(p.Key, b.Key)) {
-			a.best[k] = p
+	if a.best == nil {
+		n := int(o.To.Sub(o.From)/a.step) + 1
+		a.best, a.has = make([]CheapestPoint, n), make([]bool, n)
+	}
+	// As in CheapestPerGPUHour: an interval's per-GPU figure (and, in its
+	// own currency, its conversion) is worked out once.
+	idx, memo := -1, -1
+	var native, converted decimal.Decimal
+	var ok, identity, skipped bool
+	var q fx.Quote
+	for k, t := 0, o.From; !t.After(o.To); k, t = k+1, t.Add(a.step) {
+		// The last interval begun by t: the intervals are in time order
+		// and the samples too.
+		for idx+1 < len(s.Intervals) && !s.Intervals[idx+1].From.After(t) {
+			idx++
 		}
-	}
-	for _, why := range res.Unconverted {
-		a.skipped[why] = true
+		if idx < 0 || !s.Intervals[idx].contains(t) {
+			continue
+		}
+		iv := &s.Intervals[idx]
+		if memo != idx {
+			memo = idx
+			native, ok = perGPU(iv.Effective, iv.GPUCount)
+			identity = strings.EqualFold(iv.Currency, o.Currency)
+			if identity && ok {
+				q = fx.Identity(iv.Currency)
+				converted = q.Convert(native)
+			}
+		}
+		if !ok {
+			continue
+		}
+		pq, pc := q, converted
+		if !identity {
+			var err error
+			if pq, err = quote(o.FX, iv.Currency, o.Currency, t); err != nil {
+				// One reason per offer: the same missing rate recurs at
+				// every sample.
+				if !skipped {
+					skipped = true
+					a.skipped[fmt.Sprintf("%s: %v", s.Key, err)] = true
+				}
+				continue
+			}
+			pc = pq.Convert(native)
+		}
+		b := &a.best[k]
+		if a.has[k] && !(pc.LessThan(b.PerGPUHour) || (pc.Equal(b.PerGPUHour) && keyLess(s.Key, b.Key))) {
+			continue
+		}
+		*b = CheapestPoint{At: t, Key: s.Key, GPUModel: iv.GPUModel, GPUCount: iv.GPUCount, Currency: pq.To,
+			PerGPUHour: pc, NativeCurrency: iv.Currency, NativePerGPUHour: native, FXUsed: fxUsed(pq)}
+		a.has[k] = true
 	}
 	return nil
 }
@@ -508,15 +593,13 @@ func (a *CheapestAccumulator) Result() (CheapestResult, error) {
 	if a.err != nil {
 		return CheapestResult{}, a.err
 	}
-	if _, err := CheapestPerGPUHour(nil, a.opts); err != nil {
-		return CheapestResult{}, err
-	}
 	var res CheapestResult
-	for _, p := range a.best {
-		res.Points = append(res.Points, p)
-		res.StaleRates = res.StaleRates || p.FXStale
+	for i, p := range a.best {
+		if a.has[i] {
+			res.Points = append(res.Points, p)
+			res.StaleRates = res.StaleRates || p.FXStale
+		}
 	}
-	sort.Slice(res.Points, func(i, j int) bool { return res.Points[i].At.Before(res.Points[j].At) })
 	for why := range a.skipped {
 		res.Unconverted = append(res.Unconverted, why)
 	}

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -25,11 +26,11 @@ func ts(s string) time.Time {
 // iv builds one interval; to "" means current.
 func iv(o pricewatch.Offer, price, from, to string) Interval {
 	o.Hourly = dec(price)
-	out := Interval{Offer: o, Effective: dec(price), From: ts(from)}
+	var end time.Time
 	if to != "" {
-		out.To = ts(to)
+		end = ts(to)
 	}
-	return out
+	return NewInterval(o, dec(price), ts(from), end)
 }
 
 // Azure Standard_ND96isr_H100_v5 in eastus: 98.32 on demand and 18.169536
@@ -246,6 +247,22 @@ func TestCheapestPerGPUHourAcrossCurrencies(t *testing.T) {
 	if len(res.Unconverted) != 1 || !strings.Contains(res.Unconverted[0], "HKD") {
 		t.Errorf("unconverted = %v, want the HKD offer named once", res.Unconverted)
 	}
+	// Added one series at a time (in reverse, an empty one among them) the
+	// accumulator gives the same points, rates and reasons.
+	gapped := append(series[:len(series):len(series)], Series{Key: azA100.Key(), Intervals: nil})
+	acc := NewCheapestAccumulator(CheapestOptions{GPU: "A100", From: ts("2022-07-08T12:00:00Z"), To: ts("2022-07-12T12:00:00Z"),
+		Currency: "USD", FX: fxBook(t)})
+	for i := len(gapped) - 1; i >= 0; i-- {
+		if err := acc.Add(gapped[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := acc.Result(); err != nil || !reflect.DeepEqual(got, res) {
+		t.Errorf("accumulated = %+v, %v\nwant %+v", got, err, res)
+	}
+	if _, err := NewCheapestAccumulator(CheapestOptions{GPU: "A100", From: ts("2022-07-08"), To: ts("2022-07-12")}).Result(); err == nil {
+		t.Error("accumulator: no currency accepted")
+	}
 	if _, err := CheapestPerGPUHour(series, CheapestOptions{GPU: "A100", From: ts("2022-07-08"), To: ts("2022-07-12")}); err == nil {
 		t.Error("no currency accepted")
 	}
@@ -274,8 +291,8 @@ func TestCheapestAccumulatorMatchesWholeSet(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	d := decimal.RequireFromString
 	mk := func(region, price string, from, to int) Interval {
-		iv := Interval{Offer: pricewatch.Offer{Provider: "azure", Region: region, InstanceType: "ND96", PriceType: pricewatch.OnDemand, OS: pricewatch.Linux,
-			Currency: "USD", Hardware: pricewatch.Hardware{GPUModel: "H100", GPUCount: 8}}, Effective: d(price), From: t0.Add(time.Duration(from) * 24 * time.Hour)}
+		iv := NewInterval(pricewatch.Offer{Provider: "azure", Region: region, InstanceType: "ND96", PriceType: pricewatch.OnDemand, OS: pricewatch.Linux,
+			Currency: "USD", Hardware: pricewatch.Hardware{GPUModel: "H100", GPUCount: 8}}, d(price), t0.Add(time.Duration(from)*24*time.Hour), time.Time{})
 		if to >= 0 {
 			iv.To = t0.Add(time.Duration(to) * 24 * time.Hour)
 		}

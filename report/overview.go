@@ -2,7 +2,6 @@ package report
 
 import (
 	"context"
-	"runtime"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -63,7 +62,7 @@ func WeeklyDigestInput(ctx context.Context, st Store, now time.Time, queries []s
 	if err != nil {
 		return digest.Input{}, err
 	}
-	prices := offerPrices{index: map[int64]int32{}, now: now}
+	prices := offerPrices{now: now}
 	err = st.EachPrice(ctx, storage.PriceFilter{OS: pricewatch.Linux, At: at, GPUModels: models, Unordered: true}, func(r *storage.PriceInterval) error {
 		if r.GPUModel != "" {
 			prices.add(r)
@@ -93,72 +92,50 @@ func weekChanges(ctx context.Context, st Store, now time.Time, models []string) 
 	return out, nil
 }
 
-// offerPrices collects the weekly digest's intervals holding each offer's
-// identity once: at a year's scale ~52k intervals of ~21k offers, each
-// analysis.Interval a full copy of its offer (368 bytes). Held compactly
-// while storage still holds its own offers, they are expanded only once
-// the read is done, into a slice of the exact length (no append growth
-// holding two copies at once).
+// offerPrices collects the weekly digest's intervals, each pointing at
+// its offer's one identity (storage's PriceInterval.Identity): at a year's
+// scale ~52k intervals of ~21k offers, where a copy of the offer (368
+// bytes) in each interval was most of the digest's live heap.
 type offerPrices struct {
-	offers []pricewatch.Offer // identity; Currency, Hourly and Upfront come from each price
-	index  map[int64]int32    // offer id → offers
-	prices []offerPrice
-	now    time.Time
-}
-
-// offerPrice is one interval of offers[offer].
-type offerPrice struct {
-	offer                      int32
-	currency                   string
-	hourly, upfront, effective decimal.Decimal
-	from, to                   time.Time
+	ivs []analysis.Interval
+	now time.Time
 }
 
 func (c *offerPrices) add(r *storage.PriceInterval) {
-	i, ok := c.index[r.OfferID]
-	if !ok {
-		i = int32(len(c.offers))
-		c.index[r.OfferID] = i
-		c.offers = append(c.offers, r.Offer)
-	}
-	p := offerPrice{offer: i, currency: r.Currency, effective: r.EffectiveHourly, from: r.ValidFrom}
-	if r.ValidTo != nil {
-		p.to = *r.ValidTo
-	}
+	iv := digestInterval(r)
 	// The digest reads the raw prices only of offers in force at now (its
 	// comparison and savings); of a price ended by then it reads the
 	// effective rate.
-	if p.to.IsZero() || p.to.After(c.now) {
-		p.hourly, p.upfront = r.Hourly, r.Upfront
+	if !iv.To.IsZero() && !iv.To.After(c.now) {
+		iv.Hourly, iv.Upfront = decimal.Decimal{}, decimal.Decimal{}
 	}
-	c.prices = append(c.prices, p)
+	c.ivs = append(c.ivs, iv)
 }
 
-// intervals expands the prices into the digest's intervals, releasing the
-// compact form.
+// intervals hands the intervals over.
 func (c *offerPrices) intervals() []analysis.Interval {
-	// The read leaves storage's offers and row buffers (~10 MB at a year)
-	// as garbage, and the expansion allocates its ~20 MB at once, faster
-	// than the collector paces: collected first, the heap stays under the
-	// daemon's soft limit (GOMEMLIMIT) instead of overshooting it by the
-	// size of the allocation. Once a week, tens of milliseconds.
-	runtime.GC()
-	ivs := make([]analysis.Interval, len(c.prices))
-	for i, p := range c.prices {
-		o := c.offers[p.offer]
-		o.Currency, o.Hourly, o.Upfront = p.currency, p.hourly, p.upfront
-		ivs[i] = analysis.Interval{Offer: o, Effective: p.effective, From: p.from, To: p.to}
-	}
-	c.offers, c.index, c.prices = nil, nil, nil
+	ivs := c.ivs
+	c.ivs = nil
 	return ivs
 }
 
 func digestInterval(r *storage.PriceInterval) analysis.Interval {
-	iv := analysis.Interval{Offer: r.Offer, Effective: r.EffectiveHourly, From: r.ValidFrom}
+	iv := analysis.Interval{Offer: identity(r), Currency: r.Currency, Hourly: r.Hourly, Upfront: r.Upfront, Effective: r.EffectiveHourly, From: r.ValidFrom}
 	if r.ValidTo != nil {
 		iv.To = *r.ValidTo
 	}
 	return iv
+}
+
+// identity is r's offer identity shared by the read's intervals; a row
+// built elsewhere than storage's reads gets one of its own.
+func identity(r *storage.PriceInterval) *pricewatch.Offer {
+	if r.Identity != nil {
+		return r.Identity
+	}
+	o := r.Offer
+	o.Currency, o.Hourly, o.Upfront = "", decimal.Decimal{}, decimal.Decimal{}
+	return &o
 }
 
 // digestRest completes a digest's input from ivs: the availability of the

@@ -64,7 +64,7 @@ func windowInterval(r *storage.PriceInterval, q TrendsQuery) (analysis.Interval,
 	if r.GPUModel == "" || (q.GPU != "" && !gpu.Matches(q.GPU, r.GPUModel)) || r.ValidFrom.After(now) {
 		return analysis.Interval{}, false
 	}
-	iv := analysis.Interval{Offer: r.Offer, Effective: r.EffectiveHourly, From: r.ValidFrom}
+	iv := analysis.Interval{Offer: identity(r), Currency: r.Currency, Hourly: r.Hourly, Upfront: r.Upfront, Effective: r.EffectiveHourly, From: r.ValidFrom}
 	if r.ValidTo != nil && !r.ValidTo.After(now) {
 		iv.To = *r.ValidTo
 	}
@@ -245,7 +245,9 @@ func eachOfferSeries(ctx context.Context, st Store, f storage.PriceFilter, q Tre
 		if len(ivs) == 0 {
 			return nil
 		}
-		series, err := analysis.GroupSeries(ivs)
+		// In place: fn keeps nothing of a series, so the buffer is reused
+		// for the next offer.
+		series, err := analysis.GroupSeriesInPlace(ivs)
 		ivs = ivs[:0]
 		if err != nil {
 			return fmt.Errorf("reading price history: %w", err)

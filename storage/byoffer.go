@@ -24,7 +24,7 @@ type priceCursor struct {
 // priceEmitter decodes cursor rows into one reused PriceInterval for fn.
 type priceEmitter struct {
 	p             PriceInterval
-	offers        map[int64]pricewatch.Offer
+	offers        map[int64]*pricewatch.Offer
 	seen          seenIndex
 	effectiveOnly bool
 	fn            func(*PriceInterval) error
@@ -32,7 +32,7 @@ type priceEmitter struct {
 	currencies map[string]string
 }
 
-func newPriceEmitter(offers map[int64]pricewatch.Offer, seen seenIndex, effectiveOnly bool, fn func(*PriceInterval) error) *priceEmitter {
+func newPriceEmitter(offers map[int64]*pricewatch.Offer, seen seenIndex, effectiveOnly bool, fn func(*PriceInterval) error) *priceEmitter {
 	return &priceEmitter{offers: offers, seen: seen, effectiveOnly: effectiveOnly, fn: fn, currencies: map[string]string{}}
 }
 
@@ -44,7 +44,7 @@ func (e *priceEmitter) emit(c *priceCursor) error {
 		return nil
 	}
 	p := &e.p
-	p.ID, p.OfferID, p.Offer = c.id, c.offerID, o
+	p.ID, p.OfferID, p.Offer, p.Identity = c.id, c.offerID, *o, o
 	cur, ok := e.currencies[string(c.currency)]
 	if !ok {
 		cur = string(c.currency)
@@ -104,7 +104,7 @@ func (c *priceCursor) next() error {
 // hold one and wait for a second forever (issue 20 item 19: four parallel
 // trends froze the API until their timeout). SQLite steps several
 // statements of one connection in turn, and they share its snapshot.
-func (db *DB) eachByOffer(ctx context.Context, f PriceFilter, where []string, args []any, offers map[int64]pricewatch.Offer, seen seenIndex, fn func(*PriceInterval) error) error {
+func (db *DB) eachByOffer(ctx context.Context, f PriceFilter, where []string, args []any, offers map[int64]*pricewatch.Offer, seen seenIndex, fn func(*PriceInterval) error) error {
 	cond := ""
 	if len(where) > 0 {
 		cond = " WHERE " + strings.Join(where, " AND ")
@@ -115,8 +115,8 @@ func (db *DB) eachByOffer(ctx context.Context, f PriceFilter, where []string, ar
 	}
 	cols := `SELECT p.id, p.offer_id, p.currency, p.hourly, p.upfront, p.effective_hourly, p.valid_from, p.valid_to, p.last_seen`
 	if f.EffectiveOnly {
-		// Neither raw price is decoded: leave them in the table.
-		cols = `SELECT p.id, p.offer_id, p.currency, '', '', p.effective_hourly, p.valid_from, p.valid_to, p.last_seen`
+		// Neither raw price nor last_seen is decoded: leave them in the table.
+		cols = `SELECT p.id, p.offer_id, p.currency, '', '', p.effective_hourly, p.valid_from, p.valid_to, ''`
 	}
 	closedArgs := []any{since}
 	onGrid := ""

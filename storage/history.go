@@ -21,6 +21,11 @@ type PriceInterval struct {
 	// one offer, and what PriceFilter.OfferIDs selects.
 	OfferID int64
 	pricewatch.Offer
+	// Identity is the offer's identity and hardware, one value per offer
+	// for the whole read (its Currency, Hourly and Upfront empty: they are
+	// the interval's, in Offer): a caller holding many intervals points at
+	// it instead of keeping a copy of Offer in each. It must not be changed.
+	Identity        *pricewatch.Offer
 	EffectiveHourly decimal.Decimal
 	ValidFrom       time.Time
 	ValidTo         *time.Time
@@ -61,8 +66,9 @@ type PriceFilter struct {
 	Samples *SampleGrid
 	// OfferIDs, when not nil, keeps only these offers (PriceInterval.OfferID).
 	OfferIDs []int64
-	// EffectiveOnly leaves Hourly and Upfront zero, for callers that use
-	// only the effective rate (trends): two fewer decimals per interval.
+	// EffectiveOnly leaves Hourly, Upfront and LastSeen zero, for callers
+	// that use only the effective rate and the validity (trends): two
+	// decimals and a time fewer to decode per interval.
 	EffectiveOnly bool
 	// Limit, when positive, keeps the newest Limit intervals (by start);
 	// they are still returned in the usual order.
@@ -164,7 +170,7 @@ func (db *DB) EachPrice(ctx context.Context, f PriceFilter, fn func(p *PriceInte
 
 // eachAt runs one query per moment of f.At, each reading per offer the
 // interval in force then, and hands each interval to fn once.
-func (db *DB) eachAt(ctx context.Context, f PriceFilter, where []string, args []any, offers map[int64]pricewatch.Offer, seen seenIndex, fn func(*PriceInterval) error) error {
+func (db *DB) eachAt(ctx context.Context, f PriceFilter, where []string, args []any, offers map[int64]*pricewatch.Offer, seen seenIndex, fn func(*PriceInterval) error) error {
 	cond := ""
 	if len(where) > 0 {
 		cond = " WHERE " + strings.Join(where, " AND ")
@@ -220,7 +226,7 @@ func inForceArgs(at time.Time) []any {
 // scanPrices runs a query selecting the nine price columns of EachPrice
 // and hands each row to fn. skip (nil: none), checked before a row is
 // decoded, leaves rows out.
-func (db *DB) scanPrices(ctx context.Context, q string, args []any, offers map[int64]pricewatch.Offer, seen seenIndex, skip func(id int64) bool, effectiveOnly bool, fn func(*PriceInterval) error) error {
+func (db *DB) scanPrices(ctx context.Context, q string, args []any, offers map[int64]*pricewatch.Offer, seen seenIndex, skip func(id int64) bool, effectiveOnly bool, fn func(*PriceInterval) error) error {
 	c, err := db.openCursor(ctx, q, args)
 	if err != nil {
 		return err
@@ -241,8 +247,8 @@ func (db *DB) scanPrices(ctx context.Context, q string, args []any, offers map[i
 }
 
 // decode fills p's prices and times from a row's stored texts. With
-// effectiveOnly only the effective rate is parsed (trends need no more).
-// A current price's last_seen is the newest complete run covering it.
+// effectiveOnly only the effective rate and the validity are parsed
+// (trends need no more). A current price's last_seen is the newest complete run covering it.
 func (p *PriceInterval) decode(effectiveOnly bool, hourly, upfront, eff, from sql.RawBytes, to sql.NullString, lastSeen sql.RawBytes, seen seenIndex) error {
 	var err error
 	p.Hourly, p.Upfront = decimal.Decimal{}, decimal.Decimal{}
@@ -262,6 +268,10 @@ func (p *PriceInterval) decode(effectiveOnly bool, hourly, upfront, eff, from sq
 	}
 	if p.ValidTo, err = parseNullTime(to); err != nil {
 		return fmt.Errorf("reading price %d: %w", p.ID, err)
+	}
+	if effectiveOnly {
+		p.LastSeen = time.Time{}
+		return nil
 	}
 	if p.LastSeen, err = parseTime(string(lastSeen)); err != nil {
 		return fmt.Errorf("reading price %d: %w", p.ID, err)
@@ -314,8 +324,8 @@ func offerConditions(f PriceFilter) ([]string, []any) {
 }
 
 // matchingOffers decodes each matching offer's identity and hardware once;
-// its intervals share them.
-func (db *DB) matchingOffers(ctx context.Context, where []string, args []any) (map[int64]pricewatch.Offer, error) {
+// its intervals share them (PriceInterval.Identity).
+func (db *DB) matchingOffers(ctx context.Context, where []string, args []any) (map[int64]*pricewatch.Offer, error) {
 	q := `SELECT o.id, o.provider, o.region, o.zone, o.instance_type, o.price_type, o.term, o.payment, o.offering_class, o.os,
 		o.gpu_model, o.gpu_count, o.gpu_memory_gb, o.vcpus, o.memory_gb, o.sku_id, o.sku_price_id, o.product_id, o.region_name FROM offers o`
 	if len(where) > 0 {
@@ -326,10 +336,10 @@ func (db *DB) matchingOffers(ctx context.Context, where []string, args []any) (m
 		return nil, fmt.Errorf("reading offers: %w", err)
 	}
 	defer rows.Close()
-	out := map[int64]pricewatch.Offer{}
+	out := map[int64]*pricewatch.Offer{}
 	for rows.Next() {
 		var id int64
-		var o pricewatch.Offer
+		o := new(pricewatch.Offer)
 		if err := rows.Scan(&id, &o.Provider, &o.Region, &o.Zone, &o.InstanceType, &o.PriceType, &o.Term, &o.Payment, &o.OfferingClass, &o.OS,
 			&o.GPUModel, &o.GPUCount, &o.GPUMemoryGB, &o.VCPUs, &o.MemoryGB,
 			&o.SkuID, &o.SkuPriceID, &o.ProductID, &o.RegionName); err != nil {

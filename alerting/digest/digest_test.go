@@ -69,11 +69,11 @@ func history(s offerSpec, upfront string, points ...any) []analysis.Interval {
 		if err != nil {
 			panic(err)
 		}
-		iv := analysis.Interval{Offer: o, Effective: eff, From: points[i].(time.Time)}
+		var to time.Time
 		if i+2 < len(points) {
-			iv.To = points[i+2].(time.Time)
+			to = points[i+2].(time.Time)
 		}
-		out = append(out, iv)
+		out = append(out, analysis.NewInterval(o, eff, points[i].(time.Time), to))
 	}
 	return out
 }
@@ -102,7 +102,7 @@ func baseInput(t *testing.T) digest.Input {
 	// A Windows price must never be compared.
 	win := azH100OD.offer("1.00", "0")
 	win.OS = pricewatch.Windows
-	prices = append(prices, analysis.Interval{Offer: win, Effective: dec("1.00"), From: weeksAgo(14)})
+	prices = append(prices, analysis.NewInterval(win, dec("1.00"), weeksAgo(14), time.Time{}))
 	ok := func(id int64, provider string, at time.Time) digest.Run {
 		return digest.Run{ID: id, Provider: provider, StartedAt: at, FinishedAt: &at, Status: storage.RunOK}
 	}

@@ -494,7 +494,7 @@ func modelOffers(dst []pricewatch.Offer, series []analysis.Series, model string,
 			continue
 		}
 		if iv, ok := s.At(now); ok {
-			dst = append(dst, iv.Offer)
+			dst = append(dst, iv.Priced())
 		}
 	}
 	return dst

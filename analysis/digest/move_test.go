@@ -42,8 +42,8 @@ func TestTopMoversInBatches(t *testing.T) {
 		to := then.Add(decimal.NewFromInt(int64((i*7)%13 - 6)).Mul(decimal.NewFromInt(2)))
 		changed := now.Add(-time.Duration(i%5+1) * 24 * time.Hour)
 		s := analysis.Series{Key: o.Key(), Intervals: []analysis.Interval{
-			{Offer: o, Effective: then, From: now.Add(-30 * 24 * time.Hour), To: changed},
-			{Offer: o, Effective: to, From: changed},
+			analysis.NewInterval(o, then, now.Add(-30*24*time.Hour), changed),
+			analysis.NewInterval(o, to, changed, time.Time{}),
 		}}
 		series = append(series, s)
 	}
