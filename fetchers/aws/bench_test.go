@@ -8,17 +8,13 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
-	"runtime/metrics"
 	"sort"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
+	"github.com/pricewatch/pricewatch/internal/heappeak"
 )
 
 // genFile is a real-layout EC2 price file of any size, produced as it is
@@ -274,36 +270,6 @@ func (r *genReader) WriteTo(w io.Writer) (int64, error) {
 	}
 }
 
-// heapPeak samples the heap in use (what MemStats calls HeapInuse: live
-// and not yet swept objects plus free space in their spans) until stopped
-// and returns its maximum. runtime/metrics reads it without stopping the
-// world, so sampling does not slow the benchmark.
-func heapPeak() (stop func() uint64) {
-	runtime.GC()
-	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/unused:bytes"}}
-	var peak atomic.Uint64
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(2 * time.Millisecond)
-		defer t.Stop()
-		for {
-			metrics.Read(samples)
-			if v := samples[0].Value.Uint64() + samples[1].Value.Uint64(); v > peak.Load() {
-				peak.Store(v)
-			}
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return func() uint64 { close(done); wg.Wait(); return peak.Load() }
-}
-
 var benchSizes = []struct {
 	name string
 	size int64
@@ -353,7 +319,7 @@ func BenchmarkIngest(b *testing.B) {
 func measure(b *testing.B, gen *genFile, op func() (offers int, err error)) {
 	b.SetBytes(gen.size)
 	b.ReportAllocs()
-	stop := heapPeak()
+	stop := heappeak.Start()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		n, err := op()

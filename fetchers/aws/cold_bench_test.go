@@ -17,6 +17,7 @@ import (
 
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
+	"github.com/pricewatch/pricewatch/internal/heappeak"
 )
 
 // Issue 26: a cold cycle over many regions is bounded by the schedule of
@@ -117,7 +118,7 @@ func BenchmarkColdCycle(b *testing.B) {
 			bound := 1.3*float64(total)/float64(streams*coldCap) + parse.Seconds()
 			b.SetBytes(total)
 			resetPeakRSS()
-			stop := heapPeak()
+			stop := heappeak.Start()
 			b.ResetTimer()
 			cpu0 := cpuTime()
 			for range b.N {

@@ -9,17 +9,15 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/internal/heappeak"
 )
 
 // bigAnswer is a generated Retail Prices answer of any number of rows,
@@ -186,34 +184,6 @@ func (a *bigAnswer) serve(tb testing.TB) *httptest.Server {
 	return srv
 }
 
-// heapPeak samples the heap in use until stopped and returns its maximum
-// (runtime/metrics, without stopping the world).
-func heapPeak() (stop func() uint64) {
-	runtime.GC()
-	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/unused:bytes"}}
-	var peak atomic.Uint64
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(2 * time.Millisecond)
-		defer t.Stop()
-		for {
-			metrics.Read(samples)
-			if v := samples[0].Value.Uint64() + samples[1].Value.Uint64(); v > peak.Load() {
-				peak.Store(v)
-			}
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return func() uint64 { close(done); wg.Wait(); return peak.Load() }
-}
-
 // BenchmarkLargeAnswer fetches generated answers of 10^5 and 10^6 rows
 // (one row in 50 a GPU price, so ~20k distinct offers at 10^6) through
 // the fetcher, and, with every row a GPU price, 10^5 rows (100k offers).
@@ -232,7 +202,7 @@ func BenchmarkLargeAnswer(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			stop := heapPeak()
+			stop := heappeak.Start()
 			b.ResetTimer()
 			cpu0 := cpuTime()
 			var offers int

@@ -17,6 +17,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/azurecn/azurecntest"
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
+	"github.com/pricewatch/pricewatch/internal/heappeak"
 )
 
 // sampleTime is when every sample row is in effect.
@@ -263,7 +264,7 @@ func TestStreamLargeSheetConstantMemory(t *testing.T) {
 	}
 	srv := azurecntest.New(t)
 	srv.Generate(generate(size))
-	stop := heapPeak()
+	stop := heappeak.Start()
 	snap, err := fetch(t, srv, nil, nil)
 	maxHeap := stop()
 	if err != nil {

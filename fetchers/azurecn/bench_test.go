@@ -2,53 +2,13 @@ package azurecn
 
 import (
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/pricewatch/pricewatch/fetchers/azurecn/azurecntest"
+	"github.com/pricewatch/pricewatch/internal/heappeak"
 )
-
-// heapPeak samples the heap in use until the returned stop is called,
-// which returns the highest sample.
-func heapPeak() (stop func() uint64) {
-	var (
-		mu   sync.Mutex
-		peak uint64
-		done = make(chan struct{})
-		wg   sync.WaitGroup
-	)
-	sample := func() {
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		mu.Lock()
-		peak = max(peak, m.HeapInuse)
-		mu.Unlock()
-	}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(20 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				sample()
-			}
-		}
-	}()
-	return func() uint64 {
-		close(done)
-		wg.Wait()
-		sample()
-		return peak
-	}
-}
 
 // peakRSS is the process's high-water resident set (Linux VmHWM), in
 // bytes; 0 where /proc does not tell.
@@ -74,7 +34,7 @@ func BenchmarkStreamSheet(b *testing.B) {
 	srv := azurecntest.New(b)
 	srv.Generate(generate(size))
 	b.SetBytes(size)
-	stop := heapPeak()
+	stop := heappeak.Start()
 	for range b.N {
 		if _, err := fetch(b, srv, nil, nil); err != nil {
 			b.Fatal(err)

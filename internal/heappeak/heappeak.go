@@ -1,0 +1,51 @@
+// Package heappeak measures the most heap a piece of work held, for the
+// benchmarks and memory tests that state a peak (the fetchers' large
+// answers, the cold AWS cycle, the Azure China sheet).
+package heappeak
+
+import (
+	"runtime"
+	"runtime/metrics"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Start samples the heap in use (live objects and the unused part of their
+// spans, what runtime.MemStats calls HeapInuse, read through
+// runtime/metrics, which does not stop the world) every 2 ms until the
+// returned stop is called; stop returns the highest sample, in bytes. A
+// GC first, so the peak is the work's and not garbage left before it.
+func Start() (stop func() uint64) {
+	runtime.GC()
+	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/unused:bytes"}}
+	var peak atomic.Uint64
+	read := func() {
+		metrics.Read(samples)
+		if v := samples[0].Value.Uint64() + samples[1].Value.Uint64(); v > peak.Load() {
+			peak.Store(v)
+		}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(2 * time.Millisecond)
+		defer t.Stop()
+		for {
+			read()
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() uint64 {
+		close(done)
+		wg.Wait()
+		read()
+		return peak.Load()
+	}
+}
