@@ -222,6 +222,13 @@ func (c *Client) doSleep(ctx context.Context, d time.Duration) error {
 	return retry.Sleep(ctx, d)
 }
 
+// Wait sleeps the policy's back-off before retry number attempt (1 is the
+// first retry), through the replaceable sleep: for a caller that retries
+// an answer the client cannot classify (a throttle sent with a 4xx).
+func (c *Client) Wait(ctx context.Context, attempt int) error {
+	return c.doSleep(ctx, c.backoff(attempt))
+}
+
 // SetSleep replaces the back-off sleep (tests record delays instead of waiting).
 func (c *Client) SetSleep(f func(ctx context.Context, d time.Duration) error) { c.sleep = f }
 

@@ -82,3 +82,26 @@ func TestClientStopsOnCancel(t *testing.T) {
 		t.Fatalf("got %v after %s, want a prompt deadline error", err, time.Since(start))
 	}
 }
+
+// Wait sleeps the policy's back-off of the attempt (doubling from
+// BaseDelay, capped at MaxDelay, half of it jitter) through the
+// replaceable sleep.
+func TestClientWaitBacksOff(t *testing.T) {
+	c := NewClient(RetryPolicy{MaxAttempts: 5, BaseDelay: time.Second, MaxDelay: 3 * time.Second})
+	var waits []time.Duration
+	c.SetSleep(func(ctx context.Context, d time.Duration) error { waits = append(waits, d); return nil })
+	for attempt := 1; attempt <= 3; attempt++ {
+		if err := c.Wait(context.Background(), attempt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bounds := [][2]time.Duration{{500 * time.Millisecond, time.Second}, {time.Second, 2 * time.Second}, {1500 * time.Millisecond, 3 * time.Second}}
+	if len(waits) != len(bounds) {
+		t.Fatalf("waits %v", waits)
+	}
+	for i, b := range bounds {
+		if waits[i] < b[0] || waits[i] > b[1] {
+			t.Errorf("wait %d = %s, want %s to %s", i+1, waits[i], b[0], b[1])
+		}
+	}
+}

@@ -2,21 +2,20 @@ package aws
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	awssdk "github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/shopspring/decimal"
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/secret"
 )
 
@@ -47,7 +46,7 @@ type CapacityBlocks struct {
 	// and with those empty too, every region of the EC2 index.
 	Regions []string
 	// EC2Endpoint replaces the regional EC2 endpoint of every region
-	// (a fake in tests); empty uses the SDK's regional endpoint.
+	// (a fake in tests); empty uses https://ec2.<region>.amazonaws.com/.
 	EC2Endpoint string
 }
 
@@ -81,9 +80,10 @@ func (c CapacityBlocks) validate() error {
 	return nil
 }
 
-// ec2BlockClient is the one EC2 call the fetcher makes.
+// ec2BlockClient is the one EC2 call the fetcher makes: one page of
+// DescribeCapacityBlockOfferings (ec2query.go speaks it).
 type ec2BlockClient interface {
-	DescribeCapacityBlockOfferings(ctx context.Context, in *ec2.DescribeCapacityBlockOfferingsInput, opts ...func(*ec2.Options)) (*ec2.DescribeCapacityBlockOfferingsOutput, error)
+	describeCapacityBlockOfferings(ctx context.Context, in blockQuery) (blockPage, error)
 }
 
 // capacityBlocks asks each region for the configured grid of offerings.
@@ -113,8 +113,9 @@ func (f *Fetcher) capacityBlocks(ctx context.Context, r *run, regions []string) 
 	}
 	scrub := secret.New(creds.SecretAccessKey, creds.SessionToken)
 	start := f.now().UTC()
+	signer := v4.NewSigner()
 	for _, region := range regions {
-		client := f.ec2Client(base, region)
+		client := f.ec2Client(base.Credentials, signer, region)
 		complete := true
 		for _, typ := range cb.InstanceTypes {
 			for _, count := range cb.InstanceCounts {
@@ -140,52 +141,43 @@ func (f *Fetcher) capacityBlocks(ctx context.Context, r *run, regions []string) 
 	}
 }
 
-func (f *Fetcher) ec2Client(base awssdk.Config, region string) ec2BlockClient {
-	return ec2.NewFromConfig(base, func(o *ec2.Options) {
-		o.Region = region
-		// The fetchers' client: its timeouts and redirect rules (no
-		// redirect to another origin) hold for EC2 as for the price list.
-		o.HTTPClient = f.client.HTTP
-		if f.cfg.CapacityBlocks.EC2Endpoint != "" {
-			o.BaseEndpoint = awssdk.String(f.cfg.CapacityBlocks.EC2Endpoint)
-		}
-	})
+// ec2Client speaks EC2 in region through the fetchers' client: its
+// timeouts, retries and redirect rules (no redirect to another origin)
+// hold for EC2 as for the price list.
+func (f *Fetcher) ec2Client(creds awssdk.CredentialsProvider, signer *v4.Signer, region string) ec2BlockClient {
+	return &ec2Query{client: f.client, endpoint: ec2Endpoint(f.cfg.CapacityBlocks.EC2Endpoint, region), region: region,
+		creds: creds, signer: signer, now: time.Now}
 }
 
 // blockOfferings reads every page of one query and turns each offering
 // into a signal. An offering that lacks a field it needs, or whose fee is
 // not an amount, is left out and logged: one odd row never fails the rest.
+// Pages follow nextToken to the same endpoint until it is empty; a token
+// handed out twice, or more pages than ec2MaxPages, fails the query.
 func (f *Fetcher) blockOfferings(ctx context.Context, client ec2BlockClient, r *run, region, typ string, count, days int, start time.Time) ([]pricewatch.Signal, error) {
-	in := &ec2.DescribeCapacityBlockOfferingsInput{
-		InstanceType:          awssdk.String(typ),
-		InstanceCount:         awssdk.Int32(int32(count)),
-		CapacityDurationHours: awssdk.Int32(int32(days * 24)),
-		StartDateRange:        awssdk.Time(start),
-		EndDateRange:          awssdk.Time(start.Add(blockHorizon)),
-	}
+	in := blockQuery{InstanceType: typ, InstanceCount: count, DurationHours: days * 24, StartFrom: start, EndUntil: start.Add(blockHorizon)}
 	facts := r.types[typ]
 	hw := hardware(typ, facts)
 	shape := pricewatch.ShapeOf("instance_count", strconv.Itoa(count), "duration_hours", strconv.Itoa(days*24))
 	var out []pricewatch.Signal
 	seen := map[pricewatch.SignalKey]bool{}
-	pages := ec2.NewDescribeCapacityBlockOfferingsPaginator(client, in)
-	for pages.HasMorePages() {
-		page, err := pages.NextPage(ctx)
+	tokens := map[string]bool{}
+	for n := 0; ; n++ {
+		if n >= ec2MaxPages {
+			return nil, fmt.Errorf("%w: EC2 DescribeCapacityBlockOfferings in %s: more than %d pages", fetchers.ErrIncomplete, region, ec2MaxPages)
+		}
+		page, err := client.describeCapacityBlockOfferings(ctx, in)
 		if err != nil {
-			var re interface{ HTTPStatusCode() int }
-			if errors.As(err, &re) && re.HTTPStatusCode() == http.StatusNotFound {
-				return nil, fmt.Errorf("EC2 endpoint of %s not found: %w", region, err)
-			}
 			return nil, err
 		}
-		for _, o := range page.CapacityBlockOfferings {
-			sg, ok := f.blockSignal(o.AvailabilityZone, o.InstanceType, o.StartDate, o.EndDate, o.UpfrontFee, o.CurrencyCode, o.CapacityBlockOfferingId)
+		for _, o := range page.Offerings {
+			sg, ok := f.blockSignal(o)
 			if !ok || sg.InstanceType != typ {
 				f.log.Warn("capacity block offering without its zone, window or fee, or of another type; left out",
-					zap.String("region", region), zap.String("instance_type", typ), zap.String("offering", awssdk.ToString(o.CapacityBlockOfferingId)))
+					zap.String("region", region), zap.String("instance_type", typ), zap.String("offering", o.ID))
 				continue
 			}
-			if o.InstanceCount != nil && int(*o.InstanceCount) != count {
+			if c := strings.TrimSpace(o.InstanceCount); c != "" && c != strconv.Itoa(count) {
 				continue
 			}
 			sg.Provider, sg.Region, sg.Shape, sg.Hardware = f.cfg.Name, region, shape, hw
@@ -197,22 +189,33 @@ func (f *Fetcher) blockOfferings(ctx context.Context, client ec2BlockClient, r *
 			seen[sg.Key()] = true
 			out = append(out, sg)
 		}
+		next := strings.TrimSpace(page.NextToken)
+		if next == "" {
+			return out, nil
+		}
+		if tokens[next] {
+			return nil, fmt.Errorf("%w: EC2 DescribeCapacityBlockOfferings in %s: page token repeated", fetchers.ErrIncomplete, region)
+		}
+		tokens[next] = true
+		in.NextToken = next
 	}
-	return out, nil
 }
 
-func (f *Fetcher) blockSignal(zone, typ *string, start, end *time.Time, fee, currency, id *string) (pricewatch.Signal, bool) {
-	if zone == nil || typ == nil || start == nil || end == nil || fee == nil || currency == nil || !end.After(*start) {
+func (f *Fetcher) blockSignal(o blockOffering) (pricewatch.Signal, bool) {
+	zone, typ, fee, currency := strings.TrimSpace(o.Zone), strings.TrimSpace(o.InstanceType), strings.TrimSpace(o.UpfrontFee), strings.TrimSpace(o.CurrencyCode)
+	start, okStart := ec2Time(o.StartDate)
+	end, okEnd := ec2Time(o.EndDate)
+	if zone == "" || typ == "" || !okStart || !okEnd || fee == "" || currency == "" || !end.After(start) {
 		return pricewatch.Signal{}, false
 	}
-	amount, err := pricewatch.ParsePrice(*fee)
-	if err != nil || !amount.IsPositive() || !pricewatch.IsCurrencyCode(*currency) {
+	amount, err := pricewatch.ParsePrice(fee)
+	if err != nil || !amount.IsPositive() || !pricewatch.IsCurrencyCode(currency) {
 		return pricewatch.Signal{}, false
 	}
 	return pricewatch.Signal{
-		Kind: pricewatch.CapacityBlock, Zone: *zone, InstanceType: *typ,
-		Start: start.UTC(), End: end.UTC(), Value: decimalText(amount), Unit: *currency,
-		Detail: awssdk.ToString(id), Source: SourceCapacityBlocks,
+		Kind: pricewatch.CapacityBlock, Zone: zone, InstanceType: typ,
+		Start: start.UTC(), End: end.UTC(), Value: decimalText(amount), Unit: currency,
+		Detail: strings.TrimSpace(o.ID), Source: SourceCapacityBlocks,
 	}, true
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -24,8 +25,10 @@ type EC2 struct {
 	// offers by region
 	offers map[string][]Offering
 	status int
+	code   string
 	calls  []string
 	auth   []string
+	forms  []url.Values
 }
 
 // Offering is one Capacity Block offering as the API lists it.
@@ -55,12 +58,23 @@ func (e *EC2) SetOfferings(region string, offers ...Offering) {
 	e.offers[region] = offers
 }
 
-// FailWith answers every request with status and the EC2 error body (0
-// answers again).
-func (e *EC2) FailWith(status int) {
+// FailWith answers every request with status and the EC2 error body of
+// RequestLimitExceeded, EC2's throttle (0 answers again).
+func (e *EC2) FailWith(status int) { e.FailWithCode(status, "RequestLimitExceeded") }
+
+// FailWithCode answers every request with status and an EC2 error body of
+// code (AuthFailure, UnauthorizedOperation …); status 0 answers again.
+func (e *EC2) FailWithCode(status int, code string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.status = status
+	e.status, e.code = status, code
+}
+
+// Forms lists the form bodies received, in order.
+func (e *EC2) Forms() []url.Values {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]url.Values(nil), e.forms...)
 }
 
 // Calls lists the requests so far as "region InstanceType InstanceCount
@@ -109,8 +123,9 @@ func (e *EC2) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	region := signedRegion(auth)
 	e.mu.Lock()
 	e.auth = append(e.auth, auth)
+	e.forms = append(e.forms, r.PostForm)
 	e.calls = append(e.calls, fmt.Sprintf("%s %s %s %s", region, r.Form.Get("InstanceType"), r.Form.Get("InstanceCount"), r.Form.Get("CapacityDurationHours")))
-	status := e.status
+	status, code := e.status, e.code
 	var match []Offering
 	for _, o := range e.offers[region] {
 		if o.InstanceType == r.Form.Get("InstanceType") && fmt.Sprint(o.InstanceCount) == r.Form.Get("InstanceCount") &&
@@ -132,7 +147,7 @@ func (e *EC2) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if status != 0 {
 		w.WriteHeader(status)
-		fmt.Fprint(w, errorBody("RequestLimitExceeded", "Request limit exceeded."))
+		fmt.Fprint(w, errorBody(code, errorMessages[code]))
 		return
 	}
 	// One offering per page when MaxResults is absent is not what EC2 does;
@@ -169,6 +184,14 @@ func signedRegion(auth string) string {
 		return ""
 	}
 	return parts[2]
+}
+
+// errorMessages are the messages EC2's error codes come with (EC2 API
+// Reference, "Error codes").
+var errorMessages = map[string]string{
+	"RequestLimitExceeded":  "Request limit exceeded.",
+	"AuthFailure":           "AWS was not able to validate the provided access credentials",
+	"UnauthorizedOperation": "You are not authorized to perform this operation.",
 }
 
 func errorBody(code, msg string) string {
