@@ -154,8 +154,13 @@ func isSpotRow(r analysis.CompareRow) bool { return r.Offer.PriceType == pricewa
 type CompareRow struct {
 	Rank *int `json:"rank"`
 	pricewatch.OfferKeyJSON
-	GPUModel              string      `json:"gpu_model"`
-	GPUCount              float64     `json:"gpu_count"`
+	GPUModel string  `json:"gpu_model"`
+	GPUCount float64 `json:"gpu_count"`
+	// The machine beside the price (issue 25 item 2): null where the
+	// cloud does not say.
+	GPUMemoryGB           *float64    `json:"gpu_memory_gb"`
+	VCPUs                 *int        `json:"vcpus"`
+	MemoryGB              *float64    `json:"memory_gb"`
 	Currency              string      `json:"currency"`
 	PricePerGPUHour       NullDecimal `json:"price_per_gpu_hour"`
 	PricePerTFLOPS        NullDecimal `json:"price_per_gpu_hour_per_tflops"`
@@ -186,6 +191,7 @@ func CompareRows(res analysis.CompareResult) []CompareRow {
 			FXError: optString(r.FXError), Available: r.Available != nil && *r.Available, Availability: AvailabilityName(r.Availability),
 			Marketplace: r.Marketplace, InterruptionBand: optString(r.InterruptionBand),
 		}
+		row.GPUMemoryGB, row.VCPUs, row.MemoryGB = knownHardware(r.Offer.Hardware)
 		if ranked {
 			rank := r.Rank
 			row.Rank = &rank

@@ -299,18 +299,7 @@ func tableRow(r analysis.RatedOffer, currency string, since, moveFrom time.Time,
 		Currency: currency, FXError: optString(r.FXError), Available: r.Available, Availability: AvailabilityName(r.Availability),
 		Marketplace: r.Marketplace, Since: since.UTC().Format(time.RFC3339),
 	}
-	if o.GPUMemoryGB > 0 {
-		v := o.GPUMemoryGB
-		row.GPUMemoryGB = &v
-	}
-	if o.VCPUs > 0 {
-		v := o.VCPUs
-		row.VCPUs = &v
-	}
-	if o.MemoryGB > 0 {
-		v := o.MemoryGB
-		row.MemoryGB = &v
-	}
+	row.GPUMemoryGB, row.VCPUs, row.MemoryGB = knownHardware(o.Hardware)
 	if r.Converted {
 		row.EffectiveHourly = NewNullDecimal(r.EffectiveHourly, true)
 		row.FXJSON = FXJSONOf(r.FXUsed)
@@ -688,4 +677,23 @@ func OfferTableCSV(rows []OfferTableRow) (header []string, out [][]string) {
 			deref(r.FXError), avail, r.Availability, strconv.FormatBool(r.Marketplace), r.Since, r.Move30d.Text()})
 	}
 	return header, out
+}
+
+// knownHardware is the machine's GPU memory, vCPUs and memory as JSON
+// carries them: null where the cloud did not report one (stored as 0),
+// never a guess.
+func knownHardware(h pricewatch.Hardware) (gpuMemoryGB *float64, vcpus *int, memoryGB *float64) {
+	if h.GPUMemoryGB > 0 {
+		v := h.GPUMemoryGB
+		gpuMemoryGB = &v
+	}
+	if h.VCPUs > 0 {
+		v := h.VCPUs
+		vcpus = &v
+	}
+	if h.MemoryGB > 0 {
+		v := h.MemoryGB
+		memoryGB = &v
+	}
+	return gpuMemoryGB, vcpus, memoryGB
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -129,6 +130,9 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 			{Head: "BUY", Hidden: !mixed},
 			{Head: ">" + res.Currency + "/GPU-H"}, {Head: ">/TFLOPS", Drop: 3}, {Head: ">/GB", Drop: 2}, {Head: "AVAIL", Drop: 4},
 			{Head: "MARKET", Hidden: !market}, {Head: "BAND", Hidden: !clitext.AnyBand(res.Rows), Drop: 1},
+			// The machine beside the price, with --wide (JSON and CSV
+			// always carry it): "?" where the cloud does not say.
+			{Head: ">GPU GB", Hidden: !f.wide}, {Head: ">VCPUS", Hidden: !f.wide}, {Head: ">MEM GB", Hidden: !f.wide},
 		}
 		for _, r := range res.Rows {
 			tflops, gb := "-", "-"
@@ -139,7 +143,8 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 				gb = r.PricePerGB.Decimal.StringFixed(4)
 			}
 			table.AddRow(cols, r.Provider, pricewatch.Place(r.Region, r.Zone), r.InstanceType, clitext.GPUs(r.GPUCount, r.GPUModel),
-				clitext.BuyLabel(r.Offer), clitext.Rate(r.PricePerGPUHour), tflops, gb, clitext.Avail(r.Available), clitext.MarketShort(r.Marketplace), dash(r.InterruptionBand))
+				clitext.BuyLabel(r.Offer), clitext.Rate(r.PricePerGPUHour), tflops, gb, clitext.Avail(r.Available), clitext.MarketShort(r.Marketplace), dash(r.InterruptionBand),
+				knownFloat(r.Offer.GPUMemoryGB), knownInt(r.Offer.VCPUs), knownFloat(r.Offer.MemoryGB))
 		}
 		dropped, err := table.Fit(&b, cols, table.Layout{Width: width, MinLast: cutMinLast})
 		if err != nil {
@@ -195,4 +200,20 @@ func offersOfRows(rows []analysis.CompareRow) []pricewatch.Offer {
 		out[i] = r.Offer
 	}
 	return out
+}
+
+// knownFloat and knownInt print a hardware figure, "?" where the cloud
+// does not say.
+func knownFloat(v float64) string {
+	if v <= 0 {
+		return "?"
+	}
+	return clitext.Float(v)
+}
+
+func knownInt(v int) string {
+	if v <= 0 {
+		return "?"
+	}
+	return strconv.Itoa(v)
 }
