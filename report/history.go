@@ -95,16 +95,7 @@ func Availability(ctx context.Context, st Store, q AvailabilityQuery) ([]storage
 	if err != nil {
 		return nil, err
 	}
-	if q.GPU != "" {
-		kept := rows[:0]
-		for _, r := range rows {
-			if gpu.Matches(q.GPU, r.GPUModel) {
-				kept = append(kept, r)
-			}
-		}
-		rows = kept
-	}
-	return rows, nil
+	return matchingGPU(rows, q.GPU, func(r storage.AvailabilityInterval) string { return r.GPUModel }), nil
 }
 
 // AvailabilityRow is the JSON shape scripts rely on; keep the names.
@@ -131,4 +122,19 @@ func AvailabilityRows(rows []storage.AvailabilityInterval) []AvailabilityRow {
 			Since: Time(&since), Until: Time(r.Until)})
 	}
 	return out
+}
+
+// matchingGPU keeps the rows whose GPU model matches query as compare
+// matches it (A100 covers A100-40GB and A100-80GB); "" keeps every row.
+func matchingGPU[R any](rows []R, query string, model func(R) string) []R {
+	if query == "" {
+		return rows
+	}
+	kept := rows[:0]
+	for _, r := range rows {
+		if gpu.Matches(query, model(r)) {
+			kept = append(kept, r)
+		}
+	}
+	return kept
 }

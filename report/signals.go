@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/gpu"
 	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -32,16 +31,7 @@ func Signals(ctx context.Context, st Store, q SignalQuery) ([]storage.SignalInte
 	if err != nil {
 		return nil, err
 	}
-	if q.GPU != "" {
-		kept := rows[:0]
-		for _, r := range rows {
-			if gpu.Matches(q.GPU, r.GPUModel) {
-				kept = append(kept, r)
-			}
-		}
-		rows = kept
-	}
-	return rows, nil
+	return matchingGPU(rows, q.GPU, func(r storage.SignalInterval) string { return r.GPUModel }), nil
 }
 
 // SignalRow is the JSON shape of a signal interval (/api/v1/signals).

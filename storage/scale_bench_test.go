@@ -37,7 +37,7 @@ func BenchmarkScale(b *testing.B) {
 		// benchmarks then share: a store run's few rows stay for the next.
 		pgDSN := ""
 		if os.Getenv(storagetest.PostgresEnv) != "" {
-			pgDSN = copyToPostgres(b, cached)
+			pgDSN = scalegen.CopyToPostgres(b, cached)
 		}
 		for _, backend := range []string{"sqlite", "postgres"} {
 			if backend == "postgres" && pgDSN == "" {
@@ -61,39 +61,6 @@ func BenchmarkScale(b *testing.B) {
 			scaleBenchmarks(b, fmt.Sprintf("year=%g/%s", share, backend), open)
 		}
 	}
-}
-
-// copyToPostgres copies the SQLite history at path into a fresh schema and
-// returns its DSN.
-func copyToPostgres(b *testing.B, path string) string {
-	dsn := storagetest.PostgresDSN(b)
-	ctx := context.Background()
-	// From a copy: the cache must not be migrated or left with WAL files
-	// by this process.
-	path, err := scalegen.CopyTo(path, b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	src, err := storage.Open(ctx, path, storage.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer src.Close()
-	dst, err := storage.OpenPostgres(ctx, dsn, storage.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer dst.Close()
-	began := time.Now()
-	if _, err := storage.Copy(ctx, src, dst, storage.CopyOptions{}); err != nil {
-		b.Fatal(err)
-	}
-	// The planner's statistics, as autovacuum would gather them.
-	if err := dst.Vacuum(ctx); err != nil {
-		b.Fatal(err)
-	}
-	b.Logf("copied %s to PostgreSQL in %s", path, time.Since(began).Round(time.Second))
-	return dsn
 }
 
 func scaleBenchmarks(b *testing.B, prefix string, open func(*testing.B) *scalegen.Sim) {

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/pricewatch/pricewatch/internal/scalegen"
-	"github.com/pricewatch/pricewatch/storage"
 	"github.com/pricewatch/pricewatch/storage/storagetest"
 )
 
@@ -45,7 +44,7 @@ func BenchmarkScaleCommands(b *testing.B) {
 		// With PRICEWATCH_TEST_POSTGRES the same history, copied into a
 		// schema of its own (storage.Copy), is read through database.url.
 		if os.Getenv(storagetest.PostgresEnv) != "" {
-			configs["postgres"] = "url: " + copyToPostgres(b, path)
+			configs["postgres"] = "url: " + scalegen.CopyToPostgres(b, path)
 		}
 		for _, backend := range []string{"sqlite", "postgres"} {
 			if configs[backend] != "" {
@@ -53,36 +52,6 @@ func BenchmarkScaleCommands(b *testing.B) {
 			}
 		}
 	}
-}
-
-// copyToPostgres copies the SQLite history at path into a fresh schema and
-// returns its DSN.
-func copyToPostgres(b *testing.B, path string) string {
-	dsn := storagetest.PostgresDSN(b)
-	ctx := context.Background()
-	// From a copy: the cache must not be migrated or left with WAL files
-	// by this process.
-	path, err := scalegen.CopyTo(path, b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	src, err := storage.Open(ctx, path, storage.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer src.Close()
-	dst, err := storage.OpenPostgres(ctx, dsn, storage.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer dst.Close()
-	if _, err := storage.Copy(ctx, src, dst, storage.CopyOptions{}); err != nil {
-		b.Fatal(err)
-	}
-	if err := dst.Vacuum(ctx); err != nil { // the planner's statistics
-		b.Fatal(err)
-	}
-	return dsn
 }
 
 func scaleCommands(b *testing.B, share float64, backend, database string) {
