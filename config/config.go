@@ -7,7 +7,6 @@
 package config
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -450,30 +449,57 @@ func Parse(r io.Reader, name string) (*Config, error) {
 	return cfg, nil
 }
 
-// leadingCommentTabs works around the YAML scanner refusing a tab before a
-// comment on a file's very first line ("\t# note" fails with "found
-// character that cannot start any token", while the same line anywhere
-// else is a comment, as the YAML spec has it). The tabs of that one line
-// become spaces: same columns, same lines, so every position an error
-// names is still the file's.
+// leadingCommentTabs works around the YAML scanner refusing tabs in the
+// blank and comment lines that open a file ("\t# note" or "\n\t#" fail
+// with "found character that cannot start any token", while the same lines
+// after a comment are skipped, as the YAML spec has it: tabs are separation
+// space there). Until the first line that holds anything else, the tabs of
+// those lines become spaces: same columns, same lines, so every position an
+// error names is still the file's. Nothing past that first content line is
+// touched (a block scalar's "\t#" is text), nor a file in UTF-16.
 func leadingCommentTabs(r io.Reader) io.Reader {
-	br := bufio.NewReader(r)
-	line, err := br.ReadSlice('\n')
-	if err != nil && !errors.Is(err, bufio.ErrBufferFull) && !errors.Is(err, io.EOF) {
-		return io.MultiReader(bytes.NewReader(line), errReader{err})
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return io.MultiReader(bytes.NewReader(data), errReader{err})
 	}
-	head := bytes.TrimLeft(line, " \t")
-	if len(head) == len(line) || !bytes.HasPrefix(head, []byte("#")) {
-		return io.MultiReader(bytes.NewReader(line), br)
+	if bytes.HasPrefix(data, []byte("\xfe\xff")) || bytes.HasPrefix(data, []byte("\xff\xfe")) {
+		return bytes.NewReader(data)
 	}
-	fixed := bytes.Clone(line)
-	for i := range len(line) - len(head) {
-		fixed[i] = ' '
+	i := 0
+	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
+		i = 3
 	}
-	return io.MultiReader(bytes.NewReader(fixed), br)
+	var fixed []byte
+	for i < len(data) {
+		lineStart := i
+		for i < len(data) && (data[i] == ' ' || data[i] == '\t') {
+			i++
+		}
+		if i < len(data) && data[i] != '\n' && data[i] != '\r' && data[i] != '#' {
+			break // the first line with content: leave it and the rest alone
+		}
+		for j := lineStart; j < i; j++ {
+			if data[j] == '\t' {
+				if fixed == nil {
+					fixed = bytes.Clone(data)
+				}
+				fixed[j] = ' '
+			}
+		}
+		for i < len(data) && data[i] != '\n' && data[i] != '\r' {
+			i++ // the comment's text
+		}
+		for i < len(data) && (data[i] == '\n' || data[i] == '\r') {
+			i++
+		}
+	}
+	if fixed == nil {
+		return bytes.NewReader(data)
+	}
+	return bytes.NewReader(fixed)
 }
 
-// errReader hands on a read error met while peeking at the first line.
+// errReader hands on a read error met while reading the file.
 type errReader struct{ err error }
 
 func (e errReader) Read([]byte) (int, error) { return 0, e.err }
