@@ -139,3 +139,69 @@ func TestConcurrencyKey(t *testing.T) {
 		t.Errorf("concurrency 2: %v", err)
 	}
 }
+
+// Issue 22 item 2: both China regions, Beijing (cn-north-1) beside
+// Ningxia, read in one run; a Partial Upfront reservation keeps its hourly
+// rate and its upfront fee in CNY, exact, and its effective hourly spreads
+// the fee over the term's 8,760 hours.
+func TestBothChinaRegions(t *testing.T) {
+	b := awstest.NewBucket(t)
+	awscntest.Publish(t, b, awscntest.Version, map[string][]byte{
+		awscntest.Region:        awscntest.RegionFile(t, awscntest.Version, awscntest.OnDemand),
+		awscntest.BeijingRegion: awscntest.BeijingFile(t, awscntest.Version),
+	})
+	snap, err := newFetcher(t, b).Fetch(context.Background(), fetchers.Previous{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	regions := map[string]int{}
+	for _, o := range snap.Offers {
+		regions[o.Region]++
+	}
+	if regions[awscntest.Region] != 2 || regions[awscntest.BeijingRegion] != 2 || len(snap.Offers) != 4 {
+		t.Fatalf("offers per region %v (%d in all), want 2 in each China region", regions, len(snap.Offers))
+	}
+	var seen int
+	for _, o := range snap.Offers {
+		if o.Region != awscntest.BeijingRegion {
+			continue
+		}
+		seen++
+		if o.InstanceType != "g4dn.xlarge" || o.Currency != "CNY" || o.Hardware.GPUModel != "T4" || o.Hardware.GPUCount != 1 {
+			t.Errorf("Beijing offer %+v", o)
+		}
+		switch o.PriceType {
+		case pricewatch.OnDemand:
+			if !o.Hourly.Equal(decimal.RequireFromString(awscntest.BeijingOnDemand)) || !o.Upfront.IsZero() {
+				t.Errorf("on-demand %s + %s upfront, want %s", o.Hourly, o.Upfront, awscntest.BeijingOnDemand)
+			}
+		case pricewatch.Reserved:
+			if o.Term != "1y" || o.Payment != pricewatch.PartialUpfront ||
+				!o.Hourly.Equal(decimal.RequireFromString(awscntest.BeijingReservedHourly)) ||
+				!o.Upfront.Equal(decimal.RequireFromString(awscntest.BeijingReservedUpfront)) {
+				t.Errorf("reserved %s %s %s/h + %s upfront, want 1y partial_upfront %s + %s", o.Term, o.Payment, o.Hourly, o.Upfront,
+					awscntest.BeijingReservedHourly, awscntest.BeijingReservedUpfront)
+			}
+			// 1.307 + 11449 / 8760 = 2.61397716894977...
+			eff, err := o.EffectiveHourly()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := decimal.RequireFromString("1.307").Add(decimal.RequireFromString("11449").Div(decimal.NewFromInt(8760))); !eff.Sub(want).Abs().LessThan(decimal.New(1, -9)) {
+				t.Errorf("effective hourly %s, want %s", eff, want)
+			}
+		default:
+			t.Errorf("Beijing offer of price type %s", o.PriceType)
+		}
+	}
+	if seen != 2 {
+		t.Errorf("%d Beijing offers", seen)
+	}
+	covered := map[string]bool{}
+	for _, s := range snap.Coverage {
+		covered[s.Region] = true
+	}
+	if !covered[awscntest.Region] || !covered[awscntest.BeijingRegion] {
+		t.Errorf("coverage %v, want both China regions", covered)
+	}
+}

@@ -35,6 +35,25 @@ const (
 //go:embed testdata/cn-northwest-1-p4d.json
 var regionFile []byte
 
+// BeijingRegion and the g4dn.xlarge rates of its stored file
+// (testdata/cn-north-1-g4dn.json): on-demand, and the 1yr standard
+// Partial Upfront term's hourly rate and upfront fee.
+const (
+	BeijingRegion          = "cn-north-1"
+	BeijingOnDemand        = "4.517"
+	BeijingReservedHourly  = "1.307"
+	BeijingReservedUpfront = "11449"
+)
+
+//go:embed testdata/cn-north-1-g4dn.json
+var beijingFile []byte
+
+// BeijingFile is the stored cn-north-1 price file at version.
+func BeijingFile(tb testing.TB, version string) []byte {
+	tb.Helper()
+	return awstest.SetStr(tb, beijingFile, "version", version)
+}
+
 // RegionFile is the stored cn-northwest-1 price file at version with the
 // p4d.24xlarge Linux on-demand rate set to onDemand (as the file writes
 // it, e.g. "199.8000000000").
