@@ -24,9 +24,12 @@ import (
 )
 
 // haTakeover is the replicas' ha.takeover in these tests: beat every
-// 0.5 s, step down after 1 s without one, take over from a heartbeat 2 s
-// old.
-const haTakeover = 3 * time.Second
+// 1 s, step down after 2 s without one, take over from a heartbeat 4 s
+// old. At 3 s (a 1 s step-down) a leader under CI's load (two replicas,
+// PostgreSQL and the race detector on two cores) once stepped down on its
+// own before posting, so the follower posted what the test meant the
+// leader to: no duplicate, but not the case under test.
+const haTakeover = 6 * time.Second
 
 // haAzure is the fake Azure in front of two replicas: each replica's
 // endpoint starts with its name (/a/api/retail/prices), NextPageLink
