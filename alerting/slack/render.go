@@ -320,7 +320,7 @@ func oneLine(it alerting.Item) string {
 		}
 	case alerting.PlacementScoreChanged:
 		if sg := c.Signal; sg != nil {
-			s += fmt.Sprintf(" spot placement score %s → %s", escapeField(sg.OldValue), escapeField(sg.Value))
+			s += fmt.Sprintf(" spot placement score %s → %s (%s)", escapeField(sg.OldValue), escapeField(sg.Value), escapeField(placementRequest(sg.Shape)))
 		}
 	case alerting.EvictionBandChanged:
 		if sg := c.Signal; sg != nil {
