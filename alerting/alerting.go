@@ -61,11 +61,27 @@ const (
 	// InterruptionBandChanged: a type's Spot Advisor interruption band in
 	// a region moved. A band missing from an answer is no change.
 	InterruptionBandChanged Event = "interruption_band_changed"
+	// PlacementScoreChanged: a spot placement score of one request moved
+	// across an edge of alerts.placement_score_thresholds (a numeric score),
+	// or to another word (a score given as High/Medium/Low). A move within
+	// a band, a first score and a score missing from an answer are no
+	// change.
+	PlacementScoreChanged Event = "placement_score_changed"
+	// EvictionBandChanged: a type's spot eviction-rate band in a location
+	// moved ("0-5" → "10-15"). A first band is a baseline, a band missing
+	// from an answer no change.
+	EvictionBandChanged Event = "eviction_band_changed"
 )
+
+// DefaultPlacementScoreThresholds are alerts.placement_score_thresholds'
+// default: AWS's 1–10 scale cut into low (1–2), medium (3–6) and high
+// (7–10), so that a score alerts when it changes band and not on every
+// point of jitter.
+var DefaultPlacementScoreThresholds = []int{3, 7}
 
 // Events lists every event in the order messages of one rule are queued.
 var Events = []Event{AvailabilityNew, BackInStock, CapacityBlockAvailable, PriceDrop, SpotBelow, PriceNew, PriceRise, SoldOut, AvailabilityGone,
-	InterruptionBandChanged}
+	InterruptionBandChanged, PlacementScoreChanged, EvictionBandChanged}
 
 func (e Event) valid() bool {
 	for _, k := range Events {

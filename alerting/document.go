@@ -338,6 +338,10 @@ func itemSummary(it Item) string {
 		}
 	case it.Event == InterruptionBandChanged && c.Signal != nil:
 		s += fmt.Sprintf(" interruption band %s → %s", c.Signal.OldValue, c.Signal.Value)
+	case it.Event == PlacementScoreChanged && c.Signal != nil:
+		s += fmt.Sprintf(" spot placement score %s → %s (%s)", c.Signal.OldValue, c.Signal.Value, c.Signal.Shape)
+	case it.Event == EvictionBandChanged && c.Signal != nil:
+		s += fmt.Sprintf(" eviction band %s → %s", c.Signal.OldValue, c.Signal.Value)
 	case it.Event.IsPrice():
 		if it.NewPerGPU.Valid {
 			s += fmt.Sprintf(" %s %s %s per GPU-hour", c.Offer.PriceType, it.NewPerGPU.Decimal.StringFixed(4), c.Currency)

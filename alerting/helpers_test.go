@@ -21,7 +21,8 @@ import (
 
 // rulesConfig converts the YAML's alerts section as cmd/pricewatch does.
 func rulesConfig(cfg config.Alerts, defaultChannel string) alerting.RulesConfig {
-	rc := alerting.RulesConfig{AlertOnFirstRun: cfg.AlertOnFirstRun, FlapWindow: cfg.FlapWindow, DefaultChannel: defaultChannel}
+	rc := alerting.RulesConfig{AlertOnFirstRun: cfg.AlertOnFirstRun, FlapWindow: cfg.FlapWindow, DefaultChannel: defaultChannel,
+		PlacementScoreThresholds: cfg.PlacementScoreThresholds}
 	for _, r := range cfg.Rules {
 		rc.Rules = append(rc.Rules, alerting.RuleSpec{Name: r.Name, Events: r.Events, GPUModels: r.GPUModels, Providers: r.Providers,
 			Regions: r.Regions, PriceTypes: r.PriceTypes, MinChangePct: r.MinChangePct, MinChangePerGPUHour: r.MinChangePerGPUHour,

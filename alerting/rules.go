@@ -6,6 +6,7 @@ import (
 	"path"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,7 +30,11 @@ type RulesConfig struct {
 	FlapWindow      time.Duration
 	// DefaultChannel is where a rule without a channel posts (slack.channel).
 	DefaultChannel string
-	Rules          []RuleSpec
+	// PlacementScoreThresholds are the edges a numeric placement score
+	// must cross to alert placement_score_changed (a score at or above an
+	// edge is above it); empty takes DefaultPlacementScoreThresholds.
+	PlacementScoreThresholds []int
+	Rules                    []RuleSpec
 }
 
 // RuleSpec is one alert rule as configured (alerts.rules[]).
@@ -144,6 +149,8 @@ type rule struct {
 	minPct     decimal.Decimal
 	minPerGPU  decimal.Decimal
 	spotBelow  decimal.Decimal
+	// scoreEdges are alerts.placement_score_thresholds, ascending.
+	scoreEdges []int
 }
 
 // NewRules builds the rules of cfg. A rule without a channel goes to
@@ -153,11 +160,21 @@ func NewRules(cfg RulesConfig) (*Rules, error) {
 		return nil, fmt.Errorf("alerts.flap_window must not be negative")
 	}
 	defaultChannel := cfg.DefaultChannel
+	edges := cfg.PlacementScoreThresholds
+	if len(edges) == 0 {
+		edges = DefaultPlacementScoreThresholds
+	}
+	for i, e := range edges {
+		if e < 2 || e > 10 || (i > 0 && e <= edges[i-1]) {
+			return nil, fmt.Errorf("alerts.placement_score_thresholds: %v: want ascending scores from 2 to 10", edges)
+		}
+	}
 	rs := &Rules{alertOnFirstRun: cfg.AlertOnFirstRun, flapWindow: cfg.FlapWindow}
 	names := map[string]int{}
 	for i, c := range cfg.Rules {
 		key := fmt.Sprintf("alerts.rules[%d]", i)
-		r := rule{name: strings.TrimSpace(c.Name), channel: strings.TrimSpace(c.Channel), webhook: c.Webhook || c.WebhookOnly, noSlack: c.WebhookOnly}
+		r := rule{name: strings.TrimSpace(c.Name), channel: strings.TrimSpace(c.Channel), webhook: c.Webhook || c.WebhookOnly, noSlack: c.WebhookOnly,
+			scoreEdges: slices.Clone(edges)}
 		if r.name == "" {
 			r.name = fmt.Sprintf("rule-%d", i+1)
 		}
@@ -341,6 +358,13 @@ func (r *rule) match(ev Event, c pricewatch.Change, flapWindow time.Duration) (I
 		// Only a move of a known band: a first band is a baseline, a band
 		// missing from an answer no change at all.
 		return item, c.Kind == pricewatch.SignalChanged && c.Signal != nil && c.Signal.Kind == pricewatch.InterruptionBand
+	case PlacementScoreChanged:
+		// A known score of the same request (storage compares only equal
+		// keys, shape included) that changed band.
+		return item, c.Kind == pricewatch.SignalChanged && c.Signal != nil && c.Signal.Kind == pricewatch.PlacementScore &&
+			scoreCrossed(c.Signal.OldValue, c.Signal.Value, r.scoreEdges)
+	case EvictionBandChanged:
+		return item, c.Kind == pricewatch.SignalChanged && c.Signal != nil && c.Signal.Kind == pricewatch.EvictionBand
 	case AvailabilityNew:
 		return item, c.Kind == pricewatch.AvailabilityNew
 	case AvailabilityGone:
@@ -509,6 +533,12 @@ func (r *rule) criteriaIn(ev Event, currency string) string {
 		parts = append(parts, t)
 	case SpotBelow:
 		parts = append(parts, fmt.Sprintf("spot < %s %s", r.spotBelow, perGPU))
+	case PlacementScoreChanged:
+		edges := make([]string, len(r.scoreEdges))
+		for i, e := range r.scoreEdges {
+			edges[i] = strconv.Itoa(e)
+		}
+		parts = append(parts, "score crosses "+strings.Join(edges, "/"))
 	}
 	if len(r.gpuModels) > 0 {
 		parts = append(parts, "GPU "+strings.Join(r.gpuModels, "/"))
@@ -597,6 +627,29 @@ func containsEvent(list []Event, e Event) bool {
 func containsString(list []string, s string) bool {
 	for _, v := range list {
 		if strings.EqualFold(v, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// scoreCrossed reports whether a placement score moved from old to new
+// across an edge: numeric scores (AWS 1–10) change band when an edge lies
+// in (min, max]; scores given as words (Azure's High/Medium/Low) are
+// bands already, so any other word is a move. A number against a word is
+// not comparable and never alerts.
+func scoreCrossed(old, new string, edges []int) bool {
+	o, errOld := strconv.Atoi(strings.TrimSpace(old))
+	n, errNew := strconv.Atoi(strings.TrimSpace(new))
+	switch {
+	case errOld != nil && errNew != nil:
+		return !strings.EqualFold(strings.TrimSpace(old), strings.TrimSpace(new))
+	case errOld != nil || errNew != nil:
+		return false
+	}
+	lo, hi := min(o, n), max(o, n)
+	for _, e := range edges {
+		if lo < e && e <= hi {
 			return true
 		}
 	}

@@ -81,3 +81,92 @@ func TestSignalEvents(t *testing.T) {
 		})
 	}
 }
+
+// scoreChange is a placement score or eviction band change of p5.48xlarge
+// in us-east-2 (a zone score when zone is set).
+func scoreChange(kind pricewatch.ChangeKind, sk pricewatch.SignalKind, zone, value, old string) pricewatch.Change {
+	at := time.Date(2026, 12, 14, 11, 30, 0, 0, time.UTC)
+	sg := pricewatch.Signal{Provider: "aws", Kind: sk, Region: "us-east-2", Zone: zone, InstanceType: "p5.48xlarge", Value: value, Source: "test",
+		Hardware: pricewatch.Hardware{GPUModel: "H100", GPUCount: 8}}
+	if sk == pricewatch.PlacementScore {
+		sg.Unit = "score"
+		sg.Shape = pricewatch.ShapeOf("instance_types", "p4d.24xlarge+p5.48xlarge+p5en.48xlarge", "target_capacity", "1",
+			"target_capacity_unit", "units", "single_availability_zone", "false")
+	} else {
+		sg.Provider, sg.Region, sg.InstanceType, sg.Unit = "azure", "eastus", "Standard_ND96isr_H100_v5", "band"
+	}
+	return pricewatch.Change{Kind: kind, At: at, Place: sg.Place(), Hardware: sg.Hardware, Signal: &pricewatch.SignalChange{Signal: sg, OldValue: old}}
+}
+
+// Issue 23 item 6: placement_score_changed alerts a known score that
+// crosses an edge of alerts.placement_score_thresholds (default 3 and 7),
+// not every point of jitter; words (High/Medium/Low) alert on any move;
+// eviction_band_changed alerts a moved eviction band. A first value is a
+// baseline, and neither event takes another kind's change.
+func TestPlacementAndEvictionEvents(t *testing.T) {
+	rules := func(edges []int) *alerting.Rules {
+		return mustRules(t, config.Alerts{PlacementScoreThresholds: edges, Rules: []config.Rule{
+			{Name: "scores", Events: []string{"placement_score_changed"}, GPUModels: []string{"H100"}},
+			{Name: "evictions", Events: []string{"eviction_band_changed"}},
+		}})
+	}
+	ps, eb, ib := pricewatch.PlacementScore, pricewatch.EvictionBand, pricewatch.InterruptionBand
+	changed, first := pricewatch.SignalChanged, pricewatch.SignalNew
+	for _, c := range []struct {
+		name   string
+		edges  []int
+		change pricewatch.Change
+		want   string // "rule/event", "" for nothing
+		text   string // in the summary when alerted
+	}{
+		{"8 → 2 crosses both edges", nil, scoreChange(changed, ps, "", "2", "8"), "scores/placement_score_changed", "spot placement score 8 → 2"},
+		{"7 → 6 crosses 7", nil, scoreChange(changed, ps, "", "6", "7"), "scores/placement_score_changed", "7 → 6"},
+		{"2 → 3 crosses 3 upwards", nil, scoreChange(changed, ps, "", "3", "2"), "scores/placement_score_changed", "2 → 3"},
+		{"8 → 7 stays high", nil, scoreChange(changed, ps, "", "7", "8"), "", ""},
+		{"6 → 3 stays medium", nil, scoreChange(changed, ps, "", "3", "6"), "", ""},
+		{"1 → 2 stays low", nil, scoreChange(changed, ps, "", "2", "1"), "", ""},
+		{"a zone score crossing", nil, scoreChange(changed, ps, "use2-az1", "9", "4"), "scores/placement_score_changed", "use2-az1"},
+		{"edges configured: 8 → 7 crosses 8", []int{8}, scoreChange(changed, ps, "", "7", "8"), "scores/placement_score_changed", "8 → 7"},
+		{"edges configured: 8 → 2 crosses none", []int{9}, scoreChange(changed, ps, "", "2", "8"), "", ""},
+		{"words: Medium → Low", nil, scoreChange(changed, ps, "", "Low", "Medium"), "scores/placement_score_changed", "Medium → Low"},
+		{"a number against a word is not comparable", nil, scoreChange(changed, ps, "", "Low", "8"), "", ""},
+		{"a first score is a baseline", nil, scoreChange(first, ps, "", "2", ""), "", ""},
+		{"an interruption band is no placement score", nil, scoreChange(changed, ib, "", "2", "8"), "", ""},
+		{"an eviction band moves", nil, scoreChange(changed, eb, "", "10-15", "0-5"), "evictions/eviction_band_changed", "eviction band 0-5 → 10-15"},
+		{"a first eviction band is a baseline", nil, scoreChange(first, eb, "", "0-5", ""), "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rs := rules(c.edges)
+			run := alerting.Run{ID: 9, Provider: c.change.Place.Provider, At: c.change.At, Changes: []pricewatch.Change{c.change}}
+			var got []string
+			for _, g := range rs.Groups(run) {
+				got = append(got, g.Rule+"/"+string(g.Event))
+			}
+			if (c.want == "" && len(got) != 0) || (c.want != "" && (len(got) != 1 || got[0] != c.want)) {
+				t.Fatalf("groups %v, want %q", got, c.want)
+			}
+			if c.want == "" {
+				return
+			}
+			msgs, err := rs.Messages(run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc, err := alerting.DecodeDocument(msgs[0].Payload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := doc.Alert.Items[0].Change.Signal; s == nil || s.Value != c.change.Signal.Value || s.OldValue != c.change.Signal.OldValue || s.Shape != c.change.Signal.Shape {
+				t.Fatalf("document lost the signal: %+v", s)
+			}
+			if summary := alerting.Summary(*doc.Alert); !strings.Contains(summary, c.text) {
+				t.Errorf("summary %q does not say %q", summary, c.text)
+			}
+		})
+	}
+	for _, edges := range [][]int{{1}, {11}, {7, 3}, {3, 3}} {
+		if _, err := alerting.NewRules(alerting.RulesConfig{PlacementScoreThresholds: edges}); err == nil || !strings.Contains(err.Error(), "alerts.placement_score_thresholds") {
+			t.Errorf("thresholds %v: %v", edges, err)
+		}
+	}
+}

@@ -21,7 +21,8 @@ import (
 // RulesConfig converts the YAML's alerts section into the rules' own
 // configuration.
 func RulesConfig(cfg *config.Config) alerting.RulesConfig {
-	rc := alerting.RulesConfig{AlertOnFirstRun: cfg.Alerts.AlertOnFirstRun, FlapWindow: cfg.Alerts.FlapWindow, DefaultChannel: cfg.Slack.Channel}
+	rc := alerting.RulesConfig{AlertOnFirstRun: cfg.Alerts.AlertOnFirstRun, FlapWindow: cfg.Alerts.FlapWindow, DefaultChannel: cfg.Slack.Channel,
+		PlacementScoreThresholds: cfg.Alerts.PlacementScoreThresholds}
 	for _, r := range cfg.Alerts.Rules {
 		rc.Rules = append(rc.Rules, alerting.RuleSpec{Name: r.Name, Events: r.Events, GPUModels: r.GPUModels, Providers: r.Providers,
 			Regions: r.Regions, PriceTypes: r.PriceTypes, MinChangePct: r.MinChangePct, MinChangePerGPUHour: r.MinChangePerGPUHour,

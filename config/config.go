@@ -280,6 +280,11 @@ type Alerts struct {
 	// alerted only when the next complete run shows the same price; a move
 	// that reverts is never alerted. 0 alerts every move at once.
 	ConfirmChangePct float64 `yaml:"confirm_change_pct"`
+	// PlacementScoreThresholds: a numeric spot placement score alerts
+	// placement_score_changed only when it crosses one of these edges
+	// (ascending, 2 to 10; a score at or above an edge is above it), not
+	// on every point of jitter.
+	PlacementScoreThresholds []int `yaml:"placement_score_thresholds"`
 	// Rules default to DefaultRules; an explicit empty list turns alerts
 	// off.
 	Rules []Rule `yaml:"rules"`
@@ -384,7 +389,9 @@ func Default() *Config {
 			FlapWindow:        6 * time.Hour,
 			FetchDeliveryWait: 30 * time.Second,
 			ConfirmChangePct:  50,
-			Rules:             DefaultRules(),
+			// Low (1–2), medium (3–6), high (7–10).
+			PlacementScoreThresholds: []int{3, 7},
+			Rules:                    DefaultRules(),
 		},
 		Digest: Digest{
 			Enabled:   true,
@@ -622,6 +629,12 @@ func (c *Config) Validate() error {
 		}
 	}
 	add(c.checker().AtLeast("alerts.withdraw_after_runs", c.Alerts.WithdrawAfterRuns, 1))
+	for i, e := range c.Alerts.PlacementScoreThresholds {
+		if e < 2 || e > 10 || (i > 0 && e <= c.Alerts.PlacementScoreThresholds[i-1]) {
+			add(c.keyErr("alerts.placement_score_thresholds", "%v: want ascending scores from 2 to 10 (a score at or above an edge is above it)", c.Alerts.PlacementScoreThresholds))
+			break
+		}
+	}
 	if c.Alerts.ConfirmChangePct < 0 {
 		add(c.keyErr("alerts.confirm_change_pct", "must not be negative (0 alerts every move at once)"))
 	}
@@ -688,7 +701,7 @@ func (c *Config) validateMetrics() error {
 
 // Events a rule may select.
 var ruleEvents = []string{"availability_new", "availability_gone", "back_in_stock", "sold_out", "price_drop", "price_rise", "spot_below", "price_new",
-	"capacity_block_available", "interruption_band_changed"}
+	"capacity_block_available", "interruption_band_changed", "placement_score_changed", "eviction_band_changed"}
 
 func (c *Config) validateRule(i int, r Rule) error {
 	var errs []error

@@ -83,3 +83,27 @@ func TestGuardValidation(t *testing.T) {
 		}
 	}
 }
+
+// alerts.placement_score_thresholds: [3, 7] built in and in the example;
+// an edge outside 2 to 10 or out of order is refused naming the key and
+// its line.
+func TestPlacementScoreThresholds(t *testing.T) {
+	cfg, err := Load("../config.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if def := Default(); !reflect.DeepEqual(def.Alerts.PlacementScoreThresholds, []int{3, 7}) ||
+		!reflect.DeepEqual(cfg.Alerts.PlacementScoreThresholds, def.Alerts.PlacementScoreThresholds) {
+		t.Errorf("example %v, built-in %v, want [3 7]", cfg.Alerts.PlacementScoreThresholds, def.Alerts.PlacementScoreThresholds)
+	}
+	own, err := Parse(strings.NewReader("alerts:\n  placement_score_thresholds: [5]\n  rules:\n    - events: [placement_score_changed, eviction_band_changed]\n"), "t.yaml")
+	if err != nil || !reflect.DeepEqual(own.Alerts.PlacementScoreThresholds, []int{5}) {
+		t.Errorf("own edges: %v, %v", own, err)
+	}
+	for _, bad := range []string{"[1]", "[11]", "[7, 3]", "[4, 4]"} {
+		_, err := Parse(strings.NewReader("alerts:\n  confirm_change_pct: 50\n  placement_score_thresholds: "+bad+"\n"), "t.yaml")
+		if err == nil || !strings.Contains(err.Error(), "t.yaml:line 3") || !strings.Contains(err.Error(), "alerts.placement_score_thresholds") {
+			t.Errorf("%s: %v, want an error naming the key and line 3", bad, err)
+		}
+	}
+}

@@ -7,7 +7,9 @@
 // It masks the configured secret values (in every encoding a line may carry
 // them) and, whoever configured them, the shapes of cloud credentials:
 // Alibaba AccessKey IDs (LTAI…) and STS tokens (STS.…), Tencent SecretIds
-// (AKID…), AWS access key IDs (AKIA…, ASIA…), Slack tokens, Lambda Cloud
+// (AKID…), AWS access key IDs (AKIA…, ASIA…), AWS secret keys and session
+// tokens where named, Entra ID (Azure) client secrets (…8Q~…, and any
+// client_secret where named), Slack tokens, Lambda Cloud
 // API keys (secret_…), RunPod API keys (rpa_…), bearer and basic
 // credentials, URL query strings and user info, and Slack webhook paths.
 // A fetcher for a new cloud adds its key shape to the patterns here.
@@ -137,6 +139,12 @@ func jsonEscaped(s string) string {
 //   - Tencent SecretIds (AKID…), Alibaba AccessKey IDs (LTAI…) and STS
 //     security tokens (STS.…), AWS access key IDs (AKIA… long-term, ASIA…
 //     temporary: 20 upper-case characters);
+//   - Entra ID client secrets of the current format: 40 characters, three
+//     of the secret alphabet, a version digit, "Q~", then 34 more (31 to
+//     34 accepted); the "~" makes the shape rare in ordinary text. Older
+//     secrets have no shape of their own and are masked where named
+//     (client_secret=, AZURE_CLIENT_SECRET=, "clientSecret":), as in a
+//     token request's form body;
 //   - Lambda Cloud API keys (secret_<name>_<32 hex>) and RunPod API keys
 //     (rpa_…);
 //   - the credential after "Bearer", or after "Authorization: Basic" (a
@@ -150,6 +158,8 @@ var patterns = regexp.MustCompile(
 		`|\bLTAI[0-9A-Za-z]{10,}` +
 		`|\bSTS\.[0-9A-Za-z._=+/-]{16,}` +
 		`|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b` +
+		`|[0-9A-Za-z_~.-]{3}[0-9]Q~[0-9A-Za-z_~.-]{31,34}` +
+		`|\b(?i:azure_client_secret|client_?secret)["']?\s*[=:]\s*["']?[^\s"'&,;]{8,}` +
 		`|\bsecret_[0-9A-Za-z_-]*[0-9a-fA-F]{32}\b` +
 		`|\brpa_[0-9A-Za-z]{16,}` +
 		`|\b(?i:bearer|authorization:\s*basic)\s+[0-9A-Za-z._~+/=-]{6,}` +

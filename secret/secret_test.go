@@ -7,6 +7,9 @@ import (
 	"testing"
 )
 
+// azureSecret is a made-up Entra ID client secret of the current format.
+const azureSecret = "Xy78Q~EXAMPLEfakeSecretValue0123456789ab"
+
 func TestScrubberMasksCloudKeyShapes(t *testing.T) {
 	tests := []struct {
 		name, text, secret string
@@ -27,6 +30,15 @@ func TestScrubberMasksCloudKeyShapes(t *testing.T) {
 		{"aws secret key as a JSON field", `{"SecretAccessKey": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}`, "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"},
 		{"aws session token", "AWS_SESSION_TOKEN=IQoJb3JpZ2luX2VjEXAMPLETOKENzdWJzdHJpbmc=", "IQoJb3JpZ2luX2VjEXAMPLETOKENzdWJzdHJpbmc="},
 		{"slack webhook path", "Post https://hooks.slack.com/services/T000/B000/XXXXSECRET: EOF", "XXXXSECRET"},
+		// Entra ID (Azure) client secrets: made-up values of the real
+		// format (40 characters, a version digit and "Q~" after three).
+		{"azure client secret by its shape", "retrying with Xy78Q~EXAMPLEfakeSecretValue0123456789ab after 401", azureSecret},
+		{"azure client secret with ~ . - inside", `credential "ab.8Q~Ex-mpl.fake~Secret_Value0123456-89a" refused`, "ab.8Q~Ex-mpl.fake~Secret_Value0123456-89a"},
+		{"azure client secret in a token request body", "POST body grant_type=client_credentials&client_id=00000000-0000-0000-0000-000000000000&client_secret=" +
+			azureSecret + "&scope=https%3A%2F%2Fmanagement.azure.com%2F.default", azureSecret},
+		{"azure secret of the old format where named", "client_secret=J.v[7Ex4mple-Old_Format:Secret]", "J.v[7Ex4mple-Old_Format"},
+		{"azure client secret in an environment dump", "env: AZURE_CLIENT_SECRET=OldFormatExampleSecret.123-456", "OldFormatExampleSecret.123-456"},
+		{"azure client secret as a JSON field", `{"clientSecret": "OldFormatExampleSecret.123-456"}`, "OldFormatExampleSecret.123-456"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -49,6 +61,9 @@ func TestScrubberKeepsOrdinaryText(t *testing.T) {
 		"InvalidAccessKeyId.NotFound: the AccessKey ID is not known",
 		"STS.Expired",
 		"AKIA is the prefix of an AWS key",
+		"check providers.azure.client_secret_file and AZURE_CLIENT_ID",
+		"AADSTS7000215: Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID",
+		"~/.azure/credentials and 8Q~ alone",
 	} {
 		if got := String(s); got != s {
 			t.Errorf("%q became %q", s, got)
@@ -97,5 +112,22 @@ func TestTransportLeavesOutTheURL(t *testing.T) {
 				t.Errorf("Transport = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// A configured secret is masked in every form a line may carry it, the
+// Azure client secret's "~" and "." included: as written, escaped in JSON,
+// percent-encoded in a query or a path. An old-format secret (no shape of
+// its own) is masked because it is configured.
+func TestScrubberMasksConfiguredAzureSecret(t *testing.T) {
+	const old = "a1b2~c3d4.e5f6-g7h8_i9j0+k/l=m\\n\"o"
+	for _, v := range []string{azureSecret, old} {
+		r := New(v)
+		for _, form := range []string{v, jsonEscaped(v), url.QueryEscape(v), url.PathEscape(v)} {
+			line := `{"msg":"token request failed","body":"client_id=x&cs=` + form + `&scope=y"}`
+			if got := r.String(line); strings.Contains(got, form) || !strings.Contains(got, Mask) {
+				t.Errorf("%q: configured secret in form %q kept: %q", v, form, got)
+			}
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -132,6 +133,64 @@ func TestSignalValidation(t *testing.T) {
 		twice := signalSnap(nil, band("p5.48xlarge", "us-east-1", "<5%"), band("p5.48xlarge", "us-east-1", "5-10%"))
 		if _, err := save(t, db, twice, SaveOptions{}); err == nil {
 			t.Error("a signal listed twice was stored")
+		}
+	})
+}
+
+// score is a placement score of p5.48xlarge in us-east-2 (under the test
+// snapshot's provider, as band and block are) for a request of
+// target capacity n.
+func score(n, value string) pricewatch.Signal {
+	return pricewatch.Signal{Provider: "azure", Kind: pricewatch.PlacementScore, Region: "us-east-2", InstanceType: "p5.48xlarge",
+		Shape: pricewatch.ShapeOf("instance_types", "p4d.24xlarge+p5.48xlarge", "target_capacity", n, "target_capacity_unit", "units",
+			"single_availability_zone", "false"),
+		Value: value, Unit: "score", Source: "test", Hardware: pricewatch.Hardware{GPUModel: "H100", GPUCount: 8}}
+}
+
+// Issue 23 item 6: a placement score is compared only with the score of
+// the same request: a score for another target capacity is a signal of
+// its own (a baseline), not a move; an unchanged score writes nothing; a
+// score missing from a covered answer ends without a change.
+func TestPlacementScoreIntervals(t *testing.T) {
+	backends(t, func(t *testing.T) {
+		ctx, db, clk := openTestDB(t)
+		cover := []pricewatch.SignalScope{{Kind: pricewatch.PlacementScore, Region: "us-east-2"}}
+		steps := []struct {
+			name   string
+			snap   *pricewatch.Snapshot
+			want   []string // "kind old→new"
+			rows   int
+			active int
+		}{
+			{"baseline", signalSnap(cover, score("1", "8")), []string{"signal_new →8"}, 1, 1},
+			{"same score writes nothing", signalSnap(cover, score("1", "8")), nil, 1, 1},
+			{"another request is no move", signalSnap(cover, score("1", "8"), score("10", "3")), []string{"signal_new →3"}, 2, 2},
+			{"the first request's score moves", signalSnap(cover, score("1", "2"), score("10", "3")), []string{"signal_changed 8→2"}, 3, 2},
+			{"missing from a covered answer: ends quietly", signalSnap(cover, score("1", "2")), nil, 3, 1},
+		}
+		for _, st := range steps {
+			clk.tick()
+			res := mustSave(t, db, st.snap)
+			var got []string
+			for _, c := range res.Changes {
+				if c.Signal != nil {
+					got = append(got, string(c.Kind)+" "+c.Signal.OldValue+"→"+c.Signal.Value)
+				}
+			}
+			if strings.Join(got, ";") != strings.Join(st.want, ";") {
+				t.Errorf("%s: changes %v, want %v", st.name, got, st.want)
+			}
+			rows, err := db.Signals(ctx, SignalFilter{Kinds: []pricewatch.SignalKind{pricewatch.PlacementScore}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			current, err := db.Signals(ctx, SignalFilter{Kinds: []pricewatch.SignalKind{pricewatch.PlacementScore}, CurrentOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) != st.rows || len(current) != st.active {
+				t.Errorf("%s: %d intervals (%d current), want %d (%d)", st.name, len(rows), len(current), st.rows, st.active)
+			}
 		}
 	})
 }

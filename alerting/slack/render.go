@@ -185,6 +185,8 @@ var eventTitles = map[alerting.Event]string{
 	alerting.PriceNew:                "🏷️ New price",
 	alerting.CapacityBlockAvailable:  "📦 Capacity block available",
 	alerting.InterruptionBandChanged: "🌀 Spot interruption band changed",
+	alerting.PlacementScoreChanged:   "🎯 Spot placement score changed",
+	alerting.EvictionBandChanged:     "🌀 Spot eviction band changed",
 }
 
 func eventTitle(e alerting.Event) string {
@@ -203,6 +205,10 @@ func noun(e alerting.Event, n int) string {
 		one, many = "place", "places"
 	case alerting.CapacityBlockAvailable:
 		one, many = "block", "blocks"
+	case alerting.PlacementScoreChanged:
+		one, many = "score", "scores"
+	case alerting.InterruptionBandChanged, alerting.EvictionBandChanged:
+		one, many = "band", "bands"
 	}
 	if n == 1 {
 		return one
@@ -256,6 +262,14 @@ func itemText(it alerting.Item) string {
 		if s := c.Signal; s != nil {
 			fmt.Fprintf(&b, "interruption %s → *%s*", escapeField(s.OldValue), escapeField(s.Value))
 		}
+	case alerting.PlacementScoreChanged:
+		if s := c.Signal; s != nil {
+			fmt.Fprintf(&b, "spot placement score %s → *%s* · %s", escapeField(s.OldValue), escapeField(s.Value), escapeField(placementRequest(s.Shape)))
+		}
+	case alerting.EvictionBandChanged:
+		if s := c.Signal; s != nil {
+			fmt.Fprintf(&b, "eviction rate %s → *%s*", escapeField(s.OldValue), escapeField(s.Value))
+		}
 	case alerting.AvailabilityNew:
 		b.WriteString("now offered")
 		if s := stateLabel(c.NewState); c.NewState != pricewatch.Offered && s != "" {
@@ -303,6 +317,14 @@ func oneLine(it alerting.Item) string {
 	case alerting.InterruptionBandChanged:
 		if sg := c.Signal; sg != nil {
 			s += fmt.Sprintf(" interruption %s → %s", escapeField(sg.OldValue), escapeField(sg.Value))
+		}
+	case alerting.PlacementScoreChanged:
+		if sg := c.Signal; sg != nil {
+			s += fmt.Sprintf(" spot placement score %s → %s (%s)", escapeField(sg.OldValue), escapeField(sg.Value), escapeField(placementRequest(sg.Shape)))
+		}
+	case alerting.EvictionBandChanged:
+		if sg := c.Signal; sg != nil {
+			s += fmt.Sprintf(" eviction rate %s → %s", escapeField(sg.OldValue), escapeField(sg.Value))
 		}
 	}
 	return s
@@ -449,4 +471,25 @@ func blockShape(shape string) string {
 		return fmt.Sprintf("%s %s for %d %s", escapeField(n), word, h/24, days)
 	}
 	return fmt.Sprintf("%s %s for %d hours", escapeField(n), word, h)
+}
+
+// placementRequest says what a placement score answers, from its shape:
+// "for 1 instance of any of p4d.24xlarge, p5.48xlarge, per zone".
+func placementRequest(shape string) string {
+	n := pricewatch.ShapeValue(shape, "target_capacity")
+	if n == "" {
+		return shape
+	}
+	unit := "instances"
+	if n == "1" {
+		unit = "instance"
+	}
+	s := "for " + n + " " + unit
+	if types := pricewatch.ShapeValue(shape, "instance_types"); types != "" {
+		s += " of any of " + strings.ReplaceAll(types, "+", ", ")
+	}
+	if pricewatch.ShapeValue(shape, "single_availability_zone") == "true" {
+		s += ", in one zone"
+	}
+	return s
 }

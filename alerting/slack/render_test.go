@@ -346,3 +346,37 @@ func TestReadableRatesAndNoDeliveryKey(t *testing.T) {
 		}
 	}
 }
+
+// Issue 23 item 6: a placement score's message says the move and the
+// request it answers (types, capacity, zone or region); an eviction
+// band's says the move.
+func TestPlacementAndEvictionText(t *testing.T) {
+	score := pricewatch.Signal{Provider: "aws", Kind: pricewatch.PlacementScore, Region: "us-east-2", Zone: "use2-az1", InstanceType: "p5.48xlarge",
+		Shape: pricewatch.ShapeOf("instance_types", "p4d.24xlarge+p5.48xlarge", "target_capacity", "2", "target_capacity_unit", "units",
+			"single_availability_zone", "true"), Value: "2", Unit: "score", Source: "test", Hardware: pricewatch.Hardware{GPUModel: "H100", GPUCount: 8}}
+	band := pricewatch.Signal{Provider: "azure", Kind: pricewatch.EvictionBand, Region: "eastus", InstanceType: "Standard_ND96isr_H100_v5",
+		Value: "10-15", Unit: "band", Source: "test", Hardware: pricewatch.Hardware{GPUModel: "H100", GPUCount: 8}}
+	for _, c := range []struct {
+		event string
+		sg    pricewatch.Signal
+		old   string
+		want  []string
+	}{
+		{"placement_score_changed", score, "8", []string{"Spot placement score changed", "use2-az1", "spot placement score 8 → *2*",
+			"for 2 instances of any of p4d.24xlarge, p5.48xlarge, in one zone", "score crosses 3/7"}},
+		{"eviction_band_changed", band, "0-5", []string{"Spot eviction band changed", "eastus", "eviction rate 0-5 → *10-15*"}},
+	} {
+		ch := pricewatch.Change{Kind: pricewatch.SignalChanged, At: runAt, Place: c.sg.Place(), Hardware: c.sg.Hardware,
+			Signal: &pricewatch.SignalChange{Signal: c.sg, OldValue: c.old}}
+		msgs := render(t, alerting.RuleSpec{Name: "signals", Events: []string{c.event}}, c.sg.Provider, ch)
+		if len(msgs) != 1 {
+			t.Fatalf("%s: %d messages", c.event, len(msgs))
+		}
+		text := string(msgs[0].Payload)
+		for _, w := range c.want {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s: payload does not say %q: %s", c.event, w, text)
+			}
+		}
+	}
+}

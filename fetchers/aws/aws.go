@@ -89,9 +89,12 @@ type Config struct {
 	// CapacityBlocks asks EC2 for Capacity Block offerings (signed
 	// requests; skipped without credentials).
 	CapacityBlocks CapacityBlocks
-	Regions        []string // empty means every region the index lists
-	Spot           bool
-	SavingsPlans   bool
+	// PlacementScores asks EC2 for spot placement scores (signed
+	// requests; skipped without credentials).
+	PlacementScores PlacementScores
+	Regions         []string // empty means every region the index lists
+	Spot            bool
+	SavingsPlans    bool
 	// Concurrency is how many regions' files are downloaded and parsed at
 	// once (0: DefaultConcurrency). One stream from the price-list CDN is
 	// capped well below a host's link, so a cold run over every region is
@@ -127,6 +130,9 @@ type Section struct {
 	// regional EC2 endpoint of every region.
 	CapacityBlocks CapacityBlocksSection `yaml:"capacity_blocks"`
 	EC2Endpoint    string                `yaml:"ec2_endpoint"`
+	// PlacementScores asks EC2's GetSpotPlacementScores, with the same
+	// credentials and ec2_endpoint as the capacity blocks.
+	PlacementScores PlacementScoresSection `yaml:"placement_scores"`
 }
 
 // Validate checks the keys beyond the shared ones.
@@ -148,7 +154,32 @@ func (s *Section) Validate(k section.Checker) error {
 			return err
 		}
 	}
-	return s.blocks().validate()
+	if err := s.blocks().validate(); err != nil {
+		return err
+	}
+	if err := s.placement().validate(); err != nil {
+		// validate names the key first ("placement_scores.regions: …"):
+		// the checker adds the section and the line.
+		key, msg, _ := strings.Cut(err.Error(), ": ")
+		return k.Errorf(key, "%s", msg)
+	}
+	return nil
+}
+
+// placement is the placement_scores section as the fetcher takes it,
+// empty keys taking their defaults.
+func (s *Section) placement() PlacementScores {
+	p := s.PlacementScores
+	types := p.InstanceTypes
+	if len(types) == 0 {
+		types = slices.Clone(DefaultPlacementTypes)
+	}
+	target := p.TargetCapacity
+	if target == 0 {
+		target = 1
+	}
+	return PlacementScores{Enabled: p.Enabled, InstanceTypes: types, TargetCapacity: target, SingleAvailabilityZone: p.SingleAvailabilityZone,
+		Regions: p.Regions, EC2Endpoint: s.EC2Endpoint}
 }
 
 // blocks is the capacity_blocks section as the fetcher takes it, an empty
@@ -193,7 +224,7 @@ var Provider = fetchers.Provider{
 	Build: fetchers.Builder(func(s *Section, env fetchers.Env) (fetchers.Fetcher, error) {
 		return New(Config{Endpoint: s.Endpoint, SpotEndpoint: s.SpotEndpoint, Regions: s.Regions,
 			Spot: s.SpotEnabled, SavingsPlans: s.SavingsPlans, Concurrency: s.Concurrency, SpotAdvisor: s.SpotAdvisor, SpotAdvisorEndpoint: s.SpotAdvisorEndpoint, CapacityBlocks: s.blocks(),
-			Progress: env.Progress, Now: env.Now}, env.Client, env.Log)
+			PlacementScores: s.placement(), Progress: env.Progress, Now: env.Now}, env.Client, env.Log)
 	}),
 }
 
@@ -241,6 +272,17 @@ func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error)
 		return nil, fmt.Errorf("aws concurrency %d: want 1 to %d", cfg.Concurrency, section.MaxConcurrency)
 	}
 	if err := cfg.CapacityBlocks.validate(); err != nil {
+		return nil, fmt.Errorf("aws %w", err)
+	}
+	if cfg.PlacementScores.Enabled {
+		if len(cfg.PlacementScores.InstanceTypes) == 0 {
+			cfg.PlacementScores.InstanceTypes = slices.Clone(DefaultPlacementTypes)
+		}
+		if cfg.PlacementScores.TargetCapacity == 0 {
+			cfg.PlacementScores.TargetCapacity = 1
+		}
+	}
+	if err := cfg.PlacementScores.validate(); err != nil {
 		return nil, fmt.Errorf("aws %w", err)
 	}
 	cfg.Regions = slices.Clone(cfg.Regions)
@@ -372,6 +414,9 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 	}
 	if f.cfg.CapacityBlocks.Enabled {
 		f.capacityBlocks(ctx, r, blockRegions(f.cfg.Regions, regions))
+	}
+	if f.cfg.PlacementScores.Enabled {
+		f.placementScores(ctx, r)
 	}
 
 	if fams := unknownFamilies(r.types); len(fams) > 0 {

@@ -218,11 +218,20 @@ func ec2Failure(where string, err error) error {
 	apiErr := &ec2APIError{Code: doc.Errors[0].Code, Message: doc.Errors[0].Message, Status: se.Status}
 	switch {
 	case ec2AuthCodes[apiErr.Code] || se.Status == http.StatusUnauthorized || se.Status == http.StatusForbidden:
-		return fmt.Errorf("%s: %w: the AWS credentials or their permissions were refused (ec2:DescribeCapacityBlockOfferings is needed): %w", where, fetchers.ErrAuth, apiErr)
+		return fmt.Errorf("%s: %w: the AWS credentials or their permissions were refused (ec2:%s is needed): %w", where, fetchers.ErrAuth, action(where), apiErr)
 	case ec2Throttled[apiErr.Code] || errors.Is(err, fetchers.ErrThrottled):
 		return fmt.Errorf("%s: %w: %w", where, fetchers.ErrThrottled, apiErr)
 	}
 	return fmt.Errorf("%s: %w", where, apiErr)
+}
+
+// action is the EC2 action a "EC2 <Action> in <region>" description names.
+func action(where string) string {
+	f := strings.Fields(where)
+	if len(f) < 2 {
+		return "the action"
+	}
+	return f[1]
 }
 
 // ec2Time reads an EC2 timestamp (ISO 8601, with or without fractional

@@ -24,6 +24,7 @@ type EC2 struct {
 	mu  sync.Mutex
 	// offers by region
 	offers map[string][]Offering
+	scores []PlacementScore
 	status int
 	code   string
 	calls  []string
@@ -140,7 +141,11 @@ func (e *EC2) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, errorBody("AuthFailure", "AWS was not able to validate the provided access credentials"))
 		return
 	}
-	if r.Form.Get("Action") != "DescribeCapacityBlockOfferings" {
+	if r.Form.Get("Action") == "GetSpotPlacementScores" && status == 0 {
+		e.servePlacementScores(w, r)
+		return
+	}
+	if a := r.Form.Get("Action"); a != "DescribeCapacityBlockOfferings" && a != "GetSpotPlacementScores" {
 		w.WriteHeader(http.StatusBadRequest)
 		fmt.Fprint(w, errorBody("InvalidAction", "The action "+r.Form.Get("Action")+" is not valid for this web service."))
 		return
@@ -189,9 +194,10 @@ func signedRegion(auth string) string {
 // errorMessages are the messages EC2's error codes come with (EC2 API
 // Reference, "Error codes").
 var errorMessages = map[string]string{
-	"RequestLimitExceeded":  "Request limit exceeded.",
-	"AuthFailure":           "AWS was not able to validate the provided access credentials",
-	"UnauthorizedOperation": "You are not authorized to perform this operation.",
+	"RequestLimitExceeded":   "Request limit exceeded.",
+	"AuthFailure":            "AWS was not able to validate the provided access credentials",
+	"UnauthorizedOperation":  "You are not authorized to perform this operation.",
+	"MaxConfigLimitExceeded": "You have exceeded your maximum allowed spot placement configurations. You can retry configurations that you used within the last 24 hours, or wait for 24 hours before specifying a new configuration.",
 }
 
 func errorBody(code, msg string) string {
