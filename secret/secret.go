@@ -8,7 +8,8 @@
 // them) and, whoever configured them, the shapes of cloud credentials:
 // Alibaba AccessKey IDs (LTAI…) and STS tokens (STS.…), Tencent SecretIds
 // (AKID…), AWS access key IDs (AKIA…, ASIA…), Slack tokens, Lambda Cloud
-// API keys (secret_…), RunPod API keys (rpa_…), bearer and basic
+// API keys (secret_…), RunPod API keys (rpa_…), Entra ID client secrets
+// (…Q~…, or named client_secret), bearer and basic
 // credentials, URL query strings and user info, and Slack webhook paths.
 // A fetcher for a new cloud adds its key shape to the patterns here.
 package secret
@@ -152,6 +153,12 @@ var patterns = regexp.MustCompile(
 		`|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b` +
 		`|\bsecret_[0-9A-Za-z_-]*[0-9a-fA-F]{32}\b` +
 		`|\brpa_[0-9A-Za-z]{16,}` +
+		// Entra ID client secrets as the portal generates them (three
+		// characters, a digit, "Q~", 31 to 34 more), and any client
+		// secret where it is named (a token request's form, an
+		// environment dump, a JSON field).
+		`|[0-9A-Za-z_~.-]{3}[0-9]Q~[0-9A-Za-z_~.-]{31,34}` +
+		`|\b(?i:(?:azure_)?client_?secret)["']?\s*[=:]\s*["']?[0-9A-Za-z._~+/%=-]{8,}` +
 		`|\b(?i:bearer|authorization:\s*basic)\s+[0-9A-Za-z._~+/=-]{6,}` +
 		`|\b(?i:api_?key)\s*[=:]\s*["']?[0-9A-Za-z._~+/-]{8,}` +
 		// An AWS secret access key is 40 characters of base64 with no
@@ -172,7 +179,7 @@ func redact(s string, secrets []string) string {
 		case strings.HasPrefix(lower, "bearer"), strings.HasPrefix(lower, "authorization"):
 			// Keep the scheme, mask the credential after the last space.
 			return strings.TrimRight(m[:strings.LastIndexAny(m, " \t")+1], " \t") + " " + Mask
-		case strings.HasPrefix(lower, "api"):
+		case strings.HasPrefix(lower, "api"), strings.HasPrefix(lower, "client"), strings.HasPrefix(lower, "azure_client"):
 			// Keep the key's name.
 			return m[:strings.IndexAny(m, "=:")+1] + Mask
 		default:

@@ -9,6 +9,7 @@ package azure
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -140,28 +141,31 @@ type EvictionSection struct {
 // and compared with answers, never pasted into a query.
 var skuName = regexp.MustCompile(`^Standard_[A-Za-z0-9_]+$`)
 
-// checkSignals validates the signal keys of Section and resolves defaults.
+// checkSignals validates the signal keys of Section, every bad key named
+// with its line.
 func (s *Section) checkSignals(k section.Checker) error {
-	for key, v := range map[string]string{"arm_endpoint": s.ARMEndpoint, "authority_host": s.AuthorityHost} {
-		if err := k.URL(key, v); err != nil {
-			return err
-		}
+	var errs []error
+	for _, kv := range [][2]string{{"arm_endpoint", s.ARMEndpoint}, {"authority_host", s.AuthorityHost}} {
+		errs = append(errs, k.URL(kv[0], kv[1]))
 	}
-	if u, _ := url.Parse(s.AuthorityHost); u.Scheme != "https" {
-		return k.Errorf("authority_host", "%q: Entra ID is reached over https only", s.AuthorityHost)
+	if u, err := url.Parse(s.AuthorityHost); err == nil && u.Scheme == "http" {
+		errs = append(errs, k.Errorf("authority_host", "%q: Entra ID is reached over https only", s.AuthorityHost))
 	}
 	p := k.Under("placement_scores")
 	for _, sz := range s.Placement.Sizes {
 		if !skuName.MatchString(strings.TrimSpace(sz)) {
-			return p.Errorf("sizes", "%q is not an ARM size name such as Standard_ND96isr_H100_v5", sz)
+			errs = append(errs, p.Errorf("sizes", "%q is not an ARM size name such as Standard_ND96isr_H100_v5", sz))
+			break
 		}
 	}
 	for _, l := range s.Placement.Locations {
 		if !regionCode.MatchString(strings.ToLower(strings.TrimSpace(l))) {
-			return p.Errorf("locations", "%q is not an Azure region code such as eastus", l)
+			errs = append(errs, p.Errorf("locations", "%q is not an Azure region code such as eastus", l))
+			break
 		}
 	}
-	return p.Between("desired_count", s.Placement.DesiredCount, 1, maxDesiredCount)
+	errs = append(errs, p.Between("desired_count", s.Placement.DesiredCount, 1, maxDesiredCount))
+	return errors.Join(errs...)
 }
 
 // signalsConfig is what Build hands New: the keys, the IDs from the
