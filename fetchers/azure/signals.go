@@ -552,7 +552,9 @@ type graphOptions struct {
 type graphAnswer struct {
 	TotalRecords    *int64 `json:"totalRecords"`
 	Count           int64  `json:"count"`
-	ResultTruncated string `json:"resultTruncated"`
+	// ResultTruncated is the string enum "true"/"false" in the REST
+	// specification and a Boolean in the prose; either is read.
+	ResultTruncated json.RawMessage `json:"resultTruncated"`
 	SkipToken       string `json:"$skipToken"`
 	Data            *[]struct {
 		SkuName      string `json:"skuName"`
@@ -684,7 +686,7 @@ func (f *Fetcher) readEvictionRates(ctx context.Context, tok section.Secret) ([]
 		}
 		next := strings.TrimSpace(ans.SkipToken)
 		if next == "" {
-			if strings.EqualFold(strings.TrimSpace(ans.ResultTruncated), "true") {
+			if t := strings.Trim(strings.TrimSpace(string(ans.ResultTruncated)), `"`); strings.EqualFold(t, "true") {
 				return out, doubt, false, fmt.Errorf("%w: %s: the result is truncated and no $skipToken follows", fetchers.ErrIncomplete, where)
 			}
 			break

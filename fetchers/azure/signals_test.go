@@ -284,6 +284,15 @@ func TestSignalFailureKeepsPrices(t *testing.T) {
 			return false
 		}, coverage: []string{"placement_score@eastus", "placement_score@westeurope"}, signals: 2},
 		{name: "graph rows fall short of totalRecords", total: new(int), coverage: []string{"placement_score@eastus", "placement_score@westeurope"}, signals: 3},
+		{name: "graph result truncated without a token", intercept: func(w http.ResponseWriter, r *http.Request, _ []byte) bool {
+			if strings.Contains(r.URL.Path, "ResourceGraph") {
+				// The documented case: a truncated result sets no $skipToken.
+				w.Header().Set("Content-Type", "application/json")
+				w.Write([]byte(`{"totalRecords":1,"count":1,"data":[{"skuName":"standard_nd96isr_h100_v5","location":"eastus","evictionRate":"0-5"}],"facets":[],"resultTruncated":true}`))
+				return true
+			}
+			return false
+		}, coverage: []string{"placement_score@eastus", "placement_score@westeurope"}, signals: 2},
 		{name: "placement answer without scores", intercept: func(w http.ResponseWriter, r *http.Request, _ []byte) bool {
 			if strings.Contains(r.URL.Path, "placementScores") {
 				w.Header().Set("Content-Type", "application/json")
@@ -467,5 +476,70 @@ func TestSignalConfig(t *testing.T) {
 	}
 	if len(handed) != 1 || handed[0].Value() != "from-the-environment-0123456789" {
 		t.Error("the client secret was not handed to the redactor")
+	}
+}
+
+// TestStoredScoresEndOnlyWhenCovered follows one stored score over runs:
+// a throttled-out call and an unknown score leave it current; Azure
+// saying DataNotFound ends it, recorded as ended (not as a change).
+func TestStoredScoresEndOnlyWhenCovered(t *testing.T) {
+	az := azuretest.New(t)
+	key := azuretest.ScoreKey{SKU: "standard_nd96isr_h100_v5", Region: "eastus"}
+	az.Set(func(az *azuretest.Fake) { az.Scores[key] = azuretest.Score{Score: "High", Quota: true} })
+	sig := signalsConfig(az)
+	sig.Placement = PlacementScores{Enabled: true, Sizes: []string{"Standard_ND96isr_H100_v5"}, Locations: []string{"eastus"}}
+	f, _, _ := signalFetcher(t, az, sig)
+	ctx := context.Background()
+	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "pw.db"), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	run := func() {
+		t.Helper()
+		snap, err := f.Fetch(ctx, fetchers.Previous{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, err := db.StartRun(ctx, pricewatch.Azure)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.SaveSnapshot(ctx, id, snap, storage.SaveOptions{MinOfferRatio: 0.5}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	current := func() []storage.SignalInterval {
+		t.Helper()
+		got, err := db.Signals(ctx, storage.SignalFilter{Providers: []string{pricewatch.Azure}, Kinds: []pricewatch.SignalKind{pricewatch.PlacementScore}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	run()
+	if got := current(); len(got) != 1 || got[0].Value != "High" || got[0].Until != nil {
+		t.Fatalf("after run 1: %+v", got)
+	}
+	// Run 2: every placement call fails (after the client's retries).
+	az.Set(func(az *azuretest.Fake) {
+		az.Intercept = func(w http.ResponseWriter, r *http.Request, _ []byte) bool {
+			http.Error(w, `{"error":{"code":"InternalServerError"}}`, http.StatusInternalServerError)
+			return true
+		}
+	})
+	run()
+	// Run 3: a score Azure does not document.
+	az.Set(func(az *azuretest.Fake) { az.Intercept = nil; az.Scores[key] = azuretest.Score{Score: "Excellent"} })
+	run()
+	if got := current(); len(got) != 1 || got[0].Until != nil {
+		t.Fatalf("a failed call or an unknown score ended the stored score: %+v", got)
+	}
+	// Run 4: Azure has no data for it.
+	az.Set(func(az *azuretest.Fake) { delete(az.Scores, key) })
+	run()
+	got := current()
+	if len(got) != 1 || got[0].Until == nil || !got[0].EndedMissing {
+		t.Fatalf("DataNotFound did not end the stored score as missing: %+v", got)
 	}
 }
