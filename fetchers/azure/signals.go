@@ -550,12 +550,12 @@ type graphOptions struct {
 }
 
 type graphAnswer struct {
-	TotalRecords    *int64 `json:"totalRecords"`
-	Count           int64  `json:"count"`
+	TotalRecords *int64 `json:"totalRecords"`
+	Count        int64  `json:"count"`
 	// ResultTruncated is the string enum "true"/"false" in the REST
 	// specification and a Boolean in the prose; either is read.
 	ResultTruncated json.RawMessage `json:"resultTruncated"`
-	SkipToken       string `json:"$skipToken"`
+	SkipToken       string          `json:"$skipToken"`
 	Data            *[]struct {
 		SkuName      string `json:"skuName"`
 		Location     string `json:"location"`
