@@ -13,10 +13,12 @@ import (
 const module = "github.com/pricewatch/pricewatch"
 
 // alibabaSDK and aliyunSDK are the module path prefixes of Alibaba
-// Cloud's SDK, which only fetchers/alibaba needs.
+// Cloud's SDK, which only fetchers/alibaba needs; azureSDK is the Azure
+// SDK's (azidentity, azcore, MSAL), which only fetchers/azure needs.
 const (
 	alibabaSDK = "github.com/alibabacloud-go"
 	aliyunSDK  = "github.com/aliyun"
+	azureSDK   = "github.com/Azure"
 )
 
 // TestDependencyRules holds the seams in place: consumers declare the
@@ -38,15 +40,15 @@ func TestDependencyRules(t *testing.T) {
 		// table; the fetchers, their SDKs and the config
 		// (which decodes into the fetchers' sections) stay with the
 		// composition.
-		{"alerting/slack", []string{"storage", "config", "fetchers", "providers", alibabaSDK, aliyunSDK}, "a notifier renders the outbox document it is given; secrets arrive as strings; clouds are named from package clouds"},
+		{"alerting/slack", []string{"storage", "config", "fetchers", "providers", alibabaSDK, aliyunSDK, azureSDK}, "a notifier renders the outbox document it is given; secrets arrive as strings; clouds are named from package clouds"},
 		{"alerting/webhook", []string{"storage", "config", "fetchers"}, "a notifier renders the outbox document it is given"},
 		{"alerting/digest", []string{"storage", "config", "fetchers", "providers"}, "the digest's renderers read analysis/digest's data"},
 		{"analysis", []string{"storage", "config", "fetchers", "providers"}, "the comparisons read offers and name marketplaces from package clouds"},
 		{"analysis/digest", []string{"storage", "config", "alerting"}, "the digest's computation declares the rows it reads; report converts storage's"},
-		{"guard", []string{"config", "fetchers", "providers", alibabaSDK, aliyunSDK}, "the guard takes guard.Config from the composition"},
-		{"hardware", []string{"config", "fetchers", "providers", alibabaSDK, aliyunSDK}, "the overrides arrive as hardware.Override values"},
-		{"report", []string{"config", "fetchers", "providers", alibabaSDK, aliyunSDK}, "the reports take report.FX from the composition and name clouds from package clouds"},
-		{"web", []string{"config", "fetchers", "providers", alibabaSDK, aliyunSDK}, "the server is handed the running fx settings, not the config"},
+		{"guard", []string{"config", "fetchers", "providers", alibabaSDK, aliyunSDK, azureSDK}, "the guard takes guard.Config from the composition"},
+		{"hardware", []string{"config", "fetchers", "providers", alibabaSDK, aliyunSDK, azureSDK}, "the overrides arrive as hardware.Override values"},
+		{"report", []string{"config", "fetchers", "providers", alibabaSDK, aliyunSDK, azureSDK}, "the reports take report.FX from the composition and name clouds from package clouds"},
+		{"web", []string{"config", "fetchers", "providers", alibabaSDK, aliyunSDK, azureSDK}, "the server is handed the running fx settings, not the config"},
 		{"fx", []string{"fetchers"}, "fx declares the Doer it uses"},
 	}
 	for _, r := range rules {

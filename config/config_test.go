@@ -77,6 +77,14 @@ func TestBadConfigsNameKeyAndLine(t *testing.T) {
 			`line 21: alerts.rules[0].channel: "#gpu alerts" is not a Slack channel`,
 			`line 23: digest.channel: "C0<b>" is not a Slack channel`,
 		}},
+		// Issue 23: the Azure capacity signals' keys.
+		{"testdata/bad-azure-signals.yaml", []string{
+			`line 4: providers.azure.authority_host: "http://login.example.com/": Entra ID is reached over https only`,
+			`line 5: providers.azure.arm_endpoint: "management.azure.com" is not an http(s) URL`,
+			`line 8: providers.azure.placement_scores.sizes: "ND96 H100" is not an ARM size name`,
+			`line 9: providers.azure.placement_scores.desired_count: 0: want 1 to 1000`,
+			`line 10: providers.azure.placement_scores.locations: "east us" is not an Azure region code`,
+		}},
 		{"testdata/bad-webhook-rule.yaml", []string{
 			"line 7: alerts.rules[0].webhook: the rule sends to the webhook, but webhook.url and webhook.url_file are empty",
 			"line 2: webhook.secret_file: is set but webhook.url and webhook.url_file are empty",

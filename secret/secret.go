@@ -158,6 +158,10 @@ var patterns = regexp.MustCompile(
 		`|\bLTAI[0-9A-Za-z]{10,}` +
 		`|\bSTS\.[0-9A-Za-z._=+/-]{16,}` +
 		`|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b` +
+		// Entra ID client secrets as the portal generates them (three
+		// characters, a digit, "Q~", 31 to 34 more), and any client
+		// secret where it is named (a token request's form, an
+		// environment dump, a JSON field).
 		`|[0-9A-Za-z_~.-]{3}[0-9]Q~[0-9A-Za-z_~.-]{31,34}` +
 		`|\b(?i:azure_client_secret|client_?secret)["']?\s*[=:]\s*["']?[^\s"'&,;]{8,}` +
 		`|\bsecret_[0-9A-Za-z_-]*[0-9a-fA-F]{32}\b` +
@@ -182,7 +186,7 @@ func redact(s string, secrets []string) string {
 		case strings.HasPrefix(lower, "bearer"), strings.HasPrefix(lower, "authorization"):
 			// Keep the scheme, mask the credential after the last space.
 			return strings.TrimRight(m[:strings.LastIndexAny(m, " \t")+1], " \t") + " " + Mask
-		case strings.HasPrefix(lower, "api"):
+		case strings.HasPrefix(lower, "api"), strings.HasPrefix(lower, "client"), strings.HasPrefix(lower, "azure_client"):
 			// Keep the key's name.
 			return m[:strings.IndexAny(m, "=:")+1] + Mask
 		default:

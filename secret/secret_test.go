@@ -29,6 +29,9 @@ func TestScrubberMasksCloudKeyShapes(t *testing.T) {
 		{"aws secret key in an environment dump", "env: AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"},
 		{"aws secret key as a JSON field", `{"SecretAccessKey": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}`, "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"},
 		{"aws session token", "AWS_SESSION_TOKEN=IQoJb3JpZ2luX2VjEXAMPLETOKENzdWJzdHJpbmc=", "IQoJb3JpZ2luX2VjEXAMPLETOKENzdWJzdHJpbmc="},
+		{"azure client secret shape", "AADSTS7000215: Invalid client secret provided: Abc8Q~xYz0123456789abcdefghijklmnopqrstu", "Abc8Q~xYz0123456789abcdefghijklmnopqrstu"},
+		{"azure client secret in a token request form", "body: client_id=abc&client_secret=not-the-usual-shape-123&grant_type=client_credentials", "not-the-usual-shape-123"},
+		{"azure client secret in an environment dump", "env: AZURE_CLIENT_SECRET=plainSecretValue99", "plainSecretValue99"},
 		{"slack webhook path", "Post https://hooks.slack.com/services/T000/B000/XXXXSECRET: EOF", "XXXXSECRET"},
 		// Entra ID (Azure) client secrets: made-up values of the real
 		// format (40 characters, a version digit and "Q~" after three).
@@ -64,6 +67,7 @@ func TestScrubberKeepsOrdinaryText(t *testing.T) {
 		"check providers.azure.client_secret_file and AZURE_CLIENT_ID",
 		"AADSTS7000215: Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID",
 		"~/.azure/credentials and 8Q~ alone",
+		"check AZURE_CLIENT_SECRET or providers.azure.client_secret_file",
 	} {
 		if got := String(s); got != s {
 			t.Errorf("%q became %q", s, got)

@@ -69,6 +69,10 @@ type Config struct {
 	// (effectiveStartDate/effectiveEndDate); nil means time.Now. Tests
 	// replaying a dated capture set it to the capture's time.
 	Now func() time.Time
+	// Signals are the optional capacity signals (spot placement scores,
+	// spot eviction rates), read with Entra ID credentials after the
+	// prices (signals.go).
+	Signals Signals
 }
 
 // DefaultConcurrency is providers.azure.concurrency's default. The API
@@ -83,11 +87,26 @@ type Section struct {
 	Windows bool `yaml:"windows"`
 	// Concurrency is Config.Concurrency.
 	Concurrency int `yaml:"concurrency"`
+	// The capacity signals' keys (signals.go): the subscription and the
+	// Entra ID service principal (each falls back to its AZURE_*
+	// environment variable), ARM and Entra ID endpoints, and what to ask.
+	SubscriptionID   string           `yaml:"subscription_id"`
+	TenantID         string           `yaml:"tenant_id"`
+	ClientID         string           `yaml:"client_id"`
+	ClientSecretFile string           `yaml:"client_secret_file"`
+	ARMEndpoint      string           `yaml:"arm_endpoint"`
+	AuthorityHost    string           `yaml:"authority_host"`
+	Placement        PlacementSection `yaml:"placement_scores"`
+	Eviction         EvictionSection  `yaml:"eviction_rates"`
 }
 
-// Validate checks concurrency; the shared checks cover the other keys.
+// Validate checks concurrency and the signal keys; the shared checks
+// cover the other keys.
 func (s *Section) Validate(k section.Checker) error {
-	return k.Between("concurrency", s.Concurrency, 1, section.MaxConcurrency)
+	if err := k.Between("concurrency", s.Concurrency, 1, section.MaxConcurrency); err != nil {
+		return err
+	}
+	return s.checkSignals(k)
 }
 
 // Provider registers Azure (see package providers).
@@ -96,13 +115,20 @@ var Provider = fetchers.Provider{
 	Facts: section.Facts{NeedsEndpoint: true},
 	Section: func() section.Section {
 		return &Section{
-			Common:      section.Common{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "5 * * * *", Timeout: 30 * time.Minute},
-			Windows:     true,
-			Concurrency: DefaultConcurrency,
+			Common:        section.Common{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "5 * * * *", Timeout: 30 * time.Minute},
+			Windows:       true,
+			Concurrency:   DefaultConcurrency,
+			ARMEndpoint:   DefaultARMEndpoint,
+			AuthorityHost: DefaultAuthorityHost,
+			Placement:     PlacementSection{Sizes: slices.Clone(DefaultPlacementSizes), DesiredCount: 1},
 		}
 	},
 	Build: fetchers.Builder(func(s *Section, env fetchers.Env) (fetchers.Fetcher, error) {
-		return New(Config{Endpoint: s.Endpoint, Regions: s.Regions, Windows: s.Windows, Concurrency: s.Concurrency, Now: env.Now}, env.Client, env.Log)
+		sig, err := s.signalsConfig(env)
+		if err != nil {
+			return nil, err
+		}
+		return New(Config{Endpoint: s.Endpoint, Regions: s.Regions, Windows: s.Windows, Concurrency: s.Concurrency, Now: env.Now, Signals: sig}, env.Client, env.Log)
 	}),
 }
 
@@ -114,6 +140,9 @@ type Fetcher struct {
 	log      *zap.Logger
 	// pageTimeout bounds reading one page's body; tests shorten it.
 	pageTimeout time.Duration
+	// sig asks ARM for the capacity signals; nil when none is enabled or
+	// the credentials are incomplete.
+	sig *signalClient
 }
 
 var _ fetchers.Fetcher = (*Fetcher)(nil)
@@ -151,7 +180,11 @@ func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Fetcher{cfg: cfg, endpoint: u, client: client, log: log, pageTimeout: defaultPageTimeout}, nil
+	sig, err := newSignalClient(&cfg.Signals, log)
+	if err != nil {
+		return nil, err
+	}
+	return &Fetcher{cfg: cfg, endpoint: u, client: client, log: log, pageTimeout: defaultPageTimeout, sig: sig}, nil
 }
 
 // Provider returns pricewatch.Azure.
@@ -181,7 +214,11 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 	if err != nil {
 		return nil, err
 	}
-	f.log.Info("azure prices fetched", zap.Int("offers", len(snap.Offers)), zap.Int("availability", len(snap.Availability)))
+	// The signals ride on a complete price run and can only add to it:
+	// each failure is a warning and leaves its part uncovered.
+	f.signals(ctx, snap)
+	f.log.Info("azure prices fetched", zap.Int("offers", len(snap.Offers)), zap.Int("availability", len(snap.Availability)),
+		zap.Int("signals", len(snap.Signals)))
 	return snap, nil
 }
 
