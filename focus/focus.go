@@ -66,6 +66,9 @@ var services = map[string]string{
 	// The sheet's serviceName, as Azure's.
 	pricewatch.AzureChina: "Virtual Machines",
 	pricewatch.Huawei:     "Elastic Cloud Server",
+	// The catalogue's service 6F81-5844-456A, as Google's billing
+	// exports name it.
+	pricewatch.GCP: "Compute Engine",
 }
 
 // ProviderName is the FOCUS ProviderName of a pricewatch provider id (the
@@ -188,8 +191,8 @@ func isDynamic(p *storage.PriceInterval) bool {
 }
 
 // isGlobal: the clouds that sell one price list for every place (Lambda,
-// RunPod, OCI store "global"), and Vast.ai, whose "region" is the host's
-// country, not a region one provisions in.
+// RunPod, OCI, OVHcloud store "global"), and Vast.ai, whose "region" is
+// the host's country, not a region one provisions in.
 func isGlobal(p *storage.PriceInterval) bool {
 	return p.Region == "global" || p.Region == pricewatch.AllRegions || p.Provider == pricewatch.VastAI
 }
@@ -277,6 +280,11 @@ func details(p *storage.PriceInterval) (string, error) {
 		m["x_PurchaseOption"] = "DWS Flex Start"
 	case isDWS(p):
 		m["x_PurchaseOption"] = "DWS Calendar Mode"
+	case p.PriceType == pricewatch.Reserved && p.Provider == pricewatch.GCP:
+		// Google's own name: resource-based committed use discounts
+		// commit to an amount of GPUs, vCPUs and memory (Usage).
+		m["x_PurchaseOption"] = "Commitment"
+		m["x_CommitmentDiscountType"], m["x_CommitmentDiscountCategory"] = "Committed Use Discount", "Usage"
 	case p.PriceType == pricewatch.Reserved:
 		m["x_PurchaseOption"] = "Commitment"
 		m["x_CommitmentDiscountType"], m["x_CommitmentDiscountCategory"] = "Reservation", "Usage"
@@ -367,8 +375,8 @@ func (s *Sheet) Write(p *storage.PriceInterval) error {
 		regionName = s.regionNames[[2]string{p.Provider, p.Region}]
 	}
 	if regionName == "" {
-		// Alibaba's and Tencent's price APIs name no region; the id is
-		// the name the console shows beside the code.
+		// Alibaba's, Tencent's, Google's and Huawei's price APIs name no
+		// region; the id is the name the console shows beside the code.
 		regionName = p.Region
 	}
 	if isGlobal(p) {
