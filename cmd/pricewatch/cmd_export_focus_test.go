@@ -36,7 +36,8 @@ func everyProviderFocusConfig(t *testing.T) string {
 	bucket.SetSpot(awsSpotFeed(awsAPNp5))
 
 	dir := t.TempDir()
-	cfg := testConfig{clouds: everyProviderFakes(t, awsBucketCloud(bucket, "    regions: [ap-northeast-1]\n"))}.write(t, dir)
+	clouds, _ := everyProviderFakes(t, awsBucketCloud(bucket, "    regions: [ap-northeast-1]\n"))
+	cfg := testConfig{clouds: clouds}.write(t, dir)
 	out, errOut, code := runCLI(t, "--config", cfg, "fetch")
 	if code != 0 {
 		t.Fatalf("fetch of every provider exited %d:\n%s%s", code, out, errOut)

@@ -54,12 +54,13 @@ func originalSevenFakes(t *testing.T) ([]cloud, *fakeAzure) {
 
 // everyProviderFakes starts a fake of every provider of the registry, AWS
 // as the caller wires it, and returns them as config entries in the
-// registry's order. A provider registered without a fake here fails the
-// test, naming it, so that a test over "every provider" cannot quietly
-// leave a newly added cloud out.
-func everyProviderFakes(t *testing.T, aws cloud) []cloud {
+// registry's order, with the Azure fake (tests move its H100 price). A
+// provider registered without a fake here fails the test, naming it, so
+// that a test over "every provider" cannot quietly leave a newly added
+// cloud out.
+func everyProviderFakes(t *testing.T, aws cloud) ([]cloud, *fakeAzure) {
 	t.Helper()
-	seven, _ := originalSevenFakes(t)
+	seven, az := originalSevenFakes(t)
 	byName := map[string]cloud{aws.name: aws}
 	for _, c := range seven {
 		byName[c.name] = c
@@ -88,5 +89,5 @@ func everyProviderFakes(t *testing.T, aws cloud) []cloud {
 		}
 		out = append(out, c)
 	}
-	return out
+	return out, az
 }
