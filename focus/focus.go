@@ -38,7 +38,7 @@ var Header = []string{
 	"RegionId", "RegionName", "AvailabilityZone",
 	"ServiceCategory", "ServiceName", "ServiceProviderName", "ServiceSubcategory",
 	"SkuId", "SkuMeter", "SkuPriceDetails", "SkuPriceId",
-	"x_InstanceType", "x_OperatingSystem", "x_GpuModel", "x_GpuCount", "x_PriceType", "x_Term",
+	"x_InstanceType", "x_OperatingSystem", "x_GpuModel", "x_GpuCount", "x_GpuMemoryGB", "x_VCPUs", "x_MemoryGB", "x_PriceType", "x_Term",
 	"x_PaymentOption", "x_OfferingClass", "x_UpfrontPrice", "x_EffectiveHourlyPrice", "x_PricePerGpuHour",
 	"x_SkuProductId", "x_Marketplace", "x_Location", "x_ListUnitPriceSource",
 	"x_ExchangeRate", "x_ExchangeRateDate", "x_ExchangeRateSource", "x_ValidFrom",
@@ -66,6 +66,9 @@ var services = map[string]string{
 	// The sheet's serviceName, as Azure's.
 	pricewatch.AzureChina: "Virtual Machines",
 	pricewatch.Huawei:     "Elastic Cloud Server",
+	// The catalogue's service 6F81-5844-456A, as Google's billing
+	// exports name it.
+	pricewatch.GCP: "Compute Engine",
 }
 
 // ProviderName is the FOCUS ProviderName of a pricewatch provider id (the
@@ -112,12 +115,14 @@ func NewSheet(w io.Writer, billing string, q Quoter, at time.Time, displayName f
 		od: map[odKey]onDemand{}, regionNames: map[[2]string]string{}}
 }
 
-// Learn records an on-demand price (others are ignored).
+// Learn records a standard on-demand price, the list price of its SKU
+// (others are ignored: a DWS flex-start or calendar-mode price, or a
+// marketplace host's, is not the SKU's list price).
 func (s *Sheet) Learn(p *storage.PriceInterval) {
 	if p.RegionName != "" {
 		s.regionNames[[2]string{p.Provider, p.Region}] = p.RegionName
 	}
-	if p.PriceType != pricewatch.OnDemand {
+	if !isListPrice(p) {
 		return
 	}
 	s.od[odKey{p.Provider, p.Region, p.Zone, p.InstanceType, p.OS}] = onDemand{hourly: p.Hourly, currency: p.Currency,
@@ -136,11 +141,47 @@ func (s *Sheet) onDemandOf(p *storage.PriceInterval) (onDemand, bool) {
 	return o, ok
 }
 
-// isSubscription: Alibaba's and Tencent's prepaid prices (PrePaid,
-// PREPAID) buy the instance for a month or years; neither cloud calls them
-// a reservation or a commitment discount.
+// isListPrice: the standard on-demand price, the one a commitment's list
+// price is: not Google's DWS flex-start or calendar-mode price of the same
+// machine (sold beside on-demand at its own, lower price: a list price
+// taken from it put a3-highgpu-8g's list below its commitments' rates),
+// nor a marketplace host's.
+func isListPrice(p *storage.PriceInterval) bool {
+	return p.PriceType == pricewatch.OnDemand && !isDWS(p) && !cloudtable.IsMarketplace(p.Provider, p.OfferingClass)
+}
+
+// isDWS: Google Cloud's Dynamic Workload Scheduler models, stored as
+// on_demand with their own offering class.
+func isDWS(p *storage.PriceInterval) bool {
+	return p.PriceType == pricewatch.OnDemand && (p.OfferingClass == pricewatch.FlexStart || p.OfferingClass == pricewatch.CalendarMode)
+}
+
+// subscriptions are the clouds whose reserved prices are prepaid
+// subscriptions: the instance bought for a month or years at once, which
+// the cloud calls no reservation or commitment discount, with what the
+// cloud calls them.
+var subscriptions = map[string]string{
+	pricewatch.Alibaba: "PrePaid",
+	pricewatch.Tencent: "PREPAID",
+	// ListRateOnPeriodDetail: the "yearly/monthly" (包年/包月) billing
+	// mode, paid when the instance is bought, as Alibaba's and Tencent's.
+	pricewatch.Huawei: "yearly/monthly",
+}
+
+// isSubscription: a prepaid subscription price (subscriptions).
 func isSubscription(p *storage.PriceInterval) bool {
-	return p.PriceType == pricewatch.Reserved && (p.Provider == pricewatch.Alibaba || p.Provider == pricewatch.Tencent)
+	_, ok := subscriptions[p.Provider]
+	return p.PriceType == pricewatch.Reserved && ok
+}
+
+// isMonthlyPlan: OVHcloud's monthly billing, stored as reserved 1m. It is
+// its own plan in the catalogue (plan code <flavor>.monthly.postpaid, an
+// own SKU beside <flavor>.consumption), billed at the month's end with
+// nothing upfront; OVHcloud sells no commitment discount that reduces the
+// hourly plan's usage, so it is a Standard price of its own SKU, whose list
+// price is its own.
+func isMonthlyPlan(p *storage.PriceInterval) bool {
+	return p.PriceType == pricewatch.Reserved && p.Provider == pricewatch.OVHcloud
 }
 
 // isDynamic: spot prices, and every price of a marketplace whose host may
@@ -150,8 +191,8 @@ func isDynamic(p *storage.PriceInterval) bool {
 }
 
 // isGlobal: the clouds that sell one price list for every place (Lambda,
-// RunPod, OCI store "global"), and Vast.ai, whose "region" is the host's
-// country, not a region one provisions in.
+// RunPod, OCI, OVHcloud store "global"), and Vast.ai, whose "region" is
+// the host's country, not a region one provisions in.
 func isGlobal(p *storage.PriceInterval) bool {
 	return p.Region == "global" || p.Region == pricewatch.AllRegions || p.Provider == pricewatch.VastAI
 }
@@ -173,6 +214,14 @@ func (s *Sheet) skuID(p *storage.PriceInterval) string {
 // (one per price); else the cloud's price id (Azure's meterId, shared by a
 // meter's on-demand, reservation and savings-plan prices) or the SKU id,
 // followed by what tells the prices of it apart.
+//
+// A cloud's SKU id (p.SkuID, not a price id) may price many machines in
+// many places: OCI's part number is one GPU hour of every shape of the
+// GPU; Google's component SKUs are per GPU, core and memory and per region
+// group ("running in Americas"), shared by every shape of a family
+// (a2-highgpu-1g … 8g) and every region of the group. So after such an id
+// come the region (unless the cloud sells globally) and the instance type
+// as well; the derived SKU id holds both already.
 func (s *Sheet) skuPriceID(p *storage.PriceInterval, sku string) string {
 	if (p.Provider == pricewatch.AWS || p.Provider == pricewatch.AWSChina) && p.SkuPriceID != "" {
 		return p.SkuPriceID
@@ -187,8 +236,10 @@ func (s *Sheet) skuPriceID(p *storage.PriceInterval, sku string) string {
 			parts = append(parts, v)
 		}
 	}
-	if p.Provider == pricewatch.OCI {
-		// OCI's part number prices one GPU hour; a shape is several.
+	if p.SkuPriceID == "" && p.SkuID != "" && base == p.SkuID {
+		if !isGlobal(p) {
+			parts = append(parts, p.Region)
+		}
 		parts = append(parts, p.InstanceType)
 	}
 	if p.SkuPriceID != "" && p.OS != "" {
@@ -223,6 +274,17 @@ func details(p *storage.PriceInterval) (string, error) {
 	switch {
 	case isSubscription(p):
 		m["x_PurchaseOption"] = "Subscription"
+	case isMonthlyPlan(p):
+		m["x_PurchaseOption"] = "Monthly Billing"
+	case isDWS(p) && p.OfferingClass == pricewatch.FlexStart:
+		m["x_PurchaseOption"] = "DWS Flex Start"
+	case isDWS(p):
+		m["x_PurchaseOption"] = "DWS Calendar Mode"
+	case p.PriceType == pricewatch.Reserved && p.Provider == pricewatch.GCP:
+		// Google's own name: resource-based committed use discounts
+		// commit to an amount of GPUs, vCPUs and memory (Usage).
+		m["x_PurchaseOption"] = "Commitment"
+		m["x_CommitmentDiscountType"], m["x_CommitmentDiscountCategory"] = "Committed Use Discount", "Usage"
 	case p.PriceType == pricewatch.Reserved:
 		m["x_PurchaseOption"] = "Commitment"
 		m["x_CommitmentDiscountType"], m["x_CommitmentDiscountCategory"] = "Reservation", "Usage"
@@ -259,6 +321,22 @@ func subcategory(p *storage.PriceInterval) string {
 }
 
 func text(d decimal.Decimal) string { return d.String() }
+
+// knownFloat and knownInt write a hardware figure, null (empty) where the
+// cloud did not say (stored 0).
+func knownFloat(v float64) string {
+	if v <= 0 {
+		return ""
+	}
+	return decimal.NewFromFloat(v).String()
+}
+
+func knownInt(v int) string {
+	if v <= 0 {
+		return ""
+	}
+	return fmt.Sprint(v)
+}
 
 // Write writes the rows of one price: its usage price (none for a
 // subscription, which is bought only at once) and, where there is a fee
@@ -297,8 +375,8 @@ func (s *Sheet) Write(p *storage.PriceInterval) error {
 		regionName = s.regionNames[[2]string{p.Provider, p.Region}]
 	}
 	if regionName == "" {
-		// Alibaba's and Tencent's price APIs name no region; the id is
-		// the name the console shows beside the code.
+		// Alibaba's, Tencent's, Google's and Huawei's price APIs name no
+		// region; the id is the name the console shows beside the code.
 		regionName = p.Region
 	}
 	if isGlobal(p) {
@@ -327,6 +405,8 @@ func (s *Sheet) Write(p *storage.PriceInterval) error {
 		r[col["SkuId"]], r[col["SkuPriceDetails"]] = sku, det
 		r[col["x_InstanceType"]], r[col["x_OperatingSystem"]], r[col["x_GpuModel"]] = p.InstanceType, p.OS, p.GPUModel
 		r[col["x_GpuCount"]] = decimal.NewFromFloat(p.GPUCount).String()
+		// 0 is what the cloud did not say: null, never a guess.
+		r[col["x_GpuMemoryGB"]], r[col["x_VCPUs"]], r[col["x_MemoryGB"]] = knownFloat(p.GPUMemoryGB), knownInt(p.VCPUs), knownFloat(p.MemoryGB)
 		r[col["x_PriceType"]], r[col["x_Term"]], r[col["x_PaymentOption"]], r[col["x_OfferingClass"]] = string(p.PriceType), p.Term, p.Payment, p.OfferingClass
 		r[col["x_UpfrontPrice"]], r[col["x_EffectiveHourlyPrice"]], r[col["x_PricePerGpuHour"]] = text(p.Upfront), text(p.EffectiveHourly), perGPUText
 		r[col["x_SkuProductId"]], r[col["x_Marketplace"]], r[col["x_Location"]] = p.ProductID, fmt.Sprint(market), location
@@ -344,22 +424,29 @@ func (s *Sheet) Write(p *storage.PriceInterval) error {
 	if p.Payment != "" {
 		option += " " + paymentNames[p.Payment]
 	}
-	if !isSubscription(p) {
+	list, source := p.Hourly, "this_price"
+	if p.PriceType.IsCommitment() && !isSubscription(p) && !isMonthlyPlan(p) {
+		if o, ok := s.onDemandOf(p); ok && o.currency == p.Currency {
+			list, source = o.hourly, "on_demand"
+		}
+	}
+	// A usage row needs a list price. An all-upfront commitment whose SKU
+	// has no stored on-demand price has none to give (its own hourly rate
+	// is 0, a placeholder, not a list price): its purchase row alone
+	// carries the price.
+	usage := !isSubscription(p) && list.IsPositive()
+	if usage {
 		r := make([]string, len(Header))
 		common(r)
 		r[col["ChargeCategory"]], r[col["ChargeFrequency"]] = "Usage", "Usage-Based"
 		r[col["PricingQuantity"]], r[col["PricingUnit"]], r[col["SkuMeter"]] = "1", "Hours", "Instance Hours"
 		r[col["SkuPriceId"]] = priceID
 		r[col["ChargeDescription"]] = fmt.Sprintf("%s %s, %s, per hour", p.InstanceType, p.OS, option)
-		list, source := p.Hourly, "this_price"
 		switch {
 		case isDynamic(p):
 			r[col["PricingCategory"]] = "Dynamic"
-		case p.PriceType.IsCommitment():
+		case p.PriceType.IsCommitment() && !isMonthlyPlan(p):
 			r[col["PricingCategory"]] = "Committed"
-			if o, ok := s.onDemandOf(p); ok && o.currency == p.Currency {
-				list, source = o.hourly, "on_demand"
-			}
 		default:
 			r[col["PricingCategory"]] = "Standard"
 		}

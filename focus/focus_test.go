@@ -110,3 +110,134 @@ func TestSheetWithoutARateFails(t *testing.T) {
 		t.Fatalf("err = %v, want one saying to set fx.fixed_rates", err)
 	}
 }
+
+// Issue 27 on the clouds added after it (gcp, huawei, ovhcloud): which
+// rows each price becomes. Google's component SKUs are shared by shapes
+// and regions, so the price id adds both; a commitment's list price is the
+// standard on-demand one, never the DWS flex-start price of the same
+// machine (learned after it here, as the audit's sheet did); Huawei's
+// yearly/monthly prices are subscriptions as Alibaba's and Tencent's;
+// OVHcloud's monthly plan is a Standard price of its own SKU; an
+// all-upfront commitment without an on-demand price has no usage row.
+func TestSheetRowsOfLaterClouds(t *testing.T) {
+	gcp := func(region, shape string, pt pricewatch.PriceType, term, class, sku, hourly string) *storage.PriceInterval {
+		o := pricewatch.Offer{Provider: pricewatch.GCP, Region: region, InstanceType: shape, PriceType: pt, Term: term, OfferingClass: class,
+			OS: "linux", Currency: "USD", Hourly: decimal.RequireFromString(hourly), CloudIDs: pricewatch.CloudIDs{SkuID: sku}}
+		if pt == pricewatch.Reserved {
+			o.Payment = pricewatch.NoUpfront
+		}
+		return price(o)
+	}
+	od8 := gcp("us-central1", "a3-highgpu-8g", pricewatch.OnDemand, "", "", "D4E2+A1+A2", "87.832465656")
+	flex8 := gcp("us-central1", "a3-highgpu-8g", pricewatch.OnDemand, "", pricewatch.FlexStart, "F8+F6+F7", "37.662504")
+	cud := gcp("us-central1", "a3-highgpu-8g", pricewatch.Reserved, "1y", "", "302A+A9+A10", "60.35033416")
+	a2east := gcp("us-east1", "a2-highgpu-1g", pricewatch.OnDemand, "", "", "039F+2922+2390", "3.673385")
+	a2west := gcp("us-west1", "a2-highgpu-1g", pricewatch.OnDemand, "", "", "039F+2922+2390", "3.673385")
+	a2east2 := gcp("us-east1", "a2-highgpu-2g", pricewatch.OnDemand, "", "", "039F+2922+2390", "7.34677")
+	huaweiYear := price(pricewatch.Offer{Provider: pricewatch.Huawei, Region: "cn-north-4", InstanceType: "p2s.2xlarge.8",
+		PriceType: pricewatch.Reserved, Term: "1y", Payment: pricewatch.AllUpfront, OS: "linux", Currency: "USD",
+		Upfront: decimal.RequireFromString("11889.6"), CloudIDs: pricewatch.CloudIDs{SkuID: "OFFI1000008"}})
+	ovhMonth := price(pricewatch.Offer{Provider: pricewatch.OVHcloud, Region: "global", InstanceType: "h100-380", PriceType: pricewatch.Reserved,
+		Term: "1m", Payment: pricewatch.NoUpfront, OS: "linux", Currency: "USD", Hourly: decimal.RequireFromString("2.807950685"),
+		CloudIDs: pricewatch.CloudIDs{SkuID: "h100-380.monthly.postpaid"}})
+	ovhHour := price(pricewatch.Offer{Provider: pricewatch.OVHcloud, Region: "global", InstanceType: "h100-380", PriceType: pricewatch.OnDemand,
+		OS: "linux", Currency: "USD", Hourly: decimal.RequireFromString("2.95848"), CloudIDs: pricewatch.CloudIDs{SkuID: "h100-380.consumption"}})
+	// An Azure reservation paid all upfront whose meter's on-demand
+	// price is not stored.
+	lone := price(pricewatch.Offer{Provider: pricewatch.Azure, Region: "eastus", InstanceType: "Standard_ND96isr_H100_v5",
+		PriceType: pricewatch.Reserved, Term: "3y", Payment: pricewatch.AllUpfront, OS: "linux", Currency: "USD",
+		Upfront: decimal.RequireFromString("1000000"), CloudIDs: pricewatch.CloudIDs{SkuID: "DZH318Z08M22", SkuPriceID: "meter-1", RegionName: "East US"}})
+	learn := []*storage.PriceInterval{od8, flex8, a2east, a2west, a2east2, ovhHour}
+	recs, err := sheetOf(t, learn, []*storage.PriceInterval{od8, flex8, cud, a2east, a2west, a2east2, huaweiYear, ovhHour, ovhMonth, lone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs := Validate(recs, Rules{BillingCurrency: "USD", InternalIDs: []string{"gcp", "huawei", "ovhcloud", "azure"}}); len(errs) != 0 {
+		t.Errorf("breaches: %v", errs)
+	}
+	type want struct{ id, charge, freq, pricing, list, contracted, unit, meter, source string }
+	for i, w := range []want{
+		{"D4E2+A1+A2|on_demand|us-central1|a3-highgpu-8g", "Usage", "Usage-Based", "Standard", "87.832465656", "87.832465656", "Hours", "Instance Hours", "this_price"},
+		{"F8+F6+F7|on_demand|flex_start|us-central1|a3-highgpu-8g", "Usage", "Usage-Based", "Standard", "37.662504", "37.662504", "Hours", "Instance Hours", "this_price"},
+		{"302A+A9+A10|reserved|1y|no_upfront|us-central1|a3-highgpu-8g", "Usage", "Usage-Based", "Committed", "87.832465656", "60.35033416", "Hours", "Instance Hours", "on_demand"},
+		{"039F+2922+2390|on_demand|us-east1|a2-highgpu-1g", "Usage", "Usage-Based", "Standard", "3.673385", "3.673385", "Hours", "Instance Hours", "this_price"},
+		{"039F+2922+2390|on_demand|us-west1|a2-highgpu-1g", "Usage", "Usage-Based", "Standard", "3.673385", "3.673385", "Hours", "Instance Hours", "this_price"},
+		{"039F+2922+2390|on_demand|us-east1|a2-highgpu-2g", "Usage", "Usage-Based", "Standard", "7.34677", "7.34677", "Hours", "Instance Hours", "this_price"},
+		{"OFFI1000008|reserved|1y|all_upfront|cn-north-4|p2s.2xlarge.8", "Purchase", "One-Time", "Standard", "11889.6", "11889.6", "Years", "Subscription Fee", "this_price"},
+		{"h100-380.consumption|on_demand|h100-380", "Usage", "Usage-Based", "Standard", "2.95848", "2.95848", "Hours", "Instance Hours", "this_price"},
+		{"h100-380.monthly.postpaid|reserved|1m|no_upfront|h100-380", "Usage", "Usage-Based", "Standard", "2.807950685", "2.807950685", "Hours", "Instance Hours", "this_price"},
+		{"meter-1|reserved|3y|all_upfront|linux|upfront", "Purchase", "One-Time", "Standard", "1000000", "1000000", "3 Years", "Commitment Upfront Fee", "this_price"},
+	} {
+		if i+1 >= len(recs) {
+			t.Fatalf("only %d rows", len(recs)-1)
+		}
+		r := recs[i+1]
+		got := want{r[col["SkuPriceId"]], r[col["ChargeCategory"]], r[col["ChargeFrequency"]], r[col["PricingCategory"]],
+			r[col["ListUnitPrice"]], r[col["ContractedUnitPrice"]], r[col["PricingUnit"]], r[col["SkuMeter"]], r[col["x_ListUnitPriceSource"]]}
+		if got != w {
+			t.Errorf("row %d:\n got %+v\nwant %+v", i+1, got, w)
+		}
+	}
+	if len(recs) != 11 {
+		t.Errorf("%d rows, want 10 (a subscription, and an all-upfront commitment without a list price, have no usage row)", len(recs)-1)
+	}
+	for _, c := range []struct {
+		row    int
+		option string
+	}{{2, "DWS Flex Start"}, {7, "Subscription"}, {9, "Monthly Billing"}} {
+		if got := purchaseOption(recs[c.row][col["SkuPriceDetails"]]); got != c.option {
+			t.Errorf("row %d: x_PurchaseOption %q, want %q", c.row, got, c.option)
+		}
+	}
+}
+
+// The validator on the audit's two GCP breaches and the placeholder it
+// must catch: a commitment listed at the flex-start price (below its own
+// rate), a price id shared by two shapes, and a list price of 0.
+func TestValidatorCatchesTheAuditsBreaches(t *testing.T) {
+	od := price(pricewatch.Offer{Provider: pricewatch.GCP, Region: "us-central1", InstanceType: "a3-highgpu-8g", PriceType: pricewatch.OnDemand,
+		OS: "linux", Currency: "USD", Hourly: decimal.RequireFromString("87.832465656"), CloudIDs: pricewatch.CloudIDs{SkuID: "D4E2"}})
+	flex := price(pricewatch.Offer{Provider: pricewatch.GCP, Region: "us-central1", InstanceType: "a3-highgpu-8g", PriceType: pricewatch.OnDemand,
+		OfferingClass: pricewatch.FlexStart, OS: "linux", Currency: "USD", Hourly: decimal.RequireFromString("37.662504"), CloudIDs: pricewatch.CloudIDs{SkuID: "F8"}})
+	cud := price(pricewatch.Offer{Provider: pricewatch.GCP, Region: "us-central1", InstanceType: "a3-highgpu-8g", PriceType: pricewatch.Reserved,
+		Term: "1y", Payment: pricewatch.NoUpfront, OS: "linux", Currency: "USD", Hourly: decimal.RequireFromString("60.35033416"), CloudIDs: pricewatch.CloudIDs{SkuID: "302A"}})
+	good, err := sheetOf(t, []*storage.PriceInterval{od, flex}, []*storage.PriceInterval{od, flex, cud})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := Rules{BillingCurrency: "USD", InternalIDs: []string{"gcp"}}
+	if errs := Validate(good, rules); len(errs) != 0 {
+		t.Fatalf("the good sheet fails: %v", errs)
+	}
+	for _, c := range []struct {
+		name  string
+		row   int
+		cells map[string]string
+		want  []string
+	}{
+		{"list from the flex-start price", 3, map[string]string{"ListUnitPrice": "37.662504", "PricingCurrencyListUnitPrice": "37.662504"},
+			[]string{"on-demand price is 87.832465656", "ListUnitPrice 37.662504 below ContractedUnitPrice 60.35033416"}},
+		{"price id of another shape", 2, map[string]string{"SkuPriceId": good[1][col["SkuPriceId"]]}, []string{"more than one row"}},
+		{"placeholder list price without an on-demand price", 3, map[string]string{"ListUnitPrice": "0", "PricingCurrencyListUnitPrice": "0",
+			"ContractedUnitPrice": "0", "PricingCurrencyContractedUnitPrice": "0", "x_InstanceType": "a3-highgpu-4g"},
+			[]string{"ListUnitPrice 0 is a placeholder", "PricingCurrencyListUnitPrice 0 is a placeholder"}},
+	} {
+		bad := make([][]string, len(good))
+		for i, r := range good {
+			bad[i] = append([]string(nil), r...)
+		}
+		for k, v := range c.cells {
+			bad[c.row][col[k]] = v
+		}
+		errs := Validate(bad, rules)
+		for _, w := range c.want {
+			found := false
+			for _, err := range errs {
+				found = found || strings.Contains(err.Error(), w)
+			}
+			if !found {
+				t.Errorf("%s: no error saying %q among %v", c.name, w, errs)
+			}
+		}
+	}
+}

@@ -96,9 +96,14 @@ func Validate(recs [][]string, rules Rules) []error {
 	placeOf := func(r []string) skuPlace {
 		return skuPlace{cell(r, "ProviderName"), cell(r, "RegionId"), cell(r, "x_Location"), cell(r, "x_InstanceType"), cell(r, "x_OperatingSystem")}
 	}
+	// The list price is the standard on-demand one, as SkuPriceDetails
+	// says of the row (not a DWS flex-start or calendar-mode price, nor a
+	// monthly plan, which are Standard usage too), and not a marketplace
+	// host's.
 	onDemand := map[skuPlace]string{}
 	for _, r := range recs[1:] {
-		if len(r) == len(recs[0]) && cell(r, "PricingCategory") == "Standard" && cell(r, "ChargeCategory") == "Usage" {
+		if len(r) == len(recs[0]) && cell(r, "PricingCategory") == "Standard" && cell(r, "ChargeCategory") == "Usage" &&
+			purchaseOption(cell(r, "SkuPriceDetails")) == "On-Demand" && cell(r, "x_Marketplace") != "true" {
 			onDemand[placeOf(r)] = cell(r, "PricingCurrencyListUnitPrice")
 		}
 	}
@@ -185,6 +190,13 @@ func Validate(recs [][]string, rules Rules) []error {
 		if q, ok := num["PricingQuantity"]; ok && !q.IsPositive() {
 			add("%s: PricingQuantity %s", where, q)
 		}
+		// A list price of 0 is a placeholder (an all-upfront commitment's
+		// own hourly rate), never a price a cloud publishes for a GPU.
+		for _, c := range []string{"ListUnitPrice", "PricingCurrencyListUnitPrice"} {
+			if l, ok := num[c]; ok && l.IsZero() {
+				add("%s: %s 0 is a placeholder, not a list price", where, c)
+			}
+		}
 		for _, pair := range [][2]string{{"ListUnitPrice", "ContractedUnitPrice"}, {"PricingCurrencyListUnitPrice", "PricingCurrencyContractedUnitPrice"}} {
 			l, okL := num[pair[0]]
 			c, okC := num[pair[1]]
@@ -226,4 +238,15 @@ func Validate(recs [][]string, rules Rules) []error {
 		skuOf[id] = get("SkuId")
 	}
 	return errs
+}
+
+// purchaseOption is SkuPriceDetails' x_PurchaseOption, empty when the
+// details are not a JSON object (reported on its own).
+func purchaseOption(details string) string {
+	var m map[string]any
+	if json.Unmarshal([]byte(details), &m) != nil {
+		return ""
+	}
+	v, _ := m["x_PurchaseOption"].(string)
+	return v
 }

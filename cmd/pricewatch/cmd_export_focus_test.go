@@ -11,6 +11,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/pricewatch/pricewatch/clouds"
 	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
 	"github.com/pricewatch/pricewatch/focus"
 	"github.com/pricewatch/pricewatch/internal/golden"
@@ -22,22 +23,29 @@ import (
 var focusRateDay = storage.FXDay{Date: time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC), Source: "ECB",
 	PerEUR: map[string]decimal.Decimal{"USD": decimal.RequireFromString("1.0566"), "CNY": decimal.RequireFromString("7.5235")}}
 
-// eightProviderFocusConfig is one database filled from every provider's
-// fake, as the eight-provider compare test fills it, with AWS's spot feed
-// and savings plans on as well and an exchange-rate day stored; billing
-// currency USD (fx.currency's default).
-func eightProviderFocusConfig(t *testing.T) string {
+// everyProviderFocusConfig is one database filled from the fake of every
+// provider of the registry (everyProviderFakes: a provider added later is
+// in it, or the test fails naming it), with AWS's spot feed and savings
+// plans on as well and an exchange-rate day stored; billing currency USD
+// (fx.currency's default).
+func everyProviderFocusConfig(t *testing.T) string {
 	t.Helper()
-	seven, _ := originalSevenFakes(t)
 	bucket := awstest.NewBucket(t)
 	bucket.PublishEC2(map[string]awstest.Region{"ap-northeast-1": {Version: awsV1, Types: []awstest.GPUType{awsAPNp5.gpuType()}}})
 	bucket.SetSavingsPlans("ap-northeast-1", awsSP, awsSavingsPlanPrices(awsAPNp5))
 	bucket.SetSpot(awsSpotFeed(awsAPNp5))
 
 	dir := t.TempDir()
-	cfg := testConfig{clouds: append([]cloud{awsBucketCloud(bucket, "    regions: [ap-northeast-1]\n")}, seven...)}.write(t, dir)
-	if out, errOut, code := runCLI(t, "--config", cfg, "fetch"); code != 0 {
-		t.Fatalf("fetch of all eight exited %d:\n%s%s", code, out, errOut)
+	clouds, _ := everyProviderFakes(t, awsBucketCloud(bucket, "    regions: [ap-northeast-1]\n"))
+	cfg := testConfig{clouds: clouds}.write(t, dir)
+	out, errOut, code := runCLI(t, "--config", cfg, "fetch")
+	if code != 0 {
+		t.Fatalf("fetch of every provider exited %d:\n%s%s", code, out, errOut)
+	}
+	for _, p := range providerNames {
+		if !strings.Contains(out, p+" ") || strings.Contains(out, "FAILED") || strings.Contains(out, "skipped") {
+			t.Fatalf("fetch summary should have %s ok:\n%s", p, out)
+		}
 	}
 	db := openTestDB(t, filepath.Join(dir, "pw.db"))
 	if err := db.SaveFXDay(context.Background(), focusRateDay); err != nil {
@@ -57,14 +65,14 @@ func readFocus(t *testing.T, out string) [][]string {
 }
 
 // TestFocusExportFollowsTheColumnRules: every row of the sheet of all
-// eight providers' fakes keeps the FOCUS column rules docs/focus.md quotes
+// registered providers' fakes keeps the FOCUS column rules docs/focus.md quotes
 // (issue 27 items 1–9, checked by focus.Validate: presence, nullability,
 // allowed values, one price per SkuPriceId, list ≥ contracted, a
 // commitment's list price the on-demand one, readable names, regions,
 // currencies). Before issue 27 the sheet failed it (missing ChargeCategory,
 // ChargeFrequency, ContractedUnitPrice, … and null SkuIds).
 func TestFocusExportFollowsTheColumnRules(t *testing.T) {
-	cfg := eightProviderFocusConfig(t)
+	cfg := everyProviderFocusConfig(t)
 	recs := readFocus(t, rawCLI(t, "--config", cfg, "export", "--format", "focus-csv"))
 	if len(recs) < 20 {
 		t.Fatalf("only %d records", len(recs))
@@ -85,9 +93,9 @@ func TestFocusExportFollowsTheColumnRules(t *testing.T) {
 	for _, r := range recs[1:] {
 		seen[r[col["ProviderName"]]] = true
 	}
-	for _, name := range []string{"AWS", "Microsoft", "Alibaba Cloud", "Tencent Cloud", "Lambda", "RunPod", "Vast.ai", "Oracle Cloud Infrastructure"} {
-		if !seen[name] {
-			t.Errorf("no row of %s", name)
+	for _, p := range providerNames {
+		if name := focus.ProviderName(p, clouds.DisplayName); !seen[name] {
+			t.Errorf("no row of %s (ProviderName %q)", p, name)
 		}
 	}
 }
@@ -95,7 +103,7 @@ func TestFocusExportFollowsTheColumnRules(t *testing.T) {
 // TestFocusValidatorCatchesEachRule: the validator is not a rubber stamp —
 // each rule turns a good row bad (issue 27 "must show").
 func TestFocusValidatorCatchesEachRule(t *testing.T) {
-	cfg := eightProviderFocusConfig(t)
+	cfg := everyProviderFocusConfig(t)
 	recs := readFocus(t, rawCLI(t, "--config", cfg, "export", "--format", "focus-csv", "--provider", "aws"))
 	rules := focus.Rules{BillingCurrency: "USD", InternalIDs: providerNames}
 	if errs := focus.Validate(recs, rules); len(errs) != 0 {
@@ -124,6 +132,10 @@ func TestFocusValidatorCatchesEachRule(t *testing.T) {
 	}{
 		{"null SkuId", row("Usage", "Dynamic"), "SkuId", "", "SkuId is null", ""},
 		{"placeholder list price", row("Usage", "Committed"), "ListUnitPrice", "0", "on-demand price", "PricingCurrencyListUnitPrice"},
+		// An all-upfront commitment whose SKU has no on-demand price: a
+		// list price of 0 is refused on its own, not only beside an
+		// on-demand row that disagrees.
+		{"list price 0 on its own", row("Usage", "Committed"), "ListUnitPrice", "0", "ListUnitPrice 0 is a placeholder", "ContractedUnitPrice"},
 		{"contracted above list", row("Usage", "Committed"), "ContractedUnitPrice", "999999", "below", ""},
 		{"discounted list price", row("Usage", "Committed"), "PricingCurrencyListUnitPrice", "1", "on-demand price", ""},
 		{"Committed purchase", row("Purchase", "Standard"), "PricingCategory", "Committed", "buying a commitment", ""},
@@ -157,11 +169,15 @@ func TestFocusValidatorCatchesEachRule(t *testing.T) {
 }
 
 // TestFocusExportOneRowPerProviderAndPriceTypeGolden: one row of each
-// provider × price type × charge (the first the sheet writes), reviewed
-// against FOCUS 1.2's column text; testdata/export/README.md states the
-// version the golden follows (CSV has no comments).
+// provider (and currency) × price type × offering class × charge (the
+// first the sheet writes) of every registered provider, reviewed against
+// FOCUS 1.2's column text; testdata/export/README.md states the version
+// the golden follows (a comment line would break FOCUS consumers: see
+// there). The offering class keeps Google's standard on-demand, DWS
+// flex-start and committed rows of one machine apart, the case the audit
+// of issue 27 found listed wrong.
 func TestFocusExportOneRowPerProviderAndPriceTypeGolden(t *testing.T) {
-	cfg := eightProviderFocusConfig(t)
+	cfg := everyProviderFocusConfig(t)
 	recs := readFocus(t, rawCLI(t, "--config", cfg, "export", "--format", "focus-csv"))
 	col := map[string]int{}
 	for i, h := range recs[0] {
@@ -170,7 +186,9 @@ func TestFocusExportOneRowPerProviderAndPriceTypeGolden(t *testing.T) {
 	kept := [][]string{recs[0]}
 	seen := map[string]bool{}
 	for _, r := range recs[1:] {
-		k := r[col["ProviderName"]] + "/" + r[col["x_PriceType"]] + "/" + r[col["ChargeCategory"]]
+		// PricingCurrency keeps AWS China (ProviderName AWS, as its
+		// own exports name it) apart from AWS.
+		k := r[col["ProviderName"]] + "/" + r[col["PricingCurrency"]] + "/" + r[col["x_PriceType"]] + "/" + r[col["x_OfferingClass"]] + "/" + r[col["ChargeCategory"]]
 		if !seen[k] {
 			seen[k] = true
 			kept = append(kept, r)

@@ -8,12 +8,6 @@ import (
 	"testing"
 
 	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
-	"github.com/pricewatch/pricewatch/fetchers/azurecn/azurecntest"
-	"github.com/pricewatch/pricewatch/fetchers/gcp"
-	"github.com/pricewatch/pricewatch/fetchers/gcp/gcptest"
-	"github.com/pricewatch/pricewatch/fetchers/huawei"
-	"github.com/pricewatch/pricewatch/fetchers/huawei/huaweitest"
-	"github.com/pricewatch/pricewatch/fetchers/ovhcloud/ovhcloudtest"
 )
 
 // Issue 22 (must show): `compare --gpu H100 --price-type on_demand` over
@@ -26,24 +20,9 @@ import (
 // here; the golden would show a row of theirs as soon as a fake has one.
 func TestCompareThirteenProvidersGolden(t *testing.T) {
 	t.Setenv("COLUMNS", "100")
-	seven, _ := originalSevenFakes(t)
 	bucket := awstest.NewBucket(t)
 	bucket.PublishEC2(map[string]awstest.Region{"ap-northeast-1": {Version: awsV1, Types: []awstest.GPUType{awsAPNp5.gpuType()}}})
-	ovh := ovhcloudtest.New(t)
-	t.Setenv(gcp.EnvAPIKey, gcptest.Key)
-	google := gcptest.New(t)
-	azcn := azurecntest.New(t)
-	hw := huaweitest.New(t)
-	t.Setenv(huawei.EnvAK, huaweitest.AK)
-	t.Setenv(huawei.EnvSK, huaweitest.SK)
-
-	clouds := append([]cloud{{name: "aws", endpoint: bucket.URL(), keys: "    regions: [ap-northeast-1]\n    spot: false\n    savings_plans: false\n"}}, seven...)
-	clouds = append(clouds,
-		awsChinaCloud(t),
-		cloud{name: "ovhcloud", endpoint: ovh.URL},
-		cloud{name: "gcp", endpoint: google.URL},
-		cloud{name: "azure-cn", endpoint: azcn.URL()},
-		cloud{name: "huawei", endpoint: hw.URL, keys: "    iam_endpoint: " + hw.URL + "\n    ecs_endpoint: " + hw.URL + "\n"})
+	clouds, _ := everyProviderFakes(t, cloud{name: "aws", endpoint: bucket.URL(), keys: "    regions: [ap-northeast-1]\n    spot: false\n    savings_plans: false\n"})
 	cfg := testConfig{clouds: clouds}.write(t, t.TempDir())
 	out, errOut, code := runCLI(t, "--config", cfg, "fetch")
 	if code != 0 {

@@ -4,13 +4,20 @@ import (
 	"testing"
 
 	"github.com/pricewatch/pricewatch/fetchers/alibaba/alibabatest"
+	"github.com/pricewatch/pricewatch/fetchers/azurecn/azurecntest"
+	"github.com/pricewatch/pricewatch/fetchers/gcp"
+	"github.com/pricewatch/pricewatch/fetchers/gcp/gcptest"
+	"github.com/pricewatch/pricewatch/fetchers/huawei"
+	"github.com/pricewatch/pricewatch/fetchers/huawei/huaweitest"
 	"github.com/pricewatch/pricewatch/fetchers/lambda"
 	"github.com/pricewatch/pricewatch/fetchers/lambda/lambdatest"
 	"github.com/pricewatch/pricewatch/fetchers/oci/ocitest"
+	"github.com/pricewatch/pricewatch/fetchers/ovhcloud/ovhcloudtest"
 	"github.com/pricewatch/pricewatch/fetchers/runpod"
 	"github.com/pricewatch/pricewatch/fetchers/runpod/runpodtest"
 	"github.com/pricewatch/pricewatch/fetchers/tencent/tencenttest"
 	"github.com/pricewatch/pricewatch/fetchers/vastai/vastaitest"
+	"github.com/pricewatch/pricewatch/providers"
 )
 
 // originalSevenFakes starts the fakes of the first eight providers but AWS
@@ -43,4 +50,44 @@ func originalSevenFakes(t *testing.T) ([]cloud, *fakeAzure) {
 		{name: "vastai", endpoint: vast.URL, keys: "    gpu_models: [\"H100 SXM\"]\n    request_interval: 0s\n"},
 		{name: "oci", endpoint: oci.URL},
 	}, az
+}
+
+// everyProviderFakes starts a fake of every provider of the registry, AWS
+// as the caller wires it, and returns them as config entries in the
+// registry's order, with the Azure fake (tests move its H100 price). A
+// provider registered without a fake here fails the test, naming it, so
+// that a test over "every provider" cannot quietly leave a newly added
+// cloud out.
+func everyProviderFakes(t *testing.T, aws cloud) ([]cloud, *fakeAzure) {
+	t.Helper()
+	seven, az := originalSevenFakes(t)
+	byName := map[string]cloud{aws.name: aws}
+	for _, c := range seven {
+		byName[c.name] = c
+	}
+	ovh := ovhcloudtest.New(t)
+	t.Setenv(gcp.EnvAPIKey, gcptest.Key)
+	google := gcptest.New(t)
+	azcn := azurecntest.New(t)
+	hw := huaweitest.New(t)
+	t.Setenv(huawei.EnvAK, huaweitest.AK)
+	t.Setenv(huawei.EnvSK, huaweitest.SK)
+	for _, c := range []cloud{
+		awsChinaCloud(t),
+		{name: "ovhcloud", endpoint: ovh.URL},
+		{name: "gcp", endpoint: google.URL},
+		{name: "azure-cn", endpoint: azcn.URL()},
+		{name: "huawei", endpoint: hw.URL, keys: "    iam_endpoint: " + hw.URL + "\n    ecs_endpoint: " + hw.URL + "\n"},
+	} {
+		byName[c.name] = c
+	}
+	var out []cloud
+	for _, name := range providers.Names() {
+		c, ok := byName[name]
+		if !ok {
+			t.Fatalf("provider %s is registered but has no fake in everyProviderFakes: add one", name)
+		}
+		out = append(out, c)
+	}
+	return out, az
 }

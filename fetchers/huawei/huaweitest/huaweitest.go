@@ -14,6 +14,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -252,7 +253,13 @@ func (s *Server) rate(r *http.Request) ([]byte, int) {
 		s.inquiry = append(s.inquiry, Inquiry{Path: r.URL.Path, Region: p.Region, Spec: p.ResourceSpec, PeriodType: p.PeriodType})
 		// Amounts are JSON numbers, as the real answers write them.
 		num := json.RawMessage(amount.String())
-		l := line{ID: p.ID, ProductID: "OFFI" + fmt.Sprint(1000000+len(s.inquiry)), OfficialWebsiteAmount: num, MeasureID: 1}
+		// The product id is "OFFI" and 18 digits, as in the real
+		// answers; constructed from what was asked, not from the order of
+		// the inquiries (which concurrent fetches change), so that a
+		// golden holding it stays still.
+		id := fnv.New64a()
+		fmt.Fprintf(id, "%s|%s|%t|%d", p.Region, p.ResourceSpec, period, p.PeriodType)
+		l := line{ID: p.ID, ProductID: fmt.Sprintf("OFFI%018d", id.Sum64()%1_000_000_000_000_000_000), OfficialWebsiteAmount: num, MeasureID: 1}
 		if !period {
 			l.Amount, l.DiscountAmount = num, json.RawMessage("0")
 		}
