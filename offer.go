@@ -117,8 +117,10 @@ type Hardware struct {
 	// local disk ("8 x 3800 GB NVMe SSD", "none (EBS only)"). Both are ""
 	// where the cloud's answer does not say: they are never inferred from
 	// the GPU model or the family.
-	Interconnect string
-	LocalStorage string
+	// omitempty: records (and golden files) of clouds that state neither
+	// read as before.
+	Interconnect string `json:",omitempty"`
+	LocalStorage string `json:",omitempty"`
 }
 
 // Offer is one purchasable price point, normalised across clouds.
