@@ -112,6 +112,15 @@ type Hardware struct {
 	GPUMemoryGB float64
 	VCPUs       int
 	MemoryGB    float64
+	// Interconnect is the network or GPU interconnect as the cloud states
+	// it for this type ("3200 Gigabit", "NVLink"); LocalStorage is its
+	// local disk ("8 x 3800 GB NVMe SSD", "none (EBS only)"). Both are ""
+	// where the cloud's answer does not say: they are never inferred from
+	// the GPU model or the family.
+	// omitempty: records (and golden files) of clouds that state neither
+	// read as before.
+	Interconnect string `json:",omitempty"`
+	LocalStorage string `json:",omitempty"`
 }
 
 // Offer is one purchasable price point, normalised across clouds.

@@ -38,7 +38,8 @@ var Header = []string{
 	"RegionId", "RegionName", "AvailabilityZone",
 	"ServiceCategory", "ServiceName", "ServiceProviderName", "ServiceSubcategory",
 	"SkuId", "SkuMeter", "SkuPriceDetails", "SkuPriceId",
-	"x_InstanceType", "x_OperatingSystem", "x_GpuModel", "x_GpuCount", "x_GpuMemoryGB", "x_VCPUs", "x_MemoryGB", "x_PriceType", "x_Term",
+	"x_InstanceType", "x_OperatingSystem", "x_GpuModel", "x_GpuCount",
+	"x_GpuMemoryGb", "x_Vcpus", "x_MemoryGb", "x_Interconnect", "x_LocalStorage", "x_PriceType", "x_Term",
 	"x_PaymentOption", "x_OfferingClass", "x_UpfrontPrice", "x_EffectiveHourlyPrice", "x_PricePerGpuHour",
 	"x_SkuProductId", "x_Marketplace", "x_Location", "x_ListUnitPriceSource",
 	"x_ExchangeRate", "x_ExchangeRateDate", "x_ExchangeRateSource", "x_ValidFrom",
@@ -322,22 +323,6 @@ func subcategory(p *storage.PriceInterval) string {
 
 func text(d decimal.Decimal) string { return d.String() }
 
-// knownFloat and knownInt write a hardware figure, null (empty) where the
-// cloud did not say (stored 0).
-func knownFloat(v float64) string {
-	if v <= 0 {
-		return ""
-	}
-	return decimal.NewFromFloat(v).String()
-}
-
-func knownInt(v int) string {
-	if v <= 0 {
-		return ""
-	}
-	return fmt.Sprint(v)
-}
-
 // Write writes the rows of one price: its usage price (none for a
 // subscription, which is bought only at once) and, where there is a fee
 // paid at once, a purchase row of it.
@@ -405,8 +390,10 @@ func (s *Sheet) Write(p *storage.PriceInterval) error {
 		r[col["SkuId"]], r[col["SkuPriceDetails"]] = sku, det
 		r[col["x_InstanceType"]], r[col["x_OperatingSystem"]], r[col["x_GpuModel"]] = p.InstanceType, p.OS, p.GPUModel
 		r[col["x_GpuCount"]] = decimal.NewFromFloat(p.GPUCount).String()
-		// 0 is what the cloud did not say: null, never a guess.
-		r[col["x_GpuMemoryGB"]], r[col["x_VCPUs"]], r[col["x_MemoryGB"]] = knownFloat(p.GPUMemoryGB), knownInt(p.VCPUs), knownFloat(p.MemoryGB)
+		// The machine beside the price (issue 25 item 2): empty where the
+		// cloud does not say, as null is in the API.
+		r[col["x_GpuMemoryGb"]], r[col["x_Vcpus"]], r[col["x_MemoryGb"]] = knownNumber(p.GPUMemoryGB), knownNumber(float64(p.VCPUs)), knownNumber(p.MemoryGB)
+		r[col["x_Interconnect"]], r[col["x_LocalStorage"]] = p.Interconnect, p.LocalStorage
 		r[col["x_PriceType"]], r[col["x_Term"]], r[col["x_PaymentOption"]], r[col["x_OfferingClass"]] = string(p.PriceType), p.Term, p.Payment, p.OfferingClass
 		r[col["x_UpfrontPrice"]], r[col["x_EffectiveHourlyPrice"]], r[col["x_PricePerGpuHour"]] = text(p.Upfront), text(p.EffectiveHourly), perGPUText
 		r[col["x_SkuProductId"]], r[col["x_Marketplace"]], r[col["x_Location"]] = p.ProductID, fmt.Sprint(market), location
@@ -501,3 +488,12 @@ var col = func() map[string]int {
 	}
 	return m
 }()
+
+// knownNumber is a hardware figure as the sheet writes it: "" for the 0 a
+// record holds where the cloud did not say.
+func knownNumber(v float64) string {
+	if v <= 0 {
+		return ""
+	}
+	return decimal.NewFromFloat(v).String()
+}

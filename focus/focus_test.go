@@ -241,3 +241,36 @@ func TestValidatorCatchesTheAuditsBreaches(t *testing.T) {
 		}
 	}
 }
+
+// Issue 25 item 2: the machine beside the price in the x_ columns, empty
+// where the cloud does not say (OCI's price list states none of it).
+func TestSheetHardware(t *testing.T) {
+	aws := price(pricewatch.Offer{Provider: pricewatch.AWS, Region: "us-east-1", InstanceType: "p5.48xlarge", PriceType: pricewatch.OnDemand,
+		OS: "linux", Currency: "USD", Hourly: decimal.RequireFromString("55.04"), CloudIDs: pricewatch.CloudIDs{SkuID: "SKU1", SkuPriceID: "SKU1.JRTCKXETXF.6YS6EN2CT7"},
+		Hardware: pricewatch.Hardware{GPUModel: "H100", GPUCount: 8, GPUMemoryGB: 80, VCPUs: 192, MemoryGB: 2048,
+			Interconnect: "3200 Gigabit", LocalStorage: "8 x 3800 GB NVMe SSD"}})
+	oci := price(pricewatch.Offer{Provider: pricewatch.OCI, Region: "global", InstanceType: "BM.GPU.H100.8", PriceType: pricewatch.OnDemand,
+		OS: "linux", Currency: "USD", Hourly: decimal.RequireFromString("80"), CloudIDs: pricewatch.CloudIDs{SkuID: "B98415"},
+		Hardware: pricewatch.Hardware{GPUModel: "H100", GPUCount: 8, GPUMemoryGB: 80}})
+	recs, err := sheetOf(t, nil, []*storage.PriceInterval{aws, oci})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 3 {
+		t.Fatalf("%d rows, want 2", len(recs)-1)
+	}
+	if errs := Validate(recs, Rules{BillingCurrency: "USD", InternalIDs: []string{"aws", "oci"}}); len(errs) != 0 {
+		t.Errorf("breaches: %v", errs)
+	}
+	names := []string{"x_GpuMemoryGb", "x_Vcpus", "x_MemoryGb", "x_Interconnect", "x_LocalStorage"}
+	for i, want := range [][]string{
+		{"80", "192", "2048", "3200 Gigabit", "8 x 3800 GB NVMe SSD"},
+		{"80", "", "", "", ""},
+	} {
+		for j, name := range names {
+			if got := recs[i+1][col[name]]; got != want[j] {
+				t.Errorf("row %d %s = %q, want %q", i+1, name, got, want[j])
+			}
+		}
+	}
+}

@@ -161,6 +161,8 @@ type CompareRow struct {
 	GPUMemoryGB           *float64    `json:"gpu_memory_gb"`
 	VCPUs                 *int        `json:"vcpus"`
 	MemoryGB              *float64    `json:"memory_gb"`
+	Interconnect          *string     `json:"interconnect"`
+	LocalStorage          *string     `json:"local_storage"`
 	Currency              string      `json:"currency"`
 	PricePerGPUHour       NullDecimal `json:"price_per_gpu_hour"`
 	PricePerTFLOPS        NullDecimal `json:"price_per_gpu_hour_per_tflops"`
@@ -192,6 +194,7 @@ func CompareRows(res analysis.CompareResult) []CompareRow {
 			Marketplace: r.Marketplace, InterruptionBand: optString(r.InterruptionBand),
 		}
 		row.GPUMemoryGB, row.VCPUs, row.MemoryGB = knownHardware(r.Offer.Hardware)
+		row.Interconnect, row.LocalStorage = knownText(r.Offer.Interconnect), knownText(r.Offer.LocalStorage)
 		if ranked {
 			rank := r.Rank
 			row.Rank = &rank

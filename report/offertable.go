@@ -59,8 +59,8 @@ const (
 
 // OfferTableRow is one row of the offers table as JSON and CSV carry it.
 // Hardware the cloud did not report is null ("unknown" on the page), never
-// a guess: interconnect and local storage are not stored by any fetcher
-// yet, so they are null on every row.
+// a guess: interconnect and local storage are the cloud's own words where
+// its answer states them (see docs/fields.md for which clouds do).
 type OfferTableRow struct {
 	pricewatch.OfferKeyJSON
 	GPUModel     string   `json:"gpu_model"`
@@ -300,6 +300,7 @@ func tableRow(r analysis.RatedOffer, currency string, since, moveFrom time.Time,
 		Marketplace: r.Marketplace, Since: since.UTC().Format(time.RFC3339),
 	}
 	row.GPUMemoryGB, row.VCPUs, row.MemoryGB = knownHardware(o.Hardware)
+	row.Interconnect, row.LocalStorage = knownText(o.Interconnect), knownText(o.LocalStorage)
 	if r.Converted {
 		row.EffectiveHourly = NewNullDecimal(r.EffectiveHourly, true)
 		row.FXJSON = FXJSONOf(r.FXUsed)
@@ -696,4 +697,13 @@ func knownHardware(h pricewatch.Hardware) (gpuMemoryGB *float64, vcpus *int, mem
 		memoryGB = &v
 	}
 	return gpuMemoryGB, vcpus, memoryGB
+}
+
+// knownText is a stated hardware text (interconnect, local storage) as
+// JSON carries it: null where the cloud did not state it (stored as "").
+func knownText(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

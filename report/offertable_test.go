@@ -1,6 +1,14 @@
 package report
 
-import "testing"
+import (
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/analysis"
+)
 
 // Glob is the region filter's rule, which web/static/offers.js repeats:
 // * any run, ? one character, nothing else special.
@@ -27,6 +35,46 @@ func TestGlob(t *testing.T) {
 	} {
 		if got := Glob(c.pattern, c.s); got != c.want {
 			t.Errorf("Glob(%q, %q) = %v, want %v", c.pattern, c.s, got, c.want)
+		}
+	}
+}
+
+// Issue 25 item 2: the machine a row carries is the stored hardware, null
+// (an empty CSV cell, sorted last) where the cloud did not say, never a
+// guess.
+func TestOfferTableRowHardware(t *testing.T) {
+	for _, c := range []struct {
+		name              string
+		hw                pricewatch.Hardware
+		interconnect, ssd string // "" for null
+	}{
+		{"aws p5", pricewatch.Hardware{GPUModel: "H100", GPUCount: 8, GPUMemoryGB: 80, VCPUs: 192, MemoryGB: 2048,
+			Interconnect: "3200 Gigabit", LocalStorage: "8 x 3800 GB NVMe SSD"}, "3200 Gigabit", "8 x 3800 GB NVMe SSD"},
+		{"lambda", pricewatch.Hardware{GPUModel: "GH200", GPUCount: 1, LocalStorage: "4096 GiB"}, "", "4096 GiB"},
+		{"azure", pricewatch.Hardware{GPUModel: "H100", GPUCount: 8}, "", ""},
+	} {
+		o := pricewatch.Offer{Provider: "aws", Region: "us-east-1", InstanceType: "p5.48xlarge", PriceType: pricewatch.OnDemand,
+			OS: pricewatch.Linux, Currency: "USD", Hourly: decimal.RequireFromString("55.04"), Hardware: c.hw}
+		row := tableRow(analysis.RatedOffer{CompareRow: analysis.CompareRow{Offer: o}}, "USD", time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), time.Time{}, nil)
+		for _, f := range []struct {
+			col  string
+			got  *string
+			want string
+		}{{"interconnect", row.Interconnect, c.interconnect}, {"storage", row.LocalStorage, c.ssd}} {
+			if (f.got == nil) != (f.want == "") || (f.got != nil && *f.got != f.want) {
+				t.Errorf("%s: %s %v, want %q (null if empty)", c.name, f.col, f.got, f.want)
+			}
+			if v := OfferSortValue(&row, f.col); v.Null != (f.want == "") || v.Text != f.want {
+				t.Errorf("%s: sort value of %s %+v", c.name, f.col, v)
+			}
+		}
+		header, recs := OfferTableCSV([]OfferTableRow{row})
+		cell := map[string]string{}
+		for i, h := range header {
+			cell[h] = recs[0][i]
+		}
+		if cell["interconnect"] != c.interconnect || cell["local_storage"] != c.ssd {
+			t.Errorf("%s: CSV interconnect %q, local_storage %q", c.name, cell["interconnect"], cell["local_storage"])
 		}
 	}
 }

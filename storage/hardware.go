@@ -36,7 +36,7 @@ func (db *DB) CurrentHardware(ctx context.Context) ([]TypeHardware, error) {
 		for rows.Next() {
 			var t TypeHardware
 			var region string
-			if err := rows.Scan(&t.Provider, &t.InstanceType, &region, &t.GPUModel, &t.GPUCount, &t.GPUMemoryGB, &t.VCPUs, &t.MemoryGB); err != nil {
+			if err := rows.Scan(&t.Provider, &t.InstanceType, &region, &t.GPUModel, &t.GPUCount, &t.GPUMemoryGB, &t.VCPUs, &t.MemoryGB, &t.Interconnect, &t.LocalStorage); err != nil {
 				return fmt.Errorf("reading stored hardware (%s): %w", what, err)
 			}
 			k := key{t.Provider, t.InstanceType}
@@ -48,12 +48,12 @@ func (db *DB) CurrentHardware(ctx context.Context) ([]TypeHardware, error) {
 		}
 		return rows.Err()
 	}
-	if err := add(`SELECT o.provider, o.instance_type, o.region, o.gpu_model, o.gpu_count, o.gpu_memory_gb, o.vcpus, o.memory_gb
+	if err := add(`SELECT o.provider, o.instance_type, o.region, o.gpu_model, o.gpu_count, o.gpu_memory_gb, o.vcpus, o.memory_gb, o.interconnect, o.local_storage
 		FROM offers o WHERE EXISTS (SELECT 1 FROM prices p WHERE p.offer_id = o.id AND p.valid_to IS NULL)
 		ORDER BY o.provider, o.instance_type, o.id`, "offers"); err != nil {
 		return nil, err
 	}
-	if err := add(`SELECT provider, instance_type, region, gpu_model, gpu_count, 0, 0, 0
+	if err := add(`SELECT provider, instance_type, region, gpu_model, gpu_count, 0, 0, 0, '', ''
 		FROM availability WHERE until IS NULL ORDER BY provider, instance_type, id`, "availability"); err != nil {
 		return nil, err
 	}

@@ -54,3 +54,54 @@ func TestCurrentHardware(t *testing.T) {
 		}
 	})
 }
+
+// The interconnect and local storage a cloud states are stored with the
+// offer and read back by every reader; a later run that learns them (or a
+// corrected value) at an unchanged price refreshes the stored hardware
+// without a new price interval, and one that stops stating them stores
+// unknown again rather than keeping a stale value.
+func TestOfferInterconnectAndStorage(t *testing.T) {
+	backends(t, func(t *testing.T) {
+		ctx, db, clk := openTestDB(t)
+		o := offer("p5.48xlarge", "us-east-1", pricewatch.OnDemand, "55.04")
+		o.Provider = "aws"
+		o.Hardware = pricewatch.Hardware{GPUModel: "H100", GPUCount: 8, GPUMemoryGB: 80, VCPUs: 192, MemoryGB: 2048}
+		snap := snapshot(o)
+		snap.Provider = "aws"
+		mustSave(t, db, snap)
+
+		steps := []struct {
+			name         string
+			interconnect string
+			storage      string
+		}{
+			{"learnt at an unchanged price", "3200 Gigabit", "8 x 3800 GB NVMe SSD"},
+			{"corrected", "3200 Gigabit", "8 x 3840 GB NVMe SSD"},
+			{"no longer stated", "", ""},
+		}
+		for _, st := range steps {
+			clk.tick()
+			o.Interconnect, o.LocalStorage = st.interconnect, st.storage
+			snap := snapshot(o)
+			snap.Provider = "aws"
+			mustSave(t, db, snap)
+			prices, err := db.Prices(ctx, PriceFilter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(prices) != 1 {
+				t.Fatalf("%s: %d price intervals, want the one unchanged price", st.name, len(prices))
+			}
+			if got := prices[0].Hardware; got != o.Hardware {
+				t.Errorf("%s: Prices reads %+v, want %+v", st.name, got, o.Hardware)
+			}
+			hw, err := db.CurrentHardware(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(hw) != 1 || hw[0].Hardware != o.Hardware {
+				t.Errorf("%s: CurrentHardware reads %+v, want %+v", st.name, hw, o.Hardware)
+			}
+		}
+	})
+}

@@ -327,7 +327,7 @@ func offerConditions(f PriceFilter) ([]string, []any) {
 // its intervals share them (PriceInterval.Identity).
 func (db *DB) matchingOffers(ctx context.Context, where []string, args []any) (map[int64]*pricewatch.Offer, error) {
 	q := `SELECT o.id, o.provider, o.region, o.zone, o.instance_type, o.price_type, o.term, o.payment, o.offering_class, o.os,
-		o.gpu_model, o.gpu_count, o.gpu_memory_gb, o.vcpus, o.memory_gb, o.sku_id, o.sku_price_id, o.product_id, o.region_name FROM offers o`
+		o.gpu_model, o.gpu_count, o.gpu_memory_gb, o.vcpus, o.memory_gb, o.interconnect, o.local_storage, o.sku_id, o.sku_price_id, o.product_id, o.region_name FROM offers o`
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
@@ -341,7 +341,7 @@ func (db *DB) matchingOffers(ctx context.Context, where []string, args []any) (m
 		var id int64
 		o := new(pricewatch.Offer)
 		if err := rows.Scan(&id, &o.Provider, &o.Region, &o.Zone, &o.InstanceType, &o.PriceType, &o.Term, &o.Payment, &o.OfferingClass, &o.OS,
-			&o.GPUModel, &o.GPUCount, &o.GPUMemoryGB, &o.VCPUs, &o.MemoryGB,
+			&o.GPUModel, &o.GPUCount, &o.GPUMemoryGB, &o.VCPUs, &o.MemoryGB, &o.Interconnect, &o.LocalStorage,
 			&o.SkuID, &o.SkuPriceID, &o.ProductID, &o.RegionName); err != nil {
 			return nil, fmt.Errorf("reading offers: %w", err)
 		}

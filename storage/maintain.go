@@ -251,7 +251,7 @@ var statsTables = []struct {
 }{
 	{"prices", "id, offer_id, currency, hourly, upfront, effective_hourly, valid_from, valid_to, last_seen, first_run_id, last_run_id"},
 	{"changes", "id, run_id, kind, at, provider, region, zone, instance_type, price_type, term, payment, offering_class, os, currency, old_price, new_price, old_state, new_state, gpu_model, gpu_count"},
-	{"offers", "id, provider, region, zone, instance_type, price_type, term, payment, offering_class, os, gpu_model, gpu_count, gpu_memory_gb, vcpus, memory_gb"},
+	{"offers", "id, provider, region, zone, instance_type, price_type, term, payment, offering_class, os, gpu_model, gpu_count, gpu_memory_gb, vcpus, memory_gb, interconnect, local_storage"},
 	{"availability", "id, provider, region, zone, instance_type, gpu_model, gpu_count, state, stock_detail, since, until, last_seen, missing_runs, missing_since"},
 	{"fetch_runs", "id, provider, started_at, finished_at, status, source_version, error"},
 	{"outbox", "id, delivery_key, channel, kind, payload, created_at, next_attempt_at, status, last_error, sent_at, attachment"},

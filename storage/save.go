@@ -300,7 +300,7 @@ func (s *saver) wrap(err error) error {
 func (s *saver) loadCurrentPrices(provider string) (map[pricewatch.OfferKey]*currentPrice, error) {
 	rows, err := s.tx.QueryContext(s.ctx, `SELECT p.id, o.id, p.last_seen, p.currency, p.hourly, p.upfront, p.effective_hourly,
 		o.region, o.zone, o.instance_type, o.price_type, o.term, o.payment, o.offering_class, o.os,
-		o.gpu_model, o.gpu_count, o.gpu_memory_gb, o.vcpus, o.memory_gb, o.sku_id, o.sku_price_id, o.product_id, o.region_name
+		o.gpu_model, o.gpu_count, o.gpu_memory_gb, o.vcpus, o.memory_gb, o.interconnect, o.local_storage, o.sku_id, o.sku_price_id, o.product_id, o.region_name
 		FROM prices p INDEXED BY prices_current_cover JOIN offers o ON o.id = p.offer_id WHERE o.provider = ? AND p.valid_to IS NULL`, provider)
 	if err != nil {
 		return nil, err
@@ -312,7 +312,7 @@ func (s *saver) loadCurrentPrices(provider string) (map[pricewatch.OfferKey]*cur
 		var seen string
 		if err := rows.Scan(&c.priceID, &c.offerID, &seen, &c.currency, &c.hourly, &c.upfront, &c.effective,
 			&c.key.Region, &c.key.Zone, &c.key.InstanceType, &c.key.PriceType, &c.key.Term, &c.key.Payment, &c.key.OfferingClass, &c.key.OS,
-			&c.hw.GPUModel, &c.hw.GPUCount, &c.hw.GPUMemoryGB, &c.hw.VCPUs, &c.hw.MemoryGB,
+			&c.hw.GPUModel, &c.hw.GPUCount, &c.hw.GPUMemoryGB, &c.hw.VCPUs, &c.hw.MemoryGB, &c.hw.Interconnect, &c.hw.LocalStorage,
 			&c.ids.SkuID, &c.ids.SkuPriceID, &c.ids.ProductID, &c.ids.RegionName); err != nil {
 			return nil, err
 		}
@@ -544,14 +544,15 @@ func (s *saver) upsertOffer(o pricewatch.Offer, cur *currentPrice) (int64, error
 	}
 	var id int64
 	err := s.queryRow(`INSERT INTO offers (provider, region, zone, instance_type, price_type, term, payment, offering_class, os,
-		gpu_model, gpu_count, gpu_memory_gb, vcpus, memory_gb, sku_id, sku_price_id, product_id, region_name)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		gpu_model, gpu_count, gpu_memory_gb, vcpus, memory_gb, interconnect, local_storage, sku_id, sku_price_id, product_id, region_name)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (provider, region, zone, instance_type, price_type, term, payment, offering_class, os) DO UPDATE SET
 		gpu_model = excluded.gpu_model, gpu_count = excluded.gpu_count, gpu_memory_gb = excluded.gpu_memory_gb,
-		vcpus = excluded.vcpus, memory_gb = excluded.memory_gb, sku_id = excluded.sku_id, sku_price_id = excluded.sku_price_id,
+		vcpus = excluded.vcpus, memory_gb = excluded.memory_gb,
+		interconnect = excluded.interconnect, local_storage = excluded.local_storage, sku_id = excluded.sku_id, sku_price_id = excluded.sku_price_id,
 		product_id = excluded.product_id, region_name = excluded.region_name RETURNING id`,
 		o.Provider, o.Region, o.Zone, o.InstanceType, string(o.PriceType), o.Term, o.Payment, o.OfferingClass, o.OS,
-		o.GPUModel, o.GPUCount, o.GPUMemoryGB, o.VCPUs, o.MemoryGB, o.SkuID, o.SkuPriceID, o.ProductID, o.RegionName).Scan(&id)
+		o.GPUModel, o.GPUCount, o.GPUMemoryGB, o.VCPUs, o.MemoryGB, o.Interconnect, o.LocalStorage, o.SkuID, o.SkuPriceID, o.ProductID, o.RegionName).Scan(&id)
 	return id, err
 }
 

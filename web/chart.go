@@ -46,11 +46,18 @@ var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#
 func Color(i int) string { return palette[i%len(palette)] }
 
 const (
-	chartW, chartH           = 800, 300
-	padL, padR, padT, padB   = 64, 16, 12, 28
-	plotW, plotH             = chartW - padL - padR, chartH - padT - padB
-	maxStepsPerLine          = 2000
-	availabilityRowH, availW = 22, 800
+	chartW, chartH         = 800, 300
+	padL, padR, padT, padB = 64, 16, 12, 28
+	plotW, plotH           = chartW - padL - padR, chartH - padT - padB
+	maxStepsPerLine        = 2000
+	availW                 = 800
+	// A timeline row is its label's line and its bar below it; the label
+	// line holds the phone's 22-unit axis font. timelineLabelChars is how
+	// many characters of that font fit the width less the margins (at
+	// about 0.6 em a character, wider than the system fonts' average).
+	timelineLeft, timelineLabelH, timelineBarH = 4, 24, 14
+	timelineRowH                               = timelineLabelH + timelineBarH + 6
+	timelineLabelChars                         = (availW - timelineLeft - padR) * 10 / (22 * 6)
 )
 
 // SVG draws the chart; an empty chart says so instead of drawing axes.
@@ -238,15 +245,19 @@ type Timeline struct {
 
 var stateColors = map[string]string{"offered": "#2ca02c", "in_stock": "#2ca02c", "sold_out": "#d62728"}
 
-// SVG draws one row per place, a bar per interval coloured by state.
+// SVG draws one row per place, a bar per interval coloured by state. Each
+// row's label sits on its own line above its bar rather than in a column
+// to its left: labels ("azure westus2 Standard_NC40ads_H100_v5") are far
+// wider than any column a phone leaves, and the phone's larger axis font
+// cut them off on the left (issue 25 item 3). A label longer than the full
+// width is cut with an ellipsis, its whole text in a <title>.
 func (t Timeline) SVG() template.HTML {
 	places := make([]string, 0, len(t.Rows))
 	for p := range t.Rows {
 		places = append(places, p)
 	}
 	sort.Strings(places)
-	h := padT + padB + availabilityRowH*max(1, len(places))
-	const left = 180
+	h := padT + padB + timelineRowH*max(1, len(places))
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg id="%s" class="timeline" viewBox="0 0 %d %d" role="img" aria-label="availability timeline" xmlns="http://www.w3.org/2000/svg">`,
 		template.HTMLEscapeString(t.ID), availW, h)
@@ -261,11 +272,16 @@ func (t Timeline) SVG() template.HTML {
 		case tm.Before(t.From):
 			tm = t.From
 		}
-		return left + float64(tm.Sub(t.From))/float64(t.To.Sub(t.From))*float64(availW-left-padR)
+		return timelineLeft + float64(tm.Sub(t.From))/float64(t.To.Sub(t.From))*float64(availW-timelineLeft-padR)
 	}
 	for i, p := range places {
-		y := padT + i*availabilityRowH
-		fmt.Fprintf(&b, `<text class="axis" x="%d" y="%d" text-anchor="end" dominant-baseline="middle">%s</text>`, left-6, y+availabilityRowH/2, template.HTMLEscapeString(p))
+		y := padT + i*timelineRowH
+		label, cut := fitLabel(p, timelineLabelChars)
+		title := ""
+		if cut {
+			title = `<title>` + template.HTMLEscapeString(p) + `</title>`
+		}
+		fmt.Fprintf(&b, `<text class="axis label" x="%d" y="%d">%s%s</text>`, timelineLeft, y+timelineLabelH-4, title, template.HTMLEscapeString(label))
 		for _, bar := range t.Rows[p] {
 			color, ok := stateColors[bar.State]
 			if !ok {
@@ -277,7 +293,7 @@ func (t Timeline) SVG() template.HTML {
 				until = bar.Until.UTC().Format("2006-01-02 15:04")
 			}
 			fmt.Fprintf(&b, `<rect class="bar" x="%.1f" y="%d" width="%.1f" height="%d" fill="%s"><title>%s %s: %s to %s</title></rect>`,
-				x0, y+3, math.Max(x1-x0, 1.5), availabilityRowH-6, color, template.HTMLEscapeString(p), bar.State,
+				x0, y+timelineLabelH, math.Max(x1-x0, 1.5), timelineBarH, color, template.HTMLEscapeString(p), bar.State,
 				bar.From.UTC().Format("2006-01-02 15:04"), until)
 		}
 	}
@@ -286,4 +302,14 @@ func (t Timeline) SVG() template.HTML {
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
+}
+
+// fitLabel cuts s to at most n characters, the last an ellipsis, and says
+// whether it did.
+func fitLabel(s string, n int) (string, bool) {
+	r := []rune(s)
+	if len(r) <= n || n < 2 {
+		return s, false
+	}
+	return string(r[:n-1]) + "…", true
 }

@@ -118,8 +118,27 @@ func TestChartSVG(t *testing.T) {
 	tl := Timeline{ID: "tl", From: t0, To: t0.Add(48 * time.Hour), Rows: map[string][]Bar{
 		"aws us-east-1": {{From: t0.Add(-time.Hour), State: "offered"}}, // open: runs to To
 	}}.SVG()
-	if !strings.Contains(string(tl), `x="180.0" y="15" width="604.0"`) { // from the label column to the right edge
+	if !strings.Contains(string(tl), `x="4.0" y="36" width="780.0"`) { // below its label, across the whole width
 		t.Errorf("open bar does not run to the end: %s", tl)
+	}
+	// Labels start at the left margin on their own line (never anchored
+	// at their end, where a phone's larger font pushed them off the left
+	// edge); one longer than the width is cut with an ellipsis and keeps
+	// its whole text in a <title>.
+	long := "azure westus2 " + strings.Repeat("Standard_ND96isr_H100_v5", 3)
+	tl = Timeline{ID: "tl", From: t0, To: t0.Add(48 * time.Hour), Rows: map[string][]Bar{
+		"aws us-east-1 p5.48xlarge": {{From: t0, State: "offered"}},
+		long:                        {{From: t0, State: "sold_out"}},
+	}}.SVG()
+	if strings.Contains(string(tl), `text-anchor="end"`) {
+		t.Errorf("a label is anchored at its end: %s", tl)
+	}
+	if !strings.Contains(string(tl), `<text class="axis label" x="4" y="32">aws us-east-1 p5.48xlarge</text>`) {
+		t.Errorf("short label not whole on its own line: %s", tl)
+	}
+	cut, _ := fitLabel(long, timelineLabelChars)
+	if !strings.Contains(string(tl), `<title>`+long+`</title>`+cut+`</text>`) || len([]rune(cut)) != timelineLabelChars || !strings.HasSuffix(cut, "…") {
+		t.Errorf("long label not cut with its title (%q): %s", cut, tl)
 	}
 }
 

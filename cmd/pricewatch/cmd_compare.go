@@ -133,6 +133,7 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 			// The machine beside the price, with --wide (JSON and CSV
 			// always carry it): "?" where the cloud does not say.
 			{Head: ">GPU GB", Hidden: !f.wide}, {Head: ">VCPUS", Hidden: !f.wide}, {Head: ">MEM GB", Hidden: !f.wide},
+			{Head: "INTERCONNECT", Hidden: !f.wide}, {Head: "LOCAL DISK", Hidden: !f.wide},
 		}
 		for _, r := range res.Rows {
 			tflops, gb := "-", "-"
@@ -144,7 +145,8 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 			}
 			table.AddRow(cols, r.Provider, pricewatch.Place(r.Region, r.Zone), r.InstanceType, clitext.GPUs(r.GPUCount, r.GPUModel),
 				clitext.BuyLabel(r.Offer), clitext.Rate(r.PricePerGPUHour), tflops, gb, clitext.Avail(r.Available), clitext.MarketShort(r.Marketplace), dash(r.InterruptionBand),
-				knownFloat(r.Offer.GPUMemoryGB), knownInt(r.Offer.VCPUs), knownFloat(r.Offer.MemoryGB))
+				knownFloat(r.Offer.GPUMemoryGB), knownInt(r.Offer.VCPUs), knownFloat(r.Offer.MemoryGB),
+				knownString(r.Offer.Interconnect), knownString(r.Offer.LocalStorage))
 		}
 		dropped, err := table.Fit(&b, cols, table.Layout{Width: width, MinLast: cutMinLast})
 		if err != nil {
@@ -209,6 +211,15 @@ func knownFloat(v float64) string {
 		return "?"
 	}
 	return clitext.Float(v)
+}
+
+// knownString prints a stated hardware text, "?" where the cloud does not
+// say; it is the cloud's own text, so Printable keeps a terminal safe.
+func knownString(s string) string {
+	if s == "" {
+		return "?"
+	}
+	return pricewatch.Printable(s)
 }
 
 func knownInt(v int) string {

@@ -215,7 +215,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		{name: "commitments", path: "/commitments", checks: []check{{"main", contains("p5.48xlarge", "p4d.24xlarge")}}},
 		{name: "offers", path: "/offers", checks: []check{{"#offers", contains("p5.48xlarge", "Standard_NC40ads_H100_v5", "H100", "on-demand", "spot")}}},
 		{name: "offers-hardware", path: "/offers?gpu=H100&col=instance&col=gpus&col=gpu_mem&col=vcpus&col=memory&col=interconnect&col=storage&col=price&sort=-vcpus",
-			checks: []check{{"#offers", contains("p5.48xlarge", "unknown")}}},
+			checks: []check{{"#offers", contains("p5.48xlarge", "unknown", "3200 Gigabit", "8 x 3800 GB NVMe SSD")}}},
 		{name: "gpu-index", path: "/gpu/", checks: []check{{"#gpu-index", contains("H100", "A100-80GB", "aws", "azure")}}},
 		{name: "not-found", path: "/no/such/page", checks: []check{{"#error", contains("No page at /no/such/page", "/offers")}}, notFound: true},
 	}
@@ -259,6 +259,22 @@ func TestDashboardInBrowser(t *testing.T) {
 						t.Errorf("ranked rows:\n%s\nwant (as the API ranks them):\n%s", strings.Join(got, "\n"), strings.Join(p.ranked, "\n"))
 					}
 				}
+				// Every availability-timeline label lies wholly inside its
+				// chart: at 390 px the phone's larger font once pushed
+				// right-aligned labels off the left edge.
+				clipped, err := chromedp.Run(tab, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("svg.timeline")).flatMap(svg => {
+					const box = svg.getBoundingClientRect();
+					return Array.from(svg.querySelectorAll("text")).filter(el => {
+						const r = el.getBoundingClientRect();
+						return r.width > 0 && (r.left < box.left - 0.5 || r.right > box.right + 0.5);
+					}).map(el => el.textContent + " at " + Math.round(el.getBoundingClientRect().left) + ".." + Math.round(el.getBoundingClientRect().right) + " in " + Math.round(box.left) + ".." + Math.round(box.right));
+				})`))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, c := range clipped {
+					t.Errorf("timeline label cut off: %s", c)
+				}
 				// Nothing wider than the screen but the scrolling tables.
 				overflow, err := chromedp.Run(tab, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth + 1`))
 				if err != nil || overflow {
@@ -287,6 +303,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		}
 	}
 	t.Run("offers-interactive", func(t *testing.T) { offersInBrowser(t, tab, ts.URL, shots, &console) })
+	t.Run("offers-keyboard", func(t *testing.T) { offersByKeyboard(t, tab, ts.URL, shots, &console) })
 	t.Logf("screenshots in %s", shots)
 }
 
@@ -424,4 +441,118 @@ func savingsKeys(rows []report.SavingsRow) []string {
 		out[i] = r.Key().String() // as the page writes data-key
 	}
 	return out
+}
+
+// offersByKeyboard works /offers with the keyboard alone (issue 25 item 5):
+// Tab reaches the search box, the price-type filter and a sort header in
+// document order, each showing a visible focus ring (a computed outline
+// on :focus-visible); typing, Space on the checkbox and Enter on the
+// header set the view, and the rows are then the API's for the address.
+func offersByKeyboard(t *testing.T, tab context.Context, base, shots string, console *consoleLog) {
+	console.take()
+	err := chromedp.Do(tab, chromedp.EmulateViewport(1400, 900), chromedp.Navigate(base+"/offers"), chromedp.WaitVisible("#offers"))
+	if err != nil {
+		t.Fatalf("loading /offers: %v", err)
+	}
+	// tabTo presses Tab until the focused element matches sel, and checks
+	// its focus is visible.
+	tabTo := func(sel string) {
+		t.Helper()
+		for range 200 {
+			at, err := chromedp.Run(tab, chromedp.Evaluate[bool](fmt.Sprintf(`document.activeElement !== null && document.activeElement.matches(%q)`, sel)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if at {
+				ring, err := chromedp.Run(tab, chromedp.Evaluate[string](`(() => {
+					const el = document.activeElement, s = getComputedStyle(el);
+					return el.matches(":focus-visible") + " " + s.outlineStyle + " " + s.outlineWidth;
+				})()`))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if f := strings.Fields(ring); len(f) != 3 || f[0] != "true" || f[1] == "none" || f[2] == "0px" {
+					t.Errorf("%s has focus but no visible ring (:focus-visible, outline style, width: %s)", sel, ring)
+				}
+				return
+			}
+			if err := chromedp.Do(tab, chromedp.KeyEvent(kb.Tab)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		t.Fatalf("Tab never reached %s", sel)
+	}
+	if _, err := chromedp.Run(tab, chromedp.Evaluate[bool](`document.activeElement.blur(), true`)); err != nil {
+		t.Fatal(err)
+	}
+	tabTo("#offer-search")
+	if err := chromedp.Do(tab, chromedp.KeyEvent("p5")); err != nil {
+		t.Fatal(err)
+	}
+	// The search box comes after the price-type boxes: Shift+Tab back.
+	for range 200 {
+		at, err := chromedp.Run(tab, chromedp.Evaluate[bool](`document.activeElement.matches("input[name=price_type][value=on_demand]")`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if at {
+			break
+		}
+		if err := chromedp.Do(tab, chromedp.KeyEvent(kb.Tab, chromedp.KeyModifiers(chromedp.ModifierShift))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tabTo("input[name=price_type][value=on_demand]")
+	if err := chromedp.Do(tab, chromedp.KeyEvent(" ")); err != nil {
+		t.Fatal(err)
+	}
+	tabTo(`th[data-col=hourly] a`)
+	if err := chromedp.Do(tab, chromedp.KeyEvent(kb.Enter)); err != nil {
+		t.Fatal(err)
+	}
+	var loc string
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		if loc, err = chromedp.Run(tab, chromedp.Location()); err == nil && strings.Contains(loc, "sort=") {
+			break
+		}
+	}
+	for _, want := range []string{"q=p5", "price_type=on_demand", "sort=hourly"} {
+		if !strings.Contains(loc, want) {
+			t.Errorf("after the keys the address %s lacks %s", loc, want)
+		}
+	}
+	if err := chromedp.Do(tab, chromedp.WaitVisible("#offers")); err != nil {
+		t.Fatal(err)
+	}
+	got, err := chromedp.Run(tab, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("#offers tbody tr[data-key]")).filter(r => !r.hidden).map(r => r.dataset.key)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var api []report.OfferTableRow
+	resp, body := apiGet(t, base+"/api/v1/offer-table?"+loc[strings.Index(loc, "?")+1:])
+	if resp.StatusCode != 200 || json.Unmarshal([]byte(body), &api) != nil {
+		t.Fatalf("API: %d %s", resp.StatusCode, body)
+	}
+	want := make([]string, len(api))
+	for i, r := range api {
+		want[i] = r.Key().String()
+	}
+	if len(want) == 0 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("rows after the keys:\n%s\nthe API's:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	png, err := chromedp.Run(tab, chromedp.FullScreenshot(100))
+	if err == nil {
+		err = os.WriteFile(filepath.Join(shots, "offers-keyboard-wide.png"), png, 0o644)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Run(tab, chromedp.Evaluate[bool](`new Promise(r => setTimeout(() => r(true), 100))`, chromedp.EvalAwaitPromise)); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range console.take() {
+		if m.Type == chromedp.ConsoleError || m.IsException() {
+			t.Errorf("console: %s (%s:%d)", m, m.URL, m.Line+1)
+		}
+	}
 }

@@ -112,6 +112,7 @@ func hardware(it instanceTypeJSON) (pricewatch.Hardware, gpu.Kind, error) {
 	if hw.MemoryGB, err = it.MemorySize.float(); err != nil {
 		return hw, "", fmt.Errorf("%s: MemorySize: %w", it.InstanceTypeID, err)
 	}
+	hw.LocalStorage = localStorage(it)
 	fam := gpu.BaseFamily(familyOf(it))
 	row, known := gpuFamilies[fam]
 	hint := gpu.Hint{MemoryGB: mem, Sliced: sliced(fam)}
@@ -144,4 +145,23 @@ func hardware(it instanceTypeJSON) (pricewatch.Hardware, gpu.Kind, error) {
 		}
 	}
 	return hw, gpu.KindGPU, nil
+}
+
+// localStorage is DescribeInstanceTypes' local disks as "2 x 3576 GiB
+// local_nvme_ssd" (LocalStorageCapacity is per disk, in GiB). A type
+// without them, or with values that do not read as whole numbers, is
+// unknown: the API leaves these fields out for types with cloud disks only,
+// so their absence does not say "none", and an odd value never fails the
+// type's prices.
+func localStorage(it instanceTypeJSON) string {
+	n, errN := it.LocalStorageAmount.int()
+	gib, errG := it.LocalStorageCapacity.int()
+	if errN != nil || errG != nil || n <= 0 || gib <= 0 {
+		return ""
+	}
+	s := fmt.Sprintf("%d x %d GiB", n, gib)
+	if c := strings.TrimSpace(it.LocalStorageCategory); c != "" {
+		s += " " + c
+	}
+	return pricewatch.Printable(s)
 }

@@ -105,6 +105,11 @@ type instanceTypeJSON struct {
 	GPUAmount          num    `json:"GPUAmount"`     // GPUs per instance
 	GPUSpec            string `json:"GPUSpec"`       // "NVIDIA A10"
 	GPUMemorySize      num    `json:"GPUMemorySize"` // GiB per GPU
+	// Local disks: how many, GiB each, and their kind (local_ssd_pro,
+	// local_hdd_pro, local_nvme…); absent or 0 on types without any.
+	LocalStorageAmount   num    `json:"LocalStorageAmount"`
+	LocalStorageCapacity num    `json:"LocalStorageCapacity"`
+	LocalStorageCategory string `json:"LocalStorageCategory"`
 }
 
 // DescribeAvailableResource with DestinationResource=InstanceType. The

@@ -121,7 +121,8 @@ func TestFetchKeepsOnlyPlainLinuxGPUPrices(t *testing.T) {
 		}
 	}
 	p5od := got["us-east-1/p5.48xlarge/on_demand///"].Hardware
-	if p5od != (pricewatch.Hardware{GPUModel: "H100", GPUCount: 8, GPUMemoryGB: 80, VCPUs: 192, MemoryGB: 2048}) {
+	if p5od != (pricewatch.Hardware{GPUModel: "H100", GPUCount: 8, GPUMemoryGB: 80, VCPUs: 192, MemoryGB: 2048,
+		Interconnect: "3200 Gigabit", LocalStorage: "8 x 3800 GB NVMe SSD"}) {
 		t.Errorf("p5.48xlarge hardware = %+v", p5od)
 	}
 	if d := got["us-east-1/p4d.24xlarge/on_demand///"].Hardware; d.GPUModel != "A100-40GB" || d.GPUCount != 8 || d.VCPUs != 96 || d.MemoryGB != 1152 {

@@ -1,6 +1,7 @@
 package aws
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -104,6 +105,12 @@ type typeFacts struct {
 	GPUs float64 `json:"gpu,omitempty"`
 	// GPUMemoryGB is the file's gpuMemory: a total for the instance.
 	GPUMemoryGB float64 `json:"gpuMem,omitempty"`
+	// Network and Storage are the file's networkPerformance ("3200
+	// Gigabit", "4x 100 Gigabit", "Up to 25 Gigabit") and storage ("8 x
+	// 3800 NVMe SSD", "EBS only") as written; empty in catalogues
+	// remembered before they were read, until the next price file.
+	Network string `json:"net,omitempty"`
+	Storage string `json:"storage,omitempty"`
 }
 
 // acceleratedFacts decides from a product's own attributes whether it is a
@@ -134,7 +141,8 @@ func acceleratedFacts(instanceType, instanceFamily, gpu, gpuMemory, vcpu, memory
 // table lacks keeps the file's count and memory and an empty model (the
 // fetch logs such families).
 func hardware(instanceType string, f typeFacts) pricewatch.Hardware {
-	hw := pricewatch.Hardware{VCPUs: f.VCPUs, MemoryGB: f.MemoryGB, GPUCount: f.GPUs}
+	hw := pricewatch.Hardware{VCPUs: f.VCPUs, MemoryGB: f.MemoryGB, GPUCount: f.GPUs,
+		Interconnect: network(f.Network), LocalStorage: localStorage(f.Storage)}
 	if f.GPUs > 0 && f.GPUMemoryGB > 0 {
 		hw.GPUMemoryGB = f.GPUMemoryGB / f.GPUs
 	}
@@ -172,4 +180,42 @@ func leadingNumber(s string) float64 {
 		return 0
 	}
 	return v
+}
+
+// network is the file's networkPerformance as AWS writes it: on the GPU
+// types it is the instance's network (EFA where the type supports it), the
+// only interconnect figure the price file carries. "NA" and "" are unknown.
+func network(attr string) string {
+	attr = strings.TrimSpace(attr)
+	if attr == "" || strings.EqualFold(attr, "NA") {
+		return ""
+	}
+	return pricewatch.Printable(attr)
+}
+
+// localStorage reads the file's storage attribute. "8 x 3800 NVMe SSD" is
+// devices x size in GB (the unit the price file leaves out: AWS's instance
+// type tables give instance store volumes in GB) and becomes "8 x 3800 GB
+// NVMe SSD"; "EBS only" is a type with no local disk, which is known, so it
+// is kept as "none (EBS only)". Anything else is kept as written rather
+// than guessed at; "NA" and "" are unknown.
+func localStorage(attr string) string {
+	attr = strings.Join(strings.Fields(attr), " ")
+	switch {
+	case attr == "" || strings.EqualFold(attr, "NA"):
+		return ""
+	case strings.EqualFold(attr, "EBS only"):
+		return "none (EBS only)"
+	}
+	devices, rest, ok := strings.Cut(attr, " x ")
+	if !ok {
+		return pricewatch.Printable(attr)
+	}
+	size, media, ok := strings.Cut(rest, " ")
+	n, errN := strconv.Atoi(devices)
+	gb, errGB := strconv.ParseFloat(strings.ReplaceAll(size, ",", ""), 64)
+	if !ok || errN != nil || errGB != nil || n <= 0 || gb <= 0 {
+		return pricewatch.Printable(attr)
+	}
+	return pricewatch.Printable(fmt.Sprintf("%d x %s GB %s", n, strconv.FormatFloat(gb, 'f', -1, 64), media))
 }

@@ -43,6 +43,8 @@ const (
 	aGPUMemory
 	aVCPU
 	aMemory
+	aNetwork
+	aStorage
 	aOS
 	aTenancy
 	aPreInstalledSw
@@ -103,6 +105,10 @@ func attrIndex(key []byte) int {
 		return aVCPU
 	case "memory":
 		return aMemory
+	case "networkPerformance":
+		return aNetwork
+	case "storage":
+		return aStorage
 	case "operatingSystem":
 		return aOS
 	case "tenancy":
@@ -263,6 +269,7 @@ func parseOfferFileAt(r io.Reader, region string, now time.Time) (*regionPrices,
 		if !ok {
 			return nil
 		}
+		facts.Network, facts.Storage = attrs.get(aNetwork), attrs.get(aStorage)
 		if _, dup := out.Types[itype]; !dup {
 			out.Types[itype] = facts
 		}

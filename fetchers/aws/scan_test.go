@@ -111,13 +111,14 @@ func TestParseRealExcerpts(t *testing.T) {
 	}
 	// p3.8xlarge is listed (Windows BYOL only), so it is offered in the
 	// region but has no Linux price; m5.large and gp3 are not GPU types.
-	if f, ok := rp.Types["p3.8xlarge"]; !ok || len(rp.Types) != 1 || f != (typeFacts{VCPUs: 32, MemoryGB: 244, GPUs: 4}) {
+	if f, ok := rp.Types["p3.8xlarge"]; !ok || len(rp.Types) != 1 || f != (typeFacts{VCPUs: 32, MemoryGB: 244, GPUs: 4, Network: "10 Gigabit", Storage: "EBS only"}) {
 		t.Errorf("types %+v", rp.Types)
 	}
 	if len(rp.Offers) != 0 || len(rp.LinuxSKU) != 0 || rp.Version != "20230322145651" {
 		t.Errorf("offers %v, linux SKUs %v, version %q", rp.Offers, rp.LinuxSKU, rp.Version)
 	}
-	if hw := hardware("p3.8xlarge", rp.Types["p3.8xlarge"]); hw != (pricewatch.Hardware{GPUModel: "V100", GPUCount: 4, GPUMemoryGB: 16, VCPUs: 32, MemoryGB: 244}) {
+	if hw := hardware("p3.8xlarge", rp.Types["p3.8xlarge"]); hw != (pricewatch.Hardware{GPUModel: "V100", GPUCount: 4, GPUMemoryGB: 16, VCPUs: 32, MemoryGB: 244,
+		Interconnect: "10 Gigabit", LocalStorage: "none (EBS only)"}) {
 		t.Errorf("hardware %+v", hw)
 	}
 

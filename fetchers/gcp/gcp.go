@@ -440,7 +440,8 @@ func (x *index) offer(mc machine, m mode, region string) (pricewatch.Offer, bool
 	id := mc.gpu()
 	o := pricewatch.Offer{Provider: Name, Region: region, InstanceType: mc.Name, PriceType: m.pt, Term: m.term, OfferingClass: m.class,
 		OS: pricewatch.Linux, Currency: g.currency, Hourly: total,
-		Hardware: pricewatch.Hardware{GPUModel: id.Name(), GPUCount: float64(mc.GPUs), GPUMemoryGB: mc.GPUMemoryGB, VCPUs: mc.VCPUs, MemoryGB: float64(mc.MemoryGiB)},
+		Hardware: pricewatch.Hardware{GPUModel: id.Name(), GPUCount: float64(mc.GPUs), GPUMemoryGB: mc.GPUMemoryGB, VCPUs: mc.VCPUs, MemoryGB: float64(mc.MemoryGiB),
+			LocalStorage: mc.LocalSSD},
 		// The SKUs summed, GPU first: what a bill's lines name.
 		CloudIDs: pricewatch.CloudIDs{SkuID: strings.Join(skus, "+")}}
 	if m.pt == pricewatch.Reserved {

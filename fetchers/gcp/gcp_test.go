@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -456,6 +457,14 @@ func TestShapes(t *testing.T) {
 			t.Errorf("%s: incomplete or repeated row %+v", m.Name, m)
 		}
 		seen[m.Name] = true
+		// A local SSD is stated only with its source; A2 Ultra's is one
+		// 375 GiB disk per GPU.
+		if (m.LocalSSD == "") != (m.LocalSSDSource == "") {
+			t.Errorf("%s: local SSD %q without a source (or a source without it)", m.Name, m.LocalSSD)
+		}
+		if strings.HasPrefix(m.Name, "a2-ultragpu-") && m.LocalSSD != fmt.Sprintf("%d x 375 GiB local SSD", m.GPUs) {
+			t.Errorf("%s: local SSD %q, want %d x 375 GiB", m.Name, m.LocalSSD, m.GPUs)
+		}
 	}
 	// The a2-highgpu-1g row agrees with the Compute API's own item.
 	var mt struct {

@@ -40,6 +40,11 @@ type machine struct {
 	// offer.
 	Sold    []mode
 	NotSold string
+	// LocalSSD is the local SSD the type comes with, where the cited
+	// source says so (LocalSSDSource); "" is unknown, never assumed from
+	// the family.
+	LocalSSD       string
+	LocalSSDSource string
 	// Source is where the shape was read.
 	Source string
 }
@@ -52,6 +57,12 @@ const (
 	// srcA2Capture: the real machineTypes item in testdata agrees (12
 	// guestCpus, memoryMb 87040 = 85 GiB, one nvidia-tesla-a100).
 	srcA2Capture = docA2 + "; agrees with the captured compute#machineType a2-highgpu-1g"
+
+	// srcLocalSSD: the bundled local SSD of A2 Ultra (N GPUs, N × 375 GiB)
+	// and of A3 High/Mega 8g (16 × 375 GiB), from the accelerator-optimized
+	// machine tables, as shared/research/new-clouds.md records them
+	// (checked against gpuhunt's GCP tables). Other shapes: not stated.
+	srcLocalSSD = "shared/research/new-clouds.md (Local SSD bundled) after " + docA2 + " and " + docA3
 
 	notSoldA3High = "A3 High with fewer than 8 GPUs is sold spot and flex-start only (Google's consumption-option table, as gpuhunt applies it)"
 	notSoldUltra  = "A3 Ultra and A4 are sold spot, flex-start, calendar mode and reserved, not on demand (Google's consumption-option table, as gpuhunt applies it)"
@@ -83,17 +94,17 @@ var machines = []machine{
 	{Name: "a2-megagpu-16g", Family: "A2", VCPUs: 96, MemoryGiB: 1360, Accelerator: "nvidia-tesla-a100", GPUMemoryGB: 40, GPUs: 16, GPUSKUs: skuA100, Source: docA2},
 	// A2 Ultra bills its cores and RAM on the A2 SKUs; its bundled local
 	// SSD is billed on the local-SSD SKU and is not part of the price.
-	{Name: "a2-ultragpu-1g", Family: "A2", VCPUs: 12, MemoryGiB: 170, Accelerator: "nvidia-a100-80gb", GPUMemoryGB: 80, GPUs: 1, GPUSKUs: skuA100x80, Source: docA2},
-	{Name: "a2-ultragpu-2g", Family: "A2", VCPUs: 24, MemoryGiB: 340, Accelerator: "nvidia-a100-80gb", GPUMemoryGB: 80, GPUs: 2, GPUSKUs: skuA100x80, Source: docA2},
-	{Name: "a2-ultragpu-4g", Family: "A2", VCPUs: 48, MemoryGiB: 680, Accelerator: "nvidia-a100-80gb", GPUMemoryGB: 80, GPUs: 4, GPUSKUs: skuA100x80, Source: docA2},
-	{Name: "a2-ultragpu-8g", Family: "A2", VCPUs: 96, MemoryGiB: 1360, Accelerator: "nvidia-a100-80gb", GPUMemoryGB: 80, GPUs: 8, GPUSKUs: skuA100x80, Source: docA2},
+	{Name: "a2-ultragpu-1g", Family: "A2", VCPUs: 12, MemoryGiB: 170, Accelerator: "nvidia-a100-80gb", GPUMemoryGB: 80, GPUs: 1, GPUSKUs: skuA100x80, LocalSSD: "1 x 375 GiB local SSD", LocalSSDSource: srcLocalSSD, Source: docA2},
+	{Name: "a2-ultragpu-2g", Family: "A2", VCPUs: 24, MemoryGiB: 340, Accelerator: "nvidia-a100-80gb", GPUMemoryGB: 80, GPUs: 2, GPUSKUs: skuA100x80, LocalSSD: "2 x 375 GiB local SSD", LocalSSDSource: srcLocalSSD, Source: docA2},
+	{Name: "a2-ultragpu-4g", Family: "A2", VCPUs: 48, MemoryGiB: 680, Accelerator: "nvidia-a100-80gb", GPUMemoryGB: 80, GPUs: 4, GPUSKUs: skuA100x80, LocalSSD: "4 x 375 GiB local SSD", LocalSSDSource: srcLocalSSD, Source: docA2},
+	{Name: "a2-ultragpu-8g", Family: "A2", VCPUs: 96, MemoryGiB: 1360, Accelerator: "nvidia-a100-80gb", GPUMemoryGB: 80, GPUs: 8, GPUSKUs: skuA100x80, LocalSSD: "8 x 375 GiB local SSD", LocalSSDSource: srcLocalSSD, Source: docA2},
 	{Name: "a3-highgpu-1g", Family: "A3", VCPUs: 26, MemoryGiB: 234, Accelerator: "nvidia-h100-80gb", GPUMemoryGB: 80, GPUs: 1, GPUSKUs: skuH100, Sold: soldA3High, NotSold: notSoldA3High, Source: docA3},
 	{Name: "a3-highgpu-2g", Family: "A3", VCPUs: 52, MemoryGiB: 468, Accelerator: "nvidia-h100-80gb", GPUMemoryGB: 80, GPUs: 2, GPUSKUs: skuH100, Sold: soldA3High, NotSold: notSoldA3High, Source: docA3},
 	{Name: "a3-highgpu-4g", Family: "A3", VCPUs: 104, MemoryGiB: 936, Accelerator: "nvidia-h100-80gb", GPUMemoryGB: 80, GPUs: 4, GPUSKUs: skuH100, Sold: soldA3High, NotSold: notSoldA3High, Source: docA3},
-	{Name: "a3-highgpu-8g", Family: "A3", VCPUs: 208, MemoryGiB: 1872, Accelerator: "nvidia-h100-80gb", GPUMemoryGB: 80, GPUs: 8, GPUSKUs: skuH100, Source: docA3},
+	{Name: "a3-highgpu-8g", Family: "A3", VCPUs: 208, MemoryGiB: 1872, Accelerator: "nvidia-h100-80gb", GPUMemoryGB: 80, GPUs: 8, GPUSKUs: skuH100, LocalSSD: "16 x 375 GiB local SSD", LocalSSDSource: srcLocalSSD, Source: docA3},
 	// A3 Mega's cores and RAM are the "A3Plus Instance" SKUs and its GPU
 	// is listed as "H100 80GB Plus" in some regions, "Mega" in others.
-	{Name: "a3-megagpu-8g", Family: "A3Plus", VCPUs: 208, MemoryGiB: 1872, Accelerator: "nvidia-h100-mega-80gb", ResolveAs: "nvidia-h100-80gb", GPUMemoryGB: 80, GPUs: 8, GPUSKUs: skuH100Mega, Source: docA3},
+	{Name: "a3-megagpu-8g", Family: "A3Plus", VCPUs: 208, MemoryGiB: 1872, Accelerator: "nvidia-h100-mega-80gb", ResolveAs: "nvidia-h100-80gb", GPUMemoryGB: 80, GPUs: 8, GPUSKUs: skuH100Mega, LocalSSD: "16 x 375 GiB local SSD", LocalSSDSource: srcLocalSSD, Source: docA3},
 	// "A3Ultra Instance Core/Ram" is the wording third-party matchers use;
 	// no capture of it was found, and without it no a3-ultragpu offer is
 	// built.

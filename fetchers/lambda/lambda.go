@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"regexp"
 	"sort"
@@ -252,6 +253,9 @@ func check(key string, e entry) (lambdaType, error) {
 		GPUMemoryGB: gpuMemory(desc),
 		VCPUs:       it.Specs.VCPUs,
 		MemoryGB:    it.Specs.MemoryGiB,
+		// specs.storage_gib is the instance's own disk; the answer says
+		// nothing of its network, so the interconnect stays unknown.
+		LocalStorage: storageText(it.Specs.StorageGiB),
 	}
 	names := make([]string, len(*e.RegionsWithCapacity))
 	for i, r := range *e.RegionsWithCapacity {
@@ -369,4 +373,13 @@ func build(types []lambdaType, state capacityState) (*pricewatch.Snapshot, []str
 	}
 	snap.State = next.encode()
 	return snap, skipped
+}
+
+// storageText is specs.storage_gib in the answer's unit; 0 or missing is
+// unknown.
+func storageText(gib float64) string {
+	if gib <= 0 || math.IsInf(gib, 0) || math.IsNaN(gib) {
+		return ""
+	}
+	return strconv.FormatFloat(gib, 'f', -1, 64) + " GiB"
 }

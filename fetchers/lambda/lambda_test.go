@@ -77,7 +77,8 @@ func TestFetchReplaysCapture(t *testing.T) {
 			t.Errorf("%s: %+v (per GPU %s), want %+v", w.name, o, perGPU, w)
 		}
 	})
-	if gh := got["gpu_1x_gh200"]; gh.VCPUs != 64 || gh.MemoryGB != 432 {
+	// storage_gib 4096 in the published entry; no network figure there.
+	if gh := got["gpu_1x_gh200"]; gh.VCPUs != 64 || gh.MemoryGB != 432 || gh.LocalStorage != "4096 GiB" || gh.Interconnect != "" {
 		t.Errorf("gh200 specs: %+v", gh.Hardware)
 	}
 	// gh200 has capacity in us-east-3 (the real entry); the rest nowhere.

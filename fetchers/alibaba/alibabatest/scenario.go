@@ -268,12 +268,18 @@ func parseInstanceType(r map[string]any) (InstanceType, error) {
 	if id == publishedTypeRow {
 		return InstanceType{ID: id}, nil
 	}
-	n, asStrings, err := numbers(r, "GPUAmount", "GPUMemorySize", "CpuCoreCount", "MemorySize")
+	n, asStrings, err := numbers(r, "GPUAmount", "GPUMemorySize", "CpuCoreCount", "MemorySize", "LocalStorageAmount", "LocalStorageCapacity")
 	if err != nil {
 		return InstanceType{}, fmt.Errorf("%s: %w", id, err)
 	}
-	return InstanceType{ID: id, Family: str(r, "InstanceTypeFamily"), Spec: str(r, "GPUSpec"),
-		GPUs: n[0], GPUMem: n[1], CPU: n[2], Mem: n[3], Category: str(r, "InstanceCategory"), AsStrings: asStrings}, nil
+	it := InstanceType{ID: id, Family: str(r, "InstanceTypeFamily"), Spec: str(r, "GPUSpec"),
+		GPUs: n[0], GPUMem: n[1], CPU: n[2], Mem: n[3], Category: str(r, "InstanceCategory"), AsStrings: asStrings}
+	// A type without local disks is served 0, 0 and ""; any other value
+	// is the scenario's.
+	if n[4] != "0" || n[5] != "0" || str(r, "LocalStorageCategory") != "" {
+		it.LocalDisks, it.LocalDiskGiB, it.LocalDiskCategory = n[4], n[5], str(r, "LocalStorageCategory")
+	}
+	return it, nil
 }
 
 func parseZones(body map[string]any, region string) ([]Zone, error) {

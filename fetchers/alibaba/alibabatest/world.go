@@ -51,6 +51,10 @@ type InstanceType struct {
 	Category string
 	// AsStrings sends the numbers as JSON strings, as some answers do.
 	AsStrings bool
+	// LocalDisks, LocalDiskGiB and LocalDiskCategory are
+	// LocalStorageAmount, LocalStorageCapacity and LocalStorageCategory;
+	// "" sends none.
+	LocalDisks, LocalDiskGiB, LocalDiskCategory string
 }
 
 // Zone is one DescribeAvailableResource zone. The published example's own
@@ -210,6 +214,18 @@ func (w *World) instanceTypes(q url.Values) (int, any, error) {
 		row["CpuCoreCount"] = number(ft.CPU, ft.AsStrings)
 		row["MemorySize"] = number(ft.Mem, ft.AsStrings)
 		row["InstanceCategory"] = ft.Category
+		// The published row's local disk (1 x 5000 GiB local_ssd_pro) is
+		// g6.large's, not these types': a built row has none (0, 0 and an
+		// empty category, as the documented XML example sends for a type
+		// without) unless the test gives them.
+		row["LocalStorageAmount"] = number("0", ft.AsStrings)
+		row["LocalStorageCapacity"] = number("0", ft.AsStrings)
+		row["LocalStorageCategory"] = ""
+		if ft.LocalDisks != "" {
+			row["LocalStorageAmount"] = number(ft.LocalDisks, ft.AsStrings)
+			row["LocalStorageCapacity"] = number(ft.LocalDiskGiB, ft.AsStrings)
+			row["LocalStorageCategory"] = ft.LocalDiskCategory
+		}
 		if ft.Category == "" {
 			row["InstanceCategory"] = "GPU-accelerated compute-optimized"
 		}

@@ -119,12 +119,36 @@ var gpuAttrs = map[string][2]string{
 	"g5.48xlarge":      {"8", "192 GB"},
 }
 
+// netStorage are the file's networkPerformance and storage attributes for
+// built GPU products, read off the ec2instances.info reference (which copies
+// networkPerformance and splits storage into devices and size; its null
+// storage for p3 is the file's "EBS only", as the real p3.8xlarge product
+// says).
+var netStorage = map[string][2]string{
+	"p3.8xlarge":       {"10 Gigabit", "EBS only"},
+	"p4d.24xlarge":     {"4x 100 Gigabit", "8 x 1000 NVMe SSD"},
+	"p4de.24xlarge":    {"4x 100 Gigabit", "8 x 1000 NVMe SSD"},
+	"p5.48xlarge":      {"3200 Gigabit", "8 x 3800 NVMe SSD"},
+	"p5en.48xlarge":    {"3200 Gigabit", "8 x 3800 NVMe SSD"},
+	"p6-b200.48xlarge": {"3200 Gigabit", "8 x 3800 NVMe SSD"},
+	"g4dn.xlarge":      {"Up to 25 Gigabit", "1 x 125 NVMe SSD"},
+	"g4dn.2xlarge":     {"Up to 25 Gigabit", "1 x 225 NVMe SSD"},
+	"g4dn.4xlarge":     {"Up to 25 Gigabit", "1 x 225 NVMe SSD"},
+	"g4dn.8xlarge":     {"50 Gigabit", "1 x 900 NVMe SSD"},
+	"g4dn.12xlarge":    {"50 Gigabit", "1 x 900 NVMe SSD"},
+	"g4dn.16xlarge":    {"50 Gigabit", "1 x 900 NVMe SSD"},
+	"g4dn.metal":       {"100 Gigabit", "2 x 900 NVMe SSD"},
+	"g6.xlarge":        {"Up to 10 Gigabit", "1 x 250 NVMe SSD"},
+	"g5.48xlarge":      {"100 Gigabit", "2 x 3800 NVMe SSD"},
+}
+
 // GPUProduct derives a GPU product from the real p3.8xlarge one.
 func (s *Samples) GPUProduct(tb testing.TB, sku, region, itype string, v Variant) []byte {
 	tb.Helper()
 	facts, ok := s.advisor[itype]
 	g, ok2 := gpuAttrs[itype]
-	if !ok || !ok2 {
+	ns, ok3 := netStorage[itype]
+	if !ok || !ok2 || !ok3 {
 		tb.Fatalf("awstest has no facts for %s", itype)
 	}
 	ri := regionFacts(tb, region)
@@ -132,7 +156,7 @@ func (s *Samples) GPUProduct(tb testing.TB, sku, region, itype string, v Variant
 	for _, kv := range [][2]string{
 		{"instanceType", itype}, {"vcpu", strconv.Itoa(facts.Cores)},
 		{"memory", strconv.FormatFloat(facts.RAM, 'f', -1, 64) + " GiB"},
-		{"gpu", g[0]}, {"gpuMemory", g[1]},
+		{"gpu", g[0]}, {"gpuMemory", g[1]}, {"networkPerformance", ns[0]}, {"storage", ns[1]},
 		{"usagetype", ri.usagePrefix + v.Usage + ":" + itype}, {"operation", v.Operation},
 		{"operatingSystem", v.OS}, {"licenseModel", v.License}, {"tenancy", v.Tenancy},
 		{"preInstalledSw", v.Software}, {"capacitystatus", v.Capacity},
