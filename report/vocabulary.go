@@ -38,6 +38,7 @@ var Vocabulary = []Field{
 	{"interconnect", "GPU interconnect (NVLink, InfiniBand, EFA); null where no stored record says"},
 	{"local_storage", "local instance storage; null where no stored record says"},
 	{"interruption_band", "a spot row's AWS Spot Advisor interruption band (<5%, 5-10%, 10-15%, 15-20%, >20%); null when none is stored"},
+	{"eviction_band", "an Azure spot row's eviction-rate band as Azure words it (percent evicted, e.g. 0-5); null when none is stored"},
 	{"marketplace", "true for third-party hosts' machines (Vast.ai, RunPod Community Cloud)"},
 	{"interruptible", "true for capacity the cloud may take back (spot)"},
 	{"sku_id", "the cloud's SKU (AWS sku, Azure skuId, OCI part number)"},
