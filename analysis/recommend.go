@@ -475,6 +475,9 @@ func (r *Recommendation) explain(opts RecommendOptions, spotLeftOut, fractional 
 			if o.Available != nil && !*o.Available {
 				continue
 			}
+			if o.Interruptible && hh >= LongHorizonHours && o.InterruptionBand == highBand {
+				continue // left out over a long horizon, as asked directly
+			}
 			if o.Offer.Key() != best.Offer.Key() {
 				r.Changes = append(r.Changes, fmt.Sprintf("Over %s instead of %s, %s would be cheapest (%s).", alt, r.Horizon, o.Label(), money(o.TotalCost, r.Currency)))
 			}

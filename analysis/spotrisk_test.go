@@ -60,6 +60,31 @@ func TestRecommendWeighsSpotByBand(t *testing.T) {
 	}
 }
 
+// The other horizons recommend names ("over 1y instead") leave out a
+// >20% band as asking for them directly does: the cheapest spot over a
+// week in >20% is not kept over a year.
+func TestRecommendOtherHorizonsLeaveOutHighBand(t *testing.T) {
+	spot := func(region, hourly string) pricewatch.Offer {
+		return offer(pricewatch.AWS, region, "", "p4d.24xlarge", pricewatch.Spot, "", "", "USD", "0", hourly, "A100-40GB", 8)
+	}
+	offers := []pricewatch.Offer{spot("us-east-1", "5.00"), spot("eu-west-1", "9.00")}
+	rec, err := Recommend(offers, nil, RecommendOptions{GPU: "A100", Count: 8, Utilization: dec("1"), Horizon: "7d", Currency: "USD",
+		FX: ecbBook(t), At: fixtureAt, IncludeSpot: true, SpotBand: func(o pricewatch.Offer) string {
+			if o.Region == "us-east-1" {
+				return ">20%"
+			}
+			return ""
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	best, _ := rec.BestOption()
+	changes := strings.Join(rec.Changes, "\n")
+	if best.Region != "us-east-1" || !strings.Contains(changes, "Over 1y instead of 7d, 1 × aws eu-west-1 p4d.24xlarge spot would be cheapest") {
+		t.Errorf("best %s; changes:\n%s", best.Label(), changes)
+	}
+}
+
 // A capacity block is offered where it fits: at least the GPUs asked and
 // a window at least the horizon long; never ranked with the options.
 func TestRecommendOffersFittingCapacityBlock(t *testing.T) {
