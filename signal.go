@@ -199,3 +199,16 @@ type SignalChange struct {
 	Signal
 	OldValue string
 }
+
+// InterruptionBands are AWS Spot Advisor's interruption-frequency bands,
+// least interrupted first (the labels of its "ranges"; the Spot Advisor
+// itself numbers them 0–4 in this order).
+var InterruptionBands = []string{"<5%", "5-10%", "10-15%", "15-20%", ">20%"}
+
+// InterruptionBandRank is a band's place in InterruptionBands (0 least
+// interrupted), or false for a label the Spot Advisor does not use: an
+// unknown label is no information, never ranked as low or high.
+func InterruptionBandRank(label string) (int, bool) {
+	i := slices.Index(InterruptionBands, label)
+	return i, i >= 0
+}

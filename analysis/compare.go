@@ -68,6 +68,9 @@ type CompareRow struct {
 	// InterruptionBand is the spot interruption band of a spot row's type
 	// and region (AWS Spot Advisor, issue 23), "" when none is stored.
 	InterruptionBand string `json:"interruption_band,omitempty"`
+	// EvictionBand is the spot eviction-rate band of an Azure spot row's
+	// type and location, "" when none is stored.
+	EvictionBand string `json:"eviction_band,omitempty"`
 
 	Offer pricewatch.Offer `json:"-"`
 	// Spec is the catalogue entry used, when the model is known.

@@ -36,8 +36,16 @@ type RecommendOptions struct {
 	// OS: "" means Linux, "any" every OS.
 	OS string
 	// IncludeSpot adds spot prices; they are left out by default because
-	// spot capacity can be taken back at any time.
+	// spot capacity can be taken back at any time. Included, each is
+	// costed with its band's expected-interruption overhead (spotrisk.go).
 	IncludeSpot bool
+	// SpotBand is a spot offer's AWS Spot Advisor interruption band, ""
+	// when none is stored; nil knows none.
+	SpotBand func(pricewatch.Offer) string
+	// CapacityBlocks are the current capacity block offerings (signals of
+	// kind capacity_block): those of the GPU that fit the question are
+	// offered beside the options.
+	CapacityBlocks []pricewatch.Signal
 }
 
 // Option is one way to get the GPUs for the horizon: a number of instances
@@ -71,6 +79,11 @@ type Option struct {
 	// pay-as-you-go options or when no on-demand price is stored.
 	BreakEvenUtilization decimal.NullDecimal `json:"break_even_utilization"`
 	Interruptible        bool                `json:"interruptible"`
+	// InterruptionBand is a spot option's band ("" none stored) and
+	// InterruptionOverhead the share its variable cost was raised by for
+	// the work interruptions lose (spot options only).
+	InterruptionBand     string              `json:"interruption_band,omitempty"`
+	InterruptionOverhead decimal.NullDecimal `json:"interruption_overhead"`
 	// Marketplace: third-party hosts sell it (clouds.IsMarketplace).
 	Marketplace    bool   `json:"marketplace"`
 	Available      *bool  `json:"available"`
@@ -130,6 +143,14 @@ type Recommendation struct {
 	// listed, never ranked.
 	Unconverted []Option
 	Skipped     []Skipped
+	// Blocks are the capacity blocks that fit the question, cheapest per
+	// GPU-hour first; UnconvertedBlocks those without an exchange rate.
+	// They are offered beside the options, never ranked with them: a block
+	// starts when its window does, not now.
+	Blocks, UnconvertedBlocks []BlockOption
+	// HighBandLeftOut counts spot options left out for a >20% band over a
+	// long horizon.
+	HighBandLeftOut int
 	// StaleRates is set when any ranked option was converted with a stale rate.
 	StaleRates bool
 	// Lower and Upper are the nearest utilisations, below and above the
@@ -161,7 +182,7 @@ func Recommend(offers []pricewatch.Offer, avail []pricewatch.Availability, opts 
 	if err := checkUtilization(opts.Utilization); err != nil {
 		return Recommendation{}, fmt.Errorf("recommend: %w", err)
 	}
-	horizon, err := pricewatch.TermHours(opts.Horizon)
+	horizon, err := HorizonHours(opts.Horizon)
 	if err != nil {
 		return Recommendation{}, fmt.Errorf("recommend: horizon: %w", err)
 	}
@@ -174,12 +195,22 @@ func Recommend(offers []pricewatch.Offer, avail []pricewatch.Availability, opts 
 	var cands []pricewatch.Offer
 	models := map[string]bool{}
 	spotLeftOut, fractional := 0, 0
+	band := func(o pricewatch.Offer) string {
+		if opts.SpotBand == nil || o.PriceType != pricewatch.Spot {
+			return ""
+		}
+		return opts.SpotBand(o)
+	}
 	for _, o := range offers {
 		if !gpu.Matches(opts.GPU, o.GPUModel) || !inSet(opts.Providers, o.Provider) || !inSet(opts.Regions, o.Region) || !osMatches(opts.OS, o.OS) {
 			continue
 		}
 		if o.PriceType == pricewatch.Spot && !opts.IncludeSpot {
 			spotLeftOut++
+			continue
+		}
+		if o.PriceType == pricewatch.Spot && horizon >= LongHorizonHours && band(o) == highBand {
+			rec.HighBandLeftOut++
 			continue
 		}
 		if o.GPUCount < 1 {
@@ -195,6 +226,7 @@ func Recommend(offers []pricewatch.Offer, avail []pricewatch.Availability, opts 
 		rec.StaleRates = rec.StaleRates || o.FXStale
 	}
 	rec.Models = sortStrings(models)
+	rec.Blocks, rec.UnconvertedBlocks = blockOptions(opts.CapacityBlocks, opts, horizon)
 	for i, o := range rec.Options {
 		if o.Available == nil || *o.Available {
 			rec.Best = i
@@ -249,6 +281,14 @@ func buildOptions(cands, all []pricewatch.Offer, avail []pricewatch.Availability
 		} else {
 			fixed = decimal.Zero
 			variable = o.Hourly.Mul(h).Mul(n)
+			if op.Interruptible {
+				if opts.SpotBand != nil {
+					op.InterruptionBand = opts.SpotBand(o)
+				}
+				over := InterruptionOverhead(op.InterruptionBand)
+				op.InterruptionOverhead = decimal.NewNullDecimal(over)
+				variable = variable.Mul(one.Add(over))
+			}
 		}
 		q, err := quote(opts.FX, o.Currency, opts.Currency, opts.At)
 		if err != nil {
@@ -324,6 +364,12 @@ func (r *Recommendation) explain(opts RecommendOptions, spotLeftOut, fractional 
 	if spotLeftOut > 0 {
 		r.Reasons = append(r.Reasons, fmt.Sprintf("%s left out: spot capacity can be taken back at any time.", count(spotLeftOut, "spot price")))
 	}
+	if opts.IncludeSpot {
+		r.Reasons = append(r.Reasons, "Spot prices are raised by an expected-interruption overhead: the upper bound of the interruption band (5% for <5% … 20% for 15-20%), 25% for >20% or where no band is stored.")
+	}
+	if r.HighBandLeftOut > 0 {
+		r.Reasons = append(r.Reasons, fmt.Sprintf("%s left out: interrupted more than 20%% of the time, too often for a %s horizon.", count(r.HighBandLeftOut, "spot price"), r.Horizon))
+	}
 	if fractional > 0 {
 		r.Reasons = append(r.Reasons, fmt.Sprintf("%s left out: slices of a GPU do not add up to whole GPUs.", count(fractional, "fractional-GPU offer")))
 	}
@@ -335,6 +381,7 @@ func (r *Recommendation) explain(opts RecommendOptions, spotLeftOut, fractional 
 		r.Reasons = append(r.Reasons, fmt.Sprintf("%s not compared: no exchange rate from %s to %s.",
 			count(len(r.Unconverted), "option"), strings.Join(sortStrings(cur), ", "), r.Currency))
 	}
+	r.explainBlocks()
 	best, ok := r.BestOption()
 	if !ok {
 		if len(r.Options) > 0 {
@@ -361,7 +408,12 @@ func (r *Recommendation) explain(opts RecommendOptions, spotLeftOut, fractional 
 				percent(best.BreakEvenUtilization.Decimal), percent(r.Utilization)))
 		}
 	} else if best.Interruptible {
-		r.Reasons = append(r.Reasons, "It is spot capacity: it can be interrupted and its price moves.")
+		band := best.InterruptionBand
+		if band == "" {
+			band = "none stored"
+		}
+		r.Reasons = append(r.Reasons, fmt.Sprintf("It is spot capacity: it can be interrupted and its price moves (interruption band %s, costed with %s overhead).",
+			band, percent(best.InterruptionOverhead.Decimal)))
 	}
 	if best.Marketplace {
 		r.Reasons = append(r.Reasons, r.marketplaceNote(best))
@@ -423,6 +475,9 @@ func (r *Recommendation) explain(opts RecommendOptions, spotLeftOut, fractional 
 			if o.Available != nil && !*o.Available {
 				continue
 			}
+			if o.Interruptible && hh >= LongHorizonHours && o.InterruptionBand == highBand {
+				continue // left out over a long horizon, as asked directly
+			}
 			if o.Offer.Key() != best.Offer.Key() {
 				r.Changes = append(r.Changes, fmt.Sprintf("Over %s instead of %s, %s would be cheapest (%s).", alt, r.Horizon, o.Label(), money(o.TotalCost, r.Currency)))
 			}
@@ -473,4 +528,19 @@ func (r *Recommendation) marketplaceNote(best Option) string {
 		}
 	}
 	return note
+}
+
+// explainBlocks names the cheapest capacity block that fits, if any: the
+// one way to have the GPUs for certain, for its window.
+func (r *Recommendation) explainBlocks() {
+	if len(r.Blocks) == 0 {
+		return
+	}
+	b := r.Blocks[0]
+	s := fmt.Sprintf("A capacity block fits the horizon: %s at %s per GPU-hour (%s upfront for the window, paid whatever the use)",
+		b.Label(), money(b.PerGPUHour, r.Currency), money(b.Fee, r.Currency))
+	if len(r.Blocks) > 1 {
+		s += fmt.Sprintf("; %s in all", count(len(r.Blocks), "block"))
+	}
+	r.Reasons = append(r.Reasons, s+".")
 }

@@ -120,28 +120,21 @@ func Compare(ctx context.Context, st Store, book *fx.Book, q CompareQuery) (anal
 	return res, addBands(ctx, st, &res)
 }
 
-// addBands puts the current interruption band of each spot row's type and
-// region beside its price. A row without a stored band keeps none: no band
-// is no information, never "low risk".
+// addBands puts the current interruption band (AWS Spot Advisor) and
+// eviction band (Azure) of each spot row's type and region beside its
+// price. A row without a stored band keeps none: no band is no
+// information, never "low risk".
 func addBands(ctx context.Context, st Store, res *analysis.CompareResult) error {
 	if !slices.ContainsFunc(res.Rows, isSpotRow) && !slices.ContainsFunc(res.Unconverted, isSpotRow) {
 		return nil
 	}
-	bands, err := st.Signals(ctx, storage.SignalFilter{Kinds: []pricewatch.SignalKind{pricewatch.InterruptionBand}, CurrentOnly: true})
+	bands, err := CurrentSpotBands(ctx, st)
 	if err != nil {
 		return err
 	}
-	byPlace := map[[3]string]string{}
-	for _, b := range bands {
-		if b.Zone == "" && pricewatch.ShapeValue(b.Shape, "os") == pricewatch.Linux {
-			byPlace[[3]string{b.Provider, b.Region, b.InstanceType}] = b.Value
-		}
-	}
 	for _, rows := range [][]analysis.CompareRow{res.Rows, res.Unconverted} {
 		for i := range rows {
-			if isSpotRow(rows[i]) && rows[i].Offer.OS == pricewatch.Linux {
-				rows[i].InterruptionBand = byPlace[[3]string{rows[i].Provider, rows[i].Region, rows[i].InstanceType}]
-			}
+			rows[i].InterruptionBand, rows[i].EvictionBand = bands.Of(rows[i].Offer)
 		}
 	}
 	return nil
@@ -178,6 +171,9 @@ type CompareRow struct {
 	// Advisor: "<5%" … ">20%"); null where none is stored (no band is no
 	// information, never "low risk").
 	InterruptionBand *string `json:"interruption_band"`
+	// EvictionBand is an Azure spot row's eviction-rate band as Azure
+	// words it; null where none is stored.
+	EvictionBand *string `json:"eviction_band"`
 	// Marketplace marks third-party hosts' machines (Vast.ai, RunPod
 	// Community Cloud), not the cloud's own capacity.
 	Marketplace bool `json:"marketplace"`
@@ -192,6 +188,7 @@ func CompareRows(res analysis.CompareResult) []CompareRow {
 			Currency: res.Currency, NativeCurrency: r.NativeCurrency, NativeEffectiveHourly: Decimal(r.NativeEffectiveHourly),
 			FXError: optString(r.FXError), Available: r.Available != nil && *r.Available, Availability: AvailabilityName(r.Availability),
 			Marketplace: r.Marketplace, InterruptionBand: optString(r.InterruptionBand),
+			EvictionBand: optString(r.EvictionBand),
 		}
 		row.GPUMemoryGB, row.VCPUs, row.MemoryGB = knownHardware(r.Offer.Hardware)
 		row.Interconnect, row.LocalStorage = knownText(r.Offer.Interconnect), knownText(r.Offer.LocalStorage)

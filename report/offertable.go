@@ -41,6 +41,11 @@ type OfferTableQuery struct {
 	// Marketplace: "" every seller, "only" marketplace hosts only,
 	// "exclude" the clouds' own capacity only.
 	Marketplace string
+	// MaxBand, when set, keeps spot offers whose AWS Spot Advisor
+	// interruption band is known and no higher than it (one of
+	// pricewatch.InterruptionBands): an offer without a band is left out,
+	// as an unknown availability is by AvailableOnly.
+	MaxBand string
 	// Search: every word must occur, without regard to case, in the
 	// provider, region, zone, instance type or GPU model.
 	Search string
@@ -86,6 +91,10 @@ type OfferTableRow struct {
 	Available    *bool  `json:"available"`
 	Availability string `json:"availability"`
 	Marketplace  bool   `json:"marketplace"`
+	// InterruptionBand is a spot offer's AWS Spot Advisor interruption
+	// band (Linux); null where none is stored: no information, never "low
+	// risk".
+	InterruptionBand *string `json:"interruption_band"`
 	// Since is when the current price began: the offer's last change.
 	Since string `json:"last_change"`
 	// Move30d is the percent change of the native effective hourly price
@@ -150,6 +159,8 @@ var OfferColumns = []OfferColumn{
 	{ID: "price", Label: "per GPU-hour", Default: true, Numeric: true},
 	{ID: "tflops", Label: "per TFLOPS", Numeric: true},
 	{ID: "avail", Label: "availability", Default: true},
+	// Sorted by the band's rank (<5% first), not its text.
+	{ID: "band", Label: "interruption band", Default: true, Numeric: true},
 	{ID: "since", Label: "last change"},
 	{ID: "move", Label: "30d", Default: true, Numeric: true},
 }
@@ -182,6 +193,9 @@ func BuildOfferTable(ctx context.Context, st Store, book *fx.Book, q OfferTableQ
 		if _, ok := OfferColumnByID(q.Sort); !ok {
 			return OfferTable{}, paramErr("sort %q: want one of the columns (%s)", q.Sort, offerColumnIDs())
 		}
+	}
+	if _, ok := pricewatch.InterruptionBandRank(q.MaxBand); q.MaxBand != "" && !ok {
+		return OfferTable{}, paramErr("max_band %q: want one of %s", q.MaxBand, strings.Join(pricewatch.InterruptionBands, ", "))
 	}
 	filter := storage.PriceFilter{Providers: q.Providers, OS: StorageOS(q.OS), CurrentOnly: true}
 	t := OfferTable{Currency: strings.ToUpper(q.Currency)}
@@ -245,6 +259,10 @@ func BuildOfferTable(ctx context.Context, st Store, book *fx.Book, q OfferTableQ
 	if err != nil {
 		return OfferTable{}, err
 	}
+	bands, err := CurrentSpotBands(ctx, st)
+	if err != nil {
+		return OfferTable{}, err
+	}
 	if !counted {
 		choices := make([]storage.OfferChoice, len(rated))
 		for i, r := range rated {
@@ -254,10 +272,12 @@ func BuildOfferTable(ctx context.Context, st Store, book *fx.Book, q OfferTableQ
 	}
 	f := newOfferFilter(q, t.GPUs)
 	for _, r := range rated {
-		if !f.keep(r) {
+		band, _ := bands.Of(r.Offer)
+		if !f.keep(r, band) {
 			continue
 		}
 		row := tableRow(r, t.Currency, since[r.ID], then, old)
+		row.InterruptionBand = optString(band)
 		row.order = len(t.Rows)
 		t.Rows = append(t.Rows, row)
 	}
@@ -430,8 +450,14 @@ func newOfferFilter(q OfferTableQuery, choices []GPUChoice) offerFilter {
 	return f
 }
 
-func (f offerFilter) keep(r analysis.RatedOffer) bool {
+func (f offerFilter) keep(r analysis.RatedOffer, band string) bool {
 	o := r.Offer
+	if f.q.MaxBand != "" {
+		max, _ := pricewatch.InterruptionBandRank(f.q.MaxBand)
+		if rank, ok := pricewatch.InterruptionBandRank(band); !ok || rank > max {
+			return false
+		}
+	}
 	if len(f.regions) > 0 {
 		ok := false
 		for _, g := range f.regions {
@@ -635,6 +661,12 @@ func OfferSortValue(r *OfferTableRow, column string) SortValue {
 		return null(r.PricePerTFLOPS)
 	case "avail":
 		return text(r.Availability)
+	case "band":
+		rank, ok := pricewatch.InterruptionBandRank(deref(r.InterruptionBand))
+		if !ok {
+			return SortValue{Null: true}
+		}
+		return num(decimal.NewFromInt(int64(rank)))
 	case "since":
 		return text(r.Since)
 	case "move":
@@ -655,7 +687,7 @@ func OfferTableCSV(rows []OfferTableRow) (header []string, out [][]string) {
 	header = append([]string{"provider", "region", "zone", "instance_type", "price_type", "term", "payment", "offering_class", "os"}, "gpu_model", "gpu_count", "gpu_memory_gb", "vcpus", "memory_gb", "interconnect", "local_storage",
 		"native_currency", "hourly_price", "upfront", "native_effective_hourly", "currency", "effective_hourly", "price_per_gpu_hour",
 		"price_per_gpu_hour_per_tflops", "fx_rate", "fx_date", "fx_source", "fx_stale", "fx_error", "available", "availability", "marketplace",
-		"last_change", "move_30d_pct")
+		"interruption_band", "last_change", "move_30d_pct")
 	f := func(v *float64) string {
 		if v == nil {
 			return ""
@@ -675,7 +707,7 @@ func OfferTableCSV(rows []OfferTableRow) (header []string, out [][]string) {
 			r.GPUModel, strconv.FormatFloat(r.GPUCount, 'f', -1, 64), f(r.GPUMemoryGB), vcpus, f(r.MemoryGB), deref(r.Interconnect), deref(r.LocalStorage),
 			r.NativeCurrency, r.Hourly.String(), r.Upfront.String(), r.NativeEffectiveHourly.String(), r.Currency, r.EffectiveHourly.Text(),
 			r.PricePerGPUHour.Text(), r.PricePerTFLOPS.Text(), r.FXRate.Text(), deref(r.FXDate), r.FXSource, strconv.FormatBool(r.FXStale),
-			deref(r.FXError), avail, r.Availability, strconv.FormatBool(r.Marketplace), r.Since, r.Move30d.Text()})
+			deref(r.FXError), avail, r.Availability, strconv.FormatBool(r.Marketplace), deref(r.InterruptionBand), r.Since, r.Move30d.Text()})
 	}
 	return header, out
 }

@@ -161,7 +161,14 @@ func digestRest(ctx context.Context, st Store, now time.Time, ivs []analysis.Int
 			runs = append(runs, *ok)
 		}
 	}
+	blocks, err := st.Signals(ctx, storage.SignalFilter{Kinds: []pricewatch.SignalKind{pricewatch.CapacityBlock}, Since: now.Add(-digest.Week)})
+	if err != nil {
+		return digest.Input{}, err
+	}
 	in := digest.Input{Now: now, Prices: ivs}
+	for _, b := range blocks {
+		in.CapacityBlocks = append(in.CapacityBlocks, digest.BlockInterval{Signal: b.Signal, Since: b.Since, Until: b.Until})
+	}
 	// The digest declares the fields it reads; storage's rows convert.
 	for _, a := range avail {
 		in.Availability = append(in.Availability, digest.AvailabilityInterval(a))

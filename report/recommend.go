@@ -1,9 +1,35 @@
 package report
 
 import (
+	"context"
+
+	"github.com/shopspring/decimal"
+
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/storage"
 )
+
+// RecommendSignals are what recommend weighs beside prices (issue 23 item
+// 7): each spot offer's interruption band and the current capacity
+// blocks.
+func RecommendSignals(ctx context.Context, st Store) (band func(pricewatch.Offer) string, blocks []pricewatch.Signal, err error) {
+	bands, err := CurrentSpotBands(ctx, st)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, err := st.Signals(ctx, storage.SignalFilter{Kinds: []pricewatch.SignalKind{pricewatch.CapacityBlock}, CurrentOnly: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, r := range rows {
+		blocks = append(blocks, r.Signal)
+	}
+	return func(o pricewatch.Offer) string {
+		interruption, _ := bands.Of(o)
+		return interruption
+	}, blocks, nil
+}
 
 // OptionRow is the JSON shape of one option of `recommend`; keep the names. Unconverted
 // options have a null rank and null costs.
@@ -24,6 +50,11 @@ type OptionRow struct {
 	EffectiveHourly      NullDecimal `json:"effective_hourly"`
 	BreakEvenUtilization NullDecimal `json:"break_even_utilization"`
 	Interruptible        bool        `json:"interruptible"`
+	// A spot option's interruption band (null where none is stored) and
+	// the expected-interruption overhead its cost carries (a 0–1 share;
+	// null for every option that is not spot).
+	InterruptionBand     *string     `json:"interruption_band"`
+	InterruptionOverhead NullDecimal `json:"interruption_overhead"`
 	Marketplace          bool        `json:"marketplace"`
 	Available            bool        `json:"available"`
 	Availability         string      `json:"availability"`
@@ -58,6 +89,48 @@ type RecommendJSON struct {
 	Lower          *CrossoverJSON `json:"lower_crossover"`
 	Upper          *CrossoverJSON `json:"upper_crossover"`
 	StaleRates     bool           `json:"stale_rates"`
+	// CapacityBlocks fit the question (at least the GPUs, a window at
+	// least the horizon long): offered beside the options, never ranked
+	// with them, cheapest per GPU-hour first, unconverted ones last.
+	CapacityBlocks []BlockRow `json:"capacity_blocks"`
+}
+
+// BlockRow is a capacity block recommend offers.
+type BlockRow struct {
+	Label        string `json:"label"`
+	Provider     string `json:"provider"`
+	Region       string `json:"region"`
+	Zone         string `json:"zone"`
+	InstanceType string `json:"instance_type"`
+	GPUModel     string `json:"gpu_model"`
+	// GPUs in the whole block (instances × GPUs per instance).
+	GPUs        float64     `json:"gpus"`
+	WindowStart any         `json:"window_start"`
+	WindowEnd   any         `json:"window_end"`
+	Hours       int64       `json:"window_hours"`
+	Currency    string      `json:"currency"`
+	Fee         NullDecimal `json:"upfront"`
+	PerGPUHour  NullDecimal `json:"price_per_gpu_hour"`
+	// Native fee in the cloud's currency (the signal's value).
+	NativeCurrency string  `json:"native_currency"`
+	NativeFee      Decimal `json:"native_upfront"`
+	FXJSON
+	FXError *string `json:"fx_error"`
+}
+
+func blockJSON(b analysis.BlockOption, converted bool) BlockRow {
+	row := BlockRow{Label: b.Label(), Provider: b.Provider, Region: b.Region, Zone: b.Zone, InstanceType: b.InstanceType, GPUModel: b.GPUModel,
+		GPUs: b.GPUs, WindowStart: optTime(b.Start), WindowEnd: optTime(b.End), Hours: b.Hours, Currency: b.Currency, NativeCurrency: b.Unit,
+		FXError: optionalString(b.FXError)}
+	if fee, err := decimalOf(b.Value); err == nil {
+		row.NativeFee = Decimal(fee)
+	}
+	if converted {
+		row.Fee = NewNullDecimal(b.Fee, true)
+		row.PerGPUHour = NewNullDecimal(b.PerGPUHour, true)
+		row.FXJSON = FXJSONOf(b.FXUsed)
+	}
+	return row
 }
 
 func optionJSON(o analysis.Option, ranked bool) OptionRow {
@@ -65,7 +138,8 @@ func optionJSON(o analysis.Option, ranked bool) OptionRow {
 		GPUsPerInstance: o.GPUsPerInstance, Instances: o.Instances, Currency: o.Currency, Terms: o.Terms, CommittedHours: o.CommittedHours,
 		BreakEvenUtilization: NewNullDecimal(o.BreakEvenUtilization.Decimal, o.BreakEvenUtilization.Valid), Interruptible: o.Interruptible, Marketplace: o.Marketplace,
 		Available: o.Available != nil && *o.Available, Availability: AvailabilityName(o.Availability), NativeCurrency: o.NativeCurrency,
-		FXError: optionalString(o.FXError)}
+		FXError: optionalString(o.FXError), InterruptionBand: optionalString(o.InterruptionBand),
+		InterruptionOverhead: NewNullDecimal(o.InterruptionOverhead.Decimal, o.InterruptionOverhead.Valid)}
 	if ranked {
 		rank := o.Rank
 		r.Rank = &rank
@@ -83,7 +157,13 @@ func optionJSON(o analysis.Option, ranked bool) OptionRow {
 func RecommendJSONOf(rec analysis.Recommendation) RecommendJSON {
 	out := RecommendJSON{GPU: rec.GPU, Models: rec.Models, Count: rec.Count, Utilization: Decimal(rec.Utilization),
 		Horizon: rec.Horizon, HorizonHours: rec.HorizonHours, Currency: rec.Currency, Options: []OptionRow{},
-		Unconverted: []OptionRow{}, Reasons: rec.Reasons, Changes: rec.Changes, StaleRates: rec.StaleRates}
+		Unconverted: []OptionRow{}, Reasons: rec.Reasons, Changes: rec.Changes, StaleRates: rec.StaleRates, CapacityBlocks: []BlockRow{}}
+	for _, b := range rec.Blocks {
+		out.CapacityBlocks = append(out.CapacityBlocks, blockJSON(b, true))
+	}
+	for _, b := range rec.UnconvertedBlocks {
+		out.CapacityBlocks = append(out.CapacityBlocks, blockJSON(b, false))
+	}
 	if out.Models == nil {
 		out.Models = []string{}
 	}
@@ -120,3 +200,5 @@ func optionalString(s string) *string {
 	}
 	return &s
 }
+
+func decimalOf(s string) (decimal.Decimal, error) { return decimal.NewFromString(s) }

@@ -278,6 +278,11 @@ type gpuData struct {
 	// Timeline is the availability of the GPU's types over the chart's days.
 	Timeline Timeline
 	Query    url.Values // the page's own parameters, for links
+	// AnyBand: some spot row has an interruption or eviction band (the
+	// band column is shown then).
+	AnyBand bool
+	// Signals are the GPU's current capacity signals.
+	Signals []signalView
 }
 
 var chartDays = []int{7, 30, 90}
@@ -346,6 +351,15 @@ func (s *Server) pageGPU(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
+	signals, err := s.currentSignals(ctx, report.SignalQuery{GPU: model, Providers: q.Providers, Regions: q.Regions})
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	anyBand := false
+	for _, row := range res.Rows {
+		anyBand = anyBand || row.InterruptionBand != "" || row.EvictionBand != ""
+	}
 	pt := p.str("price_type")
 	query := url.Values{}
 	for _, k := range []string{"count", "price_type", "available_only", "currency", "provider", "region", "now"} {
@@ -356,7 +370,7 @@ func (s *Server) pageGPU(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, "gpu", page{Title: model + " prices", Nav: "gpu", Now: q.At, Currency: q.Currency, Data: gpuData{
 		Model: model, Count: p.str("count"), PriceType: pt, AvailableOnly: q.AvailableOnly, Days: days, DaysChoices: chartDays,
 		PriceTypes: []string{"any", "on_demand", "spot", "reserved", "savings_plan"}, Compare: res, Chart: chart, Query: query,
-		Timeline: availabilityTimeline(avail, chart.From, q.At, true),
+		Timeline: availabilityTimeline(avail, chart.From, q.At, true), AnyBand: anyBand, Signals: signals,
 	}})
 }
 
@@ -365,10 +379,20 @@ func (s *Server) pageGPU(w http.ResponseWriter, r *http.Request) {
 type instanceData struct {
 	InstanceType string
 	Since        string
-	Current      []storage.PriceInterval
+	Current      []currentPrice
 	Chart        LineChart
 	Timeline     Timeline
 	HasHistory   bool
+	// AnyBand: some current spot price has a band (the column is shown).
+	AnyBand bool
+	// Signals are the type's current capacity signals.
+	Signals []signalView
+}
+
+// currentPrice is a current price with its spot band ("" for none).
+type currentPrice struct {
+	storage.PriceInterval
+	Band string
 }
 
 func (s *Server) pageInstance(w http.ResponseWriter, r *http.Request) {
@@ -416,11 +440,22 @@ func (s *Server) pageInstance(w http.ResponseWriter, r *http.Request) {
 	if !from.Before(now) {
 		from = now.Add(-24 * time.Hour)
 	}
+	bands, err := report.CurrentSpotBands(ctx, s.Store)
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
 	d := instanceData{InstanceType: it, Since: p.str("since"), HasHistory: len(rows) > 0}
 	for _, r := range rows {
 		if r.ValidTo == nil {
-			d.Current = append(d.Current, r)
+			c := currentPrice{PriceInterval: r, Band: spotBand(bands, r.Offer)}
+			d.AnyBand = d.AnyBand || c.Band != ""
+			d.Current = append(d.Current, c)
 		}
+	}
+	if d.Signals, err = s.currentSignals(ctx, report.SignalQuery{InstanceType: it, Providers: q.Providers, Regions: q.Regions}); err != nil {
+		s.pageError(w, r, err)
+		return
 	}
 	sort.SliceStable(d.Current, func(i, j int) bool { return d.Current[i].EffectiveHourly.LessThan(d.Current[j].EffectiveHourly) })
 	currency := ""

@@ -18,7 +18,7 @@ import (
 // time otherwise. Each row carries what the browser's script filters on
 // (data-p provider, data-r region, data-g GPU model, data-n GPU count,
 // data-t price type, data-c currency, data-a available, data-m
-// marketplace, data-s the search text, data-i the default order) and each
+// marketplace, data-b the interruption band's rank, data-s the search text, data-i the default order) and each
 // cell its sort value (data-v; empty for unknown), the same values
 // report.SortOfferRows compares.
 func offerRows(rows []report.OfferTableRow, cols []tableColumn) template.HTML {
@@ -51,6 +51,11 @@ func offerRows(rows []report.OfferTableRow, cols []tableColumn) template.HTML {
 		}
 		attr("a", a)
 		attr("m", map[bool]string{true: "1", false: "0"}[r.Marketplace])
+		band := ""
+		if rank, ok := pricewatch.InterruptionBandRank(deref(r.InterruptionBand)); ok {
+			band = strconv.Itoa(rank)
+		}
+		attr("b", band)
 		attr("s", report.SearchText(pricewatch.Offer{Provider: r.Provider, Region: r.Region, Zone: r.Zone, InstanceType: r.InstanceType, Hardware: pricewatch.Hardware{GPUModel: r.GPUModel}}))
 		b.WriteString(">")
 		for _, c := range cols {
@@ -160,6 +165,14 @@ func offerCell(r *report.OfferTableRow, col string) (class, text, href, title st
 		return "", r.PricePerTFLOPS.D.StringFixed(5), "", ""
 	case "avail":
 		return "avail " + r.Availability, availText(r.Available, r.Availability), "", ""
+	case "band":
+		if r.InterruptionBand == nil {
+			if r.PriceType == pricewatch.Spot {
+				return "unknown", unknownText, "", "no interruption band stored for this type and region"
+			}
+			return "flat", "–", "", "only spot capacity is interrupted"
+		}
+		return "", *r.InterruptionBand, "", "AWS Spot Advisor: how often spot capacity was reclaimed over the trailing month"
 	case "since":
 		return "", strings.Replace(strings.TrimSuffix(r.Since, "Z"), "T", " ", 1)[:16], "", r.Since
 	case "move":
@@ -191,4 +204,11 @@ func fxTitle(r *report.OfferTableRow) string {
 		return "GPU count unknown: no per-GPU-hour price"
 	}
 	return ""
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

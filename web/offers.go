@@ -18,7 +18,7 @@ import (
 // /api/v1/offer-table take: the same query string opens the same rows in
 // each (col and limit shape only the page).
 var offerTableParams = append([]string{"gpu", "gpus_min", "gpus_max", "price_type", "native_currency", "available_only",
-	"marketplace", "q", "sort", "col", "limit"}, scopeParams...)
+	"marketplace", "max_band", "q", "sort", "col", "limit"}, scopeParams...)
 
 // Rows the page renders by default and at most: past the default the
 // page stays under its weight budget; the downloads always carry every
@@ -65,6 +65,8 @@ func (s *Server) offerTableQuery(p *params) (report.OfferTableQuery, error) {
 	default:
 		return q, &report.ParamError{Msg: fmt.Sprintf("marketplace %q: want only or exclude (or leave it out for every seller)", m)}
 	}
+	// Checked against the bands by report.BuildOfferTable.
+	q.MaxBand = p.str("max_band")
 	q.Sort = strings.TrimPrefix(p.str("sort"), "-")
 	q.Desc = strings.HasPrefix(p.str("sort"), "-")
 	return q, nil
@@ -158,6 +160,8 @@ type offerForm struct {
 	Providers, Currencies, PriceTypes map[string]bool
 	Region, GPU, MinGPUs, MaxGPUs     string
 	Search, Marketplace, Currency     string
+	MaxBand                           string
+	Bands                             []string
 	AvailableOnly                     bool
 	OS, Now                           string
 }
@@ -245,7 +249,7 @@ func (s *Server) pageOffers(w http.ResponseWriter, r *http.Request) {
 	}
 	d.Form = offerForm{Providers: set(p.list("provider"), false), Currencies: set(p.list("native_currency"), true), PriceTypes: set(p.list("price_type"), false),
 		Region: strings.Join(p.list("region"), ","), GPU: strings.Join(p.list("gpu"), ","), MinGPUs: p.str("gpus_min"), MaxGPUs: p.str("gpus_max"),
-		Search: p.str("q"), Marketplace: q.Marketplace, Currency: p.str("currency"), AvailableOnly: q.AvailableOnly, OS: p.str("os"), Now: p.str("now")}
+		Search: p.str("q"), Marketplace: q.Marketplace, MaxBand: q.MaxBand, Bands: pricewatch.InterruptionBands, Currency: p.str("currency"), AvailableOnly: q.AvailableOnly, OS: p.str("os"), Now: p.str("now")}
 	s.render(w, r, "offers", page{Title: "Offers", Nav: "offers", Now: q.At, Currency: t.Currency, Script: "/static/offers.js", Data: d})
 }
 

@@ -246,3 +246,34 @@ func plural(n int, one, many string) string {
 	}
 	return fmt.Sprintf("%d %s", n, many)
 }
+
+// capacityBlockText is a capacity block in words, each piece of cloud text passed
+// through the renderer's escaping: "8 × H100 for 7 days from Dec 14 11:30
+// in us-east-2b (aws p5.48xlarge): 31.0000 USD per GPU-hour (41664.00 USD
+// upfront)", and whether it is still offered.
+func capacityBlockText(c digest.CapacityBlock, d digest.Digest, escape func(string) string) string {
+	loc := d.Loc()
+	unit := "days"
+	if c.Days() == "1" {
+		unit = "day"
+	}
+	price := fmt.Sprintf("%s %s per GPU-hour", perGPU(c.NativePerGPUHour), escape(c.NativeCurrency))
+	if c.PerGPUHour.Valid && c.NativeCurrency != d.Currency {
+		price = fmt.Sprintf("%s %s per GPU-hour (%s)", perGPU(c.PerGPUHour.Decimal), d.Currency, price)
+	}
+	s := fmt.Sprintf("%s × %s for %s %s from %s in %s (%s %s): %s, %s %s upfront", strconv.FormatFloat(c.GPUs, 'f', -1, 64), escape(c.GPUModel),
+		c.Days(), unit, c.Start.In(loc).Format("Jan 2 15:04"), escape(pricewatch.Place(c.Region, c.Zone)), escape(c.Provider), escape(c.InstanceType),
+		price, c.NativeFee.StringFixed(2), escape(c.NativeCurrency))
+	if !c.Still {
+		s += "; no longer offered"
+	}
+	return s
+}
+
+// moreBlocksText says how many of the week's blocks are not listed.
+func moreBlocksText(d digest.Digest) string {
+	if n := d.BlocksSeen - len(d.CapacityBlocks); n > 0 {
+		return fmt.Sprintf("… and %d more (`pricewatch availability --all` lists them)", n)
+	}
+	return ""
+}

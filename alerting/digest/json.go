@@ -34,6 +34,8 @@ type jsonDigest struct {
 	SoldOut         []jsonEvent    `json:"sold_out"`
 	Baseline        []string       `json:"baseline_providers"`
 	Savings         []jsonSavings  `json:"best_savings"`
+	CapacityBlocks  []jsonBlock    `json:"capacity_blocks"`
+	BlocksSeen      int            `json:"capacity_blocks_seen"`
 	Providers       []jsonProvider `json:"providers"`
 	StaleProviders  []string       `json:"stale_providers"`
 	Rates           []jsonRate     `json:"rates"`
@@ -97,6 +99,25 @@ type jsonEvent struct {
 	Back         bool     `json:"back"`
 	At           string   `json:"at"`
 	Still        bool     `json:"still"`
+}
+
+// jsonBlock is a capacity block of the week.
+type jsonBlock struct {
+	Provider     string  `json:"provider"`
+	Region       string  `json:"region"`
+	Zone         string  `json:"zone"`
+	InstanceType string  `json:"instance_type"`
+	GPUModel     string  `json:"gpu_model"`
+	GPUs         float64 `json:"gpus"`
+	WindowStart  string  `json:"window_start"`
+	WindowEnd    string  `json:"window_end"`
+	// In the digest's currency; null without a rate.
+	PerGPUHour       *json.Number `json:"price_per_gpu_hour"`
+	NativeCurrency   string       `json:"native_currency"`
+	NativeUpfront    json.Number  `json:"native_upfront"`
+	NativePerGPUHour json.Number  `json:"native_price_per_gpu_hour"`
+	FirstSeen        string       `json:"since"`
+	Still            bool         `json:"still"`
 }
 
 type jsonSavings struct {
@@ -208,7 +229,7 @@ func WriteJSON(w io.Writer, d digest.Digest) error {
 	loc := d.Loc()
 	out := jsonDigest{Week: d.Week, GeneratedAt: ts(d.Now), From: ts(d.From), Timezone: loc.String(), Currency: d.Currency,
 		Offers: d.Offers, Changed: d.Changed, Moved: d.Moved, FleetGPUs: d.FleetGPUs, FleetHours: digest.FleetHours, Utilization: "1", Regions: orEmpty(d.Regions), Baseline: orEmpty(d.Baseline), StaleRates: d.StaleRates(), MissingRates: orEmpty(d.MissingRates()),
-		Models: []jsonModel{}, Moves: []jsonMove{}, NewAvailability: []jsonEvent{}, SoldOut: []jsonEvent{}, Savings: []jsonSavings{},
+		Models: []jsonModel{}, Moves: []jsonMove{}, NewAvailability: []jsonEvent{}, SoldOut: []jsonEvent{}, Savings: []jsonSavings{}, CapacityBlocks: []jsonBlock{}, BlocksSeen: d.BlocksSeen,
 		Providers: []jsonProvider{}, StaleProviders: []string{}, Rates: []jsonRate{}}
 	for _, m := range d.Models {
 		jm := jsonModel{Model: m.Model, OnDemand: choiceJSON(m.OnDemand), Spot: choiceJSON(m.Spot), Commitment: choiceJSON(m.Commitment),
@@ -230,6 +251,11 @@ func WriteJSON(w io.Writer, d digest.Digest) error {
 			*list.out = append(*list.out, jsonEvent{Provider: e.Provider, Region: e.Region, Zones: orEmpty(e.Zones), InstanceType: e.InstanceType,
 				GPUModel: e.GPUModel, GPUCount: e.GPUCount, State: e.State, Back: e.Back, At: ts(e.At), Still: e.Still})
 		}
+	}
+	for _, c := range d.CapacityBlocks {
+		out.CapacityBlocks = append(out.CapacityBlocks, jsonBlock{Provider: c.Provider, Region: c.Region, Zone: c.Zone, InstanceType: c.InstanceType,
+			GPUModel: c.GPUModel, GPUs: c.GPUs, WindowStart: ts(c.Start), WindowEnd: ts(c.End), PerGPUHour: numNull(c.PerGPUHour),
+			NativeCurrency: c.NativeCurrency, NativeUpfront: num(c.NativeFee), NativePerGPUHour: num(c.NativePerGPUHour), FirstSeen: ts(c.FirstSeen), Still: c.Still})
 	}
 	for _, s := range d.Savings {
 		js := jsonSavings{Model: s.Model, jsonOffer: offerJSON(s.Offer), Currency: s.Currency, EffectivePerGPU: num(s.EffectivePerGPU),

@@ -108,6 +108,17 @@ func WriteMarkdown(w io.Writer, d digest.Digest) error {
 	p("**Sold out or withdrawn:**")
 	p("")
 	mdEvents(b, d.SoldOut, d, "nothing sold out or withdrawn this week.")
+	if len(d.CapacityBlocks) > 0 {
+		p("")
+		p("**Capacity blocks** (offered this week, cheapest per GPU-hour first):")
+		p("")
+		for _, c := range d.CapacityBlocks {
+			p("- %s", capacityBlockText(c, d, md))
+		}
+		if more := moreBlocksText(d); more != "" {
+			p("- %s", md(more))
+		}
+	}
 
 	section("Data quality")
 	if len(d.Freshness) == 0 {

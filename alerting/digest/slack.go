@@ -35,15 +35,17 @@ type SlackOptions struct {
 }
 
 // Budgets that keep the message within Slack's limits by construction:
-// at most 1 header + 2 summary/divider + maxModelSections + 1 + 4 list
-// sections + 1 context = 10 + maxModelSections blocks (≤ 50), and about
+// at most 1 header + 2 summary/divider + maxModelSections + 1 + 5 list
+// sections + 1 context = 11 + maxModelSections blocks (≤ 50), and about
 // 10,000 characters of block text in all (Slack was seen to reject
 // ~13,000 as msg_blocks_too_long even with every block within its own
-// limit).
+// limit): the capacity blocks' list, shown only in a week with blocks,
+// gets maxBlockChars.
 const (
 	maxModelSections = 10
 	maxModelChars    = 500
 	maxListChars     = 1000
+	maxBlockChars    = 600
 	maxSummaryChars  = 600
 	maxFallbackChars = 1000
 	// maxAltText is Slack's limit for a file's alt text.
@@ -159,6 +161,16 @@ func SlackPayload(d digest.Digest, opts SlackOptions) ([]byte, error) {
 		av = []string{"Nothing newly available, sold out or withdrawn this week."}
 	}
 	blocks = append(blocks, slack.Section(lines("*Availability*", av, maxListChars, ": `pricewatch availability` lists them")))
+	if len(d.CapacityBlocks) > 0 {
+		var cb []string
+		for _, c := range d.CapacityBlocks {
+			cb = append(cb, "📦 "+capacityBlockText(c, d, esc))
+		}
+		if more := moreBlocksText(d); more != "" {
+			cb = append(cb, more)
+		}
+		blocks = append(blocks, slack.Section(lines("*Capacity blocks this week* (cheapest per GPU-hour first)", cb, maxBlockChars, ": `pricewatch availability --all` lists them")))
+	}
 
 	var dq []string
 	for _, p := range d.Freshness {

@@ -99,6 +99,18 @@ func WriteText(w io.Writer, d digest.Digest) error {
 	p("")
 	p("SOLD OUT OR WITHDRAWN")
 	writeEvents(b, d.SoldOut, d, "  Nothing sold out or withdrawn this week.")
+	// Only where a cloud offered one: capacity blocks are fetched only
+	// when configured, so an empty section would mostly say "not asked".
+	if len(d.CapacityBlocks) > 0 {
+		p("")
+		p("CAPACITY BLOCKS (offered this week, cheapest per GPU-hour first)")
+		for _, c := range d.CapacityBlocks {
+			para(b, "  ", "- "+capacityBlockText(c, d, func(s string) string { return s }))
+		}
+		if more := moreBlocksText(d); more != "" {
+			p("  %s", more)
+		}
+	}
 
 	p("")
 	p("DATA FRESHNESS")

@@ -147,6 +147,10 @@ type Input struct {
 	// FleetGPUs is the reference fleet the monthly run-rate is for
 	// (digest.fleet_gpus); 0 leaves the run-rate out.
 	FleetGPUs int
+	// CapacityBlocks are the stored capacity block offerings open at some
+	// time since Now − Week (storage.Signals, kind capacity_block, All and
+	// Since).
+	CapacityBlocks []BlockInterval
 }
 
 // Digest is one week's digest, ready for the renderers.
@@ -179,11 +183,16 @@ type Digest struct {
 	SoldOut         []AvailabilityEvent
 	// Baseline lists providers whose first availability data arrived this
 	// week: their places are not reported as new.
-	Baseline  []string
-	Savings   []SavingsRow
-	Freshness []ProviderStatus
-	Rates     []Rate
-	Chart     Chart
+	Baseline []string
+	Savings  []SavingsRow
+	// CapacityBlocks are the week's capacity blocks of watched models,
+	// cheapest per GPU-hour first, at most MaxBlocks; BlocksSeen counts
+	// them all.
+	CapacityBlocks []CapacityBlock
+	BlocksSeen     int
+	Freshness      []ProviderStatus
+	Rates          []Rate
+	Chart          Chart
 }
 
 // Choice is one priced option: what it costs per GPU-hour in the digest's
@@ -448,6 +457,7 @@ func Build(in Input) (Digest, error) {
 	}
 
 	d.NewAvailability, d.SoldOut, d.Baseline = availabilityEvents(in.Availability, now, watched)
+	d.CapacityBlocks, d.BlocksSeen = weekBlocks(in.CapacityBlocks, watched, in.Regions, in.FX, cur, d.From, now)
 
 	if d.Savings, err = bestSavings(in.Models, series, in.FX, cur, now); err != nil {
 		return Digest{}, fmt.Errorf("building the digest: %w", err)

@@ -144,7 +144,7 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 				gb = r.PricePerGB.Decimal.StringFixed(4)
 			}
 			table.AddRow(cols, r.Provider, pricewatch.Place(r.Region, r.Zone), r.InstanceType, clitext.GPUs(r.GPUCount, r.GPUModel),
-				clitext.BuyLabel(r.Offer), clitext.Rate(r.PricePerGPUHour), tflops, gb, clitext.Avail(r.Available), clitext.MarketShort(r.Marketplace), dash(r.InterruptionBand),
+				clitext.BuyLabel(r.Offer), clitext.Rate(r.PricePerGPUHour), tflops, gb, clitext.Avail(r.Available), clitext.MarketShort(r.Marketplace), dash(clitext.Band(r)),
 				knownFloat(r.Offer.GPUMemoryGB), knownInt(r.Offer.VCPUs), knownFloat(r.Offer.MemoryGB),
 				knownString(r.Offer.Interconnect), knownString(r.Offer.LocalStorage))
 		}

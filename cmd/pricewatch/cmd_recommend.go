@@ -54,7 +54,7 @@ left out unless --include-spot: it can be taken back at any time.`,
 			if f.count < 1 {
 				return usagef("--count %d: want at least 1 GPU", f.count)
 			}
-			if _, err := pricewatch.TermHours(f.horizon); err != nil {
+			if _, err := analysis.HorizonHours(f.horizon); err != nil {
 				return usagef("--horizon: %w", err)
 			}
 			ctx := cmd.Context()
@@ -73,9 +73,13 @@ left out unless --include-spot: it can be taken back at any time.`,
 			if err != nil {
 				return err
 			}
+			band, blocks, err := report.RecommendSignals(ctx, m.db)
+			if err != nil {
+				return err
+			}
 			rec, err := analysis.Recommend(offers, avail, analysis.RecommendOptions{
 				GPU: f.gpu, Count: f.count, Utilization: u, Horizon: f.horizon, Currency: m.currency, FX: m.fx, At: m.now,
-				Providers: f.providers, Regions: f.regions, OS: f.os, IncludeSpot: f.includeSpot,
+				Providers: f.providers, Regions: f.regions, OS: f.os, IncludeSpot: f.includeSpot, SpotBand: band, CapacityBlocks: blocks,
 			})
 			if err != nil {
 				return err
@@ -92,7 +96,7 @@ left out unless --include-spot: it can be taken back at any time.`,
 	cmd.Flags().StringVar(&f.gpu, "gpu", "", "GPU model or family: A100 (any A100), H100, A100-80GB, …")
 	cmd.Flags().IntVar(&f.count, "count", 1, "GPUs needed at once")
 	cmd.Flags().StringVar(&f.utilization, "utilization", "1", "share of the horizon's hours the GPUs are busy: 0.6 or 60%")
-	cmd.Flags().StringVar(&f.horizon, "horizon", "1y", "how long the GPUs are needed: 1y, 3y, 18m")
+	cmd.Flags().StringVar(&f.horizon, "horizon", "1y", "how long the GPUs are needed: 1y, 3y, 18m, or days (7d) to weigh capacity blocks")
 	cmd.Flags().BoolVar(&f.includeSpot, "include-spot", false, "consider spot prices too (interruptible capacity)")
 	cmd.Flags().IntVar(&f.top, "top", 10, "how many options to list in the table (0: all)")
 	return cmd
@@ -176,6 +180,19 @@ func writeRecommendTable(w io.Writer, rec analysis.Recommendation, f recommendFl
 		fmt.Fprintf(&b, "Not compared (%s without a rate into %s):\n", clitext.Plural(len(rec.Unconverted), "option"), rec.Currency)
 		for _, o := range rec.Unconverted {
 			b.WriteString(table.Wrap(fmt.Sprintf("- %s (%s)", o.Label(), o.NativeCurrency), tableWidth(), "  "))
+		}
+	}
+	if n := len(rec.Blocks) + len(rec.UnconvertedBlocks); n > 0 {
+		// Beside the options, not ranked with them: a block starts when
+		// its window does.
+		b.WriteString("\n")
+		fmt.Fprintf(&b, "Capacity blocks that fit (%s, paid upfront for the window):\n", clitext.Plural(n, "block"))
+		for _, o := range rec.Blocks {
+			b.WriteString(table.Wrap(fmt.Sprintf("- %s: %s %s per GPU-hour, %s %s upfront", o.Label(), clitext.Rate(o.PerGPUHour), o.Currency,
+				clitext.Money(o.Fee), o.Currency), tableWidth(), "  "))
+		}
+		for _, o := range rec.UnconvertedBlocks {
+			b.WriteString(table.Wrap(fmt.Sprintf("- %s: %s %s upfront (no rate into %s)", o.Label(), clitext.Money(o.Fee), o.Currency, rec.Currency), tableWidth(), "  "))
 		}
 	}
 	b.WriteString("\n")

@@ -58,11 +58,13 @@ func artifactsDir(t *testing.T) string {
 }
 
 // dashboardConfig writes a config with Azure and AWS pointed at the fakes
-// and Slack at a fake, with the example's price-drop rule.
+// (the Spot Advisor too, so that the pages show interruption bands and
+// capacity signals) and Slack at a fake, with the example's price-drop
+// rule.
 func dashboardConfig(t *testing.T, azureURL string, b *awstest.Bucket, slackURL string) string {
 	t.Helper()
 	return testConfig{
-		clouds: []cloud{azureCloud(azureURL, westus2), awsBucketCloud(b, "")},
+		clouds: []cloud{azureCloud(azureURL, westus2), awsBucketCloud(b, "    spot_advisor: true\n    spot_advisor_endpoint: "+b.SpotAdvisorURL()+"\n")},
 		slack:  fakeSlackSection(slackURL, "C0GPUALERTS"),
 		alerts: `alerts:
   fetch_delivery_wait: 2s
@@ -81,6 +83,8 @@ func fillDashboardDB(t *testing.T) string {
 	az := newFakeAzure(t)
 	slack := newSlackAPI(t)
 	b := awsScenarioBucket(t)
+	// The real Spot Advisor excerpt: ap-northeast-1 p5.48xlarge is 10-15%.
+	b.Put(awstest.SpotAdvisorPath, awstest.SampleFile(t, "spot-advisor-data-excerpt.json"))
 	cfg := dashboardConfig(t, az.URL, b, slack.URL)
 	// The runs are stored as of 20 and 3 days ago, so that the charts have
 	// a history to draw and the overview a week-old price to compare with.
@@ -201,14 +205,17 @@ func TestDashboardInBrowser(t *testing.T) {
 				{"#alerts", contains("price_drop", "Price drop")},
 			}},
 		{name: "gpu-H100", path: "/gpu/H100?price_type=any&days=7", charts: []string{"chart-cheapest"},
-			checks:    []check{{"#offers", contains("Standard_NC40ads_H100_v5azure westus2", "p5.48xlargeaws eu-west-1", "offered", "6.50", "1.396")}},
+			checks: []check{{"#offers", contains("Standard_NC40ads_H100_v5azure westus2", "p5.48xlargeaws eu-west-1", "offered", "6.50", "1.396", "10-15%")},
+				{"#signals", contains("spot interruption band", "p5.48xlargeaws ap-northeast-1", "10-15%", "os=linux")}},
 			rankedSel: "#offers tbody tr", ranked: rowKeys(h100)},
 		{name: "gpu-H100-ondemand-30d", path: "/gpu/H100?days=30", charts: []string{"chart-cheapest"},
 			checks: []check{{"#offers", contains("Standard_NC40ads_H100_v5", "p5.48xlarge")}, {"#timeline-availability", contains("azure westus2 Standard_NC40ads_H100_v5")}}},
 		{name: "instance-NC40ads_H100", path: "/instance/Standard_NC40ads_H100_v5", charts: []string{"chart-history"},
 			checks: []check{{"#current", contains("westus2", "on-demand", "6.50")}, {"#timeline-availability", contains("azure westus2")}}},
 		{name: "instance-p5", path: "/instance/p5.48xlarge", charts: []string{"chart-history"},
-			checks: []check{{"#current", contains("eu-west-1", "ap-northeast-1", "reserved 3y all upfront", "spot")}}},
+			checks: []check{{"#current", contains("eu-west-1", "ap-northeast-1", "reserved 3y all upfront", "spot", "10-15%")}, {"#signals", contains("spot interruption band", "10-15%")}}},
+		{name: "offers-band", path: "/offers?price_type=spot&sort=band",
+			checks: []check{{"#offers", contains("p5.48xlarge", "10-15%")}}},
 		{name: "commitments-p5", path: "/commitments?instance_type=p5.48xlarge&utilization=0.7",
 			checks:    []check{{"main", contains("eu-west-1", "ap-northeast-1", "break-even", "★")}},
 			rankedSel: "table.savings tbody tr", ranked: savingsKeys(p5Savings)},

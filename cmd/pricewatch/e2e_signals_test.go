@@ -95,6 +95,27 @@ func TestCapacityBlockEndToEnd(t *testing.T) {
 			t.Errorf("availability does not show %q:\n%s", want, text)
 		}
 	}
+	// recommend offers the block for a one-day horizon (issue 23 item 7),
+	// beside the on-demand option, not ranked with it.
+	rec := rawCLI(t, "--config", cfg, "recommend", "--gpu", "H100", "--count", "8", "--horizon", "1d")
+	for _, want := range []string{"Capacity blocks that fit (1 block", "8 × H100 (1 × aws p5.48xlarge) for 1 day from " + start.Format("Jan 2 15:04 UTC") + " in us-east-2b: 3.933 USD per GPU-hour, 755.14 USD upfront",
+		"A capacity block fits the horizon"} {
+		if !strings.Contains(rec, want) {
+			t.Errorf("recommend does not say %q:\n%s", want, rec)
+		}
+	}
+	var recJSON report.RecommendJSON
+	if err := json.Unmarshal([]byte(rawCLI(t, "--config", cfg, "recommend", "--gpu", "H100", "--count", "8", "--horizon", "1d", "--format", "json")), &recJSON); err != nil {
+		t.Fatal(err)
+	}
+	if len(recJSON.CapacityBlocks) != 1 || recJSON.CapacityBlocks[0].Zone != "us-east-2b" || recJSON.CapacityBlocks[0].PerGPUHour.D.String() != "3.933" {
+		t.Errorf("recommend JSON blocks: %+v", recJSON.CapacityBlocks)
+	}
+	// Over a week the one-day block does not fit.
+	if week := rawCLI(t, "--config", cfg, "recommend", "--gpu", "H100", "--count", "8", "--horizon", "7d"); strings.Contains(week, "Capacity blocks") {
+		t.Errorf("a one-day block offered for a week:\n%s", week)
+	}
+
 	ts, _, db := apiServer(t, cfg)
 	resp, body := apiGet(t, ts.URL+"/api/v1/signals?instance_type=p5.48xlarge&kind=capacity_block")
 	if resp.StatusCode != http.StatusOK {

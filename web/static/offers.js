@@ -36,6 +36,8 @@
     var n = parseFloat(v);
     return isFinite(n) && n > 0 ? n : 0;
   }
+  // The interruption bands in rank order, as the band filter lists them.
+  var bands = Array.prototype.map.call(document.querySelectorAll("#offer-band option"), function (o) { return o.value; }).filter(Boolean);
   function state(p) {
     var sort = (p.get("sort") || "").trim();
     return {
@@ -43,6 +45,7 @@
       gpu: list(p, "gpu"), min: num(p.get("gpus_min")), max: num(p.get("gpus_max")),
       pt: list(p, "price_type"), cur: list(p, "native_currency", true),
       avail: (p.get("available_only") || "").trim() === "true", mkt: (p.get("marketplace") || "").trim(),
+      band: bands.indexOf((p.get("max_band") || "").trim()),
       words: (p.get("q") || "").toLowerCase().split(/\s+/).filter(Boolean),
       sort: sort.replace(/^-/, ""), desc: sort.charAt(0) === "-",
       fixed: ["currency", "os", "now", "limit"].map(function (k) { return (p.get(k) || "").trim(); }).join("\u0000") +
@@ -88,6 +91,7 @@
     }
     if (b.avail && !s.avail) return false;
     if (b.mkt && b.mkt !== s.mkt) return false;
+    if (b.band >= 0 && !(s.band >= 0 && s.band <= b.band)) return false;
     return b.words.every(function (w) {
       return s.words.some(function (x) { return x.indexOf(w) >= 0; });
     });
@@ -118,6 +122,7 @@
       if (s.avail && d.a !== "1") return false;
       if (s.mkt === "only" && d.m !== "1") return false;
       if (s.mkt === "exclude" && d.m === "1") return false;
+      if (s.band >= 0 && (d.b === "" || +d.b > s.band)) return false;
       for (var i = 0; i < s.words.length; i++) {
         if (d.s.indexOf(s.words[i]) < 0) return false;
       }

@@ -37,13 +37,23 @@ func MixedPriceTypes(sets ...[]analysis.CompareRow) bool {
 	return len(seen) > 1
 }
 
-// AnyBand reports whether any row has a spot interruption band (the BAND
-// column is shown then).
+// AnyBand reports whether any row has a spot interruption or eviction
+// band (the BAND column is shown then).
 func AnyBand(rows []analysis.CompareRow) bool {
 	for _, r := range rows {
-		if r.InterruptionBand != "" {
+		if Band(r) != "" {
 			return true
 		}
 	}
 	return false
+}
+
+// Band is what a spot row's BAND cell says: the AWS Spot Advisor
+// interruption band, else the Azure eviction band (a row has at most one:
+// they come from different clouds), "" when none is stored.
+func Band(r analysis.CompareRow) string {
+	if r.InterruptionBand != "" {
+		return r.InterruptionBand
+	}
+	return r.EvictionBand
 }
