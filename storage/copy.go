@@ -126,6 +126,22 @@ func Copy(ctx context.Context, src, dst *DB, opts CopyOptions) ([]CopiedTable, e
 		return out, fmt.Errorf("copy from %s to %s: %w: %s (was the source written during the copy? stop the daemon and run the copy again)",
 			src.path, dst.path, ErrCopyMismatch, strings.Join(bad, "; "))
 	}
+	// The planner's statistics of tables filled in one go: without them
+	// PostgreSQL guessed 29 offers of a type where there were 576 and read a
+	// type's history by scanning every price (on the CLI-built year, 2.3×
+	// SQLite's time before ANALYZE, 1.8× after); autovacuum gets there only
+	// later. SQLite is left as pricewatch always runs it, without
+	// statistics, so that its plans stay the ones measured.
+	if dst.pg {
+		progress("updating the planner's statistics")
+		names := make([]string, 0, len(copyTables))
+		for _, t := range copyTables {
+			names = append(names, t.name)
+		}
+		if _, err := dst.write.ExecContext(ctx, `ANALYZE `+strings.Join(names, ", ")); err != nil {
+			return out, fmt.Errorf("updating the statistics of %s: %w", dst.path, dst.scrub(err))
+		}
+	}
 	return out, nil
 }
 

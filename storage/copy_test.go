@@ -107,6 +107,16 @@ func TestCopyBetweenBackends(t *testing.T) {
 		t.Errorf("copied %d tables, want %d", len(want), len(copyTables))
 	}
 	sameReads(t, src, pg)
+	// The planner has statistics of what was copied (a type's history read
+	// by scanning every price without them).
+	var analyzed int
+	if err := pg.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM pg_stat_user_tables
+		WHERE schemaname = current_schema() AND relname IN ('prices', 'offers') AND last_analyze IS NOT NULL`).Scan(&analyzed); err != nil {
+		t.Fatal(err)
+	}
+	if analyzed != 2 {
+		t.Errorf("%d of prices and offers analysed after the copy, want 2", analyzed)
+	}
 
 	// Ids continue after the copied ones on PostgreSQL.
 	clk.tick()
