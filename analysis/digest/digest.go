@@ -370,32 +370,71 @@ func ISOWeek(t time.Time, loc *time.Location) string {
 
 // Build computes the digest.
 func Build(in Input) (Digest, error) {
+	b, err := NewBuilder(in)
+	if err != nil {
+		return Digest{}, err
+	}
+	prices := in.Prices
+	b.in.Prices = nil
+	if err := b.Add(prices); err != nil {
+		return Digest{}, err
+	}
+	return b.Digest()
+}
+
+// Builder builds a digest from prices handed over in parts (Add), so that
+// a caller reading a year's history holds one part's series at a time
+// instead of every watched offer's (issue 26 item 4: the weekly digest
+// held ~21k series through the whole build). Adding every price in one
+// part is Build.
+//
+// Each watched model (Input.Models) is worked out in the part holding its
+// offers, so every offer a watched model matches must come in the same
+// part: a model or family spread over two parts is an error, never half
+// an answer. The chart's families, the movers, the counts and the rates
+// are accumulated across parts.
+type Builder struct {
+	in      Input
+	d       Digest
+	cur     string
+	watched func(string) bool
+	avail   []pricewatch.Availability
+	// currencies counts the current watched offers per currency (upper
+	// case); every series' newest currency is in it, with 0 if unwatched.
+	currencies map[string]int
+	rows       []ModelRow
+	rowDone    []bool
+	savings    []*SavingsRow
+	chart      []*analysis.CheapestAccumulator // ChartModels × chartPriceTypes
+	top        []analysis.OfferTrend
+	moved      int
+	changed    int
+}
+
+// NewBuilder starts the digest of in; in.Prices are left out (Add them).
+func NewBuilder(in Input) (*Builder, error) {
 	if in.Now.IsZero() {
-		return Digest{}, errors.New("building the digest: no time given")
+		return nil, errors.New("building the digest: no time given")
 	}
 	cur := strings.ToUpper(strings.TrimSpace(in.Currency))
 	if !pricewatch.IsCurrencyCode(cur) {
-		return Digest{}, fmt.Errorf("building the digest: currency %q is not a three-letter code", in.Currency)
+		return nil, fmt.Errorf("building the digest: currency %q is not a three-letter code", in.Currency)
 	}
 	loc := in.Location
 	if loc == nil {
 		loc = time.UTC
 	}
 	now := in.Now
-	d := Digest{Week: ISOWeek(now, loc), Now: now, From: now.Add(-Week), Location: loc, Currency: cur,
+	b := &Builder{cur: cur, currencies: map[string]int{},
+		rows: make([]ModelRow, len(in.Models)), rowDone: make([]bool, len(in.Models)), savings: make([]*SavingsRow, len(in.Models))}
+	b.d = Digest{Week: ISOWeek(now, loc), Now: now, From: now.Add(-Week), Location: loc, Currency: cur,
 		FleetGPUs: in.FleetGPUs, Regions: in.Regions}
+	in.Prices = nil
 	if len(in.Regions) > 0 {
-		in.Prices = slices.DeleteFunc(slices.Clone(in.Prices), func(iv analysis.Interval) bool { return !inRegions(in.Regions, iv.Region) })
 		in.Availability = slices.DeleteFunc(slices.Clone(in.Availability), func(a AvailabilityInterval) bool { return !inRegions(in.Regions, a.Region) })
 	}
-
-	series, err := linuxSeries(in.Prices, now)
-	if err != nil {
-		return Digest{}, fmt.Errorf("building the digest: %w", err)
-	}
-	// The series hold what is needed; let the raw intervals go.
-	in.Prices = nil
-	watched := func(model string) bool {
+	b.in = in
+	b.watched = func(model string) bool {
 		for _, m := range in.Models {
 			if gpu.Matches(m, model) {
 				return true
@@ -403,39 +442,110 @@ func Build(in Input) (Digest, error) {
 		}
 		return false
 	}
-	isWatched := func(s analysis.Series) bool { return watched(s.Latest().GPUModel) }
+	b.avail = currentAvailability(in.Availability, now)
+	for _, m := range ChartModels {
+		for _, pt := range chartPriceTypes {
+			b.chart = append(b.chart, analysis.NewCheapestAccumulator(analysis.CheapestOptions{GPU: m, PriceTypes: []pricewatch.PriceType{pt},
+				From: now.Add(-ChartWeeks * Week), To: now, Step: Week, Currency: cur, FX: in.FX}))
+		}
+	}
+	return b, nil
+}
+
+// Add takes in one part of the prices (see Input.Prices): every interval
+// of the offers it holds. It may reorder prices, never changes them, and
+// keeps none of them.
+func (b *Builder) Add(prices []analysis.Interval) error {
+	in, now := &b.in, b.in.Now
+	if len(in.Regions) > 0 {
+		prices = slices.DeleteFunc(slices.Clone(prices), func(iv analysis.Interval) bool { return !inRegions(in.Regions, iv.Region) })
+	}
+	series, err := linuxSeries(prices, now)
+	if err != nil {
+		return fmt.Errorf("building the digest: %w", err)
+	}
+	isWatched := func(s analysis.Series) bool { return b.watched(s.Latest().GPUModel) }
 	// The current offers are taken from the series one model at a time
 	// (modelOffers), never all at once: at a year's scale the watched
 	// offers alone are tens of thousands of copies of an offer. Here only
 	// their count and currencies are kept.
-	currencies := map[string]int{}
 	for _, s := range series {
 		if iv, ok := s.At(now); ok && isWatched(s) {
-			d.Offers++
-			currencies[strings.ToUpper(iv.Currency)]++
+			b.d.Offers++
+			b.currencies[strings.ToUpper(iv.Currency)]++
+		}
+		if c := strings.ToUpper(s.Latest().Currency); b.currencies[c] == 0 {
+			b.currencies[c] = 0
 		}
 	}
-	avail := currentAvailability(in.Availability, now)
-
 	var ofModel []pricewatch.Offer
-	for _, m := range in.Models {
-		ofModel = modelOffers(ofModel[:0], series, m, now)
-		row, err := modelRow(m, ofModel, avail, series, in, cur)
-		if err != nil {
-			return Digest{}, fmt.Errorf("building the digest for %s: %w", m, err)
+	for i, m := range in.Models {
+		if !slices.ContainsFunc(series, func(s analysis.Series) bool { return gpu.Matches(m, s.Latest().GPUModel) }) {
+			continue
 		}
-		d.Models = append(d.Models, row)
+		if b.rowDone[i] {
+			return fmt.Errorf("building the digest for %s: its prices came in two parts", m)
+		}
+		ofModel = modelOffers(ofModel[:0], series, m, now)
+		if err := b.model(i, ofModel, series); err != nil {
+			return err
+		}
 	}
-
-	label := analysis.WindowLabel(Week)
-	if in.WeekChanges != nil {
-		d.Changed = weekChanges(in.WeekChanges, watched, in.Regions)
-	} else {
-		d.Changed = observedChanges(series, isWatched, d.From, now)
+	if in.WeekChanges == nil {
+		b.changed += observedChanges(series, isWatched, b.d.From, now)
 	}
 	top, moved := topMovers(series, isWatched, now, MaxMoves, moverBatch)
-	d.Moved = moved
-	for _, t := range top {
+	// Movers orders by move then by key, a total order: the best of each
+	// part's best is the best of all.
+	b.top, b.moved = analysis.Movers(append(b.top, top...), analysis.WindowLabel(Week), MaxMoves), b.moved+moved
+	for _, c := range b.chart {
+		for _, s := range series {
+			if err := c.Add(s); err != nil {
+				return fmt.Errorf("building the digest chart: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// model works out watched model i (its row and best commitment) from the
+// series of its part and its current offers.
+func (b *Builder) model(i int, offers []pricewatch.Offer, series []analysis.Series) error {
+	m := b.in.Models[i]
+	row, err := modelRow(m, offers, b.avail, series, b.in, b.cur)
+	if err != nil {
+		return fmt.Errorf("building the digest for %s: %w", m, err)
+	}
+	b.rows[i], b.rowDone[i] = row, true
+	sv, err := bestSavings(m, offers, b.in.FX, b.cur, b.in.Now)
+	if err != nil {
+		return fmt.Errorf("building the digest: %w", err)
+	}
+	b.savings[i] = sv
+	return nil
+}
+
+// Digest is the digest of every part added.
+func (b *Builder) Digest() (Digest, error) {
+	in, now, d := &b.in, b.in.Now, b.d
+	// A watched model no part held has no offers: its row is worked out
+	// over none.
+	for i := range in.Models {
+		if !b.rowDone[i] {
+			if err := b.model(i, nil, nil); err != nil {
+				return Digest{}, err
+			}
+		}
+	}
+	d.Models = b.rows
+	if in.WeekChanges != nil {
+		d.Changed = weekChanges(in.WeekChanges, b.watched, in.Regions)
+	} else {
+		d.Changed = b.changed
+	}
+	label := analysis.WindowLabel(Week)
+	d.Moved = b.moved
+	for _, t := range b.top {
 		ch, _ := t.Change(label)
 		mv := Move{Key: t.Key, Currency: t.Currency, Hardware: t.Hardware, From: ch.From, To: ch.To, Pct: ch.Pct}
 		if p, ok := pricewatch.PerGPUHour(ch.From, t.GPUCount); ok {
@@ -447,14 +557,17 @@ func Build(in Input) (Digest, error) {
 		d.Moves = append(d.Moves, mv)
 	}
 
-	d.NewAvailability, d.SoldOut, d.Baseline = availabilityEvents(in.Availability, now, watched)
+	d.NewAvailability, d.SoldOut, d.Baseline = availabilityEvents(in.Availability, now, b.watched)
 
-	if d.Savings, err = bestSavings(in.Models, series, in.FX, cur, now); err != nil {
-		return Digest{}, fmt.Errorf("building the digest: %w", err)
+	for _, s := range b.savings {
+		if s != nil {
+			d.Savings = append(d.Savings, *s)
+		}
 	}
 	d.Freshness = freshness(in.Runs, in.Expected, now)
-	d.Rates = rates(currencies, series, in.FX, cur, now)
-	if d.Chart, err = chart(series, in.FX, cur, now); err != nil {
+	d.Rates = rates(b.currencies, in.FX, b.cur, now)
+	var err error
+	if d.Chart, err = b.chartResult(); err != nil {
 		return Digest{}, fmt.Errorf("building the digest chart: %w", err)
 	}
 	return d, nil
@@ -604,40 +717,35 @@ func weekOverWeek(series []analysis.Series, model string, pt pricewatch.PriceTyp
 	return decimal.NewNullDecimal(nowP.Sub(then).DivRound(then, 20).Mul(decimal.NewFromInt(100)).Round(analysis.PercentDecimals)), nil
 }
 
-// bestSavings picks, per watched model, the commitment that saves most
-// against on-demand at full use.
+// bestSavings picks, for watched model m, the commitment that saves most
+// against on-demand at full use among its current offers; nil when none
+// breaks even.
 //
 // One model at a time, over that model's offers only: a commitment and the
 // on-demand price it is matched with are of one instance type, so of one
 // model, and a year's report over every watched offer (tens of MB of
 // options) is never held at once.
-func bestSavings(models []string, series []analysis.Series, conv analysis.Converter, cur string, now time.Time) ([]SavingsRow, error) {
-	var out []SavingsRow
-	var ofModel []pricewatch.Offer
-	for _, m := range models {
-		ofModel = modelOffers(ofModel[:0], series, m, now)
-		rep, err := analysis.ComputeSavings(ofModel, analysis.SavingsOptions{Utilization: decimal.NewFromInt(1), Currency: cur, FX: conv, At: now})
-		if err != nil {
-			return nil, err
-		}
-		var best *analysis.Savings
-		for _, s := range allOptions(rep) {
-			if !gpu.Matches(m, s.GPUModel) || !s.BreaksEven || !s.FullUseSavingsPct.IsPositive() || s.GPUCount <= 0 {
-				continue
-			}
-			if best == nil || s.FullUseSavingsPct.GreaterThan(best.FullUseSavingsPct) {
-				s := s
-				best = &s
-			}
-		}
-		if best == nil {
+func bestSavings(m string, offers []pricewatch.Offer, conv analysis.Converter, cur string, now time.Time) (*SavingsRow, error) {
+	rep, err := analysis.ComputeSavings(offers, analysis.SavingsOptions{Utilization: decimal.NewFromInt(1), Currency: cur, FX: conv, At: now})
+	if err != nil {
+		return nil, err
+	}
+	var best *analysis.Savings
+	for _, s := range allOptions(rep) {
+		if !gpu.Matches(m, s.GPUModel) || !s.BreaksEven || !s.FullUseSavingsPct.IsPositive() || s.GPUCount <= 0 {
 			continue
 		}
-		eff, _ := pricewatch.PerGPUHour(best.EffectiveHourly, best.GPUCount)
-		od, _ := pricewatch.PerGPUHour(best.OnDemandHourly, best.GPUCount)
-		out = append(out, SavingsRow{Model: m, Savings: *best, EffectivePerGPU: eff, OnDemandPerGPU: od})
+		if best == nil || s.FullUseSavingsPct.GreaterThan(best.FullUseSavingsPct) {
+			s := s
+			best = &s
+		}
 	}
-	return out, nil
+	if best == nil {
+		return nil, nil
+	}
+	eff, _ := pricewatch.PerGPUHour(best.EffectiveHourly, best.GPUCount)
+	od, _ := pricewatch.PerGPUHour(best.OnDemandHourly, best.GPUCount)
+	return &SavingsRow{Model: m, Savings: *best, EffectivePerGPU: eff, OnDemandPerGPU: od}, nil
 }
 
 // allOptions iterates every commitment of a report without copying them
@@ -842,15 +950,10 @@ func Age(d time.Duration) string {
 	return fmt.Sprintf("%dm", int(d/time.Minute))
 }
 
-// rates quotes every currency the digest's figures come in; offers counts
-// the current watched offers per currency (upper case).
-func rates(offers map[string]int, series []analysis.Series, conv analysis.Converter, cur string, now time.Time) []Rate {
-	counts := offers
-	for _, s := range series {
-		if c := strings.ToUpper(s.Latest().Currency); counts[c] == 0 {
-			counts[c] = 0
-		}
-	}
+// rates quotes every currency the digest's figures come in; counts holds
+// the current watched offers per currency (upper case) and every series'
+// newest currency (0 when no watched offer is priced in it).
+func rates(counts map[string]int, conv analysis.Converter, cur string, now time.Time) []Rate {
 	var out []Rate
 	for c, n := range counts {
 		if c == cur {
@@ -872,17 +975,20 @@ func rates(offers map[string]int, series []analysis.Series, conv analysis.Conver
 	return out
 }
 
-// chart samples the cheapest H100 and A100 per GPU-hour once a week.
-func chart(series []analysis.Series, conv analysis.Converter, cur string, now time.Time) (Chart, error) {
+// chartResult is the cheapest H100 and A100 per GPU-hour once a week, from
+// every series added.
+func (b *Builder) chartResult() (Chart, error) {
+	now, cur := b.in.Now, b.cur
 	c := Chart{Currency: cur, From: now.Add(-ChartWeeks * Week), To: now,
 		Title: fmt.Sprintf("Cheapest %s per GPU-hour, last %d weeks (%s)", strings.Join(ChartModels, " and "), ChartWeeks, cur)}
+	i := 0
 	for _, m := range ChartModels {
 		for _, pt := range chartPriceTypes {
-			res, err := analysis.CheapestPerGPUHour(series, analysis.CheapestOptions{GPU: m, PriceTypes: []pricewatch.PriceType{pt},
-				From: c.From, To: c.To, Step: Week, Currency: cur, FX: conv})
+			res, err := b.chart[i].Result()
 			if err != nil {
 				return c, err
 			}
+			i++
 			c.Series = append(c.Series, ChartSeries{Label: m + " " + PriceTypeLabel(pt), GPU: m, PriceType: pt, Points: res.Points, Unconverted: res.Unconverted})
 		}
 	}
