@@ -116,8 +116,7 @@ func digestParts(stored, watched, chart []string) [][]string {
 	for i := range part {
 		part[i] = i
 	}
-	var root func(int) int
-	root = func(i int) int {
+	root := func(i int) int {
 		for part[i] != i {
 			part[i] = part[part[i]]
 			i = part[i]
