@@ -398,7 +398,9 @@ type Builder struct {
 	d       Digest
 	cur     string
 	watched func(string) bool
-	avail   []pricewatch.Availability
+	// avail is the current availability by provider and region: a
+	// comparison reads its own region's.
+	avail map[[2]string][]pricewatch.Availability
 	// currencies counts the current watched offers per currency (upper
 	// case); every series' newest currency is in it, with 0 if unwatched.
 	currencies map[string]int
@@ -442,7 +444,11 @@ func NewBuilder(in Input) (*Builder, error) {
 		}
 		return false
 	}
-	b.avail = currentAvailability(in.Availability, now)
+	b.avail = map[[2]string][]pricewatch.Availability{}
+	for _, a := range currentAvailability(in.Availability, now) {
+		k := [2]string{a.Provider, a.Region}
+		b.avail[k] = append(b.avail[k], a)
+	}
 	for _, m := range ChartModels {
 		for _, pt := range chartPriceTypes {
 			b.chart = append(b.chart, analysis.NewCheapestAccumulator(analysis.CheapestOptions{GPU: m, PriceTypes: []pricewatch.PriceType{pt},
@@ -509,7 +515,7 @@ func (b *Builder) Add(prices []analysis.Interval) error {
 }
 
 // model works out watched model i (its row and best commitment) from the
-// series of its part and its current offers.
+// series of its part and its current offers (in series order).
 func (b *Builder) model(i int, offers []pricewatch.Offer, series []analysis.Series) error {
 	m := b.in.Models[i]
 	row, err := modelRow(m, offers, b.avail, series, b.in, b.cur)
@@ -522,6 +528,31 @@ func (b *Builder) model(i int, offers []pricewatch.Offer, series []analysis.Seri
 		return fmt.Errorf("building the digest: %w", err)
 	}
 	b.savings[i] = sv
+	return nil
+}
+
+// eachPlace calls fn with each run of offers of one provider and region,
+// in order: offers in series order (provider, then region, first) come
+// grouped so. A comparison's rows and a savings report are then held for
+// one region at a time (a year's model has thousands of offers, and the
+// report over all of them was most of the digest's live heap), and every
+// on-demand price a commitment is matched with, and every availability
+// record an offer's is read from, is of its own provider and region. With
+// no offers fn is called once with none, so that option errors surface.
+func eachPlace(offers []pricewatch.Offer, fn func([]pricewatch.Offer) error) error {
+	if len(offers) == 0 {
+		return fn(nil)
+	}
+	for start := 0; start < len(offers); {
+		end := start + 1
+		for end < len(offers) && offers[end].Provider == offers[start].Provider && offers[end].Region == offers[start].Region {
+			end++
+		}
+		if err := fn(offers[start:end]); err != nil {
+			return err
+		}
+		start = end
+	}
 	return nil
 }
 
@@ -661,32 +692,63 @@ func currentAvailability(ivs []AvailabilityInterval, now time.Time) []pricewatch
 	return out
 }
 
-func modelRow(model string, offers []pricewatch.Offer, avail []pricewatch.Availability, series []analysis.Series, in Input, cur string) (ModelRow, error) {
+func modelRow(model string, offers []pricewatch.Offer, avail map[[2]string][]pricewatch.Availability, series []analysis.Series, in Input, cur string) (ModelRow, error) {
 	row := ModelRow{Model: model}
-	res, err := analysis.Compare(offers, avail, analysis.CompareOptions{GPU: model, Currency: cur, FX: in.FX, At: in.Now})
+	// Compared one provider and region at a time (eachPlace): Compare ranks
+	// by price per GPU-hour, then by key, a total order, so the cheapest of
+	// each kind over every region is the cheapest of the regions' cheapest.
+	cheaper := func(r analysis.CompareRow, c *Choice) bool {
+		if c == nil {
+			return true
+		}
+		if d := r.PricePerGPUHour.Cmp(c.PerGPUHour); d != 0 {
+			return d < 0
+		}
+		return analysis.KeyLess(r.Offer.Key(), c.Offer.Key())
+	}
+	err := eachPlace(offers, func(offers []pricewatch.Offer) error {
+		var at []pricewatch.Availability
+		if len(offers) > 0 {
+			at = avail[[2]string{offers[0].Provider, offers[0].Region}]
+		}
+		res, err := analysis.Compare(offers, at, analysis.CompareOptions{GPU: model, Currency: cur, FX: in.FX, At: in.Now})
+		if err != nil {
+			return err
+		}
+		row.Offers += len(res.Rows) + len(res.Unconverted) + len(res.Skipped)
+		for _, u := range res.Unconverted {
+			if row.Unconverted == nil {
+				row.Unconverted = map[string]int{}
+			}
+			row.Unconverted[u.NativeCurrency]++
+		}
+		// Rows are ranked cheapest first: the first of each kind is the
+		// region's answer.
+		var od, spot, commit bool
+		for i := range res.Rows {
+			r := &res.Rows[i]
+			var best **Choice
+			switch {
+			case r.PriceType == pricewatch.OnDemand && !od:
+				od, best = true, &row.OnDemand
+			case r.PriceType == pricewatch.Spot && !spot:
+				spot, best = true, &row.Spot
+			case r.PriceType.IsCommitment() && !commit:
+				commit, best = true, &row.Commitment
+			default:
+				continue
+			}
+			if !cheaper(*r, *best) {
+				continue
+			}
+			c := &Choice{PerGPUHour: r.PricePerGPUHour, NativeCurrency: r.NativeCurrency, FXStale: r.FXStale, Offer: r.Offer, Available: r.Available}
+			c.NativePerGPUHour, _ = pricewatch.PerGPUHour(r.NativeEffectiveHourly, r.GPUCount)
+			*best = c
+		}
+		return nil
+	})
 	if err != nil {
 		return row, err
-	}
-	row.Offers = len(res.Rows) + len(res.Unconverted) + len(res.Skipped)
-	for _, u := range res.Unconverted {
-		if row.Unconverted == nil {
-			row.Unconverted = map[string]int{}
-		}
-		row.Unconverted[u.NativeCurrency]++
-	}
-	// Rows are ranked cheapest first: the first of each kind is the answer.
-	for i := range res.Rows {
-		r := res.Rows[i]
-		c := &Choice{PerGPUHour: r.PricePerGPUHour, NativeCurrency: r.NativeCurrency, FXStale: r.FXStale, Offer: r.Offer, Available: r.Available}
-		c.NativePerGPUHour, _ = pricewatch.PerGPUHour(r.NativeEffectiveHourly, r.GPUCount)
-		switch {
-		case r.PriceType == pricewatch.OnDemand && row.OnDemand == nil:
-			row.OnDemand = c
-		case r.PriceType == pricewatch.Spot && row.Spot == nil:
-			row.Spot = c
-		case r.PriceType.IsCommitment() && row.Commitment == nil:
-			row.Commitment = c
-		}
 	}
 	for _, pt := range []pricewatch.PriceType{pricewatch.OnDemand, pricewatch.Spot} {
 		wow, err := weekOverWeek(series, model, pt, in.FX, cur, in.Now)
@@ -726,22 +788,28 @@ func weekOverWeek(series []analysis.Series, model string, pt pricewatch.PriceTyp
 // model, and a year's report over every watched offer (tens of MB of
 // options) is never held at once.
 func bestSavings(m string, offers []pricewatch.Offer, conv analysis.Converter, cur string, now time.Time) (*SavingsRow, error) {
-	rep, err := analysis.ComputeSavings(offers, analysis.SavingsOptions{Utilization: decimal.NewFromInt(1), Currency: cur, FX: conv, At: now})
-	if err != nil {
-		return nil, err
-	}
+	// One provider and region at a time (eachPlace), in the order of the
+	// report's groups (provider, region, …): the first best over the
+	// regions in order is the first best of one report over all of them.
 	var best *analysis.Savings
-	for _, s := range allOptions(rep) {
-		if !gpu.Matches(m, s.GPUModel) || !s.BreaksEven || !s.FullUseSavingsPct.IsPositive() || s.GPUCount <= 0 {
-			continue
+	err := eachPlace(offers, func(offers []pricewatch.Offer) error {
+		rep, err := analysis.ComputeSavings(offers, analysis.SavingsOptions{Utilization: decimal.NewFromInt(1), Currency: cur, FX: conv, At: now})
+		if err != nil {
+			return err
 		}
-		if best == nil || s.FullUseSavingsPct.GreaterThan(best.FullUseSavingsPct) {
-			s := s
-			best = &s
+		for _, s := range allOptions(rep) {
+			if !gpu.Matches(m, s.GPUModel) || !s.BreaksEven || !s.FullUseSavingsPct.IsPositive() || s.GPUCount <= 0 {
+				continue
+			}
+			if best == nil || s.FullUseSavingsPct.GreaterThan(best.FullUseSavingsPct) {
+				s := s
+				best = &s
+			}
 		}
-	}
-	if best == nil {
-		return nil, nil
+		return nil
+	})
+	if err != nil || best == nil {
+		return nil, err
 	}
 	eff, _ := pricewatch.PerGPUHour(best.EffectiveHourly, best.GPUCount)
 	od, _ := pricewatch.PerGPUHour(best.OnDemandHourly, best.GPUCount)
