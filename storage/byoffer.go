@@ -30,8 +30,7 @@ type priceCursor struct {
 	fieldsBuf [5][]byte
 }
 
-// The separators of a grouped row: ASCII's record and unit separators,
-// which no stored id, currency, decimal or time holds.
+// The separators of a grouped row: ASCII's record and unit separators.
 const (
 	recordSep = 0x1e
 	unitSep   = 0x1f
@@ -42,7 +41,15 @@ const (
 // row per offer crosses from SQLite into Go instead of one per interval
 // (a trends window holds ~26 intervals an offer), which leaves the
 // driver's per-row and per-column work (a lock and a Go copy each) out.
-const groupedCols = `SELECT o.id, group_concat(p.id || char(31) || p.currency || char(31) || p.effective_hourly || char(31) || p.valid_from || char(31) || p.valid_to, char(30) ORDER BY p.valid_to)`
+//
+// Each interval is its id, effective rate, start, end and the currency's
+// length in bytes, each ended by a unit separator, then the currency: the
+// first five are written by pricewatch (digits, a decimal, fixed-width
+// times) and never hold a separator; the currency (a code, checked when
+// saved) is read by its length all the same, so that no byte of a row
+// edited by hand can be taken for a separator.
+const groupedCols = `SELECT o.id, group_concat(p.id || char(31) || p.effective_hourly || char(31) || p.valid_from || char(31) || p.valid_to || char(31) ||
+	length(CAST(p.currency AS BLOB)) || char(31) || p.currency, char(30) ORDER BY p.valid_to)`
 
 // priceEmitter decodes cursor rows into one reused PriceInterval for fn.
 type priceEmitter struct {
@@ -146,26 +153,25 @@ func (c *priceCursor) nextGrouped() error {
 		c.rest = c.joined
 	}
 	rec := c.rest
-	if i := bytes.IndexByte(rec, recordSep); i >= 0 {
-		rec, c.rest = rec[:i], rec[i+1:]
-	} else {
-		c.rest = nil
-	}
 	f := c.fieldsBuf[:0]
-	for range 4 {
+	for range 5 {
 		i := bytes.IndexByte(rec, unitSep)
 		if i < 0 {
-			return fmt.Errorf("reading price history: offer %d: a malformed interval %q", c.offerID, rec)
+			return fmt.Errorf("reading price history: offer %d: a malformed interval %.120q", c.offerID, c.rest)
 		}
 		f, rec = append(f, rec[:i]), rec[i+1:]
 	}
-	f = append(f, rec)
+	n, err := strconv.Atoi(string(f[4]))
+	if err != nil || n < 0 || n > len(rec) || (n < len(rec) && rec[n] != recordSep) {
+		return fmt.Errorf("reading price history: offer %d: a malformed interval %.120q", c.offerID, c.rest)
+	}
 	id, err := strconv.ParseInt(string(f[0]), 10, 64)
 	if err != nil {
 		return fmt.Errorf("reading price history: offer %d: %w", c.offerID, err)
 	}
-	c.id, c.currency, c.eff, c.from = id, f[1], f[2], f[3]
-	c.to = sql.NullString{String: string(f[4]), Valid: true}
+	c.id, c.eff, c.from, c.currency = id, f[1], f[2], rec[:n]
+	c.to = sql.NullString{String: string(f[3]), Valid: true}
+	c.rest = rec[min(n+1, len(rec)):]
 	c.hourly, c.upfront, c.lastSeen = nil, nil, nil
 	c.ok = true
 	return nil

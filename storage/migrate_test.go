@@ -298,7 +298,8 @@ func TestLastSeenFromScopes(t *testing.T) {
 // ByOffer returns the same intervals as the key order, grouped per offer
 // and in time order within each; with EffectiveOnly (trends: on SQLite one
 // row per offer, its intervals joined in SQL) the same currency, effective
-// rate and validity of each.
+// rate and validity of each, a currency holding the join's separators
+// included.
 func TestByOfferSameIntervals(t *testing.T) {
 	backends(t, func(t *testing.T) {
 		ctx, db, clk := openTestDB(t)
@@ -306,8 +307,18 @@ func TestByOfferSameIntervals(t *testing.T) {
 		for i := 0; i < 6; i++ {
 			a := offer("Standard_NC24ads_A100_v4", "eastus", pricewatch.Spot, fmt.Sprintf("1.%d", i))
 			b := offer("Standard_ND96isr_H100_v5", "westus", pricewatch.OnDemand, fmt.Sprintf("9%d", i%2))
-			mustSave(t, db, snapshot(a, b))
+			c := offer("Standard_NC40ads_H100_v5", "westus", pricewatch.Spot, fmt.Sprintf("2.%d", i))
+			mustSave(t, db, snapshot(a, b, c))
 			clk.tick()
+		}
+		if !db.pg {
+			// Saving refuses anything but a currency code; a currency
+			// holding the joined read's separators (a file edited by
+			// hand) is still read by its length, never split.
+			if _, err := db.write.ExecContext(ctx, `UPDATE prices SET currency = ? WHERE offer_id = (SELECT id FROM offers WHERE instance_type = ?)`,
+				"U\x1fS\x1eD", "Standard_NC40ads_H100_v5"); err != nil {
+				t.Fatal(err)
+			}
 		}
 		for _, since := range []time.Time{{}, start.Add(150 * time.Minute)} {
 			want, err := db.Prices(ctx, PriceFilter{Since: since})
