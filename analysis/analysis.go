@@ -140,6 +140,11 @@ func ParseWindow(s string) (time.Duration, error) {
 }
 
 // keyLess orders offer keys for stable output.
+// KeyLess is the order of offer keys every ranking breaks ties by
+// (provider, region, zone, instance type, OS, price type, term, payment,
+// offering class): a caller merging rankings made in parts orders them so.
+func KeyLess(a, b pricewatch.OfferKey) bool { return keyLess(a, b) }
+
 func keyLess(a, b pricewatch.OfferKey) bool {
 	as := []string{a.Provider, a.Region, a.Zone, a.InstanceType, a.OS, string(a.PriceType), a.Term, a.Payment, a.OfferingClass}
 	bs := []string{b.Provider, b.Region, b.Zone, b.InstanceType, b.OS, string(b.PriceType), b.Term, b.Payment, b.OfferingClass}

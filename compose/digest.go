@@ -25,7 +25,8 @@ func (w *Wiring) BuildDigest(ctx context.Context, db *storage.DB, now time.Time)
 		return digest.Digest{}, fmt.Errorf("digest.timezone %q: %w", cfg.Timezone, err)
 	}
 	// The digest looks at prices at a handful of moments, only for the
-	// models it is about (digest.gpu_models and the chart's).
+	// models it is about (digest.gpu_models and the chart's), read one part
+	// of them at a time (report.WeeklyDigest).
 	in, err := report.WeeklyDigestInput(ctx, db, now, append(append([]string(nil), cfg.GPUModels...), digest.ChartModels...))
 	if err != nil {
 		return digest.Digest{}, err
@@ -41,7 +42,7 @@ func (w *Wiring) BuildDigest(ctx context.Context, db *storage.DB, now time.Time)
 	}
 	in.Location, in.Currency, in.Models, in.Expected, in.FX = loc, cfg.Currency, cfg.GPUModels, w.ExpectedIntervals(now), book
 	in.Regions, in.FleetGPUs = cfg.Regions, cfg.FleetGPUs
-	return digest.Build(in)
+	return report.WeeklyDigest(ctx, db, in)
 }
 
 // ExpectedIntervals maps each enabled provider to the longest gap between

@@ -33,22 +33,67 @@ func DigestInput(ctx context.Context, st Store, now time.Time, history time.Dura
 }
 
 // WeeklyDigestInput is DigestInput for the weekly digest over a long
-// history, reading only what the digest looks at: the Linux prices of the
-// GPU models matching queries (digest.gpu_models and the chart's models,
-// resolved to stored models and filtered in SQL) in force at the chart's
-// weekly points, which include both ends of the week-over-week moves and
-// of the offers' moves of the week. Not every interval of twelve weeks.
+// history, without its prices: WeeklyDigest reads them part by part. The
+// week's changes are counted here for the GPU models matching queries
+// (digest.gpu_models and the chart's models).
 func WeeklyDigestInput(ctx context.Context, st Store, now time.Time, queries []string) (digest.Input, error) {
-	var at []time.Time
-	for w := 0; w <= digest.ChartWeeks; w++ {
-		at = append(at, now.Add(-time.Duration(w)*digest.Week))
-	}
 	all, err := st.GPUModels(ctx)
 	if err != nil {
 		return digest.Input{}, err
 	}
+	changes, err := weekChanges(ctx, st, now, matchingModels(all, queries))
+	if err != nil {
+		return digest.Input{}, err
+	}
+	in, err := digestRest(ctx, st, now, nil)
+	in.WeekChanges = changes
+	return in, err
+}
+
+// WeeklyDigest builds the weekly digest of in (WeeklyDigestInput's, with
+// the caller's currency, models and rates), reading only what the digest
+// looks at: the Linux prices of the GPU models matching in.Models and the
+// chart's, in force at the chart's weekly points (which include both ends
+// of the week-over-week moves and of the offers' moves of the week), not
+// every interval of twelve weeks. They are read and handed to the digest
+// one part of the stored models at a time (digestParts), so that a year's
+// digest holds one part's intervals, not every watched offer's (issue 26
+// item 4: ~52k intervals of ~21k offers were most of its live heap).
+func WeeklyDigest(ctx context.Context, st Store, in digest.Input) (digest.Digest, error) {
+	var at []time.Time
+	for w := 0; w <= digest.ChartWeeks; w++ {
+		at = append(at, in.Now.Add(-time.Duration(w)*digest.Week))
+	}
+	all, err := st.GPUModels(ctx)
+	if err != nil {
+		return digest.Digest{}, err
+	}
+	b, err := digest.NewBuilder(in)
+	if err != nil {
+		return digest.Digest{}, err
+	}
+	for _, part := range digestParts(all, in.Models, digest.ChartModels) {
+		prices := offerPrices{now: in.Now}
+		err := st.EachPrice(ctx, storage.PriceFilter{OS: pricewatch.Linux, At: at, GPUModels: part, Unordered: true}, func(r *storage.PriceInterval) error {
+			if r.GPUModel != "" {
+				prices.add(r)
+			}
+			return nil
+		})
+		if err != nil {
+			return digest.Digest{}, err
+		}
+		if err := b.Add(prices.intervals()); err != nil {
+			return digest.Digest{}, err
+		}
+	}
+	return b.Digest()
+}
+
+// matchingModels are the stored models some query matches (gpu.Matches).
+func matchingModels(stored, queries []string) []string {
 	models := []string{}
-	for _, m := range all {
+	for _, m := range stored {
 		for _, q := range queries {
 			if gpu.Matches(q, m) {
 				models = append(models, m)
@@ -56,25 +101,54 @@ func WeeklyDigestInput(ctx context.Context, st Store, now time.Time, queries []s
 			}
 		}
 	}
-	// Counted first, so that the pass's garbage is not live beside the
-	// compact prices below.
-	changes, err := weekChanges(ctx, st, now, models)
-	if err != nil {
-		return digest.Input{}, err
+	return models
+}
+
+// digestParts splits the stored models a digest reads (those a watched or
+// a chart query matches) into parts, each holding every stored model of
+// any watched query matching one of its models, as digest.Builder needs (a
+// watched model is worked out from its offers all at once; the chart is
+// accumulated across parts). A family watched ("A100") keeps its models
+// together; otherwise each stored model is a part of its own.
+func digestParts(stored, watched, chart []string) [][]string {
+	models := matchingModels(stored, append(append([]string(nil), watched...), chart...))
+	part := make([]int, len(models)) // union-find over models' indexes
+	for i := range part {
+		part[i] = i
 	}
-	prices := offerPrices{now: now}
-	err = st.EachPrice(ctx, storage.PriceFilter{OS: pricewatch.Linux, At: at, GPUModels: models, Unordered: true}, func(r *storage.PriceInterval) error {
-		if r.GPUModel != "" {
-			prices.add(r)
+	root := func(i int) int {
+		for part[i] != i {
+			part[i] = part[part[i]]
+			i = part[i]
 		}
-		return nil
-	})
-	if err != nil {
-		return digest.Input{}, err
+		return i
 	}
-	in, err := digestRest(ctx, st, now, prices.intervals())
-	in.WeekChanges = changes
-	return in, err
+	for _, q := range watched {
+		first := -1
+		for i, m := range models {
+			if !gpu.Matches(q, m) {
+				continue
+			}
+			if first < 0 {
+				first = i
+				continue
+			}
+			part[root(i)] = root(first)
+		}
+	}
+	var out [][]string
+	at := map[int]int{}
+	for i, m := range models {
+		r := root(i)
+		j, ok := at[r]
+		if !ok {
+			j = len(out)
+			at[r] = j
+			out = append(out, nil)
+		}
+		out[j] = append(out[j], m)
+	}
+	return out
 }
 
 // weekChanges counts the week's price changes per GPU model and region

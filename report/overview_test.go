@@ -3,6 +3,9 @@ package report
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -13,52 +16,87 @@ import (
 	"github.com/pricewatch/pricewatch/fx"
 )
 
-// TestWeeklyDigestInputMatchesFullRead: the weekly digest's read (the
-// prices in force at the chart's weekly points, each offer's identity held
-// once and the raw prices kept only where in force at now) builds the same
-// digest, byte for byte but for the count of the week's changes, as every
-// interval of the chart's twelve weeks, at the end of the history and at a
-// moment with later history stored.
-func TestWeeklyDigestInputMatchesFullRead(t *testing.T) {
+// TestWeeklyDigestMatchesFullRead: the weekly digest's read (the prices
+// in force at the chart's weekly points, each offer's identity held once,
+// the raw prices kept only where in force at now, read one part of the
+// stored models at a time) builds the same digest, byte for byte but for
+// the count of the week's changes, as every interval of the chart's twelve
+// weeks built at once, at the end of the history and at a moment with
+// later history stored; with the models watched one by one (a part each)
+// and as families.
+func TestWeeklyDigestMatchesFullRead(t *testing.T) {
 	ctx := context.Background()
 	db, start, end := irregularHistory(t, 300, 7*time.Hour) // about 87 days
 	book, err := fx.NewBook(nil, map[string]decimal.Decimal{"USD": decimal.RequireFromString("1.1")}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	models := []string{"H100", "A100"}
-	build := func(in digest.Input) (digest.Digest, string) {
+	render := func(d digest.Digest) string {
 		t.Helper()
-		in.Currency, in.Models, in.FX = "USD", models, book
-		d, err := digest.Build(in)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var b bytes.Buffer
 		if err := digestrender.WriteJSON(&b, d); err != nil {
 			t.Fatal(err)
 		}
-		return d, b.String()
+		return b.String()
 	}
-	for _, now := range []time.Time{end, start.Add(60*24*time.Hour + 5*time.Hour)} {
-		t.Run(now.Format(time.RFC3339), func(t *testing.T) {
-			full, err := DigestInput(ctx, db, now, digest.ChartWeeks*digest.Week)
-			if err != nil {
-				t.Fatal(err)
-			}
-			weekly, err := WeeklyDigestInput(ctx, db, now, append(append([]string(nil), models...), digest.ChartModels...))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(weekly.Prices) >= len(full.Prices) {
-				t.Errorf("the weekly read kept %d intervals of %d", len(weekly.Prices), len(full.Prices))
-			}
-			d, want := build(full)
-			if len(d.Moves) == 0 || d.Models[0].OnDemand == nil || d.Models[1].Spot == nil || d.Chart.Empty() {
-				t.Fatalf("history too quiet to compare: %d moves, chart empty %v", len(d.Moves), d.Chart.Empty())
-			}
-			if _, got := build(weekly); got != want {
-				t.Errorf("the weekly read's digest differs from the full read's:\nweekly %s\nfull   %s", got, want)
+	for _, models := range [][]string{{"H100", "A100"}, {"A100-80GB", "L4", "H100"}} {
+		for _, now := range []time.Time{end, start.Add(60*24*time.Hour + 5*time.Hour)} {
+			t.Run(fmt.Sprintf("%v/%s", models, now.Format(time.RFC3339)), func(t *testing.T) {
+				full, err := DigestInput(ctx, db, now, digest.ChartWeeks*digest.Week)
+				if err != nil {
+					t.Fatal(err)
+				}
+				full.Currency, full.Models, full.FX = "USD", models, book
+				d, err := digest.Build(full)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(d.Moves) == 0 || !slices.ContainsFunc(d.Models, func(r digest.ModelRow) bool { return r.OnDemand != nil }) || !slices.ContainsFunc(d.Models, func(r digest.ModelRow) bool { return r.Spot != nil }) || d.Chart.Empty() {
+					t.Fatalf("history too quiet to compare: %d moves, chart empty %v", len(d.Moves), d.Chart.Empty())
+				}
+				want := render(d)
+				weekly, err := WeeklyDigestInput(ctx, db, now, append(append([]string(nil), models...), digest.ChartModels...))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if weekly.Prices != nil {
+					t.Errorf("WeeklyDigestInput read %d prices; WeeklyDigest reads them", len(weekly.Prices))
+				}
+				weekly.Currency, weekly.Models, weekly.FX = "USD", models, book
+				wd, err := WeeklyDigest(ctx, db, weekly)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := render(wd); got != want {
+					t.Errorf("the weekly read's digest differs from the full read's:\nweekly %s\nfull   %s", got, want)
+				}
+			})
+		}
+	}
+}
+
+// TestDigestParts: each watched query's stored models share a part; a
+// model only the chart or one model query matches is a part of its own;
+// models nothing matches are not read.
+func TestDigestParts(t *testing.T) {
+	stored := []string{"A100-40GB", "A100-80GB", "A100-80GB-PCIe", "B200", "H100", "H100-NVL", "L4", "T4"}
+	for _, c := range []struct {
+		name           string
+		watched, chart []string
+		want           [][]string
+	}{
+		{"defaults", []string{"H100", "H200", "B200", "A100-80GB", "A100-40GB", "L40S"}, []string{"H100", "A100"},
+			[][]string{{"A100-40GB"}, {"A100-80GB", "A100-80GB-PCIe"}, {"B200"}, {"H100", "H100-NVL"}}},
+		{"a family watched", []string{"A100", "L4"}, []string{"H100"},
+			[][]string{{"A100-40GB", "A100-80GB", "A100-80GB-PCIe"}, {"H100"}, {"H100-NVL"}, {"L4"}}},
+		{"families joined by a model", []string{"A100-80GB", "A100-40GB", "A100"}, nil,
+			[][]string{{"A100-40GB", "A100-80GB", "A100-80GB-PCIe"}}},
+		{"nothing watched", nil, []string{"H100"}, [][]string{{"H100"}, {"H100-NVL"}}},
+		{"nothing matched", []string{"MI300X"}, nil, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := digestParts(stored, c.watched, c.chart); !reflect.DeepEqual(got, c.want) {
+				t.Errorf("digestParts = %q, want %q", got, c.want)
 			}
 		})
 	}

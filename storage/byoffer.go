@@ -1,9 +1,11 @@
 package storage
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,7 +21,35 @@ type priceCursor struct {
 	offerID                                        int64
 	currency, hourly, upfront, eff, from, lastSeen sql.RawBytes
 	to                                             sql.NullString
+	// grouped: each row is an offer id and its intervals joined into one
+	// text (groupedCols), handed out one interval at a time; rest is what
+	// is left of the row's text.
+	grouped   bool
+	joined    sql.RawBytes
+	rest      []byte
+	fieldsBuf [5][]byte
 }
+
+// The separators of a grouped row: ASCII's record and unit separators.
+const (
+	recordSep = 0x1e
+	unitSep   = 0x1f
+)
+
+// groupedCols joins, per offer (GROUP BY o.id), the id, currency,
+// effective rate, start and end of its closed intervals in end order: one
+// row per offer crosses from SQLite into Go instead of one per interval
+// (a trends window holds ~26 intervals an offer), which leaves the
+// driver's per-row and per-column work (a lock and a Go copy each) out.
+//
+// Each interval is its id, effective rate, start, end and the currency's
+// length in bytes, each ended by a unit separator, then the currency: the
+// first five are written by pricewatch (digits, a decimal, fixed-width
+// times) and never hold a separator; the currency (a code, checked when
+// saved) is read by its length all the same, so that no byte of a row
+// edited by hand can be taken for a separator.
+const groupedCols = `SELECT o.id, group_concat(p.id || char(31) || p.effective_hourly || char(31) || p.valid_from || char(31) || p.valid_to || char(31) ||
+	length(CAST(p.currency AS BLOB)) || char(31) || p.currency, char(30) ORDER BY p.valid_to)`
 
 // priceEmitter decodes cursor rows into one reused PriceInterval for fn.
 type priceEmitter struct {
@@ -76,8 +106,25 @@ func openCursorOn(ctx context.Context, on queryer, q string, args []any) (*price
 	return c, nil
 }
 
+// openGroupedCursor is openCursorOn for a query of groupedCols.
+func openGroupedCursor(ctx context.Context, on queryer, q string, args []any) (*priceCursor, error) {
+	rows, err := on.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("reading price history: %w", err)
+	}
+	c := &priceCursor{rows: rows, grouped: true}
+	if err := c.next(); err != nil {
+		rows.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
 // next reads the following row; ok is false once the rows are done.
 func (c *priceCursor) next() error {
+	if c.grouped {
+		return c.nextGrouped()
+	}
 	if c.ok = c.rows.Next(); !c.ok {
 		if err := c.rows.Err(); err != nil {
 			return fmt.Errorf("reading price history: %w", err)
@@ -87,6 +134,46 @@ func (c *priceCursor) next() error {
 	if err := c.rows.Scan(&c.id, &c.offerID, &c.currency, &c.hourly, &c.upfront, &c.eff, &c.from, &c.to, &c.lastSeen); err != nil {
 		return fmt.Errorf("reading price history: %w", err)
 	}
+	return nil
+}
+
+// nextGrouped hands out the next interval of a grouped row, reading the
+// next row when this one's are done.
+func (c *priceCursor) nextGrouped() error {
+	for len(c.rest) == 0 {
+		if c.ok = c.rows.Next(); !c.ok {
+			if err := c.rows.Err(); err != nil {
+				return fmt.Errorf("reading price history: %w", err)
+			}
+			return nil
+		}
+		if err := c.rows.Scan(&c.offerID, &c.joined); err != nil {
+			return fmt.Errorf("reading price history: %w", err)
+		}
+		c.rest = c.joined
+	}
+	rec := c.rest
+	f := c.fieldsBuf[:0]
+	for range 5 {
+		i := bytes.IndexByte(rec, unitSep)
+		if i < 0 {
+			return fmt.Errorf("reading price history: offer %d: a malformed interval %.120q", c.offerID, c.rest)
+		}
+		f, rec = append(f, rec[:i]), rec[i+1:]
+	}
+	n, err := strconv.Atoi(string(f[4]))
+	if err != nil || n < 0 || n > len(rec) || (n < len(rec) && rec[n] != recordSep) {
+		return fmt.Errorf("reading price history: offer %d: a malformed interval %.120q", c.offerID, c.rest)
+	}
+	id, err := strconv.ParseInt(string(f[0]), 10, 64)
+	if err != nil {
+		return fmt.Errorf("reading price history: offer %d: %w", c.offerID, err)
+	}
+	c.id, c.eff, c.from, c.currency = id, f[1], f[2], rec[:n]
+	c.to = sql.NullString{String: string(f[3]), Valid: true}
+	c.rest = rec[min(n+1, len(rec)):]
+	c.hourly, c.upfront, c.lastSeen = nil, nil, nil
+	c.ok = true
 	return nil
 }
 
@@ -139,8 +226,16 @@ func (db *DB) eachByOffer(ctx context.Context, f PriceFilter, where []string, ar
 		return fmt.Errorf("reading price history: %w", err)
 	}
 	defer conn.Close()
-	closed, err := openCursorOn(ctx, conn, cols+` FROM offers o NOT INDEXED CROSS JOIN prices p INDEXED BY prices_offer_to
-		ON p.offer_id = o.id AND p.valid_to IS NOT NULL AND p.valid_to >= ?`+onGrid+cond+` ORDER BY o.id, p.valid_to`, closedArgs)
+	from := ` FROM offers o NOT INDEXED CROSS JOIN prices p INDEXED BY prices_offer_to
+		ON p.offer_id = o.id AND p.valid_to IS NOT NULL AND p.valid_to >= ?` + onGrid + cond
+	var closed *priceCursor
+	if f.EffectiveOnly {
+		// The five columns trends read are all in prices_offer_to: one
+		// row per offer, its intervals joined.
+		closed, err = openGroupedCursor(ctx, conn, groupedCols+from+` GROUP BY o.id ORDER BY o.id`, closedArgs)
+	} else {
+		closed, err = openCursorOn(ctx, conn, cols+from+` ORDER BY o.id, p.valid_to`, closedArgs)
+	}
 	if err != nil {
 		return err
 	}

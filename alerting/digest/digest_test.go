@@ -705,3 +705,74 @@ func TestChartLegendBelowThePlotNamesTheClouds(t *testing.T) {
 		t.Errorf("legend %q\nwant   %q", got, want)
 	}
 }
+
+// TestBuilderInParts: the prices handed to digest.Builder one stored GPU
+// model at a time (as the weekly digest reads a year) give the digest
+// Build gives from all of them at once, text and JSON byte for byte; a
+// watched family whose offers come in two parts is refused.
+func TestBuilderInParts(t *testing.T) {
+	render := func(d digest.Digest) string {
+		t.Helper()
+		var txt, js bytes.Buffer
+		if err := WriteText(&txt, d); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteJSON(&js, d); err != nil {
+			t.Fatal(err)
+		}
+		return txt.String() + js.String()
+	}
+	whole, err := digest.Build(baseInput(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := render(whole)
+	in := baseInput(t)
+	byModel := map[string][]analysis.Interval{}
+	var models []string
+	for _, iv := range in.Prices {
+		if byModel[iv.GPUModel] == nil {
+			models = append(models, iv.GPUModel)
+		}
+		byModel[iv.GPUModel] = append(byModel[iv.GPUModel], iv)
+	}
+	if len(models) < 2 {
+		t.Fatalf("one part only: %v", models)
+	}
+	b, err := digest.NewBuilder(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Backwards, so that the parts' order is not the models' own.
+	for i := len(models) - 1; i >= 0; i-- {
+		if err := b.Add(byModel[models[i]]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := b.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := render(d); got != want {
+		t.Errorf("in parts:\n%s\nat once:\n%s", got, want)
+	}
+
+	// One model's offers split over two parts.
+	in = baseInput(t)
+	var h100 []analysis.Interval
+	for _, iv := range in.Prices {
+		if iv.GPUModel == "H100" {
+			h100 = append(h100, iv)
+		}
+	}
+	b, err = digest.NewBuilder(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Add(h100[:1]); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Add(h100[1:]); err == nil || !strings.Contains(err.Error(), "two parts") {
+		t.Errorf("H100 in two parts: %v, want an error", err)
+	}
+}

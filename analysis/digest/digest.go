@@ -379,32 +379,73 @@ func ISOWeek(t time.Time, loc *time.Location) string {
 
 // Build computes the digest.
 func Build(in Input) (Digest, error) {
+	b, err := NewBuilder(in)
+	if err != nil {
+		return Digest{}, err
+	}
+	prices := in.Prices
+	b.in.Prices = nil
+	if err := b.Add(prices); err != nil {
+		return Digest{}, err
+	}
+	return b.Digest()
+}
+
+// Builder builds a digest from prices handed over in parts (Add), so that
+// a caller reading a year's history holds one part's series at a time
+// instead of every watched offer's (issue 26 item 4: the weekly digest
+// held ~21k series through the whole build). Adding every price in one
+// part is Build.
+//
+// Each watched model (Input.Models) is worked out in the part holding its
+// offers, so every offer a watched model matches must come in the same
+// part: a model or family spread over two parts is an error, never half
+// an answer. The chart's families, the movers, the counts and the rates
+// are accumulated across parts.
+type Builder struct {
+	in      Input
+	d       Digest
+	cur     string
+	watched func(string) bool
+	// avail is the current availability by provider and region: a
+	// comparison reads its own region's.
+	avail map[[2]string][]pricewatch.Availability
+	// currencies counts the current watched offers per currency (upper
+	// case); every series' newest currency is in it, with 0 if unwatched.
+	currencies map[string]int
+	rows       []ModelRow
+	rowDone    []bool
+	savings    []*SavingsRow
+	chart      []*analysis.CheapestAccumulator // ChartModels × chartPriceTypes
+	top        []analysis.OfferTrend
+	moved      int
+	changed    int
+}
+
+// NewBuilder starts the digest of in; in.Prices are left out (Add them).
+func NewBuilder(in Input) (*Builder, error) {
 	if in.Now.IsZero() {
-		return Digest{}, errors.New("building the digest: no time given")
+		return nil, errors.New("building the digest: no time given")
 	}
 	cur := strings.ToUpper(strings.TrimSpace(in.Currency))
 	if !pricewatch.IsCurrencyCode(cur) {
-		return Digest{}, fmt.Errorf("building the digest: currency %q is not a three-letter code", in.Currency)
+		return nil, fmt.Errorf("building the digest: currency %q is not a three-letter code", in.Currency)
 	}
 	loc := in.Location
 	if loc == nil {
 		loc = time.UTC
 	}
 	now := in.Now
-	d := Digest{Week: ISOWeek(now, loc), Now: now, From: now.Add(-Week), Location: loc, Currency: cur,
+	b := &Builder{cur: cur, currencies: map[string]int{},
+		rows: make([]ModelRow, len(in.Models)), rowDone: make([]bool, len(in.Models)), savings: make([]*SavingsRow, len(in.Models))}
+	b.d = Digest{Week: ISOWeek(now, loc), Now: now, From: now.Add(-Week), Location: loc, Currency: cur,
 		FleetGPUs: in.FleetGPUs, Regions: in.Regions}
+	in.Prices = nil
 	if len(in.Regions) > 0 {
-		in.Prices = slices.DeleteFunc(slices.Clone(in.Prices), func(iv analysis.Interval) bool { return !inRegions(in.Regions, iv.Region) })
 		in.Availability = slices.DeleteFunc(slices.Clone(in.Availability), func(a AvailabilityInterval) bool { return !inRegions(in.Regions, a.Region) })
 	}
-
-	series, err := linuxSeries(in.Prices, now)
-	if err != nil {
-		return Digest{}, fmt.Errorf("building the digest: %w", err)
-	}
-	// The series hold what is needed; let the raw intervals go.
-	in.Prices = nil
-	watched := func(model string) bool {
+	b.in = in
+	b.watched = func(model string) bool {
 		for _, m := range in.Models {
 			if gpu.Matches(m, model) {
 				return true
@@ -412,39 +453,139 @@ func Build(in Input) (Digest, error) {
 		}
 		return false
 	}
-	isWatched := func(s analysis.Series) bool { return watched(s.Latest().GPUModel) }
+	b.avail = map[[2]string][]pricewatch.Availability{}
+	for _, a := range currentAvailability(in.Availability, now) {
+		k := [2]string{a.Provider, a.Region}
+		b.avail[k] = append(b.avail[k], a)
+	}
+	for _, m := range ChartModels {
+		for _, pt := range chartPriceTypes {
+			b.chart = append(b.chart, analysis.NewCheapestAccumulator(analysis.CheapestOptions{GPU: m, PriceTypes: []pricewatch.PriceType{pt},
+				From: now.Add(-ChartWeeks * Week), To: now, Step: Week, Currency: cur, FX: in.FX}))
+		}
+	}
+	return b, nil
+}
+
+// Add takes in one part of the prices (see Input.Prices): every interval
+// of the offers it holds. It may reorder prices, never changes them, and
+// keeps none of them.
+func (b *Builder) Add(prices []analysis.Interval) error {
+	in, now := &b.in, b.in.Now
+	if len(in.Regions) > 0 {
+		prices = slices.DeleteFunc(slices.Clone(prices), func(iv analysis.Interval) bool { return !inRegions(in.Regions, iv.Region) })
+	}
+	series, err := linuxSeries(prices, now)
+	if err != nil {
+		return fmt.Errorf("building the digest: %w", err)
+	}
+	isWatched := func(s analysis.Series) bool { return b.watched(s.Latest().GPUModel) }
 	// The current offers are taken from the series one model at a time
 	// (modelOffers), never all at once: at a year's scale the watched
 	// offers alone are tens of thousands of copies of an offer. Here only
 	// their count and currencies are kept.
-	currencies := map[string]int{}
 	for _, s := range series {
 		if iv, ok := s.At(now); ok && isWatched(s) {
-			d.Offers++
-			currencies[strings.ToUpper(iv.Currency)]++
+			b.d.Offers++
+			b.currencies[strings.ToUpper(iv.Currency)]++
+		}
+		if c := strings.ToUpper(s.Latest().Currency); b.currencies[c] == 0 {
+			b.currencies[c] = 0
 		}
 	}
-	avail := currentAvailability(in.Availability, now)
-
 	var ofModel []pricewatch.Offer
-	for _, m := range in.Models {
-		ofModel = modelOffers(ofModel[:0], series, m, now)
-		row, err := modelRow(m, ofModel, avail, series, in, cur)
-		if err != nil {
-			return Digest{}, fmt.Errorf("building the digest for %s: %w", m, err)
+	for i, m := range in.Models {
+		if !slices.ContainsFunc(series, func(s analysis.Series) bool { return gpu.Matches(m, s.Latest().GPUModel) }) {
+			continue
 		}
-		d.Models = append(d.Models, row)
+		if b.rowDone[i] {
+			return fmt.Errorf("building the digest for %s: its prices came in two parts", m)
+		}
+		ofModel = modelOffers(ofModel[:0], series, m, now)
+		if err := b.model(i, ofModel, series); err != nil {
+			return err
+		}
 	}
-
-	label := analysis.WindowLabel(Week)
-	if in.WeekChanges != nil {
-		d.Changed = weekChanges(in.WeekChanges, watched, in.Regions)
-	} else {
-		d.Changed = observedChanges(series, isWatched, d.From, now)
+	if in.WeekChanges == nil {
+		b.changed += observedChanges(series, isWatched, b.d.From, now)
 	}
 	top, moved := topMovers(series, isWatched, now, MaxMoves, moverBatch)
-	d.Moved = moved
-	for _, t := range top {
+	// Movers orders by move then by key, a total order: the best of each
+	// part's best is the best of all.
+	b.top, b.moved = analysis.Movers(append(b.top, top...), analysis.WindowLabel(Week), MaxMoves), b.moved+moved
+	for _, c := range b.chart {
+		for _, s := range series {
+			if err := c.Add(s); err != nil {
+				return fmt.Errorf("building the digest chart: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// model works out watched model i (its row and best commitment) from the
+// series of its part and its current offers (in series order).
+func (b *Builder) model(i int, offers []pricewatch.Offer, series []analysis.Series) error {
+	m := b.in.Models[i]
+	row, err := modelRow(m, offers, b.avail, series, b.in, b.cur)
+	if err != nil {
+		return fmt.Errorf("building the digest for %s: %w", m, err)
+	}
+	b.rows[i], b.rowDone[i] = row, true
+	sv, err := bestSavings(m, offers, b.in.FX, b.cur, b.in.Now)
+	if err != nil {
+		return fmt.Errorf("building the digest: %w", err)
+	}
+	b.savings[i] = sv
+	return nil
+}
+
+// eachPlace calls fn with each run of offers of one provider and region,
+// in order: offers in series order (provider, then region, first) come
+// grouped so. A comparison's rows and a savings report are then held for
+// one region at a time (a year's model has thousands of offers, and the
+// report over all of them was most of the digest's live heap), and every
+// on-demand price a commitment is matched with, and every availability
+// record an offer's is read from, is of its own provider and region. With
+// no offers fn is called once with none, so that option errors surface.
+func eachPlace(offers []pricewatch.Offer, fn func([]pricewatch.Offer) error) error {
+	if len(offers) == 0 {
+		return fn(nil)
+	}
+	for start := 0; start < len(offers); {
+		end := start + 1
+		for end < len(offers) && offers[end].Provider == offers[start].Provider && offers[end].Region == offers[start].Region {
+			end++
+		}
+		if err := fn(offers[start:end]); err != nil {
+			return err
+		}
+		start = end
+	}
+	return nil
+}
+
+// Digest is the digest of every part added.
+func (b *Builder) Digest() (Digest, error) {
+	in, now, d := &b.in, b.in.Now, b.d
+	// A watched model no part held has no offers: its row is worked out
+	// over none.
+	for i := range in.Models {
+		if !b.rowDone[i] {
+			if err := b.model(i, nil, nil); err != nil {
+				return Digest{}, err
+			}
+		}
+	}
+	d.Models = b.rows
+	if in.WeekChanges != nil {
+		d.Changed = weekChanges(in.WeekChanges, b.watched, in.Regions)
+	} else {
+		d.Changed = b.changed
+	}
+	label := analysis.WindowLabel(Week)
+	d.Moved = b.moved
+	for _, t := range b.top {
 		ch, _ := t.Change(label)
 		mv := Move{Key: t.Key, Currency: t.Currency, Hardware: t.Hardware, From: ch.From, To: ch.To, Pct: ch.Pct}
 		if p, ok := pricewatch.PerGPUHour(ch.From, t.GPUCount); ok {
@@ -456,15 +597,18 @@ func Build(in Input) (Digest, error) {
 		d.Moves = append(d.Moves, mv)
 	}
 
-	d.NewAvailability, d.SoldOut, d.Baseline = availabilityEvents(in.Availability, now, watched)
-	d.CapacityBlocks, d.BlocksSeen = weekBlocks(in.CapacityBlocks, watched, in.Regions, in.FX, cur, d.From, now)
+	d.NewAvailability, d.SoldOut, d.Baseline = availabilityEvents(in.Availability, now, b.watched)
+	d.CapacityBlocks, d.BlocksSeen = weekBlocks(in.CapacityBlocks, b.watched, in.Regions, in.FX, b.cur, d.From, now)
 
-	if d.Savings, err = bestSavings(in.Models, series, in.FX, cur, now); err != nil {
-		return Digest{}, fmt.Errorf("building the digest: %w", err)
+	for _, s := range b.savings {
+		if s != nil {
+			d.Savings = append(d.Savings, *s)
+		}
 	}
 	d.Freshness = freshness(in.Runs, in.Expected, now)
-	d.Rates = rates(currencies, series, in.FX, cur, now)
-	if d.Chart, err = chart(series, in.FX, cur, now); err != nil {
+	d.Rates = rates(b.currencies, in.FX, b.cur, now)
+	var err error
+	if d.Chart, err = b.chartResult(); err != nil {
 		return Digest{}, fmt.Errorf("building the digest chart: %w", err)
 	}
 	return d, nil
@@ -558,32 +702,63 @@ func currentAvailability(ivs []AvailabilityInterval, now time.Time) []pricewatch
 	return out
 }
 
-func modelRow(model string, offers []pricewatch.Offer, avail []pricewatch.Availability, series []analysis.Series, in Input, cur string) (ModelRow, error) {
+func modelRow(model string, offers []pricewatch.Offer, avail map[[2]string][]pricewatch.Availability, series []analysis.Series, in Input, cur string) (ModelRow, error) {
 	row := ModelRow{Model: model}
-	res, err := analysis.Compare(offers, avail, analysis.CompareOptions{GPU: model, Currency: cur, FX: in.FX, At: in.Now})
+	// Compared one provider and region at a time (eachPlace): Compare ranks
+	// by price per GPU-hour, then by key, a total order, so the cheapest of
+	// each kind over every region is the cheapest of the regions' cheapest.
+	cheaper := func(r analysis.CompareRow, c *Choice) bool {
+		if c == nil {
+			return true
+		}
+		if d := r.PricePerGPUHour.Cmp(c.PerGPUHour); d != 0 {
+			return d < 0
+		}
+		return analysis.KeyLess(r.Offer.Key(), c.Offer.Key())
+	}
+	err := eachPlace(offers, func(offers []pricewatch.Offer) error {
+		var at []pricewatch.Availability
+		if len(offers) > 0 {
+			at = avail[[2]string{offers[0].Provider, offers[0].Region}]
+		}
+		res, err := analysis.Compare(offers, at, analysis.CompareOptions{GPU: model, Currency: cur, FX: in.FX, At: in.Now})
+		if err != nil {
+			return err
+		}
+		row.Offers += len(res.Rows) + len(res.Unconverted) + len(res.Skipped)
+		for _, u := range res.Unconverted {
+			if row.Unconverted == nil {
+				row.Unconverted = map[string]int{}
+			}
+			row.Unconverted[u.NativeCurrency]++
+		}
+		// Rows are ranked cheapest first: the first of each kind is the
+		// region's answer.
+		var od, spot, commit bool
+		for i := range res.Rows {
+			r := &res.Rows[i]
+			var best **Choice
+			switch {
+			case r.PriceType == pricewatch.OnDemand && !od:
+				od, best = true, &row.OnDemand
+			case r.PriceType == pricewatch.Spot && !spot:
+				spot, best = true, &row.Spot
+			case r.PriceType.IsCommitment() && !commit:
+				commit, best = true, &row.Commitment
+			default:
+				continue
+			}
+			if !cheaper(*r, *best) {
+				continue
+			}
+			c := &Choice{PerGPUHour: r.PricePerGPUHour, NativeCurrency: r.NativeCurrency, FXStale: r.FXStale, Offer: r.Offer, Available: r.Available}
+			c.NativePerGPUHour, _ = pricewatch.PerGPUHour(r.NativeEffectiveHourly, r.GPUCount)
+			*best = c
+		}
+		return nil
+	})
 	if err != nil {
 		return row, err
-	}
-	row.Offers = len(res.Rows) + len(res.Unconverted) + len(res.Skipped)
-	for _, u := range res.Unconverted {
-		if row.Unconverted == nil {
-			row.Unconverted = map[string]int{}
-		}
-		row.Unconverted[u.NativeCurrency]++
-	}
-	// Rows are ranked cheapest first: the first of each kind is the answer.
-	for i := range res.Rows {
-		r := res.Rows[i]
-		c := &Choice{PerGPUHour: r.PricePerGPUHour, NativeCurrency: r.NativeCurrency, FXStale: r.FXStale, Offer: r.Offer, Available: r.Available}
-		c.NativePerGPUHour, _ = pricewatch.PerGPUHour(r.NativeEffectiveHourly, r.GPUCount)
-		switch {
-		case r.PriceType == pricewatch.OnDemand && row.OnDemand == nil:
-			row.OnDemand = c
-		case r.PriceType == pricewatch.Spot && row.Spot == nil:
-			row.Spot = c
-		case r.PriceType.IsCommitment() && row.Commitment == nil:
-			row.Commitment = c
-		}
 	}
 	for _, pt := range []pricewatch.PriceType{pricewatch.OnDemand, pricewatch.Spot} {
 		wow, err := weekOverWeek(series, model, pt, in.FX, cur, in.Now)
@@ -614,23 +789,24 @@ func weekOverWeek(series []analysis.Series, model string, pt pricewatch.PriceTyp
 	return decimal.NewNullDecimal(nowP.Sub(then).DivRound(then, 20).Mul(decimal.NewFromInt(100)).Round(analysis.PercentDecimals)), nil
 }
 
-// bestSavings picks, per watched model, the commitment that saves most
-// against on-demand at full use.
+// bestSavings picks, for watched model m, the commitment that saves most
+// against on-demand at full use among its current offers; nil when none
+// breaks even.
 //
 // One model at a time, over that model's offers only: a commitment and the
 // on-demand price it is matched with are of one instance type, so of one
 // model, and a year's report over every watched offer (tens of MB of
 // options) is never held at once.
-func bestSavings(models []string, series []analysis.Series, conv analysis.Converter, cur string, now time.Time) ([]SavingsRow, error) {
-	var out []SavingsRow
-	var ofModel []pricewatch.Offer
-	for _, m := range models {
-		ofModel = modelOffers(ofModel[:0], series, m, now)
-		rep, err := analysis.ComputeSavings(ofModel, analysis.SavingsOptions{Utilization: decimal.NewFromInt(1), Currency: cur, FX: conv, At: now})
+func bestSavings(m string, offers []pricewatch.Offer, conv analysis.Converter, cur string, now time.Time) (*SavingsRow, error) {
+	// One provider and region at a time (eachPlace), in the order of the
+	// report's groups (provider, region, …): the first best over the
+	// regions in order is the first best of one report over all of them.
+	var best *analysis.Savings
+	err := eachPlace(offers, func(offers []pricewatch.Offer) error {
+		rep, err := analysis.ComputeSavings(offers, analysis.SavingsOptions{Utilization: decimal.NewFromInt(1), Currency: cur, FX: conv, At: now})
 		if err != nil {
-			return nil, err
+			return err
 		}
-		var best *analysis.Savings
 		for _, s := range allOptions(rep) {
 			if !gpu.Matches(m, s.GPUModel) || !s.BreaksEven || !s.FullUseSavingsPct.IsPositive() || s.GPUCount <= 0 {
 				continue
@@ -640,14 +816,14 @@ func bestSavings(models []string, series []analysis.Series, conv analysis.Conver
 				best = &s
 			}
 		}
-		if best == nil {
-			continue
-		}
-		eff, _ := pricewatch.PerGPUHour(best.EffectiveHourly, best.GPUCount)
-		od, _ := pricewatch.PerGPUHour(best.OnDemandHourly, best.GPUCount)
-		out = append(out, SavingsRow{Model: m, Savings: *best, EffectivePerGPU: eff, OnDemandPerGPU: od})
+		return nil
+	})
+	if err != nil || best == nil {
+		return nil, err
 	}
-	return out, nil
+	eff, _ := pricewatch.PerGPUHour(best.EffectiveHourly, best.GPUCount)
+	od, _ := pricewatch.PerGPUHour(best.OnDemandHourly, best.GPUCount)
+	return &SavingsRow{Model: m, Savings: *best, EffectivePerGPU: eff, OnDemandPerGPU: od}, nil
 }
 
 // allOptions iterates every commitment of a report without copying them
@@ -852,15 +1028,10 @@ func Age(d time.Duration) string {
 	return fmt.Sprintf("%dm", int(d/time.Minute))
 }
 
-// rates quotes every currency the digest's figures come in; offers counts
-// the current watched offers per currency (upper case).
-func rates(offers map[string]int, series []analysis.Series, conv analysis.Converter, cur string, now time.Time) []Rate {
-	counts := offers
-	for _, s := range series {
-		if c := strings.ToUpper(s.Latest().Currency); counts[c] == 0 {
-			counts[c] = 0
-		}
-	}
+// rates quotes every currency the digest's figures come in; counts holds
+// the current watched offers per currency (upper case) and every series'
+// newest currency (0 when no watched offer is priced in it).
+func rates(counts map[string]int, conv analysis.Converter, cur string, now time.Time) []Rate {
 	var out []Rate
 	for c, n := range counts {
 		if c == cur {
@@ -882,17 +1053,20 @@ func rates(offers map[string]int, series []analysis.Series, conv analysis.Conver
 	return out
 }
 
-// chart samples the cheapest H100 and A100 per GPU-hour once a week.
-func chart(series []analysis.Series, conv analysis.Converter, cur string, now time.Time) (Chart, error) {
+// chartResult is the cheapest H100 and A100 per GPU-hour once a week, from
+// every series added.
+func (b *Builder) chartResult() (Chart, error) {
+	now, cur := b.in.Now, b.cur
 	c := Chart{Currency: cur, From: now.Add(-ChartWeeks * Week), To: now,
 		Title: fmt.Sprintf("Cheapest %s per GPU-hour, last %d weeks (%s)", strings.Join(ChartModels, " and "), ChartWeeks, cur)}
+	i := 0
 	for _, m := range ChartModels {
 		for _, pt := range chartPriceTypes {
-			res, err := analysis.CheapestPerGPUHour(series, analysis.CheapestOptions{GPU: m, PriceTypes: []pricewatch.PriceType{pt},
-				From: c.From, To: c.To, Step: Week, Currency: cur, FX: conv})
+			res, err := b.chart[i].Result()
 			if err != nil {
 				return c, err
 			}
+			i++
 			c.Series = append(c.Series, ChartSeries{Label: m + " " + PriceTypeLabel(pt), GPU: m, PriceType: pt, Points: res.Points, Unconverted: res.Unconverted})
 		}
 	}
