@@ -419,8 +419,12 @@ loop:
 			s := time.Now()
 			// The call may hang (a network that swallows packets): it is
 			// bounded by the step-down deadline, and the timer above does
-			// not wait for it.
-			bctx, bcancel := context.WithDeadline(ctx, deadline)
+			// not wait for it. A clean stop does not cut it short: pgx
+			// closes a connection whose query's context is cancelled, and
+			// the lock's connection must stay open to hand the lock over
+			// (a beat cancelled by a stop under load left the heartbeat
+			// row behind, so the follower waited it out as stale).
+			bctx, bcancel := context.WithDeadline(context.WithoutCancel(ctx), deadline)
 			go func() {
 				defer bcancel()
 				results <- beat{s, e.heartbeat(bctx, conn, key)}
@@ -451,7 +455,7 @@ loop:
 	if why == nil {
 		// A clean stop: give the lock back now rather than when the
 		// connection closes, so a follower takes over at its next look.
-		uctx, ucancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		uctx, ucancel := context.WithTimeout(context.WithoutCancel(ctx), max(time.Second, e.t.StepDown))
 		_, _ = conn.Exec(uctx, `DELETE FROM leader_heartbeat WHERE lock_key = $1 AND backend_pid = pg_backend_pid()`, key)
 		_, _ = conn.Exec(uctx, `SELECT pg_advisory_unlock($1)`, key)
 		ucancel()
