@@ -223,13 +223,13 @@ type CompareRow struct {
 	// EvictionBand is an Azure spot row's eviction-rate band as Azure
 	// words it; null where none is stored.
 	EvictionBand *string `json:"eviction_band"`
-	// Marketplace marks third-party hosts' machines (Vast.ai, RunPod
-	// Community Cloud), not the cloud's own capacity.
-	Marketplace bool `json:"marketplace"`
 	// WindowStart and WindowEnd are a capacity_block row's window (issue
 	// 23 item 3); null for every other row.
 	WindowStart *time.Time `json:"window_start"`
 	WindowEnd   *time.Time `json:"window_end"`
+	// Marketplace marks third-party hosts' machines (Vast.ai, RunPod
+	// Community Cloud), not the cloud's own capacity.
+	Marketplace bool `json:"marketplace"`
 }
 
 // CompareRows are the ranked rows, then the unconverted ones.
