@@ -2,6 +2,7 @@ package storage
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -89,6 +90,43 @@ func TestCapacityBlockPriceIntervals(t *testing.T) {
 			if p.Zone == "us-east-2a" && (p.ValidTo == nil || p.Term != "1d" || p.Upfront.String() != "786.6" || !p.Hourly.IsZero()) {
 				t.Errorf("closed block %+v", p)
 			}
+		}
+	})
+}
+
+// Blocks sell out and pass their start all at once: a complete block
+// answer with none left, in a run whose price file was unchanged (so the
+// blocks are all its coverage holds), or that lost most blocks, is no
+// suspicious drop; the blocks close and the run stores. A price file
+// that comes back empty still fails the run.
+func TestCapacityBlocksVanishingIsNoSuspiciousDrop(t *testing.T) {
+	backends(t, func(t *testing.T) {
+		_, db, clk := openTestDB(t)
+		opts := SaveOptions{MinOfferRatio: 0.5}
+		blocks := []pricewatch.Offer{blockPrice("us-east-2a", "1d", "786.60"), blockPrice("us-east-2b", "1d", "755.136"),
+			blockPrice("us-east-2c", "1d", "755.136"), blockPrice("us-east-2b", "7d", "5285.952")}
+		clk.tick()
+		if _, err := save(t, db, blockRun(true, blocks...), opts); err != nil {
+			t.Fatal(err)
+		}
+		// The price file unchanged (its scope in Unchanged), every block gone.
+		unchanged := blockRun(true)
+		unchanged.Offers = nil
+		unchanged.Unchanged, unchanged.Coverage = unchanged.Coverage[:1], unchanged.Coverage[1:]
+		clk.tick()
+		res, err := save(t, db, unchanged, opts)
+		if err != nil {
+			t.Fatalf("every block gone from a complete answer failed the run: %v", err)
+		}
+		if res.Closed != len(blocks) {
+			t.Errorf("%d closed, want the %d blocks", res.Closed, len(blocks))
+		}
+		// The price file now empty: still a suspicious drop.
+		empty := blockRun(true)
+		empty.Offers = nil
+		clk.tick()
+		if _, err := save(t, db, empty, opts); !errors.Is(err, ErrSuspiciousDrop) {
+			t.Errorf("an empty price file: %v, want ErrSuspiciousDrop", err)
 		}
 	})
 }
