@@ -14,6 +14,8 @@ func (pt PriceType) Label() string {
 		return "reserved"
 	case SavingsPlan:
 		return "savings plan"
+	case CapacityBlockPrice:
+		return "capacity block"
 	}
 	return string(pt)
 }

@@ -14,6 +14,7 @@ func TestHowBought(t *testing.T) {
 		{OfferKey{PriceType: Reserved, Term: "1m", Payment: AllUpfront}, "reserved 1m all upfront"},
 		{OfferKey{PriceType: SavingsPlan, Term: "3y", Payment: NoUpfront, OfferingClass: EC2InstanceSavingsPlan}, "savings plan 3y no upfront ec2 instance"},
 		{OfferKey{PriceType: OnDemand, OfferingClass: "community"}, "on-demand community"},
+		{OfferKey{PriceType: CapacityBlockPrice, Term: "7d", Payment: AllUpfront}, "capacity block 7d all upfront"},
 	}
 	for _, tt := range tests {
 		if got := tt.key.HowBought(); got != tt.want {

@@ -14,6 +14,9 @@ import (
 const (
 	HoursPerYear  = 8760
 	HoursPerMonth = 730
+	// HoursPerDay counts a capacity block's days ("7d"): a block is sold
+	// in whole days of 24 hours, from 11:30 UTC to 11:30 UTC.
+	HoursPerDay = 24
 )
 
 // RateDecimals is the precision of derived hourly rates (effective hourly,
@@ -22,14 +25,14 @@ const (
 const RateDecimals = 10
 
 // TermHours returns the number of billed hours in a term such as "1m",
-// "6m", "1y" or "3y".
+// "6m", "1y" or "3y", or a capacity block's "1d" or "7d".
 func TermHours(term string) (int64, error) {
 	if len(term) < 2 {
-		return 0, fmt.Errorf("term %q: want a number followed by m or y (e.g. 1y, 3y, 1m)", term)
+		return 0, fmt.Errorf("term %q: want a number followed by d, m or y (e.g. 1y, 3y, 1m, 7d)", term)
 	}
 	n, err := strconv.ParseInt(term[:len(term)-1], 10, 64)
 	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("term %q: want a positive number followed by m or y", term)
+		return 0, fmt.Errorf("term %q: want a positive number followed by d, m or y", term)
 	}
 	var unit int64
 	switch term[len(term)-1] {
@@ -37,8 +40,10 @@ func TermHours(term string) (int64, error) {
 		unit = HoursPerYear
 	case 'm':
 		unit = HoursPerMonth
+	case 'd':
+		unit = HoursPerDay
 	default:
-		return 0, fmt.Errorf("term %q: unit must be m (months) or y (years)", term)
+		return 0, fmt.Errorf("term %q: unit must be d (days), m (months) or y (years)", term)
 	}
 	// A count whose hours overflow int64 would come out negative and spread
 	// an upfront payment into a negative effective price (found by

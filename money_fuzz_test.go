@@ -107,7 +107,7 @@ func FuzzParseAmount(f *testing.F) {
 // (never an overflowed, negative count that would spread an upfront
 // payment into a negative effective price).
 func FuzzTermHours(f *testing.F) {
-	for _, s := range []string{"1m", "1y", "3y", "6m", "0y", "-1y", "1 Year", "y", "", "1d", "1Y", "+3y"} {
+	for _, s := range []string{"1m", "1y", "3y", "6m", "0y", "-1y", "1 Year", "y", "", "1d", "7d", "0d", "1D", "1Y", "+3y"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, term string) {
@@ -119,8 +119,11 @@ func FuzzTermHours(f *testing.F) {
 			return
 		}
 		unit := int64(pricewatch.HoursPerMonth)
-		if strings.HasSuffix(term, "y") {
+		switch {
+		case strings.HasSuffix(term, "y"):
 			unit = pricewatch.HoursPerYear
+		case strings.HasSuffix(term, "d"):
+			unit = pricewatch.HoursPerDay
 		}
 		n, perr := strconv.ParseInt(term[:len(term)-1], 10, 64)
 		if perr != nil || n <= 0 {

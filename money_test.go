@@ -17,6 +17,12 @@ func TestTermHours(t *testing.T) {
 		{"3y", 26280, false},
 		{"1m", 730, false},
 		{"6m", 4380, false},
+		// Capacity blocks: whole days of 24 hours.
+		{"1d", 24, false},
+		{"7d", 168, false},
+		{"182d", 4368, false},
+		{"0d", 0, true},
+		{"1D", 0, true},
 		{"", 0, true},
 		{"y", 0, true},
 		{"0y", 0, true},
@@ -122,6 +128,21 @@ func TestOfferValidate(t *testing.T) {
 			o.PriceType, o.Term, o.Payment, o.Hourly, o.Upfront = Reserved, "1y", AllUpfront, decimal.Zero, decimal.RequireFromString("260000")
 		}, true},
 		{"spot with upfront", func(o *Offer) { o.PriceType, o.Upfront = Spot, decimal.NewFromInt(1) }, false},
+		{"capacity block", func(o *Offer) {
+			o.PriceType, o.Zone, o.Term, o.Payment, o.Hourly, o.Upfront = CapacityBlockPrice, "us-east-2b", "7d", AllUpfront, decimal.Zero, decimal.RequireFromString("5250.12")
+		}, true},
+		{"capacity block without a zone", func(o *Offer) {
+			o.PriceType, o.Term, o.Payment, o.Hourly, o.Upfront = CapacityBlockPrice, "7d", AllUpfront, decimal.Zero, decimal.RequireFromString("5250.12")
+		}, false},
+		{"capacity block in months", func(o *Offer) {
+			o.PriceType, o.Zone, o.Term, o.Payment, o.Hourly, o.Upfront = CapacityBlockPrice, "us-east-2b", "1m", AllUpfront, decimal.Zero, decimal.RequireFromString("5250.12")
+		}, false},
+		{"capacity block with an hourly price", func(o *Offer) {
+			o.PriceType, o.Zone, o.Term, o.Payment, o.Upfront = CapacityBlockPrice, "us-east-2b", "1d", AllUpfront, decimal.RequireFromString("786.6")
+		}, false},
+		{"reserved in days", func(o *Offer) {
+			o.PriceType, o.Term, o.Payment, o.Hourly, o.Upfront = Reserved, "7d", AllUpfront, decimal.Zero, decimal.RequireFromString("260000")
+		}, false},
 		{"bad os", func(o *Offer) { o.OS = "rhel" }, false},
 	}
 	for _, tt := range tests {

@@ -50,10 +50,18 @@ const (
 	Spot        PriceType = "spot"
 	Reserved    PriceType = "reserved"
 	SavingsPlan PriceType = "savings_plan"
+	// CapacityBlock is an EC2 Capacity Block for ML bought as a price
+	// (issue 23 item 3): one instance for a window of whole days, paid all
+	// upfront. Term is the duration in days ("1d", "7d"), Payment
+	// all_upfront, Upfront the fee for one instance, Hourly 0 and Zone the
+	// block's availability zone, so EffectiveHourly is fee ÷ hours and the
+	// per-GPU-hour price fee ÷ (hours × GPUs). It is a one-time purchase,
+	// not a commitment discount: IsCommitment is false for it.
+	CapacityBlockPrice PriceType = "capacity_block"
 )
 
 // PriceTypes lists every price type in display order.
-var PriceTypes = []PriceType{OnDemand, Spot, Reserved, SavingsPlan}
+var PriceTypes = []PriceType{OnDemand, Spot, Reserved, SavingsPlan, CapacityBlockPrice}
 
 // Valid reports whether p is one of the known price types.
 func (p PriceType) Valid() bool {
@@ -67,6 +75,11 @@ func (p PriceType) Valid() bool {
 
 // IsCommitment reports whether the price needs a term commitment.
 func (p PriceType) IsCommitment() bool { return p == Reserved || p == SavingsPlan }
+
+// HasTerm reports whether offers of the price type carry a term (and may
+// carry an upfront payment): the commitments, and capacity blocks, whose
+// term is their window's length.
+func (p PriceType) HasTerm() bool { return p.IsCommitment() || p == CapacityBlockPrice }
 
 // Payment options for commitments.
 const (
@@ -134,7 +147,7 @@ type Offer struct {
 	Zone          string // empty when the price is regional
 	InstanceType  string // the cloud's own name
 	PriceType     PriceType
-	Term          string // "1m", "1y", "3y"; empty for on-demand and spot
+	Term          string // "1m", "1y", "3y"; a capacity block's "1d", "7d"; empty for on-demand and spot
 	Payment       string // no_upfront, partial_upfront, all_upfront; empty where none
 	OfferingClass string // standard/convertible, compute/ec2_instance; empty where none
 	OS            string // linux or windows
@@ -257,12 +270,21 @@ func (o Offer) Validate() error {
 			return fmt.Errorf("offer %s: %w", o.Key(), err)
 		}
 	}
-	if o.PriceType.IsCommitment() {
+	if o.PriceType.HasTerm() {
 		if _, err := TermHours(o.Term); err != nil {
 			return fmt.Errorf("offer %s: %w", o.Key(), err)
 		}
 	} else if o.Term != "" || !o.Upfront.IsZero() {
 		return fmt.Errorf("offer %s: %s prices have no term or upfront payment", o.Key(), o.PriceType)
+	}
+	// A capacity block is one window of whole days in one zone, paid all
+	// upfront; anything else under its type would be compared as a block
+	// while being something else.
+	if o.PriceType == CapacityBlockPrice && (!strings.HasSuffix(o.Term, "d") || o.Zone == "" || o.Payment != AllUpfront || !o.Hourly.IsZero()) {
+		return fmt.Errorf("offer %s: a capacity block needs a term in days, a zone, payment %s and no hourly price", o.Key(), AllUpfront)
+	}
+	if o.PriceType != CapacityBlockPrice && strings.HasSuffix(o.Term, "d") {
+		return fmt.Errorf("offer %s: terms in days belong to capacity blocks only", o.Key())
 	}
 	if o.Hourly.IsZero() && o.Upfront.IsZero() {
 		return fmt.Errorf("offer %s: zero price (a missing price must be left out, never stored as 0)", o.Key())

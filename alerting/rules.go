@@ -482,6 +482,13 @@ func (r *rule) filters(ev Event, c pricewatch.Change) bool {
 			return false
 		}
 	}
+	// A capacity block's price comes and goes with its offerings, which
+	// capacity_block_available already announces: price events of blocks
+	// reach only a rule that names capacity_block in price_types, so a rule
+	// of every price type does not say each block twice.
+	if ev.IsPrice() && len(r.priceTypes) == 0 && c.Offer.PriceType == pricewatch.CapacityBlockPrice {
+		return false
+	}
 	if ev.IsPrice() && len(r.priceTypes) > 0 {
 		ok := false
 		for _, pt := range r.priceTypes {

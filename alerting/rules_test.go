@@ -485,3 +485,44 @@ func TestExampleConfigRules(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+// Issue 23 item 3: a capacity block stored as a price. Its appearance is
+// capacity_block_available's (a signal); price events of blocks reach only
+// a rule naming capacity_block in price_types, and a block's price closing
+// (the offering bought or past) alerts nothing, so neither the built-in
+// rules nor a rule of every price type speak of blocks again.
+func TestCapacityBlockPriceEvents(t *testing.T) {
+	block := pricewatch.Offer{Provider: pricewatch.AWS, Region: "us-east-2", Zone: "us-east-2b", InstanceType: "p5.48xlarge",
+		PriceType: pricewatch.CapacityBlockPrice, Term: "7d", Payment: pricewatch.AllUpfront, OS: pricewatch.Linux, Currency: "USD",
+		Hardware: pricewatch.Hardware{GPUModel: "H100", GPUCount: 8}}
+	all := []string{"price_new", "price_drop", "price_rise"}
+	tests := []struct {
+		name   string
+		rules  []config.Rule
+		change pricewatch.Change
+		want   string
+	}{
+		{"new block, rule of every price type", []config.Rule{{Name: "r", Events: all}},
+			priceChange(pricewatch.PriceNew, block, "", "31.464"), "[]"},
+		{"cheaper next block, rule of every price type", []config.Rule{{Name: "r", Events: all}},
+			priceChange(pricewatch.PriceChanged, block, "31.464", "25"), "[]"},
+		{"block gone, rule of every price type", []config.Rule{{Name: "r", Events: all}},
+			priceChange(pricewatch.PriceGone, block, "31.464", ""), "[]"},
+		{"block gone, built-in rules", config.DefaultRules(),
+			priceChange(pricewatch.PriceGone, block, "31.464", ""), "[]"},
+		{"cheaper next block, built-in rules", config.DefaultRules(),
+			priceChange(pricewatch.PriceChanged, block, "31.464", "25"), "[]"},
+		{"cheaper next block, rule naming capacity_block", []config.Rule{{Name: "r", Events: all, PriceTypes: []string{"capacity_block"}}},
+			priceChange(pricewatch.PriceChanged, block, "31.464", "25"), "[r:price_drop p5.48xlarge@us-east-2b -20.54%]"},
+		{"block gone, rule naming capacity_block", []config.Rule{{Name: "r", Events: all, PriceTypes: []string{"capacity_block"}}},
+			priceChange(pricewatch.PriceGone, block, "31.464", ""), "[]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			gs := mustRules(t, config.Alerts{Rules: tt.rules}).Groups(result(tt.change))
+			if got := fmt.Sprint(events(gs)); got != tt.want {
+				t.Errorf("alerted %s, want %s", got, tt.want)
+			}
+		})
+	}
+}

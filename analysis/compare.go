@@ -71,6 +71,12 @@ type CompareRow struct {
 	// EvictionBand is the spot eviction-rate band of an Azure spot row's
 	// type and location, "" when none is stored.
 	EvictionBand string `json:"eviction_band,omitempty"`
+	// WindowStart and WindowEnd bound a capacity_block row's window (the
+	// soonest current block signal of its zone, type and duration; see
+	// report.addWindows); zero for every other row and for a block whose
+	// signal is not stored.
+	WindowStart time.Time `json:"-"`
+	WindowEnd   time.Time `json:"-"`
 
 	Offer pricewatch.Offer `json:"-"`
 	// Spec is the catalogue entry used, when the model is known.

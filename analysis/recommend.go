@@ -205,6 +205,12 @@ func Recommend(offers []pricewatch.Offer, avail []pricewatch.Availability, opts 
 		if !gpu.Matches(opts.GPU, o.GPUModel) || !inSet(opts.Providers, o.Provider) || !inSet(opts.Regions, o.Region) || !osMatches(opts.OS, o.OS) {
 			continue
 		}
+		if o.PriceType == pricewatch.CapacityBlockPrice {
+			// A block is one window of fixed days from a fixed start, not a
+			// rate to run for any horizon: it is offered apart, from its
+			// signal (CapacityBlocks), never ranked with the options.
+			continue
+		}
 		if o.PriceType == pricewatch.Spot && !opts.IncludeSpot {
 			spotLeftOut++
 			continue

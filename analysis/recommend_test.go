@@ -335,3 +335,32 @@ func TestRecommendNotesMarketplace(t *testing.T) {
 		t.Errorf("reasons lack the marketplace note:\n%s", strings.Join(rec.Reasons, "\n"))
 	}
 }
+
+// Issue 23 item 3: a capacity block stored as a price is never an option
+// of recommend (it is one window from a fixed start, offered apart from
+// its signal), however cheap its per-GPU-hour.
+func TestRecommendLeavesBlockPricesOut(t *testing.T) {
+	q := seedQuestion(t)
+	q.Horizon = "7d"
+	cheap := pricewatch.Offer{Provider: pricewatch.AWS, Region: "us-east-1", Zone: "us-east-1a", InstanceType: "p4d.24xlarge",
+		PriceType: pricewatch.CapacityBlockPrice, Term: "7d", Payment: pricewatch.AllUpfront, OS: pricewatch.Linux, Currency: "USD",
+		Upfront: dec("168"), Hardware: pricewatch.Hardware{GPUModel: "A100-40GB", GPUCount: 8}}
+	with, err := Recommend(append(a100Offers(), cheap), availabilityFixture(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	without, err := Recommend(a100Offers(), availabilityFixture(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range with.Options {
+		if op.PriceType == pricewatch.CapacityBlockPrice {
+			t.Errorf("a block price is an option: %s", op.Label())
+		}
+	}
+	bw, _ := with.BestOption()
+	bo, _ := without.BestOption()
+	if len(with.Options) != len(without.Options) || bw.Label() != bo.Label() || len(with.Options) == 0 {
+		t.Errorf("options %d (best %s), want %d (best %s)", len(with.Options), bw.Label(), len(without.Options), bo.Label())
+	}
+}

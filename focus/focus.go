@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -260,9 +261,22 @@ func termUnit(term string) string {
 		return "Years"
 	case "3y":
 		return "3 Years"
+	case "1d":
+		return "Days"
+	}
+	// A capacity block's window of several days ("7d" is "7 Days").
+	if n, ok := strings.CutSuffix(term, "d"); ok {
+		if d, err := strconv.Atoi(n); err == nil && d > 1 {
+			return n + " Days"
+		}
 	}
 	return "Units"
 }
+
+// isBlock: an EC2 Capacity Block (issue 23 item 3), a one-time purchase of
+// one instance for a window at its fee: no commitment discount, no usage
+// row (its hourly rate is 0 by construction).
+func isBlock(p *storage.PriceInterval) bool { return p.PriceType == pricewatch.CapacityBlockPrice }
 
 var paymentNames = map[string]string{
 	pricewatch.NoUpfront: "No Upfront", pricewatch.PartialUpfront: "Partial Upfront", pricewatch.AllUpfront: "All Upfront",
@@ -294,6 +308,8 @@ func details(p *storage.PriceInterval) (string, error) {
 		m["x_CommitmentDiscountType"], m["x_CommitmentDiscountCategory"] = "Savings Plan", "Spend"
 	case p.PriceType == pricewatch.Spot:
 		m["x_PurchaseOption"] = "Spot"
+	case isBlock(p):
+		m["x_PurchaseOption"] = "Capacity Block"
 	default:
 		m["x_PurchaseOption"] = "On-Demand"
 	}
@@ -449,10 +465,15 @@ func (s *Sheet) Write(p *storage.PriceInterval) error {
 		r[col["ChargeCategory"]], r[col["ChargeFrequency"]], r[col["PricingCategory"]] = "Purchase", "One-Time", "Standard"
 		r[col["PricingQuantity"]], r[col["PricingUnit"]] = "1", termUnit(p.Term)
 		meter := "Commitment Upfront Fee"
-		if isSubscription(p) {
+		switch {
+		case isSubscription(p):
 			meter = "Subscription Fee"
 			r[col["SkuPriceId"]] = priceID
-		} else {
+		case isBlock(p):
+			// The fee is the whole price: no hourly part shares its id.
+			meter = "Capacity Block Fee"
+			r[col["SkuPriceId"]] = priceID
+		default:
 			r[col["SkuPriceId"]] = priceID + "|upfront"
 		}
 		r[col["SkuMeter"]] = meter

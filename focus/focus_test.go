@@ -274,3 +274,38 @@ func TestSheetHardware(t *testing.T) {
 		}
 	}
 }
+
+// Issue 23 item 3: a capacity block is a one-time purchase of its window:
+// one Purchase row (One-Time, Standard, no commitment discount) at the
+// fee, in days, and no usage row (its hourly rate is 0 by construction);
+// the validator passes it.
+func TestSheetCapacityBlock(t *testing.T) {
+	block := price(pricewatch.Offer{Provider: pricewatch.AWS, Region: "us-east-2", Zone: "us-east-2b", InstanceType: "p5.48xlarge",
+		PriceType: pricewatch.CapacityBlockPrice, Term: "7d", Payment: pricewatch.AllUpfront, OS: "linux", Currency: "USD",
+		Upfront: decimal.RequireFromString("5285.952"), Hardware: pricewatch.Hardware{GPUModel: "H100", GPUCount: 8}})
+	day := price(block.Offer)
+	day.Zone, day.Term, day.Upfront = "us-east-2a", "1d", decimal.RequireFromString("786.6")
+	recs, err := sheetOf(t, nil, []*storage.PriceInterval{block, day})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs := Validate(recs, Rules{BillingCurrency: "USD", InternalIDs: []string{"aws"}}); len(errs) != 0 {
+		t.Errorf("breaches: %v", errs)
+	}
+	if len(recs) != 3 {
+		t.Fatalf("%d rows, want one purchase row per block", len(recs)-1)
+	}
+	type want struct{ id, charge, freq, pricing, list, unit, meter, option, commitment string }
+	for i, w := range []want{
+		{"pricewatch:aws:us-east-2:p5.48xlarge:linux|capacity_block|7d|all_upfront|us-east-2b", "Purchase", "One-Time", "Standard", "5285.952", "7 Days", "Capacity Block Fee", "Capacity Block", ""},
+		{"pricewatch:aws:us-east-2:p5.48xlarge:linux|capacity_block|1d|all_upfront|us-east-2a", "Purchase", "One-Time", "Standard", "786.6", "Days", "Capacity Block Fee", "Capacity Block", ""},
+	} {
+		r := recs[i+1]
+		got := want{r[col["SkuPriceId"]], r[col["ChargeCategory"]], r[col["ChargeFrequency"]], r[col["PricingCategory"]],
+			r[col["ListUnitPrice"]], r[col["PricingUnit"]], r[col["SkuMeter"]], purchaseOption(r[col["SkuPriceDetails"]]),
+			r[col["CommitmentDiscountType"]] + r[col["CommitmentDiscountCategory"]]}
+		if got != w {
+			t.Errorf("row %d:\n got %+v\nwant %+v", i+1, got, w)
+		}
+	}
+}

@@ -46,6 +46,12 @@ func TestCommitmentFarBelowOnDemandIsHeld(t *testing.T) {
 		}
 		return o
 	}
+	p5Block := func(zone, fee string) pricewatch.Offer {
+		o := p5(pricewatch.CapacityBlockPrice, "", "0", "")
+		o.Zone, o.Term, o.Payment, o.Upfront = zone, "7d", pricewatch.AllUpfront, decimal.RequireFromString(fee)
+		return o
+	}
+	zonal := func(o pricewatch.Offer) pricewatch.Offer { o.Zone = "us-east-1a"; return o }
 	defaults := config.Default().Guard
 	off := defaults
 	off.CommitmentMinFraction = 0
@@ -62,6 +68,12 @@ func TestCommitmentFarBelowOnDemandIsHeld(t *testing.T) {
 		{"no on-demand price to compare with", defaults, nil, []pricewatch.Offer{month, yearIsMonth}, nil},
 		{"the deepest real AWS discount", defaults, nil, []pricewatch.Offer{p5(pricewatch.OnDemand, "", "55.04", ""), p5(pricewatch.Reserved, "3y", "0", "543866")}, nil},
 		{"the test turned off", off, nil, []pricewatch.Offer{onDemand, yearIsMonth}, nil},
+		// Issue 23 item 3: a capacity block is a one-time purchase of a
+		// window, not a commitment discount; a constructed fee of 1,000
+		// USD for 7 days (5.95 an hour, 10.8 % of on-demand) is not held
+		// against on-demand, in the region or in its zone.
+		{"a capacity block far below on-demand", defaults, nil, []pricewatch.Offer{p5(pricewatch.OnDemand, "", "55.04", ""), p5Block("us-east-1a", "1000")}, nil},
+		{"a zonal on-demand price and a block of that zone", defaults, nil, []pricewatch.Offer{zonal(p5(pricewatch.OnDemand, "", "55.04", "")), p5Block("us-east-1a", "1000")}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package report
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -117,7 +118,55 @@ func Compare(ctx context.Context, st Store, book *fx.Book, q CompareQuery) (anal
 	if err != nil {
 		return res, err
 	}
-	return res, addBands(ctx, st, &res)
+	if err := addBands(ctx, st, &res); err != nil {
+		return res, err
+	}
+	return res, addWindows(ctx, st, &res)
+}
+
+// addWindows puts each capacity_block row's window beside its price: the
+// current capacity_block signal of the same provider, region, zone,
+// instance type and duration, of one instance, with the soonest start;
+// the same rule that chose the offering the price is of (fetchers/aws
+// blockPrices). A block whose signal is not stored shows no window.
+func addWindows(ctx context.Context, st Store, res *analysis.CompareResult) error {
+	isBlock := func(r analysis.CompareRow) bool { return r.Offer.PriceType == pricewatch.CapacityBlockPrice }
+	if !slices.ContainsFunc(res.Rows, isBlock) && !slices.ContainsFunc(res.Unconverted, isBlock) {
+		return nil
+	}
+	sigs, err := st.Signals(ctx, storage.SignalFilter{Kinds: []pricewatch.SignalKind{pricewatch.CapacityBlock}, CurrentOnly: true})
+	if err != nil {
+		return err
+	}
+	type place struct {
+		provider, region, zone, instanceType, hours string
+	}
+	soonest := map[place]pricewatch.Signal{}
+	for _, sg := range sigs {
+		if pricewatch.ShapeValue(sg.Shape, "instance_count") != "1" {
+			continue
+		}
+		p := place{sg.Provider, sg.Region, sg.Zone, sg.InstanceType, pricewatch.ShapeValue(sg.Shape, "duration_hours")}
+		if cur, ok := soonest[p]; !ok || sg.Start.Before(cur.Start) {
+			soonest[p] = sg.Signal
+		}
+	}
+	for _, rows := range [][]analysis.CompareRow{res.Rows, res.Unconverted} {
+		for i := range rows {
+			o := rows[i].Offer
+			if o.PriceType != pricewatch.CapacityBlockPrice {
+				continue
+			}
+			hours, err := pricewatch.TermHours(o.Term)
+			if err != nil {
+				continue
+			}
+			if sg, ok := soonest[place{o.Provider, o.Region, o.Zone, o.InstanceType, strconv.FormatInt(hours, 10)}]; ok {
+				rows[i].WindowStart, rows[i].WindowEnd = sg.Start.UTC(), sg.End.UTC()
+			}
+		}
+	}
+	return nil
 }
 
 // addBands puts the current interruption band (AWS Spot Advisor) and
@@ -174,6 +223,10 @@ type CompareRow struct {
 	// EvictionBand is an Azure spot row's eviction-rate band as Azure
 	// words it; null where none is stored.
 	EvictionBand *string `json:"eviction_band"`
+	// WindowStart and WindowEnd are a capacity_block row's window (issue
+	// 23 item 3); null for every other row.
+	WindowStart *time.Time `json:"window_start"`
+	WindowEnd   *time.Time `json:"window_end"`
 	// Marketplace marks third-party hosts' machines (Vast.ai, RunPod
 	// Community Cloud), not the cloud's own capacity.
 	Marketplace bool `json:"marketplace"`
@@ -192,6 +245,10 @@ func CompareRows(res analysis.CompareResult) []CompareRow {
 		}
 		row.GPUMemoryGB, row.VCPUs, row.MemoryGB = knownHardware(r.Offer.Hardware)
 		row.Interconnect, row.LocalStorage = knownText(r.Offer.Interconnect), knownText(r.Offer.LocalStorage)
+		if !r.WindowStart.IsZero() {
+			start, end := r.WindowStart, r.WindowEnd
+			row.WindowStart, row.WindowEnd = &start, &end
+		}
 		if ranked {
 			rank := r.Rank
 			row.Rank = &rank

@@ -26,7 +26,7 @@ func ParsePriceTypes(name string, vals []string) ([]pricewatch.PriceType, error)
 			case pricewatch.PriceType(p).Valid():
 				out = append(out, pricewatch.PriceType(p))
 			default:
-				return nil, paramErr("%s %q: want on_demand, spot, reserved, savings_plan or any", name, p)
+				return nil, paramErr("%s %q: want on_demand, spot, reserved, savings_plan, capacity_block or any", name, p)
 			}
 		}
 	}

@@ -345,15 +345,19 @@ func coveredAvailability(scopes []pricewatch.Scope, region string) bool {
 // checkDrop fails a run that finds far fewer offers than are stored as
 // current inside its coverage.
 func checkDrop(snap *pricewatch.Snapshot, current map[pricewatch.OfferKey]*currentPrice, minRatio float64) error {
+	// Capacity blocks are left out of the count: they sell out and pass
+	// their start all at once, so every block of a region gone from a
+	// complete answer is news, not a fault (the fetcher covers blocks only
+	// when every query answered in full).
 	stored := 0
 	for k := range current {
-		if coveredOffer(snap.Coverage, k.Region, k.PriceType) {
+		if k.PriceType != pricewatch.CapacityBlockPrice && coveredOffer(snap.Coverage, k.Region, k.PriceType) {
 			stored++
 		}
 	}
 	found := 0
 	for _, o := range snap.Offers {
-		if coveredOffer(snap.Coverage, o.Region, o.PriceType) {
+		if o.PriceType != pricewatch.CapacityBlockPrice && coveredOffer(snap.Coverage, o.Region, o.PriceType) {
 			found++
 		}
 	}
@@ -372,12 +376,12 @@ func checkDrop(snap *pricewatch.Snapshot, current map[pricewatch.OfferKey]*curre
 		}
 		stored, found := 0, 0
 		for k := range current {
-			if sc.CoversOffer(k.Region, k.PriceType) {
+			if k.PriceType != pricewatch.CapacityBlockPrice && sc.CoversOffer(k.Region, k.PriceType) {
 				stored++
 			}
 		}
 		for _, o := range snap.Offers {
-			if sc.CoversOffer(o.Region, o.PriceType) {
+			if o.PriceType != pricewatch.CapacityBlockPrice && sc.CoversOffer(o.Region, o.PriceType) {
 				found++
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -93,7 +94,7 @@ apart, never ranked.`,
 	})
 	cmd.Flags().StringVar(&f.gpu, "gpu", "", "GPU model or family: H100, A100 (any A100), A100-80GB, L40S, …")
 	cmd.Flags().Float64Var(&f.count, "count", 0, "only instance types with this many GPUs (0: any)")
-	cmd.Flags().StringSliceVar(&f.priceTypes, "price-type", []string{string(pricewatch.OnDemand)}, "on_demand, spot, reserved, savings_plan or any; repeatable")
+	cmd.Flags().StringSliceVar(&f.priceTypes, "price-type", []string{string(pricewatch.OnDemand)}, "on_demand, spot, reserved, savings_plan, capacity_block or any; repeatable")
 	cmd.Flags().BoolVar(&f.availableOnly, "available-only", false, "only offers known to be offered or in stock where priced")
 	cmd.Flags().BoolVar(&f.wide, "wide", false, "keep every column, whatever the terminal's width")
 	return cmd
@@ -130,6 +131,9 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 			{Head: "BUY", Hidden: !mixed},
 			{Head: ">" + res.Currency + "/GPU-H"}, {Head: ">/TFLOPS", Drop: 3}, {Head: ">/GB", Drop: 2}, {Head: "AVAIL", Drop: 4},
 			{Head: "MARKET", Hidden: !market}, {Head: "BAND", Hidden: !clitext.AnyBand(res.Rows), Drop: 1},
+			// A capacity block's window (issue 23 item 3), only when a
+			// block is listed.
+			{Head: "WINDOW (UTC)", Hidden: !anyWindow(res.Rows)},
 			// The machine beside the price, with --wide (JSON and CSV
 			// always carry it): "?" where the cloud does not say.
 			{Head: ">GPU GB", Hidden: !f.wide}, {Head: ">VCPUS", Hidden: !f.wide}, {Head: ">MEM GB", Hidden: !f.wide},
@@ -145,7 +149,7 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 			}
 			table.AddRow(cols, r.Provider, pricewatch.Place(r.Region, r.Zone), r.InstanceType, clitext.GPUs(r.GPUCount, r.GPUModel),
 				clitext.BuyLabel(r.Offer), clitext.Rate(r.PricePerGPUHour), tflops, gb, clitext.Avail(r.Available), clitext.MarketShort(r.Marketplace), dash(clitext.Band(r)),
-				knownFloat(r.Offer.GPUMemoryGB), knownInt(r.Offer.VCPUs), knownFloat(r.Offer.MemoryGB),
+				blockWindow(r), knownFloat(r.Offer.GPUMemoryGB), knownInt(r.Offer.VCPUs), knownFloat(r.Offer.MemoryGB),
 				knownString(r.Offer.Interconnect), knownString(r.Offer.LocalStorage))
 		}
 		dropped, err := table.Fit(&b, cols, table.Layout{Width: width, MinLast: cutMinLast})
@@ -194,6 +198,20 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 	notes.Write(&b, tableWidth())
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// anyWindow reports whether a row is a capacity block with its window.
+func anyWindow(rows []analysis.CompareRow) bool {
+	return slices.ContainsFunc(rows, func(r analysis.CompareRow) bool { return !r.WindowStart.IsZero() })
+}
+
+// blockWindow is a capacity block's window as "2026-12-14 11:30 → 12-21
+// 11:30"; "-" for other rows (and a block whose window is not stored).
+func blockWindow(r analysis.CompareRow) string {
+	if r.WindowStart.IsZero() {
+		return "-"
+	}
+	return r.WindowStart.UTC().Format("2006-01-02 15:04") + " → " + r.WindowEnd.UTC().Format("01-02 15:04")
 }
 
 func offersOfRows(rows []analysis.CompareRow) []pricewatch.Offer {

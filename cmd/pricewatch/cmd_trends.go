@@ -103,7 +103,7 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 	})
 	cmd.Flags().StringVar(&f.gpu, "gpu", "", "GPU model or family (default: every model, one cheapest series each)")
 	cmd.Flags().StringVar(&f.window, "window", "30d", "how far back to look: 7d, 30d, 90d, 12w, 48h")
-	cmd.Flags().StringSliceVar(&f.priceTypes, "price-type", defaultTrendPriceTypes, "on_demand, spot, reserved, savings_plan or any; repeatable")
+	cmd.Flags().StringSliceVar(&f.priceTypes, "price-type", defaultTrendPriceTypes, "on_demand, spot, reserved, savings_plan, capacity_block or any; repeatable")
 	cmd.Flags().IntVar(&f.top, "top", 10, "how many movers to list (0: all)")
 	return cmd
 }

@@ -49,7 +49,7 @@ func (a *app) addCompletions(cmd *cobra.Command) {
 		formats = []string{formatTable, formatJSON, formatCSV}
 	}
 	register("format", static(formats...))
-	register("price-type", static("on_demand", "spot", "reserved", "savings_plan", "any"))
+	register("price-type", static("on_demand", "spot", "reserved", "savings_plan", "capacity_block", "any"))
 	register("provider", static(providerNames...))
 	register("os", static("linux", "windows", "any"))
 	register("currency", func(c *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {

@@ -116,7 +116,60 @@ func TestCapacityBlockEndToEnd(t *testing.T) {
 		t.Errorf("a one-day block offered for a week:\n%s", week)
 	}
 
+	// Issue 23 item 3: the block is a capacity_block price too: compare
+	// shows it with its window and 755.136 / (24 h × 8 GPUs) = 3.933 per
+	// GPU-hour; compare's default (on-demand) does not.
+	cmp := rawCLI(t, "--config", cfg, "compare", "--gpu", "H100", "--price-type", "capacity_block")
+	for _, want := range []string{"capacity_block", "us-east-2b", "p5.48xlarge", "3.933", "WINDOW (UTC)",
+		start.Format("2006-01-02 15:04") + " → " + start.Add(24*time.Hour).Format("01-02 15:04")} {
+		if !strings.Contains(cmp, want) {
+			t.Errorf("compare --price-type capacity_block does not show %q:\n%s", want, cmp)
+		}
+	}
+	if od := rawCLI(t, "--config", cfg, "compare", "--gpu", "H100"); strings.Contains(od, "us-east-2b") || strings.Contains(od, "WINDOW") || !strings.Contains(od, "us-east-2") {
+		t.Errorf("compare's default lists the block:\n%s", od)
+	}
+	var cmpRows []report.CompareRow
+	if err := json.Unmarshal([]byte(rawCLI(t, "--config", cfg, "compare", "--gpu", "H100", "--price-type", "any", "--format", "json")), &cmpRows); err != nil {
+		t.Fatal(err)
+	}
+	blocks := 0
+	for _, r := range cmpRows {
+		if r.PriceType != "capacity_block" {
+			if r.WindowStart != nil || r.WindowEnd != nil {
+				t.Errorf("a %s row has a window: %+v", r.PriceType, r)
+			}
+			continue
+		}
+		blocks++
+		if r.Zone != "us-east-2b" || r.Term != "1d" || r.Payment != "all_upfront" || r.PricePerGPUHour.D.String() != "3.933" ||
+			r.EffectiveHourly.D.String() != "31.464" || r.WindowStart == nil || !r.WindowStart.Equal(start) ||
+			r.WindowEnd == nil || !r.WindowEnd.Equal(start.Add(24*time.Hour)) {
+			t.Errorf("block row %+v", r)
+		}
+	}
+	if blocks != 1 {
+		t.Errorf("%d capacity_block rows in compare --price-type any, want 1", blocks)
+	}
+
 	ts, _, db := apiServer(t, cfg)
+	// Run 3 found the block unchanged: it wrote no second interval.
+	var intervals int
+	prices, err := db.Prices(t.Context(), storage.PriceFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range prices {
+		if p.PriceType == "capacity_block" {
+			intervals++
+			if p.ValidTo != nil || p.Upfront.String() != "755.136" || !p.Hourly.IsZero() {
+				t.Errorf("block interval %+v", p)
+			}
+		}
+	}
+	if intervals != 1 {
+		t.Errorf("%d capacity_block price intervals after three runs, want 1", intervals)
+	}
 	resp, body := apiGet(t, ts.URL+"/api/v1/signals?instance_type=p5.48xlarge&kind=capacity_block")
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("/api/v1/signals: %d %s", resp.StatusCode, body)

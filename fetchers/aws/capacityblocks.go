@@ -3,6 +3,7 @@ package aws
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -117,6 +118,11 @@ func (f *Fetcher) capacityBlocks(ctx context.Context, r *run, regions []string) 
 	for _, region := range regions {
 		client := f.ec2Client(base.Credentials, signer, region)
 		complete := true
+		// Prices come from the one-instance offerings only (see
+		// blockPrices): without one in the grid the region's stored block
+		// prices are not spoken for, and stay as they are.
+		pricesComplete := slices.Contains(cb.InstanceCounts, 1)
+		var offers []pricewatch.Offer
 		for _, typ := range cb.InstanceTypes {
 			for _, count := range cb.InstanceCounts {
 				for _, days := range cb.DurationDays {
@@ -126,19 +132,71 @@ func (f *Fetcher) capacityBlocks(ctx context.Context, r *run, regions []string) 
 							return
 						}
 						complete = false
+						if count == 1 {
+							pricesComplete = false
+						}
 						f.log.Warn("capacity block offerings not read; stored blocks of the region stand",
 							zap.String("region", region), zap.String("instance_type", typ), zap.Int("instance_count", count),
 							zap.Int("duration_days", days), zap.String("error", scrub.String(err.Error())))
 						continue
 					}
 					r.snap.Signals = append(r.snap.Signals, sigs...)
+					if count == 1 {
+						offers = append(offers, blockPrices(sigs, days)...)
+					}
 				}
 			}
 		}
 		if complete {
 			r.snap.SignalCoverage = append(r.snap.SignalCoverage, pricewatch.SignalScope{Kind: pricewatch.CapacityBlock, Region: region})
 		}
+		// The region's block prices are stored only when every one-instance
+		// query answered in full; they get a scope of their own, of price
+		// type capacity_block alone (not merged into the price file's scope,
+		// which never speaks for blocks): a skipped or failed block fetch
+		// covers nothing, so stored block prices stay, and a complete answer
+		// that no longer lists a block closes its price.
+		if pricesComplete {
+			r.snap.Offers = append(r.snap.Offers, offers...)
+			r.snap.Coverage = append(r.snap.Coverage, pricewatch.Scope{Region: region, PriceTypes: []pricewatch.PriceType{pricewatch.CapacityBlockPrice}})
+		}
 	}
+}
+
+// blockPrices turns one query's one-instance offerings into capacity_block
+// prices (issue 23 item 3), one per zone: the offer key has no start date,
+// so when a zone has several offerings of the duration (different start
+// dates) the soonest start is the price (ties cannot happen: one zone and
+// window is one signal). The soonest, not the cheapest: the series then
+// answers "what does the next block here cost", and its window is the
+// matching signal's. A block is an all-upfront purchase of its window:
+// Term is the duration in days, Upfront the fee, Hourly 0, so
+// EffectiveHourly = fee ÷ hours and per GPU-hour fee ÷ (hours × GPUs).
+// The offering states no operating system (it is chosen at purchase, at
+// the same fee); the price is recorded as linux.
+func blockPrices(sigs []pricewatch.Signal, days int) []pricewatch.Offer {
+	soonest := map[string]pricewatch.Signal{}
+	for _, sg := range sigs {
+		if cur, ok := soonest[sg.Zone]; !ok || sg.Start.Before(cur.Start) {
+			soonest[sg.Zone] = sg
+		}
+	}
+	zones := slices.Sorted(maps.Keys(soonest))
+	out := make([]pricewatch.Offer, 0, len(zones))
+	for _, z := range zones {
+		sg := soonest[z]
+		fee, err := pricewatch.ParsePrice(sg.Value)
+		if err != nil {
+			// blockSignal wrote the value from a parsed amount.
+			continue
+		}
+		out = append(out, pricewatch.Offer{
+			Provider: sg.Provider, Region: sg.Region, Zone: sg.Zone, InstanceType: sg.InstanceType,
+			PriceType: pricewatch.CapacityBlockPrice, Term: strconv.Itoa(days) + "d", Payment: pricewatch.AllUpfront,
+			OS: pricewatch.Linux, Currency: sg.Unit, Upfront: fee, Hardware: sg.Hardware,
+		})
+	}
+	return out
 }
 
 // ec2Client speaks EC2 in region through the fetchers' client: its

@@ -162,3 +162,100 @@ func TestCapacityBlockGrid(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// Issue 23 item 3: each zone's one-instance offering of a duration is
+// also a capacity_block price: Term the duration in days, the fee all
+// upfront, so its per-GPU-hour is fee ÷ (hours × 8 GPUs), exactly. Of a
+// zone's several start dates the soonest is the price. The block prices
+// have a scope of their own (capacity_block alone, the region read); the
+// price file's scope never names capacity_block.
+func TestCapacityBlockPrices(t *testing.T) {
+	awsEnv(t, true)
+	e := awstest.NewEC2(t)
+	e.SetOfferings("us-east-2",
+		// The later start is listed first and is cheaper: the soonest
+		// start is still the price.
+		p5Block("us-east-2b", blockStart.Add(24*time.Hour), 1, "700.00"),
+		p5Block("us-east-2b", blockStart, 1, "755.136"),
+		p5Block("us-east-2a", blockStart, 1, "786.60"),
+		p5Block("us-east-2b", blockStart, 7, "5285.952"))
+	snap := firstRun(t, blockFetcher(t, e, nil))
+	var got []string
+	for _, o := range offersOf(snap, pricewatch.CapacityBlockPrice) {
+		eff, err := o.EffectiveHourly()
+		if err != nil {
+			t.Fatal(err)
+		}
+		per, _ := pricewatch.PerGPUHour(eff, o.GPUCount)
+		got = append(got, fmt.Sprintf("%s %s %s %s %s upfront=%s hourly=%s eff=%s per_gpu_hour=%s %s",
+			o.InstanceType, o.Zone, o.Term, o.Payment, o.OS, o.Upfront, o.Hourly, eff, per, o.Currency))
+		if o.Region != "us-east-2" || o.GPUModel != "H100" || o.GPUCount != 8 {
+			t.Errorf("offer %+v", o)
+		}
+	}
+	slices.Sort(got)
+	want := []string{
+		"p5.48xlarge us-east-2a 1d all_upfront linux upfront=786.6 hourly=0 eff=32.775 per_gpu_hour=4.096875 USD",
+		"p5.48xlarge us-east-2b 1d all_upfront linux upfront=755.136 hourly=0 eff=31.464 per_gpu_hour=3.933 USD",
+		"p5.48xlarge us-east-2b 7d all_upfront linux upfront=5285.952 hourly=0 eff=31.464 per_gpu_hour=3.933 USD",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("block prices\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	var blockScopes int
+	for _, sc := range snap.Coverage {
+		if slices.Contains(sc.PriceTypes, pricewatch.CapacityBlockPrice) {
+			blockScopes++
+			if sc.Region != "us-east-2" || len(sc.PriceTypes) != 1 || sc.Availability {
+				t.Errorf("block scope %+v: want us-east-2, capacity_block alone, no availability", sc)
+			}
+		}
+	}
+	if blockScopes != 1 {
+		t.Errorf("%d scopes name capacity_block, want 1: %+v", blockScopes, snap.Coverage)
+	}
+}
+
+// No credentials, a throttled query, or a grid without one-instance
+// blocks: no block price and no scope naming capacity_block, so stored
+// block prices stay as they are.
+func TestCapacityBlockPricesNotSpokenFor(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		keys   bool
+		fail   bool
+		counts []int
+	}{
+		{"no credentials", false, false, []int{1}},
+		{"throttled", true, true, []int{1}},
+		{"two-instance blocks only", true, false, []int{2}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			awsEnv(t, tt.keys)
+			e := awstest.NewEC2(t)
+			two := p5Block("us-east-2b", blockStart, 1, "1510.272")
+			two.InstanceCount = 2
+			e.SetOfferings("us-east-2", p5Block("us-east-2b", blockStart, 1, "755.136"), two)
+			if tt.fail {
+				e.FailWith(http.StatusServiceUnavailable)
+			}
+			f := blockFetcher(t, e, nil)
+			f.cfg.CapacityBlocks.InstanceCounts = tt.counts
+			snap := firstRun(t, f)
+			if n := len(offersOf(snap, pricewatch.CapacityBlockPrice)); n != 0 {
+				t.Errorf("%d block prices, want none", n)
+			}
+			for _, sc := range snap.Coverage {
+				if slices.Contains(sc.PriceTypes, pricewatch.CapacityBlockPrice) {
+					t.Errorf("scope %+v names capacity_block", sc)
+				}
+			}
+			if len(offersOf(snap, pricewatch.OnDemand)) == 0 {
+				t.Error("the price file's prices are gone")
+			}
+			if tt.name == "two-instance blocks only" && len(snap.Signals) != 1 {
+				t.Errorf("signals %v: the two-instance block is still a signal", snap.Signals)
+			}
+		})
+	}
+}

@@ -58,6 +58,11 @@ var (
 // "on-demand", "spot", "RI 3y all", "RI 1y partial conv", "SP 3y none ec2".
 // WriteBuyLegend explains its abbreviations.
 func BuyLabel(o pricewatch.Offer) string {
+	if o.PriceType == pricewatch.CapacityBlockPrice {
+		// Always one instance, paid all upfront: the length is what
+		// tells blocks apart ("block 7d").
+		return "block " + o.Term
+	}
 	kind, ok := buyKinds[o.PriceType]
 	if !ok {
 		if m, ok := buyModels[o.OfferingClass]; ok {
@@ -80,11 +85,12 @@ func BuyLabel(o pricewatch.Offer) string {
 // WriteBuyLegend explains the abbreviations BuyLabel used for these
 // offers, if any, wrapped to width.
 func WriteBuyLegend(b *strings.Builder, offers []pricewatch.Offer, width int) {
-	var ri, sp, pay, conv, ec2 bool
+	var ri, sp, pay, conv, ec2, block bool
 	for _, o := range offers {
 		ri = ri || o.PriceType == pricewatch.Reserved
 		sp = sp || o.PriceType == pricewatch.SavingsPlan
-		pay = pay || o.Payment != ""
+		block = block || o.PriceType == pricewatch.CapacityBlockPrice
+		pay = pay || (o.Payment != "" && o.PriceType != pricewatch.CapacityBlockPrice)
 		conv = conv || o.OfferingClass == pricewatch.Convertible
 		ec2 = ec2 || o.OfferingClass == pricewatch.EC2InstanceSavingsPlan
 	}
@@ -103,6 +109,9 @@ func WriteBuyLegend(b *strings.Builder, offers []pricewatch.Offer, width int) {
 	}
 	if ec2 {
 		parts = append(parts, "ec2 = EC2 instance savings plan")
+	}
+	if block {
+		parts = append(parts, "block = EC2 Capacity Block of one instance for the days shown, its fee paid upfront and spread over the window's hours")
 	}
 	if len(parts) > 0 {
 		b.WriteString(table.Wrap("BUY: "+strings.Join(parts, "; ")+".", width, "  "))
