@@ -63,6 +63,12 @@ const (
 // PriceTypes lists every price type in display order.
 var PriceTypes = []PriceType{OnDemand, Spot, Reserved, SavingsPlan, CapacityBlockPrice}
 
+// ListedPriceTypes are the price types a cloud's price list or catalogue
+// prices: what a fetcher's coverage may list. A capacity block is an
+// offering read by a request of its own (EC2 DescribeCapacityBlockOfferings)
+// under a scope of its own, so no price list's coverage claims it.
+var ListedPriceTypes = []PriceType{OnDemand, Spot, Reserved, SavingsPlan}
+
 // Valid reports whether p is one of the known price types.
 func (p PriceType) Valid() bool {
 	for _, k := range PriceTypes {

@@ -642,7 +642,7 @@ func possibleTypes(it item, clean func(...string) bool) []pricewatch.PriceType {
 	case names:
 		return []pricewatch.PriceType{pricewatch.OnDemand, pricewatch.Reserved, pricewatch.SavingsPlan}
 	}
-	return pricewatch.PriceTypes
+	return pricewatch.ListedPriceTypes
 }
 
 // coverage is what the run describes completely: every configured region
@@ -653,7 +653,7 @@ func possibleTypes(it item, clean func(...string) bool) []pricewatch.PriceType {
 func (a *accumulator) coverage(configured []string) []pricewatch.Scope {
 	rest := func(region string) []pricewatch.PriceType {
 		var out []pricewatch.PriceType
-		for _, pt := range pricewatch.PriceTypes {
+		for _, pt := range pricewatch.ListedPriceTypes {
 			if !a.unpriced[region][pt] && !a.unpriced[pricewatch.AllRegions][pt] {
 				out = append(out, pt)
 			}
@@ -691,7 +691,7 @@ func (a *accumulator) coverage(configured []string) []pricewatch.Scope {
 		}
 	}
 	all := pricewatch.Scope{Region: pricewatch.AllRegions, Availability: len(a.unlisted) == 0}
-	for _, pt := range pricewatch.PriceTypes {
+	for _, pt := range pricewatch.ListedPriceTypes {
 		if !doubt[pt] {
 			all.PriceTypes = append(all.PriceTypes, pt)
 		}

@@ -141,7 +141,7 @@ func (s *Sheet) Unreadable(region string) {
 	if region != pricewatch.AllRegions && s.regions != nil && !s.regions[region] {
 		return // another region's line: nothing of this run
 	}
-	s.acc.keepOpen(region, pricewatch.PriceTypes...)
+	s.acc.keepOpen(region, pricewatch.ListedPriceTypes...)
 	s.acc.unlisted[region] = true
 }
 

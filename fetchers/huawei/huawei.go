@@ -491,7 +491,7 @@ func (f *Fetcher) region(ctx context.Context, region, projectID string) (*region
 	if err := fetchers.Bounded(ctx, f.cfg.Concurrency, jobs); err != nil {
 		return nil, err
 	}
-	for _, pt := range pricewatch.PriceTypes {
+	for _, pt := range pricewatch.ListedPriceTypes {
 		if len(doubt) > 0 && !doubt[pt] {
 			res.scope.PriceTypes = append(res.scope.PriceTypes, pt)
 		}
