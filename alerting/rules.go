@@ -356,8 +356,10 @@ func (r *rule) match(ev Event, c pricewatch.Change, flapWindow time.Duration) (I
 		return item, true
 	case InterruptionBandChanged:
 		// Only a move of a known band: a first band is a baseline, a band
-		// missing from an answer no change at all.
-		return item, c.Kind == pricewatch.SignalChanged && c.Signal != nil && c.Signal.Kind == pricewatch.InterruptionBand
+		// missing from an answer no change at all. Windows bands are kept
+		// as history but alert nothing, as Windows prices do not.
+		return item, c.Kind == pricewatch.SignalChanged && c.Signal != nil && c.Signal.Kind == pricewatch.InterruptionBand &&
+			pricewatch.ShapeValue(c.Signal.Shape, "os") != pricewatch.Windows
 	case PlacementScoreChanged:
 		// A known score of the same request (storage compares only equal
 		// keys, shape included) that changed band.

@@ -24,6 +24,14 @@ func signalChange(kind pricewatch.ChangeKind, sk pricewatch.SignalKind, value, o
 		Signal: &pricewatch.SignalChange{Signal: sg, OldValue: old}}
 }
 
+// windowsBand makes a band change the Windows band's.
+func windowsBand(c pricewatch.Change) pricewatch.Change {
+	sg := c.Signal.Signal
+	sg.Shape = pricewatch.ShapeOf("os", "windows")
+	c.Signal = &pricewatch.SignalChange{Signal: sg, OldValue: c.Signal.OldValue}
+	return c
+}
+
 // Issue 23 item 6: a new block alerts capacity_block_available with its
 // cost per GPU-hour; a moved band alerts interruption_band_changed; a first
 // band (a baseline) alerts nothing; one event never takes another kind's
@@ -43,6 +51,8 @@ func TestSignalEvents(t *testing.T) {
 		{"a band moves", signalChange(pricewatch.SignalChanged, pricewatch.InterruptionBand, ">20%", "<5%"), "bands/interruption_band_changed"},
 		{"a first band is a baseline", signalChange(pricewatch.SignalNew, pricewatch.InterruptionBand, "<5%", ""), ""},
 		{"a block's fee moving is no new block", signalChange(pricewatch.SignalChanged, pricewatch.CapacityBlock, "700", "755.136"), ""},
+		// Windows bands are history, not alerts (as Windows prices).
+		{"a Windows band moves", windowsBand(signalChange(pricewatch.SignalChanged, pricewatch.InterruptionBand, ">20%", "<5%")), ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			groups := rules.Groups(alerting.Run{ID: 7, Provider: "aws", At: c.change.At, Changes: []pricewatch.Change{c.change}})

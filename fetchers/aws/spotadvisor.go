@@ -108,7 +108,8 @@ func (f *Fetcher) readSpotAdvisor(ctx context.Context, r *run) error {
 	return nil
 }
 
-// parseSpotAdvisor turns the file into Linux interruption-band signals of
+// parseSpotAdvisor turns the file into interruption-band signals (one per
+// operating system the advisor lists) of
 // the GPU types in types, in the configured regions, and lists the regions
 // the file describes. A file without bands or regions is refused whole (a
 // cut or empty answer must not end every band); one row with a band index
@@ -139,32 +140,36 @@ func (f *Fetcher) parseSpotAdvisor(body []byte, types map[string]typeFacts) ([]p
 			continue
 		}
 		regions = append(regions, region)
-		// The advisor's OS keys are "Linux" and "Windows"; the bands kept
-		// are Linux's, the prices users compare.
-		for typ, row := range byOS["Linux"] {
-			facts, gpu := types[typ]
-			if !gpu {
-				continue
+		// The advisor's OS keys are "Linux" and "Windows": a band per
+		// region × type × OS, each kept under its OS (compare shows the
+		// Linux band beside the Linux spot prices it compares; alerts, as
+		// for prices, follow Linux only).
+		for _, osKey := range []struct{ key, os string }{{"Linux", pricewatch.Linux}, {"Windows", pricewatch.Windows}} {
+			for typ, row := range byOS[osKey.key] {
+				facts, gpu := types[typ]
+				if !gpu {
+					continue
+				}
+				if row.Range == nil {
+					f.log.Warn("spot advisor row without a band; left out", zap.String("region", region), zap.String("instance_type", typ))
+					continue
+				}
+				label, ok := labels[*row.Range]
+				if !ok {
+					f.log.Warn("spot advisor band index outside its ranges; left out", zap.String("region", region),
+						zap.String("instance_type", typ), zap.Int("r", *row.Range))
+					continue
+				}
+				sg := pricewatch.Signal{
+					Provider: f.cfg.Name, Kind: pricewatch.InterruptionBand, Region: region, InstanceType: typ,
+					Shape: pricewatch.ShapeOf("os", osKey.os), Value: label, Unit: "band",
+					Source: SourceSpotAdvisor, Hardware: hardware(typ, facts),
+				}
+				if row.Savings != nil {
+					sg.Detail = "savings " + strconv.Itoa(*row.Savings) + "% vs on-demand"
+				}
+				sigs = append(sigs, sg)
 			}
-			if row.Range == nil {
-				f.log.Warn("spot advisor row without a band; left out", zap.String("region", region), zap.String("instance_type", typ))
-				continue
-			}
-			label, ok := labels[*row.Range]
-			if !ok {
-				f.log.Warn("spot advisor band index outside its ranges; left out", zap.String("region", region),
-					zap.String("instance_type", typ), zap.Int("r", *row.Range))
-				continue
-			}
-			sg := pricewatch.Signal{
-				Provider: f.cfg.Name, Kind: pricewatch.InterruptionBand, Region: region, InstanceType: typ,
-				Shape: pricewatch.ShapeOf("os", pricewatch.Linux), Value: label, Unit: "band",
-				Source: SourceSpotAdvisor, Hardware: hardware(typ, facts),
-			}
-			if row.Savings != nil {
-				sg.Detail = "savings " + strconv.Itoa(*row.Savings) + "% vs on-demand"
-			}
-			sigs = append(sigs, sg)
 		}
 	}
 	sort.Strings(regions)
@@ -172,7 +177,10 @@ func (f *Fetcher) parseSpotAdvisor(body []byte, types map[string]typeFacts) ([]p
 		if sigs[i].Region != sigs[j].Region {
 			return sigs[i].Region < sigs[j].Region
 		}
-		return sigs[i].InstanceType < sigs[j].InstanceType
+		if sigs[i].InstanceType != sigs[j].InstanceType {
+			return sigs[i].InstanceType < sigs[j].InstanceType
+		}
+		return sigs[i].Shape < sigs[j].Shape
 	})
 	return sigs, regions, nil
 }

@@ -124,3 +124,33 @@ func TestSpotAdvisorBrokenAnswers(t *testing.T) {
 		})
 	}
 }
+
+// Issue 23 item 2: a band per region × type × OS. The real excerpt lists
+// g4dn.xlarge in us-west-2 under both operating systems ({"s":64,"r":4}
+// under Linux, {"s":54,"r":4} under Windows): two signals, each under its
+// OS, so the two never overwrite each other.
+func TestSpotAdvisorBandsPerOS(t *testing.T) {
+	b := awstest.NewBucket(t)
+	tree{"us-west-2": {Version: v1, Types: g4dnTypes()[:1]}}.publish(t, b)
+	b.Put(awstest.SpotAdvisorPath, awstest.SampleFile(t, "spot-advisor-data-excerpt.json"))
+	f := newFetcher(t, b, Config{SpotAdvisor: true, SpotAdvisorEndpoint: b.SpotAdvisorURL(), Regions: []string{"us-west-2"}})
+	snap := firstRun(t, f)
+	got := map[string]string{}
+	for _, s := range snap.Signals {
+		if s.Kind == pricewatch.InterruptionBand {
+			got[s.InstanceType+" "+s.Shape] = s.Value + " " + s.Detail
+		}
+	}
+	want := map[string]string{
+		"g4dn.xlarge os=linux":   ">20% savings 64% vs on-demand",
+		"g4dn.xlarge os=windows": ">20% savings 54% vs on-demand",
+	}
+	if len(got) != len(want) {
+		t.Errorf("bands %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: %q, want %q", k, got[k], v)
+		}
+	}
+}
