@@ -13,9 +13,12 @@ import (
 	"github.com/pricewatch/pricewatch/leader/leadertest"
 )
 
-// takeover is the tests' ha.takeover: beat every 0.5 s, step down after
-// 1 s without one, take over from a heartbeat 2 s old.
-const takeover = 3 * time.Second
+// takeover is the tests' ha.takeover: beat every 1 s, step down after
+// 2 s without one, take over from a heartbeat 4 s old. At 3 s (a 1 s
+// step-down) a heartbeat slowed by a loaded machine (CI's packages under
+// -race on two cores, fuzzers beside them) made the only leader step down
+// and lead again, which TestOneLeads rightly counts as a second term.
+const takeover = 6 * time.Second
 
 // term is one leadership of one replica, by the test's clock.
 type term struct {
