@@ -182,7 +182,8 @@ func Recommend(offers []pricewatch.Offer, avail []pricewatch.Availability, opts 
 	if err := checkUtilization(opts.Utilization); err != nil {
 		return Recommendation{}, fmt.Errorf("recommend: %w", err)
 	}
-	horizon, err := HorizonHours(opts.Horizon)
+	// A horizon is a term: days (the capacity blocks' lengths), months or years.
+	horizon, err := pricewatch.TermHours(opts.Horizon)
 	if err != nil {
 		return Recommendation{}, fmt.Errorf("recommend: horizon: %w", err)
 	}

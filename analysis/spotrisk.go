@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -48,19 +47,6 @@ func InterruptionOverhead(band string) decimal.Decimal {
 		return o
 	}
 	return UnknownBandOverhead
-}
-
-// HorizonHours reads a recommend horizon: a term (1y, 18m) or a number of
-// days (7d), the length of the capacity blocks the clouds sell.
-func HorizonHours(h string) (int64, error) {
-	if n, ok := strings.CutSuffix(h, "d"); ok {
-		days, err := strconv.ParseInt(n, 10, 64)
-		if err != nil || days <= 0 || days > 3660 {
-			return 0, fmt.Errorf("horizon %q: want a number of days from 1 to 3660 (7d), or months or years (1m, 1y)", h)
-		}
-		return days * 24, nil
-	}
-	return pricewatch.TermHours(h)
 }
 
 // BlockOption is a capacity block that fits the question: it covers the

@@ -130,15 +130,17 @@ func TestRecommendOffersFittingCapacityBlock(t *testing.T) {
 	}
 }
 
+// A recommend horizon is read as every term is (pricewatch.TermHours):
+// days, months, years.
 func TestHorizonHours(t *testing.T) {
 	for _, c := range []struct {
 		in   string
 		want int64
 		ok   bool
 	}{{"7d", 168, true}, {"1d", 24, true}, {"1m", 730, true}, {"1y", 8760, true}, {"0d", 0, false}, {"xd", 0, false}, {"-2d", 0, false}, {"7w", 0, false}} {
-		got, err := HorizonHours(c.in)
+		got, err := pricewatch.TermHours(c.in)
 		if (err == nil) != c.ok || got != c.want {
-			t.Errorf("HorizonHours(%q) = %d, %v", c.in, got, err)
+			t.Errorf("TermHours(%q) = %d, %v", c.in, got, err)
 		}
 	}
 }

@@ -54,7 +54,7 @@ left out unless --include-spot: it can be taken back at any time.`,
 			if f.count < 1 {
 				return usagef("--count %d: want at least 1 GPU", f.count)
 			}
-			if _, err := analysis.HorizonHours(f.horizon); err != nil {
+			if _, err := pricewatch.TermHours(f.horizon); err != nil {
 				return usagef("--horizon: %w", err)
 			}
 			ctx := cmd.Context()
