@@ -219,14 +219,11 @@ func (f *Fetcher) blockOfferings(ctx context.Context, client ec2BlockClient, r *
 	shape := pricewatch.ShapeOf("instance_count", strconv.Itoa(count), "duration_hours", strconv.Itoa(days*24))
 	var out []pricewatch.Signal
 	seen := map[pricewatch.SignalKey]bool{}
-	tokens := map[string]bool{}
-	for n := 0; ; n++ {
-		if n >= ec2MaxPages {
-			return nil, fmt.Errorf("%w: EC2 DescribeCapacityBlockOfferings in %s: more than %d pages", fetchers.ErrIncomplete, region, ec2MaxPages)
-		}
+	err := fetchers.TokenPages("EC2 DescribeCapacityBlockOfferings in "+region, ec2MaxPages, func(token string) (string, error) {
+		in.NextToken = token
 		page, err := client.describeCapacityBlockOfferings(ctx, in)
 		if err != nil {
-			return nil, err
+			return "", err
 		}
 		for _, o := range page.Offerings {
 			sg, ok := f.blockSignal(o)
@@ -247,16 +244,12 @@ func (f *Fetcher) blockOfferings(ctx context.Context, client ec2BlockClient, r *
 			seen[sg.Key()] = true
 			out = append(out, sg)
 		}
-		next := strings.TrimSpace(page.NextToken)
-		if next == "" {
-			return out, nil
-		}
-		if tokens[next] {
-			return nil, fmt.Errorf("%w: EC2 DescribeCapacityBlockOfferings in %s: page token repeated", fetchers.ErrIncomplete, region)
-		}
-		tokens[next] = true
-		in.NextToken = next
+		return page.NextToken, nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return out, nil
 }
 
 func (f *Fetcher) blockSignal(o blockOffering) (pricewatch.Signal, bool) {

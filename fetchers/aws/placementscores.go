@@ -232,14 +232,11 @@ func (f *Fetcher) placementSignals(ctx context.Context, client ec2PlacementClien
 	shape := placementShape(ps)
 	var out []pricewatch.Signal
 	seen := map[pricewatch.SignalKey]bool{}
-	tokens := map[string]bool{}
-	for n := 0; ; n++ {
-		if n >= placementMaxRequests {
-			return nil, fmt.Errorf("%w: EC2 GetSpotPlacementScores: more than %d pages", fetchers.ErrIncomplete, placementMaxRequests)
-		}
+	err := fetchers.TokenPages("EC2 GetSpotPlacementScores", placementMaxRequests, func(token string) (string, error) {
+		in.NextToken = token
 		page, err := client.getSpotPlacementScores(ctx, in)
 		if err != nil {
-			return nil, err
+			return "", err
 		}
 		for _, s := range page.Scores {
 			region, zone, score := strings.TrimSpace(s.Region), strings.TrimSpace(s.ZoneID), strings.TrimSpace(s.Score)
@@ -261,14 +258,10 @@ func (f *Fetcher) placementSignals(ctx context.Context, client ec2PlacementClien
 				out = append(out, sg)
 			}
 		}
-		next := strings.TrimSpace(page.NextToken)
-		if next == "" {
-			return out, nil
-		}
-		if tokens[next] {
-			return nil, fmt.Errorf("%w: EC2 GetSpotPlacementScores: page token repeated", fetchers.ErrIncomplete)
-		}
-		tokens[next] = true
-		in.NextToken = next
+		return page.NextToken, nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	return out, nil
 }

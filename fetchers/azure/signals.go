@@ -645,24 +645,23 @@ func (f *Fetcher) readEvictionRates(ctx context.Context, tok section.Secret) ([]
 	var out []pricewatch.Signal
 	doubt := map[string]bool{}
 	seen := map[pricewatch.SignalKey]bool{}
-	tokens := map[string]bool{}
 	var rows int64
 	var total *int64
-	for page := 1; ; page++ {
-		if page > graphMaxPages {
-			return out, doubt, false, fmt.Errorf("%w: azure resource graph: more than %d pages", fetchers.ErrIncomplete, graphMaxPages)
-		}
+	page := 0
+	err := fetchers.TokenPages("azure resource graph eviction rates", graphMaxPages, func(token string) (string, error) {
+		page++
+		req.Options.SkipToken = token
 		where := fmt.Sprintf("azure resource graph eviction rates page %d", page)
 		body, err := f.post(ctx, tok, "/providers/Microsoft.ResourceGraph/resources", ResourceGraphAPIVersion, req, where, "a query result")
 		if err != nil {
-			return out, doubt, false, err
+			return "", err
 		}
 		var ans graphAnswer
 		if err := json.Unmarshal(body, &ans); err != nil {
-			return out, doubt, false, fmt.Errorf("%w: %s: %v", fetchers.ErrIncomplete, where, err)
+			return "", fmt.Errorf("%w: %s: %v", fetchers.ErrIncomplete, where, err)
 		}
 		if ans.Data == nil {
-			return out, doubt, false, fmt.Errorf("%w: %s: the answer has no data", fetchers.ErrIncomplete, where)
+			return "", fmt.Errorf("%w: %s: the answer has no data", fetchers.ErrIncomplete, where)
 		}
 		if total == nil {
 			total = ans.TotalRecords
@@ -685,17 +684,13 @@ func (f *Fetcher) readEvictionRates(ctx context.Context, tok section.Secret) ([]
 			out = append(out, sg)
 		}
 		next := strings.TrimSpace(ans.SkipToken)
-		if next == "" {
-			if t := strings.Trim(strings.TrimSpace(string(ans.ResultTruncated)), `"`); strings.EqualFold(t, "true") {
-				return out, doubt, false, fmt.Errorf("%w: %s: the result is truncated and no $skipToken follows", fetchers.ErrIncomplete, where)
-			}
-			break
+		if t := strings.Trim(strings.TrimSpace(string(ans.ResultTruncated)), `"`); next == "" && strings.EqualFold(t, "true") {
+			return "", fmt.Errorf("%w: %s: the result is truncated and no $skipToken follows", fetchers.ErrIncomplete, where)
 		}
-		if tokens[next] {
-			return out, doubt, false, fmt.Errorf("%w: %s: $skipToken repeats an earlier page", fetchers.ErrIncomplete, where)
-		}
-		tokens[next] = true
-		req.Options.SkipToken = next
+		return next, nil
+	})
+	if err != nil {
+		return out, doubt, false, err
 	}
 	if total != nil && *total != rows {
 		return out, doubt, false, fmt.Errorf("%w: azure resource graph: %d rows read where totalRecords says %d", fetchers.ErrIncomplete, rows, *total)
