@@ -170,16 +170,8 @@ func (s *Section) Validate(k section.Checker) error {
 // empty keys taking their defaults.
 func (s *Section) placement() PlacementScores {
 	p := s.PlacementScores
-	types := p.InstanceTypes
-	if len(types) == 0 {
-		types = slices.Clone(DefaultPlacementTypes)
-	}
-	target := p.TargetCapacity
-	if target == 0 {
-		target = 1
-	}
-	return PlacementScores{Enabled: p.Enabled, InstanceTypes: types, TargetCapacity: target, SingleAvailabilityZone: p.SingleAvailabilityZone,
-		Regions: p.Regions, EC2Endpoint: s.EC2Endpoint}
+	return PlacementScores{Enabled: p.Enabled, InstanceTypes: p.InstanceTypes, TargetCapacity: p.TargetCapacity, SingleAvailabilityZone: p.SingleAvailabilityZone,
+		Regions: p.Regions, EC2Endpoint: s.EC2Endpoint}.withDefaults()
 }
 
 // blocks is the capacity_blocks section as the fetcher takes it, an empty
@@ -275,12 +267,7 @@ func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error)
 		return nil, fmt.Errorf("aws %w", err)
 	}
 	if cfg.PlacementScores.Enabled {
-		if len(cfg.PlacementScores.InstanceTypes) == 0 {
-			cfg.PlacementScores.InstanceTypes = slices.Clone(DefaultPlacementTypes)
-		}
-		if cfg.PlacementScores.TargetCapacity == 0 {
-			cfg.PlacementScores.TargetCapacity = 1
-		}
+		cfg.PlacementScores = cfg.PlacementScores.withDefaults()
 	}
 	if err := cfg.PlacementScores.validate(); err != nil {
 		return nil, fmt.Errorf("aws %w", err)

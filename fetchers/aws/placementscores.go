@@ -78,6 +78,18 @@ type PlacementScoresSection struct {
 
 // validate checks the request: the API takes 1 to 1000 instance types and
 // a positive target capacity.
+// withDefaults fills the keys left empty: DefaultPlacementTypes and a
+// target capacity of 1.
+func (p PlacementScores) withDefaults() PlacementScores {
+	if len(p.InstanceTypes) == 0 {
+		p.InstanceTypes = slices.Clone(DefaultPlacementTypes)
+	}
+	if p.TargetCapacity == 0 {
+		p.TargetCapacity = 1
+	}
+	return p
+}
+
 func (p PlacementScores) validate() error {
 	if len(p.InstanceTypes) > 1000 {
 		return fmt.Errorf("placement_scores.instance_types: %d types, the API takes at most 1000", len(p.InstanceTypes))
