@@ -298,10 +298,31 @@ func (t Timeline) SVG() template.HTML {
 		}
 	}
 	for _, tm := range timeTicks(t.From, t.To) {
-		fmt.Fprintf(&b, `<text class="axis" x="%.1f" y="%d" text-anchor="middle">%s</text>`, x(tm), h-8, tm.Format(timeTickFormat(t.To.Sub(t.From))))
+		label := tm.Format(timeTickFormat(t.To.Sub(t.From)))
+		fmt.Fprintf(&b, `<text class="axis" x="%.1f" y="%d" text-anchor="%s">%s</text>`, x(tm), h-8, tickAnchor(x(tm), label, 0, availW), label)
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
+}
+
+// phoneAxisFont is the axis font's size in viewBox units on a phone, the
+// largest it is drawn (style.css); a character is about 0.6 of it.
+const phoneAxisFont = 22
+
+// tickAnchor anchors a time tick's label at its middle unless half the
+// label, at the phone's font, would cross the chart's edge lo or hi: then
+// it starts (or ends) at the tick, so that a tick near the chart's start
+// keeps its whole label inside whatever the date (a tick a few units after
+// the start, centred, stuck out of the left edge on a 390 px phone).
+func tickAnchor(x float64, label string, lo, hi float64) string {
+	half := float64(len([]rune(label))) * phoneAxisFont * 0.6 / 2
+	switch {
+	case x-half < lo:
+		return "start"
+	case x+half > hi:
+		return "end"
+	}
+	return "middle"
 }
 
 // fitLabel cuts s to at most n characters, the last an ellipsis, and says

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -130,7 +132,7 @@ func TestChartSVG(t *testing.T) {
 		"aws us-east-1 p5.48xlarge": {{From: t0, State: "offered"}},
 		long:                        {{From: t0, State: "sold_out"}},
 	}}.SVG()
-	if strings.Contains(string(tl), `text-anchor="end"`) {
+	if regexp.MustCompile(`class="axis label"[^>]*text-anchor`).MatchString(string(tl)) {
 		t.Errorf("a label is anchored at its end: %s", tl)
 	}
 	if !strings.Contains(string(tl), `<text class="axis label" x="4" y="32">aws us-east-1 p5.48xlarge</text>`) {
@@ -139,6 +141,49 @@ func TestChartSVG(t *testing.T) {
 	cut, _ := fitLabel(long, timelineLabelChars)
 	if !strings.Contains(string(tl), `<title>`+long+`</title>`+cut+`</text>`) || len([]rune(cut)) != timelineLabelChars || !strings.HasSuffix(cut, "…") {
 		t.Errorf("long label not cut with its title (%q): %s", cut, tl)
+	}
+}
+
+// TestTimelineTicksInside: every time tick's label lies inside the chart at
+// the phone's font, wherever the first and last tick fall. A tick an hour
+// after the chart's start, centred on it, stuck out of the left edge on a
+// 390 px phone whenever the fixture's dates put one there (CI failed on
+// 2026-12-05 so).
+func TestTimelineTicksInside(t *testing.T) {
+	tick := regexp.MustCompile(`<text class="axis" x="([0-9.]+)" y="[0-9]+" text-anchor="(start|middle|end)">([^<]+)</text>`)
+	day := 24 * time.Hour
+	for _, c := range []struct {
+		name     string
+		from, to time.Time
+	}{
+		{"tick an hour after the start", time.Date(2026, 11, 15, 23, 0, 0, 0, time.UTC), time.Date(2026, 12, 5, 11, 0, 0, 0, time.UTC)},
+		{"tick an hour before the end", time.Date(2026, 11, 15, 11, 0, 0, 0, time.UTC), time.Date(2026, 12, 5, 1, 0, 0, 0, time.UTC)},
+		{"short span", time.Date(2026, 12, 3, 23, 30, 0, 0, time.UTC), time.Date(2026, 12, 5, 0, 30, 0, 0, time.UTC)},
+		{"year", time.Date(2025, 12, 5, 11, 0, 0, 0, time.UTC), time.Date(2026, 12, 5, 11, 0, 0, 0, time.UTC)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			svg := string(Timeline{ID: "tl", From: c.from, To: c.to, Rows: map[string][]Bar{
+				"aws us-east-1": {{From: c.from.Add(-day), State: "offered"}},
+			}}.SVG())
+			ticks := tick.FindAllStringSubmatch(svg, -1)
+			if len(ticks) == 0 {
+				t.Fatalf("no ticks: %s", svg)
+			}
+			for _, m := range ticks {
+				x, _ := strconv.ParseFloat(m[1], 64)
+				w := float64(len([]rune(m[3]))) * phoneAxisFont * 0.6
+				lo, hi := x-w/2, x+w/2
+				switch m[2] {
+				case "start":
+					lo, hi = x, x+w
+				case "end":
+					lo, hi = x-w, x
+				}
+				if lo < 0 || hi > availW {
+					t.Errorf("tick %q anchored %s at %.1f spans %.1f..%.1f, outside 0..%d", m[3], m[2], x, lo, hi, availW)
+				}
+			}
+		})
 	}
 }
 

@@ -24,8 +24,19 @@ import (
 // as the daemon mounts them (without a token).
 func apiServer(t *testing.T, cfgPath string) (*httptest.Server, *app, *storage.DB) {
 	t.Helper()
+	return apiServerAt(t, cfgPath, nil)
+}
+
+// apiServerAt is apiServer with a clock (nil: the wall clock) for the
+// store and the pages, so that what a page draws does not depend on the
+// day the test runs.
+func apiServerAt(t *testing.T, cfgPath string, now func() time.Time) (*httptest.Server, *app, *storage.DB) {
+	t.Helper()
 	a, db := loadApp(t, cfgPath)
-	srv := &web.Server{Store: db, FX: func() report.FX { return reportFX(a.cfg.FX) }, Expected: a.wiring().ExpectedIntervals}
+	if now != nil {
+		db.Now = now
+	}
+	srv := &web.Server{Store: db, FX: func() report.FX { return reportFX(a.cfg.FX) }, Expected: a.wiring().ExpectedIntervals, Now: now}
 	mux := http.NewServeMux()
 	srv.Mount(mux)
 	ts := httptest.NewServer(mux)

@@ -77,6 +77,13 @@ func dashboardConfig(t *testing.T, azureURL string, b *awstest.Bucket, slackURL 
 	}.write(t, t.TempDir())
 }
 
+// dashboardNow is the browser test's clock: the fixture's runs and every
+// page are as of this instant, so that which date labels fall where on a
+// chart is the same on every run (with the wall clock, a label at the
+// timeline's start stuck out on a phone on some days only: CI failed on
+// 2026-12-05 so). It is that day's failing time of day.
+var dashboardNow = time.Date(2026, 12, 5, 11, 19, 0, 0, time.UTC)
+
 func fillDashboardDB(t *testing.T) string {
 	t.Helper()
 	t.Setenv(envSlackToken, alertsToken)
@@ -89,7 +96,7 @@ func fillDashboardDB(t *testing.T) string {
 	// The runs are stored as of 20 and 3 days ago, so that the charts have
 	// a history to draw and the overview a week-old price to compare with.
 	a, db := loadApp(t, cfg)
-	now := time.Now().UTC()
+	now := dashboardNow
 	db.Now = func() time.Time { return now.Add(-20 * 24 * time.Hour) }
 	fetchOnce(t, a, db)
 	// Azure's H100 falls 6.98 → 6.5 per hour: a price drop alert.
@@ -119,7 +126,7 @@ func (c *consoleLog) take() []chromedp.ConsoleMessage {
 func TestDashboardInBrowser(t *testing.T) {
 	chromium := chromiumPath(t)
 	cfg := fillDashboardDB(t)
-	ts, _, _ := apiServer(t, cfg)
+	ts, _, _ := apiServerAt(t, cfg, func() time.Time { return dashboardNow })
 	shots := artifactsDir(t)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
