@@ -1,6 +1,10 @@
 package web_test
 
 import (
+	"encoding/csv"
+	"encoding/json"
+	"html"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -48,5 +52,48 @@ func TestOverviewRateNotes(t *testing.T) {
 				t.Errorf("/ lacks the H100 row:\n%s", body)
 			}
 		})
+	}
+}
+
+// The "Download this view" links of a filtered page loaded from the server
+// (a shared link, a reload, Apply) answer the view's rows, not a 400: the
+// query was escaped twice (/offers.csv?provider%3Daws).
+func TestOffersDownloadLinks(t *testing.T) {
+	h, _ := tableServer(t)
+	page := get(h, "/offers?provider=aws&price_type=on_demand&price_type=spot&region=us-*&sort=-price")
+	if page.Code != 200 {
+		t.Fatalf("page: %d %s", page.Code, page.Body.String())
+	}
+	want := keysOf(tableRows(t, h, "provider=aws&price_type=on_demand,spot&region=us-*&sort=-price"))
+	for _, id := range []string{"dl-csv", "dl-json"} {
+		m := regexp.MustCompile(`id="` + id + `" href="([^"]+)"`).FindStringSubmatch(page.Body.String())
+		if m == nil {
+			t.Fatalf("no #%s link", id)
+		}
+		href := html.UnescapeString(m[1])
+		rec := get(h, href)
+		if rec.Code != 200 {
+			t.Errorf("#%s %s: %d %s", id, href, rec.Code, rec.Body.String())
+			continue
+		}
+		var got []string
+		if id == "dl-json" {
+			var rows []report.OfferTableRow
+			if err := json.Unmarshal(rec.Body.Bytes(), &rows); err != nil {
+				t.Fatal(err)
+			}
+			got = strings.Split(keysOf(rows), ", ")
+		} else {
+			recs, err := csv.NewReader(rec.Body).ReadAll()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range recs[1:] {
+				got = append(got, r[0]+" "+r[3]+" "+r[4])
+			}
+		}
+		if strings.Join(got, ", ") != want {
+			t.Errorf("#%s %s rows:\n %s\nwant the view's:\n %s", id, href, strings.Join(got, ", "), want)
+		}
 	}
 }
