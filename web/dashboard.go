@@ -196,8 +196,42 @@ func (s *Server) pageParams(w http.ResponseWriter, r *http.Request, allowed ...s
 type overviewData struct {
 	Models    []digest.ModelRow
 	Freshness []digest.ProviderStatus
-	Alerts    []report.AlertRow
+	Alerts    []alertView
 	Rates     []digest.Rate
+}
+
+// alertView is one alert with its delivery to each channel: the outbox
+// holds a message per channel, which listed as they are showed every
+// alert once per channel with no channel named.
+type alertView struct {
+	Kind, Summary string
+	CreatedAt     any
+	Deliveries    []report.AlertRow
+}
+
+// latestAlerts is one alert per message the channels were sent, newest
+// first, at most n: a run queues an alert's messages together (one
+// created_at), so kind, summary and that time name it.
+func latestAlerts(rows []report.AlertRow, n int) []alertView {
+	var out []alertView
+	at := map[string]int{}
+	for i := len(rows) - 1; i >= 0; i-- {
+		r := rows[i]
+		key := fmt.Sprint(r.Kind, "\x00", r.Summary, "\x00", r.CreatedAt)
+		if j, ok := at[key]; ok {
+			out[j].Deliveries = append(out[j].Deliveries, r)
+			continue
+		}
+		if len(out) == n {
+			break
+		}
+		at[key] = len(out)
+		out = append(out, alertView{Kind: r.Kind, Summary: r.Summary, CreatedAt: r.CreatedAt, Deliveries: []report.AlertRow{r}})
+	}
+	for _, a := range out {
+		sort.SliceStable(a.Deliveries, func(i, j int) bool { return a.Deliveries[i].Channel < a.Deliveries[j].Channel })
+	}
+	return out
 }
 
 func (s *Server) pageOverview(w http.ResponseWriter, r *http.Request) {
@@ -233,17 +267,14 @@ func (s *Server) pageOverview(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
-	alerts, err := report.Alerts(ctx, s.Store, report.AlertsQuery{Limit: 10})
+	// The last 10 alerts, of at most 5 channels each.
+	alerts, err := report.Alerts(ctx, s.Store, report.AlertsQuery{Limit: 50})
 	if err != nil {
 		s.pageError(w, r, err)
 		return
 	}
-	// Newest first on a page.
-	for i, j := 0, len(alerts)-1; i < j; i, j = i+1, j-1 {
-		alerts[i], alerts[j] = alerts[j], alerts[i]
-	}
 	s.render(w, r, "overview", page{Title: "GPU prices", Nav: "overview", Now: sc.At, Currency: sc.Currency,
-		Data: overviewData{Models: d.Models, Freshness: d.Freshness, Alerts: alerts, Rates: d.Rates}})
+		Data: overviewData{Models: d.Models, Freshness: d.Freshness, Alerts: latestAlerts(alerts, 10), Rates: d.Rates}})
 }
 
 // currentModels are the GPU models with a current price, each exactly as

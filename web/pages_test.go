@@ -1,8 +1,10 @@
 package web_test
 
 import (
+	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"html"
 	"regexp"
 	"strings"
@@ -11,8 +13,10 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/pricewatch/pricewatch/alerting"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
+	"github.com/pricewatch/pricewatch/web"
 )
 
 // The dashboard defects of issue 30 item 6, each reproduced on fefd512.
@@ -94,6 +98,46 @@ func TestOffersDownloadLinks(t *testing.T) {
 		}
 		if strings.Join(got, ", ") != want {
 			t.Errorf("#%s %s rows:\n %s\nwant the view's:\n %s", id, href, strings.Join(got, ", "), want)
+		}
+	}
+}
+
+// Under "Latest alerts" an alert sent to two channels is one row naming
+// both channels and how each delivery went, not two rows with neither.
+func TestOverviewAlertsOnePerAlert(t *testing.T) {
+	h, db := weekServer(t, web.Limits{})
+	ctx := context.Background()
+	// Payloads as an older pricewatch queued them (the Slack text), which
+	// the summaries still read; two alerts, each for Slack and the webhook.
+	for i, a := range []struct{ at, text string }{
+		{"2026-11-26T06:00:00Z", "🔻 Price drop: 1 price on Azure — Standard_ND96_H100_v4 eastus on-demand 90 → 80 USD/h"},
+		{"2026-11-26T12:00:00Z", "🔺 Price rise: 1 price on Azure — Standard_ND96_H100_v4 eastus on-demand 80 → 90 USD/h"},
+	} {
+		at, _ := time.Parse(time.RFC3339, a.at)
+		db.Now = func() time.Time { return at }
+		for _, ch := range []string{"C0GPUALERTS", alerting.WebhookChannel} {
+			payload, _ := json.Marshal(map[string]string{"text": "pricewatch: " + a.text})
+			m := storage.OutboxMessage{DeliveryKey: fmt.Sprintf("run/%d/%s/drops/price_drop", i+1, ch), Channel: ch, Kind: "price_drop", Payload: payload}
+			if _, err := db.Enqueue(ctx, m, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	body := get(h, "/").Body.String()
+	m := regexp.MustCompile(`(?s)<table id="alerts".*?<tbody>(.*?)</tbody>`).FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("no alerts table:\n%s", body)
+	}
+	table := m[1]
+	rows := regexp.MustCompile(`(?s)<tr>.*?</tr>`).FindAllString(table, -1)
+	if len(rows) != 2 {
+		t.Fatalf("%d rows, want one per alert (2):\n%s", len(rows), table)
+	}
+	for i, want := range []string{"Price rise", "Price drop"} {
+		for _, s := range []string{want, "C0GPUALERTS: <span class=\"status pending\">pending</span>", alerting.WebhookChannel + ": <span class=\"status pending\">pending</span>"} {
+			if !strings.Contains(rows[i], s) {
+				t.Errorf("row %d lacks %q:\n%s", i, s, rows[i])
+			}
 		}
 	}
 }
