@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -139,5 +141,60 @@ func TestOverviewAlertsOnePerAlert(t *testing.T) {
 				t.Errorf("row %d lacks %q:\n%s", i, s, rows[i])
 			}
 		}
+	}
+}
+
+// /api/v1/ is an index of every endpoint (it was a 404 whose list lacked
+// signals), which the dashboard's "API" link opens (it opened the runs).
+func TestAPIIndex(t *testing.T) {
+	h, _ := weekServer(t, web.Limits{})
+	rec := get(h, "/api/v1/")
+	if rec.Code != 200 || !strings.HasPrefix(rec.Header().Get("Content-Type"), "application/json") {
+		t.Fatalf("/api/v1/: %d %v %s", rec.Code, rec.Header(), rec.Body.String())
+	}
+	var index struct {
+		Endpoints []struct {
+			Path       string   `json:"path"`
+			About      string   `json:"about"`
+			Parameters []string `json:"parameters"`
+		} `json:"endpoints"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &index); err != nil {
+		t.Fatal(err)
+	}
+	docs, err := os.ReadFile("../docs/api.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, e := range index.Endpoints {
+		paths = append(paths, e.Path)
+		if e.About == "" || e.Parameters == nil {
+			t.Errorf("%s: no description or parameters: %+v", e.Path, e)
+		}
+		if !strings.Contains(string(docs), "`GET "+e.Path+"`") {
+			t.Errorf("docs/api.md lacks %s", e.Path)
+		}
+		// Each one listed answers (the placeholders filled with stored
+		// names, the required gpu given).
+		path := strings.NewReplacer("{instance_type}", "Standard_ND96_H100_v4").Replace(e.Path)
+		if strings.HasSuffix(path, "/offers") {
+			path += "?gpu=H100"
+		}
+		if rec := get(h, path); rec.Code != 200 {
+			t.Errorf("%s: %d %s", path, rec.Code, rec.Body.String())
+		}
+	}
+	for _, want := range []string{"/api/v1/offers", "/api/v1/offer-table", "/api/v1/history/{instance_type}", "/api/v1/availability",
+		"/api/v1/signals", "/api/v1/savings/{instance_type}", "/api/v1/trends", "/api/v1/runs", "/api/v1/alerts"} {
+		if !slices.Contains(paths, want) {
+			t.Errorf("the index lacks %s: %v", want, paths)
+		}
+	}
+	if rec := get(h, "/api/v1/nope"); rec.Code != 404 || !strings.Contains(rec.Body.String(), "signals") {
+		t.Errorf("unknown endpoint: %d %s", rec.Code, rec.Body.String())
+	}
+	if body := get(h, "/").Body.String(); !strings.Contains(body, `<a href="/api/v1/">API</a>`) {
+		t.Errorf("the nav's API link is not the index")
 	}
 }
