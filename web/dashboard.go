@@ -53,6 +53,7 @@ var pageFuncs = template.FuncMap{
 	"dur":       durText,
 	"list":      func(v ...string) []string { return v },
 	"offerRows": offerRows,
+	"api":       func() string { return APIPrefix },
 	"nd": func(d report.NullDecimal) decimal.NullDecimal {
 		return decimal.NullDecimal{Decimal: d.D, Valid: d.Valid}
 	},
@@ -96,7 +97,45 @@ func (s *Server) pageNotFound(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, http.StatusMethodNotAllowed, "The dashboard is read-only: GET only.")
 		return
 	}
-	s.errorPage(w, http.StatusNotFound, fmt.Sprintf("No page at %s. The dashboard has: / (overview), /offers (every offer), /gpu/ (every GPU model), /gpu/{model}, /instance/{type}, /commitments; the JSON API is under %s.", r.URL.Path, APIPrefix))
+	s.renderError(w, http.StatusNotFound, errorData{Msg: fmt.Sprintf("No page at %s.", r.URL.Path), Pages: true})
+}
+
+// errorData is what error.html shows: the message, the stored names
+// nearest to one asked for (linked), and with Pages the pages there are.
+type errorData struct {
+	Msg     string
+	Nearest []pageLink
+	Pages   bool
+}
+
+type pageLink struct{ Href, Text string }
+
+// notStoredData words a name nothing stored carries for a page: the CLI's
+// message names commands, a page links the nearest names and the index.
+func notStoredData(r *http.Request, ns *report.NotStoredError) errorData {
+	if ns.What == "" {
+		return errorData{Msg: ns.Msg, Pages: true}
+	}
+	d := errorData{Msg: fmt.Sprintf("No %s %q is stored.", ns.What, ns.Asked), Pages: true}
+	if ns.What == "GPU model" {
+		d.Msg = fmt.Sprintf("No GPU model matching %q is stored.", ns.Asked)
+	}
+	if ns.Stored == 0 {
+		d.Msg += " Nothing of the kind is stored yet: no fetch has stored an offer."
+	}
+	for _, n := range ns.Nearest {
+		href := "/instance/" + url.PathEscape(n)
+		switch {
+		case ns.What == "GPU model":
+			href = "/gpu/" + url.PathEscape(n)
+		case strings.HasPrefix(r.URL.Path, "/commitments"):
+			v := r.URL.Query()
+			v.Set("instance_type", n)
+			href = "/commitments?" + v.Encode()
+		}
+		d.Nearest = append(d.Nearest, pageLink{Href: href, Text: n})
+	}
+	return d
 }
 
 // cacheStatic lets browsers keep the stylesheet a day; it changes only
@@ -146,7 +185,7 @@ func (s *Server) pageShed(w http.ResponseWriter, r *http.Request) {
 }
 
 // pageError shows a bad query as a page with a 400, a name nothing stored
-// carries as 404 with the CLI's suggestions, a page past its time as 503
+// carries as 404 linking the nearest stored names, a page past its time as 503
 // and anything else as 500.
 func (s *Server) pageError(w http.ResponseWriter, r *http.Request, err error) {
 	status, msg := http.StatusInternalServerError, "internal error reading the database (the daemon's log says more)"
@@ -156,7 +195,8 @@ func (s *Server) pageError(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.As(err, &pe):
 		status, msg = http.StatusBadRequest, pe.Msg
 	case errors.As(err, &ns):
-		status, msg = http.StatusNotFound, ns.Msg
+		s.renderError(w, http.StatusNotFound, notStoredData(r, ns))
+		return
 	case overBudget(r, err):
 		w.Header().Set("Retry-After", s.retryAfter())
 		status, msg = http.StatusServiceUnavailable, "This page took longer than the server allows: reload in a moment, or narrow it."
@@ -170,9 +210,13 @@ func (s *Server) pageError(w http.ResponseWriter, r *http.Request, err error) {
 
 // errorPage is the error page with status and msg.
 func (s *Server) errorPage(w http.ResponseWriter, status int, msg string) {
+	s.renderError(w, status, errorData{Msg: msg})
+}
+
+func (s *Server) renderError(w http.ResponseWriter, status int, d errorData) {
 	var buf bytes.Buffer
-	if e := pages["error"].Execute(&buf, page{Title: http.StatusText(status), Now: s.now(), Data: msg}); e != nil {
-		http.Error(w, msg, status)
+	if e := pages["error"].Execute(&buf, page{Title: http.StatusText(status), Now: s.now(), Data: d}); e != nil {
+		http.Error(w, d.Msg, status)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")

@@ -231,7 +231,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		{name: "offers-hardware", path: "/offers?gpu=H100&col=instance&col=gpus&col=gpu_mem&col=vcpus&col=memory&col=interconnect&col=storage&col=price&sort=-vcpus",
 			checks: []check{{"#offers", contains("p5.48xlarge", "unknown", "3200 Gigabit", "8 x 3800 GB NVMe SSD")}}},
 		{name: "gpu-index", path: "/gpu/", checks: []check{{"#gpu-index", contains("H100", "A100-80GB", "aws", "azure")}}},
-		{name: "not-found", path: "/no/such/page", checks: []check{{"#error", contains("No page at /no/such/page", "/offers")}}, notFound: true},
+		{name: "not-found", path: "/no/such/page", checks: []check{{"#error", contains("No page at /no/such/page")}, {"#pages", contains("every GPU model", "every offer")}}, notFound: true},
 	}
 	for _, p := range pages {
 		for _, device := range []struct {
