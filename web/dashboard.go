@@ -564,8 +564,8 @@ func availabilityTimeline(avail []storage.AvailabilityInterval, from, to time.Ti
 	return t
 }
 
-// historyLines draws one line per place and price type: at every moment
-// the lowest effective hourly price among its offers (terms, payments,
+// historyLines draws one line per place, price type and term: at every
+// moment the lowest effective hourly price among its offers (payments,
 // classes), in the cloud's own currency. Windows prices are left out: they
 // would sit above Linux ones on every line.
 func historyLines(rows []storage.PriceInterval, from, to time.Time) []Line {
@@ -579,7 +579,10 @@ func historyLines(rows []storage.PriceInterval, from, to time.Time) []Line {
 		if r.OS != "" && r.OS != pricewatch.Linux {
 			continue
 		}
-		name := fmt.Sprintf("%s %s", pricewatch.Place(r.Region, r.Zone), strings.ReplaceAll(string(r.PriceType), "_", "-"))
+		// A commitment's line is per term: the lowest of 1 and 3 years
+		// drawn as one "reserved" line made a 3-year price in one region
+		// look comparable with a 1-year one in the next.
+		name := pricewatch.Place(r.Region, r.Zone) + " " + pricewatch.HowBought(r.PriceType, r.Term, "", "")
 		g := byName[name]
 		if g == nil {
 			g = &group{name: name}
