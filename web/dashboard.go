@@ -253,9 +253,9 @@ type alertView struct {
 	Deliveries    []report.AlertRow
 }
 
-// latestAlerts is one alert per message the channels were sent, newest
-// first, at most n: a run queues an alert's messages together (one
-// created_at), so kind, summary and that time name it.
+// latestAlerts are the newest n alerts, newest first, each with its
+// delivery to every channel: a run queues an alert's messages together
+// (one created_at), so kind, summary and that time name an alert.
 func latestAlerts(rows []report.AlertRow, n int) []alertView {
 	var out []alertView
 	at := map[string]int{}
