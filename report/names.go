@@ -18,7 +18,16 @@ type NameStore interface {
 // NotStoredError is a request for a name nothing stored carries (an
 // instance type, a GPU model). The CLI exits 4 on it and the API answers
 // 404, with the same message and suggestions.
-type NotStoredError struct{ Msg string }
+type NotStoredError struct {
+	Msg string
+	// What was asked for ("GPU model", "instance type"), the name asked,
+	// and the nearest stored names (none when none is close), for a page
+	// that words and links them itself; Stored counts the stored names of
+	// that kind.
+	What, Asked string
+	Nearest     []string
+	Stored      int
+}
 
 func (e *NotStoredError) Error() string { return e.Msg }
 
@@ -41,7 +50,7 @@ func ResolveInstanceType(ctx context.Context, st NameStore, asked string) (strin
 			return n, nil
 		}
 	}
-	return "", &NotStoredError{fmt.Sprintf("no instance type %q is stored%s", asked, suggestion(asked, names.InstanceTypes))}
+	return "", notStored("instance type", fmt.Sprintf("no instance type %q is stored", asked), asked, names.InstanceTypes)
 }
 
 // CheckGPUModel fails with a suggestion when a GPU filter matches no GPU
@@ -59,16 +68,28 @@ func CheckGPUModel(ctx context.Context, st NameStore, asked string) error {
 			return nil
 		}
 	}
-	return &NotStoredError{fmt.Sprintf("no GPU model matching %q is stored%s", asked, suggestion(asked, names.GPUModels))}
+	return notStored("GPU model", fmt.Sprintf("no GPU model matching %q is stored", asked), asked, names.GPUModels)
 }
 
-// suggestion is the "; did you mean …" tail of a not-found message: up to
-// three stored names nearest to the asked one, or a hint to fetch when the
-// database holds none.
-func suggestion(asked string, stored []string) string {
-	if len(stored) == 0 {
-		return " (the database holds none yet: run `pricewatch fetch`)"
+// notStored is the error for a name asked that none of stored is: head
+// and the "; did you mean …" tail of the nearest names, or a hint to
+// fetch when the database holds none.
+func notStored(what, head, asked string, stored []string) *NotStoredError {
+	e := &NotStoredError{What: what, Asked: asked, Nearest: nearest(asked, stored), Stored: len(stored)}
+	switch {
+	case len(stored) == 0:
+		e.Msg = head + " (the database holds none yet: run `pricewatch fetch`)"
+	case len(e.Nearest) == 0:
+		e.Msg = head + " (none is close; `pricewatch hardware unknown` and `pricewatch availability` list what is stored)"
+	default:
+		e.Msg = head + "; did you mean " + strings.Join(e.Nearest, ", ") + "?"
 	}
+	return e
+}
+
+// nearest are up to three stored names nearest to the asked one, nearest
+// first.
+func nearest(asked string, stored []string) []string {
 	type cand struct {
 		name string
 		dist int
@@ -87,9 +108,6 @@ func suggestion(asked string, stored []string) string {
 			cands = append(cands, cand{s, d})
 		}
 	}
-	if len(cands) == 0 {
-		return " (none is close; `pricewatch hardware unknown` and `pricewatch availability` list what is stored)"
-	}
 	sort.SliceStable(cands, func(i, j int) bool {
 		if cands[i].dist != cands[j].dist {
 			return cands[i].dist < cands[j].dist
@@ -103,7 +121,7 @@ func suggestion(asked string, stored []string) string {
 		}
 		out = append(out, c.name)
 	}
-	return "; did you mean " + strings.Join(out, ", ") + "?"
+	return out
 }
 
 // editDistance is the Levenshtein distance between a and b in bytes

@@ -148,21 +148,23 @@ var OfferColumns = []OfferColumn{
 	{ID: "instance", Label: "instance type", Default: true},
 	{ID: "gpu", Label: "GPU", Default: true},
 	{ID: "gpus", Label: "GPUs", Default: true, Numeric: true},
+	// The prices come before the hardware: at 1,400 px a table with the
+	// hardware first put every price off-screen.
+	{ID: "buy", Label: "buy", Default: true},
+	{ID: "hourly", Label: "per hour", Default: true, Numeric: true},
+	{ID: "price", Label: "per GPU-hour", Default: true, Numeric: true},
+	{ID: "native", Label: "native per hour", Numeric: true},
+	{ID: "tflops", Label: "per TFLOPS", Numeric: true},
+	{ID: "move", Label: "30d", Default: true, Numeric: true},
+	{ID: "avail", Label: "availability", Default: true},
+	// Sorted by the band's rank (<5% first), not its text.
+	{ID: "band", Label: "interruption band", Default: true, Numeric: true},
 	{ID: "gpu_mem", Label: "GPU GB", Default: true, Numeric: true},
 	{ID: "vcpus", Label: "vCPUs", Default: true, Numeric: true},
 	{ID: "memory", Label: "memory GB", Default: true, Numeric: true},
 	{ID: "interconnect", Label: "interconnect"},
 	{ID: "storage", Label: "local storage"},
-	{ID: "buy", Label: "buy", Default: true},
-	{ID: "hourly", Label: "per hour", Default: true, Numeric: true},
-	{ID: "native", Label: "native per hour", Numeric: true},
-	{ID: "price", Label: "per GPU-hour", Default: true, Numeric: true},
-	{ID: "tflops", Label: "per TFLOPS", Numeric: true},
-	{ID: "avail", Label: "availability", Default: true},
-	// Sorted by the band's rank (<5% first), not its text.
-	{ID: "band", Label: "interruption band", Default: true, Numeric: true},
 	{ID: "since", Label: "last change"},
-	{ID: "move", Label: "30d", Default: true, Numeric: true},
 }
 
 // OfferColumnByID finds a column.

@@ -33,28 +33,95 @@ const APIPrefix = "/api/v1/"
 // using it, so a run that just committed is seen at once.
 const CacheControl = "private, no-cache"
 
+// apiEndpoint is one endpoint of the API: how it is mounted and what the
+// index at /api/v1/ says of it.
+type apiEndpoint struct {
+	Path  string   `json:"path"`
+	About string   `json:"about"`
+	CLI   string   `json:"cli,omitempty"`
+	Takes []string `json:"parameters"`
+	// light endpoints read a few rows and skip the limiter.
+	light   bool
+	handler func(*Server, http.ResponseWriter, *http.Request)
+}
+
+// apiEndpoints are every endpoint, mounted in this order and listed so by
+// the index: one list, so the index cannot miss one (it once lacked
+// signals).
+var apiEndpoints = []apiEndpoint{
+	{Path: "offers", About: "the current offers of a GPU model, ranked per GPU-hour", CLI: "compare --format json", Takes: offersParams,
+		handler: (*Server).apiOffers},
+	{Path: "offer-table", About: "every current offer with hardware, availability and 30-day move (the dashboard's offers table)", Takes: offerTableParams,
+		handler: (*Server).apiOfferTable},
+	{Path: "history/{instance_type}", About: "an instance type's price intervals", CLI: "history TYPE --format json", Takes: historyParams,
+		handler: (*Server).apiHistory},
+	{Path: "availability", About: "availability (in stock, sold out) per place", CLI: "availability --format json", Takes: availabilityParams,
+		handler: (*Server).apiAvailability},
+	{Path: "signals", About: "capacity signals: spot interruption and eviction bands, capacity blocks, placement scores", CLI: "availability (its signals table)", Takes: signalsParams,
+		handler: (*Server).apiSignals},
+	{Path: "savings/{instance_type}", About: "what each commitment of an instance type saves against on-demand", CLI: "savings TYPE --format json", Takes: savingsParams,
+		handler: (*Server).apiSavings},
+	{Path: "trends", About: "the biggest price moves over a window", CLI: "trends --format json", Takes: trendsParams,
+		handler: (*Server).apiTrends},
+	{Path: "runs", About: "each provider's latest fetch run", CLI: "runs --format json", Takes: []string{}, light: true,
+		handler: (*Server).apiRuns},
+	{Path: "alerts", About: "queued, sent and failed alerts", CLI: "alerts list --format json", Takes: alertsParams,
+		handler: (*Server).apiAlerts},
+}
+
 func (s *Server) mountAPI(mux *http.ServeMux) {
 	// The queries read price history, and alerts renders each message's
 	// summary: they run under the limiter. Runs reads a few rows.
 	limited := func(h http.HandlerFunc) http.Handler { return s.limiter.Wrap(h, apiShed) }
-	mux.Handle("GET /api/v1/offers", limited(s.apiOffers))
-	mux.Handle("GET /api/v1/offer-table", limited(s.apiOfferTable))
-	mux.Handle("GET /api/v1/history/{instance_type}", limited(s.apiHistory))
-	mux.Handle("GET /api/v1/availability", limited(s.apiAvailability))
-	mux.Handle("GET /api/v1/signals", limited(s.apiSignals))
-	mux.Handle("GET /api/v1/savings/{instance_type}", limited(s.apiSavings))
-	mux.Handle("GET /api/v1/trends", limited(s.apiTrends))
-	mux.HandleFunc("GET /api/v1/runs", s.apiRuns)
-	mux.Handle("GET /api/v1/alerts", limited(s.apiAlerts))
+	for _, e := range apiEndpoints {
+		h := func(w http.ResponseWriter, r *http.Request) { e.handler(s, w, r) }
+		if e.light {
+			mux.HandleFunc("GET "+APIPrefix+e.Path, h)
+		} else {
+			mux.Handle("GET "+APIPrefix+e.Path, limited(h))
+		}
+	}
+	mux.HandleFunc("GET "+APIPrefix+"{$}", s.apiIndex)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
 			writeError(w, http.StatusMethodNotAllowed, "the API is read-only: GET only")
 			return
 		}
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no such endpoint %s %s (see %s: offers, offer-table, history/{instance_type}, availability, savings/{instance_type}, trends, runs, alerts)",
-			r.Method, r.URL.Path, APIPrefix))
+		paths := make([]string, len(apiEndpoints))
+		for i, e := range apiEndpoints {
+			paths[i] = e.Path
+		}
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no such endpoint %s %s (%s lists them: %s)",
+			r.Method, r.URL.Path, APIPrefix, strings.Join(paths, ", ")))
 	})
+}
+
+// apiIndex is /api/v1/: every endpoint, what it answers and the
+// parameters it takes.
+func (s *Server) apiIndex(w http.ResponseWriter, r *http.Request) {
+	if len(r.URL.Query()) > 0 {
+		writeError(w, http.StatusBadRequest, "the index takes no parameters")
+		return
+	}
+	type entry struct {
+		apiEndpoint
+		Path string `json:"path"`
+	}
+	var out struct {
+		Endpoints []entry `json:"endpoints"`
+	}
+	for _, e := range apiEndpoints {
+		out.Endpoints = append(out.Endpoints, entry{apiEndpoint: e, Path: APIPrefix + e.Path})
+	}
+	var body bytes.Buffer
+	if err := report.WriteJSON(&body, out); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	w.Write(body.Bytes())
 }
 
 // apiShed answers a query the limiter turned away.

@@ -53,6 +53,7 @@ var pageFuncs = template.FuncMap{
 	"dur":       durText,
 	"list":      func(v ...string) []string { return v },
 	"offerRows": offerRows,
+	"api":       func() string { return APIPrefix },
 	"nd": func(d report.NullDecimal) decimal.NullDecimal {
 		return decimal.NullDecimal{Decimal: d.D, Valid: d.Valid}
 	},
@@ -96,7 +97,45 @@ func (s *Server) pageNotFound(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, http.StatusMethodNotAllowed, "The dashboard is read-only: GET only.")
 		return
 	}
-	s.errorPage(w, http.StatusNotFound, fmt.Sprintf("No page at %s. The dashboard has: / (overview), /offers (every offer), /gpu/ (every GPU model), /gpu/{model}, /instance/{type}, /commitments; the JSON API is under %s.", r.URL.Path, APIPrefix))
+	s.renderError(w, http.StatusNotFound, errorData{Msg: fmt.Sprintf("No page at %s.", r.URL.Path), Pages: true})
+}
+
+// errorData is what error.html shows: the message, the stored names
+// nearest to one asked for (linked), and with Pages the pages there are.
+type errorData struct {
+	Msg     string
+	Nearest []pageLink
+	Pages   bool
+}
+
+type pageLink struct{ Href, Text string }
+
+// notStoredData words a name nothing stored carries for a page: the CLI's
+// message names commands, a page links the nearest names and the index.
+func notStoredData(r *http.Request, ns *report.NotStoredError) errorData {
+	if ns.What == "" {
+		return errorData{Msg: ns.Msg, Pages: true}
+	}
+	d := errorData{Msg: fmt.Sprintf("No %s %q is stored.", ns.What, ns.Asked), Pages: true}
+	if ns.What == "GPU model" {
+		d.Msg = fmt.Sprintf("No GPU model matching %q is stored.", ns.Asked)
+	}
+	if ns.Stored == 0 {
+		d.Msg += " Nothing of the kind is stored yet: no fetch has stored an offer."
+	}
+	for _, n := range ns.Nearest {
+		href := "/instance/" + url.PathEscape(n)
+		switch {
+		case ns.What == "GPU model":
+			href = "/gpu/" + url.PathEscape(n)
+		case strings.HasPrefix(r.URL.Path, "/commitments"):
+			v := r.URL.Query()
+			v.Set("instance_type", n)
+			href = "/commitments?" + v.Encode()
+		}
+		d.Nearest = append(d.Nearest, pageLink{Href: href, Text: n})
+	}
+	return d
 }
 
 // cacheStatic lets browsers keep the stylesheet a day; it changes only
@@ -146,7 +185,7 @@ func (s *Server) pageShed(w http.ResponseWriter, r *http.Request) {
 }
 
 // pageError shows a bad query as a page with a 400, a name nothing stored
-// carries as 404 with the CLI's suggestions, a page past its time as 503
+// carries as 404 linking the nearest stored names, a page past its time as 503
 // and anything else as 500.
 func (s *Server) pageError(w http.ResponseWriter, r *http.Request, err error) {
 	status, msg := http.StatusInternalServerError, "internal error reading the database (the daemon's log says more)"
@@ -156,7 +195,8 @@ func (s *Server) pageError(w http.ResponseWriter, r *http.Request, err error) {
 	case errors.As(err, &pe):
 		status, msg = http.StatusBadRequest, pe.Msg
 	case errors.As(err, &ns):
-		status, msg = http.StatusNotFound, ns.Msg
+		s.renderError(w, http.StatusNotFound, notStoredData(r, ns))
+		return
 	case overBudget(r, err):
 		w.Header().Set("Retry-After", s.retryAfter())
 		status, msg = http.StatusServiceUnavailable, "This page took longer than the server allows: reload in a moment, or narrow it."
@@ -170,9 +210,13 @@ func (s *Server) pageError(w http.ResponseWriter, r *http.Request, err error) {
 
 // errorPage is the error page with status and msg.
 func (s *Server) errorPage(w http.ResponseWriter, status int, msg string) {
+	s.renderError(w, status, errorData{Msg: msg})
+}
+
+func (s *Server) renderError(w http.ResponseWriter, status int, d errorData) {
 	var buf bytes.Buffer
-	if e := pages["error"].Execute(&buf, page{Title: http.StatusText(status), Now: s.now(), Data: msg}); e != nil {
-		http.Error(w, msg, status)
+	if e := pages["error"].Execute(&buf, page{Title: http.StatusText(status), Now: s.now(), Data: d}); e != nil {
+		http.Error(w, d.Msg, status)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -196,8 +240,42 @@ func (s *Server) pageParams(w http.ResponseWriter, r *http.Request, allowed ...s
 type overviewData struct {
 	Models    []digest.ModelRow
 	Freshness []digest.ProviderStatus
-	Alerts    []report.AlertRow
+	Alerts    []alertView
 	Rates     []digest.Rate
+}
+
+// alertView is one alert with its delivery to each channel: the outbox
+// holds a message per channel, which listed as they are showed every
+// alert once per channel with no channel named.
+type alertView struct {
+	Kind, Summary string
+	CreatedAt     any
+	Deliveries    []report.AlertRow
+}
+
+// latestAlerts are the newest n alerts, newest first, each with its
+// delivery to every channel: a run queues an alert's messages together
+// (one created_at), so kind, summary and that time name an alert.
+func latestAlerts(rows []report.AlertRow, n int) []alertView {
+	var out []alertView
+	at := map[string]int{}
+	for i := len(rows) - 1; i >= 0; i-- {
+		r := rows[i]
+		key := fmt.Sprint(r.Kind, "\x00", r.Summary, "\x00", r.CreatedAt)
+		if j, ok := at[key]; ok {
+			out[j].Deliveries = append(out[j].Deliveries, r)
+			continue
+		}
+		if len(out) == n {
+			break
+		}
+		at[key] = len(out)
+		out = append(out, alertView{Kind: r.Kind, Summary: r.Summary, CreatedAt: r.CreatedAt, Deliveries: []report.AlertRow{r}})
+	}
+	for _, a := range out {
+		sort.SliceStable(a.Deliveries, func(i, j int) bool { return a.Deliveries[i].Channel < a.Deliveries[j].Channel })
+	}
+	return out
 }
 
 func (s *Server) pageOverview(w http.ResponseWriter, r *http.Request) {
@@ -233,17 +311,14 @@ func (s *Server) pageOverview(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
-	alerts, err := report.Alerts(ctx, s.Store, report.AlertsQuery{Limit: 10})
+	// The last 10 alerts, of at most 5 channels each.
+	alerts, err := report.Alerts(ctx, s.Store, report.AlertsQuery{Limit: 50})
 	if err != nil {
 		s.pageError(w, r, err)
 		return
 	}
-	// Newest first on a page.
-	for i, j := 0, len(alerts)-1; i < j; i, j = i+1, j-1 {
-		alerts[i], alerts[j] = alerts[j], alerts[i]
-	}
 	s.render(w, r, "overview", page{Title: "GPU prices", Nav: "overview", Now: sc.At, Currency: sc.Currency,
-		Data: overviewData{Models: d.Models, Freshness: d.Freshness, Alerts: alerts, Rates: d.Rates}})
+		Data: overviewData{Models: d.Models, Freshness: d.Freshness, Alerts: latestAlerts(alerts, 10), Rates: d.Rates}})
 }
 
 // currentModels are the GPU models with a current price, each exactly as
@@ -489,8 +564,8 @@ func availabilityTimeline(avail []storage.AvailabilityInterval, from, to time.Ti
 	return t
 }
 
-// historyLines draws one line per place and price type: at every moment
-// the lowest effective hourly price among its offers (terms, payments,
+// historyLines draws one line per place, price type and term: at every
+// moment the lowest effective hourly price among its offers (payments,
 // classes), in the cloud's own currency. Windows prices are left out: they
 // would sit above Linux ones on every line.
 func historyLines(rows []storage.PriceInterval, from, to time.Time) []Line {
@@ -504,7 +579,10 @@ func historyLines(rows []storage.PriceInterval, from, to time.Time) []Line {
 		if r.OS != "" && r.OS != pricewatch.Linux {
 			continue
 		}
-		name := fmt.Sprintf("%s %s", pricewatch.Place(r.Region, r.Zone), strings.ReplaceAll(string(r.PriceType), "_", "-"))
+		// A commitment's line is per term: the lowest of 1 and 3 years
+		// drawn as one "reserved" line made a 3-year price in one region
+		// look comparable with a 1-year one in the next.
+		name := pricewatch.Place(r.Region, r.Zone) + " " + pricewatch.HowBought(r.PriceType, r.Term, "", "")
 		g := byName[name]
 		if g == nil {
 			g = &group{name: name}

@@ -139,9 +139,13 @@ type offersData struct {
 	// and sort them itself.
 	Complete bool
 	Query    string // the view's query string (no sort), for links
-	Form     offerForm
-	Sort     string
-	Desc     bool
+	// CSVHref and JSONHref download the view, sort included: whole
+	// addresses, built as the sort links are (a query string put after
+	// "?" in the template was escaped a second time).
+	CSVHref, JSONHref string
+	Form              offerForm
+	Sort              string
+	Desc              bool
 }
 
 type tableColumn struct {
@@ -213,6 +217,16 @@ func (s *Server) pageOffers(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	d.Query = view.Encode()
+	download := url.Values{}
+	for k, v := range view {
+		download[k] = v
+	}
+	if q.Sort != "" && q.Desc {
+		download.Set("sort", "-"+q.Sort)
+	} else if q.Sort != "" {
+		download.Set("sort", q.Sort)
+	}
+	d.CSVHref, d.JSONHref = "/offers.csv?"+download.Encode(), APIPrefix+"offer-table?"+download.Encode()
 	for _, c := range report.OfferColumns {
 		on := chosen[c.ID] || (len(chosen) == 0 && c.Default)
 		d.All = append(d.All, columnChoice{OfferColumn: c, Chosen: on})

@@ -26,6 +26,13 @@ import (
 // is sold out.
 func tableServer(t *testing.T) (http.Handler, time.Time) {
 	t.Helper()
+	return tableServerFX(t, report.FX{Currency: "USD", FixedRates: map[string]string{"USD": "1.05", "CNY": "7.7"}})
+}
+
+// tableServerFX is tableServer converting with fx and the reference days
+// stored.
+func tableServerFX(t *testing.T, fx report.FX, days ...storage.FXDay) (http.Handler, time.Time) {
+	t.Helper()
 	ctx := context.Background()
 	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "table.db"), storage.Options{})
 	if err != nil {
@@ -78,9 +85,12 @@ func tableServer(t *testing.T) (http.Handler, time.Time) {
 			}
 		}
 	}
-	srv := &web.Server{Store: db, FX: func() report.FX {
-		return report.FX{Currency: "USD", FixedRates: map[string]string{"USD": "1.05", "CNY": "7.7"}}
-	}, Now: func() time.Time { return now }}
+	for _, d := range days {
+		if err := db.SaveFXDay(ctx, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := &web.Server{Store: db, FX: func() report.FX { return fx }, Now: func() time.Time { return now }}
 	mux := http.NewServeMux()
 	srv.Mount(mux)
 	return mux, now

@@ -3,7 +3,6 @@ package web_test
 import (
 	"context"
 	"fmt"
-	"html/template"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -76,47 +75,54 @@ func get(h http.Handler, path string) *httptest.ResponseRecorder {
 }
 
 // Issue 20 item 23: a dashboard page of a GPU or instance type nothing
-// stored carries is a 404 with the CLI's "did you mean" (what `history`
-// and `compare` print as they exit 4), not an empty page with 200; a case
-// difference is the same type.
+// stored carries is a 404, not an empty page with 200; a case difference
+// is the same type. The page names the nearest stored names as the CLI's
+// "did you mean" does (what `history` and `compare` print as they exit 4),
+// but as links, and links the GPU index and the other pages rather than
+// naming CLI commands (issue 30 item 6).
 func TestDashboardUnknownNames(t *testing.T) {
 	h, db := weekServer(t, web.Limits{})
 	ctx := context.Background()
-	// The CLI's messages: what `history`, `savings` and `compare` print as
-	// they exit 4.
-	cli := func(err error) string {
-		if err == nil {
-			t.Fatal("the CLI's check found the name")
-		}
-		return template.HTMLEscapeString(err.Error())
-	}
 	_, typo := report.ResolveInstanceType(ctx, db, "Standard_ND96_H100_v3")
-	_, far := report.ResolveInstanceType(ctx, db, "nope.large")
 	gpuTypo := report.CheckGPUModel(ctx, db, "H10")
+	if typo == nil || !strings.Contains(typo.Error(), "did you mean Standard_ND96_H100_v4") || gpuTypo == nil || !strings.Contains(gpuTypo.Error(), "did you mean H100") {
+		t.Errorf("the CLI's suggestions are not the nearest names: %v, %v", typo, gpuTypo)
+	}
+	const pages = `<a href="/gpu/">every GPU model</a>`
 	for _, c := range []struct {
 		path string
 		want int
-		says string
+		says []string
 	}{
-		{"/instance/Standard_ND96_H100_v3", 404, cli(typo)},
-		{"/instance/nope.large", 404, cli(far)},
-		{"/gpu/H10", 404, cli(gpuTypo)},
-		{"/commitments?instance_type=Standard_ND96_H100_v3", 404, cli(typo)},
-		{"/instance/Standard_ND96_H100_v4", 200, `Standard_ND96_H100_v4`},
-		{"/instance/STANDARD_ND96_H100_V4", 200, `<h1>Standard_ND96_H100_v4`},
-		{"/gpu/H100", 200, `H100`},
-		{"/commitments", 200, `Commitments`},
+		{"/instance/Standard_ND96_H100_v3", 404, []string{`No instance type &#34;Standard_ND96_H100_v3&#34; is stored.`,
+			`Did you mean <a href="/instance/Standard_ND96_H100_v4">Standard_ND96_H100_v4</a>`, pages}},
+		{"/instance/nope.large", 404, []string{`No instance type &#34;nope.large&#34; is stored.`, pages}},
+		{"/gpu/H10", 404, []string{`No GPU model matching &#34;H10&#34; is stored.`, `Did you mean <a href="/gpu/H100">H100</a>?`, pages}},
+		{"/commitments?instance_type=Standard_ND96_H100_v3&utilization=0.7", 404, []string{
+			`Did you mean <a href="/commitments?instance_type=Standard_ND96_H100_v4&amp;utilization=0.7">Standard_ND96_H100_v4</a>`}},
+		{"/no/such/page", 404, []string{"No page at /no/such/page.", pages, `<a href="/offers">`}},
+		{"/instance/Standard_ND96_H100_v4", 200, []string{`Standard_ND96_H100_v4`}},
+		{"/instance/STANDARD_ND96_H100_V4", 200, []string{`<h1>Standard_ND96_H100_v4`}},
+		{"/gpu/H100", 200, []string{`H100`}},
+		{"/commitments", 200, []string{`Commitments`}},
 	} {
 		rec := get(h, c.path)
-		if rec.Code != c.want || !strings.Contains(rec.Body.String(), c.says) {
-			t.Errorf("%s: %d, want %d saying %q:\n%s", c.path, rec.Code, c.want, c.says, rec.Body.String())
+		body := rec.Body.String()
+		if rec.Code != c.want {
+			t.Errorf("%s: %d, want %d:\n%s", c.path, rec.Code, c.want, body)
 		}
-		if c.want == 404 && (rec.Header().Get("Content-Type") != "text/html; charset=utf-8" || !strings.Contains(rec.Body.String(), `id="error"`)) {
+		for _, s := range c.says {
+			if !strings.Contains(body, s) {
+				t.Errorf("%s lacks %q:\n%s", c.path, s, body)
+			}
+		}
+		if c.want == 404 && (rec.Header().Get("Content-Type") != "text/html; charset=utf-8" || !strings.Contains(body, `id="error"`)) {
 			t.Errorf("%s: not the error page: %v", c.path, rec.Header())
 		}
-	}
-	if !strings.Contains(cli(typo), "did you mean Standard_ND96_H100_v4") || !strings.Contains(cli(gpuTypo), "did you mean H100") {
-		t.Errorf("the suggestions are not the nearest names: %q, %q", cli(typo), cli(gpuTypo))
+		// The CLI's hints name commands in backticks: not a page's words.
+		if strings.Contains(body, "`") || strings.Contains(body, "pricewatch hardware") {
+			t.Errorf("%s speaks CLI:\n%s", c.path, body)
+		}
 	}
 }
 

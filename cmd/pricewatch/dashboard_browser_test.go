@@ -204,13 +204,16 @@ func TestDashboardInBrowser(t *testing.T) {
 		// notFound: the page is a 404, which the browser itself reports
 		// on the console (the one message allowed).
 		notFound bool
+		// wholeAt1400 selects what must lie inside its scrolling box at
+		// 1,400 px.
+		wholeAt1400 string
 	}{
 		{name: "overview", path: "/",
 			checks: []check{
 				{"#cheapest", contains("H100", "A100-80GB", "A100-40GB", "6.50", "Standard_NC40ads_H100_v5azure westus2", "-6.9%")},
 				{"#freshness", contains("aws", "azure", "ok")},
-				{"#alerts", contains("price_drop", "Price drop")},
-			}},
+				{"#alerts", contains("price_drop", "Price drop", "C0GPUALERTS: sent")},
+			}, wholeAt1400: "#cheapest, #freshness, #alerts"},
 		{name: "gpu-H100", path: "/gpu/H100?price_type=any&days=7", charts: []string{"chart-cheapest"},
 			checks: []check{{"#offers", contains("Standard_NC40ads_H100_v5azure westus2", "p5.48xlargeaws eu-west-1", "offered", "6.50", "1.396", "10-15%")},
 				{"#signals", contains("spot interruption band", "p5.48xlargeaws ap-northeast-1", "10-15%", "os=linux")}},
@@ -227,11 +230,12 @@ func TestDashboardInBrowser(t *testing.T) {
 			checks:    []check{{"main", contains("eu-west-1", "ap-northeast-1", "break-even", "★")}},
 			rankedSel: "table.savings tbody tr", ranked: savingsKeys(p5Savings)},
 		{name: "commitments", path: "/commitments", checks: []check{{"main", contains("p5.48xlarge", "p4d.24xlarge")}}},
-		{name: "offers", path: "/offers", checks: []check{{"#offers", contains("p5.48xlarge", "Standard_NC40ads_H100_v5", "H100", "on-demand", "spot")}}},
+		{name: "offers", path: "/offers", checks: []check{{"#offers", contains("p5.48xlarge", "Standard_NC40ads_H100_v5", "H100", "on-demand", "spot")}},
+			wholeAt1400: "#offers th[data-col=hourly], #offers th[data-col=price]"},
 		{name: "offers-hardware", path: "/offers?gpu=H100&col=instance&col=gpus&col=gpu_mem&col=vcpus&col=memory&col=interconnect&col=storage&col=price&sort=-vcpus",
 			checks: []check{{"#offers", contains("p5.48xlarge", "unknown", "3200 Gigabit", "8 x 3800 GB NVMe SSD")}}},
-		{name: "gpu-index", path: "/gpu/", checks: []check{{"#gpu-index", contains("H100", "A100-80GB", "aws", "azure")}}},
-		{name: "not-found", path: "/no/such/page", checks: []check{{"#error", contains("No page at /no/such/page", "/offers")}}, notFound: true},
+		{name: "gpu-index", path: "/gpu/", checks: []check{{"#gpu-index", contains("H100", "A100-80GB", "aws", "azure")}}, wholeAt1400: "#gpu-index"},
+		{name: "not-found", path: "/no/such/page", checks: []check{{"#error", contains("No page at /no/such/page")}, {"#pages", contains("every GPU model", "every offer")}}, notFound: true},
 	}
 	for _, p := range pages {
 		for _, device := range []struct {
@@ -288,6 +292,38 @@ func TestDashboardInBrowser(t *testing.T) {
 				}
 				for _, c := range clipped {
 					t.Errorf("timeline label cut off: %s", c)
+				}
+				// axe-core's scrollable-region-focusable: a region that
+				// scrolls is reached by Tab and named, so a keyboard can
+				// scroll it and a screen reader says what it is.
+				unfocusable, err := chromedp.Run(tab, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("body *")).filter(el => {
+					const s = getComputedStyle(el), scrolls = v => v === "auto" || v === "scroll";
+					return (scrolls(s.overflowX) && el.scrollWidth > el.clientWidth + 1) || (scrolls(s.overflowY) && el.scrollHeight > el.clientHeight + 1);
+				}).filter(el => el.tabIndex < 0 || !(el.getAttribute("aria-label") || el.getAttribute("aria-labelledby"))).map(el => el.outerHTML.slice(0, 80))`))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, el := range unfocusable {
+					t.Errorf("a scrolling region Tab cannot reach or that has no name: %s", el)
+				}
+				// A skip link to the content comes first.
+				skip, err := chromedp.Run(tab, chromedp.Evaluate[string](`(() => {
+					const a = document.querySelector("a[href]"), h = a.getAttribute("href");
+					return a.textContent + " " + h + " " + (h.startsWith("#") && document.querySelector(h) === document.querySelector("main"));
+				})()`))
+				if err != nil || skip != "Skip to content #content true" {
+					t.Errorf("the first link is not a skip link to main: %q (%v)", skip, err)
+				}
+				// At 1,400 px the tables the issue names show whole, and the
+				// offers table's prices are on screen without scrolling it.
+				if device.w == 1400 && p.wholeAt1400 != "" {
+					clipped, err := chromedp.Run(tab, chromedp.Evaluate[[]string](fmt.Sprintf(`Array.from(document.querySelectorAll(%q)).filter(el => el.closest(".scroll") && el.getBoundingClientRect().right > el.closest(".scroll").getBoundingClientRect().right + 1).map(el => el.id || el.textContent)`, p.wholeAt1400)))
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, c := range clipped {
+						t.Errorf("%s is clipped at 1,400 px", c)
+					}
 				}
 				// Nothing wider than the screen but the scrolling tables.
 				overflow, err := chromedp.Run(tab, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth + 1`))
@@ -499,6 +535,14 @@ func offersByKeyboard(t *testing.T, tab context.Context, base, shots string, con
 	if _, err := chromedp.Run(tab, chromedp.Evaluate[bool](`document.activeElement.blur(), true`)); err != nil {
 		t.Fatal(err)
 	}
+	// The first Tab stop is the skip link, shown with its ring.
+	if err := chromedp.Do(tab, chromedp.KeyEvent(kb.Tab)); err != nil {
+		t.Fatal(err)
+	}
+	if at, err := chromedp.Run(tab, chromedp.Evaluate[string](`document.activeElement.className + " " + document.activeElement.getBoundingClientRect().top`)); err != nil || !strings.HasPrefix(at, "skip ") || strings.HasPrefix(at, "skip -") {
+		t.Errorf("the first Tab stop is not the skip link, on screen: %q (%v)", at, err)
+	}
+	tabTo("a.skip")
 	tabTo("#offer-search")
 	if err := chromedp.Do(tab, chromedp.KeyEvent("p5")); err != nil {
 		t.Fatal(err)
