@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch/config"
+	"github.com/pricewatch/pricewatch/mcpserver"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/web"
 )
@@ -53,8 +54,14 @@ func (d *Daemon) webHandler() (func(http.Handler) http.Handler, error) {
 		Log: d.log.Named("http"),
 	}
 	return func(base http.Handler) http.Handler {
+		// The API and the dashboard; the MCP server asks the API's routes
+		// in the process (under the same limiter, never through the token
+		// check, which stands in front of /mcp itself).
+		site := http.NewServeMux()
+		srv.Mount(site)
 		mux := http.NewServeMux()
-		srv.Mount(mux)
+		mux.Handle("/", site)
+		mux.Handle(MCPPath, mcpserver.Handler(site, d.opts.Version))
 		// The listener's own paths go to its handler; every other path
 		// is the API's or the dashboard's (which answers 404 pages).
 		for _, path := range []string{"/metrics", "/healthz", "/readyz"} {
@@ -66,6 +73,10 @@ func (d *Daemon) webHandler() (func(http.Handler) http.Handler, error) {
 		return web.RequireToken(token.Value(), mux)
 	}, nil
 }
+
+// MCPPath is where the daemon serves MCP over streamable HTTP, behind the
+// same bearer token as the API.
+const MCPPath = "/mcp"
 
 // serveHTTP runs base (/metrics, /healthz and /readyz), and what wrap adds
 // around it (the API, the dashboard and the token check: webHandler),

@@ -7,6 +7,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/fx"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -202,3 +203,39 @@ func optionalString(s string) *string {
 }
 
 func decimalOf(s string) (decimal.Decimal, error) { return decimal.NewFromString(s) }
+
+// RecommendQuery is `recommend` and GET /api/v1/recommend.
+type RecommendQuery struct {
+	Scope
+	GPU         string
+	Count       int
+	Utilization decimal.Decimal
+	Horizon     string
+	IncludeSpot bool
+}
+
+// Recommend prices every way to get the query's GPUs over its horizon from
+// the current prices in scope (read in SQL by the GPU's stored models),
+// the current availability and the capacity signals.
+func Recommend(ctx context.Context, st Store, book *fx.Book, q RecommendQuery) (analysis.Recommendation, error) {
+	models, err := StoredGPUModels(ctx, st, q.GPU)
+	if err != nil {
+		return analysis.Recommendation{}, err
+	}
+	offers, err := currentOffers(ctx, st, storage.PriceFilter{Providers: q.Providers, Regions: q.Regions, OS: StorageOS(q.OS), GPUModels: models})
+	if err != nil {
+		return analysis.Recommendation{}, err
+	}
+	avail, err := CurrentAvailability(ctx, st, q.Scope)
+	if err != nil {
+		return analysis.Recommendation{}, err
+	}
+	band, blocks, err := RecommendSignals(ctx, st)
+	if err != nil {
+		return analysis.Recommendation{}, err
+	}
+	return analysis.Recommend(offers, avail, analysis.RecommendOptions{
+		GPU: q.GPU, Count: q.Count, Utilization: q.Utilization, Horizon: q.Horizon, Currency: q.Currency, FX: book, At: q.At,
+		Providers: q.Providers, Regions: q.Regions, OS: q.OS, IncludeSpot: q.IncludeSpot, SpotBand: band, CapacityBlocks: blocks,
+	})
+}

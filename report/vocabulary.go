@@ -128,6 +128,8 @@ var Vocabulary = []Field{
 	{"availability", "the availability state in words"},
 	{"since", "start of an interval"},
 	{"until", "end of an interval; null while it lasts"},
+	{"from_state", "changes: the availability state before a change; null on price changes"},
+	{"to_state", "changes: the availability state after a change; null on price changes"},
 	{"new_availability", "types offered for the first time this week"},
 	{"sold_out", "places sold out"},
 	{"back", "places back in stock"},
@@ -186,7 +188,7 @@ var Vocabulary = []Field{
 	{"providers", "providers (a list)"},
 	// Alerts and the digest.
 	{"channel", "Slack channel"},
-	{"kind", "what a row is: an alert's event; mover or cheapest (trends CSV)"},
+	{"kind", "what a row is: an alert's event; mover or cheapest (trends CSV); what a change is (changes: price_new, price_changed, price_gone, availability_new, availability_gone, back_in_stock, sold_out)"},
 	{"delivery_key", "the outbox's idempotency key (never shown in Slack)"},
 	{"attempts", "delivery attempts"},
 	{"created_at", "when it was queued"},

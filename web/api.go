@@ -63,6 +63,10 @@ var apiEndpoints = []apiEndpoint{
 		handler: (*Server).apiSavings},
 	{Path: "trends", About: "the biggest price moves over a window", CLI: "trends --format json", Takes: trendsParams,
 		handler: (*Server).apiTrends},
+	{Path: "recommend", About: "which cloud and which commitment for N GPUs at a utilisation over a horizon", CLI: "recommend --format json", Takes: recommendParams,
+		handler: (*Server).apiRecommend},
+	{Path: "changes", About: "the price and availability changes runs found, newest first", CLI: "changes --format json", Takes: changesParams,
+		handler: (*Server).apiChanges},
 	{Path: "runs", About: "each provider's latest fetch run", CLI: "runs --format json", Takes: []string{}, light: true,
 		handler: (*Server).apiRuns},
 	{Path: "alerts", About: "queued, sent and failed alerts", CLI: "alerts list --format json", Takes: alertsParams,
@@ -140,6 +144,8 @@ var (
 	savingsParams      = append([]string{"utilization"}, scopeParams...)
 	trendsParams       = append([]string{"gpu", "window", "price_type", "top"}, scopeParams...)
 	alertsParams       = []string{"status", "channel", "limit"}
+	recommendParams    = append([]string{"gpu", "count", "utilization", "horizon", "include_spot"}, scopeParams...)
+	changesParams      = []string{"since", "kind", "gpu", "provider", "region", "instance_type", "limit"}
 )
 
 func (s *Server) apiOffers(w http.ResponseWriter, r *http.Request) {
@@ -211,6 +217,42 @@ func (s *Server) apiSignals(w http.ResponseWriter, r *http.Request) {
 		}
 		return report.SignalRows(rows), nil
 	})
+}
+
+// apiChanges lists the changes runs recorded (price_changed, sold_out, …),
+// newest first: what the MCP server's price_changes and
+// availability_changes read.
+func (s *Server) apiChanges(w http.ResponseWriter, r *http.Request) {
+	s.serveAPI(w, r, changesParams, queryEndpoint(s.changesQuery,
+		func(ctx context.Context, q *report.ChangesQuery) error {
+			if q.InstanceType != "" {
+				if err := s.resolveInstanceType(ctx, &q.InstanceType); err != nil {
+					return err
+				}
+			}
+			return report.CheckGPUModel(ctx, s.Store, q.GPU)
+		},
+		func(ctx context.Context, q report.ChangesQuery) ([]pricewatch.Change, error) {
+			return report.Changes(ctx, s.Store, q)
+		},
+		report.ChangeRows))
+}
+
+// apiRecommend answers recommend's question (N GPUs of a model at a
+// utilisation over a horizon) with the rows of `recommend --format json`.
+func (s *Server) apiRecommend(w http.ResponseWriter, r *http.Request) {
+	s.serveAPI(w, r, recommendParams, queryEndpoint(s.recommendQuery,
+		func(ctx context.Context, q *report.RecommendQuery) error {
+			return report.CheckGPUModel(ctx, s.Store, q.GPU)
+		},
+		func(ctx context.Context, q report.RecommendQuery) (analysis.Recommendation, error) {
+			book, err := report.FXBook(ctx, s.Store, s.FX())
+			if err != nil {
+				return analysis.Recommendation{}, err
+			}
+			return report.Recommend(ctx, s.Store, book, q)
+		},
+		report.RecommendJSONOf))
 }
 
 func (s *Server) apiSavings(w http.ResponseWriter, r *http.Request) {
@@ -325,6 +367,59 @@ func (s *Server) historyQuery(instanceType string, p *params) (report.HistoryQue
 		return report.HistoryQuery{}, err
 	}
 	return report.HistoryQuery{InstanceType: instanceType, Providers: p.list("provider"), Regions: p.list("region"), Since: since}, nil
+}
+
+func (s *Server) recommendQuery(p *params) (report.RecommendQuery, error) {
+	sc, err := s.scope(p)
+	if err != nil {
+		return report.RecommendQuery{}, err
+	}
+	gpu := strings.TrimSpace(p.str("gpu"))
+	if gpu == "" {
+		return report.RecommendQuery{}, &report.ParamError{Msg: "gpu is required (e.g. gpu=A100)"}
+	}
+	count := 1
+	if p.has("count") {
+		if count, err = strconv.Atoi(p.str("count")); err != nil || count < 1 {
+			return report.RecommendQuery{}, &report.ParamError{Msg: fmt.Sprintf("count %q: want at least 1 GPU", p.str("count"))}
+		}
+	}
+	u, err := analysis.ParseUtilization(p.strOr("utilization", "1"))
+	if err != nil {
+		return report.RecommendQuery{}, &report.ParamError{Msg: "utilization: " + err.Error()}
+	}
+	horizon := p.strOr("horizon", "1y")
+	if _, err := pricewatch.TermHours(horizon); err != nil {
+		return report.RecommendQuery{}, &report.ParamError{Msg: "horizon: " + err.Error()}
+	}
+	spot, err := p.boolean("include_spot")
+	if err != nil {
+		return report.RecommendQuery{}, err
+	}
+	return report.RecommendQuery{Scope: sc, GPU: gpu, Count: count, Utilization: u, Horizon: horizon, IncludeSpot: spot}, nil
+}
+
+// defaultChangesLimit bounds a changes answer unless limit says otherwise:
+// a busy marketplace records thousands of changes a day.
+const defaultChangesLimit = 500
+
+func (s *Server) changesQuery(p *params) (report.ChangesQuery, error) {
+	since, err := report.ParseSince("since", p.strOr("since", "7d"), s.now())
+	if err != nil {
+		return report.ChangesQuery{}, err
+	}
+	kinds, err := report.ParseChangeKinds("kind", p.list("kind"))
+	if err != nil {
+		return report.ChangesQuery{}, err
+	}
+	limit := defaultChangesLimit
+	if p.has("limit") {
+		if limit, err = strconv.Atoi(p.str("limit")); err != nil || limit < 0 {
+			return report.ChangesQuery{}, &report.ParamError{Msg: fmt.Sprintf("limit %q: want 0 (all) or more", p.str("limit"))}
+		}
+	}
+	return report.ChangesQuery{Since: since, Kinds: kinds, GPU: strings.TrimSpace(p.str("gpu")), Providers: p.list("provider"),
+		Regions: p.list("region"), InstanceType: p.str("instance_type"), Limit: limit}, nil
 }
 
 func (s *Server) savingsQuery(instanceType string, p *params) (report.SavingsQuery, error) {

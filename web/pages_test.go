@@ -178,7 +178,7 @@ func TestAPIIndex(t *testing.T) {
 		// Each one listed answers (the placeholders filled with stored
 		// names, the required gpu given).
 		path := strings.NewReplacer("{instance_type}", "Standard_ND96_H100_v4").Replace(e.Path)
-		if strings.HasSuffix(path, "/offers") {
+		if strings.HasSuffix(path, "/offers") || strings.HasSuffix(path, "/recommend") {
 			path += "?gpu=H100"
 		}
 		if rec := get(h, path); rec.Code != 200 {
@@ -186,7 +186,7 @@ func TestAPIIndex(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"/api/v1/offers", "/api/v1/offer-table", "/api/v1/history/{instance_type}", "/api/v1/availability",
-		"/api/v1/signals", "/api/v1/savings/{instance_type}", "/api/v1/trends", "/api/v1/runs", "/api/v1/alerts"} {
+		"/api/v1/signals", "/api/v1/savings/{instance_type}", "/api/v1/trends", "/api/v1/recommend", "/api/v1/changes", "/api/v1/runs", "/api/v1/alerts"} {
 		if !slices.Contains(paths, want) {
 			t.Errorf("the index lacks %s: %v", want, paths)
 		}

@@ -22,6 +22,8 @@ type Store interface {
 	// StoredNames lets the API answer 404 for a name nothing stored
 	// carries, as the CLI exits 4.
 	report.NameStore
+	// ChangeStore lists the changes runs recorded (/api/v1/changes).
+	report.ChangeStore
 	// DataVersion changes whenever a run commits or an alert moves; ETags
 	// are derived from it.
 	DataVersion(ctx context.Context) (string, error)

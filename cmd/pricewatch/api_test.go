@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
@@ -126,6 +128,11 @@ func TestAPIRowsEqualCLIJSON(t *testing.T) {
 		{"trends", []string{"trends", "--gpu", "A100", "--window", "7d", "--now=" + now}, "trends?gpu=A100&window=7d&now=" + now},
 		{"trends all", []string{"trends", "--window", "30d", "--price-type", "any", "--top", "3", "--currency", "CNY", "--now=" + now},
 			"trends?window=30d&price_type=any&top=3&currency=CNY&now=" + now},
+		{"changes", []string{"changes", "--since", "2020-01-01"}, "changes?since=2020-01-01"},
+		{"changes price gpu provider", []string{"changes", "--since", "2020-01-01", "--kind", "price", "--gpu", "A100", "--provider", "alibaba"},
+			"changes?since=2020-01-01&kind=price&gpu=A100&provider=alibaba"},
+		{"changes sold out limit", []string{"changes", "--since", "2020-01-01", "--kind", "sold_out,back_in_stock", "--limit", "2"},
+			"changes?since=2020-01-01&kind=sold_out&kind=back_in_stock&limit=2"},
 		{"runs", []string{"runs"}, "runs"},
 		{"alerts", []string{"alerts", "list"}, "alerts"},
 		{"alerts failed", []string{"alerts", "list", "--failed"}, "alerts?status=failed"},
@@ -424,6 +431,27 @@ func TestTokenRequired(t *testing.T) {
 	if _, e, code := runCLI(t, "--config", cfg, "runs", "--server", base); code == 0 || !strings.Contains(e, "answered 401") || strings.Contains(e, token) {
 		t.Errorf("runs --server with a wrong token: %d %q", code, e)
 	}
+	// MCP under /mcp: the same token; without it, 401 and no session.
+	mcpClient := mcp.NewClient(&mcp.Implementation{Name: "pricewatch-test", Version: "v0"}, nil)
+	for _, auth := range []string{"", "Bearer wrong-" + token} {
+		tr := &mcp.StreamableClientTransport{Endpoint: base + "/mcp", MaxRetries: -1, HTTPClient: &http.Client{Transport: authHeader{auth}}}
+		if cs, err := mcpClient.Connect(ctx, tr, nil); err == nil {
+			cs.Close()
+			t.Errorf("MCP with %q: connected, want 401", auth)
+		} else if !strings.Contains(err.Error(), "401") && !strings.Contains(err.Error(), "Unauthorized") {
+			t.Errorf("MCP with %q: %v, want a 401", auth, err)
+		}
+	}
+	tr := &mcp.StreamableClientTransport{Endpoint: base + "/mcp", MaxRetries: -1, HTTPClient: &http.Client{Transport: authHeader{"Bearer " + token}}}
+	cs, err := mcpClient.Connect(ctx, tr, nil)
+	if err != nil {
+		t.Fatalf("MCP with the token: %v", err)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "freshness", Arguments: map[string]any{}})
+	if err != nil || res.IsError || len(res.Content) == 0 || res.Content[0].(*mcp.TextContent).Text != "[]\n" {
+		t.Errorf("MCP freshness with the token: %v %+v", err, res)
+	}
+	cs.Close()
 	cancel()
 	select {
 	case code := <-done:
@@ -475,4 +503,16 @@ func TestAPINotStored(t *testing.T) {
 	if code != exitNotFound || !strings.Contains(stderr, "did you mean Standard_ND96amsr_A100_v4") {
 		t.Errorf("--server unknown type: exit %d, stderr %q; want %d with the suggestion", code, stderr, exitNotFound)
 	}
+}
+
+// authHeader sends every request with an Authorization header (none when
+// empty).
+type authHeader struct{ value string }
+
+func (a authHeader) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	if a.value != "" {
+		r.Header.Set("Authorization", a.value)
+	}
+	return http.DefaultTransport.RoundTrip(r)
 }

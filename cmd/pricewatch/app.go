@@ -28,6 +28,8 @@ var clock = time.Now
 // app carries what every command shares: the config, the logger and the
 // database, each set up on first use.
 type app struct {
+	// stdin is read by `pricewatch mcp` (its MCP client's requests).
+	stdin          io.Reader
 	stdout, stderr io.Writer
 	configFlag     string
 	configFound    config.Found
@@ -50,7 +52,7 @@ type app struct {
 
 func newApp(stdout, stderr io.Writer) *app {
 	redactor := logging.NewRedactor()
-	return &app{stdout: stdout, stderr: stderr, log: zap.NewNop(), redactor: redactor, secrets: compose.NewSecrets(redactor)}
+	return &app{stdin: os.Stdin, stdout: stdout, stderr: stderr, log: zap.NewNop(), redactor: redactor, secrets: compose.NewSecrets(redactor)}
 }
 
 // envSlackToken names the environment variable holding the bot token.

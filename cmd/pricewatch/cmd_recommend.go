@@ -65,22 +65,8 @@ left out unless --include-spot: it can be taken back at any time.`,
 			if err := report.CheckGPUModel(ctx, m.db, f.gpu); err != nil {
 				return err
 			}
-			offers, err := m.offersOfGPU(ctx, f.gpu)
-			if err != nil {
-				return err
-			}
-			avail, err := m.availability(ctx)
-			if err != nil {
-				return err
-			}
-			band, blocks, err := report.RecommendSignals(ctx, m.db)
-			if err != nil {
-				return err
-			}
-			rec, err := analysis.Recommend(offers, avail, analysis.RecommendOptions{
-				GPU: f.gpu, Count: f.count, Utilization: u, Horizon: f.horizon, Currency: m.currency, FX: m.fx, At: m.now,
-				Providers: f.providers, Regions: f.regions, OS: f.os, IncludeSpot: f.includeSpot, SpotBand: band, CapacityBlocks: blocks,
-			})
+			rec, err := report.Recommend(ctx, m.db, m.fx, report.RecommendQuery{Scope: m.reportScope(), GPU: f.gpu, Count: f.count,
+				Utilization: u, Horizon: f.horizon, IncludeSpot: f.includeSpot})
 			if err != nil {
 				return err
 			}

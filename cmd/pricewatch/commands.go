@@ -15,6 +15,7 @@ func (a *app) commands() []*cobra.Command {
 	return []*cobra.Command{
 		a.alertsCommand(),
 		a.availabilityCommand(),
+		a.changesCommand(),
 		a.compareCommand(),
 		a.configCommand(),
 		a.dbCommand(),
@@ -25,6 +26,7 @@ func (a *app) commands() []*cobra.Command {
 		a.hardwareCommand(),
 		a.heldCommand(),
 		a.historyCommand(),
+		a.mcpCommand(),
 		a.recommendCommand(),
 		a.runCommand(),
 		a.runsCommand(),

@@ -30,7 +30,14 @@ func main() {
 // run executes one command line and returns the process exit code. It is
 // main without the process: tests call it directly.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return runWith(ctx, args, os.Stdin, stdout, stderr)
+}
+
+// runWith is run reading stdin from in (`pricewatch mcp` reads its
+// client's requests there).
+func runWith(ctx context.Context, args []string, in io.Reader, stdout, stderr io.Writer) int {
 	a := newApp(stdout, stderr)
+	a.stdin = in
 	defer a.close()
 	root := a.rootCommand()
 	markUsageErrors(root)

@@ -43,6 +43,7 @@ func TestVocabulary(t *testing.T) {
 		{name: "trends", args: []string{"trends", "--gpu", "A100", "--window", "7d", now}, rows: []string{"movers", "cheapest"}, csvExtra: []string{"kind"}},
 		{name: "recommend", args: append(append([]string{}, seedQuestion...), now), rows: []string{"options"}},
 		{name: "runs", args: []string{"runs"}},
+		{name: "changes", args: []string{"changes", "--since", "2020-01-01"}},
 		{name: "held", args: []string{"held"}},
 		{name: "alerts list", args: []string{"alerts", "list"}},
 		{name: "alerts rules", args: []string{"alerts", "rules"}, noCSV: true},
