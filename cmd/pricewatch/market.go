@@ -103,22 +103,6 @@ func (m *market) reportScope() report.Scope {
 	return report.Scope{Providers: m.scope.providers, Regions: m.scope.regions, OS: m.scope.os, Currency: m.currency, At: m.now}
 }
 
-// offersOfGPU are the current prices in scope of one GPU model or family
-// (every GPU when gpu is empty), filtered in SQL.
-func (m *market) offersOfGPU(ctx context.Context, gpu string) ([]pricewatch.Offer, error) {
-	models, err := report.StoredGPUModels(ctx, m.db, gpu)
-	if err != nil {
-		return nil, err
-	}
-	var out []pricewatch.Offer
-	err = m.db.EachPrice(ctx, storage.PriceFilter{Providers: m.scope.providers, Regions: m.scope.regions,
-		OS: sqlOS(m.scope.os), GPUModels: models, CurrentOnly: true}, func(p *storage.PriceInterval) error {
-		out = append(out, p.Offer)
-		return nil
-	})
-	return out, err
-}
-
 // rateNotes starts the exchange-rate notes of a report over the market.
 func (m *market) rateNotes() *clitext.RateNotes {
 	return clitext.NewRateNotes(m.currency, m.now, m.fx.MaxAge())
@@ -172,11 +156,6 @@ func (a *app) writeReport(format string, notes *clitext.RateNotes, out reportOut
 		return out.csv(a.stdout)
 	}
 	return out.table(a.stdout)
-}
-
-// availability is the current availability in scope.
-func (m *market) availability(ctx context.Context) ([]pricewatch.Availability, error) {
-	return report.CurrentAvailability(ctx, m.db, m.reportScope())
 }
 
 // addNowFlag adds the hidden --now flag: the moment the command evaluates
