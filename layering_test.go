@@ -35,6 +35,8 @@ var floors = [][]string{
 	{"focus"},
 	{"pricesheet"},
 	{"web"},
+	// The MCP server asks the API's handler; it imports no web.
+	{"mcpserver"},
 	// The --server client reads the API's rows and errors.
 	{"apiclient"},
 	// One provider run (issue 21 item 1): storage, the fetchers' base,

@@ -3,6 +3,8 @@ package report
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -29,6 +32,57 @@ type ChangesQuery struct {
 	InstanceType string
 	// Limit bounds the answer to the newest Limit changes (0: all).
 	Limit int
+}
+
+// ChangesParams are a changes question as the CLI's flags and the API's
+// parameters put it (the same names), before it is read.
+type ChangesParams struct {
+	Since, GPU, InstanceType  string
+	Kinds, Providers, Regions []string
+	Limit                     int
+}
+
+// DefaultChangesSince and DefaultChangesLimit are what an unset since or
+// limit means: a busy marketplace records thousands of changes a day.
+const (
+	DefaultChangesSince = "7d"
+	DefaultChangesLimit = 500
+)
+
+// Values are the API's parameters of the question (the CLI's --server).
+func (p ChangesParams) Values() url.Values {
+	q := url.Values{"since": {p.Since}, "limit": {strconv.Itoa(p.Limit)}}
+	for name, vs := range map[string][]string{"kind": p.Kinds, "provider": p.Providers, "region": p.Regions, "gpu": {p.GPU}, "instance_type": {p.InstanceType}} {
+		for _, v := range vs {
+			if v != "" {
+				q.Add(name, v)
+			}
+		}
+	}
+	return q
+}
+
+// Query reads the question at now, then looks its names up in st: an
+// unknown GPU or instance type is not stored (with the nearest names).
+func (p ChangesParams) Query(ctx context.Context, st NameStore, now time.Time) (ChangesQuery, error) {
+	if p.Limit < 0 {
+		return ChangesQuery{}, paramErr("limit %d: want 0 (all) or more", p.Limit)
+	}
+	since, err := ParseSince("since", p.Since, now)
+	if err != nil {
+		return ChangesQuery{}, err
+	}
+	kinds, err := ParseChangeKinds("kind", p.Kinds)
+	if err != nil {
+		return ChangesQuery{}, err
+	}
+	q := ChangesQuery{Since: since, Kinds: kinds, GPU: strings.TrimSpace(p.GPU), Providers: p.Providers, Regions: p.Regions, Limit: p.Limit}
+	if p.InstanceType != "" {
+		if q.InstanceType, err = ResolveInstanceType(ctx, st, p.InstanceType); err != nil {
+			return ChangesQuery{}, err
+		}
+	}
+	return q, CheckGPUModel(ctx, st, q.GPU)
 }
 
 // The kinds a change can be, in two groups a caller can name at once.
@@ -144,4 +198,29 @@ func ChangeRows(cs []pricewatch.Change) []ChangeRow {
 		out = append(out, r)
 	}
 	return out
+}
+
+// ChangesTable is the changes as `changes` prints them: each side of a
+// change its effective hourly price, else its availability state.
+func ChangesTable(rows []ChangeRow, timeOf func(any) string) *table.Table {
+	t := table.New("AT", "KIND", "PROVIDER", "PLACE", "INSTANCE TYPE", "PRICE TYPE", "TERM", "FROM", "TO", "CHANGE %")
+	side := func(price NullDecimal, state *string) string {
+		switch {
+		case price.Valid:
+			return price.D.String()
+		case state != nil:
+			return *state
+		}
+		return "-"
+	}
+	p := pricewatch.Printable
+	for _, r := range rows {
+		pct := "-"
+		if r.ChangePct.Valid {
+			pct = r.ChangePct.D.String()
+		}
+		t.Add(timeOf(r.At), r.Kind, p(r.Provider), p(pricewatch.Place(r.Region, r.Zone)), p(r.InstanceType), dashIfEmpty(string(r.PriceType)),
+			dashIfEmpty(p(r.Term)), side(r.FromEffectiveHourly, r.FromState), side(r.ToEffectiveHourly, r.ToState), pct)
+	}
+	return t
 }

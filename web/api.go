@@ -223,16 +223,13 @@ func (s *Server) apiSignals(w http.ResponseWriter, r *http.Request) {
 // newest first: what the MCP server's price_changes and
 // availability_changes read.
 func (s *Server) apiChanges(w http.ResponseWriter, r *http.Request) {
-	s.serveAPI(w, r, changesParams, queryEndpoint(s.changesQuery,
-		func(ctx context.Context, q *report.ChangesQuery) error {
-			if q.InstanceType != "" {
-				if err := s.resolveInstanceType(ctx, &q.InstanceType); err != nil {
-					return err
-				}
+	s.serveAPI(w, r, changesParams, queryEndpoint(s.changesParams,
+		func(ctx context.Context, p *report.ChangesParams) error { return nil },
+		func(ctx context.Context, p report.ChangesParams) ([]pricewatch.Change, error) {
+			q, err := p.Query(ctx, s.Store, s.now())
+			if err != nil {
+				return nil, err
 			}
-			return report.CheckGPUModel(ctx, s.Store, q.GPU)
-		},
-		func(ctx context.Context, q report.ChangesQuery) ([]pricewatch.Change, error) {
 			return report.Changes(ctx, s.Store, q)
 		},
 		report.ChangeRows))
@@ -399,27 +396,16 @@ func (s *Server) recommendQuery(p *params) (report.RecommendQuery, error) {
 	return report.RecommendQuery{Scope: sc, GPU: gpu, Count: count, Utilization: u, Horizon: horizon, IncludeSpot: spot}, nil
 }
 
-// defaultChangesLimit bounds a changes answer unless limit says otherwise:
-// a busy marketplace records thousands of changes a day.
-const defaultChangesLimit = 500
-
-func (s *Server) changesQuery(p *params) (report.ChangesQuery, error) {
-	since, err := report.ParseSince("since", p.strOr("since", "7d"), s.now())
-	if err != nil {
-		return report.ChangesQuery{}, err
-	}
-	kinds, err := report.ParseChangeKinds("kind", p.list("kind"))
-	if err != nil {
-		return report.ChangesQuery{}, err
-	}
-	limit := defaultChangesLimit
+func (s *Server) changesParams(p *params) (report.ChangesParams, error) {
+	limit := report.DefaultChangesLimit
 	if p.has("limit") {
-		if limit, err = strconv.Atoi(p.str("limit")); err != nil || limit < 0 {
-			return report.ChangesQuery{}, &report.ParamError{Msg: fmt.Sprintf("limit %q: want 0 (all) or more", p.str("limit"))}
+		var err error
+		if limit, err = strconv.Atoi(p.str("limit")); err != nil {
+			return report.ChangesParams{}, &report.ParamError{Msg: fmt.Sprintf("limit %q: want 0 (all) or more", p.str("limit"))}
 		}
 	}
-	return report.ChangesQuery{Since: since, Kinds: kinds, GPU: strings.TrimSpace(p.str("gpu")), Providers: p.list("provider"),
-		Regions: p.list("region"), InstanceType: p.str("instance_type"), Limit: limit}, nil
+	return report.ChangesParams{Since: p.strOr("since", report.DefaultChangesSince), Kinds: p.list("kind"), GPU: p.str("gpu"),
+		InstanceType: p.str("instance_type"), Providers: p.list("provider"), Regions: p.list("region"), Limit: limit}, nil
 }
 
 func (s *Server) savingsQuery(instanceType string, p *params) (report.SavingsQuery, error) {
