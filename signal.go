@@ -3,6 +3,7 @@ package pricewatch
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -141,9 +142,23 @@ func (s Signal) Validate() error {
 	return nil
 }
 
-// BlockPerGPUHour is a capacity block's fee spread over every GPU-hour of
-// its window (fee ÷ (hours × instances × GPUs per instance)), or false when
-// the signal is not a block or a factor is unknown.
+// BlockHours is how many hours a capacity block sells: its duration
+// (EC2's CapacityBlockDurationHours, the shape's duration_hours), which
+// its fee buys and every per-hour figure of the block is spread over, the
+// signal's as its price's (whose term is the same days). The window can be
+// shorter than the duration: a one-day block sold from 12:00 ends at 11:30
+// the next day, 23.5 hours, for the fee of 24. A signal whose shape has no
+// duration falls back to its window's length.
+func (s Signal) BlockHours() float64 {
+	if h, err := strconv.Atoi(ShapeValue(s.Shape, "duration_hours")); err == nil && h > 0 {
+		return float64(h)
+	}
+	return s.End.Sub(s.Start).Hours()
+}
+
+// BlockPerGPUHour is a capacity block's fee spread over every GPU-hour it
+// sells (fee ÷ (BlockHours × instances × GPUs per instance)), or false
+// when the signal is not a block or a factor is unknown.
 func (s Signal) BlockPerGPUHour() (decimal.Decimal, bool) {
 	if s.Kind != CapacityBlock || s.GPUCount <= 0 {
 		return decimal.Decimal{}, false
@@ -152,7 +167,7 @@ func (s Signal) BlockPerGPUHour() (decimal.Decimal, bool) {
 	if err != nil {
 		return decimal.Decimal{}, false
 	}
-	hours := s.End.Sub(s.Start).Hours()
+	hours := s.BlockHours()
 	count := 1
 	if n := ShapeValue(s.Shape, "instance_count"); n != "" {
 		if _, err := fmt.Sscanf(n, "%d", &count); err != nil || count <= 0 {

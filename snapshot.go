@@ -119,6 +119,28 @@ type Snapshot struct {
 	// Advisor file) lists neither, and so writes nothing.
 	Signals        []Signal
 	SignalCoverage []SignalScope
+	// Unread are the parts of the provider the run could not read (an AWS
+	// region whose price file was cut off mid-download), and why. What
+	// was not read lies outside every scope, so its stored prices stay as
+	// they were; the rest is stored, and the run is partial, not a success.
+	Unread []Unread
+}
+
+// Unread is a region a run could not read, and why.
+type Unread struct {
+	Region string
+	// Reason is the error that cost the region, free of secrets.
+	Reason string
+}
+
+// UnreadText says which regions were not read and why, in one line:
+// "us-west-2 (price file cut off …); eu-west-1 (…)"; "" for none.
+func UnreadText(parts []Unread) string {
+	out := make([]string, 0, len(parts))
+	for _, u := range parts {
+		out = append(out, u.Region+" ("+u.Reason+")")
+	}
+	return strings.Join(out, "; ")
 }
 
 // Validate checks every offer and availability record and that the
@@ -160,6 +182,11 @@ func (s *Snapshot) Validate() error {
 			return fmt.Errorf("signal %v listed twice in one snapshot", sg.Key())
 		}
 		seen[sg.Key()] = true
+	}
+	for _, u := range s.Unread {
+		if !IsRegionCode(u.Region) || strings.TrimSpace(u.Reason) == "" {
+			return fmt.Errorf("%s snapshot: unread region %q needs a region code and a reason", s.Provider, u.Region)
+		}
 	}
 	return nil
 }
@@ -240,6 +267,11 @@ func (s *Snapshot) StripControl() int {
 		for _, f := range []*string{&sg.Region, &sg.Zone, &sg.InstanceType, &sg.Shape, &sg.Value, &sg.Unit, &sg.Detail, &sg.GPUModel} {
 			clean(f)
 		}
+	}
+	for i := range s.Unread {
+		// A reason may quote the cloud's answer.
+		clean(&s.Unread[i].Region)
+		clean(&s.Unread[i].Reason)
 	}
 	return n
 }

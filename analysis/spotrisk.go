@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -73,7 +72,7 @@ func (b BlockOption) Label() string {
 	if b.Zone != "" {
 		place = b.Zone
 	}
-	days := b.End.Sub(b.Start).Hours() / 24
+	days := b.BlockHours() / 24
 	n := pricewatch.ShapeValue(b.Shape, "instance_count")
 	if n == "" {
 		n = "1"
@@ -104,7 +103,7 @@ func blockOptions(blocks []pricewatch.Signal, opts RecommendOptions, horizon int
 		if err != nil || n <= 0 {
 			n = 1
 		}
-		b := BlockOption{Signal: s, GPUs: float64(n) * s.GPUCount, Hours: int64(s.End.Sub(s.Start) / time.Hour)}
+		b := BlockOption{Signal: s, GPUs: float64(n) * s.GPUCount, Hours: int64(s.BlockHours())}
 		if b.GPUs < float64(opts.Count) || b.Hours < horizon {
 			continue
 		}

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -91,7 +92,7 @@ func TestRecommendOffersFittingCapacityBlock(t *testing.T) {
 	start := time.Date(2026, 12, 14, 11, 30, 0, 0, time.UTC)
 	block := func(hours int, fee string) pricewatch.Signal {
 		return pricewatch.Signal{Provider: pricewatch.AWS, Kind: pricewatch.CapacityBlock, Region: "us-east-2", Zone: "us-east-2b", InstanceType: "p5.48xlarge",
-			Shape: pricewatch.ShapeOf("instance_count", "1", "duration_hours", "168"), Start: start, End: start.Add(time.Duration(hours) * time.Hour),
+			Shape: pricewatch.ShapeOf("instance_count", "1", "duration_hours", strconv.Itoa(hours)), Start: start, End: start.Add(time.Duration(hours) * time.Hour),
 			Value: fee, Unit: "USD", Source: "test", Hardware: pricewatch.Hardware{GPUModel: "H100", GPUCount: 8}}
 	}
 	// 41,664 / (168 h × 8 GPUs) = 31; 7,680 / (24 × 8) = 40.

@@ -128,7 +128,7 @@ func Runs(ctx context.Context, st Store) ([]RunRow, error) {
 	}
 	out := make([]RunRow, 0, len(runs))
 	for _, r := range runs {
-		row := RunRow{Provider: r.Provider, ID: r.ID, Status: r.Status, StartedAt: Time(&r.StartedAt), FinishedAt: Time(r.FinishedAt),
+		row := RunRow{Provider: r.Provider, ID: r.ID, Status: r.Shown(), StartedAt: Time(&r.StartedAt), FinishedAt: Time(r.FinishedAt),
 			OffersSeen: r.Seen, OffersNew: r.New, OffersChanged: r.Changed, OffersSame: r.Unchanged, OffersClosed: r.Closed,
 			RegionsSkipped: r.RegionsSkipped, OffersHeld: r.Held, Changes: r.Changes, SourceVersion: r.SourceVersion, Error: r.Error, Replica: r.Replica}
 		if r.FinishedAt != nil {

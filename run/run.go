@@ -48,7 +48,11 @@ type Job struct {
 
 // Status values of a Summary.
 const (
-	StatusOK      = "ok"
+	StatusOK = "ok"
+	// StatusPartial: the run stored, but some part of the provider could
+	// not be read (Summary.Unread says which and why); that part's stored
+	// prices stay as they were.
+	StatusPartial = "partial"
 	StatusFailed  = "failed"
 	StatusSkipped = "skipped"
 	// StatusOverlap: another run of the provider held its lease.
@@ -68,6 +72,8 @@ type Summary struct {
 	// UnknownHardware counts the instance types the run stored whose GPU
 	// is unknown or not in the catalogue (after hardware.overrides).
 	UnknownHardware int
+	// Unread are the regions a partial run could not read, and why.
+	Unread []pricewatch.Unread
 }
 
 // Lease is a run's hold on its provider (storage.Lease).
@@ -174,6 +180,10 @@ func Provider(ctx context.Context, db Store, job Job, opts storage.SaveOptions, 
 		// corrections (the guard judges prices per GPU-hour), then count
 		// what is still unknown (stored all the same).
 		snap.StripControl()
+		for i := range snap.Unread {
+			snap.Unread[i].Reason = job.Scrub.String(snap.Unread[i].Reason)
+		}
+		sum.Unread = snap.Unread
 		if n := job.Hardware.Apply(snap); n > 0 {
 			log.Info("hardware overrides applied", zap.String("provider", job.Name), zap.Int("types", n))
 		}
@@ -214,6 +224,13 @@ func Provider(ctx context.Context, db Store, job Job, opts storage.SaveOptions, 
 		zap.Int("held", r.Held), zap.Int("accepted", r.Accepted), zap.Int("moves_awaiting_confirmation", len(r.Awaiting)),
 		zap.Int("unknown_hardware_types", sum.UnknownHardware),
 		zap.Duration("took", time.Since(start)))
+	if len(sum.Unread) > 0 {
+		if !job.SummaryReports {
+			log.Warn("fetch stored, partly: regions not read", zap.String("provider", job.Name), zap.Int64("run", runID),
+				zap.String("not_read", pricewatch.UnreadText(sum.Unread)))
+		}
+		return finish(StatusPartial, nil)
+	}
 	return finish(StatusOK, nil)
 }
 
@@ -221,9 +238,12 @@ func Provider(ctx context.Context, db Store, job Job, opts storage.SaveOptions, 
 func (s Summary) Line() string {
 	took := s.Duration.Round(time.Millisecond)
 	switch s.Status {
-	case StatusOK:
+	case StatusOK, StatusPartial:
 		r := s.Result
-		line := fmt.Sprintf("%-8s ok       %d offers: %d new, %d changed, %d unchanged, %d closed", s.Provider, r.Seen, r.New, r.Changed, r.Unchanged, r.Closed)
+		line := fmt.Sprintf("%-8s %-8s %d offers: %d new, %d changed, %d unchanged, %d closed", s.Provider, s.Status, r.Seen, r.New, r.Changed, r.Unchanged, r.Closed)
+		if len(s.Unread) > 0 {
+			line += fmt.Sprintf("; %d region(s) not read, their stored prices kept: %s", len(s.Unread), pricewatch.UnreadText(s.Unread))
+		}
 		if r.Skipped > 0 {
 			line += fmt.Sprintf("; %d region(s) skipped as unchanged", r.Skipped)
 		}
@@ -253,7 +273,8 @@ func (s Summary) Line() string {
 }
 
 // Row is one provider's run as `pricewatch fetch --format json|csv` prints
-// it (overlap and not started read as skipped and failed).
+// it (overlap and not started read as skipped and failed; partial as
+// itself).
 type Row struct {
 	Provider        string  `json:"provider"`
 	Status          string  `json:"status"`
@@ -267,7 +288,9 @@ type Row struct {
 	UnknownHardware int     `json:"unknown_hardware"`
 	FirstRun        bool    `json:"first_run"`
 	DurationSeconds float64 `json:"duration_seconds"`
-	Error           *string `json:"error"`
+	// Error is why the run failed or was skipped, or for a partial run
+	// which regions were not read and why.
+	Error *string `json:"error"`
 }
 
 // Rows are the rows of the summaries.
@@ -289,6 +312,10 @@ func Rows(sums []Summary) []Row {
 		}
 		if s.Err != nil {
 			msg := s.Err.Error()
+			r.Error = &msg
+		}
+		if len(s.Unread) > 0 {
+			msg := storage.NotReadText(s.Unread)
 			r.Error = &msg
 		}
 		out = append(out, r)

@@ -298,3 +298,35 @@ func TestProviderStoresNamesWithoutControlCharacters(t *testing.T) {
 		}
 	}
 }
+
+// Issue 34 item 7: a run that stored but could not read a region is
+// partial, not ok: its line says partial and names the region and why
+// (free of secrets), its row says partial with the same text as its
+// error, and the snapshot is stored with the scrubbed reason.
+func TestProviderPartial(t *testing.T) {
+	secretKey := "s3cr3t-key-value"
+	snap := snapshot()
+	snap.Unread = []pricewatch.Unread{{Region: "us-west-2", Reason: "price file cut off after 4096 bytes (key " + secretKey + ")"}}
+	st := newMemStore()
+	job := Job{Name: "fake", Fetcher: &fakeFetcher{snap: snap}, Owner: "test", Scrub: secret.New(secretKey)}
+	sum := Provider(context.Background(), st, job, storage.SaveOptions{}, zap.NewNop())
+	if sum.Status != StatusPartial || sum.Err != nil {
+		t.Fatalf("status %s (%v), want partial", sum.Status, sum.Err)
+	}
+	line := sum.Line()
+	for _, want := range []string{"fake     partial  1 offers: 1 new", "1 region(s) not read, their stored prices kept: us-west-2 (price file cut off after 4096 bytes"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("line %q, want it to hold %q", line, want)
+		}
+	}
+	rows := Rows([]Summary{sum})
+	if rows[0].Status != StatusPartial || rows[0].Error == nil || !strings.HasPrefix(*rows[0].Error, "not read: us-west-2 (price file cut off") {
+		t.Errorf("row %+v, want partial with the region not read", rows[0])
+	}
+	saved := st.saved[1]
+	for _, shown := range []string{line, *rows[0].Error, saved.Unread[0].Reason} {
+		if strings.Contains(shown, secretKey) {
+			t.Errorf("the secret shows: %s", shown)
+		}
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/pricewatch/pricewatch"
 )
 
 // Run statuses.
@@ -16,6 +18,21 @@ const (
 	RunSkipped   = "skipped"
 	RunAbandoned = "abandoned"
 )
+
+// RunPartial is how a stored run that could not read every part of its
+// provider reads (Run.Shown): its record's status is ok, as it stored and
+// counts as a success wherever one is asked for, and its error says what
+// was not read and why (NotReadText).
+const RunPartial = "partial"
+
+// NotReadText is the error a partial run records: "not read: us-west-2
+// (…)". The regions' stored prices were kept.
+func NotReadText(unread []pricewatch.Unread) string {
+	if len(unread) == 0 {
+		return ""
+	}
+	return "not read: " + pricewatch.UnreadText(unread)
+}
 
 // Run is one provider fetch as recorded.
 type Run struct {
@@ -41,6 +58,15 @@ type Run struct {
 	// Replica is the replica that ran it (DB.Replica); "" for a single
 	// process.
 	Replica string
+}
+
+// Shown is the run's status as people read it: RunPartial for a run
+// that stored (ok) but recorded parts it could not read, else Status.
+func (r Run) Shown() string {
+	if r.Status == RunOK && r.Error != "" {
+		return RunPartial
+	}
+	return r.Status
 }
 
 // overdue turns a run still 'running' past its deadline into a failed one,

@@ -231,8 +231,9 @@ func (db *DB) SaveSnapshot(ctx context.Context, runID int64, snap *pricewatch.Sn
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE fetch_runs SET status = 'ok', finished_at = ?, offers_seen = ?, offers_new = ?, offers_changed = ?,
-		offers_unchanged = ?, offers_closed = ?, regions_skipped = ?, changes = ?, source_version = ?, error = '' WHERE id = ?`,
-		s.ts, res.Seen, res.New, res.Changed, res.Unchanged, res.Closed, res.Skipped, len(res.Changes), snap.SourceVersion, runID); err != nil {
+		offers_unchanged = ?, offers_closed = ?, regions_skipped = ?, changes = ?, source_version = ?, error = ? WHERE id = ?`,
+		s.ts, res.Seen, res.New, res.Changed, res.Unchanged, res.Closed, res.Skipped, len(res.Changes), snap.SourceVersion,
+		NotReadText(snap.Unread), runID); err != nil {
 		return nil, s.wrap(err)
 	}
 	if err := tx.Commit(); err != nil {

@@ -3,6 +3,7 @@ package digest
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +21,7 @@ func TestDigestListsTheWeeksCapacityBlocks(t *testing.T) {
 	start := time.Date(2022, 7, 25, 11, 30, 0, 0, time.UTC)
 	block := func(typ, zone, model string, gpus float64, hours int, fee string, since time.Time, until *time.Time) digest.BlockInterval {
 		return digest.BlockInterval{Signal: pricewatch.Signal{Provider: pricewatch.AWS, Kind: pricewatch.CapacityBlock, Region: "us-east-2", Zone: zone,
-			InstanceType: typ, Shape: pricewatch.ShapeOf("instance_count", "1", "duration_hours", "24"), Start: start, End: start.Add(time.Duration(hours) * time.Hour),
+			InstanceType: typ, Shape: pricewatch.ShapeOf("instance_count", "1", "duration_hours", strconv.Itoa(hours)), Start: start, End: start.Add(time.Duration(hours) * time.Hour),
 			Value: fee, Unit: "USD", Source: "test", Hardware: pricewatch.Hardware{GPUModel: model, GPUCount: gpus}}, Since: since, Until: until}
 	}
 	in := baseInput(t)

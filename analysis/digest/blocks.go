@@ -31,7 +31,10 @@ type CapacityBlock struct {
 	// GPUs in the whole block (instances × GPUs per instance).
 	GPUs       float64
 	Start, End time.Time
-	// PerGPUHour is the fee over the window's GPU-hours in the digest's
+	// Hours is what the fee buys (pricewatch.Signal.BlockHours): the
+	// block's duration, which the window can fall short of.
+	Hours float64
+	// PerGPUHour is the fee over the GPU-hours it sells in the digest's
 	// currency; not valid without an exchange rate.
 	PerGPUHour       decimal.NullDecimal
 	NativeCurrency   string
@@ -43,9 +46,9 @@ type CapacityBlock struct {
 	Still     bool
 }
 
-// Days is the window's length in days.
+// Days is the block's duration in days.
 func (c CapacityBlock) Days() string {
-	return strconv.FormatFloat(c.End.Sub(c.Start).Hours()/24, 'f', -1, 64)
+	return strconv.FormatFloat(c.Hours/24, 'f', -1, 64)
 }
 
 // weekBlocks are the capacity blocks of watched models offered at some
@@ -73,7 +76,7 @@ func weekBlocks(ivs []BlockInterval, watched func(string) bool, regions []string
 			n = 1
 		}
 		b := CapacityBlock{Provider: iv.Provider, Region: iv.Region, Zone: iv.Zone, InstanceType: iv.InstanceType, GPUModel: iv.GPUModel,
-			GPUs: float64(n) * iv.GPUCount, Start: iv.Start, End: iv.End, NativeCurrency: iv.Unit, NativeFee: fee, NativePerGPUHour: per,
+			GPUs: float64(n) * iv.GPUCount, Start: iv.Start, End: iv.End, Hours: iv.BlockHours(), NativeCurrency: iv.Unit, NativeFee: fee, NativePerGPUHour: per,
 			FirstSeen: iv.Since, Still: iv.Until == nil}
 		if conv != nil {
 			if q, err := conv.Quote(iv.Unit, cur, now); err == nil {

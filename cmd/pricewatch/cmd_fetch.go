@@ -21,7 +21,9 @@ func (a *app) fetchCommand() *cobra.Command {
 		Long: `Fetch runs one cycle now. It prints a line per provider (offers seen, new,
 changed, unchanged, duration). Exit status: 0 when every provider stored (or
 was skipped), 1 when nothing was stored anywhere (every provider failed, or
-failed and was skipped), 3 when some failed and others stored.
+failed and was skipped), 3 when some failed and others stored, or when a
+provider stored but could not read every region (status partial: the line
+names the regions not read and why; their stored prices are kept).
 A provider without credentials is skipped, not failed.`,
 		Example: `  pricewatch fetch
   pricewatch fetch --provider azure --provider aws`,
@@ -49,7 +51,7 @@ A provider without credentials is skipped, not failed.`,
 			if err := db.CloseAbandonedRuns(ctx); err != nil {
 				a.log.Warn("closing abandoned runs", zap.Error(err))
 			}
-			failed, stored := 0, 0
+			failed, stored, partial := 0, 0, 0
 			var sums []providerrun.Summary
 			for _, job := range jobs {
 				job.Owner = "pricewatch fetch"
@@ -62,6 +64,9 @@ A provider without credentials is skipped, not failed.`,
 				switch sum.Status {
 				case providerrun.StatusOK:
 					stored++
+				case providerrun.StatusPartial:
+					stored++
+					partial++
 				case providerrun.StatusFailed, providerrun.StatusNotStarted:
 					failed++
 				}
@@ -98,8 +103,9 @@ A provider without credentials is skipped, not failed.`,
 				// Nothing was stored anywhere (every provider failed, or
 				// failed and was skipped): the fetch failed, not "partly".
 				return exitCode(exitFailed)
-			case failed > 0:
-				// Some providers stored, some failed: partly failed.
+			case failed > 0 || partial > 0:
+				// Some providers stored, some failed, or a provider stored
+				// but could not read every region: partly failed.
 				return exitCode(exitPartial)
 			}
 			return nil

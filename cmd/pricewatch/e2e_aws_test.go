@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -357,7 +358,9 @@ func TestAWSEndToEnd(t *testing.T) {
 	// (d) eu-west-1 publishes a version with p5 cheaper, and the file is
 	// cut off half-way: that region alone is lost (issue 26 item 1). The
 	// run stores the rest, warns naming the region, and none of
-	// eu-west-1's stored prices or stock changes.
+	// eu-west-1's stored prices or stock changes. It is partial, never a
+	// success (issue 34 item 7): its line says partial and names the
+	// region and why, `fetch` exits 3, and `runs` reads partial.
 	b.SetOnDemand("eu-west-1", awsV4, "p5.48xlarge", fixed10("58.854"))
 	cutPath := awstest.EC2Path(awsV4, "eu-west-1")
 	full := b.Object(cutPath)
@@ -373,11 +376,19 @@ func TestAWSEndToEnd(t *testing.T) {
 		before = append(before, rawCLI(t, v...))
 	}
 	out, errOut, code := runCLI(t, "--config", cfg, "fetch", "--provider", "aws")
-	if code != 0 || !strings.Contains(out, "aws      ok") || !strings.Contains(out, "0 changed") || !strings.Contains(out, "0 closed") ||
+	if code != 3 || !strings.Contains(out, "aws      partial  ") || !strings.Contains(out, "0 changed") || !strings.Contains(out, "0 closed") ||
+		!strings.Contains(out, "1 region(s) not read, their stored prices kept: eu-west-1 (incomplete or malformed response: price file ") ||
 		!strings.Contains(errOut, "region=eu-west-1") || !strings.Contains(errOut, "read again next run") {
 		t.Fatalf("cut-off file: exit %d, %q %q", code, out, errOut)
 	}
 	t.Logf("cut-off file: exit %d: %s", code, out)
+	var runs []struct{ Provider, Status, Error string }
+	if err := json.Unmarshal([]byte(rawCLI(t, "--config", cfg, "runs", "--format", "json")), &runs); err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 1 || runs[0].Status != "partial" || !strings.HasPrefix(runs[0].Error, "not read: eu-west-1 (") {
+		t.Errorf("runs %+v, want aws partial, eu-west-1 not read", runs)
+	}
 	for i, v := range views {
 		if after := rawCLI(t, v...); after != before[i] {
 			t.Errorf("%v changed by a run that could not read eu-west-1:\n%s\nwas\n%s", v[2:], after, before[i])

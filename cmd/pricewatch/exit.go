@@ -16,7 +16,7 @@ const (
 	exitOK       = 0 // the command did what was asked
 	exitFailed   = 1 // the operation failed (a fetch, Slack refusing, a database error)
 	exitUsage    = 2 // the command line is wrong: unknown flag, bad value, missing argument
-	exitPartial  = 3 // partly failed: some providers of a fetch failed, others stored
+	exitPartial  = 3 // partly failed: some providers of a fetch failed, others stored, or one could not read every region
 	exitNotFound = 4 // asked for something that is not stored (an instance type, a GPU model)
 )
 

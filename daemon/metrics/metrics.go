@@ -52,7 +52,7 @@ func New(db Store, version string) *Metrics {
 			Buckets: []float64{1, 5, 15, 30, 60, 120, 300, 600, 1200, 3600},
 		}, []string{"provider"}),
 		fetchRuns: counterVec("pricewatch_fetch_runs_total",
-			"Provider fetch runs by result (success, error, skipped: no credentials, overlap: another run of the provider still going, not_started: the run could not be recorded).",
+			"Provider fetch runs by result (success, partial: stored but some regions could not be read, error, skipped: no credentials, overlap: another run of the provider still going, not_started: the run could not be recorded).",
 			"provider", "result"),
 		offersTracked: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "pricewatch_offers_tracked", Help: "Offers with a current price per provider (a drop to zero means a parser broke).",
@@ -111,11 +111,11 @@ func counterVec(name, help string, labels ...string) *prometheus.CounterVec {
 
 // Observe records one provider run.
 func (m *Metrics) Observe(s run.Summary) {
-	result := map[string]string{run.StatusOK: "success", run.StatusFailed: "error", run.StatusSkipped: "skipped",
+	result := map[string]string{run.StatusOK: "success", run.StatusPartial: "partial", run.StatusFailed: "error", run.StatusSkipped: "skipped",
 		run.StatusOverlap: "overlap", run.StatusNotStarted: "not_started"}[s.Status]
 	m.fetchRuns.WithLabelValues(s.Provider, result).Inc()
 	m.fetchDuration.WithLabelValues(s.Provider).Observe(s.Duration.Seconds())
-	if s.Status == run.StatusOK && s.Result != nil {
+	if s.Result != nil && (s.Status == run.StatusOK || s.Status == run.StatusPartial) {
 		for _, c := range s.Result.Changes {
 			m.changes.WithLabelValues(s.Provider, string(c.Kind)).Inc()
 		}

@@ -383,6 +383,10 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 			lost = append(lost, err)
 			f.log.Warn("aws region could not be read; its stored prices stay as they were and it is read again next run",
 				zap.String("region", names[i]), zap.Error(err))
+			// The run is partial, not a success: the summary line, the
+			// run's record and the exit status say which region and why.
+			r.snap.Unread = append(r.snap.Unread, pricewatch.Unread{Region: names[i],
+				Reason: strings.TrimPrefix(err.Error(), "aws region "+names[i]+": ")})
 		}
 	}
 	if len(lost) > 0 && len(lost) == len(names) {

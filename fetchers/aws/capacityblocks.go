@@ -235,6 +235,12 @@ func (f *Fetcher) blockOfferings(ctx context.Context, client ec2BlockClient, r *
 			if c := strings.TrimSpace(o.InstanceCount); c != "" && c != strconv.Itoa(count) {
 				continue
 			}
+			// The shape's duration_hours is what the block's figures are
+			// spread over (Signal.BlockHours): an offering stating another
+			// CapacityBlockDurationHours than asked is not of this shape.
+			if d := strings.TrimSpace(o.DurationHours); d != "" && d != strconv.Itoa(in.DurationHours) {
+				continue
+			}
 			sg.Provider, sg.Region, sg.Shape, sg.Hardware = f.cfg.Name, region, shape, hw
 			if seen[sg.Key()] {
 				// Two offerings of one zone and window: one block is enough

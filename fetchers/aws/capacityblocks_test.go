@@ -259,3 +259,44 @@ func TestCapacityBlockPricesNotSpokenFor(t *testing.T) {
 		})
 	}
 }
+
+// Issue 34 item 5: a one-day block sold from 12:00 has the window 12:00 →
+// 11:30 the next day (23.5 h) and CapacityBlockDurationHours 24: its fee
+// buys 24 hours, and its cost per GPU-hour is one figure, the fee over
+// them, in its signal and its price alike (it was 4.0167 in the signal,
+// the fee over 23.5 h, and 3.9330 in the price), as docs/data.md says.
+func TestCapacityBlockOneCostPerGPUHour(t *testing.T) {
+	awsEnv(t, true)
+	e := awstest.NewEC2(t)
+	start := blockStart.Add(30 * time.Minute) // 12:00
+	short := p5Block("us-east-2b", start, 1, "755.136")
+	short.End = blockStart.Add(24 * time.Hour) // 11:30 the next day
+	e.SetOfferings("us-east-2", short)
+	snap := firstRun(t, blockFetcher(t, e, nil))
+	var sig pricewatch.Signal
+	for _, s := range snap.Signals {
+		if s.Kind == pricewatch.CapacityBlock {
+			sig = s
+		}
+	}
+	if sig.End.Sub(sig.Start) != 23*time.Hour+30*time.Minute || sig.BlockHours() != 24 {
+		t.Fatalf("signal %+v: want the 23.5 h window and 24 hours sold", sig)
+	}
+	sigRate, ok := sig.BlockPerGPUHour()
+	if !ok {
+		t.Fatal("no cost per GPU-hour for the signal")
+	}
+	prices := offersOf(snap, pricewatch.CapacityBlockPrice)
+	if len(prices) != 1 {
+		t.Fatalf("block prices %+v, want one", prices)
+	}
+	eff, err := prices[0].EffectiveHourly()
+	if err != nil {
+		t.Fatal(err)
+	}
+	priceRate, _ := pricewatch.PerGPUHour(eff, prices[0].GPUCount)
+	want := "3.933" // 755.136 ÷ (24 h × 8 GPUs)
+	if sigRate.String() != want || priceRate.String() != want {
+		t.Errorf("cost per GPU-hour: signal %s, price %s; want both %s", sigRate, priceRate, want)
+	}
+}

@@ -33,16 +33,21 @@ const SourceSpotAdvisor = "aws:spot-advisor"
 // interruption-frequency bands, and "spot_advisor" gives per region, per
 // operating system ("Linux", "Windows") and per type the savings over
 // on-demand in percent ("s") and the index of the band in ranges ("r").
+// Below the ranges every level is decoded on its own (advisorEntry), so
+// that one odd entry anywhere costs that entry, not the file.
 type spotAdvisorFile struct {
 	Ranges []struct {
 		Index int    `json:"index"`
 		Label string `json:"label"`
 		Max   int    `json:"max"`
 	} `json:"ranges"`
-	SpotAdvisor map[string]map[string]map[string]struct {
-		Savings *int `json:"s"`
-		Range   *int `json:"r"`
-	} `json:"spot_advisor"`
+	SpotAdvisor map[string]json.RawMessage `json:"spot_advisor"`
+}
+
+// advisorEntry is one type's entry ({"s": 52, "r": 4}).
+type advisorEntry struct {
+	Savings *int `json:"s"`
+	Range   *int `json:"r"`
 }
 
 // spotAdvisor reads the Spot Advisor file, conditionally when it gave
@@ -109,11 +114,16 @@ func (f *Fetcher) readSpotAdvisor(ctx context.Context, r *run) error {
 }
 
 // parseSpotAdvisor turns the file into interruption-band signals (one per
-// operating system the advisor lists) of
-// the GPU types in types, in the configured regions, and lists the regions
-// the file describes. A file without bands or regions is refused whole (a
-// cut or empty answer must not end every band); one row with a band index
-// outside the ranges is left out and logged.
+// operating system the advisor lists) of the GPU types in types, in the
+// configured regions, and lists the regions it speaks for completely. A
+// file without bands or regions is refused whole (a cut or empty answer
+// must not end every band). One odd entry is that entry's loss only: an
+// entry of a type nobody watches is skipped; one of a watched type that is
+// listed but cannot be read (a band index outside the ranges, a missing
+// band, strings for numbers), or a region or OS whose list cannot be read,
+// leaves its region out of the regions returned, so the stored bands there
+// stand (not ended, as a band the advisor no longer lists is) while the
+// entries read are applied.
 func (f *Fetcher) parseSpotAdvisor(body []byte, types map[string]typeFacts) ([]pricewatch.Signal, []string, error) {
 	var file spotAdvisorFile
 	if err := json.Unmarshal(body, &file); err != nil {
@@ -131,7 +141,8 @@ func (f *Fetcher) parseSpotAdvisor(body []byte, types map[string]typeFacts) ([]p
 	}
 	var sigs []pricewatch.Signal
 	var regions []string
-	for region, byOS := range file.SpotAdvisor {
+	skipped := 0
+	for region, raw := range file.SpotAdvisor {
 		if len(f.cfg.Regions) > 0 && !slices.Contains(f.cfg.Regions, region) {
 			continue
 		}
@@ -139,25 +150,51 @@ func (f *Fetcher) parseSpotAdvisor(body []byte, types map[string]typeFacts) ([]p
 			f.log.Warn("spot advisor names a region that is not a region code; left out", zap.String("region", pricewatch.Printable(region)))
 			continue
 		}
-		regions = append(regions, region)
+		complete := true
+		odd := func(msg string, fields ...zap.Field) {
+			complete = false
+			f.log.Warn(msg+"; the stored bands of the region stand this run", append([]zap.Field{zap.String("region", region)}, fields...)...)
+		}
+		var byOS map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &byOS); err != nil {
+			odd("spot advisor region unreadable", zap.Error(err))
+			continue
+		}
 		// The advisor's OS keys are "Linux" and "Windows": a band per
 		// region × type × OS, each kept under its OS (compare shows the
 		// Linux band beside the Linux spot prices it compares; alerts, as
 		// for prices, follow Linux only).
 		for _, osKey := range []struct{ key, os string }{{"Linux", pricewatch.Linux}, {"Windows", pricewatch.Windows}} {
-			for typ, row := range byOS[osKey.key] {
+			rawTypes, listed := byOS[osKey.key]
+			if !listed {
+				continue
+			}
+			var entries map[string]json.RawMessage
+			if err := json.Unmarshal(rawTypes, &entries); err != nil {
+				odd("spot advisor OS list unreadable", zap.String("os", osKey.key), zap.Error(err))
+				continue
+			}
+			for typ, rawEntry := range entries {
 				facts, gpu := types[typ]
-				if !gpu {
+				var row advisorEntry
+				err := json.Unmarshal(rawEntry, &row)
+				switch {
+				case !gpu:
+					if err != nil {
+						skipped++ // a type nobody watches: its entry is not ours
+					}
 					continue
-				}
-				if row.Range == nil {
-					f.log.Warn("spot advisor row without a band; left out", zap.String("region", region), zap.String("instance_type", typ))
+				case err != nil:
+					odd("spot advisor entry unreadable; left out", zap.String("instance_type", typ), zap.String("os", osKey.key), zap.Error(err))
+					continue
+				case row.Range == nil:
+					odd("spot advisor entry without a band; left out", zap.String("instance_type", typ), zap.String("os", osKey.key))
 					continue
 				}
 				label, ok := labels[*row.Range]
 				if !ok {
-					f.log.Warn("spot advisor band index outside its ranges; left out", zap.String("region", region),
-						zap.String("instance_type", typ), zap.Int("r", *row.Range))
+					odd("spot advisor band index outside its ranges; left out", zap.String("instance_type", typ),
+						zap.String("os", osKey.key), zap.Int("r", *row.Range))
 					continue
 				}
 				sg := pricewatch.Signal{
@@ -171,6 +208,12 @@ func (f *Fetcher) parseSpotAdvisor(body []byte, types map[string]typeFacts) ([]p
 				sigs = append(sigs, sg)
 			}
 		}
+		if complete {
+			regions = append(regions, region)
+		}
+	}
+	if skipped > 0 {
+		f.log.Info("spot advisor entries of types not watched could not be read; skipped", zap.Int("entries", skipped))
 	}
 	sort.Strings(regions)
 	sort.Slice(sigs, func(i, j int) bool {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/pricewatch/pricewatch"
@@ -112,8 +113,9 @@ func TestSpotAdvisorBrokenAnswers(t *testing.T) {
 				t.Error("the prices were lost with the advisor")
 			}
 			if name == "band off range" {
-				// The one odd row is left out; the file still covers its region.
-				if len(snap.Signals) != 0 || len(snap.SignalCoverage) != 1 {
+				// The one odd entry is left out and its region is not
+				// spoken for: the stored band stands (issue 34 item 4).
+				if len(snap.Signals) != 0 || len(snap.SignalCoverage) != 0 {
 					t.Errorf("signals %v, coverage %v", snap.Signals, snap.SignalCoverage)
 				}
 				return
@@ -153,4 +155,62 @@ func TestSpotAdvisorBandsPerOS(t *testing.T) {
 			t.Errorf("%s: %q, want %q", k, got[k], v)
 		}
 	}
+}
+
+// Issue 34 item 4: one odd entry anywhere in the file never makes the
+// file unread. An entry with strings for numbers ({"s": "59", "r": "4"})
+// of a type nobody watches, in a configured region and in one nobody
+// watches, is skipped and every other entry applied; an entry of a watched
+// type whose band index is outside the ranges is listed but unreadable, so
+// its stored band stands (its region is not spoken for this run) while the
+// region's other bands are still applied.
+func TestSpotAdvisorOddEntries(t *testing.T) {
+	advisor := awstest.SampleFile(t, "spot-advisor-data-excerpt.json")
+	odd := bytes.Replace(advisor, []byte(`"spot_advisor": {"us-east-1": {"Linux": {`),
+		[]byte(`"spot_advisor": {"sa-east-1": {"Linux": {"x2iezn.metal": {"s": "59", "r": "4"}}}, "us-east-1": {"Linux": {"x2iezn.metal": {"s": "59", "r": "4"}, `), 1)
+	if bytes.Equal(odd, advisor) {
+		t.Fatal("the odd entries were not added")
+	}
+	publish := func(t *testing.T, body []byte) *pricewatch.Snapshot {
+		b := awstest.NewBucket(t)
+		tree{"us-east-1": {Version: v1, Types: []awstest.GPUType{p5, p4d}}, "us-west-2": {Version: v1, Types: []awstest.GPUType{p5}}}.publish(t, b)
+		b.Put(awstest.SpotAdvisorPath, body)
+		return firstRun(t, newFetcher(t, b, Config{SpotAdvisor: true, SpotAdvisorEndpoint: b.SpotAdvisorURL(), Regions: []string{"us-east-1", "us-west-2"}}))
+	}
+	covered := func(snap *pricewatch.Snapshot, region string) bool {
+		return slices.ContainsFunc(snap.SignalCoverage, func(sc pricewatch.SignalScope) bool {
+			return sc.Covers(pricewatch.Signal{Kind: pricewatch.InterruptionBand, Region: region, InstanceType: "p5.48xlarge"}.Key())
+		})
+	}
+
+	t.Run("unwatched entry with strings", func(t *testing.T) {
+		snap := publish(t, odd)
+		got := bands(snap)
+		for k, v := range map[string]string{
+			"us-east-1 p5.48xlarge":  ">20% savings 52% vs on-demand",
+			"us-east-1 p4d.24xlarge": "10-15% savings 67% vs on-demand",
+			"us-west-2 p5.48xlarge":  "5-10% savings 46% vs on-demand",
+		} {
+			if got[k] != v {
+				t.Errorf("%s: %q, want %q (the rest of the file applied)", k, got[k], v)
+			}
+		}
+		if !covered(snap, "us-east-1") || !covered(snap, "us-west-2") {
+			t.Errorf("coverage %v, want both regions spoken for", snap.SignalCoverage)
+		}
+	})
+
+	t.Run("watched entry off the ranges", func(t *testing.T) {
+		snap := publish(t, bytes.Replace(odd, []byte(`"p5.48xlarge": {"s": 52, "r": 4}`), []byte(`"p5.48xlarge": {"s": 52, "r": 9}`), 1))
+		got := bands(snap)
+		if v, ok := got["us-east-1 p5.48xlarge"]; ok {
+			t.Errorf("the unreadable entry gave a band: %q", v)
+		}
+		if covered(snap, "us-east-1") {
+			t.Errorf("coverage %v speaks for us-east-1: its stored p5.48xlarge band would end", snap.SignalCoverage)
+		}
+		if got["us-east-1 p4d.24xlarge"] != "10-15% savings 67% vs on-demand" || !covered(snap, "us-west-2") {
+			t.Errorf("bands %v, coverage %v: want the rest applied and us-west-2 spoken for", got, snap.SignalCoverage)
+		}
+	})
 }

@@ -635,6 +635,8 @@ func possibleTypes(it item, clean func(...string) bool) []pricewatch.PriceType {
 		return rowPriceTypes(pricewatch.OnDemand)
 	case clean(typ) && typ == "Consumption":
 		return []pricewatch.PriceType{pricewatch.OnDemand, pricewatch.Spot, pricewatch.SavingsPlan}
+	case clean(typ) && typ == "SavingsPlanConsumption":
+		return []pricewatch.PriceType{pricewatch.SavingsPlan}
 	case clean(typ):
 		return nil // DevTestConsumption or another kind this fetcher skips
 	case names && spot:

@@ -110,6 +110,14 @@ func classify(it item) (pt pricewatch.PriceType, os, skip string) {
 		return pricewatch.OnDemand, os, ""
 	case "Reservation":
 		return pricewatch.Reserved, os, ""
+	case "SavingsPlanConsumption":
+		// The China price sheet lists a savings plan's rate as a row of
+		// its own (the global API nests it in the consumption row's
+		// savingsPlan); no plan covers spot.
+		if strings.HasSuffix(meter, " Spot") || strings.HasSuffix(skuName, " Spot") {
+			return "", "", skipType
+		}
+		return pricewatch.SavingsPlan, os, ""
 	}
 	return "", "", skipType
 }
@@ -207,6 +215,17 @@ func offersFor(provider string, it item, pt pricewatch.PriceType, os string, s s
 			spc.offer = o
 			out = append(out, spc)
 		}
+	case pricewatch.SavingsPlan:
+		// A SavingsPlanConsumption row: its rate per unit, billed as used,
+		// for the row's term.
+		term, err := parseTerm(it.ReservationTerm)
+		if err != nil {
+			return nil, "", fmt.Errorf("savings plan term: %w", err)
+		}
+		o := base
+		o.Term, o.Payment, o.Hourly = term, pricewatch.NoUpfront, price
+		c.offer = o
+		out = append(out, c)
 	default: // spot
 		c.offer = base
 		c.offer.Hourly = price

@@ -209,8 +209,9 @@ var requiredColumns = []string{"currencyCode", "retailPrice", "armRegionName", "
 
 // stream downloads the CSV and adds each row to sheet, in constant
 // memory. A row that cannot be read is skipped (see azure.Sheet.Add); a
-// header without the price columns, a body cut off, too slow or too large
-// fails the run with fetchers.ErrIncomplete.
+// header without the price columns, a body cut off (in transit, or at the
+// source: its last line without a newline), too slow or too large fails
+// the run with fetchers.ErrIncomplete.
 func (f *Fetcher) stream(ctx context.Context, u *url.URL, sheet *azure.Sheet) (int64, error) {
 	where := Name + " price sheet " + fetchers.RedactURL(u)
 	rctx, cancel := context.WithCancel(ctx)
@@ -284,6 +285,15 @@ func (f *Fetcher) stream(ctx context.Context, u *url.URL, sheet *azure.Sheet) (i
 	}
 	if body.n > maxSheetBytes {
 		return fail(nil)
+	}
+	if body.last != '\n' {
+		// Every line of the sheet ends in a newline, the last one too. A
+		// sheet cut at the source ends inside a line and is served whole,
+		// with its own Content-Length, so the transport sees nothing
+		// wrong; its lost rows must not read as withdrawn prices (a cut
+		// that keeps most offers passes fetch.min_offer_ratio). The sheet
+		// states no row count to check against: the newline is what tells.
+		return fail(errors.New("the last line has no newline: the sheet was cut off at the source"))
 	}
 	return body.n, nil
 }
@@ -378,14 +388,18 @@ func (c columnIndex) row(rec []string) azure.Row {
 	return r
 }
 
-// counted counts the bytes read through it.
+// counted counts the bytes read through it and keeps the last one.
 type counted struct {
-	r io.Reader
-	n int64
+	r    io.Reader
+	n    int64
+	last byte
 }
 
 func (c *counted) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
+	if n > 0 {
+		c.last = p[n-1]
+	}
 	return n, err
 }

@@ -523,7 +523,11 @@ func gpuFlavorOf(fl flavor) (gpuFlavor, string) {
 	if len(zones) == 0 {
 		return gpuFlavor{}, skipAbandoned
 	}
-	hw := pricewatch.Hardware{GPUModel: gpu.Resolve(model, gpu.Hint{}).Name(), GPUCount: count}
+	// The memory per GPU the flavor states ("1 * NVIDIA V100 / 32G") tells
+	// memory variants apart and is stored; without it, the resolved
+	// model's (an A100 80 GB alias), as GCP's and OVHcloud's are.
+	id := gpu.Resolve(model, gpu.Hint{MemoryGB: gpuMemoryOf(fl)})
+	hw := pricewatch.Hardware{GPUModel: id.Name(), GPUCount: count, GPUMemoryGB: id.MemoryGB}
 	if n, err := strconv.Atoi(strings.Trim(string(fl.VCPUs), `" `)); err == nil {
 		hw.VCPUs = n
 	}
@@ -566,6 +570,24 @@ func gpuOf(fl flavor) (string, float64) {
 		return name, float64(n)
 	}
 	return name, 0
+}
+
+// gpuMemoryRe is the memory per GPU at the end of info:gpu:name, as
+// Huawei writes it: "2 * NVIDIA V100 / 32G", "1 * NVIDIA T4 / 16GB".
+var gpuMemoryRe = regexp.MustCompile(`/\s*([0-9]+(?:\.[0-9]+)?)\s*(?:G|GB|GiB)\s*$`)
+
+// gpuMemoryOf is the memory of one GPU that info:gpu:name states, in GB;
+// 0 when it states none.
+func gpuMemoryOf(fl flavor) float64 {
+	m := gpuMemoryRe.FindStringSubmatch(fl.extra("info:gpu:name"))
+	if m == nil {
+		return 0
+	}
+	gb, err := strconv.ParseFloat(m[1], 64)
+	if err != nil || gb <= 0 {
+		return 0
+	}
+	return gb
 }
 
 // sellStatus is the status per AZ: cond:operation:az ("cn-north-4a(normal),

@@ -318,3 +318,48 @@ func TestRealAnswersDecode(t *testing.T) {
 		t.Errorf("173 jiao = %s", d)
 	}
 }
+
+// Issue 34 item 3: the GPU memory is stored (it was 0, "GPU GB ?" in
+// compare --wide): the memory per GPU the flavor states in info:gpu:name
+// ("1 * NVIDIA V100 / 32G"), else the resolved model's. In offers and in
+// availability alike.
+func TestGPUMemoryStored(t *testing.T) {
+	snap, err := fetch(t, huaweitest.New(t), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"p2s.2xlarge.8": 32, "p2s.4xlarge.8": 32, "p3.2xlarge.8": 80, "pi2.2xlarge.4": 16}
+	seen := map[string]bool{}
+	for _, o := range snap.Offers {
+		seen[o.InstanceType] = true
+		if o.GPUMemoryGB != want[o.InstanceType] {
+			t.Errorf("offer %s %s %s: gpu_memory_gb %v, want %v", o.InstanceType, o.Region, o.PriceType, o.GPUMemoryGB, want[o.InstanceType])
+		}
+	}
+	for _, a := range snap.Availability {
+		if a.GPUMemoryGB != want[a.InstanceType] {
+			t.Errorf("availability %s %s: gpu_memory_gb %v, want %v", a.InstanceType, a.Zone, a.GPUMemoryGB, want[a.InstanceType])
+		}
+	}
+	if len(seen) != len(want) {
+		t.Errorf("flavors priced %v, want %v", seen, want)
+	}
+	for _, tt := range []struct {
+		specs map[string]any
+		gb    float64
+	}{
+		{map[string]any{"info:gpu:name": "1 * NVIDIA V100 / 32G"}, 32},
+		{map[string]any{"info:gpu:name": "2 * NVIDIA T4 / 16GB"}, 16},
+		{map[string]any{"info:gpu:name": "NVIDIA T4"}, 0},
+		{map[string]any{"pci_passthrough:alias": "nvidia-a100-80g:1"}, 0},
+	} {
+		if got := gpuMemoryOf(flavor{Extras: tt.specs}); got != tt.gb {
+			t.Errorf("%v: %v GB, want %v", tt.specs, got, tt.gb)
+		}
+	}
+	// Without the name's figure, the resolved model's memory.
+	g, why := gpuFlavorOf(flavor{Name: "p3.2xlarge.8", Extras: map[string]any{"pci_passthrough:alias": "nvidia-a100-80g:1"}})
+	if why != "" || g.hw.GPUMemoryGB != 80 {
+		t.Errorf("alias only: %+v %q, want 80 GB from the A100 80 GB", g.hw, why)
+	}
+}

@@ -15,7 +15,9 @@
 // locale.currencyCode. The catalogue prices a flavor once for every region
 // of the subsidiary (its region variants — Local Zones, 3-AZ — are other
 // plan codes, left out), so each price is stored once, under region
-// "global", as Lambda's and OCI's are.
+// "global", as Lambda's and OCI's are. A flavor sold with a Windows
+// licence (plan code "win-…", blobs.technical.os.family "windows") is
+// stored with os windows, apart from the Linux prices.
 package ovhcloud
 
 import (
@@ -170,6 +172,9 @@ type technical struct {
 	Memory *struct {
 		Size float64 `json:"size"`
 	} `json:"memory"`
+	OS *struct {
+		Family string `json:"family"`
+	} `json:"os"`
 	GPU *struct {
 		Model  string `json:"model"`
 		Number int    `json:"number"`
@@ -187,6 +192,7 @@ const (
 	skipNoPrice     = "no single price for its interval"
 	skipZeroPrice   = "zero price"
 	skipNotInstance = "not an instance"
+	skipOS          = "operating system unclear (os.family and plan code disagree, or neither Linux nor Windows)"
 )
 
 // Fetch reads the catalogue and returns the GPU flavors' prices, or an
@@ -319,7 +325,11 @@ func offer(a addon, currency string) (pricewatch.Offer, string, error) {
 	if !price.IsPositive() {
 		return pricewatch.Offer{}, skipZeroPrice, nil
 	}
-	o := pricewatch.Offer{Provider: Name, Region: Region, InstanceType: flavor, PriceType: pt, OS: pricewatch.Linux,
+	opsys, ok := osOf(flavor, tech)
+	if !ok {
+		return pricewatch.Offer{}, skipOS, nil
+	}
+	o := pricewatch.Offer{Provider: Name, Region: Region, InstanceType: flavor, PriceType: pt, OS: opsys,
 		Currency: currency, Hourly: price,
 		Hardware: pricewatch.Hardware{GPUModel: id.Name(), GPUCount: float64(g.Number), GPUMemoryGB: hint.MemoryGB},
 		// The plan code is what an order and an invoice line name.
@@ -338,6 +348,33 @@ func offer(a addon, currency string) (pricewatch.Offer, string, error) {
 		o.Hourly = price.DivRound(decimal.NewFromInt(pricewatch.HoursPerMonth), pricewatch.RateDecimals)
 	}
 	return o, "", nil
+}
+
+// windowsPrefix starts the plan code of a flavor sold with a Windows
+// licence ("win-l40s-90.consumption"): its price includes the licence.
+const windowsPrefix = "win-"
+
+// osOf is the operating system a flavor's price is for: the one the
+// catalogue states (blobs.technical.os.family), else the plan code's
+// (a "win-" flavor is Windows, any other Linux). A Windows price stored
+// as Linux would rank a licensed instance among the Linux ones, so a
+// family other than linux or windows, or one the plan code contradicts,
+// is not guessed: the addon is skipped and counted.
+func osOf(flavor string, tech *technical) (string, bool) {
+	byCode := pricewatch.Linux
+	if strings.HasPrefix(flavor, windowsPrefix) {
+		byCode = pricewatch.Windows
+	}
+	if tech.OS == nil || strings.TrimSpace(tech.OS.Family) == "" {
+		return byCode, true
+	}
+	switch strings.ToLower(strings.TrimSpace(tech.OS.Family)) {
+	case pricewatch.Linux:
+		return pricewatch.Linux, byCode == pricewatch.Linux
+	case pricewatch.Windows:
+		return pricewatch.Windows, true
+	}
+	return "", false
 }
 
 // planKind splits a plan code into its flavor and billing: hourly

@@ -229,3 +229,53 @@ func TestSectionAndEndpoint(t *testing.T) {
 		t.Errorf("no client: %v", err)
 	}
 }
+
+// winL40S is the Windows L40S flavor as the catalogue lists it: plan code
+// "win-<flavor>.consumption", blobs.technical.os.family "windows" (the
+// sample's l40s-90 addon with those two fields changed and a constructed
+// price, see testdata/README.md).
+const winL40S = `{"planCode": "win-l40s-90.consumption", "invoiceName": "win-l40s-90", "product": "publiccloud-instance",
+	"pricings": [{"interval": 1, "intervalUnit": "hour", "price": 171000000}],
+	"blobs": {"commercial": {"brick": "gpu"}, "technical": {"name": "win-l40s-90", "cpu": {"cores": 15}, "memory": {"size": 90},
+	"os": {"family": "windows"}, "storage": {"disks": [{"capacity": 400}]}, "gpu": {"model": "L40S", "number": 1, "memory": {"size": 48}}}}}`
+
+// Issue 34 item 1: a Windows flavor is stored with os windows, apart
+// from the Linux L40S (so compare never ranks it among Linux offers); the
+// OS is the one the catalogue states, else the plan code's; an addon whose
+// two disagree, or whose family is neither, is skipped, not guessed.
+func TestWindowsFlavorStoredAsWindows(t *testing.T) {
+	srv := ovhcloudtest.New(t)
+	srv.AddAddon(t, winL40S)
+	// No os blob: the "win-" plan code alone says Windows.
+	srv.AddAddon(t, strings.Replace(strings.Replace(winL40S, `"os": {"family": "windows"}, `, "", 1), "win-l40s-90", "win-l40s-180", 2))
+	// The family says linux, the plan code Windows: not guessed.
+	srv.AddAddon(t, strings.Replace(strings.Replace(winL40S, `"family": "windows"`, `"family": "linux"`, 1), "win-l40s-90", "win-l40s-360", 2))
+	// A family that is neither.
+	srv.AddAddon(t, strings.Replace(strings.Replace(winL40S, `"family": "windows"`, `"family": "bsd"`, 1), "win-l40s-90", "bsd-l40s-90", 2))
+	snap, err := fetch(t, srv, "FR", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]pricewatch.Offer{}
+	for _, o := range snap.Offers {
+		got[o.InstanceType+"|"+string(o.PriceType)] = o
+	}
+	win, ok := got["win-l40s-90|on_demand"]
+	if !ok || win.OS != pricewatch.Windows || !win.Hourly.Equal(decimal.RequireFromString("1.71")) || win.GPUModel != "L40S" {
+		t.Errorf("win-l40s-90: %+v, want windows L40S 1.71", win)
+	}
+	if w := got["win-l40s-180|on_demand"]; w.OS != pricewatch.Windows {
+		t.Errorf("win-l40s-180 (plan code only): os %q, want windows", w.OS)
+	}
+	if l := got["l40s-90|on_demand"]; l.OS != pricewatch.Linux {
+		t.Errorf("l40s-90: os %q, want linux", l.OS)
+	}
+	for _, bad := range []string{"win-l40s-360|on_demand", "bsd-l40s-90|on_demand"} {
+		if o, ok := got[bad]; ok {
+			t.Errorf("%s stored as %s although its OS is unclear", bad, o.OS)
+		}
+	}
+	if len(snap.Offers) != len(wantOffers)+2 {
+		t.Errorf("%d offers, want the sample's %d and the two Windows flavors", len(snap.Offers), len(wantOffers))
+	}
+}
