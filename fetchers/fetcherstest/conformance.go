@@ -39,8 +39,9 @@ const (
 	// fetchers.ErrIncomplete (Case.RepeatPage). An API answering in one
 	// document lacks it.
 	RepeatedPage Check = "repeated page token"
-	// EmptyAnswer: an answer listing nothing fails with
-	// fetchers.ErrIncomplete (Case.Empty).
+	// EmptyAnswer: an answer listing nothing, after a run that listed
+	// offers (the fetcher is handed that run's Versions and State), fails
+	// with fetchers.ErrIncomplete (Case.Empty).
 	EmptyAnswer Check = "empty answer"
 	// MalformedRow: one malformed row among good ones is left out, the
 	// rest stored, and a warning counts it (Case.Malformed).
@@ -141,7 +142,7 @@ func Conformance[F any](t *testing.T, c Case[F]) {
 
 	var base *pricewatch.Snapshot
 	t.Run("complete", func(t *testing.T) {
-		r := c.run(t, c.Key, mode{}, nil)
+		r := c.run(t, c.Key, opts[F]{})
 		base = r.ok(t)
 		if base != nil && len(base.Offers) == 0 {
 			t.Errorf("a complete answer gave no offers")
@@ -166,39 +167,39 @@ func Conformance[F any](t *testing.T, c Case[F]) {
 	}
 	for _, tc := range fails {
 		t.Run(tc.name, func(t *testing.T) {
-			c.run(t, c.Key, tc.mode, nil).fails(t, tc.want)
+			c.run(t, c.Key, opts[F]{mode: tc.mode}).fails(t, tc.want)
 		})
 	}
 	t.Run("429 with Retry-After then success", func(t *testing.T) {
-		r := c.run(t, c.Key, mode{throttle: true}, nil)
+		r := c.run(t, c.Key, opts[F]{mode: mode{throttle: true}})
 		r.same(t, base)
 		if !slices.ContainsFunc(r.waits, func(d time.Duration) bool { return d >= retryAfter }) {
 			t.Errorf("waits %v: none honours the Retry-After of %s", r.waits, retryAfter)
 		}
 	})
 	t.Run("5xx then success", func(t *testing.T) {
-		c.run(t, c.Key, mode{serverError: true}, nil).same(t, base)
+		c.run(t, c.Key, opts[F]{mode: mode{serverError: true}}).same(t, base)
 	})
 	t.Run("cancelled context", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		r := c.run(t, c.Key, mode{}, ctx)
+		r := c.run(t, c.Key, opts[F]{ctx: ctx})
 		r.fails(t, context.Canceled)
 		if r.requests > 0 {
 			t.Errorf("%d requests sent after the context ended", r.requests)
 		}
 	})
 	t.Run("context cancelled during the first request", func(t *testing.T) {
-		c.run(t, c.Key, mode{cancel: true}, nil).fails(t, context.Canceled)
+		c.run(t, c.Key, opts[F]{mode: mode{cancel: true}}).fails(t, context.Canceled)
 	})
 	if c.Lacks[RefusedKey] == "" {
 		t.Run(string(RefusedKey), func(t *testing.T) {
-			c.run(t, c.Refused, mode{}, nil).fails(t, fetchers.ErrAuth)
+			c.run(t, c.Refused, opts[F]{}).fails(t, fetchers.ErrAuth)
 		})
 	}
 	if c.Lacks[NoKey] == "" {
 		t.Run(string(NoKey), func(t *testing.T) {
-			r := c.run(t, "", mode{}, nil)
+			r := c.run(t, "", opts[F]{})
 			if !errors.Is(r.err, fetchers.ErrNoCredentials) {
 				t.Errorf("built without credentials: error %v, want one wrapping %v", r.err, fetchers.ErrNoCredentials)
 			}
@@ -209,18 +210,18 @@ func Conformance[F any](t *testing.T, c Case[F]) {
 	}
 	if c.RepeatPage != nil {
 		t.Run(string(RepeatedPage), func(t *testing.T) {
-			c.run(t, c.Key, mode{}, nil, c.RepeatPage).fails(t, fetchers.ErrIncomplete)
+			c.run(t, c.Key, opts[F]{prepare: c.RepeatPage}).fails(t, fetchers.ErrIncomplete)
 		})
 	}
 	if c.Empty != nil {
 		t.Run(string(EmptyAnswer), func(t *testing.T) {
-			c.run(t, c.Key, mode{}, nil, c.Empty).fails(t, fetchers.ErrIncomplete)
+			c.run(t, c.Key, opts[F]{prepare: c.Empty, prev: fetchers.Previous{Versions: base.Versions, State: base.State}}).fails(t, fetchers.ErrIncomplete)
 		})
 	}
 	if c.Malformed != nil {
 		t.Run(string(MalformedRow), func(t *testing.T) {
 			var bad string
-			r := c.run(t, c.Key, mode{}, nil, func(t testing.TB, fake F) { bad = c.Malformed(t, fake) })
+			r := c.run(t, c.Key, opts[F]{prepare: func(t testing.TB, fake F) { bad = c.Malformed(t, fake) }})
 			snap := r.ok(t)
 			if snap == nil {
 				return
@@ -255,16 +256,27 @@ type result struct {
 	logs     *observer.ObservedLogs
 }
 
-// run builds the fetcher against a new fake (after prepare) with key and
-// fetches once through a transport with the faults of m, under ctx (nil:
-// a fresh one, which m.cancel ends). Every error and log line is checked
-// for the credentials.
-func (c Case[F]) run(t *testing.T, key string, m mode, ctx context.Context, prepare ...func(testing.TB, F)) result {
+// opts are how one check runs the fetcher.
+type opts[F any] struct {
+	mode mode
+	// ctx is the run's context; nil: a fresh one, which mode.cancel ends.
+	ctx context.Context
+	// prev is what the fetcher is handed of the last run.
+	prev fetchers.Previous
+	// prepare sets the fake up before the fetcher is built.
+	prepare func(testing.TB, F)
+}
+
+// run builds the fetcher against a new fake (after o.prepare) with key and
+// fetches once through a transport with the faults of o.mode. Every error
+// and log line is checked for the credentials.
+func (c Case[F]) run(t *testing.T, key string, o opts[F]) result {
 	t.Helper()
+	m, ctx := o.mode, o.ctx
 	foreign := Start(t, func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "not this host", http.StatusNotFound) })
 	fake := c.Fake(t)
-	for _, p := range prepare {
-		p(t, fake)
+	if o.prepare != nil {
+		o.prepare(t, fake)
 	}
 	if ctx == nil {
 		var cancel context.CancelFunc
@@ -297,7 +309,7 @@ func (c Case[F]) run(t *testing.T, key string, m mode, ctx context.Context, prep
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			r.snap, r.err = f.Fetch(ctx, fetchers.Previous{})
+			r.snap, r.err = f.Fetch(ctx, o.prev)
 		}()
 		select {
 		case <-done:
