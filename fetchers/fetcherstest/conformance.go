@@ -44,7 +44,8 @@ const (
 	// with fetchers.ErrIncomplete (Case.Empty).
 	EmptyAnswer Check = "empty answer"
 	// MalformedRow: one malformed row among good ones is left out, the
-	// rest stored, and a warning counts it (Case.Malformed).
+	// rest stored, and the log counts or names it: a line the complete
+	// run did not write (Case.Malformed).
 	MalformedRow Check = "malformed row"
 )
 
@@ -80,9 +81,10 @@ type Case[F any] struct {
 	// Empty makes the fake answer, where it lists what is sold, a
 	// well-formed list of nothing (see EmptyAnswer).
 	Empty func(t testing.TB, fake F)
-	// Malformed spoils one row among good ones and returns the instance
-	// type it describes, whose offers must be left out (see MalformedRow).
-	Malformed func(t testing.TB, fake F) (instanceType string)
+	// Malformed spoils one row among good ones and returns which offers
+	// it spoils (InstanceType for one type's): those must be left out,
+	// every other offer of the complete run stored (see MalformedRow).
+	Malformed func(t testing.TB, fake F) (spoiled func(pricewatch.Offer) bool)
 	// Lacks says, for each check the API cannot have, why: "answers in
 	// one document, no page tokens". A check neither filled in nor
 	// explained fails the suite.
@@ -141,8 +143,12 @@ func Conformance[F any](t *testing.T, c Case[F]) {
 	}
 
 	var base *pricewatch.Snapshot
+	baseLogs := map[string]bool{}
 	t.Run("complete", func(t *testing.T) {
 		r := c.run(t, c.Key, opts[F]{})
+		for _, e := range r.logs.All() {
+			baseLogs[render(e)] = true
+		}
 		base = r.ok(t)
 		if base != nil && len(base.Offers) == 0 {
 			t.Errorf("a complete answer gave no offers")
@@ -220,28 +226,45 @@ func Conformance[F any](t *testing.T, c Case[F]) {
 	}
 	if c.Malformed != nil {
 		t.Run(string(MalformedRow), func(t *testing.T) {
-			var bad string
-			r := c.run(t, c.Key, opts[F]{prepare: func(t testing.TB, fake F) { bad = c.Malformed(t, fake) }})
+			var spoiled func(pricewatch.Offer) bool
+			r := c.run(t, c.Key, opts[F]{prepare: func(t testing.TB, fake F) { spoiled = c.Malformed(t, fake) }})
 			snap := r.ok(t)
 			if snap == nil {
 				return
 			}
 			for _, o := range snap.Offers {
-				if o.InstanceType == bad {
-					t.Errorf("the malformed row's offer %v was stored", o.Key())
+				if spoiled(o) {
+					t.Errorf("offer %v of the malformed row was stored", o.Key())
 				}
 			}
-			got := offerKeys(snap)
+			got, lost := offerKeys(snap), 0
 			for _, o := range base.Offers {
-				if o.InstanceType != bad && !got[o.Key()] {
+				if !spoiled(o) && !got[o.Key()] {
+					lost++
 					t.Errorf("offer %v of a good row is missing: one malformed row cost others", o.Key())
 				}
+				if lost == 3 {
+					t.FailNow()
+				}
 			}
-			if !slices.ContainsFunc(r.logs.All(), func(e observer.LoggedEntry) bool { return e.Level >= zapcore.WarnLevel }) {
-				t.Errorf("no warning counts the malformed row %s", bad)
+			if !slices.ContainsFunc(r.logs.All(), func(e observer.LoggedEntry) bool {
+				return e.Level >= zapcore.InfoLevel && !baseLogs[render(e)]
+			}) {
+				t.Errorf("no log line of the run counts or names the malformed row (none differs from the complete run's)")
 			}
 		})
 	}
+}
+
+// InstanceType is a Case.Malformed answer: the offers of these instance
+// types.
+func InstanceType(names ...string) func(pricewatch.Offer) bool {
+	return func(o pricewatch.Offer) bool { return slices.Contains(names, o.InstanceType) }
+}
+
+// render is a log entry as compared between runs.
+func render(e observer.LoggedEntry) string {
+	return fmt.Sprintf("%s %s %v", e.Level, e.Message, e.ContextMap())
 }
 
 // retryAfter is what the throttling answers ask to wait.

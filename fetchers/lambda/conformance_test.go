@@ -24,7 +24,7 @@ func TestConformance(t *testing.T) {
 			return Provider.Build(&Section{Endpoint: fake.URL, APIKeyFile: h.KeyFile(t)}, h.Env)
 		},
 		Empty: func(_ testing.TB, fake *lambdatest.Server) { fake.FailNext(lambdatest.Empty) },
-		Malformed: func(t testing.TB, fake *lambdatest.Server) string {
+		Malformed: func(t testing.TB, fake *lambdatest.Server) func(pricewatch.Offer) bool {
 			// A price that is not a number, in one entry of sixteen.
 			body := lambdatest.Sample()
 			i := bytes.Index(body, []byte(`"price_cents_per_hour": 1378`))
@@ -32,7 +32,7 @@ func TestConformance(t *testing.T) {
 				t.Fatal("lambdatest sample changed: no gpu_2x_b200_sxm6 price")
 			}
 			fake.SetBody(bytes.Replace(body, []byte(`"price_cents_per_hour": 1378`), []byte(`"price_cents_per_hour": "13.78 USD"`), 1))
-			return "gpu_2x_b200_sxm6"
+			return fetcherstest.InstanceType("gpu_2x_b200_sxm6")
 		},
 		Lacks: map[fetcherstest.Check]string{
 			fetcherstest.RepeatedPage: "GET /api/v1/instance-types answers with the whole list in one document; it has no page tokens",

@@ -24,10 +24,10 @@ func TestConformance(t *testing.T) {
 			return Provider.Build(&Section{Endpoint: fake.URL, APIKeyFile: h.KeyFile(t)}, h.Env)
 		},
 		Empty: func(_ testing.TB, fake *runpodtest.Server) { fake.FailNext(runpodtest.Empty) },
-		Malformed: func(t testing.TB, fake *runpodtest.Server) string {
+		Malformed: func(t testing.TB, fake *runpodtest.Server) func(pricewatch.Offer) bool {
 			// A negative price, on one GPU type of the list.
 			fake.SetGPUField(t, "AMD Instinct MI300X OAM", "securePrice", json.Number("-2.39"))
-			return "AMD Instinct MI300X OAM"
+			return fetcherstest.InstanceType("AMD Instinct MI300X OAM")
 		},
 		Lacks: map[fetcherstest.Check]string{
 			fetcherstest.RepeatedPage: "one GraphQL query answers both lists in one document; nothing is paged",

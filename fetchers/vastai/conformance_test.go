@@ -34,7 +34,7 @@ func TestConformance(t *testing.T) {
 			fake.IgnoreFloor()
 		},
 		Empty: func(_ testing.TB, fake *vastaitest.Server) { fake.SetOffers(nil) },
-		Malformed: func(t testing.TB, fake *vastaitest.Server) string {
+		Malformed: func(t testing.TB, fake *vastaitest.Server) func(pricewatch.Offer) bool {
 			// The one 4x B300 offer with a GPU count that is not a number.
 			book := realBook(t)
 			for i, o := range book {
@@ -43,7 +43,7 @@ func TestConformance(t *testing.T) {
 				}
 			}
 			fake.SetOffers(book)
-			return "4x B300"
+			return fetcherstest.InstanceType("4x B300")
 		},
 		Lacks: map[fetcherstest.Check]string{
 			fetcherstest.NoKey:      "the offer search (GET /api/v0/bundles/) is public; pricewatch sends no key",
