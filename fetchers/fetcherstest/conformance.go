@@ -68,23 +68,23 @@ type Case[F any] struct {
 	Now time.Time
 	// Fake starts the fake cloud, answering everything a complete run
 	// reads, to Key.
-	Fake func(t testing.TB) F
+	Fake func(t *testing.T) F
 	// New builds the fetcher against fake with h.Key (empty: no
 	// credential at all), sending every request through h.Env.Client (a
 	// fetcher with an HTTP client of its own sends through h.Transport
 	// and waits with h.Sleep). An error is the constructor's: wrapping
 	// fetchers.ErrNoCredentials when h.Key is empty is one.
-	New func(t testing.TB, fake F, h Harness) (fetchers.Fetcher, error)
+	New func(t *testing.T, fake F, h Harness) (fetchers.Fetcher, error)
 	// RepeatPage makes the fake hand out, on a later page, a page token
 	// it handed out before (see RepeatedPage).
-	RepeatPage func(t testing.TB, fake F)
+	RepeatPage func(t *testing.T, fake F)
 	// Empty makes the fake answer, where it lists what is sold, a
 	// well-formed list of nothing (see EmptyAnswer).
-	Empty func(t testing.TB, fake F)
+	Empty func(t *testing.T, fake F)
 	// Malformed spoils one row among good ones and returns which offers
 	// it spoils (InstanceType for one type's): those must be left out,
 	// every other offer of the complete run stored (see MalformedRow).
-	Malformed func(t testing.TB, fake F) (spoiled func(pricewatch.Offer) bool)
+	Malformed func(t *testing.T, fake F) (spoiled func(pricewatch.Offer) bool)
 	// Lacks says, for each check the API cannot have, why: "answers in
 	// one document, no page tokens". A check neither filled in nor
 	// explained fails the suite.
@@ -227,7 +227,7 @@ func Conformance[F any](t *testing.T, c Case[F]) {
 	if c.Malformed != nil {
 		t.Run(string(MalformedRow), func(t *testing.T) {
 			var spoiled func(pricewatch.Offer) bool
-			r := c.run(t, c.Key, opts[F]{prepare: func(t testing.TB, fake F) { spoiled = c.Malformed(t, fake) }})
+			r := c.run(t, c.Key, opts[F]{prepare: func(t *testing.T, fake F) { spoiled = c.Malformed(t, fake) }})
 			snap := r.ok(t)
 			if snap == nil {
 				return
@@ -287,7 +287,7 @@ type opts[F any] struct {
 	// prev is what the fetcher is handed of the last run.
 	prev fetchers.Previous
 	// prepare sets the fake up before the fetcher is built.
-	prepare func(testing.TB, F)
+	prepare func(*testing.T, F)
 }
 
 // run builds the fetcher against a new fake (after o.prepare) with key and

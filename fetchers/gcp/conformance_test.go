@@ -18,18 +18,18 @@ func TestConformance(t *testing.T) {
 	fetcherstest.Conformance(t, fetcherstest.Case[*gcptest.Server]{
 		Provider: Name,
 		Key:      gcptest.Key,
-		Fake:     func(t testing.TB) *gcptest.Server { return gcptest.New(t) },
-		New: func(t testing.TB, fake *gcptest.Server, h fetcherstest.Harness) (fetchers.Fetcher, error) {
+		Fake:     func(t *testing.T) *gcptest.Server { return gcptest.New(t) },
+		New: func(t *testing.T, fake *gcptest.Server, h fetcherstest.Harness) (fetchers.Fetcher, error) {
 			t.Setenv(EnvAPIKey, "")
 			return Provider.Build(&section.Keyed{Endpoint: fake.URL, APIKeyFile: h.KeyFile(t)}, h.Env)
 		},
-		RepeatPage: func(_ testing.TB, fake *gcptest.Server) { fake.LoopPages() },
-		Empty: func(t testing.TB, fake *gcptest.Server) {
+		RepeatPage: func(_ *testing.T, fake *gcptest.Server) { fake.LoopPages() },
+		Empty: func(t *testing.T, fake *gcptest.Server) {
 			for i := range gcptest.Pages {
 				fake.SetPage(t, i, []map[string]any{})
 			}
 		},
-		Malformed: func(t testing.TB, fake *gcptest.Server) func(pricewatch.Offer) bool {
+		Malformed: func(t *testing.T, fake *gcptest.Server) func(pricewatch.Offer) bool {
 			// The A100 40GB GPU SKU of the Americas with a price that is
 			// not a number: the on-demand A2 high-GPU and mega-GPU types
 			// (the ones it prices) are left out, nothing else.

@@ -16,15 +16,15 @@ func TestConformance(t *testing.T) {
 	fetcherstest.Conformance(t, fetcherstest.Case[*lambdatest.Server]{
 		Provider: pricewatch.Lambda,
 		Key:      "secret_conformance_lambda.NeverShown",
-		Fake: func(t testing.TB) *lambdatest.Server {
+		Fake: func(t *testing.T) *lambdatest.Server {
 			return lambdatest.New(t, "secret_conformance_lambda.NeverShown")
 		},
-		New: func(t testing.TB, fake *lambdatest.Server, h fetcherstest.Harness) (fetchers.Fetcher, error) {
+		New: func(t *testing.T, fake *lambdatest.Server, h fetcherstest.Harness) (fetchers.Fetcher, error) {
 			t.Setenv(EnvAPIKey, "")
 			return Provider.Build(&Section{Endpoint: fake.URL, APIKeyFile: h.KeyFile(t)}, h.Env)
 		},
-		Empty: func(_ testing.TB, fake *lambdatest.Server) { fake.FailNext(lambdatest.Empty) },
-		Malformed: func(t testing.TB, fake *lambdatest.Server) func(pricewatch.Offer) bool {
+		Empty: func(_ *testing.T, fake *lambdatest.Server) { fake.FailNext(lambdatest.Empty) },
+		Malformed: func(t *testing.T, fake *lambdatest.Server) func(pricewatch.Offer) bool {
 			// A price that is not a number, in one entry of sixteen.
 			body := lambdatest.Sample()
 			i := bytes.Index(body, []byte(`"price_cents_per_hour": 1378`))

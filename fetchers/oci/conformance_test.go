@@ -16,15 +16,15 @@ import (
 func TestConformance(t *testing.T) {
 	fetcherstest.Conformance(t, fetcherstest.Case[*ocitest.Server]{
 		Provider: pricewatch.OCI,
-		Fake:     func(t testing.TB) *ocitest.Server { return ocitest.NewServer(t, ocitest.Load(t, capture)) },
-		New: func(_ testing.TB, fake *ocitest.Server, h fetcherstest.Harness) (fetchers.Fetcher, error) {
+		Fake:     func(t *testing.T) *ocitest.Server { return ocitest.NewServer(t, ocitest.Load(t, capture)) },
+		New: func(_ *testing.T, fake *ocitest.Server, h fetcherstest.Harness) (fetchers.Fetcher, error) {
 			return Provider.Build(&Section{Common: section.Common{Enabled: true, Endpoint: fake.URL}}, h.Env)
 		},
-		RepeatPage: func(_ testing.TB, fake *ocitest.Server) { fake.LoopPages(10) },
-		Empty: func(t testing.TB, fake *ocitest.Server) {
+		RepeatPage: func(_ *testing.T, fake *ocitest.Server) { fake.LoopPages(10) },
+		Empty: func(t *testing.T, fake *ocitest.Server) {
 			fake.SetList(ocitest.Capture{LastUpdated: ocitest.Load(t, capture).LastUpdated, Items: []ocitest.Item{}})
 		},
-		Malformed: func(t testing.TB, fake *ocitest.Server) func(pricewatch.Offer) bool {
+		Malformed: func(t *testing.T, fake *ocitest.Server) func(pricewatch.Offer) bool {
 			// The H200 part with a negative pay-as-you-go price.
 			c := ocitest.Load(t, capture)
 			for i, it := range c.Items {

@@ -16,16 +16,16 @@ import (
 func TestConformance(t *testing.T) {
 	fetcherstest.Conformance(t, fetcherstest.Case[*ovhcloudtest.Server]{
 		Provider: Name,
-		Fake:     func(t testing.TB) *ovhcloudtest.Server { return ovhcloudtest.New(t) },
-		New: func(_ testing.TB, fake *ovhcloudtest.Server, h fetcherstest.Harness) (fetchers.Fetcher, error) {
+		Fake:     func(t *testing.T) *ovhcloudtest.Server { return ovhcloudtest.New(t) },
+		New: func(_ *testing.T, fake *ovhcloudtest.Server, h fetcherstest.Harness) (fetchers.Fetcher, error) {
 			s := Provider.Section().(*Section)
 			s.Common = section.Common{Enabled: true, Endpoint: fake.URL}
 			return Provider.Build(s, h.Env)
 		},
-		Empty: func(_ testing.TB, fake *ovhcloudtest.Server) {
+		Empty: func(_ *testing.T, fake *ovhcloudtest.Server) {
 			fake.SetBody([]byte(`{"catalogId": 1, "locale": {"currencyCode": "EUR", "subsidiary": "FR"}, "plans": [], "addons": []}`))
 		},
-		Malformed: func(t testing.TB, fake *ovhcloudtest.Server) func(pricewatch.Offer) bool {
+		Malformed: func(t *testing.T, fake *ovhcloudtest.Server) func(pricewatch.Offer) bool {
 			// The hourly L4 plan at a price that is not a whole number of
 			// 10⁻⁸ euros.
 			body := ovhcloudtest.Sample()

@@ -18,13 +18,13 @@ func TestConformance(t *testing.T) {
 	fetcherstest.Conformance(t, fetcherstest.Case[*runpodtest.Server]{
 		Provider: pricewatch.RunPod,
 		Key:      conformanceKey,
-		Fake:     func(t testing.TB) *runpodtest.Server { return runpodtest.New(t, conformanceKey) },
-		New: func(t testing.TB, fake *runpodtest.Server, h fetcherstest.Harness) (fetchers.Fetcher, error) {
+		Fake:     func(t *testing.T) *runpodtest.Server { return runpodtest.New(t, conformanceKey) },
+		New: func(t *testing.T, fake *runpodtest.Server, h fetcherstest.Harness) (fetchers.Fetcher, error) {
 			t.Setenv(EnvAPIKey, "")
 			return Provider.Build(&Section{Endpoint: fake.URL, APIKeyFile: h.KeyFile(t)}, h.Env)
 		},
-		Empty: func(_ testing.TB, fake *runpodtest.Server) { fake.FailNext(runpodtest.Empty) },
-		Malformed: func(t testing.TB, fake *runpodtest.Server) func(pricewatch.Offer) bool {
+		Empty: func(_ *testing.T, fake *runpodtest.Server) { fake.FailNext(runpodtest.Empty) },
+		Malformed: func(t *testing.T, fake *runpodtest.Server) func(pricewatch.Offer) bool {
 			// A negative price, on one GPU type of the list.
 			fake.SetGPUField(t, "AMD Instinct MI300X OAM", "securePrice", json.Number("-2.39"))
 			return fetcherstest.InstanceType("AMD Instinct MI300X OAM")

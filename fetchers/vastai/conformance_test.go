@@ -17,11 +17,11 @@ import (
 func TestConformance(t *testing.T) {
 	fetcherstest.Conformance(t, fetcherstest.Case[*vastaitest.Server]{
 		Provider: pricewatch.VastAI,
-		Fake:     func(t testing.TB) *vastaitest.Server { return vastaitest.NewServer(t, realBook(t)) },
-		New: func(_ testing.TB, fake *vastaitest.Server, h fetcherstest.Harness) (fetchers.Fetcher, error) {
+		Fake:     func(t *testing.T) *vastaitest.Server { return vastaitest.NewServer(t, realBook(t)) },
+		New: func(_ *testing.T, fake *vastaitest.Server, h fetcherstest.Harness) (fetchers.Fetcher, error) {
 			return Provider.Build(&Section{Common: section.Common{Enabled: true, Endpoint: fake.URL}, MaxPages: DefaultMaxPages}, h.Env)
 		},
-		RepeatPage: func(t testing.TB, fake *vastaitest.Server) {
+		RepeatPage: func(t *testing.T, fake *vastaitest.Server) {
 			// More than a page of offers (copies of a real one at rising
 			// prices), and a search that hands out the first page again
 			// whatever price floor the next page asks for.
@@ -33,8 +33,8 @@ func TestConformance(t *testing.T) {
 			fake.SetOffers(book)
 			fake.IgnoreFloor()
 		},
-		Empty: func(_ testing.TB, fake *vastaitest.Server) { fake.SetOffers(nil) },
-		Malformed: func(t testing.TB, fake *vastaitest.Server) func(pricewatch.Offer) bool {
+		Empty: func(_ *testing.T, fake *vastaitest.Server) { fake.SetOffers(nil) },
+		Malformed: func(t *testing.T, fake *vastaitest.Server) func(pricewatch.Offer) bool {
 			// The one 4x B300 offer with a GPU count that is not a number.
 			book := realBook(t)
 			for i, o := range book {

@@ -31,7 +31,7 @@ func newFetcher(t *testing.T, url string, models ...string) *Fetcher {
 	return f
 }
 
-func realBook(t testing.TB) []vastaitest.Offer {
+func realBook(t *testing.T) []vastaitest.Offer {
 	return append(vastaitest.LoadOffers(t, h100Capture), vastaitest.LoadOffers(t, b300Capture)...)
 }
 
