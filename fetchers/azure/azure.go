@@ -549,7 +549,7 @@ func (a *accumulator) keepOpen(region string, types ...pricewatch.PriceType) {
 	}
 }
 
-// unreadable skips a row whose bytes are not UTF-8 and keeps open every
+// unreadable skips a row that cannot be read (badUTF8) and keeps open every
 // stored price it could be: those of its region and price type when both
 // read cleanly, else of every region or price type it might name.
 func (a *accumulator) unreadable(it item, chainRegion string) {
@@ -574,7 +574,7 @@ func (a *accumulator) unreadable(it item, chainRegion string) {
 	}
 	name := strings.TrimSpace(it.ArmSkuName)
 	// Decoding has already put U+FFFD where each bad byte was.
-	a.log.Warn("azure row is not valid UTF-8; skipped, the stored prices it could be stay current",
+	a.log.Warn("azure row unreadable (not valid UTF-8, or a field not of the API's type); skipped, the stored prices it could be stay current",
 		zap.String("meterName", strings.TrimSpace(it.MeterName)), zap.String("meterId", strings.TrimSpace(it.MeterID)),
 		zap.String("armSkuName", name), zap.String("region", strings.TrimSpace(it.ArmRegionName)), zap.String("skuId", strings.TrimSpace(it.SkuID)))
 	a.keepOpenFor(it, region, clean)
