@@ -64,6 +64,9 @@ type Case[F any] struct {
 	// Refused is a credential the fake refuses; empty: Key with "-refused"
 	// appended.
 	Refused string
+	// Secrets are further credentials that must show nowhere (the secret
+	// half of a pair whose other half is Key).
+	Secrets []string
 	// Now is the fetcher's clock (Env.Now); zero: 2026-06-01 UTC.
 	Now time.Time
 	// Fake starts the fake cloud, answering everything a complete run
@@ -314,6 +317,9 @@ func (c Case[F]) run(t *testing.T, key string, o opts[F]) result {
 		t.Fatal(err)
 	}
 	tr := newTransport(m, foreignURL)
+	if e, ok := edits.LoadAndDelete(t); ok {
+		tr.edit = e.(Editor)
+	}
 	var sleeps Sleeps
 	client := fetchers.NewClient(fetchers.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond,
 		RequestTimeout: 30 * time.Second, MaxRetryAfter: time.Hour})
@@ -344,7 +350,7 @@ func (c Case[F]) run(t *testing.T, key string, o opts[F]) result {
 	}
 	r.requests, r.waits = tr.count(), sleeps.Waits()
 	shown := Shown(r.err, logs)
-	for _, s := range []string{c.Key, c.Refused} {
+	for _, s := range append([]string{c.Key, c.Refused}, c.Secrets...) {
 		if s != "" && strings.Contains(shown, s) {
 			t.Errorf("a credential shows in the error or a log line:\n%s", shown)
 		}

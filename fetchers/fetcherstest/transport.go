@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"testing"
 )
 
 // mode is the faults the suite's transport puts between a fetcher and its
@@ -36,6 +37,9 @@ type transport struct {
 	base    http.RoundTripper
 	mode    mode
 	foreign *url.URL
+
+	// edit, when set, rewrites every answer the fakes give (see Edit).
+	edit Editor
 
 	mu       sync.Mutex
 	requests int
@@ -74,6 +78,7 @@ func (tr *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	// The same request again (a retry) is told apart by method, URL and
 	// body; the body is read and put back.
 	id := req.Method + " " + req.URL.String()
+	var sent []byte
 	if req.Body != nil && req.Body != http.NoBody {
 		b, err := io.ReadAll(req.Body)
 		req.Body.Close()
@@ -82,6 +87,7 @@ func (tr *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		req.Body = io.NopCloser(bytes.NewReader(b))
 		id += " " + string(b)
+		sent = b
 	}
 	tr.mu.Lock()
 	tr.requests++
@@ -104,7 +110,7 @@ func (tr *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return answer(req, http.StatusServiceUnavailable, nil, "Service Unavailable"), nil
 	}
 	resp, err := tr.base.RoundTrip(req)
-	if err != nil || !m.truncate || resp.StatusCode/100 != 2 {
+	if err != nil || (tr.edit == nil && !m.truncate) {
 		return resp, err
 	}
 	body, err := io.ReadAll(resp.Body)
@@ -112,17 +118,40 @@ func (tr *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	if tr.edit != nil {
+		body = tr.edit(req, sent, body)
+	}
+	if !m.truncate || resp.StatusCode/100 != 2 {
+		return withBody(resp, body), nil
+	}
 	half := bytes.NewReader(body[:len(body)/2])
 	if m.cut {
 		// Content-Length stays the whole body's, as the server sent it.
 		resp.Body = io.NopCloser(io.MultiReader(half, errReader{io.ErrUnexpectedEOF}))
 		return resp, nil
 	}
-	resp.Body = io.NopCloser(half)
-	resp.ContentLength = int64(half.Len())
-	resp.Header.Set("Content-Length", fmt.Sprint(half.Len()))
-	return resp, nil
+	return withBody(resp, body[:len(body)/2]), nil
 }
+
+// withBody is resp answering body, framed as whole.
+func withBody(resp *http.Response, body []byte) *http.Response {
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	resp.ContentLength = int64(len(body))
+	resp.Header.Set("Content-Length", fmt.Sprint(len(body)))
+	return resp
+}
+
+// Editor rewrites one answer of a fake: req is the request, sent its
+// body, body the fake's answer; it returns the body to hand on.
+type Editor func(req *http.Request, sent, body []byte) []byte
+
+// edits are the editors the hooks registered, by subtest (see Edit).
+var edits sync.Map
+
+// Edit, called in a Case hook with the hook's t, makes the check's run
+// pass every answer of the fakes through edit: a malformed row or an
+// empty list written into a fake's answer without a knob in the fake.
+func Edit(t *testing.T, edit Editor) { edits.Store(t, edit) }
 
 // answer is a response the transport makes up instead of sending req.
 func answer(req *http.Request, status int, h http.Header, body string) *http.Response {
