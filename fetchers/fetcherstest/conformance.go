@@ -265,9 +265,17 @@ func InstanceType(names ...string) func(pricewatch.Offer) bool {
 	return func(o pricewatch.Offer) bool { return slices.Contains(names, o.InstanceType) }
 }
 
-// render is a log entry as compared between runs.
+// render is a log entry as compared between runs, without its
+// durations (how long a run took says nothing of its rows).
 func render(e observer.LoggedEntry) string {
-	return fmt.Sprintf("%s %s %v", e.Level, e.Message, e.ContextMap())
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s", e.Level, e.Message)
+	for _, f := range e.Context {
+		if f.Type != zapcore.DurationType {
+			fmt.Fprintf(&b, " %s=%v", f.Key, observer.LoggedEntry{Context: []zapcore.Field{f}}.ContextMap()[f.Key])
+		}
+	}
+	return b.String()
 }
 
 // retryAfter is what the throttling answers ask to wait.
