@@ -148,7 +148,7 @@ func (c *Client) once(req *http.Request) (*http.Response, time.Duration, error) 
 		if errors.Is(err, ErrForeignOrigin) {
 			wait = -1 // the same redirect would come back
 		}
-		err = unwrapURLError(err)
+		err = UnwrapURLError(err)
 		var dnsErr *net.DNSError
 		switch {
 		case timedOut && ctx.Err() == nil:
@@ -256,8 +256,6 @@ func RedactURL(u *url.URL) string {
 	return r.String()
 }
 
-// unwrapURLError drops *url.Error's own copy of the full URL (with query)
-// so that only the redacted one is printed.
 // isNetworkError tells a failure to connect or a dropped connection (the
 // request never got an answer) from the client's own errors.
 func isNetworkError(err error) bool {
@@ -265,7 +263,10 @@ func isNetworkError(err error) bool {
 	return errors.As(err, &opErr) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
-func unwrapURLError(err error) error {
+// UnwrapURLError drops *url.Error's own copy of the full URL (with
+// query, which may carry a signature) so that only a redacted one is
+// printed.
+func UnwrapURLError(err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		return ue.Err

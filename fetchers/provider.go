@@ -86,10 +86,11 @@ func (p Provider) New(s section.Section, env Env) (Fetcher, error) {
 // KeyedProvider completes p for a cloud whose section is section.Keyed:
 // one global API read with an API key. defaults are the section's
 // defaults, key resolves the key (api_key_file names its file), build
-// (the package's New) makes the fetcher with the shared client and the
-// provider's log; the key is handed to the redactor before.
+// makes the fetcher from the section's endpoint and key and the program's
+// Env (its client, the provider's log, the clock); the key is handed to
+// the redactor before.
 func KeyedProvider[F Fetcher](p Provider, defaults section.Keyed, key func(file string) (section.Secret, error),
-	build func(KeyedConfig, *Client, *zap.Logger) (F, error)) Provider {
+	build func(KeyedConfig, Env) (F, error)) Provider {
 	p.NeedsEndpoint = true
 	p.Section = func() section.Section {
 		s := defaults
@@ -101,7 +102,7 @@ func KeyedProvider[F Fetcher](p Provider, defaults section.Keyed, key func(file 
 			return nil, err
 		}
 		env.Secrets(k)
-		f, err := build(KeyedConfig{Endpoint: s.Endpoint, APIKey: k}, env.Client, env.Log)
+		f, err := build(KeyedConfig{Endpoint: s.Endpoint, APIKey: k}, env)
 		if err != nil {
 			return nil, err // not f: a nil *F would be a non-nil Fetcher
 		}

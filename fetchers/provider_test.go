@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"go.uber.org/zap"
-
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/section"
 )
@@ -67,7 +65,7 @@ func TestKeyedProvider(t *testing.T) {
 	var built KeyedConfig
 	p := KeyedProvider(Provider{Name: "fake"}, section.Keyed{Enabled: true, Endpoint: "https://api.example"},
 		func(file string) (section.Secret, error) { return section.NewSecret("key-from-" + file), nil },
-		func(cfg KeyedConfig, _ *Client, _ *zap.Logger) (fakeFetcher, error) {
+		func(cfg KeyedConfig, _ Env) (fakeFetcher, error) {
 			built = cfg
 			return fakeFetcher{}, nil
 		})

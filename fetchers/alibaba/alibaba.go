@@ -383,34 +383,35 @@ const maxTypePages = 100
 func (f *Fetcher) describeGPUTypes(ctx context.Context, region string) (map[string]gpuType, error) {
 	out := map[string]gpuType{}
 	nonGPU := map[string]int{}
-	token := ""
-	seenTokens := map[string]bool{}
-	for page := 1; ; page++ {
-		if page > maxTypePages {
-			return nil, fmt.Errorf("alibaba: DescribeInstanceTypes: %w: still paging after %d pages", fetchers.ErrIncomplete, maxTypePages)
-		}
+	malformed := map[string]string{}
+	page := 0
+	err := fetchers.TokenPages("alibaba DescribeInstanceTypes", maxTypePages, func(token string) (string, error) {
+		page++
 		params := map[string]string{"MinimumGPUAmount": "1", "MaxResults": "100"}
 		if token != "" {
 			params["NextToken"] = token
 		}
 		body, err := f.rpc.call(ctx, region, "DescribeInstanceTypes", params)
 		if err != nil {
-			return nil, fmt.Errorf("alibaba: listing GPU instance types (page %d): %w", page, err)
+			return "", fmt.Errorf("alibaba: listing GPU instance types (page %d): %w", page, err)
 		}
 		var resp instanceTypesResponse
 		if err := decodeJSON(body, &resp); err != nil {
-			return nil, fmt.Errorf("alibaba: DescribeInstanceTypes page %d: %w: %v", page, fetchers.ErrIncomplete, err)
+			return "", fmt.Errorf("alibaba: DescribeInstanceTypes page %d: %w: %v", page, fetchers.ErrIncomplete, err)
 		}
 		if resp.InstanceTypes == nil {
-			return nil, fmt.Errorf("alibaba: DescribeInstanceTypes page %d: %w: no InstanceTypes", page, fetchers.ErrIncomplete)
+			return "", fmt.Errorf("alibaba: DescribeInstanceTypes page %d: %w: no InstanceTypes", page, fetchers.ErrIncomplete)
 		}
 		for _, it := range resp.InstanceTypes.InstanceType {
-			if it.InstanceTypeID == "" {
-				return nil, fmt.Errorf("alibaba: DescribeInstanceTypes page %d: %w: a type without InstanceTypeId", page, fetchers.ErrIncomplete)
-			}
 			hw, kind, err := hardware(it)
-			if err != nil {
-				return nil, fmt.Errorf("alibaba: DescribeInstanceTypes: %w: %v", fetchers.ErrIncomplete, err)
+			switch {
+			case it.InstanceTypeID == "":
+				malformed[fmt.Sprintf("page %d: a type without InstanceTypeId", page)] = ""
+				continue
+			case err != nil:
+				// One odd row never fails the run: the other types are read.
+				malformed[it.InstanceTypeID] = err.Error()
+				continue
 			}
 			// FPGAs (f1/f3/f5), NPUs (ebman1, gp7, ebmgp7) and transcoders
 			// (video-trans) come back with GPUAmount > 0 too; they are no
@@ -426,14 +427,13 @@ func (f *Fetcher) describeGPUTypes(ctx context.Context, region string) (map[stri
 			}
 			out[it.InstanceTypeID] = gpuType{id: it.InstanceTypeID, hw: hw}
 		}
-		if resp.NextToken == "" {
-			break
-		}
-		if seenTokens[resp.NextToken] {
-			return nil, fmt.Errorf("alibaba: DescribeInstanceTypes: %w: NextToken %q repeats", fetchers.ErrIncomplete, resp.NextToken)
-		}
-		seenTokens[resp.NextToken] = true
-		token = resp.NextToken
+		return resp.NextToken, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(malformed) > 0 {
+		f.log.Warn("alibaba: instance types unreadable; left out, the others are read", zap.Int("malformed", len(malformed)), zap.Any("types", malformed))
 	}
 	if len(out) == 0 {
 		// ECS always has GPU types; none means a broken answer, not a

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -68,7 +70,43 @@ type sdkHTTP struct{ c *http.Client }
 // from its runtime options is not used: ours honours the proxy environment
 // variables, which is all pricewatch configures.
 func (h sdkHTTP) Call(req *http.Request, _ *http.Transport) (*http.Response, error) {
-	return h.c.Do(req)
+	resp, err := h.c.Do(req)
+	if a, ok := req.Context().Value(attemptKey{}).(*callSeen); ok {
+		a.err = err
+		if resp != nil {
+			a.status, a.retryAfter = resp.StatusCode, resp.Header.Get("Retry-After")
+			resp.Body = &bodyErrors{ReadCloser: resp.Body, a: a}
+		}
+	}
+	return resp, err
+}
+
+// callSeen is what the HTTP client saw of one call, which the SDK's error
+// flattens to text: the status and Retry-After of the answer, the
+// client's own error (a redirect to another origin refused) and an error
+// reading the body (a connection cut mid-body).
+type callSeen struct {
+	status     int
+	retryAfter string
+	err        error
+	bodyErr    error
+}
+
+// attemptKey carries a *callSeen in a call's context to sdkHTTP.Call.
+type attemptKey struct{}
+
+// bodyErrors records an error reading an answer's body.
+type bodyErrors struct {
+	io.ReadCloser
+	a *callSeen
+}
+
+func (b *bodyErrors) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		b.a.bodyErr = err
+	}
+	return n, err
 }
 
 // client builds the SDK client for a region. The SDK's client is not safe
@@ -174,7 +212,8 @@ func (c *rpcClient) call(ctx context.Context, region, action string, params map[
 		// A new request per attempt: the SDK signs with a fresh nonce and
 		// timestamp, which the server insists on.
 		req := &openapiutil.OpenApiRequest{Query: query}
-		res, err := cl.CallApiWithCtx(ctx, apiParams, req, &dara.RuntimeOptions{})
+		seen := &callSeen{}
+		res, err := cl.CallApiWithCtx(context.WithValue(ctx, attemptKey{}, seen), apiParams, req, &dara.RuntimeOptions{})
 		if err == nil {
 			body, ok := res["body"].(string)
 			if !ok {
@@ -185,7 +224,15 @@ func (c *rpcClient) call(ctx context.Context, region, action string, params map[
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%s in %s: %w", action, region, ctx.Err())
 		}
+		if errors.Is(seen.err, fetchers.ErrForeignOrigin) {
+			// The same redirect would come back: fail at once, naming
+			// only the origins (the URL's query is the signed request).
+			return nil, fmt.Errorf("%s in %s: %w", action, region, fetchers.UnwrapURLError(seen.err))
+		}
 		kind, apiErr := classify(err, action, region)
+		if kind == errRetry && apiErr == nil && seen.status == http.StatusTooManyRequests {
+			kind = errThrottled // a 429 whose body is not Alibaba's (a gateway's)
+		}
 		if apiErr != nil {
 			// Alibaba echoes request parameters, the AccessKey ID among
 			// them, in messages such as InvalidParameter and
@@ -201,9 +248,12 @@ func (c *rpcClient) call(ctx context.Context, region, action string, params map[
 			}
 			return nil, fmt.Errorf("%s in %s: %s", action, region, c.scrub(sdkErrorText(err)))
 		}
-		if apiErr != nil {
+		switch {
+		case apiErr != nil:
 			lastErr = apiErr
-		} else {
+		case seen.bodyErr != nil:
+			lastErr = fmt.Errorf("%s in %s: %w: answer cut off: %s", action, region, fetchers.ErrIncomplete, c.scrub(sdkErrorText(err)))
+		default:
 			lastErr = fmt.Errorf("%s in %s: %s", action, region, c.scrub(sdkErrorText(err)))
 		}
 		if attempt >= attempts {
@@ -212,7 +262,7 @@ func (c *rpcClient) call(ctx context.Context, region, action string, params map[
 			}
 			return nil, fmt.Errorf("%s failed after %d attempts: %w", action, attempt, lastErr)
 		}
-		if err := c.sleep(ctx, c.backoff(attempt)); err != nil {
+		if err := c.sleep(ctx, c.wait(attempt, seen.retryAfter)); err != nil {
 			return nil, fmt.Errorf("%s in %s: %w (while waiting to retry: %v)", action, region, err, lastErr)
 		}
 	}
@@ -222,6 +272,22 @@ func (c *rpcClient) call(ctx context.Context, region, action string, params map[
 // text from Alibaba or the SDK.
 func (c *rpcClient) scrub(s string) string {
 	return secret.String(s, c.id.Value(), c.secret.Value())
+}
+
+// wait is the back-off before retry number attempt, or longer when the
+// answer asked so in Retry-After (seconds), up to the policy's
+// MaxRetryAfter (an hour when unset).
+func (c *rpcClient) wait(attempt int, retryAfter string) time.Duration {
+	d := c.backoff(attempt)
+	secs, err := strconv.Atoi(strings.TrimSpace(retryAfter))
+	if err != nil || secs <= 0 {
+		return d
+	}
+	limit := c.policy.MaxRetryAfter
+	if limit <= 0 {
+		limit = time.Hour
+	}
+	return max(d, min(time.Duration(secs)*time.Second, limit))
 }
 
 func (c *rpcClient) backoff(attempt int) time.Duration {

@@ -395,6 +395,12 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 	for i := range results {
 		r.merge(&results[i])
 	}
+	if len(r.snap.Offers) == 0 && len(r.snap.Unchanged) == 0 {
+		// A region without GPUs is normal; price files in which no
+		// region lists one are a broken answer, never "every GPU type
+		// withdrawn".
+		return nil, fmt.Errorf("aws: %w: %d region files read, not one GPU type priced: not believed", fetchers.ErrIncomplete, r.read)
+	}
 	if f.cfg.Spot {
 		if err := f.spot(ctx, r); err != nil {
 			return nil, fmt.Errorf("aws spot feed: %w", err)

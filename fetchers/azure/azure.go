@@ -392,12 +392,57 @@ type accumulator struct {
 	// the row still says the size is for sale there.
 	listed     []pricewatch.Availability
 	listedKeys map[pricewatch.AvailabilityKey]bool
+	// doubted are the offers an unreadable row may price, with its
+	// effectiveStartDate (when that reads cleanly and is in effect): a
+	// row for them that it supersedes (an older price) must not stand in
+	// for it this run, or a stale price would read as the current one.
+	doubted map[doubtKey]string
+}
+
+// doubtKey names what an unreadable row may price: its region (or
+// AllRegions), size, price type and OS ("" when unreadable: either).
+type doubtKey struct {
+	region, name string
+	pt           pricewatch.PriceType
+	os           string
+}
+
+// doubt records what the unreadable row it may price (see doubted).
+func (a *accumulator) doubt(it item, region, name string, types []pricewatch.PriceType, clean func(...string) bool) {
+	start := strings.TrimSpace(it.EffectiveStartDate)
+	if start == "" || !clean(start) || start > a.now.Format(time.RFC3339) {
+		return
+	}
+	os := ""
+	if product := strings.TrimSpace(it.ProductName); clean(product) {
+		os = pricewatch.Linux
+		if strings.HasSuffix(product, " Windows") {
+			os = pricewatch.Windows
+		}
+	}
+	for _, pt := range types {
+		k := doubtKey{region, name, pt, os}
+		a.doubted[k] = max(a.doubted[k], start)
+	}
+}
+
+// superseded reports whether an unreadable row may be a newer price of
+// the offer of c (see doubted).
+func (a *accumulator) superseded(k pricewatch.OfferKey, c candidate) bool {
+	for _, region := range []string{k.Region, pricewatch.AllRegions} {
+		for _, os := range []string{k.OS, ""} {
+			if start, ok := a.doubted[doubtKey{region, k.InstanceType, k.PriceType, os}]; ok && start > c.start {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func newAccumulator(provider string, log *zap.Logger, windows bool, now time.Time) *accumulator {
 	return &accumulator{provider: provider, log: log, windows: windows, now: now, best: map[pricewatch.OfferKey]candidate{}, untracked: map[string]bool{},
 		regions: map[string]bool{}, unpriced: map[string]map[pricewatch.PriceType]bool{}, unlisted: map[string]bool{},
-		listedKeys: map[pricewatch.AvailabilityKey]bool{}}
+		listedKeys: map[pricewatch.AvailabilityKey]bool{}, doubted: map[doubtKey]string{}}
 }
 
 // addPage adds one page's rows.
@@ -549,7 +594,7 @@ func (a *accumulator) keepOpen(region string, types ...pricewatch.PriceType) {
 	}
 }
 
-// unreadable skips a row whose bytes are not UTF-8 and keeps open every
+// unreadable skips a row that cannot be read (badUTF8) and keeps open every
 // stored price it could be: those of its region and price type when both
 // read cleanly, else of every region or price type it might name.
 func (a *accumulator) unreadable(it item, chainRegion string) {
@@ -574,7 +619,7 @@ func (a *accumulator) unreadable(it item, chainRegion string) {
 	}
 	name := strings.TrimSpace(it.ArmSkuName)
 	// Decoding has already put U+FFFD where each bad byte was.
-	a.log.Warn("azure row is not valid UTF-8; skipped, the stored prices it could be stay current",
+	a.log.Warn("azure row unreadable (not valid UTF-8, or a field not of the API's type); skipped, the stored prices it could be stay current",
 		zap.String("meterName", strings.TrimSpace(it.MeterName)), zap.String("meterId", strings.TrimSpace(it.MeterID)),
 		zap.String("armSkuName", name), zap.String("region", strings.TrimSpace(it.ArmRegionName)), zap.String("skuId", strings.TrimSpace(it.SkuID)))
 	a.keepOpenFor(it, region, clean)
@@ -601,6 +646,7 @@ func (a *accumulator) keepOpenFor(it item, region string, clean func(...string) 
 		if !known {
 			s = sku{name: name, hw: pricewatch.Hardware{GPUModel: modelFromName(name)}}
 		}
+		a.doubt(it, region, s.name, types, clean)
 		if region != pricewatch.AllRegions {
 			a.keepOpen(region, types...)
 			a.list(pricewatch.Availability{Provider: a.provider, Region: region, InstanceType: s.name,
@@ -715,6 +761,9 @@ func (a *accumulator) coverage(configured []string) []pricewatch.Scope {
 func (a *accumulator) offers() []pricewatch.Offer {
 	out := make([]pricewatch.Offer, 0, len(a.best))
 	for k, c := range a.best {
+		if a.superseded(k, c) {
+			continue // an unreadable newer row may price it (see doubted); its stored price stays current
+		}
 		if c.rival != nil {
 			a.log.Warn("azure lists two prices in effect for one offer, with nothing in the rows to choose between them; keeping neither this run",
 				zap.Stringer("offer", k), zap.String("skuId", c.id), zap.String("price", priceText(c.offer)),

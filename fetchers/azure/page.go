@@ -44,10 +44,11 @@ type item struct {
 	IsPrimaryMeterRegion *bool         `json:"isPrimaryMeterRegion"`
 	ArmSkuName           string        `json:"armSkuName"`
 	SavingsPlan          []savingsPlan `json:"savingsPlan"`
-	// badUTF8: the row's bytes are not valid UTF-8. encoding/json replaces
-	// each bad byte with U+FFFD without a word, so a mangled type or name
-	// would silently read as another (or no) offer; the row is skipped
-	// instead (see accumulator.unreadable). Set by decodePage.
+	// badUTF8: the row is unreadable: its bytes are not valid UTF-8
+	// (encoding/json replaces each bad byte with U+FFFD without a word,
+	// so a mangled type or name would silently read as another, or no,
+	// offer), or a field is not of the API's type (see lenient). The row
+	// is skipped instead (see accumulator.unreadable). Set by decodePage.
 	badUTF8 bool
 }
 
@@ -104,12 +105,49 @@ func decodePage(body []byte, gpuOnly bool) (p *page, notGPU int, err error) {
 		// Every number field is a json.Number: no UseNumber needed.
 		var it item
 		if err := json.Unmarshal(raw, &it); err != nil {
-			return nil, 0, fmt.Errorf("%w: not a price page: item %d: %v", fetchers.ErrIncomplete, i, err)
+			// One row with a field of another type (a price that is not
+			// a number) is one odd row, skipped as a row that is not
+			// UTF-8 is; only an entry that is no object at all makes the
+			// page not a price page.
+			var ok bool
+			if it, ok = lenient(raw); !ok {
+				return nil, 0, fmt.Errorf("%w: not a price page: item %d: %v", fetchers.ErrIncomplete, i, err)
+			}
 		}
-		it.badUTF8 = !valid
+		it.badUTF8 = it.badUTF8 || !valid
 		items = append(items, it)
 	}
 	return &page{BillingCurrency: rp.BillingCurrency, Items: &items, NextPageLink: rp.NextPageLink, Count: rp.Count}, notGPU, nil
+}
+
+// lenient decodes a row one of whose fields is not of the API's type:
+// such a text field reads as U+FFFD, any other is left out, and the row
+// is marked unreadable (badUTF8), so that the accumulator skips it and
+// keeps open the stored prices it could be. It fails only for a row that
+// is not a JSON object.
+func lenient(raw json.RawMessage) (item, bool) {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(raw, &fields) != nil {
+		return item{}, false
+	}
+	for k, v := range fields {
+		var probe item
+		if one, _ := json.Marshal(map[string]json.RawMessage{k: v}); json.Unmarshal(one, &probe) == nil {
+			continue
+		}
+		if one, _ := json.Marshal(map[string]string{k: "\uFFFD"}); json.Unmarshal(one, &probe) == nil {
+			fields[k] = json.RawMessage(`"\ufffd"`)
+		} else {
+			delete(fields, k)
+		}
+	}
+	b, err := json.Marshal(fields)
+	var it item
+	if err != nil || json.Unmarshal(b, &it) != nil {
+		return item{}, false
+	}
+	it.badUTF8 = true
+	return it, true
 }
 
 // readRawPage decodes a page's envelope and cuts its rows out as bytes.

@@ -71,25 +71,10 @@ type Config = fetchers.KeyedConfig
 // Provider registers GCP (see package providers): the keys of a keyed
 // API (section.Keyed), built with the program's clock, which decides
 // which of a SKU's prices is in effect.
-var Provider = func() fetchers.Provider {
-	p := fetchers.KeyedProvider(fetchers.Provider{Name: Name},
-		// List prices move rarely; a run reads every page of the catalogue.
-		section.Keyed{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "20 */6 * * *", Timeout: 15 * time.Minute},
-		APIKeyFrom, func(cfg Config, c *fetchers.Client, log *zap.Logger) (*Fetcher, error) { return New(cfg, c, log, nil) })
-	p.Build = fetchers.Builder(func(s *section.Keyed, env fetchers.Env) (fetchers.Fetcher, error) {
-		k, err := APIKeyFrom(s.APIKeyFile)
-		if err != nil {
-			return nil, err
-		}
-		env.Secrets(k)
-		f, err := New(Config{Endpoint: s.Endpoint, APIKey: k}, env.Client, env.Log, env.Now)
-		if err != nil {
-			return nil, err // not f: a nil *Fetcher would be a non-nil Fetcher
-		}
-		return f, nil
-	})
-	return p
-}()
+var Provider = fetchers.KeyedProvider(fetchers.Provider{Name: Name},
+	// List prices move rarely; a run reads every page of the catalogue.
+	section.Keyed{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "20 */6 * * *", Timeout: 15 * time.Minute},
+	APIKeyFrom, func(cfg Config, env fetchers.Env) (*Fetcher, error) { return New(cfg, env.Client, env.Log, env.Now) })
 
 // APIKeyFrom resolves the key: GOOGLE_API_KEY first, then the file named
 // by providers.gcp.api_key_file. With neither the error wraps
@@ -164,31 +149,21 @@ type apiError struct {
 // types' prices, or an error if any page was not read whole.
 func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.Snapshot, error) {
 	idx := newIndex()
-	token := ""
-	seen := map[string]bool{}
 	pages, total := 0, 0
-	for {
-		if pages >= maxPages {
-			return nil, fmt.Errorf("%w: gcp %s: more than %d pages: not believed", fetchers.ErrIncomplete, SKUPath, maxPages)
-		}
+	err := fetchers.TokenPages("gcp "+SKUPath, maxPages, func(token string) (string, error) {
 		pages++
 		p, err := f.page(ctx, token, pages)
 		if err != nil {
-			return nil, err
+			return "", err
 		}
 		total += len(*p.SKUs)
 		for _, raw := range *p.SKUs {
 			idx.add(raw, f.now())
 		}
-		if p.NextPageToken == "" {
-			break
-		}
-		// A token seen before would page forever.
-		if seen[p.NextPageToken] {
-			return nil, fmt.Errorf("%w: gcp %s page %d: nextPageToken repeats an earlier page's", fetchers.ErrIncomplete, SKUPath, pages)
-		}
-		seen[p.NextPageToken] = true
-		token = p.NextPageToken
+		return p.NextPageToken, nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	snap := idx.build()
 	if len(snap.Offers) == 0 {

@@ -15,9 +15,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net/http"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -65,7 +67,7 @@ var Provider = fetchers.KeyedProvider(
 	// Capacity comes and goes within minutes: polled often, each run is
 	// one small request.
 	Section{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "*/5 * * * *", Timeout: 2 * time.Minute},
-	APIKeyFrom, New)
+	APIKeyFrom, func(cfg Config, env fetchers.Env) (*Fetcher, error) { return New(cfg, env.Client, env.Log) })
 
 // Fetcher reads the instance-types API. It implements fetchers.Fetcher
 // (KeyedProvider checks so at compile time).
@@ -116,9 +118,15 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 	if err != nil {
 		return nil, err
 	}
-	types, err := decode(body)
+	types, malformed, err := decode(body)
 	if err != nil {
 		return nil, fmt.Errorf("lambda %s: %w", Path, err)
+	}
+	if len(malformed) > 0 {
+		// One odd entry never fails the run: the others are stored.
+		names := slices.Sorted(maps.Keys(malformed))
+		f.api.Log.Warn("lambda instance types malformed; left out, the others are stored", zap.Int("malformed", len(names)),
+			zap.Strings("types", names), zap.String("first_error", malformed[names[0]]))
 	}
 	state, err := loadState(prev.State)
 	if err != nil {
@@ -145,8 +153,10 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 // response is the API's envelope. Pointers tell a missing field from an
 // empty one: a body without them is not the list.
 type response struct {
-	Data  *map[string]entry `json:"data"`
-	Error *apiError         `json:"error"`
+	// Data's entries are decoded one by one (see decode), so that one
+	// malformed entry is left out instead of failing the list.
+	Data  *map[string]json.RawMessage `json:"data"`
+	Error *apiError                   `json:"error"`
 }
 
 type apiError struct {
@@ -190,33 +200,43 @@ type lambdaType struct {
 }
 
 // decode reads the whole body and refuses anything that is not one
-// complete, well-formed instance-type list.
-func decode(body []byte) ([]lambdaType, error) {
+// complete, well-formed instance-type list. An entry that cannot be read
+// is left out and returned in malformed (its key and why), not failing
+// the list.
+func decode(body []byte) (types []lambdaType, malformed map[string]string, err error) {
 	var r response
 	if err := fetchers.DecodeWhole(body, "an instance-type list", &r); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if r.Error != nil {
-		return nil, fmt.Errorf("%w: the API answered with error %s: %s", fetchers.ErrIncomplete, r.Error.Code, r.Error.Message)
+		return nil, nil, fmt.Errorf("%w: the API answered with error %s: %s", fetchers.ErrIncomplete, r.Error.Code, r.Error.Message)
 	}
 	if r.Data == nil {
-		return nil, fmt.Errorf("%w: no data object", fetchers.ErrIncomplete)
+		return nil, nil, fmt.Errorf("%w: no data object", fetchers.ErrIncomplete)
 	}
 	// Lambda always lists its instance types, sold out or not; an empty
 	// list is a fault upstream, never "every type withdrawn".
 	if len(*r.Data) == 0 {
-		return nil, fmt.Errorf("%w: the instance-type list is empty", fetchers.ErrIncomplete)
+		return nil, nil, fmt.Errorf("%w: the instance-type list is empty", fetchers.ErrIncomplete)
 	}
 	out := make([]lambdaType, 0, len(*r.Data))
-	for key, e := range *r.Data {
-		t, err := check(key, e)
-		if err != nil {
-			return nil, fmt.Errorf("%w: instance type %q: %v", fetchers.ErrIncomplete, key, err)
+	for key, raw := range *r.Data {
+		var e entry
+		err := fetchers.DecodeWhole(raw, "an instance-type entry", &e)
+		if err == nil {
+			var t lambdaType
+			if t, err = check(key, e); err == nil {
+				out = append(out, t)
+				continue
+			}
 		}
-		out = append(out, t)
+		if malformed == nil {
+			malformed = map[string]string{}
+		}
+		malformed[key] = err.Error()
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
-	return out, nil
+	return out, malformed, nil
 }
 
 func check(key string, e entry) (lambdaType, error) {

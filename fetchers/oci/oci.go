@@ -134,6 +134,7 @@ const (
 	skipLicence       = "NVIDIA AI Enterprise licence"
 	skipCustomer      = "Cloud@Customer"
 	skipUnknownPart   = "GPU part without a known shape"
+	skipMalformed     = "price unreadable"
 	skipNoPrice       = "no USD pay-as-you-go price"
 )
 
@@ -201,7 +202,11 @@ func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.S
 		}
 		value, why, err := usdPrice(it)
 		if err != nil {
-			return nil, fmt.Errorf("%w: oci part %s: %v", fetchers.ErrIncomplete, it.PartNumber, err)
+			// One odd row never fails the run: the other parts are stored.
+			skipped[skipMalformed]++
+			f.log.Warn("oci price row malformed; left out, the other parts are stored",
+				zap.String("partNumber", it.PartNumber), zap.String("error", err.Error()))
+			continue
 		}
 		if why != "" {
 			skipped[why]++
@@ -222,6 +227,11 @@ func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.S
 		}
 	}
 
+	if len(best) == 0 {
+		// Oracle lists its GPU shapes whatever their stock: a list
+		// without one is a fault upstream, never "every shape withdrawn".
+		return nil, fmt.Errorf("%w: oci: %d rows but not one GPU shape priced: not believed", fetchers.ErrIncomplete, len(items))
+	}
 	snap := &pricewatch.Snapshot{
 		Provider:      pricewatch.OCI,
 		Coverage:      []pricewatch.Scope{{Region: Region, Availability: true}},

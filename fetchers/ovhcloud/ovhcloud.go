@@ -193,6 +193,7 @@ const (
 	skipZeroPrice   = "zero price"
 	skipNotInstance = "not an instance"
 	skipOS          = "operating system unclear (os.family and plan code disagree, or neither Linux nor Windows)"
+	skipMalformed   = "price not an integer"
 )
 
 // Fetch reads the catalogue and returns the GPU flavors' prices, or an
@@ -250,8 +251,9 @@ func (f *Fetcher) check(c catalog) (string, error) {
 }
 
 // build turns the instance addons into offers. An addon that is not a GPU
-// flavor's hourly or monthly plan, or that cannot be priced, is counted in
-// skipped; a flavor priced twice differently is an error.
+// flavor's hourly or monthly plan, that cannot be priced or whose price
+// cannot be read, is counted in skipped; a flavor priced twice
+// differently is an error.
 func build(addons []addon, currency string) (*pricewatch.Snapshot, map[string]int, error) {
 	snap := &pricewatch.Snapshot{
 		Provider: Name,
@@ -262,7 +264,8 @@ func build(addons []addon, currency string) (*pricewatch.Snapshot, map[string]in
 	for _, a := range addons {
 		o, why, err := offer(a, currency)
 		if err != nil {
-			return nil, nil, fmt.Errorf("addon %q: %v", a.PlanCode, err)
+			// One odd addon never fails the run: the others are stored.
+			why = skipMalformed
 		}
 		if why != "" {
 			skipped[why]++
@@ -288,7 +291,7 @@ func build(addons []addon, currency string) (*pricewatch.Snapshot, map[string]in
 }
 
 // offer prices one addon, or says why it is left out. Only a price that
-// is not an integer is an error: the answer is then not the catalogue.
+// is not an integer is an error: that addon is then not the catalogue's.
 func offer(a addon, currency string) (pricewatch.Offer, string, error) {
 	if a.Product != productInstance {
 		return pricewatch.Offer{}, skipNotInstance, nil

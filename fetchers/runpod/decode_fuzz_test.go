@@ -34,7 +34,7 @@ func FuzzDecode(f *testing.F) {
 		if !d.hasGPUTypes || !d.hasDataCenters || len(d.GPUTypes) == 0 || len(d.DataCenters) == 0 {
 			t.Fatal("an accepted answer lacks a list")
 		}
-		snap, _, err := build(d)
+		snap, _, _, err := build(d)
 		if err != nil {
 			if snap != nil {
 				t.Fatalf("build failed (%v) but returned a snapshot", err)

@@ -73,7 +73,7 @@ var Provider = fetchers.KeyedProvider(
 	// Capacity comes and goes within minutes: polled often, each run is
 	// one small request.
 	Section{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "*/5 * * * *", Timeout: 2 * time.Minute},
-	APIKeyFrom, New)
+	APIKeyFrom, func(cfg Config, env fetchers.Env) (*Fetcher, error) { return New(cfg, env.Client, env.Log) })
 
 // Fetcher reads the GraphQL API. It implements fetchers.Fetcher
 // (KeyedProvider checks so at compile time).
@@ -117,12 +117,16 @@ func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.S
 	if err != nil {
 		return nil, fmt.Errorf("runpod %s: %w", Path, err)
 	}
-	snap, notes, err := build(d)
+	snap, notes, malformed, err := build(d)
 	if err != nil {
 		return nil, fmt.Errorf("runpod %s: %w", Path, err)
 	}
 	for _, n := range notes {
 		f.api.Log.Debug("runpod: " + n)
+	}
+	if len(malformed) > 0 {
+		// One odd GPU type never fails the run: the others are stored.
+		f.api.Log.Warn("runpod GPU types malformed; left out, the others are stored", zap.Int("malformed", len(malformed)), zap.Strings("why", malformed))
 	}
 	if err := snap.Validate(); err != nil {
 		return nil, fmt.Errorf("runpod: built an invalid snapshot: %w", err)
@@ -245,28 +249,30 @@ func decode(body []byte) (*data, error) {
 	return r.Data, nil
 }
 
-// build turns the answer into the snapshot; notes say what was left out.
-func build(d *data) (*pricewatch.Snapshot, []string, error) {
-	snap := &pricewatch.Snapshot{
+// build turns the answer into the snapshot; notes say what was left out
+// as the answer meant, malformed which GPU types were left out because a
+// price could not be read.
+func build(d *data) (snap *pricewatch.Snapshot, notes, malformed []string, err error) {
+	snap = &pricewatch.Snapshot{
 		Provider: pricewatch.RunPod,
 		// One answer describes every GPU type in every data centre.
 		Coverage:      []pricewatch.Scope{{Region: pricewatch.AllRegions, Availability: true}},
 		SourceVersion: "graphql gpuTypes+dataCenters",
 	}
-	var notes []string
 	hw := map[string]pricewatch.Hardware{}
 	seen := map[string]bool{}
+gpuTypes:
 	for _, g := range d.GPUTypes {
 		id := strings.TrimSpace(g.ID)
 		if id == "" {
-			return nil, nil, fmt.Errorf("%w: a GPU type without id", fetchers.ErrIncomplete)
+			return nil, nil, nil, fmt.Errorf("%w: a GPU type without id", fetchers.ErrIncomplete)
 		}
 		if seen[id] {
-			return nil, nil, fmt.Errorf("%w: GPU type %q listed twice", fetchers.ErrIncomplete, id)
+			return nil, nil, nil, fmt.Errorf("%w: GPU type %q listed twice", fetchers.ErrIncomplete, id)
 		}
 		seen[id] = true
 		h := pricewatch.Hardware{GPUModel: gpuModel(id, g.DisplayName, g.MemoryInGB), GPUCount: 1, GPUMemoryGB: g.MemoryInGB}
-		offers := 0
+		var offers []pricewatch.Offer
 		for _, p := range []struct {
 			offered bool
 			class   string
@@ -281,7 +287,8 @@ func build(d *data) (*pricewatch.Snapshot, []string, error) {
 		} {
 			price, ok, err := priceOf(p.price)
 			if err != nil {
-				return nil, nil, fmt.Errorf("%w: GPU type %q %s: %v", fetchers.ErrIncomplete, id, p.field, err)
+				malformed = append(malformed, fmt.Sprintf("GPU type %q %s: %v", id, p.field, err))
+				continue gpuTypes
 			}
 			switch {
 			case !ok:
@@ -292,13 +299,13 @@ func build(d *data) (*pricewatch.Snapshot, []string, error) {
 				notes = append(notes, fmt.Sprintf("%s %s %s ignored: not offered in that cloud", id, p.field, price))
 				continue
 			}
-			snap.Offers = append(snap.Offers, pricewatch.Offer{
+			offers = append(offers, pricewatch.Offer{
 				Provider: pricewatch.RunPod, Region: Region, InstanceType: id, PriceType: p.pt, OfferingClass: p.class,
 				OS: pricewatch.Linux, Currency: "USD", Hourly: price, Hardware: h,
 			})
-			offers++
 		}
-		if offers == 0 {
+		snap.Offers = append(snap.Offers, offers...)
+		if len(offers) == 0 {
 			notes = append(notes, id+" has no price in either cloud; left out")
 			continue
 		}
@@ -311,7 +318,7 @@ func build(d *data) (*pricewatch.Snapshot, []string, error) {
 		snap.Availability = append(snap.Availability, a)
 	}
 	if len(snap.Offers) == 0 {
-		return nil, nil, fmt.Errorf("%w: %d GPU types but not one price: not believed", fetchers.ErrIncomplete, len(d.GPUTypes))
+		return nil, nil, nil, fmt.Errorf("%w: %d GPU types but not one price: not believed", fetchers.ErrIncomplete, len(d.GPUTypes))
 	}
 
 	dcs := map[string]bool{}
@@ -319,9 +326,9 @@ func build(d *data) (*pricewatch.Snapshot, []string, error) {
 		id := strings.TrimSpace(dc.ID)
 		switch {
 		case id == "" || id == Region || strings.ContainsAny(id, " /"):
-			return nil, nil, fmt.Errorf("%w: data centre id %q", fetchers.ErrIncomplete, dc.ID)
+			return nil, nil, nil, fmt.Errorf("%w: data centre id %q", fetchers.ErrIncomplete, dc.ID)
 		case dcs[id]:
-			return nil, nil, fmt.Errorf("%w: data centre %q listed twice", fetchers.ErrIncomplete, id)
+			return nil, nil, nil, fmt.Errorf("%w: data centre %q listed twice", fetchers.ErrIncomplete, id)
 		}
 		dcs[id] = true
 		if !dc.Listed {
@@ -337,7 +344,7 @@ func build(d *data) (*pricewatch.Snapshot, []string, error) {
 				continue
 			}
 			if e.Available == nil {
-				return nil, nil, fmt.Errorf("%w: data centre %s GPU type %q: no available flag", fetchers.ErrIncomplete, id, e.GPUTypeID)
+				return nil, nil, nil, fmt.Errorf("%w: data centre %s GPU type %q: no available flag", fetchers.ErrIncomplete, id, e.GPUTypeID)
 			}
 			a := pricewatch.Availability{Provider: pricewatch.RunPod, Region: id, InstanceType: e.GPUTypeID, State: pricewatch.SoldOut, Hardware: h}
 			if e.StockStatus != nil {
@@ -357,7 +364,7 @@ func build(d *data) (*pricewatch.Snapshot, []string, error) {
 		}
 	}
 	sort.SliceStable(snap.Offers, func(i, j int) bool { return snap.Offers[i].Key().String() < snap.Offers[j].Key().String() })
-	return snap, notes, nil
+	return snap, notes, malformed, nil
 }
 
 // priceOf reads a price: null and 0 are "no price" (ok false), a negative

@@ -63,6 +63,10 @@ type Config struct {
 	// in each region. Public Linux images are free, so the choice does not
 	// change the instance price.
 	ImageID string
+	// Client is the shared retrying HTTP client (fetchers.Env's, with the
+	// program's fetch settings); nil: one of the fetcher's own with the
+	// default policy.
+	Client *fetchers.Client
 }
 
 // Section is providers.tencent: CVM called with TC3-signed requests.
@@ -107,7 +111,7 @@ var Provider = fetchers.Provider{
 		}
 		env.Secrets(id, key)
 		return New(Config{Endpoint: s.Endpoint, Regions: s.Regions, SecretID: id, SecretKey: key, Currency: s.Currency,
-			ImageID: s.ImageID, MaxPriceCalls: s.MaxPriceCalls, Concurrency: s.Concurrency}, env.Log)
+			ImageID: s.ImageID, MaxPriceCalls: s.MaxPriceCalls, Concurrency: s.Concurrency, Client: env.Client}, env.Log)
 	}),
 }
 
@@ -151,9 +155,13 @@ func New(cfg Config, log *zap.Logger) (*Fetcher, error) {
 		cfg.MaxPriceCalls = 0
 	}
 	policy := fetchers.DefaultRetryPolicy()
+	client := cfg.Client
+	if client == nil {
+		client = fetchers.NewClient(policy)
+	}
 	a := &api{
 		endpoint:  ep,
-		http:      fetchers.NewClient(policy),
+		http:      client,
 		secretID:  cfg.SecretID,
 		secretKey: cfg.SecretKey,
 		attempts:  policy.MaxAttempts,
@@ -232,6 +240,8 @@ type regionData struct {
 	// look-up) failed: the region's reserved prices are then not declared
 	// complete.
 	reservedComplete bool
+	// rows counts the rows of every listing, GPU or not.
+	rows int
 }
 
 // termMonths are the prepaid terms pricewatch tracks beyond one month.
@@ -266,6 +276,12 @@ func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.S
 	}
 	if err := fetchers.Bounded(ctx, f.cfg.Concurrency, jobs); err != nil {
 		return nil, fmt.Errorf("tencent: %w", err)
+	}
+	if !slices.ContainsFunc(data, func(rd *regionData) bool { return rd.rows > 0 }) {
+		// CVM lists every instance type it sells, CPU ones too: listings
+		// with no row in any region are a broken answer, never "every
+		// type withdrawn" (one region without GPUs is normal).
+		return nil, fmt.Errorf("tencent: %w: DescribeZoneInstanceConfigInfos listed no instance type in any region", fetchers.ErrIncomplete)
 	}
 	inquiries, err := f.inquireTerms(ctx, data)
 	if err != nil {
@@ -314,25 +330,46 @@ func (f *Fetcher) fetchZoneConfigs(ctx context.Context, rd *regionData, chargeTy
 	if out.InstanceTypeQuotaSet == nil {
 		return fmt.Errorf("DescribeZoneInstanceConfigInfos %s in %s: %w: no InstanceTypeQuotaSet", chargeType, rd.region, fetchers.ErrIncomplete)
 	}
+	rd.mu.Lock()
+	rd.rows += len(*out.InstanceTypeQuotaSet)
+	rd.mu.Unlock()
 	gpuRows := 0
+	var odd []string
 	for _, it := range *out.InstanceTypeQuotaSet {
 		ok, err := f.record(rd, chargeType, it)
-		if err != nil {
+		var o oddRow
+		switch {
+		case errors.As(err, &o):
+			odd = append(odd, o.Error())
+			continue
+		case err != nil:
 			return fmt.Errorf("DescribeZoneInstanceConfigInfos %s in %s: %w", chargeType, rd.region, err)
 		}
 		if ok {
 			gpuRows++
 		}
 	}
+	if len(odd) > 0 {
+		// One odd row never fails the run: the others are stored.
+		f.log.Warn("tencent rows unreadable; left out, the others are stored", zap.String("region", rd.region),
+			zap.String("charge_type", chargeType), zap.Int("rows", len(odd)), zap.Strings("why", odd))
+	}
 	f.log.Debug("zone configs", zap.String("region", rd.region), zap.String("charge_type", chargeType),
 		zap.Int("rows", len(*out.InstanceTypeQuotaSet)), zap.Int("gpu_rows", gpuRows))
 	return nil
 }
 
-// record keeps one row if it is a GPU type; it reports whether it was kept.
+// oddRow is a row record leaves out: one odd row, not a broken answer.
+type oddRow string
+
+func (o oddRow) Error() string { return string(o) }
+
+// record keeps one row if it is a GPU type; it reports whether it was
+// kept. An oddRow error leaves the row out; any other fails the listing
+// (an answer that is not the one asked for).
 func (f *Fetcher) record(rd *regionData, chargeType string, it quotaItem) (bool, error) {
 	if it.Zone == "" || it.InstanceType == "" {
-		return false, fmt.Errorf("%w: a row without Zone or InstanceType", fetchers.ErrIncomplete)
+		return false, oddRow("a row without Zone or InstanceType")
 	}
 	if !strings.HasPrefix(it.Zone, rd.region+"-") {
 		return false, fmt.Errorf("%w: zone %s is not in region %s", fetchers.ErrIncomplete, it.Zone, rd.region)
@@ -341,7 +378,10 @@ func (f *Fetcher) record(rd *regionData, chargeType string, it quotaItem) (bool,
 		return false, fmt.Errorf("%w: %s in %s is listed as %s in the %s listing", fetchers.ErrIncomplete, it.InstanceType, it.Zone, it.InstanceChargeType, chargeType)
 	}
 	if it.Status != "SELL" && it.Status != "SOLD_OUT" {
-		return false, fmt.Errorf("%w: %s in %s has Status %q (want SELL or SOLD_OUT)", fetchers.ErrIncomplete, it.InstanceType, it.Zone, it.Status)
+		return false, oddRow(fmt.Sprintf("%s in %s has Status %q (want SELL or SOLD_OUT)", it.InstanceType, it.Zone, it.Status))
+	}
+	if p := it.Price; (chargeType == postpaidByHour || chargeType == spotPaid) && p.ChargeUnit != "" && p.ChargeUnit != "HOUR" {
+		return false, oddRow(fmt.Sprintf("%s in %s is priced per %q, not per HOUR", it.InstanceType, it.Zone, p.ChargeUnit))
 	}
 	hw, ok := f.hardware(it)
 	if !ok {
@@ -362,9 +402,6 @@ func (f *Fetcher) record(rd *regionData, chargeType string, it quotaItem) (bool,
 	p := it.Price
 	switch chargeType {
 	case postpaidByHour, spotPaid:
-		if p.ChargeUnit != "" && p.ChargeUnit != "HOUR" {
-			return false, fmt.Errorf("%w: %s in %s is priced per %q, not per HOUR", fetchers.ErrIncomplete, it.InstanceType, it.Zone, p.ChargeUnit)
-		}
 		if chargeType == postpaidByHour {
 			if d, ok := onDemandPrice(p); ok {
 				o.onDemand = decimal.NewNullDecimal(d)

@@ -161,6 +161,21 @@ func (s *Server) LoopPages() {
 // every page.
 func (s *Server) SetPrice(t testing.TB, skuID string, units int64, nanos int32) {
 	t.Helper()
+	s.setTier(t, skuID, func(price map[string]any) {
+		price["units"], price["nanos"] = strconv.FormatInt(units, 10), nanos
+	})
+}
+
+// SetUnits sets the units of the list price (the tier at 0) of every SKU
+// skuID to v as it is, readable or not.
+func (s *Server) SetUnits(t testing.TB, skuID, v string) {
+	t.Helper()
+	s.setTier(t, skuID, func(price map[string]any) { price["units"] = v })
+}
+
+// setTier hands set the unit price of the tier at 0 of every SKU skuID.
+func (s *Server) setTier(t testing.TB, skuID string, set func(price map[string]any)) {
+	t.Helper()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	found := false
@@ -172,15 +187,24 @@ func (s *Server) SetPrice(t testing.TB, skuID string, units int64, nanos int32) 
 			found = true
 			for _, pi := range sku["pricingInfo"].([]any) {
 				pe := pi.(map[string]any)["pricingExpression"].(map[string]any)
-				tier := pe["tieredRates"].([]any)[0].(map[string]any)
-				tier["unitPrice"].(map[string]any)["units"] = strconv.FormatInt(units, 10)
-				tier["unitPrice"].(map[string]any)["nanos"] = nanos
+				set(pe["tieredRates"].([]any)[0].(map[string]any)["unitPrice"].(map[string]any))
 			}
 		}
 	}
 	if !found {
 		t.Fatalf("gcptest: no SKU %s", skuID)
 	}
+}
+
+// SetPage replaces the SKUs of page (from 0); nil serves none.
+func (s *Server) SetPage(t testing.TB, page int, skus []map[string]any) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if page >= len(s.pages) {
+		t.Fatalf("gcptest: no page %d", page)
+	}
+	s.pages[page] = skus
 }
 
 // AddSKU appends one SKU, given as its JSON, to page (from 0).

@@ -71,7 +71,8 @@ type Server struct {
 	*httptest.Server
 	mu       sync.Mutex
 	list     Capture
-	pageSize int // 0: everything in one page, no paging fields (as captured)
+	pageSize int  // 0: everything in one page, no paging fields (as captured)
+	loop     bool // every next link points back to the first page
 	throttle int
 	truncate int
 	raw      []byte // served verbatim when set
@@ -94,6 +95,10 @@ func (s *Server) SetRaw(body []byte) { s.mu.Lock(); s.raw = body; s.mu.Unlock() 
 
 // Paginate splits the list into APEX pages of n items.
 func (s *Server) Paginate(n int) { s.mu.Lock(); s.pageSize = n; s.mu.Unlock() }
+
+// LoopPages splits the list into pages of n items whose next link always
+// points back to the first: a list that never ends.
+func (s *Server) LoopPages(n int) { s.mu.Lock(); s.pageSize, s.loop = n, true; s.mu.Unlock() }
 
 // Throttle answers the next n requests with HTTP 429.
 func (s *Server) Throttle(n int) { s.mu.Lock(); s.throttle = n; s.mu.Unlock() }
@@ -126,7 +131,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if truncate {
 		s.truncate--
 	}
-	list, size, raw := s.list, s.pageSize, s.raw
+	list, size, raw, loop := s.list, s.pageSize, s.raw, s.loop
 	s.mu.Unlock()
 	if r.URL.Query().Get("currencyCode") != "USD" {
 		// Without it items carry several currencies; the fetcher must ask.
@@ -146,7 +151,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			"lastUpdated": list.LastUpdated, "items": list.Items[min(offset, len(list.Items)):end],
 			"hasMore": end < len(list.Items), "limit": size, "offset": offset, "count": end - offset,
 		}
-		if end < len(list.Items) {
+		switch {
+		case loop:
+			page["hasMore"] = true
+			page["links"] = []map[string]string{{"rel": "next", "href": Path + "?currencyCode=USD&offset=0"}}
+		case end < len(list.Items):
 			page["links"] = []map[string]string{{"rel": "next", "href": fmt.Sprintf("%s?currencyCode=USD&offset=%d", Path, end)}}
 		}
 		body = page

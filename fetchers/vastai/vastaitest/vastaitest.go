@@ -76,7 +76,10 @@ type Server struct {
 	leak bool
 	// leakGPUs serves offers whatever the gpu_name filter says.
 	leakGPUs bool
-	requests []map[string]any
+	// ignoreFloor serves offers whatever the dph_total filter says: every
+	// page is the first, as a search that does not page on would answer.
+	ignoreFloor bool
+	requests    []map[string]any
 }
 
 // NewServer starts a fake serving offers; it stops with the test.
@@ -106,6 +109,10 @@ func (s *Server) LeakUnrentable() { s.mu.Lock(); s.leak = true; s.mu.Unlock() }
 // LeakOtherGPUs makes the fake ignore the gpu_name filter, as an answer
 // holding an offer of another GPU does.
 func (s *Server) LeakOtherGPUs() { s.mu.Lock(); s.leakGPUs = true; s.mu.Unlock() }
+
+// IgnoreFloor makes the fake ignore the dph_total filter the fetcher
+// pages on, so that every page repeats the first.
+func (s *Server) IgnoreFloor() { s.mu.Lock(); s.ignoreFloor = true; s.mu.Unlock() }
 
 // Requests returns the decoded q of every request so far.
 func (s *Server) Requests() []map[string]any {
@@ -140,6 +147,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.truncate--
 	}
 	offers, leak, leakGPUs := s.offers, s.leak, s.leakGPUs
+	if s.ignoreFloor {
+		delete(q, "dph_total")
+	}
 	s.mu.Unlock()
 
 	type hit struct {

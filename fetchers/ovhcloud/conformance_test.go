@@ -1,0 +1,44 @@
+package ovhcloud
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
+	"github.com/pricewatch/pricewatch/fetchers/ovhcloud/ovhcloudtest"
+	"github.com/pricewatch/pricewatch/section"
+)
+
+// TestConformance runs the fetcher contract every cloud passes, built as
+// the program builds it (Provider), over the documented-shape catalogue.
+func TestConformance(t *testing.T) {
+	fetcherstest.Conformance(t, fetcherstest.Case[*ovhcloudtest.Server]{
+		Provider: Name,
+		Fake:     func(t *testing.T) *ovhcloudtest.Server { return ovhcloudtest.New(t) },
+		New: func(_ *testing.T, fake *ovhcloudtest.Server, h fetcherstest.Harness) (fetchers.Fetcher, error) {
+			s := Provider.Section().(*Section)
+			s.Common = section.Common{Enabled: true, Endpoint: fake.URL}
+			return Provider.Build(s, h.Env)
+		},
+		Empty: func(_ *testing.T, fake *ovhcloudtest.Server) {
+			fake.SetBody([]byte(`{"catalogId": 1, "locale": {"currencyCode": "EUR", "subsidiary": "FR"}, "plans": [], "addons": []}`))
+		},
+		Malformed: func(t *testing.T, fake *ovhcloudtest.Server) func(pricewatch.Offer) bool {
+			// The hourly L4 plan at a price that is not a whole number of
+			// 10⁻⁸ euros.
+			body := ovhcloudtest.Sample()
+			if bytes.Count(body, []byte(`"price": 75000000`)) != 1 {
+				t.Fatal("ovhcloudtest sample changed: want one price 75000000 (l4-90.consumption)")
+			}
+			fake.SetBody(bytes.Replace(body, []byte(`"price": 75000000`), []byte(`"price": 75000000.5`), 1))
+			return func(o pricewatch.Offer) bool { return o.InstanceType == "l4-90" && o.PriceType == pricewatch.OnDemand }
+		},
+		Lacks: map[fetcherstest.Check]string{
+			fetcherstest.NoKey:        "the public cloud catalogue (/v1/order/catalog/public/cloud) needs no key; pricewatch sends none",
+			fetcherstest.RefusedKey:   "the public cloud catalogue (/v1/order/catalog/public/cloud) needs no key; pricewatch sends none",
+			fetcherstest.RepeatedPage: "the catalogue is one document; nothing is paged",
+		},
+	})
+}
