@@ -70,10 +70,21 @@ type DispatcherOptions struct {
 	// 30s, the notifiers' HTTP timeout).
 	PostTimeout time.Duration
 	// Lease is how long a sender holds a message while posting it (default
-	// PostTimeout and a few seconds to record the outcome). A message whose
-	// sender died (SIGKILL) is tried again after it, as one whose outcome
-	// is unknown (see Delivery).
+	// PostTimeout and a few seconds to record the outcome; the daemon
+	// passes ha.takeover on PostgreSQL, and PostTimeout then defaults to
+	// what fits in it). A message whose sender died (SIGKILL) is tried
+	// again after it, as one whose outcome is unknown (see Delivery).
 	Lease time.Duration
+	// FinishWithin is how long a post already sent may go on once ctx
+	// ends (a stop, a step-down) before it is cut short (default 10s, and
+	// never past PostTimeout): cancelling it at once left Slack holding a
+	// message whose outcome this sender never learnt, and the next
+	// sender, looking before Slack had it in its history, posted it again.
+	FinishWithin time.Duration
+	// IndexWait is how long after a post cut short the message is held
+	// back (default 5s), so that the next sender's history lookup comes
+	// when Slack could have indexed the post.
+	IndexWait time.Duration
 	// ChannelInterval spaces posts to one channel (default 1s: Slack allows
 	// about one message per second per channel). Negative disables it.
 	ChannelInterval time.Duration
@@ -96,11 +107,25 @@ func (o *DispatcherOptions) defaults() {
 	if o.MaxBackoff <= 0 {
 		o.MaxBackoff = 5 * time.Minute
 	}
+	if o.Lease > 0 {
+		// The post and the recording of its outcome fit in the claim:
+		// a claim that ran out mid-post lets another sender post too.
+		margin := min(leaseMargin, o.Lease/6)
+		if o.PostTimeout <= 0 || o.PostTimeout > o.Lease-margin {
+			o.PostTimeout = o.Lease - margin
+		}
+	}
 	if o.PostTimeout <= 0 {
 		o.PostTimeout = 30 * time.Second
 	}
 	if o.Lease <= 0 {
 		o.Lease = o.PostTimeout + leaseMargin
+	}
+	if o.FinishWithin <= 0 {
+		o.FinishWithin = 10 * time.Second
+	}
+	if o.IndexWait <= 0 {
+		o.IndexWait = 5 * time.Second
 	}
 	if o.ChannelInterval == 0 {
 		o.ChannelInterval = time.Second
@@ -410,13 +435,29 @@ func (d *Dispatcher) deliver(ctx context.Context, m OutboxEntry, force bool) (ou
 	attempt := m.Attempts + 1
 	log := d.log.With(zap.Int64("message", m.ID), zap.String("channel", m.Channel), zap.String("kind", m.Kind), zap.Int("attempt", attempt))
 	unknown := outcomeUnknown(m)
-	pctx, cancel := context.WithTimeout(WithDelivery(ctx, Delivery{Key: m.DeliveryKey, QueuedAt: m.CreatedAt, OutcomeUnknown: unknown}), d.opts.PostTimeout)
+	// A post once begun is finished when ctx ends, for FinishWithin at
+	// most: its outcome is then known and recorded, instead of left for
+	// the next sender to guess. The claim covers it (PostTimeout fits in
+	// the lease), so no other sender posts meanwhile.
+	pctx, cancel := context.WithTimeout(WithDelivery(context.WithoutCancel(ctx), Delivery{Key: m.DeliveryKey, QueuedAt: m.CreatedAt, OutcomeUnknown: unknown}),
+		d.opts.PostTimeout)
+	stopCut := context.AfterFunc(ctx, func() {
+		t := time.AfterFunc(d.opts.FinishWithin, cancel)
+		context.AfterFunc(pctx, func() { t.Stop() })
+	})
 	postErr := d.post(pctx, m, log)
+	stopCut()
 	timedOut := errors.Is(pctx.Err(), context.DeadlineExceeded)
+	interrupted := pctx.Err() != nil && !timedOut
 	cancel()
+	// The outcome is recorded even when ctx has ended (bounded by the
+	// lease's margin): an unrecorded post is one the next sender must
+	// look for.
+	rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), leaseMargin)
+	defer rcancel()
 	var incomplete *IncompleteError
 	if postErr == nil || errors.As(postErr, &incomplete) {
-		if err := d.db.MarkSent(ctx, m.ID); err != nil {
+		if err := d.db.MarkSent(rctx, m.ID); err != nil {
 			return 0, err
 		}
 		if incomplete != nil {
@@ -429,16 +470,18 @@ func (d *Dispatcher) deliver(ctx context.Context, m OutboxEntry, force bool) (ou
 		log.Debug("alert delivered")
 		return sent, nil
 	}
-	if ctx.Err() != nil {
-		// Shutting down mid-post: Slack may or may not have the message.
-		// Release it now rather than after the lease; at least once.
-		if err := d.db.MarkRetry(ctx, m.ID, d.clock.Now(), interruptedPrefix+postErr.Error()); err != nil {
+	if interrupted {
+		// Cut short FinishWithin after a stop: Slack may or may not have
+		// the message. Release it before the lease runs out, but not
+		// before Slack could have indexed the post, so that the next
+		// sender's lookup finds it there; at least once.
+		if err := d.db.MarkRetry(rctx, m.ID, d.clock.Now().Add(d.opts.IndexWait), interruptedPrefix+postErr.Error()); err != nil {
 			return 0, err
 		}
 		return 0, ctx.Err()
 	}
 	if p, ok := IsPermanent(postErr); ok {
-		if err := d.db.MarkFailed(ctx, m.ID, fmt.Sprintf("%v (fix: %s)", postErr, p.Fix)); err != nil {
+		if err := d.db.MarkFailed(rctx, m.ID, fmt.Sprintf("%v (fix: %s)", postErr, p.Fix)); err != nil {
 			return 0, err
 		}
 		log.Error("alert not delivered and will not be retried: "+p.Fix,
@@ -478,7 +521,7 @@ func (d *Dispatcher) deliver(ctx context.Context, m OutboxEntry, force bool) (ou
 		// first. Kept until the message is delivered.
 		errText = unknownPrefix + strings.TrimPrefix(errText, unknownPrefix)
 	}
-	if err := d.db.MarkRetry(ctx, m.ID, next, errText); err != nil {
+	if err := d.db.MarkRetry(rctx, m.ID, next, errText); err != nil {
 		return 0, err
 	}
 	log.Warn("alert delivery failed; will retry", zap.Error(postErr), zap.Time("next_attempt", next))

@@ -48,12 +48,29 @@ type fakeNotifier struct {
 	got    []string // "channel:text" of every accepted message
 	start  time.Time
 	block  bool // wait for the context to end, then fail
+	// entered is closed when a post begins; slow holds it until closed
+	// or the post's context ends (a post Slack is still processing).
+	entered  chan struct{}
+	slow     chan struct{}
+	deadline time.Time // the first post's context's
 }
 
 func (f *fakeNotifier) Post(ctx context.Context, channel string, payload []byte) error {
+	if f.entered != nil {
+		f.deadline, _ = ctx.Deadline()
+		close(f.entered)
+		f.entered = nil
+	}
 	if f.block {
 		<-ctx.Done()
 		return ctx.Err()
+	}
+	if f.slow != nil {
+		select {
+		case <-f.slow:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -230,19 +247,79 @@ func ids(es []storage.OutboxEntry) []int64 {
 	return out
 }
 
+// A post still going FinishWithin after the stop is cut short: the message
+// is released before its claim runs out, but held back IndexWait, so that
+// the next sender's history lookup comes when Slack could have indexed
+// the post (issue 34 item 8: the lookup ran 7 ms after and missed it).
 func TestCancelMidPostLeavesMessagePending(t *testing.T) {
 	clk := newClock()
 	db := alertingtest.OpenDB(t, "", clk)
 	queue(t, db, "#a:a1")
-	d := outboxstore.NewDispatcher(db, &fakeNotifier{block: true}, zap.NewNop(), alerting.DispatcherOptions{Sleep: clk.Sleep})
+	d := outboxstore.NewDispatcher(db, &fakeNotifier{block: true}, zap.NewNop(), alerting.DispatcherOptions{Sleep: clk.Sleep, FinishWithin: 50 * time.Millisecond})
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
 	if _, err := d.Deliver(ctx, time.Minute, false); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want the context's", err)
 	}
 	heads, _ := db.PendingHeads(t.Context())
-	if len(heads) != 1 || heads[0].LeaseUntil != nil || heads[0].Attempts != 1 || !heads[0].NextAttemptAt.Equal(clk.Now()) {
-		t.Fatalf("after cancellation: %+v; want pending, unleased, due now", heads)
+	if len(heads) != 1 || heads[0].LeaseUntil != nil || heads[0].Attempts != 1 || !heads[0].NextAttemptAt.Equal(clk.Now().Add(5*time.Second)) ||
+		!strings.HasPrefix(heads[0].LastError, "interrupted: ") {
+		t.Fatalf("after cancellation: %+v; want pending, unleased, interrupted, due after IndexWait (5s)", heads)
+	}
+}
+
+// Issue 34 item 8: a stop (or step-down) while a post is in flight lets
+// the post finish and records it sent, instead of cancelling it and
+// leaving the next sender to guess whether Slack has it: one post, none
+// pending.
+func TestStopMidPostFinishesThePost(t *testing.T) {
+	clk := newClock()
+	db := alertingtest.OpenDB(t, "", clk)
+	queue(t, db, "#a:a1")
+	n := &fakeNotifier{entered: make(chan struct{}), slow: make(chan struct{})}
+	entered := n.entered
+	d := outboxstore.NewDispatcher(db, n, zap.NewNop(), alerting.DispatcherOptions{Sleep: clk.Sleep})
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() {
+		<-entered
+		cancel() // SIGTERM while Slack is still answering
+		time.Sleep(100 * time.Millisecond)
+		close(n.slow) // Slack answers, after the stop
+	}()
+	rep, err := d.Deliver(ctx, time.Minute, false)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		t.Fatalf("Deliver: %v", err)
+	}
+	if got := n.accepted(); len(got) != 1 || rep.Sent != 1 {
+		t.Errorf("posted %v, report %+v; want the one post, counted sent", got, rep)
+	}
+	if heads, _ := db.PendingHeads(t.Context()); len(heads) != 0 {
+		t.Errorf("still pending after the post finished: %+v", heads)
+	}
+}
+
+// Issue 34 item 8: the claim follows the lease the daemon gives (ha.takeover
+// on PostgreSQL), not a fixed 35 s, and the post's timeout fits in it.
+func TestClaimFollowsLease(t *testing.T) {
+	clk := newClock()
+	db := alertingtest.OpenDB(t, "", clk)
+	queue(t, db, "#a:a1")
+	n := &fakeNotifier{entered: make(chan struct{}), slow: make(chan struct{})}
+	entered := n.entered
+	d := outboxstore.NewDispatcher(db, n, zap.NewNop(), alerting.DispatcherOptions{Sleep: clk.Sleep, Lease: 6 * time.Second})
+	go func() {
+		<-entered
+		heads, _ := db.PendingHeads(t.Context())
+		if len(heads) != 1 || heads[0].LeaseUntil == nil || !heads[0].LeaseUntil.Equal(clk.Now().Add(6*time.Second)) {
+			t.Errorf("claim while posting: %+v; want leased for 6 s", heads)
+		}
+		if left := time.Until(n.deadline); left > 5*time.Second || left < 4*time.Second {
+			t.Errorf("the post may last %s; want 5 s (1 s of margin in the 6 s claim)", left)
+		}
+		close(n.slow)
+	}()
+	if rep, err := d.Deliver(t.Context(), time.Minute, false); err != nil || rep.Sent != 1 {
+		t.Fatalf("Deliver: %+v, %v", rep, err)
 	}
 }
 

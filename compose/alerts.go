@@ -157,7 +157,14 @@ func (w *Wiring) Dispatcher(db *storage.DB) (*alerting.Dispatcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("setting up alert delivery: %w", err)
 	}
-	return outboxstore.NewDispatcher(db, n, w.Log.Named("alerts"), alerting.DispatcherOptions{MaxRetryAfter: w.Config.Slack.MaxRetryAfter}), nil
+	opts := alerting.DispatcherOptions{MaxRetryAfter: w.Config.Slack.MaxRetryAfter}
+	// On PostgreSQL (where replicas elect a leader) a claim lapses as
+	// fast as leadership hands over: a message a killed leader was
+	// posting is taken up by the next one within ha.takeover of its claim.
+	if w.Config.Database.UsesPostgres() {
+		opts.Lease = w.Config.HA.Takeover
+	}
+	return outboxstore.NewDispatcher(db, n, w.Log.Named("alerts"), opts), nil
 }
 
 func (w *Wiring) Deliver(ctx context.Context, db *storage.DB, maxWait time.Duration, force bool) (alerting.Report, error) {

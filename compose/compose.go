@@ -128,6 +128,12 @@ func (w *Wiring) Jobs(only []string) ([]daemon.Job, error) {
 		jobs[i].Guard = g
 		jobs[i].Hardware = overrides
 		jobs[i].LeaseWait = w.Config.Fetch.LeaseWait
+		// On PostgreSQL (where replicas elect a leader) a run's lease
+		// lapses as fast as leadership hands over: a run cut off by a
+		// partition blocks its provider for ha.takeover at most.
+		if w.Config.Database.UsesPostgres() {
+			jobs[i].LeaseTTL = w.Config.HA.Takeover
+		}
 		jobs[i].Scrub = w.Secrets.Scrubber()
 	}
 	return jobs, nil

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -200,6 +201,11 @@ func TestFaultyValuesRefusedWithLine(t *testing.T) {
 // TestKeyedProviders: Lambda and RunPod take the common keys and an
 // api_key_file, are checked like the others, and rules may name them.
 func TestKeyedProviders(t *testing.T) {
+	creds := t.TempDir()
+	if err := os.WriteFile(filepath.Join(creds, "lambda-api-key"), []byte("secret-lambda-key\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CREDENTIALS_DIRECTORY", creds)
 	cfg, err := Parse(strings.NewReader(`providers:
   lambda:
     enabled: true

@@ -183,9 +183,10 @@ type term struct {
 	// lead is the elector's: it ends when leadership does.
 	lead context.Context
 	// ctx is what the term's runs, digest and maintenance derive from:
-	// it ends when leadership does or Stop cancels the runs.
+	// it ends when leadership does or Stop cancels the runs, its cause
+	// the elector's (leader.ErrLost when leadership was lost).
 	ctx    context.Context
-	cancel context.CancelFunc
+	cancel context.CancelCauseFunc
 	// cancelDelivery ends the term's delivery loop; delivered is closed
 	// when it has returned.
 	cancelDelivery context.CancelFunc
@@ -366,15 +367,15 @@ func (d *Daemon) lead(ctx context.Context) {
 // now on and alert delivery starts. Nil once Stop has begun.
 func (d *Daemon) beginTerm(ctx context.Context) *term {
 	t := &term{lead: ctx, delivered: make(chan struct{})}
-	t.ctx, t.cancel = context.WithCancel(d.ctx)
-	context.AfterFunc(ctx, t.cancel)
+	t.ctx, t.cancel = context.WithCancelCause(d.ctx)
+	context.AfterFunc(ctx, func() { t.cancel(context.Cause(ctx)) })
 	dctx, cancel := context.WithCancel(d.deliveryBase)
 	t.cancelDelivery = cancel
 	context.AfterFunc(ctx, cancel)
 	d.mu.Lock()
 	if d.stopping {
 		d.mu.Unlock()
-		t.cancel()
+		t.cancel(nil)
 		cancel()
 		return nil
 	}
@@ -399,7 +400,7 @@ func (d *Daemon) endTerm(t *term) {
 	d.term.CompareAndSwap(t, nil)
 	d.mu.Unlock()
 	d.metrics.Leader(false)
-	t.cancel()
+	t.cancel(context.Cause(t.lead))
 	t.cancelDelivery()
 	// Terms of one process never overlap (the elector waits for lead to
 	// return) and no run is counted in once the term is cleared, so every

@@ -379,7 +379,8 @@ func (e *Postgres) checkHolder(ctx context.Context, conn *pgx.Conn, key int64, s
 // leadOn leads on conn, which holds the lock since sent, until the
 // heartbeat fails, ctx ends or lead returns by itself.
 func (e *Postgres) leadOn(ctx context.Context, conn *pgx.Conn, key int64, sent time.Time, lead func(context.Context)) error {
-	lctx, cancel := context.WithCancel(ctx)
+	lctx, cancelCause := context.WithCancelCause(ctx)
+	cancel := func() { cancelCause(nil) }
 	defer cancel()
 	done := make(chan struct{})
 	e.leading.Store(true)
@@ -440,7 +441,12 @@ loop:
 		}
 	}
 	// Step down first, then wait: lead's context ends now, and the lock is
-	// given up only once lead has stopped its work.
+	// given up only once lead has stopped its work. Its cause says why, so
+	// that work cut short reads "this replica lost leadership", not
+	// "context canceled".
+	if why != nil {
+		cancelCause(fmt.Errorf("%w: %w", ErrLost, why))
+	}
 	cancel()
 	e.leading.Store(false)
 	if why != nil {
@@ -462,6 +468,11 @@ loop:
 	}
 	return why
 }
+
+// ErrLost is the cause of lead's context when this replica steps down
+// because its leadership could not be kept (a heartbeat failed or did not
+// get through in time); work cut short by it says so.
+var ErrLost = errors.New("this replica lost leadership")
 
 // errNotHolder: the heartbeat row names another session, so this one no
 // longer holds the lock (it was terminated and the row rewritten).

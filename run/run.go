@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -31,6 +32,9 @@ type Job struct {
 	LeaseWait time.Duration
 	// Owner names the process in the run lease ("pricewatch fetch").
 	Owner string
+	// LeaseTTL is how long the provider's lease stands without a renewal
+	// (storage.LeaseOptions.TTL; zero: the default).
+	LeaseTTL time.Duration
 	// SummaryReports is set when the caller prints the run's summary line
 	// (`pricewatch fetch`): the failure is reported there, once, and not
 	// logged as well.
@@ -132,7 +136,7 @@ func Provider(ctx context.Context, db Store, job Job, opts storage.SaveOptions, 
 		sum.Status, sum.Err, sum.Duration = status, err, time.Since(start)
 		return sum
 	}
-	lease, err := db.BeginRun(ctx, job.Name, storage.LeaseOptions{Wait: job.LeaseWait, Timeout: job.Timeout, Owner: job.Owner})
+	lease, err := db.BeginRun(ctx, job.Name, storage.LeaseOptions{Wait: job.LeaseWait, Timeout: job.Timeout, Owner: job.Owner, TTL: job.LeaseTTL})
 	var busy *storage.RunInProgressError
 	if errors.As(err, &busy) {
 		log.Warn("another run of this provider is going; this one is skipped", zap.String("provider", job.Name),
@@ -140,9 +144,11 @@ func Provider(ctx context.Context, db Store, job Job, opts storage.SaveOptions, 
 		return finish(StatusOverlap, err)
 	}
 	if err != nil {
-		err = job.Scrub.Error(err)
+		err = job.Scrub.Error(stoppedBy(ctx, err))
 		log.Error("fetch run could not start", zap.String("provider", job.Name), zap.Error(err))
-		rctx, cancel := context.WithTimeout(ctx, recordWithin)
+		// Recorded also when ctx ended (leadership lost, a stop): the
+		// record is what says why the run did not happen.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordWithin)
 		defer cancel()
 		if rerr := db.RecordUnstartedRun(rctx, job.Name, start.UTC(), err.Error()); rerr != nil {
 			log.Error("run that could not start is not recorded", zap.String("provider", job.Name), zap.Error(rerr))
@@ -157,8 +163,8 @@ func Provider(ctx context.Context, db Store, job Job, opts storage.SaveOptions, 
 		state, err = db.FetcherState(ctx, job.Name)
 	}
 	if err != nil {
-		err = job.Scrub.Error(err)
-		db.FinishRun(ctx, runID, storage.RunFailed, err.Error())
+		err = job.Scrub.Error(stoppedBy(ctx, err))
+		closeRun(ctx, db, job.Name, runID, storage.RunFailed, err.Error(), log)
 		return finish(StatusFailed, err)
 	}
 	// The run stops when its lease is lost as when it times out.
@@ -204,10 +210,8 @@ func Provider(ctx context.Context, db Store, job Job, opts storage.SaveOptions, 
 		if cause := context.Cause(runCtx); errors.Is(cause, storage.ErrLeaseLost) && !errors.Is(err, storage.ErrLeaseLost) {
 			err = fmt.Errorf("%w (%w)", err, cause)
 		}
-		err = job.Scrub.Error(err)
-		if ferr := db.FinishRun(ctx, runID, runStatus, err.Error()); ferr != nil {
-			log.Error("recording failed run", zap.String("provider", job.Name), zap.Error(ferr))
-		}
+		err = job.Scrub.Error(stoppedBy(ctx, err))
+		closeRun(ctx, db, job.Name, runID, runStatus, err.Error(), log)
 		switch {
 		case job.SummaryReports:
 		case status == StatusSkipped:
@@ -233,6 +237,58 @@ func Provider(ctx context.Context, db Store, job Job, opts storage.SaveOptions, 
 	}
 	return finish(StatusOK, nil)
 }
+
+// closeRun records the end of a run that failed. It is written also when
+// ctx ended (this replica lost leadership, the daemon stops: the run's
+// own record must not stay "running" for another process to close as
+// abandoned), and tried again while the database is out of reach (a
+// partition), each try bounded, for at most recordWithin.
+func closeRun(ctx context.Context, db Store, provider string, runID int64, status, errText string, log *zap.Logger) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordWithin)
+	defer cancel()
+	wait := 100 * time.Millisecond
+	for {
+		tctx, tcancel := context.WithTimeout(rctx, closeTry)
+		err := db.FinishRun(tctx, runID, status, errText)
+		tcancel()
+		if err == nil {
+			return
+		}
+		select {
+		case <-rctx.Done():
+			log.Error("recording failed run", zap.String("provider", provider), zap.Int64("run", runID), zap.Error(err))
+			return
+		case <-time.After(wait):
+		}
+		wait = min(wait*2, 5*time.Second)
+	}
+}
+
+// closeTry bounds one try of closeRun: a statement sent into a partition
+// hangs until TCP gives up, minutes later.
+const closeTry = 10 * time.Second
+
+// stoppedBy says why err happened when it is ctx's cancellation and ctx
+// has a cause of its own (leader.ErrLost: "this replica lost leadership")
+// rather than "context canceled".
+func stoppedBy(ctx context.Context, err error) error {
+	cause := context.Cause(ctx)
+	if ctx.Err() == nil || !errors.Is(err, context.Canceled) || cause == nil || errors.Is(err, cause) ||
+		cause == context.Canceled {
+		return err
+	}
+	return &stopped{err: err, cause: cause}
+}
+
+// stopped is an error cut short by its context's cause; it reads as the
+// error with its final "context canceled" replaced by the cause.
+type stopped struct{ err, cause error }
+
+func (e *stopped) Error() string {
+	return strings.TrimSuffix(e.err.Error(), ": "+context.Canceled.Error()) + ": " + e.cause.Error()
+}
+
+func (e *stopped) Unwrap() []error { return []error{e.err, e.cause} }
 
 // Line is the one line `pricewatch fetch` prints per provider.
 func (s Summary) Line() string {

@@ -15,6 +15,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/hardware"
+	"github.com/pricewatch/pricewatch/leader"
 	"github.com/pricewatch/pricewatch/secret"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -33,6 +34,10 @@ type memStore struct {
 	beginErr  error
 	unstarted []string
 	lastOpts  storage.SaveOptions
+	// finishFails fails that many FinishRun calls (a partition);
+	// finishCtxErr records the context error each call was handed.
+	finishFails  int
+	finishCtxErr []error
 }
 
 type memRun struct {
@@ -95,9 +100,14 @@ func (s *memStore) Versions(_ context.Context, provider string) (map[string]stri
 
 func (s *memStore) FetcherState(context.Context, string) ([]byte, error) { return nil, nil }
 
-func (s *memStore) FinishRun(_ context.Context, runID int64, status, errText string) error {
+func (s *memStore) FinishRun(ctx context.Context, runID int64, status, errText string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.finishCtxErr = append(s.finishCtxErr, ctx.Err())
+	if s.finishFails > 0 {
+		s.finishFails--
+		return errors.New("recording end of run: connection timed out")
+	}
 	r := s.runs[runID]
 	r.status, r.errText = status, errText
 	s.runs[runID] = r
@@ -329,4 +339,57 @@ func TestProviderPartial(t *testing.T) {
 			t.Errorf("the secret shows: %s", shown)
 		}
 	}
+}
+
+// Issue 34 items 9 and 10: a replica that loses leadership as a run starts
+// says so ("this replica lost leadership: …", not "context canceled") and
+// records the run that could not start; one that loses it mid-run closes
+// the record it started, with a context of its own (the run's is
+// cancelled), trying again while the database is out of reach.
+func TestProviderLeadershipLost(t *testing.T) {
+	lost := fmt.Errorf("%w: no heartbeat got through for 2s", leader.ErrLost)
+	t.Run("as the run starts", func(t *testing.T) {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		cancel(lost)
+		st := newMemStore()
+		st.beginErr = fmt.Errorf("recording start of azure run: %w", context.Canceled)
+		sum := Provider(ctx, st, Job{Name: "azure", Fetcher: &fakeFetcher{snap: snapshot()}, Scrub: secret.New()}, storage.SaveOptions{}, zap.NewNop())
+		want := "run could not start: recording start of azure run: this replica lost leadership: no heartbeat got through for 2s"
+		if sum.Status != StatusNotStarted || sum.Err == nil || sum.Err.Error() != want {
+			t.Fatalf("%s: %v, want %q", sum.Status, sum.Err, want)
+		}
+		if !errors.Is(sum.Err, leader.ErrLost) || !errors.Is(sum.Err, context.Canceled) {
+			t.Errorf("%v does not wrap both the cause and the cancellation", sum.Err)
+		}
+		if len(st.unstarted) != 1 || !strings.Contains(st.unstarted[0], "lost leadership") || strings.Contains(st.unstarted[0], "context canceled") {
+			t.Errorf("unstarted records %q", st.unstarted)
+		}
+	})
+	t.Run("mid-run, the database out of reach at first", func(t *testing.T) {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		f := &fakeFetcher{block: true, started: make(chan struct{})}
+		go func() {
+			<-f.started
+			cancel(lost)
+		}()
+		st := newMemStore()
+		st.finishFails = 2
+		sum := Provider(ctx, st, Job{Name: "fake", Fetcher: f, Scrub: secret.New()}, storage.SaveOptions{}, zap.NewNop())
+		if sum.Status != StatusFailed || !errors.Is(sum.Err, leader.ErrLost) {
+			t.Fatalf("%s: %v", sum.Status, sum.Err)
+		}
+		r := st.runs[1]
+		want := "downloading the price list: this replica lost leadership: no heartbeat got through for 2s"
+		if r.status != storage.RunFailed || r.errText != want {
+			t.Errorf("run record %+v, want failed with %q", r, want)
+		}
+		if len(st.finishCtxErr) != 3 {
+			t.Errorf("FinishRun called %d times, want 3 (two failures, then the record)", len(st.finishCtxErr))
+		}
+		for i, err := range st.finishCtxErr {
+			if err != nil {
+				t.Errorf("FinishRun call %d was handed a context already done: %v", i, err)
+			}
+		}
+	})
 }

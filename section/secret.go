@@ -1,6 +1,7 @@
 package section
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -86,10 +87,7 @@ func ReadSecret(env string, inline Secret, file string) (Secret, error) {
 	if file == "" {
 		return Secret{}, nil
 	}
-	path := file
-	if dir := os.Getenv("CREDENTIALS_DIRECTORY"); dir != "" && !strings.HasPrefix(file, "/") {
-		path = dir + "/" + file
-	}
+	path := secretPath(file)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return Secret{}, fmt.Errorf("reading secret file %s: %w", path, err)
@@ -99,4 +97,34 @@ func ReadSecret(env string, inline Secret, file string) (Secret, error) {
 		return Secret{}, fmt.Errorf("secret file %s %s", path, tooShort(n))
 	}
 	return Secret{v: v}, nil
+}
+
+// secretPath is where a secret file is read from: a relative name is
+// looked up in $CREDENTIALS_DIRECTORY when that is set (systemd's
+// LoadCredential).
+func secretPath(file string) string {
+	if dir := os.Getenv("CREDENTIALS_DIRECTORY"); dir != "" && !strings.HasPrefix(file, "/") {
+		return dir + "/" + file
+	}
+	return file
+}
+
+// SecretFile wants a key naming a secret file (api_key_file, ak_file, …)
+// to name a file that is there, looked up as ReadSecret will: a missing
+// one otherwise failed each run, long after the file was loaded. It is
+// not read: the secret is read when it is used, and an error never holds
+// it.
+func (c Checker) SecretFile(key, file string) error {
+	if file == "" {
+		return nil
+	}
+	path := secretPath(file)
+	fi, err := os.Stat(path)
+	if err != nil {
+		return c.Errorf(key, "secret file %s: %v", path, errors.Unwrap(err))
+	}
+	if fi.IsDir() {
+		return c.Errorf(key, "secret file %s is a directory", path)
+	}
+	return nil
 }

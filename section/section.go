@@ -7,6 +7,7 @@
 package section
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -40,6 +41,22 @@ type Common struct {
 
 // Shared returns c: a section embedding Common has the method too.
 func (c Common) Shared() Common { return c }
+
+// SecretFiles checks each pair of a secret-file key and its value with
+// Checker.SecretFile when the provider is on (a disabled provider reads
+// no secret, so its files may be gone).
+func (c Common) SecretFiles(k Checker, keyFile ...string) error {
+	if !c.Enabled {
+		return nil
+	}
+	var errs []error
+	for i := 0; i+1 < len(keyFile); i += 2 {
+		if err := k.SecretFile(keyFile[i], keyFile[i+1]); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
 
 // KeyError is a configuration problem tied to one key and, when the value
 // came from a file, the line it is on.
@@ -229,5 +246,11 @@ func (k Keyed) Shared() Common {
 	return Common{Enabled: k.Enabled, Endpoint: k.Endpoint, Schedule: k.Schedule, Timeout: k.Timeout}
 }
 
-// Validate: the shared checks cover every key Keyed has.
-func (Keyed) Validate(Checker) error { return nil }
+// Validate checks api_key_file when the provider is on; the shared
+// checks cover the other keys.
+func (k Keyed) Validate(c Checker) error {
+	if !k.Enabled {
+		return nil
+	}
+	return c.SecretFile("api_key_file", k.APIKeyFile)
+}

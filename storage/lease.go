@@ -67,6 +67,27 @@ type LeaseOptions struct {
 	Timeout time.Duration
 	// Owner names the process in messages ("pricewatch fetch").
 	Owner string
+	// TTL is how long the lease stands without a renewal (renewed every
+	// TTL/6). Zero: DefaultLeaseTTL. Replicas under leader election use
+	// ha.takeover, so that a run cut off by a partition blocks its
+	// provider about as long as the election takes to hand over, not
+	// the default's two minutes.
+	TTL time.Duration
+}
+
+// DefaultLeaseTTL is LeaseOptions.TTL's default.
+const DefaultLeaseTTL = leaseTTL
+
+// minLeaseTTL keeps a renewal (TTL/6) from hammering the database.
+const minLeaseTTL = 2 * time.Second
+
+// timings are the lease's lapse and renewal interval for opts.
+func (opts LeaseOptions) timings() (ttl, renewal time.Duration) {
+	if opts.TTL <= 0 {
+		return leaseTTL, leaseRenewal
+	}
+	ttl = max(opts.TTL, minLeaseTTL)
+	return ttl, ttl / 6
 }
 
 // Lease is a provider run's hold on its provider. Release it when the run is
@@ -77,6 +98,9 @@ type Lease struct {
 	RunID    int64
 	// StartedAt is when the run was recorded (it held the lease from then).
 	StartedAt time.Time
+
+	// ttl and renewal are the lease's lapse and renewal interval.
+	ttl, renewal time.Duration
 
 	ctx     context.Context
 	cancel  context.CancelCauseFunc
@@ -249,6 +273,7 @@ func (db *DB) tryBeginRun(ctx context.Context, provider string, opts LeaseOption
 	if opts.Timeout > 0 {
 		deadline = formatTime(now.Add(opts.Timeout))
 	}
+	ttl, renewal := opts.timings()
 	var runID int64
 	if err := tx.QueryRowContext(ctx, `INSERT INTO fetch_runs (provider, started_at, status, owner_host, owner_pid, deadline_at, replica) VALUES (?, ?, 'running', ?, ?, ?, ?) RETURNING id`,
 		provider, formatTime(now), thisHost(), os.Getpid(), deadline, db.Replica).Scan(&runID); err != nil {
@@ -257,13 +282,13 @@ func (db *DB) tryBeginRun(ctx context.Context, provider string, opts LeaseOption
 	if _, err := tx.ExecContext(ctx, `INSERT INTO run_leases (provider, run_id, owner, host, pid, acquired_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (provider) DO UPDATE SET run_id = excluded.run_id, owner = excluded.owner, host = excluded.host, pid = excluded.pid,
 		acquired_at = excluded.acquired_at, expires_at = excluded.expires_at`,
-		provider, runID, opts.Owner, thisHost(), os.Getpid(), formatTime(now), formatTime(now.Add(leaseTTL))); err != nil {
+		provider, runID, opts.Owner, thisHost(), os.Getpid(), formatTime(now), formatTime(now.Add(ttl))); err != nil {
 		return nil, nil, fmt.Errorf("taking %s run lease: %w", provider, err)
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, nil, fmt.Errorf("recording start of %s run: %w", provider, err)
 	}
-	l := &Lease{db: db, Provider: provider, RunID: runID, StartedAt: now, stop: make(chan struct{})}
+	l := &Lease{db: db, Provider: provider, RunID: runID, StartedAt: now, stop: make(chan struct{}), ttl: ttl, renewal: renewal}
 	l.ctx, l.cancel = context.WithCancelCause(context.WithoutCancel(ctx))
 	l.stopped.Add(1)
 	go l.renew()
@@ -275,7 +300,7 @@ func (db *DB) tryBeginRun(ctx context.Context, provider string, opts LeaseOption
 // that finds the lease gone cancels the run.
 func (l *Lease) renew() {
 	defer l.stopped.Done()
-	t := time.NewTicker(leaseRenewal)
+	t := time.NewTicker(l.renewal)
 	defer t.Stop()
 	for {
 		select {
@@ -283,8 +308,12 @@ func (l *Lease) renew() {
 			return
 		case <-t.C:
 		}
-		res, err := l.db.write.ExecContext(l.ctx, `UPDATE run_leases SET expires_at = ? WHERE provider = ? AND run_id = ?`,
-			formatTime(l.db.Now().UTC().Add(leaseTTL)), l.Provider, l.RunID)
+		// Each try is bounded by the renewal interval: one hung in a
+		// partition must not hold back the next.
+		rctx, cancel := context.WithTimeout(l.ctx, l.renewal)
+		res, err := l.db.write.ExecContext(rctx, `UPDATE run_leases SET expires_at = ? WHERE provider = ? AND run_id = ?`,
+			formatTime(l.db.Now().UTC().Add(l.ttl)), l.Provider, l.RunID)
+		cancel()
 		if err != nil {
 			continue
 		}
@@ -303,7 +332,11 @@ func (l *Lease) Release() {
 		close(l.stop)
 		l.stopped.Wait()
 		l.cancel(nil)
-		_, _ = l.db.write.ExecContext(context.Background(), `DELETE FROM run_leases WHERE provider = ? AND run_id = ?`, l.Provider, l.RunID)
+		// Bounded: in a partition the lease lapses by itself (its TTL),
+		// and the run must not hang on its way out.
+		ctx, cancel := context.WithTimeout(context.Background(), max(l.ttl, time.Second))
+		defer cancel()
+		_, _ = l.db.write.ExecContext(ctx, `DELETE FROM run_leases WHERE provider = ? AND run_id = ?`, l.Provider, l.RunID)
 	})
 }
 

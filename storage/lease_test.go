@@ -350,3 +350,33 @@ func TestSaveRefusesRunWithoutLease(t *testing.T) {
 		}
 	})
 }
+
+// Issue 34 item 9: a lease lapses after LeaseOptions.TTL (the daemon
+// passes ha.takeover on PostgreSQL), not after the two minutes a run
+// without election keeps; a TTL below the floor is raised to it.
+func TestRunLeaseTTL(t *testing.T) {
+	backends(t, func(t *testing.T) {
+		ctx, db, _ := openTestDB(t)
+		for _, c := range []struct {
+			ttl, want time.Duration
+		}{{0, DefaultLeaseTTL}, {6 * time.Second, 6 * time.Second}, {time.Millisecond, minLeaseTTL}} {
+			l, err := db.BeginRun(ctx, "azure", LeaseOptions{TTL: c.ttl})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var acquired, expires string
+			if err := db.write.QueryRowContext(ctx, `SELECT acquired_at, expires_at FROM run_leases WHERE provider = 'azure'`).Scan(&acquired, &expires); err != nil {
+				t.Fatal(err)
+			}
+			a, _ := parseTime(acquired)
+			e, _ := parseTime(expires)
+			if got := e.Sub(a); got != c.want {
+				t.Errorf("TTL %s: the lease lapses %s after it was taken, want %s", c.ttl, got, c.want)
+			}
+			if l.renewal != c.want/6 {
+				t.Errorf("TTL %s: renewed every %s, want %s", c.ttl, l.renewal, c.want/6)
+			}
+			l.Release()
+		}
+	})
+}

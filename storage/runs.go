@@ -99,9 +99,9 @@ func (db *DB) FinishRun(ctx context.Context, runID int64, status, errText string
 	if status != RunFailed && status != RunSkipped {
 		return fmt.Errorf("finishing run %d: status %q is set by SaveSnapshot", runID, status)
 	}
-	// The caller's context may be the cancelled one that ended the run; the
-	// record of the failure must still be written.
-	ctx = context.WithoutCancel(ctx)
+	// The caller passes a context that outlives the run's (run.closeRun
+	// detaches and bounds it): the record of the failure must be written
+	// after the run was cancelled, and a try into a partition must end.
 	_, err := db.write.ExecContext(ctx, `UPDATE fetch_runs SET status = ?, finished_at = ?, error = ? WHERE id = ?`,
 		status, formatTime(db.Now()), errText, runID)
 	if err != nil {

@@ -26,7 +26,7 @@ func TestHuaweiEndToEnd(t *testing.T) {
 	fake := huaweitest.New(t)
 	slack := newSlackAPI(t)
 	cfg := testConfig{
-		clouds: []cloud{{name: "huawei", endpoint: fake.URL, keys: "    iam_endpoint: " + fake.URL + "\n    ecs_endpoint: " + fake.URL + "\n"}},
+		clouds: []cloud{{name: "huawei", endpoint: fake.URL, keys: "    iam_endpoint: " + fake.URL + "\n    ecs_endpoint: " + fake.ECSEndpoint() + "\n"}},
 		slack:  fakeSlackSection(slack.URL, "C0GPUALERTS"),
 		alerts: "alerts:\n  fetch_delivery_wait: 5s\n  flap_window: 0s\n",
 	}.write(t, t.TempDir())

@@ -77,7 +77,7 @@ func everyProviderFakes(t *testing.T, aws cloud) ([]cloud, *fakeAzure) {
 		{name: "ovhcloud", endpoint: ovh.URL},
 		{name: "gcp", endpoint: google.URL},
 		{name: "azure-cn", endpoint: azcn.URL()},
-		{name: "huawei", endpoint: hw.URL, keys: "    iam_endpoint: " + hw.URL + "\n    ecs_endpoint: " + hw.URL + "\n"},
+		{name: "huawei", endpoint: hw.URL, keys: "    iam_endpoint: " + hw.URL + "\n    ecs_endpoint: " + hw.ECSEndpoint() + "\n"},
 	} {
 		byName[c.name] = c
 	}

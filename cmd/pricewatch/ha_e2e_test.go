@@ -492,10 +492,12 @@ func TestHAFailoverSIGKILL(t *testing.T) {
 // Issue 24 (must show): the partition. The leader reaches the database
 // through a TCP proxy that stops forwarding but keeps the sockets open, so
 // PostgreSQL never frees its lock; its post of the H100 drop hangs. It
-// steps down (cancelling the post) before the other replica leads, the
-// other replica terminates its sessions and posts the drop once; nothing
-// is posted twice, nothing is lost, and when the network heals the old
-// leader follows.
+// steps down before the other replica leads, its hung post ends within
+// its claim (ha.takeover, issue 34 item 8), the other replica terminates
+// its sessions and posts the drop once; nothing is posted twice, nothing
+// is lost, the provider waits at most 2 × ha.takeover for a cut-off run's
+// lease (issue 34 item 9), and when the network heals the old leader
+// follows, having closed every run record it started.
 func TestHAPartition(t *testing.T) {
 	t.Parallel()
 	w := newHAWorld(t)
@@ -536,12 +538,6 @@ func TestHAPartition(t *testing.T) {
 		t.Errorf("b led %s after the cut, want within ha.takeover (%s) and a poll", d, haTakeover)
 	}
 	t.Logf("a stepped down %s after the cut, b led %s after it", down.Sub(cut).Round(time.Millisecond), led.Sub(cut).Round(time.Millisecond))
-	w.slack.mu.Lock()
-	cancelled := w.slack.cancelled
-	w.slack.mu.Unlock()
-	if cancelled.IsZero() || !cancelled.Before(led) {
-		t.Errorf("a's hung post ended at %v, b led at %s: the old leader's delivery must be cancelled first", cancelled, led.Format("15:04:05.000"))
-	}
 
 	waitFor(t, "the drop delivered by b", 60*time.Second, func() bool {
 		m, err := w.openDB(t).OutboxByKey(context.Background(), key)
@@ -551,14 +547,45 @@ func TestHAPartition(t *testing.T) {
 	if got.replica != "b" || !got.at.After(down) {
 		t.Errorf("the drop reached Slack through %s at %s (a stepped down at %s), want b, after", got.replica, got.at.Format("15:04:05.000"), down.Format("15:04:05.000"))
 	}
+	// The old leader's post, finished rather than cancelled at its
+	// step-down, ended within its claim: before b could post.
+	w.slack.mu.Lock()
+	cancelled := w.slack.cancelled
+	w.slack.mu.Unlock()
+	if cancelled.IsZero() || !cancelled.Before(got.at) {
+		t.Errorf("a's hung post ended at %v, b posted at %s: the old leader's post must end within its claim", cancelled, got.at.Format("15:04:05.000"))
+	}
 
 	// The network heals: a reconnects and follows; b keeps leading and
 	// fetching, and nothing is posted again.
 	proxy.Unblock()
 	// A run of a's cut off mid-way leaves its provider lease behind; a
-	// lives on, so b waits out the lease (2 min) before fetching.
-	waitFor(t, "b's runs", 150*time.Second, func() bool { return w.okRuns(t, "b") >= 2 })
+	// lives on, so b waits out the lease, which lapses ha.takeover after
+	// its last renewal (it was 2 minutes).
+	waitFor(t, "b's runs", 60*time.Second, func() bool { return w.okRuns(t, "b") >= 2 })
 	time.Sleep(2 * haTakeover)
+	runs, err := w.openDB(t).Runs(context.Background(), 10000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs {
+		if r.Replica == "a" && (r.Status == storage.RunRunning || r.Status == storage.RunAbandoned) {
+			t.Errorf("a's run %d of %s is %s (%s): a replica that loses leadership closes the runs it started", r.ID, r.Provider, r.Status, r.Error)
+		}
+	}
+	var first *storage.Run
+	for i := range runs {
+		// A skipped run gave way to the lease: the first that held it
+		// says how long the provider was blocked.
+		if r := &runs[i]; r.Replica == "b" && r.Status == storage.RunOK && r.StartedAt.After(cut) && (first == nil || r.StartedAt.Before(first.StartedAt)) {
+			first = r
+		}
+	}
+	if first == nil || first.StartedAt.Sub(cut) > 2*haTakeover {
+		t.Errorf("b's first run after the cut: %+v; want one within 2 × ha.takeover (%s) of the cut", first, 2*haTakeover)
+	} else {
+		t.Logf("b's first run (%s) started %s after the cut", first.Provider, first.StartedAt.Sub(cut).Round(time.Millisecond))
+	}
 	checkRoles(t, b, a)
 	checkOneFetcher(t, w.az.requests(), "a", "b", down)
 	checkOnce(t, w.slack.received(), key)

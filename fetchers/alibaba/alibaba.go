@@ -101,7 +101,8 @@ type Section struct {
 // Validate checks the keys beyond the shared ones.
 func (s *Section) Validate(k section.Checker) error {
 	return errors.Join(k.Between("concurrency", s.Concurrency, 1, section.MaxConcurrency),
-		k.Between("max_price_calls", s.MaxPriceCalls, 1, section.MaxPriceCalls))
+		k.Between("max_price_calls", s.MaxPriceCalls, 1, section.MaxPriceCalls),
+		s.SecretFiles(k, "access_key_id_file", s.AccessKeyIDFile, "access_key_secret_file", s.AccessKeySecretFile))
 }
 
 // Provider registers Alibaba Cloud (see package providers).

@@ -154,14 +154,21 @@ func (s *Section) Validate(k section.Checker) error {
 			return err
 		}
 	}
-	if err := s.blocks().validate(); err != nil {
+	// The section's own value, before withDefaults: a target capacity
+	// of 0 written in the file is a mistake, not a request for the
+	// default (which the section starts with).
+	if err := k.Between("placement_scores.target_capacity", s.PlacementScores.TargetCapacity, 1, maxTargetCapacity); err != nil {
 		return err
 	}
-	if err := s.placement().validate(); err != nil {
-		// validate names the key first ("placement_scores.regions: …"):
-		// the checker adds the section and the line.
-		key, msg, _ := strings.Cut(err.Error(), ": ")
-		return k.Errorf(key, "%s", msg)
+	for _, err := range []error{s.blocks().validate(), s.placement().validate()} {
+		// validate names the key ("capacity_blocks.duration_days[0]"):
+		// the checker adds the section, the file and the line.
+		if ke, ok := errors.AsType[*section.KeyError](err); ok {
+			return k.Errorf(ke.Key, "%s", ke.Msg)
+		}
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -211,6 +218,7 @@ var Provider = fetchers.Provider{
 			Concurrency:         DefaultConcurrency,
 			SpotAdvisor:         true,
 			SpotAdvisorEndpoint: DefaultSpotAdvisorEndpoint,
+			PlacementScores:     PlacementScoresSection{TargetCapacity: DefaultTargetCapacity},
 		}
 	},
 	Build: fetchers.Builder(func(s *Section, env fetchers.Env) (fetchers.Fetcher, error) {

@@ -18,6 +18,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/secret"
+	"github.com/pricewatch/pricewatch/section"
 )
 
 // SourceCapacityBlocks names EC2's DescribeCapacityBlockOfferings in
@@ -63,22 +64,32 @@ type CapacityBlocksSection struct {
 // validate checks the grid: Capacity Blocks are 1 to 64 instances, and
 // 1 to 14 days in steps of one day or up to 182 days in steps of seven.
 func (c CapacityBlocks) validate() error {
-	for _, t := range c.InstanceTypes {
+	for i, t := range c.InstanceTypes {
 		if t == "" || strings.ContainsAny(t, "/ ") {
-			return fmt.Errorf("capacity_blocks.instance_types: %q is not an instance type", t)
+			return badKey("capacity_blocks.instance_types", i, "%q is not an instance type", t)
 		}
 	}
-	for _, n := range c.InstanceCounts {
+	for i, n := range c.InstanceCounts {
 		if n < 1 || n > 64 {
-			return fmt.Errorf("capacity_blocks.instance_counts: %d is outside 1 to 64", n)
+			return badKey("capacity_blocks.instance_counts", i, "%d is outside 1 to 64", n)
 		}
 	}
-	for _, d := range c.DurationDays {
+	for i, d := range c.DurationDays {
 		if d < 1 || (d > 14 && (d%7 != 0 || d > 182)) {
-			return fmt.Errorf("capacity_blocks.duration_days: %d is not 1 to 14, or a multiple of 7 up to 182", d)
+			return badKey("capacity_blocks.duration_days", i, "%d is not 1 to 14, or a multiple of 7 up to 182", d)
 		}
 	}
 	return nil
+}
+
+// badKey is a problem with item i of the list key (i < 0: the key
+// itself), named so that Section.Validate can point at its line and
+// New's error reads "aws capacity_blocks.duration_days[0]: …".
+func badKey(key string, i int, format string, args ...any) error {
+	if i >= 0 {
+		key = fmt.Sprintf("%s[%d]", key, i)
+	}
+	return &section.KeyError{Key: key, Msg: fmt.Sprintf(format, args...)}
 }
 
 // ec2BlockClient is the one EC2 call the fetcher makes: one page of

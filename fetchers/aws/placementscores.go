@@ -85,30 +85,37 @@ func (p PlacementScores) withDefaults() PlacementScores {
 		p.InstanceTypes = slices.Clone(DefaultPlacementTypes)
 	}
 	if p.TargetCapacity == 0 {
-		p.TargetCapacity = 1
+		p.TargetCapacity = DefaultTargetCapacity
 	}
 	return p
 }
 
 func (p PlacementScores) validate() error {
 	if len(p.InstanceTypes) > 1000 {
-		return fmt.Errorf("placement_scores.instance_types: %d types, the API takes at most 1000", len(p.InstanceTypes))
+		return badKey("placement_scores.instance_types", -1, "%d types, the API takes at most 1000", len(p.InstanceTypes))
 	}
-	for _, t := range p.InstanceTypes {
+	for i, t := range p.InstanceTypes {
 		if t == "" || strings.ContainsAny(t, "/ ,+") {
-			return fmt.Errorf("placement_scores.instance_types: %q is not an instance type", t)
+			return badKey("placement_scores.instance_types", i, "%q is not an instance type", t)
 		}
 	}
-	if p.TargetCapacity < 0 || p.TargetCapacity > 2_000_000_000 {
-		return fmt.Errorf("placement_scores.target_capacity: %d is outside 1 to 2000000000", p.TargetCapacity)
+	if p.TargetCapacity < 0 || p.TargetCapacity > maxTargetCapacity {
+		return badKey("placement_scores.target_capacity", -1, "%d is outside 1 to %d", p.TargetCapacity, maxTargetCapacity)
 	}
-	for _, r := range p.Regions {
+	for i, r := range p.Regions {
 		if !pricewatch.IsRegionCode(r) {
-			return fmt.Errorf("placement_scores.regions: %q is not a region code", r)
+			return badKey("placement_scores.regions", i, "%q is not a region code", r)
 		}
 	}
 	return nil
 }
+
+// DefaultTargetCapacity is placement_scores.target_capacity's default:
+// the score of one instance.
+const DefaultTargetCapacity = 1
+
+// maxTargetCapacity is the largest target capacity the API takes.
+const maxTargetCapacity = 2_000_000_000
 
 // placementQuery is one GetSpotPlacementScores request.
 type placementQuery struct {

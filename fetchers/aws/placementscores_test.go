@@ -190,8 +190,8 @@ func TestSpotPlacementScoresFailures(t *testing.T) {
 }
 
 // providers.aws.placement_scores: off by default; empty keys take the
-// default types and a target capacity of 1; a bad type or a negative
-// capacity is refused naming the key.
+// default types and a target capacity of 1; a bad type or a capacity
+// below 1 written in the file is refused naming the key.
 func TestPlacementScoresSection(t *testing.T) {
 	s := Provider.Section().(*Section)
 	if p := s.placement(); p.Enabled || !slices.Equal(p.InstanceTypes, DefaultPlacementTypes) || p.TargetCapacity != 1 || p.SingleAvailabilityZone {
@@ -202,9 +202,10 @@ func TestPlacementScoresSection(t *testing.T) {
 		p    PlacementScoresSection
 		want string
 	}{
-		{PlacementScoresSection{InstanceTypes: []string{"p5 48xlarge"}}, "placement_scores.instance_types"},
+		{PlacementScoresSection{InstanceTypes: []string{"p5 48xlarge"}, TargetCapacity: 1}, "placement_scores.instance_types[0]"},
 		{PlacementScoresSection{TargetCapacity: -1}, "placement_scores.target_capacity"},
-		{PlacementScoresSection{Regions: []string{"us east"}}, "placement_scores.regions"},
+		{PlacementScoresSection{TargetCapacity: 0}, "placement_scores.target_capacity"},
+		{PlacementScoresSection{Regions: []string{"us east"}, TargetCapacity: 1}, "placement_scores.regions[0]"},
 	} {
 		s := Provider.Section().(*Section)
 		s.PlacementScores = c.p

@@ -12,6 +12,9 @@
 package awscn
 
 import (
+	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/pricewatch/pricewatch"
@@ -32,8 +35,18 @@ type Section struct {
 	Concurrency int `yaml:"concurrency"`
 }
 
-// Validate checks concurrency; the shared checks cover the other keys.
-func (s *Section) Validate(k section.Checker) error { return aws.CheckConcurrency(k, s.Concurrency) }
+// Validate checks concurrency and that every region is a China one (the
+// shared checks cover the rest): us-east-1 is not in the China
+// partition's index, so a run would read nothing and say nothing of why.
+func (s *Section) Validate(k section.Checker) error {
+	errs := []error{aws.CheckConcurrency(k, s.Concurrency)}
+	for i, r := range s.Regions {
+		if !strings.HasPrefix(r, "cn-") {
+			errs = append(errs, k.Errorf(fmt.Sprintf("regions[%d]", i), "%q is not an AWS China region (cn-north-1, cn-northwest-1)", r))
+		}
+	}
+	return errors.Join(errs...)
+}
 
 // Provider registers AWS China (see package providers).
 var Provider = fetchers.Provider{

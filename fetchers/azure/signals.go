@@ -151,6 +151,15 @@ func (s *Section) checkSignals(k section.Checker) error {
 	if u, err := url.Parse(s.AuthorityHost); err == nil && u.Scheme == "http" {
 		errs = append(errs, k.Errorf("authority_host", "%q: Entra ID is reached over https only", s.AuthorityHost))
 	}
+	// Checked when set, whether or not a signal is on yet: the IDs are
+	// pasted into URL paths, and "x y" would only fail at the first
+	// run after a signal is turned on.
+	for _, kv := range [][2]string{{"subscription_id", s.SubscriptionID}, {"tenant_id", s.TenantID}} {
+		if kv[1] != "" && !guidOrName.MatchString(kv[1]) {
+			errs = append(errs, k.Errorf(kv[0], "%q: want a GUID (or, for a tenant, its domain name)", kv[1]))
+		}
+	}
+	errs = append(errs, s.SecretFiles(k, "client_secret_file", s.ClientSecretFile))
 	p := k.Under("placement_scores")
 	for _, sz := range s.Placement.Sizes {
 		if !skuName.MatchString(strings.TrimSpace(sz)) {

@@ -104,8 +104,22 @@ func (s *Section) Validate(k section.Checker) error {
 			errs = append(errs, k.Errorf(key, "%q: want an http(s) URL", v))
 		}
 	}
-	errs = append(errs, k.Between("concurrency", s.Concurrency, 1, section.MaxConcurrency))
+	if err := checkECSTemplate(s.ECSEndpoint); err != nil {
+		errs = append(errs, k.Errorf("ecs_endpoint", "%v", err))
+	}
+	errs = append(errs, k.Between("concurrency", s.Concurrency, 1, section.MaxConcurrency),
+		s.SecretFiles(k, "ak_file", s.AKFile, "sk_file", s.SKFile))
 	return errors.Join(errs...)
+}
+
+// checkECSTemplate wants {region} in ecs_endpoint: ECS answers for its
+// own region only, so one host for every region would read one region's
+// flavours (or none) as every region's.
+func checkECSTemplate(ecs string) error {
+	if !strings.Contains(ecs, "{region}") {
+		return fmt.Errorf("%q has no {region}: ECS has a host per region (the default is %s)", ecs, DefaultECSEndpoint)
+	}
+	return nil
 }
 
 // Provider registers Huawei Cloud (see package providers).
@@ -191,6 +205,9 @@ func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error)
 		ecs = DefaultECSEndpoint
 	}
 	if _, _, err := fetchers.Endpoint(Name, client, log, strings.ReplaceAll(ecs, "{region}", "region"), DefaultECSEndpoint, ""); err != nil {
+		return nil, fmt.Errorf("%s: ecs_endpoint: %w", Name, err)
+	}
+	if err := checkECSTemplate(ecs); err != nil {
 		return nil, fmt.Errorf("%s: ecs_endpoint: %w", Name, err)
 	}
 	cfg.Regions, err = fetchers.Distinct(cfg.Regions, func(r string) string { return strings.ToLower(strings.TrimSpace(r)) }, func(_ int, r string) error {

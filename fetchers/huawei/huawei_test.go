@@ -21,7 +21,7 @@ import (
 
 func newFetcher(t *testing.T, srv *huaweitest.Server, regions []string, ak string, log *zap.Logger) *Fetcher {
 	t.Helper()
-	f, err := New(Config{Endpoint: srv.URL, IAMEndpoint: srv.URL, ECSEndpoint: srv.URL, Regions: regions,
+	f, err := New(Config{Endpoint: srv.URL, IAMEndpoint: srv.URL, ECSEndpoint: srv.ECSEndpoint(), Regions: regions,
 		AK: section.NewSecret(ak), SK: section.NewSecret(huaweitest.SK)}, fetcherstest.QuickClient(), log)
 	if err != nil {
 		t.Fatal(err)

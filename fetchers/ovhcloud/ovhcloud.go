@@ -28,6 +28,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -74,14 +75,16 @@ type Section struct {
 	Subsidiary string `yaml:"subsidiary"`
 }
 
-// subsidiaryCode is the shape of OVHcloud's subsidiary codes (FR, GB, DE,
-// ASIA, WE, ...).
-var subsidiaryCode = regexp.MustCompile(`^[A-Z]{2,4}$`)
+// Subsidiaries are the ovhSubsidiary codes OVHcloud's APIs take (the
+// OvhSubsidiaryEnum of the EU, CA and US APIs): any other code is
+// answered with an error or someone else's catalogue, never with prices.
+var Subsidiaries = []string{"ASIA", "AU", "CA", "CZ", "DE", "ES", "EU", "FI", "FR", "GB", "IE", "IN", "IT",
+	"LT", "MA", "NL", "PL", "PT", "QC", "SG", "SN", "TN", "US", "WE", "WS"}
 
 // Validate checks subsidiary.
 func (s *Section) Validate(k section.Checker) error {
-	if !subsidiaryCode.MatchString(s.Subsidiary) {
-		return k.Errorf("subsidiary", "%q: want an OVHcloud subsidiary code such as FR, GB, DE or CA", s.Subsidiary)
+	if !slices.Contains(Subsidiaries, s.Subsidiary) {
+		return k.Errorf("subsidiary", "%q is not an OVHcloud subsidiary (%s)", s.Subsidiary, strings.Join(Subsidiaries, ", "))
 	}
 	return nil
 }
@@ -128,8 +131,8 @@ func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error)
 	if sub == "" {
 		sub = DefaultSubsidiary
 	}
-	if !subsidiaryCode.MatchString(sub) {
-		return nil, fmt.Errorf("%s: subsidiary %q: want a code such as FR", Name, sub)
+	if !slices.Contains(Subsidiaries, sub) {
+		return nil, fmt.Errorf("%s: subsidiary %q: want one of %s", Name, sub, strings.Join(Subsidiaries, ", "))
 	}
 	u.RawQuery = url.Values{"ovhSubsidiary": {sub}}.Encode()
 	return &Fetcher{url: u.String(), subsidiary: sub, client: client, log: log}, nil

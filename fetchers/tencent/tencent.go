@@ -91,7 +91,8 @@ func (s *Section) Validate(k section.Checker) error {
 		currency = k.Errorf("currency", "%q is not a three-letter currency code (CNY on the China site, USD on the international one)", s.Currency)
 	}
 	return errors.Join(currency, k.Between("concurrency", s.Concurrency, 1, section.MaxConcurrency),
-		k.Between("max_price_calls", s.MaxPriceCalls, 0, section.MaxPriceCalls)) // 0: no prepaid inquiries
+		k.Between("max_price_calls", s.MaxPriceCalls, 0, section.MaxPriceCalls), // 0: no prepaid inquiries
+		s.SecretFiles(k, "secret_id_file", s.SecretIDFile, "secret_key_file", s.SecretKeyFile))
 }
 
 // Provider registers Tencent Cloud (see package providers).

@@ -125,7 +125,15 @@ func (s *Server) Inquiries() []Inquiry {
 	return append([]Inquiry(nil), s.inquiry...)
 }
 
-var flavorsPath = regexp.MustCompile(`^/v1/([0-9a-f]+)/cloudservers/flavors$`)
+// flavorsPath is ECS's flavour list below ECSEndpoint's /<region>.
+var flavorsPath = regexp.MustCompile(`^/([a-z0-9-]+)/v1/([0-9a-f]+)/cloudservers/flavors$`)
+
+// ECSEndpoint is providers.huawei.ecs_endpoint for the fake: the real
+// API has a host per region (ecs.{region}.myhuaweicloud.com); the fake
+// takes the region as the path's first segment and answers 404 when it is
+// not the project's region, so a request sent to the wrong region's host
+// is caught.
+func (s *Server) ECSEndpoint() string { return s.URL + "/{region}" }
 
 // authRe is the Authorization header the signing guide prescribes.
 var authRe = regexp.MustCompile(`^SDK-HMAC-SHA256 Access=([^,]+), SignedHeaders=([a-z;-]+), Signature=[0-9a-f]{64}$`)
@@ -153,8 +161,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			body, _ = json.Marshal(doc)
 		}
 	case r.Method == http.MethodGet && flavorsPath.MatchString(r.URL.Path):
-		region := regionOf(flavorsPath.FindStringSubmatch(r.URL.Path)[1])
-		if region == "" {
+		m := flavorsPath.FindStringSubmatch(r.URL.Path)
+		region := regionOf(m[2])
+		if region == "" || region != m[1] {
 			w.WriteHeader(http.StatusNotFound)
 			w.Write([]byte(`{"error":{"code":"Ecs.0114","message":"project not found"}}`))
 			return
