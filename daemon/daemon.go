@@ -144,6 +144,12 @@ type Daemon struct {
 	// cur is the config snapshot in effect, swapped whole by a reload.
 	cur atomic.Pointer[state]
 
+	// versions is the data version the HTTP answers and the price series
+	// are kept by: refreshed when a run of this process stores, and
+	// polled (VersionPoll) for what other processes store (a leader
+	// replica on PostgreSQL, `pricewatch fetch` on the same file).
+	versions *web.Versions
+
 	mu       sync.Mutex             // guards locks and stopping, and orders runs.Add before runs.Wait
 	locks    map[string]*sync.Mutex // per provider; shared by every snapshot's runs
 	stopping bool                   // set by Stop: no run starts after it
@@ -276,7 +282,16 @@ func (d *Daemon) Start(ctx context.Context) error {
 	}
 	d.cur.Store(st)
 	d.addSecrets(st.Secrets)
-	d.metrics.AddPriceSeries(d.db, func() metrics.PriceSettings { return metrics.SettingsOf(d.state().Config) })
+	d.versions = web.NewVersions(d.db.DataVersion)
+	if _, err := d.versions.Refresh(ctx); err != nil {
+		d.cancelRuns()
+		return err
+	}
+	warmPrices := d.metrics.AddPriceSeries(versionedStore{d.db, d.versions}, func() metrics.PriceSettings { return metrics.SettingsOf(d.state().Config) })
+	// A new version's price series are computed at once, beside the
+	// scrapes (which serve the last ones meanwhile).
+	d.versions.OnChange(func(string) { go warmPrices() })
+	go warmPrices()
 	webWrap, err := d.webHandler()
 	if err != nil {
 		d.cancelRuns()
@@ -320,6 +335,7 @@ func (d *Daemon) Start(ctx context.Context) error {
 	}
 	d.notify.Status("running")
 	bg.Go(func() { d.notify.RunWatchdog(bgCtx, d.healthy, d.log) })
+	bg.Go(func() { d.versions.Watch(bgCtx, VersionPoll) })
 	fields := []zap.Field{zap.String("version", d.opts.Version), zap.String("database", d.db.Path())}
 	if d.db.Replica != "" {
 		fields = append(fields, zap.String("replica", d.db.Replica))
@@ -526,6 +542,10 @@ func (d *Daemon) runJob(st *state, job Job) {
 	d.metrics.Observe(sum)
 	d.notify.Status(fmt.Sprintf("last run: %s %s at %s", job.Name, sum.Status, time.Now().UTC().Format("15:04Z")))
 	d.maybeUpdateFX(ctx)
+	// What the run stored is served at once, not at the next poll.
+	if _, err := d.versions.Refresh(ctx); err != nil {
+		d.log.Warn("reading the data version after a run", zap.Error(err))
+	}
 	d.refreshGauges(ctx)
 	select {
 	case d.nudge <- struct{}{}:
@@ -749,6 +769,25 @@ func (d *Daemon) refreshGauges(ctx context.Context) {
 	for p, n := range counts {
 		d.metrics.OffersTracked(p, n)
 	}
+}
+
+// VersionPoll is how often the daemon reads the data version: how soon
+// what another process stored (the leading replica, a CLI fetch) is
+// served.
+const VersionPoll = time.Second
+
+// versionedStore is the database with the data version read from memory
+// (the watched one), for the price series.
+type versionedStore struct {
+	*storage.DB
+	versions *web.Versions
+}
+
+func (s versionedStore) DataVersion(ctx context.Context) (string, error) {
+	if v, ok := s.versions.Current(); ok {
+		return v, nil
+	}
+	return s.versions.Refresh(ctx)
 }
 
 // health is what /readyz, the systemd watchdog and people see.

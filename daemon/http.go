@@ -50,7 +50,8 @@ func (d *Daemon) webHandler() (func(http.Handler) http.Handler, error) {
 			}
 			return nil
 		},
-		Log: d.log.Named("http"),
+		Log:      d.log.Named("http"),
+		Versions: d.versions,
 	}
 	return func(base http.Handler) http.Handler {
 		mux := http.NewServeMux()

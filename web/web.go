@@ -41,9 +41,20 @@ type Server struct {
 	// Limits bound the requests that read much of the database (zero
 	// fields take their defaults; see Limits).
 	Limits Limits
+	// Versions, when set, is the data version kept current by its owner
+	// (the daemon: refreshed when a run stores and polled every second);
+	// answers are then kept per version without asking the database on
+	// each request. Unset, each request reads the version.
+	Versions *Versions
 
-	limiter *Limiter
+	limiter  *Limiter
+	versions *Versions // reads the version at each request when Versions is unset
+	answers  answers
+	handler  http.Handler
 }
+
+// WarmPaths are the pages computed as soon as the data version moves.
+var WarmPaths = []string{"/", "/offers", "/gpu/"}
 
 func (s *Server) now() time.Time {
 	if s.Now != nil {
@@ -64,6 +75,11 @@ func (s *Server) log() *zap.Logger {
 // of the database run under one Limiter (s.Limits).
 func (s *Server) Mount(mux *http.ServeMux) {
 	s.limiter = NewLimiter(s.Limits)
+	s.versions = NewVersions(s.Store.DataVersion)
+	s.handler = mux
+	if s.Versions != nil {
+		s.Versions.OnChange(func(string) { go s.warm(WarmPaths...) })
+	}
 	s.mountAPI(mux)
 	s.mountDashboard(mux)
 }
