@@ -90,7 +90,7 @@ func (s *Server) cached(h http.Handler) http.Handler {
 // one when the daemon keeps it current, else read now (a cheap query).
 func (s *Server) dataVersion(ctx context.Context) (string, error) {
 	if s.Versions == nil {
-		return s.versions.Refresh(ctx)
+		return s.Store.DataVersion(ctx)
 	}
 	if v, ok := s.Versions.Current(); ok {
 		return v, nil

@@ -47,10 +47,9 @@ type Server struct {
 	// each request. Unset, each request reads the version.
 	Versions *Versions
 
-	limiter  *Limiter
-	versions *Versions // reads the version at each request when Versions is unset
-	answers  answers
-	handler  http.Handler
+	limiter *Limiter
+	answers answers
+	handler http.Handler
 }
 
 // WarmPaths are the pages computed as soon as the data version moves.
@@ -75,7 +74,6 @@ func (s *Server) log() *zap.Logger {
 // of the database run under one Limiter (s.Limits).
 func (s *Server) Mount(mux *http.ServeMux) {
 	s.limiter = NewLimiter(s.Limits)
-	s.versions = NewVersions(s.Store.DataVersion)
 	s.handler = mux
 	if s.Versions != nil {
 		s.Versions.OnChange(func(string) { go s.warm(WarmPaths...) })
