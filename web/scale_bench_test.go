@@ -226,14 +226,24 @@ func BenchmarkScaleConcurrent(b *testing.B) {
 	for _, share := range shares {
 		h, _, _ := scaleServer(b, share)
 		for _, path := range []string{"/", "/offers"} {
-			for _, n := range []int{1, 2} {
-				b.Run(fmt.Sprintf("year=%g%s/clients=%d", share, path, n), func(b *testing.B) {
+			for _, c := range []struct {
+				n      int
+				shared bool
+			}{{1, false}, {2, false}, {2, true}} {
+				n := c.n
+				mode := ""
+				if c.shared {
+					// Both clients ask for the same new answer: one
+					// computation serves both.
+					mode = "-same-answer"
+				}
+				b.Run(fmt.Sprintf("year=%g%s/clients=%d%s", share, path, n, mode), func(b *testing.B) {
 					runtime.SetBlockProfileRate(int(time.Microsecond))
 					runtime.SetMutexProfileFraction(1)
 					defer runtime.SetBlockProfileRate(0)
 					defer runtime.SetMutexProfileFraction(0)
 					dir := os.Getenv("PRICEWATCH_PROFILE_DIR")
-					name := strings.NewReplacer("/", "_", "?", "_").Replace(fmt.Sprintf("%s-%d", path, n))
+					name := strings.NewReplacer("/", "_", "?", "_").Replace(fmt.Sprintf("%s-%d%s", path, n, mode))
 					if dir != "" {
 						f, err := os.Create(filepath.Join(dir, name+"-cpu.pprof"))
 						if err != nil {
@@ -253,8 +263,13 @@ func BenchmarkScaleConcurrent(b *testing.B) {
 					for b.Loop() {
 						began := time.Now()
 						var wg sync.WaitGroup
-						for c := 0; c < n; c++ {
+						if c.shared {
 							i++
+						}
+						for range n {
+							if !c.shared {
+								i++
+							}
 							at := time.Date(2026, 12, 5, 0, 0, i, 0, time.UTC).Format(time.RFC3339)
 							wg.Go(func() { serveOK(b, h, path+"?now="+at) })
 						}
