@@ -265,14 +265,28 @@ func (r *recorder) status() int {
 }
 
 // warm computes the hot pages of a new data version before anyone asks,
-// so that the first view after a run stores is a map lookup too.
+// so that the first view after a run stores is a map lookup too. One warm
+// runs at a time, for the newest version: runs storing faster than the
+// pages compute must not stack computations (each holds its own working
+// set, which is what made concurrent views slow).
 func (s *Server) warm(paths ...string) {
-	for _, p := range paths {
-		req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, p, nil)
-		if err != nil {
-			continue
+	s.warmAgain.Store(true)
+	// Whoever sets warming warms; after it is done, warmAgain set in the
+	// meantime is seen by the loop's condition (or by a caller that set
+	// it after warming was cleared).
+	for s.warmAgain.Load() && s.warming.CompareAndSwap(false, true) {
+		for s.warmAgain.Swap(false) {
+			for _, p := range paths {
+				if s.warmAgain.Load() {
+					break // a newer version came: start again with it
+				}
+				req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, p, nil)
+				if err != nil {
+					continue
+				}
+				s.handler.ServeHTTP(&recorder{header: http.Header{}}, req)
+			}
 		}
-		rec := &recorder{header: http.Header{}}
-		s.handler.ServeHTTP(rec, req)
+		s.warming.Store(false)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -50,6 +51,9 @@ type Server struct {
 	limiter *Limiter
 	answers answers
 	handler http.Handler
+	// warming is set while warm runs; warmAgain when a newer version
+	// arrived meanwhile.
+	warming, warmAgain atomic.Bool
 }
 
 // WarmPaths are the pages computed as soon as the data version moves.
