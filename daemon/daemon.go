@@ -217,8 +217,10 @@ func New(opts Options) *Daemon {
 	if err != nil {
 		log.Warn("systemd notifications disabled", zap.Error(err))
 	}
+	versions := web.NewVersions(opts.DB.DataVersion)
 	return &Daemon{
-		opts: opts, db: opts.DB, metrics: metrics.New(opts.DB, opts.Version), health: &health{}, notify: notify, log: log,
+		opts: opts, db: opts.DB, versions: versions, metrics: metrics.New(newScrapeStore(opts.DB, versions), opts.Version),
+		health: &health{}, notify: notify, log: log,
 		locks: map[string]*sync.Mutex{}, nudge: make(chan struct{}, 1), reloaded: make(chan struct{}, 1),
 		stopBackground: func() {}, stopDelivery: func() {}, stopLeading: func() {},
 	}
@@ -282,12 +284,11 @@ func (d *Daemon) Start(ctx context.Context) error {
 	}
 	d.cur.Store(st)
 	d.addSecrets(st.Secrets)
-	d.versions = web.NewVersions(d.db.DataVersion)
 	if _, err := d.versions.Refresh(ctx); err != nil {
 		d.cancelRuns()
 		return err
 	}
-	warmPrices := d.metrics.AddPriceSeries(versionedStore{d.db, d.versions}, func() metrics.PriceSettings { return metrics.SettingsOf(d.state().Config) })
+	warmPrices := d.metrics.AddPriceSeries(newScrapeStore(d.db, d.versions), func() metrics.PriceSettings { return metrics.SettingsOf(d.state().Config) })
 	// A new version's price series are computed at once, beside the
 	// scrapes (which serve the last ones meanwhile).
 	d.versions.OnChange(func(string) { go warmPrices() })
@@ -776,18 +777,80 @@ func (d *Daemon) refreshGauges(ctx context.Context) {
 // served.
 const VersionPoll = time.Second
 
-// versionedStore is the database with the data version read from memory
-// (the watched one), for the price series.
-type versionedStore struct {
+// scrapeStore is the database as /metrics reads it: the data version
+// from memory (the watched one), and what the scrape-time series read
+// (outbox counts, exchange-rate days, each provider's last success, the
+// digest's last queueing) read once per data version, which moves with
+// every one of them: a scrape is then a few map reads, whatever the pages
+// are doing with the database.
+type scrapeStore struct {
 	*storage.DB
 	versions *web.Versions
+	memo     *scrapeMemo
 }
 
-func (s versionedStore) DataVersion(ctx context.Context) (string, error) {
+// scrapeMemo holds one data version's reads.
+type scrapeMemo struct {
+	mu      sync.Mutex
+	version string
+	vals    map[string]any
+}
+
+func newScrapeStore(db *storage.DB, versions *web.Versions) scrapeStore {
+	return scrapeStore{DB: db, versions: versions, memo: &scrapeMemo{}}
+}
+
+func (s scrapeStore) DataVersion(ctx context.Context) (string, error) {
 	if v, ok := s.versions.Current(); ok {
 		return v, nil
 	}
 	return s.versions.Refresh(ctx)
+}
+
+// memoRead is read's value of the current data version, read once.
+func memoRead[T any](s scrapeStore, name string, read func() (T, error)) (T, error) {
+	v, ok := s.versions.Current()
+	if !ok {
+		return read()
+	}
+	s.memo.mu.Lock()
+	defer s.memo.mu.Unlock()
+	if s.memo.version != v {
+		s.memo.version, s.memo.vals = v, map[string]any{}
+	}
+	if got, ok := s.memo.vals[name]; ok {
+		return got.(T), nil
+	}
+	val, err := read()
+	if err == nil {
+		s.memo.vals[name] = val
+	}
+	return val, err
+}
+
+func (s scrapeStore) OutboxCounts(ctx context.Context) (storage.OutboxStats, error) {
+	return memoRead(s, "outbox", func() (storage.OutboxStats, error) { return s.DB.OutboxCounts(ctx) })
+}
+
+func (s scrapeStore) FXDays(ctx context.Context) ([]storage.FXDay, error) {
+	return memoRead(s, "fx", func() ([]storage.FXDay, error) { return s.DB.FXDays(ctx) })
+}
+
+func (s scrapeStore) LastSuccessTimes(ctx context.Context) (map[string]time.Time, error) {
+	return memoRead(s, "last-success", func() (map[string]time.Time, error) { return s.DB.LastSuccessTimes(ctx) })
+}
+
+type queued struct {
+	at time.Time
+	ok bool
+}
+
+func (s scrapeStore) LastQueued(ctx context.Context, kind string) (time.Time, bool, error) {
+	q, err := memoRead(s, "queued/"+kind, func() (queued, error) {
+		at, ok, err := s.DB.LastQueued(ctx, kind)
+		return queued{at, ok}, err
+	})
+	return q.at, q.ok, err
 }
 
 // health is what /readyz, the systemd watchdog and people see.
