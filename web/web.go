@@ -80,7 +80,9 @@ func (s *Server) Mount(mux *http.ServeMux) {
 	s.limiter = NewLimiter(s.Limits)
 	s.handler = mux
 	if s.Versions != nil {
+		// Computed at start, and again for each new version.
 		s.Versions.OnChange(func(string) { go s.warm(WarmPaths...) })
+		go s.warm(WarmPaths...)
 	}
 	s.mountAPI(mux)
 	s.mountDashboard(mux)
