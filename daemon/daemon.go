@@ -144,6 +144,12 @@ type Daemon struct {
 	// cur is the config snapshot in effect, swapped whole by a reload.
 	cur atomic.Pointer[state]
 
+	// versions is the data version the HTTP answers and the price series
+	// are kept by: refreshed when a run of this process stores, and
+	// polled (VersionPoll) for what other processes store (a leader
+	// replica on PostgreSQL, `pricewatch fetch` on the same file).
+	versions *web.Versions
+
 	mu       sync.Mutex             // guards locks and stopping, and orders runs.Add before runs.Wait
 	locks    map[string]*sync.Mutex // per provider; shared by every snapshot's runs
 	stopping bool                   // set by Stop: no run starts after it
@@ -212,8 +218,10 @@ func New(opts Options) *Daemon {
 	if err != nil {
 		log.Warn("systemd notifications disabled", zap.Error(err))
 	}
+	versions := web.NewVersions(opts.DB.DataVersion)
 	return &Daemon{
-		opts: opts, db: opts.DB, metrics: metrics.New(opts.DB, opts.Version), health: &health{}, notify: notify, log: log,
+		opts: opts, db: opts.DB, versions: versions, metrics: metrics.New(newScrapeStore(opts.DB, versions), opts.Version),
+		health: &health{}, notify: notify, log: log,
 		locks: map[string]*sync.Mutex{}, nudge: make(chan struct{}, 1), reloaded: make(chan struct{}, 1),
 		stopBackground: func() {}, stopDelivery: func() {}, stopLeading: func() {},
 	}
@@ -277,7 +285,15 @@ func (d *Daemon) Start(ctx context.Context) error {
 	}
 	d.cur.Store(st)
 	d.addSecrets(st.Secrets)
-	d.metrics.AddPriceSeries(d.db, func() metrics.PriceSettings { return metrics.SettingsOf(d.state().Config) })
+	if _, err := d.versions.Refresh(ctx); err != nil {
+		d.cancelRuns()
+		return err
+	}
+	warmPrices := d.metrics.AddPriceSeries(newScrapeStore(d.db, d.versions), func() metrics.PriceSettings { return metrics.SettingsOf(d.state().Config) })
+	// A new version's price series are computed at once, beside the
+	// scrapes (which serve the last ones meanwhile).
+	d.versions.OnChange(func(string) { go warmPrices() })
+	go warmPrices()
 	webWrap, err := d.webHandler()
 	if err != nil {
 		d.cancelRuns()
@@ -321,6 +337,7 @@ func (d *Daemon) Start(ctx context.Context) error {
 	}
 	d.notify.Status("running")
 	bg.Go(func() { d.notify.RunWatchdog(bgCtx, d.healthy, d.log) })
+	bg.Go(func() { d.versions.Watch(bgCtx, VersionPoll) })
 	fields := []zap.Field{zap.String("version", d.opts.Version), zap.String("database", d.db.Path())}
 	if d.db.Replica != "" {
 		fields = append(fields, zap.String("replica", d.db.Replica))
@@ -527,6 +544,10 @@ func (d *Daemon) runJob(st *state, job Job) {
 	d.metrics.Observe(sum)
 	d.notify.Status(fmt.Sprintf("last run: %s %s at %s", job.Name, sum.Status, time.Now().UTC().Format("15:04Z")))
 	d.maybeUpdateFX(ctx)
+	// What the run stored is served at once, not at the next poll.
+	if _, err := d.versions.Refresh(ctx); err != nil {
+		d.log.Warn("reading the data version after a run", zap.Error(err))
+	}
 	d.refreshGauges(ctx)
 	select {
 	case d.nudge <- struct{}{}:
@@ -750,6 +771,87 @@ func (d *Daemon) refreshGauges(ctx context.Context) {
 	for p, n := range counts {
 		d.metrics.OffersTracked(p, n)
 	}
+}
+
+// VersionPoll is how often the daemon reads the data version: how soon
+// what another process stored (the leading replica, a CLI fetch) is
+// served.
+const VersionPoll = time.Second
+
+// scrapeStore is the database as /metrics reads it: the data version
+// from memory (the watched one), and what the scrape-time series read
+// (outbox counts, exchange-rate days, each provider's last success, the
+// digest's last queueing) read once per data version, which moves with
+// every one of them: a scrape is then a few map reads, whatever the pages
+// are doing with the database.
+type scrapeStore struct {
+	*storage.DB
+	versions *web.Versions
+	memo     *scrapeMemo
+}
+
+// scrapeMemo holds one data version's reads.
+type scrapeMemo struct {
+	mu      sync.Mutex
+	version string
+	vals    map[string]any
+}
+
+func newScrapeStore(db *storage.DB, versions *web.Versions) scrapeStore {
+	return scrapeStore{DB: db, versions: versions, memo: &scrapeMemo{}}
+}
+
+func (s scrapeStore) DataVersion(ctx context.Context) (string, error) {
+	if v, ok := s.versions.Current(); ok {
+		return v, nil
+	}
+	return s.versions.Refresh(ctx)
+}
+
+// memoRead is read's value of the current data version, read once.
+func memoRead[T any](s scrapeStore, name string, read func() (T, error)) (T, error) {
+	v, ok := s.versions.Current()
+	if !ok {
+		return read()
+	}
+	s.memo.mu.Lock()
+	defer s.memo.mu.Unlock()
+	if s.memo.version != v {
+		s.memo.version, s.memo.vals = v, map[string]any{}
+	}
+	if got, ok := s.memo.vals[name]; ok {
+		return got.(T), nil
+	}
+	val, err := read()
+	if err == nil {
+		s.memo.vals[name] = val
+	}
+	return val, err
+}
+
+func (s scrapeStore) OutboxCounts(ctx context.Context) (storage.OutboxStats, error) {
+	return memoRead(s, "outbox", func() (storage.OutboxStats, error) { return s.DB.OutboxCounts(ctx) })
+}
+
+func (s scrapeStore) FXDays(ctx context.Context) ([]storage.FXDay, error) {
+	return memoRead(s, "fx", func() ([]storage.FXDay, error) { return s.DB.FXDays(ctx) })
+}
+
+func (s scrapeStore) LastSuccessTimes(ctx context.Context) (map[string]time.Time, error) {
+	return memoRead(s, "last-success", func() (map[string]time.Time, error) { return s.DB.LastSuccessTimes(ctx) })
+}
+
+type queued struct {
+	at time.Time
+	ok bool
+}
+
+func (s scrapeStore) LastQueued(ctx context.Context, kind string) (time.Time, bool, error) {
+	q, err := memoRead(s, "queued/"+kind, func() (queued, error) {
+		at, ok, err := s.DB.LastQueued(ctx, kind)
+		return queued{at, ok}, err
+	})
+	return q.at, q.ok, err
 }
 
 // health is what /readyz, the systemd watchdog and people see.

@@ -76,11 +76,11 @@ var apiEndpoints = []apiEndpoint{
 func (s *Server) mountAPI(mux *http.ServeMux) {
 	// The queries read price history, and alerts renders each message's
 	// summary: they run under the limiter. Runs reads a few rows.
-	limited := func(h http.HandlerFunc) http.Handler { return s.limiter.Wrap(h, apiShed) }
+	limited := func(h http.HandlerFunc) http.Handler { return s.cached(s.limiter.Wrap(h, apiShed)) }
 	for _, e := range apiEndpoints {
 		h := func(w http.ResponseWriter, r *http.Request) { e.handler(s, w, r) }
 		if e.light {
-			mux.HandleFunc("GET "+APIPrefix+e.Path, h)
+			mux.Handle("GET "+APIPrefix+e.Path, s.cached(http.HandlerFunc(h)))
 		} else {
 			mux.Handle("GET "+APIPrefix+e.Path, limited(h))
 		}

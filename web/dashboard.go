@@ -73,7 +73,7 @@ func (s *Server) mountDashboard(mux *http.ServeMux) {
 	static, _ := fs.Sub(staticFS, "static")
 	files := http.FileServerFS(static)
 	mux.Handle("GET /static/", http.StripPrefix("/static/", cacheStatic(files)))
-	limited := func(h http.HandlerFunc) http.Handler { return s.limiter.Wrap(h, s.pageShed) }
+	limited := func(h http.HandlerFunc) http.Handler { return s.cached(s.limiter.Wrap(h, s.pageShed)) }
 	mux.Handle("GET /{$}", limited(s.pageOverview))
 	mux.Handle("GET /gpu/{model}", limited(s.pageGPU))
 	mux.Handle("GET /instance/{instance_type}", limited(s.pageInstance))

@@ -8,6 +8,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"runtime/pprof"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -94,6 +101,205 @@ func BenchmarkScaleOffers(b *testing.B) {
 				b.ReportMetric(float64(gz), "sent-bytes")
 				b.ReportMetric(float64(scalegen.CPUTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
 			})
+		}
+	}
+}
+
+// scaleServer is a server over a copy of the cached scale database of
+// share, with the daemon's memory limit, and a function telling a stored
+// run to it (the daemon refreshes its version after each of its runs).
+func scaleServer(b *testing.B, share float64) (http.Handler, *scalegen.Sim, func()) {
+	ctx := context.Background()
+	d := scalegen.Default(share)
+	cached, err := scalegen.Cached(ctx, d, os.Stderr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	path, err := scalegen.CopyTo(cached, b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	sim, err := scalegen.Open(ctx, path, d)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { sim.Close() })
+	// The daemon runs under a 96 MiB soft limit (cmd/pricewatch's
+	// defaultMemoryLimit) unless GOMEMLIMIT says otherwise.
+	if os.Getenv("GOMEMLIMIT") == "" {
+		old := debug.SetMemoryLimit(96 << 20)
+		b.Cleanup(func() { debug.SetMemoryLimit(old) })
+	}
+	fx := config.Default().FX
+	now := sim.Now
+	versions := web.NewVersions(sim.DB.DataVersion)
+	if _, err := versions.Refresh(ctx); err != nil {
+		b.Fatal(err)
+	}
+	srv := &web.Server{Store: sim.DB, FX: func() report.FX {
+		return report.FX{Currency: fx.Currency, FixedRates: fx.FixedRates, MaxAge: fx.MaxAge}
+	}, Now: func() time.Time { return now }, Versions: versions,
+		Limits: web.Limits{Budget: 5 * time.Minute}}
+	mux := http.NewServeMux()
+	srv.Mount(mux)
+	return mux, sim, func() { versions.Refresh(ctx) }
+}
+
+// scalePaths are the issue's hot answers (issue 30 "must show").
+var scalePaths = []string{
+	"/",
+	"/offers",
+	"/offers?provider=azure&gpu=H100&price_type=spot&sort=-price",
+	"/gpu/H100?days=90",
+	"/api/v1/offers?gpu=H100",
+	"/api/v1/trends?window=90d",
+}
+
+func serveOK(b *testing.B, h http.Handler, path string) *httptest.ResponseRecorder {
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest(http.MethodGet, path, nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK {
+		b.Fatalf("%s: %d %s", path, rec.Code, rec.Body.String())
+	}
+	return rec
+}
+
+// BenchmarkScaleKept is issue 30's CPU per request on the scale database:
+// "kept" is a view of an answer already computed for the data version
+// (every view but the first after a run stores), "cold" the first view
+// after a run stored (a stored run is simulated by computing under a new
+// clock minute, which the kept answers are also keyed by).
+//
+//	PRICEWATCH_SCALE=0.25 go test ./web -run '^$' -bench ScaleKept -benchtime 20x -timeout 1h
+func BenchmarkScaleKept(b *testing.B) {
+	shares := scalegen.Shares()
+	if len(shares) == 0 {
+		b.Skip("set PRICEWATCH_SCALE=0.25 to run the kept answers' scale benchmark")
+	}
+	for _, share := range shares {
+		h, _, _ := scaleServer(b, share)
+		for _, path := range scalePaths {
+			b.Run(fmt.Sprintf("year=%g/kept%s", share, path), func(b *testing.B) {
+				serveOK(b, h, path)
+				cpu := scalegen.CPUTime()
+				var rec *httptest.ResponseRecorder
+				for b.Loop() {
+					rec = serveOK(b, h, path)
+				}
+				b.ReportMetric(float64(scalegen.CPUTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+				b.ReportMetric(float64(rec.Body.Len()), "sent-bytes")
+			})
+		}
+		for _, path := range scalePaths {
+			b.Run(fmt.Sprintf("year=%g/cold%s", share, path), func(b *testing.B) {
+				cpu := scalegen.CPUTime()
+				i := 0
+				for b.Loop() {
+					// A query of its own each time: nothing kept answers it.
+					i++
+					sep := "?"
+					if strings.Contains(path, "?") {
+						sep = "&"
+					}
+					serveOK(b, h, fmt.Sprintf("%s%snow=%s", path, sep, time.Date(2026, 12, 5, 0, i, 0, 0, time.UTC).Format(time.RFC3339)))
+				}
+				b.ReportMetric(float64(scalegen.CPUTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+			})
+		}
+	}
+}
+
+// BenchmarkScaleConcurrent is issue 30 item 1's measurement: n clients
+// ask for the same page at once, each answer computed (not kept: every
+// request has a query of its own), beside a process-wide block and mutex
+// profile and runtime/metrics' GC share of the CPU. PRICEWATCH_PROFILE_DIR
+// names where block.pprof, mutex.pprof and cpu.pprof of each case go.
+//
+//	PRICEWATCH_SCALE=0.25 go test ./web -run '^$' -bench ScaleConcurrent -benchtime 3x -timeout 1h
+func BenchmarkScaleConcurrent(b *testing.B) {
+	shares := scalegen.Shares()
+	if len(shares) == 0 {
+		b.Skip("set PRICEWATCH_SCALE=0.25 to run the concurrency benchmark")
+	}
+	for _, share := range shares {
+		h, _, _ := scaleServer(b, share)
+		for _, path := range []string{"/", "/offers"} {
+			for _, c := range []struct {
+				n      int
+				shared bool
+			}{{1, false}, {2, false}, {2, true}} {
+				n := c.n
+				mode := ""
+				if c.shared {
+					// Both clients ask for the same new answer: one
+					// computation serves both.
+					mode = "-same-answer"
+				}
+				b.Run(fmt.Sprintf("year=%g%s/clients=%d%s", share, path, n, mode), func(b *testing.B) {
+					runtime.SetBlockProfileRate(int(time.Microsecond))
+					runtime.SetMutexProfileFraction(1)
+					defer runtime.SetBlockProfileRate(0)
+					defer runtime.SetMutexProfileFraction(0)
+					dir := os.Getenv("PRICEWATCH_PROFILE_DIR")
+					name := strings.NewReplacer("/", "_", "?", "_").Replace(fmt.Sprintf("%s-%d%s", path, n, mode))
+					if dir != "" {
+						f, err := os.Create(filepath.Join(dir, name+"-cpu.pprof"))
+						if err != nil {
+							b.Fatal(err)
+						}
+						pprof.StartCPUProfile(f)
+						defer func() { pprof.StopCPUProfile(); f.Close() }()
+					}
+					samples := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}, {Name: "/cpu/classes/total:cpu-seconds"},
+						{Name: "/sync/mutex/wait/total:seconds"}, {Name: "/gc/cycles/total:gc-cycles"}}
+					metrics.Read(samples)
+					before := make([]metrics.Sample, len(samples))
+					copy(before, samples)
+					cpu := scalegen.CPUTime()
+					var wall time.Duration
+					i := 0
+					for b.Loop() {
+						began := time.Now()
+						var wg sync.WaitGroup
+						if c.shared {
+							i++
+						}
+						for range n {
+							if !c.shared {
+								i++
+							}
+							at := time.Date(2026, 12, 5, 0, 0, i, 0, time.UTC).Format(time.RFC3339)
+							wg.Go(func() { serveOK(b, h, path+"?now="+at) })
+						}
+						wg.Wait()
+						wall += time.Since(began)
+					}
+					metrics.Read(samples)
+					f := func(i int) float64 {
+						if samples[i].Value.Kind() == metrics.KindUint64 {
+							return float64(samples[i].Value.Uint64() - before[i].Value.Uint64())
+						}
+						return samples[i].Value.Float64() - before[i].Value.Float64()
+					}
+					b.ReportMetric(float64(wall)/float64(b.N)/1e6, "wall-ms/round")
+					b.ReportMetric(float64(scalegen.CPUTime()-cpu)/float64(b.N*n)/1e6, "cpu-ms/req")
+					b.ReportMetric(f(0)/f(1), "gc-cpu-share")
+					b.ReportMetric(f(2)*1e3/float64(b.N), "mutex-wait-ms/round")
+					b.ReportMetric(f(3)/float64(b.N*n), "gc-cycles/req")
+					if dir != "" {
+						for _, p := range []string{"block", "mutex"} {
+							f, err := os.Create(filepath.Join(dir, name+"-"+p+".pprof"))
+							if err != nil {
+								b.Fatal(err)
+							}
+							pprof.Lookup(p).WriteTo(f, 0)
+							f.Close()
+						}
+					}
+				})
+			}
 		}
 	}
 }

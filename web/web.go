@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -43,9 +44,22 @@ type Server struct {
 	// Limits bound the requests that read much of the database (zero
 	// fields take their defaults; see Limits).
 	Limits Limits
+	// Versions, when set, is the data version kept current by its owner
+	// (the daemon: refreshed when a run stores and polled every second);
+	// answers are then kept per version without asking the database on
+	// each request. Unset, each request reads the version.
+	Versions *Versions
 
 	limiter *Limiter
+	answers answers
+	handler http.Handler
+	// warming is set while warm runs; warmAgain when a newer version
+	// arrived meanwhile.
+	warming, warmAgain atomic.Bool
 }
+
+// WarmPaths are the pages computed as soon as the data version moves.
+var WarmPaths = []string{"/", "/offers", "/gpu/"}
 
 func (s *Server) now() time.Time {
 	if s.Now != nil {
@@ -66,6 +80,12 @@ func (s *Server) log() *zap.Logger {
 // of the database run under one Limiter (s.Limits).
 func (s *Server) Mount(mux *http.ServeMux) {
 	s.limiter = NewLimiter(s.Limits)
+	s.handler = mux
+	if s.Versions != nil {
+		// Computed at start, and again for each new version.
+		s.Versions.OnChange(func(string) { go s.warm(WarmPaths...) })
+		go s.warm(WarmPaths...)
+	}
 	s.mountAPI(mux)
 	s.mountDashboard(mux)
 }

@@ -119,9 +119,11 @@ type priceCollector struct {
 
 	cheapest, info, offer *prometheus.Desc
 
-	mu      sync.Mutex
+	mu      sync.Mutex // guards key and metrics
 	key     string
 	metrics []prometheus.Metric
+	// computing is held while the series are recomputed: one at a time.
+	computing sync.Mutex
 }
 
 // NewPriceCollector computes the price series from db with the settings
@@ -165,7 +167,10 @@ func (c *priceCollector) Collect(ch chan<- prometheus.Metric) {
 }
 
 // current returns the cached series, recomputing them when a run has
-// committed, rates were stored or the settings changed since.
+// committed, rates were stored or the settings changed since. A scrape
+// never waits behind a recomputation that is already going (issue 30:
+// scrapes took 13 s behind pages): it gets the last series, and the
+// recomputation's result serves the next one.
 func (c *priceCollector) current(ctx context.Context) ([]prometheus.Metric, error) {
 	version, err := c.db.DataVersion(ctx)
 	if err != nil {
@@ -174,15 +179,35 @@ func (c *priceCollector) current(ctx context.Context) ([]prometheus.Metric, erro
 	set := c.settings()
 	key := version + "|" + settingsKey(set)
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if key == c.key {
-		return c.metrics, nil
+		ms := c.metrics
+		c.mu.Unlock()
+		return ms, nil
 	}
+	last, have := c.metrics, c.key != ""
+	c.mu.Unlock()
+	if !c.computing.TryLock() {
+		if have {
+			return last, nil
+		}
+		// The first series: wait for the computation going on.
+		c.computing.Lock()
+	}
+	defer c.computing.Unlock()
+	c.mu.Lock()
+	if key == c.key {
+		ms := c.metrics
+		c.mu.Unlock()
+		return ms, nil
+	}
+	c.mu.Unlock()
 	ms, err := c.compute(ctx, set)
 	if err != nil {
 		return nil, err
 	}
+	c.mu.Lock()
 	c.key, c.metrics = key, ms
+	c.mu.Unlock()
 	return ms, nil
 }
 
@@ -265,7 +290,17 @@ func selected(f config.MetricsOffers, r analysis.CompareRow) bool {
 }
 
 // AddPriceSeries registers the price series, computed from db with the
-// settings the function returns at scrape time.
-func (m *Metrics) AddPriceSeries(db PriceStore, settings func() PriceSettings) {
-	m.reg.MustRegister(NewPriceCollector(db, settings, m.readErrors))
+// settings the function returns at scrape time. The function it returns
+// computes them now (for a new data version), so that the next scrape
+// finds them ready.
+func (m *Metrics) AddPriceSeries(db PriceStore, settings func() PriceSettings) (warm func()) {
+	c := NewPriceCollector(db, settings, m.readErrors).(*priceCollector)
+	m.reg.MustRegister(c)
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if _, err := c.current(ctx); err != nil {
+			m.readErrors.WithLabelValues("prices").Inc()
+		}
+	}
 }

@@ -1,0 +1,200 @@
+package web_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/config"
+	"github.com/pricewatch/pricewatch/report"
+	"github.com/pricewatch/pricewatch/storage"
+	"github.com/pricewatch/pricewatch/storage/storagetest"
+	"github.com/pricewatch/pricewatch/web"
+)
+
+// keptPaths are the answers compared between the kept ones and a fresh
+// computation: the hot pages, the downloads and the API.
+var keptPaths = []string{
+	"/", "/offers", "/offers?provider=azure&sort=-price", "/offers.csv", "/gpu/", "/gpu/H100", "/gpu/H100?days=90",
+	"/instance/Standard_ND96isr_H100_v5", "/commitments",
+	"/api/v1/offers?gpu=H100", "/api/v1/offers?gpu=H100&price_type=spot", "/api/v1/offer-table",
+	"/api/v1/availability", "/api/v1/runs", "/api/v1/alerts", "/api/v1/trends?window=7d",
+	"/api/v1/history/Standard_ND96isr_H100_v5",
+}
+
+// Issue 30 items 2 and 4: the answers kept per data version equal a fresh
+// computation from the store after every step of a sequence of runs (a
+// price change, a closed offer, a new region, a failed run), on both
+// backends; what a run stored is served within the version poll (the
+// daemon polls every second: 2 s; a PostgreSQL follower, which reads the
+// version through its own connections, 5 s); and a repeat view with the
+// answer's ETag is a 304.
+func TestKeptAnswersFollowRuns(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "kept.db")
+		open := func() *storage.DB {
+			db, err := storage.Open(context.Background(), path, storage.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			return db
+		}
+		keptAnswersFollowRuns(t, open(), open(), 2*time.Second)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		dsn := storagetest.PostgresDSN(t)
+		open := func() *storage.DB {
+			db, err := storage.OpenPostgres(context.Background(), dsn, storage.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			return db
+		}
+		// The writer is the leader; the server reads through a database
+		// handle of its own, as a follower replica does.
+		keptAnswersFollowRuns(t, open(), open(), 5*time.Second)
+	})
+}
+
+func keptAnswersFollowRuns(t *testing.T, writer, reader *storage.DB, within time.Duration) {
+	ctx := context.Background()
+	var clock atomic.Pointer[time.Time]
+	setClock := func(at time.Time) { clock.Store(&at) }
+	now := func() time.Time { return *clock.Load() }
+	setClock(time.Date(2026, 11, 2, 0, 0, 0, 0, time.UTC))
+	writer.Now = now
+	fx := config.Default().FX
+	server := func(versions *web.Versions) http.Handler {
+		srv := &web.Server{Store: reader, FX: func() report.FX {
+			return report.FX{Currency: fx.Currency, FixedRates: fx.FixedRates, MaxAge: fx.MaxAge}
+		}, Now: now, Versions: versions}
+		mux := http.NewServeMux()
+		srv.Mount(mux)
+		return mux
+	}
+	versions := web.NewVersions(reader.DataVersion)
+	if _, err := versions.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	watch, stop := context.WithCancel(ctx)
+	defer stop()
+	go versions.Watch(watch, time.Second)
+	kept := server(versions)
+
+	offer := func(region, typ, model string, pt pricewatch.PriceType, hourly string) pricewatch.Offer {
+		return pricewatch.Offer{Provider: pricewatch.Azure, Region: region, InstanceType: typ, PriceType: pt, OS: pricewatch.Linux,
+			Currency: "USD", Hourly: decimal.RequireFromString(hourly), Hardware: pricewatch.Hardware{GPUModel: model, GPUCount: 8, GPUMemoryGB: 80, VCPUs: 96, MemoryGB: 1900}}
+	}
+	h100, a100 := "Standard_ND96isr_H100_v5", "Standard_ND96amsr_A100_v4"
+	base := []pricewatch.Offer{
+		offer("eastus", h100, "H100", pricewatch.OnDemand, "98.32"),
+		offer("eastus", h100, "H100", pricewatch.Spot, "39.10"),
+		offer("eastus", a100, "A100-80GB", pricewatch.OnDemand, "32.77"),
+		offer("westus2", h100, "H100", pricewatch.OnDemand, "98.32"),
+	}
+	store := func(regions []string, offers []pricewatch.Offer) {
+		t.Helper()
+		snap := &pricewatch.Snapshot{Provider: pricewatch.Azure, Offers: offers}
+		for _, r := range regions {
+			snap.Coverage = append(snap.Coverage, pricewatch.Scope{Region: r})
+		}
+		id, err := writer.StartRun(ctx, pricewatch.Azure)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := writer.SaveSnapshot(ctx, id, snap, storage.SaveOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	steps := []struct {
+		name string
+		do   func()
+		// shows is what the kept offers table must show once the step is
+		// served (empty: nothing to look for).
+		shows string
+	}{
+		{"first run", func() { store([]string{"eastus", "westus2"}, base) }, `39.1`},
+		{"price change", func() {
+			changed := append([]pricewatch.Offer(nil), base...)
+			changed[1] = offer("eastus", h100, "H100", pricewatch.Spot, "35.55")
+			store([]string{"eastus", "westus2"}, changed)
+		}, `35.55`},
+		{"closed offer", func() {
+			// westus2's H100 is no longer offered: its interval closes.
+			store([]string{"eastus", "westus2"}, []pricewatch.Offer{base[0], offer("eastus", h100, "H100", pricewatch.Spot, "35.55"), base[2]})
+		}, ""},
+		{"new region", func() {
+			store([]string{"eastus", "westus2", "swedencentral"}, []pricewatch.Offer{base[0], offer("eastus", h100, "H100", pricewatch.Spot, "35.55"), base[2],
+				offer("swedencentral", h100, "H100", pricewatch.OnDemand, "91.04")})
+		}, `"swedencentral"`},
+		{"failed run", func() {
+			id, err := writer.StartRun(ctx, pricewatch.Azure)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := writer.FinishRun(ctx, id, storage.RunFailed, "the cloud answered 503"); err != nil {
+				t.Fatal(err)
+			}
+		}, ""},
+	}
+	for i, step := range steps {
+		setClock(time.Date(2026, 11, 2+3*i, 6, 0, 0, 0, time.UTC))
+		// Seen before the step: the kept answers are of the previous version.
+		get(kept, "/api/v1/offer-table")
+		before, _ := versions.Current()
+		step.do()
+		committed := time.Now()
+		want, err := writer.DataVersion(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want == before {
+			t.Fatalf("%s: the data version did not move", step.name)
+		}
+		// Served within the poll: the kept table shows the step.
+		for {
+			rec := get(kept, "/api/v1/offer-table")
+			v, _ := versions.Current()
+			if v == want && strings.Contains(rec.Body.String(), step.shows) {
+				break
+			}
+			if time.Since(committed) > within {
+				t.Fatalf("%s: not served %s after its commit (version %q, want %q)", step.name, within, v, want)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		// Every kept answer is what a fresh computation answers.
+		fresh := server(nil)
+		for _, p := range keptPaths {
+			k, f := get(kept, p), get(fresh, p)
+			if k.Code != f.Code || k.Body.String() != f.Body.String() {
+				t.Errorf("%s: %s: kept answer %d (%d bytes) differs from a fresh one %d (%d bytes)", step.name, p, k.Code, k.Body.Len(), f.Code, f.Body.Len())
+			}
+			if k.Code != http.StatusOK {
+				t.Errorf("%s: %s: %d %s", step.name, p, k.Code, k.Body.String())
+				continue
+			}
+			etag := k.Header().Get("ETag")
+			if etag == "" || etag != f.Header().Get("ETag") {
+				t.Errorf("%s: %s: ETag %q, fresh %q", step.name, p, etag, f.Header().Get("ETag"))
+			}
+			req := httptest.NewRequest(http.MethodGet, p, nil)
+			req.Header.Set("If-None-Match", etag)
+			rec := httptest.NewRecorder()
+			kept.ServeHTTP(rec, req)
+			if rec.Code != http.StatusNotModified || rec.Body.Len() != 0 {
+				t.Errorf("%s: %s with If-None-Match: %d, %d bytes; want 304 and nothing", step.name, p, rec.Code, rec.Body.Len())
+			}
+		}
+	}
+}
