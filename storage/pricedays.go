@@ -353,6 +353,9 @@ func (db *DB) EachChartPrice(ctx context.Context, f PriceFilter, to time.Time, f
 	recent.Since, recent.ByOffer, recent.EffectiveOnly = later(f.Since, cut), true, true
 	recent.At, recent.CurrentOnly, recent.Limit, recent.Samples = nil, false, 0, nil
 	return db.EachPrice(ctx, recent, func(p *PriceInterval) error {
+		if p.ValidTo != nil && !p.ValidTo.After(recent.Since) {
+			return nil // ended at the cut: the summary's
+		}
 		if p.ValidFrom.Before(recent.Since) {
 			p.ValidFrom = recent.Since
 		}
