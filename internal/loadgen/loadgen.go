@@ -66,6 +66,12 @@ type Result struct {
 	Profile   string
 	Endpoints []Stats
 	All       Stats
+	// ServerCPU is the CPU time the daemon used during the profile, and
+	// Load the machine's load average at its end (Bench fills both; zero
+	// when not known): on a shared machine wall times say as much about
+	// the neighbours as about the daemon.
+	ServerCPU time.Duration
+	Load      string
 }
 
 // ErrNotLoopback refuses a target that is not this machine: the load
@@ -234,7 +240,7 @@ func quantile(sorted []time.Duration, q float64) time.Duration {
 // a header naming the backend.
 func Table(backend string, results []Result) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "| backend | profile | endpoint | answers | 503 | failed | p50 | p99 | max |\n|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| backend | profile | endpoint | answers | 503 | failed | p50 | p99 | max | server CPU per answer | load |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	ms := func(d time.Duration) string {
 		if d < 10*time.Millisecond {
 			return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
@@ -244,15 +250,24 @@ func Table(backend string, results []Result) string {
 		}
 		return fmt.Sprintf("%.2f s", d.Seconds())
 	}
-	row := func(profile string, s Stats) {
-		fmt.Fprintf(&b, "| %s | %s | `%s` | %d | %.1f %% | %d | %s | %s | %s |\n", backend, profile, s.Endpoint, s.Count, 100*s.ShedShare(), s.Failed, ms(s.P50), ms(s.P99), ms(s.Max))
+	row := func(r Result, s Stats, whole bool) {
+		cpu, load := "", ""
+		if whole {
+			// Of the profile as a whole: its last row.
+			if r.ServerCPU > 0 && r.All.Count > 0 {
+				cpu = ms(r.ServerCPU / time.Duration(r.All.Count))
+			}
+			load = r.Load
+		}
+		fmt.Fprintf(&b, "| %s | %s | `%s` | %d | %.1f %% | %d | %s | %s | %s | %s | %s |\n", backend, r.Profile, s.Endpoint, s.Count, 100*s.ShedShare(), s.Failed,
+			ms(s.P50), ms(s.P99), ms(s.Max), cpu, load)
 	}
 	for _, r := range results {
-		for _, s := range r.Endpoints {
-			row(r.Profile, s)
+		for i, s := range r.Endpoints {
+			row(r, s, len(r.Endpoints) == 1 && i == 0)
 		}
 		if len(r.Endpoints) > 1 {
-			row(r.Profile, r.All)
+			row(r, r.All, true)
 		}
 	}
 	return b.String()

@@ -17,7 +17,7 @@ type Targets struct {
 func (t Targets) Endpoints() []string {
 	return []string{
 		"/", "/offers", "/gpu/" + t.GPU + "?days=90", "/instance/" + t.InstanceType + "?since=365d",
-		"/api/v1/offers", "/api/v1/trends?window=90d", "/metrics",
+		"/api/v1/offers?gpu=" + t.GPU, "/api/v1/trends?window=90d", "/metrics",
 	}
 }
 
