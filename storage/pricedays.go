@@ -42,12 +42,12 @@ type PriceDay struct {
 
 // dayRow is a PriceDay as stored: the prices' decimal texts ("" for none).
 type dayRow struct {
-	offerID                     int64
-	day, currency               string
-	open, low, close            string
-	changes                     int
-	lowValue                    decimal.Decimal
-	lowSet, openSet, closeIsSet bool
+	offerID          int64
+	day, currency    string
+	open, low, close string
+	changes          int
+	lowValue         decimal.Decimal // low as a number, once lowSet
+	lowSet           bool
 }
 
 // dayInterval is what the summary needs of one interval: stored texts,
