@@ -29,6 +29,9 @@ var floors = [][]string{
 	// API with the alert policy (internal/ holds packages of several
 	// floors, so each of its folders has its own).
 	{"internal/scalegen"},
+	// The load generator (issue 30 item 5) serves the simulated
+	// deployment with the binary and sends it requests over HTTP only.
+	{"internal/loadgen"},
 	{"report"},
 	// The FOCUS price sheet's rows and their validator, then the export's
 	// sheets over storage's intervals.

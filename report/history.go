@@ -21,16 +21,32 @@ type HistoryQuery struct {
 	// Limit, when positive, keeps the newest Limit intervals (by start),
 	// still returned by offer and time.
 	Limit int
+	// CurrentOnly keeps the current prices only.
+	CurrentOnly bool
 }
 
 func (q HistoryQuery) filter() storage.PriceFilter {
 	return storage.PriceFilter{InstanceType: q.InstanceType, Providers: q.Providers, Regions: q.Regions, Since: q.Since, Limit: q.Limit,
-		PriceTypes: q.PriceTypes, OS: q.OS}
+		PriceTypes: q.PriceTypes, OS: q.OS, CurrentOnly: q.CurrentOnly}
 }
 
 // History is every price interval of an instance type, by offer and time.
 func History(ctx context.Context, st Store, q HistoryQuery) ([]storage.PriceInterval, error) {
 	return st.Prices(ctx, q.filter())
+}
+
+// ChartHistory is History's intervals as a chart ending at "to" draws
+// them (Store.EachChartPrice): from the daily summary before the last
+// days, a changed day at its low then its close, and every stored change
+// in them; only the identity, currency, effective rate and validity are
+// set, offers in no particular order.
+func ChartHistory(ctx context.Context, st Store, q HistoryQuery, to time.Time) ([]storage.PriceInterval, error) {
+	var out []storage.PriceInterval
+	err := st.EachChartPrice(ctx, q.filter(), to, func(p *storage.PriceInterval) error {
+		out = append(out, *p)
+		return nil
+	})
+	return out, err
 }
 
 // EachHistory hands History's intervals to fn one at a time, in the same

@@ -22,6 +22,10 @@ type Store interface {
 	Prices(ctx context.Context, f storage.PriceFilter) ([]storage.PriceInterval, error)
 	// EachPrice streams what Prices returns (fn must not keep p).
 	EachPrice(ctx context.Context, f storage.PriceFilter, fn func(p *storage.PriceInterval) error) error
+	// EachChartPrice streams a chart's prices from f.Since to "to" at a
+	// bounded cost: the daily summary before the last days, the stored
+	// intervals in them (storage.DB.EachChartPrice).
+	EachChartPrice(ctx context.Context, f storage.PriceFilter, to time.Time, fn func(p *storage.PriceInterval) error) error
 	// GPUModels are the GPU models stored on offers, for filters in SQL.
 	GPUModels(ctx context.Context) ([]string, error)
 	// PriceChanges counts the changes of a span per GPU model and region.

@@ -71,14 +71,17 @@ func windowInterval(r *storage.PriceInterval, q TrendsQuery) (analysis.Interval,
 	return iv, true
 }
 
-// windowSeries reads the window's prices in scope as one series per offer.
-func windowSeries(ctx context.Context, st Store, q TrendsQuery) ([]analysis.Series, error) {
+// chartSeries reads the window's prices in scope as one series per offer,
+// as a chart draws them (Store.EachChartPrice): at daily resolution, a
+// changed day at its low, before the last days, and every change in them,
+// so that a long window costs at most a point per offer and day.
+func chartSeries(ctx context.Context, st Store, q TrendsQuery) ([]analysis.Series, error) {
 	f, err := windowFilter(ctx, st, q)
 	if err != nil {
 		return nil, err
 	}
 	var ivs []analysis.Interval
-	err = st.EachPrice(ctx, f, func(r *storage.PriceInterval) error {
+	err = st.EachChartPrice(ctx, f, q.At, func(r *storage.PriceInterval) error {
 		if iv, ok := windowInterval(r, q); ok {
 			ivs = append(ivs, iv)
 		}
@@ -104,10 +107,10 @@ func trendStep(window time.Duration) time.Duration {
 
 // CheapestByPriceType is, for one GPU (q.GPU, a model or family), the
 // cheapest price per GPU-hour through the window for each price type of
-// q.PriceTypes apart: one read of the window for every series (the
-// dashboard draws on-demand and spot as two lines).
+// q.PriceTypes apart: one read of the window (chartSeries) for every
+// series (the dashboard draws on-demand and spot as two lines).
 func CheapestByPriceType(ctx context.Context, st Store, book *fx.Book, q TrendsQuery) ([]CheapestSeries, error) {
-	series, err := windowSeries(ctx, st, q)
+	series, err := chartSeries(ctx, st, q)
 	if err != nil {
 		return nil, err
 	}

@@ -35,6 +35,7 @@ var copyTables = []copyTable{
 	{name: "fetch_runs", key: "id", columns: cols("id provider started_at finished_at status offers_seen offers_new offers_changed offers_unchanged offers_closed regions_skipped changes source_version error offers_held owner_host owner_pid deadline_at replica")},
 	{name: "offers", key: "id", columns: cols("id provider region zone instance_type price_type term payment offering_class os gpu_model gpu_count gpu_memory_gb vcpus memory_gb sku_id sku_price_id product_id region_name interconnect local_storage")},
 	{name: "prices", key: "id", columns: cols("id offer_id currency hourly upfront effective_hourly valid_from valid_to last_seen first_run_id last_run_id")},
+	{name: "price_days", conflict: "offer_id, day", columns: cols("offer_id day currency open low close changes")},
 	{name: "availability", key: "id", columns: cols("id provider region zone instance_type gpu_model gpu_count state stock_detail since until last_seen missing_runs missing_since")},
 	{name: "changes", key: "id", columns: cols("id run_id kind at provider region zone instance_type price_type term payment offering_class os currency old_price new_price old_state new_state gpu_model gpu_count")},
 	{name: "outbox", key: "id", blob: "attachment", columns: cols("id delivery_key channel kind payload created_at next_attempt_at attempts status last_error sent_at lease_until attachment")},

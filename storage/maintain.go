@@ -121,6 +121,7 @@ func (db *DB) thinSpot(ctx context.Context, cutoff time.Time, step time.Duration
 	}
 	var keep []iv // merged heads to rewrite
 	var drop []int64
+	var thinned []int64 // offers merged, in order
 	var head *iv
 	for rows.Next() {
 		var x iv
@@ -137,6 +138,9 @@ func (db *DB) thinSpot(ctx context.Context, cutoff time.Time, step time.Duration
 		if head != nil && head.offer == x.offer && head.bucket == x.bucket && head.to == x.from {
 			head.to, head.seen = x.to, x.seen
 			drop = append(drop, x.id)
+			if len(thinned) == 0 || thinned[len(thinned)-1] != x.offer {
+				thinned = append(thinned, x.offer)
+			}
 			continue
 		}
 		if head != nil {
@@ -173,6 +177,11 @@ func (db *DB) thinSpot(ctx context.Context, cutoff time.Time, step time.Duration
 		if _, err := upd.ExecContext(ctx, k.to, k.seen, k.id, k.to, k.seen); err != nil {
 			return 0, fmt.Errorf("thinning spot history: %w", err)
 		}
+	}
+	// The merged offers' lows are gone from their intervals: their daily
+	// summary is made again from what is left.
+	if err := rebuildDays(ctx, tx, thinned); err != nil {
+		return 0, fmt.Errorf("thinning spot history: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return 0, fmt.Errorf("thinning spot history: %w", err)

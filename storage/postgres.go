@@ -177,6 +177,10 @@ func (db *DB) migratePostgres(ctx context.Context, progress func(string)) error 
 			tx.Rollback()
 			return fmt.Errorf("applying migration %s: %w", name, db.scrub(err))
 		}
+		if err := runMigrationHook(ctx, tx, name); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("applying migration %s: %w", name, db.scrub(err))
+		}
 		if _, err := tx.ExecContext(ctx, `UPDATE `+pgVersionTable+` SET version = ?`, version); err != nil {
 			tx.Rollback()
 			return fmt.Errorf("recording migration %s: %w", name, db.scrub(err))

@@ -186,6 +186,9 @@ func (db *DB) SaveSnapshot(ctx context.Context, runID int64, snap *pricewatch.Sn
 	if err := s.storeOffers(snap, current); err != nil {
 		return nil, s.wrap(err)
 	}
+	if err := summarizeRun(ctx, tx, s.ts, s.touched); err != nil {
+		return nil, s.wrap(err)
+	}
 	if err := s.storeAvailability(snap, opts.Policy); err != nil {
 		return nil, s.wrap(err)
 	}
@@ -253,6 +256,9 @@ type saver struct {
 	// seen is scope_seen as it stood before this run.
 	seen  seenIndex
 	stmts map[string]*sql.Stmt
+	// touched are the offers whose prices this run opened or closed: their
+	// row of the day in the daily summary is brought up to date.
+	touched []int64
 }
 
 // exec runs a statement prepared once per run: a run that changes many
@@ -479,6 +485,7 @@ func (s *saver) storeOffers(snap *pricewatch.Snapshot, current map[pricewatch.Of
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, offerID, o.Currency, o.Hourly.String(), o.Upfront.String(), eff.String(), s.ts, s.ts, s.runID, s.runID); err != nil {
 			return err
 		}
+		s.touched = append(s.touched, offerID)
 	}
 	// Close what the run's coverage says is gone; what lies in an unchanged
 	// scope stays current (scope_seen moves its last_seen). Only the keys
@@ -518,6 +525,7 @@ func (s *saver) storeOffers(snap *pricewatch.Snapshot, current map[pricewatch.Of
 func (s *saver) closePrice(cur *currentPrice) error {
 	last := later(cur.lastSeen, s.seen.price(s.res.Provider, cur.key.Region, cur.key.PriceType))
 	_, err := s.exec(`UPDATE prices SET valid_to = ?, last_seen = ? WHERE id = ?`, s.ts, formatTime(last), cur.priceID)
+	s.touched = append(s.touched, cur.offerID)
 	return err
 }
 

@@ -269,6 +269,10 @@ func (db *DB) migrate(ctx context.Context, progress func(string)) error {
 			tx.Rollback()
 			return fmt.Errorf("applying migration %s: %w", name, err)
 		}
+		if err := runMigrationHook(ctx, tx, name); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("applying migration %s: %w", name, err)
+		}
 		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", version)); err != nil {
 			tx.Rollback()
 			return fmt.Errorf("recording migration %s: %w", name, err)

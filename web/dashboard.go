@@ -493,7 +493,16 @@ func (s *Server) pageInstance(w http.ResponseWriter, r *http.Request) {
 	}
 	it = q.InstanceType
 	now := s.now()
-	rows, err := report.History(ctx, s.Store, q)
+	// The chart reads the daily summary before the last days (a year
+	// costs a point per offer and day); the table the current prices.
+	rows, err := report.ChartHistory(ctx, s.Store, q, now)
+	if err != nil {
+		s.pageError(w, r, err)
+		return
+	}
+	cq := q
+	cq.Since, cq.Limit, cq.CurrentOnly = time.Time{}, 0, true
+	current, err := report.History(ctx, s.Store, cq)
 	if err != nil {
 		s.pageError(w, r, err)
 		return
@@ -520,13 +529,11 @@ func (s *Server) pageInstance(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
-	d := instanceData{InstanceType: it, Since: p.str("since"), HasHistory: len(rows) > 0}
-	for _, r := range rows {
-		if r.ValidTo == nil {
-			c := currentPrice{PriceInterval: r, Band: spotBand(bands, r.Offer)}
-			d.AnyBand = d.AnyBand || c.Band != ""
-			d.Current = append(d.Current, c)
-		}
+	d := instanceData{InstanceType: it, Since: p.str("since"), HasHistory: len(rows) > 0 || len(current) > 0}
+	for _, r := range current {
+		c := currentPrice{PriceInterval: r, Band: spotBand(bands, r.Offer)}
+		d.AnyBand = d.AnyBand || c.Band != ""
+		d.Current = append(d.Current, c)
 	}
 	if d.Signals, err = s.currentSignals(ctx, report.SignalQuery{InstanceType: it, Providers: q.Providers, Regions: q.Regions}); err != nil {
 		s.pageError(w, r, err)
@@ -534,7 +541,9 @@ func (s *Server) pageInstance(w http.ResponseWriter, r *http.Request) {
 	}
 	sort.SliceStable(d.Current, func(i, j int) bool { return d.Current[i].EffectiveHourly.LessThan(d.Current[j].EffectiveHourly) })
 	currency := ""
-	if len(rows) > 0 {
+	if len(current) > 0 {
+		currency = current[0].Currency
+	} else if len(rows) > 0 {
 		currency = rows[0].Currency
 	}
 	d.Chart = LineChart{ID: "chart-history", Title: it + ": lowest effective hourly price per place and price type", Unit: currency + " per hour",

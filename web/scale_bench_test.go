@@ -303,3 +303,56 @@ func BenchmarkScaleConcurrent(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkScaleCharts times the charts' pages (issue 30 item 3: the GPU
+// page's 7/30/90 days, the instance page's 30/90/365 days, at most a point
+// per offer and day from the daily summary) on the simulated deployment,
+// CPU per request beside the wall time:
+//
+//	PRICEWATCH_SCALE=0.25 go test ./web -run '^$' -bench ScaleCharts -benchtime 5x -timeout 1h
+func BenchmarkScaleCharts(b *testing.B) {
+	shares := scalegen.Shares()
+	if len(shares) == 0 {
+		b.Skip("set PRICEWATCH_SCALE=0.25 to run the charts' scale benchmark")
+	}
+	ctx := context.Background()
+	for _, share := range shares {
+		d := scalegen.Default(share)
+		cached, err := scalegen.Cached(ctx, d, os.Stderr)
+		if err != nil {
+			b.Fatal(err)
+		}
+		path, err := scalegen.CopyTo(cached, b.TempDir())
+		if err != nil {
+			b.Fatal(err)
+		}
+		sim, err := scalegen.Open(ctx, path, d)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { sim.Close() })
+		fx := config.Default().FX
+		now := sim.Now
+		srv := &web.Server{Store: sim.DB, FX: func() report.FX {
+			return report.FX{Currency: fx.Currency, FixedRates: fx.FixedRates, MaxAge: fx.MaxAge}
+		}, Now: func() time.Time { return now }, Limits: web.Limits{Budget: 5 * time.Minute}}
+		mux := http.NewServeMux()
+		srv.Mount(mux)
+		for _, path := range []string{
+			"/gpu/H100?days=7", "/gpu/H100?days=30", "/gpu/H100?days=90",
+			"/instance/p4.H100x8?since=30d", "/instance/p4.H100x8?since=90d", "/instance/p4.H100x8?since=365d",
+		} {
+			b.Run(fmt.Sprintf("year=%g%s", share, path), func(b *testing.B) {
+				cpu := scalegen.CPUTime()
+				for b.Loop() {
+					rec := httptest.NewRecorder()
+					mux.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+					if rec.Code != http.StatusOK {
+						b.Fatalf("%s: %d %s", path, rec.Code, rec.Body.String())
+					}
+				}
+				b.ReportMetric(float64(scalegen.CPUTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+			})
+		}
+	}
+}

@@ -73,3 +73,48 @@ func TestBuildCache(t *testing.T) {
 		t.Logf("share %g: %s (%d bytes) in %s", share, path, st.Size(), time.Since(began).Round(time.Second))
 	}
 }
+
+// Shift moves every stored time by whole days, the time of day kept, and
+// the history still opens and reads.
+func TestShift(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "sim.db")
+	d := Default(1.0 / 365)
+	sim, err := Build(ctx, path, d, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := sim.DB.Prices(ctx, storage.PriceFilter{Providers: []string{"aws"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.Close(); err != nil {
+		t.Fatal(err)
+	}
+	end := Start.Add(24*time.Hour).AddDate(0, 0, 10).Add(3 * time.Hour)
+	days, err := Shift(ctx, path, d, end)
+	if err != nil || days != 10 {
+		t.Fatalf("shifted %d days (%v), want 10", days, err)
+	}
+	db, err := storage.Open(ctx, path, storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	after, err := db.Prices(ctx, storage.PriceFilter{Providers: []string{"aws"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != len(before) || len(after) == 0 {
+		t.Fatalf("%d intervals after, %d before", len(after), len(before))
+	}
+	for i := range after {
+		if want := before[i].ValidFrom.AddDate(0, 0, 10); !after[i].ValidFrom.Equal(want) {
+			t.Fatalf("interval %d starts %s, want %s", i, after[i].ValidFrom, want)
+		}
+	}
+	runs, err := db.LastRuns(ctx)
+	if err != nil || len(runs) == 0 || runs[0].StartedAt.Before(Start.AddDate(0, 0, 10)) {
+		t.Fatalf("runs %+v (%v): not moved", runs, err)
+	}
+}

@@ -1,0 +1,323 @@
+package loadgen
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pricewatch/pricewatch/clouds"
+	"github.com/pricewatch/pricewatch/internal/scalegen"
+	"github.com/pricewatch/pricewatch/storage"
+)
+
+// BenchOptions configure Bench.
+type BenchOptions struct {
+	// Binary is the pricewatch binary to serve with (`pricewatch run`).
+	Binary string
+	// Share of a simulated year (internal/scalegen; 0.25 in the issue).
+	Share float64
+	// Backends to run on: "sqlite", "postgres".
+	Backends []string
+	// PostgresURL is an empty database or one the bench may add a schema
+	// to (its own, dropped and made again each time).
+	PostgresURL string
+	// Duration of the team and 200-client profiles (60 s in the issue).
+	Duration time.Duration
+	// WriteEvery is how often the writer stores a run (5 s).
+	WriteEvery time.Duration
+	// Dir holds the copies of the database, configs and daemon logs.
+	Dir string
+	Log io.Writer
+}
+
+// benchSchema is the PostgreSQL schema the bench fills.
+const benchSchema = "pricewatch_loadtest"
+
+// Bench is `make loadtest`: it builds (or finds) the scale database,
+// moves its times to end today, serves it with `pricewatch run` (on
+// PostgreSQL a leader and a follower, the load sent to the follower)
+// while a writer stores a simulated run every WriteEvery, runs every
+// profile one after the other and returns the results as docs/scale.md's
+// table.
+func Bench(ctx context.Context, o BenchOptions) (string, error) {
+	d := scalegen.Default(o.Share)
+	logf := func(format string, args ...any) { fmt.Fprintf(o.Log, format+"\n", args...) }
+	cached, err := scalegen.Cached(ctx, d, o.Log)
+	if err != nil {
+		return "", err
+	}
+	path, err := scalegen.CopyTo(cached, o.Dir)
+	if err != nil {
+		return "", fmt.Errorf("copying the scale database: %w", err)
+	}
+	days, err := scalegen.Shift(ctx, path, d, time.Now().UTC())
+	if err != nil {
+		return "", err
+	}
+	logf("scale database %s (share %g), times moved %d days to end today", path, o.Share, days)
+	// Migrated once here, not by the daemon under load (the daily
+	// summary's backfill).
+	began := time.Now()
+	db, err := storage.Open(ctx, path, storage.Options{Progress: func(m string) { logf("%s", m) }})
+	if err != nil {
+		return "", err
+	}
+	db.Close()
+	logf("migrated in %s", time.Since(began).Round(time.Second))
+	var out strings.Builder
+	for _, backend := range o.Backends {
+		target := path
+		if backend == "postgres" {
+			if target, err = copyToPostgres(ctx, path, o.PostgresURL, logf); err != nil {
+				return "", err
+			}
+		}
+		results, err := benchOn(ctx, o, d, backend, target, logf)
+		if err != nil {
+			return "", fmt.Errorf("load test on %s: %w", backend, err)
+		}
+		out.WriteString(Table(backend, results))
+		out.WriteString("\n")
+	}
+	return out.String(), nil
+}
+
+// copyToPostgres copies the SQLite history at path into a fresh schema of
+// base and returns that schema's URL.
+func copyToPostgres(ctx context.Context, path, base string, logf func(string, ...any)) (string, error) {
+	if base == "" {
+		return "", fmt.Errorf("the postgres backend needs a PostgreSQL URL (PRICEWATCH_TEST_POSTGRES)")
+	}
+	conn, err := pgx.Connect(ctx, base)
+	if err != nil {
+		return "", fmt.Errorf("connecting to PostgreSQL: %w", err)
+	}
+	s := pgx.Identifier{benchSchema}.Sanitize()
+	_, err = conn.Exec(ctx, "DROP SCHEMA IF EXISTS "+s+" CASCADE; CREATE SCHEMA "+s)
+	conn.Close(ctx)
+	if err != nil {
+		return "", fmt.Errorf("making schema %s: %w", benchSchema, err)
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		return "", fmt.Errorf("the PostgreSQL URL: %w", err)
+	}
+	q := u.Query()
+	q.Set("search_path", benchSchema)
+	u.RawQuery = q.Encode()
+	target := u.String()
+	src, err := storage.Open(ctx, path, storage.Options{})
+	if err != nil {
+		return "", err
+	}
+	defer src.Close()
+	dst, err := storage.OpenPostgres(ctx, target, storage.Options{})
+	if err != nil {
+		return "", err
+	}
+	defer dst.Close()
+	began := time.Now()
+	if _, err := storage.Copy(ctx, src, dst, storage.CopyOptions{}); err != nil {
+		return "", err
+	}
+	if err := dst.Vacuum(ctx); err != nil {
+		return "", err
+	}
+	logf("copied to PostgreSQL schema %s in %s", benchSchema, time.Since(began).Round(time.Second))
+	return target, nil
+}
+
+// benchOn serves target and runs the profiles against it.
+func benchOn(ctx context.Context, o BenchOptions, d scalegen.Deployment, backend, target string, logf func(string, ...any)) ([]Result, error) {
+	replicas := []string{""}
+	if backend == "postgres" {
+		// The leader first, so that the follower, where the load goes,
+		// finds it leading.
+		replicas = []string{"load-leader", "load-follower"}
+	}
+	var base string
+	var pid int // the daemon the load goes to
+	for _, replica := range replicas {
+		url, p, stop, err := serve(ctx, o, backend, target, replica, logf)
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
+		base, pid = url, p
+	}
+	sim, err := scalegen.Open(ctx, target, d)
+	if err != nil {
+		return nil, err
+	}
+	defer sim.Close()
+	// The writer: a simulated Azure run (every offer, ~1.4 % of the spot
+	// prices moved) every WriteEvery, as fetches store beside the load.
+	writeCtx, stopWrites := context.WithCancel(ctx)
+	writes := make(chan int, 1)
+	go func() {
+		n := 0
+		defer func() { writes <- n }()
+		for tick := time.NewTicker(o.WriteEvery); ; {
+			select {
+			case <-writeCtx.Done():
+				tick.Stop()
+				return
+			case <-tick.C:
+			}
+			sim.Now = time.Now().UTC()
+			if _, err := sim.AzureRun(writeCtx, true); err != nil {
+				if writeCtx.Err() == nil {
+					logf("a run during the load: %v", err)
+				}
+				continue
+			}
+			n++
+		}
+	}()
+	var results []Result
+	for _, p := range Profiles(Targets{GPU: "H100", InstanceType: "p4.H100x8"}, o.Duration) {
+		cpu := processCPU(pid)
+		res, err := Run(ctx, base, p)
+		if err != nil {
+			stopWrites()
+			<-writes
+			return nil, err
+		}
+		if cpu > 0 {
+			res.ServerCPU = processCPU(pid) - cpu
+		}
+		res.Load = loadAverage()
+		logf("%s: %s, %d answers, %.1f %% 503, p50 %s p99 %s max %s, server CPU %s, load %s", backend, p.Name, res.All.Count, 100*res.All.ShedShare(),
+			res.All.P50, res.All.P99, res.All.Max, res.ServerCPU, res.Load)
+		results = append(results, res)
+	}
+	stopWrites()
+	logf("%s: %d runs stored during the load", backend, <-writes)
+	return results, nil
+}
+
+// serve starts `pricewatch run` on target on a free loopback port, waits
+// until it answers /readyz and returns its URL and how to stop it.
+func serve(ctx context.Context, o BenchOptions, backend, target, replica string, logf func(string, ...any)) (string, int, func(), error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", 0, nil, err
+	}
+	addr := l.Addr().String()
+	l.Close()
+	name := backend
+	if replica != "" {
+		name = replica
+	}
+	cfg := filepath.Join(o.Dir, name+".yaml")
+	if err := os.WriteFile(cfg, []byte(benchConfig(backend, target, addr, replica)), 0o600); err != nil {
+		return "", 0, nil, err
+	}
+	logFile, err := os.Create(filepath.Join(o.Dir, name+".log"))
+	if err != nil {
+		return "", 0, nil, err
+	}
+	cmd := exec.CommandContext(ctx, o.Binary, "--config", cfg, "run")
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	// As the unit runs it (systemd/pricewatch.service).
+	cmd.Env = append(os.Environ(), "GOMEMLIMIT=64MiB")
+	if err := cmd.Start(); err != nil {
+		logFile.Close()
+		return "", 0, nil, fmt.Errorf("starting %s: %w", o.Binary, err)
+	}
+	stop := func() {
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+		logFile.Close()
+	}
+	base := "http://" + addr
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		resp, err := http.Get(base + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			stop()
+			return "", 0, nil, fmt.Errorf("pricewatch run (%s) not ready within 5 minutes: see %s", name, logFile.Name())
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	logf("%s serving on %s", name, base)
+	return base, cmd.Process.Pid, stop, nil
+}
+
+// processCPU is the CPU time (user and system) process pid has used so
+// far, from /proc (0 where there is none).
+func processCPU(pid int) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The fields after the command's closing parenthesis: utime and stime
+	// are the 12th and 13th, in clock ticks (100 a second on Linux).
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0
+	}
+	return time.Duration(u+st) * 10 * time.Millisecond
+}
+
+// loadAverage is the machine's 1-minute load average ("" where unknown).
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return ""
+	}
+	return f[0]
+}
+
+// benchConfig is the daemon's configuration: the database, the listener,
+// no cloud, exchange rate or digest of its own (the writer stores runs).
+func benchConfig(backend, target, addr, replica string) string {
+	var b strings.Builder
+	if backend == "postgres" {
+		fmt.Fprintf(&b, "database:\n  url: %q\n", target)
+	} else {
+		fmt.Fprintf(&b, "database:\n  path: %q\n", target)
+	}
+	fmt.Fprintf(&b, "http:\n  listen: %s\nfx:\n  enabled: false\ndigest:\n  enabled: false\nproviders:\n", addr)
+	for _, p := range clouds.Names() {
+		fmt.Fprintf(&b, "  %s:\n    enabled: false\n", p)
+	}
+	if replica != "" {
+		fmt.Fprintf(&b, "ha:\n  replica: %s\n", replica)
+	}
+	return b.String()
+}
