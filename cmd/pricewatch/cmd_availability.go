@@ -24,6 +24,7 @@ func (a *app) availabilityCommand() *cobra.Command {
 		providers []string
 		regions   []string
 		server    serverFlag
+		sellerArg string
 	)
 	cmd := readCommand(&format, &server, &cobra.Command{
 		Use:   "availability [INSTANCE_TYPE]",
@@ -32,8 +33,13 @@ func (a *app) availabilityCommand() *cobra.Command {
   pricewatch availability HCCPNV5.24XLARGE384 --all`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			seller, err := parseSeller(sellerArg)
+			if err != nil {
+				return err
+			}
 			if server.url != "" {
 				q := query{}
+				q.set("seller", string(seller))
 				if len(args) == 1 {
 					q.set("instance_type", args[0])
 				}
@@ -60,7 +66,7 @@ func (a *app) availabilityCommand() *cobra.Command {
 			if err := report.CheckGPUModel(cmd.Context(), db, gpuFilter); err != nil {
 				return err
 			}
-			q := report.AvailabilityQuery{GPU: gpuFilter, All: all, Providers: providers, Regions: regions}
+			q := report.AvailabilityQuery{GPU: gpuFilter, All: all, Providers: providers, Regions: regions, Seller: seller}
 			if len(args) == 1 {
 				if q.InstanceType, err = report.ResolveInstanceType(cmd.Context(), db, args[0]); err != nil {
 					return err
@@ -85,6 +91,7 @@ func (a *app) availabilityCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&all, "all", false, "include closed intervals (withdrawn, or a stock state that ended)")
 	providerFlag(cmd, &providers, "only this provider")
 	cmd.Flags().StringSliceVar(&regions, "region", nil, "only this region; repeatable")
+	addSellerFlag(cmd, &sellerArg)
 	return cmd
 }
 

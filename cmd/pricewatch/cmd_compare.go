@@ -25,6 +25,8 @@ type compareFlags struct {
 	priceTypes    []string
 	availableOnly bool
 	wide          bool
+	seller        string
+	hardware      report.HardwareParams
 }
 
 func (a *app) compareCommand() *cobra.Command {
@@ -52,6 +54,14 @@ apart, never ranked.`,
 			if err != nil {
 				return err
 			}
+			seller, err := parseSeller(f.seller)
+			if err != nil {
+				return err
+			}
+			hw, err := parseHardware(f.hardware)
+			if err != nil {
+				return err
+			}
 			ctx := cmd.Context()
 			if f.server != "" {
 				if err := remoteFormat(f.server, f.format, formatJSON, formatCSV); err != nil {
@@ -66,6 +76,8 @@ apart, never ranked.`,
 				if f.availableOnly {
 					q.set("available_only", "true")
 				}
+				q.set("seller", string(seller))
+				q.hardware(f.hardware)
 				var rows []report.CompareRow
 				if printed, err := a.remoteRows(ctx, f.server, "offers", url.Values(q), f.format == formatJSON, &rows); err != nil || printed {
 					return err
@@ -80,7 +92,7 @@ apart, never ranked.`,
 				return err
 			}
 			res, err := report.Compare(ctx, m.db, m.fx, report.CompareQuery{Scope: m.reportScope(), GPU: f.gpu, Count: f.count,
-				PriceTypes: pts, AvailableOnly: f.availableOnly})
+				PriceTypes: pts, AvailableOnly: f.availableOnly, Seller: seller, Hardware: hw})
 			if err != nil {
 				return err
 			}
@@ -88,7 +100,7 @@ apart, never ranked.`,
 			noteConversions(notes, res.Rows, res.Unconverted, func(r analysis.CompareRow) (string, analysis.FXUsed) { return r.NativeCurrency, r.FXUsed })
 			return a.writeReport(f.format, notes, reportOutput{
 				json:  func() any { return report.CompareRows(res) },
-				table: func(w io.Writer) error { return writeCompareTable(w, res, f, pts, m.now, notes) },
+				table: func(w io.Writer) error { return writeCompareTable(w, res, f, pts, seller, hw, m.now, notes) },
 			})
 		},
 	})
@@ -97,10 +109,13 @@ apart, never ranked.`,
 	cmd.Flags().StringSliceVar(&f.priceTypes, "price-type", []string{string(pricewatch.OnDemand)}, "on_demand, spot, reserved, savings_plan, capacity_block or any; repeatable")
 	cmd.Flags().BoolVar(&f.availableOnly, "available-only", false, "only offers known to be offered or in stock where priced")
 	cmd.Flags().BoolVar(&f.wide, "wide", false, "keep every column, whatever the terminal's width")
+	addSellerFlag(cmd, &f.seller)
+	addHardwareFlags(cmd, &f.hardware)
 	return cmd
 }
 
-func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, pts []pricewatch.PriceType, now time.Time, notes *clitext.RateNotes) error {
+func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, pts []pricewatch.PriceType, seller analysis.Seller,
+	hw analysis.HardwareFilter, now time.Time, notes *clitext.RateNotes) error {
 	var b strings.Builder
 	what := strings.TrimSpace(f.gpu)
 	if f.count > 0 {
@@ -110,6 +125,12 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 		what, clitext.PriceTypes(pts), clitext.OSText(f.os), now.UTC().Format(time.DateOnly), res.Currency), tableWidth(), "  "))
 	if f.availableOnly {
 		b.WriteString("Only offers known to be offered or in stock where priced.\n")
+	}
+	if line := clitext.SellerLine(seller); line != "" {
+		b.WriteString(line + "\n")
+	}
+	if line := clitext.HardwareLine(hw, res.Currency); line != "" {
+		b.WriteString(table.Wrap(line, tableWidth(), "  "))
 	}
 	if len(res.Rows) == 0 && len(res.Unconverted) == 0 {
 		b.WriteString("No stored price matches (has `pricewatch fetch` run? try --price-type any or another --gpu).\n")
