@@ -75,28 +75,28 @@ type CrossoverJSON struct {
 
 // RecommendJSON is what `recommend --format json` prints.
 type RecommendJSON struct {
-	GPU            string         `json:"gpu"`
-	Models         []string       `json:"models"`
-	Count          int            `json:"count"`
-	Utilization    Decimal        `json:"utilization"`
-	Horizon        string         `json:"horizon"`
-	HorizonHours   int64          `json:"horizon_hours"`
-	Currency       string         `json:"currency"`
-	Recommendation *OptionRow     `json:"recommendation"`
+	GPU            string     `json:"gpu"`
+	Models         []string   `json:"models"`
+	Count          int        `json:"count"`
+	Utilization    Decimal    `json:"utilization"`
+	Horizon        string     `json:"horizon"`
+	HorizonHours   int64      `json:"horizon_hours"`
+	Currency       string     `json:"currency"`
+	Recommendation *OptionRow `json:"recommendation"`
 	// CheapestCloud and CheapestMarketplace are the cheapest option (not
 	// known to be sold out) of the clouds' own capacity and of marketplace
 	// hosts, side by side; null when there is none.
 	CheapestCloud       *OptionRow `json:"cheapest_cloud"`
 	CheapestMarketplace *OptionRow `json:"cheapest_marketplace"`
 	// Hosts is the most machines an option may use (--hosts).
-	Hosts int `json:"hosts"`
-	Options        []OptionRow    `json:"options"`
-	Unconverted    []OptionRow    `json:"unconverted"`
-	Reasons        []string       `json:"reasons"`
-	Changes        []string       `json:"changes"`
-	Lower          *CrossoverJSON `json:"lower_crossover"`
-	Upper          *CrossoverJSON `json:"upper_crossover"`
-	StaleRates     bool           `json:"stale_rates"`
+	Hosts       int            `json:"hosts"`
+	Options     []OptionRow    `json:"options"`
+	Unconverted []OptionRow    `json:"unconverted"`
+	Reasons     []string       `json:"reasons"`
+	Changes     []string       `json:"changes"`
+	Lower       *CrossoverJSON `json:"lower_crossover"`
+	Upper       *CrossoverJSON `json:"upper_crossover"`
+	StaleRates  bool           `json:"stale_rates"`
 	// CapacityBlocks fit the question (at least the GPUs, a window at
 	// least the horizon long): offered beside the options, never ranked
 	// with them, cheapest per GPU-hour first, unconverted ones last.
