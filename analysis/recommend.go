@@ -173,7 +173,8 @@ type Recommendation struct {
 	// PriceLeftOut those over the price bound.
 	HardwareLeftOut, PriceLeftOut int
 	// TooFewGPUs counts offers whose machines would need more hosts than
-	// --hosts allows, the largest of which has LargestMachine GPUs;
+	// --hosts allows; LargestMachine is the most GPUs of any machine
+	// considered;
 	// NoInterconnect those that would need several machines (at most
 	// NoInterconnectHosts) but state no interconnect between them.
 	TooFewGPUs          int
@@ -264,11 +265,11 @@ func Recommend(offers []pricewatch.Offer, avail []pricewatch.Availability, opts 
 			rec.HardwareLeftOut++
 			continue
 		}
+		rec.LargestMachine = max(rec.LargestMachine, o.GPUCount)
 		if n := machines(opts.Count, o.GPUCount); n > 1 {
 			switch {
 			case opts.Hosts > 0 && n > opts.Hosts:
 				rec.TooFewGPUs++
-				rec.LargestMachine = max(rec.LargestMachine, o.GPUCount)
 				continue
 			case opts.Hosts == 0 && o.Interconnect == "" && opts.Seller != SellerMarketplace:
 				rec.NoInterconnect++
@@ -476,7 +477,7 @@ func (r *Recommendation) explain(opts RecommendOptions, spotLeftOut, fractional 
 		r.Reasons = append(r.Reasons, fmt.Sprintf("%s left out by the price bound.", count(r.PriceLeftOut, "option")))
 	}
 	if r.TooFewGPUs > 0 {
-		r.Reasons = append(r.Reasons, fmt.Sprintf("%s left out: %d GPUs do not fit on %s of theirs (the largest has %s).",
+		r.Reasons = append(r.Reasons, fmt.Sprintf("%s left out: %d GPUs do not fit on %s of theirs (the largest machine has %s).",
 			count(r.TooFewGPUs, "offer"), r.Count, hostsText(r.Hosts), gpusText(r.LargestMachine)))
 	}
 	if r.NoInterconnect > 0 {
