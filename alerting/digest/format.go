@@ -12,6 +12,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting/slack"
+	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/analysis/digest"
 	"github.com/pricewatch/pricewatch/internal/table"
 )
@@ -202,12 +203,23 @@ func commitmentCash(d digest.Digest, s digest.SavingsRow) string {
 	return out
 }
 
-// scopeText names the regions a digest is scoped to ("" for all).
+// scopeText names the regions, providers and sellers a digest is scoped
+// to ("" for all).
 func scopeText(d digest.Digest) string {
-	if len(d.Regions) == 0 {
-		return ""
+	out := ""
+	if len(d.Regions) > 0 {
+		out += " · regions " + strings.Join(d.Regions, ", ")
 	}
-	return " · regions " + strings.Join(d.Regions, ", ")
+	if len(d.Providers) > 0 {
+		out += " · providers " + strings.Join(d.Providers, ", ")
+	}
+	switch d.Seller {
+	case analysis.SellerCloud:
+		out += " · the clouds' own capacity only"
+	case analysis.SellerMarketplace:
+		out += " · marketplace hosts only"
+	}
+	return out
 }
 
 // countsText is the digest's opening count line: how many offers are
