@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/cmd/internal/buyflags"
 	"github.com/pricewatch/pricewatch/cmd/internal/clitext"
 	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
@@ -33,7 +34,7 @@ func (a *app) availabilityCommand() *cobra.Command {
   pricewatch availability HCCPNV5.24XLARGE384 --all`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			seller, err := parseSeller(sellerArg)
+			seller, err := buyflags.Seller(sellerArg)
 			if err != nil {
 				return err
 			}
@@ -91,7 +92,7 @@ func (a *app) availabilityCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&all, "all", false, "include closed intervals (withdrawn, or a stock state that ended)")
 	providerFlag(cmd, &providers, "only this provider")
 	cmd.Flags().StringSliceVar(&regions, "region", nil, "only this region; repeatable")
-	addSellerFlag(cmd, &sellerArg)
+	buyflags.AddSeller(cmd, &sellerArg)
 	return cmd
 }
 

@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/cmd/internal/buyflags"
 	"github.com/pricewatch/pricewatch/cmd/internal/clitext"
 	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
@@ -54,11 +54,11 @@ apart, never ranked.`,
 			if err != nil {
 				return err
 			}
-			seller, err := parseSeller(f.seller)
+			seller, err := buyflags.Seller(f.seller)
 			if err != nil {
 				return err
 			}
-			hw, err := parseHardware(f.hardware)
+			hw, err := buyflags.Hardware(f.hardware)
 			if err != nil {
 				return err
 			}
@@ -76,8 +76,7 @@ apart, never ranked.`,
 				if f.availableOnly {
 					q.set("available_only", "true")
 				}
-				q.set("seller", string(seller))
-				q.hardware(f.hardware)
+				buyflags.SetParams(url.Values(q), seller, f.hardware)
 				var rows []report.CompareRow
 				if printed, err := a.remoteRows(ctx, f.server, "offers", url.Values(q), f.format == formatJSON, &rows); err != nil || printed {
 					return err
@@ -109,8 +108,8 @@ apart, never ranked.`,
 	cmd.Flags().StringSliceVar(&f.priceTypes, "price-type", []string{string(pricewatch.OnDemand)}, "on_demand, spot, reserved, savings_plan, capacity_block or any; repeatable")
 	cmd.Flags().BoolVar(&f.availableOnly, "available-only", false, "only offers known to be offered or in stock where priced")
 	cmd.Flags().BoolVar(&f.wide, "wide", false, "keep every column, whatever the terminal's width")
-	addSellerFlag(cmd, &f.seller)
-	addHardwareFlags(cmd, &f.hardware)
+	buyflags.AddSeller(cmd, &f.seller)
+	buyflags.AddHardware(cmd, &f.hardware)
 	return cmd
 }
 
@@ -126,12 +125,7 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 	if f.availableOnly {
 		b.WriteString("Only offers known to be offered or in stock where priced.\n")
 	}
-	if line := clitext.SellerLine(seller); line != "" {
-		b.WriteString(line + "\n")
-	}
-	if line := clitext.HardwareLine(hw, res.Currency); line != "" {
-		b.WriteString(table.Wrap(line, tableWidth(), "  "))
-	}
+	b.WriteString(clitext.BuyerLines(seller, hw, res.Currency, tableWidth()))
 	if len(res.Rows) == 0 && len(res.Unconverted) == 0 {
 		b.WriteString("No stored price matches (has `pricewatch fetch` run? try --price-type any or another --gpu).\n")
 		_, err := io.WriteString(w, b.String())
@@ -170,8 +164,8 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 			}
 			table.AddRow(cols, r.Provider, pricewatch.Place(r.Region, r.Zone), r.InstanceType, clitext.GPUs(r.GPUCount, r.GPUModel),
 				clitext.BuyLabel(r.Offer), clitext.Rate(r.PricePerGPUHour), tflops, gb, clitext.Avail(r.Available), clitext.MarketShort(r.Marketplace), dash(clitext.Band(r)),
-				blockWindow(r), knownFloat(r.Offer.GPUMemoryGB), knownInt(r.Offer.VCPUs), knownFloat(r.Offer.MemoryGB),
-				knownString(r.Offer.Interconnect), knownString(r.Offer.LocalStorage))
+				blockWindow(r), clitext.KnownFloat(r.Offer.GPUMemoryGB), clitext.KnownInt(r.Offer.VCPUs), clitext.KnownFloat(r.Offer.MemoryGB),
+				clitext.KnownString(r.Offer.Interconnect), clitext.KnownString(r.Offer.LocalStorage))
 		}
 		dropped, err := table.Fit(&b, cols, table.Layout{Width: width, MinLast: cutMinLast})
 		if err != nil {
@@ -241,29 +235,4 @@ func offersOfRows(rows []analysis.CompareRow) []pricewatch.Offer {
 		out[i] = r.Offer
 	}
 	return out
-}
-
-// knownFloat and knownInt print a hardware figure, "?" where the cloud
-// does not say.
-func knownFloat(v float64) string {
-	if v <= 0 {
-		return "?"
-	}
-	return clitext.Float(v)
-}
-
-// knownString prints a stated hardware text, "?" where the cloud does not
-// say; it is the cloud's own text, so Printable keeps a terminal safe.
-func knownString(s string) string {
-	if s == "" {
-		return "?"
-	}
-	return pricewatch.Printable(s)
-}
-
-func knownInt(v int) string {
-	if v <= 0 {
-		return "?"
-	}
-	return strconv.Itoa(v)
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pricewatch/pricewatch/cmd/internal/buyflags"
 	"github.com/pricewatch/pricewatch/pricesheet"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
@@ -60,7 +61,7 @@ a cost-and-usage dataset: no billing period, no cost.`,
 			if err != nil {
 				return err
 			}
-			seller, err := parseSeller(f.seller)
+			seller, err := buyflags.Seller(f.seller)
 			if err != nil {
 				return err
 			}
@@ -114,6 +115,6 @@ a cost-and-usage dataset: no billing period, no cost.`,
 	cmd.Flags().StringSliceVar(&f.regions, "region", nil, "only this region code; repeatable")
 	cmd.Flags().StringSliceVar(&f.priceTypes, "price-type", nil, "on_demand, spot, reserved, savings_plan, capacity_block or any (default any); repeatable")
 	cmd.Flags().StringVar(&f.os, "os", "", "operating system: linux (default), windows or any")
-	addSellerFlag(cmd, &f.seller)
+	buyflags.AddSeller(cmd, &f.seller)
 	return cmd
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pricewatch/pricewatch/cmd/internal/buyflags"
 	"github.com/pricewatch/pricewatch/cmd/internal/clitext"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
@@ -59,7 +60,7 @@ func (a *app) historyCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			seller, err := parseSeller(f.seller)
+			seller, err := buyflags.Seller(f.seller)
 			if err != nil {
 				return err
 			}
@@ -187,7 +188,7 @@ func (a *app) historyCommand() *cobra.Command {
 	cmd.Flags().StringSliceVar(&f.priceTypes, "price-type", nil, "only these price types: on_demand, spot, reserved, savings_plan (comma-separated or repeated; default all)")
 	cmd.Flags().StringVar(&f.os, "os", "", "only this operating system: linux or windows (default both)")
 	cmd.Flags().BoolVar(&f.plot, "plot", false, "draw the effective hourly prices as a chart instead of tables")
-	addSellerFlag(cmd, &f.seller)
+	buyflags.AddSeller(cmd, &f.seller)
 	return cmd
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/clouds"
+	"github.com/pricewatch/pricewatch/cmd/internal/buyflags"
 	"github.com/pricewatch/pricewatch/cmd/internal/clitext"
 	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
@@ -64,11 +65,11 @@ left out unless --include-spot: it can be taken back at any time.`,
 			if f.hosts < 0 {
 				return usagef("--hosts %d: want 1 or more machines (0: one, or several with a stated interconnect)", f.hosts)
 			}
-			seller, err := parseSeller(f.seller)
+			seller, err := buyflags.Seller(f.seller)
 			if err != nil {
 				return err
 			}
-			hw, err := parseHardware(f.hardware)
+			hw, err := buyflags.Hardware(f.hardware)
 			if err != nil {
 				return err
 			}
@@ -101,8 +102,8 @@ left out unless --include-spot: it can be taken back at any time.`,
 	cmd.Flags().BoolVar(&f.includeSpot, "include-spot", false, "consider spot prices too (interruptible capacity)")
 	cmd.Flags().IntVar(&f.top, "top", 10, "how many options to list in the table (0: all)")
 	cmd.Flags().IntVar(&f.hosts, "hosts", 0, "at most this many machines for the job, as they are (default: one machine, or several whose cloud states their interconnect)")
-	addSellerFlag(cmd, &f.seller)
-	addHardwareFlags(cmd, &f.hardware)
+	buyflags.AddSeller(cmd, &f.seller)
+	buyflags.AddHardware(cmd, &f.hardware)
 	return cmd
 }
 
@@ -119,9 +120,7 @@ func writeRecommendTable(w io.Writer, rec analysis.Recommendation, f recommendFl
 	}
 	b.WriteString(table.Wrap(fmt.Sprintf("Question: %d × %s GPUs%s at %s utilisation over %s, costs in %s, from the prices current on %s.",
 		rec.Count, rec.GPU, models, clitext.Share(rec.Utilization), rec.Horizon, rec.Currency, now.UTC().Format(time.DateOnly)), tableWidth(), "  "))
-	if line := clitext.HardwareLine(hw, rec.Currency); line != "" {
-		b.WriteString(table.Wrap(line, tableWidth(), "  "))
-	}
+	b.WriteString(clitext.BuyerLines("", hw, rec.Currency, tableWidth()))
 	if len(rec.Options) > 0 {
 		shown := rec.Options
 		if f.top > 0 && len(shown) > f.top {

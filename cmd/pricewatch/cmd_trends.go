@@ -12,6 +12,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/cmd/internal/buyflags"
 	"github.com/pricewatch/pricewatch/cmd/internal/clitext"
 	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
@@ -60,7 +61,7 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 			if f.top < 0 {
 				return usagef("--top %d: want 0 (all) or more", f.top)
 			}
-			seller, err := parseSeller(f.seller)
+			seller, err := buyflags.Seller(f.seller)
 			if err != nil {
 				return err
 			}
@@ -111,7 +112,7 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 	cmd.Flags().StringVar(&f.window, "window", "30d", "how far back to look: 7d, 30d, 90d, 12w, 48h")
 	cmd.Flags().StringSliceVar(&f.priceTypes, "price-type", defaultTrendPriceTypes, "on_demand, spot, reserved, savings_plan, capacity_block or any; repeatable")
 	cmd.Flags().IntVar(&f.top, "top", 10, "how many movers to list (0: all)")
-	addSellerFlag(cmd, &f.seller)
+	buyflags.AddSeller(cmd, &f.seller)
 	return cmd
 }
 

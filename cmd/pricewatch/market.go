@@ -182,38 +182,3 @@ func parsePriceTypes(vals []string) ([]pricewatch.PriceType, error) {
 func sqlOS(os string) string { return report.StorageOS(os) }
 
 func checkOS(os string) error { return report.CheckOS("--os", os) }
-
-// sellerHelp is --seller's help, one text for every command.
-const sellerHelp = "whose capacity: cloud (the clouds' own), marketplace (third-party hosts: Vast.ai, RunPod Community Cloud) or any"
-
-// addSellerFlag adds --seller.
-func addSellerFlag(cmd *cobra.Command, dst *string) {
-	cmd.Flags().StringVar(dst, "seller", "any", sellerHelp)
-}
-
-// parseSeller reads --seller.
-func parseSeller(s string) (analysis.Seller, error) { return report.ParseSeller("--seller", s) }
-
-// addHardwareFlags adds the hardware bounds of compare and recommend.
-func addHardwareFlags(cmd *cobra.Command, dst *report.HardwareParams) {
-	cmd.Flags().StringVar(&dst.MinGPUMemory, "min-gpu-memory", "", "only machines with at least this many GB of memory per GPU")
-	cmd.Flags().StringVar(&dst.MinVCPUs, "min-vcpus", "", "only machines with at least this many vCPUs")
-	cmd.Flags().StringVar(&dst.MinMemory, "min-memory", "", "only machines with at least this many GB of RAM")
-	cmd.Flags().StringVar(&dst.Interconnect, "interconnect", "", "only machines whose stated interconnect contains this text (efa, 3200, infiniband)")
-	cmd.Flags().StringVar(&dst.MaxPrice, "max-price", "", "only prices up to this, in the answer's currency: per hour (30) or per GPU-hour (2.5/gpu-hour)")
-}
-
-// parseHardware reads the hardware flags.
-func parseHardware(p report.HardwareParams) (analysis.HardwareFilter, error) {
-	return report.ParseHardware(p, report.HardwareFlagNames)
-}
-
-// hardwareQuery sets the hardware bounds as API parameters, for --server.
-func (q query) hardware(p report.HardwareParams) {
-	n := report.HardwareParamNames
-	q.set(n.MinGPUMemory, p.MinGPUMemory)
-	q.set(n.MinVCPUs, p.MinVCPUs)
-	q.set(n.MinMemory, p.MinMemory)
-	q.set(n.Interconnect, p.Interconnect)
-	q.set(n.MaxPrice, p.MaxPrice)
-}

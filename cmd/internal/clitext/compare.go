@@ -2,9 +2,12 @@ package clitext
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
+	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/internal/table"
 )
 
 // The compare table's column rules.
@@ -63,6 +66,18 @@ func Band(r analysis.CompareRow) string {
 	return r.EvictionBand
 }
 
+// BuyerLines are the lines under a heading that state whose capacity
+// and what hardware were asked for, wrapped to width ("" for neither).
+func BuyerLines(s analysis.Seller, f analysis.HardwareFilter, currency string, width int) string {
+	var b strings.Builder
+	for _, line := range []string{SellerLine(s), HardwareLine(f, currency)} {
+		if line != "" {
+			b.WriteString(table.Wrap(line, width, "  "))
+		}
+	}
+	return b.String()
+}
+
 // SellerLine says under a heading whose capacity is listed ("" for any).
 func SellerLine(s analysis.Seller) string {
 	switch s {
@@ -100,4 +115,29 @@ func HardwareLine(f analysis.HardwareFilter, currency string) string {
 		return ""
 	}
 	return "Only machines with " + strings.Join(parts, ", ") + " (a figure the cloud does not state does not count as enough)."
+}
+
+// KnownFloat and KnownInt print a hardware figure, "?" where the cloud
+// does not say.
+func KnownFloat(v float64) string {
+	if v <= 0 {
+		return "?"
+	}
+	return Float(v)
+}
+
+func KnownInt(v int) string {
+	if v <= 0 {
+		return "?"
+	}
+	return strconv.Itoa(v)
+}
+
+// KnownString prints a stated hardware text, "?" where the cloud does not
+// say; it is the cloud's own text, so Printable keeps a terminal safe.
+func KnownString(s string) string {
+	if s == "" {
+		return "?"
+	}
+	return pricewatch.Printable(s)
 }
