@@ -49,6 +49,7 @@ var Vocabulary = []Field{
 	{"native_upfront", "a capacity block's upfront fee in native_currency"},
 	{"marketplace", "true for third-party hosts' machines (Vast.ai, RunPod Community Cloud)"},
 	{"interruptible", "true for capacity the cloud may take back (spot)"},
+	{"marketplace_on_demand", "digest: a model's cheapest on-demand offer of marketplace hosts, beside on_demand (the clouds' own); null when none"},
 	{"cheapest_cloud", "recommend: the cheapest option (not known to be sold out) of the clouds' own capacity, beside cheapest_marketplace; null when none"},
 	{"cheapest_marketplace", "recommend: the cheapest option (not known to be sold out) of marketplace hosts' machines, beside cheapest_cloud; null when none"},
 	{"hosts", "recommend: --hosts, the most machines an option may use (0: one machine, or several whose cloud states their interconnect)"},

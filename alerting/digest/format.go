@@ -61,7 +61,7 @@ func keyBuyLabel(k pricewatch.OfferKey) string { return k.HowBought() }
 // modelChoice is one of a model's cheapest options, as every renderer
 // lists them.
 type modelChoice struct {
-	label      string // "on-demand", "spot" or "commitment"
+	label      string // "on-demand", "marketplace", "spot" or "commitment"
 	choice     *digest.Choice
 	wow        string // the week-on-week move; none for commitments
 	commitment bool
@@ -73,6 +73,7 @@ func choicesOf(m digest.ModelRow) []modelChoice {
 	var out []modelChoice
 	for _, c := range []modelChoice{
 		{"on-demand", m.OnDemand, pctNull(m.OnDemandWoW), false},
+		{"marketplace", m.MarketOnDemand, "", false},
 		{"spot", m.Spot, pctNull(m.SpotWoW), false},
 		{"commitment", m.Commitment, "", true},
 	} {

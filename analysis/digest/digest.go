@@ -29,6 +29,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/clouds"
 	"github.com/pricewatch/pricewatch/fx"
 	"github.com/pricewatch/pricewatch/gpu"
 )
@@ -219,8 +220,11 @@ type ModelRow struct {
 	Model string
 	// OnDemand, Spot and Commitment are nil when no offer of that kind
 	// could be priced. Commitment is the lowest effective rate of any
-	// reserved instance, savings plan or prepaid subscription.
-	OnDemand, Spot, Commitment *Choice
+	// reserved instance, savings plan or prepaid subscription. OnDemand is
+	// the clouds' own capacity and MarketOnDemand marketplace hosts'
+	// (clouds.IsMarketplace): the headline shows them side by side, never
+	// one mixed winner (issue 31 item 1).
+	OnDemand, MarketOnDemand, Spot, Commitment *Choice
 	// OnDemandWoW and SpotWoW are how the cheapest price per GPU-hour moved
 	// since Now − Week, in percent (each end converted at its own date's
 	// rate); invalid when either end had no price.
@@ -741,12 +745,14 @@ func modelRow(model string, offers []pricewatch.Offer, avail map[[2]string][]pri
 		}
 		// Rows are ranked cheapest first: the first of each kind is the
 		// region's answer.
-		var od, spot, commit bool
+		var od, marketOD, spot, commit bool
 		for i := range res.Rows {
 			r := &res.Rows[i]
 			var best **Choice
 			switch {
-			case r.PriceType == pricewatch.OnDemand && !od:
+			case r.PriceType == pricewatch.OnDemand && r.Marketplace && !marketOD:
+				marketOD, best = true, &row.MarketOnDemand
+			case r.PriceType == pricewatch.OnDemand && !r.Marketplace && !od:
 				od, best = true, &row.OnDemand
 			case r.PriceType == pricewatch.Spot && !spot:
 				spot, best = true, &row.Spot
@@ -767,8 +773,17 @@ func modelRow(model string, offers []pricewatch.Offer, avail map[[2]string][]pri
 	if err != nil {
 		return row, err
 	}
+	// The on-demand move is the clouds' own, as OnDemand is.
+	cloudSeries := slices.DeleteFunc(slices.Clone(series), func(s analysis.Series) bool {
+		l := s.Latest()
+		return clouds.IsMarketplace(l.Provider, l.OfferingClass)
+	})
 	for _, pt := range []pricewatch.PriceType{pricewatch.OnDemand, pricewatch.Spot} {
-		wow, err := weekOverWeek(series, model, pt, in.FX, cur, in.Now)
+		of := series
+		if pt == pricewatch.OnDemand {
+			of = cloudSeries
+		}
+		wow, err := weekOverWeek(of, model, pt, in.FX, cur, in.Now)
 		if err != nil {
 			return row, err
 		}
