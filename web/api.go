@@ -145,7 +145,7 @@ var (
 	savingsParams      = append([]string{"utilization"}, scopeParams...)
 	trendsParams       = append([]string{"gpu", "window", "price_type", "top", "seller"}, scopeParams...)
 	alertsParams       = []string{"status", "channel", "limit"}
-	recommendParams    = append([]string{"gpu", "count", "utilization", "horizon", "include_spot"}, scopeParams...)
+	recommendParams    = append(append([]string{"gpu", "count", "utilization", "horizon", "include_spot", "seller", "hosts"}, hardwareParams...), scopeParams...)
 	changesParams      = []string{"since", "kind", "gpu", "provider", "region", "instance_type", "limit"}
 )
 
@@ -421,7 +421,17 @@ func (s *Server) recommendQuery(p *params) (report.RecommendQuery, error) {
 	if err != nil {
 		return report.RecommendQuery{}, err
 	}
-	return report.RecommendQuery{Scope: sc, GPU: gpu, Count: count, Utilization: u, Horizon: horizon, IncludeSpot: spot}, nil
+	q := report.RecommendQuery{Scope: sc, GPU: gpu, Count: count, Utilization: u, Horizon: horizon, IncludeSpot: spot}
+	if p.has("hosts") {
+		if q.Hosts, err = strconv.Atoi(p.str("hosts")); err != nil || q.Hosts < 0 {
+			return q, &report.ParamError{Msg: fmt.Sprintf("hosts %q: want 1 or more machines (0: one, or several with a stated interconnect)", p.str("hosts"))}
+		}
+	}
+	if q.Seller, err = report.ParseSeller("seller", p.str("seller")); err != nil {
+		return q, err
+	}
+	q.Hardware, err = hardwareFilter(p)
+	return q, err
 }
 
 // defaultChangesLimit bounds a changes answer unless limit says otherwise:

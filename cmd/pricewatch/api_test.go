@@ -601,3 +601,23 @@ func (a authHeader) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	return http.DefaultTransport.RoundTrip(r)
 }
+
+// GET /api/v1/recommend takes recommend's seller, hosts and hardware
+// bounds and answers the CLI's JSON (issue 31).
+func TestAPIRecommendBuyerFilters(t *testing.T) {
+	cfg := analysisConfig(t, true)
+	ts, _, _ := apiServer(t, cfg)
+	now := "--now=" + analysisNow
+	want, errOut, code := runCLI(t, "--config", cfg, "recommend", "--gpu", "A100", "--count", "8", "--utilization", "0.6", "--horizon", "3y",
+		"--hosts", "2", "--seller", "cloud", "--min-vcpus", "96", "--max-price", "40", "--format", "json", now)
+	if code != 0 {
+		t.Fatalf("CLI exit %d: %s", code, errOut)
+	}
+	resp, got := apiGet(t, ts.URL+"/api/v1/recommend?gpu=A100&count=8&utilization=0.6&horizon=3y&hosts=2&seller=cloud&min_vcpus=96&max_price=40&now="+analysisNow)
+	if resp.StatusCode != http.StatusOK || got != want {
+		t.Errorf("GET recommend: %d\n%s\nCLI:\n%s", resp.StatusCode, clipText(got), clipText(want))
+	}
+	if !strings.Contains(want, `"hosts": 2`) {
+		t.Errorf("the answer does not carry --hosts: %s", clipText(want))
+	}
+}
