@@ -29,6 +29,11 @@ type CompareOptions struct {
 	// AvailableOnly keeps offers whose type is known to be offered or in
 	// stock where it is priced (unknown availability is left out too).
 	AvailableOnly bool
+	// Seller keeps the clouds' own offers, marketplace hosts' or both.
+	Seller Seller
+	// Hardware bounds the machine and its converted price; an offer
+	// without a rate into Currency is left out by a price bound.
+	Hardware HardwareFilter
 	// Currency every price is converted to; required.
 	Currency string
 	// FX supplies exchange rates; At is the date whose rates apply (now,
@@ -122,6 +127,9 @@ func Compare(offers []pricewatch.Offer, avail []pricewatch.Availability, opts Co
 		if opts.Count > 0 && o.GPUCount != opts.Count {
 			continue
 		}
+		if !opts.Seller.KeepsOffer(o.Provider, o.OfferingClass) || !opts.Hardware.KeepsMachine(o.Hardware) {
+			continue
+		}
 		row, err := compareRow(o, places, opts)
 		if row.Spec == nil {
 			unknown[o.GPUModel] = true
@@ -135,8 +143,14 @@ func Compare(offers []pricewatch.Offer, avail []pricewatch.Availability, opts Co
 				res.Skipped = append(res.Skipped, Skipped{o, err.Error()})
 				continue
 			}
+			if opts.Hardware.MaxPrice.Valid {
+				continue
+			}
 			row.FXError = err.Error()
 			res.Unconverted = append(res.Unconverted, row)
+			continue
+		}
+		if !opts.Hardware.KeepsPrice(row.EffectiveHourly, row.PricePerGPUHour) {
 			continue
 		}
 		res.StaleRates = res.StaleRates || row.FXStale

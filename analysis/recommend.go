@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -42,6 +43,18 @@ type RecommendOptions struct {
 	// SpotBand is a spot offer's AWS Spot Advisor interruption band, ""
 	// when none is stored; nil knows none.
 	SpotBand func(pricewatch.Offer) string
+	// Seller keeps the clouds' own offers, marketplace hosts' or both.
+	Seller Seller
+	// Hardware bounds each machine and its converted price (per instance-
+	// or GPU-hour, before any interruption overhead).
+	Hardware HardwareFilter
+	// Hosts is how many machines the job may be spread over (issue 31
+	// item 1). 0 (not asked): one machine that holds the job, or several
+	// only when the cloud states their interconnect, so that a job is
+	// never silently split over single-GPU hosts; with Seller
+	// marketplace, marketplace hosts as they are. K: at most K machines,
+	// as they are (the answer says when no interconnect is stated).
+	Hosts int
 	// CapacityBlocks are the current capacity block offerings (signals of
 	// kind capacity_block): those of the GPU that fit the question are
 	// offered beside the options.
@@ -137,8 +150,13 @@ type Recommendation struct {
 	// Options are cheapest first at the utilisation asked.
 	Options []Option
 	// Best indexes Options (-1 when nothing can be recommended): the
-	// cheapest option not known to be sold out.
+	// cheapest option not known to be sold out, of either seller.
 	Best int
+	// BestCloud and BestMarketplace index the cheapest option not known
+	// to be sold out of the clouds' own capacity and of marketplace hosts
+	// (-1: none), which answers show side by side rather than one mixed
+	// winner (issue 31 item 1).
+	BestCloud, BestMarketplace int
 	// Unconverted are options without an exchange rate into Currency:
 	// listed, never ranked.
 	Unconverted []Option
@@ -151,6 +169,21 @@ type Recommendation struct {
 	// HighBandLeftOut counts spot options left out for a >20% band over a
 	// long horizon.
 	HighBandLeftOut int
+	// HardwareLeftOut counts offers left out by the hardware bounds;
+	// PriceLeftOut those over the price bound.
+	HardwareLeftOut, PriceLeftOut int
+	// TooFewGPUs counts offers whose machines would need more hosts than
+	// --hosts allows; LargestMachine is the most GPUs of any machine
+	// considered;
+	// NoInterconnect those that would need several machines (at most
+	// NoInterconnectHosts) but state no interconnect between them.
+	TooFewGPUs          int
+	LargestMachine      float64
+	NoInterconnect      int
+	NoInterconnectHosts int
+	// Hosts is --hosts: the most machines an option may use (0: see
+	// RecommendOptions.Hosts).
+	Hosts int
 	// StaleRates is set when any ranked option was converted with a stale rate.
 	StaleRates bool
 	// Lower and Upper are the nearest utilisations, below and above the
@@ -191,7 +224,7 @@ func Recommend(offers []pricewatch.Offer, avail []pricewatch.Availability, opts 
 		return Recommendation{}, errors.New("recommend: a currency is needed to compare clouds")
 	}
 	rec := Recommendation{GPU: opts.GPU, Count: opts.Count, Utilization: opts.Utilization, Horizon: opts.Horizon,
-		HorizonHours: horizon, Currency: strings.ToUpper(opts.Currency), Best: -1}
+		HorizonHours: horizon, Currency: strings.ToUpper(opts.Currency), Best: -1, BestCloud: -1, BestMarketplace: -1, Hosts: opts.Hosts}
 
 	var cands []pricewatch.Offer
 	models := map[string]bool{}
@@ -225,9 +258,29 @@ func Recommend(offers []pricewatch.Offer, avail []pricewatch.Availability, opts 
 			fractional++
 			continue
 		}
+		if !opts.Seller.KeepsOffer(o.Provider, o.OfferingClass) {
+			continue
+		}
+		if !opts.Hardware.KeepsMachine(o.Hardware) {
+			rec.HardwareLeftOut++
+			continue
+		}
+		rec.LargestMachine = max(rec.LargestMachine, o.GPUCount)
+		if n := machines(opts.Count, o.GPUCount); n > 1 {
+			switch {
+			case opts.Hosts > 0 && n > opts.Hosts:
+				rec.TooFewGPUs++
+				continue
+			case opts.Hosts == 0 && o.Interconnect == "" && opts.Seller != SellerMarketplace:
+				rec.NoInterconnect++
+				rec.NoInterconnectHosts = max(rec.NoInterconnectHosts, n)
+				continue
+			}
+		}
 		cands = append(cands, o)
 	}
 	rec.Options, rec.Unconverted, rec.Skipped = buildOptions(cands, offers, avail, opts, horizon)
+	rec.Options, rec.Unconverted, rec.PriceLeftOut = withinPrice(rec.Options, rec.Unconverted, opts.Hardware)
 	for _, o := range rec.Options {
 		models[o.GPUModel] = true
 		rec.StaleRates = rec.StaleRates || o.FXStale
@@ -235,9 +288,16 @@ func Recommend(offers []pricewatch.Offer, avail []pricewatch.Availability, opts 
 	rec.Models = sortStrings(models)
 	rec.Blocks, rec.UnconvertedBlocks = blockOptions(opts.CapacityBlocks, opts, horizon)
 	for i, o := range rec.Options {
-		if o.Available == nil || *o.Available {
+		if o.Available != nil && !*o.Available {
+			continue
+		}
+		if rec.Best < 0 {
 			rec.Best = i
-			break
+		}
+		if o.Marketplace && rec.BestMarketplace < 0 {
+			rec.BestMarketplace = i
+		} else if !o.Marketplace && rec.BestCloud < 0 {
+			rec.BestCloud = i
 		}
 	}
 	if best, ok := rec.BestOption(); ok {
@@ -259,7 +319,7 @@ func buildOptions(cands, all []pricewatch.Offer, avail []pricewatch.Availability
 			Interruptible: o.PriceType == pricewatch.Spot, Offer: o,
 			Marketplace: clouds.IsMarketplace(o.Provider, o.OfferingClass),
 		}
-		op.Instances = int(math.Ceil(float64(opts.Count)/o.GPUCount - 1e-9))
+		op.Instances = machines(opts.Count, o.GPUCount)
 		n := decimal.NewFromInt(int64(op.Instances))
 		op.Available, op.Availability = places.of(o)
 		eff, err := o.EffectiveHourly()
@@ -328,6 +388,31 @@ func buildOptions(cands, all []pricewatch.Offer, avail []pricewatch.Availability
 	return ranked, unconverted, skipped
 }
 
+// machines is how many machines of gpus GPUs each hold count GPUs.
+func machines(count int, gpus float64) int {
+	return int(math.Ceil(float64(count)/gpus - 1e-9))
+}
+
+// withinPrice keeps the options whose instance price is within the
+// hardware filter's price bound, renumbering the ranks; unconverted
+// options cannot be checked against a bound in Currency and are left out
+// by one. left counts what was left out.
+func withinPrice(ranked, unconverted []Option, f HardwareFilter) (keptRanked, keptUnconverted []Option, left int) {
+	if !f.MaxPrice.Valid {
+		return ranked, unconverted, 0
+	}
+	for _, o := range ranked {
+		perGPU, _ := pricewatch.PerGPUHour(o.EffectiveHourly, o.GPUsPerInstance)
+		if !f.KeepsPrice(o.EffectiveHourly, perGPU) {
+			left++
+			continue
+		}
+		o.Rank = len(keptRanked) + 1
+		keptRanked = append(keptRanked, o)
+	}
+	return keptRanked, nil, left + len(unconverted)
+}
+
 // crossovers finds, for the best option's cost line F_B + V_B·u, the
 // nearest utilisations below and above u where another (not sold-out)
 // option's line crosses it. Going down from u, the first line to cross is
@@ -380,6 +465,33 @@ func (r *Recommendation) explain(opts RecommendOptions, spotLeftOut, fractional 
 	if fractional > 0 {
 		r.Reasons = append(r.Reasons, fmt.Sprintf("%s left out: slices of a GPU do not add up to whole GPUs.", count(fractional, "fractional-GPU offer")))
 	}
+	if opts.Seller == SellerCloud {
+		r.Reasons = append(r.Reasons, "Only the clouds' own capacity (--seller cloud): marketplace hosts are left out.")
+	} else if opts.Seller == SellerMarketplace {
+		r.Reasons = append(r.Reasons, "Only marketplace hosts' machines (--seller marketplace).")
+	}
+	if r.HardwareLeftOut > 0 {
+		r.Reasons = append(r.Reasons, fmt.Sprintf("%s left out by the hardware bounds.", count(r.HardwareLeftOut, "offer")))
+	}
+	if r.PriceLeftOut > 0 {
+		r.Reasons = append(r.Reasons, fmt.Sprintf("%s left out by the price bound.", count(r.PriceLeftOut, "option")))
+	}
+	if r.TooFewGPUs > 0 {
+		r.Reasons = append(r.Reasons, fmt.Sprintf("%s left out: %d GPUs do not fit on %s of theirs (the largest machine has %s).",
+			count(r.TooFewGPUs, "offer"), r.Count, hostsText(r.Hosts), gpusText(r.LargestMachine)))
+	}
+	if r.NoInterconnect > 0 {
+		r.Reasons = append(r.Reasons, fmt.Sprintf("%s left out: the job would be split over up to %d machines whose cloud states no interconnect between them (--hosts %d allows it).",
+			count(r.NoInterconnect, "offer"), r.NoInterconnectHosts, r.NoInterconnectHosts))
+	}
+	if r.Hosts > 1 {
+		for _, o := range r.Options {
+			if o.Instances > 1 && o.Offer.Interconnect == "" {
+				r.Reasons = append(r.Reasons, fmt.Sprintf("Options of several machines are allowed (--hosts %d); those whose cloud states no interconnect say nothing of how fast the machines talk.", r.Hosts))
+				break
+			}
+		}
+	}
 	if len(r.Unconverted) > 0 {
 		cur := map[string]bool{}
 		for _, o := range r.Unconverted {
@@ -424,6 +536,10 @@ func (r *Recommendation) explain(opts RecommendOptions, spotLeftOut, fractional 
 	}
 	if best.Marketplace {
 		r.Reasons = append(r.Reasons, r.marketplaceNote(best))
+	} else if r.BestMarketplace >= 0 {
+		m := r.Options[r.BestMarketplace]
+		r.Reasons = append(r.Reasons, fmt.Sprintf("The cheapest marketplace option, beside it: %s on %s, %s (%s per GPU-hour used), on the marketplace's terms.",
+			m.Label(), clouds.MarketplaceName(m.Provider, m.OfferingClass), money(m.TotalCost, r.Currency), money(m.CostPerGPUHour, r.Currency)))
 	}
 	var runner *Option
 	for i := range r.Options {
@@ -493,6 +609,22 @@ func (r *Recommendation) explain(opts RecommendOptions, spotLeftOut, fractional 
 	}
 }
 
+// hostsText is "one machine" or "up to 3 machines".
+func hostsText(n int) string {
+	if n <= 1 {
+		return "one machine"
+	}
+	return fmt.Sprintf("up to %d machines", n)
+}
+
+// gpusText is "8 GPUs", "1 GPU".
+func gpusText(n float64) string {
+	if n == 1 {
+		return "1 GPU"
+	}
+	return strconv.FormatFloat(n, 'f', -1, 64) + " GPUs"
+}
+
 // count prints "1 option", "3 options".
 func count(n int, noun string) string {
 	if n == 1 {
@@ -528,11 +660,9 @@ func hoursText(h int64) string {
 func (r *Recommendation) marketplaceNote(best Option) string {
 	note := fmt.Sprintf("It is a marketplace offer from a third-party host: on %s at %s per GPU-hour, if interruptions and the marketplace terms are acceptable.",
 		clouds.MarketplaceName(best.Provider, best.OfferingClass), money(best.CostPerGPUHour, r.Currency))
-	for _, o := range r.Options {
-		if !o.Marketplace && (o.Available == nil || *o.Available) {
-			note += fmt.Sprintf(" The cheapest cloud option is %s at %s per GPU-hour.", o.Label(), money(o.CostPerGPUHour, r.Currency))
-			break
-		}
+	if r.BestCloud >= 0 {
+		o := r.Options[r.BestCloud]
+		note += fmt.Sprintf(" The cheapest cloud option is %s at %s per GPU-hour.", o.Label(), money(o.CostPerGPUHour, r.Currency))
 	}
 	return note
 }

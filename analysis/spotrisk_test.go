@@ -98,6 +98,9 @@ func TestRecommendOffersFittingCapacityBlock(t *testing.T) {
 	// 41,664 / (168 h × 8 GPUs) = 31; 7,680 / (24 × 8) = 40.
 	blocks := []pricewatch.Signal{block(24, "7680.00"), block(168, "41664.00")}
 	od := offer(pricewatch.AWS, "us-east-1", "", "p5.48xlarge", pricewatch.OnDemand, "", "", "USD", "0", "55.04", "H100", 8)
+	// AWS states p5's network (ec2instances.info's subset of 2025-11-30
+	// under /work/shared/real-data/reference): two of them may hold 16 GPUs.
+	od.Interconnect = "3200 Gigabit"
 	for _, c := range []struct {
 		horizon string
 		count   int

@@ -11,6 +11,7 @@ import (
 	"github.com/robfig/cron/v3"
 
 	digestrender "github.com/pricewatch/pricewatch/alerting/digest"
+	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/analysis/digest"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
@@ -41,8 +42,26 @@ func (w *Wiring) BuildDigest(ctx context.Context, db *storage.DB, now time.Time)
 		in.Runs[i].Error = w.Secrets.Scrubber().String(r.Error)
 	}
 	in.Location, in.Currency, in.Models, in.Expected, in.FX = loc, cfg.Currency, cfg.GPUModels, w.ExpectedIntervals(now), book
-	in.Regions, in.FleetGPUs = cfg.Regions, cfg.FleetGPUs
+	in.Regions, in.FleetGPUs, in.Providers = cfg.Regions, cfg.FleetGPUs, cfg.Providers
+	in.Seller = digestSeller(cfg.Sellers)
 	return report.WeeklyDigest(ctx, db, in)
+}
+
+// digestSeller is digest.sellers as one choice: one of cloud and
+// marketplace, or both (also none) for every seller.
+func digestSeller(sellers []string) analysis.Seller {
+	var cloud, market bool
+	for _, s := range sellers {
+		cloud = cloud || s == string(analysis.SellerCloud)
+		market = market || s == string(analysis.SellerMarketplace)
+	}
+	switch {
+	case cloud && !market:
+		return analysis.SellerCloud
+	case market && !cloud:
+		return analysis.SellerMarketplace
+	}
+	return ""
 }
 
 // ExpectedIntervals maps each enabled provider to the longest gap between

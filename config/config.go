@@ -338,6 +338,12 @@ type Digest struct {
 	FleetGPUs int `yaml:"fleet_gpus"`
 	// Regions scopes the digest to these region codes; empty means all.
 	Regions []string `yaml:"regions"`
+	// Providers scopes it to these clouds; empty means all.
+	Providers []string `yaml:"providers"`
+	// Sellers are whose capacity it reports: cloud (the clouds' own),
+	// marketplace (third-party hosts); empty means both, each cheapest
+	// shown side by side (issue 31).
+	Sellers []string `yaml:"sellers"`
 }
 
 // Metrics tunes the Prometheus series on /metrics.
@@ -667,6 +673,16 @@ func (c *Config) Validate() error {
 	}
 	if !isCurrency(c.Digest.Currency) {
 		add(c.keyErr("digest.currency", "%q is not a three-letter currency code", c.Digest.Currency))
+	}
+	for i, p := range c.Digest.Providers {
+		if _, ok := providers.Lookup(p); !ok {
+			add(c.keyErr(fmt.Sprintf("digest.providers[%d]", i), "%q is not a provider", p))
+		}
+	}
+	for i, s := range c.Digest.Sellers {
+		if !contains([]string{"cloud", "marketplace"}, s) {
+			add(c.keyErr(fmt.Sprintf("digest.sellers[%d]", i), "%q: want cloud or marketplace", s))
+		}
 	}
 	errs = append(errs, c.validateHardware()...)
 	add(c.validateMetrics())

@@ -14,6 +14,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/clouds"
 	"github.com/pricewatch/pricewatch/focus"
 	"github.com/pricewatch/pricewatch/fx"
@@ -40,11 +41,22 @@ type Row struct {
 	ValidFrom       string             `json:"valid_from"`
 }
 
+// Selection is what export keeps beyond the storage filter: a GPU model
+// or family as compare matches it ("" every one), and whose capacity.
+type Selection struct {
+	GPU    string
+	Seller analysis.Seller
+}
+
+func (s Selection) keep(p *storage.PriceInterval) bool {
+	return (s.GPU == "" || gpu.Matches(s.GPU, p.GPUModel)) && s.Seller.KeepsOffer(p.Provider, p.OfferingClass)
+}
+
 // Rows turns stored intervals into sheet rows, keeping a GPU model or
 // family as compare does. A region's display name, known from the cloud's
 // main price list, is given to every row of the region (AWS's spot feed and
 // savings-plan files do not name regions).
-func Rows(prices []storage.PriceInterval, gpuFilter string) []Row {
+func Rows(prices []storage.PriceInterval, sel Selection) []Row {
 	names := map[[2]string]string{}
 	for _, p := range prices {
 		if k := [2]string{p.Provider, p.Region}; p.RegionName != "" && names[k] == "" {
@@ -53,7 +65,7 @@ func Rows(prices []storage.PriceInterval, gpuFilter string) []Row {
 	}
 	rows := make([]Row, 0, len(prices))
 	for _, p := range prices {
-		if gpuFilter != "" && !gpu.Matches(gpuFilter, p.GPUModel) {
+		if !sel.keep(&p) {
 			continue
 		}
 		perGPU, ok := pricewatch.PerGPUHour(p.EffectiveHourly, p.GPUCount)
@@ -115,9 +127,9 @@ type PriceStore interface {
 // prices of the same SKU, and region names), then one over every price,
 // each row written as it is read, so that memory holds one entry per
 // on-demand offer, never the sheet (issue 27; docs/focus.md).
-func StreamFOCUS(ctx context.Context, w io.Writer, db PriceStore, filter storage.PriceFilter, gpuFilter string, opts FOCUSOptions) error {
+func StreamFOCUS(ctx context.Context, w io.Writer, db PriceStore, filter storage.PriceFilter, sel Selection, opts FOCUSOptions) error {
 	sheet := focus.NewSheet(w, opts.Currency, opts.FX, opts.At, clouds.DisplayName)
-	keep := func(p *storage.PriceInterval) bool { return gpuFilter == "" || gpu.Matches(gpuFilter, p.GPUModel) }
+	keep := sel.keep
 	learn := filter
 	learn.PriceTypes = []pricewatch.PriceType{pricewatch.OnDemand}
 	if err := db.EachPrice(ctx, learn, func(p *storage.PriceInterval) error {

@@ -60,6 +60,9 @@ type CompareQuery struct {
 	Count         float64 // GPUs per instance; 0 any
 	PriceTypes    []pricewatch.PriceType
 	AvailableOnly bool
+	// Seller and Hardware: see analysis.CompareOptions.
+	Seller   analysis.Seller
+	Hardware analysis.HardwareFilter
 }
 
 // StoredGPUModels resolves a GPU model or family ("A100" covers A100-40GB
@@ -114,6 +117,7 @@ func Compare(ctx context.Context, st Store, book *fx.Book, q CompareQuery) (anal
 	res, err := analysis.Compare(offers, avail, analysis.CompareOptions{
 		GPU: q.GPU, Count: q.Count, PriceTypes: q.PriceTypes, Providers: q.Providers, Regions: q.Regions,
 		OS: q.OS, AvailableOnly: q.AvailableOnly, Currency: q.Currency, FX: book, At: q.At,
+		Seller: q.Seller, Hardware: q.Hardware,
 	})
 	if err != nil {
 		return res, err

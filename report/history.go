@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/gpu"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -23,6 +24,9 @@ type HistoryQuery struct {
 	Limit int
 	// CurrentOnly keeps the current prices only.
 	CurrentOnly bool
+	// Seller keeps the clouds' own offers, marketplace hosts' or both
+	// (applied after Limit: a type sold both ways is rare, RunPod's).
+	Seller analysis.Seller
 }
 
 func (q HistoryQuery) filter() storage.PriceFilter {
@@ -32,7 +36,17 @@ func (q HistoryQuery) filter() storage.PriceFilter {
 
 // History is every price interval of an instance type, by offer and time.
 func History(ctx context.Context, st Store, q HistoryQuery) ([]storage.PriceInterval, error) {
-	return st.Prices(ctx, q.filter())
+	rows, err := st.Prices(ctx, q.filter())
+	if err != nil || q.Seller == "" {
+		return rows, err
+	}
+	kept := rows[:0]
+	for _, r := range rows {
+		if q.Seller.KeepsOffer(r.Provider, r.OfferingClass) {
+			kept = append(kept, r)
+		}
+	}
+	return kept, nil
 }
 
 // ChartHistory is History's intervals as a chart ending at "to" draws
@@ -53,7 +67,12 @@ func ChartHistory(ctx context.Context, st Store, q HistoryQuery, to time.Time) (
 // order, without holding them all (a busy type has tens of thousands). fn
 // must not keep r.
 func EachHistory(ctx context.Context, st Store, q HistoryQuery, fn func(r *storage.PriceInterval) error) error {
-	return st.EachPrice(ctx, q.filter(), fn)
+	return st.EachPrice(ctx, q.filter(), func(r *storage.PriceInterval) error {
+		if !q.Seller.KeepsOffer(r.Provider, r.OfferingClass) {
+			return nil
+		}
+		return fn(r)
+	})
 }
 
 // HistoryRow is the JSON shape scripts rely on; keep the names.
@@ -101,6 +120,10 @@ type AvailabilityQuery struct {
 	All          bool   // closed intervals too
 	Providers    []string
 	Regions      []string
+	// Seller keeps the clouds' own capacity, marketplace hosts' or both:
+	// availability has no offering class, so a cloud that sells both
+	// ways (RunPod) counts as the cloud's own.
+	Seller analysis.Seller
 }
 
 // Availability lists where each GPU type is offered or in stock.
@@ -111,7 +134,17 @@ func Availability(ctx context.Context, st Store, q AvailabilityQuery) ([]storage
 	if err != nil {
 		return nil, err
 	}
-	return matchingGPU(rows, q.GPU, func(r storage.AvailabilityInterval) string { return r.GPUModel }), nil
+	rows = matchingGPU(rows, q.GPU, func(r storage.AvailabilityInterval) string { return r.GPUModel })
+	if q.Seller == "" {
+		return rows, nil
+	}
+	kept := rows[:0]
+	for _, r := range rows {
+		if q.Seller.KeepsOffer(r.Provider, "") {
+			kept = append(kept, r)
+		}
+	}
+	return kept, nil
 }
 
 // AvailabilityRow is the JSON shape scripts rely on; keep the names.

@@ -41,6 +41,9 @@ type OfferTableQuery struct {
 	// Marketplace: "" every seller, "only" marketplace hosts only,
 	// "exclude" the clouds' own capacity only.
 	Marketplace string
+	// Hardware bounds the machine and its converted price (issue 31
+	// item 2): the server applies it, not the page's script.
+	Hardware analysis.HardwareFilter
 	// MaxBand, when set, keeps spot offers whose AWS Spot Advisor
 	// interruption band is known and no higher than it (one of
 	// pricewatch.InterruptionBands): an offer without a band is left out,
@@ -61,6 +64,17 @@ const (
 	MarketplaceOnly    = "only"
 	MarketplaceExclude = "exclude"
 )
+
+// MarketplaceOf is the Marketplace filter value of a seller choice.
+func MarketplaceOf(s analysis.Seller) string {
+	switch s {
+	case analysis.SellerCloud:
+		return MarketplaceExclude
+	case analysis.SellerMarketplace:
+		return MarketplaceOnly
+	}
+	return ""
+}
 
 // OfferTableRow is one row of the offers table as JSON and CSV carry it.
 // Hardware the cloud did not report is null ("unknown" on the page), never
@@ -85,6 +99,7 @@ type OfferTableRow struct {
 	EffectiveHourly NullDecimal `json:"effective_hourly"`
 	PricePerGPUHour NullDecimal `json:"price_per_gpu_hour"`
 	PricePerTFLOPS  NullDecimal `json:"price_per_gpu_hour_per_tflops"`
+	PricePerGB      NullDecimal `json:"price_per_gpu_hour_per_gb"`
 	FXJSON
 	FXError *string `json:"fx_error"`
 	// Available: true offered or in stock, false sold out, null unknown.
@@ -155,6 +170,7 @@ var OfferColumns = []OfferColumn{
 	{ID: "price", Label: "per GPU-hour", Default: true, Numeric: true},
 	{ID: "native", Label: "native per hour", Numeric: true},
 	{ID: "tflops", Label: "per TFLOPS", Numeric: true},
+	{ID: "gb", Label: "per GPU GB", Numeric: true},
 	{ID: "move", Label: "30d", Default: true, Numeric: true},
 	{ID: "avail", Label: "availability", Default: true},
 	// Sorted by the band's rank (<5% first), not its text.
@@ -330,6 +346,7 @@ func tableRow(r analysis.RatedOffer, currency string, since, moveFrom time.Time,
 	if r.PerGPU {
 		row.PricePerGPUHour = NewNullDecimal(r.PricePerGPUHour, true)
 		row.PricePerTFLOPS = NewNullDecimal(r.PricePerTFLOPS.Decimal, r.PricePerTFLOPS.Valid)
+		row.PricePerGB = NewNullDecimal(r.PricePerGB.Decimal, r.PricePerGB.Valid)
 	}
 	switch prev, ok := old[r.ID]; {
 	case !since.After(moveFrom):
@@ -485,6 +502,12 @@ func (f offerFilter) keep(r analysis.RatedOffer, band string) bool {
 		return false
 	}
 	if f.q.AvailableOnly && (r.Available == nil || !*r.Available) {
+		return false
+	}
+	if !f.q.Hardware.KeepsMachine(o.Hardware) {
+		return false
+	}
+	if f.q.Hardware.MaxPrice.Valid && (!r.Converted || !r.PerGPU || !f.q.Hardware.KeepsPrice(r.EffectiveHourly, r.PricePerGPUHour)) {
 		return false
 	}
 	switch f.q.Marketplace {
@@ -661,6 +684,8 @@ func OfferSortValue(r *OfferTableRow, column string) SortValue {
 		return null(r.PricePerGPUHour)
 	case "tflops":
 		return null(r.PricePerTFLOPS)
+	case "gb":
+		return null(r.PricePerGB)
 	case "avail":
 		return text(r.Availability)
 	case "band":
@@ -688,7 +713,7 @@ func deref(s *string) string {
 func OfferTableCSV(rows []OfferTableRow) (header []string, out [][]string) {
 	header = append([]string{"provider", "region", "zone", "instance_type", "price_type", "term", "payment", "offering_class", "os"}, "gpu_model", "gpu_count", "gpu_memory_gb", "vcpus", "memory_gb", "interconnect", "local_storage",
 		"native_currency", "hourly_price", "upfront", "native_effective_hourly", "currency", "effective_hourly", "price_per_gpu_hour",
-		"price_per_gpu_hour_per_tflops", "fx_rate", "fx_date", "fx_source", "fx_stale", "fx_error", "available", "availability", "marketplace",
+		"price_per_gpu_hour_per_tflops", "price_per_gpu_hour_per_gb", "fx_rate", "fx_date", "fx_source", "fx_stale", "fx_error", "available", "availability", "marketplace",
 		"interruption_band", "last_change", "move_30d_pct")
 	f := func(v *float64) string {
 		if v == nil {
@@ -708,7 +733,7 @@ func OfferTableCSV(rows []OfferTableRow) (header []string, out [][]string) {
 		out = append(out, []string{r.Provider, r.Region, r.Zone, r.InstanceType, string(r.PriceType), r.Term, r.Payment, r.OfferingClass, r.OS,
 			r.GPUModel, strconv.FormatFloat(r.GPUCount, 'f', -1, 64), f(r.GPUMemoryGB), vcpus, f(r.MemoryGB), deref(r.Interconnect), deref(r.LocalStorage),
 			r.NativeCurrency, r.Hourly.String(), r.Upfront.String(), r.NativeEffectiveHourly.String(), r.Currency, r.EffectiveHourly.Text(),
-			r.PricePerGPUHour.Text(), r.PricePerTFLOPS.Text(), r.FXRate.Text(), deref(r.FXDate), r.FXSource, strconv.FormatBool(r.FXStale),
+			r.PricePerGPUHour.Text(), r.PricePerTFLOPS.Text(), r.PricePerGB.Text(), r.FXRate.Text(), deref(r.FXDate), r.FXSource, strconv.FormatBool(r.FXStale),
 			deref(r.FXError), avail, r.Availability, strconv.FormatBool(r.Marketplace), deref(r.InterruptionBand), r.Since, r.Move30d.Text()})
 	}
 	return header, out

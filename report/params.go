@@ -5,7 +5,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/analysis"
 )
 
 // The parsers below read the values the CLI takes as flags and the API as
@@ -117,3 +120,86 @@ func ParseNow(name, s string) (time.Time, error) {
 	}
 	return t.UTC(), nil
 }
+
+// ParseSeller reads a seller choice: cloud, marketplace or any ("" is
+// any).
+func ParseSeller(name, s string) (analysis.Seller, error) {
+	v := analysis.Seller(strings.ToLower(strings.TrimSpace(s)))
+	if !v.Valid() {
+		return "", paramErr("%s %q: want cloud, marketplace or any", name, s)
+	}
+	if v == analysis.SellerAny {
+		return "", nil
+	}
+	return v, nil
+}
+
+// ParseMaxPrice reads a price bound: "30" per instance-hour (also
+// "30/hour"), "2.5/gpu-hour" per GPU-hour, in the answer's currency; ""
+// is no bound.
+func ParseMaxPrice(name, s string) (price decimal.NullDecimal, perGPU bool, err error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if s == "" {
+		return decimal.NullDecimal{}, false, nil
+	}
+	num, unit, _ := strings.Cut(s, "/")
+	switch strings.ReplaceAll(strings.TrimSpace(unit), "_", "-") {
+	case "", "hour", "h", "hr":
+	case "gpu-hour", "gpu-h", "gpu":
+		perGPU = true
+	default:
+		return price, false, paramErr("%s %q: want a price per hour (30) or per GPU-hour (2.5/gpu-hour)", name, s)
+	}
+	d, err := decimal.NewFromString(strings.TrimSpace(num))
+	if err != nil || !d.IsPositive() {
+		return price, false, paramErr("%s %q: want a positive price per hour (30) or per GPU-hour (2.5/gpu-hour)", name, s)
+	}
+	return decimal.NewNullDecimal(d), perGPU, nil
+}
+
+// HardwareParams are the hardware bounds as given (flags or URL
+// parameters, named as the names say), before parsing.
+type HardwareParams struct {
+	MinGPUMemory, MinVCPUs, MinMemory, Interconnect, MaxPrice string
+}
+
+// ParseHardware reads the hardware bounds; names maps each bound to how
+// it was given ("--min-gpu-memory" or "min_gpu_memory").
+func ParseHardware(p HardwareParams, names HardwareParams) (analysis.HardwareFilter, error) {
+	var f analysis.HardwareFilter
+	num := func(name, v string) (float64, error) {
+		if strings.TrimSpace(v) == "" {
+			return 0, nil
+		}
+		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || x < 0 {
+			return 0, paramErr("%s %q: want a number of 0 or more", name, v)
+		}
+		return x, nil
+	}
+	var err error
+	if f.MinGPUMemoryGB, err = num(names.MinGPUMemory, p.MinGPUMemory); err != nil {
+		return f, err
+	}
+	vcpus, err := num(names.MinVCPUs, p.MinVCPUs)
+	if err != nil {
+		return f, err
+	}
+	if vcpus != float64(int(vcpus)) {
+		return f, paramErr("%s %q: want a whole number of vCPUs", names.MinVCPUs, p.MinVCPUs)
+	}
+	f.MinVCPUs = int(vcpus)
+	if f.MinMemoryGB, err = num(names.MinMemory, p.MinMemory); err != nil {
+		return f, err
+	}
+	f.Interconnect = strings.TrimSpace(p.Interconnect)
+	f.MaxPrice, f.MaxPricePerGPU, err = ParseMaxPrice(names.MaxPrice, p.MaxPrice)
+	return f, err
+}
+
+// HardwareFlagNames and HardwareParamNames are how the CLI and the API
+// name the hardware bounds.
+var (
+	HardwareFlagNames  = HardwareParams{"--min-gpu-memory", "--min-vcpus", "--min-memory", "--interconnect", "--max-price"}
+	HardwareParamNames = HardwareParams{"min_gpu_memory", "min_vcpus", "min_memory", "interconnect", "max_price"}
+)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/analysis"
 )
 
 func TestParsePriceTypes(t *testing.T) {
@@ -117,5 +118,40 @@ func TestDecimalJSONRoundTrip(t *testing.T) {
 	}
 	if b, _ := n.MarshalJSON(); string(b) != "null" {
 		t.Errorf("null marshals as %s", b)
+	}
+}
+
+func TestParseSellerAndHardware(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want analysis.Seller
+		bad  bool
+	}{{"", "", false}, {"any", "", false}, {"Cloud", analysis.SellerCloud, false}, {"marketplace", analysis.SellerMarketplace, false}, {"clouds", "", true}} {
+		got, err := ParseSeller("--seller", c.in)
+		if (err != nil) != c.bad || got != c.want {
+			t.Errorf("ParseSeller(%q) = %q, %v", c.in, got, err)
+		}
+	}
+	for _, c := range []struct {
+		in     string
+		want   string
+		perGPU bool
+		bad    bool
+	}{{"30", "30", false, false}, {"30/hour", "30", false, false}, {"2.5/gpu-hour", "2.5", true, false}, {"2.5/GPU_hour", "2.5", true, false},
+		{"0", "", false, true}, {"-1", "", false, true}, {"2.5/day", "", false, true}, {"cheap", "", false, true}} {
+		got, perGPU, err := ParseMaxPrice("--max-price", c.in)
+		if (err != nil) != c.bad || (!c.bad && (got.Decimal.String() != c.want || perGPU != c.perGPU)) {
+			t.Errorf("ParseMaxPrice(%q) = %v %v, %v", c.in, got, perGPU, err)
+		}
+		if err != nil && !strings.HasPrefix(err.Error(), "--max-price ") {
+			t.Errorf("error %q does not name the flag", err)
+		}
+	}
+	f, err := ParseHardware(HardwareParams{MinGPUMemory: "80", MinVCPUs: "96", MinMemory: "1024", Interconnect: " EFA ", MaxPrice: "3/gpu-hour"}, HardwareParamNames)
+	if err != nil || f.MinGPUMemoryGB != 80 || f.MinVCPUs != 96 || f.MinMemoryGB != 1024 || f.Interconnect != "EFA" || !f.MaxPricePerGPU {
+		t.Errorf("ParseHardware = %+v, %v", f, err)
+	}
+	if _, err := ParseHardware(HardwareParams{MinVCPUs: "9.5"}, HardwareParamNames); err == nil || !strings.HasPrefix(err.Error(), "min_vcpus ") {
+		t.Errorf("fractional vCPUs: %v", err)
 	}
 }

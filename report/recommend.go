@@ -75,21 +75,28 @@ type CrossoverJSON struct {
 
 // RecommendJSON is what `recommend --format json` prints.
 type RecommendJSON struct {
-	GPU            string         `json:"gpu"`
-	Models         []string       `json:"models"`
-	Count          int            `json:"count"`
-	Utilization    Decimal        `json:"utilization"`
-	Horizon        string         `json:"horizon"`
-	HorizonHours   int64          `json:"horizon_hours"`
-	Currency       string         `json:"currency"`
-	Recommendation *OptionRow     `json:"recommendation"`
-	Options        []OptionRow    `json:"options"`
-	Unconverted    []OptionRow    `json:"unconverted"`
-	Reasons        []string       `json:"reasons"`
-	Changes        []string       `json:"changes"`
-	Lower          *CrossoverJSON `json:"lower_crossover"`
-	Upper          *CrossoverJSON `json:"upper_crossover"`
-	StaleRates     bool           `json:"stale_rates"`
+	GPU            string     `json:"gpu"`
+	Models         []string   `json:"models"`
+	Count          int        `json:"count"`
+	Utilization    Decimal    `json:"utilization"`
+	Horizon        string     `json:"horizon"`
+	HorizonHours   int64      `json:"horizon_hours"`
+	Currency       string     `json:"currency"`
+	Recommendation *OptionRow `json:"recommendation"`
+	// CheapestCloud and CheapestMarketplace are the cheapest option (not
+	// known to be sold out) of the clouds' own capacity and of marketplace
+	// hosts, side by side; null when there is none.
+	CheapestCloud       *OptionRow `json:"cheapest_cloud"`
+	CheapestMarketplace *OptionRow `json:"cheapest_marketplace"`
+	// Hosts is the most machines an option may use (--hosts).
+	Hosts       int            `json:"hosts"`
+	Options     []OptionRow    `json:"options"`
+	Unconverted []OptionRow    `json:"unconverted"`
+	Reasons     []string       `json:"reasons"`
+	Changes     []string       `json:"changes"`
+	Lower       *CrossoverJSON `json:"lower_crossover"`
+	Upper       *CrossoverJSON `json:"upper_crossover"`
+	StaleRates  bool           `json:"stale_rates"`
 	// CapacityBlocks fit the question (at least the GPUs, a window at
 	// least the horizon long): offered beside the options, never ranked
 	// with them, cheapest per GPU-hour first, unconverted ones last.
@@ -184,6 +191,16 @@ func RecommendJSONOf(rec analysis.Recommendation) RecommendJSON {
 		r.Recommended = true
 		out.Recommendation = &r
 	}
+	out.Hosts = rec.Hosts
+	for _, c := range []struct {
+		i   int
+		dst **OptionRow
+	}{{rec.BestCloud, &out.CheapestCloud}, {rec.BestMarketplace, &out.CheapestMarketplace}} {
+		if c.i >= 0 {
+			r := out.Options[c.i]
+			*c.dst = &r
+		}
+	}
 	for _, c := range []struct {
 		x   *analysis.Crossover
 		dst **CrossoverJSON
@@ -212,6 +229,10 @@ type RecommendQuery struct {
 	Utilization decimal.Decimal
 	Horizon     string
 	IncludeSpot bool
+	// Seller, Hardware and Hosts: see analysis.RecommendOptions.
+	Seller   analysis.Seller
+	Hardware analysis.HardwareFilter
+	Hosts    int
 }
 
 // Recommend prices every way to get the query's GPUs over its horizon from
@@ -237,5 +258,6 @@ func Recommend(ctx context.Context, st Store, book *fx.Book, q RecommendQuery) (
 	return analysis.Recommend(offers, avail, analysis.RecommendOptions{
 		GPU: q.GPU, Count: q.Count, Utilization: q.Utilization, Horizon: q.Horizon, Currency: q.Currency, FX: book, At: q.At,
 		Providers: q.Providers, Regions: q.Regions, OS: q.OS, IncludeSpot: q.IncludeSpot, SpotBand: band, CapacityBlocks: blocks,
+		Seller: q.Seller, Hardware: q.Hardware, Hosts: q.Hosts,
 	})
 }

@@ -25,6 +25,8 @@ type TrendsQuery struct {
 	Window     time.Duration
 	PriceTypes []pricewatch.PriceType // nil: every type
 	Top        int                    // movers to list; 0 all
+	// Seller keeps the clouds' own offers, marketplace hosts' or both.
+	Seller analysis.Seller
 }
 
 // CheapestSeries is the cheapest price per GPU-hour of one GPU through the
@@ -61,7 +63,7 @@ func windowFilter(ctx context.Context, st Store, q TrendsQuery) (storage.PriceFi
 // for rows the trends leave out (no GPU, not the GPU asked, begun later).
 func windowInterval(r *storage.PriceInterval, q TrendsQuery) (analysis.Interval, bool) {
 	now := q.At
-	if r.GPUModel == "" || (q.GPU != "" && !gpu.Matches(q.GPU, r.GPUModel)) || r.ValidFrom.After(now) {
+	if r.GPUModel == "" || (q.GPU != "" && !gpu.Matches(q.GPU, r.GPUModel)) || r.ValidFrom.After(now) || !q.Seller.KeepsOffer(r.Provider, r.OfferingClass) {
 		return analysis.Interval{}, false
 	}
 	iv := analysis.Interval{Offer: identity(r), Currency: r.Currency, Hourly: r.Hourly, Upfront: r.Upfront, Effective: r.EffectiveHourly, From: r.ValidFrom}

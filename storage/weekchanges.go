@@ -13,7 +13,10 @@ import (
 // were detected in a span.
 type ChangeCount struct {
 	GPUModel, Region string
-	N                int
+	// Provider and OfferingClass say whose offers changed, for the
+	// digest's providers and sellers (issue 31).
+	Provider, OfferingClass string
+	N                       int
 }
 
 // PriceChanges counts, per GPU model and region, the price changes of
@@ -25,7 +28,7 @@ type ChangeCount struct {
 // changes here, through the changes_at index, holding nothing but the
 // counts. Maintain keeps changes for MinChangesAge at least for this.
 func (db *DB) PriceChanges(ctx context.Context, from, to time.Time, os string, models []string) ([]ChangeCount, error) {
-	q := `SELECT gpu_model, region, COUNT(*) FROM changes WHERE at > ? AND at <= ? AND kind = ? AND os = ?`
+	q := `SELECT gpu_model, region, provider, offering_class, COUNT(*) FROM changes WHERE at > ? AND at <= ? AND kind = ? AND os = ?`
 	args := []any{formatTime(from), formatTime(to), string(pricewatch.PriceChanged), os}
 	if len(models) > 0 {
 		q += " AND gpu_model IN (?" + strings.Repeat(", ?", len(models)-1) + ")"
@@ -33,7 +36,7 @@ func (db *DB) PriceChanges(ctx context.Context, from, to time.Time, os string, m
 			args = append(args, m)
 		}
 	}
-	rows, err := db.read.QueryContext(ctx, q+` GROUP BY gpu_model, region ORDER BY gpu_model, region`, args...)
+	rows, err := db.read.QueryContext(ctx, q+` GROUP BY gpu_model, region, provider, offering_class ORDER BY gpu_model, region, provider, offering_class`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("counting price changes: %w", err)
 	}
@@ -41,7 +44,7 @@ func (db *DB) PriceChanges(ctx context.Context, from, to time.Time, os string, m
 	out := []ChangeCount{}
 	for rows.Next() {
 		var c ChangeCount
-		if err := rows.Scan(&c.GPUModel, &c.Region, &c.N); err != nil {
+		if err := rows.Scan(&c.GPUModel, &c.Region, &c.Provider, &c.OfferingClass, &c.N); err != nil {
 			return nil, fmt.Errorf("counting price changes: %w", err)
 		}
 		out = append(out, c)

@@ -137,14 +137,15 @@ func apiShed(w http.ResponseWriter, r *http.Request) {
 // ("provder=aws") never silently widens a query.
 var (
 	scopeParams        = []string{"provider", "region", "os", "currency", "now"}
-	offersParams       = append([]string{"gpu", "count", "price_type", "available_only"}, scopeParams...)
-	historyParams      = []string{"provider", "region", "since"}
-	availabilityParams = []string{"instance_type", "gpu", "all", "provider", "region"}
+	hardwareParams     = []string{"min_gpu_memory", "min_vcpus", "min_memory", "interconnect", "max_price"}
+	offersParams       = append(append([]string{"gpu", "count", "price_type", "available_only", "seller"}, hardwareParams...), scopeParams...)
+	historyParams      = []string{"provider", "region", "since", "seller"}
+	availabilityParams = []string{"instance_type", "gpu", "all", "provider", "region", "seller"}
 	signalsParams      = []string{"instance_type", "gpu", "all", "provider", "region", "kind"}
 	savingsParams      = append([]string{"utilization"}, scopeParams...)
-	trendsParams       = append([]string{"gpu", "window", "price_type", "top"}, scopeParams...)
+	trendsParams       = append([]string{"gpu", "window", "price_type", "top", "seller"}, scopeParams...)
 	alertsParams       = []string{"status", "channel", "limit"}
-	recommendParams    = append([]string{"gpu", "count", "utilization", "horizon", "include_spot"}, scopeParams...)
+	recommendParams    = append(append([]string{"gpu", "count", "utilization", "horizon", "include_spot", "seller", "hosts"}, hardwareParams...), scopeParams...)
 	changesParams      = []string{"since", "kind", "gpu", "provider", "region", "instance_type", "limit"}
 )
 
@@ -180,11 +181,15 @@ func (s *Server) apiAvailability(w http.ResponseWriter, r *http.Request) {
 				return nil, err
 			}
 		}
+		seller, err := report.ParseSeller("seller", p.str("seller"))
+		if err != nil {
+			return nil, err
+		}
 		if err := report.CheckGPUModel(ctx, s.Store, p.str("gpu")); err != nil {
 			return nil, err
 		}
 		rows, err := report.Availability(ctx, s.Store, report.AvailabilityQuery{InstanceType: it, GPU: p.str("gpu"),
-			All: all, Providers: p.list("provider"), Regions: p.list("region")})
+			All: all, Providers: p.list("provider"), Regions: p.list("region"), Seller: seller})
 		if err != nil {
 			return nil, err
 		}
@@ -355,7 +360,23 @@ func (s *Server) compareQuery(p *params) (report.CompareQuery, error) {
 	if err != nil {
 		return report.CompareQuery{}, err
 	}
-	return report.CompareQuery{Scope: sc, GPU: gpu, Count: count, PriceTypes: types, AvailableOnly: avail}, nil
+	seller, err := report.ParseSeller("seller", p.str("seller"))
+	if err != nil {
+		return report.CompareQuery{}, err
+	}
+	hw, err := hardwareFilter(p)
+	if err != nil {
+		return report.CompareQuery{}, err
+	}
+	return report.CompareQuery{Scope: sc, GPU: gpu, Count: count, PriceTypes: types, AvailableOnly: avail, Seller: seller, Hardware: hw}, nil
+}
+
+// hardwareFilter reads the hardware bounds (issue 31 item 2) as the CLI's
+// flags are read.
+func hardwareFilter(p *params) (analysis.HardwareFilter, error) {
+	n := report.HardwareParamNames
+	return report.ParseHardware(report.HardwareParams{MinGPUMemory: p.str(n.MinGPUMemory), MinVCPUs: p.str(n.MinVCPUs),
+		MinMemory: p.str(n.MinMemory), Interconnect: p.str(n.Interconnect), MaxPrice: p.str(n.MaxPrice)}, n)
 }
 
 func (s *Server) historyQuery(instanceType string, p *params) (report.HistoryQuery, error) {
@@ -363,7 +384,11 @@ func (s *Server) historyQuery(instanceType string, p *params) (report.HistoryQue
 	if err != nil {
 		return report.HistoryQuery{}, err
 	}
-	return report.HistoryQuery{InstanceType: instanceType, Providers: p.list("provider"), Regions: p.list("region"), Since: since}, nil
+	seller, err := report.ParseSeller("seller", p.str("seller"))
+	if err != nil {
+		return report.HistoryQuery{}, err
+	}
+	return report.HistoryQuery{InstanceType: instanceType, Providers: p.list("provider"), Regions: p.list("region"), Since: since, Seller: seller}, nil
 }
 
 func (s *Server) recommendQuery(p *params) (report.RecommendQuery, error) {
@@ -393,7 +418,17 @@ func (s *Server) recommendQuery(p *params) (report.RecommendQuery, error) {
 	if err != nil {
 		return report.RecommendQuery{}, err
 	}
-	return report.RecommendQuery{Scope: sc, GPU: gpu, Count: count, Utilization: u, Horizon: horizon, IncludeSpot: spot}, nil
+	q := report.RecommendQuery{Scope: sc, GPU: gpu, Count: count, Utilization: u, Horizon: horizon, IncludeSpot: spot}
+	if p.has("hosts") {
+		if q.Hosts, err = strconv.Atoi(p.str("hosts")); err != nil || q.Hosts < 0 {
+			return q, &report.ParamError{Msg: fmt.Sprintf("hosts %q: want 1 or more machines (0: one, or several with a stated interconnect)", p.str("hosts"))}
+		}
+	}
+	if q.Seller, err = report.ParseSeller("seller", p.str("seller")); err != nil {
+		return q, err
+	}
+	q.Hardware, err = hardwareFilter(p)
+	return q, err
 }
 
 func (s *Server) changesParams(p *params) (report.ChangesParams, error) {
@@ -451,7 +486,11 @@ func (s *Server) trendsQuery(p *params) (report.TrendsQuery, error) {
 			return report.TrendsQuery{}, &report.ParamError{Msg: fmt.Sprintf("top %q: want 0 (all) or more", p.str("top"))}
 		}
 	}
-	return report.TrendsQuery{Scope: sc, GPU: strings.TrimSpace(p.str("gpu")), Window: window, PriceTypes: types, Top: top}, nil
+	seller, err := report.ParseSeller("seller", p.str("seller"))
+	if err != nil {
+		return report.TrendsQuery{}, err
+	}
+	return report.TrendsQuery{Scope: sc, GPU: strings.TrimSpace(p.str("gpu")), Window: window, PriceTypes: types, Top: top, Seller: seller}, nil
 }
 
 func alertsQuery(p *params) (report.AlertsQuery, error) {

@@ -163,6 +163,11 @@ func offerCell(r *report.OfferTableRow, col string) (class, text, href, title st
 			return "unknown", "–", "", ""
 		}
 		return "", r.PricePerTFLOPS.D.StringFixed(5), "", ""
+	case "gb":
+		if !r.PricePerGB.Valid {
+			return "unknown", "–", "", ""
+		}
+		return "", r.PricePerGB.D.StringFixed(4), "", ""
 	case "avail":
 		return "avail " + r.Availability, availText(r.Available, r.Availability), "", ""
 	case "band":

@@ -17,8 +17,8 @@ import (
 // offerTableParams are what /offers, /offers.csv and GET
 // /api/v1/offer-table take: the same query string opens the same rows in
 // each (col and limit shape only the page).
-var offerTableParams = append([]string{"gpu", "gpus_min", "gpus_max", "price_type", "native_currency", "available_only",
-	"marketplace", "max_band", "q", "sort", "col", "limit"}, scopeParams...)
+var offerTableParams = append(append([]string{"gpu", "gpus_min", "gpus_max", "price_type", "native_currency", "available_only",
+	"marketplace", "seller", "max_band", "q", "sort", "col", "limit"}, hardwareParams...), scopeParams...)
 
 // Rows the page renders by default and at most: past the default the
 // page stays under its weight budget; the downloads always carry every
@@ -64,6 +64,21 @@ func (s *Server) offerTableQuery(p *params) (report.OfferTableQuery, error) {
 		q.Marketplace = m
 	default:
 		return q, &report.ParamError{Msg: fmt.Sprintf("marketplace %q: want only or exclude (or leave it out for every seller)", m)}
+	}
+	// seller= is the name every other endpoint gives the same choice
+	// (issue 31); the page's own select still writes marketplace=.
+	seller, err := report.ParseSeller("seller", p.str("seller"))
+	if err != nil {
+		return q, err
+	}
+	if m := report.MarketplaceOf(seller); m != "" {
+		if q.Marketplace != "" && q.Marketplace != m {
+			return q, &report.ParamError{Msg: fmt.Sprintf("seller %q and marketplace %q disagree: give one", seller, q.Marketplace)}
+		}
+		q.Marketplace = m
+	}
+	if q.Hardware, err = hardwareFilter(p); err != nil {
+		return q, err
 	}
 	// Checked against the bands by report.BuildOfferTable.
 	q.MaxBand = p.str("max_band")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting/slack"
+	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/analysis/digest"
 	"github.com/pricewatch/pricewatch/internal/table"
 )
@@ -60,7 +61,7 @@ func keyBuyLabel(k pricewatch.OfferKey) string { return k.HowBought() }
 // modelChoice is one of a model's cheapest options, as every renderer
 // lists them.
 type modelChoice struct {
-	label      string // "on-demand", "spot" or "commitment"
+	label      string // "on-demand", "marketplace", "spot" or "commitment"
 	choice     *digest.Choice
 	wow        string // the week-on-week move; none for commitments
 	commitment bool
@@ -72,6 +73,7 @@ func choicesOf(m digest.ModelRow) []modelChoice {
 	var out []modelChoice
 	for _, c := range []modelChoice{
 		{"on-demand", m.OnDemand, pctNull(m.OnDemandWoW), false},
+		{"marketplace", m.MarketOnDemand, "", false},
 		{"spot", m.Spot, pctNull(m.SpotWoW), false},
 		{"commitment", m.Commitment, "", true},
 	} {
@@ -202,12 +204,23 @@ func commitmentCash(d digest.Digest, s digest.SavingsRow) string {
 	return out
 }
 
-// scopeText names the regions a digest is scoped to ("" for all).
+// scopeText names the regions, providers and sellers a digest is scoped
+// to ("" for all).
 func scopeText(d digest.Digest) string {
-	if len(d.Regions) == 0 {
-		return ""
+	out := ""
+	if len(d.Regions) > 0 {
+		out += " · regions " + strings.Join(d.Regions, ", ")
 	}
-	return " · regions " + strings.Join(d.Regions, ", ")
+	if len(d.Providers) > 0 {
+		out += " · providers " + strings.Join(d.Providers, ", ")
+	}
+	switch d.Seller {
+	case analysis.SellerCloud:
+		out += " · the clouds' own capacity only"
+	case analysis.SellerMarketplace:
+		out += " · marketplace hosts only"
+	}
+	return out
 }
 
 // countsText is the digest's opening count line: how many offers are

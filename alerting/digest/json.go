@@ -68,8 +68,11 @@ type jsonChoice struct {
 }
 
 type jsonModel struct {
-	Model          string         `json:"gpu_model"`
-	OnDemand       *jsonChoice    `json:"on_demand"`
+	Model    string      `json:"gpu_model"`
+	OnDemand *jsonChoice `json:"on_demand"`
+	// MarketOnDemand is the cheapest marketplace hosts' on-demand offer,
+	// beside OnDemand's cloud one (issue 31).
+	MarketOnDemand *jsonChoice    `json:"marketplace_on_demand"`
 	Spot           *jsonChoice    `json:"spot"`
 	Commitment     *jsonChoice    `json:"best_commitment"`
 	OnDemandWoWPct *json.Number   `json:"on_demand_wow_pct"`
@@ -232,7 +235,7 @@ func WriteJSON(w io.Writer, d digest.Digest) error {
 		Models: []jsonModel{}, Moves: []jsonMove{}, NewAvailability: []jsonEvent{}, SoldOut: []jsonEvent{}, Savings: []jsonSavings{}, CapacityBlocks: []jsonBlock{}, BlocksSeen: d.BlocksSeen,
 		Providers: []jsonProvider{}, StaleProviders: []string{}, Rates: []jsonRate{}}
 	for _, m := range d.Models {
-		jm := jsonModel{Model: m.Model, OnDemand: choiceJSON(m.OnDemand), Spot: choiceJSON(m.Spot), Commitment: choiceJSON(m.Commitment),
+		jm := jsonModel{Model: m.Model, OnDemand: choiceJSON(m.OnDemand), MarketOnDemand: choiceJSON(m.MarketOnDemand), Spot: choiceJSON(m.Spot), Commitment: choiceJSON(m.Commitment),
 			OnDemandWoWPct: numNull(m.OnDemandWoW), SpotWoWPct: numNull(m.SpotWoW), Offers: m.Offers, Unconverted: m.Unconverted}
 		if jm.Unconverted == nil {
 			jm.Unconverted = map[string]int{}

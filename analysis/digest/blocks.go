@@ -54,10 +54,10 @@ func (c CapacityBlock) Days() string {
 // weekBlocks are the capacity blocks of watched models offered at some
 // time in the week [from, now], cheapest per GPU-hour first (those without
 // a rate last), at most MaxBlocks, and how many there were.
-func weekBlocks(ivs []BlockInterval, watched func(string) bool, regions []string, conv analysis.Converter, cur string, from, now time.Time) ([]CapacityBlock, int) {
+func weekBlocks(ivs []BlockInterval, watched func(string) bool, in *Input, conv analysis.Converter, cur string, from, now time.Time) ([]CapacityBlock, int) {
 	var out []CapacityBlock
 	for _, iv := range ivs {
-		if iv.Kind != pricewatch.CapacityBlock || !watched(iv.GPUModel) || (len(regions) > 0 && !inRegions(regions, iv.Region)) {
+		if iv.Kind != pricewatch.CapacityBlock || !watched(iv.GPUModel) || !in.inScope(iv.Provider, iv.Region, "") {
 			continue
 		}
 		if iv.Since.After(now) || (iv.Until != nil && iv.Until.Before(from)) {

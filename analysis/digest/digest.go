@@ -29,6 +29,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/clouds"
 	"github.com/pricewatch/pricewatch/fx"
 	"github.com/pricewatch/pricewatch/gpu"
 )
@@ -144,6 +145,11 @@ type Input struct {
 	// Regions scopes the digest to these region codes (digest.regions,
 	// matched ignoring case); empty means every region.
 	Regions []string
+	// Providers (digest.providers) and Seller (digest.sellers) scope it
+	// further to these clouds and to the clouds' own capacity or
+	// marketplace hosts' (issue 31); empty and "" keep every one.
+	Providers []string
+	Seller    analysis.Seller
 	// FleetGPUs is the reference fleet the monthly run-rate is for
 	// (digest.fleet_gpus); 0 leaves the run-rate out.
 	FleetGPUs int
@@ -174,9 +180,11 @@ type Digest struct {
 	// withdrawn during the week, is a change but no move.
 	Moved int
 	// FleetGPUs is the reference fleet of the monthly run-rates (0: none);
-	// Regions the scope (empty: every region).
+	// Regions, Providers and Seller the scope (empty: every one).
 	FleetGPUs       int
 	Regions         []string
+	Providers       []string
+	Seller          analysis.Seller
 	Models          []ModelRow
 	Moves           []Move
 	NewAvailability []AvailabilityEvent
@@ -212,8 +220,11 @@ type ModelRow struct {
 	Model string
 	// OnDemand, Spot and Commitment are nil when no offer of that kind
 	// could be priced. Commitment is the lowest effective rate of any
-	// reserved instance, savings plan or prepaid subscription.
-	OnDemand, Spot, Commitment *Choice
+	// reserved instance, savings plan or prepaid subscription. OnDemand is
+	// the clouds' own capacity and MarketOnDemand marketplace hosts'
+	// (clouds.IsMarketplace): the headline shows them side by side, never
+	// one mixed winner (issue 31 item 1).
+	OnDemand, MarketOnDemand, Spot, Commitment *Choice
 	// OnDemandWoW and SpotWoW are how the cheapest price per GPU-hour moved
 	// since Now − Week, in percent (each end converted at its own date's
 	// rate); invalid when either end had no price.
@@ -439,10 +450,10 @@ func NewBuilder(in Input) (*Builder, error) {
 	b := &Builder{cur: cur, currencies: map[string]int{},
 		rows: make([]ModelRow, len(in.Models)), rowDone: make([]bool, len(in.Models)), savings: make([]*SavingsRow, len(in.Models))}
 	b.d = Digest{Week: ISOWeek(now, loc), Now: now, From: now.Add(-Week), Location: loc, Currency: cur,
-		FleetGPUs: in.FleetGPUs, Regions: in.Regions}
+		FleetGPUs: in.FleetGPUs, Regions: in.Regions, Providers: in.Providers, Seller: in.Seller}
 	in.Prices = nil
-	if len(in.Regions) > 0 {
-		in.Availability = slices.DeleteFunc(slices.Clone(in.Availability), func(a AvailabilityInterval) bool { return !inRegions(in.Regions, a.Region) })
+	if in.scoped() {
+		in.Availability = slices.DeleteFunc(slices.Clone(in.Availability), func(a AvailabilityInterval) bool { return !in.inScope(a.Provider, a.Region, "") })
 	}
 	b.in = in
 	b.watched = func(model string) bool {
@@ -472,8 +483,8 @@ func NewBuilder(in Input) (*Builder, error) {
 // keeps none of them.
 func (b *Builder) Add(prices []analysis.Interval) error {
 	in, now := &b.in, b.in.Now
-	if len(in.Regions) > 0 {
-		prices = slices.DeleteFunc(slices.Clone(prices), func(iv analysis.Interval) bool { return !inRegions(in.Regions, iv.Region) })
+	if in.scoped() {
+		prices = slices.DeleteFunc(slices.Clone(prices), func(iv analysis.Interval) bool { return !in.inScope(iv.Provider, iv.Region, iv.OfferingClass) })
 	}
 	series, err := linuxSeries(prices, now)
 	if err != nil {
@@ -579,7 +590,7 @@ func (b *Builder) Digest() (Digest, error) {
 	}
 	d.Models = b.rows
 	if in.WeekChanges != nil {
-		d.Changed = weekChanges(in.WeekChanges, b.watched, in.Regions)
+		d.Changed = weekChanges(in.WeekChanges, b.watched, in)
 	} else {
 		d.Changed = b.changed
 	}
@@ -598,7 +609,7 @@ func (b *Builder) Digest() (Digest, error) {
 	}
 
 	d.NewAvailability, d.SoldOut, d.Baseline = availabilityEvents(in.Availability, now, b.watched)
-	d.CapacityBlocks, d.BlocksSeen = weekBlocks(in.CapacityBlocks, b.watched, in.Regions, in.FX, b.cur, d.From, now)
+	d.CapacityBlocks, d.BlocksSeen = weekBlocks(in.CapacityBlocks, b.watched, in, in.FX, b.cur, d.From, now)
 
 	for _, s := range b.savings {
 		if s != nil {
@@ -734,12 +745,14 @@ func modelRow(model string, offers []pricewatch.Offer, avail map[[2]string][]pri
 		}
 		// Rows are ranked cheapest first: the first of each kind is the
 		// region's answer.
-		var od, spot, commit bool
+		var od, marketOD, spot, commit bool
 		for i := range res.Rows {
 			r := &res.Rows[i]
 			var best **Choice
 			switch {
-			case r.PriceType == pricewatch.OnDemand && !od:
+			case r.PriceType == pricewatch.OnDemand && r.Marketplace && !marketOD:
+				marketOD, best = true, &row.MarketOnDemand
+			case r.PriceType == pricewatch.OnDemand && !r.Marketplace && !od:
 				od, best = true, &row.OnDemand
 			case r.PriceType == pricewatch.Spot && !spot:
 				spot, best = true, &row.Spot
@@ -760,8 +773,17 @@ func modelRow(model string, offers []pricewatch.Offer, avail map[[2]string][]pri
 	if err != nil {
 		return row, err
 	}
+	// The on-demand move is the clouds' own, as OnDemand is.
+	cloudSeries := slices.DeleteFunc(slices.Clone(series), func(s analysis.Series) bool {
+		l := s.Latest()
+		return clouds.IsMarketplace(l.Provider, l.OfferingClass)
+	})
 	for _, pt := range []pricewatch.PriceType{pricewatch.OnDemand, pricewatch.Spot} {
-		wow, err := weekOverWeek(series, model, pt, in.FX, cur, in.Now)
+		of := series
+		if pt == pricewatch.OnDemand {
+			of = cloudSeries
+		}
+		wow, err := weekOverWeek(of, model, pt, in.FX, cur, in.Now)
 		if err != nil {
 			return row, err
 		}
@@ -1080,19 +1102,38 @@ func PriceTypeLabel(pt pricewatch.PriceType) string { return pt.Label() }
 // region began during the week and replaced a different earlier price of
 // the same offer.
 type ChangeCount struct {
-	GPUModel, Region string
-	N                int
+	GPUModel, Region        string
+	Provider, OfferingClass string
+	N                       int
 }
 
 // weekChanges sums the counts of the watched models in the digest's scope.
-func weekChanges(counts []ChangeCount, watched func(model string) bool, regions []string) int {
+func weekChanges(counts []ChangeCount, watched func(model string) bool, in *Input) int {
 	n := 0
 	for _, c := range counts {
-		if watched(c.GPUModel) && (len(regions) == 0 || inRegions(regions, c.Region)) {
+		if watched(c.GPUModel) && in.inScope(c.Provider, c.Region, c.OfferingClass) {
 			n += c.N
 		}
 	}
 	return n
+}
+
+// scoped reports whether the digest is scoped at all.
+func (in *Input) scoped() bool {
+	return len(in.Regions) > 0 || len(in.Providers) > 0 || (in.Seller != "" && in.Seller != analysis.SellerAny)
+}
+
+// inScope reports whether an offer (or availability record or capacity
+// block: offeringClass "") of provider in region is in the digest's
+// scope.
+func (in *Input) inScope(provider, region, offeringClass string) bool {
+	if len(in.Regions) > 0 && !inRegions(in.Regions, region) {
+		return false
+	}
+	if len(in.Providers) > 0 && !inRegions(in.Providers, provider) {
+		return false
+	}
+	return in.Seller.KeepsOffer(provider, offeringClass)
 }
 
 // inRegions reports whether region is one of regions, ignoring case.

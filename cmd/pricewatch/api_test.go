@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -114,6 +116,13 @@ func TestAPIRowsEqualCLIJSON(t *testing.T) {
 		{"offers none", []string{"compare", "--gpu", "A100", "--region", "nowhere-1", "--now=" + now}, "offers?gpu=A100&region=nowhere-1&now=" + now},
 		{"offers empty params are defaults", []string{"compare", "--gpu", "H100", "--now=" + now},
 			"offers?gpu=H100&count=&price_type=&provider=&region=&currency=&available_only=&now=" + now},
+		{"offers seller hardware", []string{"compare", "--gpu", "A100", "--price-type", "any", "--seller", "cloud", "--min-vcpus", "96", "--min-gpu-memory", "80",
+			"--max-price", "5/gpu-hour", "--now=" + now},
+			"offers?gpu=A100&price_type=any&seller=cloud&min_vcpus=96&min_gpu_memory=80&max_price=5%2Fgpu-hour&now=" + now},
+		{"offers marketplace none", []string{"compare", "--gpu", "A100", "--seller", "marketplace", "--now=" + now}, "offers?gpu=A100&seller=marketplace&now=" + now},
+		{"history seller", []string{"history", "Standard_ND96amsr_A100_v4", "--seller", "cloud"}, "history/Standard_ND96amsr_A100_v4?seller=cloud"},
+		{"availability seller", []string{"availability", "--seller", "marketplace"}, "availability?seller=marketplace"},
+		{"trends seller", []string{"trends", "--gpu", "A100", "--window", "7d", "--seller", "cloud", "--now=" + now}, "trends?gpu=A100&window=7d&seller=cloud&now=" + now},
 		{"history", []string{"history", "Standard_ND96amsr_A100_v4"}, "history/Standard_ND96amsr_A100_v4"},
 		{"history since region", []string{"history", "ecs.gn7-c13g1.26xlarge", "--region", "cn-hangzhou", "--since", "2022-07-08"},
 			"history/ecs.gn7-c13g1.26xlarge?region=cn-hangzhou&since=2022-07-08"},
@@ -167,6 +176,82 @@ func TestAPIRowsEqualCLIJSON(t *testing.T) {
 			}
 			if remote != want {
 				t.Errorf("--server output differs\nremote:\n%s\nlocal:\n%s", clipText(remote), clipText(want))
+			}
+		})
+	}
+}
+
+// Issue 31 (must show): the API, the dashboard and the CLI give the same
+// rows for the same filters: compare's JSON, GET /api/v1/offers, GET
+// /api/v1/offer-table and the offers page's CSV name the same offers.
+func TestSameRowsForSameFilters(t *testing.T) {
+	cfg := analysisConfig(t, true)
+	ts, _, _ := apiServer(t, cfg)
+	now := analysisNow
+	keys := func(raw string) string {
+		var rows []struct {
+			Provider     string `json:"provider"`
+			Region       string `json:"region"`
+			InstanceType string `json:"instance_type"`
+			PriceType    string `json:"price_type"`
+			Term         string `json:"term"`
+			Payment      string `json:"payment"`
+		}
+		if err := json.Unmarshal([]byte(raw), &rows); err != nil {
+			t.Fatalf("%v: %s", err, clipText(raw))
+		}
+		var out []string
+		for _, r := range rows {
+			out = append(out, strings.Join([]string{r.Provider, r.Region, r.InstanceType, r.PriceType, r.Term, r.Payment}, "/"))
+		}
+		sort.Strings(out)
+		return strings.Join(out, "\n")
+	}
+	for _, c := range []struct {
+		name   string
+		cli    []string
+		filter string // the same filters as URL parameters
+	}{
+		{"cloud, 80 GB per GPU, 96 vCPUs, at most 4 per GPU-hour",
+			[]string{"--seller", "cloud", "--min-gpu-memory", "80", "--min-vcpus", "96", "--max-price", "4/gpu-hour"},
+			"seller=cloud&min_gpu_memory=80&min_vcpus=96&max_price=4%2Fgpu-hour"},
+		{"at most 30 per hour, 1 TB of RAM", []string{"--max-price", "30", "--min-memory", "1024"}, "max_price=30&min_memory=1024"},
+		{"marketplace", []string{"--seller", "marketplace"}, "seller=marketplace"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cli, errOut, code := runCLI(t, append([]string{"--config", cfg, "compare", "--gpu", "A100", "--price-type", "any", "--format", "json", "--now=" + now}, c.cli...)...)
+			if code != 0 {
+				t.Fatalf("CLI exit %d: %s", code, errOut)
+			}
+			want := keys(cli)
+			q := "gpu=A100&price_type=any&now=" + now + "&" + c.filter
+			for _, path := range []string{"/api/v1/offers?" + q, "/api/v1/offer-table?" + q} {
+				resp, got := apiGet(t, ts.URL+path)
+				if resp.StatusCode != http.StatusOK {
+					t.Fatalf("GET %s: %d %s", path, resp.StatusCode, got)
+				}
+				if g := keys(got); g != want {
+					t.Errorf("GET %s:\n%s\nCLI:\n%s", path, g, want)
+				}
+			}
+			resp, csvText := apiGet(t, ts.URL+"/offers.csv?"+q)
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("GET /offers.csv: %d %s", resp.StatusCode, csvText)
+			}
+			recs, err := csv.NewReader(strings.NewReader(csvText)).ReadAll()
+			if err != nil || len(recs) == 0 {
+				t.Fatalf("offers.csv: %v", err)
+			}
+			var page []string
+			for _, r := range recs[1:] { // provider, region, zone, instance_type, price_type, term, payment
+				page = append(page, strings.Join([]string{r[0], r[1], r[3], r[4], r[5], r[6]}, "/"))
+			}
+			sort.Strings(page)
+			if g := strings.Join(page, "\n"); g != want {
+				t.Errorf("the dashboard's offers.csv:\n%s\nCLI:\n%s", g, want)
+			}
+			if c.filter != "seller=marketplace" && want == "" {
+				t.Error("the filters keep nothing: the test compares nothing")
 			}
 		})
 	}
@@ -515,4 +600,24 @@ func (a authHeader) RoundTrip(r *http.Request) (*http.Response, error) {
 		r.Header.Set("Authorization", a.value)
 	}
 	return http.DefaultTransport.RoundTrip(r)
+}
+
+// GET /api/v1/recommend takes recommend's seller, hosts and hardware
+// bounds and answers the CLI's JSON (issue 31).
+func TestAPIRecommendBuyerFilters(t *testing.T) {
+	cfg := analysisConfig(t, true)
+	ts, _, _ := apiServer(t, cfg)
+	now := "--now=" + analysisNow
+	want, errOut, code := runCLI(t, "--config", cfg, "recommend", "--gpu", "A100", "--count", "8", "--utilization", "0.6", "--horizon", "3y",
+		"--hosts", "2", "--seller", "cloud", "--min-vcpus", "96", "--max-price", "40", "--format", "json", now)
+	if code != 0 {
+		t.Fatalf("CLI exit %d: %s", code, errOut)
+	}
+	resp, got := apiGet(t, ts.URL+"/api/v1/recommend?gpu=A100&count=8&utilization=0.6&horizon=3y&hosts=2&seller=cloud&min_vcpus=96&max_price=40&now="+analysisNow)
+	if resp.StatusCode != http.StatusOK || got != want {
+		t.Errorf("GET recommend: %d\n%s\nCLI:\n%s", resp.StatusCode, clipText(got), clipText(want))
+	}
+	if !strings.Contains(want, `"hosts": 2`) {
+		t.Errorf("the answer does not carry --hosts: %s", clipText(want))
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/cmd/internal/buyflags"
 	"github.com/pricewatch/pricewatch/cmd/internal/clitext"
 	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
@@ -24,6 +25,7 @@ func (a *app) availabilityCommand() *cobra.Command {
 		providers []string
 		regions   []string
 		server    serverFlag
+		sellerArg string
 	)
 	cmd := readCommand(&format, &server, &cobra.Command{
 		Use:   "availability [INSTANCE_TYPE]",
@@ -32,8 +34,13 @@ func (a *app) availabilityCommand() *cobra.Command {
   pricewatch availability HCCPNV5.24XLARGE384 --all`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			seller, err := buyflags.Seller(sellerArg)
+			if err != nil {
+				return err
+			}
 			if server.url != "" {
 				q := query{}
+				q.set("seller", string(seller))
 				if len(args) == 1 {
 					q.set("instance_type", args[0])
 				}
@@ -60,7 +67,7 @@ func (a *app) availabilityCommand() *cobra.Command {
 			if err := report.CheckGPUModel(cmd.Context(), db, gpuFilter); err != nil {
 				return err
 			}
-			q := report.AvailabilityQuery{GPU: gpuFilter, All: all, Providers: providers, Regions: regions}
+			q := report.AvailabilityQuery{GPU: gpuFilter, All: all, Providers: providers, Regions: regions, Seller: seller}
 			if len(args) == 1 {
 				if q.InstanceType, err = report.ResolveInstanceType(cmd.Context(), db, args[0]); err != nil {
 					return err
@@ -85,6 +92,7 @@ func (a *app) availabilityCommand() *cobra.Command {
 	cmd.Flags().BoolVar(&all, "all", false, "include closed intervals (withdrawn, or a stock state that ended)")
 	providerFlag(cmd, &providers, "only this provider")
 	cmd.Flags().StringSliceVar(&regions, "region", nil, "only this region; repeatable")
+	buyflags.AddSeller(cmd, &sellerArg)
 	return cmd
 }
 

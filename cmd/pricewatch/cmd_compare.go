@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/cmd/internal/buyflags"
 	"github.com/pricewatch/pricewatch/cmd/internal/clitext"
 	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
@@ -25,6 +25,8 @@ type compareFlags struct {
 	priceTypes    []string
 	availableOnly bool
 	wide          bool
+	seller        string
+	hardware      report.HardwareParams
 }
 
 func (a *app) compareCommand() *cobra.Command {
@@ -52,6 +54,14 @@ apart, never ranked.`,
 			if err != nil {
 				return err
 			}
+			seller, err := buyflags.Seller(f.seller)
+			if err != nil {
+				return err
+			}
+			hw, err := buyflags.Hardware(f.hardware)
+			if err != nil {
+				return err
+			}
 			ctx := cmd.Context()
 			if f.server != "" {
 				if err := remoteFormat(f.server, f.format, formatJSON, formatCSV); err != nil {
@@ -66,6 +76,7 @@ apart, never ranked.`,
 				if f.availableOnly {
 					q.set("available_only", "true")
 				}
+				buyflags.SetParams(url.Values(q), seller, f.hardware)
 				var rows []report.CompareRow
 				if printed, err := a.remoteRows(ctx, f.server, "offers", url.Values(q), f.format == formatJSON, &rows); err != nil || printed {
 					return err
@@ -80,7 +91,7 @@ apart, never ranked.`,
 				return err
 			}
 			res, err := report.Compare(ctx, m.db, m.fx, report.CompareQuery{Scope: m.reportScope(), GPU: f.gpu, Count: f.count,
-				PriceTypes: pts, AvailableOnly: f.availableOnly})
+				PriceTypes: pts, AvailableOnly: f.availableOnly, Seller: seller, Hardware: hw})
 			if err != nil {
 				return err
 			}
@@ -88,7 +99,7 @@ apart, never ranked.`,
 			noteConversions(notes, res.Rows, res.Unconverted, func(r analysis.CompareRow) (string, analysis.FXUsed) { return r.NativeCurrency, r.FXUsed })
 			return a.writeReport(f.format, notes, reportOutput{
 				json:  func() any { return report.CompareRows(res) },
-				table: func(w io.Writer) error { return writeCompareTable(w, res, f, pts, m.now, notes) },
+				table: func(w io.Writer) error { return writeCompareTable(w, res, f, pts, seller, hw, m.now, notes) },
 			})
 		},
 	})
@@ -97,10 +108,13 @@ apart, never ranked.`,
 	cmd.Flags().StringSliceVar(&f.priceTypes, "price-type", []string{string(pricewatch.OnDemand)}, "on_demand, spot, reserved, savings_plan, capacity_block or any; repeatable")
 	cmd.Flags().BoolVar(&f.availableOnly, "available-only", false, "only offers known to be offered or in stock where priced")
 	cmd.Flags().BoolVar(&f.wide, "wide", false, "keep every column, whatever the terminal's width")
+	buyflags.AddSeller(cmd, &f.seller)
+	buyflags.AddHardware(cmd, &f.hardware)
 	return cmd
 }
 
-func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, pts []pricewatch.PriceType, now time.Time, notes *clitext.RateNotes) error {
+func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, pts []pricewatch.PriceType, seller analysis.Seller,
+	hw analysis.HardwareFilter, now time.Time, notes *clitext.RateNotes) error {
 	var b strings.Builder
 	what := strings.TrimSpace(f.gpu)
 	if f.count > 0 {
@@ -111,6 +125,7 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 	if f.availableOnly {
 		b.WriteString("Only offers known to be offered or in stock where priced.\n")
 	}
+	b.WriteString(clitext.BuyerLines(seller, hw, res.Currency, tableWidth()))
 	if len(res.Rows) == 0 && len(res.Unconverted) == 0 {
 		b.WriteString("No stored price matches (has `pricewatch fetch` run? try --price-type any or another --gpu).\n")
 		_, err := io.WriteString(w, b.String())
@@ -149,8 +164,8 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 			}
 			table.AddRow(cols, r.Provider, pricewatch.Place(r.Region, r.Zone), r.InstanceType, clitext.GPUs(r.GPUCount, r.GPUModel),
 				clitext.BuyLabel(r.Offer), clitext.Rate(r.PricePerGPUHour), tflops, gb, clitext.Avail(r.Available), clitext.MarketShort(r.Marketplace), dash(clitext.Band(r)),
-				blockWindow(r), knownFloat(r.Offer.GPUMemoryGB), knownInt(r.Offer.VCPUs), knownFloat(r.Offer.MemoryGB),
-				knownString(r.Offer.Interconnect), knownString(r.Offer.LocalStorage))
+				blockWindow(r), clitext.KnownFloat(r.Offer.GPUMemoryGB), clitext.KnownInt(r.Offer.VCPUs), clitext.KnownFloat(r.Offer.MemoryGB),
+				clitext.KnownString(r.Offer.Interconnect), clitext.KnownString(r.Offer.LocalStorage))
 		}
 		dropped, err := table.Fit(&b, cols, table.Layout{Width: width, MinLast: cutMinLast})
 		if err != nil {
@@ -220,29 +235,4 @@ func offersOfRows(rows []analysis.CompareRow) []pricewatch.Offer {
 		out[i] = r.Offer
 	}
 	return out
-}
-
-// knownFloat and knownInt print a hardware figure, "?" where the cloud
-// does not say.
-func knownFloat(v float64) string {
-	if v <= 0 {
-		return "?"
-	}
-	return clitext.Float(v)
-}
-
-// knownString prints a stated hardware text, "?" where the cloud does not
-// say; it is the cloud's own text, so Printable keeps a terminal safe.
-func knownString(s string) string {
-	if s == "" {
-		return "?"
-	}
-	return pricewatch.Printable(s)
-}
-
-func knownInt(v int) string {
-	if v <= 0 {
-		return "?"
-	}
-	return strconv.Itoa(v)
 }

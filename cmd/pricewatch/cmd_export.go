@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pricewatch/pricewatch/cmd/internal/buyflags"
 	"github.com/pricewatch/pricewatch/pricesheet"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
@@ -24,6 +25,7 @@ type exportFlags struct {
 	regions    []string
 	priceTypes []string
 	os         string
+	seller     string
 }
 
 func (a *app) exportCommand() *cobra.Command {
@@ -59,6 +61,11 @@ a cost-and-usage dataset: no billing period, no cost.`,
 			if err != nil {
 				return err
 			}
+			seller, err := buyflags.Seller(f.seller)
+			if err != nil {
+				return err
+			}
+			sel := pricesheet.Selection{GPU: f.gpu, Seller: seller}
 			filter := storage.PriceFilter{Providers: f.providers, Regions: f.regions, PriceTypes: pts, OS: sqlOS(f.os), CurrentOnly: true}
 			if f.at != "" {
 				at, err := time.Parse(time.RFC3339, f.at)
@@ -88,13 +95,13 @@ a cost-and-usage dataset: no billing period, no cost.`,
 				if err != nil {
 					return err
 				}
-				return pricesheet.StreamFOCUS(ctx, a.stdout, db, filter, f.gpu, pricesheet.FOCUSOptions{Currency: a.cfg.FX.Currency, FX: book, At: at})
+				return pricesheet.StreamFOCUS(ctx, a.stdout, db, filter, sel, pricesheet.FOCUSOptions{Currency: a.cfg.FX.Currency, FX: book, At: at})
 			}
 			prices, err := db.Prices(ctx, filter)
 			if err != nil {
 				return err
 			}
-			rows := pricesheet.Rows(prices, f.gpu)
+			rows := pricesheet.Rows(prices, sel)
 			if f.format == formatCSV {
 				return pricesheet.WriteCSV(a.stdout, rows)
 			}
@@ -108,5 +115,6 @@ a cost-and-usage dataset: no billing period, no cost.`,
 	cmd.Flags().StringSliceVar(&f.regions, "region", nil, "only this region code; repeatable")
 	cmd.Flags().StringSliceVar(&f.priceTypes, "price-type", nil, "on_demand, spot, reserved, savings_plan, capacity_block or any (default any); repeatable")
 	cmd.Flags().StringVar(&f.os, "os", "", "operating system: linux (default), windows or any")
+	buyflags.AddSeller(cmd, &f.seller)
 	return cmd
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pricewatch/pricewatch/cmd/internal/buyflags"
 	"github.com/pricewatch/pricewatch/cmd/internal/clitext"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
@@ -27,6 +28,7 @@ type historyFlags struct {
 	format     string
 	plot       bool
 	server     serverFlag
+	seller     string
 }
 
 // The table is for reading: without --since it shows the last
@@ -55,6 +57,10 @@ func (a *app) historyCommand() *cobra.Command {
 				return usagef("--limit %d: want 0 (no limit) or more", f.limit)
 			}
 			pts, err := parsePriceTypes(f.priceTypes)
+			if err != nil {
+				return err
+			}
+			seller, err := buyflags.Seller(f.seller)
 			if err != nil {
 				return err
 			}
@@ -92,6 +98,7 @@ func (a *app) historyCommand() *cobra.Command {
 			var sigs []storage.SignalInterval // the type's capacity signals, for the table
 			if f.server.url != "" {
 				q := query{}
+				q.set("seller", string(seller))
 				q.list("provider", f.providers)
 				q.list("region", f.regions)
 				if sinceText != "all" {
@@ -129,7 +136,7 @@ func (a *app) historyCommand() *cobra.Command {
 					return err
 				}
 				q := report.HistoryQuery{InstanceType: instanceType, Providers: f.providers, Regions: f.regions, Since: since,
-					PriceTypes: pts, OS: osFilter}
+					PriceTypes: pts, OS: osFilter, Seller: seller}
 				if f.format != formatTable {
 					// Streamed: a type with tens of thousands of intervals is
 					// never held whole.
@@ -181,6 +188,7 @@ func (a *app) historyCommand() *cobra.Command {
 	cmd.Flags().StringSliceVar(&f.priceTypes, "price-type", nil, "only these price types: on_demand, spot, reserved, savings_plan (comma-separated or repeated; default all)")
 	cmd.Flags().StringVar(&f.os, "os", "", "only this operating system: linux or windows (default both)")
 	cmd.Flags().BoolVar(&f.plot, "plot", false, "draw the effective hourly prices as a chart instead of tables")
+	buyflags.AddSeller(cmd, &f.seller)
 	return cmd
 }
 

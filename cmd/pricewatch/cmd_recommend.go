@@ -11,6 +11,8 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/clouds"
+	"github.com/pricewatch/pricewatch/cmd/internal/buyflags"
 	"github.com/pricewatch/pricewatch/cmd/internal/clitext"
 	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
@@ -24,6 +26,9 @@ type recommendFlags struct {
 	horizon     string
 	includeSpot bool
 	top         int
+	seller      string
+	hosts       int
+	hardware    report.HardwareParams
 }
 
 func (a *app) recommendCommand() *cobra.Command {
@@ -57,6 +62,17 @@ left out unless --include-spot: it can be taken back at any time.`,
 			if _, err := pricewatch.TermHours(f.horizon); err != nil {
 				return usagef("--horizon: %w", err)
 			}
+			if f.hosts < 0 {
+				return usagef("--hosts %d: want 1 or more machines (0: one, or several with a stated interconnect)", f.hosts)
+			}
+			seller, err := buyflags.Seller(f.seller)
+			if err != nil {
+				return err
+			}
+			hw, err := buyflags.Hardware(f.hardware)
+			if err != nil {
+				return err
+			}
 			ctx := cmd.Context()
 			m, err := a.openMarket(ctx, f.scopeFlags)
 			if err != nil {
@@ -66,7 +82,7 @@ left out unless --include-spot: it can be taken back at any time.`,
 				return err
 			}
 			rec, err := report.Recommend(ctx, m.db, m.fx, report.RecommendQuery{Scope: m.reportScope(), GPU: f.gpu, Count: f.count,
-				Utilization: u, Horizon: f.horizon, IncludeSpot: f.includeSpot})
+				Utilization: u, Horizon: f.horizon, IncludeSpot: f.includeSpot, Seller: seller, Hardware: hw, Hosts: f.hosts})
 			if err != nil {
 				return err
 			}
@@ -75,7 +91,7 @@ left out unless --include-spot: it can be taken back at any time.`,
 			return a.writeReport(f.format, notes, reportOutput{
 				json:  func() any { return report.RecommendJSONOf(rec) },
 				csv:   func(w io.Writer) error { return writeRecommendCSV(w, rec) },
-				table: func(w io.Writer) error { return writeRecommendTable(w, rec, f, m.now, notes) },
+				table: func(w io.Writer) error { return writeRecommendTable(w, rec, f, hw, m.now, notes) },
 			})
 		},
 	})
@@ -85,6 +101,9 @@ left out unless --include-spot: it can be taken back at any time.`,
 	cmd.Flags().StringVar(&f.horizon, "horizon", "1y", "how long the GPUs are needed: 1y, 3y, 18m, or days (7d) to weigh capacity blocks")
 	cmd.Flags().BoolVar(&f.includeSpot, "include-spot", false, "consider spot prices too (interruptible capacity)")
 	cmd.Flags().IntVar(&f.top, "top", 10, "how many options to list in the table (0: all)")
+	cmd.Flags().IntVar(&f.hosts, "hosts", 0, "at most this many machines for the job, as they are (default: one machine, or several whose cloud states their interconnect)")
+	buyflags.AddSeller(cmd, &f.seller)
+	buyflags.AddHardware(cmd, &f.hardware)
 	return cmd
 }
 
@@ -93,7 +112,7 @@ func writeRecommendCSV(w io.Writer, rec analysis.Recommendation) error {
 	return writeRowsCSV(w, append(js.Options, js.Unconverted...))
 }
 
-func writeRecommendTable(w io.Writer, rec analysis.Recommendation, f recommendFlags, now time.Time, notes *clitext.RateNotes) error {
+func writeRecommendTable(w io.Writer, rec analysis.Recommendation, f recommendFlags, hw analysis.HardwareFilter, now time.Time, notes *clitext.RateNotes) error {
 	var b strings.Builder
 	models := ""
 	if len(rec.Models) > 0 {
@@ -101,6 +120,7 @@ func writeRecommendTable(w io.Writer, rec analysis.Recommendation, f recommendFl
 	}
 	b.WriteString(table.Wrap(fmt.Sprintf("Question: %d × %s GPUs%s at %s utilisation over %s, costs in %s, from the prices current on %s.",
 		rec.Count, rec.GPU, models, clitext.Share(rec.Utilization), rec.Horizon, rec.Currency, now.UTC().Format(time.DateOnly)), tableWidth(), "  "))
+	b.WriteString(clitext.BuyerLines("", hw, rec.Currency, tableWidth()))
 	if len(rec.Options) > 0 {
 		shown := rec.Options
 		if f.top > 0 && len(shown) > f.top {
@@ -182,7 +202,15 @@ func writeRecommendTable(w io.Writer, rec analysis.Recommendation, f recommendFl
 		}
 	}
 	b.WriteString("\n")
-	if best, ok := rec.BestOption(); ok {
+	if rec.BestCloud >= 0 && rec.BestMarketplace >= 0 {
+		// Side by side, not one mixed winner (issue 31 item 1): a company
+		// that cannot buy from a marketplace reads the first line.
+		c, m := rec.Options[rec.BestCloud], rec.Options[rec.BestMarketplace]
+		b.WriteString("Recommendation, cloud and marketplace side by side:\n")
+		b.WriteString(table.Wrap(fmt.Sprintf("- cloud: %s, %s %s over %s.", c.Label(), clitext.Money(c.TotalCost), rec.Currency, rec.Horizon), tableWidth(), "    "))
+		b.WriteString(table.Wrap(fmt.Sprintf("- marketplace (%s): %s, %s %s over %s.", clouds.MarketplaceName(m.Provider, m.OfferingClass), m.Label(),
+			clitext.Money(m.TotalCost), rec.Currency, rec.Horizon), tableWidth(), "    "))
+	} else if best, ok := rec.BestOption(); ok {
 		b.WriteString(table.Wrap(fmt.Sprintf("Recommendation: %s, %s %s over %s.", best.Label(), clitext.Money(best.TotalCost), rec.Currency, rec.Horizon), tableWidth(), "  "))
 	} else {
 		b.WriteString("Recommendation: none (see below).\n")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/cmd/internal/buyflags"
 	"github.com/pricewatch/pricewatch/cmd/internal/clitext"
 	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
@@ -23,6 +24,7 @@ type trendsFlags struct {
 	window     string
 	priceTypes []string
 	top        int
+	seller     string
 }
 
 // defaultTrendPriceTypes are report.DefaultTrendPriceTypes as flag values.
@@ -59,6 +61,10 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 			if f.top < 0 {
 				return usagef("--top %d: want 0 (all) or more", f.top)
 			}
+			seller, err := buyflags.Seller(f.seller)
+			if err != nil {
+				return err
+			}
 			ctx := cmd.Context()
 			if f.server != "" {
 				if err := remoteFormat(f.server, f.format, formatJSON); err != nil {
@@ -69,6 +75,7 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 				q.set("window", f.window)
 				q.list("price_type", f.priceTypes)
 				q.set("top", strconv.Itoa(f.top))
+				q.set("seller", string(seller))
 				_, err := a.remoteRows(ctx, f.server, "trends", url.Values(q), true, nil)
 				return err
 			}
@@ -80,7 +87,7 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 				return err
 			}
 			tr, err := report.ComputeTrends(ctx, m.db, m.fx, report.TrendsQuery{Scope: m.reportScope(), GPU: f.gpu, Window: window,
-				PriceTypes: pts, Top: f.top})
+				PriceTypes: pts, Top: f.top, Seller: seller})
 			if err != nil {
 				return err
 			}
@@ -105,6 +112,7 @@ each day. By default only pay-as-you-go prices (on-demand and spot) are used.`,
 	cmd.Flags().StringVar(&f.window, "window", "30d", "how far back to look: 7d, 30d, 90d, 12w, 48h")
 	cmd.Flags().StringSliceVar(&f.priceTypes, "price-type", defaultTrendPriceTypes, "on_demand, spot, reserved, savings_plan, capacity_block or any; repeatable")
 	cmd.Flags().IntVar(&f.top, "top", 10, "how many movers to list (0: all)")
+	buyflags.AddSeller(cmd, &f.seller)
 	return cmd
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/gpu"
 	"github.com/pricewatch/pricewatch/storage"
@@ -25,7 +26,7 @@ var formatsOf = map[string][]string{
 var commonCurrencies = []string{"USD", "EUR", "CNY", "GBP", "JPY", "INR", "CHF", "AUD", "CAD", "KRW", "SGD"}
 
 // addCompletions registers shell completion for flag values (--format,
-// --price-type, --provider, --currency, --os, and --gpu, --region from
+// --price-type, --provider, --currency, --os, --seller, and --gpu, --region from
 // the database) and for instance-type arguments (from the database), on
 // cmd and every subcommand.
 func (a *app) addCompletions(cmd *cobra.Command) {
@@ -52,6 +53,11 @@ func (a *app) addCompletions(cmd *cobra.Command) {
 	register("price-type", static("on_demand", "spot", "reserved", "savings_plan", "capacity_block", "any"))
 	register("provider", static(providerNames...))
 	register("os", static("linux", "windows", "any"))
+	var sellers []string
+	for _, s := range analysis.Sellers {
+		sellers = append(sellers, string(s))
+	}
+	register("seller", static(sellers...))
 	register("currency", func(c *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
 		return a.currencies(c), cobra.ShellCompDirectiveNoFileComp
 	})

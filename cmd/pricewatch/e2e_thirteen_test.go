@@ -56,6 +56,28 @@ func TestCompareThirteenProvidersGolden(t *testing.T) {
 		}
 		checkGolden(t, filepath.Join("analysis", g.name), out)
 	}
+	// Issue 31 (must show): whose capacity, and machines that hold the
+	// job. The same stored offers: only the clouds' own 8-GPU machines;
+	// 16 H100 for 3 years never as sixteen single-GPU marketplace hosts
+	// (only machines whose cloud states an interconnect may be combined)
+	// unless --seller marketplace or --hosts allows it.
+	for _, g := range []struct {
+		name string
+		args []string
+	}{
+		{"compare_h100_x8_seller_cloud.txt", []string{"compare", "--seller", "cloud", "--gpu", "H100", "--count", "8"}},
+		{"recommend_h100_x16_3y.txt", []string{"recommend", "--gpu", "H100", "--count", "16", "--horizon", "3y"}},
+		{"recommend_h100_x16_3y_marketplace.txt", []string{"recommend", "--gpu", "H100", "--count", "16", "--horizon", "3y", "--seller", "marketplace", "--top", "3"}},
+		{"recommend_h100_x16_3y_hosts2.txt", []string{"recommend", "--gpu", "H100", "--count", "16", "--horizon", "3y", "--hosts", "2", "--top", "5"}},
+		{"recommend_h100_x16_3y_hosts16.txt", []string{"recommend", "--gpu", "H100", "--count", "16", "--horizon", "3y", "--hosts", "16", "--top", "5"}},
+	} {
+		out, errOut, code := runCLI(t, append(append([]string{"--config", cfg}, g.args...), "--currency", "USD", now)...)
+		if code != 0 {
+			t.Fatalf("%v exited %d: %s", g.args, code, errOut)
+		}
+		checkWidth(t, out)
+		checkGolden(t, filepath.Join("analysis", g.name), out)
+	}
 	// Which clouds rank an H100, read from the answer rather than the
 	// golden: every provider whose fake sells one.
 	rows, raw, _ := compareRowsOf(t, cfg, "--gpu", "H100", "--price-type", "on_demand", "--currency", "USD", "--format", "json", now)

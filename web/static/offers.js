@@ -38,17 +38,26 @@
   }
   // The interruption bands in rank order, as the band filter lists them.
   var bands = Array.prototype.map.call(document.querySelectorAll("#offer-band option"), function (o) { return o.value; }).filter(Boolean);
+  // market is the marketplace filter: marketplace=only|exclude, or
+  // seller=marketplace|cloud as the API names it (web.offerTableQuery).
+  function market(p) {
+    var seller = (p.get("seller") || "").trim().toLowerCase();
+    if (seller === "cloud") return "exclude";
+    if (seller === "marketplace") return "only";
+    return (p.get("marketplace") || "").trim();
+  }
   function state(p) {
     var sort = (p.get("sort") || "").trim();
     return {
       provider: list(p, "provider"), region: list(p, "region").map(function (s) { return s.toLowerCase(); }),
       gpu: list(p, "gpu"), min: num(p.get("gpus_min")), max: num(p.get("gpus_max")),
       pt: list(p, "price_type"), cur: list(p, "native_currency", true),
-      avail: (p.get("available_only") || "").trim() === "true", mkt: (p.get("marketplace") || "").trim(),
+      avail: (p.get("available_only") || "").trim() === "true", mkt: market(p),
       band: bands.indexOf((p.get("max_band") || "").trim()),
       words: (p.get("q") || "").toLowerCase().split(/\s+/).filter(Boolean),
       sort: sort.replace(/^-/, ""), desc: sort.charAt(0) === "-",
-      fixed: ["currency", "os", "now", "limit"].map(function (k) { return (p.get(k) || "").trim(); }).join("\u0000") +
+      // The hardware bounds are the server's alone (report.HardwareFilter).
+      fixed: ["currency", "os", "now", "limit", "min_gpu_memory", "min_vcpus", "min_memory", "interconnect", "max_price"].map(function (k) { return (p.get(k) || "").trim(); }).join("\u0000") +
         "\u0000" + list(p, "col").slice().sort().join(","),
     };
   }

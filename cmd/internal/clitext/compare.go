@@ -1,6 +1,14 @@
 package clitext
 
-import "github.com/pricewatch/pricewatch/analysis"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/internal/table"
+)
 
 // The compare table's column rules.
 
@@ -56,4 +64,80 @@ func Band(r analysis.CompareRow) string {
 		return r.InterruptionBand
 	}
 	return r.EvictionBand
+}
+
+// BuyerLines are the lines under a heading that state whose capacity
+// and what hardware were asked for, wrapped to width ("" for neither).
+func BuyerLines(s analysis.Seller, f analysis.HardwareFilter, currency string, width int) string {
+	var b strings.Builder
+	for _, line := range []string{SellerLine(s), HardwareLine(f, currency)} {
+		if line != "" {
+			b.WriteString(table.Wrap(line, width, "  "))
+		}
+	}
+	return b.String()
+}
+
+// SellerLine says under a heading whose capacity is listed ("" for any).
+func SellerLine(s analysis.Seller) string {
+	switch s {
+	case analysis.SellerCloud:
+		return "Only the clouds' own capacity (--seller cloud): marketplace hosts are left out."
+	case analysis.SellerMarketplace:
+		return "Only marketplace hosts' machines (--seller marketplace)."
+	}
+	return ""
+}
+
+// HardwareLine states the hardware bounds asked ("" when none).
+func HardwareLine(f analysis.HardwareFilter, currency string) string {
+	var parts []string
+	if f.MinGPUMemoryGB > 0 {
+		parts = append(parts, fmt.Sprintf("at least %s GB per GPU", Float(f.MinGPUMemoryGB)))
+	}
+	if f.MinVCPUs > 0 {
+		parts = append(parts, fmt.Sprintf("at least %d vCPUs", f.MinVCPUs))
+	}
+	if f.MinMemoryGB > 0 {
+		parts = append(parts, fmt.Sprintf("at least %s GB of RAM", Float(f.MinMemoryGB)))
+	}
+	if i := strings.TrimSpace(f.Interconnect); i != "" {
+		parts = append(parts, fmt.Sprintf("an interconnect stated as %q", i))
+	}
+	if f.MaxPrice.Valid {
+		unit := "hour"
+		if f.MaxPricePerGPU {
+			unit = "GPU-hour"
+		}
+		parts = append(parts, fmt.Sprintf("at most %s %s per %s", f.MaxPrice.Decimal.String(), currency, unit))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Only machines with " + strings.Join(parts, ", ") + " (a figure the cloud does not state does not count as enough)."
+}
+
+// KnownFloat and KnownInt print a hardware figure, "?" where the cloud
+// does not say.
+func KnownFloat(v float64) string {
+	if v <= 0 {
+		return "?"
+	}
+	return Float(v)
+}
+
+func KnownInt(v int) string {
+	if v <= 0 {
+		return "?"
+	}
+	return strconv.Itoa(v)
+}
+
+// KnownString prints a stated hardware text, "?" where the cloud does not
+// say; it is the cloud's own text, so Printable keeps a terminal safe.
+func KnownString(s string) string {
+	if s == "" {
+		return "?"
+	}
+	return pricewatch.Printable(s)
 }
