@@ -11,6 +11,7 @@ package clouds
 
 import (
 	"maps"
+	"strings"
 
 	"github.com/pricewatch/pricewatch"
 )
@@ -199,4 +200,17 @@ func FOCUSProviderName(name string) string {
 		return c.FOCUSName
 	}
 	return c.Display
+}
+
+// DisplayList names the clouds as people write them ("AWS, Azure, … and
+// Vast.ai"), so that help texts never lag the table.
+func DisplayList() string {
+	var names []string
+	for _, c := range table {
+		names = append(names, c.Display)
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

@@ -13,7 +13,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -56,6 +58,22 @@ func Handler(api http.Handler, version string) http.Handler {
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s },
 		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
 }
+
+// ServeStdio answers one client on in and out (newline-delimited JSON-RPC,
+// as `pricewatch mcp` does on stdin and stdout) until it goes away or ctx
+// ends, which are not errors. out is never closed: the process may still
+// print its exit error there.
+func ServeStdio(ctx context.Context, api http.Handler, version string, in io.Reader, out io.Writer) error {
+	err := New(api, version).Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopCloser{out}})
+	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
 
 // asker puts questions to the API in the process.
 type asker struct{ api http.Handler }

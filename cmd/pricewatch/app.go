@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -78,7 +77,7 @@ func (a *app) progress() io.Writer {
 func (a *app) rootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "pricewatch",
-		Short:         "Track GPU cloud prices and availability across " + cloudList(),
+		Short:         "Track GPU cloud prices and availability across " + clouds.DisplayList(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
@@ -216,17 +215,4 @@ func (a *app) setupLogger(cfg config.Log) error {
 // applyLogLevel changes the level of the running logger (SIGHUP reload).
 func (a *app) applyLogLevel(level string) error {
 	return a.level.UnmarshalText([]byte(level))
-}
-
-// cloudList names the clouds as people write them ("AWS, Azure, … and
-// Vast.ai"), so the help never lags package clouds' table.
-func cloudList() string {
-	var names []string
-	for _, c := range clouds.All() {
-		names = append(names, c.Display)
-	}
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/pricewatch/pricewatch/cmd/internal/clitext"
 	"io"
 	"net/url"
 	"strconv"
@@ -208,23 +209,9 @@ func writeAlerts(w io.Writer, format string, rows []report.AlertRow) error {
 		if r.LastError != "" && r.Status != storage.OutboxSent {
 			detail = r.LastError
 		}
-		t.Add(strconv.FormatInt(r.ID, 10), r.Status, dash(r.Channel), r.Kind, tableTime(r.CreatedAt), strconv.Itoa(r.Attempts), dash(when), clip(detail, 100))
+		t.Add(strconv.FormatInt(r.ID, 10), r.Status, dash(r.Channel), r.Kind, tableTime(r.CreatedAt), strconv.Itoa(r.Attempts), dash(when), clitext.Clip(detail, 100))
 	}
 	return writeTable(w, t)
-}
-
-func str(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	return ""
-}
-
-func clip(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
 }
 
 func (a *app) alertsRetryCommand() *cobra.Command {

@@ -1,12 +1,8 @@
 package main
 
 import (
-	"context"
-	"errors"
-	"io"
 	"net/http"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/pricewatch/pricewatch/mcpserver"
@@ -34,19 +30,8 @@ provider list as resources. The daemon serves the same under /mcp.`,
 			}
 			api := http.NewServeMux()
 			(&web.Server{Store: db, FX: func() report.FX { return reportFX(a.cfg.FX) }, Expected: a.wiring().ExpectedIntervals, Log: a.log}).Mount(api)
-			// stdout is the protocol's: logs go to stderr (a.log), and
-			// nothing else may print.
-			err = mcpserver.New(api, buildVersion()).Run(cmd.Context(), &mcp.IOTransport{Reader: io.NopCloser(a.stdin), Writer: nopCloser{a.stdout}})
-			if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
-				return nil // the client went away, or the process is stopping
-			}
-			return err
+			// stdout is the protocol's: logs go to stderr (a.log).
+			return mcpserver.ServeStdio(cmd.Context(), api, buildVersion(), a.stdin, a.stdout)
 		},
 	}
 }
-
-// nopCloser lets the transport close stdout without closing it: the
-// process may still print its exit error.
-type nopCloser struct{ io.Writer }
-
-func (nopCloser) Close() error { return nil }

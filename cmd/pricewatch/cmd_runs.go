@@ -51,9 +51,9 @@ func writeRuns(w io.Writer, format string, rows []report.RunRow) error {
 	case formatCSV:
 		var out [][]string
 		for _, r := range rows {
-			out = append(out, []string{r.Provider, strconv.FormatInt(r.ID, 10), r.Status, str(r.StartedAt), str(r.FinishedAt), numText(r.DurationSecs),
+			out = append(out, []string{r.Provider, strconv.FormatInt(r.ID, 10), r.Status, clitext.Str(r.StartedAt), clitext.Str(r.FinishedAt), numText(r.DurationSecs),
 				strconv.Itoa(r.OffersSeen), strconv.Itoa(r.OffersNew), strconv.Itoa(r.OffersChanged), strconv.Itoa(r.OffersSame),
-				strconv.Itoa(r.OffersClosed), strconv.Itoa(r.RegionsSkipped), strconv.Itoa(r.OffersHeld), strconv.Itoa(r.Changes), r.SourceVersion, r.Error, str(r.LastSuccessAt), r.Replica})
+				strconv.Itoa(r.OffersClosed), strconv.Itoa(r.RegionsSkipped), strconv.Itoa(r.OffersHeld), strconv.Itoa(r.Changes), r.SourceVersion, r.Error, clitext.Str(r.LastSuccessAt), r.Replica})
 		}
 		return writeCSV(w, []string{"provider", "id", "status", "started_at", "finished_at", "duration_seconds", "offers_seen", "offers_new",
 			"offers_changed", "offers_unchanged", "offers_closed", "regions_skipped", "offers_held", "changes", "source_version", "error", "last_success_at", "replica"}, out)
@@ -65,7 +65,7 @@ func writeRuns(w io.Writer, format string, rows []report.RunRow) error {
 	t := table.New("PROVIDER", "STATUS", "REPLICA", "STARTED", ">SECONDS", ">SEEN", ">NEW", ">CHANGED", ">CLOSED", ">HELD", "LAST SUCCESS", "ERROR")
 	for _, r := range rows {
 		t.Add(r.Provider, r.Status, r.Replica, tableTime(r.StartedAt), dash(numText(r.DurationSecs)), strconv.Itoa(r.OffersSeen), strconv.Itoa(r.OffersNew),
-			strconv.Itoa(r.OffersChanged), strconv.Itoa(r.OffersClosed), strconv.Itoa(r.OffersHeld), dash(tableTime(r.LastSuccessAt)), clip(r.Error, 60))
+			strconv.Itoa(r.OffersChanged), strconv.Itoa(r.OffersClosed), strconv.Itoa(r.OffersHeld), dash(tableTime(r.LastSuccessAt)), clitext.Clip(r.Error, 60))
 	}
 	return writeTable(w, t.DropEmpty("REPLICA")) // SQLite's runs name no replica
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/pricewatch/pricewatch/cmd/internal/clitext"
 	"github.com/pricewatch/pricewatch/report"
 )
 
@@ -85,7 +86,7 @@ func tableTimeOf(t time.Time) string { return t.UTC().Format(tableTimeLayout) }
 // tableTime prints an RFC 3339 time of a JSON row for a table; "" for a
 // null, and an unparsable string as it is.
 func tableTime(v any) string {
-	s := str(v)
+	s := clitext.Str(v)
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
 		return s
