@@ -76,6 +76,9 @@ var table = []Cloud{
 		Pricing: general("https://www.azure.cn/en-us/pricing/details/virtual-machines/")},
 	// Huawei Cloud's FOCUS name: none found either.
 	{Name: pricewatch.Huawei, Display: "Huawei Cloud", Pricing: general("https://www.huaweicloud.com/intl/en-us/pricing/calculator.html#/ecs")},
+	// Scaleway, Vultr and DigitalOcean: no FOCUS export of theirs found
+	// to take a name from.
+	{Name: pricewatch.Scaleway, Display: "Scaleway", Pricing: general("https://www.scaleway.com/en/pricing/gpu/")},
 }
 
 // general is a pricing map with only the general page.

@@ -63,6 +63,8 @@ func TestLookups(t *testing.T) {
 		{"azure-cn", "Azure China", pricewatch.OnDemand, "https://www.azure.cn/en-us/pricing/details/virtual-machines/"},
 		// Issue 22 item 4: Huawei Cloud.
 		{"huawei", "Huawei Cloud", pricewatch.Reserved, "https://www.huaweicloud.com/intl/en-us/pricing/calculator.html#/ecs"},
+		// Issue 33 item 1: the neoclouds.
+		{"scaleway", "Scaleway", pricewatch.OnDemand, "https://www.scaleway.com/en/pricing/gpu/"},
 		{"nimbus", "nimbus", pricewatch.OnDemand, ProjectURL},
 	}
 	for _, tt := range tests {
@@ -73,7 +75,7 @@ func TestLookups(t *testing.T) {
 			t.Errorf("PricingURL(%q, %q) = %q, want %q", tt.name, tt.pt, got, tt.url)
 		}
 	}
-	if got := strings.Join(Names(), ","); got != "aws,azure,alibaba,tencent,lambda,runpod,vastai,oci,aws-cn,ovhcloud,gcp,azure-cn,huawei" {
+	if got := strings.Join(Names(), ","); got != "aws,azure,alibaba,tencent,lambda,runpod,vastai,oci,aws-cn,ovhcloud,gcp,azure-cn,huawei,scaleway" {
 		t.Errorf("run order %s", got)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/oci"
 	"github.com/pricewatch/pricewatch/fetchers/ovhcloud"
 	"github.com/pricewatch/pricewatch/fetchers/runpod"
+	"github.com/pricewatch/pricewatch/fetchers/scaleway"
 	"github.com/pricewatch/pricewatch/fetchers/tencent"
 	"github.com/pricewatch/pricewatch/fetchers/vastai"
 )
@@ -46,6 +47,7 @@ var registry = []Provider{
 	gcp.Provider,
 	azurecn.Provider,
 	huawei.Provider,
+	scaleway.Provider,
 }
 
 // All returns every provider in run order.

@@ -15,6 +15,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/ovhcloud/ovhcloudtest"
 	"github.com/pricewatch/pricewatch/fetchers/runpod"
 	"github.com/pricewatch/pricewatch/fetchers/runpod/runpodtest"
+	"github.com/pricewatch/pricewatch/fetchers/scaleway/scalewaytest"
 	"github.com/pricewatch/pricewatch/fetchers/tencent/tencenttest"
 	"github.com/pricewatch/pricewatch/fetchers/vastai/vastaitest"
 	"github.com/pricewatch/pricewatch/providers"
@@ -70,6 +71,7 @@ func everyProviderFakes(t *testing.T, aws cloud) ([]cloud, *fakeAzure) {
 	google := gcptest.New(t)
 	azcn := azurecntest.New(t)
 	hw := huaweitest.New(t)
+	scw := scalewaytest.New(t)
 	t.Setenv(huawei.EnvAK, huaweitest.AK)
 	t.Setenv(huawei.EnvSK, huaweitest.SK)
 	for _, c := range []cloud{
@@ -78,6 +80,7 @@ func everyProviderFakes(t *testing.T, aws cloud) ([]cloud, *fakeAzure) {
 		{name: "gcp", endpoint: google.URL},
 		{name: "azure-cn", endpoint: azcn.URL()},
 		{name: "huawei", endpoint: hw.URL, keys: "    iam_endpoint: " + hw.URL + "\n    ecs_endpoint: " + hw.ECSEndpoint() + "\n"},
+		{name: "scaleway", endpoint: scw.URL, keys: "    regions: [" + scalewaytest.Zone + "]\n"},
 	} {
 		byName[c.name] = c
 	}
