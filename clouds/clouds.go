@@ -79,6 +79,7 @@ var table = []Cloud{
 	// Scaleway, Vultr and DigitalOcean: no FOCUS export of theirs found
 	// to take a name from.
 	{Name: pricewatch.Scaleway, Display: "Scaleway", Pricing: general("https://www.scaleway.com/en/pricing/gpu/")},
+	{Name: pricewatch.Vultr, Display: "Vultr", Pricing: general("https://www.vultr.com/pricing/")},
 }
 
 // general is a pricing map with only the general page.

@@ -73,6 +73,7 @@ var services = map[string]string{
 	pricewatch.GCP: "Compute Engine",
 	// The product names of the clouds' own consoles and price pages.
 	pricewatch.Scaleway: "Instances",
+	pricewatch.Vultr:    "Cloud Compute",
 }
 
 // ProviderName is the FOCUS ProviderName of a pricewatch provider id (the

@@ -25,6 +25,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/scaleway"
 	"github.com/pricewatch/pricewatch/fetchers/tencent"
 	"github.com/pricewatch/pricewatch/fetchers/vastai"
+	"github.com/pricewatch/pricewatch/fetchers/vultr"
 )
 
 // Provider is one cloud's config section and fetcher constructor.
@@ -48,6 +49,7 @@ var registry = []Provider{
 	azurecn.Provider,
 	huawei.Provider,
 	scaleway.Provider,
+	vultr.Provider,
 }
 
 // All returns every provider in run order.

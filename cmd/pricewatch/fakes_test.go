@@ -18,6 +18,8 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/scaleway/scalewaytest"
 	"github.com/pricewatch/pricewatch/fetchers/tencent/tencenttest"
 	"github.com/pricewatch/pricewatch/fetchers/vastai/vastaitest"
+	"github.com/pricewatch/pricewatch/fetchers/vultr"
+	"github.com/pricewatch/pricewatch/fetchers/vultr/vultrtest"
 	"github.com/pricewatch/pricewatch/providers"
 )
 
@@ -72,6 +74,8 @@ func everyProviderFakes(t *testing.T, aws cloud) ([]cloud, *fakeAzure) {
 	azcn := azurecntest.New(t)
 	hw := huaweitest.New(t)
 	scw := scalewaytest.New(t)
+	t.Setenv(vultr.EnvAPIKey, "")
+	vul := vultrtest.New(t, "")
 	t.Setenv(huawei.EnvAK, huaweitest.AK)
 	t.Setenv(huawei.EnvSK, huaweitest.SK)
 	for _, c := range []cloud{
@@ -81,6 +85,7 @@ func everyProviderFakes(t *testing.T, aws cloud) ([]cloud, *fakeAzure) {
 		{name: "azure-cn", endpoint: azcn.URL()},
 		{name: "huawei", endpoint: hw.URL, keys: "    iam_endpoint: " + hw.URL + "\n    ecs_endpoint: " + hw.ECSEndpoint() + "\n"},
 		{name: "scaleway", endpoint: scw.URL, keys: "    regions: [" + scalewaytest.Zone + "]\n"},
+		{name: "vultr", endpoint: vul.URL},
 	} {
 		byName[c.name] = c
 	}
