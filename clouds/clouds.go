@@ -80,6 +80,7 @@ var table = []Cloud{
 	// to take a name from.
 	{Name: pricewatch.Scaleway, Display: "Scaleway", Pricing: general("https://www.scaleway.com/en/pricing/gpu/")},
 	{Name: pricewatch.Vultr, Display: "Vultr", Pricing: general("https://www.vultr.com/pricing/")},
+	{Name: pricewatch.DigitalOcean, Display: "DigitalOcean", Pricing: general("https://www.digitalocean.com/pricing/gpu-droplets")},
 }
 
 // general is a pricing map with only the general page.

@@ -66,6 +66,7 @@ func TestLookups(t *testing.T) {
 		// Issue 33 item 1: the neoclouds.
 		{"scaleway", "Scaleway", pricewatch.OnDemand, "https://www.scaleway.com/en/pricing/gpu/"},
 		{"vultr", "Vultr", pricewatch.Spot, "https://www.vultr.com/pricing/"},
+		{"digitalocean", "DigitalOcean", pricewatch.OnDemand, "https://www.digitalocean.com/pricing/gpu-droplets"},
 		{"nimbus", "nimbus", pricewatch.OnDemand, ProjectURL},
 	}
 	for _, tt := range tests {
@@ -76,7 +77,7 @@ func TestLookups(t *testing.T) {
 			t.Errorf("PricingURL(%q, %q) = %q, want %q", tt.name, tt.pt, got, tt.url)
 		}
 	}
-	if got := strings.Join(Names(), ","); got != "aws,azure,alibaba,tencent,lambda,runpod,vastai,oci,aws-cn,ovhcloud,gcp,azure-cn,huawei,scaleway,vultr" {
+	if got := strings.Join(Names(), ","); got != "aws,azure,alibaba,tencent,lambda,runpod,vastai,oci,aws-cn,ovhcloud,gcp,azure-cn,huawei,scaleway,vultr,digitalocean" {
 		t.Errorf("run order %s", got)
 	}
 }

@@ -72,8 +72,9 @@ var services = map[string]string{
 	// exports name it.
 	pricewatch.GCP: "Compute Engine",
 	// The product names of the clouds' own consoles and price pages.
-	pricewatch.Scaleway: "Instances",
-	pricewatch.Vultr:    "Cloud Compute",
+	pricewatch.Scaleway:     "Instances",
+	pricewatch.Vultr:        "Cloud Compute",
+	pricewatch.DigitalOcean: "GPU Droplets",
 }
 
 // ProviderName is the FOCUS ProviderName of a pricewatch provider id (the

@@ -16,6 +16,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/awscn"
 	"github.com/pricewatch/pricewatch/fetchers/azure"
 	"github.com/pricewatch/pricewatch/fetchers/azurecn"
+	"github.com/pricewatch/pricewatch/fetchers/digitalocean"
 	"github.com/pricewatch/pricewatch/fetchers/gcp"
 	"github.com/pricewatch/pricewatch/fetchers/huawei"
 	"github.com/pricewatch/pricewatch/fetchers/lambda"
@@ -50,6 +51,7 @@ var registry = []Provider{
 	huawei.Provider,
 	scaleway.Provider,
 	vultr.Provider,
+	digitalocean.Provider,
 }
 
 // All returns every provider in run order.

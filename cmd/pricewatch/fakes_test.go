@@ -5,6 +5,8 @@ import (
 
 	"github.com/pricewatch/pricewatch/fetchers/alibaba/alibabatest"
 	"github.com/pricewatch/pricewatch/fetchers/azurecn/azurecntest"
+	"github.com/pricewatch/pricewatch/fetchers/digitalocean"
+	"github.com/pricewatch/pricewatch/fetchers/digitalocean/digitaloceantest"
 	"github.com/pricewatch/pricewatch/fetchers/gcp"
 	"github.com/pricewatch/pricewatch/fetchers/gcp/gcptest"
 	"github.com/pricewatch/pricewatch/fetchers/huawei"
@@ -76,6 +78,8 @@ func everyProviderFakes(t *testing.T, aws cloud) ([]cloud, *fakeAzure) {
 	scw := scalewaytest.New(t)
 	t.Setenv(vultr.EnvAPIKey, "")
 	vul := vultrtest.New(t, "")
+	t.Setenv(digitalocean.EnvAPIKey, "dop_v1_every_provider")
+	do := digitaloceantest.New(t, "dop_v1_every_provider")
 	t.Setenv(huawei.EnvAK, huaweitest.AK)
 	t.Setenv(huawei.EnvSK, huaweitest.SK)
 	for _, c := range []cloud{
@@ -86,6 +90,7 @@ func everyProviderFakes(t *testing.T, aws cloud) ([]cloud, *fakeAzure) {
 		{name: "huawei", endpoint: hw.URL, keys: "    iam_endpoint: " + hw.URL + "\n    ecs_endpoint: " + hw.ECSEndpoint() + "\n"},
 		{name: "scaleway", endpoint: scw.URL, keys: "    regions: [" + scalewaytest.Zone + "]\n"},
 		{name: "vultr", endpoint: vul.URL},
+		{name: "digitalocean", endpoint: do.URL},
 	} {
 		byName[c.name] = c
 	}
