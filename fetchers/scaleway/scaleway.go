@@ -137,7 +137,8 @@ func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error)
 func (f *Fetcher) Provider() string { return Name }
 
 // Fetch reads every zone's catalogue and availability; any zone whose
-// answer is not whole fails the run, so nothing is closed on a part.
+// answer is not whole fails the run, so nothing is closed on a part. A
+// zone the API answers 404 for is left out (and logged).
 func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.Snapshot, error) {
 	snap := &pricewatch.Snapshot{Provider: Name, SourceVersion: "instance/v1 products/servers"}
 	for _, zone := range f.zones {
@@ -159,6 +160,14 @@ func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.S
 // zone reads one zone into snap.
 func (f *Fetcher) zone(ctx context.Context, zone string, snap *pricewatch.Snapshot) error {
 	servers, err := f.list(ctx, zone, "/products/servers", "the server type catalogue")
+	var status *fetchers.StatusError
+	if errors.As(err, &status) && status.Status == http.StatusNotFound {
+		// A zone the API does not serve (a default one not opened yet, or
+		// closed) says nothing of the others: left out of the coverage, so
+		// nothing stored there is closed, and the run goes on.
+		f.log.Warn("scaleway zone not found; left out this run", zap.String("zone", zone))
+		return nil
+	}
 	if err != nil {
 		return err
 	}

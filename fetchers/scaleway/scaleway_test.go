@@ -148,12 +148,20 @@ func TestLeftOut(t *testing.T) {
 	}
 }
 
-// TestZoneFails: a zone the API does not know (404), or a cut page of a
-// second zone, fails the whole run: a part never closes the rest.
+// TestZoneFails: a zone the API does not know (404) is left out of the
+// coverage and the others stored; a cut page fails the whole run: a part
+// never closes the rest.
 func TestZoneFails(t *testing.T) {
 	fake := scalewaytest.New(t)
-	if snap, err := fetch(t, fake, scalewaytest.Zone, "nl-ams-9"); err == nil || snap != nil || !strings.Contains(err.Error(), "nl-ams-9") {
-		t.Errorf("unknown zone: snapshot %v, error %v; want an error naming the zone", snap, err)
+	snap, err := fetch(t, fake, "nl-ams-9", scalewaytest.Zone)
+	if err != nil {
+		t.Fatalf("unknown zone: %v", err)
+	}
+	if len(snap.Coverage) != 1 || snap.Coverage[0].Region != scalewaytest.Zone || len(snap.Offers) != 6 {
+		t.Errorf("coverage %+v, %d offers: want fr-par-2's 6 alone", snap.Coverage, len(snap.Offers))
+	}
+	if _, err := fetch(t, fake, "nl-ams-9"); !errors.Is(err, fetchers.ErrIncomplete) {
+		t.Errorf("only an unknown zone: %v, want ErrIncomplete (not one priced GPU type)", err)
 	}
 	fake = scalewaytest.New(t)
 	fake.FailNext(scalewaytest.Truncated)
