@@ -40,6 +40,12 @@ const (
 	AzureChina = "azure-cn"
 	// Huawei is Huawei Cloud's ECS GPU flavors (price inquiry API).
 	Huawei = "huawei"
+	// Scaleway is Scaleway's Instance product catalogue, per zone, in EUR.
+	Scaleway = "scaleway"
+	// Vultr is Vultr's plan and bare-metal plan lists.
+	Vultr = "vultr"
+	// DigitalOcean is DigitalOcean's GPU Droplet sizes.
+	DigitalOcean = "digitalocean"
 )
 
 // PriceType says how capacity is bought.

@@ -77,6 +77,11 @@ var table = []Cloud{
 		Pricing: general("https://www.azure.cn/en-us/pricing/details/virtual-machines/")},
 	// Huawei Cloud's FOCUS name: none found either.
 	{Name: pricewatch.Huawei, Display: "Huawei Cloud", Pricing: general("https://www.huaweicloud.com/intl/en-us/pricing/calculator.html#/ecs")},
+	// Scaleway, Vultr and DigitalOcean: no FOCUS export of theirs found
+	// to take a name from.
+	{Name: pricewatch.Scaleway, Display: "Scaleway", Pricing: general("https://www.scaleway.com/en/pricing/gpu/")},
+	{Name: pricewatch.Vultr, Display: "Vultr", Pricing: general("https://www.vultr.com/pricing/")},
+	{Name: pricewatch.DigitalOcean, Display: "DigitalOcean", Pricing: general("https://www.digitalocean.com/pricing/gpu-droplets")},
 }
 
 // general is a pricing map with only the general page.

@@ -63,6 +63,10 @@ func TestLookups(t *testing.T) {
 		{"azure-cn", "Azure China", pricewatch.OnDemand, "https://www.azure.cn/en-us/pricing/details/virtual-machines/"},
 		// Issue 22 item 4: Huawei Cloud.
 		{"huawei", "Huawei Cloud", pricewatch.Reserved, "https://www.huaweicloud.com/intl/en-us/pricing/calculator.html#/ecs"},
+		// Issue 33 item 1: the neoclouds.
+		{"scaleway", "Scaleway", pricewatch.OnDemand, "https://www.scaleway.com/en/pricing/gpu/"},
+		{"vultr", "Vultr", pricewatch.Spot, "https://www.vultr.com/pricing/"},
+		{"digitalocean", "DigitalOcean", pricewatch.OnDemand, "https://www.digitalocean.com/pricing/gpu-droplets"},
 		{"nimbus", "nimbus", pricewatch.OnDemand, ProjectURL},
 	}
 	for _, tt := range tests {
@@ -73,7 +77,7 @@ func TestLookups(t *testing.T) {
 			t.Errorf("PricingURL(%q, %q) = %q, want %q", tt.name, tt.pt, got, tt.url)
 		}
 	}
-	if got := strings.Join(Names(), ","); got != "aws,azure,alibaba,tencent,lambda,runpod,vastai,oci,aws-cn,ovhcloud,gcp,azure-cn,huawei" {
+	if got := strings.Join(Names(), ","); got != "aws,azure,alibaba,tencent,lambda,runpod,vastai,oci,aws-cn,ovhcloud,gcp,azure-cn,huawei,scaleway,vultr,digitalocean" {
 		t.Errorf("run order %s", got)
 	}
 }

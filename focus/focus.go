@@ -71,6 +71,10 @@ var services = map[string]string{
 	// The catalogue's service 6F81-5844-456A, as Google's billing
 	// exports name it.
 	pricewatch.GCP: "Compute Engine",
+	// The product names of the clouds' own consoles and price pages.
+	pricewatch.Scaleway:     "Instances",
+	pricewatch.Vultr:        "Cloud Compute",
+	pricewatch.DigitalOcean: "GPU Droplets",
 }
 
 // ProviderName is the FOCUS ProviderName of a pricewatch provider id (the

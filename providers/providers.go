@@ -16,14 +16,17 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/awscn"
 	"github.com/pricewatch/pricewatch/fetchers/azure"
 	"github.com/pricewatch/pricewatch/fetchers/azurecn"
+	"github.com/pricewatch/pricewatch/fetchers/digitalocean"
 	"github.com/pricewatch/pricewatch/fetchers/gcp"
 	"github.com/pricewatch/pricewatch/fetchers/huawei"
 	"github.com/pricewatch/pricewatch/fetchers/lambda"
 	"github.com/pricewatch/pricewatch/fetchers/oci"
 	"github.com/pricewatch/pricewatch/fetchers/ovhcloud"
 	"github.com/pricewatch/pricewatch/fetchers/runpod"
+	"github.com/pricewatch/pricewatch/fetchers/scaleway"
 	"github.com/pricewatch/pricewatch/fetchers/tencent"
 	"github.com/pricewatch/pricewatch/fetchers/vastai"
+	"github.com/pricewatch/pricewatch/fetchers/vultr"
 )
 
 // Provider is one cloud's config section and fetcher constructor.
@@ -46,6 +49,9 @@ var registry = []Provider{
 	gcp.Provider,
 	azurecn.Provider,
 	huawei.Provider,
+	scaleway.Provider,
+	vultr.Provider,
+	digitalocean.Provider,
 }
 
 // All returns every provider in run order.

@@ -28,8 +28,9 @@ func TestCompareThirteenProvidersGolden(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("fetch of all thirteen exited %d:\n%s%s", code, out, errOut)
 	}
-	if len(providerNames) != 13 {
-		t.Fatalf("%d providers registered, want the thirteen this golden covers: %v", len(providerNames), providerNames)
+	// Issue 33 added scaleway, vultr and digitalocean to the thirteen.
+	if len(providerNames) != 16 {
+		t.Fatalf("%d providers registered, want the sixteen this golden covers: %v", len(providerNames), providerNames)
 	}
 	for _, p := range providerNames {
 		if !strings.Contains(out, p+" ") || strings.Contains(out, "FAILED") || strings.Contains(out, "skipped") {
@@ -93,7 +94,7 @@ func TestCompareThirteenProvidersGolden(t *testing.T) {
 		got = append(got, p)
 	}
 	sort.Strings(got)
-	if want := "aws,azure,gcp,lambda,oci,ovhcloud,runpod,vastai"; strings.Join(got, ",") != want {
+	if want := "aws,azure,digitalocean,gcp,lambda,oci,ovhcloud,runpod,scaleway,vastai,vultr"; strings.Join(got, ",") != want {
 		t.Errorf("providers ranking an H100: %s, want %s\n%s", strings.Join(got, ","), want, raw)
 	}
 }

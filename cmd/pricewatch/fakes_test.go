@@ -5,6 +5,8 @@ import (
 
 	"github.com/pricewatch/pricewatch/fetchers/alibaba/alibabatest"
 	"github.com/pricewatch/pricewatch/fetchers/azurecn/azurecntest"
+	"github.com/pricewatch/pricewatch/fetchers/digitalocean"
+	"github.com/pricewatch/pricewatch/fetchers/digitalocean/digitaloceantest"
 	"github.com/pricewatch/pricewatch/fetchers/gcp"
 	"github.com/pricewatch/pricewatch/fetchers/gcp/gcptest"
 	"github.com/pricewatch/pricewatch/fetchers/huawei"
@@ -15,8 +17,11 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/ovhcloud/ovhcloudtest"
 	"github.com/pricewatch/pricewatch/fetchers/runpod"
 	"github.com/pricewatch/pricewatch/fetchers/runpod/runpodtest"
+	"github.com/pricewatch/pricewatch/fetchers/scaleway/scalewaytest"
 	"github.com/pricewatch/pricewatch/fetchers/tencent/tencenttest"
 	"github.com/pricewatch/pricewatch/fetchers/vastai/vastaitest"
+	"github.com/pricewatch/pricewatch/fetchers/vultr"
+	"github.com/pricewatch/pricewatch/fetchers/vultr/vultrtest"
 	"github.com/pricewatch/pricewatch/providers"
 )
 
@@ -70,6 +75,11 @@ func everyProviderFakes(t *testing.T, aws cloud) ([]cloud, *fakeAzure) {
 	google := gcptest.New(t)
 	azcn := azurecntest.New(t)
 	hw := huaweitest.New(t)
+	scw := scalewaytest.New(t)
+	t.Setenv(vultr.EnvAPIKey, "")
+	vul := vultrtest.New(t, "")
+	t.Setenv(digitalocean.EnvAPIKey, "dop_v1_every_provider")
+	do := digitaloceantest.New(t, "dop_v1_every_provider")
 	t.Setenv(huawei.EnvAK, huaweitest.AK)
 	t.Setenv(huawei.EnvSK, huaweitest.SK)
 	for _, c := range []cloud{
@@ -78,6 +88,9 @@ func everyProviderFakes(t *testing.T, aws cloud) ([]cloud, *fakeAzure) {
 		{name: "gcp", endpoint: google.URL},
 		{name: "azure-cn", endpoint: azcn.URL()},
 		{name: "huawei", endpoint: hw.URL, keys: "    iam_endpoint: " + hw.URL + "\n    ecs_endpoint: " + hw.ECSEndpoint() + "\n"},
+		{name: "scaleway", endpoint: scw.URL, keys: "    regions: [" + scalewaytest.Zone + "]\n"},
+		{name: "vultr", endpoint: vul.URL},
+		{name: "digitalocean", endpoint: do.URL},
 	} {
 		byName[c.name] = c
 	}

@@ -1,0 +1,32 @@
+package digitalocean
+
+import (
+	"testing"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/fetchers/digitalocean/digitaloceantest"
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
+)
+
+const conformanceToken = "dop_v1_conformance0123456789abcdefNeverShown"
+
+// TestConformance runs the fetcher contract every cloud passes, built as
+// the program builds it (Provider, the token in api_key_file).
+func TestConformance(t *testing.T) {
+	fetcherstest.Conformance(t, fetcherstest.Case[*digitaloceantest.Server]{
+		Provider: Name,
+		Key:      conformanceToken,
+		Fake:     func(t *testing.T) *digitaloceantest.Server { return digitaloceantest.New(t, conformanceToken) },
+		New: func(t *testing.T, fake *digitaloceantest.Server, h fetcherstest.Harness) (fetchers.Fetcher, error) {
+			t.Setenv(EnvAPIKey, "")
+			return Provider.Build(&Section{Endpoint: fake.URL, APIKeyFile: h.KeyFile(t)}, h.Env)
+		},
+		RepeatPage: func(_ *testing.T, fake *digitaloceantest.Server) { fake.RepeatNext() },
+		Empty:      func(_ *testing.T, fake *digitaloceantest.Server) { fake.SetSizes([]map[string]any{}) },
+		Malformed: func(t *testing.T, fake *digitaloceantest.Server) func(pricewatch.Offer) bool {
+			fake.Set(t, "gpu-mi300x8-1536gb", "price_hourly", "15.92 USD")
+			return fetcherstest.InstanceType("gpu-mi300x8-1536gb")
+		},
+	})
+}
