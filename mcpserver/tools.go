@@ -26,6 +26,31 @@ func (s scope) add(q url.Values) {
 	}
 }
 
+// buyer is whose capacity and what hardware (the CLI's buyer flags).
+type buyer struct {
+	Seller       string  `json:"seller,omitempty" jsonschema:"cloud (the clouds' own machines), marketplace (third-party hosts: Vast.ai, RunPod Community) or any (the default)"`
+	MinGPUMemory float64 `json:"min_gpu_memory,omitempty" jsonschema:"only machines with at least this much memory per GPU, GB"`
+	MinVCPUs     int     `json:"min_vcpus,omitempty" jsonschema:"only machines with at least this many vCPUs"`
+	MinMemory    float64 `json:"min_memory,omitempty" jsonschema:"only machines with at least this much memory, GB"`
+	Interconnect string  `json:"interconnect,omitempty" jsonschema:"only machines whose stated interconnect contains this text (e.g. 3200 Gigabit, NVLink)"`
+	MaxPrice     string  `json:"max_price,omitempty" jsonschema:"at most this price per hour (30) or per GPU-hour (2.5/gpu-hour)"`
+}
+
+func (b buyer) add(q url.Values) {
+	set(q, "seller", b.Seller)
+	if b.MinGPUMemory > 0 {
+		q.Set("min_gpu_memory", strconv.FormatFloat(b.MinGPUMemory, 'f', -1, 64))
+	}
+	if b.MinVCPUs > 0 {
+		q.Set("min_vcpus", strconv.Itoa(b.MinVCPUs))
+	}
+	if b.MinMemory > 0 {
+		q.Set("min_memory", strconv.FormatFloat(b.MinMemory, 'f', -1, 64))
+	}
+	set(q, "interconnect", b.Interconnect)
+	set(q, "max_price", b.MaxPrice)
+}
+
 type limited struct {
 	Limit int `json:"limit,omitempty" jsonschema:"at most this many rows (default 50, at most 500); a cut answer says so"`
 }
@@ -37,6 +62,7 @@ type cheapestArgs struct {
 	Currency      string   `json:"currency,omitempty" jsonschema:"ISO 4217 code to compare in (default: the configured fx.currency)"`
 	OS            string   `json:"os,omitempty" jsonschema:"linux (the default), windows or any"`
 	AvailableOnly bool     `json:"available_only,omitempty" jsonschema:"only offers known to be offered or in stock where priced"`
+	buyer
 	scope
 	limited
 }
@@ -85,7 +111,9 @@ type recommendArgs struct {
 	Utilization string `json:"utilization,omitempty" jsonschema:"share of the horizon's hours the GPUs are busy: 0.6 or 60% (default 1)"`
 	Horizon     string `json:"horizon,omitempty" jsonschema:"how long the GPUs are needed: 1y (default), 3y, 18m, or days (7d) to weigh capacity blocks"`
 	IncludeSpot bool   `json:"include_spot,omitempty" jsonschema:"consider spot prices too (interruptible capacity)"`
+	Hosts       int    `json:"hosts,omitempty" jsonschema:"allow up to this many machines for the job (default: one machine, or machines with a stated interconnect)"`
 	Currency    string `json:"currency,omitempty" jsonschema:"ISO 4217 code of the answer"`
+	buyer
 	scope
 }
 
@@ -116,6 +144,7 @@ func addTools(s *mcp.Server, a asker) {
 			set(q, "currency", in.Currency)
 			set(q, "os", in.OS)
 			setBool(q, "available_only", in.AvailableOnly)
+			in.buyer.add(q)
 			in.scope.add(q)
 			return a.ask(ctx, "/api/v1/offers", q, in.Limit)
 		})
@@ -168,7 +197,11 @@ func addTools(s *mcp.Server, a asker) {
 			set(q, "utilization", in.Utilization)
 			set(q, "horizon", in.Horizon)
 			setBool(q, "include_spot", in.IncludeSpot)
+			if in.Hosts > 0 {
+				q.Set("hosts", strconv.Itoa(in.Hosts))
+			}
 			set(q, "currency", in.Currency)
+			in.buyer.add(q)
 			in.scope.add(q)
 			return a.ask(ctx, "/api/v1/recommend", q, 0)
 		})

@@ -138,6 +138,8 @@ func TestMCPAnswersAsCLI(t *testing.T) {
 		{"cheapest", map[string]any{"gpu": "A100", "count": 8}, []string{"compare", "--gpu", "A100", "--count", "8"}, ""},
 		{"cheapest", map[string]any{"gpu": "A100", "price_type": []string{"any"}, "currency": "CNY", "limit": 500},
 			[]string{"compare", "--gpu", "A100", "--price-type", "any", "--currency", "CNY"}, ""},
+		{"cheapest", map[string]any{"gpu": "A100", "price_type": []string{"any"}, "seller": "cloud", "min_gpu_memory": 80, "max_price": "5/gpu-hour", "limit": 500},
+			[]string{"compare", "--gpu", "A100", "--price-type", "any", "--seller", "cloud", "--min-gpu-memory", "80", "--max-price", "5/gpu-hour"}, ""},
 		{"history", map[string]any{"instance_type": "ecs.gn7-c13g1.26xlarge", "region": []string{"cn-hangzhou"}, "since": "2022-07-08", "limit": 500},
 			[]string{"history", "ecs.gn7-c13g1.26xlarge", "--region", "cn-hangzhou", "--since", "2022-07-08"}, ""},
 		{"price_changes", map[string]any{"since": since, "limit": 500}, []string{"changes", "--since", since, "--kind", "price"}, ""},
@@ -151,6 +153,8 @@ func TestMCPAnswersAsCLI(t *testing.T) {
 			[]string{"savings", "Standard_ND96amsr_A100_v4", "--utilization", "0.7"}, ""},
 		{"recommend", map[string]any{"gpu": "A100", "count": 8, "utilization": "0.6", "horizon": "3y"},
 			[]string{"recommend", "--gpu", "A100", "--count", "8", "--utilization", "0.6", "--horizon", "3y"}, ""},
+		{"recommend", map[string]any{"gpu": "A100", "count": 8, "utilization": "0.6", "horizon": "3y", "hosts": 8, "seller": "any"},
+			[]string{"recommend", "--gpu", "A100", "--count", "8", "--utilization", "0.6", "--horizon", "3y", "--hosts", "8", "--seller", "any"}, ""},
 		{"freshness", map[string]any{}, []string{"runs"}, ""},
 	}
 	for _, c := range cases {
