@@ -19,7 +19,6 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting"
-	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/run"
 	"github.com/pricewatch/pricewatch/secret"
@@ -135,13 +134,13 @@ func openDB(t *testing.T, path string) *storage.DB {
 	return db
 }
 
-func testConfig(source string) *config.Config {
-	cfg := config.Default()
-	cfg.Source = source
-	cfg.HTTP.Listen = "127.0.0.1:0"
-	cfg.Digest.Enabled = false
-	cfg.Storage.MaintenanceSchedule = ""
-	return cfg
+// withSettings is s with the settings a test daemon runs on: a loopback
+// listener on any port, no digest, no maintenance.
+func withSettings(s *Snapshot, source string) *Snapshot {
+	c := *s
+	c.Source, c.LogLevel = source, "info"
+	c.HTTP = HTTP{Listen: "127.0.0.1:0", Loopback: true}
+	return &c
 }
 
 func waitFor(t *testing.T, what string, cond func() bool) {
@@ -171,20 +170,20 @@ func TestStartReloadStop(t *testing.T) {
 		"second": {Jobs: []Job{{Job: run.Job{Name: "beta", Fetcher: &quickFetcher{name: "beta", ev: ev}}, Schedule: "@every 1s"}},
 			Alerts: &fakeAlerts{name: "second", ev: ev}, Secrets: []string{"second-secret"}},
 	}
-	build := func(cfg *config.Config) (*Snapshot, error) {
-		s, ok := snaps[cfg.Source]
-		if !ok {
-			return nil, errors.New("alert rule price-drops: unknown event")
+	build := func(source string) func() (*Snapshot, error) {
+		return func() (*Snapshot, error) {
+			s, ok := snaps[source]
+			if !ok {
+				return nil, errors.New("alert rule price-drops: unknown event")
+			}
+			return withSettings(s, source), nil
 		}
-		c := *s
-		c.Config = cfg
-		return &c, nil
 	}
 	core, logs := observer.New(zapcore.InfoLevel)
 	scrub := secret.New()
 	var added []string
 	var levels []string
-	d := New(Options{Config: testConfig("first"), Build: build, DB: openDB(t, path), Log: zap.New(core), Scrub: scrub,
+	d := New(Options{Build: build("first"), DB: openDB(t, path), Log: zap.New(core), Scrub: scrub,
 		AddSecrets:  func(v ...string) { added = append(added, v...) },
 		SetLogLevel: func(l string) error { levels = append(levels, l); return nil }, Version: "test"})
 	if err := d.Start(context.Background()); err != nil {
@@ -209,10 +208,10 @@ func TestStartReloadStop(t *testing.T) {
 		t.Errorf("/readyz while running: %d %v", resp.StatusCode, body)
 	}
 
-	if err := d.Reload(testConfig("broken")); err == nil || d.state().Config.Source != "first" {
-		t.Fatalf("a config that does not build: %v, running %s", err, d.state().Config.Source)
+	if err := d.Reload(build("broken")); err == nil || d.state().Source != "first" {
+		t.Fatalf("a config that does not build: %v, running %s", err, d.state().Source)
 	}
-	if err := d.Reload(testConfig("second")); err != nil {
+	if err := d.Reload(build("second")); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the second snapshot's schedule to run and store beta", func() bool {
@@ -288,7 +287,7 @@ func TestDigestTriggerNudges(t *testing.T) {
 	d := New(Options{DB: db, Log: zap.NewNop()})
 	d.ctx, d.cancelRuns = context.WithCancel(context.Background())
 	defer d.cancelRuns()
-	st := &state{Snapshot: &Snapshot{Config: testConfig("first"), Digests: dg}}
+	st := &state{Snapshot: withSettings(&Snapshot{Digests: dg}, "first")}
 	for i := 0; i < 2; i++ {
 		d.runDigest(st)
 		select {

@@ -9,7 +9,6 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/run"
 	"github.com/pricewatch/pricewatch/web"
 )
@@ -51,14 +50,10 @@ func TestFollowerLeadsOnlyWhenElected(t *testing.T) {
 	ev := &events{}
 	alpha := &blockingFetcher{name: "alpha", ev: ev, started: make(chan struct{})}
 	snap := &Snapshot{Jobs: []Job{{Job: run.Job{Name: "alpha", Fetcher: alpha}, Schedule: "@every 1s"}}, Alerts: &fakeAlerts{name: "s", ev: ev}}
-	build := func(cfg *config.Config) (*Snapshot, error) {
-		c := *snap
-		c.Config = cfg
-		return &c, nil
-	}
+	build := func() (*Snapshot, error) { return withSettings(snap, "first"), nil }
 	el := &fakeElector{grant: make(chan struct{}), revoke: make(chan struct{}), returned: make(chan struct{}, 1)}
 	core, _ := observer.New(zapcore.InfoLevel)
-	d := New(Options{Config: testConfig("first"), Build: build, DB: openDB(t, filepath.Join(t.TempDir(), "pw.db")), Log: zap.New(core),
+	d := New(Options{Build: build, DB: openDB(t, filepath.Join(t.TempDir(), "pw.db")), Log: zap.New(core),
 		Elect: func() (Elector, error) { return el, nil }})
 	if err := d.Start(context.Background()); err != nil {
 		t.Fatal(err)
