@@ -190,7 +190,7 @@ func Snapshot(root *Wiring, cfg *config.Config) (*daemon.Snapshot, error) {
 		FX: ReportFX(cfg.FX), Prices: MetricsSettings(cfg),
 		Maintenance: cfg.Storage.MaintenanceSchedule, Retention: storage.Retention(cfg.Storage.Retention),
 		Jobs: jobs, Save: w.SaveOptions(), Secrets: w.Secrets.Values(),
-		Alerts: w, Digests: w, Rates: w.Rates(), Expected: w.ExpectedIntervals,
+		Alerts: w, Digests: w.Digests(), Rates: w.Rates(), Expected: w.ExpectedIntervals,
 	}
 	if cfg.Digest.Enabled {
 		snap.Digest = &daemon.DigestSchedule{Schedule: cfg.Digest.Schedule, Timezone: cfg.Digest.Timezone}
