@@ -160,6 +160,9 @@ type Options struct {
 	SetLogLevel func(level string) error
 	// Version is the build's, for the log and pricewatch_build_info.
 	Version string
+	// AlertSummary is an outbox document's one-line text for the API's
+	// and dashboard's alert listings (web.Server.AlertSummary).
+	AlertSummary func(payload []byte) string
 	// Elect builds the election among replicas sharing the database, at
 	// Start (nil, or a nil Elector: this process always leads).
 	Elect func() (Elector, error)

@@ -46,8 +46,9 @@ func (d *Daemon) webHandler() (func(http.Handler) http.Handler, error) {
 			}
 			return nil
 		},
-		Log:      d.log.Named("http"),
-		Versions: d.versions,
+		AlertSummary: d.opts.AlertSummary,
+		Log:          d.log.Named("http"),
+		Versions:     d.versions,
 	}
 	return func(base http.Handler) http.Handler {
 		// The API and the dashboard; the MCP server asks the API's routes

@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pricewatch/pricewatch/alerting/digest"
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
@@ -40,7 +41,7 @@ func apiServerAt(t *testing.T, cfgPath string, now func() time.Time) (*httptest.
 	if now != nil {
 		db.Now = now
 	}
-	srv := &web.Server{Store: db, FX: func() report.FX { return reportFX(a.cfg.FX) }, Expected: a.wiring().ExpectedIntervals, Now: now}
+	srv := &web.Server{Store: db, FX: func() report.FX { return reportFX(a.cfg.FX) }, Expected: a.wiring().ExpectedIntervals, Now: now, AlertSummary: digest.AlertSummary}
 	mux := http.NewServeMux()
 	srv.Mount(mux)
 	ts := httptest.NewServer(mux)

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/pricewatch/pricewatch/alerting/digest"
 	"github.com/pricewatch/pricewatch/mcpserver"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/web"
@@ -33,7 +34,7 @@ provider list as resources. The daemon serves the same under /mcp.`,
 				return err
 			}
 			api := http.NewServeMux()
-			(&web.Server{Store: db, FX: func() report.FX { return reportFX(a.cfg.FX) }, Expected: a.wiring().ExpectedIntervals, Log: a.log}).Mount(api)
+			(&web.Server{Store: db, FX: func() report.FX { return reportFX(a.cfg.FX) }, Expected: a.wiring().ExpectedIntervals, AlertSummary: digest.AlertSummary, Log: a.log}).Mount(api)
 			// stdout is the protocol's: logs go to stderr (a.log), and
 			// nothing else may print.
 			err = mcpserver.New(api, buildVersion()).Run(cmd.Context(), &mcp.IOTransport{Reader: io.NopCloser(a.stdin), Writer: nopCloser{a.stdout}})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pricewatch/pricewatch/alerting/digest"
 	"github.com/pricewatch/pricewatch/compose"
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/daemon"
@@ -43,14 +44,15 @@ stop timeout, stops metrics, closes the database and exits 0.`,
 // every secret any snapshot held is masked in a's log.
 func (a *app) newDaemon(db *storage.DB, root *compose.Wiring) *daemon.Daemon {
 	return daemon.New(daemon.Options{
-		Build:       func() (*daemon.Snapshot, error) { return compose.Snapshot(root, a.cfg) },
-		DB:          db,
-		Log:         a.log,
-		Scrub:       a.redactor,
-		AddSecrets:  a.secrets.AddValues,
-		SetLogLevel: a.applyLogLevel,
-		Version:     buildVersion(),
-		Elect:       root.Elector,
+		Build:        func() (*daemon.Snapshot, error) { return compose.Snapshot(root, a.cfg) },
+		DB:           db,
+		Log:          a.log,
+		Scrub:        a.redactor,
+		AddSecrets:   a.secrets.AddValues,
+		SetLogLevel:  a.applyLogLevel,
+		Version:      buildVersion(),
+		AlertSummary: digest.AlertSummary,
+		Elect:        root.Elector,
 	})
 }
 
