@@ -4,10 +4,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/robfig/cron/v3"
-
 	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/report/weekly"
+	"github.com/pricewatch/pricewatch/section"
 )
 
 // Digests is the weekly digest's service of digest.* (with the Slack
@@ -60,10 +59,7 @@ func (w *Wiring) ExpectedIntervals(now time.Time) map[string]time.Duration {
 // cron spec over the next two weeks (a weekday-only schedule has a longer
 // gap over the weekend, and that is what staleness must allow for).
 func scheduleInterval(spec string, from time.Time) time.Duration {
-	if spec == "" {
-		spec = "@hourly"
-	}
-	sched, err := cron.ParseStandard(spec)
+	sched, err := section.ParseSchedule(spec)
 	if err != nil {
 		return 0
 	}

@@ -8,6 +8,7 @@
 package daemon
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,6 +25,7 @@ import (
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/run"
 	"github.com/pricewatch/pricewatch/secret"
+	"github.com/pricewatch/pricewatch/section"
 	"github.com/pricewatch/pricewatch/storage"
 	"github.com/pricewatch/pricewatch/systemd"
 	"github.com/pricewatch/pricewatch/web"
@@ -496,13 +498,12 @@ func (d *Daemon) newCron(st *state) (*cron.Cron, error) {
 	c := cron.New(cron.WithLocation(time.UTC), cron.WithLogger(clog), cron.WithChain(cron.Recover(clog)))
 	for _, job := range st.Jobs {
 		job.Owner = owner
-		spec := job.Schedule
-		if spec == "" {
-			spec = "@hourly"
-		}
-		if _, err := c.AddFunc(spec, func() { d.runJob(st, job) }); err != nil {
+		sched, err := section.ParseSchedule(job.Schedule)
+		if err != nil {
+			spec := cmp.Or(job.Schedule, section.DefaultSchedule)
 			return nil, fmt.Errorf("providers.%s.schedule %q: %w", job.Name, spec, err)
 		}
+		c.Schedule(sched, cron.FuncJob(func() { d.runJob(st, job) }))
 	}
 	if _, err := c.AddFunc(fmt.Sprintf("@every %s", heartbeatEvery), d.health.beat); err != nil {
 		return nil, err
@@ -621,10 +622,7 @@ func (d *Daemon) catchUp(t *term) {
 // isStale reports whether the schedule would have fired since the last
 // successful run, i.e. a run is due.
 func isStale(spec string, last, now time.Time) bool {
-	if spec == "" {
-		spec = "@hourly"
-	}
-	sched, err := cron.ParseStandard(spec)
+	sched, err := section.ParseSchedule(spec)
 	if err != nil {
 		return true
 	}
