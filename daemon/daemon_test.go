@@ -20,6 +20,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/internal/testing/wait"
 	"github.com/pricewatch/pricewatch/run"
 	"github.com/pricewatch/pricewatch/secret"
 	"github.com/pricewatch/pricewatch/storage"
@@ -143,16 +144,6 @@ func withSettings(s *Snapshot, source string) *Snapshot {
 	return &c
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatalf("timed out waiting for %s", what)
-}
-
 // Issue 21 item 2: the daemon starts, reloads and stops without the
 // binary, on fake jobs: the catch-up run of the first snapshot carries on
 // through a reload while the second snapshot's schedule runs its own job;
@@ -191,7 +182,7 @@ func TestStartReloadStop(t *testing.T) {
 	}
 	<-alpha.started // the catch-up run of alpha, which never succeeded
 	var addr string
-	waitFor(t, "the listener", func() bool {
+	wait.For(t, "the listener", 10*time.Second, func() bool {
 		if l := logs.FilterMessage("http listening").All(); len(l) > 0 {
 			addr = l[0].ContextMap()["addr"].(string)
 		}
@@ -214,11 +205,11 @@ func TestStartReloadStop(t *testing.T) {
 	if err := d.Reload(build("second")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the second snapshot's schedule to run and store beta", func() bool {
+	wait.For(t, "the second snapshot's schedule to run and store beta", 10*time.Second, func() bool {
 		last, err := d.db.LastSuccess(context.Background(), "beta")
 		return err == nil && last != nil
 	})
-	waitFor(t, "the second snapshot's dispatcher", func() bool { return ev.index("second dispatcher started") >= 0 })
+	wait.For(t, "the second snapshot's dispatcher", 10*time.Second, func() bool { return ev.index("second dispatcher started") >= 0 })
 	if ev.index("first dispatcher stopped") < 0 || ev.index("alpha fetch ended") >= 0 {
 		t.Errorf("after the reload: %v (the first dispatcher stops, alpha's run carries on)", ev.all())
 	}

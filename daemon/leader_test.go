@@ -4,11 +4,13 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/pricewatch/pricewatch/internal/testing/wait"
 	"github.com/pricewatch/pricewatch/run"
 	"github.com/pricewatch/pricewatch/web"
 )
@@ -68,7 +70,7 @@ func TestFollowerLeadsOnlyWhenElected(t *testing.T) {
 
 	// Following: ticks come (every second) but no run starts, no
 	// dispatcher.
-	waitFor(t, "the scheduler's heartbeat", func() bool { return d.health.heartbeat.Load() != 0 })
+	wait.For(t, "the scheduler's heartbeat", 10*time.Second, func() bool { return d.health.heartbeat.Load() != 0 })
 	if d.startWork() {
 		t.Error("a follower counted a run in")
 	}
@@ -82,7 +84,7 @@ func TestFollowerLeadsOnlyWhenElected(t *testing.T) {
 	// Elected: the catch-up run starts, the dispatcher runs.
 	el.grant <- struct{}{}
 	<-alpha.started
-	waitFor(t, "the dispatcher", func() bool { return ev.index("s dispatcher started") >= 0 })
+	wait.For(t, "the dispatcher", 10*time.Second, func() bool { return ev.index("s dispatcher started") >= 0 })
 	if got := role(); got != web.RoleLeader {
 		t.Errorf("/readyz role %q while leading", got)
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/pricewatch/pricewatch/alerting/digest"
 	"github.com/pricewatch/pricewatch/config"
+	"github.com/pricewatch/pricewatch/internal/testing/wait"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 	"github.com/pricewatch/pricewatch/web"
@@ -470,7 +471,7 @@ func TestTokenRequired(t *testing.T) {
 	done := make(chan int, 1)
 	go func() { done <- run(ctx, []string{"--config", cfg, "run"}, &out, &errOut) }()
 	base := "http://127.0.0.1:" + port
-	waitFor(t, "the listener", 20*time.Second, func() bool {
+	wait.For(t, "the listener", 20*time.Second, func() bool {
 		resp, err := http.Get(base + "/healthz")
 		if err != nil {
 			return false
