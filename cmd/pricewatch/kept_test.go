@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pricewatch/pricewatch/internal/testing/wait"
 )
 
 // TestDaemonServesFetchAtOnce is issue 30's "a stored run is visible on /,
