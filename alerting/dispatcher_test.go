@@ -18,6 +18,7 @@ import (
 	"github.com/pricewatch/pricewatch/alerting"
 	"github.com/pricewatch/pricewatch/alerting/alertingtest"
 	"github.com/pricewatch/pricewatch/alerting/outboxstore"
+	"github.com/pricewatch/pricewatch/internal/testing/wait"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -334,27 +335,16 @@ func TestRunDeliversContinuously(t *testing.T) {
 
 	queue(t, db, "#a:a1", "#b:b1")
 	d.Nudge() // without it Run would sleep its idle hour
-	waitFor(t, func() bool { return len(n.accepted()) == 2 })
+	wait.For(t, "two accepted", 5*time.Second, func() bool { return len(n.accepted()) == 2 })
 	queue(t, db, "#a:a2")
 	d.Nudge()
-	waitFor(t, func() bool { return len(n.accepted()) == 3 })
+	wait.For(t, "three accepted", 5*time.Second, func() bool { return len(n.accepted()) == 3 })
 	if got := fmt.Sprint(n.accepted()); got != "[#b:b1 #a:a1 #a:a2]" {
 		t.Errorf("delivered %s", got)
 	}
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("Run returned %v on cancellation", err)
-	}
-}
-
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("timed out")
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 

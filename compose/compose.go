@@ -7,10 +7,9 @@
 package compose
 
 import (
-	"context"
-	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/pricewatch/pricewatch/alerting"
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/daemon"
+	"github.com/pricewatch/pricewatch/daemon/metrics"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fx"
 	"github.com/pricewatch/pricewatch/guard"
@@ -148,41 +148,10 @@ func (w *Wiring) SaveOptions() storage.SaveOptions {
 	}
 }
 
-// AfterCycle runs once after the providers of a cycle have been fetched:
-// it refreshes exchange rates. A failure there is never fatal; it comes
-// back both as a line for `fetch` to print and as the error for a caller
-// that prints nothing (the daemon logs it), so it is reported once either
-// way. The line says what the reports fall back on: the rates stored
-// earlier, or, when none are, only fx.fixed_rates.
-func (w *Wiring) AfterCycle(ctx context.Context, db *storage.DB) ([]string, error) {
-	if !w.Config.FX.Enabled || ctx.Err() != nil {
-		return nil, nil
-	}
-	line, err := w.UpdateFX(ctx, db)
-	if err == nil {
-		return []string{line}, nil
-	}
-	fallback := "the rates stored earlier still apply"
-	if days, derr := db.FXDays(ctx); derr == nil && len(days) == 0 {
-		fallback = "no rates are stored yet: only fx.fixed_rates convert, other currencies are left unconverted"
-	}
-	return []string{fmt.Sprintf("%-8s failed   %v (%s)", "fx", err, fallback)}, err
-}
-
-// UpdateFX fetches the ECB feed and stores it, returning a summary line.
-func (w *Wiring) UpdateFX(ctx context.Context, db *storage.DB) (string, error) {
-	if !w.Config.FX.Enabled {
-		return "", fmt.Errorf("exchange-rate updates are off (fx.enabled: false)")
-	}
-	client := fetchers.NewClient(fetchers.DefaultRetryPolicy())
-	rates, err := fx.Fetch(ctx, client, w.Config.FX.Endpoint)
-	if err != nil {
-		return "", fmt.Errorf("updating exchange rates: %w", err)
-	}
-	if err := db.SaveFXDay(ctx, storage.FXDay{Date: rates.Date, Source: rates.Source, PerEUR: rates.PerEUR}); err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("%-8s ok       %s rates of %s (%d currencies)", "fx", rates.Source, rates.Date.Format(time.DateOnly), len(rates.PerEUR)), nil
+// Rates is the exchange-rate updater of fx.* (`fx update`, and after each
+// cycle of `fetch` and the daemon).
+func (w *Wiring) Rates() *fx.Updater {
+	return &fx.Updater{Enabled: w.Config.FX.Enabled, Client: fetchers.NewClient(fetchers.DefaultRetryPolicy()), Endpoint: w.Config.FX.Endpoint}
 }
 
 // Snapshot composes the daemon's snapshot of cfg, with a secret set of its
@@ -204,7 +173,8 @@ func Snapshot(root *Wiring, cfg *config.Config) (*daemon.Snapshot, error) {
 		w.Secrets.Add(token)
 	}
 	w.Secrets.Add(cfg.Slack.WebhookURL)
-	if token, err := cfg.HTTPToken(); err == nil {
+	token, tokenErr := cfg.HTTPToken()
+	if tokenErr == nil {
 		w.Secrets.Add(token)
 	}
 	if u, err := config.ReadSecret("", cfg.Webhook.URL, cfg.Webhook.URLFile); err == nil {
@@ -213,8 +183,26 @@ func Snapshot(root *Wiring, cfg *config.Config) (*daemon.Snapshot, error) {
 	if key, err := config.ReadSecret("", config.Secret{}, cfg.Webhook.SecretFile); err == nil {
 		w.Secrets.Add(key)
 	}
-	return &daemon.Snapshot{Config: cfg, Jobs: jobs, Save: w.SaveOptions(), Secrets: w.Secrets.Values(),
-		Alerts: w, Digests: w, Rates: w, Expected: w.ExpectedIntervals}, nil
+	snap := &daemon.Snapshot{
+		Source: cfg.Source, LogLevel: cfg.Log.Level,
+		HTTP: daemon.HTTP{Listen: cfg.HTTP.Listen, Loopback: config.ListenIsLoopback(cfg.HTTP.Listen), Token: token.Value(), TokenErr: tokenErr,
+			AllowUnauthenticated: cfg.HTTP.AllowUnauthenticated},
+		FX: ReportFX(cfg.FX), Prices: MetricsSettings(cfg),
+		Maintenance: cfg.Storage.MaintenanceSchedule, Retention: storage.Retention(cfg.Storage.Retention),
+		Jobs: jobs, Save: w.SaveOptions(), Secrets: w.Secrets.Values(),
+		Alerts: w, Digests: w.Digests(), Rates: w.Rates(), Expected: w.ExpectedIntervals,
+	}
+	if cfg.Digest.Enabled {
+		snap.Digest = &daemon.DigestSchedule{Schedule: cfg.Digest.Schedule, Timezone: cfg.Digest.Timezone}
+	}
+	return snap, nil
+}
+
+// MetricsSettings are what the /metrics price series read of the config:
+// fx.* and metrics.offers.
+func MetricsSettings(cfg *config.Config) metrics.PriceSettings {
+	return metrics.PriceSettings{Currency: strings.ToUpper(cfg.FX.Currency), Fixed: cfg.FX.FixedRates, MaxAge: cfg.FX.MaxAge,
+		Offers: metrics.Offers(cfg.Metrics.Offers)}
 }
 
 // ReportFX is what the reports read of the fx section.

@@ -23,6 +23,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/alerting"
 	"github.com/pricewatch/pricewatch/leader"
 	"github.com/pricewatch/pricewatch/providers"
 	"github.com/pricewatch/pricewatch/section"
@@ -715,9 +716,14 @@ func (c *Config) validateMetrics() error {
 	return errors.Join(errs...)
 }
 
-// Events a rule may select.
-var ruleEvents = []string{"availability_new", "availability_gone", "back_in_stock", "sold_out", "price_drop", "price_rise", "spot_below", "price_new",
-	"capacity_block_available", "interruption_band_changed", "placement_score_changed", "eviction_band_changed"}
+// Events a rule may select: alerting's, named once there.
+var ruleEvents = func() []string {
+	out := make([]string, len(alerting.Events))
+	for i, e := range alerting.Events {
+		out[i] = string(e)
+	}
+	return out
+}()
 
 func (c *Config) validateRule(i int, r Rule) error {
 	var errs []error

@@ -8,6 +8,7 @@
 package daemon
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,10 +20,12 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch/alerting"
-	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/daemon/metrics"
+	"github.com/pricewatch/pricewatch/fx"
+	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/run"
 	"github.com/pricewatch/pricewatch/secret"
+	"github.com/pricewatch/pricewatch/section"
 	"github.com/pricewatch/pricewatch/storage"
 	"github.com/pricewatch/pricewatch/systemd"
 	"github.com/pricewatch/pricewatch/web"
@@ -78,16 +81,34 @@ type Digests interface {
 // Rates refreshes exchange rates; the daemon asks at most hourly, after a
 // run.
 type Rates interface {
-	AfterCycle(ctx context.Context, db *storage.DB) ([]string, error)
+	AfterCycle(ctx context.Context, store fx.Store) ([]string, error)
 }
 
 // Snapshot is what the daemon runs on, composed whole from one loaded
-// config. Nothing in it changes after it is built: whoever needs the config
-// takes the snapshot once and keeps it for the whole of its work, so a
-// reload in the middle of a run, a digest or a delivery pass never mixes
-// two configs.
+// config: plain settings and built services, never the config itself
+// (package daemon links no fetcher and reads no YAML). Nothing in it
+// changes after it is built: whoever needs the settings takes the snapshot
+// once and keeps it for the whole of its work, so a reload in the middle
+// of a run, a digest or a delivery pass never mixes two configs.
 type Snapshot struct {
-	Config *config.Config
+	// Source names where the settings came from (the config file), for
+	// the log.
+	Source string
+	// LogLevel is log.level, applied by a reload (Options.SetLogLevel).
+	LogLevel string
+	// HTTP is the listener's; only the starting snapshot's is used (a
+	// reload does not move the listener).
+	HTTP HTTP
+	// FX is how the API and dashboard convert prices (fx.*).
+	FX report.FX
+	// Prices are the /metrics price series' settings.
+	Prices metrics.PriceSettings
+	// Maintenance is storage.maintenance_schedule (cron, UTC; empty:
+	// none) and Retention what it applies.
+	Maintenance string
+	Retention   storage.Retention
+	// Digest is when the weekly digest is queued (nil: never).
+	Digest *DigestSchedule
 	Jobs   []Job
 	// Save are the storage settings of every run (alert policy, outbox).
 	Save storage.SaveOptions
@@ -102,13 +123,34 @@ type Snapshot struct {
 	Expected func(now time.Time) map[string]time.Duration
 }
 
+// HTTP is the daemon's listener (http.*).
+type HTTP struct {
+	// Listen is host:port; empty: no listener.
+	Listen string
+	// Loopback says Listen binds only loopback addresses.
+	Loopback bool
+	// Token is the bearer token every request but /healthz must carry
+	// (empty: none); TokenErr says why the token file could not be read,
+	// and stops the daemon before it listens.
+	Token    string
+	TokenErr error
+	// AllowUnauthenticated lets a non-loopback listener go without a
+	// token.
+	AllowUnauthenticated bool
+}
+
+// DigestSchedule is when the weekly digest is queued: Schedule (cron) in
+// Timezone.
+type DigestSchedule struct {
+	Schedule string
+	Timezone string
+}
+
 // Options are what New needs.
 type Options struct {
-	// Config is the config the daemon starts with.
-	Config *config.Config
-	// Build composes the snapshot of a config, or says why the config
-	// cannot run (alert rules, provider settings, credentials).
-	Build func(*config.Config) (*Snapshot, error)
+	// Build composes the snapshot the daemon starts with, or says why the
+	// config cannot run (alert rules, provider settings, credentials).
+	Build func() (*Snapshot, error)
 	// DB is the open database; Stop closes it.
 	DB  *storage.DB
 	Log *zap.Logger
@@ -120,6 +162,9 @@ type Options struct {
 	SetLogLevel func(level string) error
 	// Version is the build's, for the log and pricewatch_build_info.
 	Version string
+	// AlertSummary is an outbox document's one-line text for the API's
+	// and dashboard's alert listings (web.Server.AlertSummary).
+	AlertSummary func(payload []byte) string
 	// Elect builds the election among replicas sharing the database, at
 	// Start (nil, or a nil Elector: this process always leads).
 	Elect func() (Elector, error)
@@ -227,11 +272,11 @@ func New(opts Options) *Daemon {
 	}
 }
 
-// buildState builds the snapshot for cfg and its scheduler, or says why cfg
+// buildState builds a snapshot and its scheduler, or says why its config
 // cannot run: alert rules, provider settings, credentials and schedules are
 // all checked before anything takes effect.
-func (d *Daemon) buildState(cfg *config.Config) (*state, error) {
-	snap, err := d.opts.Build(cfg)
+func (d *Daemon) buildState(build func() (*Snapshot, error)) (*state, error) {
+	snap, err := build()
 	if err != nil {
 		return nil, err
 	}
@@ -278,7 +323,7 @@ func (d *Daemon) Start(ctx context.Context) error {
 		return err
 	}
 	d.ctx, d.cancelRuns = context.WithCancel(context.WithoutCancel(ctx))
-	st, err := d.buildState(d.opts.Config)
+	st, err := d.buildState(d.opts.Build)
 	if err != nil {
 		d.cancelRuns()
 		return err
@@ -289,7 +334,7 @@ func (d *Daemon) Start(ctx context.Context) error {
 		d.cancelRuns()
 		return err
 	}
-	warmPrices := d.metrics.AddPriceSeries(newScrapeStore(d.db, d.versions), func() metrics.PriceSettings { return metrics.SettingsOf(d.state().Config) })
+	warmPrices := d.metrics.AddPriceSeries(newScrapeStore(d.db, d.versions), func() metrics.PriceSettings { return d.state().Prices })
 	// A new version's price series are computed at once, beside the
 	// scrapes (which serve the last ones meanwhile).
 	d.versions.OnChange(func(string) { go warmPrices() })
@@ -314,7 +359,7 @@ func (d *Daemon) Start(ctx context.Context) error {
 	d.deliveryBase = deliveryCtx
 	d.stopDelivery = func() { stopDelivery(); d.delivery.Wait() }
 	d.stopBackground = func() { stopBG(); bg.Wait() }
-	if listen := st.Config.HTTP.Listen; listen != "" {
+	if listen := st.HTTP.Listen; listen != "" {
 		bg.Go(func() {
 			if err := serveHTTP(bgCtx, listen, metrics.Handler(d.metrics, d.readiness, d.log), d.log, webWrap); err != nil {
 				d.log.Error("http listener failed; metrics and health endpoints are unavailable", zap.String("listen", listen), zap.Error(err))
@@ -453,13 +498,12 @@ func (d *Daemon) newCron(st *state) (*cron.Cron, error) {
 	c := cron.New(cron.WithLocation(time.UTC), cron.WithLogger(clog), cron.WithChain(cron.Recover(clog)))
 	for _, job := range st.Jobs {
 		job.Owner = owner
-		spec := job.Schedule
-		if spec == "" {
-			spec = "@hourly"
-		}
-		if _, err := c.AddFunc(spec, func() { d.runJob(st, job) }); err != nil {
+		sched, err := section.ParseSchedule(job.Schedule)
+		if err != nil {
+			spec := cmp.Or(job.Schedule, section.DefaultSchedule)
 			return nil, fmt.Errorf("providers.%s.schedule %q: %w", job.Name, spec, err)
 		}
+		c.Schedule(sched, cron.FuncJob(func() { d.runJob(st, job) }))
 	}
 	if _, err := c.AddFunc(fmt.Sprintf("@every %s", heartbeatEvery), d.health.beat); err != nil {
 		return nil, err
@@ -469,15 +513,15 @@ func (d *Daemon) newCron(st *state) (*cron.Cron, error) {
 	if _, err := c.AddFunc("@every 1m", d.refreshFollowerGauges); err != nil {
 		return nil, err
 	}
-	if spec := st.Config.Storage.MaintenanceSchedule; spec != "" {
+	if spec := st.Maintenance; spec != "" {
 		if _, err := c.AddFunc(spec, func() { d.runMaintenance(st) }); err != nil {
 			return nil, fmt.Errorf("storage.maintenance_schedule %q: %w", spec, err)
 		}
 	}
-	if st.Config.Digest.Enabled {
-		spec := fmt.Sprintf("CRON_TZ=%s %s", st.Config.Digest.Timezone, st.Config.Digest.Schedule)
+	if dg := st.Digest; dg != nil {
+		spec := fmt.Sprintf("CRON_TZ=%s %s", dg.Timezone, dg.Schedule)
 		if _, err := c.AddFunc(spec, func() { d.runDigest(st) }); err != nil {
-			return nil, fmt.Errorf("digest.schedule %q: %w", st.Config.Digest.Schedule, err)
+			return nil, fmt.Errorf("digest.schedule %q: %w", dg.Schedule, err)
 		}
 	}
 	return c, nil
@@ -578,26 +622,24 @@ func (d *Daemon) catchUp(t *term) {
 // isStale reports whether the schedule would have fired since the last
 // successful run, i.e. a run is due.
 func isStale(spec string, last, now time.Time) bool {
-	if spec == "" {
-		spec = "@hourly"
-	}
-	sched, err := cron.ParseStandard(spec)
+	sched, err := section.ParseSchedule(spec)
 	if err != nil {
 		return true
 	}
 	return !sched.Next(last).After(now)
 }
 
-// Reload swaps in the snapshot of cfg; a config that cannot run keeps the
-// running one (the error says why, and is logged). Runs the old snapshot
-// started carry on with it (under the provider lock, counted for Stop);
-// only the old scheduler's future ticks are dropped.
-func (d *Daemon) Reload(cfg *config.Config) error {
+// Reload swaps in the snapshot build composes from a reloaded config; a
+// config that cannot run keeps the running one (the error says why, and is
+// logged). Runs the old snapshot started carry on with it (under the
+// provider lock, counted for Stop); only the old scheduler's future ticks
+// are dropped.
+func (d *Daemon) Reload(build func() (*Snapshot, error)) error {
 	if err := d.notify.Reloading(); err != nil {
 		d.log.Warn("sd_notify RELOADING failed", zap.Error(err))
 	}
 	defer d.ready()
-	st, err := d.buildState(cfg)
+	st, err := d.buildState(build)
 	if err != nil {
 		d.log.Error("config reload failed; keeping the running config", zap.Error(err))
 		return err
@@ -607,7 +649,7 @@ func (d *Daemon) Reload(cfg *config.Config) error {
 	// still a secret.
 	d.addSecrets(st.Secrets)
 	if d.opts.SetLogLevel != nil {
-		if err := d.opts.SetLogLevel(cfg.Log.Level); err != nil {
+		if err := d.opts.SetLogLevel(st.LogLevel); err != nil {
 			d.log.Warn("log level not changed", zap.Error(err))
 		}
 	}
@@ -618,7 +660,7 @@ func (d *Daemon) Reload(cfg *config.Config) error {
 	case d.reloaded <- struct{}{}:
 	default:
 	}
-	d.log.Info("config reloaded", zap.String("file", cfg.Source))
+	d.log.Info("config reloaded", zap.String("file", st.Source))
 	return nil
 }
 

@@ -19,8 +19,8 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting"
-	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/internal/testing/wait"
 	"github.com/pricewatch/pricewatch/run"
 	"github.com/pricewatch/pricewatch/secret"
 	"github.com/pricewatch/pricewatch/storage"
@@ -135,23 +135,13 @@ func openDB(t *testing.T, path string) *storage.DB {
 	return db
 }
 
-func testConfig(source string) *config.Config {
-	cfg := config.Default()
-	cfg.Source = source
-	cfg.HTTP.Listen = "127.0.0.1:0"
-	cfg.Digest.Enabled = false
-	cfg.Storage.MaintenanceSchedule = ""
-	return cfg
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatalf("timed out waiting for %s", what)
+// withSettings is s with the settings a test daemon runs on: a loopback
+// listener on any port, no digest, no maintenance.
+func withSettings(s *Snapshot, source string) *Snapshot {
+	c := *s
+	c.Source, c.LogLevel = source, "info"
+	c.HTTP = HTTP{Listen: "127.0.0.1:0", Loopback: true}
+	return &c
 }
 
 // Issue 21 item 2: the daemon starts, reloads and stops without the
@@ -171,20 +161,20 @@ func TestStartReloadStop(t *testing.T) {
 		"second": {Jobs: []Job{{Job: run.Job{Name: "beta", Fetcher: &quickFetcher{name: "beta", ev: ev}}, Schedule: "@every 1s"}},
 			Alerts: &fakeAlerts{name: "second", ev: ev}, Secrets: []string{"second-secret"}},
 	}
-	build := func(cfg *config.Config) (*Snapshot, error) {
-		s, ok := snaps[cfg.Source]
-		if !ok {
-			return nil, errors.New("alert rule price-drops: unknown event")
+	build := func(source string) func() (*Snapshot, error) {
+		return func() (*Snapshot, error) {
+			s, ok := snaps[source]
+			if !ok {
+				return nil, errors.New("alert rule price-drops: unknown event")
+			}
+			return withSettings(s, source), nil
 		}
-		c := *s
-		c.Config = cfg
-		return &c, nil
 	}
 	core, logs := observer.New(zapcore.InfoLevel)
 	scrub := secret.New()
 	var added []string
 	var levels []string
-	d := New(Options{Config: testConfig("first"), Build: build, DB: openDB(t, path), Log: zap.New(core), Scrub: scrub,
+	d := New(Options{Build: build("first"), DB: openDB(t, path), Log: zap.New(core), Scrub: scrub,
 		AddSecrets:  func(v ...string) { added = append(added, v...) },
 		SetLogLevel: func(l string) error { levels = append(levels, l); return nil }, Version: "test"})
 	if err := d.Start(context.Background()); err != nil {
@@ -192,7 +182,7 @@ func TestStartReloadStop(t *testing.T) {
 	}
 	<-alpha.started // the catch-up run of alpha, which never succeeded
 	var addr string
-	waitFor(t, "the listener", func() bool {
+	wait.For(t, "the listener", 10*time.Second, func() bool {
 		if l := logs.FilterMessage("http listening").All(); len(l) > 0 {
 			addr = l[0].ContextMap()["addr"].(string)
 		}
@@ -209,17 +199,17 @@ func TestStartReloadStop(t *testing.T) {
 		t.Errorf("/readyz while running: %d %v", resp.StatusCode, body)
 	}
 
-	if err := d.Reload(testConfig("broken")); err == nil || d.state().Config.Source != "first" {
-		t.Fatalf("a config that does not build: %v, running %s", err, d.state().Config.Source)
+	if err := d.Reload(build("broken")); err == nil || d.state().Source != "first" {
+		t.Fatalf("a config that does not build: %v, running %s", err, d.state().Source)
 	}
-	if err := d.Reload(testConfig("second")); err != nil {
+	if err := d.Reload(build("second")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the second snapshot's schedule to run and store beta", func() bool {
+	wait.For(t, "the second snapshot's schedule to run and store beta", 10*time.Second, func() bool {
 		last, err := d.db.LastSuccess(context.Background(), "beta")
 		return err == nil && last != nil
 	})
-	waitFor(t, "the second snapshot's dispatcher", func() bool { return ev.index("second dispatcher started") >= 0 })
+	wait.For(t, "the second snapshot's dispatcher", 10*time.Second, func() bool { return ev.index("second dispatcher started") >= 0 })
 	if ev.index("first dispatcher stopped") < 0 || ev.index("alpha fetch ended") >= 0 {
 		t.Errorf("after the reload: %v (the first dispatcher stops, alpha's run carries on)", ev.all())
 	}
@@ -288,7 +278,7 @@ func TestDigestTriggerNudges(t *testing.T) {
 	d := New(Options{DB: db, Log: zap.NewNop()})
 	d.ctx, d.cancelRuns = context.WithCancel(context.Background())
 	defer d.cancelRuns()
-	st := &state{Snapshot: &Snapshot{Config: testConfig("first"), Digests: dg}}
+	st := &state{Snapshot: withSettings(&Snapshot{Digests: dg}, "first")}
 	for i := 0; i < 2; i++ {
 		d.runDigest(st)
 		select {

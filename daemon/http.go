@@ -10,7 +10,6 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/mcpserver"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/web"
@@ -22,37 +21,34 @@ import (
 // token, a token file that is missing or empty) stops the daemon before it
 // starts: it must never come up open when it was meant to be closed.
 func (d *Daemon) webHandler() (func(http.Handler) http.Handler, error) {
-	cfg := d.state().Config
-	token, err := cfg.HTTPToken()
-	if err != nil {
-		return nil, err
+	h := d.state().HTTP
+	if h.TokenErr != nil {
+		return nil, h.TokenErr
 	}
-	listen := cfg.HTTP.Listen
-	if listen != "" && !config.ListenIsLoopback(listen) && token.Empty() && !cfg.HTTP.AllowUnauthenticated {
+	token, listen := h.Token, h.Listen
+	if listen != "" && !h.Loopback && token == "" && !h.AllowUnauthenticated {
 		// config.Validate refuses this already; checked again here because
 		// an open listener is the one mistake that must not slip through.
 		return nil, fmt.Errorf("http.listen %q is not a loopback address: set http.token_file or http.allow_unauthenticated: true", listen)
 	}
 	switch {
-	case !token.Empty():
+	case token != "":
 		d.log.Info("http: every request but /healthz needs the bearer token from http.token_file")
-	case listen != "" && !config.ListenIsLoopback(listen):
+	case listen != "" && !h.Loopback:
 		d.log.Warn("http: listening beyond loopback without a token (http.allow_unauthenticated: true): anyone who reaches it can read prices, runs and alerts", zap.String("listen", listen))
 	}
 	srv := &web.Server{
 		Store: d.db,
-		FX: func() report.FX {
-			f := d.state().Config.FX
-			return report.FX{Currency: f.Currency, FixedRates: f.FixedRates, MaxAge: f.MaxAge}
-		},
+		FX:    func() report.FX { return d.state().FX },
 		Expected: func(now time.Time) map[string]time.Duration {
 			if e := d.state().Expected; e != nil {
 				return e(now)
 			}
 			return nil
 		},
-		Log:      d.log.Named("http"),
-		Versions: d.versions,
+		AlertSummary: d.opts.AlertSummary,
+		Log:          d.log.Named("http"),
+		Versions:     d.versions,
 	}
 	return func(base http.Handler) http.Handler {
 		// The API and the dashboard; the MCP server asks the API's routes
@@ -68,10 +64,10 @@ func (d *Daemon) webHandler() (func(http.Handler) http.Handler, error) {
 		for _, path := range []string{"/metrics", "/healthz", "/readyz"} {
 			mux.Handle(path, base)
 		}
-		if token.Empty() {
+		if token == "" {
 			return mux
 		}
-		return web.RequireToken(token.Value(), mux)
+		return web.RequireToken(token, mux)
 	}, nil
 }
 

@@ -4,12 +4,13 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/pricewatch/pricewatch/config"
+	"github.com/pricewatch/pricewatch/internal/testing/wait"
 	"github.com/pricewatch/pricewatch/run"
 	"github.com/pricewatch/pricewatch/web"
 )
@@ -51,14 +52,10 @@ func TestFollowerLeadsOnlyWhenElected(t *testing.T) {
 	ev := &events{}
 	alpha := &blockingFetcher{name: "alpha", ev: ev, started: make(chan struct{})}
 	snap := &Snapshot{Jobs: []Job{{Job: run.Job{Name: "alpha", Fetcher: alpha}, Schedule: "@every 1s"}}, Alerts: &fakeAlerts{name: "s", ev: ev}}
-	build := func(cfg *config.Config) (*Snapshot, error) {
-		c := *snap
-		c.Config = cfg
-		return &c, nil
-	}
+	build := func() (*Snapshot, error) { return withSettings(snap, "first"), nil }
 	el := &fakeElector{grant: make(chan struct{}), revoke: make(chan struct{}), returned: make(chan struct{}, 1)}
 	core, _ := observer.New(zapcore.InfoLevel)
-	d := New(Options{Config: testConfig("first"), Build: build, DB: openDB(t, filepath.Join(t.TempDir(), "pw.db")), Log: zap.New(core),
+	d := New(Options{Build: build, DB: openDB(t, filepath.Join(t.TempDir(), "pw.db")), Log: zap.New(core),
 		Elect: func() (Elector, error) { return el, nil }})
 	if err := d.Start(context.Background()); err != nil {
 		t.Fatal(err)
@@ -73,7 +70,7 @@ func TestFollowerLeadsOnlyWhenElected(t *testing.T) {
 
 	// Following: ticks come (every second) but no run starts, no
 	// dispatcher.
-	waitFor(t, "the scheduler's heartbeat", func() bool { return d.health.heartbeat.Load() != 0 })
+	wait.For(t, "the scheduler's heartbeat", 10*time.Second, func() bool { return d.health.heartbeat.Load() != 0 })
 	if d.startWork() {
 		t.Error("a follower counted a run in")
 	}
@@ -87,7 +84,7 @@ func TestFollowerLeadsOnlyWhenElected(t *testing.T) {
 	// Elected: the catch-up run starts, the dispatcher runs.
 	el.grant <- struct{}{}
 	<-alpha.started
-	waitFor(t, "the dispatcher", func() bool { return ev.index("s dispatcher started") >= 0 })
+	wait.For(t, "the dispatcher", 10*time.Second, func() bool { return ev.index("s dispatcher started") >= 0 })
 	if got := role(); got != web.RoleLeader {
 		t.Errorf("/readyz role %q while leading", got)
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"go.uber.org/zap"
@@ -52,7 +53,9 @@ func BenchmarkScaleMetrics(b *testing.B) {
 		m := metrics.New(st, "bench")
 		cfg := config.Default()
 		cpu := scalegen.CPUTime()
-		m.AddPriceSeries(st, func() metrics.PriceSettings { return metrics.SettingsOf(cfg) })()
+		m.AddPriceSeries(st, func() metrics.PriceSettings {
+			return metrics.PriceSettings{Currency: strings.ToUpper(cfg.FX.Currency), Fixed: cfg.FX.FixedRates, MaxAge: cfg.FX.MaxAge}
+		})()
 		compute := scalegen.CPUTime() - cpu
 		h := metrics.Handler(m, func(context.Context) (web.Readiness, error) { return web.Readiness{}, nil }, zap.NewNop())
 		b.Run("year="+strconvG(share), func(b *testing.B) {

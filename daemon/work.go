@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"go.uber.org/zap"
-
-	"github.com/pricewatch/pricewatch/storage"
 )
 
 // deliverLoop delivers queued alerts until ctx is done, restarting the
@@ -74,8 +72,7 @@ func (d *Daemon) runMaintenance(st *state) {
 		return
 	}
 	defer d.runs.Done()
-	r := st.Config.Storage.Retention
-	res, err := d.db.Maintain(ctx, storage.Retention{ChangesMaxAge: r.ChangesMaxAge, SpotThinAfter: r.SpotThinAfter, SpotThinStep: r.SpotThinStep, SignalsMaxAge: r.SignalsMaxAge})
+	res, err := d.db.Maintain(ctx, st.Retention)
 	if err != nil {
 		d.log.Error("storage maintenance failed", zap.Error(err))
 		return

@@ -10,6 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"go.uber.org/zap"
+
+	"github.com/pricewatch/pricewatch/retry"
 )
 
 // Postgres elects a leader among the replicas on one PostgreSQL database
@@ -111,7 +113,7 @@ func (e *Postgres) Run(ctx context.Context, lead func(ctx context.Context)) erro
 		if err == nil {
 			lastErr = ""
 		}
-		if sleep(ctx, e.t.Poll) != nil {
+		if retry.Sleep(ctx, e.t.Poll) != nil {
 			break
 		}
 	}
@@ -151,7 +153,7 @@ func (e *Postgres) session(ctx context.Context, lead func(context.Context)) erro
 		if stale {
 			continue // try the lock again at once
 		}
-		if err := sleep(ctx, e.t.Poll); err != nil {
+		if err := retry.Sleep(ctx, e.t.Poll); err != nil {
 			return err
 		}
 	}
@@ -281,7 +283,7 @@ func (e *Postgres) waitOutPrevious(ctx context.Context, conn *pgx.Conn, key int6
 		wait := e.t.Stale - quiet + 10*time.Millisecond
 		e.log.Info("leader election: took the lock from a leader whose session ended; waiting until it has surely stepped down",
 			zap.String("previous", replica), zap.Duration("wait", wait.Round(time.Millisecond)))
-		if err := sleep(ctx, wait); err != nil {
+		if err := retry.Sleep(ctx, wait); err != nil {
 			return err
 		}
 	}
@@ -488,15 +490,4 @@ func (e *Postgres) heartbeat(ctx context.Context, conn *pgx.Conn, key int64) err
 		return errNotHolder
 	}
 	return nil
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"go.uber.org/zap/zaptest"
 
+	"github.com/pricewatch/pricewatch/internal/testing/wait"
 	"github.com/pricewatch/pricewatch/leader"
 	"github.com/pricewatch/pricewatch/leader/leadertest"
 )
@@ -170,7 +171,7 @@ func TestTakeoverWhenConnectionKilled(t *testing.T) {
 
 	killed := time.Now()
 	terminate(t, dsn, "a")
-	waitFor(t, "b to lead", takeover, func() bool { cur := ts.current(); return len(cur) == 1 && cur[0] == "b" })
+	wait.For(t, "b to lead", takeover, func() bool { cur := ts.current(); return len(cur) == 1 && cur[0] == "b" })
 	all := ts.snapshot()
 	overlaps(t, all)
 	if took := time.Since(killed); took > takeover {
@@ -189,7 +190,7 @@ func TestHandoverOnStop(t *testing.T) {
 	time.Sleep(takeover / 3)
 	stopped := time.Now()
 	stopA()
-	waitFor(t, "b to lead", takeover, func() bool { cur := ts.current(); return len(cur) == 1 && cur[0] == "b" })
+	wait.For(t, "b to lead", takeover, func() bool { cur := ts.current(); return len(cur) == 1 && cur[0] == "b" })
 	overlaps(t, ts.snapshot())
 	if took := time.Since(stopped); took > leader.TimingsOf(takeover).Poll+time.Second {
 		t.Errorf("b led %s after a stopped, want at its next look", took)
@@ -213,7 +214,7 @@ func TestPartitionedLeaderStepsDownFirst(t *testing.T) {
 
 	cut := time.Now()
 	proxy.Block()
-	waitFor(t, "b to lead", 2*takeover, func() bool { cur := ts.current(); return len(cur) == 1 && cur[0] == "b" })
+	wait.For(t, "b to lead", 2*takeover, func() bool { cur := ts.current(); return len(cur) == 1 && cur[0] == "b" })
 	all := ts.snapshot()
 	overlaps(t, all)
 	var a, b term

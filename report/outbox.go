@@ -2,13 +2,8 @@ package report
 
 import (
 	"context"
-	"encoding/json"
-	"strings"
 	"time"
 
-	"github.com/pricewatch/pricewatch/alerting"
-	"github.com/pricewatch/pricewatch/alerting/digest"
-	"github.com/pricewatch/pricewatch/alerting/slack"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -43,56 +38,34 @@ type AlertRow struct {
 	Summary       string `json:"summary"`
 }
 
-// Alerts lists queued, sent and failed alerts in delivery order.
-func Alerts(ctx context.Context, st Store, q AlertsQuery) ([]AlertRow, error) {
+// Alerts lists queued, sent and failed alerts in delivery order; summary
+// is each one's plain one-line text (digest.AlertSummary; nil: none),
+// handed in so that the reports, and the web server over them, link
+// neither the Slack renderer nor the chart library.
+func Alerts(ctx context.Context, st Store, q AlertsQuery, summary func(payload []byte) string) ([]AlertRow, error) {
 	entries, err := st.ListOutbox(ctx, storage.OutboxFilter{Status: q.Status, Channel: q.Channel, Limit: q.Limit})
 	if err != nil {
 		return nil, err
 	}
-	return AlertRows(entries), nil
+	return AlertRows(entries, summary), nil
 }
 
-// AlertRows turns outbox entries into rows; none is an empty list.
-func AlertRows(entries []storage.OutboxEntry) []AlertRow {
+// AlertRows turns outbox entries into rows, each with its summary (nil:
+// none); none is an empty list.
+func AlertRows(entries []storage.OutboxEntry, summary func(payload []byte) string) []AlertRow {
+	if summary == nil {
+		summary = func([]byte) string { return "" }
+	}
 	rows := make([]AlertRow, 0, len(entries))
 	for _, e := range entries {
 		r := AlertRow{ID: e.ID, DeliveryKey: e.DeliveryKey, Channel: e.Channel, Kind: e.Kind, Status: e.Status, Attempts: e.Attempts,
-			CreatedAt: Time(&e.CreatedAt), SentAt: Time(e.SentAt), LastError: e.LastError, Summary: AlertSummary(e.Payload)}
+			CreatedAt: Time(&e.CreatedAt), SentAt: Time(e.SentAt), LastError: e.LastError, Summary: summary(e.Payload)}
 		if e.Status == storage.OutboxPending {
 			r.NextAttemptAt = Time(&e.NextAttemptAt)
 		}
 		rows = append(rows, r)
 	}
 	return rows
-}
-
-var unescapeMrkdwn = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&")
-
-// AlertSummary is an alert's plain one-line text: the notification line
-// Slack shows for it. An outbox document is rendered for that now, as the
-// Slack notifier renders it when it sends; a payload queued by an older
-// pricewatch already holds the line.
-func AlertSummary(payload []byte) string {
-	if doc, err := alerting.DecodeDocument(payload); err == nil {
-		if doc.Type == alerting.TypeDigest {
-			return unescapeMrkdwn.Replace(strings.TrimPrefix(digest.Summary(doc.Digest), "pricewatch: "))
-		}
-		if doc.Alert == nil {
-			return ""
-		}
-		rendered, err := slack.Renderer{}.Render(*doc.Alert)
-		if err != nil {
-			return ""
-		}
-		payload = rendered
-	}
-	var p struct {
-		Text string `json:"text"`
-	}
-	if json.Unmarshal(payload, &p) != nil {
-		return ""
-	}
-	return unescapeMrkdwn.Replace(strings.TrimPrefix(p.Text, "pricewatch: "))
 }
 
 // RunRow is one provider's latest fetch run; keep the names.

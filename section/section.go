@@ -124,10 +124,26 @@ func (c Checker) URL(key, v string) error {
 	return nil
 }
 
+// DefaultSchedule is when a provider without a schedule runs.
+const DefaultSchedule = "@hourly"
+
+// ParseSchedule parses a provider's schedule (cron, UTC; empty:
+// DefaultSchedule): the one parse the daemon's scheduler, its catch-up,
+// the expected intervals and the config's check share.
+func ParseSchedule(spec string) (cron.Schedule, error) {
+	if spec == "" {
+		spec = DefaultSchedule
+	}
+	return cron.ParseStandard(spec)
+}
+
 // Schedule parses a cron spec. robfig/cron takes "@every -3s" (and any
 // interval under a second) and quietly runs every second: refused.
 func (c Checker) Schedule(key, spec string) error {
-	if _, err := cron.ParseStandard(spec); err != nil {
+	if spec == "" { // ParseSchedule would take the default
+		return c.Errorf(key, "%q is not a cron spec: empty spec string", spec)
+	}
+	if _, err := ParseSchedule(spec); err != nil {
 		return c.Errorf(key, "%q is not a cron spec: %v", spec, err)
 	}
 	if rest, ok := strings.CutPrefix(strings.TrimSpace(spec), "@every "); ok {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/pricewatch/pricewatch/internal/testing/wait"
 	"net"
 	"os"
 	"path/filepath"
@@ -351,18 +352,7 @@ func TestRunWatchdogHealthCheckIsBounded(t *testing.T) {
 	if msg, ok := sd.poll(5 * time.Millisecond); ok {
 		t.Fatalf("got %q after a timed-out check, want no ping", msg)
 	}
-	waitFor(t, func() bool { return logs.Len() >= 2 })
-}
-
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(2 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 2s")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	wait.For(t, "two log lines", 2*time.Second, func() bool { return logs.Len() >= 2 })
 }
 
 func TestRunWatchdogReturnsWhenDisabled(t *testing.T) {

@@ -315,7 +315,7 @@ func (s *Server) apiAlerts(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return nil, err
 		}
-		return report.Alerts(ctx, s.Store, q)
+		return report.Alerts(ctx, s.Store, q, s.AlertSummary)
 	})
 }
 

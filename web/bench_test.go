@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/config"
+	"github.com/pricewatch/pricewatch/internal/testing/cputime"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 	"github.com/pricewatch/pricewatch/web"
@@ -104,7 +104,7 @@ func BenchmarkPages(b *testing.B) {
 		b.Run(path, func(b *testing.B) {
 			// The machine is shared: CPU time per page says more than the
 			// wall clock when other work runs.
-			before := cpuTime()
+			before := cputime.Self()
 			size := 0
 			for b.Loop() {
 				rec := httptest.NewRecorder()
@@ -115,16 +115,7 @@ func BenchmarkPages(b *testing.B) {
 				size = rec.Body.Len()
 			}
 			b.ReportMetric(float64(size), "body-bytes")
-			b.ReportMetric(float64((cpuTime()-before).Milliseconds())/float64(b.N), "cpu-ms/op")
+			b.ReportMetric(float64((cputime.Self()-before).Milliseconds())/float64(b.N), "cpu-ms/op")
 		})
 	}
-}
-
-// cpuTime is the process's user and system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -312,7 +312,7 @@ func (s *Server) pageOverview(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// The last 10 alerts, of at most 5 channels each.
-	alerts, err := report.Alerts(ctx, s.Store, report.AlertsQuery{Limit: 50})
+	alerts, err := report.Alerts(ctx, s.Store, report.AlertsQuery{Limit: 50}, s.AlertSummary)
 	if err != nil {
 		s.pageError(w, r, err)
 		return

@@ -14,6 +14,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/alerting/digest"
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
@@ -61,7 +62,7 @@ func weekServer(t *testing.T, limits web.Limits) (http.Handler, *storage.DB) {
 	fx := config.Default().FX
 	srv := &web.Server{Store: db, FX: func() report.FX {
 		return report.FX{Currency: fx.Currency, FixedRates: fx.FixedRates, MaxAge: fx.MaxAge}
-	}, Limits: limits,
+	}, Limits: limits, AlertSummary: digest.AlertSummary,
 		Now: func() time.Time { return start.Add(7 * 24 * time.Hour) }}
 	mux := http.NewServeMux()
 	srv.Mount(mux)

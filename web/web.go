@@ -40,7 +40,12 @@ type Server struct {
 	Expected func(now time.Time) map[string]time.Duration
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
-	Log *zap.Logger
+	// AlertSummary is an outbox document's plain one-line text for the
+	// alert listings (digest.AlertSummary; nil: none). It is handed in so
+	// that the server links neither the Slack renderer nor the chart
+	// library.
+	AlertSummary func(payload []byte) string
+	Log          *zap.Logger
 	// Limits bound the requests that read much of the database (zero
 	// fields take their defaults; see Limits).
 	Limits Limits

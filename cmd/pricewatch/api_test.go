@@ -18,7 +18,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pricewatch/pricewatch/alerting/digest"
 	"github.com/pricewatch/pricewatch/config"
+	"github.com/pricewatch/pricewatch/internal/testing/wait"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 	"github.com/pricewatch/pricewatch/web"
@@ -40,7 +42,7 @@ func apiServerAt(t *testing.T, cfgPath string, now func() time.Time) (*httptest.
 	if now != nil {
 		db.Now = now
 	}
-	srv := &web.Server{Store: db, FX: func() report.FX { return reportFX(a.cfg.FX) }, Expected: a.wiring().ExpectedIntervals, Now: now}
+	srv := &web.Server{Store: db, FX: func() report.FX { return reportFX(a.cfg.FX) }, Expected: a.wiring().ExpectedIntervals, Now: now, AlertSummary: digest.AlertSummary}
 	mux := http.NewServeMux()
 	srv.Mount(mux)
 	ts := httptest.NewServer(mux)
@@ -469,7 +471,7 @@ func TestTokenRequired(t *testing.T) {
 	done := make(chan int, 1)
 	go func() { done <- run(ctx, []string{"--config", cfg, "run"}, &out, &errOut) }()
 	base := "http://127.0.0.1:" + port
-	waitFor(t, "the listener", 20*time.Second, func() bool {
+	wait.For(t, "the listener", 20*time.Second, func() bool {
 		resp, err := http.Get(base + "/healthz")
 		if err != nil {
 			return false

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricewatch/pricewatch/alerting"
+	"github.com/pricewatch/pricewatch/alerting/digest"
 	"github.com/pricewatch/pricewatch/alerting/slack"
 	"github.com/pricewatch/pricewatch/alerting/webhook"
 	"github.com/pricewatch/pricewatch/internal/table"
@@ -181,7 +182,7 @@ func (a *app) alertsListCommand() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				if rows, err = report.Alerts(cmd.Context(), db, q); err != nil {
+				if rows, err = report.Alerts(cmd.Context(), db, q, digest.AlertSummary); err != nil {
 					return err
 				}
 			}

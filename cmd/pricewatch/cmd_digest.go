@@ -74,7 +74,7 @@ with an incoming webhook the digest goes without it and says so.`,
 			if err != nil {
 				return err
 			}
-			d, err := a.wiring().BuildDigest(ctx, db, now)
+			d, err := a.wiring().Digests().Build(ctx, db, now)
 			if err != nil {
 				return err
 			}
@@ -96,7 +96,7 @@ with an incoming webhook the digest goes without it and says so.`,
 			case formatMarkdown:
 				return digestrender.WriteMarkdown(a.stdout, d)
 			case formatSlack:
-				_, _, preview, err := a.wiring().DigestMessage(d, "")
+				_, _, preview, err := a.wiring().Digests().Message(d, "")
 				if err != nil {
 					return err
 				}
@@ -127,7 +127,7 @@ func writeChartFile(d digest.Digest, path string) error {
 
 // sendDigest is `digest --send`: queue, deliver now, and say what Slack did.
 func (a *app) sendDigest(ctx context.Context, db *storage.DB, d digest.Digest, suffix string) error {
-	key, queued, err := a.wiring().EnqueueDigest(ctx, db, d, suffix)
+	key, queued, err := a.wiring().Digests().Enqueue(ctx, db, d, suffix)
 	if err != nil {
 		return err
 	}

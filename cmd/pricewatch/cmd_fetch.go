@@ -81,7 +81,7 @@ A provider without credentials is skipped, not failed.`,
 				notes = a.stderr
 			}
 			// The line says why rates were not updated; it is not logged too.
-			fxLines, _ := a.wiring().AfterCycle(ctx, db)
+			fxLines, _ := a.wiring().Rates().AfterCycle(ctx, db)
 			for _, line := range fxLines {
 				fmt.Fprintln(notes, line)
 			}

@@ -21,7 +21,7 @@ func (a *app) fxCommand() *cobra.Command {
 		Short: "Fetch today's ECB reference rates and store them",
 		Args:  cobra.NoArgs,
 		RunE: withDB(a.openDB, func(ctx context.Context, db *storage.DB) error {
-			line, err := a.wiring().UpdateFX(ctx, db)
+			line, err := a.wiring().Rates().Update(ctx, db)
 			if err != nil {
 				return err
 			}

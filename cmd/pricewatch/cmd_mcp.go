@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pricewatch/pricewatch/alerting/digest"
 	"github.com/pricewatch/pricewatch/mcpserver"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/web"
@@ -29,7 +30,7 @@ provider list as resources. The daemon serves the same under /mcp.`,
 				return err
 			}
 			api := http.NewServeMux()
-			(&web.Server{Store: db, FX: func() report.FX { return reportFX(a.cfg.FX) }, Expected: a.wiring().ExpectedIntervals, Log: a.log}).Mount(api)
+			(&web.Server{Store: db, FX: func() report.FX { return reportFX(a.cfg.FX) }, Expected: a.wiring().ExpectedIntervals, AlertSummary: digest.AlertSummary, Log: a.log}).Mount(api)
 			// stdout is the protocol's: logs go to stderr (a.log).
 			return mcpserver.ServeStdio(cmd.Context(), api, buildVersion(), a.stdin, a.stdout)
 		},

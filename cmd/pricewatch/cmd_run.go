@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pricewatch/pricewatch/alerting/digest"
 	"github.com/pricewatch/pricewatch/compose"
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/daemon"
@@ -39,20 +40,19 @@ stop timeout, stops metrics, closes the database and exits 0.`,
 }
 
 // newDaemon is the daemon over a's database and config: each snapshot is
-// composed from its config with a secret set of its own, and every secret
-// any snapshot held is masked in a's log.
-func (a *app) newDaemon(db *storage.DB) *daemon.Daemon {
-	root := a.wiring()
+// composed (by root) from its config with a secret set of its own, and
+// every secret any snapshot held is masked in a's log.
+func (a *app) newDaemon(db *storage.DB, root *compose.Wiring) *daemon.Daemon {
 	return daemon.New(daemon.Options{
-		Config:      a.cfg,
-		Build:       func(cfg *config.Config) (*daemon.Snapshot, error) { return compose.Snapshot(root, cfg) },
-		DB:          db,
-		Log:         a.log,
-		Scrub:       a.redactor,
-		AddSecrets:  a.secrets.AddValues,
-		SetLogLevel: a.applyLogLevel,
-		Version:     buildVersion(),
-		Elect:       root.Elector,
+		Build:        func() (*daemon.Snapshot, error) { return compose.Snapshot(root, a.cfg) },
+		DB:           db,
+		Log:          a.log,
+		Scrub:        a.redactor,
+		AddSecrets:   a.secrets.AddValues,
+		SetLogLevel:  a.applyLogLevel,
+		Version:      buildVersion(),
+		AlertSummary: digest.AlertSummary,
+		Elect:        root.Elector,
 	})
 }
 
@@ -67,7 +67,8 @@ func (a *app) runDaemon(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	d := a.newDaemon(db)
+	root := a.wiring()
+	d := a.newDaemon(db, root)
 	if err := d.Start(ctx); err != nil {
 		return err
 	}
@@ -83,7 +84,7 @@ func (a *app) runDaemon(ctx context.Context) error {
 				d.ReloadFailed(err)
 				continue
 			}
-			d.Reload(cfg)
+			d.Reload(func() (*daemon.Snapshot, error) { return compose.Snapshot(root, cfg) })
 		}
 	}
 }

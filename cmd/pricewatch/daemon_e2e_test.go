@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pricewatch/pricewatch/internal/testing/wait"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -147,18 +148,6 @@ func (f *fakeAzure) addItem(t *testing.T, page string, item map[string]any) {
 	}
 }
 
-func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		if cond() {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("timed out after %s waiting for %s", timeout, what)
-}
-
 // daemonWorld is what a daemon test starts from: the built binary, a fake
 // Azure, a fake Slack and a folder for the config and the database.
 type daemonWorld struct {
@@ -211,7 +200,7 @@ func TestDaemonScenario(t *testing.T) {
 		}
 		return n
 	}
-	waitFor(t, "the baseline run", 30*time.Second, func() bool { return okRuns() >= 2 })
+	wait.For(t, "the baseline run", 30*time.Second, func() bool { return okRuns() >= 2 })
 	if got := slack.received(); len(got) != 0 {
 		t.Fatalf("the baseline alerted: %+v", got)
 	}
@@ -233,7 +222,7 @@ func TestDaemonScenario(t *testing.T) {
 	})
 	// The outage: 500, 500, then 429 with Retry-After, then Slack recovers
 	// and both alerts arrive.
-	waitFor(t, "both alerts after the outage", 60*time.Second, func() bool { return len(slack.received()) >= 2 })
+	wait.For(t, "both alerts after the outage", 60*time.Second, func() bool { return len(slack.received()) >= 2 })
 	slack.mu.Lock()
 	left := len(slack.script)
 	slack.mu.Unlock()
@@ -256,19 +245,19 @@ func TestDaemonScenario(t *testing.T) {
 	// An invalid config is refused and the daemon keeps running on the old one.
 	writeFile(t, cfgPath, "database:\n  path: [oops\n")
 	cmd.Process.Signal(syscall.SIGHUP)
-	waitFor(t, "the invalid reload to be refused", 10*time.Second, func() bool {
+	wait.For(t, "the invalid reload to be refused", 10*time.Second, func() bool {
 		return strings.Contains(stderr.String(), "config reload failed; keeping the running config")
 	})
 
 	// A valid reload moves alerts to another channel.
 	w.writeConfig(t, "C0NEWCHAN")
 	cmd.Process.Signal(syscall.SIGHUP)
-	waitFor(t, "the reload", 10*time.Second, func() bool { return strings.Contains(stderr.String(), "config reloaded") })
+	wait.For(t, "the reload", 10*time.Second, func() bool { return strings.Contains(stderr.String(), "config reloaded") })
 	before := okRuns()
-	waitFor(t, "a run on the new config", 20*time.Second, func() bool { return okRuns() > before+1 })
+	wait.For(t, "a run on the new config", 20*time.Second, func() bool { return okRuns() > before+1 })
 	az.setPrice(t, "1", `"retailPrice": 29.0,`, `"retailPrice": 25.0,`)
 	az.setPrice(t, "1", `"unitPrice": 29.0,`, `"unitPrice": 25.0,`)
-	waitFor(t, "the alert in the new channel", 30*time.Second, func() bool { return len(slack.received()) >= 3 })
+	wait.For(t, "the alert in the new channel", 30*time.Second, func() bool { return len(slack.received()) >= 3 })
 	if p := slack.received()[2]; p.channel != "C0NEWCHAN" || !strings.Contains(p.text, "Standard_ND96amsr_A100_v4") {
 		t.Errorf("after reload: %+v, want the ND96amsr drop in C0NEWCHAN", p)
 	}

@@ -10,6 +10,7 @@ import (
 
 	pwdaemon "github.com/pricewatch/pricewatch/daemon"
 
+	"github.com/pricewatch/pricewatch/internal/testing/wait"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -47,7 +48,7 @@ func TestDaemonStopAfterReloadDuringRun(t *testing.T) {
 	}
 
 	daemon := startDaemon(t, bin, cfgPath, "PRICEWATCH_SLACK_TOKEN="+alertsToken)
-	waitFor(t, "the baseline run", 30*time.Second, func() bool { return okRuns() >= 2 })
+	wait.For(t, "the baseline run", 30*time.Second, func() bool { return okRuns() >= 2 })
 
 	// Slack goes down; a price drops, and its alert is queued and refused.
 	const refusals = 10000
@@ -59,7 +60,7 @@ func TestDaemonStopAfterReloadDuringRun(t *testing.T) {
 	slack.mu.Unlock()
 	az.setPrice(t, "1", `"retailPrice": 32.77,`, `"retailPrice": 29.0,`)
 	az.setPrice(t, "1", `"unitPrice": 32.77,`, `"unitPrice": 29.0,`)
-	waitFor(t, "the drop's alert to be refused", 30*time.Second, func() bool {
+	wait.For(t, "the drop's alert to be refused", 30*time.Second, func() bool {
 		slack.mu.Lock()
 		defer slack.mu.Unlock()
 		return len(slack.script) < refusals
@@ -69,7 +70,7 @@ func TestDaemonStopAfterReloadDuringRun(t *testing.T) {
 	az.mu.Lock()
 	az.stall = true
 	az.mu.Unlock()
-	waitFor(t, "a run to hang", 20*time.Second, func() bool {
+	wait.For(t, "a run to hang", 20*time.Second, func() bool {
 		az.mu.Lock()
 		defer az.mu.Unlock()
 		return az.stalled > 0
@@ -87,7 +88,7 @@ func TestDaemonStopAfterReloadDuringRun(t *testing.T) {
 	// SIGHUP under the run: a new snapshot (alerts to another channel).
 	w.writeConfig(t, "C0NEWCHAN")
 	daemon.cmd.Process.Signal(syscall.SIGHUP)
-	waitFor(t, "the reload", 10*time.Second, func() bool { return strings.Contains(daemon.stderr.String(), "config reloaded") })
+	wait.For(t, "the reload", 10*time.Second, func() bool { return strings.Contains(daemon.stderr.String(), "config reloaded") })
 
 	// Slack recovers just as the daemon is told to stop.
 	slack.mu.Lock()
@@ -140,7 +141,7 @@ func TestDaemonStopAfterReloadDuringRun(t *testing.T) {
 	az.stall = false
 	az.mu.Unlock()
 	again := startDaemon(t, bin, cfgPath, "PRICEWATCH_SLACK_TOKEN="+alertsToken)
-	waitFor(t, "a run after the restart", 30*time.Second, func() bool { return okRuns() >= 4 })
+	wait.For(t, "a run after the restart", 30*time.Second, func() bool { return okRuns() >= 4 })
 	again.stop(t, stopGrace+10*time.Second)
 	for _, r := range runs() {
 		if r.Status == storage.RunAbandoned {

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pricewatch/pricewatch/internal/testing/wait"
 	"github.com/pricewatch/pricewatch/storage"
 	"github.com/pricewatch/pricewatch/storage/storagetest"
 )
@@ -172,12 +173,12 @@ func TestE2EDaemonDeliversOnceUnderLockContention(t *testing.T) {
 
 	// Once Slack is answering the first post, another process holds the
 	// write lock for 30 busy timeouts.
-	waitFor(t, "the first post", 30*time.Second, func() bool { return posts.Load() >= 1 })
+	wait.For(t, "the first post", 30*time.Second, func() bool { return posts.Load() >= 1 })
 	release := storagetest.HoldWriteLock(t, dbPath)
 	time.Sleep(3 * time.Second)
 	release()
 
-	waitFor(t, "the whole backlog", 60*time.Second, func() bool {
+	wait.For(t, "the whole backlog", 60*time.Second, func() bool {
 		sent, err := db.ListOutbox(ctx, storage.OutboxFilter{Status: storage.OutboxSent})
 		return err == nil && len(sent) == backlog
 	})

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pricewatch/pricewatch/internal/testing/wait"
 	"github.com/pricewatch/pricewatch/leader/leadertest"
 	"github.com/pricewatch/pricewatch/storage"
 	"github.com/pricewatch/pricewatch/storage/storagetest"
@@ -250,7 +251,7 @@ func (r *replica) logged(msg string) (time.Time, bool) {
 func (r *replica) waitLogged(t *testing.T, msg string, within time.Duration) time.Time {
 	t.Helper()
 	var at time.Time
-	waitFor(t, r.name+" to log "+msg, within, func() bool {
+	wait.For(t, r.name+" to log "+msg, within, func() bool {
 		var ok bool
 		at, ok = r.logged(msg)
 		return ok
@@ -262,7 +263,7 @@ func (r *replica) waitLogged(t *testing.T, msg string, within time.Duration) tim
 func (r *replica) addr(t *testing.T) string {
 	t.Helper()
 	var addr string
-	waitFor(t, r.name+"'s listener", 20*time.Second, func() bool {
+	wait.For(t, r.name+"'s listener", 20*time.Second, func() bool {
 		sc := bufio.NewScanner(strings.NewReader(r.stderr.String()))
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		for sc.Scan() {
@@ -397,7 +398,7 @@ func checkOnce(t *testing.T, posts []haPost, key string) haPost {
 func (w *haWorld) dropKey(t *testing.T) string {
 	t.Helper()
 	var key string
-	waitFor(t, "the H100 drop queued", 30*time.Second, func() bool {
+	wait.For(t, "the H100 drop queued", 30*time.Second, func() bool {
 		msgs, err := w.openDB(t).ListOutbox(context.Background(), storage.OutboxFilter{})
 		if err != nil {
 			return false
@@ -434,7 +435,7 @@ func TestHAFailoverSIGKILL(t *testing.T) {
 			a.waitLogged(t, "leading", 20*time.Second)
 			b := w.start(t, "b", w.dsn)
 			b.waitLogged(t, "pricewatch running", 20*time.Second)
-			waitFor(t, "a's baseline runs", 30*time.Second, func() bool { return w.okRuns(t, "a") >= 2 })
+			wait.For(t, "a's baseline runs", 30*time.Second, func() bool { return w.okRuns(t, "a") >= 2 })
 			checkRoles(t, a, b)
 
 			w.slack.mu.Lock()
@@ -463,11 +464,11 @@ func TestHAFailoverSIGKILL(t *testing.T) {
 			t.Logf("b led %s after a was killed", led.Sub(killed).Round(time.Millisecond))
 			// The hung post's claim lapses (post timeout and 5 s), b looks
 			// in the channel's history and posts only what is not there.
-			waitFor(t, "the drop delivered", 60*time.Second, func() bool {
+			wait.For(t, "the drop delivered", 60*time.Second, func() bool {
 				m, err := w.openDB(t).OutboxByKey(context.Background(), key)
 				return err == nil && m.Status == storage.OutboxSent
 			})
-			waitFor(t, "b's runs", 20*time.Second, func() bool { return w.okRuns(t, "b") >= 2 })
+			wait.For(t, "b's runs", 20*time.Second, func() bool { return w.okRuns(t, "b") >= 2 })
 			got := checkOnce(t, w.slack.received(), key)
 			if want := map[bool]string{false: "b", true: "a"}[c.takes]; got.replica != want {
 				t.Errorf("the drop reached Slack through %s, want %s", got.replica, want)
@@ -510,7 +511,7 @@ func TestHAPartition(t *testing.T) {
 	a.waitLogged(t, "leading", 20*time.Second)
 	b := w.start(t, "b", w.dsn)
 	b.waitLogged(t, "pricewatch running", 20*time.Second)
-	waitFor(t, "a's baseline runs", 30*time.Second, func() bool { return w.okRuns(t, "a") >= 2 })
+	wait.For(t, "a's baseline runs", 30*time.Second, func() bool { return w.okRuns(t, "a") >= 2 })
 	checkRoles(t, a, b)
 
 	w.slack.mu.Lock()
@@ -539,7 +540,7 @@ func TestHAPartition(t *testing.T) {
 	}
 	t.Logf("a stepped down %s after the cut, b led %s after it", down.Sub(cut).Round(time.Millisecond), led.Sub(cut).Round(time.Millisecond))
 
-	waitFor(t, "the drop delivered by b", 60*time.Second, func() bool {
+	wait.For(t, "the drop delivered by b", 60*time.Second, func() bool {
 		m, err := w.openDB(t).OutboxByKey(context.Background(), key)
 		return err == nil && m.Status == storage.OutboxSent
 	})
@@ -562,7 +563,7 @@ func TestHAPartition(t *testing.T) {
 	// A run of a's cut off mid-way leaves its provider lease behind; a
 	// lives on, so b waits out the lease, which lapses ha.takeover after
 	// its last renewal (it was 2 minutes).
-	waitFor(t, "b's runs", 60*time.Second, func() bool { return w.okRuns(t, "b") >= 2 })
+	wait.For(t, "b's runs", 60*time.Second, func() bool { return w.okRuns(t, "b") >= 2 })
 	time.Sleep(2 * haTakeover)
 	runs, err := w.openDB(t).Runs(context.Background(), 10000)
 	if err != nil {

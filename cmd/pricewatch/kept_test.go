@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pricewatch/pricewatch/internal/testing/wait"
 )
 
 // TestDaemonServesFetchAtOnce is issue 30's "a stored run is visible on /,
@@ -48,7 +50,7 @@ func TestDaemonServesFetchAtOnce(t *testing.T) {
 		}
 	}()
 	base := "http://127.0.0.1:" + port
-	waitFor(t, "the daemon's listener", 60*time.Second, func() bool {
+	wait.For(t, "the daemon's listener", 60*time.Second, func() bool {
 		resp, err := http.Get(base + "/readyz")
 		if err != nil {
 			return false
@@ -84,7 +86,7 @@ func TestDaemonServesFetchAtOnce(t *testing.T) {
 	paths := []string{"/", "/offers", "/gpu/H100", "/api/v1/offer-table", "/api/v1/offers?gpu=H100", "/api/v1/runs", "/metrics"}
 	before := map[string]string{}
 	// The daemon computes the price series beside its first scrapes.
-	waitFor(t, "the first price series", 30*time.Second, func() bool {
+	wait.For(t, "the first price series", 30*time.Second, func() bool {
 		resp, err := http.Get(base + "/metrics")
 		if err != nil {
 			return false

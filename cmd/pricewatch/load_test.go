@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/pricewatch/pricewatch/internal/testing/wait"
 	"io"
 	"net/http"
 	"os"
@@ -106,7 +107,7 @@ func TestLoadDuringFetches(t *testing.T) {
 		}
 	}()
 	base := "http://127.0.0.1:" + port
-	waitFor(t, "the daemon's listener", 60*time.Second, func() bool {
+	wait.For(t, "the daemon's listener", 60*time.Second, func() bool {
 		resp, err := http.Get(base + "/readyz")
 		if err != nil {
 			return false

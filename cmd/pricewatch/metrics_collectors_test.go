@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pricewatch/pricewatch/compose"
 	"github.com/pricewatch/pricewatch/daemon/metrics"
 	providerrun "github.com/pricewatch/pricewatch/run"
 
@@ -85,7 +86,7 @@ func fixtureMetrics(t *testing.T, extra string, tweak func(*metrics.PriceSetting
 	a, db := loadApp(t, cfg)
 	m := metrics.New(db, buildVersion())
 	m.AddPriceSeries(db, func() metrics.PriceSettings {
-		s := metrics.SettingsOf(a.cfg)
+		s := compose.MetricsSettings(a.cfg)
 		if tweak != nil {
 			tweak(&s)
 		}
@@ -213,7 +214,7 @@ func TestPriceSeriesCachedPerRun(t *testing.T) {
 	store := &countingStore{PriceStore: db}
 	reg := prometheus.NewRegistry()
 	errs := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "errors_total", Help: "read errors"}, []string{"series"})
-	reg.MustRegister(metrics.NewPriceCollector(store, func() metrics.PriceSettings { return metrics.SettingsOf(a.cfg) }, errs))
+	reg.MustRegister(metrics.NewPriceCollector(store, func() metrics.PriceSettings { return compose.MetricsSettings(a.cfg) }, errs))
 	a100 := map[string]string{"gpu_model": "A100-80GB", "price_type": "on_demand", "currency": "USD"}
 	for i := 0; i < 3; i++ {
 		if v, ok := gaugeValue(t, reg, "pricewatch_cheapest_price_per_gpu_hour", a100); !ok || v != 4.09625 {
@@ -345,7 +346,7 @@ func TestScrapeSurvivesReadErrors(t *testing.T) {
 	store := &failingStore{PriceStore: db}
 	errs := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pricewatch_metrics_read_errors_total", Help: "read errors"}, []string{"series"})
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(errs, metrics.NewPriceCollector(store, func() metrics.PriceSettings { return metrics.SettingsOf(a.cfg) }, errs), metrics.NewFreshnessCollector(store, errs))
+	reg.MustRegister(errs, metrics.NewPriceCollector(store, func() metrics.PriceSettings { return compose.MetricsSettings(a.cfg) }, errs), metrics.NewFreshnessCollector(store, errs))
 	h100 := map[string]string{"gpu_model": "H100", "price_type": "on_demand", "currency": "USD"}
 	if v, ok := gaugeValue(t, reg, "pricewatch_cheapest_price_per_gpu_hour", h100); !ok || v != 8.553125 {
 		t.Fatalf("before the failure: %v %v", v, ok)

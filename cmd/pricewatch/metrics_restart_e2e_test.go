@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/pricewatch/pricewatch/internal/testing/wait"
 	"io"
 	"net"
 	"net/http"
@@ -55,7 +56,7 @@ func TestDaemonRestartKeepsLastSuccess(t *testing.T) {
 		cmd.Wait()
 	}()
 	var body []byte
-	waitFor(t, "a failed Azure run after the restart on /metrics", 60*time.Second, func() bool {
+	wait.For(t, "a failed Azure run after the restart on /metrics", 60*time.Second, func() bool {
 		resp, err := http.Get("http://" + addr + "/metrics")
 		if err != nil {
 			return false

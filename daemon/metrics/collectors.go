@@ -14,7 +14,6 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/analysis/digest"
-	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/gpu"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
@@ -97,12 +96,14 @@ type PriceSettings struct {
 	Currency string
 	Fixed    map[string]string
 	MaxAge   time.Duration
-	Offers   config.MetricsOffers
+	Offers   Offers
 }
 
-// SettingsOf are cfg's price settings.
-func SettingsOf(cfg *config.Config) PriceSettings {
-	return PriceSettings{Currency: strings.ToUpper(cfg.FX.Currency), Fixed: cfg.FX.FixedRates, MaxAge: cfg.FX.MaxAge, Offers: cfg.Metrics.Offers}
+// Offers is metrics.offers: the offers exported one series each
+// (pricewatch_offer_price_per_gpu_hour); the config's section documents
+// each field.
+type Offers struct {
+	GPUModels, PriceTypes, Providers []string
 }
 
 // priceCollector exports the cheapest current price per GPU-hour of each
@@ -277,7 +278,7 @@ func (c *priceCollector) compute(ctx context.Context, set PriceSettings) ([]prom
 }
 
 // selected reports whether metrics.offers asks for a series of the row.
-func selected(f config.MetricsOffers, r analysis.CompareRow) bool {
+func selected(f Offers, r analysis.CompareRow) bool {
 	if len(f.GPUModels) == 0 {
 		return false
 	}

@@ -9,7 +9,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
 	"github.com/pricewatch/pricewatch/internal/heappeak"
+	"github.com/pricewatch/pricewatch/internal/testing/cputime"
 )
 
 // Issue 26: a cold cycle over many regions is bounded by the schedule of
@@ -120,7 +120,7 @@ func BenchmarkColdCycle(b *testing.B) {
 			resetPeakRSS()
 			stop := heappeak.Start()
 			b.ResetTimer()
-			cpu0 := cpuTime()
+			cpu0 := cputime.Self()
 			for range b.N {
 				snap, err := f.Fetch(context.Background(), fetchers.Previous{})
 				if err != nil {
@@ -131,7 +131,7 @@ func BenchmarkColdCycle(b *testing.B) {
 				}
 			}
 			b.StopTimer()
-			b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s")
+			b.ReportMetric((cputime.Self()-cpu0).Seconds()/float64(b.N), "cpu-s")
 			wall := b.Elapsed().Seconds() / float64(b.N)
 			b.ReportMetric(wall, "wall-s")
 			b.ReportMetric(bound, "bound-s")
@@ -161,16 +161,6 @@ func peakRSSMB() float64 {
 		}
 	}
 	return 0
-}
-
-// cpuTime is the process's user and system CPU time so far (both cores):
-// on a shared machine wall time says more about the neighbours.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // TestServeLargeFile serves a generated us-east-1 price file for measuring

@@ -12,12 +12,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/internal/heappeak"
+	"github.com/pricewatch/pricewatch/internal/testing/cputime"
 )
 
 // bigAnswer is a generated Retail Prices answer of any number of rows,
@@ -204,7 +204,7 @@ func BenchmarkLargeAnswer(b *testing.B) {
 			}
 			stop := heappeak.Start()
 			b.ResetTimer()
-			cpu0 := cpuTime()
+			cpu0 := cputime.Self()
 			var offers int
 			for range b.N {
 				snap, err := f.Fetch(context.Background(), fetchers.Previous{})
@@ -214,22 +214,12 @@ func BenchmarkLargeAnswer(b *testing.B) {
 				offers = len(snap.Offers)
 			}
 			b.StopTimer()
-			b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s")
+			b.ReportMetric((cputime.Self()-cpu0).Seconds()/float64(b.N), "cpu-s")
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(c.rows), "ns/row")
 			b.ReportMetric(float64(stop())/(1<<20), "peak-heap-MB")
 			b.ReportMetric(float64(offers), "offers")
 		})
 	}
-}
-
-// cpuTime is the process's user and system CPU time so far (both cores):
-// on a shared machine wall time says more about the neighbours.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // TestServeLargeAnswer serves a generated answer for measuring the CLI

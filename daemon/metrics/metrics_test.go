@@ -1,4 +1,4 @@
-package main
+package metrics
 
 import (
 	"context"
@@ -11,31 +11,34 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pricewatch/pricewatch/daemon/metrics"
-	providerrun "github.com/pricewatch/pricewatch/run"
-
 	"github.com/shopspring/decimal"
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch"
+	providerrun "github.com/pricewatch/pricewatch/run"
 	"github.com/pricewatch/pricewatch/storage"
 	"github.com/pricewatch/pricewatch/web"
 )
 
+// /metrics counts each run by its result, /healthz answers while the
+// process lives and /readyz follows the readiness it is handed.
 func TestHTTPEndpoints(t *testing.T) {
 	ctx := context.Background()
-	db := openTestDB(t, filepath.Join(t.TempDir(), "pw.db"))
+	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "pw.db"), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer db.Close()
 	if err := db.SaveFXDay(ctx, storage.FXDay{Date: time.Now().UTC().Add(-48 * time.Hour), Source: "ECB",
 		PerEUR: map[string]decimal.Decimal{"USD": decimal.RequireFromString("1.04")}}); err != nil {
 		t.Fatal(err)
 	}
-	m := metrics.New(db, buildVersion())
+	m := New(db, "test")
 	m.Observe(providerrun.Summary{Provider: "azure", Status: providerrun.StatusOK, Duration: 3 * time.Second,
 		Result: &storage.Result{At: time.Unix(1796030220, 0), Changes: []pricewatch.Change{{Kind: pricewatch.PriceChanged}}}})
 	m.Observe(providerrun.Summary{Provider: "aws", Status: providerrun.StatusFailed, Duration: time.Second})
 	ready := false
-	srv := httptest.NewServer(metrics.Handler(m, func(context.Context) (web.Readiness, error) {
+	srv := httptest.NewServer(Handler(m, func(context.Context) (web.Readiness, error) {
 		if !ready {
 			return web.Readiness{}, web.NotReady
 		}
@@ -55,7 +58,7 @@ func TestHTTPEndpoints(t *testing.T) {
 	if code != 200 {
 		t.Fatalf("/metrics: %d", code)
 	}
-	checkContains(t, "/metrics", body,
+	for _, want := range []string{
 		`pricewatch_fetch_runs_total{provider="azure",result="success"} 1`,
 		`pricewatch_fetch_runs_total{provider="aws",result="error"} 1`,
 		`pricewatch_changes_detected_total{kind="price_changed",provider="azure"} 1`,
@@ -63,7 +66,11 @@ func TestHTTPEndpoints(t *testing.T) {
 		"pricewatch_outbox_pending 0",
 		"pricewatch_outbox_failed 0",
 		`pricewatch_build_info{goversion="go`,
-	)
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %q:\n%s", want, body)
+		}
+	}
 	// The rate dated two days ago (midnight) is between one and three days old.
 	var age float64
 	for _, line := range strings.Split(body, "\n") {
@@ -84,4 +91,40 @@ func TestHTTPEndpoints(t *testing.T) {
 	if code, _ := get("/readyz"); code != 200 {
 		t.Errorf("/readyz when ready: %d", code)
 	}
+}
+
+// A run that could not start is counted as not started
+// (run.StatusNotStarted; run's tests show when a run is one).
+func TestNotStartedCounted(t *testing.T) {
+	db, err := storage.Open(context.Background(), filepath.Join(t.TempDir(), "pw.db"), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	m := New(db, "test")
+	m.Observe(providerrun.Summary{Provider: "azure", Status: providerrun.StatusNotStarted})
+	if got := counterValue(t, m, "pricewatch_fetch_runs_total", "not_started"); got != 1 {
+		t.Errorf("pricewatch_fetch_runs_total{result=not_started} = %v, want 1", got)
+	}
+}
+
+func counterValue(t *testing.T, m *Metrics, name, result string) float64 {
+	t.Helper()
+	families, err := m.Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, s := range f.GetMetric() {
+			for _, l := range s.GetLabel() {
+				if l.GetName() == "result" && l.GetValue() == result {
+					return s.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return 0
 }
