@@ -28,6 +28,8 @@ type regionPrices struct {
 	NotYetInEffect int
 	// RegionName is the region's display name (the products' `location`).
 	RegionName string
+	// csv is set when the file was read in its CSV form.
+	csv bool
 }
 
 // errLayout marks a document that parses but does not have the shape of
