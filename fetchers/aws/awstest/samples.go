@@ -57,7 +57,7 @@ type Samples struct {
 	SPRows      [][]string // the ten real ap-east-2 savings-plan rates, in SPHeader's columns
 	// ec2CSVHeader is the 91-column header of the real EC2 CSV excerpt.
 	ec2CSVHeader []string
-	advisor     map[string]advisorFacts
+	advisor      map[string]advisorFacts
 }
 
 type advisorFacts struct {
