@@ -277,3 +277,28 @@ func TestCSVRowSplitting(t *testing.T) {
 		t.Errorf("a last row without newline: %v, want errNoFinalNewline", err)
 	}
 }
+
+// TestCSVSavingsPlanFileCut: a savings-plan CSV whose Version line is not
+// the index's, or that ends inside a row, fails its region as a price
+// file does.
+func TestCSVSavingsPlanFileCut(t *testing.T) {
+	for name, cut := range map[string]func([]byte) []byte{
+		"wrong version": func(b []byte) []byte {
+			return bytes.Replace(b, []byte("Version,20250911184447\n"), []byte("Version,20250911184448\n"), 1)
+		},
+		"no last newline": func(b []byte) []byte { return b[:len(b)-1] },
+	} {
+		t.Run(name, func(t *testing.T) {
+			b := awstest.NewBucket(t)
+			spTree(t, b, "20250911184447")
+			path := awstest.CSVPath(awstest.SPPath("20250911184447", "us-east-1"))
+			body := b.Object(path)
+			if !bytes.Contains(body, []byte("Version,20250911184447\n")) {
+				t.Fatalf("no Version line in %s", path)
+			}
+			b.Put(path, cut(body))
+			snap, err := newFetcher(t, b, Config{SavingsPlans: true, Format: FormatCSV}).Fetch(context.Background(), fetchers.Previous{})
+			checkRegionLost(t, name, snap, err, "us-east-1")
+		})
+	}
+}
