@@ -107,6 +107,28 @@ type Config struct {
 	// Now is the clock that decides which terms are in effect (their
 	// effectiveDate); nil means time.Now.
 	Now func() time.Time
+	// Format is the form the region price files and savings-plan files
+	// are read in: FormatCSV (empty: the default) or FormatJSON.
+	Format string
+}
+
+// Forms of the price list (providers.aws.format).
+const (
+	// FormatCSV reads index.csv beside each index.json: the same price
+	// list in about 45 % fewer bytes. A CSV answer whose end cannot be
+	// told from a cut (framed by neither Content-Length nor chunked
+	// encoding) is read as JSON instead.
+	FormatCSV = "csv"
+	// FormatJSON reads the JSON files only.
+	FormatJSON = "json"
+)
+
+// CheckFormat checks a format key (shared with aws-cn).
+func CheckFormat(k section.Checker, v string) error {
+	if v != FormatCSV && v != FormatJSON {
+		return k.Errorf("format", "%q: want %q or %q", v, FormatCSV, FormatJSON)
+	}
+	return nil
 }
 
 // DefaultConcurrency is providers.aws.concurrency's default: region files
@@ -121,6 +143,9 @@ type Section struct {
 	SpotEnabled    bool   `yaml:"spot"`
 	SavingsPlans   bool   `yaml:"savings_plans"`
 	Concurrency    int    `yaml:"concurrency"`
+	// Format is the form of the price and savings-plan files read: "csv"
+	// (default) or "json".
+	Format string `yaml:"format"`
 	// SpotAdvisor reads the public Spot Advisor file for interruption
 	// bands (issue 23); SpotAdvisorEndpoint overrides its URL.
 	SpotAdvisor         bool   `yaml:"spot_advisor"`
@@ -141,7 +166,7 @@ func (s *Section) Validate(k section.Checker) error {
 	if s.SpotEnabled {
 		spot = k.URL("spot_endpoint", s.SpotEndpoint)
 	}
-	if err := errors.Join(spot, CheckConcurrency(k, s.Concurrency)); err != nil {
+	if err := errors.Join(spot, CheckConcurrency(k, s.Concurrency), CheckFormat(k, s.Format)); err != nil {
 		return err
 	}
 	if s.SpotAdvisor {
@@ -216,6 +241,7 @@ var Provider = fetchers.Provider{
 			SpotEnabled:         true,
 			SavingsPlans:        true,
 			Concurrency:         DefaultConcurrency,
+			Format:              FormatCSV,
 			SpotAdvisor:         true,
 			SpotAdvisorEndpoint: DefaultSpotAdvisorEndpoint,
 			PlacementScores:     PlacementScoresSection{TargetCapacity: DefaultTargetCapacity},
@@ -224,7 +250,7 @@ var Provider = fetchers.Provider{
 	Build: fetchers.Builder(func(s *Section, env fetchers.Env) (fetchers.Fetcher, error) {
 		return New(Config{Endpoint: s.Endpoint, SpotEndpoint: s.SpotEndpoint, Regions: s.Regions,
 			Spot: s.SpotEnabled, SavingsPlans: s.SavingsPlans, Concurrency: s.Concurrency, SpotAdvisor: s.SpotAdvisor, SpotAdvisorEndpoint: s.SpotAdvisorEndpoint, CapacityBlocks: s.blocks(),
-			PlacementScores: s.placement(), Progress: env.Progress, Now: env.Now}, env.Client, env.Log)
+			PlacementScores: s.placement(), Progress: env.Progress, Now: env.Now, Format: s.Format}, env.Client, env.Log)
 	}),
 }
 
@@ -267,6 +293,12 @@ func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error)
 	}
 	if cfg.Concurrency == 0 {
 		cfg.Concurrency = DefaultConcurrency
+	}
+	if cfg.Format == "" {
+		cfg.Format = FormatCSV
+	}
+	if cfg.Format != FormatCSV && cfg.Format != FormatJSON {
+		return nil, fmt.Errorf("aws format %q: want %q or %q", cfg.Format, FormatCSV, FormatJSON)
 	}
 	if cfg.Concurrency < 1 || cfg.Concurrency > section.MaxConcurrency {
 		return nil, fmt.Errorf("aws concurrency %d: want 1 to %d", cfg.Concurrency, section.MaxConcurrency)
@@ -496,6 +528,12 @@ func (f *Fetcher) region(ctx context.Context, r *run, rr *regionRun, region, fil
 		if err != nil {
 			return err
 		}
+		if rp.csv && rp.Version != version && version != fileURL {
+			// The CSV's Version line is the only sign inside the file
+			// that it is the one the index named (a CSV has no brackets
+			// to close): another version is a stale or mixed-up object.
+			return incomplete(fmt.Errorf("price file %s: %w: its Version line says %s, the region index names %s", fileURL, errLayout, rp.Version, version))
+		}
 		if rp.Version != "" && rp.Version != version {
 			f.log.Warn("price file version differs from its index entry",
 				zap.String("region", region), zap.String("index", version), zap.String("file", rp.Version))
@@ -556,7 +594,13 @@ func (f *Fetcher) readPriceFile(ctx context.Context, r *run, rr *regionRun, regi
 		return nil, fmt.Errorf("aws %s: %w", region, err)
 	}
 	var rp *regionPrices
-	err = f.readFile(ctx, r, rr, u, "aws "+region, func(body io.Reader) error {
+	err = f.readForm(ctx, r, rr, u, "aws "+region, func(body io.Reader) error {
+		var err error
+		if rp, err = parseOfferCSVAt(body, region, f.now()); rp != nil {
+			rp.csv = true
+		}
+		return err
+	}, func(body io.Reader) error {
 		var err error
 		rp, err = parseOfferFileAt(body, region, f.now())
 		return err
@@ -576,9 +620,9 @@ const maxStartOvers = 2
 // connection dropped mid-way is resumed by the download itself; one that
 // cannot be resumed there starts the file (and parse) over, a bounded
 // number of times.
-func (f *Fetcher) readFile(ctx context.Context, r *run, rr *regionRun, u, label string, parse func(io.Reader) error) error {
+func (f *Fetcher) readFile(ctx context.Context, r *run, rr *regionRun, u, label string, framed bool, parse func(io.Reader) error) error {
 	for attempt := 0; ; attempt++ {
-		d, err := f.open(ctx, u, label, r.board)
+		d, err := f.open(ctx, u, label, r.board, framed)
 		if err != nil {
 			return err
 		}
@@ -591,6 +635,38 @@ func (f *Fetcher) readFile(ctx context.Context, r *run, rr *regionRun, u, label 
 		f.log.Warn("download could not be resumed; reading the file again from the start",
 			zap.String("url", u), zap.Int64("bytes_read", d.n), zap.Int("attempt", attempt+1), zap.Error(err))
 	}
+}
+
+// readForm reads a price or savings-plan file (u is its JSON URL) in the
+// configured form. In CSV, a response framed by neither Content-Length nor
+// chunked encoding is not read: its end cannot be told from a cut, and a
+// CSV cut at a row boundary would parse as a shorter file. The JSON form,
+// whose brackets must close, is read instead.
+func (f *Fetcher) readForm(ctx context.Context, r *run, rr *regionRun, u, label string, parseCSV, parseJSON func(io.Reader) error) error {
+	if f.cfg.Format == FormatCSV {
+		if cu, ok := csvURL(u); ok {
+			err := f.readFile(ctx, r, rr, cu, label, true, parseCSV)
+			if !errors.Is(err, errUnframed) {
+				return err
+			}
+			f.log.Info("CSV answer without a length or chunked framing; reading the JSON form", zap.String("url", cu))
+		}
+	}
+	return f.readFile(ctx, r, rr, u, label, false, parseJSON)
+}
+
+// csvURL is the CSV form's URL beside a JSON file's (index.json →
+// index.csv); a URL of another shape has no known CSV form.
+func csvURL(u string) (string, bool) {
+	base, query, _ := strings.Cut(u, "?")
+	if !strings.HasSuffix(base, ".json") {
+		return "", false
+	}
+	out := strings.TrimSuffix(base, ".json") + ".csv"
+	if query != "" {
+		out += "?" + query
+	}
+	return out, true
 }
 
 // now is the moment terms' effectiveDate is judged at.
@@ -608,7 +684,15 @@ func (f *Fetcher) readSavingsPlans(ctx context.Context, r *run, rr *regionRun, r
 	}
 	gpu := func(t string) bool { _, ok := rr.facts(r, t); return ok }
 	var offers []pricewatch.Offer
-	err = f.readFile(ctx, r, rr, u, "aws "+region+" savings plans", func(body io.Reader) error {
+	want := versionFromURL(spURL)
+	err = f.readForm(ctx, r, rr, u, "aws "+region+" savings plans", func(body io.Reader) error {
+		v, o, err := parseSavingsPlanCSV(body, region, f.now(), gpu)
+		if err == nil && v != want && want != spURL {
+			return fmt.Errorf("%w: its Version line says %s, the savings-plan index names %s", errLayout, v, want)
+		}
+		offers = o
+		return err
+	}, func(body io.Reader) error {
 		var err error
 		_, offers, err = parseSavingsPlanFile(body, region, f.now(), gpu)
 		return err

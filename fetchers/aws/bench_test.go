@@ -298,7 +298,7 @@ func BenchmarkIngest(b *testing.B) {
 				}
 			}))
 			defer srv.Close()
-			f, err := New(Config{Endpoint: srv.URL}, fetchers.NewClient(fetchers.DefaultRetryPolicy()), nil)
+			f, err := New(Config{Endpoint: srv.URL, Format: FormatJSON}, fetchers.NewClient(fetchers.DefaultRetryPolicy()), nil)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -111,7 +111,7 @@ func BenchmarkColdCycle(b *testing.B) {
 	parse := time.Since(start)
 	for _, streams := range []int{1, 4} {
 		b.Run(fmt.Sprintf("concurrency-%d", streams), func(b *testing.B) {
-			f, err := New(Config{Endpoint: srv.URL, Concurrency: streams}, fetchers.NewClient(fetchers.DefaultRetryPolicy()), nil)
+			f, err := New(Config{Endpoint: srv.URL, Concurrency: streams, Format: FormatJSON}, fetchers.NewClient(fetchers.DefaultRetryPolicy()), nil)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -177,6 +177,7 @@ func TestServeLargeFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := newRegionFile(t, "us-east-1", size)
+	c := csvTwin(t, g) // providers.aws.format csv (the default) reads this
 	index := []byte(fmt.Sprintf(`{"formatVersion":"v1.0","publicationDate":"2026-11-01T00:00:00Z","regions":{"us-east-1":{"regionCode":"us-east-1","currentVersionUrl":%q}}}`,
 		awstest.EC2Path(v1, "us-east-1")))
 	t.Logf("serving %d bytes, %d offers to find", g.size, g.want)
@@ -195,6 +196,10 @@ func TestServeLargeFile(t *testing.T) {
 			w.Header().Set("Content-Length", strconv.FormatInt(g.size, 10))
 			w.Header().Set("ETag", `"generated"`)
 			g.reader().WriteTo(w)
+		case awstest.CSVPath(awstest.EC2Path(v1, "us-east-1")):
+			w.Header().Set("Content-Length", strconv.FormatInt(c.size, 10))
+			w.Header().Set("ETag", `"generated-csv"`)
+			c.reader().WriteTo(w)
 		default:
 			http.NotFound(w, r)
 		}

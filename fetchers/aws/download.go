@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,7 +61,17 @@ const (
 	readAheadSize   = 256 << 10
 )
 
-func (f *Fetcher) open(ctx context.Context, url, label string, b *board) (*download, error) {
+// errUnframed marks a response whose end cannot be told from a cut: no
+// Content-Length, no chunked encoding, no compression with a trailer of
+// its own. open refuses it where the caller asked for framing (CSV).
+var errUnframed = errors.New("response framed by neither Content-Length nor chunked encoding")
+
+// open starts the download of url. With framed, a response whose end
+// cannot be told from a cut is closed unread (errUnframed): a body
+// shorter than its Content-Length, a chunked body without its last chunk
+// and a cut gzip stream each end in an error, a connection simply closed
+// does not.
+func (f *Fetcher) open(ctx context.Context, url, label string, b *board, framed bool) (*download, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	resp, err := f.get(ctx, url, nil)
 	if err != nil {
@@ -71,6 +82,11 @@ func (f *Fetcher) open(ctx context.Context, url, label string, b *board) (*downl
 		resp.Body.Close()
 		cancel()
 		return nil, fmt.Errorf("GET %s: unexpected HTTP %d", url, resp.StatusCode)
+	}
+	if framed && resp.ContentLength < 0 && !slices.Contains(resp.TransferEncoding, "chunked") && !resp.Uncompressed {
+		resp.Body.Close()
+		cancel()
+		return nil, fmt.Errorf("GET %s: %w", url, errUnframed)
 	}
 	d := &download{
 		ctx: ctx, cancel: cancel, f: f, url: url, body: resp.Body, size: resp.ContentLength,

@@ -41,9 +41,14 @@ func (tr tree) publish(t *testing.T, b *awstest.Bucket) map[string][]awstest.Pro
 }
 
 // newFetcher makes a Fetcher pointed at the bucket, with retries that do
-// not sleep.
+// not sleep. It reads the JSON form unless cfg says otherwise: the
+// suite's faults (drops, stalls, refusals) name the JSON files' paths.
+// csv_test.go runs the CSV form, the default, over the same trees.
 func newFetcher(t testing.TB, b *awstest.Bucket, cfg Config) *Fetcher {
 	t.Helper()
+	if cfg.Format == "" {
+		cfg.Format = FormatJSON
+	}
 	cfg.Endpoint = b.URL()
 	cfg.SpotEndpoint = b.SpotURL()
 	policy := fetchers.DefaultRetryPolicy()

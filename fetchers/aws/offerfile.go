@@ -28,6 +28,8 @@ type regionPrices struct {
 	NotYetInEffect int
 	// RegionName is the region's display name (the products' `location`).
 	RegionName string
+	// csv is set when the file was read in its CSV form.
+	csv bool
 }
 
 // errLayout marks a document that parses but does not have the shape of
@@ -257,33 +259,7 @@ func parseOfferFileAt(r io.Reader, region string, now time.Time) (*regionPrices,
 		if err != nil {
 			return err
 		}
-		if !strings.HasPrefix(string(family), "Compute Instance") || !attrs.set[aInstanceType] {
-			return nil
-		}
-		if attrs.set[aRegionCode] && !attrs.is(aRegionCode, region) {
-			return nil // another location (Local Zone) with its own file
-		}
-		itype := attrs.get(aInstanceType)
-		facts, ok := acceleratedFacts(itype, attrs.get(aInstanceFamily), attrs.get(aGPU),
-			attrs.get(aGPUMemory), attrs.get(aVCPU), attrs.get(aMemory))
-		if !ok {
-			return nil
-		}
-		facts.Network, facts.Storage = attrs.get(aNetwork), attrs.get(aStorage)
-		if _, dup := out.Types[itype]; !dup {
-			out.Types[itype] = facts
-		}
-		if attrs.plainLinux() {
-			if other, dup := out.LinuxSKU[itype]; dup {
-				return fmt.Errorf("%w: %s has two plain Linux products (%s and %s)", errLayout, itype, other, sku)
-			}
-			out.LinuxSKU[itype] = string(sku)
-			priced[string(sku)] = itype
-			if out.RegionName == "" {
-				out.RegionName = attrs.get(aLocation)
-			}
-		}
-		return nil
+		return out.product(&attrs, string(family), string(sku), region, priced)
 	}
 
 	termsOf := func(kind termKind) func([]byte) error {
@@ -299,35 +275,7 @@ func parseOfferFileAt(r io.Reader, region string, now time.Time) (*regionPrices,
 				if err != nil {
 					return err
 				}
-				o, keep, err := t.offer(kind, region, itype)
-				if err != nil {
-					return fmt.Errorf("%s term %s: %w", skuName, t.code, err)
-				}
-				if !keep {
-					return nil
-				}
-				eff, err := effectiveDate(t.effective)
-				if err != nil {
-					return fmt.Errorf("%s term %s: %w", skuName, t.code, err)
-				}
-				if eff.After(now) {
-					out.NotYetInEffect++
-					return nil
-				}
-				o.SkuID, o.RegionName = skuName, out.RegionName
-				prev, dup := seen[o.Key()]
-				switch {
-				case !dup:
-					seen[o.Key()] = termSeen{code: t.code, effective: eff, index: len(out.Offers)}
-					out.Offers = append(out.Offers, o)
-				case eff.After(prev.effective):
-					seen[o.Key()] = termSeen{code: t.code, effective: eff, index: prev.index}
-					out.Offers[prev.index] = o
-				case prev.effective.After(eff):
-				default:
-					return fmt.Errorf("%w: %s and %s both price %s, in effect since the same date", errLayout, prev.code, t.code, o.Key())
-				}
-				return nil
+				return out.addTerm(seen, kind, region, itype, skuName, t, now)
 			})
 		}
 	}
@@ -375,6 +323,74 @@ func parseOfferFileAt(r io.Reader, region string, now time.Time) (*regionPrices,
 	}
 	sort.Slice(out.Offers, func(i, j int) bool { return out.Offers[i].Key().String() < out.Offers[j].Key().String() })
 	return out, nil
+}
+
+// product takes in one product whose attributes are in attrs (either
+// form): a GPU or accelerator type of this region is listed in Types, and
+// its plain Linux product is the one whose terms are priced.
+func (out *regionPrices) product(attrs *productAttrs, family, sku, region string, priced map[string]string) error {
+	if !strings.HasPrefix(family, "Compute Instance") || !attrs.set[aInstanceType] {
+		return nil
+	}
+	if attrs.set[aRegionCode] && !attrs.is(aRegionCode, region) {
+		return nil // another location (Local Zone) with its own file
+	}
+	itype := attrs.get(aInstanceType)
+	facts, ok := acceleratedFacts(itype, attrs.get(aInstanceFamily), attrs.get(aGPU),
+		attrs.get(aGPUMemory), attrs.get(aVCPU), attrs.get(aMemory))
+	if !ok {
+		return nil
+	}
+	facts.Network, facts.Storage = attrs.get(aNetwork), attrs.get(aStorage)
+	if _, dup := out.Types[itype]; !dup {
+		out.Types[itype] = facts
+	}
+	if attrs.plainLinux() {
+		if other, dup := out.LinuxSKU[itype]; dup {
+			return fmt.Errorf("%w: %s has two plain Linux products (%s and %s)", errLayout, itype, other, sku)
+		}
+		out.LinuxSKU[itype] = sku
+		priced[sku] = itype
+		if out.RegionName == "" {
+			out.RegionName = attrs.get(aLocation)
+		}
+	}
+	return nil
+}
+
+// addTerm turns one term of a plain Linux GPU product into an offer (either
+// form), judging its effectiveDate at now: a later term replaces an
+// earlier one, two in effect since the same date fail the file.
+func (out *regionPrices) addTerm(seen map[pricewatch.OfferKey]termSeen, kind termKind, region, itype, skuName string, t term, now time.Time) error {
+	o, keep, err := t.offer(kind, region, itype)
+	if err != nil {
+		return fmt.Errorf("%s term %s: %w", skuName, t.code, err)
+	}
+	if !keep {
+		return nil
+	}
+	eff, err := effectiveDate(t.effective)
+	if err != nil {
+		return fmt.Errorf("%s term %s: %w", skuName, t.code, err)
+	}
+	if eff.After(now) {
+		out.NotYetInEffect++
+		return nil
+	}
+	o.SkuID, o.RegionName = skuName, out.RegionName
+	prev, dup := seen[o.Key()]
+	switch {
+	case !dup:
+		seen[o.Key()] = termSeen{code: t.code, effective: eff, index: len(out.Offers)}
+		out.Offers = append(out.Offers, o)
+	case eff.After(prev.effective):
+		seen[o.Key()] = termSeen{code: t.code, effective: eff, index: prev.index}
+		out.Offers[prev.index] = o
+	case prev.effective.After(eff):
+	default:
+		return fmt.Errorf("%w: %s and %s both price %s, in effect since the same date", errLayout, prev.code, t.code, o.Key())
+	}
+	return nil
 }
 
 // term is one offer term of a GPU SKU, parsed in full (these are few).

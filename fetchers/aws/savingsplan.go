@@ -56,10 +56,7 @@ type planRate struct {
 // since the same date are an error.
 func parseSavingsPlanFile(r io.Reader, region string, now time.Time, want func(itype string) bool) (version string, offers []pricewatch.Offer, err error) {
 	s := newScanner(r)
-	plans := map[string]savingsPlan{}
-	kept := map[string][]planRate{}     // plan SKU → rates of its latest term in effect
-	keptSince := map[string]time.Time{} // plan SKU → that term's effectiveDate
-	lengths := map[string]string{}      // plan SKU → term from leaseContractLength
+	acc := newPlanRates(now)
 	var products, terms int
 
 	product := func() error {
@@ -70,15 +67,7 @@ func parseSavingsPlanFile(r io.Reader, region string, now time.Time, want func(i
 		if err != nil {
 			return err
 		}
-		class, ok := planClasses[family]
-		if !ok {
-			return nil
-		}
-		pay, ok := payments[purchase]
-		if !ok {
-			return nil
-		}
-		plans[sku] = savingsPlan{class: class, payment: pay, term: leaseTerms[purchaseTerm]}
+		acc.plan(sku, family, purchase, purchaseTerm)
 		return nil
 	}
 
@@ -91,20 +80,9 @@ func parseSavingsPlanFile(r io.Reader, region string, now time.Time, want func(i
 		if err != nil {
 			return err
 		}
-		if svc != "AmazonEC2" || unit != "Hrs" || op != "RunInstances" {
-			return nil // other services, operating systems, units
+		if pr, keep := acceptRate(region, want, svc, unit, op, usage, rregion, itype, price, ccy, discountedSKU, rateCode); keep {
+			*rates = append(*rates, pr)
 		}
-		boxType, ok := boxUsageType(usage)
-		if !ok {
-			return nil // dedicated, host, capacity reservations
-		}
-		if itype == "" {
-			itype = boxType
-		}
-		if itype != boxType || (rregion != "" && rregion != region) || !want(itype) {
-			return nil
-		}
-		*rates = append(*rates, planRate{itype: itype, price: price, currency: ccy, sku: discountedSKU, rateCode: rateCode})
 		return nil
 	}
 
@@ -128,29 +106,10 @@ func parseSavingsPlanFile(r io.Reader, region string, now time.Time, want func(i
 			}
 			return s.stringMember("savings plan term", k, []field{{"sku", &sku, nil}, {"effectiveDate", &effective, nil}})
 		})
-		if err != nil || len(rates) == 0 {
+		if err != nil {
 			return err
 		}
-		eff, err := effectiveDate(effective)
-		if err != nil {
-			return fmt.Errorf("savings plan %s: %w", sku, err)
-		}
-		if eff.After(now) {
-			return nil // announced, not yet the rate
-		}
-		if t := leaseTerm(duration, unit); t != "" {
-			lengths[sku] = t
-		}
-		since, have := keptSince[sku]
-		switch {
-		case !have || eff.After(since):
-			kept[sku], keptSince[sku] = rates, eff
-		case eff.Equal(since):
-			// Same date: both stand, and the duplicate check below fails
-			// the file if they price one usage differently.
-			kept[sku] = append(kept[sku], rates...)
-		}
-		return nil
+		return acc.term(sku, effective, leaseTerm(duration, unit), rates)
 	}
 
 	err = s.object("savings plan file", func(k []byte) error {
@@ -176,30 +135,115 @@ func parseSavingsPlanFile(r io.Reader, region string, now time.Time, want func(i
 	if products > 0 && terms == 0 {
 		return "", nil, fmt.Errorf("%w: %d savings plans but no terms", errLayout, products)
 	}
+	offers, err = acc.offers(region)
+	if err != nil {
+		return "", nil, err
+	}
+	return version, offers, nil
+}
 
+// planRates gathers a savings-plan file's plans and the rates of each
+// plan's latest term in effect, whichever form (JSON, CSV) it is read
+// from, and turns them into offers.
+type planRates struct {
+	now       time.Time
+	plans     map[string]savingsPlan
+	kept      map[string][]planRate // plan SKU → rates of its latest term in effect
+	keptSince map[string]time.Time  // plan SKU → that term's effectiveDate
+	lengths   map[string]string     // plan SKU → term from leaseContractLength
+}
+
+func newPlanRates(now time.Time) *planRates {
+	return &planRates{now: now, plans: map[string]savingsPlan{}, kept: map[string][]planRate{},
+		keptSince: map[string]time.Time{}, lengths: map[string]string{}}
+}
+
+// plan records a plan product; other product families and purchase
+// options are left out.
+func (a *planRates) plan(sku, family, purchase, purchaseTerm string) {
+	class, ok := planClasses[family]
+	if !ok {
+		return
+	}
+	pay, ok := payments[purchase]
+	if !ok {
+		return
+	}
+	a.plans[sku] = savingsPlan{class: class, payment: pay, term: leaseTerms[purchaseTerm]}
+}
+
+// acceptRate keeps a rate that prices a GPU type want accepts, Linux on
+// shared tenancy, by the hour, in region.
+func acceptRate(region string, want func(string) bool, svc, unit, op, usage, rregion, itype, price, ccy, discountedSKU, rateCode string) (planRate, bool) {
+	if svc != "AmazonEC2" || unit != "Hrs" || op != "RunInstances" {
+		return planRate{}, false // other services, operating systems, units
+	}
+	boxType, ok := boxUsageType(usage)
+	if !ok {
+		return planRate{}, false // dedicated, host, capacity reservations
+	}
+	if itype == "" {
+		itype = boxType
+	}
+	if itype != boxType || (rregion != "" && rregion != region) || !want(itype) {
+		return planRate{}, false
+	}
+	return planRate{itype: itype, price: price, currency: ccy, sku: discountedSKU, rateCode: rateCode}, true
+}
+
+// term records one plan term's kept rates: a term that takes effect after
+// now is left out, the latest one in effect wins, and two in effect since
+// the same date both stand (offers fails the file if they disagree).
+func (a *planRates) term(sku, effective, length string, rates []planRate) error {
+	if len(rates) == 0 {
+		return nil
+	}
+	eff, err := effectiveDate(effective)
+	if err != nil {
+		return fmt.Errorf("savings plan %s: %w", sku, err)
+	}
+	if eff.After(a.now) {
+		return nil // announced, not yet the rate
+	}
+	if length != "" {
+		a.lengths[sku] = length
+	}
+	since, have := a.keptSince[sku]
+	switch {
+	case !have || eff.After(since):
+		a.kept[sku], a.keptSince[sku] = rates, eff
+	case eff.Equal(since):
+		a.kept[sku] = append(a.kept[sku], rates...)
+	}
+	return nil
+}
+
+// offers turns the kept rates into savings_plan offers, sorted by key.
+func (a *planRates) offers(region string) ([]pricewatch.Offer, error) {
+	var offers []pricewatch.Offer
 	seen := map[pricewatch.OfferKey]pricewatch.Offer{}
-	skus := slices.Sorted(maps.Keys(kept))
+	skus := slices.Sorted(maps.Keys(a.kept))
 	for _, sku := range skus {
-		p, ok := plans[sku]
+		p, ok := a.plans[sku]
 		if !ok || p.class == "" {
 			// Rates of a plan the products section does not describe (or
 			// describes as another kind, e.g. a SageMaker plan) cannot be
 			// labelled.
 			if !ok {
-				return "", nil, fmt.Errorf("%w: rates for savings plan %s, which is not among the products", errLayout, sku)
+				return nil, fmt.Errorf("%w: rates for savings plan %s, which is not among the products", errLayout, sku)
 			}
 			continue
 		}
-		if t, ok := lengths[sku]; ok {
+		if t, ok := a.lengths[sku]; ok {
 			p.term = t // the term's own length wins over purchaseTerm
 		}
 		if _, err := pricewatch.TermHours(p.term); err != nil {
-			return "", nil, fmt.Errorf("%w: savings plan %s has no usable term length: %v", errLayout, sku, err)
+			return nil, fmt.Errorf("%w: savings plan %s has no usable term length: %v", errLayout, sku, err)
 		}
-		for _, r := range kept[sku] {
+		for _, r := range a.kept[sku] {
 			price, err := pricewatch.ParsePrice(r.price)
 			if err != nil {
-				return "", nil, fmt.Errorf("savings plan %s, %s: %w", sku, r.itype, err)
+				return nil, fmt.Errorf("savings plan %s, %s: %w", sku, r.itype, err)
 			}
 			if price.IsZero() {
 				continue
@@ -214,7 +258,7 @@ func parseSavingsPlanFile(r io.Reader, region string, now time.Time, want func(i
 			}
 			if prev, dup := seen[o.Key()]; dup {
 				if !prev.Hourly.Equal(o.Hourly) {
-					return "", nil, fmt.Errorf("%w: two rates for %s (%s and %s)", errLayout, o.Key(), prev.Hourly, o.Hourly)
+					return nil, fmt.Errorf("%w: two rates for %s (%s and %s)", errLayout, o.Key(), prev.Hourly, o.Hourly)
 				}
 				continue
 			}
@@ -223,7 +267,7 @@ func parseSavingsPlanFile(r io.Reader, region string, now time.Time, want func(i
 		}
 	}
 	sort.Slice(offers, func(i, j int) bool { return offers[i].Key().String() < offers[j].Key().String() })
-	return version, offers, nil
+	return offers, nil
 }
 
 // boxUsageType extracts the instance type from a shared-tenancy usage type

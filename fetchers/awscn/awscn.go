@@ -33,13 +33,16 @@ type Section struct {
 	// Concurrency is how many region files are read at once (the aws
 	// reader's providers.aws.concurrency).
 	Concurrency int `yaml:"concurrency"`
+	// Format is the form of the price files read, as aws's
+	// providers.aws.format: "csv" (default) or "json".
+	Format string `yaml:"format"`
 }
 
 // Validate checks concurrency and that every region is a China one (the
 // shared checks cover the rest): us-east-1 is not in the China
 // partition's index, so a run would read nothing and say nothing of why.
 func (s *Section) Validate(k section.Checker) error {
-	errs := []error{aws.CheckConcurrency(k, s.Concurrency)}
+	errs := []error{aws.CheckConcurrency(k, s.Concurrency), aws.CheckFormat(k, s.Format)}
 	for i, r := range s.Regions {
 		if !strings.HasPrefix(r, "cn-") {
 			errs = append(errs, k.Errorf(fmt.Sprintf("regions[%d]", i), "%q is not an AWS China region (cn-north-1, cn-northwest-1)", r))
@@ -56,20 +59,21 @@ var Provider = fetchers.Provider{
 		// Two regions' price files, far smaller than the global ones;
 		// the schedule is offset from aws's so the two never overlap.
 		return &Section{Common: section.Common{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "47 */6 * * *", Timeout: 30 * time.Minute},
-			Concurrency: aws.DefaultConcurrency}
+			Concurrency: aws.DefaultConcurrency, Format: aws.FormatCSV}
 	},
 	Build: fetchers.Builder(func(s *Section, env fetchers.Env) (fetchers.Fetcher, error) {
-		return New(s.Common, s.Concurrency, env)
+		return New(s.Common, s.Concurrency, s.Format, env)
 	}),
 }
 
-// New builds the aws fetcher for the China partition from the shared keys
-// and the number of region files read at once (0: the aws default).
-func New(c section.Common, concurrency int, env fetchers.Env) (*aws.Fetcher, error) {
+// New builds the aws fetcher for the China partition from the shared keys,
+// the number of region files read at once (0: the aws default) and the
+// form of the files ("": CSV).
+func New(c section.Common, concurrency int, format string, env fetchers.Env) (*aws.Fetcher, error) {
 	endpoint := c.Endpoint
 	if endpoint == "" {
 		endpoint = DefaultEndpoint
 	}
 	return aws.New(aws.Config{Name: pricewatch.AWSChina, Partition: aws.PartitionChina, Endpoint: endpoint,
-		Regions: c.Regions, Concurrency: concurrency, Progress: env.Progress, Now: env.Now}, env.Client, env.Log)
+		Regions: c.Regions, Concurrency: concurrency, Format: format, Progress: env.Progress, Now: env.Now}, env.Client, env.Log)
 }

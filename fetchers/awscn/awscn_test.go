@@ -1,7 +1,9 @@
 package awscn_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -20,9 +22,17 @@ import (
 // newFetcher builds the provider from its config section, as the daemon
 // does, pointed at the bucket.
 func newFetcher(t *testing.T, b *awstest.Bucket) fetchers.Fetcher {
+	return newFetcherFormat(t, b, aws.FormatCSV)
+}
+
+// newFetcherFormat is newFetcher reading the files in format.
+func newFetcherFormat(t *testing.T, b *awstest.Bucket, format string) fetchers.Fetcher {
 	t.Helper()
 	s := awscn.Provider.Section().(*awscn.Section)
-	s.Endpoint = b.URL()
+	if s.Format != aws.FormatCSV {
+		t.Errorf("providers.aws-cn.format defaults to %q, want csv", s.Format)
+	}
+	s.Endpoint, s.Format = b.URL(), format
 	policy := fetchers.DefaultRetryPolicy()
 	policy.MaxAttempts = 1
 	f, err := awscn.Provider.New(s, fetchers.Env{Client: fetchers.NewClient(policy), Log: zaptest.NewLogger(t),
@@ -31,6 +41,32 @@ func newFetcher(t *testing.T, b *awstest.Bucket) fetchers.Fetcher {
 		t.Fatal(err)
 	}
 	return f
+}
+
+// Issue 36: providers.aws-cn.format json reads the JSON files, to the same
+// snapshot the CSV form gives.
+func TestChinaFormatsGiveTheSameSnapshot(t *testing.T) {
+	b := awstest.NewBucket(t)
+	awscntest.Publish(t, b, awscntest.Version, map[string][]byte{
+		awscntest.Region: awscntest.RegionFile(t, awscntest.Version, awscntest.OnDemand),
+	})
+	var got [2][]byte
+	for i, format := range []string{aws.FormatJSON, aws.FormatCSV} {
+		snap, err := newFetcherFormat(t, b, format).Fetch(context.Background(), fetchers.Previous{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[i], err = json.Marshal(snap); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(got[0], got[1]) {
+		t.Errorf("JSON and CSV snapshots differ:\n%s\n%s", got[0], got[1])
+	}
+	path := awscntest.EC2Path(awscntest.Version, awscntest.Region)
+	if b.Gets(path) != 1 || b.Gets(awstest.CSVPath(path)) != 1 {
+		t.Errorf("GETs: JSON %d, CSV %d; want one each", b.Gets(path), b.Gets(awstest.CSVPath(path)))
+	}
 }
 
 // Issue 22 item 2: the China price list is read through the aws reader
@@ -106,9 +142,10 @@ func TestChinaRegionFileInCNY(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.Skipped != 1 || len(again.Offers) != 0 || b.Gets(awscntest.EC2Path(awscntest.Version, awscntest.Region)) != 1 {
-		t.Errorf("second run: skipped %d, %d offers, %d GETs of the file", again.Skipped, len(again.Offers),
-			b.Gets(awscntest.EC2Path(awscntest.Version, awscntest.Region)))
+	// The file is read in its CSV form (the default), once.
+	csvPath := awstest.CSVPath(awscntest.EC2Path(awscntest.Version, awscntest.Region))
+	if again.Skipped != 1 || len(again.Offers) != 0 || b.Gets(csvPath) != 1 {
+		t.Errorf("second run: skipped %d, %d offers, %d GETs of the file", again.Skipped, len(again.Offers), b.Gets(csvPath))
 	}
 }
 

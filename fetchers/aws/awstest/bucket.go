@@ -79,6 +79,7 @@ type Bucket struct {
 	hook    func(*http.Request) (after func())
 	regions map[string]Region
 	sp      map[string]Versioned
+	whole   map[string]int // JSON path → length of its last whole body
 	srv     *httptest.Server
 }
 
@@ -89,7 +90,7 @@ func NewBucket(tb testing.TB) *Bucket {
 		clock: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC),
 		sent:  map[string]int64{}, gets: map[string]int{}, status: map[string]int{}, dropAt: map[string]int{}, stall: map[string]int{},
 		once: map[string]dropOnce{}, ranges: map[string][]RangeRequest{},
-		regions: map[string]Region{}, sp: map[string]Versioned{}}
+		regions: map[string]Region{}, sp: map[string]Versioned{}, whole: map[string]int{}}
 	b.srv = httptest.NewServer(b)
 	tb.Cleanup(b.srv.Close)
 	return b
@@ -107,11 +108,39 @@ func (b *Bucket) SpotAdvisorURL() string { return b.srv.URL + SpotAdvisorPath }
 
 // Put stores a file. Each store gets a Last-Modified one second after the
 // one before, so a changed file always reads as modified.
+//
+// A price or savings-plan file (…/<version>/<region>/index.json) is also
+// stored in CSV form at index.csv, as AWS publishes both. A body that is
+// not whole JSON (Truncate) cuts the CSV twin at the same fraction, so a
+// test of either form sees the object cut.
 func (b *Bucket) Put(path string, body []byte) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.clock = b.clock.Add(time.Second)
 	b.objects[path] = object{body: body, modTime: b.clock}
+	if !strings.HasSuffix(path, "/index.json") || !(strings.HasPrefix(path, "/offers/") || strings.HasPrefix(path, "/savingsPlan/")) {
+		return
+	}
+	conv := b.s.EC2CSV
+	if strings.HasPrefix(path, "/savingsPlan/") {
+		conv = b.s.SavingsPlanCSV
+	}
+	csvBody, err := conv(body)
+	if err != nil {
+		old, ok := b.objects[CSVPath(path)]
+		if !ok {
+			return
+		}
+		whole := len(old.body)
+		if prev, ok := b.whole[path]; ok && prev > 0 {
+			csvBody = slices.Clone(old.body[:min(whole, whole*len(body)/prev)])
+		} else {
+			return
+		}
+	} else {
+		b.whole[path] = len(body)
+	}
+	b.objects[CSVPath(path)] = object{body: csvBody, modTime: b.clock}
 }
 
 // Object is a stored file's body (nil if there is none).

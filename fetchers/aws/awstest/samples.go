@@ -55,7 +55,9 @@ type Samples struct {
 	SPIndex     []byte // the savings-plan region index excerpt
 	SPHeader    []string
 	SPRows      [][]string // the ten real ap-east-2 savings-plan rates, in SPHeader's columns
-	advisor     map[string]advisorFacts
+	// ec2CSVHeader is the 91-column header of the real EC2 CSV excerpt.
+	ec2CSVHeader []string
+	advisor      map[string]advisorFacts
 }
 
 type advisorFacts struct {
@@ -170,6 +172,15 @@ func readSamples() (*Samples, error) {
 	}
 	// Five preamble lines, then the header, then rates.
 	s.SPHeader, s.SPRows = rows[5], rows[6:]
+	if raw, err = read("ec2-offer-index-excerpt-20250912.csv"); err != nil {
+		return nil, err
+	}
+	r = csv.NewReader(bytes.NewReader(raw))
+	r.FieldsPerRecord = -1
+	if rows, err = r.ReadAll(); err != nil || len(rows) < 6 {
+		return nil, fmt.Errorf("EC2 CSV excerpt: %d lines, %v", len(rows), err)
+	}
+	s.ec2CSVHeader = rows[5]
 	for _, b := range [][]byte{s.M5, s.P3, s.GP3, s.P3OnDemand, s.C4Partial, s.C4NoUpfront, s.C5ad} {
 		if len(b) == 0 {
 			return nil, fmt.Errorf("a sample object is missing from awstest/samples")
