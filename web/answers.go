@@ -174,8 +174,9 @@ func (c *answers) put(key string, a *answer) {
 func (s *Server) compute(h http.Handler, r *http.Request, version, key string, minute int64) *answer {
 	v, _, _ := s.answers.flight.Do(version+"\x00"+key+"\x00"+fmt.Sprint(minute), func() (any, error) {
 		// The computation is shared: one client going away must not
-		// cancel it for the others.
-		req := r.Clone(context.WithoutCancel(r.Context()))
+		// cancel it for the others, and it runs under the shared budget
+		// (its answer is kept; a 503 is not).
+		req := r.Clone(sharedComputation(context.WithoutCancel(r.Context())))
 		req.Header.Del("Accept-Encoding")
 		req.Header.Del("If-None-Match")
 		rec := &recorder{header: http.Header{}}

@@ -515,7 +515,7 @@ func (s *Server) compare(ctx context.Context, q report.CompareQuery) (analysis.C
 	if err != nil {
 		return analysis.CompareResult{}, err
 	}
-	return report.Compare(ctx, s.Store, book, q)
+	return report.Compare(ctx, s.currentReads(ctx), book, q)
 }
 
 func (s *Server) savings(ctx context.Context, q report.SavingsQuery) (report.Savings, error) {

@@ -397,7 +397,7 @@ func (s *Server) pageGPU(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
-	res, err := report.Compare(ctx, s.Store, book, q)
+	res, err := report.Compare(ctx, s.currentReads(ctx), book, q)
 	if err != nil {
 		s.pageError(w, r, err)
 		return

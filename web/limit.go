@@ -27,6 +27,14 @@ type Limits struct {
 	// Budget is how long a request may take once it runs (default 10 s);
 	// past it the read is cancelled and the answer is 503.
 	Budget time.Duration
+	// SharedBudget is how long a shared computation may take once it runs
+	// (default 60 s): the one computation of a kept answer that every
+	// client asking for it meanwhile waits for. A 503 is not kept, so
+	// cutting it at one request's budget on a loaded machine made the next
+	// view compute again from the start, and again (issue 30: /gpu/
+	// answered 503 on every view); its clients wait as long as it takes,
+	// each up to its own client's patience.
+	SharedBudget time.Duration
 	// RetryAfter is what a shed request is told to wait (default 1 s).
 	RetryAfter time.Duration
 }
@@ -44,11 +52,15 @@ func (l Limits) withDefaults() Limits {
 	if l.RetryAfter <= 0 {
 		l.RetryAfter = time.Second
 	}
+	if l.SharedBudget <= 0 {
+		l.SharedBudget = 60 * time.Second
+	}
 	return l
 }
 
 // Limiter admits at most Limits.Concurrent requests at once, each for at
-// most Limits.Budget; one that cannot start within Limits.QueueWait is
+// most Limits.Budget (Limits.SharedBudget for a shared computation, see
+// sharedComputation); one that cannot start within Limits.QueueWait is
 // answered by the reject function given to Wrap, with Retry-After set.
 type Limiter struct {
 	limits Limits
@@ -85,8 +97,27 @@ func (l *Limiter) Wrap(h http.Handler, reject func(http.ResponseWriter, *http.Re
 			return
 		}
 		defer l.sem.Release(1)
-		ctx, stop := context.WithTimeout(r.Context(), l.limits.Budget)
+		budget := l.limits.Budget
+		if isShared(r.Context()) {
+			budget = l.limits.SharedBudget
+		}
+		ctx, stop := context.WithTimeout(r.Context(), budget)
 		defer stop()
 		h.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// sharedKey marks the context of a shared computation.
+type sharedKey struct{}
+
+// sharedComputation marks ctx as that of a computation whose answer is
+// kept and shared by every client that asks meanwhile: the limiter gives
+// it Limits.SharedBudget rather than a single request's budget.
+func sharedComputation(ctx context.Context) context.Context {
+	return context.WithValue(ctx, sharedKey{}, true)
+}
+
+func isShared(ctx context.Context) bool {
+	v, _ := ctx.Value(sharedKey{}).(bool)
+	return v
 }

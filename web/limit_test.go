@@ -102,3 +102,56 @@ func TestLimiterBudgetAndGoneClient(t *testing.T) {
 		t.Errorf("a client gone while waiting got an answer: shed %v, %q", shed, rec.Body.String())
 	}
 }
+
+// Issue 30: the shared computation of a kept answer runs under its own,
+// longer budget; a request of its own keeps the short one.
+func TestLimiterSharedBudget(t *testing.T) {
+	l := NewLimiter(Limits{Concurrent: 1, QueueWait: time.Second, Budget: 200 * time.Millisecond, SharedBudget: time.Hour})
+	for _, c := range []struct {
+		name     string
+		ctx      context.Context
+		min, max time.Duration
+	}{
+		{"a request", context.Background(), 0, 200 * time.Millisecond},
+		{"a shared computation", sharedComputation(context.Background()), 59 * time.Minute, time.Hour},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var left time.Duration
+			l.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				d, _ := r.Context().Deadline()
+				left = time.Until(d)
+			}), func(w http.ResponseWriter, r *http.Request) { t.Error("shed") }).
+				ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil).WithContext(c.ctx))
+			if left <= c.min || left > c.max {
+				t.Errorf("deadline in %s, want in (%s, %s]", left, c.min, c.max)
+			}
+		})
+	}
+	if d := NewLimiter(Limits{}).limits.SharedBudget; d != time.Minute {
+		t.Errorf("default shared budget %s, want 1m", d)
+	}
+}
+
+// The kept answer's computation is the shared one: it reaches the
+// limiter marked so, and a client going away does not cancel it.
+func TestKeptComputationTakesSharedBudget(t *testing.T) {
+	l := NewLimiter(Limits{Budget: 200 * time.Millisecond, SharedBudget: time.Hour})
+	var left time.Duration
+	var canceled error
+	h := l.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		d, _ := r.Context().Deadline()
+		left = time.Until(d)
+		canceled = r.Context().Err()
+		w.Write([]byte("kept"))
+	}), func(w http.ResponseWriter, r *http.Request) { t.Error("shed") })
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // the client that asked first went away
+	s := &Server{}
+	a := s.compute(h, httptest.NewRequest(http.MethodGet, "/gpu/", nil).WithContext(ctx), "v1", "/gpu/?", 1)
+	if a.status != http.StatusOK || string(a.plain) != "kept" {
+		t.Fatalf("answer %d %q", a.status, a.plain)
+	}
+	if left <= 59*time.Minute || canceled != nil {
+		t.Errorf("deadline in %s (err %v), want the shared budget of 1h, not cancelled", left, canceled)
+	}
+}

@@ -92,7 +92,7 @@ func (s *Server) offerTable(ctx context.Context, q report.OfferTableQuery) (repo
 	if err != nil {
 		return report.OfferTable{}, err
 	}
-	return report.BuildOfferTable(ctx, s.Store, book, q)
+	return report.BuildOfferTable(ctx, s.currentReads(ctx), book, q)
 }
 
 func (s *Server) apiOfferTable(w http.ResponseWriter, r *http.Request) {
@@ -329,12 +329,13 @@ func (s *Server) pageGPUIndex(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
-	t, err := report.BuildOfferTable(ctx, s.Store, book, q)
+	cur := s.currentReads(ctx)
+	t, err := report.BuildOfferTable(ctx, cur, book, q)
 	if err != nil {
 		s.pageError(w, r, err)
 		return
 	}
-	rows, err := report.GPUIndex(ctx, s.Store, book, t, q.Scope)
+	rows, err := report.GPUIndex(ctx, cur, book, t, q.Scope)
 	if err != nil {
 		s.pageError(w, r, err)
 		return

@@ -179,7 +179,21 @@ func BenchmarkScaleKept(b *testing.B) {
 		b.Skip("set PRICEWATCH_SCALE=0.25 to run the kept answers' scale benchmark")
 	}
 	for _, share := range shares {
-		h, _, _ := scaleServer(b, share)
+		h, sim, _ := scaleServer(b, share)
+		// What a run storing costs the current-state views once, shared
+		// by every answer of the new version (report.CurrentState).
+		b.Run(fmt.Sprintf("year=%g/current-state", share), func(b *testing.B) {
+			cpu := scalegen.CPUTime()
+			var c *report.CurrentState
+			for b.Loop() {
+				var err error
+				if c, err = report.ReadCurrentState(context.Background(), sim.DB, "bench"); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(scalegen.CPUTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+			b.ReportMetric(float64(c.Offers()), "offers")
+		})
 		for _, path := range scalePaths {
 			b.Run(fmt.Sprintf("year=%g/kept%s", share, path), func(b *testing.B) {
 				serveOK(b, h, path)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+	"golang.org/x/sync/singleflight"
 
 	"github.com/pricewatch/pricewatch/report"
 )
@@ -57,7 +58,11 @@ type Server struct {
 
 	limiter *Limiter
 	answers answers
-	handler http.Handler
+	// current is the newest data version's current state (currentReads),
+	// read once per version under currentFlight.
+	current       atomic.Pointer[report.CurrentState]
+	currentFlight singleflight.Group
+	handler       http.Handler
 	// warming is set while warm runs; warmAgain when a newer version
 	// arrived meanwhile.
 	warming, warmAgain atomic.Bool

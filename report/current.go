@@ -1,0 +1,180 @@
+package report
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/pricewatch/pricewatch/storage"
+)
+
+// CurrentState is an immutable snapshot of what is in force now: every
+// current price interval (with the offer's identity and hardware), every
+// current availability interval and every current signal (the spot
+// bands), read once per data version (issue 30 item 2). The current-state
+// views (the offers table, the GPU index, a GPU page's ranking, the
+// overview's cheapest per GPU) read them many times per version; read from
+// here, they are filtered in memory rather than decoded again from the
+// database for every view. Everything else (history, the prices of 30
+// days before, runs) is still read from the store.
+//
+// The reports stay the same functions over rows: CurrentState.Source
+// gives them a Store whose current reads come from the snapshot, in the
+// order and with the values the store itself returns, so the CLI (which
+// reads the store) and the API answer byte for byte alike.
+type CurrentState struct {
+	// Version is the data version the snapshot was read at.
+	Version string
+	prices  []storage.PriceInterval
+	avail   []storage.AvailabilityInterval
+	signals []storage.SignalInterval
+}
+
+// ReadCurrentState reads the current state from st. version is the data
+// version read before it: a run committing meanwhile makes the snapshot
+// newer than its version says, never older, and the next version's
+// snapshot replaces it.
+func ReadCurrentState(ctx context.Context, st Store, version string) (*CurrentState, error) {
+	c := &CurrentState{Version: version}
+	var err error
+	if c.prices, err = st.Prices(ctx, storage.PriceFilter{CurrentOnly: true}); err != nil {
+		return nil, fmt.Errorf("reading the current prices: %w", err)
+	}
+	if c.avail, err = st.Availability(ctx, storage.AvailabilityFilter{}); err != nil {
+		return nil, fmt.Errorf("reading the current availability: %w", err)
+	}
+	if c.signals, err = st.Signals(ctx, storage.SignalFilter{CurrentOnly: true}); err != nil {
+		return nil, fmt.Errorf("reading the current signals: %w", err)
+	}
+	return c, nil
+}
+
+// Offers is how many current price intervals the snapshot holds.
+func (c *CurrentState) Offers() int { return len(c.prices) }
+
+// Source is st with its current reads answered from c.
+func (c *CurrentState) Source(st Store) Store {
+	cs, ok := st.(OfferChoiceStore)
+	if !ok {
+		return currentSource{Store: st, c: c}
+	}
+	return currentChoiceSource{currentSource{Store: st, c: c}, cs}
+}
+
+type currentSource struct {
+	Store
+	c *CurrentState
+}
+
+// currentChoiceSource keeps the store's choice counts in SQL (a cheap
+// count that narrows which offers the table keeps, as without a snapshot).
+type currentChoiceSource struct {
+	currentSource
+	OfferChoiceStore
+}
+
+// CurrentOfferChoices resolves the two embeddings' overlap in favour of
+// the store's count.
+func (s currentChoiceSource) CurrentOfferChoices(ctx context.Context, os string) ([]storage.OfferChoice, error) {
+	return s.OfferChoiceStore.CurrentOfferChoices(ctx, os)
+}
+
+// currentPriceRead reports whether f asks only for current intervals with
+// conditions on the offer, which the snapshot answers; any other read
+// (history, a moment, a limit, offer ids) goes to the store.
+func currentPriceRead(f storage.PriceFilter) bool {
+	return f.CurrentOnly && f.Since.IsZero() && len(f.At) == 0 && f.Limit <= 0 && f.OfferIDs == nil && f.Samples == nil
+}
+
+// keepPrice is storage's offer conditions (offerConditions) in memory:
+// exact matches, the GPU model compared without case as SQL does.
+func keepPrice(f storage.PriceFilter, p *storage.PriceInterval) bool {
+	o := &p.Offer
+	return (f.InstanceType == "" || o.InstanceType == f.InstanceType) &&
+		(f.GPUModel == "" || strings.EqualFold(o.GPUModel, f.GPUModel)) &&
+		(f.GPUModels == nil || slices.Contains(f.GPUModels, o.GPUModel)) &&
+		(len(f.Providers) == 0 || slices.Contains(f.Providers, o.Provider)) &&
+		(len(f.Regions) == 0 || slices.Contains(f.Regions, o.Region)) &&
+		(len(f.PriceTypes) == 0 || slices.Contains(f.PriceTypes, o.PriceType)) &&
+		(f.OS == "" || o.OS == f.OS)
+}
+
+// EachPrice answers a current read from the snapshot: the store orders by
+// the offer's identity, one current interval per offer, so the kept ones
+// of the whole ordered list are in the order the store gives them.
+func (s currentSource) EachPrice(ctx context.Context, f storage.PriceFilter, fn func(p *storage.PriceInterval) error) error {
+	if !currentPriceRead(f) {
+		return s.Store.EachPrice(ctx, f, fn)
+	}
+	var p storage.PriceInterval
+	for i := range s.c.prices {
+		if !keepPrice(f, &s.c.prices[i]) {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		p = s.c.prices[i] // fn may not keep p, but must not change the snapshot either
+		if f.EffectiveOnly {
+			p.Hourly, p.Upfront, p.LastSeen = decimal.Decimal{}, decimal.Decimal{}, time.Time{}
+		}
+		if err := fn(&p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Prices is EachPrice collected.
+func (s currentSource) Prices(ctx context.Context, f storage.PriceFilter) ([]storage.PriceInterval, error) {
+	if !currentPriceRead(f) {
+		return s.Store.Prices(ctx, f)
+	}
+	var out []storage.PriceInterval
+	err := s.EachPrice(ctx, f, func(p *storage.PriceInterval) error {
+		out = append(out, *p)
+		return nil
+	})
+	return out, err
+}
+
+// Availability answers a read of the current intervals from the snapshot
+// (storage's placeConditions in memory, in the store's order).
+func (s currentSource) Availability(ctx context.Context, f storage.AvailabilityFilter) ([]storage.AvailabilityInterval, error) {
+	if f.All || !f.Since.IsZero() {
+		return s.Store.Availability(ctx, f)
+	}
+	var out []storage.AvailabilityInterval
+	for _, a := range s.c.avail {
+		if (f.InstanceType == "" || a.InstanceType == f.InstanceType) &&
+			(f.GPUModel == "" || strings.EqualFold(a.GPUModel, f.GPUModel)) &&
+			(len(f.Providers) == 0 || slices.Contains(f.Providers, a.Provider)) &&
+			(len(f.Regions) == 0 || slices.Contains(f.Regions, a.Region)) {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+// Signals answers a read of the current signals from the snapshot
+// (storage's conditions in memory, in the store's order).
+func (s currentSource) Signals(ctx context.Context, f storage.SignalFilter) ([]storage.SignalInterval, error) {
+	if !f.CurrentOnly || f.Limit > 0 {
+		return s.Store.Signals(ctx, f)
+	}
+	var out []storage.SignalInterval
+	for _, si := range s.c.signals {
+		if (len(f.Providers) == 0 || slices.Contains(f.Providers, si.Provider)) &&
+			(len(f.Kinds) == 0 || slices.Contains(f.Kinds, si.Kind)) &&
+			(f.GPUModels == nil || slices.Contains(f.GPUModels, si.GPUModel)) &&
+			(f.InstanceType == "" || si.InstanceType == f.InstanceType) &&
+			(len(f.Regions) == 0 || slices.Contains(f.Regions, si.Region) || slices.Contains(f.Regions, si.Zone)) {
+			out = append(out, si)
+		}
+	}
+	return out, nil
+}

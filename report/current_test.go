@@ -1,0 +1,232 @@
+package report
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/storage"
+	"github.com/pricewatch/pricewatch/storage/storagetest"
+)
+
+// Issue 30 item 2: the current state read once per data version answers
+// the current reads exactly as the store does (the same rows in the same
+// order), and the offers table and comparison built over it equal those
+// built over the store, after each of a sequence of runs (a price change,
+// a closed offer, a new region, a failed run), on both backends.
+func TestCurrentStateEqualsStore(t *testing.T) {
+	ctx := context.Background()
+	t.Run("sqlite", func(t *testing.T) {
+		db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "pw.db"), storage.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		currentStateEqualsStore(t, db)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		db, err := storage.OpenPostgres(ctx, storagetest.PostgresDSN(t), storage.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		currentStateEqualsStore(t, db)
+	})
+}
+
+func currentStateEqualsStore(t *testing.T, db *storage.DB) {
+	ctx := context.Background()
+	clock := time.Date(2026, 11, 2, 6, 0, 0, 0, time.UTC)
+	db.Now = func() time.Time { return clock }
+	offer := func(region, zone, typ, model string, pt pricewatch.PriceType, os string, hourly string) pricewatch.Offer {
+		return pricewatch.Offer{Provider: pricewatch.Azure, Region: region, Zone: zone, InstanceType: typ, PriceType: pt, OS: os,
+			Currency: "USD", Hourly: decimal.RequireFromString(hourly), Hardware: pricewatch.Hardware{GPUModel: model, GPUCount: 8, GPUMemoryGB: 80, VCPUs: 96, MemoryGB: 1900}}
+	}
+	h100, a100 := "Standard_ND96isr_H100_v5", "Standard_ND96amsr_A100_v4"
+	base := []pricewatch.Offer{
+		offer("eastus", "", h100, "H100", pricewatch.OnDemand, pricewatch.Linux, "98.32"),
+		offer("eastus", "", h100, "H100", pricewatch.Spot, pricewatch.Linux, "39.10"),
+		offer("eastus", "", h100, "H100", pricewatch.OnDemand, pricewatch.Windows, "104.10"),
+		offer("eastus", "", a100, "A100-80GB", pricewatch.OnDemand, pricewatch.Linux, "32.77"),
+		offer("westus2", "", h100, "H100", pricewatch.OnDemand, pricewatch.Linux, "98.32"),
+		offer("westus2", "", a100, "A100-80GB", pricewatch.Spot, pricewatch.Linux, "12.40"),
+	}
+	avail := func(region, typ, model string, s pricewatch.AvailabilityState) pricewatch.Availability {
+		return pricewatch.Availability{Provider: pricewatch.Azure, Region: region, InstanceType: typ, State: s, Hardware: pricewatch.Hardware{GPUModel: model, GPUCount: 8}}
+	}
+	store := func(regions []string, offers []pricewatch.Offer, av []pricewatch.Availability) {
+		t.Helper()
+		snap := &pricewatch.Snapshot{Provider: pricewatch.Azure, Offers: offers, Availability: av}
+		for _, r := range regions {
+			snap.Coverage = append(snap.Coverage, pricewatch.Scope{Region: r})
+		}
+		id, err := db.StartRun(ctx, pricewatch.Azure)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.SaveSnapshot(ctx, id, snap, storage.SaveOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	both := []string{"eastus", "westus2"}
+	spotMoved := offer("eastus", "", h100, "H100", pricewatch.Spot, pricewatch.Linux, "35.55")
+	steps := []struct {
+		name string
+		do   func()
+	}{
+		{"first run", func() {
+			store(both, base, []pricewatch.Availability{avail("eastus", h100, "H100", pricewatch.Offered), avail("westus2", a100, "A100-80GB", pricewatch.SoldOut)})
+		}},
+		{"price change", func() {
+			changed := append([]pricewatch.Offer(nil), base...)
+			changed[1] = spotMoved
+			store(both, changed, []pricewatch.Availability{avail("eastus", h100, "H100", pricewatch.InStock), avail("westus2", a100, "A100-80GB", pricewatch.SoldOut)})
+		}},
+		{"closed offer", func() {
+			store(both, []pricewatch.Offer{base[0], spotMoved, base[2], base[3], base[5]}, nil)
+		}},
+		{"new region", func() {
+			store(append(both, "swedencentral"), []pricewatch.Offer{base[0], spotMoved, base[2], base[3], base[5],
+				offer("swedencentral", "", h100, "H100", pricewatch.OnDemand, pricewatch.Linux, "91.04")},
+				[]pricewatch.Availability{avail("swedencentral", h100, "H100", pricewatch.Offered)})
+		}},
+		{"failed run", func() {
+			id, err := db.StartRun(ctx, pricewatch.Azure)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := db.FinishRun(ctx, id, storage.RunFailed, "the cloud answered 503"); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	priceReads := []storage.PriceFilter{
+		{CurrentOnly: true},
+		{CurrentOnly: true, EffectiveOnly: true},
+		{CurrentOnly: true, Providers: []string{pricewatch.Azure}, OS: string(pricewatch.Linux)},
+		{CurrentOnly: true, Providers: []string{"aws"}},
+		{CurrentOnly: true, Regions: []string{"westus2", "swedencentral"}},
+		{CurrentOnly: true, GPUModel: "h100"},
+		{CurrentOnly: true, GPUModels: []string{"A100-80GB"}, PriceTypes: []pricewatch.PriceType{pricewatch.Spot}},
+		{CurrentOnly: true, GPUModels: []string{}},
+		{CurrentOnly: true, InstanceType: a100},
+		// Not current reads: answered by the store through the source.
+		{At: []time.Time{time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)}},
+		{},
+	}
+	availReads := []storage.AvailabilityFilter{
+		{}, {Providers: []string{pricewatch.Azure}}, {Regions: []string{"eastus"}}, {GPUModel: "a100-80gb"}, {InstanceType: h100}, {All: true},
+	}
+	tables := []OfferTableQuery{
+		{},
+		{Scope: Scope{Currency: "EUR", OS: "windows"}, Sort: "price", Desc: true},
+		{GPUs: []string{"H100"}, PriceTypes: []pricewatch.PriceType{pricewatch.Spot, pricewatch.OnDemand}},
+		{Scope: Scope{Providers: []string{pricewatch.Azure}}, AvailableOnly: true},
+	}
+	fxcfg := FX{Currency: "USD", FixedRates: map[string]string{"USD": "1.08"}, MaxAge: 7 * 24 * time.Hour}
+	for i, step := range steps {
+		clock = time.Date(2026, 11, 2+3*i, 6, 0, 0, 0, time.UTC)
+		step.do()
+		version, err := db.DataVersion(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := ReadCurrentState(ctx, db, version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := c.Source(db)
+		if _, ok := src.(OfferChoiceStore); !ok {
+			t.Fatalf("%s: the source lost the store's choice counts", step.name)
+		}
+		for _, f := range priceReads {
+			want, err := db.Prices(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := src.Prices(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: prices %+v: %d rows from the snapshot, %d from the store:\n%+v\n%+v", step.name, f, len(got), len(want), got, want)
+			}
+			var each []storage.PriceInterval
+			if err := src.EachPrice(ctx, f, func(p *storage.PriceInterval) error { each = append(each, *p); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(each, want) {
+				t.Errorf("%s: each price %+v differs from the store's", step.name, f)
+			}
+		}
+		for _, f := range availReads {
+			want, err := db.Availability(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := src.Availability(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: availability %+v: %+v, store %+v", step.name, f, got, want)
+			}
+		}
+		book, err := FXBook(ctx, db, fxcfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range tables {
+			q.At = clock
+			if q.Currency == "" {
+				q.Currency = "USD"
+			}
+			want, err := BuildOfferTable(ctx, db, book, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := BuildOfferTable(ctx, src, book, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want.Rows) == 0 && q.OS == "" {
+				t.Errorf("%s: table %+v is empty: nothing compared", step.name, q)
+			}
+			if a, b := mustJSON(t, got), mustJSON(t, want); a != b {
+				t.Errorf("%s: table %+v:\n%s\nstore:\n%s", step.name, q, a, b)
+			}
+		}
+		for _, q := range []CompareQuery{{GPU: "H100"}, {Scope: Scope{Currency: "EUR"}, GPU: "A100", AvailableOnly: true}} {
+			if q.Currency == "" {
+				q.Currency = "USD"
+			}
+			q.At = clock
+			want, err := Compare(ctx, db, book, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Compare(ctx, src, book, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a, b := mustJSON(t, got), mustJSON(t, want); a != b {
+				t.Errorf("%s: compare %+v:\n%s\nstore:\n%s", step.name, q, a, b)
+			}
+		}
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
