@@ -29,11 +29,13 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+	"go.uber.org/zap"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/gpu"
+	"github.com/pricewatch/pricewatch/section"
 )
 
 // Columns are the CSV header (in any order) and the YAML keys of a row.
@@ -346,4 +348,57 @@ func offer(provider string, r Row) (pricewatch.Offer, error) {
 		Currency: cur, Hourly: hourly,
 		Hardware: pricewatch.Hardware{GPUModel: id.Name(), GPUCount: gpus, GPUMemoryGB: id.MemoryGB},
 	}, nil
+}
+
+// ReadAll reads every sheet of a provider (providers.<name>.price_sheets)
+// and returns their offers. Any sheet failing fails the whole read: a
+// price left out because its sheet was cut must not read as withdrawn.
+// Rows left out are logged per sheet (counted and the first named); an
+// offer priced by two sheets is kept from the first and counted too.
+func ReadAll(ctx context.Context, client *fetchers.Client, log *zap.Logger, provider string, sources []string) ([]pricewatch.Offer, error) {
+	var out []pricewatch.Offer
+	from := map[pricewatch.OfferKey]string{}
+	for _, src := range sources {
+		res, err := Read(ctx, client, provider, src)
+		if err != nil {
+			return nil, err
+		}
+		for _, o := range res.Offers {
+			if first, dup := from[o.Key()]; dup {
+				res.Skipped = append(res.Skipped, fmt.Sprintf("%s %s %s is priced by %s already", o.InstanceType, o.Region, o.PriceType, first))
+				continue
+			}
+			from[o.Key()] = Name(src)
+			out = append(out, o)
+		}
+		if len(res.Skipped) > 0 {
+			log.Warn("price sheet rows left out; the others are stored", zap.String("sheet", Name(src)),
+				zap.Int("skipped", len(res.Skipped)), zap.String("first", res.Skipped[0]))
+		}
+	}
+	return out, nil
+}
+
+// CheckSources checks a price_sheets key: each entry an http(s) URL or
+// the name of a .csv, .yaml or .yml file that is there.
+func CheckSources(k section.Checker, key string, sources []string) error {
+	var errs []error
+	for i, src := range sources {
+		ik := fmt.Sprintf("%s[%d]", key, i)
+		ext := strings.ToLower(filepath.Ext(pathOf(src)))
+		switch {
+		case ext != ".csv" && ext != ".yaml" && ext != ".yml":
+			errs = append(errs, k.Errorf(ik, "%q: want a .csv, .yaml or .yml sheet", Name(src)))
+		case IsURL(src):
+			// Named without its query: a signed link's token stays out.
+			if u, err := url.Parse(src); err != nil || u.Host == "" {
+				errs = append(errs, k.Errorf(ik, "%q is not an http(s) URL", Name(src)))
+			}
+		default:
+			if fi, err := os.Stat(src); err != nil || fi.IsDir() {
+				errs = append(errs, k.Errorf(ik, "%q is not a readable sheet file", src))
+			}
+		}
+	}
+	return errors.Join(errs...)
 }
