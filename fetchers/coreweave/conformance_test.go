@@ -33,7 +33,7 @@ func TestConformance(t *testing.T) {
 			return fetcherstest.InstanceType("gh200-1x")
 		},
 		Lacks: map[fetcherstest.Check]string{
-			fetcherstest.NoKey: "the API access token is optional: without it the price sheets are read and Capacity Finder is not asked",
+			fetcherstest.NoKey:        "the API access token is optional: without it the price sheets are read and Capacity Finder is not asked",
 			fetcherstest.RepeatedPage: "a sheet is one document and Capacity Finder answers every type asked in one; neither has page tokens",
 		},
 	})
