@@ -171,6 +171,9 @@ func Parse(provider, name string, body []byte) (Result, error) {
 	seen := map[pricewatch.OfferKey]int{}
 	for _, r := range rows {
 		o, err := offer(provider, r.Row)
+		if r.bad != "" {
+			err = errors.New(r.bad)
+		}
 		if err == nil {
 			if first, dup := seen[o.Key()]; dup {
 				err = fmt.Errorf("prices %s %s %s again (first on line %d)", o.InstanceType, o.Region, o.PriceType, first)
@@ -203,6 +206,9 @@ func pathOf(name string) string {
 type numbered struct {
 	Row
 	line int
+	// bad is why the row cannot be read before its values are checked
+	// (a YAML key that is no column).
+	bad string
 }
 
 func parseCSV(body []byte) ([]numbered, error) {
@@ -274,9 +280,8 @@ func parseYAML(body []byte) ([]numbered, error) {
 		for k, v := range m {
 			p, ok := fields[k]
 			if !ok {
-				n.Source = "" // makes the row fail below, naming the key
-				n.InstanceType = "unknown key " + strconv.Quote(k)
-				break
+				n.bad = "unknown key " + strconv.Quote(k)
+				continue
 			}
 			if v.Kind != yaml.ScalarNode {
 				return nil, fmt.Errorf("line %d: %s is not a single value", v.Line, k)
@@ -293,9 +298,6 @@ func parseYAML(body []byte) ([]numbered, error) {
 
 // offer checks one row and makes its offer.
 func offer(provider string, r Row) (pricewatch.Offer, error) {
-	if strings.HasPrefix(r.InstanceType, "unknown key ") {
-		return pricewatch.Offer{}, errors.New(r.InstanceType)
-	}
 	for _, req := range [][2]string{{"instance_type", r.InstanceType}, {"gpu", r.GPU}, {"gpu_count", r.GPUCount}, {"region", r.Region},
 		{"price", r.Price}, {"currency", r.Currency}, {"unit", r.Unit}, {"source", r.Source}} {
 		if req[1] == "" {
