@@ -46,6 +46,11 @@ const (
 	Vultr = "vultr"
 	// DigitalOcean is DigitalOcean's GPU Droplet sizes.
 	DigitalOcean = "digitalocean"
+	// CoreWeave: list prices from price sheets (its page states them),
+	// Capacity Finder as a confidential availability signal.
+	CoreWeave = "coreweave"
+	// Crusoe: capacities from its API, list prices from price sheets.
+	Crusoe = "crusoe"
 )
 
 // PriceType says how capacity is bought.

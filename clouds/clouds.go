@@ -40,6 +40,11 @@ type Cloud struct {
 	// Azure), else its readable name ("Oracle Cloud Infrastructure");
 	// empty rows carry Display.
 	FOCUSName string
+	// Confidential, when set, says why the cloud's availability is
+	// confidential to the customer (CoreWeave's Capacity Finder): it may
+	// alert the company's own channels and show on its dashboard, marked,
+	// but goes into no file meant for another party.
+	Confidential string
 }
 
 // table in the order a fetch cycle runs the clouds.
@@ -82,6 +87,11 @@ var table = []Cloud{
 	{Name: pricewatch.Scaleway, Display: "Scaleway", Pricing: general("https://www.scaleway.com/en/pricing/gpu/")},
 	{Name: pricewatch.Vultr, Display: "Vultr", Pricing: general("https://www.vultr.com/pricing/")},
 	{Name: pricewatch.DigitalOcean, Display: "DigitalOcean", Pricing: general("https://www.digitalocean.com/pricing/gpu-droplets")},
+	// CoreWeave's and Crusoe's prices come from price sheets of their
+	// pages (package fetchers/sheet).
+	{Name: pricewatch.CoreWeave, Display: "CoreWeave", Pricing: general("https://www.coreweave.com/pricing"),
+		Confidential: "CoreWeave Capacity Finder data is CoreWeave's confidential information: not to be shared outside your company"},
+	{Name: pricewatch.Crusoe, Display: "Crusoe", Pricing: general("https://www.crusoe.ai/cloud/pricing")},
 }
 
 // general is a pricing map with only the general page.
@@ -218,4 +228,13 @@ func DisplayList() string {
 		return strings.Join(names, "")
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// ConfidentialAvailability is why the cloud's availability is
+// confidential to the customer ("" when it is not).
+func ConfidentialAvailability(name string) string {
+	if c := find(name); c != nil {
+		return c.Confidential
+	}
+	return ""
 }

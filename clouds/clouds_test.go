@@ -67,6 +67,9 @@ func TestLookups(t *testing.T) {
 		{"scaleway", "Scaleway", pricewatch.OnDemand, "https://www.scaleway.com/en/pricing/gpu/"},
 		{"vultr", "Vultr", pricewatch.Spot, "https://www.vultr.com/pricing/"},
 		{"digitalocean", "DigitalOcean", pricewatch.OnDemand, "https://www.digitalocean.com/pricing/gpu-droplets"},
+		// Issue 33: prices from their pages, through price sheets.
+		{"coreweave", "CoreWeave", pricewatch.Spot, "https://www.coreweave.com/pricing"},
+		{"crusoe", "Crusoe", pricewatch.OnDemand, "https://www.crusoe.ai/cloud/pricing"},
 		{"nimbus", "nimbus", pricewatch.OnDemand, ProjectURL},
 	}
 	for _, tt := range tests {
@@ -77,7 +80,7 @@ func TestLookups(t *testing.T) {
 			t.Errorf("PricingURL(%q, %q) = %q, want %q", tt.name, tt.pt, got, tt.url)
 		}
 	}
-	if got := strings.Join(Names(), ","); got != "aws,azure,alibaba,tencent,lambda,runpod,vastai,oci,aws-cn,ovhcloud,gcp,azure-cn,huawei,scaleway,vultr,digitalocean" {
+	if got := strings.Join(Names(), ","); got != "aws,azure,alibaba,tencent,lambda,runpod,vastai,oci,aws-cn,ovhcloud,gcp,azure-cn,huawei,scaleway,vultr,digitalocean,coreweave,crusoe" {
 		t.Errorf("run order %s", got)
 	}
 }
@@ -159,6 +162,16 @@ func TestPrintedNames(t *testing.T) {
 		}
 		if got := FOCUSProviderName(tt.provider); got != tt.focus {
 			t.Errorf("FOCUSProviderName(%q) = %q, want %q", tt.provider, got, tt.focus)
+		}
+	}
+}
+
+// Issue 33: CoreWeave's Capacity Finder answers are confidential to the
+// customer; no other cloud's are.
+func TestConfidentialAvailability(t *testing.T) {
+	for _, c := range All() {
+		if got := ConfidentialAvailability(c.Name); (got != "") != (c.Name == pricewatch.CoreWeave) {
+			t.Errorf("%s: confidential %q", c.Name, got)
 		}
 	}
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/awscn"
 	"github.com/pricewatch/pricewatch/fetchers/azure"
 	"github.com/pricewatch/pricewatch/fetchers/azurecn"
+	"github.com/pricewatch/pricewatch/fetchers/coreweave"
+	"github.com/pricewatch/pricewatch/fetchers/crusoe"
 	"github.com/pricewatch/pricewatch/fetchers/digitalocean"
 	"github.com/pricewatch/pricewatch/fetchers/gcp"
 	"github.com/pricewatch/pricewatch/fetchers/huawei"
@@ -52,6 +54,8 @@ var registry = []Provider{
 	scaleway.Provider,
 	vultr.Provider,
 	digitalocean.Provider,
+	coreweave.Provider,
+	crusoe.Provider,
 }
 
 // All returns every provider in run order.

@@ -241,6 +241,10 @@ type Timeline struct {
 	ID       string
 	From, To time.Time
 	Rows     map[string][]Bar // by place
+	// Confidential are the notices of the clouds whose availability the
+	// timeline shows is confidential to the customer (CoreWeave's
+	// Capacity Finder): the page marks it, once per cloud.
+	Confidential []string
 }
 
 var stateColors = map[string]string{"offered": "#2ca02c", "in_stock": "#2ca02c", "sold_out": "#d62728"}

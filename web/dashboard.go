@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/analysis/digest"
+	"github.com/pricewatch/pricewatch/clouds"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -569,6 +571,9 @@ func availabilityTimeline(avail []storage.AvailabilityInterval, from, to time.Ti
 			b.Until = *a.Until
 		}
 		t.Rows[place] = append(t.Rows[place], b)
+		if n := clouds.ConfidentialAvailability(a.Provider); n != "" && !slices.Contains(t.Confidential, n) {
+			t.Confidential = append(t.Confidential, n)
+		}
 	}
 	return t
 }

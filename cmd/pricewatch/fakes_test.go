@@ -5,6 +5,10 @@ import (
 
 	"github.com/pricewatch/pricewatch/fetchers/alibaba/alibabatest"
 	"github.com/pricewatch/pricewatch/fetchers/azurecn/azurecntest"
+	"github.com/pricewatch/pricewatch/fetchers/coreweave"
+	"github.com/pricewatch/pricewatch/fetchers/coreweave/coreweavetest"
+	"github.com/pricewatch/pricewatch/fetchers/crusoe"
+	"github.com/pricewatch/pricewatch/fetchers/crusoe/crusoetest"
 	"github.com/pricewatch/pricewatch/fetchers/digitalocean"
 	"github.com/pricewatch/pricewatch/fetchers/digitalocean/digitaloceantest"
 	"github.com/pricewatch/pricewatch/fetchers/gcp"
@@ -82,6 +86,14 @@ func everyProviderFakes(t *testing.T, aws cloud) ([]cloud, *fakeAzure) {
 	do := digitaloceantest.New(t, "dop_v1_every_provider")
 	t.Setenv(huawei.EnvAK, huaweitest.AK)
 	t.Setenv(huawei.EnvSK, huaweitest.SK)
+	// CoreWeave with its token, so that Capacity Finder's confidential
+	// answers are in every test over every provider (export must leave
+	// them out).
+	t.Setenv(coreweave.EnvAPIToken, e2eCoreWeaveToken)
+	cw := coreweavetest.New(t, e2eCoreWeaveToken)
+	t.Setenv(crusoe.EnvAccessKeyID, e2eCrusoeID)
+	t.Setenv(crusoe.EnvSecretKey, e2eCrusoeSecret)
+	cru := crusoetest.New(t, e2eCrusoeID, e2eCrusoeSecret)
 	for _, c := range []cloud{
 		awsChinaCloud(t),
 		{name: "ovhcloud", endpoint: ovh.URL},
@@ -91,6 +103,8 @@ func everyProviderFakes(t *testing.T, aws cloud) ([]cloud, *fakeAzure) {
 		{name: "scaleway", endpoint: scw.URL, keys: "    regions: [" + scalewaytest.Zone + "]\n"},
 		{name: "vultr", endpoint: vul.URL},
 		{name: "digitalocean", endpoint: do.URL},
+		{name: "coreweave", endpoint: cw.URL, keys: "    price_sheets: [" + cw.SheetURL() + "]\n"},
+		{name: "crusoe", endpoint: cru.Endpoint(), keys: "    price_sheets: [" + cru.SheetURL() + "]\n"},
 	} {
 		byName[c.name] = c
 	}
