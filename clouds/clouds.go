@@ -82,6 +82,11 @@ var table = []Cloud{
 	{Name: pricewatch.Scaleway, Display: "Scaleway", Pricing: general("https://www.scaleway.com/en/pricing/gpu/")},
 	{Name: pricewatch.Vultr, Display: "Vultr", Pricing: general("https://www.vultr.com/pricing/")},
 	{Name: pricewatch.DigitalOcean, Display: "DigitalOcean", Pricing: general("https://www.digitalocean.com/pricing/gpu-droplets")},
+	// Shadeform resells other clouds' machines at its own prices: every
+	// offer is a resale (a marketplace offer), its offering class the
+	// underlying cloud, so a cheapest-per-cloud answer counts the machine
+	// under shadeform only, once.
+	{Name: pricewatch.Shadeform, Display: "Shadeform", Pricing: general("https://www.shadeform.ai/"), Marketplace: true},
 }
 
 // general is a pricing map with only the general page.

@@ -24,6 +24,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/ovhcloud"
 	"github.com/pricewatch/pricewatch/fetchers/runpod"
 	"github.com/pricewatch/pricewatch/fetchers/scaleway"
+	"github.com/pricewatch/pricewatch/fetchers/shadeform"
 	"github.com/pricewatch/pricewatch/fetchers/tencent"
 	"github.com/pricewatch/pricewatch/fetchers/vastai"
 	"github.com/pricewatch/pricewatch/fetchers/vultr"
@@ -52,6 +53,7 @@ var registry = []Provider{
 	scaleway.Provider,
 	vultr.Provider,
 	digitalocean.Provider,
+	shadeform.Provider,
 }
 
 // All returns every provider in run order.

@@ -28,9 +28,11 @@ func TestCompareThirteenProvidersGolden(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("fetch of all thirteen exited %d:\n%s%s", code, out, errOut)
 	}
-	// Issue 33 added scaleway, vultr and digitalocean to the thirteen.
-	if len(providerNames) != 16 {
-		t.Fatalf("%d providers registered, want the sixteen this golden covers: %v", len(providerNames), providerNames)
+	// Every registered provider is fetched (everyProviderFakes fails
+	// naming one without a fake); a cloud added since the first thirteen
+	// shows in the goldens, reviewed when it is added.
+	if len(providerNames) < 13 {
+		t.Fatalf("%d providers registered, want at least the thirteen this golden began with: %v", len(providerNames), providerNames)
 	}
 	for _, p := range providerNames {
 		if !strings.Contains(out, p+" ") || strings.Contains(out, "FAILED") || strings.Contains(out, "skipped") {
@@ -94,7 +96,7 @@ func TestCompareThirteenProvidersGolden(t *testing.T) {
 		got = append(got, p)
 	}
 	sort.Strings(got)
-	if want := "aws,azure,digitalocean,gcp,lambda,oci,ovhcloud,runpod,scaleway,vastai,vultr"; strings.Join(got, ",") != want {
+	if want := "aws,azure,digitalocean,gcp,lambda,oci,ovhcloud,runpod,scaleway,shadeform,vastai,vultr"; strings.Join(got, ",") != want {
 		t.Errorf("providers ranking an H100: %s, want %s\n%s", strings.Join(got, ","), want, raw)
 	}
 }

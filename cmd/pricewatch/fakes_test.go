@@ -18,6 +18,8 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/runpod"
 	"github.com/pricewatch/pricewatch/fetchers/runpod/runpodtest"
 	"github.com/pricewatch/pricewatch/fetchers/scaleway/scalewaytest"
+	"github.com/pricewatch/pricewatch/fetchers/shadeform"
+	"github.com/pricewatch/pricewatch/fetchers/shadeform/shadeformtest"
 	"github.com/pricewatch/pricewatch/fetchers/tencent/tencenttest"
 	"github.com/pricewatch/pricewatch/fetchers/vastai/vastaitest"
 	"github.com/pricewatch/pricewatch/fetchers/vultr"
@@ -82,6 +84,9 @@ func everyProviderFakes(t *testing.T, aws cloud) ([]cloud, *fakeAzure) {
 	do := digitaloceantest.New(t, "dop_v1_every_provider")
 	t.Setenv(huawei.EnvAK, huaweitest.AK)
 	t.Setenv(huawei.EnvSK, huaweitest.SK)
+	const shadeformKey = "secret_e2e_shadeform.NeverPrinted"
+	t.Setenv(shadeform.EnvAPIKey, shadeformKey)
+	sf := shadeformtest.New(t, shadeformKey)
 	for _, c := range []cloud{
 		awsChinaCloud(t),
 		{name: "ovhcloud", endpoint: ovh.URL},
@@ -91,6 +96,7 @@ func everyProviderFakes(t *testing.T, aws cloud) ([]cloud, *fakeAzure) {
 		{name: "scaleway", endpoint: scw.URL, keys: "    regions: [" + scalewaytest.Zone + "]\n"},
 		{name: "vultr", endpoint: vul.URL},
 		{name: "digitalocean", endpoint: do.URL},
+		{name: "shadeform", endpoint: sf.URL},
 	} {
 		byName[c.name] = c
 	}
