@@ -34,6 +34,8 @@ const (
 	// clouds.IsMarketplace); each offer's OfferingClass names the cloud
 	// the machine runs in.
 	Shadeform = "shadeform"
+	// Verda is the cloud formerly called DataCrunch.
+	Verda = "verda"
 	// OVHcloud is OVHcloud's public cloud catalogue.
 	OVHcloud = "ovhcloud"
 	// GCP is Google Cloud's Compute Engine, priced from the Cloud Billing

@@ -87,6 +87,10 @@ var table = []Cloud{
 	// underlying cloud, so a cheapest-per-cloud answer counts the machine
 	// under shadeform only, once.
 	{Name: pricewatch.Shadeform, Display: "Shadeform", Pricing: general("https://www.shadeform.ai/"), Marketplace: true},
+	{Name: pricewatch.Verda, Display: "Verda", Pricing: map[pricewatch.PriceType]string{
+		"":              "https://verda.com/products",
+		pricewatch.Spot: "https://verda.com/products",
+	}},
 }
 
 // general is a pricing map with only the general page.

@@ -77,6 +77,7 @@ var services = map[string]string{
 	pricewatch.DigitalOcean: "GPU Droplets",
 	// Shadeform bills its instances as one service under its own name.
 	pricewatch.Shadeform: "Shadeform Instances",
+	pricewatch.Verda:     "Cloud Instances",
 }
 
 // ProviderName is the FOCUS ProviderName of a pricewatch provider id (the

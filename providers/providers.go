@@ -28,6 +28,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/tencent"
 	"github.com/pricewatch/pricewatch/fetchers/vastai"
 	"github.com/pricewatch/pricewatch/fetchers/vultr"
+	"github.com/pricewatch/pricewatch/fetchers/verda"
 )
 
 // Provider is one cloud's config section and fetcher constructor.
@@ -54,6 +55,7 @@ var registry = []Provider{
 	vultr.Provider,
 	digitalocean.Provider,
 	shadeform.Provider,
+	verda.Provider,
 }
 
 // All returns every provider in run order.

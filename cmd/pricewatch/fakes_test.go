@@ -24,6 +24,8 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/vastai/vastaitest"
 	"github.com/pricewatch/pricewatch/fetchers/vultr"
 	"github.com/pricewatch/pricewatch/fetchers/vultr/vultrtest"
+	"github.com/pricewatch/pricewatch/fetchers/verda"
+	"github.com/pricewatch/pricewatch/fetchers/verda/verdatest"
 	"github.com/pricewatch/pricewatch/providers"
 )
 
@@ -87,6 +89,10 @@ func everyProviderFakes(t *testing.T, aws cloud) ([]cloud, *fakeAzure) {
 	const shadeformKey = "secret_e2e_shadeform.NeverPrinted"
 	t.Setenv(shadeform.EnvAPIKey, shadeformKey)
 	sf := shadeformtest.New(t, shadeformKey)
+	const verdaSecret = "secret_e2e_verda.NeverPrinted"
+	t.Setenv(verda.EnvClientID, verdatest.ClientID)
+	t.Setenv(verda.EnvClientSecret, verdaSecret)
+	vd := verdatest.New(t, verdaSecret)
 	for _, c := range []cloud{
 		awsChinaCloud(t),
 		{name: "ovhcloud", endpoint: ovh.URL},
@@ -97,6 +103,7 @@ func everyProviderFakes(t *testing.T, aws cloud) ([]cloud, *fakeAzure) {
 		{name: "vultr", endpoint: vul.URL},
 		{name: "digitalocean", endpoint: do.URL},
 		{name: "shadeform", endpoint: sf.URL},
+		{name: "verda", endpoint: vd.URL},
 	} {
 		byName[c.name] = c
 	}
