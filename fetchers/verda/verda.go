@@ -260,12 +260,12 @@ type rawType struct {
 }
 
 type verdaType struct {
-	name       string
-	currency   string
-	onDemand   decimal.Decimal
-	spot       decimal.Decimal // zero: no spot price
-	hw         pricewatch.Hardware
-	cpuOnly    bool
+	name     string
+	currency string
+	onDemand decimal.Decimal
+	spot     decimal.Decimal // zero: no spot price
+	hw       pricewatch.Hardware
+	cpuOnly  bool
 }
 
 func price(field string, v *string) (decimal.Decimal, error) {
