@@ -27,8 +27,8 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/shadeform"
 	"github.com/pricewatch/pricewatch/fetchers/tencent"
 	"github.com/pricewatch/pricewatch/fetchers/vastai"
-	"github.com/pricewatch/pricewatch/fetchers/vultr"
 	"github.com/pricewatch/pricewatch/fetchers/verda"
+	"github.com/pricewatch/pricewatch/fetchers/vultr"
 )
 
 // Provider is one cloud's config section and fetcher constructor.

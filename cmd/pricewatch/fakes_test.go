@@ -22,10 +22,10 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/shadeform/shadeformtest"
 	"github.com/pricewatch/pricewatch/fetchers/tencent/tencenttest"
 	"github.com/pricewatch/pricewatch/fetchers/vastai/vastaitest"
-	"github.com/pricewatch/pricewatch/fetchers/vultr"
-	"github.com/pricewatch/pricewatch/fetchers/vultr/vultrtest"
 	"github.com/pricewatch/pricewatch/fetchers/verda"
 	"github.com/pricewatch/pricewatch/fetchers/verda/verdatest"
+	"github.com/pricewatch/pricewatch/fetchers/vultr"
+	"github.com/pricewatch/pricewatch/fetchers/vultr/vultrtest"
 	"github.com/pricewatch/pricewatch/providers"
 )
 
