@@ -30,6 +30,12 @@ const (
 	// AWSChina is AWS in the China regions (Beijing, Ningxia): its own
 	// partition and price list, in CNY, bought separately from AWS.
 	AWSChina = "aws-cn"
+	// Shadeform is an aggregator reselling other clouds' machines (see
+	// clouds.IsMarketplace); each offer's OfferingClass names the cloud
+	// the machine runs in.
+	Shadeform = "shadeform"
+	// Verda is the cloud formerly called DataCrunch.
+	Verda = "verda"
 	// OVHcloud is OVHcloud's public cloud catalogue.
 	OVHcloud = "ovhcloud"
 	// GCP is Google Cloud's Compute Engine, priced from the Cloud Billing

@@ -92,6 +92,15 @@ var table = []Cloud{
 	{Name: pricewatch.CoreWeave, Display: "CoreWeave", Pricing: general("https://www.coreweave.com/pricing"),
 		Confidential: "CoreWeave Capacity Finder data is CoreWeave's confidential information: not to be shared outside your company"},
 	{Name: pricewatch.Crusoe, Display: "Crusoe", Pricing: general("https://www.crusoe.ai/cloud/pricing")},
+	// Shadeform resells other clouds' machines at its own prices: every
+	// offer is a resale (a marketplace offer), its offering class the
+	// underlying cloud, so a cheapest-per-cloud answer counts the machine
+	// under shadeform only, once.
+	{Name: pricewatch.Shadeform, Display: "Shadeform", Pricing: general("https://www.shadeform.ai/"), Marketplace: true},
+	{Name: pricewatch.Verda, Display: "Verda", Pricing: map[pricewatch.PriceType]string{
+		"":              "https://verda.com/products",
+		pricewatch.Spot: "https://verda.com/products",
+	}},
 }
 
 // general is a pricing map with only the general page.

@@ -17,7 +17,8 @@ type KeyedConfig struct {
 	// Endpoint is the base URL (scheme and host); empty means the API's
 	// default. The API's path is appended.
 	Endpoint string
-	// APIKey is sent as a bearer token when set.
+	// APIKey is sent when set: as a bearer token, or in the spec's
+	// KeyHeader.
 	APIKey section.Secret
 }
 
@@ -36,6 +37,10 @@ type KeyedSpec struct {
 	// MaxBody and BodyTimeout bound reading the body.
 	MaxBody     int64
 	BodyTimeout time.Duration
+	// KeyHeader, when set, is the header the key travels in instead of
+	// the Authorization bearer token (Shadeform's X-API-KEY, Hyperstack's
+	// api_key).
+	KeyHeader string
 }
 
 // KeyedAPI is one HTTP API at a fixed path below a base URL, answering one
@@ -76,7 +81,11 @@ func NewKeyedAPI(spec KeyedSpec, cfg KeyedConfig, client *Client, log *zap.Logge
 // whole body of a 200 answer (see Client.Read); a refused key wraps
 // ErrAuth.
 func (a KeyedAPI) Do(ctx context.Context, method string, body []byte) ([]byte, error) {
-	return a.client.Read(ctx, Request{Method: method, URL: a.URL, Body: body, Bearer: a.key,
+	r := Request{Method: method, URL: a.URL, Body: body, Bearer: a.key,
 		Where: a.Provider + " " + a.Path, Answer: a.Answer, Refused: "the API key was refused (" + a.KeyHelp + ")",
-		Limit: a.MaxBody, Timeout: a.BodyTimeout})
+		Limit: a.MaxBody, Timeout: a.BodyTimeout}
+	if a.KeyHeader != "" {
+		r.Bearer, r.KeyHeader, r.Key = section.Secret{}, a.KeyHeader, a.key
+	}
+	return a.client.Read(ctx, r)
 }

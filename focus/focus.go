@@ -75,6 +75,9 @@ var services = map[string]string{
 	pricewatch.Scaleway:     "Instances",
 	pricewatch.Vultr:        "Cloud Compute",
 	pricewatch.DigitalOcean: "GPU Droplets",
+	// Shadeform bills its instances as one service under its own name.
+	pricewatch.Shadeform: "Shadeform Instances",
+	pricewatch.Verda:     "Cloud Instances",
 }
 
 // ProviderName is the FOCUS ProviderName of a pricewatch provider id (the

@@ -26,8 +26,10 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/ovhcloud"
 	"github.com/pricewatch/pricewatch/fetchers/runpod"
 	"github.com/pricewatch/pricewatch/fetchers/scaleway"
+	"github.com/pricewatch/pricewatch/fetchers/shadeform"
 	"github.com/pricewatch/pricewatch/fetchers/tencent"
 	"github.com/pricewatch/pricewatch/fetchers/vastai"
+	"github.com/pricewatch/pricewatch/fetchers/verda"
 	"github.com/pricewatch/pricewatch/fetchers/vultr"
 )
 
@@ -56,6 +58,8 @@ var registry = []Provider{
 	digitalocean.Provider,
 	coreweave.Provider,
 	crusoe.Provider,
+	shadeform.Provider,
+	verda.Provider,
 }
 
 // All returns every provider in run order.

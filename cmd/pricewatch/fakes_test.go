@@ -22,8 +22,12 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/runpod"
 	"github.com/pricewatch/pricewatch/fetchers/runpod/runpodtest"
 	"github.com/pricewatch/pricewatch/fetchers/scaleway/scalewaytest"
+	"github.com/pricewatch/pricewatch/fetchers/shadeform"
+	"github.com/pricewatch/pricewatch/fetchers/shadeform/shadeformtest"
 	"github.com/pricewatch/pricewatch/fetchers/tencent/tencenttest"
 	"github.com/pricewatch/pricewatch/fetchers/vastai/vastaitest"
+	"github.com/pricewatch/pricewatch/fetchers/verda"
+	"github.com/pricewatch/pricewatch/fetchers/verda/verdatest"
 	"github.com/pricewatch/pricewatch/fetchers/vultr"
 	"github.com/pricewatch/pricewatch/fetchers/vultr/vultrtest"
 	"github.com/pricewatch/pricewatch/providers"
@@ -94,6 +98,13 @@ func everyProviderFakes(t *testing.T, aws cloud) ([]cloud, *fakeAzure) {
 	t.Setenv(crusoe.EnvAccessKeyID, e2eCrusoeID)
 	t.Setenv(crusoe.EnvSecretKey, e2eCrusoeSecret)
 	cru := crusoetest.New(t, e2eCrusoeID, e2eCrusoeSecret)
+	const shadeformKey = "secret_e2e_shadeform.NeverPrinted"
+	t.Setenv(shadeform.EnvAPIKey, shadeformKey)
+	sf := shadeformtest.New(t, shadeformKey)
+	const verdaSecret = "secret_e2e_verda.NeverPrinted"
+	t.Setenv(verda.EnvClientID, verdatest.ClientID)
+	t.Setenv(verda.EnvClientSecret, verdaSecret)
+	vd := verdatest.New(t, verdaSecret)
 	for _, c := range []cloud{
 		awsChinaCloud(t),
 		{name: "ovhcloud", endpoint: ovh.URL},
@@ -105,6 +116,8 @@ func everyProviderFakes(t *testing.T, aws cloud) ([]cloud, *fakeAzure) {
 		{name: "digitalocean", endpoint: do.URL},
 		{name: "coreweave", endpoint: cw.URL, keys: "    price_sheets: [" + cw.SheetURL() + "]\n"},
 		{name: "crusoe", endpoint: cru.Endpoint(), keys: "    price_sheets: [" + cru.SheetURL() + "]\n"},
+		{name: "shadeform", endpoint: sf.URL},
+		{name: "verda", endpoint: vd.URL},
 	} {
 		byName[c.name] = c
 	}

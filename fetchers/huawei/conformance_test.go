@@ -28,7 +28,7 @@ func TestConformance(t *testing.T) {
 			t.Setenv(EnvSK, "")
 			s := Provider.Section().(*Section)
 			s.Common = section.Common{Enabled: true, Endpoint: fake.URL}
-			s.IAMEndpoint, s.ECSEndpoint = fake.URL, fake.URL
+			s.IAMEndpoint, s.ECSEndpoint = fake.URL, fake.ECSEndpoint()
 			if h.Key != "" {
 				dir := fetcherstest.CredentialFiles(t, map[string]string{"ak": h.Key, "sk": huaweitest.SK})
 				s.AKFile, s.SKFile = dir+"/ak", dir+"/sk"

@@ -1,0 +1,134 @@
+// Package shadeformtest is a fake of Shadeform's instance-types API for
+// tests: it serves the real home-page capture (testdata/, see its README),
+// checks the X-API-KEY header, and lets a test change a price or an
+// availability flag or make the next responses fail.
+package shadeformtest
+
+import (
+	_ "embed"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
+)
+
+// Path is where the API lists instance types.
+const Path = "/v1/instances/types"
+
+//go:embed testdata/homepage-embedded-instance_types-excerpt-20260822.json
+var sample []byte
+
+//go:embed testdata/instances-types.doc-example.json
+var docExample []byte
+
+// Sample returns a copy of the real capture (7 types of 7 clouds).
+func Sample() []byte { return append([]byte(nil), sample...) }
+
+// DocExample returns a copy of the API reference's example body.
+func DocExample() []byte { return append([]byte(nil), docExample...) }
+
+// Failure modes for FailNext.
+const (
+	Throttled = fetcherstest.Throttled
+	ServerErr = fetcherstest.ServerErr
+	Truncated = fetcherstest.Truncated
+	Malformed = fetcherstest.Malformed
+	Empty     = "empty" // {"instance_types": []}
+)
+
+// Bodies of refusals: constructed, no capture of them exists.
+const (
+	unauthorized = `{"error": "unauthorized"}`
+	throttled    = `{"error": "too many requests"}`
+)
+
+// Server is the fake API.
+type Server struct {
+	*httptest.Server
+	// Key is the API key the server accepts in X-API-KEY.
+	Key string
+	fetcherstest.Faults
+
+	mu   sync.Mutex
+	body []byte
+}
+
+// New starts a fake that accepts key and serves Sample().
+func New(t testing.TB, key string) *Server {
+	t.Helper()
+	s := &Server{Key: key, body: Sample()}
+	s.Server = s.Serve(t, &s.mu, http.MethodGet, Path, s.serve)
+	return s
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	if s.Key == "" || r.Header.Get("X-API-KEY") != s.Key {
+		w.WriteHeader(http.StatusUnauthorized)
+		w.Write([]byte(unauthorized))
+		return
+	}
+	mode := s.Next()
+	switch {
+	case fetcherstest.Write(w, mode, s.body, throttled):
+	case mode == Empty:
+		w.Write([]byte(`{"instance_types": []}`))
+	default:
+		w.Write(s.body)
+	}
+}
+
+// SetBody replaces the response body.
+func (s *Server) SetBody(b []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.body = b
+}
+
+// Change edits the entry of cloud and shade_instance_type: its
+// hourly_price in cents when cents > 0, and region's available flag when
+// region is not empty.
+func (s *Server) Change(t testing.TB, cloud, shadeType string, cents int, region string, available bool) {
+	t.Helper()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var doc struct {
+		InstanceTypes []map[string]any `json:"instance_types"`
+	}
+	if err := json.Unmarshal(s.body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range doc.InstanceTypes {
+		if e["cloud"] != cloud || e["shade_instance_type"] != shadeType {
+			continue
+		}
+		found = true
+		if cents > 0 {
+			e["hourly_price"] = cents
+		}
+		if region == "" {
+			continue
+		}
+		hit := false
+		for _, a := range e["availability"].([]any) {
+			if a := a.(map[string]any); a["region"] == region {
+				a["available"], hit = available, true
+			}
+		}
+		if !hit {
+			t.Fatalf("shadeformtest: %s:%s has no region %s", cloud, shadeType, region)
+		}
+	}
+	if !found {
+		t.Fatalf("shadeformtest: no instance type %s:%s", cloud, shadeType)
+	}
+	b, err := json.MarshalIndent(doc, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.body = b
+}
