@@ -114,6 +114,10 @@ type Sheet struct {
 	at          time.Time
 	displayName func(string) string
 	od          map[odKey]onDemand
+	// odHistory (the SKU Price dataset only) is every on-demand price of
+	// each SKU over time, so that a commitment's list price is the one in
+	// force when the commitment's interval began (listAt).
+	odHistory   map[odKey][]odSpan
 	regionNames map[[2]string]string
 	wroteHeader bool
 }
@@ -143,7 +147,16 @@ func (s *Sheet) Learn(p *storage.PriceInterval) {
 	if !isListPrice(p) {
 		return
 	}
-	s.od[odKey{p.Provider, p.Region, p.Zone, p.InstanceType, p.OS}] = onDemand{hourly: p.Hourly, currency: p.Currency,
+	k := odKey{p.Provider, p.Region, p.Zone, p.InstanceType, p.OS}
+	if s.history {
+		s.learnSpan(k, p)
+		if o, ok := s.od[k]; ok && o.effectiveFrom.After(p.ValidFrom) {
+			// The SKU's newest price gives its SkuId, as the price
+			// sheet's current one does.
+			return
+		}
+	}
+	s.od[k] = onDemand{hourly: p.Hourly, currency: p.Currency,
 		skuID: p.SkuID, regionName: p.RegionName, effectiveFrom: p.ValidFrom}
 }
 
@@ -157,6 +170,17 @@ func (s *Sheet) onDemandOf(p *storage.PriceInterval) (onDemand, bool) {
 	k.zone = ""
 	o, ok := s.od[k]
 	return o, ok
+}
+
+// onDemandAt is the on-demand price of the SKU p prices in force at t (the
+// SKU Price dataset's): in p's zone, else the region's.
+func (s *Sheet) onDemandAt(p *storage.PriceInterval, t time.Time) (odSpan, bool) {
+	k := odKey{p.Provider, p.Region, p.Zone, p.InstanceType, p.OS}
+	if o, ok := spanAt(s.odHistory[k], t); ok {
+		return o, true
+	}
+	k.zone = ""
+	return spanAt(s.odHistory[k], t)
 }
 
 // isListPrice: the standard on-demand price, the one a commitment's list
@@ -294,6 +318,26 @@ func termUnit(term string) string {
 // row (its hourly rate is 0 by construction).
 func isBlock(p *storage.PriceInterval) bool { return p.PriceType == pricewatch.CapacityBlockPrice }
 
+// commitment is the commitment discount a reserved or savings-plan price
+// is (FOCUS CommitmentDiscountType and CommitmentDiscountCategory); ""
+// for any other price, and for the prepaid subscriptions and monthly plans,
+// which the clouds do not sell as commitment discounts.
+func commitment(p *storage.PriceInterval) (typ, category string) {
+	switch {
+	case isSubscription(p) || isMonthlyPlan(p):
+		return "", ""
+	case p.PriceType == pricewatch.Reserved && p.Provider == pricewatch.GCP:
+		// Google's own name: resource-based committed use discounts
+		// commit to an amount of GPUs, vCPUs and memory (Usage).
+		return "Committed Use Discount", "Usage"
+	case p.PriceType == pricewatch.Reserved:
+		return "Reservation", "Usage"
+	case p.PriceType == pricewatch.SavingsPlan:
+		return "Savings Plan", "Spend"
+	}
+	return "", ""
+}
+
 var paymentNames = map[string]string{
 	pricewatch.NoUpfront: "No Upfront", pricewatch.PartialUpfront: "Partial Upfront", pricewatch.AllUpfront: "All Upfront",
 }
@@ -311,17 +355,9 @@ func details(p *storage.PriceInterval) (string, error) {
 		m["x_PurchaseOption"] = "DWS Flex Start"
 	case isDWS(p):
 		m["x_PurchaseOption"] = "DWS Calendar Mode"
-	case p.PriceType == pricewatch.Reserved && p.Provider == pricewatch.GCP:
-		// Google's own name: resource-based committed use discounts
-		// commit to an amount of GPUs, vCPUs and memory (Usage).
+	case p.PriceType == pricewatch.Reserved || p.PriceType == pricewatch.SavingsPlan:
 		m["x_PurchaseOption"] = "Commitment"
-		m["x_CommitmentDiscountType"], m["x_CommitmentDiscountCategory"] = "Committed Use Discount", "Usage"
-	case p.PriceType == pricewatch.Reserved:
-		m["x_PurchaseOption"] = "Commitment"
-		m["x_CommitmentDiscountType"], m["x_CommitmentDiscountCategory"] = "Reservation", "Usage"
-	case p.PriceType == pricewatch.SavingsPlan:
-		m["x_PurchaseOption"] = "Commitment"
-		m["x_CommitmentDiscountType"], m["x_CommitmentDiscountCategory"] = "Savings Plan", "Spend"
+		m["x_CommitmentDiscountType"], m["x_CommitmentDiscountCategory"] = commitment(p)
 	case p.PriceType == pricewatch.Spot:
 		m["x_PurchaseOption"] = "Spot"
 	case isBlock(p):
@@ -365,10 +401,9 @@ func (s *Sheet) Write(p *storage.PriceInterval) error {
 		}
 		s.wroteHeader = true
 	}
-	q, err := s.fx.Quote(p.Currency, s.billing, s.at)
+	q, err := s.quote(p)
 	if err != nil {
-		return fmt.Errorf("FOCUS BillingCurrency %s of a %s price of %s (set fx.fixed_rates or run `pricewatch fx update`): %w",
-			s.billing, p.Currency, p.Provider, err)
+		return err
 	}
 	sku := s.skuID(p)
 	priceID := s.skuPriceID(p, sku)
@@ -453,6 +488,15 @@ func (s *Sheet) Write(p *storage.PriceInterval) error {
 		s.set(r, "x_ExchangeRateDate", rateDate)
 		s.set(r, "x_ExchangeRateSource", q.Source)
 		s.set(r, "x_ValidFrom", p.ValidFrom.UTC().Format(time.RFC3339))
+		if s.history {
+			s.set(r, "SkuPriceEffectiveStart", p.ValidFrom.UTC().Format(time.RFC3339))
+			if p.ValidTo != nil {
+				s.set(r, "SkuPriceEffectiveEnd", p.ValidTo.UTC().Format(time.RFC3339))
+			}
+			typ, category := commitment(p)
+			s.set(r, "CommitmentDiscountType", typ)
+			s.set(r, "CommitmentDiscountCategory", category)
+		}
 	}
 	prices := func(r []string, list, contracted decimal.Decimal) {
 		s.set(r, "PricingCurrencyListUnitPrice", text(list))
@@ -469,7 +513,11 @@ func (s *Sheet) Write(p *storage.PriceInterval) error {
 	}
 	list, source := p.Hourly, "this_price"
 	if p.PriceType.IsCommitment() && !isSubscription(p) && !isMonthlyPlan(p) {
-		if o, ok := s.onDemandOf(p); ok && o.currency == p.Currency {
+		if s.history {
+			if o, ok := s.onDemandAt(p, p.ValidFrom); ok && o.currency == p.Currency {
+				list, source = o.hourly, "on_demand"
+			}
+		} else if o, ok := s.onDemandOf(p); ok && o.currency == p.Currency {
 			list, source = o.hourly, "on_demand"
 		}
 	}
@@ -520,7 +568,7 @@ func (s *Sheet) Write(p *storage.PriceInterval) error {
 			meter = "Capacity Block Fee"
 			s.set(r, "SkuPriceId", priceID)
 		default:
-			s.set(r, "SkuPriceId", priceID + "|upfront")
+			s.set(r, "SkuPriceId", priceID+"|upfront")
 		}
 		s.set(r, "SkuMeter", meter)
 		s.set(r, "ChargeDescription", fmt.Sprintf("%s %s, %s, paid at once", p.InstanceType, p.OS, option))
@@ -548,13 +596,7 @@ func (s *Sheet) Flush() error {
 	return nil
 }
 
-var col = func() map[string]int {
-	m := make(map[string]int, len(Header))
-	for i, h := range Header {
-		m[h] = i
-	}
-	return m
-}()
+var col = columns(Header)
 
 // knownNumber is a hardware figure as the sheet writes it: "" for the 0 a
 // record holds where the cloud did not say.

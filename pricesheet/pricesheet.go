@@ -7,6 +7,7 @@ package pricesheet
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strconv"
 	"time"
@@ -147,6 +148,46 @@ func StreamFOCUS(ctx context.Context, w io.Writer, db PriceStore, filter storage
 		return sheet.Write(p)
 	}); err != nil {
 		return err
+	}
+	return sheet.Flush()
+}
+
+// Window is the time the SKU Price dataset covers: the intervals in force
+// at some moment of [Since, Until) (a zero bound is open). An interval is
+// written whole, its stored start and end, never cut at the window's
+// edges: its dates are when the price held.
+type Window struct {
+	Since, Until time.Time
+}
+
+// StreamSKUPrice writes the SKU Price dataset (focus.NewSKUPriceSheet) of
+// the intervals filter selects (its time fields are replaced by w), kept by
+// sel, streamed as StreamFOCUS is: a first pass learns every on-demand
+// interval of the selection, at any time (a commitment that began before
+// the window takes the on-demand price in force then), holding one small
+// span per on-demand interval; the second writes each interval as it is
+// read, in the store's per-offer order (ByOffer: no sort of the year).
+func StreamSKUPrice(ctx context.Context, out io.Writer, db PriceStore, filter storage.PriceFilter, sel Selection, w Window) error {
+	sheet := focus.NewSKUPriceSheet(out, clouds.DisplayName)
+	filter.CurrentOnly, filter.At, filter.Since, filter.ByOffer = false, nil, time.Time{}, true
+	learn := filter
+	learn.PriceTypes = []pricewatch.PriceType{pricewatch.OnDemand}
+	if err := db.EachPrice(ctx, learn, func(p *storage.PriceInterval) error {
+		if sel.keep(p) {
+			sheet.Learn(p)
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("reading the on-demand prices for the SKU Price dataset: %w", err)
+	}
+	filter.Since = w.Since
+	if err := db.EachPrice(ctx, filter, func(p *storage.PriceInterval) error {
+		if !sel.keep(p) || (!w.Until.IsZero() && !p.ValidFrom.Before(w.Until)) {
+			return nil
+		}
+		return sheet.Write(p)
+	}); err != nil {
+		return fmt.Errorf("writing the SKU Price dataset: %w", err)
 	}
 	return sheet.Flush()
 }

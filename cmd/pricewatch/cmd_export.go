@@ -26,6 +26,9 @@ type exportFlags struct {
 	priceTypes []string
 	os         string
 	seller     string
+	dataset    string
+	since      string
+	until      string
 }
 
 func (a *app) exportCommand() *cobra.Command {
@@ -65,6 +68,10 @@ a cost-and-usage dataset: no billing period, no cost.`,
 			if err != nil {
 				return err
 			}
+			win, err := f.window()
+			if err != nil {
+				return err
+			}
 			sel := pricesheet.Selection{GPU: f.gpu, Seller: seller}
 			filter := storage.PriceFilter{Providers: f.providers, Regions: f.regions, PriceTypes: pts, OS: sqlOS(f.os), CurrentOnly: true}
 			if f.at != "" {
@@ -85,6 +92,9 @@ a cost-and-usage dataset: no billing period, no cost.`,
 				if err := report.CheckGPUModel(ctx, db, f.gpu); err != nil {
 					return err
 				}
+			}
+			if f.dataset == datasetSKUPrice {
+				return pricesheet.StreamSKUPrice(ctx, a.stdout, db, filter, sel, win)
 			}
 			if f.format == formatFocusCSV {
 				at := time.Now().UTC()
@@ -116,5 +126,30 @@ a cost-and-usage dataset: no billing period, no cost.`,
 	cmd.Flags().StringSliceVar(&f.priceTypes, "price-type", nil, "on_demand, spot, reserved, savings_plan, capacity_block or any (default any); repeatable")
 	cmd.Flags().StringVar(&f.os, "os", "", "operating system: linux (default), windows or any")
 	buyflags.AddSeller(cmd, &f.seller)
+	cmd.Flags().StringVar(&f.dataset, "dataset", "price-sheet", "price-sheet (the prices at a time) or sku-price (every stored price interval, FOCUS draft SKU Price: docs/focus.md)")
+	cmd.Flags().StringVar(&f.since, "since", "", "sku-price: intervals in force since a duration ago (30d) or a date (default all)")
+	cmd.Flags().StringVar(&f.until, "until", "", "sku-price: intervals begun before this duration ago or date (default now)")
 	return cmd
+}
+
+const datasetSKUPrice = "sku-price"
+
+// window checks --dataset and reads --since and --until, which only the
+// SKU Price dataset (a FOCUS CSV of every interval, not a moment) takes.
+func (f *exportFlags) window() (pricesheet.Window, error) {
+	if f.dataset != datasetSKUPrice {
+		if f.dataset != "price-sheet" || f.since != "" || f.until != "" {
+			return pricesheet.Window{}, usagef("--dataset %q, --since %q, --until %q: want --dataset price-sheet, or sku-price with --since and --until", f.dataset, f.since, f.until)
+		}
+		return pricesheet.Window{}, nil
+	}
+	if f.at != "" || f.format != formatFocusCSV {
+		return pricesheet.Window{}, usagef("--dataset sku-price is a FOCUS CSV of every interval: it takes neither --at nor --format %s", f.format)
+	}
+	since, err := parseSince(f.since, time.Now())
+	if err != nil {
+		return pricesheet.Window{}, err
+	}
+	until, err := report.ParseSince("--until", f.until, time.Now())
+	return pricesheet.Window{Since: since, Until: until}, err
 }
