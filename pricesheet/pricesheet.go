@@ -160,6 +160,33 @@ type Window struct {
 	Since, Until time.Time
 }
 
+// SKUPriceDataset is export's --dataset of the SKU Price dataset (the
+// default, "price-sheet", is the prices at one moment).
+const SKUPriceDataset = "sku-price"
+
+// ParseWindow checks export's --dataset and reads its --since and --until
+// (a duration back from now or a date), which only the SKU Price dataset
+// takes; it is a FOCUS CSV of every interval, so focusCSVNow (--format
+// focus-csv without --at) must hold for it.
+func ParseWindow(dataset string, focusCSVNow bool, since, until string, now time.Time) (Window, error) {
+	if dataset != SKUPriceDataset {
+		if dataset != "price-sheet" || since != "" || until != "" {
+			return Window{}, &report.ParamError{Msg: fmt.Sprintf("--dataset %q, --since %q, --until %q: want --dataset price-sheet, or %s with --since and --until",
+				dataset, since, until, SKUPriceDataset)}
+		}
+		return Window{}, nil
+	}
+	if !focusCSVNow {
+		return Window{}, &report.ParamError{Msg: "--dataset sku-price is a FOCUS CSV of every interval: it takes neither --at nor a --format other than focus-csv"}
+	}
+	s, err := report.ParseSince("--since", since, now)
+	if err != nil {
+		return Window{}, err
+	}
+	u, err := report.ParseSince("--until", until, now)
+	return Window{Since: s, Until: u}, err
+}
+
 // StreamSKUPrice writes the SKU Price dataset (focus.NewSKUPriceSheet) of
 // the intervals filter selects (its time fields are replaced by w), kept by
 // sel, streamed as StreamFOCUS is: a first pass learns every on-demand

@@ -68,7 +68,7 @@ a cost-and-usage dataset: no billing period, no cost.`,
 			if err != nil {
 				return err
 			}
-			win, err := f.window()
+			win, err := pricesheet.ParseWindow(f.dataset, f.format == formatFocusCSV && f.at == "", f.since, f.until, time.Now())
 			if err != nil {
 				return err
 			}
@@ -93,7 +93,7 @@ a cost-and-usage dataset: no billing period, no cost.`,
 					return err
 				}
 			}
-			if f.dataset == datasetSKUPrice {
+			if f.dataset == pricesheet.SKUPriceDataset {
 				return pricesheet.StreamSKUPrice(ctx, a.stdout, db, filter, sel, win)
 			}
 			if f.format == formatFocusCSV {
@@ -130,26 +130,4 @@ a cost-and-usage dataset: no billing period, no cost.`,
 	cmd.Flags().StringVar(&f.since, "since", "", "sku-price: intervals in force since a duration ago (30d) or a date (default all)")
 	cmd.Flags().StringVar(&f.until, "until", "", "sku-price: intervals begun before this duration ago or date (default now)")
 	return cmd
-}
-
-const datasetSKUPrice = "sku-price"
-
-// window checks --dataset and reads --since and --until, which only the
-// SKU Price dataset (a FOCUS CSV of every interval, not a moment) takes.
-func (f *exportFlags) window() (pricesheet.Window, error) {
-	if f.dataset != datasetSKUPrice {
-		if f.dataset != "price-sheet" || f.since != "" || f.until != "" {
-			return pricesheet.Window{}, usagef("--dataset %q, --since %q, --until %q: want --dataset price-sheet, or sku-price with --since and --until", f.dataset, f.since, f.until)
-		}
-		return pricesheet.Window{}, nil
-	}
-	if f.at != "" || f.format != formatFocusCSV {
-		return pricesheet.Window{}, usagef("--dataset sku-price is a FOCUS CSV of every interval: it takes neither --at nor --format %s", f.format)
-	}
-	since, err := parseSince(f.since, time.Now())
-	if err != nil {
-		return pricesheet.Window{}, err
-	}
-	until, err := report.ParseSince("--until", f.until, time.Now())
-	return pricesheet.Window{Since: since, Until: until}, err
 }
