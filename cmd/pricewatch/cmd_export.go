@@ -26,9 +26,8 @@ type exportFlags struct {
 	priceTypes []string
 	os         string
 	seller     string
-	dataset    string
-	since      string
-	until      string
+	// --dataset sku-price's window (pricesheet.ParseWindow).
+	dataset, since, until string
 }
 
 func (a *app) exportCommand() *cobra.Command {
