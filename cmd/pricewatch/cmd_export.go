@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricewatch/pricewatch/cmd/internal/buyflags"
+	"github.com/pricewatch/pricewatch/cmd/internal/datasetflags"
 	"github.com/pricewatch/pricewatch/pricesheet"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
@@ -26,8 +27,7 @@ type exportFlags struct {
 	priceTypes []string
 	os         string
 	seller     string
-	// --dataset sku-price's window (pricesheet.ParseWindow).
-	dataset, since, until string
+	dataset    datasetflags.Flags
 }
 
 func (a *app) exportCommand() *cobra.Command {
@@ -67,10 +67,6 @@ a cost-and-usage dataset: no billing period, no cost.`,
 			if err != nil {
 				return err
 			}
-			win, err := pricesheet.ParseWindow(f.dataset, f.format == formatFocusCSV && f.at == "", f.since, f.until, time.Now())
-			if err != nil {
-				return err
-			}
 			sel := pricesheet.Selection{GPU: f.gpu, Seller: seller}
 			filter := storage.PriceFilter{Providers: f.providers, Regions: f.regions, PriceTypes: pts, OS: sqlOS(f.os), CurrentOnly: true}
 			if f.at != "" {
@@ -92,8 +88,8 @@ a cost-and-usage dataset: no billing period, no cost.`,
 					return err
 				}
 			}
-			if f.dataset == pricesheet.SKUPriceDataset {
-				return pricesheet.StreamSKUPrice(ctx, a.stdout, db, filter, sel, win)
+			if f.dataset.SKUPrice() {
+				return pricesheet.StreamSKUPrice(ctx, a.stdout, db, filter, sel, f.dataset.Window)
 			}
 			if f.format == formatFocusCSV {
 				at := time.Now().UTC()
@@ -125,8 +121,6 @@ a cost-and-usage dataset: no billing period, no cost.`,
 	cmd.Flags().StringSliceVar(&f.priceTypes, "price-type", nil, "on_demand, spot, reserved, savings_plan, capacity_block or any (default any); repeatable")
 	cmd.Flags().StringVar(&f.os, "os", "", "operating system: linux (default), windows or any")
 	buyflags.AddSeller(cmd, &f.seller)
-	cmd.Flags().StringVar(&f.dataset, "dataset", "price-sheet", "price-sheet (the prices at a time) or sku-price (every stored price interval, FOCUS draft SKU Price: docs/focus.md)")
-	cmd.Flags().StringVar(&f.since, "since", "", "sku-price: intervals in force since a duration ago (30d) or a date (default all)")
-	cmd.Flags().StringVar(&f.until, "until", "", "sku-price: intervals begun before this duration ago or date (default now)")
+	datasetflags.Add(cmd, &f.dataset, func() bool { return f.format == formatFocusCSV && f.at == "" })
 	return cmd
 }
