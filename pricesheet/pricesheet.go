@@ -115,6 +115,9 @@ type FOCUSOptions struct {
 	Currency string
 	FX       *fx.Book
 	At       time.Time
+	// SKUPrice, when set, asks the SKU Price dataset of this window
+	// instead (StreamSKUPrice: no conversion, so no rate or moment).
+	SKUPrice *Window
 }
 
 // PriceStore streams stored prices.
@@ -129,6 +132,9 @@ type PriceStore interface {
 // each row written as it is read, so that memory holds one entry per
 // on-demand offer, never the sheet (issue 27; docs/focus.md).
 func StreamFOCUS(ctx context.Context, w io.Writer, db PriceStore, filter storage.PriceFilter, sel Selection, opts FOCUSOptions) error {
+	if opts.SKUPrice != nil {
+		return StreamSKUPrice(ctx, w, db, filter, sel, *opts.SKUPrice)
+	}
 	sheet := focus.NewSheet(w, opts.Currency, opts.FX, opts.At, clouds.DisplayName)
 	keep := sel.keep
 	learn := filter

@@ -88,9 +88,6 @@ a cost-and-usage dataset: no billing period, no cost.`,
 					return err
 				}
 			}
-			if f.dataset.SKUPrice() {
-				return pricesheet.StreamSKUPrice(ctx, a.stdout, db, filter, sel, f.dataset.Window)
-			}
 			if f.format == formatFocusCSV {
 				at := time.Now().UTC()
 				if len(filter.At) > 0 {
@@ -100,7 +97,7 @@ a cost-and-usage dataset: no billing period, no cost.`,
 				if err != nil {
 					return err
 				}
-				return pricesheet.StreamFOCUS(ctx, a.stdout, db, filter, sel, pricesheet.FOCUSOptions{Currency: a.cfg.FX.Currency, FX: book, At: at})
+				return pricesheet.StreamFOCUS(ctx, a.stdout, db, filter, sel, pricesheet.FOCUSOptions{Currency: a.cfg.FX.Currency, FX: book, At: at, SKUPrice: f.dataset.SKUPriceWindow()})
 			}
 			prices, err := db.Prices(ctx, filter)
 			if err != nil {

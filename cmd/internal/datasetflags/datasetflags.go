@@ -19,8 +19,14 @@ type Flags struct {
 	Window                pricesheet.Window
 }
 
-// SKUPrice: the SKU Price dataset was asked for.
-func (f *Flags) SKUPrice() bool { return f.Dataset == pricesheet.SKUPriceDataset }
+// SKUPriceWindow is the SKU Price dataset's window when it was asked
+// for, else nil (the price sheet).
+func (f *Flags) SKUPriceWindow() *pricesheet.Window {
+	if f.Dataset != pricesheet.SKUPriceDataset {
+		return nil
+	}
+	return &f.Window
+}
 
 // Add registers the flags on cmd and checks them before cmd runs (a usage
 // error, before the store is opened); focusCSVNow says whether the other
