@@ -106,12 +106,21 @@ type onDemand struct {
 // AWS's spot and savings-plan files lack), then Write every price: only
 // one entry per on-demand offer is held, never the rows.
 type Sheet struct {
+	// header is the dataset's columns (Header or SKUPriceHeader) and col
+	// their places: a column the dataset lacks is not written.
+	header      []string
+	col         map[string]int
+	history     bool
 	cw          *csv.Writer
 	billing     string
 	fx          Quoter
 	at          time.Time
 	displayName func(string) string
 	od          map[odKey]onDemand
+	// odHistory (the SKU Price dataset only) is every on-demand price of
+	// each SKU over time, so that a commitment's list price is the one in
+	// force when the commitment's interval began (listAt).
+	odHistory   map[odKey][]odSpan
 	regionNames map[[2]string]string
 	wroteHeader bool
 }
@@ -120,8 +129,15 @@ type Sheet struct {
 // moment at (the sheet's time). displayName names clouds the package does
 // not list.
 func NewSheet(w io.Writer, billing string, q Quoter, at time.Time, displayName func(string) string) *Sheet {
-	return &Sheet{cw: csv.NewWriter(w), billing: strings.ToUpper(billing), fx: q, at: at, displayName: displayName,
+	return &Sheet{header: Header, col: col, cw: csv.NewWriter(w), billing: strings.ToUpper(billing), fx: q, at: at, displayName: displayName,
 		od: map[odKey]onDemand{}, regionNames: map[[2]string]string{}}
+}
+
+// set fills column name of r, when the dataset has it.
+func (s *Sheet) set(r []string, name, v string) {
+	if i, ok := s.col[name]; ok {
+		r[i] = v
+	}
 }
 
 // Learn records a standard on-demand price, the list price of its SKU
@@ -134,7 +150,16 @@ func (s *Sheet) Learn(p *storage.PriceInterval) {
 	if !isListPrice(p) {
 		return
 	}
-	s.od[odKey{p.Provider, p.Region, p.Zone, p.InstanceType, p.OS}] = onDemand{hourly: p.Hourly, currency: p.Currency,
+	k := odKey{p.Provider, p.Region, p.Zone, p.InstanceType, p.OS}
+	if s.history {
+		s.learnSpan(k, p)
+		if o, ok := s.od[k]; ok && o.effectiveFrom.After(p.ValidFrom) {
+			// The SKU's newest price gives its SkuId, as the price
+			// sheet's current one does.
+			return
+		}
+	}
+	s.od[k] = onDemand{hourly: p.Hourly, currency: p.Currency,
 		skuID: p.SkuID, regionName: p.RegionName, effectiveFrom: p.ValidFrom}
 }
 
@@ -148,6 +173,17 @@ func (s *Sheet) onDemandOf(p *storage.PriceInterval) (onDemand, bool) {
 	k.zone = ""
 	o, ok := s.od[k]
 	return o, ok
+}
+
+// onDemandAt is the on-demand price of the SKU p prices in force at t (the
+// SKU Price dataset's): in p's zone, else the region's.
+func (s *Sheet) onDemandAt(p *storage.PriceInterval, t time.Time) (odSpan, bool) {
+	k := odKey{p.Provider, p.Region, p.Zone, p.InstanceType, p.OS}
+	if o, ok := spanAt(s.odHistory[k], t); ok {
+		return o, true
+	}
+	k.zone = ""
+	return spanAt(s.odHistory[k], t)
 }
 
 // isListPrice: the standard on-demand price, the one a commitment's list
@@ -285,6 +321,26 @@ func termUnit(term string) string {
 // row (its hourly rate is 0 by construction).
 func isBlock(p *storage.PriceInterval) bool { return p.PriceType == pricewatch.CapacityBlockPrice }
 
+// commitment is the commitment discount a reserved or savings-plan price
+// is (FOCUS CommitmentDiscountType and CommitmentDiscountCategory); ""
+// for any other price, and for the prepaid subscriptions and monthly plans,
+// which the clouds do not sell as commitment discounts.
+func commitment(p *storage.PriceInterval) (typ, category string) {
+	switch {
+	case isSubscription(p) || isMonthlyPlan(p):
+		return "", ""
+	case p.PriceType == pricewatch.Reserved && p.Provider == pricewatch.GCP:
+		// Google's own name: resource-based committed use discounts
+		// commit to an amount of GPUs, vCPUs and memory (Usage).
+		return "Committed Use Discount", "Usage"
+	case p.PriceType == pricewatch.Reserved:
+		return "Reservation", "Usage"
+	case p.PriceType == pricewatch.SavingsPlan:
+		return "Savings Plan", "Spend"
+	}
+	return "", ""
+}
+
 var paymentNames = map[string]string{
 	pricewatch.NoUpfront: "No Upfront", pricewatch.PartialUpfront: "Partial Upfront", pricewatch.AllUpfront: "All Upfront",
 }
@@ -302,17 +358,9 @@ func details(p *storage.PriceInterval) (string, error) {
 		m["x_PurchaseOption"] = "DWS Flex Start"
 	case isDWS(p):
 		m["x_PurchaseOption"] = "DWS Calendar Mode"
-	case p.PriceType == pricewatch.Reserved && p.Provider == pricewatch.GCP:
-		// Google's own name: resource-based committed use discounts
-		// commit to an amount of GPUs, vCPUs and memory (Usage).
+	case p.PriceType == pricewatch.Reserved || p.PriceType == pricewatch.SavingsPlan:
 		m["x_PurchaseOption"] = "Commitment"
-		m["x_CommitmentDiscountType"], m["x_CommitmentDiscountCategory"] = "Committed Use Discount", "Usage"
-	case p.PriceType == pricewatch.Reserved:
-		m["x_PurchaseOption"] = "Commitment"
-		m["x_CommitmentDiscountType"], m["x_CommitmentDiscountCategory"] = "Reservation", "Usage"
-	case p.PriceType == pricewatch.SavingsPlan:
-		m["x_PurchaseOption"] = "Commitment"
-		m["x_CommitmentDiscountType"], m["x_CommitmentDiscountCategory"] = "Savings Plan", "Spend"
+		m["x_CommitmentDiscountType"], m["x_CommitmentDiscountCategory"] = commitment(p)
 	case p.PriceType == pricewatch.Spot:
 		m["x_PurchaseOption"] = "Spot"
 	case isBlock(p):
@@ -351,15 +399,14 @@ func text(d decimal.Decimal) string { return d.String() }
 // paid at once, a purchase row of it.
 func (s *Sheet) Write(p *storage.PriceInterval) error {
 	if !s.wroteHeader {
-		if err := s.cw.Write(Header); err != nil {
+		if err := s.cw.Write(s.header); err != nil {
 			return fmt.Errorf("writing the FOCUS header: %w", err)
 		}
 		s.wroteHeader = true
 	}
-	q, err := s.fx.Quote(p.Currency, s.billing, s.at)
+	q, err := s.quote(p)
 	if err != nil {
-		return fmt.Errorf("FOCUS BillingCurrency %s of a %s price of %s (set fx.fixed_rates or run `pricewatch fx update`): %w",
-			s.billing, p.Currency, p.Provider, err)
+		return err
 	}
 	sku := s.skuID(p)
 	priceID := s.skuPriceID(p, sku)
@@ -404,28 +451,61 @@ func (s *Sheet) Write(p *storage.PriceInterval) error {
 		rateDate = q.Date.Format(time.DateOnly)
 	}
 	common := func(r []string) {
-		r[col["BillingCurrency"]] = s.billing
-		r[col["InvoiceIssuerName"]], r[col["ProviderName"]], r[col["PublisherName"]] = provider, provider, provider
-		r[col["ServiceProviderName"]], r[col["HostProviderName"]] = provider, host
-		r[col["PricingCurrency"]] = p.Currency
-		r[col["RegionId"]], r[col["RegionName"]], r[col["AvailabilityZone"]] = region, regionName, p.Zone
-		r[col["ServiceCategory"]], r[col["ServiceName"]], r[col["ServiceSubcategory"]] = "Compute", service, subcategory(p)
-		r[col["SkuId"]], r[col["SkuPriceDetails"]] = sku, det
-		r[col["x_InstanceType"]], r[col["x_OperatingSystem"]], r[col["x_GpuModel"]] = p.InstanceType, p.OS, p.GPUModel
-		r[col["x_GpuCount"]] = decimal.NewFromFloat(p.GPUCount).String()
+		s.set(r, "BillingCurrency", s.billing)
+		s.set(r, "InvoiceIssuerName", provider)
+		s.set(r, "ProviderName", provider)
+		s.set(r, "PublisherName", provider)
+		s.set(r, "ServiceProviderName", provider)
+		s.set(r, "HostProviderName", host)
+		s.set(r, "PricingCurrency", p.Currency)
+		s.set(r, "RegionId", region)
+		s.set(r, "RegionName", regionName)
+		s.set(r, "AvailabilityZone", p.Zone)
+		s.set(r, "ServiceCategory", "Compute")
+		s.set(r, "ServiceName", service)
+		s.set(r, "ServiceSubcategory", subcategory(p))
+		s.set(r, "SkuId", sku)
+		s.set(r, "SkuPriceDetails", det)
+		s.set(r, "x_InstanceType", p.InstanceType)
+		s.set(r, "x_OperatingSystem", p.OS)
+		s.set(r, "x_GpuModel", p.GPUModel)
+		s.set(r, "x_GpuCount", decimal.NewFromFloat(p.GPUCount).String())
 		// The machine beside the price (issue 25 item 2): empty where the
 		// cloud does not say, as null is in the API.
-		r[col["x_GpuMemoryGb"]], r[col["x_Vcpus"]], r[col["x_MemoryGb"]] = knownNumber(p.GPUMemoryGB), knownNumber(float64(p.VCPUs)), knownNumber(p.MemoryGB)
-		r[col["x_Interconnect"]], r[col["x_LocalStorage"]] = p.Interconnect, p.LocalStorage
-		r[col["x_PriceType"]], r[col["x_Term"]], r[col["x_PaymentOption"]], r[col["x_OfferingClass"]] = string(p.PriceType), p.Term, p.Payment, p.OfferingClass
-		r[col["x_UpfrontPrice"]], r[col["x_EffectiveHourlyPrice"]], r[col["x_PricePerGpuHour"]] = text(p.Upfront), text(p.EffectiveHourly), perGPUText
-		r[col["x_SkuProductId"]], r[col["x_Marketplace"]], r[col["x_Location"]] = p.ProductID, fmt.Sprint(market), location
-		r[col["x_ExchangeRate"]], r[col["x_ExchangeRateDate"]], r[col["x_ExchangeRateSource"]] = rateText, rateDate, q.Source
-		r[col["x_ValidFrom"]] = p.ValidFrom.UTC().Format(time.RFC3339)
+		s.set(r, "x_GpuMemoryGb", knownNumber(p.GPUMemoryGB))
+		s.set(r, "x_Vcpus", knownNumber(float64(p.VCPUs)))
+		s.set(r, "x_MemoryGb", knownNumber(p.MemoryGB))
+		s.set(r, "x_Interconnect", p.Interconnect)
+		s.set(r, "x_LocalStorage", p.LocalStorage)
+		s.set(r, "x_PriceType", string(p.PriceType))
+		s.set(r, "x_Term", p.Term)
+		s.set(r, "x_PaymentOption", p.Payment)
+		s.set(r, "x_OfferingClass", p.OfferingClass)
+		s.set(r, "x_UpfrontPrice", text(p.Upfront))
+		s.set(r, "x_EffectiveHourlyPrice", text(p.EffectiveHourly))
+		s.set(r, "x_PricePerGpuHour", perGPUText)
+		s.set(r, "x_SkuProductId", p.ProductID)
+		s.set(r, "x_Marketplace", fmt.Sprint(market))
+		s.set(r, "x_Location", location)
+		s.set(r, "x_ExchangeRate", rateText)
+		s.set(r, "x_ExchangeRateDate", rateDate)
+		s.set(r, "x_ExchangeRateSource", q.Source)
+		s.set(r, "x_ValidFrom", p.ValidFrom.UTC().Format(time.RFC3339))
+		if s.history {
+			s.set(r, "SkuPriceEffectiveStart", p.ValidFrom.UTC().Format(time.RFC3339))
+			if p.ValidTo != nil {
+				s.set(r, "SkuPriceEffectiveEnd", p.ValidTo.UTC().Format(time.RFC3339))
+			}
+			typ, category := commitment(p)
+			s.set(r, "CommitmentDiscountType", typ)
+			s.set(r, "CommitmentDiscountCategory", category)
+		}
 	}
 	prices := func(r []string, list, contracted decimal.Decimal) {
-		r[col["PricingCurrencyListUnitPrice"]], r[col["PricingCurrencyContractedUnitPrice"]] = text(list), text(contracted)
-		r[col["ListUnitPrice"]], r[col["ContractedUnitPrice"]] = text(q.Convert(list)), text(q.Convert(contracted))
+		s.set(r, "PricingCurrencyListUnitPrice", text(list))
+		s.set(r, "PricingCurrencyContractedUnitPrice", text(contracted))
+		s.set(r, "ListUnitPrice", text(q.Convert(list)))
+		s.set(r, "ContractedUnitPrice", text(q.Convert(contracted)))
 	}
 	option := strings.ReplaceAll(string(p.PriceType), "_", "-")
 	if p.Term != "" {
@@ -436,7 +516,11 @@ func (s *Sheet) Write(p *storage.PriceInterval) error {
 	}
 	list, source := p.Hourly, "this_price"
 	if p.PriceType.IsCommitment() && !isSubscription(p) && !isMonthlyPlan(p) {
-		if o, ok := s.onDemandOf(p); ok && o.currency == p.Currency {
+		if s.history {
+			if o, ok := s.onDemandAt(p, p.ValidFrom); ok && o.currency == p.Currency {
+				list, source = o.hourly, "on_demand"
+			}
+		} else if o, ok := s.onDemandOf(p); ok && o.currency == p.Currency {
 			list, source = o.hourly, "on_demand"
 		}
 	}
@@ -446,46 +530,52 @@ func (s *Sheet) Write(p *storage.PriceInterval) error {
 	// carries the price.
 	usage := !isSubscription(p) && list.IsPositive()
 	if usage {
-		r := make([]string, len(Header))
+		r := make([]string, len(s.header))
 		common(r)
-		r[col["ChargeCategory"]], r[col["ChargeFrequency"]] = "Usage", "Usage-Based"
-		r[col["PricingQuantity"]], r[col["PricingUnit"]], r[col["SkuMeter"]] = "1", "Hours", "Instance Hours"
-		r[col["SkuPriceId"]] = priceID
-		r[col["ChargeDescription"]] = fmt.Sprintf("%s %s, %s, per hour", p.InstanceType, p.OS, option)
+		s.set(r, "ChargeCategory", "Usage")
+		s.set(r, "ChargeFrequency", "Usage-Based")
+		s.set(r, "PricingQuantity", "1")
+		s.set(r, "PricingUnit", "Hours")
+		s.set(r, "SkuMeter", "Instance Hours")
+		s.set(r, "SkuPriceId", priceID)
+		s.set(r, "ChargeDescription", fmt.Sprintf("%s %s, %s, per hour", p.InstanceType, p.OS, option))
 		switch {
 		case isDynamic(p):
-			r[col["PricingCategory"]] = "Dynamic"
+			s.set(r, "PricingCategory", "Dynamic")
 		case p.PriceType.IsCommitment() && !isMonthlyPlan(p):
-			r[col["PricingCategory"]] = "Committed"
+			s.set(r, "PricingCategory", "Committed")
 		default:
-			r[col["PricingCategory"]] = "Standard"
+			s.set(r, "PricingCategory", "Standard")
 		}
-		r[col["x_ListUnitPriceSource"]] = source
+		s.set(r, "x_ListUnitPriceSource", source)
 		prices(r, list, p.Hourly)
 		if err := s.cw.Write(r); err != nil {
 			return fmt.Errorf("writing FOCUS row %s: %w", priceID, err)
 		}
 	}
 	if p.Upfront.IsPositive() {
-		r := make([]string, len(Header))
+		r := make([]string, len(s.header))
 		common(r)
-		r[col["ChargeCategory"]], r[col["ChargeFrequency"]], r[col["PricingCategory"]] = "Purchase", "One-Time", "Standard"
-		r[col["PricingQuantity"]], r[col["PricingUnit"]] = "1", termUnit(p.Term)
+		s.set(r, "ChargeCategory", "Purchase")
+		s.set(r, "ChargeFrequency", "One-Time")
+		s.set(r, "PricingCategory", "Standard")
+		s.set(r, "PricingQuantity", "1")
+		s.set(r, "PricingUnit", termUnit(p.Term))
 		meter := "Commitment Upfront Fee"
 		switch {
 		case isSubscription(p):
 			meter = "Subscription Fee"
-			r[col["SkuPriceId"]] = priceID
+			s.set(r, "SkuPriceId", priceID)
 		case isBlock(p):
 			// The fee is the whole price: no hourly part shares its id.
 			meter = "Capacity Block Fee"
-			r[col["SkuPriceId"]] = priceID
+			s.set(r, "SkuPriceId", priceID)
 		default:
-			r[col["SkuPriceId"]] = priceID + "|upfront"
+			s.set(r, "SkuPriceId", priceID+"|upfront")
 		}
-		r[col["SkuMeter"]] = meter
-		r[col["ChargeDescription"]] = fmt.Sprintf("%s %s, %s, paid at once", p.InstanceType, p.OS, option)
-		r[col["x_ListUnitPriceSource"]] = "this_price"
+		s.set(r, "SkuMeter", meter)
+		s.set(r, "ChargeDescription", fmt.Sprintf("%s %s, %s, paid at once", p.InstanceType, p.OS, option))
+		s.set(r, "x_ListUnitPriceSource", "this_price")
 		prices(r, p.Upfront, p.Upfront)
 		if err := s.cw.Write(r); err != nil {
 			return fmt.Errorf("writing FOCUS row %s: %w", priceID, err)
@@ -497,7 +587,7 @@ func (s *Sheet) Write(p *storage.PriceInterval) error {
 // Flush writes the header if no row came, and flushes.
 func (s *Sheet) Flush() error {
 	if !s.wroteHeader {
-		if err := s.cw.Write(Header); err != nil {
+		if err := s.cw.Write(s.header); err != nil {
 			return fmt.Errorf("writing the FOCUS header: %w", err)
 		}
 		s.wroteHeader = true
@@ -509,13 +599,7 @@ func (s *Sheet) Flush() error {
 	return nil
 }
 
-var col = func() map[string]int {
-	m := make(map[string]int, len(Header))
-	for i, h := range Header {
-		m[h] = i
-	}
-	return m
-}()
+var col = columns(Header)
 
 // knownNumber is a hardware figure as the sheet writes it: "" for the 0 a
 // record holds where the cloud did not say.

@@ -7,6 +7,7 @@ package pricesheet
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strconv"
 	"time"
@@ -114,6 +115,9 @@ type FOCUSOptions struct {
 	Currency string
 	FX       *fx.Book
 	At       time.Time
+	// SKUPrice, when set, asks the SKU Price dataset of this window
+	// instead (StreamSKUPrice: no conversion, so no rate or moment).
+	SKUPrice *Window
 }
 
 // PriceStore streams stored prices.
@@ -128,6 +132,9 @@ type PriceStore interface {
 // each row written as it is read, so that memory holds one entry per
 // on-demand offer, never the sheet (issue 27; docs/focus.md).
 func StreamFOCUS(ctx context.Context, w io.Writer, db PriceStore, filter storage.PriceFilter, sel Selection, opts FOCUSOptions) error {
+	if opts.SKUPrice != nil {
+		return StreamSKUPrice(ctx, w, db, filter, sel, *opts.SKUPrice)
+	}
 	sheet := focus.NewSheet(w, opts.Currency, opts.FX, opts.At, clouds.DisplayName)
 	keep := sel.keep
 	learn := filter
@@ -147,6 +154,73 @@ func StreamFOCUS(ctx context.Context, w io.Writer, db PriceStore, filter storage
 		return sheet.Write(p)
 	}); err != nil {
 		return err
+	}
+	return sheet.Flush()
+}
+
+// Window is the time the SKU Price dataset covers: the intervals in force
+// at some moment of [Since, Until) (a zero bound is open). An interval is
+// written whole, its stored start and end, never cut at the window's
+// edges: its dates are when the price held.
+type Window struct {
+	Since, Until time.Time
+}
+
+// SKUPriceDataset is export's --dataset of the SKU Price dataset (the
+// default, "price-sheet", is the prices at one moment).
+const SKUPriceDataset = "sku-price"
+
+// ParseWindow checks export's --dataset and reads its --since and --until
+// (a duration back from now or a date), which only the SKU Price dataset
+// takes; it is a FOCUS CSV of every interval, so focusCSVNow (--format
+// focus-csv without --at) must hold for it.
+func ParseWindow(dataset string, focusCSVNow bool, since, until string, now time.Time) (Window, error) {
+	if dataset != SKUPriceDataset {
+		if dataset != "price-sheet" || since != "" || until != "" {
+			return Window{}, &report.ParamError{Msg: fmt.Sprintf("--dataset %q, --since %q, --until %q: want --dataset price-sheet, or %s with --since and --until",
+				dataset, since, until, SKUPriceDataset)}
+		}
+		return Window{}, nil
+	}
+	if !focusCSVNow {
+		return Window{}, &report.ParamError{Msg: "--dataset sku-price is a FOCUS CSV of every interval: it takes neither --at nor a --format other than focus-csv"}
+	}
+	s, err := report.ParseSince("--since", since, now)
+	if err != nil {
+		return Window{}, err
+	}
+	u, err := report.ParseSince("--until", until, now)
+	return Window{Since: s, Until: u}, err
+}
+
+// StreamSKUPrice writes the SKU Price dataset (focus.NewSKUPriceSheet) of
+// the intervals filter selects (its time fields are replaced by w), kept by
+// sel, streamed as StreamFOCUS is: a first pass learns every on-demand
+// interval of the selection, at any time (a commitment that began before
+// the window takes the on-demand price in force then), holding one small
+// span per on-demand interval; the second writes each interval as it is
+// read, in the store's per-offer order (ByOffer: no sort of the year).
+func StreamSKUPrice(ctx context.Context, out io.Writer, db PriceStore, filter storage.PriceFilter, sel Selection, w Window) error {
+	sheet := focus.NewSKUPriceSheet(out, clouds.DisplayName)
+	filter.CurrentOnly, filter.At, filter.Since, filter.ByOffer = false, nil, time.Time{}, true
+	learn := filter
+	learn.PriceTypes = []pricewatch.PriceType{pricewatch.OnDemand}
+	if err := db.EachPrice(ctx, learn, func(p *storage.PriceInterval) error {
+		if sel.keep(p) {
+			sheet.Learn(p)
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("reading the on-demand prices for the SKU Price dataset: %w", err)
+	}
+	filter.Since = w.Since
+	if err := db.EachPrice(ctx, filter, func(p *storage.PriceInterval) error {
+		if !sel.keep(p) || (!w.Until.IsZero() && !p.ValidFrom.Before(w.Until)) {
+			return nil
+		}
+		return sheet.Write(p)
+	}); err != nil {
+		return fmt.Errorf("writing the SKU Price dataset: %w", err)
 	}
 	return sheet.Flush()
 }

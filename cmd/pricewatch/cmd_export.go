@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricewatch/pricewatch/cmd/internal/buyflags"
+	"github.com/pricewatch/pricewatch/cmd/internal/datasetflags"
 	"github.com/pricewatch/pricewatch/pricesheet"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
@@ -26,6 +27,7 @@ type exportFlags struct {
 	priceTypes []string
 	os         string
 	seller     string
+	dataset    datasetflags.Flags
 }
 
 func (a *app) exportCommand() *cobra.Command {
@@ -95,7 +97,7 @@ a cost-and-usage dataset: no billing period, no cost.`,
 				if err != nil {
 					return err
 				}
-				return pricesheet.StreamFOCUS(ctx, a.stdout, db, filter, sel, pricesheet.FOCUSOptions{Currency: a.cfg.FX.Currency, FX: book, At: at})
+				return pricesheet.StreamFOCUS(ctx, a.stdout, db, filter, sel, pricesheet.FOCUSOptions{Currency: a.cfg.FX.Currency, FX: book, At: at, SKUPrice: f.dataset.SKUPriceWindow()})
 			}
 			prices, err := db.Prices(ctx, filter)
 			if err != nil {
@@ -116,5 +118,6 @@ a cost-and-usage dataset: no billing period, no cost.`,
 	cmd.Flags().StringSliceVar(&f.priceTypes, "price-type", nil, "on_demand, spot, reserved, savings_plan, capacity_block or any (default any); repeatable")
 	cmd.Flags().StringVar(&f.os, "os", "", "operating system: linux (default), windows or any")
 	buyflags.AddSeller(cmd, &f.seller)
+	datasetflags.Add(cmd, &f.dataset, func() bool { return f.format == formatFocusCSV && f.at == "" })
 	return cmd
 }
