@@ -74,18 +74,27 @@ type historyArgs struct {
 	limited
 }
 
-type changesArgs struct {
-	Since        string `json:"since,omitempty" jsonschema:"only changes after this: a duration back (24h, 7d) or a date; default 7d"`
+// what narrows a listing to a GPU or an instance type.
+type what struct {
 	GPU          string `json:"gpu,omitempty" jsonschema:"only this GPU model or family"`
 	InstanceType string `json:"instance_type,omitempty" jsonschema:"only this instance type"`
+}
+
+func (w what) add(q url.Values) {
+	set(q, "gpu", w.GPU)
+	set(q, "instance_type", w.InstanceType)
+}
+
+type changesArgs struct {
+	Since string `json:"since,omitempty" jsonschema:"only changes after this: a duration back (24h, 7d) or a date; default 7d"`
+	what
 	scope
 	limited
 }
 
 type availabilityArgs struct {
-	GPU          string `json:"gpu,omitempty" jsonschema:"only this GPU model or family"`
-	InstanceType string `json:"instance_type,omitempty" jsonschema:"only this instance type"`
-	All          bool   `json:"all,omitempty" jsonschema:"closed intervals too (withdrawn, or a stock state that ended)"`
+	All bool `json:"all,omitempty" jsonschema:"closed intervals too (withdrawn, or a stock state that ended)"`
+	what
 	scope
 	limited
 }
@@ -162,8 +171,7 @@ func addTools(s *mcp.Server, a asker) {
 	tool(s, "availability", "Where each GPU instance type is offered or in stock now (zone, region or data centre), and since when.",
 		func(ctx context.Context, in availabilityArgs) (*mcp.CallToolResult, any, error) {
 			q := url.Values{}
-			set(q, "gpu", in.GPU)
-			set(q, "instance_type", in.InstanceType)
+			in.what.add(q)
 			setBool(q, "all", in.All)
 			in.scope.add(q)
 			return a.ask(ctx, "/api/v1/availability", q, in.Limit)
@@ -214,8 +222,7 @@ func addTools(s *mcp.Server, a asker) {
 func (in changesArgs) query(kind string) url.Values {
 	q := url.Values{"kind": {kind}}
 	set(q, "since", in.Since)
-	set(q, "gpu", in.GPU)
-	set(q, "instance_type", in.InstanceType)
+	in.what.add(q)
 	in.scope.add(q)
 	// The API's own bound is the tool's ceiling: the tool cuts to its limit
 	// and can then say how many there were, up to that.
