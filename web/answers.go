@@ -15,52 +15,78 @@ import (
 	"golang.org/x/sync/singleflight"
 )
 
-// The answers of one data version: every page and API answer is computed
-// once per data version (and query, settings and minute of the clock),
-// kept rendered and gzip-compressed, and served from memory until a run
-// stores something (issue 30). The data change only when a run stores, a
-// few times an hour per cloud, while a team opens pages every few seconds:
-// reading a quarter of interval history again for each view was what made
-// two concurrent views cost several times one.
+// The answers of the data: every page and API answer is computed once per
+// data version (and query, settings and minute of the clock), kept
+// rendered and gzip-compressed, and served from memory (issue 30). The
+// data change only when a run stores, a few times an hour per cloud, while
+// a team opens pages every few seconds: reading a quarter of interval
+// history again for each view was what made two concurrent views cost
+// several times one.
 //
-// An answer also depends on the clock (a 30-day move, "3 h ago", a trend
-// window ending now), so it is kept for the minute it was computed in;
-// the first request of a later minute is answered from the previous
-// minute's answer while a fresh one is computed beside it (at most
-// staleFor old). A new data version is never answered from an old one.
+// When the data move on (a run stores) or the clock does (an answer is of
+// an earlier minute: a 30-day move, "3 h ago", a trend window ending now),
+// the kept answer is served while its successor is computed beside it, by
+// one refresher for the whole server, for the newest version only: a
+// request never waits for a computation its answer already has a
+// predecessor of (issue 30: with a run storing every 5 s, answers dropped
+// at each new version and computed again by whoever asked next held the
+// limiter's slots with computations of versions already gone, and shed
+// everyone else). Right after a version moves, the refresher recomputes
+// the answers asked for lately, hottest first, so that the first view
+// after a run is a map lookup of the new data too. A request waits only
+// for an answer nothing was ever kept of (a query no one asked before),
+// or one older than staleFor.
 type answers struct {
 	mu      sync.Mutex
 	version string
+	seq     uint64 // counts the versions seen, to order answers by age
 	m       map[string]*answer
 	bytes   int
 	flight  singleflight.Group
+
+	// The refresher's queue: keys to compute at the newest version, each
+	// with the request that asked for it.
+	queue      []string
+	queued     map[string]*http.Request
+	refreshing bool
 }
 
 // answer is one kept answer.
 type answer struct {
 	version string
+	seq     uint64
 	minute  int64
 	status  int
 	header  http.Header
 	plain   []byte
 	gz      []byte // nil when the body is too small to be worth compressing
 	etag    string
+	// lastAsked (minute of the clock) and asked rank the answers the
+	// refresher recomputes when a version moves, and which to drop when
+	// the kept answers are full. Guarded by answers.mu.
+	lastAsked int64
+	asked     int
+	req       *http.Request
 }
 
 const (
-	// staleFor is how old (in minutes of the clock) an answer of the same
-	// data version may be and still be served while its successor is
-	// computed.
-	staleFor = 2
-	// maxAnswerBytes bounds what one data version's answers hold (plain
-	// and compressed bodies); past it answers are computed and not kept.
+	// staleFor is how old (in minutes of the clock) a kept answer may be
+	// and still be served while its successor is computed: past it (the
+	// refresher fell that far behind, or nobody asked for a while) a
+	// request waits for a fresh one.
+	staleFor = 5
+	// hotFor: the answers asked for in the last hotFor minutes are
+	// recomputed as soon as the data version moves.
+	hotFor = 5
+	// maxAnswerBytes bounds what the kept answers hold (plain and
+	// compressed bodies); past it the least asked-for are dropped.
 	maxAnswerBytes = 24 << 20
 	// maxAnswerBody: a body larger than this (an offers table of 20,000
 	// rows) is computed every time rather than crowding out the rest.
 	maxAnswerBody = 4 << 20
 )
 
-// cached serves h's answers from memory per data version.
+// cached serves h's answers from memory.
 func (s *Server) cached(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		version, err := s.dataVersion(r.Context())
@@ -69,18 +95,19 @@ func (s *Server) cached(h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
-		s.answers.advance(version)
+		if s.answers.advance(version) {
+			s.refreshHot()
+		}
 		key := s.answerKey(r)
 		minute := s.now().Unix() / 60
 		a, fresh := s.answers.get(version, key, minute)
-		if !fresh {
-			if a != nil && minute-a.minute <= staleFor {
-				// Serve the previous minute's answer; compute the next one
-				// beside it (once, whoever asks).
-				go s.compute(h, r, version, key, minute)
-			} else {
-				a = s.compute(h, r, version, key, minute)
-			}
+		switch {
+		case fresh:
+		case a != nil && minute-a.minute <= staleFor && !isRefresh(r.Context()):
+			// Serve what is kept; its successor is computed beside it.
+			s.refresh(key, r)
+		default:
+			a = s.compute(h, r, version, key, minute)
 		}
 		a.serve(w, r)
 	})
@@ -130,43 +157,99 @@ func sortedMapKeys[V any](m map[string]V) []string {
 	return out
 }
 
-// get is the kept answer of key, and whether it is of this minute.
+// get is the kept answer of key (of any version), and whether it is of
+// this version and minute; it counts the asking.
 func (c *answers) get(version, key string, minute int64) (*answer, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.version != version {
+	a := c.m[key]
+	if a == nil {
 		return nil, false
 	}
-	a := c.m[key]
-	return a, a != nil && a.minute >= minute
+	a.asked++
+	a.lastAsked = minute
+	return a, a.version == version && a.minute >= minute
 }
 
-// advance makes version the one whose answers are kept: a new data
-// version drops every answer of the previous one.
-func (c *answers) advance(version string) {
+// advance makes version the newest, and reports whether it moved from an
+// earlier one (not at the first version seen).
+func (c *answers) advance(version string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.version != version {
-		c.version, c.m, c.bytes = version, map[string]*answer{}, 0
+	if c.version == version {
+		return false
 	}
+	first := c.version == "" && c.seq == 0
+	c.version = version
+	c.seq++
+	if c.m == nil {
+		c.m = map[string]*answer{}
+	}
+	return !first
 }
 
-// put keeps a, unless the data moved on while it was computed or the
-// version's answers are full.
+// stamp is the sequence number of version: answers of a version the
+// cache has moved past are older than those of the newest one.
+func (c *answers) stamp(version string) uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.version == version {
+		return c.seq
+	}
+	// A version the cache has moved past (it moved between the request
+	// reading it and its computation starting) is older than the newest.
+	return c.seq - min(c.seq, 1)
+}
+
+// put keeps a unless a newer answer of key is kept already; past
+// maxAnswerBytes the least lately asked-for answers make room.
 func (c *answers) put(key string, a *answer) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.version != a.version {
-		return
+	if c.m == nil {
+		c.m = map[string]*answer{}
 	}
-	size := len(a.plain) + len(a.gz)
-	if old := c.m[key]; old != nil {
-		c.bytes -= len(old.plain) + len(old.gz)
-	} else if c.bytes+size > maxAnswerBytes {
+	old := c.m[key]
+	if old != nil {
+		if old.seq > a.seq || (old.seq == a.seq && old.minute > a.minute) {
+			return
+		}
+		a.asked, a.lastAsked = old.asked, old.lastAsked
+		c.bytes -= old.size()
+		delete(c.m, key)
+	}
+	if c.bytes+a.size() > maxAnswerBytes {
+		c.evict(a.size())
+	}
+	if c.bytes+a.size() > maxAnswerBytes {
 		return
 	}
 	c.m[key] = a
-	c.bytes += size
+	c.bytes += a.size()
+}
+
+func (a *answer) size() int { return len(a.plain) + len(a.gz) }
+
+// evict drops the least lately asked-for answers until need bytes fit.
+func (c *answers) evict(need int) {
+	keys := make([]string, 0, len(c.m))
+	for k := range c.m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := c.m[keys[i]], c.m[keys[j]]
+		if a.lastAsked != b.lastAsked {
+			return a.lastAsked < b.lastAsked
+		}
+		return a.asked < b.asked
+	})
+	for _, k := range keys {
+		if c.bytes+need <= maxAnswerBytes {
+			return
+		}
+		c.bytes -= c.m[k].size()
+		delete(c.m, k)
+	}
 }
 
 // compute runs h once for key (whoever else asks meanwhile waits for the
@@ -176,12 +259,15 @@ func (s *Server) compute(h http.Handler, r *http.Request, version, key string, m
 		// The computation is shared: one client going away must not
 		// cancel it for the others, and it runs under the shared budget
 		// (its answer is kept; a 503 is not).
-		req := r.Clone(sharedComputation(context.WithoutCancel(r.Context())))
+		base := context.WithoutCancel(r.Context())
+		req := r.Clone(sharedComputation(base))
 		req.Header.Del("Accept-Encoding")
 		req.Header.Del("If-None-Match")
 		rec := &recorder{header: http.Header{}}
+		seq := s.answers.stamp(version)
 		h.ServeHTTP(rec, req)
-		a := &answer{version: version, minute: minute, status: rec.status(), header: rec.header, plain: rec.body.Bytes()}
+		a := &answer{version: version, seq: seq, minute: minute, status: rec.status(), header: rec.header, plain: rec.body.Bytes(),
+			req: r.Clone(base)}
 		a.etag = answerETag(version, a.plain)
 		if a.status == http.StatusOK && len(a.plain) <= maxAnswerBody {
 			if len(a.plain) >= 1024 {
@@ -265,29 +351,119 @@ func (r *recorder) status() int {
 	return r.code
 }
 
-// warm computes the hot pages of a new data version before anyone asks,
-// so that the first view after a run stores is a map lookup too. One warm
-// runs at a time, for the newest version: runs storing faster than the
-// pages compute must not stack computations (each holds its own working
-// set, which is what made concurrent views slow).
-func (s *Server) warm(paths ...string) {
-	s.warmAgain.Store(true)
-	// Whoever sets warming warms; after it is done, warmAgain set in the
-	// meantime is seen by the loop's condition (or by a caller that set
-	// it after warming was cleared).
-	for s.warmAgain.Load() && s.warming.CompareAndSwap(false, true) {
-		for s.warmAgain.Swap(false) {
-			for _, p := range paths {
-				if s.warmAgain.Load() {
-					break // a newer version came: start again with it
-				}
-				req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, p, nil)
-				if err != nil {
-					continue
-				}
-				s.handler.ServeHTTP(&recorder{header: http.Header{}}, req)
-			}
+// refreshKey marks the context of the refresher's own requests: they
+// compute what is not fresh rather than serve it and queue it again.
+type refreshKey struct{}
+
+func isRefresh(ctx context.Context) bool {
+	v, _ := ctx.Value(refreshKey{}).(bool)
+	return v
+}
+
+// refresh queues key's request for the refresher (once, however many ask
+// while it waits).
+func (s *Server) refresh(key string, r *http.Request) {
+	c := &s.answers
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s.enqueueLocked(key, r)
+}
+
+func (s *Server) enqueueLocked(key string, r *http.Request) {
+	c := &s.answers
+	if c.queued == nil {
+		c.queued = map[string]*http.Request{}
+	}
+	if _, ok := c.queued[key]; ok {
+		return
+	}
+	c.queued[key] = r.Clone(context.WithoutCancel(r.Context()))
+	c.queue = append(c.queue, key)
+	if !c.refreshing {
+		c.refreshing = true
+		go s.refreshLoop()
+	}
+}
+
+// refreshHot queues the answers asked for in the last hotFor minutes,
+// the most asked-for first, and the WarmPaths: a version moved.
+func (s *Server) refreshHot() {
+	c := &s.answers
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	minute := s.now().Unix() / 60
+	var hot []string
+	for k, a := range c.m {
+		if a.req != nil && minute-a.lastAsked <= hotFor {
+			hot = append(hot, k)
 		}
-		s.warming.Store(false)
+	}
+	sort.Slice(hot, func(i, j int) bool {
+		a, b := c.m[hot[i]], c.m[hot[j]]
+		if a.asked != b.asked {
+			return a.asked > b.asked
+		}
+		return hot[i] < hot[j]
+	})
+	for _, k := range hot {
+		s.enqueueLocked(k, c.m[k].req)
+	}
+	s.warmLocked()
+}
+
+// warmLocked queues the WarmPaths that nothing is kept of: the pages a
+// team opens first are computed before anyone asks.
+func (s *Server) warmLocked() {
+	for _, p := range WarmPaths {
+		req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, p, nil)
+		if err != nil {
+			continue
+		}
+		if _, ok := s.answers.m[s.answerKey(req)]; ok {
+			continue // hot, or its successor is computed when asked for
+		}
+		s.enqueueLocked(s.answerKey(req), req)
+	}
+}
+
+// followVersions recomputes the hot answers as soon as a version moves.
+func (s *Server) followVersions() {
+	s.Versions.OnChange(func(v string) {
+		if s.answers.advance(v) {
+			s.refreshHot()
+		}
+	})
+}
+
+// warm queues the WarmPaths (at start).
+func (s *Server) warm() {
+	c := &s.answers
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s.warmLocked()
+}
+
+// refreshLoop computes the queued answers one at a time, each at the
+// newest version and minute, and ends when the queue is empty. One at a
+// time: each computation holds a working set of its own, and two at once
+// under the daemon's soft memory limit cost several times one (issue 30,
+// docs/scale.md "Many readers at once"); the requests themselves are
+// served from the kept answers meanwhile.
+func (s *Server) refreshLoop() {
+	c := &s.answers
+	for {
+		c.mu.Lock()
+		if len(c.queue) == 0 {
+			c.refreshing = false
+			c.mu.Unlock()
+			return
+		}
+		key := c.queue[0]
+		c.queue = c.queue[1:]
+		req := c.queued[key]
+		delete(c.queued, key)
+		c.mu.Unlock()
+		ctx := context.WithValue(req.Context(), refreshKey{}, true)
+		s.handler.ServeHTTP(&recorder{header: http.Header{}}, req.WithContext(ctx))
 	}
 }

@@ -33,7 +33,9 @@ var keptPaths = []string{
 // Issue 30 items 2 and 4: the answers kept per data version equal a fresh
 // computation from the store after every step of a sequence of runs (a
 // price change, a closed offer, a new region, a failed run), on both
-// backends; what a run stored is served within the version poll (the
+// backends, once recomputed (the hot answers are, as soon as the version
+// moves; within 3× the bound below on this small store, under the race
+// detector on a shared machine); what a run stored is served within the version poll (the
 // daemon polls every second: 2 s; a PostgreSQL follower, which reads the
 // version through its own connections, 5 s); and a repeat view with the
 // answer's ETag is a 304.
@@ -173,12 +175,21 @@ func keptAnswersFollowRuns(t *testing.T, writer, reader *storage.DB, within time
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
-		// Every kept answer is what a fresh computation answers.
+		// Every kept answer is what a fresh computation answers, once the
+		// refresher has recomputed it (meanwhile the previous version's is
+		// served): the answers asked for in the previous step are hot, and
+		// recomputed as soon as the version moved.
 		fresh := server(nil)
 		for _, p := range keptPaths {
-			k, f := get(kept, p), get(fresh, p)
-			if k.Code != f.Code || k.Body.String() != f.Body.String() {
-				t.Errorf("%s: %s: kept answer %d (%d bytes) differs from a fresh one %d (%d bytes)", step.name, p, k.Code, k.Body.Len(), f.Code, f.Body.Len())
+			f := get(fresh, p)
+			k := get(kept, p)
+			for k.Code != f.Code || k.Body.String() != f.Body.String() {
+				if time.Since(committed) > 3*within {
+					t.Errorf("%s: %s: kept answer %d (%d bytes) differs from a fresh one %d (%d bytes) %s after the commit", step.name, p, k.Code, k.Body.Len(), f.Code, f.Body.Len(), 3*within)
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+				k = get(kept, p)
 			}
 			if k.Code != http.StatusOK {
 				t.Errorf("%s: %s: %d %s", step.name, p, k.Code, k.Body.String())

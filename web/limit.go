@@ -85,7 +85,14 @@ func (l *Limiter) RetryAfter() string {
 // answer.
 func (l *Limiter) Wrap(h http.Handler, reject func(http.ResponseWriter, *http.Request)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		wait, cancel := context.WithTimeout(r.Context(), l.limits.QueueWait)
+		// The refresher's computation (its predecessor is served to
+		// everyone meanwhile) waits for its turn rather than being shed:
+		// shedding it would only leave the kept answer older.
+		queueWait := l.limits.QueueWait
+		if isShared(r.Context()) && isRefresh(r.Context()) {
+			queueWait = l.limits.SharedBudget
+		}
+		wait, cancel := context.WithTimeout(r.Context(), queueWait)
 		err := l.sem.Acquire(wait, 1)
 		cancel()
 		if err != nil {

@@ -63,12 +63,9 @@ type Server struct {
 	current       atomic.Pointer[report.CurrentState]
 	currentFlight singleflight.Group
 	handler       http.Handler
-	// warming is set while warm runs; warmAgain when a newer version
-	// arrived meanwhile.
-	warming, warmAgain atomic.Bool
 }
 
-// WarmPaths are the pages computed as soon as the data version moves.
+// WarmPaths are the pages computed at start, before anyone asks.
 var WarmPaths = []string{"/", "/offers", "/gpu/"}
 
 func (s *Server) now() time.Time {
@@ -91,13 +88,12 @@ func (s *Server) log() *zap.Logger {
 func (s *Server) Mount(mux *http.ServeMux) {
 	s.limiter = NewLimiter(s.Limits)
 	s.handler = mux
-	if s.Versions != nil {
-		// Computed at start, and again for each new version.
-		s.Versions.OnChange(func(string) { go s.warm(WarmPaths...) })
-		go s.warm(WarmPaths...)
-	}
 	s.mountAPI(mux)
 	s.mountDashboard(mux)
+	if s.Versions != nil {
+		s.followVersions()
+		s.warm()
+	}
 }
 
 // retryAfter is what a shed or over-budget answer says to wait.

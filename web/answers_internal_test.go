@@ -1,0 +1,161 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/pricewatch/pricewatch/report"
+)
+
+// staleServer serves /x through the kept answers: its answer names the
+// data version it was computed at, and a computation waits while gate is
+// closed.
+type staleServer struct {
+	s        *Server
+	version  atomic.Pointer[string]
+	computed atomic.Int32
+	mu       sync.Mutex
+	gate     chan struct{}
+}
+
+func newStaleServer(t *testing.T) *staleServer {
+	ss := &staleServer{}
+	ss.setVersion("v1")
+	ss.s = &Server{FX: func() report.FX { return report.FX{Currency: "USD"} },
+		Now:      func() time.Time { return time.Date(2026, 12, 5, 11, 19, 0, 0, time.UTC) },
+		Versions: NewVersions(func(context.Context) (string, error) { return *ss.version.Load(), nil })}
+	mux := http.NewServeMux()
+	mux.Handle("GET /x", ss.s.cached(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		v, _ := ss.s.dataVersion(r.Context())
+		ss.mu.Lock()
+		gate := ss.gate
+		ss.mu.Unlock()
+		if gate != nil {
+			<-gate
+		}
+		ss.computed.Add(1)
+		w.Write([]byte("answer of " + v))
+	})))
+	ss.s.handler = mux
+	if _, err := ss.s.Versions.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ss.s.followVersions()
+	return ss
+}
+
+func (ss *staleServer) setVersion(v string) { ss.version.Store(&v) }
+
+// move stores a run: the version moves and the server hears of it.
+func (ss *staleServer) move(t *testing.T, v string) {
+	ss.setVersion(v)
+	if _, err := ss.s.Versions.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (ss *staleServer) hold() {
+	ss.mu.Lock()
+	ss.gate = make(chan struct{})
+	ss.mu.Unlock()
+}
+
+func (ss *staleServer) release() {
+	ss.mu.Lock()
+	close(ss.gate)
+	ss.gate = nil
+	ss.mu.Unlock()
+}
+
+// getWithin answers /x, failing the test when it takes longer than d.
+func (ss *staleServer) getWithin(t *testing.T, d time.Duration) string {
+	t.Helper()
+	done := make(chan string, 1)
+	go func() {
+		rec := httptest.NewRecorder()
+		ss.s.handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/x", nil))
+		done <- rec.Body.String()
+	}()
+	select {
+	case body := <-done:
+		return body
+	case <-time.After(d):
+		t.Fatalf("/x waited more than %s", d)
+		return ""
+	}
+}
+
+// Issue 30: when a run stores, a view is answered at once from the kept
+// answer while its successor is computed beside it (never waiting behind
+// the computation), the successor replaces it when done, and versions
+// that move faster than the computation do not stack computations.
+func TestKeptAnswerServedWhileSuccessorComputes(t *testing.T) {
+	ss := newStaleServer(t)
+	if got := ss.getWithin(t, 5*time.Second); got != "answer of v1" {
+		t.Fatalf("first view: %q", got)
+	}
+	ss.hold()
+	ss.move(t, "v2")
+	// The refresher is computing v2 behind the gate: views get v1 at once.
+	for range 3 {
+		if got := ss.getWithin(t, time.Second); got != "answer of v1" {
+			t.Fatalf("while v2 computes: %q", got)
+		}
+	}
+	// Two more runs store meanwhile.
+	ss.move(t, "v3")
+	ss.move(t, "v4")
+	ss.release()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got := ss.getWithin(t, time.Second)
+		if got == "answer of v4" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("v4 never served; last %q", got)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	// v2's computation (held), then one for the newest version: v3 was
+	// superseded while queued and never computed on its own.
+	if n := ss.computed.Load(); n > 3 {
+		t.Errorf("%d computations for 4 versions; want at most 3 (v1, the held one, v4)", n)
+	}
+}
+
+// A kept answer of another minute is served while its successor is
+// computed; one older than staleFor is not: the view waits for a fresh one.
+func TestKeptAnswerStaleness(t *testing.T) {
+	ss := newStaleServer(t)
+	var clock atomic.Int64
+	base := time.Date(2026, 12, 5, 11, 19, 0, 0, time.UTC)
+	ss.s.Now = func() time.Time { return base.Add(time.Duration(clock.Load()) * time.Minute) }
+	ss.getWithin(t, 5*time.Second)
+	ss.setVersion("v2") // read per view from here on: no hot refresh
+	ss.s.Versions.Refresh(context.Background())
+	ss.hold()
+	clock.Store(staleFor)
+	if got := ss.getWithin(t, time.Second); got != "answer of v1" {
+		t.Fatalf("%d minutes old: %q, want the kept answer", staleFor, got)
+	}
+	ss.release()
+	ss.hold()
+	clock.Store(3 * staleFor)
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		ss.release()
+	}()
+	start := time.Now()
+	if got := ss.getWithin(t, 5*time.Second); got != "answer of v2" {
+		t.Fatalf("%d minutes old: %q, want a fresh answer", 3*staleFor, got)
+	}
+	if time.Since(start) < 200*time.Millisecond {
+		t.Errorf("a view past staleFor did not wait for its fresh answer")
+	}
+}
