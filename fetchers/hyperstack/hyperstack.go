@@ -393,11 +393,11 @@ type stocksDoc struct {
 	Stocks *[]struct {
 		Region string `json:"region"`
 		Models []struct {
-			Model          string           `json:"model"`
-			Available      *string          `json:"available"`
-			Planned7Days   *string          `json:"planned_7_days"`
-			Planned30Days  *string          `json:"planned_30_days"`
-			Planned100Days *string          `json:"planned_100_days"`
+			Model          string          `json:"model"`
+			Available      *string         `json:"available"`
+			Planned7Days   *string         `json:"planned_7_days"`
+			Planned30Days  *string         `json:"planned_30_days"`
+			Planned100Days *string         `json:"planned_100_days"`
 			Configurations map[string]*int `json:"configurations"`
 		} `json:"models"`
 	} `json:"stocks"`
