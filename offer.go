@@ -57,6 +57,9 @@ const (
 	CoreWeave = "coreweave"
 	// Crusoe: capacities from its API, list prices from price sheets.
 	Crusoe = "crusoe"
+	// Hyperstack is NexGen Cloud's Infrahub API (flavors, pricebook,
+	// stocks).
+	Hyperstack = "hyperstack"
 )
 
 // PriceType says how capacity is bought.

@@ -101,6 +101,7 @@ var table = []Cloud{
 		"":              "https://verda.com/products",
 		pricewatch.Spot: "https://verda.com/products",
 	}},
+	{Name: pricewatch.Hyperstack, Display: "Hyperstack", Pricing: general("https://www.hyperstack.cloud/gpu-pricing")},
 }
 
 // general is a pricing map with only the general page.

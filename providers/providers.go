@@ -21,6 +21,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/digitalocean"
 	"github.com/pricewatch/pricewatch/fetchers/gcp"
 	"github.com/pricewatch/pricewatch/fetchers/huawei"
+	"github.com/pricewatch/pricewatch/fetchers/hyperstack"
 	"github.com/pricewatch/pricewatch/fetchers/lambda"
 	"github.com/pricewatch/pricewatch/fetchers/oci"
 	"github.com/pricewatch/pricewatch/fetchers/ovhcloud"
@@ -60,6 +61,7 @@ var registry = []Provider{
 	crusoe.Provider,
 	shadeform.Provider,
 	verda.Provider,
+	hyperstack.Provider,
 }
 
 // All returns every provider in run order.

@@ -15,6 +15,8 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/gcp/gcptest"
 	"github.com/pricewatch/pricewatch/fetchers/huawei"
 	"github.com/pricewatch/pricewatch/fetchers/huawei/huaweitest"
+	"github.com/pricewatch/pricewatch/fetchers/hyperstack"
+	"github.com/pricewatch/pricewatch/fetchers/hyperstack/hyperstacktest"
 	"github.com/pricewatch/pricewatch/fetchers/lambda"
 	"github.com/pricewatch/pricewatch/fetchers/lambda/lambdatest"
 	"github.com/pricewatch/pricewatch/fetchers/oci/ocitest"
@@ -105,6 +107,9 @@ func everyProviderFakes(t *testing.T, aws cloud) ([]cloud, *fakeAzure) {
 	t.Setenv(verda.EnvClientID, verdatest.ClientID)
 	t.Setenv(verda.EnvClientSecret, verdaSecret)
 	vd := verdatest.New(t, verdaSecret)
+	const hyperstackKey = "secret_e2e_hyperstack.NeverPrinted"
+	t.Setenv(hyperstack.EnvAPIKey, hyperstackKey)
+	hs := hyperstacktest.New(t, hyperstackKey)
 	for _, c := range []cloud{
 		awsChinaCloud(t),
 		{name: "ovhcloud", endpoint: ovh.URL},
@@ -118,6 +123,7 @@ func everyProviderFakes(t *testing.T, aws cloud) ([]cloud, *fakeAzure) {
 		{name: "crusoe", endpoint: cru.Endpoint(), keys: "    price_sheets: [" + cru.SheetURL() + "]\n"},
 		{name: "shadeform", endpoint: sf.URL},
 		{name: "verda", endpoint: vd.URL},
+		{name: "hyperstack", endpoint: hs.URL},
 	} {
 		byName[c.name] = c
 	}

@@ -1,0 +1,34 @@
+package hyperstack
+
+import (
+	"testing"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
+	"github.com/pricewatch/pricewatch/fetchers/hyperstack/hyperstacktest"
+)
+
+// TestConformance runs the fetcher contract every cloud passes, built as
+// the program builds it (Provider, the key in api_key_file).
+func TestConformance(t *testing.T) {
+	const key = "hs_conformance_0123456789abcdefNeverShown"
+	fetcherstest.Conformance(t, fetcherstest.Case[*hyperstacktest.Server]{
+		Provider: pricewatch.Hyperstack,
+		Key:      key,
+		Fake:     func(t *testing.T) *hyperstacktest.Server { return hyperstacktest.New(t, key) },
+		New: func(t *testing.T, fake *hyperstacktest.Server, h fetcherstest.Harness) (fetchers.Fetcher, error) {
+			t.Setenv(EnvAPIKey, "")
+			return Provider.Build(&Section{Endpoint: fake.URL, APIKeyFile: h.KeyFile(t)}, h.Env)
+		},
+		Empty: func(_ *testing.T, fake *hyperstacktest.Server) { fake.FailNext(hyperstacktest.Empty) },
+		Malformed: func(t *testing.T, fake *hyperstacktest.Server) func(pricewatch.Offer) bool {
+			// A GPU count that is not a number, in one flavor of eight.
+			fake.Replace(t, hyperstacktest.Flavors, `"gpu": "L40", "gpu_count": 1`, `"gpu": "L40", "gpu_count": "one"`)
+			return fetcherstest.InstanceType("n3-L40x1")
+		},
+		Lacks: map[fetcherstest.Check]string{
+			fetcherstest.RepeatedPage: "the flavor list, pricebook and stock list each answer in one document; there are no page tokens",
+		},
+	})
+}
