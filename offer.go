@@ -57,6 +57,9 @@ const (
 	CoreWeave = "coreweave"
 	// Crusoe: capacities from its API, list prices from price sheets.
 	Crusoe = "crusoe"
+	// Volcengine is ByteDance's cloud: ECS GPU types and stock per zone
+	// from its API, prices from price sheets.
+	Volcengine = "volcengine"
 )
 
 // PriceType says how capacity is bought.

@@ -30,6 +30,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/tencent"
 	"github.com/pricewatch/pricewatch/fetchers/vastai"
 	"github.com/pricewatch/pricewatch/fetchers/verda"
+	"github.com/pricewatch/pricewatch/fetchers/volcengine"
 	"github.com/pricewatch/pricewatch/fetchers/vultr"
 )
 
@@ -60,6 +61,7 @@ var registry = []Provider{
 	crusoe.Provider,
 	shadeform.Provider,
 	verda.Provider,
+	volcengine.Provider,
 }
 
 // All returns every provider in run order.

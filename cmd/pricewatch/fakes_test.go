@@ -28,6 +28,8 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/vastai/vastaitest"
 	"github.com/pricewatch/pricewatch/fetchers/verda"
 	"github.com/pricewatch/pricewatch/fetchers/verda/verdatest"
+	"github.com/pricewatch/pricewatch/fetchers/volcengine"
+	"github.com/pricewatch/pricewatch/fetchers/volcengine/volcenginetest"
 	"github.com/pricewatch/pricewatch/fetchers/vultr"
 	"github.com/pricewatch/pricewatch/fetchers/vultr/vultrtest"
 	"github.com/pricewatch/pricewatch/providers"
@@ -105,6 +107,10 @@ func everyProviderFakes(t *testing.T, aws cloud) ([]cloud, *fakeAzure) {
 	t.Setenv(verda.EnvClientID, verdatest.ClientID)
 	t.Setenv(verda.EnvClientSecret, verdaSecret)
 	vd := verdatest.New(t, verdaSecret)
+	const volcAK, volcSK = "AKLTe2eEveryProviderVolcengine1", "ZXZlcnlQcm92aWRlclZvbGNlbmdpbmVTZWNyZXQ="
+	t.Setenv(volcengine.EnvAccessKey, volcAK)
+	t.Setenv(volcengine.EnvSecretKey, volcSK)
+	volc := volcenginetest.New(t, volcAK, volcSK)
 	for _, c := range []cloud{
 		awsChinaCloud(t),
 		{name: "ovhcloud", endpoint: ovh.URL},
@@ -118,6 +124,7 @@ func everyProviderFakes(t *testing.T, aws cloud) ([]cloud, *fakeAzure) {
 		{name: "crusoe", endpoint: cru.Endpoint(), keys: "    price_sheets: [" + cru.SheetURL() + "]\n"},
 		{name: "shadeform", endpoint: sf.URL},
 		{name: "verda", endpoint: vd.URL},
+		{name: "volcengine", endpoint: volc.URL, keys: "    regions: [cn-beijing]\n    price_sheets: [" + volc.SheetURL() + "]\n"},
 	} {
 		byName[c.name] = c
 	}
