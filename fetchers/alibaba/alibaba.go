@@ -22,6 +22,9 @@
 //
 // Prices are read from the raw JSON as exact decimals in the currency the
 // response names (CNY for China-site accounts, USD for international ones).
+//
+// Without an AccessKey the provider reads Alibaba's public price file
+// instead (PublicFetcher, pricefile.go): list prices, no stock.
 package alibaba
 
 import (
