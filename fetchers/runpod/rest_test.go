@@ -2,7 +2,6 @@ package runpod
 
 import (
 	"context"
-	_ "embed"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -13,13 +12,12 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
+	"github.com/pricewatch/pricewatch/fetchers/runpod/runpodtest"
 	"github.com/pricewatch/pricewatch/section"
 )
 
 // restExample is RunPod's documented example answer (runpodtest/testdata/README.md).
-//
-//go:embed runpodtest/testdata/v2-catalog-gpus.doc-example.json
-var restExample []byte
+var restExample = runpodtest.RESTExample()
 
 // restFake serves the catalogue to one bearer key.
 type restFake struct {
