@@ -60,6 +60,9 @@ const (
 	// Hyperstack is NexGen Cloud's Infrahub API (flavors, pricebook,
 	// stocks).
 	Hyperstack = "hyperstack"
+	// Volcengine is ByteDance's cloud: ECS GPU types and stock per zone
+	// from its API, prices from price sheets.
+	Volcengine = "volcengine"
 )
 
 // PriceType says how capacity is bought.

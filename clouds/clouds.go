@@ -102,6 +102,9 @@ var table = []Cloud{
 		pricewatch.Spot: "https://verda.com/products",
 	}},
 	{Name: pricewatch.Hyperstack, Display: "Hyperstack", Pricing: general("https://www.hyperstack.cloud/gpu-pricing")},
+	// Volcengine: stock from its API, prices from price sheets (its
+	// billing API cannot be asked for an instance type's price).
+	{Name: pricewatch.Volcengine, Display: "Volcengine", Pricing: general("https://www.volcengine.com/pricing?product=ECS")},
 }
 
 // general is a pricing map with only the general page.

@@ -70,6 +70,8 @@ func TestLookups(t *testing.T) {
 		// Issue 33: prices from their pages, through price sheets.
 		{"coreweave", "CoreWeave", pricewatch.Spot, "https://www.coreweave.com/pricing"},
 		{"crusoe", "Crusoe", pricewatch.OnDemand, "https://www.crusoe.ai/cloud/pricing"},
+		// Issue 33 item 2.
+		{"volcengine", "Volcengine", pricewatch.OnDemand, "https://www.volcengine.com/pricing?product=ECS"},
 		{"nimbus", "nimbus", pricewatch.OnDemand, ProjectURL},
 	}
 	for _, tt := range tests {
@@ -80,7 +82,7 @@ func TestLookups(t *testing.T) {
 			t.Errorf("PricingURL(%q, %q) = %q, want %q", tt.name, tt.pt, got, tt.url)
 		}
 	}
-	if got := strings.Join(Names(), ","); got != "aws,azure,alibaba,tencent,lambda,runpod,vastai,oci,aws-cn,ovhcloud,gcp,azure-cn,huawei,scaleway,vultr,digitalocean,coreweave,crusoe,shadeform,verda,hyperstack" {
+	if got := strings.Join(Names(), ","); got != "aws,azure,alibaba,tencent,lambda,runpod,vastai,oci,aws-cn,ovhcloud,gcp,azure-cn,huawei,scaleway,vultr,digitalocean,coreweave,crusoe,shadeform,verda,hyperstack,volcengine" {
 		t.Errorf("run order %s", got)
 	}
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/tencent"
 	"github.com/pricewatch/pricewatch/fetchers/vastai"
 	"github.com/pricewatch/pricewatch/fetchers/verda"
+	"github.com/pricewatch/pricewatch/fetchers/volcengine"
 	"github.com/pricewatch/pricewatch/fetchers/vultr"
 )
 
@@ -62,6 +63,7 @@ var registry = []Provider{
 	shadeform.Provider,
 	verda.Provider,
 	hyperstack.Provider,
+	volcengine.Provider,
 }
 
 // All returns every provider in run order.

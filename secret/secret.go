@@ -137,8 +137,9 @@ func jsonEscaped(s string) string {
 //     the escaped quote;
 //   - Slack tokens (xoxb-, xoxp-, xoxe.xoxp-, xapp-);
 //   - Tencent SecretIds (AKID…), Alibaba AccessKey IDs (LTAI…) and STS
-//     security tokens (STS.…), AWS access key IDs (AKIA… long-term, ASIA…
-//     temporary: 20 upper-case characters);
+//     security tokens (STS.…), Volcengine access keys (AKLT…), AWS access
+//     key IDs (AKIA… long-term, ASIA… temporary: 20 upper-case
+//     characters);
 //   - Entra ID client secrets of the current format: 40 characters, three
 //     of the secret alphabet, a version digit, "Q~", then 34 more (31 to
 //     34 accepted); the "~" makes the shape rare in ordinary text. Older
@@ -156,6 +157,7 @@ var patterns = regexp.MustCompile(
 		`|\bxapp-[0-9A-Za-z-]{6,}` +
 		`|\bAKID[0-9A-Za-z]{10,}` +
 		`|\bLTAI[0-9A-Za-z]{10,}` +
+		`|\bAKLT[0-9A-Za-z_-]{16,}` +
 		`|\bSTS\.[0-9A-Za-z._=+/-]{16,}` +
 		`|\b(?:AKIA|ASIA)[0-9A-Z]{16}\b` +
 		// Entra ID client secrets as the portal generates them (three

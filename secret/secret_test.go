@@ -17,6 +17,7 @@ func TestScrubberMasksCloudKeyShapes(t *testing.T) {
 		{"alibaba access key id", "Forbidden.NotAuthorized: the AccessKeyId LTAI5tQ9xExampleKeyId7 is not authorized", "LTAI5tQ9xExampleKeyId7"},
 		{"alibaba sts token", "InvalidSecurityToken.Expired: STS.NUgYrLnoC37mZZCNnAbez2cHT is expired", "STS.NUgYrLnoC37mZZCNnAbez2cHT"},
 		{"tencent secret id", "AuthFailure.SecretIdNotFound: AKIDz8krbsJ5yKBZQpn74WFkmLPx3EXAMPLE not found", "AKIDz8krbsJ5yKBZQpn74WFkmLPx3EXAMPLE"},
+		{"volcengine access key", "InvalidAccessKey: AKLTYmE0ZDExampleVolcKey9 is not valid", "AKLTYmE0ZDExampleVolcKey9"},
 		{"aws access key id", "proxy said: bad key AKIAIOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE"},
 		{"aws temporary key id", "key ASIAY34FZKBOKMUTVV7A expired", "ASIAY34FZKBOKMUTVV7A"},
 		{"lambda api key", "401 for secret_pricewatch_1f2e3d4c5b6a79880f1e2d3c4b5a6978", "secret_pricewatch_1f2e3d4c5b6a79880f1e2d3c4b5a6978"},

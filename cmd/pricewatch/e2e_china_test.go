@@ -480,11 +480,11 @@ func TestChinaCloudsWrongSecret(t *testing.T) {
 	}
 }
 
-// Without credentials a China cloud is skipped with one line, and the
-// fetch succeeds.
+// Without credentials Tencent is skipped with one line, and the fetch
+// succeeds (Alibaba reads its public price file instead: below).
 func TestChinaCloudsWithoutCredentials(t *testing.T) {
-	fix := map[string]string{"alibaba": alibaba.EnvAccessKeyID, "tencent": tencent.EnvSecretID}
-	for _, provider := range []string{"alibaba", "tencent"} {
+	fix := map[string]string{"tencent": tencent.EnvSecretID}
+	for _, provider := range []string{"tencent"} {
 		t.Run(provider, func(t *testing.T) {
 			alibabaCredentials(t, "", "")
 			tencentCredentials(t, "", "")
@@ -532,4 +532,81 @@ func TestChinaCloudsThrottledThenSuccessful(t *testing.T) {
 		}
 		checkPrices(t, cfg, "tencent", "ap-beijing", "CNY", tencentPrices, tencentHardware)
 	})
+}
+
+// alibabaPublicConfig enables Alibaba in cn-hangzhou with the public
+// price files at fileURLs (price_files) and, when endpoint is set, the
+// ECS API there.
+func alibabaPublicConfig(t *testing.T, endpoint string, fileURLs ...string) string {
+	t.Helper()
+	keys := "    regions: [cn-hangzhou]\n    price_files: [" + strings.Join(fileURLs, ", ") + "]\n"
+	return testConfig{clouds: []cloud{{name: "alibaba", endpoint: endpoint, keys: keys}}}.write(t, t.TempDir())
+}
+
+// Issue 33 item 2: with no Alibaba key, `pricewatch fetch --provider
+// alibaba` against a fake of the public price file stores
+// ecs.gn7i-c8g1.2xlarge in cn-hangzhou at the file's price in CNY,
+// exactly, marked as read from that file; a file cut off fails the run
+// and closes nothing; with a key, the API path as today.
+func TestAlibabaWithoutKeyReadsPublicPriceFile(t *testing.T) {
+	alibabaCredentials(t, "", "")
+	t.Setenv("CREDENTIALS_DIRECTORY", "")
+	files := alibabatest.NewPriceFileServer(t)
+	files.Set(alibabatest.ChinaFilePath, alibabatest.ChinaFile(t))
+	files.Set(alibabatest.IntlFilePath, alibabatest.IntlFile(t))
+	cfg := alibabaPublicConfig(t, "", files.URL()+alibabatest.ChinaFilePath, files.URL()+alibabatest.IntlFilePath)
+
+	out := fetchOK(t, cfg, "alibaba")
+	if !strings.Contains(out, "5 offers: 5 new") {
+		t.Errorf("first fetch summary: %q", out)
+	}
+	gn7i := alibabatest.PublicGN7i
+	// The China file's strings, exactly; effective hourly is the total
+	// over 730, 8,760 or 26,280 hours, to 10 decimals. The international
+	// file's USD row for cn-hangzhou is not stored.
+	prices := []wantPrice{
+		{gn7i, "", "on_demand", "", "9.5326", "0", "9.5326"},
+		{gn7i, "", "reserved", "1m", "0", "4576.4", "6.2690410959"},
+		{gn7i, "", "reserved", "1y", "0", "46681.72", "5.3289634703"},
+		{gn7i, "", "reserved", "3y", "0", "98017.95", "3.7297545662"},
+	}
+	hw := map[string]pricewatch.Hardware{gn7i: {GPUModel: "A10", GPUCount: 1, GPUMemoryGB: 24}}
+	checkPrices(t, cfg, "alibaba", "cn-hangzhou", "CNY", prices, hw)
+	var runs []report.RunRow
+	cliJSON(t, &runs, "--config", cfg, "runs", "--format", "json")
+	if len(runs) != 1 || runs[0].Status != "ok" || !strings.HasPrefix(runs[0].SourceVersion, "public price file (china 2.0.421 CNY") {
+		t.Errorf("runs %+v: want one ok run marked as read from the public price file", runs)
+	}
+	rows := availability(t, cfg, "alibaba")
+	if len(rows) != 2 {
+		t.Errorf("availability %+v: want gn7i and gn6i offered in cn-hangzhou", rows)
+	}
+
+	// The file cut off in transit: the run fails and closes nothing.
+	files.Cut(alibabatest.ChinaFilePath)
+	if o, e, code := runCLI(t, "--config", cfg, "fetch", "--provider", "alibaba"); code != exitFailed || !strings.Contains(o+e, "FAILED") {
+		t.Errorf("fetch of a cut file exited %d, want %d:\n%s%s", code, exitFailed, o, e)
+	}
+	if n := closedPrices(t, cfg, gn7i); n != 0 {
+		t.Errorf("a failed run closed %d price intervals", n)
+	}
+	checkPrices(t, cfg, "alibaba", "cn-hangzhou", "CNY", prices, hw)
+
+	// With a key, the signed API as today: the files are not read.
+	api := alibabatest.NewServer(t, e2eAlibabaKeyID, e2eAlibabaSecret, alibabatest.LoadScenario(t, "testdata/alibaba/china"))
+	keyed := chinaConfigKeys(t, api.URL(), "    regions: [cn-shanghai]\n    price_files: ["+files.URL()+alibabatest.ChinaFilePath+"]\n")
+	alibabaCredentials(t, e2eAlibabaKeyID, e2eAlibabaSecret)
+	before := files.Hits(alibabatest.ChinaFilePath)
+	fetchOK(t, keyed, "alibaba")
+	checkPrices(t, keyed, "alibaba", "cn-shanghai", "CNY", alibabaChinaPrices, alibabaHardware)
+	if files.Hits(alibabatest.ChinaFilePath) != before || len(api.Calls("DescribePrice")) == 0 {
+		t.Errorf("with a key: %d price-file reads, %d DescribePrice calls; want the API only", files.Hits(alibabatest.ChinaFilePath)-before, len(api.Calls("DescribePrice")))
+	}
+}
+
+// chinaConfigKeys writes a config with only Alibaba enabled, at endpoint,
+// with keys.
+func chinaConfigKeys(t *testing.T, endpoint, keys string) string {
+	t.Helper()
+	return testConfig{clouds: []cloud{{name: "alibaba", endpoint: endpoint, keys: keys}}}.write(t, t.TempDir())
 }

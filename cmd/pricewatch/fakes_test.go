@@ -30,6 +30,8 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/vastai/vastaitest"
 	"github.com/pricewatch/pricewatch/fetchers/verda"
 	"github.com/pricewatch/pricewatch/fetchers/verda/verdatest"
+	"github.com/pricewatch/pricewatch/fetchers/volcengine"
+	"github.com/pricewatch/pricewatch/fetchers/volcengine/volcenginetest"
 	"github.com/pricewatch/pricewatch/fetchers/vultr"
 	"github.com/pricewatch/pricewatch/fetchers/vultr/vultrtest"
 	"github.com/pricewatch/pricewatch/providers"
@@ -110,6 +112,10 @@ func everyProviderFakes(t *testing.T, aws cloud) ([]cloud, *fakeAzure) {
 	const hyperstackKey = "secret_e2e_hyperstack.NeverPrinted"
 	t.Setenv(hyperstack.EnvAPIKey, hyperstackKey)
 	hs := hyperstacktest.New(t, hyperstackKey)
+	const volcAK, volcSK = "AKLTe2eEveryProviderVolcengine1", "ZXZlcnlQcm92aWRlclZvbGNlbmdpbmVTZWNyZXQ="
+	t.Setenv(volcengine.EnvAccessKey, volcAK)
+	t.Setenv(volcengine.EnvSecretKey, volcSK)
+	volc := volcenginetest.New(t, volcAK, volcSK)
 	for _, c := range []cloud{
 		awsChinaCloud(t),
 		{name: "ovhcloud", endpoint: ovh.URL},
@@ -124,6 +130,7 @@ func everyProviderFakes(t *testing.T, aws cloud) ([]cloud, *fakeAzure) {
 		{name: "shadeform", endpoint: sf.URL},
 		{name: "verda", endpoint: vd.URL},
 		{name: "hyperstack", endpoint: hs.URL},
+		{name: "volcengine", endpoint: volc.URL, keys: "    regions: [cn-beijing]\n    price_sheets: [" + volc.SheetURL() + "]\n"},
 	} {
 		byName[c.name] = c
 	}

@@ -22,6 +22,9 @@
 //
 // Prices are read from the raw JSON as exact decimals in the currency the
 // response names (CNY for China-site accounts, USD for international ones).
+//
+// Without an AccessKey the provider reads Alibaba's public price file
+// instead (PublicFetcher, pricefile.go): list prices, no stock.
 package alibaba
 
 import (
@@ -96,13 +99,26 @@ type Section struct {
 	AccessKeySecretFile string `yaml:"access_key_secret_file"`
 	MaxPriceCalls       int    `yaml:"max_price_calls"`
 	Concurrency         int    `yaml:"concurrency"`
+	// PriceFiles are the public price files read when no AccessKey is
+	// set (see PublicConfig.Files); empty: the current ones.
+	PriceFiles []string `yaml:"price_files"`
 }
 
 // Validate checks the keys beyond the shared ones.
 func (s *Section) Validate(k section.Checker) error {
 	return errors.Join(k.Between("concurrency", s.Concurrency, 1, section.MaxConcurrency),
 		k.Between("max_price_calls", s.MaxPriceCalls, 1, section.MaxPriceCalls),
-		s.SecretFiles(k, "access_key_id_file", s.AccessKeyIDFile, "access_key_secret_file", s.AccessKeySecretFile))
+		s.SecretFiles(k, "access_key_id_file", s.AccessKeyIDFile, "access_key_secret_file", s.AccessKeySecretFile),
+		checkURLs(k, "price_files", s.PriceFiles))
+}
+
+// checkURLs checks a list of http(s) URLs, naming the entry refused.
+func checkURLs(k section.Checker, key string, list []string) error {
+	var errs []error
+	for i, v := range list {
+		errs = append(errs, k.URL(fmt.Sprintf("%s[%d]", key, i), v))
+	}
+	return errors.Join(errs...)
 }
 
 // Provider registers Alibaba Cloud (see package providers).
@@ -117,6 +133,11 @@ var Provider = fetchers.Provider{
 	},
 	Build: fetchers.Builder(func(s *Section, env fetchers.Env) (fetchers.Fetcher, error) {
 		id, secret, err := CredentialsFrom(s.AccessKeyIDFile, s.AccessKeySecretFile)
+		if errors.Is(err, fetchers.ErrNoCredentials) && id.Empty() && secret.Empty() {
+			// No key at all (half a pair is a mistake, reported as one):
+			// the public price file, which needs none.
+			return NewPublic(PublicConfig{Files: s.PriceFiles, Regions: s.Regions}, env.Client, env.Log)
+		}
 		if err != nil {
 			return nil, err
 		}

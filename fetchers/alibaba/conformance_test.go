@@ -62,6 +62,9 @@ func TestConformance(t *testing.T) {
 			w.TypePages, w.Tokens = [][]alibabatest.InstanceType{{}}, []string{""}
 			fake.SetWorld(w)
 		},
+		Lacks: map[fetcherstest.Check]string{
+			fetcherstest.NoKey: "without a key the provider reads the public price file instead (TestPublicConformance)",
+		},
 		Malformed: func(_ *testing.T, fake *alibabatest.Server) func(pricewatch.Offer) bool {
 			// gn6i listed with a CPU core count that is not a whole number.
 			w := hangzhouWorld()

@@ -8,6 +8,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/fetchers/runpod/runpodtest"
+	"github.com/pricewatch/pricewatch/section"
 )
 
 const conformanceKey = "secret_conformance_runpod.NeverShown"
@@ -21,7 +22,7 @@ func TestConformance(t *testing.T) {
 		Fake:     func(t *testing.T) *runpodtest.Server { return runpodtest.New(t, conformanceKey) },
 		New: func(t *testing.T, fake *runpodtest.Server, h fetcherstest.Harness) (fetchers.Fetcher, error) {
 			t.Setenv(EnvAPIKey, "")
-			return Provider.Build(&Section{Endpoint: fake.URL, APIKeyFile: h.KeyFile(t)}, h.Env)
+			return Provider.Build(&Section{Keyed: section.Keyed{Endpoint: fake.URL, APIKeyFile: h.KeyFile(t)}, API: APIGraphQL}, h.Env)
 		},
 		Empty: func(_ *testing.T, fake *runpodtest.Server) { fake.FailNext(runpodtest.Empty) },
 		Malformed: func(t *testing.T, fake *runpodtest.Server) func(pricewatch.Offer) bool {

@@ -17,6 +17,7 @@ package runpod
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"net/http"
@@ -63,17 +64,60 @@ const Query = "{gpuTypes{id displayName memoryInGb securePrice communityPrice se
 // Config is the fetcher's part of the configuration (providers.runpod.*).
 type Config = fetchers.KeyedConfig
 
-// Section is providers.runpod: the keys of one global API read with an API
-// key.
-type Section = section.Keyed
+// Section is providers.runpod: the keys of one global API read with an
+// API key, and which of RunPod's two catalogues to read.
+type Section struct {
+	section.Keyed `yaml:",inline"`
+	// API is APIGraphQL (the default: no key needed) or APIREST (the
+	// keyed REST catalogue, RESTPath).
+	API string `yaml:"api"`
+}
+
+// The catalogues providers.runpod.api names.
+const (
+	APIGraphQL = "graphql"
+	APIREST    = "rest"
+)
+
+// Validate checks api_key_file and api.
+func (s *Section) Validate(k section.Checker) error {
+	err := s.Keyed.Validate(k)
+	if s.API != APIGraphQL && s.API != APIREST {
+		err = errors.Join(err, k.Errorf("api", "%q: want %s or %s", s.API, APIGraphQL, APIREST))
+	}
+	return err
+}
 
 // Provider registers RunPod (see package providers).
-var Provider = fetchers.KeyedProvider(
-	fetchers.Provider{Name: pricewatch.RunPod},
-	// Capacity comes and goes within minutes: polled often, each run is
-	// one small request.
-	Section{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "*/5 * * * *", Timeout: 2 * time.Minute},
-	APIKeyFrom, func(cfg Config, env fetchers.Env) (*Fetcher, error) { return New(cfg, env.Client, env.Log) })
+var Provider = fetchers.Provider{
+	Name:  pricewatch.RunPod,
+	Facts: section.Facts{NeedsEndpoint: true},
+	Section: func() section.Section {
+		// Capacity comes and goes within minutes: polled often, each run
+		// is one small request.
+		return &Section{Keyed: section.Keyed{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "*/5 * * * *", Timeout: 2 * time.Minute}, API: APIGraphQL}
+	},
+	Build: fetchers.Builder(func(s *Section, env fetchers.Env) (fetchers.Fetcher, error) {
+		k, err := APIKeyFrom(s.APIKeyFile)
+		if err != nil {
+			return nil, err
+		}
+		env.Secrets(k)
+		cfg := Config{Endpoint: s.Endpoint, APIKey: k}
+		if s.API == APIREST {
+			f, err := NewREST(cfg, env.Client, env.Log)
+			if err != nil {
+				return nil, err // not f: a nil *RESTFetcher would be a non-nil Fetcher
+			}
+			return f, nil
+		}
+		f, err := New(cfg, env.Client, env.Log)
+		if err != nil {
+			return nil, err
+		}
+		return f, nil
+	}),
+}
 
 // Fetcher reads the GraphQL API. It implements fetchers.Fetcher
 // (KeyedProvider checks so at compile time).

@@ -29,6 +29,15 @@ var request []byte
 // Sample returns a copy of the real response body (2026-08-25).
 func Sample() []byte { return append([]byte(nil), sample...) }
 
+// restExample is RunPod's documented example of its REST catalogue
+// (testdata/README.md).
+//
+//go:embed testdata/v2-catalog-gpus.doc-example.json
+var restExample []byte
+
+// RESTExample returns the documented REST catalogue answer as stored.
+func RESTExample() []byte { return append([]byte(nil), restExample...) }
+
 // Query is the real request's query string.
 func Query() string {
 	var r struct {
