@@ -57,6 +57,8 @@ const (
 	CoreWeave = "coreweave"
 	// Crusoe: capacities from its API, list prices from price sheets.
 	Crusoe = "crusoe"
+	// Nebius is Nebius AI Cloud's billing calculator (gRPC).
+	Nebius = "nebius"
 )
 
 // PriceType says how capacity is bought.

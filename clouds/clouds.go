@@ -101,6 +101,11 @@ var table = []Cloud{
 		"":              "https://verda.com/products",
 		pricewatch.Spot: "https://verda.com/products",
 	}},
+	// Nebius: no FOCUS export of its found to take a name from.
+	{Name: pricewatch.Nebius, Display: "Nebius", Pricing: map[pricewatch.PriceType]string{
+		"":              "https://nebius.com/prices",
+		pricewatch.Spot: "https://docs.nebius.com/compute/virtual-machines/preemptible",
+	}},
 }
 
 // general is a pricing map with only the general page.
