@@ -22,6 +22,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/gcp"
 	"github.com/pricewatch/pricewatch/fetchers/huawei"
 	"github.com/pricewatch/pricewatch/fetchers/lambda"
+	"github.com/pricewatch/pricewatch/fetchers/nebius"
 	"github.com/pricewatch/pricewatch/fetchers/oci"
 	"github.com/pricewatch/pricewatch/fetchers/ovhcloud"
 	"github.com/pricewatch/pricewatch/fetchers/runpod"
@@ -60,6 +61,7 @@ var registry = []Provider{
 	crusoe.Provider,
 	shadeform.Provider,
 	verda.Provider,
+	nebius.Provider,
 }
 
 // All returns every provider in run order.
