@@ -84,7 +84,16 @@ type Server struct {
 	prices    map[string]string     // Price's key → cost
 	pageSize  int                   // platforms per page; 0: all
 	repeat    bool
+	fail      []codes.Code
 	calls     []Call
+}
+
+// FailNext makes the next calls (after the token exchange) fail, one per
+// code, with that gRPC status.
+func (s *Server) FailNext(c ...codes.Code) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fail = append(s.fail, c...)
 }
 
 var (
@@ -275,6 +284,11 @@ func (s *Server) answer(c *Call, in []byte) ([]byte, error) {
 	}
 	if c.Auth != "Bearer "+IAMToken {
 		return nil, status.Error(codes.Unauthenticated, "invalid token")
+	}
+	if len(s.fail) > 0 {
+		code := s.fail[0]
+		s.fail = s.fail[1:]
+		return nil, status.Errorf(code, "fake failure %s", code)
 	}
 	switch c.Method {
 	case "/nebius.iam.v1.TenantService/List":
