@@ -78,6 +78,8 @@ var services = map[string]string{
 	// Shadeform bills its instances as one service under its own name.
 	pricewatch.Shadeform: "Shadeform Instances",
 	pricewatch.Verda:     "Cloud Instances",
+	// Nebius's console and price list call its VMs Compute.
+	pricewatch.Nebius: "Compute",
 }
 
 // ProviderName is the FOCUS ProviderName of a pricewatch provider id (the
