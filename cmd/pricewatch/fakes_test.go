@@ -17,6 +17,8 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/huawei/huaweitest"
 	"github.com/pricewatch/pricewatch/fetchers/lambda"
 	"github.com/pricewatch/pricewatch/fetchers/lambda/lambdatest"
+	"github.com/pricewatch/pricewatch/fetchers/nebius"
+	"github.com/pricewatch/pricewatch/fetchers/nebius/nebiustest"
 	"github.com/pricewatch/pricewatch/fetchers/oci/ocitest"
 	"github.com/pricewatch/pricewatch/fetchers/ovhcloud/ovhcloudtest"
 	"github.com/pricewatch/pricewatch/fetchers/runpod"
@@ -105,6 +107,8 @@ func everyProviderFakes(t *testing.T, aws cloud) ([]cloud, *fakeAzure) {
 	t.Setenv(verda.EnvClientID, verdatest.ClientID)
 	t.Setenv(verda.EnvClientSecret, verdaSecret)
 	vd := verdatest.New(t, verdaSecret)
+	t.Setenv(nebius.EnvCredentials, nebiustest.Credentials(nebiustest.PrivateKey(t)))
+	nb := nebiustest.New(t)
 	for _, c := range []cloud{
 		awsChinaCloud(t),
 		{name: "ovhcloud", endpoint: ovh.URL},
@@ -118,6 +122,8 @@ func everyProviderFakes(t *testing.T, aws cloud) ([]cloud, *fakeAzure) {
 		{name: "crusoe", endpoint: cru.Endpoint(), keys: "    price_sheets: [" + cru.SheetURL() + "]\n"},
 		{name: "shadeform", endpoint: sf.URL},
 		{name: "verda", endpoint: vd.URL},
+		{name: "nebius", endpoint: "https://api.nebius.example", keys: "    token_endpoint: " + nb.URL + "\n    iam_endpoint: " + nb.URL +
+			"\n    compute_endpoint: " + nb.URL + "\n    calculator_endpoint: " + nb.URL + "\n"},
 	} {
 		byName[c.name] = c
 	}
