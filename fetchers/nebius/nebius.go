@@ -148,7 +148,6 @@ type Fetcher struct {
 	regions []string
 	client  *fetchers.Client
 	log     *zap.Logger
-	now     func() time.Time
 	secrets func(...section.Secret)
 	dial    []grpc.DialOption
 }
@@ -183,10 +182,7 @@ func New(cfg Config, env fetchers.Env) (*Fetcher, error) {
 		return nil, err
 	}
 	f := &Fetcher{account: acct, addr: map[string]target{}, regions: cfg.Regions, client: env.Client, log: log,
-		now: env.Now, secrets: env.AddSecrets, dial: cfg.DialOptions}
-	if f.now == nil {
-		f.now = time.Now
-	}
+		secrets: env.AddSecrets, dial: cfg.DialOptions}
 	for _, s := range []struct{ service, key, v string }{{ServiceTokens, "token_endpoint", cfg.TokenEndpoint},
 		{ServiceIAM, "iam_endpoint", cfg.IAMEndpoint}, {ServiceCompute, "compute_endpoint", cfg.ComputeEndpoint},
 		{ServiceCalculator, "calculator_endpoint", cfg.CalculatorEndpoint}} {
