@@ -2,13 +2,20 @@ package nebius
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/shopspring/decimal"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/fetchers/nebius/nebiustest"
 	"github.com/pricewatch/pricewatch/section"
 )
@@ -235,5 +242,68 @@ func TestGPUModel(t *testing.T) {
 	}
 	if got := gpuModel("gpu-rtx6000", 96); got != "RTX-PRO-6000" {
 		t.Errorf("gpu-rtx6000: %q, want the RTX PRO 6000 (not the Quadro RTX 6000)", got)
+	}
+}
+
+// TestCallStatuses: how a failed call is classified and retried.
+func TestCallStatuses(t *testing.T) {
+	for _, tc := range []struct {
+		code  codes.Code
+		want  error
+		tries int
+	}{
+		{codes.PermissionDenied, fetchers.ErrAuth, 1},
+		{codes.DataLoss, fetchers.ErrIncomplete, 1},
+		{codes.Unavailable, fetchers.ErrUnreachable, 3},
+		{codes.ResourceExhausted, fetchers.ErrThrottled, 3},
+		{codes.NotFound, nil, 1}, // a plain error, not retried
+	} {
+		fake := nebiustest.New(t)
+		fake.FailNext(tc.code, tc.code, tc.code)
+		client := fetchers.NewClient(fetchers.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond})
+		var sleeps fetcherstest.Sleeps
+		client.SetSleep(sleeps.Sleep)
+		f, err := New(Config{TokenEndpoint: fake.URL, IAMEndpoint: fake.URL, ComputeEndpoint: fake.URL, CalculatorEndpoint: fake.URL,
+			Credentials: section.NewSecret(nebiustest.Credentials(nebiustest.PrivateKey(t)))}, fetchers.Env{Client: client})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = f.Fetch(context.Background(), fetchers.Previous{})
+		if err == nil || (tc.want != nil && !errors.Is(err, tc.want)) {
+			t.Errorf("%s: error %v, want one wrapping %v", tc.code, err, tc.want)
+		}
+		// The exchange, then the tenant list tried tc.tries times.
+		if got := len(fake.Calls()) - 1; got != tc.tries {
+			t.Errorf("%s: %d tries of the tenant list, want %d", tc.code, got, tc.tries)
+		}
+	}
+}
+
+// TestRetryDelay reads RetryInfo and caps it at fetch.max_retry_after.
+func TestRetryDelay(t *testing.T) {
+	st, err := status.New(codes.ResourceExhausted, "slow down").WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(2 * time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := retryDelay(st, 10*time.Minute); d != 10*time.Minute {
+		t.Errorf("2h asked, 10m cap: waited %s", d)
+	}
+	if d := retryDelay(status.New(codes.ResourceExhausted, "no info"), 0); d != 0 {
+		t.Errorf("no RetryInfo: %s, want 0 (the policy's back-off)", d)
+	}
+}
+
+// TestSectionValidate checks the services' address keys.
+func TestSectionValidate(t *testing.T) {
+	s := Provider.Section().(*Section)
+	s.Enabled = false
+	s.ComputeEndpoint = "compute.api.nebius.cloud:443"
+	err := s.Validate(section.NewChecker("pricewatch.yaml", nil).Under("providers.nebius"))
+	if err == nil || !strings.Contains(err.Error(), "providers.nebius.compute_endpoint") {
+		t.Errorf("a bare host:port accepted, or the key not named: %v", err)
+	}
+	s.ComputeEndpoint = "https://compute.api.nebius.cloud:443"
+	if err := s.Validate(section.NewChecker("pricewatch.yaml", nil).Under("providers.nebius")); err != nil {
+		t.Errorf("a URL refused: %v", err)
 	}
 }
