@@ -307,3 +307,23 @@ func TestSectionValidate(t *testing.T) {
 		t.Errorf("a URL refused: %v", err)
 	}
 }
+
+// TestHTTPSDialsTLS: an https address is dialled with TLS, so a
+// plaintext server there is not reached (no call is answered).
+func TestHTTPSDialsTLS(t *testing.T) {
+	fake := nebiustest.New(t)
+	tlsURL := "https" + strings.TrimPrefix(fake.URL, "http")
+	client := fetchers.NewClient(fetchers.RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond, RequestTimeout: 5 * time.Second})
+	f, err := New(Config{TokenEndpoint: tlsURL, IAMEndpoint: fake.URL, ComputeEndpoint: fake.URL, CalculatorEndpoint: fake.URL,
+		Credentials: section.NewSecret(nebiustest.Credentials(nebiustest.PrivateKey(t)))}, fetchers.Env{Client: client})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.Fetch(context.Background(), fetchers.Previous{})
+	if !errors.Is(err, fetchers.ErrUnreachable) {
+		t.Errorf("TLS to a plaintext server: %v, want an error wrapping %v", err, fetchers.ErrUnreachable)
+	}
+	if n := len(fake.Calls()); n != 0 {
+		t.Errorf("%d calls answered", n)
+	}
+}
