@@ -63,6 +63,8 @@ const (
 	// Volcengine is ByteDance's cloud: ECS GPU types and stock per zone
 	// from its API, prices from price sheets.
 	Volcengine = "volcengine"
+	// Nebius is Nebius AI Cloud's billing calculator (gRPC).
+	Nebius = "nebius"
 )
 
 // PriceType says how capacity is bought.

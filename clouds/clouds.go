@@ -105,6 +105,11 @@ var table = []Cloud{
 	// Volcengine: stock from its API, prices from price sheets (its
 	// billing API cannot be asked for an instance type's price).
 	{Name: pricewatch.Volcengine, Display: "Volcengine", Pricing: general("https://www.volcengine.com/pricing?product=ECS")},
+	// Nebius: no FOCUS export of its found to take a name from.
+	{Name: pricewatch.Nebius, Display: "Nebius", Pricing: map[pricewatch.PriceType]string{
+		"":              "https://nebius.com/prices",
+		pricewatch.Spot: "https://docs.nebius.com/compute/virtual-machines/preemptible",
+	}},
 }
 
 // general is a pricing map with only the general page.

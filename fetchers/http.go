@@ -229,6 +229,11 @@ func (c *Client) Wait(ctx context.Context, attempt int) error {
 	return c.doSleep(ctx, c.backoff(attempt))
 }
 
+// Sleep waits d through the replaceable sleep: for a caller retrying
+// calls the client does not send (a gRPC call), with the delay the
+// server asked for.
+func (c *Client) Sleep(ctx context.Context, d time.Duration) error { return c.doSleep(ctx, d) }
+
 // SetSleep replaces the back-off sleep (tests record delays instead of waiting).
 func (c *Client) SetSleep(f func(ctx context.Context, d time.Duration) error) { c.sleep = f }
 

@@ -80,6 +80,8 @@ var services = map[string]string{
 	pricewatch.Verda:     "Cloud Instances",
 	// Hyperstack's documentation calls what it bills virtual machines.
 	pricewatch.Hyperstack: "Virtual Machines",
+	// Nebius's console and price list call its VMs Compute.
+	pricewatch.Nebius: "Compute",
 }
 
 // ProviderName is the FOCUS ProviderName of a pricewatch provider id (the

@@ -13,7 +13,7 @@ import (
 
 // scope is what most questions narrow by.
 type scope struct {
-	Provider []string `json:"provider,omitempty" jsonschema:"only these providers (aws, azure, gcp, oci, lambda, runpod, vastai, alibaba, tencent, huawei, ovhcloud, aws-cn, azure-cn, coreweave, crusoe, shadeform, verda, hyperstack)"`
+	Provider []string `json:"provider,omitempty" jsonschema:"only these providers (aws, azure, gcp, oci, lambda, runpod, vastai, alibaba, tencent, huawei, ovhcloud, aws-cn, azure-cn, coreweave, crusoe, shadeform, verda, nebius, hyperstack)"`
 	Region   []string `json:"region,omitempty" jsonschema:"only these regions, as the cloud names them (us-east-1, eastus, cn-hangzhou)"`
 }
 

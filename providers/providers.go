@@ -23,6 +23,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/huawei"
 	"github.com/pricewatch/pricewatch/fetchers/hyperstack"
 	"github.com/pricewatch/pricewatch/fetchers/lambda"
+	"github.com/pricewatch/pricewatch/fetchers/nebius"
 	"github.com/pricewatch/pricewatch/fetchers/oci"
 	"github.com/pricewatch/pricewatch/fetchers/ovhcloud"
 	"github.com/pricewatch/pricewatch/fetchers/runpod"
@@ -64,6 +65,7 @@ var registry = []Provider{
 	verda.Provider,
 	hyperstack.Provider,
 	volcengine.Provider,
+	nebius.Provider,
 }
 
 // All returns every provider in run order.

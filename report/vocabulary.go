@@ -13,7 +13,7 @@ type Field struct {
 // not known is null in JSON and an empty CSV cell.
 var Vocabulary = []Field{
 	// What an offer is.
-	{"provider", "cloud: aws, azure, alibaba, tencent, oci, lambda, runpod, vastai, aws-cn, ovhcloud, gcp, azure-cn, huawei, scaleway, vultr, digitalocean, coreweave, crusoe, shadeform, verda, hyperstack"},
+	{"provider", "cloud: aws, azure, alibaba, tencent, oci, lambda, runpod, vastai, aws-cn, ovhcloud, gcp, azure-cn, huawei, scaleway, vultr, digitalocean, coreweave, crusoe, shadeform, verda, hyperstack, volcengine, nebius"},
 	{"region", "the cloud's own region code"},
 	{"region_name", "the region's display name as the cloud gives it"},
 	{"zone", "zone, data centre or country where the cloud prices or stocks per zone; empty where regional"},

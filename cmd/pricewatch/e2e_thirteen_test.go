@@ -95,7 +95,7 @@ func TestCompareThirteenProvidersGolden(t *testing.T) {
 		got = append(got, p)
 	}
 	sort.Strings(got)
-	if want := "aws,azure,crusoe,digitalocean,gcp,hyperstack,lambda,oci,ovhcloud,runpod,scaleway,shadeform,vastai,verda,vultr"; strings.Join(got, ",") != want {
+	if want := "aws,azure,crusoe,digitalocean,gcp,hyperstack,lambda,nebius,oci,ovhcloud,runpod,scaleway,shadeform,vastai,verda,vultr"; strings.Join(got, ",") != want {
 		t.Errorf("providers ranking an H100: %s, want %s\n%s", strings.Join(got, ","), want, raw)
 	}
 }

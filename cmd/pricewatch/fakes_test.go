@@ -19,6 +19,8 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/hyperstack/hyperstacktest"
 	"github.com/pricewatch/pricewatch/fetchers/lambda"
 	"github.com/pricewatch/pricewatch/fetchers/lambda/lambdatest"
+	"github.com/pricewatch/pricewatch/fetchers/nebius"
+	"github.com/pricewatch/pricewatch/fetchers/nebius/nebiustest"
 	"github.com/pricewatch/pricewatch/fetchers/oci/ocitest"
 	"github.com/pricewatch/pricewatch/fetchers/ovhcloud/ovhcloudtest"
 	"github.com/pricewatch/pricewatch/fetchers/runpod"
@@ -116,6 +118,8 @@ func everyProviderFakes(t *testing.T, aws cloud) ([]cloud, *fakeAzure) {
 	t.Setenv(volcengine.EnvAccessKey, volcAK)
 	t.Setenv(volcengine.EnvSecretKey, volcSK)
 	volc := volcenginetest.New(t, volcAK, volcSK)
+	t.Setenv(nebius.EnvCredentials, nebiustest.Credentials(nebiustest.PrivateKey(t)))
+	nb := nebiustest.New(t)
 	for _, c := range []cloud{
 		awsChinaCloud(t),
 		{name: "ovhcloud", endpoint: ovh.URL},
@@ -131,6 +135,8 @@ func everyProviderFakes(t *testing.T, aws cloud) ([]cloud, *fakeAzure) {
 		{name: "verda", endpoint: vd.URL},
 		{name: "hyperstack", endpoint: hs.URL},
 		{name: "volcengine", endpoint: volc.URL, keys: "    regions: [cn-beijing]\n    price_sheets: [" + volc.SheetURL() + "]\n"},
+		{name: "nebius", endpoint: "https://api.nebius.example", keys: "    token_endpoint: " + nb.URL + "\n    iam_endpoint: " + nb.URL +
+			"\n    compute_endpoint: " + nb.URL + "\n    calculator_endpoint: " + nb.URL + "\n"},
 	} {
 		byName[c.name] = c
 	}

@@ -49,6 +49,10 @@ const (
 	// and the log counts or names it: a line the complete run did not
 	// write (Case.Malformed).
 	MalformedRow Check = "malformed row"
+	// Redirect: a redirect to another origin is refused
+	// (fetchers.ErrForeignOrigin). Only a case sending outside HTTP
+	// (Case.Protocol) may lack it: gRPC has no redirects.
+	Redirect Check = "redirect to another origin"
 )
 
 // Case is what a fetcher's test fills in to run Conformance: how to start
@@ -90,6 +94,13 @@ type Case[F any] struct {
 	// it spoils (InstanceType for one type's): those must be left out,
 	// every other offer of the complete run stored (see MalformedRow).
 	Malformed func(t *testing.T, fake F) (spoiled func(pricewatch.Offer) bool)
+	// Protocol, for a fetcher that does not send through Env.Client (a
+	// gRPC client: its HTTP/2 transport is the library's own), names the
+	// protocol it speaks. The case's New then puts Harness.Call in front
+	// of every call the fetcher sends (a client interceptor) and answers
+	// each call as the Fault it returns says, in that protocol; checks
+	// the protocol cannot have are said in Lacks.
+	Protocol string
 	// Lacks says, for each check the API cannot have, why: "answers in
 	// one document, no page tokens". A check neither filled in nor
 	// explained fails the suite.
@@ -109,6 +120,15 @@ type Harness struct {
 	// fetcher sending through an HTTP client of its own.
 	Transport http.RoundTripper
 	Sleep     func(ctx context.Context, d time.Duration) error
+	tr        *transport
+}
+
+// Call, for a case sending outside HTTP (Case.Protocol), counts one call
+// the fetcher sends (method and its encoded request tell a retry from a
+// first try) and returns the fault to answer it with, and for
+// FaultThrottle the wait to ask for; NoFault: send it as it is.
+func (h Harness) Call(method string, request []byte) (Fault, time.Duration) {
+	return h.tr.decide(method + " " + string(request)), retryAfter
 }
 
 // KeyFile writes h.Key into a credential file and returns its path, for
@@ -142,6 +162,9 @@ func Conformance[F any](t *testing.T, c Case[F]) {
 		case !hook && !lacks:
 			t.Errorf("%s: fill in the case's hook for it, or say in Case.Lacks why the API lacks it", check)
 		}
+	}
+	if why := c.Lacks[Redirect]; why != "" && c.Protocol == "" {
+		t.Errorf("Case.Lacks[%q]: only a case sending outside HTTP (Case.Protocol) can lack it", Redirect)
 	}
 	if c.Key == "" && (c.Lacks[NoKey] == "" || c.Lacks[RefusedKey] == "") {
 		t.Errorf("Case.Key is empty: a keyless API lacks %q and %q (say so in Case.Lacks)", NoKey, RefusedKey)
@@ -177,6 +200,9 @@ func Conformance[F any](t *testing.T, c Case[F]) {
 		{"redirect to another origin", mode{redirect: true}, fetchers.ErrForeignOrigin},
 	}
 	for _, tc := range fails {
+		if tc.mode.redirect && c.Lacks[Redirect] != "" {
+			continue
+		}
 		t.Run(tc.name, func(t *testing.T) {
 			c.run(t, c.Key, opts[F]{mode: tc.mode}).fails(t, tc.want)
 		})
@@ -348,7 +374,7 @@ func (c Case[F]) run(t *testing.T, key string, o opts[F]) result {
 	env := fetchers.Env{Client: client, Log: zap.New(core), Now: func() time.Time { return c.Now },
 		AddSecrets: func(s ...section.Secret) { added = append(added, s...) }}
 	r := result{logs: logs}
-	f, err := c.New(t, fake, Harness{Env: env, Key: key, Transport: tr, Sleep: sleeps.Sleep})
+	f, err := c.New(t, fake, Harness{Env: env, Key: key, Transport: tr, Sleep: sleeps.Sleep, tr: tr})
 	if err == nil {
 		if f.Provider() != c.Provider {
 			t.Errorf("Provider() = %q, want %q", f.Provider(), c.Provider)

@@ -89,24 +89,15 @@ func (tr *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		id += " " + string(b)
 		sent = b
 	}
-	tr.mu.Lock()
-	tr.requests++
-	first := tr.requests == 1
-	retry := tr.tried[id]
-	tr.tried[id] = true
-	tr.mu.Unlock()
-
 	m := tr.mode
-	switch {
-	case first && m.onFirst != nil:
-		m.onFirst()
-	case m.redirect:
+	switch tr.decide(id) {
+	case faultRedirect:
 		to := *req.URL
 		to.Scheme, to.Host = tr.foreign.Scheme, tr.foreign.Host
 		return answer(req, http.StatusFound, http.Header{"Location": {to.String()}}, ""), nil
-	case m.throttle && (m.always || !retry):
+	case FaultThrottle:
 		return answer(req, http.StatusTooManyRequests, http.Header{"Retry-After": {fmt.Sprint(int(retryAfter.Seconds()))}}, "Too Many Requests"), nil
-	case m.serverError && !retry:
+	case FaultUnavailable:
 		return answer(req, http.StatusServiceUnavailable, nil, "Service Unavailable"), nil
 	}
 	resp, err := tr.base.RoundTrip(req)
@@ -131,6 +122,62 @@ func (tr *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, nil
 	}
 	return withBody(resp, body[:len(body)/2]), nil
+}
+
+// Fault is what the suite's faults make of one call sent outside HTTP
+// (a gRPC call: see Harness.Call), for the case to answer it with in the
+// call's own protocol.
+type Fault string
+
+// The faults of a call sent outside HTTP.
+const (
+	// NoFault: send the call and hand its answer on.
+	NoFault Fault = ""
+	// FaultThrottle: refuse with the protocol's rate limit, asking to wait
+	// the duration Harness.Call returns (HTTP 429 with Retry-After; gRPC
+	// RESOURCE_EXHAUSTED with RetryInfo).
+	FaultThrottle Fault = "throttle"
+	// FaultUnavailable: refuse as a server that is down for a moment (HTTP
+	// 503; gRPC UNAVAILABLE).
+	FaultUnavailable Fault = "unavailable"
+	// FaultTruncate: send the call, then answer as if the answer ended
+	// inside its message (gRPC: the stream ended before the length its
+	// message prefix gave).
+	FaultTruncate Fault = "truncate"
+	// FaultCut: send the call, then answer as if the connection dropped
+	// while the answer's message was arriving.
+	FaultCut Fault = "cut"
+	// faultRedirect has no meaning outside HTTP (see Redirect).
+	faultRedirect Fault = "redirect"
+)
+
+// decide counts one request, id telling a retry apart from a first try,
+// and says which fault answers it.
+func (tr *transport) decide(id string) Fault {
+	tr.mu.Lock()
+	tr.requests++
+	first := tr.requests == 1
+	retry := tr.tried[id]
+	tr.tried[id] = true
+	tr.mu.Unlock()
+	m := tr.mode
+	switch {
+	case first && m.onFirst != nil:
+		m.onFirst()
+	case m.redirect:
+		return faultRedirect
+	case m.throttle && (m.always || !retry):
+		return FaultThrottle
+	case m.serverError && !retry:
+		return FaultUnavailable
+	}
+	switch {
+	case m.truncate && m.cut:
+		return FaultCut
+	case m.truncate:
+		return FaultTruncate
+	}
+	return NoFault
 }
 
 // withBody is resp answering body, framed as whole.

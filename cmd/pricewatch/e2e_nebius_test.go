@@ -1,0 +1,81 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/shopspring/decimal"
+	"google.golang.org/grpc/codes"
+
+	"github.com/pricewatch/pricewatch/fetchers/nebius"
+	"github.com/pricewatch/pricewatch/fetchers/nebius/nebiustest"
+)
+
+// Issue 33 item 1: Nebius end to end through the CLI and the built-in
+// rules, over the fake's constructed catalogue (fetchers/nebius/
+// nebiustest/testdata/README.md), every call over gRPC to a local
+// google.golang.org/grpc server. The 8× H100 preset's on-demand price
+// drops from 23.6 to 18.88 USD (20%): one alert. Nebius states no stock
+// or capacity, so there is no availability change to alert on (the
+// fetcher stores none; checked below). An answer cut inside its message
+// fails the run and closes nothing; the private key and the IAM token
+// are never printed.
+func TestNebiusEndToEnd(t *testing.T) {
+	const h100 = "gpu-h100-sxm.8gpu-128vcpu-1600gb"
+	key := nebiustest.PrivateKey(t)
+	t.Setenv(envSlackToken, alertsToken)
+	t.Setenv(nebius.EnvCredentials, nebiustest.Credentials(key))
+	fake := nebiustest.New(t)
+	slack := newSlackAPI(t)
+	cfg := testConfig{
+		clouds: []cloud{{name: "nebius", endpoint: "https://api.nebius.example", keys: "    token_endpoint: " + fake.URL +
+			"\n    iam_endpoint: " + fake.URL + "\n    compute_endpoint: " + fake.URL + "\n    calculator_endpoint: " + fake.URL + "\n"}},
+		slack:  fakeSlackSection(slack.URL, "C0GPUALERTS"),
+		alerts: "alerts:\n  fetch_delivery_wait: 5s\n  flap_window: 0s\n",
+	}.write(t, t.TempDir())
+
+	fetchExpect(t, cfg, "15 offers: 15 new")
+	if got := slack.received(); len(got) != 0 {
+		t.Fatalf("the baseline alerted: %+v", got)
+	}
+	wantNebius(t, cfg, h100, "23.6")
+	var rows []availabilityJSON
+	cliJSON(t, &rows, "--config", cfg, "availability", h100, "--all", "--format", "json")
+	if len(rows) != 0 {
+		t.Errorf("availability of %s stored: %+v; Nebius states none", h100, rows)
+	}
+
+	fake.SetPrice("gpu-h100-sxm", "8gpu-128vcpu-1600gb", false, "18.880000000")
+	out := fetchExpect(t, cfg, "15 offers: 0 new, 1 changed, 14 unchanged")
+	posts := oneAlertSent(t, out, slack)
+	if p := posts[0]; !strings.Contains(p.key, "price_drop") || !strings.Contains(p.text, h100) {
+		t.Errorf("post %+v, want the %s drop", p, h100)
+	}
+	wantNebius(t, cfg, h100, "18.88")
+
+	fake.FailNext(codes.Internal)
+	out, errOut, code := runCLI(t, "--config", cfg, "fetch", "--provider", "nebius")
+	if code == 0 {
+		t.Fatalf("a cut answer exited 0:\n%s%s", out, errOut)
+	}
+	for _, s := range []string{key[40:100], nebiustest.IAMToken} {
+		if strings.Contains(out+errOut, s) {
+			t.Fatalf("a credential was printed:\n%s%s", out, errOut)
+		}
+	}
+	wantNebius(t, cfg, h100, "18.88")
+	if got := slack.received(); len(got) != 1 {
+		t.Errorf("Slack received %d messages after the failed run, want still 1", len(got))
+	}
+}
+
+func wantNebius(t *testing.T, cfg, typ, hourly string) {
+	t.Helper()
+	r, ok := currentPrice(t, cfg, typ, "eu-north1", "on_demand")
+	if !ok {
+		t.Fatalf("no current on_demand price of %s", typ)
+	}
+	if r.Provider != "nebius" || r.Currency != "USD" || r.GPUModel != "H100" || r.GPUCount != 8 || decimal.Decimal(r.HourlyPrice).String() != hourly {
+		t.Errorf("%s stored as %+v, want nebius 8 × H100 at %s USD", typ, r, hourly)
+	}
+}
