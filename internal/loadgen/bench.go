@@ -156,6 +156,10 @@ func benchOn(ctx context.Context, o BenchOptions, d scalegen.Deployment, backend
 		defer stop()
 		base, pid = url, p
 	}
+	profiles := Profiles(Targets{GPU: "H100", InstanceType: "p4.H100x8"}, o.Duration)
+	if err := WarmUp(ctx, base, profiles, 10*time.Minute, logf); err != nil {
+		return nil, err
+	}
 	sim, err := scalegen.Open(ctx, target, d)
 	if err != nil {
 		return nil, err
@@ -186,7 +190,7 @@ func benchOn(ctx context.Context, o BenchOptions, d scalegen.Deployment, backend
 		}
 	}()
 	var results []Result
-	for _, p := range Profiles(Targets{GPU: "H100", InstanceType: "p4.H100x8"}, o.Duration) {
+	for _, p := range profiles {
 		cpu := processCPU(pid)
 		res, err := Run(ctx, base, p)
 		if err != nil {

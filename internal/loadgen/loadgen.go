@@ -272,3 +272,45 @@ func Table(backend string, results []Result) string {
 	}
 	return b.String()
 }
+
+// WarmUp asks for every path of profiles once, one at a time, before the
+// load starts, waiting as long as each first computation takes (up to
+// limit, through any 503), and logs how long each took. The profiles
+// measure a running daemon: what a just-started one costs for its first
+// views is this line of the log, not a share of the first profile's
+// answers (issue 30: the first `/` of a start took longer than the
+// client's 30 s on a loaded machine, and was counted as one failed view
+// of "`/` with 1 client").
+func WarmUp(ctx context.Context, base string, profiles []Profile, limit time.Duration, logf func(string, ...any)) error {
+	if err := checkLoopback(base); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	client := &http.Client{Timeout: limit}
+	for _, p := range profiles {
+		for _, s := range p.Streams {
+			for _, path := range s.Paths {
+				if seen[path] {
+					continue
+				}
+				seen[path] = true
+				start := time.Now()
+				for {
+					if err := ctx.Err(); err != nil {
+						return err
+					}
+					code, wait := get(client, base+path)
+					if code == http.StatusOK || code == http.StatusNotModified {
+						break
+					}
+					if time.Since(start) > limit {
+						return fmt.Errorf("warming up %s: answered %d for %s", path, code, limit)
+					}
+					time.Sleep(max(wait, 100*time.Millisecond))
+				}
+				logf("warm-up: %s first answered in %s", path, time.Since(start).Round(time.Millisecond))
+			}
+		}
+	}
+	return nil
+}
