@@ -305,6 +305,7 @@ func (s *Server) pageOverview(w http.ResponseWriter, r *http.Request) {
 	}
 	in.Currency, in.FX = sc.Currency, book
 	in.Models = currentModels(in.Prices, sc.At)
+	in.WithoutSavings = true // the overview shows the commitment column, not the savings
 	if s.Expected != nil {
 		in.Expected = s.Expected(sc.At)
 	}

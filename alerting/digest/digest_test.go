@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"image/png"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -179,6 +180,27 @@ func TestBuildHandComputed(t *testing.T) {
 	}
 	if p := d.Chart.Series[2].Points; !p[0].PerGPUHour.Equal(dec("4.09625")) || p[0].Key.Provider != pricewatch.Azure {
 		t.Errorf("A100 on-demand first point %+v", p[0])
+	}
+}
+
+// The dashboard's overview builds the digest WithoutSavings: the same
+// model rows, no best commitments (issue 30: a quarter of its CPU).
+func TestBuildWithoutSavings(t *testing.T) {
+	full, err := digest.Build(baseInput(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := baseInput(t)
+	in.WithoutSavings = true
+	lean, err := digest.Build(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(full.Savings) == 0 || len(lean.Savings) != 0 {
+		t.Errorf("savings: %d with, %d without; want some, then none", len(full.Savings), len(lean.Savings))
+	}
+	if !reflect.DeepEqual(full.Models, lean.Models) {
+		t.Errorf("model rows differ without the savings:\n%+v\n%+v", full.Models, lean.Models)
 	}
 }
 

@@ -116,6 +116,10 @@ type Input struct {
 	Currency string
 	// Models are the watched GPU models or families (digest.gpu_models).
 	Models []string
+	// WithoutSavings leaves the best commitments (Digest.Savings) out:
+	// the dashboard's overview shows none, and working them out was a
+	// quarter of its computation (issue 30).
+	WithoutSavings bool
 	// Prices are the stored price intervals in force at the weekly sample
 	// points Now, Now − Week, … Now − ChartWeeks weeks (storage.Prices with
 	// At; every interval since Now − ChartWeeks weeks gives the same
@@ -543,6 +547,9 @@ func (b *Builder) model(i int, offers []pricewatch.Offer, series []analysis.Seri
 		return fmt.Errorf("building the digest for %s: %w", m, err)
 	}
 	b.rows[i], b.rowDone[i] = row, true
+	if b.in.WithoutSavings {
+		return nil
+	}
 	sv, err := bestSavings(m, offers, b.in.FX, b.cur, b.in.Now)
 	if err != nil {
 		return fmt.Errorf("building the digest: %w", err)
