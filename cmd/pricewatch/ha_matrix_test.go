@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -367,6 +368,12 @@ func TestHAFaultMatrix(t *testing.T) {
 	})
 	w.settle(t, 0, 60*time.Second)
 	ctx := context.Background()
+	// The prices the first move changes: a move before the first run
+	// stores would be a new price, no alert.
+	wait.For(t, "the baseline run", 30*time.Second, func() bool {
+		runs, err := w.db.Runs(ctx, 10)
+		return err == nil && slices.ContainsFunc(runs, func(r storage.Run) bool { return r.Status == storage.RunOK })
+	})
 	price := []string{"6.98", "6.5"}
 	moves := 0
 	var blocked []time.Duration
