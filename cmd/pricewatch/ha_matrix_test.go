@@ -512,6 +512,9 @@ func TestHAFaultMatrix(t *testing.T) {
 			t.Errorf("the webhook got %s, which is not in the outbox", key)
 		}
 	}
+	if w.slack.lookups == 0 {
+		t.Error("no conversations.history lookup: the posts cut short were never looked for")
+	}
 	if badSig != 0 {
 		t.Errorf("%d webhook requests without a valid signature", badSig)
 	}
