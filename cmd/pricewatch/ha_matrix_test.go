@@ -512,7 +512,10 @@ func TestHAFaultMatrix(t *testing.T) {
 			t.Errorf("the webhook got %s, which is not in the outbox", key)
 		}
 	}
-	if w.slack.lookups == 0 {
+	w.slack.mu.Lock()
+	lookups := w.slack.lookups
+	w.slack.mu.Unlock()
+	if lookups == 0 {
 		t.Error("no conversations.history lookup: the posts cut short were never looked for")
 	}
 	if badSig != 0 {
@@ -553,7 +556,7 @@ func TestHAFaultMatrix(t *testing.T) {
 	w.hook.mu.Unlock()
 	t.Logf("%d webhook requests for %d webhook messages", hookRequests, len(hookGot))
 	t.Logf("%d faults in %s: %d price moves, %d Slack messages and %d webhook posts; lost %d, duplicated %d on Slack and %d on the webhook, %d unknown; %d broken intervals; runs %v; partitioned leader blocked azure %v (limit %s); %d conversations.history lookups",
-		len(faults), time.Since(began).Round(time.Second), moves, len(w.slack.received()), len(hookGot), lost, dupSlack, dupHook, unknown, len(bad), status, blocked, 2*haTakeover, w.slack.lookups)
+		len(faults), time.Since(began).Round(time.Second), moves, len(w.slack.received()), len(hookGot), lost, dupSlack, dupHook, unknown, len(bad), status, blocked, 2*haTakeover, lookups)
 }
 
 // heldBy is told the replica the armed moment caught; with nothing armed,

@@ -87,8 +87,11 @@ func TestFakeSlackHistory(t *testing.T) {
 	if len(pages) != 3 || pages[2] != ts1+" run/1/C0ALERTS/r/price_drop" {
 		t.Errorf("paged history: %q", pages)
 	}
-	if s.lookups != 6 {
-		t.Errorf("%d lookups counted, want 6", s.lookups)
+	s.mu.Lock()
+	lookups := s.lookups
+	s.mu.Unlock()
+	if lookups != 6 {
+		t.Errorf("%d lookups counted, want 6", lookups)
 	}
 	other := slackapi.New("xoxb-wrong", slackapi.OptionAPIURL(s.URL+"/api/"))
 	if _, err := other.GetConversationHistoryContext(ctx, &slackapi.GetConversationHistoryParameters{ChannelID: "C0ALERTS"}); err == nil || err.Error() != "invalid_auth" {
