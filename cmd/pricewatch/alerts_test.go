@@ -66,15 +66,15 @@ type slackPost struct {
 type slackHold struct {
 	takes bool
 	delay time.Duration
-	// held is told the poster; ended, when the post's request ended and
-	// whether it was answered.
+	// held is told the poster; ended, when the post's request ended
+	// unanswered (the poster gave up).
 	held  chan string
-	ended chan bool
+	ended chan time.Time
 }
 
 // holdNext makes the next chat.postMessage a slackHold.
 func (s *slackAPI) holdNext(takes bool, delay time.Duration) *slackHold {
-	h := &slackHold{takes: takes, delay: delay, held: make(chan string, 1), ended: make(chan bool, 1)}
+	h := &slackHold{takes: takes, delay: delay, held: make(chan string, 1), ended: make(chan time.Time, 1)}
 	s.mu.Lock()
 	s.hold = h
 	s.mu.Unlock()
@@ -159,16 +159,15 @@ func (s *slackAPI) postMessage(w http.ResponseWriter, r *http.Request, poster st
 		h.held <- poster
 		if h.delay == 0 {
 			<-r.Context().Done()
-			h.ended <- false
+			h.ended <- time.Now()
 			return
 		}
 		select {
 		case <-time.After(h.delay):
 		case <-r.Context().Done():
-			h.ended <- false
+			h.ended <- time.Now()
 			return
 		}
-		defer func() { h.ended <- true }()
 	}
 	fmt.Fprintf(w, `{"ok":true,"channel":%q,"ts":%q}`, p.channel, p.ts)
 }
