@@ -515,8 +515,11 @@ func (d *Dispatcher) deliver(ctx context.Context, m OutboxEntry, force bool) (ou
 	next := d.clock.Now().Add(wait)
 	errText := postErr.Error()
 	// "timed out" is how the notifiers' transport errors say their own
-	// HTTP timeout ran out (secret.Transport).
-	if unknown || (timedOut && ctx.Err() == nil) || strings.Contains(errText, "timed out") {
+	// HTTP timeout ran out (secret.Transport). A post that ran out of
+	// PostTimeout may have reached the service even when ctx had ended
+	// meanwhile (a stop or step-down before FinishWithin cut it): pctx
+	// does not inherit ctx's end, so timedOut is the post's own timeout.
+	if unknown || timedOut || strings.Contains(errText, "timed out") {
 		// The service may have the message: the next attempt looks
 		// first. Kept until the message is delivered.
 		errText = unknownPrefix + strings.TrimPrefix(errText, unknownPrefix)

@@ -269,6 +269,37 @@ func TestCancelMidPostLeavesMessagePending(t *testing.T) {
 	}
 }
 
+// Issue 34 (the HA fault matrix): a stop or step-down while a post hangs,
+// whose post timeout then runs out before FinishWithin does, left the
+// message as if Slack had refused it, so the next leader posted it again
+// without looking (2 duplicates in 24 faults). A post that timed out may
+// have reached Slack, whether or not the sender was stopping: the next
+// attempt is told its outcome is unknown.
+func TestStopThenPostTimeoutLeavesOutcomeUnknown(t *testing.T) {
+	clk := newClock()
+	db := alertingtest.OpenDB(t, "", clk)
+	queue(t, db, "#a:a1")
+	n := &fakeNotifier{block: true, entered: make(chan struct{})}
+	entered := n.entered
+	d := outboxstore.NewDispatcher(db, n, zap.NewNop(), alerting.DispatcherOptions{Sleep: clk.Sleep, PostTimeout: 50 * time.Millisecond, FinishWithin: time.Minute})
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() {
+		<-entered
+		cancel() // the step-down, while Slack has not answered
+	}()
+	if _, err := d.Deliver(ctx, time.Minute, false); err != nil && !errors.Is(err, context.Canceled) {
+		t.Fatalf("Deliver: %v", err)
+	}
+	next := &deliveryNotifier{}
+	clk.Advance(time.Hour)
+	if rep, err := outboxstore.NewDispatcher(db, next, nil, alerting.DispatcherOptions{Sleep: clk.Sleep}).Deliver(t.Context(), 0, false); err != nil || rep.Sent != 1 {
+		t.Fatalf("the next sender: %+v %v", rep, err)
+	}
+	if len(next.seen) != 1 || !next.seen[0].OutcomeUnknown {
+		t.Errorf("the next sender was told %+v; want the outcome unknown, so that it looks in Slack first", next.seen)
+	}
+}
+
 // Issue 34 item 8: a stop (or step-down) while a post is in flight lets
 // the post finish and records it sent, instead of cancelling it and
 // leaving the next sender to guess whether Slack has it: one post, none

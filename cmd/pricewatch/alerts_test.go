@@ -1,13 +1,16 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -21,56 +24,239 @@ import (
 
 const alertsToken = "xoxb-9999-8888-TopSecretBotToken"
 
-// slackAPI is a fake Slack Web API (chat.postMessage) whose answers a test
-// scripts: "" is ok, "500" an HTTP 500, "429" a rate limit with
-// Retry-After: 1, anything else an ok:false error.
+// slackAPI is a fake Slack Web API: chat.postMessage, whose answers a
+// test scripts ("" is ok, "500" an HTTP 500, "429" a rate limit with
+// Retry-After: 1, anything else an ok:false error), and
+// conversations.history, which returns what was posted with its message
+// metadata as Slack does (see slackhistory_test.go). It serves the methods
+// under /api/ or under a prefix naming the poster (/a/api/…), so that
+// several replicas can share it and each post says whose it was. It
+// dedupes nothing, so a duplicate post shows.
 type slackAPI struct {
 	*httptest.Server
 	mu     sync.Mutex
 	script []string
 	posts  []slackPost
+	// now stamps each post's ts (its Unix second, as Slack's ts is) and
+	// what conversations.history can see; nil is time.Now.
+	now func() time.Time
+	// indexDelay is how long after Slack took a post it shows in
+	// conversations.history: Slack indexes a message after answering.
+	indexDelay time.Duration
+	// hold, when set, is what the next post meets (see holdNext).
+	hold    *slackHold
+	lookups int // conversations.history calls
 }
 
-type slackPost struct{ channel, text, key string }
+type slackPost struct {
+	channel, text, key string
+	// poster is the path prefix the post came under ("" for /api/).
+	poster string
+	// ts is what Slack answered; metadata what conversations.history
+	// returns with include_all_metadata; at when Slack took the post.
+	ts       string
+	metadata json.RawMessage
+	at       time.Time
+}
+
+// slackHold is a post that does not answer at once: it hangs until the
+// poster gives up (delay 0) or answers after delay; takes says whether
+// Slack keeps the message when the poster gives up (it took it, the
+// answer was lost) or not (lost on the way).
+type slackHold struct {
+	takes bool
+	delay time.Duration
+	// held is told the poster; ended, when the post's request ended
+	// unanswered (the poster gave up).
+	held  chan string
+	ended chan time.Time
+}
+
+// holdNext makes the next chat.postMessage a slackHold.
+func (s *slackAPI) holdNext(takes bool, delay time.Duration) *slackHold {
+	h := &slackHold{takes: takes, delay: delay, held: make(chan string, 1), ended: make(chan time.Time, 1)}
+	s.mu.Lock()
+	s.hold = h
+	s.mu.Unlock()
+	return h
+}
 
 func newSlackAPI(t *testing.T) *slackAPI {
 	t.Helper()
 	s := &slackAPI{}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/api/chat.postMessage" || r.ParseForm() != nil {
+		i := strings.LastIndex(r.URL.Path, "/api/")
+		if i < 0 || r.ParseForm() != nil {
 			http.NotFound(w, r)
 			return
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		answer := ""
-		if len(s.script) > 0 {
-			answer, s.script = s.script[0], s.script[1:]
-		}
-		if r.PostFormValue("token") != alertsToken {
-			answer = "invalid_auth"
-		}
-		switch answer {
-		case "":
-			var meta struct {
-				EventPayload struct {
-					DeliveryKey string `json:"delivery_key"`
-				} `json:"event_payload"`
-			}
-			_ = json.Unmarshal([]byte(r.PostFormValue("metadata")), &meta)
-			s.posts = append(s.posts, slackPost{r.PostFormValue("channel"), r.PostFormValue("text"), meta.EventPayload.DeliveryKey})
-			fmt.Fprintf(w, `{"ok":true,"channel":%q,"ts":"1796030220.%06d"}`, r.PostFormValue("channel"), len(s.posts))
-		case "500":
-			w.WriteHeader(http.StatusInternalServerError)
-		case "429":
-			w.Header().Set("Retry-After", "1")
-			w.WriteHeader(http.StatusTooManyRequests)
+		poster, method := strings.Trim(r.URL.Path[:i], "/"), r.URL.Path[i+len("/api/"):]
+		switch method {
+		case "chat.postMessage":
+			s.postMessage(w, r, poster)
+		case "conversations.history":
+			s.history(w, r)
 		default:
-			fmt.Fprintf(w, `{"ok":false,"error":%q}`, answer)
+			http.NotFound(w, r)
 		}
 	}))
 	t.Cleanup(s.Close)
 	return s
+}
+
+func (s *slackAPI) clock() time.Time {
+	if s.now != nil {
+		return s.now()
+	}
+	return time.Now()
+}
+
+func (s *slackAPI) postMessage(w http.ResponseWriter, r *http.Request, poster string) {
+	s.mu.Lock()
+	answer := ""
+	if len(s.script) > 0 {
+		answer, s.script = s.script[0], s.script[1:]
+	}
+	if r.PostFormValue("token") != alertsToken {
+		answer = "invalid_auth"
+	}
+	switch answer {
+	case "":
+	case "500":
+		s.mu.Unlock()
+		w.WriteHeader(http.StatusInternalServerError)
+		return
+	case "429":
+		s.mu.Unlock()
+		w.Header().Set("Retry-After", "1")
+		w.WriteHeader(http.StatusTooManyRequests)
+		return
+	default:
+		s.mu.Unlock()
+		fmt.Fprintf(w, `{"ok":false,"error":%q}`, answer)
+		return
+	}
+	var meta struct {
+		EventPayload struct {
+			DeliveryKey string `json:"delivery_key"`
+		} `json:"event_payload"`
+	}
+	if m := r.PostFormValue("metadata"); m != "" && json.Unmarshal([]byte(m), &meta) != nil {
+		s.mu.Unlock()
+		fmt.Fprint(w, `{"ok":false,"error":"invalid_metadata_format"}`)
+		return
+	}
+	now := s.clock()
+	p := slackPost{channel: r.PostFormValue("channel"), text: r.PostFormValue("text"), key: meta.EventPayload.DeliveryKey, poster: poster,
+		ts: fmt.Sprintf("%d.%06d", now.Unix(), len(s.posts)+1), metadata: json.RawMessage(r.PostFormValue("metadata")), at: now}
+	h := s.hold
+	s.hold = nil
+	if h == nil || h.takes || h.delay > 0 {
+		s.posts = append(s.posts, p)
+	}
+	s.mu.Unlock()
+	if h != nil {
+		h.held <- poster
+		if h.delay == 0 {
+			<-r.Context().Done()
+			h.ended <- time.Now()
+			return
+		}
+		select {
+		case <-time.After(h.delay):
+		case <-r.Context().Done():
+			h.ended <- time.Now()
+			return
+		}
+	}
+	fmt.Fprintf(w, `{"ok":true,"channel":%q,"ts":%q}`, p.channel, p.ts)
+}
+
+// history answers conversations.history as Slack does for a bot token
+// with channels:history: the channel's messages with a ts after oldest
+// and before latest (inclusive=1 takes the bounds too), newest first,
+// limit at a time (default 100, at most 999) with a next_cursor while
+// more are left, and each message's metadata only when
+// include_all_metadata is set. A post shows once Slack indexed it.
+func (s *slackAPI) history(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	answer := func(v any) { _ = json.NewEncoder(w).Encode(v) }
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lookups++
+	channel := r.PostFormValue("channel")
+	switch {
+	case r.PostFormValue("token") != alertsToken:
+		answer(map[string]any{"ok": false, "error": "invalid_auth"})
+		return
+	case channel == "":
+		answer(map[string]any{"ok": false, "error": "channel_not_found"})
+		return
+	}
+	now := s.clock()
+	inclusive := formBool(r.PostFormValue("inclusive"))
+	oldest, latest := r.PostFormValue("oldest"), r.PostFormValue("latest")
+	if latest == "" {
+		latest = fmt.Sprintf("%d.%06d", now.Unix()+1, 0)
+	}
+	limit, err := strconv.Atoi(r.PostFormValue("limit"))
+	if err != nil || limit <= 0 {
+		limit = 100
+	}
+	limit = min(limit, 999)
+	// The cursor is Slack's: base64 of "next_ts:" and the ts to go on
+	// from (older than the last message returned).
+	if c := r.PostFormValue("cursor"); c != "" {
+		raw, err := base64.StdEncoding.DecodeString(c)
+		next, ok := strings.CutPrefix(string(raw), "next_ts:")
+		if err != nil || !ok {
+			answer(map[string]any{"ok": false, "error": "invalid_cursor"})
+			return
+		}
+		latest, inclusive = next, true
+	}
+	msgs := []map[string]any{}
+	next := ""
+	for i := len(s.posts) - 1; i >= 0; i-- {
+		p := s.posts[i]
+		if p.channel != channel || p.at.Add(s.indexDelay).After(now) {
+			continue
+		}
+		if c := tsCompare(p.ts, latest); c > 0 || (c == 0 && !inclusive) {
+			continue
+		}
+		if c := tsCompare(p.ts, oldest); oldest != "" && (c < 0 || (c == 0 && !inclusive)) {
+			continue
+		}
+		if len(msgs) == limit {
+			next = base64.StdEncoding.EncodeToString([]byte("next_ts:" + p.ts))
+			break
+		}
+		m := map[string]any{"type": "message", "subtype": "bot_message", "text": p.text, "ts": p.ts, "bot_id": "B0PRICEWATCH", "app_id": "A0PRICEWATCH"}
+		if formBool(r.PostFormValue("include_all_metadata")) && len(p.metadata) > 0 {
+			m["metadata"] = p.metadata
+		}
+		msgs = append(msgs, m)
+	}
+	answer(map[string]any{"ok": true, "messages": msgs, "has_more": next != "", "pin_count": 0, "channel_actions_ts": nil, "channel_actions_count": 0,
+		"response_metadata": map[string]any{"next_cursor": next}})
+}
+
+// formBool reads a Slack boolean argument: "1" or "true".
+func formBool(v string) bool { return v == "1" || v == "true" }
+
+// tsCompare orders two Slack timestamps ("1796030220.000001"): by the
+// second, then by the fraction.
+func tsCompare(a, b string) int {
+	as, af, _ := strings.Cut(a, ".")
+	bs, bf, _ := strings.Cut(b, ".")
+	ai, _ := strconv.ParseInt(as, 10, 64)
+	bi, _ := strconv.ParseInt(bs, 10, 64)
+	if c := cmp.Compare(ai, bi); c != 0 {
+		return c
+	}
+	af, bf = (af + "000000")[:6], (bf + "000000")[:6]
+	return strings.Compare(af, bf)
 }
 
 func (s *slackAPI) received() []slackPost {
@@ -246,6 +432,7 @@ func TestAlertsDeliverLeavesPendingWhenSlackIsDown(t *testing.T) {
 
 func TestAlertsTest(t *testing.T) {
 	slack := newSlackAPI(t)
+	slack.now = func() time.Time { return time.Unix(1796030220, 0) }
 	cfg := alertsConfig(t, "http://127.0.0.1:1", slack.URL, "")
 
 	t.Setenv(envSlackToken, alertsToken)

@@ -78,98 +78,6 @@ func (h *haAzure) requests() []haRequest {
 	return append([]haRequest(nil), h.reqs...)
 }
 
-// haSlack is a fake Slack Web API for two replicas (each posts under its
-// own prefix, /a/api/…): chat.postMessage and conversations.history, with
-// the posts' metadata, so that a replica that finds a message's last
-// outcome unknown can look for it. hang makes the next post hang until
-// the poster gives up: lost (Slack never took it) or, with takes, taken
-// but its answer never sent.
-type haSlack struct {
-	*httptest.Server
-
-	mu    sync.Mutex
-	hang  bool
-	takes bool
-	// hung is told the replica whose post hangs; cancelled, when that
-	// post's request ended (the poster gave up).
-	hung      chan string
-	cancelled time.Time
-	posts     []haPost
-}
-
-type haPost struct {
-	replica, channel, text, key string
-	metadata                    json.RawMessage
-	ts                          string
-	at                          time.Time
-}
-
-func newHASlack(t *testing.T) *haSlack {
-	t.Helper()
-	s := &haSlack{hung: make(chan string, 1)}
-	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(s.Close)
-	return s
-}
-
-func (s *haSlack) serve(w http.ResponseWriter, r *http.Request) {
-	replica, method, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/api/")
-	if r.ParseForm() != nil || r.PostFormValue("token") != alertsToken {
-		fmt.Fprint(w, `{"ok":false,"error":"invalid_auth"}`)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	switch method {
-	case "chat.postMessage":
-		var meta struct {
-			EventPayload struct {
-				DeliveryKey string `json:"delivery_key"`
-			} `json:"event_payload"`
-		}
-		_ = json.Unmarshal([]byte(r.PostFormValue("metadata")), &meta)
-		s.mu.Lock()
-		hang, takes := s.hang, s.takes
-		s.hang = false
-		p := haPost{replica: replica, channel: r.PostFormValue("channel"), text: r.PostFormValue("text"), key: meta.EventPayload.DeliveryKey,
-			metadata: json.RawMessage(r.PostFormValue("metadata")), ts: fmt.Sprintf("%d.%06d", time.Now().Unix(), len(s.posts)+1), at: time.Now()}
-		if !hang || takes {
-			s.posts = append(s.posts, p)
-		}
-		s.mu.Unlock()
-		if hang {
-			s.hung <- replica
-			<-r.Context().Done()
-			s.mu.Lock()
-			s.cancelled = time.Now()
-			s.mu.Unlock()
-			return
-		}
-		json.NewEncoder(w).Encode(map[string]any{"ok": true, "channel": p.channel, "ts": p.ts})
-	case "conversations.history":
-		s.mu.Lock()
-		msgs := []map[string]any{}
-		for i := len(s.posts) - 1; i >= 0; i-- {
-			if p := s.posts[i]; p.channel == r.PostFormValue("channel") {
-				m := map[string]any{"type": "message", "subtype": "bot_message", "text": p.text, "ts": p.ts, "bot_id": "B0PRICEWATCH"}
-				if r.PostFormValue("include_all_metadata") == "1" && len(p.metadata) > 0 {
-					m["metadata"] = p.metadata
-				}
-				msgs = append(msgs, m)
-			}
-		}
-		s.mu.Unlock()
-		json.NewEncoder(w).Encode(map[string]any{"ok": true, "messages": msgs, "has_more": false, "response_metadata": map[string]any{"next_cursor": ""}})
-	default:
-		http.NotFound(w, r)
-	}
-}
-
-func (s *haSlack) received() []haPost {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]haPost(nil), s.posts...)
-}
-
 // replica is one `pricewatch run` of a replicated test.
 type replica struct {
 	name string
@@ -182,7 +90,7 @@ type haWorld struct {
 	bin   string
 	dsn   string
 	az    *haAzure
-	slack *haSlack
+	slack *slackAPI
 	db    *storage.DB
 }
 
@@ -192,7 +100,7 @@ func newHAWorld(t *testing.T) *haWorld {
 		t.Skip("starts two real daemons on PostgreSQL")
 	}
 	dsn := storagetest.PostgresDSN(t) // skips without PRICEWATCH_TEST_POSTGRES
-	w := &haWorld{bin: buildBinary(t), dsn: dsn, az: newHAAzure(t), slack: newHASlack(t)}
+	w := &haWorld{bin: buildBinary(t), dsn: dsn, az: newHAAzure(t), slack: newSlackAPI(t)}
 	return w
 }
 
@@ -372,10 +280,10 @@ func checkOneFetcher(t *testing.T, reqs []haRequest, before, after string, switc
 }
 
 // checkOnce wants key posted exactly once and nothing else posted twice.
-func checkOnce(t *testing.T, posts []haPost, key string) haPost {
+func checkOnce(t *testing.T, posts []slackPost, key string) slackPost {
 	t.Helper()
 	seen := map[string]int{}
-	var got haPost
+	var got slackPost
 	for _, p := range posts {
 		seen[p.key]++
 		if p.key == key {
@@ -438,14 +346,12 @@ func TestHAFailoverSIGKILL(t *testing.T) {
 			wait.For(t, "a's baseline runs", 30*time.Second, func() bool { return w.okRuns(t, "a") >= 2 })
 			checkRoles(t, a, b)
 
-			w.slack.mu.Lock()
-			w.slack.hang, w.slack.takes = true, c.takes
-			w.slack.mu.Unlock()
+			hold := w.slack.holdNext(c.takes, 0)
 			w.az.az.setH100(t, "6.98", "6.5")
 			key := w.dropKey(t)
 			var poster string
 			select {
-			case poster = <-w.slack.hung:
+			case poster = <-hold.held:
 			case <-time.After(30 * time.Second):
 				t.Fatal("the drop was never posted")
 			}
@@ -470,8 +376,8 @@ func TestHAFailoverSIGKILL(t *testing.T) {
 			})
 			wait.For(t, "b's runs", 20*time.Second, func() bool { return w.okRuns(t, "b") >= 2 })
 			got := checkOnce(t, w.slack.received(), key)
-			if want := map[bool]string{false: "b", true: "a"}[c.takes]; got.replica != want {
-				t.Errorf("the drop reached Slack through %s, want %s", got.replica, want)
+			if want := map[bool]string{false: "b", true: "a"}[c.takes]; got.poster != want {
+				t.Errorf("the drop reached Slack through %s, want %s", got.poster, want)
 			}
 			if !strings.Contains(got.text, "Standard_NC40ads_H100_v5") {
 				t.Errorf("the drop's text %q does not name the H100 size", got.text)
@@ -514,13 +420,11 @@ func TestHAPartition(t *testing.T) {
 	wait.For(t, "a's baseline runs", 30*time.Second, func() bool { return w.okRuns(t, "a") >= 2 })
 	checkRoles(t, a, b)
 
-	w.slack.mu.Lock()
-	w.slack.hang = true
-	w.slack.mu.Unlock()
+	hold := w.slack.holdNext(false, 0)
 	w.az.az.setH100(t, "6.98", "6.5")
 	key := w.dropKey(t)
 	select {
-	case poster := <-w.slack.hung:
+	case poster := <-hold.held:
 		if poster != "a" {
 			t.Fatalf("the drop was posted by %s, want the leader a", poster)
 		}
@@ -545,14 +449,16 @@ func TestHAPartition(t *testing.T) {
 		return err == nil && m.Status == storage.OutboxSent
 	})
 	got := checkOnce(t, w.slack.received(), key)
-	if got.replica != "b" || !got.at.After(down) {
-		t.Errorf("the drop reached Slack through %s at %s (a stepped down at %s), want b, after", got.replica, got.at.Format("15:04:05.000"), down.Format("15:04:05.000"))
+	if got.poster != "b" || !got.at.After(down) {
+		t.Errorf("the drop reached Slack through %s at %s (a stepped down at %s), want b, after", got.poster, got.at.Format("15:04:05.000"), down.Format("15:04:05.000"))
 	}
 	// The old leader's post, finished rather than cancelled at its
 	// step-down, ended within its claim: before b could post.
-	w.slack.mu.Lock()
-	cancelled := w.slack.cancelled
-	w.slack.mu.Unlock()
+	var cancelled time.Time
+	select {
+	case cancelled = <-hold.ended:
+	default:
+	}
 	if cancelled.IsZero() || !cancelled.Before(got.at) {
 		t.Errorf("a's hung post ended at %v, b posted at %s: the old leader's post must end within its claim", cancelled, got.at.Format("15:04:05.000"))
 	}
