@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"strings"
 	"testing"
 
@@ -44,7 +45,7 @@ func TestAzureChinaEndToEnd(t *testing.T) {
 	}
 	wantA100CN(t, cfg, "25.1")
 
-	fake.BlobFaults.FailNext(azurecntest.Truncated)
+	fake.BlobFaults.FailNext(fetcherstest.Truncated)
 	out, errOut, code := runCLI(t, "--config", cfg, "fetch", "--provider", "azure-cn")
 	if code == 0 || !strings.Contains(out+errOut, "azure-cn") {
 		t.Fatalf("a cut-off sheet exited %d:\n%s%s", code, out, errOut)

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"sort"
 	"strings"
 	"testing"
@@ -141,7 +142,7 @@ func lambdaCapacity(t *testing.T, rules string) {
 	// A truncated answer fails the run and changes nothing (throttling,
 	// whose retries take seconds, is tested in the fetcher's package); the
 	// key is never printed.
-	srv.FailNext(lambdatest.Truncated)
+	srv.FailNext(fetcherstest.Truncated)
 	stdout, stderr, code := runCLI(t, "--config", cfg, "fetch")
 	if code == 0 || !strings.Contains(stdout, "lambda   FAILED") {
 		t.Errorf("truncated fetch exited %d: %s", code, stdout)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"strings"
 	"testing"
 
@@ -57,7 +58,7 @@ func TestDigitalOceanEndToEnd(t *testing.T) {
 	}
 	wantDigitalOcean(t, cfg, h100, "20", "2.5")
 
-	fake.FailNext(digitaloceantest.Truncated)
+	fake.FailNext(fetcherstest.Truncated)
 	out, errOut, code := runCLI(t, "--config", cfg, "fetch", "--provider", "digitalocean")
 	if code == 0 || !strings.Contains(out+errOut, "digitalocean") {
 		t.Fatalf("a cut page exited %d:\n%s%s", code, out, errOut)

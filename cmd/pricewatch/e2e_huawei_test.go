@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"strings"
 	"testing"
 
@@ -51,7 +52,7 @@ func TestHuaweiEndToEnd(t *testing.T) {
 	}
 	wantP3(t, cfg, "30.5")
 
-	fake.FailNext(huaweitest.Throttled, huaweitest.Throttled, huaweitest.Throttled, huaweitest.Throttled, huaweitest.Throttled)
+	fake.FailNext(fetcherstest.Throttled, fetcherstest.Throttled, fetcherstest.Throttled, fetcherstest.Throttled, fetcherstest.Throttled)
 	out, errOut, code := runCLI(t, "--config", cfg, "fetch", "--provider", "huawei")
 	if code == 0 || !strings.Contains(out+errOut, "huawei") {
 		t.Fatalf("a throttled run exited %d:\n%s%s", code, out, errOut)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"strings"
 	"testing"
 
@@ -43,7 +44,7 @@ func TestOVHcloudEndToEnd(t *testing.T) {
 	}
 	wantCurrent(t, cfg, "2.5", "2.5")
 
-	fake.FailNext(ovhcloudtest.Truncated)
+	fake.FailNext(fetcherstest.Truncated)
 	out, errOut, code := runCLI(t, "--config", cfg, "fetch", "--provider", "ovhcloud")
 	if code == 0 || !strings.Contains(out+errOut, "ovhcloud") {
 		t.Fatalf("a cut-off catalogue exited %d:\n%s%s", code, out, errOut)

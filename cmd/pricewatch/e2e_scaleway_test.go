@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"strings"
 	"testing"
 
@@ -60,7 +61,7 @@ func TestScalewayEndToEnd(t *testing.T) {
 		t.Errorf("%s intervals %s, want sold_out,in_stock*", h100x2, got)
 	}
 
-	fake.FailNext(scalewaytest.Truncated)
+	fake.FailNext(fetcherstest.Truncated)
 	out, errOut, code := runCLI(t, "--config", cfg, "fetch", "--provider", "scaleway")
 	if code == 0 || !strings.Contains(out+errOut, "scaleway") {
 		t.Fatalf("a cut page exited %d:\n%s%s", code, out, errOut)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"strings"
 	"testing"
 
@@ -47,7 +48,7 @@ func TestShadeformEndToEnd(t *testing.T) {
 	}
 	wantShadeform(t, cfg, h100, "20.48")
 
-	fake.FailNext(shadeformtest.Truncated)
+	fake.FailNext(fetcherstest.Truncated)
 	out, errOut, code := runCLI(t, "--config", cfg, "fetch", "--provider", "shadeform")
 	if code == 0 || strings.Contains(out+errOut, key) {
 		t.Fatalf("a cut answer exited %d (or printed the key):\n%s%s", code, out, errOut)

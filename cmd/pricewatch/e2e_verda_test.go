@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"strings"
 	"testing"
 
@@ -50,7 +51,7 @@ func TestVerdaEndToEnd(t *testing.T) {
 	}
 	wantVerda(t, cfg, h100, "3.16")
 
-	fake.FailNext(verdatest.Truncated)
+	fake.FailNext(fetcherstest.Truncated)
 	out, errOut, code := runCLI(t, "--config", cfg, "fetch", "--provider", "verda")
 	if code == 0 || strings.Contains(out+errOut, secret) {
 		t.Fatalf("a cut answer exited %d (or printed the secret):\n%s%s", code, out, errOut)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"strings"
 	"testing"
 
@@ -58,7 +59,7 @@ func TestVultrEndToEnd(t *testing.T) {
 		t.Errorf("Slack received %+v, want a second message: %s back in stock", got, h100)
 	}
 
-	fake.FailNext(vultrtest.Truncated)
+	fake.FailNext(fetcherstest.Truncated)
 	out, errOut, code := runCLI(t, "--config", cfg, "fetch", "--provider", "vultr")
 	if code == 0 || !strings.Contains(out+errOut, "vultr") {
 		t.Fatalf("a cut page exited %d:\n%s%s", code, out, errOut)
