@@ -18,6 +18,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/pricewatch/pricewatch/internal/testing/promtool"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -257,7 +258,7 @@ func TestPrometheusAlertRules(t *testing.T) {
 			t.Errorf("no alert %s among %v", want, alerts)
 		}
 	}
-	promtool := lookPromtool(t)
+	promtool := promtool.Path(t)
 	for _, args := range [][]string{{"check", "rules", alertsFile}, {"test", "rules", alertsTests}} {
 		if out, err := exec.Command(promtool, args...).CombinedOutput(); err != nil {
 			t.Errorf("promtool %v: %v\n%s", args, err, out)

@@ -1,13 +1,13 @@
 package main
 
 import (
-	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"strings"
 	"testing"
 
 	"github.com/shopspring/decimal"
 
 	"github.com/pricewatch/pricewatch/fetchers/azurecn/azurecntest"
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 )
 
 // a100CN is the sample sheet's Linux on-demand A100 row (skuId).

@@ -3,11 +3,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/fetchers/lambda"
 	"github.com/pricewatch/pricewatch/fetchers/lambda/lambdatest"
 	"github.com/pricewatch/pricewatch/fetchers/runpod"

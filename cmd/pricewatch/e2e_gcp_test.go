@@ -1,12 +1,12 @@
 package main
 
 import (
-	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"strings"
 	"testing"
 
 	"github.com/shopspring/decimal"
 
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/fetchers/gcp"
 	"github.com/pricewatch/pricewatch/fetchers/gcp/gcptest"
 )

@@ -1,19 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
 	"maps"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"os/exec"
 	"slices"
 	"strconv"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,7 +18,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch/storage"
-	"github.com/pricewatch/pricewatch/web"
 )
 
 // gaugeValue gathers reg and returns the value of the series name with
@@ -180,57 +171,6 @@ func TestCheapestConvertsAsCompare(t *testing.T) {
 	}
 }
 
-// TestPerOfferSeries: metrics.offers selects one series per matching offer;
-// a family name covers its variants.
-func TestPerOfferSeries(t *testing.T) {
-	m, _, _, _ := fixtureMetrics(t, "metrics:\n  offers:\n    gpu_models: [A100, H100]\n    price_types: [spot]\n    providers: [azure]\n", nil)
-	var got []string
-	for _, s := range series(t, m.Registry(), "pricewatch_offer_price_per_gpu_hour") {
-		got = append(got, s["instance_type"]+" "+s["price_type"]+" "+s["gpu_model"]+" "+s["currency"]+" "+s["value"])
-	}
-	slices.Sort(got)
-	want := []string{"Standard_NC40ads_H100_v5 spot H100-NVL USD 1.396", "Standard_ND96amsr_A100_v4 spot A100-80GB USD 0.81925"}
-	if !slices.Equal(got, want) {
-		t.Errorf("per-offer series %q, want %q", got, want)
-	}
-}
-
-// countingStore counts how often the price rows are read.
-type countingStore struct {
-	metrics.PriceStore
-	reads atomic.Int32
-}
-
-func (c *countingStore) Prices(ctx context.Context, f storage.PriceFilter) ([]storage.PriceInterval, error) {
-	c.reads.Add(1)
-	return c.PriceStore.Prices(ctx, f)
-}
-
-// TestPriceSeriesCachedPerRun: scrapes between runs reuse the computed
-// series; a committed run that changes a price shows at the next scrape.
-func TestPriceSeriesCachedPerRun(t *testing.T) {
-	cfg, az := fixtureConfig(t, "")
-	a, db := loadApp(t, cfg)
-	store := &countingStore{PriceStore: db}
-	reg := prometheus.NewRegistry()
-	errs := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "errors_total", Help: "read errors"}, []string{"series"})
-	reg.MustRegister(metrics.NewPriceCollector(store, func() metrics.PriceSettings { return compose.MetricsSettings(a.cfg) }, errs))
-	a100 := map[string]string{"gpu_model": "A100-80GB", "price_type": "on_demand", "currency": "USD"}
-	for i := 0; i < 3; i++ {
-		if v, ok := gaugeValue(t, reg, "pricewatch_cheapest_price_per_gpu_hour", a100); !ok || v != 4.09625 {
-			t.Fatalf("scrape %d: %v %v", i, v, ok)
-		}
-	}
-	if n := store.reads.Load(); n != 1 {
-		t.Errorf("three scrapes read the prices %d times, want once", n)
-	}
-	az.setPrice(t, "1", `"retailPrice": 32.77`, `"retailPrice": 30.0`)
-	rawCLI(t, "--config", cfg, "fetch", "--provider", "azure")
-	if v, _ := gaugeValue(t, reg, "pricewatch_cheapest_price_per_gpu_hour", a100); v != 3.75 {
-		t.Errorf("after the price change: %v, want 3.75 (30.0 / 8)", v)
-	}
-}
-
 // TestLastSuccessSurvivesRestart: after a restart in which the provider
 // fails, the last-success gauge is still there, with the time of the run
 // that succeeded before (read from the database, not from memory).
@@ -267,111 +207,6 @@ func TestLastSuccessSurvivesRestart(t *testing.T) {
 	}
 	if v, ok := gaugeValue(t, restarted.Registry(), "pricewatch_fetch_last_success_timestamp_seconds", map[string]string{"provider": "aws"}); !ok || v <= 0 {
 		t.Errorf("aws last success %v (present %v)", v, ok)
-	}
-}
-
-// TestPromtoolCheckMetrics runs `promtool check metrics` on a /metrics
-// scrape of the fixture database with per-offer series on. It skips only
-// where promtool is missing; CI installs it and sets
-// PRICEWATCH_REQUIRE_PROMTOOL=1 so that it cannot skip there.
-func TestPromtoolCheckMetrics(t *testing.T) {
-	promtool := lookPromtool(t)
-	m, _, _, _ := fixtureMetrics(t, "metrics:\n  offers:\n    gpu_models: [H100]\n", nil)
-	m.Observe(providerrun.Summary{Provider: "azure", Status: providerrun.StatusOK, Duration: time.Second, Result: &storage.Result{At: time.Now()}})
-	srv := httptest.NewServer(metrics.Handler(m, func(context.Context) (web.Readiness, error) { return web.Readiness{}, web.NotReady }, zap.NewNop()))
-	defer srv.Close()
-	resp, err := http.Get(srv.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("/metrics: %d %v", resp.StatusCode, err)
-	}
-	for _, want := range []string{"pricewatch_cheapest_price_per_gpu_hour{", "pricewatch_cheapest_offer_info{", "pricewatch_offer_price_per_gpu_hour{",
-		"pricewatch_fetch_last_success_timestamp_seconds{provider=\"aws\"}", "pricewatch_outbox_pending "} {
-		if !bytes.Contains(body, []byte(want)) {
-			t.Errorf("/metrics lacks %s", want)
-		}
-	}
-	cmd := exec.Command(promtool, "check", "metrics")
-	cmd.Stdin = bytes.NewReader(body)
-	if out, err := cmd.CombinedOutput(); err != nil || len(bytes.TrimSpace(out)) != 0 {
-		t.Errorf("promtool check metrics: %v\n%s", err, out)
-	}
-}
-
-func lookPromtool(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("promtool")
-	if err != nil {
-		if os.Getenv("PRICEWATCH_REQUIRE_PROMTOOL") != "" {
-			t.Fatalf("promtool not found, and PRICEWATCH_REQUIRE_PROMTOOL is set: %v", err)
-		}
-		t.Skip("promtool not installed (Debian: apt-get install prometheus); CI runs this")
-	}
-	return p
-}
-
-// failingStore fails every read once fail is set.
-type failingStore struct {
-	metrics.PriceStore
-	fail atomic.Bool
-}
-
-var errDBGone = errors.New("database is locked")
-
-func (f *failingStore) DataVersion(ctx context.Context) (string, error) {
-	if f.fail.Load() {
-		return "", errDBGone
-	}
-	return f.PriceStore.DataVersion(ctx)
-}
-
-func (f *failingStore) LastSuccessTimes(context.Context) (map[string]time.Time, error) {
-	return nil, errDBGone
-}
-
-func (f *failingStore) LastQueued(context.Context, string) (time.Time, bool, error) {
-	return time.Time{}, false, errDBGone
-}
-
-// TestScrapeSurvivesReadErrors: a database read that fails at scrape time
-// does not fail the scrape: the price series stay at their last good
-// values, the freshness series are left out, and each failure is counted.
-func TestScrapeSurvivesReadErrors(t *testing.T) {
-	cfg, _ := fixtureConfig(t, "")
-	a, db := loadApp(t, cfg)
-	store := &failingStore{PriceStore: db}
-	errs := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "pricewatch_metrics_read_errors_total", Help: "read errors"}, []string{"series"})
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(errs, metrics.NewPriceCollector(store, func() metrics.PriceSettings { return compose.MetricsSettings(a.cfg) }, errs), metrics.NewFreshnessCollector(store, errs))
-	h100 := map[string]string{"gpu_model": "H100", "price_type": "on_demand", "currency": "USD"}
-	if v, ok := gaugeValue(t, reg, "pricewatch_cheapest_price_per_gpu_hour", h100); !ok || v != 8.553125 {
-		t.Fatalf("before the failure: %v %v", v, ok)
-	}
-	store.fail.Store(true)
-	if v, ok := gaugeValue(t, reg, "pricewatch_cheapest_price_per_gpu_hour", h100); !ok || v != 8.553125 {
-		t.Errorf("while reads fail: %v (present %v), want the last good 8.553125", v, ok)
-	}
-	if s := series(t, reg, "pricewatch_fetch_last_success_timestamp_seconds"); len(s) != 0 {
-		t.Errorf("last-success series from a failed read: %v", s)
-	}
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatalf("scrape failed: %v", err)
-	}
-	counted := map[string]float64{}
-	for _, mf := range mfs {
-		if mf.GetName() == "pricewatch_metrics_read_errors_total" {
-			for _, m := range mf.GetMetric() {
-				counted[m.GetLabel()[0].GetValue()] = m.GetCounter().GetValue()
-			}
-		}
-	}
-	if counted["prices"] < 1 || counted["last_success"] < 1 || counted["digest"] < 1 {
-		t.Errorf("read errors counted %v, want prices, last_success and digest", counted)
 	}
 }
 
