@@ -1,4 +1,4 @@
-package main
+package metrics
 
 import (
 	"encoding/json"
@@ -34,7 +34,9 @@ const (
 // _sum and _count series.
 func exportedNames(t *testing.T) map[string]bool {
 	t.Helper()
-	m, _, _, _ := fixtureMetrics(t, "metrics:\n  offers:\n    gpu_models: [H100]\n", nil)
+	db := fixtureDB(t)
+	m := New(db, "test")
+	m.AddPriceSeries(db, func() PriceSettings { return PriceSettings{Currency: "USD", Offers: Offers{GPUModels: []string{"H100"}}} })
 	m.Observe(providerrun.Summary{Provider: "azure", Status: providerrun.StatusOK, Duration: time.Second, Result: &storage.Result{At: time.Now()}})
 	m.Observe(providerrun.Summary{Provider: "aws", Status: providerrun.StatusFailed, Duration: time.Second})
 	m.OffersTracked("azure", 1)
