@@ -56,7 +56,7 @@ A provider without credentials is skipped, not failed.`,
 			for _, job := range jobs {
 				job.Owner = "pricewatch fetch"
 				job.SummaryReports = true
-				sum := a.runJob(ctx, db, job.Job, a.wiring().SaveOptions())
+				sum := job.Run(ctx, db, a.wiring().SaveOptions(), a.log)
 				sums = append(sums, sum)
 				if format == formatTable {
 					fmt.Fprintln(a.stdout, sum.Line())
@@ -152,11 +152,4 @@ func reportLine(rep alerting.Report) string {
 		s += fmt.Sprintf(", %d pending (Slack did not take them in time; they are retried)", rep.Pending)
 	}
 	return s
-}
-
-// runJob is one provider run into db, stored with opts: what `fetch`
-// does per provider, and what the in-process tests of the binary drive
-// without reaching into package run.
-func (a *app) runJob(ctx context.Context, db *storage.DB, job providerrun.Job, opts storage.SaveOptions) providerrun.Summary {
-	return providerrun.Provider(ctx, providerrun.DB(db), job, opts, a.log)
 }

@@ -3,87 +3,98 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"maps"
+	"net/http"
+	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
-	"github.com/pricewatch/pricewatch/compose"
-	"github.com/pricewatch/pricewatch/daemon/metrics"
-	providerrun "github.com/pricewatch/pricewatch/run"
-
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/shopspring/decimal"
-	"go.uber.org/zap"
 
+	"github.com/pricewatch/pricewatch/internal/testing/wait"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
-// gaugeValue gathers reg and returns the value of the series name with
-// exactly these labels (nil: none).
-func gaugeValue(t *testing.T, reg prometheus.Gatherer, name string, labels map[string]string) (float64, bool) {
+// scrape is one /metrics answer of the daemon, as series: a name's label
+// sets, each with its value under "value".
+type scrape map[string][]map[string]string
+
+// scrapeDaemon starts the daemon over cfg, which listens on port, waits
+// until it has computed the price series and returns one scrape.
+func scrapeDaemon(t *testing.T, cfg, port string) scrape {
 	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatalf("gathering metrics: %v", err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() != name {
+	base, stop := serveInProcess(t, cfg, port)
+	t.Cleanup(stop)
+	var body string
+	wait.For(t, "the first price series", 30*time.Second, func() bool {
+		resp, err := http.Get(base + "/metrics")
+		if err != nil {
+			return false
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		body = string(b)
+		return strings.Contains(body, "pricewatch_cheapest_price_per_gpu_hour{")
+	})
+	return parseScrape(t, body)
+}
+
+// sampleLine is one sample of the text format: name, {labels}, value.
+var sampleLine = regexp.MustCompile(`^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$`)
+
+// labelPair is one label="value" (the values here hold no escapes).
+var labelPair = regexp.MustCompile(`([a-zA-Z_][a-zA-Z0-9_]*)="([^"]*)"`)
+
+func parseScrape(t *testing.T, body string) scrape {
+	t.Helper()
+	out := scrape{}
+	for _, l := range strings.Split(body, "\n") {
+		if l == "" || strings.HasPrefix(l, "#") {
 			continue
 		}
-		for _, m := range mf.GetMetric() {
-			got := map[string]string{}
-			for _, l := range m.GetLabel() {
-				got[l.GetName()] = l.GetValue()
-			}
-			if maps.Equal(got, labels) || (len(got) == 0 && labels == nil) {
-				return m.GetGauge().GetValue(), true
-			}
+		m := sampleLine.FindStringSubmatch(l)
+		if m == nil {
+			t.Fatalf("not a sample line: %q", l)
+		}
+		s := map[string]string{"value": m[3]}
+		for _, p := range labelPair.FindAllStringSubmatch(m[2], -1) {
+			s[p[1]] = p[2]
+		}
+		out[m[1]] = append(out[m[1]], s)
+	}
+	return out
+}
+
+// gauge is the value of the series name with exactly these labels.
+func (s scrape) gauge(name string, labels map[string]string) (float64, bool) {
+	for _, got := range s[name] {
+		l := maps.Clone(got)
+		delete(l, "value")
+		if maps.Equal(l, labels) || (len(l) == 0 && labels == nil) {
+			v, err := strconv.ParseFloat(got["value"], 64)
+			return v, err == nil
 		}
 	}
 	return 0, false
 }
 
-// series returns every series of a metric as label sets with values.
-func series(t *testing.T, reg prometheus.Gatherer, name string) []map[string]string {
+// fixtureScrape is the daemon's scrape over the fixture database (fake
+// Azure westus2, AWS p5.48xlarge in ap-northeast-1) with further keys
+// under fx:; before, if set, runs on the fixture (its config and
+// database) before the daemon starts.
+func fixtureScrape(t *testing.T, fx string, before func(cfg string, db *storage.DB)) scrape {
 	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatalf("gathering metrics: %v", err)
+	port := freePort(t)
+	cfg, _ := fixtureConfigFX(t, "http:\n  listen: 127.0.0.1:"+port+"\n", fx)
+	if before != nil {
+		_, db := loadApp(t, cfg)
+		before(cfg, db)
 	}
-	var out []map[string]string
-	for _, mf := range mfs {
-		if mf.GetName() != name {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			s := map[string]string{"value": strconv.FormatFloat(m.GetGauge().GetValue(), 'g', -1, 64)}
-			for _, l := range m.GetLabel() {
-				s[l.GetName()] = l.GetValue()
-			}
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// fixtureMetrics is the daemon's registry over the fixture database (fake
-// Azure westus2, AWS p5.48xlarge in ap-northeast-1), with the settings a
-// test may change.
-func fixtureMetrics(t *testing.T, extra string, tweak func(*metrics.PriceSettings)) (*metrics.Metrics, *storage.DB, *app, *fakeAzure) {
-	t.Helper()
-	cfg, az := fixtureConfig(t, extra)
-	a, db := loadApp(t, cfg)
-	m := metrics.New(db, buildVersion())
-	m.AddPriceSeries(db, func() metrics.PriceSettings {
-		s := compose.MetricsSettings(a.cfg)
-		if tweak != nil {
-			tweak(&s)
-		}
-		return s
-	})
-	return m, db, a, az
+	return scrapeDaemon(t, cfg, port)
 }
 
 // TestCheapestPriceSeries: the cheapest price per GPU-hour of each GPU
@@ -92,7 +103,7 @@ func fixtureMetrics(t *testing.T, extra string, tweak func(*metrics.PriceSetting
 // with the upfront spread over 8,760 or 26,280 hours), and the offer each
 // comes from.
 func TestCheapestPriceSeries(t *testing.T) {
-	m, _, _, _ := fixtureMetrics(t, "", nil)
+	m := fixtureScrape(t, "", nil)
 	want := map[string]float64{
 		"H100/on_demand":         8.553125,     // p5.48xlarge 68.425 / 8
 		"H100/spot":              2.5659375,    // 20.5275 / 8
@@ -108,7 +119,7 @@ func TestCheapestPriceSeries(t *testing.T) {
 		"A100-80GB/savings_plan": 2.867375,     // 3y 22.939 / 8
 	}
 	got := map[string]float64{}
-	for _, s := range series(t, m.Registry(), "pricewatch_cheapest_price_per_gpu_hour") {
+	for _, s := range m["pricewatch_cheapest_price_per_gpu_hour"] {
 		if s["currency"] != "USD" {
 			t.Errorf("currency %q, want fx.currency USD", s["currency"])
 		}
@@ -118,7 +129,7 @@ func TestCheapestPriceSeries(t *testing.T) {
 	if !maps.Equal(got, want) {
 		t.Errorf("cheapest per GPU-hour\n got %v\nwant %v", got, want)
 	}
-	info := series(t, m.Registry(), "pricewatch_cheapest_offer_info")
+	info := m["pricewatch_cheapest_offer_info"]
 	if len(info) != len(want) {
 		t.Errorf("%d info series, want %d", len(info), len(want))
 	}
@@ -128,7 +139,7 @@ func TestCheapestPriceSeries(t *testing.T) {
 	if !slices.ContainsFunc(info, func(s map[string]string) bool { return maps.Equal(s, wantInfo) }) {
 		t.Errorf("no info series %v among %v", wantInfo, info)
 	}
-	if s := series(t, m.Registry(), "pricewatch_offer_price_per_gpu_hour"); len(s) != 0 {
+	if s := m["pricewatch_offer_price_per_gpu_hour"]; len(s) != 0 {
 		t.Errorf("per-offer series without metrics.offers: %v", s)
 	}
 }
@@ -137,12 +148,14 @@ func TestCheapestPriceSeries(t *testing.T) {
 // price of `compare --price-type any` for the exact model, through the same
 // stored ECB rate.
 func TestCheapestConvertsAsCompare(t *testing.T) {
-	m, db, a, _ := fixtureMetrics(t, "", func(s *metrics.PriceSettings) { s.Currency = "EUR" })
-	if err := db.SaveFXDay(context.Background(), storage.FXDay{Date: time.Now().UTC().Add(-24 * time.Hour).Truncate(24 * time.Hour), Source: "ECB",
-		PerEUR: map[string]decimal.Decimal{"USD": decimal.RequireFromString("1.0412")}}); err != nil {
-		t.Fatal(err)
-	}
-	out := rawCLI(t, "--config", a.configFlag, "compare", "--gpu", "H100", "--price-type", "any", "--currency", "EUR", "--format", "json")
+	var out string
+	m := fixtureScrape(t, "  currency: EUR\n", func(cfg string, db *storage.DB) {
+		if err := db.SaveFXDay(context.Background(), storage.FXDay{Date: time.Now().UTC().Add(-24 * time.Hour).Truncate(24 * time.Hour), Source: "ECB",
+			PerEUR: map[string]decimal.Decimal{"USD": decimal.RequireFromString("1.0412")}}); err != nil {
+			t.Fatal(err)
+		}
+		out = rawCLI(t, "--config", cfg, "compare", "--gpu", "H100", "--price-type", "any", "--currency", "EUR", "--format", "json")
+	})
 	var rows []struct {
 		Rank            *int        `json:"rank"`
 		GPUModel        string      `json:"gpu_model"`
@@ -160,7 +173,7 @@ func TestCheapestConvertsAsCompare(t *testing.T) {
 		}
 		best[r.PriceType] = true
 		want, _ := strconv.ParseFloat(r.PricePerGPUHour.String(), 64)
-		got, ok := gaugeValue(t, m.Registry(), "pricewatch_cheapest_price_per_gpu_hour", map[string]string{"gpu_model": "H100", "price_type": r.PriceType, "currency": "EUR"})
+		got, ok := m.gauge("pricewatch_cheapest_price_per_gpu_hour", map[string]string{"gpu_model": "H100", "price_type": r.PriceType, "currency": "EUR"})
 		if !ok || got != want {
 			t.Errorf("H100 %s: gauge %v (present %v), compare says %v", r.PriceType, got, ok, want)
 		}
@@ -175,37 +188,28 @@ func TestCheapestConvertsAsCompare(t *testing.T) {
 // fails, the last-success gauge is still there, with the time of the run
 // that succeeded before (read from the database, not from memory).
 func TestLastSuccessSurvivesRestart(t *testing.T) {
-	cfg, az := fixtureConfig(t, "")
-	a, db := loadApp(t, cfg)
-	before := metrics.New(db, buildVersion())
+	port := freePort(t)
+	cfg, az := fixtureConfigFX(t, "http:\n  listen: 127.0.0.1:"+port+"\n", "")
+	_, db := loadApp(t, cfg)
 	last, err := db.LastSuccess(context.Background(), "azure")
 	if err != nil || last == nil || last.FinishedAt == nil {
 		t.Fatalf("last success %+v, %v", last, err)
 	}
 	want := unixSeconds(*last.FinishedAt)
-	if v, ok := gaugeValue(t, before.Registry(), "pricewatch_fetch_last_success_timestamp_seconds", map[string]string{"provider": "azure"}); !ok || v != want {
-		t.Fatalf("before the restart: %v (present %v), want %v", v, ok, want)
-	}
 
-	// The restarted daemon: a fresh registry, and Azure's first run after
-	// the restart fails (a page cut in half).
+	// Azure's next run fails (a page cut in half); then the daemon starts
+	// with a fresh registry.
 	az.mu.Lock()
 	az.truncate = "1"
 	az.mu.Unlock()
-	restarted := metrics.New(db, buildVersion())
-	jobs, err := a.wiring().Jobs([]string{"azure"})
-	if err != nil {
-		t.Fatal(err)
+	if out, errOut, code := runCLI(t, "--config", cfg, "fetch", "--provider", "azure"); code == 0 {
+		t.Fatalf("the cut run exited 0:\n%s%s", out, errOut)
 	}
-	sum := providerrun.Provider(context.Background(), providerrun.DB(db), jobs[0].Job, a.wiring().SaveOptions(), zap.NewNop())
-	if sum.Status != providerrun.StatusFailed {
-		t.Fatalf("run after the restart: %s, want failed", sum.Status)
-	}
-	restarted.Observe(sum)
-	if v, ok := gaugeValue(t, restarted.Registry(), "pricewatch_fetch_last_success_timestamp_seconds", map[string]string{"provider": "azure"}); !ok || v != want {
+	m := scrapeDaemon(t, cfg, port)
+	if v, ok := m.gauge("pricewatch_fetch_last_success_timestamp_seconds", map[string]string{"provider": "azure"}); !ok || v != want {
 		t.Errorf("after a restart and a failed run: %v (present %v), want %v", v, ok, want)
 	}
-	if v, ok := gaugeValue(t, restarted.Registry(), "pricewatch_fetch_last_success_timestamp_seconds", map[string]string{"provider": "aws"}); !ok || v <= 0 {
+	if v, ok := m.gauge("pricewatch_fetch_last_success_timestamp_seconds", map[string]string{"provider": "aws"}); !ok || v <= 0 {
 		t.Errorf("aws last success %v (present %v)", v, ok)
 	}
 }

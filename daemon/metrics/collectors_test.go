@@ -20,6 +20,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/analysis/digest"
 	"github.com/pricewatch/pricewatch/internal/testing/promtool"
 	providerrun "github.com/pricewatch/pricewatch/run"
 	"github.com/pricewatch/pricewatch/storage"
@@ -288,5 +289,26 @@ func TestScrapeSurvivesReadErrors(t *testing.T) {
 	}
 	if counted["prices"] < 1 || counted["last_success"] < 1 || counted["digest"] < 1 {
 		t.Errorf("read errors counted %v, want prices, last_success and digest", counted)
+	}
+}
+
+// TestDigestGaugeFromOutbox: the digest gauge is the time the last digest
+// was queued, read from the outbox, so a fresh registry (a restart) shows
+// it too; absent until one was queued.
+func TestDigestGaugeFromOutbox(t *testing.T) {
+	db := fixtureDB(t)
+	if _, ok := gaugeValue(t, New(db, "test").Registry(), "pricewatch_digest_last_success_timestamp_seconds", nil); ok {
+		t.Fatal("a digest gauge before any digest was queued")
+	}
+	m := New(db, "test")
+	if _, err := db.Enqueue(context.Background(), storage.OutboxMessage{DeliveryKey: "digest/2026-W45/C0FINOPS", Channel: "C0FINOPS",
+		Kind: digest.Kind, Payload: []byte(`{}`)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := float64(fixtureAt.Unix())
+	for i, m := range []*Metrics{m, New(db, "test")} {
+		if got, ok := gaugeValue(t, m.Registry(), "pricewatch_digest_last_success_timestamp_seconds", nil); !ok || got != want {
+			t.Errorf("registry %d: digest gauge %v (present %v), want %v", i, got, ok, want)
+		}
 	}
 }

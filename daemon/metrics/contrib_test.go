@@ -36,7 +36,9 @@ func exportedNames(t *testing.T) map[string]bool {
 	t.Helper()
 	db := fixtureDB(t)
 	m := New(db, "test")
-	m.AddPriceSeries(db, func() PriceSettings { return PriceSettings{Currency: "USD", Offers: Offers{GPUModels: []string{"H100"}}} })
+	m.AddPriceSeries(db, func() PriceSettings {
+		return PriceSettings{Currency: "USD", Offers: Offers{GPUModels: []string{"H100"}}}
+	})
 	m.Observe(providerrun.Summary{Provider: "azure", Status: providerrun.StatusOK, Duration: time.Second, Result: &storage.Result{At: time.Now()}})
 	m.Observe(providerrun.Summary{Provider: "aws", Status: providerrun.StatusFailed, Duration: time.Second})
 	m.OffersTracked("azure", 1)
