@@ -178,3 +178,25 @@ func TestLayerViolations(t *testing.T) {
 		})
 	}
 }
+
+// Issue 32 (must show): the binary's tests are about the binary. Packages
+// whose tests live beside them are reached through the CLI, the daemon's
+// HTTP answers or the binary's own functions, never imported by a test of
+// cmd/pricewatch.
+var binaryTestsMayNotImport = []string{module + "/daemon/metrics", module + "/run"}
+
+func TestLayeringOfBinaryTests(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("the go command is not on PATH")
+	}
+	lines := goList(t, "-f", `{{join .TestImports " "}} {{join .XTestImports " "}}`, "./cmd/pricewatch")
+	imports := strings.Fields(strings.Join(lines, " "))
+	if !slices.Contains(imports, "testing") {
+		t.Fatalf("go list named no test imports of cmd/pricewatch: %q", lines)
+	}
+	for _, p := range binaryTestsMayNotImport {
+		if slices.Contains(imports, p) {
+			t.Errorf("a test of cmd/pricewatch imports %s: test it beside its code, or through the binary", p)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -31,20 +30,7 @@ func BenchmarkScaleMetrics(b *testing.B) {
 	}
 	ctx := context.Background()
 	for _, share := range shares {
-		d := scalegen.Default(share)
-		cached, err := scalegen.Cached(ctx, d, os.Stderr)
-		if err != nil {
-			b.Fatal(err)
-		}
-		path, err := scalegen.CopyTo(cached, b.TempDir())
-		if err != nil {
-			b.Fatal(err)
-		}
-		sim, err := scalegen.Open(ctx, path, d)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { sim.Close() })
+		sim := scalegen.OpenCopy(b, share)
 		versions := web.NewVersions(sim.DB.DataVersion)
 		if _, err := versions.Refresh(ctx); err != nil {
 			b.Fatal(err)

@@ -1,4 +1,4 @@
-package focus
+package focus_test
 
 import (
 	"encoding/csv"
@@ -10,6 +10,8 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/focus"
+	"github.com/pricewatch/pricewatch/focus/focustest"
 	"github.com/pricewatch/pricewatch/fx"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -31,7 +33,7 @@ func price(o pricewatch.Offer) *storage.PriceInterval {
 func sheetOf(t *testing.T, learn, write []*storage.PriceInterval) ([][]string, error) {
 	t.Helper()
 	var b strings.Builder
-	s := NewSheet(&b, "usd", identityBook{}, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), func(n string) string { return n })
+	s := focus.NewSheet(&b, "usd", identityBook{}, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), func(n string) string { return n })
 	for _, p := range learn {
 		s.Learn(p)
 	}
@@ -71,7 +73,7 @@ func TestSheetRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if errs := Validate(recs, Rules{BillingCurrency: "USD", InternalIDs: []string{"aws", "oci", "tencent"}}); len(errs) != 0 {
+	if errs := focustest.Validate(recs, focustest.Rules{BillingCurrency: "USD", InternalIDs: []string{"aws", "oci", "tencent"}}); len(errs) != 0 {
 		t.Errorf("breaches: %v", errs)
 	}
 	type want struct{ id, sku, charge, freq, pricing, list, contracted, unit, region, regionName string }
@@ -152,7 +154,7 @@ func TestSheetRowsOfLaterClouds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if errs := Validate(recs, Rules{BillingCurrency: "USD", InternalIDs: []string{"gcp", "huawei", "ovhcloud", "azure"}}); len(errs) != 0 {
+	if errs := focustest.Validate(recs, focustest.Rules{BillingCurrency: "USD", InternalIDs: []string{"gcp", "huawei", "ovhcloud", "azure"}}); len(errs) != 0 {
 		t.Errorf("breaches: %v", errs)
 	}
 	type want struct{ id, charge, freq, pricing, list, contracted, unit, meter, source string }
@@ -185,7 +187,7 @@ func TestSheetRowsOfLaterClouds(t *testing.T) {
 		row    int
 		option string
 	}{{2, "DWS Flex Start"}, {7, "Subscription"}, {9, "Monthly Billing"}} {
-		if got := purchaseOption(recs[c.row][col["SkuPriceDetails"]]); got != c.option {
+		if got := focustest.PurchaseOption(recs[c.row][col["SkuPriceDetails"]]); got != c.option {
 			t.Errorf("row %d: x_PurchaseOption %q, want %q", c.row, got, c.option)
 		}
 	}
@@ -205,8 +207,8 @@ func TestValidatorCatchesTheAuditsBreaches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rules := Rules{BillingCurrency: "USD", InternalIDs: []string{"gcp"}}
-	if errs := Validate(good, rules); len(errs) != 0 {
+	rules := focustest.Rules{BillingCurrency: "USD", InternalIDs: []string{"gcp"}}
+	if errs := focustest.Validate(good, rules); len(errs) != 0 {
 		t.Fatalf("the good sheet fails: %v", errs)
 	}
 	for _, c := range []struct {
@@ -229,7 +231,7 @@ func TestValidatorCatchesTheAuditsBreaches(t *testing.T) {
 		for k, v := range c.cells {
 			bad[c.row][col[k]] = v
 		}
-		errs := Validate(bad, rules)
+		errs := focustest.Validate(bad, rules)
 		for _, w := range c.want {
 			found := false
 			for _, err := range errs {
@@ -259,7 +261,7 @@ func TestSheetHardware(t *testing.T) {
 	if len(recs) != 3 {
 		t.Fatalf("%d rows, want 2", len(recs)-1)
 	}
-	if errs := Validate(recs, Rules{BillingCurrency: "USD", InternalIDs: []string{"aws", "oci"}}); len(errs) != 0 {
+	if errs := focustest.Validate(recs, focustest.Rules{BillingCurrency: "USD", InternalIDs: []string{"aws", "oci"}}); len(errs) != 0 {
 		t.Errorf("breaches: %v", errs)
 	}
 	names := []string{"x_GpuMemoryGb", "x_Vcpus", "x_MemoryGb", "x_Interconnect", "x_LocalStorage"}
@@ -289,7 +291,7 @@ func TestSheetCapacityBlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if errs := Validate(recs, Rules{BillingCurrency: "USD", InternalIDs: []string{"aws"}}); len(errs) != 0 {
+	if errs := focustest.Validate(recs, focustest.Rules{BillingCurrency: "USD", InternalIDs: []string{"aws"}}); len(errs) != 0 {
 		t.Errorf("breaches: %v", errs)
 	}
 	if len(recs) != 3 {
@@ -302,10 +304,13 @@ func TestSheetCapacityBlock(t *testing.T) {
 	} {
 		r := recs[i+1]
 		got := want{r[col["SkuPriceId"]], r[col["ChargeCategory"]], r[col["ChargeFrequency"]], r[col["PricingCategory"]],
-			r[col["ListUnitPrice"]], r[col["PricingUnit"]], r[col["SkuMeter"]], purchaseOption(r[col["SkuPriceDetails"]]),
+			r[col["ListUnitPrice"]], r[col["PricingUnit"]], r[col["SkuMeter"]], focustest.PurchaseOption(r[col["SkuPriceDetails"]]),
 			r[col["CommitmentDiscountType"]] + r[col["CommitmentDiscountCategory"]]}
 		if got != w {
 			t.Errorf("row %d:\n got %+v\nwant %+v", i+1, got, w)
 		}
 	}
 }
+
+// col maps each column of the price sheet to its index.
+var col = focustest.Columns(focus.Header)

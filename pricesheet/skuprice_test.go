@@ -12,7 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/focus"
+	"github.com/pricewatch/pricewatch/focus/focustest"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -74,7 +74,7 @@ func skuPriceRows(t *testing.T, w Window) (col map[string]int, byID map[string][
 	if err != nil {
 		t.Fatalf("not CSV: %v", err)
 	}
-	if errs := focus.ValidateSKUPrice(recs); len(errs) > 0 {
+	if errs := focustest.ValidateSKUPrice(recs); len(errs) > 0 {
 		t.Errorf("the dataset fails its validator: %v", errs)
 	}
 	col = map[string]int{}
@@ -212,7 +212,7 @@ func TestValidateSKUPriceCatchesEachRule(t *testing.T) {
 		}
 		bad[c.row][col[c.column]] = c.value
 		found := false
-		for _, err := range focus.ValidateSKUPrice(bad) {
+		for _, err := range focustest.ValidateSKUPrice(bad) {
 			found = found || strings.Contains(err.Error(), c.want)
 		}
 		if !found {

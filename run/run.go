@@ -238,6 +238,11 @@ func Provider(ctx context.Context, db Store, job Job, opts storage.SaveOptions, 
 	return finish(StatusOK, nil)
 }
 
+// Run is Provider over db: one run of j, stored with opts.
+func (j Job) Run(ctx context.Context, db *storage.DB, opts storage.SaveOptions, log *zap.Logger) Summary {
+	return Provider(ctx, DB(db), j, opts, log)
+}
+
 // closeRun records the end of a run that failed. It is written also when
 // ctx ended (this replica lost leadership, the daemon stops: the run's
 // own record must not stay "running" for another process to close as

@@ -43,20 +43,9 @@ func BenchmarkScale(b *testing.B) {
 			if backend == "postgres" && pgDSN == "" {
 				continue
 			}
-			open := func(b *testing.B) *scalegen.Sim {
-				path := pgDSN
-				if backend == "sqlite" {
-					var err error
-					if path, err = scalegen.CopyTo(cached, b.TempDir()); err != nil {
-						b.Fatal(err)
-					}
-				}
-				sim, err := scalegen.Open(ctx, path, d)
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.Cleanup(func() { sim.Close() })
-				return sim
+			open := func(b *testing.B) *scalegen.Sim { return scalegen.OpenCopy(b, share) }
+			if backend == "postgres" {
+				open = func(b *testing.B) *scalegen.Sim { return scalegen.OpenPath(b, pgDSN, share) }
 			}
 			scaleBenchmarks(b, fmt.Sprintf("year=%g/%s", share, backend), open)
 		}

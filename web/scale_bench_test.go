@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"runtime/metrics"
 	"runtime/pprof"
 	"strings"
@@ -38,31 +37,8 @@ func BenchmarkScaleOffers(b *testing.B) {
 	if len(shares) == 0 {
 		b.Skip("set PRICEWATCH_SCALE=0.1,1 to run the offers table's scale benchmark")
 	}
-	ctx := context.Background()
 	for _, share := range shares {
-		d := scalegen.Default(share)
-		cached, err := scalegen.Cached(ctx, d, os.Stderr)
-		if err != nil {
-			b.Fatal(err)
-		}
-		path, err := scalegen.CopyTo(cached, b.TempDir())
-		if err != nil {
-			b.Fatal(err)
-		}
-		sim, err := scalegen.Open(ctx, path, d)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { sim.Close() })
-		fx := config.Default().FX
-		now := sim.Now
-		srv := &web.Server{Store: sim.DB, FX: func() report.FX {
-			return report.FX{Currency: fx.Currency, FixedRates: fx.FixedRates, MaxAge: fx.MaxAge}
-		}, Now: func() time.Time { return now },
-			// The machine is shared: a slow answer is measured, not a 503.
-			Limits: web.Limits{Budget: 5 * time.Minute}}
-		mux := http.NewServeMux()
-		srv.Mount(mux)
+		mux := benchServer(scalegen.OpenCopy(b, share), nil)
 		for _, path := range []string{
 			"/offers",
 			"/offers?sort=-vcpus",
@@ -110,39 +86,27 @@ func BenchmarkScaleOffers(b *testing.B) {
 // run to it (the daemon refreshes its version after each of its runs).
 func scaleServer(b *testing.B, share float64) (http.Handler, *scalegen.Sim, func()) {
 	ctx := context.Background()
-	d := scalegen.Default(share)
-	cached, err := scalegen.Cached(ctx, d, os.Stderr)
-	if err != nil {
-		b.Fatal(err)
-	}
-	path, err := scalegen.CopyTo(cached, b.TempDir())
-	if err != nil {
-		b.Fatal(err)
-	}
-	sim, err := scalegen.Open(ctx, path, d)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { sim.Close() })
-	// The daemon runs under a 96 MiB soft limit (cmd/pricewatch's
-	// defaultMemoryLimit) unless GOMEMLIMIT says otherwise.
-	if os.Getenv("GOMEMLIMIT") == "" {
-		old := debug.SetMemoryLimit(96 << 20)
-		b.Cleanup(func() { debug.SetMemoryLimit(old) })
-	}
-	fx := config.Default().FX
-	now := sim.Now
+	sim := scalegen.OpenCopy(b, share)
+	scalegen.LimitMemory(b)
 	versions := web.NewVersions(sim.DB.DataVersion)
 	if _, err := versions.Refresh(ctx); err != nil {
 		b.Fatal(err)
 	}
+	return benchServer(sim, versions), sim, func() { versions.Refresh(ctx) }
+}
+
+// benchServer serves sim's database at its simulated clock, with the
+// default FX settings. The machine is shared: a slow answer is measured,
+// not a 503. With versions nil nothing is kept between requests.
+func benchServer(sim *scalegen.Sim, versions *web.Versions) http.Handler {
+	fx := config.Default().FX
+	now := sim.Now
 	srv := &web.Server{Store: sim.DB, FX: func() report.FX {
 		return report.FX{Currency: fx.Currency, FixedRates: fx.FixedRates, MaxAge: fx.MaxAge}
-	}, Now: func() time.Time { return now }, Versions: versions,
-		Limits: web.Limits{Budget: 5 * time.Minute}}
+	}, Now: func() time.Time { return now }, Versions: versions, Limits: web.Limits{Budget: 5 * time.Minute}}
 	mux := http.NewServeMux()
 	srv.Mount(mux)
-	return mux, sim, func() { versions.Refresh(ctx) }
+	return mux
 }
 
 // scalePaths are the issue's hot answers (issue 30 "must show").
@@ -329,29 +293,8 @@ func BenchmarkScaleCharts(b *testing.B) {
 	if len(shares) == 0 {
 		b.Skip("set PRICEWATCH_SCALE=0.25 to run the charts' scale benchmark")
 	}
-	ctx := context.Background()
 	for _, share := range shares {
-		d := scalegen.Default(share)
-		cached, err := scalegen.Cached(ctx, d, os.Stderr)
-		if err != nil {
-			b.Fatal(err)
-		}
-		path, err := scalegen.CopyTo(cached, b.TempDir())
-		if err != nil {
-			b.Fatal(err)
-		}
-		sim, err := scalegen.Open(ctx, path, d)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { sim.Close() })
-		fx := config.Default().FX
-		now := sim.Now
-		srv := &web.Server{Store: sim.DB, FX: func() report.FX {
-			return report.FX{Currency: fx.Currency, FixedRates: fx.FixedRates, MaxAge: fx.MaxAge}
-		}, Now: func() time.Time { return now }, Limits: web.Limits{Budget: 5 * time.Minute}}
-		mux := http.NewServeMux()
-		srv.Mount(mux)
+		mux := benchServer(scalegen.OpenCopy(b, share), nil)
 		for _, path := range []string{
 			"/gpu/H100?days=7", "/gpu/H100?days=30", "/gpu/H100?days=90",
 			"/instance/p4.H100x8?since=30d", "/instance/p4.H100x8?since=90d", "/instance/p4.H100x8?since=365d",

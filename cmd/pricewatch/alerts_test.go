@@ -16,8 +16,6 @@ import (
 	"testing"
 	"time"
 
-	providerrun "github.com/pricewatch/pricewatch/run"
-
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -310,7 +308,7 @@ func fetchOnce(t *testing.T, a *app, db *storage.DB) string {
 		t.Fatal(err)
 	}
 	for _, job := range jobs {
-		if sum := providerrun.Provider(context.Background(), providerrun.DB(db), job.Job, opts, a.log); sum.Err != nil {
+		if sum := job.Run(context.Background(), db, opts, a.log); sum.Err != nil {
 			t.Fatalf("%s: %v", job.Name, sum.Err)
 		}
 	}
@@ -540,14 +538,14 @@ func TestRunDispatcherDeliversUntilCancelled(t *testing.T) {
 	jobs, _ := a.wiring().Jobs(nil)
 	opts := a.wiring().SaveOptions()
 	opts.Outbox, _ = a.wiring().OutboxFunc()
-	providerrun.Provider(context.Background(), providerrun.DB(db), jobs[0].Job, opts, a.log)
+	jobs[0].Run(context.Background(), db, opts, a.log)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	nudge := make(chan struct{}, 1)
 	done := make(chan error, 1)
 	go func() { done <- a.wiring().RunDispatcher(ctx, db, nudge) }()
 	az.setH100(t, "6.98", "6.5")
-	providerrun.Provider(context.Background(), providerrun.DB(db), jobs[0].Job, opts, a.log)
+	jobs[0].Run(context.Background(), db, opts, a.log)
 	nudge <- struct{}{}
 	deadline := time.Now().Add(5 * time.Second)
 	for len(slack.received()) == 0 && time.Now().Before(deadline) {

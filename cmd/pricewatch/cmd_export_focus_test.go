@@ -14,6 +14,7 @@ import (
 	"github.com/pricewatch/pricewatch/clouds"
 	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
 	"github.com/pricewatch/pricewatch/focus"
+	"github.com/pricewatch/pricewatch/focus/focustest"
 	"github.com/pricewatch/pricewatch/internal/golden"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -66,7 +67,7 @@ func readFocus(t *testing.T, out string) [][]string {
 
 // TestFocusExportFollowsTheColumnRules: every row of the sheet of all
 // registered providers' fakes keeps the FOCUS column rules docs/focus.md quotes
-// (issue 27 items 1–9, checked by focus.Validate: presence, nullability,
+// (issue 27 items 1–9, checked by focustest.Validate: presence, nullability,
 // allowed values, one price per SkuPriceId, list ≥ contracted, a
 // commitment's list price the on-demand one, readable names, regions,
 // currencies). Before issue 27 the sheet failed it (missing ChargeCategory,
@@ -77,7 +78,7 @@ func TestFocusExportFollowsTheColumnRules(t *testing.T) {
 	if len(recs) < 20 {
 		t.Fatalf("only %d records", len(recs))
 	}
-	errs := focus.Validate(recs, focus.Rules{BillingCurrency: "USD", InternalIDs: providerNames})
+	errs := focustest.Validate(recs, focustest.Rules{BillingCurrency: "USD", InternalIDs: providerNames})
 	for i, err := range errs {
 		if i == 40 {
 			t.Errorf("… %d breaches in all over %d rows", len(errs), len(recs)-1)
@@ -105,8 +106,8 @@ func TestFocusExportFollowsTheColumnRules(t *testing.T) {
 func TestFocusValidatorCatchesEachRule(t *testing.T) {
 	cfg := everyProviderFocusConfig(t)
 	recs := readFocus(t, rawCLI(t, "--config", cfg, "export", "--format", "focus-csv", "--provider", "aws"))
-	rules := focus.Rules{BillingCurrency: "USD", InternalIDs: providerNames}
-	if errs := focus.Validate(recs, rules); len(errs) != 0 {
+	rules := focustest.Rules{BillingCurrency: "USD", InternalIDs: providerNames}
+	if errs := focustest.Validate(recs, rules); len(errs) != 0 {
 		t.Fatalf("the good sheet fails: %v", errs)
 	}
 	col := map[string]int{}
@@ -157,7 +158,7 @@ func TestFocusValidatorCatchesEachRule(t *testing.T) {
 		if c.and != "" {
 			bad[c.row][col[c.and]] = c.value
 		}
-		errs := focus.Validate(bad, rules)
+		errs := focustest.Validate(bad, rules)
 		found := false
 		for _, err := range errs {
 			found = found || strings.Contains(err.Error(), c.want)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/pricewatch/pricewatch/clouds"
 	"github.com/pricewatch/pricewatch/focus"
+	"github.com/pricewatch/pricewatch/focus/focustest"
 )
 
 // TestSKUPriceExportFollowsItsRules (issue 35 item 2): the SKU Price
@@ -21,7 +22,7 @@ func TestSKUPriceExportFollowsItsRules(t *testing.T) {
 	if got := strings.Join(recs[0], ","); got != strings.Join(focus.SKUPriceHeader, ",") {
 		t.Fatalf("header %s", got)
 	}
-	for i, err := range focus.ValidateSKUPrice(recs) {
+	for i, err := range focustest.ValidateSKUPrice(recs) {
 		if i == 40 {
 			t.Error("… and more")
 			break

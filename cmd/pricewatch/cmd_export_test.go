@@ -29,6 +29,12 @@ func exportConfig(t *testing.T) string {
 // YAML appended to the config.
 func fixtureConfig(t *testing.T, extra string) (string, *fakeAzure) {
 	t.Helper()
+	return fixtureConfigFX(t, extra, "")
+}
+
+// fixtureConfigFX is fixtureConfig with further keys under fx:.
+func fixtureConfigFX(t *testing.T, extra, fx string) (string, *fakeAzure) {
+	t.Helper()
 	az := newFakeAzure(t)
 	b := awstest.NewBucket(t)
 	b.PublishEC2(map[string]awstest.Region{"ap-northeast-1": {Version: awsV1, Types: []awstest.GPUType{awsAPNp5.gpuType()}}})
@@ -37,6 +43,7 @@ func fixtureConfig(t *testing.T, extra string) (string, *fakeAzure) {
 	path := testConfig{
 		clouds: []cloud{azureCloud(az.URL, westus2), awsBucketCloud(b, "    regions: [ap-northeast-1]\n")},
 		extra:  extra,
+		fx:     fx,
 	}.write(t, t.TempDir())
 	for _, p := range []string{"azure", "aws"} {
 		if out, errOut, code := runCLI(t, "--config", path, "fetch", "--provider", p); code != 0 {

@@ -56,7 +56,7 @@ A provider without credentials is skipped, not failed.`,
 			for _, job := range jobs {
 				job.Owner = "pricewatch fetch"
 				job.SummaryReports = true
-				sum := providerrun.Provider(ctx, providerrun.DB(db), job.Job, a.wiring().SaveOptions(), a.log)
+				sum := job.Run(ctx, db, a.wiring().SaveOptions(), a.log)
 				sums = append(sums, sum)
 				if format == formatTable {
 					fmt.Fprintln(a.stdout, sum.Line())

@@ -7,6 +7,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/pricewatch/pricewatch/fetchers/azurecn/azurecntest"
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 )
 
 // a100CN is the sample sheet's Linux on-demand A100 row (skuId).
@@ -44,7 +45,7 @@ func TestAzureChinaEndToEnd(t *testing.T) {
 	}
 	wantA100CN(t, cfg, "25.1")
 
-	fake.BlobFaults.FailNext(azurecntest.Truncated)
+	fake.BlobFaults.FailNext(fetcherstest.Truncated)
 	out, errOut, code := runCLI(t, "--config", cfg, "fetch", "--provider", "azure-cn")
 	if code == 0 || !strings.Contains(out+errOut, "azure-cn") {
 		t.Fatalf("a cut-off sheet exited %d:\n%s%s", code, out, errOut)

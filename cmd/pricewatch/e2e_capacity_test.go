@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/fetchers/lambda"
 	"github.com/pricewatch/pricewatch/fetchers/lambda/lambdatest"
 	"github.com/pricewatch/pricewatch/fetchers/runpod"
@@ -141,7 +142,7 @@ func lambdaCapacity(t *testing.T, rules string) {
 	// A truncated answer fails the run and changes nothing (throttling,
 	// whose retries take seconds, is tested in the fetcher's package); the
 	// key is never printed.
-	srv.FailNext(lambdatest.Truncated)
+	srv.FailNext(fetcherstest.Truncated)
 	stdout, stderr, code := runCLI(t, "--config", cfg, "fetch")
 	if code == 0 || !strings.Contains(stdout, "lambda   FAILED") {
 		t.Errorf("truncated fetch exited %d: %s", code, stdout)

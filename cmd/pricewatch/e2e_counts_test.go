@@ -3,8 +3,6 @@ package main
 import (
 	"encoding/json"
 	"testing"
-
-	providerrun "github.com/pricewatch/pricewatch/run"
 )
 
 // Issue 20 item 11: the fetch counts must add up, seen = new + changed +
@@ -28,15 +26,15 @@ func TestFetchCountsAddUpForEveryProvider(t *testing.T) {
 		name   string
 		before func()
 		// want are counts a run must show besides the sum, by provider.
-		want map[string]providerrun.Row
+		want map[string]fetchRow
 	}{
-		{"first run", func() {}, map[string]providerrun.Row{"aws": {OffersNew: 38}}},
-		{"nothing changed", func() {}, map[string]providerrun.Row{"aws": {OffersUnchanged: 38, RegionsSkipped: 2}}},
+		{"first run", func() {}, map[string]fetchRow{"aws": {OffersNew: 38}}},
+		{"nothing changed", func() {}, map[string]fetchRow{"aws": {OffersUnchanged: 38, RegionsSkipped: 2}}},
 		{"a region's new file and a price move", func() {
 			bucket.AddType("ap-northeast-1", awsV3, awsAPNp6.gpuType())
 			az.setH100(t, "6.98", "6.5")
-		}, map[string]providerrun.Row{"aws": {OffersNew: 8, OffersUnchanged: 38, RegionsSkipped: 1}, "azure": {OffersChanged: 1}}},
-		{"a held price", func() { az.setH100(t, "6.5", "0.0065") }, map[string]providerrun.Row{"azure": {OffersHeld: 1}}},
+		}, map[string]fetchRow{"aws": {OffersNew: 8, OffersUnchanged: 38, RegionsSkipped: 1}, "azure": {OffersChanged: 1}}},
+		{"a held price", func() { az.setH100(t, "6.5", "0.0065") }, map[string]fetchRow{"azure": {OffersHeld: 1}}},
 	}
 	for _, run := range runs {
 		run.before()
@@ -44,7 +42,7 @@ func TestFetchCountsAddUpForEveryProvider(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%s: fetch exited %d:\n%s%s", run.name, code, out, errOut)
 		}
-		var rows []providerrun.Row
+		var rows []fetchRow
 		if err := json.Unmarshal([]byte(out), &rows); err != nil {
 			t.Fatalf("%s: %v\n%s", run.name, err, out)
 		}
@@ -66,4 +64,18 @@ func TestFetchCountsAddUpForEveryProvider(t *testing.T) {
 			}
 		}
 	}
+}
+
+// fetchRow is a row of `fetch --format json` as a reader of the CLI sees
+// it: the fields this test counts.
+type fetchRow struct {
+	Provider        string  `json:"provider"`
+	Status          string  `json:"status"`
+	Error           *string `json:"error"`
+	OffersSeen      int     `json:"offers_seen"`
+	OffersNew       int     `json:"offers_new"`
+	OffersChanged   int     `json:"offers_changed"`
+	OffersUnchanged int     `json:"offers_unchanged"`
+	RegionsSkipped  int     `json:"regions_skipped"`
+	OffersHeld      int     `json:"offers_held"`
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/fetchers/gcp"
 	"github.com/pricewatch/pricewatch/fetchers/gcp/gcptest"
 )
@@ -55,7 +56,7 @@ func TestGCPEndToEnd(t *testing.T) {
 	}
 	wantGCP(t, cfg, "77.460061104", "9.682507638")
 
-	fake.FailNext("", gcptest.Truncated)
+	fake.FailNext("", fetcherstest.Truncated)
 	out, errOut, code := runCLI(t, "--config", cfg, "fetch", "--provider", "gcp")
 	if code == 0 || !strings.Contains(out+errOut, "gcp") {
 		t.Fatalf("a cut-off page exited %d:\n%s%s", code, out, errOut)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/fetchers/huawei"
 	"github.com/pricewatch/pricewatch/fetchers/huawei/huaweitest"
 )
@@ -51,7 +52,7 @@ func TestHuaweiEndToEnd(t *testing.T) {
 	}
 	wantP3(t, cfg, "30.5")
 
-	fake.FailNext(huaweitest.Throttled, huaweitest.Throttled, huaweitest.Throttled, huaweitest.Throttled, huaweitest.Throttled)
+	fake.FailNext(fetcherstest.Throttled, fetcherstest.Throttled, fetcherstest.Throttled, fetcherstest.Throttled, fetcherstest.Throttled)
 	out, errOut, code := runCLI(t, "--config", cfg, "fetch", "--provider", "huawei")
 	if code == 0 || !strings.Contains(out+errOut, "huawei") {
 		t.Fatalf("a throttled run exited %d:\n%s%s", code, out, errOut)

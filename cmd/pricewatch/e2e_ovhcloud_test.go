@@ -6,6 +6,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/fetchers/ovhcloud/ovhcloudtest"
 )
 
@@ -43,7 +44,7 @@ func TestOVHcloudEndToEnd(t *testing.T) {
 	}
 	wantCurrent(t, cfg, "2.5", "2.5")
 
-	fake.FailNext(ovhcloudtest.Truncated)
+	fake.FailNext(fetcherstest.Truncated)
 	out, errOut, code := runCLI(t, "--config", cfg, "fetch", "--provider", "ovhcloud")
 	if code == 0 || !strings.Contains(out+errOut, "ovhcloud") {
 		t.Fatalf("a cut-off catalogue exited %d:\n%s%s", code, out, errOut)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/fetchers/scaleway/scalewaytest"
 )
 
@@ -60,7 +61,7 @@ func TestScalewayEndToEnd(t *testing.T) {
 		t.Errorf("%s intervals %s, want sold_out,in_stock*", h100x2, got)
 	}
 
-	fake.FailNext(scalewaytest.Truncated)
+	fake.FailNext(fetcherstest.Truncated)
 	out, errOut, code := runCLI(t, "--config", cfg, "fetch", "--provider", "scaleway")
 	if code == 0 || !strings.Contains(out+errOut, "scaleway") {
 		t.Fatalf("a cut page exited %d:\n%s%s", code, out, errOut)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"strings"
@@ -34,30 +33,8 @@ func TestDaemonServesFetchAtOnce(t *testing.T) {
 	if _, errOut, code := runCLI(t, "--config", cfgPath, "fetch"); code != exitOK {
 		t.Fatalf("first fetch exited %d: %s", code, errOut)
 	}
-	ctx, stop := context.WithCancel(context.Background())
-	var daemonOut, daemonErr syncBuffer
-	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"--config", cfgPath, "run"}, &daemonOut, &daemonErr) }()
-	defer func() {
-		stop()
-		select {
-		case code := <-done:
-			if code != 0 {
-				t.Errorf("daemon exit %d: %s", code, daemonErr.String())
-			}
-		case <-time.After(60 * time.Second):
-			t.Error("the daemon did not stop")
-		}
-	}()
-	base := "http://127.0.0.1:" + port
-	wait.For(t, "the daemon's listener", 60*time.Second, func() bool {
-		resp, err := http.Get(base + "/readyz")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	})
+	base, stop := serveInProcess(t, cfgPath, port)
+	defer stop()
 	get := func(path string) string {
 		resp, err := http.Get(base + path)
 		if err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/pricewatch/pricewatch/internal/testing/wait"
 	"io"
 	"net/http"
 	"os"
@@ -91,30 +90,8 @@ func TestLoadDuringFetches(t *testing.T) {
 	os.WriteFile(marker, nil, 0o600)
 	t.Logf("database of %d fetches of %d regions ready in %s", p.runs, p.regions, time.Since(began).Round(time.Second))
 
-	ctx, stop := context.WithCancel(context.Background())
-	var daemonOut, daemonErr syncBuffer
-	daemonDone := make(chan int, 1)
-	go func() { daemonDone <- run(ctx, []string{"--config", cfgPath, "run"}, &daemonOut, &daemonErr) }()
-	defer func() {
-		stop()
-		select {
-		case code := <-daemonDone:
-			if code != 0 {
-				t.Errorf("daemon exit %d: %s", code, daemonErr.String())
-			}
-		case <-time.After(60 * time.Second):
-			t.Error("the daemon did not stop")
-		}
-	}()
-	base := "http://127.0.0.1:" + port
-	wait.For(t, "the daemon's listener", 60*time.Second, func() bool {
-		resp, err := http.Get(base + "/readyz")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	})
+	base, stop := serveInProcess(t, cfgPath, port)
+	defer stop()
 
 	// Fetches go on while the clients send: each stores a run with about
 	// a third of the prices moved.

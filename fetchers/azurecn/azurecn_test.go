@@ -160,13 +160,13 @@ func TestFailures(t *testing.T) {
 		sheet     string
 		want      error
 	}{
-		{"download endpoint throttled", []string{azurecntest.Throttled, azurecntest.Throttled, azurecntest.Throttled}, nil, "", fetchers.ErrThrottled},
-		{"download endpoint errors", []string{azurecntest.ServerErr, azurecntest.ServerErr, azurecntest.ServerErr}, nil, "", nil},
-		{"download answer cut off", []string{azurecntest.Truncated}, nil, "", fetchers.ErrIncomplete},
-		{"download answer not JSON", []string{azurecntest.Malformed}, nil, "", fetchers.ErrIncomplete},
-		{"sheet throttled", nil, []string{azurecntest.Throttled, azurecntest.Throttled, azurecntest.Throttled}, "", fetchers.ErrThrottled},
-		{"sheet cut off", nil, []string{azurecntest.Truncated}, "", fetchers.ErrIncomplete},
-		{"sheet is an error page", nil, []string{azurecntest.Malformed}, "", fetchers.ErrIncomplete},
+		{"download endpoint throttled", []string{fetcherstest.Throttled, fetcherstest.Throttled, fetcherstest.Throttled}, nil, "", fetchers.ErrThrottled},
+		{"download endpoint errors", []string{fetcherstest.ServerErr, fetcherstest.ServerErr, fetcherstest.ServerErr}, nil, "", nil},
+		{"download answer cut off", []string{fetcherstest.Truncated}, nil, "", fetchers.ErrIncomplete},
+		{"download answer not JSON", []string{fetcherstest.Malformed}, nil, "", fetchers.ErrIncomplete},
+		{"sheet throttled", nil, []string{fetcherstest.Throttled, fetcherstest.Throttled, fetcherstest.Throttled}, "", fetchers.ErrThrottled},
+		{"sheet cut off", nil, []string{fetcherstest.Truncated}, "", fetchers.ErrIncomplete},
+		{"sheet is an error page", nil, []string{fetcherstest.Malformed}, "", fetchers.ErrIncomplete},
 		{"sheet without the price columns", nil, nil, "a,b,c\n1,2,3\n", fetchers.ErrIncomplete},
 		{"sheet without a GPU price", nil, nil, strings.SplitN(string(azurecntest.Sample()), "\n", 3)[0] + "\n" +
 			strings.SplitN(string(azurecntest.Sample()), "\n", 3)[1] + "\n", fetchers.ErrIncomplete},

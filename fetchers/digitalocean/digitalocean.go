@@ -16,7 +16,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -65,18 +64,15 @@ var Provider = fetchers.KeyedProvider(
 	Section{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "*/15 * * * *", Timeout: 5 * time.Minute},
 	APIKeyFrom, func(cfg Config, env fetchers.Env) (*Fetcher, error) { return New(cfg, env.Client, env.Log) })
 
+// key is the token: DIGITALOCEAN_TOKEN first, then the file named by
+// providers.digitalocean.api_key_file; without either the provider is
+// skipped.
+var key = fetchers.Key{Provider: Name, What: "digitalocean token", Env: EnvAPIKey, Required: true}
+
 // APIKeyFrom resolves the token: DIGITALOCEAN_TOKEN first, then the file
 // named by providers.digitalocean.api_key_file. Without either the error
 // wraps fetchers.ErrNoCredentials, so the provider is skipped.
-func APIKeyFrom(file string) (section.Secret, error) {
-	key, err := fetchers.ReadKey("digitalocean token", EnvAPIKey, file)
-	if err == nil && key.Empty() {
-		err = errNoKey
-	}
-	return key, err
-}
-
-var errNoKey = fmt.Errorf("%w: set %s or providers.digitalocean.api_key_file", fetchers.ErrNoCredentials, EnvAPIKey)
+func APIKeyFrom(file string) (section.Secret, error) { return key.From(file) }
 
 // Fetcher implements fetchers.Fetcher for DigitalOcean.
 type Fetcher struct {
@@ -89,8 +85,8 @@ type Fetcher struct {
 // New checks cfg and returns a Fetcher sending through client. A missing
 // token gives an error wrapping fetchers.ErrNoCredentials.
 func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error) {
-	if cfg.APIKey.Empty() {
-		return nil, errNoKey
+	if err := key.Check(cfg.APIKey); err != nil {
+		return nil, err
 	}
 	u, log, err := fetchers.Endpoint(Name, client, log, cfg.Endpoint, DefaultEndpoint, SizesPath)
 	if err != nil {
@@ -145,21 +141,9 @@ func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.S
 			s.add(snap)
 		}
 	}
-	if len(malformed) > 0 {
-		// One odd row never fails the run: the others are stored.
-		names := slices.Sorted(maps.Keys(malformed))
-		f.log.Warn("digitalocean sizes malformed; left out, the others are stored", zap.Strings("sizes", names),
-			zap.String("first_error", malformed[names[0]]))
-	}
-	if len(snap.Offers) == 0 && len(snap.Availability) == 0 {
-		return nil, fmt.Errorf("%w: digitalocean %s: %d sizes but not one GPU Droplet: not believed", fetchers.ErrIncomplete, SizesPath, len(rows))
-	}
-	if err := snap.Validate(); err != nil {
-		return nil, fmt.Errorf("digitalocean: built an invalid snapshot: %w", err)
-	}
-	f.log.Info("digitalocean sizes fetched", zap.Int("sizes", len(rows)), zap.Int("cpu_sizes", skipped),
-		zap.Int("offers", len(snap.Offers)), zap.Int("availability", len(snap.Availability)))
-	return snap, nil
+	// A size sold out everywhere has no offer but is believed.
+	return fetchers.Listed{Provider: Name, Where: SizesPath, Entries: "sizes", Key: "sizes", Read: len(rows), Malformed: malformed,
+		Want: "one GPU Droplet", AvailabilityOnly: true, Fields: []zap.Field{zap.Int("cpu_sizes", skipped)}}.Finish(f.log, snap)
 }
 
 // sizes reads every page, following links.pages.next only on the
@@ -185,7 +169,7 @@ func (f *Fetcher) sizes(ctx context.Context) ([]json.RawMessage, error) {
 		}
 		where := fmt.Sprintf("digitalocean %s page %d", SizesPath, n)
 		body, err := f.client.Read(ctx, fetchers.Request{Method: http.MethodGet, URL: u, Bearer: f.key, Where: where,
-			Answer: "the size list", Refused: "the token was refused (check " + EnvAPIKey + " or providers.digitalocean.api_key_file)",
+			Answer: "the size list", Refused: "the token was refused (" + key.Help() + ")",
 			Limit: maxBodyBytes, Timeout: bodyTimeout})
 		if err != nil {
 			return "", err

@@ -79,18 +79,13 @@ var Provider = fetchers.KeyedProvider(fetchers.Provider{Name: Name},
 // APIKeyFrom resolves the key: GOOGLE_API_KEY first, then the file named
 // by providers.gcp.api_key_file. With neither the error wraps
 // fetchers.ErrNoCredentials, so the provider is skipped, not failed.
-func APIKeyFrom(file string) (section.Secret, error) {
-	key, err := fetchers.ReadKey("gcp API key", EnvAPIKey, file)
-	if err == nil && key.Empty() {
-		err = errNoKey
-	}
-	return key, err
-}
+func APIKeyFrom(file string) (section.Secret, error) { return apiKey.From(file) }
 
-var errNoKey = fmt.Errorf("%w: set %s or providers.gcp.api_key_file (a Google Cloud API key; the Catalog API needs no other permission)", fetchers.ErrNoCredentials, EnvAPIKey)
+var apiKey = fetchers.Key{Provider: Name, What: "gcp API key", Env: EnvAPIKey, Required: true,
+	Note: "a Google Cloud API key; the Catalog API needs no other permission"}
 
 // keyHelp is what a refused key's error says to check.
-const keyHelp = "check " + EnvAPIKey + " or providers.gcp.api_key_file"
+var keyHelp = apiKey.Help()
 
 // Fetcher implements fetchers.Fetcher for GCP.
 type Fetcher struct {
@@ -107,8 +102,10 @@ var _ fetchers.Fetcher = (*Fetcher)(nil)
 // the clock deciding which prices are in effect (nil: time.Now). A
 // missing key gives an error wrapping fetchers.ErrNoCredentials.
 func New(cfg Config, client *fetchers.Client, log *zap.Logger, now func() time.Time) (*Fetcher, error) {
-	if client != nil && cfg.APIKey.Empty() {
-		return nil, errNoKey
+	if client != nil {
+		if err := apiKey.Check(cfg.APIKey); err != nil {
+			return nil, err
+		}
 	}
 	u, log, err := fetchers.Endpoint(Name, client, log, cfg.Endpoint, DefaultEndpoint, SKUPath)
 	if err != nil {

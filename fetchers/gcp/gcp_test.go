@@ -401,7 +401,7 @@ func TestFailures(t *testing.T) {
 	}
 	t.Run("second page cut off", func(t *testing.T) {
 		fake := gcptest.New(t)
-		fake.FailNext("", gcptest.Truncated)
+		fake.FailNext("", fetcherstest.Truncated)
 		f, _ := newFetcher(t, fake.URL, gcptest.Key)
 		snap, err := f.Fetch(context.Background(), fetchers.Previous{})
 		fetcherstest.Failure{Want: fetchers.ErrIncomplete, Requests: 2}.Check(t, snap, err, fake.Requests(), gcptest.Key)

@@ -15,11 +15,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"math"
 	"net/http"
 	"regexp"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -75,31 +73,28 @@ type Fetcher struct {
 	api fetchers.KeyedAPI
 }
 
+// key is the API key: LAMBDA_API_KEY first, then the file named by
+// providers.lambda.api_key_file; without either the provider is skipped.
+var key = fetchers.Key{Provider: pricewatch.Lambda, What: "lambda API key", Env: EnvAPIKey, Required: true}
+
 // api is the one endpoint the fetcher reads, with bearerAuth, one of the
 // two schemes the API's OpenAPI spec lists.
 var api = fetchers.KeyedSpec{Provider: pricewatch.Lambda, DefaultEndpoint: DefaultEndpoint, Path: Path,
-	KeyHelp: "check " + EnvAPIKey + " or providers.lambda.api_key_file", Answer: "the instance-type list",
-	MaxBody: maxBodyBytes, BodyTimeout: defaultBodyTimeout}
+	KeyHelp: key.Help(), Answer: "the instance-type list", MaxBody: maxBodyBytes, BodyTimeout: defaultBodyTimeout}
 
 // APIKeyFrom resolves the key: LAMBDA_API_KEY first, then the file named
 // by providers.lambda.api_key_file (a relative name is looked up in
 // $CREDENTIALS_DIRECTORY). With neither the error wraps
 // fetchers.ErrNoCredentials, so the provider is skipped, not failed.
-func APIKeyFrom(file string) (section.Secret, error) {
-	key, err := fetchers.ReadKey("lambda API key", EnvAPIKey, file)
-	if err == nil && key.Empty() {
-		err = errNoKey
-	}
-	return key, err
-}
-
-var errNoKey = fmt.Errorf("%w: set %s or providers.lambda.api_key_file", fetchers.ErrNoCredentials, EnvAPIKey)
+func APIKeyFrom(file string) (section.Secret, error) { return key.From(file) }
 
 // New checks cfg and returns a Fetcher sending its request through client.
 // A missing key gives an error wrapping fetchers.ErrNoCredentials.
 func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error) {
-	if client != nil && cfg.APIKey.Empty() {
-		return nil, errNoKey
+	if client != nil {
+		if err := key.Check(cfg.APIKey); err != nil {
+			return nil, err
+		}
 	}
 	a, err := fetchers.NewKeyedAPI(api, cfg, client, log)
 	if err != nil {
@@ -122,12 +117,6 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 	if err != nil {
 		return nil, fmt.Errorf("lambda %s: %w", Path, err)
 	}
-	if len(malformed) > 0 {
-		// One odd entry never fails the run: the others are stored.
-		names := slices.Sorted(maps.Keys(malformed))
-		f.api.Log.Warn("lambda instance types malformed; left out, the others are stored", zap.Int("malformed", len(names)),
-			zap.Strings("types", names), zap.String("first_error", malformed[names[0]]))
-	}
 	state, err := loadState(prev.State)
 	if err != nil {
 		// A state that cannot be read only costs the sold-out records of
@@ -137,17 +126,8 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 		state = capacityState{}
 	}
 	snap, skipped := build(types, state)
-	if len(skipped) > 0 {
-		f.api.Log.Info("lambda instance types without GPUs or price left out", zap.Strings("types", skipped))
-	}
-	if len(snap.Offers) == 0 {
-		return nil, fmt.Errorf("%w: lambda %s: %d instance types but not one GPU type with a price: not believed", fetchers.ErrIncomplete, Path, len(types))
-	}
-	if err := snap.Validate(); err != nil {
-		return nil, fmt.Errorf("lambda: built an invalid snapshot: %w", err)
-	}
-	f.api.Log.Info("lambda instance types fetched", zap.Int("types", len(types)), zap.Int("offers", len(snap.Offers)), zap.Int("availability", len(snap.Availability)))
-	return snap, nil
+	return fetchers.Listed{Provider: pricewatch.Lambda, Where: Path, Entries: "instance types", Key: "types", Read: len(types),
+		Malformed: malformed, Skipped: skipped, SkipWhy: "without GPUs or price", Want: "one GPU type with a price"}.Finish(f.api.Log, snap)
 }
 
 // response is the API's envelope. Pointers tell a missing field from an

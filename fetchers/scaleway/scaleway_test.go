@@ -164,7 +164,7 @@ func TestZoneFails(t *testing.T) {
 		t.Errorf("only an unknown zone: %v, want ErrIncomplete (not one priced GPU type)", err)
 	}
 	fake = scalewaytest.New(t)
-	fake.FailNext(scalewaytest.Truncated)
+	fake.FailNext(fetcherstest.Truncated)
 	if _, err := fetch(t, fake); !errors.Is(err, fetchers.ErrIncomplete) {
 		t.Errorf("cut page: %v, want ErrIncomplete", err)
 	}

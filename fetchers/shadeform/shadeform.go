@@ -18,7 +18,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
 	"slices"
 	"sort"
@@ -71,27 +70,24 @@ type Fetcher struct {
 	api fetchers.KeyedAPI
 }
 
+// key is the API key: SHADEFORM_API_KEY first, then the file named by
+// providers.shadeform.api_key_file; without either the provider is skipped.
+var key = fetchers.Key{Provider: pricewatch.Shadeform, What: "shadeform API key", Env: EnvAPIKey, Required: true}
+
 var api = fetchers.KeyedSpec{Provider: pricewatch.Shadeform, DefaultEndpoint: DefaultEndpoint, Path: Path,
-	KeyHelp: "check " + EnvAPIKey + " or providers.shadeform.api_key_file", Answer: "the instance-type list",
-	MaxBody: maxBodyBytes, BodyTimeout: defaultBodyTimeout, KeyHeader: KeyHeader}
+	KeyHelp: key.Help(), Answer: "the instance-type list", MaxBody: maxBodyBytes, BodyTimeout: defaultBodyTimeout, KeyHeader: KeyHeader}
 
 // APIKeyFrom resolves the key: SHADEFORM_API_KEY first, then the file
 // named by providers.shadeform.api_key_file. With neither the error wraps
 // fetchers.ErrNoCredentials, so the provider is skipped, not failed.
-func APIKeyFrom(file string) (section.Secret, error) {
-	key, err := fetchers.ReadKey("shadeform API key", EnvAPIKey, file)
-	if err == nil && key.Empty() {
-		err = errNoKey
-	}
-	return key, err
-}
-
-var errNoKey = fmt.Errorf("%w: set %s or providers.shadeform.api_key_file", fetchers.ErrNoCredentials, EnvAPIKey)
+func APIKeyFrom(file string) (section.Secret, error) { return key.From(file) }
 
 // New checks cfg and returns a Fetcher sending its request through client.
 func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error) {
-	if client != nil && cfg.APIKey.Empty() {
-		return nil, errNoKey
+	if client != nil {
+		if err := key.Check(cfg.APIKey); err != nil {
+			return nil, err
+		}
 	}
 	a, err := fetchers.NewKeyedAPI(api, cfg, client, log)
 	if err != nil {
@@ -114,26 +110,10 @@ func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.S
 	if err != nil {
 		return nil, fmt.Errorf("shadeform %s: %w", Path, err)
 	}
-	if len(malformed) > 0 {
-		// One odd entry never fails the run: the others are stored.
-		names := slices.Sorted(maps.Keys(malformed))
-		f.api.Log.Warn("shadeform instance types malformed; left out, the others are stored", zap.Int("malformed", len(names)),
-			zap.Strings("types", names), zap.String("first_error", malformed[names[0]]))
-	}
 	snap, skipped := build(types)
-	if len(skipped) > 0 {
-		f.api.Log.Info("shadeform instance types without GPUs, price or region left out", zap.Strings("types", skipped))
-	}
-	if len(snap.Offers) == 0 {
-		return nil, fmt.Errorf("%w: shadeform %s: %d instance types but not one GPU type with a price and a region: not believed",
-			fetchers.ErrIncomplete, Path, len(types))
-	}
-	if err := snap.Validate(); err != nil {
-		return nil, fmt.Errorf("shadeform: built an invalid snapshot: %w", err)
-	}
-	f.api.Log.Info("shadeform instance types fetched", zap.Int("types", len(types)), zap.Int("offers", len(snap.Offers)),
-		zap.Int("availability", len(snap.Availability)))
-	return snap, nil
+	return fetchers.Listed{Provider: pricewatch.Shadeform, Where: Path, Entries: "instance types", Key: "types", Read: len(types),
+		Malformed: malformed, Skipped: skipped, SkipWhy: "without GPUs, price or region",
+		Want: "one GPU type with a price and a region"}.Finish(f.api.Log, snap)
 }
 
 // response is the API's envelope; a body without instance_types is not

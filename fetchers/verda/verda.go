@@ -17,7 +17,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
 	"regexp"
 	"slices"
@@ -195,11 +194,6 @@ func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.S
 	if err != nil {
 		return nil, fmt.Errorf("verda %s: %w", pathTypes, err)
 	}
-	if len(malformed) > 0 {
-		names := slices.Sorted(maps.Keys(malformed))
-		f.log.Warn("verda instance types malformed; left out, the others are stored", zap.Int("malformed", len(names)),
-			zap.Strings("types", names), zap.String("first_error", malformed[names[0]]))
-	}
 	rawLoc, err := f.get(ctx, tok, pathLocations, "", "the location list")
 	if err != nil {
 		return nil, err
@@ -226,15 +220,8 @@ func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.S
 		}
 	}
 	snap := build(types, locations, avail, f.cfg.Regions)
-	if len(snap.Offers) == 0 {
-		return nil, fmt.Errorf("%w: verda %s: %d instance types but not one GPU type with a price: not believed", fetchers.ErrIncomplete, pathTypes, len(types))
-	}
-	if err := snap.Validate(); err != nil {
-		return nil, fmt.Errorf("verda: built an invalid snapshot: %w", err)
-	}
-	f.log.Info("verda instance types fetched", zap.Int("types", len(types)), zap.Int("locations", len(locations)),
-		zap.Int("offers", len(snap.Offers)), zap.Int("availability", len(snap.Availability)))
-	return snap, nil
+	return fetchers.Listed{Provider: pricewatch.Verda, Where: pathTypes, Entries: "instance types", Key: "types", Read: len(types),
+		Malformed: malformed, Want: "one GPU type with a price", Fields: []zap.Field{zap.Int("locations", len(locations))}}.Finish(f.log, snap)
 }
 
 type rawType struct {

@@ -82,9 +82,10 @@ var Provider = fetchers.KeyedProvider(
 // APIKeyFrom resolves the optional key: VULTR_API_KEY first, then the file
 // named by providers.vultr.api_key_file. No key is not an error: the plans
 // are read without one, region availability is not.
-func APIKeyFrom(file string) (section.Secret, error) {
-	return fetchers.ReadKey("vultr API key", EnvAPIKey, file)
-}
+func APIKeyFrom(file string) (section.Secret, error) { return key.From(file) }
+
+// key is the optional API key.
+var key = fetchers.Key{Provider: Name, What: "vultr API key", Env: EnvAPIKey}
 
 // Fetcher implements fetchers.Fetcher for Vultr.
 type Fetcher struct {
@@ -131,12 +132,6 @@ func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.S
 		return nil, err
 	}
 	plans, malformed, skipped, unknownCards := readPlans(vm, metal)
-	if len(malformed) > 0 {
-		// One odd row never fails the run: the others are stored.
-		names := slices.Sorted(maps.Keys(malformed))
-		f.log.Warn("vultr plans malformed; left out, the others are stored", zap.Strings("plans", names),
-			zap.String("first_error", malformed[names[0]]))
-	}
 	if len(unknownCards) > 0 {
 		f.log.Info("vultr GPU cards not in the memory table: stored with GPU count and memory unknown", zap.Strings("gpu_types", unknownCards))
 	}
@@ -150,15 +145,8 @@ func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.S
 	// location whose availability did not answer is left unknown, and
 	// then no location's stock is claimed complete.
 	snap.Coverage = []pricewatch.Scope{{Region: pricewatch.AllRegions, Availability: complete}}
-	if len(snap.Offers) == 0 {
-		return nil, fmt.Errorf("%w: vultr: %d plans but not one priced GPU plan: not believed", fetchers.ErrIncomplete, len(vm)+len(metal))
-	}
-	if err := snap.Validate(); err != nil {
-		return nil, fmt.Errorf("vultr: built an invalid snapshot: %w", err)
-	}
-	f.log.Info("vultr plans fetched", zap.Int("plans", len(vm)+len(metal)), zap.Int("gpu_plans", len(plans)),
-		zap.Int("offers", len(snap.Offers)), zap.Int("availability", len(snap.Availability)), zap.Any("skipped", skipped))
-	return snap, nil
+	return fetchers.Listed{Provider: Name, Entries: "plans", Key: "plans", Read: len(vm) + len(metal), Malformed: malformed,
+		Want: "one priced GPU plan", Fields: []zap.Field{zap.Int("gpu_plans", len(plans)), zap.Any("skipped", skipped)}}.Finish(f.log, snap)
 }
 
 // plans reads every page of one plan list.

@@ -43,14 +43,6 @@ var sample []byte
 // Sample returns a copy of the sample sheet.
 func Sample() []byte { return append([]byte(nil), sample...) }
 
-// Failure modes (the shared ones).
-const (
-	Throttled = fetcherstest.Throttled
-	ServerErr = fetcherstest.ServerErr
-	Truncated = fetcherstest.Truncated
-	Malformed = fetcherstest.Malformed
-)
-
 // Server is the fake: API answers the download URL, Blob the sheet.
 type Server struct {
 	// API is the download endpoint; its URL is the provider's endpoint.
@@ -127,7 +119,7 @@ func (s *Server) serveSheet(w http.ResponseWriter, r *http.Request) {
 		generate(w)
 		return
 	}
-	if mode == Truncated {
+	if mode == fetcherstest.Truncated {
 		// A body cut off in transit: the length announced, half sent.
 		w.Header().Set("Content-Length", fmt.Sprint(len(sheet)))
 		w.Write(sheet[:len(sheet)/2])

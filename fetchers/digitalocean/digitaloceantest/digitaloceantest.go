@@ -24,14 +24,6 @@ var fixture []byte
 // Path is the size list's path.
 const Path = "/v2/sizes"
 
-// Failure modes for FailNext (the shared ones).
-const (
-	Throttled = fetcherstest.Throttled
-	ServerErr = fetcherstest.ServerErr
-	Truncated = fetcherstest.Truncated
-	Malformed = fetcherstest.Malformed
-)
-
 // Server is the fake API.
 type Server struct {
 	*httptest.Server

@@ -46,14 +46,6 @@ func Sample(t testing.TB, name string) []byte {
 	return fetcherstest.Sample(t, samples, "testdata/"+name)
 }
 
-// Failure modes for FailNext (the shared ones).
-const (
-	Throttled = fetcherstest.Throttled
-	ServerErr = fetcherstest.ServerErr
-	Truncated = fetcherstest.Truncated
-	Malformed = fetcherstest.Malformed
-)
-
 // Server is the fake API.
 type Server struct {
 	*httptest.Server

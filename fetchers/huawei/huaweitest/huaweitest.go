@@ -39,14 +39,6 @@ var Projects = map[string]string{"cn-north-4": "06f1cc1f6e00d2b52f27c00a4f1fd5c5
 //go:embed testdata
 var samples embed.FS
 
-// Failure modes (the shared ones).
-const (
-	Throttled = fetcherstest.Throttled
-	ServerErr = fetcherstest.ServerErr
-	Truncated = fetcherstest.Truncated
-	Malformed = fetcherstest.Malformed
-)
-
 // Price is one flavor's prices: an hour, a month, a year (decimal text).
 type Price struct {
 	Hour  string `json:"hour"`

@@ -34,14 +34,8 @@ func Sample() []byte { return append([]byte(nil), sample...) }
 // message observed; the rest of the envelope as the API reference gives it).
 const unauthorized = `{"error": {"code": "global/invalid-api-key", "message": "Make sure to pass an API key in the AUTHORIZATION header when making requests."}}`
 
-// Failure modes for FailNext.
-const (
-	Throttled = fetcherstest.Throttled
-	ServerErr = fetcherstest.ServerErr
-	Truncated = fetcherstest.Truncated
-	Malformed = fetcherstest.Malformed
-	Empty     = "empty" // {"data": {}}
-)
+// Empty is a failure mode for FailNext beside fetcherstest's: the answer {"data": {}}.
+const Empty = "empty"
 
 // throttled is the body of Lambda's 429.
 const throttled = `{"error": {"code": "global/too-many-requests", "message": "Too many requests"}}`

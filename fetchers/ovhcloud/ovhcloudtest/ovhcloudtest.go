@@ -27,14 +27,6 @@ var sample []byte
 // Sample returns a copy of the sample catalogue.
 func Sample() []byte { return append([]byte(nil), sample...) }
 
-// Failure modes for FailNext (the shared ones).
-const (
-	Throttled = fetcherstest.Throttled
-	ServerErr = fetcherstest.ServerErr
-	Truncated = fetcherstest.Truncated
-	Malformed = fetcherstest.Malformed
-)
-
 // Server is the fake API.
 type Server struct {
 	*httptest.Server

@@ -52,14 +52,6 @@ func Pages(listing string) [][]byte {
 	return out
 }
 
-// Failure modes for FailNext (the shared ones).
-const (
-	Throttled = fetcherstest.Throttled
-	ServerErr = fetcherstest.ServerErr
-	Truncated = fetcherstest.Truncated
-	Malformed = fetcherstest.Malformed
-)
-
 // Server is the fake API.
 type Server struct {
 	*httptest.Server

@@ -30,14 +30,8 @@ func Sample() []byte { return append([]byte(nil), sample...) }
 // DocExample returns a copy of the API reference's example body.
 func DocExample() []byte { return append([]byte(nil), docExample...) }
 
-// Failure modes for FailNext.
-const (
-	Throttled = fetcherstest.Throttled
-	ServerErr = fetcherstest.ServerErr
-	Truncated = fetcherstest.Truncated
-	Malformed = fetcherstest.Malformed
-	Empty     = "empty" // {"instance_types": []}
-)
+// Empty is a failure mode for FailNext beside fetcherstest's: the answer {"instance_types": []}.
+const Empty = "empty"
 
 // Bodies of refusals: constructed, no capture of them exists.
 const (

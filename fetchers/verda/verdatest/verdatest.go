@@ -29,14 +29,8 @@ var (
 	onDemand []byte
 )
 
-// Failure modes for FailNext (counted per request, the token's included).
-const (
-	Throttled = fetcherstest.Throttled
-	ServerErr = fetcherstest.ServerErr
-	Truncated = fetcherstest.Truncated
-	Malformed = fetcherstest.Malformed
-	Empty     = "empty" // []
-)
+// Empty is a failure mode for FailNext beside fetcherstest's: the answer [].
+const Empty = "empty"
 
 // token is the bearer token the fake hands out; a test never sees it
 // printed (it is registered as a secret by the fetcher).

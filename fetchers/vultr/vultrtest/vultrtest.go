@@ -34,14 +34,6 @@ const (
 	Metal = "plans_metal"
 )
 
-// Failure modes for FailNext (the shared ones).
-const (
-	Throttled = fetcherstest.Throttled
-	ServerErr = fetcherstest.ServerErr
-	Truncated = fetcherstest.Truncated
-	Malformed = fetcherstest.Malformed
-)
-
 // Server is the fake API.
 type Server struct {
 	*httptest.Server

@@ -1,4 +1,4 @@
-package main
+package metrics
 
 import (
 	"encoding/json"
@@ -18,6 +18,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/pricewatch/pricewatch/internal/testing/promtool"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -33,7 +34,11 @@ const (
 // _sum and _count series.
 func exportedNames(t *testing.T) map[string]bool {
 	t.Helper()
-	m, _, _, _ := fixtureMetrics(t, "metrics:\n  offers:\n    gpu_models: [H100]\n", nil)
+	db := fixtureDB(t)
+	m := New(db, "test")
+	m.AddPriceSeries(db, func() PriceSettings {
+		return PriceSettings{Currency: "USD", Offers: Offers{GPUModels: []string{"H100"}}}
+	})
 	m.Observe(providerrun.Summary{Provider: "azure", Status: providerrun.StatusOK, Duration: time.Second, Result: &storage.Result{At: time.Now()}})
 	m.Observe(providerrun.Summary{Provider: "aws", Status: providerrun.StatusFailed, Duration: time.Second})
 	m.OffersTracked("azure", 1)
@@ -257,7 +262,7 @@ func TestPrometheusAlertRules(t *testing.T) {
 			t.Errorf("no alert %s among %v", want, alerts)
 		}
 	}
-	promtool := lookPromtool(t)
+	promtool := promtool.Path(t)
 	for _, args := range [][]string{{"check", "rules", alertsFile}, {"test", "rules", alertsTests}} {
 		if out, err := exec.Command(promtool, args...).CombinedOutput(); err != nil {
 			t.Errorf("promtool %v: %v\n%s", args, err, out)

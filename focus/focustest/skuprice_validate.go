@@ -1,4 +1,4 @@
-package focus
+package focustest
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/pricewatch/pricewatch/focus"
 )
 
 // skuPriceRequired are the SKU Price dataset's columns never null on any
@@ -37,9 +39,9 @@ func ValidateSKUPrice(recs [][]string) []error {
 	if len(recs) == 0 {
 		return []error{fmt.Errorf("no header")}
 	}
-	col := columns(recs[0])
+	col := Columns(recs[0])
 	var errs []error
-	for _, c := range SKUPriceHeader {
+	for _, c := range focus.SKUPriceHeader {
 		if _, ok := col[c]; !ok {
 			errs = append(errs, fmt.Errorf("column %s missing", c))
 		}

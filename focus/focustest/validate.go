@@ -1,4 +1,8 @@
-package focus
+// Package focustest holds the rules a FOCUS dataset that pricewatch
+// writes is checked against (issue 27's audit): the tests of focus and of
+// the export command hold the written sheets to them. Nothing in the
+// binary validates its own output at run time.
+package focustest
 
 import (
 	"encoding/json"
@@ -103,7 +107,7 @@ func Validate(recs [][]string, rules Rules) []error {
 	onDemand := map[skuPlace]string{}
 	for _, r := range recs[1:] {
 		if len(r) == len(recs[0]) && cell(r, "PricingCategory") == "Standard" && cell(r, "ChargeCategory") == "Usage" &&
-			purchaseOption(cell(r, "SkuPriceDetails")) == "On-Demand" && cell(r, "x_Marketplace") != "true" {
+			PurchaseOption(cell(r, "SkuPriceDetails")) == "On-Demand" && cell(r, "x_Marketplace") != "true" {
 			onDemand[placeOf(r)] = cell(r, "PricingCurrencyListUnitPrice")
 		}
 	}
@@ -240,13 +244,22 @@ func Validate(recs [][]string, rules Rules) []error {
 	return errs
 }
 
-// purchaseOption is SkuPriceDetails' x_PurchaseOption, empty when the
+// PurchaseOption is SkuPriceDetails' x_PurchaseOption, empty when the
 // details are not a JSON object (reported on its own).
-func purchaseOption(details string) string {
+func PurchaseOption(details string) string {
 	var m map[string]any
 	if json.Unmarshal([]byte(details), &m) != nil {
 		return ""
 	}
 	v, _ := m["x_PurchaseOption"].(string)
 	return v
+}
+
+// Columns maps each column name of header to its index.
+func Columns(header []string) map[string]int {
+	m := make(map[string]int, len(header))
+	for i, h := range header {
+		m[h] = i
+	}
+	return m
 }
