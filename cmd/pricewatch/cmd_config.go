@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pricewatch/pricewatch/compose"
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -50,7 +51,24 @@ $XDG_CONFIG_HOME/pricewatch/pricewatch.yaml (default ~/.config), and
 		},
 	}
 	formatFlag(path, &format, "output format: table, json or csv")
-	return group("config", "Show which config file and database the commands use", "", path)
+	check := &cobra.Command{
+		Use:   "check [FILE]",
+		Short: "Check a config (default: the one in use) as the daemon would; print it in effect, secrets masked",
+		Long: `Check validates every section, cron spec and alert rule, reads every secret
+file the config names and builds every enabled provider, as ` + "`pricewatch run`" + ` and a
+reload do; it exits 0 and prints the config in effect (secrets masked), or
+exits 1 naming each problem's key and line.`,
+		Args: cobra.MaximumNArgs(1),
+		// Not loaded before it runs: a broken config is the answer here.
+		PersistentPreRunE: func(*cobra.Command, []string) error { return nil },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if found := config.Find(a.configFlag); len(args) == 0 {
+				return compose.CheckConfig(found.Path, describeConfig(found), a.stdout)
+			}
+			return compose.CheckConfig(args[0], args[0], a.stdout)
+		},
+	}
+	return group("config", "Show which config file and database the commands use, or check one", "", path, check)
 }
 
 // configPathRow is `config path --format json`.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/pricewatch/pricewatch/cmd/internal/buyflags"
 	"github.com/pricewatch/pricewatch/cmd/internal/clitext"
+	"github.com/pricewatch/pricewatch/cmd/internal/termchart"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -161,7 +162,7 @@ func (a *app) historyCommand() *cobra.Command {
 				rows = report.DropOldest(rows)
 			}
 			if f.plot {
-				err = writeHistoryPlot(a.stdout, instanceType, rows)
+				err = termchart.WriteHistory(a.stdout, instanceType, rows, tableWidth(), chartWidth(), tableTimeOf)
 			} else {
 				err = writeHistory(a.stdout, f.format, rows)
 			}

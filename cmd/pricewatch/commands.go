@@ -38,7 +38,15 @@ func (a *app) commands() []*cobra.Command {
 
 // group is a command that only holds its subcommands.
 func group(use, short, long string, subs ...*cobra.Command) *cobra.Command {
-	cmd := &cobra.Command{Use: use, Short: short, Long: long}
+	cmd := &cobra.Command{Use: use, Short: short, Long: long, Args: cobra.ArbitraryArgs,
+		// Without it cobra printed the help and exited 0 for a typo
+		// (`config nosuch`); top-level typos exit 2, and so do these.
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown command %q for %q", args[0], c.CommandPath())
+			}
+			return c.Help()
+		}}
 	cmd.AddCommand(subs...)
 	return cmd
 }

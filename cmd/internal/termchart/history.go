@@ -1,25 +1,25 @@
-package main
+package termchart
 
 import (
 	"fmt"
 	"io"
 	"sort"
+	"time"
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/cmd/internal/clitext"
-	"github.com/pricewatch/pricewatch/cmd/internal/termchart"
 	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
-// writeHistoryPlot draws the effective hourly price of every offer in the
+// WriteHistory draws the effective hourly price of every offer in the
 // history, one chart per currency. The time axis runs from the first price
 // to the last time any of them was seen, so the chart needs no clock; a
 // current price extends to the end of the axis.
-func writeHistoryPlot(w io.Writer, instanceType string, rows []storage.PriceInterval) error {
+func WriteHistory(w io.Writer, instanceType string, rows []storage.PriceInterval, wrapWidth, chartWidth int, timeOf func(time.Time) string) error {
 	if len(rows) == 0 {
 		_, err := io.WriteString(w, table.Wrap("No price history for that instance type (has `pricewatch fetch` run, "+
-			"and is the name spelled as the cloud spells it?).", tableWidth(), "  "))
+			"and is the name spelled as the cloud spells it?).", wrapWidth, "  "))
 		return err
 	}
 	from, to := rows[0].ValidFrom, rows[0].LastSeen
@@ -35,12 +35,12 @@ func writeHistoryPlot(w io.Writer, instanceType string, rows []storage.PriceInte
 			to = end
 		}
 	}
-	byCurrency := map[string][]termchart.Series{}
+	byCurrency := map[string][]Series{}
 	for _, group := range clitext.GroupByOffer(rows) {
 		h := group[0]
-		s := termchart.Series{Label: fmt.Sprintf("%s %s %s %s", h.Provider, pricewatch.Place(h.Region, h.Zone), clitext.BuyLabel(h.Offer), h.OS)}
+		s := Series{Label: fmt.Sprintf("%s %s %s %s", h.Provider, pricewatch.Place(h.Region, h.Zone), clitext.BuyLabel(h.Offer), h.OS)}
 		for _, r := range group {
-			st := termchart.Step{From: r.ValidFrom, Value: r.EffectiveHourly}
+			st := Step{From: r.ValidFrom, Value: r.EffectiveHourly}
 			if r.ValidTo != nil {
 				st.To = *r.ValidTo
 			}
@@ -60,8 +60,8 @@ func writeHistoryPlot(w io.Writer, instanceType string, rows []storage.PriceInte
 			}
 		}
 		title := fmt.Sprintf("%s: effective hourly price in %s, %s to %s", instanceType, c,
-			tableTimeOf(from), tableTimeOf(to))
-		if err := termchart.Write(w, title, byCurrency[c], from, to, chartWidth()); err != nil {
+			timeOf(from), timeOf(to))
+		if err := Write(w, title, byCurrency[c], from, to, chartWidth); err != nil {
 			return err
 		}
 	}
