@@ -76,6 +76,11 @@ const (
 	srcRTXAda     = "NVIDIA RTX Ada Generation datasheets, https://www.nvidia.com/en-us/design-visualization/desktop-graphics/ (RTX 6000 Ada 48 GB GDDR6 960 GB/s FP32 91.1; RTX 4000 Ada 20 GB GDDR6 360 GB/s FP32 26.7)"
 	srcGeForce40  = "NVIDIA Ada Lovelace architecture whitepaper, GeForce RTX 4090/4080/4070 spec tables (4090: 24 GB GDDR6X, 1,008 GB/s, FP32 82.6; 4080: 16 GB GDDR6X, 716.8 GB/s, 48.7; 4070: 12 GB GDDR6X, 504 GB/s, 29.1)"
 	srcGeForce30  = "NVIDIA Ampere GA102 whitepaper, GeForce RTX 3090 spec table (24 GB GDDR6X, 936 GB/s, FP32 35.6)"
+	srcGH200      = "https://www.nvidia.com/en-us/data-center/grace-hopper-superchip/ (GH200: the H100's Hopper GPU with 96 GB HBM3 at 4 TB/s, or 144 GB HBM3e at 4.9 TB/s, NVLink-C2C 900 GB/s to the Grace CPU); compute as the H100 SXM, sparse halved"
+	srcGB300      = "https://www.nvidia.com/en-us/data-center/gb300-nvl72/ (GB300 NVL72: 72 Blackwell Ultra GPUs, 288 GB HBM3e and 8 TB/s each; rack FP16/BF16 360 PF and FP8 720 PF sparse, FP32 6 PF: ÷ 72, sparse halved)"
+	srcV100S      = "NVIDIA V100S PCIe datasheet, https://www.nvidia.com/en-us/data-center/v100/ (V100S PCIe column: 32 GB HBM2, 1,134 GB/s, FP32 16.4, tensor FP16 130 TFLOPS)"
+	srcQuadroRTX  = "NVIDIA Quadro RTX 5000 datasheet, https://www.nvidia.com/content/dam/en-zz/Solutions/design-visualization/quadro-product-literature/quadro-rtx-5000-data-sheet-us-nvidia-704120-r4-web.pdf (Turing TU104, 16 GB GDDR6, 448 GB/s, FP32 11.2 TFLOPS, 2-way NVLink 50 GB/s)"
+	srcGeForce30x = "NVIDIA GeForce RTX 3070 spec table, https://www.nvidia.com/en-us/geforce/graphics-cards/30-series/rtx-3070-3070ti/ (Ampere GA104, 8 GB GDDR6, 256-bit at 14 Gbps: 448 GB/s, 5,888 CUDA cores, FP32 20.3)"
 	srcGeForce50  = "NVIDIA RTX Blackwell GPU architecture whitepaper, GeForce RTX 5090/5080 spec tables (5090: 32 GB GDDR7, 1,792 GB/s, FP32 104.8; 5080: 16 GB GDDR7, 960 GB/s, FP32 56.3)"
 	noteGeForce   = "consumer card sold on marketplaces (Vast.ai); " + noteNoTensor
 	noteUnchecked = "not re-verified against a primary page"
@@ -125,6 +130,18 @@ var catalogue = []Spec{
 	{Model: "GB200", Vendor: "NVIDIA", Architecture: "Blackwell", FormFactor: "Superchip (NVL72)",
 		MemoryGB: 186, MemoryType: "HBM3e", BandwidthGBs: 8000, BF16TFLOPS: 2500, FP16TFLOPS: 2500, FP8TFLOPS: 5000, FP32TFLOPS: 80,
 		Interconnect: "NVLink 5, 72-GPU domain", InterconnectGBs: 1800, Source: srcGB200, Note: noteUnchecked},
+	// GB300 (Blackwell Ultra superchip: OCI BM.GPU.GB300.4, Azure ND GB300
+	// v6, CoreWeave) was "hardware unknown" (issue 31 item 7).
+	{Model: "GB300", Vendor: "NVIDIA", Architecture: "Blackwell Ultra", FormFactor: "Superchip (NVL72)",
+		MemoryGB: 288, MemoryType: "HBM3e", BandwidthGBs: 8000, BF16TFLOPS: 2500, FP16TFLOPS: 2500, FP8TFLOPS: 5000, FP32TFLOPS: 83.3,
+		Interconnect: "NVLink 5, 72-GPU domain", InterconnectGBs: 1800, Source: srcGB300,
+		Note: "clouds show ~277-279 GB usable; " + noteUnchecked},
+	// GH200 (Lambda gpu_1x_gh200, CoreWeave): one Hopper GPU per superchip,
+	// the H100's compute with more, faster memory.
+	{Model: "GH200", Vendor: "NVIDIA", Architecture: "Hopper", FormFactor: "Superchip (Grace Hopper)",
+		MemoryGB: 96, MemoryType: "HBM3", BandwidthGBs: 4000, BF16TFLOPS: 989, FP16TFLOPS: 989, FP8TFLOPS: 1979, FP32TFLOPS: 67,
+		Interconnect: "NVLink-C2C to its Grace CPU; NVLink 4 between superchips in NVL32 systems", InterconnectGBs: 900, Source: srcGH200,
+		Note: "the 144 GB HBM3e version (4.9 TB/s) is the same model here: the memory a cloud reports is stored per offer; " + noteUnchecked},
 	{Model: "A100-40GB", Vendor: "NVIDIA", Architecture: "Ampere", FormFactor: "SXM4",
 		MemoryGB: 40, MemoryType: "HBM2", BandwidthGBs: 1555, BF16TFLOPS: 312, FP16TFLOPS: 312, FP32TFLOPS: 19.5,
 		Interconnect: "NVLink 3 via NVSwitch", InterconnectGBs: 600, Source: srcA100},
@@ -192,6 +209,10 @@ var catalogue = []Spec{
 	{Model: "V100-32GB-PCIe", Vendor: "NVIDIA", Architecture: "Volta", FormFactor: "PCIe",
 		MemoryGB: 32, MemoryType: "HBM2", BandwidthGBs: 900, FP16TFLOPS: 112, FP32TFLOPS: 14,
 		Interconnect: "PCIe Gen3", InterconnectGBs: 32, Source: srcV100, Note: "no BF16"},
+	// V100S (OVHcloud t2-*): the PCIe V100 with faster memory and clocks.
+	{Model: "V100S", Vendor: "NVIDIA", Architecture: "Volta", FormFactor: "PCIe",
+		MemoryGB: 32, MemoryType: "HBM2", BandwidthGBs: 1134, FP16TFLOPS: 130, FP32TFLOPS: 16.4,
+		Interconnect: "PCIe Gen3", InterconnectGBs: 32, Source: srcV100S, Note: "no BF16; " + noteUnchecked},
 	{Model: "P100", Vendor: "NVIDIA", Architecture: "Pascal", FormFactor: "PCIe",
 		MemoryGB: 16, MemoryType: "HBM2", BandwidthGBs: 732, FP32TFLOPS: 9.3,
 		Interconnect: "PCIe Gen3", InterconnectGBs: 32, Source: srcP100, Note: "no tensor cores: no per-TFLOPS figure"},
@@ -257,6 +278,10 @@ var catalogue = []Spec{
 	{Model: "RTX-4000-Ada", Vendor: "NVIDIA", Architecture: "Ada Lovelace", FormFactor: "PCIe (workstation)",
 		MemoryGB: 20, MemoryType: "GDDR6", BandwidthGBs: 360, FP32TFLOPS: 26.7,
 		Interconnect: "PCIe Gen4, no NVLink", InterconnectGBs: 64, Source: srcRTXAda, Note: noteNoTensor + "; " + noteUnchecked},
+	{Model: "Quadro-RTX-5000", Vendor: "NVIDIA", Architecture: "Turing", FormFactor: "PCIe (workstation)",
+		MemoryGB: 16, MemoryType: "GDDR6", BandwidthGBs: 448, FP32TFLOPS: 11.2,
+		Interconnect: "PCIe Gen3 (NVLink bridge 50 GB/s between pairs)", InterconnectGBs: 32, Source: srcQuadroRTX,
+		Note: "not the RTX 5000 Ada; " + noteNoTensor + "; " + noteUnchecked},
 	{Model: "RTX-5090", Vendor: "NVIDIA", Architecture: "Blackwell", FormFactor: "PCIe (consumer)",
 		MemoryGB: 32, MemoryType: "GDDR7", BandwidthGBs: 1792, FP32TFLOPS: 104.8,
 		Interconnect: "PCIe Gen5, no NVLink", InterconnectGBs: 128, Source: srcGeForce50, Note: noteGeForce + "; " + noteUnchecked},
@@ -275,6 +300,9 @@ var catalogue = []Spec{
 	{Model: "RTX-3090", Vendor: "NVIDIA", Architecture: "Ampere", FormFactor: "PCIe (consumer)",
 		MemoryGB: 24, MemoryType: "GDDR6X", BandwidthGBs: 936, FP32TFLOPS: 35.6,
 		Interconnect: "PCIe Gen4 (NVLink bridge between pairs)", InterconnectGBs: 64, Source: srcGeForce30, Note: noteGeForce + "; " + noteUnchecked},
+	{Model: "RTX-3070", Vendor: "NVIDIA", Architecture: "Ampere", FormFactor: "PCIe (consumer)",
+		MemoryGB: 8, MemoryType: "GDDR6", BandwidthGBs: 448, FP32TFLOPS: 20.3,
+		Interconnect: "PCIe Gen4, no NVLink", InterconnectGBs: 64, Source: srcGeForce30x, Note: noteGeForce + "; " + noteUnchecked},
 	{Model: "MI308X", Vendor: "AMD", Architecture: "CDNA 3", FormFactor: "OAM",
 		MemoryGB: 192, MemoryType: "HBM3", BandwidthGBs: 5300,
 		Interconnect: "Infinity Fabric", InterconnectGBs: 896, Source: "China-market variant of the MI300X (memory as MI300X, " + srcMI300X + "); Alibaba ebmga8 reports 8 × 192 GB",

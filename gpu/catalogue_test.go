@@ -10,7 +10,9 @@ func TestCatalogueCoversFetcherNames(t *testing.T) {
 	// the AWS and Azure instance tables in shared/research/cloud-apis.md).
 	for _, name := range []string{"H100", "H100-NVL", "H100-PCIe", "H200", "B200", "GB200", "A100-40GB", "A100-80GB", "A100-80GB-PCIe",
 		"A10", "A10G", "A30", "A800-80GB", "A800-40GB", "H800", "H20", "L4", "L20", "L40S", "T4", "V100", "V100-32GB", "P40", "P4", "P100", "MI300X",
-		"B300", "RTX-PRO-6000", "RTX-5880-Ada", "MI308X", "MI325X", "MI355X", "V620", "MI25", "A100-40GB-PCIe", "V100-PCIe"} {
+		"B300", "RTX-PRO-6000", "RTX-5880-Ada", "MI308X", "MI325X", "MI355X", "V620", "MI25", "A100-40GB-PCIe", "V100-PCIe",
+		// Issue 31 item 7: real GPUs that reached `hardware unknown`.
+		"GH200", "GB300", "RTX-3070", "V100S", "Quadro-RTX-5000"} {
 		g, ok := Lookup(name)
 		if !ok {
 			t.Errorf("%s is not in the catalogue", name)
@@ -136,6 +138,34 @@ func TestMatches(t *testing.T) {
 	for _, tc := range cases {
 		if got := Matches(tc.query, tc.model); got != tc.want {
 			t.Errorf("Matches(%q, %q) = %v, want %v", tc.query, tc.model, got, tc.want)
+		}
+	}
+}
+
+// The names clouds give the GPUs added for issue 31 resolve to them, and
+// near names do not: the RTX 5000 Ada is not the Quadro RTX 5000, the
+// V100 not the V100S, the GH200 not an H100.
+func TestIssue31GPUsResolve(t *testing.T) {
+	for name, want := range map[string]string{
+		"GH200 (96 GB)": "GH200", "NVIDIA GH200 480GB": "GH200", "GB300": "GB300", "NVIDIA GB300": "GB300",
+		"NVIDIA GeForce RTX 3070": "RTX-3070", "RTX 3070": "RTX-3070", "V100S": "V100S", "Tesla V100S-PCIE-32GB": "V100S",
+		"Quadro RTX 5000": "Quadro-RTX-5000", "NVIDIA Quadro RTX 5000": "Quadro-RTX-5000",
+		"RTX 5000 Ada": "", "V100": "V100", "H100": "H100",
+	} {
+		id := Resolve(name, Hint{})
+		if id.Model != want {
+			t.Errorf("Resolve(%q) = %q, want %q", name, id.Model, want)
+		}
+	}
+	for filter, model := range map[string]string{"V100": "V100S", "H100": "GH200", "GB200": "GB300"} {
+		if Matches(filter, model) {
+			t.Errorf("--gpu %s matches %s", filter, model)
+		}
+	}
+	for model, want := range map[string][2]float64{"GH200": {96, 4000}, "GB300": {288, 8000}, "RTX-3070": {8, 448}, "V100S": {32, 1134}, "Quadro-RTX-5000": {16, 448}} {
+		g, _ := Lookup(model)
+		if g.MemoryGB != want[0] || g.BandwidthGBs != want[1] {
+			t.Errorf("%s: %v GB at %v GB/s, want %v", model, g.MemoryGB, g.BandwidthGBs, want)
 		}
 	}
 }

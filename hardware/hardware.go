@@ -185,7 +185,9 @@ func Unknown(types []Stored) []Entry {
 // overrideYAML renders the list item to add under hardware.overrides. The
 // model is the one thing pricewatch cannot guess: an uncatalogued name is
 // kept as a starting point, and a comment says to replace it with the
-// catalogue model (or a vendor spelling of it).
+// catalogue model when the cloud misnamed one, or to report the missing
+// entry when the GPU is real: renaming a real GPU to another would give it
+// that GPU's figures.
 func overrideYAML(s Stored) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "- instance_type: %s\n", yamlString(s.InstanceType))
@@ -193,7 +195,10 @@ func overrideYAML(s Stored) string {
 	case s.GPUModel == "":
 		b.WriteString("  gpu_model: \"\"  # fill in: the GPU this type carries (e.g. H100, L40S)\n")
 	case !known(s.GPUModel):
-		fmt.Fprintf(&b, "  gpu_model: %s  # not in the catalogue: replace with the GPU it is (e.g. L40S)\n", yamlString(s.GPUModel))
+		// A real GPU the catalogue lacks must not be renamed to another
+		// (its per-GPU figures would be that GPU's): report the gap.
+		fmt.Fprintf(&b, "  gpu_model: %s  # not in the catalogue: if the cloud misnames a catalogue GPU, write that model (e.g. L40S); "+
+			"if it is a real GPU, do not rename it: report the missing catalogue entry (gpu/catalogue.go) to pricewatch's maintainers\n", yamlString(s.GPUModel))
 	default:
 		fmt.Fprintf(&b, "  gpu_model: %s\n", yamlString(s.GPUModel))
 	}

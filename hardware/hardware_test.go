@@ -104,6 +104,12 @@ func TestUnknownReport(t *testing.T) {
 		cfg.Hardware.Overrides[0].GPUCount != 8 || cfg.Hardware.Overrides[0].GPUMemoryGB != 24 || cfg.Hardware.Overrides[0].GPUModel != "G49" {
 		t.Errorf("suggested overrides %+v", cfg.Hardware.Overrides)
 	}
+	// Issue 31 item 7: the hint for an uncatalogued model does not tell
+	// the user to rename a real GPU; it says to report the missing entry.
+	if o := got[0].Override; !strings.Contains(o, "if it is a real GPU, do not rename it: report the missing catalogue entry") ||
+		strings.Contains(o, "replace with the GPU it is") {
+		t.Errorf("uncatalogued model's hint: %q", o)
+	}
 	var y any
 	if err := yaml.Unmarshal([]byte(got[1].Override), &y); err != nil {
 		t.Errorf("override is not YAML: %v", err)

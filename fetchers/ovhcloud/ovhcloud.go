@@ -318,8 +318,8 @@ func offer(a addon, currency string) (pricewatch.Offer, string, error) {
 	if g.Memory != nil {
 		hint.MemoryGB = g.Memory.Size
 	}
-	// A model the catalogue does not know (V100S) is stored as OVHcloud
-	// names it; `pricewatch hardware unknown` lists it.
+	// A model the catalogue does not know is stored as OVHcloud names it;
+	// `pricewatch hardware unknown` lists it.
 	id := gpu.Resolve(g.Model, hint)
 	price, found, err := onePrice(a.Pricings, unit)
 	if err != nil {

@@ -79,8 +79,8 @@ func TestFetchReplaysCapture(t *testing.T) {
 		"global|NVIDIA B300 SXM6 AC|community|spot|6.94 USD/GPU-h|B300 x1 288GB",
 		"global|NVIDIA B300 SXM6 AC|secure|on_demand|7.89 USD/GPU-h|B300 x1 288GB",
 		"global|NVIDIA B300 SXM6 AC|secure|spot|7.89 USD/GPU-h|B300 x1 288GB",
-		"global|NVIDIA GeForce RTX 3070|community|on_demand|0.13 USD/GPU-h|RTX 3070 x1 8GB",
-		"global|NVIDIA GeForce RTX 3070|community|spot|0.13 USD/GPU-h|RTX 3070 x1 8GB",
+		"global|NVIDIA GeForce RTX 3070|community|on_demand|0.13 USD/GPU-h|RTX-3070 x1 8GB",
+		"global|NVIDIA GeForce RTX 3070|community|spot|0.13 USD/GPU-h|RTX-3070 x1 8GB",
 		"global|NVIDIA GeForce RTX 4090|community|on_demand|0.34 USD/GPU-h|RTX-4090 x1 24GB",
 		"global|NVIDIA GeForce RTX 4090|community|spot|0.34 USD/GPU-h|RTX-4090 x1 24GB",
 		"global|NVIDIA GeForce RTX 4090|secure|on_demand|0.74 USD/GPU-h|RTX-4090 x1 24GB",
@@ -281,7 +281,8 @@ func TestGPUModels(t *testing.T) {
 		{"NVIDIA A100-SXM4-40GB", "A100 SXM 40GB", 40, "A100-40GB"},
 		{"AMD Instinct MI300X OAM", "MI300X", 192, "MI300X"}, // through the display name
 		{"NVIDIA B300 SXM6 AC", "B300", 288, "B300"},
-		{"NVIDIA GeForce RTX 3070", "RTX 3070", 8, "RTX 3070"}, // not in the catalogue: kept visible
+		{"NVIDIA GeForce RTX 3070", "RTX 3070", 8, "RTX-3070"}, // in the catalogue since issue 31
+		{"NVIDIA GeForce GTX 1080 Ti", "GTX 1080 Ti", 11, "GTX 1080 Ti"}, // not in the catalogue: kept visible
 	} {
 		if got := gpuModel(c.id, c.display, c.mem); got != c.want {
 			t.Errorf("%q → %q, want %q", c.id, got, c.want)
