@@ -281,7 +281,7 @@ func TestGPUModels(t *testing.T) {
 		{"NVIDIA A100-SXM4-40GB", "A100 SXM 40GB", 40, "A100-40GB"},
 		{"AMD Instinct MI300X OAM", "MI300X", 192, "MI300X"}, // through the display name
 		{"NVIDIA B300 SXM6 AC", "B300", 288, "B300"},
-		{"NVIDIA GeForce RTX 3070", "RTX 3070", 8, "RTX-3070"}, // in the catalogue since issue 31
+		{"NVIDIA GeForce RTX 3070", "RTX 3070", 8, "RTX-3070"},           // in the catalogue since issue 31
 		{"NVIDIA GeForce GTX 1080 Ti", "GTX 1080 Ti", 11, "GTX 1080 Ti"}, // not in the catalogue: kept visible
 	} {
 		if got := gpuModel(c.id, c.display, c.mem); got != c.want {
