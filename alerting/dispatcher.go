@@ -481,10 +481,12 @@ func (d *Dispatcher) deliver(ctx context.Context, m OutboxEntry, force bool) (ou
 		return 0, ctx.Err()
 	}
 	if p, ok := IsPermanent(postErr); ok {
-		if err := d.db.MarkFailed(rctx, m.ID, fmt.Sprintf("%v (fix: %s)", postErr, p.Fix)); err != nil {
+		if err := d.db.MarkFailed(rctx, m.ID, fmt.Sprintf("%v"+fixSep+"%s)", postErr, p.Fix)); err != nil {
 			return 0, err
 		}
-		log.Error("alert not delivered and will not be retried: "+p.Fix,
+		// The fix once, as a field: in the message too, a command's
+		// plain log line said it twice (issue 31).
+		log.Error("alert not delivered and will not be retried",
 			zap.Error(postErr), zap.String("fix", p.Fix), zap.String("then", "pricewatch alerts retry --failed"))
 		switch p.Scope {
 		case ScopeChannel:
@@ -609,4 +611,18 @@ const (
 // mid-post), or the attempt was interrupted or timed out.
 func outcomeUnknown(m OutboxEntry) bool {
 	return m.LeaseUntil != nil || strings.HasPrefix(m.LastError, unknownPrefix) || strings.HasPrefix(m.LastError, interruptedPrefix)
+}
+
+// fixSep joins a permanent failure's error and its fix in the outbox's
+// last error: "<error> (fix: <fix>)".
+const fixSep = " (fix: "
+
+// SplitFix splits an outbox last error into the error and the fix a
+// permanent failure stored with it ("" when it has none).
+func SplitFix(lastError string) (reason, fix string) {
+	reason, fix, ok := strings.Cut(lastError, fixSep)
+	if !ok {
+		return lastError, ""
+	}
+	return reason, strings.TrimSuffix(fix, ")")
 }

@@ -87,8 +87,22 @@ func TransportError(ctx context.Context, what string, err error, secrets ...stri
 	if ctx.Err() != nil {
 		return fmt.Errorf("%s: %w", what, ctx.Err())
 	}
-	return errors.New(what + ": " + secret.Transport(err, secrets...))
+	return NoAnswer(errors.New(what + ": " + secret.Transport(err, secrets...)))
 }
+
+// ErrNoAnswer is in the chain of a failure in which the service never
+// answered (no connection, a timeout before its headers): a command then
+// says it could not reach Slack, not that Slack refused (issue 31).
+var ErrNoAnswer = errors.New("no answer")
+
+// NoAnswer marks err as a request that got no answer; its text is err's.
+func NoAnswer(err error) error { return noAnswerError{err} }
+
+type noAnswerError struct{ err error }
+
+func (e noAnswerError) Error() string        { return e.err.Error() }
+func (e noAnswerError) Unwrap() error        { return e.err }
+func (e noAnswerError) Is(target error) bool { return target == ErrNoAnswer }
 
 // IsPermanent returns the permanent error in err's chain, if any.
 func IsPermanent(err error) (*PermanentError, bool) {

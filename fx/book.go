@@ -264,3 +264,30 @@ func dayOf(t time.Time) time.Time {
 	y, m, d := t.UTC().Date()
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
+
+// ecbCurrencies are the currencies the ECB has published reference rates
+// for since 2022 (the fixtures' files), beside the euro: the currencies a
+// conversion can reach without fx.fixed_rates.
+var ecbCurrencies = map[string]bool{"EUR": true,
+	"AUD": true, "BGN": true, "BRL": true, "CAD": true, "CHF": true, "CNY": true, "CZK": true, "DKK": true, "GBP": true, "HKD": true,
+	"HRK": true, "HUF": true, "IDR": true, "ILS": true, "INR": true, "ISK": true, "JPY": true, "KRW": true, "MXN": true, "MYR": true,
+	"NOK": true, "NZD": true, "PHP": true, "PLN": true, "RON": true, "RUB": true, "SEK": true, "SGD": true, "THB": true, "TRY": true,
+	"USD": true, "ZAR": true}
+
+// Knows reports whether cur can be a conversion's target: the euro, a
+// currency the ECB publishes, a fixed rate or one on a stored day. A
+// three-letter code outside them (XYZ) is a typo: no price can reach it.
+func (b *Book) Knows(cur string) bool {
+	if ecbCurrencies[cur] {
+		return true
+	}
+	if _, ok := b.fixed[cur]; ok {
+		return true
+	}
+	for _, d := range b.days {
+		if _, ok := d.PerEUR[cur]; ok {
+			return true
+		}
+	}
+	return false
+}

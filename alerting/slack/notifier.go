@@ -291,7 +291,12 @@ func (n *Notifier) classifyCall(ctx context.Context, method, channel string, err
 		// version does not know: retry with back-off, never drop.
 		return e
 	}
-	return fmt.Errorf("%s to %s: %s", method, channel, n.describe(err))
+	e := fmt.Errorf("%s to %s: %s", method, channel, n.describe(err))
+	if ue := (*url.Error)(nil); errors.As(err, &ue) {
+		// The HTTP client's own error: Slack never answered.
+		return alerting.NoAnswer(e)
+	}
+	return e
 }
 
 // webhookBody is what an incoming webhook accepts.

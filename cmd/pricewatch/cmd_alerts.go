@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"github.com/pricewatch/pricewatch/cmd/internal/clitext"
 	"io"
@@ -96,7 +97,11 @@ when Slack refuses it.`,
 			}
 			rcpt, err := sn.Send(cmd.Context(), channel, payload)
 			if err != nil {
-				fmt.Fprintf(a.stderr, "Slack refused the test message (%s): %v\n", sn.Mode(), err)
+				verb := "Slack refused the test message" // only when Slack answered
+				if errors.Is(err, alerting.ErrNoAnswer) {
+					verb = "could not reach Slack"
+				}
+				fmt.Fprintf(a.stderr, "%s (%s): %v\n", verb, sn.Mode(), err)
 				if p, ok := alerting.IsPermanent(err); ok {
 					fmt.Fprintf(a.stderr, "fix: %s\n", p.Fix)
 				} else {
@@ -228,13 +233,13 @@ delivered is refused: sending it again would post it twice.`,
   pricewatch alerts retry 17 18`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if failed == (len(args) > 0) {
-				return fmt.Errorf("name alert IDs or pass --failed (not both)")
+				return usagef("name alert IDs or pass --failed (not both)")
 			}
 			var ids []int64
 			for _, s := range args {
 				id, err := strconv.ParseInt(s, 10, 64)
 				if err != nil || id <= 0 {
-					return fmt.Errorf("%q is not an alert ID (see `pricewatch alerts list`)", s)
+					return usagef("%q is not an alert ID (see `pricewatch alerts list`)", s)
 				}
 				ids = append(ids, id)
 			}

@@ -104,7 +104,10 @@ func writeAvailability(w io.Writer, format string, rows []storage.AvailabilityIn
 		_, err := fmt.Fprintln(w, "Nothing offered matches (has `pricewatch fetch` run?).")
 		return err
 	}
-	t := table.New("PROVIDER", "REGION", "ZONE", "INSTANCE TYPE", "GPU", "STATE", "SINCE", "UNTIL")
+	// Left out, in this order, until the table fits $COLUMNS: UNTIL,
+	// ZONE, SINCE, GPU.
+	cols := []table.Column{{Head: "PROVIDER"}, {Head: "REGION"}, {Head: "ZONE", Drop: 2}, {Head: "INSTANCE TYPE"}, {Head: "GPU", Drop: 4},
+		{Head: "STATE"}, {Head: "SINCE", Drop: 3}, {Head: "UNTIL", Drop: 1}}
 	for _, r := range rows {
 		until := "-"
 		if r.Until != nil {
@@ -113,8 +116,8 @@ func writeAvailability(w io.Writer, format string, rows []storage.AvailabilityIn
 		// Names are the providers' and the database's: escaped, so that
 		// none can drive the terminal (issue 20 item 8).
 		p := pricewatch.Printable
-		t.Add(p(r.Provider), p(r.Region), p(dash(r.Zone)), p(r.InstanceType), fmt.Sprintf("%s×%s", clitext.Float(r.GPUCount), p(r.GPUModel)),
+		table.AddRow(cols, p(r.Provider), p(r.Region), p(dash(r.Zone)), p(r.InstanceType), fmt.Sprintf("%s×%s", clitext.Float(r.GPUCount), p(r.GPUModel)),
 			p(string(r.State)), tableTimeOf(r.Since), until)
 	}
-	return writeTable(w, t)
+	return writeFitted(w, cols)
 }

@@ -47,7 +47,7 @@ apart, never ranked.`,
 			if strings.TrimSpace(f.gpu) == "" {
 				return usagef("--gpu is required (e.g. --gpu H100, --gpu A100-80GB)")
 			}
-			if f.count < 0 {
+			if f.count < 0 || f.count == 0 && cmd.Flags().Changed("count") { // docs/commands.md: a usage error
 				return usagef("--count %v: want a positive number of GPUs per instance", f.count)
 			}
 			pts, err := parsePriceTypes(f.priceTypes)
@@ -104,7 +104,7 @@ apart, never ranked.`,
 		},
 	})
 	cmd.Flags().StringVar(&f.gpu, "gpu", "", "GPU model or family: H100, A100 (any A100), A100-80GB, L40S, …")
-	cmd.Flags().Float64Var(&f.count, "count", 0, "only instance types with this many GPUs (0: any)")
+	cmd.Flags().Float64Var(&f.count, "count", 0, "only instance types with this many GPUs (default: any count)")
 	cmd.Flags().StringSliceVar(&f.priceTypes, "price-type", []string{string(pricewatch.OnDemand)}, "on_demand, spot, reserved, savings_plan, capacity_block or any; repeatable")
 	cmd.Flags().BoolVar(&f.availableOnly, "available-only", false, "only offers known to be offered or in stock where priced")
 	cmd.Flags().BoolVar(&f.wide, "wide", false, "keep every column, whatever the terminal's width")
@@ -140,12 +140,13 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 			width = 0
 		}
 		cols := []table.Column{
-			// Left out, in this order, until the table fits: /GB, /TFLOPS,
-			// AVAIL, GPUS, REGION (README "Terminal width").
-			{Head: "PROVIDER"}, {Head: "REGION", Drop: 6}, {Head: "INSTANCE TYPE"}, {Head: "GPUS", Drop: 5},
+			// Left out, in this order, until the table fits: BAND, /GB,
+			// /TFLOPS, MARKET, AVAIL (availability matters more than who
+			// hosts it: issue 31), GPUS, REGION (README "Terminal width").
+			{Head: "PROVIDER"}, {Head: "REGION", Drop: 7}, {Head: "INSTANCE TYPE"}, {Head: "GPUS", Drop: 6},
 			{Head: "BUY", Hidden: !mixed},
-			{Head: ">" + res.Currency + "/GPU-H"}, {Head: ">/TFLOPS", Drop: 3}, {Head: ">/GB", Drop: 2}, {Head: "AVAIL", Drop: 4},
-			{Head: "MARKET", Hidden: !market}, {Head: "BAND", Hidden: !clitext.AnyBand(res.Rows), Drop: 1},
+			{Head: ">" + res.Currency + "/GPU-H"}, {Head: ">/TFLOPS", Drop: 3}, {Head: ">/GB", Drop: 2}, {Head: "AVAIL", Drop: 5},
+			{Head: "MARKET", Hidden: !market, Drop: 4}, {Head: "BAND", Hidden: !clitext.AnyBand(res.Rows), Drop: 1},
 			// A capacity block's window (issue 23 item 3), only when a
 			// block is listed.
 			{Head: "WINDOW (UTC)", Hidden: !anyWindow(res.Rows)},
@@ -180,8 +181,8 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 			b.WriteString("\n")
 		}
 		fmt.Fprintf(&b, "Not ranked (%s without a rate into %s), in their own currency:\n", clitext.Plural(len(res.Unconverted), "offer"), res.Currency)
-		cols := []table.Column{{Head: "PROVIDER"}, {Head: "REGION"}, {Head: "INSTANCE TYPE"}, {Head: "GPUS"}, {Head: "BUY", Hidden: !mixed},
-			{Head: ">PER GPU-H"}, {Head: "CUR"}, {Head: "AVAIL"}, {Head: "MARKET", Hidden: !market}}
+		cols := []table.Column{{Head: "PROVIDER"}, {Head: "REGION", Drop: 4}, {Head: "INSTANCE TYPE"}, {Head: "GPUS", Drop: 3}, {Head: "BUY", Hidden: !mixed},
+			{Head: ">PER GPU-H"}, {Head: "CUR"}, {Head: "AVAIL", Drop: 2}, {Head: "MARKET", Hidden: !market, Drop: 1}}
 		for _, r := range res.Unconverted {
 			pg := "-"
 			if v, ok := pricewatch.PerGPUHour(r.NativeEffectiveHourly, r.GPUCount); ok {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pricewatch/pricewatch/alerting"
 	digestrender "github.com/pricewatch/pricewatch/alerting/digest"
 	"github.com/pricewatch/pricewatch/analysis/digest"
 	"github.com/pricewatch/pricewatch/storage"
@@ -163,7 +164,9 @@ func (a *app) sendDigest(ctx context.Context, db *storage.DB, d digest.Digest, s
 		}
 		return nil
 	case storage.OutboxFailed:
-		return fmt.Errorf("slack refused the digest of %s: %s", d.Week, e.LastError)
+		// The delivery's error line above gave the fix: said once.
+		reason, _ := alerting.SplitFix(e.LastError)
+		return fmt.Errorf("slack refused the digest of %s: %s (fix: as logged above)", d.Week, reason)
 	}
 	why := e.LastError
 	if why == "" {

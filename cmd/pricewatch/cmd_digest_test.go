@@ -657,6 +657,11 @@ func TestDigestSendRefused(t *testing.T) {
 		!strings.Contains(errOut, "channel C0FINOPS was not found") {
 		t.Errorf("stderr %q", errOut)
 	}
+	// Issue 31 item 6: the fix is said once, not by the log line's message,
+	// its field and the error each.
+	if n := strings.Count(errOut, "was not found"); n != 1 {
+		t.Errorf("the fix is printed %d times:\n%s", n, errOut)
+	}
 	if strings.Contains(errOut+out, alertsToken) {
 		t.Error("the token was printed")
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -62,12 +63,16 @@ func writeRuns(w io.Writer, format string, rows []report.RunRow) error {
 		_, err := fmt.Fprintln(w, "No run recorded yet (run `pricewatch fetch` or start `pricewatch run`).")
 		return err
 	}
-	t := table.New("PROVIDER", "STATUS", "REPLICA", "STARTED", ">SECONDS", ">SEEN", ">NEW", ">CHANGED", ">CLOSED", ">HELD", "LAST SUCCESS", "ERROR")
+	// Left out, in this order, until the table fits $COLUMNS: HELD,
+	// CLOSED, CHANGED, NEW, SECONDS, LAST SUCCESS; ERROR is cut last.
+	cols := []table.Column{{Head: "PROVIDER"}, {Head: "STATUS"}, {Head: "REPLICA", Hidden: !slices.ContainsFunc(rows, func(r report.RunRow) bool { return r.Replica != "" })},
+		{Head: "STARTED"}, {Head: ">SECONDS", Drop: 5}, {Head: ">SEEN"}, {Head: ">NEW", Drop: 4}, {Head: ">CHANGED", Drop: 3}, {Head: ">CLOSED", Drop: 2},
+		{Head: ">HELD", Drop: 1}, {Head: "LAST SUCCESS", Drop: 6}, {Head: "ERROR"}}
 	for _, r := range rows {
-		t.Add(r.Provider, r.Status, r.Replica, tableTime(r.StartedAt), dash(numText(r.DurationSecs)), strconv.Itoa(r.OffersSeen), strconv.Itoa(r.OffersNew),
+		table.AddRow(cols, r.Provider, r.Status, r.Replica, tableTime(r.StartedAt), dash(numText(r.DurationSecs)), strconv.Itoa(r.OffersSeen), strconv.Itoa(r.OffersNew),
 			strconv.Itoa(r.OffersChanged), strconv.Itoa(r.OffersClosed), strconv.Itoa(r.OffersHeld), dash(tableTime(r.LastSuccessAt)), clitext.Clip(r.Error, 60))
 	}
-	return writeTable(w, t.DropEmpty("REPLICA")) // SQLite's runs name no replica
+	return writeFitted(w, cols) // SQLite's runs name no replica: REPLICA hidden
 }
 
 // numText prints a JSON number held in an any (a float64, or null).

@@ -123,14 +123,14 @@ func (r trendsReport) json() report.TrendsJSON { return r.JSON() }
 
 func (r trendsReport) writeTable(w io.Writer, pts []pricewatch.PriceType, os string, notes *clitext.RateNotes) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Prices over the %s from %s to %s (%s; %s).\n", r.Window, tableTimeOf(r.From),
-		tableTimeOf(r.To), clitext.PriceTypes(pts), clitext.OSText(os))
+	b.WriteString(table.Wrap(fmt.Sprintf("Prices over the %s from %s to %s (%s; %s).", r.Window, tableTimeOf(r.From),
+		tableTimeOf(r.To), clitext.PriceTypes(pts), clitext.OSText(os)), tableWidth(), "  "))
 	b.WriteString("\n")
 	if len(r.Movers) == 0 {
 		fmt.Fprintf(&b, "No price moved over the %s.\n", r.Window)
 	} else {
-		fmt.Fprintf(&b, "Biggest movers over the %s (effective hourly, in the cloud's own currency):\n", r.Window)
-		cols := []table.Column{{Head: "PROVIDER"}, {Head: "REGION"}, {Head: "INSTANCE TYPE"}, {Head: "BUY"},
+		b.WriteString(table.Wrap(fmt.Sprintf("Biggest movers over the %s (effective hourly, in the cloud's own currency):", r.Window), tableWidth(), "  "))
+		cols := []table.Column{{Head: "PROVIDER"}, {Head: "REGION", Drop: 2}, {Head: "INSTANCE TYPE"}, {Head: "BUY"},
 			{Head: ">" + strings.ToUpper(r.Window) + " AGO", Drop: 1}, {Head: ">NOW"}, {Head: ">CHANGE"}}
 		for _, t := range r.Movers {
 			d, _ := t.Change(r.Window)
@@ -151,8 +151,8 @@ func (r trendsReport) writeTable(w io.Writer, pts []pricewatch.PriceType, os str
 		if len(s.Points) == 0 {
 			fmt.Fprintf(&b, "Cheapest %s per GPU-hour: no price in %s in the window.\n", s.GPU, r.Currency)
 		} else {
-			fmt.Fprintf(&b, "Cheapest %s per GPU-hour in %s (sampled %s; a row each time it changes):\n", s.GPU, r.Currency, sampleText(s.Points))
-			cols := []table.Column{{Head: "SINCE"}, {Head: ">" + r.Currency + "/GPU-H"}, {Head: "PROVIDER"}, {Head: "REGION"},
+			b.WriteString(table.Wrap(fmt.Sprintf("Cheapest %s per GPU-hour in %s (sampled %s; a row each time it changes):", s.GPU, r.Currency, sampleText(s.Points)), tableWidth(), "  "))
+			cols := []table.Column{{Head: "SINCE"}, {Head: ">" + r.Currency + "/GPU-H"}, {Head: "PROVIDER"}, {Head: "REGION", Drop: 2},
 				{Head: "INSTANCE TYPE"}, {Head: "BUY"}, {Head: ">NATIVE/GPU-H", Drop: 1}}
 			for _, p := range changesOnly(s.Points) {
 				o := pricewatch.Offer{PriceType: p.Key.PriceType, Term: p.Key.Term, Payment: p.Key.Payment, OfferingClass: p.Key.OfferingClass}

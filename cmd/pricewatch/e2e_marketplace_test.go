@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -298,6 +299,7 @@ func TestCompareEightProvidersMarksMarketplaceGolden(t *testing.T) {
 		}
 		if g.format == "table" {
 			checkWidth(t, out)
+			checkAvailOutlastsMarket(t, cfg, now)
 		}
 		checkGolden(t, filepath.Join("analysis", g.name), out)
 		if g.format != "json" {
@@ -336,5 +338,34 @@ func TestCompareEightProvidersMarksMarketplaceGolden(t *testing.T) {
 	if !strings.Contains(flat, "on Vast.ai at 1.39 USD per GPU-hour, if interruptions and the marketplace terms are acceptable") ||
 		!strings.Contains(flat, "The cheapest cloud option is") {
 		t.Errorf("recommend does not note the marketplace:\n%s", out)
+	}
+}
+
+// checkAvailOutlastsMarket: on a narrow terminal compare leaves MARKET out
+// before AVAIL (issue 31 item 6: whether it can be had matters more than
+// who hosts it), at every width.
+func checkAvailOutlastsMarket(t *testing.T, cfg, now string) {
+	t.Helper()
+	sawMarketOnly, sawAvailOnly := false, false
+	for cols := 60; cols <= 130; cols += 2 {
+		t.Setenv("COLUMNS", strconv.Itoa(cols))
+		out, errOut, code := runCLI(t, "--config", cfg, "compare", "--gpu", "H100", "--price-type", "on_demand", now)
+		if code != 0 {
+			t.Fatalf("COLUMNS=%d: exit %d: %s", cols, code, errOut)
+		}
+		checkWidthAt(t, out, cols)
+		var head string
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "PROVIDER") {
+				head = l
+				break
+			}
+		}
+		market, avail := strings.Contains(head, "MARKET"), strings.Contains(head, "AVAIL")
+		sawMarketOnly = sawMarketOnly || market && !avail
+		sawAvailOnly = sawAvailOnly || avail && !market
+	}
+	if sawMarketOnly || !sawAvailOnly {
+		t.Errorf("MARKET kept without AVAIL at some width (%v), or no width keeps AVAIL without MARKET (%v)", sawMarketOnly, !sawAvailOnly)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pricewatch/pricewatch/report"
+	"github.com/pricewatch/pricewatch/storage"
 )
 
 // Exit codes, documented in the README ("Exit codes"). Scripts and
@@ -45,7 +46,7 @@ func exitCodeFor(err error) int {
 	}
 	// A name nothing stored carries, asked locally or of the daemon.
 	var nf *report.NotStoredError
-	if errors.As(err, &nf) {
+	if errors.As(err, &nf) || errors.Is(err, storage.ErrOutboxNotFound) {
 		return exitNotFound
 	}
 	// cobra reports an unknown subcommand without a hook to wrap it.

@@ -95,6 +95,9 @@ func (a *app) openMarket(ctx context.Context, f scopeFlags) (*market, error) {
 	if err != nil {
 		return nil, err
 	}
+	if f.currency != "" && !book.Knows(currency) {
+		return nil, usagef("--currency %s: no rate can reach it (the ECB's reference currencies, EUR and fx.fixed_rates can)", currency)
+	}
 	return &market{db: db, now: now, currency: currency, fx: book, scope: f}, nil
 }
 

@@ -40,7 +40,7 @@ func remoteFormat(server, format string, allowed ...string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("with --server this command prints --format %s (the %s layout needs the local database)", strings.Join(allowed, " or --format "), format)
+	return usagef("with --server this command prints --format %s (the %s layout needs the local database)", strings.Join(allowed, " or --format "), format)
 }
 
 // remoteGet asks the daemon's API for endpoint (relative to /api/v1/) and

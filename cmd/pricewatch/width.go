@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -74,4 +75,19 @@ func writeTable(w io.Writer, t *table.Table) error { return t.Write(w, layout())
 // line fits tableWidth(), and returns the names of the columns left out.
 func fitTable(b *strings.Builder, cols []table.Column) ([]string, error) {
 	return table.Fit(b, cols, layout())
+}
+
+// writeFitted writes cols fitted to tableWidth() and says which columns
+// were left out, as compare does.
+func writeFitted(w io.Writer, cols []table.Column) error {
+	var b strings.Builder
+	dropped, err := fitTable(&b, cols)
+	if err != nil {
+		return err
+	}
+	if len(dropped) > 0 {
+		b.WriteString(table.Wrap(fmt.Sprintf("Left out to fit %d columns: %s (use --wide, or --format json or csv).", tableWidth(), strings.Join(dropped, ", ")), tableWidth(), "  "))
+	}
+	_, err = io.WriteString(w, b.String())
+	return err
 }

@@ -77,7 +77,7 @@ func (f *Fetcher) readSpotAdvisor(ctx context.Context, r *run) error {
 	}
 	resp, err := f.get(ctx, f.cfg.SpotAdvisorEndpoint, hdr)
 	if err != nil {
-		return fmt.Errorf("GET %s: %w", f.cfg.SpotAdvisorEndpoint, err)
+		return err // the client's error names the method and URL already
 	}
 	defer resp.Body.Close()
 	keep := func(etag, lastMod string) {

@@ -80,6 +80,11 @@ func TestNewChecksConfig(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.text) || (tc.wantErr != nil && !errors.Is(err, tc.wantErr)) {
 				t.Errorf("err = %v, want one with %q", err, tc.text)
 			}
+			// Issue 31 item 6: the skip line names the provider; the
+			// error does not say "tencent:" again.
+			if errors.Is(err, fetchers.ErrNoCredentials) && strings.HasPrefix(err.Error(), "tencent:") {
+				t.Errorf("the skip reason repeats the provider: %v", err)
+			}
 		})
 	}
 	f, err := New(ok, nil)

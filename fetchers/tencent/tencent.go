@@ -189,7 +189,8 @@ func noCredentials(idMissing, keyMissing bool) error {
 	case keyMissing && !idMissing:
 		what = " (the secret key is missing)"
 	}
-	return fmt.Errorf("tencent: %w%s: set %s and %s, or providers.tencent.secret_id_file and secret_key_file",
+	// No "tencent:" prefix: the skip line names the provider already.
+	return fmt.Errorf("%w%s: set %s and %s, or providers.tencent.secret_id_file and secret_key_file",
 		fetchers.ErrNoCredentials, what, EnvSecretID, EnvSecretKey)
 }
 
