@@ -641,7 +641,7 @@ func TestObservedChangesRegionsAndRunRate(t *testing.T) {
 	if err := WriteText(&text, d); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(text.String(), "8 GPUs × 730 h: 43,800.00 USD a month") || !strings.Contains(text.String(), "upfront 525,600.00 USD per instance") ||
+	if !strings.Contains(text.String(), "a fleet of 8 GPUs at this rate (8 × 730 h): 43,800.00 USD a month") || !strings.Contains(text.String(), "upfront 525,600.00 USD per instance of 8 GPUs") ||
 		!strings.Contains(text.String(), "assumes 100% utilisation") {
 		t.Errorf("text lacks the commitment's cash or the utilisation:\n%s", text.String())
 	}

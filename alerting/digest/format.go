@@ -187,21 +187,52 @@ const textWidth = 100
 // wrapped to textWidth.
 var textLayout = table.Layout{Width: textWidth, Indent: "  ", Wrap: true, MinLast: 20}
 
+// count prints a count without trailing zeros (8, 0.25).
+func count(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
 // money is an amount for reading: two decimals, thousands grouped.
 func money(d decimal.Decimal) string { return slack.Readable(d.Round(2)) }
 
-// commitmentCash says what a commitment needs in cash: its upfront and,
-// for the reference fleet, the monthly run-rate ("upfront 636,439.00 USD;
-// 8 GPUs × 730 h: 37,230.00 USD a month").
-func commitmentCash(d digest.Digest, s digest.SavingsRow) string {
-	out := "no upfront"
-	if s.Upfront.IsPositive() {
-		out = "upfront " + money(s.Upfront) + " " + s.Currency + " per instance"
+// commitmentCash says what a commitment needs in cash per instance, with
+// the instance's GPUs named ("upfront 636,439.00 USD per instance of 8
+// GPUs"). The reference fleet's run-rate is fleetText's, never on the same
+// line: a per-instance upfront beside a fleet's month read as one sum
+// (issue 31 item 4).
+func commitmentCash(s digest.SavingsRow) string {
+	if !s.Upfront.IsPositive() {
+		return "no upfront"
 	}
-	if rr, ok := d.MonthlyRunRate(s.EffectivePerGPU); ok {
-		out += fmt.Sprintf("; %d GPUs × %d h: %s %s a month", d.FleetGPUs, digest.FleetHours, money(rr), d.Currency)
+	return fmt.Sprintf("upfront %s %s per instance of %s GPUs", money(s.Upfront), s.Currency, count(s.GPUCount))
+}
+
+// fleetText is the reference fleet's monthly run-rate at the commitment's
+// rate ("a fleet of 8 GPUs at this rate (8 × 730 h): 37,230.00 USD a
+// month"), or "" when the digest has no fleet.
+func fleetText(d digest.Digest, s digest.SavingsRow) string {
+	rr, ok := d.MonthlyRunRate(s.EffectivePerGPU)
+	if !ok {
+		return ""
 	}
-	return out
+	return fmt.Sprintf("a fleet of %d GPUs at this rate (%d × %d h): %s %s a month", d.FleetGPUs, d.FleetGPUs, digest.FleetHours, money(rr), d.Currency)
+}
+
+// lockInText (its cloud names escaped by esc) compares the commitment with the cheapest on-demand of the
+// same GPU and count on any cloud, plainly; "" when there is none.
+func lockInText(d digest.Digest, s digest.SavingsRow, esc func(string) string) string {
+	a := s.Alternative
+	if a == nil {
+		return ""
+	}
+	// The names are the clouds': escaped (and capped) by the renderer.
+	where := fmt.Sprintf("%s %s %s (%s × %s)", esc(a.Offer.Provider), esc(pricewatch.Place(a.Offer.Region, a.Offer.Zone)), esc(a.Offer.InstanceType),
+		count(a.Offer.GPUCount), esc(a.Offer.GPUModel))
+	if s.LockInDearer() {
+		// The verdict and both prices first: a list line may be cut.
+		more := s.EffectivePerGPU.Sub(a.PerGPUHour).Div(a.PerGPUHour).Mul(decimal.NewFromInt(100)).Round(1)
+		return fmt.Sprintf("this lock-in costs MORE than another cloud's on-demand: %s vs %s %s per GPU-hour (%s%% more) on demand with no commitment at %s",
+			perGPU(s.EffectivePerGPU), perGPU(a.PerGPUHour), d.Currency, more.StringFixed(1), where)
+	}
+	return fmt.Sprintf("cheaper than the best on-demand of the same machine size on any cloud (%s %s per GPU-hour at %s)", perGPU(a.PerGPUHour), d.Currency, where)
 }
 
 // scopeText names the regions, providers and sellers a digest is scoped

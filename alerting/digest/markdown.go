@@ -79,7 +79,21 @@ func WriteMarkdown(w io.Writer, d digest.Digest) error {
 		for _, s := range d.Savings {
 			p("| %s | %s | %s | %s | %s | %s %s %s %s | %s |", md(s.Model), saving(s.FullUseSavingsPct), share(s.BreakEvenUtilization),
 				perGPU(s.EffectivePerGPU), perGPU(s.OnDemandPerGPU), md(s.Provider), md(pricewatch.Place(s.Region, s.Zone)), md(s.InstanceType), md(buyLabel(s.Offer)),
-				md(commitmentCash(d, s)))
+				md(commitmentCash(s)))
+		}
+		var notes []string
+		for _, s := range d.Savings {
+			for _, line := range []string{lockInText(d, s, md), md(fleetText(d, s))} {
+				if line != "" {
+					notes = append(notes, fmt.Sprintf("- **%s**: %s.", md(s.Model), line))
+				}
+			}
+		}
+		if len(notes) > 0 {
+			p("") // a list of its own, not a row of the table
+		}
+		for _, n := range notes {
+			p("%s", n)
 		}
 	}
 

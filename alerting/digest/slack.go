@@ -124,7 +124,12 @@ func SlackPayload(d digest.Digest, opts SlackOptions) ([]byte, error) {
 		sav = append(sav, fmt.Sprintf("• *%s*: save *%s* with %s %s %s %s: %s vs %s %s per GPU-hour on demand; breaks even at *%s* of hours; %s",
 			esc(s.Model), saving(s.FullUseSavingsPct), esc(slack.ProviderName(s.Provider)), esc(pricewatch.Place(s.Region, s.Zone)), code(s.InstanceType),
 			esc(buyLabel(s.Offer)), perGPU(s.EffectivePerGPU), perGPU(s.OnDemandPerGPU), esc(d.Currency), share(s.BreakEvenUtilization),
-			esc(commitmentCash(d, s))))
+			esc(commitmentCash(s))))
+		for _, line := range []string{lockInText(d, s, esc), slack.Escape(fleetText(d, s))} {
+			if line != "" {
+				sav = append(sav, "    ◦ "+line)
+			}
+		}
 	}
 	if len(sav) == 0 {
 		sav = []string{"No commitment of a watched GPU beats on-demand."}

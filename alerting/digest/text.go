@@ -68,7 +68,12 @@ func WriteText(w io.Writer, d digest.Digest) error {
 			return err
 		}
 		for _, s := range d.Savings {
-			para(b, "  ", s.Model+": "+commitmentCash(d, s)+".")
+			para(b, "  ", s.Model+": "+commitmentCash(s)+".")
+			for _, line := range []string{lockInText(d, s, id), fleetText(d, s)} {
+				if line != "" {
+					para(b, "    ", s.Model+": "+line+".")
+				}
+			}
 		}
 	}
 

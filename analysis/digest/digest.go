@@ -286,6 +286,18 @@ type SavingsRow struct {
 	// EffectivePerGPU and OnDemandPerGPU are per GPU-hour in the digest's
 	// currency.
 	EffectivePerGPU, OnDemandPerGPU decimal.Decimal
+	// Alternative is the cheapest on-demand offer of the clouds' own
+	// capacity, on any cloud and in any region, of the commitment's GPU
+	// model and GPU count: what the money buys without the lock-in. A
+	// commitment that saves on its own machine's on-demand may still cost
+	// more than another cloud's (issue 31 item 4). Nil when none is priced.
+	Alternative *Choice
+}
+
+// LockInDearer reports whether the commitment costs more per GPU-hour than
+// the best on-demand alternative on any cloud.
+func (s SavingsRow) LockInDearer() bool {
+	return s.Alternative != nil && s.Alternative.PerGPUHour.LessThan(s.EffectivePerGPU)
 }
 
 // ProviderStatus is how fresh one provider's data is.

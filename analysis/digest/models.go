@@ -160,7 +160,38 @@ func bestSavings(m string, offers []pricewatch.Offer, conv analysis.Converter, c
 	}
 	eff, _ := pricewatch.PerGPUHour(best.EffectiveHourly, best.GPUCount)
 	od, _ := pricewatch.PerGPUHour(best.OnDemandHourly, best.GPUCount)
-	return &SavingsRow{Model: m, Savings: *best, EffectivePerGPU: eff, OnDemandPerGPU: od}, nil
+	alt, err := bestOnDemand(offers, best.GPUModel, best.GPUCount, conv, cur, now)
+	if err != nil {
+		return nil, err
+	}
+	return &SavingsRow{Model: m, Savings: *best, EffectivePerGPU: eff, OnDemandPerGPU: od, Alternative: alt}, nil
+}
+
+// bestOnDemand is the cheapest on-demand offer per GPU-hour of the clouds'
+// own capacity (a marketplace host is no alternative to a reservation)
+// among offers, of exactly model and count GPUs per instance, over every
+// provider and region; nil when none converts into cur.
+func bestOnDemand(offers []pricewatch.Offer, model string, count float64, conv analysis.Converter, cur string, now time.Time) (*Choice, error) {
+	var best *Choice
+	err := eachPlace(offers, func(offers []pricewatch.Offer) error {
+		res, err := analysis.Compare(offers, nil, analysis.CompareOptions{GPU: model, Currency: cur, FX: conv, At: now})
+		if err != nil {
+			return err
+		}
+		for _, r := range res.Rows {
+			if r.PriceType != pricewatch.OnDemand || r.Marketplace || r.GPUModel != model || r.GPUCount != count {
+				continue
+			}
+			if best == nil || r.PricePerGPUHour.LessThan(best.PerGPUHour) ||
+				r.PricePerGPUHour.Equal(best.PerGPUHour) && analysis.KeyLess(r.Offer.Key(), best.Offer.Key()) {
+				c := &Choice{PerGPUHour: r.PricePerGPUHour, NativeCurrency: r.NativeCurrency, FXStale: r.FXStale, Offer: r.Offer, Available: r.Available}
+				c.NativePerGPUHour, _ = pricewatch.PerGPUHour(r.NativeEffectiveHourly, r.GPUCount)
+				best = c
+			}
+		}
+		return nil
+	})
+	return best, err
 }
 
 // allOptions iterates every commitment of a report without copying them

@@ -1,0 +1,81 @@
+package digest
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/analysis/digest"
+	"github.com/pricewatch/pricewatch/internal/golden"
+)
+
+// lambdaH100 is 8 × H100 on demand on another cloud: 23.12 an hour, 2.89
+// per GPU-hour, below Azure's 1-year all-upfront reservation (7.50).
+var lambdaH100 = offerSpec{pricewatch.Lambda, "us-east-1", "", "gpu_8x_h100_sxm5", pricewatch.OnDemand, "", "", "USD", "H100", 8}
+
+// lockInDigest is baseInput with that cheaper on-demand beside the best
+// commitment, and a reference fleet of 8 GPUs.
+func lockInDigest(t *testing.T) digest.Digest {
+	t.Helper()
+	in := baseInput(t)
+	in.Prices = append(in.Prices, history(lambdaH100, "0", weeksAgo(14), "23.12")...)
+	in.Runs = append(in.Runs, digest.Run{ID: 12, Provider: "lambda", StartedAt: now.Add(-3 * time.Hour), FinishedAt: ptr(now.Add(-3 * time.Hour)), Status: "ok"})
+	in.Expected["lambda"] = 24 * time.Hour
+	in.FleetGPUs = 8
+	d, err := digest.Build(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// Issue 31 item 4: the best commitment is compared with the best on-demand
+// of the same GPU and count on any cloud, and a lock-in dearer than it is
+// said plainly, in every rendering; the per-instance upfront and the
+// fleet's month are on lines of their own.
+func TestDigestSaysLockInCostsMore(t *testing.T) {
+	d := lockInDigest(t)
+	if len(d.Savings) != 1 {
+		t.Fatalf("savings %+v", d.Savings)
+	}
+	s := d.Savings[0]
+	if s.Alternative == nil || s.Alternative.Offer.Provider != pricewatch.Lambda || !s.Alternative.PerGPUHour.Equal(dec("2.89")) || !s.LockInDearer() {
+		t.Fatalf("alternative %+v, dearer %v", s.Alternative, s.LockInDearer())
+	}
+	var text, md bytes.Buffer
+	if err := WriteText(&text, d); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMarkdown(&md, d); err != nil {
+		t.Fatal(err)
+	}
+	payload, err := SlackPayload(d, SlackOptions{DeliveryKey: "digest/" + d.Week + "/C0FINOPS"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, payload, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"lockin.txt": text.String(), "lockin.md": md.String(), "lockin.slack.json": pretty.String() + "\n"} {
+		golden.Check(t, filepath.Join("testdata", name), []byte(out))
+		shown := out
+		if name == "lockin.slack.json" {
+			shown = shownText(t, payload)
+		}
+		if !strings.Contains(shown, "this lock-in costs MORE than another cloud") || !strings.Contains(shown, "lambda us-east-1") {
+			t.Errorf("%s does not say the lock-in costs more:\n%s", name, shown)
+		}
+		for _, line := range strings.Split(shown, "\n") {
+			if strings.Contains(line, "per instance") && strings.Contains(line, "a month") {
+				t.Errorf("%s mixes a per-instance and a fleet figure in one line: %s", name, line)
+			}
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
