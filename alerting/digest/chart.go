@@ -20,6 +20,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting/slack"
+	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/analysis/digest"
 )
 
@@ -222,4 +223,37 @@ func chartRows(c digest.Chart) []chartRow {
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// chartGaps says, per series, which weeks of the chart have no price, so
+// that a line starting late or broken off is read as weeks without history
+// rather than drawn as if nothing were there (issue 31 item 4): "A100 spot:
+// no price before the week of 2022-07-11". Nil when every week has one.
+func chartGaps(c digest.Chart, loc *time.Location) []string {
+	var out []string
+	for _, s := range c.Series {
+		var missing []time.Time
+		weeks := 0
+		for t := c.From; !t.After(c.To); t = t.Add(digest.Week) {
+			weeks++
+			if !slices.ContainsFunc(s.Points, func(p analysis.CheapestPoint) bool { return p.At.Equal(t) }) {
+				missing = append(missing, t)
+			}
+		}
+		switch {
+		case len(missing) == 0:
+		case len(missing) == weeks:
+			out = append(out, fmt.Sprintf("%s: no price in any of the %d weeks", s.Label, weeks))
+		case missing[0].Equal(c.From) && missing[len(missing)-1].Equal(c.From.Add(time.Duration(len(missing)-1)*digest.Week)):
+			out = append(out, fmt.Sprintf("%s: no price before the week of %s (%d of %d weeks without a price)", s.Label,
+				day(c.From.Add(time.Duration(len(missing))*digest.Week), loc), len(missing), weeks))
+		default:
+			days := make([]string, len(missing))
+			for i, t := range missing {
+				days[i] = day(t, loc)
+			}
+			out = append(out, fmt.Sprintf("%s: no price in %d of %d weeks (weeks of %s)", s.Label, len(missing), weeks, strings.Join(days, ", ")))
+		}
+	}
+	return out
 }

@@ -79,3 +79,31 @@ func TestDigestSaysLockInCostsMore(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// Issue 31 item 4: weeks without history are said. In baseInput the only
+// A100 spot price is in CNY with a rate from 2022-07-08 on: the weeks
+// before have no price, and every rendering says so.
+func TestDigestSaysWeeksWithoutHistory(t *testing.T) {
+	d := lockInDigest(t)
+	var text, md bytes.Buffer
+	if err := WriteText(&text, d); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMarkdown(&md, d); err != nil {
+		t.Fatal(err)
+	}
+	payload, err := SlackPayload(d, SlackOptions{DeliveryKey: "k", Chart: ChartAttached})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "A100 spot: no price before the week of 2022-07-11 (11 of 13 weeks without a price)"
+	for name, out := range map[string]string{"text": text.String(), "markdown": md.String(), "slack": shownText(t, payload)} {
+		if !strings.Contains(out, want) {
+			t.Errorf("%s does not say the weeks without history (%q):\n%s", name, want, out)
+		}
+	}
+	// A series with a price every week says nothing.
+	if strings.Contains(text.String(), "H100 on-demand: no price") {
+		t.Errorf("a full series is flagged:\n%s", text.String())
+	}
+}

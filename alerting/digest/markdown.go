@@ -176,6 +176,10 @@ func WriteMarkdown(w io.Writer, d digest.Digest) error {
 			p("| %s | %s |", day(row.at, loc), strings.Join(row.values, " | "))
 		}
 	}
+	for _, g := range chartGaps(d.Chart, loc) {
+		p("")
+		p("> ⚠️ %s.", md(g))
+	}
 	if n := chartLeftOut(d.Chart); n > 0 {
 		p("")
 		p("> ⚠️ %d offers left out of some weeks: no exchange rate for their date.", n)

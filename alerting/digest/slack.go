@@ -203,6 +203,10 @@ func SlackPayload(d digest.Digest, opts SlackOptions) ([]byte, error) {
 	switch opts.Chart {
 	case ChartAttached:
 		footer = fmt.Sprintf("📈 Chart of the cheapest H100 and A100 per GPU-hour over %d weeks in the thread.", digest.ChartWeeks)
+		// A line that starts late is weeks without history, not a drop.
+		for _, g := range chartGaps(d.Chart, loc) {
+			footer += " " + slack.Escape(g) + "."
+		}
 	case ChartWebhook:
 		footer = "📈 Chart not attached: an incoming webhook cannot upload files (use a bot token with files:write)."
 	case ChartOff:

@@ -167,6 +167,9 @@ func WriteText(w io.Writer, d digest.Digest) error {
 			return err
 		}
 	}
+	for _, g := range chartGaps(d.Chart, loc) {
+		para(b, "  ! ", g+".")
+	}
 	if n := chartLeftOut(d.Chart); n > 0 {
 		para(b, "  ! ", fmt.Sprintf("%d offers left out of some weeks: no exchange rate for their date (see EXCHANGE RATES).", n))
 	}
