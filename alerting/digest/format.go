@@ -321,3 +321,59 @@ func moreBlocksText(d digest.Digest) string {
 	}
 	return ""
 }
+
+// moveGroup is the moves of one cloud, way of buying, GPU and currency by
+// the same per-GPU-hour amounts: one price change that hit many shapes
+// and places (a GCP spot cut on a3-highgpu-{1,2,4,8}g in four regions)
+// reads as one line, not sixteen (issue 31 item 4).
+type moveGroup struct {
+	digest.Move // the first of the group
+	types       []string
+	places      []string
+	n           int
+}
+
+// groupMoves groups moves, in the order their first move comes.
+func groupMoves(ms []digest.Move) []*moveGroup {
+	var out []*moveGroup
+	byKey := map[string]*moveGroup{}
+	for _, m := range ms {
+		from, to := m.Shown()
+		k := m.Key
+		key := strings.Join([]string{k.Provider, keyBuyLabel(k), m.GPUModel, m.Currency, from.String(), to.String(),
+			fmt.Sprint(m.FromPerGPU.Valid && m.ToPerGPU.Valid)}, "\x00")
+		g := byKey[key]
+		if g == nil || !m.FromPerGPU.Valid { // a whole-instance move is its own
+			g = &moveGroup{Move: m}
+			out = append(out, g)
+			if m.FromPerGPU.Valid {
+				byKey[key] = g
+			}
+		}
+		g.n++
+		if !slices.Contains(g.types, k.InstanceType) {
+			g.types = append(g.types, k.InstanceType)
+		}
+		if p := pricewatch.Place(k.Region, k.Zone); !slices.Contains(g.places, p) {
+			g.places = append(g.places, p)
+		}
+	}
+	return out
+}
+
+// where names a group's cloud, shapes and places, its names escaped by
+// esc; a group of one is the move's own line (single).
+func (g *moveGroup) where(esc func(string) string, single func(digest.Move) string) string {
+	if g.n == 1 {
+		return single(g.Move)
+	}
+	escAll := func(ss []string) string {
+		out := make([]string, len(ss))
+		for i, s := range ss {
+			out[i] = esc(s)
+		}
+		return strings.Join(out, ", ")
+	}
+	return fmt.Sprintf("%s %s (%s per GPU-hour): %d offers, %s in %s", esc(g.Key.Provider), esc(keyBuyLabel(g.Key)), esc(g.GPUModel), g.n,
+		plural(len(g.types), "type", "types")+" "+escAll(g.types), plural(len(g.places), "place", "places")+" "+escAll(g.places))
+}

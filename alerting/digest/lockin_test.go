@@ -3,10 +3,13 @@ package digest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/shopspring/decimal"
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis/digest"
@@ -105,5 +108,41 @@ func TestDigestSaysWeeksWithoutHistory(t *testing.T) {
 	// A series with a price every week says nothing.
 	if strings.Contains(text.String(), "H100 on-demand: no price") {
 		t.Errorf("a full series is flagged:\n%s", text.String())
+	}
+}
+
+// Issue 31 item 4: one spot cut on four shapes in two regions at one
+// per-GPU-hour price is one line of the moves, in every rendering.
+func TestDigestGroupsOneMoveOverManyShapes(t *testing.T) {
+	in := baseInput(t)
+	for _, region := range []string{"us-central1", "europe-west4"} {
+		for _, n := range []int{1, 2, 4, 8} {
+			s := offerSpec{pricewatch.GCP, region, "", fmt.Sprintf("a3-highgpu-%dg", n), pricewatch.Spot, "", "", "USD", "H100", float64(n)}
+			from, to := decimal.NewFromInt(int64(2*n)).String(), decimal.NewFromFloat(1.5*float64(n)).String()
+			in.Prices = append(in.Prices, history(s, "0", weeksAgo(14), from, now.Add(-2*24*time.Hour), to)...)
+		}
+	}
+	d, err := digest.Build(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text, md bytes.Buffer
+	if err := WriteText(&text, d); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMarkdown(&md, d); err != nil {
+		t.Fatal(err)
+	}
+	payload, err := SlackPayload(d, SlackOptions{DeliveryKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"text": text.String(), "markdown": md.String(), "slack": shownText(t, payload)} {
+		if n := strings.Count(out, "a3-highgpu-2g"); n != 1 {
+			t.Errorf("%s names a3-highgpu-2g %d times, want once (one grouped line):\n%s", name, n, out)
+		}
+		if !strings.Contains(out, "8 offers") || !strings.Contains(out, "4 types") || !strings.Contains(out, "2 places") {
+			t.Errorf("%s does not group the cut:\n%s", name, out)
+		}
 	}
 }

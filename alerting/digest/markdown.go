@@ -101,9 +101,9 @@ func WriteMarkdown(w io.Writer, d digest.Digest) error {
 		"Per GPU-hour, in the cloud's own currency.") {
 		p("| Change | 7 days ago | Now | Currency | Where |")
 		p("|--:|--:|--:|---|---|")
-		for _, mv := range d.Moves {
-			from, to := mv.Shown()
-			p("| %s | %s | %s | %s | %s |", pct(mv.Pct), perGPU(from), perGPU(to), md(mv.Currency), md(moveWhere(mv)))
+		for _, g := range groupMoves(d.Moves) {
+			from, to := g.Shown()
+			p("| %s | %s | %s | %s | %s |", pct(g.Pct), perGPU(from), perGPU(to), md(g.Currency), g.where(md, func(mv digest.Move) string { return md(moveWhere(mv)) }))
 		}
 		if more := moreMovesText(d); more != "" {
 			p("")

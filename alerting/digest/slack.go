@@ -137,12 +137,14 @@ func SlackPayload(d digest.Digest, opts SlackOptions) ([]byte, error) {
 	blocks = append(blocks, slack.Section(lines("*Best commitment vs on-demand* (assumes 100% utilisation, full use)", sav, maxListChars, "")))
 
 	var mv []string
-	for _, m := range d.Moves {
-		from, to := m.Shown()
-		k := m.Key
-		mv = append(mv, fmt.Sprintf("• *%s* %s %s %s %s (%s): %s → %s %s",
-			signed(pct(m.Pct)), esc(slack.ProviderName(k.Provider)), esc(pricewatch.Place(k.Region, k.Zone)), code(k.InstanceType), esc(keyBuyLabel(k)),
-			esc(hardwareLabel(m.GPUModel, m.GPUCount)), perGPU(from), perGPU(to), esc(m.Currency)))
+	for _, g := range groupMoves(d.Moves) {
+		from, to := g.Shown()
+		where := g.where(esc, func(m digest.Move) string {
+			k := m.Key
+			return fmt.Sprintf("%s %s %s %s (%s)", esc(slack.ProviderName(k.Provider)), esc(pricewatch.Place(k.Region, k.Zone)), code(k.InstanceType),
+				esc(keyBuyLabel(k)), esc(hardwareLabel(m.GPUModel, m.GPUCount)))
+		})
+		mv = append(mv, fmt.Sprintf("• *%s* %s: %s → %s %s", signed(pct(g.Pct)), where, perGPU(from), perGPU(to), esc(g.Currency)))
 	}
 	if len(mv) == 0 {
 		mv = []string{esc(noMovesText(d))}

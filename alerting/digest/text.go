@@ -83,9 +83,9 @@ func WriteText(w io.Writer, d digest.Digest) error {
 		para(b, "  ", noMovesText(d))
 	} else {
 		t := table.New(">CHANGE", ">7D AGO", ">NOW", "CUR", "WHERE")
-		for _, mv := range d.Moves {
-			from, to := mv.Shown()
-			t.Add(pct(mv.Pct), perGPU(from), perGPU(to), mv.Currency, moveWhere(mv))
+		for _, g := range groupMoves(d.Moves) {
+			from, to := g.Shown()
+			t.Add(pct(g.Pct), perGPU(from), perGPU(to), g.Currency, g.where(id, moveWhere))
 		}
 		if err := flushTable(b, t); err != nil {
 			return err
