@@ -63,6 +63,19 @@ type CompareQuery struct {
 	// Seller and Hardware: see analysis.CompareOptions.
 	Seller   analysis.Seller
 	Hardware analysis.HardwareFilter
+	// By is ByPrice or ByMachine (issue 31 item 3): which rows
+	// CompareAnswer gives; Per is the machine rows' unit.
+	By  string
+	Per Per
+}
+
+// CompareAnswer is a compare result as the query's view gives it: one
+// CompareRow per price, or one MachineRow per machine.
+func CompareAnswer(res analysis.CompareResult, q CompareQuery) any {
+	if q.By == ByMachine {
+		return MachinesOf(res, q.Per)
+	}
+	return CompareRows(res)
 }
 
 // StoredGPUModels resolves a GPU model or family ("A100" covers A100-40GB

@@ -35,7 +35,12 @@ func WriteRowsCSV(w io.Writer, rows any) error {
 	if err := json.Unmarshal(raw, &objs); err != nil {
 		return fmt.Errorf("encoding rows: %w", err)
 	}
-	header := jsonKeys(reflect.TypeOf(rows).Elem())
+	// rows is a slice, or a pointer to one (as decoded into).
+	t := reflect.TypeOf(rows)
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	header := jsonKeys(t.Elem())
 	out := make([][]string, 0, len(objs))
 	for _, o := range objs {
 		var fields map[string]json.RawMessage

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -57,6 +58,11 @@ type OfferTableQuery struct {
 	// sort last.
 	Sort string
 	Desc bool
+	// By is ByPrice (one row per price, Rows) or ByMachine (one row per
+	// machine, Machines, in MachineRows' order: Sort does not apply).
+	// Per is the machine rows' unit of time.
+	By  string
+	Per Per
 }
 
 // Marketplace filter values.
@@ -137,6 +143,9 @@ type OfferTable struct {
 	PriceTypes       []pricewatch.PriceType
 	GPUs             []GPUChoice
 	Currency         string
+	// Machines are the matching offers grouped per machine (MachineRows),
+	// when the query asks By machine.
+	Machines []MachineRow
 }
 
 // GPUChoice is a model or family the GPU filter offers, with the stored
@@ -289,15 +298,28 @@ func BuildOfferTable(ctx context.Context, st Store, book *fx.Book, q OfferTableQ
 		t.choose(choices)
 	}
 	f := newOfferFilter(q, t.GPUs)
+	var conv, unconv []analysis.CompareRow
 	for _, r := range rated {
 		band, _ := bands.Of(r.Offer)
 		if !f.keep(r, band) {
+			continue
+		}
+		if q.By == ByMachine {
+			if r.Converted {
+				conv = append(conv, r.CompareRow)
+			} else {
+				unconv = append(unconv, r.CompareRow)
+			}
 			continue
 		}
 		row := tableRow(r, t.Currency, since[r.ID], then, old)
 		row.InterruptionBand = optString(band)
 		row.order = len(t.Rows)
 		t.Rows = append(t.Rows, row)
+	}
+	if q.By == ByMachine {
+		t.Machines = MachineRows(t.Currency, cmp.Or(q.Per, PerHour), conv, unconv)
+		return t, nil
 	}
 	SortOfferRows(t.Rows, q.Sort, q.Desc)
 	return t, nil

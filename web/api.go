@@ -138,7 +138,7 @@ func apiShed(w http.ResponseWriter, r *http.Request) {
 var (
 	scopeParams        = []string{"provider", "region", "os", "currency", "now"}
 	hardwareParams     = []string{"min_gpu_memory", "min_vcpus", "min_memory", "interconnect", "max_price"}
-	offersParams       = append(append([]string{"gpu", "count", "price_type", "available_only", "seller"}, hardwareParams...), scopeParams...)
+	offersParams       = append(append([]string{"gpu", "count", "price_type", "available_only", "seller", "by", "per"}, hardwareParams...), scopeParams...)
 	historyParams      = []string{"provider", "region", "since", "seller"}
 	availabilityParams = []string{"instance_type", "gpu", "all", "provider", "region", "seller"}
 	signalsParams      = []string{"instance_type", "gpu", "all", "provider", "region", "kind"}
@@ -150,11 +150,20 @@ var (
 )
 
 func (s *Server) apiOffers(w http.ResponseWriter, r *http.Request) {
-	s.serveAPI(w, r, offersParams, queryEndpoint(s.compareQuery,
-		func(ctx context.Context, q *report.CompareQuery) error {
-			return report.CheckGPUModel(ctx, s.Store, q.GPU)
-		},
-		s.compare, report.CompareRows))
+	s.serveAPI(w, r, offersParams, func(ctx context.Context, p *params) (any, error) {
+		q, err := s.compareQuery(p)
+		if err != nil {
+			return nil, err
+		}
+		if err := report.CheckGPUModel(ctx, s.Store, q.GPU); err != nil {
+			return nil, err
+		}
+		res, err := s.compare(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		return report.CompareAnswer(res, q), nil
+	})
 }
 
 func (s *Server) apiHistory(w http.ResponseWriter, r *http.Request) {
@@ -351,8 +360,17 @@ func (s *Server) compareQuery(p *params) (report.CompareQuery, error) {
 	if err != nil {
 		return report.CompareQuery{}, err
 	}
-	// on_demand as compare's --price-type default
-	types, err := report.ParsePriceTypes("price_type", p.listOr("price_type", []string{"on_demand"}))
+	by, per, err := report.ParseView("by", p.str("by"), "per", p.str("per"))
+	if err != nil {
+		return report.CompareQuery{}, err
+	}
+	// on_demand as compare's --price-type default; every price type for
+	// the machine rows, whose columns are the price types.
+	defaultTypes := []string{"on_demand"}
+	if by == report.ByMachine {
+		defaultTypes = []string{"any"}
+	}
+	types, err := report.ParsePriceTypes("price_type", p.listOr("price_type", defaultTypes))
 	if err != nil {
 		return report.CompareQuery{}, err
 	}
@@ -368,7 +386,7 @@ func (s *Server) compareQuery(p *params) (report.CompareQuery, error) {
 	if err != nil {
 		return report.CompareQuery{}, err
 	}
-	return report.CompareQuery{Scope: sc, GPU: gpu, Count: count, PriceTypes: types, AvailableOnly: avail, Seller: seller, Hardware: hw}, nil
+	return report.CompareQuery{Scope: sc, GPU: gpu, Count: count, PriceTypes: types, AvailableOnly: avail, Seller: seller, Hardware: hw, By: by, Per: per}, nil
 }
 
 // hardwareFilter reads the hardware bounds (issue 31 item 2) as the CLI's

@@ -18,7 +18,7 @@ import (
 // /api/v1/offer-table take: the same query string opens the same rows in
 // each (col and limit shape only the page).
 var offerTableParams = append(append([]string{"gpu", "gpus_min", "gpus_max", "price_type", "native_currency", "available_only",
-	"marketplace", "seller", "max_band", "q", "sort", "col", "limit"}, hardwareParams...), scopeParams...)
+	"marketplace", "seller", "max_band", "q", "sort", "col", "limit", "by", "per"}, hardwareParams...), scopeParams...)
 
 // Rows the page renders by default and at most: past the default the
 // page stays under its weight budget; the downloads always carry every
@@ -82,6 +82,9 @@ func (s *Server) offerTableQuery(p *params) (report.OfferTableQuery, error) {
 	}
 	// Checked against the bands by report.BuildOfferTable.
 	q.MaxBand = p.str("max_band")
+	if q.By, q.Per, err = report.ParseView("by", p.str("by"), "per", p.str("per")); err != nil {
+		return q, err
+	}
 	q.Sort = strings.TrimPrefix(p.str("sort"), "-")
 	q.Desc = strings.HasPrefix(p.str("sort"), "-")
 	return q, nil
@@ -104,6 +107,9 @@ func (s *Server) apiOfferTable(w http.ResponseWriter, r *http.Request) {
 		t, err := s.offerTable(ctx, q)
 		if err != nil {
 			return nil, err
+		}
+		if q.By == report.ByMachine {
+			return nonNil(t.Machines), nil
 		}
 		if t.Rows == nil {
 			return []report.OfferTableRow{}, nil
@@ -128,9 +134,14 @@ func (s *Server) offersCSV(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
-	header, rows := report.OfferTableCSV(t.Rows)
 	var buf bytes.Buffer
-	if err := report.WriteCSV(&buf, header, rows); err != nil {
+	if q.By == report.ByMachine {
+		err = report.WriteRowsCSV(&buf, nonNil(t.Machines))
+	} else {
+		header, rows := report.OfferTableCSV(t.Rows)
+		err = report.WriteCSV(&buf, header, rows)
+	}
+	if err != nil {
 		s.pageError(w, r, err)
 		return
 	}
@@ -138,6 +149,14 @@ func (s *Server) offersCSV(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Disposition", `attachment; filename="pricewatch-offers.csv"`)
 	w.Header().Set("Cache-Control", CacheControl)
 	writeMaybeGzip(w, r, buf.Bytes())
+}
+
+// nonNil is rows, or an empty list for none (JSON [] rather than null).
+func nonNil[T any](rows []T) []T {
+	if rows == nil {
+		return []T{}
+	}
+	return rows
 }
 
 // offersData is what offers.html shows.

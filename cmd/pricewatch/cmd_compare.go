@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/cmd/internal/buyflags"
 	"github.com/pricewatch/pricewatch/cmd/internal/clitext"
+	"github.com/pricewatch/pricewatch/cmd/internal/machineview"
 	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
 )
@@ -27,6 +27,7 @@ type compareFlags struct {
 	wide          bool
 	seller        string
 	hardware      report.HardwareParams
+	view          machineview.Flags
 }
 
 func (a *app) compareCommand() *cobra.Command {
@@ -49,6 +50,10 @@ apart, never ranked.`,
 			}
 			if f.count < 0 || f.count == 0 && cmd.Flags().Changed("count") { // docs/commands.md: a usage error
 				return usagef("--count %v: want a positive number of GPUs per instance", f.count)
+			}
+			by, per, err := f.view.Parse(&f.priceTypes, cmd.Flags().Changed("price-type"))
+			if err != nil {
+				return err
 			}
 			pts, err := parsePriceTypes(f.priceTypes)
 			if err != nil {
@@ -77,8 +82,9 @@ apart, never ranked.`,
 					q.set("available_only", "true")
 				}
 				buyflags.SetParams(url.Values(q), seller, f.hardware)
-				var rows []report.CompareRow
-				if printed, err := a.remoteRows(ctx, f.server, "offers", url.Values(q), f.format == formatJSON, &rows); err != nil || printed {
+				f.view.SetParams(url.Values(q), by, per)
+				rows := machineview.RemoteRows(by)
+				if printed, err := a.remoteRows(ctx, f.server, "offers", url.Values(q), f.format == formatJSON, rows); err != nil || printed {
 					return err
 				}
 				return writeRowsCSV(a.stdout, rows)
@@ -90,16 +96,24 @@ apart, never ranked.`,
 			if err := report.CheckGPUModel(ctx, m.db, f.gpu); err != nil {
 				return err
 			}
-			res, err := report.Compare(ctx, m.db, m.fx, report.CompareQuery{Scope: m.reportScope(), GPU: f.gpu, Count: f.count,
-				PriceTypes: pts, AvailableOnly: f.availableOnly, Seller: seller, Hardware: hw})
+			q := report.CompareQuery{Scope: m.reportScope(), GPU: f.gpu, Count: f.count,
+				PriceTypes: pts, AvailableOnly: f.availableOnly, Seller: seller, Hardware: hw, By: by, Per: per}
+			res, err := report.Compare(ctx, m.db, m.fx, q)
 			if err != nil {
 				return err
 			}
 			notes := m.rateNotes()
 			noteConversions(notes, res.Rows, res.Unconverted, func(r analysis.CompareRow) (string, analysis.FXUsed) { return r.NativeCurrency, r.FXUsed })
 			return a.writeReport(f.format, notes, reportOutput{
-				json:  func() any { return report.CompareRows(res) },
-				table: func(w io.Writer) error { return writeCompareTable(w, res, f, pts, seller, hw, m.now, notes) },
+				json: func() any { return report.CompareAnswer(res, q) },
+				table: func(w io.Writer) error {
+					if by == report.ByMachine {
+						return machineview.WriteTable(w, report.MachinesOf(res, per), machineview.Heading{What: clitext.CompareWhat(f.gpu, f.count), Types: clitext.PriceTypes(pts),
+							OS: clitext.OSText(f.os), Now: m.now, Currency: res.Currency, Per: per, Lines: clitext.BuyerLines(seller, hw, res.Currency, tableWidth()),
+							Wide: f.wide}, table.Layout{Width: tableWidth(), MinLast: cutMinLast}, notes)
+					}
+					return writeCompareTable(w, res, f, pts, seller, hw, m.now, notes)
+				},
 			})
 		},
 	})
@@ -110,18 +124,15 @@ apart, never ranked.`,
 	cmd.Flags().BoolVar(&f.wide, "wide", false, "keep every column, whatever the terminal's width")
 	buyflags.AddSeller(cmd, &f.seller)
 	buyflags.AddHardware(cmd, &f.hardware)
+	f.view.Add(cmd)
 	return cmd
 }
 
 func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, pts []pricewatch.PriceType, seller analysis.Seller,
 	hw analysis.HardwareFilter, now time.Time, notes *clitext.RateNotes) error {
 	var b strings.Builder
-	what := strings.TrimSpace(f.gpu)
-	if f.count > 0 {
-		what += fmt.Sprintf(" × %s per instance", clitext.Float(f.count))
-	}
 	b.WriteString(table.Wrap(fmt.Sprintf("%s, %s, %s: prices of %s in %s per GPU-hour, cheapest first.",
-		what, clitext.PriceTypes(pts), clitext.OSText(f.os), now.UTC().Format(time.DateOnly), res.Currency), tableWidth(), "  "))
+		clitext.CompareWhat(f.gpu, f.count), clitext.PriceTypes(pts), clitext.OSText(f.os), now.UTC().Format(time.DateOnly), res.Currency), tableWidth(), "  "))
 	if f.availableOnly {
 		b.WriteString("Only offers known to be offered or in stock where priced.\n")
 	}
@@ -149,7 +160,7 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 			{Head: "MARKET", Hidden: !market, Drop: 4}, {Head: "BAND", Hidden: !clitext.AnyBand(res.Rows), Drop: 1},
 			// A capacity block's window (issue 23 item 3), only when a
 			// block is listed.
-			{Head: "WINDOW (UTC)", Hidden: !anyWindow(res.Rows)},
+			{Head: "WINDOW (UTC)", Hidden: !clitext.AnyWindow(res.Rows)},
 			// The machine beside the price, with --wide (JSON and CSV
 			// always carry it): "?" where the cloud does not say.
 			{Head: ">GPU GB", Hidden: !f.wide}, {Head: ">VCPUS", Hidden: !f.wide}, {Head: ">MEM GB", Hidden: !f.wide},
@@ -165,7 +176,7 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 			}
 			table.AddRow(cols, r.Provider, pricewatch.Place(r.Region, r.Zone), r.InstanceType, clitext.GPUs(r.GPUCount, r.GPUModel),
 				clitext.BuyLabel(r.Offer), clitext.Rate(r.PricePerGPUHour), tflops, gb, clitext.Avail(r.Available), clitext.MarketShort(r.Marketplace), dash(clitext.Band(r)),
-				blockWindow(r), clitext.KnownFloat(r.Offer.GPUMemoryGB), clitext.KnownInt(r.Offer.VCPUs), clitext.KnownFloat(r.Offer.MemoryGB),
+				clitext.BlockWindow(r), clitext.KnownFloat(r.Offer.GPUMemoryGB), clitext.KnownInt(r.Offer.VCPUs), clitext.KnownFloat(r.Offer.MemoryGB),
 				clitext.KnownString(r.Offer.Interconnect), clitext.KnownString(r.Offer.LocalStorage))
 		}
 		dropped, err := table.Fit(&b, cols, table.Layout{Width: width, MinLast: cutMinLast})
@@ -197,7 +208,7 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 	}
 	b.WriteString("\n")
 	if mixed {
-		clitext.WriteBuyLegend(&b, append(offersOfRows(res.Rows), offersOfRows(res.Unconverted)...), tableWidth())
+		clitext.WriteBuyLegend(&b, clitext.OffersOf(res.Rows, res.Unconverted), tableWidth())
 	}
 	b.WriteString(table.Wrap("AVAIL: yes = offered or in stock, no = sold out, ? = not known. "+
 		"/TFLOPS is per dense BF16 (else FP16) TFLOPS, /GB per GB of GPU memory.", tableWidth(), "  "))
@@ -214,26 +225,4 @@ func writeCompareTable(w io.Writer, res analysis.CompareResult, f compareFlags, 
 	notes.Write(&b, tableWidth())
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// anyWindow reports whether a row is a capacity block with its window.
-func anyWindow(rows []analysis.CompareRow) bool {
-	return slices.ContainsFunc(rows, func(r analysis.CompareRow) bool { return !r.WindowStart.IsZero() })
-}
-
-// blockWindow is a capacity block's window as "2026-12-14 11:30 → 12-21
-// 11:30"; "-" for other rows (and a block whose window is not stored).
-func blockWindow(r analysis.CompareRow) string {
-	if r.WindowStart.IsZero() {
-		return "-"
-	}
-	return r.WindowStart.UTC().Format("2006-01-02 15:04") + " → " + r.WindowEnd.UTC().Format("01-02 15:04")
-}
-
-func offersOfRows(rows []analysis.CompareRow) []pricewatch.Offer {
-	out := make([]pricewatch.Offer, len(rows))
-	for i, r := range rows {
-		out[i] = r.Offer
-	}
-	return out
 }

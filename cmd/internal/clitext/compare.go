@@ -2,6 +2,7 @@ package clitext
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -140,4 +141,38 @@ func KnownString(s string) string {
 		return "?"
 	}
 	return pricewatch.Printable(s)
+}
+
+// AnyWindow reports whether a row is a capacity block with its window.
+func AnyWindow(rows []analysis.CompareRow) bool {
+	return slices.ContainsFunc(rows, func(r analysis.CompareRow) bool { return !r.WindowStart.IsZero() })
+}
+
+// BlockWindow is a capacity block's window as "2026-12-14 11:30 → 12-21
+// 11:30"; "-" for other rows (and a block whose window is not stored).
+func BlockWindow(r analysis.CompareRow) string {
+	if r.WindowStart.IsZero() {
+		return "-"
+	}
+	return r.WindowStart.UTC().Format("2006-01-02 15:04") + " → " + r.WindowEnd.UTC().Format("01-02 15:04")
+}
+
+// OffersOf are the rows' offers.
+func OffersOf(sets ...[]analysis.CompareRow) []pricewatch.Offer {
+	var out []pricewatch.Offer
+	for _, rows := range sets {
+		for _, r := range rows {
+			out = append(out, r.Offer)
+		}
+	}
+	return out
+}
+
+// CompareWhat is what a compare heading is of: the GPU, and its count per
+// instance when one was asked.
+func CompareWhat(gpu string, count float64) string {
+	if count > 0 {
+		return fmt.Sprintf("%s × %s per instance", strings.TrimSpace(gpu), Float(count))
+	}
+	return strings.TrimSpace(gpu)
 }
