@@ -59,12 +59,14 @@ var pageFuncs = template.FuncMap{
 	"nd": func(d report.NullDecimal) decimal.NullDecimal {
 		return decimal.NullDecimal{Decimal: d.D, Valid: d.Valid}
 	},
+	// The offers page's machine view (issue 31 item 3).
+	"machineRows": machineRows,
 }
 
 // pages are parsed once: each page with the shared layout.
 var pages = func() map[string]*template.Template {
 	out := map[string]*template.Template{}
-	for _, name := range []string{"overview", "gpu", "gpus", "instance", "commitments", "offers", "error"} {
+	for _, name := range []string{"overview", "gpu", "gpus", "instance", "commitments", "offers", "offerscompare", "error"} {
 		t := template.Must(template.New("layout.html").Funcs(pageFuncs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html"))
 		out[name] = t
 	}
@@ -82,6 +84,7 @@ func (s *Server) mountDashboard(mux *http.ServeMux) {
 	mux.Handle("GET /commitments", limited(s.pageCommitments))
 	mux.Handle("GET /offers", limited(s.pageOffers))
 	mux.Handle("GET /offers.csv", limited(s.offersCSV))
+	mux.Handle("GET /offers/compare", limited(s.pageOffersCompare))
 	mux.Handle("GET /gpu/{$}", limited(s.pageGPUIndex))
 	mux.HandleFunc("GET /gpu", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/gpu/", http.StatusMovedPermanently)

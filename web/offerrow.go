@@ -58,6 +58,9 @@ func offerRows(rows []report.OfferTableRow, cols []tableColumn) template.HTML {
 		attr("b", band)
 		attr("s", report.SearchText(pricewatch.Offer{Provider: r.Provider, Region: r.Region, Zone: r.Zone, InstanceType: r.InstanceType, Hardware: pricewatch.Hardware{GPUModel: r.GPUModel}}))
 		b.WriteString(">")
+		// The tick box names the offer's machine: the side-by-side view
+		// compares machines (issue 31 item 3).
+		b.WriteString(tickCell(report.MachineKey{Provider: r.Provider, Region: r.Region, InstanceType: r.InstanceType, OS: r.OS}.String(), r.InstanceType, r.Region))
 		for _, c := range cols {
 			v := report.OfferSortValue(r, c.ID)
 			b.WriteString("<td")

@@ -180,6 +180,13 @@ type offersData struct {
 	Form              offerForm
 	Sort              string
 	Desc              bool
+	// ByMachine: the view is one row per machine (Machines, at most
+	// Limit), in Per; MachineHeads are its columns.
+	ByMachine    bool
+	Machines     []report.MachineRow
+	MachineHeads any
+	Per          string
+	Pers         []perChoice
 }
 
 type tableColumn struct {
@@ -234,9 +241,13 @@ func (s *Server) pageOffers(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
-	d := offersData{Table: t, Rows: t.Rows, Limit: limit, Limits: tableRowChoices, DefaultLimit: defaultTableRows, Complete: len(t.Rows) <= limit, Sort: q.Sort, Desc: q.Desc}
+	d := offersData{Table: t, Rows: t.Rows, Limit: limit, Limits: tableRowChoices, DefaultLimit: defaultTableRows, Complete: len(t.Rows) <= limit, Sort: q.Sort, Desc: q.Desc,
+		ByMachine: q.By == report.ByMachine, Machines: t.Machines, MachineHeads: machineHeads, Per: string(q.Per), Pers: perChoices}
 	if len(d.Rows) > limit {
 		d.Rows = d.Rows[:limit]
+	}
+	if len(d.Machines) > limit {
+		d.Machines, d.Complete = d.Machines[:limit], false
 	}
 	// The view's own query, without sort, in a stable order: the sort
 	// links add theirs.

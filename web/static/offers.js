@@ -56,8 +56,9 @@
       band: bands.indexOf((p.get("max_band") || "").trim()),
       words: (p.get("q") || "").toLowerCase().split(/\s+/).filter(Boolean),
       sort: sort.replace(/^-/, ""), desc: sort.charAt(0) === "-",
-      // The hardware bounds are the server's alone (report.HardwareFilter).
-      fixed: ["currency", "os", "now", "limit", "min_gpu_memory", "min_vcpus", "min_memory", "interconnect", "max_price"].map(function (k) { return (p.get(k) || "").trim(); }).join("\u0000") +
+      // The hardware bounds, the view (by) and its unit (per) are the
+  // server's alone (report.HardwareFilter, report.MachineRows).
+      fixed: ["by", "per", "currency", "os", "now", "limit", "min_gpu_memory", "min_vcpus", "min_memory", "interconnect", "max_price"].map(function (k) { return (p.get(k) || "").trim(); }).join("\u0000") +
         "\u0000" + list(p, "col").slice().sort().join(","),
     };
   }
@@ -173,6 +174,7 @@
     document.getElementById("offer-matching").textContent = kept.length;
     document.getElementById("offer-empty").hidden = kept.length > 0;
     Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th) {
+      if (!th.dataset.col) return; // the tick column
       var on = th.dataset.col === s.sort;
       th.setAttribute("aria-sort", on ? (s.desc ? "descending" : "ascending") : "none");
       var link = new URLSearchParams(p);
