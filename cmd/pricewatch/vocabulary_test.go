@@ -39,6 +39,7 @@ func TestVocabulary(t *testing.T) {
 		{name: "history", args: []string{"history", "Standard_ND96amsr_A100_v4"}},
 		{name: "availability", args: []string{"availability", "--all"}},
 		{name: "compare", args: []string{"compare", "--gpu", "A100", "--price-type", "any", now}},
+		{name: "compare by machine", args: []string{"compare", "--gpu", "A100", "--by", "machine", "--per", "month", now}},
 		{name: "savings", args: []string{"savings", "Standard_ND96amsr_A100_v4", "--utilization", "0.7", now}},
 		{name: "trends", args: []string{"trends", "--gpu", "A100", "--window", "7d", now}, rows: []string{"movers", "cheapest"}, csvExtra: []string{"kind"}},
 		{name: "recommend", args: append(append([]string{}, seedQuestion...), now), rows: []string{"options"}},
