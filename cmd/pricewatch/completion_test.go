@@ -30,6 +30,8 @@ func TestCompletion(t *testing.T) {
 		{[]string{"export", "--format", ""}, []string{"focus-csv", "jsonl"}, []string{"table"}},
 		{[]string{"compare", "--price-type", ""}, []string{"on_demand", "spot", "reserved", "savings_plan", "capacity_block", "any"}, nil},
 		{[]string{"recommend", "--seller", ""}, []string{"cloud", "marketplace", "any"}, nil},
+		{[]string{"compare", "--by", ""}, []string{"price", "machine"}, nil},
+		{[]string{"compare", "--per", ""}, []string{"hour", "day", "month", "year"}, nil},
 		{[]string{"export", "--seller", ""}, []string{"cloud", "marketplace", "any"}, nil},
 		{[]string{"compare", "--provider", ""}, []string{"aws", "azure", "alibaba", "tencent", "oci", "lambda", "runpod", "vastai", "aws-cn"}, nil},
 		{[]string{"compare", "--currency", ""}, []string{"USD", "EUR", "CNY"}, nil},

@@ -28,6 +28,17 @@ type Flags struct {
 func (f *Flags) Add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.By, "by", report.ByPrice, "price: one row per price; machine: one row per instance type and region with on-demand, spot, best 1-year and 3-year prices")
 	cmd.Flags().StringVar(&f.Per, "per", string(report.PerHour), "the machine rows' unit: hour, day, month (730 h) or year (8,760 h); with --by machine")
+	static := func(vals ...string) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return vals, cobra.ShellCompDirectiveNoFileComp
+		}
+	}
+	_ = cmd.RegisterFlagCompletionFunc("by", static(report.ByPrice, report.ByMachine))
+	var pers []string
+	for _, p := range report.Pers {
+		pers = append(pers, string(p))
+	}
+	_ = cmd.RegisterFlagCompletionFunc("per", static(pers...))
 }
 
 // Parse reads the flags. Unless --price-type was given (changed), the
