@@ -234,6 +234,12 @@ func TestDashboardInBrowser(t *testing.T) {
 			wholeAt1400: "#offers th[data-col=hourly], #offers th[data-col=price]"},
 		{name: "offers-hardware", path: "/offers?gpu=H100&col=instance&col=gpus&col=gpu_mem&col=vcpus&col=memory&col=interconnect&col=storage&col=price&sort=-vcpus",
 			checks: []check{{"#offers", contains("p5.48xlarge", "unknown", "3200 Gigabit", "8 x 3800 GB NVMe SSD")}}},
+		// Issue 31 item 3: one row per machine, for a month; the ticked
+		// machines side by side.
+		{name: "offers-machine", path: "/offers?by=machine&per=month&gpu=H100",
+			checks: []check{{"#offers", contains("p5.48xlarge", "Standard_NC40ads_H100_v5", "on-demand", "best 3-year", "reserved 3y all upfront")}}},
+		{name: "offers-compare", path: "/offers/compare?id=aws/eu-west-1/p5.48xlarge/linux&id=azure/westus2/Standard_NC40ads_H100_v5/linux&per=month",
+			checks: []check{{"#compare", contains("p5.48xlarge", "Standard_NC40ads_H100_v5", "eu-west-1", "westus2", "on-demand", "best 3-year")}}},
 		{name: "gpu-index", path: "/gpu/", checks: []check{{"#gpu-index", contains("H100", "A100-80GB", "aws", "azure")}}, wholeAt1400: "#gpu-index"},
 		{name: "not-found", path: "/no/such/page", checks: []check{{"#error", contains("No page at /no/such/page")}, {"#pages", contains("every GPU model", "every offer")}}, notFound: true},
 	}
@@ -354,6 +360,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	}
 	t.Run("offers-interactive", func(t *testing.T) { offersInBrowser(t, tab, ts.URL, shots, &console) })
 	t.Run("offers-keyboard", func(t *testing.T) { offersByKeyboard(t, tab, ts.URL, shots, &console) })
+	t.Run("offers-tick-compare", func(t *testing.T) { offersTickAndCompare(t, tab, ts.URL, &console) })
 	t.Logf("screenshots in %s", shots)
 }
 
@@ -607,6 +614,43 @@ func offersByKeyboard(t *testing.T, tab context.Context, base, shots string, con
 	}
 	if _, err := chromedp.Run(tab, chromedp.Evaluate[bool](`new Promise(r => setTimeout(() => r(true), 100))`, chromedp.EvalAwaitPromise)); err != nil {
 		t.Fatal(err)
+	}
+	for _, m := range console.take() {
+		if m.Type == chromedp.ConsoleError || m.IsException() {
+			t.Errorf("console: %s (%s:%d)", m, m.URL, m.Line+1)
+		}
+	}
+}
+
+// offersTickAndCompare ticks two machines on the offers table's machine
+// view, as a person would, and compares them (issue 31 item 3): the
+// side-by-side page shows the ticked machines, in the unit of the view.
+func offersTickAndCompare(t *testing.T, tab context.Context, base string, console *consoleLog) {
+	console.take()
+	err := chromedp.Do(tab, chromedp.EmulateViewport(1400, 900), chromedp.Navigate(base+"/offers?by=machine&per=month&gpu=H100"), chromedp.WaitVisible("#offers"))
+	if err != nil {
+		t.Fatalf("loading the machine view: %v", err)
+	}
+	ids, err := chromedp.Run(tab, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("#offers tbody tr[data-machine]")).slice(0, 2).map(r => r.dataset.machine)`))
+	if err != nil || len(ids) != 2 {
+		t.Fatalf("machine rows %v: %v", ids, err)
+	}
+	err = chromedp.Do(tab,
+		chromedp.Click(`#offers tbody tr:nth-child(1) input[name=id]`),
+		chromedp.Click(`#offers tbody tr:nth-child(2) input[name=id]`),
+		chromedp.Click(`#offer-compare button`),
+		chromedp.WaitVisible("#compare"),
+	)
+	if err != nil {
+		t.Fatalf("ticking and comparing: %v", err)
+	}
+	loc, err := chromedp.Run(tab, chromedp.Location())
+	if err != nil || !strings.Contains(loc, "/offers/compare?") || !strings.Contains(loc, "per=month") {
+		t.Errorf("compare went to %s (%v)", loc, err)
+	}
+	got, err := chromedp.Run(tab, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("#compare thead th[data-machine]")).map(th => th.dataset.machine)`))
+	if err != nil || strings.Join(got, " ") != strings.Join(ids, " ") {
+		t.Errorf("side by side %v, ticked %v (%v)", got, ids, err)
 	}
 	for _, m := range console.take() {
 		if m.Type == chromedp.ConsoleError || m.IsException() {
