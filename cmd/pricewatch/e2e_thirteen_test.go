@@ -68,6 +68,8 @@ func TestCompareThirteenProvidersGolden(t *testing.T) {
 		args []string
 	}{
 		{"compare_h100_x8_seller_cloud.txt", []string{"compare", "--seller", "cloud", "--gpu", "H100", "--count", "8"}},
+		// Issue 31 item 3: one row per 8×H100 machine, per month.
+		{"compare_h100_x8_by_machine_month.txt", []string{"compare", "--by", "machine", "--per", "month", "--gpu", "H100", "--count", "8"}},
 		{"recommend_h100_x16_3y.txt", []string{"recommend", "--gpu", "H100", "--count", "16", "--horizon", "3y"}},
 		{"recommend_h100_x16_3y_marketplace.txt", []string{"recommend", "--gpu", "H100", "--count", "16", "--horizon", "3y", "--seller", "marketplace", "--top", "3"}},
 		{"recommend_h100_x16_3y_hosts2.txt", []string{"recommend", "--gpu", "H100", "--count", "16", "--horizon", "3y", "--hosts", "2", "--top", "5"}},

@@ -95,13 +95,17 @@ func perText(p report.Per) string {
 }
 
 // amount prints a price for the unit: per hour to four decimals as every
-// hourly rate, longer units as amounts (two decimals, thousands grouped).
+// hourly rate, per day as an amount (two decimals, thousands grouped), per
+// month and year to the whole unit: four columns of cents do not fit 100
+// columns beside the region, and JSON and CSV carry every digit.
 func amount(d report.NullDecimal, opt *string, per report.Per) string {
 	switch {
 	case d.Valid && per == report.PerHour:
 		return clitext.Rate(d.D)
-	case d.Valid:
+	case d.Valid && per == report.PerDay:
 		return clitext.Money(d.D)
+	case d.Valid:
+		return pricewatch.GroupThousands(d.D.StringFixed(0))
 	case opt != nil:
 		return "no rate"
 	}
@@ -142,10 +146,11 @@ func WriteTable(w io.Writer, rows []report.MachineRow, h Heading, l table.Layout
 	}
 	cols := []table.Column{
 		// Left out, in this order, until the table fits: the 3-year and
-		// 1-year options, AVAIL, GPUS, REGION.
-		{Head: "PROVIDER"}, {Head: "REGION", Drop: 5}, {Head: "INSTANCE TYPE"}, {Head: "GPUS", Drop: 4},
+		// 1-year options, AVAIL, GPUS, MARKET (a machine is its region:
+		// REGION stays).
+		{Head: "PROVIDER"}, {Head: "REGION"}, {Head: "INSTANCE TYPE"}, {Head: "GPUS", Drop: 4},
 		{Head: ">ON-DEMAND"}, {Head: ">SPOT"}, {Head: ">BEST 1Y"}, {Head: "1Y AS", Drop: 2}, {Head: ">BEST 3Y"}, {Head: "3Y AS", Drop: 1},
-		{Head: "AVAIL", Drop: 3}, {Head: "MARKET", Hidden: !market},
+		{Head: "AVAIL", Drop: 3}, {Head: "MARKET", Hidden: !market, Drop: 5},
 	}
 	for i := range rows {
 		r := &rows[i]
@@ -171,7 +176,8 @@ func WriteTable(w io.Writer, rows []report.MachineRow, h Heading, l table.Layout
 	b.WriteString("\n")
 	b.WriteString(table.Wrap("Each column is the machine's cheapest price of its kind, upfront spread over the term: on-demand, "+
 		"spot (in any zone of the region), and the best reserved or savings-plan commitment of 1 and 3 years (1Y AS, 3Y AS: which one). "+
-		"Ordered by on-demand price per GPU; - = no such price stored, no rate = its currency has no exchange rate.", width, "  "))
+		"Ordered by on-demand price per GPU; - = no such price stored, no rate = its currency has no exchange rate. "+
+		"Month and year prices are to the whole unit here (JSON and CSV: every digit).", width, "  "))
 	clitext.WriteBuyLegend(&b, offers, width)
 	b.WriteString(table.Wrap("AVAIL: yes = offered or in stock, no = sold out, ? = not known.", width, "  "))
 	if market {
