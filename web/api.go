@@ -49,9 +49,9 @@ type apiEndpoint struct {
 // the index: one list, so the index cannot miss one (it once lacked
 // signals).
 var apiEndpoints = []apiEndpoint{
-	{Path: "offers", About: "the current offers of a GPU model, ranked per GPU-hour", CLI: "compare --format json", Takes: offersParams,
+	{Path: "offers", About: "the current offers of a GPU model, ranked per GPU-hour; by=machine: one row per machine with on-demand, spot, best 1-year and 3-year prices per hour, day, month or year", CLI: "compare --format json", Takes: offersParams,
 		handler: (*Server).apiOffers},
-	{Path: "offer-table", About: "every current offer with hardware, availability and 30-day move (the dashboard's offers table)", Takes: offerTableParams,
+	{Path: "offer-table", About: "every current offer with hardware, availability and 30-day move (the dashboard's offers table); by=machine: one row per machine", Takes: offerTableParams,
 		handler: (*Server).apiOfferTable},
 	{Path: "history/{instance_type}", About: "an instance type's price intervals", CLI: "history TYPE --format json", Takes: historyParams,
 		handler: (*Server).apiHistory},
