@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/report"
 )
@@ -177,7 +179,8 @@ type compareCell struct {
 var compareParams = []string{"id", "per", "currency", "os", "now"}
 
 // pageOffersCompare is /offers/compare?id=…: the ticked machines side by
-// side, one column each, with the cheapest price of each kind marked.
+// side, one column each, with the cheapest price per GPU of each kind
+// marked.
 func (s *Server) pageOffersCompare(w http.ResponseWriter, r *http.Request) {
 	p, ok := s.pageParams(w, r, compareParams...)
 	if !ok {
@@ -274,17 +277,26 @@ func compareLines(ms []report.MachineRow) []compareLine {
 			return trimFloat(r.GPUCount) + "×" + r.GPUModel
 		}),
 	}
+	// A price is compared per GPU: a 1-GPU machine is not the better buy
+	// of an 8-GPU one for costing less.
+	perGPU := func(r *report.MachineRow, col int) (decimal.Decimal, bool) {
+		p, _ := r.Cell(col)
+		if !p.Valid || r.GPUCount <= 0 {
+			return decimal.Decimal{}, false
+		}
+		return p.D.Div(decimal.NewFromFloat(r.GPUCount)), true
+	}
 	for col, label := range report.MachineColumnLabels {
-		// The cheapest converted price of the column is marked.
-		var best report.NullDecimal
+		// The cheapest converted price per GPU of the column is marked.
+		var best decimal.NullDecimal
 		for i := range ms {
-			if p, _ := ms[i].Cell(col); p.Valid && (!best.Valid || p.D.LessThan(best.D)) {
-				best = p
+			if v, ok := perGPU(&ms[i], col); ok && (!best.Valid || v.LessThan(best.Decimal)) {
+				best = decimal.NullDecimal{Decimal: v, Valid: true}
 			}
 		}
 		out = append(out, line(label, func(r *report.MachineRow) compareCell {
 			class, txt, opt := machineCell(r, col)
-			if p, _ := r.Cell(col); p.Valid && len(ms) > 1 && p.D.Equal(best.D) {
+			if v, ok := perGPU(r, col); ok && len(ms) > 1 && v.Equal(best.Decimal) {
 				class = "best"
 			}
 			return compareCell{Class: strings.TrimSpace("num " + class), Text: txt, Note: opt}

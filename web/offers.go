@@ -185,7 +185,8 @@ type offersData struct {
 	ByMachine    bool
 	Machines     []report.MachineRow
 	MachineHeads any
-	Per          string
+	Per          string // the unit's value (month)
+	PerLabel     string // and its words (per month (730 h))
 	Pers         []perChoice
 }
 
@@ -242,7 +243,7 @@ func (s *Server) pageOffers(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := offersData{Table: t, Rows: t.Rows, Limit: limit, Limits: tableRowChoices, DefaultLimit: defaultTableRows, Complete: len(t.Rows) <= limit, Sort: q.Sort, Desc: q.Desc,
-		ByMachine: q.By == report.ByMachine, Machines: t.Machines, MachineHeads: machineHeads, Per: string(q.Per), Pers: perChoices}
+		ByMachine: q.By == report.ByMachine, Machines: t.Machines, MachineHeads: machineHeads, Per: string(q.Per), PerLabel: perLabel(q.Per), Pers: perChoices}
 	if len(d.Rows) > limit {
 		d.Rows = d.Rows[:limit]
 	}
