@@ -149,7 +149,9 @@ func WriteTable(w io.Writer, rows []report.MachineRow, h Heading, l table.Layout
 		// 1-year options, AVAIL, GPUS, MARKET (a machine is its region:
 		// REGION stays).
 		{Head: "PROVIDER"}, {Head: "REGION"}, {Head: "INSTANCE TYPE"}, {Head: "GPUS", Drop: 4},
-		{Head: ">ON-DEMAND"}, {Head: ">SPOT"}, {Head: ">BEST 1Y"}, {Head: "1Y AS", Drop: 2}, {Head: ">BEST 3Y"}, {Head: "3Y AS", Drop: 1},
+		// Short heads: four prices, the region and a long instance name
+		// (Nebius's) within 100 columns.
+		{Head: ">ON-DEM"}, {Head: ">SPOT"}, {Head: ">1Y"}, {Head: "1Y AS", Drop: 2}, {Head: ">3Y"}, {Head: "3Y AS", Drop: 1},
 		{Head: "AVAIL", Drop: 3}, {Head: "MARKET", Hidden: !market, Drop: 5},
 	}
 	for i := range rows {
@@ -174,8 +176,8 @@ func WriteTable(w io.Writer, rows []report.MachineRow, h Heading, l table.Layout
 		b.WriteString(table.Wrap(fmt.Sprintf("Left out to fit %d columns: %s (use --wide, or --format json or csv).", width, strings.Join(dropped, ", ")), width, "  "))
 	}
 	b.WriteString("\n")
-	b.WriteString(table.Wrap("Each column is the machine's cheapest price of its kind, upfront spread over the term: on-demand, "+
-		"spot (in any zone of the region), and the best reserved or savings-plan commitment of 1 and 3 years (1Y AS, 3Y AS: which one). "+
+	b.WriteString(table.Wrap("Each column is the machine's cheapest price of its kind, upfront spread over the term: ON-DEM on-demand, "+
+		"SPOT spot (in any zone of the region), 1Y and 3Y the best reserved or savings-plan commitment of 1 and 3 years (1Y AS, 3Y AS: which one). "+
 		"Ordered by on-demand price per GPU; - = no such price stored, no rate = its currency has no exchange rate. "+
 		"Month and year prices are to the whole unit here (JSON and CSV: every digit).", width, "  "))
 	clitext.WriteBuyLegend(&b, offers, width)
