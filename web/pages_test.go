@@ -198,3 +198,29 @@ func TestAPIIndex(t *testing.T) {
 		t.Errorf("the nav's API link is not the index")
 	}
 }
+
+// The overview names no mixed winner (issue 31 item 1): a marketplace
+// host's price is in the Marketplace column, beside the clouds' own
+// on-demand, never in it.
+func TestOverviewMarketplaceBesideClouds(t *testing.T) {
+	h, _ := tableServer(t)
+	rec := get(h, "/")
+	if rec.Code != 200 {
+		t.Fatalf("/: %d %s", rec.Code, rec.Body.String())
+	}
+	row := regexp.MustCompile(`(?s)<tr data-gpu="RTX4090">(.*?)</tr>`).FindStringSubmatch(rec.Body.String())
+	if row == nil {
+		t.Fatalf("/ has no RTX4090 row:\n%s", rec.Body.String())
+	}
+	cells := regexp.MustCompile(`(?s)<t[dh][^>]*>(.*?)</t[dh]>`).FindAllStringSubmatch(row[1], -1)
+	if len(cells) != 12 {
+		t.Fatalf("RTX4090 row has %d cells, want 12: %s", len(cells), row[1])
+	}
+	// GPU, on-demand, 7d, where, marketplace, where, …
+	if cells[1][1] != "–" || strings.Contains(cells[3][1], "vastai") {
+		t.Errorf("Vast.ai's host is in the on-demand cells: %q %q", cells[1][1], cells[3][1])
+	}
+	if !strings.Contains(cells[4][1], "0.4") || !strings.Contains(cells[5][1], "vastai") {
+		t.Errorf("marketplace cells %q %q; want Vast.ai's 0.40 per GPU-hour", cells[4][1], cells[5][1])
+	}
+}
