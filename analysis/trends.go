@@ -368,6 +368,9 @@ type CheapestOptions struct {
 	// date from FX.
 	Currency string
 	FX       Converter
+	// Seller keeps only the clouds' own offers or only marketplace hosts'
+	// ("" or any: both).
+	Seller Seller
 }
 
 // CheapestPoint is the cheapest price per GPU-hour at one moment, and
@@ -528,7 +531,8 @@ func (a *CheapestAccumulator) Add(s Series) error {
 		return a.err
 	}
 	o := &a.opts
-	if len(s.Intervals) == 0 || !priceTypeIn(o.PriceTypes, s.Key.PriceType) || !osMatches(o.OS, s.Key.OS) || !gpu.Matches(o.GPU, s.Latest().GPUModel) {
+	if len(s.Intervals) == 0 || !priceTypeIn(o.PriceTypes, s.Key.PriceType) || !osMatches(o.OS, s.Key.OS) || !gpu.Matches(o.GPU, s.Latest().GPUModel) ||
+		!o.Seller.KeepsOffer(s.Key.Provider, s.Latest().OfferingClass) {
 		return nil
 	}
 	if a.best == nil {

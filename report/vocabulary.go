@@ -220,6 +220,7 @@ var Vocabulary = []Field{
 	{"title", "a heading"},
 	{"chart", "the digest chart"},
 	{"series", "chart lines"},
+	{"seller", "whose offers a chart line follows: cloud (the clouds' own) or marketplace (marketplace hosts')"},
 	{"points", "a line's points"},
 	{"movers", "the biggest price moves"},
 	{"moves", "the moves observed"},

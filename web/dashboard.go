@@ -308,7 +308,8 @@ func (s *Server) pageOverview(w http.ResponseWriter, r *http.Request) {
 	}
 	in.Currency, in.FX = sc.Currency, book
 	in.Models = currentModels(in.Prices, sc.At)
-	in.WithoutSavings = true // the overview shows the commitment column, not the savings
+	// The overview shows the commitment column, not the savings, and no chart.
+	in.WithoutSavings, in.WithoutChart = true, true
 	if s.Expected != nil {
 		in.Expected = s.Expected(sc.At)
 	}

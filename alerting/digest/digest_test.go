@@ -183,21 +183,25 @@ func TestBuildHandComputed(t *testing.T) {
 	}
 }
 
-// The dashboard's overview builds the digest WithoutSavings: the same
-// model rows, no best commitments (issue 30: a quarter of its CPU).
+// The dashboard's overview builds the digest WithoutSavings and
+// WithoutChart: the same model rows, no best commitments and no chart
+// (issue 30: the savings were a quarter of its CPU).
 func TestBuildWithoutSavings(t *testing.T) {
 	full, err := digest.Build(baseInput(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	in := baseInput(t)
-	in.WithoutSavings = true
+	in.WithoutSavings, in.WithoutChart = true, true
 	lean, err := digest.Build(in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(full.Savings) == 0 || len(lean.Savings) != 0 {
 		t.Errorf("savings: %d with, %d without; want some, then none", len(full.Savings), len(lean.Savings))
+	}
+	if len(full.Chart.Series) == 0 || len(lean.Chart.Series) != 0 {
+		t.Errorf("chart: %d lines with, %d without; want some, then none", len(full.Chart.Series), len(lean.Chart.Series))
 	}
 	if !reflect.DeepEqual(full.Models, lean.Models) {
 		t.Errorf("model rows differ without the savings:\n%+v\n%+v", full.Models, lean.Models)
@@ -796,5 +800,56 @@ func TestBuilderInParts(t *testing.T) {
 	}
 	if err := b.Add(h100[1:]); err == nil || !strings.Contains(err.Error(), "two parts") {
 		t.Errorf("H100 in two parts: %v, want an error", err)
+	}
+}
+
+// The chart's lines follow the clouds' own offers; a marketplace host that
+// undercuts them is a line of its own, never the cheapest of the clouds'
+// line (issue 31 item 1).
+func TestChartMarketplaceLineApart(t *testing.T) {
+	in := baseInput(t)
+	// A Vast.ai single-H100 host at 1.80 per GPU-hour for the last 3
+	// weeks (4 weekly points, now included): far below Azure's 12.29 on demand.
+	vast := offerSpec{pricewatch.VastAI, "US", "", "1x H100 SXM", pricewatch.OnDemand, "", "", "USD", "H100", 1}
+	in.Prices = append(in.Prices, history(vast, "0", weeksAgo(3), "1.80")...)
+	d, err := digest.Build(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	var cloud, market *digest.ChartSeries
+	for i, s := range d.Chart.Series {
+		labels = append(labels, s.Label)
+		if s.GPU == "H100" && s.PriceType == pricewatch.OnDemand {
+			switch s.Seller {
+			case analysis.SellerCloud:
+				cloud = &d.Chart.Series[i]
+			case analysis.SellerMarketplace:
+				market = &d.Chart.Series[i]
+			}
+		}
+	}
+	if cloud == nil || market == nil {
+		t.Fatalf("series %q: want the H100 on-demand line of the clouds and one of marketplace hosts", labels)
+	}
+	if market.Label != "H100 on-demand, marketplace" {
+		t.Errorf("marketplace line %q", market.Label)
+	}
+	last := cloud.Points[len(cloud.Points)-1]
+	if last.Key.Provider != pricewatch.Azure || !last.PerGPUHour.Equal(dec("12.29")) {
+		t.Errorf("clouds' line ends at %s %s, want Azure's 12.29", last.Key.Provider, last.PerGPUHour)
+	}
+	if len(market.Points) != 4 || market.Points[0].Key.Provider != pricewatch.VastAI || !market.Points[3].PerGPUHour.Equal(dec("1.8")) {
+		t.Errorf("marketplace line %+v", market.Points)
+	}
+	// Without a marketplace price there is no marketplace line.
+	plain, err := digest.Build(baseInput(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range plain.Chart.Series {
+		if s.Seller != analysis.SellerCloud {
+			t.Errorf("a %s line %q with no marketplace price", s.Seller, s.Label)
+		}
 	}
 }

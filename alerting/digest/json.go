@@ -175,6 +175,7 @@ type jsonChartSeries struct {
 	Label       string           `json:"label"`
 	GPU         string           `json:"gpu"`
 	PriceType   string           `json:"price_type"`
+	Seller      string           `json:"seller"`
 	Points      []jsonChartPoint `json:"points"`
 	Unconverted []string         `json:"unconverted"`
 }
@@ -286,7 +287,7 @@ func WriteJSON(w io.Writer, d digest.Digest) error {
 	}
 	out.Chart = jsonChart{Title: d.Chart.Title, Currency: d.Chart.Currency, From: ts(d.Chart.From), To: ts(d.Chart.To), Series: []jsonChartSeries{}}
 	for _, s := range d.Chart.Series {
-		js := jsonChartSeries{Label: s.Label, GPU: s.GPU, PriceType: string(s.PriceType), Points: []jsonChartPoint{}, Unconverted: orEmpty(s.Unconverted)}
+		js := jsonChartSeries{Label: s.Label, GPU: s.GPU, PriceType: string(s.PriceType), Seller: string(s.Seller), Points: []jsonChartPoint{}, Unconverted: orEmpty(s.Unconverted)}
 		for _, p := range s.Points {
 			js.Points = append(js.Points, jsonChartPoint{At: ts(p.At), PerGPUHour: num(p.PerGPUHour), Provider: p.Key.Provider, Region: pricewatch.Place(p.Key.Region, p.Key.Zone),
 				InstanceType: p.Key.InstanceType, PriceType: string(p.Key.PriceType), GPUModel: p.GPUModel, NativeCurrency: p.NativeCurrency,

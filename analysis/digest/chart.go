@@ -19,15 +19,27 @@ func (b *Builder) chartResult() (Chart, error) {
 	now, cur := b.in.Now, b.cur
 	c := Chart{Currency: cur, From: now.Add(-ChartWeeks * Week), To: now,
 		Title: fmt.Sprintf("Cheapest %s per GPU-hour, last %d weeks (%s)", strings.Join(ChartModels, " and "), ChartWeeks, cur)}
+	if b.in.WithoutChart {
+		return c, nil
+	}
 	i := 0
 	for _, m := range ChartModels {
 		for _, pt := range chartPriceTypes {
-			res, err := b.chart[i].Result()
-			if err != nil {
-				return c, err
+			for _, seller := range chartSellers {
+				res, err := b.chart[i].Result()
+				if err != nil {
+					return c, err
+				}
+				i++
+				label := m + " " + PriceTypeLabel(pt)
+				if seller == analysis.SellerMarketplace {
+					if len(res.Points) == 0 && len(res.Unconverted) == 0 {
+						continue // no marketplace host prices it: no line
+					}
+					label += ", marketplace"
+				}
+				c.Series = append(c.Series, ChartSeries{Label: label, GPU: m, PriceType: pt, Seller: seller, Points: res.Points, Unconverted: res.Unconverted})
 			}
-			i++
-			c.Series = append(c.Series, ChartSeries{Label: m + " " + PriceTypeLabel(pt), GPU: m, PriceType: pt, Points: res.Points, Unconverted: res.Unconverted})
 		}
 	}
 	return c, nil

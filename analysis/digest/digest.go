@@ -101,6 +101,12 @@ var ChartModels = []string{"H100", "A100"}
 // effective rate assumes every hour of the term is used.
 var chartPriceTypes = []pricewatch.PriceType{pricewatch.OnDemand, pricewatch.Spot}
 
+// chartSellers: each price type's line is the clouds' own offers, and a
+// line of its own for marketplace hosts where they have a price, never
+// one mixed cheapest (issue 31 item 1: a Vast.ai single-GPU box led the
+// chart of every GPU).
+var chartSellers = []analysis.Seller{analysis.SellerCloud, analysis.SellerMarketplace}
+
 // Input is everything Build needs. Nothing in it is read from a clock, a
 // file or the network.
 type Input struct {
@@ -117,6 +123,9 @@ type Input struct {
 	// the dashboard's overview shows none, and working them out was a
 	// quarter of its computation (issue 30).
 	WithoutSavings bool
+	// WithoutChart leaves the 12-week chart out (Digest.Chart has no
+	// series): the overview draws none.
+	WithoutChart bool
 	// Prices are the stored price intervals in force at the weekly sample
 	// points Now, Now − Week, … Now − ChartWeeks weeks (storage.Prices with
 	// At; every interval since Now − ChartWeeks weeks gives the same
@@ -337,7 +346,10 @@ type ChartSeries struct {
 	Label     string
 	GPU       string
 	PriceType pricewatch.PriceType
-	Points    []analysis.CheapestPoint
+	// Seller is whose offers the line follows: the clouds' own (cloud)
+	// or marketplace hosts' (marketplace).
+	Seller analysis.Seller
+	Points []analysis.CheapestPoint
 	// Unconverted says which offers were skipped for lack of a rate.
 	Unconverted []string
 }
@@ -483,9 +495,14 @@ func NewBuilder(in Input) (*Builder, error) {
 		b.avail[k] = append(b.avail[k], a)
 	}
 	for _, m := range ChartModels {
+		if in.WithoutChart {
+			break
+		}
 		for _, pt := range chartPriceTypes {
-			b.chart = append(b.chart, analysis.NewCheapestAccumulator(analysis.CheapestOptions{GPU: m, PriceTypes: []pricewatch.PriceType{pt},
-				From: now.Add(-ChartWeeks * Week), To: now, Step: Week, Currency: cur, FX: in.FX}))
+			for _, seller := range chartSellers {
+				b.chart = append(b.chart, analysis.NewCheapestAccumulator(analysis.CheapestOptions{GPU: m, PriceTypes: []pricewatch.PriceType{pt},
+					From: now.Add(-ChartWeeks * Week), To: now, Step: Week, Currency: cur, FX: in.FX, Seller: seller}))
+			}
 		}
 	}
 	return b, nil
