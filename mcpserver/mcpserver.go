@@ -18,10 +18,12 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pricewatch/pricewatch/clouds"
 	"github.com/pricewatch/pricewatch/report"
 )
 
@@ -86,6 +88,9 @@ type answer struct {
 	Total    int             `json:"total,omitempty"`
 	Returned int             `json:"returned,omitempty"`
 	Note     string          `json:"note,omitempty"`
+	// Confidential says why some rows may not leave the asker's company
+	// (CoreWeave's Capacity Finder availability), once per cloud.
+	Confidential []string `json:"confidential,omitempty"`
 }
 
 // ask GETs path?q from the API and turns its answer into a tool result:
@@ -137,11 +142,44 @@ func (a asker) ask(ctx context.Context, path string, q url.Values, limit int) (*
 		return nil, nil, fmt.Errorf("writing the rows of %s: %w", path, err)
 	}
 	out.Rows = raw
+	if availabilityPaths[path] {
+		out.Confidential = confidential(rows)
+	}
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}
 	if out.Note != "" {
 		res.Content = append(res.Content, &mcp.TextContent{Text: out.Note})
 	}
+	for _, c := range out.Confidential {
+		res.Content = append(res.Content, &mcp.TextContent{Text: "CONFIDENTIAL: " + c})
+	}
 	return res, out, nil
+}
+
+// availabilityPaths are the answers that carry availability rows (the
+// changes carry availability changes beside price changes).
+var availabilityPaths = map[string]bool{"/api/v1/availability": true, "/api/v1/changes": true}
+
+// confidential is why the availability of each cloud the rows name is
+// confidential to the customer, once per cloud, in the rows' order: an
+// agent must not pass CoreWeave's Capacity Finder data on (issue 35).
+func confidential(rows []json.RawMessage) []string {
+	var out []string
+	for _, r := range rows {
+		// An availability row has a state, an availability change a
+		// to_state; a price change of the same cloud is not confidential.
+		var row struct {
+			Provider string  `json:"provider"`
+			State    string  `json:"state"`
+			ToState  *string `json:"to_state"`
+		}
+		if json.Unmarshal(r, &row) != nil || (row.State == "" && row.ToState == nil) {
+			continue
+		}
+		if n := clouds.ConfidentialAvailability(row.Provider); n != "" && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func clampLimit(n int) int {

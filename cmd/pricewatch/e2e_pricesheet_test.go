@@ -93,6 +93,13 @@ func TestPriceSheetEditEndToEnd(t *testing.T) {
 	if !ranked {
 		t.Errorf("Capacity Finder's b200-8x in US-EAST-04A not in availability: %+v", rows)
 	}
+	// An agent asking over MCP is told, beside the rows, that they are
+	// confidential (issue 35).
+	res, a := callTool(t, mcpSession(t, cfg), "availability", map[string]any{"provider": []string{"coreweave"}})
+	if len(a.Confidential) != 1 || !strings.Contains(a.Confidential[0], "CoreWeave's confidential") ||
+		!strings.Contains(toolText(res), "CONFIDENTIAL: CoreWeave Capacity Finder") {
+		t.Errorf("MCP availability not marked confidential: %v\n%s", a.Confidential, clipText(toolText(res)))
+	}
 	// ... and never in export, whatever its format.
 	for _, format := range []string{"focus-csv", "csv", "jsonl"} {
 		out, errOut, code := runCLI(t, "--config", cfg, "export", "--format", format)

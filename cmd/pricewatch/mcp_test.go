@@ -67,6 +67,8 @@ type mcpAnswer struct {
 	Total    int             `json:"total"`
 	Returned int             `json:"returned"`
 	Note     string          `json:"note"`
+	// Confidential is mcpserver's mark on rows that may not be passed on.
+	Confidential []string `json:"confidential"`
 }
 
 func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (*mcp.CallToolResult, mcpAnswer) {
