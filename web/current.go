@@ -45,3 +45,9 @@ func (s *Server) currentReads(ctx context.Context) report.Store {
 	}
 	return v.(*report.CurrentState).Source(s.Store)
 }
+
+// WarmCurrent reads the current state of the data version now (once, as
+// any view would), so that a one-shot process's first current-state view
+// (pricewatch mcp's first cheapest) finds it read rather than reading
+// 45k offers while its client waits.
+func (s *Server) WarmCurrent(ctx context.Context) { s.currentReads(ctx) }
