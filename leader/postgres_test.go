@@ -2,6 +2,8 @@ package leader_test
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -92,11 +94,19 @@ func overlaps(t *testing.T, all []term) {
 	}
 }
 
+// dbReplica is the name replica goes by in the database. Electors find
+// and terminate a stale leader's sessions by their application name
+// across the whole database, and the binary's HA tests (cmd/pricewatch)
+// run replicas named a, b and c in the same database at the same time
+// as these: without a name of this process's own, one package's
+// takeover (or terminated sessions) ended the other's replica a.
+func dbReplica(replica string) string { return fmt.Sprintf("%s-%d", replica, os.Getpid()) }
+
 // start runs an elector for replica on dsn until the test ends (or stop is
 // called).
 func start(t *testing.T, dsn, replica string, ts *terms) (stop func()) {
 	t.Helper()
-	e, err := leader.NewPostgres(leader.Options{DSN: dsn, Config: leader.Config{Takeover: takeover, Replica: replica}, Log: zaptest.NewLogger(t).Named(replica)})
+	e, err := leader.NewPostgres(leader.Options{DSN: dsn, Config: leader.Config{Takeover: takeover, Replica: dbReplica(replica)}, Log: zaptest.NewLogger(t).Named(replica)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +147,7 @@ func terminate(t *testing.T, dsn, replica string) {
 	defer conn.Close(ctx)
 	var n int
 	if err := conn.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid, 1000)) FROM pg_stat_activity WHERE application_name = $1`,
-		leader.ApplicationName(replica)).Scan(&n); err != nil || n == 0 {
+		leader.ApplicationName(dbReplica(replica))).Scan(&n); err != nil || n == 0 {
 		t.Fatalf("terminating %s's session: %d terminated, %v", replica, n, err)
 	}
 }
