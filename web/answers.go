@@ -386,7 +386,8 @@ func (s *Server) enqueueLocked(key string, r *http.Request) {
 }
 
 // refreshHot queues the answers asked for in the last hotFor minutes,
-// the most asked-for first, and the WarmPaths: a version moved.
+// the most asked-for first, and (in the daemon) the WarmPaths: a version
+// moved.
 func (s *Server) refreshHot() {
 	c := &s.answers
 	c.mu.Lock()
@@ -408,7 +409,12 @@ func (s *Server) refreshHot() {
 	for _, k := range hot {
 		s.enqueueLocked(k, c.m[k].req)
 	}
-	s.warmLocked()
+	if s.Versions != nil {
+		// Only the daemon (which keeps the version) serves the pages: a
+		// process answering the API alone (pricewatch mcp) must not
+		// compute them.
+		s.warmLocked()
+	}
 }
 
 // warmLocked queues the WarmPaths that nothing is kept of: the pages a
@@ -419,10 +425,11 @@ func (s *Server) warmLocked() {
 		if err != nil {
 			continue
 		}
-		if _, ok := s.answers.m[s.answerKey(req)]; ok {
+		key := s.answerKey(req)
+		if _, ok := s.answers.m[key]; ok {
 			continue // hot, or its successor is computed when asked for
 		}
-		s.enqueueLocked(s.answerKey(req), req)
+		s.enqueueLocked(key, req)
 	}
 }
 

@@ -159,3 +159,22 @@ func TestKeptAnswerStaleness(t *testing.T) {
 		t.Errorf("a view past staleFor did not wait for its fresh answer")
 	}
 }
+
+// A server that does not keep the version (pricewatch mcp's, answering
+// the API alone) recomputes what it was asked when the data move, never
+// the dashboard's WarmPaths nobody asked it for.
+func TestNoWarmPathsWithoutVersions(t *testing.T) {
+	s := &Server{FX: func() report.FX { return report.FX{Currency: "USD"} },
+		Now: func() time.Time { return time.Date(2026, 12, 5, 11, 19, 0, 0, time.UTC) }}
+	s.handler = http.NewServeMux()
+	s.answers.advance("v1")
+	if !s.answers.advance("v2") {
+		t.Fatal("the version did not move")
+	}
+	s.refreshHot()
+	s.answers.mu.Lock()
+	defer s.answers.mu.Unlock()
+	if len(s.answers.queue) != 0 {
+		t.Errorf("queued %q without Versions; want nothing", s.answers.queue)
+	}
+}
