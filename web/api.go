@@ -533,7 +533,11 @@ func (s *Server) compare(ctx context.Context, q report.CompareQuery) (analysis.C
 	if err != nil {
 		return analysis.CompareResult{}, err
 	}
-	return report.Compare(ctx, s.currentReads(ctx), book, q)
+	st := s.currentReads
+	if q.GPU != "" {
+		st = s.narrowReads
+	}
+	return report.Compare(ctx, st(ctx), book, q)
 }
 
 func (s *Server) savings(ctx context.Context, q report.SavingsQuery) (report.Savings, error) {

@@ -2,9 +2,16 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/shopspring/decimal"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/internal/testing/wait"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -30,5 +37,89 @@ func TestWarmCurrentReadsTheCurrentState(t *testing.T) {
 	}
 	if c := s.current.Load(); c == nil || c.Version != want {
 		t.Fatalf("after WarmCurrent: %+v, want the state of version %q", c, want)
+	}
+}
+
+// heldStore holds the whole current state's read (every current price,
+// no GPU narrowing) until release is closed.
+type heldStore struct {
+	*storage.DB
+	release chan struct{}
+	held    chan struct{}
+}
+
+func (h heldStore) Prices(ctx context.Context, f storage.PriceFilter) ([]storage.PriceInterval, error) {
+	if f.CurrentOnly && f.GPUModels == nil && f.InstanceType == "" && len(f.OfferIDs) == 0 {
+		select {
+		case h.held <- struct{}{}:
+		default:
+		}
+		<-h.release
+	}
+	return h.DB.Prices(ctx, f)
+}
+
+// A question the store narrows to one GPU is answered from the store
+// while the version's current state is still being read, and the same as
+// from that state once it is (issue 35: cheapest right after start).
+func TestNarrowReadsDoNotWaitForTheState(t *testing.T) {
+	ctx := context.Background()
+	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "narrow.db"), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	hw := pricewatch.Hardware{GPUModel: "H100", GPUCount: 8, GPUMemoryGB: 80}
+	snap := &pricewatch.Snapshot{Provider: pricewatch.AWS, Coverage: []pricewatch.Scope{{Region: "us-east-1"}}, Offers: []pricewatch.Offer{
+		{Provider: "aws", Region: "us-east-1", InstanceType: "p5.48xlarge", PriceType: pricewatch.OnDemand, OS: pricewatch.Linux,
+			Currency: "USD", Hourly: decimal.RequireFromString("98.32"), Hardware: hw},
+		{Provider: "aws", Region: "us-east-1", InstanceType: "p4d.24xlarge", PriceType: pricewatch.OnDemand, OS: pricewatch.Linux,
+			Currency: "USD", Hourly: decimal.RequireFromString("32.77"), Hardware: pricewatch.Hardware{GPUModel: "A100-40GB", GPUCount: 8}},
+	}}
+	id, err := db.StartRun(ctx, snap.Provider)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SaveSnapshot(ctx, id, snap, storage.SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	held := heldStore{DB: db, release: make(chan struct{}), held: make(chan struct{}, 1)}
+	s := &Server{Store: held, FX: func() report.FX { return report.FX{Currency: "USD"} },
+		Now: func() time.Time { return time.Date(2026, 12, 5, 11, 19, 0, 0, time.UTC) }}
+	go s.WarmCurrent(ctx)
+	select {
+	case <-held.held:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the state's read never began")
+	}
+	q := report.CompareQuery{GPU: "H100", Scope: report.Scope{Currency: "USD", At: s.now()}}
+	done := make(chan analysis.CompareResult, 1)
+	go func() {
+		res, err := s.compare(ctx, q)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- res
+	}()
+	var early analysis.CompareResult
+	select {
+	case early = <-done:
+	case <-time.After(10 * time.Second):
+		close(held.release)
+		t.Fatal("cheapest H100 waited for the whole state's read")
+	}
+	if len(early.Rows) != 1 || early.Rows[0].InstanceType != "p5.48xlarge" {
+		t.Fatalf("while the state is read: %+v, want the one H100 offer", early.Rows)
+	}
+	close(held.release)
+	wait.For(t, "the current state", 10*time.Second, func() bool { return s.current.Load() != nil })
+	late, err := s.compare(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(early)
+	b, _ := json.Marshal(late)
+	if string(a) != string(b) {
+		t.Fatalf("from the store:\n%s\nfrom the state:\n%s", a, b)
 	}
 }
