@@ -124,9 +124,12 @@ type Sheet struct {
 	// odHistory (the SKU Price dataset only) is every on-demand price of
 	// each SKU over time, so that a commitment's list price is the one in
 	// force when the commitment's interval began (listAt).
-	odHistory   map[odKey][]odSpan
-	regionNames map[[2]string]string
-	wroteHeader bool
+	odHistory map[odKey][]odSpan
+	// odBig and odCurrencies hold what odSpan refers to by index.
+	odBig        []decimal.Decimal
+	odCurrencies []string
+	regionNames  map[[2]string]string
+	wroteHeader  bool
 }
 
 // NewSheet writes to w in billing currency, converting with q at the
@@ -521,8 +524,8 @@ func (s *Sheet) Write(p *storage.PriceInterval) error {
 	list, source := p.Hourly, "this_price"
 	if p.PriceType.IsCommitment() && !isSubscription(p) && !isMonthlyPlan(p) {
 		if s.history {
-			if o, ok := s.onDemandAt(p, p.ValidFrom); ok && o.currency == p.Currency {
-				list, source = o.hourly, "on_demand"
+			if o, ok := s.onDemandAt(p, p.ValidFrom); ok && s.odCurrencies[o.cur] == p.Currency {
+				list, source = s.hourly(o), "on_demand"
 			}
 		} else if o, ok := s.onDemandOf(p); ok && o.currency == p.Currency {
 			list, source = o.hourly, "on_demand"

@@ -43,13 +43,65 @@ func NewSKUPriceSheet(w io.Writer, displayName func(string) string) *Sheet {
 }
 
 // odSpan is one on-demand price of a SKU and when it held: what the SKU
-// Price dataset keeps per on-demand interval, a few dozen bytes, so that
-// memory grows with the on-demand intervals of the selection (7,383 in
-// the quarter-scale year: docs/scale.md), never with the rows written.
+// Price dataset keeps per on-demand interval, so that memory grows with
+// the on-demand intervals of the selection (152,578 in the CLI-built year),
+// never with the rows written. The price is held as a coefficient and an
+// exponent, not a decimal.Decimal: that one points to a big.Int of its
+// own, and the spans were then most of the export's heap (its peak RSS
+// 99–107 MB on the CLI-built year, against issue 35's 100 MB).
 type odSpan struct {
 	from, to int64 // Unix seconds; to 0 while current
-	hourly   decimal.Decimal
-	currency string
+	coef     int64
+	exp      int32
+	// big, when not 0, is 1 + the index in Sheet.odBig of a price whose
+	// coefficient does not fit in 64 bits (coef and exp are then unused).
+	big int32
+	// cur is the index of the price's currency in Sheet.odCurrencies.
+	cur uint16
+}
+
+// span is p's interval as an odSpan.
+func (s *Sheet) span(p *storage.PriceInterval) odSpan {
+	sp := odSpan{from: p.ValidFrom.Unix(), cur: s.currencyIndex(p.Currency)}
+	if p.ValidTo != nil {
+		sp.to = p.ValidTo.Unix()
+	}
+	if c := p.Hourly.Coefficient(); c.IsInt64() {
+		sp.coef, sp.exp = c.Int64(), p.Hourly.Exponent()
+	} else {
+		s.odBig = append(s.odBig, p.Hourly)
+		sp.big = int32(len(s.odBig))
+	}
+	return sp
+}
+
+func (s *Sheet) currencyIndex(c string) uint16 {
+	for i, have := range s.odCurrencies {
+		if have == c {
+			return uint16(i)
+		}
+	}
+	s.odCurrencies = append(s.odCurrencies, c)
+	return uint16(len(s.odCurrencies) - 1)
+}
+
+// hourly is sp's price.
+func (s *Sheet) hourly(sp odSpan) decimal.Decimal {
+	if sp.big != 0 {
+		return s.odBig[sp.big-1]
+	}
+	return decimal.New(sp.coef, sp.exp)
+}
+
+// samePrice: a and b are the same price in the same currency.
+func (s *Sheet) samePrice(a, b odSpan) bool {
+	if a.cur != b.cur {
+		return false
+	}
+	if a.big == 0 && b.big == 0 && a.exp == b.exp {
+		return a.coef == b.coef
+	}
+	return s.hourly(a).Equal(s.hourly(b))
 }
 
 // learnSpan adds p's interval to its SKU's on-demand history, merging it
@@ -57,12 +109,9 @@ type odSpan struct {
 // for an unchanged price — a SKU id or hardware field corrected — is not
 // a new list price).
 func (s *Sheet) learnSpan(k odKey, p *storage.PriceInterval) {
-	sp := odSpan{from: p.ValidFrom.Unix(), hourly: p.Hourly, currency: p.Currency}
-	if p.ValidTo != nil {
-		sp.to = p.ValidTo.Unix()
-	}
+	sp := s.span(p)
 	h := s.odHistory[k]
-	if n := len(h); n > 0 && h[n-1].to == sp.from && h[n-1].currency == sp.currency && h[n-1].hourly.Equal(sp.hourly) {
+	if n := len(h); n > 0 && h[n-1].to == sp.from && s.samePrice(h[n-1], sp) {
 		h[n-1].to = sp.to
 		return
 	}

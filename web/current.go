@@ -21,23 +21,26 @@ func (s *Server) currentReads(ctx context.Context) report.Store {
 }
 
 // narrowReads is currentReads for a question the store can narrow in SQL
-// (one GPU model's offers): it does not wait for the version's current
-// state to be read. While that read is under way (a process that has just
-// started, or a new data version) it is asked of the store directly, which
-// reads only the offers asked for: on the CLI-built year `cheapest` for
-// H100 so costs tens of milliseconds instead of the whole state's read
-// (issue 35). The state's read is started if no one has started it.
+// (one GPU model's offers): it neither waits for nor starts the read of
+// the version's whole current state. Until a wider view has read it (a
+// process that has just started, a new data version) the store answers
+// directly, reading only the offers asked for: `pricewatch mcp`'s first
+// `cheapest` for H100 so costs tens of milliseconds, not the read of every
+// current offer nor a core shared with it (issue 35).
 func (s *Server) narrowReads(ctx context.Context) report.Store {
 	return s.current1(ctx, false)
 }
 
-func (s *Server) current1(ctx context.Context, wait bool) report.Store {
+func (s *Server) current1(ctx context.Context, wide bool) report.Store {
 	version, err := s.dataVersion(ctx)
 	if err != nil {
 		return s.Store
 	}
 	if c := s.current.Load(); c != nil && c.Version == version {
 		return c.Source(s.Store)
+	}
+	if !wide {
+		return s.Store
 	}
 	// One read for every request of the version: the first asker going
 	// away must not cancel it for the others.
@@ -56,9 +59,6 @@ func (s *Server) current1(ctx context.Context, wait bool) report.Store {
 		s.log().Debug("http: read the current state", zap.Int("offers", c.Offers()), zap.Duration("took", time.Since(start)))
 		return c, nil
 	})
-	if !wait {
-		return s.Store
-	}
 	select {
 	case r := <-ch:
 		if r.Err != nil {
@@ -70,9 +70,3 @@ func (s *Server) current1(ctx context.Context, wait bool) report.Store {
 		return s.Store
 	}
 }
-
-// WarmCurrent reads the current state of the data version now (once, as
-// any view would), so that a one-shot process's first current-state view
-// (pricewatch mcp's first cheapest) finds it read rather than reading
-// 45k offers while its client waits.
-func (s *Server) WarmCurrent(ctx context.Context) { s.currentReads(ctx) }

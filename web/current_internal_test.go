@@ -16,30 +16,6 @@ import (
 	"github.com/pricewatch/pricewatch/storage"
 )
 
-// WarmCurrent leaves the data version's current state read, so that a
-// one-shot process's first view (pricewatch mcp's first cheapest) does
-// not read it while its client waits.
-func TestWarmCurrentReadsTheCurrentState(t *testing.T) {
-	ctx := context.Background()
-	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "warm.db"), storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	s := &Server{Store: db, FX: func() report.FX { return report.FX{Currency: "USD"} }}
-	if s.current.Load() != nil {
-		t.Fatal("a current state before any view")
-	}
-	s.WarmCurrent(ctx)
-	want, err := db.DataVersion(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c := s.current.Load(); c == nil || c.Version != want {
-		t.Fatalf("after WarmCurrent: %+v, want the state of version %q", c, want)
-	}
-}
-
 // heldStore holds the whole current state's read (every current price,
 // no GPU narrowing) until release is closed.
 type heldStore struct {
@@ -61,7 +37,8 @@ func (h heldStore) Prices(ctx context.Context, f storage.PriceFilter) ([]storage
 
 // A question the store narrows to one GPU is answered from the store
 // while the version's current state is still being read, and the same as
-// from that state once it is (issue 35: cheapest right after start).
+// from that state once it is (issue 35: cheapest right after start); it
+// does not start that read itself.
 func TestNarrowReadsDoNotWaitForTheState(t *testing.T) {
 	ctx := context.Background()
 	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "narrow.db"), storage.Options{})
@@ -86,7 +63,15 @@ func TestNarrowReadsDoNotWaitForTheState(t *testing.T) {
 	held := heldStore{DB: db, release: make(chan struct{}), held: make(chan struct{}, 1)}
 	s := &Server{Store: held, FX: func() report.FX { return report.FX{Currency: "USD"} },
 		Now: func() time.Time { return time.Date(2026, 12, 5, 11, 19, 0, 0, time.UTC) }}
-	go s.WarmCurrent(ctx)
+	if _, err := s.compare(ctx, report.CompareQuery{GPU: "H100", Scope: report.Scope{Currency: "USD", At: s.now()}}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-held.held:
+		t.Fatal("a one-GPU question read the whole current state")
+	default:
+	}
+	go s.currentReads(ctx) // a wide view
 	select {
 	case <-held.held:
 	case <-time.After(10 * time.Second):

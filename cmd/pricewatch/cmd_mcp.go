@@ -32,7 +32,6 @@ provider list as resources. The daemon serves the same under /mcp.`,
 			api := http.NewServeMux()
 			srv := &web.Server{Store: db, FX: func() report.FX { return reportFX(a.cfg.FX) }, Expected: a.wiring().ExpectedIntervals, AlertSummary: digest.AlertSummary, Log: a.log}
 			srv.Mount(api)
-			go srv.WarmCurrent(cmd.Context()) // while the agent reads the tool list
 			// stdout is the protocol's: logs go to stderr (a.log).
 			return mcpserver.ServeStdio(cmd.Context(), api, buildVersion(), a.stdin, a.stdout)
 		},

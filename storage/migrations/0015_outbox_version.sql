@@ -1,0 +1,11 @@
+-- The data version without the alerts' payloads (issue 35).
+--
+-- DataVersion aggregates the outbox's attempts and states on every request
+-- of a process without a version cache (pricewatch mcp, the CLI's server
+-- mode). The columns sit after the payload, and a change alert's payload
+-- is tens to hundreds of kilobytes, so SQLite read every payload's overflow
+-- pages to reach them: 30 ms a request on the CLI-built year (238 alerts,
+-- 37 MB of payload), most of `cheapest`'s time. With the two columns in an
+-- index the aggregate reads the index alone (id is its rowid). PostgreSQL
+-- keeps large payloads out of line (TOAST): its scan never reads them.
+CREATE INDEX outbox_version ON outbox (status, attempts);
