@@ -18,6 +18,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -806,11 +807,16 @@ func (p Providers) Commons() map[string]Common {
 // Slack's names are letters, digits, hyphens, underscores and periods, at
 // most 80 of them; anything else (markup, spaces) cannot name a channel
 // and would reach Slack's API and the messages pricewatch prints.
-var slackChannel = regexp.MustCompile(`^#?[\p{L}\p{N}][\p{L}\p{N}._-]{0,79}$`)
+// Compiled when first needed: its Unicode classes cost 16 ms of every
+// command's start (GODEBUG=inittrace=1), pricewatch mcp's first answer
+// among them.
+var slackChannel = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^#?[\p{L}\p{N}][\p{L}\p{N}._-]{0,79}$`)
+})
 
 // checkChannel wants "" (the default) or a Slack channel ID or name.
 func (c *Config) checkChannel(key, ch string) error {
-	if ch == "" || slackChannel.MatchString(ch) {
+	if ch == "" || slackChannel().MatchString(ch) {
 		return nil
 	}
 	return c.keyErr(key, "%q is not a Slack channel: use the channel ID (C0123ABCD, from the channel's details) or its name (letters, digits, - _ . and at most 80 characters)", ch)
