@@ -40,6 +40,10 @@ type CompareOptions struct {
 	// for current prices).
 	FX Converter
 	At time.Time
+	// Unranked leaves the rows in the offers' order, without ranks: for a
+	// caller that only picks minimums (the digest's cheapest of each kind),
+	// ordering every row was a tenth of a first overview.
+	Unranked bool
 }
 
 // CompareRow is one ranked offer. The JSON names are the ones scripts rely on.
@@ -116,7 +120,10 @@ func Compare(offers []pricewatch.Offer, avail []pricewatch.Availability, opts Co
 	if opts.Currency == "" {
 		return CompareResult{}, errors.New("compare: a currency is needed to rank offers from different clouds")
 	}
-	res := CompareResult{Currency: strings.ToUpper(opts.Currency)}
+	// Room for every offer: the callers pass one model's offers, and
+	// growing a slice of large rows step by step cost as much as rating
+	// them.
+	res := CompareResult{Currency: strings.ToUpper(opts.Currency), Rows: make([]CompareRow, 0, len(offers))}
 	unknown := map[string]bool{}
 	places := indexAvailability(avail)
 	for _, o := range offers {
@@ -156,12 +163,14 @@ func Compare(offers []pricewatch.Offer, avail []pricewatch.Availability, opts Co
 		res.StaleRates = res.StaleRates || row.FXStale
 		res.Rows = append(res.Rows, row)
 	}
-	sort.SliceStable(res.Rows, func(i, j int) bool {
-		a, b := res.Rows[i], res.Rows[j]
-		if c := a.PricePerGPUHour.Cmp(b.PricePerGPUHour); c != 0 {
-			return c < 0
-		}
-		return keyLess(a.Offer.Key(), b.Offer.Key())
+	if len(res.Rows) == 0 {
+		res.Rows = nil // as before the room was made: no rows is null in JSON
+	}
+	if opts.Unranked {
+		return res, nil
+	}
+	res.Rows = sortedByPrice(res.Rows, func(r *CompareRow) (bool, decimal.Decimal, *pricewatch.Offer) {
+		return true, r.PricePerGPUHour, &r.Offer
 	})
 	for i := range res.Rows {
 		res.Rows[i].Rank = i + 1

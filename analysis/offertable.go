@@ -5,6 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fx"
 )
@@ -51,41 +53,60 @@ func RateAll(offers []OfferWithID, avail AvailabilityIndex, opts CompareOptions)
 	return sortRated(out), nil
 }
 
-// sortRated orders rows as Compare does, through an index of precomputed
-// keys: moving the large rows themselves at every swap, and comparing
-// decimals at every step, was most of the table's time at 50k offers.
-// A float64 orders two prices exactly when the floats differ (rounding
-// keeps order); only equal floats are compared as decimals.
+// sortRated orders rows as Compare does: rows with a price per GPU-hour
+// first.
 func sortRated(rows []RatedOffer) []RatedOffer {
+	return sortedByPrice(rows, func(r *RatedOffer) (bool, decimal.Decimal, *pricewatch.Offer) {
+		return r.PerGPU, r.PricePerGPUHour, &r.Offer
+	})
+}
+
+// sortedByPrice orders rows by price per GPU-hour (those without one,
+// perGPU false, last), then by offer key, stably, through an index of
+// precomputed keys: moving the large rows themselves at every swap, and
+// comparing decimals at every step, was most of the table's time at 50k
+// offers (and sort.SliceStable's reflection-swapped rows a quarter of a
+// first overview's). A float64 orders two prices exactly when the floats
+// differ (rounding keeps order); only equal floats are compared as
+// decimals.
+func sortedByPrice[T any](rows []T, of func(*T) (perGPU bool, price decimal.Decimal, o *pricewatch.Offer)) []T {
 	type key struct {
-		i     int
-		price float64
+		i      int
+		perGPU bool
+		price  float64
+	}
+	if len(rows) == 0 {
+		return rows
 	}
 	keys := make([]key, len(rows))
 	for i := range rows {
-		keys[i] = key{i: i, price: rows[i].PricePerGPUHour.InexactFloat64()}
+		perGPU, price, _ := of(&rows[i])
+		keys[i] = key{i: i, perGPU: perGPU, price: price.InexactFloat64()}
 	}
 	slices.SortStableFunc(keys, func(x, y key) int {
-		a, b := &rows[x.i], &rows[y.i]
 		switch {
-		case a.PerGPU != b.PerGPU:
-			if a.PerGPU {
+		case x.perGPU != y.perGPU:
+			if x.perGPU {
 				return -1
 			}
 			return 1
-		case !a.PerGPU:
+		case !x.perGPU:
 		case x.price < y.price:
 			return -1
 		case x.price > y.price:
 			return 1
 		default:
-			if c := a.PricePerGPUHour.Cmp(b.PricePerGPUHour); c != 0 {
+			_, a, _ := of(&rows[x.i])
+			_, b, _ := of(&rows[y.i])
+			if c := a.Cmp(b); c != 0 {
 				return c
 			}
 		}
-		return keyCompare(&a.Offer, &b.Offer)
+		_, _, a := of(&rows[x.i])
+		_, _, b := of(&rows[y.i])
+		return keyCompare(a, b)
 	})
-	out := make([]RatedOffer, len(rows))
+	out := make([]T, len(rows))
 	for i, k := range keys {
 		out[i] = rows[k.i]
 	}

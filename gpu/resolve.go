@@ -191,6 +191,24 @@ func Resolve(name string, hint Hint) Identity {
 // "A100-SXM4-80GB"). A bare family that names several rows ("A100") is not
 // found: use Matches for families.
 func Lookup(model string) (Spec, bool) {
+	r := lookups.get(model, func(model string) lookedUp {
+		s, ok := lookup(model)
+		return lookedUp{s, ok}
+	})
+	return r.spec, r.ok
+}
+
+// lookedUp is a memoised Lookup: rating an offer table looks up every
+// offer's model (45k at the quarter-scale year), which tokenised its name
+// with regular expressions each time — 1.3 s of a first /offers' 2.4 s.
+type lookedUp struct {
+	spec Spec
+	ok   bool
+}
+
+var lookups = memo[lookedUp]{m: map[string]lookedUp{}}
+
+func lookup(model string) (Spec, bool) {
 	if s, ok := byName[key(model)]; ok {
 		return s, true
 	}
@@ -228,35 +246,43 @@ func Matches(filter, model string) bool {
 // filters, the stored model names are few, and resolving one runs regular
 // expressions and allocates its tokens every time.
 func canonical(s string) string {
-	canonicalNames.RLock()
-	c, ok := canonicalNames.m[s]
-	canonicalNames.RUnlock()
-	if ok {
-		return c
-	}
-	if spec, ok := Lookup(s); ok {
-		c = key(spec.Model)
-	} else {
-		c = key(cleanName(s))
-	}
-	canonicalNames.Lock()
-	// Filters come from users too (the HTTP API's ?gpu=): past the cap a
-	// name is resolved every time rather than growing the map without end.
-	if len(canonicalNames.m) < maxCanonicalNames {
-		canonicalNames.m[s] = c
-	}
-	canonicalNames.Unlock()
-	return c
+	return canonicalNames.get(s, func(s string) string {
+		if spec, ok := Lookup(s); ok {
+			return key(spec.Model)
+		}
+		return key(cleanName(s))
+	})
 }
 
-// maxCanonicalNames bounds the memo: far more than the GPU names of every
-// cloud and the filters of a deployment together.
-const maxCanonicalNames = 4096
+var canonicalNames = memo[string]{m: map[string]string{}}
 
-var canonicalNames = struct {
+// memo keeps what a function of a GPU name gave. Filters come from users
+// too (the HTTP API's ?gpu=): past maxMemo names a name is worked out
+// every time rather than growing the map without end.
+type memo[V any] struct {
 	sync.RWMutex
-	m map[string]string
-}{m: make(map[string]string)}
+	m map[string]V
+}
+
+// maxMemo bounds a memo: far more than the GPU names of every cloud and
+// the filters of a deployment together.
+const maxMemo = 4096
+
+func (m *memo[V]) get(s string, f func(string) V) V {
+	m.RLock()
+	v, ok := m.m[s]
+	m.RUnlock()
+	if ok {
+		return v
+	}
+	v = f(s)
+	m.Lock()
+	if len(m.m) < maxMemo {
+		m.m[s] = v
+	}
+	m.Unlock()
+	return v
+}
 
 // key makes names comparable: upper case, words joined by hyphens.
 func key(s string) string {

@@ -103,6 +103,9 @@ func keepPrice(f storage.PriceFilter, p *storage.PriceInterval) bool {
 		(f.OS == "" || o.OS == f.OS)
 }
 
+// CurrentPrices is how many current prices the snapshot holds.
+func (s currentSource) CurrentPrices() int { return len(s.c.prices) }
+
 // EachPrice answers a current read from the snapshot: the store orders by
 // the offer's identity, one current interval per offer, so the kept ones
 // of the whole ordered list are in the order the store gives them.

@@ -30,10 +30,10 @@ func currentAvailability(ivs []AvailabilityInterval, now time.Time) []pricewatch
 
 func modelRow(model string, offers []pricewatch.Offer, avail map[[2]string][]pricewatch.Availability, series []analysis.Series, in Input, cur string) (ModelRow, error) {
 	row := ModelRow{Model: model}
-	// Compared one provider and region at a time (eachPlace): Compare ranks
-	// by price per GPU-hour, then by key, a total order, so the cheapest of
-	// each kind over every region is the cheapest of the regions' cheapest.
-	cheaper := func(r analysis.CompareRow, c *Choice) bool {
+	// Compared one provider and region at a time (eachPlace); the cheapest
+	// of each kind is the least by price per GPU-hour, then by key (the
+	// order Compare ranks by, a total order), over every region.
+	cheaper := func(r *analysis.CompareRow, c *Choice) bool {
 		if c == nil {
 			return true
 		}
@@ -47,7 +47,7 @@ func modelRow(model string, offers []pricewatch.Offer, avail map[[2]string][]pri
 		if len(offers) > 0 {
 			at = avail[[2]string{offers[0].Provider, offers[0].Region}]
 		}
-		res, err := analysis.Compare(offers, at, analysis.CompareOptions{GPU: model, Currency: cur, FX: in.FX, At: in.Now})
+		res, err := analysis.Compare(offers, at, analysis.CompareOptions{GPU: model, Currency: cur, FX: in.FX, At: in.Now, Unranked: true})
 		if err != nil {
 			return err
 		}
@@ -58,25 +58,23 @@ func modelRow(model string, offers []pricewatch.Offer, avail map[[2]string][]pri
 			}
 			row.Unconverted[u.NativeCurrency]++
 		}
-		// Rows are ranked cheapest first: the first of each kind is the
-		// region's answer.
-		var od, marketOD, spot, commit bool
+		// Unranked: the cheapest of each kind is kept as the rows come.
 		for i := range res.Rows {
 			r := &res.Rows[i]
 			var best **Choice
 			switch {
-			case r.PriceType == pricewatch.OnDemand && r.Marketplace && !marketOD:
-				marketOD, best = true, &row.MarketOnDemand
-			case r.PriceType == pricewatch.OnDemand && !r.Marketplace && !od:
-				od, best = true, &row.OnDemand
-			case r.PriceType == pricewatch.Spot && !spot:
-				spot, best = true, &row.Spot
-			case r.PriceType.IsCommitment() && !commit:
-				commit, best = true, &row.Commitment
+			case r.PriceType == pricewatch.OnDemand && r.Marketplace:
+				best = &row.MarketOnDemand
+			case r.PriceType == pricewatch.OnDemand:
+				best = &row.OnDemand
+			case r.PriceType == pricewatch.Spot:
+				best = &row.Spot
+			case r.PriceType.IsCommitment():
+				best = &row.Commitment
 			default:
 				continue
 			}
-			if !cheaper(*r, *best) {
+			if !cheaper(r, *best) {
 				continue
 			}
 			c := &Choice{PerGPUHour: r.PricePerGPUHour, NativeCurrency: r.NativeCurrency, FXStale: r.FXStale, Offer: r.Offer, Available: r.Available}
@@ -89,10 +87,16 @@ func modelRow(model string, offers []pricewatch.Offer, avail map[[2]string][]pri
 		return row, err
 	}
 	// The on-demand move is the clouds' own, as OnDemand is.
-	cloudSeries := slices.DeleteFunc(slices.Clone(series), func(s analysis.Series) bool {
+	// Copied only when there is a marketplace series to leave out: the
+	// copy of every series of every model was a tenth of a first overview.
+	market := func(s analysis.Series) bool {
 		l := s.Latest()
 		return clouds.IsMarketplace(l.Provider, l.OfferingClass)
-	})
+	}
+	cloudSeries := series
+	if slices.ContainsFunc(series, market) {
+		cloudSeries = slices.DeleteFunc(slices.Clone(series), market)
+	}
 	for _, pt := range []pricewatch.PriceType{pricewatch.OnDemand, pricewatch.Spot} {
 		of := series
 		if pt == pricewatch.OnDemand {
