@@ -202,8 +202,9 @@ func benchOn(ctx context.Context, o BenchOptions, d scalegen.Deployment, backend
 			res.ServerCPU = processCPU(pid) - cpu
 		}
 		res.Load = loadAverage()
-		logf("%s: %s, %d answers, %.1f %% 503, p50 %s p99 %s max %s, server CPU %s, load %s", backend, p.Name, res.All.Count, 100*res.All.ShedShare(),
-			res.All.P50, res.All.P99, res.All.Max, res.ServerCPU, res.Load)
+		res.RSS, res.PeakRSS = processMemory(pid)
+		logf("%s: %s, %d answers, %.1f %% 503, p50 %s p99 %s max %s, server CPU %s, RSS %d MB (peak %d MB), load %s", backend, p.Name, res.All.Count, 100*res.All.ShedShare(),
+			res.All.P50, res.All.P99, res.All.Max, res.ServerCPU, res.RSS>>20, res.PeakRSS>>20, res.Load)
 		results = append(results, res)
 	}
 	stopWrites()
@@ -292,6 +293,31 @@ func processCPU(pid int) time.Duration {
 		return 0
 	}
 	return time.Duration(u+st) * 10 * time.Millisecond
+}
+
+// processMemory is process pid's resident memory now and its high-water
+// mark, in bytes, from /proc (zeros where there is none).
+func processMemory(pid int) (rss, peak int64) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		name, val, ok := strings.Cut(line, ":")
+		if !ok || (name != "VmRSS" && name != "VmHWM") {
+			continue
+		}
+		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(val), " kB"), 10, 64)
+		if err != nil {
+			continue
+		}
+		if name == "VmRSS" {
+			rss = kb << 10
+		} else {
+			peak = kb << 10
+		}
+	}
+	return rss, peak
 }
 
 // loadAverage is the machine's 1-minute load average ("" where unknown).

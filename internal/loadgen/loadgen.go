@@ -72,6 +72,10 @@ type Result struct {
 	// the neighbours as about the daemon.
 	ServerCPU time.Duration
 	Load      string
+	// RSS and PeakRSS are the daemon's resident memory at the profile's
+	// end and its high-water mark since it started, in bytes (Bench
+	// fills both from /proc; zero when not known): issue 30's 100 MB.
+	RSS, PeakRSS int64
 }
 
 // ErrNotLoopback refuses a target that is not this machine: the load
@@ -240,7 +244,7 @@ func quantile(sorted []time.Duration, q float64) time.Duration {
 // a header naming the backend.
 func Table(backend string, results []Result) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "| backend | profile | endpoint | answers | 503 | failed | p50 | p99 | max | server CPU per answer | load |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| backend | profile | endpoint | answers | 503 | failed | p50 | p99 | max | server CPU per answer | daemon RSS (peak) | load |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	ms := func(d time.Duration) string {
 		if d < 10*time.Millisecond {
 			return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
@@ -251,16 +255,19 @@ func Table(backend string, results []Result) string {
 		return fmt.Sprintf("%.2f s", d.Seconds())
 	}
 	row := func(r Result, s Stats, whole bool) {
-		cpu, load := "", ""
+		cpu, mem, load := "", "", ""
 		if whole {
+			if r.RSS > 0 {
+				mem = fmt.Sprintf("%.0f MB (%.0f MB)", float64(r.RSS)/1e6, float64(r.PeakRSS)/1e6)
+			}
 			// Of the profile as a whole: its last row.
 			if r.ServerCPU > 0 && r.All.Count > 0 {
 				cpu = ms(r.ServerCPU / time.Duration(r.All.Count))
 			}
 			load = r.Load
 		}
-		fmt.Fprintf(&b, "| %s | %s | `%s` | %d | %.1f %% | %d | %s | %s | %s | %s | %s |\n", backend, r.Profile, s.Endpoint, s.Count, 100*s.ShedShare(), s.Failed,
-			ms(s.P50), ms(s.P99), ms(s.Max), cpu, load)
+		fmt.Fprintf(&b, "| %s | %s | `%s` | %d | %.1f %% | %d | %s | %s | %s | %s | %s | %s |\n", backend, r.Profile, s.Endpoint, s.Count, 100*s.ShedShare(), s.Failed,
+			ms(s.P50), ms(s.P99), ms(s.Max), cpu, mem, load)
 	}
 	for _, r := range results {
 		for i, s := range r.Endpoints {

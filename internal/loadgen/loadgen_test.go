@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -143,5 +144,21 @@ func TestProfiles(t *testing.T) {
 	}
 	if team.Duration != time.Minute || crowd.Duration != time.Minute || crowd.Streams[0].Clients != 200 {
 		t.Errorf("team %s, crowd %s × %d", team.Duration, crowd.Duration, crowd.Streams[0].Clients)
+	}
+}
+
+// processMemory reads this test's own resident memory: non-zero, and the
+// high-water mark at least the current figure.
+func TestProcessMemory(t *testing.T) {
+	rss, peak := processMemory(os.Getpid())
+	if rss <= 0 || peak < rss {
+		t.Fatalf("rss %d, peak %d", rss, peak)
+	}
+	if rss, peak := processMemory(-1); rss != 0 || peak != 0 {
+		t.Fatalf("no such process: rss %d, peak %d", rss, peak)
+	}
+	table := Table("sqlite", []Result{{Profile: "one", Endpoints: []Stats{{Endpoint: "/"}}, RSS: 50e6, PeakRSS: 80e6}})
+	if !strings.Contains(table, "| 50 MB (80 MB) |") {
+		t.Errorf("the table lacks the daemon's memory:\n%s", table)
 	}
 }
