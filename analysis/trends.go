@@ -110,12 +110,18 @@ func GroupSeriesInPlace(ivs []Interval) ([]Series, error) {
 			return nil, fmt.Errorf("price interval of %s ends (%s) before it starts (%s)", iv.Key(), iv.To, iv.From)
 		}
 	}
+	// Compared field by field, not as built OfferKeys, and not at all
+	// between intervals of one offer (which share its identity): building
+	// two keys per comparison was most of a first overview's grouping.
+	sameKey := func(a, b *pricewatch.Offer) int {
+		if a == b {
+			return 0
+		}
+		return keyCompare(a, b)
+	}
 	slices.SortFunc(ivs, func(a, b Interval) int {
-		if ka, kb := a.Key(), b.Key(); ka != kb {
-			if keyLess(ka, kb) {
-				return -1
-			}
-			return 1
+		if c := sameKey(a.Offer, b.Offer); c != 0 {
+			return c
 		}
 		return a.From.Compare(b.From)
 	})
@@ -123,7 +129,7 @@ func GroupSeriesInPlace(ivs []Interval) ([]Series, error) {
 	for start := 0; start < len(ivs); {
 		k := ivs[start].Key()
 		end := start + 1
-		for end < len(ivs) && ivs[end].Key() == k {
+		for end < len(ivs) && sameKey(ivs[end].Offer, ivs[start].Offer) == 0 {
 			if ivs[end-1].To.IsZero() || ivs[end-1].To.After(ivs[end].From) {
 				return nil, fmt.Errorf("price intervals of %s overlap at %s", k, ivs[end].From)
 			}
