@@ -301,6 +301,11 @@ func BuildOfferTable(ctx context.Context, st Store, book *fx.Book, q OfferTableQ
 		t.choose(choices)
 	}
 	f := newOfferFilter(q, t.GPUs)
+	if q.By != ByMachine {
+		// Room for every rated offer: growing 45k table rows step by step
+		// cost as much as rating them.
+		t.Rows = make([]OfferTableRow, 0, len(rated))
+	}
 	var conv, unconv []analysis.CompareRow
 	for _, r := range rated {
 		band, _ := bands.Of(r.Offer)
@@ -323,6 +328,9 @@ func BuildOfferTable(ctx context.Context, st Store, book *fx.Book, q OfferTableQ
 	if q.By == ByMachine {
 		t.Machines = MachineRows(t.Currency, cmp.Or(q.Per, PerHour), conv, unconv)
 		return t, nil
+	}
+	if len(t.Rows) == 0 {
+		t.Rows = nil // none kept: as before the room was made
 	}
 	SortOfferRows(t.Rows, q.Sort, q.Desc)
 	return t, nil
