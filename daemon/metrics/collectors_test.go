@@ -22,6 +22,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis/digest"
 	"github.com/pricewatch/pricewatch/internal/testing/promtool"
+	"github.com/pricewatch/pricewatch/internal/testing/wait"
 	providerrun "github.com/pricewatch/pricewatch/run"
 	"github.com/pricewatch/pricewatch/storage"
 	"github.com/pricewatch/pricewatch/web"
@@ -174,7 +175,7 @@ func (c *countingStore) Prices(ctx context.Context, f storage.PriceFilter) ([]st
 }
 
 // TestPriceSeriesCachedPerRun: scrapes between runs reuse the computed
-// series; a committed run that changes a price shows at the next scrape.
+// series; a committed run that changes a price shows within moments.
 func TestPriceSeriesCachedPerRun(t *testing.T) {
 	db := fixtureDB(t)
 	st := &countingStore{PriceStore: db}
@@ -192,9 +193,71 @@ func TestPriceSeriesCachedPerRun(t *testing.T) {
 	}
 	db.Now = func() time.Time { return fixtureAt.Add(time.Hour) }
 	store(t, db, pricewatch.AWS, offer(pricewatch.AWS, "p5.48xlarge", pricewatch.OnDemand, "48", pricewatch.Hardware{GPUModel: "H100", GPUCount: 8, GPUMemoryGB: 80}))
-	if v, _ := gaugeValue(t, reg, "pricewatch_cheapest_price_per_gpu_hour", h100); v != 6 {
-		t.Errorf("after the price change: %v, want 6 (48 / 8)", v)
+	// The scrape after the change gets the last series at once, and
+	// starts the new ones beside it; a later scrape gets those.
+	if v, _ := gaugeValue(t, reg, "pricewatch_cheapest_price_per_gpu_hour", h100); v != 7.5 && v != 6 {
+		t.Errorf("right after the price change: %v, want the last series (7.5) or the new (6)", v)
 	}
+	wait.For(t, "the series of the price change", 10*time.Second, func() bool {
+		v, _ := gaugeValue(t, reg, "pricewatch_cheapest_price_per_gpu_hour", h100)
+		return v == 6 // 48 / 8
+	})
+	if n := st.reads.Load(); n != 2 {
+		t.Errorf("the prices were read %d times, want twice (once per data version)", n)
+	}
+}
+
+// A scrape never waits behind a recomputation once there are series: the
+// store holding the new version's read, it answers the last series.
+func TestScrapeDoesNotWaitForNewSeries(t *testing.T) {
+	db := fixtureDB(t)
+	st := &heldPrices{PriceStore: db, release: make(chan struct{})}
+	reg := prometheus.NewRegistry()
+	errs := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "errors_total", Help: "read errors"}, []string{"series"})
+	reg.MustRegister(NewPriceCollector(st, usd, errs))
+	h100 := map[string]string{"gpu_model": "H100", "price_type": "on_demand", "currency": "USD"}
+	if v, ok := gaugeValue(t, reg, "pricewatch_cheapest_price_per_gpu_hour", h100); !ok || v != 7.5 {
+		t.Fatalf("first scrape: %v %v", v, ok)
+	}
+	st.hold.Store(true)
+	db.Now = func() time.Time { return fixtureAt.Add(time.Hour) }
+	store(t, db, pricewatch.AWS, offer(pricewatch.AWS, "p5.48xlarge", pricewatch.OnDemand, "48", pricewatch.Hardware{GPUModel: "H100", GPUCount: 8, GPUMemoryGB: 80}))
+	done := make(chan float64, 1)
+	go func() {
+		v, _ := gaugeValue(t, reg, "pricewatch_cheapest_price_per_gpu_hour", h100)
+		done <- v
+	}()
+	select {
+	case v := <-done:
+		if v != 7.5 {
+			t.Errorf("while the new series are read: %v, want the last (7.5)", v)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a scrape waited for the new series")
+	}
+	close(st.release)
+	wait.For(t, "the new series", 10*time.Second, func() bool {
+		v, _ := gaugeValue(t, reg, "pricewatch_cheapest_price_per_gpu_hour", h100)
+		return v == 6
+	})
+}
+
+// heldPrices holds every price read while hold is set, until release.
+type heldPrices struct {
+	PriceStore
+	hold    atomic.Bool
+	release chan struct{}
+}
+
+func (h *heldPrices) Prices(ctx context.Context, f storage.PriceFilter) ([]storage.PriceInterval, error) {
+	if h.hold.Load() {
+		select {
+		case <-h.release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return h.PriceStore.Prices(ctx, f)
 }
 
 // TestPromtoolCheckMetrics runs `promtool check metrics` on a /metrics
