@@ -302,12 +302,22 @@ func BuildOfferTable(ctx context.Context, st Store, book *fx.Book, q OfferTableQ
 	}
 	f := newOfferFilter(q, t.GPUs)
 	if q.By != ByMachine {
-		// Room for every rated offer: growing 45k table rows step by step
-		// cost as much as rating them.
-		t.Rows = make([]OfferTableRow, 0, len(rated))
+		// Room for exactly the rows kept, counted first (the filter is
+		// cheap): growing 45k table rows step by step cost as much as
+		// rating them, and room for every rated offer would be 45k rows
+		// for a filter that keeps ten.
+		n := 0
+		for i := range rated {
+			if band, _ := bands.Of(rated[i].Offer); f.keep(&rated[i], band) {
+				n++
+			}
+		}
+		t.Rows = make([]OfferTableRow, 0, n)
 	}
 	var conv, unconv []analysis.CompareRow
-	for _, r := range rated {
+	// By place, not by value: a rated row is 864 bytes.
+	for i := range rated {
+		r := &rated[i]
 		band, _ := bands.Of(r.Offer)
 		if !f.keep(r, band) {
 			continue
@@ -366,7 +376,7 @@ func offerColumnIDs() string {
 	return strings.Join(ids, ", ")
 }
 
-func tableRow(r analysis.RatedOffer, currency string, since, moveFrom time.Time, old map[int64]decimal.Decimal) OfferTableRow {
+func tableRow(r *analysis.RatedOffer, currency string, since, moveFrom time.Time, old map[int64]decimal.Decimal) OfferTableRow {
 	o := r.Offer
 	row := OfferTableRow{
 		OfferKeyJSON: o.Key().JSON(), GPUModel: o.GPUModel, GPUCount: o.GPUCount,
@@ -506,8 +516,8 @@ func newOfferFilter(q OfferTableQuery, choices []GPUChoice) offerFilter {
 	return f
 }
 
-func (f offerFilter) keep(r analysis.RatedOffer, band string) bool {
-	o := r.Offer
+func (f offerFilter) keep(r *analysis.RatedOffer, band string) bool {
+	o := &r.Offer
 	if f.q.MaxBand != "" {
 		max, _ := pricewatch.InterruptionBandRank(f.q.MaxBand)
 		if rank, ok := pricewatch.InterruptionBandRank(band); !ok || rank > max {
@@ -558,7 +568,7 @@ func (f offerFilter) keep(r analysis.RatedOffer, band string) bool {
 		}
 	}
 	if len(f.words) > 0 {
-		text := SearchText(o)
+		text := SearchText(*o)
 		for _, w := range f.words {
 			if !strings.Contains(text, w) {
 				return false
