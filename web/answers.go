@@ -260,6 +260,12 @@ func (s *Server) compute(h http.Handler, r *http.Request, version, key string, m
 		// cancel it for the others, and it runs under the shared budget
 		// (its answer is kept; a 503 is not).
 		base := context.WithoutCancel(r.Context())
+		// Compressed only for a client that takes it (a browser, the
+		// refresher recomputing a browser's answer): pricewatch mcp's
+		// in-process asker never does, and the compressor's tables were a
+		// tenth of its first cheapest. A later gzip client of such an
+		// answer gets it plain.
+		zip := acceptsGzip(r)
 		req := r.Clone(sharedComputation(base))
 		req.Header.Del("Accept-Encoding")
 		req.Header.Del("If-None-Match")
@@ -270,7 +276,7 @@ func (s *Server) compute(h http.Handler, r *http.Request, version, key string, m
 			req: r.Clone(base)}
 		a.etag = answerETag(version, a.plain)
 		if a.status == http.StatusOK && len(a.plain) <= maxAnswerBody {
-			if len(a.plain) >= 1024 {
+			if zip && len(a.plain) >= 1024 {
 				var gz bytes.Buffer
 				zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
 				zw.Write(a.plain)

@@ -1,9 +1,13 @@
 package web
 
 import (
+	"bytes"
+	gz "compress/gzip"
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -176,5 +180,63 @@ func TestNoWarmPathsWithoutVersions(t *testing.T) {
 	defer s.answers.mu.Unlock()
 	if len(s.answers.queue) != 0 {
 		t.Errorf("queued %q without Versions; want nothing", s.answers.queue)
+	}
+}
+
+// A kept answer is compressed when the client that made it be computed
+// takes gzip (and then served so to every client that does), and kept
+// plain when it does not: pricewatch mcp's asker never takes gzip.
+func TestKeptAnswerGzipForClientsThatTakeIt(t *testing.T) {
+	body := strings.Repeat("a price per GPU-hour ", 200)
+	newServer := func() http.Handler {
+		s := &Server{FX: func() report.FX { return report.FX{Currency: "USD"} },
+			Now:      func() time.Time { return time.Date(2026, 12, 5, 11, 19, 0, 0, time.UTC) },
+			Versions: NewVersions(func(context.Context) (string, error) { return "v1", nil })}
+		if _, err := s.Versions.Refresh(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("GET /x", s.cached(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(body)) })))
+		return mux
+	}
+	get := func(h http.Handler, gzip bool) (encoding, got string) {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest(http.MethodGet, "/x", nil)
+		if gzip {
+			req.Header.Set("Accept-Encoding", "gzip")
+		}
+		h.ServeHTTP(rec, req)
+		enc := rec.Header().Get("Content-Encoding")
+		b := rec.Body.Bytes()
+		if enc == "gzip" {
+			zr, err := gz.NewReader(bytes.NewReader(b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b, err = io.ReadAll(zr); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return enc, string(b)
+	}
+	for _, c := range []struct {
+		name         string
+		first        bool // the first client takes gzip
+		gzipThen     string
+		plainClients string
+	}{
+		{"computed for a browser", true, "gzip", ""},
+		{"computed for an asker without gzip", false, "", ""},
+	} {
+		h := newServer()
+		if _, got := get(h, c.first); got != body {
+			t.Fatalf("%s: first answer %d bytes, want %d", c.name, len(got), len(body))
+		}
+		if enc, got := get(h, true); enc != c.gzipThen || got != body {
+			t.Errorf("%s: a gzip client got encoding %q (%d bytes), want %q", c.name, enc, len(got), c.gzipThen)
+		}
+		if enc, got := get(h, false); enc != c.plainClients || got != body {
+			t.Errorf("%s: a plain client got encoding %q (%d bytes)", c.name, enc, len(got))
+		}
 	}
 }
