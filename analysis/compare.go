@@ -40,10 +40,12 @@ type CompareOptions struct {
 	// for current prices).
 	FX Converter
 	At time.Time
-	// Unranked leaves the rows in the offers' order, without ranks: for a
-	// caller that only picks minimums (the digest's cheapest of each kind),
-	// ordering every row was a tenth of a first overview.
-	Unranked bool
+	// CheapestOnly is for a caller that only picks the cheapest rows (the
+	// digest's cheapest of each kind): the rows stay in the offers' order,
+	// without ranks, and without the per-TFLOPS and per-GB figures.
+	// Ordering every row, and two exact divisions a row, were a fifth of a
+	// first overview.
+	CheapestOnly bool
 }
 
 // CompareRow is one ranked offer. The JSON names are the ones scripts rely on.
@@ -166,7 +168,7 @@ func Compare(offers []pricewatch.Offer, avail []pricewatch.Availability, opts Co
 	if len(res.Rows) == 0 {
 		res.Rows = nil // as before the room was made: no rows is null in JSON
 	}
-	if opts.Unranked {
+	if opts.CheapestOnly {
 		return res, nil
 	}
 	res.Rows = sortedByPrice(res.Rows, func(r *CompareRow) (bool, decimal.Decimal, *pricewatch.Offer) {
@@ -214,6 +216,9 @@ func compareRow(o pricewatch.Offer, places availabilityIndex, opts CompareOption
 		return row, fmt.Errorf("offer %s: GPU count %v, cannot price a GPU-hour", o.Key(), o.GPUCount)
 	}
 	row.PricePerGPUHour = perGPUHour
+	if opts.CheapestOnly {
+		return row, nil
+	}
 	if row.Spec != nil {
 		if tf := row.Spec.DenseTFLOPS(); tf > 0 {
 			row.PricePerTFLOPS = decimal.NewNullDecimal(perGPUHour.DivRound(decimal.NewFromFloat(tf), RateDecimals))

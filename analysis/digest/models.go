@@ -47,7 +47,7 @@ func modelRow(model string, offers []pricewatch.Offer, avail map[[2]string][]pri
 		if len(offers) > 0 {
 			at = avail[[2]string{offers[0].Provider, offers[0].Region}]
 		}
-		res, err := analysis.Compare(offers, at, analysis.CompareOptions{GPU: model, Currency: cur, FX: in.FX, At: in.Now, Unranked: true})
+		res, err := analysis.Compare(offers, at, analysis.CompareOptions{GPU: model, Currency: cur, FX: in.FX, At: in.Now, CheapestOnly: true})
 		if err != nil {
 			return err
 		}
@@ -58,7 +58,7 @@ func modelRow(model string, offers []pricewatch.Offer, avail map[[2]string][]pri
 			}
 			row.Unconverted[u.NativeCurrency]++
 		}
-		// Unranked: the cheapest of each kind is kept as the rows come.
+		// CheapestOnly: the cheapest of each kind is kept as the rows come.
 		for i := range res.Rows {
 			r := &res.Rows[i]
 			var best **Choice
