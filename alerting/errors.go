@@ -83,11 +83,11 @@ func RetryAfterHeader(h http.Header) time.Duration {
 // message), else the transport's, worth retrying, with the URL left out
 // (a webhook URL is a secret) and secrets masked. what says what was being
 // done ("posting to the webhook").
-func TransportError(ctx context.Context, what string, err error, secrets ...string) error {
+func TransportError(ctx context.Context, what string, err error, secrets *secret.Set) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("%s: %w", what, ctx.Err())
 	}
-	return NoAnswer(errors.New(what + ": " + secret.Transport(err, secrets...)))
+	return NoAnswer(errors.New(what + ": " + secrets.Transport(err)))
 }
 
 // ErrNoAnswer is in the chain of a failure in which the service never

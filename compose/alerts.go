@@ -99,7 +99,7 @@ func (w *Wiring) Notifier() (alerting.Notifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	w.Secrets.Add(token, w.Config.Slack.WebhookURL)
+	w.addSecrets(token, w.Config.Slack.WebhookURL)
 	if token.Empty() && w.Config.Slack.WebhookURL.Empty() {
 		return alerting.LogNotifier{Log: w.Log.Named("alerts")}, nil
 	}
@@ -128,7 +128,7 @@ func (w *Wiring) Webhook() (alerting.Notifier, error) {
 	if wh.SecretFile != "" && key.Empty() {
 		return nil, fmt.Errorf("webhook.secret_file %s is empty: write the signing key into it, or remove the key to send unsigned", wh.SecretFile)
 	}
-	w.Secrets.Add(u, key)
+	w.addSecrets(u, key)
 	return webhook.New(webhook.Config{URL: u.Value(), Secret: []byte(key.Value())})
 }
 

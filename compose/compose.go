@@ -10,7 +10,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -27,6 +26,7 @@ import (
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/run"
 	"github.com/pricewatch/pricewatch/secret"
+	"github.com/pricewatch/pricewatch/section"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -35,62 +35,15 @@ type Wiring struct {
 	Config *config.Config
 	Log    *zap.Logger
 	// Secrets is the set every configured secret read is added to.
-	Secrets *Secrets
+	Secrets *secret.Set
 	// Now is the time fetchers judge validity fields by.
 	Now func() time.Time
 	// Progress is where long downloads report bytes and rate (nil: nowhere).
 	Progress io.Writer
 }
 
-// Secrets is one set of configured secret values, which its scrubber
-// masks. The set only grows, and the scrubber is told only when a value is
-// new, so that a set whose secrets were all read up front (a daemon
-// snapshot) is never written again.
-type Secrets struct {
-	mu     sync.Mutex
-	scrub  *secret.Scrubber
-	values []string
-}
-
-// NewSecrets is a set that scrub masks.
-func NewSecrets(scrub *secret.Scrubber) *Secrets { return &Secrets{scrub: scrub} }
-
-// Scrubber masks the set's secrets.
-func (s *Secrets) Scrubber() *secret.Scrubber { return s.scrub }
-
-// Add adds the configured secrets that are set.
-func (s *Secrets) Add(secrets ...config.Secret) {
-	vals := make([]string, 0, len(secrets))
-	for _, v := range secrets {
-		if !v.Empty() {
-			vals = append(vals, v.Value())
-		}
-	}
-	s.AddValues(vals...)
-}
-
-// AddValues adds secret values (empty ones are ignored).
-func (s *Secrets) AddValues(vals ...string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	grown := false
-	for _, v := range vals {
-		if v != "" && !slices.Contains(s.values, v) {
-			s.values = append(s.values, v)
-			grown = true
-		}
-	}
-	if grown {
-		s.scrub.SetSecrets(s.values...)
-	}
-}
-
-// Values are the set's secrets.
-func (s *Secrets) Values() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.values)
-}
+// addSecrets adds the configured secrets that are set to w's set.
+func (w *Wiring) addSecrets(secrets ...config.Secret) { w.Secrets.Add(section.Values(secrets...)...) }
 
 // Jobs builds the enabled providers' fetchers (only those named, when
 // only is not empty), asking the registry: each provider's package builds
@@ -107,7 +60,7 @@ func (w *Wiring) Jobs(only []string) ([]daemon.Job, error) {
 		if len(only) > 0 && !slices.Contains(only, p.Name) || len(only) == 0 && !shared.Enabled {
 			continue
 		}
-		f, err := p.New(sec, fetchers.Env{Client: client, Log: w.Log.Named(p.Name), Now: w.Now, Progress: w.Progress, AddSecrets: w.Secrets.Add})
+		f, err := p.New(sec, fetchers.Env{Client: client, Log: w.Log.Named(p.Name), Now: w.Now, Progress: w.Progress, AddSecrets: w.addSecrets})
 		if err != nil {
 			return nil, err
 		}
@@ -134,7 +87,7 @@ func (w *Wiring) Jobs(only []string) ([]daemon.Job, error) {
 		if w.Config.Database.UsesPostgres() {
 			jobs[i].LeaseTTL = w.Config.HA.Takeover
 		}
-		jobs[i].Scrub = w.Secrets.Scrubber()
+		jobs[i].Scrub = w.Secrets
 	}
 	return jobs, nil
 }
@@ -159,7 +112,7 @@ func (w *Wiring) Rates() *fx.Updater {
 // cannot run: alert rules, provider settings and credentials are checked
 // before anything takes effect. root lends its log, clock and progress.
 func Snapshot(root *Wiring, cfg *config.Config) (*daemon.Snapshot, error) {
-	w := &Wiring{Config: cfg, Log: root.Log, Secrets: NewSecrets(secret.New()), Now: root.Now, Progress: root.Progress}
+	w := &Wiring{Config: cfg, Log: root.Log, Secrets: secret.New(), Now: root.Now, Progress: root.Progress}
 	if _, err := w.OutboxFunc(); err != nil {
 		return nil, err
 	}
@@ -170,18 +123,18 @@ func Snapshot(root *Wiring, cfg *config.Config) (*daemon.Snapshot, error) {
 	// Every secret is read now, so that the snapshot's set is complete
 	// before anything uses it (the notifier built later adds nothing).
 	if token, err := w.SlackToken(); err == nil {
-		w.Secrets.Add(token)
+		w.addSecrets(token)
 	}
-	w.Secrets.Add(cfg.Slack.WebhookURL)
+	w.addSecrets(cfg.Slack.WebhookURL)
 	token, tokenErr := cfg.HTTPToken()
 	if tokenErr == nil {
-		w.Secrets.Add(token)
+		w.addSecrets(token)
 	}
 	if u, err := config.ReadSecret("", cfg.Webhook.URL, cfg.Webhook.URLFile); err == nil {
-		w.Secrets.Add(u)
+		w.addSecrets(u)
 	}
 	if key, err := config.ReadSecret("", config.Secret{}, cfg.Webhook.SecretFile); err == nil {
-		w.Secrets.Add(key)
+		w.addSecrets(key)
 	}
 	snap := &daemon.Snapshot{
 		Source: cfg.Source, LogLevel: cfg.Log.Level,

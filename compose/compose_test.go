@@ -22,7 +22,7 @@ import (
 func fixedNow() time.Time { return time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC) }
 
 func testRoot() *Wiring {
-	return &Wiring{Log: zap.NewNop(), Secrets: NewSecrets(secret.New()), Now: fixedNow}
+	return &Wiring{Log: zap.NewNop(), Secrets: secret.New(), Now: fixedNow}
 }
 
 // Issue 32 item 2: what Snapshot builds from a config is the daemon's

@@ -22,7 +22,7 @@ func (w *Wiring) Digests() *weekly.Service {
 		Providers: d.Providers, Seller: digestSeller(d.Sellers),
 		Chart: d.Chart, FX: ReportFX(w.Config.FX), Channel: channel,
 		SlackToken: tokenErr == nil && !token.Empty(), SlackTokenErr: tokenErr, SlackWebhook: !w.Config.Slack.WebhookURL.Empty(),
-		Scrub: w.Secrets.Scrubber().String, Expected: w.ExpectedIntervals}
+		Scrub: w.Secrets.String, Expected: w.ExpectedIntervals}
 }
 
 // digestSeller is digest.sellers as one choice: one of cloud and

@@ -154,10 +154,9 @@ type Options struct {
 	// DB is the open database; Stop closes it.
 	DB  *storage.DB
 	Log *zap.Logger
-	// Scrub masks the secrets in what readiness shows; AddSecrets adds a
-	// snapshot's secrets to it (and to the log's masking).
-	Scrub      *secret.Scrubber
-	AddSecrets func(values ...string)
+	// Secrets is the program's secret set: each snapshot's secrets are
+	// added to it, and so to the log's masking (nil: added nowhere).
+	Secrets *secret.Set
 	// SetLogLevel applies a reloaded log.level (nil: the level stays).
 	SetLogLevel func(level string) error
 	// Version is the build's, for the log and pricewatch_build_info.
@@ -287,11 +286,7 @@ func (d *Daemon) buildState(build func() (*Snapshot, error)) (*state, error) {
 	return st, nil
 }
 
-func (d *Daemon) addSecrets(values []string) {
-	if d.opts.AddSecrets != nil {
-		d.opts.AddSecrets(values...)
-	}
-}
+func (d *Daemon) addSecrets(values []string) { d.opts.Secrets.Add(values...) }
 
 // maybeUpdateFX refreshes exchange rates after a run, at most hourly.
 func (d *Daemon) maybeUpdateFX(ctx context.Context) {

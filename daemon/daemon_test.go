@@ -171,11 +171,9 @@ func TestStartReloadStop(t *testing.T) {
 		}
 	}
 	core, logs := observer.New(zapcore.InfoLevel)
-	scrub := secret.New()
-	var added []string
+	secrets := secret.New()
 	var levels []string
-	d := New(Options{Build: build("first"), DB: openDB(t, path), Log: zap.New(core), Scrub: scrub,
-		AddSecrets:  func(v ...string) { added = append(added, v...) },
+	d := New(Options{Build: build("first"), DB: openDB(t, path), Log: zap.New(core), Secrets: secrets,
 		SetLogLevel: func(l string) error { levels = append(levels, l); return nil }, Version: "test"})
 	if err := d.Start(context.Background()); err != nil {
 		t.Fatal(err)
@@ -213,7 +211,7 @@ func TestStartReloadStop(t *testing.T) {
 	if ev.index("first dispatcher stopped") < 0 || ev.index("alpha fetch ended") >= 0 {
 		t.Errorf("after the reload: %v (the first dispatcher stops, alpha's run carries on)", ev.all())
 	}
-	if !slices.Equal(added, []string{"first-secret", "second-secret"}) || !slices.Equal(levels, []string{"info"}) {
+	if added := secrets.Values(); !slices.Equal(added, []string{"first-secret", "second-secret"}) || !slices.Equal(levels, []string{"info"}) {
 		t.Errorf("secrets added %q, log levels %q", added, levels)
 	}
 

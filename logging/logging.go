@@ -15,6 +15,8 @@ import (
 	"go.uber.org/zap/zapcore"
 	"golang.org/x/sys/unix"
 	"golang.org/x/term"
+
+	"github.com/pricewatch/pricewatch/secret"
 )
 
 // Formats accepted by New (config key log.format).
@@ -28,14 +30,13 @@ const (
 type Option func(*options)
 
 type options struct {
-	redactor *Redactor
+	secrets *secret.Set
 }
 
-// WithRedactor masks r's secrets (set or changed later with SetSecrets) in
-// every line. Without it New still masks URL query strings, URL user info,
+// WithSecrets masks s's secrets (added to it later too) in every line. Without it New still masks URL query strings, URL user info,
 // Slack webhook paths and recognisable token shapes, but cannot know the
 // configured keys themselves.
-func WithRedactor(r *Redactor) Option { return func(o *options) { o.redactor = r } }
+func WithSecrets(s *secret.Set) Option { return func(o *options) { o.secrets = s } }
 
 // New returns a logger writing to stderr (os.Stderr when nil) and the level
 // handle that changes it at run time (SIGHUP reload: lvl.UnmarshalText).
@@ -54,8 +55,8 @@ func New(level, format string, stderr io.Writer, opts ...Option) (*zap.Logger, z
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if o.redactor == nil {
-		o.redactor = NewRedactor()
+	if o.secrets == nil {
+		o.secrets = secret.New()
 	}
 	if stderr == nil {
 		stderr = os.Stderr
@@ -107,7 +108,7 @@ func New(level, format string, stderr io.Writer, opts ...Option) (*zap.Logger, z
 	} else {
 		enc = zapcore.NewJSONEncoder(cfg)
 	}
-	enc = &lineEncoder{Encoder: enc, redactor: o.redactor, priority: journal}
+	enc = &lineEncoder{Encoder: enc, secrets: o.secrets, priority: journal}
 
 	sink := zapcore.Lock(zapcore.AddSync(stderr))
 	core := zapcore.NewCore(enc, sink, lvl)
@@ -184,12 +185,12 @@ var linePool = buffer.NewPool()
 // would otherwise land at info).
 type lineEncoder struct {
 	zapcore.Encoder
-	redactor *Redactor
+	secrets  *secret.Set
 	priority bool
 }
 
 func (e *lineEncoder) Clone() zapcore.Encoder {
-	return &lineEncoder{Encoder: e.Encoder.Clone(), redactor: e.redactor, priority: e.priority}
+	return &lineEncoder{Encoder: e.Encoder.Clone(), secrets: e.secrets, priority: e.priority}
 }
 
 func (e *lineEncoder) EncodeEntry(ent zapcore.Entry, fields []zapcore.Field) (*buffer.Buffer, error) {
@@ -197,7 +198,7 @@ func (e *lineEncoder) EncodeEntry(ent zapcore.Entry, fields []zapcore.Field) (*b
 	if err != nil {
 		return nil, err
 	}
-	text := e.redactor.String(inner.String())
+	text := e.secrets.String(inner.String())
 	inner.Free()
 
 	out := linePool.Get()

@@ -16,6 +16,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"golang.org/x/sys/unix"
+
+	"github.com/pricewatch/pricewatch/secret"
 )
 
 func TestLevels(t *testing.T) {
@@ -302,15 +304,15 @@ func TestSecretsNeverWritten(t *testing.T) {
 	for _, format := range []string{"json", "console"} {
 		t.Run(format, func(t *testing.T) {
 			var buf bytes.Buffer
-			red := NewRedactor()
-			log, _, err := New("debug", format, &buf, WithRedactor(red))
+			red := secret.New()
+			log, _, err := New("debug", format, &buf, WithSecrets(red))
 			if err != nil {
 				t.Fatal(err)
 			}
 			// Secrets learnt after the logger (and a child logger) exist,
 			// as they are when the config is read after logging starts.
 			child := log.With(zap.String("key_in_context", aliKey))
-			red.SetSecrets(token, aliKey)
+			red.Add(token, aliKey)
 
 			log.Info("token is " + token)
 			log.Warn("alibaba", zap.String("secret", aliKey), zap.Strings("list", []string{aliKey}))
@@ -327,10 +329,10 @@ func TestSecretsNeverWritten(t *testing.T) {
 			if strings.Contains(out, "LTAI5tQ8") {
 				t.Errorf("access key id in output:\n%s", out)
 			}
-			if got := strings.Count(out, Mask); got < 6 {
+			if got := strings.Count(out, secret.Mask); got < 6 {
 				t.Errorf("found %d masks, want at least 6:\n%s", got, out)
 			}
-			if !strings.Contains(out, "hooks.slack.com/services/"+Mask) {
+			if !strings.Contains(out, "hooks.slack.com/services/"+secret.Mask) {
 				t.Errorf("webhook host no longer recognisable:\n%s", out)
 			}
 		})

@@ -9,6 +9,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/buffer"
 	"go.uber.org/zap/zapcore"
+
+	"github.com/pricewatch/pricewatch/secret"
 )
 
 // NewPlain is the CLI's logger: one line of plain text per entry on
@@ -20,8 +22,8 @@ func NewPlain(level string, stderr io.Writer, opts ...Option) (*zap.Logger, zap.
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if o.redactor == nil {
-		o.redactor = NewRedactor()
+	if o.secrets == nil {
+		o.secrets = secret.New()
 	}
 	lvl := zap.NewAtomicLevelAt(zapcore.WarnLevel)
 	if level != "" {
@@ -30,18 +32,18 @@ func NewPlain(level string, stderr io.Writer, opts ...Option) (*zap.Logger, zap.
 		}
 	}
 	sink := zapcore.Lock(zapcore.AddSync(stderr))
-	enc := &plainEncoder{MapObjectEncoder: zapcore.NewMapObjectEncoder(), redactor: o.redactor}
+	enc := &plainEncoder{MapObjectEncoder: zapcore.NewMapObjectEncoder(), secrets: o.secrets}
 	return zap.New(zapcore.NewCore(enc, sink, lvl), zap.ErrorOutput(sink)), lvl, nil
 }
 
 // plainEncoder collects fields in a map and prints them as key=value.
 type plainEncoder struct {
 	*zapcore.MapObjectEncoder
-	redactor *Redactor
+	secrets *secret.Set
 }
 
 func (e *plainEncoder) Clone() zapcore.Encoder {
-	c := &plainEncoder{MapObjectEncoder: zapcore.NewMapObjectEncoder(), redactor: e.redactor}
+	c := &plainEncoder{MapObjectEncoder: zapcore.NewMapObjectEncoder(), secrets: e.secrets}
 	for k, v := range e.Fields {
 		c.Fields[k] = v
 	}
@@ -81,7 +83,7 @@ func (e *plainEncoder) EncodeEntry(ent zapcore.Entry, fields []zapcore.Field) (*
 		b.WriteString(")")
 	}
 	line := plainPool.Get()
-	line.AppendString(e.redactor.String(strings.ReplaceAll(b.String(), "\n", " ")))
+	line.AppendString(e.secrets.String(strings.ReplaceAll(b.String(), "\n", " ")))
 	line.AppendByte('\n')
 	return line, nil
 }

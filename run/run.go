@@ -42,7 +42,7 @@ type Job struct {
 	// Scrub masks the configured secrets in the run's error before it is
 	// logged, recorded or printed (the fetchers scrub where they build
 	// errors; this is the second line).
-	Scrub *secret.Scrubber
+	Scrub *secret.Set
 	// Hardware holds the config's hardware.overrides, applied to every
 	// fetched offer and availability record before they are stored.
 	Hardware hardware.Overrides

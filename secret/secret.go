@@ -23,33 +23,69 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
 // Mask replaces whatever was redacted.
 const Mask = "[REDACTED]"
 
-// Scrubber masks secrets in text: the configured values, added with
-// SetSecrets (which a config reload may call again), and everything the
-// package comment lists. It is safe for concurrent use.
-type Scrubber struct {
-	secrets atomic.Pointer[[]string]
+// Set is the set of secret values the program knows (configured keys,
+// tokens, webhook URLs, a run's bearer token) and the one scrubber that
+// masks them, and everything the package comment lists, in text. The set
+// only grows (Add): a secret once read stays masked, whatever config is
+// loaded later. A nil *Set knows no value and still masks the shapes. It
+// is safe for concurrent use.
+type Set struct {
+	mu     sync.Mutex // serialises Add
+	values []string   // as added, each once; guarded by mu
+	// forms are every encoding of the values, longest first, swapped
+	// whole so that String never waits for Add.
+	forms atomic.Pointer[[]string]
 }
 
-// New returns a Scrubber for the given secret values.
-func New(secrets ...string) *Scrubber {
-	r := &Scrubber{}
-	r.SetSecrets(secrets...)
-	return r
+// New returns a Set of the given secret values.
+func New(values ...string) *Set {
+	s := &Set{}
+	s.Add(values...)
+	return s
 }
 
-// SetSecrets replaces the set of values to mask. Empty values are ignored.
-func (r *Scrubber) SetSecrets(secrets ...string) {
-	var forms []string
-	for _, s := range secrets {
-		if s == "" {
-			continue
+// Add adds secret values to the set; empty ones and ones it has are
+// ignored. The scrubber's forms are rebuilt only when the set grew, so a
+// set whose values were all added up front is never written again.
+func (s *Set) Add(values ...string) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	grown := false
+	for _, v := range values {
+		if v != "" && !slices.Contains(s.values, v) {
+			s.values = append(s.values, v)
+			grown = true
 		}
+	}
+	if grown {
+		s.forms.Store(encodings(s.values))
+	}
+}
+
+// Values are the set's secrets, in the order they were added.
+func (s *Set) Values() []string {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.values)
+}
+
+// encodings are the forms each value can reach a line in.
+func encodings(values []string) *[]string {
+	var forms []string
+	for _, s := range values {
 		// A secret can reach a log line as written, escaped inside a JSON
 		// string (the JSON encoder and console fields) or percent-encoded
 		// inside a URL.
@@ -58,58 +94,64 @@ func (r *Scrubber) SetSecrets(secrets ...string) {
 	// Longest first, so that a secret containing another is masked whole.
 	slices.SortFunc(forms, func(a, b string) int { return len(b) - len(a) })
 	forms = slices.Compact(forms)
-	r.secrets.Store(&forms)
+	return &forms
 }
 
-// String returns s with every secret masked.
-func (r *Scrubber) String(s string) string {
-	var secrets []string
-	if r != nil {
-		if p := r.secrets.Load(); p != nil {
-			secrets = *p
+// String returns text with every secret masked.
+func (s *Set) String(text string) string {
+	var forms []string
+	if s != nil {
+		if p := s.forms.Load(); p != nil {
+			forms = *p
 		}
 	}
-	return redact(s, secrets)
+	return redact(text, forms)
 }
 
 // Error returns err with its message masked. The result still unwraps to
 // err, so errors.Is and errors.As keep classifying it; do not log what
 // errors.As digs out of it (a *url.Error holds the full URL).
-func (r *Scrubber) Error(err error) error {
+func (s *Set) Error(err error) error {
 	if err == nil {
 		return nil
 	}
 	msg := err.Error()
-	clean := r.String(msg)
+	clean := s.String(msg)
 	if clean == msg {
 		return err
 	}
 	return &redactedError{msg: clean, err: err}
 }
 
-// String masks the given secrets, and every credential shape, in s.
+// Transport is the text of an HTTP client error with the URL left out and
+// every secret masked: Go's *url.Error repeats the whole URL, and a webhook
+// URL (Slack's, a generic receiver's) is itself a secret. A timeout says so.
+func (s *Set) Transport(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+		if ue.Timeout() {
+			return s.String("timed out: " + err.Error())
+		}
+	}
+	return s.String(err.Error())
+}
+
+// String masks the given secrets, and every credential shape, in s: a
+// Set of them for one use.
 func String(s string, secrets ...string) string {
 	return New(secrets...).String(s)
 }
 
 // Error returns err with the given secrets, and every credential shape,
-// removed from its message; see Scrubber.Error.
+// removed from its message; see Set.Error.
 func Error(err error, secrets ...string) error {
 	return New(secrets...).Error(err)
 }
 
-// Transport is the text of an HTTP client error with the URL left out and
-// every secret masked: Go's *url.Error repeats the whole URL, and a webhook
-// URL (Slack's, a generic receiver's) is itself a secret. A timeout says so.
+// Transport is Set.Transport with the given secrets.
 func Transport(err error, secrets ...string) string {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err
-		if ue.Timeout() {
-			return String("timed out: "+err.Error(), secrets...)
-		}
-	}
-	return String(err.Error(), secrets...)
+	return New(secrets...).Transport(err)
 }
 
 type redactedError struct {

@@ -2,15 +2,18 @@ package secret
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
 // azureSecret is a made-up Entra ID client secret of the current format.
 const azureSecret = "Xy78Q~EXAMPLEfakeSecretValue0123456789ab"
 
-func TestScrubberMasksCloudKeyShapes(t *testing.T) {
+func TestSetMasksCloudKeyShapes(t *testing.T) {
 	tests := []struct {
 		name, text, secret string
 	}{
@@ -59,7 +62,7 @@ func TestScrubberMasksCloudKeyShapes(t *testing.T) {
 
 // Words that merely look like keys stay: the scrubber must not eat the
 // advice an error gives (config key names, codes).
-func TestScrubberKeepsOrdinaryText(t *testing.T) {
+func TestSetKeepsOrdinaryText(t *testing.T) {
 	for _, s := range []string{
 		"check providers.tencent.secret_key_file and secret_id_file",
 		"InvalidAccessKeyId.NotFound: the AccessKey ID is not known",
@@ -76,7 +79,7 @@ func TestScrubberKeepsOrdinaryText(t *testing.T) {
 	}
 }
 
-func TestScrubberMasksConfiguredValuesAndKeepsErrorChain(t *testing.T) {
+func TestSetMasksConfiguredValuesAndKeepsErrorChain(t *testing.T) {
 	base := errors.New("sentinel")
 	err := Error(errors.Join(base, errors.New("signed with hunter2-the-secret")), "hunter2-the-secret")
 	if strings.Contains(err.Error(), "hunter2") {
@@ -124,7 +127,7 @@ func TestTransportLeavesOutTheURL(t *testing.T) {
 // Azure client secret's "~" and "." included: as written, escaped in JSON,
 // percent-encoded in a query or a path. An old-format secret (no shape of
 // its own) is masked because it is configured.
-func TestScrubberMasksConfiguredAzureSecret(t *testing.T) {
+func TestSetMasksConfiguredAzureSecret(t *testing.T) {
 	const old = "a1b2~c3d4.e5f6-g7h8_i9j0+k/l=m\\n\"o"
 	for _, v := range []string{azureSecret, old} {
 		r := New(v)
@@ -134,5 +137,85 @@ func TestScrubberMasksConfiguredAzureSecret(t *testing.T) {
 				t.Errorf("%q: configured secret in form %q kept: %q", v, form, got)
 			}
 		}
+	}
+}
+
+// A Set only grows: each Add keeps what it had, ignores empty values and
+// ones it has, and masks every value added, in the order added.
+func TestSetAdd(t *testing.T) {
+	tests := []struct {
+		name   string
+		start  []string
+		adds   [][]string
+		values []string
+		line   string
+		want   string
+	}{
+		{"empty", nil, nil, nil, "key first-secret-1", "key first-secret-1"},
+		{"up front", []string{"first-secret-1"}, nil, []string{"first-secret-1"}, "key first-secret-1", "key " + Mask},
+		{"added later", nil, [][]string{{"first-secret-1"}, {"second-secret-2"}}, []string{"first-secret-1", "second-secret-2"},
+			"first-secret-1 then second-secret-2", Mask + " then " + Mask},
+		{"old values stay", []string{"first-secret-1"}, [][]string{{"second-secret-2"}}, []string{"first-secret-1", "second-secret-2"},
+			"first-secret-1 second-secret-2", Mask + " " + Mask},
+		{"empty and repeated ignored", []string{"", "first-secret-1"}, [][]string{{"first-secret-1", ""}, {}},
+			[]string{"first-secret-1"}, "first-secret-1", Mask},
+		{"longest first", []string{"Gu5t9x"}, [][]string{{"Gu5t9xGARNpq86cd"}}, []string{"Gu5t9x", "Gu5t9xGARNpq86cd"},
+			"Gu5t9xGARNpq86cd and Gu5t9x", Mask + " and " + Mask},
+		{"percent-encoded", nil, [][]string{{"a/b+c-secret"}}, []string{"a/b+c-secret"}, "GET /v1/keys/a%2Fb%2Bc-secret", "GET /v1/keys/" + Mask},
+		{"shapes without values", nil, nil, nil, "token xoxb-1234-5678-abcdefABCDEF", "token " + Mask},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := New(tt.start...)
+			for _, a := range tt.adds {
+				s.Add(a...)
+			}
+			if got := s.Values(); !slices.Equal(got, tt.values) {
+				t.Errorf("Values = %q, want %q", got, tt.values)
+			}
+			if got := s.String(tt.line); got != tt.want {
+				t.Errorf("String = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// A nil Set knows no value, takes none, and still masks the shapes.
+func TestNilSet(t *testing.T) {
+	var s *Set
+	s.Add("first-secret-1")
+	if v := s.Values(); v != nil {
+		t.Errorf("Values = %q", v)
+	}
+	if got := s.String("first-secret-1 at https://x.example/?k=v"); got != "first-secret-1 at https://x.example/?"+Mask {
+		t.Errorf("String = %q", got)
+	}
+	if err := s.Error(errors.New("Bearer abcdefgh refused")); err.Error() != "Bearer "+Mask+" refused" {
+		t.Errorf("Error = %q", err)
+	}
+}
+
+// Lines are masked while secrets are added (a reload reads new ones as
+// the log is written): no race, and a value is masked once Add returns.
+func TestSetConcurrent(t *testing.T) {
+	s := New()
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 50 {
+				v := fmt.Sprintf("secret-%d-%d", i, j)
+				s.Add(v)
+				if got := s.String("is " + v); got != "is "+Mask {
+					t.Errorf("%s not masked after Add: %q", v, got)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if n := len(s.Values()); n != 200 {
+		t.Errorf("%d values, want 200", n)
 	}
 }

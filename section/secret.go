@@ -29,6 +29,18 @@ func (s Secret) String() string {
 	return "<secret>"
 }
 
+// Values are the values of the secrets that are set, for a set of secret
+// values to mask (package secret).
+func Values(secrets ...Secret) []string {
+	out := make([]string, 0, len(secrets))
+	for _, s := range secrets {
+		if s.v != "" {
+			out = append(out, s.v)
+		}
+	}
+	return out
+}
+
 // GoString keeps %#v from printing the value.
 func (s Secret) GoString() string { return s.String() }
 

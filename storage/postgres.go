@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/pricewatch/pricewatch/leader"
+	"github.com/pricewatch/pricewatch/secret"
 )
 
 // PostgreSQL is the second home of the same history: one schema, the same
@@ -65,7 +66,7 @@ func OpenPostgres(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	shown := RedactDSN(dsn)
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("opening PostgreSQL database %s: %w", shown, scrubbed(err, dsnPassword(dsn)))
+		return nil, fmt.Errorf("opening PostgreSQL database %s: %w", shown, secret.Error(err, dsnPassword(dsn)))
 	}
 	pw := cfg.ConnConfig.Password
 	cfg.MaxConns = pgPoolSize
@@ -91,16 +92,16 @@ func OpenPostgres(ctx context.Context, dsn string, opts Options) (*DB, error) {
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("opening PostgreSQL database %s: %w", shown, scrubbed(err, pw))
+		return nil, fmt.Errorf("opening PostgreSQL database %s: %w", shown, secret.Error(err, pw))
 	}
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("opening PostgreSQL database %s: %w", shown, scrubbed(err, pw))
+		return nil, fmt.Errorf("opening PostgreSQL database %s: %w", shown, secret.Error(err, pw))
 	}
 	sqlDB := sql.OpenDB(pgConnector{inner: stdlib.GetPoolConnector(pool)})
 	sqlDB.SetMaxOpenConns(pgPoolSize)
 	sqlDB.SetMaxIdleConns(pgPoolSize)
-	db := &DB{write: sqlDB, read: sqlDB, path: shown, pg: true, pool: pool, secret: pw,
+	db := &DB{write: sqlDB, read: sqlDB, path: shown, pg: true, pool: pool, secrets: secret.New(pw),
 		Now: func() time.Time { return time.Now().UTC() }, Replica: opts.Replica}
 	if err := db.migratePostgres(ctx, opts.Progress); err != nil {
 		db.Close()
@@ -211,8 +212,14 @@ func (db *DB) lockKey(ctx context.Context, tx *sql.Tx, key string) error {
 	return nil
 }
 
-// scrub takes the password out of an error's text.
-func (db *DB) scrub(err error) error { return scrubbed(err, db.secret) }
+// scrub takes the password (and any credential shape) out of an error's
+// text; a SQLite database has no password and leaves it as it is.
+func (db *DB) scrub(err error) error {
+	if db.secrets == nil {
+		return err
+	}
+	return db.secrets.Error(err)
+}
 
 // RedactDSN is dsn fit for logs and errors: a URL's password replaced by
 // "xxxxx" (and a password= parameter likewise).
@@ -243,27 +250,6 @@ func dsnPassword(dsn string) string {
 		return strings.Trim(m[2], "'")
 	}
 	return ""
-}
-
-// scrubbedError is an error whose text had a secret taken out; errors.Is
-// and As still see the original.
-type scrubbedError struct {
-	msg string
-	err error
-}
-
-func (e *scrubbedError) Error() string { return e.msg }
-func (e *scrubbedError) Unwrap() error { return e.err }
-
-func scrubbed(err error, secret string) error {
-	if err == nil || secret == "" || !strings.Contains(err.Error(), secret) {
-		return err
-	}
-	msg := strings.ReplaceAll(err.Error(), secret, "xxxxx")
-	if u := url.QueryEscape(secret); u != secret {
-		msg = strings.ReplaceAll(msg, u, "xxxxx")
-	}
-	return &scrubbedError{msg: msg, err: err}
 }
 
 // pgConnector hands database/sql pgx connections that speak SQLite's

@@ -29,6 +29,7 @@ import (
 	"github.com/mattn/go-sqlite3" // also registers the "sqlite3" driver
 
 	"github.com/pricewatch/pricewatch/retry"
+	"github.com/pricewatch/pricewatch/secret"
 )
 
 //go:embed migrations/*.sql
@@ -41,11 +42,11 @@ type DB struct {
 	// path is the SQLite file, or the PostgreSQL DSN without its password.
 	path string
 	// pg: the database is PostgreSQL (OpenPostgres); read and write are
-	// then one pool over pool, and secret is the DSN's password, kept out
-	// of errors.
-	pg     bool
-	pool   *pgxpool.Pool
-	secret string
+	// then one pool over pool, and secrets hold the DSN's password, kept
+	// out of errors.
+	pg      bool
+	pool    *pgxpool.Pool
+	secrets *secret.Set
 	// Now is the clock; tests replace it.
 	Now func() time.Time
 	// Replica names this process among several sharing one database

@@ -9,7 +9,6 @@ import (
 	slackapi "github.com/slack-go/slack"
 
 	"github.com/pricewatch/pricewatch/alerting"
-	"github.com/pricewatch/pricewatch/secret"
 )
 
 // PostWithAttachment implements alerting.AttachmentNotifier: it posts the
@@ -26,7 +25,7 @@ import (
 // for good (no files:write scope) and a webhook, which cannot send files,
 // also deliver the message alone and say so.
 func (n *Notifier) PostWithAttachment(ctx context.Context, channel string, payload, attachment []byte) error {
-	return secret.Error(n.postWithAttachment(ctx, channel, payload, attachment), n.secrets...)
+	return n.secrets.Error(n.postWithAttachment(ctx, channel, payload, attachment))
 }
 
 func (n *Notifier) postWithAttachment(ctx context.Context, channel string, payload, attachment []byte) error {

@@ -49,7 +49,7 @@ type Notifier struct {
 	api      *slackapi.Client
 	webhook  string
 	hc       *http.Client
-	secrets  []string
+	secrets  *secret.Set // the token or the webhook URL, in its forms
 	renderer alerting.Renderer
 	digest   func(data []byte, webhook, chart bool) ([]byte, error)
 	// noHistory: Slack refused conversations.history for want of a scope;
@@ -81,16 +81,16 @@ func New(cfg Config) (*Notifier, error) {
 			base += "/"
 		}
 		n.api = slackapi.New(cfg.Token, slackapi.OptionAPIURL(base), slackapi.OptionHTTPClient(hc))
-		n.secrets = append(n.secrets, cfg.Token)
+		n.secrets = secret.New(cfg.Token)
 	case cfg.WebhookURL != "":
 		u, err := url.Parse(cfg.WebhookURL)
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 			return nil, fmt.Errorf("slack.webhook_url is not an http(s) URL")
 		}
 		n.webhook = cfg.WebhookURL
-		n.secrets = append(n.secrets, n.webhook)
+		n.secrets = secret.New(n.webhook)
 		if len(u.Path) > 1 {
-			n.secrets = append(n.secrets, u.Path, url.PathEscape(u.Path))
+			n.secrets.Add(u.Path, url.PathEscape(u.Path))
 		}
 	default:
 		return nil, fmt.Errorf("slack: no bot token and no webhook URL configured")
@@ -169,9 +169,9 @@ func (n *Notifier) Send(ctx context.Context, channel string, payload []byte) (Re
 func (n *Notifier) send(ctx context.Context, channel string, p Payload) (Receipt, error) {
 	if n.api != nil {
 		r, err := n.postAPI(ctx, channel, p)
-		return r, secret.Error(err, n.secrets...)
+		return r, n.secrets.Error(err)
 	}
-	return Receipt{}, secret.Error(n.postWebhook(ctx, p), n.secrets...)
+	return Receipt{}, n.secrets.Error(n.postWebhook(ctx, p))
 }
 
 func (n *Notifier) postAPI(ctx context.Context, channel string, p Payload) (Receipt, error) {
@@ -320,7 +320,7 @@ func (n *Notifier) postWebhook(ctx context.Context, p Payload) error {
 		if rerr, ok := alerting.RedirectFailure(err, "posting to the Slack webhook", "slack.webhook_url"); ok {
 			return rerr
 		}
-		return alerting.TransportError(ctx, "posting to the Slack webhook", err, n.secrets...)
+		return alerting.TransportError(ctx, "posting to the Slack webhook", err, n.secrets)
 	}
 	defer resp.Body.Close()
 	// Slack answers a webhook in plain text: "ok", or an error code such as
@@ -369,13 +369,11 @@ func errorCode(s string) string {
 
 // describe turns a transport error into text without the URL (which may
 // be the secret webhook URL).
-func (n *Notifier) describe(err error) string { return secret.Transport(err, n.secrets...) }
+func (n *Notifier) describe(err error) string { return n.secrets.Transport(err) }
 
 // scrub removes every configured secret, and every credential shape, from
-// s: the one scrubber of package secret.
-func (n *Notifier) scrub(s string) string {
-	return secret.String(s, n.secrets...)
-}
+// s.
+func (n *Notifier) scrub(s string) string { return n.secrets.String(s) }
 
 // String keeps the token and webhook URL out of any %v of a Notifier.
 func (n *Notifier) String() string { return "slack.Notifier(" + n.Mode() + ")" }

@@ -61,8 +61,9 @@ type Notifier struct {
 	key []byte
 	hc  *http.Client
 	now func() time.Time
-	// redact are the forms of the URL that must not leak into an error.
-	redact []string
+	// secrets are the URL, its parts and the signing key: none may leak
+	// into an error.
+	secrets *secret.Set
 }
 
 // New returns a notifier for cfg.
@@ -71,12 +72,12 @@ func New(cfg Config) (*Notifier, error) {
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return nil, errors.New("webhook.url is not an http(s) URL")
 	}
-	n := &Notifier{url: cfg.URL, key: cfg.Secret, hc: cfg.HTTPClient, now: cfg.Now, redact: []string{cfg.URL, string(cfg.Secret)}}
+	n := &Notifier{url: cfg.URL, key: cfg.Secret, hc: cfg.HTTPClient, now: cfg.Now, secrets: secret.New(cfg.URL, string(cfg.Secret))}
 	if len(u.Path) > 1 {
-		n.redact = append(n.redact, u.Path)
+		n.secrets.Add(u.Path)
 	}
 	if u.RawQuery != "" {
-		n.redact = append(n.redact, u.RawQuery)
+		n.secrets.Add(u.RawQuery)
 	}
 	// A redirect off the URL's origin would re-send the signed alert
 	// elsewhere (a 307 repeats the POST): refused, as a failed delivery.
@@ -197,9 +198,9 @@ func (n *Notifier) send(ctx context.Context, b []byte, delivery string) error {
 	resp, err := n.hc.Do(req)
 	if err != nil {
 		if rerr, ok := alerting.RedirectFailure(err, "posting to the webhook", "webhook.url"); ok {
-			return secret.Error(rerr, n.redact...)
+			return n.secrets.Error(rerr)
 		}
-		return alerting.TransportError(ctx, "posting to the webhook", err, n.redact...)
+		return alerting.TransportError(ctx, "posting to the webhook", err, n.secrets)
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
@@ -223,7 +224,7 @@ func (n *Notifier) send(ctx context.Context, b []byte, delivery string) error {
 
 // describe turns a transport error into text without the URL, which is a
 // secret.
-func (n *Notifier) describe(err error) string { return secret.Transport(err, n.redact...) }
+func (n *Notifier) describe(err error) string { return n.secrets.Transport(err) }
 
 // String keeps the URL out of any %v of a Notifier.
 func (n *Notifier) String() string { return "webhook.Notifier" }

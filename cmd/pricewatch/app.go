@@ -17,6 +17,7 @@ import (
 	"github.com/pricewatch/pricewatch/compose"
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/logging"
+	"github.com/pricewatch/pricewatch/secret"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -43,15 +44,13 @@ type app struct {
 	log      *zap.Logger
 	db       *storage.DB
 	level    zap.AtomicLevel
-	// redactor masks configured secrets in every log line; secrets is
-	// the set it masks, which every secret read adds to.
-	redactor *logging.Redactor
-	secrets  *compose.Secrets
+	// secrets is the set every secret read is added to; every log line
+	// is masked of it.
+	secrets *secret.Set
 }
 
 func newApp(stdout, stderr io.Writer) *app {
-	redactor := logging.NewRedactor()
-	return &app{stdin: os.Stdin, stdout: stdout, stderr: stderr, log: zap.NewNop(), redactor: redactor, secrets: compose.NewSecrets(redactor)}
+	return &app{stdin: os.Stdin, stdout: stdout, stderr: stderr, log: zap.NewNop(), secrets: secret.New()}
 }
 
 // envSlackToken names the environment variable holding the bot token.
@@ -184,7 +183,7 @@ func (a *app) setupLogger(cfg config.Log) error {
 		if a.logLevel != "" {
 			cfg.Level = a.logLevel
 		}
-		log, level, err := logging.New(cfg.Level, cfg.Format, a.stderr, logging.WithRedactor(a.redactor))
+		log, level, err := logging.New(cfg.Level, cfg.Format, a.stderr, logging.WithSecrets(a.secrets))
 		if err != nil {
 			return fmt.Errorf("log: %w", err)
 		}
@@ -204,7 +203,7 @@ func (a *app) setupLogger(cfg config.Log) error {
 	case a.quiet:
 		level = "error"
 	}
-	log, lvl, err := logging.NewPlain(level, a.stderr, logging.WithRedactor(a.redactor))
+	log, lvl, err := logging.NewPlain(level, a.stderr, logging.WithSecrets(a.secrets))
 	if err != nil {
 		return usageError{fmt.Errorf("--log-level: %w", err)}
 	}

@@ -214,7 +214,7 @@ type signalClient struct {
 	scope string
 	arm   *url.URL
 	sub   string
-	scrub *secret.Scrubber
+	scrub *secret.Set
 }
 
 // newSignalClient checks the signal configuration. It returns nil, with

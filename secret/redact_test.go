@@ -1,4 +1,4 @@
-package logging
+package secret
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-func TestRedactString(t *testing.T) {
+func TestString(t *testing.T) {
 	cases := []struct {
 		name    string
 		in      string
@@ -80,8 +80,8 @@ func TestRedactString(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := RedactString(tc.in, tc.secrets...); got != tc.want {
-				t.Errorf("RedactString:\n got  %s\n want %s", got, tc.want)
+			if got := String(tc.in, tc.secrets...); got != tc.want {
+				t.Errorf("String:\n got  %s\n want %s", got, tc.want)
 			}
 		})
 	}
@@ -89,44 +89,31 @@ func TestRedactString(t *testing.T) {
 
 var errThrottled = errors.New("throttled by the cloud")
 
-func TestRedactKeepsErrorChain(t *testing.T) {
+func TestErrorKeepsChain(t *testing.T) {
 	const hook = "https://hooks.slack.com/services/T0001/B0002/abcdefghijklmnopqrstuvwx"
 	base := &url.Error{Op: "Post", URL: hook, Err: errThrottled}
 	err := fmt.Errorf("delivering alert 42: %w", base)
 
-	red := Redact(err)
+	red := Error(err)
 	if strings.Contains(red.Error(), "abcdefghijklmnopqrstuvwx") {
 		t.Fatalf("webhook path survived: %s", red)
 	}
 	if want := `delivering alert 42: Post "https://hooks.slack.com/services/[REDACTED]": throttled by the cloud`; red.Error() != want {
-		t.Errorf("Redact = %q, want %q", red, want)
+		t.Errorf("Error = %q, want %q", red, want)
 	}
 	if !errors.Is(red, errThrottled) {
-		t.Error("errors.Is lost the sentinel through Redact")
+		t.Error("errors.Is lost the sentinel through Error")
 	}
 	var ue *url.Error
 	if !errors.As(red, &ue) {
-		t.Error("errors.As lost the *url.Error through Redact")
+		t.Error("errors.As lost the *url.Error through Error")
 	}
 
-	if Redact(nil) != nil {
-		t.Error("Redact(nil) != nil")
+	if Error(nil) != nil {
+		t.Error("Error(nil) != nil")
 	}
 	clean := errors.New("no secret here")
-	if Redact(clean) != clean {
+	if Error(clean) != clean {
 		t.Error("an error with nothing to mask should come back unchanged")
-	}
-}
-
-func TestRedactorSetSecretsReplaces(t *testing.T) {
-	r := NewRedactor("old-secret-value")
-	r.SetSecrets("new-secret-value")
-	got := r.String("old-secret-value new-secret-value")
-	if want := "old-secret-value " + Mask; got != want {
-		t.Errorf("after SetSecrets: %q, want %q", got, want)
-	}
-	var nilRedactor *Redactor
-	if got := nilRedactor.String("see https://x.example/?k=v"); got != "see https://x.example/?"+Mask {
-		t.Errorf("nil Redactor still masks patterns: got %q", got)
 	}
 }
