@@ -77,6 +77,22 @@ func NewKeyedAPI(spec KeyedSpec, cfg KeyedConfig, client *Client, log *zap.Logge
 	return KeyedAPI{KeyedSpec: spec, URL: u.Scheme + "://" + u.Host + spec.Path, Log: log, key: cfg.APIKey, client: client}, nil
 }
 
+// API is NewKeyedAPI for a cloud whose key k describes: a required key
+// that is missing is refused first (Check, wrapping ErrNoCredentials) when
+// there is a client to send it with, and a refused key's error says where
+// the key comes from (Help) unless spec.KeyHelp says otherwise.
+func (k Key) API(spec KeyedSpec, cfg KeyedConfig, client *Client, log *zap.Logger) (KeyedAPI, error) {
+	if client != nil {
+		if err := k.Check(cfg.APIKey); err != nil {
+			return KeyedAPI{}, err
+		}
+	}
+	if spec.KeyHelp == "" {
+		spec.KeyHelp = k.Help()
+	}
+	return NewKeyedAPI(spec, cfg, client, log)
+}
+
 // Do sends method with body (a JSON document, or nil) and returns the
 // whole body of a 200 answer (see Client.Read); a refused key wraps
 // ErrAuth.

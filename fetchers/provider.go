@@ -85,19 +85,18 @@ func (p Provider) New(s section.Section, env Env) (Fetcher, error) {
 
 // KeyedProvider completes p for a cloud whose section is section.Keyed:
 // one global API read with an API key. defaults are the section's
-// defaults, key resolves the key (api_key_file names its file), build
-// makes the fetcher from the section's endpoint and key and the program's
-// Env (its client, the provider's log, the clock); the key is handed to
-// the redactor before.
-func KeyedProvider[F Fetcher](p Provider, defaults section.Keyed, key func(file string) (section.Secret, error),
-	build func(KeyedConfig, Env) (F, error)) Provider {
+// defaults, key says where the key comes from (Key.From; api_key_file
+// names its file), build makes the fetcher from the section's endpoint
+// and key and the program's Env (its client, the provider's log, the
+// clock); the key is handed to the redactor before.
+func KeyedProvider[F Fetcher](p Provider, defaults section.Keyed, key Key, build func(KeyedConfig, Env) (F, error)) Provider {
 	p.NeedsEndpoint = true
 	p.Section = func() section.Section {
 		s := defaults
 		return &s
 	}
 	p.Build = Builder(func(s *section.Keyed, env Env) (Fetcher, error) {
-		k, err := key(s.APIKeyFile)
+		k, err := key.From(s.APIKeyFile)
 		if err != nil {
 			return nil, err
 		}

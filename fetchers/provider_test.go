@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -63,8 +65,13 @@ func TestProviderNew(t *testing.T) {
 func TestKeyedProvider(t *testing.T) {
 	var handed []string
 	var built KeyedConfig
+	t.Setenv("FAKE_API_KEY", "")
+	file := filepath.Join(t.TempDir(), "k")
+	if err := os.WriteFile(file, []byte("key-from-k\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	p := KeyedProvider(Provider{Name: "fake"}, section.Keyed{Enabled: true, Endpoint: "https://api.example"},
-		func(file string) (section.Secret, error) { return section.NewSecret("key-from-" + file), nil },
+		Key{Provider: "fake", What: "fake API key", Env: "FAKE_API_KEY", Required: true},
 		func(cfg KeyedConfig, _ Env) (fakeFetcher, error) {
 			built = cfg
 			return fakeFetcher{}, nil
@@ -73,7 +80,7 @@ func TestKeyedProvider(t *testing.T) {
 		t.Error("a keyed API always calls its endpoint")
 	}
 	s := p.Section().(*section.Keyed)
-	s.APIKeyFile = "k"
+	s.APIKeyFile = file
 	if p.Section().(*section.Keyed).APIKeyFile != "" {
 		t.Error("sections share the defaults")
 	}

@@ -62,17 +62,12 @@ type Section = section.Keyed
 var Provider = fetchers.KeyedProvider(
 	fetchers.Provider{Name: Name},
 	Section{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "*/15 * * * *", Timeout: 5 * time.Minute},
-	APIKeyFrom, func(cfg Config, env fetchers.Env) (*Fetcher, error) { return New(cfg, env.Client, env.Log) })
+	key, func(cfg Config, env fetchers.Env) (*Fetcher, error) { return New(cfg, env.Client, env.Log) })
 
 // key is the token: DIGITALOCEAN_TOKEN first, then the file named by
 // providers.digitalocean.api_key_file; without either the provider is
 // skipped.
 var key = fetchers.Key{Provider: Name, What: "digitalocean token", Env: EnvAPIKey, Required: true}
-
-// APIKeyFrom resolves the token: DIGITALOCEAN_TOKEN first, then the file
-// named by providers.digitalocean.api_key_file. Without either the error
-// wraps fetchers.ErrNoCredentials, so the provider is skipped.
-func APIKeyFrom(file string) (section.Secret, error) { return key.From(file) }
 
 // Fetcher implements fetchers.Fetcher for DigitalOcean.
 type Fetcher struct {

@@ -74,13 +74,11 @@ type Config = fetchers.KeyedConfig
 var Provider = fetchers.KeyedProvider(fetchers.Provider{Name: Name},
 	// List prices move rarely; a run reads every page of the catalogue.
 	section.Keyed{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "20 */6 * * *", Timeout: 15 * time.Minute},
-	APIKeyFrom, func(cfg Config, env fetchers.Env) (*Fetcher, error) { return New(cfg, env.Client, env.Log, env.Now) })
+	apiKey, func(cfg Config, env fetchers.Env) (*Fetcher, error) { return New(cfg, env.Client, env.Log, env.Now) })
 
-// APIKeyFrom resolves the key: GOOGLE_API_KEY first, then the file named
-// by providers.gcp.api_key_file. With neither the error wraps
+// apiKey is the key: GOOGLE_API_KEY first, then the file named by
+// providers.gcp.api_key_file. With neither the error wraps
 // fetchers.ErrNoCredentials, so the provider is skipped, not failed.
-func APIKeyFrom(file string) (section.Secret, error) { return apiKey.From(file) }
-
 var apiKey = fetchers.Key{Provider: Name, What: "gcp API key", Env: EnvAPIKey, Required: true,
 	Note: "a Google Cloud API key; the Catalog API needs no other permission"}
 

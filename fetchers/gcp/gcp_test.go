@@ -368,7 +368,7 @@ func TestNoKey(t *testing.T) {
 	}
 	dir := fetcherstest.CredentialFiles(t, map[string]string{"gcp-key": "from-file"})
 	t.Setenv("CREDENTIALS_DIRECTORY", dir)
-	if k, err := APIKeyFrom("gcp-key"); err != nil || k.Value() != "from-file" {
+	if k, err := apiKey.From("gcp-key"); err != nil || k.Value() != "from-file" {
 		t.Errorf("key file: %v", err)
 	}
 }

@@ -70,20 +70,12 @@ var Provider = fetchers.KeyedProvider(
 	fetchers.Provider{Name: Name},
 	// Stock moves within minutes; three small requests a run.
 	Section{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "*/15 * * * *", Timeout: 3 * time.Minute},
-	APIKeyFrom, func(cfg Config, env fetchers.Env) (*Fetcher, error) { return New(cfg, env.Client, env.Log) })
+	key, func(cfg Config, env fetchers.Env) (*Fetcher, error) { return New(cfg, env.Client, env.Log) })
 
-// APIKeyFrom resolves the key: HYPERSTACK_API_KEY first, then the file
-// named by providers.hyperstack.api_key_file. Without either the error
-// wraps fetchers.ErrNoCredentials, so the provider is skipped.
-func APIKeyFrom(file string) (section.Secret, error) {
-	key, err := fetchers.ReadKey("hyperstack API key", EnvAPIKey, file)
-	if err == nil && key.Empty() {
-		err = errNoKey
-	}
-	return key, err
-}
-
-var errNoKey = fmt.Errorf("%w: set %s or providers.hyperstack.api_key_file", fetchers.ErrNoCredentials, EnvAPIKey)
+// key is the API key: HYPERSTACK_API_KEY first, then the file named by
+// providers.hyperstack.api_key_file; without either the provider is
+// skipped.
+var key = fetchers.Key{Provider: Name, What: "hyperstack API key", Env: EnvAPIKey, Required: true}
 
 // Fetcher implements fetchers.Fetcher for Hyperstack.
 type Fetcher struct {
@@ -91,24 +83,16 @@ type Fetcher struct {
 	log                        *zap.Logger
 }
 
-func spec(path, answer string) fetchers.KeyedSpec {
-	return fetchers.KeyedSpec{Provider: Name, DefaultEndpoint: DefaultEndpoint, Path: path,
-		KeyHelp: "check " + EnvAPIKey + " or providers.hyperstack.api_key_file", Answer: answer,
-		MaxBody: maxBodyBytes, BodyTimeout: bodyTimeout, KeyHeader: KeyHeader}
-}
-
 // New checks cfg and returns a Fetcher sending through client. A missing
 // key gives an error wrapping fetchers.ErrNoCredentials.
 func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error) {
-	if client != nil && cfg.APIKey.Empty() {
-		return nil, errNoKey
-	}
 	f := &Fetcher{}
 	for _, x := range []struct {
 		api          *fetchers.KeyedAPI
 		path, answer string
 	}{{&f.flavors, PathFlavors, "the flavor list"}, {&f.pricebook, PathPricebook, "the pricebook"}, {&f.stocks, PathStocks, "the stock list"}} {
-		a, err := fetchers.NewKeyedAPI(spec(x.path, x.answer), cfg, client, log)
+		a, err := key.API(fetchers.KeyedSpec{Provider: Name, DefaultEndpoint: DefaultEndpoint, Path: x.path, Answer: x.answer,
+			MaxBody: maxBodyBytes, BodyTimeout: bodyTimeout, KeyHeader: KeyHeader}, cfg, client, log)
 		if err != nil {
 			return nil, err
 		}

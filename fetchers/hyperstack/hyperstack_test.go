@@ -17,11 +17,11 @@ import (
 	"github.com/pricewatch/pricewatch/section"
 )
 
-const key = "hs_test_key"
+const testKey = "hs_test_key"
 
 func fetch(t *testing.T, fake *hyperstacktest.Server) (*pricewatch.Snapshot, error) {
 	t.Helper()
-	f, err := New(Config{Endpoint: fake.URL, APIKey: section.NewSecret(key)}, fetcherstest.QuickClient(), zap.NewNop())
+	f, err := New(Config{Endpoint: fake.URL, APIKey: section.NewSecret(testKey)}, fetcherstest.QuickClient(), zap.NewNop())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func describe(s *pricewatch.Snapshot) []string {
 // state from stock_available, the stock list's figures in the detail; the
 // key sent in api_key on all three requests, never as a bearer token.
 func TestReplayFixture(t *testing.T) {
-	fake := hyperstacktest.New(t, key)
+	fake := hyperstacktest.New(t, testKey)
 	snap, err := fetch(t, fake)
 	if err != nil {
 		t.Fatal(err)
@@ -71,11 +71,11 @@ func TestReplayFixture(t *testing.T) {
 	if got := describe(snap); !slices.Equal(got, want) {
 		t.Errorf("records:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
 	}
-	if got := fake.Keys(); len(got) != 3 || got[0] != key || got[1] != key || got[2] != key {
-		t.Errorf("api_key headers %q, want the key on all three requests", got)
+	if got := fake.Keys(); len(got) != 3 || got[0] != testKey || got[1] != testKey || got[2] != testKey {
+		t.Errorf("api_key headers %q, want the testKey on all three requests", got)
 	}
 	if got := fake.Authorizations(); slices.ContainsFunc(got, func(a string) bool { return a != "" }) {
-		t.Errorf("Authorization headers %q: the key travels in api_key only", got)
+		t.Errorf("Authorization headers %q: the testKey travels in api_key only", got)
 	}
 	if len(snap.Coverage) != 1 || snap.Coverage[0].Region != pricewatch.AllRegions || !snap.Coverage[0].Availability {
 		t.Errorf("coverage %+v, want every region with availability", snap.Coverage)
@@ -109,7 +109,7 @@ func TestModelNames(t *testing.T) {
 // listed twice is believed for neither.
 func TestOddRows(t *testing.T) {
 	t.Run("unpriced GPU", func(t *testing.T) {
-		fake := hyperstacktest.New(t, key)
+		fake := hyperstacktest.New(t, testKey)
 		fake.Replace(t, hyperstacktest.Pricebook, `"name": "B200-SXM"`, `"name": "B200-SXM-retired"`)
 		snap, err := fetch(t, fake)
 		if err != nil {
@@ -122,7 +122,7 @@ func TestOddRows(t *testing.T) {
 		}
 	})
 	t.Run("malformed price defers its regions", func(t *testing.T) {
-		fake := hyperstacktest.New(t, key)
+		fake := hyperstacktest.New(t, testKey)
 		fake.Replace(t, hyperstacktest.Pricebook, `"value": "3.99"`, `"value": "3,99 USD"`)
 		snap, err := fetch(t, fake)
 		if err != nil {
@@ -137,7 +137,7 @@ func TestOddRows(t *testing.T) {
 		}
 	})
 	t.Run("flavor listed twice", func(t *testing.T) {
-		fake := hyperstacktest.New(t, key)
+		fake := hyperstacktest.New(t, testKey)
 		fake.Replace(t, hyperstacktest.Flavors, `"name": "n3-H100x1"`, `"name": "n3-H100x8"`)
 		snap, err := fetch(t, fake)
 		if err != nil {
@@ -150,14 +150,14 @@ func TestOddRows(t *testing.T) {
 		}
 	})
 	t.Run("status false", func(t *testing.T) {
-		fake := hyperstacktest.New(t, key)
+		fake := hyperstacktest.New(t, testKey)
 		fake.Replace(t, hyperstacktest.Flavors, `"status": true`, `"status": false`)
 		if _, err := fetch(t, fake); err == nil || !strings.Contains(err.Error(), "status false") {
 			t.Errorf("status false: %v, want the run failed", err)
 		}
 	})
 	t.Run("cut stock list", func(t *testing.T) {
-		fake := hyperstacktest.New(t, key)
+		fake := hyperstacktest.New(t, testKey)
 		fake.FailNext("", "", hyperstacktest.Truncated)
 		if snap, err := fetch(t, fake); err == nil {
 			t.Errorf("a cut stock list gave %d offers, want the run failed", len(snap.Offers))

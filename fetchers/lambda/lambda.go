@@ -65,7 +65,7 @@ var Provider = fetchers.KeyedProvider(
 	// Capacity comes and goes within minutes: polled often, each run is
 	// one small request.
 	Section{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "*/5 * * * *", Timeout: 2 * time.Minute},
-	APIKeyFrom, func(cfg Config, env fetchers.Env) (*Fetcher, error) { return New(cfg, env.Client, env.Log) })
+	key, func(cfg Config, env fetchers.Env) (*Fetcher, error) { return New(cfg, env.Client, env.Log) })
 
 // Fetcher reads the instance-types API. It implements fetchers.Fetcher
 // (KeyedProvider checks so at compile time).
@@ -80,23 +80,12 @@ var key = fetchers.Key{Provider: pricewatch.Lambda, What: "lambda API key", Env:
 // api is the one endpoint the fetcher reads, with bearerAuth, one of the
 // two schemes the API's OpenAPI spec lists.
 var api = fetchers.KeyedSpec{Provider: pricewatch.Lambda, DefaultEndpoint: DefaultEndpoint, Path: Path,
-	KeyHelp: key.Help(), Answer: "the instance-type list", MaxBody: maxBodyBytes, BodyTimeout: defaultBodyTimeout}
-
-// APIKeyFrom resolves the key: LAMBDA_API_KEY first, then the file named
-// by providers.lambda.api_key_file (a relative name is looked up in
-// $CREDENTIALS_DIRECTORY). With neither the error wraps
-// fetchers.ErrNoCredentials, so the provider is skipped, not failed.
-func APIKeyFrom(file string) (section.Secret, error) { return key.From(file) }
+	Answer: "the instance-type list", MaxBody: maxBodyBytes, BodyTimeout: defaultBodyTimeout}
 
 // New checks cfg and returns a Fetcher sending its request through client.
 // A missing key gives an error wrapping fetchers.ErrNoCredentials.
 func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error) {
-	if client != nil {
-		if err := key.Check(cfg.APIKey); err != nil {
-			return nil, err
-		}
-	}
-	a, err := fetchers.NewKeyedAPI(api, cfg, client, log)
+	a, err := key.API(api, cfg, client, log)
 	if err != nil {
 		return nil, err
 	}

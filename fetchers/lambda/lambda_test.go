@@ -208,15 +208,15 @@ func TestKeyNeverShown(t *testing.T) {
 
 func TestNoKeyIsSkipped(t *testing.T) {
 	t.Setenv(EnvAPIKey, "")
-	_, err := APIKeyFrom("")
+	_, err := key.From("")
 	if !errors.Is(err, fetchers.ErrNoCredentials) {
-		t.Errorf("APIKeyFrom without key: %v", err)
+		t.Errorf("key.From without key: %v", err)
 	}
 	if _, err := New(Config{}, fetcherstest.QuickClient(), nil); !errors.Is(err, fetchers.ErrNoCredentials) {
 		t.Errorf("New without key: %v", err)
 	}
 	t.Setenv(EnvAPIKey, "from-env")
-	if k, err := APIKeyFrom(""); err != nil || k.Value() != "from-env" {
+	if k, err := key.From(""); err != nil || k.Value() != "from-env" {
 		t.Errorf("from env: %v %v", k, err)
 	}
 }

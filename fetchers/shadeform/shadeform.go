@@ -63,7 +63,7 @@ var Provider = fetchers.KeyedProvider(
 	fetchers.Provider{Name: pricewatch.Shadeform},
 	// Availability moves within minutes; one request a run.
 	Section{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "*/10 * * * *", Timeout: 2 * time.Minute},
-	APIKeyFrom, func(cfg Config, env fetchers.Env) (*Fetcher, error) { return New(cfg, env.Client, env.Log) })
+	key, func(cfg Config, env fetchers.Env) (*Fetcher, error) { return New(cfg, env.Client, env.Log) })
 
 // Fetcher reads the instance-types API. It implements fetchers.Fetcher.
 type Fetcher struct {
@@ -75,21 +75,12 @@ type Fetcher struct {
 var key = fetchers.Key{Provider: pricewatch.Shadeform, What: "shadeform API key", Env: EnvAPIKey, Required: true}
 
 var api = fetchers.KeyedSpec{Provider: pricewatch.Shadeform, DefaultEndpoint: DefaultEndpoint, Path: Path,
-	KeyHelp: key.Help(), Answer: "the instance-type list", MaxBody: maxBodyBytes, BodyTimeout: defaultBodyTimeout, KeyHeader: KeyHeader}
-
-// APIKeyFrom resolves the key: SHADEFORM_API_KEY first, then the file
-// named by providers.shadeform.api_key_file. With neither the error wraps
-// fetchers.ErrNoCredentials, so the provider is skipped, not failed.
-func APIKeyFrom(file string) (section.Secret, error) { return key.From(file) }
+	Answer: "the instance-type list", MaxBody: maxBodyBytes, BodyTimeout: defaultBodyTimeout, KeyHeader: KeyHeader}
 
 // New checks cfg and returns a Fetcher sending its request through client.
+// A missing key gives an error wrapping fetchers.ErrNoCredentials.
 func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error) {
-	if client != nil {
-		if err := key.Check(cfg.APIKey); err != nil {
-			return nil, err
-		}
-	}
-	a, err := fetchers.NewKeyedAPI(api, cfg, client, log)
+	a, err := key.API(api, cfg, client, log)
 	if err != nil {
 		return nil, err
 	}

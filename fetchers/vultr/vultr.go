@@ -77,14 +77,11 @@ type Section = section.Keyed
 var Provider = fetchers.KeyedProvider(
 	fetchers.Provider{Name: Name},
 	Section{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "*/30 * * * *", Timeout: 10 * time.Minute},
-	APIKeyFrom, func(cfg Config, env fetchers.Env) (*Fetcher, error) { return New(cfg, env.Client, env.Log) })
+	key, func(cfg Config, env fetchers.Env) (*Fetcher, error) { return New(cfg, env.Client, env.Log) })
 
-// APIKeyFrom resolves the optional key: VULTR_API_KEY first, then the file
-// named by providers.vultr.api_key_file. No key is not an error: the plans
-// are read without one, region availability is not.
-func APIKeyFrom(file string) (section.Secret, error) { return key.From(file) }
-
-// key is the optional API key.
+// key is the optional API key: VULTR_API_KEY first, then the file named
+// by providers.vultr.api_key_file. No key is not an error: the plans are
+// read without one, region availability is not.
 var key = fetchers.Key{Provider: Name, What: "vultr API key", Env: EnvAPIKey}
 
 // Fetcher implements fetchers.Fetcher for Vultr.
