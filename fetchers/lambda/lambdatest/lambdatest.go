@@ -7,11 +7,9 @@ package lambdatest
 import (
 	_ "embed"
 	"encoding/base64"
-	"encoding/json"
+	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
@@ -35,7 +33,7 @@ func Sample() []byte { return append([]byte(nil), sample...) }
 const unauthorized = `{"error": {"code": "global/invalid-api-key", "message": "Make sure to pass an API key in the AUTHORIZATION header when making requests."}}`
 
 // Empty is a failure mode for FailNext beside fetcherstest's: the answer {"data": {}}.
-const Empty = "empty"
+const Empty = fetcherstest.Empty
 
 // throttled is the body of Lambda's 429.
 const throttled = `{"error": {"code": "global/too-many-requests", "message": "Too many requests"}}`
@@ -50,41 +48,29 @@ var regionNames = map[string]string{
 
 // Server is the fake API.
 type Server struct {
-	*httptest.Server
+	// Document serves the body, counts requests and queues failures
+	// (FailNext).
+	*fetcherstest.Document
 	// Key is the API key the server accepts.
 	Key string
-	// Faults counts requests and queues failures (FailNext).
-	fetcherstest.Faults
-
-	mu   sync.Mutex
-	body []byte
 }
 
 // New starts a fake that accepts key and serves Sample().
 func New(t testing.TB, key string) *Server {
 	t.Helper()
-	s := &Server{Key: key, body: Sample()}
-	s.Server = s.Serve(t, &s.mu, http.MethodGet, Path, s.serve)
+	s := &Server{Key: key}
+	s.Document = fetcherstest.ServeDocument(t, fetcherstest.DocumentSpec{Path: Path, Refuse: s.refuse, Throttled: throttled,
+		Empty: `{"data": {}}`}, Sample())
 	return s
 }
 
-// serve answers an accepted request, with s.mu held.
-func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	if !s.authorized(r.Header.Get("Authorization")) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusUnauthorized)
-		w.Write([]byte(unauthorized))
-		return
+// refuse answers a request without a valid key as Lambda does.
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request) bool {
+	if s.authorized(r.Header.Get("Authorization")) {
+		return false
 	}
-	mode := s.Next()
-	w.Header().Set("Content-Type", "application/json")
-	switch {
-	case fetcherstest.Write(w, mode, s.body, throttled):
-	case mode == Empty:
-		w.Write([]byte(`{"data": {}}`))
-	default:
-		w.Write(s.body)
-	}
+	fetcherstest.Refusal(w, http.StatusUnauthorized, unauthorized)
+	return true
 }
 
 // authorized accepts the two forms the API's security schemes allow:
@@ -103,37 +89,23 @@ func (s *Server) authorized(h string) bool {
 	return false
 }
 
-// SetBody replaces the response body.
-func (s *Server) SetBody(b []byte) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.body = b
-}
-
 // SetCapacity lists regions (and only those) as having capacity for the
 // instance type.
 func (s *Server) SetCapacity(t testing.TB, instanceType string, regions ...string) {
 	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	var doc struct {
 		Data map[string]map[string]any `json:"data"`
 	}
-	if err := json.Unmarshal(s.body, &doc); err != nil {
-		t.Fatal(err)
-	}
-	entry, ok := doc.Data[instanceType]
-	if !ok {
-		t.Fatalf("lambdatest: no instance type %s", instanceType)
-	}
-	list := make([]map[string]string, 0, len(regions))
-	for _, r := range regions {
-		list = append(list, map[string]string{"name": r, "description": regionNames[r]})
-	}
-	entry["regions_with_capacity_available"] = list
-	b, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.body = b
+	s.Edit(t, &doc, func() error {
+		entry, ok := doc.Data[instanceType]
+		if !ok {
+			return fmt.Errorf("lambdatest: no instance type %s", instanceType)
+		}
+		list := make([]map[string]string, 0, len(regions))
+		for _, r := range regions {
+			list = append(list, map[string]string{"name": r, "description": regionNames[r]})
+		}
+		entry["regions_with_capacity_available"] = list
+		return nil
+	})
 }

@@ -9,8 +9,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
-	"sync"
 	"testing"
 
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
@@ -29,60 +27,41 @@ func Sample() []byte { return append([]byte(nil), sample...) }
 
 // Server is the fake API.
 type Server struct {
-	*httptest.Server
-	fetcherstest.Faults
+	// Document serves the body, counts requests and queues failures
+	// (FailNext).
+	*fetcherstest.Document
 	// Subsidiary is the ovhSubsidiary the fake answers; another one gets
 	// the 400 the API gives an unknown subsidiary.
 	Subsidiary string
-
-	mu   sync.Mutex
-	body []byte
 }
 
 // New starts a fake serving Sample() for subsidiary FR.
 func New(t testing.TB) *Server {
 	t.Helper()
-	s := &Server{Subsidiary: "FR", body: Sample()}
-	s.Server = s.Serve(t, &s.mu, http.MethodGet, Path, s.serve)
+	s := &Server{Subsidiary: "FR"}
+	s.Document = fetcherstest.ServeDocument(t, fetcherstest.DocumentSpec{Path: Path, Refuse: s.refuse,
+		Throttled: `{"message":"Too many requests"}`}, Sample())
 	return s
 }
 
-func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
-	if r.URL.Query().Get("ovhSubsidiary") != s.Subsidiary {
-		w.WriteHeader(http.StatusBadRequest)
-		w.Write([]byte(`{"message":"Invalid subsidiary"}`))
-		return
+// refuse answers a subsidiary other than the fake's as the API does.
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request) bool {
+	if r.URL.Query().Get("ovhSubsidiary") == s.Subsidiary {
+		return false
 	}
-	mode := s.Next()
-	if !fetcherstest.Write(w, mode, s.body, `{"message":"Too many requests"}`) {
-		w.Write(s.body)
-	}
+	fetcherstest.Refusal(w, http.StatusBadRequest, `{"message":"Invalid subsidiary"}`)
+	return true
 }
 
-// SetBody replaces the response body.
-func (s *Server) SetBody(b []byte) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.body = b
-}
-
-// edit decodes the body, lets f change it and encodes it again.
-func (s *Server) edit(t testing.TB, f func(doc map[string]any, addons []any) []any) {
+// edit decodes the body, lets f change its addons and encodes it again.
+func (s *Server) edit(t testing.TB, f func(addons []any) []any) {
 	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	var doc map[string]any
-	if err := json.Unmarshal(s.body, &doc); err != nil {
-		t.Fatal(err)
-	}
-	addons, _ := doc["addons"].([]any)
-	doc["addons"] = f(doc, addons)
-	b, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.body = b
+	s.Edit(t, &doc, func() error {
+		addons, _ := doc["addons"].([]any)
+		doc["addons"] = f(addons)
+		return nil
+	})
 }
 
 // SetPrice sets every pricing of the addon planCode to price (in 10⁻⁸ of
@@ -90,7 +69,7 @@ func (s *Server) edit(t testing.TB, f func(doc map[string]any, addons []any) []a
 func (s *Server) SetPrice(t testing.TB, planCode string, price int64) {
 	t.Helper()
 	found := false
-	s.edit(t, func(_ map[string]any, addons []any) []any {
+	s.edit(t, func(addons []any) []any {
 		for _, a := range addons {
 			m := a.(map[string]any)
 			if m["planCode"] != planCode {
@@ -115,5 +94,5 @@ func (s *Server) AddAddon(t testing.TB, addonJSON string) {
 	if err := json.Unmarshal([]byte(addonJSON), &a); err != nil {
 		t.Fatalf("ovhcloudtest: addon: %v", err)
 	}
-	s.edit(t, func(_ map[string]any, addons []any) []any { return append(addons, a) })
+	s.edit(t, func(addons []any) []any { return append(addons, a) })
 }

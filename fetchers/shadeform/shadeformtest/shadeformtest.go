@@ -6,10 +6,8 @@ package shadeformtest
 
 import (
 	_ "embed"
-	"encoding/json"
+	"fmt"
 	"net/http"
-	"net/http/httptest"
-	"sync"
 	"testing"
 
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
@@ -31,7 +29,7 @@ func Sample() []byte { return append([]byte(nil), sample...) }
 func DocExample() []byte { return append([]byte(nil), docExample...) }
 
 // Empty is a failure mode for FailNext beside fetcherstest's: the answer {"instance_types": []}.
-const Empty = "empty"
+const Empty = fetcherstest.Empty
 
 // Bodies of refusals: constructed, no capture of them exists.
 const (
@@ -41,45 +39,29 @@ const (
 
 // Server is the fake API.
 type Server struct {
-	*httptest.Server
+	// Document serves the body, counts requests and queues failures
+	// (FailNext).
+	*fetcherstest.Document
 	// Key is the API key the server accepts in X-API-KEY.
 	Key string
-	fetcherstest.Faults
-
-	mu   sync.Mutex
-	body []byte
 }
 
 // New starts a fake that accepts key and serves Sample().
 func New(t testing.TB, key string) *Server {
 	t.Helper()
-	s := &Server{Key: key, body: Sample()}
-	s.Server = s.Serve(t, &s.mu, http.MethodGet, Path, s.serve)
+	s := &Server{Key: key}
+	s.Document = fetcherstest.ServeDocument(t, fetcherstest.DocumentSpec{Path: Path, Refuse: s.refuse, Throttled: throttled,
+		Empty: `{"instance_types": []}`}, Sample())
 	return s
 }
 
-func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
-	if s.Key == "" || r.Header.Get("X-API-KEY") != s.Key {
-		w.WriteHeader(http.StatusUnauthorized)
-		w.Write([]byte(unauthorized))
-		return
+// refuse answers a request without the key in X-API-KEY.
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request) bool {
+	if s.Key != "" && r.Header.Get("X-API-KEY") == s.Key {
+		return false
 	}
-	mode := s.Next()
-	switch {
-	case fetcherstest.Write(w, mode, s.body, throttled):
-	case mode == Empty:
-		w.Write([]byte(`{"instance_types": []}`))
-	default:
-		w.Write(s.body)
-	}
-}
-
-// SetBody replaces the response body.
-func (s *Server) SetBody(b []byte) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.body = b
+	fetcherstest.Refusal(w, http.StatusUnauthorized, unauthorized)
+	return true
 }
 
 // Change edits the entry of cloud and shade_instance_type: its
@@ -87,42 +69,35 @@ func (s *Server) SetBody(b []byte) {
 // region is not empty.
 func (s *Server) Change(t testing.TB, cloud, shadeType string, cents int, region string, available bool) {
 	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	var doc struct {
 		InstanceTypes []map[string]any `json:"instance_types"`
 	}
-	if err := json.Unmarshal(s.body, &doc); err != nil {
-		t.Fatal(err)
-	}
-	found := false
-	for _, e := range doc.InstanceTypes {
-		if e["cloud"] != cloud || e["shade_instance_type"] != shadeType {
-			continue
-		}
-		found = true
-		if cents > 0 {
-			e["hourly_price"] = cents
-		}
-		if region == "" {
-			continue
-		}
-		hit := false
-		for _, a := range e["availability"].([]any) {
-			if a := a.(map[string]any); a["region"] == region {
-				a["available"], hit = available, true
+	s.Edit(t, &doc, func() error {
+		found := false
+		for _, e := range doc.InstanceTypes {
+			if e["cloud"] != cloud || e["shade_instance_type"] != shadeType {
+				continue
+			}
+			found = true
+			if cents > 0 {
+				e["hourly_price"] = cents
+			}
+			if region == "" {
+				continue
+			}
+			hit := false
+			for _, a := range e["availability"].([]any) {
+				if a := a.(map[string]any); a["region"] == region {
+					a["available"], hit = available, true
+				}
+			}
+			if !hit {
+				return fmt.Errorf("shadeformtest: %s:%s has no region %s", cloud, shadeType, region)
 			}
 		}
-		if !hit {
-			t.Fatalf("shadeformtest: %s:%s has no region %s", cloud, shadeType, region)
+		if !found {
+			return fmt.Errorf("shadeformtest: no instance type %s:%s", cloud, shadeType)
 		}
-	}
-	if !found {
-		t.Fatalf("shadeformtest: no instance type %s:%s", cloud, shadeType)
-	}
-	b, err := json.MarshalIndent(doc, "", " ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.body = b
+		return nil
+	})
 }
