@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/digitalocean/digitaloceantest"
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 )
@@ -15,13 +14,10 @@ const conformanceToken = "dop_v1_conformance0123456789abcdefNeverShown"
 // the program builds it (Provider, the token in api_key_file).
 func TestConformance(t *testing.T) {
 	fetcherstest.Conformance(t, fetcherstest.Case[*digitaloceantest.Server]{
-		Provider: Name,
-		Key:      conformanceToken,
-		Fake:     func(t *testing.T) *digitaloceantest.Server { return digitaloceantest.New(t, conformanceToken) },
-		New: func(t *testing.T, fake *digitaloceantest.Server, h fetcherstest.Harness) (fetchers.Fetcher, error) {
-			t.Setenv(EnvAPIKey, "")
-			return Provider.Build(&Section{Endpoint: fake.URL, APIKeyFile: h.KeyFile(t)}, h.Env)
-		},
+		Provider:   Name,
+		Key:        conformanceToken,
+		Fake:       func(t *testing.T) *digitaloceantest.Server { return digitaloceantest.New(t, conformanceToken) },
+		New:        fetcherstest.KeyedNew(Provider, EnvAPIKey, func(f *digitaloceantest.Server) string { return f.URL }),
 		RepeatPage: func(_ *testing.T, fake *digitaloceantest.Server) { fake.RepeatNext() },
 		Empty:      func(_ *testing.T, fake *digitaloceantest.Server) { fake.SetSizes([]map[string]any{}) },
 		Malformed: func(t *testing.T, fake *digitaloceantest.Server) func(pricewatch.Offer) bool {

@@ -5,10 +5,8 @@ import (
 	"testing"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/fetchers/gcp/gcptest"
-	"github.com/pricewatch/pricewatch/section"
 )
 
 // TestConformance runs the fetcher contract every cloud passes, built as
@@ -16,13 +14,10 @@ import (
 // program's clock).
 func TestConformance(t *testing.T) {
 	fetcherstest.Conformance(t, fetcherstest.Case[*gcptest.Server]{
-		Provider: Name,
-		Key:      gcptest.Key,
-		Fake:     func(t *testing.T) *gcptest.Server { return gcptest.New(t) },
-		New: func(t *testing.T, fake *gcptest.Server, h fetcherstest.Harness) (fetchers.Fetcher, error) {
-			t.Setenv(EnvAPIKey, "")
-			return Provider.Build(&section.Keyed{Endpoint: fake.URL, APIKeyFile: h.KeyFile(t)}, h.Env)
-		},
+		Provider:   Name,
+		Key:        gcptest.Key,
+		Fake:       func(t *testing.T) *gcptest.Server { return gcptest.New(t) },
+		New:        fetcherstest.KeyedNew(Provider, EnvAPIKey, func(f *gcptest.Server) string { return f.URL }),
 		RepeatPage: func(_ *testing.T, fake *gcptest.Server) { fake.LoopPages() },
 		Empty: func(t *testing.T, fake *gcptest.Server) {
 			for i := range gcptest.Pages {

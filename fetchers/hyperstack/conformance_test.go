@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/fetchers/hyperstack/hyperstacktest"
 )
@@ -17,11 +16,8 @@ func TestConformance(t *testing.T) {
 		Provider: pricewatch.Hyperstack,
 		Key:      key,
 		Fake:     func(t *testing.T) *hyperstacktest.Server { return hyperstacktest.New(t, key) },
-		New: func(t *testing.T, fake *hyperstacktest.Server, h fetcherstest.Harness) (fetchers.Fetcher, error) {
-			t.Setenv(EnvAPIKey, "")
-			return Provider.Build(&Section{Endpoint: fake.URL, APIKeyFile: h.KeyFile(t)}, h.Env)
-		},
-		Empty: func(_ *testing.T, fake *hyperstacktest.Server) { fake.FailNext(hyperstacktest.Empty) },
+		New:      fetcherstest.KeyedNew(Provider, EnvAPIKey, func(f *hyperstacktest.Server) string { return f.URL }),
+		Empty:    func(_ *testing.T, fake *hyperstacktest.Server) { fake.FailNext(hyperstacktest.Empty) },
 		Malformed: func(t *testing.T, fake *hyperstacktest.Server) func(pricewatch.Offer) bool {
 			// A GPU count that is not a number, in one flavor of eight.
 			fake.Replace(t, hyperstacktest.Flavors, `"gpu": "L40", "gpu_count": 1`, `"gpu": "L40", "gpu_count": "one"`)

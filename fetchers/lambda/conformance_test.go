@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/fetchers/lambda/lambdatest"
 )
@@ -19,10 +18,7 @@ func TestConformance(t *testing.T) {
 		Fake: func(t *testing.T) *lambdatest.Server {
 			return lambdatest.New(t, "secret_conformance_lambda.NeverShown")
 		},
-		New: func(t *testing.T, fake *lambdatest.Server, h fetcherstest.Harness) (fetchers.Fetcher, error) {
-			t.Setenv(EnvAPIKey, "")
-			return Provider.Build(&Section{Endpoint: fake.URL, APIKeyFile: h.KeyFile(t)}, h.Env)
-		},
+		New:   fetcherstest.KeyedNew(Provider, EnvAPIKey, func(f *lambdatest.Server) string { return f.URL }),
 		Empty: func(_ *testing.T, fake *lambdatest.Server) { fake.FailNext(lambdatest.Empty) },
 		Malformed: func(t *testing.T, fake *lambdatest.Server) func(pricewatch.Offer) bool {
 			// A price that is not a number, in one entry of sixteen.

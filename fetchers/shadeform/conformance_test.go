@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/fetchers/shadeform/shadeformtest"
 )
@@ -18,11 +17,8 @@ func TestConformance(t *testing.T) {
 		Provider: pricewatch.Shadeform,
 		Key:      key,
 		Fake:     func(t *testing.T) *shadeformtest.Server { return shadeformtest.New(t, key) },
-		New: func(t *testing.T, fake *shadeformtest.Server, h fetcherstest.Harness) (fetchers.Fetcher, error) {
-			t.Setenv(EnvAPIKey, "")
-			return Provider.Build(&Section{Endpoint: fake.URL, APIKeyFile: h.KeyFile(t)}, h.Env)
-		},
-		Empty: func(_ *testing.T, fake *shadeformtest.Server) { fake.FailNext(shadeformtest.Empty) },
+		New:      fetcherstest.KeyedNew(Provider, EnvAPIKey, func(f *shadeformtest.Server) string { return f.URL }),
+		Empty:    func(_ *testing.T, fake *shadeformtest.Server) { fake.FailNext(shadeformtest.Empty) },
 		Malformed: func(t *testing.T, fake *shadeformtest.Server) func(pricewatch.Offer) bool {
 			// A price that is not a number, in one entry of seven.
 			body := shadeformtest.Sample()

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/fetchers/vultr/vultrtest"
 )
@@ -16,13 +15,10 @@ const conformanceKey = "VULTRCONFORMANCEKEYNEVERSHOWN0000"
 // availability needs it).
 func TestConformance(t *testing.T) {
 	fetcherstest.Conformance(t, fetcherstest.Case[*vultrtest.Server]{
-		Provider: Name,
-		Key:      conformanceKey,
-		Fake:     func(t *testing.T) *vultrtest.Server { return vultrtest.New(t, conformanceKey) },
-		New: func(t *testing.T, fake *vultrtest.Server, h fetcherstest.Harness) (fetchers.Fetcher, error) {
-			t.Setenv(EnvAPIKey, "")
-			return Provider.Build(&Section{Endpoint: fake.URL, APIKeyFile: h.KeyFile(t)}, h.Env)
-		},
+		Provider:   Name,
+		Key:        conformanceKey,
+		Fake:       func(t *testing.T) *vultrtest.Server { return vultrtest.New(t, conformanceKey) },
+		New:        fetcherstest.KeyedNew(Provider, EnvAPIKey, func(f *vultrtest.Server) string { return f.URL }),
 		RepeatPage: func(_ *testing.T, fake *vultrtest.Server) { fake.RepeatCursor() },
 		Empty: func(_ *testing.T, fake *vultrtest.Server) {
 			fake.SetRows(vultrtest.Plans, []map[string]any{})
