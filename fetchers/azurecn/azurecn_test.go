@@ -1,7 +1,6 @@
 package azurecn
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -27,10 +26,7 @@ func fetch(t testing.TB, srv *azurecntest.Server, regions []string, log *zap.Log
 	t.Helper()
 	f, err := New(Config{Endpoint: srv.URL(), Regions: regions, Windows: true, Now: func() time.Time { return sampleTime }},
 		fetcherstest.QuickClient(), log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f.Fetch(context.Background(), fetchers.Previous{})
+	return fetcherstest.Fetch(t, f, err)
 }
 
 type wantOffer struct {

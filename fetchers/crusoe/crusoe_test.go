@@ -1,13 +1,11 @@
 package crusoe
 
 import (
-	"context"
 	"net/url"
 	"testing"
 	"time"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/crusoe/crusoetest"
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/section"
@@ -19,14 +17,7 @@ func fetch(t *testing.T, fake *crusoetest.Server, sheets ...string) *pricewatch.
 	t.Helper()
 	f, err := New(Config{Endpoint: fake.Endpoint(), AccessKeyID: conformanceID, SecretKey: section.NewSecret(conformanceKey), PriceSheets: sheets},
 		fetcherstest.QuickClient(), nil, clock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return snap
+	return fetcherstest.Fetched(t, f, err)
 }
 
 func TestCapacitiesAndSheet(t *testing.T) {

@@ -24,22 +24,11 @@ const token = "dop_v1_test"
 func fetch(t *testing.T, fake *digitaloceantest.Server) (*pricewatch.Snapshot, error) {
 	t.Helper()
 	f, err := New(Config{Endpoint: fake.URL, APIKey: section.NewSecret(token)}, fetcherstest.QuickClient(), zap.NewNop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f.Fetch(context.Background(), fetchers.Previous{})
+	return fetcherstest.Fetch(t, f, err)
 }
 
 func describe(s *pricewatch.Snapshot) []string {
-	var out []string
-	for _, o := range s.Offers {
-		out = append(out, fmt.Sprintf("offer %s %s %s %s %s x%v %vGB %dvCPU %vGB [%s]", o.Region, o.InstanceType, o.PriceType, o.Hourly,
-			o.GPUModel, o.GPUCount, o.GPUMemoryGB, o.VCPUs, o.MemoryGB, o.LocalStorage))
-	}
-	for _, a := range s.Availability {
-		out = append(out, fmt.Sprintf("stock %s %s %s", a.Region, a.InstanceType, a.State))
-	}
-	return out
+	return fetcherstest.Describe(s, fetcherstest.OfferLine, fetcherstest.StockLine)
 }
 
 // TestReplayFixture replays the gpuhunt fixture (testdata/README.md), two

@@ -1,8 +1,6 @@
 package hyperstack
 
 import (
-	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -10,7 +8,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/fetchers/hyperstack/hyperstacktest"
 	"github.com/pricewatch/pricewatch/gpu"
@@ -22,22 +19,14 @@ const testKey = "hs_test_key"
 func fetch(t *testing.T, fake *hyperstacktest.Server) (*pricewatch.Snapshot, error) {
 	t.Helper()
 	f, err := New(Config{Endpoint: fake.URL, APIKey: section.NewSecret(testKey)}, fetcherstest.QuickClient(), zap.NewNop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f.Fetch(context.Background(), fetchers.Previous{})
+	return fetcherstest.Fetch(t, f, err)
 }
 
+// describe writes each stock record with its detail.
 func describe(s *pricewatch.Snapshot) []string {
-	var out []string
-	for _, o := range s.Offers {
-		out = append(out, fmt.Sprintf("offer %s %s %s %s %s x%v %vGB %dvCPU %vGB [%s]", o.Region, o.InstanceType, o.PriceType, o.Hourly,
-			o.GPUModel, o.GPUCount, o.GPUMemoryGB, o.VCPUs, o.MemoryGB, o.LocalStorage))
-	}
-	for _, a := range s.Availability {
-		out = append(out, fmt.Sprintf("stock %s %s %s (%s)", a.Region, a.InstanceType, a.State, a.StockDetail))
-	}
-	return out
+	return fetcherstest.Describe(s, fetcherstest.OfferLine, func(a pricewatch.Availability) string {
+		return fetcherstest.StockLine(a) + " (" + a.StockDetail + ")"
+	})
 }
 
 // TestReplayFixture replays the three bodies of hyperstacktest

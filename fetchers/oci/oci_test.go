@@ -20,10 +20,7 @@ const capture = "testdata/cetools-products-currencyCode-USD-GPU-rows-20260822.js
 func fetch(t *testing.T, url string) (*pricewatch.Snapshot, error) {
 	t.Helper()
 	f, err := New(Config{Endpoint: url}, fetcherstest.QuickClient(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f.Fetch(context.Background(), fetchers.Previous{})
+	return fetcherstest.Fetch(t, f, err)
 }
 
 // Every shape price in the real capture: the row's per-GPU-hour value ×

@@ -1,7 +1,6 @@
 package ovhcloud
 
 import (
-	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -20,10 +19,7 @@ import (
 func fetch(t *testing.T, srv *ovhcloudtest.Server, sub string, log *zap.Logger) (*pricewatch.Snapshot, error) {
 	t.Helper()
 	f, err := New(Config{Endpoint: srv.URL, Subsidiary: sub}, fetcherstest.QuickClient(), log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f.Fetch(context.Background(), fetchers.Previous{})
+	return fetcherstest.Fetch(t, f, err)
 }
 
 // wantOffer is one stored price, typed from the sample (whose prices are

@@ -1,7 +1,6 @@
 package runpod
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,10 +23,7 @@ const testKey = "rpa_TESTKEY0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 func fetch(t *testing.T, srv *runpodtest.Server, key string, log *zap.Logger) (*pricewatch.Snapshot, error) {
 	t.Helper()
 	f, err := New(Config{Endpoint: srv.URL, APIKey: section.NewSecret(key)}, fetcherstest.QuickClient(), log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f.Fetch(context.Background(), fetchers.Previous{})
+	return fetcherstest.Fetch(t, f, err)
 }
 
 func offerLines(s *pricewatch.Snapshot) []string {

@@ -1,7 +1,6 @@
 package scaleway
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -22,23 +21,18 @@ func fetch(t *testing.T, fake *scalewaytest.Server, zones ...string) (*pricewatc
 		zones = []string{scalewaytest.Zone}
 	}
 	f, err := New(Config{Endpoint: fake.URL, Zones: zones}, fetcherstest.QuickClient(), zap.NewNop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f.Fetch(context.Background(), fetchers.Previous{})
+	return fetcherstest.Fetch(t, f, err)
 }
 
-// describe is one line per record, for exact comparison.
+// describe is one line per record, for exact comparison: offers with
+// their currency, stock with its detail and hardware.
 func describe(s *pricewatch.Snapshot) []string {
-	var out []string
-	for _, o := range s.Offers {
-		out = append(out, fmt.Sprintf("offer %s %s %s %s %s %s x%v %vGB %dvCPU %vGB", o.Region, o.InstanceType, o.PriceType, o.Currency,
-			o.Hourly, o.GPUModel, o.GPUCount, o.GPUMemoryGB, o.VCPUs, o.MemoryGB))
-	}
-	for _, a := range s.Availability {
-		out = append(out, fmt.Sprintf("stock %s %s %s (%s) %s x%v", a.Region, a.InstanceType, a.State, a.StockDetail, a.GPUModel, a.GPUCount))
-	}
-	return out
+	return fetcherstest.Describe(s, func(o pricewatch.Offer) string {
+		return fmt.Sprintf("offer %s %s %s %s %s %s x%v %vGB %dvCPU %vGB", o.Region, o.InstanceType, o.PriceType, o.Currency,
+			o.Hourly, o.GPUModel, o.GPUCount, o.GPUMemoryGB, o.VCPUs, o.MemoryGB)
+	}, func(a pricewatch.Availability) string {
+		return fmt.Sprintf("stock %s %s %s (%s) %s x%v", a.Region, a.InstanceType, a.State, a.StockDetail, a.GPUModel, a.GPUCount)
+	})
 }
 
 // TestReplayCaptures replays the real fr-par-2 pages (testdata/README.md):

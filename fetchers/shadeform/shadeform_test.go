@@ -1,13 +1,13 @@
 package shadeform
 
 import (
-	"context"
 	"testing"
 
 	"github.com/shopspring/decimal"
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/fetchers/shadeform/shadeformtest"
 	"github.com/pricewatch/pricewatch/section"
 )
@@ -19,14 +19,7 @@ func fetch(t *testing.T, body []byte) *pricewatch.Snapshot {
 	fake := shadeformtest.New(t, testKey)
 	fake.SetBody(body)
 	f, err := New(Config{Endpoint: fake.URL, APIKey: section.NewSecret(testKey)}, fetchers.NewClient(fetchers.DefaultRetryPolicy()), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return snap
+	return fetcherstest.Fetched(t, f, err)
 }
 
 // TestReplayCaptures replays every real capture and the documented

@@ -1,7 +1,6 @@
 package verda
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -9,6 +8,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/fetchers/verda/verdatest"
 	"github.com/pricewatch/pricewatch/section"
 )
@@ -19,10 +19,7 @@ func fetch(t *testing.T, fake *verdatest.Server, regions ...string) (*pricewatch
 	t.Helper()
 	f, err := New(Config{Endpoint: fake.URL, Regions: regions, ClientID: section.NewSecret(verdatest.ClientID),
 		ClientSecret: section.NewSecret(testSecret)}, fetchers.NewClient(fetchers.DefaultRetryPolicy()), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f.Fetch(context.Background(), fetchers.Previous{})
+	return fetcherstest.Fetch(t, f, err)
 }
 
 // TestReplayFixtures replays the gpuhunt fixtures (the real-looking rows

@@ -1,7 +1,6 @@
 package vultr
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -10,7 +9,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/fetchers/vultr/vultrtest"
 	"github.com/pricewatch/pricewatch/section"
@@ -21,22 +19,14 @@ const testKey = "VULTRTESTKEY"
 func fetch(t *testing.T, fake *vultrtest.Server, key string) (*pricewatch.Snapshot, error) {
 	t.Helper()
 	f, err := New(Config{Endpoint: fake.URL, APIKey: section.NewSecret(key)}, fetcherstest.QuickClient(), zap.NewNop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f.Fetch(context.Background(), fetchers.Previous{})
+	return fetcherstest.Fetch(t, f, err)
 }
 
+// describe writes each offer without its local storage.
 func describe(s *pricewatch.Snapshot) []string {
-	var out []string
-	for _, o := range s.Offers {
-		out = append(out, fmt.Sprintf("offer %s %s %s %s %s x%v %vGB %dvCPU %vGB", o.Region, o.InstanceType, o.PriceType, o.Hourly,
-			o.GPUModel, o.GPUCount, o.GPUMemoryGB, o.VCPUs, o.MemoryGB))
-	}
-	for _, a := range s.Availability {
-		out = append(out, fmt.Sprintf("stock %s %s %s", a.Region, a.InstanceType, a.State))
-	}
-	return out
+	return fetcherstest.Describe(s, func(o pricewatch.Offer) string {
+		return strings.TrimSuffix(fetcherstest.OfferLine(o), " ["+o.LocalStorage+"]")
+	}, fetcherstest.StockLine)
 }
 
 var wantOffers = []string{

@@ -1,0 +1,57 @@
+package fetcherstest
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/fetchers"
+)
+
+// Fetch runs one fetch, with no previous run, of the fetcher a
+// constructor returned: f, err := New(…); return Fetch(t, f, err). The
+// constructor's error fails t.
+func Fetch[F fetchers.Fetcher](t testing.TB, f F, err error) (*pricewatch.Snapshot, error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.Fetch(context.Background(), fetchers.Previous{})
+}
+
+// Fetched is Fetch for a run that must succeed: its error fails t too.
+func Fetched[F fetchers.Fetcher](t testing.TB, f F, err error) *pricewatch.Snapshot {
+	t.Helper()
+	snap, err := Fetch(t, f, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap
+}
+
+// Describe is one line per record of s, the offers first, as offer and
+// stock write them (OfferLine, StockLine, or a test's own), for an exact
+// comparison.
+func Describe(s *pricewatch.Snapshot, offer func(pricewatch.Offer) string, stock func(pricewatch.Availability) string) []string {
+	var out []string
+	for _, o := range s.Offers {
+		out = append(out, offer(o))
+	}
+	for _, a := range s.Availability {
+		out = append(out, stock(a))
+	}
+	return out
+}
+
+// OfferLine is "offer <region> <type> <price type> <hourly> <GPU> x<count>
+// <GPU memory>GB <vCPUs>vCPU <memory>GB [<local storage>]".
+func OfferLine(o pricewatch.Offer) string {
+	return fmt.Sprintf("offer %s %s %s %s %s x%v %vGB %dvCPU %vGB [%s]", o.Region, o.InstanceType, o.PriceType, o.Hourly,
+		o.GPUModel, o.GPUCount, o.GPUMemoryGB, o.VCPUs, o.MemoryGB, o.LocalStorage)
+}
+
+// StockLine is "stock <region> <type> <state>".
+func StockLine(a pricewatch.Availability) string {
+	return fmt.Sprintf("stock %s %s %s", a.Region, a.InstanceType, a.State)
+}
