@@ -110,6 +110,12 @@ func KeyedProvider[F Fetcher](p Provider, defaults section.Keyed, key Key, build
 	return p
 }
 
+// WithClient adapts a constructor taking the client and the log (New(cfg,
+// client, log)) to KeyedProvider's build.
+func WithClient[F Fetcher](build func(KeyedConfig, *Client, *zap.Logger) (F, error)) func(KeyedConfig, Env) (F, error) {
+	return func(cfg KeyedConfig, env Env) (F, error) { return build(cfg, env.Client, env.Log) }
+}
+
 type unconfigured struct {
 	name string
 	err  error

@@ -62,7 +62,7 @@ type Section = section.Keyed
 var Provider = fetchers.KeyedProvider(
 	fetchers.Provider{Name: Name},
 	Section{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "*/15 * * * *", Timeout: 5 * time.Minute},
-	key, func(cfg Config, env fetchers.Env) (*Fetcher, error) { return New(cfg, env.Client, env.Log) })
+	key, fetchers.WithClient(New))
 
 // key is the token: DIGITALOCEAN_TOKEN first, then the file named by
 // providers.digitalocean.api_key_file; without either the provider is

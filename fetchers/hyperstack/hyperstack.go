@@ -70,7 +70,7 @@ var Provider = fetchers.KeyedProvider(
 	fetchers.Provider{Name: Name},
 	// Stock moves within minutes; three small requests a run.
 	Section{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "*/15 * * * *", Timeout: 3 * time.Minute},
-	key, func(cfg Config, env fetchers.Env) (*Fetcher, error) { return New(cfg, env.Client, env.Log) })
+	key, fetchers.WithClient(New))
 
 // key is the API key: HYPERSTACK_API_KEY first, then the file named by
 // providers.hyperstack.api_key_file; without either the provider is

@@ -65,7 +65,7 @@ var Provider = fetchers.KeyedProvider(
 	// Capacity comes and goes within minutes: polled often, each run is
 	// one small request.
 	Section{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "*/5 * * * *", Timeout: 2 * time.Minute},
-	key, func(cfg Config, env fetchers.Env) (*Fetcher, error) { return New(cfg, env.Client, env.Log) })
+	key, fetchers.WithClient(New))
 
 // Fetcher reads the instance-types API. It implements fetchers.Fetcher
 // (KeyedProvider checks so at compile time).

@@ -63,7 +63,7 @@ var Provider = fetchers.KeyedProvider(
 	fetchers.Provider{Name: pricewatch.Shadeform},
 	// Availability moves within minutes; one request a run.
 	Section{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "*/10 * * * *", Timeout: 2 * time.Minute},
-	key, func(cfg Config, env fetchers.Env) (*Fetcher, error) { return New(cfg, env.Client, env.Log) })
+	key, fetchers.WithClient(New))
 
 // Fetcher reads the instance-types API. It implements fetchers.Fetcher.
 type Fetcher struct {

@@ -77,7 +77,7 @@ type Section = section.Keyed
 var Provider = fetchers.KeyedProvider(
 	fetchers.Provider{Name: Name},
 	Section{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "*/30 * * * *", Timeout: 10 * time.Minute},
-	key, func(cfg Config, env fetchers.Env) (*Fetcher, error) { return New(cfg, env.Client, env.Log) })
+	key, fetchers.WithClient(New))
 
 // key is the optional API key: VULTR_API_KEY first, then the file named
 // by providers.vultr.api_key_file. No key is not an error: the plans are
