@@ -215,13 +215,8 @@ type CompareRow struct {
 	pricewatch.OfferKeyJSON
 	GPUModel string  `json:"gpu_model"`
 	GPUCount float64 `json:"gpu_count"`
-	// The machine beside the price (issue 25 item 2): null where the
-	// cloud does not say.
-	GPUMemoryGB           *float64    `json:"gpu_memory_gb"`
-	VCPUs                 *int        `json:"vcpus"`
-	MemoryGB              *float64    `json:"memory_gb"`
-	Interconnect          *string     `json:"interconnect"`
-	LocalStorage          *string     `json:"local_storage"`
+	// The machine beside the price: null where the cloud does not say.
+	KnownHardware
 	Currency              string      `json:"currency"`
 	PricePerGPUHour       NullDecimal `json:"price_per_gpu_hour"`
 	PricePerTFLOPS        NullDecimal `json:"price_per_gpu_hour_per_tflops"`
@@ -260,8 +255,7 @@ func CompareRows(res analysis.CompareResult) []CompareRow {
 			Marketplace: r.Marketplace, InterruptionBand: optString(r.InterruptionBand),
 			EvictionBand: optString(r.EvictionBand),
 		}
-		row.GPUMemoryGB, row.VCPUs, row.MemoryGB = knownHardware(r.Offer.Hardware)
-		row.Interconnect, row.LocalStorage = knownText(r.Offer.Interconnect), knownText(r.Offer.LocalStorage)
+		row.KnownHardware = Known(r.Offer.Hardware)
 		if !r.WindowStart.IsZero() {
 			start, end := r.WindowStart, r.WindowEnd
 			row.WindowStart, row.WindowEnd = &start, &end

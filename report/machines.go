@@ -106,19 +106,15 @@ func ParseMachineKey(s string) (MachineKey, error) {
 // cn-hangzhou-i"). A column the machine has no such price for is null, as
 // is one whose currency has no rate into Currency (FXError says why).
 type MachineRow struct {
-	ID           string   `json:"id"`
-	Provider     string   `json:"provider"`
-	Region       string   `json:"region"`
-	InstanceType string   `json:"instance_type"`
-	OS           string   `json:"os"`
-	GPUModel     string   `json:"gpu_model"`
-	GPUCount     float64  `json:"gpu_count"`
-	GPUMemoryGB  *float64 `json:"gpu_memory_gb"`
-	VCPUs        *int     `json:"vcpus"`
-	MemoryGB     *float64 `json:"memory_gb"`
-	Interconnect *string  `json:"interconnect"`
-	LocalStorage *string  `json:"local_storage"`
-	Marketplace  bool     `json:"marketplace"`
+	ID           string  `json:"id"`
+	Provider     string  `json:"provider"`
+	Region       string  `json:"region"`
+	InstanceType string  `json:"instance_type"`
+	OS           string  `json:"os"`
+	GPUModel     string  `json:"gpu_model"`
+	GPUCount     float64 `json:"gpu_count"`
+	KnownHardware
+	Marketplace bool `json:"marketplace"`
 	// Available: true offered or in stock where its on-demand (else
 	// first) price is, false sold out, null unknown.
 	Available    *bool  `json:"available"`
@@ -297,8 +293,7 @@ func MachineRows(currency string, per Per, converted, unconverted []analysis.Com
 		row := MachineRow{ID: k.String(), Provider: k.Provider, Region: k.Region, InstanceType: k.InstanceType, OS: k.OS,
 			GPUModel: o.GPUModel, GPUCount: o.GPUCount, Marketplace: m.first.Marketplace, Currency: strings.ToUpper(currency),
 			Per: per, Hours: per.Hours(), NativeCurrency: o.Currency}
-		row.GPUMemoryGB, row.VCPUs, row.MemoryGB = knownHardware(o.Hardware)
-		row.Interconnect, row.LocalStorage = knownText(o.Interconnect), knownText(o.LocalStorage)
+		row.KnownHardware = Known(o.Hardware)
 		avail := m.first
 		if p := m.cols[ColOnDemand].row; p != nil {
 			avail = p

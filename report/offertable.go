@@ -88,13 +88,9 @@ func MarketplaceOf(s analysis.Seller) string {
 // its answer states them (see docs/fields.md for which clouds do).
 type OfferTableRow struct {
 	pricewatch.OfferKeyJSON
-	GPUModel     string   `json:"gpu_model"`
-	GPUCount     float64  `json:"gpu_count"`
-	GPUMemoryGB  *float64 `json:"gpu_memory_gb"`
-	VCPUs        *int     `json:"vcpus"`
-	MemoryGB     *float64 `json:"memory_gb"`
-	Interconnect *string  `json:"interconnect"`
-	LocalStorage *string  `json:"local_storage"`
+	GPUModel string  `json:"gpu_model"`
+	GPUCount float64 `json:"gpu_count"`
+	KnownHardware
 	// The cloud's own price: hourly, upfront and their effective hourly.
 	NativeCurrency        string  `json:"native_currency"`
 	Hourly                Decimal `json:"hourly_price"`
@@ -384,8 +380,7 @@ func tableRow(r *analysis.RatedOffer, currency string, since, moveFrom time.Time
 		Currency: currency, FXError: optString(r.FXError), Available: r.Available, Availability: AvailabilityName(r.Availability),
 		Marketplace: r.Marketplace, Since: since.UTC().Format(time.RFC3339),
 	}
-	row.GPUMemoryGB, row.VCPUs, row.MemoryGB = knownHardware(o.Hardware)
-	row.Interconnect, row.LocalStorage = knownText(o.Interconnect), knownText(o.LocalStorage)
+	row.KnownHardware = Known(o.Hardware)
 	if r.Converted {
 		row.EffectiveHourly = NewNullDecimal(r.EffectiveHourly, true)
 		row.FXJSON = FXJSONOf(r.FXUsed)
@@ -786,23 +781,34 @@ func OfferTableCSV(rows []OfferTableRow) (header []string, out [][]string) {
 	return header, out
 }
 
-// knownHardware is the machine's GPU memory, vCPUs and memory as JSON
-// carries them: null where the cloud did not report one (stored as 0),
-// never a guess.
-func knownHardware(h pricewatch.Hardware) (gpuMemoryGB *float64, vcpus *int, memoryGB *float64) {
+// KnownHardware is the machine beside a row's GPU as the JSON rows carry
+// it (issue 25 item 2): null where the cloud did not report it (stored
+// as 0 or ""), never a guess; interconnect and local storage are the
+// cloud's own words. Embedded in a row, its keys stand where it does.
+type KnownHardware struct {
+	GPUMemoryGB  *float64 `json:"gpu_memory_gb"`
+	VCPUs        *int     `json:"vcpus"`
+	MemoryGB     *float64 `json:"memory_gb"`
+	Interconnect *string  `json:"interconnect"`
+	LocalStorage *string  `json:"local_storage"`
+}
+
+// Known is what h reports of the machine beside its GPU.
+func Known(h pricewatch.Hardware) KnownHardware {
+	k := KnownHardware{Interconnect: knownText(h.Interconnect), LocalStorage: knownText(h.LocalStorage)}
 	if h.GPUMemoryGB > 0 {
 		v := h.GPUMemoryGB
-		gpuMemoryGB = &v
+		k.GPUMemoryGB = &v
 	}
 	if h.VCPUs > 0 {
 		v := h.VCPUs
-		vcpus = &v
+		k.VCPUs = &v
 	}
 	if h.MemoryGB > 0 {
 		v := h.MemoryGB
-		memoryGB = &v
+		k.MemoryGB = &v
 	}
-	return gpuMemoryGB, vcpus, memoryGB
+	return k
 }
 
 // knownText is a stated hardware text (interconnect, local storage) as
