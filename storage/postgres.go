@@ -152,21 +152,12 @@ func (db *DB) migratePostgres(ctx context.Context, progress func(string)) error 
 		return fmt.Errorf("%s schema %s: %w (it holds %d tables but no %s): point database.url at a pricewatch database or an empty schema",
 			db.path, schema, ErrNotPricewatch, tables, pgVersionTable)
 	}
-	if current > len(names) {
-		return fmt.Errorf("database %s has schema version %d but this pricewatch knows only %d: use a newer pricewatch", db.path, current, len(names))
+	todo, err := pending(pgMigrations, names, current, db.path)
+	if err != nil {
+		return err
 	}
-	for i, name := range names {
-		version := i + 1
-		if n, err := migrationNumber(name); err != nil || n != version {
-			return fmt.Errorf("migration %s: want number %04d (migrations are numbered from 0001 without gaps)", name, version)
-		}
-		if version <= current {
-			continue
-		}
-		body, err := pgMigrations.ReadFile(name)
-		if err != nil {
-			return fmt.Errorf("reading migration %s: %w", name, err)
-		}
+	for _, m := range todo {
+		name, version := m.name, m.version
 		if progress != nil && current > 0 {
 			progress(fmt.Sprintf("migrating %s to schema %d with %s", db.path, version, name))
 		}
@@ -174,7 +165,7 @@ func (db *DB) migratePostgres(ctx context.Context, progress func(string)) error 
 		if err != nil {
 			return fmt.Errorf("applying migration %s: %w", name, db.scrub(err))
 		}
-		if _, err := tx.ExecContext(ctx, string(body)); err != nil {
+		if _, err := tx.ExecContext(ctx, m.body); err != nil {
 			tx.Rollback()
 			return fmt.Errorf("applying migration %s: %w", name, db.scrub(err))
 		}

@@ -228,21 +228,12 @@ func (db *DB) migrate(ctx context.Context, progress func(string)) error {
 	if err := db.write.QueryRowContext(ctx, "PRAGMA user_version").Scan(&current); err != nil {
 		return fmt.Errorf("reading schema version: %w", err)
 	}
-	if current > len(names) {
-		return fmt.Errorf("database %s has schema version %d but this pricewatch knows only %d: use a newer pricewatch", db.path, current, len(names))
+	todo, err := pending(migrations, names, current, db.path)
+	if err != nil {
+		return err
 	}
-	for i, name := range names {
-		version := i + 1
-		if n, err := migrationNumber(name); err != nil || n != version {
-			return fmt.Errorf("migration %s: want number %04d (migrations are numbered from 0001 without gaps)", name, version)
-		}
-		if version <= current {
-			continue
-		}
-		body, err := migrations.ReadFile(name)
-		if err != nil {
-			return fmt.Errorf("reading migration %s: %w", name, err)
-		}
+	for _, m := range todo {
+		name, version := m.name, m.version
 		tx, err := db.write.BeginTx(ctx, nil)
 		if err != nil {
 			return fmt.Errorf("applying migration %s: %w", name, err)
@@ -266,7 +257,7 @@ func (db *DB) migrate(ctx context.Context, progress func(string)) error {
 				report(fmt.Sprintf("migrating %s (%d price intervals) to schema %d with %s", db.path, n, version, filepath.Base(name)))
 			}
 		}
-		if err := applyMigration(ctx, tx, string(body), report); err != nil {
+		if err := applyMigration(ctx, tx, m.body, report); err != nil {
 			tx.Rollback()
 			return fmt.Errorf("applying migration %s: %w", name, err)
 		}
@@ -330,6 +321,40 @@ func splitStatements(body string) []string {
 		out = append(out, strings.TrimSpace(cur.String()))
 	}
 	return out
+}
+
+// migration is one embedded migration a database does not have yet.
+type migration struct {
+	name    string
+	version int
+	body    string
+}
+
+// pending checks the embedded migrations names (read from fsys, numbered
+// from 0001 without gaps) against a database at schema version current
+// (path names it in errors) and reads those it does not have yet, in
+// order. A database newer than this binary is refused rather than
+// half-understood.
+func pending(fsys fs.ReadFileFS, names []string, current int, path string) ([]migration, error) {
+	if current > len(names) {
+		return nil, fmt.Errorf("database %s has schema version %d but this pricewatch knows only %d: use a newer pricewatch", path, current, len(names))
+	}
+	var out []migration
+	for i, name := range names {
+		version := i + 1
+		if n, err := migrationNumber(name); err != nil || n != version {
+			return nil, fmt.Errorf("migration %s: want number %04d (migrations are numbered from 0001 without gaps)", name, version)
+		}
+		if version <= current {
+			continue
+		}
+		body, err := fsys.ReadFile(name)
+		if err != nil {
+			return nil, fmt.Errorf("reading migration %s: %w", name, err)
+		}
+		out = append(out, migration{name: name, version: version, body: string(body)})
+	}
+	return out, nil
 }
 
 func migrationNumber(name string) (int, error) {
