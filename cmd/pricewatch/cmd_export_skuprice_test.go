@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pricewatch/pricewatch/clouds"
 	"github.com/pricewatch/pricewatch/focus"
 	"github.com/pricewatch/pricewatch/focus/focustest"
 )
@@ -22,26 +21,7 @@ func TestSKUPriceExportFollowsItsRules(t *testing.T) {
 	if got := strings.Join(recs[0], ","); got != strings.Join(focus.SKUPriceHeader, ",") {
 		t.Fatalf("header %s", got)
 	}
-	for i, err := range focustest.ValidateSKUPrice(recs) {
-		if i == 40 {
-			t.Error("… and more")
-			break
-		}
-		t.Error(err)
-	}
-	col := map[string]int{}
-	for i, h := range recs[0] {
-		col[h] = i
-	}
-	seen := map[string]bool{}
-	for _, r := range recs[1:] {
-		seen[r[col["ProviderName"]]] = true
-	}
-	for _, p := range providerNames {
-		if name := focus.ProviderName(p, clouds.DisplayName); !seen[name] {
-			t.Errorf("no row of %s (ProviderName %q)", p, name)
-		}
-	}
+	wantValidSheet(t, recs, focustest.ValidateSKUPrice(recs))
 	// The window's flags and the dataset are checked before the store is
 	// read: a usage error, exit 2.
 	for _, args := range [][]string{
