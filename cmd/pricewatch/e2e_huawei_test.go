@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/fetchers/huawei"
 	"github.com/pricewatch/pricewatch/fetchers/huawei/huaweitest"
@@ -69,12 +67,5 @@ func TestHuaweiEndToEnd(t *testing.T) {
 // wantP3 wants p3.2xlarge.8's open on_demand price in cn-north-4, in CNY.
 func wantP3(t *testing.T, cfg, hourly string) {
 	t.Helper()
-	r, ok := currentPrice(t, cfg, "p3.2xlarge.8", "cn-north-4", "on_demand")
-	if !ok {
-		t.Fatal("no current on_demand price of p3.2xlarge.8")
-	}
-	if r.Provider != "huawei" || r.Currency != "CNY" || r.GPUModel != "A100-80GB" || decimal.Decimal(r.HourlyPrice).String() != hourly ||
-		!r.PricePerGPUHour.Valid || r.PricePerGPUHour.D.String() != hourly {
-		t.Errorf("p3.2xlarge.8 stored as %+v, want huawei A100-80GB %s CNY", r, hourly)
-	}
+	storedPrice{provider: "huawei", region: "cn-north-4", currency: "CNY", model: "A100-80GB", hourly: hourly, perGPU: hourly}.check(t, cfg, "p3.2xlarge.8")
 }

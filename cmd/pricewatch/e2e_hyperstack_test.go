@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/pricewatch/pricewatch/fetchers/hyperstack"
 	"github.com/pricewatch/pricewatch/fetchers/hyperstack/hyperstacktest"
 )
@@ -71,11 +69,5 @@ func TestHyperstackEndToEnd(t *testing.T) {
 
 func wantHyperstack(t *testing.T, cfg, typ, hourly string) {
 	t.Helper()
-	r, ok := currentPrice(t, cfg, typ, "CANADA-2", "on_demand")
-	if !ok {
-		t.Fatalf("no current on_demand price of %s", typ)
-	}
-	if r.Provider != "hyperstack" || r.Currency != "USD" || r.GPUModel != "H100" || r.GPUCount != 8 || decimal.Decimal(r.HourlyPrice).String() != hourly {
-		t.Errorf("%s stored as %+v, want hyperstack 8 × H100 at %s USD", typ, r, hourly)
-	}
+	storedPrice{provider: "hyperstack", region: "CANADA-2", model: "H100", gpus: 8, hourly: hourly}.check(t, cfg, typ)
 }

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shopspring/decimal"
 	"google.golang.org/grpc/codes"
 
 	"github.com/pricewatch/pricewatch/fetchers/nebius"
@@ -71,11 +70,5 @@ func TestNebiusEndToEnd(t *testing.T) {
 
 func wantNebius(t *testing.T, cfg, typ, hourly string) {
 	t.Helper()
-	r, ok := currentPrice(t, cfg, typ, "eu-north1", "on_demand")
-	if !ok {
-		t.Fatalf("no current on_demand price of %s", typ)
-	}
-	if r.Provider != "nebius" || r.Currency != "USD" || r.GPUModel != "H100" || r.GPUCount != 8 || decimal.Decimal(r.HourlyPrice).String() != hourly {
-		t.Errorf("%s stored as %+v, want nebius 8 × H100 at %s USD", typ, r, hourly)
-	}
+	storedPrice{provider: "nebius", region: "eu-north1", model: "H100", gpus: 8, hourly: hourly}.check(t, cfg, typ)
 }

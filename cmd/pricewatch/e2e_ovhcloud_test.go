@@ -59,12 +59,5 @@ func TestOVHcloudEndToEnd(t *testing.T) {
 // its price per GPU-hour.
 func wantCurrent(t *testing.T, cfg, hourly, perGPU string) {
 	t.Helper()
-	r, ok := currentPrice(t, cfg, "h100-380", "global", "on_demand")
-	if !ok {
-		t.Fatal("no current on_demand price of h100-380")
-	}
-	if r.Provider != "ovhcloud" || r.Currency != "EUR" || r.GPUModel != "H100" || decimal.Decimal(r.HourlyPrice).String() != hourly ||
-		!r.PricePerGPUHour.Valid || r.PricePerGPUHour.D.String() != perGPU {
-		t.Errorf("h100-380 stored as %+v, want ovhcloud H100 %s EUR (%s per GPU-hour)", r, hourly, perGPU)
-	}
+	storedPrice{provider: "ovhcloud", region: "global", currency: "EUR", model: "H100", hourly: hourly, perGPU: perGPU}.check(t, cfg, "h100-380")
 }

@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/fetchers/scaleway/scalewaytest"
 )
@@ -78,12 +76,5 @@ func TestScalewayEndToEnd(t *testing.T) {
 // wantScaleway wants typ's open on_demand price in EUR in fr-par-2.
 func wantScaleway(t *testing.T, cfg, typ, hourly, perGPU string) {
 	t.Helper()
-	r, ok := currentPrice(t, cfg, typ, scalewaytest.Zone, "on_demand")
-	if !ok {
-		t.Fatalf("no current on_demand price of %s", typ)
-	}
-	if r.Provider != "scaleway" || r.Currency != "EUR" || r.GPUModel != "H100" || decimal.Decimal(r.HourlyPrice).String() != hourly ||
-		!r.PricePerGPUHour.Valid || r.PricePerGPUHour.D.String() != perGPU {
-		t.Errorf("%s stored as %+v, want scaleway H100 %s EUR (%s per GPU-hour)", typ, r, hourly, perGPU)
-	}
+	storedPrice{provider: "scaleway", region: scalewaytest.Zone, currency: "EUR", model: "H100", hourly: hourly, perGPU: perGPU}.check(t, cfg, typ)
 }

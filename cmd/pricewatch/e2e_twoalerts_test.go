@@ -2,10 +2,9 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"strings"
 	"testing"
-
-	"github.com/shopspring/decimal"
 
 	"github.com/pricewatch/pricewatch/fetchers/digitalocean"
 	"github.com/pricewatch/pricewatch/fetchers/digitalocean/digitaloceantest"
@@ -16,6 +15,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/verda/verdatest"
 	"github.com/pricewatch/pricewatch/fetchers/vultr"
 	"github.com/pricewatch/pricewatch/fetchers/vultr/vultrtest"
+	"github.com/shopspring/decimal"
 )
 
 // alertStep is one fetch of twoAlertsCase: change moves the fake, the
@@ -44,12 +44,13 @@ type twoAlertsCase struct {
 	afterFail func(t *testing.T, cfg string)
 }
 
-// storedPrice is the open on_demand price in USD wanted of a type: the
-// per-GPU price and the offering class are checked when set.
+// storedPrice is the open on_demand price wanted of a type, in currency
+// (empty: USD); the GPU model, the GPU count and the per-GPU price are
+// checked when set, the offering class always.
 type storedPrice struct {
-	provider, region, model string
-	gpus                    float64
-	hourly, perGPU, class   string
+	provider, region, currency, model string
+	gpus                              float64
+	hourly, perGPU, class             string
 }
 
 func (w storedPrice) check(t *testing.T, cfg, typ string) {
@@ -58,7 +59,8 @@ func (w storedPrice) check(t *testing.T, cfg, typ string) {
 	if !ok {
 		t.Fatalf("no current on_demand price of %s in %s", typ, w.region)
 	}
-	if r.Provider != w.provider || r.Currency != "USD" || r.GPUModel != w.model || r.GPUCount != w.gpus ||
+	currency := cmp.Or(w.currency, "USD")
+	if r.Provider != w.provider || r.Currency != currency || w.model != "" && r.GPUModel != w.model || w.gpus != 0 && r.GPUCount != w.gpus ||
 		decimal.Decimal(r.HourlyPrice).String() != w.hourly || r.OfferingClass != w.class ||
 		(w.perGPU != "" && (!r.PricePerGPUHour.Valid || r.PricePerGPUHour.D.String() != w.perGPU)) {
 		t.Errorf("%s stored as %+v, want %+v", typ, r, w)
@@ -139,22 +141,22 @@ func twoAlertsCases() []twoAlertsCase {
 	const sfH100, vdH100, doH100, vuH100 = "hyperstack:H100_sxm5x8", "1H100.80S.30V", "gpu-h100x8-640gb", "vbm-112c-2048gb-8-h100-gpu"
 	sfPrice := func(hourly string) func(*testing.T, string) {
 		return func(t *testing.T, cfg string) {
-			storedPrice{"shadeform", "CANADA-2", "H100", 8, hourly, "", "hyperstack"}.check(t, cfg, sfH100)
+			storedPrice{provider: "shadeform", region: "CANADA-2", model: "H100", gpus: 8, hourly: hourly, class: "hyperstack"}.check(t, cfg, sfH100)
 		}
 	}
 	vdPrice := func(hourly string) func(*testing.T, string) {
 		return func(t *testing.T, cfg string) {
-			storedPrice{"verda", "ICE-01", "H100", 1, hourly, "", ""}.check(t, cfg, vdH100)
+			storedPrice{provider: "verda", region: "ICE-01", model: "H100", gpus: 1, hourly: hourly}.check(t, cfg, vdH100)
 		}
 	}
 	doPrice := func(hourly, perGPU string) func(*testing.T, string) {
 		return func(t *testing.T, cfg string) {
-			storedPrice{"digitalocean", "nyc1", "H100", 8, hourly, perGPU, ""}.check(t, cfg, doH100)
+			storedPrice{provider: "digitalocean", region: "nyc1", model: "H100", gpus: 8, hourly: hourly, perGPU: perGPU}.check(t, cfg, doH100)
 		}
 	}
 	vuPrice := func(hourly, perGPU string) func(*testing.T, string) {
 		return func(t *testing.T, cfg string) {
-			storedPrice{"vultr", "sea", "H100", 8, hourly, perGPU, ""}.check(t, cfg, vuH100)
+			storedPrice{provider: "vultr", region: "sea", model: "H100", gpus: 8, hourly: hourly, perGPU: perGPU}.check(t, cfg, vuH100)
 		}
 	}
 	return []twoAlertsCase{{
@@ -240,7 +242,7 @@ func twoAlertsCases() []twoAlertsCase {
 			line: "vultr    ok       7 offers: 7 new",
 			check: func(t *testing.T, cfg string) {
 				vuPrice("23.92", "2.99")(t, cfg)
-				storedPrice{"vultr", "ewr", "A100-80GB", 0.05, "0.123", "2.46", ""}.check(t, cfg, "vcg-a100-1c-6g-4vram")
+				storedPrice{provider: "vultr", region: "ewr", model: "A100-80GB", gpus: 0.05, hourly: "0.123", perGPU: "2.46"}.check(t, cfg, "vcg-a100-1c-6g-4vram")
 				wantIntervals(t, cfg, vuH100, "sea", "sold_out*")
 			}},
 		steps: [2]alertStep{

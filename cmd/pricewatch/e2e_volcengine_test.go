@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/pricewatch/pricewatch/fetchers/volcengine"
 	"github.com/pricewatch/pricewatch/fetchers/volcengine/volcenginetest"
 )
@@ -83,12 +81,5 @@ func TestVolcengineEndToEnd(t *testing.T) {
 // wantVolcengine wants typ's open on_demand price in CNY in cn-beijing.
 func wantVolcengine(t *testing.T, cfg, typ, hourly, perGPU string) {
 	t.Helper()
-	r, ok := currentPrice(t, cfg, typ, "cn-beijing", "on_demand")
-	if !ok {
-		t.Fatalf("no current on_demand price of %s in cn-beijing", typ)
-	}
-	if r.Provider != "volcengine" || r.Currency != "CNY" || decimal.Decimal(r.HourlyPrice).String() != hourly ||
-		!r.PricePerGPUHour.Valid || r.PricePerGPUHour.D.String() != perGPU {
-		t.Errorf("%s stored as %+v, want volcengine at %s CNY (%s per GPU-hour)", typ, r, hourly, perGPU)
-	}
+	storedPrice{provider: "volcengine", region: "cn-beijing", currency: "CNY", hourly: hourly, perGPU: perGPU}.check(t, cfg, typ)
 }
