@@ -59,11 +59,7 @@ apart, never ranked.`,
 			if err != nil {
 				return err
 			}
-			seller, err := buyflags.Seller(f.seller)
-			if err != nil {
-				return err
-			}
-			hw, err := buyflags.Hardware(f.hardware)
+			seller, hw, err := buyflags.Buyer(f.seller, f.hardware)
 			if err != nil {
 				return err
 			}

@@ -65,11 +65,7 @@ left out unless --include-spot: it can be taken back at any time.`,
 			if f.hosts < 0 {
 				return usagef("--hosts %d: want 1 or more machines (0: one, or several with a stated interconnect)", f.hosts)
 			}
-			seller, err := buyflags.Seller(f.seller)
-			if err != nil {
-				return err
-			}
-			hw, err := buyflags.Hardware(f.hardware)
+			seller, hw, err := buyflags.Buyer(f.seller, f.hardware)
 			if err != nil {
 				return err
 			}
@@ -225,11 +221,7 @@ func writeRecommendTable(w io.Writer, rec analysis.Recommendation, f recommendFl
 			b.WriteString(table.Wrap("- "+c, tableWidth(), "  "))
 		}
 	}
-	var lines strings.Builder
-	notes.Write(&lines, tableWidth())
-	if lines.Len() > 0 {
-		b.WriteString("\n" + lines.String())
-	}
+	notes.WriteApart(&b, tableWidth())
 	_, err := io.WriteString(w, b.String())
 	return err
 }

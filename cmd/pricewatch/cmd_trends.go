@@ -172,11 +172,7 @@ func (r trendsReport) writeTable(w io.Writer, pts []pricewatch.PriceType, os str
 				strings.Join(left, "; ")), tableWidth(), "  "))
 		}
 	}
-	var lines strings.Builder
-	notes.Write(&lines, tableWidth())
-	if lines.Len() > 0 {
-		b.WriteString("\n" + lines.String())
-	}
+	notes.WriteApart(&b, tableWidth())
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -39,6 +39,16 @@ func Hardware(p report.HardwareParams) (analysis.HardwareFilter, error) {
 	return report.ParseHardware(p, report.HardwareFlagNames)
 }
 
+// Buyer reads --seller and the hardware flags, for a command taking both.
+func Buyer(seller string, p report.HardwareParams) (analysis.Seller, analysis.HardwareFilter, error) {
+	s, err := Seller(seller)
+	if err != nil {
+		return "", analysis.HardwareFilter{}, err
+	}
+	hw, err := Hardware(p)
+	return s, hw, err
+}
+
 // SetParams sets the seller and the hardware bounds given as API
 // parameters, for --server (empty ones left out).
 func SetParams(q url.Values, seller analysis.Seller, p report.HardwareParams) {

@@ -110,6 +110,15 @@ func (n *RateNotes) Write(b *strings.Builder, width int) {
 	}
 }
 
+// WriteApart writes the notes as Write does, after a blank line; nothing
+// when there is none.
+func (n *RateNotes) WriteApart(b *strings.Builder, width int) {
+	if lines := n.Lines(); len(lines) > 0 {
+		b.WriteString("\n")
+		n.Write(b, width)
+	}
+}
+
 // Warn repeats the stale and missing-rate lines on stderr.
 func (n *RateNotes) Warn(w io.Writer) {
 	for _, l := range n.Lines() {
