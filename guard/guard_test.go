@@ -2,7 +2,6 @@ package guard
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/storage"
+	"github.com/pricewatch/pricewatch/storage/storagetest"
 )
 
 func offer(provider, typ, model string, count float64, currency, hourly string) pricewatch.Offer {
@@ -81,11 +81,7 @@ func TestCheck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			db, err := storage.Open(context.Background(), filepath.Join(t.TempDir(), "pw.db"), storage.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
+			db := storagetest.Open(t)
 			for p, offers := range tt.stored {
 				store(t, db, p, offers...)
 			}
@@ -115,11 +111,7 @@ func TestCheck(t *testing.T) {
 // and then stays, as the stored price, unheld.
 func TestHeldPriceAcceptedAfterRuns(t *testing.T) {
 	ctx := context.Background()
-	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "pw.db"), storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := storagetest.Open(t)
 	g, err := New(Config(config.Default().Guard), nil)
 	if err != nil {
 		t.Fatal(err)

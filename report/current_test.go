@@ -3,7 +3,6 @@ package report
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -23,11 +22,7 @@ import (
 func TestCurrentStateEqualsStore(t *testing.T) {
 	ctx := context.Background()
 	t.Run("sqlite", func(t *testing.T) {
-		db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "pw.db"), storage.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
+		db := storagetest.Open(t)
 		currentStateEqualsStore(t, db)
 	})
 	t.Run("postgres", func(t *testing.T) {

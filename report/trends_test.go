@@ -3,7 +3,6 @@ package report
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/fx"
 	"github.com/pricewatch/pricewatch/storage"
+	"github.com/pricewatch/pricewatch/storage/storagetest"
 )
 
 // TestComputeTrendsSampledReadMatchesFullRead builds a month of irregular
@@ -76,11 +76,7 @@ func TestComputeTrendsSampledReadMatchesFullRead(t *testing.T) {
 func irregularHistory(t *testing.T, runs int, every time.Duration) (db *storage.DB, start, end time.Time) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "pw.db"), storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db = storagetest.Open(t)
 	start = time.Date(2026, 10, 1, 3, 17, 0, 0, time.UTC)
 	clock := start
 	db.Now = func() time.Time { return clock }
@@ -130,11 +126,7 @@ func irregularHistory(t *testing.T, runs int, every time.Duration) (db *storage.
 // from its first sampled price in the window.
 func TestTrendsWindowLongerThanHistory(t *testing.T) {
 	ctx := context.Background()
-	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "pw.db"), storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := storagetest.Open(t)
 	start := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
 	clock := start
 	db.Now = func() time.Time { return clock }

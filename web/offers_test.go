@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"net/http"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
+	"github.com/pricewatch/pricewatch/storage/storagetest"
 	"github.com/pricewatch/pricewatch/web"
 )
 
@@ -34,11 +34,7 @@ func tableServer(t *testing.T) (http.Handler, time.Time) {
 func tableServerFX(t *testing.T, fx report.FX, days ...storage.FXDay) (http.Handler, time.Time) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "table.db"), storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := storagetest.Open(t)
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	h100 := pricewatch.Hardware{GPUModel: "H100", GPUCount: 8, GPUMemoryGB: 80, VCPUs: 192, MemoryGB: 2048}
 	a100 := pricewatch.Hardware{GPUModel: "A100-80GB", GPUCount: 8, GPUMemoryGB: 80, VCPUs: 96, MemoryGB: 1152}

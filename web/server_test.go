@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +17,7 @@ import (
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
+	"github.com/pricewatch/pricewatch/storage/storagetest"
 	"github.com/pricewatch/pricewatch/web"
 )
 
@@ -26,11 +26,7 @@ import (
 func weekServer(t *testing.T, limits web.Limits) (http.Handler, *storage.DB) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "week.db"), storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := storagetest.Open(t)
 	start := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 	for run := 0; run < 7*24; run += 6 {
 		at := start.Add(time.Duration(run) * time.Hour)

@@ -5,7 +5,6 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
+	"github.com/pricewatch/pricewatch/storage/storagetest"
 	"github.com/pricewatch/pricewatch/web"
 )
 
@@ -28,11 +28,7 @@ import (
 func bandServer(t *testing.T) (http.Handler, time.Time) {
 	t.Helper()
 	ctx := context.Background()
-	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "bands.db"), storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := storagetest.Open(t)
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	db.Now = func() time.Time { return now.Add(-time.Hour) }
 	h100 := pricewatch.Hardware{GPUModel: "H100", GPUCount: 8}

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"sync/atomic"
@@ -25,6 +24,7 @@ import (
 	"github.com/pricewatch/pricewatch/internal/testing/wait"
 	providerrun "github.com/pricewatch/pricewatch/run"
 	"github.com/pricewatch/pricewatch/storage"
+	"github.com/pricewatch/pricewatch/storage/storagetest"
 	"github.com/pricewatch/pricewatch/web"
 )
 
@@ -37,12 +37,7 @@ var fixtureAt = time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
 // AWS's 8x H100 at 60 on demand (7.5), the cheapest H100 on demand.
 func fixtureDB(t *testing.T) *storage.DB {
 	t.Helper()
-	ctx := context.Background()
-	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "pw.db"), storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := storagetest.Open(t)
 	db.Now = func() time.Time { return fixtureAt }
 	h100 := pricewatch.Hardware{GPUModel: "H100", GPUCount: 8, GPUMemoryGB: 80}
 	a100 := pricewatch.Hardware{GPUModel: "A100-80GB", GPUCount: 8, GPUMemoryGB: 80}

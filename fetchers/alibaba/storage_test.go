@@ -2,7 +2,6 @@ package alibaba
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/alibaba/alibabatest"
 	"github.com/pricewatch/pricewatch/storage"
+	"github.com/pricewatch/pricewatch/storage/storagetest"
 )
 
 // Pointed at local servers that replay different answers, pricewatch keeps
@@ -17,11 +17,7 @@ import (
 // in-stock change as a new availability interval.
 func TestStoredHistory(t *testing.T) {
 	ctx := context.Background()
-	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "pricewatch.db"), storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := storagetest.Open(t)
 	clock := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	db.Now = func() time.Time { return clock }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -19,6 +18,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/azure/azuretest"
 	"github.com/pricewatch/pricewatch/section"
 	"github.com/pricewatch/pricewatch/storage"
+	"github.com/pricewatch/pricewatch/storage/storagetest"
 )
 
 // signalsConfig points the signals at the fake, with its credentials.
@@ -90,11 +90,7 @@ func TestSignalsDecodedAndStored(t *testing.T) {
 	f, logs, _ := signalFetcher(t, az, sig)
 
 	ctx := context.Background()
-	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "pw.db"), storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := storagetest.Open(t)
 	run := func() *pricewatch.Snapshot {
 		snap, err := f.Fetch(ctx, fetchers.Previous{})
 		if err != nil {
@@ -490,11 +486,7 @@ func TestStoredScoresEndOnlyWhenCovered(t *testing.T) {
 	sig.Placement = PlacementScores{Enabled: true, Sizes: []string{"Standard_ND96isr_H100_v5"}, Locations: []string{"eastus"}}
 	f, _, _ := signalFetcher(t, az, sig)
 	ctx := context.Background()
-	db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "pw.db"), storage.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := storagetest.Open(t)
 	run := func() {
 		t.Helper()
 		snap, err := f.Fetch(ctx, fetchers.Previous{})

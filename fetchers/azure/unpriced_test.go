@@ -19,6 +19,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/storage"
+	"github.com/pricewatch/pricewatch/storage/storagetest"
 )
 
 // realRow reads one row of the real series (testdata/series) by size and
@@ -232,11 +233,7 @@ func TestUnpricedRowsKeepStoredPrices(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(fmt.Sprintf("%s regions=%v", tt.name, regions), func(t *testing.T) {
 				ctx := context.Background()
-				db, err := storage.Open(ctx, filepath.Join(t.TempDir(), "pw.db"), storage.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { db.Close() })
+				db := storagetest.Open(t)
 				fake := newRetailFake(t)
 				core, logs := observer.New(zap.WarnLevel)
 				f, _ := newTestFetcher(t, Config{Endpoint: fake.srv.URL, Regions: regions, Windows: true,
