@@ -20,15 +20,8 @@ func offer(provider, typ, model string, count float64, currency, hourly string) 
 
 func store(t *testing.T, db *storage.DB, provider string, offers ...pricewatch.Offer) {
 	t.Helper()
-	ctx := context.Background()
-	id, err := db.StartRun(ctx, provider)
-	if err != nil {
-		t.Fatal(err)
-	}
 	snap := &pricewatch.Snapshot{Provider: provider, Offers: offers, Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}}}
-	if _, err := db.SaveSnapshot(ctx, id, snap, storage.SaveOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	storagetest.Save(t, db, snap)
 }
 
 func TestCheck(t *testing.T) {

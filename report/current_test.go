@@ -61,13 +61,7 @@ func currentStateEqualsStore(t *testing.T, db *storage.DB) {
 		for _, r := range regions {
 			snap.Coverage = append(snap.Coverage, pricewatch.Scope{Region: r})
 		}
-		id, err := db.StartRun(ctx, pricewatch.Azure)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.SaveSnapshot(ctx, id, snap, storage.SaveOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		storagetest.Save(t, db, snap)
 	}
 	both := []string{"eastus", "westus2"}
 	spotMoved := offer("eastus", "", h100, "H100", pricewatch.Spot, pricewatch.Linux, "35.55")

@@ -140,15 +140,9 @@ func TestTrendsWindowLongerThanHistory(t *testing.T) {
 		if day >= 25 {
 			a, b = "9.15", "20.00"
 		}
-		id, err := db.StartRun(ctx, "azure")
-		if err != nil {
-			t.Fatal(err)
-		}
 		snap := &pricewatch.Snapshot{Provider: "azure", Offers: []pricewatch.Offer{offer("A", a), offer("B", b)},
 			Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}}}
-		if _, err := db.SaveSnapshot(ctx, id, snap, storage.SaveOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		storagetest.Save(t, db, snap)
 		clock = clock.Add(24 * time.Hour)
 	}
 	book, err := fx.NewBook(nil, map[string]decimal.Decimal{"USD": decimal.NewFromInt(1)}, 0)

@@ -72,13 +72,7 @@ func tableServerFX(t *testing.T, fx report.FX, days ...storage.FXDay) (http.Hand
 			for _, o := range snap.Offers {
 				snap.Coverage = appendScope(snap.Coverage, o.Region)
 			}
-			id, err := db.StartRun(ctx, snap.Provider)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := db.SaveSnapshot(ctx, id, snap, storage.SaveOptions{}); err != nil {
-				t.Fatal(err)
-			}
+			storagetest.Save(t, db, snap)
 		}
 	}
 	for _, d := range days {

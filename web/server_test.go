@@ -25,7 +25,6 @@ import (
 // in two regions, on-demand and spot, spot moving every run.
 func weekServer(t *testing.T, limits web.Limits) (http.Handler, *storage.DB) {
 	t.Helper()
-	ctx := context.Background()
 	db := storagetest.Open(t)
 	start := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 	for run := 0; run < 7*24; run += 6 {
@@ -47,13 +46,7 @@ func weekServer(t *testing.T, limits web.Limits) (http.Handler, *storage.DB) {
 				}
 			}
 		}
-		id, err := db.StartRun(ctx, pricewatch.Azure)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.SaveSnapshot(ctx, id, snap, storage.SaveOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		storagetest.Save(t, db, snap)
 	}
 	fx := config.Default().FX
 	srv := &web.Server{Store: db, FX: func() report.FX {

@@ -1,7 +1,6 @@
 package web_test
 
 import (
-	"context"
 	"encoding/csv"
 	"encoding/json"
 	"net/http"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/report"
-	"github.com/pricewatch/pricewatch/storage"
 	"github.com/pricewatch/pricewatch/storage/storagetest"
 	"github.com/pricewatch/pricewatch/web"
 )
@@ -27,7 +25,6 @@ import (
 // capacityblocks.go); the Azure band is the cloud's word kept as text.
 func bandServer(t *testing.T) (http.Handler, time.Time) {
 	t.Helper()
-	ctx := context.Background()
 	db := storagetest.Open(t)
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	db.Now = func() time.Time { return now.Add(-time.Hour) }
@@ -66,13 +63,7 @@ func bandServer(t *testing.T) (http.Handler, time.Time) {
 		for _, o := range snap.Offers {
 			snap.Coverage = appendScope(snap.Coverage, o.Region)
 		}
-		id, err := db.StartRun(ctx, snap.Provider)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.SaveSnapshot(ctx, id, snap, storage.SaveOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		storagetest.Save(t, db, snap)
 	}
 	srv := &web.Server{Store: db, FX: func() report.FX { return report.FX{Currency: "USD"} }, Now: func() time.Time { return now }}
 	mux := http.NewServeMux()

@@ -57,15 +57,8 @@ func offer(provider, typ string, pt pricewatch.PriceType, hourly string, hw pric
 // store saves a successful run of provider listing offers.
 func store(t *testing.T, db *storage.DB, provider string, offers ...pricewatch.Offer) {
 	t.Helper()
-	ctx := context.Background()
-	id, err := db.StartRun(ctx, provider)
-	if err != nil {
-		t.Fatal(err)
-	}
 	snap := &pricewatch.Snapshot{Provider: provider, Offers: offers, Coverage: []pricewatch.Scope{{Region: "westus2"}}}
-	if _, err := db.SaveSnapshot(ctx, id, snap, storage.SaveOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	storagetest.Save(t, db, snap)
 }
 
 // gaugeValue gathers reg and returns the value of the series name with

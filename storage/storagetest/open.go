@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -18,4 +19,20 @@ func Open(t testing.TB) *storage.DB {
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// Save stores snap as one complete run with the default save options, as
+// a fetch does; an error fails t.
+func Save(t testing.TB, db *storage.DB, snap *pricewatch.Snapshot) *storage.Result {
+	t.Helper()
+	ctx := context.Background()
+	id, err := db.StartRun(ctx, snap.Provider)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := db.SaveSnapshot(ctx, id, snap, storage.SaveOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
