@@ -21,18 +21,7 @@ func TestStoredHistory(t *testing.T) {
 	clock := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	db.Now = func() time.Time { return clock }
 
-	save := func(snap *pricewatch.Snapshot) *storage.Result {
-		t.Helper()
-		id, err := db.StartRun(ctx, pricewatch.Alibaba)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := db.SaveSnapshot(ctx, id, snap, storage.SaveOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res
-	}
+	save := func(snap *pricewatch.Snapshot) *storage.Result { t.Helper(); return storagetest.Save(t, db, snap) }
 
 	// Run 1: gn7i sold out in cn-hangzhou-j.
 	w := hangzhouWorld()

@@ -96,13 +96,7 @@ func TestSignalsDecodedAndStored(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		id, err := db.StartRun(ctx, pricewatch.Azure)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.SaveSnapshot(ctx, id, snap, storage.SaveOptions{MinOfferRatio: 0.5}); err != nil {
-			t.Fatal(err)
-		}
+		storagetest.SaveWith(t, db, snap, storage.SaveOptions{MinOfferRatio: 0.5})
 		return snap
 	}
 	snap := run()
@@ -493,13 +487,7 @@ func TestStoredScoresEndOnlyWhenCovered(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		id, err := db.StartRun(ctx, pricewatch.Azure)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.SaveSnapshot(ctx, id, snap, storage.SaveOptions{MinOfferRatio: 0.5}); err != nil {
-			t.Fatal(err)
-		}
+		storagetest.SaveWith(t, db, snap, storage.SaveOptions{MinOfferRatio: 0.5})
 	}
 	current := func() []storage.SignalInterval {
 		t.Helper()

@@ -245,15 +245,7 @@ func TestUnpricedRowsKeepStoredPrices(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					id, err := db.StartRun(ctx, pricewatch.Azure)
-					if err != nil {
-						t.Fatal(err)
-					}
-					r, err := db.SaveSnapshot(ctx, id, snap, storage.SaveOptions{MinOfferRatio: 0.5})
-					if err != nil {
-						t.Fatal(err)
-					}
-					return r
+					return storagetest.SaveWith(t, db, snap, storage.SaveOptions{MinOfferRatio: 0.5})
 				}
 				current := func() map[string]string {
 					t.Helper()

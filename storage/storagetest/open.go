@@ -25,12 +25,18 @@ func Open(t testing.TB) *storage.DB {
 // a fetch does; an error fails t.
 func Save(t testing.TB, db *storage.DB, snap *pricewatch.Snapshot) *storage.Result {
 	t.Helper()
+	return SaveWith(t, db, snap, storage.SaveOptions{})
+}
+
+// SaveWith is Save with opts.
+func SaveWith(t testing.TB, db *storage.DB, snap *pricewatch.Snapshot, opts storage.SaveOptions) *storage.Result {
+	t.Helper()
 	ctx := context.Background()
 	id, err := db.StartRun(ctx, snap.Provider)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := db.SaveSnapshot(ctx, id, snap, storage.SaveOptions{})
+	res, err := db.SaveSnapshot(ctx, id, snap, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
