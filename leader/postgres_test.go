@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"go.uber.org/zap/zaptest"
 
 	"github.com/pricewatch/pricewatch/internal/testing/wait"
@@ -139,16 +138,8 @@ func waitLeader(t *testing.T, ts *terms, within time.Duration) (string, time.Dur
 // or an operator's pg_terminate_backend would.
 func terminate(t *testing.T, dsn, replica string) {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	var n int
-	if err := conn.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid, 1000)) FROM pg_stat_activity WHERE application_name = $1`,
-		leader.ApplicationName(dbReplica(replica))).Scan(&n); err != nil || n == 0 {
-		t.Fatalf("terminating %s's session: %d terminated, %v", replica, n, err)
+	if n := leadertest.Terminate(t, dsn, leader.ApplicationName(dbReplica(replica))); n == 0 {
+		t.Fatalf("terminating %s's session: none terminated", replica)
 	}
 }
 

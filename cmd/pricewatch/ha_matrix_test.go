@@ -16,8 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/pricewatch/pricewatch/internal/testing/wait"
 	"github.com/pricewatch/pricewatch/leader"
 	"github.com/pricewatch/pricewatch/leader/leadertest"
@@ -271,24 +269,6 @@ func (w *matrixWorld) settle(t *testing.T, moves int, within time.Duration) {
 	}
 }
 
-// terminateSessions ends every session of replica from outside, as an
-// operator's pg_terminate_backend or a database restart would.
-func terminateSessions(t *testing.T, dsn, replica string) int {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	var n int
-	if err := conn.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid, 1000)) FROM pg_stat_activity WHERE application_name = $1`,
-		leader.ApplicationName(replica)).Scan(&n); err != nil {
-		t.Fatalf("terminating %s's sessions: %v", replica, err)
-	}
-	return n
-}
-
 func newMatrixWorld(t *testing.T) *matrixWorld {
 	t.Helper()
 	if testing.Short() {
@@ -433,7 +413,7 @@ func TestHAFaultMatrix(t *testing.T) {
 			target.proc.cmd.Process.Signal(syscall.SIGSTOP)
 			target.stopped = true
 		case faultTerminate:
-			terminateSessions(t, w.dsn, target.name)
+			leadertest.Terminate(t, w.dsn, leader.ApplicationName(target.name))
 		case faultPartition:
 			target.proxy.Block()
 		}

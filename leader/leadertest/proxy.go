@@ -236,3 +236,23 @@ func Schema(t testing.TB, dsn string) string {
 }
 
 var schemaSeq atomic.Int64
+
+// Terminate ends every session whose application_name is application
+// (leader.ApplicationName of a replica) from outside, as a database
+// restart or an operator's pg_terminate_backend would, and returns how
+// many it ended.
+func Terminate(t testing.TB, dsn, application string) int {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, `SELECT count(pg_terminate_backend(pid, 1000)) FROM pg_stat_activity WHERE application_name = $1`,
+		application).Scan(&n); err != nil {
+		t.Fatalf("terminating the sessions of %s: %v", application, err)
+	}
+	return n
+}
