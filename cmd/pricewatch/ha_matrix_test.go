@@ -290,10 +290,7 @@ func newMatrixWorld(t *testing.T) *matrixWorld {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	secretFile := filepath.Join(dir, "webhook-secret")
-	if err := os.WriteFile(secretFile, []byte(webhookKey+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	secretFile := webhookSecretFile(t, dir)
 	for _, name := range []string{"a", "b", "c"} {
 		r := &matrixReplica{name: name, proxy: leadertest.NewProxy(t, u.Host)}
 		rdir := filepath.Join(dir, name)

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -18,10 +16,7 @@ func TestBuiltInRulesReachWebhookOnlySetup(t *testing.T) {
 	az := newFakeAzure(t)
 	rcv := newWebhookReceiver(t)
 	dir := t.TempDir()
-	secretFile := filepath.Join(dir, "webhook-secret")
-	if err := os.WriteFile(secretFile, []byte(webhookKey+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	secretFile := webhookSecretFile(t, dir)
 	cfg := writeConfig(t, dir, az.URL, fmt.Sprintf(`webhook:
   url: %s/hooks/pricewatch?token=t0ps3cret
   secret_file: %s
@@ -70,10 +65,7 @@ func TestAlertsTestWebhook(t *testing.T) {
 	az := newFakeAzure(t)
 	rcv := newWebhookReceiver(t)
 	dir := t.TempDir()
-	secretFile := filepath.Join(dir, "webhook-secret")
-	if err := os.WriteFile(secretFile, []byte(webhookKey+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	secretFile := webhookSecretFile(t, dir)
 	slack := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		t.Errorf("Slack was called: %s", r.URL.Path)
 	}))

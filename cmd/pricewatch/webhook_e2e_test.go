@@ -20,6 +20,17 @@ import (
 
 const webhookKey = "whsec-test-0123456789abcdef"
 
+// webhookSecretFile writes webhookKey into dir's webhook-secret (as
+// webhook.secret_file reads it) and returns its path.
+func webhookSecretFile(t *testing.T, dir string) string {
+	t.Helper()
+	file := filepath.Join(dir, "webhook-secret")
+	if err := os.WriteFile(file, []byte(webhookKey+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
 // webhookReceiver is a local webhook endpoint that checks each request's
 // signature the way a receiver should (from docs/alerts.md's description, not
 // from pricewatch's code) and answers with the next scripted status.
@@ -87,12 +98,9 @@ func TestPriceDropReachesWebhookThroughOutage(t *testing.T) {
 	az := newFakeAzure(t)
 	rcv := newWebhookReceiver(t, http.StatusInternalServerError)
 	dir := t.TempDir()
-	secretFile := filepath.Join(dir, "webhook-secret")
+	secretFile := webhookSecretFile(t, dir)
 	urlFile := filepath.Join(dir, "webhook-url")
 	hookURL := rcv.URL + "/hooks/pricewatch?token=t0ps3cret"
-	if err := os.WriteFile(secretFile, []byte(webhookKey+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	if err := os.WriteFile(urlFile, []byte(hookURL+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
