@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shopspring/decimal"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
@@ -66,17 +65,7 @@ func TestGPUMetersExactInCNY(t *testing.T) {
 		got[offerKey(o)] = o
 	}
 	fetcherstest.EachWanted(t, "offers", got, wantOffers, func(w wantOffer) string { return w.key }, func(w wantOffer, o pricewatch.Offer) {
-		if !o.Hourly.Equal(decimal.RequireFromString(w.hourly)) || !o.Upfront.Equal(decimal.RequireFromString(w.upfront)) {
-			t.Errorf("%s: hourly %s upfront %s, want %s and %s", w.key, o.Hourly, o.Upfront, w.hourly, w.upfront)
-		}
-		eff, err := o.EffectiveHourly()
-		if err != nil {
-			t.Fatal(err)
-		}
-		per, ok := pricewatch.PerGPUHour(eff, o.GPUCount)
-		if !ok || !per.Equal(decimal.RequireFromString(w.perGPU)) {
-			t.Errorf("%s: per GPU-hour %s, want %s", w.key, per, w.perGPU)
-		}
+		fetcherstest.WantPrices(t, w.key, o, w.hourly, w.upfront, w.perGPU)
 		if o.Provider != Name || o.Currency != "CNY" {
 			t.Errorf("%s: %s %s, want azure-cn CNY", w.key, o.Provider, o.Currency)
 		}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
 )
@@ -54,4 +56,21 @@ func OfferLine(o pricewatch.Offer) string {
 // StockLine is "stock <region> <type> <state>".
 func StockLine(a pricewatch.Availability) string {
 	return fmt.Sprintf("stock %s %s %s", a.Region, a.InstanceType, a.State)
+}
+
+// WantPrices wants o's hourly and upfront prices and its effective price
+// per GPU-hour to be the given decimals; key names o in the errors.
+func WantPrices(t testing.TB, key string, o pricewatch.Offer, hourly, upfront, perGPU string) {
+	t.Helper()
+	if !o.Hourly.Equal(decimal.RequireFromString(hourly)) || !o.Upfront.Equal(decimal.RequireFromString(upfront)) {
+		t.Errorf("%s: hourly %s upfront %s, want %s and %s", key, o.Hourly, o.Upfront, hourly, upfront)
+	}
+	eff, err := o.EffectiveHourly()
+	if err != nil {
+		t.Fatal(err)
+	}
+	per, ok := pricewatch.PerGPUHour(eff, o.GPUCount)
+	if !ok || !per.Equal(decimal.RequireFromString(perGPU)) {
+		t.Errorf("%s: per GPU-hour %s, want %s", key, per, perGPU)
+	}
 }

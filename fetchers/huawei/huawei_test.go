@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/shopspring/decimal"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
@@ -79,17 +78,7 @@ func TestGPUFlavorsExact(t *testing.T) {
 		got[strings.Join([]string{o.InstanceType, o.Region, string(o.PriceType), o.Term}, "|")] = o
 	}
 	fetcherstest.EachWanted(t, "offers", got, wantOffers, func(w wantOffer) string { return w.key }, func(w wantOffer, o pricewatch.Offer) {
-		if !o.Hourly.Equal(decimal.RequireFromString(w.hourly)) || !o.Upfront.Equal(decimal.RequireFromString(w.upfront)) {
-			t.Errorf("%s: hourly %s upfront %s, want %s and %s", w.key, o.Hourly, o.Upfront, w.hourly, w.upfront)
-		}
-		eff, err := o.EffectiveHourly()
-		if err != nil {
-			t.Fatal(err)
-		}
-		per, ok := pricewatch.PerGPUHour(eff, o.GPUCount)
-		if !ok || !per.Equal(decimal.RequireFromString(w.perGPU)) {
-			t.Errorf("%s: per GPU-hour %s, want %s", w.key, per, w.perGPU)
-		}
+		fetcherstest.WantPrices(t, w.key, o, w.hourly, w.upfront, w.perGPU)
 		if o.GPUModel != w.model || o.GPUCount != w.gpus || o.Currency != "CNY" || o.OS != pricewatch.Linux {
 			t.Errorf("%s: %s ×%v %s %s, want %s ×%v CNY linux", w.key, o.GPUModel, o.GPUCount, o.Currency, o.OS, w.model, w.gpus)
 		}
