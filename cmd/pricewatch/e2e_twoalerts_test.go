@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/pricewatch/pricewatch/fetchers/digitalocean"
 	"github.com/pricewatch/pricewatch/fetchers/digitalocean/digitaloceantest"
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
@@ -15,7 +17,6 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/verda/verdatest"
 	"github.com/pricewatch/pricewatch/fetchers/vultr"
 	"github.com/pricewatch/pricewatch/fetchers/vultr/vultrtest"
-	"github.com/shopspring/decimal"
 )
 
 // alertStep is one fetch of twoAlertsCase: change moves the fake, the
