@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting"
 	"github.com/pricewatch/pricewatch/alerting/alertingtest"
 	"github.com/pricewatch/pricewatch/config"
@@ -49,24 +48,6 @@ func placesOf(t *testing.T, payload []byte) []string {
 // newClock is the tests' start: a Monday morning.
 func newClock() *alertingtest.Clock {
 	return alertingtest.NewClock(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC))
-}
-
-// store saves snap as one complete run with opts, the way `pricewatch
-// fetch` does, and returns the result (nil and the error for a failed run).
-func store(t *testing.T, db *storage.DB, snap *pricewatch.Snapshot, opts storage.SaveOptions) (*storage.Result, error) {
-	t.Helper()
-	ctx := context.Background()
-	id, err := db.StartRun(ctx, snap.Provider)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := db.SaveSnapshot(ctx, id, snap, opts)
-	if err != nil {
-		if ferr := db.FinishRun(ctx, id, storage.RunFailed, err.Error()); ferr != nil {
-			t.Fatal(ferr)
-		}
-	}
-	return res, err
 }
 
 func mustRules(t *testing.T, cfg config.Alerts) *alerting.Rules {

@@ -31,6 +31,18 @@ func Save(t testing.TB, db *storage.DB, snap *pricewatch.Snapshot) *storage.Resu
 // SaveWith is Save with opts.
 func SaveWith(t testing.TB, db *storage.DB, snap *pricewatch.Snapshot, opts storage.SaveOptions) *storage.Result {
 	t.Helper()
+	res, err := Store(t, db, snap, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// Store saves snap as one run with opts, as a fetch does, and returns
+// what the save returned: a save that fails finishes the run failed.
+// Only the run's bookkeeping failing fails t.
+func Store(t testing.TB, db *storage.DB, snap *pricewatch.Snapshot, opts storage.SaveOptions) (*storage.Result, error) {
+	t.Helper()
 	ctx := context.Background()
 	id, err := db.StartRun(ctx, snap.Provider)
 	if err != nil {
@@ -38,7 +50,9 @@ func SaveWith(t testing.TB, db *storage.DB, snap *pricewatch.Snapshot, opts stor
 	}
 	res, err := db.SaveSnapshot(ctx, id, snap, opts)
 	if err != nil {
-		t.Fatal(err)
+		if ferr := db.FinishRun(ctx, id, storage.RunFailed, err.Error()); ferr != nil {
+			t.Fatal(ferr)
+		}
 	}
-	return res
+	return res, err
 }
