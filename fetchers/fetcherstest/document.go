@@ -55,13 +55,19 @@ func (d *Document) serve(w http.ResponseWriter, r *http.Request) {
 	if d.spec.Refuse != nil && d.spec.Refuse(w, r) {
 		return
 	}
-	mode := d.Next()
+	Answer(w, d.Next(), d.body, d.spec.Throttled, d.spec.Empty)
+}
+
+// Answer writes a good answer, body, unless mode (a failure queued with
+// FailNext) says otherwise: one of Write's failures, throttled the body of
+// its 429, or for Empty the well-formed answer listing nothing, empty.
+func Answer(w http.ResponseWriter, mode string, body []byte, throttled, empty string) {
 	switch {
-	case Write(w, mode, d.body, d.spec.Throttled):
+	case Write(w, mode, body, throttled):
 	case mode == Empty:
-		w.Write([]byte(d.spec.Empty))
+		w.Write([]byte(empty))
 	default:
-		w.Write(d.body)
+		w.Write(body)
 	}
 }
 

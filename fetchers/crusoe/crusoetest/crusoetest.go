@@ -27,7 +27,7 @@ const (
 	SheetPath  = "/sheets/crusoe.yaml"
 	Capacities = Base + "/capacities"
 	// Empty makes the next capacities answer {"items":[]}.
-	Empty = "empty"
+	Empty = fetcherstest.Empty
 )
 
 //go:embed testdata/capacities-constructed.json
@@ -80,14 +80,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			w.Write([]byte(`{"code":"unauthorized","message":"invalid signature"}`))
 			return
 		}
-		mode := s.Next()
-		switch {
-		case fetcherstest.Write(w, mode, s.body, `{"code":"too_many_requests"}`):
-		case mode == Empty:
-			w.Write([]byte(`{"items":[]}`))
-		default:
-			w.Write(s.body)
-		}
+		fetcherstest.Answer(w, s.Next(), s.body, `{"code":"too_many_requests"}`, `{"items":[]}`)
 	default:
 		http.NotFound(w, r)
 	}

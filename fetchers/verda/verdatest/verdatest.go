@@ -30,7 +30,7 @@ var (
 )
 
 // Empty is a failure mode for FailNext beside fetcherstest's: the answer [].
-const Empty = "empty"
+const Empty = fetcherstest.Empty
 
 // token is the bearer token the fake hands out; a test never sees it
 // printed (it is registered as a secret by the fetcher).
@@ -99,14 +99,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		unauthorized()
 		return
 	}
-	mode := s.Next()
-	switch {
-	case fetcherstest.Write(w, mode, body, `{"code": "too_many_requests", "message": "Too many requests"}`):
-	case mode == Empty:
-		w.Write([]byte(`[]`))
-	default:
-		w.Write(body)
-	}
+	fetcherstest.Answer(w, s.Next(), body, `{"code": "too_many_requests", "message": "Too many requests"}`, `[]`)
 }
 
 // SetBody replaces the answer of path ("/v1/instance-types",
