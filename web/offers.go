@@ -118,15 +118,25 @@ func (s *Server) apiOfferTable(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// offersCSV is the current view as CSV: every matching row, every field.
-func (s *Server) offersCSV(w http.ResponseWriter, r *http.Request) {
+// offerPageQuery reads a page's offer-table parameters, answering the page
+// with the error when they are wrong (ok false).
+func (s *Server) offerPageQuery(w http.ResponseWriter, r *http.Request) (*params, report.OfferTableQuery, bool) {
 	p, ok := s.pageParams(w, r, offerTableParams...)
 	if !ok {
-		return
+		return nil, report.OfferTableQuery{}, false
 	}
 	q, err := s.offerTableQuery(p)
 	if err != nil {
 		s.pageError(w, r, err)
+		return nil, report.OfferTableQuery{}, false
+	}
+	return p, q, true
+}
+
+// offersCSV is the current view as CSV: every matching row, every field.
+func (s *Server) offersCSV(w http.ResponseWriter, r *http.Request) {
+	_, q, ok := s.offerPageQuery(w, r)
+	if !ok {
 		return
 	}
 	t, err := s.offerTable(r.Context(), q)
@@ -213,17 +223,13 @@ type offerForm struct {
 }
 
 func (s *Server) pageOffers(w http.ResponseWriter, r *http.Request) {
-	p, ok := s.pageParams(w, r, offerTableParams...)
+	p, q, ok := s.offerPageQuery(w, r)
 	if !ok {
-		return
-	}
-	q, err := s.offerTableQuery(p)
-	if err != nil {
-		s.pageError(w, r, err)
 		return
 	}
 	limit := defaultTableRows
 	if p.has("limit") {
+		var err error
 		if limit, err = strconv.Atoi(p.str("limit")); err != nil || limit < 1 || limit > maxTableRows {
 			s.pageError(w, r, &report.ParamError{Msg: fmt.Sprintf("limit %q: want a number of rows from 1 to %d", p.str("limit"), maxTableRows)})
 			return
