@@ -20,7 +20,7 @@ import (
 	"github.com/pricewatch/pricewatch/alerting/outboxstore"
 	"github.com/pricewatch/pricewatch/internal/testing/wait"
 	"github.com/pricewatch/pricewatch/storage"
-	"github.com/pricewatch/pricewatch/storage/storagetest"
+	"github.com/pricewatch/pricewatch/storage/dbtest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -35,7 +35,7 @@ func queue(t *testing.T, db *storage.DB, keys ...string) {
 	}
 	snap := &pricewatch.Snapshot{Provider: pricewatch.Azure, Offers: []pricewatch.Offer{alertingtest.AzureH100(pricewatch.OnDemand, "98.32")},
 		Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}}}
-	if _, err := storagetest.Store(t, db, snap, storage.SaveOptions{Outbox: func(*storage.Result) ([]storage.OutboxMessage, error) { return msgs, nil }}); err != nil {
+	if _, err := dbtest.Store(t, db, snap, storage.SaveOptions{Outbox: func(*storage.Result) ([]storage.OutboxMessage, error) { return msgs, nil }}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -403,7 +403,7 @@ func TestLogNotifierWithoutSlack(t *testing.T) {
 	}
 	snap := &pricewatch.Snapshot{Provider: pricewatch.Azure, Offers: []pricewatch.Offer{alertingtest.AzureH100(pricewatch.OnDemand, "98.32")},
 		Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}}}
-	if _, err := storagetest.Store(t, db, snap, storage.SaveOptions{Outbox: func(*storage.Result) ([]storage.OutboxMessage, error) { return msgs, nil }}); err != nil {
+	if _, err := dbtest.Store(t, db, snap, storage.SaveOptions{Outbox: func(*storage.Result) ([]storage.OutboxMessage, error) { return msgs, nil }}); err != nil {
 		t.Fatal(err)
 	}
 	core, logs := observer.New(zapcore.InfoLevel)

@@ -13,7 +13,7 @@ import (
 	"github.com/pricewatch/pricewatch/alerting/outboxstore"
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/storage"
-	"github.com/pricewatch/pricewatch/storage/storagetest"
+	"github.com/pricewatch/pricewatch/storage/dbtest"
 )
 
 var at = time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
@@ -228,7 +228,7 @@ func TestFlappingZoneThroughStorage(t *testing.T) {
 			Availability: []pricewatch.Availability{alertingtest.TencentGN10Xp("ap-guangzhou-3", s.state)},
 			Coverage:     []pricewatch.Scope{{Region: "ap-guangzhou", Availability: true}}}
 		before := len(outbox(t, db))
-		if _, err := storagetest.Store(t, db, snap, opts); err != nil {
+		if _, err := dbtest.Store(t, db, snap, opts); err != nil {
 			t.Fatalf("step %d: %v", i, err)
 		}
 		msgs := outbox(t, db)[before:]
@@ -264,7 +264,7 @@ func TestWithdrawalAfterCompleteRuns(t *testing.T) {
 		t.Helper()
 		clk.Advance(time.Hour)
 		before := len(outbox(t, db))
-		if _, err := storagetest.Store(t, db, s, opts); err != nil {
+		if _, err := dbtest.Store(t, db, s, opts); err != nil {
 			t.Fatalf("%s: %v", step, err)
 		}
 		var got []string
@@ -298,18 +298,18 @@ func TestFailedRunQueuesNothing(t *testing.T) {
 	rules := mustRules(t, config.Alerts{Rules: []config.Rule{{Name: "all", Events: []string{"price_drop", "price_new", "availability_gone"}}}})
 	opts := storage.SaveOptions{Outbox: outboxstore.SaveFunc(rules), Policy: alerting.NewPolicy(0, 2), MinOfferRatio: 0.5}
 	cover := []pricewatch.Scope{{Region: pricewatch.AllRegions}}
-	if _, err := storagetest.Store(t, db, &pricewatch.Snapshot{Provider: pricewatch.Azure, Offers: []pricewatch.Offer{alertingtest.AzureH100(pricewatch.OnDemand, "98.32"), alertingtest.AzureH100(pricewatch.Spot, "18.169536")}, Coverage: cover}, opts); err != nil {
+	if _, err := dbtest.Store(t, db, &pricewatch.Snapshot{Provider: pricewatch.Azure, Offers: []pricewatch.Offer{alertingtest.AzureH100(pricewatch.OnDemand, "98.32"), alertingtest.AzureH100(pricewatch.Spot, "18.169536")}, Coverage: cover}, opts); err != nil {
 		t.Fatal(err)
 	}
 	clk.Advance(time.Hour)
-	if _, err := storagetest.Store(t, db, &pricewatch.Snapshot{Provider: pricewatch.Azure, Coverage: cover}, opts); !errors.Is(err, storage.ErrSuspiciousDrop) {
+	if _, err := dbtest.Store(t, db, &pricewatch.Snapshot{Provider: pricewatch.Azure, Coverage: cover}, opts); !errors.Is(err, storage.ErrSuspiciousDrop) {
 		t.Fatalf("a run that finds no offers where two are stored: err = %v, want ErrSuspiciousDrop", err)
 	}
 	if n := len(outbox(t, db)); n != 0 {
 		t.Fatalf("failed run queued %d messages", n)
 	}
 	clk.Advance(time.Hour)
-	res, err := storagetest.Store(t, db, &pricewatch.Snapshot{Provider: pricewatch.Azure, Offers: []pricewatch.Offer{alertingtest.AzureH100(pricewatch.OnDemand, "90"), alertingtest.AzureH100(pricewatch.Spot, "18.169536")}, Coverage: cover}, opts)
+	res, err := dbtest.Store(t, db, &pricewatch.Snapshot{Provider: pricewatch.Azure, Offers: []pricewatch.Offer{alertingtest.AzureH100(pricewatch.OnDemand, "90"), alertingtest.AzureH100(pricewatch.Spot, "18.169536")}, Coverage: cover}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/storage"
-	"github.com/pricewatch/pricewatch/storage/storagetest"
+	"github.com/pricewatch/pricewatch/storage/dbtest"
 )
 
 // The Alibaba shape of issue 20 item 6: ecs.gn6v-c8g1.2xlarge in
@@ -77,7 +77,7 @@ func TestCommitmentFarBelowOnDemandIsHeld(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			db := storagetest.Open(t)
+			db := dbtest.Open(t)
 			if len(tt.stored) > 0 {
 				store(t, db, tt.stored[0].Provider, tt.stored...)
 			}
@@ -108,7 +108,7 @@ func TestCommitmentFarBelowOnDemandIsHeld(t *testing.T) {
 // consecutive complete runs that bring it back unchanged.
 func TestCommitmentHoldIsRecordedAndAcceptedLikeOthers(t *testing.T) {
 	ctx := context.Background()
-	db := storagetest.Open(t)
+	db := dbtest.Open(t)
 	g, err := New(Config(config.Default().Guard), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/storage"
-	"github.com/pricewatch/pricewatch/storage/storagetest"
+	"github.com/pricewatch/pricewatch/storage/dbtest"
 )
 
 func offer(provider, typ, model string, count float64, currency, hourly string) pricewatch.Offer {
@@ -21,7 +21,7 @@ func offer(provider, typ, model string, count float64, currency, hourly string) 
 func store(t *testing.T, db *storage.DB, provider string, offers ...pricewatch.Offer) {
 	t.Helper()
 	snap := &pricewatch.Snapshot{Provider: provider, Offers: offers, Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}}}
-	storagetest.Save(t, db, snap)
+	dbtest.Save(t, db, snap)
 }
 
 func TestCheck(t *testing.T) {
@@ -74,7 +74,7 @@ func TestCheck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			db := storagetest.Open(t)
+			db := dbtest.Open(t)
 			for p, offers := range tt.stored {
 				store(t, db, p, offers...)
 			}
@@ -104,7 +104,7 @@ func TestCheck(t *testing.T) {
 // and then stays, as the stored price, unheld.
 func TestHeldPriceAcceptedAfterRuns(t *testing.T) {
 	ctx := context.Background()
-	db := storagetest.Open(t)
+	db := dbtest.Open(t)
 	g, err := New(Config(config.Default().Guard), nil)
 	if err != nil {
 		t.Fatal(err)

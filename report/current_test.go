@@ -11,6 +11,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/storage"
+	"github.com/pricewatch/pricewatch/storage/dbtest"
 	"github.com/pricewatch/pricewatch/storage/storagetest"
 )
 
@@ -22,7 +23,7 @@ import (
 func TestCurrentStateEqualsStore(t *testing.T) {
 	ctx := context.Background()
 	t.Run("sqlite", func(t *testing.T) {
-		db := storagetest.Open(t)
+		db := dbtest.Open(t)
 		currentStateEqualsStore(t, db)
 	})
 	t.Run("postgres", func(t *testing.T) {
@@ -61,7 +62,7 @@ func currentStateEqualsStore(t *testing.T, db *storage.DB) {
 		for _, r := range regions {
 			snap.Coverage = append(snap.Coverage, pricewatch.Scope{Region: r})
 		}
-		storagetest.Save(t, db, snap)
+		dbtest.Save(t, db, snap)
 	}
 	both := []string{"eastus", "westus2"}
 	spotMoved := offer("eastus", "", h100, "H100", pricewatch.Spot, pricewatch.Linux, "35.55")

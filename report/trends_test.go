@@ -13,7 +13,7 @@ import (
 	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/fx"
 	"github.com/pricewatch/pricewatch/storage"
-	"github.com/pricewatch/pricewatch/storage/storagetest"
+	"github.com/pricewatch/pricewatch/storage/dbtest"
 )
 
 // TestComputeTrendsSampledReadMatchesFullRead builds a month of irregular
@@ -76,7 +76,7 @@ func TestComputeTrendsSampledReadMatchesFullRead(t *testing.T) {
 func irregularHistory(t *testing.T, runs int, every time.Duration) (db *storage.DB, start, end time.Time) {
 	t.Helper()
 	ctx := context.Background()
-	db = storagetest.Open(t)
+	db = dbtest.Open(t)
 	start = time.Date(2026, 10, 1, 3, 17, 0, 0, time.UTC)
 	clock := start
 	db.Now = func() time.Time { return clock }
@@ -126,7 +126,7 @@ func irregularHistory(t *testing.T, runs int, every time.Duration) (db *storage.
 // from its first sampled price in the window.
 func TestTrendsWindowLongerThanHistory(t *testing.T) {
 	ctx := context.Background()
-	db := storagetest.Open(t)
+	db := dbtest.Open(t)
 	start := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
 	clock := start
 	db.Now = func() time.Time { return clock }
@@ -142,7 +142,7 @@ func TestTrendsWindowLongerThanHistory(t *testing.T) {
 		}
 		snap := &pricewatch.Snapshot{Provider: "azure", Offers: []pricewatch.Offer{offer("A", a), offer("B", b)},
 			Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}}}
-		storagetest.Save(t, db, snap)
+		dbtest.Save(t, db, snap)
 		clock = clock.Add(24 * time.Hour)
 	}
 	book, err := fx.NewBook(nil, map[string]decimal.Decimal{"USD": decimal.NewFromInt(1)}, 0)

@@ -13,7 +13,7 @@ import (
 	"github.com/pricewatch/pricewatch/internal/testing/wait"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
-	"github.com/pricewatch/pricewatch/storage/storagetest"
+	"github.com/pricewatch/pricewatch/storage/dbtest"
 )
 
 // heldStore holds the whole current state's read (every current price,
@@ -41,7 +41,7 @@ func (h heldStore) Prices(ctx context.Context, f storage.PriceFilter) ([]storage
 // does not start that read itself.
 func TestNarrowReadsDoNotWaitForTheState(t *testing.T) {
 	ctx := context.Background()
-	db := storagetest.Open(t)
+	db := dbtest.Open(t)
 	hw := pricewatch.Hardware{GPUModel: "H100", GPUCount: 8, GPUMemoryGB: 80}
 	snap := &pricewatch.Snapshot{Provider: pricewatch.AWS, Coverage: []pricewatch.Scope{{Region: "us-east-1"}}, Offers: []pricewatch.Offer{
 		{Provider: "aws", Region: "us-east-1", InstanceType: "p5.48xlarge", PriceType: pricewatch.OnDemand, OS: pricewatch.Linux,

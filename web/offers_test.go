@@ -15,7 +15,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
-	"github.com/pricewatch/pricewatch/storage/storagetest"
+	"github.com/pricewatch/pricewatch/storage/dbtest"
 	"github.com/pricewatch/pricewatch/web"
 )
 
@@ -34,7 +34,7 @@ func tableServer(t *testing.T) (http.Handler, time.Time) {
 func tableServerFX(t *testing.T, fx report.FX, days ...storage.FXDay) (http.Handler, time.Time) {
 	t.Helper()
 	ctx := context.Background()
-	db := storagetest.Open(t)
+	db := dbtest.Open(t)
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	h100 := pricewatch.Hardware{GPUModel: "H100", GPUCount: 8, GPUMemoryGB: 80, VCPUs: 192, MemoryGB: 2048}
 	a100 := pricewatch.Hardware{GPUModel: "A100-80GB", GPUCount: 8, GPUMemoryGB: 80, VCPUs: 96, MemoryGB: 1152}
@@ -72,7 +72,7 @@ func tableServerFX(t *testing.T, fx report.FX, days ...storage.FXDay) (http.Hand
 			for _, o := range snap.Offers {
 				snap.Coverage = appendScope(snap.Coverage, o.Region)
 			}
-			storagetest.Save(t, db, snap)
+			dbtest.Save(t, db, snap)
 		}
 	}
 	for _, d := range days {

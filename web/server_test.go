@@ -17,7 +17,7 @@ import (
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
-	"github.com/pricewatch/pricewatch/storage/storagetest"
+	"github.com/pricewatch/pricewatch/storage/dbtest"
 	"github.com/pricewatch/pricewatch/web"
 )
 
@@ -25,7 +25,7 @@ import (
 // in two regions, on-demand and spot, spot moving every run.
 func weekServer(t *testing.T, limits web.Limits) (http.Handler, *storage.DB) {
 	t.Helper()
-	db := storagetest.Open(t)
+	db := dbtest.Open(t)
 	start := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 	for run := 0; run < 7*24; run += 6 {
 		at := start.Add(time.Duration(run) * time.Hour)
@@ -46,7 +46,7 @@ func weekServer(t *testing.T, limits web.Limits) (http.Handler, *storage.DB) {
 				}
 			}
 		}
-		storagetest.Save(t, db, snap)
+		dbtest.Save(t, db, snap)
 	}
 	fx := config.Default().FX
 	srv := &web.Server{Store: db, FX: func() report.FX {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/report"
-	"github.com/pricewatch/pricewatch/storage/storagetest"
+	"github.com/pricewatch/pricewatch/storage/dbtest"
 	"github.com/pricewatch/pricewatch/web"
 )
 
@@ -25,7 +25,7 @@ import (
 // capacityblocks.go); the Azure band is the cloud's word kept as text.
 func bandServer(t *testing.T) (http.Handler, time.Time) {
 	t.Helper()
-	db := storagetest.Open(t)
+	db := dbtest.Open(t)
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	db.Now = func() time.Time { return now.Add(-time.Hour) }
 	h100 := pricewatch.Hardware{GPUModel: "H100", GPUCount: 8}
@@ -63,7 +63,7 @@ func bandServer(t *testing.T) (http.Handler, time.Time) {
 		for _, o := range snap.Offers {
 			snap.Coverage = appendScope(snap.Coverage, o.Region)
 		}
-		storagetest.Save(t, db, snap)
+		dbtest.Save(t, db, snap)
 	}
 	srv := &web.Server{Store: db, FX: func() report.FX { return report.FX{Currency: "USD"} }, Now: func() time.Time { return now }}
 	mux := http.NewServeMux()

@@ -24,7 +24,7 @@ import (
 	"github.com/pricewatch/pricewatch/internal/testing/wait"
 	providerrun "github.com/pricewatch/pricewatch/run"
 	"github.com/pricewatch/pricewatch/storage"
-	"github.com/pricewatch/pricewatch/storage/storagetest"
+	"github.com/pricewatch/pricewatch/storage/dbtest"
 	"github.com/pricewatch/pricewatch/web"
 )
 
@@ -37,7 +37,7 @@ var fixtureAt = time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
 // AWS's 8x H100 at 60 on demand (7.5), the cheapest H100 on demand.
 func fixtureDB(t *testing.T) *storage.DB {
 	t.Helper()
-	db := storagetest.Open(t)
+	db := dbtest.Open(t)
 	db.Now = func() time.Time { return fixtureAt }
 	h100 := pricewatch.Hardware{GPUModel: "H100", GPUCount: 8, GPUMemoryGB: 80}
 	a100 := pricewatch.Hardware{GPUModel: "A100-80GB", GPUCount: 8, GPUMemoryGB: 80}
@@ -58,7 +58,7 @@ func offer(provider, typ string, pt pricewatch.PriceType, hourly string, hw pric
 func store(t *testing.T, db *storage.DB, provider string, offers ...pricewatch.Offer) {
 	t.Helper()
 	snap := &pricewatch.Snapshot{Provider: provider, Offers: offers, Coverage: []pricewatch.Scope{{Region: "westus2"}}}
-	storagetest.Save(t, db, snap)
+	dbtest.Save(t, db, snap)
 }
 
 // gaugeValue gathers reg and returns the value of the series name with

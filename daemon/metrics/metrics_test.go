@@ -16,7 +16,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	providerrun "github.com/pricewatch/pricewatch/run"
 	"github.com/pricewatch/pricewatch/storage"
-	"github.com/pricewatch/pricewatch/storage/storagetest"
+	"github.com/pricewatch/pricewatch/storage/dbtest"
 	"github.com/pricewatch/pricewatch/web"
 )
 
@@ -24,7 +24,7 @@ import (
 // process lives and /readyz follows the readiness it is handed.
 func TestHTTPEndpoints(t *testing.T) {
 	ctx := context.Background()
-	db := storagetest.Open(t)
+	db := dbtest.Open(t)
 	if err := db.SaveFXDay(ctx, storage.FXDay{Date: time.Now().UTC().Add(-48 * time.Hour), Source: "ECB",
 		PerEUR: map[string]decimal.Decimal{"USD": decimal.RequireFromString("1.04")}}); err != nil {
 		t.Fatal(err)
@@ -92,7 +92,7 @@ func TestHTTPEndpoints(t *testing.T) {
 // A run that could not start is counted as not started
 // (run.StatusNotStarted; run's tests show when a run is one).
 func TestNotStartedCounted(t *testing.T) {
-	db := storagetest.Open(t)
+	db := dbtest.Open(t)
 	m := New(db, "test")
 	m.Observe(providerrun.Summary{Provider: "azure", Status: providerrun.StatusNotStarted})
 	if got := counterValue(t, m, "pricewatch_fetch_runs_total", "not_started"); got != 1 {

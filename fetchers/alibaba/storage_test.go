@@ -9,7 +9,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/alibaba/alibabatest"
 	"github.com/pricewatch/pricewatch/storage"
-	"github.com/pricewatch/pricewatch/storage/storagetest"
+	"github.com/pricewatch/pricewatch/storage/dbtest"
 )
 
 // Pointed at local servers that replay different answers, pricewatch keeps
@@ -17,11 +17,11 @@ import (
 // in-stock change as a new availability interval.
 func TestStoredHistory(t *testing.T) {
 	ctx := context.Background()
-	db := storagetest.Open(t)
+	db := dbtest.Open(t)
 	clock := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	db.Now = func() time.Time { return clock }
 
-	save := func(snap *pricewatch.Snapshot) *storage.Result { t.Helper(); return storagetest.Save(t, db, snap) }
+	save := func(snap *pricewatch.Snapshot) *storage.Result { t.Helper(); return dbtest.Save(t, db, snap) }
 
 	// Run 1: gn7i sold out in cn-hangzhou-j.
 	w := hangzhouWorld()

@@ -18,7 +18,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/azure/azuretest"
 	"github.com/pricewatch/pricewatch/section"
 	"github.com/pricewatch/pricewatch/storage"
-	"github.com/pricewatch/pricewatch/storage/storagetest"
+	"github.com/pricewatch/pricewatch/storage/dbtest"
 )
 
 // signalsConfig points the signals at the fake, with its credentials.
@@ -90,13 +90,13 @@ func TestSignalsDecodedAndStored(t *testing.T) {
 	f, logs, _ := signalFetcher(t, az, sig)
 
 	ctx := context.Background()
-	db := storagetest.Open(t)
+	db := dbtest.Open(t)
 	run := func() *pricewatch.Snapshot {
 		snap, err := f.Fetch(ctx, fetchers.Previous{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		storagetest.SaveWith(t, db, snap, storage.SaveOptions{MinOfferRatio: 0.5})
+		dbtest.SaveWith(t, db, snap, storage.SaveOptions{MinOfferRatio: 0.5})
 		return snap
 	}
 	snap := run()
@@ -480,14 +480,14 @@ func TestStoredScoresEndOnlyWhenCovered(t *testing.T) {
 	sig.Placement = PlacementScores{Enabled: true, Sizes: []string{"Standard_ND96isr_H100_v5"}, Locations: []string{"eastus"}}
 	f, _, _ := signalFetcher(t, az, sig)
 	ctx := context.Background()
-	db := storagetest.Open(t)
+	db := dbtest.Open(t)
 	run := func() {
 		t.Helper()
 		snap, err := f.Fetch(ctx, fetchers.Previous{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		storagetest.SaveWith(t, db, snap, storage.SaveOptions{MinOfferRatio: 0.5})
+		dbtest.SaveWith(t, db, snap, storage.SaveOptions{MinOfferRatio: 0.5})
 	}
 	current := func() []storage.SignalInterval {
 		t.Helper()

@@ -10,7 +10,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/storage"
-	"github.com/pricewatch/pricewatch/storage/storagetest"
+	"github.com/pricewatch/pricewatch/storage/dbtest"
 )
 
 // TestStoredExactly runs the fetcher into a real database and reads the
@@ -20,7 +20,7 @@ import (
 // nothing.
 func TestStoredExactly(t *testing.T) {
 	ctx := context.Background()
-	db := storagetest.Open(t)
+	db := dbtest.Open(t)
 
 	fake := newFake(t)
 	f, _ := newTestFetcher(t, Config{Endpoint: fake.srv.URL, Regions: []string{"eastus", "westeurope"}, Windows: true}, nil)

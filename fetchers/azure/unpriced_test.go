@@ -19,7 +19,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/storage"
-	"github.com/pricewatch/pricewatch/storage/storagetest"
+	"github.com/pricewatch/pricewatch/storage/dbtest"
 )
 
 // realRow reads one row of the real series (testdata/series) by size and
@@ -233,7 +233,7 @@ func TestUnpricedRowsKeepStoredPrices(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(fmt.Sprintf("%s regions=%v", tt.name, regions), func(t *testing.T) {
 				ctx := context.Background()
-				db := storagetest.Open(t)
+				db := dbtest.Open(t)
 				fake := newRetailFake(t)
 				core, logs := observer.New(zap.WarnLevel)
 				f, _ := newTestFetcher(t, Config{Endpoint: fake.srv.URL, Regions: regions, Windows: true,
@@ -245,7 +245,7 @@ func TestUnpricedRowsKeepStoredPrices(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					return storagetest.SaveWith(t, db, snap, storage.SaveOptions{MinOfferRatio: 0.5})
+					return dbtest.SaveWith(t, db, snap, storage.SaveOptions{MinOfferRatio: 0.5})
 				}
 				current := func() map[string]string {
 					t.Helper()

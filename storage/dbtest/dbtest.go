@@ -1,4 +1,7 @@
-package storagetest
+// Package dbtest opens and fills the SQLite databases of tests of the
+// packages above storage (storage's own tests cannot import it: it
+// imports storage).
+package dbtest
 
 import (
 	"context"
