@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"html/template"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -206,7 +207,7 @@ func (s *Server) pageOffersCompare(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
-	sc.Providers = sortedSet(providers)
+	sc.Providers = slices.Sorted(maps.Keys(providers))
 	per, err := report.ParsePer("per", p.str("per"))
 	if err != nil {
 		s.pageError(w, r, err)
@@ -327,14 +328,5 @@ func compareLines(ms []report.MachineRow) []compareLine {
 			return "the cloud itself"
 		}),
 	)
-	return out
-}
-
-func sortedSet(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
 	return out
 }

@@ -22,6 +22,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
 	"slices"
@@ -497,20 +498,11 @@ func (s *session) projects(ctx context.Context) ([]project, error) {
 	if len(out) == 0 {
 		if len(s.f.regions) > 0 {
 			return nil, fmt.Errorf("%w: nebius: the service account has no project in the configured regions %v (its projects' regions: %v)",
-				fetchers.ErrIncomplete, s.f.regions, sortedKeys(byRegion))
+				fetchers.ErrIncomplete, s.f.regions, slices.Sorted(maps.Keys(byRegion)))
 		}
 		return nil, fmt.Errorf("%w: nebius: the service account sees no project (grant it a role in a tenant's projects)", fetchers.ErrIncomplete)
 	}
 	return out, nil
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // platforms lists a region's platforms; odd names the platforms that
