@@ -297,27 +297,25 @@ func BuildOfferTable(ctx context.Context, st Store, book *fx.Book, q OfferTableQ
 		t.choose(choices)
 	}
 	f := newOfferFilter(q, t.GPUs)
-	if q.By != ByMachine {
-		// Room for exactly the rows kept, counted first (the filter is
-		// cheap): growing 45k table rows step by step cost as much as
-		// rating them, and room for every rated offer would be 45k rows
-		// for a filter that keeps ten.
-		n := 0
-		for i := range rated {
-			if band, _ := bands.Of(rated[i].Offer); f.keep(&rated[i], band) {
-				n++
-			}
+	// The filter runs once, over the rows by place (a rated row is 864
+	// bytes); the table is then made with room for exactly the rows kept:
+	// growing 45k table rows step by step cost as much as rating them.
+	type kept struct {
+		r    *analysis.RatedOffer
+		band string
+	}
+	var keep []kept
+	for i := range rated {
+		if band, _ := bands.Of(rated[i].Offer); f.keep(&rated[i], band) {
+			keep = append(keep, kept{&rated[i], band})
 		}
-		t.Rows = make([]OfferTableRow, 0, n)
 	}
 	var conv, unconv []analysis.CompareRow
-	// By place, not by value: a rated row is 864 bytes.
-	for i := range rated {
-		r := &rated[i]
-		band, _ := bands.Of(r.Offer)
-		if !f.keep(r, band) {
-			continue
-		}
+	if q.By != ByMachine && len(keep) > 0 {
+		t.Rows = make([]OfferTableRow, 0, len(keep))
+	}
+	for _, k := range keep {
+		r := k.r
 		if q.By == ByMachine {
 			if r.Converted {
 				conv = append(conv, r.CompareRow)
@@ -327,16 +325,13 @@ func BuildOfferTable(ctx context.Context, st Store, book *fx.Book, q OfferTableQ
 			continue
 		}
 		row := tableRow(r, t.Currency, since[r.ID], then, old)
-		row.InterruptionBand = optString(band)
+		row.InterruptionBand = optString(k.band)
 		row.order = len(t.Rows)
 		t.Rows = append(t.Rows, row)
 	}
 	if q.By == ByMachine {
 		t.Machines = MachineRows(t.Currency, cmp.Or(q.Per, PerHour), conv, unconv)
 		return t, nil
-	}
-	if len(t.Rows) == 0 {
-		t.Rows = nil // none kept: as before the room was made
 	}
 	SortOfferRows(t.Rows, q.Sort, q.Desc)
 	return t, nil
