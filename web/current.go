@@ -17,21 +17,6 @@ import (
 // readable version, or when the snapshot cannot be read, it is the store
 // itself: the answers are the same, only slower.
 func (s *Server) currentReads(ctx context.Context) report.Store {
-	return s.current1(ctx, true)
-}
-
-// narrowReads is currentReads for a question the store can narrow in SQL
-// (one GPU model's offers): it neither waits for nor starts the read of
-// the version's whole current state. Until a wider view has read it (a
-// process that has just started, a new data version) the store answers
-// directly, reading only the offers asked for: `pricewatch mcp`'s first
-// `cheapest` for H100 so costs tens of milliseconds, not the read of every
-// current offer nor a core shared with it (issue 35).
-func (s *Server) narrowReads(ctx context.Context) report.Store {
-	return s.current1(ctx, false)
-}
-
-func (s *Server) current1(ctx context.Context, wide bool) report.Store {
 	version, err := s.dataVersion(ctx)
 	if err != nil {
 		return s.Store
@@ -39,11 +24,8 @@ func (s *Server) current1(ctx context.Context, wide bool) report.Store {
 	if c := s.current.Load(); c != nil && c.Version == version {
 		return c.Source(s.Store)
 	}
-	if !wide {
-		return s.Store
-	}
 	// One read for every request of the version: the first asker going
-	// away must not cancel it for the others.
+	// away must not cancel it for the others (and stops waiting for it).
 	read := context.WithoutCancel(ctx)
 	ch := s.currentFlight.DoChan(version, func() (any, error) {
 		if c := s.current.Load(); c != nil && c.Version == version {
@@ -69,4 +51,20 @@ func (s *Server) current1(ctx context.Context, wide bool) report.Store {
 		// The caller's own read fails on its cancelled context.
 		return s.Store
 	}
+}
+
+// narrowReads is currentReads for a question the store can narrow in SQL
+// (one GPU model's offers): it neither waits for nor starts the read of
+// the version's whole current state. Until a wider view has read it (a
+// process that has just started, a new data version) the store answers
+// directly, reading only the offers asked for: `pricewatch mcp`'s first
+// `cheapest` for H100 so costs tens of milliseconds, not the read of every
+// current offer nor a core shared with it (issue 35).
+func (s *Server) narrowReads(ctx context.Context) report.Store {
+	if version, err := s.dataVersion(ctx); err == nil {
+		if c := s.current.Load(); c != nil && c.Version == version {
+			return c.Source(s.Store)
+		}
+	}
+	return s.Store
 }
