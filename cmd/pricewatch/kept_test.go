@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/pricewatch/pricewatch/internal/testing/wait"
 )
 
 // TestDaemonServesFetchAtOnce is issue 30's "a stored run is visible on /,
@@ -62,16 +60,7 @@ func TestDaemonServesFetchAtOnce(t *testing.T) {
 	}
 	paths := []string{"/", "/offers", "/gpu/H100", "/api/v1/offer-table", "/api/v1/offers?gpu=H100", "/api/v1/runs", "/metrics"}
 	before := map[string]string{}
-	// The daemon computes the price series beside its first scrapes.
-	wait.For(t, "the first price series", 30*time.Second, func() bool {
-		resp, err := http.Get(base + "/metrics")
-		if err != nil {
-			return false
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		return strings.Contains(string(b), "pricewatch_cheapest_price_per_gpu_hour{")
-	})
+	firstPriceSeries(t, base)
 	for _, p := range paths {
 		before[p] = get(p)
 	}

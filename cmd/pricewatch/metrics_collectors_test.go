@@ -29,6 +29,13 @@ func scrapeDaemon(t *testing.T, cfg, port string) scrape {
 	t.Helper()
 	base, stop := serveInProcess(t, cfg, port)
 	t.Cleanup(stop)
+	return parseScrape(t, firstPriceSeries(t, base))
+}
+
+// firstPriceSeries waits until the daemon at base has computed its first
+// price series (beside its first scrapes) and returns that scrape.
+func firstPriceSeries(t *testing.T, base string) string {
+	t.Helper()
 	var body string
 	wait.For(t, "the first price series", 30*time.Second, func() bool {
 		resp, err := http.Get(base + "/metrics")
@@ -40,7 +47,7 @@ func scrapeDaemon(t *testing.T, cfg, port string) scrape {
 		body = string(b)
 		return strings.Contains(body, "pricewatch_cheapest_price_per_gpu_hour{")
 	})
-	return parseScrape(t, body)
+	return body
 }
 
 // sampleLine is one sample of the text format: name, {labels}, value.
