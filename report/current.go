@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
-	"github.com/shopspring/decimal"
-
+	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -29,7 +27,7 @@ import (
 type CurrentState struct {
 	// Version is the data version the snapshot was read at.
 	Version string
-	prices  []storage.PriceInterval
+	prices  *currentPrices
 	avail   []storage.AvailabilityInterval
 	signals []storage.SignalInterval
 }
@@ -39,11 +37,15 @@ type CurrentState struct {
 // newer than its version says, never older, and the next version's
 // snapshot replaces it.
 func ReadCurrentState(ctx context.Context, st Store, version string) (*CurrentState, error) {
-	c := &CurrentState{Version: version}
-	var err error
-	if c.prices, err = st.Prices(ctx, storage.PriceFilter{CurrentOnly: true}); err != nil {
+	c := &CurrentState{Version: version, prices: newCurrentPrices()}
+	err := st.EachPrice(ctx, storage.PriceFilter{CurrentOnly: true}, func(p *storage.PriceInterval) error {
+		c.prices.add(p)
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("reading the current prices: %w", err)
 	}
+	c.prices.done()
 	if c.avail, err = st.Availability(ctx, storage.AvailabilityFilter{}); err != nil {
 		return nil, fmt.Errorf("reading the current availability: %w", err)
 	}
@@ -54,7 +56,7 @@ func ReadCurrentState(ctx context.Context, st Store, version string) (*CurrentSt
 }
 
 // Offers is how many current price intervals the snapshot holds.
-func (c *CurrentState) Offers() int { return len(c.prices) }
+func (c *CurrentState) Offers() int { return len(c.prices.rows) }
 
 // Source is st with its current reads answered from c.
 func (c *CurrentState) Source(st Store) Store {
@@ -92,19 +94,18 @@ func currentPriceRead(f storage.PriceFilter) bool {
 
 // keepPrice is storage's offer conditions (offerConditions) in memory:
 // exact matches, the GPU model compared without case as SQL does.
-func keepPrice(f storage.PriceFilter, p *storage.PriceInterval) bool {
-	o := &p.Offer
-	return (f.InstanceType == "" || o.InstanceType == f.InstanceType) &&
-		(f.GPUModel == "" || strings.EqualFold(o.GPUModel, f.GPUModel)) &&
-		(f.GPUModels == nil || slices.Contains(f.GPUModels, o.GPUModel)) &&
-		(len(f.Providers) == 0 || slices.Contains(f.Providers, o.Provider)) &&
-		(len(f.Regions) == 0 || slices.Contains(f.Regions, o.Region)) &&
-		(len(f.PriceTypes) == 0 || slices.Contains(f.PriceTypes, o.PriceType)) &&
-		(f.OS == "" || o.OS == f.OS)
+func (c *currentPrices) keepPrice(f storage.PriceFilter, r *currentPrice) bool {
+	return (f.InstanceType == "" || c.s(r, fInstanceType) == f.InstanceType) &&
+		(f.GPUModel == "" || strings.EqualFold(r.hw.GPUModel, f.GPUModel)) &&
+		(f.GPUModels == nil || slices.Contains(f.GPUModels, r.hw.GPUModel)) &&
+		(len(f.Providers) == 0 || slices.Contains(f.Providers, c.s(r, fProvider))) &&
+		(len(f.Regions) == 0 || slices.Contains(f.Regions, c.s(r, fRegion))) &&
+		(len(f.PriceTypes) == 0 || slices.Contains(f.PriceTypes, pricewatch.PriceType(c.s(r, fPriceType)))) &&
+		(f.OS == "" || c.s(r, fOS) == f.OS)
 }
 
 // CurrentPrices is how many current prices the snapshot holds.
-func (s currentSource) CurrentPrices() int { return len(s.c.prices) }
+func (s currentSource) CurrentPrices() int { return len(s.c.prices.rows) }
 
 // EachPrice answers a current read from the snapshot: the store orders by
 // the offer's identity, one current interval per offer, so the kept ones
@@ -114,17 +115,15 @@ func (s currentSource) EachPrice(ctx context.Context, f storage.PriceFilter, fn 
 		return s.Store.EachPrice(ctx, f, fn)
 	}
 	var p storage.PriceInterval
-	for i := range s.c.prices {
-		if !keepPrice(f, &s.c.prices[i]) {
+	cp := s.c.prices
+	for i := range cp.rows {
+		if !cp.keepPrice(f, &cp.rows[i]) {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		p = s.c.prices[i] // fn may not keep p, but must not change the snapshot either
-		if f.EffectiveOnly {
-			p.Hourly, p.Upfront, p.LastSeen = decimal.Decimal{}, decimal.Decimal{}, time.Time{}
-		}
+		cp.fill(&p, &cp.rows[i], f.EffectiveOnly)
 		if err := fn(&p); err != nil {
 			return err
 		}

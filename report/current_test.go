@@ -53,6 +53,14 @@ func currentStateEqualsStore(t *testing.T, db *storage.DB) {
 		offer("westus2", "", h100, "H100", pricewatch.OnDemand, pricewatch.Linux, "98.32"),
 		offer("westus2", "", a100, "A100-80GB", pricewatch.Spot, pricewatch.Linux, "12.40"),
 	}
+	// Every field the compact snapshot keeps (report/currentprices.go): a
+	// zone, a term with an upfront, the cloud's ids, a price whose
+	// coefficient does not fit an int64.
+	reserved := offer("westus2", "westus2-1", h100, "H100", pricewatch.Reserved, pricewatch.Linux, "0.12345678901234567890123")
+	reserved.Term, reserved.Payment, reserved.OfferingClass, reserved.Upfront = "1y", "partial_upfront", "standard", decimal.RequireFromString("123456.7800")
+	reserved.CloudIDs = pricewatch.CloudIDs{SkuID: "DZH318Z0BQ4L", SkuPriceID: "a1b2c3", ProductID: "DZH318Z0BPVJ", RegionName: "West US 2"}
+	reserved.Interconnect, reserved.LocalStorage = "NVLink", "8 x 3800 GB NVMe SSD"
+	base = append(base, reserved)
 	avail := func(region, typ, model string, s pricewatch.AvailabilityState) pricewatch.Availability {
 		return pricewatch.Availability{Provider: pricewatch.Azure, Region: region, InstanceType: typ, State: s, Hardware: pricewatch.Hardware{GPUModel: model, GPUCount: 8}}
 	}

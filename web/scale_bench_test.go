@@ -157,6 +157,16 @@ func BenchmarkScaleKept(b *testing.B) {
 			}
 			b.ReportMetric(float64(scalegen.CPUTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
 			b.ReportMetric(float64(c.Offers()), "offers")
+			// What holding the snapshot costs: the live heap with it less
+			// the live heap without it (issue 30's memory budget).
+			var with, without runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&with)
+			runtime.KeepAlive(c)
+			c = nil
+			runtime.GC()
+			runtime.ReadMemStats(&without)
+			b.ReportMetric(float64(int64(with.HeapAlloc)-int64(without.HeapAlloc))/(1<<20), "held-MiB")
 		})
 		for _, path := range scalePaths {
 			b.Run(fmt.Sprintf("year=%g/kept%s", share, path), func(b *testing.B) {

@@ -1,0 +1,180 @@
+package report
+
+import (
+	"math"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/storage"
+)
+
+// The current state holds one price per current offer for as long as a
+// data version lasts: 45,050 at a quarter of a year's generated history,
+// 180k at a whole year. Held as storage.PriceInterval rows (432 bytes,
+// each with its offer's identity of 336 more, 14 strings decoded afresh
+// and three decimals with a big.Int each) that was 43 MiB at the quarter
+// and so most of issue 30's 100 MB budget at a year. Here each price is a
+// fixed 136 bytes: strings as indices into one table of the state's
+// distinct strings, the hardware shared per distinct machine, decimals as
+// a coefficient and an exponent, times as Unix nanoseconds. A read builds
+// the rows it hands out, as the store's own reads do.
+
+// field names the string fields of a compact price.
+const (
+	fProvider = iota
+	fRegion
+	fZone
+	fInstanceType
+	fPriceType
+	fTerm
+	fPayment
+	fOfferingClass
+	fOS
+	fCurrency
+	fSkuID
+	fSkuPriceID
+	fProductID
+	fRegionName
+	nFields
+)
+
+// compactDecimal is a decimal whose coefficient fits an int64 (every
+// price a cloud states); exp oddExp marks one that does not, coef then
+// being its index in currentPrices.odd.
+type compactDecimal struct {
+	coef int64
+	exp  int32
+}
+
+// Two exponents no decimal of a price has mark what is not a plain
+// coefficient: oddExp an index into odd, zeroExp decimal.Decimal{} (the
+// zero value, unlike decimal.Zero, holds no big.Int).
+const (
+	oddExp  = math.MinInt32
+	zeroExp = math.MinInt32 + 1
+)
+
+// noTime marks a zero time.Time (whose Unix nanoseconds do not fit).
+const noTime = math.MinInt64
+
+type currentPrice struct {
+	id, offerID         int64
+	hw                  *pricewatch.Hardware
+	str                 [nFields]uint32
+	hourly, upfront     compactDecimal
+	eff                 compactDecimal
+	validFrom, lastSeen int64
+}
+
+// currentPrices are the compact prices and the tables they index.
+type currentPrices struct {
+	rows []currentPrice
+	strs []string
+	odd  []decimal.Decimal
+
+	// Only while reading: each distinct string and machine once.
+	strIndex map[string]uint32
+	hwIndex  map[pricewatch.Hardware]*pricewatch.Hardware
+}
+
+func newCurrentPrices() *currentPrices {
+	return &currentPrices{strs: []string{""}, strIndex: map[string]uint32{"": 0}, hwIndex: map[pricewatch.Hardware]*pricewatch.Hardware{}}
+}
+
+func (c *currentPrices) intern(s string) uint32 {
+	if i, ok := c.strIndex[s]; ok {
+		return i
+	}
+	i := uint32(len(c.strs))
+	c.strs = append(c.strs, s)
+	c.strIndex[s] = i
+	return i
+}
+
+func (c *currentPrices) decimal(d decimal.Decimal) compactDecimal {
+	if d == (decimal.Decimal{}) {
+		return compactDecimal{exp: zeroExp}
+	}
+	coef := d.Coefficient() // a copy: d stays as it is
+	if coef.IsInt64() {
+		return compactDecimal{coef: coef.Int64(), exp: d.Exponent()}
+	}
+	c.odd = append(c.odd, d)
+	return compactDecimal{coef: int64(len(c.odd) - 1), exp: oddExp}
+}
+
+func (c *currentPrices) expand(d compactDecimal) decimal.Decimal {
+	switch d.exp {
+	case oddExp:
+		return c.odd[d.coef]
+	case zeroExp:
+		return decimal.Decimal{}
+	}
+	return decimal.New(d.coef, d.exp)
+}
+
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return noTime
+	}
+	return t.UnixNano()
+}
+
+func fromUnixNano(n int64) time.Time {
+	if n == noTime {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
+
+// add keeps p, a current interval as the store reads it (its times in UTC).
+func (c *currentPrices) add(p *storage.PriceInterval) {
+	o := &p.Offer
+	hw, ok := c.hwIndex[o.Hardware]
+	if !ok {
+		hw = new(pricewatch.Hardware)
+		*hw = o.Hardware
+		c.hwIndex[o.Hardware] = hw
+	}
+	r := currentPrice{id: p.ID, offerID: p.OfferID, hw: hw,
+		hourly: c.decimal(o.Hourly), upfront: c.decimal(o.Upfront), eff: c.decimal(p.EffectiveHourly),
+		validFrom: unixNano(p.ValidFrom), lastSeen: unixNano(p.LastSeen)}
+	for f, s := range [nFields]string{o.Provider, o.Region, o.Zone, o.InstanceType, string(o.PriceType), o.Term, o.Payment, o.OfferingClass, o.OS,
+		o.Currency, o.SkuID, o.SkuPriceID, o.ProductID, o.RegionName} {
+		r.str[f] = c.intern(s)
+	}
+	c.rows = append(c.rows, r)
+}
+
+// done drops what only reading needed.
+func (c *currentPrices) done() {
+	c.strIndex, c.hwIndex = nil, nil
+	c.rows = c.rows[:len(c.rows):len(c.rows)]
+}
+
+func (c *currentPrices) s(r *currentPrice, f int) string { return c.strs[r.str[f]] }
+
+// identity is r's offer as the store's reads give it: its key, hardware
+// and the cloud's ids, without the interval's currency and prices. Each
+// call makes a new one: a caller may keep it (PriceInterval.Identity).
+func (c *currentPrices) identity(r *currentPrice) *pricewatch.Offer {
+	return &pricewatch.Offer{
+		Provider: c.s(r, fProvider), Region: c.s(r, fRegion), Zone: c.s(r, fZone), InstanceType: c.s(r, fInstanceType),
+		PriceType: pricewatch.PriceType(c.s(r, fPriceType)), Term: c.s(r, fTerm), Payment: c.s(r, fPayment),
+		OfferingClass: c.s(r, fOfferingClass), OS: c.s(r, fOS), Hardware: *r.hw,
+		CloudIDs: pricewatch.CloudIDs{SkuID: c.s(r, fSkuID), SkuPriceID: c.s(r, fSkuPriceID), ProductID: c.s(r, fProductID), RegionName: c.s(r, fRegionName)},
+	}
+}
+
+// fill makes p the interval r is, as the store would read it.
+func (c *currentPrices) fill(p *storage.PriceInterval, r *currentPrice, effectiveOnly bool) {
+	id := c.identity(r)
+	*p = storage.PriceInterval{ID: r.id, OfferID: r.offerID, Offer: *id, Identity: id,
+		EffectiveHourly: c.expand(r.eff), ValidFrom: fromUnixNano(r.validFrom)}
+	p.Currency = c.s(r, fCurrency)
+	if !effectiveOnly {
+		p.Hourly, p.Upfront, p.LastSeen = c.expand(r.hourly), c.expand(r.upfront), fromUnixNano(r.lastSeen)
+	}
+}
