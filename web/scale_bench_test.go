@@ -323,3 +323,71 @@ func BenchmarkScaleCharts(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkScaleHeld is what a server keeps between requests on the
+// scale database (issue 30's memory budget): after one view of each hot
+// answer, the live heap and the runtime's view of what the process holds.
+// PRICEWATCH_PROFILE_DIR names where held-heap.pprof goes.
+//
+//	PRICEWATCH_SCALE=0.25 go test ./web -run '^$' -bench ScaleHeld -benchtime 1x -timeout 1h
+func BenchmarkScaleHeld(b *testing.B) {
+	shares := scalegen.Shares()
+	if len(shares) == 0 {
+		b.Skip("set PRICEWATCH_SCALE=0.25 to run the held memory's scale benchmark")
+	}
+	for _, share := range shares {
+		b.Run(fmt.Sprintf("year=%g", share), func(b *testing.B) {
+			h, _, _ := scaleServer(b, share)
+			for b.Loop() {
+				for _, path := range scalePaths {
+					// The heap's high-water mark during each first view:
+					// what the answer's computation holds at once.
+					runtime.GC()
+					base := heapObjects()
+					peak, stop := base, make(chan struct{})
+					done := make(chan struct{})
+					go func() {
+						defer close(done)
+						t := time.NewTicker(time.Millisecond)
+						defer t.Stop()
+						for {
+							select {
+							case <-stop:
+								return
+							case <-t.C:
+								peak = max(peak, heapObjects())
+							}
+						}
+					}()
+					serveOK(b, h, path)
+					close(stop)
+					<-done
+					b.Logf("%s: heap %.1f MiB before, %.1f MiB at most during the first view", path, float64(base)/(1<<20), float64(peak)/(1<<20))
+				}
+			}
+			var m runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&m)
+			b.ReportMetric(float64(m.HeapAlloc)/(1<<20), "live-MiB")
+			b.ReportMetric(float64(m.Sys)/(1<<20), "sys-MiB")
+			if dir := os.Getenv("PRICEWATCH_PROFILE_DIR"); dir != "" {
+				f, err := os.Create(filepath.Join(dir, fmt.Sprintf("held-heap-%g.pprof", share)))
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer f.Close()
+				if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+			runtime.KeepAlive(h)
+		})
+	}
+}
+
+// heapObjects is the bytes of heap objects, live or not yet swept.
+func heapObjects() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
