@@ -171,8 +171,8 @@ func Compare(offers []pricewatch.Offer, avail []pricewatch.Availability, opts Co
 	if opts.CheapestOnly {
 		return res, nil
 	}
-	res.Rows = sortedByPrice(res.Rows, func(r *CompareRow) (bool, decimal.Decimal, *pricewatch.Offer) {
-		return true, r.PricePerGPUHour, &r.Offer
+	SortByPrice(res.Rows, func(r *CompareRow) (bool, decimal.Decimal, *pricewatch.OfferKeyJSON) {
+		return true, r.PricePerGPUHour, &r.OfferKeyJSON
 	})
 	for i := range res.Rows {
 		res.Rows[i].Rank = i + 1

@@ -21,6 +21,29 @@ import (
 // in Compare's order: by price per GPU-hour, rows without one after, by
 // key.
 func RateAll(offers []OfferWithID, avail AvailabilityIndex, opts CompareOptions) ([]RatedOffer, error) {
+	r, err := NewRater(avail, opts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RatedOffer, 0, len(offers))
+	for i := range offers {
+		if row, ok := r.Rate(offers[i].ID, &offers[i].Offer); ok {
+			out = append(out, row)
+		}
+	}
+	return sortRated(out), nil
+}
+
+// Rater rates offers one at a time, as RateAll rates many: a caller that
+// streams the current offers keeps only the rows it shows, not a rated
+// row of every offer (the offers table at a whole year's 180k offers).
+type Rater struct {
+	avail availabilityIndex
+	opts  CompareOptions
+}
+
+// NewRater is a Rater of offers in opts.Currency.
+func NewRater(avail AvailabilityIndex, opts CompareOptions) (*Rater, error) {
 	if opts.Currency == "" {
 		return nil, errors.New("rating offers: a currency is needed to compare offers from different clouds")
 	}
@@ -29,54 +52,58 @@ func RateAll(offers []OfferWithID, avail AvailabilityIndex, opts CompareOptions)
 	if opts.FX != nil {
 		opts.FX = &memoConverter{c: opts.FX, m: map[memoKey]memoQuote{}}
 	}
-	out := make([]RatedOffer, 0, len(offers))
-	for _, o := range offers {
-		if !priceTypeIn(opts.PriceTypes, o.PriceType) || !inSet(opts.Providers, o.Provider) ||
-			!inSet(opts.Regions, o.Region) || !osMatches(opts.OS, o.OS) {
-			continue
-		}
-		row, err := compareRow(o.Offer, avail.index, opts)
-		r := RatedOffer{CompareRow: row, ID: o.ID, PerGPU: err == nil}
-		switch {
-		case err == nil:
-			r.Converted = true
-		case errors.As(err, new(*fxError)):
-			r.FXError = err.Error()
-		default:
-			// No per-GPU-hour figure; the hourly one is converted when the
-			// error came after the conversion (an unknown GPU count).
-			r.Skipped = err.Error()
-			r.Converted = row.Currency != ""
-		}
-		out = append(out, r)
+	return &Rater{avail: avail.index, opts: opts}, nil
+}
+
+// Rate rates o (stored as id); false when opts' providers, regions, price
+// types or OS leave it out.
+func (r *Rater) Rate(id int64, o *pricewatch.Offer) (RatedOffer, bool) {
+	opts := r.opts
+	if !priceTypeIn(opts.PriceTypes, o.PriceType) || !inSet(opts.Providers, o.Provider) ||
+		!inSet(opts.Regions, o.Region) || !osMatches(opts.OS, o.OS) {
+		return RatedOffer{}, false
 	}
-	return sortRated(out), nil
+	row, err := compareRow(*o, r.avail, opts)
+	rated := RatedOffer{CompareRow: row, ID: id, PerGPU: err == nil}
+	switch {
+	case err == nil:
+		rated.Converted = true
+	case errors.As(err, new(*fxError)):
+		rated.FXError = err.Error()
+	default:
+		// No per-GPU-hour figure; the hourly one is converted when the
+		// error came after the conversion (an unknown GPU count).
+		rated.Skipped = err.Error()
+		rated.Converted = row.Currency != ""
+	}
+	return rated, true
 }
 
 // sortRated orders rows as Compare does: rows with a price per GPU-hour
 // first.
 func sortRated(rows []RatedOffer) []RatedOffer {
-	return sortedByPrice(rows, func(r *RatedOffer) (bool, decimal.Decimal, *pricewatch.Offer) {
-		return r.PerGPU, r.PricePerGPUHour, &r.Offer
+	SortByPrice(rows, func(r *RatedOffer) (bool, decimal.Decimal, *pricewatch.OfferKeyJSON) {
+		return r.PerGPU, r.PricePerGPUHour, &r.OfferKeyJSON
 	})
+	return rows
 }
 
-// sortedByPrice orders rows, in place, by price per GPU-hour (those without one,
-// perGPU false, last), then by offer key, stably, through an index of
+// SortByPrice orders rows, in place, by price per GPU-hour (those without
+// one, perGPU false, last), then by offer key, stably, through an index of
 // precomputed keys: moving the large rows themselves at every swap, and
 // comparing decimals at every step, was most of the table's time at 50k
 // offers (and sort.SliceStable's reflection-swapped rows a quarter of a
 // first overview's). A float64 orders two prices exactly when the floats
 // differ (rounding keeps order); only equal floats are compared as
 // decimals.
-func sortedByPrice[T any](rows []T, of func(*T) (perGPU bool, price decimal.Decimal, o *pricewatch.Offer)) []T {
+func SortByPrice[T any](rows []T, of func(*T) (perGPU bool, price decimal.Decimal, k *pricewatch.OfferKeyJSON)) {
 	type key struct {
 		i      int
 		perGPU bool
 		price  float64
 	}
 	if len(rows) == 0 {
-		return rows
+		return
 	}
 	keys := make([]key, len(rows))
 	for i := range rows {
@@ -104,7 +131,7 @@ func sortedByPrice[T any](rows []T, of func(*T) (perGPU bool, price decimal.Deci
 		}
 		_, _, a := of(&rows[x.i])
 		_, _, b := of(&rows[y.i])
-		return keyCompare(a, b)
+		return keyCompare((*pricewatch.OfferKey)(a), (*pricewatch.OfferKey)(b))
 	})
 	// The order is applied in place, one cycle of the permutation at a
 	// time: each row moves once, and no second array of large rows (39 MB
@@ -130,15 +157,29 @@ func sortedByPrice[T any](rows []T, of func(*T) (perGPU bool, price decimal.Deci
 			j = k
 		}
 	}
-	return rows
 }
 
-// keyCompare orders offers as keyLess does, without building slices.
-func keyCompare(a, b *pricewatch.Offer) int {
-	for _, p := range [...][2]string{{a.Provider, b.Provider}, {a.Region, b.Region}, {a.Zone, b.Zone}, {a.InstanceType, b.InstanceType},
-		{a.OS, b.OS}, {string(a.PriceType), string(b.PriceType)}, {a.Term, b.Term}, {a.Payment, b.Payment}, {a.OfferingClass, b.OfferingClass}} {
-		if p[0] != p[1] {
-			if p[0] < p[1] {
+// keyCompare orders offer keys as keyLess does, without building slices.
+func keyCompare(a, b *pricewatch.OfferKey) int {
+	return fieldsCompare(keyFields(a.Provider, a.Region, a.Zone, a.InstanceType, a.OS, a.PriceType, a.Term, a.Payment, a.OfferingClass),
+		keyFields(b.Provider, b.Region, b.Zone, b.InstanceType, b.OS, b.PriceType, b.Term, b.Payment, b.OfferingClass))
+}
+
+// offerCompare is keyCompare of two offers' keys.
+func offerCompare(a, b *pricewatch.Offer) int {
+	return fieldsCompare(keyFields(a.Provider, a.Region, a.Zone, a.InstanceType, a.OS, a.PriceType, a.Term, a.Payment, a.OfferingClass),
+		keyFields(b.Provider, b.Region, b.Zone, b.InstanceType, b.OS, b.PriceType, b.Term, b.Payment, b.OfferingClass))
+}
+
+// keyFields are a key's fields in keyLess's order.
+func keyFields(provider, region, zone, typ, os string, pt pricewatch.PriceType, term, payment, class string) [9]string {
+	return [9]string{provider, region, zone, typ, os, string(pt), term, payment, class}
+}
+
+func fieldsCompare(a, b [9]string) int {
+	for i := range a {
+		if a[i] != b[i] {
+			if a[i] < b[i] {
 				return -1
 			}
 			return 1

@@ -10,7 +10,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 )
 
-// sortedByPrice applies its order in place, cycle by cycle: the result is
+// SortByPrice applies its order in place, cycle by cycle: the result is
 // the stable sort by (with a price first, price, key) of the rows, every
 // row kept once, for any permutation of them.
 func TestSortedByPriceInPlace(t *testing.T) {
@@ -18,10 +18,10 @@ func TestSortedByPriceInPlace(t *testing.T) {
 	type row struct {
 		perGPU bool
 		price  decimal.Decimal
-		o      pricewatch.Offer
+		o      pricewatch.OfferKeyJSON
 		seq    int // the row's place before the sort
 	}
-	of := func(r *row) (bool, decimal.Decimal, *pricewatch.Offer) { return r.perGPU, r.price, &r.o }
+	of := func(r *row) (bool, decimal.Decimal, *pricewatch.OfferKeyJSON) { return r.perGPU, r.price, &r.o }
 	for n := range 40 {
 		rows := make([]row, n)
 		for i := range rows {
@@ -29,7 +29,7 @@ func TestSortedByPriceInPlace(t *testing.T) {
 				perGPU: rng.IntN(5) > 0,
 				// Few prices and regions, so that ties and equal keys occur.
 				price: decimal.New(int64(rng.IntN(4)), -int32(rng.IntN(2))),
-				o:     pricewatch.Offer{Provider: "aws", Region: []string{"a", "b", "c"}[rng.IntN(3)]},
+				o:     pricewatch.OfferKeyJSON{Provider: "aws", Region: []string{"a", "b", "c"}[rng.IntN(3)]},
 				seq:   i,
 			}
 		}
@@ -46,9 +46,10 @@ func TestSortedByPriceInPlace(t *testing.T) {
 					return c
 				}
 			}
-			return keyCompare(&a.o, &b.o)
+			return keyCompare((*pricewatch.OfferKey)(&a.o), (*pricewatch.OfferKey)(&b.o))
 		})
-		got := sortedByPrice(rows, of)
+		got := rows
+		SortByPrice(got, of)
 		for i := range want {
 			if got[i].seq != want[i].seq {
 				t.Fatalf("%d rows: place %d holds row %d, want %d", n, i, got[i].seq, want[i].seq)

@@ -117,7 +117,7 @@ func GroupSeriesInPlace(ivs []Interval) ([]Series, error) {
 		if a == b {
 			return 0
 		}
-		return keyCompare(a, b)
+		return offerCompare(a, b)
 	}
 	slices.SortFunc(ivs, func(a, b Interval) int {
 		if c := sameKey(a.Offer, b.Offer); c != 0 {

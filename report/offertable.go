@@ -239,49 +239,7 @@ func BuildOfferTable(ctx context.Context, st Store, book *fx.Book, q OfferTableQ
 			filter.GPUModels = matchedModels(q.GPUs, t.GPUs)
 		}
 	}
-	// Every offer is read when nothing narrows the read: room for them
-	// all at once, rather than growing a 50k slice of 400-byte offers
-	// step by step (1.3 s of a first /offers at the quarter-scale year).
-	size := 0
-	if len(q.Providers) == 0 && len(filter.PriceTypes) == 0 && filter.GPUModels == nil {
-		if c, ok := st.(currentCounter); ok {
-			size = c.CurrentPrices()
-		}
-	}
-	offers := make([]analysis.OfferWithID, 0, size)
-	since := make(map[int64]time.Time, size)
-	then := q.At.Add(-moveWindow)
-	var changed []int64
-	err := st.EachPrice(ctx, filter, func(p *storage.PriceInterval) error {
-		offers = append(offers, analysis.OfferWithID{ID: p.OfferID, Offer: p.Offer})
-		since[p.OfferID] = p.ValidFrom
-		if p.ValidFrom.After(then) {
-			changed = append(changed, p.OfferID)
-		}
-		return nil
-	})
-	if err != nil {
-		return OfferTable{}, fmt.Errorf("reading the current offers: %w", err)
-	}
-	// The price 30 days before is the current one for an offer whose
-	// price began before then; only the others are read.
-	old := map[int64]decimal.Decimal{}
-	if len(changed) > 0 {
-		err = st.EachPrice(ctx, storage.PriceFilter{OfferIDs: changed, At: []time.Time{then}, Unordered: true, EffectiveOnly: true},
-			func(p *storage.PriceInterval) error {
-				old[p.OfferID] = p.EffectiveHourly
-				return nil
-			})
-		if err != nil {
-			return OfferTable{}, fmt.Errorf("reading the prices of 30 days before: %w", err)
-		}
-	}
 	avail, err := CurrentAvailability(ctx, st, Scope{Providers: q.Providers})
-	if err != nil {
-		return OfferTable{}, err
-	}
-	rated, err := analysis.RateAll(offers, analysis.IndexAvailability(avail), analysis.CompareOptions{
-		Providers: q.Providers, OS: q.OS, Currency: q.Currency, FX: book, At: q.At})
 	if err != nil {
 		return OfferTable{}, err
 	}
@@ -289,57 +247,112 @@ func BuildOfferTable(ctx context.Context, st Store, book *fx.Book, q OfferTableQ
 	if err != nil {
 		return OfferTable{}, err
 	}
-	if !counted {
-		choices := make([]storage.OfferChoice, len(rated))
-		for i, r := range rated {
-			choices[i] = storage.OfferChoice{Provider: r.Provider, PriceType: r.PriceType, GPUModel: r.GPUModel, Currency: r.Offer.Currency, Offers: 1}
+	rater, err := analysis.NewRater(analysis.IndexAvailability(avail), analysis.CompareOptions{
+		Providers: q.Providers, OS: q.OS, Currency: q.Currency, FX: book, At: q.At})
+	if err != nil {
+		return OfferTable{}, err
+	}
+	// Each offer is rated, filtered and made a row as it is read: only the
+	// rows kept are held, not every offer and a rated row of each as well
+	// (together 1.2 kB an offer; 180k offers at a whole year).
+	f := newOfferFilter(q)
+	// A table of every offer (the default /offers) has room made for them
+	// all at once: growing 45k rows of 536 bytes step by step held up to
+	// twice as many at each step.
+	if c, ok := st.(currentCounter); ok && q.By != ByMachine && len(q.Providers) == 0 && len(filter.PriceTypes) == 0 && filter.GPUModels == nil && f.keepsAll() {
+		t.Rows = make([]OfferTableRow, 0, c.CurrentPrices())
+	}
+	choices := map[storage.OfferChoice]int{}
+	then := q.At.Add(-moveWindow)
+	type moved struct {
+		row int
+		id  int64
+	}
+	var changed []moved
+	var machines []analysis.RatedOffer
+	err = st.EachPrice(ctx, filter, func(p *storage.PriceInterval) error {
+		r, ok := rater.Rate(p.OfferID, &p.Offer)
+		if !ok {
+			return nil
 		}
-		t.choose(choices)
-	}
-	f := newOfferFilter(q, t.GPUs)
-	// The filter runs once, over the rows by place (a rated row is 864
-	// bytes); the table is then made with room for exactly the rows kept:
-	// growing 45k table rows step by step cost as much as rating them.
-	type kept struct {
-		r    *analysis.RatedOffer
-		band string
-	}
-	var keep []kept
-	for i := range rated {
-		if band, _ := bands.Of(rated[i].Offer); f.keep(&rated[i], band) {
-			keep = append(keep, kept{&rated[i], band})
+		if !counted {
+			choices[storage.OfferChoice{Provider: r.Provider, PriceType: r.PriceType, GPUModel: r.GPUModel, Currency: r.Offer.Currency}]++
 		}
-	}
-	var conv, unconv []analysis.CompareRow
-	if q.By != ByMachine && len(keep) > 0 {
-		t.Rows = make([]OfferTableRow, 0, len(keep))
-	}
-	for _, k := range keep {
-		r := k.r
+		band, _ := bands.Of(r.Offer)
+		if !f.keep(&r, band) {
+			return nil
+		}
 		if q.By == ByMachine {
+			machines = append(machines, r)
+			return nil
+		}
+		row := tableRow(&r, t.Currency, p.ValidFrom, then)
+		row.InterruptionBand = optString(band)
+		if p.ValidFrom.After(then) {
+			changed = append(changed, moved{len(t.Rows), p.OfferID})
+		}
+		t.Rows = append(t.Rows, row)
+		return nil
+	})
+	if err != nil {
+		return OfferTable{}, fmt.Errorf("reading the current offers: %w", err)
+	}
+	if !counted {
+		list := make([]storage.OfferChoice, 0, len(choices))
+		for c, n := range choices {
+			c.Offers = n
+			list = append(list, c)
+		}
+		t.choose(list)
+	}
+	if q.By == ByMachine {
+		analysis.SortByPrice(machines, func(r *analysis.RatedOffer) (bool, decimal.Decimal, *pricewatch.OfferKeyJSON) {
+			return r.PerGPU, r.PricePerGPUHour, &r.OfferKeyJSON
+		})
+		var conv, unconv []analysis.CompareRow
+		for _, r := range machines {
 			if r.Converted {
 				conv = append(conv, r.CompareRow)
 			} else {
 				unconv = append(unconv, r.CompareRow)
 			}
-			continue
 		}
-		row := tableRow(r, t.Currency, since[r.ID], then, old)
-		row.InterruptionBand = optString(k.band)
-		row.order = len(t.Rows)
-		t.Rows = append(t.Rows, row)
-	}
-	if q.By == ByMachine {
 		t.Machines = MachineRows(t.Currency, cmp.Or(q.Per, PerHour), conv, unconv)
 		return t, nil
+	}
+	// The price 30 days before is the current one for a row whose price
+	// began before then; only the others are read.
+	if len(changed) > 0 {
+		ids := make([]int64, len(changed))
+		for i, m := range changed {
+			ids[i] = m.id
+		}
+		old := make(map[int64]decimal.Decimal, len(changed))
+		err = st.EachPrice(ctx, storage.PriceFilter{OfferIDs: ids, At: []time.Time{then}, Unordered: true, EffectiveOnly: true},
+			func(p *storage.PriceInterval) error {
+				old[p.OfferID] = p.EffectiveHourly
+				return nil
+			})
+		if err != nil {
+			return OfferTable{}, fmt.Errorf("reading the prices of 30 days before: %w", err)
+		}
+		for _, m := range changed {
+			row := &t.Rows[m.row]
+			if prev, ok := old[m.id]; ok && prev.IsPositive() {
+				pct := decimal.Decimal(row.NativeEffectiveHourly).Sub(prev).Mul(decimal.NewFromInt(100)).DivRound(prev, 1)
+				row.Move30d = NewNullDecimal(pct, true)
+			}
+		}
+	}
+	analysis.SortByPrice(t.Rows, func(r *OfferTableRow) (bool, decimal.Decimal, *pricewatch.OfferKeyJSON) {
+		return r.PricePerGPUHour.Valid, r.PricePerGPUHour.D, &r.OfferKeyJSON
+	})
+	for i := range t.Rows {
+		t.Rows[i].order = i
 	}
 	SortOfferRows(t.Rows, q.Sort, q.Desc)
 	return t, nil
 }
-
-// currentCounter is a store that knows how many current prices it holds
-// without reading them (a CurrentState's).
-type currentCounter interface{ CurrentPrices() int }
 
 // matchedModels are the stored models any of the GPU filters matches
 // (non-nil: nothing matched keeps nothing).
@@ -359,6 +372,10 @@ func matchedModels(filters []string, choices []GPUChoice) []string {
 	return out
 }
 
+// currentCounter is a store that knows how many current prices it holds
+// without reading them (a CurrentState's).
+type currentCounter interface{ CurrentPrices() int }
+
 func offerColumnIDs() string {
 	ids := make([]string, len(OfferColumns))
 	for i, c := range OfferColumns {
@@ -367,7 +384,10 @@ func offerColumnIDs() string {
 	return strings.Join(ids, ", ")
 }
 
-func tableRow(r *analysis.RatedOffer, currency string, since, moveFrom time.Time, old map[int64]decimal.Decimal) OfferTableRow {
+// tableRow is r as the table shows it. Its 30-day move is 0 when its
+// price was in force from moveFrom on; otherwise it is left null, for the
+// caller that reads the price of then to set.
+func tableRow(r *analysis.RatedOffer, currency string, since, moveFrom time.Time) OfferTableRow {
 	o := r.Offer
 	row := OfferTableRow{
 		OfferKeyJSON: o.Key().JSON(), GPUModel: o.GPUModel, GPUCount: o.GPUCount,
@@ -385,13 +405,9 @@ func tableRow(r *analysis.RatedOffer, currency string, since, moveFrom time.Time
 		row.PricePerTFLOPS = NewNullDecimal(r.PricePerTFLOPS.Decimal, r.PricePerTFLOPS.Valid)
 		row.PricePerGB = NewNullDecimal(r.PricePerGB.Decimal, r.PricePerGB.Valid)
 	}
-	switch prev, ok := old[r.ID]; {
-	case !since.After(moveFrom):
+	if !since.After(moveFrom) {
 		// The current price was already in force 30 days before.
 		row.Move30d = NewNullDecimal(decimal.Zero, true)
-	case ok && prev.IsPositive():
-		pct := r.NativeEffectiveHourly.Sub(prev).Mul(decimal.NewFromInt(100)).DivRound(prev, 1)
-		row.Move30d = NewNullDecimal(pct, true)
 	}
 	return row
 }
@@ -467,28 +483,19 @@ func sortedKeys(m map[string]bool) []string {
 type offerFilter struct {
 	q       OfferTableQuery
 	regions []string
-	models  map[string]bool // nil: every model
+	models  map[string]bool // nil: every model; else each model's answer, worked out when first met
 	types   map[pricewatch.PriceType]bool
 	curs    map[string]bool
 	words   []string
 }
 
-func newOfferFilter(q OfferTableQuery, choices []GPUChoice) offerFilter {
+func newOfferFilter(q OfferTableQuery) offerFilter {
 	f := offerFilter{q: q}
 	for _, r := range q.Regions {
 		f.regions = append(f.regions, strings.ToLower(r))
 	}
 	if len(q.GPUs) > 0 {
 		f.models = map[string]bool{}
-		for _, c := range choices {
-			for _, m := range c.Models {
-				for _, g := range q.GPUs {
-					if gpu.Matches(g, m) {
-						f.models[m] = true
-					}
-				}
-			}
-		}
 	}
 	if len(q.PriceTypes) > 0 {
 		f.types = map[pricewatch.PriceType]bool{}
@@ -504,6 +511,13 @@ func newOfferFilter(q OfferTableQuery, choices []GPUChoice) offerFilter {
 	}
 	f.words = strings.Fields(strings.ToLower(q.Search))
 	return f
+}
+
+// keepsAll reports whether f keeps every offer.
+func (f offerFilter) keepsAll() bool {
+	q := f.q
+	return q.MaxBand == "" && len(f.regions) == 0 && f.models == nil && q.MinGPUs <= 0 && q.MaxGPUs <= 0 && f.types == nil && f.curs == nil &&
+		!q.AvailableOnly && q.Hardware.Zero() && q.Marketplace == "" && len(f.words) == 0
 }
 
 func (f offerFilter) keep(r *analysis.RatedOffer, band string) bool {
@@ -526,8 +540,15 @@ func (f offerFilter) keep(r *analysis.RatedOffer, band string) bool {
 			return false
 		}
 	}
-	if f.models != nil && !f.models[o.GPUModel] {
-		return false
+	if f.models != nil {
+		keep, ok := f.models[o.GPUModel]
+		if !ok {
+			keep = slices.ContainsFunc(f.q.GPUs, func(g string) bool { return gpu.Matches(g, o.GPUModel) })
+			f.models[o.GPUModel] = keep
+		}
+		if !keep {
+			return false
+		}
 	}
 	if (f.q.MinGPUs > 0 || f.q.MaxGPUs > 0) && (o.GPUCount <= 0 || o.GPUCount < f.q.MinGPUs || (f.q.MaxGPUs > 0 && o.GPUCount > f.q.MaxGPUs)) {
 		return false

@@ -55,7 +55,7 @@ func TestOfferTableRowHardware(t *testing.T) {
 	} {
 		o := pricewatch.Offer{Provider: "aws", Region: "us-east-1", InstanceType: "p5.48xlarge", PriceType: pricewatch.OnDemand,
 			OS: pricewatch.Linux, Currency: "USD", Hourly: decimal.RequireFromString("55.04"), Hardware: c.hw}
-		row := tableRow(&analysis.RatedOffer{CompareRow: analysis.CompareRow{Offer: o}}, "USD", time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), time.Time{}, nil)
+		row := tableRow(&analysis.RatedOffer{CompareRow: analysis.CompareRow{Offer: o}}, "USD", time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), time.Time{})
 		for _, f := range []struct {
 			col  string
 			got  *string

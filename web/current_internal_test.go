@@ -24,7 +24,7 @@ type heldStore struct {
 	held    chan struct{}
 }
 
-func (h heldStore) Prices(ctx context.Context, f storage.PriceFilter) ([]storage.PriceInterval, error) {
+func (h heldStore) hold(f storage.PriceFilter) {
 	if f.CurrentOnly && f.GPUModels == nil && f.InstanceType == "" && len(f.OfferIDs) == 0 {
 		select {
 		case h.held <- struct{}{}:
@@ -32,7 +32,16 @@ func (h heldStore) Prices(ctx context.Context, f storage.PriceFilter) ([]storage
 		}
 		<-h.release
 	}
+}
+
+func (h heldStore) Prices(ctx context.Context, f storage.PriceFilter) ([]storage.PriceInterval, error) {
+	h.hold(f)
 	return h.DB.Prices(ctx, f)
+}
+
+func (h heldStore) EachPrice(ctx context.Context, f storage.PriceFilter, fn func(*storage.PriceInterval) error) error {
+	h.hold(f)
+	return h.DB.EachPrice(ctx, f, fn)
 }
 
 // A question the store narrows to one GPU is answered from the store
