@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"time"
 
 	"go.uber.org/zap"
@@ -49,6 +50,9 @@ func (d *Daemon) webHandler() (func(http.Handler) http.Handler, error) {
 		AlertSummary: d.opts.AlertSummary,
 		Log:          d.log.Named("http"),
 		Versions:     d.versions,
+		// A round of first views after a run stores holds tens of MB at
+		// once for a second or two; the live heap after it is a fraction.
+		Idle: debug.FreeOSMemory,
 	}
 	return func(base http.Handler) http.Handler {
 		// The API and the dashboard; the MCP server asks the API's routes

@@ -469,6 +469,9 @@ func (s *Server) refreshLoop() {
 		if len(c.queue) == 0 {
 			c.refreshing = false
 			c.mu.Unlock()
+			if s.Idle != nil {
+				s.Idle()
+			}
 			return
 		}
 		key := c.queue[0]

@@ -47,6 +47,11 @@ type Server struct {
 	// library.
 	AlertSummary func(payload []byte) string
 	Log          *zap.Logger
+	// Idle, when set, is called each time the refresher has computed
+	// every answer it was given (after a new data version or minute):
+	// the daemon returns the computations' memory to the system there
+	// (issue 30's memory budget) rather than holding their peak.
+	Idle func()
 	// Limits bound the requests that read much of the database (zero
 	// fields take their defaults; see Limits).
 	Limits Limits
