@@ -23,6 +23,7 @@ type staleServer struct {
 	s        *Server
 	version  atomic.Pointer[string]
 	computed atomic.Int32
+	idle     atomic.Int32 // rounds of the refresher ended
 	mu       sync.Mutex
 	gate     chan struct{}
 }
@@ -32,7 +33,8 @@ func newStaleServer(t *testing.T) *staleServer {
 	ss.setVersion("v1")
 	ss.s = &Server{FX: func() report.FX { return report.FX{Currency: "USD"} },
 		Now:      func() time.Time { return time.Date(2026, 12, 5, 11, 19, 0, 0, time.UTC) },
-		Versions: NewVersions(func(context.Context) (string, error) { return *ss.version.Load(), nil })}
+		Versions: NewVersions(func(context.Context) (string, error) { return *ss.version.Load(), nil }),
+		Idle:     func() { ss.idle.Add(1) }}
 	mux := http.NewServeMux()
 	mux.Handle("GET /x", ss.s.cached(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		v, _ := ss.s.dataVersion(r.Context())
@@ -130,6 +132,33 @@ func TestKeptAnswerServedWhileSuccessorComputes(t *testing.T) {
 	// superseded while queued and never computed on its own.
 	if n := ss.computed.Load(); n > 3 {
 		t.Errorf("%d computations for 4 versions; want at most 3 (v1, the held one, v4)", n)
+	}
+}
+
+// The refresher says when it has computed everything it was given (the
+// daemon returns the round's memory there), and not before.
+func TestRefresherSaysWhenIdle(t *testing.T) {
+	ss := newStaleServer(t)
+	if got := ss.getWithin(t, 5*time.Second); got != "answer of v1" {
+		t.Fatalf("first view: %q", got)
+	}
+	ss.hold()
+	ss.move(t, "v2")
+	ss.getWithin(t, time.Second) // queues v2's computation, held
+	time.Sleep(50 * time.Millisecond)
+	if n := ss.idle.Load(); n != 0 {
+		t.Fatalf("idle %d times while a computation was held", n)
+	}
+	ss.release()
+	deadline := time.Now().Add(5 * time.Second)
+	for ss.idle.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the refresher never said it was idle")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := ss.getWithin(t, time.Second); got != "answer of v2" {
+		t.Errorf("after the round: %q", got)
 	}
 }
 
