@@ -36,7 +36,7 @@ func RateAll(offers []OfferWithID, avail AvailabilityIndex, opts CompareOptions)
 
 // Rater rates offers one at a time, as RateAll rates many: a caller that
 // streams the current offers keeps only the rows it shows, not a rated
-// row of every offer (the offers table at a whole year's 180k offers).
+// row of every offer (the offers table: 45k offers in the scale history).
 type Rater struct {
 	avail availabilityIndex
 	opts  CompareOptions

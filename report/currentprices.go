@@ -11,15 +11,16 @@ import (
 )
 
 // The current state holds one price per current offer for as long as a
-// data version lasts: 45,050 at a quarter of a year's generated history,
-// 180k at a whole year. Held as storage.PriceInterval rows (432 bytes,
-// each with its offer's identity of 336 more, 14 strings decoded afresh
-// and three decimals with a big.Int each) that was 43 MiB at the quarter
-// and so most of issue 30's 100 MB budget at a year. Here each price is a
-// fixed 136 bytes: strings as indices into one table of the state's
-// distinct strings, the hardware shared per distinct machine, decimals as
-// a coefficient and an exponent, times as Unix nanoseconds. A read builds
-// the rows it hands out, as the store's own reads do.
+// data version lasts: 45,050 in the generated scale history (a quarter of
+// a year or a whole one: the history grows, the offers do not). Held as
+// storage.PriceInterval rows (432 bytes, each with its offer's identity
+// of 336 more, 14 strings decoded afresh and three decimals with a big.Int
+// each) that was 43 MiB, most of the live heap under issue 30's 100 MB
+// budget. Here each price is a fixed 136 bytes: strings as indices into
+// one table of the state's distinct strings, the hardware shared per
+// distinct machine, decimals as a coefficient and an exponent, times as
+// Unix nanoseconds. A read builds the rows it hands out, as the store's
+// own reads do.
 
 // field names the string fields of a compact price.
 const (
