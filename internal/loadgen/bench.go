@@ -83,11 +83,13 @@ func Bench(ctx context.Context, o BenchOptions) (string, error) {
 				return "", err
 			}
 		}
-		results, err := benchOn(ctx, o, d, backend, target, logf)
+		results, fresh, err := benchOn(ctx, o, d, backend, target, logf)
 		if err != nil {
 			return "", fmt.Errorf("load test on %s: %w", backend, err)
 		}
 		out.WriteString(Table(backend, results))
+		out.WriteString("\n")
+		out.WriteString(FreshTable(backend, fresh))
 		out.WriteString("\n")
 	}
 	return out.String(), nil
@@ -139,7 +141,7 @@ func copyToPostgres(ctx context.Context, path, base string, logf func(string, ..
 }
 
 // benchOn serves target and runs the profiles against it.
-func benchOn(ctx context.Context, o BenchOptions, d scalegen.Deployment, backend, target string, logf func(string, ...any)) ([]Result, error) {
+func benchOn(ctx context.Context, o BenchOptions, d scalegen.Deployment, backend, target string, logf func(string, ...any)) ([]Result, []Freshness, error) {
 	replicas := []string{""}
 	if backend == "postgres" {
 		// The leader first, so that the follower, where the load goes,
@@ -151,24 +153,27 @@ func benchOn(ctx context.Context, o BenchOptions, d scalegen.Deployment, backend
 	for _, replica := range replicas {
 		url, p, stop, err := serve(ctx, o, backend, target, replica, logf)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		defer stop()
 		base, pid = url, p
 	}
 	profiles := Profiles(Targets{GPU: "H100", InstanceType: "p4.H100x8"}, o.Duration)
 	if err := WarmUp(ctx, base, profiles, 10*time.Minute, logf); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sim, err := scalegen.Open(ctx, target, d)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer sim.Close()
 	// The writer: a simulated Azure run (every offer, ~1.4 % of the spot
 	// prices moved) every WriteEvery, as fetches store beside the load.
 	writeCtx, stopWrites := context.WithCancel(ctx)
 	writes := make(chan int, 1)
+	// Beside the writer, how long each stored run takes to show on the
+	// overview, the offers table, the API and /metrics.
+	probe := newFreshProbe(base, 30*time.Second)
 	go func() {
 		n := 0
 		defer func() { writes <- n }()
@@ -180,12 +185,14 @@ func benchOn(ctx context.Context, o BenchOptions, d scalegen.Deployment, backend
 			case <-tick.C:
 			}
 			sim.Now = time.Now().UTC()
+			before := probe.mark(writeCtx)
 			if _, err := sim.AzureRun(writeCtx, true); err != nil {
 				if writeCtx.Err() == nil {
 					logf("a run during the load: %v", err)
 				}
 				continue
 			}
+			probe.follow(writeCtx, before, time.Now())
 			n++
 		}
 	}()
@@ -196,7 +203,7 @@ func benchOn(ctx context.Context, o BenchOptions, d scalegen.Deployment, backend
 		if err != nil {
 			stopWrites()
 			<-writes
-			return nil, err
+			return nil, nil, err
 		}
 		if cpu > 0 {
 			res.ServerCPU = processCPU(pid) - cpu
@@ -209,7 +216,11 @@ func benchOn(ctx context.Context, o BenchOptions, d scalegen.Deployment, backend
 	}
 	stopWrites()
 	logf("%s: %d runs stored during the load", backend, <-writes)
-	return results, nil
+	fresh := probe.results()
+	for _, f := range fresh {
+		logf("%s: %s showed a stored run after p50 %s p99 %s max %s (%d runs followed, %d not shown within 30 s)", backend, f.Path, f.P50, f.P99, f.Max, f.Runs, f.Missed)
+	}
+	return results, fresh, nil
 }
 
 // serve starts `pricewatch run` on target on a free loopback port, waits

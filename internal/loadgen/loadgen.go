@@ -245,15 +245,6 @@ func quantile(sorted []time.Duration, q float64) time.Duration {
 func Table(backend string, results []Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "| backend | profile | endpoint | answers | 503 | failed | p50 | p99 | max | server CPU per answer | daemon RSS (peak) | load |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
-	ms := func(d time.Duration) string {
-		if d < 10*time.Millisecond {
-			return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
-		}
-		if d < time.Second {
-			return fmt.Sprintf("%d ms", d.Milliseconds())
-		}
-		return fmt.Sprintf("%.2f s", d.Seconds())
-	}
 	row := func(r Result, s Stats, whole bool) {
 		cpu, mem, load := "", "", ""
 		if whole {
@@ -278,6 +269,17 @@ func Table(backend string, results []Result) string {
 		}
 	}
 	return b.String()
+}
+
+// ms is a duration as the tables write it.
+func ms(d time.Duration) string {
+	if d < 10*time.Millisecond {
+		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+	}
+	if d < time.Second {
+		return fmt.Sprintf("%d ms", d.Milliseconds())
+	}
+	return fmt.Sprintf("%.2f s", d.Seconds())
 }
 
 // WarmUp asks for every path of profiles once, one at a time, before the

@@ -1,0 +1,165 @@
+package loadgen
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// FreshPaths are the answers issue 30 asks to show a stored run within
+// 2 s of its commit (5 s on a follower): the overview, the offers table,
+// the API and /metrics.
+var FreshPaths = []string{"/", "/offers", "/api/v1/offers?gpu=H100", "/metrics"}
+
+// freshMetric is the /metrics line a stored Azure run changes: the
+// provider's last successful run, read from the store per data version.
+const freshMetric = `pricewatch_fetch_last_success_timestamp_seconds{provider="azure"}`
+
+// Freshness is how long after a run's commit one answer first showed it.
+type Freshness struct {
+	Path string
+	// Runs is how many commits were followed; Missed how many the answer
+	// had not shown within the probe's limit (counted, not in the times).
+	Runs, Missed  int
+	P50, P99, Max time.Duration
+}
+
+// freshProbe follows stored runs: what each path answers is marked before
+// a commit, and polled after it until the answer changes. A probe runs
+// for one commit at a time; commits meanwhile are not followed, so that
+// every change seen is the followed commit's, not an earlier one's
+// computation ending late.
+type freshProbe struct {
+	base   string
+	client *http.Client
+	limit  time.Duration
+	busy   atomic.Bool
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	samples map[string][]time.Duration
+	missed  map[string]int
+	runs    int
+}
+
+func newFreshProbe(base string, limit time.Duration) *freshProbe {
+	return &freshProbe{base: base, client: &http.Client{Timeout: 30 * time.Second}, limit: limit,
+		samples: map[string][]time.Duration{}, missed: map[string]int{}}
+}
+
+// mark is what each path answers now, or nil while a probe is running.
+func (p *freshProbe) mark(ctx context.Context) map[string]string {
+	if p.busy.Load() {
+		return nil
+	}
+	marks := map[string]string{}
+	for _, path := range FreshPaths {
+		marks[path] = p.state(ctx, path)
+	}
+	return marks
+}
+
+// state is what identifies path's current answer: its ETag, or for
+// /metrics the Azure run's line.
+func (p *freshProbe) state(ctx context.Context, path string) string {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.base+path, nil)
+	if err != nil {
+		return ""
+	}
+	resp, err := p.client.Do(req)
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return ""
+	}
+	if path != "/metrics" {
+		return resp.Header.Get("ETag")
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if line := sc.Text(); strings.HasPrefix(line, freshMetric) {
+			return line
+		}
+	}
+	return ""
+}
+
+// follow polls every path, beside the caller, until its answer differs
+// from before (marked before the commit at committed).
+func (p *freshProbe) follow(ctx context.Context, before map[string]string, committed time.Time) {
+	if before == nil || !p.busy.CompareAndSwap(false, true) {
+		return
+	}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		defer p.busy.Store(false)
+		var wg sync.WaitGroup
+		took := make([]time.Duration, len(FreshPaths))
+		for i, path := range FreshPaths {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				took[i] = -1
+				for time.Since(committed) < p.limit && ctx.Err() == nil {
+					if s := p.state(ctx, path); s != "" && s != before[path] {
+						took[i] = time.Since(committed)
+						return
+					}
+					time.Sleep(20 * time.Millisecond)
+				}
+			}()
+		}
+		wg.Wait()
+		if ctx.Err() != nil {
+			return
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.runs++
+		for i, path := range FreshPaths {
+			if took[i] < 0 {
+				p.missed[path]++
+				continue
+			}
+			p.samples[path] = append(p.samples[path], took[i])
+		}
+	}()
+}
+
+// results waits for a running probe and sums up every path's times.
+func (p *freshProbe) results() []Freshness {
+	p.wg.Wait()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []Freshness
+	for _, path := range FreshPaths {
+		s := slices.Clone(p.samples[path])
+		slices.Sort(s)
+		f := Freshness{Path: path, Runs: p.runs, Missed: p.missed[path]}
+		if len(s) > 0 {
+			f.P50, f.P99, f.Max = quantile(s, 0.5), quantile(s, 0.99), s[len(s)-1]
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// FreshTable is freshness as docs/scale.md's table.
+func FreshTable(backend string, fs []Freshness) string {
+	var b strings.Builder
+	b.WriteString("| backend | answer | runs followed | not shown within the limit | p50 | p99 | max |\n|---|---|---|---|---|---|---|\n")
+	for _, f := range fs {
+		fmt.Fprintf(&b, "| %s | `%s` | %d | %d | %s | %s | %s |\n", backend, f.Path, f.Runs, f.Missed, ms(f.P50), ms(f.P99), ms(f.Max))
+	}
+	return b.String()
+}

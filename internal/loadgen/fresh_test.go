@@ -1,0 +1,55 @@
+package loadgen
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// The probe times how long a commit takes to change each answer (its
+// ETag, or /metrics' Azure line), and counts an answer that never changed
+// within its limit as missed rather than as a time.
+func TestFreshProbeFollowsACommit(t *testing.T) {
+	var version atomic.Value
+	version.Store("v1")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		v := version.Load().(string)
+		if r.URL.Path == "/metrics" {
+			fmt.Fprintf(w, "go_goroutines 12\n%s %s\n", freshMetric, v)
+			return
+		}
+		w.Header().Set("ETag", `"`+v+`"`)
+		fmt.Fprint(w, "page")
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+
+	p := newFreshProbe(srv.URL, 5*time.Second)
+	before := p.mark(ctx)
+	committed := time.Now()
+	time.AfterFunc(150*time.Millisecond, func() { version.Store("v2") })
+	p.follow(ctx, before, committed)
+	if p.mark(ctx) != nil {
+		t.Error("marked while a probe ran: a later commit would be timed by this one's change")
+	}
+	for _, f := range p.results() {
+		if f.Runs != 1 || f.Missed != 0 {
+			t.Errorf("%s: %d runs, %d missed; want 1, 0", f.Path, f.Runs, f.Missed)
+		}
+		if f.Max < 150*time.Millisecond || f.Max > 3*time.Second {
+			t.Errorf("%s: showed the commit after %s; want 150 ms and a little", f.Path, f.Max)
+		}
+	}
+
+	p = newFreshProbe(srv.URL, 200*time.Millisecond)
+	p.follow(ctx, p.mark(ctx), time.Now()) // nothing changes
+	for _, f := range p.results() {
+		if f.Runs != 1 || f.Missed != 1 || f.Max != 0 {
+			t.Errorf("%s unchanged: %d runs, %d missed, max %s; want 1, 1, 0", f.Path, f.Runs, f.Missed, f.Max)
+		}
+	}
+}
