@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -38,7 +39,9 @@ type BenchOptions struct {
 	WriteEvery time.Duration
 	// Dir holds the copies of the database, configs and daemon logs.
 	Dir string
-	Log io.Writer
+	// MemoryLimit is the daemon's GOMEMLIMIT ("": the unit's 64MiB).
+	MemoryLimit string
+	Log         io.Writer
 }
 
 // benchSchema is the PostgreSQL schema the bench fills.
@@ -246,8 +249,9 @@ func serve(ctx context.Context, o BenchOptions, backend, target, replica string,
 	}
 	cmd := exec.CommandContext(ctx, o.Binary, "--config", cfg, "run")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	// As the unit runs it (systemd/pricewatch.service).
-	cmd.Env = append(os.Environ(), "GOMEMLIMIT=64MiB")
+	// As the unit runs it (systemd/pricewatch.service), unless asked to
+	// weigh another soft limit.
+	cmd.Env = append(os.Environ(), "GOMEMLIMIT="+cmp.Or(o.MemoryLimit, "64MiB"))
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
 		return "", 0, nil, fmt.Errorf("starting %s: %w", o.Binary, err)
