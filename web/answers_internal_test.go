@@ -55,6 +55,19 @@ func newStaleServer(t *testing.T) *staleServer {
 	return ss
 }
 
+// heldAtV2 is a server that answered v1, then heard of v2 with its
+// computations held.
+func heldAtV2(t *testing.T) *staleServer {
+	t.Helper()
+	ss := newStaleServer(t)
+	if got := ss.getWithin(t, 5*time.Second); got != "answer of v1" {
+		t.Fatalf("first view: %q", got)
+	}
+	ss.hold()
+	ss.move(t, "v2")
+	return ss
+}
+
 func (ss *staleServer) setVersion(v string) { ss.version.Store(&v) }
 
 // move stores a run: the version moves and the server hears of it.
@@ -101,12 +114,7 @@ func (ss *staleServer) getWithin(t *testing.T, d time.Duration) string {
 // the computation), the successor replaces it when done, and versions
 // that move faster than the computation do not stack computations.
 func TestKeptAnswerServedWhileSuccessorComputes(t *testing.T) {
-	ss := newStaleServer(t)
-	if got := ss.getWithin(t, 5*time.Second); got != "answer of v1" {
-		t.Fatalf("first view: %q", got)
-	}
-	ss.hold()
-	ss.move(t, "v2")
+	ss := heldAtV2(t)
 	// The refresher is computing v2 behind the gate: views get v1 at once.
 	for range 3 {
 		if got := ss.getWithin(t, time.Second); got != "answer of v1" {
@@ -138,12 +146,7 @@ func TestKeptAnswerServedWhileSuccessorComputes(t *testing.T) {
 // The refresher says when it has computed everything it was given (the
 // daemon returns the round's memory there), and not before.
 func TestRefresherSaysWhenIdle(t *testing.T) {
-	ss := newStaleServer(t)
-	if got := ss.getWithin(t, 5*time.Second); got != "answer of v1" {
-		t.Fatalf("first view: %q", got)
-	}
-	ss.hold()
-	ss.move(t, "v2")
+	ss := heldAtV2(t)
 	ss.getWithin(t, time.Second) // queues v2's computation, held
 	time.Sleep(50 * time.Millisecond)
 	if n := ss.idle.Load(); n != 0 {
