@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/storage"
@@ -30,29 +31,131 @@ type CurrentState struct {
 	prices  *currentPrices
 	avail   []storage.AvailabilityInterval
 	signals []storage.SignalInterval
+
+	// mark is where the store's runs stood before the snapshot was read
+	// (marked: the store tells); whole is when it was last read whole.
+	mark   storage.RunMark
+	marked bool
+	whole  time.Time
 }
+
+// runMarker is a store that tells which providers ran since a mark
+// (storage.DB does): a new snapshot then reads only theirs again.
+type runMarker interface {
+	RunMark(ctx context.Context) (storage.RunMark, error)
+	ProvidersRunSince(ctx context.Context, m storage.RunMark) ([]string, error)
+}
+
+// readWholeEvery is how long a snapshot is updated from what ran before it
+// is read whole again: a change no run announces (retention merging spot
+// intervals, say) shows within it.
+const readWholeEvery = 10 * time.Minute
 
 // ReadCurrentState reads the current state from st. version is the data
 // version read before it: a run committing meanwhile makes the snapshot
 // newer than its version says, never older, and the next version's
 // snapshot replaces it.
 func ReadCurrentState(ctx context.Context, st Store, version string) (*CurrentState, error) {
-	c := &CurrentState{Version: version, prices: newCurrentPrices()}
-	err := st.EachPrice(ctx, storage.PriceFilter{CurrentOnly: true}, func(p *storage.PriceInterval) error {
-		c.prices.add(p)
+	c := &CurrentState{Version: version, whole: time.Now()}
+	if err := c.markRuns(ctx, st); err != nil {
+		return nil, err
+	}
+	prices, avail, signals, err := readCurrent(ctx, st, nil, newCurrentPrices())
+	if err != nil {
+		return nil, err
+	}
+	c.prices, c.avail, c.signals = prices, avail, signals
+	return c, nil
+}
+
+// markRuns notes where the runs stand, before anything is read.
+func (c *CurrentState) markRuns(ctx context.Context, st Store) error {
+	rm, ok := st.(runMarker)
+	if !ok {
+		return nil
+	}
+	m, err := rm.RunMark(ctx)
+	if err != nil {
+		return err
+	}
+	c.mark, c.marked = m, true
+	return nil
+}
+
+// readCurrent reads the current prices (into cp), availability and
+// signals of providers (nil: every one).
+func readCurrent(ctx context.Context, st Store, providers []string, cp *currentPrices) (*currentPrices, []storage.AvailabilityInterval, []storage.SignalInterval, error) {
+	err := st.EachPrice(ctx, storage.PriceFilter{CurrentOnly: true, Providers: providers}, func(p *storage.PriceInterval) error {
+		cp.add(p)
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("reading the current prices: %w", err)
+		return nil, nil, nil, fmt.Errorf("reading the current prices: %w", err)
 	}
-	c.prices.done()
-	if c.avail, err = st.Availability(ctx, storage.AvailabilityFilter{}); err != nil {
-		return nil, fmt.Errorf("reading the current availability: %w", err)
+	cp.done()
+	avail, err := st.Availability(ctx, storage.AvailabilityFilter{Providers: providers})
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("reading the current availability: %w", err)
 	}
-	if c.signals, err = st.Signals(ctx, storage.SignalFilter{CurrentOnly: true}); err != nil {
-		return nil, fmt.Errorf("reading the current signals: %w", err)
+	signals, err := st.Signals(ctx, storage.SignalFilter{CurrentOnly: true, Providers: providers})
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("reading the current signals: %w", err)
 	}
-	return c, nil
+	return cp, avail, signals, nil
+}
+
+// Update is the state at version, read from st as little as it can be
+// (issue 30 item 2: incrementally from what a run changed): the current
+// prices, availability and signals of the providers that ran since c was
+// read are read again, and the others' kept. c is not changed. A store
+// that cannot tell what ran, or a snapshot last read whole readWholeEvery
+// ago, is read whole.
+func (c *CurrentState) Update(ctx context.Context, st Store, version string) (*CurrentState, error) {
+	rm, ok := st.(runMarker)
+	if !ok || !c.marked || time.Since(c.whole) >= readWholeEvery {
+		return ReadCurrentState(ctx, st, version)
+	}
+	n := &CurrentState{Version: version, whole: c.whole}
+	if err := n.markRuns(ctx, st); err != nil {
+		return nil, err
+	}
+	ran, err := rm.ProvidersRunSince(ctx, c.mark)
+	if err != nil {
+		return nil, err
+	}
+	if len(ran) == 0 {
+		n.prices, n.avail, n.signals = c.prices, c.avail, c.signals
+		return n, nil
+	}
+	prices, avail, signals, err := readCurrent(ctx, st, ran, c.prices.extend())
+	if err != nil {
+		return nil, err
+	}
+	// The store orders each read by provider first (byte order on both
+	// backends), so the kept providers' rows and the read ones merge.
+	n.prices = prices.mergeKept(c.prices, ran)
+	n.avail = mergeByProvider(c.avail, avail, ran, func(a *storage.AvailabilityInterval) string { return a.Provider })
+	n.signals = mergeByProvider(c.signals, signals, ran, func(s *storage.SignalInterval) string { return s.Provider })
+	return n, nil
+}
+
+// mergeByProvider is kept's rows of providers not in ran merged with read
+// (rows of ran only), both in provider order, into provider order.
+func mergeByProvider[T any](kept, read []T, ran []string, provider func(*T) string) []T {
+	out := make([]T, 0, len(kept)+len(read))
+	i := 0
+	for k := range kept {
+		p := provider(&kept[k])
+		if slices.Contains(ran, p) {
+			continue
+		}
+		for i < len(read) && provider(&read[i]) < p {
+			out = append(out, read[i])
+			i++
+		}
+		out = append(out, kept[k])
+	}
+	return append(out, read[i:]...)
 }
 
 // Offers is how many current price intervals the snapshot holds.

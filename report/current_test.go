@@ -79,6 +79,22 @@ func currentStateEqualsStore(t *testing.T, db *storage.DB) {
 		do   func()
 	}{
 		{"first run", func() {
+			// Clouds on either side of Azure in the store's order, which
+			// an updated snapshot keeps while it reads Azure again.
+			p5 := pricewatch.Hardware{GPUModel: "H100", GPUCount: 8, GPUMemoryGB: 80}
+			aws := func(region string, pt pricewatch.PriceType, hourly string) pricewatch.Offer {
+				return pricewatch.Offer{Provider: pricewatch.AWS, Region: region, InstanceType: "p5.48xlarge", PriceType: pt, OS: pricewatch.Linux,
+					Currency: "USD", Hourly: decimal.RequireFromString(hourly), Hardware: p5}
+			}
+			dbtest.Save(t, db, &pricewatch.Snapshot{Provider: pricewatch.AWS, Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}},
+				Offers: []pricewatch.Offer{aws("us-east-1", pricewatch.OnDemand, "55.04"), aws("us-east-1", pricewatch.Spot, "30.00")},
+				Availability: []pricewatch.Availability{{Provider: pricewatch.AWS, Region: "us-east-1", InstanceType: "p5.48xlarge", State: pricewatch.Offered, Hardware: p5}},
+				Signals: []pricewatch.Signal{{Provider: pricewatch.AWS, Kind: pricewatch.InterruptionBand, Region: "us-east-1", InstanceType: "p5.48xlarge",
+					Shape: pricewatch.ShapeOf("os", "linux"), Value: "5-10%", Unit: "band", Source: "test", Hardware: p5}},
+				SignalCoverage: []pricewatch.SignalScope{{Kind: pricewatch.InterruptionBand, Region: pricewatch.AllRegions}}})
+			dbtest.Save(t, db, &pricewatch.Snapshot{Provider: pricewatch.Lambda, Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}},
+				Offers: []pricewatch.Offer{{Provider: pricewatch.Lambda, Region: "us-east-1", InstanceType: "gpu_8x_h100_sxm5", PriceType: pricewatch.OnDemand, OS: pricewatch.Linux,
+					Currency: "USD", Hourly: decimal.RequireFromString("23.92"), Hardware: p5}}})
 			store(both, base, []pricewatch.Availability{avail("eastus", h100, "H100", pricewatch.Offered), avail("westus2", a100, "A100-80GB", pricewatch.SoldOut)})
 		}},
 		{"price change", func() {
@@ -128,6 +144,9 @@ func currentStateEqualsStore(t *testing.T, db *storage.DB) {
 		{Scope: Scope{Providers: []string{pricewatch.Azure}}, AvailableOnly: true},
 	}
 	fxcfg := FX{Currency: "USD", FixedRates: map[string]string{"USD": "1.08"}, MaxAge: 7 * 24 * time.Hour}
+	// Each step is checked on a snapshot read whole and on the previous
+	// step's snapshot updated from what ran since (issue 30 item 2).
+	var prev *CurrentState
 	for i, step := range steps {
 		clock = time.Date(2026, 11, 2+3*i, 6, 0, 0, 0, time.UTC)
 		step.do()
@@ -135,13 +154,34 @@ func currentStateEqualsStore(t *testing.T, db *storage.DB) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := ReadCurrentState(ctx, db, version)
+		whole, err := ReadCurrentState(ctx, db, version)
 		if err != nil {
 			t.Fatal(err)
 		}
+		states := map[string]*CurrentState{"read whole": whole}
+		if prev != nil {
+			if states["updated"], err = prev.Update(ctx, db, version); err != nil {
+				t.Fatal(err)
+			}
+		}
+		prev = whole
+		if i%2 == 1 {
+			prev = states["updated"] // and updates of updates
+		}
+		for how, c := range states {
+			checkCurrentState(t, db, step.name+", "+how, c, clock, priceReads, availReads, tables, fxcfg)
+		}
+	}
+}
+
+func checkCurrentState(t *testing.T, db *storage.DB, step string, c *CurrentState, clock time.Time,
+	priceReads []storage.PriceFilter, availReads []storage.AvailabilityFilter, tables []OfferTableQuery, fxcfg FX) {
+	t.Helper()
+	ctx := context.Background()
+	{
 		src := c.Source(db)
 		if _, ok := src.(OfferChoiceStore); !ok {
-			t.Fatalf("%s: the source lost the store's choice counts", step.name)
+			t.Fatalf("%s: the source lost the store's choice counts", step)
 		}
 		for _, f := range priceReads {
 			want, err := db.Prices(ctx, f)
@@ -153,14 +193,30 @@ func currentStateEqualsStore(t *testing.T, db *storage.DB) {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got, want) {
-				t.Errorf("%s: prices %+v: %d rows from the snapshot, %d from the store:\n%+v\n%+v", step.name, f, len(got), len(want), got, want)
+				t.Errorf("%s: prices %+v: %d rows from the snapshot, %d from the store:\n%+v\n%+v", step, f, len(got), len(want), got, want)
 			}
 			var each []storage.PriceInterval
 			if err := src.EachPrice(ctx, f, func(p *storage.PriceInterval) error { each = append(each, *p); return nil }); err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(each, want) {
-				t.Errorf("%s: each price %+v differs from the store's", step.name, f)
+				t.Errorf("%s: each price %+v differs from the store's", step, f)
+			}
+		}
+		for _, f := range []storage.SignalFilter{{CurrentOnly: true}, {CurrentOnly: true, Providers: []string{pricewatch.AWS}}} {
+			want, err := db.Signals(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := src.Signals(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want) == 0 {
+				t.Errorf("%s: no current signals stored: nothing compared", step)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: signals %+v: %+v, store %+v", step, f, got, want)
 			}
 		}
 		for _, f := range availReads {
@@ -173,7 +229,7 @@ func currentStateEqualsStore(t *testing.T, db *storage.DB) {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got, want) {
-				t.Errorf("%s: availability %+v: %+v, store %+v", step.name, f, got, want)
+				t.Errorf("%s: availability %+v: %+v, store %+v", step, f, got, want)
 			}
 		}
 		book, err := FXBook(ctx, db, fxcfg)
@@ -194,10 +250,10 @@ func currentStateEqualsStore(t *testing.T, db *storage.DB) {
 				t.Fatal(err)
 			}
 			if len(want.Rows) == 0 && q.OS == "" {
-				t.Errorf("%s: table %+v is empty: nothing compared", step.name, q)
+				t.Errorf("%s: table %+v is empty: nothing compared", step, q)
 			}
 			if a, b := mustJSON(t, got), mustJSON(t, want); a != b {
-				t.Errorf("%s: table %+v:\n%s\nstore:\n%s", step.name, q, a, b)
+				t.Errorf("%s: table %+v:\n%s\nstore:\n%s", step, q, a, b)
 			}
 		}
 		for _, q := range []CompareQuery{{GPU: "H100"}, {Scope: Scope{Currency: "EUR"}, GPU: "A100", AvailableOnly: true}} {
@@ -214,7 +270,7 @@ func currentStateEqualsStore(t *testing.T, db *storage.DB) {
 				t.Fatal(err)
 			}
 			if a, b := mustJSON(t, got), mustJSON(t, want); a != b {
-				t.Errorf("%s: compare %+v:\n%s\nstore:\n%s", step.name, q, a, b)
+				t.Errorf("%s: compare %+v:\n%s\nstore:\n%s", step, q, a, b)
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -78,6 +79,29 @@ type currentPrices struct {
 	// Only while reading: each distinct string and machine once.
 	strIndex map[string]uint32
 	hwIndex  map[pricewatch.Hardware]*pricewatch.Hardware
+}
+
+// extend is a new table that starts from c's strings (c's rows keep
+// their indices in it), for reading more rows beside c's.
+func (c *currentPrices) extend() *currentPrices {
+	n := &currentPrices{strs: slices.Clone(c.strs), strIndex: make(map[string]uint32, len(c.strs)), hwIndex: map[pricewatch.Hardware]*pricewatch.Hardware{},
+		odd: slices.Clone(c.odd)}
+	for i, s := range n.strs {
+		n.strIndex[s] = uint32(i)
+	}
+	for i := range c.rows {
+		n.hwIndex[*c.rows[i].hw] = c.rows[i].hw
+	}
+	return n
+}
+
+// mergeKept is c (rows of the providers in ran, read into a table made by
+// kept.extend) with kept's rows of every other provider, in provider
+// order.
+func (c *currentPrices) mergeKept(kept *currentPrices, ran []string) *currentPrices {
+	provider := func(r *currentPrice) string { return c.strs[r.str[fProvider]] }
+	c.rows = mergeByProvider(kept.rows, c.rows, ran, provider)
+	return c
 }
 
 func newCurrentPrices() *currentPrices {

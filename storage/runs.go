@@ -197,3 +197,34 @@ func (db *DB) CurrentOfferCounts(ctx context.Context) (map[string]int, error) {
 	}
 	return out, rows.Err()
 }
+
+// RunMark is where the runs stood when it was read: the newest run's id
+// and the latest finish (as stored). A reader that keeps what it read at
+// a mark asks ProvidersRunSince which providers to read again.
+type RunMark struct {
+	ID       int64
+	Finished string
+}
+
+// RunMark reads where the runs stand now.
+func (db *DB) RunMark(ctx context.Context) (RunMark, error) {
+	var m RunMark
+	err := db.read.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0), COALESCE(MAX(finished_at), '') FROM fetch_runs`).Scan(&m.ID, &m.Finished)
+	if err != nil {
+		return RunMark{}, fmt.Errorf("reading the runs' mark: %w", err)
+	}
+	return m, nil
+}
+
+// ProvidersRunSince lists the providers with a run begun or finished
+// after m: every provider whose stored prices, availability or signals may
+// differ from what was read at m.
+func (db *DB) ProvidersRunSince(ctx context.Context, m RunMark) ([]string, error) {
+	return queryAll(ctx, db.read, "providers run since a mark",
+		`SELECT DISTINCT provider FROM fetch_runs WHERE id > ? OR finished_at > ? ORDER BY provider`, []any{m.ID, m.Finished},
+		func(rows *sql.Rows) (string, error) {
+			var p string
+			err := rows.Scan(&p)
+			return p, err
+		})
+}

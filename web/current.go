@@ -32,7 +32,14 @@ func (s *Server) currentReads(ctx context.Context) report.Store {
 			return c, nil
 		}
 		start := time.Now()
-		c, err := report.ReadCurrentState(read, s.Store, version)
+		var c *report.CurrentState
+		var err error
+		if prev := s.current.Load(); prev != nil {
+			// What the runs since changed, not the whole state again.
+			c, err = prev.Update(read, s.Store, version)
+		} else {
+			c, err = report.ReadCurrentState(read, s.Store, version)
+		}
 		if err != nil {
 			s.log().Warn("http: reading the current state; answering from the store", zap.Error(err))
 			return nil, err

@@ -169,6 +169,31 @@ func BenchmarkScaleKept(b *testing.B) {
 			runtime.ReadMemStats(&without)
 			b.ReportMetric(float64(int64(with.HeapAlloc)-int64(without.HeapAlloc))/(1<<20), "held-MiB")
 		})
+		// What a stored Azure run then costs the state: its providers'
+		// prices read again, the others' kept (the load test's writer).
+		b.Run(fmt.Sprintf("year=%g/current-state-after-an-azure-run", share), func(b *testing.B) {
+			ctx := context.Background()
+			c, err := report.ReadCurrentState(ctx, sim.DB, "bench")
+			if err != nil {
+				b.Fatal(err)
+			}
+			var cpu time.Duration
+			for b.Loop() {
+				b.StopTimer()
+				sim.Now = sim.Now.Add(time.Hour)
+				if _, err := sim.AzureRun(ctx, true); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				before := scalegen.CPUTime()
+				if c, err = c.Update(ctx, sim.DB, "bench"); err != nil {
+					b.Fatal(err)
+				}
+				cpu += scalegen.CPUTime() - before
+			}
+			b.ReportMetric(float64(cpu)/float64(b.N)/1e6, "cpu-ms/op")
+			b.ReportMetric(float64(c.Offers()), "offers")
+		})
 		for _, path := range scalePaths {
 			b.Run(fmt.Sprintf("year=%g/kept%s", share, path), func(b *testing.B) {
 				serveOK(b, h, path)
