@@ -87,7 +87,7 @@ func currentStateEqualsStore(t *testing.T, db *storage.DB) {
 					Currency: "USD", Hourly: decimal.RequireFromString(hourly), Hardware: p5}
 			}
 			dbtest.Save(t, db, &pricewatch.Snapshot{Provider: pricewatch.AWS, Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}},
-				Offers: []pricewatch.Offer{aws("us-east-1", pricewatch.OnDemand, "55.04"), aws("us-east-1", pricewatch.Spot, "30.00")},
+				Offers:       []pricewatch.Offer{aws("us-east-1", pricewatch.OnDemand, "55.04"), aws("us-east-1", pricewatch.Spot, "30.00")},
 				Availability: []pricewatch.Availability{{Provider: pricewatch.AWS, Region: "us-east-1", InstanceType: "p5.48xlarge", State: pricewatch.Offered, Hardware: p5}},
 				Signals: []pricewatch.Signal{{Provider: pricewatch.AWS, Kind: pricewatch.InterruptionBand, Region: "us-east-1", InstanceType: "p5.48xlarge",
 					Shape: pricewatch.ShapeOf("os", "linux"), Value: "5-10%", Unit: "band", Source: "test", Hardware: p5}},
