@@ -24,6 +24,7 @@ type staleServer struct {
 	version  atomic.Pointer[string]
 	computed atomic.Int32
 	idle     atomic.Int32 // rounds of the refresher ended
+	waiting  atomic.Int32 // computations that reached the closed gate
 	mu       sync.Mutex
 	gate     chan struct{}
 }
@@ -42,6 +43,7 @@ func newStaleServer(t *testing.T) *staleServer {
 		gate := ss.gate
 		ss.mu.Unlock()
 		if gate != nil {
+			ss.waiting.Add(1)
 			<-gate
 		}
 		ss.computed.Add(1)
@@ -148,13 +150,22 @@ func TestKeptAnswerServedWhileSuccessorComputes(t *testing.T) {
 func TestRefresherSaysWhenIdle(t *testing.T) {
 	ss := heldAtV2(t)
 	ss.getWithin(t, time.Second) // queues v2's computation, held
+	deadline := time.Now().Add(5 * time.Second)
+	for ss.waiting.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("v2's computation never began")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	// An earlier round may have ended since; none may end while v2's
+	// computation is held.
+	before := ss.idle.Load()
 	time.Sleep(50 * time.Millisecond)
-	if n := ss.idle.Load(); n != 0 {
-		t.Fatalf("idle %d times while a computation was held", n)
+	if n := ss.idle.Load(); n != before {
+		t.Fatalf("idle while a computation was held (%d -> %d)", before, n)
 	}
 	ss.release()
-	deadline := time.Now().Add(5 * time.Second)
-	for ss.idle.Load() == 0 {
+	for ss.idle.Load() == before {
 		if time.Now().After(deadline) {
 			t.Fatal("the refresher never said it was idle")
 		}
