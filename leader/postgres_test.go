@@ -230,9 +230,15 @@ func TestPartitionedLeaderStepsDownFirst(t *testing.T) {
 	if a.end.IsZero() || !a.end.Before(b.began) {
 		t.Fatalf("a stepped down at %v, b led at %v: a must step down first", a.end, b.began)
 	}
+	// a steps down when StepDown has passed since its last heartbeat
+	// (sent before the cut) went unanswered; its term's end is seen a
+	// timer's firing and a goroutine's wake-up later, which on a loaded
+	// 2-core machine under -race was 8 ms past StepDown. The safety that
+	// matters, a down before b leads, is checked exactly above.
+	const observed = 250 * time.Millisecond
 	tm := leader.TimingsOf(takeover)
-	if d := a.end.Sub(cut); d > tm.StepDown {
-		t.Errorf("a stepped down %s after the cut, want within %s", d, tm.StepDown)
+	if d := a.end.Sub(cut); d > tm.StepDown+observed {
+		t.Errorf("a stepped down %s after the cut, want within %s (and %s to see it)", d, tm.StepDown, observed)
 	}
 	if d := b.began.Sub(cut); d > takeover {
 		t.Errorf("b led %s after the cut, want within %s", d, takeover)
