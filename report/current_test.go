@@ -178,100 +178,89 @@ func checkCurrentState(t *testing.T, db *storage.DB, step string, c *CurrentStat
 	priceReads []storage.PriceFilter, availReads []storage.AvailabilityFilter, tables []OfferTableQuery, fxcfg FX) {
 	t.Helper()
 	ctx := context.Background()
-	{
-		src := c.Source(db)
-		if _, ok := src.(OfferChoiceStore); !ok {
-			t.Fatalf("%s: the source lost the store's choice counts", step)
-		}
-		for _, f := range priceReads {
-			want, err := db.Prices(ctx, f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := src.Prices(ctx, f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("%s: prices %+v: %d rows from the snapshot, %d from the store:\n%+v\n%+v", step, f, len(got), len(want), got, want)
-			}
-			var each []storage.PriceInterval
-			if err := src.EachPrice(ctx, f, func(p *storage.PriceInterval) error { each = append(each, *p); return nil }); err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(each, want) {
-				t.Errorf("%s: each price %+v differs from the store's", step, f)
-			}
-		}
-		for _, f := range []storage.SignalFilter{{CurrentOnly: true}, {CurrentOnly: true, Providers: []string{pricewatch.AWS}}} {
-			want, err := db.Signals(ctx, f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := src.Signals(ctx, f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(want) == 0 {
-				t.Errorf("%s: no current signals stored: nothing compared", step)
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("%s: signals %+v: %+v, store %+v", step, f, got, want)
-			}
-		}
-		for _, f := range availReads {
-			want, err := db.Availability(ctx, f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := src.Availability(ctx, f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("%s: availability %+v: %+v, store %+v", step, f, got, want)
-			}
-		}
-		book, err := FXBook(ctx, db, fxcfg)
+	src := c.Source(db)
+	if _, ok := src.(OfferChoiceStore); !ok {
+		t.Fatalf("%s: the source lost the store's choice counts", step)
+	}
+	sameReads(t, step, "prices", priceReads, db.Prices, src.Prices)
+	for _, f := range priceReads {
+		want, err := db.Prices(ctx, f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, q := range tables {
-			q.At = clock
-			if q.Currency == "" {
-				q.Currency = "USD"
-			}
-			want, err := BuildOfferTable(ctx, db, book, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := BuildOfferTable(ctx, src, book, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(want.Rows) == 0 && q.OS == "" {
-				t.Errorf("%s: table %+v is empty: nothing compared", step, q)
-			}
-			if a, b := mustJSON(t, got), mustJSON(t, want); a != b {
-				t.Errorf("%s: table %+v:\n%s\nstore:\n%s", step, q, a, b)
-			}
+		var each []storage.PriceInterval
+		if err := src.EachPrice(ctx, f, func(p *storage.PriceInterval) error { each = append(each, *p); return nil }); err != nil {
+			t.Fatal(err)
 		}
-		for _, q := range []CompareQuery{{GPU: "H100"}, {Scope: Scope{Currency: "EUR"}, GPU: "A100", AvailableOnly: true}} {
-			if q.Currency == "" {
-				q.Currency = "USD"
-			}
-			q.At = clock
-			want, err := Compare(ctx, db, book, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := Compare(ctx, src, book, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if a, b := mustJSON(t, got), mustJSON(t, want); a != b {
-				t.Errorf("%s: compare %+v:\n%s\nstore:\n%s", step, q, a, b)
-			}
+		if !reflect.DeepEqual(each, want) {
+			t.Errorf("%s: each price %+v differs from the store's", step, f)
+		}
+	}
+	signalReads := []storage.SignalFilter{{CurrentOnly: true}, {CurrentOnly: true, Providers: []string{pricewatch.AWS}}}
+	if stored, err := db.Signals(ctx, signalReads[0]); err != nil || len(stored) == 0 {
+		t.Errorf("%s: no current signals stored (%v): nothing compared", step, err)
+	}
+	sameReads(t, step, "signals", signalReads, db.Signals, src.Signals)
+	sameReads(t, step, "availability", availReads, db.Availability, src.Availability)
+	book, err := FXBook(ctx, db, fxcfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range tables {
+		q.At = clock
+		if q.Currency == "" {
+			q.Currency = "USD"
+		}
+		want, err := BuildOfferTable(ctx, db, book, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := BuildOfferTable(ctx, src, book, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(want.Rows) == 0 && q.OS == "" {
+			t.Errorf("%s: table %+v is empty: nothing compared", step, q)
+		}
+		if a, b := mustJSON(t, got), mustJSON(t, want); a != b {
+			t.Errorf("%s: table %+v:\n%s\nstore:\n%s", step, q, a, b)
+		}
+	}
+	for _, q := range []CompareQuery{{GPU: "H100"}, {Scope: Scope{Currency: "EUR"}, GPU: "A100", AvailableOnly: true}} {
+		if q.Currency == "" {
+			q.Currency = "USD"
+		}
+		q.At = clock
+		want, err := Compare(ctx, db, book, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Compare(ctx, src, book, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, b := mustJSON(t, got), mustJSON(t, want); a != b {
+			t.Errorf("%s: compare %+v:\n%s\nstore:\n%s", step, q, a, b)
+		}
+	}
+}
+
+// sameReads checks that each filter's read from the snapshot equals the
+// store's, row for row and in order.
+func sameReads[F, R any](t *testing.T, step, what string, filters []F, store, snapshot func(context.Context, F) ([]R, error)) {
+	t.Helper()
+	ctx := context.Background()
+	for _, f := range filters {
+		want, err := store(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := snapshot(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %s %+v: %d rows from the snapshot, %d from the store:\n%+v\n%+v", step, what, f, len(got), len(want), got, want)
 		}
 	}
 }
