@@ -11,32 +11,16 @@ import (
 	"github.com/pricewatch/pricewatch/fx"
 )
 
-// RateAll prices every offer as Compare prices the offers of one GPU, in
-// one currency, without the GPU filter and without dropping what Compare
-// skips: the offers table shows every current offer, so an offer whose GPU
-// count is unknown is a row with its hourly price and no per-GPU-hour
-// figure (Skipped says why), and one without an exchange rate a row with
-// its native price only (FXError says why). opts.GPU, Count and
-// AvailableOnly are ignored here: the table filters on its own. Rows come
-// in Compare's order: by price per GPU-hour, rows without one after, by
-// key.
-func RateAll(offers []OfferWithID, avail AvailabilityIndex, opts CompareOptions) ([]RatedOffer, error) {
-	r, err := NewRater(avail, opts)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]RatedOffer, 0, len(offers))
-	for i := range offers {
-		if row, ok := r.Rate(offers[i].ID, &offers[i].Offer); ok {
-			out = append(out, row)
-		}
-	}
-	return sortRated(out), nil
-}
-
-// Rater rates offers one at a time, as RateAll rates many: a caller that
-// streams the current offers keeps only the rows it shows, not a rated
-// row of every offer (the offers table: 45k offers in the scale history).
+// Rater prices offers one at a time as Compare prices the offers of one
+// GPU, in one currency, without the GPU filter and without dropping what
+// Compare skips: the offers table shows every current offer, so an offer
+// whose GPU count is unknown is a row with its hourly price and no
+// per-GPU-hour figure (Skipped says why), and one without an exchange rate
+// a row with its native price only (FXError says why). opts.GPU, Count
+// and AvailableOnly are ignored: the table filters on its own. One at a
+// time, a caller that streams the current offers keeps only the rows it
+// shows (45k offers in the scale history); SortRated puts them in
+// Compare's order.
 type Rater struct {
 	avail availabilityIndex
 	opts  CompareOptions
@@ -55,16 +39,16 @@ func NewRater(avail AvailabilityIndex, opts CompareOptions) (*Rater, error) {
 	return &Rater{avail: avail.index, opts: opts}, nil
 }
 
-// Rate rates o (stored as id); false when opts' providers, regions, price
-// types or OS leave it out.
-func (r *Rater) Rate(id int64, o *pricewatch.Offer) (RatedOffer, bool) {
+// Rate rates o; false when opts' providers, regions, price types or OS
+// leave it out.
+func (r *Rater) Rate(o *pricewatch.Offer) (RatedOffer, bool) {
 	opts := r.opts
 	if !priceTypeIn(opts.PriceTypes, o.PriceType) || !inSet(opts.Providers, o.Provider) ||
 		!inSet(opts.Regions, o.Region) || !osMatches(opts.OS, o.OS) {
 		return RatedOffer{}, false
 	}
 	row, err := compareRow(*o, r.avail, opts)
-	rated := RatedOffer{CompareRow: row, ID: id, PerGPU: err == nil}
+	rated := RatedOffer{CompareRow: row, PerGPU: err == nil}
 	switch {
 	case err == nil:
 		rated.Converted = true
@@ -79,13 +63,12 @@ func (r *Rater) Rate(id int64, o *pricewatch.Offer) (RatedOffer, bool) {
 	return rated, true
 }
 
-// sortRated orders rows as Compare does: rows with a price per GPU-hour
-// first.
-func sortRated(rows []RatedOffer) []RatedOffer {
+// SortRated orders rows, in place, as Compare does: by price per
+// GPU-hour, rows without one after, by key.
+func SortRated(rows []RatedOffer) {
 	SortByPrice(rows, func(r *RatedOffer) (bool, decimal.Decimal, *pricewatch.OfferKeyJSON) {
 		return r.PerGPU, r.PricePerGPUHour, &r.OfferKeyJSON
 	})
-	return rows
 }
 
 // SortByPrice orders rows, in place, by price per GPU-hour (those without
@@ -198,7 +181,7 @@ type memoQuote struct {
 	err error
 }
 
-// memoConverter remembers each quote it was asked for (one RateAll call).
+// memoConverter remembers each quote it was asked for (one Rater's).
 type memoConverter struct {
 	c Converter
 	m map[memoKey]memoQuote
@@ -214,17 +197,9 @@ func (m *memoConverter) Quote(from, to string, on time.Time) (fx.Quote, error) {
 	return q, err
 }
 
-// OfferWithID is an offer with its stored id, which the table uses to
-// find the same offer's price of 30 days before.
-type OfferWithID struct {
-	ID int64
-	pricewatch.Offer
-}
-
 // RatedOffer is one row of the offers table.
 type RatedOffer struct {
 	CompareRow
-	ID int64
 	// Converted: EffectiveHourly is in the asked currency.
 	Converted bool
 	// PerGPU: PricePerGPUHour (and per TFLOPS where known) is set.

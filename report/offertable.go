@@ -271,7 +271,7 @@ func BuildOfferTable(ctx context.Context, st Store, book *fx.Book, q OfferTableQ
 	var changed []moved
 	var machines []analysis.RatedOffer
 	err = st.EachPrice(ctx, filter, func(p *storage.PriceInterval) error {
-		r, ok := rater.Rate(p.OfferID, &p.Offer)
+		r, ok := rater.Rate(&p.Offer)
 		if !ok {
 			return nil
 		}
@@ -306,9 +306,7 @@ func BuildOfferTable(ctx context.Context, st Store, book *fx.Book, q OfferTableQ
 		t.choose(list)
 	}
 	if q.By == ByMachine {
-		analysis.SortByPrice(machines, func(r *analysis.RatedOffer) (bool, decimal.Decimal, *pricewatch.OfferKeyJSON) {
-			return r.PerGPU, r.PricePerGPUHour, &r.OfferKeyJSON
-		})
+		analysis.SortRated(machines)
 		var conv, unconv []analysis.CompareRow
 		for _, r := range machines {
 			if r.Converted {
