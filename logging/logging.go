@@ -33,8 +33,9 @@ type options struct {
 	secrets *secret.Set
 }
 
-// WithSecrets masks s's secrets (added to it later too) in every line. Without it New still masks URL query strings, URL user info,
-// Slack webhook paths and recognisable token shapes, but cannot know the
+// WithSecrets masks s's secrets (added to it later too) in every line.
+// Without it New still masks URL query strings, URL user info, Slack
+// webhook paths and recognisable token shapes, but cannot know the
 // configured keys themselves.
 func WithSecrets(s *secret.Set) Option { return func(o *options) { o.secrets = s } }
 

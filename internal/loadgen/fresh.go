@@ -30,6 +30,11 @@ type Freshness struct {
 	P50, P99, Max time.Duration
 }
 
+// pollEvery is how often a followed answer is asked for again: fine
+// enough for a 2 s bound, and a load of its own the profiles share (four
+// answers, a /metrics scrape among them, ten times a second).
+const pollEvery = 100 * time.Millisecond
+
 // freshProbe follows stored runs: what each path answers is marked before
 // a commit, and polled after it until the answer changes. A probe runs
 // for one commit at a time; commits meanwhile are not followed, so that
@@ -53,14 +58,21 @@ func newFreshProbe(base string, limit time.Duration) *freshProbe {
 		samples: map[string][]time.Duration{}, missed: map[string]int{}}
 }
 
-// mark is what each path answers now, or nil while a probe is running.
+// mark is what each path answers now; nil while a probe is running or
+// when an answer could not be read.
 func (p *freshProbe) mark(ctx context.Context) map[string]string {
 	if p.busy.Load() {
 		return nil
 	}
 	marks := map[string]string{}
 	for _, path := range FreshPaths {
-		marks[path] = p.state(ctx, path)
+		m := p.state(ctx, path)
+		if m == "" {
+			// Unread (a 503, say): any answer after the commit would
+			// count as showing it. This commit is not followed.
+			return nil
+		}
+		marks[path] = m
 	}
 	return marks
 }
@@ -115,7 +127,7 @@ func (p *freshProbe) follow(ctx context.Context, before map[string]string, commi
 						took[i] = time.Since(committed)
 						return
 					}
-					time.Sleep(20 * time.Millisecond)
+					time.Sleep(pollEvery)
 				}
 			}()
 		}

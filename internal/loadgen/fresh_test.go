@@ -16,7 +16,12 @@ import (
 func TestFreshProbeFollowsACommit(t *testing.T) {
 	var version atomic.Value
 	version.Store("v1")
+	var shed atomic.Bool
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if shed.Load() && r.URL.Path == "/offers" {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
 		v := version.Load().(string)
 		if r.URL.Path == "/metrics" {
 			fmt.Fprintf(w, "go_goroutines 12\n%s %s\n", freshMetric, v)
@@ -51,5 +56,12 @@ func TestFreshProbeFollowsACommit(t *testing.T) {
 		if f.Runs != 1 || f.Missed != 1 || f.Max != 0 {
 			t.Errorf("%s unchanged: %d runs, %d missed, max %s; want 1, 1, 0", f.Path, f.Runs, f.Missed, f.Max)
 		}
+	}
+
+	// An answer that cannot be read before the commit (shed with a 503)
+	// would make any later one look like the commit: none is followed.
+	shed.Store(true)
+	if m := newFreshProbe(srv.URL, time.Second).mark(ctx); m != nil {
+		t.Errorf("marked %v with /offers unread", m)
 	}
 }
