@@ -193,6 +193,9 @@ type Daemon struct {
 	// polled (VersionPoll) for what other processes store (a leader
 	// replica on PostgreSQL, `pricewatch fetch` on the same file).
 	versions *web.Versions
+	// web is the API's and the dashboard's server, whose current state
+	// the price series read too.
+	web *web.Server
 
 	mu       sync.Mutex             // guards locks and stopping, and orders runs.Add before runs.Wait
 	locks    map[string]*sync.Mutex // per provider; shared by every snapshot's runs
@@ -263,12 +266,15 @@ func New(opts Options) *Daemon {
 		log.Warn("systemd notifications disabled", zap.Error(err))
 	}
 	versions := web.NewVersions(opts.DB.DataVersion)
-	return &Daemon{
-		opts: opts, db: opts.DB, versions: versions, metrics: metrics.New(newScrapeStore(opts.DB, versions), opts.Version),
+	d := &Daemon{
+		opts: opts, db: opts.DB, versions: versions,
 		health: &health{}, notify: notify, log: log,
 		locks: map[string]*sync.Mutex{}, nudge: make(chan struct{}, 1), reloaded: make(chan struct{}, 1),
 		stopBackground: func() {}, stopDelivery: func() {}, stopLeading: func() {},
 	}
+	d.web = d.newWebServer()
+	d.metrics = metrics.New(d.scrapeStore(), opts.Version)
+	return d
 }
 
 // buildState builds a snapshot and its scheduler, or says why its config
@@ -329,7 +335,7 @@ func (d *Daemon) Start(ctx context.Context) error {
 		d.cancelRuns()
 		return err
 	}
-	warmPrices := d.metrics.AddPriceSeries(newScrapeStore(d.db, d.versions), func() metrics.PriceSettings { return d.state().Prices })
+	warmPrices := d.metrics.AddPriceSeries(d.scrapeStore(), func() metrics.PriceSettings { return d.state().Prices })
 	// A new version's price series are computed at once, beside the
 	// scrapes (which serve the last ones meanwhile).
 	d.versions.OnChange(func(string) { go warmPrices() })
@@ -824,7 +830,11 @@ const VersionPoll = time.Second
 type scrapeStore struct {
 	*storage.DB
 	versions *web.Versions
-	memo     *scrapeMemo
+	// current answers the reads of what is in force now from the web
+	// server's current state of the data version, the one read model the
+	// pages and the API read too (issue 30 item 2).
+	current func(context.Context) report.Store
+	memo    *scrapeMemo
 }
 
 // scrapeMemo holds one data version's reads.
@@ -834,8 +844,17 @@ type scrapeMemo struct {
 	vals    map[string]any
 }
 
-func newScrapeStore(db *storage.DB, versions *web.Versions) scrapeStore {
-	return scrapeStore{DB: db, versions: versions, memo: &scrapeMemo{}}
+func (d *Daemon) scrapeStore() scrapeStore {
+	return scrapeStore{DB: d.db, versions: d.versions, current: d.web.CurrentReads, memo: &scrapeMemo{}}
+}
+
+// EachPrice reads the current prices from the current state (the price
+// series ask for nothing else); any other read goes to the database.
+func (s scrapeStore) EachPrice(ctx context.Context, f storage.PriceFilter, fn func(p *storage.PriceInterval) error) error {
+	if f.CurrentOnly && s.current != nil {
+		return s.current(ctx).EachPrice(ctx, f, fn)
+	}
+	return s.DB.EachPrice(ctx, f, fn)
 }
 
 func (s scrapeStore) DataVersion(ctx context.Context) (string, error) {

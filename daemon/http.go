@@ -16,6 +16,29 @@ import (
 	"github.com/pricewatch/pricewatch/web"
 )
 
+// newWebServer is the API's and the dashboard's server. It is built with
+// the daemon rather than with its listener because /metrics' price series
+// read the same current state it keeps per data version (issue 30: one
+// read model, not a second read of every current price per version).
+func (d *Daemon) newWebServer() *web.Server {
+	return &web.Server{
+		Store: d.db,
+		FX:    func() report.FX { return d.state().FX },
+		Expected: func(now time.Time) map[string]time.Duration {
+			if e := d.state().Expected; e != nil {
+				return e(now)
+			}
+			return nil
+		},
+		AlertSummary: d.opts.AlertSummary,
+		Log:          d.log.Named("http"),
+		Versions:     d.versions,
+		// A round of first views after a run stores holds tens of MB at
+		// once for a second or two; the live heap after it is a fraction.
+		Idle: debug.FreeOSMemory,
+	}
+}
+
 // webHandler prepares what the daemon's listener serves besides /metrics,
 // /healthz and /readyz: the JSON API and the dashboard, and in front of all
 // of it the bearer-token check. An error (a non-loopback listen without a
@@ -38,22 +61,7 @@ func (d *Daemon) webHandler() (func(http.Handler) http.Handler, error) {
 	case listen != "" && !h.Loopback:
 		d.log.Warn("http: listening beyond loopback without a token (http.allow_unauthenticated: true): anyone who reaches it can read prices, runs and alerts", zap.String("listen", listen))
 	}
-	srv := &web.Server{
-		Store: d.db,
-		FX:    func() report.FX { return d.state().FX },
-		Expected: func(now time.Time) map[string]time.Duration {
-			if e := d.state().Expected; e != nil {
-				return e(now)
-			}
-			return nil
-		},
-		AlertSummary: d.opts.AlertSummary,
-		Log:          d.log.Named("http"),
-		Versions:     d.versions,
-		// A round of first views after a run stores holds tens of MB at
-		// once for a second or two; the live heap after it is a fraction.
-		Idle: debug.FreeOSMemory,
-	}
+	srv := d.web
 	return func(base http.Handler) http.Handler {
 		// The API and the dashboard; the MCP server asks the API's routes
 		// in the process (under the same limiter, never through the token

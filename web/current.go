@@ -60,6 +60,12 @@ func (s *Server) currentReads(ctx context.Context) report.Store {
 	}
 }
 
+// CurrentReads is currentReads for the daemon's /metrics price series,
+// so that they read the same current state as the pages and the API
+// rather than every current price from the database once more per data
+// version.
+func (s *Server) CurrentReads(ctx context.Context) report.Store { return s.currentReads(ctx) }
+
 // narrowReads is currentReads for a question the store can narrow in SQL
 // (one GPU model's offers): it neither waits for nor starts the read of
 // the version's whole current state. Until a wider view has read it (a

@@ -86,7 +86,10 @@ func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
 // PriceStore is what the price collector reads.
 type PriceStore interface {
 	DataVersion(ctx context.Context) (string, error)
-	Prices(ctx context.Context, f storage.PriceFilter) ([]storage.PriceInterval, error)
+	// EachPrice streams the rows: the series keep each current offer's
+	// identity, not its interval, so a whole slice of rows (≈20 MB at
+	// 45k offers) is never held at once.
+	EachPrice(ctx context.Context, f storage.PriceFilter, fn func(p *storage.PriceInterval) error) error
 	FXDays(ctx context.Context) ([]storage.FXDay, error)
 }
 
@@ -248,19 +251,19 @@ func settingsKey(s PriceSettings) string {
 }
 
 func (c *priceCollector) compute(ctx context.Context, set PriceSettings) ([]prometheus.Metric, error) {
-	prices, err := c.db.Prices(ctx, storage.PriceFilter{OS: pricewatch.Linux, CurrentOnly: true})
+	byModel := map[string][]pricewatch.Offer{}
+	err := c.db.EachPrice(ctx, storage.PriceFilter{OS: pricewatch.Linux, CurrentOnly: true}, func(p *storage.PriceInterval) error {
+		if p.GPUModel != "" {
+			byModel[p.GPUModel] = append(byModel[p.GPUModel], p.Offer)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
 	book, err := report.FXBook(ctx, c.db, report.FX{FixedRates: set.Fixed, MaxAge: set.MaxAge})
 	if err != nil {
 		return nil, err
-	}
-	byModel := map[string][]pricewatch.Offer{}
-	for _, p := range prices {
-		if p.GPUModel != "" {
-			byModel[p.GPUModel] = append(byModel[p.GPUModel], p.Offer)
-		}
 	}
 	models := make([]string, 0, len(byModel))
 	for m := range byModel {

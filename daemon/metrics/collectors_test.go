@@ -157,9 +157,9 @@ type countingStore struct {
 	reads atomic.Int32
 }
 
-func (c *countingStore) Prices(ctx context.Context, f storage.PriceFilter) ([]storage.PriceInterval, error) {
+func (c *countingStore) EachPrice(ctx context.Context, f storage.PriceFilter, fn func(*storage.PriceInterval) error) error {
 	c.reads.Add(1)
-	return c.PriceStore.Prices(ctx, f)
+	return c.PriceStore.EachPrice(ctx, f, fn)
 }
 
 // TestPriceSeriesCachedPerRun: scrapes between runs reuse the computed
@@ -237,15 +237,15 @@ type heldPrices struct {
 	release chan struct{}
 }
 
-func (h *heldPrices) Prices(ctx context.Context, f storage.PriceFilter) ([]storage.PriceInterval, error) {
+func (h *heldPrices) EachPrice(ctx context.Context, f storage.PriceFilter, fn func(*storage.PriceInterval) error) error {
 	if h.hold.Load() {
 		select {
 		case <-h.release:
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
 	}
-	return h.PriceStore.Prices(ctx, f)
+	return h.PriceStore.EachPrice(ctx, f, fn)
 }
 
 // TestPromtoolCheckMetrics runs `promtool check metrics` on a /metrics
