@@ -13,27 +13,32 @@ import (
 	"github.com/pricewatch/pricewatch/storage"
 )
 
-// DigestInput loads from the store what digest.Build needs as of now: the
-// Linux prices of the last `history` (digest.ChartWeeks weeks for the
-// digest's chart; a week and a day is enough for the week's moves), the
-// availability of the last week, and each provider's latest run and latest
-// successful run. The weekly digest and the dashboard's overview both start
-// from it; the caller adds the currency, the models, the expected intervals
-// and the exchange rates.
-func DigestInput(ctx context.Context, st Store, now time.Time, history time.Duration) (digest.Input, error) {
+// OverviewInput is what digest.Build needs for the dashboard's overview, which shows
+// each model's cheapest options and their week-over-week moves, not the
+// week's changes, movers or chart: it reads only the prices in force now
+// and a week ago (digest.Input.Prices' weekly points, the first two), not
+// every interval of the week. Under frequent runs the week holds many
+// more intervals than offers (issue 30's load test stores an Azure run
+// every 5 s, each adding ~280), and the overview is recomputed at each
+// new data version.
+// WeekChanges is set empty: the overview does not count them.
+func OverviewInput(ctx context.Context, st Store, now time.Time) (digest.Input, error) {
 	var ivs []analysis.Interval
-	err := st.EachPrice(ctx, storage.PriceFilter{OS: pricewatch.Linux, Since: now.Add(-history)}, func(r *storage.PriceInterval) error {
+	f := storage.PriceFilter{OS: pricewatch.Linux, At: []time.Time{now, now.Add(-digest.Week)}, Unordered: true}
+	err := st.EachPrice(ctx, f, func(r *storage.PriceInterval) error {
 		ivs = append(ivs, digestInterval(r))
 		return nil
 	})
 	if err != nil {
 		return digest.Input{}, err
 	}
-	return digestRest(ctx, st, now, ivs)
+	in, err := digestRest(ctx, st, now, ivs)
+	in.WeekChanges = []digest.ChangeCount{}
+	return in, err
 }
 
-// WeeklyDigestInput is DigestInput for the weekly digest over a long
-// history, without its prices: WeeklyDigest reads them part by part. The
+// WeeklyDigestInput is what digest.Build needs for the weekly digest over
+// a long history, without its prices: WeeklyDigest reads them part by part. The
 // week's changes are counted here for the GPU models matching queries
 // (digest.gpu_models and the chart's models).
 func WeeklyDigestInput(ctx context.Context, st Store, now time.Time, queries []string) (digest.Input, error) {

@@ -3,17 +3,22 @@ package report
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/shopspring/decimal"
 
+	"github.com/pricewatch/pricewatch"
 	digestrender "github.com/pricewatch/pricewatch/alerting/digest"
+	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/analysis/digest"
 	"github.com/pricewatch/pricewatch/fx"
+	"github.com/pricewatch/pricewatch/storage"
 )
 
 // TestWeeklyDigestMatchesFullRead: the weekly digest's read (the prices
@@ -42,7 +47,7 @@ func TestWeeklyDigestMatchesFullRead(t *testing.T) {
 	for _, models := range [][]string{{"H100", "A100"}, {"A100-80GB", "L4", "H100"}} {
 		for _, now := range []time.Time{end, start.Add(60*24*time.Hour + 5*time.Hour)} {
 			t.Run(fmt.Sprintf("%v/%s", models, now.Format(time.RFC3339)), func(t *testing.T) {
-				full, err := DigestInput(ctx, db, now, digest.ChartWeeks*digest.Week)
+				full, err := fullDigestInput(ctx, db, now, digest.ChartWeeks*digest.Week)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -100,4 +105,71 @@ func TestDigestParts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestOverviewInputMatchesWeekRead: the overview's read (the prices in
+// force now and a week ago) builds the same model rows, freshness and
+// rates as every interval of the week and a day, which the overview read
+// before; the week's changes and movers, which it does not show, are not
+// compared.
+func TestOverviewInputMatchesWeekRead(t *testing.T) {
+	ctx := context.Background()
+	db, start, end := irregularHistory(t, 300, 7*time.Hour)
+	book, err := fx.NewBook(nil, map[string]decimal.Decimal{"USD": decimal.RequireFromString("1.1")}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := func(in digest.Input, models []string) string {
+		t.Helper()
+		in.Currency, in.Models, in.FX = "USD", models, book
+		in.WithoutSavings, in.WithoutChart = true, true
+		d, err := digest.Build(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal([]any{d.Models, d.Freshness, d.Rates, d.Offers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for _, models := range [][]string{{"H100", "A100"}, {"A100-80GB", "L4", "H100"}} {
+		for _, now := range []time.Time{end, start.Add(60*24*time.Hour + 5*time.Hour)} {
+			t.Run(fmt.Sprintf("%v/%s", models, now.Format(time.RFC3339)), func(t *testing.T) {
+				week, err := fullDigestInput(ctx, db, now, digest.Week+24*time.Hour)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := shown(week, models)
+				if !strings.Contains(want, `"OnDemandWoW":"`) || !strings.Contains(want, `"SpotWoW":"`) {
+					t.Fatalf("history too quiet to compare:\n%s", want)
+				}
+				in, err := OverviewInput(ctx, db, now)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(in.Prices) >= len(week.Prices) {
+					t.Errorf("the overview read %d intervals, the week's read %d: want fewer", len(in.Prices), len(week.Prices))
+				}
+				if got := shown(in, models); got != want {
+					t.Errorf("the overview's read differs from the week's:\ngot  %s\nwant %s", got, want)
+				}
+			})
+		}
+	}
+}
+
+// fullDigestInput is what digest.Build needs as of now, with every Linux
+// interval of the last `history` as its prices: the simplest read, which
+// the weekly digest's and the overview's narrower reads must equal.
+func fullDigestInput(ctx context.Context, st Store, now time.Time, history time.Duration) (digest.Input, error) {
+	var ivs []analysis.Interval
+	err := st.EachPrice(ctx, storage.PriceFilter{OS: pricewatch.Linux, Since: now.Add(-history)}, func(r *storage.PriceInterval) error {
+		ivs = append(ivs, digestInterval(r))
+		return nil
+	})
+	if err != nil {
+		return digest.Input{}, err
+	}
+	return digestRest(ctx, st, now, ivs)
 }

@@ -294,9 +294,10 @@ func (s *Server) pageOverview(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
-	// The overview shows the week's moves, not the digest's 12-week chart:
-	// a week and a day of history is all it reads.
-	in, err := report.DigestInput(ctx, s.Store, sc.At, digest.Week+24*time.Hour)
+	// The overview shows the week-over-week moves, not the digest's
+	// changes or 12-week chart: the prices now and a week ago are all it
+	// reads.
+	in, err := report.OverviewInput(ctx, s.Store, sc.At)
 	if err != nil {
 		s.pageError(w, r, err)
 		return
