@@ -13,22 +13,47 @@ import (
 	"github.com/pricewatch/pricewatch/storage"
 )
 
-// OverviewInput is what digest.Build needs for the dashboard's overview, which shows
-// each model's cheapest options and their week-over-week moves, not the
-// week's changes, movers or chart: it reads only the prices in force now
-// and a week ago (digest.Input.Prices' weekly points, the first two), not
-// every interval of the week. Under frequent runs the week holds many
-// more intervals than offers (issue 30's load test stores an Azure run
-// every 5 s, each adding ~280), and the overview is recomputed at each
-// new data version.
-// WeekChanges is set empty: the overview does not count them.
-func OverviewInput(ctx context.Context, st Store, now time.Time) (digest.Input, error) {
+// OverviewInput is what digest.Build needs for the dashboard's overview,
+// which shows each model's cheapest options and their week-over-week
+// moves, not the week's changes, movers or chart: it reads only the
+// prices in force now and a week ago (digest.Input.Prices' weekly points,
+// the first two), not every interval of the week, which under frequent
+// runs holds many more intervals than offers (issue 30's load test stores
+// an Azure run every 5 s, each adding ~280). WeekChanges is set empty: the
+// overview does not count them.
+//
+// present says now is the clock's now: the prices in force then are the
+// current ones, read as such (CurrentOnly), which a store keeping the
+// current state in memory (CurrentState.Source) answers without the
+// database; only the week-ago prices are read from it.
+func OverviewInput(ctx context.Context, st Store, now time.Time, present bool) (digest.Input, error) {
 	var ivs []analysis.Interval
-	f := storage.PriceFilter{OS: pricewatch.Linux, At: []time.Time{now, now.Add(-digest.Week)}, Unordered: true}
-	err := st.EachPrice(ctx, f, func(r *storage.PriceInterval) error {
+	keep := func(r *storage.PriceInterval) error {
 		ivs = append(ivs, digestInterval(r))
 		return nil
-	})
+	}
+	at := []time.Time{now, now.Add(-digest.Week)}
+	if present {
+		err := st.EachPrice(ctx, storage.PriceFilter{OS: pricewatch.Linux, CurrentOnly: true}, func(r *storage.PriceInterval) error {
+			if r.ValidFrom.After(now) {
+				return nil // not yet in force
+			}
+			return keep(r)
+		})
+		if err != nil {
+			return digest.Input{}, err
+		}
+		// A current interval in force a week ago was read above.
+		at = at[1:]
+		read := keep
+		keep = func(r *storage.PriceInterval) error {
+			if r.ValidTo == nil {
+				return nil
+			}
+			return read(r)
+		}
+	}
+	err := st.EachPrice(ctx, storage.PriceFilter{OS: pricewatch.Linux, At: at, Unordered: true}, keep)
 	if err != nil {
 		return digest.Input{}, err
 	}

@@ -127,6 +127,22 @@ func TestOverviewInputMatchesWeekRead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The overview's own build, without the movers it does not show.
+		in.WithoutMoves = true
+		without, err := digest.Build(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(without.Moves) != 0 || without.Moved != 0 {
+			t.Errorf("WithoutMoves: %d moves, %d moved; want none", len(without.Moves), without.Moved)
+		}
+		without.Moves, without.Moved = d.Moves, d.Moved
+		if !reflect.DeepEqual(without, d) {
+			t.Errorf("WithoutMoves changed more than the moves:\n%+v\n%+v", without, d)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
 		b, err := json.Marshal([]any{d.Models, d.Freshness, d.Rates, d.Offers})
 		if err != nil {
 			t.Fatal(err)
@@ -144,15 +160,19 @@ func TestOverviewInputMatchesWeekRead(t *testing.T) {
 				if !strings.Contains(want, `"OnDemandWoW":"`) || !strings.Contains(want, `"SpotWoW":"`) {
 					t.Fatalf("history too quiet to compare:\n%s", want)
 				}
-				in, err := OverviewInput(ctx, db, now)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(in.Prices) >= len(week.Prices) {
-					t.Errorf("the overview read %d intervals, the week's read %d: want fewer", len(in.Prices), len(week.Prices))
-				}
-				if got := shown(in, models); got != want {
-					t.Errorf("the overview's read differs from the week's:\ngot  %s\nwant %s", got, want)
+				// As of the history's end the prices in force are the
+				// current ones: read as such too.
+				for _, present := range []bool{false, now.Equal(end)} {
+					in, err := OverviewInput(ctx, db, now, present)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(in.Prices) >= len(week.Prices) {
+						t.Errorf("present %v: the overview read %d intervals, the week's read %d: want fewer", present, len(in.Prices), len(week.Prices))
+					}
+					if got := shown(in, models); got != want {
+						t.Errorf("present %v: the overview's read differs from the week's:\ngot  %s\nwant %s", present, got, want)
+					}
 				}
 			})
 		}

@@ -297,7 +297,9 @@ func (s *Server) pageOverview(w http.ResponseWriter, r *http.Request) {
 	// The overview shows the week-over-week moves, not the digest's
 	// changes or 12-week chart: the prices now and a week ago are all it
 	// reads.
-	in, err := report.OverviewInput(ctx, s.Store, sc.At)
+	// Without a now= of its own, the prices in force now are the current
+	// state's, kept in memory per data version.
+	in, err := report.OverviewInput(ctx, s.currentReads(ctx), sc.At, p.str("now") == "")
 	if err != nil {
 		s.pageError(w, r, err)
 		return
@@ -309,8 +311,9 @@ func (s *Server) pageOverview(w http.ResponseWriter, r *http.Request) {
 	}
 	in.Currency, in.FX = sc.Currency, book
 	in.Models = currentModels(in.Prices, sc.At)
-	// The overview shows the commitment column, not the savings, and no chart.
-	in.WithoutSavings, in.WithoutChart = true, true
+	// The overview shows the commitment column, not the savings, and
+	// neither chart nor movers.
+	in.WithoutSavings, in.WithoutChart, in.WithoutMoves = true, true, true
 	if s.Expected != nil {
 		in.Expected = s.Expected(sc.At)
 	}
