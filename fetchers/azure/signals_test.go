@@ -16,6 +16,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/azure/azuretest"
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/section"
 	"github.com/pricewatch/pricewatch/storage"
 	"github.com/pricewatch/pricewatch/storage/dbtest"
@@ -36,6 +37,18 @@ func signalFetcher(t *testing.T, az *azuretest.Fake, sig Signals) (*Fetcher, *ob
 	core, logs := observer.New(zapcore.DebugLevel)
 	f, _ := newTestFetcher(t, Config{Endpoint: prices.srv.URL, Regions: []string{"eastus", "westeurope"}, Windows: true, Signals: sig}, zap.New(core))
 	return f, logs, prices
+}
+
+// pricesWithoutSignals fetches with sig, which must fail to read any
+// signal while the prices still arrive, and returns the run's log.
+func pricesWithoutSignals(t *testing.T, az *azuretest.Fake, sig Signals) *observer.ObservedLogs {
+	t.Helper()
+	f, logs, _ := signalFetcher(t, az, sig)
+	snap := fetcherstest.Fetched(t, f, nil)
+	if len(snap.Offers) == 0 || len(snap.Signals) != 0 || len(snap.SignalCoverage) != 0 {
+		t.Errorf("offers %d, signals %d, coverage %v", len(snap.Offers), len(snap.Signals), coverage(snap))
+	}
+	return logs
 }
 
 func signalRows(snap *pricewatch.Snapshot) []string {
@@ -182,10 +195,7 @@ func TestPlacementBatches(t *testing.T) {
 	sig := signalsConfig(az)
 	sig.Placement = PlacementScores{Enabled: true, Sizes: sizes, Locations: locs, AvailabilityZones: true}
 	f, _, _ := signalFetcher(t, az, sig)
-	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := fetcherstest.Fetched(t, f, nil)
 	calls := az.PlacementCalls()
 	if len(calls) != 4 {
 		t.Fatalf("%d calls, want 4 (10 locations in 8+2, 7 sizes in 5+2)", len(calls))
@@ -234,10 +244,7 @@ func TestUnknownBandsSkipped(t *testing.T) {
 	sig.Placement = PlacementScores{Enabled: true, Sizes: []string{"Standard_ND96isr_H100_v5"}}
 	sig.EvictionRates = true
 	f, logs, _ := signalFetcher(t, az, sig)
-	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := fetcherstest.Fetched(t, f, nil)
 	equalLists(t, "signals", signalRows(snap), []string{
 		"placement_score westeurope/ Standard_ND96isr_H100_v5 [desired_count=1] = Medium score (quota not available) azure:Microsoft.Compute/placementScores/spot gpu=H100×8",
 		"eviction_band westeurope/ Standard_ND96isr_H100_v5 [] = 5-10 band () azure:ResourceGraph/skuspotevictionrate gpu=H100×8",
@@ -352,13 +359,7 @@ func TestPlacementThrottled(t *testing.T) {
 	prices := newFake(t)
 	c, sleeps := testClient()
 	f, err := New(Config{Endpoint: prices.srv.URL, Regions: []string{"eastus"}, Signals: sig}, c, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := fetcherstest.Fetched(t, f, err)
 	if len(snap.Signals) != 1 || snap.Signals[0].Value != "High" {
 		t.Errorf("signals %q", signalRows(snap))
 	}
@@ -376,14 +377,7 @@ func TestClientSecretNeverShown(t *testing.T) {
 	wrong := "Wr0ng~SecretThatMustNotLeak.0123456789"
 	sig.ClientSecret = section.NewSecret(wrong)
 	sig.EvictionRates = true
-	f, logs, _ := signalFetcher(t, az, sig)
-	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(snap.Offers) == 0 || len(snap.Signals) != 0 || len(snap.SignalCoverage) != 0 {
-		t.Errorf("offers %d, signals %d, coverage %v", len(snap.Offers), len(snap.Signals), coverage(snap))
-	}
+	logs := pricesWithoutSignals(t, az, sig)
 	if az.TokenRequests() == 0 {
 		t.Fatal("the token endpoint was never asked: the test proves nothing")
 	}
@@ -410,14 +404,7 @@ func TestSignalsWithoutCredentials(t *testing.T) {
 	}
 	az := azuretest.New(t)
 	sig := Signals{ARMEndpoint: az.ARM.URL, Placement: PlacementScores{Enabled: true}, EvictionRates: true}
-	f, logs, _ := signalFetcher(t, az, sig)
-	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(snap.Offers) == 0 || len(snap.Signals) != 0 || len(snap.SignalCoverage) != 0 {
-		t.Errorf("offers %d, signals %d, coverage %v", len(snap.Offers), len(snap.Signals), coverage(snap))
-	}
+	logs := pricesWithoutSignals(t, az, sig)
 	if n := logs.FilterMessageSnippet("azure capacity signals skipped").Len(); n != 1 {
 		t.Errorf("%d skip lines, want 1: %v", n, logs.All())
 	}
