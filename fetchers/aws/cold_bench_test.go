@@ -16,6 +16,7 @@ import (
 
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
+	"github.com/pricewatch/pricewatch/fetchers/sharedtest"
 	"github.com/pricewatch/pricewatch/internal/heappeak"
 	"github.com/pricewatch/pricewatch/internal/testing/cputime"
 )
@@ -198,15 +199,8 @@ func TestServeLargeFile(t *testing.T) {
 	c := csvTwin(t, g) // providers.aws.format csv (the default) reads this
 	index := regionIndex([]string{indexEntry("us-east-1", awstest.EC2Path(v1, "us-east-1"))})
 	t.Logf("serving %d bytes, %d offers to find", g.size, g.want)
-	quit := make(chan struct{})
-	srv := &http.Server{Addr: addr, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	sharedtest.ServeUntilQuit(t, addr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
-		case "/quit":
-			select {
-			case <-quit:
-			default:
-				close(quit)
-			}
 		case ec2RegionIndexPath:
 			w.Write(index)
 		case awstest.EC2Path(v1, "us-east-1"):
@@ -220,12 +214,5 @@ func TestServeLargeFile(t *testing.T) {
 		default:
 			http.NotFound(w, r)
 		}
-	})}
-	go srv.ListenAndServe()
-	deadline, _ := t.Deadline()
-	select {
-	case <-quit:
-	case <-time.After(time.Until(deadline) - 10*time.Second):
-	}
-	srv.Close()
+	}))
 }
