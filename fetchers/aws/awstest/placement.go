@@ -84,7 +84,7 @@ func (e *EC2) servePlacementScores(w http.ResponseWriter, r *http.Request) {
 	scores, next := onePage(r, match)
 	resp := xmlScoresResponse{Xmlns: "http://ec2.amazonaws.com/doc/2016-11-15/", RequestID: "4d2b3c1a-0f9e-4e8d-b7a6-95c4EXAMPLE", NextToken: next}
 	for _, s := range scores {
-		resp.Scores = append(resp.Scores, xmlScore{Region: s.Region, ZoneID: s.ZoneID, Score: s.Score})
+		resp.Scores = append(resp.Scores, xmlScore(s))
 	}
 	writeXML(w, resp)
 }
