@@ -14,6 +14,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
+	"github.com/pricewatch/pricewatch/fetchers/sharedtest"
 )
 
 // Example credentials of the AWS documentation: never real.
@@ -93,17 +94,13 @@ func TestCapacityBlockOfferings(t *testing.T) {
 		"p5.48xlarge us-east-2b duration_hours=24,instance_count=1 12-14T11→12-15T11 755.136 USD 3.9330/GPU-h",
 		"p5.48xlarge us-east-2b duration_hours=24,instance_count=1 12-15T11→12-16T11 755.136 USD 3.9330/GPU-h",
 	}
-	if !slices.Equal(got, want) {
-		t.Errorf("blocks\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	sharedtest.WantLines(t, "blocks", got, want)
 	calls := e.Calls()
 	slices.Sort(calls)
 	// The 1-day query of p5 has three offerings: two pages.
 	wantCalls := []string{"us-east-2 p5.48xlarge 1 168", "us-east-2 p5.48xlarge 1 24", "us-east-2 p5.48xlarge 1 24",
 		"us-east-2 p5en.48xlarge 1 168", "us-east-2 p5en.48xlarge 1 24"}
-	if !slices.Equal(calls, wantCalls) {
-		t.Errorf("calls %v, want %v", calls, wantCalls)
-	}
+	sharedtest.WantLines(t, "calls", calls, wantCalls)
 	for _, a := range e.Authorizations() {
 		if !strings.Contains(a, "Credential="+testKeyID+"/") || strings.Contains(a, testSecret) {
 			t.Errorf("authorization %q", a)
@@ -199,9 +196,7 @@ func TestCapacityBlockPrices(t *testing.T) {
 		"p5.48xlarge us-east-2b 1d all_upfront linux upfront=755.136 hourly=0 eff=31.464 per_gpu_hour=3.933 USD",
 		"p5.48xlarge us-east-2b 7d all_upfront linux upfront=5285.952 hourly=0 eff=31.464 per_gpu_hour=3.933 USD",
 	}
-	if !slices.Equal(got, want) {
-		t.Errorf("block prices\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	sharedtest.WantLines(t, "block prices", got, want)
 	var blockScopes int
 	for _, sc := range snap.Coverage {
 		if slices.Contains(sc.PriceTypes, pricewatch.CapacityBlockPrice) {

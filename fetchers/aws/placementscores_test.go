@@ -12,6 +12,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
+	"github.com/pricewatch/pricewatch/fetchers/sharedtest"
 	"github.com/pricewatch/pricewatch/section"
 )
 
@@ -64,9 +65,7 @@ func TestSpotPlacementScores(t *testing.T) {
 		}
 	}
 	slices.Sort(want)
-	if got := scoreLines(snap); !slices.Equal(got, want) {
-		t.Errorf("scores\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	sharedtest.WantLines(t, "scores", scoreLines(snap), want)
 	const shape = "instance_types=p4d.24xlarge+p5.48xlarge+p5en.48xlarge,single_availability_zone=false,target_capacity=2,target_capacity_unit=units"
 	for _, s := range snap.Signals {
 		if s.Shape != shape || s.Source != SourcePlacementScores || s.Provider != "aws" || s.Validate() != nil {
@@ -118,9 +117,7 @@ func TestSpotPlacementScoresByZone(t *testing.T) {
 	f.cfg.Regions = nil // the price files of every region the index lists: us-east-2
 	snap := firstRun(t, f)
 	want := []string{"us-east-1 use1-az4 p4d.24xlarge 9 score", "us-east-1 use1-az4 p5.48xlarge 9 score", "us-east-1 use1-az4 p5en.48xlarge 9 score"}
-	if got := scoreLines(snap); !slices.Equal(got, want) {
-		t.Errorf("scores %v, want %v", got, want)
-	}
+	sharedtest.WantLines(t, "scores", scoreLines(snap), want)
 	forms := e.Forms()
 	if len(forms) != 1 || forms[0].Get("SingleAvailabilityZone") != "true" || forms[0].Has("RegionName.1") {
 		t.Errorf("forms %v", forms)
@@ -171,9 +168,7 @@ func TestSpotPlacementScoresFailures(t *testing.T) {
 			}
 			core, logs := observer.New(zap.InfoLevel)
 			snap := firstRun(t, placementFetcher(t, e, zap.New(core), false, "us-east-1", "us-east-2"))
-			if got := scoreLines(snap); !slices.Equal(got, c.want) {
-				t.Errorf("scores %v, want %v", got, c.want)
-			}
+			sharedtest.WantLines(t, "scores", scoreLines(snap), c.want)
 			if covered := len(snap.SignalCoverage) > 0; covered != c.covered || len(snap.Offers) == 0 {
 				t.Errorf("coverage %v, want covered %v; %d offers", snap.SignalCoverage, c.covered, len(snap.Offers))
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/azure/azuretest"
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
+	"github.com/pricewatch/pricewatch/fetchers/sharedtest"
 	"github.com/pricewatch/pricewatch/section"
 	"github.com/pricewatch/pricewatch/storage"
 	"github.com/pricewatch/pricewatch/storage/dbtest"
@@ -67,13 +68,6 @@ func coverage(snap *pricewatch.Snapshot) []string {
 	return out
 }
 
-func equalLists(t *testing.T, what string, got, want []string) {
-	t.Helper()
-	if !slices.Equal(got, want) {
-		t.Errorf("%s:\n got  %q\n want %q", what, got, want)
-	}
-}
-
 // TestSignalsDecodedAndStored runs placement scores and eviction rates
 // against the fakes, checks every signal and the coverage, stores the
 // snapshot in a real database and reads the signals back unchanged; a
@@ -116,7 +110,7 @@ func TestSignalsDecodedAndStored(t *testing.T) {
 	if len(snap.Offers) == 0 {
 		t.Fatal("the prices are missing beside the signals")
 	}
-	equalLists(t, "signals", signalRows(snap), []string{
+	sharedtest.WantLines(t, "signals", signalRows(snap), []string{
 		"placement_score eastus/ Standard_ND96isr_H100_v5 [desired_count=4] = High score (quota available) azure:Microsoft.Compute/placementScores/spot gpu=H100×8",
 		"placement_score eastus/ Standard_ND96amsr_A100_v4 [desired_count=4] = RestrictedSkuNotAvailable score (quota not available) azure:Microsoft.Compute/placementScores/spot gpu=A100-80GB×8",
 		"placement_score westeurope/ Standard_ND96isr_H100_v5 [desired_count=4] = Low score (quota not available) azure:Microsoft.Compute/placementScores/spot gpu=H100×8",
@@ -124,7 +118,7 @@ func TestSignalsDecodedAndStored(t *testing.T) {
 		"eviction_band eastus/ Standard_ND96isr_H100_v5 [] = 0-5 band () azure:ResourceGraph/skuspotevictionrate gpu=H100×8",
 		"eviction_band westeurope/ Standard_ND96isr_H100_v5 [] = 20+ band () azure:ResourceGraph/skuspotevictionrate gpu=H100×8",
 	})
-	equalLists(t, "coverage", coverage(snap), []string{"placement_score@eastus", "placement_score@westeurope", "eviction_band@eastus", "eviction_band@westeurope"})
+	sharedtest.WantLines(t, "coverage", coverage(snap), []string{"placement_score@eastus", "placement_score@westeurope", "eviction_band@eastus", "eviction_band@westeurope"})
 
 	// The requests: one placement call for both locations and sizes, in
 	// the documented body; three Resource Graph pages over one query.
@@ -219,7 +213,7 @@ func TestPlacementBatches(t *testing.T) {
 			t.Errorf("%s asked %d times", p, n)
 		}
 	}
-	equalLists(t, "signals", signalRows(snap), []string{
+	sharedtest.WantLines(t, "signals", signalRows(snap), []string{
 		"placement_score region9/2 Standard_ND96isr_H200_v5 [desired_count=1] = Medium score (quota available) azure:Microsoft.Compute/placementScores/spot gpu=H200×8",
 	})
 	if len(snap.SignalCoverage) != 10 {
@@ -245,11 +239,11 @@ func TestUnknownBandsSkipped(t *testing.T) {
 	sig.EvictionRates = true
 	f, logs, _ := signalFetcher(t, az, sig)
 	snap := fetcherstest.Fetched(t, f, nil)
-	equalLists(t, "signals", signalRows(snap), []string{
+	sharedtest.WantLines(t, "signals", signalRows(snap), []string{
 		"placement_score westeurope/ Standard_ND96isr_H100_v5 [desired_count=1] = Medium score (quota not available) azure:Microsoft.Compute/placementScores/spot gpu=H100×8",
 		"eviction_band westeurope/ Standard_ND96isr_H100_v5 [] = 5-10 band () azure:ResourceGraph/skuspotevictionrate gpu=H100×8",
 	})
-	equalLists(t, "coverage", coverage(snap), []string{"placement_score@westeurope", "eviction_band@westeurope"})
+	sharedtest.WantLines(t, "coverage", coverage(snap), []string{"placement_score@westeurope", "eviction_band@westeurope"})
 	warned := logs.FilterLevelExact(zapcore.WarnLevel)
 	if warned.FilterMessageSnippet("placement score not one Azure documents").Len() != 1 || warned.FilterMessageSnippet("eviction rate not one Azure documents").Len() != 1 {
 		t.Errorf("want one warning for each odd row, got %v", warned.All())
@@ -326,7 +320,7 @@ func TestSignalFailureKeepsPrices(t *testing.T) {
 			if len(snap.Offers) == 0 {
 				t.Error("no prices")
 			}
-			equalLists(t, "coverage", coverage(snap), tc.coverage)
+			sharedtest.WantLines(t, "coverage", coverage(snap), tc.coverage)
 			if len(snap.Signals) != tc.signals {
 				t.Errorf("signals %q, want %d", signalRows(snap), tc.signals)
 			}

@@ -4,6 +4,7 @@ package sharedtest
 
 import (
 	"net/http"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -42,5 +43,14 @@ func WantMap[K comparable, V comparable](t testing.TB, what string, got, want ma
 		if got[k] != v {
 			t.Errorf("%v: %#v, want %#v", k, got[k], v)
 		}
+	}
+}
+
+// WantLines reports got when it is not want, item for item; what names
+// the list.
+func WantLines(t testing.TB, what string, got, want []string) {
+	t.Helper()
+	if !slices.Equal(got, want) {
+		t.Errorf("%s:\n got  %q\n want %q", what, got, want)
 	}
 }
