@@ -44,6 +44,33 @@ func awsEnv(t *testing.T, withKeys bool) {
 	}
 }
 
+// skippedWithoutCredentials runs the fetcher fetcher builds (logging to
+// the observer) without AWS credentials: the EC2 step named step sends
+// nothing, stores and covers no signal and says so in one line, while
+// the prices stand.
+func skippedWithoutCredentials(t *testing.T, step string, fetcher func(e *awstest.EC2, log *zap.Logger) *Fetcher) {
+	awsEnv(t, false)
+	e := awstest.NewEC2(t)
+	core, logs := observer.New(zap.InfoLevel)
+	snap := firstRun(t, fetcher(e, zap.New(core)))
+	if len(e.Forms()) != 0 || len(snap.Signals) != 0 || len(snap.SignalCoverage) != 0 || len(snap.Offers) == 0 {
+		t.Errorf("forms %v, signals %v, coverage %v, %d offers", e.Forms(), snap.Signals, snap.SignalCoverage, len(snap.Offers))
+	}
+	if n := logs.FilterMessageSnippet(step + " skipped: no AWS credentials").Len(); n != 1 {
+		t.Errorf("%d skip lines, want 1: %v", n, logs.All())
+	}
+}
+
+// noSecretLogged fails t for each log line that holds the secret key.
+func noSecretLogged(t *testing.T, logs *observer.ObservedLogs) {
+	t.Helper()
+	for _, l := range logs.All() {
+		if strings.Contains(fmt.Sprint(l.ContextMap()), testSecret) || strings.Contains(l.Message, testSecret) {
+			t.Errorf("log line holds the secret key: %v", l)
+		}
+	}
+}
+
 var blockStart = time.Date(2026, 12, 14, 11, 30, 0, 0, time.UTC)
 
 func p5Block(zone string, start time.Time, days int, fee string) awstest.Offering {
@@ -116,16 +143,7 @@ func TestCapacityBlockOfferings(t *testing.T) {
 // its log line holds no secret.
 func TestCapacityBlocksSkippedOrThrottled(t *testing.T) {
 	t.Run("no credentials", func(t *testing.T) {
-		awsEnv(t, false)
-		e := awstest.NewEC2(t)
-		core, logs := observer.New(zap.InfoLevel)
-		snap := firstRun(t, blockFetcher(t, e, zap.New(core)))
-		if len(e.Calls()) != 0 || len(snap.Signals) != 0 || len(snap.SignalCoverage) != 0 || len(snap.Offers) == 0 {
-			t.Errorf("calls %v, signals %v, coverage %v, %d offers", e.Calls(), snap.Signals, snap.SignalCoverage, len(snap.Offers))
-		}
-		if n := logs.FilterMessageSnippet("capacity blocks skipped: no AWS credentials").Len(); n != 1 {
-			t.Errorf("%d skip lines, want 1: %v", n, logs.All())
-		}
+		skippedWithoutCredentials(t, "capacity blocks", func(e *awstest.EC2, log *zap.Logger) *Fetcher { return blockFetcher(t, e, log) })
 	})
 	t.Run("throttled", func(t *testing.T) {
 		awsEnv(t, true)
@@ -140,11 +158,7 @@ func TestCapacityBlocksSkippedOrThrottled(t *testing.T) {
 		if logs.FilterMessageSnippet("capacity block offerings not read").Len() == 0 {
 			t.Errorf("no warning: %v", logs.All())
 		}
-		for _, l := range logs.All() {
-			if strings.Contains(fmt.Sprint(l.ContextMap()), testSecret) || strings.Contains(l.Message, testSecret) {
-				t.Errorf("log line holds the secret key: %v", l)
-			}
-		}
+		noSecretLogged(t, logs)
 	})
 }
 

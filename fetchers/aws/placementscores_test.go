@@ -133,16 +133,9 @@ func TestSpotPlacementScoresByZone(t *testing.T) {
 // 10 is left out alone. No log line holds the secret key.
 func TestSpotPlacementScoresFailures(t *testing.T) {
 	t.Run("no credentials", func(t *testing.T) {
-		awsEnv(t, false)
-		e := awstest.NewEC2(t)
-		core, logs := observer.New(zap.InfoLevel)
-		snap := firstRun(t, placementFetcher(t, e, zap.New(core), false, "us-east-1"))
-		if len(e.Forms()) != 0 || len(snap.Signals) != 0 || len(snap.SignalCoverage) != 0 || len(snap.Offers) == 0 {
-			t.Errorf("forms %v, signals %v, coverage %v, %d offers", e.Forms(), snap.Signals, snap.SignalCoverage, len(snap.Offers))
-		}
-		if n := logs.FilterMessageSnippet("spot placement scores skipped: no AWS credentials").Len(); n != 1 {
-			t.Errorf("%d skip lines, want 1: %v", n, logs.All())
-		}
+		skippedWithoutCredentials(t, "spot placement scores", func(e *awstest.EC2, log *zap.Logger) *Fetcher {
+			return placementFetcher(t, e, log, false, "us-east-1")
+		})
 	})
 	for _, c := range []struct {
 		name, code, log string
@@ -175,11 +168,7 @@ func TestSpotPlacementScoresFailures(t *testing.T) {
 			if logs.FilterMessageSnippet(c.log).Len() != 1 {
 				t.Errorf("no line %q: %v", c.log, logs.All())
 			}
-			for _, l := range logs.All() {
-				if strings.Contains(fmt.Sprint(l.ContextMap()), testSecret) || strings.Contains(l.Message, testSecret) {
-					t.Errorf("log line holds the secret key: %v", l)
-				}
-			}
+			noSecretLogged(t, logs)
 		})
 	}
 }
