@@ -711,31 +711,12 @@ func (f *Fetcher) readSavingsPlans(ctx context.Context, r *run, rr *regionRun, r
 
 // spot reads the spot feed, conditionally when it gave validators before.
 func (f *Fetcher) spot(ctx context.Context, r *run) error {
-	hdr := http.Header{}
-	// A type new to the catalogue had its spot prices left out last time
-	// (they were not known to be GPU prices), so the feed is read whole
-	// even if it did not change.
-	if v := r.prev[versionSpotETag]; v != "" && !r.newType {
-		hdr.Set("If-None-Match", v)
-	}
-	if v := r.prev[versionSpotLastMod]; v != "" && !r.newType {
-		hdr.Set("If-Modified-Since", v)
-	}
-	resp, err := f.get(ctx, f.cfg.SpotEndpoint, hdr)
+	// The feed is a few megabytes.
+	body, h, unchanged, err := f.getIfChanged(ctx, r, f.cfg.SpotEndpoint, spotValidators, 256<<20)
 	if err != nil {
 		return incomplete(err)
 	}
-	defer resp.Body.Close()
-	keep := func(etag, lastMod string) {
-		if etag != "" {
-			r.snap.Versions[versionSpotETag] = etag
-		}
-		if lastMod != "" {
-			r.snap.Versions[versionSpotLastMod] = lastMod
-		}
-	}
-	if resp.StatusCode == http.StatusNotModified {
-		keep(r.prev[versionSpotETag], r.prev[versionSpotLastMod])
+	if unchanged {
 		if len(f.cfg.Regions) == 0 {
 			addScope(&r.snap.Unchanged, pricewatch.AllRegions, false, pricewatch.Spot)
 		}
@@ -744,20 +725,11 @@ func (f *Fetcher) spot(ctx context.Context, r *run) error {
 		}
 		return nil
 	}
-	if resp.StatusCode != http.StatusOK {
-		return incomplete(fmt.Errorf("GET %s: unexpected HTTP %d", f.cfg.SpotEndpoint, resp.StatusCode))
-	}
-	// The feed is a few megabytes; the limit only stops a runaway body.
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
-	r.bytes += int64(len(body))
-	if err != nil {
-		return incomplete(fmt.Errorf("GET %s: %w", f.cfg.SpotEndpoint, err))
-	}
 	byRegion, err := parseSpotFeed(body)
 	if err != nil {
 		return incomplete(err)
 	}
-	keep(resp.Header.Get("ETag"), resp.Header.Get("Last-Modified"))
+	spotValidators.keepAnswer(r, h)
 	regions := make([]string, 0, len(byRegion))
 	for region := range byRegion {
 		if len(f.cfg.Regions) == 0 || slices.Contains(f.cfg.Regions, region) {
@@ -988,15 +960,11 @@ func sourceVersion(v map[string]string) string {
 			parts = append(parts, kind.name+" "+strings.Join(vers, ", "))
 		}
 	}
-	if e := v[versionAdvisorETag]; e != "" {
-		parts = append(parts, "spot-advisor "+e)
-	} else if lm := v[versionAdvisorLastMod]; lm != "" {
-		parts = append(parts, "spot-advisor "+lm)
+	if ver := advisorValidators.version(v); ver != "" {
+		parts = append(parts, "spot-advisor "+ver)
 	}
-	if e := v[versionSpotETag]; e != "" {
-		parts = append(parts, "spot "+e)
-	} else if lm := v[versionSpotLastMod]; lm != "" {
-		parts = append(parts, "spot "+lm)
+	if ver := spotValidators.version(v); ver != "" {
+		parts = append(parts, "spot "+ver)
 	}
 	return strings.Join(parts, "; ")
 }

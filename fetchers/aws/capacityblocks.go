@@ -11,13 +11,10 @@ import (
 
 	awssdk "github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/shopspring/decimal"
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/fetchers"
-	"github.com/pricewatch/pricewatch/secret"
 	"github.com/pricewatch/pricewatch/section"
 )
 
@@ -113,21 +110,14 @@ func (f *Fetcher) capacityBlocks(ctx context.Context, r *run, regions []string) 
 	if len(regions) == 0 {
 		return
 	}
-	base, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRegion(regions[0]))
-	if err != nil {
-		f.log.Info("capacity blocks skipped: AWS configuration unreadable", zap.String("error", secret.String(err.Error())))
+	creds, scrub, ok := f.ec2Credentials(ctx, "capacity blocks", regions[0])
+	if !ok {
 		return
 	}
-	creds, err := base.Credentials.Retrieve(ctx)
-	if err != nil {
-		f.log.Info("capacity blocks skipped: no AWS credentials (environment, shared config, SSO or instance role)")
-		return
-	}
-	scrub := secret.New(creds.SecretAccessKey, creds.SessionToken)
 	start := f.now().UTC()
 	signer := v4.NewSigner()
 	for _, region := range regions {
-		client := f.ec2Client(base.Credentials, signer, region)
+		client := f.ec2Client(creds, signer, region)
 		complete := true
 		// Prices come from the one-instance offerings only (see
 		// blockPrices): without one in the grid the region's stored block
@@ -210,12 +200,9 @@ func blockPrices(sigs []pricewatch.Signal, days int) []pricewatch.Offer {
 	return out
 }
 
-// ec2Client speaks EC2 in region through the fetchers' client: its
-// timeouts, retries and redirect rules (no redirect to another origin)
-// hold for EC2 as for the price list.
+// ec2Client is the EC2 client of region's capacity block queries.
 func (f *Fetcher) ec2Client(creds awssdk.CredentialsProvider, signer *v4.Signer, region string) ec2BlockClient {
-	return &ec2Query{client: f.client, endpoint: ec2Endpoint(f.cfg.CapacityBlocks.EC2Endpoint, region), region: region,
-		creds: creds, signer: signer, now: time.Now}
+	return f.newEC2Query(creds, signer, f.cfg.CapacityBlocks.EC2Endpoint, region)
 }
 
 // blockOfferings reads every page of one query and turns each offering
@@ -228,9 +215,9 @@ func (f *Fetcher) blockOfferings(ctx context.Context, client ec2BlockClient, r *
 	facts := r.types[typ]
 	hw := hardware(typ, facts)
 	shape := pricewatch.ShapeOf("instance_count", strconv.Itoa(count), "duration_hours", strconv.Itoa(days*24))
-	var out []pricewatch.Signal
-	seen := map[pricewatch.SignalKey]bool{}
-	err := fetchers.TokenPages("EC2 DescribeCapacityBlockOfferings in "+region, ec2MaxPages, func(token string) (string, error) {
+	// Two offerings of one zone and window are one signal: one block is
+	// enough to say capacity exists there.
+	return ec2Signals("EC2 DescribeCapacityBlockOfferings in "+region, ec2MaxPages, func(token string, add func(pricewatch.Signal)) (string, error) {
 		in.NextToken = token
 		page, err := client.describeCapacityBlockOfferings(ctx, in)
 		if err != nil {
@@ -253,20 +240,10 @@ func (f *Fetcher) blockOfferings(ctx context.Context, client ec2BlockClient, r *
 				continue
 			}
 			sg.Provider, sg.Region, sg.Shape, sg.Hardware = f.cfg.Name, region, shape, hw
-			if seen[sg.Key()] {
-				// Two offerings of one zone and window: one block is enough
-				// to say capacity exists there.
-				continue
-			}
-			seen[sg.Key()] = true
-			out = append(out, sg)
+			add(sg)
 		}
 		return page.NextToken, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
 func (f *Fetcher) blockSignal(o blockOffering) (pricewatch.Signal, bool) {

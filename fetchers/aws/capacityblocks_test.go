@@ -14,6 +14,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
+	"github.com/pricewatch/pricewatch/fetchers/sharedtest"
 )
 
 // Example credentials of the AWS documentation: never real.
@@ -40,6 +41,33 @@ func awsEnv(t *testing.T, withKeys bool) {
 	} else {
 		t.Setenv("AWS_ACCESS_KEY_ID", "")
 		t.Setenv("AWS_SECRET_ACCESS_KEY", "")
+	}
+}
+
+// skippedWithoutCredentials runs the fetcher fetcher builds (logging to
+// the observer) without AWS credentials: the EC2 step named step sends
+// nothing, stores and covers no signal and says so in one line, while
+// the prices stand.
+func skippedWithoutCredentials(t *testing.T, step string, fetcher func(e *awstest.EC2, log *zap.Logger) *Fetcher) {
+	awsEnv(t, false)
+	e := awstest.NewEC2(t)
+	core, logs := observer.New(zap.InfoLevel)
+	snap := firstRun(t, fetcher(e, zap.New(core)))
+	if len(e.Forms()) != 0 || len(snap.Signals) != 0 || len(snap.SignalCoverage) != 0 || len(snap.Offers) == 0 {
+		t.Errorf("forms %v, signals %v, coverage %v, %d offers", e.Forms(), snap.Signals, snap.SignalCoverage, len(snap.Offers))
+	}
+	if n := logs.FilterMessageSnippet(step + " skipped: no AWS credentials").Len(); n != 1 {
+		t.Errorf("%d skip lines, want 1: %v", n, logs.All())
+	}
+}
+
+// noSecretLogged fails t for each log line that holds the secret key.
+func noSecretLogged(t *testing.T, logs *observer.ObservedLogs) {
+	t.Helper()
+	for _, l := range logs.All() {
+		if strings.Contains(fmt.Sprint(l.ContextMap()), testSecret) || strings.Contains(l.Message, testSecret) {
+			t.Errorf("log line holds the secret key: %v", l)
+		}
 	}
 }
 
@@ -93,17 +121,13 @@ func TestCapacityBlockOfferings(t *testing.T) {
 		"p5.48xlarge us-east-2b duration_hours=24,instance_count=1 12-14T11→12-15T11 755.136 USD 3.9330/GPU-h",
 		"p5.48xlarge us-east-2b duration_hours=24,instance_count=1 12-15T11→12-16T11 755.136 USD 3.9330/GPU-h",
 	}
-	if !slices.Equal(got, want) {
-		t.Errorf("blocks\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	sharedtest.WantLines(t, "blocks", got, want)
 	calls := e.Calls()
 	slices.Sort(calls)
 	// The 1-day query of p5 has three offerings: two pages.
 	wantCalls := []string{"us-east-2 p5.48xlarge 1 168", "us-east-2 p5.48xlarge 1 24", "us-east-2 p5.48xlarge 1 24",
 		"us-east-2 p5en.48xlarge 1 168", "us-east-2 p5en.48xlarge 1 24"}
-	if !slices.Equal(calls, wantCalls) {
-		t.Errorf("calls %v, want %v", calls, wantCalls)
-	}
+	sharedtest.WantLines(t, "calls", calls, wantCalls)
 	for _, a := range e.Authorizations() {
 		if !strings.Contains(a, "Credential="+testKeyID+"/") || strings.Contains(a, testSecret) {
 			t.Errorf("authorization %q", a)
@@ -119,16 +143,7 @@ func TestCapacityBlockOfferings(t *testing.T) {
 // its log line holds no secret.
 func TestCapacityBlocksSkippedOrThrottled(t *testing.T) {
 	t.Run("no credentials", func(t *testing.T) {
-		awsEnv(t, false)
-		e := awstest.NewEC2(t)
-		core, logs := observer.New(zap.InfoLevel)
-		snap := firstRun(t, blockFetcher(t, e, zap.New(core)))
-		if len(e.Calls()) != 0 || len(snap.Signals) != 0 || len(snap.SignalCoverage) != 0 || len(snap.Offers) == 0 {
-			t.Errorf("calls %v, signals %v, coverage %v, %d offers", e.Calls(), snap.Signals, snap.SignalCoverage, len(snap.Offers))
-		}
-		if n := logs.FilterMessageSnippet("capacity blocks skipped: no AWS credentials").Len(); n != 1 {
-			t.Errorf("%d skip lines, want 1: %v", n, logs.All())
-		}
+		skippedWithoutCredentials(t, "capacity blocks", func(e *awstest.EC2, log *zap.Logger) *Fetcher { return blockFetcher(t, e, log) })
 	})
 	t.Run("throttled", func(t *testing.T) {
 		awsEnv(t, true)
@@ -143,11 +158,7 @@ func TestCapacityBlocksSkippedOrThrottled(t *testing.T) {
 		if logs.FilterMessageSnippet("capacity block offerings not read").Len() == 0 {
 			t.Errorf("no warning: %v", logs.All())
 		}
-		for _, l := range logs.All() {
-			if strings.Contains(fmt.Sprint(l.ContextMap()), testSecret) || strings.Contains(l.Message, testSecret) {
-				t.Errorf("log line holds the secret key: %v", l)
-			}
-		}
+		noSecretLogged(t, logs)
 	})
 }
 
@@ -199,9 +210,7 @@ func TestCapacityBlockPrices(t *testing.T) {
 		"p5.48xlarge us-east-2b 1d all_upfront linux upfront=755.136 hourly=0 eff=31.464 per_gpu_hour=3.933 USD",
 		"p5.48xlarge us-east-2b 7d all_upfront linux upfront=5285.952 hourly=0 eff=31.464 per_gpu_hour=3.933 USD",
 	}
-	if !slices.Equal(got, want) {
-		t.Errorf("block prices\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	sharedtest.WantLines(t, "block prices", got, want)
 	var blockScopes int
 	for _, sc := range snap.Coverage {
 		if slices.Contains(sc.PriceTypes, pricewatch.CapacityBlockPrice) {

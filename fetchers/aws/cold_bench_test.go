@@ -16,6 +16,7 @@ import (
 
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
+	"github.com/pricewatch/pricewatch/fetchers/sharedtest"
 	"github.com/pricewatch/pricewatch/internal/heappeak"
 	"github.com/pricewatch/pricewatch/internal/testing/cputime"
 )
@@ -64,25 +65,43 @@ func coldBucket(b *testing.B) (*httptest.Server, map[string]*genFile, int) {
 	want := 0
 	for _, region := range coldRegionNames {
 		files[awstest.EC2Path(v1, region)] = newRegionFile(b, region, coldFileSize)
-		entries = append(entries, fmt.Sprintf("%q:{\"regionCode\":%q,\"currentVersionUrl\":%q}", region, region, awstest.EC2Path(v1, region)))
+		entries = append(entries, indexEntry(region, awstest.EC2Path(v1, region)))
 		want += files[awstest.EC2Path(v1, region)].want
 	}
-	index := []byte(`{"formatVersion":"v1.0","publicationDate":"2026-11-01T00:00:00Z","regions":{` + strings.Join(entries, ",") + `}}`)
+	index := regionIndex(entries)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == ec2RegionIndexPath {
 			w.Write(index)
 			return
 		}
-		g, ok := files[r.URL.Path]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Length", strconv.FormatInt(g.size, 10))
-		g.reader().WriteTo(&rateCapped{w: w, lim: rate.NewLimiter(coldCap, 256<<10), ctx: r.Context()})
+		serveCapped(w, r, files)
 	}))
 	b.Cleanup(srv.Close)
 	return srv, files, want
+}
+
+// indexEntry is a region's entry in an EC2 region index: its current
+// price file is at path.
+func indexEntry(region, path string) string {
+	return fmt.Sprintf("%q:{\"regionCode\":%q,\"currentVersionUrl\":%q}", region, region, path)
+}
+
+// regionIndex is an EC2 region index of entries (indexEntry).
+func regionIndex(entries []string) []byte {
+	return []byte(`{"formatVersion":"v1.0","publicationDate":"2026-11-01T00:00:00Z","regions":{` + strings.Join(entries, ",") + `}}`)
+}
+
+// serveCapped writes the generated file at r's path, capped at coldCap
+// bytes a second, and returns the bytes sent; another path is not found.
+func serveCapped(w http.ResponseWriter, r *http.Request, files map[string]*genFile) int64 {
+	g, ok := files[r.URL.Path]
+	if !ok {
+		http.NotFound(w, r)
+		return 0
+	}
+	w.Header().Set("Content-Length", strconv.FormatInt(g.size, 10))
+	n, _ := g.reader().WriteTo(&rateCapped{w: w, lim: rate.NewLimiter(coldCap, 256<<10), ctx: r.Context()})
+	return n
 }
 
 // BenchmarkColdCycle reads 8 generated region files of 150 MB from a fake
@@ -178,18 +197,10 @@ func TestServeLargeFile(t *testing.T) {
 	}
 	g := newRegionFile(t, "us-east-1", size)
 	c := csvTwin(t, g) // providers.aws.format csv (the default) reads this
-	index := []byte(fmt.Sprintf(`{"formatVersion":"v1.0","publicationDate":"2026-11-01T00:00:00Z","regions":{"us-east-1":{"regionCode":"us-east-1","currentVersionUrl":%q}}}`,
-		awstest.EC2Path(v1, "us-east-1")))
+	index := regionIndex([]string{indexEntry("us-east-1", awstest.EC2Path(v1, "us-east-1"))})
 	t.Logf("serving %d bytes, %d offers to find", g.size, g.want)
-	quit := make(chan struct{})
-	srv := &http.Server{Addr: addr, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	sharedtest.ServeUntilQuit(t, addr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
-		case "/quit":
-			select {
-			case <-quit:
-			default:
-				close(quit)
-			}
 		case ec2RegionIndexPath:
 			w.Write(index)
 		case awstest.EC2Path(v1, "us-east-1"):
@@ -203,12 +214,5 @@ func TestServeLargeFile(t *testing.T) {
 		default:
 			http.NotFound(w, r)
 		}
-	})}
-	go srv.ListenAndServe()
-	deadline, _ := t.Deadline()
-	select {
-	case <-quit:
-	case <-time.After(time.Until(deadline) - 10*time.Second):
-	}
-	srv.Close()
+	}))
 }

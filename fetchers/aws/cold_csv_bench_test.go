@@ -3,17 +3,12 @@ package aws
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"golang.org/x/time/rate"
 
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
@@ -85,7 +80,7 @@ func BenchmarkColdCycleCSV(b *testing.B) {
 		for i, v := range []string{v1, v2} {
 			p := awstest.EC2Path(v, region)
 			files[p], files[awstest.CSVPath(p)] = j, c
-			entries[i] = append(entries[i], fmt.Sprintf("%q:{\"regionCode\":%q,\"currentVersionUrl\":%q}", region, region, p))
+			entries[i] = append(entries[i], indexEntry(region, p))
 		}
 		want += j.want
 	}
@@ -93,17 +88,10 @@ func BenchmarkColdCycleCSV(b *testing.B) {
 	var sent atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == ec2RegionIndexPath {
-			w.Write([]byte(`{"formatVersion":"v1.0","publicationDate":"2026-11-01T00:00:00Z","regions":{` + strings.Join(entries[published.Load()], ",") + `}}`))
+			w.Write(regionIndex(entries[published.Load()]))
 			return
 		}
-		g, ok := files[r.URL.Path]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Length", strconv.FormatInt(g.size, 10))
-		n, _ := g.reader().WriteTo(&rateCapped{w: w, lim: rate.NewLimiter(coldCap, 256<<10), ctx: r.Context()})
-		sent.Add(n)
+		sent.Add(serveCapped(w, r, files))
 	}))
 	b.Cleanup(srv.Close)
 	// The CSV must say which version it is: the generated JSON says v1,

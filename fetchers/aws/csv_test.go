@@ -17,6 +17,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
+	"github.com/pricewatch/pricewatch/fetchers/sharedtest"
 )
 
 // snapJSON is a snapshot as bytes, so two are compared byte for byte.
@@ -265,9 +266,7 @@ func TestCSVRowSplitting(t *testing.T) {
 		got = append(got, strings.Join(parts, "|"))
 	}
 	want := []string{`"a"|"b \"q\", c"|"d"`, `"x\ny"|""|""`}
-	if !slices.Equal(got, want) {
-		t.Errorf("got %q, want %q", got, want)
-	}
+	sharedtest.WantLines(t, "lines", got, want)
 	if _, err := newCSVReader(strings.NewReader("a,b\nc,d")).row(); err != nil {
 		t.Fatal(err)
 	}

@@ -16,8 +16,12 @@ import (
 
 	awssdk "github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"go.uber.org/zap"
 
+	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/secret"
 )
 
 // The EC2 Query API is spoken here by hand, with the SDK only signing and
@@ -100,26 +104,80 @@ func ec2Endpoint(override, region string) string {
 // describeCapacityBlockOfferings reads one page.
 func (q *ec2Query) describeCapacityBlockOfferings(ctx context.Context, in blockQuery) (blockPage, error) {
 	form := url.Values{}
-	form.Set("Action", "DescribeCapacityBlockOfferings")
-	form.Set("Version", ec2APIVersion)
 	form.Set("InstanceType", in.InstanceType)
 	form.Set("InstanceCount", strconv.Itoa(in.InstanceCount))
 	form.Set("CapacityDurationHours", strconv.Itoa(in.DurationHours))
 	form.Set("StartDateRange", in.StartFrom.UTC().Format(time.RFC3339))
 	form.Set("EndDateRange", in.EndUntil.UTC().Format(time.RFC3339))
 	form.Set("MaxResults", strconv.Itoa(ec2PageSize))
-	if in.NextToken != "" {
-		form.Set("NextToken", in.NextToken)
+	return ec2Page[blockPage](ctx, q, "DescribeCapacityBlockOfferings", form, in.NextToken)
+}
+
+// ec2Page sends one page's request of action (form holds its parameters;
+// token, when set, asks for the page after the last) and reads the answer
+// into a P.
+func ec2Page[P any](ctx context.Context, q *ec2Query, action string, form url.Values, token string) (P, error) {
+	var page P
+	form.Set("Action", action)
+	form.Set("Version", ec2APIVersion)
+	if token != "" {
+		form.Set("NextToken", token)
 	}
 	body, err := q.post(ctx, form)
 	if err != nil {
-		return blockPage{}, err
+		return page, err
 	}
-	var page blockPage
 	if err := xml.Unmarshal(body, &page); err != nil {
-		return blockPage{}, fmt.Errorf("%w: EC2 DescribeCapacityBlockOfferings in %s: reading the answer: %v", fetchers.ErrIncomplete, q.region, err)
+		var zero P
+		return zero, fmt.Errorf("%w: EC2 %s in %s: reading the answer: %v", fetchers.ErrIncomplete, action, q.region, err)
 	}
 	return page, nil
+}
+
+// ec2Signals reads every page of one EC2 query (what names it in errors)
+// through fetchers.TokenPages: page reads the page of token, hands each
+// signal it makes to add and returns the next token. A signal whose key
+// one before it had is dropped, so each key is stored once.
+func ec2Signals(what string, maxPages int, page func(token string, add func(pricewatch.Signal)) (string, error)) ([]pricewatch.Signal, error) {
+	var out []pricewatch.Signal
+	seen := map[pricewatch.SignalKey]bool{}
+	add := func(sg pricewatch.Signal) {
+		if !seen[sg.Key()] {
+			seen[sg.Key()] = true
+			out = append(out, sg)
+		}
+	}
+	if err := fetchers.TokenPages(what, maxPages, func(token string) (string, error) { return page(token, add) }); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ec2Credentials loads the SDK's standard credential chain (environment,
+// shared files, SSO, container or instance role) for region. Without
+// credentials the step is skipped with one line naming it, and ok is
+// false; scrub holds the keys, to be kept out of logged errors.
+func (f *Fetcher) ec2Credentials(ctx context.Context, step, region string) (creds awssdk.CredentialsProvider, scrub *secret.Set, ok bool) {
+	base, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRegion(region))
+	if err != nil {
+		f.log.Info(step+" skipped: AWS configuration unreadable", zap.String("error", secret.String(err.Error())))
+		return nil, nil, false
+	}
+	keys, err := base.Credentials.Retrieve(ctx)
+	if err != nil {
+		f.log.Info(step + " skipped: no AWS credentials (environment, shared config, SSO or instance role)")
+		return nil, nil, false
+	}
+	return base.Credentials, secret.New(keys.SecretAccessKey, keys.SessionToken), true
+}
+
+// newEC2Query speaks EC2 in region through the fetchers' client: its
+// timeouts, retries and redirect rules (no redirect to another origin)
+// hold for EC2 as for the price list. override replaces the regional
+// endpoint when set.
+func (f *Fetcher) newEC2Query(creds awssdk.CredentialsProvider, signer *v4.Signer, override, region string) *ec2Query {
+	return &ec2Query{client: f.client, endpoint: ec2Endpoint(override, region), region: region,
+		creds: creds, signer: signer, now: time.Now}
 }
 
 // ec2Throttled lists the error codes EC2 throttles with; the client

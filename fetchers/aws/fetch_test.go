@@ -18,6 +18,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
+	"github.com/pricewatch/pricewatch/fetchers/sharedtest"
 )
 
 const (
@@ -136,9 +137,7 @@ func TestFetchKeepsOnlyPlainLinuxGPUPrices(t *testing.T) {
 			t.Errorf("availability %v: %+v", a.Key(), a)
 		}
 	}
-	if want := []string{"us-east-1/p4d.24xlarge/offered", "us-east-1/p5.48xlarge/offered"}; !slices.Equal(listed, want) {
-		t.Errorf("availability = %v, want %v", listed, want)
-	}
+	sharedtest.WantLines(t, "availability", listed, []string{"us-east-1/p4d.24xlarge/offered", "us-east-1/p5.48xlarge/offered"})
 	if len(snap.Coverage) != 1 || snap.Coverage[0].Region != "us-east-1" || !snap.Coverage[0].Availability ||
 		!slices.Equal(snap.Coverage[0].PriceTypes, []pricewatch.PriceType{pricewatch.OnDemand, pricewatch.Reserved}) {
 		t.Errorf("coverage = %+v", snap.Coverage)
@@ -231,9 +230,7 @@ func TestVersionSkip(t *testing.T) {
 	}
 	sort.Strings(unchanged)
 	want := []string{"*[spot]false", "af-south-1[on_demand reserved]true", "us-east-1[on_demand reserved]true", "us-east-2[on_demand reserved]true"}
-	if !slices.Equal(unchanged, want) {
-		t.Errorf("unchanged = %v, want %v", unchanged, want)
-	}
+	sharedtest.WantLines(t, "unchanged", unchanged, want)
 	for k, v := range first.Versions {
 		if second.Versions[k] != v {
 			t.Errorf("version %s: %q then %q", k, v, second.Versions[k])
@@ -281,9 +278,7 @@ func TestNewRegionAndNewType(t *testing.T) {
 	for _, a := range second.Availability {
 		listed = append(listed, a.Region+"/"+a.InstanceType)
 	}
-	if want := []string{"us-east-1/p4d.24xlarge", "us-east-1/p5.48xlarge", "us-west-2/p5.48xlarge"}; !slices.Equal(listed, want) {
-		t.Errorf("listed %v, want %v", listed, want)
-	}
+	sharedtest.WantLines(t, "listed", listed, []string{"us-east-1/p4d.24xlarge", "us-east-1/p5.48xlarge", "us-west-2/p5.48xlarge"})
 	got := offerIndex(second.Offers)
 	for _, k := range []string{"us-east-1/p5.48xlarge/on_demand///", "us-west-2/p5.48xlarge/on_demand///", "us-west-2/p5.48xlarge/reserved/3y/all_upfront/convertible"} {
 		if _, ok := got[k]; !ok {

@@ -4,20 +4,15 @@ import (
 	"context"
 	"encoding/xml"
 	"errors"
-	"fmt"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/fetchers"
-	"github.com/pricewatch/pricewatch/secret"
 )
 
 // SourcePlacementScores names EC2's GetSpotPlacementScores in stored
@@ -149,8 +144,6 @@ type ec2PlacementClient interface {
 // getSpotPlacementScores reads one page.
 func (q *ec2Query) getSpotPlacementScores(ctx context.Context, in placementQuery) (placementPage, error) {
 	form := url.Values{}
-	form.Set("Action", "GetSpotPlacementScores")
-	form.Set("Version", ec2APIVersion)
 	for i, t := range in.InstanceTypes {
 		form.Set("InstanceType."+strconv.Itoa(i+1), t)
 	}
@@ -161,18 +154,7 @@ func (q *ec2Query) getSpotPlacementScores(ctx context.Context, in placementQuery
 		form.Set("RegionName."+strconv.Itoa(i+1), r)
 	}
 	form.Set("MaxResults", strconv.Itoa(placementPageSize))
-	if in.NextToken != "" {
-		form.Set("NextToken", in.NextToken)
-	}
-	body, err := q.post(ctx, form)
-	if err != nil {
-		return placementPage{}, err
-	}
-	var page placementPage
-	if err := xml.Unmarshal(body, &page); err != nil {
-		return placementPage{}, fmt.Errorf("%w: EC2 GetSpotPlacementScores in %s: reading the answer: %v", fetchers.ErrIncomplete, q.region, err)
-	}
-	return page, nil
+	return ec2Page[placementPage](ctx, q, "GetSpotPlacementScores", form, in.NextToken)
 }
 
 // placementScores asks EC2 once (with its pages) for the spot placement
@@ -192,19 +174,11 @@ func (f *Fetcher) placementScores(ctx context.Context, r *run) {
 	if len(regions) > 0 {
 		callIn = regions[0]
 	}
-	base, err := awsconfig.LoadDefaultConfig(ctx, awsconfig.WithRegion(callIn))
-	if err != nil {
-		f.log.Info("spot placement scores skipped: AWS configuration unreadable", zap.String("error", secret.String(err.Error())))
+	creds, scrub, ok := f.ec2Credentials(ctx, "spot placement scores", callIn)
+	if !ok {
 		return
 	}
-	creds, err := base.Credentials.Retrieve(ctx)
-	if err != nil {
-		f.log.Info("spot placement scores skipped: no AWS credentials (environment, shared config, SSO or instance role)")
-		return
-	}
-	scrub := secret.New(creds.SecretAccessKey, creds.SessionToken)
-	client := &ec2Query{client: f.client, endpoint: ec2Endpoint(ps.EC2Endpoint, callIn), region: callIn,
-		creds: base.Credentials, signer: v4.NewSigner(), now: time.Now}
+	client := f.newEC2Query(creds, v4.NewSigner(), ps.EC2Endpoint, callIn)
 	sigs, err := f.placementSignals(ctx, client, r, regions)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -249,9 +223,7 @@ func (f *Fetcher) placementSignals(ctx context.Context, client ec2PlacementClien
 	ps := f.cfg.PlacementScores
 	in := placementQuery{InstanceTypes: ps.InstanceTypes, TargetCapacity: ps.TargetCapacity, SingleAZ: ps.SingleAvailabilityZone, Regions: regions}
 	shape := placementShape(ps)
-	var out []pricewatch.Signal
-	seen := map[pricewatch.SignalKey]bool{}
-	err := fetchers.TokenPages("EC2 GetSpotPlacementScores", placementMaxRequests, func(token string) (string, error) {
+	return ec2Signals("EC2 GetSpotPlacementScores", placementMaxRequests, func(token string, add func(pricewatch.Signal)) (string, error) {
 		in.NextToken = token
 		page, err := client.getSpotPlacementScores(ctx, in)
 		if err != nil {
@@ -267,20 +239,11 @@ func (f *Fetcher) placementSignals(ctx context.Context, client ec2PlacementClien
 				continue
 			}
 			for _, typ := range ps.InstanceTypes {
-				sg := pricewatch.Signal{Provider: f.cfg.Name, Kind: pricewatch.PlacementScore, Region: region, Zone: zone, InstanceType: typ,
+				add(pricewatch.Signal{Provider: f.cfg.Name, Kind: pricewatch.PlacementScore, Region: region, Zone: zone, InstanceType: typ,
 					Shape: shape, Value: strconv.Itoa(v), Unit: "score", Source: SourcePlacementScores,
-					Detail: "score of the whole request, not of this type alone", Hardware: hardware(typ, r.types[typ])}
-				if seen[sg.Key()] {
-					continue
-				}
-				seen[sg.Key()] = true
-				out = append(out, sg)
+					Detail: "score of the whole request, not of this type alone", Hardware: hardware(typ, r.types[typ])})
 			}
 		}
 		return page.NextToken, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }

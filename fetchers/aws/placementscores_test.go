@@ -12,6 +12,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
+	"github.com/pricewatch/pricewatch/fetchers/sharedtest"
 	"github.com/pricewatch/pricewatch/section"
 )
 
@@ -64,9 +65,7 @@ func TestSpotPlacementScores(t *testing.T) {
 		}
 	}
 	slices.Sort(want)
-	if got := scoreLines(snap); !slices.Equal(got, want) {
-		t.Errorf("scores\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	sharedtest.WantLines(t, "scores", scoreLines(snap), want)
 	const shape = "instance_types=p4d.24xlarge+p5.48xlarge+p5en.48xlarge,single_availability_zone=false,target_capacity=2,target_capacity_unit=units"
 	for _, s := range snap.Signals {
 		if s.Shape != shape || s.Source != SourcePlacementScores || s.Provider != "aws" || s.Validate() != nil {
@@ -118,9 +117,7 @@ func TestSpotPlacementScoresByZone(t *testing.T) {
 	f.cfg.Regions = nil // the price files of every region the index lists: us-east-2
 	snap := firstRun(t, f)
 	want := []string{"us-east-1 use1-az4 p4d.24xlarge 9 score", "us-east-1 use1-az4 p5.48xlarge 9 score", "us-east-1 use1-az4 p5en.48xlarge 9 score"}
-	if got := scoreLines(snap); !slices.Equal(got, want) {
-		t.Errorf("scores %v, want %v", got, want)
-	}
+	sharedtest.WantLines(t, "scores", scoreLines(snap), want)
 	forms := e.Forms()
 	if len(forms) != 1 || forms[0].Get("SingleAvailabilityZone") != "true" || forms[0].Has("RegionName.1") {
 		t.Errorf("forms %v", forms)
@@ -136,16 +133,9 @@ func TestSpotPlacementScoresByZone(t *testing.T) {
 // 10 is left out alone. No log line holds the secret key.
 func TestSpotPlacementScoresFailures(t *testing.T) {
 	t.Run("no credentials", func(t *testing.T) {
-		awsEnv(t, false)
-		e := awstest.NewEC2(t)
-		core, logs := observer.New(zap.InfoLevel)
-		snap := firstRun(t, placementFetcher(t, e, zap.New(core), false, "us-east-1"))
-		if len(e.Forms()) != 0 || len(snap.Signals) != 0 || len(snap.SignalCoverage) != 0 || len(snap.Offers) == 0 {
-			t.Errorf("forms %v, signals %v, coverage %v, %d offers", e.Forms(), snap.Signals, snap.SignalCoverage, len(snap.Offers))
-		}
-		if n := logs.FilterMessageSnippet("spot placement scores skipped: no AWS credentials").Len(); n != 1 {
-			t.Errorf("%d skip lines, want 1: %v", n, logs.All())
-		}
+		skippedWithoutCredentials(t, "spot placement scores", func(e *awstest.EC2, log *zap.Logger) *Fetcher {
+			return placementFetcher(t, e, log, false, "us-east-1")
+		})
 	})
 	for _, c := range []struct {
 		name, code, log string
@@ -171,20 +161,14 @@ func TestSpotPlacementScoresFailures(t *testing.T) {
 			}
 			core, logs := observer.New(zap.InfoLevel)
 			snap := firstRun(t, placementFetcher(t, e, zap.New(core), false, "us-east-1", "us-east-2"))
-			if got := scoreLines(snap); !slices.Equal(got, c.want) {
-				t.Errorf("scores %v, want %v", got, c.want)
-			}
+			sharedtest.WantLines(t, "scores", scoreLines(snap), c.want)
 			if covered := len(snap.SignalCoverage) > 0; covered != c.covered || len(snap.Offers) == 0 {
 				t.Errorf("coverage %v, want covered %v; %d offers", snap.SignalCoverage, c.covered, len(snap.Offers))
 			}
 			if logs.FilterMessageSnippet(c.log).Len() != 1 {
 				t.Errorf("no line %q: %v", c.log, logs.All())
 			}
-			for _, l := range logs.All() {
-				if strings.Contains(fmt.Sprint(l.ContextMap()), testSecret) || strings.Contains(l.Message, testSecret) {
-					t.Errorf("log line holds the secret key: %v", l)
-				}
-			}
+			noSecretLogged(t, logs)
 		})
 	}
 }

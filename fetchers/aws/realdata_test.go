@@ -49,7 +49,9 @@ var modelByGPU = map[string]map[float64]string{
 	"NVIDIA B200":           {180: "B200"},
 }
 
-func TestRealAWSTypes(t *testing.T) {
+// readEC2Records reads the shared reference subset of GPU types.
+func readEC2Records(t *testing.T) []ec2Record {
+	t.Helper()
 	b, err := os.ReadFile("testdata/ec2instances-info-gpu-hardware-2025-11-30.json")
 	if err != nil {
 		t.Fatal(err)
@@ -58,6 +60,18 @@ func TestRealAWSTypes(t *testing.T) {
 	if err := json.Unmarshal(b, &recs); err != nil {
 		t.Fatal(err)
 	}
+	return recs
+}
+
+// facts reads the record's type as the price file states it: gpu count,
+// gpuMemory total, vcpu and memory.
+func (r ec2Record) facts() (typeFacts, bool) {
+	return acceleratedFacts(r.InstanceType, "GPU instance", strconv.FormatFloat(r.GPU, 'f', -1, 64),
+		strconv.FormatFloat(r.GPUMemory, 'f', -1, 64)+" GB", strconv.Itoa(r.VCPU), strconv.FormatFloat(r.Memory, 'f', -1, 64)+" GiB")
+}
+
+func TestRealAWSTypes(t *testing.T) {
+	recs := readEC2Records(t)
 	if len(recs) != 42 {
 		t.Fatalf("%d records, want the subset's 42", len(recs))
 	}
@@ -68,9 +82,7 @@ func TestRealAWSTypes(t *testing.T) {
 			t.Errorf("%s: no expectation for %s at %v GB", r.InstanceType, r.GPUModel, perGPU)
 			continue
 		}
-		// As the price file states it: gpu count, gpuMemory total.
-		f, ok := acceleratedFacts(r.InstanceType, "GPU instance", strconv.FormatFloat(r.GPU, 'f', -1, 64),
-			strconv.FormatFloat(r.GPUMemory, 'f', -1, 64)+" GB", strconv.Itoa(r.VCPU), strconv.FormatFloat(r.Memory, 'f', -1, 64)+" GiB")
+		f, ok := r.facts()
 		if !ok {
 			t.Errorf("%s: not recognised as a GPU type", r.InstanceType)
 			continue
@@ -113,22 +125,14 @@ func TestNewAWSFamilies(t *testing.T) {
 // EBS-only in the file (p3) or not described by it (p5e, whose local disks
 // the reference lacks): only p3's are checked as "none".
 func TestRealAWSNetworkAndStorage(t *testing.T) {
-	b, err := os.ReadFile("testdata/ec2instances-info-gpu-hardware-2025-11-30.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var recs []ec2Record
-	if err := json.Unmarshal(b, &recs); err != nil {
-		t.Fatal(err)
-	}
+	recs := readEC2Records(t)
 	checked := 0
 	for _, r := range recs {
 		if r.NetworkPerformance == "" {
 			t.Errorf("%s: the reference has no network_performance", r.InstanceType)
 			continue
 		}
-		f, ok := acceleratedFacts(r.InstanceType, "GPU instance", strconv.FormatFloat(r.GPU, 'f', -1, 64),
-			strconv.FormatFloat(r.GPUMemory, 'f', -1, 64)+" GB", strconv.Itoa(r.VCPU), strconv.FormatFloat(r.Memory, 'f', -1, 64)+" GiB")
+		f, ok := r.facts()
 		if !ok {
 			t.Errorf("%s: not recognised as a GPU type", r.InstanceType)
 			continue

@@ -15,6 +15,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
+	"github.com/pricewatch/pricewatch/fetchers/sharedtest"
 )
 
 var replayDir = flag.String("replay-dir", "", "also write the replay tree's two stages (stage1/, stage2/) under this directory, to serve to pricewatch with any static file server")
@@ -127,9 +128,7 @@ func TestReplayTree(t *testing.T) {
 	// The spot feed did not change, but p5en is new to the catalogue, so
 	// the feed is read whole again (its p5en prices, had it any, were left
 	// out last time): spot is covered, not unchanged.
-	if want := []string{"us-east-1[on_demand reserved savings_plan]"}; !slices.Equal(unchanged, want) {
-		t.Errorf("unchanged %v, want %v", unchanged, want)
-	}
+	sharedtest.WantLines(t, "unchanged", unchanged, []string{"us-east-1[on_demand reserved savings_plan]"})
 	var spotCovered []string
 	for _, sc := range second.Coverage {
 		if slices.Contains(sc.PriceTypes, pricewatch.Spot) {

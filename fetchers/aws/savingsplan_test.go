@@ -13,6 +13,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
+	"github.com/pricewatch/pricewatch/fetchers/sharedtest"
 )
 
 // TestSavingsPlanRealRows feeds the real ap-east-2 rate rows (converted to
@@ -81,9 +82,7 @@ func TestSavingsPlans(t *testing.T) {
 		"us-east-1 p5.48xlarge compute 3y all_upfront 37.2",
 		"us-east-1 p5.48xlarge ec2_instance 1y partial_upfront 49.8",
 	}
-	if !slices.Equal(got, want) {
-		t.Errorf("savings plan offers:\n%v\nwant\n%v", got, want)
-	}
+	sharedtest.WantLines(t, "savings plan offers", got, want)
 	scopes := map[string][]pricewatch.PriceType{}
 	for _, sc := range snap.Coverage {
 		scopes[sc.Region] = sc.PriceTypes

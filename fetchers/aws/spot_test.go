@@ -13,6 +13,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
+	"github.com/pricewatch/pricewatch/fetchers/sharedtest"
 )
 
 func TestParseSpotFeed(t *testing.T) {
@@ -90,9 +91,7 @@ func TestSpotOffers(t *testing.T) {
 	sort.Strings(got)
 	want := []string{"g4dn.12xlarge 0.9625", "g4dn.16xlarge 1.5179", "g4dn.2xlarge 0.2708", "g4dn.4xlarge 0.4347",
 		"g4dn.8xlarge 0.38", "g4dn.metal 10.381", "g4dn.xlarge 0.2452"}
-	if !slices.Equal(got, want) {
-		t.Errorf("spot offers %v, want %v", got, want)
-	}
+	sharedtest.WantLines(t, "spot offers", got, want)
 	if snap.Versions[versionSpotETag] == "" {
 		t.Errorf("no ETag remembered: %v", snap.Versions)
 	}

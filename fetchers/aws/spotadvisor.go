@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"slices"
 	"sort"
 	"strconv"
@@ -66,46 +64,16 @@ func (f *Fetcher) spotAdvisor(ctx context.Context, r *run) {
 }
 
 func (f *Fetcher) readSpotAdvisor(ctx context.Context, r *run) error {
-	hdr := http.Header{}
-	// A type new to the catalogue was left out of the last read (it was
-	// not known to be a GPU type), so the file is read whole again.
-	if v := r.prev[versionAdvisorETag]; v != "" && !r.newType {
-		hdr.Set("If-None-Match", v)
-	}
-	if v := r.prev[versionAdvisorLastMod]; v != "" && !r.newType {
-		hdr.Set("If-Modified-Since", v)
-	}
-	resp, err := f.get(ctx, f.cfg.SpotAdvisorEndpoint, hdr)
-	if err != nil {
-		return err // the client's error names the method and URL already
-	}
-	defer resp.Body.Close()
-	keep := func(etag, lastMod string) {
-		if etag != "" {
-			r.snap.Versions[versionAdvisorETag] = etag
-		}
-		if lastMod != "" {
-			r.snap.Versions[versionAdvisorLastMod] = lastMod
-		}
-	}
-	if resp.StatusCode == http.StatusNotModified {
-		keep(r.prev[versionAdvisorETag], r.prev[versionAdvisorLastMod])
-		return nil
-	}
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: unexpected HTTP %d", f.cfg.SpotAdvisorEndpoint, resp.StatusCode)
-	}
-	// The file is about a megabyte; the limit only stops a runaway body.
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	r.bytes += int64(len(body))
-	if err != nil {
-		return fmt.Errorf("GET %s: %w", f.cfg.SpotAdvisorEndpoint, err)
+	// The file is about a megabyte.
+	body, h, unchanged, err := f.getIfChanged(ctx, r, f.cfg.SpotAdvisorEndpoint, advisorValidators, 64<<20)
+	if err != nil || unchanged {
+		return err
 	}
 	sigs, regions, err := f.parseSpotAdvisor(body, r.types)
 	if err != nil {
 		return fmt.Errorf("spot advisor %s: %w", f.cfg.SpotAdvisorEndpoint, err)
 	}
-	keep(resp.Header.Get("ETag"), resp.Header.Get("Last-Modified"))
+	advisorValidators.keepAnswer(r, h)
 	r.snap.Signals = append(r.snap.Signals, sigs...)
 	for _, region := range regions {
 		r.snap.SignalCoverage = append(r.snap.SignalCoverage, pricewatch.SignalScope{Kind: pricewatch.InterruptionBand, Region: region})

@@ -10,6 +10,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/aws/awstest"
+	"github.com/pricewatch/pricewatch/fetchers/sharedtest"
 )
 
 // bands lists a snapshot's interruption bands as "region type band".
@@ -45,14 +46,7 @@ func TestSpotAdvisorBands(t *testing.T) {
 		"us-west-2 p5.48xlarge":  "5-10% savings 46% vs on-demand",
 		"us-west-2 p4d.24xlarge": ">20% savings 53% vs on-demand",
 	}
-	if len(got) != len(want) {
-		t.Errorf("bands %v, want %v", got, want)
-	}
-	for k, v := range want {
-		if got[k] != v {
-			t.Errorf("%s: %q, want %q", k, got[k], v)
-		}
-	}
+	sharedtest.WantMap(t, "bands", got, want)
 	for _, s := range snap.Signals {
 		if s.GPUModel != "H100" && s.InstanceType == "p5.48xlarge" || s.Shape != "os=linux" || s.Source != SourceSpotAdvisor {
 			t.Errorf("signal %+v", s)
@@ -147,14 +141,7 @@ func TestSpotAdvisorBandsPerOS(t *testing.T) {
 		"g4dn.xlarge os=linux":   ">20% savings 64% vs on-demand",
 		"g4dn.xlarge os=windows": ">20% savings 54% vs on-demand",
 	}
-	if len(got) != len(want) {
-		t.Errorf("bands %v, want %v", got, want)
-	}
-	for k, v := range want {
-		if got[k] != v {
-			t.Errorf("%s: %q, want %q", k, got[k], v)
-		}
-	}
+	sharedtest.WantMap(t, "bands", got, want)
 }
 
 // Issue 34 item 4: one odd entry anywhere in the file never makes the

@@ -158,15 +158,8 @@ func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error)
 	if err != nil {
 		return nil, err
 	}
-	// Region codes are case-folded, as rows' are (see regionOf): the
-	// API's own codes are lower case, and its filter compares exactly.
-	fold := func(r string) string { return strings.ToLower(strings.TrimSpace(r)) }
-	regions, err := fetchers.Distinct(cfg.Regions, fold, func(_ int, r string) error {
-		if !regionCode.MatchString(r) {
-			return fmt.Errorf("azure: providers.azure.regions: %q is not an Azure region code such as eastus", r)
-		}
-		return nil
-	})
+	// Region codes are case-folded, as rows' are (see regionOf).
+	regions, err := regionCodes(cfg.Regions, "regions")
 	if err != nil {
 		return nil, err
 	}

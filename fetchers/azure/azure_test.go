@@ -116,10 +116,7 @@ func offerIndex(snap *pricewatch.Snapshot) map[string]pricewatch.Offer {
 func TestFetchGolden(t *testing.T) {
 	fake := newFake(t)
 	f, _ := newTestFetcher(t, Config{Endpoint: fake.srv.URL + "/api/retail/prices", Regions: []string{"eastus", "westeurope"}, Windows: true}, nil)
-	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := fetcherstest.Fetched(t, f, nil)
 	// Three eastus pages through NextPageLink, one westeurope page.
 	if got := fake.count(); got != 4 {
 		t.Errorf("made %d requests, want 4 (3 eastus pages + 1 westeurope)", got)
@@ -208,10 +205,7 @@ func TestFetchAllRegionsIsOneChain(t *testing.T) {
 		return true
 	}
 	f, _ := newTestFetcher(t, Config{Endpoint: fake.srv.URL}, nil)
-	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := fetcherstest.Fetched(t, f, nil)
 	if len(snap.Coverage) != 1 || snap.Coverage[0].Region != pricewatch.AllRegions || !snap.Coverage[0].Availability {
 		t.Errorf("coverage %+v, want one all-regions scope with availability", snap.Coverage)
 	}
@@ -233,10 +227,7 @@ func keys(m map[string]pricewatch.Offer) []string {
 func TestFetchMapping(t *testing.T) {
 	fake := newFake(t)
 	f, _ := newTestFetcher(t, Config{Endpoint: fake.srv.URL, Regions: []string{"eastus", "westeurope"}, Windows: true}, nil)
-	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := fetcherstest.Fetched(t, f, nil)
 	idx := offerIndex(snap)
 	const h = "azure/eastus//Standard_ND96isr_H100_v5/"
 	tests := []struct {
@@ -324,10 +315,7 @@ func TestFetchMapping(t *testing.T) {
 func TestFetchWindowsOff(t *testing.T) {
 	fake := newFake(t)
 	f, _ := newTestFetcher(t, Config{Endpoint: fake.srv.URL, Regions: []string{"eastus"}}, nil)
-	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := fetcherstest.Fetched(t, f, nil)
 	linux := 0
 	for _, o := range snap.Offers {
 		if o.OS != pricewatch.Linux {
@@ -451,10 +439,7 @@ func TestFetchRetryAfterThenSuccess(t *testing.T) {
 		return true
 	}
 	f, sl := newTestFetcher(t, Config{Endpoint: fake.srv.URL, Regions: []string{"eastus"}, Windows: true}, nil)
-	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := fetcherstest.Fetched(t, f, nil)
 	if waits := sl.Waits(); len(waits) != 1 || waits[0] != 7*time.Second {
 		t.Errorf("waited %v, want exactly the 7s Retry-After", waits)
 	}
@@ -555,10 +540,7 @@ func TestFetchEmptyRegionIsCoveredWithoutOffers(t *testing.T) {
 		return false
 	}
 	f, _ := newTestFetcher(t, Config{Endpoint: fake.srv.URL, Regions: []string{"eastus", "westeurope"}, Windows: true}, nil)
-	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := fetcherstest.Fetched(t, f, nil)
 	covered := false
 	for _, sc := range snap.Coverage {
 		covered = covered || sc.Region == "westeurope"
@@ -577,10 +559,7 @@ func TestFetchUntrackedSizeKeptAndLoggedOnce(t *testing.T) {
 	core, logs := observer.New(zapcore.DebugLevel)
 	fake := newFake(t)
 	f, _ := newTestFetcher(t, Config{Endpoint: fake.srv.URL, Regions: []string{"eastus"}}, zap.New(core))
-	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := fetcherstest.Fetched(t, f, nil)
 	got := logs.FilterMessageSnippet("azure GPU size not in the hardware table").All()
 	if len(got) != 1 || got[0].ContextMap()["armSkuName"] != "Standard_NC8ads_A10_v4" || got[0].Level != zapcore.InfoLevel {
 		t.Errorf("untracked-size logs %+v: want one info line for Standard_NC8ads_A10_v4", got)

@@ -280,7 +280,24 @@ func perHour(price, hours decimal.Decimal) decimal.Decimal {
 // regionOf is the row's region code, case-folded: Azure's region codes are
 // lower case in every capture, and a row spelling one "EastUS" is the same
 // region (as armSkuName is matched without regard to case).
-func regionOf(it item) string { return strings.ToLower(strings.TrimSpace(it.ArmRegionName)) }
+func regionOf(it item) string { return foldRegion(it.ArmRegionName) }
+
+// foldRegion is a region code as the fetcher compares it: trimmed and
+// lower case, as the API's own codes are (its filter compares exactly).
+func foldRegion(r string) string { return strings.ToLower(strings.TrimSpace(r)) }
+
+// regionCodes cleans a configured list of region codes (foldRegion),
+// without repeats; key names the list in the error for an entry that is
+// not a region code (it would be pasted into an OData string literal or
+// a URL).
+func regionCodes(list []string, key string) ([]string, error) {
+	return fetchers.Distinct(list, foldRegion, func(_ int, r string) error {
+		if !regionCode.MatchString(r) {
+			return fmt.Errorf("azure: providers.azure.%s: %q is not an Azure region code such as eastus", key, r)
+		}
+		return nil
+	})
+}
 
 // parseAmount reads a JSON number exactly.
 func parseAmount(n interface{ String() string }) (decimal.Decimal, error) {

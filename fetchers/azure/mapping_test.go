@@ -12,6 +12,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/fetchers/sharedtest"
 )
 
 // b16als is a stand-in hardware row so that the real (non-GPU) B16als v2
@@ -114,14 +115,7 @@ func TestSavingsPlanFromRealRow(t *testing.T) {
 		"savings_plan/1y/no_upfront": "0.49129",
 		"savings_plan/3y/no_upfront": "0.34323",
 	}
-	if len(got) != len(want) {
-		t.Errorf("offers %v, want %v", got, want)
-	}
-	for k, v := range want {
-		if got[k] != v {
-			t.Errorf("%s = %q, want %q", k, got[k], v)
-		}
-	}
+	sharedtest.WantMap(t, "offers", got, want)
 }
 
 // TestClassifyRealProjection replays the 13 rows one real size returned

@@ -13,9 +13,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/fetchers/sharedtest"
 	"github.com/pricewatch/pricewatch/internal/heappeak"
 	"github.com/pricewatch/pricewatch/internal/testing/cputime"
 )
@@ -242,24 +242,11 @@ func TestServeLargeAnswer(t *testing.T) {
 	}
 	a := newBigAnswer(t, rows, every)
 	a.srvURL = "http://" + addr + "/api/retail/prices"
-	quit := make(chan struct{})
-	var once sync.Once
-	srv := &http.Server{Addr: addr, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/quit" {
-			once.Do(func() { close(quit) })
-			return
-		}
+	sharedtest.ServeUntilQuit(t, addr, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		skip, _ := strconv.Atoi(r.URL.Query().Get("$skip"))
 		var buf bytes.Buffer
 		a.page(&buf, skip/pageRows)
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.Write(buf.Bytes())
-	})}
-	go srv.ListenAndServe()
-	deadline, _ := t.Deadline()
-	select {
-	case <-quit:
-	case <-time.After(time.Until(deadline) - 10*time.Second):
-	}
-	srv.Close()
+	}))
 }

@@ -64,7 +64,7 @@ func NewSheet(cfg SheetConfig) *Sheet {
 	if len(cfg.Regions) > 0 {
 		s.regions = map[string]bool{}
 		for _, r := range cfg.Regions {
-			s.regions[strings.ToLower(strings.TrimSpace(r))] = true
+			s.regions[foldRegion(r)] = true
 		}
 	}
 	return s

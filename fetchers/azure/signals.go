@@ -168,7 +168,7 @@ func (s *Section) checkSignals(k section.Checker) error {
 		}
 	}
 	for _, l := range s.Placement.Locations {
-		if !regionCode.MatchString(strings.ToLower(strings.TrimSpace(l))) {
+		if !regionCode.MatchString(foldRegion(l)) {
 			errs = append(errs, p.Errorf("locations", "%q is not an Azure region code such as eastus", l))
 			break
 		}
@@ -297,12 +297,7 @@ func (cfg *Signals) normalizePlacement() error {
 		return err
 	}
 	p.Sizes = sizes
-	locs, err := fetchers.Distinct(p.Locations, func(r string) string { return strings.ToLower(strings.TrimSpace(r)) }, func(_ int, r string) error {
-		if !regionCode.MatchString(r) {
-			return fmt.Errorf("azure: providers.azure.placement_scores.locations: %q is not an Azure region code such as eastus", r)
-		}
-		return nil
-	})
+	locs, err := regionCodes(p.Locations, "placement_scores.locations")
 	if err != nil {
 		return err
 	}
@@ -495,7 +490,7 @@ func (f *Fetcher) placementCall(ctx context.Context, tok section.Secret, locs, s
 	var out []pricewatch.Signal
 	seen := map[pricewatch.SignalKey]bool{}
 	for _, row := range *ans.PlacementScores {
-		region := strings.ToLower(strings.TrimSpace(row.Region))
+		region := foldRegion(row.Region)
 		size := canonicalSize(row.SKU)
 		zone := strings.TrimSpace(row.AvailabilityZone)
 		if !asked[region] || !slices.Contains(sizes, size) {
@@ -682,7 +677,7 @@ func (f *Fetcher) readEvictionRates(ctx context.Context, tok section.Secret) ([]
 				continue
 			}
 			if !ok || seen[sg.Key()] {
-				region := strings.ToLower(strings.TrimSpace(row.Location))
+				region := foldRegion(row.Location)
 				if !pricewatch.IsRegionCode(region) {
 					region = pricewatch.AllRegions
 				}
@@ -717,7 +712,7 @@ func (f *Fetcher) readEvictionRates(ctx context.Context, tok section.Secret) ([]
 // (ours false: a size or region not asked for), or left out as unreadable
 // (ours true, logged), which leaves its region's stored band standing.
 func (f *Fetcher) evictionSignal(sku, location, rate string) (sg pricewatch.Signal, ok, ours bool) {
-	region := strings.ToLower(strings.TrimSpace(location))
+	region := foldRegion(location)
 	size := canonicalSize(sku)
 	rate = strings.TrimSpace(rate)
 	// The query asked for GPU families in the configured regions; rows

@@ -16,6 +16,8 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/azure/azuretest"
+	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
+	"github.com/pricewatch/pricewatch/fetchers/sharedtest"
 	"github.com/pricewatch/pricewatch/section"
 	"github.com/pricewatch/pricewatch/storage"
 	"github.com/pricewatch/pricewatch/storage/dbtest"
@@ -38,6 +40,18 @@ func signalFetcher(t *testing.T, az *azuretest.Fake, sig Signals) (*Fetcher, *ob
 	return f, logs, prices
 }
 
+// pricesWithoutSignals fetches with sig, which must fail to read any
+// signal while the prices still arrive, and returns the run's log.
+func pricesWithoutSignals(t *testing.T, az *azuretest.Fake, sig Signals) *observer.ObservedLogs {
+	t.Helper()
+	f, logs, _ := signalFetcher(t, az, sig)
+	snap := fetcherstest.Fetched(t, f, nil)
+	if len(snap.Offers) == 0 || len(snap.Signals) != 0 || len(snap.SignalCoverage) != 0 {
+		t.Errorf("offers %d, signals %d, coverage %v", len(snap.Offers), len(snap.Signals), coverage(snap))
+	}
+	return logs
+}
+
 func signalRows(snap *pricewatch.Snapshot) []string {
 	var out []string
 	for _, s := range snap.Signals {
@@ -52,13 +66,6 @@ func coverage(snap *pricewatch.Snapshot) []string {
 		out = append(out, string(c.Kind)+"@"+c.Region)
 	}
 	return out
-}
-
-func equalLists(t *testing.T, what string, got, want []string) {
-	t.Helper()
-	if !slices.Equal(got, want) {
-		t.Errorf("%s:\n got  %q\n want %q", what, got, want)
-	}
 }
 
 // TestSignalsDecodedAndStored runs placement scores and eviction rates
@@ -103,7 +110,7 @@ func TestSignalsDecodedAndStored(t *testing.T) {
 	if len(snap.Offers) == 0 {
 		t.Fatal("the prices are missing beside the signals")
 	}
-	equalLists(t, "signals", signalRows(snap), []string{
+	sharedtest.WantLines(t, "signals", signalRows(snap), []string{
 		"placement_score eastus/ Standard_ND96isr_H100_v5 [desired_count=4] = High score (quota available) azure:Microsoft.Compute/placementScores/spot gpu=H100×8",
 		"placement_score eastus/ Standard_ND96amsr_A100_v4 [desired_count=4] = RestrictedSkuNotAvailable score (quota not available) azure:Microsoft.Compute/placementScores/spot gpu=A100-80GB×8",
 		"placement_score westeurope/ Standard_ND96isr_H100_v5 [desired_count=4] = Low score (quota not available) azure:Microsoft.Compute/placementScores/spot gpu=H100×8",
@@ -111,7 +118,7 @@ func TestSignalsDecodedAndStored(t *testing.T) {
 		"eviction_band eastus/ Standard_ND96isr_H100_v5 [] = 0-5 band () azure:ResourceGraph/skuspotevictionrate gpu=H100×8",
 		"eviction_band westeurope/ Standard_ND96isr_H100_v5 [] = 20+ band () azure:ResourceGraph/skuspotevictionrate gpu=H100×8",
 	})
-	equalLists(t, "coverage", coverage(snap), []string{"placement_score@eastus", "placement_score@westeurope", "eviction_band@eastus", "eviction_band@westeurope"})
+	sharedtest.WantLines(t, "coverage", coverage(snap), []string{"placement_score@eastus", "placement_score@westeurope", "eviction_band@eastus", "eviction_band@westeurope"})
 
 	// The requests: one placement call for both locations and sizes, in
 	// the documented body; three Resource Graph pages over one query.
@@ -182,10 +189,7 @@ func TestPlacementBatches(t *testing.T) {
 	sig := signalsConfig(az)
 	sig.Placement = PlacementScores{Enabled: true, Sizes: sizes, Locations: locs, AvailabilityZones: true}
 	f, _, _ := signalFetcher(t, az, sig)
-	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := fetcherstest.Fetched(t, f, nil)
 	calls := az.PlacementCalls()
 	if len(calls) != 4 {
 		t.Fatalf("%d calls, want 4 (10 locations in 8+2, 7 sizes in 5+2)", len(calls))
@@ -209,7 +213,7 @@ func TestPlacementBatches(t *testing.T) {
 			t.Errorf("%s asked %d times", p, n)
 		}
 	}
-	equalLists(t, "signals", signalRows(snap), []string{
+	sharedtest.WantLines(t, "signals", signalRows(snap), []string{
 		"placement_score region9/2 Standard_ND96isr_H200_v5 [desired_count=1] = Medium score (quota available) azure:Microsoft.Compute/placementScores/spot gpu=H200×8",
 	})
 	if len(snap.SignalCoverage) != 10 {
@@ -234,15 +238,12 @@ func TestUnknownBandsSkipped(t *testing.T) {
 	sig.Placement = PlacementScores{Enabled: true, Sizes: []string{"Standard_ND96isr_H100_v5"}}
 	sig.EvictionRates = true
 	f, logs, _ := signalFetcher(t, az, sig)
-	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	equalLists(t, "signals", signalRows(snap), []string{
+	snap := fetcherstest.Fetched(t, f, nil)
+	sharedtest.WantLines(t, "signals", signalRows(snap), []string{
 		"placement_score westeurope/ Standard_ND96isr_H100_v5 [desired_count=1] = Medium score (quota not available) azure:Microsoft.Compute/placementScores/spot gpu=H100×8",
 		"eviction_band westeurope/ Standard_ND96isr_H100_v5 [] = 5-10 band () azure:ResourceGraph/skuspotevictionrate gpu=H100×8",
 	})
-	equalLists(t, "coverage", coverage(snap), []string{"placement_score@westeurope", "eviction_band@westeurope"})
+	sharedtest.WantLines(t, "coverage", coverage(snap), []string{"placement_score@westeurope", "eviction_band@westeurope"})
 	warned := logs.FilterLevelExact(zapcore.WarnLevel)
 	if warned.FilterMessageSnippet("placement score not one Azure documents").Len() != 1 || warned.FilterMessageSnippet("eviction rate not one Azure documents").Len() != 1 {
 		t.Errorf("want one warning for each odd row, got %v", warned.All())
@@ -319,7 +320,7 @@ func TestSignalFailureKeepsPrices(t *testing.T) {
 			if len(snap.Offers) == 0 {
 				t.Error("no prices")
 			}
-			equalLists(t, "coverage", coverage(snap), tc.coverage)
+			sharedtest.WantLines(t, "coverage", coverage(snap), tc.coverage)
 			if len(snap.Signals) != tc.signals {
 				t.Errorf("signals %q, want %d", signalRows(snap), tc.signals)
 			}
@@ -352,13 +353,7 @@ func TestPlacementThrottled(t *testing.T) {
 	prices := newFake(t)
 	c, sleeps := testClient()
 	f, err := New(Config{Endpoint: prices.srv.URL, Regions: []string{"eastus"}, Signals: sig}, c, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	snap := fetcherstest.Fetched(t, f, err)
 	if len(snap.Signals) != 1 || snap.Signals[0].Value != "High" {
 		t.Errorf("signals %q", signalRows(snap))
 	}
@@ -376,14 +371,7 @@ func TestClientSecretNeverShown(t *testing.T) {
 	wrong := "Wr0ng~SecretThatMustNotLeak.0123456789"
 	sig.ClientSecret = section.NewSecret(wrong)
 	sig.EvictionRates = true
-	f, logs, _ := signalFetcher(t, az, sig)
-	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(snap.Offers) == 0 || len(snap.Signals) != 0 || len(snap.SignalCoverage) != 0 {
-		t.Errorf("offers %d, signals %d, coverage %v", len(snap.Offers), len(snap.Signals), coverage(snap))
-	}
+	logs := pricesWithoutSignals(t, az, sig)
 	if az.TokenRequests() == 0 {
 		t.Fatal("the token endpoint was never asked: the test proves nothing")
 	}
@@ -410,14 +398,7 @@ func TestSignalsWithoutCredentials(t *testing.T) {
 	}
 	az := azuretest.New(t)
 	sig := Signals{ARMEndpoint: az.ARM.URL, Placement: PlacementScores{Enabled: true}, EvictionRates: true}
-	f, logs, _ := signalFetcher(t, az, sig)
-	snap, err := f.Fetch(context.Background(), fetchers.Previous{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(snap.Offers) == 0 || len(snap.Signals) != 0 || len(snap.SignalCoverage) != 0 {
-		t.Errorf("offers %d, signals %d, coverage %v", len(snap.Offers), len(snap.Signals), coverage(snap))
-	}
+	logs := pricesWithoutSignals(t, az, sig)
 	if n := logs.FilterMessageSnippet("azure capacity signals skipped").Len(); n != 1 {
 		t.Errorf("%d skip lines, want 1: %v", n, logs.All())
 	}

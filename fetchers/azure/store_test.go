@@ -33,14 +33,8 @@ func TestStoredExactly(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		id, err := db.StartRun(ctx, pricewatch.Azure)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.SaveSnapshot(ctx, id, snap, storage.SaveOptions{MinOfferRatio: 0.5}); err != nil {
-			return nil, err
-		}
-		return snap, nil
+		_, err = dbtest.Store(t, db, snap, storage.SaveOptions{MinOfferRatio: 0.5})
+		return snap, err
 	}
 	snap, err := run()
 	if err != nil {

@@ -137,37 +137,7 @@ func quoteAll(fields []string) string {
 // SavingsPlanCSV writes a JSON savings-plan rate file in the real CSV's
 // layout (unquoted, one row per rate, the plan's attributes on each).
 func (s *Samples) SavingsPlanCSV(jsonBody []byte) ([]byte, error) {
-	var doc struct {
-		Version         string `json:"version"`
-		PublicationDate string `json:"publicationDate"`
-		Products        []struct {
-			SKU           string            `json:"sku"`
-			ProductFamily string            `json:"productFamily"`
-			ServiceCode   string            `json:"serviceCode"`
-			UsageType     string            `json:"usageType"`
-			Operation     string            `json:"operation"`
-			Attributes    map[string]string `json:"attributes"`
-		} `json:"products"`
-		Terms struct {
-			SavingsPlan []struct {
-				SKU                 string         `json:"sku"`
-				Description         string         `json:"description"`
-				EffectiveDate       string         `json:"effectiveDate"`
-				LeaseContractLength map[string]any `json:"leaseContractLength"`
-				Rates               []struct {
-					DiscountedSku          string            `json:"discountedSku"`
-					DiscountedUsageType    string            `json:"discountedUsageType"`
-					DiscountedOperation    string            `json:"discountedOperation"`
-					DiscountedServiceCode  string            `json:"discountedServiceCode"`
-					RateCode               string            `json:"rateCode"`
-					Unit                   string            `json:"unit"`
-					DiscountedRate         map[string]string `json:"discountedRate"`
-					DiscountedRegionCode   string            `json:"discountedRegionCode"`
-					DiscountedInstanceType string            `json:"discountedInstanceType"`
-				} `json:"rates"`
-			} `json:"savingsPlan"`
-		} `json:"terms"`
-	}
+	var doc spFile
 	if err := json.Unmarshal(jsonBody, &doc); err != nil {
 		return nil, fmt.Errorf("savings plan file to CSV: %w", err)
 	}

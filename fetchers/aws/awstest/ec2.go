@@ -155,24 +155,38 @@ func (e *EC2) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, errorBody(code, errorMessages[code]))
 		return
 	}
-	// One offering per page when MaxResults is absent is not what EC2 does;
-	// the fake pages by two so that the client's paging is exercised.
+	offers, next := onePage(r, match)
+	resp := xmlResponse{Xmlns: "http://ec2.amazonaws.com/doc/2016-11-15/", RequestID: "7a62c49f-347e-4fc4-9331-6e8eEXAMPLE", NextToken: next}
+	for _, o := range offers {
+		resp.Offerings = append(resp.Offerings, xmlOffering{ID: o.ID, InstanceType: o.InstanceType, Zone: o.Zone, InstanceCount: o.InstanceCount,
+			Start: o.Start.UTC().Format("2006-01-02T15:04:05.000Z"), End: o.End.UTC().Format("2006-01-02T15:04:05.000Z"),
+			DurationHours: o.DurationHours, UpfrontFee: o.UpfrontFee, Currency: o.Currency, Tenancy: "default"})
+	}
+	writeXML(w, resp)
+}
+
+// onePage cuts items to the page the form's NextToken ("page-N") asks
+// for and returns the next page's token ("" after the last). The fake
+// pages by two, whatever MaxResults says, so that the client's paging
+// runs.
+func onePage[T any](r *http.Request, items []T) (page []T, next string) {
 	const pageSize = 2
 	from := 0
 	if t := r.Form.Get("NextToken"); t != "" {
 		fmt.Sscanf(t, "page-%d", &from)
 	}
-	resp := xmlResponse{Xmlns: "http://ec2.amazonaws.com/doc/2016-11-15/", RequestID: "7a62c49f-347e-4fc4-9331-6e8eEXAMPLE"}
-	for i := from; i < len(match) && i < from+pageSize; i++ {
-		o := match[i]
-		resp.Offerings = append(resp.Offerings, xmlOffering{ID: o.ID, InstanceType: o.InstanceType, Zone: o.Zone, InstanceCount: o.InstanceCount,
-			Start: o.Start.UTC().Format("2006-01-02T15:04:05.000Z"), End: o.End.UTC().Format("2006-01-02T15:04:05.000Z"),
-			DurationHours: o.DurationHours, UpfrontFee: o.UpfrontFee, Currency: o.Currency, Tenancy: "default"})
+	from = min(max(from, 0), len(items))
+	end := min(from+pageSize, len(items))
+	if end < len(items) {
+		next = fmt.Sprintf("page-%d", end)
 	}
-	if from+pageSize < len(match) {
-		resp.NextToken = fmt.Sprintf("page-%d", from+pageSize)
-	}
-	body, _ := xml.MarshalIndent(resp, "", "  ")
+	return items[from:end], next
+}
+
+// writeXML writes an answer document as EC2 does: the XML header, then
+// the document indented.
+func writeXML(w http.ResponseWriter, doc any) {
+	body, _ := xml.MarshalIndent(doc, "", "  ")
 	fmt.Fprint(w, xml.Header+string(body))
 }
 

@@ -81,18 +81,10 @@ func (e *EC2) servePlacementScores(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	e.mu.Unlock()
-	const pageSize = 2
-	from := 0
-	if t := r.Form.Get("NextToken"); t != "" {
-		fmt.Sscanf(t, "page-%d", &from)
+	scores, next := onePage(r, match)
+	resp := xmlScoresResponse{Xmlns: "http://ec2.amazonaws.com/doc/2016-11-15/", RequestID: "4d2b3c1a-0f9e-4e8d-b7a6-95c4EXAMPLE", NextToken: next}
+	for _, s := range scores {
+		resp.Scores = append(resp.Scores, xmlScore(s))
 	}
-	resp := xmlScoresResponse{Xmlns: "http://ec2.amazonaws.com/doc/2016-11-15/", RequestID: "4d2b3c1a-0f9e-4e8d-b7a6-95c4EXAMPLE"}
-	for i := from; i < len(match) && i < from+pageSize; i++ {
-		resp.Scores = append(resp.Scores, xmlScore{Region: match[i].Region, ZoneID: match[i].ZoneID, Score: match[i].Score})
-	}
-	if from+pageSize < len(match) {
-		resp.NextToken = fmt.Sprintf("page-%d", from+pageSize)
-	}
-	body, _ := xml.MarshalIndent(resp, "", "  ")
-	fmt.Fprint(w, xml.Header+string(body))
+	writeXML(w, resp)
 }

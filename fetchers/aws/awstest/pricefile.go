@@ -98,57 +98,37 @@ func VariantNamed(name string) Variant {
 	panic("awstest: no variant " + name)
 }
 
-// gpuAttrs are the price file's GPU attributes for built GPU products
-// (counts from AWS's accelerated-instance table; gpuMemory as the file
-// gives it, often "NA").
-var gpuAttrs = map[string][2]string{
-	"p3.8xlarge":       {"4", "NA"},
-	"p4d.24xlarge":     {"8", "320 GB"},
-	"p4de.24xlarge":    {"8", "640 GB"},
-	"p5.48xlarge":      {"8", "640 GB"},
-	"p5en.48xlarge":    {"8", "1128 GB"},
-	"p6-b200.48xlarge": {"8", "1432 GB"},
-	"g4dn.xlarge":      {"1", "16 GB"},
-	"g4dn.2xlarge":     {"1", "16 GB"},
-	"g4dn.4xlarge":     {"1", "16 GB"},
-	"g4dn.8xlarge":     {"1", "16 GB"},
-	"g4dn.12xlarge":    {"4", "64 GB"},
-	"g4dn.16xlarge":    {"1", "16 GB"},
-	"g4dn.metal":       {"8", "128 GB"},
-	"g6.xlarge":        {"1", "22 GB"},
-	"g5.48xlarge":      {"8", "192 GB"},
-}
-
-// netStorage are the file's networkPerformance and storage attributes for
-// built GPU products, read off the ec2instances.info reference (which copies
+// builtAttrs are the price file's attributes for built GPU products: gpu
+// and gpuMemory (counts from AWS's accelerated-instance table; gpuMemory
+// as the file gives it, often "NA"), and networkPerformance and storage,
+// read off the ec2instances.info reference (which copies
 // networkPerformance and splits storage into devices and size; its null
 // storage for p3 is the file's "EBS only", as the real p3.8xlarge product
 // says).
-var netStorage = map[string][2]string{
-	"p3.8xlarge":       {"10 Gigabit", "EBS only"},
-	"p4d.24xlarge":     {"4x 100 Gigabit", "8 x 1000 NVMe SSD"},
-	"p4de.24xlarge":    {"4x 100 Gigabit", "8 x 1000 NVMe SSD"},
-	"p5.48xlarge":      {"3200 Gigabit", "8 x 3800 NVMe SSD"},
-	"p5en.48xlarge":    {"3200 Gigabit", "8 x 3800 NVMe SSD"},
-	"p6-b200.48xlarge": {"3200 Gigabit", "8 x 3800 NVMe SSD"},
-	"g4dn.xlarge":      {"Up to 25 Gigabit", "1 x 125 NVMe SSD"},
-	"g4dn.2xlarge":     {"Up to 25 Gigabit", "1 x 225 NVMe SSD"},
-	"g4dn.4xlarge":     {"Up to 25 Gigabit", "1 x 225 NVMe SSD"},
-	"g4dn.8xlarge":     {"50 Gigabit", "1 x 900 NVMe SSD"},
-	"g4dn.12xlarge":    {"50 Gigabit", "1 x 900 NVMe SSD"},
-	"g4dn.16xlarge":    {"50 Gigabit", "1 x 900 NVMe SSD"},
-	"g4dn.metal":       {"100 Gigabit", "2 x 900 NVMe SSD"},
-	"g6.xlarge":        {"Up to 10 Gigabit", "1 x 250 NVMe SSD"},
-	"g5.48xlarge":      {"100 Gigabit", "2 x 3800 NVMe SSD"},
+var builtAttrs = map[string]struct{ gpu, gpuMemory, network, storage string }{
+	"p3.8xlarge":       {"4", "NA", "10 Gigabit", "EBS only"},
+	"p4d.24xlarge":     {"8", "320 GB", "4x 100 Gigabit", "8 x 1000 NVMe SSD"},
+	"p4de.24xlarge":    {"8", "640 GB", "4x 100 Gigabit", "8 x 1000 NVMe SSD"},
+	"p5.48xlarge":      {"8", "640 GB", "3200 Gigabit", "8 x 3800 NVMe SSD"},
+	"p5en.48xlarge":    {"8", "1128 GB", "3200 Gigabit", "8 x 3800 NVMe SSD"},
+	"p6-b200.48xlarge": {"8", "1432 GB", "3200 Gigabit", "8 x 3800 NVMe SSD"},
+	"g4dn.xlarge":      {"1", "16 GB", "Up to 25 Gigabit", "1 x 125 NVMe SSD"},
+	"g4dn.2xlarge":     {"1", "16 GB", "Up to 25 Gigabit", "1 x 225 NVMe SSD"},
+	"g4dn.4xlarge":     {"1", "16 GB", "Up to 25 Gigabit", "1 x 225 NVMe SSD"},
+	"g4dn.8xlarge":     {"1", "16 GB", "50 Gigabit", "1 x 900 NVMe SSD"},
+	"g4dn.12xlarge":    {"4", "64 GB", "50 Gigabit", "1 x 900 NVMe SSD"},
+	"g4dn.16xlarge":    {"1", "16 GB", "50 Gigabit", "1 x 900 NVMe SSD"},
+	"g4dn.metal":       {"8", "128 GB", "100 Gigabit", "2 x 900 NVMe SSD"},
+	"g6.xlarge":        {"1", "22 GB", "Up to 10 Gigabit", "1 x 250 NVMe SSD"},
+	"g5.48xlarge":      {"8", "192 GB", "100 Gigabit", "2 x 3800 NVMe SSD"},
 }
 
 // GPUProduct derives a GPU product from the real p3.8xlarge one.
 func (s *Samples) GPUProduct(tb testing.TB, sku, region, itype string, v Variant) []byte {
 	tb.Helper()
 	facts, ok := s.advisor[itype]
-	g, ok2 := gpuAttrs[itype]
-	ns, ok3 := netStorage[itype]
-	if !ok || !ok2 || !ok3 {
+	a, ok2 := builtAttrs[itype]
+	if !ok || !ok2 {
 		tb.Fatalf("awstest has no facts for %s", itype)
 	}
 	ri := regionFacts(tb, region)
@@ -156,7 +136,7 @@ func (s *Samples) GPUProduct(tb testing.TB, sku, region, itype string, v Variant
 	for _, kv := range [][2]string{
 		{"instanceType", itype}, {"vcpu", strconv.Itoa(facts.Cores)},
 		{"memory", strconv.FormatFloat(facts.RAM, 'f', -1, 64) + " GiB"},
-		{"gpu", g[0]}, {"gpuMemory", g[1]}, {"networkPerformance", ns[0]}, {"storage", ns[1]},
+		{"gpu", a.gpu}, {"gpuMemory", a.gpuMemory}, {"networkPerformance", a.network}, {"storage", a.storage},
 		{"usagetype", ri.usagePrefix + v.Usage + ":" + itype}, {"operation", v.Operation},
 		{"operatingSystem", v.OS}, {"licenseModel", v.License}, {"tenancy", v.Tenancy},
 		{"preInstalledSw", v.Software}, {"capacitystatus", v.Capacity},

@@ -1,7 +1,6 @@
 package awstest
 
 import (
-	"bytes"
 	"encoding/json"
 	"sort"
 	"strconv"
@@ -16,32 +15,6 @@ type SavingsPlanRow map[string]string
 // rows written in the same columns) to the JSON layout AWS documents.
 func SavingsPlanFile(tb testing.TB, version, region string, header []string, rows [][]string) []byte {
 	tb.Helper()
-	type rate struct {
-		DiscountedSku          string            `json:"discountedSku"`
-		DiscountedUsageType    string            `json:"discountedUsageType"`
-		DiscountedOperation    string            `json:"discountedOperation"`
-		DiscountedServiceCode  string            `json:"discountedServiceCode"`
-		RateCode               string            `json:"rateCode"`
-		Unit                   string            `json:"unit"`
-		DiscountedRate         map[string]string `json:"discountedRate"`
-		DiscountedRegionCode   string            `json:"discountedRegionCode"`
-		DiscountedInstanceType string            `json:"discountedInstanceType"`
-	}
-	type term struct {
-		SKU                 string         `json:"sku"`
-		Description         string         `json:"description"`
-		EffectiveDate       string         `json:"effectiveDate"`
-		LeaseContractLength map[string]any `json:"leaseContractLength"`
-		Rates               []rate         `json:"rates"`
-	}
-	type product struct {
-		SKU           string            `json:"sku"`
-		ProductFamily string            `json:"productFamily"`
-		ServiceCode   string            `json:"serviceCode"`
-		UsageType     string            `json:"usageType"`
-		Operation     string            `json:"operation"`
-		Attributes    map[string]string `json:"attributes"`
-	}
 	col := map[string]int{}
 	for i, h := range header {
 		col[h] = i
@@ -53,14 +26,14 @@ func SavingsPlanFile(tb testing.TB, version, region string, header []string, row
 		}
 		return row[i]
 	}
-	var products []product
-	terms := map[string]*term{}
+	var products []spProduct
+	terms := map[string]*spTerm{}
 	var order []string
 	for _, row := range rows {
 		sku := get(row, "SKU")
 		if _, ok := terms[sku]; !ok {
 			dur, _ := strconv.Atoi(get(row, "LeaseContractLength"))
-			terms[sku] = &term{SKU: sku, Description: get(row, "Description"), EffectiveDate: get(row, "EffectiveDate"),
+			terms[sku] = &spTerm{SKU: sku, Description: get(row, "Description"), EffectiveDate: get(row, "EffectiveDate"),
 				LeaseContractLength: map[string]any{"duration": dur, "unit": get(row, "LeaseContractLengthUnit")}}
 			order = append(order, sku)
 			attrs := map[string]string{
@@ -76,10 +49,10 @@ func SavingsPlanFile(tb testing.TB, version, region string, header []string, row
 			if fam := get(row, "Instance Family"); fam != "" {
 				attrs["instanceType"] = fam
 			}
-			products = append(products, product{SKU: sku, ProductFamily: get(row, "Product Family"), ServiceCode: get(row, "ServiceCode"),
+			products = append(products, spProduct{SKU: sku, ProductFamily: get(row, "Product Family"), ServiceCode: get(row, "ServiceCode"),
 				UsageType: get(row, "UsageType"), Operation: get(row, "Operation"), Attributes: attrs})
 		}
-		terms[sku].Rates = append(terms[sku].Rates, rate{
+		terms[sku].Rates = append(terms[sku].Rates, spRate{
 			DiscountedSku: get(row, "DiscountedSKU"), DiscountedUsageType: get(row, "DiscountedUsageType"),
 			DiscountedOperation: get(row, "DiscountedOperation"), DiscountedServiceCode: get(row, "DiscountedServiceCode"),
 			RateCode: get(row, "RateCode"), Unit: get(row, "Unit"),
@@ -87,23 +60,56 @@ func SavingsPlanFile(tb testing.TB, version, region string, header []string, row
 			DiscountedRegionCode: get(row, "DiscountedRegionCode"), DiscountedInstanceType: get(row, "DiscountedInstanceType"),
 		})
 	}
-	var ts []*term
+	doc := spFile{Version: version, PublicationDate: "2025-09-11T18:44:47Z", RegionCode: region, Products: products}
 	for _, sku := range order {
-		ts = append(ts, terms[sku])
+		doc.Terms.SavingsPlan = append(doc.Terms.SavingsPlan, terms[sku])
 	}
-	doc := struct {
-		Version         string `json:"version"`
-		PublicationDate string `json:"publicationDate"`
-		RegionCode      string `json:"regionCode"`
-		Products        []product
-		Terms           map[string][]*term `json:"terms"`
-	}{version, "2025-09-11T18:44:47Z", region, products, map[string][]*term{"savingsPlan": ts}}
 	out, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	// encoding/json names the field from Go; the file says "products".
-	return bytes.Replace(out, []byte(`"Products"`), []byte(`"products"`), 1)
+	return out
+}
+
+// spFile is a savings-plan rate file in the JSON layout AWS documents;
+// SavingsPlanFile writes it and SavingsPlanCSV reads it.
+type spFile struct {
+	Version         string      `json:"version"`
+	PublicationDate string      `json:"publicationDate"`
+	RegionCode      string      `json:"regionCode"`
+	Products        []spProduct `json:"products"`
+	Terms           struct {
+		SavingsPlan []*spTerm `json:"savingsPlan"`
+	} `json:"terms"`
+}
+
+type spProduct struct {
+	SKU           string            `json:"sku"`
+	ProductFamily string            `json:"productFamily"`
+	ServiceCode   string            `json:"serviceCode"`
+	UsageType     string            `json:"usageType"`
+	Operation     string            `json:"operation"`
+	Attributes    map[string]string `json:"attributes"`
+}
+
+type spTerm struct {
+	SKU                 string         `json:"sku"`
+	Description         string         `json:"description"`
+	EffectiveDate       string         `json:"effectiveDate"`
+	LeaseContractLength map[string]any `json:"leaseContractLength"`
+	Rates               []spRate       `json:"rates"`
+}
+
+type spRate struct {
+	DiscountedSku          string            `json:"discountedSku"`
+	DiscountedUsageType    string            `json:"discountedUsageType"`
+	DiscountedOperation    string            `json:"discountedOperation"`
+	DiscountedServiceCode  string            `json:"discountedServiceCode"`
+	RateCode               string            `json:"rateCode"`
+	Unit                   string            `json:"unit"`
+	DiscountedRate         map[string]string `json:"discountedRate"`
+	DiscountedRegionCode   string            `json:"discountedRegionCode"`
+	DiscountedInstanceType string            `json:"discountedInstanceType"`
 }
 
 // SPRow writes a rate as a row of the real CSV's columns.
