@@ -45,6 +45,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/fetchers/chinacloud"
 	"github.com/pricewatch/pricewatch/gpu"
 	"github.com/pricewatch/pricewatch/section"
 )
@@ -545,11 +546,8 @@ func (r *run) availability(ctx context.Context, region string) ([]pricewatch.Ava
 }
 
 func stockState(status string) (pricewatch.AvailabilityState, error) {
-	switch status {
-	case "Available":
-		return pricewatch.InStock, nil
-	case "SoldOut":
-		return pricewatch.SoldOut, nil
+	if state, ok := chinacloud.ResourceStatus(status); ok {
+		return state, nil
 	}
 	return "", fmt.Errorf("unknown Status %q (want Available or SoldOut)", status)
 }
