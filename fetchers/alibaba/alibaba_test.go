@@ -15,6 +15,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/alibaba/alibabatest"
+	"github.com/pricewatch/pricewatch/fetchers/chinacloud/chinacloudtest"
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/internal/golden"
 	"github.com/pricewatch/pricewatch/section"
@@ -567,51 +568,10 @@ func TestRegionalEndpoints(t *testing.T) {
 }
 
 func TestCredentialsFrom(t *testing.T) {
-	dir := fetcherstest.CredentialFiles(t, map[string]string{"ak-id": "LTAI-from-file", "ak-secret": "secret-from-file"})
-
-	t.Run("environment first", func(t *testing.T) {
-		t.Setenv(EnvAccessKeyID, "LTAI-from-env")
-		t.Setenv(EnvAccessKeySecret, "secret-from-env")
-		t.Setenv("CREDENTIALS_DIRECTORY", dir)
-		id, secret, err := CredentialsFrom("ak-id", "ak-secret")
-		if err != nil || id.Value() != "LTAI-from-env" || secret.Value() != "secret-from-env" {
-			t.Errorf("%q %v", id.Value(), err)
-		}
-	})
-	t.Run("systemd credential files", func(t *testing.T) {
-		t.Setenv(EnvAccessKeyID, "")
-		t.Setenv(EnvAccessKeySecret, "")
-		t.Setenv("CREDENTIALS_DIRECTORY", dir)
-		id, secret, err := CredentialsFrom("ak-id", "ak-secret")
-		if err != nil || id.Value() != "LTAI-from-file" || secret.Value() != "secret-from-file" {
-			t.Errorf("%q %v", id.Value(), err)
-		}
-	})
-	t.Run("none", func(t *testing.T) {
-		t.Setenv(EnvAccessKeyID, "")
-		t.Setenv(EnvAccessKeySecret, "")
-		_, _, err := CredentialsFrom("", "")
-		if !errors.Is(err, fetchers.ErrNoCredentials) || !strings.Contains(err.Error(), EnvAccessKeyID) || !strings.Contains(err.Error(), "access_key_id_file") {
-			t.Errorf("%v", err)
-		}
-	})
-	t.Run("half a pair", func(t *testing.T) {
-		t.Setenv(EnvAccessKeyID, "LTAI-from-env")
-		t.Setenv(EnvAccessKeySecret, "")
-		_, _, err := CredentialsFrom("", "")
-		if !errors.Is(err, fetchers.ErrNoCredentials) || !strings.Contains(err.Error(), EnvAccessKeySecret) || strings.Contains(err.Error(), "LTAI-from-env") {
-			t.Errorf("%v", err)
-		}
-	})
-	t.Run("missing file", func(t *testing.T) {
-		t.Setenv(EnvAccessKeyID, "")
-		t.Setenv(EnvAccessKeySecret, "")
-		t.Setenv("CREDENTIALS_DIRECTORY", dir)
-		_, _, err := CredentialsFrom("ak-id", "nope")
-		if err == nil || errors.Is(err, fetchers.ErrNoCredentials) || strings.Contains(err.Error(), "LTAI-from-file") {
-			t.Errorf("%v", err)
-		}
-	})
+	chinacloudtest.CheckPair(t, chinacloudtest.Pair{IDEnv: EnvAccessKeyID, SecretEnv: EnvAccessKeySecret, From: CredentialsFrom,
+		Missing:       "providers.alibaba.access_key_id_file and access_key_secret_file",
+		IDMissing:     "providers.alibaba.access_key_id_file",
+		SecretMissing: "providers.alibaba.access_key_secret_file"})
 }
 
 // goldenSnapshot is a stable, readable rendering of a snapshot: decimals
