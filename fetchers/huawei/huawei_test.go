@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"strings"
 	"testing"
@@ -120,13 +121,8 @@ func TestAvailabilityPerZone(t *testing.T) {
 		"pi2.2xlarge.4|cn-north-4a": "offered normal",
 		"pi2.2xlarge.4|cn-north-4c": "offered promotion",
 	}
-	if len(got) != len(want) {
+	if !maps.Equal(got, want) {
 		t.Errorf("availability %v, want %v", got, want)
-	}
-	for k, v := range want {
-		if got[k] != v {
-			t.Errorf("%s: %q, want %q", k, got[k], v)
-		}
 	}
 	if len(snap.Coverage) != 1 || !snap.Coverage[0].Availability || snap.Coverage[0].Region != "cn-north-4" {
 		t.Errorf("coverage %+v", snap.Coverage)
