@@ -45,7 +45,6 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
-	"github.com/pricewatch/pricewatch/fetchers/chinacloud"
 	"github.com/pricewatch/pricewatch/gpu"
 	"github.com/pricewatch/pricewatch/section"
 )
@@ -546,7 +545,7 @@ func (r *run) availability(ctx context.Context, region string) ([]pricewatch.Ava
 }
 
 func stockState(status string) (pricewatch.AvailabilityState, error) {
-	if state, ok := chinacloud.ResourceStatus(status); ok {
+	if state, ok := fetchers.AvailableResourceStatus(status); ok {
 		return state, nil
 	}
 	return "", fmt.Errorf("unknown Status %q (want Available or SoldOut)", status)

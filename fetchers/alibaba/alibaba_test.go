@@ -15,7 +15,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/alibaba/alibabatest"
-	"github.com/pricewatch/pricewatch/fetchers/chinacloud/chinacloudtest"
+	"github.com/pricewatch/pricewatch/fetchers/chinacloudtest"
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/internal/golden"
 	"github.com/pricewatch/pricewatch/section"

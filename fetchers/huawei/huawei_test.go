@@ -14,7 +14,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
-	"github.com/pricewatch/pricewatch/fetchers/chinacloud/chinacloudtest"
+	"github.com/pricewatch/pricewatch/fetchers/chinacloudtest"
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/fetchers/huawei/huaweitest"
 	"github.com/pricewatch/pricewatch/section"

@@ -10,7 +10,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/pricewatch/pricewatch/fetchers"
-	"github.com/pricewatch/pricewatch/fetchers/chinacloud/chinacloudtest"
+	"github.com/pricewatch/pricewatch/fetchers/chinacloudtest"
 	"github.com/pricewatch/pricewatch/section"
 )
 

@@ -29,7 +29,6 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
-	"github.com/pricewatch/pricewatch/fetchers/chinacloud"
 	"github.com/pricewatch/pricewatch/fetchers/sheet"
 	"github.com/pricewatch/pricewatch/gpu"
 	"github.com/pricewatch/pricewatch/section"
@@ -424,7 +423,7 @@ func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.S
 					}
 					// Status as in Alibaba's call of the same layout:
 					// Volcengine's own list of values was not found.
-					state, ok := chinacloud.ResourceStatus(sr.Status)
+					state, ok := fetchers.AvailableResourceStatus(sr.Status)
 					if !ok {
 						odd = append(odd, fmt.Sprintf("%s in %s: status %q", sr.Value, z.ZoneID, sr.Status))
 						complete = false

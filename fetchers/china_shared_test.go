@@ -1,4 +1,4 @@
-package chinacloud
+package fetchers
 
 import (
 	"testing"
@@ -6,7 +6,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 )
 
-func TestResourceStatus(t *testing.T) {
+func TestAvailableResourceStatus(t *testing.T) {
 	for status, want := range map[string]pricewatch.AvailabilityState{
 		"Available": pricewatch.InStock,
 		"SoldOut":   pricewatch.SoldOut,
@@ -14,7 +14,7 @@ func TestResourceStatus(t *testing.T) {
 		"available": "",
 		"Paused":    "",
 	} {
-		got, ok := ResourceStatus(status)
+		got, ok := AvailableResourceStatus(status)
 		if got != want || ok != (want != "") {
 			t.Errorf("%q: %q %v, want %q", status, got, ok, want)
 		}
