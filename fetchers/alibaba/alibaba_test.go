@@ -243,33 +243,39 @@ func TestInstanceTypePaging(t *testing.T) {
 	}
 }
 
-// Throttling.User is retried with back-off, each retry freshly signed (the
-// fake refuses a reused nonce), and the run then succeeds.
-func TestThrottlingThenSuccess(t *testing.T) {
-	w := hangzhouWorld()
-	w.Throttle = map[string]int{"DescribePrice": 3, "DescribeAvailableResource": 1}
-	f, fake, s := hangzhouFetcher(t, w)
-	snap := fetch(t, f, fetchers.Previous{})
-	if len(s.Waits()) != 4 {
-		t.Errorf("%d back-offs, want 4", len(s.Waits()))
-	}
-	if n := len(fake.Calls("DescribePrice")); n != 16+3 {
-		t.Errorf("%d DescribePrice calls, want 19 (16 + 3 throttled)", n)
-	}
-	o := findOffer(t, snap, gn8v, pricewatch.Reserved, "3y", "")
-	if !o.Upfront.Equal(dec("98765.43")) {
-		t.Errorf("upfront %s after retries", o.Upfront)
-	}
-}
-
-// Server errors (5xx) are retried like throttling.
-func TestServerErrorThenSuccess(t *testing.T) {
-	w := hangzhouWorld()
-	w.ServerErrors = map[string]int{"DescribeInstanceTypes": 1, "DescribeSpotPriceHistory": 2}
-	f, _, s := hangzhouFetcher(t, w)
-	snap := fetch(t, f, fetchers.Previous{})
-	if len(s.Waits()) != 3 || len(snap.Offers) != 18 {
-		t.Errorf("%d back-offs, %d offers; want 3 and 18", len(s.Waits()), len(snap.Offers))
+// Throttling.User and server errors (5xx) are retried with back-off,
+// each retry freshly signed (the fake refuses a reused nonce), and the
+// run then succeeds with every offer.
+func TestRetriedThenSuccess(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		fail       func(w *alibabatest.World)
+		waits      int
+		priceCalls int // DescribePrice: 16 quotes and the throttled tries
+	}{
+		{"throttling", func(w *alibabatest.World) {
+			w.Throttle = map[string]int{"DescribePrice": 3, "DescribeAvailableResource": 1}
+		}, 4, 16 + 3},
+		{"server errors", func(w *alibabatest.World) {
+			w.ServerErrors = map[string]int{"DescribeInstanceTypes": 1, "DescribeSpotPriceHistory": 2}
+		}, 3, 16},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := hangzhouWorld()
+			c.fail(w)
+			f, fake, s := hangzhouFetcher(t, w)
+			snap := fetch(t, f, fetchers.Previous{})
+			if len(s.Waits()) != c.waits || len(snap.Offers) != 18 {
+				t.Errorf("%d back-offs, %d offers; want %d and 18", len(s.Waits()), len(snap.Offers), c.waits)
+			}
+			if n := len(fake.Calls("DescribePrice")); n != c.priceCalls {
+				t.Errorf("%d DescribePrice calls, want %d", n, c.priceCalls)
+			}
+			o := findOffer(t, snap, gn8v, pricewatch.Reserved, "3y", "")
+			if !o.Upfront.Equal(dec("98765.43")) {
+				t.Errorf("upfront %s after retries", o.Upfront)
+			}
+		})
 	}
 }
 
