@@ -545,11 +545,8 @@ func (r *run) availability(ctx context.Context, region string) ([]pricewatch.Ava
 }
 
 func stockState(status string) (pricewatch.AvailabilityState, error) {
-	switch status {
-	case "Available":
-		return pricewatch.InStock, nil
-	case "SoldOut":
-		return pricewatch.SoldOut, nil
+	if state, ok := fetchers.AvailableResourceStatus(status); ok {
+		return state, nil
 	}
 	return "", fmt.Errorf("unknown Status %q (want Available or SoldOut)", status)
 }

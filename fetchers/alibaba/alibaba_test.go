@@ -15,6 +15,7 @@ import (
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/alibaba/alibabatest"
+	"github.com/pricewatch/pricewatch/fetchers/chinacloudtest"
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/internal/golden"
 	"github.com/pricewatch/pricewatch/section"
@@ -242,33 +243,39 @@ func TestInstanceTypePaging(t *testing.T) {
 	}
 }
 
-// Throttling.User is retried with back-off, each retry freshly signed (the
-// fake refuses a reused nonce), and the run then succeeds.
-func TestThrottlingThenSuccess(t *testing.T) {
-	w := hangzhouWorld()
-	w.Throttle = map[string]int{"DescribePrice": 3, "DescribeAvailableResource": 1}
-	f, fake, s := hangzhouFetcher(t, w)
-	snap := fetch(t, f, fetchers.Previous{})
-	if len(s.Waits()) != 4 {
-		t.Errorf("%d back-offs, want 4", len(s.Waits()))
-	}
-	if n := len(fake.Calls("DescribePrice")); n != 16+3 {
-		t.Errorf("%d DescribePrice calls, want 19 (16 + 3 throttled)", n)
-	}
-	o := findOffer(t, snap, gn8v, pricewatch.Reserved, "3y", "")
-	if !o.Upfront.Equal(dec("98765.43")) {
-		t.Errorf("upfront %s after retries", o.Upfront)
-	}
-}
-
-// Server errors (5xx) are retried like throttling.
-func TestServerErrorThenSuccess(t *testing.T) {
-	w := hangzhouWorld()
-	w.ServerErrors = map[string]int{"DescribeInstanceTypes": 1, "DescribeSpotPriceHistory": 2}
-	f, _, s := hangzhouFetcher(t, w)
-	snap := fetch(t, f, fetchers.Previous{})
-	if len(s.Waits()) != 3 || len(snap.Offers) != 18 {
-		t.Errorf("%d back-offs, %d offers; want 3 and 18", len(s.Waits()), len(snap.Offers))
+// Throttling.User and server errors (5xx) are retried with back-off,
+// each retry freshly signed (the fake refuses a reused nonce), and the
+// run then succeeds with every offer.
+func TestRetriedThenSuccess(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		fail       func(w *alibabatest.World)
+		waits      int
+		priceCalls int // DescribePrice: 16 quotes and the throttled tries
+	}{
+		{"throttling", func(w *alibabatest.World) {
+			w.Throttle = map[string]int{"DescribePrice": 3, "DescribeAvailableResource": 1}
+		}, 4, 16 + 3},
+		{"server errors", func(w *alibabatest.World) {
+			w.ServerErrors = map[string]int{"DescribeInstanceTypes": 1, "DescribeSpotPriceHistory": 2}
+		}, 3, 16},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := hangzhouWorld()
+			c.fail(w)
+			f, fake, s := hangzhouFetcher(t, w)
+			snap := fetch(t, f, fetchers.Previous{})
+			if len(s.Waits()) != c.waits || len(snap.Offers) != 18 {
+				t.Errorf("%d back-offs, %d offers; want %d and 18", len(s.Waits()), len(snap.Offers), c.waits)
+			}
+			if n := len(fake.Calls("DescribePrice")); n != c.priceCalls {
+				t.Errorf("%d DescribePrice calls, want %d", n, c.priceCalls)
+			}
+			o := findOffer(t, snap, gn8v, pricewatch.Reserved, "3y", "")
+			if !o.Upfront.Equal(dec("98765.43")) {
+				t.Errorf("upfront %s after retries", o.Upfront)
+			}
+		})
 	}
 }
 
@@ -567,51 +574,10 @@ func TestRegionalEndpoints(t *testing.T) {
 }
 
 func TestCredentialsFrom(t *testing.T) {
-	dir := fetcherstest.CredentialFiles(t, map[string]string{"ak-id": "LTAI-from-file", "ak-secret": "secret-from-file"})
-
-	t.Run("environment first", func(t *testing.T) {
-		t.Setenv(EnvAccessKeyID, "LTAI-from-env")
-		t.Setenv(EnvAccessKeySecret, "secret-from-env")
-		t.Setenv("CREDENTIALS_DIRECTORY", dir)
-		id, secret, err := CredentialsFrom("ak-id", "ak-secret")
-		if err != nil || id.Value() != "LTAI-from-env" || secret.Value() != "secret-from-env" {
-			t.Errorf("%q %v", id.Value(), err)
-		}
-	})
-	t.Run("systemd credential files", func(t *testing.T) {
-		t.Setenv(EnvAccessKeyID, "")
-		t.Setenv(EnvAccessKeySecret, "")
-		t.Setenv("CREDENTIALS_DIRECTORY", dir)
-		id, secret, err := CredentialsFrom("ak-id", "ak-secret")
-		if err != nil || id.Value() != "LTAI-from-file" || secret.Value() != "secret-from-file" {
-			t.Errorf("%q %v", id.Value(), err)
-		}
-	})
-	t.Run("none", func(t *testing.T) {
-		t.Setenv(EnvAccessKeyID, "")
-		t.Setenv(EnvAccessKeySecret, "")
-		_, _, err := CredentialsFrom("", "")
-		if !errors.Is(err, fetchers.ErrNoCredentials) || !strings.Contains(err.Error(), EnvAccessKeyID) || !strings.Contains(err.Error(), "access_key_id_file") {
-			t.Errorf("%v", err)
-		}
-	})
-	t.Run("half a pair", func(t *testing.T) {
-		t.Setenv(EnvAccessKeyID, "LTAI-from-env")
-		t.Setenv(EnvAccessKeySecret, "")
-		_, _, err := CredentialsFrom("", "")
-		if !errors.Is(err, fetchers.ErrNoCredentials) || !strings.Contains(err.Error(), EnvAccessKeySecret) || strings.Contains(err.Error(), "LTAI-from-env") {
-			t.Errorf("%v", err)
-		}
-	})
-	t.Run("missing file", func(t *testing.T) {
-		t.Setenv(EnvAccessKeyID, "")
-		t.Setenv(EnvAccessKeySecret, "")
-		t.Setenv("CREDENTIALS_DIRECTORY", dir)
-		_, _, err := CredentialsFrom("ak-id", "nope")
-		if err == nil || errors.Is(err, fetchers.ErrNoCredentials) || strings.Contains(err.Error(), "LTAI-from-file") {
-			t.Errorf("%v", err)
-		}
-	})
+	chinacloudtest.CheckPair(t, chinacloudtest.Pair{IDEnv: EnvAccessKeyID, SecretEnv: EnvAccessKeySecret, From: CredentialsFrom,
+		Missing:       "providers.alibaba.access_key_id_file and access_key_secret_file",
+		IDMissing:     "providers.alibaba.access_key_id_file",
+		SecretMissing: "providers.alibaba.access_key_secret_file"})
 }
 
 // goldenSnapshot is a stable, readable rendering of a snapshot: decimals

@@ -472,14 +472,16 @@ var catalogue = sync.OnceValue(func() map[string]pricewatch.Hardware {
 // instanceType is the DescribeInstanceTypes row the catalogue entry was
 // derived from (memory in GiB, the vendor word put back).
 func (s catalogueServer) instanceType() instanceTypeJSON {
-	n := func(f float64) num { return num{text: strconv.FormatFloat(f, 'f', -1, 64), set: true} }
 	it := instanceTypeJSON{InstanceTypeID: s.Name, InstanceTypeFamily: s.Family, GPUSpec: s.GPUModel,
-		GPUAmount: n(s.GPUCount), CPUCoreCount: n(float64(s.VCPUs)), MemorySize: n(s.MemoryMiB / 1024)}
+		GPUAmount: numOf(s.GPUCount), CPUCoreCount: numOf(float64(s.VCPUs)), MemorySize: numOf(s.MemoryMiB / 1024)}
 	if s.GPUVendor != nil {
 		it.GPUSpec = *s.GPUVendor + " " + s.GPUModel
 	}
 	if s.GPUMemMiB != nil {
-		it.GPUMemorySize = n(*s.GPUMemMiB / 1024)
+		it.GPUMemorySize = numOf(*s.GPUMemMiB / 1024)
 	}
 	return it
 }
+
+// numOf is f as the API would have written it.
+func numOf(f float64) num { return num{text: strconv.FormatFloat(f, 'f', -1, 64), set: true} }

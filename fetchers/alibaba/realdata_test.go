@@ -173,17 +173,6 @@ var sparecoresShares = map[string]want{
 	"ecs.poc-test.t96": {model: "L20", count: 8, memGB: 48},
 }
 
-type sparecoresServer struct {
-	Name      string   `json:"name"`
-	Family    string   `json:"family"`
-	VCPUs     int      `json:"vcpus"`
-	MemoryMiB float64  `json:"memory_amount"`
-	GPUCount  float64  `json:"gpu_count"`
-	GPUModel  string   `json:"gpu_model"`
-	GPUMemMiB *float64 `json:"gpu_memory_min"`
-	GPUVendor *string  `json:"gpu_manufacturer"`
-}
-
 // The SpareCores dump is what DescribeInstanceTypes said for every GPU
 // type (251 of them); each becomes the API row it was derived from.
 func TestRealAlibabaTypes(t *testing.T) {
@@ -197,7 +186,7 @@ func TestRealAlibabaTypes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var s sparecoresServer
+		var s catalogueServer
 		if err := json.Unmarshal(b, &s); err != nil {
 			t.Fatalf("%s: %v", file, err)
 		}
@@ -215,18 +204,7 @@ func TestRealAlibabaTypes(t *testing.T) {
 				exp.model = sh.model
 			}
 		}
-		it := instanceTypeJSON{
-			InstanceTypeID: s.Name, InstanceTypeFamily: s.Family, GPUSpec: s.GPUModel,
-			GPUAmount:    numOf(s.GPUCount),
-			CPUCoreCount: numOf(float64(s.VCPUs)), MemorySize: numOf(s.MemoryMiB / 1024),
-		}
-		if s.GPUVendor != nil {
-			it.GPUSpec = *s.GPUVendor + " " + s.GPUModel
-		}
-		if s.GPUMemMiB != nil {
-			it.GPUMemorySize = numOf(*s.GPUMemMiB / 1024)
-		}
-		hw, kind, err := hardware(it)
+		hw, kind, err := hardware(s.instanceType())
 		if err != nil {
 			t.Errorf("%s: %v", s.Name, err)
 			continue
@@ -342,7 +320,5 @@ func ratio(s string) float64 {
 	b, _ := strconv.ParseFloat(d, 64)
 	return a / b
 }
-
-func numOf(f float64) num { return num{text: strconv.FormatFloat(f, 'f', -1, 64), set: true} }
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-6 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/fetchers/chinacloudtest"
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/fetchers/huawei/huaweitest"
 	"github.com/pricewatch/pricewatch/section"
@@ -119,13 +121,8 @@ func TestAvailabilityPerZone(t *testing.T) {
 		"pi2.2xlarge.4|cn-north-4a": "offered normal",
 		"pi2.2xlarge.4|cn-north-4c": "offered promotion",
 	}
-	if len(got) != len(want) {
+	if !maps.Equal(got, want) {
 		t.Errorf("availability %v, want %v", got, want)
-	}
-	for k, v := range want {
-		if got[k] != v {
-			t.Errorf("%s: %q, want %q", k, got[k], v)
-		}
 	}
 	if len(snap.Coverage) != 1 || !snap.Coverage[0].Availability || snap.Coverage[0].Region != "cn-north-4" {
 		t.Errorf("coverage %+v", snap.Coverage)
@@ -190,22 +187,13 @@ func TestRefusedKey(t *testing.T) {
 	}
 }
 
-// Without keys the provider is skipped (ErrNoCredentials), as Lambda is.
-func TestNoCredentials(t *testing.T) {
-	t.Setenv(EnvAK, "")
-	t.Setenv(EnvSK, "")
-	if _, _, err := CredentialsFrom("", ""); !errors.Is(err, fetchers.ErrNoCredentials) {
-		t.Errorf("error %v, want ErrNoCredentials", err)
-	}
+// The key pair is read as every pair cloud reads one; without it the
+// provider is skipped (ErrNoCredentials), as Lambda is.
+func TestCredentials(t *testing.T) {
+	chinacloudtest.CheckPair(t, chinacloudtest.Pair{IDEnv: EnvAK, SecretEnv: EnvSK, From: CredentialsFrom,
+		Missing: "providers.huawei.ak_file and sk_file"})
 	if _, err := New(Config{}, fetcherstest.QuickClient(), nil); !errors.Is(err, fetchers.ErrNoCredentials) {
 		t.Errorf("New without keys: %v, want ErrNoCredentials", err)
-	}
-	dir := t.TempDir()
-	os.WriteFile(dir+"/ak", []byte(huaweitest.AK+"\n"), 0o600)
-	os.WriteFile(dir+"/sk", []byte(huaweitest.SK+"\n"), 0o600)
-	ak, sk, err := CredentialsFrom(dir+"/ak", dir+"/sk")
-	if err != nil || ak.Value() != huaweitest.AK || sk.Value() != huaweitest.SK {
-		t.Errorf("key files: %v", err)
 	}
 }
 

@@ -2,7 +2,6 @@ package tencent
 
 import (
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,52 +10,15 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/pricewatch/pricewatch/fetchers"
-	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
+	"github.com/pricewatch/pricewatch/fetchers/chinacloudtest"
 	"github.com/pricewatch/pricewatch/section"
 )
 
 func TestCredentialsFrom(t *testing.T) {
-	dir := fetcherstest.CredentialFiles(t, map[string]string{"tc-id": "AKIDfromfile", "tc-key": "keyfromfile"})
-	tests := []struct {
-		name            string
-		envID, envKey   string
-		idFile, keyFile string
-		wantID, wantKey string
-		wantErr         error
-		wantText        string
-	}{
-		{name: "environment", envID: "AKIDfromenv", envKey: "keyfromenv", idFile: "tc-id", keyFile: "tc-key", wantID: "AKIDfromenv", wantKey: "keyfromenv"},
-		{name: "systemd credentials directory", idFile: "tc-id", keyFile: "tc-key", wantID: "AKIDfromfile", wantKey: "keyfromfile"},
-		{name: "absolute paths", idFile: filepath.Join(dir, "tc-id"), keyFile: filepath.Join(dir, "tc-key"), wantID: "AKIDfromfile", wantKey: "keyfromfile"},
-		{name: "nothing set", wantErr: fetchers.ErrNoCredentials, wantText: "TENCENTCLOUD_SECRET_ID"},
-		{name: "key missing", envID: "AKIDfromenv", wantErr: fetchers.ErrNoCredentials, wantText: "secret key is missing"},
-		{name: "file missing", idFile: "nope", keyFile: "tc-key", wantText: "nope"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Setenv(EnvSecretID, tc.envID)
-			t.Setenv(EnvSecretKey, tc.envKey)
-			t.Setenv("CREDENTIALS_DIRECTORY", dir)
-			id, key, err := CredentialsFrom(tc.idFile, tc.keyFile)
-			if tc.wantText != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantText) {
-					t.Fatalf("err = %v, want one mentioning %q", err, tc.wantText)
-				}
-				if tc.wantErr != nil && !errors.Is(err, tc.wantErr) {
-					t.Errorf("err = %v, want %v", err, tc.wantErr)
-				}
-				for _, s := range []string{"AKIDfromenv", "keyfromfile", "keyfromenv"} {
-					if strings.Contains(err.Error(), s) {
-						t.Errorf("error shows a secret: %v", err)
-					}
-				}
-				return
-			}
-			if err != nil || id.Value() != tc.wantID || key.Value() != tc.wantKey {
-				t.Errorf("got %q %q %v, want %q %q", id.Value(), key.Value(), err, tc.wantID, tc.wantKey)
-			}
-		})
-	}
+	chinacloudtest.CheckPair(t, chinacloudtest.Pair{IDEnv: EnvSecretID, SecretEnv: EnvSecretKey, From: CredentialsFrom,
+		Missing:       "providers.tencent.secret_id_file and secret_key_file",
+		IDMissing:     "the secret ID is missing",
+		SecretMissing: "the secret key is missing"})
 }
 
 func TestNewChecksConfig(t *testing.T) {

@@ -8,43 +8,20 @@ import (
 
 // Tencent's published worked example, all three revisions of the page.
 func TestTC3Vectors(t *testing.T) {
-	doc := tencenttest.SignatureVectors(t)
-	c := doc.Common
-	for _, v := range doc.Vectors {
-		t.Run(v.Revision, func(t *testing.T) {
-			in := tc3Input{Service: c.Service, Host: c.Host, Action: c.Action, ContentType: c.ContentType,
-				Payload: []byte(c.Payload), Timestamp: c.Timestamp, SignAction: v.SignedHeaders == signedWithAct}
-			if got := sha256Hex(in.Payload); got != c.HashedPayload {
-				t.Errorf("hashed payload %s, want %s", got, c.HashedPayload)
-			}
-			if in.signedHeaders() != v.SignedHeaders {
-				t.Errorf("signed headers %q, want %q", in.signedHeaders(), v.SignedHeaders)
-			}
-			if in.date() != c.Date || in.credentialScope() != c.CredentialScope {
-				t.Errorf("scope %s, want %s", in.credentialScope(), c.CredentialScope)
-			}
-			if v.CanonicalRequest != "" && in.canonicalRequest() != v.CanonicalRequest {
-				t.Errorf("canonical request\n%q\nwant\n%q", in.canonicalRequest(), v.CanonicalRequest)
-			}
-			if v.HashedCanonicalRequest != "" && sha256Hex([]byte(in.canonicalRequest())) != v.HashedCanonicalRequest {
-				t.Errorf("hashed canonical request %s, want %s", sha256Hex([]byte(in.canonicalRequest())), v.HashedCanonicalRequest)
-			}
-			if v.StringToSign != "" && in.stringToSign() != v.StringToSign {
-				t.Errorf("string to sign\n%q\nwant\n%q", in.stringToSign(), v.StringToSign)
-			}
-			if got := in.signature(v.SecretKey); got != v.Signature {
-				t.Errorf("signature %s, want %s", got, v.Signature)
-			}
-			if v.Authorization != "" && in.authorization(v.SecretID, v.SecretKey) != v.Authorization {
-				t.Errorf("authorization\n%s\nwant\n%s", in.authorization(v.SecretID, v.SecretKey), v.Authorization)
-			}
-			if alt := v.AlsoWithPartlyMaskedKey; alt != nil {
-				if got := in.signature(alt.SecretKey); got != alt.Signature {
-					t.Errorf("signature with the partly masked key %s, want %s", got, alt.Signature)
-				}
-			}
-		})
-	}
+	tencenttest.CheckVectors(t, func(t *testing.T, c tencenttest.VectorCommon, v tencenttest.Vector) tencenttest.TC3Steps {
+		in := tc3Input{Service: c.Service, Host: c.Host, Action: c.Action, ContentType: c.ContentType,
+			Payload: []byte(c.Payload), Timestamp: c.Timestamp, SignAction: v.SignedHeaders == signedWithAct}
+		if in.signedHeaders() != v.SignedHeaders {
+			t.Errorf("signed headers %q, want %q", in.signedHeaders(), v.SignedHeaders)
+		}
+		if in.date() != c.Date || in.credentialScope() != c.CredentialScope {
+			t.Errorf("scope %s, want %s", in.credentialScope(), c.CredentialScope)
+		}
+		if v.Authorization != "" && in.authorization(v.SecretID, v.SecretKey) != v.Authorization {
+			t.Errorf("authorization\n%s\nwant\n%s", in.authorization(v.SecretID, v.SecretKey), v.Authorization)
+		}
+		return tencenttest.TC3Steps{HashedPayload: sha256Hex(in.Payload), CanonicalRequest: in.canonicalRequest(), StringToSign: in.stringToSign(), Signature: in.signature}
+	})
 }
 
 // The credential scope uses the UTC date even near midnight in UTC+8.

@@ -387,19 +387,6 @@ func hardware(it instanceType) (pricewatch.Hardware, bool, error) {
 	return hw, true, nil
 }
 
-// stock maps a SupportedResource's Status: Available and SoldOut, as in
-// Alibaba's call of the same layout (Volcengine's own list of values was
-// not found); anything else is an odd row.
-func stock(status string) (pricewatch.AvailabilityState, bool) {
-	switch status {
-	case "Available":
-		return pricewatch.InStock, true
-	case "SoldOut":
-		return pricewatch.SoldOut, true
-	}
-	return "", false
-}
-
 // Fetch reads every configured region's GPU types and their stock per
 // zone, then the sheets; any call failing fails the run.
 func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.Snapshot, error) {
@@ -434,7 +421,9 @@ func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.S
 					if !isGPU {
 						continue
 					}
-					state, ok := stock(sr.Status)
+					// Status as in Alibaba's call of the same layout:
+					// Volcengine's own list of values was not found.
+					state, ok := fetchers.AvailableResourceStatus(sr.Status)
 					if !ok {
 						odd = append(odd, fmt.Sprintf("%s in %s: status %q", sr.Value, z.ZoneID, sr.Status))
 						complete = false

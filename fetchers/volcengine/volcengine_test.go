@@ -3,6 +3,7 @@ package volcengine
 import (
 	"context"
 	"errors"
+	"maps"
 	"net/http"
 	"strings"
 	"testing"
@@ -81,13 +82,8 @@ func TestFetch(t *testing.T) {
 		"cn-beijing-a|" + volcenginetest.H20x8: "sold_out",
 		"cn-beijing-b|" + volcenginetest.GNI2:  "in_stock",
 	}
-	if len(got) != len(want) {
+	if !maps.Equal(got, want) {
 		t.Errorf("availability %v, want %v", got, want)
-	}
-	for k, v := range want {
-		if got[k] != v {
-			t.Errorf("%s: %q, want %q", k, got[k], v)
-		}
 	}
 	if len(snap.Offers) != 2 {
 		t.Fatalf("offers %+v", snap.Offers)

@@ -69,15 +69,64 @@ func (r tc3Request) signature(secretKey string) string {
 // Vectors are the worked example of Tencent's "Signature v3" page, in its
 // three published revisions (samples/tc3-test-vectors.json).
 type Vectors struct {
-	Common struct {
-		Service, Host, Action, ContentType, Payload, HashedPayload, CredentialScope, Date string
-		Timestamp                                                                         int64
-	}
-	Vectors []struct {
-		Revision, SecretID, SecretKey, SignedHeaders           string
-		CanonicalRequest, HashedCanonicalRequest, StringToSign string
-		Signature, Authorization                               string
-		AlsoWithPartlyMaskedKey                                *struct{ SecretKey, Signature string }
+	Common  VectorCommon
+	Vectors []Vector
+}
+
+// VectorCommon is what the three revisions share: the request signed.
+type VectorCommon struct {
+	Service, Host, Action, ContentType, Payload, HashedPayload, CredentialScope, Date string
+	Timestamp                                                                         int64
+}
+
+// Vector is one revision's key and the steps it publishes; the older
+// revisions leave some steps out (empty).
+type Vector struct {
+	Revision, SecretID, SecretKey, SignedHeaders           string
+	CanonicalRequest, HashedCanonicalRequest, StringToSign string
+	Signature, Authorization                               string
+	AlsoWithPartlyMaskedKey                                *struct{ SecretKey, Signature string }
+}
+
+// TC3Steps is what one implementation of the signature (the fetcher's
+// signer, the fake's verifier) computes for a revision's request.
+type TC3Steps struct {
+	HashedPayload, CanonicalRequest, StringToSign string
+	// Signature signs with a secret key.
+	Signature func(secretKey string) string
+}
+
+// CheckVectors runs each published revision as a subtest and checks the
+// steps that steps computes for it (from c and v, and checking there what
+// only that implementation has) against the published ones.
+func CheckVectors(t *testing.T, steps func(t *testing.T, c VectorCommon, v Vector) TC3Steps) {
+	t.Helper()
+	doc := SignatureVectors(t)
+	c := doc.Common
+	for _, v := range doc.Vectors {
+		t.Run(v.Revision, func(t *testing.T) {
+			s := steps(t, c, v)
+			if s.HashedPayload != c.HashedPayload {
+				t.Errorf("hashed payload %s, want %s", s.HashedPayload, c.HashedPayload)
+			}
+			if v.CanonicalRequest != "" && s.CanonicalRequest != v.CanonicalRequest {
+				t.Errorf("canonical request\n%q\nwant\n%q", s.CanonicalRequest, v.CanonicalRequest)
+			}
+			if v.HashedCanonicalRequest != "" && sha256Hex([]byte(s.CanonicalRequest)) != v.HashedCanonicalRequest {
+				t.Errorf("hashed canonical request %s, want %s", sha256Hex([]byte(s.CanonicalRequest)), v.HashedCanonicalRequest)
+			}
+			if v.StringToSign != "" && s.StringToSign != v.StringToSign {
+				t.Errorf("string to sign\n%q\nwant\n%q", s.StringToSign, v.StringToSign)
+			}
+			if got := s.Signature(v.SecretKey); got != v.Signature {
+				t.Errorf("signature %s, want %s", got, v.Signature)
+			}
+			if alt := v.AlsoWithPartlyMaskedKey; alt != nil {
+				if got := s.Signature(alt.SecretKey); got != alt.Signature {
+					t.Errorf("signature with the partly masked key %s, want %s", got, alt.Signature)
+				}
+			}
+		})
 	}
 }
 
