@@ -1,7 +1,6 @@
 package coreweave
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/pricewatch/pricewatch"
@@ -23,13 +22,10 @@ func TestConformance(t *testing.T) {
 			t.Setenv(EnvAPIToken, "")
 			return Provider.Build(&Section{Endpoint: fake.URL, APIKeyFile: h.KeyFile(t), PriceSheets: []string{fake.SheetURL()}}, h.Env)
 		},
-		Empty: func(_ *testing.T, fake *coreweavetest.Server) { fake.FailNext(coreweavetest.Empty) },
+		Empty: fetcherstest.EmptyNext[*coreweavetest.Server],
 		Malformed: func(t *testing.T, fake *coreweavetest.Server) func(pricewatch.Offer) bool {
-			sheet := coreweavetest.Sample()
-			if !strings.Contains(sheet, ",6.50,") {
-				t.Fatal("coreweavetest sheet changed: no gh200-1x price 6.50")
-			}
-			fake.SetSheet(strings.Replace(sheet, ",6.50,", ",6.50 USD,", 1))
+			// gh200-1x's price, the one 6.50.
+			fake.SetSheet(fetcherstest.ReplaceOnce(t, coreweavetest.Sample(), ",6.50,", ",6.50 USD,"))
 			return fetcherstest.InstanceType("gh200-1x")
 		},
 		Lacks: map[fetcherstest.Check]string{

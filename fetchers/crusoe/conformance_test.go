@@ -1,7 +1,6 @@
 package crusoe
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/pricewatch/pricewatch"
@@ -31,13 +30,10 @@ func TestConformance(t *testing.T) {
 			return Provider.Build(&Section{Endpoint: fake.Endpoint(), AccessKeyID: conformanceID, SecretKeyFile: h.KeyFile(t),
 				PriceSheets: []string{fake.SheetURL()}}, h.Env)
 		},
-		Empty: func(_ *testing.T, fake *crusoetest.Server) { fake.FailNext(crusoetest.Empty) },
+		Empty: fetcherstest.EmptyNext[*crusoetest.Server],
 		Malformed: func(t *testing.T, fake *crusoetest.Server) func(pricewatch.Offer) bool {
-			s := crusoetest.Sheet()
-			if !strings.Contains(s, "price: 1.50") {
-				t.Fatal("crusoetest sheet changed: no l40s price 1.50")
-			}
-			fake.SetSheet(strings.Replace(s, "price: 1.50", "price: Contact sales", 1))
+			// l40s's price, the one 1.50.
+			fake.SetSheet(fetcherstest.ReplaceOnce(t, crusoetest.Sheet(), "price: 1.50", "price: Contact sales"))
 			return fetcherstest.InstanceType("l40s-48gb.1x")
 		},
 		Lacks: map[fetcherstest.Check]string{
