@@ -7,6 +7,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/coreweave/coreweavetest"
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
+	"github.com/pricewatch/pricewatch/fetchers/sheet"
 )
 
 // TestConformance runs the fetcher contract every cloud passes, built as
@@ -20,7 +21,7 @@ func TestConformance(t *testing.T) {
 		Fake:     func(t *testing.T) *coreweavetest.Server { return coreweavetest.New(t, key) },
 		New: func(t *testing.T, fake *coreweavetest.Server, h fetcherstest.Harness) (fetchers.Fetcher, error) {
 			t.Setenv(EnvAPIToken, "")
-			return Provider.Build(&Section{Endpoint: fake.URL, APIKeyFile: h.KeyFile(t), PriceSheets: []string{fake.SheetURL()}}, h.Env)
+			return Provider.Build(&Section{Keys: sheet.Keys{Endpoint: fake.URL, PriceSheets: []string{fake.SheetURL()}}, APIKeyFile: h.KeyFile(t)}, h.Env)
 		},
 		Empty: fetcherstest.EmptyNext[*coreweavetest.Server],
 		Malformed: func(t *testing.T, fake *coreweavetest.Server) func(pricewatch.Offer) bool {

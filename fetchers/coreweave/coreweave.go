@@ -15,7 +15,6 @@ package coreweave
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -51,30 +50,15 @@ const (
 
 // Section is providers.coreweave.
 type Section struct {
-	Enabled  bool          `yaml:"enabled"`
-	Endpoint string        `yaml:"endpoint"`
-	Schedule string        `yaml:"schedule"`
-	Timeout  time.Duration `yaml:"timeout"`
+	// Keys hold price_sheets, the sheets with CoreWeave's prices.
+	sheet.Keys `yaml:",inline"`
 	// APIKeyFile holds the API access token when COREWEAVE_API_TOKEN is
 	// not set; without either, Capacity Finder is not asked.
 	APIKeyFile string `yaml:"api_key_file"`
-	// PriceSheets are the files or URLs of the sheets with CoreWeave's
-	// prices (package sheet's format).
-	PriceSheets []string `yaml:"price_sheets"`
-}
-
-// Shared returns the keys every provider has.
-func (s *Section) Shared() section.Common {
-	return section.Common{Enabled: s.Enabled, Endpoint: s.Endpoint, Schedule: s.Schedule, Timeout: s.Timeout}
 }
 
 // Validate checks api_key_file and price_sheets when the provider is on.
-func (s *Section) Validate(k section.Checker) error {
-	if !s.Enabled {
-		return nil
-	}
-	return errors.Join(k.SecretFile("api_key_file", s.APIKeyFile), sheet.CheckSources(k, "price_sheets", s.PriceSheets))
-}
+func (s *Section) Validate(k section.Checker) error { return s.Check(k, "api_key_file", s.APIKeyFile) }
 
 // Provider registers CoreWeave (see package providers).
 var Provider = fetchers.Provider{
@@ -83,7 +67,7 @@ var Provider = fetchers.Provider{
 	Section: func() section.Section {
 		// Capacity Finder's samples are refreshed on a fixed cadence;
 		// hourly reads follow them without asking more often.
-		return &Section{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "17 * * * *", Timeout: 5 * time.Minute}
+		return &Section{Keys: sheet.Keys{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "17 * * * *", Timeout: 5 * time.Minute}}
 	},
 	Build: fetchers.Builder(func(s *Section, env fetchers.Env) (fetchers.Fetcher, error) {
 		tok, err := fetchers.ReadKey("coreweave API access token", EnvAPIToken, s.APIKeyFile)

@@ -7,6 +7,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/crusoe/crusoetest"
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
+	"github.com/pricewatch/pricewatch/fetchers/sheet"
 )
 
 // conformanceKey is the secret half (base64url, as Crusoe issues it);
@@ -27,8 +28,8 @@ func TestConformance(t *testing.T) {
 		New: func(t *testing.T, fake *crusoetest.Server, h fetcherstest.Harness) (fetchers.Fetcher, error) {
 			t.Setenv(EnvSecretKey, "")
 			t.Setenv(EnvAccessKeyID, "")
-			return Provider.Build(&Section{Endpoint: fake.Endpoint(), AccessKeyID: conformanceID, SecretKeyFile: h.KeyFile(t),
-				PriceSheets: []string{fake.SheetURL()}}, h.Env)
+			return Provider.Build(&Section{Keys: sheet.Keys{Endpoint: fake.Endpoint(), PriceSheets: []string{fake.SheetURL()}},
+				AccessKeyID: conformanceID, SecretKeyFile: h.KeyFile(t)}, h.Env)
 		},
 		Empty: fetcherstest.EmptyNext[*crusoetest.Server],
 		Malformed: func(t *testing.T, fake *crusoetest.Server) func(pricewatch.Offer) bool {

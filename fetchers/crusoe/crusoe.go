@@ -49,32 +49,19 @@ const (
 
 // Section is providers.crusoe.
 type Section struct {
-	Enabled  bool          `yaml:"enabled"`
-	Endpoint string        `yaml:"endpoint"`
-	Schedule string        `yaml:"schedule"`
-	Timeout  time.Duration `yaml:"timeout"`
+	// Keys hold price_sheets, the sheets with Crusoe's prices.
+	sheet.Keys `yaml:",inline"`
 	// AccessKeyID is the key's public half (CRUSOE_ACCESS_KEY_ID wins).
 	AccessKeyID string `yaml:"access_key_id"`
 	// SecretKeyFile holds the secret half when CRUSOE_SECRET_KEY is not
 	// set.
 	SecretKeyFile string `yaml:"secret_key_file"`
-	// PriceSheets are the files or URLs of the sheets with Crusoe's
-	// prices (package sheet's format).
-	PriceSheets []string `yaml:"price_sheets"`
-}
-
-// Shared returns the keys every provider has.
-func (s *Section) Shared() section.Common {
-	return section.Common{Enabled: s.Enabled, Endpoint: s.Endpoint, Schedule: s.Schedule, Timeout: s.Timeout}
 }
 
 // Validate checks secret_key_file and price_sheets when the provider is
 // on.
 func (s *Section) Validate(k section.Checker) error {
-	if !s.Enabled {
-		return nil
-	}
-	return errors.Join(k.SecretFile("secret_key_file", s.SecretKeyFile), sheet.CheckSources(k, "price_sheets", s.PriceSheets))
+	return s.Check(k, "secret_key_file", s.SecretKeyFile)
 }
 
 // Provider registers Crusoe (see package providers).
@@ -82,7 +69,7 @@ var Provider = fetchers.Provider{
 	Name:  pricewatch.Crusoe,
 	Facts: section.Facts{NeedsEndpoint: true, RegionsUnused: "one capacities answer covers every Crusoe location"},
 	Section: func() section.Section {
-		return &Section{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "*/10 * * * *", Timeout: 2 * time.Minute}
+		return &Section{Keys: sheet.Keys{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "*/10 * * * *", Timeout: 2 * time.Minute}}
 	},
 	Build: fetchers.Builder(func(s *Section, env fetchers.Env) (fetchers.Fetcher, error) {
 		secret, err := fetchers.ReadKey("crusoe secret key", EnvSecretKey, s.SecretKeyFile)
