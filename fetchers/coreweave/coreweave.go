@@ -75,11 +75,7 @@ var Provider = fetchers.Provider{
 			return nil, err
 		}
 		env.Secrets(tok)
-		f, err := New(Config{Endpoint: s.Endpoint, Token: tok, PriceSheets: s.PriceSheets}, env.Client, env.Log)
-		if err != nil {
-			return nil, err
-		}
-		return f, nil
+		return New(Config{Endpoint: s.Endpoint, Token: tok, PriceSheets: s.PriceSheets}, env.Client, env.Log)
 	}),
 }
 

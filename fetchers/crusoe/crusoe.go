@@ -81,11 +81,7 @@ var Provider = fetchers.Provider{
 		if id.Empty() {
 			id = section.NewSecret(s.AccessKeyID)
 		}
-		f, err := New(Config{Endpoint: s.Endpoint, AccessKeyID: id.Value(), SecretKey: secret, PriceSheets: s.PriceSheets}, env.Client, env.Log, env.Now)
-		if err != nil {
-			return nil, err
-		}
-		return f, nil
+		return New(Config{Endpoint: s.Endpoint, AccessKeyID: id.Value(), SecretKey: secret, PriceSheets: s.PriceSheets}, env.Client, env.Log, env.Now)
 	}),
 }
 

@@ -105,17 +105,9 @@ var Provider = fetchers.Provider{
 		env.Secrets(k)
 		cfg := Config{Endpoint: s.Endpoint, APIKey: k}
 		if s.API == APIREST {
-			f, err := NewREST(cfg, env.Client, env.Log)
-			if err != nil {
-				return nil, err // not f: a nil *RESTFetcher would be a non-nil Fetcher
-			}
-			return f, nil
+			return NewREST(cfg, env.Client, env.Log)
 		}
-		f, err := New(cfg, env.Client, env.Log)
-		if err != nil {
-			return nil, err
-		}
-		return f, nil
+		return New(cfg, env.Client, env.Log)
 	}),
 }
 
