@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -85,5 +87,23 @@ func TestDecodeWhole(t *testing.T) {
 				t.Fatalf("DecodeWhole: %v, want %q wrapping ErrIncomplete", err, tt.want)
 			}
 		})
+	}
+}
+
+// A Request that leaves its bounds at zero reads within the defaults: a
+// body of DefaultMaxBody bytes is read, one byte more is refused.
+func TestReadDefaultBounds(t *testing.T) {
+	for _, c := range []struct {
+		size    int
+		refused bool
+	}{{DefaultMaxBody, false}, {DefaultMaxBody + 1, true}} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Write(make([]byte, c.size))
+		}))
+		body, err := NewClient(DefaultRetryPolicy()).Read(context.Background(), Request{Method: http.MethodGet, URL: srv.URL, Where: "test"})
+		srv.Close()
+		if c.refused != errors.Is(err, ErrIncomplete) || (!c.refused && len(body) != c.size) {
+			t.Errorf("%d bytes: read %d, %v", c.size, len(body), err)
+		}
 	}
 }

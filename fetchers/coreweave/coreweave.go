@@ -44,7 +44,6 @@ const (
 
 	stateVersion  = 1
 	maxBodyBytes  = 4 << 20
-	bodyTimeout   = time.Minute
 	nodesPerQuery = 1
 )
 
@@ -111,7 +110,7 @@ func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error)
 	if !cfg.Token.Empty() {
 		a, err := fetchers.NewKeyedAPI(fetchers.KeyedSpec{Provider: pricewatch.CoreWeave, DefaultEndpoint: DefaultEndpoint, Path: Path,
 			KeyHelp: "check " + EnvAPIToken + " or providers.coreweave.api_key_file", Answer: "Capacity Finder's ranked zones",
-			MaxBody: maxBodyBytes, BodyTimeout: bodyTimeout}, fetchers.KeyedConfig{Endpoint: cfg.Endpoint, APIKey: cfg.Token}, client, log)
+			MaxBody: maxBodyBytes}, fetchers.KeyedConfig{Endpoint: cfg.Endpoint, APIKey: cfg.Token}, client, log)
 		if err != nil {
 			return nil, err
 		}

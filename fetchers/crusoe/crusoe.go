@@ -44,7 +44,6 @@ const (
 	signatureVersion = "1.0"
 
 	maxBodyBytes = 4 << 20
-	bodyTimeout  = time.Minute
 )
 
 // Section is providers.crusoe.
@@ -227,7 +226,7 @@ func (f *Fetcher) capacities(ctx context.Context) ([]byte, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("%w: %s: HTTP %d instead of the capacities", fetchers.ErrIncomplete, where, resp.StatusCode)
 	}
-	return fetchers.ReadBody(ctx, cancel, resp.Body, maxBodyBytes, bodyTimeout, where)
+	return fetchers.ReadBody(ctx, cancel, resp.Body, maxBodyBytes, fetchers.DefaultBodyTimeout, where)
 }
 
 type answer struct {

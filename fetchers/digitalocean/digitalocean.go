@@ -47,9 +47,7 @@ const (
 	// Currency: DigitalOcean prices in US dollars.
 	Currency = "USD"
 
-	maxPages     = 50
-	maxBodyBytes = 16 << 20
-	bodyTimeout  = time.Minute
+	maxPages = 50
 )
 
 // Config is the fetcher's part of the configuration.
@@ -164,8 +162,7 @@ func (f *Fetcher) sizes(ctx context.Context) ([]json.RawMessage, error) {
 		}
 		where := fmt.Sprintf("digitalocean %s page %d", SizesPath, n)
 		body, err := f.client.Read(ctx, fetchers.Request{Method: http.MethodGet, URL: u, Bearer: f.key, Where: where,
-			Answer: "the size list", Refused: "the token was refused (" + key.Help() + ")",
-			Limit: maxBodyBytes, Timeout: bodyTimeout})
+			Answer: "the size list", Refused: "the token was refused (" + key.Help() + ")"})
 		if err != nil {
 			return "", err
 		}

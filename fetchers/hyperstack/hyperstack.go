@@ -54,9 +54,6 @@ const (
 	KeyHeader = "api_key"
 	// Currency: the pricebook is in US dollars.
 	Currency = "USD"
-
-	maxBodyBytes = 16 << 20
-	bodyTimeout  = time.Minute
 )
 
 // Config is the fetcher's part of the configuration.
@@ -91,8 +88,8 @@ func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error)
 		api          *fetchers.KeyedAPI
 		path, answer string
 	}{{&f.flavors, PathFlavors, "the flavor list"}, {&f.pricebook, PathPricebook, "the pricebook"}, {&f.stocks, PathStocks, "the stock list"}} {
-		a, err := key.API(fetchers.KeyedSpec{Provider: Name, DefaultEndpoint: DefaultEndpoint, Path: x.path, Answer: x.answer,
-			MaxBody: maxBodyBytes, BodyTimeout: bodyTimeout, KeyHeader: KeyHeader}, cfg, client, log)
+		a, err := key.API(fetchers.KeyedSpec{Provider: Name, DefaultEndpoint: DefaultEndpoint, Path: x.path, Answer: x.answer, KeyHeader: KeyHeader},
+			cfg, client, log)
 		if err != nil {
 			return nil, err
 		}

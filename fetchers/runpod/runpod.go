@@ -49,8 +49,7 @@ const (
 	Secure    = "secure"
 	Community = pricewatch.Community
 
-	maxBodyBytes       = 8 << 20
-	defaultBodyTimeout = time.Minute
+	maxBodyBytes = 8 << 20
 	// maxErrorText bounds how much of a GraphQL error message is quoted.
 	maxErrorText = 300
 )
@@ -122,7 +121,7 @@ type Fetcher struct {
 // ?api_key= in the URL, would put the key where URLs get logged.
 var api = fetchers.KeyedSpec{Provider: pricewatch.RunPod, DefaultEndpoint: DefaultEndpoint, Path: Path,
 	KeyHelp: "check " + EnvAPIKey + " or providers.runpod.api_key_file; the query also works without a key", Answer: "a GraphQL answer",
-	MaxBody: maxBodyBytes, BodyTimeout: defaultBodyTimeout}
+	MaxBody: maxBodyBytes}
 
 // APIKeyFrom resolves the optional key: RUNPOD_API_KEY first, then the
 // file named by providers.runpod.api_key_file. No key is not an error.

@@ -62,9 +62,6 @@ const (
 	PerPage = 100
 	// maxPages bounds one listing (fr-par-2 needs two pages of 100).
 	maxPages = 50
-
-	maxBodyBytes = 16 << 20
-	bodyTimeout  = time.Minute
 )
 
 // DefaultZones are the Instance API's zones (its reference lists fr-par-1
@@ -216,8 +213,7 @@ func (f *Fetcher) list(ctx context.Context, zone, path, answer string) (map[stri
 		}
 		u.RawQuery = url.Values{"per_page": {strconv.Itoa(PerPage)}, "page": {strconv.Itoa(n)}}.Encode()
 		where := fmt.Sprintf("scaleway %s %s page %d", zone, path, n)
-		body, err := f.client.Read(ctx, fetchers.Request{Method: http.MethodGet, URL: u.String(), Where: where, Answer: answer,
-			Limit: maxBodyBytes, Timeout: bodyTimeout})
+		body, err := f.client.Read(ctx, fetchers.Request{Method: http.MethodGet, URL: u.String(), Where: where, Answer: answer})
 		if err != nil {
 			return nil, err
 		}
