@@ -115,3 +115,17 @@ func (c *Client) Read(ctx context.Context, r Request) ([]byte, error) {
 	}
 	return ReadBody(ctx, cancel, resp.Body, cmp.Or(r.Limit, DefaultMaxBody), cmp.Or(r.Timeout, DefaultBodyTimeout), r.Where)
 }
+
+// ReadJSON is Read, then DecodeWhole of the body into v (a pointer): the
+// answer must be one whole JSON document, r.Answer, and an error in it is
+// named by r.Where, as Read's own are.
+func (c *Client) ReadJSON(ctx context.Context, r Request, v any) error {
+	body, err := c.Read(ctx, r)
+	if err != nil {
+		return err
+	}
+	if err := DecodeWhole(body, r.Answer, v); err != nil {
+		return fmt.Errorf("%s: %w", r.Where, err)
+	}
+	return nil
+}

@@ -107,3 +107,20 @@ func TestReadDefaultBounds(t *testing.T) {
 		}
 	}
 }
+
+// ReadJSON decodes a whole document, and names the request in the error
+// of one that is not.
+func TestReadJSON(t *testing.T) {
+	for body, want := range map[string]string{`{"n": 1.50}`: "", `{"n": 1.5`: "test list: incomplete or malformed response: body ends"} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte(body)) }))
+		var v map[string]any
+		err := NewClient(DefaultRetryPolicy()).ReadJSON(context.Background(), Request{Method: http.MethodGet, URL: srv.URL, Where: "test list", Answer: "a list"}, &v)
+		srv.Close()
+		switch {
+		case want == "" && (err != nil || fmt.Sprint(v) != "map[n:1.50]"):
+			t.Errorf("%s: %v, %v", body, v, err)
+		case want != "" && (!errors.Is(err, ErrIncomplete) || !strings.HasPrefix(fmt.Sprint(err), want)):
+			t.Errorf("%s: %v, want %q", body, err, want)
+		}
+	}
+}

@@ -183,15 +183,12 @@ func (f *Fetcher) page(ctx context.Context, token string, n int) (page, error) {
 	}
 	u.RawQuery = q.Encode()
 	where := fmt.Sprintf("gcp %s page %d", SKUPath, n)
-	body, err := f.client.Read(ctx, fetchers.Request{Method: http.MethodGet, URL: u.String(), KeyHeader: KeyHeader, Key: f.key,
-		Where: where, Answer: "a SKU page", Refused: "the API key was refused (" + keyHelp + ")",
-		Limit: maxBodyBytes, Timeout: bodyTimeout})
-	if err != nil {
-		return page{}, keyRefused(where, err, f.key)
-	}
 	var p page
-	if err := fetchers.DecodeWhole(body, "a SKU page", &p); err != nil {
-		return page{}, fmt.Errorf("%s: %w", where, err)
+	// keyRefused passes any error but a refusal through as it is.
+	if err := f.client.ReadJSON(ctx, fetchers.Request{Method: http.MethodGet, URL: u.String(), KeyHeader: KeyHeader, Key: f.key,
+		Where: where, Answer: "a SKU page", Refused: "the API key was refused (" + keyHelp + ")",
+		Limit: maxBodyBytes, Timeout: bodyTimeout}, &p); err != nil {
+		return page{}, keyRefused(where, err, f.key)
 	}
 	if p.SKUs == nil {
 		// An empty service answers {} (proto3 JSON leaves an empty list

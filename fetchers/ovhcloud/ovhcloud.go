@@ -202,14 +202,10 @@ const (
 // Fetch reads the catalogue and returns the GPU flavors' prices, or an
 // error if the answer is not a whole catalogue.
 func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.Snapshot, error) {
-	body, err := f.client.Read(ctx, fetchers.Request{Method: http.MethodGet, URL: f.url,
-		Where: "ovhcloud " + CatalogPath, Answer: "the public cloud catalogue", Limit: maxBodyBytes, Timeout: bodyTimeout})
-	if err != nil {
-		return nil, err
-	}
 	var c catalog
-	if err := fetchers.DecodeWhole(body, "the public cloud catalogue", &c); err != nil {
-		return nil, fmt.Errorf("ovhcloud %s: %w", CatalogPath, err)
+	if err := f.client.ReadJSON(ctx, fetchers.Request{Method: http.MethodGet, URL: f.url,
+		Where: "ovhcloud " + CatalogPath, Answer: "the public cloud catalogue", Limit: maxBodyBytes, Timeout: bodyTimeout}, &c); err != nil {
+		return nil, err
 	}
 	currency, err := f.check(c)
 	if err != nil {

@@ -213,13 +213,9 @@ func (f *Fetcher) list(ctx context.Context, zone, path, answer string) (map[stri
 		}
 		u.RawQuery = url.Values{"per_page": {strconv.Itoa(PerPage)}, "page": {strconv.Itoa(n)}}.Encode()
 		where := fmt.Sprintf("scaleway %s %s page %d", zone, path, n)
-		body, err := f.client.Read(ctx, fetchers.Request{Method: http.MethodGet, URL: u.String(), Where: where, Answer: answer})
-		if err != nil {
-			return nil, err
-		}
 		var p page
-		if err := fetchers.DecodeWhole(body, answer, &p); err != nil {
-			return nil, fmt.Errorf("%s: %w", where, err)
+		if err := f.client.ReadJSON(ctx, fetchers.Request{Method: http.MethodGet, URL: u.String(), Where: where, Answer: answer}, &p); err != nil {
+			return nil, err
 		}
 		if p.Servers == nil {
 			return nil, fmt.Errorf("%w: %s: no servers object", fetchers.ErrIncomplete, where)

@@ -161,14 +161,10 @@ func (f *Fetcher) plans(ctx context.Context, path string, q url.Values, field st
 			v.Set("cursor", cursor)
 		}
 		u.RawQuery = v.Encode()
-		body, err := f.client.Read(ctx, fetchers.Request{Method: http.MethodGet, URL: u.String(), Where: what, Answer: "the " + field + " list",
-			Limit: maxBodyBytes})
-		if err != nil {
-			return "", err
-		}
 		var l list
-		if err := fetchers.DecodeWhole(body, "the "+field+" list", &l); err != nil {
-			return "", fmt.Errorf("%s: %w", what, err)
+		if err := f.client.ReadJSON(ctx, fetchers.Request{Method: http.MethodGet, URL: u.String(), Where: what, Answer: "the " + field + " list",
+			Limit: maxBodyBytes}, &l); err != nil {
+			return "", err
 		}
 		rows := l.Plans
 		if field == "plans_metal" {
