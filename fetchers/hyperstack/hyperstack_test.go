@@ -5,21 +5,17 @@ import (
 	"strings"
 	"testing"
 
-	"go.uber.org/zap"
-
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/fetchers/hyperstack/hyperstacktest"
 	"github.com/pricewatch/pricewatch/gpu"
-	"github.com/pricewatch/pricewatch/section"
 )
 
 const testKey = "hs_test_key"
 
 func fetch(t *testing.T, fake *hyperstacktest.Server) (*pricewatch.Snapshot, error) {
 	t.Helper()
-	f, err := New(Config{Endpoint: fake.URL, APIKey: section.NewSecret(testKey)}, fetcherstest.QuickClient(), zap.NewNop())
-	return fetcherstest.Fetch(t, f, err)
+	return fetcherstest.FetchKeyed(t, New, fake.URL, testKey, nil)
 }
 
 // describe writes each stock record with its detail.
