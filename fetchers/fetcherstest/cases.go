@@ -10,20 +10,22 @@ import (
 )
 
 // KeyedCase is the start of the Case of a cloud registered with
-// fetchers.KeyedProvider (p), built as the program builds it: from its
-// section, with the fake's address (url) as the endpoint and the key in
-// api_key_file, the key's environment variable env cleared. Its fake is
-// started by start with key, the one key it accepts. The caller adds the
-// hooks and Lacks only its own API can say.
+// fetchers.KeyedProvider (p), built as KeyedNew builds it (env names the
+// key's environment variable). Its fake is started by start with key, the
+// one key it accepts, and serves at url. The caller adds the hooks and
+// Lacks only its own API can say.
 func KeyedCase[F any](p fetchers.Provider, env, key string, start func(testing.TB, string) F, url func(F) string) Case[F] {
-	return Case[F]{
-		Provider: p.Name,
-		Key:      key,
-		Fake:     func(t *testing.T) F { return start(t, key) },
-		New: func(t *testing.T, fake F, h Harness) (fetchers.Fetcher, error) {
-			t.Setenv(env, "")
-			return p.Build(&section.Keyed{Endpoint: url(fake), APIKeyFile: h.KeyFile(t)}, h.Env)
-		},
+	return Case[F]{Provider: p.Name, Key: key, Fake: func(t *testing.T) F { return start(t, key) }, New: KeyedNew(p, env, url)}
+}
+
+// KeyedNew is Case.New for a cloud registered with
+// fetchers.KeyedProvider, built as the program builds it: from its
+// section, with the fake's address (url) as the endpoint and the key in
+// api_key_file, the key's environment variable env cleared.
+func KeyedNew[F any](p fetchers.Provider, env string, url func(F) string) func(*testing.T, F, Harness) (fetchers.Fetcher, error) {
+	return func(t *testing.T, fake F, h Harness) (fetchers.Fetcher, error) {
+		t.Setenv(env, "")
+		return p.Build(&section.Keyed{Endpoint: url(fake), APIKeyFile: h.KeyFile(t)}, h.Env)
 	}
 }
 
