@@ -139,11 +139,7 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 		snap.SourceVersion = "price sheets; " + strings.TrimPrefix(Path, "/")
 		snap.Coverage[0].Availability = complete
 	}
-	if err := snap.Validate(); err != nil {
-		return nil, fmt.Errorf("coreweave: built an invalid snapshot: %w", err)
-	}
-	f.log.Info("coreweave fetched", zap.Int("offers", len(snap.Offers)), zap.Int("availability", len(snap.Availability)))
-	return snap, nil
+	return fetchers.Done(f.log, "coreweave", snap, "coreweave fetched", zap.Int("offers", len(snap.Offers)), zap.Int("availability", len(snap.Availability)))
 }
 
 // Superchip types are not considered by Capacity Finder (its

@@ -192,11 +192,7 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 		}
 		snap.Availability = append(snap.Availability, a)
 	}
-	if err := snap.Validate(); err != nil {
-		return nil, fmt.Errorf("crusoe: built an invalid snapshot: %w", err)
-	}
-	f.log.Info("crusoe fetched", zap.Int("offers", len(snap.Offers)), zap.Int("availability", len(snap.Availability)))
-	return snap, nil
+	return fetchers.Done(f.log, "crusoe", snap, "crusoe fetched", zap.Int("offers", len(snap.Offers)), zap.Int("availability", len(snap.Availability)))
 }
 
 func (f *Fetcher) capacities(ctx context.Context) ([]byte, error) {

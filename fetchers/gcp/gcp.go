@@ -165,12 +165,8 @@ func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.S
 		return nil, fmt.Errorf("%w: gcp %s: %d SKUs on %d pages but not one GPU machine type priced: not believed", fetchers.ErrIncomplete, SKUPath, total, pages)
 	}
 	snap.SourceVersion = fmt.Sprintf("services/%s/skus (%d SKUs, %d pages)", ServiceID, total, pages)
-	if err := snap.Validate(); err != nil {
-		return nil, fmt.Errorf("gcp: built an invalid snapshot: %w", err)
-	}
-	f.log.Info("gcp catalogue fetched", zap.Int("pages", pages), zap.Int("skus", total), zap.Int("parts", idx.parts()),
+	return fetchers.Done(f.log, "gcp", snap, "gcp catalogue fetched", zap.Int("pages", pages), zap.Int("skus", total), zap.Int("parts", idx.parts()),
 		zap.Int("offers", len(snap.Offers)), zap.Int("regions", len(snap.Coverage)), zap.Any("skipped", idx.skipped))
-	return snap, nil
 }
 
 // page reads one page. The next page is the same URL with pageToken set:

@@ -145,12 +145,8 @@ func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.S
 	if len(snap.Offers) == 0 && len(snap.Availability) == 0 {
 		return nil, fmt.Errorf("%w: hyperstack %s: %d flavors but not one GPU flavor: not believed", fetchers.ErrIncomplete, PathFlavors, len(flavors)+skipped)
 	}
-	if err := snap.Validate(); err != nil {
-		return nil, fmt.Errorf("hyperstack: built an invalid snapshot: %w", err)
-	}
-	f.log.Info("hyperstack flavors fetched", zap.Int("gpu_flavors", len(flavors)), zap.Int("other_flavors", skipped),
+	return fetchers.Done(f.log, "hyperstack", snap, "hyperstack flavors fetched", zap.Int("gpu_flavors", len(flavors)), zap.Int("other_flavors", skipped),
 		zap.Int("offers", len(snap.Offers)), zap.Int("availability", len(snap.Availability)))
-	return snap, nil
 }
 
 // flavorsDoc is /core/flavors: flavors grouped by GPU and region. Groups

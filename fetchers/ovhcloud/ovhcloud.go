@@ -219,12 +219,8 @@ func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.S
 		return nil, fmt.Errorf("%w: ovhcloud %s: %d addons but not one priced GPU flavor: not believed", fetchers.ErrIncomplete, CatalogPath, len(*c.Addons))
 	}
 	snap.SourceVersion = "catalogId " + c.CatalogID.String()
-	if err := snap.Validate(); err != nil {
-		return nil, fmt.Errorf("ovhcloud: built an invalid snapshot: %w", err)
-	}
-	f.log.Info("ovhcloud catalogue fetched", zap.String("subsidiary", f.subsidiary), zap.String("currency", currency),
+	return fetchers.Done(f.log, "ovhcloud", snap, "ovhcloud catalogue fetched", zap.String("subsidiary", f.subsidiary), zap.String("currency", currency),
 		zap.Int("addons", len(*c.Addons)), zap.Int("offers", len(snap.Offers)), zap.Any("skipped", skipped))
-	return snap, nil
 }
 
 // currencyCode is an ISO 4217 code.

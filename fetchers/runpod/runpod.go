@@ -163,12 +163,8 @@ func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.S
 		// One odd GPU type never fails the run: the others are stored.
 		f.api.Log.Warn("runpod GPU types malformed; left out, the others are stored", zap.Int("malformed", len(malformed)), zap.Strings("why", malformed))
 	}
-	if err := snap.Validate(); err != nil {
-		return nil, fmt.Errorf("runpod: built an invalid snapshot: %w", err)
-	}
-	f.api.Log.Info("runpod GPU types fetched", zap.Int("gpu_types", len(d.GPUTypes)), zap.Int("data_centers", len(d.DataCenters)),
+	return fetchers.Done(f.api.Log, "runpod", snap, "runpod GPU types fetched", zap.Int("gpu_types", len(d.GPUTypes)), zap.Int("data_centers", len(d.DataCenters)),
 		zap.Int("offers", len(snap.Offers)), zap.Int("availability", len(snap.Availability)))
-	return snap, nil
 }
 
 // post sends the one query.

@@ -146,12 +146,8 @@ func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.S
 	if len(snap.Offers) == 0 {
 		return nil, fmt.Errorf("%w: scaleway: %d zone(s) but not one priced GPU type: not believed", fetchers.ErrIncomplete, len(f.zones))
 	}
-	if err := snap.Validate(); err != nil {
-		return nil, fmt.Errorf("scaleway: built an invalid snapshot: %w", err)
-	}
-	f.log.Info("scaleway catalogue fetched", zap.Int("zones", len(f.zones)), zap.Int("offers", len(snap.Offers)),
+	return fetchers.Done(f.log, "scaleway", snap, "scaleway catalogue fetched", zap.Int("zones", len(f.zones)), zap.Int("offers", len(snap.Offers)),
 		zap.Int("availability", len(snap.Availability)))
-	return snap, nil
 }
 
 // zone reads one zone into snap.
