@@ -2,6 +2,7 @@ package fetchers
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -38,6 +39,14 @@ func ReadBody(ctx context.Context, cancel context.CancelFunc, r io.Reader, limit
 	return body, nil
 }
 
+// The bounds of reading the body of an answer that a Request or a
+// KeyedSpec leaves at zero: a JSON answer of the clouds' APIs takes a few
+// MB at most, and a minute once its headers arrived is ample for it.
+const (
+	DefaultMaxBody     = 16 << 20
+	DefaultBodyTimeout = time.Minute
+)
+
 // Request is one request whose 200 answer is read whole (see Client.Read).
 type Request struct {
 	Method, URL string
@@ -59,7 +68,8 @@ type Request struct {
 	// Refused, when set, is what a 401 or 403 means ("the API key was
 	// refused (check …)"); the error then wraps ErrAuth.
 	Refused string
-	// Limit and Timeout bound reading the body (see ReadBody).
+	// Limit and Timeout bound reading the body (see ReadBody); zero:
+	// DefaultMaxBody and DefaultBodyTimeout.
 	Limit   int64
 	Timeout time.Duration
 }
@@ -103,5 +113,19 @@ func (c *Client) Read(ctx context.Context, r Request) ([]byte, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("%w: %s: HTTP %d instead of %s", ErrIncomplete, r.Where, resp.StatusCode, r.Answer)
 	}
-	return ReadBody(ctx, cancel, resp.Body, r.Limit, r.Timeout, r.Where)
+	return ReadBody(ctx, cancel, resp.Body, cmp.Or(r.Limit, DefaultMaxBody), cmp.Or(r.Timeout, DefaultBodyTimeout), r.Where)
+}
+
+// ReadJSON is Read, then DecodeWhole of the body into v (a pointer): the
+// answer must be one whole JSON document, r.Answer, and an error in it is
+// named by r.Where, as Read's own are.
+func (c *Client) ReadJSON(ctx context.Context, r Request, v any) error {
+	body, err := c.Read(ctx, r)
+	if err != nil {
+		return err
+	}
+	if err := DecodeWhole(body, r.Answer, v); err != nil {
+		return fmt.Errorf("%s: %w", r.Where, err)
+	}
+	return nil
 }

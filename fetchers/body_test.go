@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -85,5 +87,40 @@ func TestDecodeWhole(t *testing.T) {
 				t.Fatalf("DecodeWhole: %v, want %q wrapping ErrIncomplete", err, tt.want)
 			}
 		})
+	}
+}
+
+// A Request that leaves its bounds at zero reads within the defaults: a
+// body of DefaultMaxBody bytes is read, one byte more is refused.
+func TestReadDefaultBounds(t *testing.T) {
+	for _, c := range []struct {
+		size    int
+		refused bool
+	}{{DefaultMaxBody, false}, {DefaultMaxBody + 1, true}} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Write(make([]byte, c.size))
+		}))
+		body, err := NewClient(DefaultRetryPolicy()).Read(context.Background(), Request{Method: http.MethodGet, URL: srv.URL, Where: "test"})
+		srv.Close()
+		if c.refused != errors.Is(err, ErrIncomplete) || (!c.refused && len(body) != c.size) {
+			t.Errorf("%d bytes: read %d, %v", c.size, len(body), err)
+		}
+	}
+}
+
+// ReadJSON decodes a whole document, and names the request in the error
+// of one that is not.
+func TestReadJSON(t *testing.T) {
+	for body, want := range map[string]string{`{"n": 1.50}`: "", `{"n": 1.5`: "test list: incomplete or malformed response: body ends"} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte(body)) }))
+		var v map[string]any
+		err := NewClient(DefaultRetryPolicy()).ReadJSON(context.Background(), Request{Method: http.MethodGet, URL: srv.URL, Where: "test list", Answer: "a list"}, &v)
+		srv.Close()
+		switch {
+		case want == "" && (err != nil || fmt.Sprint(v) != "map[n:1.50]"):
+			t.Errorf("%s: %v, %v", body, v, err)
+		case want != "" && (!errors.Is(err, ErrIncomplete) || !strings.HasPrefix(fmt.Sprint(err), want)):
+			t.Errorf("%s: %v, want %q", body, err, want)
+		}
 	}
 }

@@ -34,7 +34,8 @@ type KeyedSpec struct {
 	// Answer names what a 200 holds, for the error another status gives
 	// ("the instance-type list").
 	Answer string
-	// MaxBody and BodyTimeout bound reading the body.
+	// MaxBody and BodyTimeout bound reading the body; zero:
+	// DefaultMaxBody and DefaultBodyTimeout.
 	MaxBody     int64
 	BodyTimeout time.Duration
 	// KeyHeader, when set, is the header the key travels in instead of

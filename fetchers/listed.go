@@ -59,11 +59,7 @@ func (l Listed) Finish(log *zap.Logger, snap *pricewatch.Snapshot) (*pricewatch.
 		}
 		return nil, fmt.Errorf("%w: %s: %d %s but not %s: not believed", ErrIncomplete, where, l.Read, l.Entries, l.Want)
 	}
-	if err := snap.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: built an invalid snapshot: %w", l.Provider, err)
-	}
 	fields := append([]zap.Field{zap.Int(l.Key, l.Read)}, l.Fields...)
-	log.Info(l.Provider+" "+l.Entries+" fetched", append(fields, zap.Int("offers", len(snap.Offers)),
+	return Done(log, l.Provider, snap, l.Provider+" "+l.Entries+" fetched", append(fields, zap.Int("offers", len(snap.Offers)),
 		zap.Int("availability", len(snap.Availability)))...)
-	return snap, nil
 }

@@ -1,13 +1,13 @@
 package coreweave
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/coreweave/coreweavetest"
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
+	"github.com/pricewatch/pricewatch/fetchers/sheet"
 )
 
 // TestConformance runs the fetcher contract every cloud passes, built as
@@ -21,15 +21,12 @@ func TestConformance(t *testing.T) {
 		Fake:     func(t *testing.T) *coreweavetest.Server { return coreweavetest.New(t, key) },
 		New: func(t *testing.T, fake *coreweavetest.Server, h fetcherstest.Harness) (fetchers.Fetcher, error) {
 			t.Setenv(EnvAPIToken, "")
-			return Provider.Build(&Section{Endpoint: fake.URL, APIKeyFile: h.KeyFile(t), PriceSheets: []string{fake.SheetURL()}}, h.Env)
+			return Provider.Build(&Section{Keys: sheet.Keys{Endpoint: fake.URL, PriceSheets: []string{fake.SheetURL()}}, APIKeyFile: h.KeyFile(t)}, h.Env)
 		},
-		Empty: func(_ *testing.T, fake *coreweavetest.Server) { fake.FailNext(coreweavetest.Empty) },
+		Empty: fetcherstest.EmptyNext[*coreweavetest.Server],
 		Malformed: func(t *testing.T, fake *coreweavetest.Server) func(pricewatch.Offer) bool {
-			sheet := coreweavetest.Sample()
-			if !strings.Contains(sheet, ",6.50,") {
-				t.Fatal("coreweavetest sheet changed: no gh200-1x price 6.50")
-			}
-			fake.SetSheet(strings.Replace(sheet, ",6.50,", ",6.50 USD,", 1))
+			// gh200-1x's price, the one 6.50.
+			fake.SetSheet(fetcherstest.ReplaceOnce(t, coreweavetest.Sample(), ",6.50,", ",6.50 USD,"))
 			return fetcherstest.InstanceType("gh200-1x")
 		},
 		Lacks: map[fetcherstest.Check]string{

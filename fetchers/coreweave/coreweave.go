@@ -15,7 +15,6 @@ package coreweave
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -45,36 +44,20 @@ const (
 
 	stateVersion  = 1
 	maxBodyBytes  = 4 << 20
-	bodyTimeout   = time.Minute
 	nodesPerQuery = 1
 )
 
 // Section is providers.coreweave.
 type Section struct {
-	Enabled  bool          `yaml:"enabled"`
-	Endpoint string        `yaml:"endpoint"`
-	Schedule string        `yaml:"schedule"`
-	Timeout  time.Duration `yaml:"timeout"`
+	// Keys hold price_sheets, the sheets with CoreWeave's prices.
+	sheet.Keys `yaml:",inline"`
 	// APIKeyFile holds the API access token when COREWEAVE_API_TOKEN is
 	// not set; without either, Capacity Finder is not asked.
 	APIKeyFile string `yaml:"api_key_file"`
-	// PriceSheets are the files or URLs of the sheets with CoreWeave's
-	// prices (package sheet's format).
-	PriceSheets []string `yaml:"price_sheets"`
-}
-
-// Shared returns the keys every provider has.
-func (s *Section) Shared() section.Common {
-	return section.Common{Enabled: s.Enabled, Endpoint: s.Endpoint, Schedule: s.Schedule, Timeout: s.Timeout}
 }
 
 // Validate checks api_key_file and price_sheets when the provider is on.
-func (s *Section) Validate(k section.Checker) error {
-	if !s.Enabled {
-		return nil
-	}
-	return errors.Join(k.SecretFile("api_key_file", s.APIKeyFile), sheet.CheckSources(k, "price_sheets", s.PriceSheets))
-}
+func (s *Section) Validate(k section.Checker) error { return s.Check(k, "api_key_file", s.APIKeyFile) }
 
 // Provider registers CoreWeave (see package providers).
 var Provider = fetchers.Provider{
@@ -83,7 +66,7 @@ var Provider = fetchers.Provider{
 	Section: func() section.Section {
 		// Capacity Finder's samples are refreshed on a fixed cadence;
 		// hourly reads follow them without asking more often.
-		return &Section{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "17 * * * *", Timeout: 5 * time.Minute}
+		return &Section{Keys: sheet.Keys{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "17 * * * *", Timeout: 5 * time.Minute}}
 	},
 	Build: fetchers.Builder(func(s *Section, env fetchers.Env) (fetchers.Fetcher, error) {
 		tok, err := fetchers.ReadKey("coreweave API access token", EnvAPIToken, s.APIKeyFile)
@@ -91,11 +74,7 @@ var Provider = fetchers.Provider{
 			return nil, err
 		}
 		env.Secrets(tok)
-		f, err := New(Config{Endpoint: s.Endpoint, Token: tok, PriceSheets: s.PriceSheets}, env.Client, env.Log)
-		if err != nil {
-			return nil, err
-		}
-		return f, nil
+		return New(Config{Endpoint: s.Endpoint, Token: tok, PriceSheets: s.PriceSheets}, env.Client, env.Log)
 	}),
 }
 
@@ -131,7 +110,7 @@ func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error)
 	if !cfg.Token.Empty() {
 		a, err := fetchers.NewKeyedAPI(fetchers.KeyedSpec{Provider: pricewatch.CoreWeave, DefaultEndpoint: DefaultEndpoint, Path: Path,
 			KeyHelp: "check " + EnvAPIToken + " or providers.coreweave.api_key_file", Answer: "Capacity Finder's ranked zones",
-			MaxBody: maxBodyBytes, BodyTimeout: bodyTimeout}, fetchers.KeyedConfig{Endpoint: cfg.Endpoint, APIKey: cfg.Token}, client, log)
+			MaxBody: maxBodyBytes}, fetchers.KeyedConfig{Endpoint: cfg.Endpoint, APIKey: cfg.Token}, client, log)
 		if err != nil {
 			return nil, err
 		}
@@ -160,11 +139,7 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 		snap.SourceVersion = "price sheets; " + strings.TrimPrefix(Path, "/")
 		snap.Coverage[0].Availability = complete
 	}
-	if err := snap.Validate(); err != nil {
-		return nil, fmt.Errorf("coreweave: built an invalid snapshot: %w", err)
-	}
-	f.log.Info("coreweave fetched", zap.Int("offers", len(snap.Offers)), zap.Int("availability", len(snap.Availability)))
-	return snap, nil
+	return fetchers.Done(f.log, "coreweave", snap, "coreweave fetched", zap.Int("offers", len(snap.Offers)), zap.Int("availability", len(snap.Availability)))
 }
 
 // Superchip types are not considered by Capacity Finder (its

@@ -10,6 +10,7 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/coreweave/coreweavetest"
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
+	"github.com/pricewatch/pricewatch/fetchers/sheet"
 	"github.com/pricewatch/pricewatch/section"
 )
 
@@ -77,11 +78,11 @@ func TestWithoutTokenOnlyPrices(t *testing.T) {
 }
 
 func TestNoSheetIsSkipped(t *testing.T) {
-	_, err := Provider.New(&Section{Enabled: true}, fetchers.Env{Client: fetcherstest.QuickClient()})
+	_, err := Provider.New(&Section{Keys: sheet.Keys{Enabled: true}}, fetchers.Env{Client: fetcherstest.QuickClient()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, _ := Provider.New(&Section{Enabled: true}, fetchers.Env{Client: fetcherstest.QuickClient()})
+	f, _ := Provider.New(&Section{Keys: sheet.Keys{Enabled: true}}, fetchers.Env{Client: fetcherstest.QuickClient()})
 	if _, err := f.Fetch(context.Background(), fetchers.Previous{}); !errors.Is(err, fetchers.ErrNoCredentials) {
 		t.Errorf("no price sheet: %v, want a skip (ErrNoCredentials)", err)
 	}

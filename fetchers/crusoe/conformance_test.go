@@ -1,13 +1,13 @@
 package crusoe
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/crusoe/crusoetest"
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
+	"github.com/pricewatch/pricewatch/fetchers/sheet"
 )
 
 // conformanceKey is the secret half (base64url, as Crusoe issues it);
@@ -28,16 +28,13 @@ func TestConformance(t *testing.T) {
 		New: func(t *testing.T, fake *crusoetest.Server, h fetcherstest.Harness) (fetchers.Fetcher, error) {
 			t.Setenv(EnvSecretKey, "")
 			t.Setenv(EnvAccessKeyID, "")
-			return Provider.Build(&Section{Endpoint: fake.Endpoint(), AccessKeyID: conformanceID, SecretKeyFile: h.KeyFile(t),
-				PriceSheets: []string{fake.SheetURL()}}, h.Env)
+			return Provider.Build(&Section{Keys: sheet.Keys{Endpoint: fake.Endpoint(), PriceSheets: []string{fake.SheetURL()}},
+				AccessKeyID: conformanceID, SecretKeyFile: h.KeyFile(t)}, h.Env)
 		},
-		Empty: func(_ *testing.T, fake *crusoetest.Server) { fake.FailNext(crusoetest.Empty) },
+		Empty: fetcherstest.EmptyNext[*crusoetest.Server],
 		Malformed: func(t *testing.T, fake *crusoetest.Server) func(pricewatch.Offer) bool {
-			s := crusoetest.Sheet()
-			if !strings.Contains(s, "price: 1.50") {
-				t.Fatal("crusoetest sheet changed: no l40s price 1.50")
-			}
-			fake.SetSheet(strings.Replace(s, "price: 1.50", "price: Contact sales", 1))
+			// l40s's price, the one 1.50.
+			fake.SetSheet(fetcherstest.ReplaceOnce(t, crusoetest.Sheet(), "price: 1.50", "price: Contact sales"))
 			return fetcherstest.InstanceType("l40s-48gb.1x")
 		},
 		Lacks: map[fetcherstest.Check]string{

@@ -44,37 +44,23 @@ const (
 	signatureVersion = "1.0"
 
 	maxBodyBytes = 4 << 20
-	bodyTimeout  = time.Minute
 )
 
 // Section is providers.crusoe.
 type Section struct {
-	Enabled  bool          `yaml:"enabled"`
-	Endpoint string        `yaml:"endpoint"`
-	Schedule string        `yaml:"schedule"`
-	Timeout  time.Duration `yaml:"timeout"`
+	// Keys hold price_sheets, the sheets with Crusoe's prices.
+	sheet.Keys `yaml:",inline"`
 	// AccessKeyID is the key's public half (CRUSOE_ACCESS_KEY_ID wins).
 	AccessKeyID string `yaml:"access_key_id"`
 	// SecretKeyFile holds the secret half when CRUSOE_SECRET_KEY is not
 	// set.
 	SecretKeyFile string `yaml:"secret_key_file"`
-	// PriceSheets are the files or URLs of the sheets with Crusoe's
-	// prices (package sheet's format).
-	PriceSheets []string `yaml:"price_sheets"`
-}
-
-// Shared returns the keys every provider has.
-func (s *Section) Shared() section.Common {
-	return section.Common{Enabled: s.Enabled, Endpoint: s.Endpoint, Schedule: s.Schedule, Timeout: s.Timeout}
 }
 
 // Validate checks secret_key_file and price_sheets when the provider is
 // on.
 func (s *Section) Validate(k section.Checker) error {
-	if !s.Enabled {
-		return nil
-	}
-	return errors.Join(k.SecretFile("secret_key_file", s.SecretKeyFile), sheet.CheckSources(k, "price_sheets", s.PriceSheets))
+	return s.Check(k, "secret_key_file", s.SecretKeyFile)
 }
 
 // Provider registers Crusoe (see package providers).
@@ -82,7 +68,7 @@ var Provider = fetchers.Provider{
 	Name:  pricewatch.Crusoe,
 	Facts: section.Facts{NeedsEndpoint: true, RegionsUnused: "one capacities answer covers every Crusoe location"},
 	Section: func() section.Section {
-		return &Section{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "*/10 * * * *", Timeout: 2 * time.Minute}
+		return &Section{Keys: sheet.Keys{Enabled: true, Endpoint: DefaultEndpoint, Schedule: "*/10 * * * *", Timeout: 2 * time.Minute}}
 	},
 	Build: fetchers.Builder(func(s *Section, env fetchers.Env) (fetchers.Fetcher, error) {
 		secret, err := fetchers.ReadKey("crusoe secret key", EnvSecretKey, s.SecretKeyFile)
@@ -94,11 +80,7 @@ var Provider = fetchers.Provider{
 		if id.Empty() {
 			id = section.NewSecret(s.AccessKeyID)
 		}
-		f, err := New(Config{Endpoint: s.Endpoint, AccessKeyID: id.Value(), SecretKey: secret, PriceSheets: s.PriceSheets}, env.Client, env.Log, env.Now)
-		if err != nil {
-			return nil, err
-		}
-		return f, nil
+		return New(Config{Endpoint: s.Endpoint, AccessKeyID: id.Value(), SecretKey: secret, PriceSheets: s.PriceSheets}, env.Client, env.Log, env.Now)
 	}),
 }
 
@@ -210,11 +192,7 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 		}
 		snap.Availability = append(snap.Availability, a)
 	}
-	if err := snap.Validate(); err != nil {
-		return nil, fmt.Errorf("crusoe: built an invalid snapshot: %w", err)
-	}
-	f.log.Info("crusoe fetched", zap.Int("offers", len(snap.Offers)), zap.Int("availability", len(snap.Availability)))
-	return snap, nil
+	return fetchers.Done(f.log, "crusoe", snap, "crusoe fetched", zap.Int("offers", len(snap.Offers)), zap.Int("availability", len(snap.Availability)))
 }
 
 func (f *Fetcher) capacities(ctx context.Context) ([]byte, error) {
@@ -244,7 +222,7 @@ func (f *Fetcher) capacities(ctx context.Context) ([]byte, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("%w: %s: HTTP %d instead of the capacities", fetchers.ErrIncomplete, where, resp.StatusCode)
 	}
-	return fetchers.ReadBody(ctx, cancel, resp.Body, maxBodyBytes, bodyTimeout, where)
+	return fetchers.ReadBody(ctx, cancel, resp.Body, maxBodyBytes, fetchers.DefaultBodyTimeout, where)
 }
 
 type answer struct {

@@ -47,9 +47,7 @@ const (
 	// Currency: DigitalOcean prices in US dollars.
 	Currency = "USD"
 
-	maxPages     = 50
-	maxBodyBytes = 16 << 20
-	bodyTimeout  = time.Minute
+	maxPages = 50
 )
 
 // Config is the fetcher's part of the configuration.
@@ -163,15 +161,10 @@ func (f *Fetcher) sizes(ctx context.Context) ([]json.RawMessage, error) {
 			u = link.String()
 		}
 		where := fmt.Sprintf("digitalocean %s page %d", SizesPath, n)
-		body, err := f.client.Read(ctx, fetchers.Request{Method: http.MethodGet, URL: u, Bearer: f.key, Where: where,
-			Answer: "the size list", Refused: "the token was refused (" + key.Help() + ")",
-			Limit: maxBodyBytes, Timeout: bodyTimeout})
-		if err != nil {
-			return "", err
-		}
 		var p page
-		if err := fetchers.DecodeWhole(body, "the size list", &p); err != nil {
-			return "", fmt.Errorf("%s: %w", where, err)
+		if err := f.client.ReadJSON(ctx, fetchers.Request{Method: http.MethodGet, URL: u, Bearer: f.key, Where: where,
+			Answer: "the size list", Refused: "the token was refused (" + key.Help() + ")"}, &p); err != nil {
+			return "", err
 		}
 		if p.Sizes == nil {
 			return "", fmt.Errorf("%w: %s: no sizes array", fetchers.ErrIncomplete, where)

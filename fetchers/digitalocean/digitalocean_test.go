@@ -23,8 +23,7 @@ const token = "dop_v1_test"
 
 func fetch(t *testing.T, fake *digitaloceantest.Server) (*pricewatch.Snapshot, error) {
 	t.Helper()
-	f, err := New(Config{Endpoint: fake.URL, APIKey: section.NewSecret(token)}, fetcherstest.QuickClient(), zap.NewNop())
-	return fetcherstest.Fetch(t, f, err)
+	return fetcherstest.FetchKeyed(t, New, fake.URL, token, nil)
 }
 
 func describe(s *pricewatch.Snapshot) []string {

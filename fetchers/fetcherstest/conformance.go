@@ -480,14 +480,3 @@ func describe(s *pricewatch.Snapshot) map[string]bool {
 	}
 	return out
 }
-
-// KeyedNew is Case.New for a cloud registered with
-// fetchers.KeyedProvider, built as the program builds it: from its
-// section, with the fake's address (url) as the endpoint and the key in
-// api_key_file, the key's environment variable env cleared.
-func KeyedNew[F any](p fetchers.Provider, env string, url func(F) string) func(*testing.T, F, Harness) (fetchers.Fetcher, error) {
-	return func(t *testing.T, fake F, h Harness) (fetchers.Fetcher, error) {
-		t.Setenv(env, "")
-		return p.Build(&section.Keyed{Endpoint: url(fake), APIKeyFile: h.KeyFile(t)}, h.Env)
-	}
-}

@@ -6,9 +6,11 @@ import (
 	"testing"
 
 	"github.com/shopspring/decimal"
+	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers"
+	"github.com/pricewatch/pricewatch/section"
 )
 
 // Fetch runs one fetch, with no previous run, of the fetcher a
@@ -20,6 +22,16 @@ func Fetch[F fetchers.Fetcher](t testing.TB, f F, err error) (*pricewatch.Snapsh
 		t.Fatal(err)
 	}
 	return f.Fetch(context.Background(), fetchers.Previous{})
+}
+
+// FetchKeyed is Fetch of the fetcher of a keyed cloud (a New taking
+// fetchers.KeyedConfig) built against endpoint with key, sending through
+// QuickClient and logging to log (nil: nowhere).
+func FetchKeyed[F fetchers.Fetcher](t testing.TB, new func(fetchers.KeyedConfig, *fetchers.Client, *zap.Logger) (F, error),
+	endpoint, key string, log *zap.Logger) (*pricewatch.Snapshot, error) {
+	t.Helper()
+	f, err := new(fetchers.KeyedConfig{Endpoint: endpoint, APIKey: section.NewSecret(key)}, QuickClient(), log)
+	return Fetch(t, f, err)
 }
 
 // Fetched is Fetch for a run that must succeed: its error fails t too.

@@ -165,12 +165,8 @@ func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.S
 		return nil, fmt.Errorf("%w: gcp %s: %d SKUs on %d pages but not one GPU machine type priced: not believed", fetchers.ErrIncomplete, SKUPath, total, pages)
 	}
 	snap.SourceVersion = fmt.Sprintf("services/%s/skus (%d SKUs, %d pages)", ServiceID, total, pages)
-	if err := snap.Validate(); err != nil {
-		return nil, fmt.Errorf("gcp: built an invalid snapshot: %w", err)
-	}
-	f.log.Info("gcp catalogue fetched", zap.Int("pages", pages), zap.Int("skus", total), zap.Int("parts", idx.parts()),
+	return fetchers.Done(f.log, "gcp", snap, "gcp catalogue fetched", zap.Int("pages", pages), zap.Int("skus", total), zap.Int("parts", idx.parts()),
 		zap.Int("offers", len(snap.Offers)), zap.Int("regions", len(snap.Coverage)), zap.Any("skipped", idx.skipped))
-	return snap, nil
 }
 
 // page reads one page. The next page is the same URL with pageToken set:
@@ -183,15 +179,12 @@ func (f *Fetcher) page(ctx context.Context, token string, n int) (page, error) {
 	}
 	u.RawQuery = q.Encode()
 	where := fmt.Sprintf("gcp %s page %d", SKUPath, n)
-	body, err := f.client.Read(ctx, fetchers.Request{Method: http.MethodGet, URL: u.String(), KeyHeader: KeyHeader, Key: f.key,
-		Where: where, Answer: "a SKU page", Refused: "the API key was refused (" + keyHelp + ")",
-		Limit: maxBodyBytes, Timeout: bodyTimeout})
-	if err != nil {
-		return page{}, keyRefused(where, err, f.key)
-	}
 	var p page
-	if err := fetchers.DecodeWhole(body, "a SKU page", &p); err != nil {
-		return page{}, fmt.Errorf("%s: %w", where, err)
+	// keyRefused passes any error but a refusal through as it is.
+	if err := f.client.ReadJSON(ctx, fetchers.Request{Method: http.MethodGet, URL: u.String(), KeyHeader: KeyHeader, Key: f.key,
+		Where: where, Answer: "a SKU page", Refused: "the API key was refused (" + keyHelp + ")",
+		Limit: maxBodyBytes, Timeout: bodyTimeout}, &p); err != nil {
+		return page{}, keyRefused(where, err, f.key)
 	}
 	if p.SKUs == nil {
 		// An empty service answers {} (proto3 JSON leaves an empty list

@@ -11,20 +11,16 @@ import (
 // TestConformance runs the fetcher contract every cloud passes, built as
 // the program builds it (Provider, the key in api_key_file).
 func TestConformance(t *testing.T) {
-	const key = "hs_conformance_0123456789abcdefNeverShown"
-	fetcherstest.Conformance(t, fetcherstest.Case[*hyperstacktest.Server]{
-		Provider: pricewatch.Hyperstack,
-		Key:      key,
-		Fake:     func(t *testing.T) *hyperstacktest.Server { return hyperstacktest.New(t, key) },
-		New:      fetcherstest.KeyedNew(Provider, EnvAPIKey, func(f *hyperstacktest.Server) string { return f.URL }),
-		Empty:    func(_ *testing.T, fake *hyperstacktest.Server) { fake.FailNext(hyperstacktest.Empty) },
-		Malformed: func(t *testing.T, fake *hyperstacktest.Server) func(pricewatch.Offer) bool {
-			// A GPU count that is not a number, in one flavor of eight.
-			fake.Replace(t, hyperstacktest.Flavors, `"gpu": "L40", "gpu_count": 1`, `"gpu": "L40", "gpu_count": "one"`)
-			return fetcherstest.InstanceType("n3-L40x1")
-		},
-		Lacks: map[fetcherstest.Check]string{
-			fetcherstest.RepeatedPage: "the flavor list, pricebook and stock list each answer in one document; there are no page tokens",
-		},
-	})
+	c := fetcherstest.KeyedCase(Provider, EnvAPIKey, "hs_conformance_0123456789abcdefNeverShown", hyperstacktest.New,
+		func(f *hyperstacktest.Server) string { return f.URL })
+	c.Empty = fetcherstest.EmptyNext[*hyperstacktest.Server]
+	c.Malformed = func(t *testing.T, fake *hyperstacktest.Server) func(pricewatch.Offer) bool {
+		// A GPU count that is not a number, in one flavor of eight.
+		fake.Replace(t, hyperstacktest.Flavors, `"gpu": "L40", "gpu_count": 1`, `"gpu": "L40", "gpu_count": "one"`)
+		return fetcherstest.InstanceType("n3-L40x1")
+	}
+	c.Lacks = map[fetcherstest.Check]string{
+		fetcherstest.RepeatedPage: "the flavor list, pricebook and stock list each answer in one document; there are no page tokens",
+	}
+	fetcherstest.Conformance(t, c)
 }

@@ -54,9 +54,6 @@ const (
 	KeyHeader = "api_key"
 	// Currency: the pricebook is in US dollars.
 	Currency = "USD"
-
-	maxBodyBytes = 16 << 20
-	bodyTimeout  = time.Minute
 )
 
 // Config is the fetcher's part of the configuration.
@@ -91,8 +88,8 @@ func New(cfg Config, client *fetchers.Client, log *zap.Logger) (*Fetcher, error)
 		api          *fetchers.KeyedAPI
 		path, answer string
 	}{{&f.flavors, PathFlavors, "the flavor list"}, {&f.pricebook, PathPricebook, "the pricebook"}, {&f.stocks, PathStocks, "the stock list"}} {
-		a, err := key.API(fetchers.KeyedSpec{Provider: Name, DefaultEndpoint: DefaultEndpoint, Path: x.path, Answer: x.answer,
-			MaxBody: maxBodyBytes, BodyTimeout: bodyTimeout, KeyHeader: KeyHeader}, cfg, client, log)
+		a, err := key.API(fetchers.KeyedSpec{Provider: Name, DefaultEndpoint: DefaultEndpoint, Path: x.path, Answer: x.answer, KeyHeader: KeyHeader},
+			cfg, client, log)
 		if err != nil {
 			return nil, err
 		}
@@ -148,12 +145,8 @@ func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.S
 	if len(snap.Offers) == 0 && len(snap.Availability) == 0 {
 		return nil, fmt.Errorf("%w: hyperstack %s: %d flavors but not one GPU flavor: not believed", fetchers.ErrIncomplete, PathFlavors, len(flavors)+skipped)
 	}
-	if err := snap.Validate(); err != nil {
-		return nil, fmt.Errorf("hyperstack: built an invalid snapshot: %w", err)
-	}
-	f.log.Info("hyperstack flavors fetched", zap.Int("gpu_flavors", len(flavors)), zap.Int("other_flavors", skipped),
+	return fetchers.Done(f.log, "hyperstack", snap, "hyperstack flavors fetched", zap.Int("gpu_flavors", len(flavors)), zap.Int("other_flavors", skipped),
 		zap.Int("offers", len(snap.Offers)), zap.Int("availability", len(snap.Availability)))
-	return snap, nil
 }
 
 // flavorsDoc is /core/flavors: flavors grouped by GPU and region. Groups

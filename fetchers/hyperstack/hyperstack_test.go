@@ -5,21 +5,30 @@ import (
 	"strings"
 	"testing"
 
-	"go.uber.org/zap"
-
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/fetchers/hyperstack/hyperstacktest"
 	"github.com/pricewatch/pricewatch/gpu"
-	"github.com/pricewatch/pricewatch/section"
 )
 
 const testKey = "hs_test_key"
 
 func fetch(t *testing.T, fake *hyperstacktest.Server) (*pricewatch.Snapshot, error) {
 	t.Helper()
-	f, err := New(Config{Endpoint: fake.URL, APIKey: section.NewSecret(testKey)}, fetcherstest.QuickClient(), zap.NewNop())
-	return fetcherstest.Fetch(t, f, err)
+	return fetcherstest.FetchKeyed(t, New, fake.URL, testKey, nil)
+}
+
+// fetchEdited fetches from a fake whose document at path has old
+// replaced by new; the run must succeed.
+func fetchEdited(t *testing.T, path, old, new string) *pricewatch.Snapshot {
+	t.Helper()
+	fake := hyperstacktest.New(t, testKey)
+	fake.Replace(t, path, old, new)
+	snap, err := fetch(t, fake)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return snap
 }
 
 // describe writes each stock record with its detail.
@@ -98,12 +107,7 @@ func TestModelNames(t *testing.T) {
 // listed twice is believed for neither.
 func TestOddRows(t *testing.T) {
 	t.Run("unpriced GPU", func(t *testing.T) {
-		fake := hyperstacktest.New(t, testKey)
-		fake.Replace(t, hyperstacktest.Pricebook, `"name": "B200-SXM"`, `"name": "B200-SXM-retired"`)
-		snap, err := fetch(t, fake)
-		if err != nil {
-			t.Fatal(err)
-		}
+		snap := fetchEdited(t, hyperstacktest.Pricebook, `"name": "B200-SXM"`, `"name": "B200-SXM-retired"`)
 		got := describe(snap)
 		if slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "offer NORWAY-1 n3-B200x8") }) ||
 			!slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, "stock NORWAY-1 n3-B200x8 in_stock") }) {
@@ -111,12 +115,7 @@ func TestOddRows(t *testing.T) {
 		}
 	})
 	t.Run("malformed price defers its regions", func(t *testing.T) {
-		fake := hyperstacktest.New(t, testKey)
-		fake.Replace(t, hyperstacktest.Pricebook, `"value": "3.99"`, `"value": "3,99 USD"`)
-		snap, err := fetch(t, fake)
-		if err != nil {
-			t.Fatal(err)
-		}
+		snap := fetchEdited(t, hyperstacktest.Pricebook, `"value": "3.99"`, `"value": "3,99 USD"`)
 		var regions []string
 		for _, sc := range snap.Coverage {
 			regions = append(regions, sc.Region)
@@ -126,12 +125,7 @@ func TestOddRows(t *testing.T) {
 		}
 	})
 	t.Run("flavor listed twice", func(t *testing.T) {
-		fake := hyperstacktest.New(t, testKey)
-		fake.Replace(t, hyperstacktest.Flavors, `"name": "n3-H100x1"`, `"name": "n3-H100x8"`)
-		snap, err := fetch(t, fake)
-		if err != nil {
-			t.Fatal(err)
-		}
+		snap := fetchEdited(t, hyperstacktest.Flavors, `"name": "n3-H100x1"`, `"name": "n3-H100x8"`)
 		for _, o := range snap.Offers {
 			if o.InstanceType == "n3-H100x8" || o.InstanceType == "n3-H100x1" {
 				t.Errorf("offer %v of a flavor listed twice stored", o.Key())

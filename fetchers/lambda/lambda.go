@@ -48,8 +48,6 @@ const (
 
 	// maxBodyBytes bounds the response: sixteen types take about 10 KB.
 	maxBodyBytes = 8 << 20
-	// defaultBodyTimeout bounds reading the body once headers arrived.
-	defaultBodyTimeout = time.Minute
 )
 
 // Config is the fetcher's part of the configuration (providers.lambda.*).
@@ -80,7 +78,7 @@ var key = fetchers.Key{Provider: pricewatch.Lambda, What: "lambda API key", Env:
 // api is the one endpoint the fetcher reads, with bearerAuth, one of the
 // two schemes the API's OpenAPI spec lists.
 var api = fetchers.KeyedSpec{Provider: pricewatch.Lambda, DefaultEndpoint: DefaultEndpoint, Path: Path,
-	Answer: "the instance-type list", MaxBody: maxBodyBytes, BodyTimeout: defaultBodyTimeout}
+	Answer: "the instance-type list", MaxBody: maxBodyBytes}
 
 // New checks cfg and returns a Fetcher sending its request through client.
 // A missing key gives an error wrapping fetchers.ErrNoCredentials.

@@ -308,11 +308,7 @@ func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.S
 	if len(snap.Coverage) == 0 {
 		return nil, fmt.Errorf("%w: nebius: a malformed row in every region and price type: nothing can be taken as complete", fetchers.ErrIncomplete)
 	}
-	if err := snap.Validate(); err != nil {
-		return nil, fmt.Errorf("nebius: built an invalid snapshot: %w", err)
-	}
-	f.log.Info("nebius prices fetched", zap.Int("regions", len(projects)), zap.Int("offers", len(snap.Offers)))
-	return snap, nil
+	return fetchers.Done(f.log, "nebius", snap, "nebius prices fetched", zap.Int("regions", len(projects)), zap.Int("offers", len(snap.Offers)))
 }
 
 // call makes one unary call, retrying as env.Client's policy says: a rate

@@ -35,10 +35,7 @@ func TestConformance(t *testing.T) {
 			fake.SetList(c)
 			return fetcherstest.InstanceType("BM.GPU.H200.8")
 		},
-		Lacks: map[fetcherstest.Check]string{
-			fetcherstest.NoKey:      "Oracle's price list (cetools products) is public; pricewatch sends no key",
-			fetcherstest.RefusedKey: "Oracle's price list (cetools products) is public; pricewatch sends no key",
-		},
+		Lacks: fetcherstest.Keyless("Oracle's price list (cetools products) is public; pricewatch sends no key", nil),
 	})
 }
 

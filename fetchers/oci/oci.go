@@ -245,11 +245,7 @@ func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.S
 		snap.Availability = append(snap.Availability, pricewatch.Availability{Provider: pricewatch.OCI, Region: Region,
 			InstanceType: o.InstanceType, State: pricewatch.Offered, Hardware: o.Hardware})
 	}
-	if err := snap.Validate(); err != nil {
-		return nil, fmt.Errorf("oci: built an invalid snapshot: %w", err)
-	}
-	f.log.Info("oci prices fetched", zap.Int("rows", len(items)), zap.Int("offers", len(snap.Offers)), zap.Any("skipped", skipped))
-	return snap, nil
+	return fetchers.Done(f.log, "oci", snap, "oci prices fetched", zap.Int("rows", len(items)), zap.Int("offers", len(snap.Offers)), zap.Any("skipped", skipped))
 }
 
 // usdPrice is the row's one USD pay-as-you-go value. No USD entry, or a

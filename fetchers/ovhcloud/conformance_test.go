@@ -1,7 +1,6 @@
 package ovhcloud
 
 import (
-	"bytes"
 	"testing"
 
 	"github.com/pricewatch/pricewatch"
@@ -28,17 +27,11 @@ func TestConformance(t *testing.T) {
 		Malformed: func(t *testing.T, fake *ovhcloudtest.Server) func(pricewatch.Offer) bool {
 			// The hourly L4 plan at a price that is not a whole number of
 			// 10⁻⁸ euros.
-			body := ovhcloudtest.Sample()
-			if bytes.Count(body, []byte(`"price": 75000000`)) != 1 {
-				t.Fatal("ovhcloudtest sample changed: want one price 75000000 (l4-90.consumption)")
-			}
-			fake.SetBody(bytes.Replace(body, []byte(`"price": 75000000`), []byte(`"price": 75000000.5`), 1))
+			// (l4-90.consumption, the one price 75000000).
+			fake.SetBody(fetcherstest.ReplaceOnce(t, ovhcloudtest.Sample(), `"price": 75000000`, `"price": 75000000.5`))
 			return func(o pricewatch.Offer) bool { return o.InstanceType == "l4-90" && o.PriceType == pricewatch.OnDemand }
 		},
-		Lacks: map[fetcherstest.Check]string{
-			fetcherstest.NoKey:        "the public cloud catalogue (/v1/order/catalog/public/cloud) needs no key; pricewatch sends none",
-			fetcherstest.RefusedKey:   "the public cloud catalogue (/v1/order/catalog/public/cloud) needs no key; pricewatch sends none",
-			fetcherstest.RepeatedPage: "the catalogue is one document; nothing is paged",
-		},
+		Lacks: fetcherstest.Keyless("the public cloud catalogue (/v1/order/catalog/public/cloud) needs no key; pricewatch sends none",
+			map[fetcherstest.Check]string{fetcherstest.RepeatedPage: "the catalogue is one document; nothing is paged"}),
 	})
 }

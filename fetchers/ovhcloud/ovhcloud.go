@@ -202,14 +202,10 @@ const (
 // Fetch reads the catalogue and returns the GPU flavors' prices, or an
 // error if the answer is not a whole catalogue.
 func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.Snapshot, error) {
-	body, err := f.client.Read(ctx, fetchers.Request{Method: http.MethodGet, URL: f.url,
-		Where: "ovhcloud " + CatalogPath, Answer: "the public cloud catalogue", Limit: maxBodyBytes, Timeout: bodyTimeout})
-	if err != nil {
-		return nil, err
-	}
 	var c catalog
-	if err := fetchers.DecodeWhole(body, "the public cloud catalogue", &c); err != nil {
-		return nil, fmt.Errorf("ovhcloud %s: %w", CatalogPath, err)
+	if err := f.client.ReadJSON(ctx, fetchers.Request{Method: http.MethodGet, URL: f.url,
+		Where: "ovhcloud " + CatalogPath, Answer: "the public cloud catalogue", Limit: maxBodyBytes, Timeout: bodyTimeout}, &c); err != nil {
+		return nil, err
 	}
 	currency, err := f.check(c)
 	if err != nil {
@@ -223,12 +219,8 @@ func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.S
 		return nil, fmt.Errorf("%w: ovhcloud %s: %d addons but not one priced GPU flavor: not believed", fetchers.ErrIncomplete, CatalogPath, len(*c.Addons))
 	}
 	snap.SourceVersion = "catalogId " + c.CatalogID.String()
-	if err := snap.Validate(); err != nil {
-		return nil, fmt.Errorf("ovhcloud: built an invalid snapshot: %w", err)
-	}
-	f.log.Info("ovhcloud catalogue fetched", zap.String("subsidiary", f.subsidiary), zap.String("currency", currency),
+	return fetchers.Done(f.log, "ovhcloud", snap, "ovhcloud catalogue fetched", zap.String("subsidiary", f.subsidiary), zap.String("currency", currency),
 		zap.Int("addons", len(*c.Addons)), zap.Int("offers", len(snap.Offers)), zap.Any("skipped", skipped))
-	return snap, nil
 }
 
 // currencyCode is an ISO 4217 code.

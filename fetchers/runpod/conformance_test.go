@@ -24,7 +24,7 @@ func TestConformance(t *testing.T) {
 			t.Setenv(EnvAPIKey, "")
 			return Provider.Build(&Section{Keyed: section.Keyed{Endpoint: fake.URL, APIKeyFile: h.KeyFile(t)}, API: APIGraphQL}, h.Env)
 		},
-		Empty: func(_ *testing.T, fake *runpodtest.Server) { fake.FailNext(runpodtest.Empty) },
+		Empty: fetcherstest.EmptyNext[*runpodtest.Server],
 		Malformed: func(t *testing.T, fake *runpodtest.Server) func(pricewatch.Offer) bool {
 			// A negative price, on one GPU type of the list.
 			fake.SetGPUField(t, "AMD Instinct MI300X OAM", "securePrice", json.Number("-2.39"))

@@ -22,7 +22,7 @@ const RESTPath = "/v2/catalog/gpus"
 
 var restSpec = fetchers.KeyedSpec{Provider: pricewatch.RunPod, DefaultEndpoint: DefaultEndpoint, Path: RESTPath + "?include=AVAILABILITY&product=POD",
 	KeyHelp: "check " + EnvAPIKey + " or providers.runpod.api_key_file", Answer: "the GPU catalogue",
-	MaxBody: maxBodyBytes, BodyTimeout: defaultBodyTimeout}
+	MaxBody: maxBodyBytes}
 
 // RESTFetcher reads the REST catalogue, which needs the API key. RunPod's
 // documentation steers users from GraphQL to it; it has no spot price, so

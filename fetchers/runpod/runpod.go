@@ -49,8 +49,7 @@ const (
 	Secure    = "secure"
 	Community = pricewatch.Community
 
-	maxBodyBytes       = 8 << 20
-	defaultBodyTimeout = time.Minute
+	maxBodyBytes = 8 << 20
 	// maxErrorText bounds how much of a GraphQL error message is quoted.
 	maxErrorText = 300
 )
@@ -105,17 +104,9 @@ var Provider = fetchers.Provider{
 		env.Secrets(k)
 		cfg := Config{Endpoint: s.Endpoint, APIKey: k}
 		if s.API == APIREST {
-			f, err := NewREST(cfg, env.Client, env.Log)
-			if err != nil {
-				return nil, err // not f: a nil *RESTFetcher would be a non-nil Fetcher
-			}
-			return f, nil
+			return NewREST(cfg, env.Client, env.Log)
 		}
-		f, err := New(cfg, env.Client, env.Log)
-		if err != nil {
-			return nil, err
-		}
-		return f, nil
+		return New(cfg, env.Client, env.Log)
 	}),
 }
 
@@ -130,7 +121,7 @@ type Fetcher struct {
 // ?api_key= in the URL, would put the key where URLs get logged.
 var api = fetchers.KeyedSpec{Provider: pricewatch.RunPod, DefaultEndpoint: DefaultEndpoint, Path: Path,
 	KeyHelp: "check " + EnvAPIKey + " or providers.runpod.api_key_file; the query also works without a key", Answer: "a GraphQL answer",
-	MaxBody: maxBodyBytes, BodyTimeout: defaultBodyTimeout}
+	MaxBody: maxBodyBytes}
 
 // APIKeyFrom resolves the optional key: RUNPOD_API_KEY first, then the
 // file named by providers.runpod.api_key_file. No key is not an error.
@@ -172,12 +163,8 @@ func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.S
 		// One odd GPU type never fails the run: the others are stored.
 		f.api.Log.Warn("runpod GPU types malformed; left out, the others are stored", zap.Int("malformed", len(malformed)), zap.Strings("why", malformed))
 	}
-	if err := snap.Validate(); err != nil {
-		return nil, fmt.Errorf("runpod: built an invalid snapshot: %w", err)
-	}
-	f.api.Log.Info("runpod GPU types fetched", zap.Int("gpu_types", len(d.GPUTypes)), zap.Int("data_centers", len(d.DataCenters)),
+	return fetchers.Done(f.api.Log, "runpod", snap, "runpod GPU types fetched", zap.Int("gpu_types", len(d.GPUTypes)), zap.Int("data_centers", len(d.DataCenters)),
 		zap.Int("offers", len(snap.Offers)), zap.Int("availability", len(snap.Availability)))
-	return snap, nil
 }
 
 // post sends the one query.

@@ -15,15 +15,13 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers"
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/fetchers/runpod/runpodtest"
-	"github.com/pricewatch/pricewatch/section"
 )
 
 const testKey = "rpa_TESTKEY0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 func fetch(t *testing.T, srv *runpodtest.Server, key string, log *zap.Logger) (*pricewatch.Snapshot, error) {
 	t.Helper()
-	f, err := New(Config{Endpoint: srv.URL, APIKey: section.NewSecret(key)}, fetcherstest.QuickClient(), log)
-	return fetcherstest.Fetch(t, f, err)
+	return fetcherstest.FetchKeyed(t, New, srv.URL, key, log)
 }
 
 func offerLines(s *pricewatch.Snapshot) []string {

@@ -32,9 +32,6 @@ func TestConformance(t *testing.T) {
 			fake.Replace(t, scalewaytest.Servers, `"hourly_price": 18.96`, `"hourly_price": "18.96 EUR"`)
 			return fetcherstest.InstanceType("B300-SXM-2-288G")
 		},
-		Lacks: map[fetcherstest.Check]string{
-			fetcherstest.NoKey:      "the products/servers endpoints answer without a key (captured anonymously); pricewatch sends none",
-			fetcherstest.RefusedKey: "the products/servers endpoints answer without a key (captured anonymously); pricewatch sends none",
-		},
+		Lacks: fetcherstest.Keyless("the products/servers endpoints answer without a key (captured anonymously); pricewatch sends none", nil),
 	})
 }

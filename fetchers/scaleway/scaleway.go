@@ -62,9 +62,6 @@ const (
 	PerPage = 100
 	// maxPages bounds one listing (fr-par-2 needs two pages of 100).
 	maxPages = 50
-
-	maxBodyBytes = 16 << 20
-	bodyTimeout  = time.Minute
 )
 
 // DefaultZones are the Instance API's zones (its reference lists fr-par-1
@@ -149,12 +146,8 @@ func (f *Fetcher) Fetch(ctx context.Context, _ fetchers.Previous) (*pricewatch.S
 	if len(snap.Offers) == 0 {
 		return nil, fmt.Errorf("%w: scaleway: %d zone(s) but not one priced GPU type: not believed", fetchers.ErrIncomplete, len(f.zones))
 	}
-	if err := snap.Validate(); err != nil {
-		return nil, fmt.Errorf("scaleway: built an invalid snapshot: %w", err)
-	}
-	f.log.Info("scaleway catalogue fetched", zap.Int("zones", len(f.zones)), zap.Int("offers", len(snap.Offers)),
+	return fetchers.Done(f.log, "scaleway", snap, "scaleway catalogue fetched", zap.Int("zones", len(f.zones)), zap.Int("offers", len(snap.Offers)),
 		zap.Int("availability", len(snap.Availability)))
-	return snap, nil
 }
 
 // zone reads one zone into snap.
@@ -216,14 +209,9 @@ func (f *Fetcher) list(ctx context.Context, zone, path, answer string) (map[stri
 		}
 		u.RawQuery = url.Values{"per_page": {strconv.Itoa(PerPage)}, "page": {strconv.Itoa(n)}}.Encode()
 		where := fmt.Sprintf("scaleway %s %s page %d", zone, path, n)
-		body, err := f.client.Read(ctx, fetchers.Request{Method: http.MethodGet, URL: u.String(), Where: where, Answer: answer,
-			Limit: maxBodyBytes, Timeout: bodyTimeout})
-		if err != nil {
-			return nil, err
-		}
 		var p page
-		if err := fetchers.DecodeWhole(body, answer, &p); err != nil {
-			return nil, fmt.Errorf("%s: %w", where, err)
+		if err := f.client.ReadJSON(ctx, fetchers.Request{Method: http.MethodGet, URL: u.String(), Where: where, Answer: answer}, &p); err != nil {
+			return nil, err
 		}
 		if p.Servers == nil {
 			return nil, fmt.Errorf("%w: %s: no servers object", fetchers.ErrIncomplete, where)

@@ -43,12 +43,6 @@ const (
 	EnvAPIKey = "SHADEFORM_API_KEY"
 	// KeyHeader is the header the API reads the key from.
 	KeyHeader = "X-API-KEY"
-
-	// maxBodyBytes bounds the response: the home page's 276 types take
-	// about 300 KB.
-	maxBodyBytes = 16 << 20
-	// defaultBodyTimeout bounds reading the body once headers arrived.
-	defaultBodyTimeout = time.Minute
 )
 
 // Config is the fetcher's part of the configuration (providers.shadeform.*).
@@ -75,7 +69,7 @@ type Fetcher struct {
 var key = fetchers.Key{Provider: pricewatch.Shadeform, What: "shadeform API key", Env: EnvAPIKey, Required: true}
 
 var api = fetchers.KeyedSpec{Provider: pricewatch.Shadeform, DefaultEndpoint: DefaultEndpoint, Path: Path,
-	Answer: "the instance-type list", MaxBody: maxBodyBytes, BodyTimeout: defaultBodyTimeout, KeyHeader: KeyHeader}
+	Answer: "the instance-type list", KeyHeader: KeyHeader}
 
 // New checks cfg and returns a Fetcher sending its request through client.
 // A missing key gives an error wrapping fetchers.ErrNoCredentials.

@@ -26,7 +26,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/shopspring/decimal"
 	"go.uber.org/zap"
@@ -51,12 +50,8 @@ const (
 	PerGPUHour = "gpu-hour"
 )
 
-const (
-	// maxSheetBytes bounds a sheet: thousands of rows fit in 1 MiB.
-	maxSheetBytes = 4 << 20
-	// bodyTimeout bounds reading a sheet at a URL once headers arrived.
-	bodyTimeout = time.Minute
-)
+// maxSheetBytes bounds a sheet: thousands of rows fit in 1 MiB.
+const maxSheetBytes = 4 << 20
 
 // Row is one line of a sheet, as written.
 type Row struct {
@@ -126,7 +121,7 @@ func load(ctx context.Context, client *fetchers.Client, provider, src string) ([
 			return nil, fmt.Errorf("%s price sheet %s: an HTTP client is required", provider, Name(src))
 		}
 		return client.Read(ctx, fetchers.Request{Method: http.MethodGet, URL: src, Where: provider + " price sheet " + Name(src),
-			Answer: "the price sheet", Limit: maxSheetBytes, Timeout: bodyTimeout})
+			Answer: "the price sheet", Limit: maxSheetBytes})
 	}
 	f, err := os.Open(src)
 	if err != nil {

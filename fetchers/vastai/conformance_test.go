@@ -45,9 +45,6 @@ func TestConformance(t *testing.T) {
 			fake.SetOffers(book)
 			return fetcherstest.InstanceType("4x B300")
 		},
-		Lacks: map[fetcherstest.Check]string{
-			fetcherstest.NoKey:      "the offer search (GET /api/v0/bundles/) is public; pricewatch sends no key",
-			fetcherstest.RefusedKey: "the offer search (GET /api/v0/bundles/) is public; pricewatch sends no key",
-		},
+		Lacks: fetcherstest.Keyless("the offer search (GET /api/v0/bundles/) is public; pricewatch sends no key", nil),
 	})
 }

@@ -345,12 +345,8 @@ func (f *Fetcher) Fetch(ctx context.Context, prev fetchers.Previous) (*pricewatc
 		models = fmt.Sprintf("every GPU model (%d seen)", len(rentableNow))
 	}
 	snap.SourceVersion = fmt.Sprintf("bundles: %s, %d rentable offers, %d requests", models, total, requests)
-	if err := snap.Validate(); err != nil {
-		return nil, fmt.Errorf("vastai: built an invalid snapshot: %w", err)
-	}
-	f.log.Info("vastai offers fetched", zap.Int("rentable_offers", total), zap.Int("price_points", len(snap.Offers)), zap.Int("requests", requests),
+	return fetchers.Done(f.log, "vastai", snap, "vastai offers fetched", zap.Int("rentable_offers", total), zap.Int("price_points", len(snap.Offers)), zap.Int("requests", requests),
 		zap.Int("skipped_offers", skipped.total()))
-	return snap, nil
 }
 
 // countable: only an offer a buyer can rent now says anything about price

@@ -1,7 +1,6 @@
 package verda
 
 import (
-	"bytes"
 	"testing"
 
 	"github.com/pricewatch/pricewatch"
@@ -31,14 +30,10 @@ func TestConformance(t *testing.T) {
 			}
 			return Provider.Build(s, h.Env)
 		},
-		Empty: func(_ *testing.T, fake *verdatest.Server) { fake.FailNext(verdatest.Empty) },
+		Empty: fetcherstest.EmptyNext[*verdatest.Server],
 		Malformed: func(t *testing.T, fake *verdatest.Server) func(pricewatch.Offer) bool {
-			body := verdatest.Types()
-			old := []byte(`"price_per_hour": "1.98"`)
-			if bytes.Count(body, old) != 1 {
-				t.Fatal("verdatest sample changed: no single 2A6000.20V price 1.98")
-			}
-			fake.SetBody("/v1/instance-types", bytes.Replace(body, old, []byte(`"price_per_hour": "1.98 USD"`), 1))
+			// 2A6000.20V's price, the one 1.98.
+			fake.SetBody("/v1/instance-types", fetcherstest.ReplaceOnce(t, verdatest.Types(), `"price_per_hour": "1.98"`, `"price_per_hour": "1.98 USD"`))
 			return fetcherstest.InstanceType("2A6000.20V")
 		},
 		Lacks: map[fetcherstest.Check]string{

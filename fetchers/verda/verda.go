@@ -49,7 +49,6 @@ const (
 	EnvClientSecret = "VERDA_CLIENT_SECRET"
 
 	maxBodyBytes = 8 << 20
-	bodyTimeout  = time.Minute
 )
 
 // Section is providers.verda.
@@ -153,7 +152,7 @@ func (f *Fetcher) token(ctx context.Context) (section.Secret, error) {
 	body, _ := json.Marshal(map[string]string{"grant_type": "client_credentials",
 		"client_id": f.cfg.ClientID.Value(), "client_secret": f.cfg.ClientSecret.Value()})
 	raw, err := f.client.Read(ctx, fetchers.Request{Method: http.MethodPost, URL: f.base + pathToken, Body: body,
-		Where: "verda " + pathToken, Answer: "an access token", Refused: refused, Limit: 1 << 20, Timeout: bodyTimeout})
+		Where: "verda " + pathToken, Answer: "an access token", Refused: refused, Limit: 1 << 20})
 	if err != nil {
 		return section.Secret{}, err
 	}
@@ -176,7 +175,7 @@ func (f *Fetcher) get(ctx context.Context, tok section.Secret, path, query, answ
 		u += "?" + query
 	}
 	return f.client.Read(ctx, fetchers.Request{Method: http.MethodGet, URL: u, Bearer: tok, Where: "verda " + path + "?" + query,
-		Answer: answer, Refused: refused, Limit: maxBodyBytes, Timeout: bodyTimeout})
+		Answer: answer, Refused: refused, Limit: maxBodyBytes})
 }
 
 // Fetch reads the four lists and returns the complete snapshot, or an

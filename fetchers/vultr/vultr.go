@@ -64,7 +64,6 @@ const (
 
 	maxPages     = 40
 	maxBodyBytes = 32 << 20
-	bodyTimeout  = time.Minute
 )
 
 // Config is the fetcher's part of the configuration.
@@ -162,14 +161,10 @@ func (f *Fetcher) plans(ctx context.Context, path string, q url.Values, field st
 			v.Set("cursor", cursor)
 		}
 		u.RawQuery = v.Encode()
-		body, err := f.client.Read(ctx, fetchers.Request{Method: http.MethodGet, URL: u.String(), Where: what, Answer: "the " + field + " list",
-			Limit: maxBodyBytes, Timeout: bodyTimeout})
-		if err != nil {
-			return "", err
-		}
 		var l list
-		if err := fetchers.DecodeWhole(body, "the "+field+" list", &l); err != nil {
-			return "", fmt.Errorf("%s: %w", what, err)
+		if err := f.client.ReadJSON(ctx, fetchers.Request{Method: http.MethodGet, URL: u.String(), Where: what, Answer: "the " + field + " list",
+			Limit: maxBodyBytes}, &l); err != nil {
+			return "", err
 		}
 		rows := l.Plans
 		if field == "plans_metal" {
@@ -415,7 +410,7 @@ func (f *Fetcher) regionStock(ctx context.Context, plans []gpuPlan) (map[string]
 		where := "vultr region " + loc + " availability"
 		body, err := f.client.Read(ctx, fetchers.Request{Method: http.MethodGet, URL: u.String(), Bearer: f.key, Where: where,
 			Answer: "the region's available plans", Refused: "the API key was refused (check " + EnvAPIKey + " or providers.vultr.api_key_file)",
-			Limit: maxBodyBytes, Timeout: bodyTimeout})
+			Limit: maxBodyBytes})
 		var a struct {
 			AvailablePlans *[]string `json:"available_plans"`
 		}

@@ -6,20 +6,16 @@ import (
 	"strings"
 	"testing"
 
-	"go.uber.org/zap"
-
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
 	"github.com/pricewatch/pricewatch/fetchers/vultr/vultrtest"
-	"github.com/pricewatch/pricewatch/section"
 )
 
 const testKey = "VULTRTESTKEY"
 
 func fetch(t *testing.T, fake *vultrtest.Server, key string) (*pricewatch.Snapshot, error) {
 	t.Helper()
-	f, err := New(Config{Endpoint: fake.URL, APIKey: section.NewSecret(key)}, fetcherstest.QuickClient(), zap.NewNop())
-	return fetcherstest.Fetch(t, f, err)
+	return fetcherstest.FetchKeyed(t, New, fake.URL, key, nil)
 }
 
 // describe writes each offer without its local storage.
