@@ -15,7 +15,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -54,12 +56,7 @@ type Rates struct {
 
 // Currencies lists the codes of the day in alphabetical order.
 func (r Rates) Currencies() []string {
-	out := make([]string, 0, len(r.PerEUR))
-	for c := range r.PerEUR {
-		out = append(out, c)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(r.PerEUR))
 }
 
 // The document shape: gesmes:Envelope > Cube > Cube[time] > Cube[currency,rate].

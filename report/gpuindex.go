@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/fx"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -80,7 +81,7 @@ func GPUIndex(ctx context.Context, st Store, book *fx.Book, t OfferTable, sc Sco
 	}
 	out := make([]GPUIndexRow, 0, len(byModel))
 	for m, g := range byModel {
-		g.Clouds = sortedKeys(clouds[m])
+		g.Clouds = analysis.SortedKeys(clouds[m])
 		if low, ok := lowThen[m]; ok && low.IsPositive() {
 			g.OnDemandThen = NewNullDecimal(low, true)
 			if now := g.Cheapest[pricewatch.OnDemand]; now != nil {
