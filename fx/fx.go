@@ -15,9 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -56,7 +54,12 @@ type Rates struct {
 
 // Currencies lists the codes of the day in alphabetical order.
 func (r Rates) Currencies() []string {
-	return slices.Sorted(maps.Keys(r.PerEUR))
+	out := make([]string, 0, len(r.PerEUR))
+	for c := range r.PerEUR {
+		out = append(out, c)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // The document shape: gesmes:Envelope > Cube > Cube[time] > Cube[currency,rate].
