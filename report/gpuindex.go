@@ -3,6 +3,8 @@ package report
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -10,7 +12,6 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/fx"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -81,7 +82,7 @@ func GPUIndex(ctx context.Context, st Store, book *fx.Book, t OfferTable, sc Sco
 	}
 	out := make([]GPUIndexRow, 0, len(byModel))
 	for m, g := range byModel {
-		g.Clouds = analysis.SortedKeys(clouds[m])
+		g.Clouds = slices.Sorted(maps.Keys(clouds[m])) // never empty: the model has a row
 		if low, ok := lowThen[m]; ok && low.IsPositive() {
 			g.OnDemandThen = NewNullDecimal(low, true)
 			if now := g.Cheapest[pricewatch.OnDemand]; now != nil {
