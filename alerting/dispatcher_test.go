@@ -302,15 +302,22 @@ func TestStopThenPostTimeoutLeavesOutcomeUnknown(t *testing.T) {
 	}
 }
 
+// slowPost is one alert queued for a notifier whose post, once entered,
+// waits until slow is closed.
+func slowPost(t *testing.T) (*alertingtest.Clock, *storage.DB, *fakeNotifier) {
+	t.Helper()
+	clk := newClock()
+	db := alertingtest.OpenDB(t, "", clk)
+	queue(t, db, "#a:a1")
+	return clk, db, &fakeNotifier{entered: make(chan struct{}), slow: make(chan struct{})}
+}
+
 // Issue 34 item 8: a stop (or step-down) while a post is in flight lets
 // the post finish and records it sent, instead of cancelling it and
 // leaving the next sender to guess whether Slack has it: one post, none
 // pending.
 func TestStopMidPostFinishesThePost(t *testing.T) {
-	clk := newClock()
-	db := alertingtest.OpenDB(t, "", clk)
-	queue(t, db, "#a:a1")
-	n := &fakeNotifier{entered: make(chan struct{}), slow: make(chan struct{})}
+	clk, db, n := slowPost(t)
 	entered := n.entered
 	d := outboxstore.NewDispatcher(db, n, zap.NewNop(), alerting.DispatcherOptions{Sleep: clk.Sleep})
 	ctx, cancel := context.WithCancel(t.Context())
@@ -335,10 +342,7 @@ func TestStopMidPostFinishesThePost(t *testing.T) {
 // Issue 34 item 8: the claim follows the lease the daemon gives (ha.takeover
 // on PostgreSQL), not a fixed 35 s, and the post's timeout fits in it.
 func TestClaimFollowsLease(t *testing.T) {
-	clk := newClock()
-	db := alertingtest.OpenDB(t, "", clk)
-	queue(t, db, "#a:a1")
-	n := &fakeNotifier{entered: make(chan struct{}), slow: make(chan struct{})}
+	clk, db, n := slowPost(t)
 	entered := n.entered
 	d := outboxstore.NewDispatcher(db, n, zap.NewNop(), alerting.DispatcherOptions{Sleep: clk.Sleep, Lease: 6 * time.Second})
 	go func() {

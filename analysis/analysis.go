@@ -253,7 +253,9 @@ func perGPU(price decimal.Decimal, gpus float64) (decimal.Decimal, bool) {
 	return pricewatch.PerGPUHour(price, gpus)
 }
 
-func sortStrings(m map[string]bool) []string {
+// SortedKeys are m's keys in order, never nil: a list of none is [] in
+// JSON, not null.
+func SortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)

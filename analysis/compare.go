@@ -178,7 +178,7 @@ func Compare(offers []pricewatch.Offer, avail []pricewatch.Availability, opts Co
 		res.Rows[i].Rank = i + 1
 	}
 	sort.SliceStable(res.Unconverted, func(i, j int) bool { return keyLess(res.Unconverted[i].Offer.Key(), res.Unconverted[j].Offer.Key()) })
-	res.UnknownModels = sortStrings(unknown)
+	res.UnknownModels = SortedKeys(unknown)
 	return res, nil
 }
 

@@ -285,7 +285,7 @@ func Recommend(offers []pricewatch.Offer, avail []pricewatch.Availability, opts 
 		models[o.GPUModel] = true
 		rec.StaleRates = rec.StaleRates || o.FXStale
 	}
-	rec.Models = sortStrings(models)
+	rec.Models = SortedKeys(models)
 	rec.Blocks, rec.UnconvertedBlocks = blockOptions(opts.CapacityBlocks, opts, horizon)
 	for i, o := range rec.Options {
 		if o.Available != nil && !*o.Available {
@@ -498,7 +498,7 @@ func (r *Recommendation) explain(opts RecommendOptions, spotLeftOut, fractional 
 			cur[o.NativeCurrency] = true
 		}
 		r.Reasons = append(r.Reasons, fmt.Sprintf("%s not compared: no exchange rate from %s to %s.",
-			count(len(r.Unconverted), "option"), strings.Join(sortStrings(cur), ", "), r.Currency))
+			count(len(r.Unconverted), "option"), strings.Join(SortedKeys(cur), ", "), r.Currency))
 	}
 	r.explainBlocks()
 	best, ok := r.BestOption()
@@ -566,7 +566,7 @@ func (r *Recommendation) explain(opts RecommendOptions, spotLeftOut, fractional 
 		}
 		rates[s+")."] = true
 	}
-	r.Reasons = append(r.Reasons, sortStrings(rates)...)
+	r.Reasons = append(r.Reasons, SortedKeys(rates)...)
 
 	if r.Lower != nil {
 		r.Changes = append(r.Changes, fmt.Sprintf("Below %s utilisation, %s would be cheapest.", percent(r.Lower.Utilization), r.Lower.Option.Label()))

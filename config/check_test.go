@@ -11,10 +11,7 @@ import (
 // The config in effect reads back as the same config: every key it
 // prints is one Load knows, with a value Load takes.
 func TestEffectiveRoundTrips(t *testing.T) {
-	cfg, err := Load("../config.example.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := loadExample(t)
 	first, err := cfg.Effective()
 	if err != nil {
 		t.Fatal(err)

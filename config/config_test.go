@@ -12,11 +12,18 @@ import (
 	"github.com/pricewatch/pricewatch/fetchers/runpod"
 )
 
-func TestExampleConfigLoads(t *testing.T) {
+// loadExample loads config.example.yaml, which every test of it reads.
+func loadExample(t *testing.T) *Config {
+	t.Helper()
 	cfg, err := Load("../config.example.yaml")
 	if err != nil {
 		t.Fatalf("config.example.yaml: %v", err)
 	}
+	return cfg
+}
+
+func TestExampleConfigLoads(t *testing.T) {
+	cfg := loadExample(t)
 	// The example documents the defaults: loading it must give the same
 	// values as no file at all, except where the example says otherwise.
 	def := Default()
@@ -29,10 +36,7 @@ func TestExampleConfigLoads(t *testing.T) {
 }
 
 func TestExampleDocumentsEveryKey(t *testing.T) {
-	cfg, err := Load("../config.example.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := loadExample(t)
 	var missing []string
 	for _, key := range allKeys(reflectValue(Default()).Type(), "") {
 		if cfg.Line(key) == 0 {

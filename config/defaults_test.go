@@ -24,10 +24,7 @@ func normalRules(rs []Rule) []Rule {
 // default, so loading it gives the built-in alert rules, guard and
 // confirmation threshold exactly.
 func TestExampleShowsTheDefaults(t *testing.T) {
-	cfg, err := Load("../config.example.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := loadExample(t)
 	def := Default()
 	if got, want := normalRules(cfg.Alerts.Rules), normalRules(def.Alerts.Rules); !reflect.DeepEqual(got, want) {
 		t.Errorf("example rules %+v\nbuilt-in rules %+v", got, want)
@@ -88,10 +85,7 @@ func TestGuardValidation(t *testing.T) {
 // an edge outside 2 to 10 or out of order is refused naming the key and
 // its line.
 func TestPlacementScoreThresholds(t *testing.T) {
-	cfg, err := Load("../config.example.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := loadExample(t)
 	if def := Default(); !reflect.DeepEqual(def.Alerts.PlacementScoreThresholds, []int{3, 7}) ||
 		!reflect.DeepEqual(cfg.Alerts.PlacementScoreThresholds, def.Alerts.PlacementScoreThresholds) {
 		t.Errorf("example %v, built-in %v, want [3 7]", cfg.Alerts.PlacementScoreThresholds, def.Alerts.PlacementScoreThresholds)

@@ -457,7 +457,14 @@ func (s *Sheet) Write(p *storage.PriceInterval) error {
 	if !q.Date.IsZero() {
 		rateDate = q.Date.Format(time.DateOnly)
 	}
-	common := func(r []string) {
+	// row is a new row of the charge category and frequency, priced per
+	// one unit, with what every row of the price carries.
+	row := func(category, frequency, unit string) []string {
+		r := make([]string, len(s.header))
+		s.set(r, "ChargeCategory", category)
+		s.set(r, "ChargeFrequency", frequency)
+		s.set(r, "PricingQuantity", "1")
+		s.set(r, "PricingUnit", unit)
 		s.set(r, "BillingCurrency", s.billing)
 		s.set(r, "InvoiceIssuerName", provider)
 		s.set(r, "ProviderName", provider)
@@ -507,12 +514,18 @@ func (s *Sheet) Write(p *storage.PriceInterval) error {
 			s.set(r, "CommitmentDiscountType", typ)
 			s.set(r, "CommitmentDiscountCategory", category)
 		}
+		return r
 	}
-	prices := func(r []string, list, contracted decimal.Decimal) {
+	// write prices a row and writes it.
+	write := func(r []string, list, contracted decimal.Decimal) error {
 		s.set(r, "PricingCurrencyListUnitPrice", text(list))
 		s.set(r, "PricingCurrencyContractedUnitPrice", text(contracted))
 		s.set(r, "ListUnitPrice", text(q.Convert(list)))
 		s.set(r, "ContractedUnitPrice", text(q.Convert(contracted)))
+		if err := s.cw.Write(r); err != nil {
+			return fmt.Errorf("writing FOCUS row %s: %w", priceID, err)
+		}
+		return nil
 	}
 	option := strings.ReplaceAll(string(p.PriceType), "_", "-")
 	if p.Term != "" {
@@ -537,12 +550,7 @@ func (s *Sheet) Write(p *storage.PriceInterval) error {
 	// carries the price.
 	usage := !isSubscription(p) && list.IsPositive()
 	if usage {
-		r := make([]string, len(s.header))
-		common(r)
-		s.set(r, "ChargeCategory", "Usage")
-		s.set(r, "ChargeFrequency", "Usage-Based")
-		s.set(r, "PricingQuantity", "1")
-		s.set(r, "PricingUnit", "Hours")
+		r := row("Usage", "Usage-Based", "Hours")
 		s.set(r, "SkuMeter", "Instance Hours")
 		s.set(r, "SkuPriceId", priceID)
 		s.set(r, "ChargeDescription", fmt.Sprintf("%s %s, %s, per hour", p.InstanceType, p.OS, option))
@@ -555,19 +563,13 @@ func (s *Sheet) Write(p *storage.PriceInterval) error {
 			s.set(r, "PricingCategory", "Standard")
 		}
 		s.set(r, "x_ListUnitPriceSource", source)
-		prices(r, list, p.Hourly)
-		if err := s.cw.Write(r); err != nil {
-			return fmt.Errorf("writing FOCUS row %s: %w", priceID, err)
+		if err := write(r, list, p.Hourly); err != nil {
+			return err
 		}
 	}
 	if p.Upfront.IsPositive() {
-		r := make([]string, len(s.header))
-		common(r)
-		s.set(r, "ChargeCategory", "Purchase")
-		s.set(r, "ChargeFrequency", "One-Time")
+		r := row("Purchase", "One-Time", termUnit(p.Term))
 		s.set(r, "PricingCategory", "Standard")
-		s.set(r, "PricingQuantity", "1")
-		s.set(r, "PricingUnit", termUnit(p.Term))
 		meter := "Commitment Upfront Fee"
 		switch {
 		case isSubscription(p):
@@ -583,9 +585,8 @@ func (s *Sheet) Write(p *storage.PriceInterval) error {
 		s.set(r, "SkuMeter", meter)
 		s.set(r, "ChargeDescription", fmt.Sprintf("%s %s, %s, paid at once", p.InstanceType, p.OS, option))
 		s.set(r, "x_ListUnitPriceSource", "this_price")
-		prices(r, p.Upfront, p.Upfront)
-		if err := s.cw.Write(r); err != nil {
-			return fmt.Errorf("writing FOCUS row %s: %w", priceID, err)
+		if err := write(r, p.Upfront, p.Upfront); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -107,36 +107,22 @@ func TestCommitmentFarBelowOnDemandIsHeld(t *testing.T) {
 // held`, counted in the run, and accepted after guard.accept_after_runs
 // consecutive complete runs that bring it back unchanged.
 func TestCommitmentHoldIsRecordedAndAcceptedLikeOthers(t *testing.T) {
-	ctx := context.Background()
 	db := dbtest.Open(t)
-	g, err := New(Config(config.Default().Guard), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := defaultGuard(t)
 	offers := []pricewatch.Offer{alibabaOffer(pricewatch.OnDemand, "", "26.46", ""), alibabaOffer(pricewatch.Reserved, "1y", "0", "8890")}
 	for run := 1; run <= 3; run++ {
-		snap := &pricewatch.Snapshot{Provider: "alibaba", Offers: offers, Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}}}
-		held, err := g.Check(ctx, db, snap)
-		if err != nil {
-			t.Fatal(err)
-		}
+		snap := complete("alibaba", offers...)
+		held := checkRun(t, g, db, snap)
 		if len(held) != 1 || held[0].Accepted != (run == 3) {
 			t.Fatalf("run %d: held %+v, want one hold, accepted in run 3", run, held)
 		}
-		id, err := db.StartRun(ctx, "alibaba")
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := db.SaveSnapshot(ctx, id, snap, storage.SaveOptions{Held: held})
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := dbtest.SaveWith(t, db, snap, storage.SaveOptions{Held: held})
 		if run == 1 && (res.Held != 1 || res.HeldReasons[storage.HeldBelowOnDemand] != 1 ||
 			!strings.Contains(storage.HeldReasonsText(res.HeldReasons), "commitments far below on-demand")) {
 			t.Errorf("run 1 counts %d held %v", res.Held, res.HeldReasons)
 		}
 	}
-	recs, err := db.HeldPrices(ctx, storage.HeldFilter{Providers: []string{"alibaba"}})
+	recs, err := db.HeldPrices(context.Background(), storage.HeldFilter{Providers: []string{"alibaba"}})
 	if err != nil || len(recs) != 1 || recs[0].Term != "1y" || recs[0].Reason != storage.HeldBelowOnDemand || recs[0].Runs != 3 || recs[0].AcceptedAt == nil {
 		t.Errorf("held records %+v, %v", recs, err)
 	}

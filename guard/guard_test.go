@@ -18,10 +18,34 @@ func offer(provider, typ, model string, count float64, currency, hourly string) 
 		Currency: currency, Hourly: decimal.RequireFromString(hourly), Hardware: pricewatch.Hardware{GPUModel: model, GPUCount: count}}
 }
 
+// complete is a run's snapshot of provider's offers, covering every region.
+func complete(provider string, offers ...pricewatch.Offer) *pricewatch.Snapshot {
+	return &pricewatch.Snapshot{Provider: provider, Offers: offers, Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}}}
+}
+
 func store(t *testing.T, db *storage.DB, provider string, offers ...pricewatch.Offer) {
 	t.Helper()
-	snap := &pricewatch.Snapshot{Provider: provider, Offers: offers, Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}}}
-	dbtest.Save(t, db, snap)
+	dbtest.Save(t, db, complete(provider, offers...))
+}
+
+// defaultGuard is a Guard of the default guard: settings.
+func defaultGuard(t *testing.T) *Guard {
+	t.Helper()
+	g, err := New(Config(config.Default().Guard), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// checkRun is g's check of snap, as a run makes it before saving.
+func checkRun(t *testing.T, g *Guard, db *storage.DB, snap *pricewatch.Snapshot) []storage.HeldPrice {
+	t.Helper()
+	held, err := g.Check(context.Background(), db, snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return held
 }
 
 func TestCheck(t *testing.T) {
@@ -103,21 +127,14 @@ func TestCheck(t *testing.T) {
 // consecutive complete runs is accepted in the third (accept_after_runs 3)
 // and then stays, as the stored price, unheld.
 func TestHeldPriceAcceptedAfterRuns(t *testing.T) {
-	ctx := context.Background()
 	db := dbtest.Open(t)
-	g, err := New(Config(config.Default().Guard), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := defaultGuard(t)
 	real := offer("azure", "Standard_ND96isr_H200_v5", "H200", 8, "USD", "106.0")
 	low := offer("azure", "Standard_ND96isr_H200_v5", "H200", 8, "USD", "0.01")
 	store(t, db, "azure", real)
 	for run := 1; run <= 4; run++ {
-		snap := &pricewatch.Snapshot{Provider: "azure", Offers: []pricewatch.Offer{low}, Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}}}
-		held, err := g.Check(ctx, db, snap)
-		if err != nil {
-			t.Fatal(err)
-		}
+		snap := complete("azure", low)
+		held := checkRun(t, g, db, snap)
 		want := map[int]string{1: "held", 2: "held", 3: "accepted", 4: "none"}[run]
 		got := "none"
 		if len(held) == 1 && held[0].Accepted {
@@ -128,15 +145,9 @@ func TestHeldPriceAcceptedAfterRuns(t *testing.T) {
 		if got != want {
 			t.Fatalf("run %d: %s, want %s", run, got, want)
 		}
-		id, err := db.StartRun(ctx, "azure")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.SaveSnapshot(ctx, id, snap, storage.SaveOptions{Held: held}); err != nil {
-			t.Fatal(err)
-		}
+		dbtest.SaveWith(t, db, snap, storage.SaveOptions{Held: held})
 	}
-	cur, err := db.Prices(ctx, storage.PriceFilter{CurrentOnly: true})
+	cur, err := db.Prices(context.Background(), storage.PriceFilter{CurrentOnly: true})
 	if err != nil || len(cur) != 1 || cur[0].Hourly.String() != "0.01" {
 		t.Errorf("current after acceptance: %+v %v", cur, err)
 	}

@@ -37,14 +37,8 @@ func TestLevels(t *testing.T) {
 		t.Run(tc.level, func(t *testing.T) {
 			var buf bytes.Buffer
 			log, lvl, err := New(tc.level, "json", &buf)
-			if tc.wantErr {
-				if err == nil || !strings.Contains(err.Error(), tc.level) {
-					t.Fatalf("err = %v, want one naming %q", err, tc.level)
-				}
+			if !newOK(t, err, tc.wantErr, tc.level) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if lvl.Level() != tc.want {
 				t.Errorf("level = %v, want %v", lvl.Level(), tc.want)
@@ -59,6 +53,22 @@ func TestLevels(t *testing.T) {
 			}
 		})
 	}
+}
+
+// newOK checks New's error: with wantErr one that names the bad value,
+// else none. It says whether the case goes on to use the logger.
+func newOK(t *testing.T, err error, wantErr bool, bad string) bool {
+	t.Helper()
+	if wantErr {
+		if err == nil || !strings.Contains(err.Error(), bad) {
+			t.Fatalf("err = %v, want one naming %q", err, bad)
+		}
+		return false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return true
 }
 
 func TestLevelChangesAtRunTime(t *testing.T) {
@@ -93,14 +103,8 @@ func TestFormatSelection(t *testing.T) {
 		t.Run(tc.format, func(t *testing.T) {
 			var buf bytes.Buffer
 			log, _, err := New("info", tc.format, &buf)
-			if tc.wantErr {
-				if err == nil || !strings.Contains(err.Error(), tc.format) {
-					t.Fatalf("err = %v, want one naming %q", err, tc.format)
-				}
+			if !newOK(t, err, tc.wantErr, tc.format) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			log.Info("fetched", zap.String("cloud", "aws"), zap.Int("offers", 1234))
 			line := strings.TrimSuffix(buf.String(), "\n")

@@ -111,19 +111,30 @@ func currentOffers(ctx context.Context, st Store, f storage.PriceFilter) ([]pric
 	return out, err
 }
 
+// currentOfGPU is what Compare and Recommend start from: the current
+// offers in scope of the GPU's stored models (filtered in SQL, see
+// StoredGPUModels) and the current availability in scope.
+func currentOfGPU(ctx context.Context, st Store, s Scope, model string) ([]pricewatch.Offer, []pricewatch.Availability, error) {
+	models, err := StoredGPUModels(ctx, st, model)
+	if err != nil {
+		return nil, nil, err
+	}
+	offers, err := currentOffers(ctx, st, storage.PriceFilter{Providers: s.Providers, Regions: s.Regions, OS: StorageOS(s.OS), GPUModels: models})
+	if err != nil {
+		return nil, nil, err
+	}
+	avail, err := CurrentAvailability(ctx, st, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	return offers, avail, nil
+}
+
 // Compare ranks the current offers of a GPU by price per GPU-hour. Only
 // the offers of the GPU's stored models are read (filtered in SQL);
 // analysis.Compare still matches them, so the result is the same.
 func Compare(ctx context.Context, st Store, book *fx.Book, q CompareQuery) (analysis.CompareResult, error) {
-	models, err := StoredGPUModels(ctx, st, q.GPU)
-	if err != nil {
-		return analysis.CompareResult{}, err
-	}
-	offers, err := currentOffers(ctx, st, storage.PriceFilter{Providers: q.Providers, Regions: q.Regions, OS: StorageOS(q.OS), GPUModels: models})
-	if err != nil {
-		return analysis.CompareResult{}, err
-	}
-	avail, err := CurrentAvailability(ctx, st, q.Scope)
+	offers, avail, err := currentOfGPU(ctx, st, q.Scope, q.GPU)
 	if err != nil {
 		return analysis.CompareResult{}, err
 	}

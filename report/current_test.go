@@ -10,6 +10,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/fx"
 	"github.com/pricewatch/pricewatch/storage"
 	"github.com/pricewatch/pricewatch/storage/dbtest"
 	"github.com/pricewatch/pricewatch/storage/storagetest"
@@ -211,19 +212,8 @@ func checkCurrentState(t *testing.T, db *storage.DB, step string, c *CurrentStat
 		if q.Currency == "" {
 			q.Currency = "USD"
 		}
-		want, err := BuildOfferTable(ctx, db, book, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := BuildOfferTable(ctx, src, book, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(want.Rows) == 0 && q.OS == "" {
+		if want := sameAnswer(t, step, "table", q, db, src, book, BuildOfferTable); len(want.Rows) == 0 && q.OS == "" {
 			t.Errorf("%s: table %+v is empty: nothing compared", step, q)
-		}
-		if a, b := mustJSON(t, got), mustJSON(t, want); a != b {
-			t.Errorf("%s: table %+v:\n%s\nstore:\n%s", step, q, a, b)
 		}
 	}
 	for _, q := range []CompareQuery{{GPU: "H100"}, {Scope: Scope{Currency: "EUR"}, GPU: "A100", AvailableOnly: true}} {
@@ -231,17 +221,7 @@ func checkCurrentState(t *testing.T, db *storage.DB, step string, c *CurrentStat
 			q.Currency = "USD"
 		}
 		q.At = clock
-		want, err := Compare(ctx, db, book, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := Compare(ctx, src, book, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if a, b := mustJSON(t, got), mustJSON(t, want); a != b {
-			t.Errorf("%s: compare %+v:\n%s\nstore:\n%s", step, q, a, b)
-		}
+		sameAnswer(t, step, "compare", q, db, src, book, Compare)
 	}
 }
 
@@ -263,6 +243,26 @@ func sameReads[F, R any](t *testing.T, step, what string, filters []F, store, sn
 			t.Errorf("%s: %s %+v: %d rows from the snapshot, %d from the store:\n%+v\n%+v", step, what, f, len(got), len(want), got, want)
 		}
 	}
+}
+
+// sameAnswer checks that answer over the snapshot gives, as JSON, what
+// it gives over the store, and returns the store's answer.
+func sameAnswer[Q, A any](t *testing.T, step, what string, q Q, store, snapshot Store, book *fx.Book,
+	answer func(context.Context, Store, *fx.Book, Q) (A, error)) A {
+	t.Helper()
+	ctx := context.Background()
+	want, err := answer(ctx, store, book, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := answer(ctx, snapshot, book, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := mustJSON(t, got), mustJSON(t, want); a != b {
+		t.Errorf("%s: %s %+v:\n%s\nstore:\n%s", step, what, q, a, b)
+	}
+	return want
 }
 
 func mustJSON(t *testing.T, v any) string {

@@ -3,6 +3,8 @@ package report
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -80,7 +82,7 @@ func GPUIndex(ctx context.Context, st Store, book *fx.Book, t OfferTable, sc Sco
 	}
 	out := make([]GPUIndexRow, 0, len(byModel))
 	for m, g := range byModel {
-		g.Clouds = sortedKeys(clouds[m])
+		g.Clouds = slices.Sorted(maps.Keys(clouds[m])) // never empty: the model has a row
 		if low, ok := lowThen[m]; ok && low.IsPositive() {
 			g.OnDemandThen = NewNullDecimal(low, true)
 			if now := g.Cheapest[pricewatch.OnDemand]; now != nil {

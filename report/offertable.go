@@ -421,7 +421,7 @@ func (t *OfferTable) choose(choices []storage.OfferChoice) {
 			models[c.GPUModel] = true
 		}
 	}
-	t.Providers, t.NativeCurrencies = sortedKeys(prov), sortedKeys(cur)
+	t.Providers, t.NativeCurrencies = analysis.SortedKeys(prov), analysis.SortedKeys(cur)
 	for _, p := range pricewatch.PriceTypes {
 		if pt[p] {
 			t.PriceTypes = append(t.PriceTypes, p)
@@ -429,7 +429,7 @@ func (t *OfferTable) choose(choices []storage.OfferChoice) {
 	}
 	// A family is a model's name up to a hyphen ("A100" of "A100-80GB")
 	// that gpu.Matches takes to cover more than one stored model.
-	names := sortedKeys(models)
+	names := analysis.SortedKeys(models)
 	families := map[string]bool{}
 	for _, m := range names {
 		for i := strings.IndexByte(m, '-'); i > 0; i = nextHyphen(m, i) {
@@ -446,7 +446,7 @@ func (t *OfferTable) choose(choices []storage.OfferChoice) {
 		return c
 	}
 	seen := map[string]bool{}
-	for _, fam := range sortedKeys(families) {
+	for _, fam := range analysis.SortedKeys(families) {
 		if c := choice(fam); len(c.Models) > 1 && !models[fam] {
 			t.GPUs = append(t.GPUs, c)
 			seen[fam] = true
@@ -466,15 +466,6 @@ func nextHyphen(s string, i int) int {
 		return -1
 	}
 	return i + 1 + j
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // offerFilter is a query's filters, prepared once for many offers.

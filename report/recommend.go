@@ -239,15 +239,7 @@ type RecommendQuery struct {
 // the current prices in scope (read in SQL by the GPU's stored models),
 // the current availability and the capacity signals.
 func Recommend(ctx context.Context, st Store, book *fx.Book, q RecommendQuery) (analysis.Recommendation, error) {
-	models, err := StoredGPUModels(ctx, st, q.GPU)
-	if err != nil {
-		return analysis.Recommendation{}, err
-	}
-	offers, err := currentOffers(ctx, st, storage.PriceFilter{Providers: q.Providers, Regions: q.Regions, OS: StorageOS(q.OS), GPUModels: models})
-	if err != nil {
-		return analysis.Recommendation{}, err
-	}
-	avail, err := CurrentAvailability(ctx, st, q.Scope)
+	offers, avail, err := currentOfGPU(ctx, st, q.Scope, q.GPU)
 	if err != nil {
 		return analysis.Recommendation{}, err
 	}

@@ -12,11 +12,7 @@ import (
 // shared provider checks refuse what config refused before they moved.
 func TestCheckerNamesKeyAndLine(t *testing.T) {
 	k := NewChecker("p.yaml", map[string]int{"providers.x.endpoint": 4, "providers.x.timeout": 6}).Under("providers.x")
-	tests := []struct {
-		name string
-		err  error
-		want string // "" means no error
-	}{
+	tests := []errCase{
 		{"bad url", k.URL("endpoint", "example.com"), `p.yaml:line 4: providers.x.endpoint: "example.com" is not an http(s) URL`},
 		{"good url", k.URL("endpoint", "https://example.com"), ""},
 		{"bad cron", k.Schedule("schedule", "often"), `p.yaml: providers.x.schedule: "often" is not a cron spec`},
@@ -26,16 +22,29 @@ func TestCheckerNamesKeyAndLine(t *testing.T) {
 		{"negative", k.NotNegative("timeout", -time.Second), "p.yaml:line 6: providers.x.timeout: must not be negative"},
 	}
 	for _, tt := range tests {
-		switch {
-		case tt.want == "" && tt.err != nil:
-			t.Errorf("%s: %v", tt.name, tt.err)
-		case tt.want != "" && (tt.err == nil || !strings.Contains(tt.err.Error(), tt.want)):
-			t.Errorf("%s: %v, want %q", tt.name, tt.err, tt.want)
-		}
+		checkErr(t, tt)
 		var ke *KeyError
 		if tt.err != nil && !errors.As(tt.err, &ke) {
 			t.Errorf("%s: %T is not a *KeyError", tt.name, tt.err)
 		}
+	}
+}
+
+// errCase is a check's error and the text it must hold ("" means no
+// error).
+type errCase struct {
+	name string
+	err  error
+	want string
+}
+
+func checkErr(t *testing.T, tt errCase) {
+	t.Helper()
+	switch {
+	case tt.want == "" && tt.err != nil:
+		t.Errorf("%s: %v", tt.name, tt.err)
+	case tt.want != "" && (tt.err == nil || !strings.Contains(tt.err.Error(), tt.want)):
+		t.Errorf("%s: %v, want %q", tt.name, tt.err, tt.want)
 	}
 }
 
@@ -65,23 +74,14 @@ func TestCheckShared(t *testing.T) {
 // they came from and never the value.
 func TestShortSecretsRefused(t *testing.T) {
 	k := NewChecker("p.yaml", map[string]int{"slack.token": 3})
-	tests := []struct {
-		name string
-		err  error
-		want string // "" means no error
-	}{
+	tests := []errCase{
 		{"one letter", k.Secret("slack.token", NewSecret("s")), "p.yaml:line 3: slack.token: is 1 characters long: a secret needs at least 8"},
 		{"seven", k.Secret("slack.token", NewSecret("xoxb-12")), "is 7 characters long"},
 		{"eight", k.Secret("slack.token", NewSecret("xoxb-123")), ""},
 		{"unset", k.Secret("slack.token", Secret{}), ""},
 	}
 	for _, tt := range tests {
-		switch {
-		case tt.want == "" && tt.err != nil:
-			t.Errorf("%s: %v", tt.name, tt.err)
-		case tt.want != "" && (tt.err == nil || !strings.Contains(tt.err.Error(), tt.want)):
-			t.Errorf("%s: %v, want %q", tt.name, tt.err, tt.want)
-		}
+		checkErr(t, tt)
 	}
 
 	t.Setenv("PW_SHORT_SECRET", "abc")

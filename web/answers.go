@@ -7,7 +7,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -135,26 +137,17 @@ func (s *Server) answerKey(r *http.Request) string {
 	b.WriteString(r.URL.Query().Encode())
 	fx := s.FX()
 	fmt.Fprintf(&b, "|%s|%s|", fx.Currency, fx.MaxAge)
-	for _, k := range sortedMapKeys(fx.FixedRates) {
+	for _, k := range slices.Sorted(maps.Keys(fx.FixedRates)) {
 		b.WriteString(k + "=" + fx.FixedRates[k] + ",")
 	}
 	if s.Expected != nil {
 		e := s.Expected(s.now())
 		b.WriteString("|")
-		for _, k := range sortedMapKeys(e) {
+		for _, k := range slices.Sorted(maps.Keys(e)) {
 			b.WriteString(k + "=" + e[k].String() + ",")
 		}
 	}
 	return b.String()
-}
-
-func sortedMapKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // get is the kept answer of key (of any version), and whether it is of

@@ -42,30 +42,29 @@ var keptPaths = []string{
 func TestKeptAnswersFollowRuns(t *testing.T) {
 	t.Run("sqlite", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "kept.db")
-		open := func() *storage.DB {
-			db, err := storage.Open(context.Background(), path, storage.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { db.Close() })
-			return db
-		}
+		open := handles(t, storage.Open, path)
 		keptAnswersFollowRuns(t, open(), open(), 2*time.Second)
 	})
 	t.Run("postgres", func(t *testing.T) {
 		dsn := storagetest.PostgresDSN(t)
-		open := func() *storage.DB {
-			db, err := storage.OpenPostgres(context.Background(), dsn, storage.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { db.Close() })
-			return db
-		}
+		open := handles(t, storage.OpenPostgres, dsn)
 		// The writer is the leader; the server reads through a database
 		// handle of its own, as a follower replica does.
 		keptAnswersFollowRuns(t, open(), open(), 5*time.Second)
 	})
+}
+
+// handles opens a database handle of its own to where on each call,
+// closed when t ends.
+func handles(t *testing.T, open func(context.Context, string, storage.Options) (*storage.DB, error), where string) func() *storage.DB {
+	return func() *storage.DB {
+		db, err := open(context.Background(), where, storage.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
 }
 
 func keptAnswersFollowRuns(t *testing.T, writer, reader *storage.DB, within time.Duration) {

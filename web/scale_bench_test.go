@@ -34,10 +34,7 @@ import (
 // Without PRICEWATCH_SCALE it is skipped (a year takes minutes to build;
 // the databases are cached under os.UserCacheDir).
 func BenchmarkScaleOffers(b *testing.B) {
-	shares := scalegen.Shares()
-	if len(shares) == 0 {
-		b.Skip("set PRICEWATCH_SCALE=0.1,1 to run the offers table's scale benchmark")
-	}
+	shares := scalegen.SharesOrSkip(b, "0.1,1", "the offers table's scale benchmark")
 	for _, share := range shares {
 		mux := benchServer(scalegen.OpenCopy(b, share), nil)
 		for _, path := range []string{
@@ -53,13 +50,7 @@ func BenchmarkScaleOffers(b *testing.B) {
 				cpu := scalegen.CPUTime()
 				var size, gz int
 				for b.Loop() {
-					rec := httptest.NewRecorder()
-					req := httptest.NewRequest(http.MethodGet, path, nil)
-					req.Header.Set("Accept-Encoding", "gzip")
-					mux.ServeHTTP(rec, req)
-					if rec.Code != http.StatusOK {
-						b.Fatalf("%s: %d %s", path, rec.Code, rec.Body.String())
-					}
+					rec := serveOK(b, mux, path)
 					gz = rec.Body.Len()
 					size = gz
 					if rec.Header().Get("Content-Encoding") == "gzip" {
@@ -139,10 +130,7 @@ func serveOK(b *testing.B, h http.Handler, path string) *httptest.ResponseRecord
 //
 //	PRICEWATCH_SCALE=0.25 go test ./web -run '^$' -bench ScaleKept -benchtime 20x -timeout 1h
 func BenchmarkScaleKept(b *testing.B) {
-	shares := scalegen.Shares()
-	if len(shares) == 0 {
-		b.Skip("set PRICEWATCH_SCALE=0.25 to run the kept answers' scale benchmark")
-	}
+	shares := scalegen.SharesOrSkip(b, "0.25", "the kept answers' scale benchmark")
 	for _, share := range shares {
 		h, sim, _ := scaleServer(b, share)
 		// What a run storing costs the current-state views once, shared
@@ -233,10 +221,7 @@ func BenchmarkScaleKept(b *testing.B) {
 //
 //	PRICEWATCH_SCALE=0.25 go test ./web -run '^$' -bench ScaleConcurrent -benchtime 3x -timeout 1h
 func BenchmarkScaleConcurrent(b *testing.B) {
-	shares := scalegen.Shares()
-	if len(shares) == 0 {
-		b.Skip("set PRICEWATCH_SCALE=0.25 to run the concurrency benchmark")
-	}
+	shares := scalegen.SharesOrSkip(b, "0.25", "the concurrency benchmark")
 	for _, share := range shares {
 		h, _, _ := scaleServer(b, share)
 		for _, path := range []string{"/", "/offers"} {
@@ -325,10 +310,7 @@ func BenchmarkScaleConcurrent(b *testing.B) {
 //
 //	PRICEWATCH_SCALE=0.25 go test ./web -run '^$' -bench ScaleCharts -benchtime 5x -timeout 1h
 func BenchmarkScaleCharts(b *testing.B) {
-	shares := scalegen.Shares()
-	if len(shares) == 0 {
-		b.Skip("set PRICEWATCH_SCALE=0.25 to run the charts' scale benchmark")
-	}
+	shares := scalegen.SharesOrSkip(b, "0.25", "the charts' scale benchmark")
 	for _, share := range shares {
 		mux := benchServer(scalegen.OpenCopy(b, share), nil)
 		for _, path := range []string{
@@ -357,10 +339,7 @@ func BenchmarkScaleCharts(b *testing.B) {
 //
 //	PRICEWATCH_SCALE=0.25 go test ./web -run '^$' -bench ScaleHeld -benchtime 1x -timeout 1h
 func BenchmarkScaleHeld(b *testing.B) {
-	shares := scalegen.Shares()
-	if len(shares) == 0 {
-		b.Skip("set PRICEWATCH_SCALE=0.25 to run the held memory's scale benchmark")
-	}
+	shares := scalegen.SharesOrSkip(b, "0.25", "the held memory's scale benchmark")
 	for _, share := range shares {
 		b.Run(fmt.Sprintf("year=%g", share), func(b *testing.B) {
 			h, _, _ := scaleServer(b, share)

@@ -204,40 +204,47 @@ var (
 	// filesScopeFix replaces scopeFix for the file upload methods.
 	filesScopeFix = "give the Slack app the files:write scope (OAuth & Permissions), reinstall it and update the token"
 	payloadFix    = "Slack rejected this message's content; this is a pricewatch bug: report it with the output of `pricewatch alerts list --failed --format json`"
-	permanentOf   = map[string]struct {
-		scope alerting.Scope
-		fix   string // %s is the channel
-	}{
-		"invalid_auth":                             {alerting.ScopeAll, authFix},
-		"not_authed":                               {alerting.ScopeAll, authFix},
-		"not_allowed_token_type":                   {alerting.ScopeAll, authFix},
-		"token_revoked":                            {alerting.ScopeAll, revokedFix},
-		"token_expired":                            {alerting.ScopeAll, revokedFix},
-		"account_inactive":                         {alerting.ScopeAll, revokedFix},
-		"team_access_not_granted":                  {alerting.ScopeAll, "the token's app has no access to this workspace: install the app there"},
-		"no_permission":                            {alerting.ScopeAll, scopeFix},
-		"missing_scope":                            {alerting.ScopeAll, scopeFix},
-		"ekm_access_denied":                        {alerting.ScopeAll, "the workspace's Enterprise Key Management blocks the app: ask a Slack admin"},
-		"access_denied":                            {alerting.ScopeAll, "Slack denied the app access: ask a Slack admin"},
-		"channel_not_found":                        {alerting.ScopeChannel, "channel %s was not found: use the channel ID (C0123…, from the channel's details) or an exact public channel name; for a private channel invite the bot first"},
-		"not_in_channel":                           {alerting.ScopeChannel, "invite the bot to %s (type /invite @your-bot in the channel), or give the app the chat:write.public scope"},
-		"is_archived":                              {alerting.ScopeChannel, "channel %s is archived: unarchive it or route the rule to another channel"},
-		"restricted_action":                        {alerting.ScopeChannel, "the workspace does not let the bot post in %s: ask a Slack admin or pick another channel"},
-		"restricted_action_read_only_channel":      {alerting.ScopeChannel, "channel %s is read-only: pick another channel"},
-		"restricted_action_thread_only_channel":    {alerting.ScopeChannel, "channel %s only takes thread replies: pick another channel"},
-		"restricted_action_non_threadable_channel": {alerting.ScopeChannel, "the workspace does not let the bot post in %s: pick another channel"},
-		"invalid_blocks":                           {alerting.ScopeMessage, payloadFix},
-		"invalid_blocks_format":                    {alerting.ScopeMessage, payloadFix},
-		"msg_too_long":                             {alerting.ScopeMessage, payloadFix},
-		"msg_blocks_too_long":                      {alerting.ScopeMessage, payloadFix},
-		"no_text":                                  {alerting.ScopeMessage, payloadFix},
-		"too_many_attachments":                     {alerting.ScopeMessage, payloadFix},
-		"invalid_metadata_format":                  {alerting.ScopeMessage, payloadFix},
-		"invalid_metadata_schema":                  {alerting.ScopeMessage, payloadFix},
-		"metadata_too_large":                       {alerting.ScopeMessage, payloadFix},
-		"invalid_arguments":                        {alerting.ScopeMessage, payloadFix},
-	}
+	// permanentOf is the scope and fix (%s is the channel) of each error
+	// code, each fix said once with the codes it answers.
+	permanentOf = codesOf([]permanentCodes{
+		{alerting.ScopeAll, authFix, []string{"invalid_auth", "not_authed", "not_allowed_token_type"}},
+		{alerting.ScopeAll, revokedFix, []string{"token_revoked", "token_expired", "account_inactive"}},
+		{alerting.ScopeAll, "the token's app has no access to this workspace: install the app there", []string{"team_access_not_granted"}},
+		{alerting.ScopeAll, scopeFix, []string{"no_permission", "missing_scope"}},
+		{alerting.ScopeAll, "the workspace's Enterprise Key Management blocks the app: ask a Slack admin", []string{"ekm_access_denied"}},
+		{alerting.ScopeAll, "Slack denied the app access: ask a Slack admin", []string{"access_denied"}},
+		{alerting.ScopeChannel, "channel %s was not found: use the channel ID (C0123…, from the channel's details) or an exact public channel name; for a private channel invite the bot first", []string{"channel_not_found"}},
+		{alerting.ScopeChannel, "invite the bot to %s (type /invite @your-bot in the channel), or give the app the chat:write.public scope", []string{"not_in_channel"}},
+		{alerting.ScopeChannel, "channel %s is archived: unarchive it or route the rule to another channel", []string{"is_archived"}},
+		{alerting.ScopeChannel, "the workspace does not let the bot post in %s: ask a Slack admin or pick another channel", []string{"restricted_action"}},
+		{alerting.ScopeChannel, "channel %s is read-only: pick another channel", []string{"restricted_action_read_only_channel"}},
+		{alerting.ScopeChannel, "channel %s only takes thread replies: pick another channel", []string{"restricted_action_thread_only_channel"}},
+		{alerting.ScopeChannel, "the workspace does not let the bot post in %s: pick another channel", []string{"restricted_action_non_threadable_channel"}},
+		{alerting.ScopeMessage, payloadFix, []string{"invalid_blocks", "invalid_blocks_format", "msg_too_long", "msg_blocks_too_long", "no_text", "too_many_attachments", "invalid_metadata_format", "invalid_metadata_schema", "metadata_too_large", "invalid_arguments"}},
+	})
 )
+
+// permanentCodes are the Web API error codes that one fix answers.
+type permanentCodes struct {
+	scope alerting.Scope
+	fix   string
+	codes []string
+}
+
+type permanent struct {
+	scope alerting.Scope
+	fix   string
+}
+
+func codesOf(groups []permanentCodes) map[string]permanent {
+	out := map[string]permanent{}
+	for _, g := range groups {
+		for _, c := range g.codes {
+			out[c] = permanent{g.scope, g.fix}
+		}
+	}
+	return out
+}
 
 func (n *Notifier) classifyAPI(ctx context.Context, channel string, err error) error {
 	return n.classifyCall(ctx, "chat.postMessage", channel, err)

@@ -1,6 +1,7 @@
 // Package heappeak measures the most heap a piece of work held, for the
 // benchmarks and memory tests that state a peak (the fetchers' large
-// answers, the cold AWS cycle, the Azure China sheet).
+// answers, the cold AWS cycle, the Azure China sheet, the scale
+// benchmarks through scalegen.PeakHeap).
 package heappeak
 
 import (

@@ -3,12 +3,12 @@ package scalegen
 import (
 	"bufio"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
+
+	"github.com/pricewatch/pricewatch/internal/heappeak"
 )
 
 // WrittenBytes is how many bytes this process has written through write
@@ -30,39 +30,13 @@ func WrittenBytes() int64 {
 	return 0
 }
 
-// PeakHeap samples the heap in use while running fn and returns the
-// highest sample, in bytes.
+// PeakHeap is the most heap in use while fn runs, in bytes, sampled as
+// heappeak samples it for the fetchers' benchmarks, so that the scale
+// and fetcher peaks read alike.
 func PeakHeap(fn func()) uint64 {
-	var peak uint64
-	var mu sync.Mutex
-	sample := func() {
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		mu.Lock()
-		peak = max(peak, ms.HeapInuse)
-		mu.Unlock()
-	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(20 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				sample()
-			}
-		}
-	}()
+	stop := heappeak.Start()
 	fn()
-	close(done)
-	wg.Wait()
-	sample()
-	return peak
+	return stop()
 }
 
 // CPUTime is the CPU time (user and system) this process has used.

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"testing"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -474,6 +475,17 @@ func Shares() []float64 {
 		}
 	}
 	return out
+}
+
+// SharesOrSkip is Shares for a scale benchmark: with none it skips tb,
+// saying which setting (as "0.25") runs what.
+func SharesOrSkip(tb testing.TB, setting, what string) []float64 {
+	tb.Helper()
+	shares := Shares()
+	if len(shares) == 0 {
+		tb.Skip("set PRICEWATCH_SCALE=" + setting + " to run " + what)
+	}
+	return shares
 }
 
 // BusiestType is the simulated instance type with the most intervals
