@@ -68,8 +68,7 @@ func TestPlacementScoreEndToEnd(t *testing.T) {
 	// Run 3: 2: three intervals end, three start, one message.
 	ec2.SetPlacementScores(awstest.PlacementScore{Region: "us-east-2", Score: 2})
 	out3, errOut3 := fetchSignals(t, cfg)
-	got := oneAlertSent(t, out3, slack)
-	msg := got[0].text
+	msg := alertSent(t, out3, slack, 1).text
 	for _, want := range []string{"p5.48xlarge", "us-east-2", "1 score on AWS", "spot placement score 8 → 2", "for 2 instances of any of p4d.24xlarge, p5.48xlarge, p5en.48xlarge"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("alert does not say %q: %s", want, msg)

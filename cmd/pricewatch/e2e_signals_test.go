@@ -75,8 +75,7 @@ func TestCapacityBlockEndToEnd(t *testing.T) {
 	ec2.SetOfferings("us-east-2", awstest.Offering{ID: "cb-0e2a5b1c3d4f5a6b7", InstanceType: "p5.48xlarge", Zone: "us-east-2b", InstanceCount: 1,
 		Start: start, End: start.Add(24 * time.Hour), DurationHours: 24, UpfrontFee: "755.136", Currency: "USD"})
 	out, errOut2 := fetchSignals(t, cfg)
-	got := oneAlertSent(t, out, slack)
-	msg := got[0].text
+	msg := alertSent(t, out, slack, 1).text
 	for _, want := range []string{"p5.48xlarge", "us-east-2b", start.Format("2006-01-02 15:04"), start.Add(24 * time.Hour).Format("2006-01-02 15:04"), "3.933 USD per GPU-hour"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("alert does not say %q: %s", want, msg)
