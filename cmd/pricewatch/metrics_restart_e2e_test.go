@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"github.com/pricewatch/pricewatch/internal/testing/wait"
 	"io"
 	"net"
@@ -35,16 +34,7 @@ func TestDaemonRestartKeepsLastSuccess(t *testing.T) {
 		clouds: []cloud{azureCloud(az.URL, westus2+"    schedule: \"@every 1s\"\n")},
 	}.write(t, dir)
 	rawCLI(t, "--config", cfgPath, "fetch", "--provider", "azure")
-	_, db := loadApp(t, cfgPath)
-	last, err := db.LastSuccess(context.Background(), "azure")
-	if err != nil || last == nil || last.FinishedAt == nil {
-		t.Fatalf("stored success: %+v, %v", last, err)
-	}
-	want := unixSeconds(*last.FinishedAt)
-
-	az.mu.Lock()
-	az.truncate = "1"
-	az.mu.Unlock()
+	want := lastSuccessThenCut(t, cfgPath, az)
 	cmd := exec.Command(bin, "run", "--config", cfgPath)
 	var stderr syncBuffer
 	cmd.Stderr = &stderr
