@@ -20,7 +20,6 @@ import (
 
 	"github.com/pricewatch/pricewatch/alerting/digest"
 	"github.com/pricewatch/pricewatch/config"
-	"github.com/pricewatch/pricewatch/internal/testing/wait"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 	"github.com/pricewatch/pricewatch/web"
@@ -477,19 +476,9 @@ func TestTokenRequired(t *testing.T) {
 	}
 	port := freePort(t)
 	cfg := daemonOnlyConfig(t, dir, fmt.Sprintf("http:\n  listen: 0.0.0.0:%s\n  token_file: %s\n", port, tokenFile))
-	ctx, cancel := context.WithCancel(context.Background())
-	var out, errOut syncBuffer
-	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"--config", cfg, "run"}, &out, &errOut) }()
+	stop, daemonLogs := runInProcess(t, cfg)
 	base := "http://127.0.0.1:" + port
-	wait.For(t, "the listener", 20*time.Second, func() bool {
-		resp, err := http.Get(base + "/healthz")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	})
+	waitOK(t, base+"/healthz", 20*time.Second)
 	for _, path := range []string{"/healthz", "/readyz"} {
 		resp, body := apiGet(t, base+path)
 		if resp.StatusCode != http.StatusOK || strings.Contains(body, token) || strings.Contains(body, tokenFile) {
@@ -533,7 +522,7 @@ func TestTokenRequired(t *testing.T) {
 	mcpClient := mcp.NewClient(&mcp.Implementation{Name: "pricewatch-test", Version: "v0"}, nil)
 	for _, auth := range []string{"", "Bearer wrong-" + token} {
 		tr := &mcp.StreamableClientTransport{Endpoint: base + "/mcp", MaxRetries: -1, HTTPClient: &http.Client{Transport: authHeader{auth}}}
-		if cs, err := mcpClient.Connect(ctx, tr, nil); err == nil {
+		if cs, err := mcpClient.Connect(t.Context(), tr, nil); err == nil {
 			cs.Close()
 			t.Errorf("MCP with %q: connected, want 401", auth)
 		} else if !strings.Contains(err.Error(), "401") && !strings.Contains(err.Error(), "Unauthorized") {
@@ -541,25 +530,17 @@ func TestTokenRequired(t *testing.T) {
 		}
 	}
 	tr := &mcp.StreamableClientTransport{Endpoint: base + "/mcp", MaxRetries: -1, HTTPClient: &http.Client{Transport: authHeader{"Bearer " + token}}}
-	cs, err := mcpClient.Connect(ctx, tr, nil)
+	cs, err := mcpClient.Connect(t.Context(), tr, nil)
 	if err != nil {
 		t.Fatalf("MCP with the token: %v", err)
 	}
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "freshness", Arguments: map[string]any{}})
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "freshness", Arguments: map[string]any{}})
 	if err != nil || res.IsError || len(res.Content) == 0 || res.Content[0].(*mcp.TextContent).Text != "[]\n" {
 		t.Errorf("MCP freshness with the token: %v %+v", err, res)
 	}
 	cs.Close()
-	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("daemon exit %d: %s", code, errOut.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("daemon did not stop")
-	}
-	logs := out.String() + errOut.String()
+	stop()
+	logs := daemonLogs()
 	if !strings.Contains(logs, "bearer token") || !strings.Contains(logs, "http listening") {
 		t.Errorf("log does not say the listener needs a token:\n%s", logs)
 	}

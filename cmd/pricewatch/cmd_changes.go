@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"time"
 
@@ -60,11 +59,7 @@ back in stock or sold out.`,
 }
 
 func writeChanges(w io.Writer, format string, rows []report.ChangeRow) error {
-	if format != formatTable {
-		return writeRows(w, format, rows)
-	}
-	if len(rows) == 0 {
-		_, err := fmt.Fprintln(w, "No change recorded in that span (has `pricewatch fetch` run twice?).")
+	if done, err := writeUnlessTable(w, format, rows, "No change recorded in that span (has `pricewatch fetch` run twice?)."); done {
 		return err
 	}
 	return writeTable(w, report.ChangesTable(rows, tableTime))

@@ -59,11 +59,7 @@ a cost-and-usage dataset: no billing period, no cost.`,
 			if err := checkOS(f.os); err != nil {
 				return err
 			}
-			pts, err := parsePriceTypes(f.priceTypes)
-			if err != nil {
-				return err
-			}
-			seller, err := buyflags.Seller(f.seller)
+			pts, seller, err := parseSale(f.priceTypes, f.seller)
 			if err != nil {
 				return err
 			}

@@ -47,11 +47,7 @@ func (a *app) hardwareUnknownCommand() *cobra.Command {
 // instance_type, gpu_model, gpu_count, gpu_memory_gb, regions, problem,
 // override.
 func writeUnknownHardware(w io.Writer, format string, rows []hardware.Entry) error {
-	if format != formatTable {
-		return writeRows(w, format, rows)
-	}
-	if len(rows) == 0 {
-		_, err := fmt.Fprintln(w, "Every stored instance type has a GPU from the catalogue.")
+	if done, err := writeUnlessTable(w, format, rows, "Every stored instance type has a GPU from the catalogue."); done {
 		return err
 	}
 	t := table.New("PROVIDER", "INSTANCE TYPE", "GPU", "COUNT", "GB/GPU", "REGIONS", "PROBLEM")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"strconv"
 
@@ -89,11 +88,7 @@ func writeHeld(w io.Writer, format string, recs []storage.HeldRecord) error {
 		}
 		return r.Stored.Decimal.String()
 	}
-	if format != formatTable {
-		return writeRows(w, format, rows)
-	}
-	if len(rows) == 0 {
-		_, err := fmt.Fprintln(w, "No price has been held.")
+	if done, err := writeUnlessTable(w, format, rows, "No price has been held."); done {
 		return err
 	}
 	t := table.New("PROVIDER", "REGION", "INSTANCE TYPE", "PRICE", ">HELD", ">STORED", "FIRST SEEN", "LAST SEEN", ">RUNS", "STATE", "WHY")

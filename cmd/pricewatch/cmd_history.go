@@ -12,6 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/cmd/internal/buyflags"
 	"github.com/pricewatch/pricewatch/cmd/internal/clitext"
 	"github.com/pricewatch/pricewatch/cmd/internal/termchart"
@@ -41,6 +43,20 @@ const (
 	defaultTableLimit = 2000
 )
 
+// parseSale parses the --price-type and --seller flags of the commands
+// that list offers.
+func parseSale(priceTypes []string, seller string) ([]pricewatch.PriceType, analysis.Seller, error) {
+	pts, err := parsePriceTypes(priceTypes)
+	if err != nil {
+		return nil, "", err
+	}
+	s, err := buyflags.Seller(seller)
+	if err != nil {
+		return nil, "", err
+	}
+	return pts, s, nil
+}
+
 func (a *app) historyCommand() *cobra.Command {
 	var f historyFlags
 	cmd := readCommand(&f.format, &f.server, &cobra.Command{
@@ -57,11 +73,7 @@ func (a *app) historyCommand() *cobra.Command {
 			if f.limit < 0 {
 				return usagef("--limit %d: want 0 (no limit) or more", f.limit)
 			}
-			pts, err := parsePriceTypes(f.priceTypes)
-			if err != nil {
-				return err
-			}
-			seller, err := buyflags.Seller(f.seller)
+			pts, seller, err := parseSale(f.priceTypes, f.seller)
 			if err != nil {
 				return err
 			}

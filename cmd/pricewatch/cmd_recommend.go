@@ -158,12 +158,8 @@ func writeRecommendTable(w io.Writer, rec analysis.Recommendation, f recommendFl
 				clitext.Money(o.TotalCost), be)
 			offers = append(offers, o.Offer)
 		}
-		dropped, err := fitTable(&b, cols)
-		if err != nil {
+		if err := fitNoting(&b, cols, "see --wide or --format json"); err != nil {
 			return err
-		}
-		if len(dropped) > 0 {
-			b.WriteString(table.Wrap(fmt.Sprintf("Left out to fit %d columns: %s (see --wide or --format json).", tableWidth(), strings.Join(dropped, ", ")), tableWidth(), "  "))
 		}
 		legend := []string{"* = recommended"}
 		if marks["x"] {

@@ -113,12 +113,8 @@ func writeSavingsTable(w io.Writer, instanceType string, offers []pricewatch.Off
 				clitext.Money(s.Upfront), clitext.Money(s.TermCost), clitext.Money(s.OnDemandTermCost))
 			shown = append(shown, s.Offer)
 		}
-		dropped, err := fitTable(&b, cols)
-		if err != nil {
+		if err := fitNoting(&b, cols, "see --wide or --format json"); err != nil {
 			return err
-		}
-		if len(dropped) > 0 {
-			b.WriteString(table.Wrap(fmt.Sprintf("Left out to fit %d columns: %s (see --wide or --format json).", tableWidth(), strings.Join(dropped, ", ")), tableWidth(), "  "))
 		}
 		if g.OnDemandBest {
 			fmt.Fprintf(&b, "On-demand is cheapest at %s: no commitment here pays off at that use.\n", u)

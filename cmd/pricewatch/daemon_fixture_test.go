@@ -16,6 +16,17 @@ import (
 // exit 0 within a minute.
 func serveInProcess(t *testing.T, cfgPath, port string) (base string, stop func()) {
 	t.Helper()
+	stop, _ = runInProcess(t, cfgPath)
+	base = "http://127.0.0.1:" + port
+	waitOK(t, base+"/readyz", 60*time.Second)
+	return base, stop
+}
+
+// runInProcess runs the daemon ("run") with the config at cfgPath in this
+// process. stop cancels it and wants it to exit 0 within a minute; logs
+// is what it has written to stdout and stderr so far.
+func runInProcess(t *testing.T, cfgPath string) (stop func(), logs func() string) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout, stderr syncBuffer
 	done := make(chan int, 1)
@@ -31,14 +42,18 @@ func serveInProcess(t *testing.T, cfgPath, port string) (base string, stop func(
 			t.Error("the daemon did not stop")
 		}
 	}
-	base = "http://127.0.0.1:" + port
-	wait.For(t, "the daemon's listener", 60*time.Second, func() bool {
-		resp, err := http.Get(base + "/readyz")
+	return stop, func() string { return stdout.String() + stderr.String() }
+}
+
+// waitOK waits until url answers 200 OK.
+func waitOK(t *testing.T, url string, within time.Duration) {
+	t.Helper()
+	wait.For(t, url+" to answer 200", within, func() bool {
+		resp, err := http.Get(url)
 		if err != nil {
 			return false
 		}
 		resp.Body.Close()
 		return resp.StatusCode == http.StatusOK
 	})
-	return base, stop
 }

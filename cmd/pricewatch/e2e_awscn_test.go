@@ -22,29 +22,23 @@ import (
 // Slack as exactly one message. `compare --currency USD` then converts the
 // stored CNY price with a stored ECB rate and says which.
 func TestAWSChinaEndToEnd(t *testing.T) {
-	t.Setenv(envSlackToken, alertsToken)
 	b := awstest.NewBucket(t)
-	slack := newSlackAPI(t)
-	cfg := capacityConfig(t, "aws-cn", b.URL(), slack.URL, "")
-
-	awscntest.Publish(t, b, awscntest.Version, map[string][]byte{
-		awscntest.Region: awscntest.RegionFile(t, awscntest.Version, awscntest.OnDemand),
-	})
-	out := fetchExpect(t, cfg, "aws-cn   ok       2 offers: 2 new")
-	if !strings.Contains(out, "first run") {
-		t.Errorf("first run not a baseline: %s", out)
-	}
-	if got := slack.received(); len(got) != 0 {
-		t.Fatalf("the first run alerted: %+v", got)
-	}
-
 	const v2 = "20261208000000"
-	awscntest.Publish(t, b, v2, map[string][]byte{awscntest.Region: awscntest.RegionFile(t, v2, "199.8000000000")})
-	out = fetchExpect(t, cfg, "aws-cn   ok       2 offers: 0 new, 1 changed, 1 unchanged, 0 closed")
-	got := oneAlertSent(t, out, slack)
-	if msg := got[0].text; !strings.Contains(msg, "AWS China") || !strings.Contains(msg, "p4d.24xlarge") || !strings.Contains(msg, "cn-northwest-1") {
-		t.Errorf("message does not name AWS China, p4d.24xlarge and cn-northwest-1: %s", msg)
-	}
+	cfg, _ := cloudE2E{
+		cloud: cloud{name: "aws-cn", endpoint: b.URL()},
+		baseline: alertStep{change: func(t *testing.T) {
+			awscntest.Publish(t, b, awscntest.Version, map[string][]byte{
+				awscntest.Region: awscntest.RegionFile(t, awscntest.Version, awscntest.OnDemand),
+			})
+		}, line: "aws-cn   ok       2 offers: 2 new"},
+		steps: []alertStep{{
+			change: func(t *testing.T) {
+				awscntest.Publish(t, b, v2, map[string][]byte{awscntest.Region: awscntest.RegionFile(t, v2, "199.8000000000")})
+			},
+			line: "aws-cn   ok       2 offers: 0 new, 1 changed, 1 unchanged, 0 closed", rule: priceDrop,
+			text: []string{"AWS China", "p4d.24xlarge", "cn-northwest-1"},
+		}},
+	}.run(t)
 
 	// 1 CNY = 1.05 / 7.5 = 0.14 USD (test rates, stored as `fx update`
 	// would). 199.8 CNY / 8 GPUs = 24.975 CNY = 3.4965 USD per GPU-hour.

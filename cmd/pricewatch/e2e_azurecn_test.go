@@ -1,7 +1,6 @@
 package main
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -23,40 +22,21 @@ const a100CN = "DZH318Z0C1AB/0001"
 // the price-drops rule. A run whose sheet is cut off then fails and
 // changes nothing.
 func TestAzureChinaEndToEnd(t *testing.T) {
-	t.Setenv(envSlackToken, alertsToken)
 	fake := azurecntest.New(t)
-	slack := newSlackAPI(t)
-	cfg := capacityConfig(t, "azure-cn", fake.URL(), slack.URL, "")
-
-	out := fetchExpect(t, cfg, "azure-cn ok       6 offers: 6 new")
-	if !strings.Contains(out, "first run") {
-		t.Errorf("first run not a baseline: %s", out)
-	}
-	if got := slack.received(); len(got) != 0 {
-		t.Fatalf("the baseline alerted: %+v", got)
-	}
-	wantA100CN(t, cfg, "28.5431")
-
-	fake.SetPrice(t, a100CN, "25.1")
-	out = fetchExpect(t, cfg, "azure-cn ok       6 offers: 0 new, 1 changed, 5 unchanged")
-	posts := oneAlertSent(t, out, slack)
-	if p := posts[0]; p.channel != "C0GPUALERTS" || !strings.Contains(p.key, "/price-drops/price_drop") || !strings.Contains(p.text, "NC24ads_A100_v4") {
-		t.Errorf("post %+v, want the A100 drop from rule price-drops", p)
-	}
-	wantA100CN(t, cfg, "25.1")
-
-	fake.BlobFaults.FailNext(fetcherstest.Truncated)
-	out, errOut, code := runCLI(t, "--config", cfg, "fetch", "--provider", "azure-cn")
-	if code == 0 || !strings.Contains(out+errOut, "azure-cn") {
-		t.Fatalf("a cut-off sheet exited %d:\n%s%s", code, out, errOut)
-	}
-	if strings.Contains(out+errOut, "sig=") {
-		t.Errorf("the download URL's signature shows:\n%s%s", out, errOut)
-	}
-	wantA100CN(t, cfg, "25.1")
-	if got := slack.received(); len(got) != 1 {
-		t.Errorf("Slack received %d messages after the failed run, want still 1", len(got))
-	}
+	cloudE2E{
+		cloud: cloud{name: "azure-cn", endpoint: fake.URL()},
+		typ:   "NC24ads_A100_v4",
+		baseline: alertStep{line: "azure-cn ok       6 offers: 6 new",
+			check: func(t *testing.T, cfg string) { wantA100CN(t, cfg, "28.5431") }},
+		steps: []alertStep{{
+			change: func(t *testing.T) { fake.SetPrice(t, a100CN, "25.1") },
+			line:   "azure-cn ok       6 offers: 0 new, 1 changed, 5 unchanged", rule: priceDrop,
+			check: func(t *testing.T, cfg string) { wantA100CN(t, cfg, "25.1") },
+		}},
+		fail: func() { fake.BlobFaults.FailNext(fetcherstest.Truncated) },
+		// The download URL's signature.
+		secrets: []string{"sig="},
+	}.run(t)
 }
 
 // wantA100CN wants the A100's open Linux on_demand price in chinanorth3,

@@ -27,15 +27,10 @@ var capacityRules = []struct{ name, yaml string }{
 
 // capacityConfig writes a config with only provider enabled, pointed at a
 // fake, a fake Slack, and the given alerts.rules YAML ("" for the
-// defaults). Flap suppression is off: the runs are seconds apart, and the
-// flap window has its own tests.
+// defaults).
 func capacityConfig(t *testing.T, provider, endpoint, slackURL, rules string) string {
 	t.Helper()
-	return testConfig{
-		clouds: []cloud{{name: provider, endpoint: endpoint}},
-		slack:  fakeSlackSection(slackURL, "C0GPUALERTS"),
-		alerts: "alerts:\n  fetch_delivery_wait: 5s\n  flap_window: 0s\n" + rules,
-	}.write(t, t.TempDir())
+	return alertConfig(t, cloud{name: provider, endpoint: endpoint}, slackURL, rules)
 }
 
 // intervals returns, per region, the states of a type's availability
@@ -56,15 +51,6 @@ func intervals(t *testing.T, cfg, instanceType string) map[string][]string {
 	return got
 }
 
-func fetchExpect(t *testing.T, cfg, wantLine string) string {
-	t.Helper()
-	out, errOut, code := runCLI(t, "--config", cfg, "fetch")
-	if code != 0 || !strings.Contains(out, wantLine) {
-		t.Fatalf("fetch exited %d, want a line %q:\n%s%s", code, wantLine, out, errOut)
-	}
-	return out
-}
-
 // TestLambdaCapacityEndToEnd: 8x H100 has capacity in us-east-1, sells out
 // (a sold_out interval, not a withdrawal: Lambda just stops listing the
 // region), and comes back: one Slack message, the intervals in_stock →
@@ -75,84 +61,50 @@ func TestLambdaCapacityEndToEnd(t *testing.T) {
 	}
 }
 
-// oneAlertSent wants the fetch (its output out) to have delivered one
-// alert, and Slack to have received just that one; it returns what Slack
-// received.
-func oneAlertSent(t *testing.T, out string, slack *slackAPI) []slackPost {
-	t.Helper()
-	if !strings.Contains(out, "alerts   1 sent") {
-		t.Errorf("fetch did not deliver one alert: %s", out)
-	}
-	got := slack.received()
-	if len(got) != 1 {
-		t.Fatalf("Slack received %d messages, want 1: %+v", len(got), got)
-	}
-	return got
-}
-
 func lambdaCapacity(t *testing.T, rules string) {
 	const key = "secret_e2e_lambda.ThisKeyMustNeverBePrinted"
 	const h100 = "gpu_8x_h100_sxm5"
 	t.Setenv(lambda.EnvAPIKey, key)
-	t.Setenv(envSlackToken, alertsToken)
 	srv := lambdatest.New(t, key)
-	slack := newSlackAPI(t)
-	cfg := capacityConfig(t, "lambda", srv.URL, slack.URL, rules)
-
-	srv.SetCapacity(t, h100, "us-east-1")
-	out := fetchExpect(t, cfg, "lambda   ok       8 offers: 8 new")
-	if !strings.Contains(out, "first run") {
-		t.Errorf("first run not a baseline: %s", out)
-	}
-
-	srv.SetCapacity(t, h100)
-	fetchExpect(t, cfg, "lambda   ok       8 offers: 0 new, 0 changed, 8 unchanged, 0 closed")
-	if got := slack.received(); len(got) != 0 {
-		t.Fatalf("selling out alerted through a back-in-stock rule: %+v", got)
-	}
-
-	srv.SetCapacity(t, h100, "us-east-1")
-	out = fetchExpect(t, cfg, "lambda   ok")
-	got := oneAlertSent(t, out, slack)
 	// Two places: us-east-1, and "global" (in stock anywhere), the record
 	// beside the price that compare reads.
-	if msg := got[0].text; !strings.Contains(msg, "Back in stock: 2 places on Lambda") || !strings.Contains(msg, h100) {
-		t.Errorf("message: %s", msg)
-	}
-
-	iv := intervals(t, cfg, h100)
 	want := map[string]string{
 		"us-east-1":   "in_stock,sold_out,in_stock*",
 		lambda.Region: "in_stock,sold_out,in_stock*",
 	}
-	for region, w := range want {
-		if g := strings.Join(iv[region], ","); g != w {
-			t.Errorf("%s intervals %s, want %s", region, g, w)
-		}
-	}
-	if len(iv) != len(want) {
-		t.Errorf("intervals in %d regions, want %d: %v", len(iv), len(want), iv)
-	}
-
-	rows := history(t, cfg, h100)
-	if len(rows) != 1 || rows[0].ValidTo != nil || rows[0].HourlyPrice.String() != "31.92" || rows[0].GPUModel != "H100" || rows[0].GPUCount != 8 {
-		t.Errorf("history %+v, want one open 31.92 interval", rows)
-	}
-
-	// A truncated answer fails the run and changes nothing (throttling,
-	// whose retries take seconds, is tested in the fetcher's package); the
-	// key is never printed.
-	srv.FailNext(fetcherstest.Truncated)
-	stdout, stderr, code := runCLI(t, "--config", cfg, "fetch")
-	if code == 0 || !strings.Contains(stdout, "lambda   FAILED") {
-		t.Errorf("truncated fetch exited %d: %s", code, stdout)
-	}
-	if strings.Contains(stdout+stderr, key) {
-		t.Errorf("key printed: %s%s", stdout, stderr)
-	}
-	if g := strings.Join(intervals(t, cfg, h100)["us-east-1"], ","); g != want["us-east-1"] {
-		t.Errorf("after a failed run: %s", g)
-	}
+	cloudE2E{
+		cloud: cloud{name: "lambda", endpoint: srv.URL},
+		rules: rules,
+		baseline: alertStep{change: func(t *testing.T) { srv.SetCapacity(t, h100, "us-east-1") },
+			line: "lambda   ok       8 offers: 8 new"},
+		steps: []alertStep{
+			// Selling out alerts nothing through a back-in-stock rule.
+			{change: func(t *testing.T) { srv.SetCapacity(t, h100) },
+				line: "lambda   ok       8 offers: 0 new, 0 changed, 8 unchanged, 0 closed"},
+			{change: func(t *testing.T) { srv.SetCapacity(t, h100, "us-east-1") },
+				line: "lambda   ok", rule: "back_in_stock", text: []string{"Back in stock: 2 places on Lambda", h100},
+				check: func(t *testing.T, cfg string) {
+					iv := intervals(t, cfg, h100)
+					for region, w := range want {
+						if g := strings.Join(iv[region], ","); g != w {
+							t.Errorf("%s intervals %s, want %s", region, g, w)
+						}
+					}
+					if len(iv) != len(want) {
+						t.Errorf("intervals in %d regions, want %d: %v", len(iv), len(want), iv)
+					}
+					rows := history(t, cfg, h100)
+					if len(rows) != 1 || rows[0].ValidTo != nil || rows[0].HourlyPrice.String() != "31.92" || rows[0].GPUModel != "H100" || rows[0].GPUCount != 8 {
+						t.Errorf("history %+v, want one open 31.92 interval", rows)
+					}
+				}},
+		},
+		// A truncated answer fails the run and changes nothing (throttling,
+		// whose retries take seconds, is tested in the fetcher's package); the
+		// key is never printed.
+		fail:    func() { srv.FailNext(fetcherstest.Truncated) },
+		secrets: []string{key},
+	}.run(t)
 }
 
 // TestLambdaWithoutKeyIsSkipped: no key, one line, exit 0.
@@ -178,21 +130,18 @@ func TestRunPodCapacityEndToEnd(t *testing.T) {
 func runpodCapacity(t *testing.T, rules string) {
 	const h100 = "NVIDIA H100 80GB HBM3"
 	t.Setenv(runpod.EnvAPIKey, "")
-	t.Setenv(envSlackToken, alertsToken)
 	srv := runpodtest.New(t, "")
-	slack := newSlackAPI(t)
-	cfg := capacityConfig(t, "runpod", srv.URL, slack.URL, rules)
-
-	out := fetchExpect(t, cfg, "runpod   ok       30 offers: 30 new")
-	if !strings.Contains(out, "first run") {
-		t.Errorf("first run not a baseline: %s", out)
-	}
-	srv.SetStock(t, "EU-NL-1", h100, true, "Low")
-	srv.SetStock(t, "AP-IN-1", h100, false, "")
-	out = fetchExpect(t, cfg, "runpod   ok       30 offers: 0 new, 0 changed, 30 unchanged")
-	got := oneAlertSent(t, out, slack)
-	if msg := got[0].text; !strings.Contains(msg, "Back in stock") || !strings.Contains(msg, h100) || !strings.Contains(msg, "EU-NL-1") || strings.Contains(msg, "AP-IN-1") {
-		t.Errorf("message: %s", msg)
+	cfg, slack := cloudE2E{
+		cloud:    cloud{name: "runpod", endpoint: srv.URL},
+		rules:    rules,
+		baseline: alertStep{line: "runpod   ok       30 offers: 30 new"},
+		steps: []alertStep{{change: func(t *testing.T) {
+			srv.SetStock(t, "EU-NL-1", h100, true, "Low")
+			srv.SetStock(t, "AP-IN-1", h100, false, "")
+		}, line: "runpod   ok       30 offers: 0 new, 0 changed, 30 unchanged", rule: "back_in_stock", text: []string{"Back in stock", h100, "EU-NL-1"}}},
+	}.run(t)
+	if msg := slack.received()[0].text; strings.Contains(msg, "AP-IN-1") {
+		t.Errorf("message names AP-IN-1, which sold out: %s", msg)
 	}
 
 	iv := intervals(t, cfg, h100)

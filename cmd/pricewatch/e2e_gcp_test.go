@@ -1,7 +1,6 @@
 package main
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -22,52 +21,33 @@ import (
 // whose second page is cut off then fails and changes nothing, and the
 // key is in no output.
 func TestGCPEndToEnd(t *testing.T) {
-	t.Setenv(envSlackToken, alertsToken)
 	t.Setenv(gcp.EnvAPIKey, gcptest.Key)
 	fake := gcptest.New(t)
-	slack := newSlackAPI(t)
-	cfg := capacityConfig(t, "gcp", fake.URL, slack.URL, "")
-
-	out := fetchExpect(t, cfg, "46 offers: 46 new")
-	if !strings.Contains(out, "first run") {
-		t.Errorf("first run not a baseline: %s", out)
-	}
-	if got := slack.received(); len(got) != 0 {
-		t.Fatalf("the baseline alerted: %+v", got)
-	}
-	wantGCP(t, cfg, "87.832465656", "10.979058207")
-	for _, w := range []struct{ pt, term, class, hourly string }{
-		{"spot", "", "", "43.51344"},
-		{"reserved", "1y", "", "60.35033416"},
-		{"reserved", "3y", "", "38.7442008"},
-		{"on_demand", "", "flex_start", "37.662504"},
-	} {
-		r, ok := a3Price(t, cfg, w.pt, w.term, w.class)
-		if !ok || decimal.Decimal(r.HourlyPrice).String() != w.hourly {
-			t.Errorf("a3-highgpu-8g %s %s %s stored as %+v (found %v), want %s", w.pt, w.term, w.class, r, ok, w.hourly)
-		}
-	}
-
-	fake.SetPrice(t, "D4E2-451A-15B9", 8, 500000000) // the H100 GPU-hour at 8.50
-	out = fetchExpect(t, cfg, "46 offers: 0 new, 1 changed, 45 unchanged")
-	posts := oneAlertSent(t, out, slack)
-	if p := posts[0]; p.channel != "C0GPUALERTS" || !strings.Contains(p.key, "/price-drops/price_drop") || !strings.Contains(p.text, "a3-highgpu-8g") {
-		t.Errorf("post %+v, want the a3-highgpu-8g drop from rule price-drops", p)
-	}
-	wantGCP(t, cfg, "77.460061104", "9.682507638")
-
-	fake.FailNext("", fetcherstest.Truncated)
-	out, errOut, code := runCLI(t, "--config", cfg, "fetch", "--provider", "gcp")
-	if code == 0 || !strings.Contains(out+errOut, "gcp") {
-		t.Fatalf("a cut-off page exited %d:\n%s%s", code, out, errOut)
-	}
-	if strings.Contains(out+errOut, gcptest.Key) {
-		t.Errorf("the API key is shown:\n%s%s", out, errOut)
-	}
-	wantGCP(t, cfg, "77.460061104", "9.682507638")
-	if got := slack.received(); len(got) != 1 {
-		t.Errorf("Slack received %d messages after the failed run, want still 1", len(got))
-	}
+	cloudE2E{
+		cloud: cloud{name: "gcp", endpoint: fake.URL},
+		typ:   "a3-highgpu-8g",
+		baseline: alertStep{line: "46 offers: 46 new", check: func(t *testing.T, cfg string) {
+			wantGCP(t, cfg, "87.832465656", "10.979058207")
+			for _, w := range []struct{ pt, term, class, hourly string }{
+				{"spot", "", "", "43.51344"},
+				{"reserved", "1y", "", "60.35033416"},
+				{"reserved", "3y", "", "38.7442008"},
+				{"on_demand", "", "flex_start", "37.662504"},
+			} {
+				r, ok := a3Price(t, cfg, w.pt, w.term, w.class)
+				if !ok || decimal.Decimal(r.HourlyPrice).String() != w.hourly {
+					t.Errorf("a3-highgpu-8g %s %s %s stored as %+v (found %v), want %s", w.pt, w.term, w.class, r, ok, w.hourly)
+				}
+			}
+		}},
+		steps: []alertStep{{
+			change: func(t *testing.T) { fake.SetPrice(t, "D4E2-451A-15B9", 8, 500000000) }, // the H100 GPU-hour at 8.50
+			line:   "46 offers: 0 new, 1 changed, 45 unchanged", rule: priceDrop,
+			check: func(t *testing.T, cfg string) { wantGCP(t, cfg, "77.460061104", "9.682507638") },
+		}},
+		fail:    func() { fake.FailNext("", fetcherstest.Truncated) },
+		secrets: []string{gcptest.Key},
+	}.run(t)
 }
 
 // wantGCP wants a3-highgpu-8g's open on_demand price in us-central1, USD,

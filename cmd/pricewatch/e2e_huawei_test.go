@@ -1,7 +1,6 @@
 package main
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/pricewatch/pricewatch/fetchers/fetcherstest"
@@ -19,49 +18,30 @@ import (
 // the price-drops rule. A throttled run then fails and changes nothing,
 // and the secret key shows nowhere.
 func TestHuaweiEndToEnd(t *testing.T) {
-	t.Setenv(envSlackToken, alertsToken)
 	t.Setenv(huawei.EnvAK, huaweitest.AK)
 	t.Setenv(huawei.EnvSK, huaweitest.SK)
 	fake := huaweitest.New(t)
-	slack := newSlackAPI(t)
-	cfg := testConfig{
-		clouds: []cloud{{name: "huawei", endpoint: fake.URL, keys: "    iam_endpoint: " + fake.URL + "\n    ecs_endpoint: " + fake.ECSEndpoint() + "\n"}},
-		slack:  fakeSlackSection(slack.URL, "C0GPUALERTS"),
-		alerts: "alerts:\n  fetch_delivery_wait: 5s\n  flap_window: 0s\n",
-	}.write(t, t.TempDir())
-
-	out := fetchExpect(t, cfg, "huawei   ok       15 offers: 15 new")
-	if !strings.Contains(out, "first run") {
-		t.Errorf("first run not a baseline: %s", out)
-	}
-	if got := slack.received(); len(got) != 0 {
-		t.Fatalf("the baseline alerted: %+v", got)
-	}
-	wantP3(t, cfg, "34.21")
-	if r, ok := currentPrice(t, cfg, "p3.2xlarge.8", "cn-north-4", "reserved"); !ok || r.Currency != "CNY" {
-		t.Errorf("subscription stored as %+v (found %v)", r, ok)
-	}
-
-	fake.SetPrice("cn-north-4", "p3.2xlarge.8", huaweitest.Price{Hour: "30.5", Month: "16670", Year: "170040"})
-	out = fetchExpect(t, cfg, "huawei   ok       15 offers: 0 new, 1 changed, 14 unchanged")
-	posts := oneAlertSent(t, out, slack)
-	if p := posts[0]; p.channel != "C0GPUALERTS" || !strings.Contains(p.key, "/price-drops/price_drop") || !strings.Contains(p.text, "p3.2xlarge.8") {
-		t.Errorf("post %+v, want the p3.2xlarge.8 drop from rule price-drops", p)
-	}
-	wantP3(t, cfg, "30.5")
-
-	fake.FailNext(fetcherstest.Throttled, fetcherstest.Throttled, fetcherstest.Throttled, fetcherstest.Throttled, fetcherstest.Throttled)
-	out, errOut, code := runCLI(t, "--config", cfg, "fetch", "--provider", "huawei")
-	if code == 0 || !strings.Contains(out+errOut, "huawei") {
-		t.Fatalf("a throttled run exited %d:\n%s%s", code, out, errOut)
-	}
-	if strings.Contains(out+errOut, huaweitest.SK) {
-		t.Errorf("the secret key shows:\n%s%s", out, errOut)
-	}
-	wantP3(t, cfg, "30.5")
-	if got := slack.received(); len(got) != 1 {
-		t.Errorf("Slack received %d messages after the failed run, want still 1", len(got))
-	}
+	cloudE2E{
+		cloud: cloud{name: "huawei", endpoint: fake.URL, keys: "    iam_endpoint: " + fake.URL + "\n    ecs_endpoint: " + fake.ECSEndpoint() + "\n"},
+		typ:   "p3.2xlarge.8",
+		baseline: alertStep{line: "huawei   ok       15 offers: 15 new", check: func(t *testing.T, cfg string) {
+			wantP3(t, cfg, "34.21")
+			if r, ok := currentPrice(t, cfg, "p3.2xlarge.8", "cn-north-4", "reserved"); !ok || r.Currency != "CNY" {
+				t.Errorf("subscription stored as %+v (found %v)", r, ok)
+			}
+		}},
+		steps: []alertStep{{
+			change: func(*testing.T) {
+				fake.SetPrice("cn-north-4", "p3.2xlarge.8", huaweitest.Price{Hour: "30.5", Month: "16670", Year: "170040"})
+			},
+			line: "huawei   ok       15 offers: 0 new, 1 changed, 14 unchanged", rule: priceDrop,
+			check: func(t *testing.T, cfg string) { wantP3(t, cfg, "30.5") },
+		}},
+		fail: func() {
+			fake.FailNext(fetcherstest.Throttled, fetcherstest.Throttled, fetcherstest.Throttled, fetcherstest.Throttled, fetcherstest.Throttled)
+		},
+		secrets: []string{huaweitest.SK},
+	}.run(t)
 }
 
 // wantP3 wants p3.2xlarge.8's open on_demand price in cn-north-4, in CNY.

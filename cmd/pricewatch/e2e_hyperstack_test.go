@@ -1,7 +1,6 @@
 package main
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/pricewatch/pricewatch/fetchers/hyperstack"
@@ -18,53 +17,32 @@ import (
 func TestHyperstackEndToEnd(t *testing.T) {
 	const key = "hyperstack_e2e_MustNeverBePrinted"
 	const h100 = "n3-H100-SXM5x8"
-	t.Setenv(envSlackToken, alertsToken)
 	t.Setenv(hyperstack.EnvAPIKey, key)
 	fake := hyperstacktest.New(t, key)
-	slack := newSlackAPI(t)
-	cfg := capacityConfig(t, "hyperstack", fake.URL, slack.URL, "")
-
-	fetchExpect(t, cfg, "7 offers: 7 new")
-	if got := slack.received(); len(got) != 0 {
-		t.Fatalf("the baseline alerted: %+v", got)
-	}
-	if got := strings.Join(intervals(t, cfg, h100)["CANADA-2"], ","); got != "sold_out*" {
-		t.Errorf("%s intervals %s, want sold_out*", h100, got)
-	}
-
-	fake.Replace(t, hyperstacktest.Flavors, `"gpu_count": 8, "stock_available": false, "created_at": "2025-03-01T12:00:00"`,
-		`"gpu_count": 8, "stock_available": true, "created_at": "2025-03-01T12:00:00"`)
-	out := fetchExpect(t, cfg, "7 offers: 0 new, 0 changed, 7 unchanged")
-	posts := oneAlertSent(t, out, slack)
-	if p := posts[0]; !strings.Contains(p.key, "back_in_stock") || !strings.Contains(p.text, h100) {
-		t.Errorf("post %+v, want %s back in stock", p, h100)
-	}
-	if got := strings.Join(intervals(t, cfg, h100)["CANADA-2"], ","); got != "sold_out,in_stock*" {
-		t.Errorf("%s intervals %s, want sold_out,in_stock*", h100, got)
-	}
-
-	fake.Replace(t, hyperstacktest.Pricebook, `"value": "3.20"`, `"value": "2.40"`)
-	out = fetchExpect(t, cfg, "7 offers: 0 new, 1 changed, 6 unchanged")
-	if !strings.Contains(out, "alerts   1 sent") {
-		t.Errorf("the drop did not deliver one alert: %s", out)
-	}
-	if got := slack.received(); len(got) != 2 || !strings.Contains(got[1].key, "price_drop") || !strings.Contains(got[1].text, h100) {
-		t.Errorf("Slack received %+v, want a second message: the %s drop", got, h100)
-	}
-	wantHyperstack(t, cfg, h100, "19.2")
-
-	fake.FailNext("", "", hyperstacktest.Truncated)
-	out, errOut, code := runCLI(t, "--config", cfg, "fetch", "--provider", "hyperstack")
-	if code == 0 || strings.Contains(out+errOut, key) {
-		t.Fatalf("a cut answer exited %d (or printed the key):\n%s%s", code, out, errOut)
-	}
-	wantHyperstack(t, cfg, h100, "19.2")
-	if got := strings.Join(intervals(t, cfg, h100)["CANADA-2"], ","); got != "sold_out,in_stock*" {
-		t.Errorf("after the cut run %s intervals %s, want sold_out,in_stock* (nothing closed)", h100, got)
-	}
-	if got := slack.received(); len(got) != 2 {
-		t.Errorf("Slack received %d messages after the failed run, want still 2", len(got))
-	}
+	cloudE2E{
+		cloud: cloud{name: "hyperstack", endpoint: fake.URL},
+		typ:   h100,
+		baseline: alertStep{line: "7 offers: 7 new",
+			check: func(t *testing.T, cfg string) { wantIntervals(t, cfg, h100, "CANADA-2", "sold_out*") }},
+		steps: []alertStep{{
+			change: func(t *testing.T) {
+				fake.Replace(t, hyperstacktest.Flavors, `"gpu_count": 8, "stock_available": false, "created_at": "2025-03-01T12:00:00"`,
+					`"gpu_count": 8, "stock_available": true, "created_at": "2025-03-01T12:00:00"`)
+			},
+			line: "7 offers: 0 new, 0 changed, 7 unchanged", rule: "back_in_stock",
+			check: func(t *testing.T, cfg string) { wantIntervals(t, cfg, h100, "CANADA-2", "sold_out,in_stock*") },
+		}, {
+			change: func(t *testing.T) { fake.Replace(t, hyperstacktest.Pricebook, `"value": "3.20"`, `"value": "2.40"`) },
+			line:   "7 offers: 0 new, 1 changed, 6 unchanged", rule: "price_drop",
+			check: func(t *testing.T, cfg string) {
+				wantHyperstack(t, cfg, h100, "19.2")
+				// Nothing closed.
+				wantIntervals(t, cfg, h100, "CANADA-2", "sold_out,in_stock*")
+			},
+		}},
+		fail:    func() { fake.FailNext("", "", hyperstacktest.Truncated) },
+		secrets: []string{key},
+	}.run(t)
 }
 
 func wantHyperstack(t *testing.T, cfg, typ, hourly string) {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"strings"
 	"testing"
 
 	"google.golang.org/grpc/codes"
@@ -22,50 +21,28 @@ import (
 func TestNebiusEndToEnd(t *testing.T) {
 	const h100 = "gpu-h100-sxm.8gpu-128vcpu-1600gb"
 	key := nebiustest.PrivateKey(t)
-	t.Setenv(envSlackToken, alertsToken)
 	t.Setenv(nebius.EnvCredentials, nebiustest.Credentials(key))
 	fake := nebiustest.New(t)
-	slack := newSlackAPI(t)
-	cfg := testConfig{
-		clouds: []cloud{{name: "nebius", endpoint: "https://api.nebius.example", keys: "    token_endpoint: " + fake.URL +
-			"\n    iam_endpoint: " + fake.URL + "\n    compute_endpoint: " + fake.URL + "\n    calculator_endpoint: " + fake.URL + "\n"}},
-		slack:  fakeSlackSection(slack.URL, "C0GPUALERTS"),
-		alerts: "alerts:\n  fetch_delivery_wait: 5s\n  flap_window: 0s\n",
-	}.write(t, t.TempDir())
-
-	fetchExpect(t, cfg, "15 offers: 15 new")
-	if got := slack.received(); len(got) != 0 {
-		t.Fatalf("the baseline alerted: %+v", got)
-	}
-	wantNebius(t, cfg, h100, "23.6")
-	var rows []availabilityJSON
-	cliJSON(t, &rows, "--config", cfg, "availability", h100, "--all", "--format", "json")
-	if len(rows) != 0 {
-		t.Errorf("availability of %s stored: %+v; Nebius states none", h100, rows)
-	}
-
-	fake.SetPrice("gpu-h100-sxm", "8gpu-128vcpu-1600gb", false, "18.880000000")
-	out := fetchExpect(t, cfg, "15 offers: 0 new, 1 changed, 14 unchanged")
-	posts := oneAlertSent(t, out, slack)
-	if p := posts[0]; !strings.Contains(p.key, "price_drop") || !strings.Contains(p.text, h100) {
-		t.Errorf("post %+v, want the %s drop", p, h100)
-	}
-	wantNebius(t, cfg, h100, "18.88")
-
-	fake.FailNext(codes.Internal)
-	out, errOut, code := runCLI(t, "--config", cfg, "fetch", "--provider", "nebius")
-	if code == 0 {
-		t.Fatalf("a cut answer exited 0:\n%s%s", out, errOut)
-	}
-	for _, s := range []string{key[40:100], nebiustest.IAMToken} {
-		if strings.Contains(out+errOut, s) {
-			t.Fatalf("a credential was printed:\n%s%s", out, errOut)
-		}
-	}
-	wantNebius(t, cfg, h100, "18.88")
-	if got := slack.received(); len(got) != 1 {
-		t.Errorf("Slack received %d messages after the failed run, want still 1", len(got))
-	}
+	cloudE2E{
+		cloud: cloud{name: "nebius", endpoint: "https://api.nebius.example", keys: "    token_endpoint: " + fake.URL +
+			"\n    iam_endpoint: " + fake.URL + "\n    compute_endpoint: " + fake.URL + "\n    calculator_endpoint: " + fake.URL + "\n"},
+		typ: h100,
+		baseline: alertStep{line: "15 offers: 15 new", check: func(t *testing.T, cfg string) {
+			wantNebius(t, cfg, h100, "23.6")
+			var rows []availabilityJSON
+			cliJSON(t, &rows, "--config", cfg, "availability", h100, "--all", "--format", "json")
+			if len(rows) != 0 {
+				t.Errorf("availability of %s stored: %+v; Nebius states none", h100, rows)
+			}
+		}},
+		steps: []alertStep{{
+			change: func(*testing.T) { fake.SetPrice("gpu-h100-sxm", "8gpu-128vcpu-1600gb", false, "18.880000000") },
+			line:   "15 offers: 0 new, 1 changed, 14 unchanged", rule: "price_drop",
+			check: func(t *testing.T, cfg string) { wantNebius(t, cfg, h100, "18.88") },
+		}},
+		fail:    func() { fake.FailNext(codes.Internal) },
+		secrets: []string{key[40:100], nebiustest.IAMToken},
+	}.run(t)
 }
 
 func wantNebius(t *testing.T, cfg, typ, hourly string) {

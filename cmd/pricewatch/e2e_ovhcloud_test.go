@@ -1,7 +1,6 @@
 package main
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -19,40 +18,23 @@ import (
 // price-drops rule. A run whose answer is cut off then fails and changes
 // nothing.
 func TestOVHcloudEndToEnd(t *testing.T) {
-	t.Setenv(envSlackToken, alertsToken)
 	fake := ovhcloudtest.New(t)
-	slack := newSlackAPI(t)
-	cfg := capacityConfig(t, "ovhcloud", fake.URL, slack.URL, "")
-
-	out := fetchExpect(t, cfg, "ovhcloud ok       10 offers: 10 new")
-	if !strings.Contains(out, "first run") {
-		t.Errorf("first run not a baseline: %s", out)
-	}
-	if got := slack.received(); len(got) != 0 {
-		t.Fatalf("the baseline alerted: %+v", got)
-	}
-	wantCurrent(t, cfg, "2.8", "2.8")
-	if r, ok := currentPrice(t, cfg, "h100-380", "global", "reserved"); !ok || r.Term != "1m" || decimal.Decimal(r.HourlyPrice).String() != "2.6575342466" {
-		t.Errorf("monthly plan stored as %+v (found %v), want reserved 1m at 1940.00/730", r, ok)
-	}
-
-	fake.SetPrice(t, "h100-380.consumption", 250000000) // 2.50 EUR
-	out = fetchExpect(t, cfg, "ovhcloud ok       10 offers: 0 new, 1 changed, 9 unchanged")
-	posts := oneAlertSent(t, out, slack)
-	if p := posts[0]; p.channel != "C0GPUALERTS" || !strings.Contains(p.key, "/price-drops/price_drop") || !strings.Contains(p.text, "h100-380") {
-		t.Errorf("post %+v, want the h100-380 drop from rule price-drops", p)
-	}
-	wantCurrent(t, cfg, "2.5", "2.5")
-
-	fake.FailNext(fetcherstest.Truncated)
-	out, errOut, code := runCLI(t, "--config", cfg, "fetch", "--provider", "ovhcloud")
-	if code == 0 || !strings.Contains(out+errOut, "ovhcloud") {
-		t.Fatalf("a cut-off catalogue exited %d:\n%s%s", code, out, errOut)
-	}
-	wantCurrent(t, cfg, "2.5", "2.5")
-	if got := slack.received(); len(got) != 1 {
-		t.Errorf("Slack received %d messages after the failed run, want still 1", len(got))
-	}
+	cloudE2E{
+		cloud: cloud{name: "ovhcloud", endpoint: fake.URL},
+		typ:   "h100-380",
+		baseline: alertStep{line: "ovhcloud ok       10 offers: 10 new", check: func(t *testing.T, cfg string) {
+			wantCurrent(t, cfg, "2.8", "2.8")
+			if r, ok := currentPrice(t, cfg, "h100-380", "global", "reserved"); !ok || r.Term != "1m" || decimal.Decimal(r.HourlyPrice).String() != "2.6575342466" {
+				t.Errorf("monthly plan stored as %+v (found %v), want reserved 1m at 1940.00/730", r, ok)
+			}
+		}},
+		steps: []alertStep{{
+			change: func(t *testing.T) { fake.SetPrice(t, "h100-380.consumption", 250000000) }, // 2.50 EUR
+			line:   "ovhcloud ok       10 offers: 0 new, 1 changed, 9 unchanged", rule: priceDrop,
+			check: func(t *testing.T, cfg string) { wantCurrent(t, cfg, "2.5", "2.5") },
+		}},
+		fail: func() { fake.FailNext(fetcherstest.Truncated) },
+	}.run(t)
 }
 
 // wantCurrent wants h100-380's open on_demand price in EUR, global, with

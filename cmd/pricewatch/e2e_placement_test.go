@@ -17,19 +17,9 @@ import (
 // message says placement_score_changed for the H100 type, 8 → 2, with the
 // request it answers. The secret key is in no output.
 func TestPlacementScoreEndToEnd(t *testing.T) {
-	awsSignalsEnv(t)
-	t.Setenv(envSlackToken, alertsToken)
-	b := signalsBucket(t)
-	ec2 := awstest.NewEC2(t)
-	slack := newSlackAPI(t)
-	keys := "    regions: [us-east-2]\n    spot: false\n    savings_plans: false\n    spot_advisor: false\n" +
-		"    ec2_endpoint: " + ec2.URL() + "\n    placement_scores:\n      enabled: true\n" +
-		"      instance_types: [p5.48xlarge, p5en.48xlarge, p4d.24xlarge]\n      target_capacity: 2\n"
-	cfg := testConfig{
-		clouds: []cloud{{name: "aws", endpoint: b.URL(), keys: keys}},
-		slack:  fakeSlackSection(slack.URL, "C0GPUALERTS"),
-		alerts: "alerts:\n  fetch_delivery_wait: 5s\n  rules:\n    - name: h100-spot-placement\n      events: [placement_score_changed]\n      gpu_models: [H100]\n",
-	}.write(t, t.TempDir())
+	cfg, ec2, slack := signalsConfig(t, "    placement_scores:\n      enabled: true\n"+
+		"      instance_types: [p5.48xlarge, p5en.48xlarge, p4d.24xlarge]\n      target_capacity: 2\n",
+		"  rules:\n    - name: h100-spot-placement\n      events: [placement_score_changed]\n      gpu_models: [H100]\n")
 	db := openTestDB(t, filepath.Join(filepath.Dir(cfg), "pw.db"))
 	defer db.Close()
 	scores := func(step string, want int) []storage.SignalInterval {
@@ -68,8 +58,7 @@ func TestPlacementScoreEndToEnd(t *testing.T) {
 	// Run 3: 2: three intervals end, three start, one message.
 	ec2.SetPlacementScores(awstest.PlacementScore{Region: "us-east-2", Score: 2})
 	out3, errOut3 := fetchSignals(t, cfg)
-	got := oneAlertSent(t, out3, slack)
-	msg := got[0].text
+	msg := alertSent(t, out3, slack, 1).text
 	for _, want := range []string{"p5.48xlarge", "us-east-2", "1 score on AWS", "spot placement score 8 → 2", "for 2 instances of any of p4d.24xlarge, p5.48xlarge, p5en.48xlarge"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("alert does not say %q: %s", want, msg)

@@ -35,32 +35,43 @@ func sheetFile(t *testing.T, name, body string) string {
 // one new interval, nothing else touched. Capacity Finder, with the
 // token, shows in availability marked confidential and never in export.
 func TestPriceSheetEditEndToEnd(t *testing.T) {
-	t.Setenv(envSlackToken, alertsToken)
 	t.Setenv(coreweave.EnvAPIToken, e2eCoreWeaveToken)
 	fake := coreweavetest.New(t, e2eCoreWeaveToken)
-	slack := newSlackAPI(t)
 	sheet := sheetFile(t, "coreweave.csv", coreweavetest.Sample())
-	cfg := testConfig{
-		clouds: []cloud{{name: "coreweave", endpoint: fake.URL, keys: "    price_sheets: [" + sheet + "]\n"}},
-		slack:  fakeSlackSection(slack.URL, "C0GPUALERTS"),
-		alerts: "alerts:\n  fetch_delivery_wait: 5s\n  flap_window: 0s\n",
-	}.write(t, t.TempDir())
-
-	out := fetchExpect(t, cfg, "coreweave ok       7 offers: 7 new")
-	if !strings.Contains(out, "first run") || len(slack.received()) != 0 {
-		t.Fatalf("first run not a quiet baseline: %s", out)
-	}
-
 	// The sheet edited: HGX B200 on-demand 68.80 → 61.92 (−10%).
 	edited := strings.Replace(coreweavetest.Sample(), "north-america,68.80,", "north-america,61.92,", 1)
-	if err := os.WriteFile(sheet, []byte(edited), 0o600); err != nil {
-		t.Fatal(err)
+	writeSheet := func(t *testing.T, body string) {
+		if err := os.WriteFile(sheet, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
-	out = fetchExpect(t, cfg, "coreweave ok       7 offers: 0 new, 1 changed, 6 unchanged")
-	post := oneAlertSent(t, out, slack)[0]
-	if !strings.Contains(post.key, "/price-drops/price_drop") || !strings.Contains(post.text, "b200-8x") {
-		t.Errorf("post %+v, want the b200-8x drop from rule price-drops", post)
-	}
+	cloudE2E{
+		cloud:    cloud{name: "coreweave", endpoint: fake.URL, keys: "    price_sheets: [" + sheet + "]\n"},
+		typ:      "b200-8x",
+		baseline: alertStep{line: "coreweave ok       7 offers: 7 new"},
+		steps: []alertStep{{
+			change: func(t *testing.T) { writeSheet(t, edited) },
+			line:   "coreweave ok       7 offers: 0 new, 1 changed, 6 unchanged", rule: priceDrop,
+			check: func(t *testing.T, cfg string) {
+				wantSheetEdit(t, cfg)
+				wantConfidential(t, cfg)
+			},
+		}},
+		// A sheet cut inside its last line fails the run and closes nothing.
+		fail: func() { writeSheet(t, edited[:len(edited)-20]) },
+		afterFail: func(t *testing.T, cfg string) {
+			if r, ok := currentPrice(t, cfg, "b200-8x", "north-america", "on_demand"); !ok || decimal.Decimal(r.HourlyPrice).String() != "61.92" {
+				t.Errorf("after the cut sheet b200-8x is %+v (open %v), want 61.92 still", r, ok)
+			}
+		},
+		secrets: []string{e2eCoreWeaveToken},
+	}.run(t)
+}
+
+// wantSheetEdit wants the edit of the sheet to be one new interval of
+// b200-8x in north-america, the old one closed.
+func wantSheetEdit(t *testing.T, cfg string) {
+	t.Helper()
 	var na []historyJSON
 	for _, r := range history(t, cfg, "b200-8x") {
 		if r.Region == "north-america" && r.PriceType == "on_demand" {
@@ -78,8 +89,12 @@ func TestPriceSheetEditEndToEnd(t *testing.T) {
 		decimal.Decimal(closed.HourlyPrice).String() != "68.8" {
 		t.Errorf("intervals %+v, want 68.80 closed and 61.92 open", na)
 	}
+}
 
-	// Capacity Finder's answer: in availability, marked confidential.
+// wantConfidential wants Capacity Finder's answer in availability, marked
+// confidential, and never in export.
+func wantConfidential(t *testing.T, cfg string) {
+	t.Helper()
 	rows := availability(t, cfg, "coreweave")
 	ranked := false
 	for _, r := range rows {
@@ -112,57 +127,34 @@ func TestPriceSheetEditEndToEnd(t *testing.T) {
 			}
 		}
 	}
-
-	// A sheet cut inside its last line fails the run and closes nothing.
-	if err := os.WriteFile(sheet, []byte(edited[:len(edited)-20]), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	out, errOut, code := runCLI(t, "--config", cfg, "fetch")
-	if code == 0 || !strings.Contains(out+errOut, "coreweave") {
-		t.Fatalf("a cut sheet exited %d:\n%s%s", code, out, errOut)
-	}
-	if r, ok := currentPrice(t, cfg, "b200-8x", "north-america", "on_demand"); !ok || decimal.Decimal(r.HourlyPrice).String() != "61.92" {
-		t.Errorf("after the cut sheet b200-8x is %+v (open %v), want 61.92 still", r, ok)
-	}
-	if strings.Contains(out+errOut, e2eCoreWeaveToken) {
-		t.Error("the token was printed")
-	}
 }
 
 // Issue 33 item 1, Crusoe: two runs, a price change (its sheet at a URL)
 // and an availability change (capacities), each one alert.
 func TestCrusoeEndToEnd(t *testing.T) {
-	t.Setenv(envSlackToken, alertsToken)
+	const h100 = "h100-80gb-sxm-ib.8x"
 	t.Setenv(crusoe.EnvAccessKeyID, e2eCrusoeID)
 	t.Setenv(crusoe.EnvSecretKey, e2eCrusoeSecret)
 	fake := crusoetest.New(t, e2eCrusoeID, e2eCrusoeSecret)
-	slack := newSlackAPI(t)
-	cfg := testConfig{
-		clouds: []cloud{{name: "crusoe", endpoint: fake.Endpoint(), keys: "    price_sheets: [" + fake.SheetURL() + "]\n"}},
-		slack:  fakeSlackSection(slack.URL, "C0GPUALERTS"),
-		alerts: "alerts:\n  fetch_delivery_wait: 5s\n  flap_window: 0s\n",
-	}.write(t, t.TempDir())
-
-	out := fetchExpect(t, cfg, "crusoe   ok       4 offers: 4 new")
-	if !strings.Contains(out, "first run") || len(slack.received()) != 0 {
-		t.Fatalf("first run not a quiet baseline: %s", out)
-	}
-
-	// H100 on-demand 3.90 → 3.50 per GPU-hour on the sheet.
-	fake.SetSheet(strings.Replace(crusoetest.Sheet(), "price: 3.90", "price: 3.50", 1))
-	out = fetchExpect(t, cfg, "crusoe   ok       4 offers: 0 new, 1 changed, 3 unchanged")
-	post := oneAlertSent(t, out, slack)[0]
-	if !strings.Contains(post.key, "/price-drops/price_drop") || !strings.Contains(post.text, "h100-80gb-sxm-ib.8x") {
-		t.Errorf("post %+v, want the H100 drop", post)
-	}
-	if r, ok := currentPrice(t, cfg, "h100-80gb-sxm-ib.8x", "us-east1-a", "on_demand"); !ok || decimal.Decimal(r.HourlyPrice).String() != "28" {
-		t.Errorf("h100 stored as %+v (open %v), want 8 × 3.50 = 28", r, ok)
-	}
-
-	// H100 back in stock in us-southcentral1-a.
-	fake.SetBody([]byte(strings.Replace(string(crusoetest.Sample()), `"us-southcentral1-a","quantity":0`, `"us-southcentral1-a","quantity":4`, 1)))
-	out = fetchExpect(t, cfg, "crusoe   ok")
-	if got := slack.received(); len(got) != 2 || !strings.Contains(got[1].text, "h100-80gb-sxm-ib.8x") {
-		t.Fatalf("Slack got %+v, want a second message, the H100 back in stock: %s", got, out)
-	}
+	cloudE2E{
+		cloud:    cloud{name: "crusoe", endpoint: fake.Endpoint(), keys: "    price_sheets: [" + fake.SheetURL() + "]\n"},
+		typ:      h100,
+		baseline: alertStep{line: "crusoe   ok       4 offers: 4 new"},
+		steps: []alertStep{{
+			// H100 on-demand 3.90 → 3.50 per GPU-hour on the sheet.
+			change: func(*testing.T) { fake.SetSheet(strings.Replace(crusoetest.Sheet(), "price: 3.90", "price: 3.50", 1)) },
+			line:   "crusoe   ok       4 offers: 0 new, 1 changed, 3 unchanged", rule: priceDrop,
+			check: func(t *testing.T, cfg string) {
+				if r, ok := currentPrice(t, cfg, h100, "us-east1-a", "on_demand"); !ok || decimal.Decimal(r.HourlyPrice).String() != "28" {
+					t.Errorf("h100 stored as %+v (open %v), want 8 × 3.50 = 28", r, ok)
+				}
+			},
+		}, {
+			// H100 back in stock in us-southcentral1-a.
+			change: func(*testing.T) {
+				fake.SetBody([]byte(strings.Replace(string(crusoetest.Sample()), `"us-southcentral1-a","quantity":0`, `"us-southcentral1-a","quantity":4`, 1)))
+			},
+			line: "crusoe   ok", rule: "back_in_stock",
+		}},
+	}.run(t)
 }

@@ -20,9 +20,15 @@ const (
 	e2eAWSSecret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 )
 
-// awsSignalsEnv gives the SDK's credential chain the example keys and
-// nothing of the machine's (no shared files, no instance metadata).
-func awsSignalsEnv(t *testing.T) {
+// signalsConfig starts what the capacity-signal tests fetch from: the
+// SDK's credential chain with the example keys and nothing of the
+// machine's (no shared files, no instance metadata), a bucket whose
+// us-east-2 price file lists p5.48xlarge, a fake EC2 and a fake Slack.
+// It writes a config with AWS in us-east-2 alone (no spot, savings plans
+// or spot advisor) at the EC2 fake, with signals (the aws entry's further
+// keys) and alerts' rules, and returns its path, the EC2 fake and Slack.
+func signalsConfig(t *testing.T, signals, rules string) (string, *awstest.EC2, *slackAPI) {
+	t.Helper()
 	dir := t.TempDir()
 	for k, v := range map[string]string{
 		"AWS_ACCESS_KEY_ID": e2eAWSKeyID, "AWS_SECRET_ACCESS_KEY": e2eAWSSecret, "AWS_SESSION_TOKEN": "", "AWS_PROFILE": "",
@@ -31,14 +37,20 @@ func awsSignalsEnv(t *testing.T) {
 	} {
 		t.Setenv(k, v)
 	}
-}
-
-// signalsBucket is a bucket whose us-east-2 price file lists p5.48xlarge.
-func signalsBucket(t *testing.T) *awstest.Bucket {
+	t.Setenv(envSlackToken, alertsToken)
 	b := awstest.NewBucket(t)
 	b.PublishEC2(map[string]awstest.Region{"us-east-2": {Version: "20261201090000",
 		Types: []awstest.GPUType{{Type: "p5.48xlarge", OnDemand: "98.3200000000", Reserved: awstest.SixByClass(98.32)}}}})
-	return b
+	ec2 := awstest.NewEC2(t)
+	slack := newSlackAPI(t)
+	keys := "    regions: [us-east-2]\n    spot: false\n    savings_plans: false\n    spot_advisor: false\n" +
+		"    ec2_endpoint: " + ec2.URL() + "\n" + signals
+	cfg := testConfig{
+		clouds: []cloud{{name: "aws", endpoint: b.URL(), keys: keys}},
+		slack:  fakeSlackSection(slack.URL, "C0GPUALERTS"),
+		alerts: "alerts:\n  fetch_delivery_wait: 5s\n" + rules,
+	}.write(t, t.TempDir())
+	return cfg, ec2, slack
 }
 
 // Issue 23 (must show): run 1 finds no capacity block for p5.48xlarge;
@@ -48,18 +60,7 @@ func signalsBucket(t *testing.T) *awstest.Bucket {
 // /api/v1/signals show its interval. The secret key is in no output, log
 // or database row.
 func TestCapacityBlockEndToEnd(t *testing.T) {
-	awsSignalsEnv(t)
-	t.Setenv(envSlackToken, alertsToken)
-	b := signalsBucket(t)
-	ec2 := awstest.NewEC2(t)
-	slack := newSlackAPI(t)
-	keys := "    regions: [us-east-2]\n    spot: false\n    savings_plans: false\n    spot_advisor: false\n" +
-		"    ec2_endpoint: " + ec2.URL() + "\n    capacity_blocks:\n      enabled: true\n      instance_types: [p5.48xlarge]\n      duration_days: [1]\n"
-	cfg := testConfig{
-		clouds: []cloud{{name: "aws", endpoint: b.URL(), keys: keys}},
-		slack:  fakeSlackSection(slack.URL, "C0GPUALERTS"),
-		alerts: "alerts:\n  fetch_delivery_wait: 5s\n",
-	}.write(t, t.TempDir())
+	cfg, ec2, slack := signalsConfig(t, "    capacity_blocks:\n      enabled: true\n      instance_types: [p5.48xlarge]\n      duration_days: [1]\n", "")
 
 	// Run 1: a baseline, and no offering.
 	out, errOut := fetchSignals(t, cfg)
@@ -75,8 +76,7 @@ func TestCapacityBlockEndToEnd(t *testing.T) {
 	ec2.SetOfferings("us-east-2", awstest.Offering{ID: "cb-0e2a5b1c3d4f5a6b7", InstanceType: "p5.48xlarge", Zone: "us-east-2b", InstanceCount: 1,
 		Start: start, End: start.Add(24 * time.Hour), DurationHours: 24, UpfrontFee: "755.136", Currency: "USD"})
 	out, errOut2 := fetchSignals(t, cfg)
-	got := oneAlertSent(t, out, slack)
-	msg := got[0].text
+	msg := alertSent(t, out, slack, 1).text
 	for _, want := range []string{"p5.48xlarge", "us-east-2b", start.Format("2006-01-02 15:04"), start.Add(24 * time.Hour).Format("2006-01-02 15:04"), "3.933 USD per GPU-hour"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("alert does not say %q: %s", want, msg)

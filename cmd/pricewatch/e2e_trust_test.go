@@ -22,6 +22,20 @@ func (f *fakeAzure) setH100(t *testing.T, from, to string) {
 	f.setPrice(t, "2", `"unitPrice": `+from+`,`, `"unitPrice": `+to+`,`)
 }
 
+// fetchH100Drop runs a baseline fetch, moves the fake's H100 from 6.98 to
+// 6.5 (a 6.9% drop) and fetches again; both must exit 0. It returns the
+// second fetch's stdout and stderr.
+func (f *fakeAzure) fetchH100Drop(t *testing.T, cfg string) (string, string) {
+	t.Helper()
+	fetchCLI(t, cfg)
+	f.setH100(t, "6.98", "6.5")
+	out, errOut, code := runCLI(t, "--config", cfg, "fetch")
+	if code != 0 {
+		t.Fatalf("fetch after the drop exited %d:\n%s\n%s", code, out, errOut)
+	}
+	return out, errOut
+}
+
 func fetchCLI(t *testing.T, cfg string) string {
 	t.Helper()
 	out, errOut, code := runCLI(t, "--config", cfg, "fetch")

@@ -18,64 +18,37 @@ import (
 func TestVolcengineEndToEnd(t *testing.T) {
 	const ak, sk = "AKLTe2eVolcengineAccessKey0001", "ZTJlVm9sY2VuZ2luZVNlY3JldE11c3ROZXZlckJlUHJpbnRlZA=="
 	h20 := volcenginetest.H20x8
-	t.Setenv(envSlackToken, alertsToken)
 	t.Setenv(volcengine.EnvAccessKey, ak)
 	t.Setenv(volcengine.EnvSecretKey, sk)
 	fake := volcenginetest.New(t, ak, sk)
-	slack := newSlackAPI(t)
-	cfg := testConfig{
-		clouds: []cloud{{name: "volcengine", endpoint: fake.URL, keys: "    regions: [cn-beijing]\n    price_sheets: [" + fake.SheetURL() + "]\n"}},
-		slack:  fakeSlackSection(slack.URL, "C0GPUALERTS"),
-		alerts: "alerts:\n  fetch_delivery_wait: 5s\n  flap_window: 0s\n  rules:\n" +
+	cloudE2E{
+		cloud: cloud{name: "volcengine", endpoint: fake.URL, keys: "    regions: [cn-beijing]\n    price_sheets: [" + fake.SheetURL() + "]\n"},
+		rules: "  rules:\n" +
 			"    - {name: h20-capacity, events: [availability_new, back_in_stock], gpu_models: [H20]}\n" +
 			"    - {name: h20-prices, events: [price_drop], gpu_models: [H20]}\n",
-	}.write(t, t.TempDir())
-
-	out := fetchExpect(t, cfg, "2 offers: 2 new")
-	if !strings.Contains(out, "first run") {
-		t.Errorf("first run not a baseline: %s", out)
-	}
-	if got := slack.received(); len(got) != 0 {
-		t.Fatalf("the baseline alerted: %+v", got)
-	}
-	wantVolcengine(t, cfg, h20, "91.84", "11.48")
-	wantVolcengine(t, cfg, volcenginetest.GNI2, "9.61", "9.61")
-	if got := strings.Join(intervals(t, cfg, h20)["cn-beijing"], ","); got != "sold_out*" {
-		t.Errorf("%s intervals %s, want sold_out*", h20, got)
-	}
-
-	fake.SetSheet(strings.Replace(volcenginetest.Sheet(), "price: 11.48", "price: 9.50", 1))
-	out = fetchExpect(t, cfg, "2 offers: 0 new, 1 changed, 1 unchanged")
-	posts := oneAlertSent(t, out, slack)
-	if p := posts[0]; !strings.Contains(p.key, "/h20-prices/price_drop") || !strings.Contains(p.text, h20) {
-		t.Errorf("post %+v, want the %s drop from rule h20-prices", p, h20)
-	}
-	wantVolcengine(t, cfg, h20, "76", "9.5")
-
-	fake.SetStock("cn-beijing", "cn-beijing-a", h20, "Available")
-	out = fetchExpect(t, cfg, "2 offers: 0 new, 0 changed, 2 unchanged")
-	if !strings.Contains(out, "alerts   1 sent") {
-		t.Errorf("back in stock did not deliver one alert: %s", out)
-	}
-	if got := slack.received(); len(got) != 2 || !strings.Contains(got[1].key, "/h20-capacity/back_in_stock") || !strings.Contains(got[1].text, h20) {
-		t.Errorf("Slack received %+v, want a second message: %s back in stock", got, h20)
-	}
-
-	fake.FailNext("truncated")
-	out, errOut, code := runCLI(t, "--config", cfg, "fetch", "--provider", "volcengine")
-	if code == 0 || !strings.Contains(out+errOut, "volcengine") {
-		t.Fatalf("a cut answer exited %d:\n%s%s", code, out, errOut)
-	}
-	if strings.Contains(out+errOut, sk) || strings.Contains(out+errOut, ak) {
-		t.Errorf("key printed: %s%s", out, errOut)
-	}
-	wantVolcengine(t, cfg, h20, "76", "9.5")
-	if got := strings.Join(intervals(t, cfg, h20)["cn-beijing"], ","); got != "sold_out,in_stock*" {
-		t.Errorf("after a failed run: %s", got)
-	}
-	if got := slack.received(); len(got) != 2 {
-		t.Errorf("Slack received %d messages after the failed run, want still 2", len(got))
-	}
+		typ: h20,
+		baseline: alertStep{line: "2 offers: 2 new", check: func(t *testing.T, cfg string) {
+			wantVolcengine(t, cfg, h20, "91.84", "11.48")
+			wantVolcengine(t, cfg, volcenginetest.GNI2, "9.61", "9.61")
+			wantIntervals(t, cfg, h20, "cn-beijing", "sold_out*")
+		}},
+		steps: []alertStep{{
+			change: func(*testing.T) {
+				fake.SetSheet(strings.Replace(volcenginetest.Sheet(), "price: 11.48", "price: 9.50", 1))
+			},
+			line: "2 offers: 0 new, 1 changed, 1 unchanged", rule: "/h20-prices/price_drop",
+			check: func(t *testing.T, cfg string) { wantVolcengine(t, cfg, h20, "76", "9.5") },
+		}, {
+			change: func(*testing.T) { fake.SetStock("cn-beijing", "cn-beijing-a", h20, "Available") },
+			line:   "2 offers: 0 new, 0 changed, 2 unchanged", rule: "/h20-capacity/back_in_stock",
+			check: func(t *testing.T, cfg string) {
+				wantVolcengine(t, cfg, h20, "76", "9.5")
+				wantIntervals(t, cfg, h20, "cn-beijing", "sold_out,in_stock*")
+			},
+		}},
+		fail:    func() { fake.FailNext("truncated") },
+		secrets: []string{ak, sk},
+	}.run(t)
 }
 
 // wantVolcengine wants typ's open on_demand price in CNY in cn-beijing.

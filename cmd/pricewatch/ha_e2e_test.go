@@ -108,7 +108,23 @@ func newHAWorld(t *testing.T) *haWorld {
 // proxy's in front of it).
 func (w *haWorld) start(t *testing.T, name, dsn string) *replica {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), name)
+	cfg := writeReplicaConfig(t, filepath.Join(t.TempDir(), name), name, dsn, w.az.URL, w.slack.URL, `alerts:
+  rules:
+    - name: h100-drops
+      events: [price_drop]
+      gpu_models: [H100]
+      min_change_pct: 5
+`)
+	return &replica{name: name, daemonProcess: startDaemon(t, w.bin, cfg, "PRICEWATCH_SLACK_TOKEN="+alertsToken)}
+}
+
+// writeReplicaConfig writes replica name's config into dir and returns
+// its path: JSON logs at info, a listener on a free port, Azure through
+// the fake at azURL every second and Slack at slackURL (each under
+// /name, so that the fakes know whose call it was), the alerts YAML, ha
+// naming the replica, and PostgreSQL at dsn.
+func writeReplicaConfig(t *testing.T, dir, name, dsn, azURL, slackURL, alerts string) string {
+	t.Helper()
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -116,44 +132,47 @@ func (w *haWorld) start(t *testing.T, name, dsn string) *replica {
 		logLevel: "info",
 		logJSON:  true,
 		http:     "http:\n  listen: 127.0.0.1:0\n",
-		clouds:   []cloud{azureCloud(w.az.URL+"/"+name, "    schedule: \"@every 1s\"\n"+westus2)},
-		slack:    fakeSlackSection(w.slack.URL+"/"+name, "C0ALERTS"),
-		alerts: `alerts:
-  rules:
-    - name: h100-drops
-      events: [price_drop]
-      gpu_models: [H100]
-      min_change_pct: 5
-`,
-		extra: fmt.Sprintf("ha:\n  takeover: %s\n  replica: %s\n", haTakeover, name),
+		clouds:   []cloud{azureCloud(azURL+"/"+name, "    schedule: \"@every 1s\"\n"+westus2)},
+		slack:    fakeSlackSection(slackURL+"/"+name, "C0ALERTS"),
+		alerts:   alerts,
+		extra:    fmt.Sprintf("ha:\n  takeover: %s\n  replica: %s\n", haTakeover, name),
 	}.yaml(dir)
 	// The same config, on PostgreSQL: database.url instead of the path.
 	yaml = strings.Replace(yaml, "database:\n  path: "+filepath.Join(dir, "pw.db")+"\n", "database:\n  url: "+dsn+"\n", 1)
 	cfg := filepath.Join(dir, "pricewatch.yaml")
 	writeFile(t, cfg, yaml)
-	return &replica{name: name, daemonProcess: startDaemon(t, w.bin, cfg, "PRICEWATCH_SLACK_TOKEN="+alertsToken)}
+	return cfg
 }
 
 // logged is when replica first logged msg (a prefix of the message), and
 // whether it has.
-func (r *replica) logged(msg string) (time.Time, bool) {
-	sc := bufio.NewScanner(strings.NewReader(r.stderr.String()))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
+func (r *replica) logged(msg string) (at time.Time, ok bool) {
+	r.scanLog(func(line []byte) bool {
 		var e struct {
 			TS  string `json:"ts"`
 			Msg string `json:"msg"`
 		}
-		if json.Unmarshal(sc.Bytes(), &e) != nil || !strings.HasPrefix(e.Msg, msg) {
-			continue
+		if json.Unmarshal(line, &e) != nil || !strings.HasPrefix(e.Msg, msg) {
+			return false
 		}
-		at, err := time.Parse("2006-01-02T15:04:05.000Z0700", e.TS)
-		if err != nil {
-			continue
+		var err error
+		at, err = time.Parse("2006-01-02T15:04:05.000Z0700", e.TS)
+		ok = err == nil
+		return ok
+	})
+	return at, ok
+}
+
+// scanLog calls found with each line the replica has logged so far, until
+// it returns true.
+func (r *replica) scanLog(found func(line []byte) bool) {
+	sc := bufio.NewScanner(strings.NewReader(r.stderr.String()))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		if found(sc.Bytes()) {
+			return
 		}
-		return at, true
 	}
-	return time.Time{}, false
 }
 
 func (r *replica) waitLogged(t *testing.T, msg string, within time.Duration) time.Time {
@@ -172,19 +191,17 @@ func (r *replica) addr(t *testing.T) string {
 	t.Helper()
 	var addr string
 	wait.For(t, r.name+"'s listener", 20*time.Second, func() bool {
-		sc := bufio.NewScanner(strings.NewReader(r.stderr.String()))
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
+		r.scanLog(func(line []byte) bool {
 			var e struct {
 				Msg  string `json:"msg"`
 				Addr string `json:"addr"`
 			}
-			if json.Unmarshal(sc.Bytes(), &e) == nil && e.Msg == "http listening" {
+			if json.Unmarshal(line, &e) == nil && e.Msg == "http listening" {
 				addr = e.Addr
-				return true
 			}
-		}
-		return false
+			return addr != ""
+		})
+		return addr != ""
 	})
 	return addr
 }

@@ -293,17 +293,7 @@ func newMatrixWorld(t *testing.T) *matrixWorld {
 	secretFile := webhookSecretFile(t, dir)
 	for _, name := range []string{"a", "b", "c"} {
 		r := &matrixReplica{name: name, proxy: leadertest.NewProxy(t, u.Host)}
-		rdir := filepath.Join(dir, name)
-		if err := os.MkdirAll(rdir, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		yaml := testConfig{
-			logLevel: "info",
-			logJSON:  true,
-			http:     "http:\n  listen: 127.0.0.1:0\n",
-			clouds:   []cloud{azureCloud(w.az.URL+"/"+name, "    schedule: \"@every 1s\"\n"+westus2)},
-			slack:    fakeSlackSection(w.slack.URL+"/"+name, "C0ALERTS"),
-			alerts: fmt.Sprintf(`webhook:
+		r.cfg = writeReplicaConfig(t, filepath.Join(dir, name), name, r.proxy.Via(t, dsn), w.az.URL, w.slack.URL, fmt.Sprintf(`webhook:
   url: %s/hooks/pricewatch?token=t0ps3cret
   secret_file: %s
 alerts:
@@ -313,12 +303,7 @@ alerts:
       gpu_models: [H100]
       min_change_pct: 5
       webhook: true
-`, w.hook.URL, secretFile),
-			extra: fmt.Sprintf("ha:\n  takeover: %s\n  replica: %s\n", haTakeover, name),
-		}.yaml(rdir)
-		yaml = strings.Replace(yaml, "database:\n  path: "+filepath.Join(rdir, "pw.db")+"\n", "database:\n  url: "+r.proxy.Via(t, dsn)+"\n", 1)
-		r.cfg = filepath.Join(rdir, "pricewatch.yaml")
-		writeFile(t, r.cfg, yaml)
+`, w.hook.URL, secretFile))
 		w.rs = append(w.rs, r)
 	}
 	return w

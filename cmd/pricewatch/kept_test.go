@@ -23,10 +23,7 @@ func TestDaemonServesFetchAtOnce(t *testing.T) {
 	az := newScaleAzure(1)
 	defer az.Close()
 	port := freePort(t)
-	cfgPath := testConfig{
-		clouds: []cloud{azureCloud(az.URL, "    regions: ["+strings.Join(az.regions, ", ")+"]\n")},
-		http:   "http:\n  listen: 127.0.0.1:" + port + "\n",
-	}.write(t, dir)
+	cfgPath := az.config(t, dir, port)
 	az.advance(1)
 	if _, errOut, code := runCLI(t, "--config", cfgPath, "fetch"); code != exitOK {
 		t.Fatalf("first fetch exited %d: %s", code, errOut)

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -68,10 +67,7 @@ func TestLoadDuringFetches(t *testing.T) {
 	az := newScaleAzure(p.regions)
 	defer az.Close()
 	port := freePort(t)
-	cfgPath := testConfig{
-		clouds: []cloud{azureCloud(az.URL, "    regions: ["+strings.Join(az.regions, ", ")+"]\n")},
-		http:   "http:\n  listen: 127.0.0.1:" + port + "\n",
-	}.write(t, dir)
+	cfgPath := az.config(t, dir, port)
 	// The database as TestScaleCLI builds it (the same marker, so either
 	// test reuses the other's).
 	marker := filepath.Join(dir, fmt.Sprintf("built-%d-runs", p.runs))

@@ -197,18 +197,9 @@ func TestCheapestConvertsAsCompare(t *testing.T) {
 func TestLastSuccessSurvivesRestart(t *testing.T) {
 	port := freePort(t)
 	cfg, az := fixtureConfigFX(t, "http:\n  listen: 127.0.0.1:"+port+"\n", "")
-	_, db := loadApp(t, cfg)
-	last, err := db.LastSuccess(context.Background(), "azure")
-	if err != nil || last == nil || last.FinishedAt == nil {
-		t.Fatalf("last success %+v, %v", last, err)
-	}
-	want := unixSeconds(*last.FinishedAt)
-
-	// Azure's next run fails (a page cut in half); then the daemon starts
-	// with a fresh registry.
-	az.mu.Lock()
-	az.truncate = "1"
-	az.mu.Unlock()
+	// Azure's next run fails; then the daemon starts with a fresh
+	// registry.
+	want := lastSuccessThenCut(t, cfg, az)
 	if out, errOut, code := runCLI(t, "--config", cfg, "fetch", "--provider", "azure"); code == 0 {
 		t.Fatalf("the cut run exited 0:\n%s%s", out, errOut)
 	}
@@ -219,6 +210,22 @@ func TestLastSuccessSurvivesRestart(t *testing.T) {
 	if v, ok := m.gauge("pricewatch_fetch_last_success_timestamp_seconds", map[string]string{"provider": "aws"}); !ok || v <= 0 {
 		t.Errorf("aws last success %v (present %v)", v, ok)
 	}
+}
+
+// lastSuccessThenCut returns Azure's stored last success as the
+// freshness series write it, then cuts the fake's first page in half, so
+// that Azure's runs from now on fail.
+func lastSuccessThenCut(t *testing.T, cfg string, az *fakeAzure) float64 {
+	t.Helper()
+	_, db := loadApp(t, cfg)
+	last, err := db.LastSuccess(context.Background(), "azure")
+	if err != nil || last == nil || last.FinishedAt == nil {
+		t.Fatalf("stored last success %+v, %v", last, err)
+	}
+	az.mu.Lock()
+	az.truncate = "1"
+	az.mu.Unlock()
+	return unixSeconds(*last.FinishedAt)
 }
 
 // unixSeconds is how the freshness series write a time.

@@ -2,17 +2,15 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"github.com/pricewatch/pricewatch/internal/testing/wait"
 	"io"
-	"net"
 	"net/http"
 	"os/exec"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/pricewatch/pricewatch/internal/testing/promtool"
+	"github.com/pricewatch/pricewatch/internal/testing/wait"
 )
 
 // TestDaemonRestartKeepsLastSuccess restarts for real: Azure succeeds once
@@ -24,27 +22,13 @@ func TestDaemonRestartKeepsLastSuccess(t *testing.T) {
 	bin := buildBinary(t)
 	az := newFakeAzure(t)
 	dir := t.TempDir()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := "127.0.0.1:" + freePort(t)
 	cfgPath := testConfig{
 		http:   "http:\n  listen: " + addr + "\n",
 		clouds: []cloud{azureCloud(az.URL, westus2+"    schedule: \"@every 1s\"\n")},
 	}.write(t, dir)
 	rawCLI(t, "--config", cfgPath, "fetch", "--provider", "azure")
-	_, db := loadApp(t, cfgPath)
-	last, err := db.LastSuccess(context.Background(), "azure")
-	if err != nil || last == nil || last.FinishedAt == nil {
-		t.Fatalf("stored success: %+v, %v", last, err)
-	}
-	want := unixSeconds(*last.FinishedAt)
-
-	az.mu.Lock()
-	az.truncate = "1"
-	az.mu.Unlock()
+	want := lastSuccessThenCut(t, cfgPath, az)
 	cmd := exec.Command(bin, "run", "--config", cfgPath)
 	var stderr syncBuffer
 	cmd.Stderr = &stderr
@@ -65,22 +49,11 @@ func TestDaemonRestartKeepsLastSuccess(t *testing.T) {
 		body, _ = io.ReadAll(resp.Body)
 		return bytes.Contains(body, []byte(`pricewatch_fetch_runs_total{provider="azure",result="error"}`))
 	})
-	var got float64
-	found := false
-	for _, line := range strings.Split(string(body), "\n") {
-		if v, ok := strings.CutPrefix(line, `pricewatch_fetch_last_success_timestamp_seconds{provider="azure"} `); ok {
-			got, err = strconv.ParseFloat(v, 64)
-			found = err == nil
-		}
-	}
+	got, found := parseScrape(t, string(body)).gauge("pricewatch_fetch_last_success_timestamp_seconds", map[string]string{"provider": "azure"})
 	if !found || got != want {
 		t.Errorf("after the restart: last success %v (present %v), want %v\n%s", got, found, want, stderr.String())
 	}
-	if promtool, err := exec.LookPath("promtool"); err == nil {
-		check := exec.Command(promtool, "check", "metrics")
-		check.Stdin = bytes.NewReader(body)
-		if out, err := check.CombinedOutput(); err != nil || len(bytes.TrimSpace(out)) != 0 {
-			t.Errorf("promtool check metrics on the daemon's /metrics: %v\n%s", err, out)
-		}
+	if path, ok := promtool.Find(t); ok {
+		promtool.CheckMetrics(t, path, body)
 	}
 }

@@ -23,13 +23,8 @@ func TestBuiltInRulesReachWebhookOnlySetup(t *testing.T) {
 alerts:
   fetch_delivery_wait: 1s
 `, rcv.URL, secretFile))
-	if out, errOut, code := runCLI(t, "--config", cfg, "fetch"); code != 0 {
-		t.Fatalf("baseline fetch: %d %s %s", code, out, errOut)
-	}
-	az.setH100(t, "6.98", "6.5")
-	out, errOut, code := runCLI(t, "--config", cfg, "fetch")
-	if code != 0 || !strings.Contains(out, "alerts   1 sent\n") || strings.Contains(out, "logged") {
-		t.Fatalf("fetch: %d\n%s\n%s", code, out, errOut)
+	if out, errOut := az.fetchH100Drop(t, cfg); !strings.Contains(out, "alerts   1 sent\n") || strings.Contains(out, "logged") {
+		t.Fatalf("fetch:\n%s\n%s", out, errOut)
 	}
 	rcv.mu.Lock()
 	defer rcv.mu.Unlock()
@@ -47,13 +42,8 @@ func TestLogOnlyAlertsSayLogged(t *testing.T) {
 	az := newFakeAzure(t)
 	dir := t.TempDir()
 	cfg := writeConfig(t, dir, az.URL, "alerts:\n  fetch_delivery_wait: 1s\n")
-	if out, errOut, code := runCLI(t, "--config", cfg, "fetch"); code != 0 {
-		t.Fatalf("baseline fetch: %d %s %s", code, out, errOut)
-	}
-	az.setH100(t, "6.98", "6.5")
-	out, errOut, code := runCLI(t, "--config", cfg, "fetch")
-	if code != 0 || !strings.Contains(out, "alerts   1 logged (no Slack or webhook is configured") || strings.Contains(out, "sent") {
-		t.Fatalf("fetch: %d\n%s\n%s", code, out, errOut)
+	if out, errOut := az.fetchH100Drop(t, cfg); !strings.Contains(out, "alerts   1 logged (no Slack or webhook is configured") || strings.Contains(out, "sent") {
+		t.Fatalf("fetch:\n%s\n%s", out, errOut)
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -69,6 +70,20 @@ func writeRows[R any](w io.Writer, format string, rows []R) error {
 		return writeJSON(w, rows)
 	}
 	return writeRowsCSV(w, rows)
+}
+
+// writeUnlessTable writes rows in a machine format (JSON or CSV), or, for
+// a table of no rows, the line none; it reports whether it wrote, so that
+// the caller writes the table of the rows it has.
+func writeUnlessTable[R any](w io.Writer, format string, rows []R, none string) (bool, error) {
+	if format != formatTable {
+		return true, writeRows(w, format, rows)
+	}
+	if len(rows) == 0 {
+		_, err := fmt.Fprintln(w, none)
+		return true, err
+	}
+	return false, nil
 }
 
 // writeRowsCSV writes rows as CSV of their JSON keys (report.WriteRowsCSV).

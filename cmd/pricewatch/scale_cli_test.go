@@ -51,6 +51,18 @@ func newScaleAzure(regions int) *scaleAzure {
 	return f
 }
 
+// config writes a config into dir with Azure at the fake in every one of
+// its regions and, with port set, a listener on 127.0.0.1:port; it
+// returns the file's path.
+func (f *scaleAzure) config(t *testing.T, dir, port string) string {
+	t.Helper()
+	c := testConfig{clouds: []cloud{azureCloud(f.URL, "    regions: ["+strings.Join(f.regions, ", ")+"]\n")}}
+	if port != "" {
+		c.http = "http:\n  listen: 127.0.0.1:" + port + "\n"
+	}
+	return c.write(t, dir)
+}
+
 func scaleHash(parts ...any) uint32 {
 	h := fnv.New32a()
 	fmt.Fprint(h, parts...)
@@ -143,7 +155,7 @@ func TestScaleCLI(t *testing.T) {
 	}
 	az := newScaleAzure(72)
 	defer az.Close()
-	cfgPath := testConfig{clouds: []cloud{azureCloud(az.URL, "    regions: ["+strings.Join(az.regions, ", ")+"]\n")}}.write(t, dir)
+	cfgPath := az.config(t, dir, "")
 	marker := filepath.Join(dir, fmt.Sprintf("built-%d-runs", runs))
 	_, err := os.Stat(marker)
 	built := err == nil

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -67,20 +68,11 @@ func TestSecretsStayInOnEveryErrorPath(t *testing.T) {
 		setup func(t *testing.T) (cfg string, cmds [][]string)
 	}{
 		{"azure", []string{leakAWSKey, leakBearer}, func(t *testing.T) (string, [][]string) {
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.WriteHeader(http.StatusForbidden)
-				fmt.Fprintf(w, `{"error":{"code":"Forbidden","message":"proxy refused key %s (Authorization: Bearer %s)"}}`, leakAWSKey, leakBearer)
-			}))
-			t.Cleanup(srv.Close)
+			srv := fixedAnswer(t, http.StatusForbidden, "", fmt.Sprintf(`{"error":{"code":"Forbidden","message":"proxy refused key %s (Authorization: Bearer %s)"}}`, leakAWSKey, leakBearer))
 			return providerConfig(t, "azure", srv.URL, ""), [][]string{{"fetch"}}
 		}},
 		{"aws", []string{leakAWSKey, leakRunPodKey}, func(t *testing.T) (string, [][]string) {
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "application/xml")
-				w.WriteHeader(http.StatusForbidden)
-				fmt.Fprintf(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Request signed with %s denied; api_key=%s</Message></Error>`, leakAWSKey, leakRunPodKey)
-			}))
-			t.Cleanup(srv.Close)
+			srv := fixedAnswer(t, http.StatusForbidden, "application/xml", fmt.Sprintf(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Request signed with %s denied; api_key=%s</Message></Error>`, leakAWSKey, leakRunPodKey))
 			return providerConfig(t, "aws", srv.URL, ""), [][]string{{"fetch"}}
 		}},
 		{"alibaba", []string{e2eAlibabaKeyID, e2eAlibabaSecret, leakSTS}, func(t *testing.T) (string, [][]string) {
@@ -98,22 +90,13 @@ func TestSecretsStayInOnEveryErrorPath(t *testing.T) {
 		{"tencent", []string{e2eTencentID, e2eTencentKey}, func(t *testing.T) (string, [][]string) {
 			// The error shape of CVM, its message naming the SecretId and
 			// (carelessly) the key.
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "application/json")
-				fmt.Fprintf(w, `{"Response":{"Error":{"Code":"InvalidParameter","Message":"request of SecretId %s signed with %s is invalid"},"RequestId":"9a7f1d2c-0000-4000-8000-000000000001"}}`, e2eTencentID, e2eTencentKey)
-			}))
-			t.Cleanup(srv.Close)
+			srv := fixedAnswer(t, http.StatusOK, "application/json", fmt.Sprintf(`{"Response":{"Error":{"Code":"InvalidParameter","Message":"request of SecretId %s signed with %s is invalid"},"RequestId":"9a7f1d2c-0000-4000-8000-000000000001"}}`, e2eTencentID, e2eTencentKey))
 			tencentCredentials(t, e2eTencentID, e2eTencentKey)
 			return providerConfig(t, "tencent", srv.URL, ""), [][]string{{"fetch"}}
 		}},
 		{"lambda", []string{leakLambdaKey}, func(t *testing.T) (string, [][]string) {
 			// A refused key, echoed back in the error body.
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(http.StatusUnauthorized)
-				fmt.Fprintf(w, `{"error":{"code":"global/invalid-api-key","message":"API key %s was invalid, expired, or deleted."}}`, leakLambdaKey)
-			}))
-			t.Cleanup(srv.Close)
+			srv := fixedAnswer(t, http.StatusUnauthorized, "application/json", fmt.Sprintf(`{"error":{"code":"global/invalid-api-key","message":"API key %s was invalid, expired, or deleted."}}`, leakLambdaKey))
 			t.Setenv("LAMBDA_API_KEY", leakLambdaKey)
 			return providerConfig(t, "lambda", srv.URL, ""), [][]string{{"fetch"}}
 		}},
@@ -130,12 +113,7 @@ func TestSecretsStayInOnEveryErrorPath(t *testing.T) {
 			return providerConfig(t, "gcp", srv.URL, ""), [][]string{{"fetch"}}
 		}},
 		{"runpod", []string{leakRunPodKey}, func(t *testing.T) (string, [][]string) {
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(http.StatusForbidden)
-				fmt.Fprintf(w, `{"errors":[{"message":"Authorization: Bearer %s is not allowed"}]}`, leakRunPodKey)
-			}))
-			t.Cleanup(srv.Close)
+			srv := fixedAnswer(t, http.StatusForbidden, "application/json", fmt.Sprintf(`{"errors":[{"message":"Authorization: Bearer %s is not allowed"}]}`, leakRunPodKey))
 			t.Setenv("RUNPOD_API_KEY", leakRunPodKey)
 			return providerConfig(t, "runpod", srv.URL, ""), [][]string{{"fetch"}}
 		}},
@@ -146,11 +124,7 @@ func TestSecretsStayInOnEveryErrorPath(t *testing.T) {
 			return providerConfig(t, "none", "", extra), [][]string{{"alerts", "test"}}
 		}},
 		{"slack token", []string{leakSlackTok}, func(t *testing.T) (string, [][]string) {
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.WriteHeader(http.StatusBadGateway)
-				fmt.Fprintf(w, "upstream refused token %s", leakSlackTok)
-			}))
-			t.Cleanup(srv.Close)
+			srv := fixedAnswer(t, http.StatusBadGateway, "", fmt.Sprintf("upstream refused token %s", leakSlackTok))
 			t.Setenv("PRICEWATCH_SLACK_TOKEN", leakSlackTok)
 			extra := fmt.Sprintf("slack:\n  channel: C0ALERTS\n  api_url: %s/api/\n", srv.URL)
 			return providerConfig(t, "none", "", extra), [][]string{{"alerts", "test"}}
@@ -204,4 +178,19 @@ func TestSecretsStayInOnEveryErrorPath(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fixedAnswer is a server that answers every request with status and
+// body, as contentType ("" sets none), until the test ends.
+func fixedAnswer(t *testing.T, status int, contentType, body string) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if contentType != "" {
+			w.Header().Set("Content-Type", contentType)
+		}
+		w.WriteHeader(status)
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
 }

@@ -116,13 +116,9 @@ alerts:
       min_change_pct: 5
       webhook: true
 `, urlFile, secretFile))
-	if out, errOut, code := runCLI(t, "--config", cfg, "fetch"); code != 0 {
-		t.Fatalf("baseline fetch: %d %s %s", code, out, errOut)
-	}
-	az.setH100(t, "6.98", "6.5")
-	out, errOut, code := runCLI(t, "--config", cfg, "fetch")
-	if code != 0 || !strings.Contains(out, "pending") {
-		t.Fatalf("fetch during the outage: %d\n%s\n%s", code, out, errOut)
+	out, errOut := az.fetchH100Drop(t, cfg)
+	if !strings.Contains(out, "pending") {
+		t.Fatalf("fetch during the outage:\n%s\n%s", out, errOut)
 	}
 	for _, leak := range []string{"t0ps3cret", webhookKey} {
 		if strings.Contains(out+errOut, leak) {

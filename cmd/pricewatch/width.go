@@ -81,13 +81,22 @@ func fitTable(b *strings.Builder, cols []table.Column) ([]string, error) {
 // were left out, as compare does.
 func writeFitted(w io.Writer, cols []table.Column) error {
 	var b strings.Builder
-	dropped, err := fitTable(&b, cols)
+	if err := fitNoting(&b, cols, "use --wide, or --format json or csv"); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// fitNoting writes cols into b fitted to tableWidth() and, when columns
+// were left out, a line naming them and where else to see them (hint).
+func fitNoting(b *strings.Builder, cols []table.Column, hint string) error {
+	dropped, err := fitTable(b, cols)
 	if err != nil {
 		return err
 	}
 	if len(dropped) > 0 {
-		b.WriteString(table.Wrap(fmt.Sprintf("Left out to fit %d columns: %s (use --wide, or --format json or csv).", tableWidth(), strings.Join(dropped, ", ")), tableWidth(), "  "))
+		b.WriteString(table.Wrap(fmt.Sprintf("Left out to fit %d columns: %s (%s).", tableWidth(), strings.Join(dropped, ", "), hint), tableWidth(), "  "))
 	}
-	_, err = io.WriteString(w, b.String())
-	return err
+	return nil
 }
