@@ -369,20 +369,6 @@ func (db *DB) GPUModels(ctx context.Context) ([]string, error) {
 	return out, rows.Err()
 }
 
-// AvailabilityInterval is one stored availability state of a type in a
-// region or zone.
-type AvailabilityInterval struct {
-	ID int64
-	pricewatch.AvailabilityKey
-	GPUModel    string
-	GPUCount    float64
-	State       pricewatch.AvailabilityState
-	StockDetail string
-	Since       time.Time
-	Until       *time.Time
-	LastSeen    time.Time
-}
-
 // AvailabilityFilter selects availability intervals.
 type AvailabilityFilter struct {
 	InstanceType string
@@ -396,7 +382,7 @@ type AvailabilityFilter struct {
 }
 
 // Availability returns availability intervals matching f.
-func (db *DB) Availability(ctx context.Context, f AvailabilityFilter) ([]AvailabilityInterval, error) {
+func (db *DB) Availability(ctx context.Context, f AvailabilityFilter) ([]pricewatch.AvailabilityInterval, error) {
 	where, args := placeConditions("", f.InstanceType, f.GPUModel, f.Providers, f.Regions)
 	if !f.All {
 		where = append(where, "until IS NULL")
@@ -419,9 +405,9 @@ func (db *DB) Availability(ctx context.Context, f AvailabilityFilter) ([]Availab
 		return nil, fmt.Errorf("reading availability: %w", err)
 	}
 	defer rows.Close()
-	var out []AvailabilityInterval
+	var out []pricewatch.AvailabilityInterval
 	for rows.Next() {
-		var a AvailabilityInterval
+		var a pricewatch.AvailabilityInterval
 		var since, lastSeen string
 		var until sql.NullString
 		var missing int

@@ -135,7 +135,7 @@ func TestConcurrentWritersKeepHistoryInOrder(t *testing.T) {
 		var last time.Time
 		for i := len(runs) - 1; i >= 0; i-- { // oldest first
 			r := runs[i]
-			if r.Status != RunOK {
+			if r.Status != pricewatch.RunOK {
 				t.Errorf("run %d: %s %s", r.ID, r.Status, r.Error)
 				continue
 			}
@@ -179,13 +179,13 @@ func TestRunLeaseSkipsASecondRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var skipped *Run
+		var skipped *pricewatch.Run
 		for i := range runs {
 			if runs[i].ID == busy.SkippedRun {
 				skipped = &runs[i]
 			}
 		}
-		if skipped == nil || skipped.Status != RunSkipped || skipped.Error != busy.Error() {
+		if skipped == nil || skipped.Status != pricewatch.RunSkipped || skipped.Error != busy.Error() {
 			t.Fatalf("skipped run record %+v, want status skipped with %q", skipped, busy)
 		}
 
@@ -229,7 +229,7 @@ func TestRunLeaseOfDeadProcessIsTakenOver(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, r := range runs {
-			if r.ID == l.RunID && r.Status != RunAbandoned {
+			if r.ID == l.RunID && r.Status != pricewatch.RunAbandoned {
 				t.Errorf("dead run is %s, want abandoned", r.Status)
 			}
 		}
@@ -257,7 +257,7 @@ func TestCloseAbandonedRunsSparesLiveRuns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := map[int64]string{live.RunID: RunRunning, dead: RunAbandoned}
+		want := map[int64]string{live.RunID: pricewatch.RunRunning, dead: pricewatch.RunAbandoned}
 		for _, r := range runs {
 			if w, ok := want[r.ID]; ok && r.Status != w {
 				t.Errorf("run %d (%s): %s, want %s", r.ID, r.Provider, r.Status, w)
@@ -277,7 +277,7 @@ func TestOverdueRunReadsAsFailed(t *testing.T) {
 		}
 		defer l.Release()
 		runs, err := db.LastRuns(ctx)
-		if err != nil || len(runs) != 1 || runs[0].Status != RunRunning {
+		if err != nil || len(runs) != 1 || runs[0].Status != pricewatch.RunRunning {
 			t.Fatalf("fresh run: %+v, %v", runs, err)
 		}
 		clk.tick()
@@ -285,7 +285,7 @@ func TestOverdueRunReadsAsFailed(t *testing.T) {
 		if err != nil || len(runs) != 1 {
 			t.Fatalf("%+v, %v", runs, err)
 		}
-		if runs[0].Status != RunFailed || !strings.Contains(runs[0].Error, "after its timeout") {
+		if runs[0].Status != pricewatch.RunFailed || !strings.Contains(runs[0].Error, "after its timeout") {
 			t.Errorf("overdue run: %s %q, want failed past its timeout", runs[0].Status, runs[0].Error)
 		}
 	})

@@ -23,7 +23,7 @@ func save(t *testing.T, db *DB, snap *pricewatch.Snapshot, opts SaveOptions) (*R
 	}
 	res, err := db.SaveSnapshot(ctx, id, snap, opts)
 	if err != nil {
-		if ferr := db.FinishRun(ctx, id, RunFailed, err.Error()); ferr != nil {
+		if ferr := db.FinishRun(ctx, id, pricewatch.RunFailed, err.Error()); ferr != nil {
 			t.Fatal(ferr)
 		}
 	}
@@ -141,7 +141,7 @@ func TestFailedRunStoresNothing(t *testing.T) {
 				if !errors.Is(err, tt.want) {
 					t.Fatalf("got %v, want %v", err, tt.want)
 				}
-				db.FinishRun(ctx, id, RunFailed, err.Error())
+				db.FinishRun(ctx, id, pricewatch.RunFailed, err.Error())
 				got := allPrices(t, db)
 				if len(got) != 3 {
 					t.Fatalf("got %d intervals after a failed run, want the 3 stored before", len(got))

@@ -53,7 +53,7 @@ func Store(t testing.TB, db *storage.DB, snap *pricewatch.Snapshot, opts storage
 	}
 	res, err := db.SaveSnapshot(ctx, id, snap, opts)
 	if err != nil {
-		if ferr := db.FinishRun(ctx, id, storage.RunFailed, err.Error()); ferr != nil {
+		if ferr := db.FinishRun(ctx, id, pricewatch.RunFailed, err.Error()); ferr != nil {
 			t.Fatal(ferr)
 		}
 	}
