@@ -82,7 +82,7 @@ func (db *DB) Runs(ctx context.Context, limit int) ([]pricewatch.Run, error) {
 const runColumns = `id, provider, started_at, finished_at, status, offers_seen, offers_new, offers_changed, offers_unchanged, offers_closed, regions_skipped, offers_held, changes, source_version, error, deadline_at, replica`
 
 func (db *DB) queryRuns(ctx context.Context, q string, args ...any) ([]pricewatch.Run, error) {
-	return queryAll(ctx, db.read, "fetch runs", q, args, func(rows *sql.Rows) (pricewatch.Run, error) {
+	return queryAll(ctx, db.read, "reading fetch runs", q, args, func(rows *sql.Rows) (pricewatch.Run, error) {
 		var r pricewatch.Run
 		var started string
 		var finished, deadline sql.NullString
@@ -170,7 +170,7 @@ func (db *DB) RunMark(ctx context.Context) (RunMark, error) {
 // after m: every provider whose stored prices, availability or signals may
 // differ from what was read at m.
 func (db *DB) ProvidersRunSince(ctx context.Context, m RunMark) ([]string, error) {
-	return queryAll(ctx, db.read, "providers run since a mark",
+	return queryAll(ctx, db.read, "reading providers run since a mark",
 		`SELECT DISTINCT provider FROM fetch_runs WHERE id > ? OR finished_at > ? ORDER BY provider`, []any{m.ID, m.Finished},
 		func(rows *sql.Rows) (string, error) {
 			var p string
