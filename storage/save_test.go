@@ -12,22 +12,14 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting"
+	"github.com/pricewatch/pricewatch/storage/storagetest"
 )
 
+// save stores snap as one run with opts, as a fetch does (a failed save
+// finishes the run failed).
 func save(t *testing.T, db *DB, snap *pricewatch.Snapshot, opts SaveOptions) (*Result, error) {
 	t.Helper()
-	ctx := context.Background()
-	id, err := db.StartRun(ctx, snap.Provider)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := db.SaveSnapshot(ctx, id, snap, opts)
-	if err != nil {
-		if ferr := db.FinishRun(ctx, id, pricewatch.RunFailed, err.Error()); ferr != nil {
-			t.Fatal(ferr)
-		}
-	}
-	return res, err
+	return storagetest.Store(t, db, snap, opts, db.SaveSnapshot)
 }
 
 // mustSave stores snap as one successful run with the default options.
