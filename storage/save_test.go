@@ -25,7 +25,13 @@ func save(t *testing.T, db *DB, snap *pricewatch.Snapshot, opts SaveOptions) (*R
 // mustSave stores snap as one successful run with the default options.
 func mustSave(t *testing.T, db *DB, snap *pricewatch.Snapshot) *Result {
 	t.Helper()
-	res, err := save(t, db, snap, SaveOptions{})
+	return mustSaveWith(t, db, snap, SaveOptions{})
+}
+
+// mustSaveWith is mustSave with opts: a failed save fails t.
+func mustSaveWith(t *testing.T, db *DB, snap *pricewatch.Snapshot, opts SaveOptions) *Result {
+	t.Helper()
+	res, err := save(t, db, snap, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,9 +111,7 @@ func TestFailedRunStoresNothing(t *testing.T) {
 		a := offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, "98.32")
 		b := offer("Standard_NC24ads_A100_v4", "eastus", pricewatch.OnDemand, "3.673")
 		c := offer("Standard_NC48ads_A100_v4", "eastus", pricewatch.OnDemand, "7.346")
-		if _, err := save(t, db, snapshot(a, b, c), SaveOptions{MinOfferRatio: 0.5}); err != nil {
-			t.Fatal(err)
-		}
+		mustSaveWith(t, db, snapshot(a, b, c), SaveOptions{MinOfferRatio: 0.5})
 		clk.tick()
 		tests := []struct {
 			name string
@@ -168,10 +172,7 @@ func TestScopes(t *testing.T) {
 			Unchanged: []pricewatch.Scope{{Region: "us-west-2"}},
 			Skipped:   1,
 		}
-		res, err := save(t, db, second, SaveOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := mustSaveWith(t, db, second, SaveOptions{})
 		if res.Closed != 1 || res.Unchanged != 2 || res.Skipped != 1 {
 			t.Errorf("result %+v: want 1 closed (spot), 2 unchanged, 1 skipped", res)
 		}
@@ -330,9 +331,7 @@ func TestRegionGoingEmptyFailsTheRun(t *testing.T) {
 					offers = append(offers, offer(fmt.Sprintf("Standard_ND%d", i), "westeurope", pricewatch.OnDemand, "2.5"))
 				}
 				scopes := []pricewatch.Scope{{Region: "eastus", Availability: true}, {Region: "westeurope", Availability: true}}
-				if _, err := save(t, db, &pricewatch.Snapshot{Provider: "azure", Offers: offers, Coverage: scopes}, SaveOptions{MinOfferRatio: 0.5}); err != nil {
-					t.Fatal(err)
-				}
+				mustSaveWith(t, db, &pricewatch.Snapshot{Provider: "azure", Offers: offers, Coverage: scopes}, SaveOptions{MinOfferRatio: 0.5})
 				clk.tick()
 				// westeurope answers empty; eastus is whole, so the run as a
 				// whole keeps 20 of 26 offers, above the ratio.
