@@ -48,7 +48,7 @@ func TestDependencyRules(t *testing.T) {
 		{"alerting/webhook", []string{"storage", "config", "fetchers"}, "a notifier renders the outbox document it is given"},
 		{"alerting/digest", []string{"storage", "config", "fetchers", "providers"}, "the digest's renderers read analysis/digest's data"},
 		{"analysis", []string{"storage", "config", "fetchers", "providers"}, "the comparisons read offers and name marketplaces from package clouds"},
-		{"analysis/digest", []string{"storage", "config", "alerting"}, "the digest's computation declares the rows it reads; report converts storage's"},
+		{"analysis/digest", []string{"storage", "config", "alerting"}, "the digest's computation reads the domain's rows (pricewatch.Run, AvailabilityInterval), which report reads from storage"},
 		{"guard", []string{"config", "fetchers", "providers", alibabaSDK, aliyunSDK, azureSDK}, "the guard takes guard.Config from the composition"},
 		{"hardware", []string{"config", "fetchers", "providers", alibabaSDK, aliyunSDK, azureSDK}, "the overrides arrive as hardware.Override values"},
 		{"report", []string{"config", "fetchers", "providers", alibabaSDK, aliyunSDK, azureSDK, slackSDK, chartLib}, "the reports take report.FX from the composition, name clouds from package clouds and are handed the alert summary"},

@@ -283,7 +283,7 @@ func TestWithdrawalAfterCompleteRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.FinishRun(t.Context(), id, storage.RunFailed, "throttled"); err != nil {
+	if err := db.FinishRun(t.Context(), id, pricewatch.RunFailed, "throttled"); err != nil {
 		t.Fatal(err)
 	}
 	run("zone 4 missing twice", snap(both[0]), "availability_gone ap-guangzhou/ap-guangzhou-4/GN10Xp.20XLARGE320")

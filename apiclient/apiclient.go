@@ -129,9 +129,9 @@ func History(rows []report.HistoryRow) ([]storage.PriceInterval, error) {
 
 // Availability reads back the API's rows (for --server); the JSON
 // carries no stock detail, so that CSV column stays empty.
-func Availability(rows []report.AvailabilityRow) ([]storage.AvailabilityInterval, error) {
-	return ReadRows(rows, func(r report.AvailabilityRow) (storage.AvailabilityInterval, error) {
-		iv := storage.AvailabilityInterval{AvailabilityKey: pricewatch.AvailabilityKey{Provider: r.Provider, Region: r.Region, Zone: r.Zone,
+func Availability(rows []report.AvailabilityRow) ([]pricewatch.AvailabilityInterval, error) {
+	return ReadRows(rows, func(r report.AvailabilityRow) (pricewatch.AvailabilityInterval, error) {
+		iv := pricewatch.AvailabilityInterval{AvailabilityKey: pricewatch.AvailabilityKey{Provider: r.Provider, Region: r.Region, Zone: r.Zone,
 			InstanceType: r.InstanceType}, GPUModel: r.GPUModel, GPUCount: r.GPUCount, State: pricewatch.AvailabilityState(r.State)}
 		var err error
 		if iv.Since, err = Time(r.Since); err != nil {

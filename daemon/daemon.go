@@ -19,6 +19,7 @@ import (
 	"github.com/robfig/cron/v3"
 	"go.uber.org/zap"
 
+	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting"
 	"github.com/pricewatch/pricewatch/daemon/metrics"
 	"github.com/pricewatch/pricewatch/fx"
@@ -777,7 +778,7 @@ func (d *Daemon) readiness(ctx context.Context) (web.Readiness, error) {
 
 // RunStore holds each provider's last run.
 type RunStore interface {
-	LastRuns(ctx context.Context) ([]storage.Run, error)
+	LastRuns(ctx context.Context) ([]pricewatch.Run, error)
 }
 
 // ProviderRuns is what /readyz says of each provider: its last run's

@@ -253,11 +253,11 @@ func TestStartReloadStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	status := map[string]storage.Run{}
+	status := map[string]pricewatch.Run{}
 	for _, r := range runs {
 		status[r.Provider] = r
 	}
-	if r := status["alpha"]; r.Status != storage.RunFailed || !strings.Contains(r.Error, "context canceled") {
+	if r := status["alpha"]; r.Status != pricewatch.RunFailed || !strings.Contains(r.Error, "context canceled") {
 		t.Errorf("alpha's run recorded %s %q, want failed (cancelled)", r.Status, r.Error)
 	}
 	// beta ticks every second: its last run may be the one Stop cancelled,

@@ -29,7 +29,7 @@ type CurrentState struct {
 	// Version is the data version the snapshot was read at.
 	Version string
 	prices  *currentPrices
-	avail   []storage.AvailabilityInterval
+	avail   []pricewatch.AvailabilityInterval
 	signals []storage.SignalInterval
 
 	// mark is where the store's runs stood before the snapshot was read
@@ -84,7 +84,7 @@ func (c *CurrentState) markRuns(ctx context.Context, st Store) error {
 
 // readCurrent reads the current prices (into cp), availability and
 // signals of providers (nil: every one).
-func readCurrent(ctx context.Context, st Store, providers []string, cp *currentPrices) (*currentPrices, []storage.AvailabilityInterval, []storage.SignalInterval, error) {
+func readCurrent(ctx context.Context, st Store, providers []string, cp *currentPrices) (*currentPrices, []pricewatch.AvailabilityInterval, []storage.SignalInterval, error) {
 	err := st.EachPrice(ctx, storage.PriceFilter{CurrentOnly: true, Providers: providers}, func(p *storage.PriceInterval) error {
 		cp.add(p)
 		return nil
@@ -134,7 +134,7 @@ func (c *CurrentState) Update(ctx context.Context, st Store, version string) (*C
 	// The store orders each read by provider first (byte order on both
 	// backends), so the kept providers' rows and the read ones merge.
 	n.prices = prices.mergeKept(c.prices, ran)
-	n.avail = mergeByProvider(c.avail, avail, ran, func(a *storage.AvailabilityInterval) string { return a.Provider })
+	n.avail = mergeByProvider(c.avail, avail, ran, func(a *pricewatch.AvailabilityInterval) string { return a.Provider })
 	n.signals = mergeByProvider(c.signals, signals, ran, func(s *storage.SignalInterval) string { return s.Provider })
 	return n, nil
 }
@@ -249,11 +249,11 @@ func (s currentSource) Prices(ctx context.Context, f storage.PriceFilter) ([]sto
 
 // Availability answers a read of the current intervals from the snapshot
 // (storage's placeConditions in memory, in the store's order).
-func (s currentSource) Availability(ctx context.Context, f storage.AvailabilityFilter) ([]storage.AvailabilityInterval, error) {
+func (s currentSource) Availability(ctx context.Context, f storage.AvailabilityFilter) ([]pricewatch.AvailabilityInterval, error) {
 	if f.All || !f.Since.IsZero() {
 		return s.Store.Availability(ctx, f)
 	}
-	var out []storage.AvailabilityInterval
+	var out []pricewatch.AvailabilityInterval
 	for _, a := range s.c.avail {
 		if (f.InstanceType == "" || a.InstanceType == f.InstanceType) &&
 			(f.GPUModel == "" || strings.EqualFold(a.GPUModel, f.GPUModel)) &&

@@ -116,7 +116,7 @@ func currentStateEqualsStore(t *testing.T, db *storage.DB) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := db.FinishRun(ctx, id, storage.RunFailed, "the cloud answered 503"); err != nil {
+			if err := db.FinishRun(ctx, id, pricewatch.RunFailed, "the cloud answered 503"); err != nil {
 				t.Fatal(err)
 			}
 		}},

@@ -127,14 +127,14 @@ type AvailabilityQuery struct {
 }
 
 // Availability lists where each GPU type is offered or in stock.
-func Availability(ctx context.Context, st Store, q AvailabilityQuery) ([]storage.AvailabilityInterval, error) {
+func Availability(ctx context.Context, st Store, q AvailabilityQuery) ([]pricewatch.AvailabilityInterval, error) {
 	// The GPU is matched as compare does (A100 covers A100-40GB and
 	// A100-80GB), not by exact name in SQL.
 	rows, err := st.Availability(ctx, storage.AvailabilityFilter{InstanceType: q.InstanceType, All: q.All, Providers: q.Providers, Regions: q.Regions})
 	if err != nil {
 		return nil, err
 	}
-	rows = matchingGPU(rows, q.GPU, func(r storage.AvailabilityInterval) string { return r.GPUModel })
+	rows = matchingGPU(rows, q.GPU, func(r pricewatch.AvailabilityInterval) string { return r.GPUModel })
 	if q.Seller == "" {
 		return rows, nil
 	}
@@ -162,7 +162,7 @@ type AvailabilityRow struct {
 }
 
 // AvailabilityRows turns intervals into rows; none is an empty list.
-func AvailabilityRows(rows []storage.AvailabilityInterval) []AvailabilityRow {
+func AvailabilityRows(rows []pricewatch.AvailabilityInterval) []AvailabilityRow {
 	out := make([]AvailabilityRow, 0, len(rows))
 	for _, r := range rows {
 		since := r.Since

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -107,7 +108,7 @@ func Runs(ctx context.Context, st Store) ([]RunRow, error) {
 		if r.FinishedAt != nil {
 			row.DurationSecs = r.FinishedAt.Sub(r.StartedAt).Round(time.Millisecond).Seconds()
 		}
-		if r.Status == storage.RunOK {
+		if r.Status == pricewatch.RunOK {
 			row.LastSuccessAt = row.FinishedAt
 		} else {
 			s, err := st.LastSuccess(ctx, r.Provider)

@@ -254,7 +254,7 @@ func digestRest(ctx context.Context, st Store, now time.Time, ivs []analysis.Int
 		return digest.Input{}, err
 	}
 	for _, r := range runs {
-		if r.Status == storage.RunOK {
+		if r.Status == pricewatch.RunOK {
 			continue
 		}
 		ok, err := st.LastSuccess(ctx, r.Provider)
@@ -269,16 +269,11 @@ func digestRest(ctx context.Context, st Store, now time.Time, ivs []analysis.Int
 	if err != nil {
 		return digest.Input{}, err
 	}
-	in := digest.Input{Now: now, Prices: ivs}
+	// The availability intervals and runs are the domain's own types,
+	// which storage reads and the digest computes over.
+	in := digest.Input{Now: now, Prices: ivs, Availability: avail, Runs: runs}
 	for _, b := range blocks {
 		in.CapacityBlocks = append(in.CapacityBlocks, digest.BlockInterval{Signal: b.Signal, Since: b.Since, Until: b.Until})
-	}
-	// The digest declares the fields it reads; storage's rows convert.
-	for _, a := range avail {
-		in.Availability = append(in.Availability, digest.AvailabilityInterval(a))
-	}
-	for _, r := range runs {
-		in.Runs = append(in.Runs, digest.Run(r))
 	}
 	return in, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fx"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -30,9 +31,9 @@ type Store interface {
 	GPUModels(ctx context.Context) ([]string, error)
 	// PriceChanges counts the changes of a span per GPU model and region.
 	PriceChanges(ctx context.Context, from, to time.Time, os string, models []string) ([]storage.ChangeCount, error)
-	Availability(ctx context.Context, f storage.AvailabilityFilter) ([]storage.AvailabilityInterval, error)
-	LastRuns(ctx context.Context) ([]storage.Run, error)
-	LastSuccess(ctx context.Context, provider string) (*storage.Run, error)
+	Availability(ctx context.Context, f storage.AvailabilityFilter) ([]pricewatch.AvailabilityInterval, error)
+	LastRuns(ctx context.Context) ([]pricewatch.Run, error)
+	LastSuccess(ctx context.Context, provider string) (*pricewatch.Run, error)
 	ListOutbox(ctx context.Context, f storage.OutboxFilter) ([]storage.OutboxEntry, error)
 	FXDays(ctx context.Context) ([]storage.FXDay, error)
 	// Signals are the capacity signals' intervals (issue 23).

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/storage"
 	"github.com/pricewatch/pricewatch/storage/storagetest"
 )
@@ -43,7 +44,7 @@ func TestRunThatCannotStartLeavesATrace(t *testing.T) {
 	if err != nil || len(runs) != 1 {
 		t.Fatalf("%+v, %v", runs, err)
 	}
-	if r := runs[0]; r.Status != storage.RunFailed || !strings.Contains(r.Error, "run could not start") {
+	if r := runs[0]; r.Status != pricewatch.RunFailed || !strings.Contains(r.Error, "run could not start") {
 		t.Errorf("run record %s %q, want failed: run could not start", r.Status, r.Error)
 	}
 }

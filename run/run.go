@@ -164,7 +164,7 @@ func Provider(ctx context.Context, db Store, job Job, opts storage.SaveOptions, 
 	}
 	if err != nil {
 		err = job.Scrub.Error(stoppedBy(ctx, err))
-		closeRun(ctx, db, job.Name, runID, storage.RunFailed, err.Error(), log)
+		closeRun(ctx, db, job.Name, runID, pricewatch.RunFailed, err.Error(), log)
 		return finish(StatusFailed, err)
 	}
 	// The run stops when its lease is lost as when it times out.
@@ -200,9 +200,9 @@ func Provider(ctx context.Context, db Store, job Job, opts storage.SaveOptions, 
 		sum.Result, err = db.SaveSnapshot(runCtx, runID, snap, opts)
 	}
 	if err != nil {
-		status, runStatus := StatusFailed, storage.RunFailed
+		status, runStatus := StatusFailed, pricewatch.RunFailed
 		if errors.Is(err, fetchers.ErrNoCredentials) {
-			status, runStatus = StatusSkipped, storage.RunSkipped
+			status, runStatus = StatusSkipped, pricewatch.RunSkipped
 		}
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			err = fmt.Errorf("%w (providers.%s.timeout is %s)", err, job.Name, job.Timeout)

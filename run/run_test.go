@@ -76,7 +76,7 @@ func (s *memStore) BeginRun(ctx context.Context, provider string, opts storage.L
 	s.nextRun++
 	id := s.nextRun
 	if holder, ok := s.held[provider]; ok {
-		s.runs[id] = memRun{provider: provider, status: storage.RunSkipped}
+		s.runs[id] = memRun{provider: provider, status: pricewatch.RunSkipped}
 		return nil, &storage.RunInProgressError{Provider: provider, HolderRun: holder, Holder: "other", SkippedRun: id}
 	}
 	s.held[provider] = id
@@ -124,7 +124,7 @@ func (s *memStore) SaveSnapshot(ctx context.Context, runID int64, snap *pricewat
 	s.versions[snap.Provider] = snap.Versions
 	s.lastOpts = opts
 	r := s.runs[runID]
-	r.status = storage.RunOK
+	r.status = pricewatch.RunOK
 	s.runs[runID] = r
 	return &storage.Result{RunID: runID, Provider: snap.Provider, Seen: len(snap.Offers), New: len(snap.Offers)}, nil
 }
@@ -195,14 +195,14 @@ func TestProvider(t *testing.T) {
 		wantErr    string // in the summary's error and the record
 		wantLine   string
 	}{
-		{name: "ok", fetcher: &fakeFetcher{snap: snapshot()}, want: StatusOK, wantRecord: storage.RunOK,
+		{name: "ok", fetcher: &fakeFetcher{snap: snapshot()}, want: StatusOK, wantRecord: pricewatch.RunOK,
 			wantLine: "fake     ok       1 offers: 1 new, 0 changed, 0 unchanged, 0 closed"},
 		{name: "failed", fetcher: &fakeFetcher{err: errors.New("price list: HTTP 500 (key " + secretKey + ")")}, want: StatusFailed,
-			wantRecord: storage.RunFailed, wantErr: "HTTP 500", wantLine: "FAILED"},
+			wantRecord: pricewatch.RunFailed, wantErr: "HTTP 500", wantLine: "FAILED"},
 		{name: "skipped without credentials", fetcher: &fakeFetcher{err: fmt.Errorf("fake: %w", fetchers.ErrNoCredentials)}, want: StatusSkipped,
-			wantRecord: storage.RunSkipped, wantErr: "credentials", wantLine: "fake     skipped"},
+			wantRecord: pricewatch.RunSkipped, wantErr: "credentials", wantLine: "fake     skipped"},
 		{name: "timeout", fetcher: &fakeFetcher{block: true}, timeout: 20 * time.Millisecond, want: StatusFailed,
-			wantRecord: storage.RunFailed, wantErr: "providers.fake.timeout is 20ms", wantLine: "nothing stored"},
+			wantRecord: pricewatch.RunFailed, wantErr: "providers.fake.timeout is 20ms", wantLine: "nothing stored"},
 		{name: "not started", fetcher: &fakeFetcher{snap: snapshot()}, beginErr: errors.New("database is locked"), want: StatusNotStarted,
 			wantErr: "run could not start: database is locked", wantLine: "nothing fetched or stored"},
 	}
@@ -273,7 +273,7 @@ func TestProviderOverlap(t *testing.T) {
 	if s := <-done; s.Status != StatusOK {
 		t.Errorf("first run: %s %v", s.Status, s.Err)
 	}
-	if st.runs[1].status != storage.RunOK || st.runs[2].status != storage.RunSkipped {
+	if st.runs[1].status != pricewatch.RunOK || st.runs[2].status != pricewatch.RunSkipped {
 		t.Errorf("runs %+v", st.runs)
 	}
 }
@@ -380,7 +380,7 @@ func TestProviderLeadershipLost(t *testing.T) {
 		}
 		r := st.runs[1]
 		want := "downloading the price list: this replica lost leadership: no heartbeat got through for 2s"
-		if r.status != storage.RunFailed || r.errText != want {
+		if r.status != pricewatch.RunFailed || r.errText != want {
 			t.Errorf("run record %+v, want failed with %q", r, want)
 		}
 		if len(st.finishCtxErr) != 3 {

@@ -106,9 +106,7 @@ func TestCapacityBlocksVanishingIsNoSuspiciousDrop(t *testing.T) {
 		blocks := []pricewatch.Offer{blockPrice("us-east-2a", "1d", "786.60"), blockPrice("us-east-2b", "1d", "755.136"),
 			blockPrice("us-east-2c", "1d", "755.136"), blockPrice("us-east-2b", "7d", "5285.952")}
 		clk.tick()
-		if _, err := save(t, db, blockRun(true, blocks...), opts); err != nil {
-			t.Fatal(err)
-		}
+		mustSaveWith(t, db, blockRun(true, blocks...), opts)
 		// The price file unchanged (its scope in Unchanged), every block gone.
 		unchanged := blockRun(true)
 		unchanged.Offers = nil

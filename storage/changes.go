@@ -65,7 +65,7 @@ func (db *DB) Changes(ctx context.Context, f ChangeFilter) ([]pricewatch.Change,
 	if f.Limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d", f.Limit)
 	}
-	return queryAll(ctx, db.read, "changes", q, args, scanChange)
+	return queryAll(ctx, db.read, "reading changes", q, args, scanChange)
 }
 
 func scanChange(rows *sql.Rows) (pricewatch.Change, error) {

@@ -101,10 +101,7 @@ func TestConfirmationOffAlertsAtOnce(t *testing.T) {
 			t.Run(tt.name, func(t *testing.T) {
 				db, _ := openTest(t)
 				for i, p := range []string{"10", "1"} {
-					res, err := save(t, db, snapshot(offer("x", "eastus", pricewatch.OnDemand, p)), tt.opts)
-					if err != nil {
-						t.Fatal(err)
-					}
+					res := mustSaveWith(t, db, snapshot(offer("x", "eastus", pricewatch.OnDemand, p)), tt.opts)
 					if i == 1 && (len(res.AlertChanges()) != 1 || len(res.Awaiting) != 0) {
 						t.Errorf("alert changes %v, awaiting %v; want the move at once", res.AlertChanges(), res.Awaiting)
 					}
@@ -133,10 +130,7 @@ func TestNoPolicyLeavesWaitingMoves(t *testing.T) {
 			{"4", SaveOptions{}, 0, 1},
 			{"4", policy, 1, 0},
 		} {
-			res, err := save(t, db, snapshot(offer("x", "eastus", pricewatch.OnDemand, run.price)), run.opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := mustSaveWith(t, db, snapshot(offer("x", "eastus", pricewatch.OnDemand, run.price)), run.opts)
 			if len(res.Confirmed) != run.wantConfirmed {
 				t.Errorf("run %d: confirmed %v, want %d", i+1, res.Confirmed, run.wantConfirmed)
 			}

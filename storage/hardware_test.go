@@ -32,9 +32,7 @@ func TestCurrentHardware(t *testing.T) {
 		snap = snapshot(fixed, fixedWest, offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.Spot, "30"))
 		snap.Availability = []pricewatch.Availability{{Provider: "azure", Region: "eastus", InstanceType: "Standard_NG8ads_V620_v1",
 			State: pricewatch.Offered, Hardware: pricewatch.Hardware{GPUModel: "V620", GPUCount: 0.25}}}
-		if _, err := save(t, db, snap, SaveOptions{MinOfferRatio: 0.1}); err != nil {
-			t.Fatal(err)
-		}
+		mustSaveWith(t, db, snap, SaveOptions{MinOfferRatio: 0.1})
 		got, err := db.CurrentHardware(ctx)
 		if err != nil {
 			t.Fatal(err)

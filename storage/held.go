@@ -232,7 +232,7 @@ func (db *DB) HeldPrices(ctx context.Context, f HeldFilter) ([]HeldRecord, error
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
-	return queryAll(ctx, db.read, "held prices", q+" ORDER BY last_seen DESC, id DESC", args, func(rows *sql.Rows) (HeldRecord, error) {
+	return queryAll(ctx, db.read, "reading held prices", q+" ORDER BY last_seen DESC, id DESC", args, func(rows *sql.Rows) (HeldRecord, error) {
 		var r HeldRecord
 		var hourly, upfront, eff, first, last string
 		var stored, accepted sql.NullString

@@ -42,10 +42,7 @@ func TestHeldPriceStaysOutAndCurrentStays(t *testing.T) {
 
 		for run := 1; run <= 2; run++ {
 			clk.tick()
-			res, err := save(t, db, snapshot(placeholder), hold(false))
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := mustSaveWith(t, db, snapshot(placeholder), hold(false))
 			if res.Held != 1 || res.HeldReasons[HeldBelowFloor] != 1 || len(res.Changes) != 0 || res.Closed != 0 {
 				t.Errorf("held run %d: %+v, want 1 held, no change, nothing closed", run, res)
 			}
@@ -71,18 +68,13 @@ func TestHeldPriceStaysOutAndCurrentStays(t *testing.T) {
 			t.Errorf("streak after a run without the held price: %d, want 0", s)
 		}
 		clk.tick()
-		if _, err := save(t, db, snapshot(placeholder), hold(false)); err != nil {
-			t.Fatal(err)
-		}
+		mustSaveWith(t, db, snapshot(placeholder), hold(false))
 		if s := streak(); s != 1 {
 			t.Errorf("streak after a gap: %d, want to start again at 1", s)
 		}
 		// Accepted: stored as the new price.
 		clk.tick()
-		res, err := save(t, db, snapshot(placeholder), hold(true))
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := mustSaveWith(t, db, snapshot(placeholder), hold(true))
 		if res.Accepted != 1 || res.Held != 0 || res.Changed != 1 || current() != "0.01" {
 			t.Errorf("accepted run: %+v, current %s", res, current())
 		}
@@ -126,9 +118,7 @@ func TestHeldStreakCarriesThroughUnchangedScope(t *testing.T) {
 		run := func(snap *pricewatch.Snapshot, held []HeldPrice) {
 			t.Helper()
 			clk.tick()
-			if _, err := save(t, db, snap, SaveOptions{Held: held}); err != nil {
-				t.Fatal(err)
-			}
+			mustSaveWith(t, db, snap, SaveOptions{Held: held})
 		}
 		run(&pricewatch.Snapshot{Provider: "aws", Offers: []pricewatch.Offer{real}, Coverage: scope}, nil)
 		run(&pricewatch.Snapshot{Provider: "aws", Offers: []pricewatch.Offer{low}, Coverage: scope}, []HeldPrice{{Offer: low, Reason: HeldFractionOfPrice}})

@@ -353,34 +353,13 @@ func (db *DB) matchingOffers(ctx context.Context, where []string, args []any) (m
 // GPUModels returns every GPU model stored on an offer, so that a caller
 // can resolve a family name to stored models and filter in SQL.
 func (db *DB) GPUModels(ctx context.Context) ([]string, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT DISTINCT gpu_model FROM offers ORDER BY gpu_model`)
-	if err != nil {
-		return nil, fmt.Errorf("reading GPU models: %w", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
+	return queryAll(ctx, db.read, "reading GPU models", `SELECT DISTINCT gpu_model FROM offers ORDER BY gpu_model`, nil, func(rows *sql.Rows) (string, error) {
 		var m string
 		if err := rows.Scan(&m); err != nil {
-			return nil, fmt.Errorf("reading GPU models: %w", err)
+			return "", fmt.Errorf("reading GPU models: %w", err)
 		}
-		out = append(out, m)
-	}
-	return out, rows.Err()
-}
-
-// AvailabilityInterval is one stored availability state of a type in a
-// region or zone.
-type AvailabilityInterval struct {
-	ID int64
-	pricewatch.AvailabilityKey
-	GPUModel    string
-	GPUCount    float64
-	State       pricewatch.AvailabilityState
-	StockDetail string
-	Since       time.Time
-	Until       *time.Time
-	LastSeen    time.Time
+		return m, nil
+	})
 }
 
 // AvailabilityFilter selects availability intervals.
@@ -396,7 +375,7 @@ type AvailabilityFilter struct {
 }
 
 // Availability returns availability intervals matching f.
-func (db *DB) Availability(ctx context.Context, f AvailabilityFilter) ([]AvailabilityInterval, error) {
+func (db *DB) Availability(ctx context.Context, f AvailabilityFilter) ([]pricewatch.AvailabilityInterval, error) {
 	where, args := placeConditions("", f.InstanceType, f.GPUModel, f.Providers, f.Regions)
 	if !f.All {
 		where = append(where, "until IS NULL")
@@ -414,35 +393,22 @@ func (db *DB) Availability(ctx context.Context, f AvailabilityFilter) ([]Availab
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
 	q += " ORDER BY provider, region, zone, instance_type, since, id"
-	rows, err := db.read.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("reading availability: %w", err)
-	}
-	defer rows.Close()
-	var out []AvailabilityInterval
-	for rows.Next() {
-		var a AvailabilityInterval
+	return queryAll(ctx, db.read, "reading availability", q, args, func(rows *sql.Rows) (pricewatch.AvailabilityInterval, error) {
+		var a pricewatch.AvailabilityInterval
 		var since, lastSeen string
 		var until sql.NullString
 		var missing int
 		if err := rows.Scan(&a.ID, &a.Provider, &a.Region, &a.Zone, &a.InstanceType, &a.GPUModel, &a.GPUCount, &a.State, &a.StockDetail, &since, &until, &lastSeen, &missing); err != nil {
-			return nil, fmt.Errorf("reading availability: %w", err)
+			return a, fmt.Errorf("reading availability: %w", err)
 		}
-		var err error
-		if a.Since, err = parseTime(since); err == nil {
-			if a.Until, err = parseNullTime(until); err == nil {
-				a.LastSeen, err = parseTime(lastSeen)
-			}
-		}
-		if err != nil {
-			return nil, fmt.Errorf("reading availability %d: %w", a.ID, err)
+		if err := parseTimes(timeAt(since, &a.Since), nullTimeAt(until, &a.Until), timeAt(lastSeen, &a.LastSeen)); err != nil {
+			return a, fmt.Errorf("reading availability %d: %w", a.ID, err)
 		}
 		if a.Until == nil && missing == 0 {
 			a.LastSeen = later(a.LastSeen, seen.availability(a.Provider, a.Region))
 		}
-		out = append(out, a)
-	}
-	return out, rows.Err()
+		return a, nil
+	})
 }
 
 func inList(where []string, args []any, col string, vals []string) ([]string, []any) {

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/pricewatch/pricewatch"
 )
 
 // A provider run holds its provider's lease in the database from the moment
@@ -158,7 +160,7 @@ func (h *holder) describe() string {
 // live reports whether the holder still runs: its run is 'running', its
 // process exists (when on this host) and it renewed the lease in time.
 func (h *holder) live(now time.Time) bool {
-	if h.runStatus != RunRunning {
+	if h.runStatus != pricewatch.RunRunning {
 		return false
 	}
 	if h.host == thisHost() && !processAlive(h.pid) {
@@ -263,7 +265,7 @@ func (db *DB) tryBeginRun(ctx context.Context, provider string, opts LeaseOption
 		}
 		return nil, busy, nil
 	}
-	if h != nil && h.runStatus == RunRunning {
+	if h != nil && h.runStatus == pricewatch.RunRunning {
 		if _, err := tx.ExecContext(ctx, `UPDATE fetch_runs SET status = 'abandoned', finished_at = ?, error = ? WHERE id = ? AND status = 'running'`,
 			formatTime(now), abandonedText+" (its lease was taken over)", h.runID); err != nil {
 			return nil, nil, fmt.Errorf("closing abandoned %s run %d: %w", provider, h.runID, err)
@@ -352,14 +354,14 @@ func (db *DB) runTime(ctx context.Context, tx *sql.Tx, now time.Time, provider s
 	if err := tx.QueryRowContext(ctx, `SELECT status FROM fetch_runs WHERE id = ?`, runID).Scan(&status); err != nil {
 		return now, fmt.Errorf("reading run %d: %w", runID, err)
 	}
-	if status != RunRunning {
+	if status != pricewatch.RunRunning {
 		return now, fmt.Errorf("run %d is %s, not running (another process closed it): %w", runID, status, ErrLeaseLost)
 	}
 	h, err := db.readHolder(ctx, tx, provider, false)
 	if err != nil {
 		return now, fmt.Errorf("reading %s run lease: %w", provider, err)
 	}
-	if h != nil && h.runID != runID && h.runStatus == RunRunning {
+	if h != nil && h.runID != runID && h.runStatus == pricewatch.RunRunning {
 		return now, fmt.Errorf("run %d is held by %s since %s: %w", h.runID, h.describe(), h.acquired.Format(time.RFC3339), ErrLeaseLost)
 	}
 	var newest sql.NullString

@@ -135,7 +135,7 @@ func TestConcurrentWritersKeepHistoryInOrder(t *testing.T) {
 		var last time.Time
 		for i := len(runs) - 1; i >= 0; i-- { // oldest first
 			r := runs[i]
-			if r.Status != RunOK {
+			if r.Status != pricewatch.RunOK {
 				t.Errorf("run %d: %s %s", r.ID, r.Status, r.Error)
 				continue
 			}
@@ -156,10 +156,7 @@ func TestConcurrentWritersKeepHistoryInOrder(t *testing.T) {
 func TestRunLeaseSkipsASecondRun(t *testing.T) {
 	backends(t, func(t *testing.T) {
 		ctx, db, _ := openTestDB(t)
-		l, err := db.BeginRun(ctx, "azure", LeaseOptions{Owner: "pricewatch run"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		l := mustBegin(t, db, "azure", LeaseOptions{Owner: "pricewatch run"})
 		// Another provider is not held up.
 		other, err := db.BeginRun(ctx, "aws", LeaseOptions{})
 		if err != nil {
@@ -179,13 +176,13 @@ func TestRunLeaseSkipsASecondRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var skipped *Run
+		var skipped *pricewatch.Run
 		for i := range runs {
 			if runs[i].ID == busy.SkippedRun {
 				skipped = &runs[i]
 			}
 		}
-		if skipped == nil || skipped.Status != RunSkipped || skipped.Error != busy.Error() {
+		if skipped == nil || skipped.Status != pricewatch.RunSkipped || skipped.Error != busy.Error() {
 			t.Fatalf("skipped run record %+v, want status skipped with %q", skipped, busy)
 		}
 
@@ -205,10 +202,7 @@ func TestRunLeaseSkipsASecondRun(t *testing.T) {
 func TestRunLeaseOfDeadProcessIsTakenOver(t *testing.T) {
 	backends(t, func(t *testing.T) {
 		ctx, db, _ := openTestDB(t)
-		l, err := db.BeginRun(ctx, "azure", LeaseOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		l := mustBegin(t, db, "azure", LeaseOptions{})
 		l.Release()
 		// Forge a crashed holder: a pid that cannot exist on this host.
 		deadPID := 1 << 30
@@ -229,7 +223,7 @@ func TestRunLeaseOfDeadProcessIsTakenOver(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, r := range runs {
-			if r.ID == l.RunID && r.Status != RunAbandoned {
+			if r.ID == l.RunID && r.Status != pricewatch.RunAbandoned {
 				t.Errorf("dead run is %s, want abandoned", r.Status)
 			}
 		}
@@ -241,10 +235,7 @@ func TestRunLeaseOfDeadProcessIsTakenOver(t *testing.T) {
 func TestCloseAbandonedRunsSparesLiveRuns(t *testing.T) {
 	backends(t, func(t *testing.T) {
 		ctx, db, _ := openTestDB(t)
-		live, err := db.BeginRun(ctx, "azure", LeaseOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		live := mustBegin(t, db, "azure", LeaseOptions{})
 		defer live.Release()
 		dead, err := db.StartRun(ctx, "aws") // no lease: its process is gone
 		if err != nil {
@@ -257,7 +248,7 @@ func TestCloseAbandonedRunsSparesLiveRuns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := map[int64]string{live.RunID: RunRunning, dead: RunAbandoned}
+		want := map[int64]string{live.RunID: pricewatch.RunRunning, dead: pricewatch.RunAbandoned}
 		for _, r := range runs {
 			if w, ok := want[r.ID]; ok && r.Status != w {
 				t.Errorf("run %d (%s): %s, want %s", r.ID, r.Provider, r.Status, w)
@@ -271,13 +262,10 @@ func TestCloseAbandonedRunsSparesLiveRuns(t *testing.T) {
 func TestOverdueRunReadsAsFailed(t *testing.T) {
 	backends(t, func(t *testing.T) {
 		ctx, db, clk := openTestDB(t)
-		l, err := db.BeginRun(ctx, "azure", LeaseOptions{Timeout: 30 * time.Minute})
-		if err != nil {
-			t.Fatal(err)
-		}
+		l := mustBegin(t, db, "azure", LeaseOptions{Timeout: 30 * time.Minute})
 		defer l.Release()
 		runs, err := db.LastRuns(ctx)
-		if err != nil || len(runs) != 1 || runs[0].Status != RunRunning {
+		if err != nil || len(runs) != 1 || runs[0].Status != pricewatch.RunRunning {
 			t.Fatalf("fresh run: %+v, %v", runs, err)
 		}
 		clk.tick()
@@ -285,7 +273,7 @@ func TestOverdueRunReadsAsFailed(t *testing.T) {
 		if err != nil || len(runs) != 1 {
 			t.Fatalf("%+v, %v", runs, err)
 		}
-		if runs[0].Status != RunFailed || !strings.Contains(runs[0].Error, "after its timeout") {
+		if runs[0].Status != pricewatch.RunFailed || !strings.Contains(runs[0].Error, "after its timeout") {
 			t.Errorf("overdue run: %s %q, want failed past its timeout", runs[0].Status, runs[0].Error)
 		}
 	})
@@ -297,10 +285,7 @@ func TestRunTimeNeverPrecedesStoredTime(t *testing.T) {
 		ctx, db, clk := openTestDB(t)
 		store := func() *Result {
 			t.Helper()
-			l, err := db.BeginRun(ctx, "azure", LeaseOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
+			l := mustBegin(t, db, "azure", LeaseOptions{})
 			defer l.Release()
 			res, err := db.SaveSnapshot(ctx, l.RunID, snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, "98.32")), SaveOptions{})
 			if err != nil {
@@ -328,10 +313,7 @@ func TestRunTimeNeverPrecedesStoredTime(t *testing.T) {
 func TestSaveRefusesRunWithoutLease(t *testing.T) {
 	backends(t, func(t *testing.T) {
 		ctx, db, _ := openTestDB(t)
-		l, err := db.BeginRun(ctx, "azure", LeaseOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		l := mustBegin(t, db, "azure", LeaseOptions{})
 		defer l.Release()
 		// Another host took the lease over (ours was not renewed in time).
 		if _, err := db.write.ExecContext(ctx, `INSERT INTO fetch_runs (provider, started_at, status) VALUES ('azure', ?, 'running')`, formatTime(db.Now())); err != nil {
@@ -340,7 +322,7 @@ func TestSaveRefusesRunWithoutLease(t *testing.T) {
 		if _, err := db.write.ExecContext(ctx, `UPDATE run_leases SET run_id = (SELECT MAX(id) FROM fetch_runs), host = 'elsewhere', pid = ? WHERE provider = 'azure'`, os.Getpid()); err != nil {
 			t.Fatal(err)
 		}
-		_, err = db.SaveSnapshot(ctx, l.RunID, snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, "98.32")), SaveOptions{})
+		_, err := db.SaveSnapshot(ctx, l.RunID, snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, "98.32")), SaveOptions{})
 		if !errors.Is(err, ErrLeaseLost) {
 			t.Fatalf("save after losing the lease: %v, want ErrLeaseLost", err)
 		}
@@ -360,10 +342,7 @@ func TestRunLeaseTTL(t *testing.T) {
 		for _, c := range []struct {
 			ttl, want time.Duration
 		}{{0, DefaultLeaseTTL}, {6 * time.Second, 6 * time.Second}, {time.Millisecond, minLeaseTTL}} {
-			l, err := db.BeginRun(ctx, "azure", LeaseOptions{TTL: c.ttl})
-			if err != nil {
-				t.Fatal(err)
-			}
+			l := mustBegin(t, db, "azure", LeaseOptions{TTL: c.ttl})
 			var acquired, expires string
 			if err := db.write.QueryRowContext(ctx, `SELECT acquired_at, expires_at FROM run_leases WHERE provider = 'azure'`).Scan(&acquired, &expires); err != nil {
 				t.Fatal(err)
@@ -379,4 +358,15 @@ func TestRunLeaseTTL(t *testing.T) {
 			l.Release()
 		}
 	})
+}
+
+// mustBegin takes provider's run lease with opts and starts its run, as a
+// run of pricewatch does; a failure fails t.
+func mustBegin(t *testing.T, db *DB, provider string, opts LeaseOptions) *Lease {
+	t.Helper()
+	l, err := db.BeginRun(t.Context(), provider, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }

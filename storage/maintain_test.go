@@ -23,9 +23,7 @@ func TestRetentionPrunesDeliveredChanges(t *testing.T) {
 		for i, price := range []string{"98.32", "90"} {
 			snap := snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, price))
 			key := []string{"run/1/x", "run/2/x"}[i]
-			if _, err := save(t, db, snap, SaveOptions{Outbox: func(*Result) ([]OutboxMessage, error) { return []OutboxMessage{msg(key, "C1")}, nil }}); err != nil {
-				t.Fatal(err)
-			}
+			mustSaveWith(t, db, snap, SaveOptions{Outbox: func(*Result) ([]OutboxMessage, error) { return []OutboxMessage{msg(key, "C1")}, nil }})
 			clk.t = clk.t.Add(24 * time.Hour)
 		}
 		if n := countRows(t, db, "SELECT COUNT(*) FROM changes"); n != 2 {
@@ -155,9 +153,7 @@ func TestRetentionKeepsTheDigestsWeek(t *testing.T) {
 	backends(t, func(t *testing.T) {
 		ctx, db, clk := openTestDB(t)
 		for _, price := range []string{"98.32", "90", "91"} {
-			if _, err := save(t, db, snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, price)), SaveOptions{}); err != nil {
-				t.Fatal(err)
-			}
+			mustSaveWith(t, db, snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, price)), SaveOptions{})
 			clk.t = clk.t.Add(5 * 24 * time.Hour)
 		}
 		// Changes at day 0 (new), 5 and 10 (moves); now is day 15.

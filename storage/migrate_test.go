@@ -240,9 +240,7 @@ func TestLastSeenFromScopes(t *testing.T) {
 		first := &pricewatch.Snapshot{Provider: "azure", Offers: []pricewatch.Offer{a, b, c},
 			Availability: []pricewatch.Availability{avail("eastus"), avail("westus")},
 			Coverage:     []pricewatch.Scope{{Region: pricewatch.AllRegions, Availability: true}}}
-		if _, err := save(t, db, first, SaveOptions{Policy: alerting.NewPolicy(0, 3)}); err != nil {
-			t.Fatal(err)
-		}
+		mustSaveWith(t, db, first, SaveOptions{Policy: alerting.NewPolicy(0, 3)})
 		t0 := clk.t
 		clk.tick()
 		// eastus fetched (westus's availability missing), westus unchanged,
@@ -250,10 +248,7 @@ func TestLastSeenFromScopes(t *testing.T) {
 		second := &pricewatch.Snapshot{Provider: "azure", Offers: []pricewatch.Offer{a}, Availability: []pricewatch.Availability{avail("eastus")},
 			Coverage:  []pricewatch.Scope{{Region: "eastus", Availability: true}, {Region: "westus", Availability: true, PriceTypes: []pricewatch.PriceType{pricewatch.Spot}}},
 			Unchanged: []pricewatch.Scope{{Region: "westus", PriceTypes: []pricewatch.PriceType{pricewatch.OnDemand}}}}
-		res, err := save(t, db, second, SaveOptions{Policy: alerting.NewPolicy(0, 3)})
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := mustSaveWith(t, db, second, SaveOptions{Policy: alerting.NewPolicy(0, 3)})
 		if res.Unchanged != 2 || res.Closed != 0 {
 			t.Errorf("second run: %+v, want 2 unchanged, none closed", res)
 		}
@@ -279,13 +274,9 @@ func TestLastSeenFromScopes(t *testing.T) {
 		}
 		// westus's availability comes back: seen again from then on.
 		clk.tick()
-		if _, err := save(t, db, first, SaveOptions{Policy: alerting.NewPolicy(0, 3)}); err != nil {
-			t.Fatal(err)
-		}
+		mustSaveWith(t, db, first, SaveOptions{Policy: alerting.NewPolicy(0, 3)})
 		clk.tick()
-		if _, err := save(t, db, first, SaveOptions{Policy: alerting.NewPolicy(0, 3)}); err != nil {
-			t.Fatal(err)
-		}
+		mustSaveWith(t, db, first, SaveOptions{Policy: alerting.NewPolicy(0, 3)})
 		av, _ = db.Availability(ctx, AvailabilityFilter{})
 		for _, x := range av {
 			if !x.LastSeen.Equal(clk.t) {

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 )
 
@@ -26,24 +27,20 @@ func (db *DB) StoredNames(ctx context.Context) (Names, error) {
 		{"gpu_model", &n.GPUModels},
 	} {
 		// The column names are the constants above, never input.
-		rows, err := db.read.QueryContext(ctx, "SELECT "+q.column+" FROM offers WHERE "+q.column+" <> ''"+
-			" UNION SELECT "+q.column+" FROM availability WHERE "+q.column+" <> '' ORDER BY 1")
+		doing := "listing stored " + q.column + " names"
+		names, err := queryAll(ctx, db.read, doing, "SELECT "+q.column+" FROM offers WHERE "+q.column+" <> ''"+
+			" UNION SELECT "+q.column+" FROM availability WHERE "+q.column+" <> '' ORDER BY 1", nil,
+			func(rows *sql.Rows) (string, error) {
+				var s string
+				if err := rows.Scan(&s); err != nil {
+					return "", fmt.Errorf("%s: %w", doing, err)
+				}
+				return s, nil
+			})
 		if err != nil {
-			return Names{}, fmt.Errorf("listing stored %s names: %w", q.column, err)
+			return Names{}, err
 		}
-		for rows.Next() {
-			var s string
-			if err := rows.Scan(&s); err != nil {
-				rows.Close()
-				return Names{}, fmt.Errorf("listing stored %s names: %w", q.column, err)
-			}
-			*q.into = append(*q.into, s)
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return Names{}, fmt.Errorf("listing stored %s names: %w", q.column, err)
-		}
+		*q.into = names
 	}
 	return n, nil
 }

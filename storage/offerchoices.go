@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"github.com/pricewatch/pricewatch"
@@ -30,21 +31,11 @@ func (db *DB) CurrentOfferChoices(ctx context.Context, os string) ([]OfferChoice
 		args = append(args, os)
 	}
 	q += ` GROUP BY o.provider, o.price_type, o.gpu_model, p.currency ORDER BY o.provider, o.price_type, o.gpu_model, p.currency`
-	rows, err := db.read.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("listing the current offers' choices: %w", err)
-	}
-	defer rows.Close()
-	var out []OfferChoice
-	for rows.Next() {
+	return queryAll(ctx, db.read, "listing the current offers' choices", q, args, func(rows *sql.Rows) (OfferChoice, error) {
 		var c OfferChoice
 		if err := rows.Scan(&c.Provider, &c.PriceType, &c.GPUModel, &c.Currency, &c.Offers); err != nil {
-			return nil, fmt.Errorf("listing the current offers' choices: %w", err)
+			return c, fmt.Errorf("listing the current offers' choices: %w", err)
 		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("listing the current offers' choices: %w", err)
-	}
-	return out, nil
+		return c, nil
+	})
 }

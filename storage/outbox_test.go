@@ -18,10 +18,7 @@ import (
 func enqueue(t *testing.T, db *DB, msgs ...OutboxMessage) *Result {
 	t.Helper()
 	snap := snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, "98.32"))
-	res, err := save(t, db, snap, SaveOptions{Outbox: func(*Result) ([]OutboxMessage, error) { return msgs, nil }})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := mustSaveWith(t, db, snap, SaveOptions{Outbox: func(*Result) ([]OutboxMessage, error) { return msgs, nil }})
 	return res
 }
 

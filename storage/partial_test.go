@@ -24,10 +24,10 @@ func testPartialRunRecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 	partial, whole := runs[0], runs[1]
-	if partial.Status != RunOK || partial.Shown() != RunPartial || partial.Error != "not read: westus2 (price file cut off after 4096 bytes)" {
+	if partial.Status != pricewatch.RunOK || partial.Shown() != pricewatch.RunPartial || partial.Error != "not read: westus2 (price file cut off after 4096 bytes)" {
 		t.Errorf("partial run recorded as %s/%s %q", partial.Status, partial.Shown(), partial.Error)
 	}
-	if whole.Shown() != RunOK || whole.Error != "" {
+	if whole.Shown() != pricewatch.RunOK || whole.Error != "" {
 		t.Errorf("whole run recorded as %s %q", whole.Shown(), whole.Error)
 	}
 	last, err := db.LastSuccess(ctx, "azure")

@@ -17,7 +17,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/leader"
-	"github.com/pricewatch/pricewatch/storage/storagetest"
+	"github.com/pricewatch/pricewatch/leader/leadertest"
 )
 
 // Issue 24 item 5: contrib/postgres/role.sql is what an operator runs, so
@@ -28,10 +28,7 @@ import (
 // the database's, so the script's role names get a random suffix; the
 // database name is the test's. Nothing else of the script is changed.
 func TestLeastPrivilegeRoleScript(t *testing.T) {
-	base := os.Getenv(storagetest.PostgresEnv)
-	if base == "" {
-		t.Skip(storagetest.PostgresEnv + " is not set: PostgreSQL tests skipped")
-	}
+	base := leadertest.DSN(t)
 	script, err := os.ReadFile(filepath.Join("..", "contrib", "postgres", "role.sql"))
 	if err != nil {
 		t.Fatal(err)

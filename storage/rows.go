@@ -7,12 +7,14 @@ import (
 	"time"
 )
 
-// queryAll runs q on the read pool and scans each row with scan, in order.
-// A failed query reads "reading <what>: …"; scan wraps its own errors.
-func queryAll[T any](ctx context.Context, db *sql.DB, what, q string, args []any, scan func(*sql.Rows) (T, error)) ([]T, error) {
+// queryAll runs q on db (the read pool) and scans each row with scan, in
+// order: the one loop of every read that lists rows. A failed query or
+// read of the rows reads "<doing>: …" ("reading fetch runs: …"); scan
+// wraps its own errors.
+func queryAll[T any](ctx context.Context, db *sql.DB, doing, q string, args []any, scan func(*sql.Rows) (T, error)) ([]T, error) {
 	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", what, err)
+		return nil, fmt.Errorf("%s: %w", doing, err)
 	}
 	defer rows.Close()
 	var out []T
@@ -23,7 +25,10 @@ func queryAll[T any](ctx context.Context, db *sql.DB, what, q string, args []any
 		}
 		out = append(out, v)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", doing, err)
+	}
+	return out, nil
 }
 
 // storedTime is a time column as read (s, NULL when !s.Valid) and the

@@ -10,21 +10,6 @@ import (
 	"github.com/pricewatch/pricewatch"
 )
 
-// Run statuses.
-const (
-	RunRunning   = "running"
-	RunOK        = "ok"
-	RunFailed    = "failed"
-	RunSkipped   = "skipped"
-	RunAbandoned = "abandoned"
-)
-
-// RunPartial is how a stored run that could not read every part of its
-// provider reads (Run.Shown): its record's status is ok, as it stored and
-// counts as a success wherever one is asked for, and its error says what
-// was not read and why (NotReadText).
-const RunPartial = "partial"
-
 // NotReadText is the error a partial run records: "not read: us-west-2
 // (…)". The regions' stored prices were kept.
 func NotReadText(unread []pricewatch.Unread) string {
@@ -34,49 +19,14 @@ func NotReadText(unread []pricewatch.Unread) string {
 	return "not read: " + pricewatch.UnreadText(unread)
 }
 
-// Run is one provider fetch as recorded.
-type Run struct {
-	ID             int64
-	Provider       string
-	StartedAt      time.Time
-	FinishedAt     *time.Time
-	Status         string
-	Seen           int
-	New            int
-	Changed        int
-	Unchanged      int
-	Closed         int
-	RegionsSkipped int
-	// Held counts prices the guard held as implausible in this run.
-	Held          int
-	Changes       int
-	SourceVersion string
-	Error         string
-	// Deadline is when a running run must have finished by its timeout;
-	// nil when it has none.
-	Deadline *time.Time
-	// Replica is the replica that ran it (DB.Replica); "" for a single
-	// process.
-	Replica string
-}
-
-// Shown is the run's status as people read it: RunPartial for a run
-// that stored (ok) but recorded parts it could not read, else Status.
-func (r Run) Shown() string {
-	if r.Status == RunOK && r.Error != "" {
-		return RunPartial
-	}
-	return r.Status
-}
-
 // overdue turns a run still 'running' past its deadline into a failed one,
 // as the digest and /readyz must show it: its process died without a trace
 // (a killed CLI fetch) and no later run has closed it yet.
-func (r *Run) overdue(now time.Time) {
-	if r.Status != RunRunning || r.Deadline == nil || now.Before(*r.Deadline) {
+func overdue(r *pricewatch.Run, now time.Time) {
+	if r.Status != pricewatch.RunRunning || r.Deadline == nil || now.Before(*r.Deadline) {
 		return
 	}
-	r.Status = RunFailed
+	r.Status = pricewatch.RunFailed
 	r.Error = fmt.Sprintf("still marked running %s after its timeout (started %s); its process probably stopped",
 		now.Sub(*r.Deadline).Round(time.Second), r.StartedAt.Format(time.RFC3339))
 }
@@ -96,7 +46,7 @@ func (db *DB) StartRun(ctx context.Context, provider string) (int64, error) {
 // successful run is finished by SaveSnapshot, in its own transaction.
 // errText must already be free of secrets.
 func (db *DB) FinishRun(ctx context.Context, runID int64, status, errText string) error {
-	if status != RunFailed && status != RunSkipped {
+	if status != pricewatch.RunFailed && status != pricewatch.RunSkipped {
 		return fmt.Errorf("finishing run %d: status %q is set by SaveSnapshot", runID, status)
 	}
 	// The caller passes a context that outlives the run's (run.closeRun
@@ -111,12 +61,12 @@ func (db *DB) FinishRun(ctx context.Context, runID int64, status, errText string
 }
 
 // LastRuns returns the latest run of each provider, successful or not.
-func (db *DB) LastRuns(ctx context.Context) ([]Run, error) {
+func (db *DB) LastRuns(ctx context.Context) ([]pricewatch.Run, error) {
 	return db.queryRuns(ctx, `SELECT `+runColumns+` FROM fetch_runs WHERE id IN (SELECT MAX(id) FROM fetch_runs GROUP BY provider) ORDER BY provider`)
 }
 
 // LastSuccess returns the latest successful run of provider, or nil.
-func (db *DB) LastSuccess(ctx context.Context, provider string) (*Run, error) {
+func (db *DB) LastSuccess(ctx context.Context, provider string) (*pricewatch.Run, error) {
 	runs, err := db.queryRuns(ctx, `SELECT `+runColumns+` FROM fetch_runs WHERE provider = ? AND status = 'ok' ORDER BY id DESC LIMIT 1`, provider)
 	if err != nil || len(runs) == 0 {
 		return nil, err
@@ -125,15 +75,15 @@ func (db *DB) LastSuccess(ctx context.Context, provider string) (*Run, error) {
 }
 
 // Runs returns the most recent runs, newest first.
-func (db *DB) Runs(ctx context.Context, limit int) ([]Run, error) {
+func (db *DB) Runs(ctx context.Context, limit int) ([]pricewatch.Run, error) {
 	return db.queryRuns(ctx, `SELECT `+runColumns+` FROM fetch_runs ORDER BY id DESC LIMIT ?`, limit)
 }
 
 const runColumns = `id, provider, started_at, finished_at, status, offers_seen, offers_new, offers_changed, offers_unchanged, offers_closed, regions_skipped, offers_held, changes, source_version, error, deadline_at, replica`
 
-func (db *DB) queryRuns(ctx context.Context, q string, args ...any) ([]Run, error) {
-	return queryAll(ctx, db.read, "fetch runs", q, args, func(rows *sql.Rows) (Run, error) {
-		var r Run
+func (db *DB) queryRuns(ctx context.Context, q string, args ...any) ([]pricewatch.Run, error) {
+	return queryAll(ctx, db.read, "reading fetch runs", q, args, func(rows *sql.Rows) (pricewatch.Run, error) {
+		var r pricewatch.Run
 		var started string
 		var finished, deadline sql.NullString
 		if err := rows.Scan(&r.ID, &r.Provider, &started, &finished, &r.Status, &r.Seen, &r.New, &r.Changed, &r.Unchanged, &r.Closed, &r.RegionsSkipped, &r.Held, &r.Changes, &r.SourceVersion, &r.Error, &deadline, &r.Replica); err != nil {
@@ -142,7 +92,7 @@ func (db *DB) queryRuns(ctx context.Context, q string, args ...any) ([]Run, erro
 		if err := parseTimes(timeAt(started, &r.StartedAt), nullTimeAt(finished, &r.FinishedAt), nullTimeAt(deadline, &r.Deadline)); err != nil {
 			return r, fmt.Errorf("reading fetch run %d: %w", r.ID, err)
 		}
-		r.overdue(db.Now().UTC())
+		overdue(&r, db.Now().UTC())
 		return r, nil
 	})
 }
@@ -220,7 +170,7 @@ func (db *DB) RunMark(ctx context.Context) (RunMark, error) {
 // after m: every provider whose stored prices, availability or signals may
 // differ from what was read at m.
 func (db *DB) ProvidersRunSince(ctx context.Context, m RunMark) ([]string, error) {
-	return queryAll(ctx, db.read, "providers run since a mark",
+	return queryAll(ctx, db.read, "reading providers run since a mark",
 		`SELECT DISTINCT provider FROM fetch_runs WHERE id > ? OR finished_at > ? ORDER BY provider`, []any{m.ID, m.Finished},
 		func(rows *sql.Rows) (string, error) {
 			var p string

@@ -12,28 +12,26 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting"
+	"github.com/pricewatch/pricewatch/storage/storagetest"
 )
 
+// save stores snap as one run with opts, as a fetch does (a failed save
+// finishes the run failed).
 func save(t *testing.T, db *DB, snap *pricewatch.Snapshot, opts SaveOptions) (*Result, error) {
 	t.Helper()
-	ctx := context.Background()
-	id, err := db.StartRun(ctx, snap.Provider)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := db.SaveSnapshot(ctx, id, snap, opts)
-	if err != nil {
-		if ferr := db.FinishRun(ctx, id, RunFailed, err.Error()); ferr != nil {
-			t.Fatal(ferr)
-		}
-	}
-	return res, err
+	return storagetest.Store(t, db, snap, opts, db.SaveSnapshot)
 }
 
 // mustSave stores snap as one successful run with the default options.
 func mustSave(t *testing.T, db *DB, snap *pricewatch.Snapshot) *Result {
 	t.Helper()
-	res, err := save(t, db, snap, SaveOptions{})
+	return mustSaveWith(t, db, snap, SaveOptions{})
+}
+
+// mustSaveWith is mustSave with opts: a failed save fails t.
+func mustSaveWith(t *testing.T, db *DB, snap *pricewatch.Snapshot, opts SaveOptions) *Result {
+	t.Helper()
+	res, err := save(t, db, snap, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,9 +111,7 @@ func TestFailedRunStoresNothing(t *testing.T) {
 		a := offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, "98.32")
 		b := offer("Standard_NC24ads_A100_v4", "eastus", pricewatch.OnDemand, "3.673")
 		c := offer("Standard_NC48ads_A100_v4", "eastus", pricewatch.OnDemand, "7.346")
-		if _, err := save(t, db, snapshot(a, b, c), SaveOptions{MinOfferRatio: 0.5}); err != nil {
-			t.Fatal(err)
-		}
+		mustSaveWith(t, db, snapshot(a, b, c), SaveOptions{MinOfferRatio: 0.5})
 		clk.tick()
 		tests := []struct {
 			name string
@@ -141,7 +137,7 @@ func TestFailedRunStoresNothing(t *testing.T) {
 				if !errors.Is(err, tt.want) {
 					t.Fatalf("got %v, want %v", err, tt.want)
 				}
-				db.FinishRun(ctx, id, RunFailed, err.Error())
+				db.FinishRun(ctx, id, pricewatch.RunFailed, err.Error())
 				got := allPrices(t, db)
 				if len(got) != 3 {
 					t.Fatalf("got %d intervals after a failed run, want the 3 stored before", len(got))
@@ -176,10 +172,7 @@ func TestScopes(t *testing.T) {
 			Unchanged: []pricewatch.Scope{{Region: "us-west-2"}},
 			Skipped:   1,
 		}
-		res, err := save(t, db, second, SaveOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := mustSaveWith(t, db, second, SaveOptions{})
 		if res.Closed != 1 || res.Unchanged != 2 || res.Skipped != 1 {
 			t.Errorf("result %+v: want 1 closed (spot), 2 unchanged, 1 skipped", res)
 		}
@@ -338,9 +331,7 @@ func TestRegionGoingEmptyFailsTheRun(t *testing.T) {
 					offers = append(offers, offer(fmt.Sprintf("Standard_ND%d", i), "westeurope", pricewatch.OnDemand, "2.5"))
 				}
 				scopes := []pricewatch.Scope{{Region: "eastus", Availability: true}, {Region: "westeurope", Availability: true}}
-				if _, err := save(t, db, &pricewatch.Snapshot{Provider: "azure", Offers: offers, Coverage: scopes}, SaveOptions{MinOfferRatio: 0.5}); err != nil {
-					t.Fatal(err)
-				}
+				mustSaveWith(t, db, &pricewatch.Snapshot{Provider: "azure", Offers: offers, Coverage: scopes}, SaveOptions{MinOfferRatio: 0.5})
 				clk.tick()
 				// westeurope answers empty; eastus is whole, so the run as a
 				// whole keeps 20 of 26 offers, above the ratio.

@@ -225,23 +225,13 @@ func (db *DB) Signals(ctx context.Context, f SignalFilter) ([]SignalInterval, er
 		args = append(args, f.Limit)
 	}
 	q += ` ORDER BY provider, kind, instance_type, region, zone, shape, window_start, since, id`
-	rows, err := db.read.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("reading signals: %w", err)
-	}
-	defer rows.Close()
-	var out []SignalInterval
-	for rows.Next() {
+	return queryAll(ctx, db.read, "reading signals", q, args, func(rows *sql.Rows) (SignalInterval, error) {
 		si, err := scanSignal(rows)
 		if err != nil {
-			return nil, fmt.Errorf("reading signals: %w", err)
+			return si, fmt.Errorf("reading signals: %w", err)
 		}
-		out = append(out, si)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("reading signals: %w", err)
-	}
-	return out, nil
+		return si, nil
+	})
 }
 
 // pruneSignals deletes signal intervals that ended before cutoff: a

@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -36,21 +37,16 @@ func (db *DB) PriceChanges(ctx context.Context, from, to time.Time, os string, m
 			args = append(args, m)
 		}
 	}
-	rows, err := db.read.QueryContext(ctx, q+` GROUP BY gpu_model, region, provider, offering_class ORDER BY gpu_model, region, provider, offering_class`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("counting price changes: %w", err)
+	out, err := queryAll(ctx, db.read, "counting price changes", q+` GROUP BY gpu_model, region, provider, offering_class ORDER BY gpu_model, region, provider, offering_class`, args,
+		func(rows *sql.Rows) (ChangeCount, error) {
+			var c ChangeCount
+			if err := rows.Scan(&c.GPUModel, &c.Region, &c.Provider, &c.OfferingClass, &c.N); err != nil {
+				return c, fmt.Errorf("counting price changes: %w", err)
+			}
+			return c, nil
+		})
+	if err == nil && out == nil {
+		out = []ChangeCount{} // none is an empty list, not nil
 	}
-	defer rows.Close()
-	out := []ChangeCount{}
-	for rows.Next() {
-		var c ChangeCount
-		if err := rows.Scan(&c.GPUModel, &c.Region, &c.Provider, &c.OfferingClass, &c.N); err != nil {
-			return nil, fmt.Errorf("counting price changes: %w", err)
-		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("counting price changes: %w", err)
-	}
-	return out, nil
+	return out, err
 }

@@ -143,7 +143,7 @@ func keptAnswersFollowRuns(t *testing.T, writer, reader *storage.DB, within time
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := writer.FinishRun(ctx, id, storage.RunFailed, "the cloud answered 503"); err != nil {
+			if err := writer.FinishRun(ctx, id, pricewatch.RunFailed, "the cloud answered 503"); err != nil {
 				t.Fatal(err)
 			}
 		}, ""},

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/pricewatch/pricewatch"
-	"github.com/pricewatch/pricewatch/storage"
 )
 
 // Issue 33: CoreWeave's Capacity Finder answers show on the company's
@@ -15,15 +14,15 @@ import (
 func TestTimelineMarksConfidentialAvailability(t *testing.T) {
 	from := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	to := from.Add(72 * time.Hour)
-	row := func(provider, region string) storage.AvailabilityInterval {
-		return storage.AvailabilityInterval{AvailabilityKey: pricewatch.AvailabilityKey{Provider: provider, Region: region, InstanceType: "b200-8x"},
+	row := func(provider, region string) pricewatch.AvailabilityInterval {
+		return pricewatch.AvailabilityInterval{AvailabilityKey: pricewatch.AvailabilityKey{Provider: provider, Region: region, InstanceType: "b200-8x"},
 			State: pricewatch.InStock, Since: from.Add(time.Hour)}
 	}
-	tl := availabilityTimeline([]storage.AvailabilityInterval{row("coreweave", "US-EAST-04A"), row("coreweave", "US-WEST-04A")}, from, to, true)
+	tl := availabilityTimeline([]pricewatch.AvailabilityInterval{row("coreweave", "US-EAST-04A"), row("coreweave", "US-WEST-04A")}, from, to, true)
 	if len(tl.Confidential) != 1 || !strings.Contains(tl.Confidential[0], "CoreWeave Capacity Finder") {
 		t.Errorf("CoreWeave rows marked %q, want one CoreWeave notice", tl.Confidential)
 	}
-	if tl := availabilityTimeline([]storage.AvailabilityInterval{row("lambda", "us-east-1")}, from, to, true); len(tl.Confidential) != 0 {
+	if tl := availabilityTimeline([]pricewatch.AvailabilityInterval{row("lambda", "us-east-1")}, from, to, true); len(tl.Confidential) != 0 {
 		t.Errorf("Lambda rows marked %q", tl.Confidential)
 	}
 }

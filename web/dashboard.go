@@ -561,7 +561,7 @@ func (s *Server) pageInstance(w http.ResponseWriter, r *http.Request) {
 
 // availabilityTimeline is a row per place (and per type with byType, for
 // a GPU's many types) and a bar per interval since from.
-func availabilityTimeline(avail []storage.AvailabilityInterval, from, to time.Time, byType bool) Timeline {
+func availabilityTimeline(avail []pricewatch.AvailabilityInterval, from, to time.Time, byType bool) Timeline {
 	t := Timeline{ID: "timeline-availability", From: from, To: to, Rows: map[string][]Bar{}}
 	for _, a := range avail {
 		if a.Until != nil && a.Until.Before(from) {

@@ -20,7 +20,6 @@ import (
 	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/analysis/digest"
 	"github.com/pricewatch/pricewatch/fx"
-	"github.com/pricewatch/pricewatch/storage"
 )
 
 // Test data: real instance types and GPU counts; Azure's ND96isr H100 v5
@@ -104,11 +103,11 @@ func baseInput(t *testing.T) digest.Input {
 	win := azH100OD.offer("1.00", "0")
 	win.OS = pricewatch.Windows
 	prices = append(prices, analysis.NewInterval(win, dec("1.00"), weeksAgo(14), time.Time{}))
-	ok := func(id int64, provider string, at time.Time) digest.Run {
-		return digest.Run{ID: id, Provider: provider, StartedAt: at, FinishedAt: &at, Status: storage.RunOK}
+	ok := func(id int64, provider string, at time.Time) pricewatch.Run {
+		return pricewatch.Run{ID: id, Provider: provider, StartedAt: at, FinishedAt: &at, Status: pricewatch.RunOK}
 	}
 	return digest.Input{Now: now, Currency: "USD", Models: []string{"H100", "A100-80GB", "B200"}, Prices: prices, FX: ecb(t),
-		Runs:     []digest.Run{ok(10, "azure", now.Add(-3*time.Hour)), ok(11, "alibaba", now.Add(-3*time.Hour))},
+		Runs:     []pricewatch.Run{ok(10, "azure", now.Add(-3*time.Hour)), ok(11, "alibaba", now.Add(-3*time.Hour))},
 		Expected: map[string]time.Duration{"azure": time.Hour * 24, "alibaba": time.Hour * 24}}
 }
 
@@ -292,8 +291,8 @@ func TestStaleRateIsFlagged(t *testing.T) {
 	}
 }
 
-func avail(provider, zone, typ, model string, state pricewatch.AvailabilityState, since time.Time, until *time.Time) digest.AvailabilityInterval {
-	return digest.AvailabilityInterval{AvailabilityKey: pricewatch.AvailabilityKey{Provider: provider, Region: "r1", Zone: zone, InstanceType: typ},
+func avail(provider, zone, typ, model string, state pricewatch.AvailabilityState, since time.Time, until *time.Time) pricewatch.AvailabilityInterval {
+	return pricewatch.AvailabilityInterval{AvailabilityKey: pricewatch.AvailabilityKey{Provider: provider, Region: "r1", Zone: zone, InstanceType: typ},
 		GPUModel: model, GPUCount: 8, State: state, Since: since, Until: until}
 }
 
@@ -303,7 +302,7 @@ func TestAvailabilityEvents(t *testing.T) {
 	const day = 24 * time.Hour
 	old := now.Add(-30 * day)
 	in := baseInput(t)
-	in.Availability = []digest.AvailabilityInterval{
+	in.Availability = []pricewatch.AvailabilityInterval{
 		// Zone a: in stock, sold out 3 days ago, still sold out.
 		avail("alibaba", "a", "gpu8", "A100-80GB", pricewatch.InStock, old, at(3*day)),
 		avail("alibaba", "a", "gpu8", "A100-80GB", pricewatch.SoldOut, now.Add(-3*day), nil),
@@ -360,22 +359,22 @@ func TestAvailabilityEvents(t *testing.T) {
 
 func TestFreshness(t *testing.T) {
 	ts := func(d time.Duration) time.Time { return now.Add(-d) }
-	run := func(id int64, provider, status string, started time.Time, errText string) digest.Run {
-		r := digest.Run{ID: id, Provider: provider, StartedAt: started, Status: status, Error: errText}
-		if status != storage.RunRunning {
+	run := func(id int64, provider, status string, started time.Time, errText string) pricewatch.Run {
+		r := pricewatch.Run{ID: id, Provider: provider, StartedAt: started, Status: status, Error: errText}
+		if status != pricewatch.RunRunning {
 			f := started.Add(time.Minute)
 			r.FinishedAt = &f
 		}
 		return r
 	}
 	in := baseInput(t)
-	in.Runs = []digest.Run{
-		run(1, "aws", storage.RunOK, ts(7*24*time.Hour), ""),
-		run(2, "azure", storage.RunOK, ts(2*time.Hour), ""),
-		run(3, "azure", storage.RunRunning, ts(10*time.Minute), ""),
-		run(4, "tencent", storage.RunOK, ts(26*time.Hour), ""),
-		run(5, "tencent", storage.RunFailed, ts(2*time.Hour), "AuthFailure.SignatureFailure: <b>bad</b>"),
-		run(6, "alibaba", storage.RunSkipped, ts(time.Hour), "no credentials"),
+	in.Runs = []pricewatch.Run{
+		run(1, "aws", pricewatch.RunOK, ts(7*24*time.Hour), ""),
+		run(2, "azure", pricewatch.RunOK, ts(2*time.Hour), ""),
+		run(3, "azure", pricewatch.RunRunning, ts(10*time.Minute), ""),
+		run(4, "tencent", pricewatch.RunOK, ts(26*time.Hour), ""),
+		run(5, "tencent", pricewatch.RunFailed, ts(2*time.Hour), "AuthFailure.SignatureFailure: <b>bad</b>"),
+		run(6, "alibaba", pricewatch.RunSkipped, ts(time.Hour), "no credentials"),
 	}
 	in.Expected = map[string]time.Duration{"aws": 6 * time.Hour, "azure": time.Hour, "tencent": time.Hour, "alibaba": time.Hour, "nowhere": time.Hour}
 	d, err := digest.Build(in)

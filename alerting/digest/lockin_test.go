@@ -26,7 +26,7 @@ func lockInDigest(t *testing.T) digest.Digest {
 	t.Helper()
 	in := baseInput(t)
 	in.Prices = append(in.Prices, history(lambdaH100, "0", weeksAgo(14), "23.12")...)
-	in.Runs = append(in.Runs, digest.Run{ID: 12, Provider: "lambda", StartedAt: now.Add(-3 * time.Hour), FinishedAt: ptr(now.Add(-3 * time.Hour)), Status: "ok"})
+	in.Runs = append(in.Runs, pricewatch.Run{ID: 12, Provider: "lambda", StartedAt: now.Add(-3 * time.Hour), FinishedAt: ptr(now.Add(-3 * time.Hour)), Status: "ok"})
 	in.Expected["lambda"] = 24 * time.Hour
 	in.FleetGPUs = 8
 	d, err := digest.Build(in)

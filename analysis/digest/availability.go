@@ -11,9 +11,9 @@ import (
 
 // availabilityEvents finds, among watched models, the places that became
 // available, sold out or were withdrawn between now − Week and now.
-func availabilityEvents(ivs []AvailabilityInterval, now time.Time, watched func(string) bool) (news, gone []AvailabilityEvent, baseline []string) {
+func availabilityEvents(ivs []pricewatch.AvailabilityInterval, now time.Time, watched func(string) bool) (news, gone []AvailabilityEvent, baseline []string) {
 	from := now.Add(-Week)
-	byKey := map[pricewatch.AvailabilityKey][]AvailabilityInterval{}
+	byKey := map[pricewatch.AvailabilityKey][]pricewatch.AvailabilityInterval{}
 	before := map[string]bool{} // providers with data from before the week
 	for _, a := range ivs {
 		if a.Since.After(now) {
@@ -33,7 +33,7 @@ func availabilityEvents(ivs []AvailabilityInterval, now time.Time, watched func(
 	}
 	events := map[group]*AvailabilityEvent{}
 	base := map[string]bool{}
-	add := func(g group, a AvailabilityInterval, at time.Time, still bool) {
+	add := func(g group, a pricewatch.AvailabilityInterval, at time.Time, still bool) {
 		e := events[g]
 		if e == nil {
 			e = &AvailabilityEvent{Provider: a.Provider, Region: a.Region, InstanceType: a.InstanceType, GPUModel: a.GPUModel,
@@ -54,7 +54,7 @@ func availabilityEvents(ivs []AvailabilityInterval, now time.Time, watched func(
 		seen := map[group]bool{}
 		for i := len(list) - 1; i >= 0; i-- {
 			a := list[i]
-			var prev *AvailabilityInterval
+			var prev *pricewatch.AvailabilityInterval
 			if i > 0 && list[i-1].Until != nil && list[i-1].Until.Equal(a.Since) {
 				prev = &list[i-1]
 			}

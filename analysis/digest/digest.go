@@ -31,52 +31,6 @@ import (
 	"github.com/pricewatch/pricewatch/gpu"
 )
 
-// AvailabilityInterval is one stored availability interval as the digest
-// reads it (the same fields as storage's, which report converts), so the
-// computation does not depend on the database.
-type AvailabilityInterval struct {
-	ID int64
-	pricewatch.AvailabilityKey
-	GPUModel    string
-	GPUCount    float64
-	State       pricewatch.AvailabilityState
-	StockDetail string
-	Since       time.Time
-	Until       *time.Time
-	LastSeen    time.Time
-}
-
-// Run is one stored fetch run as the digest reads it (storage's fields).
-type Run struct {
-	ID             int64
-	Provider       string
-	StartedAt      time.Time
-	FinishedAt     *time.Time
-	Status         string
-	Seen           int
-	New            int
-	Changed        int
-	Unchanged      int
-	Closed         int
-	RegionsSkipped int
-	Held           int
-	Changes        int
-	SourceVersion  string
-	Error          string
-	Deadline       *time.Time
-	// Replica ran the run (storage's Run.Replica); the digest does not
-	// read it, it keeps the conversion from storage's row whole.
-	Replica string
-}
-
-// Run statuses the digest tells apart (storage's values).
-const (
-	RunOK        = "ok"
-	RunFailed    = "failed"
-	RunSkipped   = "skipped"
-	RunAbandoned = "abandoned"
-)
-
 // Kind is the outbox kind of a digest message.
 const Kind = "digest"
 
@@ -146,10 +100,10 @@ type Input struct {
 	WeekChanges []ChangeCount
 	// Availability are the availability intervals open at some time since
 	// Now − Week (storage.Availability with All and Since).
-	Availability []AvailabilityInterval
+	Availability []pricewatch.AvailabilityInterval
 	// Runs are each provider's latest run and its latest successful run
 	// (storage.LastRuns plus storage.LastSuccess), in any order.
-	Runs []Run
+	Runs []pricewatch.Run
 	// Expected maps each enabled provider to how often it is meant to run;
 	// a provider missing here is not checked for staleness.
 	Expected map[string]time.Duration
@@ -482,7 +436,7 @@ func NewBuilder(in Input) (*Builder, error) {
 		FleetGPUs: in.FleetGPUs, Regions: in.Regions, Providers: in.Providers, Seller: in.Seller}
 	in.Prices = nil
 	if in.scoped() {
-		in.Availability = slices.DeleteFunc(slices.Clone(in.Availability), func(a AvailabilityInterval) bool { return !in.inScope(a.Provider, a.Region, "") })
+		in.Availability = slices.DeleteFunc(slices.Clone(in.Availability), func(a pricewatch.AvailabilityInterval) bool { return !in.inScope(a.Provider, a.Region, "") })
 	}
 	b.in = in
 	b.watched = func(model string) bool {

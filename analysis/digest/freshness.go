@@ -6,14 +6,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
 )
 
 // Providers whose data is stale, and the exchange rates the digest used.
 
 // freshness judges each expected provider by its runs.
-func freshness(runs []Run, expected map[string]time.Duration, now time.Time) []ProviderStatus {
-	type pair struct{ last, ok *Run }
+func freshness(runs []pricewatch.Run, expected map[string]time.Duration, now time.Time) []ProviderStatus {
+	type pair struct{ last, ok *pricewatch.Run }
 	by := map[string]*pair{}
 	for i := range runs {
 		r := &runs[i]
@@ -25,7 +26,7 @@ func freshness(runs []Run, expected map[string]time.Duration, now time.Time) []P
 		if p.last == nil || r.ID > p.last.ID {
 			p.last = r
 		}
-		if r.Status == RunOK && (p.ok == nil || r.ID > p.ok.ID) {
+		if r.Status == pricewatch.RunOK && (p.ok == nil || r.ID > p.ok.ID) {
 			p.ok = r
 		}
 	}
@@ -51,9 +52,9 @@ func freshness(runs []Run, expected map[string]time.Duration, now time.Time) []P
 		}
 		var why []string
 		switch st.LastStatus {
-		case RunFailed, RunAbandoned, RunSkipped:
+		case pricewatch.RunFailed, pricewatch.RunAbandoned, pricewatch.RunSkipped:
 			w := "last run " + st.LastStatus
-			if st.LastStatus == RunSkipped {
+			if st.LastStatus == pricewatch.RunSkipped {
 				w = "last run skipped"
 			}
 			if st.LastError != "" {

@@ -16,7 +16,7 @@ import (
 // Each watched model's row: its cheapest prices, their move over the week and the best commitment.
 
 // currentAvailability is the state of each place at now.
-func currentAvailability(ivs []AvailabilityInterval, now time.Time) []pricewatch.Availability {
+func currentAvailability(ivs []pricewatch.AvailabilityInterval, now time.Time) []pricewatch.Availability {
 	var out []pricewatch.Availability
 	for _, a := range ivs {
 		if a.Since.After(now) || (a.Until != nil && !a.Until.After(now)) {

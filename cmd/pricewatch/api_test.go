@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting/digest"
 	"github.com/pricewatch/pricewatch/config"
 	"github.com/pricewatch/pricewatch/report"
@@ -387,7 +388,7 @@ func TestAPIETag(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.FinishRun(ctx, id, storage.RunFailed, "test: throttled"); err != nil {
+	if err := db.FinishRun(ctx, id, pricewatch.RunFailed, "test: throttled"); err != nil {
 		t.Fatal(err)
 	}
 	// The kept answer is served while its successor computes (issue 30):

@@ -14,7 +14,6 @@ import (
 	"github.com/pricewatch/pricewatch/cmd/internal/clitext"
 	"github.com/pricewatch/pricewatch/internal/table"
 	"github.com/pricewatch/pricewatch/report"
-	"github.com/pricewatch/pricewatch/storage"
 )
 
 func (a *app) availabilityCommand() *cobra.Command {
@@ -96,7 +95,7 @@ func (a *app) availabilityCommand() *cobra.Command {
 	return cmd
 }
 
-func writeAvailability(w io.Writer, format string, rows []storage.AvailabilityInterval) error {
+func writeAvailability(w io.Writer, format string, rows []pricewatch.AvailabilityInterval) error {
 	if format != formatTable {
 		return writeRows(w, format, report.AvailabilityRows(rows))
 	}

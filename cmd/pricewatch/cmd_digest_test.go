@@ -156,7 +156,7 @@ func digestConfig(t *testing.T, s digestSetup) string {
 				t.Fatal(err)
 			}
 			if msg, failed := strings.CutPrefix(status, "failed: "); failed {
-				if err := db.FinishRun(ctx, id, storage.RunFailed, msg); err != nil {
+				if err := db.FinishRun(ctx, id, pricewatch.RunFailed, msg); err != nil {
 					t.Fatal(err)
 				}
 				continue

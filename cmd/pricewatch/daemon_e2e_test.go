@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/internal/testing/wait"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -194,7 +195,7 @@ func TestDaemonScenario(t *testing.T) {
 		}
 		n := 0
 		for _, r := range runs {
-			if r.Status == storage.RunOK {
+			if r.Status == pricewatch.RunOK {
 				n++
 			}
 		}
@@ -305,7 +306,7 @@ func TestDaemonScenario(t *testing.T) {
 	}
 	runs, _ := db.Runs(ctx, 1000)
 	for _, r := range runs {
-		if r.Status == storage.RunRunning {
+		if r.Status == pricewatch.RunRunning {
 			t.Errorf("run %d left running", r.ID)
 		}
 	}

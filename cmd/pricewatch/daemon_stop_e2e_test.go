@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pricewatch/pricewatch"
 	pwdaemon "github.com/pricewatch/pricewatch/daemon"
 
 	"github.com/pricewatch/pricewatch/internal/testing/wait"
@@ -30,7 +31,7 @@ func TestDaemonStopAfterReloadDuringRun(t *testing.T) {
 	ctx := context.Background()
 	db := openTestDB(t, filepath.Join(dir, "pw.db"))
 	defer db.Close()
-	runs := func() []storage.Run {
+	runs := func() []pricewatch.Run {
 		rs, err := db.Runs(ctx, 1000)
 		if err != nil {
 			return nil
@@ -40,7 +41,7 @@ func TestDaemonStopAfterReloadDuringRun(t *testing.T) {
 	okRuns := func() int {
 		n := 0
 		for _, r := range runs() {
-			if r.Status == storage.RunOK {
+			if r.Status == pricewatch.RunOK {
 				n++
 			}
 		}
@@ -75,9 +76,9 @@ func TestDaemonStopAfterReloadDuringRun(t *testing.T) {
 		defer az.mu.Unlock()
 		return az.stalled > 0
 	})
-	var hung storage.Run
+	var hung pricewatch.Run
 	for _, r := range runs() {
-		if r.Status == storage.RunRunning {
+		if r.Status == pricewatch.RunRunning {
 			hung = r
 		}
 	}
@@ -99,16 +100,16 @@ func TestDaemonStopAfterReloadDuringRun(t *testing.T) {
 	}
 
 	// The hung run ended as failed by cancellation, recorded by the daemon.
-	var got storage.Run
+	var got pricewatch.Run
 	for _, r := range runs() {
 		if r.ID == hung.ID {
 			got = r
 		}
-		if r.Status == storage.RunRunning {
+		if r.Status == pricewatch.RunRunning {
 			t.Errorf("run %d of %s left running", r.ID, r.Provider)
 		}
 	}
-	if got.Status != storage.RunFailed || !strings.Contains(got.Error, "context canceled") {
+	if got.Status != pricewatch.RunFailed || !strings.Contains(got.Error, "context canceled") {
 		t.Errorf("the run hung at SIGTERM ended %q with %q, want failed by cancellation", got.Status, got.Error)
 	}
 	// The refused alert was tried again on the way out and delivered once.
@@ -144,7 +145,7 @@ func TestDaemonStopAfterReloadDuringRun(t *testing.T) {
 	wait.For(t, "a run after the restart", 30*time.Second, func() bool { return okRuns() >= 4 })
 	again.stop(t, stopGrace+10*time.Second)
 	for _, r := range runs() {
-		if r.Status == storage.RunAbandoned {
+		if r.Status == pricewatch.RunAbandoned {
 			t.Errorf("run %d of %s was found abandoned at the next start: %s", r.ID, r.Provider, r.Error)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/internal/testing/wait"
 	"github.com/pricewatch/pricewatch/storage"
 	"github.com/pricewatch/pricewatch/storage/storagetest"
@@ -102,12 +103,12 @@ func TestE2EConcurrentFetchesUnderLockContention(t *testing.T) {
 	for i := len(runs) - 1; i >= 0; i-- {
 		r := runs[i]
 		switch r.Status {
-		case storage.RunOK:
+		case pricewatch.RunOK:
 			if !r.FinishedAt.After(last) {
 				t.Errorf("run %d stored at %s, not after the run before it (%s)", r.ID, r.FinishedAt, last)
 			}
 			last = *r.FinishedAt
-		case storage.RunSkipped:
+		case pricewatch.RunSkipped:
 			if !strings.Contains(r.Error, "is still going") {
 				t.Errorf("run %d skipped without saying why: %q", r.ID, r.Error)
 			}
@@ -257,7 +258,7 @@ func TestE2EKilledFetchIsClosedByTheNextOne(t *testing.T) {
 	if err != nil || len(runs) != 2 {
 		t.Fatalf("runs %+v, %v", runs, err)
 	}
-	if runs[1].Status != storage.RunAbandoned || runs[0].Status != storage.RunOK {
+	if runs[1].Status != pricewatch.RunAbandoned || runs[0].Status != pricewatch.RunOK {
 		t.Errorf("runs: killed %s %q, next %s; want abandoned, ok", runs[1].Status, runs[1].Error, runs[0].Status)
 	}
 	bad, err := db.IntervalViolations(context.Background())

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/internal/testing/wait"
 	"github.com/pricewatch/pricewatch/leader/leadertest"
 	"github.com/pricewatch/pricewatch/storage"
@@ -267,7 +268,7 @@ func (w *haWorld) okRuns(t *testing.T, replica string) int {
 	}
 	n := 0
 	for _, r := range runs {
-		if r.Status == storage.RunOK && r.Replica == replica {
+		if r.Status == pricewatch.RunOK && r.Replica == replica {
 			n++
 		}
 	}
@@ -493,15 +494,15 @@ func TestHAPartition(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range runs {
-		if r.Replica == "a" && (r.Status == storage.RunRunning || r.Status == storage.RunAbandoned) {
+		if r.Replica == "a" && (r.Status == pricewatch.RunRunning || r.Status == pricewatch.RunAbandoned) {
 			t.Errorf("a's run %d of %s is %s (%s): a replica that loses leadership closes the runs it started", r.ID, r.Provider, r.Status, r.Error)
 		}
 	}
-	var first *storage.Run
+	var first *pricewatch.Run
 	for i := range runs {
 		// A skipped run gave way to the lease: the first that held it
 		// says how long the provider was blocked.
-		if r := &runs[i]; r.Replica == "b" && r.Status == storage.RunOK && r.StartedAt.After(cut) && (first == nil || r.StartedAt.Before(first.StartedAt)) {
+		if r := &runs[i]; r.Replica == "b" && r.Status == pricewatch.RunOK && r.StartedAt.After(cut) && (first == nil || r.StartedAt.Before(first.StartedAt)) {
 			first = r
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/internal/testing/wait"
 	"github.com/pricewatch/pricewatch/leader"
 	"github.com/pricewatch/pricewatch/leader/leadertest"
@@ -334,7 +335,7 @@ func TestHAFaultMatrix(t *testing.T) {
 	// stores would be a new price, no alert.
 	wait.For(t, "the baseline run", 30*time.Second, func() bool {
 		runs, err := w.db.Runs(ctx, 10)
-		return err == nil && slices.ContainsFunc(runs, func(r storage.Run) bool { return r.Status == storage.RunOK })
+		return err == nil && slices.ContainsFunc(runs, func(r pricewatch.Run) bool { return r.Status == pricewatch.RunOK })
 	})
 	price := []string{"6.98", "6.5"}
 	moves := 0
@@ -507,7 +508,7 @@ func TestHAFaultMatrix(t *testing.T) {
 		}
 		old := 0
 		for _, r := range runs {
-			if r.Status == storage.RunRunning && time.Since(r.StartedAt) > 2*haTakeover {
+			if r.Status == pricewatch.RunRunning && time.Since(r.StartedAt) > 2*haTakeover {
 				old++
 			}
 		}
@@ -545,7 +546,7 @@ func (w *matrixWorld) blockedFor(t *testing.T, partitioned string, cut time.Time
 	}
 	var first time.Time
 	for _, r := range runs {
-		if r.Provider == "azure" && r.Replica != partitioned && r.Status == storage.RunOK && r.StartedAt.After(cut) && (first.IsZero() || r.StartedAt.Before(first)) {
+		if r.Provider == "azure" && r.Replica != partitioned && r.Status == pricewatch.RunOK && r.StartedAt.After(cut) && (first.IsZero() || r.StartedAt.Before(first)) {
 			first = r.StartedAt
 		}
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/hardware"
-	"github.com/pricewatch/pricewatch/storage"
 )
 
 // Issue 20 item 8: names stored with control characters (by a version
@@ -18,7 +17,7 @@ func TestTablesEscapeControlCharacters(t *testing.T) {
 	hostile := "1x RTX 4090\x1b]0;pwned\x07\x1b[2J"
 	since := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	var avail strings.Builder
-	err := writeAvailability(&avail, formatTable, []storage.AvailabilityInterval{{
+	err := writeAvailability(&avail, formatTable, []pricewatch.AvailabilityInterval{{
 		AvailabilityKey: pricewatch.AvailabilityKey{Provider: pricewatch.VastAI, Region: "US\u009b", InstanceType: hostile},
 		GPUModel:        "RTX 4090\x1b[5m", GPUCount: 1, State: pricewatch.InStock, Since: since,
 	}})

@@ -51,7 +51,7 @@ func TestStoredHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var inJ []storage.AvailabilityInterval
+	var inJ []pricewatch.AvailabilityInterval
 	for _, a := range intervals {
 		if a.Zone == "cn-hangzhou-j" {
 			inJ = append(inJ, a)

@@ -1,26 +1,32 @@
 // Package leadertest holds what tests of the leader election share: a TCP
 // proxy in front of PostgreSQL that can stop forwarding while it keeps
 // every socket open (the network partition in which the server never
-// learns that a client is gone), and the test database's DSN.
+// learns that a client is gone), and the test database's DSN and a fresh
+// schema of it per test, which every PostgreSQL test of the module uses
+// (storage's through storagetest).
 package leadertest
 
 import (
 	"context"
-	"fmt"
+	"crypto/rand"
+	"encoding/hex"
 	"io"
 	"net"
 	"net/url"
 	"os"
+	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
 
-// EnvPostgres names the environment variable holding the test database's
-// DSN (postgres://postgres@127.0.0.1:5432/test in .ci/run). Without it the
-// PostgreSQL tests skip.
+// EnvPostgres names the environment variable holding the DSN of the
+// PostgreSQL database tests may use (.ci/run sets it), e.g.
+// postgres://postgres@127.0.0.1:5432/test?sslmode=disable. Without it the
+// PostgreSQL tests skip. Every PostgreSQL test of the module reads it here
+// (storagetest.PostgresEnv names it too).
 const EnvPostgres = "PRICEWATCH_TEST_POSTGRES"
 
 // DSN is the test database's connection string, or skips t saying why.
@@ -202,40 +208,68 @@ func (p *Proxy) pipe(dst, src net.Conn) {
 	}
 }
 
-// Schema creates a schema of its own for t in the database dsn names and
-// returns dsn with search_path set to it (each schema has an election of
-// its own, so parallel tests do not meet); it is dropped when t ends.
+// Schema creates a fresh, empty schema for t in the database dsn names
+// (DSN) and returns dsn with search_path set to it; the schema is dropped
+// with everything in it when t ends. Tests in schemas of their own are
+// isolated and may run in parallel: each has an election of its own, and
+// storage's tests (storagetest.PostgresDSN) a history of their own. Two
+// opens of the returned DSN share the schema, like two replicas.
 func Schema(t testing.TB, dsn string) string {
 	t.Helper()
 	u, err := url.Parse(dsn)
-	if err != nil || u.Scheme == "" {
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
 		t.Fatalf("%s must be a postgres:// URL", EnvPostgres)
 	}
-	name := fmt.Sprintf("leader_test_%d_%d", os.Getpid(), schemaSeq.Add(1))
-	ctx := context.Background()
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatal(err)
+	}
+	schema := "pwtest_" + strings.ToLower(sanitize(t.Name())) + "_" + hex.EncodeToString(b[:])
+	if len(schema) > 63 {
+		schema = "pwtest_" + hex.EncodeToString(b[:])
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	conn, err := pgx.Connect(ctx, dsn)
 	if err != nil {
 		t.Fatalf("connecting to %s: %v", EnvPostgres, err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+name); err != nil {
-		t.Fatal(err)
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{schema}.Sanitize()); err != nil {
+		t.Fatalf("creating test schema: %v", err)
 	}
 	t.Cleanup(func() {
-		c, err := pgx.Connect(ctx, dsn)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		conn, err := pgx.Connect(ctx, dsn)
 		if err != nil {
+			t.Errorf("dropping test schema %s: %v", schema, err)
 			return
 		}
-		defer c.Close(ctx)
-		c.Exec(ctx, "DROP SCHEMA "+name+" CASCADE")
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, "DROP SCHEMA "+pgx.Identifier{schema}.Sanitize()+" CASCADE"); err != nil {
+			t.Errorf("dropping test schema %s: %v", schema, err)
+		}
 	})
 	q := u.Query()
-	q.Set("search_path", name)
+	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
 	return u.String()
 }
 
-var schemaSeq atomic.Int64
+// sanitize keeps a test's name as far as a schema name may hold it.
+func sanitize(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	return b.String()[:min(b.Len(), 30)]
+}
 
 // Terminate ends every session whose application_name is application
 // (leader.ApplicationName of a replica) from outside, as a database

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/storage"
+	"github.com/pricewatch/pricewatch/storage/storagetest"
 )
 
 // Open is a fresh SQLite database in t's temporary directory, with the
@@ -46,16 +47,5 @@ func SaveWith(t testing.TB, db *storage.DB, snap *pricewatch.Snapshot, opts stor
 // Only the run's bookkeeping failing fails t.
 func Store(t testing.TB, db *storage.DB, snap *pricewatch.Snapshot, opts storage.SaveOptions) (*storage.Result, error) {
 	t.Helper()
-	ctx := context.Background()
-	id, err := db.StartRun(ctx, snap.Provider)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := db.SaveSnapshot(ctx, id, snap, opts)
-	if err != nil {
-		if ferr := db.FinishRun(ctx, id, storage.RunFailed, err.Error()); ferr != nil {
-			t.Fatal(ferr)
-		}
-	}
-	return res, err
+	return storagetest.Store(t, db, snap, opts, db.SaveSnapshot)
 }
