@@ -25,15 +25,20 @@ import (
 // present says now is the clock's now: the prices in force then are the
 // current ones, read as such (CurrentOnly), which a store keeping the
 // current state in memory (CurrentState.Source) answers without the
-// database; only the week-ago prices are read from it.
+// database; of the week-ago prices only those closed since are read from
+// it (ClosedOnly), not the prices in force then, two lookups an offer.
 func OverviewInput(ctx context.Context, st Store, now time.Time, present bool) (digest.Input, error) {
 	var ivs []analysis.Interval
 	keep := func(r *storage.PriceInterval) error {
 		ivs = append(ivs, digestInterval(r))
 		return nil
 	}
-	at := []time.Time{now, now.Add(-digest.Week)}
-	if present {
+	if !present {
+		f := storage.PriceFilter{OS: pricewatch.Linux, At: []time.Time{now, now.Add(-digest.Week)}, Unordered: true}
+		if err := st.EachPrice(ctx, f, keep); err != nil {
+			return digest.Input{}, err
+		}
+	} else {
 		err := st.EachPrice(ctx, storage.PriceFilter{OS: pricewatch.Linux, CurrentOnly: true}, func(r *storage.PriceInterval) error {
 			if r.ValidFrom.After(now) {
 				return nil // not yet in force
@@ -43,19 +48,14 @@ func OverviewInput(ctx context.Context, st Store, now time.Time, present bool) (
 		if err != nil {
 			return digest.Input{}, err
 		}
-		// A current interval in force a week ago was read above.
-		at = at[1:]
-		read := keep
-		keep = func(r *storage.PriceInterval) error {
-			if r.ValidTo == nil {
-				return nil
-			}
-			return read(r)
+		// What was in force a week ago and is no longer: the intervals
+		// closed since (a few, where most prices hold for weeks). Those
+		// also begun within the week are more than the digest needs, and
+		// change none of its figures (digest.Input.Prices).
+		f := storage.PriceFilter{OS: pricewatch.Linux, Since: now.Add(-digest.Week), ClosedOnly: true}
+		if err := st.EachPrice(ctx, f, keep); err != nil {
+			return digest.Input{}, err
 		}
-	}
-	err := st.EachPrice(ctx, storage.PriceFilter{OS: pricewatch.Linux, At: at, Unordered: true}, keep)
-	if err != nil {
-		return digest.Input{}, err
 	}
 	in, err := digestRest(ctx, st, now, ivs)
 	in.WeekChanges = []digest.ChangeCount{}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -52,6 +53,12 @@ type PriceFilter struct {
 	At []time.Time
 	// CurrentOnly keeps only intervals without an end.
 	CurrentOnly bool
+	// ClosedOnly (with Since alone) keeps only intervals with an end, at
+	// or after Since: for a caller holding the current ones already (the
+	// overview reads them from the current state), the closed intervals
+	// of a recent window are a few index ranges per offer, where the
+	// prices in force at a moment are two lookups per offer.
+	ClosedOnly bool
 	// ByOffer (with Since, or no time filter) returns each offer's
 	// intervals together and in time order, but offers in no particular
 	// order: a window of a year's history then needs no sort. Ignored with
@@ -93,6 +100,9 @@ func (db *DB) Prices(ctx context.Context, f PriceFilter) ([]PriceInterval, error
 // waiting for a second connection while holding one is how the API froze
 // (issue 20 item 19).
 func (db *DB) EachPrice(ctx context.Context, f PriceFilter, fn func(p *PriceInterval) error) error {
+	if f.ClosedOnly && (f.Since.IsZero() || len(f.At) > 0 || f.CurrentOnly || f.ByOffer || f.Limit > 0) {
+		return errors.New("reading prices: ClosedOnly goes with Since alone")
+	}
 	where, args := offerConditions(f)
 	if (f.GPUModels != nil && len(f.GPUModels) == 0) || (f.OfferIDs != nil && len(f.OfferIDs) == 0) {
 		return nil
@@ -129,9 +139,11 @@ func (db *DB) EachPrice(ctx context.Context, f PriceFilter, fn func(p *PriceInte
 		setArgs = append(setArgs, args...)
 	default:
 		if !f.Since.IsZero() {
-			sets = append(sets, `SELECT p.id FROM prices p WHERE p.valid_to IS NULL AND p.offer_id IN (`+offerIn+`)`,
-				`SELECT p.id FROM prices p WHERE p.valid_to >= ? AND p.offer_id IN (`+offerIn+`)`)
-			setArgs = append(setArgs, args...)
+			if !f.ClosedOnly {
+				sets = append(sets, `SELECT p.id FROM prices p WHERE p.valid_to IS NULL AND p.offer_id IN (`+offerIn+`)`)
+				setArgs = append(setArgs, args...)
+			}
+			sets = append(sets, `SELECT p.id FROM prices p WHERE p.valid_to >= ? AND p.offer_id IN (`+offerIn+`)`)
 			setArgs = append(setArgs, formatTime(f.Since))
 			setArgs = append(setArgs, args...)
 		}
