@@ -400,3 +400,70 @@ func heapObjects() uint64 {
 	metrics.Read(s)
 	return s[0].Value.Uint64()
 }
+
+// roundPaths are what a refresh round recomputes after a run stores in
+// the load test's team profile: its pages, panels and API answers.
+var roundPaths = []string{
+	"/",
+	"/offers",
+	"/gpu/",
+	"/gpu/H100?days=90",
+	"/instance/" + scalegen.BusiestType + "?since=365d",
+	"/api/v1/offers?gpu=H100",
+	"/api/v1/trends?window=90d",
+}
+
+// BenchmarkScaleRound is what a stored Azure run costs the answers a
+// team keeps asking for (issue 30: a stored run visible within 2 s of
+// its commit): the current state's update, then each answer computed
+// once at the new version, one after the other as the daemon's
+// refresher does, under the daemon's memory limit. CPU per answer and
+// per round; the round's CPU bounds how soon the last of them shows a
+// run.
+//
+//	PRICEWATCH_SCALE=0.25 go test ./web -run '^$' -bench ScaleRound -benchtime 3x -timeout 1h
+func BenchmarkScaleRound(b *testing.B) {
+	shares := scalegen.SharesOrSkip(b, "0.25", "the refresh round's scale benchmark")
+	ctx := context.Background()
+	for _, share := range shares {
+		b.Run(fmt.Sprintf("year=%g", share), func(b *testing.B) {
+			sim := scalegen.OpenCopy(b, share)
+			scalegen.LimitMemory(b)
+			fx := config.Default().FX
+			// No Versions: nothing is computed in the background, each
+			// answer when asked; an hour between runs makes every kept
+			// answer too old to be served while its successor computes.
+			srv := &web.Server{Store: sim.DB, FX: func() report.FX {
+				return report.FX{Currency: fx.Currency, FixedRates: fx.FixedRates, MaxAge: fx.MaxAge}
+			}, Now: func() time.Time { return sim.Now }, Limits: web.Limits{Budget: 5 * time.Minute}}
+			mux := http.NewServeMux()
+			srv.Mount(mux)
+			for _, p := range roundPaths {
+				serveOK(b, mux, p)
+			}
+			cpu := map[string]time.Duration{}
+			for b.Loop() {
+				b.StopTimer()
+				sim.Now = sim.Now.Add(time.Hour)
+				if _, err := sim.AzureRun(ctx, true); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				start := scalegen.CPUTime()
+				srv.CurrentReads(ctx)
+				cpu["current-state"] += scalegen.CPUTime() - start
+				for _, p := range roundPaths {
+					start := scalegen.CPUTime()
+					serveOK(b, mux, p)
+					cpu[p] += scalegen.CPUTime() - start
+				}
+			}
+			var total time.Duration
+			for _, name := range append([]string{"current-state"}, roundPaths...) {
+				total += cpu[name]
+				b.Logf("%s: %.0f ms of CPU a round", name, float64(cpu[name])/float64(b.N)/1e6)
+			}
+			b.ReportMetric(float64(total)/float64(b.N)/1e6, "round-cpu-ms")
+		})
+	}
+}
