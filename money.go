@@ -70,7 +70,7 @@ func EffectiveHourly(hourly, upfront decimal.Decimal, term string) (decimal.Deci
 	if upfront.IsZero() {
 		return hourly, nil
 	}
-	spread := upfront.DivRound(decimal.NewFromInt(hours), RateDecimals+4)
+	spread := DivRound(upfront, decimal.NewFromInt(hours), RateDecimals+4)
 	return hourly.Add(spread).Round(RateDecimals), nil
 }
 
@@ -164,7 +164,7 @@ func PerGPUHour(hourly decimal.Decimal, gpuCount float64) (decimal.Decimal, bool
 	if gpuCount <= 0 {
 		return decimal.Decimal{}, false
 	}
-	return hourly.DivRound(decimal.NewFromFloat(gpuCount), RateDecimals), true
+	return DivRound(hourly, decimal.NewFromFloat(gpuCount), RateDecimals), true
 }
 
 // FormatAmount prints an amount for people: two decimals and thousands

@@ -221,7 +221,7 @@ func compareRow(o pricewatch.Offer, places availabilityIndex, opts CompareOption
 	}
 	if row.Spec != nil {
 		if tf := row.Spec.DenseTFLOPS(); tf > 0 {
-			row.PricePerTFLOPS = decimal.NewNullDecimal(perGPUHour.DivRound(decimal.NewFromFloat(tf), RateDecimals))
+			row.PricePerTFLOPS = decimal.NewNullDecimal(pricewatch.DivRound(perGPUHour, decimal.NewFromFloat(tf), RateDecimals))
 		}
 	}
 	// Per GB: the catalogue's marketed size of a whole GPU, since the price
@@ -234,7 +234,7 @@ func compareRow(o pricewatch.Offer, places availabilityIndex, opts CompareOption
 		mem = o.GPUMemoryGB
 	}
 	if mem > 0 {
-		row.PricePerGB = decimal.NewNullDecimal(perGPUHour.DivRound(decimal.NewFromFloat(mem), RateDecimals))
+		row.PricePerGB = decimal.NewNullDecimal(pricewatch.DivRound(perGPUHour, decimal.NewFromFloat(mem), RateDecimals))
 	}
 	return row, nil
 }
