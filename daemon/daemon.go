@@ -197,6 +197,9 @@ type Daemon struct {
 	// web is the API's and the dashboard's server, whose current state
 	// the price series read too.
 	web *web.Server
+	// scrape is the database as /metrics reads it, one for every series
+	// so that each of its reads is made once per data version.
+	scrape scrapeStore
 
 	mu       sync.Mutex             // guards locks and stopping, and orders runs.Add before runs.Wait
 	locks    map[string]*sync.Mutex // per provider; shared by every snapshot's runs
@@ -274,7 +277,8 @@ func New(opts Options) *Daemon {
 		stopBackground: func() {}, stopDelivery: func() {}, stopLeading: func() {},
 	}
 	d.web = d.newWebServer()
-	d.metrics = metrics.New(d.scrapeStore(), opts.Version)
+	d.scrape = scrapeStore{DB: d.db, versions: versions, current: d.web.CurrentReads, memo: &scrapeMemo{}}
+	d.metrics = metrics.New(d.scrape, opts.Version)
 	return d
 }
 
@@ -336,7 +340,7 @@ func (d *Daemon) Start(ctx context.Context) error {
 		d.cancelRuns()
 		return err
 	}
-	warmPrices := d.metrics.AddPriceSeries(d.scrapeStore(), func() metrics.PriceSettings { return d.state().Prices })
+	warmPrices := d.metrics.AddPriceSeries(d.scrape, func() metrics.PriceSettings { return d.state().Prices })
 	// A new version's price series are computed at once, beside the
 	// scrapes (which serve the last ones meanwhile).
 	d.versions.OnChange(func(string) { go warmPrices() })
@@ -843,10 +847,6 @@ type scrapeMemo struct {
 	mu      sync.Mutex
 	version string
 	vals    map[string]any
-}
-
-func (d *Daemon) scrapeStore() scrapeStore {
-	return scrapeStore{DB: d.db, versions: d.versions, current: d.web.CurrentReads, memo: &scrapeMemo{}}
 }
 
 // EachPrice reads the current prices from the current state (the price

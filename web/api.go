@@ -533,7 +533,7 @@ func (s *Server) compare(ctx context.Context, q report.CompareQuery) (analysis.C
 	if err != nil {
 		return analysis.CompareResult{}, err
 	}
-	st := s.currentReads
+	st := s.CurrentReads
 	if q.GPU != "" {
 		st = s.narrowReads
 	}

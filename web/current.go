@@ -9,14 +9,15 @@ import (
 	"github.com/pricewatch/pricewatch/report"
 )
 
-// currentReads is the store the current-state views read (the offers
+// CurrentReads is the store the current-state views read (the offers
 // table and its downloads, the GPU index, a GPU page's ranking, the API's
-// offers): the store, with its reads of what is in force now answered
+// offers, the overview's prices now, and the daemon's /metrics price
+// series): the store, with its reads of what is in force now answered
 // from the current data version's report.CurrentState, read once per
 // version and shared by every request of it (issue 30 item 2). Without a
 // readable version, or when the snapshot cannot be read, it is the store
 // itself: the answers are the same, only slower.
-func (s *Server) currentReads(ctx context.Context) report.Store {
+func (s *Server) CurrentReads(ctx context.Context) report.Store {
 	version, err := s.dataVersion(ctx)
 	if err != nil {
 		return s.Store
@@ -60,13 +61,7 @@ func (s *Server) currentReads(ctx context.Context) report.Store {
 	}
 }
 
-// CurrentReads is currentReads for the daemon's /metrics price series,
-// so that they read the same current state as the pages and the API
-// rather than every current price from the database once more per data
-// version.
-func (s *Server) CurrentReads(ctx context.Context) report.Store { return s.currentReads(ctx) }
-
-// narrowReads is currentReads for a question the store can narrow in SQL
+// narrowReads is CurrentReads for a question the store can narrow in SQL
 // (one GPU model's offers): it neither waits for nor starts the read of
 // the version's whole current state. Until a wider view has read it (a
 // process that has just started, a new data version) the store answers

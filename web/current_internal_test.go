@@ -76,7 +76,7 @@ func TestNarrowReadsDoNotWaitForTheState(t *testing.T) {
 		t.Fatal("a one-GPU question read the whole current state")
 	default:
 	}
-	go s.currentReads(ctx) // a wide view
+	go s.CurrentReads(ctx) // a wide view
 	select {
 	case <-held.held:
 	case <-time.After(10 * time.Second):

@@ -299,8 +299,13 @@ func (s *Server) pageOverview(w http.ResponseWriter, r *http.Request) {
 	// changes or 12-week chart: the prices now and a week ago are all it
 	// reads.
 	// Without a now= of its own, the prices in force now are the current
-	// state's, kept in memory per data version.
-	in, err := report.OverviewInput(ctx, s.currentReads(ctx), sc.At, p.str("now") == "")
+	// state's, kept in memory per data version; with one, the store's.
+	present := p.str("now") == ""
+	var st report.Store = s.Store
+	if present {
+		st = s.CurrentReads(ctx)
+	}
+	in, err := report.OverviewInput(ctx, st, sc.At, present)
 	if err != nil {
 		s.pageError(w, r, err)
 		return
@@ -404,7 +409,7 @@ func (s *Server) pageGPU(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
-	res, err := report.Compare(ctx, s.currentReads(ctx), book, q)
+	res, err := report.Compare(ctx, s.CurrentReads(ctx), book, q)
 	if err != nil {
 		s.pageError(w, r, err)
 		return

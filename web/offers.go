@@ -95,7 +95,7 @@ func (s *Server) offerTable(ctx context.Context, q report.OfferTableQuery) (repo
 	if err != nil {
 		return report.OfferTable{}, err
 	}
-	return report.BuildOfferTable(ctx, s.currentReads(ctx), book, q)
+	return report.BuildOfferTable(ctx, s.CurrentReads(ctx), book, q)
 }
 
 func (s *Server) apiOfferTable(w http.ResponseWriter, r *http.Request) {
@@ -366,7 +366,7 @@ func (s *Server) pageGPUIndex(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
-	cur := s.currentReads(ctx)
+	cur := s.CurrentReads(ctx)
 	t, err := report.BuildOfferTable(ctx, cur, book, q)
 	if err != nil {
 		s.pageError(w, r, err)

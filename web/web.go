@@ -63,7 +63,7 @@ type Server struct {
 
 	limiter *Limiter
 	answers answers
-	// current is the newest data version's current state (currentReads),
+	// current is the newest data version's current state (CurrentReads),
 	// read once per version under currentFlight.
 	current       atomic.Pointer[report.CurrentState]
 	currentFlight singleflight.Group
