@@ -326,7 +326,7 @@ func BuildOfferTable(ctx context.Context, st Store, book *fx.Book, q OfferTableQ
 			ids[i] = m.id
 		}
 		old := make(map[int64]decimal.Decimal, len(changed))
-		err = st.EachPrice(ctx, storage.PriceFilter{OfferIDs: ids, At: []time.Time{then}, Unordered: true, EffectiveOnly: true},
+		err = st.EachPrice(ctx, storage.PriceFilter{OfferIDs: ids, At: []time.Time{then}, Unordered: true, EffectiveOnly: true, PricesOnly: true},
 			func(p *storage.PriceInterval) error {
 				old[p.OfferID] = p.EffectiveHourly
 				return nil

@@ -39,7 +39,11 @@ func OverviewInput(ctx context.Context, st Store, now time.Time, present bool) (
 			return digest.Input{}, err
 		}
 	} else {
+		// The current offers' identities, by offer id, for their closed
+		// intervals below.
+		current := map[int64]*pricewatch.Offer{}
 		err := st.EachPrice(ctx, storage.PriceFilter{OS: pricewatch.Linux, CurrentOnly: true}, func(r *storage.PriceInterval) error {
+			current[r.OfferID] = identity(r)
 			if r.ValidFrom.After(now) {
 				return nil // not yet in force
 			}
@@ -51,10 +55,32 @@ func OverviewInput(ctx context.Context, st Store, now time.Time, present bool) (
 		// What was in force a week ago and is no longer: the intervals
 		// closed since (a few, where most prices hold for weeks). Those
 		// also begun within the week are more than the digest needs, and
-		// change none of its figures (digest.Input.Prices).
-		f := storage.PriceFilter{OS: pricewatch.Linux, Since: now.Add(-digest.Week), ClosedOnly: true}
-		if err := st.EachPrice(ctx, f, keep); err != nil {
+		// change none of its figures (digest.Input.Prices). Read without
+		// their offers, which are mostly current ones held already:
+		// decoding every Linux offer for them was a quarter of the
+		// overview. The offers no longer current are read again, with
+		// their offers.
+		f := storage.PriceFilter{OS: pricewatch.Linux, Since: now.Add(-digest.Week), ClosedOnly: true, PricesOnly: true}
+		var gone []int64
+		err = st.EachPrice(ctx, f, func(r *storage.PriceInterval) error {
+			id, ok := current[r.OfferID]
+			if !ok {
+				if len(gone) == 0 || gone[len(gone)-1] != r.OfferID {
+					gone = append(gone, r.OfferID)
+				}
+				return nil
+			}
+			ivs = append(ivs, intervalOf(r, id))
+			return nil
+		})
+		if err != nil {
 			return digest.Input{}, err
+		}
+		if len(gone) > 0 {
+			f.PricesOnly, f.OfferIDs = false, gone
+			if err := st.EachPrice(ctx, f, keep); err != nil {
+				return digest.Input{}, err
+			}
 		}
 	}
 	in, err := digestRest(ctx, st, now, ivs)
@@ -224,7 +250,12 @@ func (c *offerPrices) intervals() []analysis.Interval {
 }
 
 func digestInterval(r *storage.PriceInterval) analysis.Interval {
-	iv := analysis.Interval{Offer: identity(r), Currency: r.Currency, Hourly: r.Hourly, Upfront: r.Upfront, Effective: r.EffectiveHourly, From: r.ValidFrom}
+	return intervalOf(r, identity(r))
+}
+
+// intervalOf is r's interval as the digest reads it, of the offer id.
+func intervalOf(r *storage.PriceInterval, id *pricewatch.Offer) analysis.Interval {
+	iv := analysis.Interval{Offer: id, Currency: r.Currency, Hourly: r.Hourly, Upfront: r.Upfront, Effective: r.EffectiveHourly, From: r.ValidFrom}
 	if r.ValidTo != nil {
 		iv.To = *r.ValidTo
 	}

@@ -69,12 +69,17 @@ func newPriceEmitter(offers map[int64]*pricewatch.Offer, seen seenIndex, effecti
 // emit hands c's current row to fn, unless its offer was stored after the
 // offers were read.
 func (e *priceEmitter) emit(c *priceCursor) error {
-	o, ok := e.offers[c.offerID]
-	if !ok {
-		return nil
-	}
 	p := &e.p
-	p.ID, p.OfferID, p.Offer, p.Identity = c.id, c.offerID, *o, o
+	if e.offers == nil {
+		// PricesOnly: the caller knows its offers.
+		p.ID, p.OfferID, p.Offer, p.Identity = c.id, c.offerID, pricewatch.Offer{}, nil
+	} else {
+		o, ok := e.offers[c.offerID]
+		if !ok {
+			return nil
+		}
+		p.ID, p.OfferID, p.Offer, p.Identity = c.id, c.offerID, *o, o
+	}
 	cur, ok := e.currencies[string(c.currency)]
 	if !ok {
 		cur = string(c.currency)

@@ -77,6 +77,13 @@ type PriceFilter struct {
 	// that use only the effective rate and the validity (trends): two
 	// decimals and a time fewer to decode per interval.
 	EffectiveOnly bool
+	// PricesOnly leaves each interval's offer out (of Offer only the
+	// price's own currency, hourly and upfront; Identity nil; OfferID set), for callers that know the offers already: the
+	// offers table's 30-day move and the overview, holding the current
+	// state. Every matching offer decoded for a few of their prices was
+	// most of those reads (issue 30's refresh round). A current price's
+	// LastSeen is then as stored, not the newest run covering it.
+	PricesOnly bool
 	// Limit, when positive, keeps the newest Limit intervals (by start);
 	// they are still returned in the usual order.
 	Limit int
@@ -111,12 +118,14 @@ func (db *DB) EachPrice(ctx context.Context, f PriceFilter, fn func(p *PriceInte
 	if err != nil {
 		return err
 	}
-	offers, err := db.matchingOffers(ctx, where, args)
-	if err != nil {
-		return err
-	}
-	if len(offers) == 0 {
-		return nil
+	var offers map[int64]*pricewatch.Offer
+	if !f.PricesOnly {
+		if offers, err = db.matchingOffers(ctx, where, args); err != nil {
+			return err
+		}
+		if len(offers) == 0 {
+			return nil
+		}
 	}
 	// Which intervals: stated as sets of price ids each narrowed by an
 	// index (the current ones through prices_current, closed ones per

@@ -1,11 +1,13 @@
 package storage
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -391,6 +393,73 @@ func TestClosedOnlySince(t *testing.T) {
 		for _, f := range []PriceFilter{{ClosedOnly: true}, {ClosedOnly: true, Since: since, CurrentOnly: true}, {ClosedOnly: true, Since: since, ByOffer: true}} {
 			if err := db.EachPrice(ctx, f, func(*PriceInterval) error { return nil }); err == nil {
 				t.Errorf("%+v: read, want refused", f)
+			}
+		}
+	})
+}
+
+// TestPricesOnly: a read without the offers gives the same intervals,
+// prices and offer ids as the whole read, in the same order, with the
+// offer's identity and hardware left out; on both backends and for each kind of read.
+func TestPricesOnly(t *testing.T) {
+	backends(t, func(t *testing.T) {
+		ctx, db, clk := openTestDB(t)
+		start := clk.t
+		for i := 0; i < 4; i++ {
+			a := offer("Standard_NC24ads_A100_v4", "eastus", pricewatch.Spot, fmt.Sprintf("1.%d", i))
+			b := offer("Standard_ND96isr_H100_v5", "westus", pricewatch.OnDemand, fmt.Sprintf("9%d", i%2))
+			mustSave(t, db, snapshot(a, b))
+			clk.tick()
+		}
+		mid := clk.t.Add(-clk.t.Sub(start) / 2)
+		current, err := db.Prices(ctx, PriceFilter{CurrentOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := []int64{current[0].OfferID}
+		for _, f := range []PriceFilter{
+			{},
+			{CurrentOnly: true},
+			{Since: mid},
+			{Since: mid, ClosedOnly: true},
+			{At: []time.Time{mid}, Unordered: true},
+			{At: []time.Time{mid}, Unordered: true, EffectiveOnly: true, OfferIDs: ids},
+			{Since: start, ByOffer: true},
+		} {
+			whole, err := db.Prices(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(whole) == 0 {
+				t.Fatalf("%+v: the fixture reads nothing", f)
+			}
+			f.PricesOnly = true
+			got, err := db.Prices(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range whole {
+				// The price's own fields stay (Offer holds them).
+				o := whole[i].Offer
+				whole[i].Offer, whole[i].Identity = pricewatch.Offer{Currency: o.Currency, Hourly: o.Hourly, Upfront: o.Upfront}, nil
+			}
+			// A current price's LastSeen is as stored without its offer,
+			// not the newest run covering it.
+			for _, rows := range [][]PriceInterval{whole, got} {
+				for i := range rows {
+					if rows[i].ValidTo == nil {
+						rows[i].LastSeen = time.Time{}
+					}
+				}
+			}
+			if f.At != nil || f.ByOffer {
+				// No order is promised: compare as sets.
+				byID := func(a, b PriceInterval) int { return cmp.Compare(a.ID, b.ID) }
+				slices.SortFunc(whole, byID)
+				slices.SortFunc(got, byID)
+			}
+			if !reflect.DeepEqual(got, whole) {
+				t.Errorf("%+v:\n got %+v\nwant %+v", f, got, whole)
 			}
 		}
 	})

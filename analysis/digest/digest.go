@@ -478,7 +478,21 @@ func (b *Builder) Add(prices []analysis.Interval) error {
 	if err != nil {
 		return fmt.Errorf("building the digest: %w", err)
 	}
-	isWatched := func(s analysis.Series) bool { return b.watched(s.Latest().GPUModel) }
+	// The series by stored GPU model name, in series order: a watched
+	// model's series are those of the few stored names it matches, found
+	// once per name rather than by matching every series against every
+	// model (at 45k current offers and ~60 models, the overview's scans
+	// of every series per model were most of its build).
+	byName := map[string][]int{}
+	for i, s := range series {
+		name := s.Latest().GPUModel
+		byName[name] = append(byName[name], i)
+	}
+	watchedName := make(map[string]bool, len(byName))
+	for name := range byName {
+		watchedName[name] = b.watched(name)
+	}
+	isWatched := func(s analysis.Series) bool { return watchedName[s.Latest().GPUModel] }
 	// The current offers are taken from the series one model at a time
 	// (modelOffers), never all at once: at a year's scale the watched
 	// offers alone are tens of thousands of copies of an offer. Here only
@@ -493,15 +507,29 @@ func (b *Builder) Add(prices []analysis.Interval) error {
 		}
 	}
 	var ofModel []pricewatch.Offer
+	var idx []int
+	var sub []analysis.Series
 	for i, m := range in.Models {
-		if !slices.ContainsFunc(series, func(s analysis.Series) bool { return gpu.Matches(m, s.Latest().GPUModel) }) {
+		idx = idx[:0]
+		for name, is := range byName {
+			if gpu.Matches(m, name) {
+				idx = append(idx, is...)
+			}
+		}
+		if len(idx) == 0 {
 			continue
 		}
 		if b.rowDone[i] {
 			return fmt.Errorf("building the digest for %s: its prices came in two parts", m)
 		}
-		ofModel = modelOffers(ofModel[:0], series, m, now)
-		if err := b.model(i, ofModel, series); err != nil {
+		// In series order, as every series was read before.
+		slices.Sort(idx)
+		sub = sub[:0]
+		for _, j := range idx {
+			sub = append(sub, series[j])
+		}
+		ofModel = modelOffers(ofModel[:0], sub, m, now)
+		if err := b.model(i, ofModel, sub); err != nil {
 			return err
 		}
 	}
@@ -525,7 +553,8 @@ func (b *Builder) Add(prices []analysis.Interval) error {
 }
 
 // model works out watched model i (its row and best commitment) from the
-// series of its part and its current offers (in series order).
+// series of its part matching it and its current offers (in series
+// order).
 func (b *Builder) model(i int, offers []pricewatch.Offer, series []analysis.Series) error {
 	m := b.in.Models[i]
 	row, err := modelRow(m, offers, b.avail, series, b.in, b.cur)
