@@ -401,9 +401,9 @@ type Builder struct {
 	d       Digest
 	cur     string
 	watched func(string) bool
-	// avail is the current availability by provider and region: a
-	// comparison reads its own region's.
-	avail map[[2]string][]pricewatch.Availability
+	// rater rates the watched models' current offers against the
+	// current availability, each conversion looked up once.
+	rater *analysis.Rater
 	// currencies counts the current watched offers per currency (upper
 	// case); every series' newest currency is in it, with 0 if unwatched.
 	currencies map[string]int
@@ -447,11 +447,12 @@ func NewBuilder(in Input) (*Builder, error) {
 		}
 		return false
 	}
-	b.avail = map[[2]string][]pricewatch.Availability{}
-	for _, a := range currentAvailability(in.Availability, now) {
-		k := [2]string{a.Provider, a.Region}
-		b.avail[k] = append(b.avail[k], a)
+	rater, err := analysis.NewRater(analysis.IndexAvailability(currentAvailability(in.Availability, now)),
+		analysis.CompareOptions{Currency: cur, FX: in.FX, At: now, CheapestOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("building the digest: %w", err)
 	}
+	b.rater = rater
 	for _, m := range ChartModels {
 		if in.WithoutChart {
 			break
@@ -557,7 +558,7 @@ func (b *Builder) Add(prices []analysis.Interval) error {
 // order).
 func (b *Builder) model(i int, offers []pricewatch.Offer, series []analysis.Series) error {
 	m := b.in.Models[i]
-	row, err := modelRow(m, offers, b.avail, series, b.in, b.cur)
+	row, err := modelRow(m, offers, b.rater, series, b.in, b.cur)
 	if err != nil {
 		return fmt.Errorf("building the digest for %s: %w", m, err)
 	}

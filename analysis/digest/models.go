@@ -28,12 +28,14 @@ func currentAvailability(ivs []pricewatch.AvailabilityInterval, now time.Time) [
 	return out
 }
 
-func modelRow(model string, offers []pricewatch.Offer, avail map[[2]string][]pricewatch.Availability, series []analysis.Series, in Input, cur string) (ModelRow, error) {
+func modelRow(model string, offers []pricewatch.Offer, rater *analysis.Rater, series []analysis.Series, in Input, cur string) (ModelRow, error) {
 	row := ModelRow{Model: model}
-	// Compared one provider and region at a time (eachPlace); the cheapest
-	// of each kind is the least by price per GPU-hour, then by key (the
-	// order Compare ranks by, a total order), over every region.
-	cheaper := func(r *analysis.CompareRow, c *Choice) bool {
+	// The cheapest of each kind is the least by price per GPU-hour, then
+	// by key (the order Compare ranks by, a total order), over every
+	// region. Each offer is rated and weighed as it comes: a comparison's
+	// rows of every offer of a model, made for four of them, were half
+	// the overview's build.
+	cheaper := func(r *analysis.RatedOffer, c *Choice) bool {
 		if c == nil {
 			return true
 		}
@@ -42,49 +44,43 @@ func modelRow(model string, offers []pricewatch.Offer, avail map[[2]string][]pri
 		}
 		return analysis.KeyLess(r.Offer.Key(), c.Offer.Key())
 	}
-	err := eachPlace(offers, func(offers []pricewatch.Offer) error {
-		var at []pricewatch.Availability
-		if len(offers) > 0 {
-			at = avail[[2]string{offers[0].Provider, offers[0].Region}]
+	for i := range offers {
+		r, ok := rater.Rate(&offers[i])
+		if !ok {
+			continue
 		}
-		res, err := analysis.Compare(offers, at, analysis.CompareOptions{GPU: model, Currency: cur, FX: in.FX, At: in.Now, CheapestOnly: true})
-		if err != nil {
-			return err
-		}
-		row.Offers += len(res.Rows) + len(res.Unconverted) + len(res.Skipped)
-		for _, u := range res.Unconverted {
+		// As Compare counts them: its rows, those it could not convert
+		// and those it skipped (no GPU count).
+		row.Offers++
+		if r.FXError != "" {
 			if row.Unconverted == nil {
 				row.Unconverted = map[string]int{}
 			}
-			row.Unconverted[u.NativeCurrency]++
+			row.Unconverted[r.NativeCurrency]++
+			continue
 		}
-		// CheapestOnly: the cheapest of each kind is kept as the rows come.
-		for i := range res.Rows {
-			r := &res.Rows[i]
-			var best **Choice
-			switch {
-			case r.PriceType == pricewatch.OnDemand && r.Marketplace:
-				best = &row.MarketOnDemand
-			case r.PriceType == pricewatch.OnDemand:
-				best = &row.OnDemand
-			case r.PriceType == pricewatch.Spot:
-				best = &row.Spot
-			case r.PriceType.IsCommitment():
-				best = &row.Commitment
-			default:
-				continue
-			}
-			if !cheaper(r, *best) {
-				continue
-			}
-			c := &Choice{PerGPUHour: r.PricePerGPUHour, NativeCurrency: r.NativeCurrency, FXStale: r.FXStale, Offer: r.Offer, Available: r.Available}
-			c.NativePerGPUHour, _ = pricewatch.PerGPUHour(r.NativeEffectiveHourly, r.GPUCount)
-			*best = c
+		if !r.PerGPU {
+			continue
 		}
-		return nil
-	})
-	if err != nil {
-		return row, err
+		var best **Choice
+		switch {
+		case r.PriceType == pricewatch.OnDemand && r.Marketplace:
+			best = &row.MarketOnDemand
+		case r.PriceType == pricewatch.OnDemand:
+			best = &row.OnDemand
+		case r.PriceType == pricewatch.Spot:
+			best = &row.Spot
+		case r.PriceType.IsCommitment():
+			best = &row.Commitment
+		default:
+			continue
+		}
+		if !cheaper(&r, *best) {
+			continue
+		}
+		c := &Choice{PerGPUHour: r.PricePerGPUHour, NativeCurrency: r.NativeCurrency, FXStale: r.FXStale, Offer: r.Offer, Available: r.Available}
+		c.NativePerGPUHour, _ = pricewatch.PerGPUHour(r.NativeEffectiveHourly, r.GPUCount)
+		*best = c
 	}
 	// The on-demand move is the clouds' own, as OnDemand is.
 	// Copied only when there is a marketplace series to leave out: the

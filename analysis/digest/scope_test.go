@@ -50,7 +50,12 @@ func TestHeadlineSideBySide(t *testing.T) {
 		offer(pricewatch.Lambda, "global", "gpu_8x_h100_sxm5", "23.92", 8),
 		offer(pricewatch.VastAI, "US", "1x H100 SXM", "1.39", 1),
 	}
-	row, err := modelRow("H100", offers, nil, nil, Input{Now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}, "USD")
+	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	rater, err := analysis.NewRater(analysis.AvailabilityIndex{}, analysis.CompareOptions{Currency: "USD", At: now, CheapestOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	row, err := modelRow("H100", offers, rater, nil, Input{Now: now}, "USD")
 	if err != nil {
 		t.Fatal(err)
 	}
