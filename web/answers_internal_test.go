@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -281,5 +282,48 @@ func TestKeptAnswerGzipForClientsThatTakeIt(t *testing.T) {
 		if enc, got := get(h, false); enc != c.plainClients || got != body {
 			t.Errorf("%s: a plain client got encoding %q (%d bytes)", c.name, enc, len(got))
 		}
+	}
+}
+
+// The refresher recomputes the hot answers cheapest per asking first
+// (Smith's rule), so that the views of a new version are fresh soonest.
+func TestRefreshOrderCostPerAsking(t *testing.T) {
+	s := &Server{FX: func() report.FX { return report.FX{Currency: "USD"} },
+		Now:      func() time.Time { return time.Date(2026, 12, 5, 11, 19, 0, 0, time.UTC) },
+		Versions: NewVersions(func(context.Context) (string, error) { return "v1", nil })}
+	minute := s.now().Unix() / 60
+	req := httptest.NewRequest(http.MethodGet, "/x", nil)
+	for _, a := range []struct {
+		key   string
+		cost  time.Duration
+		asked int
+	}{
+		{"/overview", time.Second, 10},         // 100 ms an asking
+		{"/api", 50 * time.Millisecond, 10},    // 5 ms
+		{"/offers", 500 * time.Millisecond, 2}, // 250 ms
+		{"/gpu", 200 * time.Millisecond, 4},    // 50 ms
+		{"/cold", time.Millisecond, 100},       // not asked lately
+		{"/same", 200 * time.Millisecond, 4},   // as /gpu: by key
+	} {
+		last := minute
+		if a.key == "/cold" {
+			last = minute - hotFor - 1
+		}
+		s.answers.put(a.key, &answer{version: "v1", seq: 1, minute: minute, cost: a.cost, req: req})
+		s.answers.m[a.key].asked, s.answers.m[a.key].lastAsked = a.asked, last
+	}
+	// Held, so that the queue is read before the refresher takes from it.
+	s.answers.mu.Lock()
+	s.answers.refreshing = true
+	s.answers.mu.Unlock()
+	s.refreshHot()
+	s.answers.mu.Lock()
+	defer s.answers.mu.Unlock()
+	want := []string{"/api", "/gpu", "/same", "/overview", "/offers"}
+	if got := s.answers.queue[:min(len(want), len(s.answers.queue))]; !slices.Equal(got, want) {
+		t.Errorf("refresh order %q, want %q first", s.answers.queue, want)
+	}
+	if slices.Contains(s.answers.queue, "/cold") {
+		t.Errorf("queued /cold, not asked for %d minutes", hotFor+1)
 	}
 }
