@@ -63,6 +63,10 @@ type OfferTableQuery struct {
 	// Per is the machine rows' unit of time.
 	By  string
 	Per Per
+	// WithoutMoves leaves every row's Move30d null, for a caller that
+	// shows no row's move (the GPU index reads its models' own): the
+	// 30-day move is a read of the history.
+	WithoutMoves bool
 }
 
 // Marketplace filter values.
@@ -288,7 +292,10 @@ func BuildOfferTable(ctx context.Context, st Store, book *fx.Book, q OfferTableQ
 		}
 		row := tableRow(&r, t.Currency, p.ValidFrom, then)
 		row.InterruptionBand = optString(band)
-		if p.ValidFrom.After(then) {
+		switch {
+		case q.WithoutMoves:
+			row.Move30d = NullDecimal{}
+		case p.ValidFrom.After(then):
 			changed = append(changed, moved{len(t.Rows), p.OfferID})
 		}
 		t.Rows = append(t.Rows, row)

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"context"
+	"reflect"
 	"testing"
 	"time"
 
@@ -8,6 +10,7 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/analysis"
+	"github.com/pricewatch/pricewatch/fx"
 )
 
 // Glob is the region filter's rule, which web/static/offers.js repeats:
@@ -76,5 +79,39 @@ func TestOfferTableRowHardware(t *testing.T) {
 		if cell["interconnect"] != c.interconnect || cell["local_storage"] != c.ssd {
 			t.Errorf("%s: CSV interconnect %q, local_storage %q", c.name, cell["interconnect"], cell["local_storage"])
 		}
+	}
+}
+
+// WithoutMoves (the GPU index's table) is the same table with every
+// row's 30-day move left null, never a move of zero.
+func TestOfferTableWithoutMoves(t *testing.T) {
+	ctx := context.Background()
+	db, _, end := irregularHistory(t, 300, 7*time.Hour)
+	book, err := fx.NewBook(nil, map[string]decimal.Decimal{"USD": decimal.RequireFromString("1.1")}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := OfferTableQuery{Scope: Scope{Currency: "USD", At: end}}
+	want, err := BuildOfferTable(ctx, db, book, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.WithoutMoves = true
+	got, err := BuildOfferTable(ctx, db, book, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := 0
+	for i := range want.Rows {
+		if want.Rows[i].Move30d.Valid {
+			moved++
+		}
+		want.Rows[i].Move30d = NullDecimal{}
+	}
+	if moved == 0 {
+		t.Fatal("no row of the fixture's table has a 30-day move")
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("WithoutMoves changed more than the moves:\n got %+v\nwant %+v", got, want)
 	}
 }

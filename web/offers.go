@@ -367,6 +367,8 @@ func (s *Server) pageGPUIndex(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cur := s.CurrentReads(ctx)
+	// The index shows each model's move, not its rows'.
+	q.WithoutMoves = true
 	t, err := report.BuildOfferTable(ctx, cur, book, q)
 	if err != nil {
 		s.pageError(w, r, err)
