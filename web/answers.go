@@ -43,6 +43,7 @@ type answers struct {
 	mu      sync.Mutex
 	version string
 	seq     uint64 // counts the versions seen, to order answers by age
+	minute  int64  // the newest minute of the clock a request was of
 	m       map[string]*answer
 	bytes   int
 	flight  singleflight.Group
@@ -101,11 +102,15 @@ func (s *Server) cached(h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
-		if s.answers.advance(version) {
+		minute := s.now().Unix() / 60
+		// A new version, or a new minute (every kept answer is of an
+		// earlier one then): the hot answers are recomputed in the
+		// refresher's order, not in the order their next views come.
+		moved := s.answers.advance(version)
+		if s.answers.advanceMinute(minute) || moved {
 			s.refreshHot()
 		}
 		key := s.answerKey(r)
-		minute := s.now().Unix() / 60
 		a, fresh := s.answers.get(version, key, minute)
 		switch {
 		case fresh:
@@ -182,6 +187,19 @@ func (c *answers) advance(version string) bool {
 	if c.m == nil {
 		c.m = map[string]*answer{}
 	}
+	return !first
+}
+
+// advanceMinute makes minute the newest seen, and reports whether it
+// moved from an earlier one (not at the first minute seen).
+func (c *answers) advanceMinute(minute int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if minute <= c.minute {
+		return false
+	}
+	first := c.minute == 0
+	c.minute = minute
 	return !first
 }
 

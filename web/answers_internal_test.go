@@ -327,3 +327,42 @@ func TestRefreshOrderCostPerAsking(t *testing.T) {
 		t.Errorf("queued /cold, not asked for %d minutes", hotFor+1)
 	}
 }
+
+// At a new minute every kept answer is of an earlier one: the first view
+// of the minute queues the hot answers in the refresher's order, not
+// each as its next view comes (the most viewed, often the dearest, first).
+func TestNewMinuteRefreshesInOrder(t *testing.T) {
+	var now atomic.Int64
+	now.Store(time.Date(2026, 12, 5, 11, 19, 0, 0, time.UTC).Unix())
+	s := &Server{FX: func() report.FX { return report.FX{Currency: "USD"} },
+		Now:      func() time.Time { return time.Unix(now.Load(), 0) },
+		Versions: NewVersions(func(context.Context) (string, error) { return "v1", nil })}
+	if _, err := s.Versions.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	h := s.cached(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(r.URL.Path)) }))
+	costs := map[string]time.Duration{"/dear": time.Second, "/cheap": 10 * time.Millisecond, "/middle": 100 * time.Millisecond}
+	keys := map[string]string{}
+	for _, p := range []string{"/dear", "/cheap", "/middle"} {
+		req := httptest.NewRequest(http.MethodGet, p, nil)
+		// Asked twice: computed, then asked for again (hot).
+		h.ServeHTTP(httptest.NewRecorder(), req)
+		h.ServeHTTP(httptest.NewRecorder(), req)
+		keys[p] = s.answerKey(req)
+		s.answers.mu.Lock()
+		s.answers.m[keys[p]].cost = costs[p]
+		s.answers.mu.Unlock()
+	}
+	// Held, so that the queue is read before the refresher takes from it.
+	s.answers.mu.Lock()
+	s.answers.refreshing = true
+	s.answers.mu.Unlock()
+	now.Add(60)
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/dear", nil))
+	s.answers.mu.Lock()
+	defer s.answers.mu.Unlock()
+	want := []string{keys["/cheap"], keys["/middle"], keys["/dear"]}
+	if got := s.answers.queue[:min(3, len(s.answers.queue))]; !slices.Equal(got, want) {
+		t.Errorf("queued %q at the new minute, want %q first", s.answers.queue, want)
+	}
+}
