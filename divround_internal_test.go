@@ -24,3 +24,15 @@ func TestDivRoundIntegerPath(t *testing.T) {
 		}
 	}
 }
+
+// The GPU counts made once are what decimal.NewFromFloat gives, in
+// coefficient and exponent, so a per-GPU-hour figure is the same either
+// way.
+func TestGPUCountDecimal(t *testing.T) {
+	for _, n := range []float64{0, 0.25, 0.5, 1, 2, 3, 4, 8, 10, 16, 17, 72, 1.5} {
+		got, want := gpuCountDecimal(n), decimal.NewFromFloat(n)
+		if got.Coefficient().Cmp(want.Coefficient()) != 0 || got.Exponent() != want.Exponent() {
+			t.Errorf("%v: %s (coefficient %s, exponent %d), want %s (%s, %d)", n, got, got.Coefficient(), got.Exponent(), want, want.Coefficient(), want.Exponent())
+		}
+	}
+}

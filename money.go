@@ -164,7 +164,26 @@ func PerGPUHour(hourly decimal.Decimal, gpuCount float64) (decimal.Decimal, bool
 	if gpuCount <= 0 {
 		return decimal.Decimal{}, false
 	}
-	return DivRound(hourly, decimal.NewFromFloat(gpuCount), RateDecimals), true
+	return DivRound(hourly, gpuCountDecimal(gpuCount), RateDecimals), true
+}
+
+// gpuCounts are the whole GPU counts instances have, as decimals made
+// once: a new decimal (a big.Int) per offer rated was a fiftieth of
+// what a refresh round allocated.
+var gpuCounts = func() (c [17]decimal.Decimal) {
+	for i := range c {
+		c[i] = decimal.NewFromFloat(float64(i))
+	}
+	return c
+}()
+
+// gpuCountDecimal is n as a decimal, exactly as decimal.NewFromFloat
+// gives it.
+func gpuCountDecimal(n float64) decimal.Decimal {
+	if i := int(n); float64(i) == n && i >= 0 && i < len(gpuCounts) {
+		return gpuCounts[i]
+	}
+	return decimal.NewFromFloat(n)
 }
 
 // FormatAmount prints an amount for people: two decimals and thousands

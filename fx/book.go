@@ -170,9 +170,13 @@ func (q Quote) String() string {
 // 1, Source SourceIdentity. It is the only way a rate of 1 arises.
 func Identity(currency string) Quote {
 	c := strings.ToUpper(strings.TrimSpace(currency))
-	return Quote{From: c, To: c, Rate: decimal.NewFromInt(1), Source: SourceIdentity,
-		num: decimal.NewFromInt(1), den: decimal.NewFromInt(1)}
+	return Quote{From: c, To: c, Rate: one, Source: SourceIdentity, num: one, den: one}
 }
+
+// one is shared by every identity quote: a decimal is never changed in
+// place, and a new one (a big.Int each) per quote was a sixteenth of
+// what a refresh round allocated, an identity quote per offer rated.
+var one = decimal.NewFromInt(1)
 
 // leg is one currency's rate against the euro.
 type leg struct {
