@@ -142,6 +142,25 @@ func SortByPrice[T any](rows []T, of func(*T) (perGPU bool, price decimal.Decima
 	}
 }
 
+// PriceCompare is SortByPrice's order of two rows, each its price per
+// GPU-hour (perGPU: it has one) and key: those with a price first,
+// cheapest first, then by key. A caller keeping the first rows of the
+// order without ordering every row (the offers page) compares with it.
+func PriceCompare(aPerGPU bool, a decimal.Decimal, ak *pricewatch.OfferKeyJSON, bPerGPU bool, b decimal.Decimal, bk *pricewatch.OfferKeyJSON) int {
+	switch {
+	case aPerGPU != bPerGPU:
+		if aPerGPU {
+			return -1
+		}
+		return 1
+	case aPerGPU:
+		if c := a.Cmp(b); c != 0 {
+			return c
+		}
+	}
+	return keyCompare((*pricewatch.OfferKey)(ak), (*pricewatch.OfferKey)(bk))
+}
+
 // keyCompare orders offer keys as keyLess does, without building slices.
 func keyCompare(a, b *pricewatch.OfferKey) int {
 	return fieldsCompare(keyFields(a.Provider, a.Region, a.Zone, a.InstanceType, a.OS, a.PriceType, a.Term, a.Payment, a.OfferingClass),

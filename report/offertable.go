@@ -63,6 +63,11 @@ type OfferTableQuery struct {
 	// Per is the machine rows' unit of time.
 	By  string
 	Per Per
+	// Limit, when positive, keeps only the first Limit rows of the order
+	// (OfferTable.Matching still counts every matching row): the page
+	// shows no more, and the rest need neither ordering nor a move.
+	// Ignored By machine and when ordering by the move.
+	Limit int
 	// WithoutMoves leaves every row's Move30d null, for a caller that
 	// shows no row's move (the GPU index reads its models' own): the
 	// 30-day move is a read of the history.
@@ -132,8 +137,12 @@ func (r OfferTableRow) Order() int { return r.order }
 
 // OfferTable is the table's rows and what its filters can choose from.
 type OfferTable struct {
-	// Rows match every filter, in the order asked.
+	// Rows match every filter, in the order asked: the first
+	// OfferTableQuery.Limit of them when it is set.
 	Rows []OfferTableRow
+	// Matching is how many rows match every filter (len(Rows) without a
+	// Limit).
+	Matching int
 	// Total is the number of current offers in scope before the filters.
 	Total int
 	// Providers, NativeCurrencies and PriceTypes occur among the current
@@ -263,16 +272,19 @@ func BuildOfferTable(ctx context.Context, st Store, book *fx.Book, q OfferTableQ
 	// A table of every offer (the default /offers) has room made for them
 	// all at once: growing 45k rows of 536 bytes step by step held up to
 	// twice as many at each step.
-	if c, ok := st.(currentCounter); ok && q.By != ByMachine && len(q.Providers) == 0 && len(filter.PriceTypes) == 0 && filter.GPUModels == nil && f.keepsAll() {
+	var first *firstRows
+	scratch := new(rankedRow)
+	// Ordered by the move, every row's move is read before the order is
+	// known: no row can be left out before then.
+	if q.Limit > 0 && q.By != ByMachine && q.Sort != "move" {
+		first = &firstRows{o: newRowOrder(q.Sort, q.Desc), n: q.Limit}
+	}
+	if c, ok := st.(currentCounter); ok && first == nil && q.By != ByMachine && len(q.Providers) == 0 && len(filter.PriceTypes) == 0 && filter.GPUModels == nil && f.keepsAll() {
 		t.Rows = make([]OfferTableRow, 0, c.CurrentPrices())
 	}
 	choices := map[storage.OfferChoice]int{}
 	then := q.At.Add(-moveWindow)
-	type moved struct {
-		row int
-		id  int64
-	}
-	var changed []moved
+	var changed []movedRow
 	var machines []analysis.RatedOffer
 	err = st.EachPrice(ctx, filter, func(p *storage.PriceInterval) error {
 		r, ok := rater.Rate(&p.Offer)
@@ -292,11 +304,21 @@ func BuildOfferTable(ctx context.Context, st Store, book *fx.Book, q OfferTableQ
 		}
 		row := tableRow(&r, t.Currency, p.ValidFrom, then)
 		row.InterruptionBand = optString(band)
+		moved := false
 		switch {
 		case q.WithoutMoves:
 			row.Move30d = NullDecimal{}
 		case p.ValidFrom.After(then):
-			changed = append(changed, moved{len(t.Rows), p.OfferID})
+			moved = true
+		}
+		if first != nil {
+			scratch.row, scratch.offerID, scratch.moved = row, p.OfferID, moved
+			first.o.value(scratch)
+			scratch = first.offer(scratch)
+			return nil
+		}
+		if moved {
+			changed = append(changed, movedRow{len(t.Rows), p.OfferID})
 		}
 		t.Rows = append(t.Rows, row)
 		return nil
@@ -325,6 +347,11 @@ func BuildOfferTable(ctx context.Context, st Store, book *fx.Book, q OfferTableQ
 		t.Machines = MachineRows(t.Currency, cmp.Or(q.Per, PerHour), conv, unconv)
 		return t, nil
 	}
+	t.Matching = len(t.Rows)
+	if first != nil {
+		t.Rows, changed = first.table()
+		t.Matching = first.seen
+	}
 	// The price 30 days before is the current one for a row whose price
 	// began before then; only the others are read.
 	if len(changed) > 0 {
@@ -348,6 +375,9 @@ func BuildOfferTable(ctx context.Context, st Store, book *fx.Book, q OfferTableQ
 				row.Move30d = NewNullDecimal(pct, true)
 			}
 		}
+	}
+	if first != nil {
+		return t, nil // in order already
 	}
 	analysis.SortByPrice(t.Rows, func(r *OfferTableRow) (bool, decimal.Decimal, *pricewatch.OfferKeyJSON) {
 		return r.PricePerGPUHour.Valid, r.PricePerGPUHour.D, &r.OfferKeyJSON

@@ -40,8 +40,16 @@ func OverviewInput(ctx context.Context, st Store, now time.Time, present bool) (
 		}
 	} else {
 		// The current offers' identities, by offer id, for their closed
-		// intervals below.
-		current := map[int64]*pricewatch.Offer{}
+		// intervals below. Room for every current price at once where the
+		// store knows their number (growing 45k intervals step by step
+		// allocated twice as many).
+		var current map[int64]*pricewatch.Offer
+		if c, ok := st.(currentCounter); ok {
+			ivs = make([]analysis.Interval, 0, c.CurrentPrices()+c.CurrentPrices()/16)
+			current = make(map[int64]*pricewatch.Offer, c.CurrentPrices())
+		} else {
+			current = map[int64]*pricewatch.Offer{}
+		}
 		err := st.EachPrice(ctx, storage.PriceFilter{OS: pricewatch.Linux, CurrentOnly: true}, func(r *storage.PriceInterval) error {
 			current[r.OfferID] = identity(r)
 			if r.ValidFrom.After(now) {

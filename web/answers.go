@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"go.uber.org/zap"
 	"golang.org/x/sync/singleflight"
 )
 
@@ -473,6 +474,7 @@ func (s *Server) warmLocked() {
 // followVersions recomputes the hot answers as soon as a version moves.
 func (s *Server) followVersions() {
 	s.Versions.OnChange(func(v string) {
+		s.log().Debug("http: the data version moved", zap.String("version", v))
 		if s.answers.advance(v) {
 			s.refreshHot()
 		}
@@ -511,6 +513,13 @@ func (s *Server) refreshLoop() {
 		delete(c.queued, key)
 		c.mu.Unlock()
 		ctx := context.WithValue(req.Context(), refreshKey{}, true)
+		start := time.Now()
 		s.handler.ServeHTTP(&recorder{header: http.Header{}}, req.WithContext(ctx))
+		if ce := s.log().Check(zap.DebugLevel, "http: refreshed a kept answer"); ce != nil {
+			c.mu.Lock()
+			left := len(c.queue)
+			c.mu.Unlock()
+			ce.Write(zap.String("path", req.URL.RequestURI()), zap.Duration("took", time.Since(start)), zap.Int("queued", left))
+		}
 	}
 }

@@ -243,12 +243,14 @@ func (s *Server) pageOffers(w http.ResponseWriter, r *http.Request) {
 		}
 		chosen[c] = true
 	}
+	// Only the rows shown are ordered and completed (report.OfferTableQuery.Limit).
+	q.Limit = limit
 	t, err := s.offerTable(r.Context(), q)
 	if err != nil {
 		s.pageError(w, r, err)
 		return
 	}
-	d := offersData{Table: t, Rows: t.Rows, Limit: limit, Limits: tableRowChoices, DefaultLimit: defaultTableRows, Complete: len(t.Rows) <= limit, Sort: q.Sort, Desc: q.Desc,
+	d := offersData{Table: t, Rows: t.Rows, Limit: limit, Limits: tableRowChoices, DefaultLimit: defaultTableRows, Complete: t.Matching <= limit, Sort: q.Sort, Desc: q.Desc,
 		ByMachine: q.By == report.ByMachine, Machines: t.Machines, MachineHeads: machineHeads, Per: string(q.Per), PerLabel: perLabel(q.Per), Pers: perChoices}
 	if len(d.Rows) > limit {
 		d.Rows = d.Rows[:limit]

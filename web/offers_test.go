@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"regexp"
 	"strings"
@@ -288,5 +289,31 @@ func TestDashboardPagesOfIssue25(t *testing.T) {
 	}
 	if js := get(h, "/static/offers.js"); js.Code != 200 || !strings.Contains(js.Body.String(), "narrower") {
 		t.Errorf("script: %d", js.Code)
+	}
+}
+
+// A page cut to its first rows says how many match in all, and shows
+// the first rows of the whole table's order (the API's).
+func TestOfferPageLimitCountsEveryMatch(t *testing.T) {
+	h, _ := tableServer(t)
+	all := tableRows(t, h, "sort=-hourly")
+	if len(all) < 3 {
+		t.Fatalf("the fixture's table has %d rows", len(all))
+	}
+	page := get(h, "/offers?sort=-hourly&limit=2").Body.String()
+	if want := fmt.Sprintf(`<span id="offer-shown">2</span> of <span id="offer-matching">%d</span> matching offers shown`, len(all)); !strings.Contains(page, want) {
+		t.Errorf("page does not say %q:\n%s", want, page)
+	}
+	if !strings.Contains(page, "narrow the filters or show more rows") {
+		t.Error("a cut page does not say so")
+	}
+	keys := pageKeys(page)
+	if len(keys) != 2 {
+		t.Fatalf("page rows %q, want 2", keys)
+	}
+	for i, r := range all[:2] {
+		if keys[i] != r.Key().String() {
+			t.Errorf("page row %d is %q, want the table's %s", i, keys[i], r.Key())
+		}
 	}
 }

@@ -25,6 +25,7 @@ func main() {
 	flag.DurationVar(&o.Duration, "duration", time.Minute, "length of the team and 200-client profiles (the others a quarter of it)")
 	flag.DurationVar(&o.WriteEvery, "write-every", 5*time.Second, "how often a run is stored during the load")
 	flag.StringVar(&o.MemoryLimit, "memory-limit", "64MiB", "the daemon's GOMEMLIMIT (the unit's is 64MiB)")
+	flag.StringVar(&o.LogLevel, "log-level", "", "the daemon's log.level (debug: its log in -dir says what the refresher computed and when)")
 	flag.StringVar(&o.Dir, "dir", "", "working directory for the database copies, configs and daemon logs (default: a new temporary one)")
 	flag.Parse()
 	o.Backends = strings.Split(*backends, ",")

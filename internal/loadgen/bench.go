@@ -41,6 +41,9 @@ type BenchOptions struct {
 	Dir string
 	// MemoryLimit is the daemon's GOMEMLIMIT ("": the unit's 64MiB).
 	MemoryLimit string
+	// LogLevel is the daemon's log.level ("": info); at debug its log
+	// (Dir/<backend>.log) says what the refresher computed and when.
+	LogLevel string
 	Log         io.Writer
 }
 
@@ -240,7 +243,7 @@ func serve(ctx context.Context, o BenchOptions, backend, target, replica string,
 		name = replica
 	}
 	cfg := filepath.Join(o.Dir, name+".yaml")
-	if err := os.WriteFile(cfg, []byte(benchConfig(backend, target, addr, replica)), 0o600); err != nil {
+	if err := os.WriteFile(cfg, []byte(benchConfig(backend, target, addr, replica, o.LogLevel)), 0o600); err != nil {
 		return "", 0, nil, err
 	}
 	logFile, err := os.Create(filepath.Join(o.Dir, name+".log"))
@@ -350,8 +353,11 @@ func loadAverage() string {
 
 // benchConfig is the daemon's configuration: the database, the listener,
 // no cloud, exchange rate or digest of its own (the writer stores runs).
-func benchConfig(backend, target, addr, replica string) string {
+func benchConfig(backend, target, addr, replica, logLevel string) string {
 	var b strings.Builder
+	if logLevel != "" {
+		fmt.Fprintf(&b, "log:\n  level: %s\n", logLevel)
+	}
 	if backend == "postgres" {
 		fmt.Fprintf(&b, "database:\n  url: %q\n", target)
 	} else {
