@@ -31,7 +31,7 @@ func TestOfferTableLimitIsTheFirstRows(t *testing.T) {
 				InstanceType: fmt.Sprintf("type-%02d", i/3), PriceType: []pricewatch.PriceType{pricewatch.OnDemand, pricewatch.Spot}[i%2],
 				OS: pricewatch.Linux, Currency: "USD",
 				// Few distinct prices: many ties.
-				Hourly: decimal.NewFromInt(int64(10 + i%7)).Shift(-1),
+				Hourly:   decimal.NewFromInt(int64(10 + i%7)).Shift(-1),
 				Hardware: pricewatch.Hardware{GPUModel: []string{"H100", "A100-80GB", "L4"}[i%3], GPUCount: float64(i % 5)}}
 			if i%6 == 0 {
 				o.VCPUs, o.MemoryGB = 8*(i%4+1), float64(64*(i%3+1)) // known for some only
