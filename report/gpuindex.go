@@ -31,16 +31,20 @@ type GPUIndexRow struct {
 	Move30d      NullDecimal
 }
 
-// GPUIndex groups the offers table's rows (every price type, any
+// GPUIndex groups the offers table q asks for (every price type, any
 // filters) by stored GPU model, with the cheapest on-demand price of 30
-// days before read from the history and converted at that day's rates.
-func GPUIndex(ctx context.Context, st Store, book *fx.Book, t OfferTable, sc Scope) ([]GPUIndexRow, error) {
+// days before read from the history and converted at that day's rates;
+// and the table, without its rows. The rows are grouped as they are
+// made, never held or ordered all at once (issue 30: the index's table
+// of every current offer was a round's second largest allocation).
+func GPUIndex(ctx context.Context, st Store, book *fx.Book, q OfferTableQuery) ([]GPUIndexRow, OfferTable, error) {
 	byModel := map[string]*GPUIndexRow{}
 	clouds := map[string]map[string]bool{}
-	for i := range t.Rows {
-		r := &t.Rows[i]
+	// The rows' moves are not the index's: each model's is read below.
+	q.WithoutMoves = true
+	t, err := buildOfferTable(ctx, st, book, q, func(r *OfferTableRow) {
 		if r.GPUModel == "" {
-			continue
+			return
 		}
 		g := byModel[r.GPUModel]
 		if g == nil {
@@ -51,15 +55,21 @@ func GPUIndex(ctx context.Context, st Store, book *fx.Book, t OfferTable, sc Sco
 		g.Offers++
 		clouds[r.GPUModel][r.Provider] = true
 		if !r.PricePerGPUHour.Valid {
-			continue
+			return
 		}
-		if c := g.Cheapest[r.PriceType]; c == nil || r.PricePerGPUHour.D.LessThan(c.PricePerGPUHour.D) {
-			g.Cheapest[r.PriceType] = r
+		// The first of equal prices in the table's order (by key) stays.
+		if c := g.Cheapest[r.PriceType]; c == nil || priceCompare(r, c) < 0 {
+			row := *r
+			g.Cheapest[r.PriceType] = &row
 		}
+	})
+	if err != nil {
+		return nil, OfferTable{}, err
 	}
+	sc := q.Scope
 	then := sc.At.Add(-moveWindow)
 	lowThen := map[string]decimal.Decimal{}
-	err := st.EachPrice(ctx, storage.PriceFilter{Providers: sc.Providers, OS: StorageOS(sc.OS), PriceTypes: []pricewatch.PriceType{pricewatch.OnDemand},
+	err = st.EachPrice(ctx, storage.PriceFilter{Providers: sc.Providers, OS: StorageOS(sc.OS), PriceTypes: []pricewatch.PriceType{pricewatch.OnDemand},
 		At: []time.Time{then}, Unordered: true, EffectiveOnly: true}, func(p *storage.PriceInterval) error {
 		if byModel[p.GPUModel] == nil || !regionIn(sc.Regions, p.Region) {
 			return nil
@@ -78,7 +88,7 @@ func GPUIndex(ctx context.Context, st Store, book *fx.Book, t OfferTable, sc Sco
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("reading the on-demand prices of 30 days before: %w", err)
+		return nil, OfferTable{}, fmt.Errorf("reading the on-demand prices of 30 days before: %w", err)
 	}
 	out := make([]GPUIndexRow, 0, len(byModel))
 	for m, g := range byModel {
@@ -92,7 +102,7 @@ func GPUIndex(ctx context.Context, st Store, book *fx.Book, t OfferTable, sc Sco
 		out = append(out, *g)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Model < out[j].Model })
-	return out, nil
+	return out, t, nil
 }
 
 // regionIn applies the table's region globs (none: every region).

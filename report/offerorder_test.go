@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -19,9 +20,13 @@ import (
 // the whole table, in every order the page offers: each column, both
 // ways, with ties, unknown values and rows without a price per GPU-hour;
 // the rows' places in the default order keep their relative order.
-func TestOfferTableLimitIsTheFirstRows(t *testing.T) {
+// orderFixture is a table of 90 offers of three clouds with few distinct
+// prices, hardware known for some, rows without a price per GPU-hour,
+// and some prices changed 5 days before at (a 30-day move).
+func orderFixture(t *testing.T) (db *storage.DB, at time.Time) {
+	t.Helper()
 	ctx := context.Background()
-	db := dbtest.Open(t)
+	db = dbtest.Open(t)
 	clock := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
 	db.Now = func() time.Time { return clock }
 	offers := func(run int) []pricewatch.Offer {
@@ -61,7 +66,12 @@ func TestOfferTableLimitIsTheFirstRows(t *testing.T) {
 		clock = clock.Add(40 * 24 * time.Hour)
 	}
 	// Five days after the second run: its changes have a 30-day move.
-	at := clock.Add(-35 * 24 * time.Hour)
+	return db, clock.Add(-35 * 24 * time.Hour)
+}
+
+func TestOfferTableLimitIsTheFirstRows(t *testing.T) {
+	ctx := context.Background()
+	db, at := orderFixture(t)
 	book, err := fx.NewBook(nil, nil, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -120,6 +130,59 @@ func TestOfferTableLimitIsTheFirstRows(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// The GPU index grouped as the rows come is the index of the whole
+// table: per model its cheapest row of each price type (the first in the
+// table's order), its clouds and its count.
+func TestGPUIndexGroupsTheTable(t *testing.T) {
+	ctx := context.Background()
+	db, at := orderFixture(t)
+	book, err := fx.NewBook(nil, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := OfferTableQuery{Scope: Scope{Currency: "USD", At: at}}
+	index, _, err := GPUIndex(ctx, db, book, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.WithoutMoves = true
+	all, err := BuildOfferTable(ctx, db, book, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]GPUIndexRow{}
+	for i := range all.Rows {
+		r := all.Rows[i]
+		r.order = 0
+		g, ok := want[r.GPUModel]
+		if !ok {
+			g = GPUIndexRow{Model: r.GPUModel, Cheapest: map[pricewatch.PriceType]*OfferTableRow{}}
+		}
+		g.Offers++
+		if !slices.Contains(g.Clouds, r.Provider) {
+			g.Clouds = append(g.Clouds, r.Provider)
+			slices.Sort(g.Clouds)
+		}
+		if _, seen := g.Cheapest[r.PriceType]; !seen && r.PricePerGPUHour.Valid {
+			g.Cheapest[r.PriceType] = &r // the table is in price order
+		}
+		want[r.GPUModel] = g
+	}
+	if len(index) != len(want) || len(index) != 3 {
+		t.Fatalf("index of %d models, the table has %d: want 3", len(index), len(want))
+	}
+	for _, g := range index {
+		w := want[g.Model]
+		for _, c := range g.Cheapest {
+			c.order = 0
+		}
+		g.OnDemandThen, g.Move30d = NullDecimal{}, NullDecimal{}
+		if !reflect.DeepEqual(g, w) {
+			t.Errorf("%s:\n got %+v\nwant %+v", g.Model, g, w)
 		}
 	}
 }

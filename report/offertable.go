@@ -225,6 +225,13 @@ type OfferChoiceStore interface {
 // BuildOfferTable reads the current offers in q's scope, rates them in
 // q.Currency, and keeps and orders the rows q asks for.
 func BuildOfferTable(ctx context.Context, st Store, book *fx.Book, q OfferTableQuery) (OfferTable, error) {
+	return buildOfferTable(ctx, st, book, q, nil)
+}
+
+// buildOfferTable is BuildOfferTable; with visit, each row (By price) is
+// handed to it as it is made, and neither kept, ordered nor given its
+// move.
+func buildOfferTable(ctx context.Context, st Store, book *fx.Book, q OfferTableQuery, visit func(*OfferTableRow)) (OfferTable, error) {
 	if q.Sort != "" {
 		if _, ok := OfferColumnByID(q.Sort); !ok {
 			return OfferTable{}, paramErr("sort %q: want one of the columns (%s)", q.Sort, offerColumnIDs())
@@ -311,6 +318,10 @@ func BuildOfferTable(ctx context.Context, st Store, book *fx.Book, q OfferTableQ
 		case p.ValidFrom.After(then):
 			moved = true
 		}
+		if visit != nil {
+			visit(&row)
+			return nil
+		}
 		if first != nil {
 			scratch.row, scratch.offerID, scratch.moved = row, p.OfferID, moved
 			first.o.value(scratch)
@@ -348,6 +359,9 @@ func BuildOfferTable(ctx context.Context, st Store, book *fx.Book, q OfferTableQ
 		return t, nil
 	}
 	t.Matching = len(t.Rows)
+	if visit != nil {
+		return t, nil
+	}
 	if first != nil {
 		t.Rows, changed = first.table()
 		t.Matching = first.seen

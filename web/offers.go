@@ -368,15 +368,7 @@ func (s *Server) pageGPUIndex(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
-	cur := s.CurrentReads(ctx)
-	// The index shows each model's move, not its rows'.
-	q.WithoutMoves = true
-	t, err := report.BuildOfferTable(ctx, cur, book, q)
-	if err != nil {
-		s.pageError(w, r, err)
-		return
-	}
-	rows, err := report.GPUIndex(ctx, cur, book, t, q.Scope)
+	rows, t, err := report.GPUIndex(ctx, s.CurrentReads(ctx), book, q)
 	if err != nil {
 		s.pageError(w, r, err)
 		return
