@@ -55,6 +55,8 @@ type DB struct {
 	Replica string
 	// marks are outbox outcomes not written yet (see outbox.go).
 	marks outboxMarks
+	// version is the data version as last read (DataVersion).
+	version dataVersion
 }
 
 // readPoolSize is how many reads run at once, across every caller of one
@@ -172,12 +174,13 @@ func pingWhileBusy(ctx context.Context, db *sql.DB, timeout time.Duration) error
 // outcomes of posted messages that could not be recorded yet.
 func (db *DB) Close() error {
 	db.flushMarks(context.Background())
+	verErr := db.closeVersion()
 	if db.pg {
 		err := db.write.Close()
 		db.pool.Close()
-		return err
+		return errors.Join(verErr, err)
 	}
-	return errors.Join(db.write.Close(), db.read.Close())
+	return errors.Join(verErr, db.write.Close(), db.read.Close())
 }
 
 // Postgres reports whether the database is PostgreSQL (else SQLite).

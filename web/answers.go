@@ -53,7 +53,7 @@ type answers struct {
 	// with the request that asked for it.
 	queue      []string
 	queued     map[string]*http.Request
-	refreshing bool
+	refreshers int // refresh loops running, at most maxRefreshers
 }
 
 // answer is one kept answer.
@@ -402,8 +402,8 @@ func (s *Server) enqueueLocked(key string, r *http.Request) {
 	}
 	c.queued[key] = r.Clone(context.WithoutCancel(r.Context()))
 	c.queue = append(c.queue, key)
-	if !c.refreshing {
-		c.refreshing = true
+	if c.refreshers < maxRefreshers && c.refreshers < len(c.queue) {
+		c.refreshers++
 		go s.refreshLoop()
 	}
 }
@@ -489,20 +489,25 @@ func (s *Server) warm() {
 	s.warmLocked()
 }
 
-// refreshLoop computes the queued answers one at a time, each at the
-// newest version and minute, and ends when the queue is empty. One at a
-// time: each computation holds a working set of its own, and two at once
-// under the daemon's soft memory limit cost several times one (issue 30,
-// docs/scale.md "Many readers at once"); the requests themselves are
-// served from the kept answers meanwhile.
+// maxRefreshers is how many answers the refresher computes at once: one.
+// Two at once (one per core) showed a stored run no sooner in the load
+// test, whose two cores also serve the requests and run the collector,
+// and held the daemon's memory 40 MB higher (docs/scale.md, "The refresh
+// round cheaper"); each computation holds a working set of its own.
+const maxRefreshers = 1
+
+// refreshLoop computes the queued answers one after another, each at the
+// newest version and minute, and ends when the queue is empty; the
+// requests themselves are served from the kept answers meanwhile.
 func (s *Server) refreshLoop() {
 	c := &s.answers
 	for {
 		c.mu.Lock()
 		if len(c.queue) == 0 {
-			c.refreshing = false
+			c.refreshers--
+			idle := c.refreshers == 0
 			c.mu.Unlock()
-			if s.Idle != nil {
+			if idle && s.Idle != nil {
 				s.Idle()
 			}
 			return

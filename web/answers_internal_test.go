@@ -314,7 +314,7 @@ func TestRefreshOrderCostPerAsking(t *testing.T) {
 	}
 	// Held, so that the queue is read before the refresher takes from it.
 	s.answers.mu.Lock()
-	s.answers.refreshing = true
+	s.answers.refreshers = maxRefreshers
 	s.answers.mu.Unlock()
 	s.refreshHot()
 	s.answers.mu.Lock()
@@ -355,7 +355,7 @@ func TestNewMinuteRefreshesInOrder(t *testing.T) {
 	}
 	// Held, so that the queue is read before the refresher takes from it.
 	s.answers.mu.Lock()
-	s.answers.refreshing = true
+	s.answers.refreshers = maxRefreshers
 	s.answers.mu.Unlock()
 	now.Add(60)
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/dear", nil))
