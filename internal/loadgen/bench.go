@@ -204,6 +204,7 @@ func benchOn(ctx context.Context, o BenchOptions, d scalegen.Deployment, backend
 	}()
 	var results []Result
 	for _, p := range profiles {
+		probe.setPhase(p.Name)
 		cpu := processCPU(pid)
 		res, err := Run(ctx, base, p)
 		if err != nil {
@@ -224,6 +225,9 @@ func benchOn(ctx context.Context, o BenchOptions, d scalegen.Deployment, backend
 	logf("%s: %d runs stored during the load", backend, <-writes)
 	fresh := probe.results()
 	for _, f := range fresh {
+		if f.Profile != "" {
+			continue // in the table
+		}
 		logf("%s: %s showed a stored run after p50 %s p99 %s max %s (%d runs followed, %d not shown within 30 s)", backend, f.Path, f.P50, f.P99, f.Max, f.Runs, f.Missed)
 	}
 	return results, fresh, nil

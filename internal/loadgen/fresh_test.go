@@ -34,6 +34,7 @@ func TestFreshProbeFollowsACommit(t *testing.T) {
 	ctx := context.Background()
 
 	p := newFreshProbe(srv.URL, 5*time.Second)
+	p.setPhase("team")
 	before := p.mark(ctx)
 	committed := time.Now()
 	time.AfterFunc(150*time.Millisecond, func() { version.Store("v2") })
@@ -41,9 +42,13 @@ func TestFreshProbeFollowsACommit(t *testing.T) {
 	if p.mark(ctx) != nil {
 		t.Error("marked while a probe ran: a later commit would be timed by this one's change")
 	}
-	for _, f := range p.results() {
+	res := p.results()
+	if len(res) != 2*len(FreshPaths) || res[0].Profile != "" || res[len(res)-1].Profile != "team" {
+		t.Errorf("results %+v: want every path over every commit, then during the team profile", res)
+	}
+	for _, f := range res {
 		if f.Runs != 1 || f.Missed != 0 {
-			t.Errorf("%s: %d runs, %d missed; want 1, 0", f.Path, f.Runs, f.Missed)
+			t.Errorf("%s (%q): %d runs, %d missed; want 1, 0", f.Path, f.Profile, f.Runs, f.Missed)
 		}
 		if f.Max < 150*time.Millisecond || f.Max > 3*time.Second {
 			t.Errorf("%s: showed the commit after %s; want 150 ms and a little", f.Path, f.Max)
