@@ -44,7 +44,7 @@ type BenchOptions struct {
 	// LogLevel is the daemon's log.level ("": info); at debug its log
 	// (Dir/<backend>.log) says what the refresher computed and when.
 	LogLevel string
-	Log         io.Writer
+	Log      io.Writer
 }
 
 // benchSchema is the PostgreSQL schema the bench fills.
