@@ -66,30 +66,36 @@ func (o rowOrder) compare(a, b *rankedRow) int {
 	return priceCompare(&a.row, &b.row)
 }
 
-// columnCompare is SortOfferRows' comparison: unknown values last either
-// way, the others reversed by desc.
+// columnCompare is SortOfferRows' comparison of the rows' cells.
 func (o rowOrder) columnCompare(a, b *rankedRow) int {
-	if a.v.Null || b.v.Null {
+	return compareCells(o.numeric, o.desc, &a.v, a.f, &b.v, b.f)
+}
+
+// compareCells orders two cells of a column, each its value and (in a
+// numeric column) that as a float, compared first: unknown values last
+// either way, the others reversed by desc.
+func compareCells(numeric, desc bool, a *SortValue, af float64, b *SortValue, bf float64) int {
+	if a.Null || b.Null {
 		switch {
-		case a.v.Null == b.v.Null:
+		case a.Null == b.Null:
 			return 0
-		case a.v.Null:
+		case a.Null:
 			return 1
 		}
 		return -1
 	}
 	var c int
 	switch {
-	case !o.numeric:
-		c = strings.Compare(a.v.Text, b.v.Text)
-	case a.f < b.f:
+	case !numeric:
+		c = strings.Compare(a.Text, b.Text)
+	case af < bf:
 		c = -1
-	case a.f > b.f:
+	case af > bf:
 		c = 1
 	default:
-		c = a.v.Num.Cmp(b.v.Num)
+		c = a.Num.Cmp(b.Num)
 	}
-	if o.desc {
+	if desc {
 		return -c
 	}
 	return c

@@ -686,30 +686,7 @@ func SortOfferRows(rows []OfferTableRow, column string, desc bool) {
 		keys[i] = key{i: i, v: v, f: v.Num.InexactFloat64()}
 	}
 	slices.SortStableFunc(keys, func(a, b key) int {
-		if a.v.Null || b.v.Null {
-			switch {
-			case a.v.Null == b.v.Null:
-				return 0
-			case a.v.Null:
-				return 1
-			}
-			return -1
-		}
-		var c int
-		switch {
-		case !col.Numeric:
-			c = strings.Compare(a.v.Text, b.v.Text)
-		case a.f < b.f:
-			c = -1
-		case a.f > b.f:
-			c = 1
-		default:
-			c = a.v.Num.Cmp(b.v.Num)
-		}
-		if desc {
-			return -c
-		}
-		return c
+		return compareCells(col.Numeric, desc, &a.v, a.f, &b.v, b.f)
 	})
 	sorted := make([]OfferTableRow, len(rows))
 	for i, k := range keys {
