@@ -196,6 +196,9 @@ func keptAnswersFollowRuns(t *testing.T, writer, reader *storage.DB, within time
 				t.Errorf("%s: %s: %d %s", step.name, p, k.Code, k.Body.String())
 				continue
 			}
+			if got := k.Header().Get(web.DataVersionHeader); got != want {
+				t.Errorf("%s: %s: kept answer of data version %q, want %q", step.name, p, got, want)
+			}
 			etag := k.Header().Get("ETag")
 			if etag == "" || etag != f.Header().Get("ETag") {
 				t.Errorf("%s: %s: ETag %q, fresh %q", step.name, p, etag, f.Header().Get("ETag"))

@@ -180,6 +180,14 @@ func benchOn(ctx context.Context, o BenchOptions, d scalegen.Deployment, backend
 	// Beside the writer, how long each stored run takes to show on the
 	// overview, the offers table, the API and /metrics.
 	probe := newFreshProbe(base, 30*time.Second)
+	// The versions committed before a run's prices, the run's start
+	// among them, are not its showing.
+	noteVersion := func(ctx context.Context) {
+		if v, err := sim.DB.DataVersion(ctx); err == nil {
+			probe.note(v)
+		}
+	}
+	sim.Started = noteVersion
 	go func() {
 		n := 0
 		defer func() { writes <- n }()
@@ -191,6 +199,7 @@ func benchOn(ctx context.Context, o BenchOptions, d scalegen.Deployment, backend
 			case <-tick.C:
 			}
 			sim.Now = time.Now().UTC()
+			noteVersion(writeCtx)
 			before := probe.mark(writeCtx)
 			if _, err := sim.AzureRun(writeCtx, true); err != nil {
 				if writeCtx.Err() == nil {

@@ -5,12 +5,15 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/pricewatch/pricewatch/web"
 )
 
 // FreshPaths are the answers issue 30 asks to show a stored run within
@@ -54,6 +57,14 @@ type freshProbe struct {
 
 	phase atomic.Pointer[string] // the profile running (setPhase)
 
+	// old are the data versions committed before the next commit to be
+	// followed (note): an answer of one of them does not show it. A
+	// run's start is committed before its prices and moves the version
+	// too; the pages' ETags moved with it, and were taken for the run's
+	// showing.
+	oldMu sync.Mutex
+	old   map[string]bool
+
 	mu sync.Mutex
 	// Keyed by profile ("" for all) then path; runs by profile.
 	samples  map[string]map[string][]time.Duration
@@ -78,6 +89,16 @@ func (p *freshProbe) profile() string {
 	return ""
 }
 
+// note records version as committed before the next commit followed.
+func (p *freshProbe) note(version string) {
+	p.oldMu.Lock()
+	defer p.oldMu.Unlock()
+	if p.old == nil {
+		p.old = map[string]bool{}
+	}
+	p.old[version] = true
+}
+
 // mark is what each path answers now; nil while a probe is running or
 // when an answer could not be read.
 func (p *freshProbe) mark(ctx context.Context) map[string]string {
@@ -97,8 +118,8 @@ func (p *freshProbe) mark(ctx context.Context) map[string]string {
 	return marks
 }
 
-// state is what identifies path's current answer: its ETag, or for
-// /metrics the Azure run's line.
+// state is what identifies path's current answer: the data version it
+// is of (web.DataVersionHeader), or for /metrics the Azure run's line.
 func (p *freshProbe) state(ctx context.Context, path string) string {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.base+path, nil)
 	if err != nil {
@@ -113,7 +134,7 @@ func (p *freshProbe) state(ctx context.Context, path string) string {
 		return ""
 	}
 	if path != "/metrics" {
-		return resp.Header.Get("ETag")
+		return resp.Header.Get(web.DataVersionHeader)
 	}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -132,6 +153,16 @@ func (p *freshProbe) follow(ctx context.Context, before map[string]string, commi
 		return
 	}
 	profile := p.profile()
+	// The versions before this commit: those noted later are after it.
+	p.oldMu.Lock()
+	old := maps.Clone(p.old)
+	p.oldMu.Unlock()
+	shown := func(path, state string) bool {
+		if path == "/metrics" {
+			return state != before[path]
+		}
+		return !old[state]
+	}
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
@@ -144,7 +175,7 @@ func (p *freshProbe) follow(ctx context.Context, before map[string]string, commi
 				defer wg.Done()
 				took[i] = -1
 				for time.Since(committed) < p.limit && ctx.Err() == nil {
-					if s := p.state(ctx, path); s != "" && s != before[path] {
+					if s := p.state(ctx, path); s != "" && shown(path, s) {
 						took[i] = time.Since(committed)
 						return
 					}

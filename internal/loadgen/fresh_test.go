@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/pricewatch/pricewatch/web"
 )
 
 // The probe times how long a commit takes to change each answer (its
@@ -24,10 +27,11 @@ func TestFreshProbeFollowsACommit(t *testing.T) {
 		}
 		v := version.Load().(string)
 		if r.URL.Path == "/metrics" {
-			fmt.Fprintf(w, "go_goroutines 12\n%s %s\n", freshMetric, v)
+			// The last successful run's line: a run's start leaves it.
+			fmt.Fprintf(w, "go_goroutines 12\n%s %s\n", freshMetric, strings.TrimSuffix(v, "-started"))
 			return
 		}
-		w.Header().Set("ETag", `"`+v+`"`)
+		w.Header().Set(web.DataVersionHeader, v)
 		fmt.Fprint(w, "page")
 	}))
 	defer srv.Close()
@@ -35,10 +39,17 @@ func TestFreshProbeFollowsACommit(t *testing.T) {
 
 	p := newFreshProbe(srv.URL, 5*time.Second)
 	p.setPhase("team")
+	p.note("v1")
 	before := p.mark(ctx)
+	// The run's start moves the version before its prices are stored:
+	// answers of that version do not show the run.
+	p.note("v1-started")
+	version.Store("v1-started")
 	committed := time.Now()
 	time.AfterFunc(150*time.Millisecond, func() { version.Store("v2") })
 	p.follow(ctx, before, committed)
+	// Noted after the commit: not before it.
+	p.note("v2")
 	if p.mark(ctx) != nil {
 		t.Error("marked while a probe ran: a later commit would be timed by this one's change")
 	}
@@ -56,6 +67,7 @@ func TestFreshProbeFollowsACommit(t *testing.T) {
 	}
 
 	p = newFreshProbe(srv.URL, 200*time.Millisecond)
+	p.note("v2")
 	p.follow(ctx, p.mark(ctx), time.Now()) // nothing changes
 	for _, f := range p.results() {
 		if f.Runs != 1 || f.Missed != 1 || f.Max != 0 {

@@ -129,12 +129,17 @@ func CopyTo(src, dir string) (string, error) {
 // Sim is a simulated deployment: the database and the clouds' current
 // catalogues, so that a benchmark can store one more run.
 type Sim struct {
-	DB    *storage.DB
-	Now   time.Time
-	azure *catalogue
-	aws   *catalogue
-	rng   *rand.Rand
-	d     Deployment
+	DB  *storage.DB
+	Now time.Time
+	// Started, when set, is called once a run is started (its start
+	// committed) and before its snapshot is saved: the load test notes
+	// the data version a run's start makes, which no page shows as the
+	// run's prices.
+	Started func(ctx context.Context)
+	azure   *catalogue
+	aws     *catalogue
+	rng     *rand.Rand
+	d       Deployment
 }
 
 // Close closes the database, checkpointing its WAL.
@@ -454,6 +459,9 @@ func (s *Sim) storeOffers(ctx context.Context, c *catalogue, offers []pricewatch
 	id, err := s.DB.StartRun(ctx, c.provider)
 	if err != nil {
 		return nil, err
+	}
+	if s.Started != nil {
+		s.Started(ctx)
 	}
 	res, err := s.DB.SaveSnapshot(ctx, id, snap, storage.SaveOptions{MinOfferRatio: 0.5, Policy: alerting.NewPolicy(0, 2)})
 	if err != nil {
