@@ -8,6 +8,11 @@ import (
 	"sync"
 )
 
+// DataVersionHeader is the HTTP header naming the data version an answer
+// was computed at: the dashboard's and the API's kept answers carry it
+// (web), and the load test times a stored run's showing by it.
+const DataVersionHeader = "Pricewatch-Data-Version"
+
 // versionQuery reads the data version: a few aggregates over the runs,
 // the outbox and the rates.
 const versionQuery = `SELECT

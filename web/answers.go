@@ -17,6 +17,8 @@ import (
 
 	"go.uber.org/zap"
 	"golang.org/x/sync/singleflight"
+
+	"github.com/pricewatch/pricewatch/storage"
 )
 
 // The answers of the data: every page and API answer is computed once per
@@ -307,10 +309,6 @@ func (s *Server) compute(h http.Handler, r *http.Request, version, key string, m
 	return v.(*answer)
 }
 
-// DataVersionHeader names the data version (storage.DB.DataVersion) a
-// kept answer was computed at.
-const DataVersionHeader = "Pricewatch-Data-Version"
-
 // answerETag is a strong validator over the data version and the body
 // (which also moves with the clock, e.g. since=30d): the same as the
 // API's answers have always carried.
@@ -343,7 +341,7 @@ func (a *answer) serve(w http.ResponseWriter, r *http.Request) {
 	// Which data version the answer is of: how far a follower, or an
 	// answer served while its successor computes, is behind the store
 	// (the load test times a stored run's showing by it).
-	h.Set(DataVersionHeader, a.version)
+	h.Set(storage.DataVersionHeader, a.version)
 	if etagMatches(r.Header.Get("If-None-Match"), a.etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return

@@ -196,7 +196,7 @@ func keptAnswersFollowRuns(t *testing.T, writer, reader *storage.DB, within time
 				t.Errorf("%s: %s: %d %s", step.name, p, k.Code, k.Body.String())
 				continue
 			}
-			if got := k.Header().Get(web.DataVersionHeader); got != want {
+			if got := k.Header().Get(storage.DataVersionHeader); got != want {
 				t.Errorf("%s: %s: kept answer of data version %q, want %q", step.name, p, got, want)
 			}
 			etag := k.Header().Get("ETag")

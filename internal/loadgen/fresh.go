@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/pricewatch/pricewatch/web"
+	"github.com/pricewatch/pricewatch/storage"
 )
 
 // FreshPaths are the answers issue 30 asks to show a stored run within
@@ -119,7 +119,7 @@ func (p *freshProbe) mark(ctx context.Context) map[string]string {
 }
 
 // state is what identifies path's current answer: the data version it
-// is of (web.DataVersionHeader), or for /metrics the Azure run's line.
+// is of (storage.DataVersionHeader), or for /metrics the Azure run's line.
 func (p *freshProbe) state(ctx context.Context, path string) string {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.base+path, nil)
 	if err != nil {
@@ -134,7 +134,7 @@ func (p *freshProbe) state(ctx context.Context, path string) string {
 		return ""
 	}
 	if path != "/metrics" {
-		return resp.Header.Get(web.DataVersionHeader)
+		return resp.Header.Get(storage.DataVersionHeader)
 	}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pricewatch/pricewatch/web"
+	"github.com/pricewatch/pricewatch/storage"
 )
 
 // The probe times how long a commit takes to change each answer (its
@@ -31,7 +31,7 @@ func TestFreshProbeFollowsACommit(t *testing.T) {
 			fmt.Fprintf(w, "go_goroutines 12\n%s %s\n", freshMetric, strings.TrimSuffix(v, "-started"))
 			return
 		}
-		w.Header().Set(web.DataVersionHeader, v)
+		w.Header().Set(storage.DataVersionHeader, v)
 		fmt.Fprint(w, "page")
 	}))
 	defer srv.Close()
