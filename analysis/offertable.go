@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"errors"
 	"slices"
 	"time"
@@ -94,27 +95,14 @@ func SortByPrice[T any](rows []T, of func(*T) (perGPU bool, price decimal.Decima
 		keys[i] = key{i: i, perGPU: perGPU, price: price.InexactFloat64()}
 	}
 	slices.SortStableFunc(keys, func(x, y key) int {
-		switch {
-		case x.perGPU != y.perGPU:
-			if x.perGPU {
-				return -1
-			}
-			return 1
-		case !x.perGPU:
-		case x.price < y.price:
-			return -1
-		case x.price > y.price:
-			return 1
-		default:
-			_, a, _ := of(&rows[x.i])
-			_, b, _ := of(&rows[y.i])
-			if c := a.Cmp(b); c != 0 {
-				return c
-			}
+		// The floats decide most comparisons without the decimals: one
+		// price below another as a float is below it exactly.
+		if x.perGPU && y.perGPU && x.price != y.price {
+			return cmp.Compare(x.price, y.price)
 		}
-		_, _, a := of(&rows[x.i])
-		_, _, b := of(&rows[y.i])
-		return keyCompare((*pricewatch.OfferKey)(a), (*pricewatch.OfferKey)(b))
+		xp, a, ak := of(&rows[x.i])
+		yp, b, bk := of(&rows[y.i])
+		return PriceCompare(xp, a, ak, yp, b, bk)
 	})
 	// The order is applied in place, one cycle of the permutation at a
 	// time: each row moves once, and no second array of large rows (39 MB

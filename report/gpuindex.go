@@ -40,8 +40,7 @@ type GPUIndexRow struct {
 func GPUIndex(ctx context.Context, st Store, book *fx.Book, q OfferTableQuery) ([]GPUIndexRow, OfferTable, error) {
 	byModel := map[string]*GPUIndexRow{}
 	clouds := map[string]map[string]bool{}
-	// The rows' moves are not the index's: each model's is read below.
-	q.WithoutMoves = true
+	// The rows come without their moves: each model's is read below.
 	t, err := buildOfferTable(ctx, st, book, q, func(r *OfferTableRow) {
 		if r.GPUModel == "" {
 			return

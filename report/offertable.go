@@ -68,10 +68,6 @@ type OfferTableQuery struct {
 	// shows no more, and the rest need neither ordering nor a move.
 	// Ignored By machine and when ordering by the move.
 	Limit int
-	// WithoutMoves leaves every row's Move30d null, for a caller that
-	// shows no row's move (the GPU index reads its models' own): the
-	// 30-day move is a read of the history.
-	WithoutMoves bool
 }
 
 // Marketplace filter values.
@@ -230,7 +226,7 @@ func BuildOfferTable(ctx context.Context, st Store, book *fx.Book, q OfferTableQ
 
 // buildOfferTable is BuildOfferTable; with visit, each row (By price) is
 // handed to it as it is made, and neither kept, ordered nor given its
-// move.
+// move (Move30d null: the 30-day move is a read of the history).
 func buildOfferTable(ctx context.Context, st Store, book *fx.Book, q OfferTableQuery, visit func(*OfferTableRow)) (OfferTable, error) {
 	if q.Sort != "" {
 		if _, ok := OfferColumnByID(q.Sort); !ok {
@@ -311,17 +307,12 @@ func buildOfferTable(ctx context.Context, st Store, book *fx.Book, q OfferTableQ
 		}
 		row := tableRow(&r, t.Currency, p.ValidFrom, then)
 		row.InterruptionBand = optString(band)
-		moved := false
-		switch {
-		case q.WithoutMoves:
-			row.Move30d = NullDecimal{}
-		case p.ValidFrom.After(then):
-			moved = true
-		}
 		if visit != nil {
+			row.Move30d = NullDecimal{}
 			visit(&row)
 			return nil
 		}
+		moved := p.ValidFrom.After(then)
 		if first != nil {
 			scratch.row, scratch.offerID, scratch.moved = row, p.OfferID, moved
 			first.o.value(scratch)

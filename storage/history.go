@@ -78,9 +78,9 @@ type PriceFilter struct {
 	// decimals and a time fewer to decode per interval.
 	EffectiveOnly bool
 	// PricesOnly leaves each interval's offer out (of Offer only the
-	// price's own currency, hourly and upfront; Identity nil; OfferID set), for callers that know the offers already: the
-	// offers table's 30-day move and the overview, holding the current
-	// state. Every matching offer decoded for a few of their prices was
+	// price's own currency, hourly and upfront; Identity nil; OfferID
+	// set), for callers that know the offers already: the offers table's
+	// 30-day move and the overview, holding the current state. Every matching offer decoded for a few of their prices was
 	// most of those reads (issue 30's refresh round). A current price's
 	// LastSeen is then as stored, not the newest run covering it.
 	PricesOnly bool

@@ -106,11 +106,7 @@ func (s *Server) cached(h http.Handler) http.Handler {
 			return
 		}
 		minute := s.now().Unix() / 60
-		// A new version, or a new minute (every kept answer is of an
-		// earlier one then): the hot answers are recomputed in the
-		// refresher's order, not in the order their next views come.
-		moved := s.answers.advance(version)
-		if s.answers.advanceMinute(minute) || moved {
+		if s.answers.advance(version, minute) {
 			s.refreshHot()
 		}
 		key := s.answerKey(r)
@@ -176,34 +172,28 @@ func (c *answers) get(version, key string, minute int64) (*answer, bool) {
 	return a, a.version == version && a.minute >= minute
 }
 
-// advance makes version the newest, and reports whether it moved from an
-// earlier one (not at the first version seen).
-func (c *answers) advance(version string) bool {
+// advance makes version and minute the newest, and reports whether
+// either moved from an earlier one (not at the first seen). Either way
+// the hot answers are recomputed then, in the refresher's order: every
+// kept answer is of an earlier version or minute, and queued as its next
+// view came, the most viewed (often the dearest) would go first.
+func (c *answers) advance(version string, minute int64) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.version == version {
-		return false
+	moved := false
+	if c.version != version {
+		moved = c.version != "" || c.seq != 0
+		c.version = version
+		c.seq++
 	}
-	first := c.version == "" && c.seq == 0
-	c.version = version
-	c.seq++
+	if minute > c.minute {
+		moved = moved || c.minute != 0
+		c.minute = minute
+	}
 	if c.m == nil {
 		c.m = map[string]*answer{}
 	}
-	return !first
-}
-
-// advanceMinute makes minute the newest seen, and reports whether it
-// moved from an earlier one (not at the first minute seen).
-func (c *answers) advanceMinute(minute int64) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if minute <= c.minute {
-		return false
-	}
-	first := c.minute == 0
-	c.minute = minute
-	return !first
+	return moved
 }
 
 // stamp is the sequence number of version: answers of a version the
@@ -481,7 +471,7 @@ func (s *Server) warmLocked() {
 func (s *Server) followVersions() {
 	s.Versions.OnChange(func(v string) {
 		s.log().Debug("http: the data version moved", zap.String("version", v))
-		if s.answers.advance(v) {
+		if s.answers.advance(v, s.now().Unix()/60) {
 			s.refreshHot()
 		}
 	})

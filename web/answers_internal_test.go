@@ -215,8 +215,9 @@ func TestNoWarmPathsWithoutVersions(t *testing.T) {
 	s := &Server{FX: func() report.FX { return report.FX{Currency: "USD"} },
 		Now: func() time.Time { return time.Date(2026, 12, 5, 11, 19, 0, 0, time.UTC) }}
 	s.handler = http.NewServeMux()
-	s.answers.advance("v1")
-	if !s.answers.advance("v2") {
+	minute := s.now().Unix() / 60
+	s.answers.advance("v1", minute)
+	if !s.answers.advance("v2", minute) {
 		t.Fatal("the version did not move")
 	}
 	s.refreshHot()
