@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 )
 
@@ -19,6 +20,55 @@ const versionQuery = `SELECT
 		(SELECT COALESCE(MAX(id), 0) || '.' || COUNT(*) || '.' || COALESCE(MAX(finished_at), '') FROM fetch_runs) || '/' ||
 		(SELECT COALESCE(MAX(id), 0) || '.' || COALESCE(SUM(attempts), 0) || '.' || COUNT(CASE WHEN status = 'sent' THEN 1 END) || '.' || COUNT(CASE WHEN status = 'failed' THEN 1 END) FROM outbox) || '/' ||
 		(SELECT COUNT(*) FROM fx_rates)`
+
+// OnlyStarts reports whether the data version moved from old to new by
+// runs starting and nothing else: rows added to the runs, none of them
+// finished, and the outbox and the rates as they were. Such a move
+// changes only what shows the runs themselves (their list, the
+// overview's "running"): a run's start commits before its fetch, which
+// takes seconds to minutes, so the answers that show prices are the same
+// at both versions and need not be computed again (web keeps them). A
+// version it cannot read is never a start.
+func OnlyStarts(old, new string) bool {
+	o, ok1 := versionParts(old)
+	n, ok2 := versionParts(new)
+	if !ok1 || !ok2 || o.rest != n.rest || o.finished != n.finished {
+		return false
+	}
+	// Every row added is a start (MAX(id) and COUNT(*) grew alike): a
+	// run finished, or one removed while another started, moves
+	// MAX(finished_at) or the count differently.
+	added := n.maxID - o.maxID
+	return added > 0 && n.count-o.count == added
+}
+
+// runsPart is the runs' part of a data version (versionQuery) and the
+// rest of it.
+type runsPart struct {
+	maxID, count int64
+	finished     string
+	rest         string
+}
+
+func versionParts(v string) (runsPart, bool) {
+	runs, rest, ok := strings.Cut(v, "/")
+	if !ok {
+		return runsPart{}, false
+	}
+	f := strings.SplitN(runs, ".", 3)
+	if len(f) != 3 {
+		return runsPart{}, false
+	}
+	var p runsPart
+	if _, err := fmt.Sscan(f[0], &p.maxID); err != nil {
+		return runsPart{}, false
+	}
+	if _, err := fmt.Sscan(f[1], &p.count); err != nil {
+		return runsPart{}, false
+	}
+	p.finished, p.rest = f[2], rest
+	return p, true
+}
 
 // dataVersion is the version last read and the database's own change
 // counter it was read at.

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -56,6 +57,12 @@ type answers struct {
 	queue      []string
 	queued     map[string]*http.Request
 	refreshers int // refresh loops running, at most maxRefreshers
+
+	// carryFrom is the version the newest one moved from by runs'
+	// starts alone (storage.OnlyStarts), "" when it moved otherwise: the
+	// answers of carryFrom that show no runs are answers of the newest
+	// version too.
+	carryFrom string
 }
 
 // answer is one kept answer.
@@ -77,6 +84,9 @@ type answer struct {
 	// cost is how long the answer took to compute: the refresher does
 	// the cheap, much-asked answers first.
 	cost time.Duration
+	// runs: the answer shows the runs themselves (showsRuns), so a run's
+	// start changes it.
+	runs bool
 }
 
 const (
@@ -105,10 +115,8 @@ func (s *Server) cached(h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
+		s.advance(version)
 		minute := s.now().Unix() / 60
-		if s.answers.advance(version, minute) {
-			s.refreshHot()
-		}
 		key := s.answerKey(r)
 		a, fresh := s.answers.get(version, key, minute)
 		switch {
@@ -172,17 +180,35 @@ func (c *answers) get(version, key string, minute int64) (*answer, bool) {
 	return a, a.version == version && a.minute >= minute
 }
 
+// advance makes version and the clock's minute the newest. When either
+// moved from an earlier one (not at the first seen), the answers a run's
+// start leaves as they were are carried to the new version, and the hot
+// ones that are not are recomputed, in the refresher's order: queued as
+// their next views came, the most viewed (often the dearest) would go
+// first.
+func (s *Server) advance(version string) {
+	moved, from := s.answers.advance(version, s.now().Unix()/60)
+	if !moved {
+		return
+	}
+	if from != "" {
+		s.carry(from, version)
+	}
+	s.refreshHot()
+}
+
 // advance makes version and minute the newest, and reports whether
-// either moved from an earlier one (not at the first seen). Either way
-// the hot answers are recomputed then, in the refresher's order: every
-// kept answer is of an earlier version or minute, and queued as its next
-// view came, the most viewed (often the dearest) would go first.
-func (c *answers) advance(version string, minute int64) bool {
+// either moved from an earlier one (not at the first seen), and the
+// version it moved from when runs' starts alone moved it.
+func (c *answers) advance(version string, minute int64) (moved bool, carryFrom string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	moved := false
 	if c.version != version {
 		moved = c.version != "" || c.seq != 0
+		c.carryFrom = ""
+		if c.version != "" && storage.OnlyStarts(c.version, version) {
+			c.carryFrom = c.version
+		}
 		c.version = version
 		c.seq++
 	}
@@ -193,7 +219,72 @@ func (c *answers) advance(version string, minute int64) bool {
 	if c.m == nil {
 		c.m = map[string]*answer{}
 	}
-	return moved
+	return moved, c.carryFrom
+}
+
+// carry keeps the answers of version from that show no runs as answers of
+// version to, which runs' starts alone moved it to (issue 30: a run's
+// start commits seconds to minutes before its prices, and every page was
+// computed again for it, the work wasted and the prices' own round
+// delayed). Each gets its ETag of the new version; the bodies are hashed
+// outside the lock.
+func (s *Server) carry(from, to string) {
+	c := &s.answers
+	type kept struct {
+		key string
+		a   *answer
+	}
+	var carried []kept
+	c.mu.Lock()
+	for k, a := range c.m {
+		if a.version == from && !a.runs {
+			carried = append(carried, kept{k, a})
+		}
+	}
+	c.mu.Unlock()
+	etags := make([]string, len(carried))
+	for i, k := range carried {
+		etags[i] = answerETag(to, k.a.plain)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.version != to {
+		return // moved on meanwhile: the next move carries or recomputes
+	}
+	for i, k := range carried {
+		if c.m[k.key] != k.a {
+			continue // a newer answer was kept meanwhile
+		}
+		// A copy: the kept answer is served without the lock.
+		b := *k.a
+		b.version, b.seq, b.etag = to, c.seq, etags[i]
+		c.m[k.key] = &b
+	}
+}
+
+// carriedTo is the newest version when runs' starts alone moved it from
+// version, else "": an answer computed at version that shows no runs is
+// kept as one of it.
+func (c *answers) carriedTo(version string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.carryFrom != "" && c.carryFrom == version {
+		return c.version
+	}
+	return ""
+}
+
+// runsKey marks a kept answer's computation; showsRuns notes on it that
+// the answer shows the runs.
+type runsKey struct{}
+
+// showsRuns says that the answer computed under ctx shows the runs
+// themselves (their list, the providers' last run): a run's start, which
+// changes nothing else, computes it again rather than carrying it.
+func showsRuns(ctx context.Context) {
+	if f, ok := ctx.Value(runsKey{}).(*atomic.Bool); ok {
+		f.Store(true)
+	}
 }
 
 // stamp is the sequence number of version: answers of a version the
@@ -274,7 +365,8 @@ func (s *Server) compute(h http.Handler, r *http.Request, version, key string, m
 		// tenth of its first cheapest. A later gzip client of such an
 		// answer gets it plain.
 		zip := acceptsGzip(r)
-		req := r.Clone(sharedComputation(base))
+		runs := new(atomic.Bool)
+		req := r.Clone(context.WithValue(sharedComputation(base), runsKey{}, runs))
 		req.Header.Del("Accept-Encoding")
 		req.Header.Del("If-None-Match")
 		rec := &recorder{header: http.Header{}}
@@ -282,8 +374,12 @@ func (s *Server) compute(h http.Handler, r *http.Request, version, key string, m
 		start := time.Now()
 		h.ServeHTTP(rec, req)
 		a := &answer{version: version, seq: seq, minute: minute, status: rec.status(), header: rec.header, plain: rec.body.Bytes(),
-			req: r.Clone(base), cost: time.Since(start)}
-		a.etag = answerETag(version, a.plain)
+			req: r.Clone(base), cost: time.Since(start), runs: runs.Load()}
+		if to := s.answers.carriedTo(version); to != "" && !a.runs {
+			// Runs' starts alone moved the version while it computed.
+			a.version, a.seq = to, s.answers.stamp(to)
+		}
+		a.etag = answerETag(a.version, a.plain)
 		if a.status == http.StatusOK && len(a.plain) <= maxAnswerBody {
 			if zip && len(a.plain) >= 1024 {
 				var gz bytes.Buffer
@@ -419,7 +515,8 @@ func (s *Server) refreshHot() {
 	minute := s.now().Unix() / 60
 	var hot []string
 	for k, a := range c.m {
-		if a.req != nil && minute-a.lastAsked <= hotFor {
+		fresh := a.version == c.version && a.minute >= c.minute
+		if a.req != nil && minute-a.lastAsked <= hotFor && !fresh {
 			hot = append(hot, k)
 		}
 	}
@@ -471,9 +568,7 @@ func (s *Server) warmLocked() {
 func (s *Server) followVersions() {
 	s.Versions.OnChange(func(v string) {
 		s.log().Debug("http: the data version moved", zap.String("version", v))
-		if s.answers.advance(v, s.now().Unix()/60) {
-			s.refreshHot()
-		}
+		s.advance(v)
 	})
 }
 

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/pricewatch/pricewatch/report"
+	"github.com/pricewatch/pricewatch/storage"
 )
 
 // staleServer serves /x through the kept answers: its answer names the
@@ -217,7 +218,7 @@ func TestNoWarmPathsWithoutVersions(t *testing.T) {
 	s.handler = http.NewServeMux()
 	minute := s.now().Unix() / 60
 	s.answers.advance("v1", minute)
-	if !s.answers.advance("v2", minute) {
+	if moved, _ := s.answers.advance("v2", minute); !moved {
 		t.Fatal("the version did not move")
 	}
 	s.refreshHot()
@@ -365,5 +366,117 @@ func TestNewMinuteRefreshesInOrder(t *testing.T) {
 	want := []string{keys["/cheap"], keys["/middle"], keys["/dear"]}
 	if got := s.answers.queue[:min(3, len(s.answers.queue))]; !slices.Equal(got, want) {
 		t.Errorf("queued %q at the new minute, want %q first", s.answers.queue, want)
+	}
+}
+
+// Issue 30: a run's start (storage.OnlyStarts) commits before its fetch
+// and changes only what shows the runs. The answers that show none are
+// carried to the new version, served as of it with its ETag and never
+// computed again; those that show runs are; a run's prices compute every
+// answer again. Also an answer whose computation a start overtook.
+func TestRunStartCarriesAnswersThatShowNoRuns(t *testing.T) {
+	const (
+		stored  = "7.7.2026-12-05T11:00:00.000000Z/0.0.0.0/0"
+		started = "8.8.2026-12-05T11:00:00.000000Z/0.0.0.0/0" // a run started
+		priced  = "8.8.2026-12-05T11:00:05.000000Z/0.0.0.0/0" // its prices stored
+		again   = "9.9.2026-12-05T11:00:05.000000Z/0.0.0.0/0" // another started
+	)
+	var version atomic.Pointer[string]
+	set := func(v string) { version.Store(&v) }
+	set(stored)
+	s := &Server{FX: func() report.FX { return report.FX{Currency: "USD"} },
+		Now:      func() time.Time { return time.Date(2026, 12, 5, 11, 19, 0, 0, time.UTC) },
+		Versions: NewVersions(func(context.Context) (string, error) { return *version.Load(), nil })}
+	var computed sync.Map // path → *atomic.Int32
+	count := func(p string) *atomic.Int32 {
+		n, _ := computed.LoadOrStore(p, new(atomic.Int32))
+		return n.(*atomic.Int32)
+	}
+	// While hold is set, /slow's computation waits at it, having said so
+	// on holding.
+	var hold atomic.Pointer[chan struct{}]
+	holding := make(chan struct{}, 1)
+	mux := http.NewServeMux()
+	for _, p := range []string{"/prices", "/runs", "/slow"} {
+		mux.Handle("GET "+p, s.cached(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if p == "/runs" {
+				showsRuns(r.Context())
+			}
+			v, _ := s.dataVersion(r.Context())
+			if h := hold.Load(); p == "/slow" && h != nil {
+				holding <- struct{}{}
+				<-*h
+			}
+			count(p).Add(1)
+			w.Write([]byte(p + " of " + v))
+		})))
+	}
+	s.handler = mux
+	ctx := context.Background()
+	if _, err := s.Versions.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.followVersions()
+	move := func(v string) {
+		set(v)
+		if _, err := s.Versions.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// servedAt waits until p is served as of version v (with that
+	// version's ETag), and is its body.
+	servedAt := func(p, v string) string {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			rec := httptest.NewRecorder()
+			mux.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, p, nil))
+			if rec.Header().Get(storage.DataVersionHeader) == v {
+				if want := answerETag(v, rec.Body.Bytes()); rec.Header().Get("ETag") != want {
+					t.Errorf("%s as of %s: ETag %s, want %s", p, v, rec.Header().Get("ETag"), want)
+				}
+				return rec.Body.String()
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s never served as of %s; last of %s", p, v, rec.Header().Get(storage.DataVersionHeader))
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	for _, p := range []string{"/prices", "/runs", "/slow"} {
+		servedAt(p, stored)
+	}
+
+	move(started)
+	if got := servedAt("/prices", started); got != "/prices of "+stored {
+		t.Errorf("/prices after a start: %q, want the stored version's answer carried", got)
+	}
+	if got := servedAt("/runs", started); got != "/runs of "+started {
+		t.Errorf("/runs after a start: %q, want it computed again", got)
+	}
+	servedAt("/slow", started)
+	if n := count("/prices").Load(); n != 1 {
+		t.Errorf("/prices computed %d times; want once, carried across the start", n)
+	}
+
+	// A run's prices compute everything again. /slow's computation of
+	// them is overtaken by another start: its answer is kept as one of
+	// the newest version, not computed a third time.
+	h := make(chan struct{})
+	hold.Store(&h)
+	move(priced)
+	<-holding
+	move(again)
+	hold.Store(nil)
+	close(h)
+	if got := servedAt("/slow", again); got != "/slow of "+priced {
+		t.Errorf("/slow: %q, want its computation of the prices' version kept", got)
+	}
+	if got := servedAt("/prices", again); got == "/prices of "+stored {
+		t.Errorf("/prices after a run's prices: %q, not computed again", got)
+	}
+	servedAt("/runs", again)
+	if n := count("/slow").Load(); n != 2 {
+		t.Errorf("/slow computed %d times; want twice (the first version, the prices')", n)
 	}
 }

@@ -32,7 +32,7 @@ var keptPaths = []string{
 
 // Issue 30 items 2 and 4: the answers kept per data version equal a fresh
 // computation from the store after every step of a sequence of runs (a
-// price change, a closed offer, a new region, a failed run), on both
+// price change, a closed offer, a new region, a run started, a failed run), on both
 // backends, once recomputed (the hot answers are, as soon as the version
 // moves; within 3× the bound below on this small store, under the race
 // detector on a shared machine); what a run stored is served within the version poll (the
@@ -78,7 +78,9 @@ func keptAnswersFollowRuns(t *testing.T, writer, reader *storage.DB, within time
 	server := func(versions *web.Versions) http.Handler {
 		srv := &web.Server{Store: reader, FX: func() report.FX {
 			return report.FX{Currency: fx.Currency, FixedRates: fx.FixedRates, MaxAge: fx.MaxAge}
-		}, Now: now, Versions: versions}
+		}, Now: now, Versions: versions,
+			// The overview's freshness shows Azure's last run, a running one too.
+			Expected: func(time.Time) map[string]time.Duration { return map[string]time.Duration{pricewatch.Azure: time.Hour} }}
 		mux := http.NewServeMux()
 		srv.Mount(mux)
 		return mux
@@ -123,21 +125,32 @@ func keptAnswersFollowRuns(t *testing.T, writer, reader *storage.DB, within time
 		// shows is what the kept offers table must show once the step is
 		// served (empty: nothing to look for).
 		shows string
+		// sameMinute: the step comes within the previous one's minute of
+		// the clock, so only the data version moves.
+		sameMinute bool
 	}{
-		{"first run", func() { store([]string{"eastus", "westus2"}, base) }, `39.1`},
+		{"first run", func() { store([]string{"eastus", "westus2"}, base) }, `39.1`, false},
 		{"price change", func() {
 			changed := append([]pricewatch.Offer(nil), base...)
 			changed[1] = offer("eastus", h100, "H100", pricewatch.Spot, "35.55")
 			store([]string{"eastus", "westus2"}, changed)
-		}, `35.55`},
+		}, `35.55`, false},
 		{"closed offer", func() {
 			// westus2's H100 is no longer offered: its interval closes.
 			store([]string{"eastus", "westus2"}, []pricewatch.Offer{base[0], offer("eastus", h100, "H100", pricewatch.Spot, "35.55"), base[2]})
-		}, ""},
+		}, "", false},
 		{"new region", func() {
 			store([]string{"eastus", "westus2", "swedencentral"}, []pricewatch.Offer{base[0], offer("eastus", h100, "H100", pricewatch.Spot, "35.55"), base[2],
 				offer("swedencentral", h100, "H100", pricewatch.OnDemand, "91.04")})
-		}, `"swedencentral"`},
+		}, `"swedencentral"`, false},
+		// A run's start alone, in the same minute: the answers that show
+		// no runs are carried to its version, the overview and the runs
+		// computed again; either way each equals a fresh computation.
+		{"run started", func() {
+			if _, err := writer.StartRun(ctx, pricewatch.Azure); err != nil {
+				t.Fatal(err)
+			}
+		}, "", true},
 		{"failed run", func() {
 			id, err := writer.StartRun(ctx, pricewatch.Azure)
 			if err != nil {
@@ -146,10 +159,12 @@ func keptAnswersFollowRuns(t *testing.T, writer, reader *storage.DB, within time
 			if err := writer.FinishRun(ctx, id, pricewatch.RunFailed, "the cloud answered 503"); err != nil {
 				t.Fatal(err)
 			}
-		}, ""},
+		}, "", false},
 	}
 	for i, step := range steps {
-		setClock(time.Date(2026, 11, 2+3*i, 6, 0, 0, 0, time.UTC))
+		if !step.sameMinute {
+			setClock(time.Date(2026, 11, 2+3*i, 6, 0, 0, 0, time.UTC))
+		}
 		// Seen before the step: the kept answers are of the previous version.
 		get(kept, "/api/v1/offer-table")
 		before, _ := versions.Current()

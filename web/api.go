@@ -313,6 +313,7 @@ func (s *Server) resolveInstanceType(ctx context.Context, instanceType *string) 
 }
 
 func (s *Server) apiRuns(w http.ResponseWriter, r *http.Request) {
+	showsRuns(r.Context())
 	s.serveAPI(w, r, nil, func(ctx context.Context, p *params) (any, error) {
 		return report.Runs(ctx, s.Store)
 	})

@@ -285,6 +285,8 @@ func latestAlerts(rows []report.AlertRow, n int) []alertView {
 }
 
 func (s *Server) pageOverview(w http.ResponseWriter, r *http.Request) {
+	// The providers' freshness shows each one's last run, a running one too.
+	showsRuns(r.Context())
 	p, ok := s.pageParams(w, r, "currency", "now")
 	if !ok {
 		return
