@@ -281,16 +281,12 @@ func identity(r *storage.PriceInterval) *pricewatch.Offer {
 	return &o
 }
 
-// digestRest completes a digest's input from ivs: the availability of the
-// last week and each provider's latest run and latest successful run.
-func digestRest(ctx context.Context, st Store, now time.Time, ivs []analysis.Interval) (digest.Input, error) {
-	avail, err := st.Availability(ctx, storage.AvailabilityFilter{All: true, Since: now.Add(-digest.Week)})
-	if err != nil {
-		return digest.Input{}, err
-	}
+// ProviderRuns are each provider's latest run and, where that one did not
+// succeed, its latest successful one: what digest.Freshness judges.
+func ProviderRuns(ctx context.Context, st Store) ([]pricewatch.Run, error) {
 	runs, err := st.LastRuns(ctx)
 	if err != nil {
-		return digest.Input{}, err
+		return nil, err
 	}
 	for _, r := range runs {
 		if r.Status == pricewatch.RunOK {
@@ -298,11 +294,25 @@ func digestRest(ctx context.Context, st Store, now time.Time, ivs []analysis.Int
 		}
 		ok, err := st.LastSuccess(ctx, r.Provider)
 		if err != nil {
-			return digest.Input{}, err
+			return nil, err
 		}
 		if ok != nil {
 			runs = append(runs, *ok)
 		}
+	}
+	return runs, nil
+}
+
+// digestRest completes a digest's input from ivs: the availability of the
+// last week and each provider's latest run and latest successful run.
+func digestRest(ctx context.Context, st Store, now time.Time, ivs []analysis.Interval) (digest.Input, error) {
+	avail, err := st.Availability(ctx, storage.AvailabilityFilter{All: true, Since: now.Add(-digest.Week)})
+	if err != nil {
+		return digest.Input{}, err
+	}
+	runs, err := ProviderRuns(ctx, st)
+	if err != nil {
+		return digest.Input{}, err
 	}
 	blocks, err := st.Signals(ctx, storage.SignalFilter{Kinds: []pricewatch.SignalKind{pricewatch.CapacityBlock}, Since: now.Add(-digest.Week)})
 	if err != nil {

@@ -32,14 +32,20 @@ const versionQuery = `SELECT
 func OnlyStarts(old, new string) bool {
 	o, ok1 := versionParts(old)
 	n, ok2 := versionParts(new)
-	if !ok1 || !ok2 || o.rest != n.rest || o.finished != n.finished {
-		return false
+	return ok1 && ok2 && n.maxID > o.maxID && o.content() == n.content()
+}
+
+// ContentVersion is what version says of everything but the runs'
+// starts: two versions that runs' starts alone tell apart (OnlyStarts)
+// have the same one, and what reads no runs (prices, availability,
+// signals, alerts, rates) is the same at both. A version it cannot read
+// is its own.
+func ContentVersion(version string) string {
+	p, ok := versionParts(version)
+	if !ok {
+		return version
 	}
-	// Every row added is a start (MAX(id) and COUNT(*) grew alike): a
-	// run finished, or one removed while another started, moves
-	// MAX(finished_at) or the count differently.
-	added := n.maxID - o.maxID
-	return added > 0 && n.count-o.count == added
+	return p.content()
 }
 
 // runsPart is the runs' part of a data version (versionQuery) and the
@@ -48,6 +54,13 @@ type runsPart struct {
 	maxID, count int64
 	finished     string
 	rest         string
+}
+
+// content leaves out the runs' starts: a start moves MAX(id) and COUNT(*)
+// alike; a run finished moves MAX(finished_at), a run removed the count
+// alone.
+func (p runsPart) content() string {
+	return fmt.Sprintf("%d.%s/%s", p.maxID-p.count, p.finished, p.rest)
 }
 
 func versionParts(v string) (runsPart, bool) {

@@ -86,6 +86,9 @@ func TestDataVersionMovesWithEveryCommit(t *testing.T) {
 			if got := OnlyStarts(prev, v); got != st.onlyStarts {
 				t.Errorf("%s: OnlyStarts(%q, %q) = %v, want %v", st.name, prev, v, got, st.onlyStarts)
 			}
+			if same := ContentVersion(prev) == ContentVersion(v); same != st.onlyStarts {
+				t.Errorf("%s: ContentVersion the same before and after: %v, want %v", st.name, same, st.onlyStarts)
+			}
 			prev = v
 		}
 	})
@@ -108,5 +111,8 @@ func TestOnlyStartsUnreadable(t *testing.T) {
 	}
 	if !OnlyStarts(v, "13.13.2026-12-05T10:00:00.000000Z/3.4.2.1/40") {
 		t.Error("one run started: OnlyStarts = false")
+	}
+	if ContentVersion("garbage") != "garbage" || ContentVersion(v) == ContentVersion("12.11.2026-12-05T10:00:00.000000Z/3.4.2.1/40") {
+		t.Error("ContentVersion: an unreadable version is not its own, or a run removed is not told apart")
 	}
 }

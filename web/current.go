@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/pricewatch/pricewatch/report"
+	"github.com/pricewatch/pricewatch/storage"
 )
 
 // CurrentReads is the store the current-state views read (the offers
@@ -22,14 +23,14 @@ func (s *Server) CurrentReads(ctx context.Context) report.Store {
 	if err != nil {
 		return s.Store
 	}
-	if c := s.current.Load(); c != nil && c.Version == version {
+	if c := s.current.Load(); c != nil && sameContent(c.Version, version) {
 		return c.Source(s.Store)
 	}
 	// One read for every request of the version: the first asker going
 	// away must not cancel it for the others (and stops waiting for it).
 	read := context.WithoutCancel(ctx)
 	ch := s.currentFlight.DoChan(version, func() (any, error) {
-		if c := s.current.Load(); c != nil && c.Version == version {
+		if c := s.current.Load(); c != nil && sameContent(c.Version, version) {
 			return c, nil
 		}
 		start := time.Now()
@@ -70,9 +71,17 @@ func (s *Server) CurrentReads(ctx context.Context) report.Store {
 // current offer nor a core shared with it (issue 35).
 func (s *Server) narrowReads(ctx context.Context) report.Store {
 	if version, err := s.dataVersion(ctx); err == nil {
-		if c := s.current.Load(); c != nil && c.Version == version {
+		if c := s.current.Load(); c != nil && sameContent(c.Version, version) {
 			return c.Source(s.Store)
 		}
 	}
 	return s.Store
+}
+
+// sameContent reports whether the current state read at version a is the
+// one of version b: the same version, or one that runs' starts alone
+// moved (storage.ContentVersion), which store no prices, availability or
+// signals. A run's start then reads nothing again.
+func sameContent(a, b string) bool {
+	return a == b || storage.ContentVersion(a) == storage.ContentVersion(b)
 }

@@ -297,39 +297,23 @@ func (s *Server) pageOverview(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
-	// The overview shows the week-over-week moves, not the digest's
-	// changes or 12-week chart: the prices now and a week ago are all it
-	// reads.
-	// Without a now= of its own, the prices in force now are the current
-	// state's, kept in memory per data version; with one, the store's.
-	present := p.str("now") == ""
-	var st report.Store = s.Store
-	if present {
-		st = s.CurrentReads(ctx)
-	}
-	in, err := report.OverviewInput(ctx, st, sc.At, present)
+	model, err := s.overviewModel(r, sc, p.str("now") == "")
 	if err != nil {
 		s.pageError(w, r, err)
 		return
 	}
-	book, err := report.FXBook(ctx, s.Store, s.FX())
+	// The providers' freshness is read for every version: a run's start
+	// shows in it, and in nothing else of the page.
+	runs, err := report.ProviderRuns(ctx, s.Store)
 	if err != nil {
 		s.pageError(w, r, err)
 		return
 	}
-	in.Currency, in.FX = sc.Currency, book
-	in.Models = currentModels(in.Prices, sc.At)
-	// The overview shows the commitment column, not the savings, and
-	// neither chart nor movers.
-	in.WithoutSavings, in.WithoutChart, in.WithoutMoves = true, true, true
+	var expected map[string]time.Duration
 	if s.Expected != nil {
-		in.Expected = s.Expected(sc.At)
+		expected = s.Expected(sc.At)
 	}
-	d, err := digest.Build(in)
-	if err != nil {
-		s.pageError(w, r, err)
-		return
-	}
+	freshness := digest.Freshness(runs, expected, sc.At)
 	// The last 10 alerts, of at most 5 channels each.
 	alerts, err := report.Alerts(ctx, s.Store, report.AlertsQuery{Limit: 50}, s.AlertSummary)
 	if err != nil {
@@ -337,7 +321,62 @@ func (s *Server) pageOverview(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.render(w, r, "overview", page{Title: "GPU prices", Nav: "overview", Now: sc.At, Currency: sc.Currency,
-		Data: overviewData{Models: d.Models, Freshness: d.Freshness, Alerts: latestAlerts(alerts, 10), Rates: d.Rates}})
+		Data: overviewData{Models: model.models, Freshness: freshness, Alerts: latestAlerts(alerts, 10), Rates: model.rates}})
+}
+
+// overviewPrices is what the overview shows of the prices: the cheapest
+// per model and buy option, the week's moves and the rates used. It is
+// the page's whole cost (a read of every current offer and of the week's
+// closed intervals, each rated), and the same at every data version of
+// one ContentVersion: a run's start, which recomputes the page for its
+// freshness, reuses it (issue 30).
+type overviewPrices struct {
+	key    string // content version, query and settings, minute of the clock
+	models []digest.ModelRow
+	rates  []digest.Rate
+}
+
+// overviewModel is the overview's prices for r, computed or kept.
+// present: without a now= of its own, the prices in force now are the
+// current state's, kept in memory per data version; with one, the
+// store's.
+func (s *Server) overviewModel(r *http.Request, sc report.Scope, present bool) (*overviewPrices, error) {
+	ctx := r.Context()
+	version, err := s.dataVersion(ctx)
+	if err != nil {
+		return nil, err
+	}
+	key := fmt.Sprintf("%s\x00%s\x00%d", storage.ContentVersion(version), s.answerKey(r), s.now().Unix()/60)
+	if m := s.overview.Load(); m != nil && m.key == key {
+		return m, nil
+	}
+	var st report.Store = s.Store
+	if present {
+		st = s.CurrentReads(ctx)
+	}
+	// The overview shows the week-over-week moves, not the digest's
+	// changes or 12-week chart: the prices now and a week ago are all it
+	// reads.
+	in, err := report.OverviewInput(ctx, st, sc.At, present)
+	if err != nil {
+		return nil, err
+	}
+	book, err := report.FXBook(ctx, s.Store, s.FX())
+	if err != nil {
+		return nil, err
+	}
+	in.Currency, in.FX = sc.Currency, book
+	in.Models = currentModels(in.Prices, sc.At)
+	// The overview shows the commitment column, not the savings, and
+	// neither chart nor movers.
+	in.WithoutSavings, in.WithoutChart, in.WithoutMoves = true, true, true
+	d, err := digest.Build(in)
+	if err != nil {
+		return nil, err
+	}
+	m := &overviewPrices{key: key, models: d.Models, rates: d.Rates}
+	s.overview.Store(m)
+	return m, nil
 }
 
 // currentModels are the GPU models with a current price, each exactly as

@@ -67,7 +67,9 @@ type Server struct {
 	// read once per version under currentFlight.
 	current       atomic.Pointer[report.CurrentState]
 	currentFlight singleflight.Group
-	handler       http.Handler
+	// overview is the overview's prices last computed (overviewModel).
+	overview atomic.Pointer[overviewPrices]
+	handler  http.Handler
 }
 
 // WarmPaths are the pages computed at start, before anyone asks.

@@ -639,7 +639,7 @@ func (b *Builder) Digest() (Digest, error) {
 			d.Savings = append(d.Savings, *s)
 		}
 	}
-	d.Freshness = freshness(in.Runs, in.Expected, now)
+	d.Freshness = Freshness(in.Runs, in.Expected, now)
 	d.Rates = rates(b.currencies, in.FX, b.cur, now)
 	var err error
 	if d.Chart, err = b.chartResult(); err != nil {

@@ -12,8 +12,9 @@ import (
 
 // Providers whose data is stale, and the exchange rates the digest used.
 
-// freshness judges each expected provider by its runs.
-func freshness(runs []pricewatch.Run, expected map[string]time.Duration, now time.Time) []ProviderStatus {
+// Freshness judges each expected provider by its runs (Input.Runs), in
+// provider order: the digest's and the overview's freshness table.
+func Freshness(runs []pricewatch.Run, expected map[string]time.Duration, now time.Time) []ProviderStatus {
 	type pair struct{ last, ok *pricewatch.Run }
 	by := map[string]*pair{}
 	for i := range runs {
