@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -72,15 +73,12 @@ func versionParts(v string) (runsPart, bool) {
 	if len(f) != 3 {
 		return runsPart{}, false
 	}
-	var p runsPart
-	if _, err := fmt.Sscan(f[0], &p.maxID); err != nil {
+	maxID, err1 := strconv.ParseInt(f[0], 10, 64)
+	count, err2 := strconv.ParseInt(f[1], 10, 64)
+	if err1 != nil || err2 != nil {
 		return runsPart{}, false
 	}
-	if _, err := fmt.Sscan(f[1], &p.count); err != nil {
-		return runsPart{}, false
-	}
-	p.finished, p.rest = f[2], rest
-	return p, true
+	return runsPart{maxID: maxID, count: count, finished: f[2], rest: rest}, true
 }
 
 // dataVersion is the version last read and the database's own change

@@ -57,12 +57,6 @@ type answers struct {
 	queue      []string
 	queued     map[string]*http.Request
 	refreshers int // refresh loops running, at most maxRefreshers
-
-	// carryFrom is the version the newest one moved from by runs'
-	// starts alone (storage.OnlyStarts), "" when it moved otherwise: the
-	// answers of carryFrom that show no runs are answers of the newest
-	// version too.
-	carryFrom string
 }
 
 // answer is one kept answer.
@@ -187,28 +181,25 @@ func (c *answers) get(version, key string, minute int64) (*answer, bool) {
 // their next views came, the most viewed (often the dearest) would go
 // first.
 func (s *Server) advance(version string) {
-	moved, from := s.answers.advance(version, s.now().Unix()/60)
+	moved, starts := s.answers.advance(version, s.now().Unix()/60)
 	if !moved {
 		return
 	}
-	if from != "" {
-		s.carry(from, version)
+	if starts {
+		s.carry(version)
 	}
 	s.refreshHot()
 }
 
 // advance makes version and minute the newest, and reports whether
-// either moved from an earlier one (not at the first seen), and the
-// version it moved from when runs' starts alone moved it.
-func (c *answers) advance(version string, minute int64) (moved bool, carryFrom string) {
+// either moved from an earlier one (not at the first seen), and whether
+// runs' starts alone moved the version.
+func (c *answers) advance(version string, minute int64) (moved, starts bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.version != version {
 		moved = c.version != "" || c.seq != 0
-		c.carryFrom = ""
-		if c.version != "" && storage.OnlyStarts(c.version, version) {
-			c.carryFrom = c.version
-		}
+		starts = storage.OnlyStarts(c.version, version)
 		c.version = version
 		c.seq++
 	}
@@ -219,16 +210,16 @@ func (c *answers) advance(version string, minute int64) (moved bool, carryFrom s
 	if c.m == nil {
 		c.m = map[string]*answer{}
 	}
-	return moved, c.carryFrom
+	return moved, starts
 }
 
-// carry keeps the answers of version from that show no runs as answers of
-// version to, which runs' starts alone moved it to (issue 30: a run's
+// carry keeps the answers that show no runs, of a version that runs'
+// starts alone tell from to (sameContent), as answers of to (issue 30: a run's
 // start commits seconds to minutes before its prices, and every page was
 // computed again for it, the work wasted and the prices' own round
 // delayed). Each gets its ETag of the new version; the bodies are hashed
 // outside the lock.
-func (s *Server) carry(from, to string) {
+func (s *Server) carry(to string) {
 	c := &s.answers
 	type kept struct {
 		key string
@@ -237,7 +228,7 @@ func (s *Server) carry(from, to string) {
 	var carried []kept
 	c.mu.Lock()
 	for k, a := range c.m {
-		if a.version == from && !a.runs {
+		if a.version != to && !a.runs && sameContent(a.version, to) {
 			carried = append(carried, kept{k, a})
 		}
 	}
@@ -262,13 +253,13 @@ func (s *Server) carry(from, to string) {
 	}
 }
 
-// carriedTo is the newest version when runs' starts alone moved it from
-// version, else "": an answer computed at version that shows no runs is
-// kept as one of it.
+// carriedTo is the newest version when runs' starts alone tell it from
+// version (sameContent), else "": an answer computed at version that
+// shows no runs is kept as one of it.
 func (c *answers) carriedTo(version string) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.carryFrom != "" && c.carryFrom == version {
+	if c.version != version && sameContent(c.version, version) {
 		return c.version
 	}
 	return ""

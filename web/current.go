@@ -78,10 +78,11 @@ func (s *Server) narrowReads(ctx context.Context) report.Store {
 	return s.Store
 }
 
-// sameContent reports whether the current state read at version a is the
-// one of version b: the same version, or one that runs' starts alone
-// moved (storage.ContentVersion), which store no prices, availability or
-// signals. A run's start then reads nothing again.
+// sameContent reports whether what was read or computed at version a
+// (the current state, a kept answer that shows no runs) is that of
+// version b: the same version, or one that runs' starts alone tell from
+// it (storage.ContentVersion), which store no prices, availability,
+// signals, alerts or rates. A run's start then reads nothing again.
 func sameContent(a, b string) bool {
 	return a == b || storage.ContentVersion(a) == storage.ContentVersion(b)
 }
