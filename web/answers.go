@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"maps"
+	"math"
 	"net/http"
 	"slices"
 	"sort"
@@ -69,11 +70,13 @@ type answer struct {
 	plain   []byte
 	gz      []byte // nil when the body is too small to be worth compressing
 	etag    string
-	// lastAsked (minute of the clock) and asked rank the answers the
+	// lastAsked (minute of the clock) and demand rank the answers the
 	// refresher recomputes when a version moves, and which to drop when
-	// the kept answers are full. Guarded by answers.mu.
+	// the kept answers are full. demand counts the askings, each halved
+	// for every minute since it came (demandAt): an answer asked heavily
+	// an hour ago must not outrank one asked now. Guarded by answers.mu.
 	lastAsked int64
-	asked     int
+	demand    float64
 	req       *http.Request
 	// cost is how long the answer took to compute: the refresher does
 	// the cheap, much-asked answers first.
@@ -169,9 +172,26 @@ func (c *answers) get(version, key string, minute int64) (*answer, bool) {
 	if a == nil {
 		return nil, false
 	}
-	a.asked++
-	a.lastAsked = minute
+	a.demand = a.demandAt(minute) + 1
+	a.lastAsked = max(a.lastAsked, minute)
 	return a, a.version == version && a.minute >= minute
+}
+
+// demandHalfLife is how long (in minutes of the clock) an asking counts
+// half as much in the refresher's order: the order then follows what a
+// team asks for now, not what it asked an hour ago (issue 30: counted
+// since the answer was first kept, the overview hammered by one profile
+// stayed first in every later round, and the 0.1 s API answer waited
+// about 1 s behind it).
+const demandHalfLife = 1
+
+// demandAt is a's demand at minute: its askings, each halved for every
+// demandHalfLife minutes since.
+func (a *answer) demandAt(minute int64) float64 {
+	if minute <= a.lastAsked {
+		return a.demand
+	}
+	return a.demand * math.Exp2(-float64(minute-a.lastAsked)/demandHalfLife)
 }
 
 // advance makes version and the clock's minute the newest. When either
@@ -304,7 +324,7 @@ func (c *answers) put(key string, a *answer) {
 		if old.seq > a.seq || (old.seq == a.seq && old.minute > a.minute) {
 			return
 		}
-		a.asked, a.lastAsked = old.asked, old.lastAsked
+		a.demand, a.lastAsked = old.demand, old.lastAsked
 		c.bytes -= old.size()
 		delete(c.m, key)
 	}
@@ -331,7 +351,7 @@ func (c *answers) evict(need int) {
 		if a.lastAsked != b.lastAsked {
 			return a.lastAsked < b.lastAsked
 		}
-		return a.asked < b.asked
+		return a.demand < b.demand
 	})
 	for _, k := range keys {
 		if c.bytes+need <= maxAnswerBytes {
@@ -512,7 +532,7 @@ func (s *Server) refreshHot() {
 		}
 	}
 	sort.Slice(hot, func(i, j int) bool {
-		return refreshBefore(c.m[hot[i]], c.m[hot[j]], hot[i], hot[j])
+		return refreshBefore(c.m[hot[i]], c.m[hot[j]], hot[i], hot[j], minute)
 	})
 	for _, k := range hot {
 		s.enqueueLocked(k, c.m[k].req)
@@ -525,16 +545,18 @@ func (s *Server) refreshHot() {
 	}
 }
 
-// refreshBefore orders a before b (keys ka and kb) in a refresh: by
-// cost per asking, then the most asked, then by key.
-func refreshBefore(a, b *answer, ka, kb string) bool {
-	// a.cost/a.asked < b.cost/b.asked, in integers (asked ≥ 1 once hot).
-	x, y := int64(a.cost)*int64(max(b.asked, 1)), int64(b.cost)*int64(max(a.asked, 1))
+// refreshBefore orders a before b (keys ka and kb) in a refresh at
+// minute: by cost per asking (the askings of lately, demandAt), then the
+// most asked, then by key.
+func refreshBefore(a, b *answer, ka, kb string, minute int64) bool {
+	da, db := a.demandAt(minute), b.demandAt(minute)
+	// a.cost/da < b.cost/db, without dividing by a demand decayed to 0.
+	x, y := float64(a.cost)*db, float64(b.cost)*da
 	if x != y {
 		return x < y
 	}
-	if a.asked != b.asked {
-		return a.asked > b.asked
+	if da != db {
+		return da > db
 	}
 	return ka < kb
 }

@@ -298,21 +298,21 @@ func TestRefreshOrderCostPerAsking(t *testing.T) {
 	for _, a := range []struct {
 		key   string
 		cost  time.Duration
-		asked int
+		asked float64
+		ago   int64 // minutes since last asked
 	}{
-		{"/overview", time.Second, 10},         // 100 ms an asking
-		{"/api", 50 * time.Millisecond, 10},    // 5 ms
-		{"/offers", 500 * time.Millisecond, 2}, // 250 ms
-		{"/gpu", 200 * time.Millisecond, 4},    // 50 ms
-		{"/cold", time.Millisecond, 100},       // not asked lately
-		{"/same", 200 * time.Millisecond, 4},   // as /gpu: by key
+		{"/overview", time.Second, 10, 0},         // 100 ms an asking
+		{"/api", 50 * time.Millisecond, 10, 0},    // 5 ms
+		{"/offers", 500 * time.Millisecond, 2, 0}, // 250 ms
+		{"/gpu", 200 * time.Millisecond, 4, 0},    // 50 ms
+		{"/cold", time.Millisecond, 100, hotFor + 1},
+		{"/same", 200 * time.Millisecond, 4, 0}, // as /gpu: by key
+		// Asked 64 times, but 4 minutes ago: 4 askings now, 225 ms each
+		// (counted whole: 14 ms each, before all but /api).
+		{"/earlier", 900 * time.Millisecond, 64, 4},
 	} {
-		last := minute
-		if a.key == "/cold" {
-			last = minute - hotFor - 1
-		}
 		s.answers.put(a.key, &answer{version: "v1", seq: 1, minute: minute, cost: a.cost, req: req})
-		s.answers.m[a.key].asked, s.answers.m[a.key].lastAsked = a.asked, last
+		s.answers.m[a.key].demand, s.answers.m[a.key].lastAsked = a.asked, minute-a.ago
 	}
 	// Held, so that the queue is read before the refresher takes from it.
 	s.answers.mu.Lock()
@@ -321,7 +321,7 @@ func TestRefreshOrderCostPerAsking(t *testing.T) {
 	s.refreshHot()
 	s.answers.mu.Lock()
 	defer s.answers.mu.Unlock()
-	want := []string{"/api", "/gpu", "/same", "/overview", "/offers"}
+	want := []string{"/api", "/gpu", "/same", "/overview", "/earlier", "/offers"}
 	if got := s.answers.queue[:min(len(want), len(s.answers.queue))]; !slices.Equal(got, want) {
 		t.Errorf("refresh order %q, want %q first", s.answers.queue, want)
 	}
