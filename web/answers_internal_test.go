@@ -296,23 +296,28 @@ func TestRefreshOrderCostPerAsking(t *testing.T) {
 	minute := s.now().Unix() / 60
 	req := httptest.NewRequest(http.MethodGet, "/x", nil)
 	for _, a := range []struct {
-		key   string
-		cost  time.Duration
-		asked float64
-		ago   int64 // minutes since last asked
+		key       string
+		cost      time.Duration
+		now, prev int   // askings in the minute last asked and the one before
+		ago       int64 // minutes since last asked
 	}{
-		{"/overview", time.Second, 10, 0},         // 100 ms an asking
-		{"/api", 50 * time.Millisecond, 10, 0},    // 5 ms
-		{"/offers", 500 * time.Millisecond, 2, 0}, // 250 ms
-		{"/gpu", 200 * time.Millisecond, 4, 0},    // 50 ms
-		{"/cold", time.Millisecond, 100, hotFor + 1},
-		{"/same", 200 * time.Millisecond, 4, 0}, // as /gpu: by key
-		// Asked 64 times, but 4 minutes ago: 4 askings now, 225 ms each
-		// (counted whole: 14 ms each, before all but /api).
-		{"/earlier", 900 * time.Millisecond, 64, 4},
+		{"/overview", time.Second, 6, 4, 0},          // 100 ms an asking
+		{"/api", 50 * time.Millisecond, 10, 0, 0},    // 5 ms
+		{"/offers", 500 * time.Millisecond, 2, 0, 0}, // 250 ms
+		{"/gpu", 200 * time.Millisecond, 1, 3, 0},    // 50 ms
+		{"/cold", time.Millisecond, 100, 0, hotFor + 1},
+		{"/same", 200 * time.Millisecond, 4, 0, 0}, // as /gpu: by key
+		// Asked 40 times last minute, and 1000 the minute before: 25 ms
+		// an asking (counted since first kept: 1 ms, before all).
+		{"/last", time.Second, 40, 1000, 1},
+		// Asked 10,000 times, but 2 minutes ago: after every answer asked
+		// since, cheapest first.
+		{"/burst", 30 * time.Millisecond, 10000, 0, 2},
+		{"/burst2", 20 * time.Millisecond, 10000, 0, 3},
 	} {
 		s.answers.put(a.key, &answer{version: "v1", seq: 1, minute: minute, cost: a.cost, req: req})
-		s.answers.m[a.key].demand, s.answers.m[a.key].lastAsked = a.asked, minute-a.ago
+		k := s.answers.m[a.key]
+		k.askedNow, k.askedPrev, k.lastAsked = a.now, a.prev, minute-a.ago
 	}
 	// Held, so that the queue is read before the refresher takes from it.
 	s.answers.mu.Lock()
@@ -321,7 +326,7 @@ func TestRefreshOrderCostPerAsking(t *testing.T) {
 	s.refreshHot()
 	s.answers.mu.Lock()
 	defer s.answers.mu.Unlock()
-	want := []string{"/api", "/gpu", "/same", "/overview", "/earlier", "/offers"}
+	want := []string{"/api", "/last", "/gpu", "/same", "/overview", "/offers", "/burst2", "/burst"}
 	if got := s.answers.queue[:min(len(want), len(s.answers.queue))]; !slices.Equal(got, want) {
 		t.Errorf("refresh order %q, want %q first", s.answers.queue, want)
 	}
@@ -478,5 +483,29 @@ func TestRunStartCarriesAnswersThatShowNoRuns(t *testing.T) {
 	servedAt("/runs", again)
 	if n := count("/slow").Load(); n != 2 {
 		t.Errorf("/slow computed %d times; want twice (the first version, the prices')", n)
+	}
+}
+
+// An answer's demand is its askings of this minute and the one before.
+func TestDemandCountsTwoMinutes(t *testing.T) {
+	var a answer
+	for _, step := range []struct {
+		ask    []int64 // minutes asked at
+		at     int64
+		demand int
+	}{
+		{[]int64{10, 10, 10}, 10, 3},
+		{[]int64{11}, 11, 4}, // 1 now, 3 the minute before
+		{nil, 12, 1},         // the minute before: 1
+		{nil, 13, 0},
+		{[]int64{14, 14}, 14, 2}, // a gap: what came before it is gone
+		{[]int64{13}, 14, 3},     // an asking of an earlier minute counts now
+	} {
+		for _, m := range step.ask {
+			a.ask(m)
+		}
+		if got := a.demandAt(step.at); got != step.demand {
+			t.Errorf("after asking at %v: demand at minute %d = %d, want %d", step.ask, step.at, got, step.demand)
+		}
 	}
 }
