@@ -536,18 +536,11 @@ func (s *Server) refreshHot() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	minute := s.now().Unix() / 60
-	var hot []string
 	for k, a := range c.m {
 		fresh := a.version == c.version && a.minute >= c.minute
 		if a.req != nil && minute-a.lastAsked <= hotFor && !fresh {
-			hot = append(hot, k)
+			s.enqueueLocked(k, a.req)
 		}
-	}
-	sort.Slice(hot, func(i, j int) bool {
-		return refreshBefore(c.m[hot[i]], c.m[hot[j]], hot[i], hot[j], minute)
-	})
-	for _, k := range hot {
-		s.enqueueLocked(k, c.m[k].req)
 	}
 	if s.Versions != nil {
 		// Only the daemon (which keeps the version) serves the pages: a
@@ -555,6 +548,35 @@ func (s *Server) refreshHot() {
 		// compute them.
 		s.warmLocked()
 	}
+	// What still waits from a round the move overtook is ordered with
+	// this round's, not before it (issue 30: with a run stored every 5 s
+	// and a round of more than 5 s of work, each round began with the
+	// last one's leftovers, and the overview and the API answer the team
+	// was asking for came seconds later). Answers nothing is kept of go
+	// first: their askers wait for them.
+	slices.SortStableFunc(c.queue, func(x, y string) int {
+		a, b := c.m[x], c.m[y]
+		switch {
+		case a == nil || b == nil:
+			return cmpBool(a == nil, b == nil)
+		case refreshBefore(a, b, x, y, minute):
+			return -1
+		case refreshBefore(b, a, y, x, minute):
+			return 1
+		}
+		return 0
+	})
+}
+
+// cmpBool orders true before false.
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return -1
+	}
+	return 1
 }
 
 // refreshBefore orders a before b (keys ka and kb) in a refresh at
