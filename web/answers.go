@@ -633,10 +633,13 @@ func (s *Server) warm() {
 }
 
 // maxRefreshers is how many answers the refresher computes at once: one.
-// Two at once (one per core) showed a stored run no sooner in the load
-// test, whose two cores also serve the requests and run the collector,
-// and held the daemon's memory 40 MB higher (docs/scale.md, "The refresh
-// round cheaper"); each computation holds a working set of its own.
+// Two at once (one per core) held the daemon's memory 20-40 MB higher in
+// the load test, whose two cores also serve the requests and run the
+// collector, and showed a stored run no sooner on the whole: with the
+// refresh order of today the API answer soonest, the overview later
+// (docs/scale.md, "The refresh round cheaper" and "The refresh round
+// ordered by what is asked now"). Each computation holds a working set
+// of its own.
 const maxRefreshers = 1
 
 // refreshLoop computes the queued answers one after another, each at the
