@@ -114,7 +114,10 @@ func (s *Server) cached(h http.Handler) http.Handler {
 		s.advance(version)
 		minute := s.now().Unix() / 60
 		key := s.answerKey(r)
-		a, fresh := s.answers.get(version, key, minute)
+		// The refresher's own asking is not a client's: counted, every
+		// answer once asked stayed hot for as long as runs stored, and was
+		// computed again at every version though nobody asked for it.
+		a, fresh := s.answers.get(version, key, minute, !isRefresh(r.Context()))
 		switch {
 		case fresh:
 		case a != nil && minute-a.minute <= staleFor && !isRefresh(r.Context()):
@@ -163,15 +166,17 @@ func (s *Server) answerKey(r *http.Request) string {
 }
 
 // get is the kept answer of key (of any version), and whether it is of
-// this version and minute; it counts the asking.
-func (c *answers) get(version, key string, minute int64) (*answer, bool) {
+// this version and minute; it counts the asking if asked is set.
+func (c *answers) get(version, key string, minute int64, asked bool) (*answer, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	a := c.m[key]
 	if a == nil {
 		return nil, false
 	}
-	a.ask(minute)
+	if asked {
+		a.ask(minute)
+	}
 	return a, a.version == version && a.minute >= minute
 }
 
@@ -600,17 +605,20 @@ func refreshBefore(a, b *answer, ka, kb string, minute int64) bool {
 	return ka < kb
 }
 
-// warmLocked queues the WarmPaths that nothing is kept of: the pages a
-// team opens first are computed before anyone asks.
+// warmLocked queues the WarmPaths not kept at the newest version and
+// minute: the pages a team opens first are computed before anyone asks,
+// at start and after every move, whether or not anyone asked lately (the
+// refresher's own askings do not keep an answer hot).
 func (s *Server) warmLocked() {
+	c := &s.answers
 	for _, p := range WarmPaths {
 		req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, p, nil)
 		if err != nil {
 			continue
 		}
 		key := s.answerKey(req)
-		if _, ok := s.answers.m[key]; ok {
-			continue // hot, or its successor is computed when asked for
+		if a, ok := c.m[key]; ok && a.version == c.version && a.minute >= c.minute {
+			continue
 		}
 		s.enqueueLocked(key, req)
 	}

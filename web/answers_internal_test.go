@@ -4,6 +4,7 @@ import (
 	"bytes"
 	gz "compress/gzip"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -526,6 +527,92 @@ func TestDemandCountsTwoMinutes(t *testing.T) {
 		}
 		if got := a.demandAt(step.at); got != step.demand {
 			t.Errorf("after asking at %v: demand at minute %d = %d, want %d", step.ask, step.at, got, step.demand)
+		}
+	}
+}
+
+// The refresher's own askings do not keep an answer hot: one nobody has
+// asked for in hotFor minutes is not computed again when a run stores,
+// however often the refresher computed it before.
+func TestRefresherKeepsNothingHot(t *testing.T) {
+	ss := newStaleServer(t)
+	var clock atomic.Int64
+	base := time.Date(2026, 12, 5, 11, 19, 0, 0, time.UTC)
+	ss.s.Now = func() time.Time { return base.Add(time.Duration(clock.Load()) * time.Minute) }
+	// Asked twice at minute 0: computed, then asked again (hot).
+	ss.getWithin(t, 5*time.Second)
+	ss.getWithin(t, 5*time.Second)
+	computed := ss.computed.Load()
+	// A run stores every minute; nobody asks for /x again.
+	for m := int64(1); m <= hotFor+3; m++ {
+		clock.Store(m)
+		before := ss.idle.Load()
+		ss.move(t, fmt.Sprintf("v%d", m+1))
+		deadline := time.Now().Add(5 * time.Second)
+		for ss.idle.Load() == before {
+			if time.Now().After(deadline) {
+				t.Fatalf("minute %d: the refresher never went idle", m)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	if got := ss.computed.Load() - computed; got != hotFor {
+		t.Errorf("/x computed again at %d of %d runs, want the %d within hotFor of its last asking", got, hotFor+3, hotFor)
+	}
+}
+
+// The WarmPaths are kept current at every move, asked for or not: the
+// pages a team opens first answer the newest data at its first view.
+func TestWarmPathsFollowEveryMove(t *testing.T) {
+	var version atomic.Pointer[string]
+	v1 := "v1"
+	version.Store(&v1)
+	var idle atomic.Int32
+	s := &Server{FX: func() report.FX { return report.FX{Currency: "USD"} },
+		Now:      func() time.Time { return time.Date(2026, 12, 5, 11, 19, 0, 0, time.UTC) },
+		Versions: NewVersions(func(context.Context) (string, error) { return *version.Load(), nil }),
+		Idle:     func() { idle.Add(1) }}
+	mux := http.NewServeMux()
+	page := s.cached(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		v, _ := s.dataVersion(r.Context())
+		w.Write([]byte(r.URL.Path + " of " + v))
+	}))
+	for _, p := range WarmPaths {
+		mux.Handle("GET "+p, page)
+	}
+	s.handler = mux
+	if _, err := s.Versions.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s.followVersions()
+	waitRound := func(before int32) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for idle.Load() == before {
+			if time.Now().After(deadline) {
+				t.Fatal("the refresher never went idle")
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	before := idle.Load()
+	s.warm()
+	waitRound(before)
+	for _, v := range []string{"v2", "v3"} {
+		before := idle.Load()
+		version.Store(&v)
+		if _, err := s.Versions.Refresh(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		waitRound(before)
+		for _, p := range WarmPaths {
+			req := httptest.NewRequest(http.MethodGet, p, nil)
+			s.answers.mu.Lock()
+			a := s.answers.m[s.answerKey(req)]
+			s.answers.mu.Unlock()
+			if a == nil || a.version != v || string(a.plain) != p+" of "+v {
+				t.Errorf("after the move to %s, %s is kept as %+v", v, p, a)
+			}
 		}
 	}
 }
