@@ -616,3 +616,32 @@ func TestWarmPathsFollowEveryMove(t *testing.T) {
 		}
 	}
 }
+
+// An answer computed again at the same content (a run's start) keeps the
+// cost of its dearer computation: the refresher ranks by what the next
+// run's prices will cost, not by what a start's reuse did.
+func TestStartKeepsTheCost(t *testing.T) {
+	const (
+		v1      = "10.10.2026-12-05T00:00:00Z/0.0.0.0/0"
+		started = "11.11.2026-12-05T00:00:00Z/0.0.0.0/0" // v1 and a run's start
+		v2      = "11.11.2026-12-05T00:05:00Z/0.0.0.0/0" // the run's prices
+	)
+	var c answers
+	for _, step := range []struct {
+		version string
+		seq     uint64
+		minute  int64
+		cost    time.Duration
+		want    time.Duration
+	}{
+		{v1, 1, 100, time.Second, time.Second},
+		{started, 2, 100, 20 * time.Millisecond, time.Second},
+		{v2, 3, 100, 300 * time.Millisecond, 300 * time.Millisecond},
+		{v2, 3, 101, 250 * time.Millisecond, 250 * time.Millisecond}, // another minute: computed whole
+	} {
+		c.put("/", &answer{version: step.version, seq: step.seq, minute: step.minute, cost: step.cost})
+		if got := c.m["/"].cost; got != step.want {
+			t.Errorf("kept at %s, minute %d, computed in %s: cost %s, want %s", step.version, step.minute, step.cost, got, step.want)
+		}
+	}
+}
