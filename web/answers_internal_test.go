@@ -561,9 +561,10 @@ func TestRefresherKeepsNothingHot(t *testing.T) {
 	}
 }
 
-// The WarmPaths are kept current at every move, asked for or not: the
-// pages a team opens first answer the newest data at its first view.
-func TestWarmPathsFollowEveryMove(t *testing.T) {
+// The WarmPaths are computed at start; a move computes them again only
+// once a client has asked for them: a replica nobody views computes
+// nothing per run.
+func TestWarmPathsWaitForAsking(t *testing.T) {
 	var version atomic.Pointer[string]
 	v1 := "v1"
 	version.Store(&v1)
@@ -598,22 +599,44 @@ func TestWarmPathsFollowEveryMove(t *testing.T) {
 	before := idle.Load()
 	s.warm()
 	waitRound(before)
-	for _, v := range []string{"v2", "v3"} {
+	kept := func(p string) *answer {
+		s.answers.mu.Lock()
+		defer s.answers.mu.Unlock()
+		return s.answers.m[s.answerKey(httptest.NewRequest(http.MethodGet, p, nil))]
+	}
+	move := func(v string) {
+		t.Helper()
 		before := idle.Load()
 		version.Store(&v)
 		if _, err := s.Versions.Refresh(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 		waitRound(before)
-		for _, p := range WarmPaths {
-			req := httptest.NewRequest(http.MethodGet, p, nil)
-			s.answers.mu.Lock()
-			a := s.answers.m[s.answerKey(req)]
-			s.answers.mu.Unlock()
-			if a == nil || a.version != v || string(a.plain) != p+" of "+v {
-				t.Errorf("after the move to %s, %s is kept as %+v", v, p, a)
-			}
+	}
+	for _, p := range WarmPaths {
+		if a := kept(p); a == nil || a.version != "v1" {
+			t.Fatalf("at start %s is kept as %+v, want it computed at v1", p, a)
 		}
+	}
+	// Nobody asks: a move leaves them as they are (/api/v1/runs, asked
+	// twice, makes the round the test waits for).
+	mux.Handle("GET /api/v1/runs", page)
+	for range 2 {
+		s.handler.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/api/v1/runs", nil))
+	}
+	move("v2")
+	for _, p := range WarmPaths {
+		if a := kept(p); a.version != "v1" {
+			t.Errorf("%s, asked by nobody, computed again at %s", p, a.version)
+		}
+	}
+	// Asked twice (served the kept one, then hot): the next move computes it.
+	for range 2 {
+		s.handler.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil))
+	}
+	move("v3")
+	if a := kept("/"); a.version != "v3" || string(a.plain) != "/ of v3" {
+		t.Errorf("/, asked, kept as %q of %s after the move to v3", a.plain, a.version)
 	}
 }
 
