@@ -73,6 +73,16 @@ func heldAtV2(t *testing.T) *staleServer {
 	return ss
 }
 
+// newClockedServer is newStaleServer on a clock the test moves, in
+// minutes from its start.
+func newClockedServer(t *testing.T) (*staleServer, *atomic.Int64) {
+	ss := newStaleServer(t)
+	clock := new(atomic.Int64)
+	base := time.Date(2026, 12, 5, 11, 19, 0, 0, time.UTC)
+	ss.s.Now = func() time.Time { return base.Add(time.Duration(clock.Load()) * time.Minute) }
+	return ss, clock
+}
+
 func (ss *staleServer) setVersion(v string) { ss.version.Store(&v) }
 
 // move stores a run: the version moves and the server hears of it.
@@ -182,10 +192,7 @@ func TestRefresherSaysWhenIdle(t *testing.T) {
 // A kept answer of another minute is served while its successor is
 // computed; one older than staleFor is not: the view waits for a fresh one.
 func TestKeptAnswerStaleness(t *testing.T) {
-	ss := newStaleServer(t)
-	var clock atomic.Int64
-	base := time.Date(2026, 12, 5, 11, 19, 0, 0, time.UTC)
-	ss.s.Now = func() time.Time { return base.Add(time.Duration(clock.Load()) * time.Minute) }
+	ss, clock := newClockedServer(t)
 	ss.getWithin(t, 5*time.Second)
 	ss.setVersion("v2") // read per view from here on: no hot refresh
 	ss.s.Versions.Refresh(context.Background())
@@ -535,10 +542,7 @@ func TestDemandCountsTwoMinutes(t *testing.T) {
 // asked for in hotFor minutes is not computed again when a run stores,
 // however often the refresher computed it before.
 func TestRefresherKeepsNothingHot(t *testing.T) {
-	ss := newStaleServer(t)
-	var clock atomic.Int64
-	base := time.Date(2026, 12, 5, 11, 19, 0, 0, time.UTC)
-	ss.s.Now = func() time.Time { return base.Add(time.Duration(clock.Load()) * time.Minute) }
+	ss, clock := newClockedServer(t)
 	// Asked twice at minute 0: computed, then asked again (hot).
 	ss.getWithin(t, 5*time.Second)
 	ss.getWithin(t, 5*time.Second)
