@@ -13,9 +13,8 @@ package storage
 // database, after the same 120 computed views, the daemon's memory
 // outside the Go heap in use was 8-15 MB smaller with two arenas, its
 // high-water RSS 6-8 MB lower (docs/scale.md, "The refresh round ordered
-// by what is asked now"); the eight read connections run no slower on
-// two. An operator's own MALLOC_ARENA_MAX is left as set. This runs as
-// the program loads, before any thread allocates.
+// by what is asked now"). An operator's own MALLOC_ARENA_MAX is left as
+// set. This runs as the program loads, before any thread allocates.
 static void pricewatch_arenas(void) __attribute__((constructor));
 static void pricewatch_arenas(void) {
 #ifdef M_ARENA_MAX

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
@@ -564,52 +565,39 @@ func (s *Server) refreshHot() {
 	// this round's, not before it (issue 30: with a run stored every 5 s
 	// and a round of more than 5 s of work, each round began with the
 	// last one's leftovers, and the overview and the API answer the team
-	// was asking for came seconds later). Answers nothing is kept of go
-	// first: their askers wait for them.
+	// was asking for came seconds later).
 	slices.SortStableFunc(c.queue, func(x, y string) int {
-		a, b := c.m[x], c.m[y]
-		switch {
-		case a == nil || b == nil:
-			return cmpBool(a == nil, b == nil)
-		case refreshBefore(a, b, x, y, minute):
-			return -1
-		case refreshBefore(b, a, y, x, minute):
-			return 1
-		}
-		return 0
+		return refreshOrder(x, y, c.m[x], c.m[y], minute)
 	})
 }
 
-// cmpBool orders true before false.
-func cmpBool(a, b bool) int {
+// refreshOrder orders the refresher's queue at minute (keys ka and kb,
+// their kept answers a and b): answers nothing is kept of first, their
+// askers waiting for them; then those asked in this minute or the last,
+// by cost per asking (demandAt), the most asked first; then those asked
+// before, cheapest first; then by key.
+func refreshOrder(ka, kb string, a, b *answer, minute int64) int {
 	switch {
-	case a == b:
+	case a == nil && b == nil:
 		return 0
-	case a:
+	case a == nil:
 		return -1
+	case b == nil:
+		return 1
 	}
-	return 1
-}
-
-// refreshBefore orders a before b (keys ka and kb) in a refresh at
-// minute: the answers asked in this minute or the last by cost per asking
-// (demandAt), then the most asked; then those asked before, cheapest
-// first; then by key.
-func refreshBefore(a, b *answer, ka, kb string, minute int64) bool {
 	da, db := int64(a.demandAt(minute)), int64(b.demandAt(minute))
-	if (da > 0) != (db > 0) {
-		return da > 0
+	switch {
+	case da > 0 && db == 0:
+		return -1
+	case da == 0 && db > 0:
+		return 1
 	}
-	// a.cost/da < b.cost/db, in integers; by cost alone when neither was
-	// asked lately.
-	x, y := int64(a.cost)*max(db, 1), int64(b.cost)*max(da, 1)
-	if x != y {
-		return x < y
-	}
-	if da != db {
-		return da > db
-	}
-	return ka < kb
+	// a.cost/da against b.cost/db, in integers; by cost alone when
+	// neither was asked lately.
+	return cmp.Or(
+		cmp.Compare(int64(a.cost)*max(db, 1), int64(b.cost)*max(da, 1)),
+		cmp.Compare(db, da),
+		strings.Compare(ka, kb))
 }
 
 // warmLocked queues the WarmPaths that nothing is kept of: the pages a
