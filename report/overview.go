@@ -43,15 +43,15 @@ func OverviewInput(ctx context.Context, st Store, now time.Time, present bool) (
 		// intervals below. Room for every current price at once where the
 		// store knows their number (growing 45k intervals step by step
 		// allocated twice as many).
-		var current map[int64]*pricewatch.Offer
+		var current map[int64]currentOffer
 		if c, ok := st.(currentCounter); ok {
 			ivs = make([]analysis.Interval, 0, c.CurrentPrices()+c.CurrentPrices()/16)
-			current = make(map[int64]*pricewatch.Offer, c.CurrentPrices())
+			current = make(map[int64]currentOffer, c.CurrentPrices())
 		} else {
-			current = map[int64]*pricewatch.Offer{}
+			current = map[int64]currentOffer{}
 		}
 		err := st.EachPrice(ctx, storage.PriceFilter{OS: pricewatch.Linux, CurrentOnly: true}, func(r *storage.PriceInterval) error {
-			current[r.OfferID] = identity(r)
+			current[r.OfferID] = currentOffer{identity(r), r.ValidFrom}
 			if r.ValidFrom.After(now) {
 				return nil // not yet in force
 			}
@@ -68,17 +68,28 @@ func OverviewInput(ctx context.Context, st Store, now time.Time, present bool) (
 		// decoding every Linux offer for them was a quarter of the
 		// overview. The offers no longer current are read again, with
 		// their offers.
+		//
+		// The current prices may come from a snapshot older than the
+		// store (CurrentState's, while a run commits): that run may have
+		// closed a price the snapshot holds as current, and opened and
+		// closed others after it. Of an offer current in the snapshot only
+		// the intervals closed by the start of its current one are
+		// earlier; the rest are later than what is shown, and would
+		// overlap it.
 		f := storage.PriceFilter{OS: pricewatch.Linux, Since: now.Add(-digest.Week), ClosedOnly: true, PricesOnly: true}
 		var gone []int64
 		err = st.EachPrice(ctx, f, func(r *storage.PriceInterval) error {
-			id, ok := current[r.OfferID]
+			c, ok := current[r.OfferID]
 			if !ok {
 				if len(gone) == 0 || gone[len(gone)-1] != r.OfferID {
 					gone = append(gone, r.OfferID)
 				}
 				return nil
 			}
-			ivs = append(ivs, intervalOf(r, id))
+			if r.ValidTo == nil || r.ValidTo.After(c.from) {
+				return nil
+			}
+			ivs = append(ivs, intervalOf(r, c.offer))
 			return nil
 		})
 		if err != nil {
@@ -94,6 +105,13 @@ func OverviewInput(ctx context.Context, st Store, now time.Time, present bool) (
 	in, err := digestRest(ctx, st, now, ivs)
 	in.WeekChanges = []digest.ChangeCount{}
 	return in, err
+}
+
+// currentOffer is an offer current in the prices the overview reads, and
+// the start of its current price.
+type currentOffer struct {
+	offer *pricewatch.Offer
+	from  time.Time
 }
 
 // WeeklyDigestInput is what digest.Build needs for the weekly digest over

@@ -193,3 +193,85 @@ func fullDigestInput(ctx context.Context, st Store, now time.Time, history time.
 	}
 	return digestRest(ctx, st, now, ivs)
 }
+
+// snapshotStore answers CurrentOnly reads from current, the current prices
+// of an earlier moment, as the daemon's CurrentState does while a run
+// commits; every other read goes to the store, which is newer.
+type snapshotStore struct {
+	*storage.DB
+	current []storage.PriceInterval
+}
+
+func (s snapshotStore) EachPrice(ctx context.Context, f storage.PriceFilter, fn func(*storage.PriceInterval) error) error {
+	if !f.CurrentOnly {
+		return s.DB.EachPrice(ctx, f, fn)
+	}
+	for i := range s.current {
+		if err := fn(&s.current[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// The overview reads the current prices from the version's snapshot and
+// the week's closed ones from the store. A run committed between the two
+// closes prices the snapshot still holds as current: the overview must
+// show the snapshot's moment, not refuse it as overlapping intervals (the
+// load test's "price intervals of azure/… overlap at …").
+func TestOverviewInputSnapshotOlderThanStore(t *testing.T) {
+	ctx := context.Background()
+	db, _, end := irregularHistory(t, 60, 7*time.Hour)
+	current, err := db.Prices(ctx, storage.PriceFilter{OS: pricewatch.Linux, CurrentOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	book, err := fx.NewBook(nil, map[string]decimal.Decimal{"USD": decimal.RequireFromString("1.1")}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := func(st Store) string {
+		t.Helper()
+		in, err := OverviewInput(ctx, st, end, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.Currency, in.Models, in.FX = "USD", []string{"H100", "A100"}, book
+		in.WithoutSavings, in.WithoutChart, in.WithoutMoves = true, true, true
+		d, err := digest.Build(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal([]any{d.Models, d.Offers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	want := shown(db)
+	if !strings.Contains(want, `"OnDemandWoW":"`) {
+		t.Fatalf("history too quiet to compare:\n%s", want)
+	}
+	// Two runs after the snapshot: the first closes every price it holds
+	// as current, the second closes the first's.
+	for run, at := range []time.Time{end.Add(time.Minute), end.Add(2 * time.Minute)} {
+		db.Now = func() time.Time { return at }
+		var offers []pricewatch.Offer
+		for _, r := range current {
+			o := r.Offer
+			o.Hourly = o.Hourly.Add(decimal.NewFromInt(int64(run + 1)))
+			offers = append(offers, o)
+		}
+		id, err := db.StartRun(ctx, "azure")
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap := &pricewatch.Snapshot{Provider: "azure", Offers: offers, Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}}}
+		if _, err := db.SaveSnapshot(ctx, id, snap, storage.SaveOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := shown(snapshotStore{db, current}); got != want {
+		t.Errorf("the overview of an older snapshot differs from the store's at its moment:\ngot  %s\nwant %s", got, want)
+	}
+}
