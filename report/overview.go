@@ -22,19 +22,24 @@ import (
 // an Azure run every 5 s, each adding ~280). WeekChanges is set empty: the
 // overview does not count them.
 //
+// providers, when not nil, keeps only their offers (and availability and
+// capacity blocks), and scopes the digest to them (digest.Input.Providers):
+// one provider's part of the overview, which digest.MergeRows merges with
+// the others'.
+//
 // present says now is the clock's now: the prices in force then are the
 // current ones, read as such (CurrentOnly), which a store keeping the
 // current state in memory (CurrentState.Source) answers without the
 // database; of the week-ago prices only those closed since are read from
 // it (ClosedOnly), not the prices in force then, two lookups an offer.
-func OverviewInput(ctx context.Context, st Store, now time.Time, present bool) (digest.Input, error) {
+func OverviewInput(ctx context.Context, st Store, now time.Time, present bool, providers []string) (digest.Input, error) {
 	var ivs []analysis.Interval
 	keep := func(r *storage.PriceInterval) error {
 		ivs = append(ivs, digestInterval(r))
 		return nil
 	}
 	if !present {
-		f := storage.PriceFilter{OS: pricewatch.Linux, At: []time.Time{now, now.Add(-digest.Week)}, Unordered: true}
+		f := storage.PriceFilter{OS: pricewatch.Linux, At: []time.Time{now, now.Add(-digest.Week)}, Providers: providers, Unordered: true}
 		if err := st.EachPrice(ctx, f, keep); err != nil {
 			return digest.Input{}, err
 		}
@@ -50,7 +55,7 @@ func OverviewInput(ctx context.Context, st Store, now time.Time, present bool) (
 		} else {
 			current = map[int64]currentOffer{}
 		}
-		err := st.EachPrice(ctx, storage.PriceFilter{OS: pricewatch.Linux, CurrentOnly: true}, func(r *storage.PriceInterval) error {
+		err := st.EachPrice(ctx, storage.PriceFilter{OS: pricewatch.Linux, CurrentOnly: true, Providers: providers}, func(r *storage.PriceInterval) error {
 			current[r.OfferID] = currentOffer{identity(r), r.ValidFrom}
 			if r.ValidFrom.After(now) {
 				return nil // not yet in force
@@ -76,7 +81,7 @@ func OverviewInput(ctx context.Context, st Store, now time.Time, present bool) (
 		// the intervals closed by the start of its current one are
 		// earlier; the rest are later than what is shown, and would
 		// overlap it.
-		f := storage.PriceFilter{OS: pricewatch.Linux, Since: now.Add(-digest.Week), ClosedOnly: true, PricesOnly: true}
+		f := storage.PriceFilter{OS: pricewatch.Linux, Since: now.Add(-digest.Week), ClosedOnly: true, PricesOnly: true, Providers: providers}
 		var gone []int64
 		err = st.EachPrice(ctx, f, func(r *storage.PriceInterval) error {
 			c, ok := current[r.OfferID]
@@ -102,8 +107,9 @@ func OverviewInput(ctx context.Context, st Store, now time.Time, present bool) (
 			}
 		}
 	}
-	in, err := digestRest(ctx, st, now, ivs)
+	in, err := digestRest(ctx, st, now, ivs, providers)
 	in.WeekChanges = []digest.ChangeCount{}
+	in.Providers = providers
 	return in, err
 }
 
@@ -127,7 +133,7 @@ func WeeklyDigestInput(ctx context.Context, st Store, now time.Time, queries []s
 	if err != nil {
 		return digest.Input{}, err
 	}
-	in, err := digestRest(ctx, st, now, nil)
+	in, err := digestRest(ctx, st, now, nil, nil)
 	in.WeekChanges = changes
 	return in, err
 }
@@ -323,8 +329,8 @@ func ProviderRuns(ctx context.Context, st Store) ([]pricewatch.Run, error) {
 
 // digestRest completes a digest's input from ivs: the availability of the
 // last week and each provider's latest run and latest successful run.
-func digestRest(ctx context.Context, st Store, now time.Time, ivs []analysis.Interval) (digest.Input, error) {
-	avail, err := st.Availability(ctx, storage.AvailabilityFilter{All: true, Since: now.Add(-digest.Week)})
+func digestRest(ctx context.Context, st Store, now time.Time, ivs []analysis.Interval, providers []string) (digest.Input, error) {
+	avail, err := st.Availability(ctx, storage.AvailabilityFilter{All: true, Since: now.Add(-digest.Week), Providers: providers})
 	if err != nil {
 		return digest.Input{}, err
 	}
@@ -332,7 +338,7 @@ func digestRest(ctx context.Context, st Store, now time.Time, ivs []analysis.Int
 	if err != nil {
 		return digest.Input{}, err
 	}
-	blocks, err := st.Signals(ctx, storage.SignalFilter{Kinds: []pricewatch.SignalKind{pricewatch.CapacityBlock}, Since: now.Add(-digest.Week)})
+	blocks, err := st.Signals(ctx, storage.SignalFilter{Kinds: []pricewatch.SignalKind{pricewatch.CapacityBlock}, Since: now.Add(-digest.Week), Providers: providers})
 	if err != nil {
 		return digest.Input{}, err
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/pricewatch/pricewatch/analysis/digest"
 	"github.com/pricewatch/pricewatch/fx"
 	"github.com/pricewatch/pricewatch/storage"
+	"github.com/pricewatch/pricewatch/storage/dbtest"
 )
 
 // TestWeeklyDigestMatchesFullRead: the weekly digest's read (the prices
@@ -163,7 +164,7 @@ func TestOverviewInputMatchesWeekRead(t *testing.T) {
 				// As of the history's end the prices in force are the
 				// current ones: read as such too.
 				for _, present := range []bool{false, now.Equal(end)} {
-					in, err := OverviewInput(ctx, db, now, present)
+					in, err := OverviewInput(ctx, db, now, present, nil)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -191,7 +192,7 @@ func fullDigestInput(ctx context.Context, st Store, now time.Time, history time.
 	if err != nil {
 		return digest.Input{}, err
 	}
-	return digestRest(ctx, st, now, ivs)
+	return digestRest(ctx, st, now, ivs, nil)
 }
 
 // snapshotStore answers CurrentOnly reads from current, the current prices
@@ -232,7 +233,7 @@ func TestOverviewInputSnapshotOlderThanStore(t *testing.T) {
 	}
 	shown := func(st Store) string {
 		t.Helper()
-		in, err := OverviewInput(ctx, st, end, true)
+		in, err := OverviewInput(ctx, st, end, true, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -273,5 +274,118 @@ func TestOverviewInputSnapshotOlderThanStore(t *testing.T) {
 	}
 	if got := shown(snapshotStore{db, current}); got != want {
 		t.Errorf("the overview of an older snapshot differs from the store's at its moment:\ngot  %s\nwant %s", got, want)
+	}
+}
+
+// multiProviderHistory is runs of five providers, each its own snapshot
+// every 7 hours: Azure in USD, Vast.ai (a marketplace) and OVHcloud in
+// EUR, Alibaba in CNY (no rate in the tests' book), and Lambda, whose
+// offers all go two days before the end (gone, but in force a week ago).
+// Prices move at different paces, some tie across providers, and Azure
+// sells reservations.
+func multiProviderHistory(t *testing.T) (*storage.DB, time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	db := dbtest.Open(t)
+	clock := time.Date(2026, 10, 1, 3, 17, 0, 0, time.UTC)
+	db.Now = func() time.Time { return clock }
+	const runs = 80
+	providers := []struct {
+		name, currency string
+		pace           int
+	}{{"azure", "USD", 3}, {pricewatch.VastAI, "EUR", 1}, {"ovhcloud", "EUR", 5}, {"alibaba", "CNY", 7}, {"lambda", "USD", 2}}
+	for run := 0; run < runs; run++ {
+		for pi, p := range providers {
+			if p.name == "lambda" && run > runs-7 {
+				continue
+			}
+			var offers []pricewatch.Offer
+			for i := 0; i < 6; i++ {
+				pt := []pricewatch.PriceType{pricewatch.OnDemand, pricewatch.Spot, pricewatch.Reserved}[i%3]
+				if pt == pricewatch.Reserved && p.name != "azure" {
+					pt = pricewatch.OnDemand
+				}
+				// The first offers tie across providers at every run.
+				price := decimal.NewFromInt(int64(200 + (run/p.pace*(i+pi+2))%50)).Shift(-2)
+				if i == 0 {
+					price = decimal.RequireFromString("2.5")
+				}
+				o := pricewatch.Offer{Provider: p.name, Region: fmt.Sprintf("r%d", i%4), InstanceType: fmt.Sprintf("T%d", i/3),
+					PriceType: pt, OS: pricewatch.Linux, Currency: p.currency, Hourly: price.Mul(decimal.NewFromInt(8)),
+					Hardware: pricewatch.Hardware{GPUModel: []string{"H100", "A100-80GB", "L4"}[(i+pi)%3], GPUCount: 8}}
+				if pt == pricewatch.Reserved {
+					o.Term, o.Payment, o.OfferingClass = "1y", pricewatch.NoUpfront, pricewatch.Standard
+				}
+				offers = append(offers, o)
+			}
+			id, err := db.StartRun(ctx, p.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			snap := &pricewatch.Snapshot{Provider: p.name, Offers: offers, Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}}}
+			if _, err := db.SaveSnapshot(ctx, id, snap, storage.SaveOptions{}); err != nil {
+				t.Fatalf("run %d of %s: %v", run, p.name, err)
+			}
+		}
+		clock = clock.Add(7 * time.Hour)
+	}
+	return db, clock
+}
+
+// The overview built one provider at a time and merged (digest.MergeRows,
+// MergeRates) shows what it shows built over every provider at once: the
+// daemon keeps each provider's part and builds again only those of the
+// providers that ran.
+func TestOverviewPartsMerge(t *testing.T) {
+	ctx := context.Background()
+	db, end := multiProviderHistory(t)
+	book, err := fx.NewBook(nil, map[string]decimal.Decimal{"USD": decimal.RequireFromString("1.1")}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := func(providers []string, models []string) digest.Digest {
+		t.Helper()
+		in, err := OverviewInput(ctx, db, end, true, providers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.Currency, in.Models, in.FX = "USD", models, book
+		in.WithoutSavings, in.WithoutChart, in.WithoutMoves = true, true, true
+		d, err := digest.Build(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	shown := func(rows []digest.ModelRow, rates []digest.Rate) string {
+		b, err := json.MarshalIndent([]any{rows, rates}, "", " ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	models := []string{"A100-80GB", "H100", "L4"}
+	whole := build(nil, models)
+	want := shown(whole.Models, whole.Rates)
+	for _, s := range []string{`"MarketOnDemand": {`, `"Commitment": {`, `"SpotWoW": "`, `"OnDemandWoW": "`, `"Unconverted": {`, `"Missing": true`} {
+		if !strings.Contains(want, s) {
+			t.Fatalf("the whole overview shows no %s:\n%s", s, want)
+		}
+	}
+	var rows [][]digest.ModelRow
+	var rates [][]digest.Rate
+	for _, p := range []string{"alibaba", "azure", "lambda", "ovhcloud", pricewatch.VastAI} {
+		d := build([]string{p}, models)
+		rows, rates = append(rows, d.Models), append(rates, d.Rates)
+	}
+	merged, err := digest.MergeRows(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := shown(merged, digest.MergeRates(rates)); got != want {
+		t.Errorf("merged parts:\n%s\nwant (the whole):\n%s", got, want)
+	}
+	if _, err := digest.MergeRows([][]digest.ModelRow{rows[0], rows[1][1:]}); err == nil {
+		t.Error("parts of different models merged without an error")
 	}
 }

@@ -357,7 +357,7 @@ func (s *Server) overviewModel(r *http.Request, sc report.Scope, present bool) (
 	// The overview shows the week-over-week moves, not the digest's
 	// changes or 12-week chart: the prices now and a week ago are all it
 	// reads.
-	in, err := report.OverviewInput(ctx, st, sc.At, present)
+	in, err := report.OverviewInput(ctx, st, sc.At, present, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -201,6 +201,8 @@ type ModelRow struct {
 	// currency without a rate, how many of them were left out.
 	Offers      int
 	Unconverted map[string]int
+	// The ends the moves were worked out from (MergeRows).
+	onDemandEnds, spotEnds ends
 }
 
 // Move is one offer whose price changed over the week, in its own currency.

@@ -1,8 +1,10 @@
 package digest
 
 import (
+	"fmt"
 	"iter"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -35,15 +37,6 @@ func modelRow(model string, offers []pricewatch.Offer, rater *analysis.Rater, se
 	// region. Each offer is rated and weighed as it comes: a comparison's
 	// rows of every offer of a model, made for four of them, were half
 	// the overview's build.
-	cheaper := func(r *analysis.RatedOffer, c *Choice) bool {
-		if c == nil {
-			return true
-		}
-		if d := r.PricePerGPUHour.Cmp(c.PerGPUHour); d != 0 {
-			return d < 0
-		}
-		return analysis.KeyLess(r.Offer.Key(), c.Offer.Key())
-	}
 	for i := range offers {
 		r, ok := rater.Rate(&offers[i])
 		if !ok {
@@ -75,7 +68,7 @@ func modelRow(model string, offers []pricewatch.Offer, rater *analysis.Rater, se
 		default:
 			continue
 		}
-		if !cheaper(&r, *best) {
+		if !cheaperThan(r.PricePerGPUHour, r.Offer.Key(), *best) {
 			continue
 		}
 		c := &Choice{PerGPUHour: r.PricePerGPUHour, NativeCurrency: r.NativeCurrency, FXStale: r.FXStale, Offer: r.Offer, Available: r.Available}
@@ -93,37 +86,139 @@ func modelRow(model string, offers []pricewatch.Offer, rater *analysis.Rater, se
 	if slices.ContainsFunc(series, market) {
 		cloudSeries = slices.DeleteFunc(slices.Clone(series), market)
 	}
-	for _, pt := range []pricewatch.PriceType{pricewatch.OnDemand, pricewatch.Spot} {
-		of := series
-		if pt == pricewatch.OnDemand {
-			of = cloudSeries
-		}
-		wow, err := weekOverWeek(of, model, pt, in.FX, cur, in.Now)
-		if err != nil {
-			return row, err
-		}
-		if pt == pricewatch.OnDemand {
-			row.OnDemandWoW = wow
-		} else {
-			row.SpotWoW = wow
-		}
+	var err error
+	if row.onDemandEnds, err = weekEnds(cloudSeries, model, pricewatch.OnDemand, in.FX, cur, in.Now); err != nil {
+		return row, err
 	}
+	if row.spotEnds, err = weekEnds(series, model, pricewatch.Spot, in.FX, cur, in.Now); err != nil {
+		return row, err
+	}
+	row.OnDemandWoW, row.SpotWoW = row.onDemandEnds.move(), row.spotEnds.move()
 	return row, nil
 }
 
-// weekOverWeek is the move of the cheapest price per GPU-hour of a model
-// and price type between now − Week and now, in percent.
-func weekOverWeek(series []analysis.Series, model string, pt pricewatch.PriceType, conv analysis.Converter, cur string, now time.Time) (decimal.NullDecimal, error) {
+// cheaperThan: an offer at price per GPU-hour p with key k comes before
+// c (none: it does). The cheapest of each kind is the least by price per
+// GPU-hour, then by key (the order Compare ranks by, a total order), over
+// every region.
+func cheaperThan(p decimal.Decimal, k pricewatch.OfferKey, c *Choice) bool {
+	if c == nil {
+		return true
+	}
+	if d := p.Cmp(c.PerGPUHour); d != 0 {
+		return d < 0
+	}
+	return analysis.KeyLess(k, c.Offer.Key())
+}
+
+// ends are the cheapest prices per GPU-hour of a model and price type at
+// now − Week and at now (each end converted at its own date's rate;
+// invalid where no price was in force): what its move is worked out from,
+// and what rows built over parts of the offers are merged by (MergeRows).
+type ends struct{ then, now decimal.NullDecimal }
+
+// weekEnds are the ends of a model and price type over series.
+func weekEnds(series []analysis.Series, model string, pt pricewatch.PriceType, conv analysis.Converter, cur string, now time.Time) (ends, error) {
 	res, err := analysis.CheapestPerGPUHour(series, analysis.CheapestOptions{GPU: model, PriceTypes: []pricewatch.PriceType{pt},
 		From: now.Add(-Week), To: now, Step: Week, Currency: cur, FX: conv})
 	if err != nil {
-		return decimal.NullDecimal{}, err
+		return ends{}, err
 	}
-	if len(res.Points) != 2 || !res.Points[0].PerGPUHour.IsPositive() {
-		return decimal.NullDecimal{}, nil
+	var e ends
+	for _, p := range res.Points {
+		if p.At.Equal(now) {
+			e.now = decimal.NewNullDecimal(p.PerGPUHour)
+		} else {
+			e.then = decimal.NewNullDecimal(p.PerGPUHour)
+		}
 	}
-	then, nowP := res.Points[0].PerGPUHour, res.Points[1].PerGPUHour
-	return decimal.NewNullDecimal(nowP.Sub(then).DivRound(then, 20).Mul(decimal.NewFromInt(100)).Round(analysis.PercentDecimals)), nil
+	return e, nil
+}
+
+// move is the move between the ends, in percent; invalid without both
+// or from no price.
+func (e ends) move() decimal.NullDecimal {
+	if !e.then.Valid || !e.now.Valid || !e.then.Decimal.IsPositive() {
+		return decimal.NullDecimal{}
+	}
+	then, now := e.then.Decimal, e.now.Decimal
+	return decimal.NewNullDecimal(now.Sub(then).DivRound(then, 20).Mul(decimal.NewFromInt(100)).Round(analysis.PercentDecimals))
+}
+
+// lower is the lower of two ends, each end on its own.
+func (e ends) lower(o ends) ends {
+	low := func(a, b decimal.NullDecimal) decimal.NullDecimal {
+		if !a.Valid || (b.Valid && b.Decimal.LessThan(a.Decimal)) {
+			return b
+		}
+		return a
+	}
+	return ends{then: low(e.then, o.then), now: low(e.now, o.now)}
+}
+
+// MergeRows is the model rows of one digest over the union of the parts'
+// offers, each part's rows built (Build, NewBuilder) with the same Input
+// but over the prices of some providers only (Input.Providers): the
+// cheapest of each kind is the least of the parts', the counts add up, and
+// the moves are worked out from the least ends. The dashboard's overview
+// keeps one part per provider and builds again only those of the
+// providers that ran (issue 30). Only the rows are merged: savings and
+// the rest of a digest are not.
+func MergeRows(parts [][]ModelRow) ([]ModelRow, error) {
+	if len(parts) == 0 {
+		return nil, nil
+	}
+	out := slices.Clone(parts[0])
+	for _, part := range parts[1:] {
+		if len(part) != len(out) {
+			return nil, fmt.Errorf("merging model rows: a part of %d rows into %d", len(part), len(out))
+		}
+		for i := range part {
+			r, m := &part[i], &out[i]
+			if r.Model != m.Model {
+				return nil, fmt.Errorf("merging model rows: row %d is %s in one part, %s in another", i, r.Model, m.Model)
+			}
+			for _, c := range []struct{ from, into **Choice }{
+				{&r.OnDemand, &m.OnDemand}, {&r.MarketOnDemand, &m.MarketOnDemand}, {&r.Spot, &m.Spot}, {&r.Commitment, &m.Commitment},
+			} {
+				if *c.from != nil && cheaperThan((*c.from).PerGPUHour, (*c.from).Offer.Key(), *c.into) {
+					*c.into = *c.from
+				}
+			}
+			m.Offers += r.Offers
+			if len(r.Unconverted) > 0 {
+				u := make(map[string]int, len(m.Unconverted)+len(r.Unconverted))
+				for _, from := range []map[string]int{m.Unconverted, r.Unconverted} {
+					for cur, n := range from {
+						u[cur] += n
+					}
+				}
+				m.Unconverted = u
+			}
+			m.onDemandEnds, m.spotEnds = m.onDemandEnds.lower(r.onDemandEnds), m.spotEnds.lower(r.spotEnds)
+			m.OnDemandWoW, m.SpotWoW = m.onDemandEnds.move(), m.spotEnds.move()
+		}
+	}
+	return out, nil
+}
+
+// MergeRates is the rates of one digest over the union of the parts'
+// offers (as MergeRows): each currency once, its offers added up.
+func MergeRates(parts [][]Rate) []Rate {
+	var out []Rate
+	at := map[string]int{}
+	for _, part := range parts {
+		for _, r := range part {
+			if i, ok := at[r.From]; ok {
+				out[i].Offers += r.Offers
+				continue
+			}
+			at[r.From] = len(out)
+			out = append(out, r)
+		}
+	}
+	slices.SortFunc(out, func(a, b Rate) int { return strings.Compare(a.From, b.From) })
+	return out
 }
 
 // bestSavings picks, for watched model m, the commitment that saves most
