@@ -3,6 +3,7 @@ package report
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -37,6 +38,22 @@ type CurrentState struct {
 	mark   storage.RunMark
 	marked bool
 	whole  time.Time
+	// wholeVersion is the version the state was last read whole at, and
+	// readAt the version each provider read again since was (ReadAt).
+	wholeVersion string
+	readAt       map[string]string
+}
+
+// ReadAt is the data version provider's current rows were last read at:
+// it changes when the provider runs, and for every provider when the
+// state is read whole again (every readWholeEvery, and what no run
+// announces with it). What is worked out from one provider's rows alone
+// can be kept while it stays (the overview's parts).
+func (c *CurrentState) ReadAt(provider string) string {
+	if v, ok := c.readAt[provider]; ok {
+		return v
+	}
+	return c.wholeVersion
 }
 
 // runMarker is a store that tells which providers ran since a mark
@@ -56,7 +73,7 @@ const readWholeEvery = 10 * time.Minute
 // newer than its version says, never older, and the next version's
 // snapshot replaces it.
 func ReadCurrentState(ctx context.Context, st Store, version string) (*CurrentState, error) {
-	c := &CurrentState{Version: version, whole: time.Now()}
+	c := &CurrentState{Version: version, whole: time.Now(), wholeVersion: version}
 	if err := c.markRuns(ctx, st); err != nil {
 		return nil, err
 	}
@@ -115,7 +132,7 @@ func (c *CurrentState) Update(ctx context.Context, st Store, version string) (*C
 	if !ok || !c.marked || time.Since(c.whole) >= readWholeEvery {
 		return ReadCurrentState(ctx, st, version)
 	}
-	n := &CurrentState{Version: version, whole: c.whole}
+	n := &CurrentState{Version: version, whole: c.whole, wholeVersion: c.wholeVersion, readAt: c.readAt}
 	if err := n.markRuns(ctx, st); err != nil {
 		return nil, err
 	}
@@ -130,6 +147,13 @@ func (c *CurrentState) Update(ctx context.Context, st Store, version string) (*C
 	prices, avail, signals, err := readCurrent(ctx, st, ran, c.prices.extend())
 	if err != nil {
 		return nil, err
+	}
+	n.readAt = maps.Clone(c.readAt)
+	if n.readAt == nil {
+		n.readAt = make(map[string]string, len(ran))
+	}
+	for _, p := range ran {
+		n.readAt[p] = version
 	}
 	// The store orders each read by provider first (byte order on both
 	// backends), so the kept providers' rows and the read ones merge.
@@ -206,6 +230,9 @@ func (c *currentPrices) keepPrice(f storage.PriceFilter, r *currentPrice) bool {
 		(len(f.PriceTypes) == 0 || slices.Contains(f.PriceTypes, pricewatch.PriceType(c.s(r, fPriceType)))) &&
 		(f.OS == "" || c.s(r, fOS) == f.OS)
 }
+
+// ReadAt is the snapshot's CurrentState.ReadAt.
+func (s currentSource) ReadAt(provider string) string { return s.c.ReadAt(provider) }
 
 // CurrentPrices is how many current prices the snapshot holds.
 func (s currentSource) CurrentPrices() int { return len(s.c.prices.rows) }

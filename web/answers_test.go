@@ -32,7 +32,8 @@ var keptPaths = []string{
 
 // Issue 30 items 2 and 4: the answers kept per data version equal a fresh
 // computation from the store after every step of a sequence of runs (a
-// price change, a closed offer, a new region, a run started, a failed run), on both
+// second cloud, a price change, a closed offer, a new region, a run
+// started, a failed run), on both
 // backends, once recomputed (the hot answers are, as soon as the version
 // moves; within 3× the bound below on this small store, under the race
 // detector on a shared machine); what a run stored is served within the version poll (the
@@ -105,13 +106,13 @@ func keptAnswersFollowRuns(t *testing.T, writer, reader *storage.DB, within time
 		offer("eastus", a100, "A100-80GB", pricewatch.OnDemand, "32.77"),
 		offer("westus2", h100, "H100", pricewatch.OnDemand, "98.32"),
 	}
-	store := func(regions []string, offers []pricewatch.Offer) {
+	storeOf := func(provider string, regions []string, offers []pricewatch.Offer) {
 		t.Helper()
-		snap := &pricewatch.Snapshot{Provider: pricewatch.Azure, Offers: offers}
+		snap := &pricewatch.Snapshot{Provider: provider, Offers: offers}
 		for _, r := range regions {
 			snap.Coverage = append(snap.Coverage, pricewatch.Scope{Region: r})
 		}
-		id, err := writer.StartRun(ctx, pricewatch.Azure)
+		id, err := writer.StartRun(ctx, provider)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,6 +120,7 @@ func keptAnswersFollowRuns(t *testing.T, writer, reader *storage.DB, within time
 			t.Fatal(err)
 		}
 	}
+	store := func(regions []string, offers []pricewatch.Offer) { storeOf(pricewatch.Azure, regions, offers) }
 	steps := []struct {
 		name string
 		do   func()
@@ -130,6 +132,13 @@ func keptAnswersFollowRuns(t *testing.T, writer, reader *storage.DB, within time
 		sameMinute bool
 	}{
 		{"first run", func() { store([]string{"eastus", "westus2"}, base) }, `39.1`, false},
+		// A second cloud, whose part of the overview is kept through
+		// Azure's runs below.
+		{"another cloud", func() {
+			o := offer("us-east-1", "gpu_8x_h100_sxm5", "H100", pricewatch.OnDemand, "23.92")
+			o.Provider = pricewatch.Lambda
+			storeOf(pricewatch.Lambda, []string{"us-east-1"}, []pricewatch.Offer{o})
+		}, `gpu_8x_h100_sxm5`, false},
 		{"price change", func() {
 			changed := append([]pricewatch.Offer(nil), base...)
 			changed[1] = offer("eastus", h100, "H100", pricewatch.Spot, "35.55")

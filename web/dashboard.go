@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -23,6 +24,7 @@ import (
 	"github.com/pricewatch/pricewatch/analysis"
 	"github.com/pricewatch/pricewatch/analysis/digest"
 	"github.com/pricewatch/pricewatch/clouds"
+	"github.com/pricewatch/pricewatch/fx"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -350,33 +352,137 @@ func (s *Server) overviewModel(r *http.Request, sc report.Scope, present bool) (
 	if m := s.overview.Load(); m != nil && m.key == key {
 		return m, nil
 	}
-	var st report.Store = s.Store
-	if present {
-		st = s.CurrentReads(ctx)
-	}
-	// The overview shows the week-over-week moves, not the digest's
-	// changes or 12-week chart: the prices now and a week ago are all it
-	// reads.
-	in, err := report.OverviewInput(ctx, st, sc.At, present, nil)
-	if err != nil {
-		return nil, err
-	}
 	book, err := report.FXBook(ctx, s.Store, s.FX())
 	if err != nil {
 		return nil, err
 	}
-	in.Currency, in.FX = sc.Currency, book
-	in.Models = currentModels(in.Prices, sc.At)
-	// The overview shows the commitment column, not the savings, and
-	// neither chart nor movers.
-	in.WithoutSavings, in.WithoutChart, in.WithoutMoves = true, true, true
-	d, err := digest.Build(in)
+	var st report.Store = s.Store
+	if present {
+		st = s.CurrentReads(ctx)
+	}
+	m := &overviewPrices{key: key}
+	if cur, ok := st.(providerReads); ok {
+		m.models, m.rates, err = s.overviewByProvider(ctx, cur, sc, book, key)
+	} else {
+		var d digest.Digest
+		d, err = overviewPart(ctx, st, sc, book, present, nil, nil)
+		m.models, m.rates = d.Models, d.Rates
+	}
 	if err != nil {
 		return nil, err
 	}
-	m := &overviewPrices{key: key, models: d.Models, rates: d.Rates}
 	s.overview.Store(m)
 	return m, nil
+}
+
+// overviewPart is the overview's digest of providers' offers (nil: every
+// provider's), with models as its rows (nil: those with a current price).
+func overviewPart(ctx context.Context, st report.Store, sc report.Scope, book *fx.Book, present bool, providers, models []string) (digest.Digest, error) {
+	// The overview shows the week-over-week moves, not the digest's
+	// changes or 12-week chart: the prices now and a week ago are all it
+	// reads.
+	in, err := report.OverviewInput(ctx, st, sc.At, present, providers)
+	if err != nil {
+		return digest.Digest{}, err
+	}
+	in.Currency, in.FX, in.Models = sc.Currency, book, models
+	if models == nil {
+		in.Models = currentModels(in.Prices, sc.At)
+	}
+	// The overview shows the commitment column, not the savings, and
+	// neither chart nor movers.
+	in.WithoutSavings, in.WithoutChart, in.WithoutMoves = true, true, true
+	return digest.Build(in)
+}
+
+// providerReads is a store whose current reads come from a current state
+// that tells when each provider's rows were read (report.CurrentState).
+type providerReads interface {
+	report.Store
+	ReadAt(provider string) string
+}
+
+// overviewParts are the overview's parts of each provider last computed.
+// Only the last settings' are kept: another currency asked for replaces
+// them, as it replaces the whole overview kept.
+type overviewParts struct {
+	mu    sync.Mutex
+	parts map[string]*overviewProviderPart
+}
+
+// overviewProviderPart is one provider's rows and rates of the overview.
+type overviewProviderPart struct {
+	key   string
+	rows  []digest.ModelRow
+	rates []digest.Rate
+}
+
+// overviewByProvider is the overview's rows and rates merged from one
+// part per provider (digest.MergeRows), each built again only when its
+// provider's current rows were read again (it ran), the models shown,
+// the rates, the settings or the minute changed (issue 30: a stored
+// Azure run rebuilt every provider's part, a second of CPU on the
+// share-0.25 database, most of it for the providers that had not run).
+// key is the whole overview's, but for its content version.
+func (s *Server) overviewByProvider(ctx context.Context, st providerReads, sc report.Scope, book *fx.Book, key string) ([]digest.ModelRow, []digest.Rate, error) {
+	runs, err := st.LastRuns(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	providers := make([]string, 0, len(runs))
+	for _, r := range runs {
+		providers = append(providers, r.Provider)
+	}
+	slices.Sort(providers)
+	providers = slices.Compact(providers)
+	// Every part has a row for each model any provider shows, so that
+	// the rows merge one to one.
+	models := map[string]bool{}
+	err = st.EachPrice(ctx, storage.PriceFilter{OS: pricewatch.Linux, CurrentOnly: true, EffectiveOnly: true}, func(p *storage.PriceInterval) error {
+		if p.GPUModel != "" && !p.ValidFrom.After(sc.At) {
+			models[p.GPUModel] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	names := slices.Sorted(maps.Keys(models))
+	var rates string
+	if latest, ok := book.Latest(); ok {
+		rates = latest.Date.Format(time.DateOnly) + " " + latest.Source
+	}
+	_, settings, _ := strings.Cut(key, "\x00")
+	s.overviewParts.mu.Lock()
+	kept := s.overviewParts.parts
+	s.overviewParts.mu.Unlock()
+	parts := make(map[string]*overviewProviderPart, len(providers))
+	rows := make([][]digest.ModelRow, 0, len(providers))
+	rateParts := make([][]digest.Rate, 0, len(providers))
+	for _, p := range providers {
+		pkey := strings.Join([]string{st.ReadAt(p), rates, strings.Join(names, ","), settings}, "\x00")
+		part := kept[p]
+		if part == nil || part.key != pkey {
+			d, err := overviewPart(ctx, st, sc, book, true, []string{p}, names)
+			if err != nil {
+				return nil, nil, err
+			}
+			part = &overviewProviderPart{key: pkey, rows: d.Models, rates: d.Rates}
+		}
+		parts[p] = part
+		rows, rateParts = append(rows, part.rows), append(rateParts, part.rates)
+	}
+	merged, err := digest.MergeRows(rows)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.overviewParts.mu.Lock()
+	s.overviewParts.parts = parts
+	s.overviewParts.mu.Unlock()
+	if merged == nil {
+		merged = []digest.ModelRow{}
+	}
+	return merged, digest.MergeRates(rateParts), nil
 }
 
 // currentModels are the GPU models with a current price, each exactly as

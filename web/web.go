@@ -67,9 +67,11 @@ type Server struct {
 	// read once per version under currentFlight.
 	current       atomic.Pointer[report.CurrentState]
 	currentFlight singleflight.Group
-	// overview is the overview's prices last computed (overviewModel).
-	overview atomic.Pointer[overviewPrices]
-	handler  http.Handler
+	// overview is the overview's prices last computed (overviewModel),
+	// and overviewParts each provider's part of them.
+	overview      atomic.Pointer[overviewPrices]
+	overviewParts overviewParts
+	handler       http.Handler
 }
 
 // WarmPaths are the pages computed at start, before anyone asks.

@@ -1,0 +1,82 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/report"
+	"github.com/pricewatch/pricewatch/storage"
+	"github.com/pricewatch/pricewatch/storage/dbtest"
+)
+
+// Issue 30: a stored run builds again the overview's part of its
+// provider only; the other providers' parts are kept, and the merged rows
+// show the run.
+func TestOverviewKeepsPartsOfProvidersThatDidNotRun(t *testing.T) {
+	ctx := context.Background()
+	db := dbtest.Open(t)
+	at := time.Date(2026, 12, 5, 11, 0, 0, 0, time.UTC)
+	db.Now = func() time.Time { return at }
+	save := func(provider, typ, hourly string) {
+		t.Helper()
+		o := pricewatch.Offer{Provider: provider, Region: "us-east-1", InstanceType: typ, PriceType: pricewatch.OnDemand, OS: pricewatch.Linux,
+			Currency: "USD", Hourly: decimal.RequireFromString(hourly), Hardware: pricewatch.Hardware{GPUModel: "H100", GPUCount: 8}}
+		id, err := db.StartRun(ctx, provider)
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap := &pricewatch.Snapshot{Provider: provider, Offers: []pricewatch.Offer{o}, Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}}}
+		if _, err := db.SaveSnapshot(ctx, id, snap, storage.SaveOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	save(pricewatch.Azure, "Standard_ND96isr_H100_v5", "98.32")
+	save(pricewatch.Lambda, "gpu_8x_h100_sxm5", "23.92")
+	s := &Server{Store: db, FX: func() report.FX { return report.FX{Currency: "USD"} }, Now: func() time.Time { return at.Add(time.Minute) }}
+	mux := http.NewServeMux()
+	s.Mount(mux)
+	// cheapest is the overview's cheapest on-demand H100 once "/" is
+	// served, and its parts.
+	cheapest := func() (string, map[string]*overviewProviderPart) {
+		t.Helper()
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+		if rec.Code != http.StatusOK {
+			t.Fatalf("/: %d %s", rec.Code, rec.Body.String())
+		}
+		m := s.overview.Load()
+		if len(m.models) != 1 || m.models[0].OnDemand == nil {
+			t.Fatalf("overview rows %+v, want H100's with an on-demand price", m.models)
+		}
+		s.overviewParts.mu.Lock()
+		defer s.overviewParts.mu.Unlock()
+		return m.models[0].OnDemand.Offer.Provider + " " + m.models[0].OnDemand.PerGPUHour.String(), s.overviewParts.parts
+	}
+	got, before := cheapest()
+	if got != "lambda 2.99" || len(before) != 2 {
+		t.Fatalf("cheapest %s of %d parts, want lambda 2.99 of 2", got, len(before))
+	}
+	save(pricewatch.Azure, "Standard_ND96isr_H100_v5", "16")
+	// The previous version's page may be served while this one's is
+	// computed.
+	got, after := cheapest()
+	for deadline := time.Now().Add(5 * time.Second); got != "azure 2" && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+		got, after = cheapest()
+	}
+	if got != "azure 2" {
+		t.Fatalf("after Azure's run: cheapest %s, want azure 2", got)
+	}
+	if after[pricewatch.Lambda] != before[pricewatch.Lambda] {
+		t.Error("Lambda's part was built again after Azure's run")
+	}
+	if after[pricewatch.Azure] == before[pricewatch.Azure] {
+		t.Error("Azure's part was kept after Azure's run")
+	}
+}
