@@ -238,12 +238,14 @@ func TestNoWarmPathsWithoutVersions(t *testing.T) {
 }
 
 // A kept answer is compressed when the client that made it be computed
-// takes gzip (and then served so to every client that does), and kept
-// plain when it does not: pricewatch mcp's asker never takes gzip.
+// takes gzip (and then served so to every client that does, and
+// uncompressed for one that does not), and kept plain when it does not:
+// pricewatch mcp's asker never takes gzip. It is kept one way only.
 func TestKeptAnswerGzipForClientsThatTakeIt(t *testing.T) {
 	body := strings.Repeat("a price per GPU-hour ", 200)
+	var s *Server
 	newServer := func() http.Handler {
-		s := &Server{FX: func() report.FX { return report.FX{Currency: "USD"} },
+		s = &Server{FX: func() report.FX { return report.FX{Currency: "USD"} },
 			Now:      func() time.Time { return time.Date(2026, 12, 5, 11, 19, 0, 0, time.UTC) },
 			Versions: NewVersions(func(context.Context) (string, error) { return "v1", nil })}
 		if _, err := s.Versions.Refresh(context.Background()); err != nil {
@@ -292,6 +294,13 @@ func TestKeptAnswerGzipForClientsThatTakeIt(t *testing.T) {
 		if enc, got := get(h, false); enc != c.plainClients || got != body {
 			t.Errorf("%s: a plain client got encoding %q (%d bytes)", c.name, enc, len(got))
 		}
+		s.answers.mu.Lock()
+		for k, a := range s.answers.m {
+			if (a.plain == nil) == (a.gz == nil) {
+				t.Errorf("%s: %s kept with %d plain and %d compressed bytes, want one of them", c.name, k, len(a.plain), len(a.gz))
+			}
+		}
+		s.answers.mu.Unlock()
 	}
 }
 
@@ -639,8 +648,8 @@ func TestWarmPathsWaitForAsking(t *testing.T) {
 		s.handler.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil))
 	}
 	move("v3")
-	if a := kept("/"); a.version != "v3" || string(a.plain) != "/ of v3" {
-		t.Errorf("/, asked, kept as %q of %s after the move to v3", a.plain, a.version)
+	if a := kept("/"); a.version != "v3" || string(a.body()) != "/ of v3" {
+		t.Errorf("/, asked, kept as %q of %s after the move to v3", a.body(), a.version)
 	}
 }
 

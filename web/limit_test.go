@@ -148,8 +148,8 @@ func TestKeptComputationTakesSharedBudget(t *testing.T) {
 	cancel() // the client that asked first went away
 	s := &Server{}
 	a := s.compute(h, httptest.NewRequest(http.MethodGet, "/gpu/", nil).WithContext(ctx), "v1", "/gpu/?", 1)
-	if a.status != http.StatusOK || string(a.plain) != "kept" {
-		t.Fatalf("answer %d %q", a.status, a.plain)
+	if a.status != http.StatusOK || string(a.body()) != "kept" {
+		t.Fatalf("answer %d %q", a.status, a.body())
 	}
 	if left <= 59*time.Minute || canceled != nil {
 		t.Errorf("deadline in %s (err %v), want the shared budget of 1h, not cancelled", left, canceled)
