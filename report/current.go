@@ -109,6 +109,11 @@ func readCurrent(ctx context.Context, st Store, providers []string, cp *currentP
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("reading the current prices: %w", err)
 	}
+	return readCurrentRest(ctx, st, providers, cp)
+}
+
+// readCurrentRest is readCurrent after the prices (read into cp).
+func readCurrentRest(ctx context.Context, st Store, providers []string, cp *currentPrices) (*currentPrices, []pricewatch.AvailabilityInterval, []storage.SignalInterval, error) {
 	cp.done()
 	avail, err := st.Availability(ctx, storage.AvailabilityFilter{Providers: providers})
 	if err != nil {
@@ -119,6 +124,28 @@ func readCurrent(ctx context.Context, st Store, providers []string, cp *currentP
 		return nil, nil, nil, fmt.Errorf("reading the current signals: %w", err)
 	}
 	return cp, avail, signals, nil
+}
+
+// priceSeer is a store that tells when runs last covered each place
+// (storage.DB does): an update can then read the prices of what ran
+// without their offers (currentPrices.readKnown).
+type priceSeer interface {
+	PriceSeen(ctx context.Context) (storage.PriceSeen, error)
+}
+
+// readCurrentKnown is readCurrent of the providers in ran, their prices
+// read with the identities kept's rows hold.
+func readCurrentKnown(ctx context.Context, st Store, ps priceSeer, ran []string, kept *currentPrices) (*currentPrices, []pricewatch.AvailabilityInterval, []storage.SignalInterval, error) {
+	// As the store's own read does: what runs covered, then the prices.
+	seen, err := ps.PriceSeen(ctx)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("reading the current prices: %w", err)
+	}
+	cp := kept.extend()
+	if err := kept.readKnown(ctx, st, seen, ran, cp); err != nil {
+		return nil, nil, nil, fmt.Errorf("reading the current prices: %w", err)
+	}
+	return readCurrentRest(ctx, st, ran, cp)
 }
 
 // Update is the state at version, read from st as little as it can be
@@ -144,7 +171,14 @@ func (c *CurrentState) Update(ctx context.Context, st Store, version string) (*C
 		n.prices, n.avail, n.signals = c.prices, c.avail, c.signals
 		return n, nil
 	}
-	prices, avail, signals, err := readCurrent(ctx, st, ran, c.prices.extend())
+	var prices *currentPrices
+	var avail []pricewatch.AvailabilityInterval
+	var signals []storage.SignalInterval
+	if ps, ok := st.(priceSeer); ok {
+		prices, avail, signals, err = readCurrentKnown(ctx, st, ps, ran, c.prices)
+	} else {
+		prices, avail, signals, err = readCurrent(ctx, st, ran, c.prices.extend())
+	}
 	if err != nil {
 		return nil, err
 	}

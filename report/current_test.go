@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -272,4 +273,60 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// closingStore is the store with an offer closed between an update's two
+// reads: the read of the offers the state did not hold finds none.
+type closingStore struct{ *storage.DB }
+
+func (s closingStore) EachPrice(ctx context.Context, f storage.PriceFilter, fn func(*storage.PriceInterval) error) error {
+	if f.OfferIDs != nil {
+		return nil
+	}
+	return s.DB.EachPrice(ctx, f, fn)
+}
+
+// An update reads the prices of what ran without their offers, and the
+// offers it did not hold with theirs; one closed in between is left out
+// (the run that closed it moves the version, whose update reads it again),
+// and the rest are the store's.
+func TestCurrentStateUpdateOfferClosedBetweenReads(t *testing.T) {
+	ctx := context.Background()
+	db := dbtest.Open(t)
+	offer := func(region, hourly string) pricewatch.Offer {
+		return pricewatch.Offer{Provider: pricewatch.Azure, Region: region, InstanceType: "Standard_ND96isr_H100_v5", PriceType: pricewatch.OnDemand, OS: pricewatch.Linux,
+			Currency: "USD", Hourly: decimal.RequireFromString(hourly), Hardware: pricewatch.Hardware{GPUModel: "H100", GPUCount: 8}}
+	}
+	save := func(offers ...pricewatch.Offer) {
+		dbtest.Save(t, db, &pricewatch.Snapshot{Provider: pricewatch.Azure, Offers: offers, Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}}})
+	}
+	save(offer("eastus", "98.32"), offer("westus2", "98.32"))
+	version, err := db.DataVersion(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := ReadCurrentState(ctx, db, version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	save(offer("eastus", "91.00"), offer("swedencentral", "91.04"), offer("westus2", "98.32"))
+	if version, err = db.DataVersion(ctx); err != nil {
+		t.Fatal(err)
+	}
+	n, err := c.Update(ctx, closingStore{db}, version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := db.Prices(ctx, storage.PriceFilter{CurrentOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = slices.DeleteFunc(want, func(p storage.PriceInterval) bool { return p.Region == "swedencentral" })
+	got, err := n.Source(db).Prices(ctx, storage.PriceFilter{CurrentOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) != 2 || !reflect.DeepEqual(got, want) {
+		t.Errorf("updated state %+v,\nwant the store's but the closed offer %+v", got, want)
+	}
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"math"
 	"slices"
 	"time"
@@ -155,7 +156,10 @@ func fromUnixNano(n int64) time.Time {
 }
 
 // add keeps p, a current interval as the store reads it (its times in UTC).
-func (c *currentPrices) add(p *storage.PriceInterval) {
+func (c *currentPrices) add(p *storage.PriceInterval) { c.rows = append(c.rows, c.row(p)) }
+
+// row is p as a compact price of c.
+func (c *currentPrices) row(p *storage.PriceInterval) currentPrice {
 	o := &p.Offer
 	hw, ok := c.hwIndex[o.Hardware]
 	if !ok {
@@ -170,7 +174,63 @@ func (c *currentPrices) add(p *storage.PriceInterval) {
 		o.Currency, o.SkuID, o.SkuPriceID, o.ProductID, o.RegionName} {
 		r.str[f] = c.intern(s)
 	}
-	c.rows = append(c.rows, r)
+	return r
+}
+
+// readKnown reads the current prices of the providers in ran into n (made
+// by c.extend) without their offers (storage.PriceFilter.PricesOnly): an
+// offer's row never changes once stored, so the identity of each offer
+// c holds is taken from c's row, and only the offers c does not hold (new
+// ones, or listed again) are read with theirs. Decoding every offer of the
+// provider that ran was half of the current state's update (issue 30: it
+// comes before every answer of a new version).
+func (c *currentPrices) readKnown(ctx context.Context, st Store, seen storage.PriceSeen, ran []string, n *currentPrices) error {
+	known := map[int64]int{}
+	for i := range c.rows {
+		if slices.Contains(ran, c.s(&c.rows[i], fProvider)) {
+			known[c.rows[i].offerID] = i
+		}
+	}
+	// The rows of offers not held wait in their places, in the store's
+	// order, for the second read.
+	const waiting = -1
+	var unknown []int64
+	f := storage.PriceFilter{CurrentOnly: true, Providers: ran, PricesOnly: true}
+	err := st.EachPrice(ctx, f, func(p *storage.PriceInterval) error {
+		i, ok := known[p.OfferID]
+		if !ok {
+			unknown = append(unknown, p.OfferID)
+			n.rows = append(n.rows, currentPrice{id: waiting, offerID: p.OfferID})
+			return nil
+		}
+		old := &c.rows[i]
+		r := currentPrice{id: p.ID, offerID: p.OfferID, hw: old.hw, str: old.str,
+			hourly: n.decimal(p.Hourly), upfront: n.decimal(p.Upfront), eff: n.decimal(p.EffectiveHourly), validFrom: unixNano(p.ValidFrom),
+			lastSeen: unixNano(seen.LastSeen(p.LastSeen, c.s(old, fProvider), c.s(old, fRegion), pricewatch.PriceType(c.s(old, fPriceType))))}
+		r.str[fCurrency] = n.intern(p.Currency)
+		n.rows = append(n.rows, r)
+		return nil
+	})
+	if err != nil || len(unknown) == 0 {
+		return err
+	}
+	read := make(map[int64]currentPrice, len(unknown))
+	f = storage.PriceFilter{CurrentOnly: true, Providers: ran, OfferIDs: unknown}
+	if err := st.EachPrice(ctx, f, func(p *storage.PriceInterval) error {
+		read[p.OfferID] = n.row(p)
+		return nil
+	}); err != nil {
+		return err
+	}
+	// An offer closed between the two reads is left out: the run that
+	// closed it moved the data version, whose update reads it again.
+	n.rows = slices.DeleteFunc(n.rows, func(r currentPrice) bool { return r.id == waiting && read[r.offerID].hw == nil })
+	for i := range n.rows {
+		if r := &n.rows[i]; r.id == waiting {
+			*r = read[r.offerID]
+		}
+	}
+	return nil
 }
 
 // done drops what only reading needed.

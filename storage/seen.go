@@ -60,6 +60,24 @@ func loadSeen(ctx context.Context, q queryer, provider string) (seenIndex, error
 	return idx, rows.Err()
 }
 
+// PriceSeen is when complete runs last covered each provider's offers,
+// by region and price type (scope_seen): for a caller that reads current
+// prices without their offers (PriceFilter.PricesOnly) and knows them, to
+// work out each one's LastSeen as a read with its offer does.
+type PriceSeen struct{ idx seenIndex }
+
+// LastSeen is a current price's LastSeen, stored as stored, of an offer
+// of provider in region with price type pt.
+func (s PriceSeen) LastSeen(stored time.Time, provider, region string, pt pricewatch.PriceType) time.Time {
+	return later(stored, s.idx.price(provider, region, pt))
+}
+
+// PriceSeen reads what complete runs covered.
+func (db *DB) PriceSeen(ctx context.Context) (PriceSeen, error) {
+	idx, err := loadSeen(ctx, db.read, "")
+	return PriceSeen{idx}, err
+}
+
 // price is when a complete run last covered an offer of provider in region
 // with price type pt (zero if none did).
 func (idx seenIndex) price(provider, region string, pt pricewatch.PriceType) time.Time {
