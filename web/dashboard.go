@@ -419,11 +419,13 @@ type overviewProviderPart struct {
 
 // overviewByProvider is the overview's rows and rates merged from one
 // part per provider (digest.MergeRows), each built again only when its
-// provider's current rows were read again (it ran), the models shown,
-// the rates, the settings or the minute changed (issue 30: a stored
-// Azure run rebuilt every provider's part, a second of CPU on the
-// share-0.25 database, most of it for the providers that had not run).
-// key is the whole overview's, but for its content version.
+// provider's current rows were read again (it ran, or the state was read
+// whole), the models shown, the newest rates, the settings or the minute
+// changed (issue 30: a stored Azure run rebuilt the whole overview, a
+// second of CPU on the share-0.25 database, most of it for the providers
+// that had not run). A day of older rates stored later shows once the
+// state is next read whole (report.CurrentState.ReadAt). key is the whole
+// overview's, but for its content version.
 func (s *Server) overviewByProvider(ctx context.Context, st providerReads, sc report.Scope, book *fx.Book, key string) ([]digest.ModelRow, []digest.Rate, error) {
 	runs, err := st.LastRuns(ctx)
 	if err != nil {
