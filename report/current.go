@@ -128,14 +128,19 @@ func readCurrentRest(ctx context.Context, st Store, providers []string, cp *curr
 
 // priceSeer is a store that tells when runs last covered each place
 // (storage.DB does): an update can then read the prices of what ran
-// without their offers (currentPrices.readKnown).
+// without their offers (readRan).
 type priceSeer interface {
 	PriceSeen(ctx context.Context) (storage.PriceSeen, error)
 }
 
-// readCurrentKnown is readCurrent of the providers in ran, their prices
-// read with the identities kept's rows hold.
-func readCurrentKnown(ctx context.Context, st Store, ps priceSeer, ran []string, kept *currentPrices) (*currentPrices, []pricewatch.AvailabilityInterval, []storage.SignalInterval, error) {
+// readRan is readCurrent of the providers in ran, into a table extending
+// kept: their prices read with the identities kept's rows hold where the
+// store tells what runs covered, else with their offers.
+func readRan(ctx context.Context, st Store, ran []string, kept *currentPrices) (*currentPrices, []pricewatch.AvailabilityInterval, []storage.SignalInterval, error) {
+	ps, ok := st.(priceSeer)
+	if !ok {
+		return readCurrent(ctx, st, ran, kept.extend())
+	}
 	// As the store's own read does: what runs covered, then the prices.
 	seen, err := ps.PriceSeen(ctx)
 	if err != nil {
@@ -171,14 +176,7 @@ func (c *CurrentState) Update(ctx context.Context, st Store, version string) (*C
 		n.prices, n.avail, n.signals = c.prices, c.avail, c.signals
 		return n, nil
 	}
-	var prices *currentPrices
-	var avail []pricewatch.AvailabilityInterval
-	var signals []storage.SignalInterval
-	if ps, ok := st.(priceSeer); ok {
-		prices, avail, signals, err = readCurrentKnown(ctx, st, ps, ran, c.prices)
-	} else {
-		prices, avail, signals, err = readCurrent(ctx, st, ran, c.prices.extend())
-	}
+	prices, avail, signals, err := readRan(ctx, st, ran, c.prices)
 	if err != nil {
 		return nil, err
 	}
@@ -267,6 +265,21 @@ func (c *currentPrices) keepPrice(f storage.PriceFilter, r *currentPrice) bool {
 
 // ReadAt is the snapshot's CurrentState.ReadAt.
 func (s currentSource) ReadAt(provider string) string { return s.c.ReadAt(provider) }
+
+// CurrentGPUModels are the GPU models of the current prices of os in
+// force at at, sorted, each exactly as stored: what a read of every
+// current price would find, without making its rows.
+func (s currentSource) CurrentGPUModels(os string, at time.Time) []string {
+	cp, in := s.c.prices, unixNano(at)
+	models := map[string]bool{}
+	for i := range cp.rows {
+		r := &cp.rows[i]
+		if r.hw.GPUModel != "" && cp.s(r, fOS) == os && r.validFrom <= in {
+			models[r.hw.GPUModel] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(models))
+}
 
 // CurrentPrices is how many current prices the snapshot holds.
 func (s currentSource) CurrentPrices() int { return len(s.c.prices.rows) }

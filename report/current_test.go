@@ -185,6 +185,25 @@ func checkCurrentState(t *testing.T, db *storage.DB, step string, c *CurrentStat
 		t.Fatalf("%s: the source lost the store's choice counts", step)
 	}
 	sameReads(t, step, "prices", priceReads, db.Prices, src.Prices)
+	// The GPU models of the current Linux prices, as the overview's parts
+	// take them without reading every price.
+	linux, err := db.Prices(ctx, storage.PriceFilter{CurrentOnly: true, OS: pricewatch.Linux})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var models []string
+	for _, p := range linux {
+		if p.GPUModel != "" && !p.ValidFrom.After(clock) && !slices.Contains(models, p.GPUModel) {
+			models = append(models, p.GPUModel)
+		}
+	}
+	slices.Sort(models)
+	got := src.(interface {
+		CurrentGPUModels(string, time.Time) []string
+	}).CurrentGPUModels(pricewatch.Linux, clock)
+	if len(models) == 0 || !slices.Equal(got, models) {
+		t.Errorf("%s: current GPU models %q, want the store's %q", step, got, models)
+	}
 	for _, f := range priceReads {
 		want, err := db.Prices(ctx, f)
 		if err != nil {

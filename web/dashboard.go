@@ -400,6 +400,7 @@ func overviewPart(ctx context.Context, st report.Store, sc report.Scope, book *f
 type providerReads interface {
 	report.Store
 	ReadAt(provider string) string
+	CurrentGPUModels(os string, at time.Time) []string
 }
 
 // overviewParts are the overview's parts of each provider last computed.
@@ -439,17 +440,7 @@ func (s *Server) overviewByProvider(ctx context.Context, st providerReads, sc re
 	providers = slices.Compact(providers)
 	// Every part has a row for each model any provider shows, so that
 	// the rows merge one to one.
-	models := map[string]bool{}
-	err = st.EachPrice(ctx, storage.PriceFilter{OS: pricewatch.Linux, CurrentOnly: true, EffectiveOnly: true}, func(p *storage.PriceInterval) error {
-		if p.GPUModel != "" && !p.ValidFrom.After(sc.At) {
-			models[p.GPUModel] = true
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	names := slices.Sorted(maps.Keys(models))
+	names := st.CurrentGPUModels(pricewatch.Linux, sc.At)
 	var rates string
 	if latest, ok := book.Latest(); ok {
 		rates = latest.Date.Format(time.DateOnly) + " " + latest.Source

@@ -274,17 +274,17 @@ func (c *priceCollector) compute(ctx context.Context, set PriceSettings) ([]prom
 	cheapest := map[kind]*analysis.CompareRow{}
 	// A model name no filter can match (gpu.Matches: nothing left once
 	// normalised) was never compared; each name is looked at once.
-	comparable := map[string]bool{}
+	matchable := map[string]bool{}
 	var out []prometheus.Metric
 	err = c.db.EachPrice(ctx, storage.PriceFilter{OS: pricewatch.Linux, CurrentOnly: true}, func(p *storage.PriceInterval) error {
 		model := p.GPUModel
 		if model == "" {
 			return nil
 		}
-		ok, seen := comparable[model]
+		ok, seen := matchable[model]
 		if !seen {
 			ok = gpu.Matches(model, model)
-			comparable[model] = ok
+			matchable[model] = ok
 		}
 		if !ok {
 			return nil
