@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"cmp"
 	gz "compress/gzip"
 	"context"
 	"fmt"
@@ -308,33 +309,38 @@ func TestKeptAnswerGzipForClientsThatTakeIt(t *testing.T) {
 // (Smith's rule), so that the views of a new version are fresh soonest.
 func TestRefreshOrderCostPerAsking(t *testing.T) {
 	s := &Server{FX: func() report.FX { return report.FX{Currency: "USD"} },
-		Now:      func() time.Time { return time.Date(2026, 12, 5, 11, 19, 0, 0, time.UTC) },
+		Now:      func() time.Time { return time.Date(2026, 12, 5, 11, 19, 30, 0, time.UTC) },
 		Versions: NewVersions(func(context.Context) (string, error) { return "v1", nil })}
-	minute := s.now().Unix() / 60
+	now := s.now().Unix()
+	minute := now / 60
 	req := httptest.NewRequest(http.MethodGet, "/x", nil)
 	for _, a := range []struct {
 		key       string
 		cost      time.Duration
 		now, prev int   // askings in the minute last asked and the one before
 		ago       int64 // minutes since last asked
+		secs      int64 // seconds since last asked (0: 20, not recent)
 	}{
-		{"/overview", time.Second, 6, 4, 0},          // 100 ms an asking
-		{"/api", 50 * time.Millisecond, 10, 0, 0},    // 5 ms
-		{"/offers", 500 * time.Millisecond, 2, 0, 0}, // 250 ms
-		{"/gpu", 200 * time.Millisecond, 1, 3, 0},    // 50 ms
-		{"/cold", time.Millisecond, 100, 0, hotFor + 1},
-		{"/same", 200 * time.Millisecond, 4, 0, 0}, // as /gpu: by key
+		{"/overview", time.Second, 6, 4, 0, 0},       // 100 ms an asking
+		{"/api", 50 * time.Millisecond, 10, 0, 0, 3}, // 5 ms, asked now
+		// Asked once, 10 s ago: 2 s an asking, but asked now, before
+		// every answer that was not.
+		{"/now", 2 * time.Second, 1, 0, 0, 10},
+		{"/offers", 500 * time.Millisecond, 2, 0, 0, 0}, // 250 ms
+		{"/gpu", 200 * time.Millisecond, 1, 3, 0, 0},    // 50 ms
+		{"/cold", time.Millisecond, 100, 0, hotFor + 1, 0},
+		{"/same", 200 * time.Millisecond, 4, 0, 0, 0}, // as /gpu: by key
 		// Asked 40 times last minute, and 1000 the minute before: 25 ms
 		// an asking (counted since first kept: 1 ms, before all).
-		{"/last", time.Second, 40, 1000, 1},
+		{"/last", time.Second, 40, 1000, 1, 0},
 		// Asked 10,000 times, but 2 minutes ago: after every answer asked
 		// since, cheapest first.
-		{"/burst", 30 * time.Millisecond, 10000, 0, 2},
-		{"/burst2", 20 * time.Millisecond, 10000, 0, 3},
+		{"/burst", 30 * time.Millisecond, 10000, 0, 2, 0},
+		{"/burst2", 20 * time.Millisecond, 10000, 0, 3, 0},
 	} {
 		s.answers.put(a.key, &answer{version: "v1", seq: 1, minute: minute, cost: a.cost, req: req})
 		k := s.answers.m[a.key]
-		k.askedNow, k.askedPrev, k.lastAsked = a.now, a.prev, minute-a.ago
+		k.askedNow, k.askedPrev, k.lastAsked, k.askedAt = a.now, a.prev, minute-a.ago, now-a.ago*60-cmp.Or(a.secs, 20)
 	}
 	// Held, so that the queue is read before the refresher takes from it.
 	s.answers.mu.Lock()
@@ -345,7 +351,7 @@ func TestRefreshOrderCostPerAsking(t *testing.T) {
 	s.refreshHot()
 	s.answers.mu.Lock()
 	defer s.answers.mu.Unlock()
-	want := []string{"/api", "/last", "/gpu", "/same", "/overview", "/offers", "/burst2", "/burst"}
+	want := []string{"/api", "/now", "/last", "/gpu", "/same", "/overview", "/offers", "/burst2", "/burst"}
 	if kept := keptQueued(t, &s.answers); !slices.Equal(kept, want) {
 		t.Errorf("refresh order %q, want %q", kept, want)
 	}
