@@ -14,7 +14,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -365,7 +364,7 @@ func (s *Server) overviewModel(r *http.Request, sc report.Scope, present bool) (
 		m.models, m.rates, err = s.overviewByProvider(ctx, cur, sc, book, key)
 	} else {
 		var d digest.Digest
-		d, err = overviewPart(ctx, st, sc, book, present, nil, nil)
+		d, err = overviewPartOf(ctx, st, sc, book, present, nil, nil)
 		m.models, m.rates = d.Models, d.Rates
 	}
 	if err != nil {
@@ -375,9 +374,9 @@ func (s *Server) overviewModel(r *http.Request, sc report.Scope, present bool) (
 	return m, nil
 }
 
-// overviewPart is the overview's digest of providers' offers (nil: every
+// overviewPartOf is the overview's digest of providers' offers (nil: every
 // provider's), with models as its rows (nil: those with a current price).
-func overviewPart(ctx context.Context, st report.Store, sc report.Scope, book *fx.Book, present bool, providers, models []string) (digest.Digest, error) {
+func overviewPartOf(ctx context.Context, st report.Store, sc report.Scope, book *fx.Book, present bool, providers, models []string) (digest.Digest, error) {
 	// The overview shows the week-over-week moves, not the digest's
 	// changes or 12-week chart: the prices now and a week ago are all it
 	// reads.
@@ -403,79 +402,52 @@ type providerReads interface {
 	CurrentGPUModels(os string, at time.Time) []string
 }
 
-// overviewParts are the overview's parts of each provider last computed.
-// Only the last settings' are kept: another currency asked for replaces
-// them, as it replaces the whole overview kept.
-type overviewParts struct {
-	mu    sync.Mutex
-	parts map[string]*overviewProviderPart
-}
-
-// overviewProviderPart is one provider's rows and rates of the overview.
-type overviewProviderPart struct {
-	key   string
+// overviewPart is one provider's rows and rates of the overview.
+type overviewPart struct {
 	rows  []digest.ModelRow
 	rates []digest.Rate
 }
 
 // overviewByProvider is the overview's rows and rates merged from one
-// part per provider (digest.MergeRows), each built again only when its
-// provider's current rows were read again (it ran, or the state was read
-// whole), the models shown, the newest rates, the settings or the minute
-// changed (issue 30: a stored Azure run rebuilt the whole overview, a
-// second of CPU on the share-0.25 database, most of it for the providers
-// that had not run). A day of older rates stored later shows once the
-// state is next read whole (report.CurrentState.ReadAt). key is the whole
-// overview's, but for its content version.
+// part per provider (digest.MergeRows, providerParts), each built again
+// only when its provider ran, or the models shown, the newest rates, the
+// settings or the minute changed. A day of older rates stored later shows
+// once the state is next read whole (report.CurrentState.ReadAt). key is
+// the whole overview's, but for its content version.
 func (s *Server) overviewByProvider(ctx context.Context, st providerReads, sc report.Scope, book *fx.Book, key string) ([]digest.ModelRow, []digest.Rate, error) {
-	runs, err := st.LastRuns(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	providers := make([]string, 0, len(runs))
-	for _, r := range runs {
-		providers = append(providers, r.Provider)
-	}
-	slices.Sort(providers)
-	providers = slices.Compact(providers)
 	// Every part has a row for each model any provider shows, so that
 	// the rows merge one to one.
 	names := st.CurrentGPUModels(pricewatch.Linux, sc.At)
-	var rates string
-	if latest, ok := book.Latest(); ok {
-		rates = latest.Date.Format(time.DateOnly) + " " + latest.Source
-	}
 	_, settings, _ := strings.Cut(key, "\x00")
-	s.overviewParts.mu.Lock()
-	kept := s.overviewParts.parts
-	s.overviewParts.mu.Unlock()
-	parts := make(map[string]*overviewProviderPart, len(providers))
-	rows := make([][]digest.ModelRow, 0, len(providers))
-	rateParts := make([][]digest.Rate, 0, len(providers))
-	for _, p := range providers {
-		pkey := strings.Join([]string{st.ReadAt(p), rates, strings.Join(names, ","), settings}, "\x00")
-		part := kept[p]
-		if part == nil || part.key != pkey {
-			d, err := overviewPart(ctx, st, sc, book, true, []string{p}, names)
-			if err != nil {
-				return nil, nil, err
-			}
-			part = &overviewProviderPart{key: pkey, rows: d.Models, rates: d.Rates}
-		}
-		parts[p] = part
+	parts, err := s.overviewParts.get(ctx, st, partKey(latestRates(book), strings.Join(names, ","), settings), func(p string) (overviewPart, error) {
+		d, err := overviewPartOf(ctx, st, sc, book, true, []string{p}, names)
+		return overviewPart{rows: d.Models, rates: d.Rates}, err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	rows := make([][]digest.ModelRow, 0, len(parts))
+	rateParts := make([][]digest.Rate, 0, len(parts))
+	for _, part := range parts {
 		rows, rateParts = append(rows, part.rows), append(rateParts, part.rates)
 	}
 	merged, err := digest.MergeRows(rows)
 	if err != nil {
 		return nil, nil, err
 	}
-	s.overviewParts.mu.Lock()
-	s.overviewParts.parts = parts
-	s.overviewParts.mu.Unlock()
 	if merged == nil {
 		merged = []digest.ModelRow{}
 	}
 	return merged, digest.MergeRates(rateParts), nil
+}
+
+// latestRates names the newest day of exchange rates in book: a part
+// converted with older ones is built again.
+func latestRates(book *fx.Book) string {
+	if latest, ok := book.Latest(); ok {
+		return latest.Date.Format(time.DateOnly) + " " + latest.Source
+	}
+	return ""
 }
 
 // currentModels are the GPU models with a current price, each exactly as

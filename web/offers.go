@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/pricewatch/pricewatch"
+	"github.com/pricewatch/pricewatch/fx"
 	"github.com/pricewatch/pricewatch/report"
 )
 
@@ -368,11 +369,34 @@ func (s *Server) pageGPUIndex(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
-	rows, t, err := report.GPUIndex(ctx, s.CurrentReads(ctx), book, q)
+	rows, t, err := s.gpuIndex(r, p, q, book)
 	if err != nil {
 		s.pageError(w, r, err)
 		return
 	}
 	s.render(w, r, "gpus", page{Title: "GPU models", Nav: "gpu", Now: q.At, Currency: t.Currency,
 		Data: gpuIndexData{Rows: rows, PriceTypes: pricewatch.PriceTypes}})
+}
+
+// gpuIndex is the GPU index of q: of every provider, merged from one
+// part per provider (providerParts) when the current state tells when
+// each provider's rows were read, else computed whole.
+func (s *Server) gpuIndex(r *http.Request, p *params, q report.OfferTableQuery, book *fx.Book) ([]report.GPUIndexRow, report.OfferTable, error) {
+	ctx := r.Context()
+	st, ok := s.CurrentReads(ctx).(providerReads)
+	if !ok || len(q.Providers) > 0 || p.str("now") != "" {
+		return report.GPUIndex(ctx, s.CurrentReads(ctx), book, q)
+	}
+	parts, err := s.gpuIndexParts.get(ctx, st, partKey(latestRates(book), s.answerKey(r), fmt.Sprint(s.now().Unix()/60)), func(provider string) (report.GPUIndexPart, error) {
+		pq := q
+		pq.Providers = []string{provider}
+		return report.GPUIndexOf(ctx, st, book, pq)
+	})
+	if err != nil {
+		return nil, report.OfferTable{}, err
+	}
+	if len(parts) == 0 {
+		return report.GPUIndex(ctx, st, book, q) // nothing ever ran
+	}
+	return report.MergeGPUIndex(parts), parts[0].Table(), nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,7 +44,7 @@ func TestOverviewKeepsPartsOfProvidersThatDidNotRun(t *testing.T) {
 	s.Mount(mux)
 	// cheapest is the overview's cheapest on-demand H100 once "/" is
 	// served, and its parts.
-	cheapest := func() (string, map[string]*overviewProviderPart) {
+	cheapest := func() (string, map[string]*providerPart[overviewPart]) {
 		t.Helper()
 		rec := httptest.NewRecorder()
 		mux.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/", nil))
@@ -78,5 +79,66 @@ func TestOverviewKeepsPartsOfProvidersThatDidNotRun(t *testing.T) {
 	}
 	if after[pricewatch.Azure] == before[pricewatch.Azure] {
 		t.Error("Azure's part was kept after Azure's run")
+	}
+}
+
+// The GPU index, too, is kept in parts per provider: after Azure's run
+// only Azure's part is built again.
+func TestGPUIndexKeepsPartsOfProvidersThatDidNotRun(t *testing.T) {
+	ctx := context.Background()
+	db := dbtest.Open(t)
+	at := time.Date(2026, 12, 5, 11, 0, 0, 0, time.UTC)
+	db.Now = func() time.Time { return at }
+	save := func(provider, typ, hourly string) {
+		t.Helper()
+		o := pricewatch.Offer{Provider: provider, Region: "us-east-1", InstanceType: typ, PriceType: pricewatch.OnDemand, OS: pricewatch.Linux,
+			Currency: "USD", Hourly: decimal.RequireFromString(hourly), Hardware: pricewatch.Hardware{GPUModel: "H100", GPUCount: 8}}
+		id, err := db.StartRun(ctx, provider)
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap := &pricewatch.Snapshot{Provider: provider, Offers: []pricewatch.Offer{o}, Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}}}
+		if _, err := db.SaveSnapshot(ctx, id, snap, storage.SaveOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	save(pricewatch.Azure, "Standard_ND96isr_H100_v5", "98.32")
+	save(pricewatch.Lambda, "gpu_8x_h100_sxm5", "23.92")
+	s := &Server{Store: db, FX: func() report.FX { return report.FX{Currency: "USD"} }, Now: func() time.Time { return at.Add(time.Minute) }}
+	mux := http.NewServeMux()
+	s.Mount(mux)
+	// index is the page's cheapest on-demand H100 once /gpu/ is served,
+	// and the parts.
+	index := func() (string, map[string]*providerPart[report.GPUIndexPart]) {
+		t.Helper()
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/gpu/", nil))
+		if rec.Code != http.StatusOK {
+			t.Fatalf("/gpu/: %d %s", rec.Code, rec.Body.String())
+		}
+		s.gpuIndexParts.mu.Lock()
+		defer s.gpuIndexParts.mu.Unlock()
+		return rec.Body.String(), s.gpuIndexParts.parts
+	}
+	page, before := index()
+	if !strings.Contains(page, "2.99") || len(before) != 2 {
+		t.Fatalf("/gpu/ of %d parts, want 2, and Lambda's 2.99 shown:\n%s", len(before), page)
+	}
+	save(pricewatch.Azure, "Standard_ND96isr_H100_v5", "16")
+	// The previous version's page may be served while this one's is
+	// computed.
+	page, after := index()
+	for deadline := time.Now().Add(5 * time.Second); strings.Contains(page, "2.99") && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+		page, after = index()
+	}
+	if after[pricewatch.Azure] == before[pricewatch.Azure] {
+		t.Fatalf("Azure's part was kept after Azure's run")
+	}
+	if after[pricewatch.Lambda] != before[pricewatch.Lambda] {
+		t.Error("Lambda's part was built again after Azure's run")
+	}
+	if strings.Contains(page, "2.99") {
+		t.Errorf("after Azure's run /gpu/ still shows Lambda's 2.99 as the cheapest:\n%s", page)
 	}
 }

@@ -70,7 +70,9 @@ type Server struct {
 	// overview is the overview's prices last computed (overviewModel),
 	// and overviewParts each provider's part of them.
 	overview      atomic.Pointer[overviewPrices]
-	overviewParts overviewParts
+	overviewParts providerParts[overviewPart]
+	// gpuIndexParts are the GPU index's parts of each provider.
+	gpuIndexParts providerParts[report.GPUIndexPart]
 	handler       http.Handler
 }
 
