@@ -11,6 +11,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -59,6 +60,12 @@ type answers struct {
 	queue      []string
 	queued     map[string]*http.Request
 	refreshers int // refresh loops running, at most maxRefreshers
+
+	// While the refresher computes (refreshing), kept answers are served
+	// through gate, a few at once: see serveKept.
+	refreshing atomic.Bool
+	gateOnce   sync.Once
+	gate       chan struct{}
 }
 
 // answer is one kept answer.
@@ -142,8 +149,29 @@ func (s *Server) cached(h http.Handler) http.Handler {
 		default:
 			a = s.compute(h, r, version, key, minute)
 		}
-		a.serve(w, r)
+		s.answers.serveKept(w, r, a)
 	})
+}
+
+// serveKept serves a kept answer; while the refresher computes, at most
+// GOMAXPROCS−1 at once (at least one), the other askers parked until
+// their turn. Issue 30: under 200 clients asking back to back, each of
+// them a goroutine runnable at once, Go's scheduler gave the refresher's
+// one goroutine a slice in turn with all of them, and a stored run showed
+// on / after 7-21 s; answers already kept can wait a little for the new
+// version's to be computed (docs/scale.md has the gates tried).
+func (c *answers) serveKept(w http.ResponseWriter, r *http.Request, a *answer) {
+	// The refresher's own asking (served to nobody) never waits.
+	if c.refreshing.Load() && !isRefresh(r.Context()) {
+		c.gateOnce.Do(func() { c.gate = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1)) })
+		select {
+		case c.gate <- struct{}{}:
+			defer func() { <-c.gate }()
+		case <-r.Context().Done():
+			return
+		}
+	}
+	a.serve(w, r)
 }
 
 // dataVersion is the version the kept answers are keyed by: the watched
@@ -566,6 +594,7 @@ func (s *Server) enqueueLocked(key string, r *http.Request) {
 	c.queue = append(c.queue, key)
 	if c.refreshers < maxRefreshers && c.refreshers < len(c.queue) {
 		c.refreshers++
+		c.refreshing.Store(true)
 		go s.refreshLoop()
 	}
 }
@@ -707,6 +736,7 @@ func (s *Server) refreshLoop() {
 		if len(c.queue) == 0 {
 			c.refreshers--
 			idle := c.refreshers == 0
+			c.refreshing.Store(!idle)
 			c.mu.Unlock()
 			if idle && s.Idle != nil {
 				s.Idle()

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -685,5 +686,82 @@ func TestStartKeepsTheCost(t *testing.T) {
 		if got := c.m["/"].cost; got != step.want {
 			t.Errorf("kept at %s, minute %d, computed in %s: cost %s, want %s", step.version, step.minute, step.cost, got, step.want)
 		}
+	}
+}
+
+// blockingWriter is a response writer whose Write waits for release,
+// counting the writers inside Write at once and the most there were.
+type blockingWriter struct {
+	header  http.Header
+	release <-chan struct{}
+	inside  *atomic.Int32
+	peak    *atomic.Int32
+	body    []byte
+}
+
+func (w *blockingWriter) Header() http.Header { return w.header }
+func (w *blockingWriter) WriteHeader(int)     {}
+func (w *blockingWriter) Write(b []byte) (int, error) {
+	n := w.inside.Add(1)
+	for p := w.peak.Load(); n > p && !w.peak.CompareAndSwap(p, n); p = w.peak.Load() {
+	}
+	<-w.release
+	w.inside.Add(-1)
+	w.body = append(w.body, b...)
+	return len(b), nil
+}
+
+// While the refresher computes, kept answers are served GOMAXPROCS−1 at
+// once (at least one) and the other askers wait their turn, which leaves
+// the refresher a core; once it is idle, all at once.
+func TestKeptAnswersServedFewAtOnceWhileRefreshing(t *testing.T) {
+	ss := heldAtV2(t)
+	// This view queues v2's computation, which waits at the held gate.
+	if got := ss.getWithin(t, time.Second); got != "answer of v1" {
+		t.Fatalf("while v2 computes: %q", got)
+	}
+	waitFor(t, "the refresher to reach the held computation", func() bool { return ss.waiting.Load() == 1 })
+	gate := int32(max(1, runtime.GOMAXPROCS(0)-1))
+	n := gate + 3
+	// serve asks n views at once, each writing its answer through a
+	// blocking writer, and waits until want of them are inside Write.
+	serve := func(want int32, wantBody string) {
+		t.Helper()
+		var inside, peak atomic.Int32
+		release := make(chan struct{})
+		var wg sync.WaitGroup
+		writers := make([]*blockingWriter, n)
+		for i := range writers {
+			writers[i] = &blockingWriter{header: http.Header{}, release: release, inside: &inside, peak: &peak}
+			wg.Go(func() { ss.s.handler.ServeHTTP(writers[i], httptest.NewRequest(http.MethodGet, "/x", nil)) })
+		}
+		waitFor(t, fmt.Sprintf("%d views inside Write", want), func() bool { return inside.Load() == want })
+		time.Sleep(50 * time.Millisecond)
+		if got := peak.Load(); got != want {
+			t.Errorf("%d of %d views written at once, want %d", got, n, want)
+		}
+		close(release)
+		wg.Wait()
+		for _, w := range writers {
+			if string(w.body) != wantBody {
+				t.Errorf("a view got %q, want %q", w.body, wantBody)
+			}
+		}
+	}
+	serve(gate, "answer of v1")
+	idle := ss.idle.Load()
+	ss.release()
+	waitFor(t, "the refresher to go idle", func() bool { return ss.idle.Load() > idle })
+	serve(n, "answer of v2")
+}
+
+// waitFor polls cond for up to 5 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 5 s for %s", what)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
