@@ -167,7 +167,7 @@ func BenchmarkScaleKept(b *testing.B) {
 			}
 			var cpu time.Duration
 			for b.Loop() {
-				storeAzureRun(ctx, b, sim, time.Hour)
+				storeAzureRun(ctx, b, sim)
 				before := scalegen.CPUTime()
 				if c, err = c.Update(ctx, sim.DB, "bench"); err != nil {
 					b.Fatal(err)
@@ -414,63 +414,144 @@ var roundPaths = []string{
 // once at the new version, one after the other as the daemon's
 // refresher does, under the daemon's memory limit. CPU per answer and
 // per round; the round's CPU bounds how soon the last of them shows a
-// run. Runs an hour apart (every=1h) move the clock's minute at each, so
-// every provider's part of the overview and GPU index is built again;
-// runs 5 s apart (every=5s, the load test's writer) mostly fall within
-// one minute, where the parts of the providers that did not run are kept.
+// run.
 //
 //	PRICEWATCH_SCALE=0.25 go test ./web -run '^$' -bench ScaleRound -benchtime 3x -timeout 1h
 func BenchmarkScaleRound(b *testing.B) {
 	shares := scalegen.SharesOrSkip(b, "0.25", "the refresh round's scale benchmark")
 	ctx := context.Background()
 	for _, share := range shares {
-		for _, every := range []time.Duration{time.Hour, 5 * time.Second} {
-			b.Run(fmt.Sprintf("year=%g/every=%s", share, every), func(b *testing.B) {
-				sim := scalegen.OpenCopy(b, share)
-				scalegen.LimitMemory(b)
-				fx := config.Default().FX
-				// No Versions: nothing is computed in the background, each
-				// answer when asked; an hour between runs makes every kept
-				// answer too old to be served while its successor computes.
-				srv := &web.Server{Store: sim.DB, FX: func() report.FX {
-					return report.FX{Currency: fx.Currency, FixedRates: fx.FixedRates, MaxAge: fx.MaxAge}
-				}, Now: func() time.Time { return sim.Now }, Limits: web.Limits{Budget: 5 * time.Minute}}
-				mux := http.NewServeMux()
-				srv.Mount(mux)
+		b.Run(fmt.Sprintf("year=%g", share), func(b *testing.B) {
+			sim := scalegen.OpenCopy(b, share)
+			scalegen.LimitMemory(b)
+			fx := config.Default().FX
+			// No Versions: nothing is computed in the background, each
+			// answer when asked; an hour between runs makes every kept
+			// answer too old to be served while its successor computes.
+			srv := &web.Server{Store: sim.DB, FX: func() report.FX {
+				return report.FX{Currency: fx.Currency, FixedRates: fx.FixedRates, MaxAge: fx.MaxAge}
+			}, Now: func() time.Time { return sim.Now }, Limits: web.Limits{Budget: 5 * time.Minute}}
+			mux := http.NewServeMux()
+			srv.Mount(mux)
+			for _, p := range roundPaths {
+				serveOK(b, mux, p)
+			}
+			cpu := map[string]time.Duration{}
+			for b.Loop() {
+				storeAzureRun(ctx, b, sim)
+				start := scalegen.CPUTime()
+				srv.CurrentReads(ctx)
+				cpu["current-state"] += scalegen.CPUTime() - start
 				for _, p := range roundPaths {
-					serveOK(b, mux, p)
-				}
-				cpu := map[string]time.Duration{}
-				for b.Loop() {
-					storeAzureRun(ctx, b, sim, every)
 					start := scalegen.CPUTime()
-					srv.CurrentReads(ctx)
-					cpu["current-state"] += scalegen.CPUTime() - start
-					for _, p := range roundPaths {
-						start := scalegen.CPUTime()
-						serveOK(b, mux, p)
-						cpu[p] += scalegen.CPUTime() - start
-					}
+					serveOK(b, mux, p)
+					cpu[p] += scalegen.CPUTime() - start
 				}
-				var total time.Duration
-				for _, name := range append([]string{"current-state"}, roundPaths...) {
-					total += cpu[name]
-					b.Logf("%s: %.0f ms of CPU a round", name, float64(cpu[name])/float64(b.N)/1e6)
-				}
-				b.ReportMetric(float64(total)/float64(b.N)/1e6, "round-cpu-ms")
-			})
-		}
+			}
+			var total time.Duration
+			for _, name := range append([]string{"current-state"}, roundPaths...) {
+				total += cpu[name]
+				b.Logf("%s: %.0f ms of CPU a round", name, float64(cpu[name])/float64(b.N)/1e6)
+			}
+			b.ReportMetric(float64(total)/float64(b.N)/1e6, "round-cpu-ms")
+		})
 	}
 }
 
-// storeAzureRun stores an Azure run, every after the last, outside the
+// storeAzureRun stores an Azure run an hour after the last, outside the
 // benchmark's timer: the load test's writer, as the benchmarks measure
 // what it costs the readers.
-func storeAzureRun(ctx context.Context, b *testing.B, sim *scalegen.Sim, every time.Duration) {
+func storeAzureRun(ctx context.Context, b *testing.B, sim *scalegen.Sim) {
+	storeAzureRunAfter(ctx, b, sim, time.Hour)
+}
+
+// storeAzureRunAfter stores an Azure run after the last, outside the
+// benchmark's timer.
+func storeAzureRunAfter(ctx context.Context, b *testing.B, sim *scalegen.Sim, after time.Duration) {
 	b.StopTimer()
 	defer b.StartTimer()
-	sim.Now = sim.Now.Add(every)
+	sim.Now = sim.Now.Add(after)
 	if _, err := sim.AzureRun(ctx, true); err != nil {
 		b.Fatal(err)
+	}
+}
+
+// BenchmarkScaleRefreshRound is the refresher's round after a stored
+// Azure run as the daemon has it with runs 5 s apart (the load test's
+// writer): the version moves, and the refresher computes the answers a
+// team asked for lately, each once, one after the other. Within one
+// minute of the clock the overview's and GPU index's parts of the
+// providers that did not run are kept (BenchmarkScaleRound moves the
+// clock an hour a run, so every part is built again there). CPU per
+// round, the whole process's: of every answer of a round, and of the
+// overview or the GPU index alone (each with the current state's
+// update).
+//
+//	PRICEWATCH_SCALE=0.25 go test ./web -run '^$' -bench ScaleRefreshRound -benchtime 5x -timeout 1h
+func BenchmarkScaleRefreshRound(b *testing.B) {
+	shares := scalegen.SharesOrSkip(b, "0.25", "the refresher's scale benchmark")
+	ctx := context.Background()
+	for _, share := range shares {
+		for _, asked := range []struct {
+			name  string
+			paths []string
+		}{{"round", roundPaths}, {"overview", []string{"/"}}, {"gpu-index", []string{"/gpu/"}}} {
+			b.Run(fmt.Sprintf("year=%g/%s", share, asked.name), func(b *testing.B) {
+				sim := scalegen.OpenCopy(b, share)
+				scalegen.LimitMemory(b)
+				// The clock starts at a minute's beginning: 5 runs 5 s apart
+				// stay within it.
+				sim.Now = sim.Now.Truncate(time.Minute).Add(time.Minute)
+				fx := config.Default().FX
+				idle := make(chan struct{}, 1)
+				srv := &web.Server{Store: sim.DB, FX: func() report.FX {
+					return report.FX{Currency: fx.Currency, FixedRates: fx.FixedRates, MaxAge: fx.MaxAge}
+				}, Now: func() time.Time { return sim.Now }, Limits: web.Limits{Budget: 5 * time.Minute},
+					Versions: web.NewVersions(sim.DB.DataVersion),
+					Idle: func() {
+						select {
+						case idle <- struct{}{}:
+						default:
+						}
+					}}
+				if _, err := srv.Versions.Refresh(ctx); err != nil {
+					b.Fatal(err)
+				}
+				mux := http.NewServeMux()
+				srv.Mount(mux)
+				// Asked twice, each answer is one a team asks for (the first
+				// asking computes it, the second counts).
+				for range 2 {
+					for _, p := range asked.paths {
+						serveOK(b, mux, p)
+					}
+				}
+				drain := func() {
+					for {
+						select {
+						case <-idle:
+						case <-time.After(time.Second):
+							return
+						}
+					}
+				}
+				drain()
+				var cpu time.Duration
+				for b.Loop() {
+					storeAzureRunAfter(ctx, b, sim, 5*time.Second)
+					start := scalegen.CPUTime()
+					if _, err := srv.Versions.Refresh(ctx); err != nil {
+						b.Fatal(err)
+					}
+					select {
+					case <-idle:
+					case <-time.After(time.Minute):
+						b.Fatal("the refresher did not go idle within a minute")
+					}
+					cpu += scalegen.CPUTime() - start
+				}
+				b.ReportMetric(float64(cpu)/float64(b.N)/1e6, "round-cpu-ms")
+			})
+		}
 	}
 }
