@@ -643,10 +643,10 @@ func (s *Server) refreshHot() {
 // asked first; then those asked before, cheapest first; then by key.
 //
 // Issue 30: by demand alone, a burst of askings that had stopped still
-// led every round for up to two minutes. In the load test the 90-day and
-// 7-day trends, asked 30,000 times a minute by the profiles before the
-// team's, were computed first in each of the team's rounds (1.1 s of CPU)
-// though the team asked for neither, and the overview and the offers
+// led every round for up to two minutes. In the load test the 90-day
+// trends, asked 30,000 times a minute by the profiles before the team's,
+// were computed first in each of the team's rounds (0.55-0.95 s of CPU)
+// though the team never asked for them, and the overview and the offers
 // table it was opening waited behind them.
 func refreshOrder(ka, kb string, a, b *answer, now int64) int {
 	switch {

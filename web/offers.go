@@ -383,9 +383,10 @@ func (s *Server) pageGPUIndex(w http.ResponseWriter, r *http.Request) {
 // each provider's rows were read, else computed whole.
 func (s *Server) gpuIndex(r *http.Request, p *params, q report.OfferTableQuery, book *fx.Book) ([]report.GPUIndexRow, report.OfferTable, error) {
 	ctx := r.Context()
-	st, ok := s.CurrentReads(ctx).(providerReads)
+	cur := s.CurrentReads(ctx)
+	st, ok := cur.(providerReads)
 	if !ok || len(q.Providers) > 0 || p.str("now") != "" {
-		return report.GPUIndex(ctx, s.CurrentReads(ctx), book, q)
+		return report.GPUIndex(ctx, cur, book, q)
 	}
 	parts, err := s.gpuIndexParts.get(ctx, st, partKey(latestRates(book), s.answerKey(r), fmt.Sprint(s.now().Unix()/60)), func(provider string) (report.GPUIndexPart, error) {
 		pq := q
