@@ -2,7 +2,6 @@ package report
 
 import (
 	"context"
-	"encoding/json"
 	"testing"
 	"time"
 
@@ -10,7 +9,6 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/fx"
-	"github.com/pricewatch/pricewatch/storage"
 	"github.com/pricewatch/pricewatch/storage/dbtest"
 )
 
@@ -37,14 +35,7 @@ func TestGPUIndexPartsMerge(t *testing.T) {
 			os = append(os, pricewatch.Offer{Provider: provider, Region: "r1", InstanceType: o.typ, PriceType: o.pt, OS: pricewatch.Linux,
 				Currency: o.currency, Hourly: decimal.RequireFromString(o.hourly), Hardware: pricewatch.Hardware{GPUModel: o.model, GPUCount: 8}})
 		}
-		id, err := db.StartRun(ctx, provider)
-		if err != nil {
-			t.Fatal(err)
-		}
-		snap := &pricewatch.Snapshot{Provider: provider, Offers: os, Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}}}
-		if _, err := db.SaveSnapshot(ctx, id, snap, storage.SaveOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		dbtest.Save(t, db, &pricewatch.Snapshot{Provider: provider, Offers: os, Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}}})
 	}
 	od, spot := pricewatch.OnDemand, pricewatch.Spot
 	run("azure", offer{"ND96", "H100", "USD", "98.32", od}, offer{"ND96", "H100", "USD", "30", spot}, offer{"NC24", "A100-80GB", "USD", "20", od})
@@ -62,13 +53,7 @@ func TestGPUIndexPartsMerge(t *testing.T) {
 	}
 	// A 30 days before this falls on day 5: runpod's H100 is priced then.
 	q := OfferTableQuery{Scope: Scope{Currency: "USD", At: start.Add(35 * 24 * time.Hour)}}
-	shown := func(rows []GPUIndexRow) string {
-		b, err := json.MarshalIndent(rows, "", " ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(b)
-	}
+	shown := func(rows []GPUIndexRow) string { return mustJSON(t, rows) }
 	whole, _, err := GPUIndex(ctx, db, book, q)
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,36 +11,36 @@ import (
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/report"
-	"github.com/pricewatch/pricewatch/storage"
 	"github.com/pricewatch/pricewatch/storage/dbtest"
 )
+
+// twoCloudsServer is a server over a store where Azure and Lambda each
+// stored one on-demand H100 8-GPU offer, and save, which stores a run of
+// one such offer of provider (the clock a minute before the server's).
+func twoCloudsServer(t *testing.T) (save func(provider, typ, hourly string), s *Server, mux *http.ServeMux) {
+	t.Helper()
+	db := dbtest.Open(t)
+	at := time.Date(2026, 12, 5, 11, 0, 0, 0, time.UTC)
+	db.Now = func() time.Time { return at }
+	save = func(provider, typ, hourly string) {
+		t.Helper()
+		o := pricewatch.Offer{Provider: provider, Region: "us-east-1", InstanceType: typ, PriceType: pricewatch.OnDemand, OS: pricewatch.Linux,
+			Currency: "USD", Hourly: decimal.RequireFromString(hourly), Hardware: pricewatch.Hardware{GPUModel: "H100", GPUCount: 8}}
+		dbtest.Save(t, db, &pricewatch.Snapshot{Provider: provider, Offers: []pricewatch.Offer{o}, Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}}})
+	}
+	save(pricewatch.Azure, "Standard_ND96isr_H100_v5", "98.32")
+	save(pricewatch.Lambda, "gpu_8x_h100_sxm5", "23.92")
+	s = &Server{Store: db, FX: func() report.FX { return report.FX{Currency: "USD"} }, Now: func() time.Time { return at.Add(time.Minute) }}
+	mux = http.NewServeMux()
+	s.Mount(mux)
+	return save, s, mux
+}
 
 // Issue 30: a stored run builds again the overview's part of its
 // provider only; the other providers' parts are kept, and the merged rows
 // show the run.
 func TestOverviewKeepsPartsOfProvidersThatDidNotRun(t *testing.T) {
-	ctx := context.Background()
-	db := dbtest.Open(t)
-	at := time.Date(2026, 12, 5, 11, 0, 0, 0, time.UTC)
-	db.Now = func() time.Time { return at }
-	save := func(provider, typ, hourly string) {
-		t.Helper()
-		o := pricewatch.Offer{Provider: provider, Region: "us-east-1", InstanceType: typ, PriceType: pricewatch.OnDemand, OS: pricewatch.Linux,
-			Currency: "USD", Hourly: decimal.RequireFromString(hourly), Hardware: pricewatch.Hardware{GPUModel: "H100", GPUCount: 8}}
-		id, err := db.StartRun(ctx, provider)
-		if err != nil {
-			t.Fatal(err)
-		}
-		snap := &pricewatch.Snapshot{Provider: provider, Offers: []pricewatch.Offer{o}, Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}}}
-		if _, err := db.SaveSnapshot(ctx, id, snap, storage.SaveOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	save(pricewatch.Azure, "Standard_ND96isr_H100_v5", "98.32")
-	save(pricewatch.Lambda, "gpu_8x_h100_sxm5", "23.92")
-	s := &Server{Store: db, FX: func() report.FX { return report.FX{Currency: "USD"} }, Now: func() time.Time { return at.Add(time.Minute) }}
-	mux := http.NewServeMux()
-	s.Mount(mux)
+	save, s, mux := twoCloudsServer(t)
 	// cheapest is the overview's cheapest on-demand H100 once "/" is
 	// served, and its parts.
 	cheapest := func() (string, map[string]*providerPart[overviewPart]) {
@@ -85,28 +84,7 @@ func TestOverviewKeepsPartsOfProvidersThatDidNotRun(t *testing.T) {
 // The GPU index, too, is kept in parts per provider: after Azure's run
 // only Azure's part is built again.
 func TestGPUIndexKeepsPartsOfProvidersThatDidNotRun(t *testing.T) {
-	ctx := context.Background()
-	db := dbtest.Open(t)
-	at := time.Date(2026, 12, 5, 11, 0, 0, 0, time.UTC)
-	db.Now = func() time.Time { return at }
-	save := func(provider, typ, hourly string) {
-		t.Helper()
-		o := pricewatch.Offer{Provider: provider, Region: "us-east-1", InstanceType: typ, PriceType: pricewatch.OnDemand, OS: pricewatch.Linux,
-			Currency: "USD", Hourly: decimal.RequireFromString(hourly), Hardware: pricewatch.Hardware{GPUModel: "H100", GPUCount: 8}}
-		id, err := db.StartRun(ctx, provider)
-		if err != nil {
-			t.Fatal(err)
-		}
-		snap := &pricewatch.Snapshot{Provider: provider, Offers: []pricewatch.Offer{o}, Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}}}
-		if _, err := db.SaveSnapshot(ctx, id, snap, storage.SaveOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	save(pricewatch.Azure, "Standard_ND96isr_H100_v5", "98.32")
-	save(pricewatch.Lambda, "gpu_8x_h100_sxm5", "23.92")
-	s := &Server{Store: db, FX: func() report.FX { return report.FX{Currency: "USD"} }, Now: func() time.Time { return at.Add(time.Minute) }}
-	mux := http.NewServeMux()
-	s.Mount(mux)
+	save, s, mux := twoCloudsServer(t)
 	// index is the page's cheapest on-demand H100 once /gpu/ is served,
 	// and the parts.
 	index := func() (string, map[string]*providerPart[report.GPUIndexPart]) {
