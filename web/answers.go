@@ -93,12 +93,14 @@ type answer struct {
 	// last recentFor seconds go first (refreshOrder).
 	askedAt int64
 	req     *http.Request
-	// cost is how long the answer took to compute: the refresher does
-	// the cheap, much-asked answers first.
+	// cost is the CPU time the answer took to compute (computeCost):
+	// the refresher does the cheap, much-asked answers first.
 	cost time.Duration
 	// runs: the answer shows the runs themselves (showsRuns), so a run's
 	// start changes it.
 	runs bool
+	// history: the answer charts history (drawsHistory).
+	history bool
 }
 
 const (
@@ -349,16 +351,38 @@ func (c *answers) carriedTo(version string) string {
 	return ""
 }
 
-// runsKey marks a kept answer's computation; showsRuns notes on it that
-// the answer shows the runs.
-type runsKey struct{}
+// marksKey marks a kept answer's computation: what it notes of itself
+// (showsRuns, drawsHistory) is read into the answer.
+type marksKey struct{}
+
+// computeMarks are what a computation notes of the answer it computes.
+type computeMarks struct {
+	runs    atomic.Bool
+	history atomic.Bool
+}
+
+func marksOf(ctx context.Context) *computeMarks {
+	m, _ := ctx.Value(marksKey{}).(*computeMarks)
+	return m
+}
 
 // showsRuns says that the answer computed under ctx shows the runs
 // themselves (their list, the providers' last run): a run's start, which
 // changes nothing else, computes it again rather than carrying it.
 func showsRuns(ctx context.Context) {
-	if f, ok := ctx.Value(runsKey{}).(*atomic.Bool); ok {
-		f.Store(true)
+	if m := marksOf(ctx); m != nil {
+		m.runs.Store(true)
+	}
+}
+
+// drawsHistory says that the answer computed under ctx charts prices
+// over a window of history (a GPU's or an instance type's chart, trends,
+// an instance type's intervals): a stored run moves its last points,
+// where it changes a page of the prices now throughout. The refresher
+// computes it after the answers of the prices now (refreshOrder).
+func drawsHistory(ctx context.Context) {
+	if m := marksOf(ctx); m != nil {
+		m.history.Store(true)
 	}
 }
 
@@ -463,16 +487,15 @@ func (s *Server) compute(h http.Handler, r *http.Request, version, key string, m
 		// tenth of its first cheapest. A later gzip client of such an
 		// answer gets it plain.
 		zip := acceptsGzip(r)
-		runs := new(atomic.Bool)
-		req := r.Clone(context.WithValue(sharedComputation(base), runsKey{}, runs))
+		marks := new(computeMarks)
+		req := r.Clone(context.WithValue(sharedComputation(base), marksKey{}, marks))
 		req.Header.Del("Accept-Encoding")
 		req.Header.Del("If-None-Match")
 		rec := &recorder{header: http.Header{}}
 		seq := s.answers.stamp(version)
-		start := time.Now()
-		h.ServeHTTP(rec, req)
+		cost := computeCost(func() { h.ServeHTTP(rec, req) })
 		a := &answer{version: version, seq: seq, minute: minute, status: rec.status(), header: rec.header, plain: rec.body.Bytes(),
-			req: r.Clone(base), cost: time.Since(start), runs: runs.Load()}
+			req: r.Clone(base), cost: cost, runs: marks.runs.Load(), history: marks.history.Load()}
 		if to := s.answers.carriedTo(version); to != "" && !a.runs {
 			// Runs' starts alone moved the version while it computed.
 			a.version, a.seq = to, s.answers.stamp(to)
@@ -639,10 +662,18 @@ func (s *Server) refreshHot() {
 // ka and kb, their kept answers a and b): answers nothing is kept of
 // first, their askers waiting for them; then those asked in the last
 // recentFor seconds; within each of these and of the rest, those asked
-// in this minute or the last, by cost per asking (demandAt), the most
-// asked first; then those asked before, cheapest first; then by key.
+// in this minute or the last, then those asked before; within each of
+// those, the answers of the prices now before those that chart history
+// (drawsHistory); then by cost per asking (demandAt), the most asked
+// first, or by cost alone where not asked lately; then by key.
 //
-// Issue 30: by demand alone, a burst of askings that had stopped still
+// A stored run changes the prices now throughout, and moves a chart's
+// line at its last points. Issue 30: under 200 clients the refresher has
+// well under a core, and ordered by cost alone the overview and the
+// offers table (the run's whole news, what a buyer acts on) waited 2-5 s
+// behind the GPU pages' 90-day charts and the trends.
+//
+// By demand alone, a burst of askings that had stopped still
 // led every round for up to two minutes. In the load test the 90-day
 // trends, asked 30,000 times a minute by the profiles before the team's,
 // were computed first in each of the team's rounds (0.55-0.95 s of CPU)
@@ -670,6 +701,10 @@ func refreshOrder(ka, kb string, a, b *answer, now int64) int {
 	case da > 0 && db == 0:
 		return -1
 	case da == 0 && db > 0:
+		return 1
+	case !a.history && b.history:
+		return -1
+	case a.history && !b.history:
 		return 1
 	}
 	// a.cost/da against b.cost/db, in integers; by cost alone when
@@ -754,8 +789,13 @@ func (s *Server) refreshLoop() {
 		if ce := s.log().Check(zap.DebugLevel, "http: refreshed a kept answer"); ce != nil {
 			c.mu.Lock()
 			left := len(c.queue)
+			// The answer's own cost: took includes the waits for a core.
+			var cpu time.Duration
+			if a := c.m[key]; a != nil {
+				cpu = a.cost
+			}
 			c.mu.Unlock()
-			ce.Write(zap.String("path", req.URL.RequestURI()), zap.Duration("took", time.Since(start)), zap.Int("queued", left))
+			ce.Write(zap.String("path", req.URL.RequestURI()), zap.Duration("took", time.Since(start)), zap.Duration("cost", cpu), zap.Int("queued", left))
 		}
 	}
 }

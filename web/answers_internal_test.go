@@ -321,25 +321,32 @@ func TestRefreshOrderCostPerAsking(t *testing.T) {
 		now, prev int   // askings in the minute last asked and the one before
 		ago       int64 // minutes since last asked
 		secs      int64 // seconds since last asked (0: 20, not recent)
+		history   bool  // charts history (drawsHistory)
 	}{
-		{"/overview", time.Second, 6, 4, 0, 0},       // 100 ms an asking
-		{"/api", 50 * time.Millisecond, 10, 0, 0, 3}, // 5 ms, asked now
+		{"/overview", time.Second, 6, 4, 0, 0, false},       // 100 ms an asking
+		{"/api", 50 * time.Millisecond, 10, 0, 0, 3, false}, // 5 ms, asked now
 		// Asked once, 10 s ago: 2 s an asking, but asked now, before
 		// every answer that was not.
-		{"/now", 2 * time.Second, 1, 0, 0, 10},
-		{"/offers", 500 * time.Millisecond, 2, 0, 0, 0}, // 250 ms
-		{"/gpu", 200 * time.Millisecond, 1, 3, 0, 0},    // 50 ms
-		{"/cold", time.Millisecond, 100, 0, hotFor + 1, 0},
-		{"/same", 200 * time.Millisecond, 4, 0, 0, 0}, // as /gpu: by key
+		{"/now", 2 * time.Second, 1, 0, 0, 10, false},
+		// Asked now and cheap, but a chart: after the prices now asked
+		// now, before every answer that was not asked now.
+		{"/chart", 10 * time.Millisecond, 10, 0, 0, 3, true},
+		// A chart asked lately, not now: after the other answers asked
+		// lately, before those asked minutes ago.
+		{"/trends", time.Millisecond, 50, 0, 0, 0, true},
+		{"/offers", 500 * time.Millisecond, 2, 0, 0, 0, false}, // 250 ms
+		{"/gpu", 200 * time.Millisecond, 1, 3, 0, 0, false},    // 50 ms
+		{"/cold", time.Millisecond, 100, 0, hotFor + 1, 0, false},
+		{"/same", 200 * time.Millisecond, 4, 0, 0, 0, false}, // as /gpu: by key
 		// Asked 40 times last minute, and 1000 the minute before: 25 ms
 		// an asking (counted since first kept: 1 ms, before all).
-		{"/last", time.Second, 40, 1000, 1, 0},
+		{"/last", time.Second, 40, 1000, 1, 0, false},
 		// Asked 10,000 times, but 2 minutes ago: after every answer asked
 		// since, cheapest first.
-		{"/burst", 30 * time.Millisecond, 10000, 0, 2, 0},
-		{"/burst2", 20 * time.Millisecond, 10000, 0, 3, 0},
+		{"/burst", 30 * time.Millisecond, 10000, 0, 2, 0, false},
+		{"/burst2", 20 * time.Millisecond, 10000, 0, 3, 0, false},
 	} {
-		s.answers.put(a.key, &answer{version: "v1", seq: 1, minute: minute, cost: a.cost, req: req})
+		s.answers.put(a.key, &answer{version: "v1", seq: 1, minute: minute, cost: a.cost, req: req, history: a.history})
 		k := s.answers.m[a.key]
 		k.askedNow, k.askedPrev, k.lastAsked, k.askedAt = a.now, a.prev, minute-a.ago, now-a.ago*60-cmp.Or(a.secs, 20)
 	}
@@ -352,7 +359,7 @@ func TestRefreshOrderCostPerAsking(t *testing.T) {
 	s.refreshHot()
 	s.answers.mu.Lock()
 	defer s.answers.mu.Unlock()
-	want := []string{"/api", "/now", "/last", "/gpu", "/same", "/overview", "/offers", "/burst2", "/burst"}
+	want := []string{"/api", "/now", "/chart", "/last", "/gpu", "/same", "/overview", "/offers", "/trends", "/burst2", "/burst"}
 	if kept := keptQueued(t, &s.answers); !slices.Equal(kept, want) {
 		t.Errorf("refresh order %q, want %q", kept, want)
 	}
@@ -763,5 +770,45 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("waited 5 s for %s", what)
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// The answers that chart history say so (drawsHistory), and the pages
+// and API answers of the prices now do not: the refresher computes the
+// latter first (refreshOrder).
+func TestKeptAnswersTellHistoryCharts(t *testing.T) {
+	_, s, mux := twoCloudsServer(t)
+	for _, c := range []struct {
+		path    string
+		history bool
+	}{
+		{"/", false},
+		{"/offers", false},
+		{"/gpu/", false},
+		{"/api/v1/offers?gpu=H100", false},
+		{"/api/v1/availability?gpu=H100", false},
+		{"/gpu/H100?days=90", true},
+		{"/instance/gpu_8x_h100_sxm5?since=365d", true},
+		{"/api/v1/trends?window=7d", true},
+		{"/api/v1/history/gpu_8x_h100_sxm5?since=30d", true},
+	} {
+		req := httptest.NewRequest(http.MethodGet, c.path, nil)
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("%s: %d %s", c.path, rec.Code, rec.Body.String())
+		}
+		s.answers.mu.Lock()
+		a := s.answers.m[s.answerKey(req)]
+		s.answers.mu.Unlock()
+		if a == nil {
+			t.Fatalf("%s: no answer kept", c.path)
+		}
+		if a.history != c.history {
+			t.Errorf("%s: kept as charting history %v, want %v", c.path, a.history, c.history)
+		}
+		if a.cost <= 0 {
+			t.Errorf("%s: cost %v, want the CPU its computation took", c.path, a.cost)
+		}
 	}
 }

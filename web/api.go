@@ -167,6 +167,7 @@ func (s *Server) apiOffers(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) apiHistory(w http.ResponseWriter, r *http.Request) {
+	drawsHistory(r.Context()) // its intervals over a window
 	s.serveAPI(w, r, historyParams, queryEndpoint(
 		func(p *params) (report.HistoryQuery, error) { return s.historyQuery(r.PathValue("instance_type"), p) },
 		func(ctx context.Context, q *report.HistoryQuery) error {
@@ -276,6 +277,7 @@ func (s *Server) apiSavings(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) apiTrends(w http.ResponseWriter, r *http.Request) {
+	drawsHistory(r.Context()) // moves and cheapest series over a window
 	s.serveAPI(w, r, trendsParams, queryEndpoint(s.trendsQuery,
 		func(ctx context.Context, q *report.TrendsQuery) error {
 			return report.CheckGPUModel(ctx, s.Store, q.GPU)

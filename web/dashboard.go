@@ -487,6 +487,7 @@ type gpuData struct {
 var chartDays = []int{7, 30, 90}
 
 func (s *Server) pageGPU(w http.ResponseWriter, r *http.Request) {
+	drawsHistory(r.Context()) // the cheapest price's chart over 7-90 days
 	p, ok := s.pageParams(w, r, "count", "price_type", "available_only", "days", "currency", "provider", "region", "now")
 	if !ok {
 		return
@@ -595,6 +596,7 @@ type currentPrice struct {
 }
 
 func (s *Server) pageInstance(w http.ResponseWriter, r *http.Request) {
+	drawsHistory(r.Context()) // its price chart over 30-365 days
 	p, ok := s.pageParams(w, r, "provider", "region", "since")
 	if !ok {
 		return
