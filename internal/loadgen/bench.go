@@ -214,7 +214,7 @@ func benchOn(ctx context.Context, o BenchOptions, d scalegen.Deployment, backend
 	var results []Result
 	for _, p := range profiles {
 		probe.setPhase(p.Name)
-		cpu := processCPU(pid)
+		cpu, own := processCPU(pid), processCPU(os.Getpid())
 		res, err := Run(ctx, base, p)
 		if err != nil {
 			stopWrites()
@@ -226,8 +226,10 @@ func benchOn(ctx context.Context, o BenchOptions, d scalegen.Deployment, backend
 		}
 		res.Load = loadAverage()
 		res.RSS, res.PeakRSS = processMemory(pid)
-		logf("%s: %s, %d answers, %.1f %% 503, p50 %s p99 %s max %s, server CPU %s, RSS %d MB (peak %d MB), load %s", backend, p.Name, res.All.Count, 100*res.All.ShedShare(),
-			res.All.P50, res.All.P99, res.All.Max, res.ServerCPU, res.RSS>>20, res.PeakRSS>>20, res.Load)
+		// The load generator shares the machine's cores with the daemon.
+		own = processCPU(os.Getpid()) - own
+		logf("%s: %s, %d answers, %.1f %% 503, p50 %s p99 %s max %s, server CPU %s, load generator CPU %s, RSS %d MB (peak %d MB), load %s", backend, p.Name, res.All.Count, 100*res.All.ShedShare(),
+			res.All.P50, res.All.P99, res.All.Max, res.ServerCPU, own, res.RSS>>20, res.PeakRSS>>20, res.Load)
 		results = append(results, res)
 	}
 	stopWrites()

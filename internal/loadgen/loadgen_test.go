@@ -162,3 +162,31 @@ func TestProcessMemory(t *testing.T) {
 		t.Errorf("the table lacks the daemon's memory:\n%s", table)
 	}
 }
+
+// The clients take gzip and read the answer as sent, compressed: a body
+// that is not gzip at all, sent as gzip, still counts as answered (Go's
+// transport decompressing it would fail the read). The load generator
+// shares the daemon's cores; decompressing is the clients' own work.
+func TestReadsAnswersCompressed(t *testing.T) {
+	var asked, gzipped atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			gzipped.Add(1)
+		}
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Write([]byte("not gzip: the client must not decompress it"))
+	}))
+	defer srv.Close()
+	res, err := Run(context.Background(), srv.URL, Profile{Name: "gzip", Duration: 100 * time.Millisecond,
+		Streams: []Stream{{Clients: 1, Paths: []string{"/offers"}, Think: 20 * time.Millisecond}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all := res.All; all.Count == 0 || all.Failed != 0 {
+		t.Errorf("answers %d, failed %d; want every one read", all.Count, all.Failed)
+	}
+	if asked.Load() == 0 || gzipped.Load() != asked.Load() {
+		t.Errorf("%d of %d requests took gzip, want all", gzipped.Load(), asked.Load())
+	}
+}
