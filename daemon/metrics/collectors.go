@@ -128,6 +128,9 @@ type priceCollector struct {
 	metrics []prometheus.Metric
 	// computing is held while the series are recomputed: one at a time.
 	computing sync.Mutex
+	// recomputed, when set, hears that new series replaced the last
+	// (a kept scrape of them is then stale: keptScrape).
+	recomputed func()
 }
 
 // NewPriceCollector computes the price series from db with the settings
@@ -231,6 +234,9 @@ func (c *priceCollector) recompute(ctx context.Context, key string, set PriceSet
 	c.mu.Lock()
 	c.key, c.metrics = key, ms
 	c.mu.Unlock()
+	if c.recomputed != nil {
+		c.recomputed()
+	}
 	return ms, nil
 }
 
@@ -336,6 +342,7 @@ func selected(f Offers, r analysis.CompareRow) bool {
 // computes itself), so that the next scrapes find them ready.
 func (m *Metrics) AddPriceSeries(db PriceStore, settings func() PriceSettings) (warm func()) {
 	c := NewPriceCollector(db, settings, m.readErrors).(*priceCollector)
+	c.recomputed = func() { m.moved.Add(1) }
 	m.reg.MustRegister(c)
 	return func() {
 		ctx, cancel := context.WithTimeout(context.Background(), recomputeTimeout)

@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"runtime"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -31,6 +32,11 @@ type Metrics struct {
 	changes       *prometheus.CounterVec
 	readErrors    *prometheus.CounterVec // scrape-time database reads that failed
 	leader        prometheus.Gauge
+	// db's data version and moved (counting the daemon's own
+	// observations and the price series' recomputations) tell when a
+	// kept scrape is stale (keptScrape).
+	db    Store
+	moved atomic.Uint64
 }
 
 // Store is what the series are read from: they are read from the database when Prometheus scrapes, so they are
@@ -46,6 +52,7 @@ type Store interface {
 // (pricewatch_build_info). The price series are added with AddPriceSeries.
 func New(db Store, version string) *Metrics {
 	m := &Metrics{
+		db:  db,
 		reg: prometheus.NewRegistry(),
 		fetchDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "pricewatch_fetch_duration_seconds", Help: "Duration of provider fetch runs, download and store included.",
@@ -111,6 +118,7 @@ func counterVec(name, help string, labels ...string) *prometheus.CounterVec {
 
 // Observe records one provider run.
 func (m *Metrics) Observe(s run.Summary) {
+	defer m.moved.Add(1)
 	result := map[string]string{run.StatusOK: "success", run.StatusPartial: "partial", run.StatusFailed: "error", run.StatusSkipped: "skipped",
 		run.StatusOverlap: "overlap", run.StatusNotStarted: "not_started"}[s.Status]
 	m.fetchRuns.WithLabelValues(s.Provider, result).Inc()
@@ -124,6 +132,7 @@ func (m *Metrics) Observe(s run.Summary) {
 
 // Leader sets pricewatch_leader: whether this replica leads.
 func (m *Metrics) Leader(leading bool) {
+	defer m.moved.Add(1)
 	v := 0.0
 	if leading {
 		v = 1
@@ -137,19 +146,25 @@ func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
 // Overlap counts a scheduler tick skipped because the provider's previous
 // run is still going.
 func (m *Metrics) Overlap(provider string) {
+	defer m.moved.Add(1)
 	m.fetchRuns.WithLabelValues(provider, "overlap").Inc()
 }
 
 // OffersTracked sets the number of offers with a current price of provider.
 func (m *Metrics) OffersTracked(provider string, n int) {
+	defer m.moved.Add(1)
 	m.offersTracked.WithLabelValues(provider).Set(float64(n))
 }
 
 // Handler serves /metrics, /healthz and /readyz (ready says what /readyz
-// answers, and an error makes it 503; its detail goes to log only).
+// answers, and an error makes it 503; its detail goes to log only). A
+// scrape's rendering is served again for up to a second to scrapes that
+// ask the same way, until the data or the daemon's own counts move
+// (keptScrape).
 func Handler(m *Metrics, ready func(context.Context) (web.Readiness, error), log *zap.Logger) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg}))
+	mux.Handle("/metrics", &keptScrape{h: promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg}),
+		m: m, version: m.db.DataVersion, now: time.Now})
 	// Open to probes without the token: they say nothing an error holds.
 	mux.Handle("/healthz", web.HealthHandler())
 	mux.Handle("/readyz", web.ReadyHandler(ready, log))
