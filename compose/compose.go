@@ -40,6 +40,8 @@ type Wiring struct {
 	Now func() time.Time
 	// Progress is where long downloads report bytes and rate (nil: nowhere).
 	Progress io.Writer
+
+	expected expectedMemo
 }
 
 // addSecrets adds the configured secrets that are set to w's set.
