@@ -67,6 +67,19 @@ type DB struct {
 // light ones (runs, alerts, /readyz, a scrape) always find a connection.
 const readPoolSize = 8
 
+// SQLiteSoftHeapLimit is the soft limit on what SQLite allocates in the
+// whole process (PRAGMA soft_heap_limit): past it, each connection's page
+// cache reuses its least recently used pages rather than growing. The
+// read pool's connections (2 MB of cache each) and the writer's 16 MB
+// could otherwise all fill at once. Issue 30, a load test on the share-1
+// database: the daemon's anonymous memory besides Go's at most 34 MB
+// against 58, the high-water RSS 131 MB against 167; the refresh round
+// (BenchmarkScaleRound, share 0.25, two runs each) 2,062-2,119 ms of CPU
+// against 1,915-2,089, and a stored Azure run 155-177 ms against
+// 152-167: within the runs' spread. The pages evicted are still in the
+// operating system's file cache.
+const SQLiteSoftHeapLimit = 12 << 20
+
 // Options tune Open.
 type Options struct {
 	BusyTimeout time.Duration // default 5s
@@ -142,6 +155,10 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if err := db.migrate(ctx, opts.Progress); err != nil {
 		db.Close()
 		return nil, err
+	}
+	if _, err := w.ExecContext(ctx, fmt.Sprintf("PRAGMA soft_heap_limit = %d", SQLiteSoftHeapLimit)); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("opening database %s: %w", path, err)
 	}
 	// A checkpoint leaves the WAL at most this big (the writer's setting).
 	if _, err := w.ExecContext(ctx, fmt.Sprintf("PRAGMA journal_size_limit = %d", JournalSizeLimit)); err != nil {
