@@ -60,6 +60,9 @@ type answers struct {
 	queue      []string
 	queued     map[string]*http.Request
 	refreshers int // refresh loops running, at most maxRefreshers
+	// inflight is the refresher's computation now, which a move may set
+	// aside (setAside).
+	inflight *inflight
 
 	// While the refresher computes (refreshing), kept answers are served
 	// through gate, a few at once: see serveKept.
@@ -101,6 +104,19 @@ type answer struct {
 	runs bool
 	// history: the answer charts history (drawsHistory).
 	history bool
+	// at is when the answer was computed (Unix seconds of the clock).
+	at int64
+}
+
+// inflight is a computation of the refresher: its key, the version it
+// computes for, and whether the answer it replaces charts history and
+// when that was computed.
+type inflight struct {
+	key     string
+	version string
+	history bool
+	keptAt  int64
+	cancel  context.CancelFunc
 }
 
 const (
@@ -124,6 +140,10 @@ const (
 	// maxAnswerBody: a body larger than this (an offers table of 20,000
 	// rows) is computed every time rather than crowding out the rest.
 	maxAnswerBody = 4 << 20
+	// chartLag (seconds) bounds how far behind a chart may fall when a
+	// move sets its computation aside (setAside): one whose kept answer
+	// is older than this is finished, whatever moves meanwhile.
+	chartLag = 30
 )
 
 // cached serves h's answers from memory.
@@ -273,8 +293,33 @@ func (s *Server) advance(version string) {
 	}
 	if starts {
 		s.carry(version)
+	} else {
+		s.setAside()
 	}
 	s.refreshHot()
+}
+
+// setAside cancels the refresher's computation of a chart for a version
+// the data have moved past, when the chart it replaces is at most
+// chartLag seconds old: the new round, the prices now first, starts at
+// once, and the chart is computed again in it, for the new version.
+// Issue 30: on the share-1 database a round after a stored run took
+// most of the 5 s between runs, and the 90-day trends last in it (0.6-0.9
+// s of CPU) were often still computing for the old version when the next
+// run stored, holding the overview's new prices back by up to a second.
+// The bound keeps a chart from being set aside at every run for ever.
+func (s *Server) setAside() {
+	c := &s.answers
+	now := s.now().Unix()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f := c.inflight
+	if f == nil || !f.history || sameContent(f.version, c.version) || now-f.keptAt > chartLag {
+		return
+	}
+	f.cancel()
+	c.inflight = nil
+	s.log().Debug("http: set aside a chart of a version moved past", zap.String("key", f.key))
 }
 
 // advance makes version and minute the newest, and reports whether
@@ -479,8 +524,12 @@ func (s *Server) compute(h http.Handler, r *http.Request, version, key string, m
 	v, _, _ := s.answers.flight.Do(version+"\x00"+key+"\x00"+fmt.Sprint(minute), func() (any, error) {
 		// The computation is shared: one client going away must not
 		// cancel it for the others, and it runs under the shared budget
-		// (its answer is kept; a 503 is not).
+		// (its answer is kept; a 503 is not). The refresher's own may be
+		// set aside (setAside).
 		base := context.WithoutCancel(r.Context())
+		if isRefresh(r.Context()) {
+			base = r.Context()
+		}
 		// Compressed only for a client that takes it (a browser, the
 		// refresher recomputing a browser's answer): pricewatch mcp's
 		// in-process asker never does, and the compressor's tables were a
@@ -494,8 +543,16 @@ func (s *Server) compute(h http.Handler, r *http.Request, version, key string, m
 		rec := &recorder{header: http.Header{}}
 		seq := s.answers.stamp(version)
 		cost := computeCost(func() { h.ServeHTTP(rec, req) })
+		if base.Err() != nil {
+			// Set aside: what it wrote is cut, and never kept. A client
+			// that joined it (rare: one with no kept answer of the key,
+			// asking for the old version) is asked to come again.
+			return &answer{status: http.StatusServiceUnavailable,
+				header: http.Header{"Retry-After": {s.retryAfter()}, "Content-Type": {"text/plain; charset=utf-8"}},
+				plain:  []byte("the data moved on while this answer was computed: ask again\n")}, nil
+		}
 		a := &answer{version: version, seq: seq, minute: minute, status: rec.status(), header: rec.header, plain: rec.body.Bytes(),
-			req: r.Clone(base), cost: cost, runs: marks.runs.Load(), history: marks.history.Load()}
+			req: r.Clone(context.WithoutCancel(base)), cost: cost, runs: marks.runs.Load(), history: marks.history.Load(), at: s.now().Unix()}
 		if to := s.answers.carriedTo(version); to != "" && !a.runs {
 			// Runs' starts alone moved the version while it computed.
 			a.version, a.seq = to, s.answers.stamp(to)
@@ -782,10 +839,25 @@ func (s *Server) refreshLoop() {
 		c.queue = c.queue[1:]
 		req := c.queued[key]
 		delete(c.queued, key)
+		ctx, cancel := context.WithCancel(context.WithValue(req.Context(), refreshKey{}, true))
+		f := &inflight{key: key, version: c.version, cancel: cancel}
+		if a := c.m[key]; a != nil {
+			f.history, f.keptAt = a.history, a.at
+		}
+		c.inflight = f
 		c.mu.Unlock()
-		ctx := context.WithValue(req.Context(), refreshKey{}, true)
 		start := time.Now()
 		s.handler.ServeHTTP(&recorder{header: http.Header{}}, req.WithContext(ctx))
+		c.mu.Lock()
+		if c.inflight == f {
+			c.inflight = nil
+		}
+		c.mu.Unlock()
+		setAside := ctx.Err() != nil
+		cancel()
+		if setAside {
+			continue
+		}
 		if ce := s.log().Check(zap.DebugLevel, "http: refreshed a kept answer"); ce != nil {
 			c.mu.Lock()
 			left := len(c.queue)

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap/zaptest"
+
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
@@ -811,4 +813,130 @@ func TestKeptAnswersTellHistoryCharts(t *testing.T) {
 			t.Errorf("%s: cost %v, want the CPU its computation took", c.path, a.cost)
 		}
 	}
+}
+
+// chartServer serves /now (the prices now) and /chart (a chart of
+// history), each answer naming the data version it was computed at; a
+// chart's computation waits while chartGate is closed, or until it is
+// cancelled.
+type chartServer struct {
+	s         *Server
+	version   atomic.Pointer[string]
+	clock     atomic.Int64 // seconds from the start
+	mu        sync.Mutex
+	chartGate chan struct{}
+	charts    atomic.Int32 // chart computations that reached the gate
+	cut       atomic.Int32 // chart computations cancelled at the gate
+}
+
+func newChartServer(t *testing.T) *chartServer {
+	cs := &chartServer{}
+	v := "v1"
+	cs.version.Store(&v)
+	base := time.Date(2026, 12, 6, 17, 0, 0, 0, time.UTC)
+	cs.s = &Server{FX: func() report.FX { return report.FX{Currency: "USD"} },
+		Now:      func() time.Time { return base.Add(time.Duration(cs.clock.Load()) * time.Second) },
+		Versions: NewVersions(func(context.Context) (string, error) { return *cs.version.Load(), nil }), Log: zaptest.NewLogger(t)}
+	mux := http.NewServeMux()
+	mux.Handle("GET /now", cs.s.cached(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		v, _ := cs.s.dataVersion(r.Context())
+		w.Write([]byte("now of " + v))
+	})))
+	mux.Handle("GET /chart", cs.s.cached(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		drawsHistory(r.Context())
+		v, _ := cs.s.dataVersion(r.Context())
+		cs.mu.Lock()
+		gate := cs.chartGate
+		cs.mu.Unlock()
+		if gate != nil {
+			cs.charts.Add(1)
+			select {
+			case <-gate:
+			case <-r.Context().Done():
+				cs.cut.Add(1)
+				return // as the handlers do on a cancelled read
+			}
+		}
+		w.Write([]byte("chart of " + v))
+	})))
+	cs.s.handler = mux
+	if _, err := cs.s.Versions.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	cs.s.followVersions()
+	return cs
+}
+
+func (cs *chartServer) move(t *testing.T, v string) {
+	t.Helper()
+	cs.version.Store(&v)
+	if _, err := cs.s.Versions.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (cs *chartServer) get(t *testing.T, path string) string {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	cs.s.handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	if rec.Code != http.StatusOK {
+		t.Fatalf("%s: %d %s", path, rec.Code, rec.Body.String())
+	}
+	return rec.Body.String()
+}
+
+// A run stored while the refresher computes a chart for the version
+// before sets the chart aside: the new round, the prices now first,
+// starts at once, and the chart is computed again for the new version.
+// Issue 30: on the share-1 database the 90-day trends of the last round
+// held the overview's new prices back by up to a second. A chart whose
+// kept answer is older than chartLag is finished whatever moves, so that
+// runs stored every few seconds cannot keep it from ever being computed.
+// Nothing set aside is kept: the chart's last answer stays served.
+func TestMoveSetsAsideAChartOfTheVersionBefore(t *testing.T) {
+	cs := newChartServer(t)
+	// Each asked twice: the first view computes, the second counts, so
+	// both are hot and computed again when a run stores.
+	for range 2 {
+		if cs.get(t, "/now") != "now of v1" || cs.get(t, "/chart") != "chart of v1" {
+			t.Fatal("first views")
+		}
+	}
+	cs.mu.Lock()
+	cs.chartGate = make(chan struct{})
+	cs.mu.Unlock()
+
+	cs.move(t, "v2")
+	waitFor(t, "the prices now of v2", func() bool { return cs.get(t, "/now") == "now of v2" })
+	waitFor(t, "the chart of v2 computing", func() bool { return cs.charts.Load() == 1 })
+
+	// v3 stores while the chart of v2 computes (its gate still closed):
+	// the prices now of v3 are computed without waiting for it.
+	cs.move(t, "v3")
+	waitFor(t, "the prices now of v3 while a chart of v2 computed", func() bool { return cs.get(t, "/now") == "now of v3" })
+	if cs.cut.Load() != 1 {
+		t.Errorf("%d chart computations cancelled, want the one of v2", cs.cut.Load())
+	}
+	if got := cs.get(t, "/chart"); got != "chart of v1" {
+		t.Errorf("the chart served after its computation was set aside: %q, want the kept one of v1", got)
+	}
+	waitFor(t, "the chart of v3 computing", func() bool { return cs.charts.Load() == 2 })
+
+	// The kept chart (of v1) is now older than chartLag: v4 stores, and
+	// the chart of v3 is finished before the round of v4.
+	cs.clock.Add(chartLag + 1)
+	cs.move(t, "v4")
+	time.Sleep(50 * time.Millisecond)
+	if got := cs.get(t, "/now"); got != "now of v3" {
+		t.Errorf("the prices now while a chart past chartLag finished: %q, want v3's until it ends", got)
+	}
+	if cs.cut.Load() != 1 {
+		t.Errorf("%d chart computations cancelled, want still 1: a chart past chartLag is finished", cs.cut.Load())
+	}
+	cs.mu.Lock()
+	close(cs.chartGate)
+	cs.chartGate = nil
+	cs.mu.Unlock()
+	waitFor(t, "the prices now of v4", func() bool { return cs.get(t, "/now") == "now of v4" })
+	waitFor(t, "the chart of v4", func() bool { return cs.get(t, "/chart") == "chart of v4" })
 }
