@@ -540,7 +540,7 @@ func (s *Server) compute(h http.Handler, r *http.Request, version, key string, m
 		req := r.Clone(context.WithValue(sharedComputation(base), marksKey{}, marks))
 		req.Header.Del("Accept-Encoding")
 		req.Header.Del("If-None-Match")
-		rec := &recorder{header: http.Header{}}
+		rec := NewRecorder()
 		seq := s.answers.stamp(version)
 		cost := computeCost(func() { h.ServeHTTP(rec, req) })
 		if base.Err() != nil {
@@ -551,7 +551,7 @@ func (s *Server) compute(h http.Handler, r *http.Request, version, key string, m
 				header: http.Header{"Retry-After": {s.retryAfter()}, "Content-Type": {"text/plain; charset=utf-8"}},
 				plain:  []byte("the data moved on while this answer was computed: ask again\n")}, nil
 		}
-		a := &answer{version: version, seq: seq, minute: minute, status: rec.status(), header: rec.header, plain: rec.body.Bytes(),
+		a := &answer{version: version, seq: seq, minute: minute, status: rec.Status(), header: rec.header, plain: rec.Body(),
 			req: r.Clone(context.WithoutCancel(base)), cost: cost, runs: marks.runs.Load(), history: marks.history.Load(), at: s.now().Unix()}
 		if to := s.answers.carriedTo(version); to != "" && !a.runs {
 			// Runs' starts alone moved the version while it computed.
@@ -618,31 +618,40 @@ func (a *answer) serve(w http.ResponseWriter, r *http.Request) {
 	w.Write(a.body())
 }
 
-// recorder keeps what a handler writes.
-type recorder struct {
+// Recorder keeps what a handler writes, for an answer computed once and
+// served to many (the kept answers here, the daemon's kept scrape).
+type Recorder struct {
 	header http.Header
 	code   int
 	body   bytes.Buffer
 }
 
-func (r *recorder) Header() http.Header { return r.header }
-func (r *recorder) WriteHeader(code int) {
+// NewRecorder is an empty Recorder.
+func NewRecorder() *Recorder { return &Recorder{header: http.Header{}} }
+
+func (r *Recorder) Header() http.Header { return r.header }
+func (r *Recorder) WriteHeader(code int) {
 	if r.code == 0 {
 		r.code = code
 	}
 }
-func (r *recorder) Write(b []byte) (int, error) {
+func (r *Recorder) Write(b []byte) (int, error) {
 	if r.code == 0 {
 		r.code = http.StatusOK
 	}
 	return r.body.Write(b)
 }
-func (r *recorder) status() int {
+
+// Status is the status written, 200 when none was.
+func (r *Recorder) Status() int {
 	if r.code == 0 {
 		return http.StatusOK
 	}
 	return r.code
 }
+
+// Body is what was written.
+func (r *Recorder) Body() []byte { return r.body.Bytes() }
 
 // refreshKey marks the context of the refresher's own requests: they
 // compute what is not fresh rather than serve it and queue it again.
@@ -847,7 +856,7 @@ func (s *Server) refreshLoop() {
 		c.inflight = f
 		c.mu.Unlock()
 		start := time.Now()
-		s.handler.ServeHTTP(&recorder{header: http.Header{}}, req.WithContext(ctx))
+		s.handler.ServeHTTP(NewRecorder(), req.WithContext(ctx))
 		c.mu.Lock()
 		if c.inflight == f {
 			c.inflight = nil

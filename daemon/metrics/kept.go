@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"bytes"
 	"context"
 	"net/http"
 	"strconv"
@@ -9,6 +8,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/singleflight"
+
+	"github.com/pricewatch/pricewatch/web"
 )
 
 // keptFor is how long a rendered scrape is served again to scrapes that
@@ -71,13 +72,13 @@ func (k *keptScrape) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			// What moves while it renders renders again: the next scrape
 			// finds the version or the count past these.
 			s := &scrape{version: version, moved: moved, at: k.now()}
-			rec := &recorder{header: http.Header{}}
+			rec := web.NewRecorder()
 			req := r.Clone(context.WithoutCancel(r.Context()))
 			k.h.ServeHTTP(rec, req)
-			if rec.code != 0 && rec.code != http.StatusOK {
+			if rec.Status() != http.StatusOK {
 				return rec, nil
 			}
-			s.header, s.body = rec.header, rec.body.Bytes()
+			s.header, s.body = rec.Header(), rec.Body()
 			k.mu.Lock()
 			if k.kept == nil || len(k.kept) >= maxKeptScrapes {
 				k.kept = map[string]*scrape{}
@@ -86,9 +87,13 @@ func (k *keptScrape) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			k.mu.Unlock()
 			return s, nil
 		})
-		if rec, ok := v.(*recorder); ok {
+		if rec, ok := v.(*web.Recorder); ok {
 			// Not kept: a failed gathering is told as promhttp tells it.
-			rec.replay(w)
+			for name, vals := range rec.Header() {
+				w.Header()[name] = vals
+			}
+			w.WriteHeader(rec.Status())
+			w.Write(rec.Body())
 			return
 		}
 		s = v.(*scrape)
@@ -98,32 +103,4 @@ func (k *keptScrape) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(http.StatusOK)
 	w.Write(s.body)
-}
-
-// recorder keeps what the exposition handler writes.
-type recorder struct {
-	header http.Header
-	code   int
-	body   bytes.Buffer
-}
-
-func (r *recorder) Header() http.Header { return r.header }
-func (r *recorder) WriteHeader(code int) {
-	if r.code == 0 {
-		r.code = code
-	}
-}
-func (r *recorder) Write(b []byte) (int, error) {
-	if r.code == 0 {
-		r.code = http.StatusOK
-	}
-	return r.body.Write(b)
-}
-
-func (r *recorder) replay(w http.ResponseWriter) {
-	for name, vals := range r.header {
-		w.Header()[name] = vals
-	}
-	w.WriteHeader(r.code)
-	w.Write(r.body.Bytes())
 }
