@@ -56,12 +56,18 @@ func newStaleServer(t *testing.T) *staleServer {
 		ss.computed.Add(1)
 		w.Write([]byte("answer of " + v))
 	})))
-	ss.s.handler = mux
-	if _, err := ss.s.Versions.Refresh(context.Background()); err != nil {
+	following(t, ss.s, mux)
+	return ss
+}
+
+// following serves mux as s's handler, s following the data versions.
+func following(t *testing.T, s *Server, mux http.Handler) {
+	t.Helper()
+	s.handler = mux
+	if _, err := s.Versions.Refresh(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	ss.s.followVersions()
-	return ss
+	s.followVersions()
 }
 
 // heldAtV2 is a server that answered v1, then heard of v2 with its
@@ -859,11 +865,7 @@ func newChartServer(t *testing.T) *chartServer {
 		}
 		w.Write([]byte("chart of " + v))
 	})))
-	cs.s.handler = mux
-	if _, err := cs.s.Versions.Refresh(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	cs.s.followVersions()
+	following(t, cs.s, mux)
 	return cs
 }
 
