@@ -106,6 +106,9 @@ type answer struct {
 	history bool
 	// at is when the answer was computed (Unix seconds of the clock).
 	at int64
+	// setAside: the refresher's computation was cancelled (setAside);
+	// the answer is nobody's, and never kept.
+	setAside bool
 }
 
 // inflight is a computation of the refresher: its key, the version it
@@ -170,6 +173,11 @@ func (s *Server) cached(h http.Handler) http.Handler {
 			s.refresh(key, r)
 		default:
 			a = s.compute(h, r, version, key, minute)
+			if a.setAside && !isRefresh(r.Context()) {
+				// It joined the refresher's computation, which a move set
+				// aside (setAside): it computes its own.
+				a = s.compute(h, r, version, key, minute)
+			}
 		}
 		s.answers.serveKept(w, r, a)
 	})
@@ -544,12 +552,8 @@ func (s *Server) compute(h http.Handler, r *http.Request, version, key string, m
 		seq := s.answers.stamp(version)
 		cost := computeCost(func() { h.ServeHTTP(rec, req) })
 		if base.Err() != nil {
-			// Set aside: what it wrote is cut, and never kept. A client
-			// that joined it (rare: one with no kept answer of the key,
-			// asking for the old version) is asked to come again.
-			return &answer{status: http.StatusServiceUnavailable,
-				header: http.Header{"Retry-After": {s.retryAfter()}, "Content-Type": {"text/plain; charset=utf-8"}},
-				plain:  []byte("the data moved on while this answer was computed: ask again\n")}, nil
+			// Set aside: what it wrote is cut, and never kept.
+			return &answer{status: http.StatusServiceUnavailable, header: http.Header{}, setAside: true}, nil
 		}
 		a := &answer{version: version, seq: seq, minute: minute, status: rec.Status(), header: rec.header, plain: rec.Body(),
 			req: r.Clone(context.WithoutCancel(base)), cost: cost, runs: marks.runs.Load(), history: marks.history.Load(), at: s.now().Unix()}

@@ -942,3 +942,50 @@ func TestMoveSetsAsideAChartOfTheVersionBefore(t *testing.T) {
 	waitFor(t, "the prices now of v4", func() bool { return cs.get(t, "/now") == "now of v4" })
 	waitFor(t, "the chart of v4", func() bool { return cs.get(t, "/chart") == "chart of v4" })
 }
+
+// A client that joined the refresher's computation (one with no kept
+// answer of the key: an answer dropped to make room) gets an answer
+// when a move sets that computation aside: its own, computed after.
+func TestClientJoiningASetAsideComputationGetsItsOwn(t *testing.T) {
+	cs := newChartServer(t)
+	cs.mu.Lock()
+	cs.chartGate = make(chan struct{})
+	cs.mu.Unlock()
+	// The refresher's computation of /chart, nothing of it kept.
+	ctx, setAside := context.WithCancel(context.WithValue(context.Background(), refreshKey{}, true))
+	refreshed := make(chan int, 1)
+	go func() {
+		rec := httptest.NewRecorder()
+		cs.s.handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/chart", nil).WithContext(ctx))
+		refreshed <- rec.Code
+	}()
+	waitFor(t, "the refresher's chart computing", func() bool { return cs.charts.Load() == 1 })
+	client := make(chan *httptest.ResponseRecorder, 1)
+	go func() {
+		rec := httptest.NewRecorder()
+		cs.s.handler.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/chart", nil))
+		client <- rec
+	}()
+	// The client joins the computation under way (singleflight): no
+	// second one reaches the gate.
+	time.Sleep(50 * time.Millisecond)
+	if n := cs.charts.Load(); n != 1 {
+		t.Fatalf("%d chart computations at the gate, want the refresher's alone", n)
+	}
+	setAside()
+	if code := <-refreshed; code == http.StatusOK {
+		t.Errorf("the set-aside computation answered the refresher 200")
+	}
+	waitFor(t, "the client's own computation", func() bool { return cs.charts.Load() == 2 })
+	cs.mu.Lock()
+	close(cs.chartGate)
+	cs.chartGate = nil
+	cs.mu.Unlock()
+	rec := <-client
+	if rec.Code != http.StatusOK || rec.Body.String() != "chart of v1" {
+		t.Errorf("the client that joined a set-aside computation: %d %q, want 200 \"chart of v1\"", rec.Code, rec.Body.String())
+	}
+	if got := cs.get(t, "/chart"); got != "chart of v1" {
+		t.Errorf("kept after: %q", got)
+	}
+}
