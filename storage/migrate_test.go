@@ -354,8 +354,9 @@ func TestByOfferSameIntervals(t *testing.T) {
 }
 
 // ClosedOnly with Since reads the Since read's closed intervals, none of
-// its current ones; without Since alone it is refused, never read as
-// something else.
+// its current ones, and with BegunBySince only those in force at Since;
+// without Since alone (BegunBySince without ClosedOnly) it is refused,
+// never read as something else.
 func TestClosedOnlySince(t *testing.T) {
 	backends(t, func(t *testing.T) {
 		ctx, db, clk := openTestDB(t)
@@ -390,7 +391,29 @@ func TestClosedOnlySince(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("closed since %s: %v, want %v", since, got, want)
 		}
-		for _, f := range []PriceFilter{{ClosedOnly: true}, {ClosedOnly: true, Since: since, CurrentOnly: true}, {ClosedOnly: true, Since: since, ByOffer: true}} {
+		// BegunBySince: of those, the ones in force at since.
+		var inForce, later []int64
+		for _, p := range all {
+			if p.ValidTo != nil && !p.ValidFrom.After(since) {
+				inForce = append(inForce, p.ID)
+			} else if p.ValidTo != nil {
+				later = append(later, p.ID)
+			}
+		}
+		if len(inForce) == 0 || len(later) == 0 {
+			t.Fatalf("the fixture's window holds %d closed intervals begun by %s and %d after: want some of each", len(inForce), since, len(later))
+		}
+		got = nil
+		if err := db.EachPrice(ctx, PriceFilter{Since: since, ClosedOnly: true, BegunBySince: true}, func(p *PriceInterval) error {
+			got = append(got, p.ID)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, inForce) {
+			t.Errorf("closed since %s and begun by it: %v, want %v", since, got, inForce)
+		}
+		for _, f := range []PriceFilter{{ClosedOnly: true}, {ClosedOnly: true, Since: since, CurrentOnly: true}, {ClosedOnly: true, Since: since, ByOffer: true}, {Since: since, BegunBySince: true}} {
 			if err := db.EachPrice(ctx, f, func(*PriceInterval) error { return nil }); err == nil {
 				t.Errorf("%+v: read, want refused", f)
 			}
