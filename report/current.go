@@ -284,6 +284,18 @@ func (s currentSource) CurrentGPUModels(os string, at time.Time) []string {
 // CurrentPrices is how many current prices the snapshot holds.
 func (s currentSource) CurrentPrices() int { return len(s.c.prices.rows) }
 
+// CurrentPricesOf is how many current prices of these providers the
+// snapshot holds.
+func (s currentSource) CurrentPricesOf(providers []string) int {
+	cp, n := s.c.prices, 0
+	for i := range cp.rows {
+		if slices.Contains(providers, cp.s(&cp.rows[i], fProvider)) {
+			n++
+		}
+	}
+	return n
+}
+
 // EachPrice answers a current read from the snapshot: the store orders by
 // the offer's identity, one current interval per offer, so the kept ones
 // of the whole ordered list are in the order the store gives them.

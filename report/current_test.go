@@ -204,6 +204,17 @@ func checkCurrentState(t *testing.T, db *storage.DB, step string, c *CurrentStat
 	if len(models) == 0 || !slices.Equal(got, models) {
 		t.Errorf("%s: current GPU models %q, want the store's %q", step, got, models)
 	}
+	// How many current prices a provider holds, as the overview's
+	// parts size their reads.
+	for _, providers := range [][]string{{pricewatch.AWS}, {pricewatch.Azure, pricewatch.AWS}, {"nowhere"}} {
+		want, err := db.Prices(ctx, storage.PriceFilter{CurrentOnly: true, Providers: providers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := src.(providerCounter).CurrentPricesOf(providers); got != len(want) {
+			t.Errorf("%s: %d current prices of %q, want the store's %d", step, got, providers, len(want))
+		}
+	}
 	for _, f := range priceReads {
 		want, err := db.Prices(ctx, f)
 		if err != nil {
