@@ -183,12 +183,19 @@ func (c *currentPrices) row(p *storage.PriceInterval) currentPrice {
 // c holds is taken from c's row, and only the offers c does not hold (new
 // ones, or listed again) are read with theirs. Decoding every offer of the
 // provider that ran was half of the current state's update (issue 30: it
-// comes before every answer of a new version).
+// comes before every answer of a new version). A store that hands out the
+// current prices' keys (readChanged) is asked for those first.
 func (c *currentPrices) readKnown(ctx context.Context, st Store, seen storage.PriceSeen, ran []string, n *currentPrices) error {
 	known := map[int64]int{}
 	for i := range c.rows {
 		if slices.Contains(ran, c.s(&c.rows[i], fProvider)) {
 			known[c.rows[i].offerID] = i
+		}
+	}
+	if kr, ok := st.(currentKeyReader); ok {
+		done, err := c.readChanged(ctx, kr, st, seen, ran, known, n)
+		if err != nil || done {
+			return err
 		}
 	}
 	// The rows of offers not held wait in their places, in the store's
@@ -203,12 +210,7 @@ func (c *currentPrices) readKnown(ctx context.Context, st Store, seen storage.Pr
 			n.rows = append(n.rows, currentPrice{id: waiting, offerID: p.OfferID})
 			return nil
 		}
-		old := &c.rows[i]
-		r := currentPrice{id: p.ID, offerID: p.OfferID, hw: old.hw, str: old.str,
-			hourly: n.decimal(p.Hourly), upfront: n.decimal(p.Upfront), eff: n.decimal(p.EffectiveHourly), validFrom: unixNano(p.ValidFrom),
-			lastSeen: unixNano(seen.LastSeen(p.LastSeen, c.s(old, fProvider), c.s(old, fRegion), pricewatch.PriceType(c.s(old, fPriceType))))}
-		r.str[fCurrency] = n.intern(p.Currency)
-		n.rows = append(n.rows, r)
+		n.rows = append(n.rows, c.knownRow(&c.rows[i], p, seen, n))
 		return nil
 	})
 	if err != nil || len(unknown) == 0 {
@@ -231,6 +233,84 @@ func (c *currentPrices) readKnown(ctx context.Context, st Store, seen storage.Pr
 		}
 	}
 	return nil
+}
+
+// currentKeyReader is a store that hands out the keys of the current
+// prices (storage.DB.EachCurrentPriceKey).
+type currentKeyReader interface {
+	EachCurrentPriceKey(ctx context.Context, providers []string, fn func(storage.CurrentPriceKey) error) error
+}
+
+// readChanged is readKnown from the current prices' keys: a price whose
+// interval c holds already is c's row with the newest last_seen, and only
+// the prices of a new interval are read (PricesOnly, by offer). A run
+// changes a few of a provider's prices, and reading all of them, nine
+// columns sorted by offer, was most of the state's update (issue 30). The
+// rows keep c's order, which is the store's: it sorts by the offer's
+// identity, one current interval an offer, so a new interval of an offer
+// held takes the old one's place and a closed one leaves it. An offer c
+// does not hold would need its place found: done is false then, nothing
+// is added to n, and readKnown reads in the store's order instead.
+func (c *currentPrices) readChanged(ctx context.Context, kr currentKeyReader, st Store, seen storage.PriceSeen, ran []string, known map[int64]int, n *currentPrices) (done bool, err error) {
+	keys := make(map[int64]storage.CurrentPriceKey, len(known))
+	var changed []int64
+	unknown := false
+	err = kr.EachCurrentPriceKey(ctx, ran, func(k storage.CurrentPriceKey) error {
+		i, ok := known[k.OfferID]
+		if !ok {
+			unknown = true
+			return nil
+		}
+		keys[k.OfferID] = k
+		if c.rows[i].id != k.ID {
+			changed = append(changed, k.OfferID)
+		}
+		return nil
+	})
+	if err != nil || unknown {
+		return false, err
+	}
+	read := make(map[int64]currentPrice, len(changed))
+	if len(changed) > 0 {
+		f := storage.PriceFilter{CurrentOnly: true, Providers: ran, PricesOnly: true, OfferIDs: changed}
+		if err := st.EachPrice(ctx, f, func(p *storage.PriceInterval) error {
+			read[p.OfferID] = c.knownRow(&c.rows[known[p.OfferID]], p, seen, n)
+			return nil
+		}); err != nil {
+			return false, err
+		}
+	}
+	n.rows = slices.Grow(n.rows, len(keys))
+	for i := range c.rows {
+		old := &c.rows[i]
+		k, ok := keys[old.offerID]
+		if !ok || known[old.offerID] != i {
+			continue // closed, or another provider's
+		}
+		if k.ID != old.id {
+			// Closed again between the two reads, it is left out: the
+			// run that closed it moved the data version, whose update
+			// reads it again.
+			if r, ok := read[old.offerID]; ok {
+				n.rows = append(n.rows, r)
+			}
+			continue
+		}
+		r := *old
+		r.lastSeen = unixNano(seen.LastSeen(k.LastSeen, c.s(old, fProvider), c.s(old, fRegion), pricewatch.PriceType(c.s(old, fPriceType))))
+		n.rows = append(n.rows, r)
+	}
+	return true, nil
+}
+
+// knownRow is p, a current price read without its offer, as a row of n
+// for old's offer: its identity and hardware old's, its prices p's.
+func (c *currentPrices) knownRow(old *currentPrice, p *storage.PriceInterval, seen storage.PriceSeen, n *currentPrices) currentPrice {
+	r := currentPrice{id: p.ID, offerID: p.OfferID, hw: old.hw, str: old.str,
+		hourly: n.decimal(p.Hourly), upfront: n.decimal(p.Upfront), eff: n.decimal(p.EffectiveHourly), validFrom: unixNano(p.ValidFrom),
+		lastSeen: unixNano(seen.LastSeen(p.LastSeen, c.s(old, fProvider), c.s(old, fRegion), pricewatch.PriceType(c.s(old, fPriceType))))}
+	r.str[fCurrency] = n.intern(p.Currency)
+	return r
 }
 
 // done drops what only reading needed.
