@@ -2,6 +2,7 @@ package report
 
 import (
 	"context"
+	"errors"
 	"math"
 	"slices"
 	"time"
@@ -254,12 +255,10 @@ type currentKeyReader interface {
 func (c *currentPrices) readChanged(ctx context.Context, kr currentKeyReader, st Store, seen storage.PriceSeen, ran []string, known map[int64]int, n *currentPrices) (done bool, err error) {
 	keys := make(map[int64]storage.CurrentPriceKey, len(known))
 	var changed []int64
-	unknown := false
 	err = kr.EachCurrentPriceKey(ctx, ran, func(k storage.CurrentPriceKey) error {
 		i, ok := known[k.OfferID]
 		if !ok {
-			unknown = true
-			return nil
+			return errOfferNotHeld // the rest of the keys would go unused
 		}
 		keys[k.OfferID] = k
 		if c.rows[i].id != k.ID {
@@ -267,7 +266,10 @@ func (c *currentPrices) readChanged(ctx context.Context, kr currentKeyReader, st
 		}
 		return nil
 	})
-	if err != nil || unknown {
+	if errors.Is(err, errOfferNotHeld) {
+		return false, nil
+	}
+	if err != nil {
 		return false, err
 	}
 	read := make(map[int64]currentPrice, len(changed))
@@ -284,7 +286,7 @@ func (c *currentPrices) readChanged(ctx context.Context, kr currentKeyReader, st
 	for i := range c.rows {
 		old := &c.rows[i]
 		k, ok := keys[old.offerID]
-		if !ok || known[old.offerID] != i {
+		if !ok {
 			continue // closed, or another provider's
 		}
 		if k.ID != old.id {
@@ -302,6 +304,10 @@ func (c *currentPrices) readChanged(ctx context.Context, kr currentKeyReader, st
 	}
 	return true, nil
 }
+
+// errOfferNotHeld stops readChanged's read of the keys at an offer the
+// state does not hold: the ordered read places it instead.
+var errOfferNotHeld = errors.New("an offer the current state does not hold")
 
 // knownRow is p, a current price read without its offer, as a row of n
 // for old's offer: its identity and hardware old's, its prices p's.
