@@ -22,7 +22,7 @@ const (
 	// slackSDK and chartLib are what only the Slack renderer and the
 	// digest's chart need.
 	slackSDK = "github.com/slack-go"
-	chartLib = "gonum.org"
+	chartLib = "golang.org/x/image"
 )
 
 // TestDependencyRules holds the seams in place: consumers declare the

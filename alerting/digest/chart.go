@@ -3,7 +3,9 @@ package digest
 import (
 	"errors"
 	"fmt"
+	"image"
 	"image/color"
+	"image/png"
 	"io"
 	"math"
 	"slices"
@@ -11,12 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
+	"golang.org/x/image/font"
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting/slack"
@@ -37,102 +34,197 @@ const (
 // problem" rather than "no data".
 var ErrEmptyChart = errors.New("no H100 or A100 price to chart in the last 12 weeks")
 
-// seriesStyle keeps a family's colour across price types; spot is dashed.
+// seriesColors keeps a family's colour across price types; spot is dashed.
 var seriesColors = map[string]color.RGBA{
 	"H100": {R: 0x1f, G: 0x5f, B: 0xbf, A: 0xff}, // blue
 	"A100": {R: 0xd9, G: 0x5f, B: 0x0e, A: 0xff}, // orange
 }
+
+// The chart's sizes, in points (1/72 inch, drawn at chartDPI).
+const (
+	titleSize  = 17
+	labelSize  = 13
+	tickSize   = 11
+	legendSize = 12
+	lineWidth  = 2.5
+	markerSize = 3.5 // a marker's radius
+	dashOn     = 8
+	dashOff    = 5
+	thumbWidth = 40 // a legend entry's sample of its line
+	chartPad   = 6
+)
+
+// px is points in pixels.
+func px(points float64) float32 { return float32(points * chartDPI / 72) }
+
+var (
+	gridColor = color.RGBA{R: 0xdd, G: 0xdd, B: 0xdd, A: 0xff}
+	inkColor  = color.RGBA{A: 0xff}
+)
 
 // RenderChart draws the digest's chart (the cheapest H100 and A100 per
 // GPU-hour, a point a week over the last 12 weeks, on-demand solid and spot
 // dashed) as a PNG. Prices become floats only here, for drawing; every
 // figure printed comes from the decimals.
 func RenderChart(d digest.Digest, w io.Writer) error {
-	c := d.Chart
-	if c.Empty() {
-		return ErrEmptyChart
+	img, _, err := drawChart(d)
+	if err != nil {
+		return err
 	}
-	loc := d.Loc()
-	p := plot.New()
-	// The legend is drawn below the plot, not by the plot over its lines.
-	legend := plot.NewLegend()
-	p.Title.Text = c.Title
-	p.Title.TextStyle.Font.Size = vg.Points(17)
-	p.Title.Padding = vg.Points(10)
-	p.X.Label.Text = "week (" + loc.String() + ")"
-	p.Y.Label.Text = c.Currency + " per GPU-hour"
-	for _, f := range []*font.Font{&p.Title.TextStyle.Font, &p.X.Label.TextStyle.Font, &p.Y.Label.TextStyle.Font,
-		&p.X.Tick.Label.Font, &p.Y.Tick.Label.Font, &legend.TextStyle.Font} {
-		f.Variant = "Sans"
-	}
-	for _, a := range []*plot.Axis{&p.X, &p.Y} {
-		a.Label.TextStyle.Font.Size = vg.Points(13)
-		a.Tick.Label.Font.Size = vg.Points(11)
-	}
-	var ticks plot.ConstantTicks
-	for t := c.From; !t.After(c.To); t = t.Add(digest.Week) {
-		ticks = append(ticks, plot.Tick{Value: float64(t.Unix()), Label: t.In(loc).Format("Jan 2")})
-	}
-	p.X.Tick.Marker = ticks
-	// Two days either side keep the first and last points and labels whole.
-	margin := float64(2 * 24 * 60 * 60)
-	p.X.Min, p.X.Max = float64(c.From.Unix())-margin, float64(c.To.Unix())+margin
-	p.Add(plotter.NewGrid())
-
-	maxY := 0.0
-	entries := 0
-	for _, s := range c.Series {
-		if len(s.Points) == 0 {
-			continue
-		}
-		xys := make(plotter.XYs, len(s.Points))
-		for i, pt := range s.Points {
-			y, _ := pt.PerGPUHour.Float64()
-			xys[i] = plotter.XY{X: float64(pt.At.Unix()), Y: y}
-			maxY = max(maxY, y)
-		}
-		line, points, err := plotter.NewLinePoints(xys)
-		if err != nil {
-			return fmt.Errorf("drawing %s: %w", s.Label, err)
-		}
-		col, ok := seriesColors[s.GPU]
-		if !ok {
-			col = color.RGBA{A: 0xff}
-		}
-		line.Color, line.Width = col, vg.Points(2.5)
-		points.Color, points.Radius = col, vg.Points(3.5)
-		points.Shape = draw.CircleGlyph{}
-		if s.PriceType == pricewatch.Spot {
-			line.Dashes = []vg.Length{vg.Points(8), vg.Points(5)}
-			points.Shape = draw.BoxGlyph{}
-		}
-		p.Add(line, points)
-		legend.Add(legendLabel(s), line, points)
-		entries++
-	}
-	// Start at zero so that a move looks as big as it is; a little
-	// headroom keeps the top point off the frame.
-	p.Y.Min, p.Y.Max = 0, maxY*1.1
-	p.Y.Tick.Marker = niceTicks{}
-	legend.Left, legend.Top = true, true
-	legend.TextStyle.Font.Size = vg.Points(12)
-	legend.ThumbnailWidth = vg.Points(40)
-
-	cv := vgimg.NewWith(vgimg.UseWH(vg.Length(ChartWidth)*vg.Inch/chartDPI, vg.Length(ChartHeight)*vg.Inch/chartDPI), vgimg.UseDPI(chartDPI))
-	plotArea, legendArea := chartLayout(draw.New(cv), entries, legend.TextStyle.Font.Size)
-	p.Draw(plotArea)
-	legend.Draw(legendArea)
-	if _, err := (vgimg.PngCanvas{Canvas: cv}).WriteTo(w); err != nil {
+	if err := png.Encode(w, img); err != nil {
 		return fmt.Errorf("writing the chart: %w", err)
 	}
 	return nil
 }
 
+// chartScale maps a time (Unix seconds) and a price per GPU-hour to the
+// chart's pixels.
+type chartScale struct {
+	x, y func(float64) float32
+}
+
+// drawChart is the chart's image, and where its values are drawn.
+func drawChart(d digest.Digest) (*image.RGBA, chartScale, error) {
+	c := d.Chart
+	if c.Empty() {
+		return nil, chartScale{}, ErrEmptyChart
+	}
+	loc := d.Loc()
+	faces := map[float64]font.Face{}
+	for _, size := range []float64{titleSize, labelSize, tickSize, legendSize} {
+		f, err := face(size)
+		if err != nil {
+			return nil, chartScale{}, err
+		}
+		faces[size] = f
+	}
+	var series []digest.ChartSeries
+	maxY := 0.0
+	for _, s := range c.Series {
+		if len(s.Points) == 0 {
+			continue
+		}
+		series = append(series, s)
+		for _, p := range s.Points {
+			y, _ := p.PerGPUHour.Float64()
+			maxY = max(maxY, y)
+		}
+	}
+	if maxY <= 0 {
+		maxY = 1 // every price 0: an axis to 1, not one of no height
+	}
+	// Start at zero so that a move looks as big as it is; a little
+	// headroom keeps the top point off the frame.
+	yMax := maxY * 1.1
+	yTicks := niceTicks(0, yMax)
+	var xTicks []tick
+	for t := c.From; !t.After(c.To); t = t.Add(digest.Week) {
+		xTicks = append(xTicks, tick{value: float64(t.Unix()), label: t.In(loc).Format("Jan 2")})
+	}
+
+	cv := newCanvas(ChartWidth, ChartHeight)
+	title := faces[titleSize]
+	cv.text(title, inkColor, c.Title, ChartWidth/2, px(chartPad), 0.5, 0)
+	plotArea, legendArea := chartLayout(image.Rect(0, 0, ChartWidth, ChartHeight), len(series), legendSize)
+	plotArea.Min.Y += int(textHeight(title) + px(chartPad))
+
+	// The data's frame: room on the left for the price axis's label and
+	// tick labels, below for the weeks' labels and the axis's label.
+	ticks, label := faces[tickSize], faces[labelSize]
+	widest := float32(0)
+	for _, t := range yTicks {
+		widest = max(widest, advance(ticks, t.label))
+	}
+	tickLen := px(4)
+	frame := struct{ x0, y0, x1, y1 float32 }{
+		x0: float32(plotArea.Min.X) + textHeight(label) + 2*px(chartPad) + widest + tickLen,
+		y0: float32(plotArea.Min.Y) + px(chartPad),
+		// The last week's label is centred near the frame's right end:
+		// half of it must fit.
+		x1: float32(plotArea.Max.X) - max(px(chartPad)*2, advance(ticks, xTicks[len(xTicks)-1].label)/2),
+		y1: float32(plotArea.Max.Y) - textHeight(label) - textHeight(ticks) - tickLen - 2*px(chartPad),
+	}
+	// Two days either side keep the first and last points and labels whole.
+	margin := float64(2 * 24 * 60 * 60)
+	xMin, xMax := float64(c.From.Unix())-margin, float64(c.To.Unix())+margin
+	x := func(v float64) float32 { return frame.x0 + float32((v-xMin)/(xMax-xMin))*(frame.x1-frame.x0) }
+	y := func(v float64) float32 { return frame.y1 - float32(v/yMax)*(frame.y1-frame.y0) }
+
+	for _, t := range xTicks {
+		cv.stroke(gridColor, 1, nil, pt{x(t.value), frame.y0}, pt{x(t.value), frame.y1})
+		cv.stroke(inkColor, 1, nil, pt{x(t.value), frame.y1}, pt{x(t.value), frame.y1 + tickLen})
+		cv.text(ticks, inkColor, t.label, x(t.value), frame.y1+tickLen+px(2), 0.5, 0)
+	}
+	for _, t := range yTicks {
+		cv.stroke(gridColor, 1, nil, pt{frame.x0, y(t.value)}, pt{frame.x1, y(t.value)})
+		cv.stroke(inkColor, 1, nil, pt{frame.x0 - tickLen, y(t.value)}, pt{frame.x0, y(t.value)})
+		cv.text(ticks, inkColor, t.label, frame.x0-tickLen-px(2), y(t.value), 1, 0.5)
+	}
+	cv.stroke(inkColor, 1, nil, pt{frame.x0, frame.y0}, pt{frame.x0, frame.y1}, pt{frame.x1, frame.y1})
+	cv.text(label, inkColor, "week ("+loc.String()+")", (frame.x0+frame.x1)/2, float32(plotArea.Max.Y)-px(chartPad), 0.5, 1)
+	cv.textUp(label, inkColor, c.Currency+" per GPU-hour", float32(plotArea.Min.X)+px(chartPad)+textHeight(label)/2, (frame.y0+frame.y1)/2)
+
+	legend := faces[legendSize]
+	lineH := float32(legendArea.Dy()-2*int(px(chartPad))) / float32(max(len(series), 1))
+	for i, s := range series {
+		col, ok := seriesColors[s.GPU]
+		if !ok {
+			col = inkColor
+		}
+		spot := s.PriceType == pricewatch.Spot
+		pts := make([]pt, len(s.Points))
+		for j, p := range s.Points {
+			v, _ := p.PerGPUHour.Float64()
+			pts[j] = pt{x(float64(p.At.Unix())), y(v)}
+		}
+		drawSeries(cv, col, spot, true, pts...)
+		// The legend's entry: a sample of the line with its marker in
+		// the middle, and the label.
+		ly := float32(legendArea.Min.Y) + px(chartPad) + (float32(i)+0.5)*lineH
+		lx := float32(legendArea.Min.X)
+		drawSeries(cv, col, spot, false, pt{lx, ly}, pt{lx + px(thumbWidth), ly})
+		cv.fill(col, marker(spot, pt{lx + px(thumbWidth)/2, ly}))
+		cv.text(legend, inkColor, legendLabel(s), lx+px(thumbWidth)+px(chartPad), ly, 0, 0.5)
+	}
+	return cv.img, chartScale{x: x, y: y}, nil
+}
+
+// drawSeries draws a series' line through pts, solid or dashed for spot
+// prices, with a marker at each point where markers is set: a disc, or a
+// square for spot prices.
+func drawSeries(cv *canvas, col color.Color, spot, markers bool, pts ...pt) {
+	var dashes []float32
+	if spot {
+		dashes = []float32{px(dashOn), px(dashOff)}
+	}
+	cv.stroke(col, px(lineWidth), dashes, pts...)
+	if !markers {
+		return
+	}
+	glyphs := make([][]pt, len(pts))
+	for i, p := range pts {
+		glyphs[i] = marker(spot, p)
+	}
+	cv.fill(col, glyphs...)
+}
+
+// marker is the glyph of a point: a square for spot prices, a disc else.
+func marker(spot bool, p pt) []pt {
+	if spot {
+		return square(p, px(markerSize))
+	}
+	return circle(p, px(markerSize))
+}
+
+// tick is a labelled mark on an axis.
+type tick struct {
+	value float64
+	label string
+}
+
 // niceTicks marks the price axis at 5 to 10 round steps (1, 2, 2.5 or 5
 // times a power of ten) so that prices can be read off the chart.
-type niceTicks struct{}
-
-func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
+func niceTicks(lo, hi float64) []tick {
 	span := hi - lo
 	if span <= 0 {
 		return nil
@@ -148,22 +240,21 @@ func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
 	if step*math.Pow(10, float64(decimals)) != math.Round(step*math.Pow(10, float64(decimals))) {
 		decimals++ // 2.5, 0.25, …
 	}
-	var ticks []plot.Tick
+	var ticks []tick
 	for v := math.Ceil(lo/step) * step; v <= hi+step/1e6; v += step {
-		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', decimals, 64)})
+		ticks = append(ticks, tick{value: v, label: strconv.FormatFloat(v, 'f', decimals, 64)})
 	}
 	return ticks
 }
 
-// chartLayout splits the canvas into the plot above and a strip below it
-// for the legend, one line per series: drawn inside the plot, the legend
-// covered the lines it names (issue 20 item 15).
-func chartLayout(c draw.Canvas, entries int, fontSize vg.Length) (plotArea, legendArea draw.Canvas) {
-	pad := vg.Points(6)
-	strip := vg.Length(entries)*fontSize*1.3 + 2*pad
-	plotArea = draw.Crop(c, 0, 0, strip, 0)
-	legendArea = draw.Crop(c, pad*8, -pad, pad, 0)
-	legendArea.Max.Y = c.Min.Y + strip - pad
+// chartLayout splits the canvas c into the plot above and a strip below it
+// for the legend, one line per series (fontSize points high): drawn inside
+// the plot, the legend covered the lines it names (issue 20 item 15).
+func chartLayout(c image.Rectangle, entries int, fontSize float64) (plotArea, legendArea image.Rectangle) {
+	pad := int(px(chartPad))
+	strip := int(math.Ceil(float64(entries)*float64(px(fontSize))*1.3)) + 2*pad
+	plotArea = image.Rect(c.Min.X, c.Min.Y, c.Max.X, c.Max.Y-strip)
+	legendArea = image.Rect(c.Min.X+8*pad, c.Max.Y-strip, c.Max.X-pad, c.Max.Y)
 	return plotArea, legendArea
 }
 

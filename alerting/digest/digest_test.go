@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"image"
+	"image/color"
 	"image/png"
 	"reflect"
 	"strings"
@@ -11,9 +13,6 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/pricewatch/pricewatch"
 	"github.com/pricewatch/pricewatch/alerting/slack"
@@ -579,6 +578,64 @@ func TestRenderChartPNG(t *testing.T) {
 	}
 }
 
+// TestChartDrawsEachPoint: every week's price is drawn where its value
+// is, in its family's colour (a two-point line of one price included), on
+// a solid line for on-demand prices and a dashed one for spot prices.
+func TestChartDrawsEachPoint(t *testing.T) {
+	d, err := digest.Build(baseInput(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, sc, err := drawChart(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(x, y float32) color.RGBA { return img.RGBAAt(int(x), int(y)) }
+	drawn := 0
+	for _, s := range d.Chart.Series {
+		want := seriesColors[s.GPU]
+		var prev pt
+		for i, p := range s.Points {
+			v, _ := p.PerGPUHour.Float64()
+			q := pt{sc.x(float64(p.At.Unix())), sc.y(v)}
+			if got := at(q.x, q.y); got != want {
+				t.Errorf("%s at %s: pixel (%.0f, %.0f) is %v, want %v", s.Label, p.At.Format(time.DateOnly), q.x, q.y, got, want)
+			}
+			drawn++
+			if i == 0 {
+				prev = q
+				continue
+			}
+			// Along the segment from the last marker's edge to this one's.
+			on, samples := 0, 0
+			for f := float32(0.15); f <= 0.85; f += 0.01 {
+				samples++
+				if at(prev.x+(q.x-prev.x)*f, prev.y+(q.y-prev.y)*f) == want {
+					on++
+				}
+			}
+			dashed := s.PriceType == pricewatch.Spot
+			if !dashed && on != samples || dashed && (on == samples || on < samples/3) {
+				t.Errorf("%s, %s: %d of %d pixels along the line drawn (dashed: %v)", s.Label, p.At.Format(time.DateOnly), on, samples, dashed)
+			}
+			prev = q
+		}
+	}
+	if drawn < 20 {
+		t.Fatalf("only %d points checked", drawn)
+	}
+
+	// Every price 0: an axis to 1, the points on its foot.
+	for i := range d.Chart.Series {
+		for j := range d.Chart.Series[i].Points {
+			d.Chart.Series[i].Points[j].PerGPUHour = decimal.Zero
+		}
+	}
+	if _, _, err := drawChart(d); err != nil {
+		t.Errorf("a chart of zero prices: %v", err)
+	}
+}
+
 func TestISOWeek(t *testing.T) {
 	shanghai, err := time.LoadLocation("Asia/Shanghai")
 	if err != nil {
@@ -710,10 +767,9 @@ func TestDigestCountsSayWhatTheyCover(t *testing.T) {
 // each entry names where the newest point is offered and every cloud whose
 // offer was the cheapest in the weeks shown.
 func TestChartLegendBelowThePlotNamesTheClouds(t *testing.T) {
-	cv := vgimg.New(vg.Length(ChartWidth)*vg.Inch/chartDPI, vg.Length(ChartHeight)*vg.Inch/chartDPI)
-	plotArea, legendArea := chartLayout(draw.New(cv), 4, vg.Points(12))
-	if legendArea.Max.Y > plotArea.Min.Y || legendArea.Min.Y < 0 || legendArea.Max.Y-legendArea.Min.Y < 4*vg.Points(12) {
-		t.Errorf("legend %v overlaps the plot %v or cannot hold 4 lines", legendArea.Rectangle, plotArea.Rectangle)
+	plotArea, legendArea := chartLayout(image.Rect(0, 0, ChartWidth, ChartHeight), 4, legendSize)
+	if legendArea.Overlaps(plotArea) || !legendArea.In(image.Rect(0, 0, ChartWidth, ChartHeight)) || legendArea.Dy() < int(4*px(legendSize)) {
+		t.Errorf("legend %v overlaps the plot %v or cannot hold 4 lines", legendArea, plotArea)
 	}
 	key := func(provider, region string) pricewatch.OfferKey {
 		return pricewatch.OfferKey{Provider: provider, Region: region, InstanceType: "x", PriceType: pricewatch.OnDemand}
