@@ -719,10 +719,11 @@ func (s *Server) refreshHot() {
 		s.warmLocked()
 	}
 	// What still waits from a round the move overtook is ordered with
-	// this round's, not before it (issue 30: with a run stored every 5 s
-	// and a round of more than 5 s of work, each round began with the
-	// last one's leftovers, and the overview and the API answer the team
-	// was asking for came seconds later).
+	// this round's, not before it as a whole (issue 30: with a run stored
+	// every 5 s and a round of more than 5 s of work, each round began
+	// with the last one's leftover charts, and the overview and the API
+	// answer the team was asking for came seconds later); of the prices
+	// now, what the overtaken round left goes first (refreshOrder).
 	slices.SortStableFunc(c.queue, func(x, y string) int {
 		return refreshOrder(x, y, c.m[x], c.m[y], now)
 	})
@@ -734,8 +735,9 @@ func (s *Server) refreshHot() {
 // recentFor seconds; within each of these and of the rest, those asked
 // in this minute or the last, then those asked before; within each of
 // those, the answers of the prices now before those that chart history
-// (drawsHistory); then by cost per asking (demandAt), the most asked
-// first, or by cost alone where not asked lately; then by key.
+// (drawsHistory); then those whose kept answer is of the oldest version
+// first; then by cost per asking (demandAt), the most asked first, or by
+// cost alone where not asked lately; then by key.
 //
 // A stored run changes the prices now throughout, and moves a chart's
 // line at its last points. Issue 30: under 200 clients the refresher has
@@ -776,6 +778,13 @@ func refreshOrder(ka, kb string, a, b *answer, now int64) int {
 		return -1
 	case a.history && !b.history:
 		return 1
+	case a.seq != b.seq:
+		// A move overtook the round before this answer's turn came:
+		// its kept answer is of an older version than the others'. It
+		// goes first, or an answer dearer than the rest (the overview)
+		// would wait behind the cheap ones again in each round while
+		// runs store faster than a round ends.
+		return cmp.Compare(a.seq, b.seq)
 	}
 	// a.cost/da against b.cost/db, in integers; by cost alone when
 	// neither was asked lately.

@@ -376,6 +376,50 @@ func TestRefreshOrderCostPerAsking(t *testing.T) {
 	}
 }
 
+// TestRefreshOrderOvertakenFirst: a move overtook the last round before
+// the overview's turn came, so its kept answer is two versions old where
+// the others' are one. It goes before the cheaper answers of the prices
+// now this time, or it would wait behind them in every round while runs
+// store faster than a round ends; a chart left over still waits for the
+// prices now.
+func TestRefreshOrderOvertakenFirst(t *testing.T) {
+	s := &Server{FX: func() report.FX { return report.FX{Currency: "USD"} },
+		Now:      func() time.Time { return time.Date(2026, 12, 5, 11, 19, 30, 0, time.UTC) },
+		Versions: NewVersions(func(context.Context) (string, error) { return "v3", nil })}
+	now := s.now().Unix()
+	minute := now / 60
+	req := httptest.NewRequest(http.MethodGet, "/x", nil)
+	s.answers.advance("v1", minute)
+	s.answers.advance("v2", minute)
+	for _, a := range []struct {
+		key     string
+		version string
+		seq     uint64
+		cost    time.Duration
+		history bool
+	}{
+		{"/overview", "v1", 1, 500 * time.Millisecond, false}, // left by the round of v2
+		{"/api", "v2", 2, 50 * time.Millisecond, false},
+		{"/gpu", "v2", 2, 150 * time.Millisecond, false},
+		{"/chart", "v1", 1, 10 * time.Millisecond, true}, // left as well
+		{"/trends", "v2", 2, 5 * time.Millisecond, true},
+	} {
+		s.answers.put(a.key, &answer{version: a.version, seq: a.seq, minute: minute, cost: a.cost, req: req, history: a.history})
+		k := s.answers.m[a.key]
+		k.askedNow, k.lastAsked, k.askedAt = 5, minute, now-3
+	}
+	s.answers.mu.Lock()
+	s.answers.refreshers = maxRefreshers
+	s.answers.mu.Unlock()
+	s.advance("v3")
+	s.answers.mu.Lock()
+	defer s.answers.mu.Unlock()
+	want := []string{"/overview", "/api", "/gpu", "/chart", "/trends"}
+	if kept := keptQueued(t, &s.answers); !slices.Equal(kept, want) {
+		t.Errorf("refresh order %q, want %q", kept, want)
+	}
+}
+
 // At a new minute every kept answer is of an earlier one: the first view
 // of the minute queues the hot answers in the refresher's order, not
 // each as its next view comes (the most viewed, often the dearest, first).
