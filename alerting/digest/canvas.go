@@ -18,11 +18,12 @@ import (
 // The chart is drawn with golang.org/x/image's rasterizer and the Go font
 // rather than with a plotting library. gonum/plot, used before, links
 // twelve Liberation fonts and PDF, SVG and TeX back ends into every
-// binary that imports it: 7.1 of the daemon's 44.5 MB of mapped sections
-// (text, read-only and writable data), all of it resident in the
-// daemon's memory for a PNG drawn once a week (issue 30 bounds the
-// daemon's RSS; docs/scale.md has the measurement). What is drawn by
-// hand here is the chart's geometry: lines, dashes, markers and text.
+// binary that imports it (6.4 of the daemon's 44.5 MB of mapped
+// sections), and parses the fonts when the daemon starts: their pages
+// were 2.2-5 MB of its resident memory, for a PNG drawn once a week
+// (issue 30 bounds the daemon's RSS; docs/scale.md has the measurement).
+// What is drawn by hand here is the chart's geometry: lines, dashes,
+// markers and text.
 
 // canvas is an image the chart is drawn on, white at first.
 type canvas struct {
