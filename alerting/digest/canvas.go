@@ -106,11 +106,6 @@ func square(o pt, r float32) []pt {
 	return ccw([]pt{{o.x - r, o.y - r}, {o.x + r, o.y - r}, {o.x + r, o.y + r}, {o.x - r, o.y + r}})
 }
 
-// rect fills the pixels of r.
-func (c *canvas) rect(col color.Color, r image.Rectangle) {
-	draw.Draw(c.img, r, image.NewUniform(col), image.Point{}, draw.Over)
-}
-
 // stroke draws the polyline pts width pixels wide with round joins, dashed
 // (on, off, on, off, … pixels along the line) when dashes is not empty.
 func (c *canvas) stroke(col color.Color, width float32, dashes []float32, pts ...pt) {
