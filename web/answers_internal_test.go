@@ -314,15 +314,21 @@ func TestKeptAnswerGzipForClientsThatTakeIt(t *testing.T) {
 	}
 }
 
+// orderServer is a server at a fixed clock whose store is at version,
+// for the refresh order's tests: the clock's Unix second and minute, and
+// a request to keep answers of.
+func orderServer(version string) (s *Server, now, minute int64, req *http.Request) {
+	s = &Server{FX: func() report.FX { return report.FX{Currency: "USD"} },
+		Now:      func() time.Time { return time.Date(2026, 12, 5, 11, 19, 30, 0, time.UTC) },
+		Versions: NewVersions(func(context.Context) (string, error) { return version, nil })}
+	now = s.now().Unix()
+	return s, now, now / 60, httptest.NewRequest(http.MethodGet, "/x", nil)
+}
+
 // The refresher recomputes the hot answers cheapest per asking first
 // (Smith's rule), so that the views of a new version are fresh soonest.
 func TestRefreshOrderCostPerAsking(t *testing.T) {
-	s := &Server{FX: func() report.FX { return report.FX{Currency: "USD"} },
-		Now:      func() time.Time { return time.Date(2026, 12, 5, 11, 19, 30, 0, time.UTC) },
-		Versions: NewVersions(func(context.Context) (string, error) { return "v1", nil })}
-	now := s.now().Unix()
-	minute := now / 60
-	req := httptest.NewRequest(http.MethodGet, "/x", nil)
+	s, now, minute, req := orderServer("v1")
 	for _, a := range []struct {
 		key       string
 		cost      time.Duration
@@ -383,12 +389,7 @@ func TestRefreshOrderCostPerAsking(t *testing.T) {
 // store faster than a round ends; a chart left over still waits for the
 // prices now.
 func TestRefreshOrderOvertakenFirst(t *testing.T) {
-	s := &Server{FX: func() report.FX { return report.FX{Currency: "USD"} },
-		Now:      func() time.Time { return time.Date(2026, 12, 5, 11, 19, 30, 0, time.UTC) },
-		Versions: NewVersions(func(context.Context) (string, error) { return "v3", nil })}
-	now := s.now().Unix()
-	minute := now / 60
-	req := httptest.NewRequest(http.MethodGet, "/x", nil)
+	s, now, minute, req := orderServer("v3")
 	s.answers.advance("v1", minute)
 	s.answers.advance("v2", minute)
 	for _, a := range []struct {
