@@ -52,13 +52,16 @@ func (c *canvas) fill(col color.Color, polys ...[]pt) {
 			maxX, maxY = max(maxX, q.x), max(maxY, q.y)
 		}
 	}
+	// The rasterizer covers only the polygons' box, not the whole image:
+	// a chart is a few hundred small shapes. It draws no pixel outside
+	// its rectangle, and clips what of the polygons lies outside it, so
+	// the box is cut to the image: Draw writes into the image's pixels
+	// without checking its bounds.
 	r := image.Rect(int(math.Floor(float64(minX))), int(math.Floor(float64(minY))),
-		int(math.Ceil(float64(maxX)))+1, int(math.Ceil(float64(maxY)))+1)
+		int(math.Ceil(float64(maxX)))+1, int(math.Ceil(float64(maxY)))+1).Intersect(c.img.Bounds())
 	if r.Empty() {
 		return
 	}
-	// The rasterizer covers only the polygons' box, not the whole image:
-	// a chart is a few hundred small shapes.
 	z := vector.NewRasterizer(r.Dx(), r.Dy())
 	ox, oy := float32(r.Min.X), float32(r.Min.Y)
 	for _, p := range polys {

@@ -136,17 +136,21 @@ func drawChart(d digest.Digest) (*image.RGBA, chartScale, error) {
 		widest = max(widest, advance(ticks, t.label))
 	}
 	tickLen := px(4)
+	lastLabel := float32(0)
+	if len(xTicks) > 0 {
+		lastLabel = advance(ticks, xTicks[len(xTicks)-1].label)
+	}
 	frame := struct{ x0, y0, x1, y1 float32 }{
 		x0: float32(plotArea.Min.X) + textHeight(label) + 2*px(chartPad) + widest + tickLen,
 		y0: float32(plotArea.Min.Y) + px(chartPad),
 		// The last week's label is centred near the frame's right end:
 		// half of it must fit.
-		x1: float32(plotArea.Max.X) - max(px(chartPad)*2, advance(ticks, xTicks[len(xTicks)-1].label)/2),
+		x1: float32(plotArea.Max.X) - max(px(chartPad)*2, lastLabel/2),
 		y1: float32(plotArea.Max.Y) - textHeight(label) - textHeight(ticks) - tickLen - 2*px(chartPad),
 	}
 	// Two days either side keep the first and last points and labels whole.
 	margin := float64(2 * 24 * 60 * 60)
-	xMin, xMax := float64(c.From.Unix())-margin, float64(c.To.Unix())+margin
+	xMin, xMax := float64(c.From.Unix())-margin, float64(max(c.To.Unix(), c.From.Unix()))+margin
 	x := func(v float64) float32 { return frame.x0 + float32((v-xMin)/(xMax-xMin))*(frame.x1-frame.x0) }
 	y := func(v float64) float32 { return frame.y1 - float32(v/yMax)*(frame.y1-frame.y0) }
 

@@ -634,6 +634,11 @@ func TestChartDrawsEachPoint(t *testing.T) {
 	if _, _, err := drawChart(d); err != nil {
 		t.Errorf("a chart of zero prices: %v", err)
 	}
+	// No week between its ends: a frame without week labels, not a panic.
+	d.Chart.To = d.Chart.From.Add(-digest.Week)
+	if _, _, err := drawChart(d); err != nil {
+		t.Errorf("a chart of no weeks: %v", err)
+	}
 }
 
 func TestISOWeek(t *testing.T) {
