@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -350,6 +351,17 @@ func (d *Daemon) Start(ctx context.Context) error {
 		d.cancelRuns()
 		return err
 	}
+	// The listener is bound before the daemon says it is ready: a port
+	// another process holds fails the start with the key to fix, where a
+	// daemon that fetched on without its API, dashboard and /metrics would
+	// leave Prometheus scraping whoever held the port.
+	var ln net.Listener
+	if listen := st.HTTP.Listen; listen != "" {
+		if ln, err = net.Listen("tcp", listen); err != nil {
+			d.cancelRuns()
+			return fmt.Errorf("http.listen %q: %w", listen, err)
+		}
+	}
 	d.health.beat()
 	// The scheduler runs on every replica (its heartbeat is the
 	// watchdog's); its runs go ahead only while this replica leads.
@@ -365,10 +377,10 @@ func (d *Daemon) Start(ctx context.Context) error {
 	d.deliveryBase = deliveryCtx
 	d.stopDelivery = func() { stopDelivery(); d.delivery.Wait() }
 	d.stopBackground = func() { stopBG(); bg.Wait() }
-	if listen := st.HTTP.Listen; listen != "" {
+	if ln != nil {
 		bg.Go(func() {
-			if err := serveHTTP(bgCtx, listen, metrics.Handler(d.metrics, d.readiness, d.log), d.log, webWrap); err != nil {
-				d.log.Error("http listener failed; metrics and health endpoints are unavailable", zap.String("listen", listen), zap.Error(err))
+			if err := serveHTTP(bgCtx, ln, metrics.Handler(d.metrics, d.readiness, d.log), d.log, webWrap); err != nil {
+				d.log.Error("http server failed; metrics and health endpoints are unavailable", zap.String("listen", st.HTTP.Listen), zap.Error(err))
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -268,6 +269,34 @@ func TestStartReloadStop(t *testing.T) {
 }
 
 // Issue 21 item 2: the digest trigger is counted as work, wakes the
+// A listener that cannot be bound fails the start, naming the key, and
+// no run starts: before, the daemon logged it and fetched on without its
+// API and /metrics, and whoever held the port answered in its place.
+func TestStartFailsOnATakenPort(t *testing.T) {
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	ev := &events{}
+	build := func() (*Snapshot, error) {
+		s := withSettings(&Snapshot{Jobs: []Job{{Job: run.Job{Name: "beta", Fetcher: &quickFetcher{name: "beta", ev: ev}}, Schedule: "@every 1s"}},
+			Alerts: &fakeAlerts{name: "only", ev: ev}}, "only")
+		s.HTTP.Listen = held.Addr().String()
+		return s, nil
+	}
+	d := New(Options{Build: build, DB: openDB(t, filepath.Join(t.TempDir(), "pw.db")), Log: zap.NewNop(), Secrets: secret.New(),
+		SetLogLevel: func(string) error { return nil }, Version: "test"})
+	err = d.Start(context.Background())
+	if err == nil || !strings.Contains(err.Error(), `http.listen "`+held.Addr().String()+`"`) {
+		t.Fatalf("Start with the port taken: %v, want an error naming http.listen and the address", err)
+	}
+	// The schedule and the catch-up runs start after the listener.
+	if d.health.ready.Load() || len(ev.all()) != 0 {
+		t.Errorf("after a failed start: ready %v, events %v", d.health.ready.Load(), ev.all())
+	}
+}
+
 // dispatcher on each trigger, and does nothing once Stop has begun.
 func TestDigestTriggerNudges(t *testing.T) {
 	db := openDB(t, filepath.Join(t.TempDir(), "pw.db"))

@@ -90,11 +90,7 @@ const MCPPath = "/mcp"
 // serveHTTP runs base (/metrics, /healthz and /readyz), and what wrap adds
 // around it (the API, the dashboard and the token check: webHandler),
 // until ctx is done.
-func serveHTTP(ctx context.Context, listen string, base http.Handler, log *zap.Logger, wrap ...func(http.Handler) http.Handler) error {
-	ln, err := net.Listen("tcp", listen)
-	if err != nil {
-		return err
-	}
+func serveHTTP(ctx context.Context, ln net.Listener, base http.Handler, log *zap.Logger, wrap ...func(http.Handler) http.Handler) error {
 	handler := base
 	for _, w := range wrap {
 		handler = w(handler)

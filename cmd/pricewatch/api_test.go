@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -409,16 +411,26 @@ func TestAPIETag(t *testing.T) {
 	}
 }
 
-// freePort finds a port to listen on.
+// freePort finds a port for a daemon to listen on, below the kernel's
+// ephemeral range (32768 and up on Linux). A port taken from 127.0.0.1:0
+// and closed again was handed out anew before the daemon bound it: once in
+// CI another test's fake got it, answered the daemon's /readyz with 200 and
+// its /metrics with a price page, and the test waited 30 s for series that
+// could never come. Below that range the kernel hands out no port, so only
+// a fixed listener could take it in between.
 func freePort(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for range 100 {
+		port := strconv.Itoa(20000 + rand.IntN(10000))
+		ln, err := net.Listen("tcp", "127.0.0.1:"+port)
+		if err != nil {
+			continue // taken
+		}
+		ln.Close()
+		return port
 	}
-	defer ln.Close()
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	return port
+	t.Fatal("no free port in 20000-29999 after 100 tries")
+	return ""
 }
 
 func daemonOnlyConfig(t *testing.T, dir, httpSection string) string {

@@ -16,25 +16,55 @@ import (
 // exit 0 within a minute.
 func serveInProcess(t *testing.T, cfgPath, port string) (base string, stop func()) {
 	t.Helper()
-	stop, _ = runInProcess(t, cfgPath)
+	stop, logs, exited := startInProcess(t, cfgPath)
 	base = "http://127.0.0.1:" + port
-	waitOK(t, base+"/readyz", 60*time.Second)
+	// A daemon that could not start (its port taken, say) fails the test
+	// with its own words, not after a wait for someone else's listener.
+	wait.For(t, base+"/readyz to answer 200", 60*time.Second, func() bool {
+		select {
+		case <-exited:
+			t.Fatalf("the daemon exited before it was ready:\n%s", logs())
+		default:
+		}
+		resp, err := readyClient.Get(base + "/readyz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
 	return base, stop
 }
+
+// readyClient asks for /readyz: a listener that never answers is asked
+// again, not waited on past the test's deadline.
+var readyClient = &http.Client{Timeout: 5 * time.Second}
 
 // runInProcess runs the daemon ("run") with the config at cfgPath in this
 // process. stop cancels it and wants it to exit 0 within a minute; logs
 // is what it has written to stdout and stderr so far.
 func runInProcess(t *testing.T, cfgPath string) (stop func(), logs func() string) {
 	t.Helper()
+	stop, logs, _ = startInProcess(t, cfgPath)
+	return stop, logs
+}
+
+// startInProcess is runInProcess, with a channel closed when the daemon
+// has exited.
+func startInProcess(t *testing.T, cfgPath string) (stop func(), logs func() string, exited <-chan struct{}) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout, stderr syncBuffer
-	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"--config", cfgPath, "run"}, &stdout, &stderr) }()
+	done := make(chan struct{})
+	var code int
+	go func() {
+		defer close(done)
+		code = run(ctx, []string{"--config", cfgPath, "run"}, &stdout, &stderr)
+	}()
 	stop = func() {
 		cancel()
 		select {
-		case code := <-done:
+		case <-done:
 			if code != 0 {
 				t.Errorf("daemon exit %d: %s", code, stderr.String())
 			}
@@ -42,7 +72,7 @@ func runInProcess(t *testing.T, cfgPath string) (stop func(), logs func() string
 			t.Error("the daemon did not stop")
 		}
 	}
-	return stop, func() string { return stdout.String() + stderr.String() }
+	return stop, func() string { return stdout.String() + stderr.String() }, done
 }
 
 // waitOK waits until url answers 200 OK.
