@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/pricewatch/pricewatch/config"
+	"github.com/pricewatch/pricewatch/internal/heappeak"
 	"github.com/pricewatch/pricewatch/internal/scalegen"
 	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/web"
@@ -389,6 +390,15 @@ func BenchmarkScaleHeld(b *testing.B) {
 	}
 }
 
+// heapInUse is what heappeak samples (objects and their spans' unused
+// part) after a collection: what is held.
+func heapInUse() uint64 {
+	runtime.GC()
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/unused:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64() + s[1].Value.Uint64()
+}
+
 // heapObjects is the bytes of heap objects, live or not yet swept.
 func heapObjects() uint64 {
 	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
@@ -543,8 +553,16 @@ func BenchmarkScaleRefreshRound(b *testing.B) {
 				}
 				drain()
 				var cpu time.Duration
+				// The heap a round holds at once above what was held before
+				// it: what the daemon's resident memory rises by at each
+				// stored run (issue 30: under 100 MB on share 1).
+				var held, above uint64
 				for b.Loop() {
 					storeAzureRunAfter(ctx, b, sim, 5*time.Second)
+					b.StopTimer()
+					base := heapInUse()
+					stop := heappeak.Start()
+					b.StartTimer()
 					start := scalegen.CPUTime()
 					if _, err := srv.Versions.Refresh(ctx); err != nil {
 						b.Fatal(err)
@@ -555,8 +573,12 @@ func BenchmarkScaleRefreshRound(b *testing.B) {
 						b.Fatal("the refresher did not go idle within a minute")
 					}
 					cpu += scalegen.CPUTime() - start
+					peak := stop()
+					held, above = max(held, base), max(above, peak-min(peak, base))
 				}
 				b.ReportMetric(float64(cpu)/float64(b.N)/1e6, "round-cpu-ms")
+				b.ReportMetric(float64(held)/(1<<20), "held-MiB")
+				b.ReportMetric(float64(above)/(1<<20), "round-peak-above-MiB")
 			})
 		}
 	}
