@@ -305,6 +305,11 @@ func buildOfferTable(ctx context.Context, st Store, book *fx.Book, q OfferTableQ
 			machines = append(machines, r)
 			return nil
 		}
+		if visit == nil && first != nil {
+			if key := r.Offer.Key().JSON(); first.leavesOut(r.PerGPU, r.PricePerGPUHour, &key) {
+				return nil
+			}
+		}
 		row := tableRow(&r, t.Currency, p.ValidFrom, then)
 		row.InterruptionBand = optString(band)
 		if visit != nil {
