@@ -337,7 +337,25 @@ func (d *Daemon) Start(ctx context.Context) error {
 	}
 	d.cur.Store(st)
 	d.addSecrets(st.Secrets)
+	// The listener is bound first, before anything starts beside it: a
+	// port another process holds fails the start with the key to fix,
+	// where a daemon that fetched on without its API, dashboard and
+	// /metrics would leave Prometheus scraping whoever held the port.
+	var ln net.Listener
+	if listen := st.HTTP.Listen; listen != "" {
+		if ln, err = net.Listen("tcp", listen); err != nil {
+			d.cancelRuns()
+			return fmt.Errorf("http.listen %q cannot be bound (stop what holds it, or set http.listen to another address): %w", listen, err)
+		}
+	}
+	// closeListener gives the port back when the start fails after it.
+	closeListener := func() {
+		if ln != nil {
+			ln.Close()
+		}
+	}
 	if _, err := d.versions.Refresh(ctx); err != nil {
+		closeListener()
 		d.cancelRuns()
 		return err
 	}
@@ -348,19 +366,9 @@ func (d *Daemon) Start(ctx context.Context) error {
 	go warmPrices()
 	webWrap, err := d.webHandler()
 	if err != nil {
+		closeListener()
 		d.cancelRuns()
 		return err
-	}
-	// The listener is bound before the daemon says it is ready: a port
-	// another process holds fails the start with the key to fix, where a
-	// daemon that fetched on without its API, dashboard and /metrics would
-	// leave Prometheus scraping whoever held the port.
-	var ln net.Listener
-	if listen := st.HTTP.Listen; listen != "" {
-		if ln, err = net.Listen("tcp", listen); err != nil {
-			d.cancelRuns()
-			return fmt.Errorf("http.listen %q: %w", listen, err)
-		}
 	}
 	d.health.beat()
 	// The scheduler runs on every replica (its heartbeat is the

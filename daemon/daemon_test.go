@@ -268,7 +268,6 @@ func TestStartReloadStop(t *testing.T) {
 	}
 }
 
-// Issue 21 item 2: the digest trigger is counted as work, wakes the
 // A listener that cannot be bound fails the start, naming the key, and
 // no run starts: before, the daemon logged it and fetched on without its
 // API and /metrics, and whoever held the port answered in its place.
@@ -297,6 +296,7 @@ func TestStartFailsOnATakenPort(t *testing.T) {
 	}
 }
 
+// Issue 21 item 2: the digest trigger is counted as work, wakes the
 // dispatcher on each trigger, and does nothing once Stop has begun.
 func TestDigestTriggerNudges(t *testing.T) {
 	db := openDB(t, filepath.Join(t.TempDir(), "pw.db"))

@@ -390,15 +390,6 @@ func BenchmarkScaleHeld(b *testing.B) {
 	}
 }
 
-// heapInUse is what heappeak samples (objects and their spans' unused
-// part) after a collection: what is held.
-func heapInUse() uint64 {
-	runtime.GC()
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/unused:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64() + s[1].Value.Uint64()
-}
-
 // heapObjects is the bytes of heap objects, live or not yet swept.
 func heapObjects() uint64 {
 	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
@@ -560,7 +551,7 @@ func BenchmarkScaleRefreshRound(b *testing.B) {
 				for b.Loop() {
 					storeAzureRunAfter(ctx, b, sim, 5*time.Second)
 					b.StopTimer()
-					base := heapInUse()
+					base := heappeak.Held()
 					stop := heappeak.Start()
 					b.StartTimer()
 					start := scalegen.CPUTime()

@@ -19,11 +19,10 @@ import (
 // GC first, so the peak is the work's and not garbage left before it.
 func Start() (stop func() uint64) {
 	runtime.GC()
-	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/unused:bytes"}}
+	samples := newSamples()
 	var peak atomic.Uint64
 	read := func() {
-		metrics.Read(samples)
-		if v := samples[0].Value.Uint64() + samples[1].Value.Uint64(); v > peak.Load() {
+		if v := inUse(samples); v > peak.Load() {
 			peak.Store(v)
 		}
 	}
@@ -49,4 +48,21 @@ func Start() (stop func() uint64) {
 		read()
 		return peak.Load()
 	}
+}
+
+// Held is the heap in use as Start samples it, after a collection: what
+// is held before a piece of work whose peak Start measures.
+func Held() uint64 {
+	runtime.GC()
+	return inUse(newSamples())
+}
+
+func newSamples() []metrics.Sample {
+	return []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/unused:bytes"}}
+}
+
+// inUse reads the samples: live objects and their spans' unused part.
+func inUse(samples []metrics.Sample) uint64 {
+	metrics.Read(samples)
+	return samples[0].Value.Uint64() + samples[1].Value.Uint64()
 }
