@@ -181,13 +181,10 @@ func (c *priceCollector) Collect(ch chan<- prometheus.Metric) {
 // in-line, 6.6 s on the share-1 database). Only the first series make
 // their scrape wait.
 func (c *priceCollector) current(ctx context.Context) ([]prometheus.Metric, error) {
-	version, err := c.db.DataVersion(ctx)
+	key, set, err := c.keyNow(ctx)
 	if err != nil {
 		return nil, err
 	}
-	set := c.settings()
-	// A run's start moves the version, not the prices: ContentVersion.
-	key := storage.ContentVersion(version) + "|" + settingsKey(set)
 	c.mu.Lock()
 	last, have := c.metrics, c.key != ""
 	fresh := key == c.key
@@ -212,6 +209,17 @@ func (c *priceCollector) current(ctx context.Context) ([]prometheus.Metric, erro
 	c.computing.Lock()
 	defer c.computing.Unlock()
 	return c.recompute(ctx, key, set)
+}
+
+// keyNow is the key of the series of the data version and settings now.
+func (c *priceCollector) keyNow(ctx context.Context) (string, PriceSettings, error) {
+	version, err := c.db.DataVersion(ctx)
+	if err != nil {
+		return "", PriceSettings{}, err
+	}
+	set := c.settings()
+	// A run's start moves the version, not the prices: ContentVersion.
+	return storage.ContentVersion(version) + "|" + settingsKey(set), set, nil
 }
 
 // recomputeTimeout bounds a recomputation no scrape waits for.
@@ -338,8 +346,11 @@ func selected(f Offers, r analysis.CompareRow) bool {
 
 // AddPriceSeries registers the price series, computed from db with the
 // settings the function returns at scrape time. The function it returns
-// starts their recomputation for a new data version (the first series it
-// computes itself), so that the next scrapes find them ready.
+// computes the series of the data version now, so that the next scrapes
+// find them ready; when a scrape already started their recomputation, it
+// waits for that one and then computes again only if the version moved
+// past it (CI failed once when it returned at once instead, and a scrape
+// right after it served the last series).
 func (m *Metrics) AddPriceSeries(db PriceStore, settings func() PriceSettings) (warm func()) {
 	c := NewPriceCollector(db, settings, m.readErrors).(*priceCollector)
 	c.recomputed = func() { m.moved.Add(1) }
@@ -347,8 +358,21 @@ func (m *Metrics) AddPriceSeries(db PriceStore, settings func() PriceSettings) (
 	return func() {
 		ctx, cancel := context.WithTimeout(context.Background(), recomputeTimeout)
 		defer cancel()
-		if _, err := c.current(ctx); err != nil {
+		if err := c.warm(ctx); err != nil {
 			m.readErrors.WithLabelValues("prices").Inc()
 		}
 	}
+}
+
+// warm computes the series of the data version and settings now, after
+// any recomputation already going.
+func (c *priceCollector) warm(ctx context.Context) error {
+	key, set, err := c.keyNow(ctx)
+	if err != nil {
+		return err
+	}
+	c.computing.Lock()
+	defer c.computing.Unlock()
+	_, err = c.recompute(ctx, key, set)
+	return err
 }
