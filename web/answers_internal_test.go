@@ -116,7 +116,9 @@ func (ss *staleServer) release() {
 	ss.mu.Unlock()
 }
 
-// getWithin answers /x, failing the test when it takes longer than d.
+// getWithin answers /x, failing the test when it takes longer than d. A
+// view that waited behind a held computation would wait forever, so d is
+// generous: under -race on two busy cores a served view can take a second.
 func (ss *staleServer) getWithin(t *testing.T, d time.Duration) string {
 	t.Helper()
 	done := make(chan string, 1)
@@ -142,7 +144,7 @@ func TestKeptAnswerServedWhileSuccessorComputes(t *testing.T) {
 	ss := heldAtV2(t)
 	// The refresher is computing v2 behind the gate: views get v1 at once.
 	for range 3 {
-		if got := ss.getWithin(t, time.Second); got != "answer of v1" {
+		if got := ss.getWithin(t, 5*time.Second); got != "answer of v1" {
 			t.Fatalf("while v2 computes: %q", got)
 		}
 	}
@@ -152,7 +154,7 @@ func TestKeptAnswerServedWhileSuccessorComputes(t *testing.T) {
 	ss.release()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		got := ss.getWithin(t, time.Second)
+		got := ss.getWithin(t, 5*time.Second)
 		if got == "answer of v4" {
 			break
 		}
@@ -172,7 +174,7 @@ func TestKeptAnswerServedWhileSuccessorComputes(t *testing.T) {
 // daemon returns the round's memory there), and not before.
 func TestRefresherSaysWhenIdle(t *testing.T) {
 	ss := heldAtV2(t)
-	ss.getWithin(t, time.Second) // queues v2's computation, held
+	ss.getWithin(t, 5*time.Second) // queues v2's computation, held
 	deadline := time.Now().Add(5 * time.Second)
 	for ss.waiting.Load() == 0 {
 		if time.Now().After(deadline) {
@@ -194,7 +196,7 @@ func TestRefresherSaysWhenIdle(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if got := ss.getWithin(t, time.Second); got != "answer of v2" {
+	if got := ss.getWithin(t, 5*time.Second); got != "answer of v2" {
 		t.Errorf("after the round: %q", got)
 	}
 }
@@ -208,7 +210,7 @@ func TestKeptAnswerStaleness(t *testing.T) {
 	ss.s.Versions.Refresh(context.Background())
 	ss.hold()
 	clock.Store(staleFor)
-	if got := ss.getWithin(t, time.Second); got != "answer of v1" {
+	if got := ss.getWithin(t, 5*time.Second); got != "answer of v1" {
 		t.Fatalf("%d minutes old: %q, want the kept answer", staleFor, got)
 	}
 	ss.release()
@@ -777,7 +779,7 @@ func (w *blockingWriter) Write(b []byte) (int, error) {
 func TestKeptAnswersServedFewAtOnceWhileRefreshing(t *testing.T) {
 	ss := heldAtV2(t)
 	// This view queues v2's computation, which waits at the held gate.
-	if got := ss.getWithin(t, time.Second); got != "answer of v1" {
+	if got := ss.getWithin(t, 5*time.Second); got != "answer of v1" {
 		t.Fatalf("while v2 computes: %q", got)
 	}
 	waitFor(t, "the refresher to reach the held computation", func() bool { return ss.waiting.Load() == 1 })
