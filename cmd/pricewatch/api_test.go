@@ -489,9 +489,8 @@ func TestTokenRequired(t *testing.T) {
 	}
 	port := freePort(t)
 	cfg := daemonOnlyConfig(t, dir, fmt.Sprintf("http:\n  listen: 0.0.0.0:%s\n  token_file: %s\n", port, tokenFile))
-	stop, daemonLogs := runInProcess(t, cfg)
-	base := "http://127.0.0.1:" + port
-	waitOK(t, base+"/healthz", 20*time.Second)
+	// /readyz answers without the token: the daemon is waited for as any.
+	base, stop, daemonLogs := serveInProcessLogged(t, cfg, port)
 	for _, path := range []string{"/healthz", "/readyz"} {
 		resp, body := apiGet(t, base+path)
 		if resp.StatusCode != http.StatusOK || strings.Contains(body, token) || strings.Contains(body, tokenFile) {

@@ -16,6 +16,14 @@ import (
 // exit 0 within a minute.
 func serveInProcess(t *testing.T, cfgPath, port string) (base string, stop func()) {
 	t.Helper()
+	base, stop, _ = serveInProcessLogged(t, cfgPath, port)
+	return base, stop
+}
+
+// serveInProcessLogged is serveInProcess, also returning what the daemon
+// has written to stdout and stderr so far.
+func serveInProcessLogged(t *testing.T, cfgPath, port string) (base string, stop func(), logs func() string) {
+	t.Helper()
 	stop, logs, exited := startInProcess(t, cfgPath)
 	base = "http://127.0.0.1:" + port
 	// A daemon that could not start (its port taken, say) fails the test
@@ -33,24 +41,17 @@ func serveInProcess(t *testing.T, cfgPath, port string) (base string, stop func(
 		resp.Body.Close()
 		return resp.StatusCode == http.StatusOK
 	})
-	return base, stop
+	return base, stop, logs
 }
 
 // readyClient asks for /readyz: a listener that never answers is asked
 // again, not waited on past the test's deadline.
 var readyClient = &http.Client{Timeout: 5 * time.Second}
 
-// runInProcess runs the daemon ("run") with the config at cfgPath in this
-// process. stop cancels it and wants it to exit 0 within a minute; logs
-// is what it has written to stdout and stderr so far.
-func runInProcess(t *testing.T, cfgPath string) (stop func(), logs func() string) {
-	t.Helper()
-	stop, logs, _ = startInProcess(t, cfgPath)
-	return stop, logs
-}
-
-// startInProcess is runInProcess, with a channel closed when the daemon
-// has exited.
+// startInProcess runs the daemon ("run") with the config at cfgPath in
+// this process. stop cancels it and wants it to exit 0 within a minute;
+// logs is what it has written to stdout and stderr so far; exited is
+// closed when it has exited.
 func startInProcess(t *testing.T, cfgPath string) (stop func(), logs func() string, exited <-chan struct{}) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -73,17 +74,4 @@ func startInProcess(t *testing.T, cfgPath string) (stop func(), logs func() stri
 		}
 	}
 	return stop, func() string { return stdout.String() + stderr.String() }, done
-}
-
-// waitOK waits until url answers 200 OK.
-func waitOK(t *testing.T, url string, within time.Duration) {
-	t.Helper()
-	wait.For(t, url+" to answer 200", within, func() bool {
-		resp, err := http.Get(url)
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	})
 }
