@@ -2,6 +2,8 @@ package report
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -189,6 +191,55 @@ func WeeklyDigest(ctx context.Context, st Store, in digest.Input) (digest.Digest
 		if err := b.Add(prices.intervals()); err != nil {
 			return digest.Digest{}, err
 		}
+	}
+	return b.Digest()
+}
+
+// BuildInParts is digest.Build(in) with in.Prices handed to the builder
+// one part of their GPU models at a time (digestParts, as WeeklyDigest
+// reads them), so that the series of one part are held at once, not every
+// offer's. Issue 30: on the share-1 database the overview's Azure part
+// grouped ~9 MB of series at once, beside the ~10 MB of prices it was
+// built from, and the daemon's heap peaked there after each stored run.
+// The prices are reordered (grouped by part), never changed.
+func BuildInParts(in digest.Input) (digest.Digest, error) {
+	prices := in.Prices
+	in.Prices = nil
+	b, err := digest.NewBuilder(in)
+	if err != nil {
+		return digest.Digest{}, err
+	}
+	stored := map[string]bool{}
+	for i := range prices {
+		stored[prices[i].GPUModel] = true
+	}
+	var chart []string
+	if !in.WithoutChart {
+		chart = digest.ChartModels
+	}
+	parts := digestParts(slices.Sorted(maps.Keys(stored)), in.Models, chart)
+	// A price of a model no part holds (no model watched or charted
+	// matches it) still counts (its currency); it goes last, in a part of
+	// its own.
+	partOf := make(map[string]int, len(stored))
+	for name := range stored {
+		partOf[name] = len(parts)
+	}
+	for i, part := range parts {
+		for _, name := range part {
+			partOf[name] = i
+		}
+	}
+	slices.SortStableFunc(prices, func(a, b analysis.Interval) int { return partOf[a.GPUModel] - partOf[b.GPUModel] })
+	for start := 0; start < len(prices); {
+		end := start + 1
+		for end < len(prices) && partOf[prices[end].GPUModel] == partOf[prices[start].GPUModel] {
+			end++
+		}
+		if err := b.Add(prices[start:end]); err != nil {
+			return digest.Digest{}, err
+		}
+		start = end
 	}
 	return b.Digest()
 }

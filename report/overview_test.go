@@ -389,3 +389,96 @@ func TestOverviewPartsMerge(t *testing.T) {
 		t.Error("parts of different models merged without an error")
 	}
 }
+
+// TestBuildInPartsMatchesBuild: the digest built one part of the models
+// at a time (what the overview's parts are built with) is byte for byte
+// the digest built from every price at once, with families and single
+// models watched, with and without the chart and movers, on the twelve
+// weeks' history and on the overview's own read.
+func TestBuildInPartsMatchesBuild(t *testing.T) {
+	ctx := context.Background()
+	db, _, end := irregularHistory(t, 300, 7*time.Hour)
+	book, err := fx.NewBook(nil, map[string]decimal.Decimal{"USD": decimal.RequireFromString("1.1")}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := fullDigestInput(ctx, db, end, digest.ChartWeeks*digest.Week)
+	if err != nil {
+		t.Fatal(err)
+	}
+	overview, err := OverviewInput(ctx, db, end, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every other A100-80GB offer becomes an A100-40GB one (a copy of
+	// its identity, for all its intervals), so that the A100 family
+	// spans two stored models, which one part must hold together.
+	split := func(prices []analysis.Interval) []analysis.Interval {
+		out := slices.Clone(prices)
+		renamed := map[*pricewatch.Offer]*pricewatch.Offer{}
+		n := 0
+		for i := range out {
+			o := out[i].Offer
+			if o.GPUModel != "A100-80GB" {
+				continue
+			}
+			c, ok := renamed[o]
+			if !ok {
+				c = o
+				if n++; n%2 == 0 {
+					c = new(pricewatch.Offer)
+					*c = *o
+					c.GPUModel = "A100-40GB"
+				}
+				renamed[o] = c
+			}
+			out[i].Offer = c
+		}
+		return out
+	}
+	full.Prices, overview.Prices = split(full.Prices), split(overview.Prices)
+	render := func(d digest.Digest) string {
+		t.Helper()
+		var b bytes.Buffer
+		if err := digestrender.WriteJSON(&b, d); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	for _, c := range []struct {
+		name   string
+		in     digest.Input
+		models []string
+		lean   bool // the overview's: no savings, chart or movers
+	}{
+		{"families", full, []string{"H100", "A100"}, false},
+		{"models", full, []string{"A100-80GB", "L4", "H100"}, false},
+		{"one family, the rest unwatched", full, []string{"A100"}, false},
+		{"overview", overview, []string{"A100-40GB", "A100-80GB", "H100", "L4"}, true},
+		{"overview, a family", overview, []string{"A100", "H100"}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in := c.in
+			in.Currency, in.Models, in.FX = "USD", c.models, book
+			in.WithoutSavings, in.WithoutChart, in.WithoutMoves = c.lean, c.lean, c.lean
+			in.Prices = slices.Clone(c.in.Prices)
+			whole, err := digest.Build(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := render(whole)
+			if whole.Offers == 0 || !slices.ContainsFunc(whole.Models, func(r digest.ModelRow) bool { return r.OnDemand != nil || r.Spot != nil }) ||
+				(!c.lean && (len(whole.Moves) == 0 || whole.Chart.Empty())) {
+				t.Fatalf("history too quiet to compare:\n%s", want)
+			}
+			in.Prices = slices.Clone(c.in.Prices)
+			parts, err := BuildInParts(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := render(parts); got != want {
+				t.Errorf("built in parts:\n%s\nwant (built at once):\n%s", got, want)
+			}
+		})
+	}
+}

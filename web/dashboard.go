@@ -391,7 +391,7 @@ func overviewPartOf(ctx context.Context, st report.Store, sc report.Scope, book 
 	// The overview shows the commitment column, not the savings, and
 	// neither chart nor movers.
 	in.WithoutSavings, in.WithoutChart, in.WithoutMoves = true, true, true
-	return digest.Build(in)
+	return report.BuildInParts(in)
 }
 
 // providerReads is a store whose current reads come from a current state
@@ -618,6 +618,7 @@ func (s *Server) pageInstance(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	it = q.InstanceType
+	showsInstanceType(ctx, it)
 	now := s.now()
 	// The chart reads the daily summary before the last days (a year
 	// costs a point per offer and day); the table the current prices.
