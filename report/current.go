@@ -56,6 +56,37 @@ func (c *CurrentState) ReadAt(provider string) string {
 	return c.wholeVersion
 }
 
+// ReadMarks are when each provider's rows of a state were read (ReadAt),
+// for a later state to tell which it read again since (ReadAgainSince).
+type ReadMarks struct {
+	whole string
+	at    map[string]string // the state's own: never written once it is made
+}
+
+// Marks are c's read marks.
+func (c *CurrentState) Marks() ReadMarks { return ReadMarks{whole: c.wholeVersion, at: c.readAt} }
+
+// ReadAgainSince lists the providers whose rows c read again after the
+// state m was taken of, in order: the providers that ran in between
+// (Update). all is set when c was read whole since: then any may have.
+func (c *CurrentState) ReadAgainSince(m ReadMarks) (providers []string, all bool) {
+	if c.wholeVersion != m.whole {
+		return nil, true
+	}
+	for p, v := range c.readAt {
+		if w, ok := m.at[p]; !ok || w != v {
+			providers = append(providers, p)
+		}
+	}
+	for p := range m.at {
+		if _, ok := c.readAt[p]; !ok {
+			providers = append(providers, p) // never from Update, which only adds
+		}
+	}
+	slices.Sort(providers)
+	return providers, false
+}
+
 // runMarker is a store that tells which providers ran since a mark
 // (storage.DB does): a new snapshot then reads only theirs again.
 type runMarker interface {

@@ -22,6 +22,7 @@ import (
 	"go.uber.org/zap"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/pricewatch/pricewatch/report"
 	"github.com/pricewatch/pricewatch/storage"
 )
 
@@ -104,6 +105,11 @@ type answer struct {
 	runs bool
 	// history: the answer charts history (drawsHistory).
 	history bool
+	// typeOnly: the answer shows one instance type's rows alone
+	// (showsInstanceType), with the current state's read marks of when it
+	// was computed; the refresher carries it through the runs of
+	// providers that stored none of that type (carryTypeOnly).
+	typeOnly *typeOnly
 	// at is when the answer was computed (Unix seconds of the clock).
 	at int64
 	// setAside: the refresher's computation was cancelled (setAside);
@@ -410,8 +416,16 @@ type marksKey struct{}
 
 // computeMarks are what a computation notes of the answer it computes.
 type computeMarks struct {
-	runs    atomic.Bool
-	history atomic.Bool
+	runs         atomic.Bool
+	history      atomic.Bool
+	instanceType atomic.Pointer[string]
+}
+
+// typeOnly is what an answer of one instance type's rows alone was
+// computed from.
+type typeOnly struct {
+	instanceType string
+	marks        report.ReadMarks
 }
 
 func marksOf(ctx context.Context) *computeMarks {
@@ -437,6 +451,65 @@ func drawsHistory(ctx context.Context) {
 	if m := marksOf(ctx); m != nil {
 		m.history.Store(true)
 	}
+}
+
+// showsInstanceType says that the answer computed under ctx shows the
+// rows (offers, prices, availability, signals) of instance type it alone,
+// in no other currency than their own: a run of a provider that stored
+// none of that type leaves it as it is (carryTypeOnly).
+func showsInstanceType(ctx context.Context, it string) {
+	if m := marksOf(ctx); m != nil {
+		m.instanceType.Store(&it)
+	}
+}
+
+// typeStore is a store that tells whether providers stored rows of an
+// instance type (storage.DB does).
+type typeStore interface {
+	InstanceTypeStoredBy(ctx context.Context, instanceType string, providers []string) (bool, error)
+}
+
+// carryTypeOnly keeps the answer of key, when it shows one instance
+// type's rows alone and none of the providers that ran since it was
+// computed stored a row of that type, as an answer of the newest version
+// (with its ETag), and says whether it did. Issue 30: on the share-1
+// database an AWS type's 365-day page cost ~1 s of CPU and ~15 MB of
+// heap at once, and was computed again for every Azure run, which
+// changed nothing of it.
+func (s *Server) carryTypeOnly(ctx context.Context, key string) bool {
+	c := &s.answers
+	c.mu.Lock()
+	a, version := c.m[key], c.version
+	c.mu.Unlock()
+	if a == nil || a.typeOnly == nil || a.runs || a.version == version {
+		return false
+	}
+	ts, ok := s.Store.(typeStore)
+	if !ok {
+		return false
+	}
+	s.CurrentReads(ctx) // the state of version, read once for every answer of it
+	st := s.current.Load()
+	if st == nil || !sameContent(st.Version, version) {
+		return false
+	}
+	ran, all := st.ReadAgainSince(a.typeOnly.marks)
+	if all {
+		return false
+	}
+	if stored, err := ts.InstanceTypeStoredBy(ctx, a.typeOnly.instanceType, ran); err != nil || stored {
+		return false
+	}
+	b := *a
+	b.version, b.seq, b.etag = version, c.stamp(version), answerETag(version, a.body())
+	b.typeOnly = &typeOnly{instanceType: a.typeOnly.instanceType, marks: st.Marks()}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m[key] != a || c.version != version {
+		return false // a newer answer was kept, or the version moved on meanwhile
+	}
+	c.m[key] = &b
+	return true
 }
 
 // stamp is the sequence number of version: answers of a version the
@@ -545,6 +618,11 @@ func (s *Server) compute(h http.Handler, r *http.Request, version, key string, m
 		// answer gets it plain.
 		zip := acceptsGzip(r)
 		marks := new(computeMarks)
+		// The current state's read marks as the computation starts:
+		// every run it may read is then later than their mark, and among
+		// those read again since (carryTypeOnly). Marks taken after it
+		// could count a run stored while it read as seen.
+		before := s.current.Load()
 		req := r.Clone(context.WithValue(sharedComputation(base), marksKey{}, marks))
 		req.Header.Del("Accept-Encoding")
 		req.Header.Del("If-None-Match")
@@ -557,6 +635,9 @@ func (s *Server) compute(h http.Handler, r *http.Request, version, key string, m
 		}
 		a := &answer{version: version, seq: seq, minute: minute, status: rec.Status(), header: rec.header, plain: rec.Body(),
 			req: r.Clone(context.WithoutCancel(base)), cost: cost, runs: marks.runs.Load(), history: marks.history.Load(), at: s.now().Unix()}
+		if it := marks.instanceType.Load(); it != nil && before != nil {
+			a.typeOnly = &typeOnly{instanceType: *it, marks: before.Marks()}
+		}
 		if to := s.answers.carriedTo(version); to != "" && !a.runs {
 			// Runs' starts alone moved the version while it computed.
 			a.version, a.seq = to, s.answers.stamp(to)
@@ -861,6 +942,12 @@ func (s *Server) refreshLoop() {
 		c.queue = c.queue[1:]
 		req := c.queued[key]
 		delete(c.queued, key)
+		c.mu.Unlock()
+		if s.carryTypeOnly(req.Context(), key) {
+			s.log().Debug("http: kept an instance type's answer through runs that stored none of it", zap.String("path", req.URL.RequestURI()))
+			continue
+		}
+		c.mu.Lock()
 		ctx, cancel := context.WithCancel(context.WithValue(req.Context(), refreshKey{}, true))
 		f := &inflight{key: key, version: c.version, cancel: cancel}
 		if a := c.m[key]; a != nil {

@@ -171,7 +171,11 @@ func (s *Server) apiHistory(w http.ResponseWriter, r *http.Request) {
 	s.serveAPI(w, r, historyParams, queryEndpoint(
 		func(p *params) (report.HistoryQuery, error) { return s.historyQuery(r.PathValue("instance_type"), p) },
 		func(ctx context.Context, q *report.HistoryQuery) error {
-			return s.resolveInstanceType(ctx, &q.InstanceType)
+			if err := s.resolveInstanceType(ctx, &q.InstanceType); err != nil {
+				return err
+			}
+			showsInstanceType(ctx, q.InstanceType) // its intervals alone, in their own currency
+			return nil
 		},
 		func(ctx context.Context, q report.HistoryQuery) ([]storage.PriceInterval, error) {
 			return report.History(ctx, s.Store, q)

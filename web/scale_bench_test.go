@@ -502,7 +502,14 @@ func BenchmarkScaleRefreshRound(b *testing.B) {
 		for _, asked := range []struct {
 			name  string
 			paths []string
-		}{{"round", roundPaths}, {"overview", []string{"/"}}, {"gpu-index", []string{"/gpu/"}}} {
+		}{
+			{"round", roundPaths},
+			// Each answer of the round alone: which one's heap sets the
+			// round's high-water (GOGC=10 makes live-above-MiB dense).
+			{"overview", []string{"/"}}, {"offers", []string{"/offers"}}, {"gpu-index", []string{"/gpu/"}},
+			{"gpu-page", []string{"/gpu/H100?days=90"}}, {"instance", []string{roundPaths[4]}},
+			{"api-offers", []string{"/api/v1/offers?gpu=H100"}}, {"trends", []string{"/api/v1/trends?window=90d"}},
+		} {
 			b.Run(fmt.Sprintf("year=%g/%s", share, asked.name), func(b *testing.B) {
 				sim := scalegen.OpenCopy(b, share)
 				scalegen.LimitMemory(b)
@@ -547,12 +554,13 @@ func BenchmarkScaleRefreshRound(b *testing.B) {
 				// The heap a round holds at once above what was held before
 				// it: what the daemon's resident memory rises by at each
 				// stored run (issue 30: under 100 MB on share 1).
-				var held, above uint64
+				var held, above, liveAbove uint64
 				for b.Loop() {
 					storeAzureRunAfter(ctx, b, sim, 5*time.Second)
 					b.StopTimer()
 					base := heappeak.Held()
 					stop := heappeak.Start()
+					stopLive := livePeak()
 					b.StartTimer()
 					start := scalegen.CPUTime()
 					if _, err := srv.Versions.Refresh(ctx); err != nil {
@@ -565,12 +573,42 @@ func BenchmarkScaleRefreshRound(b *testing.B) {
 					}
 					cpu += scalegen.CPUTime() - start
 					peak := stop()
+					lp := stopLive()
+					liveAbove = max(liveAbove, lp-min(lp, base))
 					held, above = max(held, base), max(above, peak-min(peak, base))
 				}
 				b.ReportMetric(float64(cpu)/float64(b.N)/1e6, "round-cpu-ms")
 				b.ReportMetric(float64(held)/(1<<20), "held-MiB")
 				b.ReportMetric(float64(above)/(1<<20), "round-peak-above-MiB")
+				b.ReportMetric(float64(liveAbove)/(1<<20), "live-above-MiB")
 			})
 		}
 	}
+}
+
+// livePeak samples the live heap as the last collection marked it every
+// millisecond until the returned stop, which returns the highest: what a
+// piece of work held live at once, without the garbage heappeak's
+// in-use bytes count until the next sweep.
+func livePeak() func() uint64 {
+	done := make(chan struct{})
+	var peak uint64
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			metrics.Read(s)
+			peak = max(peak, s[0].Value.Uint64())
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() uint64 { close(done); wg.Wait(); return peak }
 }
