@@ -274,15 +274,19 @@ func serve(ctx context.Context, o BenchOptions, backend, target, replica string,
 		logFile.Close()
 		return "", 0, nil, fmt.Errorf("starting %s: %w", o.Binary, err)
 	}
+	// Waited for once: a daemon that exits before it is ready (its port
+	// taken meanwhile, a crash) fails the start at once, not after the
+	// 5 minutes a migration may take.
+	exited := make(chan struct{})
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); close(exited) }()
 	stop := func() {
 		cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
 		select {
-		case <-done:
+		case <-exited:
 		case <-time.After(30 * time.Second):
 			cmd.Process.Kill()
-			<-done
+			<-exited
 		}
 		logFile.Close()
 	}
@@ -300,7 +304,12 @@ func serve(ctx context.Context, o BenchOptions, backend, target, replica string,
 			stop()
 			return "", 0, nil, fmt.Errorf("pricewatch run (%s) not ready within 5 minutes: see %s", name, logFile.Name())
 		}
-		time.Sleep(500 * time.Millisecond)
+		select {
+		case <-exited:
+			logFile.Close()
+			return "", 0, nil, fmt.Errorf("pricewatch run (%s) exited before it was ready (%v): see %s", name, waitErr, logFile.Name())
+		case <-time.After(500 * time.Millisecond):
+		}
 	}
 	logf("%s serving on %s", name, base)
 	return base, cmd.Process.Pid, stop, nil

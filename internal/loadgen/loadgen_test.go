@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -188,5 +189,24 @@ func TestReadsAnswersCompressed(t *testing.T) {
 	}
 	if asked.Load() == 0 || gzipped.Load() != asked.Load() {
 		t.Errorf("%d of %d requests took gzip, want all", gzipped.Load(), asked.Load())
+	}
+}
+
+// A daemon that exits before it is ready (its port taken, a crash) fails
+// the start at once, naming its log, not after the 5 minutes allowed for
+// a start.
+func TestServeFailsWhenTheDaemonExits(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "pricewatch")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\necho 'http.listen: address already in use' >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, _, _, err := serve(t.Context(), BenchOptions{Binary: bin, Dir: dir}, "sqlite", filepath.Join(dir, "pw.db"), "", t.Logf)
+	if err == nil || !strings.Contains(err.Error(), "exited before it was ready") || !strings.Contains(err.Error(), "sqlite.log") {
+		t.Fatalf("serve = %v; want it to say the daemon exited, naming its log", err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("serve took %s to see the daemon had exited", took)
 	}
 }
