@@ -37,14 +37,7 @@ func TestWeeklyDigestMatchesFullRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	render := func(d digest.Digest) string {
-		t.Helper()
-		var b bytes.Buffer
-		if err := digestrender.WriteJSON(&b, d); err != nil {
-			t.Fatal(err)
-		}
-		return b.String()
-	}
+	render := func(d digest.Digest) string { return renderDigest(t, d) }
 	for _, models := range [][]string{{"H100", "A100"}, {"A100-80GB", "L4", "H100"}} {
 		for _, now := range []time.Time{end, start.Add(60*24*time.Hour + 5*time.Hour)} {
 			t.Run(fmt.Sprintf("%v/%s", models, now.Format(time.RFC3339)), func(t *testing.T) {
@@ -437,14 +430,7 @@ func TestBuildInPartsMatchesBuild(t *testing.T) {
 		return out
 	}
 	full.Prices, overview.Prices = split(full.Prices), split(overview.Prices)
-	render := func(d digest.Digest) string {
-		t.Helper()
-		var b bytes.Buffer
-		if err := digestrender.WriteJSON(&b, d); err != nil {
-			t.Fatal(err)
-		}
-		return b.String()
-	}
+	render := func(d digest.Digest) string { return renderDigest(t, d) }
 	for _, c := range []struct {
 		name   string
 		in     digest.Input
@@ -481,4 +467,14 @@ func TestBuildInPartsMatchesBuild(t *testing.T) {
 			}
 		})
 	}
+}
+
+// renderDigest is d as `digest --format json` prints it.
+func renderDigest(t *testing.T, d digest.Digest) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := digestrender.WriteJSON(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }
