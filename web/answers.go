@@ -493,6 +493,9 @@ func (s *Server) carryTypeOnly(ctx context.Context, key string) bool {
 	if st == nil || !sameContent(st.Version, version) {
 		return false
 	}
+	// Only runs write offers, prices, availability and signals: a version
+	// the outbox or the exchange rates alone moved (none ran) changed no
+	// instance type's rows.
 	ran, all := st.ReadAgainSince(a.typeOnly.marks)
 	if all {
 		return false

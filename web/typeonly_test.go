@@ -55,6 +55,11 @@ func TestInstanceTypeKeptThroughOthersRuns(t *testing.T) {
 		return pricewatch.Offer{Provider: provider, Region: "eastus", InstanceType: typ, PriceType: pricewatch.OnDemand, OS: pricewatch.Linux,
 			Currency: "USD", Hourly: decimal.RequireFromString(hourly), Hardware: pricewatch.Hardware{GPUModel: "H100", GPUCount: 8, GPUMemoryGB: 80}}
 	}
+	spot := func(hourly string) pricewatch.Offer {
+		o := offer(pricewatch.Azure, h100, hourly)
+		o.PriceType = pricewatch.Spot
+		return o
+	}
 	store := func(provider string, offers ...pricewatch.Offer) {
 		t.Helper()
 		next := now().Add(time.Second)
@@ -68,7 +73,7 @@ func TestInstanceTypeKeptThroughOthersRuns(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	store(pricewatch.Azure, offer(pricewatch.Azure, h100, "98.32"))
+	store(pricewatch.Azure, offer(pricewatch.Azure, h100, "98.32"), spot("39.10"))
 	store(pricewatch.Lambda, offer(pricewatch.Lambda, "gpu_8x_h100_sxm5", "23.92"))
 
 	versions := web.NewVersions(reader.DataVersion)
@@ -101,13 +106,21 @@ func TestInstanceTypeKeptThroughOthersRuns(t *testing.T) {
 		{"another provider now storing the type", func() {
 			store(pricewatch.Lambda, offer(pricewatch.Lambda, "gpu_8x_h100_sxm5", "21.50"), offer(pricewatch.Lambda, h100, "55.10"))
 		}, false, "55.1"},
-		{"the type's own provider", func() { store(pricewatch.Azure, offer(pricewatch.Azure, h100, "90.04")) }, false, "90.04"},
+		{"the type's own provider", func() { store(pricewatch.Azure, offer(pricewatch.Azure, h100, "90.04"), spot("35.55")) }, false, "90.04"},
+		{"the type's own provider again", func() { store(pricewatch.Azure, offer(pricewatch.Azure, h100, "90.04"), spot("33.07")) }, false, "33.07"},
 	} {
 		before := keptLogs()
+		was, err := writer.DataVersion(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
 		step.do()
 		want, err := writer.DataVersion(ctx)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if want == was {
+			t.Fatalf("%s: the data version did not move", step.name)
 		}
 		fresh := server(nil, nil)
 		for _, p := range paths {
