@@ -493,9 +493,10 @@ func (s *Server) carryTypeOnly(ctx context.Context, key string) bool {
 	if st == nil || !sameContent(st.Version, version) {
 		return false
 	}
-	// Only runs write offers, prices, availability and signals: a version
-	// the outbox or the exchange rates alone moved (none ran) changed no
-	// instance type's rows.
+	// Only runs write offers, prices, availability and signals that move
+	// the data version (storage.Maintain's thinning moves none, and so
+	// no kept answer either): a version the outbox or the exchange rates
+	// alone moved (none ran) changed no instance type's rows.
 	ran, all := st.ReadAgainSince(a.typeOnly.marks)
 	if all {
 		return false
