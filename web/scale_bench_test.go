@@ -560,7 +560,7 @@ func BenchmarkScaleRefreshRound(b *testing.B) {
 					b.StopTimer()
 					base := heappeak.Held()
 					stop := heappeak.Start()
-					stopLive := livePeak()
+					stopLive := heappeak.StartLive()
 					b.StartTimer()
 					start := scalegen.CPUTime()
 					if _, err := srv.Versions.Refresh(ctx); err != nil {
@@ -584,31 +584,4 @@ func BenchmarkScaleRefreshRound(b *testing.B) {
 			})
 		}
 	}
-}
-
-// livePeak samples the live heap as the last collection marked it every
-// millisecond until the returned stop, which returns the highest: what a
-// piece of work held live at once, without the garbage heappeak's
-// in-use bytes count until the next sweep.
-func livePeak() func() uint64 {
-	done := make(chan struct{})
-	var peak uint64
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-		t := time.NewTicker(time.Millisecond)
-		defer t.Stop()
-		for {
-			metrics.Read(s)
-			peak = max(peak, s[0].Value.Uint64())
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return func() uint64 { close(done); wg.Wait(); return peak }
 }

@@ -20,9 +20,28 @@ import (
 func Start() (stop func() uint64) {
 	runtime.GC()
 	samples := newSamples()
+	return highest(2*time.Millisecond, func() uint64 { return inUse(samples) })
+}
+
+// StartLive samples the live heap as the last collection marked it
+// (/gc/heap/live:bytes) every millisecond until the returned stop, which
+// returns the highest: what a piece of work held live at once, without
+// the garbage Start's in-use bytes count until the next sweep. Its
+// samples are as dense as the collections: run under a low GOGC.
+func StartLive() (stop func() uint64) {
+	samples := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	return highest(time.Millisecond, func() uint64 {
+		metrics.Read(samples)
+		return samples[0].Value.Uint64()
+	})
+}
+
+// highest calls sample every period until the returned stop, which
+// samples once more and returns the highest sample.
+func highest(period time.Duration, sample func() uint64) (stop func() uint64) {
 	var peak atomic.Uint64
 	read := func() {
-		if v := inUse(samples); v > peak.Load() {
+		if v := sample(); v > peak.Load() {
 			peak.Store(v)
 		}
 	}
@@ -31,7 +50,7 @@ func Start() (stop func() uint64) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		t := time.NewTicker(2 * time.Millisecond)
+		t := time.NewTicker(period)
 		defer t.Stop()
 		for {
 			read()
