@@ -244,6 +244,152 @@ func BuildInParts(in digest.Input) (digest.Digest, error) {
 	return b.Digest()
 }
 
+// OverviewDigest is BuildInParts of OverviewInput(ctx, st, now, true,
+// providers), the input's settings (currency, rates, models, what to
+// leave out) set by set, with the prices read one part of their models at
+// a time rather than all at once. Issue 30: on the share-1 database the
+// overview's Azure part held every current Azure price expanded at once
+// (~10.7 MB: an identity and three decimals each), the daemon's largest
+// live heap after each stored run. Only what places each price in its
+// part is held throughout: each current offer's model and start, and the
+// week's closed prices (at most one an offer). The digest is the same,
+// byte for byte (TestOverviewDigestMatchesBuildInParts): each part holds
+// the same prices in the same order as BuildInParts' grouping of
+// OverviewInput's.
+func OverviewDigest(ctx context.Context, st Store, now time.Time, providers []string, set func(*digest.Input)) (digest.Digest, error) {
+	in, err := digestRest(ctx, st, now, nil, providers)
+	if err != nil {
+		return digest.Digest{}, err
+	}
+	in.WeekChanges, in.Providers = []digest.ChangeCount{}, providers
+	set(&in)
+	b, err := digest.NewBuilder(in)
+	if err != nil {
+		return digest.Digest{}, err
+	}
+	// Each current offer's model and the start of its current price (a
+	// price not yet in force is not shown, but places the offer's closed
+	// ones, as in OverviewInput).
+	type currentStart struct {
+		model string
+		from  time.Time
+	}
+	current := map[int64]currentStart{}
+	stored := map[string]bool{}
+	f := storage.PriceFilter{OS: pricewatch.Linux, CurrentOnly: true, Providers: providers, EffectiveOnly: true}
+	err = st.EachPrice(ctx, f, func(r *storage.PriceInterval) error {
+		current[r.OfferID] = currentStart{r.GPUModel, r.ValidFrom}
+		if !r.ValidFrom.After(now) {
+			stored[r.GPUModel] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return digest.Digest{}, err
+	}
+	// The week's closed prices, read and judged as OverviewInput does,
+	// held without their offers until their part is read.
+	type closedPrice struct {
+		offer int64
+		iv    analysis.Interval
+	}
+	var closed []closedPrice
+	var gone []int64
+	f = storage.PriceFilter{OS: pricewatch.Linux, Since: now.Add(-digest.Week), ClosedOnly: true, BegunBySince: true, PricesOnly: true, Providers: providers}
+	err = st.EachPrice(ctx, f, func(r *storage.PriceInterval) error {
+		c, ok := current[r.OfferID]
+		if !ok {
+			if len(gone) == 0 || gone[len(gone)-1] != r.OfferID {
+				gone = append(gone, r.OfferID)
+			}
+			return nil
+		}
+		if r.ValidTo == nil || r.ValidTo.After(c.from) {
+			return nil
+		}
+		closed = append(closed, closedPrice{r.OfferID, intervalOf(r, nil)})
+		stored[c.model] = true
+		return nil
+	})
+	if err != nil {
+		return digest.Digest{}, err
+	}
+	var goneIvs []analysis.Interval
+	if len(gone) > 0 {
+		f.PricesOnly, f.OfferIDs = false, gone
+		err := st.EachPrice(ctx, f, func(r *storage.PriceInterval) error {
+			goneIvs = append(goneIvs, digestInterval(r))
+			stored[r.GPUModel] = true
+			return nil
+		})
+		if err != nil {
+			return digest.Digest{}, err
+		}
+	}
+	var chart []string
+	if !in.WithoutChart {
+		chart = digest.ChartModels
+	}
+	names := slices.Sorted(maps.Keys(stored))
+	parts := digestParts(names, in.Models, chart)
+	// A model no part holds goes last, in a part of its own, as in
+	// BuildInParts.
+	inPart := map[string]bool{}
+	for _, part := range parts {
+		for _, name := range part {
+			inPart[name] = true
+		}
+	}
+	var rest []string
+	for _, name := range names {
+		if !inPart[name] {
+			rest = append(rest, name)
+		}
+	}
+	if rest != nil {
+		parts = append(parts, rest)
+	}
+	var prices []analysis.Interval
+	ids := map[int64]*pricewatch.Offer{}
+	for _, part := range parts {
+		inThis := part
+		prices = prices[:0]
+		clear(ids)
+		f := storage.PriceFilter{OS: pricewatch.Linux, CurrentOnly: true, Providers: providers, GPUModels: inThis}
+		err := st.EachPrice(ctx, f, func(r *storage.PriceInterval) error {
+			id := identity(r)
+			ids[r.OfferID] = id
+			if !r.ValidFrom.After(now) {
+				prices = append(prices, intervalOf(r, id))
+			}
+			return nil
+		})
+		if err != nil {
+			return digest.Digest{}, err
+		}
+		for _, c := range closed {
+			if id, ok := ids[c.offer]; ok {
+				c.iv.Offer = id
+				prices = append(prices, c.iv)
+			}
+		}
+		for _, iv := range goneIvs {
+			if slices.Contains(inThis, iv.GPUModel) {
+				prices = append(prices, iv)
+			}
+		}
+		if len(prices) == 0 {
+			continue
+		}
+		if err := b.Add(prices); err != nil {
+			return digest.Digest{}, err
+		}
+		// What this part's prices point at is not kept for the next.
+		clear(prices)
+	}
+	return b.Digest()
+}
+
 // matchingModels are the stored models some query matches (gpu.Matches).
 func matchingModels(stored, queries []string) []string {
 	models := []string{}

@@ -478,3 +478,86 @@ func renderDigest(t *testing.T, d digest.Digest) string {
 	}
 	return b.String()
 }
+
+// TestOverviewDigestMatchesBuildInParts: the overview read one part of
+// its models at a time is the overview read at once and built in parts,
+// byte for byte, from the store and from the current state held in
+// memory, for every provider and each alone, at the history's end and
+// where its newest prices are not yet in force; with watched families,
+// watched models and models nobody watches, a closed price of an offer
+// still current and an offer gone within the week.
+func TestOverviewDigestMatchesBuildInParts(t *testing.T) {
+	ctx := context.Background()
+	db, _, end := irregularHistory(t, 300, 7*time.Hour)
+	// A second provider: an H100 offer whose price moves within the
+	// week and a cheaper one delisted within it.
+	for i, day := range []int{9, 2} {
+		clock := end.Add(-time.Duration(day) * 24 * time.Hour)
+		db.Now = func() time.Time { return clock }
+		offers := []pricewatch.Offer{{Provider: "lambda", Region: "us-east-1", InstanceType: "gpu_1x_h100", PriceType: pricewatch.OnDemand,
+			OS: pricewatch.Linux, Currency: "USD", Hourly: decimal.NewFromInt(int64(3 + i)), Hardware: pricewatch.Hardware{GPUModel: "H100", GPUCount: 1}}}
+		if i == 0 {
+			offers = append(offers, pricewatch.Offer{Provider: "lambda", Region: "us-east-1", InstanceType: "gpu_2x_h100", PriceType: pricewatch.OnDemand,
+				OS: pricewatch.Linux, Currency: "USD", Hourly: decimal.RequireFromString("1.6"), Hardware: pricewatch.Hardware{GPUModel: "H100", GPUCount: 2}})
+		}
+		id, err := db.StartRun(ctx, "lambda")
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap := &pricewatch.Snapshot{Provider: "lambda", Offers: offers, Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}}}
+		if _, err := db.SaveSnapshot(ctx, id, snap, storage.SaveOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	version, err := db.DataVersion(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state, err := ReadCurrentState(ctx, db, version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	book, err := fx.NewBook(nil, map[string]decimal.Decimal{"USD": decimal.RequireFromString("1.1")}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stores := []struct {
+		name string
+		st   Store
+	}{{"store", db}, {"current state", state.Source(db)}}
+	for _, s := range stores {
+		for _, now := range []time.Time{end, end.Add(-10 * time.Hour)} {
+			for _, providers := range [][]string{nil, {"azure"}, {"lambda"}} {
+				for _, models := range [][]string{{"A100", "H100"}, {"A100-80GB", "L4", "H100"}, {"H100"}} {
+					name := fmt.Sprintf("%s/%s/%v/%v", s.name, now.Format(time.RFC3339), providers, models)
+					t.Run(name, func(t *testing.T) {
+						set := func(in *digest.Input) {
+							in.Currency, in.FX, in.Models = "USD", book, models
+							in.WithoutSavings, in.WithoutChart, in.WithoutMoves = true, true, true
+						}
+						in, err := OverviewInput(ctx, s.st, now, true, providers)
+						if err != nil {
+							t.Fatal(err)
+						}
+						set(&in)
+						whole, err := BuildInParts(in)
+						if err != nil {
+							t.Fatal(err)
+						}
+						want := renderDigest(t, whole)
+						if whole.Offers == 0 {
+							t.Fatalf("no offers to compare:\n%s", want)
+						}
+						d, err := OverviewDigest(ctx, s.st, now, providers, set)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if got := renderDigest(t, d); got != want {
+							t.Errorf("read in parts:\n%s\nwant (read at once):\n%s", got, want)
+						}
+					})
+				}
+			}
+		}
+	}
+}

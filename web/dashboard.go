@@ -377,6 +377,20 @@ func (s *Server) overviewModel(r *http.Request, sc report.Scope, present bool) (
 // overviewPartOf is the overview's digest of providers' offers (nil: every
 // provider's), with models as its rows (nil: those with a current price).
 func overviewPartOf(ctx context.Context, st report.Store, sc report.Scope, book *fx.Book, present bool, providers, models []string) (digest.Digest, error) {
+	set := func(in *digest.Input) {
+		in.Currency, in.FX, in.Models = sc.Currency, book, models
+		if models == nil {
+			in.Models = currentModels(in.Prices, sc.At)
+		}
+		// The overview shows the commitment column, not the savings,
+		// and neither chart nor movers.
+		in.WithoutSavings, in.WithoutChart, in.WithoutMoves = true, true, true
+	}
+	if present && models != nil {
+		// The models known, the prices are read one part of them at a
+		// time (a provider's part of the kept overview).
+		return report.OverviewDigest(ctx, st, sc.At, providers, set)
+	}
 	// The overview shows the week-over-week moves, not the digest's
 	// changes or 12-week chart: the prices now and a week ago are all it
 	// reads.
@@ -384,13 +398,7 @@ func overviewPartOf(ctx context.Context, st report.Store, sc report.Scope, book 
 	if err != nil {
 		return digest.Digest{}, err
 	}
-	in.Currency, in.FX, in.Models = sc.Currency, book, models
-	if models == nil {
-		in.Models = currentModels(in.Prices, sc.At)
-	}
-	// The overview shows the commitment column, not the savings, and
-	// neither chart nor movers.
-	in.WithoutSavings, in.WithoutChart, in.WithoutMoves = true, true, true
+	set(&in)
 	return report.BuildInParts(in)
 }
 
