@@ -119,7 +119,6 @@ func (db *DB) EachPrice(ctx context.Context, f PriceFilter, fn func(p *PriceInte
 	if f.BegunBySince && !f.ClosedOnly {
 		return errors.New("reading prices: BegunBySince goes with ClosedOnly")
 	}
-	where, args := offerConditions(f)
 	if (f.GPUModels != nil && len(f.GPUModels) == 0) || (f.OfferIDs != nil && len(f.OfferIDs) == 0) {
 		return nil
 	}
@@ -127,7 +126,59 @@ func (db *DB) EachPrice(ctx context.Context, f PriceFilter, fn func(p *PriceInte
 	if err != nil {
 		return err
 	}
+	if readsByPlace(f) {
+		return db.eachCurrentByPlace(ctx, f, seen, fn)
+	}
+	return db.eachPrice(ctx, f, seen, fn)
+}
+
+// readsByPlace says whether f is a read of many current prices with their
+// offers, which eachCurrentByPlace reads one place at a time.
+func readsByPlace(f PriceFilter) bool {
+	return f.CurrentOnly && !f.PricesOnly && f.Limit <= 0 && f.OfferIDs == nil && f.InstanceType == "" &&
+		(len(f.Providers) != 1 || len(f.Regions) != 1)
+}
+
+// eachCurrentByPlace is eachPrice of f's current prices one provider and
+// region at a time, in the same order (the read's order begins with
+// provider and region, in the database's own collation here too): the
+// identities of one place's offers are decoded at once (matchingOffers),
+// not every offer's. Issue 30: the current state's whole read (at start
+// and every readWholeEvery) decoded the scale database's 45,050 offers
+// into one map first, ~20 MB, the daemon's largest live heap; a place
+// holds at most ~1,000 of them.
+func (db *DB) eachCurrentByPlace(ctx context.Context, f PriceFilter, seen seenIndex, fn func(p *PriceInterval) error) error {
+	where, args := offerConditions(f)
+	q := "SELECT DISTINCT o.provider, o.region FROM offers o"
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	q += " ORDER BY o.provider, o.region"
+	places, err := queryAll(ctx, db.read, "listing the places of current prices", q, args, func(rows *sql.Rows) ([2]string, error) {
+		var pl [2]string
+		if err := rows.Scan(&pl[0], &pl[1]); err != nil {
+			return pl, fmt.Errorf("listing the places of current prices: %w", err)
+		}
+		return pl, nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, pl := range places {
+		g := f
+		g.Providers, g.Regions = []string{pl[0]}, []string{pl[1]}
+		if err := db.eachPrice(ctx, g, seen, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eachPrice is EachPrice with what runs saw read.
+func (db *DB) eachPrice(ctx context.Context, f PriceFilter, seen seenIndex, fn func(p *PriceInterval) error) error {
+	where, args := offerConditions(f)
 	var offers map[int64]*pricewatch.Offer
+	var err error
 	if !f.PricesOnly {
 		if offers, err = db.matchingOffers(ctx, where, args); err != nil {
 			return err
