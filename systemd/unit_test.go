@@ -3,6 +3,7 @@ package systemd
 import (
 	"bufio"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -101,5 +102,29 @@ func TestUnitCredentialsOptional(t *testing.T) {
 	}
 	if len(loaded) != len(want) {
 		t.Errorf("unit loads %d credentials, test knows %d: keep the list, docs/operations.md and install.sh in step", len(loaded), len(want))
+	}
+}
+
+// The load test runs the daemon with the unit's memory settings, each
+// read from the unit as it is.
+func TestMemoryEnvironment(t *testing.T) {
+	env := MemoryEnvironment()
+	want := map[string]string{}
+	for _, d := range readUnit(t) {
+		if k, v, _ := strings.Cut(d.value, "="); d.key == "Environment" && slices.Contains(memoryKeys, k) {
+			want[k] = v
+		}
+	}
+	if len(want) != len(memoryKeys) {
+		t.Fatalf("the unit sets %v of %v", want, memoryKeys)
+	}
+	if len(env) != len(want) {
+		t.Fatalf("MemoryEnvironment() = %q, want %v", env, want)
+	}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		if want[k] != v {
+			t.Errorf("MemoryEnvironment() has %s=%s, the unit %s=%s", k, v, k, want[k])
+		}
 	}
 }

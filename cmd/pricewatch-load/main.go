@@ -24,7 +24,7 @@ func main() {
 	flag.StringVar(&o.PostgresURL, "postgres", os.Getenv("PRICEWATCH_TEST_POSTGRES"), "PostgreSQL URL for the postgres backend (a schema pricewatch_loadtest is made in it)")
 	flag.DurationVar(&o.Duration, "duration", time.Minute, "length of the team and 200-client profiles (the others a quarter of it)")
 	flag.DurationVar(&o.WriteEvery, "write-every", 5*time.Second, "how often a run is stored during the load")
-	flag.StringVar(&o.MemoryLimit, "memory-limit", "64MiB", "the daemon's GOMEMLIMIT (the unit's is 64MiB)")
+	flag.StringVar(&o.MemoryLimit, "memory-limit", "", "the daemon's GOMEMLIMIT (default: the unit's, systemd/pricewatch.service)")
 	flag.StringVar(&o.LogLevel, "log-level", "", "the daemon's log.level (debug: its log in -dir says what the refresher computed and when)")
 	flag.StringVar(&o.Dir, "dir", "", "working directory for the database copies, configs and daemon logs (default: a new temporary one)")
 	flag.Parse()

@@ -1,7 +1,6 @@
 package loadgen
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -20,6 +19,7 @@ import (
 	"github.com/pricewatch/pricewatch/clouds"
 	"github.com/pricewatch/pricewatch/internal/scalegen"
 	"github.com/pricewatch/pricewatch/storage"
+	"github.com/pricewatch/pricewatch/systemd"
 )
 
 // BenchOptions configure Bench.
@@ -39,7 +39,7 @@ type BenchOptions struct {
 	WriteEvery time.Duration
 	// Dir holds the copies of the database, configs and daemon logs.
 	Dir string
-	// MemoryLimit is the daemon's GOMEMLIMIT ("": the unit's 64MiB).
+	// MemoryLimit is the daemon's GOMEMLIMIT ("": the unit's).
 	MemoryLimit string
 	// LogLevel is the daemon's log.level ("": info); at debug its log
 	// (Dir/<backend>.log) says what the refresher computed and when.
@@ -268,8 +268,12 @@ func serve(ctx context.Context, o BenchOptions, backend, target, replica string,
 	cmd := exec.CommandContext(ctx, o.Binary, "--config", cfg, "run")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// As the unit runs it (systemd/pricewatch.service), unless asked to
-	// weigh another soft limit.
-	cmd.Env = append(os.Environ(), "GOMEMLIMIT="+cmp.Or(o.MemoryLimit, "64MiB"))
+	// weigh another soft limit (the last of a key's values is the one
+	// used).
+	cmd.Env = append(os.Environ(), systemd.MemoryEnvironment()...)
+	if o.MemoryLimit != "" {
+		cmd.Env = append(cmd.Env, "GOMEMLIMIT="+o.MemoryLimit)
+	}
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
 		return "", 0, nil, fmt.Errorf("starting %s: %w", o.Binary, err)
