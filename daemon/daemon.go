@@ -387,7 +387,7 @@ func (d *Daemon) Start(ctx context.Context) error {
 	d.stopBackground = func() { stopBG(); bg.Wait() }
 	if ln != nil {
 		bg.Go(func() {
-			if err := serveHTTP(bgCtx, ln, metrics.Handler(d.metrics, d.readiness, d.log), d.log, webWrap); err != nil {
+			if err := serveHTTP(bgCtx, ln, metrics.Handler(d.metrics, d.readiness, d.log), d.web.Conns, d.log, webWrap); err != nil {
 				d.log.Error("http server failed; metrics and health endpoints are unavailable", zap.String("listen", st.HTTP.Listen), zap.Error(err))
 			}
 		})

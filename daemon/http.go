@@ -35,7 +35,8 @@ func (d *Daemon) newWebServer() *web.Server {
 		Versions:     d.versions,
 		// A round of first views after a run stores holds tens of MB at
 		// once for a second or two; the live heap after it is a fraction.
-		Idle: debug.FreeOSMemory,
+		Idle:  debug.FreeOSMemory,
+		Conns: &web.Conns{},
 	}
 }
 
@@ -89,13 +90,17 @@ const MCPPath = "/mcp"
 
 // serveHTTP runs base (/metrics, /healthz and /readyz), and what wrap adds
 // around it (the API, the dashboard and the token check: webHandler),
-// until ctx is done.
-func serveHTTP(ctx context.Context, ln net.Listener, base http.Handler, log *zap.Logger, wrap ...func(http.Handler) http.Handler) error {
+// until ctx is done; conns counts its connections serving a request
+// (web.Server.Conns).
+func serveHTTP(ctx context.Context, ln net.Listener, base http.Handler, conns *web.Conns, log *zap.Logger, wrap ...func(http.Handler) http.Handler) error {
 	handler := base
 	for _, w := range wrap {
 		handler = w(handler)
 	}
 	srv := newHTTPServer(handler)
+	if conns != nil {
+		srv.ConnState = conns.Track
+	}
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -185,20 +185,29 @@ func (s *Server) cached(h http.Handler) http.Handler {
 				a = s.compute(h, r, version, key, minute)
 			}
 		}
-		s.answers.serveKept(w, r, a)
+		s.answers.serveKept(w, r, a, s.crowded)
 	})
 }
 
-// serveKept serves a kept answer; while the refresher computes, at most
+// crowded says whether more clients are being served than there are
+// cores (Conns; without it, always).
+func (s *Server) crowded() bool {
+	return s.Conns == nil || s.Conns.Active() > runtime.GOMAXPROCS(0)
+}
+
+// serveKept serves a kept answer; while the refresher computes and more
+// clients are being served than there are cores (crowded), at most
 // GOMAXPROCS−1 at once (at least one), the other askers parked until
 // their turn. Issue 30: under 200 clients asking back to back, each of
 // them a goroutine runnable at once, Go's scheduler gave the refresher's
 // one goroutine a slice in turn with all of them, and a stored run showed
 // on / after 7-21 s; answers already kept can wait a little for the new
-// version's to be computed (docs/scale.md has the gates tried).
-func (c *answers) serveKept(w http.ResponseWriter, r *http.Request, a *answer) {
+// version's to be computed (docs/scale.md has the gates tried). As few
+// clients as cores are never made to take turns: two at once should
+// cost about what one does.
+func (c *answers) serveKept(w http.ResponseWriter, r *http.Request, a *answer, crowded func() bool) {
 	// The refresher's own asking (served to nobody) never waits.
-	if c.refreshing.Load() && !isRefresh(r.Context()) {
+	if c.refreshing.Load() && !isRefresh(r.Context()) && crowded() {
 		c.gateOnce.Do(func() { c.gate = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)-1)) })
 		select {
 		case c.gate <- struct{}{}:

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -773,18 +774,72 @@ func (w *blockingWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// While the refresher computes, kept answers are served GOMAXPROCS−1 at
-// once (at least one) and the other askers wait their turn, which leaves
-// the refresher a core; once it is idle, all at once.
+// While the refresher computes and more clients are being served than
+// there are cores, kept answers are served GOMAXPROCS−1 at once (at least
+// one) and the other askers wait their turn, which leaves the refresher a
+// core; as few clients as cores are served at once (two at once should
+// cost about one); once the refresher is idle, all at once.
 func TestKeptAnswersServedFewAtOnceWhileRefreshing(t *testing.T) {
+	gate := int32(max(1, runtime.GOMAXPROCS(0)-1))
+	n := gate + 3
+	for _, c := range []struct {
+		name   string
+		conns  *Conns
+		busy   int // connections serving a request
+		atOnce int32
+	}{
+		{"connections not counted", nil, 0, gate},
+		{"more clients than cores", &Conns{}, runtime.GOMAXPROCS(0) + 1, gate},
+		{"as many clients as cores", &Conns{}, runtime.GOMAXPROCS(0), n},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for range c.busy {
+				a, b := net.Pipe()
+				t.Cleanup(func() { a.Close(); b.Close() })
+				c.conns.Track(a, http.StateNew)
+				c.conns.Track(a, http.StateActive)
+			}
+			if c.conns != nil && c.conns.Active() != c.busy {
+				t.Fatalf("%d connections active, want %d", c.conns.Active(), c.busy)
+			}
+			keptAnswersServedWhileRefreshing(t, c.conns, n, c.atOnce)
+		})
+	}
+}
+
+// A connection is counted from its first request's first byte until the
+// answer is written, and again at its next request.
+func TestConnsCountThoseServingARequest(t *testing.T) {
+	var c Conns
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	for _, step := range []struct {
+		conn  net.Conn
+		state http.ConnState
+		want  int
+	}{
+		{a, http.StateNew, 0}, {a, http.StateActive, 1}, {b, http.StateActive, 2}, {a, http.StateActive, 2},
+		{a, http.StateIdle, 1}, {a, http.StateActive, 2}, {b, http.StateHijacked, 1}, {a, http.StateClosed, 0},
+	} {
+		c.Track(step.conn, step.state)
+		if got := c.Active(); got != step.want {
+			t.Fatalf("after %v: %d active, want %d", step.state, got, step.want)
+		}
+	}
+}
+
+// keptAnswersServedWhileRefreshing asks n views at once while the
+// refresher computes, atOnce of which must be written at once, then n
+// again once it is idle, all at once.
+func keptAnswersServedWhileRefreshing(t *testing.T, conns *Conns, n, atOnce int32) {
 	ss := heldAtV2(t)
+	ss.s.Conns = conns
 	// This view queues v2's computation, which waits at the held gate.
 	if got := ss.getWithin(t, 5*time.Second); got != "answer of v1" {
 		t.Fatalf("while v2 computes: %q", got)
 	}
 	waitFor(t, "the refresher to reach the held computation", func() bool { return ss.waiting.Load() == 1 })
-	gate := int32(max(1, runtime.GOMAXPROCS(0)-1))
-	n := gate + 3
 	// serve asks n views at once, each writing its answer through a
 	// blocking writer, and waits until want of them are inside Write.
 	serve := func(want int32, wantBody string) {
@@ -810,7 +865,7 @@ func TestKeptAnswersServedFewAtOnceWhileRefreshing(t *testing.T) {
 			}
 		}
 	}
-	serve(gate, "answer of v1")
+	serve(atOnce, "answer of v1")
 	idle := ss.idle.Load()
 	ss.release()
 	waitFor(t, "the refresher to go idle", func() bool { return ss.idle.Load() > idle })

@@ -52,6 +52,11 @@ type Server struct {
 	// the daemon returns the computations' memory to the system there
 	// (issue 30's memory budget) rather than holding their peak.
 	Idle func()
+	// Conns, when set, counts the listener's connections serving a
+	// request (its Track is the http.Server's ConnState): while the
+	// refresher computes, kept answers take turns only when more clients
+	// than cores are being served (serveKept). Without it they always do.
+	Conns *Conns
 	// Limits bound the requests that read much of the database (zero
 	// fields take their defaults; see Limits).
 	Limits Limits
