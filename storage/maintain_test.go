@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -164,6 +165,32 @@ func TestRetentionKeepsTheDigestsWeek(t *testing.T) {
 		counts, err := db.PriceChanges(ctx, clk.t.Add(-7*24*time.Hour), clk.t, pricewatch.Linux, nil)
 		if err != nil || len(counts) != 1 || counts[0].N != 1 || counts[0].Region != "eastus" {
 			t.Errorf("the week's price changes: %+v, %v; want the day-10 move", counts, err)
+		}
+	})
+}
+
+// Changes are pruned a batch at a time, every old one however many
+// batches they take, the newer ones kept and each counted once.
+func TestRetentionPrunesInBatches(t *testing.T) {
+	backends(t, func(t *testing.T) {
+		ctx, db, clk := openTestDB(t)
+		defer func(n int64) { pruneBatch = n }(pruneBatch)
+		pruneBatch = 2
+		for i := range 8 {
+			mustSaveWith(t, db, snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, fmt.Sprintf("%d", 90+i))), SaveOptions{})
+			clk.t = clk.t.Add(24 * time.Hour)
+		}
+		// Changes at days 0 (new) to 7 (moves), then one at day 22: the
+		// first eight are older than MinChangesAge, four full batches.
+		clk.t = clk.t.Add(14 * 24 * time.Hour)
+		mustSaveWith(t, db, snapshot(offer("Standard_ND96isr_H100_v5", "eastus", pricewatch.OnDemand, "80")), SaveOptions{})
+		res, err := db.Maintain(ctx, Retention{ChangesMaxAge: time.Hour})
+		if err != nil || res.ChangesPruned != 8 {
+			t.Fatalf("pruned %d, %v; want the 8 changes older than %s", res.ChangesPruned, err, MinChangesAge)
+		}
+		var left int
+		if err := db.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM changes`).Scan(&left); err != nil || left != 1 {
+			t.Errorf("%d changes left, %v; want today's", left, err)
 		}
 	})
 }
