@@ -17,7 +17,7 @@ import (
 var floors = [][]string{
 	// Leaves: the domain types, one-of-each helpers, the config's
 	// building blocks.
-	{".", "buildinfo", "gpu", "origin", "retry", "secret", "section", "systemd", "internal/table", "internal/golden", "internal/heappeak",
+	{".", "buildinfo", "gpu", "origin", "retry", "secret", "section", "systemd", "internal/table", "internal/golden", "internal/heappeak", "internal/cmalloc",
 		// The tests' shared helpers (issue 32 item 4).
 		"internal/testing"},
 	// Small tables and services over the domain types.

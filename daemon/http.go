@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"runtime/debug"
 	"time"
 
 	"go.uber.org/zap"
@@ -35,7 +34,7 @@ func (d *Daemon) newWebServer() *web.Server {
 		Versions:     d.versions,
 		// A round of first views after a run stores holds tens of MB at
 		// once for a second or two; the live heap after it is a fraction.
-		Idle:  debug.FreeOSMemory,
+		Idle:  freeMemory,
 		Conns: &web.Conns{},
 	}
 }
