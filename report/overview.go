@@ -74,54 +74,61 @@ func OverviewInput(ctx context.Context, st Store, now time.Time, present bool, p
 		if err != nil {
 			return digest.Input{}, err
 		}
-		// What was in force a week ago and is no longer: the intervals
-		// closed since and begun by then, at most one an offer. Those
-		// begun within the week are more than the digest needs, and
-		// change none of its figures (digest.Input.Prices); an offer
-		// whose spot price moves every run closes dozens a week, so they
-		// are left out in the read (BegunBySince), not after it. Read without
-		// their offers, which are mostly current ones held already:
-		// decoding every Linux offer for them was a quarter of the
-		// overview. The offers no longer current are read again, with
-		// their offers.
-		//
-		// The current prices may come from a snapshot older than the
-		// store (CurrentState's, while a run commits): that run may have
-		// closed a price the snapshot holds as current, and opened and
-		// closed others after it. Of an offer current in the snapshot only
-		// the intervals closed by the start of its current one are
-		// earlier; the rest are later than what is shown, and would
-		// overlap it.
-		f := storage.PriceFilter{OS: pricewatch.Linux, Since: now.Add(-digest.Week), ClosedOnly: true, BegunBySince: true, PricesOnly: true, Providers: providers}
-		var gone []int64
-		err = st.EachPrice(ctx, f, func(r *storage.PriceInterval) error {
-			c, ok := current[r.OfferID]
-			if !ok {
-				if len(gone) == 0 || gone[len(gone)-1] != r.OfferID {
-					gone = append(gone, r.OfferID)
-				}
-				return nil
-			}
-			if r.ValidTo == nil || r.ValidTo.After(c.from) {
-				return nil
-			}
-			ivs = append(ivs, intervalOf(r, c.offer))
-			return nil
-		})
+		err = eachClosedThisWeek(ctx, st, now, providers, func(offer int64) (time.Time, bool) {
+			c, ok := current[offer]
+			return c.from, ok
+		}, func(r *storage.PriceInterval) {
+			ivs = append(ivs, intervalOf(r, current[r.OfferID].offer))
+		}, keep)
 		if err != nil {
 			return digest.Input{}, err
-		}
-		if len(gone) > 0 {
-			f.PricesOnly, f.OfferIDs = false, gone
-			if err := st.EachPrice(ctx, f, keep); err != nil {
-				return digest.Input{}, err
-			}
 		}
 	}
 	in, err := digestRest(ctx, st, now, ivs, providers)
 	in.WeekChanges = []digest.ChangeCount{}
 	in.Providers = providers
 	return in, err
+}
+
+// eachClosedThisWeek reads what was in force a week before now and is no
+// longer: the intervals closed since and begun by then, at most one an
+// offer. Those begun within the week are more than the digest needs, and
+// change none of its figures (digest.Input.Prices); an offer whose spot
+// price moves every run closes dozens a week, so they are left out in the
+// read (BegunBySince), not after it. Read without their offers, which are
+// mostly current ones held already (start tells when a current offer's
+// current price began): decoding every Linux offer for them was a quarter
+// of the overview. Each is handed to closed; the offers no longer current
+// are read again, with their offers, and handed to gone.
+//
+// The current prices may come from a snapshot older than the store
+// (CurrentState's, while a run commits): that run may have closed a price
+// the snapshot holds as current, and opened and closed others after it.
+// Of an offer current in the snapshot only the intervals closed by the
+// start of its current one are earlier; the rest are later than what is
+// shown, and would overlap it.
+func eachClosedThisWeek(ctx context.Context, st Store, now time.Time, providers []string, start func(offer int64) (time.Time, bool),
+	closed func(r *storage.PriceInterval), gone func(r *storage.PriceInterval) error) error {
+	f := storage.PriceFilter{OS: pricewatch.Linux, Since: now.Add(-digest.Week), ClosedOnly: true, BegunBySince: true, PricesOnly: true, Providers: providers}
+	var goneIDs []int64
+	err := st.EachPrice(ctx, f, func(r *storage.PriceInterval) error {
+		from, ok := start(r.OfferID)
+		if !ok {
+			if len(goneIDs) == 0 || goneIDs[len(goneIDs)-1] != r.OfferID {
+				goneIDs = append(goneIDs, r.OfferID)
+			}
+			return nil
+		}
+		if r.ValidTo != nil && !r.ValidTo.After(from) {
+			closed(r)
+		}
+		return nil
+	})
+	if err != nil || len(goneIDs) == 0 {
+		return err
+	}
+	f.PricesOnly, f.OfferIDs = false, goneIDs
+	return st.EachPrice(ctx, f, gone)
 }
 
 // providerCounter is a store that knows how many current prices some
@@ -287,44 +294,27 @@ func OverviewDigest(ctx context.Context, st Store, now time.Time, providers []st
 	if err != nil {
 		return digest.Digest{}, err
 	}
-	// The week's closed prices, read and judged as OverviewInput does,
-	// held without their offers until their part is read.
+	// The week's closed prices, held without their offers until their
+	// part is read.
 	type closedPrice struct {
 		offer int64
 		iv    analysis.Interval
 	}
 	var closed []closedPrice
-	var gone []int64
-	f = storage.PriceFilter{OS: pricewatch.Linux, Since: now.Add(-digest.Week), ClosedOnly: true, BegunBySince: true, PricesOnly: true, Providers: providers}
-	err = st.EachPrice(ctx, f, func(r *storage.PriceInterval) error {
-		c, ok := current[r.OfferID]
-		if !ok {
-			if len(gone) == 0 || gone[len(gone)-1] != r.OfferID {
-				gone = append(gone, r.OfferID)
-			}
-			return nil
-		}
-		if r.ValidTo == nil || r.ValidTo.After(c.from) {
-			return nil
-		}
+	var goneIvs []analysis.Interval
+	err = eachClosedThisWeek(ctx, st, now, providers, func(offer int64) (time.Time, bool) {
+		c, ok := current[offer]
+		return c.from, ok
+	}, func(r *storage.PriceInterval) {
 		closed = append(closed, closedPrice{r.OfferID, intervalOf(r, nil)})
-		stored[c.model] = true
+		stored[current[r.OfferID].model] = true
+	}, func(r *storage.PriceInterval) error {
+		goneIvs = append(goneIvs, digestInterval(r))
+		stored[r.GPUModel] = true
 		return nil
 	})
 	if err != nil {
 		return digest.Digest{}, err
-	}
-	var goneIvs []analysis.Interval
-	if len(gone) > 0 {
-		f.PricesOnly, f.OfferIDs = false, gone
-		err := st.EachPrice(ctx, f, func(r *storage.PriceInterval) error {
-			goneIvs = append(goneIvs, digestInterval(r))
-			stored[r.GPUModel] = true
-			return nil
-		})
-		if err != nil {
-			return digest.Digest{}, err
-		}
 	}
 	var chart []string
 	if !in.WithoutChart {
