@@ -220,18 +220,8 @@ func BuildInParts(in digest.Input) (digest.Digest, error) {
 	for i := range prices {
 		stored[prices[i].GPUModel] = true
 	}
-	var chart []string
-	if !in.WithoutChart {
-		chart = digest.ChartModels
-	}
-	parts := digestParts(slices.Sorted(maps.Keys(stored)), in.Models, chart)
-	// A price of a model no part holds (no model watched or charted
-	// matches it) still counts (its currency); it goes last, in a part of
-	// its own.
+	parts := overviewParts(stored, in)
 	partOf := make(map[string]int, len(stored))
-	for name := range stored {
-		partOf[name] = len(parts)
-	}
 	for i, part := range parts {
 		for _, name := range part {
 			partOf[name] = i
@@ -316,36 +306,12 @@ func OverviewDigest(ctx context.Context, st Store, now time.Time, providers []st
 	if err != nil {
 		return digest.Digest{}, err
 	}
-	var chart []string
-	if !in.WithoutChart {
-		chart = digest.ChartModels
-	}
-	names := slices.Sorted(maps.Keys(stored))
-	parts := digestParts(names, in.Models, chart)
-	// A model no part holds goes last, in a part of its own, as in
-	// BuildInParts.
-	inPart := map[string]bool{}
-	for _, part := range parts {
-		for _, name := range part {
-			inPart[name] = true
-		}
-	}
-	var rest []string
-	for _, name := range names {
-		if !inPart[name] {
-			rest = append(rest, name)
-		}
-	}
-	if rest != nil {
-		parts = append(parts, rest)
-	}
 	var prices []analysis.Interval
 	ids := map[int64]*pricewatch.Offer{}
-	for _, part := range parts {
-		inThis := part
+	for _, part := range overviewParts(stored, in) {
 		prices = prices[:0]
 		clear(ids)
-		f := storage.PriceFilter{OS: pricewatch.Linux, CurrentOnly: true, Providers: providers, GPUModels: inThis}
+		f := storage.PriceFilter{OS: pricewatch.Linux, CurrentOnly: true, Providers: providers, GPUModels: part}
 		err := st.EachPrice(ctx, f, func(r *storage.PriceInterval) error {
 			id := identity(r)
 			ids[r.OfferID] = id
@@ -364,7 +330,7 @@ func OverviewDigest(ctx context.Context, st Store, now time.Time, providers []st
 			}
 		}
 		for _, iv := range goneIvs {
-			if slices.Contains(inThis, iv.GPUModel) {
+			if slices.Contains(part, iv.GPUModel) {
 				prices = append(prices, iv)
 			}
 		}
@@ -378,6 +344,35 @@ func OverviewDigest(ctx context.Context, st Store, now time.Time, providers []st
 		clear(prices)
 	}
 	return b.Digest()
+}
+
+// overviewParts are the parts a digest of in is built in from prices of
+// the stored models (digestParts of those its watched and charted models
+// match), then, last and in a part of their own, the stored models no
+// part holds: their prices still count (their currency).
+func overviewParts(stored map[string]bool, in digest.Input) [][]string {
+	var chart []string
+	if !in.WithoutChart {
+		chart = digest.ChartModels
+	}
+	names := slices.Sorted(maps.Keys(stored))
+	parts := digestParts(names, in.Models, chart)
+	inPart := map[string]bool{}
+	for _, part := range parts {
+		for _, name := range part {
+			inPart[name] = true
+		}
+	}
+	var rest []string
+	for _, name := range names {
+		if !inPart[name] {
+			rest = append(rest, name)
+		}
+	}
+	if rest != nil {
+		parts = append(parts, rest)
+	}
+	return parts
 }
 
 // matchingModels are the stored models some query matches (gpu.Matches).
