@@ -10,7 +10,7 @@ import (
 // A read of many current prices with their offers, made one provider and
 // region at a time (eachCurrentByPlace), hands out what one read of them
 // all does, in the same order, each interval with its offer's identity:
-// for every provider, for a provider alone, for a GPU model, for regions
+// for every provider, for a provider alone, for a way of buying, for regions
 // whose names sort differently by byte and without case, and with
 // closed intervals and an offer no longer listed left out.
 func TestCurrentPricesReadByPlace(t *testing.T) {
@@ -40,7 +40,7 @@ func currentPricesReadByPlace(t *testing.T) {
 	for _, f := range []PriceFilter{
 		{CurrentOnly: true},
 		{CurrentOnly: true, Providers: []string{"azure"}},
-		{CurrentOnly: true, GPUModel: "h100"},
+		{CurrentOnly: true, PriceTypes: []pricewatch.PriceType{pricewatch.OnDemand}},
 		{CurrentOnly: true, Regions: []string{"eastus", "Westus", "us-east-1"}, OS: pricewatch.Linux},
 	} {
 		if !readsByPlace(f) {

@@ -133,10 +133,12 @@ func (db *DB) EachPrice(ctx context.Context, f PriceFilter, fn func(p *PriceInte
 }
 
 // readsByPlace says whether f is a read of many current prices with their
-// offers, which eachCurrentByPlace reads one place at a time.
+// offers, which eachCurrentByPlace reads one place at a time. A read of
+// some GPU models' or one instance type's holds few offers: one query a
+// place would cost it more than its map of them.
 func readsByPlace(f PriceFilter) bool {
 	return f.CurrentOnly && !f.PricesOnly && f.Limit <= 0 && f.OfferIDs == nil && f.InstanceType == "" &&
-		(len(f.Providers) != 1 || len(f.Regions) != 1)
+		f.GPUModel == "" && f.GPUModels == nil && (len(f.Providers) != 1 || len(f.Regions) != 1)
 }
 
 // eachCurrentByPlace is eachPrice of f's current prices one provider and
