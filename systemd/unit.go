@@ -2,6 +2,7 @@ package systemd
 
 import (
 	_ "embed"
+	"slices"
 	"strings"
 )
 
@@ -23,11 +24,8 @@ func MemoryEnvironment() []string {
 		if !ok {
 			continue
 		}
-		key, _, _ := strings.Cut(kv, "=")
-		for _, k := range memoryKeys {
-			if key == k {
-				env = append(env, kv)
-			}
+		if key, _, _ := strings.Cut(kv, "="); slices.Contains(memoryKeys, key) {
+			env = append(env, kv)
 		}
 	}
 	return env

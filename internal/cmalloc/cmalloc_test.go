@@ -12,6 +12,9 @@ import (
 // Memory freed in C but kept by malloc below a block in use is handed
 // back: the process's resident memory falls by most of it.
 func TestReleaseReturnsFreedMemory(t *testing.T) {
+	if !glibc() {
+		t.Skip("malloc_trim(3) is glibc's")
+	}
 	const n, size = 256, 64 << 10 // 16 MiB, blocks under malloc's mmap threshold
 	top := holdFreed(n, size)
 	defer free(top)

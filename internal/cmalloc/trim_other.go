@@ -2,5 +2,5 @@
 
 package cmalloc
 
-// Release does nothing where malloc_trim(3) is not glibc's.
+// Release does nothing without cgo on Linux.
 func Release() {}
