@@ -30,8 +30,10 @@ type CurrentState struct {
 	// Version is the data version the snapshot was read at.
 	Version string
 	prices  *currentPrices
-	avail   []pricewatch.AvailabilityInterval
-	signals []storage.SignalInterval
+	// The availability and signals, one part per provider as the prices
+	// (currentPrices.parts), shared alike.
+	avail   [][]pricewatch.AvailabilityInterval
+	signals [][]storage.SignalInterval
 
 	// mark is where the store's runs stood before the snapshot was read
 	// (marked: the store tells); whole is when it was last read whole.
@@ -112,7 +114,7 @@ func ReadCurrentState(ctx context.Context, st Store, version string) (*CurrentSt
 	if err != nil {
 		return nil, err
 	}
-	c.prices, c.avail, c.signals = prices, avail, signals
+	c.prices, c.avail, c.signals = prices, splitByProvider(avail, availProvider), splitByProvider(signals, signalProvider)
 	return c, nil
 }
 
@@ -218,35 +220,53 @@ func (c *CurrentState) Update(ctx context.Context, st Store, version string) (*C
 	for _, p := range ran {
 		n.readAt[p] = version
 	}
-	// The store orders each read by provider first (byte order on both
-	// backends), so the kept providers' rows and the read ones merge.
 	n.prices = prices.mergeKept(c.prices, ran)
-	n.avail = mergeByProvider(c.avail, avail, ran, func(a *pricewatch.AvailabilityInterval) string { return a.Provider })
-	n.signals = mergeByProvider(c.signals, signals, ran, func(s *storage.SignalInterval) string { return s.Provider })
+	n.avail = mergeParts(c.avail, splitByProvider(avail, availProvider), ran, availProvider)
+	n.signals = mergeParts(c.signals, splitByProvider(signals, signalProvider), ran, signalProvider)
 	return n, nil
 }
 
-// mergeByProvider is kept's rows of providers not in ran merged with read
-// (rows of ran only), both in provider order, into provider order.
-func mergeByProvider[T any](kept, read []T, ran []string, provider func(*T) string) []T {
-	out := make([]T, 0, len(kept)+len(read))
-	i := 0
-	for k := range kept {
-		p := provider(&kept[k])
-		if slices.Contains(ran, p) {
-			continue
+// splitByProvider is rows (in provider order) as one part per provider,
+// each in an array of its own where rows hold several providers, so that
+// a later state sharing one part (mergeParts) does not keep the others'
+// rows alive.
+func splitByProvider[T any](rows []T, provider func(*T) string) [][]T {
+	var parts [][]T
+	for len(rows) > 0 {
+		p := provider(&rows[0])
+		n := 1
+		for n < len(rows) && provider(&rows[n]) == p {
+			n++
 		}
-		for i < len(read) && provider(&read[i]) < p {
-			out = append(out, read[i])
-			i++
+		if n == len(rows) && parts == nil && cap(rows)-n <= n/16 {
+			return [][]T{rows[:n:n]} // one provider, read into an array of its size
 		}
-		out = append(out, kept[k])
+		parts = append(parts, slices.Clone(rows[:n]))
+		rows = rows[n:]
 	}
-	return append(out, read[i:]...)
+	return parts
 }
 
+// mergeParts is kept's parts of the providers not in ran, shared, with
+// read's (the parts of ran), in provider order: the store orders each
+// read by provider first, in byte order on both backends.
+func mergeParts[T any](kept, read [][]T, ran []string, provider func(*T) string) [][]T {
+	parts := make([][]T, 0, len(kept)+len(read))
+	for _, part := range kept {
+		if !slices.Contains(ran, provider(&part[0])) {
+			parts = append(parts, part)
+		}
+	}
+	parts = append(parts, read...)
+	slices.SortFunc(parts, func(a, b []T) int { return strings.Compare(provider(&a[0]), provider(&b[0])) })
+	return parts
+}
+
+func availProvider(a *pricewatch.AvailabilityInterval) string { return a.Provider }
+func signalProvider(s *storage.SignalInterval) string         { return s.Provider }
+
 // Offers is how many current price intervals the snapshot holds.
-func (c *CurrentState) Offers() int { return len(c.prices.rows) }
+func (c *CurrentState) Offers() int { return c.prices.len() }
 
 // Source is st with its current reads answered from c.
 func (c *CurrentState) Source(st Store) Store {
@@ -303,25 +323,27 @@ func (s currentSource) ReadAt(provider string) string { return s.c.ReadAt(provid
 func (s currentSource) CurrentGPUModels(os string, at time.Time) []string {
 	cp, in := s.c.prices, unixNano(at)
 	models := map[string]bool{}
-	for i := range cp.rows {
-		r := &cp.rows[i]
-		if r.hw.GPUModel != "" && cp.s(r, fOS) == os && r.validFrom <= in {
-			models[r.hw.GPUModel] = true
+	for _, part := range cp.parts {
+		for i := range part {
+			r := &part[i]
+			if r.hw.GPUModel != "" && cp.s(r, fOS) == os && r.validFrom <= in {
+				models[r.hw.GPUModel] = true
+			}
 		}
 	}
 	return slices.Sorted(maps.Keys(models))
 }
 
 // CurrentPrices is how many current prices the snapshot holds.
-func (s currentSource) CurrentPrices() int { return len(s.c.prices.rows) }
+func (s currentSource) CurrentPrices() int { return s.c.prices.len() }
 
 // CurrentPricesOf is how many current prices of these providers the
 // snapshot holds.
 func (s currentSource) CurrentPricesOf(providers []string) int {
 	cp, n := s.c.prices, 0
-	for i := range cp.rows {
-		if slices.Contains(providers, cp.s(&cp.rows[i], fProvider)) {
-			n++
+	for _, part := range cp.parts {
+		if slices.Contains(providers, cp.provider(part)) {
+			n += len(part)
 		}
 	}
 	return n
@@ -336,16 +358,21 @@ func (s currentSource) EachPrice(ctx context.Context, f storage.PriceFilter, fn 
 	}
 	var p storage.PriceInterval
 	cp := s.c.prices
-	for i := range cp.rows {
-		if !cp.keepPrice(f, &cp.rows[i]) {
+	for _, part := range cp.parts {
+		if len(f.Providers) > 0 && !slices.Contains(f.Providers, cp.provider(part)) {
 			continue
 		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		cp.fill(&p, &cp.rows[i], f.EffectiveOnly)
-		if err := fn(&p); err != nil {
-			return err
+		for i := range part {
+			if !cp.keepPrice(f, &part[i]) {
+				continue
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			cp.fill(&p, &part[i], f.EffectiveOnly)
+			if err := fn(&p); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -371,12 +398,14 @@ func (s currentSource) Availability(ctx context.Context, f storage.AvailabilityF
 		return s.Store.Availability(ctx, f)
 	}
 	var out []pricewatch.AvailabilityInterval
-	for _, a := range s.c.avail {
-		if (f.InstanceType == "" || a.InstanceType == f.InstanceType) &&
-			(f.GPUModel == "" || strings.EqualFold(a.GPUModel, f.GPUModel)) &&
-			(len(f.Providers) == 0 || slices.Contains(f.Providers, a.Provider)) &&
-			(len(f.Regions) == 0 || slices.Contains(f.Regions, a.Region)) {
-			out = append(out, a)
+	for _, part := range s.c.avail {
+		for _, a := range part {
+			if (f.InstanceType == "" || a.InstanceType == f.InstanceType) &&
+				(f.GPUModel == "" || strings.EqualFold(a.GPUModel, f.GPUModel)) &&
+				(len(f.Providers) == 0 || slices.Contains(f.Providers, a.Provider)) &&
+				(len(f.Regions) == 0 || slices.Contains(f.Regions, a.Region)) {
+				out = append(out, a)
+			}
 		}
 	}
 	return out, nil
@@ -389,13 +418,15 @@ func (s currentSource) Signals(ctx context.Context, f storage.SignalFilter) ([]s
 		return s.Store.Signals(ctx, f)
 	}
 	var out []storage.SignalInterval
-	for _, si := range s.c.signals {
-		if (len(f.Providers) == 0 || slices.Contains(f.Providers, si.Provider)) &&
-			(len(f.Kinds) == 0 || slices.Contains(f.Kinds, si.Kind)) &&
-			(f.GPUModels == nil || slices.Contains(f.GPUModels, si.GPUModel)) &&
-			(f.InstanceType == "" || si.InstanceType == f.InstanceType) &&
-			(len(f.Regions) == 0 || slices.Contains(f.Regions, si.Region) || slices.Contains(f.Regions, si.Zone)) {
-			out = append(out, si)
+	for _, part := range s.c.signals {
+		for _, si := range part {
+			if (len(f.Providers) == 0 || slices.Contains(f.Providers, si.Provider)) &&
+				(len(f.Kinds) == 0 || slices.Contains(f.Kinds, si.Kind)) &&
+				(f.GPUModels == nil || slices.Contains(f.GPUModels, si.GPUModel)) &&
+				(f.InstanceType == "" || si.InstanceType == f.InstanceType) &&
+				(len(f.Regions) == 0 || slices.Contains(f.Regions, si.Region) || slices.Contains(f.Regions, si.Zone)) {
+				out = append(out, si)
+			}
 		}
 	}
 	return out, nil

@@ -360,3 +360,73 @@ func TestCurrentStateUpdateOfferClosedBetweenReads(t *testing.T) {
 		t.Errorf("updated state %+v,\nwant the store's but the closed offer %+v", got, want)
 	}
 }
+
+// An update shares the rows of the providers that did not run with the
+// state it was read beside, and leaves that state as it was: two or three
+// versions are alive at once while the last one's answers are computed
+// (issue 30: three whole copies of the rows at share 1's high-water).
+func TestCurrentStateUpdateSharesRowsOfProvidersNotRun(t *testing.T) {
+	ctx := context.Background()
+	db := dbtest.Open(t)
+	save := func(provider, hourly string) {
+		dbtest.Save(t, db, &pricewatch.Snapshot{Provider: provider, Coverage: []pricewatch.Scope{{Region: pricewatch.AllRegions}},
+			Offers: []pricewatch.Offer{
+				{Provider: provider, Region: "eastus", InstanceType: "gpu-8x-h100", PriceType: pricewatch.OnDemand, OS: pricewatch.Linux,
+					Currency: "USD", Hourly: decimal.RequireFromString(hourly), Hardware: pricewatch.Hardware{GPUModel: "H100", GPUCount: 8}},
+				{Provider: provider, Region: "westus2", InstanceType: "gpu-8x-h100", PriceType: pricewatch.OnDemand, OS: pricewatch.Linux,
+					Currency: "USD", Hourly: decimal.RequireFromString(hourly), Hardware: pricewatch.Hardware{GPUModel: "H100", GPUCount: 8}},
+			}})
+	}
+	save(pricewatch.AWS, "55.04")
+	save(pricewatch.Azure, "98.32")
+	save(pricewatch.Lambda, "23.92")
+	version, err := db.DataVersion(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := ReadCurrentState(ctx, db, version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := c.Source(db).Prices(ctx, storage.PriceFilter{CurrentOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	save(pricewatch.Azure, "91.00")
+	if version, err = db.DataVersion(ctx); err != nil {
+		t.Fatal(err)
+	}
+	n, err := c.Update(ctx, db, version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := func(s *CurrentState) map[string]*currentPrice {
+		out := map[string]*currentPrice{}
+		for _, part := range s.prices.parts {
+			out[s.prices.provider(part)] = &part[0]
+		}
+		return out
+	}
+	old, updated := parts(c), parts(n)
+	if len(old) != 3 || len(updated) != 3 {
+		t.Fatalf("parts %v and %v, want one for each of the 3 providers", old, updated)
+	}
+	for _, p := range []string{pricewatch.AWS, pricewatch.Lambda} {
+		if updated[p] != old[p] {
+			t.Errorf("%s's rows copied by an Azure run, want them shared", p)
+		}
+	}
+	if updated[pricewatch.Azure] == old[pricewatch.Azure] {
+		t.Errorf("Azure's rows shared with the state before its run")
+	}
+	want, err := db.Prices(ctx, storage.PriceFilter{CurrentOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := n.Source(db).Prices(ctx, storage.PriceFilter{CurrentOnly: true}); err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("updated state %+v (%v),\nwant the store's %+v", got, err, want)
+	}
+	if after, err := c.Source(db).Prices(ctx, storage.PriceFilter{CurrentOnly: true}); err != nil || !reflect.DeepEqual(after, before) {
+		t.Errorf("the state before the run changed by the update: %+v (%v),\nwant %+v", after, err, before)
+	}
+}

@@ -74,14 +74,37 @@ type currentPrice struct {
 
 // currentPrices are the compact prices and the tables they index.
 type currentPrices struct {
-	rows []currentPrice
-	strs []string
-	odd  []decimal.Decimal
+	// parts are the rows of one provider each, in provider order (a
+	// provider's rows in the store's order, each part its own array). A
+	// state updated from what ran shares the other providers' parts with
+	// the state it was read beside: every data version used to copy every
+	// row, and two or three versions are alive at once while answers of
+	// the last one are still being computed (issue 30, share 1: 18.4 MB
+	// of rows at the live heap's high-water, three whole copies).
+	parts [][]currentPrice
+	strs  []string
+	odd   []decimal.Decimal
 
-	// Only while reading: each distinct string and machine once.
+	// Only while reading: the rows read (in the store's order, done
+	// splits them into parts), each distinct string and machine once.
+	rows     []currentPrice
 	strIndex map[string]uint32
 	hwIndex  map[pricewatch.Hardware]*pricewatch.Hardware
 }
+
+// len is how many prices c holds.
+func (c *currentPrices) len() int {
+	n := 0
+	for _, part := range c.parts {
+		n += len(part)
+	}
+	return n
+}
+
+// provider is whose prices part holds.
+func (c *currentPrices) provider(part []currentPrice) string { return c.rowProvider(&part[0]) }
+
+func (c *currentPrices) rowProvider(r *currentPrice) string { return c.s(r, fProvider) }
 
 // extend is a new table that starts from c's strings (c's rows keep
 // their indices in it), for reading more rows beside c's.
@@ -91,18 +114,19 @@ func (c *currentPrices) extend() *currentPrices {
 	for i, s := range n.strs {
 		n.strIndex[s] = uint32(i)
 	}
-	for i := range c.rows {
-		n.hwIndex[*c.rows[i].hw] = c.rows[i].hw
+	for _, part := range c.parts {
+		for i := range part {
+			n.hwIndex[*part[i].hw] = part[i].hw
+		}
 	}
 	return n
 }
 
 // mergeKept is c (rows of the providers in ran, read into a table made by
-// kept.extend) with kept's rows of every other provider, in provider
-// order.
+// kept.extend, whose indices kept's rows keep) with kept's parts of every
+// other provider, shared, in provider order.
 func (c *currentPrices) mergeKept(kept *currentPrices, ran []string) *currentPrices {
-	provider := func(r *currentPrice) string { return c.strs[r.str[fProvider]] }
-	c.rows = mergeByProvider(kept.rows, c.rows, ran, provider)
+	c.parts = mergeParts(kept.parts, c.parts, ran, c.rowProvider)
 	return c
 }
 
@@ -187,10 +211,12 @@ func (c *currentPrices) row(p *storage.PriceInterval) currentPrice {
 // comes before every answer of a new version). A store that hands out the
 // current prices' keys (readChanged) is asked for those first.
 func (c *currentPrices) readKnown(ctx context.Context, st Store, seen storage.PriceSeen, ran []string, n *currentPrices) error {
-	known := map[int64]int{}
-	for i := range c.rows {
-		if slices.Contains(ran, c.s(&c.rows[i], fProvider)) {
-			known[c.rows[i].offerID] = i
+	known := map[int64]*currentPrice{}
+	for _, part := range c.parts {
+		if slices.Contains(ran, c.provider(part)) {
+			for i := range part {
+				known[part[i].offerID] = &part[i]
+			}
 		}
 	}
 	if kr, ok := st.(currentKeyReader); ok {
@@ -205,13 +231,13 @@ func (c *currentPrices) readKnown(ctx context.Context, st Store, seen storage.Pr
 	var unknown []int64
 	f := storage.PriceFilter{CurrentOnly: true, Providers: ran, PricesOnly: true}
 	err := st.EachPrice(ctx, f, func(p *storage.PriceInterval) error {
-		i, ok := known[p.OfferID]
+		old, ok := known[p.OfferID]
 		if !ok {
 			unknown = append(unknown, p.OfferID)
 			n.rows = append(n.rows, currentPrice{id: waiting, offerID: p.OfferID})
 			return nil
 		}
-		n.rows = append(n.rows, c.knownRow(&c.rows[i], p, seen, n))
+		n.rows = append(n.rows, c.knownRow(old, p, seen, n))
 		return nil
 	})
 	if err != nil || len(unknown) == 0 {
@@ -252,16 +278,16 @@ type currentKeyReader interface {
 // held takes the old one's place and a closed one leaves it. An offer c
 // does not hold would need its place found: done is false then, nothing
 // is added to n, and readKnown reads in the store's order instead.
-func (c *currentPrices) readChanged(ctx context.Context, kr currentKeyReader, st Store, seen storage.PriceSeen, ran []string, known map[int64]int, n *currentPrices) (done bool, err error) {
+func (c *currentPrices) readChanged(ctx context.Context, kr currentKeyReader, st Store, seen storage.PriceSeen, ran []string, known map[int64]*currentPrice, n *currentPrices) (done bool, err error) {
 	keys := make(map[int64]storage.CurrentPriceKey, len(known))
 	var changed []int64
 	err = kr.EachCurrentPriceKey(ctx, ran, func(k storage.CurrentPriceKey) error {
-		i, ok := known[k.OfferID]
+		old, ok := known[k.OfferID]
 		if !ok {
 			return errOfferNotHeld // the rest of the keys would go unused
 		}
 		keys[k.OfferID] = k
-		if c.rows[i].id != k.ID {
+		if old.id != k.ID {
 			changed = append(changed, k.OfferID)
 		}
 		return nil
@@ -276,31 +302,36 @@ func (c *currentPrices) readChanged(ctx context.Context, kr currentKeyReader, st
 	if len(changed) > 0 {
 		f := storage.PriceFilter{CurrentOnly: true, Providers: ran, PricesOnly: true, OfferIDs: changed}
 		if err := st.EachPrice(ctx, f, func(p *storage.PriceInterval) error {
-			read[p.OfferID] = c.knownRow(&c.rows[known[p.OfferID]], p, seen, n)
+			read[p.OfferID] = c.knownRow(known[p.OfferID], p, seen, n)
 			return nil
 		}); err != nil {
 			return false, err
 		}
 	}
 	n.rows = slices.Grow(n.rows, len(keys))
-	for i := range c.rows {
-		old := &c.rows[i]
-		k, ok := keys[old.offerID]
-		if !ok {
-			continue // closed, or another provider's
-		}
-		if k.ID != old.id {
-			// Closed again between the two reads, it is left out: the
-			// run that closed it moved the data version, whose update
-			// reads it again.
-			if r, ok := read[old.offerID]; ok {
-				n.rows = append(n.rows, r)
-			}
+	for _, part := range c.parts {
+		if !slices.Contains(ran, c.provider(part)) {
 			continue
 		}
-		r := *old
-		r.lastSeen = unixNano(seen.LastSeen(k.LastSeen, c.s(old, fProvider), c.s(old, fRegion), pricewatch.PriceType(c.s(old, fPriceType))))
-		n.rows = append(n.rows, r)
+		for i := range part {
+			old := &part[i]
+			k, ok := keys[old.offerID]
+			if !ok {
+				continue // closed
+			}
+			if k.ID != old.id {
+				// Closed again between the two reads, it is left out:
+				// the run that closed it moved the data version, whose
+				// update reads it again.
+				if r, ok := read[old.offerID]; ok {
+					n.rows = append(n.rows, r)
+				}
+				continue
+			}
+			r := *old
+			r.lastSeen = unixNano(seen.LastSeen(k.LastSeen, c.s(old, fProvider), c.s(old, fRegion), pricewatch.PriceType(c.s(old, fPriceType))))
+			n.rows = append(n.rows, r)
+		}
 	}
 	return true, nil
 }
@@ -319,10 +350,11 @@ func (c *currentPrices) knownRow(old *currentPrice, p *storage.PriceInterval, se
 	return r
 }
 
-// done drops what only reading needed.
+// done splits the rows read into parts (splitByProvider) and drops what
+// only reading needed.
 func (c *currentPrices) done() {
-	c.strIndex, c.hwIndex = nil, nil
-	c.rows = c.rows[:len(c.rows):len(c.rows)]
+	c.parts = splitByProvider(c.rows, c.rowProvider)
+	c.rows, c.strIndex, c.hwIndex = nil, nil, nil
 }
 
 func (c *currentPrices) s(r *currentPrice, f int) string { return c.strs[r.str[f]] }
