@@ -51,10 +51,27 @@ const (
 const groupedCols = `SELECT o.id, group_concat(p.id || char(31) || p.effective_hourly || char(31) || p.valid_from || char(31) || p.valid_to || char(31) ||
 	length(CAST(p.currency AS BLOB)) || char(31) || p.currency, char(30) ORDER BY p.valid_to)`
 
+// offerLookup is a price row's offer identity by offer id, and false for
+// an offer the read does not hold (stored after its offers were read).
+type offerLookup func(id int64) (*pricewatch.Offer, bool, error)
+
+// lookupIn looks offers up in a map read beforehand (matchingOffers); nil
+// stays nil (PricesOnly).
+func lookupIn(offers map[int64]*pricewatch.Offer) offerLookup {
+	if offers == nil {
+		return nil
+	}
+	return func(id int64) (*pricewatch.Offer, bool, error) {
+		o, ok := offers[id]
+		return o, ok, nil
+	}
+}
+
 // priceEmitter decodes cursor rows into one reused PriceInterval for fn.
 type priceEmitter struct {
-	p             PriceInterval
-	offers        map[int64]*pricewatch.Offer
+	p PriceInterval
+	// offers is nil for PricesOnly.
+	offers        offerLookup
 	seen          seenIndex
 	effectiveOnly bool
 	fn            func(*PriceInterval) error
@@ -62,7 +79,7 @@ type priceEmitter struct {
 	currencies map[string]string
 }
 
-func newPriceEmitter(offers map[int64]*pricewatch.Offer, seen seenIndex, effectiveOnly bool, fn func(*PriceInterval) error) *priceEmitter {
+func newPriceEmitter(offers offerLookup, seen seenIndex, effectiveOnly bool, fn func(*PriceInterval) error) *priceEmitter {
 	return &priceEmitter{offers: offers, seen: seen, effectiveOnly: effectiveOnly, fn: fn, currencies: map[string]string{}}
 }
 
@@ -74,7 +91,10 @@ func (e *priceEmitter) emit(c *priceCursor) error {
 		// PricesOnly: the caller knows its offers.
 		p.ID, p.OfferID, p.Offer, p.Identity = c.id, c.offerID, pricewatch.Offer{}, nil
 	} else {
-		o, ok := e.offers[c.offerID]
+		o, ok, err := e.offers(c.offerID)
+		if err != nil {
+			return err
+		}
 		if !ok {
 			return nil
 		}
@@ -196,7 +216,7 @@ func (c *priceCursor) nextGrouped() error {
 // hold one and wait for a second forever (issue 20 item 19: four parallel
 // trends froze the API until their timeout). SQLite steps several
 // statements of one connection in turn, and they share its snapshot.
-func (db *DB) eachByOffer(ctx context.Context, f PriceFilter, where []string, args []any, offers map[int64]*pricewatch.Offer, seen seenIndex, fn func(*PriceInterval) error) error {
+func (db *DB) eachByOffer(ctx context.Context, f PriceFilter, where []string, args []any, seen seenIndex, fn func(*PriceInterval) error) error {
 	cond := ""
 	if len(where) > 0 {
 		cond = " WHERE " + strings.Join(where, " AND ")
@@ -224,7 +244,16 @@ func (db *DB) eachByOffer(ctx context.Context, f PriceFilter, where []string, ar
 		// index scans.
 		q := `SELECT * FROM (` + cols + ` FROM offers o JOIN prices p ON p.offer_id = o.id AND p.valid_to IS NOT NULL AND p.valid_to >= ?` + onGrid + cond +
 			` UNION ALL ` + cols + ` FROM offers o JOIN prices p ON p.offer_id = o.id AND p.valid_to IS NULL` + cond + `) m ORDER BY offer_id, valid_to`
-		return db.scanPrices(ctx, q, append(closedArgs, args...), offers, seen, nil, f.EffectiveOnly, fn)
+		// The identities as a map read first: the connection streaming
+		// the merge has no other result to give meanwhile.
+		var offers map[int64]*pricewatch.Offer
+		if !f.PricesOnly {
+			var err error
+			if offers, err = db.matchingOffers(ctx, where, args); err != nil || len(offers) == 0 {
+				return err
+			}
+		}
+		return db.scanPrices(ctx, q, append(closedArgs, args...), lookupIn(offers), seen, nil, f.EffectiveOnly, fn)
 	}
 	conn, err := db.read.Conn(ctx)
 	if err != nil {
@@ -251,6 +280,19 @@ func (db *DB) eachByOffer(ctx context.Context, f PriceFilter, where []string, ar
 		return err
 	}
 	defer current.rows.Close()
+	var offers offerLookup
+	if !f.PricesOnly {
+		// The identities too are read in offer order, a third statement
+		// of the connection (its snapshot), one offer held at a time:
+		// issue 30, the map of every offer a 90-day trends answer read
+		// first was 6 MB of the 9 MB it held while computed.
+		oc, err := openOfferCursor(ctx, conn, cond, args)
+		if err != nil {
+			return err
+		}
+		defer oc.rows.Close()
+		offers = oc.lookup
+	}
 	e := newPriceEmitter(offers, seen, f.EffectiveOnly, fn)
 	for closed.ok || current.ok {
 		c := closed
@@ -303,4 +345,53 @@ func (g SampleGrid) condition(args []any) (string, []any) {
 		OR (substr(p.valid_from, ?) <= ? AND substr(p.valid_to, ?) > ?)
 		OR o.id NOT IN (SELECT c.offer_id FROM prices c INDEXED BY prices_current_cover WHERE c.valid_to IS NULL AND c.valid_from <= ?))`
 	return cond, append(args, unit, unit, unit+2, within, unit+2, within, at)
+}
+
+// offerCursor reads offers' identities in id order beside price cursors
+// in offer order (eachByOffer), so that a read of every offer's history
+// holds one identity at a time instead of a map of them all.
+type offerCursor struct {
+	rows *sql.Rows
+	ok   bool
+	id   int64
+	cur  *pricewatch.Offer
+}
+
+func openOfferCursor(ctx context.Context, on queryer, cond string, args []any) (*offerCursor, error) {
+	rows, err := on.QueryContext(ctx, `SELECT `+offerColumns+` FROM offers o NOT INDEXED`+cond+` ORDER BY o.id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("reading offers: %w", err)
+	}
+	c := &offerCursor{rows: rows}
+	if err := c.next(); err != nil {
+		rows.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// next reads the following offer into a new value: the intervals handed
+// out share it, and a caller may keep it (PriceInterval.Identity).
+func (c *offerCursor) next() error {
+	if c.ok = c.rows.Next(); !c.ok {
+		if err := c.rows.Err(); err != nil {
+			return fmt.Errorf("reading offers: %w", err)
+		}
+		return nil
+	}
+	c.cur = new(pricewatch.Offer)
+	return scanOffer(c.rows, &c.id, c.cur)
+}
+
+// lookup is the offer of id; ids must come in ascending order.
+func (c *offerCursor) lookup(id int64) (*pricewatch.Offer, bool, error) {
+	for c.ok && c.id < id {
+		if err := c.next(); err != nil {
+			return nil, false, err
+		}
+	}
+	if c.ok && c.id == id {
+		return c.cur, true, nil
+	}
+	return nil, false, nil
 }

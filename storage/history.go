@@ -179,6 +179,9 @@ func (db *DB) eachCurrentByPlace(ctx context.Context, f PriceFilter, seen seenIn
 // eachPrice is EachPrice with what runs saw read.
 func (db *DB) eachPrice(ctx context.Context, f PriceFilter, seen seenIndex, fn func(p *PriceInterval) error) error {
 	where, args := offerConditions(f)
+	if f.ByOffer && !f.CurrentOnly && len(f.At) == 0 && f.Limit <= 0 {
+		return db.eachByOffer(ctx, f, where, args, seen, fn)
+	}
 	var offers map[int64]*pricewatch.Offer
 	var err error
 	if !f.PricesOnly {
@@ -250,10 +253,7 @@ func (db *DB) eachPrice(ctx context.Context, f PriceFilter, seen seenIndex, fn f
 	if f.Unordered && len(f.At) > 0 && f.Since.IsZero() && !f.CurrentOnly && f.Limit <= 0 {
 		return db.eachAt(ctx, f, where, args, offers, seen, fn)
 	}
-	if f.ByOffer && !f.CurrentOnly && len(f.At) == 0 && f.Limit <= 0 {
-		return db.eachByOffer(ctx, f, where, args, offers, seen, fn)
-	}
-	return db.scanPrices(ctx, q, setArgs, offers, seen, nil, f.EffectiveOnly, fn)
+	return db.scanPrices(ctx, q, setArgs, lookupIn(offers), seen, nil, f.EffectiveOnly, fn)
 }
 
 // eachAt runs one query per moment of f.At, each reading per offer the
@@ -274,7 +274,7 @@ func (db *DB) eachAt(ctx context.Context, f PriceFilter, where []string, args []
 			done[id] = true
 			return false
 		}
-		err := db.scanPrices(ctx, q, append(append([]any(nil), args...), inForceArgs(at)...), offers, seen, skip, f.EffectiveOnly, fn)
+		err := db.scanPrices(ctx, q, append(append([]any(nil), args...), inForceArgs(at)...), lookupIn(offers), seen, skip, f.EffectiveOnly, fn)
 		if err != nil {
 			return err
 		}
@@ -314,7 +314,7 @@ func inForceArgs(at time.Time) []any {
 // scanPrices runs a query selecting the nine price columns of EachPrice
 // and hands each row to fn. skip (nil: none), checked before a row is
 // decoded, leaves rows out.
-func (db *DB) scanPrices(ctx context.Context, q string, args []any, offers map[int64]*pricewatch.Offer, seen seenIndex, skip func(id int64) bool, effectiveOnly bool, fn func(*PriceInterval) error) error {
+func (db *DB) scanPrices(ctx context.Context, q string, args []any, offers offerLookup, seen seenIndex, skip func(id int64) bool, effectiveOnly bool, fn func(*PriceInterval) error) error {
 	c, err := db.openCursor(ctx, q, args)
 	if err != nil {
 		return err
@@ -414,8 +414,7 @@ func offerConditions(f PriceFilter) ([]string, []any) {
 // matchingOffers decodes each matching offer's identity and hardware once;
 // its intervals share them (PriceInterval.Identity).
 func (db *DB) matchingOffers(ctx context.Context, where []string, args []any) (map[int64]*pricewatch.Offer, error) {
-	q := `SELECT o.id, o.provider, o.region, o.zone, o.instance_type, o.price_type, o.term, o.payment, o.offering_class, o.os,
-		o.gpu_model, o.gpu_count, o.gpu_memory_gb, o.vcpus, o.memory_gb, o.interconnect, o.local_storage, o.sku_id, o.sku_price_id, o.product_id, o.region_name FROM offers o`
+	q := `SELECT ` + offerColumns + ` FROM offers o`
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
@@ -428,14 +427,27 @@ func (db *DB) matchingOffers(ctx context.Context, where []string, args []any) (m
 	for rows.Next() {
 		var id int64
 		o := new(pricewatch.Offer)
-		if err := rows.Scan(&id, &o.Provider, &o.Region, &o.Zone, &o.InstanceType, &o.PriceType, &o.Term, &o.Payment, &o.OfferingClass, &o.OS,
-			&o.GPUModel, &o.GPUCount, &o.GPUMemoryGB, &o.VCPUs, &o.MemoryGB, &o.Interconnect, &o.LocalStorage,
-			&o.SkuID, &o.SkuPriceID, &o.ProductID, &o.RegionName); err != nil {
-			return nil, fmt.Errorf("reading offers: %w", err)
+		if err := scanOffer(rows, &id, o); err != nil {
+			return nil, err
 		}
 		out[id] = o
 	}
 	return out, rows.Err()
+}
+
+// offerColumns are an offer's id, identity and hardware, as scanOffer
+// reads them.
+const offerColumns = `o.id, o.provider, o.region, o.zone, o.instance_type, o.price_type, o.term, o.payment, o.offering_class, o.os,
+		o.gpu_model, o.gpu_count, o.gpu_memory_gb, o.vcpus, o.memory_gb, o.interconnect, o.local_storage, o.sku_id, o.sku_price_id, o.product_id, o.region_name`
+
+// scanOffer reads a row of offerColumns.
+func scanOffer(rows *sql.Rows, id *int64, o *pricewatch.Offer) error {
+	if err := rows.Scan(id, &o.Provider, &o.Region, &o.Zone, &o.InstanceType, &o.PriceType, &o.Term, &o.Payment, &o.OfferingClass, &o.OS,
+		&o.GPUModel, &o.GPUCount, &o.GPUMemoryGB, &o.VCPUs, &o.MemoryGB, &o.Interconnect, &o.LocalStorage,
+		&o.SkuID, &o.SkuPriceID, &o.ProductID, &o.RegionName); err != nil {
+		return fmt.Errorf("reading offers: %w", err)
+	}
+	return nil
 }
 
 // GPUModels returns every GPU model stored on an offer, so that a caller

@@ -4,9 +4,13 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"testing"
 	"time"
 
+	"github.com/pricewatch/pricewatch/internal/heappeak"
 	"github.com/pricewatch/pricewatch/internal/scalegen"
 	"github.com/pricewatch/pricewatch/storage"
 	"github.com/pricewatch/pricewatch/storage/storagetest"
@@ -120,5 +124,40 @@ func scaleBenchmarks(b *testing.B, prefix string, open func(*testing.B) *scalege
 		b.ReportMetric(float64(scalegen.CPUTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
 		b.ReportMetric(float64(n), "intervals")
 		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+	})
+	// The read a 90-day trends answer streams (report.ComputeTrends): every
+	// offer's intervals on a daily grid, one offer after another. What it
+	// holds at once beside the interval handed out is what the daemon's
+	// round holds while the trends are computed.
+	b.Run(prefix+"/trends-read-90d", func(b *testing.B) {
+		sim := open(b)
+		to := sim.Now
+		from := to.Add(-90 * 24 * time.Hour)
+		f := storage.PriceFilter{Since: from, ByOffer: true, EffectiveOnly: true,
+			Samples: &storage.SampleGrid{From: from, To: to, Step: 24 * time.Hour}}
+		var n int
+		cpu := scalegen.CPUTime()
+		// The live heap as collections this often mark it: what the read
+		// holds at once, not the garbage it leaves between collections.
+		defer debug.SetGCPercent(debug.SetGCPercent(5))
+		runtime.GC()
+		live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		metrics.Read(live)
+		held := live[0].Value.Uint64()
+		stop := heappeak.StartLive()
+		for b.Loop() {
+			n = 0
+			err := sim.DB.EachPrice(ctx, f, func(*storage.PriceInterval) error {
+				n++
+				return nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		peak := stop()
+		b.ReportMetric(float64(scalegen.CPUTime()-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+		b.ReportMetric(float64(n), "intervals")
+		b.ReportMetric((float64(peak)-float64(held))/(1<<20), "live-over-held-MB")
 	})
 }
