@@ -49,18 +49,15 @@ func History(ctx context.Context, st Store, q HistoryQuery) ([]storage.PriceInte
 	return kept, nil
 }
 
-// ChartHistory is History's intervals as a chart ending at "to" draws
-// them (Store.EachChartPrice): from the daily summary before the last
-// days, a changed day at its low then its close, and every stored change
-// in them; only the identity, currency, effective rate and validity are
-// set, offers in no particular order.
-func ChartHistory(ctx context.Context, st Store, q HistoryQuery, to time.Time) ([]storage.PriceInterval, error) {
-	var out []storage.PriceInterval
-	err := st.EachChartPrice(ctx, q.filter(), to, func(p *storage.PriceInterval) error {
-		out = append(out, *p)
-		return nil
-	})
-	return out, err
+// EachChartHistory hands fn History's intervals as a chart ending at "to"
+// draws them (Store.EachChartPrice): from the daily summary before the
+// last days, a changed day at its low then its close, and every stored
+// change in them; only the identity, currency, effective rate and
+// validity are set, offers in no particular order. fn must not keep r: a
+// year of a busy type is tens of thousands of intervals, and a chart
+// keeps of each only what it draws.
+func EachChartHistory(ctx context.Context, st Store, q HistoryQuery, to time.Time, fn func(r *storage.PriceInterval) error) error {
+	return st.EachChartPrice(ctx, q.filter(), to, fn)
 }
 
 // EachHistory hands History's intervals to fn one at a time, in the same

@@ -630,8 +630,11 @@ func (s *Server) pageInstance(w http.ResponseWriter, r *http.Request) {
 	now := s.now()
 	// The chart reads the daily summary before the last days (a year
 	// costs a point per offer and day); the table the current prices.
-	rows, err := report.ChartHistory(ctx, s.Store, q, now)
-	if err != nil {
+	var chart historyChart
+	if err := report.EachChartHistory(ctx, s.Store, q, now, func(r *storage.PriceInterval) error {
+		chart.add(r)
+		return nil
+	}); err != nil {
 		s.pageError(w, r, err)
 		return
 	}
@@ -650,10 +653,8 @@ func (s *Server) pageInstance(w http.ResponseWriter, r *http.Request) {
 	// The charts start at the first stored price when that is later than
 	// the period asked: a type first seen last week draws no empty months.
 	first := now
-	for _, r := range rows {
-		if r.ValidFrom.Before(first) {
-			first = r.ValidFrom
-		}
+	if chart.n > 0 && chart.first.Before(first) {
+		first = chart.first
 	}
 	from := maxTime(q.Since, first)
 	if !from.Before(now) {
@@ -664,7 +665,7 @@ func (s *Server) pageInstance(w http.ResponseWriter, r *http.Request) {
 		s.pageError(w, r, err)
 		return
 	}
-	d := instanceData{InstanceType: it, Since: p.str("since"), HasHistory: len(rows) > 0 || len(current) > 0}
+	d := instanceData{InstanceType: it, Since: p.str("since"), HasHistory: chart.n > 0 || len(current) > 0}
 	for _, r := range current {
 		c := currentPrice{PriceInterval: r, Band: spotBand(bands, r.Offer)}
 		d.AnyBand = d.AnyBand || c.Band != ""
@@ -678,11 +679,11 @@ func (s *Server) pageInstance(w http.ResponseWriter, r *http.Request) {
 	currency := ""
 	if len(current) > 0 {
 		currency = current[0].Currency
-	} else if len(rows) > 0 {
-		currency = rows[0].Currency
+	} else if chart.n > 0 {
+		currency = chart.currency
 	}
 	d.Chart = LineChart{ID: "chart-history", Title: it + ": lowest effective hourly price per place and price type", Unit: currency + " per hour",
-		From: from, To: now, Lines: historyLines(rows, from, now)}
+		From: from, To: now, Lines: chart.lines(from, now)}
 	d.Timeline = availabilityTimeline(avail, from, now, false)
 	s.render(w, r, "instance", page{Title: it, Nav: "instance", Now: now, Currency: currency, Data: d})
 }
@@ -711,43 +712,75 @@ func availabilityTimeline(avail []pricewatch.AvailabilityInterval, from, to time
 	return t
 }
 
-// historyLines draws one line per place, price type and term: at every
-// moment the lowest effective hourly price among its offers (payments,
-// classes), in the cloud's own currency. Windows prices are left out: they
-// would sit above Linux ones on every line.
-func historyLines(rows []storage.PriceInterval, from, to time.Time) []Line {
-	type group struct {
-		name string
-		ivs  []storage.PriceInterval
+// historyChart gathers an instance chart's intervals as the store hands
+// them out, keeping of each only what its line draws: a year of a busy
+// type is tens of thousands of intervals, and whole rows of them (two
+// copies, the read's and its line's) were 17 MB of the 20 MB the
+// instance page's 365-day view held on the share-1 database (issue 30).
+type historyChart struct {
+	byName map[string]*[]chartInterval
+	names  []string
+	// n counts every interval added, first is the earliest start and
+	// currency the first one's: Windows prices are left out of the lines
+	// only.
+	n        int
+	first    time.Time
+	currency string
+}
+
+// chartInterval is an interval as a line draws it; to is zero while open.
+type chartInterval struct {
+	from, to time.Time
+	eff      decimal.Decimal
+}
+
+// add takes r into its line (one per place, price type and term). A
+// commitment's line is per term: the lowest of 1 and 3 years drawn as one
+// "reserved" line made a 3-year price in one region look comparable with
+// a 1-year one in the next. Windows prices are left out: they would sit
+// above Linux ones on every line.
+func (c *historyChart) add(r *storage.PriceInterval) {
+	if c.n == 0 || r.ValidFrom.Before(c.first) {
+		c.first = r.ValidFrom
 	}
-	byName := map[string]*group{}
-	var names []string
-	for _, r := range rows {
-		if r.OS != "" && r.OS != pricewatch.Linux {
-			continue
-		}
-		// A commitment's line is per term: the lowest of 1 and 3 years
-		// drawn as one "reserved" line made a 3-year price in one region
-		// look comparable with a 1-year one in the next.
-		name := pricewatch.Place(r.Region, r.Zone) + " " + pricewatch.HowBought(r.PriceType, r.Term, "", "")
-		g := byName[name]
-		if g == nil {
-			g = &group{name: name}
-			byName[name] = g
-			names = append(names, name)
-		}
-		g.ivs = append(g.ivs, r)
+	if c.n == 0 {
+		c.currency = r.Currency
 	}
-	sort.Strings(names)
+	c.n++
+	if r.OS != "" && r.OS != pricewatch.Linux {
+		return
+	}
+	name := pricewatch.Place(r.Region, r.Zone) + " " + pricewatch.HowBought(r.PriceType, r.Term, "", "")
+	g := c.byName[name]
+	if g == nil {
+		if c.byName == nil {
+			c.byName = map[string]*[]chartInterval{}
+		}
+		g = new([]chartInterval)
+		c.byName[name] = g
+		c.names = append(c.names, name)
+	}
+	iv := chartInterval{from: r.ValidFrom, eff: r.EffectiveHourly}
+	if r.ValidTo != nil {
+		iv.to = *r.ValidTo
+	}
+	*g = append(*g, iv)
+}
+
+// lines draws one line per place, price type and term: at every moment
+// the lowest effective hourly price among its offers (payments, classes),
+// in the cloud's own currency.
+func (c *historyChart) lines(from, to time.Time) []Line {
+	names := slices.Sorted(slices.Values(c.names))
 	var out []Line
 	for _, name := range names {
-		g := byName[name]
+		ivs := *c.byName[name]
 		// Every start and end is a moment the minimum may change.
 		var times []time.Time
-		for _, iv := range g.ivs {
-			times = append(times, maxTime(iv.ValidFrom, from))
-			if iv.ValidTo != nil && iv.ValidTo.Before(to) {
-				times = append(times, *iv.ValidTo)
+		for _, iv := range ivs {
+			times = append(times, maxTime(iv.from, from))
+			if !iv.to.IsZero() && iv.to.Before(to) {
+				times = append(times, iv.to)
 			}
 		}
 		sort.Slice(times, func(i, j int) bool { return times[i].Before(times[j]) })
@@ -758,11 +791,11 @@ func historyLines(rows []storage.PriceInterval, from, to time.Time) []Line {
 				continue
 			}
 			var low *decimal.Decimal
-			for _, iv := range g.ivs {
-				if !iv.ValidFrom.After(t) && (iv.ValidTo == nil || iv.ValidTo.After(t)) {
-					e := iv.EffectiveHourly
-					if low == nil || e.LessThan(*low) {
-						low = &e
+			for j := range ivs {
+				iv := &ivs[j]
+				if !iv.from.After(t) && (iv.to.IsZero() || iv.to.After(t)) {
+					if low == nil || iv.eff.LessThan(*low) {
+						low = &iv.eff
 					}
 				}
 			}

@@ -31,8 +31,12 @@ func TestHistoryLinesPerTerm(t *testing.T) {
 		iv("swedencentral", pricewatch.Reserved, "1y", pricewatch.AllUpfront, "4.60"),
 		iv("swedencentral", pricewatch.Spot, "", "", "1.40"),
 	}
+	var chart historyChart
+	for i := range rows {
+		chart.add(&rows[i])
+	}
 	var got []string
-	for _, l := range historyLines(rows, from, to) {
+	for _, l := range chart.lines(from, to) {
 		got = append(got, fmt.Sprintf("%s %v", l.Name, l.Steps[0].Value))
 	}
 	want := []string{"eastus on-demand 6.98", "eastus reserved 1y 4.4", "eastus reserved 3y 2.9", "swedencentral reserved 1y 4.6", "swedencentral spot 1.4"}
