@@ -235,6 +235,9 @@ func benchOn(ctx context.Context, o BenchOptions, d scalegen.Deployment, backend
 		results = append(results, res)
 	}
 	stopWrites()
+	if line, ok := TwoAgainstOne(results); ok {
+		logf("%s: %s", backend, line)
+	}
 	logf("%s: %d runs stored during the load", backend, <-writes)
 	fresh := probe.results()
 	for _, f := range fresh {

@@ -50,6 +50,7 @@ type Stats struct {
 	// answer (a dropped connection, a timeout).
 	Shed, Failed  int
 	P50, P99, Max time.Duration
+	Mean          time.Duration
 }
 
 // ShedShare is the share of answers that were 503s.
@@ -238,8 +239,41 @@ func stats(name string, samples []sample) Stats {
 	st.P50, st.P99 = quantile(took, 0.50), quantile(took, 0.99)
 	if len(took) > 0 {
 		st.Max = took[len(took)-1]
+		var sum time.Duration
+		for _, d := range took {
+			sum += d
+		}
+		st.Mean = sum / time.Duration(len(took))
 	}
 	return st
+}
+
+// TwoAgainstOne is what two clients asking for the overview at once cost
+// against one (issue 30: two concurrent `/` requests should take at most
+// 2.2× one), at the median, the mean and p99, from the profiles of one
+// and two clients; false when results lack either.
+func TwoAgainstOne(results []Result) (string, bool) {
+	var one, two *Stats
+	for i := range results {
+		switch results[i].Profile {
+		case overviewProfile(1):
+			one = &results[i].All
+		case overviewProfile(2):
+			two = &results[i].All
+		}
+	}
+	if one == nil || two == nil || one.Count == 0 || two.Count == 0 {
+		return "", false
+	}
+	ratio := func(a, b time.Duration) string {
+		if a <= 0 {
+			return "n/a"
+		}
+		return fmt.Sprintf("%.2f×", float64(b)/float64(a))
+	}
+	return fmt.Sprintf("two `/` at once against one: p50 %s → %s (%s), mean %s → %s (%s), p99 %s → %s (%s)",
+		ms(one.P50), ms(two.P50), ratio(one.P50, two.P50), ms(one.Mean), ms(two.Mean), ratio(one.Mean, two.Mean),
+		ms(one.P99), ms(two.P99), ratio(one.P99, two.P99)), true
 }
 
 // quantile is the q-quantile of sorted durations (nearest rank).

@@ -210,3 +210,26 @@ func TestServeFailsWhenTheDaemonExits(t *testing.T) {
 		t.Errorf("serve took %s to see the daemon had exited", took)
 	}
 }
+
+// Two clients against one: the ratios at the median, the mean and p99,
+// and nothing without both profiles.
+func TestTwoAgainstOne(t *testing.T) {
+	one := Result{Profile: overviewProfile(1), All: Stats{Count: 10, P50: time.Millisecond, Mean: 2 * time.Millisecond, P99: 4 * time.Millisecond}}
+	two := Result{Profile: overviewProfile(2), All: Stats{Count: 20, P50: time.Millisecond, Mean: 3 * time.Millisecond, P99: 10 * time.Millisecond}}
+	got, ok := TwoAgainstOne([]Result{one, {Profile: "team"}, two})
+	want := "two `/` at once against one: p50 1.0 ms → 1.0 ms (1.00×), mean 2.0 ms → 3.0 ms (1.50×), p99 4.0 ms → 10 ms (2.50×)"
+	if !ok || got != want {
+		t.Errorf("got %q, %v\nwant %q", got, ok, want)
+	}
+	if _, ok := TwoAgainstOne([]Result{one}); ok {
+		t.Error("a ratio without the two clients' profile")
+	}
+}
+
+// The mean is of every answer's wall time.
+func TestStatsMean(t *testing.T) {
+	st := stats("/", []sample{{took: time.Millisecond, status: 200}, {took: 3 * time.Millisecond, status: 200}})
+	if st.Mean != 2*time.Millisecond {
+		t.Errorf("mean %s, want 2ms", st.Mean)
+	}
+}

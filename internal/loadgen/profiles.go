@@ -21,6 +21,9 @@ func (t Targets) Endpoints() []string {
 	}
 }
 
+// overviewProfile names the profile of n clients asking for `/` alone.
+func overviewProfile(n int) string { return fmt.Sprintf("`/` with %d client(s)", n) }
+
 // Profiles are issue 30's four, each lasting d (60 s for the team and the
 // 200 clients in the issue; the one-endpoint ones a quarter of it):
 //
@@ -35,7 +38,7 @@ func Profiles(t Targets, d time.Duration) []Profile {
 	short := max(d/4, time.Second)
 	var out []Profile
 	for _, n := range []int{1, 2} {
-		out = append(out, Profile{Name: fmt.Sprintf("`/` with %d client(s)", n), Duration: short,
+		out = append(out, Profile{Name: overviewProfile(n), Duration: short,
 			Streams: []Stream{{Clients: n, Paths: []string{"/"}}}})
 	}
 	for _, e := range t.Endpoints() {
