@@ -718,8 +718,7 @@ func availabilityTimeline(avail []pricewatch.AvailabilityInterval, from, to time
 // copies, the read's and its line's) were 17 MB of the 20 MB the
 // instance page's 365-day view held on the share-1 database (issue 30).
 type historyChart struct {
-	byName map[string]*[]chartInterval
-	names  []string
+	byName map[string][]chartInterval
 	// n counts every interval added, first is the earliest start and
 	// currency the first one's: Windows prices are left out of the lines
 	// only.
@@ -750,31 +749,24 @@ func (c *historyChart) add(r *storage.PriceInterval) {
 	if r.OS != "" && r.OS != pricewatch.Linux {
 		return
 	}
-	name := pricewatch.Place(r.Region, r.Zone) + " " + pricewatch.HowBought(r.PriceType, r.Term, "", "")
-	g := c.byName[name]
-	if g == nil {
-		if c.byName == nil {
-			c.byName = map[string]*[]chartInterval{}
-		}
-		g = new([]chartInterval)
-		c.byName[name] = g
-		c.names = append(c.names, name)
-	}
 	iv := chartInterval{from: r.ValidFrom, eff: r.EffectiveHourly}
 	if r.ValidTo != nil {
 		iv.to = *r.ValidTo
 	}
-	*g = append(*g, iv)
+	if c.byName == nil {
+		c.byName = map[string][]chartInterval{}
+	}
+	name := pricewatch.Place(r.Region, r.Zone) + " " + pricewatch.HowBought(r.PriceType, r.Term, "", "")
+	c.byName[name] = append(c.byName[name], iv)
 }
 
 // lines draws one line per place, price type and term: at every moment
 // the lowest effective hourly price among its offers (payments, classes),
 // in the cloud's own currency.
 func (c *historyChart) lines(from, to time.Time) []Line {
-	names := slices.Sorted(slices.Values(c.names))
 	var out []Line
-	for _, name := range names {
-		ivs := *c.byName[name]
+	for _, name := range slices.Sorted(maps.Keys(c.byName)) {
+		ivs := c.byName[name]
 		// Every start and end is a moment the minimum may change.
 		var times []time.Time
 		for _, iv := range ivs {
